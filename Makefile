@@ -1,0 +1,34 @@
+# Two entry points for newcomers: `make demo` and `make test`. Both set up .venv idempotently.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+# torch is pinned in the same pip call as sentence-transformers so pip takes the CPU wheel.
+TORCH_PIN := torch==2.13.0
+
+.PHONY: demo test lint typecheck bench clean-venv setup
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml Makefile
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet "$(TORCH_PIN)" -e ".[local,dev]"
+	@touch $(STAMP)
+
+demo: $(STAMP)
+	HF_HUB_OFFLINE=1 $(BIN)/python examples/demo.py
+
+test: $(STAMP)
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q tests
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	HF_HUB_OFFLINE=1 $(BIN)/python bench/bench_index_query.py
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,0 +1,206 @@
+"""The `kgrag` command line. Exit codes: 0 ok, 1 user error (one line), 2 internal error (see --debug)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from kgrag.cli.errors import run_guarded
+from kgrag.cli.progress import RichProgress
+from kgrag.indexing import IndexReport
+from kgrag.workspace import QueryResponse, Workspace
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Build plain-RAG and GraphRAG indexes over your documents and query them.")
+eval_app = typer.Typer(no_args_is_help=True, help="Evaluate retrieval pipelines on a QA dataset.")
+app.add_typer(eval_app, name="eval")
+
+WorkspaceOpt = Annotated[
+    Path | None,
+    typer.Option("--workspace", "-w", help="Workspace directory (default: $KGRAG_WORKSPACE or the current one)."),
+]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show full tracebacks for internal errors.")]
+
+
+def _console() -> Console:
+    return Console(highlight=False)
+
+
+@app.command()
+def init(directory: Annotated[Path | None, typer.Argument(help="Workspace directory to create.")] = None,
+         workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
+    """Create a workspace: a commented kgrag.toml and the SQLite database."""
+
+    def body() -> None:
+        with Workspace.init(directory or workspace) as ws:
+            _console().print(f"initialised workspace [bold]{ws.path.resolve()}[/bold]")
+
+    run_guarded(body, debug)
+
+
+def _print_index_report(console: Console, report: IndexReport) -> None:
+    console.print(
+        f"files {report.files_seen} · new {report.documents_new} · changed {report.documents_changed} · "
+        f"unchanged {report.documents_unchanged} · removed {report.documents_removed} · "
+        f"chunks written {report.chunks_written} · texts embedded {report.texts_embedded}")
+    if report.seconds:
+        console.print("time: " + ", ".join(f"{k} {v:.2f}s" for k, v in report.seconds.items()))
+    for problem in report.problems:
+        console.print(f"[red]skipped[/red] {problem.path}: {problem.reason}")
+
+
+@app.command()
+def index(paths: Annotated[list[Path], typer.Argument(help="Files or directories to index.")],
+          workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
+    """Index files incrementally: unchanged files are skipped, changed ones re-processed."""
+
+    def body() -> None:
+        console = _console()
+        with Workspace.open(workspace) as ws, RichProgress(console) as progress:
+            report = ws.index(paths, progress=progress)
+        _print_index_report(console, report)
+
+    run_guarded(body, debug)
+
+
+@app.command()
+def remove(documents: Annotated[list[str], typer.Argument(help="Document ids, sources or file paths.")],
+           workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
+    """Delete documents and everything derived from them."""
+
+    def body() -> None:
+        with Workspace.open(workspace) as ws:
+            removed, unknown = ws.remove(documents)
+        console = _console()
+        for source in removed:
+            console.print(f"removed {source}")
+        if unknown:
+            from kgrag.errors import KgragError
+
+            raise KgragError(f"no document matches: {', '.join(unknown)} (see `kgrag status --documents`)")
+
+    run_guarded(body, debug)
+
+
+@app.command()
+def reindex(embeddings: Annotated[bool, typer.Option("--embeddings", help="Re-embed all chunks.")] = False,
+            workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
+    """Rebuild derived data with the current config (e.g. after changing the embedding model)."""
+
+    def body() -> None:
+        if not embeddings:
+            from kgrag.errors import KgragError
+
+            raise KgragError("say what to rebuild, e.g. `kgrag reindex --embeddings`")
+        console = _console()
+        with Workspace.open(workspace, allow_model_change=True) as ws, RichProgress(console) as progress:
+            report = ws.reindex_embeddings(progress)
+        _print_index_report(console, report)
+
+    run_guarded(body, debug)
+
+
+@app.command()
+def status(workspace: WorkspaceOpt = None,
+           documents: Annotated[bool, typer.Option("--documents", help="List every document.")] = False,
+           as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+           debug: DebugOpt = False) -> None:
+    """Counts, sizes, models and documents per status."""
+
+    def body() -> None:
+        with Workspace.open(workspace) as ws:
+            info = ws.status()
+            docs = [{"id": d.id, "source": d.source, "status": d.status.value}
+                    for d in ws.store.documents.list()] if documents else []
+        if as_json:
+            typer.echo(json.dumps({**info, "document_list": docs}, indent=2))
+            return
+        _print_status(_console(), info, docs)
+
+    run_guarded(body, debug)
+
+
+def _print_status(console: Console, info: dict[str, object], docs: list[dict[str, str]]) -> None:
+    table = Table(show_header=False, box=None)
+    for key in ("workspace", "documents", "chunks", "vectors", "database_bytes", "embedding"):
+        table.add_row(f"[bold]{key}[/bold]", str(info[key]))
+    for key, value in info.items():
+        if key not in {"workspace", "documents", "chunks", "vectors", "database_bytes", "embedding", "failed"}:
+            table.add_row(f"[bold]{key}[/bold]", str(value))
+    console.print(table)
+    failed = info.get("failed") or []
+    assert isinstance(failed, list)
+    for entry in failed:
+        console.print(f"[red]failed[/red] {entry['source']}: {entry['error']}")
+    for doc in docs:
+        console.print(f"{doc['id']}  {doc['status']:<8} {doc['source']}")
+
+
+@app.command()
+def query(question: Annotated[str, typer.Argument(help="The question.")],
+          pipeline: Annotated[str | None, typer.Option("--pipeline", "-p", help="Pipeline name.")] = None,
+          k: Annotated[int | None, typer.Option("--k", help="Context items to retrieve.")] = None,
+          as_json: Annotated[bool, typer.Option("--json", help="Print the full response as JSON.")] = False,
+          workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
+    """Retrieve context for a question and answer it with citations."""
+
+    def body() -> None:
+        with Workspace.open(workspace) as ws:
+            response = ws.query(question, pipeline=pipeline, k=k)
+        if as_json:
+            typer.echo(json.dumps(response.to_dict(), indent=2))
+        else:
+            _print_response(_console(), response)
+
+    run_guarded(body, debug)
+
+
+def _print_response(console: Console, response: QueryResponse) -> None:
+    console.print(f"[bold]Answer[/bold] ({response.answer.mode}): {response.answer.text}")
+    if response.answer.cost_line:
+        console.print(f"[dim]{response.answer.cost_line}[/dim]")
+    console.print(f"\n[bold]Context[/bold] ({response.result.pipeline}, "
+                  f"{response.timings_ms.get('retrieval', 0):.1f} ms):")
+    for rank, item in enumerate(response.result.items, start=1):
+        snippet = " ".join(item.text.split())[:160]
+        scores = ", ".join(f"{k}={v:.3g}" for k, v in item.scores.items())
+        console.print(f"{rank}. [cyan]{item.id}[/cyan] ({scores}) {snippet}…")
+
+
+@app.command()
+def pipelines(workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
+    """List the retrieval pipelines with their descriptions."""
+
+    def body() -> None:
+        with Workspace.open(workspace) as ws:
+            table = Table("pipeline", "needs", "description")
+            for name in ws.pipelines.names():
+                recipe = ws.pipelines.build(name, ws.config)
+                table.add_row(name, ", ".join(sorted(recipe.requires)) or "-", recipe.description)
+        _console().print(table)
+
+    run_guarded(body, debug)
+
+
+@eval_app.command("retrieval")
+def eval_retrieval(
+    dataset: Annotated[Path, typer.Option("--dataset", help="GraphRAG-Bench .json or .jsonl questions.")],
+    pipelines: Annotated[str, typer.Option("--pipelines", help="Comma-separated pipeline names.")] = "dense,bm25,hybrid",
+    k: Annotated[int, typer.Option("--k", help="Context items per question.")] = 5,
+    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Report directory (default: <workspace>/reports).")] = None,
+    workspace: WorkspaceOpt = None, debug: DebugOpt = False,
+) -> None:
+    """Evidence recall@k per question type, LLM-free; writes JSON, markdown and a plot."""
+    from kgrag.cli.eval_command import run_retrieval_eval
+
+    run_guarded(lambda: run_retrieval_eval(workspace, dataset, pipelines, k, limit, out, _console()), debug)
+
+
+def main() -> None:
+    app()

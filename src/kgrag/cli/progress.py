@@ -1,0 +1,41 @@
+"""Rich progress bars behind the :class:`kgrag.indexing.Progress` protocol."""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+
+
+class RichProgress:
+    """One bar per stage; notes are printed above the bars as they arrive."""
+
+    def __init__(self, console: Console) -> None:
+        self._console = console
+        self._bars = Progress(TextColumn("[bold]{task.description:<12}"), BarColumn(), MofNCompleteColumn(),
+                              TimeRemainingColumn(), console=console, transient=False)
+        self._tasks: dict[str, TaskID] = {}
+
+    def __enter__(self) -> RichProgress:
+        self._bars.start()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self._bars.stop()
+
+    def start(self, stage: str, total: int | None) -> None:
+        self._tasks[stage] = self._bars.add_task(stage, total=total)
+
+    def advance(self, stage: str, amount: int = 1) -> None:
+        if stage in self._tasks:
+            self._bars.advance(self._tasks[stage], amount)
+
+    def note(self, message: str) -> None:
+        self._console.print(f"[yellow]![/yellow] {message}", highlight=False)
+
+    def finish(self, stage: str) -> None:
+        task = self._tasks.get(stage)
+        if task is not None:
+            self._bars.update(task, completed=self._bars.tasks[task].total or 0)

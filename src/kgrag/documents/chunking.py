@@ -1,0 +1,183 @@
+"""Token-aware chunking on sentence boundaries.
+
+Chunks are packed from whole sentences so retrieval returns readable passages, and are measured in
+tokens because the embedder truncates by tokens: a chunk larger than its window is embedded only in
+part, and whatever is past the cut can never be found. Consecutive chunks repeat a few trailing
+sentences so a fact that straddles a boundary is whole in at least one chunk.
+
+Every chunk is an exact slice of the document text and has at most ``size_tokens`` tokens, counted
+on the chunk's own text; a sentence too long for one chunk is cut at token boundaries.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import dataclass
+
+from kgrag.config import ChunkingConfig
+from kgrag.documents.records import Chunk
+from kgrag.documents.sentences import split_sentences, strip_span
+from kgrag.documents.tokens import TokenCounter
+from kgrag.errors import ConfigError
+
+# Smallest size chunk_text accepts: one character can take up to 4 tokens, so a force-split piece
+# of at least one character must always fit.
+MIN_SIZE_TOKENS = 8
+FALLBACK_SIZE_TOKENS = 1200
+WINDOW_SHARE_PERCENT = 80
+OVERLAP_SHARE_PERCENT = 12
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """A sentence, or a piece of an overlong one: the smallest thing a chunk boundary may not cut."""
+
+    start: int
+    end: int
+    n_tokens: int
+
+
+def chunk_text(text: str, counter: TokenCounter, size_tokens: int, overlap_tokens: int) -> list[Chunk]:
+    """Split ``text`` into chunks of at most ``size_tokens`` tokens.
+
+    Sentences are packed greedily; each chunk after the first starts with trailing whole sentences of
+    the previous one, at most ``overlap_tokens`` tokens of them. Whitespace-only text gives ``[]``.
+    """
+    if size_tokens < MIN_SIZE_TOKENS:
+        raise ValueError(f"size_tokens must be at least {MIN_SIZE_TOKENS}, got {size_tokens}")
+    if not 0 <= overlap_tokens < size_tokens:
+        raise ValueError(f"overlap_tokens must be in [0, {size_tokens}), got {overlap_tokens}")
+    units = _units(text, counter, size_tokens)
+    chunks: list[Chunk] = []
+    first = new_from = 0
+    while new_from < len(units):
+        last = _pack_end(units, first, new_from, size_tokens)
+        first, last, n_tokens = _fit(text, counter, units, (first, last, new_from), size_tokens)
+        start, end = units[first].start, units[last - 1].end
+        chunks.append(Chunk(ord=len(chunks), char_start=start, char_end=end, text=text[start:end],
+                            n_tokens=n_tokens))
+        new_from = last
+        first = _overlap_start(text, counter, units, (first, last), overlap_tokens, size_tokens)
+    return chunks
+
+
+def resolve_chunk_sizes(cfg: ChunkingConfig, embedder_window: int | None) -> tuple[int, int, list[str]]:
+    """Chunk size and overlap to use, plus warnings for the user.
+
+    The default size is 80% of the embedder's window (in word pieces, close enough to cl100k tokens
+    for prose) so that the whole chunk is embedded; without a known window it is 1200, the papers'
+    setting. The default overlap is 12% of the size, rounded up.
+    """
+    warnings: list[str] = []
+    if cfg.size_tokens is not None:
+        size = cfg.size_tokens
+    elif embedder_window is not None:
+        size = max(MIN_SIZE_TOKENS, embedder_window * WINDOW_SHARE_PERCENT // 100)
+    else:
+        size = FALLBACK_SIZE_TOKENS
+    if cfg.overlap_tokens is not None:
+        overlap = cfg.overlap_tokens
+    else:
+        overlap = -(-size * OVERLAP_SHARE_PERCENT // 100)  # ceil, in exact integer arithmetic
+    if overlap >= size:
+        raise ConfigError(
+            f"chunking.overlap_tokens ({overlap}) must be smaller than the chunk size ({size} tokens, "
+            f"derived from the embedder's window); lower it or set chunking.size_tokens")
+    if embedder_window is not None and size > embedder_window:
+        warnings.append(
+            f"chunks of {size} tokens exceed the embedder's window of {embedder_window} word pieces; "
+            "only the first part of each chunk will be embedded")
+    return size, overlap, warnings
+
+
+def _units(text: str, counter: TokenCounter, size: int) -> list[_Unit]:
+    """Sentences with their token counts; sentences longer than ``size`` are cut into pieces."""
+    units: list[_Unit] = []
+    for start, end in split_sentences(text):
+        n_tokens = counter.count(text[start:end])
+        if n_tokens <= size:
+            units.append(_Unit(start, end, n_tokens))
+        else:
+            units.extend(_force_split(text, start, end, counter, size))
+    return units
+
+
+def _force_split(text: str, start: int, end: int, counter: TokenCounter, size: int) -> list[_Unit]:
+    """Cut ``text[start:end]`` at token boundaries into whitespace-trimmed pieces of ≤ ``size`` tokens."""
+    offsets = [start + offset for offset in counter.token_char_offsets(text[start:end])]
+    pieces: list[_Unit] = []
+    cut = start
+    while cut < end:
+        piece_end = _fitting_end(text, (cut, end), offsets, counter, size)
+        span = strip_span(text, cut, piece_end)
+        if span is not None:
+            pieces.append(_Unit(span[0], span[1], counter.count(text[span[0]:span[1]])))
+        cut = piece_end
+    return pieces
+
+
+def _fitting_end(text: str, bounds: tuple[int, int], offsets: list[int], counter: TokenCounter,
+                 size: int) -> int:
+    """Furthest token-boundary end of a piece starting at ``bounds[0]`` whose trimmed text fits.
+
+    Tokens of a substring can differ from the tokens of the whole at its edges, so the candidate cut
+    ``size`` tokens ahead is re-counted and moved back one token at a time until it fits.
+    """
+    cut, end = bounds
+    stop = bisect_left(offsets, cut) + size
+    while True:
+        piece_end = offsets[stop] if stop < len(offsets) else end
+        if piece_end <= cut:
+            return cut + 1  # one character always fits (size ≥ MIN_SIZE_TOKENS)
+        if counter.count(text[cut:piece_end].strip()) <= size:
+            return piece_end
+        stop -= 1
+
+
+def _pack_end(units: list[_Unit], first: int, new_from: int, size: int) -> int:
+    """End index of the longest run from ``first`` whose summed counts fit, with ≥ 1 new unit."""
+    total = 0
+    last = first
+    while last < len(units) and total + units[last].n_tokens <= size:
+        total += units[last].n_tokens
+        last += 1
+    return max(last, new_from + 1)
+
+
+def _fit(text: str, counter: TokenCounter, units: list[_Unit], run: tuple[int, int, int],
+         size: int) -> tuple[int, int, int]:
+    """Shrink the run ``units[first:last]`` until its real token count fits; return it with the count.
+
+    Summed sentence counts can undercount the joined text (separators such as blank lines cost
+    tokens), so the real count decides. Trailing units go first; the last new unit (index ≥
+    ``new_from``) is kept so every chunk makes progress, dropping overlap from the front instead.
+    """
+    first, last, new_from = run
+    while True:
+        n_tokens = counter.count(text[units[first].start:units[last - 1].end])
+        if n_tokens <= size:
+            return first, last, n_tokens
+        if last - 1 > new_from:
+            last -= 1
+        else:
+            first += 1
+
+
+def _overlap_start(text: str, counter: TokenCounter, units: list[_Unit], run: tuple[int, int],
+                   overlap: int, size: int) -> int:
+    """First unit of the next chunk: trailing units of ``units[first:last]`` worth ≤ ``overlap`` tokens.
+
+    The overlap also leaves room for the next new unit, and never repeats the whole previous chunk.
+    """
+    first, last = run
+    if overlap == 0 or last >= len(units):
+        return last
+    room = size - units[last].n_tokens
+    start = last
+    total = 0
+    while start - 1 > first and total + units[start - 1].n_tokens <= min(overlap, room):
+        total += units[start - 1].n_tokens
+        start -= 1
+    while start < last and counter.count(text[units[start].start:units[last - 1].end]) > overlap:
+        start += 1
+    return start

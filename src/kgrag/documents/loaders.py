@@ -1,0 +1,187 @@
+"""Turn one file into documents, choosing the reader by file suffix.
+
+The suffix → loader table is built by :func:`loader_registry` on each call rather than kept as a
+module-level dict, so no caller can change another caller's formats. Each loader gets the file's
+bytes (already size-checked) and returns documents, or raises `DocumentError` saying what is wrong
+and what to do; parsers' own exceptions never escape, because indexing must go on with the next
+file.
+
+The HTML, PDF and Word parsers are imported inside their loaders: together they take ~0.15 s to
+import, which commands that never read such a file (queries, evaluation) should not pay.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kgrag.config import DocumentsConfig
+from kgrag.documents.json_records import load_json, load_jsonl
+from kgrag.documents.reading import decode_text, normalize_newlines, read_limited, require_text
+from kgrag.documents.records import LoadedDocument
+from kgrag.errors import DocumentError
+
+if TYPE_CHECKING:
+    from bs4 import BeautifulSoup
+    from docx.document import Document as WordDocument
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+Loader = Callable[[Path, bytes, DocumentsConfig], list[LoadedDocument]]
+
+_MARKDOWN_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_HTML_DROPPED = ("script", "style", "noscript", "template", "head", "svg")
+# Elements that end a line of text; without a break after them, "<p>A</p><p>B</p>" reads "AB".
+_HTML_BLOCKS = ("p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "table",
+                "section", "article", "header", "footer", "nav", "aside", "main", "blockquote",
+                "pre", "dt", "dd", "dl", "figcaption", "address", "hr")
+_EXTRA_BLANK_LINES = re.compile(r"\n{3,}")
+
+
+def loader_registry() -> dict[str, Loader]:
+    """A fresh suffix → loader table (lower-case suffixes with the dot)."""
+    return {
+        ".txt": _load_plain,
+        ".md": _load_plain,
+        ".markdown": _load_plain,
+        ".html": _load_html,
+        ".htm": _load_html,
+        ".pdf": _load_pdf,
+        ".docx": _load_docx,
+        ".json": load_json,
+        ".jsonl": load_jsonl,
+    }
+
+
+def supported_suffixes() -> list[str]:
+    """Suffixes :func:`load_path` can read, for messages and help text."""
+    return sorted(loader_registry())
+
+
+def load_path(path: Path, cfg: DocumentsConfig) -> list[LoadedDocument]:
+    """Documents of one file: one for most formats, one per record for .json/.jsonl.
+
+    Raises `DocumentError` for unsupported, unreadable, oversized, binary, undecodable, empty or
+    malformed files.
+    """
+    suffix = path.suffix.lower()
+    loader = loader_registry().get(suffix)
+    if loader is None:
+        kind = f"file type {suffix!r}" if suffix else "file without an extension"
+        raise DocumentError(f"{path}: unsupported {kind} (supported: {', '.join(supported_suffixes())}); "
+                            "convert it to a supported format or add it to documents.exclude")
+    data = read_limited(path, cfg.max_file_mb)
+    return loader(path.resolve(), data, cfg)
+
+
+def _metadata(path: Path) -> dict[str, str]:
+    fmt = {".markdown": "md", ".htm": "html"}.get(path.suffix.lower(), path.suffix.lower().lstrip("."))
+    return {"format": fmt, "path": str(path)}
+
+
+def _load_plain(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
+    """Plain text or markdown, kept verbatim; the first markdown heading is the title."""
+    text = require_text(path, decode_text(path, data))
+    heading = _MARKDOWN_HEADING.search(text)
+    title = heading.group(1).strip() if heading else path.stem
+    return [LoadedDocument.from_text(str(path), title, text, _metadata(path))]
+
+
+def _load_html(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
+    """Visible text of an HTML page, one line per block element; the <title> (or first <h1>) titles it."""
+    from bs4 import BeautifulSoup
+
+    markup = decode_text(path, data)
+    try:
+        soup = BeautifulSoup(markup, "html.parser")
+        title = _html_title(soup)
+        for tag in soup(_HTML_DROPPED):
+            tag.decompose()
+        for tag in soup.find_all(_HTML_BLOCKS):
+            tag.insert_before("\n\n")
+            tag.insert_after("\n\n")
+        for tag in soup.find_all("br"):
+            tag.replace_with("\n")
+        raw_text = soup.get_text()
+    except Exception as exc:  # html.parser may raise on odd markup; report it, never crash indexing
+        raise DocumentError(f"{path}: cannot parse HTML ({type(exc).__name__}: {exc}); fix the markup "
+                            "or exclude the file") from exc
+    text = require_text(path, _tidy(raw_text), "the page's visible text")
+    return [LoadedDocument.from_text(str(path), title or path.stem, text, _metadata(path))]
+
+
+def _html_title(soup: BeautifulSoup) -> str:
+    for name in ("title", "h1"):
+        tag = soup.find(name)
+        if tag is not None:
+            title = " ".join(tag.get_text(" ").split())
+            if title:
+                return title
+    return ""
+
+
+def _tidy(text: str) -> str:
+    """Collapse runs of spaces inside lines and of blank lines, as extracted text is full of both."""
+    lines = (" ".join(line.split()) for line in normalize_newlines(text).split("\n"))
+    return _EXTRA_BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()
+
+
+def _load_pdf(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
+    """Text of each page (pypdf), pages separated by a blank line."""
+    from pypdf import PdfReader
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise DocumentError(f"{path}: the PDF is password-protected; remove the password "
+                                "(e.g. `qpdf --decrypt`) and index it again")
+        pages = [page.extract_text() or "" for page in reader.pages]
+        metadata_title = reader.metadata.title if reader.metadata is not None else None
+    except DocumentError:
+        raise
+    except Exception as exc:  # pypdf raises many exception types on damaged files
+        raise DocumentError(f"{path}: not a readable PDF ({type(exc).__name__}: {exc}); re-export the "
+                            "PDF or exclude it") from exc
+    text = "\n\n".join(_tidy(page) for page in pages if page.strip()).replace("\x00", "")
+    require_text(path, text, "the PDF's extractable text (a scanned PDF needs OCR first)")
+    title = metadata_title.strip() if isinstance(metadata_title, str) and metadata_title.strip() else ""
+    return [LoadedDocument.from_text(str(path), title or path.stem, text, _metadata(path))]
+
+
+def _load_docx(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
+    """Paragraphs and table rows of a Word document in document order, one block per paragraph."""
+    import docx
+
+    try:
+        document = docx.Document(io.BytesIO(data))
+        blocks = [_docx_block(item) for item in document.iter_inner_content()]
+        title = (document.core_properties.title or "").strip() or _docx_heading(document)
+    except Exception as exc:  # a damaged .docx fails in zipfile, lxml or python-docx
+        raise DocumentError(f"{path}: not a readable .docx ({type(exc).__name__}: {exc}); re-save it "
+                            "from Word as .docx or exclude it") from exc
+    text = require_text(path, "\n\n".join(block for block in blocks if block.strip()).replace("\x00", ""))
+    return [LoadedDocument.from_text(str(path), title or path.stem, normalize_newlines(text),
+                                     _metadata(path))]
+
+
+def _docx_block(item: Paragraph | Table) -> str:
+    """A paragraph's text, or a table as one line per row with cells separated by `` | ``."""
+    from docx.table import Table
+
+    if isinstance(item, Table):
+        return "\n".join(" | ".join(cell.text.strip() for cell in row.cells) for row in item.rows)
+    return item.text
+
+
+def _docx_heading(document: WordDocument) -> str:
+    """Text of the first paragraph styled as Title or Heading, the document's visible title."""
+    for paragraph in document.paragraphs:
+        style = paragraph.style.name if paragraph.style is not None else ""
+        if style == "Title" or style.startswith("Heading"):
+            text = paragraph.text.strip()
+            if text:
+                return text
+    return ""

@@ -1,0 +1,21 @@
+"""Content-word normalisation shared by lexical scoring and LLM-free metrics.
+
+Lower-cased alphanumeric tokens minus a small stop-word list: crude, but deterministic, fast and the
+same everywhere it is used, which is what matters for comparing pipelines.
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"[a-z0-9]+")
+STOP_WORDS = frozenset(
+    "a an and are as at be been by can could did do does for from had has have how i if in into is it its "
+    "may might more most must no not of on or our out over should so such than that the their them then "
+    "there these they this those to under up was we were what when where which while who whom why will "
+    "with would you your".split())
+
+
+def content_words(text: str) -> set[str]:
+    """The set of non-stop-word tokens of ``text``."""
+    return {w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS}

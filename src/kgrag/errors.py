@@ -1,0 +1,32 @@
+"""Error types that the CLI and server turn into clear messages instead of tracebacks.
+
+`KgragError` and its subclasses are *user* errors: bad input, bad config, a workspace that does not
+match the configured models. Their message must say what is wrong and what to do about it. Any other
+exception is a bug and surfaces as an internal error with a pointer to ``--debug``.
+"""
+
+from __future__ import annotations
+
+
+class KgragError(Exception):
+    """A problem the user can fix; the message names the file/field and the remedy."""
+
+
+class ConfigError(KgragError):
+    """A config value is missing, malformed or out of range."""
+
+
+class WorkspaceError(KgragError):
+    """The workspace is missing, locked, or was built with different models."""
+
+
+class DocumentError(KgragError):
+    """A single document cannot be read; indexing reports it and skips the file."""
+
+
+class ModelError(KgragError):
+    """A model (embedder, LLM, reranker) cannot be loaded or called."""
+
+
+class BudgetExceededError(KgragError):
+    """A token budget would be exceeded; work stops cleanly and stays resumable."""

@@ -1,0 +1,136 @@
+"""Stage 1 of indexing: files → documents → chunks (+ full-text index), one transaction per document.
+
+A document is either fully chunked or untouched: killing the process mid-way leaves no half-written
+document, and the next run continues with the files it had not reached.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from kgrag.config import DocumentsConfig
+from kgrag.documents import TokenCounter, chunk_text, load_path
+from kgrag.documents.records import LoadedDocument, content_hash
+from kgrag.errors import DocumentError
+from kgrag.indexing.ids import chunk_id, document_id
+from kgrag.indexing.report import FileProblem, IndexReport
+from kgrag.store.base import Store
+from kgrag.store.records import ChunkRecord, DocumentRecord, DocumentStatus
+
+_DONE = {DocumentStatus.CHUNKED, DocumentStatus.EMBEDDED, DocumentStatus.INDEXED}
+
+
+@dataclass(frozen=True)
+class ChunkPlan:
+    """How documents are cut; its signature is stored per document so a change re-chunks everything."""
+
+    size: int
+    overlap: int
+    counter: TokenCounter
+
+    @property
+    def signature(self) -> str:
+        return f"{self.counter.name}/{self.size}/{self.overlap}"
+
+
+def file_fingerprint(path: Path) -> str:
+    """Size and modification time: lets unchanged files be skipped without reading them."""
+    stat = path.stat()
+    return f"{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def build_chunk_records(doc_id: str, text: str, plan: ChunkPlan) -> list[ChunkRecord]:
+    records: list[ChunkRecord] = []
+    seen: dict[str, int] = {}
+    for chunk in chunk_text(text, plan.counter, plan.size, plan.overlap):
+        text_hash = content_hash(chunk.text)
+        occurrence = seen.get(text_hash, 0)
+        seen[text_hash] = occurrence + 1
+        records.append(ChunkRecord(
+            id=chunk_id(doc_id, text_hash, occurrence), doc_id=doc_id, ord=chunk.ord,
+            char_start=chunk.char_start, char_end=chunk.char_end, text=chunk.text,
+            n_tokens=chunk.n_tokens, text_hash=text_hash))
+    return records
+
+
+class Ingestor:
+    """Reads files and writes their documents and chunks; reports per-file problems and moves on."""
+
+    def __init__(self, store: Store, cfg: DocumentsConfig, plan: ChunkPlan) -> None:
+        self.store = store
+        self.cfg = cfg
+        self.plan = plan
+
+    def _file_docs(self, path: Path) -> list[DocumentRecord]:
+        source = str(path.resolve())
+        docs = self.store.documents.with_source_prefix(source + "#")
+        single = self.store.documents.by_source(source)
+        return docs + ([single] if single else [])
+
+    def document_count(self, path: Path) -> int:
+        return len(self._file_docs(path))
+
+    def is_unchanged(self, path: Path) -> bool:
+        """True when every document of this file is done with the same fingerprint and chunking."""
+        docs = self._file_docs(path)
+        fingerprint = file_fingerprint(path)
+        return bool(docs) and all(
+            d.status in _DONE and d.metadata.get("fingerprint") == fingerprint
+            and d.metadata.get("chunking") == self.plan.signature for d in docs)
+
+    def ingest(self, path: Path, report: IndexReport) -> None:
+        started = time.perf_counter()
+        try:
+            loaded = load_path(path, self.cfg)
+        except DocumentError as exc:
+            self._record_failure(path, str(exc), report)
+            return
+        finally:
+            report.add_time("load", time.perf_counter() - started)
+        fingerprint = file_fingerprint(path)
+        keep = {doc.source for doc in loaded}
+        for doc in self._file_docs(path):
+            if doc.source not in keep:  # record gone from a json file, or an earlier failure entry
+                self.store.documents.delete(doc.id)
+                report.documents_removed += doc.status != DocumentStatus.FAILED
+        for doc in loaded:
+            self._ingest_document(doc, fingerprint, report)
+
+    def _ingest_document(self, doc: LoadedDocument, fingerprint: str, report: IndexReport) -> None:
+        doc_id = document_id(doc.source)
+        existing = self.store.documents.get(doc_id)
+        metadata = {**doc.metadata, "fingerprint": fingerprint, "chunking": self.plan.signature}
+        record = DocumentRecord(id=doc_id, source=doc.source, title=doc.title, content_hash=doc.content_hash,
+                                status=DocumentStatus.CHUNKED, n_chars=len(doc.text), metadata=metadata,
+                                updated_at=time.time())
+        if existing and existing.content_hash == doc.content_hash and existing.status in _DONE \
+                and existing.metadata.get("chunking") == self.plan.signature:
+            report.documents_unchanged += 1
+            if existing.metadata != metadata:
+                self.store.documents.upsert(
+                    DocumentRecord(**{**record.__dict__, "status": existing.status}))
+            return
+        started = time.perf_counter()
+        chunks = build_chunk_records(doc_id, doc.text, self.plan)
+        report.add_time("chunk", time.perf_counter() - started)
+        started = time.perf_counter()
+        with self.store.transaction():
+            self.store.documents.upsert(record)
+            self.store.chunks.replace_for_document(doc_id, chunks)
+        report.add_time("store", time.perf_counter() - started)
+        report.chunks_written += len(chunks)
+        if existing is None or existing.status == DocumentStatus.FAILED:
+            report.documents_new += 1
+        else:
+            report.documents_changed += 1
+
+    def _record_failure(self, path: Path, reason: str, report: IndexReport) -> None:
+        report.problems.append(FileProblem(path=str(path), reason=reason))
+        source = str(path.resolve())
+        if self._file_docs(path):
+            return  # keep the last good version searchable; the problem is reported
+        self.store.documents.upsert(DocumentRecord(
+            id=document_id(source), source=source, title=path.name, content_hash="",
+            status=DocumentStatus.FAILED, error=reason, updated_at=time.time()))

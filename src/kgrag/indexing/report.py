@@ -1,0 +1,36 @@
+"""What an indexing run did, per stage, so the CLI, the API and the benchmark all read the same numbers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class FileProblem:
+    """A file (or record) that was reported and skipped, with the reason the user can act on."""
+
+    path: str
+    reason: str
+
+
+@dataclass
+class IndexReport:
+    """Counts and timings of one ``index`` run."""
+
+    files_seen: int = 0
+    documents_new: int = 0
+    documents_changed: int = 0
+    documents_unchanged: int = 0
+    documents_removed: int = 0
+    chunks_written: int = 0
+    texts_embedded: int = 0
+    problems: list[FileProblem] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def add_time(self, stage: str, seconds: float) -> None:
+        self.seconds[stage] = self.seconds.get(stage, 0.0) + seconds
+
+    @property
+    def did_work(self) -> bool:
+        return bool(self.documents_new or self.documents_changed or self.texts_embedded or self.documents_removed)

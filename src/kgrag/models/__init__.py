@@ -1,0 +1,1 @@
+"""Model interfaces: embedders, chat LLMs and rerankers, each behind a small Protocol with a fake."""

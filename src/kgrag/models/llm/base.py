@@ -1,0 +1,69 @@
+"""The small protocols the LLM layer is built from, and the errors providers raise.
+
+A provider only knows how to turn one :class:`ChatRequest` into one :class:`ChatResponse` (one attempt);
+retries, limits, caching, budgets and accounting live in the client, so every provider gets them for free
+and each attempt is visible in the ledger.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from kgrag.errors import ModelError
+from kgrag.models.llm.types import ChatRequest, ChatResponse
+
+
+class ProviderError(ModelError):
+    """One failed attempt. ``retryable`` errors (429, 5xx, timeouts, dropped connections, unreadable
+    bodies) are retried with backoff; the others (bad key, unknown model, bad request) stop at once."""
+
+    def __init__(
+        self, message: str, *, retryable: bool, status: int | None = None, retry_after_s: float | None = None
+    ) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+        self.status = status
+        self.retry_after_s = retry_after_s
+
+    @property
+    def short(self) -> str:
+        """A compact label for the ledger's attempt list, e.g. ``429`` or ``timeout``."""
+        return str(self.status) if self.status is not None else str(self).split(":", 1)[0][:40]
+
+
+class LLMUnavailableError(ModelError):
+    """Retries are exhausted: the endpoint is down or overloaded. The run stops; finished work is cached."""
+
+
+class ChatProvider(Protocol):
+    """Turns one request into one response, or raises :class:`ProviderError` for that attempt."""
+
+    name: str
+    available: bool
+
+    def complete(self, request: ChatRequest) -> ChatResponse: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class CachedResponse:
+    """A stored reply with the token counts it cost when it was first fetched."""
+
+    text: str
+    finish_reason: str | None
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class ResponseCache(Protocol):
+    """Replies keyed by :meth:`ChatRequest.cache_key`; only validated replies are ever put."""
+
+    def get(self, key: str) -> CachedResponse | None: ...
+
+    def put(self, key: str, request: ChatRequest, response: CachedResponse) -> None: ...
+
+    def delete(self, key: str) -> None: ...
+
+    def count(self) -> int: ...

@@ -1,0 +1,157 @@
+"""Reusable retrieval steps. A pipeline is a tuple of these; each reads and extends a QueryState.
+
+Search steps put scored candidates into a named *stream*; fusion turns streams into the ranked
+``items``; ``Hydrate`` fills chunk text and provenance only for what survives the cut, so search stays
+cheap. Graph, community and reranking steps join later with the same shape.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from kgrag.retrieval.env import RetrievalEnv
+from kgrag.retrieval.types import ContextItem, TraceStep
+
+
+@dataclass
+class QueryState:
+    """Mutable state threaded through a pipeline run."""
+
+    query: str
+    k: int
+    queries: list[str]
+    streams: dict[str, list[ContextItem]] = field(default_factory=dict)
+    items: list[ContextItem] = field(default_factory=list)
+    trace: list[TraceStep] = field(default_factory=list)
+
+    def record(self, step: str, params: dict[str, Any], n_out: int, started: float, note: str = "") -> None:
+        self.trace.append(TraceStep(step=step, params=params, n_out=n_out,
+                                    ms=round((time.perf_counter() - started) * 1000, 3), note=note))
+
+
+class Step(Protocol):
+    """One stage of a retrieval pipeline."""
+
+    name: str
+
+    def run(self, state: QueryState, env: RetrievalEnv) -> None: ...
+
+
+def _merge_max(lists: Sequence[Sequence[tuple[str, float]]], stream: str) -> list[ContextItem]:
+    """Union of hit lists (one per query), keeping each chunk's best score, best first."""
+    best: dict[str, float] = {}
+    for hits in lists:
+        for chunk_id, score in hits:
+            if chunk_id not in best or score > best[chunk_id]:
+                best[chunk_id] = score
+    ranked = sorted(best.items(), key=lambda kv: -kv[1])
+    return [ContextItem(kind="chunk", id=cid, text="", score=s, chunk_ids=[cid], scores={stream: s})
+            for cid, s in ranked]
+
+
+@dataclass(frozen=True)
+class DenseSearch:
+    """Cosine search of every query in the state against the chunk vectors."""
+
+    pool: int
+    stream: str = "dense"
+    name: str = "dense_search"
+
+    def run(self, state: QueryState, env: RetrievalEnv) -> None:
+        started = time.perf_counter()
+        index = env.dense_index()
+        hits = [[(h.id, h.score) for h in index.search(env.embed_query(q), self.pool)] for q in state.queries]
+        state.streams[self.stream] = _merge_max(hits, self.stream)
+        state.record(self.name, {"pool": self.pool, "queries": len(state.queries)},
+                     len(state.streams[self.stream]), started)
+
+
+@dataclass(frozen=True)
+class BM25Search:
+    """SQLite FTS5 BM25 search of every query in the state."""
+
+    pool: int
+    stream: str = "bm25"
+    name: str = "bm25_search"
+
+    def run(self, state: QueryState, env: RetrievalEnv) -> None:
+        started = time.perf_counter()
+        hits = [[(h.id, h.score) for h in env.store.chunks.search_bm25(q, self.pool)] for q in state.queries]
+        state.streams[self.stream] = _merge_max(hits, self.stream)
+        state.record(self.name, {"pool": self.pool, "queries": len(state.queries)},
+                     len(state.streams[self.stream]), started)
+
+
+@dataclass(frozen=True)
+class UseStream:
+    """Make one stream the ranked result (single-retriever pipelines)."""
+
+    stream: str
+    name: str = "use_stream"
+
+    def run(self, state: QueryState, env: RetrievalEnv) -> None:
+        started = time.perf_counter()
+        state.items = list(state.streams.get(self.stream, []))
+        state.record(self.name, {"stream": self.stream}, len(state.items), started)
+
+
+@dataclass(frozen=True)
+class FuseRRF:
+    """Reciprocal rank fusion: score = Σ 1 / (k + rank) over the streams an item appears in."""
+
+    streams: tuple[str, ...]
+    k: int = 60
+    name: str = "rrf_fuse"
+
+    def run(self, state: QueryState, env: RetrievalEnv) -> None:
+        started = time.perf_counter()
+        fused: dict[str, ContextItem] = {}
+        for stream in self.streams:
+            for rank, item in enumerate(state.streams.get(stream, []), start=1):
+                target = fused.setdefault(item.id, ContextItem(
+                    kind=item.kind, id=item.id, text=item.text, score=0.0, chunk_ids=list(item.chunk_ids)))
+                target.score += 1.0 / (self.k + rank)
+                target.scores.update(item.scores)
+        state.items = sorted(fused.values(), key=lambda it: -it.score)
+        for item in state.items:
+            item.scores["rrf"] = item.score
+        state.record(self.name, {"streams": list(self.streams), "k": self.k}, len(state.items), started)
+
+
+@dataclass(frozen=True)
+class TakeTop:
+    """Cut the ranked items to the query's k."""
+
+    name: str = "take_top"
+
+    def run(self, state: QueryState, env: RetrievalEnv) -> None:
+        started = time.perf_counter()
+        state.items = state.items[: state.k]
+        state.record(self.name, {"k": state.k}, len(state.items), started)
+
+
+@dataclass(frozen=True)
+class Hydrate:
+    """Fill in text, document and span of chunk items from the store."""
+
+    name: str = "hydrate"
+
+    def run(self, state: QueryState, env: RetrievalEnv) -> None:
+        started = time.perf_counter()
+        wanted = [item.id for item in state.items if item.kind == "chunk"]
+        chunks = {c.id: c for c in env.store.chunks.get_many(wanted)}
+        kept: list[ContextItem] = []
+        for item in state.items:
+            chunk = chunks.get(item.id) if item.kind == "chunk" else None
+            if item.kind == "chunk" and chunk is None:
+                continue  # deleted between search and hydration
+            if chunk is not None:
+                item.text, item.doc_id = chunk.text, chunk.doc_id
+                item.span = (chunk.char_start, chunk.char_end)
+                item.metadata.setdefault("ord", chunk.ord)
+            kept.append(item)
+        state.items = kept
+        state.record(self.name, {}, len(kept), started)

@@ -1,0 +1,135 @@
+"""One SQLite file in WAL mode: the embedded system of record.
+
+Repositories share this object and its transaction scope. Writes happen inside ``transaction()``
+(``BEGIN IMMEDIATE`` ... ``COMMIT``; nested calls become savepoints), so a crash leaves either the whole
+unit of work or nothing. A write counter (``generation``) lets in-memory caches such as the dense
+vector matrix know when to reload.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from kgrag.errors import WorkspaceError
+
+_PRAGMAS = (
+    "PRAGMA journal_mode=WAL",
+    "PRAGMA synchronous=NORMAL",
+    "PRAGMA foreign_keys=ON",
+    "PRAGMA busy_timeout=30000",
+    "PRAGMA temp_store=MEMORY",
+)
+
+
+class Database:
+    """A SQLite connection with transactions, schema setup and a change counter.
+
+    The connection is shared between threads behind a re-entrant lock: SQLite serialises writers
+    anyway, and one connection keeps the hot read path free of connection set-up.
+    """
+
+    def __init__(self, path: Path | str, schemas: Sequence[str]) -> None:
+        self.path = str(path)
+        try:
+            self._conn = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
+        except sqlite3.Error as exc:
+            raise WorkspaceError(f"{self.path}: cannot open database ({exc})") from exc
+        self._conn.row_factory = sqlite3.Row
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._writes = 0
+        try:
+            for pragma in _PRAGMAS:
+                self._conn.execute(pragma)
+            with self.transaction():
+                for ddl in schemas:
+                    for statement in _split_statements(ddl):
+                        self._conn.execute(statement)
+        except sqlite3.DatabaseError as exc:
+            raise WorkspaceError(
+                f"{self.path}: not a usable kgrag database ({exc}); move it away and run `kgrag init`"
+            ) from exc
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Run the block atomically; nested blocks are savepoints inside the outer transaction."""
+        with self._lock:
+            depth = self._depth
+            name = f"sp{depth}"
+            self._conn.execute("BEGIN IMMEDIATE" if depth == 0 else f"SAVEPOINT {name}")
+            self._depth += 1
+            try:
+                yield
+            except BaseException:
+                self._depth -= 1
+                if depth == 0:
+                    self._conn.execute("ROLLBACK")
+                else:
+                    self._conn.execute(f"ROLLBACK TO {name}")
+                    self._conn.execute(f"RELEASE {name}")
+                raise
+            self._depth -= 1
+            self._conn.execute("COMMIT" if depth == 0 else f"RELEASE {name}")
+            self._writes += 1
+
+    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
+        """Execute one statement; writes must run inside :meth:`transaction`."""
+        with self._lock:
+            return self._conn.execute(sql, params)
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        with self._lock:
+            self._conn.executemany(sql, rows)
+
+    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
+        """Run a read and return all rows (materialised so the lock is not held by an open cursor)."""
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        rows = self.query(sql, params)
+        return rows[0][0] if rows else None
+
+    @property
+    def generation(self) -> int:
+        """Number of committed write transactions since this process opened the file.
+
+        SQLite's ``data_version`` adds changes made by other connections, so a long-running server sees
+        indexing done by a CLI process.
+        """
+        with self._lock:
+            external = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+        return self._writes * 1_000_003 + external
+
+    def size_bytes(self) -> int:
+        total = 0
+        for suffix in ("", "-wal"):
+            p = Path(self.path + suffix)
+            if p.exists():
+                total += p.stat().st_size
+        return total
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
+def _split_statements(ddl: str) -> list[str]:
+    """Split a DDL script into statements, keeping trigger bodies (BEGIN ... END;) whole."""
+    statements: list[str] = []
+    buffer = ""
+    for line in ddl.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return statements

@@ -1,0 +1,42 @@
+"""The embedded SQLite store: one file, WAL, all repositories sharing one transaction scope."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from kgrag.store.sqlite.chunks import CHUNKS_DDL, SQLiteChunks
+from kgrag.store.sqlite.database import Database
+from kgrag.store.sqlite.documents import DOCUMENTS_DDL, META_DDL, SQLiteDocuments, SQLiteMeta
+from kgrag.store.sqlite.vectors import VECTORS_DDL, SQLiteVectors
+
+SCHEMAS: tuple[str, ...] = (META_DDL, DOCUMENTS_DDL, CHUNKS_DDL, VECTORS_DDL)
+
+
+class SQLiteStore:
+    """Implements :class:`kgrag.store.base.Store` over a single SQLite file.
+
+    ``SQLiteStore(":memory:")`` is the in-process fake for tests: same code path, nothing on disk.
+    """
+
+    def __init__(self, path: Path | str, extra_schemas: tuple[str, ...] = ()) -> None:
+        self.db = Database(path, SCHEMAS + extra_schemas)
+        self.meta = SQLiteMeta(self.db)
+        self.documents = SQLiteDocuments(self.db)
+        self.chunks = SQLiteChunks(self.db)
+        self.vectors = SQLiteVectors(self.db)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self.db.transaction():
+            yield
+
+    def generation(self) -> int:
+        return self.db.generation
+
+    def size_bytes(self) -> int:
+        return self.db.size_bytes()
+
+    def close(self) -> None:
+        self.db.close()

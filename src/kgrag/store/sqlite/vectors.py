@@ -1,0 +1,70 @@
+"""SQLite vector repository: float32 blobs keyed by (model, text hash).
+
+The standard-library sqlite3 here cannot load extensions (no sqlite-vec), so vectors are stored as
+blobs and searched in NumPy by :mod:`kgrag.retrieval.vector_index`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from kgrag.store.sqlite.database import Database
+
+VECTORS_DDL = """
+CREATE TABLE IF NOT EXISTS embeddings (
+    model TEXT NOT NULL,
+    text_hash TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (model, text_hash)
+) WITHOUT ROWID;
+"""
+
+
+class SQLiteVectors:
+    """Embedding cache and chunk vector matrix."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def missing_chunk_hashes(self, model: str) -> list[tuple[str, str]]:
+        """(text_hash, text) of chunks whose text has no vector for ``model`` yet, one per hash."""
+        rows = self._db.query(
+            "SELECT c.text_hash, MIN(c.text) FROM chunks c LEFT JOIN embeddings e "
+            "ON e.model = ? AND e.text_hash = c.text_hash WHERE e.text_hash IS NULL "
+            "GROUP BY c.text_hash ORDER BY MIN(c.rowid)", (model,))
+        return [(r[0], r[1]) for r in rows]
+
+    def put(self, model: str, items: Iterable[tuple[str, np.ndarray]]) -> None:
+        rows = [(model, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items]
+        with self._db.transaction():
+            self._db.executemany(
+                "INSERT OR REPLACE INTO embeddings(model, text_hash, vector) VALUES (?,?,?)", rows)
+
+    def get(self, model: str, text_hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        hashes = list(dict.fromkeys(text_hashes))
+        for start in range(0, len(hashes), 500):
+            batch = hashes[start:start + 500]
+            marks = ",".join("?" * len(batch))
+            rows = self._db.query(
+                f"SELECT text_hash, vector FROM embeddings WHERE model = ? AND text_hash IN ({marks})",
+                [model, *batch])
+            for r in rows:
+                out[r[0]] = np.frombuffer(r[1], dtype=np.float32)
+        return out
+
+    def chunk_matrix(self, model: str) -> tuple[list[str], np.ndarray]:
+        """All chunk ids that have a vector, and their vectors stacked in the same order."""
+        rows = self._db.query(
+            "SELECT c.id, e.vector FROM chunks c JOIN embeddings e "
+            "ON e.model = ? AND e.text_hash = c.text_hash ORDER BY c.rowid", (model,))
+        if not rows:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        ids = [r[0] for r in rows]
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        return ids, matrix
+
+    def count(self, model: str) -> int:
+        return int(self._db.scalar("SELECT COUNT(*) FROM embeddings WHERE model = ?", (model,)) or 0)

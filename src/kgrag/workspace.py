@@ -1,0 +1,219 @@
+"""The Python API: a workspace directory holding ``kgrag.toml`` and one SQLite database.
+
+    from kgrag import Workspace
+    ws = Workspace.open("my-ws")
+    ws.index(["docs/"])
+    response = ws.query("Who leads the Platform team?", pipeline="hybrid")
+
+The CLI and the HTTP server are thin layers over this class.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kgrag.config import CONFIG_FILE_NAME, KgragConfig, default_toml, load_config
+from kgrag.documents import TokenCounter, resolve_chunk_sizes
+from kgrag.errors import WorkspaceError
+from kgrag.generation import Answer, extractive_answer
+from kgrag.indexing import ChunkPlan, IndexReport, Progress, SilentProgress, remove_documents, run_index
+from kgrag.models.embeddings import Embedder, create_embedder
+from kgrag.retrieval import PipelineRegistry, RetrievalResult, builtin_registry
+from kgrag.retrieval.env import RetrievalEnv
+from kgrag.retrieval.vector_index import DenseIndex, HotDenseIndex
+from kgrag.store import Store, open_store
+
+DB_FILE_NAME = "kgrag.sqlite3"
+META_MODEL = "embedding.model"
+META_DIMENSION = "embedding.dimension"
+META_WINDOW = "embedding.window"
+
+
+@dataclass
+class QueryResponse:
+    """Retrieved context plus the answer built from it."""
+
+    result: RetrievalResult
+    answer: Answer
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"answer": self.answer.to_dict(), "retrieval": self.result.to_dict(), "timings_ms": self.timings_ms}
+
+
+def resolve_workspace_dir(path: Path | str | None) -> Path:
+    """Explicit path, else ``KGRAG_WORKSPACE``, else the current directory (read at call time)."""
+    if path is not None:
+        return Path(path).expanduser()
+    return Path(os.environ.get("KGRAG_WORKSPACE") or ".")
+
+
+class Workspace:
+    """A kgrag workspace: config, store, models and pipelines, created lazily and shared."""
+
+    def __init__(self, path: Path, config: KgragConfig, store: Store) -> None:
+        self.path = path
+        self.config = config
+        self.store = store
+        self.pipelines: PipelineRegistry = builtin_registry()
+        self._embedder: Embedder | None = None
+        self._dense = HotDenseIndex(self._load_dense_matrix, store.generation)
+        self.env = RetrievalEnv(store=store, config=config, embedder_factory=self.embedder,
+                                dense_index_factory=self._dense.get)
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    @classmethod
+    def init(cls, path: Path | str | None = None, **overrides: Any) -> Workspace:
+        """Create the directory, a commented ``kgrag.toml`` (kept if present) and the database."""
+        directory = resolve_workspace_dir(path)
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            toml = directory / CONFIG_FILE_NAME
+            if not toml.exists():
+                toml.write_text(default_toml(), encoding="utf-8")
+        except OSError as exc:
+            raise WorkspaceError(f"{directory}: cannot create workspace ({exc.strerror})") from exc
+        return cls.open(directory, **overrides)
+
+    @classmethod
+    def open(cls, path: Path | str | None = None, *, allow_model_change: bool = False,
+             **overrides: Any) -> Workspace:
+        """Open an existing workspace; fails clearly if it is not one or its models do not match."""
+        directory = resolve_workspace_dir(path)
+        if not (directory / CONFIG_FILE_NAME).exists() and not (directory / DB_FILE_NAME).exists():
+            raise WorkspaceError(f"{directory.resolve()} is not a kgrag workspace; run `kgrag init {directory}` "
+                                 "or pass --workspace")
+        config = load_config(directory, **overrides)
+        store = open_store(directory / DB_FILE_NAME)
+        workspace = cls(directory, config, store)
+        if not allow_model_change:
+            workspace._check_embedding_model()
+        return workspace
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- models ----------------------------------------------------------------------------------
+    @property
+    def embedding_model_id(self) -> str:
+        """Provider and model, as recorded in the database next to the vectors they produced."""
+        return f"{self.config.embedding.provider}:{self.config.embedding.model}"
+
+    def _check_embedding_model(self) -> None:
+        recorded = self.store.meta.get(META_MODEL)
+        if recorded is not None and recorded != self.embedding_model_id:
+            raise WorkspaceError(
+                f"this workspace was embedded with {recorded!r} but the config asks for "
+                f"{self.embedding_model_id!r}; run `kgrag reindex --embeddings` to re-embed with the new "
+                "model, or set embedding.model/provider back")
+
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = create_embedder(self.config.embedding)
+            self._embedder.name = self.embedding_model_id
+            self._record_model(self._embedder)
+        return self._embedder
+
+    def _record_model(self, embedder: Embedder) -> None:
+        with self.store.transaction():
+            self.store.meta.set(META_MODEL, self.embedding_model_id)
+            self.store.meta.set(META_DIMENSION, str(embedder.dimension))
+            if embedder.window_tokens:
+                self.store.meta.set(META_WINDOW, str(embedder.window_tokens))
+
+    def _load_dense_matrix(self) -> tuple[list[str], Any]:
+        return self.store.vectors.chunk_matrix(self.embedding_model_id)
+
+    def chunk_plan(self) -> tuple[ChunkPlan, list[str]]:
+        """Chunk size and overlap; the default follows the embedder's window (read from the database
+        when known, so unchanged re-runs need not load the model)."""
+        window_text = self.store.meta.get(META_WINDOW)
+        window = int(window_text) if window_text else None
+        if window is None and self.config.chunking.size_tokens is None:
+            window = self.embedder().window_tokens
+        size, overlap, warnings = resolve_chunk_sizes(self.config.chunking, window)
+        return ChunkPlan(size, overlap, TokenCounter.for_encoding(self.config.chunking.encoding)), warnings
+
+    # -- indexing --------------------------------------------------------------------------------
+    def index(self, paths: Sequence[Path | str], progress: Progress | None = None) -> IndexReport:
+        """Index files/directories incrementally; unchanged files cost nothing."""
+        progress = progress or SilentProgress()
+        plan, warnings = self.chunk_plan()
+        for warning in warnings:
+            progress.note(warning)
+        report = run_index([Path(p) for p in paths], self.store, self.config, plan, _LazyEmbedder(self),
+                           progress)
+        report.warnings.extend(warnings)
+        return report
+
+    def remove(self, refs: Sequence[str]) -> tuple[list[str], list[str]]:
+        """Remove documents (by id, source or path) and everything derived from them."""
+        return remove_documents(self.store, refs)
+
+    def reindex_embeddings(self, progress: Progress | None = None) -> IndexReport:
+        """Re-embed every chunk with the configured model and make it the workspace's model."""
+        progress = progress or SilentProgress()
+        self._record_model(self.embedder())
+        return run_index([], self.store, self.config, self.chunk_plan()[0], self.embedder(), progress)
+
+    # -- querying --------------------------------------------------------------------------------
+    def retrieve(self, question: str, pipeline: str | None = None, k: int | None = None) -> RetrievalResult:
+        name = pipeline or self.config.retrieval.default_pipeline
+        return self.pipelines.build(name, self.config).run(question, self.env, k or self.config.retrieval.k)
+
+    def query(self, question: str, pipeline: str | None = None, k: int | None = None) -> QueryResponse:
+        """Retrieve context and answer from it (extractively until an LLM is configured)."""
+        result = self.retrieve(question, pipeline, k)
+        answer = extractive_answer(question, result, self.embedder(), self.config.generation.extractive_sentences)
+        total = next((s.ms for s in result.trace if s.step == "total"), 0.0)
+        return QueryResponse(result=result, answer=answer, timings_ms={"retrieval": total})
+
+    def dense_index(self) -> DenseIndex:
+        return self._dense.get()
+
+    # -- status ----------------------------------------------------------------------------------
+    def status(self) -> dict[str, Any]:
+        meta = self.store.meta
+        return {
+            "workspace": str(self.path.resolve()),
+            "documents": self.store.documents.count_by_status(),
+            "chunks": self.store.chunks.count(),
+            "vectors": self.store.vectors.count(self.embedding_model_id),
+            "database_bytes": self.store.size_bytes(),
+            "embedding": {"model": meta.get(META_MODEL) or self.embedding_model_id,
+                          "dimension": meta.get(META_DIMENSION), "window": meta.get(META_WINDOW)},
+            "failed": [{"source": d.source, "error": d.error}
+                       for d in self.store.documents.list() if d.error],
+        }
+
+
+class _LazyEmbedder:
+    """Loads the real embedder only if the embed stage finds work (unchanged re-runs stay instant)."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self._workspace = workspace
+
+    @property
+    def name(self) -> str:
+        return self._workspace.embedding_model_id
+
+    @property
+    def dimension(self) -> int:
+        return self._workspace.embedder().dimension
+
+    @property
+    def window_tokens(self) -> int | None:
+        return self._workspace.embedder().window_tokens
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        return self._workspace.embedder().embed(texts)
