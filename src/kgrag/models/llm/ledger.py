@@ -3,6 +3,8 @@
 Every call is recorded, cache hits and estimates included, so ``kgrag status`` can show the hit rate
 and an evaluation can split tokens by stage (``index.extract``, ``query.generate``...). Rows hold tokens,
 not money: cost is computed at summary time from the prices passed in, so a price change re-prices history.
+Token totals count every call (a cached call still had that size, which is what per-question cost
+comparisons need); ``billed_*`` tokens and the cost leave cache hits out.
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ class Totals:
     estimated_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    billed_prompt_tokens: int = 0
+    billed_completion_tokens: int = 0
     latency_ms: float = 0.0
     cost_usd: float = 0.0
 
@@ -107,6 +111,8 @@ def _totals_of(rec: CallRecord) -> Totals:
         estimated_calls=int(rec.estimated),
         prompt_tokens=rec.prompt_tokens,
         completion_tokens=rec.completion_tokens,
+        billed_prompt_tokens=0 if rec.cache_hit else rec.prompt_tokens,
+        billed_completion_tokens=0 if rec.cache_hit else rec.completion_tokens,
         latency_ms=rec.latency_ms,
     )
 
@@ -118,7 +124,8 @@ def build_summary(groups: Iterable[tuple[str, str, Totals]], prices: Prices | No
     by_stage: dict[str, Totals] = {}
     by_run: dict[str, Totals] = {}
     for run_id, stage, totals in groups:
-        priced = replace(totals, cost_usd=prices.cost(totals.prompt_tokens, totals.completion_tokens))
+        cost = prices.cost(totals.billed_prompt_tokens, totals.billed_completion_tokens)
+        priced = replace(totals, cost_usd=cost)
         total = total + priced
         by_stage[stage] = by_stage.get(stage, Totals()) + priced
         by_run[run_id] = by_run.get(run_id, Totals()) + priced
@@ -150,7 +157,9 @@ _INSERT = (
 
 _SUMMARY = (
     "SELECT run_id, stage, COUNT(*), SUM(cache_hit), SUM(error IS NOT NULL), SUM(attempts), SUM(estimated), "
-    "SUM(prompt_tokens), SUM(completion_tokens), SUM(latency_ms) FROM llm_calls {where} GROUP BY run_id, stage"
+    "SUM(prompt_tokens), SUM(completion_tokens), SUM(CASE WHEN cache_hit THEN 0 ELSE prompt_tokens END), "
+    "SUM(CASE WHEN cache_hit THEN 0 ELSE completion_tokens END), SUM(latency_ms) "
+    "FROM llm_calls {where} GROUP BY run_id, stage"
 )
 
 
@@ -173,10 +182,9 @@ class SQLiteLedger:
         where, params = ("WHERE run_id = ?", (run_id,)) if run_id is not None else ("", ())
         rows = self._db.query(_SUMMARY.format(where=where), params)
         groups = (
-            (str(r[0]), str(r[1]), Totals(int(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), int(r[7]),
-                                          int(r[8]), float(r[9])))
+            (str(r[0]), str(r[1]), Totals(*(int(v) for v in r[2:11]), latency_ms=float(r[11])))
             for r in rows
-        )  # fmt: skip
+        )
         return build_summary(groups, prices)
 
     def run_ids(self) -> list[str]:

@@ -1,0 +1,188 @@
+"""The JSON an extraction call must return, and item-by-item validation of what came back.
+
+Validation is two-level on purpose. The *envelope* (:class:`ExtractionReply`) only checks that the reply
+is an object with an ``entities`` and/or ``relations`` list: when even that fails, the reply is unusable
+and the LLM layer repairs it or asks again. Each *item* is then validated on its own
+(:func:`parse_items`): one entity with a missing name or a relation with ``"strength": "high"`` is
+dropped and counted, and the other thirty items of the same reply are kept. Rejecting a whole reply for
+one bad item would re-pay the call (or lose the unit) for no gain.
+
+Required per item: ``name`` (entity), ``source`` and ``target`` (relation), all non-empty strings.
+Optional fields get neutral defaults when missing, but a field of the wrong kind (a list where a
+string belongs, a word where a number belongs) rejects its item, because such an item is more likely
+garbled than merely terse.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError, field_validator, model_validator
+
+from kgrag.graph.types import ExtractedEntity, ExtractedRelation
+
+FALLBACK_TYPE = "concept"
+MAX_NAME_CHARS = 120
+DEFAULT_STRENGTH = 5.0
+MIN_STRENGTH = 1.0
+MAX_STRENGTH = 10.0
+_SPACES = re.compile(r"\s+")
+_NAME_STRIP = " \t\r\n\"'`*_.,;:"
+
+Strength = Annotated[float, Field(allow_inf_nan=False)]
+
+
+class EntityItem(BaseModel):
+    """One entity as the model should write it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: StrictStr
+    type: StrictStr = FALLBACK_TYPE
+    description: StrictStr = ""
+
+
+class RelationItem(BaseModel):
+    """One relation as the model should write it; ``strength`` is 1 (weak) to 10 (explicit, central)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    source: StrictStr
+    target: StrictStr
+    label: StrictStr = ""
+    description: StrictStr = ""
+    keywords: list[StrictStr] = Field(default_factory=list)
+    strength: Strength = DEFAULT_STRENGTH
+
+    @field_validator("keywords", mode="before")
+    @classmethod
+    def _split_keyword_string(cls, value: Any) -> Any:
+        """``"a, b"`` is a common and lossless way to misspell ``["a", "b"]``."""
+        if isinstance(value, str):
+            return [part for part in (p.strip() for p in value.split(",")) if part]
+        return value
+
+
+class ExtractionSchema(BaseModel):
+    """The reply shape shown to the model (and sent as the JSON schema in ``json_schema`` mode)."""
+
+    entities: list[EntityItem] = Field(default_factory=list)
+    relations: list[RelationItem] = Field(default_factory=list)
+
+
+class ExtractionReply(BaseModel):
+    """The envelope the LLM layer validates: two lists of anything, items checked later one by one."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    entities: list[Any] = Field(default_factory=list)
+    relations: list[Any] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _needs_a_known_key(cls, data: Any) -> Any:
+        """``{"nodes": [...]}`` must fail (and be re-asked), not pass as an empty extraction."""
+        if not isinstance(data, dict):
+            raise ValueError("expected a JSON object with 'entities' and 'relations' lists")
+        if "entities" not in data and "relations" not in data:
+            raise ValueError("expected keys 'entities' and 'relations'; found " + ", ".join(map(str, data)))
+        return {key: ([] if data.get(key) is None else data.get(key)) for key in ("entities", "relations")}
+
+
+@dataclass
+class ParsedItems:
+    """Items that passed validation, and how many were dropped (reported, never silent)."""
+
+    entities: list[ExtractedEntity]
+    relations: list[ExtractedRelation]
+    dropped: int = 0
+
+
+def clean_name(raw: str) -> str:
+    """Collapse whitespace and strip decoration models add (quotes, bold markers, a final period)."""
+    return _SPACES.sub(" ", raw).strip(_NAME_STRIP)
+
+
+def name_key(name: str) -> str:
+    """Case- and spacing-insensitive identity of a name within one unit (the merger has its own)."""
+    return clean_name(name).casefold()
+
+
+def normalise_type(raw: str, allowed: Sequence[str]) -> str:
+    """The configured type matching ``raw`` (case-insensitive, ``_``/``-`` as spaces), else ``concept``."""
+    wanted = _SPACES.sub(" ", raw.replace("_", " ").replace("-", " ")).strip().casefold()
+    for candidate in allowed:
+        if candidate.casefold() == wanted:
+            return candidate
+    return FALLBACK_TYPE
+
+
+def _valid_name(name: str) -> bool:
+    return 0 < len(name) <= MAX_NAME_CHARS
+
+
+def _entity(raw: Any, allowed: Sequence[str]) -> ExtractedEntity | None:
+    try:
+        item = EntityItem.model_validate(raw)
+    except ValidationError:
+        return None
+    name = clean_name(item.name)
+    if not _valid_name(name):
+        return None
+    return ExtractedEntity(name=name, type=normalise_type(item.type, allowed),
+                           description=_SPACES.sub(" ", item.description).strip())
+
+
+def _relation(raw: Any) -> ExtractedRelation | None:
+    try:
+        item = RelationItem.model_validate(raw)
+    except ValidationError:
+        return None
+    source, target = clean_name(item.source), clean_name(item.target)
+    if not (_valid_name(source) and _valid_name(target)) or name_key(source) == name_key(target):
+        return None
+    keywords = tuple(dict.fromkeys(k.strip() for k in item.keywords if k.strip()))
+    label = _SPACES.sub(" ", item.label).strip() or (keywords[0] if keywords else "related to")
+    strength = min(MAX_STRENGTH, max(MIN_STRENGTH, item.strength))
+    return ExtractedRelation(source=source, target=target, label=label,
+                             description=_SPACES.sub(" ", item.description).strip(), keywords=keywords,
+                             weight=round(strength / MAX_STRENGTH, 3))
+
+
+def parse_items(reply: ExtractionReply, allowed_types: Sequence[str]) -> ParsedItems:
+    """Validate each item; invalid ones are dropped and counted. Duplicates (same name, same relation
+    endpoints and label) keep their first occurrence."""
+    entities = [e for e in (_entity(raw, allowed_types) for raw in reply.entities) if e is not None]
+    relations = [r for r in (_relation(raw) for raw in reply.relations) if r is not None]
+    dropped = len(reply.entities) + len(reply.relations) - len(entities) - len(relations)
+    return ParsedItems(dedupe_entities(entities), dedupe_relations(relations), dropped)
+
+
+def dedupe_entities(entities: Iterable[ExtractedEntity]) -> list[ExtractedEntity]:
+    """First occurrence per name key; a later description fills an empty one."""
+    seen: dict[str, ExtractedEntity] = {}
+    for entity in entities:
+        key = name_key(entity.name)
+        kept = seen.get(key)
+        if kept is None:
+            seen[key] = entity
+        elif not kept.description and entity.description:
+            seen[key] = ExtractedEntity(kept.name, kept.type, entity.description)
+    return list(seen.values())
+
+
+def relation_key(relation: ExtractedRelation) -> tuple[str, str, str]:
+    """Identity of a relation in one unit: unordered endpoints (relations are undirected) and label."""
+    a, b = sorted((name_key(relation.source), name_key(relation.target)))
+    return a, b, relation.label.casefold()
+
+
+def dedupe_relations(relations: Iterable[ExtractedRelation]) -> list[ExtractedRelation]:
+    """First occurrence per :func:`relation_key`."""
+    seen: dict[tuple[str, str, str], ExtractedRelation] = {}
+    for relation in relations:
+        seen.setdefault(relation_key(relation), relation)
+    return list(seen.values())

@@ -1,0 +1,45 @@
+"""The stored graph as an igraph ``Graph``: one place that turns entities/relations into vertices/edges.
+
+Statistics, plots, communities and path search all want the same in-memory view, so they share this
+builder instead of each walking the store their own way.
+"""
+
+from __future__ import annotations
+
+import igraph as ig
+
+from kgrag.store.base import Store
+
+
+def to_igraph(store: Store) -> tuple[ig.Graph, list[str]]:
+    """Build an undirected igraph graph of the whole stored graph.
+
+    Returns the graph and ``ids`` with ``ids[v]`` the entity id of vertex ``v``. Vertex attributes:
+    ``name`` (entity id, so ``g.vs.find(name=entity_id)`` works), ``label`` (display name), ``key``,
+    ``type``. Edge attributes: ``relation_id``, ``label``, ``weight``. Relations whose endpoint is not
+    a stored entity are skipped (they cannot be drawn), which a consistent store never has.
+    """
+    entities = store.graph.entities()
+    ids = [entity.id for entity in entities]
+    index = {entity_id: position for position, entity_id in enumerate(ids)}
+    edges: list[tuple[int, int]] = []
+    relation_ids: list[str] = []
+    labels: list[str] = []
+    weights: list[float] = []
+    for relation in store.graph.relations():
+        source, target = index.get(relation.source_id), index.get(relation.target_id)
+        if source is None or target is None:
+            continue
+        edges.append((source, target))
+        relation_ids.append(relation.id)
+        labels.append(relation.label)
+        weights.append(relation.weight)
+    graph = ig.Graph(n=len(ids), edges=edges, directed=False)
+    graph.vs["name"] = ids
+    graph.vs["label"] = [entity.name for entity in entities]
+    graph.vs["key"] = [entity.key for entity in entities]
+    graph.vs["type"] = [entity.type for entity in entities]
+    graph.es["relation_id"] = relation_ids
+    graph.es["label"] = labels
+    graph.es["weight"] = weights
+    return graph, ids

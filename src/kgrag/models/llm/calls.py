@@ -1,0 +1,193 @@
+"""One logical LLM call, end to end: cache, window check, budget, limits, retries, validation, ledger.
+
+Kept apart from :class:`~kgrag.models.llm.client.LLMClient` so the client reads as its public API and
+this module as the one place where the order of those steps is decided:
+
+1. cache lookup (a hit that no longer validates is dropped and refetched);
+2. context-window check and budget reservation, both before anything is sent;
+3. attempts under the concurrency slot and rate buckets, retrying transient faults with backoff;
+4. validation by the caller's parser; only an accepted, non-empty reply is cached;
+5. one ledger row, also for failures, with attempts and the reason for every retry.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgrag.errors import ModelError
+from kgrag.models.llm.base import CachedResponse, ChatProvider, LLMUnavailableError, ProviderError, ResponseCache
+from kgrag.models.llm.budget import TokenBudget, check_context_window
+from kgrag.models.llm.ledger import CallRecord, UsageLedger
+from kgrag.models.llm.ratelimit import CallLimits
+from kgrag.models.llm.retry import RetryPolicy
+from kgrag.models.llm.structured import ReplyInvalid
+from kgrag.models.llm.tokens import TextTokenCounter, count_message_tokens
+from kgrag.models.llm.types import ChatRequest, ChatResponse, Prices, Usage, UsageSource
+
+Parser = Callable[[str, str | None], tuple[Any, bool]]
+
+
+@dataclass
+class Outcome:
+    """What :meth:`CallRunner.run` found: the reply, its usage, and the parsed value or the reason not."""
+
+    response: ChatResponse
+    usage: Usage
+    key: str
+    value: Any = None
+    error: str | None = None
+    repaired: bool = False
+    estimated: bool = False
+
+
+@dataclass
+class _Attempts:
+    count: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class CallRunner:
+    """Runs calls for one client; every collaborator is injected so tests can swap any of them."""
+
+    provider: ChatProvider
+    cache: ResponseCache | None
+    ledger: UsageLedger
+    budget: TokenBudget
+    limits: CallLimits
+    retry: RetryPolicy
+    prices: Prices
+    context_window: int | None
+    run_id: str
+    counter: Callable[[], TextTokenCounter]
+    sleep: Callable[[float], None] = time.sleep
+    rng: random.Random = field(default_factory=random.Random)
+
+    @property
+    def estimating(self) -> bool:
+        return bool(getattr(self.provider, "estimating", False))
+
+    def run(self, request: ChatRequest, stage: str, parse: Parser | None = None) -> Outcome:
+        """One logical call; raises only for run-stopping problems (budget, window, endpoint down)."""
+        key = request.cache_key(self.provider.name)
+        started = time.perf_counter()
+        hit = self._from_cache(key, request, stage, parse, started)
+        if hit is not None:
+            return hit
+        prompt_tokens = count_message_tokens(self.counter(), request.messages)
+        max_tokens = request.max_tokens or 0
+        check_context_window(self.context_window, prompt_tokens, max_tokens)
+        if self.estimating:
+            return self._estimate(request, key, stage, started)
+        reserved = self.budget.reserve(prompt_tokens + max_tokens)
+        attempts = _Attempts()
+        spent = 0
+        try:
+            response = self._send(request, prompt_tokens + max_tokens, attempts)
+            usage = self._usage(request, response, prompt_tokens, started, attempts.count)
+            spent = usage.total_tokens
+        except ModelError as exc:
+            self._record(request, stage, Usage(prompt_tokens, 0, "counted", 0.0, _ms(started), attempts.count),
+                         attempts.errors, error=str(exc))  # fmt: skip
+            raise
+        finally:
+            self.budget.settle(reserved, spent)
+        outcome = Outcome(response, usage, key)
+        if parse is not None:
+            try:
+                outcome.value, outcome.repaired = parse(response.text, response.finish_reason)
+            except ReplyInvalid as exc:
+                outcome.error = str(exc)
+        if outcome.error is None and response.text:
+            self.store(key, request, response, usage)
+        self._record(request, stage, usage, attempts.errors, error=outcome.error)
+        return outcome
+
+    def store(self, key: str, request: ChatRequest, response: ChatResponse, usage: Usage) -> None:
+        """Cache an accepted reply (no-op when caching is off)."""
+        if self.cache is not None:
+            cached = CachedResponse(response.text, response.finish_reason, usage.prompt_tokens, usage.completion_tokens)
+            self.cache.put(key, request, cached)
+
+    def _from_cache(
+        self, key: str, request: ChatRequest, stage: str, parse: Parser | None, started: float
+    ) -> Outcome | None:
+        if self.cache is None:
+            return None
+        cached = self.cache.get(key)
+        if cached is None:
+            return None
+        response = ChatResponse(cached.text, cached.finish_reason, cached.prompt_tokens, cached.completion_tokens)
+        outcome = Outcome(response, Usage(), key)
+        if parse is not None:
+            try:
+                outcome.value, outcome.repaired = parse(cached.text, cached.finish_reason)
+            except ReplyInvalid:
+                self.cache.delete(key)  # stale: the schema changed without a prompt version bump
+                return None
+        outcome.usage = Usage(cached.prompt_tokens, cached.completion_tokens, "cache", 0.0, _ms(started), 0, True)
+        self._record(request, stage, outcome.usage, [])
+        return outcome
+
+    def _estimate(self, request: ChatRequest, key: str, stage: str, started: float) -> Outcome:
+        response = self.provider.complete(request)
+        prompt, completion = response.prompt_tokens or 0, response.completion_tokens or 0
+        usage = Usage(prompt, completion, "estimated", self.prices.cost(prompt, completion), _ms(started), 0)
+        self._record(request, stage, usage, [], estimated=True)
+        return Outcome(response, usage, key, error="estimate mode: no call was made", estimated=True)
+
+    def _send(self, request: ChatRequest, rate_tokens: int, attempts: _Attempts) -> ChatResponse:
+        last: ProviderError | None = None
+        for retry_index in range(self.retry.max_retries + 1):
+            attempts.count += 1
+            try:
+                with self.limits.slot(rate_tokens):
+                    return self.provider.complete(request)
+            except ProviderError as exc:
+                if not exc.retryable:
+                    raise
+                attempts.errors.append(exc.short)
+                last = exc
+            if retry_index < self.retry.max_retries:
+                self.sleep(self.retry.delay(retry_index, last.retry_after_s, self.rng))
+        raise LLMUnavailableError(
+            f"LLM call failed after {attempts.count} attempts (last error: {last}); the endpoint looks down "
+            "or overloaded. Finished calls are cached, so rerunning resumes where this stopped; raise "
+            "llm.max_retries or lower llm.max_concurrency if this repeats."
+        ) from last
+
+    def _usage(
+        self, request: ChatRequest, response: ChatResponse, counted_prompt: int, started: float, attempts: int
+    ) -> Usage:
+        source: UsageSource = "api"
+        prompt, completion = response.prompt_tokens, response.completion_tokens
+        if prompt is None or completion is None:
+            source = "counted"
+            prompt = counted_prompt if prompt is None else prompt
+            completion = self.counter().count(response.text) if completion is None else completion
+        cost = self.prices.cost(prompt, completion)
+        return Usage(prompt, completion, source, cost, _ms(started), attempts)
+
+    def _record(
+        self, request: ChatRequest, stage: str, usage: Usage, errors: list[str], *, error: str | None = None,
+        estimated: bool = False,
+    ) -> None:  # fmt: skip
+        prompt = request.prompt
+        self.ledger.record(
+            CallRecord(
+                run_id=self.run_id, stage=stage, provider=self.provider.name, model=request.model,
+                prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
+                usage_source=usage.source, latency_ms=usage.latency_ms, cache_hit=usage.cached,
+                attempts=usage.attempts, prompt_name=prompt.name if prompt else None,
+                prompt_version=prompt.version if prompt else None, estimated=estimated,
+                attempt_errors=tuple(errors), error=error, created_at=time.time(),
+            )  # fmt: skip
+        )
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000.0

@@ -1,0 +1,42 @@
+"""Record real exchanges to a JSONL file that :class:`ScriptedProvider.from_file` replays.
+
+Wrap the HTTP provider once against a real endpoint, then run tests and demos offline, byte-for-byte.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+from kgrag.models.llm.base import ChatProvider
+from kgrag.models.llm.scripted import replay_key
+from kgrag.models.llm.types import ChatRequest, ChatResponse
+
+
+class RecordingProvider:
+    """Passes each request to ``inner`` and appends the successful exchange to ``path``."""
+
+    available = True
+
+    def __init__(self, inner: ChatProvider, path: Path) -> None:
+        self.name = inner.name
+        self._inner = inner
+        self._path = path
+        self._lock = threading.Lock()
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        response = self._inner.complete(request)
+        entry = {
+            "key": replay_key(request),
+            "model": request.model,
+            "messages": list(request.messages),
+            "response": response.text,
+            "finish_reason": response.finish_reason,
+        }
+        with self._lock, self._path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+        return response
+
+    def close(self) -> None:
+        self._inner.close()

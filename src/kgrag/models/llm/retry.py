@@ -1,0 +1,59 @@
+"""Backoff schedule for retried attempts: exponential with jitter, never shorter than Retry-After.
+
+Jitter spreads the retries of many concurrent workers that failed together (a 429 burst) so they do
+not hit the endpoint again in lockstep.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Protocol
+
+MAX_RETRY_AFTER_S = 600.0
+
+
+class Headers(Protocol):
+    """The part of a response's headers mapping that retry parsing needs."""
+
+    def get(self, key: str) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """``max_retries`` retries after the first attempt; delay ``base_s * 2**n`` capped at ``max_s``."""
+
+    max_retries: int = 6
+    base_s: float = 0.5
+    max_s: float = 30.0
+
+    def delay(self, retry_index: int, retry_after_s: float | None, rng: random.Random) -> float:
+        """Seconds to wait before retry ``retry_index`` (0-based); half fixed, half random ("equal jitter")."""
+        backoff = min(self.max_s, self.base_s * (2**retry_index))
+        jittered = backoff / 2 + rng.uniform(0, backoff / 2)
+        if retry_after_s is None:
+            return jittered
+        return max(jittered, min(retry_after_s, MAX_RETRY_AFTER_S))
+
+
+def parse_retry_after(headers: Headers, now_epoch: float) -> float | None:
+    """Seconds the server asked us to wait: ``retry-after-ms`` (OpenAI), else ``Retry-After`` in seconds
+    or as an HTTP date. None when absent or unreadable."""
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return max(0.0, float(millis) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - now_epoch)
+    except (TypeError, ValueError, IndexError):
+        return None

@@ -1,0 +1,82 @@
+"""Structured output: ask for JSON against a schema, repair and validate the reply, re-ask once.
+
+Policy (documented in the client): a reply is parsed leniently (:mod:`json_repair`) and validated with
+pydantic. A reply cut off at ``max_tokens`` (``finish_reason == "length"``) is rejected outright rather
+than repaired, because closing its brackets would turn a half answer into a plausible-looking whole one.
+A rejected reply is never cached; the caller re-asks once, quoting the error, and then gives up on that
+item with the reason recorded.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from kgrag.models.llm.json_repair import JSONRepairError, repair_json
+from kgrag.models.llm.types import Message
+
+MAX_ECHOED_REPLY_CHARS = 4000
+MAX_ERROR_CHARS = 600
+
+
+class ReplyInvalid(Exception):
+    """The reply cannot be used; the message is the reason shown to the model and recorded."""
+
+
+def compact_schema(schema: dict[str, Any]) -> str:
+    """The schema as compact JSON: the model needs the structure, not the whitespace."""
+    return json.dumps(schema, separators=(",", ":"), ensure_ascii=False)
+
+
+def with_instruction(messages: list[Message], instruction: str) -> list[Message]:
+    """Append the output-format instruction to the system message (or add one)."""
+    if messages and messages[0]["role"] == "system":
+        first: Message = {"role": "system", "content": messages[0]["content"] + "\n\n" + instruction}
+        return [first, *messages[1:]]
+    return [{"role": "system", "content": instruction}, *messages]
+
+
+def response_format(json_mode: str, name: str, schema: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The ``response_format`` request parameter for ``llm.json_mode``, or None to rely on the prompt."""
+    if json_mode == "json_object":
+        return {"type": "json_object"}
+    if json_mode == "json_schema" and schema is not None:
+        return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": False}}
+    return None
+
+
+def _validation_message(exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors()[:8]:
+        where = ".".join(str(part) for part in error["loc"]) or "(root)"
+        problems.append(f"{where}: {error['msg']}")
+    return "does not match the schema: " + "; ".join(problems)
+
+
+def parse_reply(text: str, finish_reason: str | None, model: type[BaseModel] | None) -> tuple[Any, bool]:
+    """The validated value (a model instance, or plain JSON when ``model`` is None) and whether it
+    needed repair; raises :class:`ReplyInvalid` with a reason fit to show the model."""
+    if finish_reason == "length":
+        raise ReplyInvalid("the reply was cut off at the token limit; give a shorter complete answer")
+    expect = "{" if model is not None else None
+    try:
+        repaired = repair_json(text, expect=expect)
+    except JSONRepairError as exc:
+        raise ReplyInvalid(f"it is not JSON ({exc})"[:MAX_ERROR_CHARS]) from None
+    if model is None:
+        return repaired.value, repaired.repaired
+    try:
+        return model.model_validate(repaired.value), repaired.repaired
+    except ValidationError as exc:
+        raise ReplyInvalid(_validation_message(exc)[:MAX_ERROR_CHARS]) from None
+
+
+def reask_messages(messages: list[Message], bad_reply: str, reask_text: str) -> list[Message]:
+    """The conversation for the single re-ask: original request, the bad reply, the correction."""
+    return [
+        *messages,
+        {"role": "assistant", "content": bad_reply[:MAX_ECHOED_REPLY_CHARS]},
+        {"role": "user", "content": reask_text},
+    ]

@@ -1,0 +1,163 @@
+"""Prompt files: load, render, list and export the TOML prompts kgrag ships.
+
+Each ``<name>.toml`` holds ``name``, ``version``, ``description``, ``output_schema``, ``system`` and
+``user``. Templates use :class:`string.Template` placeholders (``$question`` or ``${question}``; ``$$``
+for a literal dollar sign) rather than ``str.format`` braces, because prompts that ask for JSON are full
+of literal ``{`` and ``}``. ``output_schema`` is ``"text"`` (free text), the dotted name of a pydantic
+model (``package.module.Model``), or an inline JSON schema table.
+
+Users customise prompts by exporting them (:func:`export_prompts`), editing the copies, and pointing
+``llm.prompts_dir`` at that directory; a file there replaces the shipped prompt of the same name. The
+``version`` is part of the LLM cache key, so bumping it forces fresh answers even for identical text.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import string
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from kgrag.errors import ConfigError
+from kgrag.models.llm.types import Message, PromptRef
+
+_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_REQUIRED = ("name", "version", "description", "output_schema", "system", "user")
+TEXT_OUTPUT = "text"
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """One prompt file, parsed and checked; :meth:`render` fills its placeholders."""
+
+    name: str
+    version: str
+    description: str
+    output_schema: str | dict[str, Any]
+    system: str
+    user: str
+    source: str
+
+    @property
+    def ref(self) -> PromptRef:
+        return PromptRef(self.name, self.version)
+
+    @property
+    def variables(self) -> set[str]:
+        """Placeholders used by the system and user templates."""
+        return set(string.Template(self.system).get_identifiers()) | set(
+            string.Template(self.user).get_identifiers()
+        )
+
+    def render(self, variables: Mapping[str, object]) -> list[Message]:
+        """The chat messages with placeholders filled; a missing variable is a :class:`ConfigError`."""
+        missing = self.variables - set(variables)
+        if missing:
+            raise ConfigError(
+                f"prompt {self.name!r} ({self.source}) uses ${', $'.join(sorted(missing))} but the caller "
+                f"only provides {', '.join(sorted(variables)) or 'nothing'}; fix the edited prompt file"
+            )
+        values = {key: str(value) for key, value in variables.items()}
+        messages: list[Message] = []
+        system = string.Template(self.system).substitute(values)
+        if system.strip():
+            messages.append({"role": "system", "content": system})
+        messages.append({"role": "user", "content": string.Template(self.user).substitute(values)})
+        return messages
+
+    def schema_model(self) -> type[BaseModel] | None:
+        """The pydantic model named by ``output_schema``, or None for text and inline schemas."""
+        if not isinstance(self.output_schema, str) or self.output_schema == TEXT_OUTPUT:
+            return None
+        module_name, _, attr = self.output_schema.rpartition(".")
+        try:
+            model = getattr(importlib.import_module(module_name), attr)
+        except (ImportError, AttributeError, ValueError) as exc:
+            raise ConfigError(f"prompt {self.name!r}: output_schema {self.output_schema!r} not found") from exc
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            raise ConfigError(f"prompt {self.name!r}: output_schema {self.output_schema!r} is not a pydantic model")
+        return model
+
+    def json_schema(self) -> dict[str, Any] | None:
+        """The JSON schema the reply must follow, or None when the prompt asks for free text."""
+        if isinstance(self.output_schema, dict):
+            return self.output_schema
+        model = self.schema_model()
+        return model.model_json_schema() if model is not None else None
+
+
+def _parse(text: str, source: str, expected_name: str) -> Prompt:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"prompt file {source}: not valid TOML ({exc})") from exc
+    missing = [key for key in _REQUIRED if key not in data]
+    if missing:
+        raise ConfigError(f"prompt file {source}: missing {', '.join(missing)}")
+    if data["name"] != expected_name:
+        raise ConfigError(f"prompt file {source}: name is {data['name']!r} but the file is {expected_name}.toml")
+    for key in ("system", "user"):
+        if not isinstance(data[key], str) or not string.Template(data[key]).is_valid():
+            raise ConfigError(f"prompt file {source}: {key} is not a valid $placeholder template")
+    schema = data["output_schema"]
+    if not isinstance(schema, str | dict):
+        raise ConfigError(f"prompt file {source}: output_schema must be a string or a table")
+    return Prompt(
+        name=str(data["name"]), version=str(data["version"]), description=str(data["description"]),
+        output_schema=schema, system=data["system"], user=data["user"], source=source,
+    )  # fmt: skip
+
+
+def _shipped() -> dict[str, Any]:
+    return {
+        entry.name.removesuffix(".toml"): entry
+        for entry in resources.files("kgrag.prompts").iterdir()
+        if entry.name.endswith(".toml")
+    }
+
+
+def load_prompt(name: str, override_dir: Path | None = None) -> Prompt:
+    """The prompt ``name``: ``override_dir/<name>.toml`` when present, else the shipped file."""
+    if not _NAME.match(name):
+        raise ConfigError(f"prompt name {name!r} must be lower-case letters, digits and underscores")
+    if override_dir is not None:
+        candidate = Path(override_dir) / f"{name}.toml"
+        if candidate.is_file():
+            return _parse(candidate.read_text(encoding="utf-8"), str(candidate), name)
+    shipped = _shipped().get(name)
+    if shipped is None:
+        known = ", ".join(sorted(_shipped()))
+        raise ConfigError(f"no prompt named {name!r} (shipped prompts: {known})")
+    return _parse(shipped.read_text(encoding="utf-8"), f"kgrag/prompts/{name}.toml", name)
+
+
+def list_prompts(override_dir: Path | None = None) -> list[Prompt]:
+    """Every prompt, shipped ones plus extra files in ``override_dir``, each resolved as :func:`load_prompt`."""
+    names = set(_shipped())
+    if override_dir is not None and Path(override_dir).is_dir():
+        names |= {p.stem for p in Path(override_dir).glob("*.toml") if _NAME.match(p.stem)}
+    return [load_prompt(name, override_dir) for name in sorted(names)]
+
+
+def export_prompts(directory: Path, overwrite: bool = False) -> list[Path]:
+    """Copy the shipped prompt files into ``directory`` for editing; returns the files written.
+
+    Existing files are kept unless ``overwrite``, so re-exporting never clobbers a user's edits.
+    """
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for name, entry in sorted(_shipped().items()):
+        target = directory / f"{name}.toml"
+        if target.exists() and not overwrite:
+            continue
+        target.write_text(entry.read_text(encoding="utf-8"), encoding="utf-8")
+        written.append(target)
+    return written

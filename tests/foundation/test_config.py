@@ -1,0 +1,62 @@
+"""Config: precedence, clear errors naming the field, and docs/configuration.md kept in sync."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kgrag.config import configuration_markdown, default_toml, load_config
+from kgrag.errors import ConfigError
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_defaults_follow_the_papers() -> None:
+    cfg = load_config()
+    assert cfg.retrieval.rrf_k == 60
+    assert cfg.retrieval.k == 5
+    assert cfg.chunking.size_tokens is None  # follows the embedder window
+
+
+def test_toml_then_env_then_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "kgrag.toml").write_text("[retrieval]\nk = 7\nrrf_k = 10\n")
+    assert load_config(tmp_path).retrieval.k == 7
+    monkeypatch.setenv("KGRAG_RETRIEVAL__K", "9")
+    cfg = load_config(tmp_path)
+    assert (cfg.retrieval.k, cfg.retrieval.rrf_k) == (9, 10)
+    assert load_config(tmp_path, retrieval={"k": 3}).retrieval.k == 3
+
+
+def test_bad_value_names_field_and_allowed_values(tmp_path: Path) -> None:
+    (tmp_path / "kgrag.toml").write_text('[embedding]\nprovider = "magic"\n')
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path)
+    message = str(info.value)
+    assert "embedding.provider" in message
+    assert "sentence-transformers" in message and "kgrag.toml" in message
+
+
+def test_unknown_key_and_broken_toml_are_reported(tmp_path: Path) -> None:
+    (tmp_path / "kgrag.toml").write_text("[retrieval]\nkk = 3\n")
+    with pytest.raises(ConfigError, match="retrieval.kk"):
+        load_config(tmp_path)
+    (tmp_path / "kgrag.toml").write_text("[retrieval\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(tmp_path)
+
+
+def test_overlap_must_be_smaller_than_size() -> None:
+    with pytest.raises(ConfigError, match="overlap"):
+        load_config(chunking={"size_tokens": 100, "overlap_tokens": 100})
+
+
+def test_default_toml_is_loadable(tmp_path: Path) -> None:
+    (tmp_path / "kgrag.toml").write_text(default_toml())
+    assert load_config(tmp_path).retrieval.k == 5
+
+
+def test_configuration_docs_are_current() -> None:
+    documented = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
+    assert documented == configuration_markdown() + "\n", (
+        "docs/configuration.md is stale: run `python -m kgrag.config > docs/configuration.md`")

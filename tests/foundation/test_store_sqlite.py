@@ -1,0 +1,79 @@
+"""SQLite store: transactions are atomic, deletes cascade through chunks and the FTS index."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kgrag.store.records import ChunkRecord, DocumentRecord, DocumentStatus
+from kgrag.store.sqlite import SQLiteStore
+
+
+def _doc(doc_id: str = "d1") -> DocumentRecord:
+    return DocumentRecord(id=doc_id, source=f"/tmp/{doc_id}.md", title="t", content_hash="h",
+                          status=DocumentStatus.CHUNKED)
+
+
+def _chunk(cid: str, text: str, doc_id: str = "d1", ord_: int = 0) -> ChunkRecord:
+    return ChunkRecord(id=cid, doc_id=doc_id, ord=ord_, char_start=0, char_end=len(text), text=text,
+                       n_tokens=len(text.split()), text_hash="h-" + cid)
+
+
+def test_failed_transaction_leaves_nothing() -> None:
+    store = SQLiteStore(":memory:")
+    with pytest.raises(RuntimeError), store.transaction():
+        store.documents.upsert(_doc())
+        store.chunks.replace_for_document("d1", [_chunk("c1", "kestrel ingests telemetry")])
+        raise RuntimeError("crash mid-write")
+    assert store.documents.get("d1") is None
+    assert store.chunks.count() == 0
+    assert store.chunks.search_bm25("kestrel", 5) == []
+
+
+def test_nested_transaction_rolls_back_only_inner_block() -> None:
+    store = SQLiteStore(":memory:")
+    with store.transaction():
+        store.documents.upsert(_doc("d1"))
+        with pytest.raises(ValueError), store.transaction():
+            store.documents.upsert(_doc("d2"))
+            raise ValueError
+    assert store.documents.get("d1") is not None
+    assert store.documents.get("d2") is None
+
+
+def test_delete_cascades_to_chunks_and_fts() -> None:
+    store = SQLiteStore(":memory:")
+    store.documents.upsert(_doc())
+    store.chunks.replace_for_document("d1", [_chunk("c1", "tern message bus"), _chunk("c2", "osprey", ord_=1)])
+    assert [h.id for h in store.chunks.search_bm25("tern bus", 5)] == ["c1"]
+    store.documents.delete("d1")
+    assert store.chunks.count() == 0
+    assert store.chunks.search_bm25("tern", 5) == []
+
+
+def test_bm25_query_syntax_is_escaped() -> None:
+    store = SQLiteStore(":memory:")
+    store.documents.upsert(_doc())
+    store.chunks.replace_for_document("d1", [_chunk("c1", "what is NOT a release? AND OR NEAR")])
+    for nasty in ['"', "NOT", "a* OR (", "c1:", "-x", "", "   "]:
+        store.chunks.search_bm25(nasty, 5)  # never raises an FTS syntax error
+    assert store.chunks.search_bm25('release" OR', 5)[0].id == "c1"
+
+
+def test_vectors_keyed_by_model_and_hash() -> None:
+    store = SQLiteStore(":memory:")
+    store.documents.upsert(_doc())
+    store.chunks.replace_for_document("d1", [_chunk("c1", "a b"), _chunk("c2", "c d", ord_=1)])
+    assert {h for h, _ in store.vectors.missing_chunk_hashes("m")} == {"h-c1", "h-c2"}
+    store.vectors.put("m", [("h-c1", np.array([1.0, 0.0]))])
+    assert [h for h, _ in store.vectors.missing_chunk_hashes("m")] == ["h-c2"]
+    ids, matrix = store.vectors.chunk_matrix("m")
+    assert ids == ["c1"] and matrix.shape == (1, 2)
+    assert store.vectors.count("other") == 0
+
+
+def test_generation_changes_on_commit() -> None:
+    store = SQLiteStore(":memory:")
+    before = store.generation()
+    store.documents.upsert(_doc())
+    assert store.generation() != before
