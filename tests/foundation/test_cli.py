@@ -8,11 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.conftest import SAMPLE_DOCS, SAMPLE_QUESTIONS
 from typer.testing import CliRunner
 
 from kgrag.cli.app import app
-
-from tests.conftest import SAMPLE_DOCS, SAMPLE_QUESTIONS
 
 FAKE_TOML = '[embedding]\nprovider = "fake"\n[graph]\nextractor = "none"\n'
 

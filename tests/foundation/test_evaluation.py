@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tests.conftest import SAMPLE_QUESTIONS
 
 from kgrag.errors import KgragError
 from kgrag.evaluation import evidence_recall, load_dataset
-
-from tests.conftest import SAMPLE_QUESTIONS
 
 
 def test_sample_questions_are_graphrag_bench_format() -> None:

@@ -12,11 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.conftest import SAMPLE_DOCS
 
 from kgrag import Workspace
 from kgrag.store.records import DocumentStatus
-
-from tests.conftest import SAMPLE_DOCS  # noqa: F401  (import path check)
 
 
 def _write(path: Path, text: str) -> Path:
@@ -103,7 +102,7 @@ def test_too_large_file_is_skipped(tmp_path: Path) -> None:
                         documents={"max_file_mb": 0.001})
     big = _write(tmp_path / "big.txt", "word " * 1000)
     report = ws.index([big])
-    assert report.documents_new == 0 and "MiB" in report.problems[0].reason or "large" in report.problems[0].reason
+    assert (report.documents_new == 0 and "MiB" in report.problems[0].reason) or "large" in report.problems[0].reason
     ws.close()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from kgrag import Workspace
@@ -9,8 +10,6 @@ from kgrag.errors import KgragError
 from kgrag.retrieval.steps import FuseRRF, QueryState
 from kgrag.retrieval.types import ContextItem
 from kgrag.retrieval.vector_index import DenseIndex
-
-import numpy as np
 
 
 @pytest.mark.parametrize("pipeline", ["dense", "bm25", "hybrid"])

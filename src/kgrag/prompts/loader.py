@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -56,20 +56,24 @@ class Prompt:
             string.Template(self.user).get_identifiers()
         )
 
-    def render(self, variables: Mapping[str, object]) -> list[Message]:
-        """The chat messages with placeholders filled; a missing variable is a :class:`ConfigError`."""
-        missing = self.variables - set(variables)
+    def render_part(self, part: Literal["system", "user"], variables: Mapping[str, object]) -> str:
+        """One template filled; a placeholder the caller does not provide is a :class:`ConfigError`."""
+        template = string.Template(self.system if part == "system" else self.user)
+        missing = set(template.get_identifiers()) - set(variables)
         if missing:
             raise ConfigError(
-                f"prompt {self.name!r} ({self.source}) uses ${', $'.join(sorted(missing))} but the caller "
-                f"only provides {', '.join(sorted(variables)) or 'nothing'}; fix the edited prompt file"
+                f"prompt {self.name!r} ({self.source}) uses ${', $'.join(sorted(missing))} in {part} but the "
+                f"caller only provides {', '.join(sorted(variables)) or 'nothing'}; fix the prompt file"
             )
-        values = {key: str(value) for key, value in variables.items()}
+        return template.substitute({key: str(value) for key, value in variables.items()})
+
+    def render(self, variables: Mapping[str, object]) -> list[Message]:
+        """The chat messages (system, if not empty, then user) with placeholders filled."""
         messages: list[Message] = []
-        system = string.Template(self.system).substitute(values)
+        system = self.render_part("system", variables)
         if system.strip():
             messages.append({"role": "system", "content": system})
-        messages.append({"role": "user", "content": string.Template(self.user).substitute(values)})
+        messages.append({"role": "user", "content": self.render_part("user", variables)})
         return messages
 
     def schema_model(self) -> type[BaseModel] | None:
@@ -80,9 +84,13 @@ class Prompt:
         try:
             model = getattr(importlib.import_module(module_name), attr)
         except (ImportError, AttributeError, ValueError) as exc:
-            raise ConfigError(f"prompt {self.name!r}: output_schema {self.output_schema!r} not found") from exc
+            raise ConfigError(
+                f"prompt {self.name!r}: output_schema {self.output_schema!r} not found"
+            ) from exc
         if not (isinstance(model, type) and issubclass(model, BaseModel)):
-            raise ConfigError(f"prompt {self.name!r}: output_schema {self.output_schema!r} is not a pydantic model")
+            raise ConfigError(
+                f"prompt {self.name!r}: output_schema {self.output_schema!r} is not a pydantic model"
+            )
         return model
 
     def json_schema(self) -> dict[str, Any] | None:
@@ -102,7 +110,9 @@ def _parse(text: str, source: str, expected_name: str) -> Prompt:
     if missing:
         raise ConfigError(f"prompt file {source}: missing {', '.join(missing)}")
     if data["name"] != expected_name:
-        raise ConfigError(f"prompt file {source}: name is {data['name']!r} but the file is {expected_name}.toml")
+        raise ConfigError(
+            f"prompt file {source}: name is {data['name']!r} but the file is {expected_name}.toml"
+        )
     for key in ("system", "user"):
         if not isinstance(data[key], str) or not string.Template(data[key]).is_valid():
             raise ConfigError(f"prompt file {source}: {key} is not a valid $placeholder template")
@@ -110,9 +120,14 @@ def _parse(text: str, source: str, expected_name: str) -> Prompt:
     if not isinstance(schema, str | dict):
         raise ConfigError(f"prompt file {source}: output_schema must be a string or a table")
     return Prompt(
-        name=str(data["name"]), version=str(data["version"]), description=str(data["description"]),
-        output_schema=schema, system=data["system"], user=data["user"], source=source,
-    )  # fmt: skip
+        name=str(data["name"]),
+        version=str(data["version"]),
+        description=str(data["description"]),
+        output_schema=schema,
+        system=data["system"],
+        user=data["user"],
+        source=source,
+    )
 
 
 def _shipped() -> dict[str, Any]:
@@ -139,7 +154,7 @@ def load_prompt(name: str, override_dir: Path | None = None) -> Prompt:
 
 
 def list_prompts(override_dir: Path | None = None) -> list[Prompt]:
-    """Every prompt, shipped ones plus extra files in ``override_dir``, each resolved as :func:`load_prompt`."""
+    """Every prompt: shipped ones plus extra files in ``override_dir``, resolved as :func:`load_prompt`."""
     names = set(_shipped())
     if override_dir is not None and Path(override_dir).is_dir():
         names |= {p.stem for p in Path(override_dir).glob("*.toml") if _NAME.match(p.stem)}

@@ -28,7 +28,7 @@ class RetrievalEnv:
     embedder_factory: Callable[[], Embedder]
     dense_index_factory: Callable[[], DenseIndex]
     extras: dict[str, Any] = field(default_factory=dict)
-    query_cache_size: int = 256
+    query_cache_size: int = 2048
     _query_vectors: OrderedDict[str, np.ndarray] = field(default_factory=OrderedDict)
 
     def embedder(self) -> Embedder:

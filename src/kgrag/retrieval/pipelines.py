@@ -13,7 +13,16 @@ from dataclasses import dataclass
 from kgrag.config import KgragConfig
 from kgrag.errors import KgragError
 from kgrag.retrieval.env import RetrievalEnv
-from kgrag.retrieval.steps import BM25Search, DenseSearch, FuseRRF, Hydrate, QueryState, Step, TakeTop, UseStream
+from kgrag.retrieval.steps import (
+    BM25Search,
+    DenseSearch,
+    FuseRRF,
+    Hydrate,
+    QueryState,
+    Step,
+    TakeTop,
+    UseStream,
+)
 from kgrag.retrieval.types import RetrievalResult, TraceStep
 
 

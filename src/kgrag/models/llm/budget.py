@@ -26,7 +26,7 @@ class TokenBudget:
             return self._used
 
     def reserve(self, tokens: int) -> int:
-        """Reserve the worst case of the next call or raise :class:`BudgetExceededError`; returns the amount."""
+        """Reserve the next call's worst case or raise :class:`BudgetExceededError`; returns the amount."""
         with self._lock:
             if self.max_tokens is not None and self._used + self._reserved + tokens > self.max_tokens:
                 raise BudgetExceededError(
@@ -45,7 +45,9 @@ class TokenBudget:
             self._used += actual
 
 
-def check_context_window(configured_window: int | None, largest_prompt_tokens: int, max_output_tokens: int) -> None:
+def check_context_window(
+    configured_window: int | None, largest_prompt_tokens: int, max_output_tokens: int
+) -> None:
     """Raise :class:`ModelError` when the prompt plus the reply cannot fit in the model's context window.
 
     Servers rarely fail loudly here: Ollama, for one, silently drops the start of a prompt longer than its

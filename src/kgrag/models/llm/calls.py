@@ -19,7 +19,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgrag.errors import ModelError
-from kgrag.models.llm.base import CachedResponse, ChatProvider, LLMUnavailableError, ProviderError, ResponseCache
+from kgrag.models.llm.base import (
+    CachedResponse,
+    ChatProvider,
+    LLMUnavailableError,
+    ProviderError,
+    ResponseCache,
+)
 from kgrag.models.llm.budget import TokenBudget, check_context_window
 from kgrag.models.llm.ledger import CallRecord, UsageLedger
 from kgrag.models.llm.ratelimit import CallLimits
@@ -91,8 +97,13 @@ class CallRunner:
             usage = self._usage(request, response, prompt_tokens, started, attempts.count)
             spent = usage.total_tokens
         except ModelError as exc:
-            self._record(request, stage, Usage(prompt_tokens, 0, "counted", 0.0, _ms(started), attempts.count),
-                         attempts.errors, error=str(exc))  # fmt: skip
+            self._record(
+                request,
+                stage,
+                Usage(prompt_tokens, 0, "counted", 0.0, _ms(started), attempts.count),
+                attempts.errors,
+                error=str(exc),
+            )
             raise
         finally:
             self.budget.settle(reserved, spent)
@@ -110,7 +121,9 @@ class CallRunner:
     def store(self, key: str, request: ChatRequest, response: ChatResponse, usage: Usage) -> None:
         """Cache an accepted reply (no-op when caching is off)."""
         if self.cache is not None:
-            cached = CachedResponse(response.text, response.finish_reason, usage.prompt_tokens, usage.completion_tokens)
+            cached = CachedResponse(
+                response.text, response.finish_reason, usage.prompt_tokens, usage.completion_tokens
+            )
             self.cache.put(key, request, cached)
 
     def _from_cache(
@@ -121,7 +134,9 @@ class CallRunner:
         cached = self.cache.get(key)
         if cached is None:
             return None
-        response = ChatResponse(cached.text, cached.finish_reason, cached.prompt_tokens, cached.completion_tokens)
+        response = ChatResponse(
+            cached.text, cached.finish_reason, cached.prompt_tokens, cached.completion_tokens
+        )
         outcome = Outcome(response, Usage(), key)
         if parse is not None:
             try:
@@ -129,7 +144,9 @@ class CallRunner:
             except ReplyInvalid:
                 self.cache.delete(key)  # stale: the schema changed without a prompt version bump
                 return None
-        outcome.usage = Usage(cached.prompt_tokens, cached.completion_tokens, "cache", 0.0, _ms(started), 0, True)
+        outcome.usage = Usage(
+            cached.prompt_tokens, cached.completion_tokens, "cache", 0.0, _ms(started), 0, True
+        )
         self._record(request, stage, outcome.usage, [])
         return outcome
 
@@ -152,8 +169,8 @@ class CallRunner:
                     raise
                 attempts.errors.append(exc.short)
                 last = exc
-            if retry_index < self.retry.max_retries:
-                self.sleep(self.retry.delay(retry_index, last.retry_after_s, self.rng))
+                if retry_index < self.retry.max_retries:
+                    self.sleep(self.retry.delay(retry_index, exc.retry_after_s, self.rng))
         raise LLMUnavailableError(
             f"LLM call failed after {attempts.count} attempts (last error: {last}); the endpoint looks down "
             "or overloaded. Finished calls are cached, so rerunning resumes where this stopped; raise "
@@ -173,19 +190,35 @@ class CallRunner:
         return Usage(prompt, completion, source, cost, _ms(started), attempts)
 
     def _record(
-        self, request: ChatRequest, stage: str, usage: Usage, errors: list[str], *, error: str | None = None,
+        self,
+        request: ChatRequest,
+        stage: str,
+        usage: Usage,
+        errors: list[str],
+        *,
+        error: str | None = None,
         estimated: bool = False,
-    ) -> None:  # fmt: skip
+    ) -> None:
         prompt = request.prompt
         self.ledger.record(
             CallRecord(
-                run_id=self.run_id, stage=stage, provider=self.provider.name, model=request.model,
-                prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
-                usage_source=usage.source, latency_ms=usage.latency_ms, cache_hit=usage.cached,
-                attempts=usage.attempts, prompt_name=prompt.name if prompt else None,
-                prompt_version=prompt.version if prompt else None, estimated=estimated,
-                attempt_errors=tuple(errors), error=error, created_at=time.time(),
-            )  # fmt: skip
+                run_id=self.run_id,
+                stage=stage,
+                provider=self.provider.name,
+                model=request.model,
+                prompt_tokens=usage.prompt_tokens,
+                completion_tokens=usage.completion_tokens,
+                usage_source=usage.source,
+                latency_ms=usage.latency_ms,
+                cache_hit=usage.cached,
+                attempts=usage.attempts,
+                prompt_name=prompt.name if prompt else None,
+                prompt_version=prompt.version if prompt else None,
+                estimated=estimated,
+                attempt_errors=tuple(errors),
+                error=error,
+                created_at=time.time(),
+            )
         )
 
 

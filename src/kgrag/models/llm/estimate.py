@@ -34,7 +34,7 @@ class Estimate:
 
 
 class EstimatingProvider:
-    """Wraps the configured provider (keeping its name, so cache keys match the real run) without calling it."""
+    """Wraps the configured provider without calling it; keeps its name so cache keys match a real run."""
 
     available = True
     estimating = True

@@ -5,9 +5,10 @@ literals, forget a comma between items, or stop mid-array when they hit ``max_to
 fixes those cases and says which fixes it applied. It raises only :class:`JSONRepairError` (a
 ``ValueError``), whatever the input, which a fuzz test checks.
 
-Truncation policy: a value cut off by the end of the text (a half string, a half number) is dropped,
-never completed, and open brackets are closed after the last complete value. Guessing the rest of a
-value would invent data; dropping it loses only what the model never finished saying.
+Truncation policy: a value cut off by the end of the text (a half string, a half number, a nested
+object missing its closing brace) is dropped, never completed, and open brackets are closed after the
+last complete array element or top-level member. Guessing the rest would invent data; dropping it loses
+only what the model never finished saying.
 """
 
 from __future__ import annotations
@@ -19,8 +20,17 @@ from typing import Any
 
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*[ \t]*\n?(.*?)(?:```|\Z)", re.DOTALL)
 _NUMBER = re.compile(r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_LITERALS = {"true": "true", "false": "false", "null": "null", "True": "true", "False": "false",
-             "None": "null", "NaN": "NaN", "Infinity": "Infinity", "-Infinity": "-Infinity"}  # fmt: skip
+_LITERALS = {
+    "true": "true",
+    "false": "false",
+    "null": "null",
+    "True": "true",
+    "False": "false",
+    "None": "null",
+    "NaN": "NaN",
+    "Infinity": "Infinity",
+    "-Infinity": "-Infinity",
+}
 _DELIMS = frozenset(" \t\r\n,:[]{}\"'")
 _CLOSER = {"{": "}", "[": "]"}
 _ESCAPES = frozenset('"\\/bfnrtu')
@@ -79,8 +89,16 @@ class _Scanner:
         self.complete = False
 
     def run(self) -> str:
-        handlers = {'"': self._string, "'": self._string, "{": self._open, "[": self._open,
-                    "}": self._close, "]": self._close, ",": self._comma, ":": self._colon}  # fmt: skip
+        handlers = {
+            '"': self._string,
+            "'": self._string,
+            "{": self._open,
+            "[": self._open,
+            "}": self._close,
+            "]": self._close,
+            ",": self._comma,
+            ":": self._colon,
+        }
         try:
             while self.i < len(self.text) and not self.complete:
                 ch = self.text[self.i]
@@ -108,7 +126,8 @@ class _Scanner:
             self.complete = True
             return
         self.after_value = True
-        self.safe = (len(self.out), tuple(self.stack))
+        if self.stack[-1] == "[" or len(self.stack) == 1:  # a nested object cut short is dropped whole
+            self.safe = (len(self.out), tuple(self.stack))
 
     def _open(self) -> None:
         self._begin_token()

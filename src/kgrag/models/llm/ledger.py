@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from kgrag.models.llm.types import Prices, UsageSource
 from kgrag.store.sqlite.database import Database
@@ -67,9 +67,7 @@ class Totals:
         return self.cache_hits / self.calls if self.calls else 0.0
 
     def __add__(self, other: Totals) -> Totals:
-        return Totals(
-            *(getattr(self, name) + getattr(other, name) for name in self.__dataclass_fields__)
-        )
+        return Totals(*(getattr(self, name) + getattr(other, name) for name in self.__dataclass_fields__))
 
 
 @dataclass(frozen=True)
@@ -163,6 +161,22 @@ _SUMMARY = (
 )
 
 
+def _row_totals(r: Any) -> Totals:
+    ints = [int(v or 0) for v in r[2:11]]
+    return Totals(
+        calls=ints[0],
+        cache_hits=ints[1],
+        errors=ints[2],
+        attempts=ints[3],
+        estimated_calls=ints[4],
+        prompt_tokens=ints[5],
+        completion_tokens=ints[6],
+        billed_prompt_tokens=ints[7],
+        billed_completion_tokens=ints[8],
+        latency_ms=float(r[11] or 0.0),
+    )
+
+
 class SQLiteLedger:
     """The ``llm_calls`` table; summaries are one GROUP BY, so they stay cheap on long histories."""
 
@@ -171,20 +185,30 @@ class SQLiteLedger:
 
     def record(self, rec: CallRecord) -> None:
         row = (
-            rec.run_id, rec.stage, rec.provider, rec.model, rec.prompt_name, rec.prompt_version,
-            rec.prompt_tokens, rec.completion_tokens, rec.usage_source, rec.latency_ms, int(rec.cache_hit),
-            int(rec.estimated), rec.attempts, ",".join(rec.attempt_errors), rec.error, rec.created_at,
-        )  # fmt: skip
+            rec.run_id,
+            rec.stage,
+            rec.provider,
+            rec.model,
+            rec.prompt_name,
+            rec.prompt_version,
+            rec.prompt_tokens,
+            rec.completion_tokens,
+            rec.usage_source,
+            rec.latency_ms,
+            int(rec.cache_hit),
+            int(rec.estimated),
+            rec.attempts,
+            ",".join(rec.attempt_errors),
+            rec.error,
+            rec.created_at,
+        )
         with self._db.transaction():
             self._db.execute(_INSERT, row)
 
     def summary(self, run_id: str | None = None, prices: Prices | None = None) -> LedgerSummary:
         where, params = ("WHERE run_id = ?", (run_id,)) if run_id is not None else ("", ())
         rows = self._db.query(_SUMMARY.format(where=where), params)
-        groups = (
-            (str(r[0]), str(r[1]), Totals(*(int(v) for v in r[2:11]), latency_ms=float(r[11])))
-            for r in rows
-        )
+        groups = ((str(r[0]), str(r[1]), _row_totals(r)) for r in rows)
         return build_summary(groups, prices)
 
     def run_ids(self) -> list[str]:

@@ -29,7 +29,7 @@ class RetryPolicy:
     max_s: float = 30.0
 
     def delay(self, retry_index: int, retry_after_s: float | None, rng: random.Random) -> float:
-        """Seconds to wait before retry ``retry_index`` (0-based); half fixed, half random ("equal jitter")."""
+        """Seconds before retry ``retry_index`` (0-based): half fixed, half random ("equal jitter")."""
         backoff = min(self.max_s, self.base_s * (2**retry_index))
         jittered = backoff / 2 + rng.uniform(0, backoff / 2)
         if retry_after_s is None:

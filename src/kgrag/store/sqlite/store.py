@@ -9,9 +9,10 @@ from pathlib import Path
 from kgrag.store.sqlite.chunks import CHUNKS_DDL, SQLiteChunks
 from kgrag.store.sqlite.database import Database
 from kgrag.store.sqlite.documents import DOCUMENTS_DDL, META_DDL, SQLiteDocuments, SQLiteMeta
+from kgrag.store.sqlite.graph import GRAPH_DDL, SQLiteGraph
 from kgrag.store.sqlite.vectors import VECTORS_DDL, SQLiteVectors
 
-SCHEMAS: tuple[str, ...] = (META_DDL, DOCUMENTS_DDL, CHUNKS_DDL, VECTORS_DDL)
+SCHEMAS: tuple[str, ...] = (META_DDL, DOCUMENTS_DDL, CHUNKS_DDL, VECTORS_DDL, GRAPH_DDL)
 
 
 class SQLiteStore:
@@ -26,6 +27,7 @@ class SQLiteStore:
         self.documents = SQLiteDocuments(self.db)
         self.chunks = SQLiteChunks(self.db)
         self.vectors = SQLiteVectors(self.db)
+        self.graph = SQLiteGraph(self.db)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

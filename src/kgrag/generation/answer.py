@@ -1,0 +1,126 @@
+"""LLM answers with citations: context under a budget, the ``answer`` prompt, citation checking.
+
+The prompt asks for free text with ``[c:ID]`` markers after the statements they support (free text
+rather than JSON because small local models keep prose intact far more often than JSON, and the markers
+sit next to the claims they back). Citations are then checked against the context: an id the context
+did not contain is dropped from the list and its marker removed from the text, so an answer can never
+point at a passage the model did not see. When the context lacks the answer the model must reply with
+:data:`IDK_SENTENCE`, which sets ``Answer.idk``.
+
+Only called when an LLM is configured; ``extractive.py`` is the LLM-free path.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kgrag.config import GenerationConfig
+from kgrag.generation.context import ContextBlock, build_context
+from kgrag.generation.types import Answer
+from kgrag.models.llm.client import LLMClient
+from kgrag.models.llm.types import ChatResult
+from kgrag.retrieval.types import RetrievalResult
+
+IDK_SENTENCE = "I don't know based on the provided context."
+ANSWER_PROMPT = "answer"
+_BRACKET = re.compile(r"\s?\[([^\[\]\n]{1,400})\]")
+_SPLIT = re.compile(r"[,;\s]+")
+_LABELLED = re.compile(r"^(c|entity|relation|path|report):", re.IGNORECASE)
+
+
+def _normalise(text: str) -> str:
+    return " ".join(text.replace("\u2019", "'").replace("\u2018", "'").lower().split())
+
+
+def is_idk(text: str) -> bool:
+    """True when the reply contains the fixed "I don't know" sentence (quotes and case normalised)."""
+    return _normalise(IDK_SENTENCE).rstrip(".") in _normalise(text)
+
+
+def extract_citations(text: str, citable: frozenset[str]) -> tuple[str, list[str], list[str]]:
+    """``(text, kept, invented)``: markers rewritten as ``[c:ID]`` for ids in ``citable``; markers of
+    other ids removed. Brackets that hold no citation-like token (``[sic]``) are left alone."""
+    kept: list[str] = []
+    invented: list[str] = []
+
+    def rewrite(match: re.Match[str]) -> str:
+        tokens = [t for t in _SPLIT.split(match.group(1)) if t]
+        if not any(_LABELLED.match(t) or t in citable for t in tokens):
+            return match.group(0)
+        valid = []
+        for token in tokens:
+            cid = token[2:] if token.lower().startswith("c:") else token
+            if cid in citable:
+                valid.append(cid)
+            elif _LABELLED.match(token):
+                invented.append(token)
+        kept.extend(valid)
+        lead = " " if match.group(0).startswith(" ") and valid else ""
+        return lead + "".join(f"[c:{cid}]" for cid in dict.fromkeys(valid))
+
+    cleaned = _BRACKET.sub(rewrite, text).strip()
+    return cleaned, list(dict.fromkeys(kept)), list(dict.fromkeys(invented))
+
+
+def context_shares(cfg: GenerationConfig) -> dict[str, float]:
+    """The configured budget shares by context group."""
+    return {"passages": cfg.passages_share, "graph": cfg.graph_share, "communities": cfg.communities_share}
+
+
+def _usage(chat: ChatResult | None, block: ContextBlock, invented: list[str]) -> dict[str, Any]:
+    usage: dict[str, Any] = {
+        "context_tokens": block.tokens,
+        "context_items": len(block.item_ids),
+        "dropped_items": block.dropped,
+        "invented_citations": invented,
+    }
+    if chat is not None:
+        u = chat.usage
+        usage.update(
+            prompt_tokens=u.prompt_tokens,
+            completion_tokens=u.completion_tokens,
+            cost_usd=u.cost_usd,
+            cached=u.cached,
+            attempts=u.attempts,
+            latency_ms=round(u.latency_ms, 1),
+            token_source=u.source,
+        )
+    return usage
+
+
+def cost_line(chat: ChatResult) -> str:
+    """One line for the CLI: tokens, money, cache and latency of the answer call."""
+    u = chat.usage
+    if chat.estimated:
+        return f"estimate: ~{u.prompt_tokens} prompt + ~{u.completion_tokens} completion tokens, ~${u.cost_usd:.6f}"
+    where = "cached" if u.cached else f"{u.attempts} attempt{'s' if u.attempts != 1 else ''}"
+    return (
+        f"LLM: {u.prompt_tokens} prompt + {u.completion_tokens} completion tokens, ${u.cost_usd:.6f}, "
+        f"{where}, {u.latency_ms / 1000:.2f} s"
+    )
+
+
+def generate_answer(
+    client: LLMClient, question: str, result: RetrievalResult, cfg: GenerationConfig, *, stage: str = "query.generate"
+) -> Answer:
+    """Answer ``question`` from ``result``'s items with citations checked against the context."""
+    block = build_context(result.items, cfg.context_tokens, context_shares(cfg), client.count_tokens)
+    if not block.item_ids:
+        return Answer(
+            IDK_SENTENCE,
+            [],
+            "llm",
+            idk=True,
+            cost_line="no context retrieved: no LLM call",
+            usage=_usage(None, block, []),
+        )
+    variables = {"question": question.strip(), "context": block.text, "idk_sentence": IDK_SENTENCE}
+    chat = client.chat_prompt(ANSWER_PROMPT, variables, stage=stage)
+    if chat.estimated:
+        return Answer("", [], "llm", cost_line=cost_line(chat), usage=_usage(chat, block, []))
+    text, citations, invented = extract_citations(chat.text, block.citable)
+    idk = is_idk(text)
+    if idk:
+        citations = []
+    return Answer(text, citations, "llm", idk=idk, cost_line=cost_line(chat), usage=_usage(chat, block, invented))

@@ -1,0 +1,83 @@
+"""The chat-LLM layer: providers, caching, usage ledger, limits, retries, budget and estimates.
+
+Start with :func:`create_llm_client` and the API summary in :mod:`kgrag.models.llm.client`.
+"""
+
+from kgrag.models.llm.base import (
+    CachedResponse,
+    ChatProvider,
+    LLMUnavailableError,
+    ProviderError,
+    ResponseCache,
+)
+from kgrag.models.llm.budget import TokenBudget, check_context_window
+from kgrag.models.llm.cache import InMemoryResponseCache, SQLiteResponseCache
+from kgrag.models.llm.client import ClientSettings, LLMClient
+from kgrag.models.llm.estimate import Estimate, EstimatingProvider
+from kgrag.models.llm.json_repair import JSONRepairError, Repaired, repair_json
+from kgrag.models.llm.ledger import (
+    CallRecord,
+    InMemoryLedger,
+    LedgerSummary,
+    SQLiteLedger,
+    Totals,
+    UsageLedger,
+)
+from kgrag.models.llm.none import NoneProvider, llm_free_note
+from kgrag.models.llm.recording import RecordingProvider
+from kgrag.models.llm.registry import build_provider, create_llm_client, new_run_id
+from kgrag.models.llm.scripted import ScriptedProvider, ScriptRule, replay_key
+from kgrag.models.llm.sqlite_tables import LLM_SCHEMAS
+from kgrag.models.llm.types import (
+    ChatRequest,
+    ChatResponse,
+    ChatResult,
+    Message,
+    Prices,
+    PromptRef,
+    StructuredResult,
+    Usage,
+)
+
+__all__ = [
+    "LLM_SCHEMAS",
+    "CachedResponse",
+    "CallRecord",
+    "ChatProvider",
+    "ChatRequest",
+    "ChatResponse",
+    "ChatResult",
+    "ClientSettings",
+    "Estimate",
+    "EstimatingProvider",
+    "InMemoryLedger",
+    "InMemoryResponseCache",
+    "JSONRepairError",
+    "LLMClient",
+    "LLMUnavailableError",
+    "LedgerSummary",
+    "Message",
+    "NoneProvider",
+    "Prices",
+    "PromptRef",
+    "ProviderError",
+    "RecordingProvider",
+    "Repaired",
+    "ResponseCache",
+    "SQLiteLedger",
+    "SQLiteResponseCache",
+    "ScriptRule",
+    "ScriptedProvider",
+    "StructuredResult",
+    "TokenBudget",
+    "Totals",
+    "Usage",
+    "UsageLedger",
+    "build_provider",
+    "check_context_window",
+    "create_llm_client",
+    "llm_free_note",
+    "new_run_id",
+    "repair_json",
+    "replay_key",
+]

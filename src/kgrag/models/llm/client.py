@@ -1,0 +1,223 @@
+"""The LLM client every stage uses. Build it with :func:`kgrag.models.llm.create_llm_client`.
+
+API (all methods are thread-safe)::
+
+    client.available                      # False for llm.provider = none: take the LLM-free path
+    client.chat(messages, stage="query.rewrite", prompt=None, **params) -> ChatResult
+    client.chat_prompt("answer", {"question": ...}, stage="query.generate", **params) -> ChatResult
+    client.structured("extract", {"text": ...}, Model, stage="index.extract", **params) -> StructuredResult
+    client.map_structured("extract", [vars, ...], Model, stage="index.extract") -> [StructuredResult, ...]
+    client.ledger.summary(run_id) / client.summary()   # calls, tokens, retries, cache hits, cost
+    client.estimate()                     # in estimate mode: calls/tokens/money that would be spent
+
+``params`` are OpenAI request fields (``temperature``, ``max_tokens``, ``seed``...) overriding the config.
+``stage`` names the pipeline step in the ledger, dotted (``index.extract``, ``query.generate``).
+
+Failure contract: an item whose reply cannot be validated after one re-ask comes back as a
+``StructuredResult`` with ``value=None`` and ``error`` set; a run-stopping problem raises
+(:class:`~kgrag.errors.BudgetExceededError`, :class:`~kgrag.models.llm.base.LLMUnavailableError` when
+retries are exhausted, :class:`~kgrag.errors.ModelError` for a bad key/model/window). Accepted replies
+are cached as they arrive, so a stopped run resumes on rerun without paying twice.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel
+
+from kgrag.models.llm.calls import CallRunner, Outcome
+from kgrag.models.llm.estimate import Estimate, EstimatingProvider
+from kgrag.models.llm.ledger import LedgerSummary, UsageLedger
+from kgrag.models.llm.structured import (
+    compact_schema,
+    parse_reply,
+    reask_messages,
+    response_format,
+    with_instruction,
+)
+from kgrag.models.llm.types import ChatRequest, ChatResult, Message, PromptRef, StructuredResult, Usage
+
+if TYPE_CHECKING:
+    from kgrag.prompts.loader import Prompt
+
+M = TypeVar("M", bound=BaseModel)
+STRUCTURED_PROMPT = "structured_output"
+
+
+@dataclass(frozen=True)
+class ClientSettings:
+    """Request defaults of one client (from ``LLMConfig``)."""
+
+    model: str
+    temperature: float = 0.0
+    max_output_tokens: int = 1024
+    json_mode: str = "off"
+    prompts_dir: Path | None = None
+
+
+def _combine(first: Usage, second: Usage) -> Usage:
+    return Usage(
+        first.prompt_tokens + second.prompt_tokens,
+        first.completion_tokens + second.completion_tokens,
+        second.source,
+        first.cost_usd + second.cost_usd,
+        first.latency_ms + second.latency_ms,
+        first.attempts + second.attempts,
+        first.cached and second.cached,
+    )
+
+
+class LLMClient:
+    """Chat, structured and batched calls with caching, limits, retries, budget and a usage ledger."""
+
+    def __init__(self, runner: CallRunner, settings: ClientSettings) -> None:
+        self.runner = runner
+        self.settings = settings
+        self._prompts: dict[str, Prompt] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def available(self) -> bool:
+        return self.runner.provider.available
+
+    @property
+    def estimating(self) -> bool:
+        return self.runner.estimating
+
+    @property
+    def run_id(self) -> str:
+        return self.runner.run_id
+
+    @property
+    def ledger(self) -> UsageLedger:
+        return self.runner.ledger
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` with the layer's offline counter (cl100k_base), for context budgets."""
+        return self.runner.counter().count(text)
+
+    def prompt(self, name: str) -> Prompt:
+        """The prompt ``name`` (override directory first), loaded once per client."""
+        from kgrag.prompts.loader import load_prompt  # prompts import the LLM types; load on first use
+
+        with self._lock:
+            if name not in self._prompts:
+                self._prompts[name] = load_prompt(name, self.settings.prompts_dir)
+            return self._prompts[name]
+
+    def _request(self, messages: Sequence[Message], prompt: PromptRef | None, params: Mapping[str, Any]) -> ChatRequest:
+        merged: dict[str, Any] = {
+            "temperature": self.settings.temperature,
+            "max_tokens": self.settings.max_output_tokens,
+        }
+        merged.update({k: v for k, v in params.items() if v is not None})
+        return ChatRequest(tuple(messages), self.settings.model, merged, prompt)
+
+    def chat(
+        self, messages: Sequence[Message], *, stage: str, prompt: PromptRef | None = None, **params: Any
+    ) -> ChatResult:
+        """Send ``messages`` and return the reply text (cached when non-empty)."""
+        outcome = self.runner.run(self._request(messages, prompt, params), stage)
+        return ChatResult(
+            outcome.response.text,
+            outcome.usage,
+            outcome.response.finish_reason,
+            outcome.key,
+            outcome.estimated,
+        )
+
+    def chat_prompt(
+        self, prompt: str | Prompt, variables: Mapping[str, object], *, stage: str, **params: Any
+    ) -> ChatResult:
+        """Render a prompt file and :meth:`chat` with it (its version joins the cache key)."""
+        resolved = self.prompt(prompt) if isinstance(prompt, str) else prompt
+        return self.chat(resolved.render(variables), stage=stage, prompt=resolved.ref, **params)
+
+    def structured(
+        self,
+        prompt: str | Prompt,
+        variables: Mapping[str, object],
+        schema_model: type[M] | None = None,
+        *,
+        stage: str,
+        **params: Any,
+    ) -> StructuredResult[M]:
+        """Ask for JSON matching ``schema_model`` (default: the prompt's ``output_schema`` model), repair,
+        validate, re-ask once with the error; see the module docstring for the failure contract."""
+        resolved = self.prompt(prompt) if isinstance(prompt, str) else prompt
+        model = schema_model or resolved.schema_model()
+        schema = model.model_json_schema() if model is not None else resolved.json_schema()
+        wrapper = self.prompt(STRUCTURED_PROMPT)
+        instruction = wrapper.render_part("system", {"schema": compact_schema(schema or {})})
+        messages = with_instruction(resolved.render(variables), instruction)
+        fmt = response_format(self.settings.json_mode, resolved.name, schema)
+        request = self._request(messages, resolved.ref, {"response_format": fmt, **params})
+        first = self.runner.run(request, stage, lambda text, finish: parse_reply(text, finish, model))
+        if first.estimated or first.error is None:
+            return self._result(first, first.usage, reasked=False)
+        reask_text = wrapper.render_part("user", {"error": first.error})
+        conversation = tuple(reask_messages(messages, first.response.text, reask_text))
+        retry = ChatRequest(conversation, request.model, request.params, request.prompt)
+        second = self.runner.run(retry, stage, lambda text, finish: parse_reply(text, finish, model))
+        usage = _combine(first.usage, second.usage)
+        if second.error is None:
+            self.runner.store(first.key, request, second.response, second.usage)
+            return self._result(second, usage, reasked=True)
+        error = f"invalid reply after one re-ask: {second.error} (first reply: {first.error})"
+        return StructuredResult(None, error, usage, second.response.text, reasked=True)
+
+    @staticmethod
+    def _result(outcome: Outcome, usage: Usage, *, reasked: bool) -> StructuredResult[Any]:
+        return StructuredResult(outcome.value, outcome.error, usage, outcome.response.text, outcome.repaired, reasked)
+
+    def map_structured(
+        self,
+        prompt: str | Prompt,
+        variables_list: Sequence[Mapping[str, object]],
+        schema_model: type[M] | None = None,
+        *,
+        stage: str,
+        **params: Any,
+    ) -> list[StructuredResult[M]]:
+        """:meth:`structured` over many items, up to ``llm.max_concurrency`` at once, results in input order.
+
+        A run-stopping error cancels the items not yet started and is re-raised; items already accepted
+        are in the cache.
+        """
+        resolved = self.prompt(prompt) if isinstance(prompt, str) else prompt
+        self.prompt(STRUCTURED_PROMPT)
+        workers = min(self.runner.limits.max_concurrency, len(variables_list))
+        if workers <= 1:
+            return [self.structured(resolved, v, schema_model, stage=stage, **params) for v in variables_list]
+        results: list[StructuredResult[M] | None] = [None] * len(variables_list)
+
+        def one(variables: Mapping[str, object]) -> StructuredResult[M]:
+            return self.structured(resolved, variables, schema_model, stage=stage, **params)
+
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kgrag-llm") as pool:
+            futures = {pool.submit(one, v): index for index, v in enumerate(variables_list)}
+            try:
+                for future in as_completed(futures):
+                    results[futures[future]] = future.result()
+            except BaseException:
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+        return [r for r in results if r is not None]
+
+    def summary(self) -> LedgerSummary:
+        """This run's ledger summary, priced with the configured prices."""
+        return self.runner.ledger.summary(self.run_id, self.runner.prices)
+
+    def estimate(self) -> Estimate | None:
+        """What the calls made so far would cost; None unless the client is in estimate mode."""
+        provider = self.runner.provider
+        return provider.report(self.runner.prices) if isinstance(provider, EstimatingProvider) else None
+
+    def close(self) -> None:
+        self.runner.provider.close()

@@ -1,0 +1,338 @@
+"""SQLite graph repository: merged entities and relations, their per-chunk mentions, extraction marks.
+
+Mentions are the facts; entity and relation rows are aggregates derived from them. Provenance is
+enforced by the schema rather than by code: a mention references its chunk with ``ON DELETE CASCADE``,
+so deleting a document (→ chunks → mentions) cannot leave provenance behind, and triggers flag every
+entity/relation whose mentions changed as *stale*. The graph layer then recomputes stale aggregates and
+drops orphans (``kgrag.graph.lifecycle``); nothing here needs to know why a mention went away.
+
+Relations are undirected for storage: one row per unordered entity pair (``source_id < target_id``).
+Each relation mention remembers whether it was stated in that order (``forward``), so the original
+direction is still available to whoever wants it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+
+from kgrag.store.graph_ids import entity_id_for_key, relation_id_for_pair
+from kgrag.store.graph_records import EntityMention, EntityRecord, RelationMention, RelationRecord
+from kgrag.store.sqlite.database import Database
+
+GRAPH_DDL = """
+CREATE TABLE IF NOT EXISTS entities (
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    key TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    type TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    stale INTEGER NOT NULL DEFAULT 1,
+    metadata TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS entities_stale ON entities(stale) WHERE stale = 1;
+CREATE TABLE IF NOT EXISTS entity_mentions (
+    rowid INTEGER PRIMARY KEY,
+    entity_id TEXT NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    chunk_id TEXT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+    surface TEXT NOT NULL,
+    type TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS entity_mentions_entity ON entity_mentions(entity_id);
+CREATE INDEX IF NOT EXISTS entity_mentions_chunk ON entity_mentions(chunk_id);
+CREATE TABLE IF NOT EXISTS relations (
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    source_id TEXT NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    target_id TEXT NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    label TEXT NOT NULL DEFAULT '',
+    description TEXT NOT NULL DEFAULT '',
+    keywords TEXT NOT NULL DEFAULT '[]',
+    weight REAL NOT NULL DEFAULT 0,
+    stale INTEGER NOT NULL DEFAULT 1,
+    CHECK (source_id < target_id),
+    UNIQUE (source_id, target_id)
+);
+CREATE INDEX IF NOT EXISTS relations_target ON relations(target_id);
+CREATE INDEX IF NOT EXISTS relations_stale ON relations(stale) WHERE stale = 1;
+CREATE TABLE IF NOT EXISTS relation_mentions (
+    rowid INTEGER PRIMARY KEY,
+    relation_id TEXT NOT NULL REFERENCES relations(id) ON DELETE CASCADE,
+    chunk_id TEXT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+    forward INTEGER NOT NULL DEFAULT 1,
+    label TEXT NOT NULL DEFAULT '',
+    description TEXT NOT NULL DEFAULT '',
+    keywords TEXT NOT NULL DEFAULT '[]',
+    weight REAL NOT NULL DEFAULT 1
+);
+CREATE INDEX IF NOT EXISTS relation_mentions_relation ON relation_mentions(relation_id);
+CREATE INDEX IF NOT EXISTS relation_mentions_chunk ON relation_mentions(chunk_id);
+CREATE TABLE IF NOT EXISTS chunk_extractions (
+    chunk_id TEXT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+    extractor TEXT NOT NULL,
+    error TEXT,
+    n_entities INTEGER NOT NULL DEFAULT 0,
+    n_relations INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (chunk_id, extractor)
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS entity_mentions_ai AFTER INSERT ON entity_mentions BEGIN
+    UPDATE entities SET stale = 1 WHERE id = new.entity_id AND stale = 0;
+END;
+CREATE TRIGGER IF NOT EXISTS entity_mentions_ad AFTER DELETE ON entity_mentions BEGIN
+    UPDATE entities SET stale = 1 WHERE id = old.entity_id AND stale = 0;
+END;
+CREATE TRIGGER IF NOT EXISTS relation_mentions_ai AFTER INSERT ON relation_mentions BEGIN
+    UPDATE relations SET stale = 1 WHERE id = new.relation_id AND stale = 0;
+END;
+CREATE TRIGGER IF NOT EXISTS relation_mentions_ad AFTER DELETE ON relation_mentions BEGIN
+    UPDATE relations SET stale = 1 WHERE id = old.relation_id AND stale = 0;
+END;
+"""
+
+_BATCH = 500
+# Mentions come back in document order (then extraction order within a chunk): descriptions are
+# accumulated in that order, which keeps aggregates independent of the order chunks were processed in.
+_CHUNK_ORDER = "c.doc_id, c.ord, m.rowid"
+
+
+def _batches(ids: Sequence[str]) -> Iterator[list[str]]:
+    unique = list(dict.fromkeys(ids))
+    for start in range(0, len(unique), _BATCH):
+        yield unique[start:start + _BATCH]
+
+
+def _marks(values: Sequence[object]) -> str:
+    return ",".join("?" * len(values))
+
+
+class SQLiteGraph:
+    """Implements :class:`kgrag.store.base.GraphRepository`; writes join the caller's transaction."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    # -- mentions -------------------------------------------------------------------------------
+    def add_entity_mentions(self, mentions: Sequence[EntityMention]) -> list[str]:
+        """Insert mentions, creating placeholder entities (stale) for unseen keys; returns entity ids."""
+        ids = [entity_id_for_key(m.entity_key) for m in mentions]
+        with self._db.transaction():
+            self._db.executemany(
+                "INSERT INTO entities(id, key, name, type) VALUES (?,?,?,?) ON CONFLICT DO NOTHING",
+                [(i, m.entity_key, m.surface, m.type) for i, m in zip(ids, mentions, strict=True)])
+            self._db.executemany(
+                "INSERT INTO entity_mentions(entity_id, chunk_id, surface, type, description) VALUES (?,?,?,?,?)",
+                [(i, m.chunk_id, m.surface, m.type, m.description) for i, m in zip(ids, mentions, strict=True)])
+        return ids
+
+    def add_relation_mentions(self, mentions: Sequence[RelationMention]) -> list[str]:
+        """Insert mentions, creating placeholder relations; both endpoint entities must exist already."""
+        rows, relations, ids = [], [], []
+        for m in mentions:
+            a, b = entity_id_for_key(m.source_key), entity_id_for_key(m.target_key)
+            rid = relation_id_for_pair(a, b)
+            ids.append(rid)
+            relations.append((rid, min(a, b), max(a, b), m.label))
+            rows.append((rid, m.chunk_id, int(a < b), m.label, m.description, json.dumps(list(m.keywords)),
+                         float(m.weight)))
+        with self._db.transaction():
+            self._db.executemany(
+                "INSERT INTO relations(id, source_id, target_id, label) VALUES (?,?,?,?) ON CONFLICT DO NOTHING",
+                relations)
+            self._db.executemany(
+                "INSERT INTO relation_mentions(relation_id, chunk_id, forward, label, description, keywords, "
+                "weight) VALUES (?,?,?,?,?,?,?)", rows)
+        return ids
+
+    def clear_chunk_mentions(self, chunk_ids: Sequence[str]) -> None:
+        """Drop the mentions of chunks about to be re-extracted (their entities/relations turn stale)."""
+        with self._db.transaction():
+            for batch in _batches(chunk_ids):
+                self._db.execute(f"DELETE FROM relation_mentions WHERE chunk_id IN ({_marks(batch)})", batch)
+                self._db.execute(f"DELETE FROM entity_mentions WHERE chunk_id IN ({_marks(batch)})", batch)
+
+    def entity_mentions(self, entity_ids: Sequence[str]) -> dict[str, list[EntityMention]]:
+        out: dict[str, list[EntityMention]] = {}
+        for batch in _batches(entity_ids):
+            rows = self._db.query(
+                "SELECT m.entity_id, e.key, m.chunk_id, m.surface, m.type, m.description FROM entity_mentions m "
+                "JOIN entities e ON e.id = m.entity_id JOIN chunks c ON c.id = m.chunk_id "
+                f"WHERE m.entity_id IN ({_marks(batch)}) ORDER BY {_CHUNK_ORDER}", batch)
+            for r in rows:
+                out.setdefault(r[0], []).append(EntityMention(
+                    entity_key=r[1], chunk_id=r[2], surface=r[3], type=r[4], description=r[5]))
+        return out
+
+    def relation_mentions(self, relation_ids: Sequence[str]) -> dict[str, list[RelationMention]]:
+        out: dict[str, list[RelationMention]] = {}
+        for batch in _batches(relation_ids):
+            rows = self._db.query(
+                "SELECT m.relation_id, s.key, t.key, m.forward, m.chunk_id, m.label, m.description, m.keywords, "
+                "m.weight FROM relation_mentions m JOIN relations r ON r.id = m.relation_id "
+                "JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id "
+                f"JOIN chunks c ON c.id = m.chunk_id WHERE m.relation_id IN ({_marks(batch)}) "
+                f"ORDER BY {_CHUNK_ORDER}", batch)
+            for r in rows:
+                source, target = (r[1], r[2]) if r[3] else (r[2], r[1])
+                out.setdefault(r[0], []).append(RelationMention(
+                    source_key=source, target_key=target, chunk_id=r[4], label=r[5], description=r[6],
+                    keywords=tuple(json.loads(r[7])), weight=float(r[8])))
+        return out
+
+    # -- aggregates ------------------------------------------------------------------------------
+    def save_entities(self, entities: Sequence[EntityRecord]) -> None:
+        """Upsert merged entities and clear their stale flag (``chunk_ids`` is derived, not stored).
+
+        An entity without mentions is an orphan and goes at the next :meth:`delete_orphans`.
+        """
+        with self._db.transaction():
+            self._db.executemany(
+                "INSERT INTO entities(id, key, name, type, description, stale, metadata) VALUES (?,?,?,?,?,0,?) "
+                "ON CONFLICT(id) DO UPDATE SET name = excluded.name, type = excluded.type, "
+                "description = excluded.description, stale = 0, metadata = excluded.metadata",
+                [(e.id, e.key, e.name, e.type, e.description, json.dumps(e.metadata, sort_keys=True))
+                 for e in entities])
+
+    def save_relations(self, relations: Sequence[RelationRecord]) -> None:
+        """Upsert merged relations and clear their stale flag; endpoints are stored in id order."""
+        with self._db.transaction():
+            self._db.executemany(
+                "INSERT INTO relations(id, source_id, target_id, label, description, keywords, weight, stale) "
+                "VALUES (?,?,?,?,?,?,?,0) ON CONFLICT(id) DO UPDATE SET label = excluded.label, "
+                "description = excluded.description, keywords = excluded.keywords, weight = excluded.weight, "
+                "stale = 0",
+                [(r.id, min(r.source_id, r.target_id), max(r.source_id, r.target_id), r.label, r.description,
+                  json.dumps(list(r.keywords)), float(r.weight)) for r in relations])
+
+    def _provenance(self, table: str, column: str, ids: Sequence[str] | None) -> dict[str, list[str]]:
+        """Distinct chunk ids per entity/relation, in document order."""
+        out: dict[str, list[str]] = {}
+        sql = (f"SELECT DISTINCT m.{column}, m.chunk_id, c.doc_id, c.ord FROM {table} m "
+               "JOIN chunks c ON c.id = m.chunk_id")
+        groups: Iterator[list[str] | None] = _batches(ids) if ids is not None else iter([None])
+        for batch in groups:
+            where = f" WHERE m.{column} IN ({_marks(batch)})" if batch is not None else ""
+            for r in self._db.query(sql + where + " ORDER BY c.doc_id, c.ord", batch or ()):
+                out.setdefault(r[0], []).append(r[1])
+        return out
+
+    def entities(self, entity_ids: Sequence[str] | None = None) -> list[EntityRecord]:
+        """Entities (all, in creation order, or the given ids in that order) with their provenance."""
+        rows = self._select("SELECT id, key, name, type, description, metadata FROM entities", entity_ids)
+        provenance = self._provenance("entity_mentions", "entity_id", entity_ids)
+        return [EntityRecord(id=r[0], key=r[1], name=r[2], type=r[3], description=r[4],
+                             chunk_ids=tuple(provenance.get(r[0], ())), metadata=json.loads(r[5]))
+                for r in rows]
+
+    def relations(self, relation_ids: Sequence[str] | None = None) -> list[RelationRecord]:
+        """Relations (all, or the given ids in that order) with their provenance."""
+        rows = self._select(
+            "SELECT id, source_id, target_id, label, description, keywords, weight FROM relations", relation_ids)
+        return self._relation_records(rows, self._provenance("relation_mentions", "relation_id", relation_ids))
+
+    def relations_of(self, entity_ids: Sequence[str]) -> list[RelationRecord]:
+        """Every relation touching one of ``entity_ids``."""
+        rows: list[sqlite3.Row] = []
+        for batch in _batches(entity_ids):
+            marks = _marks(batch)
+            rows.extend(self._db.query(
+                "SELECT id, source_id, target_id, label, description, keywords, weight FROM relations "
+                f"WHERE source_id IN ({marks}) OR target_id IN ({marks}) ORDER BY rowid", [*batch, *batch]))
+        unique = list({r[0]: r for r in rows}.values())
+        provenance = self._provenance("relation_mentions", "relation_id", [r[0] for r in unique])
+        return self._relation_records(unique, provenance)
+
+    @staticmethod
+    def _relation_records(rows: Sequence[sqlite3.Row], provenance: dict[str, list[str]]) -> list[RelationRecord]:
+        return [RelationRecord(id=r[0], source_id=r[1], target_id=r[2], label=r[3], description=r[4],
+                               keywords=tuple(json.loads(r[5])), weight=float(r[6]),
+                               chunk_ids=tuple(provenance.get(r[0], ()))) for r in rows]
+
+    def _select(self, sql: str, ids: Sequence[str] | None) -> list[sqlite3.Row]:
+        if ids is None:
+            return self._db.query(sql + " ORDER BY rowid")
+        found: dict[str, sqlite3.Row] = {}
+        for batch in _batches(ids):
+            for r in self._db.query(sql + f" WHERE id IN ({_marks(batch)})", batch):
+                found[r[0]] = r
+        return [found[i] for i in dict.fromkeys(ids) if i in found]
+
+    def entity_by_key(self, key: str) -> EntityRecord | None:
+        entity_id = self._db.scalar("SELECT id FROM entities WHERE key = ?", (key,))
+        if entity_id is None:
+            return None
+        found = self.entities([str(entity_id)])
+        return found[0] if found else None
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    def stale_entity_ids(self) -> list[str]:
+        return [r[0] for r in self._db.query("SELECT id FROM entities WHERE stale = 1 ORDER BY rowid")]
+
+    def stale_relation_ids(self) -> list[str]:
+        return [r[0] for r in self._db.query("SELECT id FROM relations WHERE stale = 1 ORDER BY rowid")]
+
+    def delete_orphans(self) -> tuple[int, int]:
+        """Delete entities with no mention left (their relations go by cascade), then relations with
+        none; returns (entities deleted, relations deleted)."""
+        with self._db.transaction():
+            relations_before = int(self._db.scalar("SELECT COUNT(*) FROM relations") or 0)
+            entities = self._db.execute(
+                "DELETE FROM entities WHERE NOT EXISTS "
+                "(SELECT 1 FROM entity_mentions m WHERE m.entity_id = entities.id)").rowcount
+            self._db.execute(
+                "DELETE FROM relations WHERE NOT EXISTS "
+                "(SELECT 1 FROM relation_mentions m WHERE m.relation_id = relations.id)")
+            relations_after = int(self._db.scalar("SELECT COUNT(*) FROM relations") or 0)
+        return int(entities), relations_before - relations_after
+
+    # -- extraction bookkeeping ------------------------------------------------------------------
+    def mark_extracted(self, chunk_id: str, extractor: str, error: str | None, n_entities: int,
+                       n_relations: int) -> None:
+        """Record that ``extractor`` ran on the chunk (an ``error`` row means "retry next run").
+
+        Marks of other extractors for the chunk are dropped: the graph holds one extraction per chunk.
+        """
+        with self._db.transaction():
+            self._db.execute("DELETE FROM chunk_extractions WHERE chunk_id = ? AND extractor <> ?",
+                             (chunk_id, extractor))
+            self._db.execute(
+                "INSERT INTO chunk_extractions(chunk_id, extractor, error, n_entities, n_relations) "
+                "VALUES (?,?,?,?,?) ON CONFLICT(chunk_id, extractor) DO UPDATE SET error = excluded.error, "
+                "n_entities = excluded.n_entities, n_relations = excluded.n_relations",
+                (chunk_id, extractor, error, n_entities, n_relations))
+
+    def chunks_needing_extraction(self, extractor: str) -> list[str]:
+        """Chunks never extracted by ``extractor`` or whose last attempt failed, in ingestion order."""
+        rows = self._db.query(
+            "SELECT c.id FROM chunks c LEFT JOIN chunk_extractions x ON x.chunk_id = c.id AND x.extractor = ? "
+            "WHERE x.chunk_id IS NULL OR x.error IS NOT NULL ORDER BY c.rowid", (extractor,))
+        return [r[0] for r in rows]
+
+    def documents_needing_extraction(self, extractor: str) -> list[str]:
+        """Documents with at least one chunk that :meth:`chunks_needing_extraction` would return."""
+        rows = self._db.query(
+            "SELECT DISTINCT c.doc_id FROM chunks c LEFT JOIN chunk_extractions x "
+            "ON x.chunk_id = c.id AND x.extractor = ? WHERE x.chunk_id IS NULL OR x.error IS NOT NULL "
+            "ORDER BY c.doc_id", (extractor,))
+        return [r[0] for r in rows]
+
+    def extraction_errors(self, extractor: str, limit: int = 20) -> list[tuple[str, str]]:
+        """(chunk id, error) of chunks whose last extraction failed, for reports."""
+        rows = self._db.query(
+            "SELECT chunk_id, error FROM chunk_extractions WHERE extractor = ? AND error IS NOT NULL "
+            "ORDER BY chunk_id LIMIT ?", (extractor, limit))
+        return [(r[0], r[1]) for r in rows]
+
+    def counts(self) -> dict[str, int]:
+        """Sizes for status pages: entities, relations, mentions, chunks extracted and failed."""
+        queries = {
+            "entities": "SELECT COUNT(*) FROM entities",
+            "relations": "SELECT COUNT(*) FROM relations",
+            "entity_mentions": "SELECT COUNT(*) FROM entity_mentions",
+            "relation_mentions": "SELECT COUNT(*) FROM relation_mentions",
+            "chunks_extracted": "SELECT COUNT(*) FROM chunk_extractions WHERE error IS NULL",
+            "chunks_failed": "SELECT COUNT(*) FROM chunk_extractions WHERE error IS NOT NULL",
+        }
+        return {name: int(self._db.scalar(sql) or 0) for name, sql in queries.items()}

@@ -1,0 +1,25 @@
+"""Test doubles that ship with kgrag so users can test their own pipelines offline.
+
+:class:`FakeOpenAIServer` is a real HTTP server speaking the OpenAI chat/embeddings API on 127.0.0.1,
+with fault injection and server-side counters.
+"""
+
+from kgrag.testing.fake_openai_server import (
+    ALL_FAULTS,
+    FakeOpenAIServer,
+    FaultKind,
+    FaultPlan,
+    ServerStats,
+    echo_responder,
+    fake_openai_server,
+)
+
+__all__ = [
+    "ALL_FAULTS",
+    "FakeOpenAIServer",
+    "FaultKind",
+    "FaultPlan",
+    "ServerStats",
+    "echo_responder",
+    "fake_openai_server",
+]

@@ -1,0 +1,304 @@
+"""A real OpenAI-compatible HTTP server on 127.0.0.1 for tests and benchmarks, with fault injection.
+
+It answers ``POST /v1/chat/completions`` (reply text from a pluggable responder, usage block included)
+and ``POST /v1/embeddings`` (deterministic hash embeddings), non-streaming, over HTTP/1.1 keep-alive, so
+the client's real transport, timeouts and retries are exercised. Faults are injected at a rate or from a
+scripted sequence:
+
+* ``rate_limit`` 429 with ``Retry-After`` (and ``retry-after-ms``); ``server_error`` 500;
+* ``slow`` reply after ``slow_s`` (beyond the client's timeout); ``disconnect`` close without a reply;
+* ``malformed_body`` 200 with invalid JSON; ``truncated`` half the reply with ``finish_reason=length``;
+* ``wrong_schema`` a valid JSON reply of the wrong shape.
+
+:class:`ServerStats` counts requests, faults, the most requests in flight at once, and request arrival
+times, so tests can check concurrency and rate limits from the server's side.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+
+FaultKind = Literal[
+    "rate_limit", "server_error", "slow", "disconnect", "malformed_body", "truncated", "wrong_schema"
+]
+ALL_FAULTS: tuple[FaultKind, ...] = (
+    "rate_limit", "server_error", "slow", "disconnect", "malformed_body", "truncated", "wrong_schema",
+)  # fmt: skip
+Responder = Callable[[dict[str, Any]], str]
+WRONG_SCHEMA_REPLY = '{"unexpected": "shape"}'
+
+
+def echo_responder(request: dict[str, Any]) -> str:
+    """Default reply: the last user message, prefixed so tests can tell it came back."""
+    users = [m.get("content", "") for m in request.get("messages", []) if m.get("role") == "user"]
+    return "echo: " + (users[-1] if users else "")
+
+
+def word_count(text: str) -> int:
+    """The server's token count: whitespace words (deterministic, no tokenizer needed)."""
+    return len(text.split())
+
+
+@dataclass
+class FaultPlan:
+    """Which faults to inject: ``sequence`` first (one entry per request, None = healthy), then ``rate``."""
+
+    rate: float = 0.0
+    kinds: tuple[FaultKind, ...] = ALL_FAULTS
+    sequence: list[FaultKind | None] = field(default_factory=list)
+    retry_after_s: float = 0.05
+    slow_s: float = 0.5
+    seed: int = 0
+
+
+@dataclass
+class ServerStats:
+    """What the server saw; read it after (or while) the client runs."""
+
+    requests: int = 0
+    chat_requests: int = 0
+    embedding_requests: int = 0
+    in_flight: int = 0
+    max_in_flight: int = 0
+    faults: Counter[str] = field(default_factory=Counter)
+    arrivals: list[float] = field(default_factory=list)
+
+    def max_in_window(self, window_s: float) -> int:
+        """Most requests that arrived within any ``window_s`` seconds."""
+        times = sorted(self.arrivals)
+        best, start = 0, 0
+        for end, t in enumerate(times):
+            while t - times[start] > window_s:
+                start += 1
+            best = max(best, end - start + 1)
+        return best
+
+
+class _State:
+    def __init__(
+        self, responder: Responder, faults: FaultPlan, include_usage: bool, latency_s: float
+    ) -> None:
+        self.responder = responder
+        self.include_usage = include_usage
+        self.latency_s = latency_s
+        self.lock = threading.Lock()
+        self.stats = ServerStats()
+        self.set_faults(faults)
+
+    def set_faults(self, faults: FaultPlan) -> None:
+        with self.lock:
+            self.faults = faults
+            self.sequence = list(faults.sequence)
+            self.rng = random.Random(faults.seed)
+
+    def begin(self) -> FaultKind | None:
+        with self.lock:
+            stats = self.stats
+            stats.requests += 1
+            stats.in_flight += 1
+            stats.max_in_flight = max(stats.max_in_flight, stats.in_flight)
+            stats.arrivals.append(time.monotonic())
+            if self.sequence:
+                fault = self.sequence.pop(0)
+            elif self.faults.rate > 0 and self.rng.random() < self.faults.rate:
+                fault = self.rng.choice(self.faults.kinds)
+            else:
+                fault = None
+            if fault is not None:
+                stats.faults[fault] += 1
+            return fault
+
+    def end(self) -> None:
+        with self.lock:
+            self.stats.in_flight -= 1
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    state: _State
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _HTTPServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return None
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        state = self.server.state
+        fault = state.begin()
+        try:
+            self._dispatch(state, raw, fault)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client gave up (timeout); nothing left to send
+        finally:
+            state.end()
+
+    def _dispatch(self, state: _State, raw: bytes, fault: FaultKind | None) -> None:
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            self._send(400, {"error": {"message": "request body is not JSON"}})
+            return
+        if self.path.rstrip("/").endswith("/embeddings"):
+            with state.lock:
+                state.stats.embedding_requests += 1
+            self._send(200, _embeddings(body))
+            return
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send(404, {"error": {"message": f"no route {self.path}"}})
+            return
+        with state.lock:
+            state.stats.chat_requests += 1
+        if fault is not None and self._transport_fault(state, fault):
+            return
+        if state.latency_s:
+            time.sleep(state.latency_s)
+        self._send(200, _completion(body, state, fault))
+
+    def _transport_fault(self, state: _State, fault: FaultKind) -> bool:
+        """Send the faulty reply for faults that replace the response; False for content faults."""
+        if fault == "rate_limit":
+            wait = state.faults.retry_after_s
+            headers = {"Retry-After": f"{wait:g}", "retry-after-ms": str(int(wait * 1000))}
+            self._send(429, {"error": {"message": "rate limited (injected)"}}, headers)
+        elif fault == "server_error":
+            self._send(500, {"error": {"message": "internal error (injected)"}})
+        elif fault == "disconnect":
+            self.close_connection = True
+        elif fault == "malformed_body":
+            self._send_raw(200, b'{"id": "chatcmpl-x", "choices": [{"message": {"content": "tru')
+        elif fault == "slow":
+            time.sleep(state.faults.slow_s)
+            return False
+        else:
+            return False
+        return True
+
+    def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        self._send_raw(status, json.dumps(payload).encode("utf-8"), headers)
+
+    def _send_raw(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def _completion(body: dict[str, Any], state: _State, fault: FaultKind | None) -> dict[str, Any]:
+    text = state.responder(body)
+    finish = "stop"
+    if fault == "truncated":
+        text, finish = text[: max(1, len(text) // 2)], "length"
+    elif fault == "wrong_schema":
+        text = WRONG_SCHEMA_REPLY
+    reply: dict[str, Any] = {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", "fake"),
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
+    }
+    if state.include_usage:
+        prompt = sum(word_count(str(m.get("content", ""))) for m in body.get("messages", []))
+        completion = word_count(text)
+        reply["usage"] = {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        }
+    return reply
+
+
+def _embeddings(body: dict[str, Any]) -> dict[str, Any]:
+    from kgrag.models.embeddings import FakeEmbedder
+
+    texts = body.get("input", [])
+    texts = [texts] if isinstance(texts, str) else [str(t) for t in texts]
+    dimension = int(body.get("dimensions") or 64)
+    vectors: Any = FakeEmbedder(dimension=dimension).embed(texts) if texts else []
+    data = [
+        {"object": "embedding", "index": i, "embedding": [float(x) for x in v]} for i, v in enumerate(vectors)
+    ]
+    tokens = sum(word_count(t) for t in texts)
+    return {"object": "list", "data": data, "model": body.get("model", "fake"),
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}  # fmt: skip
+
+
+class FakeOpenAIServer:
+    """``with FakeOpenAIServer(responder) as server:`` then point a client at ``server.base_url``."""
+
+    def __init__(
+        self,
+        responder: Responder = echo_responder,
+        faults: FaultPlan | None = None,
+        *,
+        include_usage: bool = True,
+        latency_s: float = 0.0,
+    ) -> None:
+        self._state = _State(responder, faults or FaultPlan(), include_usage, latency_s)
+        self._server: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def stats(self) -> ServerStats:
+        return self._state.stats
+
+    @property
+    def base_url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("server not started")
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def set_faults(self, faults: FaultPlan) -> None:
+        """Change fault injection while running (e.g. heal the endpoint before a resume)."""
+        self._state.set_faults(faults)
+
+    def reset_stats(self) -> None:
+        with self._state.lock:
+            self._state.stats = ServerStats()
+
+    def start(self) -> FakeOpenAIServer:
+        server = _HTTPServer(("127.0.0.1", 0), _Handler)
+        server.state = self._state
+        self._server = server
+        self._thread = threading.Thread(target=server.serve_forever, name="fake-openai", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@contextmanager
+def fake_openai_server(
+    responder: Responder = echo_responder, faults: FaultPlan | None = None
+) -> Iterator[str]:
+    """The server as a context manager that yields only its base URL."""
+    with FakeOpenAIServer(responder, faults) as server:
+        yield server.base_url

@@ -1,0 +1,105 @@
+"""json_repair: the common breakages are fixed, and nothing but JSONRepairError ever escapes."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kgrag.models.llm.json_repair import JSONRepairError, repair_json
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**9), 10**9) | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=20,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"a": 1}', {"a": 1}),
+        ('```json\n{"a": [1, 2]}\n```', {"a": [1, 2]}),
+        ("```\n[1, 2]\n```", [1, 2]),
+        ('{"a": [1, 2,],}', {"a": [1, 2]}),
+        ("{'a': 'it\\'s', 'b': True, 'c': None}", {"a": "it's", "b": True, "c": None}),
+        ('Sure, here it is: {"a": 1} Hope that helps!', {"a": 1}),
+        ('{"items": ["x", "y", "z', {"items": ["x", "y"]}),
+        ('[{"n": 1}, {"n": 2}, {"n": 3, "m": "ab', [{"n": 1}, {"n": 2}]),
+        ('{"a": 1 "b": 2}', {"a": 1, "b": 2}),
+        ("{name: \"Ada\", kind: PERSON}", {"name": "Ada", "kind": "PERSON"}),
+        ('{"text": "two\nlines"}', {"text": "two\nlines"}),
+        ('```json\n{"entities": [{"name": "A"}, {"name": "B"', {"entities": [{"name": "A"}]}),
+    ],
+)
+def test_repairs_common_breakage(text: str, expected: Any) -> None:
+    assert repair_json(text).value == expected
+
+
+def test_reports_whether_it_repaired() -> None:
+    assert not repair_json('{"a": 1}').repaired
+    fixed = repair_json('{"a": [1,],}')
+    assert fixed.repaired and "removed trailing comma" in fixed.fixes
+
+
+def test_expect_object_skips_brackets_in_prose() -> None:
+    assert repair_json('See note [1]: {"a": 2}', expect="{").value == {"a": 2}
+
+
+@pytest.mark.parametrize("text", ["", "   ", "no json here", "{", "[[[", '{"a": tru'[:3]])
+def test_hopeless_input_raises_only_repair_error(text: str) -> None:
+    try:
+        repair_json(text)
+    except JSONRepairError:
+        pass
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000, "[" * 100_000 + "]" * 100_000, "1" * 10_000])
+def test_pathological_input_does_not_crash(text: str) -> None:
+    try:
+        repair_json(text)
+    except JSONRepairError:
+        pass
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(max_size=200))
+def test_fuzz_never_raises_anything_else(text: str) -> None:
+    try:
+        repair_json(text)
+    except JSONRepairError:
+        pass
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet='{}[]",:\'` \n\\abc01-tTrueNnl.', max_size=80))
+def test_fuzz_json_like_noise(text: str) -> None:
+    try:
+        repair_json(text)
+    except JSONRepairError:
+        pass
+
+
+@settings(max_examples=200, deadline=None)
+@given(json_values)
+def test_valid_json_roundtrips(value: Any) -> None:
+    text = json.dumps(value)
+    assert repair_json(text).value == value
+    assert repair_json(f"```json\n{text}\n```").value == value
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(json_values, min_size=1, max_size=5), st.data())
+def test_truncated_arrays_keep_a_prefix_of_the_items(items: list[Any], data: st.DataObject) -> None:
+    text = json.dumps(items)
+    cut = data.draw(st.integers(1, len(text)))
+    try:
+        value = repair_json(text[:cut], expect="[").value
+    except JSONRepairError:
+        return
+    if isinstance(value, list):
+        complete = [item for item in value if item in items]
+        assert len(complete) <= len(items)
