@@ -92,6 +92,10 @@ class EmbeddingConfig(_Section):
     window_tokens: int | None = Field(
         None, ge=8, description="Model input window in word pieces; read from the model when empty.")
     batch_size: int = Field(32, ge=1, description="Texts per embedding call.")
+    threads: int | None = Field(
+        None, ge=1, description="CPU threads for a local model (torch intra-op threads); empty = torch's default. "
+                                "On a shared, busy machine 1 thread can be an order of magnitude faster for "
+                                "single queries because torch's worker threads spin while waiting for a core.")
     base_url: str | None = Field(None, description="Endpoint base URL for the `openai` provider.")
     api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the endpoint key.")
     timeout_s: float = Field(60.0, gt=0, description="Per-request timeout for the `openai` provider.")

@@ -20,6 +20,9 @@ from kgrag.config import CONFIG_FILE_NAME, KgragConfig, default_toml, load_confi
 from kgrag.documents import TokenCounter, resolve_chunk_sizes
 from kgrag.errors import WorkspaceError
 from kgrag.generation import Answer, extractive_answer
+from kgrag.graph.choose import create_extractor, create_summarizer
+from kgrag.graph.summarize import Summarizer
+from kgrag.graph.types import Extractor
 from kgrag.indexing import ChunkPlan, IndexReport, Progress, SilentProgress, remove_documents, run_index
 from kgrag.models.embeddings import Embedder, create_embedder
 from kgrag.retrieval import PipelineRegistry, RetrievalResult, builtin_registry
@@ -152,19 +155,29 @@ class Workspace:
         for warning in warnings:
             progress.note(warning)
         report = run_index([Path(p) for p in paths], self.store, self.config, plan, _LazyEmbedder(self),
-                           progress)
+                           progress, self.extractor(progress), self.summarizer())
         report.warnings.extend(warnings)
         return report
 
+    def extractor(self, progress: Progress | None = None) -> Extractor | None:
+        """The graph extractor ``graph.extractor`` asks for (None: build no graph); see kgrag.graph.choose."""
+        return create_extractor(self.config, self, progress or SilentProgress())
+
+    def summarizer(self) -> Summarizer:
+        """Shortens merged entity/relation descriptions past ``graph.max_description_tokens``."""
+        return create_summarizer(self.config)
+
     def remove(self, refs: Sequence[str]) -> tuple[list[str], list[str]]:
         """Remove documents (by id, source or path) and everything derived from them."""
-        return remove_documents(self.store, refs)
+        return remove_documents(self.store, refs, self.summarizer(), self.embedder)
 
     def reindex_embeddings(self, progress: Progress | None = None) -> IndexReport:
-        """Re-embed every chunk with the configured model and make it the workspace's model."""
+        """Re-embed every chunk (and graph entity/relation) with the configured model and make it the
+        workspace's model."""
         progress = progress or SilentProgress()
         self._record_model(self.embedder())
-        return run_index([], self.store, self.config, self.chunk_plan()[0], self.embedder(), progress)
+        return run_index([], self.store, self.config, self.chunk_plan()[0], self.embedder(), progress,
+                         self.extractor(progress), self.summarizer())
 
     # -- querying --------------------------------------------------------------------------------
     def retrieve(self, question: str, pipeline: str | None = None, k: int | None = None) -> RetrievalResult:
@@ -189,6 +202,7 @@ class Workspace:
             "documents": self.store.documents.count_by_status(),
             "chunks": self.store.chunks.count(),
             "vectors": self.store.vectors.count(self.embedding_model_id),
+            "graph": self.store.graph.counts(),
             "database_bytes": self.store.size_bytes(),
             "embedding": {"model": meta.get(META_MODEL) or self.embedding_model_id,
                           "dimension": meta.get(META_DIMENSION), "window": meta.get(META_WINDOW)},

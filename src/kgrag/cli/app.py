@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kgrag.cli.errors import run_guarded
+from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.progress import RichProgress
 from kgrag.indexing import IndexReport
 from kgrag.workspace import QueryResponse, Workspace
@@ -19,6 +20,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Build plain-RAG and GraphRAG indexes over your documents and query them.")
 eval_app = typer.Typer(no_args_is_help=True, help="Evaluate retrieval pipelines on a QA dataset.")
 app.add_typer(eval_app, name="eval")
+app.add_typer(graph_app, name="graph")
 
 WorkspaceOpt = Annotated[
     Path | None,

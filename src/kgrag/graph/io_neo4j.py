@@ -69,14 +69,17 @@ CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (e:{BASE_LABEL}) REQUIRE e.id IS U
 LOAD CSV WITH HEADERS FROM 'file:///entities.csv' AS row
 MERGE (e:{BASE_LABEL} {{id: row.`id:ID`}})
 SET e.key = row.key, e.name = row.name, e.type = row.type, e.description = row.description,
-    e.chunk_ids = CASE row.`chunk_ids:string[]` WHEN '' THEN [] ELSE split(row.`chunk_ids:string[]`, '{ARRAY_DELIMITER}') END;
+    e.chunk_ids = CASE row.`chunk_ids:string[]` WHEN '' THEN []
+        ELSE split(row.`chunk_ids:string[]`, '{ARRAY_DELIMITER}') END;
 
 LOAD CSV WITH HEADERS FROM 'file:///relations.csv' AS row
 MATCH (a:{BASE_LABEL} {{id: row.`:START_ID`}}), (b:{BASE_LABEL} {{id: row.`:END_ID`}})
 MERGE (a)-[r:{RELATIONSHIP_TYPE} {{id: row.id}}]->(b)
 SET r.label = row.label, r.description = row.description, r.weight = toFloat(row.`weight:double`),
-    r.keywords = CASE row.`keywords:string[]` WHEN '' THEN [] ELSE split(row.`keywords:string[]`, '{ARRAY_DELIMITER}') END,
-    r.chunk_ids = CASE row.`chunk_ids:string[]` WHEN '' THEN [] ELSE split(row.`chunk_ids:string[]`, '{ARRAY_DELIMITER}') END;
+    r.keywords = CASE row.`keywords:string[]` WHEN '' THEN []
+        ELSE split(row.`keywords:string[]`, '{ARRAY_DELIMITER}') END,
+    r.chunk_ids = CASE row.`chunk_ids:string[]` WHEN '' THEN []
+        ELSE split(row.`chunk_ids:string[]`, '{ARRAY_DELIMITER}') END;
 """
 
 README = f"""# kgrag graph export for Neo4j

@@ -69,7 +69,7 @@ def stats_tables(stats: GraphStats) -> Group:
     types = Table("type", "entities", title="Entity types", title_justify="left")
     for name, count in stats.type_histogram[:_TOP_TYPES]:
         types.add_row(name, f"{count:,}")
-    degrees = Table("degree", "nodes", title="Degree distribution", title_justify="left")
+    degrees = Table("degree", "nodes", title="Degree distribution", title_justify="left", min_width=24)
     for degree, count in stats.degree_histogram:
         degrees.add_row(str(degree), f"{count:,}")
     return Group(summary, hubs, types, degrees)

@@ -7,12 +7,17 @@ resumes where it stopped.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from kgrag.config import KgragConfig
-from kgrag.documents import discover
+from kgrag.documents import TokenCounter, discover
 from kgrag.errors import DocumentError
+from kgrag.graph.build import build_graph
+from kgrag.graph.lifecycle import refresh_graph
+from kgrag.graph.summarize import ExtractiveSummarizer, Summarizer
+from kgrag.graph.types import Extractor
+from kgrag.graph.vectors import ensure_graph_vectors, mark_graph_vectors_stale
 from kgrag.indexing.embed import embed_missing_chunks
 from kgrag.indexing.ingest import ChunkPlan, Ingestor
 from kgrag.indexing.progress import Progress
@@ -25,8 +30,9 @@ INGEST_STAGE = "read+chunk"
 
 
 def run_index(paths: Sequence[Path], store: Store, config: KgragConfig, plan: ChunkPlan,
-              embedder: Embedder, progress: Progress) -> IndexReport:
-    """Index ``paths`` (files or directories) into ``store``."""
+              embedder: Embedder, progress: Progress, extractor: Extractor | None = None,
+              summarizer: Summarizer | None = None) -> IndexReport:
+    """Index ``paths`` (files or directories) into ``store``; with an ``extractor``, build the graph too."""
     report = IndexReport()
     started = time.perf_counter()
     try:
@@ -46,25 +52,48 @@ def run_index(paths: Sequence[Path], store: Store, config: KgragConfig, plan: Ch
         progress.advance(INGEST_STAGE)
     progress.finish(INGEST_STAGE)
     embed_missing_chunks(store, embedder, config.embedding.batch_size, progress, report)
-    finalize_statuses(store)
+    summarizer = summarizer or ExtractiveSummarizer(config.graph.max_description_tokens, plan.counter)
+    _graph_stage(store, embedder, progress, report, extractor, summarizer, plan.counter)
+    finalize_statuses(store, extractor.name if extractor is not None else None)
     for problem in report.problems:
         progress.note(f"skipped {problem.path}: {problem.reason}")
     return report
 
 
-def finalize_statuses(store: Store) -> None:
-    """Advance documents whose chunks are all embedded. Later stages (graph) will slot in here."""
+# -- graph stage (issue #4) ----------------------------------------------------------------------
+def _graph_stage(store: Store, embedder: Embedder, progress: Progress, report: IndexReport,
+                 extractor: Extractor | None, summarizer: Summarizer, counter: TokenCounter) -> None:
+    """Extract and merge what the graph is missing; without an extractor, still drop the provenance of
+    re-chunked or removed documents so an existing graph never cites chunks that are gone."""
+    if extractor is not None:
+        build_graph(store, extractor, summarizer, progress, report, embedder=embedder, counter=counter)
+        return
+    if refresh_graph(store, summarizer, counter).changed:
+        mark_graph_vectors_stale(store)
+    report.graph_texts_embedded += ensure_graph_vectors(store, embedder)
+
+
+def finalize_statuses(store: Store, extractor_name: str | None = None) -> None:
+    """Advance documents whose chunks are all embedded (and, with an extractor, all extracted) to
+    INDEXED; a document with chunks still to extract (or whose extraction failed) stays EMBEDDED."""
+    pending = set(store.graph.documents_needing_extraction(extractor_name)) if extractor_name else set()
+    statuses = [DocumentStatus.CHUNKED, DocumentStatus.EMBEDDED] + ([DocumentStatus.INDEXED] if pending else [])
     with store.transaction():
-        for status in (DocumentStatus.CHUNKED, DocumentStatus.EMBEDDED):
+        for status in statuses:
             for doc in store.documents.list(status):
-                store.documents.set_status(doc.id, DocumentStatus.INDEXED)
+                target = DocumentStatus.EMBEDDED if doc.id in pending else DocumentStatus.INDEXED
+                if target != doc.status:
+                    store.documents.set_status(doc.id, target)
 
 
-def remove_documents(store: Store, refs: Sequence[str]) -> tuple[list[str], list[str]]:
+def remove_documents(store: Store, refs: Sequence[str], summarizer: Summarizer | None = None,
+                     embedder_factory: Callable[[], Embedder] | None = None) -> tuple[list[str], list[str]]:
     """Delete documents by id, source or path (a path removes all records of that file).
 
-    Returns (removed sources, refs that matched nothing). Chunks, FTS rows and (later) provenance go
-    with the document in the same transaction.
+    Returns (removed sources, refs that matched nothing). Chunks, FTS rows and graph provenance go
+    with the document in the same transaction; then the graph drops what has no provenance left and
+    re-summarises what lost some (and, given an ``embedder_factory``, re-embeds what changed; the model is
+    loaded only then).
     """
     removed: list[str] = []
     unknown: list[str] = []
@@ -76,6 +105,11 @@ def remove_documents(store: Store, refs: Sequence[str]) -> tuple[list[str], list
             for doc_id, source in matches:
                 store.documents.delete(doc_id)
                 removed.append(source)
+    # graph (issue #4): refresh only when something went; re-embed what the refresh changed
+    if removed and refresh_graph(store, summarizer or ExtractiveSummarizer()).changed:
+        mark_graph_vectors_stale(store)
+        if embedder_factory is not None:
+            ensure_graph_vectors(store, embedder_factory())
     return removed, unknown
 
 

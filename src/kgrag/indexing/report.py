@@ -24,6 +24,12 @@ class IndexReport:
     documents_removed: int = 0
     chunks_written: int = 0
     texts_embedded: int = 0
+    # graph stage (issue #4): chunks extracted/failed this run, graph size after it, graph texts embedded
+    chunks_extracted: int = 0
+    chunks_extraction_failed: int = 0
+    entities: int = 0
+    relations: int = 0
+    graph_texts_embedded: int = 0
     problems: list[FileProblem] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
@@ -33,4 +39,5 @@ class IndexReport:
 
     @property
     def did_work(self) -> bool:
-        return bool(self.documents_new or self.documents_changed or self.texts_embedded or self.documents_removed)
+        return bool(self.documents_new or self.documents_changed or self.texts_embedded or self.documents_removed
+                    or self.chunks_extracted or self.graph_texts_embedded)

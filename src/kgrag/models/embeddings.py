@@ -159,6 +159,10 @@ def create_embedder(cfg: EmbeddingConfig) -> Embedder:
         return FakeEmbedder(dimension=cfg.dimension or 64, window_tokens=cfg.window_tokens or 256)
     if cfg.provider == "openai":
         return OpenAIEmbedder(cfg)
+    if cfg.threads is not None:
+        import torch
+
+        torch.set_num_threads(cfg.threads)
     embedder = SentenceTransformerEmbedder(cfg.model, batch_size=cfg.batch_size)
     if cfg.window_tokens:
         embedder.window_tokens = cfg.window_tokens

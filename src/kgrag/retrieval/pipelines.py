@@ -90,9 +90,19 @@ def _hybrid(cfg: KgragConfig) -> Pipeline:
          FuseRRF(("dense", "bm25"), k=cfg.retrieval.rrf_k), TakeTop(), Hydrate()))
 
 
+def _graph_local(cfg: KgragConfig) -> Pipeline:
+    # Imported here: the graph layer imports retrieval modules, so a module-level import would be circular.
+    from kgrag.retrieval.graph_steps import GraphLocalSearch
+
+    return Pipeline(
+        "graph-local", "LightRAG-style local search: query → entities → relations/neighbours → chunks by "
+        "provenance count, plus the entity and relation items (seed 004).",
+        (GraphLocalSearch(), Hydrate()), requires=frozenset({"graph"}))
+
+
 def builtin_registry() -> PipelineRegistry:
     """A fresh registry holding every built-in pipeline."""
     registry = PipelineRegistry()
-    for name, factory in (("dense", _dense), ("bm25", _bm25), ("hybrid", _hybrid)):
+    for name, factory in (("dense", _dense), ("bm25", _bm25), ("hybrid", _hybrid), ("graph-local", _graph_local)):
         registry.register(name, factory)
     return registry

@@ -1,0 +1,156 @@
+"""`kgrag graph ...`: statistics, export (GraphML, Neo4j) and import (LightRAG, GraphML) of the graph.
+
+The bodies only parse options and print; the work lives in :mod:`kgrag.graph`, imported inside the
+commands so that ``kgrag --help`` and unrelated commands do not pay for igraph and matplotlib. This
+module does not import ``kgrag.cli.app`` (which registers it: a cycle), so its option types are
+declared here.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from kgrag.cli.errors import run_guarded
+from kgrag.errors import KgragError
+from kgrag.graph.import_report import ImportReport
+from kgrag.workspace import Workspace
+
+graph_app = typer.Typer(no_args_is_help=True, help="Knowledge-graph statistics, export and import.")
+
+WorkspaceOpt = Annotated[
+    Path | None,
+    typer.Option("--workspace", "-w", help="Workspace directory (default: $KGRAG_WORKSPACE or the current one)."),
+]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show full tracebacks for internal errors.")]
+GRAPHML_FILE_NAME = "graph.graphml"
+
+
+class ExportFormat(StrEnum):
+    GRAPHML = "graphml"
+    NEO4J = "neo4j"
+
+
+class ImportSource(StrEnum):
+    LIGHTRAG = "lightrag"
+    GRAPHML = "graphml"
+
+
+def _console() -> Console:
+    return Console(highlight=False)
+
+
+@graph_app.command("stats")
+def stats_command(
+    plot: Annotated[Path | None, typer.Option("--plot", help="Write PNG plots into this directory.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    top: Annotated[int, typer.Option("--top", min=0, help="How many hubs to list.")] = 10,
+    workspace: WorkspaceOpt = None, debug: DebugOpt = False,
+) -> None:
+    """Nodes, edges, degrees, clustering, components, hubs and entity types of the graph."""
+    from kgrag.graph.stats import graph_stats
+
+    def body() -> None:
+        with Workspace.open(workspace) as ws:
+            stats = graph_stats(ws.store, top)
+        plots: list[Path] = []
+        if plot is not None:
+            from kgrag.graph.plots import write_stats_plots
+
+            plots = write_stats_plots(stats, plot)
+        if as_json:
+            typer.echo(json.dumps({**stats.to_dict(), "plots": [str(p) for p in plots]}, indent=2))
+            return
+        from kgrag.graph.stats_render import stats_tables
+
+        console = _console()
+        console.print(stats_tables(stats))
+        if stats.nodes == 0:
+            console.print("the graph is empty: build it from your documents or `kgrag graph import` one")
+        for path in plots:
+            console.print(f"wrote {path}")
+
+    run_guarded(body, debug)
+
+
+def _export(ws: Workspace, fmt: ExportFormat, target: Path, companion: bool) -> str:
+    if fmt is ExportFormat.NEO4J:
+        from kgrag.graph.io_neo4j import export_neo4j
+
+        counts = export_neo4j(ws.store, target)
+        return f"wrote {counts['entities']:,} entities and {counts['relations']:,} relations to {target}/"
+    from kgrag.graph.io_graphml import export_graphml
+
+    path = target if target.suffix.lower() == ".graphml" else target / GRAPHML_FILE_NAME
+    counts = export_graphml(ws.store, path, with_companion=companion)
+    extra = f" (+ chunks and mentions in {path.stem}.provenance.json)" if companion else ""
+    return f"wrote {counts['entities']:,} entities and {counts['relations']:,} relations to {path}{extra}"
+
+
+@graph_app.command("export")
+def export_command(
+    target: Annotated[Path | None, typer.Argument(help="Output: a .graphml file or a directory.")] = None,
+    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="graphml or neo4j.")] = ExportFormat.GRAPHML,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Same as the positional output.")] = None,
+    companion: Annotated[bool, typer.Option(
+        "--companion/--no-companion", help="GraphML: also write chunks and mentions (for re-import).")] = True,
+    workspace: WorkspaceOpt = None, debug: DebugOpt = False,
+) -> None:
+    """Export the graph: GraphML (+ JSON companion) or Neo4j CSV files with load scripts."""
+
+    def body() -> None:
+        destination = out or target
+        if destination is None or (out is not None and target is not None and out != target):
+            raise KgragError("give one output path, e.g. `kgrag graph export --format neo4j --out neo4j-export/`")
+        with Workspace.open(workspace) as ws:
+            message = _export(ws, fmt, destination, companion)
+        _console().print(message)
+
+    run_guarded(body, debug)
+
+
+def _print_import(console: Console, report: ImportReport, extractor: str) -> None:
+    console.print(report.summary())
+    for note in report.notes():
+        console.print(f"[yellow]note[/yellow] {note}")
+    if extractor != "none":
+        console.print(f"[yellow]warning[/yellow] graph.extractor is {extractor!r}: `kgrag index`/`reindex` would "
+                      "re-extract the imported chunks and replace this graph; set graph.extractor = \"none\" "
+                      "in kgrag.toml to keep it")
+    console.print("next: `kgrag reindex --embeddings` embeds the imported chunks and entities for dense search")
+
+
+@graph_app.command("import")
+def import_command(
+    path: Annotated[Path, typer.Argument(help="LightRAG working directory, or a GraphML file.")],
+    source: Annotated[ImportSource, typer.Option("--from", help="lightrag or graphml.")] = ImportSource.LIGHTRAG,
+    graphml: Annotated[Path | None, typer.Option("--graphml", help="LightRAG: the GraphML file.")] = None,
+    chunks: Annotated[Path | None, typer.Option("--chunks", help="LightRAG: the text-chunks JSON.")] = None,
+    companion: Annotated[Path | None, typer.Option("--companion", help="GraphML: the provenance JSON.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the import report as JSON.")] = False,
+    workspace: WorkspaceOpt = None, debug: DebugOpt = False,
+) -> None:
+    """Import a graph with its chunks and provenance (one transaction; re-running is safe)."""
+
+    def body() -> None:
+        with Workspace.open(workspace) as ws:
+            if source is ImportSource.LIGHTRAG:
+                from kgrag.graph.import_lightrag import import_lightrag
+
+                report = import_lightrag(ws.store, path, graphml=graphml, chunks_file=chunks)
+            else:
+                from kgrag.graph.io_graphml import import_graphml
+
+                report = import_graphml(ws.store, path, companion_file=companion)
+            extractor = ws.config.graph.extractor
+        if as_json:
+            typer.echo(json.dumps(report.to_dict(), indent=2))
+        else:
+            _print_import(_console(), report, extractor)
+
+    run_guarded(body, debug)

@@ -1,0 +1,139 @@
+"""Broken model output: repaired without loss, re-asked, or dropped item by item (never the whole unit)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from kgrag.graph.extract_glean import GleanPolicy
+from kgrag.graph.extract_parse import ExtractionReply, parse_items
+from kgrag.graph.extract_units import build_units
+from kgrag.testing.extraction_responder import LOSSLESS, ExtractionResponder, extract_items, malform
+
+TYPES = ["person", "organization", "team", "concept"]
+NO_GLEAN = GleanPolicy(enabled=False)
+
+
+@pytest.fixture
+def chunks(kit: Any) -> list[Any]:
+    return kit.sample_chunks(limit=3)
+
+
+@pytest.fixture
+def clean(kit: Any, chunks: list[Any]) -> dict[str, Any]:
+    _, extractions = kit.run_extraction(chunks, ExtractionResponder(), glean=NO_GLEAN)
+    return kit.comparable(extractions)
+
+
+@pytest.mark.parametrize("kind", LOSSLESS)
+def test_repairable_replies_give_the_clean_result_without_a_reask(
+        kit: Any, chunks: list[Any], clean: dict[str, Any], kind: str) -> None:
+    responder = ExtractionResponder(malformation=kind)
+    extractor, extractions = kit.run_extraction(chunks, responder, glean=NO_GLEAN)
+    assert kit.comparable(extractions) == clean
+    assert responder.malformed[kind] == extractor.stats.units
+    assert "extract-reask" not in responder.calls
+    assert extractor.stats.dropped_items == 0
+
+
+@pytest.mark.parametrize("kind", ["wrong_schema", "garbage"])
+def test_unusable_replies_are_reasked_once_and_then_match(
+        kit: Any, chunks: list[Any], clean: dict[str, Any], kind: str) -> None:
+    responder = ExtractionResponder(malformation=kind)
+    extractor, extractions = kit.run_extraction(chunks, responder, glean=NO_GLEAN)
+    assert kit.comparable(extractions) == clean
+    assert responder.calls["extract-reask"] == extractor.stats.units
+    assert extractor.stats.failed_units == 0
+
+
+def _subset_of_clean(result: dict[str, Any], clean: dict[str, Any]) -> tuple[int, int]:
+    kept = total = 0
+    assert result.keys() == clean.keys()
+    for chunk_id, (entities, relations, error) in result.items():
+        assert error is None
+        assert entities <= clean[chunk_id][0]
+        assert relations <= clean[chunk_id][1]
+        kept += len(entities) + len(relations)
+        total += len(clean[chunk_id][0]) + len(clean[chunk_id][1])
+    return kept, total
+
+
+def test_truncated_replies_keep_every_complete_item(kit: Any, chunks: list[Any], clean: dict[str, Any]) -> None:
+    responder = ExtractionResponder(malformation="truncated")
+    _, extractions = kit.run_extraction(chunks, responder, glean=NO_GLEAN)
+    kept, total = _subset_of_clean(kit.comparable(extractions), clean)
+    assert 0 < kept < total
+
+
+def _expected_drops(kit: Any, chunks: list[Any]) -> int:
+    """Items the responder breaks (every third, from the second) in each unit's reply."""
+    drops = 0
+    for unit in build_units(chunks, 1200, kit.counter):
+        entities, relations = extract_items(unit.text)
+        drops += len(range(1, len(entities), 3)) + len(range(1, len(relations), 3))
+    return drops
+
+
+@pytest.mark.parametrize("kind", ["missing_fields", "invalid_fields"])
+def test_bad_items_are_dropped_one_by_one(kit: Any, chunks: list[Any], clean: dict[str, Any], kind: str) -> None:
+    responder = ExtractionResponder(malformation=kind)
+    extractor, extractions = kit.run_extraction(chunks, responder, glean=NO_GLEAN)
+    kept, total = _subset_of_clean(kit.comparable(extractions), clean)
+    assert 0 < kept < total
+    assert extractor.stats.dropped_items == _expected_drops(kit, chunks) > 0
+    assert extractor.stats.failed_units == 0
+    assert "extract-reask" not in responder.calls  # the reply as a whole was fine
+
+
+def test_parse_items_validates_each_item_on_its_own() -> None:
+    reply = ExtractionReply.model_validate({
+        "entities": [
+            {"name": "**Rui Carvalho**", "type": "Person", "description": "Leads  Platform."},
+            {"name": "Kestrel", "type": "stream processor"},
+            {"name": "", "type": "team"}, {"type": "team"}, {"name": 7}, {"name": "x" * 200},
+            {"name": "Shale", "description": ["not", "a", "string"]}, "just a string",
+            {"name": "rui carvalho", "type": "person", "description": "duplicate"},
+        ],
+        "relations": [
+            {"source": "Rui Carvalho", "target": "Kestrel", "label": "leads", "strength": "7",
+             "keywords": "roadmap, ownership"},
+            {"source": "Kestrel", "target": "Shale", "strength": 15},
+            {"source": "Kestrel", "target": "Shale", "strength": "high"},
+            {"source": "Kestrel", "target": "kestrel"}, {"source": "Kestrel"},
+            {"source": "Tern", "target": "Kestrel", "keywords": ["bus"], "strength": 0},
+        ],
+    })
+    items = parse_items(reply, TYPES)
+    assert [(e.name, e.type, e.description) for e in items.entities] == [
+        ("Rui Carvalho", "person", "Leads Platform."), ("Kestrel", "concept", "")]
+    assert [(r.source, r.target, r.label, r.keywords, r.weight) for r in items.relations] == [
+        ("Rui Carvalho", "Kestrel", "leads", ("roadmap", "ownership"), 0.7),
+        ("Kestrel", "Shale", "related to", (), 1.0),
+        ("Tern", "Kestrel", "bus", ("bus",), 0.1)]
+    assert items.dropped == 6 + 3  # duplicates are merged, not counted as dropped
+
+
+@pytest.mark.parametrize("value", [{"nodes": []}, [], "text", {"entities": "none"}])
+def test_the_envelope_rejects_the_wrong_shape_so_the_layer_reasks(value: Any) -> None:
+    with pytest.raises(ValidationError):
+        ExtractionReply.model_validate(value)
+
+
+def test_the_envelope_accepts_partial_and_null_lists() -> None:
+    assert ExtractionReply.model_validate({"entities": None, "relations": [{}]}).relations == [{}]
+    assert ExtractionReply.model_validate({"relations": []}).entities == []
+
+
+def test_every_malformation_is_really_broken() -> None:
+    value = {"entities": [{"name": "A", "type": "t", "description": "it's"}],
+             "relations": [{"source": "A", "target": "B", "label": "x", "description": "d", "keywords": ["k"],
+                            "strength": 5}]}
+    import json
+
+    for kind in LOSSLESS:
+        with pytest.raises(ValueError):
+            json.loads(malform(value, kind))
+    with pytest.raises(ValueError):
+        malform(value, "no-such-kind")
