@@ -241,14 +241,14 @@ class KgragConfig(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="KGRAG_", env_nested_delimiter="__", extra="forbid", validate_assignment=True)
 
-    documents: DocumentsConfig = Field(default_factory=DocumentsConfig, description="File discovery and reading.")
-    chunking: ChunkingConfig = Field(default_factory=ChunkingConfig, description="Chunking.")
-    embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig, description="Embedding model.")
-    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig, description="Retrieval defaults.")
-    generation: GenerationConfig = Field(default_factory=GenerationConfig, description="Answer generation.")
-    llm: LLMConfig = Field(default_factory=LLMConfig, description="Chat LLM.")
-    graph: GraphConfig = Field(default_factory=GraphConfig, description="Knowledge graph construction.")
-    evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig, description="Evaluation.")
+    documents: DocumentsConfig = Field(default=DocumentsConfig(), description="File discovery and reading.")
+    chunking: ChunkingConfig = Field(default=ChunkingConfig(), description="Chunking.")
+    embedding: EmbeddingConfig = Field(default=EmbeddingConfig(), description="Embedding model.")
+    retrieval: RetrievalConfig = Field(default=RetrievalConfig(), description="Retrieval defaults.")
+    generation: GenerationConfig = Field(default=GenerationConfig(), description="Answer generation.")
+    llm: LLMConfig = Field(default=LLMConfig(), description="Chat LLM.")
+    graph: GraphConfig = Field(default=GraphConfig(), description="Knowledge graph construction.")
+    evaluation: EvaluationConfig = Field(default=EvaluationConfig(), description="Evaluation.")
 
     @classmethod
     def settings_customise_sources(

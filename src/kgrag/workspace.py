@@ -24,7 +24,7 @@ from kgrag.graph.choose import create_extractor, create_summarizer
 from kgrag.graph.summarize import Summarizer
 from kgrag.graph.types import Extractor
 from kgrag.indexing import ChunkPlan, IndexReport, Progress, SilentProgress, remove_documents, run_index
-from kgrag.models.embeddings import Embedder, create_embedder
+from kgrag.models.embeddings import Embedder, KeyedEmbedder, create_embedder
 from kgrag.retrieval import PipelineRegistry, RetrievalResult, builtin_registry
 from kgrag.retrieval.env import RetrievalEnv
 from kgrag.retrieval.vector_index import DenseIndex, HotDenseIndex
@@ -122,8 +122,7 @@ class Workspace:
 
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = create_embedder(self.config.embedding)
-            self._embedder.name = self.embedding_model_id
+            self._embedder = KeyedEmbedder(create_embedder(self.config.embedding), self.embedding_model_id)
             self._record_model(self._embedder)
         return self._embedder
 

@@ -110,7 +110,7 @@ KILL_SCRIPT = """
 import sys
 from kgrag import Workspace
 from kgrag.indexing import embed, ingest
-from kgrag.models.embeddings import FakeEmbedder
+from kgrag.models.embeddings import FakeEmbedder, KeyedEmbedder
 
 class AnnouncingFake(FakeEmbedder):
     def embed(self, texts):
@@ -125,8 +125,7 @@ ingest.Ingestor._ingest_document = announcing
 embed.COMMIT_BLOCK = 16
 
 ws = Workspace.open(sys.argv[1])
-ws._embedder = AnnouncingFake()
-ws._embedder.name = ws.embedding_model_id
+ws._embedder = KeyedEmbedder(AnnouncingFake(), ws.embedding_model_id)
 ws.index([sys.argv[2]])
 print("finished", flush=True)
 """

@@ -11,6 +11,7 @@ from kgrag.graph.summarize import ExtractiveSummarizer
 from kgrag.store.records import ChunkRecord, DocumentRecord, DocumentStatus
 from kgrag.store.sqlite import SQLiteStore
 
+
 @pytest.fixture
 def store() -> Iterator[SQLiteStore]:
     s = SQLiteStore(":memory:")

@@ -7,6 +7,7 @@ are entities, failures on request — and costs microseconds per chunk.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import time
@@ -49,7 +50,7 @@ class WordExtractor:
                 entities.setdefault(name, ExtractedEntity(name, "person" if name in PEOPLE else "concept",
                                                           sentence.strip()))
             relations.extend(ExtractedRelation(a, b, "next_to", sentence.strip(), (a.lower(),), 1.0)
-                             for a, b in zip(names, names[1:], strict=False))
+                             for a, b in itertools.pairwise(names))
         return ChunkExtraction(chunk_id=chunk.id, entities=list(entities.values()), relations=relations)
 
     def extract(self, chunks: Sequence[ChunkRecord]) -> Iterator[ChunkExtraction]:

@@ -3,17 +3,20 @@ re-summarised without the removed text; document statuses wait for extraction.""
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.graph.graph_fakes import WordExtractor
 
 from kgrag import Workspace
+from kgrag.documents import content_hash
 from kgrag.graph.summarize import ExtractiveSummarizer
 from kgrag.graph.vectors import entity_text
 from kgrag.indexing import IndexReport, SilentProgress, run_index
 from kgrag.store.records import DocumentStatus
-from tests.graph.graph_fakes import WordExtractor
 
 DOC_A = "Kestrel ingests telemetry from Osprey. Kestrel runs in Lisbon."
 DOC_B = "Kestrel stores everything in Shale. Heron reads dashboards from Kestrel. Shale keeps raw data."
@@ -42,7 +45,7 @@ def _docs(tmp_path: Path) -> tuple[Path, Path]:
 def test_removing_a_document_resummarises_and_drops_orphans(ws: Workspace, tmp_path: Path) -> None:
     a, b = _docs(tmp_path)
     report = _index(ws, [a, b], WordExtractor())
-    assert report.chunks_extracted == 2 and report.entities == 6
+    assert report.chunks_extracted == 2 and report.entities == 5
     kestrel = ws.store.graph.entity_by_key("kestrel")
     assert kestrel is not None and "Shale" in kestrel.description and len(kestrel.chunk_ids) == 2
     removed, _ = ws.remove([str(b)])
@@ -56,7 +59,6 @@ def test_removing_a_document_resummarises_and_drops_orphans(ws: Workspace, tmp_p
     assert all("shale" not in (r.description.lower()) for r in ws.store.graph.relations())
     assert ws.store.graph.stale_entity_ids() == [] and ws.store.graph.stale_relation_ids() == []
     # the re-summarised entity was re-embedded under its new text
-    from kgrag.documents import content_hash
     assert ws.store.vectors.get(ws.embedding_model_id, [content_hash(entity_text(kestrel))])
 
 
@@ -80,8 +82,6 @@ def test_changed_document_replaces_its_mentions(ws: Workspace, tmp_path: Path) -
     a, b = _docs(tmp_path)
     _index(ws, [a, b], WordExtractor())
     b.write_text("Heron shows alerts to Vestland.", encoding="utf-8")
-    import os
-    import time
     os.utime(b, (time.time() + 5, time.time() + 5))
     report = _index(ws, [a, b], WordExtractor())
     assert report.documents_changed == 1 and report.chunks_extracted == 1
@@ -92,7 +92,9 @@ def test_changed_document_replaces_its_mentions(ws: Workspace, tmp_path: Path) -
 def test_statuses_wait_for_extraction_and_failures_retry(ws: Workspace, tmp_path: Path) -> None:
     a, b = _docs(tmp_path)
     _index(ws, [a, b], WordExtractor())  # to learn the chunk ids
-    failing_chunk = ws.store.chunks.for_document(ws.store.documents.by_source(str(b.resolve())).id)[0].id  # type: ignore[union-attr]
+    doc_b = ws.store.documents.by_source(str(b.resolve()))
+    assert doc_b is not None
+    failing_chunk = ws.store.chunks.for_document(doc_b.id)[0].id
     ws.store.graph.mark_extracted(failing_chunk, "words:v2", "boom", 0, 0)
     report = _index(ws, [a, b], WordExtractor(name="words:v2", fail=frozenset({failing_chunk})))
     assert report.chunks_extraction_failed == 1

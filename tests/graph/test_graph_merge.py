@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
+from tests.graph.graph_fakes import ChunkFactory
 
 from kgrag.errors import BudgetExceededError
 from kgrag.graph.aggregate import display_name, vote
@@ -13,14 +14,13 @@ from kgrag.graph.merge import merge_extractions, to_mentions
 from kgrag.graph.summarize import CallableSummarizer, ExtractiveSummarizer
 from kgrag.graph.types import ChunkExtraction, ExtractedEntity, ExtractedRelation
 from kgrag.store.sqlite import SQLiteStore
-from tests.graph.graph_fakes import ChunkFactory
 
 
-def E(name: str, type_: str = "concept", desc: str = "") -> ExtractedEntity:  # noqa: N802
+def E(name: str, type_: str = "concept", desc: str = "") -> ExtractedEntity:
     return ExtractedEntity(name, type_, desc)
 
 
-def R(a: str, b: str, label: str = "related_to", desc: str = "", keywords: Sequence[str] = (),  # noqa: N802
+def R(a: str, b: str, label: str = "related_to", desc: str = "", keywords: Sequence[str] = (),
       weight: float = 1.0) -> ExtractedRelation:
     return ExtractedRelation(a, b, label, desc, tuple(keywords), weight)
 
@@ -55,7 +55,8 @@ def test_relation_aggregation_and_endpoint_entities(store: SQLiteStore, add_doc:
                                                     summarizer: ExtractiveSummarizer) -> None:
     c1, c2, c3 = add_doc("d1", ["a", "b", "c"])
     merge_extractions(store, [
-        ChunkExtraction(c1, [E("Rui", "person", "Rui.")], [R("Rui", "Platform", "lead", "Rui leads.", ["leadership"], 2)]),
+        ChunkExtraction(c1, [E("Rui", "person", "Rui.")],
+                        [R("Rui", "Platform", "lead", "Rui leads.", ["leadership"], 2)]),
         ChunkExtraction(c2, [], [R("Platform", "Rui", "led_by", "Led by Rui.", ["Leadership", "team"], 1.5)]),
         ChunkExtraction(c3, [], [R("Rui", "Platform", "lead", "", ["management"], 1)]),
     ], "t", summarizer)
@@ -73,8 +74,8 @@ def test_relation_aggregation_and_endpoint_entities(store: SQLiteStore, add_doc:
 def test_label_ties_prefer_a_specific_label(store: SQLiteStore, add_doc: ChunkFactory,
                                             summarizer: ExtractiveSummarizer) -> None:
     c1, c2 = add_doc("d1", ["a", "b"])
-    merge_extractions(store, [ChunkExtraction(c1, [], [R("A1", "B1")]), ChunkExtraction(c2, [], [R("A1", "B1", "own")])],
-                      "t", summarizer)
+    merge_extractions(store, [ChunkExtraction(c1, [], [R("A1", "B1")]),
+                              ChunkExtraction(c2, [], [R("A1", "B1", "own")])], "t", summarizer)
     assert store.graph.relations()[0].label == "own"
 
 
@@ -89,8 +90,8 @@ def test_long_descriptions_are_summarised_and_short_ones_are_not(store: SQLiteSt
     texts = [f"Kestrel ingests sensor telemetry in batch {i} for the Platform team." for i in range(12)]
     chunk_ids = add_doc("d1", [str(i) for i in range(12)])
     summarizer = ExtractiveSummarizer(max_tokens=40)
-    merge_extractions(store, [ChunkExtraction(c, [E("Kestrel", "product", t)]) for c, t in zip(chunk_ids, texts, strict=True)],
-                      "t", summarizer)
+    batch = [ChunkExtraction(c, [E("Kestrel", "product", t)]) for c, t in zip(chunk_ids, texts, strict=True)]
+    merge_extractions(store, batch, "t", summarizer)
     kestrel = store.graph.entity_by_key("kestrel")
     assert kestrel is not None
     assert summarizer.counter.count(kestrel.description) <= 40
@@ -140,7 +141,8 @@ def test_extractive_summary_prefers_central_sentences_and_is_deterministic() -> 
     first = summarizer.summarize("Kestrel", descriptions)
     assert first == summarizer.summarize("Kestrel", descriptions)
     assert "weather" not in first and summarizer.counter.count(first) <= 25
-    assert ExtractiveSummarizer(max_tokens=5).summarize("x", ["one two three four five six seven eight nine"]).endswith("…")
+    tiny = ExtractiveSummarizer(max_tokens=5)
+    assert tiny.summarize("x", ["one two three four five six seven eight nine"]).endswith("…")
     assert summarizer.summarize("x", []) == ""
 
 

@@ -95,7 +95,8 @@ def test_clear_chunk_mentions_flags_what_it_touches(store: SQLiteStore, add_doc:
 def test_relations_of_and_ordered_lookup(store: SQLiteStore, add_doc: ChunkFactory) -> None:
     (c1,) = add_doc("d1", ["one"])
     store.graph.add_entity_mentions([_mention(k, c1) for k in ("a1", "b1", "c1")])
-    store.graph.add_relation_mentions([RelationMention("a1", "b1", c1, "x", ""), RelationMention("b1", "c1", c1, "y", "")])
+    store.graph.add_relation_mentions([RelationMention("a1", "b1", c1, "x", ""),
+                                       RelationMention("b1", "c1", c1, "y", "")])
     b = entity_id_for_key("b1")
     assert len(store.graph.relations_of([b])) == 2
     assert len(store.graph.relations_of([entity_id_for_key("a1"), b])) == 2

@@ -58,8 +58,8 @@ def test_a_unit_that_stays_broken_gives_error_extractions_for_its_chunks(kit: An
     assert all("invalid reply after one re-ask" in (x.error or "") for x in broken)
     assert all(x.entities for x in extractions if not x.error)
     assert extractor.stats.failed_units == 1
-    assert extractor.stats.retried_units == 1  # asked from scratch once more before giving up
-    assert responder.calls["extract-reask"] == 2  # one re-ask per attempt
+    assert extractor.stats.retried_units == 2  # asked from scratch twice more before giving up
+    assert responder.calls["extract-reask"] == 3  # one re-ask per attempt
 
 
 def test_an_endpoint_that_goes_down_fails_the_rest_with_the_reason(kit: Any, chunks: list[Any]) -> None:

@@ -49,7 +49,7 @@ def test_sparse_units_are_gleaned_and_the_union_is_the_full_extraction(kit: Any,
 def test_gleaning_off_keeps_the_partial_first_pass(kit: Any, chunks: list[Any]) -> None:
     _, full = kit.run_extraction(chunks, ExtractionResponder())
     responder = ExtractionResponder(first_pass_share=0.3)
-    extractor, extractions = kit.run_extraction(chunks, responder, glean=GleanPolicy(enabled=False))
+    _, extractions = kit.run_extraction(chunks, responder, glean=GleanPolicy(enabled=False))
     assert "glean" not in responder.calls
     partial, complete = kit.comparable(extractions), kit.comparable(full)
     assert all(partial[cid][0] <= complete[cid][0] for cid in complete)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -130,8 +131,6 @@ def test_every_malformation_is_really_broken() -> None:
     value = {"entities": [{"name": "A", "type": "t", "description": "it's"}],
              "relations": [{"source": "A", "target": "B", "label": "x", "description": "d", "keywords": ["k"],
                             "strength": 5}]}
-    import json
-
     for kind in LOSSLESS:
         with pytest.raises(ValueError):
             json.loads(malform(value, kind))

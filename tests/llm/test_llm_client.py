@@ -49,7 +49,7 @@ def _scripted_client(prompts_dir: Path, *rules: ScriptRule, db: Database | None 
 def test_none_provider_is_unavailable_and_says_so() -> None:
     client = create_llm_client(LLMConfig())
     assert client.available is False
-    with pytest.raises(ModelError, match="llm.provider = none"):
+    with pytest.raises(ModelError, match=r"llm\.provider = none"):
         client.chat([{"role": "user", "content": "hi"}], stage="test")
     assert "LLM-free" in llm_free_note("query.generate")
 
@@ -66,7 +66,7 @@ def test_cache_hit_on_identical_request(prompts_dir: Path, square_model: Any) ->
 
 def test_cache_persists_in_the_workspace_database(prompts_dir: Path, tmp_path: Path, square_model: Any) -> None:
     db = Database(tmp_path / "ws.sqlite3", LLM_SCHEMAS)
-    client, provider = _scripted_client(prompts_dir, _square_rule(), db=db)
+    client, _ = _scripted_client(prompts_dir, _square_rule(), db=db)
     client.structured("square", {"n": 2}, square_model, stage="test")
     db.close()
     db = Database(tmp_path / "ws.sqlite3", LLM_SCHEMAS)
@@ -142,8 +142,13 @@ def test_budget_stops_before_exceeding(prompts_dir: Path, square_model: Any) -> 
 
 def test_estimate_mode_makes_no_http_calls(prompts_dir: Path, fast_cfg: Callable[..., LLMConfig]) -> None:
     with FakeOpenAIServer() as server:
-        cfg = fast_cfg(server.base_url, prompts_dir=prompts_dir, price_prompt_per_1m=1.0,
-                       price_completion_per_1m=2.0, estimate_completion_tokens=100)  # fmt: skip
+        cfg = fast_cfg(
+            server.base_url,
+            prompts_dir=prompts_dir,
+            price_prompt_per_1m=1.0,
+            price_completion_per_1m=2.0,
+            estimate_completion_tokens=100,
+        )
         client = create_llm_client(cfg, estimate=True)
         for n in range(5):
             result = client.structured("square", {"n": n}, None, stage="index.extract")
@@ -162,8 +167,9 @@ def test_estimate_mode_makes_no_http_calls(prompts_dir: Path, fast_cfg: Callable
 def test_estimate_counts_cached_calls_as_free(prompts_dir: Path, square_model: Any) -> None:
     client, _ = _scripted_client(prompts_dir, _square_rule())
     client.structured("square", {"n": 1}, square_model, stage="test")
-    estimating = create_llm_client(LLMConfig(provider="scripted", prompts_dir=prompts_dir), estimate=True,
-                                   provider=ScriptedProvider())  # fmt: skip
+    estimating = create_llm_client(
+        LLMConfig(provider="scripted", prompts_dir=prompts_dir), estimate=True, provider=ScriptedProvider()
+    )
     estimating.runner.cache = client.runner.cache
     assert estimating.structured("square", {"n": 1}, square_model, stage="test").ok
     estimating.structured("square", {"n": 2}, square_model, stage="test")
@@ -191,8 +197,11 @@ def test_usage_from_api_block(fast_cfg: Callable[..., LLMConfig]) -> None:
 def test_ledger_summaries_per_stage_and_run(prompts_dir: Path, square_model: Any) -> None:
     ledger = InMemoryLedger()
     for run in ("r1", "r2"):
-        client = create_llm_client(LLMConfig(provider="scripted", prompts_dir=prompts_dir), run_id=run,
-                                   provider=ScriptedProvider([_square_rule()]))  # fmt: skip
+        client = create_llm_client(
+            LLMConfig(provider="scripted", prompts_dir=prompts_dir),
+            run_id=run,
+            provider=ScriptedProvider([_square_rule()]),
+        )
         client.runner.ledger = ledger
         client.structured("square", {"n": 1}, square_model, stage="index.extract")
         client.chat([{"role": "user", "content": "Compute item 2 x"}], stage="query.generate")
@@ -247,12 +256,12 @@ def test_recording_replays_byte_for_byte(tmp_path: Path, fast_cfg: Callable[...,
 def test_bad_replay_file_is_a_config_error(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text("{not json\n")
-    with pytest.raises(ConfigError, match="bad.jsonl:1"):
+    with pytest.raises(ConfigError, match=r"bad\.jsonl:1"):
         create_llm_client(LLMConfig(provider="scripted", scripted_file=path))
 
 
 def test_openai_provider_requires_a_model() -> None:
-    with pytest.raises(ConfigError, match="llm.model"):
+    with pytest.raises(ConfigError, match=r"llm\.model"):
         create_llm_client(LLMConfig(provider="openai"))
 
 

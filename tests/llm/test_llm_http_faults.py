@@ -66,7 +66,7 @@ def test_total_outage_stops_clearly_and_rerun_resumes_from_cache(
     with FakeOpenAIServer(square_reply, faults) as server:
         cfg = fast_cfg(server.base_url, prompts_dir=prompts_dir, max_retries=2, max_concurrency=1)
         client = create_llm_client(cfg, db, run_id="outage")
-        with pytest.raises(LLMUnavailableError, match="after 3 attempts.*rerunning resumes"):
+        with pytest.raises(LLMUnavailableError, match=r"after 3 attempts.*rerunning resumes"):
             client.map_structured("square", items, square_model, stage="test.square")
         assert int(db.scalar("SELECT COUNT(*) FROM llm_cache")) == healthy
         server.set_faults(FaultPlan())

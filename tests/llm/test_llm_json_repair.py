@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -30,7 +31,7 @@ json_values = st.recursive(
         ('{"items": ["x", "y", "z', {"items": ["x", "y"]}),
         ('[{"n": 1}, {"n": 2}, {"n": 3, "m": "ab', [{"n": 1}, {"n": 2}]),
         ('{"a": 1 "b": 2}', {"a": 1, "b": 2}),
-        ("{name: \"Ada\", kind: PERSON}", {"name": "Ada", "kind": "PERSON"}),
+        ('{name: "Ada", kind: PERSON}', {"name": "Ada", "kind": "PERSON"}),
         ('{"text": "two\nlines"}', {"text": "two\nlines"}),
         ('```json\n{"entities": [{"name": "A"}, {"name": "B"', {"entities": [{"name": "A"}]}),
     ],
@@ -51,39 +52,31 @@ def test_expect_object_skips_brackets_in_prose() -> None:
 
 @pytest.mark.parametrize("text", ["", "   ", "no json here", "{", "[[[", '{"a": tru'[:3]])
 def test_hopeless_input_raises_only_repair_error(text: str) -> None:
-    try:
+    with contextlib.suppress(JSONRepairError):  # any other exception fails the test
         repair_json(text)
-    except JSONRepairError:
-        pass
 
 
 @pytest.mark.parametrize("text", ["[" * 100_000, "[" * 100_000 + "]" * 100_000, "1" * 10_000])
 def test_pathological_input_does_not_crash(text: str) -> None:
-    try:
+    with contextlib.suppress(JSONRepairError):  # any other exception fails the test
         repair_json(text)
-    except JSONRepairError:
-        pass
 
 
 @settings(max_examples=400, deadline=None)
 @given(st.text(max_size=200))
 def test_fuzz_never_raises_anything_else(text: str) -> None:
-    try:
+    with contextlib.suppress(JSONRepairError):  # any other exception fails the test
         repair_json(text)
-    except JSONRepairError:
-        pass
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet='{}[]",:\'` \n\\abc01-tTrueNnl.', max_size=80))
+@given(st.text(alphabet="{}[]\",:'` \n\\abc01-tTrueNnl.", max_size=80))
 def test_fuzz_json_like_noise(text: str) -> None:
-    try:
+    with contextlib.suppress(JSONRepairError):  # any other exception fails the test
         repair_json(text)
-    except JSONRepairError:
-        pass
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(json_values)
 def test_valid_json_roundtrips(value: Any) -> None:
     text = json.dumps(value)
@@ -91,15 +84,18 @@ def test_valid_json_roundtrips(value: Any) -> None:
     assert repair_json(f"```json\n{text}\n```").value == value
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(json_values, min_size=1, max_size=5), st.data())
-def test_truncated_arrays_keep_a_prefix_of_the_items(items: list[Any], data: st.DataObject) -> None:
+flat_items = (
+    st.integers(-1000, 1000)
+    | st.text(max_size=12)
+    | st.dictionaries(st.text(max_size=6), st.integers(0, 99) | st.text(max_size=6), max_size=3)
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(flat_items, min_size=1, max_size=6), st.data())
+def test_truncated_array_yields_a_prefix_of_its_items(items: list[Any], data: st.DataObject) -> None:
+    """Cutting a reply anywhere never invents or alters an item: what comes back is a prefix."""
     text = json.dumps(items)
     cut = data.draw(st.integers(1, len(text)))
-    try:
-        value = repair_json(text[:cut], expect="[").value
-    except JSONRepairError:
-        return
-    if isinstance(value, list):
-        complete = [item for item in value if item in items]
-        assert len(complete) <= len(items)
+    value = repair_json(text[:cut], expect="[").value
+    assert value == items[: len(value)]

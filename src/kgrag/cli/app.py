@@ -12,6 +12,7 @@ from rich.table import Table
 
 from kgrag.cli.errors import run_guarded
 from kgrag.cli.graph_commands import graph_app
+from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console
 from kgrag.cli.progress import RichProgress
 from kgrag.indexing import IndexReport
 from kgrag.workspace import QueryResponse, Workspace
@@ -22,15 +23,6 @@ eval_app = typer.Typer(no_args_is_help=True, help="Evaluate retrieval pipelines 
 app.add_typer(eval_app, name="eval")
 app.add_typer(graph_app, name="graph")
 
-WorkspaceOpt = Annotated[
-    Path | None,
-    typer.Option("--workspace", "-w", help="Workspace directory (default: $KGRAG_WORKSPACE or the current one)."),
-]
-DebugOpt = Annotated[bool, typer.Option("--debug", help="Show full tracebacks for internal errors.")]
-
-
-def _console() -> Console:
-    return Console(highlight=False)
 
 
 @app.command()
@@ -40,7 +32,7 @@ def init(directory: Annotated[Path | None, typer.Argument(help="Workspace direct
 
     def body() -> None:
         with Workspace.init(directory or workspace) as ws:
-            _console().print(f"initialised workspace [bold]{ws.path.resolve()}[/bold]")
+            new_console().print(f"initialised workspace [bold]{ws.path.resolve()}[/bold]")
 
     run_guarded(body, debug)
 
@@ -62,7 +54,7 @@ def index(paths: Annotated[list[Path], typer.Argument(help="Files or directories
     """Index files incrementally: unchanged files are skipped, changed ones re-processed."""
 
     def body() -> None:
-        console = _console()
+        console = new_console()
         with Workspace.open(workspace) as ws, RichProgress(console) as progress:
             report = ws.index(paths, progress=progress)
         _print_index_report(console, report)
@@ -78,7 +70,7 @@ def remove(documents: Annotated[list[str], typer.Argument(help="Document ids, so
     def body() -> None:
         with Workspace.open(workspace) as ws:
             removed, unknown = ws.remove(documents)
-        console = _console()
+        console = new_console()
         for source in removed:
             console.print(f"removed {source}")
         if unknown:
@@ -99,7 +91,7 @@ def reindex(embeddings: Annotated[bool, typer.Option("--embeddings", help="Re-em
             from kgrag.errors import KgragError
 
             raise KgragError("say what to rebuild, e.g. `kgrag reindex --embeddings`")
-        console = _console()
+        console = new_console()
         with Workspace.open(workspace, allow_model_change=True) as ws, RichProgress(console) as progress:
             report = ws.reindex_embeddings(progress)
         _print_index_report(console, report)
@@ -122,7 +114,7 @@ def status(workspace: WorkspaceOpt = None,
         if as_json:
             typer.echo(json.dumps({**info, "document_list": docs}, indent=2))
             return
-        _print_status(_console(), info, docs)
+        _print_status(new_console(), info, docs)
 
     run_guarded(body, debug)
 
@@ -157,7 +149,7 @@ def query(question: Annotated[str, typer.Argument(help="The question.")],
         if as_json:
             typer.echo(json.dumps(response.to_dict(), indent=2))
         else:
-            _print_response(_console(), response)
+            _print_response(new_console(), response)
 
     run_guarded(body, debug)
 
@@ -184,7 +176,7 @@ def pipelines(workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
             for name in ws.pipelines.names():
                 recipe = ws.pipelines.build(name, ws.config)
                 table.add_row(name, ", ".join(sorted(recipe.requires)) or "-", recipe.description)
-        _console().print(table)
+        new_console().print(table)
 
     run_guarded(body, debug)
 
@@ -192,7 +184,8 @@ def pipelines(workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
 @eval_app.command("retrieval")
 def eval_retrieval(
     dataset: Annotated[Path, typer.Option("--dataset", help="GraphRAG-Bench .json or .jsonl questions.")],
-    pipelines: Annotated[str, typer.Option("--pipelines", help="Comma-separated pipeline names.")] = "dense,bm25,hybrid",
+    pipelines: Annotated[
+        str, typer.Option("--pipelines", help="Comma-separated pipeline names.")] = "dense,bm25,hybrid",
     k: Annotated[int, typer.Option("--k", help="Context items per question.")] = 5,
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Report directory (default: <workspace>/reports).")] = None,
@@ -201,7 +194,7 @@ def eval_retrieval(
     """Evidence recall@k per question type, LLM-free; writes JSON, markdown and a plot."""
     from kgrag.cli.eval_command import run_retrieval_eval
 
-    run_guarded(lambda: run_retrieval_eval(workspace, dataset, pipelines, k, limit, out, _console()), debug)
+    run_guarded(lambda: run_retrieval_eval(workspace, dataset, pipelines, k, limit, out, new_console()), debug)
 
 
 def main() -> None:

@@ -1,9 +1,7 @@
 """`kgrag graph ...`: statistics, export (GraphML, Neo4j) and import (LightRAG, GraphML) of the graph.
 
 The bodies only parse options and print; the work lives in :mod:`kgrag.graph`, imported inside the
-commands so that ``kgrag --help`` and unrelated commands do not pay for igraph and matplotlib. This
-module does not import ``kgrag.cli.app`` (which registers it: a cycle), so its option types are
-declared here.
+commands so that ``kgrag --help`` and unrelated commands do not pay for igraph and matplotlib.
 """
 
 from __future__ import annotations
@@ -17,17 +15,13 @@ import typer
 from rich.console import Console
 
 from kgrag.cli.errors import run_guarded
+from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console
 from kgrag.errors import KgragError
 from kgrag.graph.import_report import ImportReport
 from kgrag.workspace import Workspace
 
 graph_app = typer.Typer(no_args_is_help=True, help="Knowledge-graph statistics, export and import.")
 
-WorkspaceOpt = Annotated[
-    Path | None,
-    typer.Option("--workspace", "-w", help="Workspace directory (default: $KGRAG_WORKSPACE or the current one)."),
-]
-DebugOpt = Annotated[bool, typer.Option("--debug", help="Show full tracebacks for internal errors.")]
 GRAPHML_FILE_NAME = "graph.graphml"
 
 
@@ -39,10 +33,6 @@ class ExportFormat(StrEnum):
 class ImportSource(StrEnum):
     LIGHTRAG = "lightrag"
     GRAPHML = "graphml"
-
-
-def _console() -> Console:
-    return Console(highlight=False)
 
 
 @graph_app.command("stats")
@@ -68,7 +58,7 @@ def stats_command(
             return
         from kgrag.graph.stats_render import stats_tables
 
-        console = _console()
+        console = new_console()
         console.print(stats_tables(stats))
         if stats.nodes == 0:
             console.print("the graph is empty: build it from your documents or `kgrag graph import` one")
@@ -109,7 +99,7 @@ def export_command(
             raise KgragError("give one output path, e.g. `kgrag graph export --format neo4j --out neo4j-export/`")
         with Workspace.open(workspace) as ws:
             message = _export(ws, fmt, destination, companion)
-        _console().print(message)
+        new_console().print(message)
 
     run_guarded(body, debug)
 
@@ -151,6 +141,6 @@ def import_command(
         if as_json:
             typer.echo(json.dumps(report.to_dict(), indent=2))
         else:
-            _print_import(_console(), report, extractor)
+            _print_import(new_console(), report, extractor)
 
     run_guarded(body, debug)

@@ -6,9 +6,9 @@ merger as they are ready instead of all at the end):
 1. :func:`~kgrag.graph.extract_units.build_units` groups consecutive chunks of one document into units
    of up to ``graph.unit_tokens`` tokens; the instructions are paid once per unit, not once per chunk.
 2. ``extract_graph`` runs over the batch through :meth:`LLMClient.map_structured` (concurrency, retries,
-   cache, repair and one re-ask are the LLM layer's). A unit whose reply is still unusable is asked once
-   more from scratch (``unit_attempts``): a re-ask can itself come back broken, and one more call is
-   cheaper than leaving the unit for the next run.
+   cache, repair and one re-ask are the LLM layer's). A unit whose reply is still unusable is asked
+   again from scratch, up to ``unit_attempts`` times in all: a re-ask can itself come back broken, and
+   another call is cheaper than leaving the unit for the next run.
 3. Items are validated one by one (:mod:`~kgrag.graph.extract_parse`); bad items are dropped, not the unit.
 4. Gleaning (:mod:`~kgrag.graph.extract_glean`): a unit whose first pass looks incomplete gets one
    ``glean_graph`` call re-sending its sparse chunks with the names already found, asking only for what

@@ -20,7 +20,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from kgrag.graph.types import ExtractedEntity, ExtractedRelation
 
@@ -35,6 +44,14 @@ _NAME_STRIP = " \t\r\n\"'`*_.,;:"
 Strength = Annotated[float, Field(allow_inf_nan=False)]
 
 
+def _null_to_default(cls: type[BaseModel], value: Any, info: ValidationInfo) -> Any:
+    """``null`` in an optional field means "not given": use the default instead of rejecting the item."""
+    if value is None and info.field_name is not None:
+        field = cls.model_fields[info.field_name]
+        return field.get_default(call_default_factory=True)
+    return value
+
+
 class EntityItem(BaseModel):
     """One entity as the model should write it."""
 
@@ -43,6 +60,8 @@ class EntityItem(BaseModel):
     name: StrictStr
     type: StrictStr = FALLBACK_TYPE
     description: StrictStr = ""
+
+    _nulls = field_validator("type", "description", mode="before")(classmethod(_null_to_default))
 
 
 class RelationItem(BaseModel):
@@ -56,6 +75,9 @@ class RelationItem(BaseModel):
     description: StrictStr = ""
     keywords: list[StrictStr] = Field(default_factory=list)
     strength: Strength = DEFAULT_STRENGTH
+
+    _nulls = field_validator("label", "description", "keywords", "strength", mode="before")(
+        classmethod(_null_to_default))
 
     @field_validator("keywords", mode="before")
     @classmethod

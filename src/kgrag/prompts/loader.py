@@ -52,9 +52,7 @@ class Prompt:
     @property
     def variables(self) -> set[str]:
         """Placeholders used by the system and user templates."""
-        return set(string.Template(self.system).get_identifiers()) | set(
-            string.Template(self.user).get_identifiers()
-        )
+        return set(string.Template(self.system).get_identifiers()) | set(string.Template(self.user).get_identifiers())
 
     def render_part(self, part: Literal["system", "user"], variables: Mapping[str, object]) -> str:
         """One template filled; a placeholder the caller does not provide is a :class:`ConfigError`."""
@@ -84,13 +82,9 @@ class Prompt:
         try:
             model = getattr(importlib.import_module(module_name), attr)
         except (ImportError, AttributeError, ValueError) as exc:
-            raise ConfigError(
-                f"prompt {self.name!r}: output_schema {self.output_schema!r} not found"
-            ) from exc
+            raise ConfigError(f"prompt {self.name!r}: output_schema {self.output_schema!r} not found") from exc
         if not (isinstance(model, type) and issubclass(model, BaseModel)):
-            raise ConfigError(
-                f"prompt {self.name!r}: output_schema {self.output_schema!r} is not a pydantic model"
-            )
+            raise ConfigError(f"prompt {self.name!r}: output_schema {self.output_schema!r} is not a pydantic model")
         return model
 
     def json_schema(self) -> dict[str, Any] | None:
@@ -110,9 +104,7 @@ def _parse(text: str, source: str, expected_name: str) -> Prompt:
     if missing:
         raise ConfigError(f"prompt file {source}: missing {', '.join(missing)}")
     if data["name"] != expected_name:
-        raise ConfigError(
-            f"prompt file {source}: name is {data['name']!r} but the file is {expected_name}.toml"
-        )
+        raise ConfigError(f"prompt file {source}: name is {data['name']!r} but the file is {expected_name}.toml")
     for key in ("system", "user"):
         if not isinstance(data[key], str) or not string.Template(data[key]).is_valid():
             raise ConfigError(f"prompt file {source}: {key} is not a valid $placeholder template")

@@ -35,7 +35,8 @@ class QueryState:
 class Step(Protocol):
     """One stage of a retrieval pipeline."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def run(self, state: QueryState, env: RetrievalEnv) -> None: ...
 

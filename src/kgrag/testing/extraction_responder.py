@@ -46,7 +46,8 @@ _LOWER_WORD = re.compile(r"\b[a-z][a-z-]*\b")
 _LEADING = frozenset(
     "a an the this that these those every each any all our we it its in on at for if when since after before "
     "during while with by from to of and or but as so also then here there what which who how why owner "
-    "applies no not some many most".split())
+    "applies no not some many most".split()
+)
 _ORGANISATION_WORDS = frozenset({"systems", "utilities", "water", "board", "inc", "ltd", "company", "council"})
 _SEPARATORS = {"glean": "Found: ", "extract": "Text:\n", "summarize": "\nNotes:\n"}
 
@@ -100,8 +101,9 @@ def extract_items(text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
     for sentence in (s.strip() for s in _SENTENCE.split(text)):
         mentions = _mentions(sentence)
         for name, _, _ in mentions:
-            entities.setdefault(name.casefold(), {"name": name, "type": _guess_type(name),
-                                                  "description": _short(sentence)})
+            entities.setdefault(
+                name.casefold(), {"name": name, "type": _guess_type(name), "description": _short(sentence)}
+            )
         for (a, _, a_end), (b, b_start, _) in itertools.pairwise(mentions):
             key = (a.casefold(), b.casefold())
             if key[0] == key[1] or (key[1], key[0]) in pairs:
@@ -109,8 +111,16 @@ def extract_items(text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
             counts[key] += 1
             between = _LOWER_WORD.findall(sentence[a_end:b_start])[:3]
             label = " ".join(between) or "appears with"
-            pairs.setdefault(key, {"source": a, "target": b, "label": label, "description": _short(sentence),
-                                   "keywords": [label.split()[-1]]})
+            pairs.setdefault(
+                key,
+                {
+                    "source": a,
+                    "target": b,
+                    "label": label,
+                    "description": _short(sentence),
+                    "keywords": [label.split()[-1]],
+                },
+            )
     relations = [dict(rel, strength=min(10, 4 + counts[key])) for key, rel in pairs.items()]
     return list(entities.values()), relations
 
@@ -140,14 +150,12 @@ def _trailing_commas(value: Any) -> str:
 
 def _drop_fields(value: dict[str, Any]) -> dict[str, Any]:
     entities = [{k: v for k, v in e.items() if k != "name" or i % 3 != 1} for i, e in enumerate(value["entities"])]
-    relations = [{k: v for k, v in r.items() if k != "target" or i % 3 != 1}
-                 for i, r in enumerate(value["relations"])]
+    relations = [{k: v for k, v in r.items() if k != "target" or i % 3 != 1} for i, r in enumerate(value["relations"])]
     return {"entities": entities, "relations": relations}
 
 
 def _bad_fields(value: dict[str, Any]) -> dict[str, Any]:
-    entities = [dict(e, description=[e["description"]]) if i % 3 == 1 else e
-                for i, e in enumerate(value["entities"])]
+    entities = [dict(e, description=[e["description"]]) if i % 3 == 1 else e for i, e in enumerate(value["entities"])]
     relations = [dict(r, strength="high") if i % 3 == 1 else r for i, r in enumerate(value["relations"])]
     return {"entities": entities, "relations": relations}
 
@@ -237,17 +245,22 @@ class ExtractionResponder:
             return {"entities": entities, "relations": relations}
         kept = entities[: math.ceil(len(entities) * self.first_pass_share)]
         names = {e["name"].casefold() for e in kept}
-        return {"entities": kept, "relations": [r for r in relations if r["source"].casefold() in names
-                                                 and r["target"].casefold() in names]}
+        return {
+            "entities": kept,
+            "relations": [r for r in relations if r["source"].casefold() in names and r["target"].casefold() in names],
+        }
 
     @staticmethod
     def _glean(first: str, text: str) -> dict[str, Any]:
         found_line = first.split("\n", 1)[0].removeprefix(_SEPARATORS["glean"])
         found = {name.strip().casefold() for name in found_line.split(";")}
         entities, relations = extract_items(text)
-        return {"entities": [e for e in entities if e["name"].casefold() not in found],
-                "relations": [r for r in relations if r["source"].casefold() not in found
-                              or r["target"].casefold() not in found]}
+        return {
+            "entities": [e for e in entities if e["name"].casefold() not in found],
+            "relations": [
+                r for r in relations if r["source"].casefold() not in found or r["target"].casefold() not in found
+            ],
+        }
 
     @staticmethod
     def _summary(first: str, everything: str) -> str:

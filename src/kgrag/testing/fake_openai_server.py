@@ -27,9 +27,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-FaultKind = Literal[
-    "rate_limit", "server_error", "slow", "disconnect", "malformed_body", "truncated", "wrong_schema"
-]
+FaultKind = Literal["rate_limit", "server_error", "slow", "disconnect", "malformed_body", "truncated", "wrong_schema"]
 ALL_FAULTS: tuple[FaultKind, ...] = (
     "rate_limit", "server_error", "slow", "disconnect", "malformed_body", "truncated", "wrong_schema",
 )  # fmt: skip
@@ -84,9 +82,7 @@ class ServerStats:
 
 
 class _State:
-    def __init__(
-        self, responder: Responder, faults: FaultPlan, include_usage: bool, latency_s: float
-    ) -> None:
+    def __init__(self, responder: Responder, faults: FaultPlan, include_usage: bool, latency_s: float) -> None:
         self.responder = responder
         self.include_usage = include_usage
         self.latency_s = latency_s
@@ -234,9 +230,7 @@ def _embeddings(body: dict[str, Any]) -> dict[str, Any]:
     texts = [texts] if isinstance(texts, str) else [str(t) for t in texts]
     dimension = int(body.get("dimensions") or 64)
     vectors: Any = FakeEmbedder(dimension=dimension).embed(texts) if texts else []
-    data = [
-        {"object": "embedding", "index": i, "embedding": [float(x) for x in v]} for i, v in enumerate(vectors)
-    ]
+    data = [{"object": "embedding", "index": i, "embedding": [float(x) for x in v]} for i, v in enumerate(vectors)]
     tokens = sum(word_count(t) for t in texts)
     return {"object": "list", "data": data, "model": body.get("model", "fake"),
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}  # fmt: skip
@@ -298,9 +292,7 @@ class FakeOpenAIServer:
 
 
 @contextmanager
-def fake_openai_server(
-    responder: Responder = echo_responder, faults: FaultPlan | None = None
-) -> Iterator[str]:
+def fake_openai_server(responder: Responder = echo_responder, faults: FaultPlan | None = None) -> Iterator[str]:
     """The server as a context manager that yields only its base URL."""
     with FakeOpenAIServer(responder, faults) as server:
         yield server.base_url

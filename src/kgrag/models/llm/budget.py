@@ -45,9 +45,7 @@ class TokenBudget:
             self._used += actual
 
 
-def check_context_window(
-    configured_window: int | None, largest_prompt_tokens: int, max_output_tokens: int
-) -> None:
+def check_context_window(configured_window: int | None, largest_prompt_tokens: int, max_output_tokens: int) -> None:
     """Raise :class:`ModelError` when the prompt plus the reply cannot fit in the model's context window.
 
     Servers rarely fail loudly here: Ollama, for one, silently drops the start of a prompt longer than its

@@ -121,9 +121,7 @@ class CallRunner:
     def store(self, key: str, request: ChatRequest, response: ChatResponse, usage: Usage) -> None:
         """Cache an accepted reply (no-op when caching is off)."""
         if self.cache is not None:
-            cached = CachedResponse(
-                response.text, response.finish_reason, usage.prompt_tokens, usage.completion_tokens
-            )
+            cached = CachedResponse(response.text, response.finish_reason, usage.prompt_tokens, usage.completion_tokens)
             self.cache.put(key, request, cached)
 
     def _from_cache(
@@ -134,9 +132,7 @@ class CallRunner:
         cached = self.cache.get(key)
         if cached is None:
             return None
-        response = ChatResponse(
-            cached.text, cached.finish_reason, cached.prompt_tokens, cached.completion_tokens
-        )
+        response = ChatResponse(cached.text, cached.finish_reason, cached.prompt_tokens, cached.completion_tokens)
         outcome = Outcome(response, Usage(), key)
         if parse is not None:
             try:
@@ -144,9 +140,7 @@ class CallRunner:
             except ReplyInvalid:
                 self.cache.delete(key)  # stale: the schema changed without a prompt version bump
                 return None
-        outcome.usage = Usage(
-            cached.prompt_tokens, cached.completion_tokens, "cache", 0.0, _ms(started), 0, True
-        )
+        outcome.usage = Usage(cached.prompt_tokens, cached.completion_tokens, "cache", 0.0, _ms(started), 0, True)
         self._record(request, stage, outcome.usage, [])
         return outcome
 

@@ -93,9 +93,7 @@ class OpenAICompatibleProvider:
         if status in (401, 403):
             hint = f" Set the {self._api_key_env} variable (llm.api_key_env) to a valid key."
         elif status == 404:
-            hint = (
-                f" Check llm.model ({model!r}) and llm.base_url ({self.base_url}; most servers end in /v1)."
-            )
+            hint = f" Check llm.model ({model!r}) and llm.base_url ({self.base_url}; most servers end in /v1)."
         elif "context" in detail.lower() or "too long" in detail.lower():
             hint = " The prompt does not fit the model's window: see llm.context_window."
         return ProviderError(
@@ -116,9 +114,7 @@ def _parse_completion(response: httpx.Response) -> ChatResponse:
         text = choice["message"].get("content") or ""
         usage = body.get("usage") or {}
     except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-        raise ProviderError(
-            f"malformed: unreadable response body ({type(exc).__name__})", retryable=True
-        ) from exc
+        raise ProviderError(f"malformed: unreadable response body ({type(exc).__name__})", retryable=True) from exc
     prompt_tokens = usage.get("prompt_tokens") if isinstance(usage, dict) else None
     completion_tokens = usage.get("completion_tokens") if isinstance(usage, dict) else None
     return ChatResponse(

@@ -84,7 +84,7 @@ class _Scanner:
         self.stack: list[str] = []
         self.key_mode: list[bool] = []
         self.after_value = False
-        self.safe: tuple[int, tuple[str, ...]] | None = None
+        self.safe: int | None = None  # output length after the last value a cut may keep
         self.fixes: set[str] = set()
         self.complete = False
 
@@ -127,7 +127,7 @@ class _Scanner:
             return
         self.after_value = True
         if self.stack[-1] == "[" or len(self.stack) == 1:  # a nested object cut short is dropped whole
-            self.safe = (len(self.out), tuple(self.stack))
+            self.safe = len(self.out)
 
     def _open(self) -> None:
         self._begin_token()
@@ -137,7 +137,7 @@ class _Scanner:
         self.key_mode.append(True)
         self.i += 1
         if len(self.stack) == 1:  # a nested container cut short is dropped whole, never kept half-empty
-            self.safe = (len(self.out), tuple(self.stack))
+            self.safe = len(self.out)
 
     def _close(self) -> None:
         ch = self.text[self.i]
@@ -232,11 +232,16 @@ class _Scanner:
             return "".join(self.out)
         if self.safe is None:
             raise JSONRepairError("no complete JSON value before the text ended")
-        length, stack = self.safe
         self.fixes.add("closed truncated output")
-        kept = self.out[:length]
+        kept = self.out[: self.safe]
         if kept and kept[-1] == ",":
             kept.pop()
+        stack: list[str] = []
+        for piece in kept:  # brackets are single pieces; strings are whole pieces, so this is exact
+            if piece in _CLOSER:
+                stack.append(piece)
+            elif piece in ("}", "]"):
+                stack.pop()
         return "".join(kept) + "".join(_CLOSER[b] for b in reversed(stack))
 
 

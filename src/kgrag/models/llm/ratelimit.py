@@ -44,7 +44,7 @@ class TokenBucket:
         while True:
             with self._lock:
                 self._refill()
-                if self._level >= need:
+                if self._level + 1e-9 >= need:  # tolerate float rounding of the refill
                     self._level -= amount
                     return waited
                 wait = (need - self._level) / self.rate

@@ -41,9 +41,7 @@ def build_provider(cfg: LLMConfig) -> ChatProvider:
     if cfg.provider == "scripted":
         return ScriptedProvider.from_file(cfg.scripted_file) if cfg.scripted_file else ScriptedProvider()
     if not cfg.model:
-        raise ConfigError(
-            "llm.model is required when llm.provider = 'openai' (e.g. gpt-4o-mini, llama3.1:8b)"
-        )
+        raise ConfigError("llm.model is required when llm.provider = 'openai' (e.g. gpt-4o-mini, llama3.1:8b)")
     from kgrag.models.llm.http import OpenAICompatibleProvider
 
     return OpenAICompatibleProvider(

@@ -98,9 +98,7 @@ class ScriptedProvider:
         try:
             entry = json.loads(line)
             if "key" in entry:
-                self._replay[str(entry["key"])] = _Recorded(
-                    str(entry["response"]), entry.get("finish_reason")
-                )
+                self._replay[str(entry["key"])] = _Recorded(str(entry["response"]), entry.get("finish_reason"))
             elif "match" in entry:
                 self.rules.append(ScriptRule(str(entry["match"]), str(entry["response"])))
             elif "default" in entry:
@@ -126,9 +124,7 @@ class ScriptedProvider:
         if self.default is not None:
             return ChatResponse(self.default, "stop")
         snippet = text[-160:].replace("\n", " ")
-        raise ProviderError(
-            f"scripted: no rule or recording matches request ending {snippet!r}", retryable=False
-        )
+        raise ProviderError(f"scripted: no rule or recording matches request ending {snippet!r}", retryable=False)
 
     def close(self) -> None:
         return None
