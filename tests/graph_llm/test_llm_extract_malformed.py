@@ -96,6 +96,7 @@ def test_parse_items_validates_each_item_on_its_own() -> None:
             {"name": "", "type": "team"}, {"type": "team"}, {"name": 7}, {"name": "x" * 200},
             {"name": "Shale", "description": ["not", "a", "string"]}, "just a string",
             {"name": "rui carvalho", "type": "person", "description": "duplicate"},
+            {"name": "Tern", "type": None, "description": None},
         ],
         "relations": [
             {"source": "Rui Carvalho", "target": "Kestrel", "label": "leads", "strength": "7",
@@ -104,16 +105,17 @@ def test_parse_items_validates_each_item_on_its_own() -> None:
             {"source": "Kestrel", "target": "Shale", "strength": "high"},
             {"source": "Kestrel", "target": "kestrel"}, {"source": "Kestrel"},
             {"source": "Tern", "target": "Kestrel", "keywords": ["bus"], "strength": 0},
+            {"source": "Tern", "target": "Shale", "label": None, "keywords": None, "strength": None},
         ],
     })
     items = parse_items(reply, TYPES)
     assert [(e.name, e.type, e.description) for e in items.entities] == [
-        ("Rui Carvalho", "person", "Leads Platform."), ("Kestrel", "concept", "")]
+        ("Rui Carvalho", "person", "Leads Platform."), ("Kestrel", "concept", ""), ("Tern", "concept", "")]
     assert [(r.source, r.target, r.label, r.keywords, r.weight) for r in items.relations] == [
         ("Rui Carvalho", "Kestrel", "leads", ("roadmap", "ownership"), 0.7),
         ("Kestrel", "Shale", "related to", (), 1.0),
-        ("Tern", "Kestrel", "bus", ("bus",), 0.1)]
-    assert items.dropped == 6 + 3  # duplicates are merged, not counted as dropped
+        ("Tern", "Kestrel", "bus", ("bus",), 0.1), ("Tern", "Shale", "related to", (), 0.5)]
+    assert items.dropped == 6 + 3  # duplicates are merged, not counted as dropped; nulls take defaults
 
 
 @pytest.mark.parametrize("value", [{"nodes": []}, [], "text", {"entities": "none"}])

@@ -23,6 +23,7 @@ from kgrag.models.llm import (
     check_context_window,
     create_llm_client,
     llm_free_note,
+    llm_status,
 )
 from kgrag.models.llm.base import ProviderError
 from kgrag.store.sqlite.database import Database
@@ -270,3 +271,14 @@ def test_json_mode_sends_response_format(prompts_dir: Path, square_model: Any) -
     client.structured("square", {"n": 1}, square_model, stage="test")
     fmt = provider.requests[0].params["response_format"]
     assert fmt["type"] == "json_schema" and fmt["json_schema"]["schema"]["required"] == ["n", "square"]
+
+
+def test_status_reports_hit_rate_from_the_workspace(prompts_dir: Path, tmp_path: Path, square_model: Any) -> None:
+    db = Database(tmp_path / "ws.sqlite3", LLM_SCHEMAS)
+    assert llm_status(db).calls == 0 and llm_status(db).last_run is None
+    client, _ = _scripted_client(prompts_dir, _square_rule(), db=db)
+    for _ in range(4):
+        client.structured("square", {"n": 3}, square_model, stage="test")
+    status = llm_status(db)
+    assert status.cache_entries == 1 and status.calls == 4 and status.hit_rate == pytest.approx(0.75)
+    assert status.last_run == client.run_id and "hit rate 75%" in status.line()

@@ -10,11 +10,13 @@ one bad item would re-pay the call (or lose the unit) for no gain.
 Required per item: ``name`` (entity), ``source`` and ``target`` (relation), all non-empty strings.
 Optional fields get neutral defaults when missing, but a field of the wrong kind (a list where a
 string belongs, a word where a number belongs) rejects its item, because such an item is more likely
-garbled than merely terse.
+garbled than merely terse. ``null`` counts as missing. A relation's ``strength`` (1-10, clamped) becomes
+``weight = strength / 10``, the (0, 1] scale on which :class:`ExtractedRelation` defaults to 1.0.
 """
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -115,7 +117,7 @@ REPLY_JSON_SCHEMA: dict[str, Any] = {
 
 def _show_item_schema(schema: dict[str, Any]) -> None:
     schema.clear()
-    schema.update(REPLY_JSON_SCHEMA)
+    schema.update(copy.deepcopy(REPLY_JSON_SCHEMA))  # callers may edit what they get; the constant stays
 
 
 class ExtractionReply(BaseModel):

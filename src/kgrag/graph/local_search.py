@@ -5,8 +5,8 @@
 2. Entities: cosine similarity of the query vector to every entity vector, plus a boost (default 1, so
    it outranks any similarity alone) for an entity whose normalised name equals a keyword: a name the
    user typed is the strongest evidence there is.
-3. The top entities' relations (both ends selected first, then heavier ones) and the 1-hop neighbours
-   those relations reach.
+3. The top entities' relations (both ends selected first, then those of the best-matching entities,
+   then heavier ones) and the 1-hop neighbours those relations reach.
 4. Chunks ranked by provenance: how many selected entities and relations cite them; ties go to the chunk
    cited by the better-scoring entity, then to the earlier-seen one.
 
@@ -89,7 +89,7 @@ def _rank_relations(index: GraphIndex, selected: dict[str, float],
     def key(relation: RelationRecord) -> tuple[int, float, float]:
         ends = (relation.source_id in selected) + (relation.target_id in selected)
         strength = selected.get(relation.source_id, 0.0) + selected.get(relation.target_id, 0.0)
-        return -ends, -relation.weight, -strength
+        return -ends, -strength, -relation.weight
 
     ranked = sorted(relations, key=key)[:limit]
     return [(r, r.weight) for r in ranked]

@@ -28,6 +28,7 @@ from kgrag.models.llm.recording import RecordingProvider
 from kgrag.models.llm.registry import build_provider, create_llm_client, new_run_id
 from kgrag.models.llm.scripted import ScriptedProvider, ScriptRule, replay_key
 from kgrag.models.llm.sqlite_tables import LLM_SCHEMAS
+from kgrag.models.llm.status import LLMStatus, llm_status
 from kgrag.models.llm.types import (
     ChatRequest,
     ChatResponse,
@@ -54,6 +55,7 @@ __all__ = [
     "InMemoryResponseCache",
     "JSONRepairError",
     "LLMClient",
+    "LLMStatus",
     "LLMUnavailableError",
     "LedgerSummary",
     "Message",
@@ -77,6 +79,7 @@ __all__ = [
     "check_context_window",
     "create_llm_client",
     "llm_free_note",
+    "llm_status",
     "new_run_id",
     "repair_json",
     "replay_key",

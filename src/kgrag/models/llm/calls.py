@@ -79,6 +79,8 @@ class CallRunner:
 
     def run(self, request: ChatRequest, stage: str, parse: Parser | None = None) -> Outcome:
         """One logical call; raises only for run-stopping problems (budget, window, endpoint down)."""
+        if not self.provider.available:
+            self.provider.complete(request)  # raises the provider's own "no LLM configured" error
         key = request.cache_key(self.provider.name)
         started = time.perf_counter()
         hit = self._from_cache(key, request, stage, parse, started)
@@ -100,7 +102,7 @@ class CallRunner:
             self._record(
                 request,
                 stage,
-                Usage(prompt_tokens, 0, "counted", 0.0, _ms(started), attempts.count),
+                Usage(0, 0, "counted", 0.0, _ms(started), attempts.count),  # failed attempts bill nothing
                 attempts.errors,
                 error=str(exc),
             )
