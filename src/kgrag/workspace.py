@@ -11,6 +11,7 @@ The CLI and the HTTP server are thin layers over this class.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,14 +20,17 @@ from typing import Any
 from kgrag.config import CONFIG_FILE_NAME, KgragConfig, default_toml, load_config
 from kgrag.documents import TokenCounter, resolve_chunk_sizes
 from kgrag.errors import WorkspaceError
-from kgrag.generation import Answer, extractive_answer
+from kgrag.generation import Answer, extractive_answer, generate_answer
 from kgrag.graph.choose import create_extractor, create_summarizer
 from kgrag.graph.summarize import Summarizer
 from kgrag.graph.types import Extractor
 from kgrag.indexing import ChunkPlan, IndexReport, Progress, SilentProgress, remove_documents, run_index
-from kgrag.models.embeddings import Embedder, KeyedEmbedder, create_embedder
+from kgrag.models.embeddings import Embedder, FakeEmbedder, KeyedEmbedder, create_embedder
+from kgrag.models.llm import Estimate, LedgerSummary, LLMClient, Prices, create_llm_client, llm_free_note
+from kgrag.models.llm.status import llm_status
 from kgrag.retrieval import PipelineRegistry, RetrievalResult, builtin_registry
 from kgrag.retrieval.env import RetrievalEnv
+from kgrag.retrieval.types import TraceStep
 from kgrag.retrieval.vector_index import DenseIndex, HotDenseIndex
 from kgrag.store import Store, open_store
 
@@ -64,6 +68,7 @@ class Workspace:
         self.store = store
         self.pipelines: PipelineRegistry = builtin_registry()
         self._embedder: Embedder | None = None
+        self._llm: LLMClient | None = None
         self._dense = HotDenseIndex(self._load_dense_matrix, store.generation)
         self.env = RetrievalEnv(store=store, config=config, embedder_factory=self.embedder,
                                 dense_index_factory=self._dense.get)
@@ -98,6 +103,8 @@ class Workspace:
         return workspace
 
     def close(self) -> None:
+        if self._llm is not None:
+            self._llm.close()
         self.store.close()
 
     def __enter__(self) -> Workspace:
@@ -133,6 +140,13 @@ class Workspace:
             if embedder.window_tokens:
                 self.store.meta.set(META_WINDOW, str(embedder.window_tokens))
 
+    def llm(self) -> LLMClient:
+        """The workspace's LLM client: one response cache, one usage ledger and one run id for everything
+        this Workspace object does (a CLI command = one run). ``available`` is False for ``none``."""
+        if self._llm is None:
+            self._llm = create_llm_client(self.config.llm, self.store.llm_database())
+        return self._llm
+
     def _load_dense_matrix(self) -> tuple[list[str], Any]:
         return self.store.vectors.chunk_matrix(self.embedding_model_id)
 
@@ -164,7 +178,34 @@ class Workspace:
 
     def summarizer(self) -> Summarizer:
         """Shortens merged entity/relation descriptions past ``graph.max_description_tokens``."""
-        return create_summarizer(self.config)
+        return create_summarizer(self.config, self.llm() if self.config.llm.provider != "none" else None)
+
+    def estimate_index(self, paths: Sequence[Path | str],
+                       progress: Progress | None = None) -> tuple[IndexReport, Estimate]:
+        """What ``index(paths)`` would spend on the LLM, without calling it and without changing anything.
+
+        The run goes through the real code path on a scratch copy of the database (so cached replies
+        count as free) with an estimating LLM provider and a hashing embedder (vectors are not what is
+        being estimated).
+        """
+        scratch = Workspace(self.path, self.config, self.store.scratch_copy())
+        try:
+            dimension = self.store.meta.get(META_DIMENSION)
+            scratch._embedder = KeyedEmbedder(FakeEmbedder(int(dimension) if dimension else 64),
+                                              self.embedding_model_id)
+            scratch._llm = create_llm_client(self.config.llm, scratch.store.llm_database(), estimate=True)
+            report = scratch.index(paths, progress)
+            estimate = scratch._llm.estimate() or Estimate(0, 0, 0, 0.0)
+        finally:
+            scratch.close()
+        return report, estimate
+
+    def llm_usage(self, run_id: str | None = None) -> LedgerSummary:
+        """Calls, tokens, retries, cache hits and money per stage and per run, from the usage ledger."""
+        return self.llm().ledger.summary(run_id, prices=self._prices())
+
+    def _prices(self) -> Prices:
+        return Prices(self.config.llm.price_prompt_per_1m, self.config.llm.price_completion_per_1m)
 
     def remove(self, refs: Sequence[str]) -> tuple[list[str], list[str]]:
         """Remove documents (by id, source or path) and everything derived from them."""
@@ -184,11 +225,23 @@ class Workspace:
         return self.pipelines.build(name, self.config).run(question, self.env, k or self.config.retrieval.k)
 
     def query(self, question: str, pipeline: str | None = None, k: int | None = None) -> QueryResponse:
-        """Retrieve context and answer from it (extractively until an LLM is configured)."""
+        """Retrieve context and answer from it: with the LLM when one is configured (citations, "I don't
+        know" when the context lacks the answer), else extractively; the trace says which."""
         result = self.retrieve(question, pipeline, k)
-        answer = extractive_answer(question, result, self.embedder(), self.config.generation.extractive_sentences)
-        total = next((s.ms for s in result.trace if s.step == "total"), 0.0)
-        return QueryResponse(result=result, answer=answer, timings_ms={"retrieval": total})
+        retrieval_ms = next((s.ms for s in result.trace if s.step == "total"), 0.0)
+        started = time.perf_counter()
+        client = self.llm()
+        if client.available:
+            answer = generate_answer(client, question, result, self.config.generation)
+            note = "llm answer"
+        else:
+            answer = extractive_answer(question, result, self.embedder(), self.config.generation.extractive_sentences)
+            note = llm_free_note("query.generate")
+        generation_ms = round((time.perf_counter() - started) * 1000, 3)
+        result.trace.append(TraceStep(step="generate", params={"mode": answer.mode}, n_out=len(answer.citations),
+                                      ms=generation_ms, note=note))
+        return QueryResponse(result=result, answer=answer,
+                             timings_ms={"retrieval": retrieval_ms, "generation": generation_ms})
 
     def dense_index(self) -> DenseIndex:
         return self._dense.get()
@@ -202,12 +255,24 @@ class Workspace:
             "chunks": self.store.chunks.count(),
             "vectors": self.store.vectors.count(self.embedding_model_id),
             "graph": self.store.graph.counts(),
+            "llm": self._llm_status(),
             "database_bytes": self.store.size_bytes(),
             "embedding": {"model": meta.get(META_MODEL) or self.embedding_model_id,
                           "dimension": meta.get(META_DIMENSION), "window": meta.get(META_WINDOW)},
             "failed": [{"source": d.source, "error": d.error}
                        for d in self.store.documents.list() if d.error],
         }
+
+
+    def _llm_status(self) -> dict[str, Any]:
+        database = self.store.llm_database()
+        if database is None:
+            return {"provider": self.config.llm.provider}
+        status = llm_status(database, self._prices())
+        return {"provider": self.config.llm.provider, "model": self.config.llm.model,
+                "cache_entries": status.cache_entries, "calls": status.calls,
+                "cache_hit_rate": round(status.hit_rate, 4), "prompt_tokens": status.prompt_tokens,
+                "completion_tokens": status.completion_tokens, "cost_usd": round(status.cost_usd, 6)}
 
 
 class _LazyEmbedder:

@@ -39,7 +39,7 @@ def test_bad_value_names_field_and_allowed_values(tmp_path: Path) -> None:
 
 def test_unknown_key_and_broken_toml_are_reported(tmp_path: Path) -> None:
     (tmp_path / "kgrag.toml").write_text("[retrieval]\nkk = 3\n")
-    with pytest.raises(ConfigError, match="retrieval.kk"):
+    with pytest.raises(ConfigError, match=r"retrieval\.kk"):
         load_config(tmp_path)
     (tmp_path / "kgrag.toml").write_text("[retrieval\n")
     with pytest.raises(ConfigError, match="not valid TOML"):

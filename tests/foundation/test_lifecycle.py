@@ -134,7 +134,7 @@ print("finished", flush=True)
 def _snapshot(ws: Workspace) -> tuple[object, ...]:
     chunks = sorted((c.id, c.doc_id, c.text) for c in ws.store.chunks.iter_all())
     docs = sorted((d.source, d.status.value) for d in ws.store.documents.list())
-    ids, matrix = ws.store.vectors.chunk_matrix(ws.embedding_model_id)
+    ids, _ = ws.store.vectors.chunk_matrix(ws.embedding_model_id)
     return docs, chunks, sorted(ids), ws.store.vectors.count(ws.embedding_model_id)
 
 

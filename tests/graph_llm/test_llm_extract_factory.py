@@ -13,7 +13,6 @@ from kgrag import Workspace
 from kgrag.config import LLMConfig, load_config
 from kgrag.graph.extract_llm import LLMExtractor, create_llm_extractor, extraction_max_tokens
 from kgrag.models.llm import ScriptedProvider
-from kgrag.store.sqlite.store import SQLiteStore
 from kgrag.testing.extraction_responder import ExtractionResponder
 
 REPLY = {"entities": [{"name": "Kestrel", "type": "product", "description": "A platform."}],
@@ -29,12 +28,13 @@ def scripted_file(tmp_path: Path) -> Path:
 
 
 def test_factory_builds_from_config_and_records_usage_in_the_workspace_db(
-        kit: Any, scripted_file: Path) -> None:
-    config = load_config(None, llm={"provider": "scripted", "scripted_file": scripted_file, "max_concurrency": 3},
-                         graph={"unit_tokens": 600, "entity_types": ["product", "concept"], "language": "Norwegian",
-                                "gleaning": False})
-    store = SQLiteStore(":memory:")
-    extractor = create_llm_extractor(SimpleNamespace(config=config, store=store))
+        kit: Any, scripted_file: Path, tmp_path: Path) -> None:
+    ws = Workspace.init(
+        tmp_path / "ws", embedding={"provider": "fake"},
+        llm={"provider": "scripted", "scripted_file": str(scripted_file), "max_concurrency": 3},
+        graph={"unit_tokens": 600, "entity_types": ["product", "concept"], "language": "Norwegian",
+               "gleaning": False})
+    extractor = create_llm_extractor(ws)
     assert isinstance(extractor, LLMExtractor)
     assert (extractor.unit_tokens, extractor.language, extractor.batch_units) == (600, "Norwegian", 12)
     assert extractor.entity_types == ["product", "concept"] and not extractor.glean.enabled
@@ -42,11 +42,12 @@ def test_factory_builds_from_config_and_records_usage_in_the_workspace_db(
     chunks = kit.sample_chunks(limit=1)
     extractions = list(extractor.extract(chunks))
     assert len(extractions) == len(chunks) and all(x.error is None for x in extractions)
-    rows = store.db.query("SELECT stage, COUNT(*) FROM llm_calls GROUP BY stage")
+    rows = ws.store.db.query("SELECT stage, COUNT(*) FROM llm_calls GROUP BY stage")
     assert {r[0]: r[1] for r in rows} == {"index.extract": extractor.stats.units}
     provider = extractor.client.runner.provider
     assert isinstance(provider, ScriptedProvider)
     assert "Norwegian" in provider.requests[0].messages[0]["content"]
+    ws.close()
 
 
 def test_factory_prefers_the_workspace_client(kit: Any) -> None:

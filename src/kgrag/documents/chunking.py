@@ -75,10 +75,8 @@ def resolve_chunk_sizes(cfg: ChunkingConfig, embedder_window: int | None) -> tup
         size = max(MIN_SIZE_TOKENS, embedder_window * WINDOW_SHARE_PERCENT // 100)
     else:
         size = FALLBACK_SIZE_TOKENS
-    if cfg.overlap_tokens is not None:
-        overlap = cfg.overlap_tokens
-    else:
-        overlap = -(-size * OVERLAP_SHARE_PERCENT // 100)  # ceil, in exact integer arithmetic
+    ceil_share = -(-size * OVERLAP_SHARE_PERCENT // 100)  # ceil, in exact integer arithmetic
+    overlap = cfg.overlap_tokens if cfg.overlap_tokens is not None else ceil_share
     if overlap >= size:
         raise ConfigError(
             f"chunking.overlap_tokens ({overlap}) must be smaller than the chunk size ({size} tokens, "

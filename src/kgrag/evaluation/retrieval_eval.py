@@ -94,7 +94,7 @@ def evaluate_retrieval(items: Sequence[QAItem], pipelines: Sequence[str], k: int
 
 def render_markdown(report: RetrievalEvalReport, dataset: str) -> str:
     table = report.table()
-    types = sorted({t for row in table.values() for t in row if t != "All"}) + ["All"]
+    types = [*sorted({t for row in table.values() for t in row if t != "All"}), "All"]
     counts = report.counts()
     lines = [f"# Retrieval evaluation: evidence recall@{report.k}", "",
              f"Dataset: `{dataset}`. An evidence sentence is recalled when ≥ {report.threshold:.0%} of its "

@@ -14,9 +14,10 @@ from typing import Any
 from kgrag.config import KgragConfig
 from kgrag.documents import TokenCounter
 from kgrag.errors import KgragError
-from kgrag.graph.summarize import ExtractiveSummarizer, Summarizer
+from kgrag.graph.summarize import CallableSummarizer, ExtractiveSummarizer, Summarizer
 from kgrag.graph.types import Extractor
 from kgrag.indexing.progress import Progress
+from kgrag.models.llm.client import LLMClient
 
 
 def extractor_mode(config: KgragConfig, progress: Progress) -> str:
@@ -56,8 +57,14 @@ def create_extractor(config: KgragConfig, workspace: Any, progress: Progress) ->
     return SpacyExtractor(graph.spacy_model, processes=graph.spacy_processes, noun_phrases=graph.noun_phrases)
 
 
-def create_summarizer(config: KgragConfig) -> Summarizer:
-    """The description summariser: extractive for now. An LLM summariser plugs in through
-    :class:`kgrag.graph.summarize.CallableSummarizer`."""
-    return ExtractiveSummarizer(config.graph.max_description_tokens,
-                                TokenCounter.for_encoding(config.chunking.encoding))
+def create_summarizer(config: KgragConfig, client: LLMClient | None = None) -> Summarizer:
+    """The description summariser: the LLM (stage ``index.summarize``) when one is available, with the
+    extractive summary as its fallback; extractive alone otherwise."""
+    counter = TokenCounter.for_encoding(config.chunking.encoding)
+    limit = config.graph.max_description_tokens
+    if client is None or not client.available:
+        return ExtractiveSummarizer(limit, counter)
+    from kgrag.graph.summarize_llm import llm_summarize
+
+    return CallableSummarizer(lambda name, descriptions: llm_summarize(client, name, descriptions, limit),
+                              limit, counter)

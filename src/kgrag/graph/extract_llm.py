@@ -32,7 +32,6 @@ from kgrag.config import LLMConfig
 from kgrag.documents import TokenCounter
 from kgrag.errors import BudgetExceededError, ModelError
 from kgrag.graph.extract_attribution import attribute, failed
-from kgrag.graph.extract_client import workspace_llm_client
 from kgrag.graph.extract_glean import GleanPolicy
 from kgrag.graph.extract_parse import ExtractionReply, ParsedItems, dedupe_entities, dedupe_relations, parse_items
 from kgrag.graph.extract_units import ExtractionUnit, build_units
@@ -207,12 +206,12 @@ def extraction_cost_ratio(
 def create_llm_extractor(workspace: Any) -> LLMExtractor:
     """The extractor for a workspace (called lazily by ``Workspace.extractor()`` via kgrag.graph.choose).
 
-    Uses the workspace's LLM client when it offers one (``workspace.llm()``), else builds one on the
-    workspace database so the cache and the usage ledger persist with the index.
+    Uses the workspace's LLM client (``workspace.llm()``): one cache, one ledger and one run id for
+    everything a command does.
     """
     config = workspace.config
     return LLMExtractor(
-        workspace_llm_client(workspace),
+        workspace.llm(),
         TokenCounter.for_encoding(config.chunking.encoding),
         entity_types=config.graph.entity_types,
         language=config.graph.language,

@@ -165,7 +165,8 @@ class OpenAIEmbedder:
         rows: list[Any] = []
         for start in range(0, len(texts), self.batch_size):
             try:
-                reply = self._client.embeddings.create(model=self.name, input=list(texts[start:start + self.batch_size]))
+                batch = list(texts[start:start + self.batch_size])
+                reply = self._client.embeddings.create(model=self.name, input=batch)
             except Exception as exc:  # surface transport/API errors as one actionable error type
                 raise ModelError(f"embedding endpoint failed: {exc}") from exc
             rows.extend(item.embedding for item in sorted(reply.data, key=lambda d: d.index))

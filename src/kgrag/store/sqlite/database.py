@@ -107,6 +107,11 @@ class Database:
             external = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
         return self._writes * 1_000_003 + external
 
+    def backup_to(self, other: Database) -> None:
+        """Copy this database into ``other`` with SQLite's online backup (consistent, no locks held long)."""
+        with self._lock, other._lock:
+            self._conn.backup(other._conn)
+
     def size_bytes(self) -> int:
         total = 0
         for suffix in ("", "-wal"):

@@ -6,13 +6,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from kgrag.models.llm.sqlite_tables import LLM_SCHEMAS
 from kgrag.store.sqlite.chunks import CHUNKS_DDL, SQLiteChunks
 from kgrag.store.sqlite.database import Database
 from kgrag.store.sqlite.documents import DOCUMENTS_DDL, META_DDL, SQLiteDocuments, SQLiteMeta
 from kgrag.store.sqlite.graph import GRAPH_DDL, SQLiteGraph
 from kgrag.store.sqlite.vectors import VECTORS_DDL, SQLiteVectors
 
-SCHEMAS: tuple[str, ...] = (META_DDL, DOCUMENTS_DDL, CHUNKS_DDL, VECTORS_DDL, GRAPH_DDL)
+SCHEMAS: tuple[str, ...] = (META_DDL, DOCUMENTS_DDL, CHUNKS_DDL, VECTORS_DDL, GRAPH_DDL, *LLM_SCHEMAS)
 
 
 class SQLiteStore:
@@ -33,6 +34,16 @@ class SQLiteStore:
     def transaction(self) -> Iterator[None]:
         with self.db.transaction():
             yield
+
+    def llm_database(self) -> Database:
+        """Where the LLM response cache and usage ledger live: the same file, the same transactions."""
+        return self.db
+
+    def scratch_copy(self) -> SQLiteStore:
+        """An in-memory copy of everything, for dry runs (``kgrag index --estimate``)."""
+        copy = SQLiteStore(":memory:")
+        self.db.backup_to(copy.db)
+        return copy
 
     def generation(self) -> int:
         return self.db.generation
