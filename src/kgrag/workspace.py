@@ -170,7 +170,22 @@ class Workspace:
         report = run_index([Path(p) for p in paths], self.store, self.config, plan, _LazyEmbedder(self),
                            progress, self.extractor(progress), self.summarizer())
         report.warnings.extend(warnings)
+        self._account_llm_usage(report)
         return report
+
+    def _account_llm_usage(self, report: IndexReport) -> None:
+        """Put this run's LLM usage, and the extraction cost per corpus token, into the report."""
+        if self._llm is None or not self._llm.available:
+            return
+        usage = self._llm.ledger.summary(self._llm.run_id, prices=self._prices())
+        if not usage.by_stage:
+            return
+        report.llm_lines = usage.lines()
+        if report.extracted_corpus_tokens and not report.chunks_extraction_failed:  # only complete runs
+            from kgrag.graph.extract_llm import extraction_cost_ratio
+
+            report.extraction_prompt_ratio = round(
+                extraction_cost_ratio(usage, report.extracted_corpus_tokens), 3)
 
     def extractor(self, progress: Progress | None = None) -> Extractor | None:
         """The graph extractor ``graph.extractor`` asks for (None: build no graph); see kgrag.graph.choose."""

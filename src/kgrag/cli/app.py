@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kgrag.cli.errors import run_guarded
+from kgrag.cli.llm_commands import cost, prompts_app
 from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console
 from kgrag.cli.progress import RichProgress
@@ -21,6 +22,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Build plain-RAG and GraphRAG indexes over your documents and query them.")
 eval_app = typer.Typer(no_args_is_help=True, help="Evaluate retrieval pipelines on a QA dataset.")
 app.add_typer(eval_app, name="eval")
+app.add_typer(prompts_app, name="prompts")
+app.command("cost")(cost)
 app.add_typer(graph_app, name="graph")
 
 
@@ -42,6 +45,13 @@ def _print_index_report(console: Console, report: IndexReport) -> None:
         f"files {report.files_seen} · new {report.documents_new} · changed {report.documents_changed} · "
         f"unchanged {report.documents_unchanged} · removed {report.documents_removed} · "
         f"chunks written {report.chunks_written} · texts embedded {report.texts_embedded}")
+    if report.chunks_extracted or report.chunks_extraction_failed or report.entities:
+        console.print(f"graph: {report.chunks_extracted} chunks extracted ({report.chunks_extraction_failed} "
+                      f"failed, retried next run) · {report.entities} entities · {report.relations} relations")
+    for line in report.llm_lines:
+        console.print(f"llm {line}")
+    if report.extraction_prompt_ratio is not None:
+        console.print(f"extraction cost: {report.extraction_prompt_ratio:.2f} prompt tokens per corpus token")
     if report.seconds:
         console.print("time: " + ", ".join(f"{k} {v:.2f}s" for k, v in report.seconds.items()))
     for problem in report.problems:
@@ -49,14 +59,29 @@ def _print_index_report(console: Console, report: IndexReport) -> None:
 
 
 @app.command()
-def index(paths: Annotated[list[Path], typer.Argument(help="Files or directories to index.")],
-          workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
+def index(
+    paths: Annotated[list[Path], typer.Argument(help="Files or directories to index.")],
+    estimate: Annotated[bool, typer.Option(
+        "--estimate", help="Print the LLM calls, tokens and money the run would spend; change nothing.")] = False,
+    budget_tokens: Annotated[int | None, typer.Option(
+        "--budget-tokens", min=1, help="Stop cleanly before the LLM would exceed this many tokens "
+                                       "(prompt + completion); re-run to continue.")] = None,
+    workspace: WorkspaceOpt = None, debug: DebugOpt = False,
+) -> None:
     """Index files incrementally: unchanged files are skipped, changed ones re-processed."""
 
     def body() -> None:
         console = new_console()
-        with Workspace.open(workspace) as ws, RichProgress(console) as progress:
-            report = ws.index(paths, progress=progress)
+        overrides = {"llm": {"max_tokens_budget": budget_tokens}} if budget_tokens else {}
+        with Workspace.open(workspace, **overrides) as ws, RichProgress(console) as progress:
+            if estimate:
+                report, cost = ws.estimate_index(paths, progress=progress)
+            else:
+                report = ws.index(paths, progress=progress)
+        if estimate:
+            console.print(f"estimate (nothing was changed or sent): {cost.line()} for "
+                          f"{report.chunks_written} new chunks")
+            return
         _print_index_report(console, report)
 
     run_guarded(body, debug)

@@ -24,6 +24,7 @@ from kgrag.graph.types import ChunkExtraction, Extractor
 from kgrag.graph.vectors import ensure_graph_vectors, mark_graph_vectors_stale
 from kgrag.models.embeddings import Embedder
 from kgrag.store.base import Store
+from kgrag.store.records import ChunkRecord
 
 if TYPE_CHECKING:  # runtime import would be circular: kgrag.indexing imports this module
     from kgrag.indexing.progress import Progress
@@ -50,6 +51,23 @@ def _timed_batches(stream: Iterator[ChunkExtraction], size: int,
             return
 
 
+def unique_tokens(chunks: Sequence[ChunkRecord], counter: TokenCounter) -> int:
+    """Tokens of the text these chunks cover, counting the overlap between neighbouring chunks once.
+
+    This is the denominator of "prompt tokens per corpus token": summing chunk sizes would count the
+    overlap twice and flatter the extraction cost by about the overlap share.
+    """
+    total = 0
+    previous: ChunkRecord | None = None
+    for chunk in sorted(chunks, key=lambda c: (c.doc_id, c.ord)):
+        total += chunk.n_tokens
+        if previous is not None and previous.doc_id == chunk.doc_id and previous.char_end > chunk.char_start:
+            shared = min(previous.char_end, chunk.char_end) - chunk.char_start
+            total -= counter.count(chunk.text[:shared])
+        previous = chunk
+    return total
+
+
 def _account(report: IndexReport, stats: MergeStats) -> None:
     report.chunks_extracted += stats.chunks
     report.chunks_extraction_failed += stats.failed
@@ -59,6 +77,7 @@ def _extract_window(store: Store, extractor: Extractor, summarizer: Summarizer, 
                     batch_chunks: int, progress: Progress, report: IndexReport,
                     counter: TokenCounter | None) -> None:
     chunks = store.chunks.get_many(chunk_ids)
+    report.extracted_corpus_tokens += unique_tokens(chunks, counter or TokenCounter.for_encoding())
     for batch in _timed_batches(iter(extractor.extract(chunks)), batch_chunks, report):
         started = time.perf_counter()
         stats = merge_extractions(store, batch, extractor.name, summarizer, counter=counter)

@@ -30,6 +30,9 @@ class IndexReport:
     entities: int = 0
     relations: int = 0
     graph_texts_embedded: int = 0
+    extracted_corpus_tokens: int = 0  # text the extractor read this run, overlap counted once
+    llm_lines: list[str] = field(default_factory=list)  # this run's LLM usage per stage, if any
+    extraction_prompt_ratio: float | None = None  # LLM prompt tokens per corpus token (issue #4 target ≤ 2.5)
     problems: list[FileProblem] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)

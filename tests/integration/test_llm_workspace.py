@@ -1,0 +1,132 @@
+"""A workspace configured with a real OpenAI-compatible endpoint (the fake server, over HTTP):
+LLM graph extraction, answers with citations and cost, estimate mode and token budgets, via the CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from kgrag import Workspace
+from kgrag.cli.app import app
+from kgrag.generation.answer import IDK_SENTENCE
+from kgrag.testing import FakeOpenAIServer
+from kgrag.testing.extraction_responder import ExtractionResponder
+
+from tests.conftest import SAMPLE_DOCS
+
+DOCS = ("incident-inc-2024-031.md", "team-sre.md", "on-call-handbook.md", "product-kestrel.md")
+LABEL = re.compile(r"\[c:(c[0-9a-f]+)\]")
+
+
+class Responder:
+    """Extraction JSON for extraction prompts; a cited one-sentence answer for answer prompts."""
+
+    def __init__(self) -> None:
+        self.extraction = ExtractionResponder()
+
+    def __call__(self, body: dict[str, Any]) -> str:
+        messages = body.get("messages", [])
+        user = messages[-1]["content"] if messages else ""
+        if "Question:" not in user:
+            return self.extraction.for_server(body)
+        labels = LABEL.findall(user)
+        if not labels:
+            return IDK_SENTENCE
+        return f"Daniel Park was the incident commander [c:{labels[0]}] [c:cdeadbeef00000000]."
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer(Responder()) as running:
+        yield running
+
+
+@pytest.fixture
+def llm_ws(tmp_path: Path, server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("KGRAG_TEST_KEY", "sk-test")
+    ws = tmp_path / "ws"
+    Workspace.init(ws).close()
+    (ws / "kgrag.toml").write_text(
+        '[embedding]\nprovider = "fake"\n'
+        f'[llm]\nprovider = "openai"\nbase_url = "{server.base_url}"\nmodel = "test-model"\n'
+        'api_key_env = "KGRAG_TEST_KEY"\nbackoff_base_s = 0.001\nprice_prompt_per_1m = 1.0\n'
+        'price_completion_per_1m = 2.0\n')
+    return ws
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    target = tmp_path / "docs"
+    target.mkdir()
+    for name in DOCS:
+        shutil.copy(SAMPLE_DOCS / name, target / name)
+    return target
+
+
+def _invoke(*args: str) -> Any:
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def test_llm_index_query_cost_and_status(llm_ws: Path, docs: Path, server: FakeOpenAIServer) -> None:
+    output = _invoke("index", str(docs), "-w", str(llm_ws)).output
+    assert "llm index.extract:" in output
+    ratio = float(re.search(r"extraction cost: ([0-9.]+) prompt tokens per corpus token", output).group(1))  # type: ignore[union-attr]
+    assert 0.5 < ratio <= 2.5
+    with Workspace.open(llm_ws) as ws:
+        assert ws.store.graph.counts()["entities"] > 20
+        assert ws.store.documents.count_by_status() == {"indexed": len(DOCS)}
+    query = json.loads(_invoke("query", "Who was the incident commander for INC-2024-031?", "-w", str(llm_ws),
+                               "--json").output)
+    answer = query["answer"]
+    retrieved = {item["id"] for item in query["retrieval"]["items"]}
+    assert answer["mode"] == "llm" and answer["citations"] and set(answer["citations"]) <= retrieved
+    assert "cdeadbeef" not in answer["text"]  # invented citation removed
+    assert "$" in answer["cost_line"]
+    assert query["retrieval"]["trace"][-1]["step"] == "generate"
+    requests_before = server.stats.chat_requests
+    _invoke("query", "Who was the incident commander for INC-2024-031?", "-w", str(llm_ws))
+    assert server.stats.chat_requests == requests_before  # answered from the response cache
+    usage = json.loads(_invoke("cost", "--json", "-w", str(llm_ws)).output)
+    assert {"index.extract", "query.generate"} <= set(usage["by_stage"])
+    assert usage["total"]["cache_hits"] >= 1 and usage["total"]["cost_usd"] > 0
+    status = json.loads(_invoke("status", "--json", "-w", str(llm_ws)).output)
+    assert status["llm"]["cache_hit_rate"] > 0 and status["llm"]["cache_entries"] > 0
+
+
+def test_estimate_calls_nothing_and_changes_nothing(llm_ws: Path, docs: Path, server: FakeOpenAIServer) -> None:
+    output = _invoke("index", str(docs), "--estimate", "-w", str(llm_ws)).output
+    match = re.search(r"(\d+) LLM calls, ~(\d+) prompt", output)
+    assert match and int(match.group(1)) > 0 and int(match.group(2)) > 1000
+    assert server.stats.requests == 0
+    with Workspace.open(llm_ws) as ws:
+        assert ws.store.chunks.count() == 0 and ws.store.documents.list() == []
+
+
+def test_budget_stops_cleanly_then_resumes(llm_ws: Path, docs: Path) -> None:
+    output = _invoke("index", str(docs), "--budget-tokens", "12000", "-w", str(llm_ws)).output
+    assert "failed, retried next run" in output and "token budget" in output
+    with Workspace.open(llm_ws) as ws:
+        statuses = ws.store.documents.count_by_status()
+        assert statuses.get("embedded", 0) >= 1  # not all extracted: not marked indexed
+        usage = ws.llm_usage()
+        assert 0 < usage.total.prompt_tokens + usage.total.completion_tokens <= 12000
+    _invoke("index", str(docs), "-w", str(llm_ws))
+    with Workspace.open(llm_ws) as ws:
+        assert ws.store.documents.count_by_status() == {"indexed": len(DOCS)}
+
+
+def test_prompts_list_and_export(tmp_path: Path, llm_ws: Path) -> None:
+    listing = _invoke("prompts", "list", "-w", str(llm_ws)).output
+    assert "answer" in listing and "extract_graph" in listing
+    out = tmp_path / "prompts"
+    _invoke("prompts", "export", str(out))
+    assert (out / "answer.toml").exists() and (out / "extract_graph.toml").exists()
