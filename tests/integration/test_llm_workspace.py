@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import SAMPLE_DOCS
 from typer.testing import CliRunner
 
 from kgrag import Workspace
@@ -18,8 +19,6 @@ from kgrag.cli.app import app
 from kgrag.generation.answer import IDK_SENTENCE
 from kgrag.testing import FakeOpenAIServer
 from kgrag.testing.extraction_responder import ExtractionResponder
-
-from tests.conftest import SAMPLE_DOCS
 
 DOCS = ("incident-inc-2024-031.md", "team-sre.md", "on-call-handbook.md", "product-kestrel.md")
 LABEL = re.compile(r"\[c:(c[0-9a-f]+)\]")

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from kgrag.cli.errors import run_guarded
-from kgrag.cli.llm_commands import cost, prompts_app
 from kgrag.cli.graph_commands import graph_app
+from kgrag.cli.llm_commands import cost, prompts_app
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console
 from kgrag.cli.progress import RichProgress
 from kgrag.indexing import IndexReport
@@ -72,7 +72,7 @@ def index(
 
     def body() -> None:
         console = new_console()
-        overrides = {"llm": {"max_tokens_budget": budget_tokens}} if budget_tokens else {}
+        overrides: dict[str, Any] = {"llm": {"max_tokens_budget": budget_tokens}} if budget_tokens else {}
         with Workspace.open(workspace, **overrides) as ws, RichProgress(console) as progress:
             if estimate:
                 report, cost = ws.estimate_index(paths, progress=progress)
