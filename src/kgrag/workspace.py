@@ -27,6 +27,7 @@ from kgrag.graph.types import Extractor
 from kgrag.indexing import ChunkPlan, IndexReport, Progress, SilentProgress, remove_documents, run_index
 from kgrag.models.embeddings import Embedder, FakeEmbedder, KeyedEmbedder, create_embedder
 from kgrag.models.llm import Estimate, LedgerSummary, LLMClient, Prices, create_llm_client, llm_free_note
+from kgrag.models.llm.preflight import preflight_context_window
 from kgrag.models.llm.status import llm_status
 from kgrag.retrieval import PipelineRegistry, RetrievalResult, builtin_registry
 from kgrag.retrieval.env import RetrievalEnv
@@ -144,6 +145,7 @@ class Workspace:
         """The workspace's LLM client: one response cache, one usage ledger and one run id for everything
         this Workspace object does (a CLI command = one run). ``available`` is False for ``none``."""
         if self._llm is None:
+            preflight_context_window(self.config)
             self._llm = create_llm_client(self.config.llm, self.store.llm_database())
         return self._llm
 

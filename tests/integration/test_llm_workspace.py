@@ -129,3 +129,12 @@ def test_prompts_list_and_export(tmp_path: Path, llm_ws: Path) -> None:
     out = tmp_path / "prompts"
     _invoke("prompts", "export", str(out))
     assert (out / "answer.toml").exists() and (out / "extract_graph.toml").exists()
+
+
+def test_small_context_window_fails_before_any_call(llm_ws: Path, docs: Path, server: FakeOpenAIServer) -> None:
+    toml = llm_ws / "kgrag.toml"
+    toml.write_text(toml.read_text() + "context_window = 2048\n")
+    result = CliRunner().invoke(app, ["index", str(docs), "-w", str(llm_ws)])
+    assert result.exit_code == 1
+    assert "llm.context_window is 2048" in result.output and "num_ctx" in result.output
+    assert server.stats.requests == 0
