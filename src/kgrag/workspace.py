@@ -32,8 +32,9 @@ from kgrag.models.llm.status import llm_status
 from kgrag.retrieval import PipelineRegistry, RetrievalResult, builtin_registry
 from kgrag.retrieval.env import RetrievalEnv
 from kgrag.retrieval.types import TraceStep
-from kgrag.retrieval.vector_index import DenseIndex, HotDenseIndex
+from kgrag.retrieval.vector_index import DenseIndex
 from kgrag.store import Store, open_store
+from kgrag.store.hot import HotValue
 
 DB_FILE_NAME = "kgrag.sqlite3"
 META_MODEL = "embedding.model"
@@ -70,7 +71,7 @@ class Workspace:
         self.pipelines: PipelineRegistry = builtin_registry()
         self._embedder: Embedder | None = None
         self._llm: LLMClient | None = None
-        self._dense = HotDenseIndex(self._load_dense_matrix, store.generation)
+        self._dense = HotValue(self._load_dense_index, store.generation)
         self.env = RetrievalEnv(store=store, config=config, embedder_factory=self.embedder,
                                 dense_index_factory=self._dense.get)
 
@@ -149,8 +150,8 @@ class Workspace:
             self._llm = create_llm_client(self.config.llm, self.store.llm_database())
         return self._llm
 
-    def _load_dense_matrix(self) -> tuple[list[str], Any]:
-        return self.store.vectors.chunk_matrix(self.embedding_model_id)
+    def _load_dense_index(self) -> DenseIndex:
+        return DenseIndex(*self.store.vectors.chunk_matrix(self.embedding_model_id))
 
     def chunk_plan(self) -> tuple[ChunkPlan, list[str]]:
         """Chunk size and overlap; the default follows the embedder's window (read from the database

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from kgrag.errors import KgragError
+from kgrag.fileio import read_json
 from kgrag.store.base import Store
 from kgrag.store.graph_records import EntityMention, RelationMention
 from kgrag.store.records import ChunkRecord, DocumentRecord, DocumentStatus
@@ -88,12 +89,7 @@ def _parse(path: Path, data: dict[str, Any]) -> Companion:
 
 def read_companion(path: Path) -> Companion:
     """Parse a companion file; anything malformed is a user error naming the file."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise KgragError(f"{path}: cannot read ({exc.strerror})") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise KgragError(f"{path}: not valid JSON ({exc})") from exc
+    data = read_json(path)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise KgragError(f"{path}: not a kgrag provenance companion (format {FORMAT!r} expected)")
     if data.get("version") != VERSION:

@@ -8,12 +8,12 @@ so a directory with exactly one ``*.graphml`` also works, and both paths can be 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from kgrag.errors import KgragError
+from kgrag.fileio import read_json
 
 DEFAULT_GRAPHML = "graph_chunk_entity_relation.graphml"
 CHUNK_FILE_NAMES = ("kv_store_text_chunks.json", "lightrag-text-chunks.json")
@@ -79,12 +79,7 @@ def _chunk(chunk_id: str, entry: Any, path: Path) -> LightRagChunk:
 
 def read_chunks(path: Path) -> list[LightRagChunk]:
     """All chunks of a LightRAG chunk store, in file order."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise KgragError(f"{path}: cannot read ({exc.strerror})") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise KgragError(f"{path}: not valid JSON ({exc})") from exc
+    data = read_json(path)
     if not isinstance(data, dict):
         raise KgragError(f"{path}: expected a JSON object of chunk id -> chunk")
     return [_chunk(str(chunk_id), entry, path) for chunk_id, entry in data.items()]

@@ -12,7 +12,7 @@ them only when the store's write generation changes, as the dense chunk index do
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -143,19 +143,3 @@ def load_graph_index(store: Store, model: str) -> GraphIndex:
         entity_vectors=_dense([e.id for e in entities], entity_hashes, vectors),
         relation_vectors=_dense([r.id for r in relations], relation_hashes, vectors))
 
-
-class HotGraphIndex:
-    """Keeps a :class:`GraphIndex` loaded; reloads when the store's write generation changes."""
-
-    def __init__(self, load: Callable[[], GraphIndex], generation: Callable[[], int]) -> None:
-        self._load = load
-        self._generation = generation
-        self._index: GraphIndex | None = None
-        self._loaded_at: int | None = None
-
-    def get(self) -> GraphIndex:
-        current = self._generation()
-        if self._index is None or current != self._loaded_at:
-            self._index = self._load()
-            self._loaded_at = current
-        return self._index

@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 
 from kgrag.errors import KgragError
 from kgrag.graph.local_search import LocalSearchParams, LocalSearchResult, local_search
-from kgrag.graph.vectors import GraphIndex, HotGraphIndex, entity_text, load_graph_index, relation_text
+from kgrag.graph.vectors import GraphIndex, entity_text, load_graph_index, relation_text
 from kgrag.retrieval.env import RetrievalEnv
 from kgrag.retrieval.steps import QueryState
 from kgrag.retrieval.types import ContextItem
 from kgrag.store.graph_records import EntityRecord
+from kgrag.store.hot import HotValue
 
 GRAPH_INDEX_KEY = "graph_index"
 EMPTY_GRAPH_MESSAGE = ("this workspace has no knowledge graph yet; run `kgrag index` with a graph extractor "
@@ -29,9 +30,9 @@ EMPTY_GRAPH_MESSAGE = ("this workspace has no knowledge graph yet; run `kgrag in
 def graph_index(env: RetrievalEnv) -> GraphIndex:
     """The workspace's hot graph index, created on first use; fails clearly when the graph is empty."""
     hot = env.extras.get(GRAPH_INDEX_KEY)
-    if not isinstance(hot, HotGraphIndex):
+    if not isinstance(hot, HotValue):
         store = env.store
-        hot = HotGraphIndex(lambda: load_graph_index(store, env.embedder().name), store.generation)
+        hot = HotValue(lambda: load_graph_index(store, env.embedder().name), store.generation)
         env.extras[GRAPH_INDEX_KEY] = hot
     index = hot.get()
     if index.empty:

@@ -8,12 +8,13 @@ cheap. Graph, community and reranking steps join later with the same shape.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from kgrag.retrieval.env import RetrievalEnv
 from kgrag.retrieval.types import ContextItem, TraceStep
+from kgrag.store.records import ScoredId
 
 
 @dataclass
@@ -53,6 +54,16 @@ def _merge_max(lists: Sequence[Sequence[tuple[str, float]]], stream: str) -> lis
             for cid, s in ranked]
 
 
+def _search_all_queries(step: DenseSearch | BM25Search, state: QueryState,
+                        search: Callable[[str], list[ScoredId]]) -> None:
+    """Run one retriever for every query in the state and store the union as the step's stream."""
+    started = time.perf_counter()
+    hits = [[(h.id, h.score) for h in search(q)] for q in state.queries]
+    state.streams[step.stream] = _merge_max(hits, step.stream)
+    state.record(step.name, {"pool": step.pool, "queries": len(state.queries)}, len(state.streams[step.stream]),
+                 started)
+
+
 @dataclass(frozen=True)
 class DenseSearch:
     """Cosine search of every query in the state against the chunk vectors."""
@@ -62,12 +73,8 @@ class DenseSearch:
     name: str = "dense_search"
 
     def run(self, state: QueryState, env: RetrievalEnv) -> None:
-        started = time.perf_counter()
         index = env.dense_index()
-        hits = [[(h.id, h.score) for h in index.search(env.embed_query(q), self.pool)] for q in state.queries]
-        state.streams[self.stream] = _merge_max(hits, self.stream)
-        state.record(self.name, {"pool": self.pool, "queries": len(state.queries)},
-                     len(state.streams[self.stream]), started)
+        _search_all_queries(self, state, lambda q: index.search(env.embed_query(q), self.pool))
 
 
 @dataclass(frozen=True)
@@ -79,11 +86,7 @@ class BM25Search:
     name: str = "bm25_search"
 
     def run(self, state: QueryState, env: RetrievalEnv) -> None:
-        started = time.perf_counter()
-        hits = [[(h.id, h.score) for h in env.store.chunks.search_bm25(q, self.pool)] for q in state.queries]
-        state.streams[self.stream] = _merge_max(hits, self.stream)
-        state.record(self.name, {"pool": self.pool, "queries": len(state.queries)},
-                     len(state.streams[self.stream]), started)
+        _search_all_queries(self, state, lambda q: env.store.chunks.search_bm25(q, self.pool))
 
 
 @dataclass(frozen=True)
