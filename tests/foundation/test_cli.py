@@ -70,6 +70,9 @@ def test_eval_retrieval_writes_reports(cli_ws: Path, tmp_path: Path) -> None:
     assert set(data["summary"]) == {"dense", "bm25", "hybrid"}
     assert data["counts"]["All"] == 68
     assert 0.3 < data["summary"]["bm25"]["All"] <= 1.0
+    # chunk-only pipelines: everything they return is a chunk, so both views agree
+    assert data["summary_chunks_only"]["hybrid"] == data["summary"]["hybrid"]
+    assert data["mean_context_tokens"]["dense"] > 100
     assert (out / "retrieval_eval.png").stat().st_size > 1000
     assert "Fact Retrieval" in (out / "retrieval_eval.md").read_text()
 

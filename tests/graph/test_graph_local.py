@@ -121,3 +121,23 @@ def test_workspace_extractor(tmp_path: Path) -> None:
         progress = SilentProgress()
         extractor = ws.extractor(progress)
         assert extractor is not None and extractor.name.startswith("nlp:") and progress.notes
+
+
+def test_eval_separates_graph_context_from_chunks(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """graph-local returns descriptions on top of its chunks: the report shows both recalls and the size."""
+    from kgrag.evaluation import evaluate_retrieval
+    from kgrag.evaluation.datasets import QAItem
+    from kgrag.retrieval.types import ContextItem, RetrievalResult
+
+    def retrieve(question: str, pipeline: str, k: int) -> RetrievalResult:
+        items = [ContextItem("chunk", "c1", "Osprey sensors report every fifteen minutes.", 1.0, ["c1"])]
+        if pipeline == "graph":
+            items.append(ContextItem("entity", "e1", "Kestrel (product): Kestrel ingests telemetry.", 0.5, ["c2"]))
+        return RetrievalResult(pipeline, question, items)
+
+    item = QAItem("q", "What does Kestrel ingest?", "telemetry", "Fact Retrieval",
+                  ["Kestrel ingests telemetry.", "Osprey sensors report every fifteen minutes."])
+    report = evaluate_retrieval([item], ["plain", "graph"], 5, 0.7, retrieve)
+    assert report.table()["graph"]["All"] == 1.0 and report.table("chunk_recall")["graph"]["All"] == 0.5
+    tokens = report.mean_context_tokens()
+    assert tokens["graph"] > tokens["plain"]

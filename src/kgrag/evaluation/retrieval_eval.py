@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kgrag.documents import TokenCounter
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.recall import evidence_recall
 from kgrag.retrieval.types import RetrievalResult
@@ -24,12 +25,22 @@ Retriever = Callable[[str, str, int], RetrievalResult]
 
 @dataclass
 class QuestionOutcome:
+    """One question through one pipeline.
+
+    ``recall`` counts everything the generator would see (chunks plus entity/relation/report texts);
+    ``chunk_recall`` only the retrieved passages. Graph pipelines return extra descriptions on top of k
+    chunks, so comparing ``recall`` alone would reward longer context: ``context_tokens`` shows how much
+    each pipeline hands over.
+    """
+
     id: str
     question_type: str
     pipeline: str
     recall: float | None
     latency_ms: float
     retrieved: list[str]
+    chunk_recall: float | None = None
+    context_tokens: int = 0
 
 
 @dataclass
@@ -41,14 +52,22 @@ class RetrievalEvalReport:
     pipelines: list[str]
     outcomes: list[QuestionOutcome] = field(default_factory=list)
 
-    def table(self) -> dict[str, dict[str, float]]:
-        """pipeline → question type (and "All") → mean recall over questions with evidence."""
+    def table(self, metric: str = "recall") -> dict[str, dict[str, float]]:
+        """pipeline → question type (and "All") → mean ``metric`` (``recall`` or ``chunk_recall``) over
+        questions with evidence."""
         sums: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
         for o in self.outcomes:
-            if o.recall is not None:
-                sums[o.pipeline][o.question_type].append(o.recall)
-                sums[o.pipeline]["All"].append(o.recall)
+            value = getattr(o, metric)
+            if value is not None:
+                sums[o.pipeline][o.question_type].append(value)
+                sums[o.pipeline]["All"].append(value)
         return {p: {t: statistics.fmean(v) for t, v in sorted(types.items())} for p, types in sums.items()}
+
+    def mean_context_tokens(self) -> dict[str, float]:
+        by_pipeline: dict[str, list[int]] = defaultdict(list)
+        for o in self.outcomes:
+            by_pipeline[o.pipeline].append(o.context_tokens)
+        return {p: statistics.fmean(v) for p, v in by_pipeline.items()}
 
     def latency(self) -> dict[str, dict[str, float]]:
         by_pipeline: dict[str, list[float]] = defaultdict(list)
@@ -77,36 +96,50 @@ def evaluate_retrieval(items: Sequence[QAItem], pipelines: Sequence[str], k: int
                        retrieve: Retriever, on_question: Callable[[], None] | None = None) -> RetrievalEvalReport:
     """Run every question through every pipeline and score evidence recall@k."""
     report = RetrievalEvalReport(k=k, threshold=threshold, pipelines=list(pipelines))
+    counter = TokenCounter.for_encoding()
     for item in items:
         for pipeline in pipelines:
             started = time.perf_counter()
             result = retrieve(item.question, pipeline, k)
             latency = (time.perf_counter() - started) * 1000
             texts = [i.text for i in result.items]
+            chunk_texts = [i.text for i in result.items if i.kind == "chunk"]
             report.outcomes.append(QuestionOutcome(
                 id=item.id, question_type=item.question_type, pipeline=pipeline,
                 recall=evidence_recall(item.evidence, texts, threshold), latency_ms=round(latency, 3),
-                retrieved=[i.id for i in result.items]))
+                retrieved=[i.id for i in result.items],
+                chunk_recall=evidence_recall(item.evidence, chunk_texts, threshold),
+                context_tokens=sum(counter.count(t) for t in texts)))
         if on_question is not None:
             on_question()
     return report
 
 
-def render_markdown(report: RetrievalEvalReport, dataset: str) -> str:
-    table = report.table()
+def _recall_table(report: RetrievalEvalReport, metric: str, with_costs: bool) -> list[str]:
+    table = report.table(metric)
     types = [*sorted({t for row in table.values() for t in row if t != "All"}), "All"]
     counts = report.counts()
-    lines = [f"# Retrieval evaluation: evidence recall@{report.k}", "",
-             f"Dataset: `{dataset}`. An evidence sentence is recalled when ≥ {report.threshold:.0%} of its "
-             "content words occur in one retrieved item.", "",
-             "| pipeline | " + " | ".join(f"{t} (n={counts.get(t, 0)})" for t in types) + " | p50 ms | p95 ms |",
-             "| --- | " + " | ".join("---:" for _ in types) + " | ---: | ---: |"]
-    latency = report.latency()
+    extra_head = " | context tokens | p50 ms | p95 ms |" if with_costs else " |"
+    lines = ["| pipeline | " + " | ".join(f"{t} (n={counts.get(t, 0)})" for t in types) + extra_head,
+             "| --- | " + " | ".join("---:" for _ in types) + (" | ---: | ---: | ---: |" if with_costs else " |")]
+    latency, tokens = report.latency(), report.mean_context_tokens()
     for pipeline in report.pipelines:
         row = table.get(pipeline, {})
         cells = " | ".join(f"{row[t]:.3f}" if t in row else "–" for t in types)
         lat = latency.get(pipeline, {"p50": 0.0, "p95": 0.0})
-        lines.append(f"| {pipeline} | {cells} | {lat['p50']:.1f} | {lat['p95']:.1f} |")
+        costs = f" | {tokens.get(pipeline, 0):.0f} | {lat['p50']:.1f} | {lat['p95']:.1f} |" if with_costs else " |"
+        lines.append(f"| {pipeline} | {cells}{costs}")
+    return lines
+
+
+def render_markdown(report: RetrievalEvalReport, dataset: str) -> str:
+    lines = [f"# Retrieval evaluation: evidence recall@{report.k}", "",
+             f"Dataset: `{dataset}`. An evidence sentence is recalled when ≥ {report.threshold:.0%} of its "
+             "content words occur in one retrieved item.", "",
+             "## All context the generator sees (chunks + entity/relation/report texts)", "",
+             *_recall_table(report, "recall", with_costs=True), "",
+             f"## Retrieved passages only (top-{report.k} chunks)", "",
+             *_recall_table(report, "chunk_recall", with_costs=False)]
     return "\n".join(lines) + "\n"
 
 
@@ -116,7 +149,8 @@ def write_report(report: RetrievalEvalReport, out_dir: Path, dataset: str) -> di
     paths = {"json": out_dir / "retrieval_eval.json", "markdown": out_dir / "retrieval_eval.md",
              "plot": out_dir / "retrieval_eval.png"}
     payload: dict[str, Any] = {"dataset": dataset, "k": report.k, "threshold": report.threshold,
-                               "summary": report.table(), "latency_ms": report.latency(),
+                               "summary": report.table(), "summary_chunks_only": report.table("chunk_recall"),
+                               "mean_context_tokens": report.mean_context_tokens(), "latency_ms": report.latency(),
                                "counts": report.counts(), "outcomes": [asdict(o) for o in report.outcomes]}
     paths["json"].write_text(json.dumps(payload, indent=2), encoding="utf-8")
     paths["markdown"].write_text(render_markdown(report, dataset), encoding="utf-8")
