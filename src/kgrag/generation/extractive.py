@@ -29,9 +29,13 @@ class _Candidate:
 
 
 def _candidates(result: RetrievalResult) -> list[_Candidate]:
+    """Sentences of the retrieved passages. Entity/relation/report texts are derived from passages
+    (and prefixed with names), so they are used only when no passage was retrieved; otherwise the
+    same sentence would come back once per item that quotes it."""
+    passages = [item for item in result.items if item.kind == "chunk"]
     out: list[_Candidate] = []
     seen: set[str] = set()
-    for item in result.items:
+    for item in passages or result.items:
         if not item.text:
             continue
         cite = item.chunk_ids[0] if item.chunk_ids else item.id
