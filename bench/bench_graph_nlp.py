@@ -48,9 +48,18 @@ def _chunks(max_chars: int | None) -> list[ChunkRecord]:
     for chunk in chunk_text(text, counter, CHUNK_TOKENS, 0):
         if max_chars is not None and used >= max_chars:
             break
-        out.append(ChunkRecord(id=f"c{chunk.ord}", doc_id="medical", ord=chunk.ord, char_start=chunk.char_start,
-                               char_end=chunk.char_end, text=chunk.text, n_tokens=chunk.n_tokens,
-                               text_hash=content_hash(chunk.text)))
+        out.append(
+            ChunkRecord(
+                id=f"c{chunk.ord}",
+                doc_id="medical",
+                ord=chunk.ord,
+                char_start=chunk.char_start,
+                char_end=chunk.char_end,
+                text=chunk.text,
+                n_tokens=chunk.n_tokens,
+                text_hash=content_hash(chunk.text),
+            )
+        )
         used += len(chunk.text)
     return out
 
@@ -73,37 +82,51 @@ def bench_extraction(nlp: object, chunks: list[ChunkRecord], processes: int) -> 
     chars = sum(map(len, texts))
     extractor = SpacyExtractor(MODEL, processes=processes, nlp=nlp)
     pipe = nlp.pipe  # type: ignore[attr-defined]
-    times = _best_of_two({
-        "raw spaCy on chunks": lambda: sum(1 for _ in pipe(texts, batch_size=64, n_process=processes)),
-        "raw spaCy on our segments": lambda: sum(1 for _ in pipe(parts, batch_size=extractor.batch_size,
-                                                                 n_process=processes)),
-        "our extractor": lambda: sum(1 for _ in extractor.extract(chunks)),
-    })
+    times = _best_of_two(
+        {
+            "raw spaCy on chunks": lambda: sum(1 for _ in pipe(texts, batch_size=64, n_process=processes)),
+            "raw spaCy on our segments": lambda: sum(
+                1 for _ in pipe(parts, batch_size=extractor.batch_size, n_process=processes)
+            ),
+            "our extractor": lambda: sum(1 for _ in extractor.extract(chunks)),
+        }
+    )
     baseline = chars / times["raw spaCy on chunks"]
     for name, seconds in times.items():
         rate = chars / seconds
-        print(f"  n_process={processes}  {name:<28} {seconds:7.2f}s  {rate:9.0f} chars/s  "
-              f"({rate / baseline:.2f}× raw on chunks)")
+        print(
+            f"  n_process={processes}  {name:<28} {seconds:7.2f}s  {rate:9.0f} chars/s  "
+            f"({rate / baseline:.2f}× raw on chunks)"
+        )
 
 
 def bench_stage(chunks: list[ChunkRecord], nlp: object) -> None:
     """The whole graph stage into an in-memory store, with the hashing embedder."""
     store = SQLiteStore(":memory:")
-    store.documents.upsert(DocumentRecord(id="medical", source="medical", title="medical", content_hash="",
-                                          status=DocumentStatus.EMBEDDED))
+    store.documents.upsert(
+        DocumentRecord(id="medical", source="medical", title="medical", content_hash="", status=DocumentStatus.EMBEDDED)
+    )
     store.chunks.replace_for_document("medical", chunks)
     report = IndexReport()
     started = time.perf_counter()
-    build_graph(store, SpacyExtractor(MODEL, nlp=nlp), ExtractiveSummarizer(300), SilentProgress(), report,
-                embedder=FakeEmbedder())
+    build_graph(
+        store,
+        SpacyExtractor(MODEL, nlp=nlp),
+        ExtractiveSummarizer(300),
+        SilentProgress(),
+        report,
+        embedder=FakeEmbedder(),
+    )
     total = time.perf_counter() - started
     chars = sum(len(c.text) for c in chunks)
     split = ", ".join(f"{k} {v:.2f}s" for k, v in report.seconds.items())
     counts = store.graph.counts()
     print(f"graph stage: {total:.1f}s ({split}); {chars / total:.0f} chars/s end to end")
-    print(f"graph size: {counts['entities']} entities, {counts['relations']} relations, "
-          f"{counts['entity_mentions']} entity mentions, {counts['relation_mentions']} relation mentions "
-          f"from {len(chunks)} chunks")
+    print(
+        f"graph size: {counts['entities']} entities, {counts['relations']} relations, "
+        f"{counts['entity_mentions']} entity mentions, {counts['relation_mentions']} relation mentions "
+        f"from {len(chunks)} chunks"
+    )
     store.close()
 
 

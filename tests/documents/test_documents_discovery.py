@@ -21,11 +21,23 @@ def _tree(root: Path, names: list[str]) -> None:
 
 
 def test_directories_are_walked_sorted_and_filtered(tmp_path: Path) -> None:
-    _tree(tmp_path, ["b.md", "a.txt", "image.png", "notes.txt~", ".hidden.txt", "sub/z.PDF", "sub/c.html",
-                     ".git/config.txt", "__pycache__/x.txt", "sub/.cache/y.txt"])
+    _tree(
+        tmp_path,
+        [
+            "b.md",
+            "a.txt",
+            "image.png",
+            "notes.txt~",
+            ".hidden.txt",
+            "sub/z.PDF",
+            "sub/c.html",
+            ".git/config.txt",
+            "__pycache__/x.txt",
+            "sub/.cache/y.txt",
+        ],
+    )
     found = discover([tmp_path], DEFAULTS.include, DEFAULTS.exclude)
-    assert [path.relative_to(tmp_path).as_posix() for path in found] == [
-        "a.txt", "b.md", "sub/c.html", "sub/z.PDF"]
+    assert [path.relative_to(tmp_path).as_posix() for path in found] == ["a.txt", "b.md", "sub/c.html", "sub/z.PDF"]
 
 
 def test_explicit_files_ignore_include_and_exclude(tmp_path: Path) -> None:

@@ -15,14 +15,20 @@ from kgrag.errors import DocumentError
 
 _JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(
-        st.sampled_from(["text", "id", "title", "x"]) | st.text(max_size=5), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.sampled_from(["text", "id", "title", "x"]) | st.text(max_size=5), children, max_size=4)
+    ),
     max_leaves=20,
 )
 _JSON_BYTES = _JSON_VALUES.map(lambda value: json.dumps(value).encode())
 _JSONL_BYTES = st.lists(_JSON_VALUES.map(json.dumps), max_size=5).map(lambda lines: "\n".join(lines).encode())
-_PAYLOADS = st.binary(max_size=400) | _JSON_BYTES | _JSONL_BYTES | st.text(max_size=200).map(
-    lambda text: text.encode("utf-8", "surrogatepass"))
+_PAYLOADS = (
+    st.binary(max_size=400)
+    | _JSON_BYTES
+    | _JSONL_BYTES
+    | st.text(max_size=200).map(lambda text: text.encode("utf-8", "surrogatepass"))
+)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

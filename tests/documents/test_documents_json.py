@@ -27,8 +27,7 @@ def test_json_list_of_records_uses_index_keys(tmp_path: Path) -> None:
     assert [doc.source for doc in docs] == [f"{resolved}#0", f"{resolved}#1"]
     assert [doc.title for doc in docs] == ["corpus #0", "corpus #1"]
     assert docs[0].text == "First.\nDoc."
-    assert docs[0].metadata == {"format": "json", "path": str(resolved), "record": "0",
-                                "skipped_records": "0"}
+    assert docs[0].metadata == {"format": "json", "path": str(resolved), "record": "0", "skipped_records": "0"}
 
 
 def test_json_single_object_with_configured_fields(tmp_path: Path) -> None:
@@ -41,8 +40,14 @@ def test_json_single_object_with_configured_fields(tmp_path: Path) -> None:
 
 
 def test_jsonl_skips_bad_records_when_some_are_good(tmp_path: Path) -> None:
-    lines = [json.dumps({"text": "Good one."}), "", json.dumps({"other": 1}), json.dumps([1, 2]),
-             json.dumps({"text": "   "}), json.dumps({"text": "Good two."})]
+    lines = [
+        json.dumps({"text": "Good one."}),
+        "",
+        json.dumps({"other": 1}),
+        json.dumps([1, 2]),
+        json.dumps({"text": "   "}),
+        json.dumps({"text": "Good two."}),
+    ]
     docs = load_path(_write(tmp_path, "c.jsonl", "\n".join(lines) + "\n"), CFG)
     assert [doc.text for doc in docs] == ["Good one.", "Good two."]
     assert [doc.metadata["record"] for doc in docs] == ["0", "4"]
@@ -52,9 +57,12 @@ def test_jsonl_skips_bad_records_when_some_are_good(tmp_path: Path) -> None:
 
 def test_missing_text_field_names_the_available_keys(tmp_path: Path) -> None:
     path = _write(tmp_path, "corpus.json", json.dumps([{"corpus_name": "M", "context": "x"}]))
-    with pytest.raises(DocumentError, match=r"corpus\.json: no record has the text field 'text' "
-                                            r"\(available keys: context, corpus_name\); set "
-                                            r"documents\.json_text_field"):
+    with pytest.raises(
+        DocumentError,
+        match=r"corpus\.json: no record has the text field 'text' "
+        r"\(available keys: context, corpus_name\); set "
+        r"documents\.json_text_field",
+    ):
         load_path(path, CFG)
 
 
@@ -68,14 +76,17 @@ def test_records_that_are_not_objects(tmp_path: Path) -> None:
         load_path(_write(tmp_path, "c.json", "[1, 2]"), CFG)
 
 
-@pytest.mark.parametrize(("name", "content", "message"), [
-    ("c.json", '{"text": "a",\n  "x": }', r"c\.json: malformed JSON at line 2, column 8"),
-    ("c.jsonl", '{"text": "a"}\n\n{"text": "b"\n', r"c\.jsonl: malformed JSON on line 3"),
-    ("c.json", "[]", r"c\.json: contains no records"),
-    ("c.json", '"just a string"', r"c\.json: top-level JSON is a str"),
-    ("c.json", "[" * 100_000, r"c\.json: (cannot parse JSON|malformed JSON)"),
-    ("c.json", "1" * 5000, r"c\.json: cannot parse JSON"),
-])
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("c.json", '{"text": "a",\n  "x": }', r"c\.json: malformed JSON at line 2, column 8"),
+        ("c.jsonl", '{"text": "a"}\n\n{"text": "b"\n', r"c\.jsonl: malformed JSON on line 3"),
+        ("c.json", "[]", r"c\.json: contains no records"),
+        ("c.json", '"just a string"', r"c\.json: top-level JSON is a str"),
+        ("c.json", "[" * 100_000, r"c\.json: (cannot parse JSON|malformed JSON)"),
+        ("c.json", "1" * 5000, r"c\.json: cannot parse JSON"),
+    ],
+)
 def test_malformed_json(tmp_path: Path, name: str, content: str, message: str) -> None:
     with pytest.raises(DocumentError, match=message):
         load_path(_write(tmp_path, name, content), CFG)

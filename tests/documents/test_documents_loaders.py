@@ -28,8 +28,10 @@ def _pdf(pages: list[str], title: str | None = None) -> bytes:
     ]
     for i, text in enumerate(pages):
         stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
-        bodies.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font "
-                      f"<< /F1 3 0 R >> >> /Contents {6 + 2 * i} 0 R >>".encode())
+        bodies.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font "
+            f"<< /F1 3 0 R >> >> /Contents {6 + 2 * i} 0 R >>".encode()
+        )
         bodies.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
@@ -57,8 +59,7 @@ def test_registry_is_fresh_per_call() -> None:
     registry = loader_registry()
     registry.pop(".txt")
     assert ".txt" in loader_registry()
-    assert supported_suffixes() == [".docx", ".htm", ".html", ".json", ".jsonl", ".markdown", ".md", ".pdf",
-                                    ".txt"]
+    assert supported_suffixes() == [".docx", ".htm", ".html", ".json", ".jsonl", ".markdown", ".md", ".pdf", ".txt"]
 
 
 def test_markdown_title_hash_and_metadata(tmp_path: Path) -> None:
@@ -79,21 +80,26 @@ def test_plain_text_title_falls_back_to_stem_and_newlines_are_normalized(tmp_pat
     assert doc.metadata["format"] == "txt"
 
 
-@pytest.mark.parametrize("encoded", [
-    "\ufeffcafé au lait".encode(),
-    "café au lait".encode("utf-16"),
-    "café au lait".encode("utf-16-be").join([b"\xfe\xff", b""]),
-    "café au lait".encode("utf-32"),
-])
+@pytest.mark.parametrize(
+    "encoded",
+    [
+        "\ufeffcafé au lait".encode(),
+        "café au lait".encode("utf-16"),
+        "café au lait".encode("utf-16-be").join([b"\xfe\xff", b""]),
+        "café au lait".encode("utf-32"),
+    ],
+)
 def test_byte_order_marks_are_honoured(tmp_path: Path, encoded: bytes) -> None:
     [doc] = load_path(_write(tmp_path, "bom.txt", encoded), CFG)
     assert doc.text == "café au lait"
 
 
 def test_html_visible_text_and_title(tmp_path: Path) -> None:
-    html = ("<html><head><title> Skin  Cancer </title><style>p {color: red}</style></head><body>"
-            "<script>var hidden = 1;</script><h1>Overview</h1><p>First <b>bold</b> paragraph.</p>"
-            "<p>Second<br>line.</p><ul><li>one</li><li>two</li></ul></body></html>")
+    html = (
+        "<html><head><title> Skin  Cancer </title><style>p {color: red}</style></head><body>"
+        "<script>var hidden = 1;</script><h1>Overview</h1><p>First <b>bold</b> paragraph.</p>"
+        "<p>Second<br>line.</p><ul><li>one</li><li>two</li></ul></body></html>"
+    )
     [doc] = load_path(_write(tmp_path, "page.htm", html), CFG)
     assert doc.title == "Skin Cancer"
     assert doc.text == "Overview\n\nFirst bold paragraph.\n\nSecond\nline.\n\none\n\ntwo"
@@ -113,8 +119,9 @@ def test_html_without_visible_text_is_an_error(tmp_path: Path) -> None:
 
 
 def test_pdf_pages_joined_with_blank_line(tmp_path: Path) -> None:
-    [doc] = load_path(_write(tmp_path, "paper.pdf", _pdf(["Hello PDF world.", "Second page here."],
-                                                        title="A Paper")), CFG)
+    [doc] = load_path(
+        _write(tmp_path, "paper.pdf", _pdf(["Hello PDF world.", "Second page here."], title="A Paper")), CFG
+    )
     assert doc.text == "Hello PDF world.\n\nSecond page here."
     assert doc.title == "A Paper"
     assert doc.metadata["format"] == "pdf"
@@ -165,15 +172,18 @@ def test_damaged_docx_is_an_error(tmp_path: Path) -> None:
         load_path(_write(tmp_path, "bad.docx", b"PK\x03\x04 not a zip"), CFG)
 
 
-@pytest.mark.parametrize(("name", "content", "message"), [
-    ("a.txt", b"", r"a\.txt: the file is empty"),
-    ("a.txt", b" \n\t \n", r"a\.txt: the file contains no text \(only whitespace\)"),
-    ("a.md", b"text\x00with nul", r"a\.md: looks binary \(contains NUL bytes\)"),
-    ("a.txt", b"caf\xe9 latin-1", r"a\.txt: not UTF-8 text \(invalid byte at offset 3\); re-save as UTF-8"),
-    ("a.txt", b"\xff\xfe\x00\xd8", r"a\.txt: starts with a utf-16 byte-order mark but is not valid"),
-    ("a.xyz", b"text", r"a\.xyz: unsupported file type '\.xyz' \(supported: \.docx, .*documents\.exclude"),
-    ("README", b"text", r"README: unsupported file without an extension"),
-])
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("a.txt", b"", r"a\.txt: the file is empty"),
+        ("a.txt", b" \n\t \n", r"a\.txt: the file contains no text \(only whitespace\)"),
+        ("a.md", b"text\x00with nul", r"a\.md: looks binary \(contains NUL bytes\)"),
+        ("a.txt", b"caf\xe9 latin-1", r"a\.txt: not UTF-8 text \(invalid byte at offset 3\); re-save as UTF-8"),
+        ("a.txt", b"\xff\xfe\x00\xd8", r"a\.txt: starts with a utf-16 byte-order mark but is not valid"),
+        ("a.xyz", b"text", r"a\.xyz: unsupported file type '\.xyz' \(supported: \.docx, .*documents\.exclude"),
+        ("README", b"text", r"README: unsupported file without an extension"),
+    ],
+)
 def test_bad_files(tmp_path: Path, name: str, content: bytes, message: str) -> None:
     with pytest.raises(DocumentError, match=message):
         load_path(_write(tmp_path, name, content), CFG)

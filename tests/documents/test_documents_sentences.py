@@ -29,20 +29,36 @@ def test_abbreviations_and_initials_do_not_end_sentences() -> None:
 
 def test_decimals_and_lowercase_continuations() -> None:
     assert _sentences("The dose is 4.2 mg. Take approx. three doses. Then stop.") == [
-        "The dose is 4.2 mg.", "Take approx. three doses.", "Then stop."]
+        "The dose is 4.2 mg.",
+        "Take approx. three doses.",
+        "Then stop.",
+    ]
 
 
 def test_quotes_and_brackets_stay_with_their_sentence() -> None:
     assert _sentences('He said "Stop." Then (quietly.) She left...  OK?') == [
-        'He said "Stop."', "Then (quietly.)", "She left...", "OK?"]
+        'He said "Stop."',
+        "Then (quietly.)",
+        "She left...",
+        "OK?",
+    ]
 
 
 def test_markdown_structure_separates_sentences() -> None:
-    text = "# Heading without period\nBody text runs\non two lines\n\n- first bullet\n- second bullet\n" \
-           "1. numbered item\n2. next item\n> a quote\n\nlast paragraph"
+    text = (
+        "# Heading without period\nBody text runs\non two lines\n\n- first bullet\n- second bullet\n"
+        "1. numbered item\n2. next item\n> a quote\n\nlast paragraph"
+    )
     assert _sentences(text) == [
-        "# Heading without period", "Body text runs\non two lines", "- first bullet", "- second bullet",
-        "1. numbered item", "2. next item", "> a quote", "last paragraph"]
+        "# Heading without period",
+        "Body text runs\non two lines",
+        "- first bullet",
+        "- second bullet",
+        "1. numbered item",
+        "2. next item",
+        "> a quote",
+        "last paragraph",
+    ]
 
 
 def test_whitespace_only_and_empty() -> None:
@@ -67,9 +83,11 @@ def test_spans_are_trimmed_ordered_and_cover_all_non_whitespace(text: str) -> No
 
 
 def test_one_megabyte_splits_fast() -> None:
-    paragraph = ("Basal cell carcinoma (BCC) is common, e.g. on the face. About 3.6 million cases occur. "
-                 "Dr. Lee said: \"Use sunscreen!\" Is it curable? Yes.\n\n"
-                 "## Treatment\n- surgery\n- radiation\n\n")
+    paragraph = (
+        "Basal cell carcinoma (BCC) is common, e.g. on the face. About 3.6 million cases occur. "
+        'Dr. Lee said: "Use sunscreen!" Is it curable? Yes.\n\n'
+        "## Treatment\n- surgery\n- radiation\n\n"
+    )
     repeats = 1_000_000 // len(paragraph)
     text = paragraph * repeats
     started = time.perf_counter()

@@ -17,8 +17,9 @@ FAKE_TOML = '[embedding]\nprovider = "fake"\n[graph]\nextractor = "none"\n'
 
 
 def _kgrag(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "kgrag.cli", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "kgrag.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
 
 
 @pytest.fixture
@@ -40,8 +41,20 @@ def test_index_query_status_pipelines_flow(cli_ws: Path) -> None:
     status = runner.invoke(app, ["status", "-w", str(cli_ws), "--json"])
     info = json.loads(status.output)
     assert info["documents"] == {"indexed": 32} and info["chunks"] == info["vectors"] > 0
-    query = runner.invoke(app, ["query", "Who chairs the change approval board?", "-w", str(cli_ws), "--json",
-                                "--pipeline", "bm25", "--k", "3"])
+    query = runner.invoke(
+        app,
+        [
+            "query",
+            "Who chairs the change approval board?",
+            "-w",
+            str(cli_ws),
+            "--json",
+            "--pipeline",
+            "bm25",
+            "--k",
+            "3",
+        ],
+    )
     payload = json.loads(query.output)
     assert len(payload["retrieval"]["items"]) == 3
     assert payload["answer"]["citations"]
@@ -63,8 +76,23 @@ def test_eval_retrieval_writes_reports(cli_ws: Path, tmp_path: Path) -> None:
     runner = CliRunner()
     runner.invoke(app, ["index", str(SAMPLE_DOCS), "-w", str(cli_ws)])
     out = tmp_path / "reports"
-    result = runner.invoke(app, ["eval", "retrieval", "--dataset", str(SAMPLE_QUESTIONS), "--pipelines",
-                                 "dense,bm25,hybrid", "--k", "5", "--out", str(out), "-w", str(cli_ws)])
+    result = runner.invoke(
+        app,
+        [
+            "eval",
+            "retrieval",
+            "--dataset",
+            str(SAMPLE_QUESTIONS),
+            "--pipelines",
+            "dense,bm25,hybrid",
+            "--k",
+            "5",
+            "--out",
+            str(out),
+            "-w",
+            str(cli_ws),
+        ],
+    )
     assert result.exit_code == 0, result.output
     data = json.loads((out / "retrieval_eval.json").read_text())
     assert set(data["summary"]) == {"dense", "bm25", "hybrid"}
@@ -93,8 +121,9 @@ def test_bad_config_exits_1_naming_the_field(cli_ws: Path) -> None:
 def test_model_change_needs_reindex(cli_ws: Path) -> None:
     runner = CliRunner()
     runner.invoke(app, ["index", str(SAMPLE_DOCS / "hiring-process.md"), "-w", str(cli_ws)])
-    (cli_ws / "kgrag.toml").write_text(FAKE_TOML.replace('provider = "fake"', 'provider = "fake"\ndimension = 32\n'
-                                                         'model = "other"'))
+    (cli_ws / "kgrag.toml").write_text(
+        FAKE_TOML.replace('provider = "fake"', 'provider = "fake"\ndimension = 32\nmodel = "other"')
+    )
     result = runner.invoke(app, ["query", "hiring", "-w", str(cli_ws)])
     assert result.exit_code == 1 and "kgrag reindex --embeddings" in result.output
     reindexed = runner.invoke(app, ["reindex", "--embeddings", "-w", str(cli_ws)])

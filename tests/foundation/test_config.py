@@ -59,4 +59,5 @@ def test_default_toml_is_loadable(tmp_path: Path) -> None:
 def test_configuration_docs_are_current() -> None:
     documented = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
     assert documented == configuration_markdown() + "\n", (
-        "docs/configuration.md is stale: run `python -m kgrag.config > docs/configuration.md`")
+        "docs/configuration.md is stale: run `python -m kgrag.config > docs/configuration.md`"
+    )

@@ -18,7 +18,11 @@ def test_sample_questions_are_graphrag_bench_format() -> None:
     items = load_dataset(SAMPLE_QUESTIONS)
     assert len(items) >= 60
     assert {i.question_type for i in items} == {
-        "Fact Retrieval", "Complex Reasoning", "Contextual Summarize", "Creative Generation"}
+        "Fact Retrieval",
+        "Complex Reasoning",
+        "Contextual Summarize",
+        "Creative Generation",
+    }
     assert all(i.evidence for i in items)
 
 
@@ -46,8 +50,11 @@ def test_recall_threshold_semantics() -> None:
     assert evidence_recall(two, ["kestrel stores telemetry in shale"], 0.7) == 0.5
 
 
-@given(st.lists(st.text(max_size=40), max_size=4), st.lists(st.text(max_size=80), max_size=4),
-       st.floats(min_value=0.05, max_value=1.0))
+@given(
+    st.lists(st.text(max_size=40), max_size=4),
+    st.lists(st.text(max_size=80), max_size=4),
+    st.floats(min_value=0.05, max_value=1.0),
+)
 def test_recall_is_a_share_or_none(evidence: list[str], texts: list[str], threshold: float) -> None:
     value = evidence_recall(evidence, texts, threshold)
     assert value is None or 0.0 <= value <= 1.0

@@ -69,8 +69,12 @@ def test_remove_by_path_and_by_id(fake_ws: Workspace, tmp_path: Path) -> None:
 
 
 def test_json_records_are_documents_and_vanished_records_are_removed(tmp_path: Path) -> None:
-    ws = Workspace.init(tmp_path / "ws", embedding={"provider": "fake"}, graph={"extractor": "none"},
-                        documents={"json_text_field": "context"})
+    ws = Workspace.init(
+        tmp_path / "ws",
+        embedding={"provider": "fake"},
+        graph={"extractor": "none"},
+        documents={"json_text_field": "context"},
+    )
     data = tmp_path / "corpus.jsonl"
     data.write_text("\n".join(json.dumps({"context": f"Record number {i} text."}) for i in range(3)))
     assert ws.index([data]).documents_new == 3
@@ -98,8 +102,9 @@ def test_bad_files_are_reported_and_the_rest_indexed(fake_ws: Workspace, tmp_pat
 
 
 def test_too_large_file_is_skipped(tmp_path: Path) -> None:
-    ws = Workspace.init(tmp_path / "ws", embedding={"provider": "fake"}, graph={"extractor": "none"},
-                        documents={"max_file_mb": 0.001})
+    ws = Workspace.init(
+        tmp_path / "ws", embedding={"provider": "fake"}, graph={"extractor": "none"}, documents={"max_file_mb": 0.001}
+    )
     big = _write(tmp_path / "big.txt", "word " * 1000)
     report = ws.index([big])
     assert (report.documents_new == 0 and "MiB" in report.problems[0].reason) or "large" in report.problems[0].reason
@@ -145,10 +150,10 @@ def test_kill_midway_then_resume_gives_the_clean_result(tmp_path: Path, marker: 
     shutil.copytree(SAMPLE_DOCS, docs)
     ws_dir = tmp_path / "ws"
     Workspace.init(ws_dir).close()
-    (ws_dir / "kgrag.toml").write_text('[embedding]\nprovider = "fake"\nbatch_size = 4\n'
-                                       '[graph]\nextractor = "none"\n')
-    proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, str(ws_dir), str(docs)],
-                            stdout=subprocess.PIPE, text=True)
+    (ws_dir / "kgrag.toml").write_text('[embedding]\nprovider = "fake"\nbatch_size = 4\n[graph]\nextractor = "none"\n')
+    proc = subprocess.Popen(
+        [sys.executable, "-c", KILL_SCRIPT, str(ws_dir), str(docs)], stdout=subprocess.PIPE, text=True
+    )
     assert proc.stdout is not None
     seen = 0
     for line in proc.stdout:

@@ -34,7 +34,9 @@ def test_default_workspace_indexes_and_answers_semantically(tmp_path: Path) -> N
         plan, _ = ws.chunk_plan()
         assert (plan.size, plan.overlap) == (204, 25)  # 80% of MiniLM's 256-piece window
         result = ws.retrieve("model that spots burst pipes from sensor data", "dense", 3)
-        assert result.items[0].doc_id == ws.store.documents.by_source(
-            str((SAMPLE_DOCS / "riffle-leak-detection.md").resolve())).id  # type: ignore[union-attr]
+        assert (
+            result.items[0].doc_id
+            == ws.store.documents.by_source(str((SAMPLE_DOCS / "riffle-leak-detection.md").resolve())).id
+        )  # type: ignore[union-attr]
         status = ws.status()
         assert status["embedding"]["dimension"] == "384"

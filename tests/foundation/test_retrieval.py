@@ -80,9 +80,12 @@ def test_extractive_answer_quotes_passages_not_their_derived_copies() -> None:
     from kgrag.retrieval.types import RetrievalResult
 
     sentence = "The staged rollout rule was introduced after INC-2023-012 bricked 212 sensors."
-    items = [ContextItem("chunk", "c1", sentence + " Other text follows here.", 1.0, ["c1"]),
-             ContextItem("relation", "r1", f"Osprey related to Tejo: {sentence}", 0.9, ["c1"]),
-             ContextItem("entity", "e1", f"Osprey (product): {sentence}", 0.8, ["c1"])]
-    answer = extractive_answer("Which rule came after INC-2023-012?", RetrievalResult("g", "q", items),
-                               FakeEmbedder(), 3)
+    items = [
+        ContextItem("chunk", "c1", sentence + " Other text follows here.", 1.0, ["c1"]),
+        ContextItem("relation", "r1", f"Osprey related to Tejo: {sentence}", 0.9, ["c1"]),
+        ContextItem("entity", "e1", f"Osprey (product): {sentence}", 0.8, ["c1"]),
+    ]
+    answer = extractive_answer(
+        "Which rule came after INC-2023-012?", RetrievalResult("g", "q", items), FakeEmbedder(), 3
+    )
     assert answer.text.count("212 sensors") == 1 and answer.citations == ["c1"]

@@ -10,13 +10,22 @@ from kgrag.store.sqlite import SQLiteStore
 
 
 def _doc(doc_id: str = "d1") -> DocumentRecord:
-    return DocumentRecord(id=doc_id, source=f"/tmp/{doc_id}.md", title="t", content_hash="h",
-                          status=DocumentStatus.CHUNKED)
+    return DocumentRecord(
+        id=doc_id, source=f"/tmp/{doc_id}.md", title="t", content_hash="h", status=DocumentStatus.CHUNKED
+    )
 
 
 def _chunk(cid: str, text: str, doc_id: str = "d1", ord_: int = 0) -> ChunkRecord:
-    return ChunkRecord(id=cid, doc_id=doc_id, ord=ord_, char_start=0, char_end=len(text), text=text,
-                       n_tokens=len(text.split()), text_hash="h-" + cid)
+    return ChunkRecord(
+        id=cid,
+        doc_id=doc_id,
+        ord=ord_,
+        char_start=0,
+        char_end=len(text),
+        text=text,
+        n_tokens=len(text.split()),
+        text_hash="h-" + cid,
+    )
 
 
 def test_failed_transaction_leaves_nothing() -> None:

@@ -24,10 +24,24 @@ def add_doc(store: SQLiteStore) -> ChunkFactory:
     """``add_doc("d1", [text, ...])`` stores a document with one chunk per text; returns the chunk ids."""
 
     def add(doc_id: str, texts: list[str]) -> list[str]:
-        store.documents.upsert(DocumentRecord(id=doc_id, source=f"/src/{doc_id}", title=doc_id, content_hash="h",
-                                              status=DocumentStatus.EMBEDDED))
-        chunks = [ChunkRecord(id=f"{doc_id}-c{i}", doc_id=doc_id, ord=i, char_start=0, char_end=len(t), text=t,
-                              n_tokens=len(t.split()), text_hash=f"{doc_id}-{i}") for i, t in enumerate(texts)]
+        store.documents.upsert(
+            DocumentRecord(
+                id=doc_id, source=f"/src/{doc_id}", title=doc_id, content_hash="h", status=DocumentStatus.EMBEDDED
+            )
+        )
+        chunks = [
+            ChunkRecord(
+                id=f"{doc_id}-c{i}",
+                doc_id=doc_id,
+                ord=i,
+                char_start=0,
+                char_end=len(t),
+                text=t,
+                n_tokens=len(t.split()),
+                text_hash=f"{doc_id}-{i}",
+            )
+            for i, t in enumerate(texts)
+        ]
         store.chunks.replace_for_document(doc_id, chunks)
         return [c.id for c in chunks]
 

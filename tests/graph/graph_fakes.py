@@ -31,8 +31,13 @@ class WordExtractor:
     like a kill) after yielding that many extractions; ``delay_s`` sleeps per chunk.
     """
 
-    def __init__(self, name: str = "words:v1", fail: frozenset[str] = frozenset(), exit_after: int | None = None,
-                 delay_s: float = 0.0) -> None:
+    def __init__(
+        self,
+        name: str = "words:v1",
+        fail: frozenset[str] = frozenset(),
+        exit_after: int | None = None,
+        delay_s: float = 0.0,
+    ) -> None:
         self.name = name
         self.fail = fail
         self.exit_after = exit_after
@@ -47,10 +52,13 @@ class WordExtractor:
         for sentence in _SENTENCE.findall(chunk.text):
             names = list(dict.fromkeys(_NAME.findall(sentence)))
             for name in names:
-                entities.setdefault(name, ExtractedEntity(name, "person" if name in PEOPLE else "concept",
-                                                          sentence.strip()))
-            relations.extend(ExtractedRelation(a, b, "next_to", sentence.strip(), (a.lower(),), 1.0)
-                             for a, b in itertools.pairwise(names))
+                entities.setdefault(
+                    name, ExtractedEntity(name, "person" if name in PEOPLE else "concept", sentence.strip())
+                )
+            relations.extend(
+                ExtractedRelation(a, b, "next_to", sentence.strip(), (a.lower(),), 1.0)
+                for a, b in itertools.pairwise(names)
+            )
         return ChunkExtraction(chunk_id=chunk.id, entities=list(entities.values()), relations=relations)
 
     def extract(self, chunks: Sequence[ChunkRecord]) -> Iterator[ChunkExtraction]:
@@ -67,12 +75,19 @@ def graph_snapshot(store: object) -> dict[str, object]:
     """Everything a graph comparison should cover: entities, relations (with provenance) and mentions."""
     graph = store.graph  # type: ignore[attr-defined]
     entities = sorted((e.id, e.key, e.name, e.type, e.description, e.chunk_ids) for e in graph.entities())
-    relations = sorted((r.id, r.source_id, r.target_id, r.label, r.description, r.keywords, r.weight, r.chunk_ids)
-                       for r in graph.relations())
+    relations = sorted(
+        (r.id, r.source_id, r.target_id, r.label, r.description, r.keywords, r.weight, r.chunk_ids)
+        for r in graph.relations()
+    )
     entity_ids = [e[0] for e in entities]
     relation_ids = [r[0] for r in relations]
     mentions = sorted((k, tuple(sorted(map(repr, v)))) for k, v in graph.entity_mentions(entity_ids).items())
     rel_mentions = sorted((k, tuple(sorted(map(repr, v)))) for k, v in graph.relation_mentions(relation_ids).items())
     counts = graph.counts()
-    return {"entities": entities, "relations": relations, "mentions": mentions, "relation_mentions": rel_mentions,
-            "counts": counts}
+    return {
+        "entities": entities,
+        "relations": relations,
+        "mentions": mentions,
+        "relation_mentions": rel_mentions,
+        "counts": counts,
+    }

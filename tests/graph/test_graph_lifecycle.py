@@ -30,8 +30,16 @@ def ws(tmp_path: Path) -> Iterator[Workspace]:
 
 
 def _index(ws: Workspace, paths: list[Path], extractor: WordExtractor, max_tokens: int = 300) -> IndexReport:
-    return run_index(paths, ws.store, ws.config, ws.chunk_plan()[0], ws.embedder(), SilentProgress(), extractor,
-                     ExtractiveSummarizer(max_tokens))
+    return run_index(
+        paths,
+        ws.store,
+        ws.config,
+        ws.chunk_plan()[0],
+        ws.embedder(),
+        SilentProgress(),
+        extractor,
+        ExtractiveSummarizer(max_tokens),
+    )
 
 
 def _docs(tmp_path: Path) -> tuple[Path, Path]:
@@ -66,8 +74,9 @@ def test_summary_is_rebuilt_from_remaining_descriptions(ws: Workspace, tmp_path:
     docs = tmp_path / "docs"
     docs.mkdir()
     for i in range(6):
-        (docs / f"d{i}.md").write_text(f"Kestrel handles workload number {i} with care and {i} extra words here.",
-                                       encoding="utf-8")
+        (docs / f"d{i}.md").write_text(
+            f"Kestrel handles workload number {i} with care and {i} extra words here.", encoding="utf-8"
+        )
     _index(ws, [docs], WordExtractor(), max_tokens=30)
     kestrel = ws.store.graph.entity_by_key("kestrel")
     assert kestrel is not None and len(kestrel.chunk_ids) == 6

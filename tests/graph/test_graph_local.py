@@ -20,8 +20,14 @@ from kgrag.graph.summarize import ExtractiveSummarizer
 from kgrag.indexing import SilentProgress, run_index
 from kgrag.store.records import DocumentStatus
 
-DOCS = ("team-platform.md", "leadership-and-org-chart.md", "shale-storage-layer.md", "product-kestrel.md",
-        "incident-inc-2024-031.md", "team-sre.md")
+DOCS = (
+    "team-platform.md",
+    "leadership-and-org-chart.md",
+    "shale-storage-layer.md",
+    "product-kestrel.md",
+    "incident-inc-2024-031.md",
+    "team-sre.md",
+)
 
 
 @pytest.fixture(scope="module")
@@ -81,8 +87,16 @@ def test_graph_local_after_reindex_and_removal(nlp_ws: Workspace) -> None:
 def test_graph_local_with_another_extractor(fake_ws: Workspace, tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     shutil.copytree(SAMPLE_DOCS, docs, ignore=lambda d, names: [n for n in names if n not in DOCS])
-    run_index([docs], fake_ws.store, fake_ws.config, fake_ws.chunk_plan()[0], fake_ws.embedder(), SilentProgress(),
-              WordExtractor(), ExtractiveSummarizer(100))
+    run_index(
+        [docs],
+        fake_ws.store,
+        fake_ws.config,
+        fake_ws.chunk_plan()[0],
+        fake_ws.embedder(),
+        SilentProgress(),
+        WordExtractor(),
+        ExtractiveSummarizer(100),
+    )
     result = fake_ws.retrieve("What does Shale store for Kestrel?", pipeline="graph-local", k=3)
     assert [i.kind for i in result.items].count("chunk") == 3
     entities = [item.metadata["name"] for item in result.items if item.kind == "entity"]
@@ -104,9 +118,17 @@ def test_query_keywords() -> None:
     assert query_keywords("") == []
 
 
-@pytest.mark.parametrize(("graph", "provider", "expected"), [
-    ("auto", "none", "nlp"), ("auto", "scripted", "llm"), ("llm", "none", "nlp"), ("llm", "scripted", "llm"),
-    ("nlp", "scripted", "nlp"), ("none", "scripted", "none")])
+@pytest.mark.parametrize(
+    ("graph", "provider", "expected"),
+    [
+        ("auto", "none", "nlp"),
+        ("auto", "scripted", "llm"),
+        ("llm", "none", "nlp"),
+        ("llm", "scripted", "llm"),
+        ("nlp", "scripted", "nlp"),
+        ("none", "scripted", "none"),
+    ],
+)
 def test_extractor_choice(graph: str, provider: str, expected: str) -> None:
     progress = SilentProgress()
     config = load_config(None, graph={"extractor": graph}, llm={"provider": provider})
@@ -135,8 +157,13 @@ def test_eval_separates_graph_context_from_chunks(tmp_path) -> None:  # type: ig
             items.append(ContextItem("entity", "e1", "Kestrel (product): Kestrel ingests telemetry.", 0.5, ["c2"]))
         return RetrievalResult(pipeline, question, items)
 
-    item = QAItem("q", "What does Kestrel ingest?", "telemetry", "Fact Retrieval",
-                  ["Kestrel ingests telemetry.", "Osprey sensors report every fifteen minutes."])
+    item = QAItem(
+        "q",
+        "What does Kestrel ingest?",
+        "telemetry",
+        "Fact Retrieval",
+        ["Kestrel ingests telemetry.", "Osprey sensors report every fifteen minutes."],
+    )
     report = evaluate_retrieval([item], ["plain", "graph"], 5, 0.7, retrieve)
     assert report.table()["graph"]["All"] == 1.0 and report.table("chunk_recall")["graph"]["All"] == 0.5
     tokens = report.mean_context_tokens()

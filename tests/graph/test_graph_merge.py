@@ -20,8 +20,9 @@ def E(name: str, type_: str = "concept", desc: str = "") -> ExtractedEntity:
     return ExtractedEntity(name, type_, desc)
 
 
-def R(a: str, b: str, label: str = "related_to", desc: str = "", keywords: Sequence[str] = (),
-      weight: float = 1.0) -> ExtractedRelation:
+def R(
+    a: str, b: str, label: str = "related_to", desc: str = "", keywords: Sequence[str] = (), weight: float = 1.0
+) -> ExtractedRelation:
     return ExtractedRelation(a, b, label, desc, tuple(keywords), weight)
 
 
@@ -34,14 +35,20 @@ def test_display_name_and_type_votes() -> None:
     assert vote([], "concept") == "concept"
 
 
-def test_merge_accumulates_entities_across_chunks(store: SQLiteStore, add_doc: ChunkFactory,
-                                                  summarizer: ExtractiveSummarizer) -> None:
+def test_merge_accumulates_entities_across_chunks(
+    store: SQLiteStore, add_doc: ChunkFactory, summarizer: ExtractiveSummarizer
+) -> None:
     c1, c2, c3 = add_doc("d1", ["a", "b", "c"])
-    stats = merge_extractions(store, [
-        ChunkExtraction(c1, [E("Rui Carvalho", "person", "Rui leads the Platform team."), E("Platform team")]),
-        ChunkExtraction(c2, [E("rui carvalho", "organization", "Rui joined in 2019.")]),
-        ChunkExtraction(c3, [E("Rui Carvalho", "person", "Rui leads the Platform team.")]),
-    ], "t", summarizer)
+    stats = merge_extractions(
+        store,
+        [
+            ChunkExtraction(c1, [E("Rui Carvalho", "person", "Rui leads the Platform team."), E("Platform team")]),
+            ChunkExtraction(c2, [E("rui carvalho", "organization", "Rui joined in 2019.")]),
+            ChunkExtraction(c3, [E("Rui Carvalho", "person", "Rui leads the Platform team.")]),
+        ],
+        "t",
+        summarizer,
+    )
     assert (stats.chunks, stats.entity_mentions) == (3, 4)
     rui = store.graph.entity_by_key("rui carvalho")
     assert rui is not None
@@ -51,15 +58,22 @@ def test_merge_accumulates_entities_across_chunks(store: SQLiteStore, add_doc: C
     assert store.graph.stale_entity_ids() == [] and store.graph.stale_relation_ids() == []
 
 
-def test_relation_aggregation_and_endpoint_entities(store: SQLiteStore, add_doc: ChunkFactory,
-                                                    summarizer: ExtractiveSummarizer) -> None:
+def test_relation_aggregation_and_endpoint_entities(
+    store: SQLiteStore, add_doc: ChunkFactory, summarizer: ExtractiveSummarizer
+) -> None:
     c1, c2, c3 = add_doc("d1", ["a", "b", "c"])
-    merge_extractions(store, [
-        ChunkExtraction(c1, [E("Rui", "person", "Rui.")],
-                        [R("Rui", "Platform", "lead", "Rui leads.", ["leadership"], 2)]),
-        ChunkExtraction(c2, [], [R("Platform", "Rui", "led_by", "Led by Rui.", ["Leadership", "team"], 1.5)]),
-        ChunkExtraction(c3, [], [R("Rui", "Platform", "lead", "", ["management"], 1)]),
-    ], "t", summarizer)
+    merge_extractions(
+        store,
+        [
+            ChunkExtraction(
+                c1, [E("Rui", "person", "Rui.")], [R("Rui", "Platform", "lead", "Rui leads.", ["leadership"], 2)]
+            ),
+            ChunkExtraction(c2, [], [R("Platform", "Rui", "led_by", "Led by Rui.", ["Leadership", "team"], 1.5)]),
+            ChunkExtraction(c3, [], [R("Rui", "Platform", "lead", "", ["management"], 1)]),
+        ],
+        "t",
+        summarizer,
+    )
     (relation,) = store.graph.relations()
     assert relation.label == "lead"  # majority
     assert relation.weight == pytest.approx(4.5)
@@ -71,11 +85,16 @@ def test_relation_aggregation_and_endpoint_entities(store: SQLiteStore, add_doc:
     assert platform.chunk_ids == (c1, c2, c3)  # endpoint-only mentions are provenance too
 
 
-def test_label_ties_prefer_a_specific_label(store: SQLiteStore, add_doc: ChunkFactory,
-                                            summarizer: ExtractiveSummarizer) -> None:
+def test_label_ties_prefer_a_specific_label(
+    store: SQLiteStore, add_doc: ChunkFactory, summarizer: ExtractiveSummarizer
+) -> None:
     c1, c2 = add_doc("d1", ["a", "b"])
-    merge_extractions(store, [ChunkExtraction(c1, [], [R("A1", "B1")]),
-                              ChunkExtraction(c2, [], [R("A1", "B1", "own")])], "t", summarizer)
+    merge_extractions(
+        store,
+        [ChunkExtraction(c1, [], [R("A1", "B1")]), ChunkExtraction(c2, [], [R("A1", "B1", "own")])],
+        "t",
+        summarizer,
+    )
     assert store.graph.relations()[0].label == "own"
 
 
@@ -97,17 +116,20 @@ def test_long_descriptions_are_summarised_and_short_ones_are_not(store: SQLiteSt
     assert summarizer.counter.count(kestrel.description) <= 40
     assert 0 < len(kestrel.description.split(". ")) < 12
     assert all(sentence in " ".join(texts) for sentence in kestrel.description.split(" Kestrel"))
-    merge_extractions(store, [ChunkExtraction(chunk_ids[0], [E("Shale", "product", "Shale stores data.")])], "t",
-                      summarizer)
+    merge_extractions(
+        store, [ChunkExtraction(chunk_ids[0], [E("Shale", "product", "Shale stores data.")])], "t", summarizer
+    )
     shale = store.graph.entity_by_key("shale")
     assert shale is not None and shale.description == "Shale stores data."
 
 
-def test_failed_chunk_writes_no_mentions_and_is_retried(store: SQLiteStore, add_doc: ChunkFactory,
-                                                        summarizer: ExtractiveSummarizer) -> None:
+def test_failed_chunk_writes_no_mentions_and_is_retried(
+    store: SQLiteStore, add_doc: ChunkFactory, summarizer: ExtractiveSummarizer
+) -> None:
     c1, c2 = add_doc("d1", ["a", "b"])
-    stats = merge_extractions(store, [ChunkExtraction(c1, [E("Kestrel")]), ChunkExtraction(c2, error="429 forever")],
-                              "t", summarizer)
+    stats = merge_extractions(
+        store, [ChunkExtraction(c1, [E("Kestrel")]), ChunkExtraction(c2, error="429 forever")], "t", summarizer
+    )
     assert (stats.chunks, stats.failed) == (1, 1)
     assert store.graph.chunks_needing_extraction("t") == [c2]
     assert store.graph.counts()["entity_mentions"] == 1
@@ -116,8 +138,9 @@ def test_failed_chunk_writes_no_mentions_and_is_retried(store: SQLiteStore, add_
     assert store.graph.counts()["entities"] == 2
 
 
-def test_re_extracting_a_chunk_replaces_its_mentions(store: SQLiteStore, add_doc: ChunkFactory,
-                                                     summarizer: ExtractiveSummarizer) -> None:
+def test_re_extracting_a_chunk_replaces_its_mentions(
+    store: SQLiteStore, add_doc: ChunkFactory, summarizer: ExtractiveSummarizer
+) -> None:
     (c1,) = add_doc("d1", ["a"])
     merge_extractions(store, [ChunkExtraction(c1, [E("Kestrel")], [R("Kestrel", "Shale")])], "v1", summarizer)
     merge_extractions(store, [ChunkExtraction(c1, [E("Kestrel"), E("Heron")])], "v2", summarizer)
@@ -126,8 +149,9 @@ def test_re_extracting_a_chunk_replaces_its_mentions(store: SQLiteStore, add_doc
     assert store.graph.counts()["entity_mentions"] == 2
 
 
-def test_merge_skips_chunks_deleted_during_extraction(store: SQLiteStore, add_doc: ChunkFactory,
-                                                     summarizer: ExtractiveSummarizer) -> None:
+def test_merge_skips_chunks_deleted_during_extraction(
+    store: SQLiteStore, add_doc: ChunkFactory, summarizer: ExtractiveSummarizer
+) -> None:
     (c1,) = add_doc("d1", ["a"])
     store.documents.delete("d1")
     stats = merge_extractions(store, [ChunkExtraction(c1, [E("Kestrel")])], "t", summarizer)
@@ -136,8 +160,12 @@ def test_merge_skips_chunks_deleted_during_extraction(store: SQLiteStore, add_do
 
 def test_extractive_summary_prefers_central_sentences_and_is_deterministic() -> None:
     summarizer = ExtractiveSummarizer(max_tokens=25)
-    descriptions = ["Kestrel is the stream-processing platform.", "Kestrel ingests sensor telemetry from Osprey.",
-                    "The weather was nice.", "Kestrel ingests telemetry and runs the stream-processing platform."]
+    descriptions = [
+        "Kestrel is the stream-processing platform.",
+        "Kestrel ingests sensor telemetry from Osprey.",
+        "The weather was nice.",
+        "Kestrel ingests telemetry and runs the stream-processing platform.",
+    ]
     first = summarizer.summarize("Kestrel", descriptions)
     assert first == summarizer.summarize("Kestrel", descriptions)
     assert "weather" not in first and summarizer.counter.count(first) <= 25

@@ -27,8 +27,10 @@ def extractor() -> Iterator[SpacyExtractor]:
 
 
 def _run(extractor: SpacyExtractor, *texts: str) -> list[ChunkExtraction]:
-    chunks = [ChunkRecord(id=f"c{i}", doc_id="d", ord=i, char_start=0, char_end=len(t), text=t, n_tokens=0,
-                          text_hash=str(i)) for i, t in enumerate(texts)]
+    chunks = [
+        ChunkRecord(id=f"c{i}", doc_id="d", ord=i, char_start=0, char_end=len(t), text=t, n_tokens=0, text_hash=str(i))
+        for i, t in enumerate(texts)
+    ]
     return list(extractor.extract(chunks))
 
 
@@ -45,8 +47,7 @@ def test_named_entities_are_typed_and_numbers_skipped(extractor: SpacyExtractor)
 
 
 def test_noun_phrases_drop_determiners_pronouns_and_lone_common_nouns(extractor: SpacyExtractor) -> None:
-    (out,) = _run(extractor, "Our release train is fast. It carries the new ingestion endpoints to "
-                             "this team.")
+    (out,) = _run(extractor, "Our release train is fast. It carries the new ingestion endpoints to this team.")
     names = {e.name for e in out.entities}
     assert "release train" in names and "new ingestion endpoints" in names
     assert not names & {"It", "it", "team", "this team", "Our release train"}
@@ -54,9 +55,12 @@ def test_noun_phrases_drop_determiners_pronouns_and_lone_common_nouns(extractor:
 
 
 def test_verb_paths_give_labels(extractor: SpacyExtractor) -> None:
-    lead, led_by, report = _run(extractor, "Maria Okafor leads the Platform team.",
-                                "The Platform team is led by Rui Carvalho.",
-                                "The Platform team reports to Maria Okafor.")
+    lead, led_by, report = _run(
+        extractor,
+        "Maria Okafor leads the Platform team.",
+        "The Platform team is led by Rui Carvalho.",
+        "The Platform team reports to Maria Okafor.",
+    )
     assert ("maria okafor", "lead", "platform team") in _relations(lead)
     assert ("platform team", "lead_by", "rui carvalho") in _relations(led_by)
     assert ("platform team", "report_to", "maria okafor") in _relations(report)

@@ -9,36 +9,43 @@ from hypothesis import strategies as st
 from kgrag.graph.normalize import entity_key, singular
 
 
-@pytest.mark.parametrize(("name", "key"), [
-    ("Sensors", "sensor"),
-    ("the sensors", "sensor"),
-    ("  The   Shale  Storage Layers. ", "shale storage layer"),
-    ('"Brightwater\'s"', "brightwater"),
-    ("ADRs", "adr"),
-    ("APIs", "api"),
-    ("SLAs", "sla"),
-    ("policies", "policy"),
-    ("classes", "class"),
-    ("patches", "patch"),
-    ("caches", "cache"),
-    ("(beta)", "beta"),
-    ("ﬁles", "file"),  # NFKC ligature
-    ("Ｋｅｓｔｒｅｌ", "kestrel"),  # full-width
-    ("The The Sensors", "sensor"),
-])
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [
+        ("Sensors", "sensor"),
+        ("the sensors", "sensor"),
+        ("  The   Shale  Storage Layers. ", "shale storage layer"),
+        ('"Brightwater\'s"', "brightwater"),
+        ("ADRs", "adr"),
+        ("APIs", "api"),
+        ("SLAs", "sla"),
+        ("policies", "policy"),
+        ("classes", "class"),
+        ("patches", "patch"),
+        ("caches", "cache"),
+        ("(beta)", "beta"),
+        ("ﬁles", "file"),  # NFKC ligature
+        ("Ｋｅｓｔｒｅｌ", "kestrel"),  # full-width
+        ("The The Sensors", "sensor"),
+    ],
+)
 def test_variants_share_a_key(name: str, key: str) -> None:
     assert entity_key(name) == key
 
 
-@pytest.mark.parametrize("word", ["bus", "analysis", "status", "kubernetes", "gas", "news", "series", "corpus",
-                                  "access", "ios", "aws", "devops"])
+@pytest.mark.parametrize(
+    "word",
+    ["bus", "analysis", "status", "kubernetes", "gas", "news", "series", "corpus", "access", "ios", "aws", "devops"],
+)
 def test_words_that_only_look_plural_stay(word: str) -> None:
     assert singular(word) == word
     assert entity_key(word.upper() if len(word) <= 3 else word) == word
 
 
-@pytest.mark.parametrize(("name", "key"), [("C#", "c#"), ("C++", "c++"), ("AT&T", "at&t"), ("AWS", "aws"),
-                                           ("Tern 2", "tern 2"), ("the", "the"), ("!!!", "")])
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [("C#", "c#"), ("C++", "c++"), ("AT&T", "at&t"), ("AWS", "aws"), ("Tern 2", "tern 2"), ("the", "the"), ("!!!", "")],
+)
 def test_meaningful_symbols_and_edge_cases(name: str, key: str) -> None:
     assert entity_key(name) == key
 
@@ -57,8 +64,9 @@ def test_key_is_idempotent_and_never_raises(name: str) -> None:
     assert entity_key(key) == key
 
 
-_wordish = st.text(alphabet=st.sampled_from("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ '\".,-()sS"),
-                   max_size=40)
+_wordish = st.text(
+    alphabet=st.sampled_from("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ '\".,-()sS"), max_size=40
+)
 
 
 @settings(max_examples=400, deadline=None)

@@ -56,8 +56,15 @@ def _workspace(path: Path) -> Workspace:
 
 def _build(ws: Workspace) -> IndexReport:
     report = IndexReport()
-    build_graph(ws.store, WordExtractor(), ExtractiveSummarizer(MAX_TOKENS), SilentProgress(), report,
-                batch_chunks=BATCH, embedder=ws.embedder())
+    build_graph(
+        ws.store,
+        WordExtractor(),
+        ExtractiveSummarizer(MAX_TOKENS),
+        SilentProgress(),
+        report,
+        batch_chunks=BATCH,
+        embedder=ws.embedder(),
+    )
     return report
 
 
@@ -65,8 +72,14 @@ def _killed_run(path: Path, mode: str, n: int) -> int:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
     script = path.parent / "build_graph_script.py"
     script.write_text(SCRIPT, encoding="utf-8")
-    done = subprocess.run([sys.executable, str(script), str(path), mode, str(n)], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, str(script), str(path), mode, str(n)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     return done.returncode
 
 
@@ -81,8 +94,9 @@ def clean_snapshot(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object
 
 
 @pytest.mark.parametrize(("mode", "n"), [("extract", 70), ("summarize", 3)])
-def test_killed_build_resumes_to_the_same_graph(tmp_path: Path, clean_snapshot: dict[str, object], mode: str,
-                                                n: int) -> None:
+def test_killed_build_resumes_to_the_same_graph(
+    tmp_path: Path, clean_snapshot: dict[str, object], mode: str, n: int
+) -> None:
     ws = _workspace(tmp_path / "ws")
     total = ws.store.chunks.count()
     ws.close()

@@ -25,11 +25,15 @@ def test_ids_are_stable_and_pair_ids_unordered() -> None:
 def test_mentions_create_entities_and_relations_once(store: SQLiteStore, add_doc: ChunkFactory) -> None:
     c1, c2 = add_doc("d1", ["one", "two"])
     with store.transaction():
-        ids = store.graph.add_entity_mentions([_mention("kestrel", c1), _mention("shale", c1), _mention("kestrel", c2),
-                                               _mention("shale", c2)])
-        store.graph.add_relation_mentions([
-            RelationMention("kestrel", "shale", c1, "use", "Kestrel uses Shale."),
-            RelationMention("shale", "kestrel", c2, "store_for", "Shale stores for Kestrel.", ("storage",), 2.0)])
+        ids = store.graph.add_entity_mentions(
+            [_mention("kestrel", c1), _mention("shale", c1), _mention("kestrel", c2), _mention("shale", c2)]
+        )
+        store.graph.add_relation_mentions(
+            [
+                RelationMention("kestrel", "shale", c1, "use", "Kestrel uses Shale."),
+                RelationMention("shale", "kestrel", c2, "store_for", "Shale stores for Kestrel.", ("storage",), 2.0),
+            ]
+        )
     assert ids[0] == ids[2] == entity_id_for_key("kestrel")
     assert store.graph.counts()["entities"] == 2 and store.graph.counts()["relations"] == 1
     relation = store.graph.relations()[0]
@@ -54,8 +58,12 @@ def test_deleting_a_document_cascades_to_mentions_and_flags_stale(store: SQLiteS
     store.graph.add_entity_mentions([_mention("kestrel", c1), _mention("shale", c1), _mention("kestrel", c2)])
     store.graph.add_relation_mentions([RelationMention("kestrel", "shale", c1, "use", "")])
     kestrel, shale = entity_id_for_key("kestrel"), entity_id_for_key("shale")
-    store.graph.save_entities([EntityRecord(kestrel, "kestrel", "Kestrel", "product", "d"),
-                               EntityRecord(shale, "shale", "Shale", "product", "d")])
+    store.graph.save_entities(
+        [
+            EntityRecord(kestrel, "kestrel", "Kestrel", "product", "d"),
+            EntityRecord(shale, "shale", "Shale", "product", "d"),
+        ]
+    )
     assert store.graph.stale_entity_ids() == []
     store.documents.delete("d1")
     assert store.graph.counts()["entity_mentions"] == 1 and store.graph.counts()["relation_mentions"] == 0
@@ -95,8 +103,9 @@ def test_clear_chunk_mentions_flags_what_it_touches(store: SQLiteStore, add_doc:
 def test_relations_of_and_ordered_lookup(store: SQLiteStore, add_doc: ChunkFactory) -> None:
     (c1,) = add_doc("d1", ["one"])
     store.graph.add_entity_mentions([_mention(k, c1) for k in ("a1", "b1", "c1")])
-    store.graph.add_relation_mentions([RelationMention("a1", "b1", c1, "x", ""),
-                                       RelationMention("b1", "c1", c1, "y", "")])
+    store.graph.add_relation_mentions(
+        [RelationMention("a1", "b1", c1, "x", ""), RelationMention("b1", "c1", c1, "y", "")]
+    )
     b = entity_id_for_key("b1")
     assert len(store.graph.relations_of([b])) == 2
     assert len(store.graph.relations_of([entity_id_for_key("a1"), b])) == 2

@@ -52,8 +52,7 @@ def test_graphml_round_trip_between_workspaces(ws: Path, lightrag_dir: Path, tmp
     code, output = _invoke("graph", "export", "--format", "graphml", "--out", str(target), "-w", str(ws))
     assert code == 0 and "provenance.json" in output, output
     Workspace.init(tmp_path / "other", embedding={"provider": "fake"}).close()
-    code, output = _invoke("graph", "import", "--from", "graphml", str(target), "-w", str(tmp_path / "other"),
-                           "--json")
+    code, output = _invoke("graph", "import", "--from", "graphml", str(target), "-w", str(tmp_path / "other"), "--json")
     assert code == 0, output
     assert json.loads(output)["nodes"] == 7
     with Workspace.open(ws) as first, Workspace.open(tmp_path / "other") as second:

@@ -28,8 +28,10 @@ def _snapshot(store: Store) -> tuple[object, ...]:
 def _mentions(store: Store) -> tuple[list[EntityMention], list[RelationMention]]:
     entity_mentions = store.graph.entity_mentions([e.id for e in store.graph.entities()])
     relation_mentions = store.graph.relation_mentions([r.id for r in store.graph.relations()])
-    return (sorted((m for ms in entity_mentions.values() for m in ms), key=repr),
-            sorted((m for ms in relation_mentions.values() for m in ms), key=repr))
+    return (
+        sorted((m for ms in entity_mentions.values() for m in ms), key=repr),
+        sorted((m for ms in relation_mentions.values() for m in ms), key=repr),
+    )
 
 
 def test_round_trip_into_fresh_store_is_exact(small_store: Store, tmp_path: Path, nasty_text: str) -> None:
@@ -59,8 +61,7 @@ def test_reimport_into_same_store_is_idempotent(small_store: Store, tmp_path: Pa
     assert small_store.graph.counts() == counts
 
 
-def test_without_companion_into_store_with_same_chunks(small_store: Store, tmp_path: Path,
-                                                       add_doc: AddDoc) -> None:
+def test_without_companion_into_store_with_same_chunks(small_store: Store, tmp_path: Path, add_doc: AddDoc) -> None:
     path = tmp_path / "graph.graphml"
     export_graphml(small_store, path, with_companion=False)
     assert not companion_path(path).exists()
@@ -98,8 +99,9 @@ def test_exported_file_is_standard_graphml(small_store: Store, tmp_path: Path) -
     assert "weight" in parsed.edges[0].attrs
 
 
-def test_control_characters_are_dropped_not_fatal(tmp_path: Path, add_doc: AddDoc,
-                                                   entity_spec: Callable[..., EntitySpec]) -> None:
+def test_control_characters_are_dropped_not_fatal(
+    tmp_path: Path, add_doc: AddDoc, entity_spec: Callable[..., EntitySpec]
+) -> None:
     store = open_store(":memory:")
     chunks = add_doc(store, "d", ["text"])
     with store.transaction():
@@ -116,8 +118,11 @@ def test_malformed_files_are_user_errors(tmp_path: Path) -> None:
     bad.write_text("<graphml><graph>", encoding="utf-8")
     with pytest.raises(KgragError, match="not valid GraphML"):
         import_graphml(open_store(":memory:"), bad)
-    bad.write_text('<graphml xmlns="http://graphml.graphdrawing.org/xmlns"><graph>'
-                   '<node id="a"/><edge source="a" target="zz"/></graph></graphml>', encoding="utf-8")
+    bad.write_text(
+        '<graphml xmlns="http://graphml.graphdrawing.org/xmlns"><graph>'
+        '<node id="a"/><edge source="a" target="zz"/></graph></graphml>',
+        encoding="utf-8",
+    )
     with pytest.raises(KgragError, match="not in the file"):
         import_graphml(open_store(":memory:"), bad)
     companion = companion_path(bad)

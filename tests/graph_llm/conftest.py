@@ -22,18 +22,39 @@ from kgrag.testing.extraction_responder import ExtractionResponder
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE_DOCS = REPO / "examples" / "sample" / "docs"
 COUNTER = TokenCounter.for_encoding("cl100k_base")
-ENTITY_TYPES = ["person", "organization", "team", "product", "technology", "location", "event", "concept",
-                "document", "metric"]
+ENTITY_TYPES = [
+    "person",
+    "organization",
+    "team",
+    "product",
+    "technology",
+    "location",
+    "event",
+    "concept",
+    "document",
+    "metric",
+]
 # What the default config does with the default embedder (all-MiniLM-L6-v2, 256-piece window): 204/25.
 DEFAULT_SIZE, DEFAULT_OVERLAP, _ = resolve_chunk_sizes(ChunkingConfig(), 256)
 
 
-def chunk_records(text: str, doc_id: str, size: int = DEFAULT_SIZE,
-                  overlap: int = DEFAULT_OVERLAP) -> list[ChunkRecord]:
+def chunk_records(
+    text: str, doc_id: str, size: int = DEFAULT_SIZE, overlap: int = DEFAULT_OVERLAP
+) -> list[ChunkRecord]:
     """``text`` chunked as indexing does, as store records with ids ``<doc_id>:<ord>``."""
-    return [ChunkRecord(id=f"{doc_id}:{c.ord}", doc_id=doc_id, ord=c.ord, char_start=c.char_start,
-                        char_end=c.char_end, text=c.text, n_tokens=c.n_tokens, text_hash=content_hash(c.text))
-            for c in chunk_text(text, COUNTER, size, overlap)]
+    return [
+        ChunkRecord(
+            id=f"{doc_id}:{c.ord}",
+            doc_id=doc_id,
+            ord=c.ord,
+            char_start=c.char_start,
+            char_end=c.char_end,
+            text=c.text,
+            n_tokens=c.n_tokens,
+            text_hash=content_hash(c.text),
+        )
+        for c in chunk_text(text, COUNTER, size, overlap)
+    ]
 
 
 def sample_texts(limit: int | None = None) -> dict[str, str]:
@@ -61,14 +82,19 @@ Comparable = dict[str, tuple[frozenset[tuple[str, str, str]], frozenset[tuple[An
 
 def comparable(extractions: Iterable[ChunkExtraction]) -> Comparable:
     """Per chunk id: its entities, relations and error as order-free sets."""
-    return {x.chunk_id: (frozenset((e.name, e.type, e.description) for e in x.entities),
-                         frozenset((r.source, r.target, r.label, r.description, r.keywords, r.weight)
-                                   for r in x.relations), x.error)
-            for x in extractions}
+    return {
+        x.chunk_id: (
+            frozenset((e.name, e.type, e.description) for e in x.entities),
+            frozenset((r.source, r.target, r.label, r.description, r.keywords, r.weight) for r in x.relations),
+            x.error,
+        )
+        for x in extractions
+    }
 
 
-def run_extraction(chunks: list[ChunkRecord], responder: ExtractionResponder,
-                   **kwargs: Any) -> tuple[LLMExtractor, list[ChunkExtraction]]:
+def run_extraction(
+    chunks: list[ChunkRecord], responder: ExtractionResponder, **kwargs: Any
+) -> tuple[LLMExtractor, list[ChunkExtraction]]:
     """A fresh scripted extractor over ``chunks``; returns it (for stats and ledger) and its output."""
     extractor = make_extractor(scripted_client(responder), **kwargs)
     return extractor, list(extractor.extract(chunks))

@@ -32,8 +32,13 @@ def _relation(source: str, target: str) -> ExtractedRelation:
 
 
 def test_locator_exact_then_words_then_everywhere() -> None:
-    locator = ChunkLocator(["Rui Carvalho leads the Platform team.", "Kestrel 4.2 shipped; KESTREL is fast.",
-                            "The team of Carvalho owns Shale."])
+    locator = ChunkLocator(
+        [
+            "Rui Carvalho leads the Platform team.",
+            "Kestrel 4.2 shipped; KESTREL is fast.",
+            "The team of Carvalho owns Shale.",
+        ]
+    )
     assert locator.locate("rui  carvalho") == (0,)  # case and spacing do not matter
     assert locator.locate("Kestrel") == (1,)
     assert locator.locate("Platform") == (0,)
@@ -46,15 +51,18 @@ def test_locator_exact_then_words_then_everywhere() -> None:
 def test_relations_go_where_both_ends_are_else_to_either() -> None:
     chunks = _chunks("Alice Smith met Bob Jones.", "Bob Jones founded Acme Corp.", "Acme Corp hired Carol.")
     unit = build_units(chunks, 1000, COUNTER)[0]
-    items = ParsedItems([_entity("Alice Smith"), _entity("Bob Jones"), _entity("Acme Corp")],
-                        [_relation("Alice Smith", "Bob Jones"), _relation("Alice Smith", "Acme Corp"),
-                         _relation("Carol", "Dave")])
+    items = ParsedItems(
+        [_entity("Alice Smith"), _entity("Bob Jones"), _entity("Acme Corp")],
+        [_relation("Alice Smith", "Bob Jones"), _relation("Alice Smith", "Acme Corp"), _relation("Carol", "Dave")],
+    )
     per_chunk = {x.chunk_id: x for x in attribute(unit, items)}
     assert [e.name for e in per_chunk["d:0"].entities] == ["Alice Smith", "Bob Jones"]
     assert [e.name for e in per_chunk["d:1"].entities] == ["Bob Jones", "Acme Corp"]
     assert [e.name for e in per_chunk["d:2"].entities] == ["Acme Corp"]
     assert [(r.source, r.target) for r in per_chunk["d:0"].relations] == [
-        ("Alice Smith", "Bob Jones"), ("Alice Smith", "Acme Corp")]
+        ("Alice Smith", "Bob Jones"),
+        ("Alice Smith", "Acme Corp"),
+    ]
     # Alice (chunk 0) and Acme (chunks 1, 2) never meet: the relation spans the boundary, goes to all three.
     assert ("Alice Smith", "Acme Corp") in [(r.source, r.target) for r in per_chunk["d:2"].relations]
     # Carol is in chunk 2, Dave nowhere (everywhere): the intersection is chunk 2 only.
@@ -77,7 +85,7 @@ def test_every_chunk_lists_its_own_items_on_the_sample_corpus(kit: Any) -> None:
 
 
 def test_an_entity_in_the_overlap_belongs_to_both_chunks(kit: Any) -> None:
-    text = ("Rui Carvalho leads Platform. " * 3 + "Aisha Okafor wrote Shale. " * 6 + "Tiago Nunes runs Tern. " * 6)
+    text = "Rui Carvalho leads Platform. " * 3 + "Aisha Okafor wrote Shale. " * 6 + "Tiago Nunes runs Tern. " * 6
     chunks = kit.chunk_records(text, "overlap", size=40, overlap=12)
     _, extractions = kit.run_extraction(chunks, ExtractionResponder())
     holders = [x.chunk_id for x in extractions if any(e.name == "Aisha Okafor" for e in x.entities)]

@@ -25,9 +25,11 @@ def test_sample_corpus_costs_at_most_two_and_a_half_prompt_tokens_per_corpus_tok
     summary = extractor.client.summary()
     first_pass = extraction_cost_ratio(summary, corpus, stages=[STAGE_EXTRACT])
     total = extraction_cost_ratio(summary, corpus)
-    print(f"\n[cost] corpus {corpus} tokens in {len(chunks)} chunks, {extractor.stats.units} units; prompt tokens "
-          f"per corpus token: first pass {first_pass:.3f}, with gleaning {total:.3f} "
-          f"({extractor.stats.gleaned_units} units gleaned: {dict(extractor.stats.glean_reasons)})")
+    print(
+        f"\n[cost] corpus {corpus} tokens in {len(chunks)} chunks, {extractor.stats.units} units; prompt tokens "
+        f"per corpus token: first pass {first_pass:.3f}, with gleaning {total:.3f} "
+        f"({extractor.stats.gleaned_units} units gleaned: {dict(extractor.stats.glean_reasons)})"
+    )
     assert all(x.error is None for x in extractions)
     assert summary.by_stage[STAGE_EXTRACT].calls == extractor.stats.units
     assert 1.0 < first_pass <= total <= TARGET
@@ -46,11 +48,14 @@ def test_gleaning_every_unit_stays_bounded(kit: Any) -> None:
 
 
 def test_extraction_cost_ratio_reads_the_extraction_stages_only() -> None:
-    summary = LedgerSummary(total=Totals(), by_stage={
-        STAGE_EXTRACT: Totals(calls=2, prompt_tokens=1200, billed_prompt_tokens=600),
-        STAGE_GLEAN: Totals(calls=1, prompt_tokens=300, billed_prompt_tokens=300),
-        "query.generate": Totals(calls=5, prompt_tokens=99_999),
-    })
+    summary = LedgerSummary(
+        total=Totals(),
+        by_stage={
+            STAGE_EXTRACT: Totals(calls=2, prompt_tokens=1200, billed_prompt_tokens=600),
+            STAGE_GLEAN: Totals(calls=1, prompt_tokens=300, billed_prompt_tokens=300),
+            "query.generate": Totals(calls=5, prompt_tokens=99_999),
+        },
+    )
     assert extraction_cost_ratio(summary, 1000) == pytest.approx(1.5)
     assert extraction_cost_ratio(summary, 1000, billed=True) == pytest.approx(0.9)
     assert extraction_cost_ratio(summary, 1000, stages=[STAGE_EXTRACT]) == pytest.approx(1.2)

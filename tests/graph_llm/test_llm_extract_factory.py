@@ -15,9 +15,19 @@ from kgrag.graph.extract_llm import LLMExtractor, create_llm_extractor, extracti
 from kgrag.models.llm import ScriptedProvider
 from kgrag.testing.extraction_responder import ExtractionResponder
 
-REPLY = {"entities": [{"name": "Kestrel", "type": "product", "description": "A platform."}],
-         "relations": [{"source": "Kestrel", "target": "Shale", "label": "contains", "description": "d",
-                        "keywords": ["storage"], "strength": 8}]}
+REPLY = {
+    "entities": [{"name": "Kestrel", "type": "product", "description": "A platform."}],
+    "relations": [
+        {
+            "source": "Kestrel",
+            "target": "Shale",
+            "label": "contains",
+            "description": "d",
+            "keywords": ["storage"],
+            "strength": 8,
+        }
+    ],
+}
 
 
 @pytest.fixture
@@ -28,12 +38,14 @@ def scripted_file(tmp_path: Path) -> Path:
 
 
 def test_factory_builds_from_config_and_records_usage_in_the_workspace_db(
-        kit: Any, scripted_file: Path, tmp_path: Path) -> None:
+    kit: Any, scripted_file: Path, tmp_path: Path
+) -> None:
     ws = Workspace.init(
-        tmp_path / "ws", embedding={"provider": "fake"},
+        tmp_path / "ws",
+        embedding={"provider": "fake"},
         llm={"provider": "scripted", "scripted_file": str(scripted_file), "max_concurrency": 3},
-        graph={"unit_tokens": 600, "entity_types": ["product", "concept"], "language": "Norwegian",
-               "gleaning": False})
+        graph={"unit_tokens": 600, "entity_types": ["product", "concept"], "language": "Norwegian", "gleaning": False},
+    )
     extractor = create_llm_extractor(ws)
     assert isinstance(extractor, LLMExtractor)
     assert (extractor.unit_tokens, extractor.language, extractor.batch_units) == (600, "Norwegian", 12)
@@ -64,9 +76,12 @@ def test_extraction_max_tokens_leaves_room_and_fits_the_window() -> None:
 
 
 def test_workspace_extractor_is_the_llm_extractor(tmp_path: Path, scripted_file: Path) -> None:
-    ws = Workspace.init(tmp_path / "ws", embedding={"provider": "fake"},
-                        llm={"provider": "scripted", "scripted_file": str(scripted_file)},
-                        graph={"extractor": "llm"})
+    ws = Workspace.init(
+        tmp_path / "ws",
+        embedding={"provider": "fake"},
+        llm={"provider": "scripted", "scripted_file": str(scripted_file)},
+        graph={"extractor": "llm"},
+    )
     try:
         assert isinstance(ws.extractor(), LLMExtractor)
     finally:

@@ -77,8 +77,9 @@ def test_an_endpoint_that_goes_down_fails_the_rest_with_the_reason(kit: Any, chu
 
 
 def test_a_refused_request_stops_the_run_without_retries(kit: Any, chunks: list[Any]) -> None:
-    provider = _Provider(ExtractionResponder(), healthy=0,
-                         error=ProviderError("HTTP 401: bad key", retryable=False, status=401))
+    provider = _Provider(
+        ExtractionResponder(), healthy=0, error=ProviderError("HTTP 401: bad key", retryable=False, status=401)
+    )
     extractions = list(kit.make_extractor(_client(kit, provider)).extract(chunks))
     assert len(extractions) == len(chunks)
     assert all("bad key" in (x.error or "") for x in extractions)

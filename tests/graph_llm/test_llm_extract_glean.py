@@ -13,10 +13,14 @@ from kgrag.graph.types import ExtractedEntity, ExtractedRelation
 from kgrag.models.llm.types import StructuredResult, Usage
 from kgrag.testing.extraction_responder import ExtractionResponder
 
-DENSE = ("Alice Smith met Bob Jones. Carol White hired Dan Brown. Erin Black joined Acme Corp. "
-         "Frank Green left Globex Inc. Grace Hall met Henry Ford. Ivy Lane leads Initech. ")
-PLAIN = ("the team reviewed the plan for the next quarter and agreed that the work should continue "
-         "at the same pace while the budget is checked again by the finance group later on. ") * 3
+DENSE = (
+    "Alice Smith met Bob Jones. Carol White hired Dan Brown. Erin Black joined Acme Corp. "
+    "Frank Green left Globex Inc. Grace Hall met Henry Ford. Ivy Lane leads Initech. "
+)
+PLAIN = (
+    "the team reviewed the plan for the next quarter and agreed that the work should continue "
+    "at the same pace while the budget is checked again by the finance group later on. "
+) * 3
 SPARSE = PLAIN + "In the end Zoe Quinn approved it."
 
 
@@ -68,8 +72,9 @@ def test_a_reasked_first_pass_is_gleaned_even_when_dense(kit: Any, chunks: list[
 
 def test_only_sparse_chunks_are_resent_with_the_names_found_there(kit: Any) -> None:
     chunks = [kit.chunk_records(DENSE, "u")[0], kit.chunk_records(SPARSE, "u")[0]]
-    chunks[1] = type(chunks[1])(**{**chunks[1].__dict__, "id": "u:1", "ord": 1, "char_start": 10_000,
-                                    "char_end": 10_000 + len(SPARSE)})
+    chunks[1] = type(chunks[1])(
+        **{**chunks[1].__dict__, "id": "u:1", "ord": 1, "char_start": 10_000, "char_end": 10_000 + len(SPARSE)}
+    )
     policy = GleanPolicy(min_entities_per_100_tokens=15.0, min_tokens=20)  # unit ~10/100, DENSE ~30/100
     responder = ExtractionResponder()
     client = kit.scripted_client(responder)

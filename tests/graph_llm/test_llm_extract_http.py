@@ -15,8 +15,16 @@ REPLY_FAULT_RATE = 0.15
 
 
 def _config(base_url: str) -> LLMConfig:
-    return LLMConfig(provider="openai", base_url=base_url, model="fake-model", timeout_s=0.5, max_retries=8,
-                     backoff_base_s=0.002, backoff_max_s=0.02, max_concurrency=8)
+    return LLMConfig(
+        provider="openai",
+        base_url=base_url,
+        model="fake-model",
+        timeout_s=0.5,
+        max_retries=8,
+        backoff_base_s=0.002,
+        backoff_max_s=0.02,
+        max_concurrency=8,
+    )
 
 
 def _run(kit: Any, server: FakeOpenAIServer, chunks: list[Any]) -> tuple[Any, Any, float]:
@@ -41,14 +49,16 @@ def test_thirty_percent_faults_give_the_same_extraction_as_a_clean_run(kit: Any)
         extractor, faulty, faulty_s = _run(kit, server, chunks)
         stats = server.stats
     summary = extractor.client.summary()
-    print(f"\n[fault test] {len(chunks)} chunks in {extractor.stats.units} units; clean run: "
-          f"{clean_requests} requests in {clean_s:.2f}s; faulty run: {stats.chat_requests} requests in "
-          f"{faulty_s:.2f}s, server faults {dict(stats.faults)} ({sum(stats.faults.values())} = "
-          f"{sum(stats.faults.values()) / stats.chat_requests:.0%} of requests), malformed replies "
-          f"{dict(responder.malformed)}, client retries {summary.total.retries}, re-asks "
-          f"{responder.calls['extract-reask'] + responder.calls['glean-reask']}, units asked again "
-          f"{extractor.stats.retried_units}, gleaned units {extractor.stats.gleaned_units} "
-          f"(clean run: {clean_extractor.stats.gleaned_units})")
+    print(
+        f"\n[fault test] {len(chunks)} chunks in {extractor.stats.units} units; clean run: "
+        f"{clean_requests} requests in {clean_s:.2f}s; faulty run: {stats.chat_requests} requests in "
+        f"{faulty_s:.2f}s, server faults {dict(stats.faults)} ({sum(stats.faults.values())} = "
+        f"{sum(stats.faults.values()) / stats.chat_requests:.0%} of requests), malformed replies "
+        f"{dict(responder.malformed)}, client retries {summary.total.retries}, re-asks "
+        f"{responder.calls['extract-reask'] + responder.calls['glean-reask']}, units asked again "
+        f"{extractor.stats.retried_units}, gleaned units {extractor.stats.gleaned_units} "
+        f"(clean run: {clean_extractor.stats.gleaned_units})"
+    )
     assert set(stats.faults) == set(ALL_FAULTS)
     assert sum(stats.faults.values()) >= 0.2 * stats.chat_requests
     assert responder.malformed

@@ -30,7 +30,8 @@ def clean(kit: Any, chunks: list[Any]) -> dict[str, Any]:
 
 @pytest.mark.parametrize("kind", LOSSLESS)
 def test_repairable_replies_give_the_clean_result_without_a_reask(
-        kit: Any, chunks: list[Any], clean: dict[str, Any], kind: str) -> None:
+    kit: Any, chunks: list[Any], clean: dict[str, Any], kind: str
+) -> None:
     responder = ExtractionResponder(malformation=kind)
     extractor, extractions = kit.run_extraction(chunks, responder, glean=NO_GLEAN)
     assert kit.comparable(extractions) == clean
@@ -41,7 +42,8 @@ def test_repairable_replies_give_the_clean_result_without_a_reask(
 
 @pytest.mark.parametrize("kind", ["wrong_schema", "garbage"])
 def test_unusable_replies_are_reasked_once_and_then_match(
-        kit: Any, chunks: list[Any], clean: dict[str, Any], kind: str) -> None:
+    kit: Any, chunks: list[Any], clean: dict[str, Any], kind: str
+) -> None:
     responder = ExtractionResponder(malformation=kind)
     extractor, extractions = kit.run_extraction(chunks, responder, glean=NO_GLEAN)
     assert kit.comparable(extractions) == clean
@@ -89,32 +91,49 @@ def test_bad_items_are_dropped_one_by_one(kit: Any, chunks: list[Any], clean: di
 
 
 def test_parse_items_validates_each_item_on_its_own() -> None:
-    reply = ExtractionReply.model_validate({
-        "entities": [
-            {"name": "**Rui Carvalho**", "type": "Person", "description": "Leads  Platform."},
-            {"name": "Kestrel", "type": "stream processor"},
-            {"name": "", "type": "team"}, {"type": "team"}, {"name": 7}, {"name": "x" * 200},
-            {"name": "Shale", "description": ["not", "a", "string"]}, "just a string",
-            {"name": "rui carvalho", "type": "person", "description": "duplicate"},
-            {"name": "Tern", "type": None, "description": None},
-        ],
-        "relations": [
-            {"source": "Rui Carvalho", "target": "Kestrel", "label": "leads", "strength": "7",
-             "keywords": "roadmap, ownership"},
-            {"source": "Kestrel", "target": "Shale", "strength": 15},
-            {"source": "Kestrel", "target": "Shale", "strength": "high"},
-            {"source": "Kestrel", "target": "kestrel"}, {"source": "Kestrel"},
-            {"source": "Tern", "target": "Kestrel", "keywords": ["bus"], "strength": 0},
-            {"source": "Tern", "target": "Shale", "label": None, "keywords": None, "strength": None},
-        ],
-    })
+    reply = ExtractionReply.model_validate(
+        {
+            "entities": [
+                {"name": "**Rui Carvalho**", "type": "Person", "description": "Leads  Platform."},
+                {"name": "Kestrel", "type": "stream processor"},
+                {"name": "", "type": "team"},
+                {"type": "team"},
+                {"name": 7},
+                {"name": "x" * 200},
+                {"name": "Shale", "description": ["not", "a", "string"]},
+                "just a string",
+                {"name": "rui carvalho", "type": "person", "description": "duplicate"},
+                {"name": "Tern", "type": None, "description": None},
+            ],
+            "relations": [
+                {
+                    "source": "Rui Carvalho",
+                    "target": "Kestrel",
+                    "label": "leads",
+                    "strength": "7",
+                    "keywords": "roadmap, ownership",
+                },
+                {"source": "Kestrel", "target": "Shale", "strength": 15},
+                {"source": "Kestrel", "target": "Shale", "strength": "high"},
+                {"source": "Kestrel", "target": "kestrel"},
+                {"source": "Kestrel"},
+                {"source": "Tern", "target": "Kestrel", "keywords": ["bus"], "strength": 0},
+                {"source": "Tern", "target": "Shale", "label": None, "keywords": None, "strength": None},
+            ],
+        }
+    )
     items = parse_items(reply, TYPES)
     assert [(e.name, e.type, e.description) for e in items.entities] == [
-        ("Rui Carvalho", "person", "Leads Platform."), ("Kestrel", "concept", ""), ("Tern", "concept", "")]
+        ("Rui Carvalho", "person", "Leads Platform."),
+        ("Kestrel", "concept", ""),
+        ("Tern", "concept", ""),
+    ]
     assert [(r.source, r.target, r.label, r.keywords, r.weight) for r in items.relations] == [
         ("Rui Carvalho", "Kestrel", "leads", ("roadmap", "ownership"), 0.7),
         ("Kestrel", "Shale", "related to", (), 1.0),
-        ("Tern", "Kestrel", "bus", ("bus",), 0.1), ("Tern", "Shale", "related to", (), 0.5)]
+        ("Tern", "Kestrel", "bus", ("bus",), 0.1),
+        ("Tern", "Shale", "related to", (), 0.5),
+    ]
     assert items.dropped == 6 + 3  # duplicates are merged, not counted as dropped; nulls take defaults
 
 
@@ -130,9 +149,12 @@ def test_the_envelope_accepts_partial_and_null_lists() -> None:
 
 
 def test_every_malformation_is_really_broken() -> None:
-    value = {"entities": [{"name": "A", "type": "t", "description": "it's"}],
-             "relations": [{"source": "A", "target": "B", "label": "x", "description": "d", "keywords": ["k"],
-                            "strength": 5}]}
+    value = {
+        "entities": [{"name": "A", "type": "t", "description": "it's"}],
+        "relations": [
+            {"source": "A", "target": "B", "label": "x", "description": "d", "keywords": ["k"], "strength": 5}
+        ],
+    }
     for kind in LOSSLESS:
         with pytest.raises(ValueError):
             json.loads(malform(value, kind))

@@ -10,8 +10,13 @@ from kgrag.graph.summarize_llm import STAGE_SUMMARIZE, llm_summarize
 from kgrag.models.llm import ScriptedProvider, ScriptRule, create_llm_client
 from kgrag.testing.extraction_responder import ExtractionResponder
 
-NOTES = ["Kestrel is the stream-processing platform.", "Kestrel  is the stream-processing platform.",
-         "Kestrel 4.2 shipped in March 2024.", "", "Platform owns Kestrel."]
+NOTES = [
+    "Kestrel is the stream-processing platform.",
+    "Kestrel  is the stream-processing platform.",
+    "Kestrel 4.2 shipped in March 2024.",
+    "",
+    "Platform owns Kestrel.",
+]
 
 
 def _scripted(kit: Any, reply: str) -> Any:

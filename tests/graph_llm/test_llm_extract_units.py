@@ -44,7 +44,7 @@ def test_units_respect_the_token_limit_and_drop_overlaps(doc_chunks: dict[str, l
     assert overlap > 0  # the default chunking repeats trailing sentences
     assert unit.text.count(doc[1].text[:overlap]) == 1  # shown once, not twice
     assert unit.text.startswith(doc[0].text)
-    assert unit.text.endswith(doc[2].text[doc[1].char_end - doc[2].char_start:].lstrip())
+    assert unit.text.endswith(doc[2].text[doc[1].char_end - doc[2].char_start :].lstrip())
 
 
 def test_whole_chunks_larger_than_the_limit_are_units_of_their_own(doc_chunks: dict[str, list[Any]]) -> None:

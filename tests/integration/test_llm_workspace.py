@@ -56,7 +56,8 @@ def llm_ws(tmp_path: Path, server: FakeOpenAIServer, monkeypatch: pytest.MonkeyP
         '[embedding]\nprovider = "fake"\n'
         f'[llm]\nprovider = "openai"\nbase_url = "{server.base_url}"\nmodel = "test-model"\n'
         'api_key_env = "KGRAG_TEST_KEY"\nbackoff_base_s = 0.001\nprice_prompt_per_1m = 1.0\n'
-        'price_completion_per_1m = 2.0\n')
+        "price_completion_per_1m = 2.0\n"
+    )
     return ws
 
 
@@ -83,8 +84,9 @@ def test_llm_index_query_cost_and_status(llm_ws: Path, docs: Path, server: FakeO
     with Workspace.open(llm_ws) as ws:
         assert ws.store.graph.counts()["entities"] > 20
         assert ws.store.documents.count_by_status() == {"indexed": len(DOCS)}
-    query = json.loads(_invoke("query", "Who was the incident commander for INC-2024-031?", "-w", str(llm_ws),
-                               "--json").output)
+    query = json.loads(
+        _invoke("query", "Who was the incident commander for INC-2024-031?", "-w", str(llm_ws), "--json").output
+    )
     answer = query["answer"]
     retrieved = {item["id"] for item in query["retrieval"]["items"]}
     assert answer["mode"] == "llm" and answer["citations"] and set(answer["citations"]) <= retrieved

@@ -18,8 +18,11 @@ from kgrag.cli.progress import RichProgress
 from kgrag.indexing import IndexReport
 from kgrag.workspace import QueryResponse, Workspace
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Build plain-RAG and GraphRAG indexes over your documents and query them.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Build plain-RAG and GraphRAG indexes over your documents and query them.",
+)
 eval_app = typer.Typer(no_args_is_help=True, help="Evaluate retrieval pipelines on a QA dataset.")
 app.add_typer(eval_app, name="eval")
 app.add_typer(prompts_app, name="prompts")
@@ -27,10 +30,12 @@ app.command("cost")(cost)
 app.add_typer(graph_app, name="graph")
 
 
-
 @app.command()
-def init(directory: Annotated[Path | None, typer.Argument(help="Workspace directory to create.")] = None,
-         workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
+def init(
+    directory: Annotated[Path | None, typer.Argument(help="Workspace directory to create.")] = None,
+    workspace: WorkspaceOpt = None,
+    debug: DebugOpt = False,
+) -> None:
     """Create a workspace: a commented kgrag.toml and the SQLite database."""
 
     def body() -> None:
@@ -44,10 +49,13 @@ def _print_index_report(console: Console, report: IndexReport) -> None:
     console.print(
         f"files {report.files_seen} · new {report.documents_new} · changed {report.documents_changed} · "
         f"unchanged {report.documents_unchanged} · removed {report.documents_removed} · "
-        f"chunks written {report.chunks_written} · texts embedded {report.texts_embedded}")
+        f"chunks written {report.chunks_written} · texts embedded {report.texts_embedded}"
+    )
     if report.chunks_extracted or report.chunks_extraction_failed or report.entities:
-        console.print(f"graph: {report.chunks_extracted} chunks extracted ({report.chunks_extraction_failed} "
-                      f"failed, retried next run) · {report.entities} entities · {report.relations} relations")
+        console.print(
+            f"graph: {report.chunks_extracted} chunks extracted ({report.chunks_extraction_failed} "
+            f"failed, retried next run) · {report.entities} entities · {report.relations} relations"
+        )
     for line in report.llm_lines:
         console.print(f"llm {line}")
     if report.extraction_prompt_ratio is not None:
@@ -61,12 +69,20 @@ def _print_index_report(console: Console, report: IndexReport) -> None:
 @app.command()
 def index(
     paths: Annotated[list[Path], typer.Argument(help="Files or directories to index.")],
-    estimate: Annotated[bool, typer.Option(
-        "--estimate", help="Print the LLM calls, tokens and money the run would spend; change nothing.")] = False,
-    budget_tokens: Annotated[int | None, typer.Option(
-        "--budget-tokens", min=1, help="Stop cleanly before the LLM would exceed this many tokens "
-                                       "(prompt + completion); re-run to continue.")] = None,
-    workspace: WorkspaceOpt = None, debug: DebugOpt = False,
+    estimate: Annotated[
+        bool,
+        typer.Option("--estimate", help="Print the LLM calls, tokens and money the run would spend; change nothing."),
+    ] = False,
+    budget_tokens: Annotated[
+        int | None,
+        typer.Option(
+            "--budget-tokens",
+            min=1,
+            help="Stop cleanly before the LLM would exceed this many tokens (prompt + completion); re-run to continue.",
+        ),
+    ] = None,
+    workspace: WorkspaceOpt = None,
+    debug: DebugOpt = False,
 ) -> None:
     """Index files incrementally: unchanged files are skipped, changed ones re-processed."""
 
@@ -79,8 +95,9 @@ def index(
             else:
                 report = ws.index(paths, progress=progress)
         if estimate:
-            console.print(f"estimate (nothing was changed or sent): {cost.line()} for "
-                          f"{report.chunks_written} new chunks")
+            console.print(
+                f"estimate (nothing was changed or sent): {cost.line()} for {report.chunks_written} new chunks"
+            )
             return
         _print_index_report(console, report)
 
@@ -88,8 +105,11 @@ def index(
 
 
 @app.command()
-def remove(documents: Annotated[list[str], typer.Argument(help="Document ids, sources or file paths.")],
-           workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
+def remove(
+    documents: Annotated[list[str], typer.Argument(help="Document ids, sources or file paths.")],
+    workspace: WorkspaceOpt = None,
+    debug: DebugOpt = False,
+) -> None:
     """Delete documents and everything derived from them."""
 
     def body() -> None:
@@ -107,8 +127,11 @@ def remove(documents: Annotated[list[str], typer.Argument(help="Document ids, so
 
 
 @app.command()
-def reindex(embeddings: Annotated[bool, typer.Option("--embeddings", help="Re-embed all chunks.")] = False,
-            workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
+def reindex(
+    embeddings: Annotated[bool, typer.Option("--embeddings", help="Re-embed all chunks.")] = False,
+    workspace: WorkspaceOpt = None,
+    debug: DebugOpt = False,
+) -> None:
     """Rebuild derived data with the current config (e.g. after changing the embedding model)."""
 
     def body() -> None:
@@ -125,17 +148,22 @@ def reindex(embeddings: Annotated[bool, typer.Option("--embeddings", help="Re-em
 
 
 @app.command()
-def status(workspace: WorkspaceOpt = None,
-           documents: Annotated[bool, typer.Option("--documents", help="List every document.")] = False,
-           as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-           debug: DebugOpt = False) -> None:
+def status(
+    workspace: WorkspaceOpt = None,
+    documents: Annotated[bool, typer.Option("--documents", help="List every document.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    debug: DebugOpt = False,
+) -> None:
     """Counts, sizes, models and documents per status."""
 
     def body() -> None:
         with Workspace.open(workspace) as ws:
             info = ws.status()
-            docs = [{"id": d.id, "source": d.source, "status": d.status.value}
-                    for d in ws.store.documents.list()] if documents else []
+            docs = (
+                [{"id": d.id, "source": d.source, "status": d.status.value} for d in ws.store.documents.list()]
+                if documents
+                else []
+            )
         if as_json:
             typer.echo(json.dumps({**info, "document_list": docs}, indent=2))
             return
@@ -161,11 +189,14 @@ def _print_status(console: Console, info: dict[str, object], docs: list[dict[str
 
 
 @app.command()
-def query(question: Annotated[str, typer.Argument(help="The question.")],
-          pipeline: Annotated[str | None, typer.Option("--pipeline", "-p", help="Pipeline name.")] = None,
-          k: Annotated[int | None, typer.Option("--k", help="Context items to retrieve.")] = None,
-          as_json: Annotated[bool, typer.Option("--json", help="Print the full response as JSON.")] = False,
-          workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
+def query(
+    question: Annotated[str, typer.Argument(help="The question.")],
+    pipeline: Annotated[str | None, typer.Option("--pipeline", "-p", help="Pipeline name.")] = None,
+    k: Annotated[int | None, typer.Option("--k", help="Context items to retrieve.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the full response as JSON.")] = False,
+    workspace: WorkspaceOpt = None,
+    debug: DebugOpt = False,
+) -> None:
     """Retrieve context for a question and answer it with citations."""
 
     def body() -> None:
@@ -183,8 +214,9 @@ def _print_response(console: Console, response: QueryResponse) -> None:
     console.print(f"[bold]Answer[/bold] ({response.answer.mode}): {response.answer.text}")
     if response.answer.cost_line:
         console.print(f"[dim]{response.answer.cost_line}[/dim]")
-    console.print(f"\n[bold]Context[/bold] ({response.result.pipeline}, "
-                  f"{response.timings_ms.get('retrieval', 0):.1f} ms):")
+    console.print(
+        f"\n[bold]Context[/bold] ({response.result.pipeline}, {response.timings_ms.get('retrieval', 0):.1f} ms):"
+    )
     for rank, item in enumerate(response.result.items, start=1):
         snippet = " ".join(item.text.split())[:160]
         scores = ", ".join(f"{k}={v:.3g}" for k, v in item.scores.items())
@@ -210,11 +242,13 @@ def pipelines(workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
 def eval_retrieval(
     dataset: Annotated[Path, typer.Option("--dataset", help="GraphRAG-Bench .json or .jsonl questions.")],
     pipelines: Annotated[
-        str, typer.Option("--pipelines", help="Comma-separated pipeline names.")] = "dense,bm25,hybrid",
+        str, typer.Option("--pipelines", help="Comma-separated pipeline names.")
+    ] = "dense,bm25,hybrid",
     k: Annotated[int, typer.Option("--k", help="Context items per question.")] = 5,
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Report directory (default: <workspace>/reports).")] = None,
-    workspace: WorkspaceOpt = None, debug: DebugOpt = False,
+    workspace: WorkspaceOpt = None,
+    debug: DebugOpt = False,
 ) -> None:
     """Evidence recall@k per question type, LLM-free; writes JSON, markdown and a plot."""
     from kgrag.cli.eval_command import run_retrieval_eval

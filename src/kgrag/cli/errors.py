@@ -29,6 +29,9 @@ def run_guarded(body: Callable[[], None], debug: bool) -> None:
     except Exception as exc:  # the one place that catches everything, to keep tracebacks off users
         if debug:
             traceback.print_exc(file=sys.stderr)
-        typer.echo(f"internal error: {type(exc).__name__}: {exc} (re-run with --debug for the traceback, "
-                   "and please report it)", err=True)
+        typer.echo(
+            f"internal error: {type(exc).__name__}: {exc} (re-run with --debug for the traceback, "
+            "and please report it)",
+            err=True,
+        )
         raise typer.Exit(EXIT_INTERNAL_ERROR) from None

@@ -13,8 +13,9 @@ from kgrag.evaluation.retrieval_eval import render_markdown
 from kgrag.workspace import Workspace
 
 
-def run_retrieval_eval(workspace: Path | None, dataset: Path, pipelines: str, k: int, limit: int | None,
-                       out: Path | None, console: Console) -> None:
+def run_retrieval_eval(
+    workspace: Path | None, dataset: Path, pipelines: str, k: int, limit: int | None, out: Path | None, console: Console
+) -> None:
     names = [p.strip() for p in pipelines.split(",") if p.strip()]
     if not names:
         raise KgragError("--pipelines is empty; name at least one pipeline (see `kgrag pipelines`)")
@@ -27,8 +28,13 @@ def run_retrieval_eval(workspace: Path | None, dataset: Path, pipelines: str, k:
         with Progress(console=console, transient=True) as bar:
             task = bar.add_task("questions", total=len(items))
             report = evaluate_retrieval(
-                items, names, k, ws.config.evaluation.evidence_overlap,
-                lambda q, p, kk: ws.retrieve(q, p, kk), on_question=lambda: bar.advance(task))
+                items,
+                names,
+                k,
+                ws.config.evaluation.evidence_overlap,
+                lambda q, p, kk: ws.retrieve(q, p, kk),
+                on_question=lambda: bar.advance(task),
+            )
         out_dir = out or ws.path / "reports"
     paths = write_report(report, out_dir, str(dataset))
     console.print(render_markdown(report, str(dataset)))

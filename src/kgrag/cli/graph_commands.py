@@ -40,7 +40,8 @@ def stats_command(
     plot: Annotated[Path | None, typer.Option("--plot", help="Write PNG plots into this directory.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     top: Annotated[int, typer.Option("--top", min=0, help="How many hubs to list.")] = 10,
-    workspace: WorkspaceOpt = None, debug: DebugOpt = False,
+    workspace: WorkspaceOpt = None,
+    debug: DebugOpt = False,
 ) -> None:
     """Nodes, edges, degrees, clustering, components, hubs and entity types of the graph."""
     from kgrag.graph.stats import graph_stats
@@ -87,9 +88,12 @@ def export_command(
     target: Annotated[Path | None, typer.Argument(help="Output: a .graphml file or a directory.")] = None,
     fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="graphml or neo4j.")] = ExportFormat.GRAPHML,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Same as the positional output.")] = None,
-    companion: Annotated[bool, typer.Option(
-        "--companion/--no-companion", help="GraphML: also write chunks and mentions (for re-import).")] = True,
-    workspace: WorkspaceOpt = None, debug: DebugOpt = False,
+    companion: Annotated[
+        bool,
+        typer.Option("--companion/--no-companion", help="GraphML: also write chunks and mentions (for re-import)."),
+    ] = True,
+    workspace: WorkspaceOpt = None,
+    debug: DebugOpt = False,
 ) -> None:
     """Export the graph: GraphML (+ JSON companion) or Neo4j CSV files with load scripts."""
 
@@ -109,9 +113,11 @@ def _print_import(console: Console, report: ImportReport, extractor: str) -> Non
     for note in report.notes():
         console.print(f"[yellow]note[/yellow] {note}")
     if extractor != "none":
-        console.print(f"[yellow]warning[/yellow] graph.extractor is {extractor!r}: `kgrag index`/`reindex` would "
-                      "re-extract the imported chunks and replace this graph; set graph.extractor = \"none\" "
-                      "in kgrag.toml to keep it")
+        console.print(
+            f"[yellow]warning[/yellow] graph.extractor is {extractor!r}: `kgrag index`/`reindex` would "
+            're-extract the imported chunks and replace this graph; set graph.extractor = "none" '
+            "in kgrag.toml to keep it"
+        )
     console.print("next: `kgrag reindex --embeddings` embeds the imported chunks and entities for dense search")
 
 
@@ -123,7 +129,8 @@ def import_command(
     chunks: Annotated[Path | None, typer.Option("--chunks", help="LightRAG: the text-chunks JSON.")] = None,
     companion: Annotated[Path | None, typer.Option("--companion", help="GraphML: the provenance JSON.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the import report as JSON.")] = False,
-    workspace: WorkspaceOpt = None, debug: DebugOpt = False,
+    workspace: WorkspaceOpt = None,
+    debug: DebugOpt = False,
 ) -> None:
     """Import a graph with its chunks and provenance (one transaction; re-running is safe)."""
 

@@ -20,7 +20,8 @@ prompts_app = typer.Typer(no_args_is_help=True, help="List and export the LLM pr
 def cost(
     run: Annotated[str | None, typer.Option("--run", help="Only this run id (see the by-run table).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    workspace: WorkspaceOpt = None, debug: DebugOpt = False,
+    workspace: WorkspaceOpt = None,
+    debug: DebugOpt = False,
 ) -> None:
     """LLM calls, tokens, retries, cache hits and money per stage and per run."""
 
@@ -34,8 +35,16 @@ def cost(
         for title, rows in (("stage", usage.by_stage), ("run", usage.by_run)):
             table = Table(title, "calls", "cached", "retries", "errors", "prompt tok", "completion tok", "USD")
             for name, t in sorted(rows.items()):
-                table.add_row(name, str(t.calls), str(t.cache_hits), str(t.retries), str(t.errors),
-                              str(t.prompt_tokens), str(t.completion_tokens), f"{t.cost_usd:.4f}")
+                table.add_row(
+                    name,
+                    str(t.calls),
+                    str(t.cache_hits),
+                    str(t.retries),
+                    str(t.errors),
+                    str(t.prompt_tokens),
+                    str(t.completion_tokens),
+                    f"{t.cost_usd:.4f}",
+                )
             console.print(table)
         console.print(f"total: {usage.lines()[-1].removeprefix('total: ')}")
 
@@ -73,7 +82,9 @@ def export_command(
         console = new_console()
         for path in written:
             console.print(f"wrote {path}")
-        console.print(f"set `prompts_dir = \"{directory}\"` under [llm] in kgrag.toml to use them; bump "
-                      "`version` in a file you edit so cached replies of the old prompt are not reused")
+        console.print(
+            f'set `prompts_dir = "{directory}"` under [llm] in kgrag.toml to use them; bump '
+            "`version` in a file you edit so cached replies of the old prompt are not reused"
+        )
 
     run_guarded(body, debug)

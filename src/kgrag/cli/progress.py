@@ -13,16 +13,23 @@ class RichProgress:
 
     def __init__(self, console: Console) -> None:
         self._console = console
-        self._bars = Progress(TextColumn("[bold]{task.description:<12}"), BarColumn(), MofNCompleteColumn(),
-                              TimeRemainingColumn(), console=console, transient=False)
+        self._bars = Progress(
+            TextColumn("[bold]{task.description:<12}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=False,
+        )
         self._tasks: dict[str, TaskID] = {}
 
     def __enter__(self) -> RichProgress:
         self._bars.start()
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self._bars.stop()
 
     def start(self, stage: str, total: int | None) -> None:

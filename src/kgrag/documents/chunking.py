@@ -54,8 +54,7 @@ def chunk_text(text: str, counter: TokenCounter, size_tokens: int, overlap_token
         last = _pack_end(units, first, new_from, size_tokens)
         first, last, n_tokens = _fit(text, counter, units, (first, last, new_from), size_tokens)
         start, end = units[first].start, units[last - 1].end
-        chunks.append(Chunk(ord=len(chunks), char_start=start, char_end=end, text=text[start:end],
-                            n_tokens=n_tokens))
+        chunks.append(Chunk(ord=len(chunks), char_start=start, char_end=end, text=text[start:end], n_tokens=n_tokens))
         new_from = last
         first = _overlap_start(text, counter, units, (first, last), overlap_tokens, size_tokens)
     return chunks
@@ -80,11 +79,13 @@ def resolve_chunk_sizes(cfg: ChunkingConfig, embedder_window: int | None) -> tup
     if overlap >= size:
         raise ConfigError(
             f"chunking.overlap_tokens ({overlap}) must be smaller than the chunk size ({size} tokens, "
-            f"derived from the embedder's window); lower it or set chunking.size_tokens")
+            f"derived from the embedder's window); lower it or set chunking.size_tokens"
+        )
     if embedder_window is not None and size > embedder_window:
         warnings.append(
             f"chunks of {size} tokens exceed the embedder's window of {embedder_window} word pieces; "
-            "only the first part of each chunk will be embedded")
+            "only the first part of each chunk will be embedded"
+        )
     return size, overlap, warnings
 
 
@@ -109,13 +110,12 @@ def _force_split(text: str, start: int, end: int, counter: TokenCounter, size: i
         piece_end = _fitting_end(text, (cut, end), offsets, counter, size)
         span = strip_span(text, cut, piece_end)
         if span is not None:
-            pieces.append(_Unit(span[0], span[1], counter.count(text[span[0]:span[1]])))
+            pieces.append(_Unit(span[0], span[1], counter.count(text[span[0] : span[1]])))
         cut = piece_end
     return pieces
 
 
-def _fitting_end(text: str, bounds: tuple[int, int], offsets: list[int], counter: TokenCounter,
-                 size: int) -> int:
+def _fitting_end(text: str, bounds: tuple[int, int], offsets: list[int], counter: TokenCounter, size: int) -> int:
     """Furthest token-boundary end of a piece starting at ``bounds[0]`` whose trimmed text fits.
 
     Tokens of a substring can differ from the tokens of the whole at its edges, so the candidate cut
@@ -142,8 +142,9 @@ def _pack_end(units: list[_Unit], first: int, new_from: int, size: int) -> int:
     return max(last, new_from + 1)
 
 
-def _fit(text: str, counter: TokenCounter, units: list[_Unit], run: tuple[int, int, int],
-         size: int) -> tuple[int, int, int]:
+def _fit(
+    text: str, counter: TokenCounter, units: list[_Unit], run: tuple[int, int, int], size: int
+) -> tuple[int, int, int]:
     """Shrink the run ``units[first:last]`` until its real token count fits; return it with the count.
 
     Summed sentence counts can undercount the joined text (separators such as blank lines cost
@@ -152,7 +153,7 @@ def _fit(text: str, counter: TokenCounter, units: list[_Unit], run: tuple[int, i
     """
     first, last, new_from = run
     while True:
-        n_tokens = counter.count(text[units[first].start:units[last - 1].end])
+        n_tokens = counter.count(text[units[first].start : units[last - 1].end])
         if n_tokens <= size:
             return first, last, n_tokens
         if last - 1 > new_from:
@@ -161,8 +162,9 @@ def _fit(text: str, counter: TokenCounter, units: list[_Unit], run: tuple[int, i
             first += 1
 
 
-def _overlap_start(text: str, counter: TokenCounter, units: list[_Unit], run: tuple[int, int],
-                   overlap: int, size: int) -> int:
+def _overlap_start(
+    text: str, counter: TokenCounter, units: list[_Unit], run: tuple[int, int], overlap: int, size: int
+) -> int:
     """First unit of the next chunk: trailing units of ``units[first:last]`` worth ≤ ``overlap`` tokens.
 
     The overlap also leaves room for the next new unit, and never repeats the whole previous chunk.
@@ -176,6 +178,6 @@ def _overlap_start(text: str, counter: TokenCounter, units: list[_Unit], run: tu
     while start - 1 > first and total + units[start - 1].n_tokens <= min(overlap, room):
         total += units[start - 1].n_tokens
         start -= 1
-    while start < last and counter.count(text[units[start].start:units[last - 1].end]) > overlap:
+    while start < last and counter.count(text[units[start].start : units[last - 1].end]) > overlap:
         start += 1
     return start

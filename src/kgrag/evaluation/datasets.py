@@ -44,9 +44,12 @@ def _item(record: Any, position: int, origin: str) -> QAItem:
     if not isinstance(question, str) or not question.strip():
         raise KgragError(f"{origin}: record {position} has no `question` text")
     return QAItem(
-        id=str(record.get("id", position)), question=question.strip(), answer=str(record.get("answer", "")),
+        id=str(record.get("id", position)),
+        question=question.strip(),
+        answer=str(record.get("answer", "")),
         question_type=str(record.get("question_type") or record.get("type") or DEFAULT_TYPE),
-        evidence=_as_list(record.get("evidence")))
+        evidence=_as_list(record.get("evidence")),
+    )
 
 
 def load_dataset(path: Path) -> list[QAItem]:

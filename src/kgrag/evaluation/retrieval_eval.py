@@ -92,8 +92,14 @@ def _percentile(values: Sequence[float], q: float) -> float:
     return ordered[index]
 
 
-def evaluate_retrieval(items: Sequence[QAItem], pipelines: Sequence[str], k: int, threshold: float,
-                       retrieve: Retriever, on_question: Callable[[], None] | None = None) -> RetrievalEvalReport:
+def evaluate_retrieval(
+    items: Sequence[QAItem],
+    pipelines: Sequence[str],
+    k: int,
+    threshold: float,
+    retrieve: Retriever,
+    on_question: Callable[[], None] | None = None,
+) -> RetrievalEvalReport:
     """Run every question through every pipeline and score evidence recall@k."""
     report = RetrievalEvalReport(k=k, threshold=threshold, pipelines=list(pipelines))
     counter = TokenCounter.for_encoding()
@@ -104,12 +110,18 @@ def evaluate_retrieval(items: Sequence[QAItem], pipelines: Sequence[str], k: int
             latency = (time.perf_counter() - started) * 1000
             texts = [i.text for i in result.items]
             chunk_texts = [i.text for i in result.items if i.kind == "chunk"]
-            report.outcomes.append(QuestionOutcome(
-                id=item.id, question_type=item.question_type, pipeline=pipeline,
-                recall=evidence_recall(item.evidence, texts, threshold), latency_ms=round(latency, 3),
-                retrieved=[i.id for i in result.items],
-                chunk_recall=evidence_recall(item.evidence, chunk_texts, threshold),
-                context_tokens=sum(counter.count(t) for t in texts)))
+            report.outcomes.append(
+                QuestionOutcome(
+                    id=item.id,
+                    question_type=item.question_type,
+                    pipeline=pipeline,
+                    recall=evidence_recall(item.evidence, texts, threshold),
+                    latency_ms=round(latency, 3),
+                    retrieved=[i.id for i in result.items],
+                    chunk_recall=evidence_recall(item.evidence, chunk_texts, threshold),
+                    context_tokens=sum(counter.count(t) for t in texts),
+                )
+            )
         if on_question is not None:
             on_question()
     return report
@@ -120,8 +132,10 @@ def _recall_table(report: RetrievalEvalReport, metric: str, with_costs: bool) ->
     types = [*sorted({t for row in table.values() for t in row if t != "All"}), "All"]
     counts = report.counts()
     extra_head = " | context tokens | p50 ms | p95 ms |" if with_costs else " |"
-    lines = ["| pipeline | " + " | ".join(f"{t} (n={counts.get(t, 0)})" for t in types) + extra_head,
-             "| --- | " + " | ".join("---:" for _ in types) + (" | ---: | ---: | ---: |" if with_costs else " |")]
+    lines = [
+        "| pipeline | " + " | ".join(f"{t} (n={counts.get(t, 0)})" for t in types) + extra_head,
+        "| --- | " + " | ".join("---:" for _ in types) + (" | ---: | ---: | ---: |" if with_costs else " |"),
+    ]
     latency, tokens = report.latency(), report.mean_context_tokens()
     for pipeline in report.pipelines:
         row = table.get(pipeline, {})
@@ -133,25 +147,42 @@ def _recall_table(report: RetrievalEvalReport, metric: str, with_costs: bool) ->
 
 
 def render_markdown(report: RetrievalEvalReport, dataset: str) -> str:
-    lines = [f"# Retrieval evaluation: evidence recall@{report.k}", "",
-             f"Dataset: `{dataset}`. An evidence sentence is recalled when ≥ {report.threshold:.0%} of its "
-             "content words occur in one retrieved item.", "",
-             "## All context the generator sees (chunks + entity/relation/report texts)", "",
-             *_recall_table(report, "recall", with_costs=True), "",
-             f"## Retrieved passages only (top-{report.k} chunks)", "",
-             *_recall_table(report, "chunk_recall", with_costs=False)]
+    lines = [
+        f"# Retrieval evaluation: evidence recall@{report.k}",
+        "",
+        f"Dataset: `{dataset}`. An evidence sentence is recalled when ≥ {report.threshold:.0%} of its "
+        "content words occur in one retrieved item.",
+        "",
+        "## All context the generator sees (chunks + entity/relation/report texts)",
+        "",
+        *_recall_table(report, "recall", with_costs=True),
+        "",
+        f"## Retrieved passages only (top-{report.k} chunks)",
+        "",
+        *_recall_table(report, "chunk_recall", with_costs=False),
+    ]
     return "\n".join(lines) + "\n"
 
 
 def write_report(report: RetrievalEvalReport, out_dir: Path, dataset: str) -> dict[str, Path]:
     """Write JSON, markdown and a bar chart; returns the paths written."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths = {"json": out_dir / "retrieval_eval.json", "markdown": out_dir / "retrieval_eval.md",
-             "plot": out_dir / "retrieval_eval.png"}
-    payload: dict[str, Any] = {"dataset": dataset, "k": report.k, "threshold": report.threshold,
-                               "summary": report.table(), "summary_chunks_only": report.table("chunk_recall"),
-                               "mean_context_tokens": report.mean_context_tokens(), "latency_ms": report.latency(),
-                               "counts": report.counts(), "outcomes": [asdict(o) for o in report.outcomes]}
+    paths = {
+        "json": out_dir / "retrieval_eval.json",
+        "markdown": out_dir / "retrieval_eval.md",
+        "plot": out_dir / "retrieval_eval.png",
+    }
+    payload: dict[str, Any] = {
+        "dataset": dataset,
+        "k": report.k,
+        "threshold": report.threshold,
+        "summary": report.table(),
+        "summary_chunks_only": report.table("chunk_recall"),
+        "mean_context_tokens": report.mean_context_tokens(),
+        "latency_ms": report.latency(),
+        "counts": report.counts(),
+        "outcomes": [asdict(o) for o in report.outcomes],
+    }
     paths["json"].write_text(json.dumps(payload, indent=2), encoding="utf-8")
     paths["markdown"].write_text(render_markdown(report, dataset), encoding="utf-8")
     _plot(report, paths["plot"])

@@ -55,13 +55,15 @@ def extractive_answer(question: str, result: RetrievalResult, embedder: Embedder
     vectors = embedder.embed([question] + [c.text for c in candidates])
     similarity = vectors[1:] @ vectors[0]
     question_words = content_words(question)
-    lexical = np.array([
-        len(question_words & content_words(c.text)) / max(1, len(question_words)) for c in candidates])
+    lexical = np.array([len(question_words & content_words(c.text)) / max(1, len(question_words)) for c in candidates])
     scores = similarity + LEXICAL_WEIGHT * lexical
     best = sorted(np.argsort(-scores)[:n_sentences].tolist(), key=lambda i: -scores[i])
     chosen = [candidates[i] for i in best]
     text = " ".join(f"{c.text} [{c.chunk_id}]" for c in chosen)
-    evidence = [{"sentence": c.text, "chunk_id": c.chunk_id, "score": round(float(scores[i]), 4)}
-                for c, i in zip(chosen, best, strict=True)]
-    return Answer(text=text, citations=list(dict.fromkeys(c.chunk_id for c in chosen)), mode="extractive",
-                  evidence=evidence)
+    evidence = [
+        {"sentence": c.text, "chunk_id": c.chunk_id, "score": round(float(scores[i]), 4)}
+        for c, i in zip(chosen, best, strict=True)
+    ]
+    return Answer(
+        text=text, citations=list(dict.fromkeys(c.chunk_id for c in chosen)), mode="extractive", evidence=evidence
+    )

@@ -47,8 +47,7 @@ def distinct_descriptions(descriptions: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(d.strip() for d in descriptions if d and d.strip()))
 
 
-def merge_descriptions(name: str, descriptions: Iterable[str], summarizer: Summarizer,
-                       counter: TokenCounter) -> str:
+def merge_descriptions(name: str, descriptions: Iterable[str], summarizer: Summarizer, counter: TokenCounter) -> str:
     """Join distinct descriptions; summarise when the result exceeds ``summarizer.max_tokens``."""
     parts = distinct_descriptions(descriptions)
     joined = DESCRIPTION_SEPARATOR.join(parts)
@@ -57,18 +56,23 @@ def merge_descriptions(name: str, descriptions: Iterable[str], summarizer: Summa
     return joined
 
 
-def aggregate_entity(entity_id: str, mentions: Sequence[EntityMention], summarizer: Summarizer,
-                     counter: TokenCounter) -> EntityRecord:
+def aggregate_entity(
+    entity_id: str, mentions: Sequence[EntityMention], summarizer: Summarizer, counter: TokenCounter
+) -> EntityRecord:
     name = display_name(m.surface for m in mentions) or mentions[0].entity_key
     return EntityRecord(
-        id=entity_id, key=mentions[0].entity_key, name=name,
+        id=entity_id,
+        key=mentions[0].entity_key,
+        name=name,
         type=vote((m.type for m in mentions), FALLBACK_TYPE),
         description=merge_descriptions(name, (m.description for m in mentions), summarizer, counter),
-        chunk_ids=tuple(dict.fromkeys(m.chunk_id for m in mentions)))
+        chunk_ids=tuple(dict.fromkeys(m.chunk_id for m in mentions)),
+    )
 
 
-def aggregate_relation(relation_id: str, mentions: Sequence[RelationMention], summarizer: Summarizer,
-                       counter: TokenCounter) -> RelationRecord:
+def aggregate_relation(
+    relation_id: str, mentions: Sequence[RelationMention], summarizer: Summarizer, counter: TokenCounter
+) -> RelationRecord:
     first = mentions[0]
     source, target = sorted((entity_id_for_key(first.source_key), entity_id_for_key(first.target_key)))
     keywords: dict[str, str] = {}
@@ -77,12 +81,17 @@ def aggregate_relation(relation_id: str, mentions: Sequence[RelationMention], su
             if keyword.strip():
                 keywords.setdefault(keyword.strip().casefold(), keyword.strip())
     return RelationRecord(
-        id=relation_id, source_id=source, target_id=target,
+        id=relation_id,
+        source_id=source,
+        target_id=target,
         label=vote((m.label for m in mentions), GENERIC_LABEL),
-        description=merge_descriptions(f"{first.source_key} {first.target_key}",
-                                       (m.description for m in mentions), summarizer, counter),
-        keywords=tuple(keywords.values()), weight=float(sum(m.weight for m in mentions)),
-        chunk_ids=tuple(dict.fromkeys(m.chunk_id for m in mentions)))
+        description=merge_descriptions(
+            f"{first.source_key} {first.target_key}", (m.description for m in mentions), summarizer, counter
+        ),
+        keywords=tuple(keywords.values()),
+        weight=float(sum(m.weight for m in mentions)),
+        chunk_ids=tuple(dict.fromkeys(m.chunk_id for m in mentions)),
+    )
 
 
 def recompute_stale(store: Store, summarizer: Summarizer, counter: TokenCounter | None = None) -> tuple[int, int]:
@@ -94,13 +103,13 @@ def recompute_stale(store: Store, summarizer: Summarizer, counter: TokenCounter 
     counter = counter or TokenCounter.for_encoding()
     entity_ids = store.graph.stale_entity_ids()
     for start in range(0, len(entity_ids), _BATCH):
-        found = store.graph.entity_mentions(entity_ids[start:start + _BATCH])
+        found = store.graph.entity_mentions(entity_ids[start : start + _BATCH])
         records = [aggregate_entity(i, ms, summarizer, counter) for i, ms in found.items() if ms]
         with store.transaction():
             store.graph.save_entities(records)
     relation_ids = store.graph.stale_relation_ids()
     for start in range(0, len(relation_ids), _BATCH):
-        found_r = store.graph.relation_mentions(relation_ids[start:start + _BATCH])
+        found_r = store.graph.relation_mentions(relation_ids[start : start + _BATCH])
         relations = [aggregate_relation(i, ms, summarizer, counter) for i, ms in found_r.items() if ms]
         with store.transaction():
             store.graph.save_relations(relations)

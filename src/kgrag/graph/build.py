@@ -34,8 +34,9 @@ STAGE = "graph"
 WINDOW_BATCHES = 8
 
 
-def _timed_batches(stream: Iterator[ChunkExtraction], size: int,
-                   report: IndexReport) -> Iterator[list[ChunkExtraction]]:
+def _timed_batches(
+    stream: Iterator[ChunkExtraction], size: int, report: IndexReport
+) -> Iterator[list[ChunkExtraction]]:
     """Group the extractor's output into batches, charging the time spent waiting to ``extract``."""
     batch: list[ChunkExtraction] = []
     while True:
@@ -73,9 +74,16 @@ def _account(report: IndexReport, stats: MergeStats) -> None:
     report.chunks_extraction_failed += stats.failed
 
 
-def _extract_window(store: Store, extractor: Extractor, summarizer: Summarizer, chunk_ids: Sequence[str],
-                    batch_chunks: int, progress: Progress, report: IndexReport,
-                    counter: TokenCounter | None) -> None:
+def _extract_window(
+    store: Store,
+    extractor: Extractor,
+    summarizer: Summarizer,
+    chunk_ids: Sequence[str],
+    batch_chunks: int,
+    progress: Progress,
+    report: IndexReport,
+    counter: TokenCounter | None,
+) -> None:
     chunks = store.chunks.get_many(chunk_ids)
     report.extracted_corpus_tokens += unique_tokens(chunks, counter or TokenCounter.for_encoding())
     for batch in _timed_batches(iter(extractor.extract(chunks)), batch_chunks, report):
@@ -86,9 +94,17 @@ def _extract_window(store: Store, extractor: Extractor, summarizer: Summarizer, 
         progress.advance(STAGE, len(batch))
 
 
-def build_graph(store: Store, extractor: Extractor, summarizer: Summarizer, progress: Progress,
-                report: IndexReport, batch_chunks: int = 64, *, embedder: Embedder | None = None,
-                counter: TokenCounter | None = None) -> None:
+def build_graph(
+    store: Store,
+    extractor: Extractor,
+    summarizer: Summarizer,
+    progress: Progress,
+    report: IndexReport,
+    batch_chunks: int = 64,
+    *,
+    embedder: Embedder | None = None,
+    counter: TokenCounter | None = None,
+) -> None:
     """Bring the graph up to date with the chunks: clean up after deletions, extract and merge what is
     missing (or failed before), then embed new or changed entities and relations."""
     started = time.perf_counter()
@@ -101,8 +117,9 @@ def build_graph(store: Store, extractor: Extractor, summarizer: Summarizer, prog
         progress.start(STAGE, len(pending))
         window = batch_chunks * WINDOW_BATCHES
         for start in range(0, len(pending), window):
-            _extract_window(store, extractor, summarizer, pending[start:start + window], batch_chunks,
-                            progress, report, counter)
+            _extract_window(
+                store, extractor, summarizer, pending[start : start + window], batch_chunks, progress, report, counter
+            )
         progress.finish(STAGE)
     if embedder is not None:
         started = time.perf_counter()
@@ -113,5 +130,7 @@ def build_graph(store: Store, extractor: Extractor, summarizer: Summarizer, prog
     if report.chunks_extraction_failed:
         errors = store.graph.extraction_errors(extractor.name, limit=1)
         first = f"; first: {errors[0][1]}" if errors else ""
-        progress.note(f"{report.chunks_extraction_failed} chunks failed graph extraction and will be retried "
-                      f"on the next run{first}")
+        progress.note(
+            f"{report.chunks_extraction_failed} chunks failed graph extraction and will be retried "
+            f"on the next run{first}"
+        )

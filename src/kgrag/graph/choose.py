@@ -28,8 +28,10 @@ def extractor_mode(config: KgragConfig, progress: Progress) -> str:
         if has_llm:
             return "llm"
         if importlib.util.find_spec("spacy") is None:
-            progress.note("graph: skipped (graph.extractor = auto, no LLM configured and spaCy is not "
-                          "installed; pip install 'kgrag[local]' for the NLP extractor)")
+            progress.note(
+                "graph: skipped (graph.extractor = auto, no LLM configured and spaCy is not "
+                "installed; pip install 'kgrag[local]' for the NLP extractor)"
+            )
             return "none"
         return "nlp"
     if mode == "llm" and not has_llm:
@@ -47,8 +49,10 @@ def create_extractor(config: KgragConfig, workspace: Any, progress: Progress) ->
         try:
             from kgrag.graph.extract_llm import create_llm_extractor
         except ImportError as exc:
-            raise KgragError("graph.extractor = llm needs kgrag.graph.extract_llm, which this installation "
-                             "lacks; set graph.extractor = nlp") from exc
+            raise KgragError(
+                "graph.extractor = llm needs kgrag.graph.extract_llm, which this installation "
+                "lacks; set graph.extractor = nlp"
+            ) from exc
         extractor: Extractor = create_llm_extractor(workspace)
         return extractor
     from kgrag.graph.extract_nlp import SpacyExtractor
@@ -66,5 +70,6 @@ def create_summarizer(config: KgragConfig, client: LLMClient | None = None) -> S
         return ExtractiveSummarizer(limit, counter)
     from kgrag.graph.summarize_llm import llm_summarize
 
-    return CallableSummarizer(lambda name, descriptions: llm_summarize(client, name, descriptions, limit),
-                              limit, counter)
+    return CallableSummarizer(
+        lambda name, descriptions: llm_summarize(client, name, descriptions, limit), limit, counter
+    )

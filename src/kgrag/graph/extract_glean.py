@@ -64,8 +64,10 @@ class GleanPolicy:
         if self._sparse(len(items.entities), unit.n_tokens):
             return FEW_ENTITIES
         entities = len(items.entities)
-        if entities >= self.min_entities_for_relations and \
-                len(items.relations) < self.min_relations_per_entity * entities:
+        if (
+            entities >= self.min_entities_for_relations
+            and len(items.relations) < self.min_relations_per_entity * entities
+        ):
             return FEW_RELATIONS
         return None
 

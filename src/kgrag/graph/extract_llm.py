@@ -129,14 +129,18 @@ class LLMExtractor:
         return [extraction for outcome in outcomes for extraction in outcome.extractions()]
 
     def _variables(self, text: str, found: str | None = None) -> dict[str, object]:
-        variables: dict[str, object] = {"entity_types": ", ".join(self.entity_types), "language": self.language,
-                                        "text": text}
+        variables: dict[str, object] = {
+            "entity_types": ", ".join(self.entity_types),
+            "language": self.language,
+            "text": text,
+        }
         if found is not None:
             variables["found"] = found
         return variables
 
-    def _call(self, prompt: str, variables: Sequence[Mapping[str, object]],
-              stage: str) -> list[StructuredResult[ExtractionReply]]:
+    def _call(
+        self, prompt: str, variables: Sequence[Mapping[str, object]], stage: str
+    ) -> list[StructuredResult[ExtractionReply]]:
         """``map_structured`` plus up to ``unit_attempts - 1`` fresh calls for items that still failed."""
         results = self.client.map_structured(prompt, variables, ExtractionReply, stage=stage, **self._params)
         if self.client.estimating:
@@ -147,8 +151,9 @@ class LLMExtractor:
                 break
             if stage == STAGE_EXTRACT:
                 self.stats.retried_units += len(redo)
-            again = self.client.map_structured(prompt, [variables[i] for i in redo], ExtractionReply, stage=stage,
-                                               **self._params)
+            again = self.client.map_structured(
+                prompt, [variables[i] for i in redo], ExtractionReply, stage=stage, **self._params
+            )
             for index, result in zip(redo, again, strict=True):
                 results[index] = result
         return results
@@ -165,8 +170,7 @@ class LLMExtractor:
         return _UnitOutcome(unit, items=items, glean_reason=reason)
 
     def _glean(self, outcomes: Sequence[_UnitOutcome]) -> None:
-        pending = [(o, o.items, o.glean_reason) for o in outcomes
-                   if o.items is not None and o.glean_reason is not None]
+        pending = [(o, o.items, o.glean_reason) for o in outcomes if o.items is not None and o.glean_reason is not None]
         if not pending or self.client.estimating:
             return
         requests = [self.glean.request(outcome.unit, items, reason) for outcome, items, reason in pending]
@@ -178,9 +182,11 @@ class LLMExtractor:
                 continue
             extra = parse_items(result.value, self.entity_types)
             self.stats.dropped_items += extra.dropped
-            outcome.items = ParsedItems(dedupe_entities([*items.entities, *extra.entities]),
-                                        dedupe_relations([*items.relations, *extra.relations]),
-                                        items.dropped + extra.dropped)
+            outcome.items = ParsedItems(
+                dedupe_entities([*items.entities, *extra.entities]),
+                dedupe_relations([*items.relations, *extra.relations]),
+                items.dropped + extra.dropped,
+            )
 
 
 def extraction_cost_ratio(

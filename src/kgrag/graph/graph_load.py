@@ -74,8 +74,9 @@ def _line(title: str, description: str) -> str:
     return f"{title}: {' '.join(description.split())}".rstrip(": ")
 
 
-def resolve_provenance(entities: Sequence[EntitySpec], relations: Sequence[RelationSpec], known: set[str],
-                       placeholder: Placeholder) -> ProvenanceResult:
+def resolve_provenance(
+    entities: Sequence[EntitySpec], relations: Sequence[RelationSpec], known: set[str], placeholder: Placeholder
+) -> ProvenanceResult:
     """Keep mentions of ``known`` chunks; items left without one get a mention on the placeholder."""
     result = ProvenanceResult(entities=[], relations=[])
     names = {spec.key: spec.name for spec in entities}
@@ -92,11 +93,22 @@ def resolve_provenance(entities: Sequence[EntitySpec], relations: Sequence[Relat
         _count_dropped(result, [m.chunk_id for m in relation.mentions if m.chunk_id not in known])
         if not kept_r:
             result.placeholder_relations += 1
-            title = f"{names.get(relation.source_key, relation.source_key)} -- " \
-                    f"{names.get(relation.target_key, relation.target_key)}"
+            title = (
+                f"{names.get(relation.source_key, relation.source_key)} -- "
+                f"{names.get(relation.target_key, relation.target_key)}"
+            )
             result.placeholder_lines.append(_line(title, relation.description))
-            kept_r = (RelationMention(relation.source_key, relation.target_key, placeholder.chunk_id,
-                                      relation.label, relation.description, relation.keywords, relation.weight),)
+            kept_r = (
+                RelationMention(
+                    relation.source_key,
+                    relation.target_key,
+                    placeholder.chunk_id,
+                    relation.label,
+                    relation.description,
+                    relation.keywords,
+                    relation.weight,
+                ),
+            )
         result.relations.append(replace(relation, mentions=kept_r))
     return result
 
@@ -109,13 +121,33 @@ def _count_dropped(result: ProvenanceResult, chunk_ids: list[str]) -> None:
 def write_placeholder(store: Store, placeholder: Placeholder, lines: Sequence[str]) -> None:
     """Create (or refresh) the placeholder document and its single chunk listing the kept items."""
     text = "\n".join([f"{placeholder.title}. Graph items kept without a source chunk:", *lines])
-    store.documents.upsert(DocumentRecord(
-        id=placeholder.doc_id, source=f"kgrag-placeholder:{placeholder.doc_id}", title=placeholder.title,
-        content_hash=content_hash(text), status=DocumentStatus.CHUNKED, n_chars=len(text),
-        metadata={"placeholder": "true"}, updated_at=time.time()))
-    store.chunks.replace_for_document(placeholder.doc_id, [ChunkRecord(
-        id=placeholder.chunk_id, doc_id=placeholder.doc_id, ord=0, char_start=0, char_end=len(text), text=text,
-        n_tokens=len(text.split()), text_hash=content_hash(text))])
+    store.documents.upsert(
+        DocumentRecord(
+            id=placeholder.doc_id,
+            source=f"kgrag-placeholder:{placeholder.doc_id}",
+            title=placeholder.title,
+            content_hash=content_hash(text),
+            status=DocumentStatus.CHUNKED,
+            n_chars=len(text),
+            metadata={"placeholder": "true"},
+            updated_at=time.time(),
+        )
+    )
+    store.chunks.replace_for_document(
+        placeholder.doc_id,
+        [
+            ChunkRecord(
+                id=placeholder.chunk_id,
+                doc_id=placeholder.doc_id,
+                ord=0,
+                char_start=0,
+                char_end=len(text),
+                text=text,
+                n_tokens=len(text.split()),
+                text_hash=content_hash(text),
+            )
+        ],
+    )
 
 
 def load_graph(store: Store, entities: Sequence[EntitySpec], relations: Sequence[RelationSpec]) -> None:
@@ -124,15 +156,34 @@ def load_graph(store: Store, entities: Sequence[EntitySpec], relations: Sequence
     Every relation endpoint must be among ``entities`` or already stored; chunks must exist.
     """
     store.graph.add_entity_mentions([m for spec in entities for m in spec.mentions])
-    store.graph.save_entities([
-        EntityRecord(id=entity_id_for_key(spec.key), key=spec.key, name=spec.name, type=spec.type,
-                     description=spec.description, metadata=dict(spec.metadata)) for spec in entities])
+    store.graph.save_entities(
+        [
+            EntityRecord(
+                id=entity_id_for_key(spec.key),
+                key=spec.key,
+                name=spec.name,
+                type=spec.type,
+                description=spec.description,
+                metadata=dict(spec.metadata),
+            )
+            for spec in entities
+        ]
+    )
     store.graph.add_relation_mentions([m for spec in relations for m in spec.mentions])
     records = []
     for spec in relations:
         a, b = sorted((entity_id_for_key(spec.source_key), entity_id_for_key(spec.target_key)))
-        records.append(RelationRecord(id=relation_id_for_pair(a, b), source_id=a, target_id=b, label=spec.label,
-                                      description=spec.description, keywords=spec.keywords, weight=spec.weight))
+        records.append(
+            RelationRecord(
+                id=relation_id_for_pair(a, b),
+                source_id=a,
+                target_id=b,
+                label=spec.label,
+                description=spec.description,
+                keywords=spec.keywords,
+                weight=spec.weight,
+            )
+        )
     store.graph.save_relations(records)
 
 
@@ -142,8 +193,13 @@ def chunks_unchanged(store: Store, doc_id: str, chunks: Sequence[ChunkRecord]) -
     return stored == [(c.id, c.ord, c.text_hash) for c in chunks]
 
 
-def mark_imported(store: Store, chunk_ids: Iterable[str], extractor: str,
-                  entities: Sequence[EntitySpec], relations: Sequence[RelationSpec]) -> None:
+def mark_imported(
+    store: Store,
+    chunk_ids: Iterable[str],
+    extractor: str,
+    entities: Sequence[EntitySpec],
+    relations: Sequence[RelationSpec],
+) -> None:
     """Record the import as the extraction of each chunk (so status pages count them as extracted)."""
     n_entities: dict[str, int] = {}
     n_relations: dict[str, int] = {}
@@ -154,5 +210,4 @@ def mark_imported(store: Store, chunk_ids: Iterable[str], extractor: str,
         for rm in rel.mentions:
             n_relations[rm.chunk_id] = n_relations.get(rm.chunk_id, 0) + 1
     for chunk_id in dict.fromkeys(chunk_ids):
-        store.graph.mark_extracted(chunk_id, extractor, None, n_entities.get(chunk_id, 0),
-                                   n_relations.get(chunk_id, 0))
+        store.graph.mark_extracted(chunk_id, extractor, None, n_entities.get(chunk_id, 0), n_relations.get(chunk_id, 0))

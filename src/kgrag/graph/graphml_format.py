@@ -71,8 +71,11 @@ def _read_keys(root: ET.Element) -> dict[str, _Key]:
     for key in _children(root, "key"):
         key_id = key.get("id") or ""
         defaults = _children(key, "default")
-        keys[key_id] = _Key(name=key.get("attr.name") or key_id, domain=key.get("for") or "all",
-                            default=(defaults[0].text or "") if defaults else None)
+        keys[key_id] = _Key(
+            name=key.get("attr.name") or key_id,
+            domain=key.get("for") or "all",
+            default=(defaults[0].text or "") if defaults else None,
+        )
     return keys
 
 
@@ -98,13 +101,17 @@ def read_graphml(path: Path) -> GraphmlGraph:
         raise KgragError(f"{path}: no <graphml><graph> element; is this a GraphML file?")
     keys = _read_keys(root)
     graph = graphs[0]
-    result = GraphmlGraph(directed=graph.get("edgedefault", "undirected") == "directed",
-                          graph_attrs=_attrs(graph, keys, "graph"))
+    result = GraphmlGraph(
+        directed=graph.get("edgedefault", "undirected") == "directed", graph_attrs=_attrs(graph, keys, "graph")
+    )
     for node in _children(graph, "node"):
         result.nodes.append(GraphmlNode(id=node.get("id") or "", attrs=_attrs(node, keys, "node")))
     for edge in _children(graph, "edge"):
-        result.edges.append(GraphmlEdge(source=edge.get("source") or "", target=edge.get("target") or "",
-                                        attrs=_attrs(edge, keys, "edge")))
+        result.edges.append(
+            GraphmlEdge(
+                source=edge.get("source") or "", target=edge.get("target") or "", attrs=_attrs(edge, keys, "edge")
+            )
+        )
     return result
 
 
@@ -127,8 +134,9 @@ def _add_data(element: ET.Element, key_ids: Mapping[str, str], attrs: Mapping[st
         ET.SubElement(element, "data", {"key": key_ids[name]}).text = xml_safe(value)
 
 
-def write_graphml(path: Path, graph: GraphmlGraph, node_types: Mapping[str, str],
-                  edge_types: Mapping[str, str]) -> None:
+def write_graphml(
+    path: Path, graph: GraphmlGraph, node_types: Mapping[str, str], edge_types: Mapping[str, str]
+) -> None:
     """Write ``graph``; ``node_types``/``edge_types`` declare every attribute name with its GraphML type
     (``string``, ``double``, ...), in the order the keys should appear."""
     root = ET.Element("graphml", {"xmlns": GRAPHML_NS})
@@ -138,8 +146,9 @@ def write_graphml(path: Path, graph: GraphmlGraph, node_types: Mapping[str, str]
     for node in graph.nodes:
         _add_data(ET.SubElement(graph_element, "node", {"id": xml_safe(node.id)}), node_keys, node.attrs)
     for edge in graph.edges:
-        element = ET.SubElement(graph_element, "edge", {"source": xml_safe(edge.source),
-                                                         "target": xml_safe(edge.target)})
+        element = ET.SubElement(
+            graph_element, "edge", {"source": xml_safe(edge.source), "target": xml_safe(edge.target)}
+        )
         _add_data(element, edge_keys, edge.attrs)
     ET.indent(root)
     try:

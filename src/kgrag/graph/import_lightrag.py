@@ -61,15 +61,35 @@ def build_documents(chunks: list[LightRagChunk], tag: str) -> list[tuple[Documen
     for doc_id, members in groups.items():
         records, offset = [], 0
         for ord_, chunk in enumerate(sorted(members, key=lambda c: (c.order, c.id))):
-            records.append(ChunkRecord(
-                id=chunk.id, doc_id=doc_id, ord=ord_, char_start=offset, char_end=offset + len(chunk.text),
-                text=chunk.text, n_tokens=chunk.tokens or len(chunk.text.split()), text_hash=content_hash(chunk.text)))
+            records.append(
+                ChunkRecord(
+                    id=chunk.id,
+                    doc_id=doc_id,
+                    ord=ord_,
+                    char_start=offset,
+                    char_end=offset + len(chunk.text),
+                    text=chunk.text,
+                    n_tokens=chunk.tokens or len(chunk.text.split()),
+                    text_hash=content_hash(chunk.text),
+                )
+            )
             offset += len(chunk.text)
         text_hash = content_hash("".join(r.text_hash for r in records))
-        documents.append((DocumentRecord(
-            id=doc_id, source=f"lightrag:{doc_id}", title=doc_id, content_hash=text_hash,
-            status=DocumentStatus.CHUNKED, n_chars=offset, metadata={"imported_from": "lightrag"},
-            updated_at=time.time()), records))
+        documents.append(
+            (
+                DocumentRecord(
+                    id=doc_id,
+                    source=f"lightrag:{doc_id}",
+                    title=doc_id,
+                    content_hash=text_hash,
+                    status=DocumentStatus.CHUNKED,
+                    n_chars=offset,
+                    metadata={"imported_from": "lightrag"},
+                    updated_at=time.time(),
+                ),
+                records,
+            )
+        )
     return documents
 
 
@@ -77,8 +97,10 @@ def _check_chunk_ids(store: Store, documents: list[tuple[DocumentRecord, list[Ch
     owner = {c.id: doc.id for doc, chunks in documents for c in chunks}
     clashes = [c.id for c in store.chunks.get_many(list(owner)) if c.doc_id != owner[c.id]]
     if clashes:
-        raise KgragError(f"{len(clashes)} LightRAG chunk ids already belong to other documents of this workspace "
-                         f"(e.g. {clashes[0]}); import into a fresh workspace")
+        raise KgragError(
+            f"{len(clashes)} LightRAG chunk ids already belong to other documents of this workspace "
+            f"(e.g. {clashes[0]}); import into a fresh workspace"
+        )
 
 
 def _write_documents(store: Store, documents: list[tuple[DocumentRecord, list[ChunkRecord]]]) -> int:
@@ -86,8 +108,11 @@ def _write_documents(store: Store, documents: list[tuple[DocumentRecord, list[Ch
     rewritten = 0
     for doc, chunks in documents:
         existing = store.documents.get(doc.id)
-        if existing is not None and existing.content_hash == doc.content_hash \
-                and chunks_unchanged(store, doc.id, chunks):
+        if (
+            existing is not None
+            and existing.content_hash == doc.content_hash
+            and chunks_unchanged(store, doc.id, chunks)
+        ):
             continue
         store.documents.upsert(doc)
         store.chunks.replace_for_document(doc.id, chunks)
@@ -95,8 +120,9 @@ def _write_documents(store: Store, documents: list[tuple[DocumentRecord, list[Ch
     return rewritten
 
 
-def import_lightrag(store: Store, directory: Path, graphml: Path | None = None,
-                    chunks_file: Path | None = None) -> ImportReport:
+def import_lightrag(
+    store: Store, directory: Path, graphml: Path | None = None, chunks_file: Path | None = None
+) -> ImportReport:
     """Import a LightRAG working directory into ``store`` (one transaction, idempotent)."""
     graphml_path = locate_graphml(directory, graphml)
     chunks_path = locate_chunks(directory, chunks_file)
@@ -105,18 +131,28 @@ def import_lightrag(store: Store, directory: Path, graphml: Path | None = None,
     tag = _corpus_tag(lightrag_chunks)
     documents = build_documents(lightrag_chunks, tag)
     known = {c.id for c in lightrag_chunks}
-    placeholder = Placeholder(doc_id=f"lightrag-import-{tag}", chunk_id=f"lightrag-import-{tag}",
-                              title="LightRAG import")
+    placeholder = Placeholder(
+        doc_id=f"lightrag-import-{tag}", chunk_id=f"lightrag-import-{tag}", title="LightRAG import"
+    )
     resolved = resolve_provenance(plan.entities, plan.relations, known, placeholder)
     report = ImportReport(
-        source=str(graphml_path), chunks_file=str(chunks_path), nodes=len(resolved.entities),
-        edges=len(resolved.relations), documents=len(documents), chunks=len(known),
-        dangling_source_ids=len(resolved.dangling_chunk_ids), skipped_mentions=resolved.skipped_mentions,
-        placeholder_entities=resolved.placeholder_entities, placeholder_relations=resolved.placeholder_relations,
+        source=str(graphml_path),
+        chunks_file=str(chunks_path),
+        nodes=len(resolved.entities),
+        edges=len(resolved.relations),
+        documents=len(documents),
+        chunks=len(known),
+        dangling_source_ids=len(resolved.dangling_chunk_ids),
+        skipped_mentions=resolved.skipped_mentions,
+        placeholder_entities=resolved.placeholder_entities,
+        placeholder_relations=resolved.placeholder_relations,
         node_description_mismatches=plan.counts.node_mismatches,
-        edge_description_mismatches=plan.counts.edge_mismatches, key_collisions=plan.counts.key_collisions,
-        implicit_nodes=plan.counts.implicit_nodes, self_loops_skipped=plan.counts.self_loops_skipped,
-        parallel_edges_merged=plan.counts.parallel_edges_merged)
+        edge_description_mismatches=plan.counts.edge_mismatches,
+        key_collisions=plan.counts.key_collisions,
+        implicit_nodes=plan.counts.implicit_nodes,
+        self_loops_skipped=plan.counts.self_loops_skipped,
+        parallel_edges_merged=plan.counts.parallel_edges_merged,
+    )
     with store.transaction():
         _check_chunk_ids(store, documents)
         report.chunks_rewritten = _write_documents(store, documents)

@@ -36,27 +36,40 @@ class ImportReport:
         return {**asdict(self), "notes": self.notes()}
 
     def summary(self) -> str:
-        return (f"imported {self.nodes:,} entities and {self.edges:,} relations; {self.documents:,} documents, "
-                f"{self.chunks:,} chunks ({self.chunks_rewritten:,} written)")
+        return (
+            f"imported {self.nodes:,} entities and {self.edges:,} relations; {self.documents:,} documents, "
+            f"{self.chunks:,} chunks ({self.chunks_rewritten:,} written)"
+        )
 
     def notes(self) -> list[str]:
         """One sentence per non-zero irregularity."""
         lines: list[tuple[int, str]] = [
-            (self.dangling_source_ids, f"{self.dangling_source_ids} source chunk ids were not in the chunk file; "
-                                       f"their {self.skipped_mentions} mentions were skipped"),
-            (self.placeholder_entities + self.placeholder_relations,
-             f"{self.placeholder_entities} entities and {self.placeholder_relations} relations had no known "
-             "source chunk and are kept on a placeholder chunk"),
-            (self.node_description_mismatches + self.edge_description_mismatches,
-             f"{self.node_description_mismatches} nodes and {self.edge_description_mismatches} edges had "
-             "description and source counts that differ; all their descriptions were attached to every "
-             "source chunk"),
-            (self.key_collisions, f"{self.key_collisions} nodes share a normalised name with another node and got "
-                                  "a '#n' key suffix to stay distinct"),
-            (self.implicit_nodes, f"{self.implicit_nodes} edge endpoints were not declared as nodes and were "
-                                  "created without description"),
+            (
+                self.dangling_source_ids,
+                f"{self.dangling_source_ids} source chunk ids were not in the chunk file; "
+                f"their {self.skipped_mentions} mentions were skipped",
+            ),
+            (
+                self.placeholder_entities + self.placeholder_relations,
+                f"{self.placeholder_entities} entities and {self.placeholder_relations} relations had no known "
+                "source chunk and are kept on a placeholder chunk",
+            ),
+            (
+                self.node_description_mismatches + self.edge_description_mismatches,
+                f"{self.node_description_mismatches} nodes and {self.edge_description_mismatches} edges had "
+                "description and source counts that differ; all their descriptions were attached to every "
+                "source chunk",
+            ),
+            (
+                self.key_collisions,
+                f"{self.key_collisions} nodes share a normalised name with another node and got "
+                "a '#n' key suffix to stay distinct",
+            ),
+            (
+                self.implicit_nodes,
+                f"{self.implicit_nodes} edge endpoints were not declared as nodes and were created without description",
+            ),
             (self.self_loops_skipped, f"{self.self_loops_skipped} self-loop edges were skipped"),
-            (self.parallel_edges_merged, f"{self.parallel_edges_merged} parallel edges were merged into one "
-                                         "relation"),
+            (self.parallel_edges_merged, f"{self.parallel_edges_merged} parallel edges were merged into one relation"),
         ]
         return [text for count, text in lines if count]

@@ -56,16 +56,25 @@ def collect_companion(store: Store, entity_ids: list[str], relation_ids: list[st
 
 
 def _document_dict(doc: DocumentRecord) -> dict[str, Any]:
-    return {"id": doc.id, "source": doc.source, "title": doc.title, "content_hash": doc.content_hash,
-            "n_chars": doc.n_chars, "metadata": doc.metadata}
+    return {
+        "id": doc.id,
+        "source": doc.source,
+        "title": doc.title,
+        "content_hash": doc.content_hash,
+        "n_chars": doc.n_chars,
+        "metadata": doc.metadata,
+    }
 
 
 def write_companion(path: Path, companion: Companion) -> None:
-    data = {"format": FORMAT, "version": VERSION,
-            "documents": [_document_dict(d) for d in companion.documents],
-            "chunks": [asdict(c) for c in companion.chunks],
-            "entity_mentions": [asdict(m) for m in companion.entity_mentions],
-            "relation_mentions": [asdict(m) for m in companion.relation_mentions]}
+    data = {
+        "format": FORMAT,
+        "version": VERSION,
+        "documents": [_document_dict(d) for d in companion.documents],
+        "chunks": [asdict(c) for c in companion.chunks],
+        "entity_mentions": [asdict(m) for m in companion.entity_mentions],
+        "relation_mentions": [asdict(m) for m in companion.relation_mentions],
+    }
     try:
         path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
     except OSError as exc:
@@ -74,14 +83,24 @@ def write_companion(path: Path, companion: Companion) -> None:
 
 def _parse(path: Path, data: dict[str, Any]) -> Companion:
     try:
-        documents = [DocumentRecord(id=d["id"], source=d["source"], title=d.get("title", ""),
-                                    content_hash=d["content_hash"], status=DocumentStatus.CHUNKED,
-                                    n_chars=int(d.get("n_chars", 0)), metadata=dict(d.get("metadata", {})),
-                                    updated_at=time.time()) for d in data["documents"]]
+        documents = [
+            DocumentRecord(
+                id=d["id"],
+                source=d["source"],
+                title=d.get("title", ""),
+                content_hash=d["content_hash"],
+                status=DocumentStatus.CHUNKED,
+                n_chars=int(d.get("n_chars", 0)),
+                metadata=dict(d.get("metadata", {})),
+                updated_at=time.time(),
+            )
+            for d in data["documents"]
+        ]
         chunks = [ChunkRecord(**c) for c in data["chunks"]]
         entity_mentions = [EntityMention(**m) for m in data["entity_mentions"]]
-        relation_mentions = [RelationMention(**{**m, "keywords": tuple(m.get("keywords", ()))})
-                             for m in data["relation_mentions"]]
+        relation_mentions = [
+            RelationMention(**{**m, "keywords": tuple(m.get("keywords", ()))}) for m in data["relation_mentions"]
+        ]
     except (KeyError, TypeError, ValueError) as exc:
         raise KgragError(f"{path}: malformed provenance companion ({type(exc).__name__}: {exc})") from exc
     return Companion(documents, chunks, entity_mentions, relation_mentions)

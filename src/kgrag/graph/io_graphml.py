@@ -57,22 +57,49 @@ from kgrag.store.base import Store
 from kgrag.store.graph_records import EntityMention, EntityRecord, RelationMention, RelationRecord
 
 SEP = "<SEP>"
-NODE_ATTRS = {"key": "string", "name": "string", "type": "string", "description": "string",
-              "chunk_ids": "string", "metadata": "string"}
-EDGE_ATTRS = {"label": "string", "description": "string", "keywords": "string", "weight": "double",
-              "chunk_ids": "string"}
+NODE_ATTRS = {
+    "key": "string",
+    "name": "string",
+    "type": "string",
+    "description": "string",
+    "chunk_ids": "string",
+    "metadata": "string",
+}
+EDGE_ATTRS = {
+    "label": "string",
+    "description": "string",
+    "keywords": "string",
+    "weight": "double",
+    "chunk_ids": "string",
+}
 
 
 def _node(entity: EntityRecord) -> GraphmlNode:
-    return GraphmlNode(id=entity.id, attrs={
-        "key": entity.key, "name": entity.name, "type": entity.type, "description": entity.description,
-        "chunk_ids": SEP.join(entity.chunk_ids), "metadata": json.dumps(entity.metadata, sort_keys=True)})
+    return GraphmlNode(
+        id=entity.id,
+        attrs={
+            "key": entity.key,
+            "name": entity.name,
+            "type": entity.type,
+            "description": entity.description,
+            "chunk_ids": SEP.join(entity.chunk_ids),
+            "metadata": json.dumps(entity.metadata, sort_keys=True),
+        },
+    )
 
 
 def _edge(relation: RelationRecord) -> GraphmlEdge:
-    return GraphmlEdge(source=relation.source_id, target=relation.target_id, attrs={
-        "label": relation.label, "description": relation.description, "keywords": SEP.join(relation.keywords),
-        "weight": repr(float(relation.weight)), "chunk_ids": SEP.join(relation.chunk_ids)})
+    return GraphmlEdge(
+        source=relation.source_id,
+        target=relation.target_id,
+        attrs={
+            "label": relation.label,
+            "description": relation.description,
+            "keywords": SEP.join(relation.keywords),
+            "weight": repr(float(relation.weight)),
+            "chunk_ids": SEP.join(relation.chunk_ids),
+        },
+    )
 
 
 def export_graphml(store: Store, path: Path, with_companion: bool = True) -> dict[str, int]:
@@ -111,15 +138,25 @@ def _entity_specs(nodes: Iterable[GraphmlNode], companion: Companion | None) -> 
         key = a.get("key") or entity_key(name) or name
         keys[node.id] = key
         etype, description = a.get("type") or "concept", a.get("description", "")
-        own = mentions.get(key) or [EntityMention(key, chunk, name, etype, description)
-                                    for chunk in split_multi(a.get("chunk_ids", ""), SEP)]
-        specs.append(EntitySpec(key=key, name=name, type=etype, description=description, mentions=tuple(own),
-                                metadata=_metadata(a.get("metadata", ""))))
+        own = mentions.get(key) or [
+            EntityMention(key, chunk, name, etype, description) for chunk in split_multi(a.get("chunk_ids", ""), SEP)
+        ]
+        specs.append(
+            EntitySpec(
+                key=key,
+                name=name,
+                type=etype,
+                description=description,
+                mentions=tuple(own),
+                metadata=_metadata(a.get("metadata", "")),
+            )
+        )
     return specs, keys
 
 
-def _relation_specs(edges: Iterable[GraphmlEdge], keys: dict[str, str],
-                    companion: Companion | None) -> list[RelationSpec]:
+def _relation_specs(
+    edges: Iterable[GraphmlEdge], keys: dict[str, str], companion: Companion | None
+) -> list[RelationSpec]:
     """Specs per edge; without companion mentions the weight is spread evenly over the listed chunks."""
     mentions: dict[frozenset[str], list[RelationMention]] = {}
     for m in companion.relation_mentions if companion else ():
@@ -135,9 +172,19 @@ def _relation_specs(edges: Iterable[GraphmlEdge], keys: dict[str, str],
         chunks = split_multi(a.get("chunk_ids", ""), SEP)
         own = mentions.get(frozenset((source, target))) or [
             RelationMention(source, target, chunk, label, description, keywords, weight / len(chunks))
-            for chunk in chunks]
-        specs.append(RelationSpec(source_key=source, target_key=target, label=label, description=description,
-                                  keywords=keywords, weight=weight, mentions=tuple(own)))
+            for chunk in chunks
+        ]
+        specs.append(
+            RelationSpec(
+                source_key=source,
+                target_key=target,
+                label=label,
+                description=description,
+                keywords=keywords,
+                weight=weight,
+                mentions=tuple(own),
+            )
+        )
     return specs
 
 
@@ -148,20 +195,26 @@ def import_graphml(store: Store, path: Path, companion_file: Path | None = None)
     companion = read_companion(companion_file) if companion_file.is_file() else None
     entities, keys = _entity_specs(graph.nodes, companion)
     if len(set(keys.values())) < len(keys):
-        raise KgragError(f"{path}: several nodes share one entity key; for GraphML not written by kgrag "
-                         "use `kgrag graph import --from lightrag`, which keeps such nodes apart")
+        raise KgragError(
+            f"{path}: several nodes share one entity key; for GraphML not written by kgrag "
+            "use `kgrag graph import --from lightrag`, which keeps such nodes apart"
+        )
     relations = _relation_specs(graph.edges, keys, companion)
     if any(spec.source_key == spec.target_key for spec in relations):
         raise KgragError(f"{path}: self-loop edges cannot be stored (relations join two distinct entities)")
     tag = hashlib.sha1("\n".join(sorted(keys.values())).encode("utf-8")).hexdigest()[:12]
-    placeholder = Placeholder(doc_id=f"graphml-import-{tag}", chunk_id=f"graphml-import-{tag}",
-                              title="GraphML import")
-    report = ImportReport(source=str(path), chunks_file=str(companion_file) if companion else "",
-                          documents=len(companion.documents) if companion else 0)
+    placeholder = Placeholder(doc_id=f"graphml-import-{tag}", chunk_id=f"graphml-import-{tag}", title="GraphML import")
+    report = ImportReport(
+        source=str(path),
+        chunks_file=str(companion_file) if companion else "",
+        documents=len(companion.documents) if companion else 0,
+    )
     with store.transaction():
         report.chunks_rewritten = write_companion_documents(store, companion) if companion else 0
-        referenced = sorted({m.chunk_id for spec in entities for m in spec.mentions}
-                            | {m.chunk_id for spec in relations for m in spec.mentions})
+        referenced = sorted(
+            {m.chunk_id for spec in entities for m in spec.mentions}
+            | {m.chunk_id for spec in relations for m in spec.mentions}
+        )
         known = {c.id for c in store.chunks.get_many(referenced)}
         resolved = resolve_provenance(entities, relations, known, placeholder)
         store.graph.clear_chunk_mentions([*known, placeholder.chunk_id])

@@ -25,8 +25,17 @@ from kgrag.store.base import Store
 from kgrag.store.graph_records import EntityRecord, RelationRecord
 
 ENTITY_HEADER = ["id:ID", "key", "name", "type", "description", "chunk_ids:string[]", ":LABEL"]
-RELATION_HEADER = [":START_ID", ":END_ID", ":TYPE", "id", "label", "description", "keywords:string[]",
-                   "weight:double", "chunk_ids:string[]"]
+RELATION_HEADER = [
+    ":START_ID",
+    ":END_ID",
+    ":TYPE",
+    "id",
+    "label",
+    "description",
+    "keywords:string[]",
+    "weight:double",
+    "chunk_ids:string[]",
+]
 ARRAY_DELIMITER = ";"
 RELATIONSHIP_TYPE = "RELATED_TO"
 BASE_LABEL = "Entity"
@@ -45,14 +54,29 @@ def _array(values: tuple[str, ...]) -> str:
 
 def _entity_row(entity: EntityRecord) -> list[str]:
     labels = [BASE_LABEL] + ([label] if (label := type_label(entity.type)) and label != BASE_LABEL else [])
-    return [entity.id, entity.key, entity.name, entity.type, entity.description, _array(entity.chunk_ids),
-            ARRAY_DELIMITER.join(labels)]
+    return [
+        entity.id,
+        entity.key,
+        entity.name,
+        entity.type,
+        entity.description,
+        _array(entity.chunk_ids),
+        ARRAY_DELIMITER.join(labels),
+    ]
 
 
 def _relation_row(relation: RelationRecord) -> list[str]:
-    return [relation.source_id, relation.target_id, RELATIONSHIP_TYPE, relation.id, relation.label,
-            relation.description, _array(relation.keywords), repr(float(relation.weight)),
-            _array(relation.chunk_ids)]
+    return [
+        relation.source_id,
+        relation.target_id,
+        RELATIONSHIP_TYPE,
+        relation.id,
+        relation.label,
+        relation.description,
+        _array(relation.keywords),
+        repr(float(relation.weight)),
+        _array(relation.chunk_ids),
+    ]
 
 
 def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> None:

@@ -28,8 +28,7 @@ class RefreshStats:
 
     @property
     def changed(self) -> bool:
-        return bool(self.entities_deleted or self.relations_deleted or self.entities_rebuilt
-                    or self.relations_rebuilt)
+        return bool(self.entities_deleted or self.relations_deleted or self.entities_rebuilt or self.relations_rebuilt)
 
 
 def refresh_graph(store: Store, summarizer: Summarizer, counter: TokenCounter | None = None) -> RefreshStats:

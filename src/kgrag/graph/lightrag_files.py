@@ -45,8 +45,10 @@ def locate_graphml(directory: Path, explicit: Path | None = None) -> Path:
     if len(candidates) == 1:
         return candidates[0]
     found = ", ".join(p.name for p in candidates) or "none"
-    raise KgragError(f"{directory}: expected {DEFAULT_GRAPHML} or exactly one *.graphml (found: {found}); "
-                     "name the file with --graphml")
+    raise KgragError(
+        f"{directory}: expected {DEFAULT_GRAPHML} or exactly one *.graphml (found: {found}); "
+        "name the file with --graphml"
+    )
 
 
 def locate_chunks(directory: Path, explicit: Path | None = None) -> Path:
@@ -58,8 +60,10 @@ def locate_chunks(directory: Path, explicit: Path | None = None) -> Path:
     for name in CHUNK_FILE_NAMES:
         if (directory / name).is_file():
             return directory / name
-    raise KgragError(f"{directory}: no LightRAG chunks file ({' or '.join(CHUNK_FILE_NAMES)}); provenance "
-                     "needs the chunk texts, name the file with --chunks")
+    raise KgragError(
+        f"{directory}: no LightRAG chunks file ({' or '.join(CHUNK_FILE_NAMES)}); provenance "
+        "needs the chunk texts, name the file with --chunks"
+    )
 
 
 def _as_int(value: Any, default: int) -> int:
@@ -72,9 +76,13 @@ def _as_int(value: Any, default: int) -> int:
 def _chunk(chunk_id: str, entry: Any, path: Path) -> LightRagChunk:
     if not isinstance(entry, dict) or not isinstance(entry.get("content"), str):
         raise KgragError(f"{path}: chunk {chunk_id!r} has no text 'content'; is this kv_store_text_chunks.json?")
-    return LightRagChunk(id=chunk_id, doc_id=str(entry.get("full_doc_id") or ""),
-                         order=_as_int(entry.get("chunk_order_index"), 0), text=entry["content"],
-                         tokens=_as_int(entry.get("tokens"), 0))
+    return LightRagChunk(
+        id=chunk_id,
+        doc_id=str(entry.get("full_doc_id") or ""),
+        order=_as_int(entry.get("chunk_order_index"), 0),
+        text=entry["content"],
+        tokens=_as_int(entry.get("tokens"), 0),
+    )
 
 
 def read_chunks(path: Path) -> list[LightRagChunk]:

@@ -102,8 +102,11 @@ def pair_descriptions(description: str, source_id: str) -> tuple[dict[str, str],
     descriptions = split_multi(description, SEP)
     sources = split_multi(source_id, SEP)
     matched = len(descriptions) == len(sources)
-    pairs = zip(sources, descriptions, strict=True) if matched else \
-        ((source, "\n".join(_dedupe(descriptions))) for source in sources)
+    pairs = (
+        zip(sources, descriptions, strict=True)
+        if matched
+        else ((source, "\n".join(_dedupe(descriptions))) for source in sources)
+    )
     per_chunk: dict[str, list[str]] = {}
     for chunk, text in pairs:
         per_chunk.setdefault(chunk, []).append(text)
@@ -113,10 +116,14 @@ def pair_descriptions(description: str, source_id: str) -> tuple[dict[str, str],
 def _merge_parallel(first: RelationSpec, second: RelationSpec) -> RelationSpec:
     """Two LightRAG edges between the same nodes (only in hand-made files) become one relation."""
     return RelationSpec(
-        source_key=first.source_key, target_key=first.target_key, label=first.label,
+        source_key=first.source_key,
+        target_key=first.target_key,
+        label=first.label,
         description="\n".join(_dedupe([*first.description.split("\n"), *second.description.split("\n")])),
         keywords=tuple(_dedupe([*first.keywords, *second.keywords], fold=True)),
-        weight=first.weight + second.weight, mentions=first.mentions + second.mentions)
+        weight=first.weight + second.weight,
+        mentions=first.mentions + second.mentions,
+    )
 
 
 class _Mapper:
@@ -137,11 +144,16 @@ class _Mapper:
         per_chunk, mismatch = pair_descriptions(node.attrs.get("description", ""), node.attrs.get("source_id", ""))
         self.plan.counts.node_mismatches += mismatch
         key = self.keys[node.id]
-        mentions = tuple(EntityMention(entity_key=key, chunk_id=chunk, surface=name, type=entity_type,
-                                       description=text) for chunk, text in per_chunk.items())
+        mentions = tuple(
+            EntityMention(entity_key=key, chunk_id=chunk, surface=name, type=entity_type, description=text)
+            for chunk, text in per_chunk.items()
+        )
         metadata = {"lightrag_id": node.id, "lightrag_type": node.attrs.get("entity_type", "")}
-        self.plan.entities.append(EntitySpec(key=key, name=name, type=entity_type, description=description,
-                                             mentions=mentions, metadata=metadata))
+        self.plan.entities.append(
+            EntitySpec(
+                key=key, name=name, type=entity_type, description=description, mentions=mentions, metadata=metadata
+            )
+        )
 
     def add_edge(self, edge: GraphmlEdge) -> None:
         source, target = self.keys[edge.source], self.keys[edge.target]
@@ -149,18 +161,36 @@ class _Mapper:
             self.plan.counts.self_loops_skipped += 1
             return
         attrs = edge.attrs
-        keywords = tuple(_dedupe((k for part in split_multi(attrs.get("keywords", ""), SEP)
-                                  for k in split_multi(part, ",")), fold=True))
+        keywords = tuple(
+            _dedupe(
+                (k for part in split_multi(attrs.get("keywords", ""), SEP) for k in split_multi(part, ",")), fold=True
+            )
+        )
         weight = as_float(attrs.get("weight"), 1.0)
         per_chunk, mismatch = pair_descriptions(attrs.get("description", ""), attrs.get("source_id", ""))
         self.plan.counts.edge_mismatches += mismatch
         label = keywords[0] if keywords else GENERIC_LABEL
-        mentions = tuple(RelationMention(source_key=source, target_key=target, chunk_id=chunk, label=label,
-                                         description=text, keywords=keywords,
-                                         weight=weight / len(per_chunk)) for chunk, text in per_chunk.items())
-        relation = RelationSpec(source_key=source, target_key=target, label=label, keywords=keywords,
-                                description="\n".join(_dedupe(split_multi(attrs.get("description", ""), SEP))),
-                                weight=weight, mentions=mentions)
+        mentions = tuple(
+            RelationMention(
+                source_key=source,
+                target_key=target,
+                chunk_id=chunk,
+                label=label,
+                description=text,
+                keywords=keywords,
+                weight=weight / len(per_chunk),
+            )
+            for chunk, text in per_chunk.items()
+        )
+        relation = RelationSpec(
+            source_key=source,
+            target_key=target,
+            label=label,
+            keywords=keywords,
+            description="\n".join(_dedupe(split_multi(attrs.get("description", ""), SEP))),
+            weight=weight,
+            mentions=mentions,
+        )
         pair = frozenset((source, target))
         if pair in self.relations:
             self.plan.counts.parallel_edges_merged += 1
@@ -172,11 +202,23 @@ class _Mapper:
         chunks of their edges."""
         for raw in self.implicit:
             key = self.keys[raw]
-            chunks = dict.fromkeys(m.chunk_id for rel in self.relations.values() if key in
-                                   (rel.source_key, rel.target_key) for m in rel.mentions)
+            chunks = dict.fromkeys(
+                m.chunk_id
+                for rel in self.relations.values()
+                if key in (rel.source_key, rel.target_key)
+                for m in rel.mentions
+            )
             mentions = tuple(EntityMention(key, chunk, raw, FALLBACK_TYPE, "") for chunk in chunks)
-            self.plan.entities.append(EntitySpec(key=key, name=raw, type=FALLBACK_TYPE, description="",
-                                                 mentions=mentions, metadata={"lightrag_id": raw}))
+            self.plan.entities.append(
+                EntitySpec(
+                    key=key,
+                    name=raw,
+                    type=FALLBACK_TYPE,
+                    description="",
+                    mentions=mentions,
+                    metadata={"lightrag_id": raw},
+                )
+            )
 
 
 def map_lightrag_graph(graph: GraphmlGraph) -> GraphPlan:

@@ -42,7 +42,7 @@ def query_keywords(query: str) -> list[str]:
     for run in runs:
         for size in range(min(MAX_NGRAM, len(run)), 0, -1):
             for start in range(len(run) - size + 1):
-                phrases.setdefault(" ".join(run[start:start + size]), None)
+                phrases.setdefault(" ".join(run[start : start + size]), None)
     return sorted(phrases, key=lambda p: -len(p.split()))
 
 
@@ -68,8 +68,9 @@ class LocalSearchResult:
     chunks: list[tuple[str, int, float]] = field(default_factory=list)
 
 
-def score_entities(index: GraphIndex, query_vector: np.ndarray | None, keywords: Sequence[str],
-                   params: LocalSearchParams) -> dict[str, float]:
+def score_entities(
+    index: GraphIndex, query_vector: np.ndarray | None, keywords: Sequence[str], params: LocalSearchParams
+) -> dict[str, float]:
     """Entity id → match score (cosine similarity plus keyword boost)."""
     scores: dict[str, float] = {}
     if query_vector is not None and len(index.entity_vectors):
@@ -82,8 +83,7 @@ def score_entities(index: GraphIndex, query_vector: np.ndarray | None, keywords:
     return scores
 
 
-def _rank_relations(index: GraphIndex, selected: dict[str, float],
-                    limit: int) -> list[tuple[RelationRecord, float]]:
+def _rank_relations(index: GraphIndex, selected: dict[str, float], limit: int) -> list[tuple[RelationRecord, float]]:
     relations = index.relations_of(list(selected))
 
     def key(relation: RelationRecord) -> tuple[int, float, float]:
@@ -95,8 +95,9 @@ def _rank_relations(index: GraphIndex, selected: dict[str, float],
     return [(r, r.weight) for r in ranked]
 
 
-def _neighbours(index: GraphIndex, selected: dict[str, float], relations: Sequence[tuple[RelationRecord, float]],
-                limit: int) -> list[tuple[EntityRecord, float]]:
+def _neighbours(
+    index: GraphIndex, selected: dict[str, float], relations: Sequence[tuple[RelationRecord, float]], limit: int
+) -> list[tuple[EntityRecord, float]]:
     found: dict[str, float] = {}
     for relation, weight in relations:
         for end in (relation.source_id, relation.target_id):
@@ -106,8 +107,9 @@ def _neighbours(index: GraphIndex, selected: dict[str, float], relations: Sequen
     return [(index.entities[eid], score) for eid, score in ranked]
 
 
-def rank_chunks(entities: Sequence[tuple[EntityRecord, float]],
-                relations: Sequence[tuple[RelationRecord, float]]) -> list[tuple[str, int, float]]:
+def rank_chunks(
+    entities: Sequence[tuple[EntityRecord, float]], relations: Sequence[tuple[RelationRecord, float]]
+) -> list[tuple[str, int, float]]:
     """(chunk id, citations, best citing-entity score), most cited first."""
     citations: dict[str, int] = {}
     best: dict[str, float] = {}
@@ -124,8 +126,9 @@ def rank_chunks(entities: Sequence[tuple[EntityRecord, float]],
     return [(c, citations[c], best[c] if best[c] != float("-inf") else 0.0) for c in ranked]
 
 
-def local_search(index: GraphIndex, query: str, query_vector: np.ndarray | None,
-                 params: LocalSearchParams) -> LocalSearchResult:
+def local_search(
+    index: GraphIndex, query: str, query_vector: np.ndarray | None, params: LocalSearchParams
+) -> LocalSearchResult:
     """Run the four steps of the module docstring over an in-memory graph index."""
     keywords = query_keywords(query)
     scores = score_entities(index, query_vector, keywords, params)
@@ -133,7 +136,11 @@ def local_search(index: GraphIndex, query: str, query_vector: np.ndarray | None,
     selected = dict(top)
     entities = [(index.entities[eid], score) for eid, score in top if eid in index.entities]
     relations = _rank_relations(index, selected, params.max_relations)
-    result = LocalSearchResult(keywords=keywords, entities=entities, relations=relations,
-                               neighbours=_neighbours(index, selected, relations, params.max_neighbours))
+    result = LocalSearchResult(
+        keywords=keywords,
+        entities=entities,
+        relations=relations,
+        neighbours=_neighbours(index, selected, relations, params.max_neighbours),
+    )
     result.chunks = rank_chunks(entities, relations)
     return result

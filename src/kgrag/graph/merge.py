@@ -58,8 +58,7 @@ def to_mentions(extraction: ChunkExtraction) -> tuple[list[EntityMention], list[
             dropped += 1
             continue
         seen.add(key)
-        entities.append(EntityMention(key, chunk, item.name.strip(), _clean_type(item.type),
-                                      item.description.strip()))
+        entities.append(EntityMention(key, chunk, item.name.strip(), _clean_type(item.type), item.description.strip()))
     relations: list[RelationMention] = []
     for rel in extraction.relations:
         source, target = entity_key(rel.source), entity_key(rel.target)
@@ -70,10 +69,17 @@ def to_mentions(extraction: ChunkExtraction) -> tuple[list[EntityMention], list[
             if key not in seen:
                 seen.add(key)
                 entities.append(EntityMention(key, chunk, surface.strip(), FALLBACK_TYPE, ""))
-        relations.append(RelationMention(
-            source_key=source, target_key=target, chunk_id=chunk, label=rel.label.strip() or GENERIC_LABEL,
-            description=rel.description.strip(), keywords=tuple(k.strip() for k in rel.keywords if k.strip()),
-            weight=max(0.0, float(rel.weight))))
+        relations.append(
+            RelationMention(
+                source_key=source,
+                target_key=target,
+                chunk_id=chunk,
+                label=rel.label.strip() or GENERIC_LABEL,
+                description=rel.description.strip(),
+                keywords=tuple(k.strip() for k in rel.keywords if k.strip()),
+                weight=max(0.0, float(rel.weight)),
+            )
+        )
     return entities, relations, dropped
 
 
@@ -88,8 +94,9 @@ def write_extractions(store: Store, extractions: Sequence[ChunkExtraction], extr
             if extraction.chunk_id not in alive:
                 continue  # removed while it was being extracted
             if extraction.error is not None:
-                store.graph.mark_extracted(extraction.chunk_id, extractor_name,
-                                           extraction.error[:MAX_ERROR_CHARS] or "error", 0, 0)
+                store.graph.mark_extracted(
+                    extraction.chunk_id, extractor_name, extraction.error[:MAX_ERROR_CHARS] or "error", 0, 0
+                )
                 stats.failed += 1
                 continue
             entities, relations, dropped = to_mentions(extraction)
@@ -103,9 +110,15 @@ def write_extractions(store: Store, extractions: Sequence[ChunkExtraction], extr
     return stats
 
 
-def merge_extractions(store: Store, extractions: Sequence[ChunkExtraction], extractor_name: str,
-                      summarizer: Summarizer, *, counter: TokenCounter | None = None,
-                      refresh: bool = True) -> MergeStats:
+def merge_extractions(
+    store: Store,
+    extractions: Sequence[ChunkExtraction],
+    extractor_name: str,
+    summarizer: Summarizer,
+    *,
+    counter: TokenCounter | None = None,
+    refresh: bool = True,
+) -> MergeStats:
     """Write a batch of extractions, then rebuild the entities and relations they touched.
 
     ``refresh=False`` defers the rebuild (touched items stay flagged stale) so a caller merging many

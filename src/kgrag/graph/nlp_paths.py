@@ -37,8 +37,13 @@ class ParseView:
     @classmethod
     def of(cls, doc: Doc) -> ParseView:
         tokens = list(doc)
-        return cls([t.head.i for t in tokens], [t.pos_ for t in tokens], [t.dep_ for t in tokens],
-                   [t.lemma_ for t in tokens], [t.lower_ for t in tokens])
+        return cls(
+            [t.head.i for t in tokens],
+            [t.pos_ for t in tokens],
+            [t.dep_ for t in tokens],
+            [t.lemma_ for t in tokens],
+            [t.lower_ for t in tokens],
+        )
 
     def chain(self, token: int) -> list[int]:
         """The token and its ancestors up to the sentence root."""
@@ -86,8 +91,9 @@ def path_label(view: ParseView, first: int, second: int) -> str | None:
     if verb is None:
         return None
     parts = [view.lemmas[verb].lower()]
-    parts.extend(view.lowers[t] for t, head in enumerate(view.heads) if head == verb and t != verb
-                 and view.deps[t] == "prt")
+    parts.extend(
+        view.lowers[t] for t, head in enumerate(view.heads) if head == verb and t != verb and view.deps[t] == "prt"
+    )
     parts.extend([view.lowers[t] for t in down if view.heads[t] == verb and view.deps[t] in _PREPOSITION_DEPS][:1])
     label = "_".join(p for p in parts if p.isalpha())
     return label or None

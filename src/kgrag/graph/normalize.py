@@ -24,23 +24,47 @@ _LEADING_ARTICLE = "the "
 _MAX_ROUNDS = 8
 
 # Words that end like a plural but are not one (or must stay as written to stay distinct).
-_INVARIANT = frozenset("""
+_INVARIANT = frozenset(
+    """
     analysis axis basis chassis crisis diagnosis emphasis hypothesis synopsis thesis
     bus campus census corpus focus genus nexus onus opus plus status stimulus virus
     series species news means lens physics economics mathematics ethics politics statistics
     kubernetes windows jenkins redis postgres https http aws dns ios macos ops devops gitops mlops
     sales always perhaps whereas towards afterwards minus canvas atlas alias bias gas
     diabetes herpes measles mumps rabies scabies arthritis hepatitis meningitis
-""".split())
+""".split()
+)
 
 # Plurals the suffix rules would get wrong, mapped to their singular.
 _IRREGULAR = {
-    "movies": "movie", "cookies": "cookie", "caches": "cache", "niches": "niche", "headaches": "headache",
-    "avalanches": "avalanche", "people": "person", "children": "child", "men": "man", "women": "woman",
-    "indices": "index", "matrices": "matrix", "vertices": "vertex", "criteria": "criterion",
-    "phenomena": "phenomenon", "analyses": "analysis", "diagnoses": "diagnosis", "hypotheses": "hypothesis",
-    "theses": "thesis", "crises": "crisis", "bases": "base", "statuses": "status", "buses": "bus",
-    "viruses": "virus", "lenses": "lens", "aliases": "alias", "biases": "bias", "geese": "goose",
+    "movies": "movie",
+    "cookies": "cookie",
+    "caches": "cache",
+    "niches": "niche",
+    "headaches": "headache",
+    "avalanches": "avalanche",
+    "people": "person",
+    "children": "child",
+    "men": "man",
+    "women": "woman",
+    "indices": "index",
+    "matrices": "matrix",
+    "vertices": "vertex",
+    "criteria": "criterion",
+    "phenomena": "phenomenon",
+    "analyses": "analysis",
+    "diagnoses": "diagnosis",
+    "hypotheses": "hypothesis",
+    "theses": "thesis",
+    "crises": "crisis",
+    "bases": "base",
+    "statuses": "status",
+    "buses": "bus",
+    "viruses": "virus",
+    "lenses": "lens",
+    "aliases": "alias",
+    "biases": "bias",
+    "geese": "goose",
 }
 
 _ACRONYM_PLURAL = re.compile(r"^[A-Z][A-Z0-9]+s$")
@@ -66,7 +90,7 @@ def _trim(text: str) -> str:
             if text.endswith(suffix) and len(text) > len(suffix):
                 text = text[: -len(suffix)]
         if text.startswith(_LEADING_ARTICLE) and len(text) > len(_LEADING_ARTICLE):
-            text = text[len(_LEADING_ARTICLE):]
+            text = text[len(_LEADING_ARTICLE) :]
         if text == before:
             break
     return text
@@ -97,8 +121,12 @@ def _singular_last_word(original: str, folded: str) -> str:
     head, _, last = folded.rpartition(" ")
     original_last = original.rpartition(" ")[2]
     new_last = singular(last)
-    if new_last == last and _ACRONYM_PLURAL.match(original_last) and original_last.casefold() == last \
-            and singular(last[:-1]) == last[:-1]:
+    if (
+        new_last == last
+        and _ACRONYM_PLURAL.match(original_last)
+        and original_last.casefold() == last
+        and singular(last[:-1]) == last[:-1]
+    ):
         new_last = last[:-1]
     return f"{head} {new_last}" if head else new_last
 

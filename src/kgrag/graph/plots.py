@@ -75,6 +75,8 @@ def write_stats_plots(stats: GraphStats, directory: Path) -> list[Path]:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise KgragError(f"{directory}: cannot create plot directory ({exc.strerror})") from exc
-    return [plot_degree_distribution(stats, directory / "degree_distribution.png"),
-            plot_component_sizes(stats, directory / "component_sizes.png"),
-            plot_type_histogram(stats, directory / "entity_types.png")]
+    return [
+        plot_degree_distribution(stats, directory / "degree_distribution.png"),
+        plot_component_sizes(stats, directory / "component_sizes.png"),
+        plot_type_histogram(stats, directory / "entity_types.png"),
+    ]

@@ -68,9 +68,15 @@ class GraphStats:
 
     def headline(self) -> dict[str, float | int]:
         """The numbers a before/after table shows."""
-        return {"nodes": self.nodes, "edges": self.edges, "average degree": self.average_degree,
-                "average clustering": self.average_clustering, "components": self.components,
-                "largest component": self.largest_component, "isolated nodes": self.isolated_nodes}
+        return {
+            "nodes": self.nodes,
+            "edges": self.edges,
+            "average degree": self.average_degree,
+            "average clustering": self.average_clustering,
+            "components": self.components,
+            "largest component": self.largest_component,
+            "isolated nodes": self.isolated_nodes,
+        }
 
 
 def _histogram(values: list[int]) -> list[tuple[int, int]]:

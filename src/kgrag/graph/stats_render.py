@@ -29,8 +29,15 @@ def stats_markdown(stats: GraphStats, title: str = "Graph statistics") -> str:
     """A markdown section: summary table, top hubs, entity types and the degree distribution."""
     lines = [f"## {title}", "", "| measure | value |", "|---|---:|"]
     lines += [f"| {name} | {value} |" for name, value in _summary_rows(stats)]
-    lines += ["", f"Clustering: {stats.clustering_convention}.", "", "### Top hubs", "",
-              "| entity | type | degree |", "|---|---|---:|"]
+    lines += [
+        "",
+        f"Clustering: {stats.clustering_convention}.",
+        "",
+        "### Top hubs",
+        "",
+        "| entity | type | degree |",
+        "|---|---|---:|",
+    ]
     lines += [f"| {_cell(hub.name)} | {_cell(hub.type)} | {hub.degree} |" for hub in stats.top_hubs]
     lines += ["", "### Entity types", "", "| type | entities |", "|---|---:|"]
     lines += [f"| {_cell(name)} | {count:,} |" for name, count in stats.type_histogram[:_TOP_TYPES]]

@@ -101,8 +101,12 @@ class CallableSummarizer:
     summary is always produced, within the limit, even when the model errs.
     """
 
-    def __init__(self, summarize_fn: Callable[[str, Sequence[str]], str], max_tokens: int = 300,
-                 counter: TokenCounter | None = None) -> None:
+    def __init__(
+        self,
+        summarize_fn: Callable[[str, Sequence[str]], str],
+        max_tokens: int = 300,
+        counter: TokenCounter | None = None,
+    ) -> None:
         self._fn = summarize_fn
         self.max_tokens = max_tokens
         self._fallback = ExtractiveSummarizer(max_tokens, counter)

@@ -78,6 +78,7 @@ def llm_summarize(
         "max_words": max(5, int(max_tokens * WORDS_PER_TOKEN)),
         "descriptions": "\n".join(f"- {text}" for text in texts),
     }
-    result = client.chat_prompt(SUMMARIZE_PROMPT, variables, stage=STAGE_SUMMARIZE,
-                                max_tokens=int(max_tokens * HEADROOM) + 8)
+    result = client.chat_prompt(
+        SUMMARIZE_PROMPT, variables, stage=STAGE_SUMMARIZE, max_tokens=int(max_tokens * HEADROOM) + 8
+    )
     return _trim(client, _SPACES.sub(" ", result.text).strip(), max_tokens)

@@ -48,8 +48,9 @@ def _graph_texts(entities: Sequence[EntityRecord], relations: Sequence[RelationR
     return {content_hash(t): t for t in texts}
 
 
-def embed_graph(store: Store, embedder: Embedder, batch_size: int = EMBED_BATCH, *,
-                with_relations: bool = False) -> int:
+def embed_graph(
+    store: Store, embedder: Embedder, batch_size: int = EMBED_BATCH, *, with_relations: bool = False
+) -> int:
     """Embed the entities (and, if asked, relations) whose current text has no vector yet; returns how
     many texts were embedded.
 
@@ -64,7 +65,7 @@ def embed_graph(store: Store, embedder: Embedder, batch_size: int = EMBED_BATCH,
     present = store.vectors.get(embedder.name, list(texts))
     missing = [(h, t) for h, t in texts.items() if h not in present]
     for start in range(0, len(missing), batch_size):
-        batch = missing[start:start + batch_size]
+        batch = missing[start : start + batch_size]
         vectors = embedder.embed([t for _, t in batch])
         store.vectors.put(embedder.name, zip([h for h, _ in batch], vectors, strict=True))
     return len(missing)
@@ -138,8 +139,10 @@ def load_graph_index(store: Store, model: str) -> GraphIndex:
         adjacency.setdefault(relation.source_id, []).append(relation.id)
         adjacency.setdefault(relation.target_id, []).append(relation.id)
     return GraphIndex(
-        entities={e.id: e for e in entities}, relations={r.id: r for r in relations},
-        by_key={e.key: e.id for e in entities}, adjacency=adjacency,
+        entities={e.id: e for e in entities},
+        relations={r.id: r for r in relations},
+        by_key={e.key: e.id for e in entities},
+        adjacency=adjacency,
         entity_vectors=_dense([e.id for e in entities], entity_hashes, vectors),
-        relation_vectors=_dense([r.id for r in relations], relation_hashes, vectors))
-
+        relation_vectors=_dense([r.id for r in relations], relation_hashes, vectors),
+    )

@@ -5,5 +5,4 @@ from kgrag.indexing.ingest import ChunkPlan
 from kgrag.indexing.progress import Progress, SilentProgress
 from kgrag.indexing.report import FileProblem, IndexReport
 
-__all__ = ["ChunkPlan", "FileProblem", "IndexReport", "Progress", "SilentProgress", "remove_documents",
-           "run_index"]
+__all__ = ["ChunkPlan", "FileProblem", "IndexReport", "Progress", "SilentProgress", "remove_documents", "run_index"]

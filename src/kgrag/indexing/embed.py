@@ -18,8 +18,9 @@ STAGE = "embed"
 COMMIT_BLOCK = 256  # texts per committed block; the model batches inside it
 
 
-def embed_missing_chunks(store: Store, embedder: Embedder, batch_size: int, progress: Progress,
-                         report: IndexReport) -> None:
+def embed_missing_chunks(
+    store: Store, embedder: Embedder, batch_size: int, progress: Progress, report: IndexReport
+) -> None:
     """Embed the chunk texts that have no vector for ``embedder.name`` yet (vectors are keyed by it)."""
     missing = store.vectors.missing_chunk_hashes(embedder.name)
     if not missing:
@@ -29,7 +30,7 @@ def embed_missing_chunks(store: Store, embedder: Embedder, batch_size: int, prog
     # by length to cut padding.
     batch_size = max(batch_size, COMMIT_BLOCK)
     for start in range(0, len(missing), batch_size):
-        batch = missing[start:start + batch_size]
+        batch = missing[start : start + batch_size]
         started = time.perf_counter()
         vectors = embedder.embed([text for _, text in batch])
         report.add_time("embed", time.perf_counter() - started)

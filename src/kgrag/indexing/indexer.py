@@ -29,9 +29,16 @@ from kgrag.store.records import DocumentStatus
 INGEST_STAGE = "read+chunk"
 
 
-def run_index(paths: Sequence[Path], store: Store, config: KgragConfig, plan: ChunkPlan,
-              embedder: Embedder, progress: Progress, extractor: Extractor | None = None,
-              summarizer: Summarizer | None = None) -> IndexReport:
+def run_index(
+    paths: Sequence[Path],
+    store: Store,
+    config: KgragConfig,
+    plan: ChunkPlan,
+    embedder: Embedder,
+    progress: Progress,
+    extractor: Extractor | None = None,
+    summarizer: Summarizer | None = None,
+) -> IndexReport:
     """Index ``paths`` (files or directories) into ``store``; with an ``extractor``, build the graph too."""
     report = IndexReport()
     started = time.perf_counter()
@@ -61,8 +68,15 @@ def run_index(paths: Sequence[Path], store: Store, config: KgragConfig, plan: Ch
 
 
 # -- graph stage (issue #4) ----------------------------------------------------------------------
-def _graph_stage(store: Store, embedder: Embedder, progress: Progress, report: IndexReport,
-                 extractor: Extractor | None, summarizer: Summarizer, counter: TokenCounter) -> None:
+def _graph_stage(
+    store: Store,
+    embedder: Embedder,
+    progress: Progress,
+    report: IndexReport,
+    extractor: Extractor | None,
+    summarizer: Summarizer,
+    counter: TokenCounter,
+) -> None:
     """Extract and merge what the graph is missing; without an extractor, still drop the provenance of
     re-chunked or removed documents so an existing graph never cites chunks that are gone."""
     if extractor is not None:
@@ -86,8 +100,12 @@ def finalize_statuses(store: Store, extractor_name: str | None = None) -> None:
                     store.documents.set_status(doc.id, target)
 
 
-def remove_documents(store: Store, refs: Sequence[str], summarizer: Summarizer | None = None,
-                     embedder_factory: Callable[[], Embedder] | None = None) -> tuple[list[str], list[str]]:
+def remove_documents(
+    store: Store,
+    refs: Sequence[str],
+    summarizer: Summarizer | None = None,
+    embedder_factory: Callable[[], Embedder] | None = None,
+) -> tuple[list[str], list[str]]:
     """Delete documents by id, source or path (a path removes all records of that file).
 
     Returns (removed sources, refs that matched nothing). Chunks, FTS rows and graph provenance go

@@ -48,10 +48,18 @@ def build_chunk_records(doc_id: str, text: str, plan: ChunkPlan) -> list[ChunkRe
         text_hash = content_hash(chunk.text)
         occurrence = seen.get(text_hash, 0)
         seen[text_hash] = occurrence + 1
-        records.append(ChunkRecord(
-            id=chunk_id(doc_id, text_hash, occurrence), doc_id=doc_id, ord=chunk.ord,
-            char_start=chunk.char_start, char_end=chunk.char_end, text=chunk.text,
-            n_tokens=chunk.n_tokens, text_hash=text_hash))
+        records.append(
+            ChunkRecord(
+                id=chunk_id(doc_id, text_hash, occurrence),
+                doc_id=doc_id,
+                ord=chunk.ord,
+                char_start=chunk.char_start,
+                char_end=chunk.char_end,
+                text=chunk.text,
+                n_tokens=chunk.n_tokens,
+                text_hash=text_hash,
+            )
+        )
     return records
 
 
@@ -77,8 +85,11 @@ class Ingestor:
         docs = self._file_docs(path)
         fingerprint = file_fingerprint(path)
         return bool(docs) and all(
-            d.status in _DONE and d.metadata.get("fingerprint") == fingerprint
-            and d.metadata.get("chunking") == self.plan.signature for d in docs)
+            d.status in _DONE
+            and d.metadata.get("fingerprint") == fingerprint
+            and d.metadata.get("chunking") == self.plan.signature
+            for d in docs
+        )
 
     def ingest(self, path: Path, report: IndexReport) -> None:
         started = time.perf_counter()
@@ -102,15 +113,25 @@ class Ingestor:
         doc_id = document_id(doc.source)
         existing = self.store.documents.get(doc_id)
         metadata = {**doc.metadata, "fingerprint": fingerprint, "chunking": self.plan.signature}
-        record = DocumentRecord(id=doc_id, source=doc.source, title=doc.title, content_hash=doc.content_hash,
-                                status=DocumentStatus.CHUNKED, n_chars=len(doc.text), metadata=metadata,
-                                updated_at=time.time())
-        if existing and existing.content_hash == doc.content_hash and existing.status in _DONE \
-                and existing.metadata.get("chunking") == self.plan.signature:
+        record = DocumentRecord(
+            id=doc_id,
+            source=doc.source,
+            title=doc.title,
+            content_hash=doc.content_hash,
+            status=DocumentStatus.CHUNKED,
+            n_chars=len(doc.text),
+            metadata=metadata,
+            updated_at=time.time(),
+        )
+        if (
+            existing
+            and existing.content_hash == doc.content_hash
+            and existing.status in _DONE
+            and existing.metadata.get("chunking") == self.plan.signature
+        ):
             report.documents_unchanged += 1
             if existing.metadata != metadata:
-                self.store.documents.upsert(
-                    DocumentRecord(**{**record.__dict__, "status": existing.status}))
+                self.store.documents.upsert(DocumentRecord(**{**record.__dict__, "status": existing.status}))
             return
         started = time.perf_counter()
         chunks = build_chunk_records(doc_id, doc.text, self.plan)
@@ -131,6 +152,14 @@ class Ingestor:
         source = str(path.resolve())
         if self._file_docs(path):
             return  # keep the last good version searchable; the problem is reported
-        self.store.documents.upsert(DocumentRecord(
-            id=document_id(source), source=source, title=path.name, content_hash="",
-            status=DocumentStatus.FAILED, error=reason, updated_at=time.time()))
+        self.store.documents.upsert(
+            DocumentRecord(
+                id=document_id(source),
+                source=source,
+                title=path.name,
+                content_hash="",
+                status=DocumentStatus.FAILED,
+                error=reason,
+                updated_at=time.time(),
+            )
+        )

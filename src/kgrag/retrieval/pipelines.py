@@ -40,8 +40,9 @@ class Pipeline:
         started = time.perf_counter()
         for step in self.steps:
             step.run(state, env)
-        result = RetrievalResult(pipeline=self.name, query=query, items=state.items, trace=state.trace,
-                                 queries=state.queries)
+        result = RetrievalResult(
+            pipeline=self.name, query=query, items=state.items, trace=state.trace, queries=state.queries
+        )
         result.trace.append(_total(started, len(state.items)))
         return result
 
@@ -68,26 +69,38 @@ class PipelineRegistry:
     def build(self, name: str, config: KgragConfig) -> Pipeline:
         factory = self._factories.get(name)
         if factory is None:
-            raise KgragError(f"unknown pipeline {name!r}; available: {', '.join(self.names())} "
-                             "(see `kgrag pipelines`)")
+            raise KgragError(f"unknown pipeline {name!r}; available: {', '.join(self.names())} (see `kgrag pipelines`)")
         return factory(config)
 
 
 def _dense(cfg: KgragConfig) -> Pipeline:
-    return Pipeline("dense", "Exact cosine search over chunk embeddings.",
-                    (DenseSearch(pool=cfg.retrieval.candidate_pool), UseStream("dense"), TakeTop(), Hydrate()))
+    return Pipeline(
+        "dense",
+        "Exact cosine search over chunk embeddings.",
+        (DenseSearch(pool=cfg.retrieval.candidate_pool), UseStream("dense"), TakeTop(), Hydrate()),
+    )
 
 
 def _bm25(cfg: KgragConfig) -> Pipeline:
-    return Pipeline("bm25", "Lexical BM25 search (SQLite FTS5) over chunk text.",
-                    (BM25Search(pool=cfg.retrieval.candidate_pool), UseStream("bm25"), TakeTop(), Hydrate()))
+    return Pipeline(
+        "bm25",
+        "Lexical BM25 search (SQLite FTS5) over chunk text.",
+        (BM25Search(pool=cfg.retrieval.candidate_pool), UseStream("bm25"), TakeTop(), Hydrate()),
+    )
 
 
 def _hybrid(cfg: KgragConfig) -> Pipeline:
     return Pipeline(
-        "hybrid", f"Dense + BM25 fused by reciprocal rank fusion (k={cfg.retrieval.rrf_k}, seed 004).",
-        (DenseSearch(pool=cfg.retrieval.candidate_pool), BM25Search(pool=cfg.retrieval.candidate_pool),
-         FuseRRF(("dense", "bm25"), k=cfg.retrieval.rrf_k), TakeTop(), Hydrate()))
+        "hybrid",
+        f"Dense + BM25 fused by reciprocal rank fusion (k={cfg.retrieval.rrf_k}, seed 004).",
+        (
+            DenseSearch(pool=cfg.retrieval.candidate_pool),
+            BM25Search(pool=cfg.retrieval.candidate_pool),
+            FuseRRF(("dense", "bm25"), k=cfg.retrieval.rrf_k),
+            TakeTop(),
+            Hydrate(),
+        ),
+    )
 
 
 def _graph_local(cfg: KgragConfig) -> Pipeline:
@@ -95,9 +108,12 @@ def _graph_local(cfg: KgragConfig) -> Pipeline:
     from kgrag.retrieval.graph_steps import GraphLocalSearch
 
     return Pipeline(
-        "graph-local", "LightRAG-style local search: query → entities → relations/neighbours → chunks by "
+        "graph-local",
+        "LightRAG-style local search: query → entities → relations/neighbours → chunks by "
         "provenance count, plus the entity and relation items (seed 004).",
-        (GraphLocalSearch(), Hydrate()), requires=frozenset({"graph"}))
+        (GraphLocalSearch(), Hydrate()),
+        requires=frozenset({"graph"}),
+    )
 
 
 def builtin_registry() -> PipelineRegistry:

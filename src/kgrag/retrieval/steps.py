@@ -29,8 +29,11 @@ class QueryState:
     trace: list[TraceStep] = field(default_factory=list)
 
     def record(self, step: str, params: dict[str, Any], n_out: int, started: float, note: str = "") -> None:
-        self.trace.append(TraceStep(step=step, params=params, n_out=n_out,
-                                    ms=round((time.perf_counter() - started) * 1000, 3), note=note))
+        self.trace.append(
+            TraceStep(
+                step=step, params=params, n_out=n_out, ms=round((time.perf_counter() - started) * 1000, 3), note=note
+            )
+        )
 
 
 class Step(Protocol):
@@ -50,18 +53,21 @@ def _merge_max(lists: Sequence[Sequence[tuple[str, float]]], stream: str) -> lis
             if chunk_id not in best or score > best[chunk_id]:
                 best[chunk_id] = score
     ranked = sorted(best.items(), key=lambda kv: -kv[1])
-    return [ContextItem(kind="chunk", id=cid, text="", score=s, chunk_ids=[cid], scores={stream: s})
-            for cid, s in ranked]
+    return [
+        ContextItem(kind="chunk", id=cid, text="", score=s, chunk_ids=[cid], scores={stream: s}) for cid, s in ranked
+    ]
 
 
-def _search_all_queries(step: DenseSearch | BM25Search, state: QueryState,
-                        search: Callable[[str], list[ScoredId]]) -> None:
+def _search_all_queries(
+    step: DenseSearch | BM25Search, state: QueryState, search: Callable[[str], list[ScoredId]]
+) -> None:
     """Run one retriever for every query in the state and store the union as the step's stream."""
     started = time.perf_counter()
     hits = [[(h.id, h.score) for h in search(q)] for q in state.queries]
     state.streams[step.stream] = _merge_max(hits, step.stream)
-    state.record(step.name, {"pool": step.pool, "queries": len(state.queries)}, len(state.streams[step.stream]),
-                 started)
+    state.record(
+        step.name, {"pool": step.pool, "queries": len(state.queries)}, len(state.streams[step.stream]), started
+    )
 
 
 @dataclass(frozen=True)
@@ -115,8 +121,10 @@ class FuseRRF:
         fused: dict[str, ContextItem] = {}
         for stream in self.streams:
             for rank, item in enumerate(state.streams.get(stream, []), start=1):
-                target = fused.setdefault(item.id, ContextItem(
-                    kind=item.kind, id=item.id, text=item.text, score=0.0, chunk_ids=list(item.chunk_ids)))
+                target = fused.setdefault(
+                    item.id,
+                    ContextItem(kind=item.kind, id=item.id, text=item.text, score=0.0, chunk_ids=list(item.chunk_ids)),
+                )
                 target.score += 1.0 / (self.k + rank)
                 target.scores.update(item.scores)
         state.items = sorted(fused.values(), key=lambda it: -it.score)

@@ -30,4 +30,3 @@ class DenseIndex:
         top = np.argpartition(-scores, limit - 1)[:limit]
         top = top[np.argsort(-scores[top], kind="stable")]
         return [ScoredId(id=self.ids[i], score=float(scores[i])) for i in top]
-

@@ -30,12 +30,16 @@ def preflight_context_window(config: KgragConfig) -> None:
     from kgrag.graph.extract_llm import extraction_max_tokens
 
     counter = TokenCounter.for_encoding(config.chunking.encoding)
-    extraction_prompt = (_template_tokens("extract_graph", config, counter) + STRUCTURED_OVERHEAD_TOKENS
-                         + config.graph.unit_tokens)
+    extraction_prompt = (
+        _template_tokens("extract_graph", config, counter) + STRUCTURED_OVERHEAD_TOKENS + config.graph.unit_tokens
+    )
     answer_prompt = _template_tokens("answer", config, counter) + config.generation.context_tokens
     if config.graph.extractor in ("llm", "auto"):
         # extraction_max_tokens already shrinks the reply room to fit the window; what must fit is the
         # prompt plus the configured minimum reply
-        check_context_window(window, extraction_prompt, min(extraction_max_tokens(config.llm, config.graph.unit_tokens),
-                                                            config.llm.max_output_tokens))
+        check_context_window(
+            window,
+            extraction_prompt,
+            min(extraction_max_tokens(config.llm, config.graph.unit_tokens), config.llm.max_output_tokens),
+        )
     check_context_window(window, answer_prompt, config.llm.max_output_tokens)

@@ -42,8 +42,16 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def _row_to_chunk(r: sqlite3.Row) -> ChunkRecord:
-    return ChunkRecord(id=r["id"], doc_id=r["doc_id"], ord=r["ord"], char_start=r["char_start"],
-                       char_end=r["char_end"], text=r["text"], n_tokens=r["n_tokens"], text_hash=r["text_hash"])
+    return ChunkRecord(
+        id=r["id"],
+        doc_id=r["doc_id"],
+        ord=r["ord"],
+        char_start=r["char_start"],
+        char_end=r["char_end"],
+        text=r["text"],
+        n_tokens=r["n_tokens"],
+        text_hash=r["text_hash"],
+    )
 
 
 def fts_match_expression(query: str) -> str | None:
@@ -65,15 +73,15 @@ class SQLiteChunks:
             self._db.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
             self._db.executemany(
                 f"INSERT INTO chunks({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)",
-                [(c.id, c.doc_id, c.ord, c.char_start, c.char_end, c.n_tokens, c.text, c.text_hash)
-                 for c in chunks])
+                [(c.id, c.doc_id, c.ord, c.char_start, c.char_end, c.n_tokens, c.text, c.text_hash) for c in chunks],
+            )
 
     def get_many(self, chunk_ids: Sequence[str]) -> list[ChunkRecord]:
         """Chunks in the order of ``chunk_ids`` (unknown ids are skipped)."""
         found: dict[str, ChunkRecord] = {}
         ids = list(dict.fromkeys(chunk_ids))
         for start in range(0, len(ids), 500):
-            batch = ids[start:start + 500]
+            batch = ids[start : start + 500]
             marks = ",".join("?" * len(batch))
             for r in self._db.query(f"SELECT {_COLUMNS} FROM chunks WHERE id IN ({marks})", batch):
                 found[r["id"]] = _row_to_chunk(r)
@@ -87,7 +95,8 @@ class SQLiteChunks:
         last = 0
         while True:
             rows = self._db.query(
-                f"SELECT rowid, {_COLUMNS} FROM chunks WHERE rowid > ? ORDER BY rowid LIMIT 1000", (last,))
+                f"SELECT rowid, {_COLUMNS} FROM chunks WHERE rowid > ? ORDER BY rowid LIMIT 1000", (last,)
+            )
             if not rows:
                 return
             for r in rows:
@@ -104,5 +113,7 @@ class SQLiteChunks:
             return []
         rows = self._db.query(
             "SELECT c.id, bm25(chunks_fts) AS s FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid "
-            "WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?", (expression, limit))
+            "WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?",
+            (expression, limit),
+        )
         return [ScoredId(id=r["id"], score=-float(r["s"])) for r in rows]

@@ -36,8 +36,7 @@ class Database:
     def __init__(self, path: Path | str, schemas: Sequence[str]) -> None:
         self.path = str(path)
         try:
-            self._conn = sqlite3.connect(
-                self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
+            self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
         except sqlite3.Error as exc:
             raise WorkspaceError(f"{self.path}: cannot open database ({exc})") from exc
         self._conn.row_factory = sqlite3.Row

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 
 from kgrag.store.records import DocumentRecord, DocumentStatus
@@ -41,16 +42,23 @@ class SQLiteMeta:
     def set(self, key: str, value: str) -> None:
         with self._db.transaction():
             self._db.execute(
-                "INSERT INTO meta(key, value) VALUES (?, ?) "
-                "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
 
 
-def _row_to_document(row: object) -> DocumentRecord:
-    r = row  # sqlite3.Row
+def _row_to_document(r: sqlite3.Row) -> DocumentRecord:
     return DocumentRecord(
-        id=r["id"], source=r["source"], title=r["title"], content_hash=r["content_hash"],  # type: ignore[index]
-        status=DocumentStatus(r["status"]), error=r["error"], n_chars=r["n_chars"],  # type: ignore[index]
-        metadata=json.loads(r["metadata"]), updated_at=r["updated_at"])  # type: ignore[index]
+        id=r["id"],
+        source=r["source"],
+        title=r["title"],
+        content_hash=r["content_hash"],
+        status=DocumentStatus(r["status"]),
+        error=r["error"],
+        n_chars=r["n_chars"],
+        metadata=json.loads(r["metadata"]),
+        updated_at=r["updated_at"],
+    )
 
 
 class SQLiteDocuments:
@@ -69,7 +77,8 @@ class SQLiteDocuments:
 
     def with_source_prefix(self, prefix: str) -> list[DocumentRecord]:
         rows = self._db.query(
-            "SELECT * FROM documents WHERE substr(source, 1, ?) = ? ORDER BY source", (len(prefix), prefix))
+            "SELECT * FROM documents WHERE substr(source, 1, ?) = ? ORDER BY source", (len(prefix), prefix)
+        )
         return [_row_to_document(r) for r in rows]
 
     def list(self, status: DocumentStatus | None = None) -> list[DocumentRecord]:
@@ -87,14 +96,25 @@ class SQLiteDocuments:
                 "title=excluded.title, content_hash=excluded.content_hash, status=excluded.status, "
                 "error=excluded.error, n_chars=excluded.n_chars, metadata=excluded.metadata, "
                 "updated_at=excluded.updated_at",
-                (doc.id, doc.source, doc.title, doc.content_hash, doc.status.value, doc.error, doc.n_chars,
-                 json.dumps(doc.metadata, sort_keys=True), doc.updated_at or time.time()))
+                (
+                    doc.id,
+                    doc.source,
+                    doc.title,
+                    doc.content_hash,
+                    doc.status.value,
+                    doc.error,
+                    doc.n_chars,
+                    json.dumps(doc.metadata, sort_keys=True),
+                    doc.updated_at or time.time(),
+                ),
+            )
 
     def set_status(self, doc_id: str, status: DocumentStatus, error: str | None = None) -> None:
         with self._db.transaction():
             self._db.execute(
                 "UPDATE documents SET status = ?, error = ?, updated_at = ? WHERE id = ?",
-                (status.value, error, time.time(), doc_id))
+                (status.value, error, time.time(), doc_id),
+            )
 
     def delete(self, doc_id: str) -> None:
         with self._db.transaction():

@@ -101,7 +101,7 @@ _CHUNK_ORDER = "c.doc_id, c.ord, m.rowid"
 def _batches(ids: Sequence[str]) -> Iterator[list[str]]:
     unique = list(dict.fromkeys(ids))
     for start in range(0, len(unique), _BATCH):
-        yield unique[start:start + _BATCH]
+        yield unique[start : start + _BATCH]
 
 
 def _marks(values: Sequence[object]) -> str:
@@ -121,10 +121,12 @@ class SQLiteGraph:
         with self._db.transaction():
             self._db.executemany(
                 "INSERT INTO entities(id, key, name, type) VALUES (?,?,?,?) ON CONFLICT DO NOTHING",
-                [(i, m.entity_key, m.surface, m.type) for i, m in zip(ids, mentions, strict=True)])
+                [(i, m.entity_key, m.surface, m.type) for i, m in zip(ids, mentions, strict=True)],
+            )
             self._db.executemany(
                 "INSERT INTO entity_mentions(entity_id, chunk_id, surface, type, description) VALUES (?,?,?,?,?)",
-                [(i, m.chunk_id, m.surface, m.type, m.description) for i, m in zip(ids, mentions, strict=True)])
+                [(i, m.chunk_id, m.surface, m.type, m.description) for i, m in zip(ids, mentions, strict=True)],
+            )
         return ids
 
     def add_relation_mentions(self, mentions: Sequence[RelationMention]) -> list[str]:
@@ -135,15 +137,19 @@ class SQLiteGraph:
             rid = relation_id_for_pair(a, b)
             ids.append(rid)
             relations.append((rid, min(a, b), max(a, b), m.label))
-            rows.append((rid, m.chunk_id, int(a < b), m.label, m.description, json.dumps(list(m.keywords)),
-                         float(m.weight)))
+            rows.append(
+                (rid, m.chunk_id, int(a < b), m.label, m.description, json.dumps(list(m.keywords)), float(m.weight))
+            )
         with self._db.transaction():
             self._db.executemany(
                 "INSERT INTO relations(id, source_id, target_id, label) VALUES (?,?,?,?) ON CONFLICT DO NOTHING",
-                relations)
+                relations,
+            )
             self._db.executemany(
                 "INSERT INTO relation_mentions(relation_id, chunk_id, forward, label, description, keywords, "
-                "weight) VALUES (?,?,?,?,?,?,?)", rows)
+                "weight) VALUES (?,?,?,?,?,?,?)",
+                rows,
+            )
         return ids
 
     def clear_chunk_mentions(self, chunk_ids: Sequence[str]) -> None:
@@ -159,10 +165,13 @@ class SQLiteGraph:
             rows = self._db.query(
                 "SELECT m.entity_id, e.key, m.chunk_id, m.surface, m.type, m.description FROM entity_mentions m "
                 "JOIN entities e ON e.id = m.entity_id JOIN chunks c ON c.id = m.chunk_id "
-                f"WHERE m.entity_id IN ({_marks(batch)}) ORDER BY {_CHUNK_ORDER}", batch)
+                f"WHERE m.entity_id IN ({_marks(batch)}) ORDER BY {_CHUNK_ORDER}",
+                batch,
+            )
             for r in rows:
-                out.setdefault(r[0], []).append(EntityMention(
-                    entity_key=r[1], chunk_id=r[2], surface=r[3], type=r[4], description=r[5]))
+                out.setdefault(r[0], []).append(
+                    EntityMention(entity_key=r[1], chunk_id=r[2], surface=r[3], type=r[4], description=r[5])
+                )
         return out
 
     def relation_mentions(self, relation_ids: Sequence[str]) -> dict[str, list[RelationMention]]:
@@ -173,12 +182,22 @@ class SQLiteGraph:
                 "m.weight FROM relation_mentions m JOIN relations r ON r.id = m.relation_id "
                 "JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id "
                 f"JOIN chunks c ON c.id = m.chunk_id WHERE m.relation_id IN ({_marks(batch)}) "
-                f"ORDER BY {_CHUNK_ORDER}", batch)
+                f"ORDER BY {_CHUNK_ORDER}",
+                batch,
+            )
             for r in rows:
                 source, target = (r[1], r[2]) if r[3] else (r[2], r[1])
-                out.setdefault(r[0], []).append(RelationMention(
-                    source_key=source, target_key=target, chunk_id=r[4], label=r[5], description=r[6],
-                    keywords=tuple(json.loads(r[7])), weight=float(r[8])))
+                out.setdefault(r[0], []).append(
+                    RelationMention(
+                        source_key=source,
+                        target_key=target,
+                        chunk_id=r[4],
+                        label=r[5],
+                        description=r[6],
+                        keywords=tuple(json.loads(r[7])),
+                        weight=float(r[8]),
+                    )
+                )
         return out
 
     # -- aggregates ------------------------------------------------------------------------------
@@ -192,8 +211,11 @@ class SQLiteGraph:
                 "INSERT INTO entities(id, key, name, type, description, stale, metadata) VALUES (?,?,?,?,?,0,?) "
                 "ON CONFLICT(id) DO UPDATE SET name = excluded.name, type = excluded.type, "
                 "description = excluded.description, stale = 0, metadata = excluded.metadata",
-                [(e.id, e.key, e.name, e.type, e.description, json.dumps(e.metadata, sort_keys=True))
-                 for e in entities])
+                [
+                    (e.id, e.key, e.name, e.type, e.description, json.dumps(e.metadata, sort_keys=True))
+                    for e in entities
+                ],
+            )
 
     def save_relations(self, relations: Sequence[RelationRecord]) -> None:
         """Upsert merged relations and clear their stale flag; endpoints are stored in id order."""
@@ -203,14 +225,26 @@ class SQLiteGraph:
                 "VALUES (?,?,?,?,?,?,?,0) ON CONFLICT(id) DO UPDATE SET label = excluded.label, "
                 "description = excluded.description, keywords = excluded.keywords, weight = excluded.weight, "
                 "stale = 0",
-                [(r.id, min(r.source_id, r.target_id), max(r.source_id, r.target_id), r.label, r.description,
-                  json.dumps(list(r.keywords)), float(r.weight)) for r in relations])
+                [
+                    (
+                        r.id,
+                        min(r.source_id, r.target_id),
+                        max(r.source_id, r.target_id),
+                        r.label,
+                        r.description,
+                        json.dumps(list(r.keywords)),
+                        float(r.weight),
+                    )
+                    for r in relations
+                ],
+            )
 
     def _provenance(self, table: str, column: str, ids: Sequence[str] | None) -> dict[str, list[str]]:
         """Distinct chunk ids per entity/relation, in document order."""
         out: dict[str, list[str]] = {}
-        sql = (f"SELECT DISTINCT m.{column}, m.chunk_id, c.doc_id, c.ord FROM {table} m "
-               "JOIN chunks c ON c.id = m.chunk_id")
+        sql = (
+            f"SELECT DISTINCT m.{column}, m.chunk_id, c.doc_id, c.ord FROM {table} m JOIN chunks c ON c.id = m.chunk_id"
+        )
         groups: Iterator[list[str] | None] = _batches(ids) if ids is not None else iter([None])
         for batch in groups:
             where = f" WHERE m.{column} IN ({_marks(batch)})" if batch is not None else ""
@@ -222,14 +256,24 @@ class SQLiteGraph:
         """Entities (all, in creation order, or the given ids in that order) with their provenance."""
         rows = self._select("SELECT id, key, name, type, description, metadata FROM entities", entity_ids)
         provenance = self._provenance("entity_mentions", "entity_id", entity_ids)
-        return [EntityRecord(id=r[0], key=r[1], name=r[2], type=r[3], description=r[4],
-                             chunk_ids=tuple(provenance.get(r[0], ())), metadata=json.loads(r[5]))
-                for r in rows]
+        return [
+            EntityRecord(
+                id=r[0],
+                key=r[1],
+                name=r[2],
+                type=r[3],
+                description=r[4],
+                chunk_ids=tuple(provenance.get(r[0], ())),
+                metadata=json.loads(r[5]),
+            )
+            for r in rows
+        ]
 
     def relations(self, relation_ids: Sequence[str] | None = None) -> list[RelationRecord]:
         """Relations (all, or the given ids in that order) with their provenance."""
         rows = self._select(
-            "SELECT id, source_id, target_id, label, description, keywords, weight FROM relations", relation_ids)
+            "SELECT id, source_id, target_id, label, description, keywords, weight FROM relations", relation_ids
+        )
         return self._relation_records(rows, self._provenance("relation_mentions", "relation_id", relation_ids))
 
     def relations_of(self, entity_ids: Sequence[str]) -> list[RelationRecord]:
@@ -237,18 +281,32 @@ class SQLiteGraph:
         rows: list[sqlite3.Row] = []
         for batch in _batches(entity_ids):
             marks = _marks(batch)
-            rows.extend(self._db.query(
-                "SELECT id, source_id, target_id, label, description, keywords, weight FROM relations "
-                f"WHERE source_id IN ({marks}) OR target_id IN ({marks}) ORDER BY rowid", [*batch, *batch]))
+            rows.extend(
+                self._db.query(
+                    "SELECT id, source_id, target_id, label, description, keywords, weight FROM relations "
+                    f"WHERE source_id IN ({marks}) OR target_id IN ({marks}) ORDER BY rowid",
+                    [*batch, *batch],
+                )
+            )
         unique = list({r[0]: r for r in rows}.values())
         provenance = self._provenance("relation_mentions", "relation_id", [r[0] for r in unique])
         return self._relation_records(unique, provenance)
 
     @staticmethod
     def _relation_records(rows: Sequence[sqlite3.Row], provenance: dict[str, list[str]]) -> list[RelationRecord]:
-        return [RelationRecord(id=r[0], source_id=r[1], target_id=r[2], label=r[3], description=r[4],
-                               keywords=tuple(json.loads(r[5])), weight=float(r[6]),
-                               chunk_ids=tuple(provenance.get(r[0], ()))) for r in rows]
+        return [
+            RelationRecord(
+                id=r[0],
+                source_id=r[1],
+                target_id=r[2],
+                label=r[3],
+                description=r[4],
+                keywords=tuple(json.loads(r[5])),
+                weight=float(r[6]),
+                chunk_ids=tuple(provenance.get(r[0], ())),
+            )
+            for r in rows
+        ]
 
     def _select(self, sql: str, ids: Sequence[str] | None) -> list[sqlite3.Row]:
         if ids is None:
@@ -280,34 +338,41 @@ class SQLiteGraph:
             relations_before = int(self._db.scalar("SELECT COUNT(*) FROM relations") or 0)
             entities = self._db.execute(
                 "DELETE FROM entities WHERE NOT EXISTS "
-                "(SELECT 1 FROM entity_mentions m WHERE m.entity_id = entities.id)").rowcount
+                "(SELECT 1 FROM entity_mentions m WHERE m.entity_id = entities.id)"
+            ).rowcount
             self._db.execute(
                 "DELETE FROM relations WHERE NOT EXISTS "
-                "(SELECT 1 FROM relation_mentions m WHERE m.relation_id = relations.id)")
+                "(SELECT 1 FROM relation_mentions m WHERE m.relation_id = relations.id)"
+            )
             relations_after = int(self._db.scalar("SELECT COUNT(*) FROM relations") or 0)
         return int(entities), relations_before - relations_after
 
     # -- extraction bookkeeping ------------------------------------------------------------------
-    def mark_extracted(self, chunk_id: str, extractor: str, error: str | None, n_entities: int,
-                       n_relations: int) -> None:
+    def mark_extracted(
+        self, chunk_id: str, extractor: str, error: str | None, n_entities: int, n_relations: int
+    ) -> None:
         """Record that ``extractor`` ran on the chunk (an ``error`` row means "retry next run").
 
         Marks of other extractors for the chunk are dropped: the graph holds one extraction per chunk.
         """
         with self._db.transaction():
-            self._db.execute("DELETE FROM chunk_extractions WHERE chunk_id = ? AND extractor <> ?",
-                             (chunk_id, extractor))
+            self._db.execute(
+                "DELETE FROM chunk_extractions WHERE chunk_id = ? AND extractor <> ?", (chunk_id, extractor)
+            )
             self._db.execute(
                 "INSERT INTO chunk_extractions(chunk_id, extractor, error, n_entities, n_relations) "
                 "VALUES (?,?,?,?,?) ON CONFLICT(chunk_id, extractor) DO UPDATE SET error = excluded.error, "
                 "n_entities = excluded.n_entities, n_relations = excluded.n_relations",
-                (chunk_id, extractor, error, n_entities, n_relations))
+                (chunk_id, extractor, error, n_entities, n_relations),
+            )
 
     def chunks_needing_extraction(self, extractor: str) -> list[str]:
         """Chunks never extracted by ``extractor`` or whose last attempt failed, in ingestion order."""
         rows = self._db.query(
             "SELECT c.id FROM chunks c LEFT JOIN chunk_extractions x ON x.chunk_id = c.id AND x.extractor = ? "
-            "WHERE x.chunk_id IS NULL OR x.error IS NOT NULL ORDER BY c.rowid", (extractor,))
+            "WHERE x.chunk_id IS NULL OR x.error IS NOT NULL ORDER BY c.rowid",
+            (extractor,),
+        )
         return [r[0] for r in rows]
 
     def documents_needing_extraction(self, extractor: str) -> list[str]:
@@ -315,14 +380,18 @@ class SQLiteGraph:
         rows = self._db.query(
             "SELECT DISTINCT c.doc_id FROM chunks c LEFT JOIN chunk_extractions x "
             "ON x.chunk_id = c.id AND x.extractor = ? WHERE x.chunk_id IS NULL OR x.error IS NOT NULL "
-            "ORDER BY c.doc_id", (extractor,))
+            "ORDER BY c.doc_id",
+            (extractor,),
+        )
         return [r[0] for r in rows]
 
     def extraction_errors(self, extractor: str, limit: int = 20) -> list[tuple[str, str]]:
         """(chunk id, error) of chunks whose last extraction failed, for reports."""
         rows = self._db.query(
             "SELECT chunk_id, error FROM chunk_extractions WHERE extractor = ? AND error IS NOT NULL "
-            "ORDER BY chunk_id LIMIT ?", (extractor, limit))
+            "ORDER BY chunk_id LIMIT ?",
+            (extractor, limit),
+        )
         return [(r[0], r[1]) for r in rows]
 
     def counts(self) -> dict[str, int]:

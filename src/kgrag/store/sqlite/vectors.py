@@ -33,24 +33,25 @@ class SQLiteVectors:
         rows = self._db.query(
             "SELECT c.text_hash, MIN(c.text) FROM chunks c LEFT JOIN embeddings e "
             "ON e.model = ? AND e.text_hash = c.text_hash WHERE e.text_hash IS NULL "
-            "GROUP BY c.text_hash ORDER BY MIN(c.rowid)", (model,))
+            "GROUP BY c.text_hash ORDER BY MIN(c.rowid)",
+            (model,),
+        )
         return [(r[0], r[1]) for r in rows]
 
     def put(self, model: str, items: Iterable[tuple[str, np.ndarray]]) -> None:
         rows = [(model, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items]
         with self._db.transaction():
-            self._db.executemany(
-                "INSERT OR REPLACE INTO embeddings(model, text_hash, vector) VALUES (?,?,?)", rows)
+            self._db.executemany("INSERT OR REPLACE INTO embeddings(model, text_hash, vector) VALUES (?,?,?)", rows)
 
     def get(self, model: str, text_hashes: Sequence[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
         hashes = list(dict.fromkeys(text_hashes))
         for start in range(0, len(hashes), 500):
-            batch = hashes[start:start + 500]
+            batch = hashes[start : start + 500]
             marks = ",".join("?" * len(batch))
             rows = self._db.query(
-                f"SELECT text_hash, vector FROM embeddings WHERE model = ? AND text_hash IN ({marks})",
-                [model, *batch])
+                f"SELECT text_hash, vector FROM embeddings WHERE model = ? AND text_hash IN ({marks})", [model, *batch]
+            )
             for r in rows:
                 out[r[0]] = np.frombuffer(r[1], dtype=np.float32)
         return out
@@ -59,7 +60,9 @@ class SQLiteVectors:
         """All chunk ids that have a vector, and their vectors stacked in the same order."""
         rows = self._db.query(
             "SELECT c.id, e.vector FROM chunks c JOIN embeddings e "
-            "ON e.model = ? AND e.text_hash = c.text_hash ORDER BY c.rowid", (model,))
+            "ON e.model = ? AND e.text_hash = c.text_hash ORDER BY c.rowid",
+            (model,),
+        )
         if not rows:
             return [], np.zeros((0, 0), dtype=np.float32)
         ids = [r[0] for r in rows]
