@@ -140,3 +140,47 @@ def test_small_context_window_fails_before_any_call(llm_ws: Path, docs: Path, se
     assert result.exit_code == 1
     assert "llm.context_window is 2048" in result.output and "num_ctx" in result.output
     assert server.stats.requests == 0
+
+
+def _graph_snapshot(ws: Workspace) -> tuple[object, ...]:
+    entities = sorted((e.key, e.type, e.chunk_ids) for e in ws.store.graph.entities())
+    relations = sorted((r.source_id, r.target_id, r.label, r.chunk_ids) for r in ws.store.graph.relations())
+    return entities, relations
+
+
+def test_graph_under_30_percent_faults_equals_the_clean_graph(
+    tmp_path: Path, docs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """End to end through the workspace: HTTP faults of every kind and malformed replies never lose
+    entities silently; whatever fails is retried by the next run, and the result equals a clean run."""
+    from kgrag.testing import FaultPlan
+
+    monkeypatch.setenv("KGRAG_TEST_KEY", "sk-test")
+    graphs = []
+    for name, faults in (("clean", FaultPlan()), ("faulty", FaultPlan(rate=0.3, slow_s=0.3, seed=7))):
+        with FakeOpenAIServer(Responder(), faults) as server:
+            ws = Workspace.init(
+                tmp_path / name,
+                embedding={"provider": "fake"},
+                llm={
+                    "provider": "openai",
+                    "base_url": server.base_url,
+                    "model": "m",
+                    "api_key_env": "KGRAG_TEST_KEY",
+                    "timeout_s": 0.2,
+                    "backoff_base_s": 0.001,
+                    "backoff_max_s": 0.01,
+                    "cache_enabled": False,
+                },
+            )
+            reports = [ws.index([docs])]
+            while reports[-1].chunks_extraction_failed and len(reports) < 4:
+                reports.append(ws.index([docs]))  # failed chunks are retried, never dropped
+            assert reports[-1].chunks_extraction_failed == 0
+            assert ws.store.documents.count_by_status() == {"indexed": len(DOCS)}
+            if name == "faulty":
+                assert sum(server.stats.faults.values()) > 5
+                assert ws.llm_usage().total.retries > 0
+            graphs.append(_graph_snapshot(ws))
+            ws.close()
+    assert graphs[0] == graphs[1]
