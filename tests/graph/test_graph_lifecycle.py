@@ -114,3 +114,28 @@ def test_statuses_wait_for_extraction_and_failures_retry(ws: Workspace, tmp_path
     assert again.chunks_extracted == 1 and again.did_work
     assert {d.status for d in ws.store.documents.list()} == {DocumentStatus.INDEXED}
     assert not _index(ws, [a, b], WordExtractor(name="words:v2")).did_work
+
+
+def test_editing_one_paragraph_re_extracts_only_changed_chunks(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Unchanged chunks keep their rows, mentions and extraction marks when their document is edited."""
+    from tests.graph.graph_fakes import WordExtractor
+
+    from kgrag import Workspace
+
+    paragraphs = [f"Paragraph {i} names Aisha and Rui at Kestrel number {i}. " * 12 for i in range(8)]
+    doc = tmp_path / "doc.md"
+    doc.write_text("\n\n".join(paragraphs), encoding="utf-8")
+    with Workspace.init(tmp_path / "ws", embedding={"provider": "fake"}, chunking={"size_tokens": 120}) as ws:
+        ws.extractor = lambda progress=None: WordExtractor()  # type: ignore[method-assign]
+        first = ws.index([doc])
+        before = {c.id for c in ws.store.chunks.iter_all()}
+        doc.write_text("\n\n".join([*paragraphs[:-1], "A new closing paragraph about Sofia and Tern."]))
+        second = ws.index([doc])
+        after = {c.id for c in ws.store.chunks.iter_all()}
+        assert second.documents_changed == 1
+        assert second.chunks_extracted == len(after - before) < first.chunks_extracted
+        assert ws.store.graph.entity_by_key("sofia") is not None
+        assert ws.store.chunks.search_bm25("Sofia", 3)  # new text searchable
+        assert not any("Paragraph 7" in c.text for c in ws.store.chunks.iter_all())  # old text gone
+        ranks = [c.ord for c in ws.store.chunks.for_document(ws.store.documents.list()[0].id)]
+        assert ranks == sorted(ranks) == list(range(len(after)))

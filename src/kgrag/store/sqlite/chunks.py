@@ -69,11 +69,28 @@ class SQLiteChunks:
         self._db = db
 
     def replace_for_document(self, doc_id: str, chunks: Sequence[ChunkRecord]) -> None:
+        """Make the document's chunks exactly ``chunks``.
+
+        A chunk id is derived from the document and the chunk's text, so a chunk whose id survives an
+        edit has the same text: its row is kept (only its position is updated), and with it everything
+        derived from it (graph mentions, extraction marks). Editing one paragraph of a long document
+        then re-extracts only the chunks that really changed.
+        """
+        existing = {row[0] for row in self._db.query("SELECT id FROM chunks WHERE doc_id = ?", (doc_id,))}
+        wanted = {c.id for c in chunks}
         with self._db.transaction():
-            self._db.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
+            self._db.executemany("DELETE FROM chunks WHERE id = ?", [(cid,) for cid in existing - wanted])
+            self._db.executemany(
+                "UPDATE chunks SET ord = ?, char_start = ?, char_end = ? WHERE id = ?",
+                [(c.ord, c.char_start, c.char_end, c.id) for c in chunks if c.id in existing],
+            )
             self._db.executemany(
                 f"INSERT INTO chunks({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)",
-                [(c.id, c.doc_id, c.ord, c.char_start, c.char_end, c.n_tokens, c.text, c.text_hash) for c in chunks],
+                [
+                    (c.id, c.doc_id, c.ord, c.char_start, c.char_end, c.n_tokens, c.text, c.text_hash)
+                    for c in chunks
+                    if c.id not in existing
+                ],
             )
 
     def get_many(self, chunk_ids: Sequence[str]) -> list[ChunkRecord]:
