@@ -140,3 +140,13 @@ def test_internal_errors_exit_2(cli_ws: Path, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(workspace.Workspace, "status", boom)
     result = CliRunner().invoke(app, ["status", "-w", str(cli_ws)])
     assert result.exit_code == 2 and "--debug" in result.output
+
+
+def test_missing_path_and_empty_workspace_are_user_errors(cli_ws: Path) -> None:
+    runner = CliRunner()
+    missing = runner.invoke(app, ["index", "/no/such/dir", "-w", str(cli_ws)])
+    assert missing.exit_code == 1 and "no such file or directory" in missing.output
+    empty = runner.invoke(app, ["query", "anything?", "-w", str(cli_ws)])
+    assert empty.exit_code == 1 and "kgrag index" in empty.output
+    cost = runner.invoke(app, ["cost", "-w", str(cli_ws)])
+    assert cost.exit_code == 0 and "no LLM calls" in cost.output

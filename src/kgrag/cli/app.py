@@ -15,6 +15,7 @@ from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.llm_commands import cost, prompts_app
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console
 from kgrag.cli.progress import RichProgress
+from kgrag.errors import KgragError
 from kgrag.indexing import IndexReport
 from kgrag.workspace import QueryResponse, Workspace
 
@@ -119,8 +120,6 @@ def remove(
         for source in removed:
             console.print(f"removed {source}")
         if unknown:
-            from kgrag.errors import KgragError
-
             raise KgragError(f"no document matches: {', '.join(unknown)} (see `kgrag status --documents`)")
 
     run_guarded(body, debug)
@@ -136,8 +135,6 @@ def reindex(
 
     def body() -> None:
         if not embeddings:
-            from kgrag.errors import KgragError
-
             raise KgragError("say what to rebuild, e.g. `kgrag reindex --embeddings`")
         console = new_console()
         with Workspace.open(workspace, allow_model_change=True) as ws, RichProgress(console) as progress:
@@ -201,6 +198,8 @@ def query(
 
     def body() -> None:
         with Workspace.open(workspace) as ws:
+            if ws.store.chunks.count() == 0:
+                raise KgragError("the workspace has no indexed documents yet; run `kgrag index PATH` first")
             response = ws.query(question, pipeline=pipeline, k=k)
         if as_json:
             typer.echo(json.dumps(response.to_dict(), indent=2))

@@ -32,6 +32,9 @@ def cost(
             typer.echo(json.dumps(asdict(usage), indent=2, default=str))
             return
         console = new_console()
+        if usage.total.calls == 0:
+            console.print("no LLM calls recorded in this workspace (llm.provider is `none`, or nothing has run yet)")
+            return
         for title, rows in (("stage", usage.by_stage), ("run", usage.by_run)):
             table = Table(title, "calls", "cached", "retries", "errors", "prompt tok", "completion tok", "USD")
             for name, t in sorted(rows.items()):

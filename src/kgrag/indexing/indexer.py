@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kgrag.config import KgragConfig
 from kgrag.documents import TokenCounter, discover
-from kgrag.errors import DocumentError
+from kgrag.errors import DocumentError, KgragError
 from kgrag.graph.build import build_graph
 from kgrag.graph.lifecycle import refresh_graph
 from kgrag.graph.summarize import ExtractiveSummarizer, Summarizer
@@ -21,7 +21,7 @@ from kgrag.graph.vectors import ensure_graph_vectors, mark_graph_vectors_stale
 from kgrag.indexing.embed import embed_missing_chunks
 from kgrag.indexing.ingest import ChunkPlan, Ingestor
 from kgrag.indexing.progress import Progress
-from kgrag.indexing.report import FileProblem, IndexReport
+from kgrag.indexing.report import IndexReport
 from kgrag.models.embeddings import Embedder
 from kgrag.store.base import Store
 from kgrag.store.records import DocumentStatus
@@ -44,9 +44,8 @@ def run_index(
     started = time.perf_counter()
     try:
         files = discover(paths, config.documents.include, config.documents.exclude)
-    except DocumentError as exc:
-        report.problems.append(FileProblem(path=", ".join(map(str, paths)), reason=str(exc)))
-        return report
+    except DocumentError as exc:  # a path that does not exist is a typo, not a file to skip
+        raise KgragError(f"{exc}; nothing was indexed") from exc
     report.add_time("discover", time.perf_counter() - started)
     report.files_seen = len(files)
     ingestor = Ingestor(store, config.documents, plan)
