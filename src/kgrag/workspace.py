@@ -102,7 +102,11 @@ class Workspace:
         store = open_store(directory / DB_FILE_NAME)
         workspace = cls(directory, config, store)
         if not allow_model_change:
-            workspace._check_embedding_model()
+            try:
+                workspace._check_embedding_model()
+            except WorkspaceError:
+                store.close()  # the caller never gets the workspace, so nobody else would close it
+                raise
         return workspace
 
     def close(self) -> None:

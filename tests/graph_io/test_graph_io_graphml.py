@@ -129,3 +129,10 @@ def test_malformed_files_are_user_errors(tmp_path: Path) -> None:
     companion.write_text('{"format": "other"}', encoding="utf-8")
     with pytest.raises(KgragError, match="not a kgrag provenance companion"):
         import_graphml(open_store(":memory:"), bad)
+
+
+def test_export_into_unwritable_directory_is_a_user_error(small_store: Store, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory", encoding="utf-8")
+    with pytest.raises(KgragError, match="cannot create the export directory"):
+        export_graphml(small_store, blocker / "sub" / "graph.graphml")

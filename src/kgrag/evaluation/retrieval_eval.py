@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kgrag.documents import TokenCounter
+from kgrag.errors import KgragError
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.recall import evidence_recall
 from kgrag.retrieval.types import RetrievalResult
@@ -165,8 +166,12 @@ def render_markdown(report: RetrievalEvalReport, dataset: str) -> str:
 
 
 def write_report(report: RetrievalEvalReport, out_dir: Path, dataset: str) -> dict[str, Path]:
-    """Write JSON, markdown and a bar chart; returns the paths written."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    """Write JSON, markdown and a bar chart; returns the paths written (:class:`KgragError` naming the
+    path when the directory or a file cannot be written)."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise KgragError(f"{out_dir}: cannot create the report directory ({exc.strerror})") from exc
     paths = {
         "json": out_dir / "retrieval_eval.json",
         "markdown": out_dir / "retrieval_eval.md",
@@ -183,9 +188,12 @@ def write_report(report: RetrievalEvalReport, out_dir: Path, dataset: str) -> di
         "counts": report.counts(),
         "outcomes": [asdict(o) for o in report.outcomes],
     }
-    paths["json"].write_text(json.dumps(payload, indent=2), encoding="utf-8")
-    paths["markdown"].write_text(render_markdown(report, dataset), encoding="utf-8")
-    _plot(report, paths["plot"])
+    try:
+        paths["json"].write_text(json.dumps(payload, indent=2), encoding="utf-8")
+        paths["markdown"].write_text(render_markdown(report, dataset), encoding="utf-8")
+        _plot(report, paths["plot"])
+    except OSError as exc:
+        raise KgragError(f"{exc.filename or out_dir}: cannot write the evaluation report ({exc.strerror})") from exc
     return paths
 
 

@@ -107,7 +107,10 @@ def export_graphml(store: Store, path: Path, with_companion: bool = True) -> dic
     entities = store.graph.entities()
     relations = store.graph.relations()
     graph = GraphmlGraph(nodes=[_node(e) for e in entities], edges=[_edge(r) for r in relations])
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise KgragError(f"{path.parent}: cannot create the export directory ({exc.strerror})") from exc
     write_graphml(path, graph, NODE_ATTRS, EDGE_ATTRS)
     counts = {"entities": len(entities), "relations": len(relations)}
     if with_companion:

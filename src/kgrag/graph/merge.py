@@ -86,8 +86,8 @@ def to_mentions(extraction: ChunkExtraction) -> tuple[list[EntityMention], list[
 def write_extractions(store: Store, extractions: Sequence[ChunkExtraction], extractor_name: str) -> MergeStats:
     """Write mentions and extraction marks of a batch in one transaction (no aggregation)."""
     stats = MergeStats()
-    alive = {c.id for c in store.chunks.get_many([x.chunk_id for x in extractions])}
-    with store.transaction():
+    with store.transaction():  # read which chunks still exist inside it: a removal cannot slip in between
+        alive = {c.id for c in store.chunks.get_many([x.chunk_id for x in extractions])}
         succeeded = [x.chunk_id for x in extractions if x.error is None and x.chunk_id in alive]
         store.graph.clear_chunk_mentions(succeeded)
         for extraction in extractions:

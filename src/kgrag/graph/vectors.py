@@ -6,8 +6,9 @@ was re-summarised simply gets a new text hash. The embedded text carries the nam
 description (``"name (type): description"``) so that a query naming the entity lands on it even when
 the description is short.
 
-:class:`HotGraphIndex` keeps the entities, relations, adjacency and vector matrices loaded and reloads
-them only when the store's write generation changes, as the dense chunk index does.
+:func:`load_graph_index` builds the in-memory :class:`GraphIndex` (entities, relations, adjacency and
+vector matrices); query-time steps keep it in a :class:`kgrag.store.hot.HotValue`, reloaded only when the
+store's write generation changes, as the dense chunk index is.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from kgrag.graph.summarize import ExtractiveSummarizer, Summarizer
 from kgrag.graph.types import Extractor
 from kgrag.graph.vectors import ensure_graph_vectors, mark_graph_vectors_stale
 from kgrag.indexing.embed import embed_missing_chunks
-from kgrag.indexing.ingest import ChunkPlan, Ingestor
+from kgrag.indexing.ingest import ChunkPlan, Ingestor, file_documents
 from kgrag.indexing.progress import Progress
 from kgrag.indexing.report import IndexReport
 from kgrag.models.embeddings import Embedder
@@ -134,7 +134,4 @@ def _resolve_ref(store: Store, ref: str) -> list[tuple[str, str]]:
     doc = store.documents.get(ref) or store.documents.by_source(ref)
     if doc is not None:
         return [(doc.id, doc.source)]
-    source = str(Path(ref).expanduser().resolve())
-    docs = store.documents.with_source_prefix(source + "#")
-    single = store.documents.by_source(source)
-    return [(d.id, d.source) for d in docs + ([single] if single else [])]
+    return [(d.id, d.source) for d in file_documents(store, str(Path(ref).expanduser().resolve()))]

@@ -41,6 +41,13 @@ def file_fingerprint(path: Path) -> str:
     return f"{stat.st_size}:{stat.st_mtime_ns}"
 
 
+def file_documents(store: Store, source: str) -> list[DocumentRecord]:
+    """The documents of one file: its records (``source#key``, from .json/.jsonl) and/or ``source`` itself."""
+    docs = store.documents.with_source_prefix(source + "#")
+    single = store.documents.by_source(source)
+    return docs + ([single] if single else [])
+
+
 def build_chunk_records(doc_id: str, text: str, plan: ChunkPlan) -> list[ChunkRecord]:
     records: list[ChunkRecord] = []
     seen: dict[str, int] = {}
@@ -72,10 +79,7 @@ class Ingestor:
         self.plan = plan
 
     def _file_docs(self, path: Path) -> list[DocumentRecord]:
-        source = str(path.resolve())
-        docs = self.store.documents.with_source_prefix(source + "#")
-        single = self.store.documents.by_source(source)
-        return docs + ([single] if single else [])
+        return file_documents(self.store, str(path.resolve()))
 
     def document_count(self, path: Path) -> int:
         return len(self._file_docs(path))

@@ -133,10 +133,6 @@ class SentenceTransformerEmbedder:
         self.window_tokens = int(self._model.max_seq_length) if self._model.max_seq_length else None
         self.batch_size = batch_size
 
-    def count_word_pieces(self, text: str) -> int:
-        """Length in the model's own tokenizer, to tell how much of a chunk the model actually reads."""
-        return len(self._model.tokenizer(text, add_special_tokens=True)["input_ids"])
-
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         vectors = self._model.encode(
             list(texts),

@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from kgrag.errors import ConfigError
+from kgrag.errors import ConfigError, KgragError
 from kgrag.models.llm.types import Message, PromptRef
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -159,12 +159,15 @@ def export_prompts(directory: Path, overwrite: bool = False) -> list[Path]:
     Existing files are kept unless ``overwrite``, so re-exporting never clobbers a user's edits.
     """
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    for name, entry in sorted(_shipped().items()):
-        target = directory / f"{name}.toml"
-        if target.exists() and not overwrite:
-            continue
-        target.write_text(entry.read_text(encoding="utf-8"), encoding="utf-8")
-        written.append(target)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        for name, entry in sorted(_shipped().items()):
+            target = directory / f"{name}.toml"
+            if target.exists() and not overwrite:
+                continue
+            target.write_text(entry.read_text(encoding="utf-8"), encoding="utf-8")
+            written.append(target)
+    except OSError as exc:
+        raise KgragError(f"{exc.filename or directory}: cannot export prompts ({exc.strerror})") from exc
     return written

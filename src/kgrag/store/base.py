@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from kgrag.store.graph_records import EntityMention, EntityRecord, RelationMention, RelationRecord
 from kgrag.store.records import ChunkRecord, DocumentRecord, DocumentStatus, ScoredId
-from kgrag.store.sqlite.database import Database
+
+if TYPE_CHECKING:  # the protocols must not import a backend at runtime (backends load lazily)
+    from kgrag.store.sqlite.database import Database
 
 
 class MetaRepository(Protocol):

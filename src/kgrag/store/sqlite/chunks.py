@@ -76,9 +76,9 @@ class SQLiteChunks:
         derived from it (graph mentions, extraction marks). Editing one paragraph of a long document
         then re-extracts only the chunks that really changed.
         """
-        existing = {row[0] for row in self._db.query("SELECT id FROM chunks WHERE doc_id = ?", (doc_id,))}
         wanted = {c.id for c in chunks}
-        with self._db.transaction():
+        with self._db.transaction():  # read inside it, so no other writer changes the rows in between
+            existing = {row[0] for row in self._db.query("SELECT id FROM chunks WHERE doc_id = ?", (doc_id,))}
             self._db.executemany("DELETE FROM chunks WHERE id = ?", [(cid,) for cid in existing - wanted])
             self._db.executemany(
                 "UPDATE chunks SET ord = ?, char_start = ?, char_end = ? WHERE id = ?",

@@ -50,7 +50,13 @@ class Database:
                 for ddl in schemas:
                     for statement in _split_statements(ddl):
                         self._conn.execute(statement)
+        except WorkspaceError:
+            self._conn.close()
+            raise
         except sqlite3.DatabaseError as exc:
+            self._conn.close()
+            if _is_locked(exc):
+                raise self._locked(exc) from exc
             raise WorkspaceError(
                 f"{self.path}: not a usable kgrag database ({exc}); move it away and run `kgrag init`"
             ) from exc
@@ -61,7 +67,10 @@ class Database:
         with self._lock:
             depth = self._depth
             name = f"sp{depth}"
-            self._conn.execute("BEGIN IMMEDIATE" if depth == 0 else f"SAVEPOINT {name}")
+            if depth == 0:
+                self._begin()
+            else:
+                self._conn.execute(f"SAVEPOINT {name}")
             self._depth += 1
             try:
                 yield
@@ -76,6 +85,22 @@ class Database:
             self._depth -= 1
             self._conn.execute("COMMIT" if depth == 0 else f"RELEASE {name}")
             self._writes += 1
+
+    def _begin(self) -> None:
+        """Start the outer write transaction; a database another process keeps locked past the busy
+        timeout is a :class:`WorkspaceError`, not an internal error."""
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if not _is_locked(exc):
+                raise
+            raise self._locked(exc) from exc
+
+    def _locked(self, exc: sqlite3.Error) -> WorkspaceError:
+        return WorkspaceError(
+            f"{self.path}: the database is locked by another process ({exc}); wait for it to finish "
+            "(e.g. a running `kgrag index`) and try again"
+        )
 
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
         """Execute one statement; writes must run inside :meth:`transaction`."""
@@ -122,6 +147,12 @@ class Database:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+def _is_locked(exc: sqlite3.Error) -> bool:
+    """SQLITE_BUSY / SQLITE_LOCKED: another connection held the lock past the busy timeout."""
+    message = str(exc).lower()
+    return "locked" in message or "busy" in message
 
 
 def _split_statements(ddl: str) -> list[str]:

@@ -1,0 +1,86 @@
+"""Unusable output paths and a locked database are user errors (not tracebacks); failed opens close the store."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+import kgrag.workspace
+from kgrag.errors import KgragError, WorkspaceError
+from kgrag.evaluation.retrieval_eval import QuestionOutcome, RetrievalEvalReport, write_report
+from kgrag.prompts import export_prompts
+from kgrag.store import Store
+from kgrag.store.sqlite import SQLiteStore
+from kgrag.workspace import Workspace
+
+
+def _blocker(tmp_path: Path) -> Path:
+    """A regular file: nothing can be created below it (works as root too, unlike chmod)."""
+    path = tmp_path / "a-file"
+    path.write_text("not a directory", encoding="utf-8")
+    return path
+
+
+def _report() -> RetrievalEvalReport:
+    outcome = QuestionOutcome(id="q1", question_type="Fact", pipeline="bm25", recall=1.0, latency_ms=1.0, retrieved=[])
+    return RetrievalEvalReport(k=5, threshold=0.7, pipelines=["bm25"], outcomes=[outcome])
+
+
+def test_eval_report_into_unusable_directory_names_it(tmp_path: Path) -> None:
+    target = _blocker(tmp_path) / "reports"
+    with pytest.raises(KgragError, match="cannot create the report directory") as caught:
+        write_report(_report(), target, "questions.json")
+    assert str(target) in str(caught.value)
+
+
+def test_eval_report_file_that_cannot_be_written_names_it(tmp_path: Path) -> None:
+    (tmp_path / "retrieval_eval.md").mkdir()  # a directory where the markdown file should go
+    with pytest.raises(KgragError, match="cannot write the evaluation report") as caught:
+        write_report(_report(), tmp_path, "questions.json")
+    assert "retrieval_eval.md" in str(caught.value)
+
+
+def test_prompt_export_into_unusable_directory_is_a_user_error(tmp_path: Path) -> None:
+    target = _blocker(tmp_path) / "prompts"
+    with pytest.raises(KgragError, match="cannot export prompts") as caught:
+        export_prompts(target)
+    assert str(target) in str(caught.value)
+
+
+def test_locked_database_is_a_workspace_error(tmp_path: Path) -> None:
+    path = tmp_path / "kgrag.sqlite3"
+    store = SQLiteStore(path)
+    store.db._conn.execute("PRAGMA busy_timeout=50")  # do not wait the production 30 s
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")  # another process is writing
+        with pytest.raises(WorkspaceError, match="locked by another process"), store.transaction():
+            pass
+        other.execute("COMMIT")
+        with store.transaction():  # usable again once the other writer is done
+            store.meta.set("k", "v")
+        assert store.meta.get("k") == "v"
+    finally:
+        other.close()
+        store.close()
+
+
+def test_open_with_another_model_closes_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws_dir = tmp_path / "ws"
+    with Workspace.init(ws_dir, embedding={"provider": "fake"}) as ws:
+        ws.embedder()  # records the model in the database
+    opened: list[Store] = []
+    real_open = kgrag.workspace.open_store
+
+    def recording_open(location: Path) -> Store:
+        opened.append(real_open(location))
+        return opened[-1]
+
+    monkeypatch.setattr(kgrag.workspace, "open_store", recording_open)
+    with pytest.raises(WorkspaceError, match="reindex --embeddings"):
+        Workspace.open(ws_dir, embedding={"provider": "fake", "model": "other"})
+    assert len(opened) == 1
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+        opened[0].documents.count_by_status()
