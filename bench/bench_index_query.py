@@ -22,15 +22,11 @@ import time
 from pathlib import Path
 
 from kgrag import Workspace
+from kgrag.evaluation.retrieval_eval import percentile
 
 REPO = Path(__file__).resolve().parents[1]
 MEDICAL = REPO.parent / "shared" / "datasets" / "graphrag-bench-medical"
 PIPELINES = ("dense", "bm25", "hybrid")
-
-
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
 def _peak_rss_mb() -> float:
@@ -80,7 +76,7 @@ def bench_queries(ws: Workspace, n_questions: int) -> None:
             latencies.append((time.perf_counter() - t0) * 1000)
         print(
             f"query {pipeline:<7} p50 {statistics.median(latencies):6.2f} ms  "
-            f"p95 {_percentile(latencies, 95):6.2f} ms  (n={len(latencies)}, target p95 ≤ 20 ms)"
+            f"p95 {percentile(latencies, 95):6.2f} ms  (n={len(latencies)}, target p95 ≤ 20 ms)"
         )
 
 

@@ -35,6 +35,7 @@ from kgrag.retrieval.types import TraceStep
 from kgrag.retrieval.vector_index import DenseIndex
 from kgrag.store import Store, open_store
 from kgrag.store.hot import HotValue
+from kgrag.store.records import DocumentStatus
 
 DB_FILE_NAME = "kgrag.sqlite3"
 META_MODEL = "embedding.model"
@@ -307,7 +308,9 @@ class Workspace:
                 "dimension": meta.get(META_DIMENSION),
                 "window": meta.get(META_WINDOW),
             },
-            "failed": [{"source": d.source, "error": d.error} for d in self.store.documents.list() if d.error],
+            "failed": [
+                {"source": d.source, "error": d.error} for d in self.store.documents.list(DocumentStatus.FAILED)
+            ],
         }
 
     def _llm_status(self) -> dict[str, Any]:

@@ -174,3 +174,24 @@ def test_kill_midway_then_resume_gives_the_clean_result(tmp_path: Path, marker: 
         expected = _snapshot(clean)
     assert partial != expected  # the kill really interrupted the run
     assert resumed == expected
+
+
+def test_file_vanishing_after_discovery_is_reported_not_fatal(fake_ws: Workspace, tmp_path: Path) -> None:
+    from kgrag.indexing import ingest
+
+    keep = _write(tmp_path / "docs" / "keep.md", "Kestrel keeps running.")
+    gone = _write(tmp_path / "docs" / "gone.md", "This file disappears.")
+    original = ingest.file_fingerprint
+
+    def vanish(path: Path) -> str:
+        if path.name == "gone.md":
+            gone.unlink(missing_ok=True)
+        return original(path)
+
+    ingest.file_fingerprint = vanish  # type: ignore[assignment]
+    try:
+        report = fake_ws.index([tmp_path / "docs"])
+    finally:
+        ingest.file_fingerprint = original  # type: ignore[assignment]
+    assert report.documents_new == 1 and keep.exists()
+    assert [Path(p.path).name for p in report.problems] == ["gone.md"]

@@ -86,3 +86,18 @@ def test_generation_changes_on_commit() -> None:
     before = store.generation()
     store.documents.upsert(_doc())
     assert store.generation() != before
+
+
+def test_llm_bookkeeping_does_not_invalidate_hot_indexes() -> None:
+    """Cache and ledger writes must not make the next query reload the vector matrix or graph index."""
+    from kgrag.config import LLMConfig
+    from kgrag.models.llm import ScriptedProvider, create_llm_client
+
+    store = SQLiteStore(":memory:")
+    client = create_llm_client(LLMConfig(provider="scripted"), store.db, provider=ScriptedProvider(default="hi"))
+    before = store.generation()
+    client.chat([{"role": "user", "content": "hello"}], stage="query.generate")
+    assert store.db.scalar("SELECT COUNT(*) FROM llm_calls") == 1
+    assert store.generation() == before
+    store.documents.upsert(_doc())
+    assert store.generation() != before

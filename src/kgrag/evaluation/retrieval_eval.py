@@ -74,7 +74,7 @@ class RetrievalEvalReport:
         by_pipeline: dict[str, list[float]] = defaultdict(list)
         for o in self.outcomes:
             by_pipeline[o.pipeline].append(o.latency_ms)
-        return {p: {"p50": _percentile(v, 50), "p95": _percentile(v, 95)} for p, v in by_pipeline.items()}
+        return {p: {"p50": percentile(v, 50), "p95": percentile(v, 95)} for p, v in by_pipeline.items()}
 
     def counts(self) -> dict[str, int]:
         counts: dict[str, int] = defaultdict(int)
@@ -85,7 +85,8 @@ class RetrievalEvalReport:
         return dict(counts)
 
 
-def _percentile(values: Sequence[float], q: float) -> float:
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile (0 for no values); used by reports and benchmarks."""
     ordered = sorted(values)
     if not ordered:
         return 0.0

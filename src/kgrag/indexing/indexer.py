@@ -51,10 +51,7 @@ def run_index(
     ingestor = Ingestor(store, config.documents, plan)
     progress.start(INGEST_STAGE, len(files))
     for path in files:
-        if ingestor.is_unchanged(path):
-            report.documents_unchanged += ingestor.document_count(path)
-        else:
-            ingestor.ingest(path, report)
+        ingestor.process(path, report)
         progress.advance(INGEST_STAGE)
     progress.finish(INGEST_STAGE)
     embed_missing_chunks(store, embedder, config.embedding.batch_size, progress, report)

@@ -81,32 +81,36 @@ class Ingestor:
     def _file_docs(self, path: Path) -> list[DocumentRecord]:
         return file_documents(self.store, str(path.resolve()))
 
-    def document_count(self, path: Path) -> int:
-        return len(self._file_docs(path))
-
-    def is_unchanged(self, path: Path) -> bool:
-        """True when every document of this file is done with the same fingerprint and chunking."""
+    def process(self, path: Path, report: IndexReport) -> None:
+        """Skip the file if nothing changed (no read), else load and ingest it; problems are reported."""
         docs = self._file_docs(path)
-        fingerprint = file_fingerprint(path)
-        return bool(docs) and all(
+        try:
+            fingerprint = file_fingerprint(path)
+        except OSError as exc:  # vanished or became unreadable since discovery
+            self._record_failure(path, f"{path}: cannot read ({exc.strerror}); skipped", report, docs)
+            return
+        if docs and all(
             d.status in _DONE
             and d.metadata.get("fingerprint") == fingerprint
             and d.metadata.get("chunking") == self.plan.signature
             for d in docs
-        )
+        ):
+            report.documents_unchanged += len(docs)
+            return
+        self.ingest(path, report, docs, fingerprint)
 
-    def ingest(self, path: Path, report: IndexReport) -> None:
+    def ingest(self, path: Path, report: IndexReport, docs: list[DocumentRecord], fingerprint: str) -> None:
+        """Load ``path`` and bring its documents (``docs``, as stored now) in line with its content."""
         started = time.perf_counter()
         try:
             loaded = load_path(path, self.cfg)
         except DocumentError as exc:
-            self._record_failure(path, str(exc), report)
+            self._record_failure(path, str(exc), report, docs)
             return
         finally:
             report.add_time("load", time.perf_counter() - started)
-        fingerprint = file_fingerprint(path)
         keep = {doc.source for doc in loaded}
-        for stored in self._file_docs(path):
+        for stored in docs:
             if stored.source not in keep:  # record gone from a json file, or an earlier failure entry
                 self.store.documents.delete(stored.id)
                 report.documents_removed += stored.status != DocumentStatus.FAILED
@@ -151,10 +155,10 @@ class Ingestor:
         else:
             report.documents_changed += 1
 
-    def _record_failure(self, path: Path, reason: str, report: IndexReport) -> None:
+    def _record_failure(self, path: Path, reason: str, report: IndexReport, docs: list[DocumentRecord]) -> None:
         report.problems.append(FileProblem(path=str(path), reason=reason))
         source = str(path.resolve())
-        if self._file_docs(path):
+        if docs:
             return  # keep the last good version searchable; the problem is reported
         self.store.documents.upsert(
             DocumentRecord(

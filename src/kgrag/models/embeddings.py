@@ -168,6 +168,8 @@ class OpenAIEmbedder:
         self.batch_size = cfg.batch_size
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
         rows: list[Any] = []
         for start in range(0, len(texts), self.batch_size):
             try:

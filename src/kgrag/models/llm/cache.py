@@ -56,7 +56,7 @@ class SQLiteResponseCache:
 
     def put(self, key: str, request: ChatRequest, response: CachedResponse) -> None:
         prompt = request.prompt
-        with self._db.transaction():
+        with self._db.transaction(content=False):
             self._db.execute(
                 "INSERT OR REPLACE INTO llm_cache (key, model, prompt_name, prompt_version, response, "
                 "finish_reason, prompt_tokens, completion_tokens, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
@@ -74,7 +74,7 @@ class SQLiteResponseCache:
             )
 
     def delete(self, key: str) -> None:
-        with self._db.transaction():
+        with self._db.transaction(content=False):
             self._db.execute("DELETE FROM llm_cache WHERE key = ?", (key,))
 
     def count(self) -> int:

@@ -202,7 +202,7 @@ class SQLiteLedger:
             rec.error,
             rec.created_at,
         )
-        with self._db.transaction():
+        with self._db.transaction(content=False):
             self._db.execute(_INSERT, row)
 
     def summary(self, run_id: str | None = None, prices: Prices | None = None) -> LedgerSummary:

@@ -62,8 +62,13 @@ class Database:
             ) from exc
 
     @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """Run the block atomically; nested blocks are savepoints inside the outer transaction."""
+    def transaction(self, *, content: bool = True) -> Iterator[None]:
+        """Run the block atomically; nested blocks are savepoints inside the outer transaction.
+
+        ``content=False`` marks bookkeeping writes (LLM cache and usage ledger): they do not advance
+        :attr:`generation`, so a query that calls the LLM does not make the next query reload the vector
+        matrix and the graph index.
+        """
         with self._lock:
             depth = self._depth
             name = f"sp{depth}"
@@ -84,7 +89,8 @@ class Database:
                 raise
             self._depth -= 1
             self._conn.execute("COMMIT" if depth == 0 else f"RELEASE {name}")
-            self._writes += 1
+            if content:
+                self._writes += 1
 
     def _begin(self) -> None:
         """Start the outer write transaction; a database another process keeps locked past the busy
@@ -122,7 +128,7 @@ class Database:
 
     @property
     def generation(self) -> int:
-        """Number of committed write transactions since this process opened the file.
+        """Changes when content (not LLM bookkeeping) was committed by this process, or anything by another.
 
         SQLite's ``data_version`` adds changes made by other connections, so a long-running server sees
         indexing done by a CLI process.
