@@ -290,8 +290,9 @@ class GraphConfig(_Section):
     spacy_processes: int = Field(
         1,
         ge=1,
-        description="Processes for spaCy's nlp.pipe; measured 1.1–1.3× faster with 2 on an idle 2-core "
-        "machine, slower when the cores are busy.",
+        description="Processes for spaCy's nlp.pipe. 2 was 1.4× faster on a quiet 2-core machine "
+        "(bench/bench_graph_nlp.py: 41k vs 30k chars/s) but slower when the cores are busy and for small "
+        "batches (each worker loads the model), hence 1.",
     )
     noun_phrases: bool = Field(True, description="NLP extractor: also take noun phrases as `concept` entities.")
     unit_tokens: int = Field(
