@@ -289,9 +289,6 @@ class Workspace:
             result=result, answer=answer, timings_ms={"retrieval": retrieval_ms, "generation": generation_ms}
         )
 
-    def dense_index(self) -> DenseIndex:
-        return self._dense.get()
-
     # -- status ----------------------------------------------------------------------------------
     def status(self) -> dict[str, Any]:
         meta = self.store.meta

@@ -10,43 +10,13 @@ from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
 import pytest
+from tests.helpers import add_document
 
-from kgrag.documents.records import content_hash
 from kgrag.graph.graph_load import EntitySpec, RelationSpec, load_graph
 from kgrag.store import Store, open_store
 from kgrag.store.graph_records import EntityMention, RelationMention
-from kgrag.store.records import ChunkRecord, DocumentRecord, DocumentStatus
 
 NASTY = 'He said "hi", then; left\nnew line, <tag> & ampersand\ttab — ünïcode'
-
-
-def add_document(store: Store, doc_id: str, texts: list[str]) -> list[str]:
-    """A document with one chunk per text; returns the chunk ids ``<doc_id>-c<i>``."""
-    chunks = [
-        ChunkRecord(
-            id=f"{doc_id}-c{i}",
-            doc_id=doc_id,
-            ord=i,
-            char_start=0,
-            char_end=len(t),
-            text=t,
-            n_tokens=len(t.split()),
-            text_hash=content_hash(t),
-        )
-        for i, t in enumerate(texts)
-    ]
-    with store.transaction():
-        store.documents.upsert(
-            DocumentRecord(
-                id=doc_id,
-                source=f"test:{doc_id}",
-                title=doc_id,
-                content_hash=content_hash("".join(texts)),
-                status=DocumentStatus.CHUNKED,
-            )
-        )
-        store.chunks.replace_for_document(doc_id, chunks)
-    return [c.id for c in chunks]
 
 
 def entity(key: str, etype: str, chunks: list[str], description: str = "") -> EntitySpec:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from kgrag.config import ChunkingConfig, LLMConfig
+from kgrag.config import ChunkingConfig, GraphConfig, LLMConfig
 from kgrag.documents import TokenCounter, chunk_text, resolve_chunk_sizes
 from kgrag.documents.records import content_hash
 from kgrag.graph.extract_llm import LLMExtractor
@@ -22,18 +22,7 @@ from kgrag.testing.extraction_responder import ExtractionResponder
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE_DOCS = REPO / "examples" / "sample" / "docs"
 COUNTER = TokenCounter.for_encoding("cl100k_base")
-ENTITY_TYPES = [
-    "person",
-    "organization",
-    "team",
-    "product",
-    "technology",
-    "location",
-    "event",
-    "concept",
-    "document",
-    "metric",
-]
+ENTITY_TYPES = GraphConfig().entity_types
 # What the default config does with the default embedder (all-MiniLM-L6-v2, 256-piece window): 204/25.
 DEFAULT_SIZE, DEFAULT_OVERLAP, _ = resolve_chunk_sizes(ChunkingConfig(), 256)
 

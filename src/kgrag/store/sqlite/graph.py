@@ -108,6 +108,8 @@ def _marks(values: Sequence[object]) -> str:
     return ",".join("?" * len(values))
 
 
+# the column order _relation_records reads
+_RELATION_COLUMNS = "id, source_id, target_id, label, description, keywords, weight"
 IMPORT_PREFIX = "import:"
 _NOT_IMPORTED = (
     "NOT EXISTS (SELECT 1 FROM chunk_extractions i WHERE i.chunk_id = c.id "
@@ -278,9 +280,7 @@ class SQLiteGraph:
 
     def relations(self, relation_ids: Sequence[str] | None = None) -> list[RelationRecord]:
         """Relations (all, or the given ids in that order) with their provenance."""
-        rows = self._select(
-            "SELECT id, source_id, target_id, label, description, keywords, weight FROM relations", relation_ids
-        )
+        rows = self._select(f"SELECT {_RELATION_COLUMNS} FROM relations", relation_ids)
         return self._relation_records(rows, self._provenance("relation_mentions", "relation_id", relation_ids))
 
     def relations_of(self, entity_ids: Sequence[str]) -> list[RelationRecord]:
@@ -290,7 +290,7 @@ class SQLiteGraph:
             marks = _marks(batch)
             rows.extend(
                 self._db.query(
-                    "SELECT id, source_id, target_id, label, description, keywords, weight FROM relations "
+                    f"SELECT {_RELATION_COLUMNS} FROM relations "
                     f"WHERE source_id IN ({marks}) OR target_id IN ({marks}) ORDER BY rowid",
                     [*batch, *batch],
                 )

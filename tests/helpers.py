@@ -1,0 +1,38 @@
+"""Small builders shared by test packages."""
+
+from __future__ import annotations
+
+from kgrag.documents.records import content_hash
+from kgrag.store import Store
+from kgrag.store.records import ChunkRecord, DocumentRecord, DocumentStatus
+
+
+def add_document(
+    store: Store, doc_id: str, texts: list[str], status: DocumentStatus = DocumentStatus.CHUNKED
+) -> list[str]:
+    """Store a document with one chunk per text, in one transaction; returns the chunk ids ``<doc_id>-c<i>``."""
+    chunks = [
+        ChunkRecord(
+            id=f"{doc_id}-c{i}",
+            doc_id=doc_id,
+            ord=i,
+            char_start=0,
+            char_end=len(t),
+            text=t,
+            n_tokens=len(t.split()),
+            text_hash=content_hash(t),
+        )
+        for i, t in enumerate(texts)
+    ]
+    with store.transaction():
+        store.documents.upsert(
+            DocumentRecord(
+                id=doc_id,
+                source=f"test:{doc_id}",
+                title=doc_id,
+                content_hash=content_hash("".join(texts)),
+                status=status,
+            )
+        )
+        store.chunks.replace_for_document(doc_id, chunks)
+    return [c.id for c in chunks]
