@@ -70,7 +70,7 @@ class Workspace:
         self.config = config
         self.store = store
         self.pipelines: PipelineRegistry = builtin_registry()
-        self._embedder: Embedder | None = None
+        self._embedder = KeyedEmbedder(self.embedding_model_id, self._load_embedder)
         self._llm: LLMClient | None = None
         self._dense = HotValue(self._load_dense_index, store.generation)
         self.env = RetrievalEnv(
@@ -136,11 +136,14 @@ class Workspace:
                 "model, or set embedding.model/provider back"
             )
 
-    def embedder(self) -> Embedder:
-        if self._embedder is None:
-            self._embedder = KeyedEmbedder(create_embedder(self.config.embedding), self.embedding_model_id)
-            self._record_model(self._embedder)
+    def embedder(self) -> KeyedEmbedder:
+        """The embedder, keyed by ``provider:model``; the model itself loads on first use."""
         return self._embedder
+
+    def _load_embedder(self) -> Embedder:
+        embedder = create_embedder(self.config.embedding)
+        self._record_model(embedder)
+        return embedder
 
     def _record_model(self, embedder: Embedder) -> None:
         with self.store.transaction():
@@ -182,7 +185,7 @@ class Workspace:
             self.store,
             self.config,
             plan,
-            _LazyEmbedder(self),
+            self._embedder,
             progress,
             self.extractor(progress),
             self.summarizer(),
@@ -225,7 +228,7 @@ class Workspace:
         try:
             dimension = self.store.meta.get(META_DIMENSION)
             scratch._embedder = KeyedEmbedder(
-                FakeEmbedder(int(dimension) if dimension else 64), self.embedding_model_id
+                self.embedding_model_id, lambda: FakeEmbedder(int(dimension) if dimension else 64)
             )
             scratch._llm = create_llm_client(self.config.llm, scratch.store.llm_database(), estimate=True)
             report = scratch.index(paths, progress)
@@ -249,7 +252,7 @@ class Workspace:
         """Re-embed every chunk (and graph entity/relation) with the configured model and make it the
         workspace's model."""
         progress = progress or SilentProgress()
-        self._record_model(self.embedder())
+        self._record_model(self._embedder.inner())
         return run_index(
             [],
             self.store,
@@ -325,25 +328,3 @@ class Workspace:
             "completion_tokens": status.completion_tokens,
             "cost_usd": round(status.cost_usd, 6),
         }
-
-
-class _LazyEmbedder:
-    """Loads the real embedder only if the embed stage finds work (unchanged re-runs stay instant)."""
-
-    def __init__(self, workspace: Workspace) -> None:
-        self._workspace = workspace
-
-    @property
-    def name(self) -> str:
-        return self._workspace.embedding_model_id
-
-    @property
-    def dimension(self) -> int:
-        return self._workspace.embedder().dimension
-
-    @property
-    def window_tokens(self) -> int | None:
-        return self._workspace.embedder().window_tokens
-
-    def embed(self, texts: Sequence[str]) -> Any:
-        return self._workspace.embedder().embed(texts)

@@ -70,7 +70,7 @@ def test_locked_database_is_a_workspace_error(tmp_path: Path) -> None:
 def test_open_with_another_model_closes_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ws_dir = tmp_path / "ws"
     with Workspace.init(ws_dir, embedding={"provider": "fake"}) as ws:
-        ws.embedder()  # records the model in the database
+        ws.embedder().inner()  # loading the model records it in the database
     opened: list[Store] = []
     real_open = kgrag.workspace.open_store
 

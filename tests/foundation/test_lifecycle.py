@@ -130,7 +130,7 @@ ingest.Ingestor._ingest_document = announcing
 embed.COMMIT_BLOCK = 16
 
 ws = Workspace.open(sys.argv[1])
-ws._embedder = KeyedEmbedder(AnnouncingFake(), ws.embedding_model_id)
+ws._embedder = KeyedEmbedder(ws.embedding_model_id, AnnouncingFake)
 ws.index([sys.argv[2]])
 print("finished", flush=True)
 """

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -34,23 +34,30 @@ class Embedder(Protocol):
 
 
 class KeyedEmbedder:
-    """An embedder under another name: the workspace keys vectors by ``provider:model`` so two providers
-    serving the same model name never share vectors."""
+    """The workspace's embedder: named by its ``provider:model`` key (vectors are stored under it, so two
+    providers serving the same model name never share vectors) and loaded on first use, so work that
+    finds nothing to embed (an unchanged re-index, a BM25 query) never loads the model."""
 
-    def __init__(self, inner: Embedder, name: str) -> None:
-        self.inner = inner
+    def __init__(self, name: str, load: Callable[[], Embedder]) -> None:
         self.name = name
+        self._load = load
+        self._inner: Embedder | None = None
+
+    def inner(self) -> Embedder:
+        if self._inner is None:
+            self._inner = self._load()
+        return self._inner
 
     @property
     def dimension(self) -> int:
-        return self.inner.dimension
+        return self.inner().dimension
 
     @property
     def window_tokens(self) -> int | None:
-        return self.inner.window_tokens
+        return self.inner().window_tokens
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        return self.inner.embed(texts)
+        return self.inner().embed(texts)
 
 
 def _normalise(matrix: np.ndarray) -> np.ndarray:
