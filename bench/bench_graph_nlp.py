@@ -23,14 +23,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus
 from kgrag.documents import TokenCounter, chunk_text, content_hash
-from kgrag.graph.build import build_graph
-from kgrag.graph.extract_nlp import SpacyExtractor
-from kgrag.graph.nlp_text import segments
-from kgrag.graph.summarize import ExtractiveSummarizer
+from kgrag.graph.build.builder import build_graph
+from kgrag.graph.build.summarize import ExtractiveSummarizer
+from kgrag.graph.extract.nlp import SpacyExtractor
+from kgrag.graph.extract.nlp_text import segments
 from kgrag.indexing import IndexReport, SilentProgress
 from kgrag.models.embeddings import FakeEmbedder
-from kgrag.store.records import ChunkRecord, DocumentRecord, DocumentStatus
 from kgrag.store.sqlite import SQLiteStore
 
 REPO = Path(__file__).resolve().parents[1]

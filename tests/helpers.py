@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus
 from kgrag.documents.records import content_hash
 from kgrag.store import Store
-from kgrag.store.records import ChunkRecord, DocumentRecord, DocumentStatus
 
 
 def add_document(

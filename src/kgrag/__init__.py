@@ -1,7 +1,7 @@
 """kgrag: plain-RAG and knowledge-graph RAG over your documents, with honest side-by-side evaluation."""
 
 from kgrag.config import KgragConfig, load_config
-from kgrag.errors import KgragError
+from kgrag.core.errors import KgragError
 from kgrag.workspace import QueryResponse, Workspace
 
 __version__ = "0.1.0"

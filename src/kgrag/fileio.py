@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from kgrag.errors import KgragError
+from kgrag.core.errors import KgragError
 
 
 def read_json(path: Path) -> Any:

@@ -18,11 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from kgrag.config import CONFIG_FILE_NAME, KgragConfig, default_toml, load_config
+from kgrag.core.context import TraceStep
+from kgrag.core.dense_index import DenseIndex
+from kgrag.core.errors import WorkspaceError
+from kgrag.core.hot import HotValue
+from kgrag.core.records import DocumentStatus
 from kgrag.documents import TokenCounter, resolve_chunk_sizes
-from kgrag.errors import WorkspaceError
 from kgrag.generation import Answer, extractive_answer, generate_answer
-from kgrag.graph.choose import create_extractor, create_summarizer
-from kgrag.graph.summarize import Summarizer
+from kgrag.graph.build.summarize import Summarizer
+from kgrag.graph.extract.choose import create_extractor, create_summarizer
 from kgrag.graph.types import Extractor
 from kgrag.indexing import ChunkPlan, IndexReport, Progress, SilentProgress, remove_documents, run_index
 from kgrag.models.embeddings import Embedder, FakeEmbedder, KeyedEmbedder, create_embedder
@@ -31,11 +35,7 @@ from kgrag.models.llm.preflight import preflight_context_window
 from kgrag.models.llm.status import llm_status
 from kgrag.retrieval import PipelineRegistry, RetrievalResult, builtin_registry
 from kgrag.retrieval.env import RetrievalEnv
-from kgrag.retrieval.types import TraceStep
-from kgrag.retrieval.vector_index import DenseIndex
 from kgrag.store import Store, open_store
-from kgrag.store.hot import HotValue
-from kgrag.store.records import DocumentStatus
 
 DB_FILE_NAME = "kgrag.sqlite3"
 META_MODEL = "embedding.model"
@@ -203,12 +203,12 @@ class Workspace:
             return
         report.llm_lines = usage.lines()
         if report.extracted_corpus_tokens and not report.chunks_extraction_failed:  # only complete runs
-            from kgrag.graph.extract_llm import extraction_cost_ratio
+            from kgrag.graph.extract.llm import extraction_cost_ratio
 
             report.extraction_prompt_ratio = round(extraction_cost_ratio(usage, report.extracted_corpus_tokens), 3)
 
     def extractor(self, progress: Progress | None = None) -> Extractor | None:
-        """The graph extractor ``graph.extractor`` asks for (None: build no graph); see kgrag.graph.choose."""
+        """The graph extractor ``graph.extractor`` asks for (None: build no graph); see kgrag.graph.extract.choose."""
         return create_extractor(self.config, self, progress or SilentProgress())
 
     def summarizer(self) -> Summarizer:

@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kgrag.config import ChunkingConfig
+from kgrag.core.errors import ConfigError
 from kgrag.documents.chunking import chunk_text, resolve_chunk_sizes
 from kgrag.documents.records import Chunk
 from kgrag.documents.sentences import split_sentences
 from kgrag.documents.tokens import TokenCounter
-from kgrag.errors import ConfigError
 
 COUNTER = TokenCounter.for_encoding("cl100k_base")
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from kgrag.config import DocumentsConfig
+from kgrag.core.errors import DocumentError
 from kgrag.documents.discovery import discover
-from kgrag.errors import DocumentError
 
 DEFAULTS = DocumentsConfig()
 

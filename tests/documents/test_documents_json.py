@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from kgrag.config import DocumentsConfig
+from kgrag.core.errors import DocumentError
 from kgrag.documents.loaders import load_path
-from kgrag.errors import DocumentError
 
 CFG = DocumentsConfig()
 

@@ -9,8 +9,8 @@ import docx
 import pytest
 
 from kgrag.config import DocumentsConfig
+from kgrag.core.errors import DocumentError
 from kgrag.documents.loaders import load_path, loader_registry, supported_suffixes
-from kgrag.errors import DocumentError
 
 CFG = DocumentsConfig()
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import tiktoken
 
+from kgrag.core.errors import ConfigError
 from kgrag.documents import tokens
 from kgrag.documents.tokens import TokenCounter, offline_encoding_names
-from kgrag.errors import ConfigError
 
 
 def test_cl100k_counts_known_text() -> None:

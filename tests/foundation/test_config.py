@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from kgrag.config import configuration_markdown, default_toml, load_config
-from kgrag.errors import ConfigError
+from kgrag.core.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[2]
 

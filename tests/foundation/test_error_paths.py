@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import kgrag.workspace
-from kgrag.errors import KgragError, WorkspaceError
+from kgrag.core.errors import KgragError, WorkspaceError
 from kgrag.evaluation.retrieval_eval import QuestionOutcome, RetrievalEvalReport, write_report
 from kgrag.prompts import export_prompts
 from kgrag.store import Store

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tests.conftest import SAMPLE_QUESTIONS
 
-from kgrag.errors import KgragError
+from kgrag.core.errors import KgragError
 from kgrag.evaluation import evidence_recall, load_dataset
 
 

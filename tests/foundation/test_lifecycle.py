@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import SAMPLE_DOCS
 
 from kgrag import Workspace
-from kgrag.store.records import DocumentStatus
+from kgrag.core.records import DocumentStatus
 
 
 def _write(path: Path, text: str) -> Path:

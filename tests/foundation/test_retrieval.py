@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from kgrag import Workspace
-from kgrag.errors import KgragError
+from kgrag.core.context import ContextItem
+from kgrag.core.dense_index import DenseIndex
+from kgrag.core.errors import KgragError
 from kgrag.retrieval.steps import FuseRRF, QueryState
-from kgrag.retrieval.types import ContextItem
-from kgrag.retrieval.vector_index import DenseIndex
 
 
 @pytest.mark.parametrize("pipeline", ["dense", "bm25", "hybrid"])
@@ -75,9 +75,9 @@ def test_query_gives_extractive_answer_with_citations(sample_ws: Workspace) -> N
 
 
 def test_extractive_answer_quotes_passages_not_their_derived_copies() -> None:
+    from kgrag.core.context import RetrievalResult
     from kgrag.generation import extractive_answer
     from kgrag.models.embeddings import FakeEmbedder
-    from kgrag.retrieval.types import RetrievalResult
 
     sentence = "The staged rollout rule was introduced after INC-2023-012 bricked 212 sensors."
     items = [

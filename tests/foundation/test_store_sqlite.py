@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kgrag.store.records import ChunkRecord, DocumentRecord, DocumentStatus
+from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus
 from kgrag.store.sqlite import SQLiteStore
 
 

@@ -8,8 +8,8 @@ import pytest
 from tests.graph.graph_fakes import ChunkFactory
 from tests.helpers import add_document
 
-from kgrag.graph.summarize import ExtractiveSummarizer
-from kgrag.store.records import DocumentStatus
+from kgrag.core.records import DocumentStatus
+from kgrag.graph.build.summarize import ExtractiveSummarizer
 from kgrag.store.sqlite import SQLiteStore
 
 

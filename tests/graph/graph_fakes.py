@@ -13,8 +13,8 @@ import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 
+from kgrag.core.records import ChunkRecord
 from kgrag.graph.types import ChunkExtraction, ExtractedEntity, ExtractedRelation
-from kgrag.store.records import ChunkRecord
 
 ChunkFactory = Callable[[str, list[str]], list[str]]
 """Type of the ``add_doc`` fixture: (doc id, chunk texts) → chunk ids."""

@@ -12,11 +12,11 @@ import pytest
 from tests.graph.graph_fakes import WordExtractor
 
 from kgrag import Workspace
+from kgrag.core.records import DocumentStatus
 from kgrag.documents import content_hash
-from kgrag.graph.summarize import ExtractiveSummarizer
-from kgrag.graph.vectors import entity_text
+from kgrag.graph.build.summarize import ExtractiveSummarizer
+from kgrag.graph.texts import entity_text
 from kgrag.indexing import IndexReport, SilentProgress, run_index
-from kgrag.store.records import DocumentStatus
 
 DOC_A = "Kestrel ingests telemetry from Osprey. Kestrel runs in Lisbon."
 DOC_B = "Kestrel stores everything in Shale. Heron reads dashboards from Kestrel. Shale keeps raw data."

@@ -13,12 +13,12 @@ from tests.graph.graph_fakes import WordExtractor
 
 from kgrag import Workspace
 from kgrag.config import load_config
-from kgrag.errors import KgragError
-from kgrag.graph.choose import extractor_mode
-from kgrag.graph.local_search import query_keywords
-from kgrag.graph.summarize import ExtractiveSummarizer
+from kgrag.core.errors import KgragError
+from kgrag.core.records import DocumentStatus
+from kgrag.graph.build.summarize import ExtractiveSummarizer
+from kgrag.graph.extract.choose import extractor_mode
 from kgrag.indexing import SilentProgress, run_index
-from kgrag.store.records import DocumentStatus
+from kgrag.retrieval.graph_local import query_keywords
 
 DOCS = (
     "team-platform.md",
@@ -147,9 +147,9 @@ def test_workspace_extractor(tmp_path: Path) -> None:
 
 def test_eval_separates_graph_context_from_chunks(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """graph-local returns descriptions on top of its chunks: the report shows both recalls and the size."""
+    from kgrag.core.context import ContextItem, RetrievalResult
     from kgrag.evaluation import evaluate_retrieval
     from kgrag.evaluation.datasets import QAItem
-    from kgrag.retrieval.types import ContextItem, RetrievalResult
 
     def retrieve(question: str, pipeline: str, k: int) -> RetrievalResult:
         items = [ContextItem("chunk", "c1", "Osprey sensors report every fifteen minutes.", 1.0, ["c1"])]

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 import pytest
 from tests.graph.graph_fakes import ChunkFactory
 
-from kgrag.errors import BudgetExceededError
-from kgrag.graph.aggregate import display_name, vote
-from kgrag.graph.merge import merge_extractions, to_mentions
-from kgrag.graph.summarize import CallableSummarizer, ExtractiveSummarizer
+from kgrag.core.errors import BudgetExceededError
+from kgrag.graph.build.aggregate import display_name, vote
+from kgrag.graph.build.merge import merge_extractions, to_mentions
+from kgrag.graph.build.summarize import CallableSummarizer, ExtractiveSummarizer
 from kgrag.graph.types import ChunkExtraction, ExtractedEntity, ExtractedRelation
 from kgrag.store.sqlite import SQLiteStore
 

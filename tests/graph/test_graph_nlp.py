@@ -8,11 +8,11 @@ from collections.abc import Iterator
 import pytest
 from tests.conftest import SAMPLE_DOCS
 
-from kgrag.graph.extract_nlp import SpacyExtractor, trim_text
-from kgrag.graph.nlp_text import clean_segment, segments
+from kgrag.core.records import ChunkRecord
+from kgrag.graph.extract.nlp import SpacyExtractor, trim_text
+from kgrag.graph.extract.nlp_text import clean_segment, segments
 from kgrag.graph.normalize import entity_key
 from kgrag.graph.types import ChunkExtraction
-from kgrag.store.records import ChunkRecord
 
 spacy = pytest.importorskip("spacy")
 

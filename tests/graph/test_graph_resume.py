@@ -13,8 +13,8 @@ from tests.conftest import REPO, SAMPLE_DOCS
 from tests.graph.graph_fakes import WordExtractor, graph_snapshot
 
 from kgrag import Workspace
-from kgrag.graph.build import build_graph
-from kgrag.graph.summarize import ExtractiveSummarizer
+from kgrag.graph.build.builder import build_graph
+from kgrag.graph.build.summarize import ExtractiveSummarizer
 from kgrag.indexing import IndexReport, SilentProgress
 
 MAX_TOKENS = 60
@@ -24,8 +24,8 @@ SCRIPT = f"""
 import os, sys
 from collections.abc import Sequence
 from kgrag import Workspace
-from kgrag.graph.build import build_graph
-from kgrag.graph.summarize import ExtractiveSummarizer
+from kgrag.graph.build.builder import build_graph
+from kgrag.graph.build.summarize import ExtractiveSummarizer
 from kgrag.indexing import IndexReport, SilentProgress
 from tests.graph.graph_fakes import WordExtractor
 

@@ -7,8 +7,8 @@ import sqlite3
 import pytest
 from tests.graph.graph_fakes import ChunkFactory
 
-from kgrag.store.graph_ids import entity_id_for_key, relation_id_for_pair
-from kgrag.store.graph_records import EntityMention, EntityRecord, RelationMention
+from kgrag.core.graph_ids import entity_id_for_key, relation_id_for_pair
+from kgrag.core.graph_records import EntityMention, EntityRecord, RelationMention
 from kgrag.store.sqlite import SQLiteStore
 
 

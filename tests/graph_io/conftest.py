@@ -12,9 +12,9 @@ from xml.sax.saxutils import escape, quoteattr
 import pytest
 from tests.helpers import add_document
 
-from kgrag.graph.graph_load import EntitySpec, RelationSpec, load_graph
+from kgrag.core.graph_records import EntityMention, RelationMention
+from kgrag.graph.io.load import EntitySpec, RelationSpec, load_graph
 from kgrag.store import Store, open_store
-from kgrag.store.graph_records import EntityMention, RelationMention
 
 NASTY = 'He said "hi", then; left\nnew line, <tag> & ampersand\ttab — ünïcode'
 

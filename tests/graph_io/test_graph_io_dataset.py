@@ -8,9 +8,9 @@ from pathlib import Path
 import igraph as ig
 import pytest
 
-from kgrag.graph.import_lightrag import import_lightrag
-from kgrag.graph.io_graphml import export_graphml, import_graphml
-from kgrag.graph.stats import graph_stats
+from kgrag.graph.analysis.stats import graph_stats
+from kgrag.graph.io.graphml import export_graphml, import_graphml
+from kgrag.graph.io.lightrag.importer import import_lightrag
 from kgrag.store import Store, open_store
 
 MEDICAL = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "graphrag-bench-medical"

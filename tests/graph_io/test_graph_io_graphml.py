@@ -8,13 +8,13 @@ from pathlib import Path
 import igraph as ig
 import pytest
 
-from kgrag.errors import KgragError
-from kgrag.graph.graph_load import EntitySpec, load_graph
-from kgrag.graph.graphml_format import read_graphml
-from kgrag.graph.io_companion import companion_path
-from kgrag.graph.io_graphml import export_graphml, import_graphml
+from kgrag.core.errors import KgragError
+from kgrag.core.graph_records import EntityMention, RelationMention
+from kgrag.graph.io.companion import companion_path
+from kgrag.graph.io.graphml import export_graphml, import_graphml
+from kgrag.graph.io.graphml_format import read_graphml
+from kgrag.graph.io.load import EntitySpec, load_graph
 from kgrag.store import Store, open_store
-from kgrag.store.graph_records import EntityMention, RelationMention
 
 AddDoc = Callable[[Store, str, list[str]], list[str]]
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from kgrag.errors import KgragError
-from kgrag.graph.import_lightrag import EXTRACTOR_NAME, import_lightrag
-from kgrag.graph.lightrag_mapping import assign_keys, map_type, pair_descriptions
-from kgrag.graph.stats import graph_stats
+from kgrag.core.errors import KgragError
+from kgrag.core.graph_ids import entity_id_for_key, relation_id_for_pair
+from kgrag.graph.analysis.stats import graph_stats
+from kgrag.graph.io.lightrag.importer import EXTRACTOR_NAME, import_lightrag
+from kgrag.graph.io.lightrag.mapping import assign_keys, map_type, pair_descriptions
 from kgrag.store import Store, open_store
-from kgrag.store.graph_ids import entity_id_for_key, relation_id_for_pair
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from kgrag.graph.io_neo4j import ENTITY_HEADER, RELATION_HEADER, export_neo4j, type_label
+from kgrag.graph.io.neo4j import ENTITY_HEADER, RELATION_HEADER, export_neo4j, type_label
 from kgrag.store import Store, open_store
 
 

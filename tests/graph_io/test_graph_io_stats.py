@@ -7,12 +7,12 @@ from pathlib import Path
 import igraph as ig
 import pytest
 
-from kgrag.graph.igraph_view import to_igraph
-from kgrag.graph.plots import write_stats_plots
-from kgrag.graph.stats import Hub, graph_stats, stats_of_igraph
-from kgrag.graph.stats_render import comparison_markdown, stats_markdown, stats_tables
+from kgrag.core.graph_ids import entity_id_for_key
+from kgrag.graph.analysis.igraph_view import to_igraph
+from kgrag.graph.analysis.plots import write_stats_plots
+from kgrag.graph.analysis.render import comparison_markdown, stats_markdown, stats_tables
+from kgrag.graph.analysis.stats import Hub, graph_stats, stats_of_igraph
 from kgrag.store import Store, open_store
-from kgrag.store.graph_ids import entity_id_for_key
 
 
 def test_stats_match_hand_computation(small_store: Store) -> None:

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from kgrag.config import ChunkingConfig, GraphConfig, LLMConfig
+from kgrag.core.records import ChunkRecord
 from kgrag.documents import TokenCounter, chunk_text, resolve_chunk_sizes
 from kgrag.documents.records import content_hash
-from kgrag.graph.extract_llm import LLMExtractor
+from kgrag.graph.extract.llm import LLMExtractor
 from kgrag.graph.types import ChunkExtraction
 from kgrag.models.llm import LLMClient, create_llm_client
-from kgrag.store.records import ChunkRecord
 from kgrag.testing.extraction_responder import ExtractionResponder
 
 REPO = Path(__file__).resolve().parents[2]

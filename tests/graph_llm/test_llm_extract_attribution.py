@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from kgrag.core.records import ChunkRecord
 from kgrag.documents import TokenCounter
-from kgrag.graph.extract_attribution import ChunkLocator, attribute
-from kgrag.graph.extract_parse import ParsedItems
-from kgrag.graph.extract_units import build_units
+from kgrag.graph.extract.attribution import ChunkLocator, attribute
+from kgrag.graph.extract.parse import ParsedItems
+from kgrag.graph.extract.units import build_units
 from kgrag.graph.types import ExtractedEntity, ExtractedRelation
-from kgrag.store.records import ChunkRecord
 from kgrag.testing.extraction_responder import ExtractionResponder
 
 COUNTER = TokenCounter.for_encoding("cl100k_base")

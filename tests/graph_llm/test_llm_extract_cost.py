@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from kgrag.graph.extract_glean import GleanPolicy
-from kgrag.graph.extract_llm import STAGE_EXTRACT, STAGE_GLEAN, extraction_cost_ratio
+from kgrag.graph.extract.glean import GleanPolicy
+from kgrag.graph.extract.llm import STAGE_EXTRACT, STAGE_GLEAN, extraction_cost_ratio
 from kgrag.models.llm.ledger import LedgerSummary, Totals
 from kgrag.testing.extraction_responder import ExtractionResponder
 

@@ -11,7 +11,7 @@ import pytest
 
 from kgrag import Workspace
 from kgrag.config import LLMConfig, load_config
-from kgrag.graph.extract_llm import LLMExtractor, create_llm_extractor, extraction_max_tokens
+from kgrag.graph.extract.llm import LLMExtractor, create_llm_extractor, extraction_max_tokens
 from kgrag.models.llm import ScriptedProvider
 from kgrag.testing.extraction_responder import ExtractionResponder
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from kgrag.config import LLMConfig
+from kgrag.core.llm_types import ChatRequest, ChatResponse
 from kgrag.models.llm import ProviderError, create_llm_client
-from kgrag.models.llm.types import ChatRequest, ChatResponse
 from kgrag.testing.extraction_responder import ExtractionResponder
 
 FAST = {"max_retries": 2, "backoff_base_s": 0.001, "backoff_max_s": 0.002}

@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from kgrag.graph.extract_glean import FEW_ENTITIES, FEW_RELATIONS, REASKED, GleanPolicy
-from kgrag.graph.extract_parse import ParsedItems
-from kgrag.graph.extract_units import build_units
+from kgrag.core.llm_types import StructuredResult, Usage
+from kgrag.graph.extract.glean import FEW_ENTITIES, FEW_RELATIONS, REASKED, GleanPolicy
+from kgrag.graph.extract.parse import ParsedItems
+from kgrag.graph.extract.units import build_units
 from kgrag.graph.types import ExtractedEntity, ExtractedRelation
-from kgrag.models.llm.types import StructuredResult, Usage
 from kgrag.testing.extraction_responder import ExtractionResponder
 
 DENSE = (

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from kgrag.graph.extract_glean import GleanPolicy
-from kgrag.graph.extract_parse import ExtractionReply, parse_items
-from kgrag.graph.extract_units import build_units
+from kgrag.graph.extract.glean import GleanPolicy
+from kgrag.graph.extract.parse import ExtractionReply, parse_items
+from kgrag.graph.extract.units import build_units
 from kgrag.testing.extraction_responder import LOSSLESS, ExtractionResponder, extract_items, malform
 
 TYPES = ["person", "organization", "team", "concept"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from kgrag.config import LLMConfig
-from kgrag.graph.summarize import CallableSummarizer
-from kgrag.graph.summarize_llm import STAGE_SUMMARIZE, llm_summarize
+from kgrag.graph.build.summarize import CallableSummarizer
+from kgrag.graph.build.summarize_llm import STAGE_SUMMARIZE, llm_summarize
 from kgrag.models.llm import ScriptedProvider, ScriptRule, create_llm_client
 from kgrag.testing.extraction_responder import ExtractionResponder
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from kgrag.documents import TokenCounter
-from kgrag.graph.extract_units import PART_SEPARATOR, build_units, new_part
+from kgrag.graph.extract.units import PART_SEPARATOR, build_units, new_part
 
 COUNTER = TokenCounter.for_encoding("cl100k_base")
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from kgrag.config import GenerationConfig, LLMConfig
+from kgrag.core.context import ContextItem, RetrievalResult
 from kgrag.documents.tokens import TokenCounter
 from kgrag.generation import IDK_SENTENCE, build_context, generate_answer
 from kgrag.generation.answer import extract_citations, is_idk
 from kgrag.generation.context import allocate
 from kgrag.models.llm import ChatRequest, ScriptedProvider, ScriptRule, create_llm_client
-from kgrag.retrieval.types import ContextItem, RetrievalResult
 
 COUNT = TokenCounter.for_encoding("cl100k_base").count
 

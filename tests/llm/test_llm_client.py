@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from kgrag.config import LLMConfig
-from kgrag.errors import BudgetExceededError, ConfigError, ModelError
+from kgrag.core.errors import BudgetExceededError, ConfigError, ModelError
 from kgrag.models.llm import (
     LLM_SCHEMAS,
     ChatRequest,

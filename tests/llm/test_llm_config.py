@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from kgrag.config import GenerationConfig, KgragConfig, LLMConfig, load_config
-from kgrag.errors import ConfigError
+from kgrag.core.errors import ConfigError
 from kgrag.models.llm import ScriptedProvider, ScriptRule, create_llm_client
 from kgrag.models.llm.http import OpenAICompatibleProvider
 

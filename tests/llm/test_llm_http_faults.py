@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from kgrag.errors import ModelError
+from kgrag.core.errors import ModelError
 from kgrag.models.llm import LLMUnavailableError, SQLiteLedger, create_llm_client
 from kgrag.models.llm.sqlite_tables import LLM_SCHEMAS
 from kgrag.store.sqlite.database import Database

@@ -7,7 +7,7 @@ from email.utils import formatdate
 
 import pytest
 
-from kgrag.errors import BudgetExceededError
+from kgrag.core.errors import BudgetExceededError
 from kgrag.models.llm.budget import TokenBudget
 from kgrag.models.llm.ratelimit import TokenBucket
 from kgrag.models.llm.retry import RetryPolicy, parse_retry_after

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kgrag.errors import ConfigError
+from kgrag.core.errors import ConfigError
 from kgrag.prompts import export_prompts, list_prompts, load_prompt
 
 

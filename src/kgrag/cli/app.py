@@ -15,7 +15,7 @@ from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.llm_commands import cost, prompts_app
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console
 from kgrag.cli.progress import RichProgress
-from kgrag.errors import KgragError
+from kgrag.core.errors import KgragError
 from kgrag.indexing import IndexReport
 from kgrag.workspace import QueryResponse, Workspace
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import typer
 
-from kgrag.errors import KgragError
+from kgrag.core.errors import KgragError
 
 EXIT_USER_ERROR = 1
 EXIT_INTERNAL_ERROR = 2

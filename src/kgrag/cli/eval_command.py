@@ -7,7 +7,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import Progress
 
-from kgrag.errors import KgragError
+from kgrag.core.errors import KgragError
 from kgrag.evaluation import evaluate_retrieval, load_dataset, write_report
 from kgrag.evaluation.retrieval_eval import render_markdown
 from kgrag.workspace import Workspace

@@ -16,8 +16,8 @@ from rich.console import Console
 
 from kgrag.cli.errors import run_guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console
-from kgrag.errors import KgragError
-from kgrag.graph.import_report import ImportReport
+from kgrag.core.errors import KgragError
+from kgrag.graph.io.report import ImportReport
 from kgrag.workspace import Workspace
 
 graph_app = typer.Typer(no_args_is_help=True, help="Knowledge-graph statistics, export and import.")
@@ -44,20 +44,20 @@ def stats_command(
     debug: DebugOpt = False,
 ) -> None:
     """Nodes, edges, degrees, clustering, components, hubs and entity types of the graph."""
-    from kgrag.graph.stats import graph_stats
+    from kgrag.graph.analysis.stats import graph_stats
 
     def body() -> None:
         with Workspace.open(workspace) as ws:
             stats = graph_stats(ws.store, top)
         plots: list[Path] = []
         if plot is not None:
-            from kgrag.graph.plots import write_stats_plots
+            from kgrag.graph.analysis.plots import write_stats_plots
 
             plots = write_stats_plots(stats, plot)
         if as_json:
             typer.echo(json.dumps({**stats.to_dict(), "plots": [str(p) for p in plots]}, indent=2))
             return
-        from kgrag.graph.stats_render import stats_tables
+        from kgrag.graph.analysis.render import stats_tables
 
         console = new_console()
         console.print(stats_tables(stats))
@@ -71,11 +71,11 @@ def stats_command(
 
 def _export(ws: Workspace, fmt: ExportFormat, target: Path, companion: bool) -> str:
     if fmt is ExportFormat.NEO4J:
-        from kgrag.graph.io_neo4j import export_neo4j
+        from kgrag.graph.io.neo4j import export_neo4j
 
         counts = export_neo4j(ws.store, target)
         return f"wrote {counts['entities']:,} entities and {counts['relations']:,} relations to {target}/"
-    from kgrag.graph.io_graphml import export_graphml
+    from kgrag.graph.io.graphml import export_graphml
 
     path = target if target.suffix.lower() == ".graphml" else target / GRAPHML_FILE_NAME
     counts = export_graphml(ws.store, path, with_companion=companion)
@@ -131,11 +131,11 @@ def import_command(
     def body() -> None:
         with Workspace.open(workspace) as ws:
             if source is ImportSource.LIGHTRAG:
-                from kgrag.graph.import_lightrag import import_lightrag
+                from kgrag.graph.io.lightrag.importer import import_lightrag
 
                 report = import_lightrag(ws.store, path, graphml=graphml, chunks_file=chunks)
             else:
-                from kgrag.graph.io_graphml import import_graphml
+                from kgrag.graph.io.graphml import import_graphml
 
                 report = import_graphml(ws.store, path, companion_file=companion)
         if as_json:

@@ -1,7 +1,7 @@
 """Documents: finding files, reading them into text, and cutting the text into chunks.
 
 The pipeline is ``discover`` → ``load_path`` → ``chunk_text``; each step reports unusable input as a
-`kgrag.errors.DocumentError` so indexing can skip one file and go on.
+`kgrag.core.errors.DocumentError` so indexing can skip one file and go on.
 """
 
 from kgrag.documents.chunking import chunk_text, resolve_chunk_sizes

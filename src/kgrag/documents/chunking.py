@@ -15,10 +15,10 @@ from bisect import bisect_left
 from dataclasses import dataclass
 
 from kgrag.config import ChunkingConfig
+from kgrag.core.errors import ConfigError
 from kgrag.documents.records import Chunk
 from kgrag.documents.sentences import split_sentences, strip_span
 from kgrag.documents.tokens import TokenCounter
-from kgrag.errors import ConfigError
 
 # Smallest size chunk_text accepts: one character can take up to 4 tokens, so a force-split piece
 # of at least one character must always fit.

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from kgrag.errors import DocumentError
+from kgrag.core.errors import DocumentError
 
 
 def discover(paths: Sequence[Path], include: Sequence[str], exclude: Sequence[str]) -> list[Path]:

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from kgrag.config import DocumentsConfig
+from kgrag.core.errors import DocumentError
 from kgrag.documents.reading import decode_text, normalize_newlines, require_text
 from kgrag.documents.records import LoadedDocument
-from kgrag.errors import DocumentError
 
 _MAX_LISTED_KEYS = 20
 

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kgrag.config import DocumentsConfig
+from kgrag.core.errors import DocumentError
 from kgrag.documents.json_records import load_json, load_jsonl
 from kgrag.documents.reading import decode_text, normalize_newlines, read_limited, require_text
 from kgrag.documents.records import LoadedDocument
-from kgrag.errors import DocumentError
 
 if TYPE_CHECKING:
     from bs4 import BeautifulSoup

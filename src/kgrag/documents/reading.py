@@ -10,7 +10,7 @@ from __future__ import annotations
 import codecs
 from pathlib import Path
 
-from kgrag.errors import DocumentError
+from kgrag.core.errors import DocumentError
 
 _MIB = 1024 * 1024
 

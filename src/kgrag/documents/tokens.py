@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import tiktoken
 
-from kgrag.errors import ConfigError
+from kgrag.core.errors import ConfigError
 
 _OFFLINE_SUFFIX = "_offline"
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgrag.errors import KgragError
+from kgrag.core.errors import KgragError
 
 DEFAULT_TYPE = "Unspecified"
 

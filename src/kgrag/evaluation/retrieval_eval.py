@@ -15,11 +15,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kgrag.core.context import RetrievalResult
+from kgrag.core.errors import KgragError
 from kgrag.documents import TokenCounter
-from kgrag.errors import KgragError
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.recall import evidence_recall
-from kgrag.retrieval.types import RetrievalResult
 
 Retriever = Callable[[str, str, int], RetrievalResult]
 

@@ -16,11 +16,11 @@ import re
 from typing import Any
 
 from kgrag.config import GenerationConfig
+from kgrag.core.context import RetrievalResult
+from kgrag.core.llm_types import ChatResult
 from kgrag.generation.context import ContextBlock, build_context
 from kgrag.generation.types import Answer
 from kgrag.models.llm.client import LLMClient
-from kgrag.models.llm.types import ChatResult
-from kgrag.retrieval.types import RetrievalResult
 
 IDK_SENTENCE = "I don't know based on the provided context."
 ANSWER_PROMPT = "answer"

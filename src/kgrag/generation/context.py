@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from kgrag.retrieval.types import ContextItem
+from kgrag.core.context import ContextItem
 
 GROUP_OF_KIND = {"chunk": "passages", "entity": "graph", "relation": "graph", "path": "graph",
                  "community": "communities"}  # fmt: skip

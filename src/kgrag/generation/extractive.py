@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kgrag.core.context import RetrievalResult
 from kgrag.documents import split_sentences
 from kgrag.documents.words import content_words
 from kgrag.generation.types import Answer
 from kgrag.models.embeddings import Embedder
-from kgrag.retrieval.types import RetrievalResult
 
 LEXICAL_WEIGHT = 0.3
 MIN_SENTENCE_CHARS = 20

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from kgrag.store.records import ChunkRecord
+from kgrag.core.records import ChunkRecord
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from kgrag.indexing.progress import Progress
+from kgrag.core.progress import Progress
 from kgrag.indexing.report import IndexReport
 from kgrag.models.embeddings import Embedder
 from kgrag.store.base import Store

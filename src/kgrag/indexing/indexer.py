@@ -11,20 +11,20 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from kgrag.config import KgragConfig
+from kgrag.core.errors import DocumentError, KgragError
+from kgrag.core.progress import Progress
+from kgrag.core.records import DocumentStatus
 from kgrag.documents import TokenCounter, discover
-from kgrag.errors import DocumentError, KgragError
-from kgrag.graph.build import build_graph
-from kgrag.graph.lifecycle import refresh_graph
-from kgrag.graph.summarize import ExtractiveSummarizer, Summarizer
+from kgrag.graph.build.builder import build_graph
+from kgrag.graph.build.lifecycle import refresh_graph
+from kgrag.graph.build.summarize import ExtractiveSummarizer, Summarizer
+from kgrag.graph.build.vectors import ensure_graph_vectors, mark_graph_vectors_stale
 from kgrag.graph.types import Extractor
-from kgrag.graph.vectors import ensure_graph_vectors, mark_graph_vectors_stale
 from kgrag.indexing.embed import embed_missing_chunks
 from kgrag.indexing.ingest import ChunkPlan, Ingestor, file_documents
-from kgrag.indexing.progress import Progress
 from kgrag.indexing.report import IndexReport
 from kgrag.models.embeddings import Embedder
 from kgrag.store.base import Store
-from kgrag.store.records import DocumentStatus
 
 INGEST_STAGE = "read+chunk"
 
@@ -63,7 +63,7 @@ def run_index(
     return report
 
 
-# -- graph stage (issue #4) ----------------------------------------------------------------------
+# -- graph stage ---------------------------------------------------------------------------------
 def _graph_stage(
     store: Store,
     embedder: Embedder,
@@ -119,7 +119,7 @@ def remove_documents(
             for doc_id, source in matches:
                 store.documents.delete(doc_id)
                 removed.append(source)
-    # graph (issue #4): refresh only when something went; re-embed what the refresh changed
+    # graph: refresh only when something went; re-embed what the refresh changed
     if removed and refresh_graph(store, summarizer or ExtractiveSummarizer()).changed:
         mark_graph_vectors_stale(store)
         if embedder_factory is not None:

@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kgrag.config import DocumentsConfig
+from kgrag.core.errors import DocumentError
+from kgrag.core.ids import chunk_id, document_id
+from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus
 from kgrag.documents import TokenCounter, chunk_text, load_path
 from kgrag.documents.records import LoadedDocument, content_hash
-from kgrag.errors import DocumentError
-from kgrag.indexing.ids import chunk_id, document_id
 from kgrag.indexing.report import FileProblem, IndexReport
 from kgrag.store.base import Store
-from kgrag.store.records import ChunkRecord, DocumentRecord, DocumentStatus
 
 _DONE = {DocumentStatus.CHUNKED, DocumentStatus.EMBEDDED, DocumentStatus.INDEXED}
 

@@ -24,7 +24,7 @@ class IndexReport:
     documents_removed: int = 0
     chunks_written: int = 0
     texts_embedded: int = 0
-    # graph stage (issue #4): chunks extracted/failed this run, graph size after it, graph texts embedded
+    # graph stage: chunks extracted/failed this run, graph size after it, graph texts embedded
     chunks_extracted: int = 0
     chunks_extraction_failed: int = 0
     entities: int = 0
@@ -32,7 +32,7 @@ class IndexReport:
     graph_texts_embedded: int = 0
     extracted_corpus_tokens: int = 0  # text the extractor read this run, overlap counted once
     llm_lines: list[str] = field(default_factory=list)  # this run's LLM usage per stage, if any
-    extraction_prompt_ratio: float | None = None  # LLM prompt tokens per corpus token (issue #4 target ≤ 2.5)
+    extraction_prompt_ratio: float | None = None  # LLM prompt tokens per corpus token (target ≤ 2.5; peers spend 5–10)
     problems: list[FileProblem] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)

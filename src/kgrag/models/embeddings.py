@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from kgrag.config import EmbeddingConfig
-from kgrag.errors import ConfigError, ModelError
+from kgrag.core.errors import ConfigError, ModelError
 
 DEFAULT_MINILM = "all-MiniLM-L6-v2"
 

@@ -25,8 +25,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from kgrag.errors import ConfigError, KgragError
-from kgrag.models.llm.types import Message, PromptRef
+from kgrag.core.errors import ConfigError, KgragError
+from kgrag.core.llm_types import Message, PromptRef
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _REQUIRED = ("name", "version", "description", "output_schema", "system", "user")

@@ -1,6 +1,6 @@
 """Retrieval: context items with provenance, reusable steps and named pipelines."""
 
+from kgrag.core.context import ContextItem, RetrievalResult, TraceStep
 from kgrag.retrieval.pipelines import Pipeline, PipelineRegistry, builtin_registry
-from kgrag.retrieval.types import ContextItem, RetrievalResult, TraceStep
 
 __all__ = ["ContextItem", "Pipeline", "PipelineRegistry", "RetrievalResult", "TraceStep", "builtin_registry"]

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from kgrag.config import KgragConfig
+from kgrag.core.dense_index import DenseIndex
 from kgrag.models.embeddings import Embedder
-from kgrag.retrieval.vector_index import DenseIndex
 from kgrag.store.base import Store
 
 

@@ -1,6 +1,6 @@
 """Retrieval steps over the knowledge graph.
 
-:class:`GraphLocalSearch` is the ``graph-local`` pipeline's search (see :mod:`kgrag.graph.local_search`):
+:class:`GraphLocalSearch` is the ``graph-local`` pipeline's search (see :mod:`kgrag.retrieval.graph_local`):
 it yields chunk items ranked by graph provenance (text filled later by ``Hydrate``) followed by the
 entity and relation items that led to them, each with the chunk ids it was extracted from.
 
@@ -13,14 +13,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from kgrag.errors import KgragError
-from kgrag.graph.local_search import LocalSearchParams, LocalSearchResult, local_search
-from kgrag.graph.vectors import GraphIndex, entity_text, load_graph_index, relation_text
+from kgrag.core.context import ContextItem
+from kgrag.core.errors import KgragError
+from kgrag.core.graph_records import EntityRecord
+from kgrag.core.hot import HotValue
+from kgrag.graph.index import GraphIndex, load_graph_index
+from kgrag.graph.texts import entity_text, relation_text
 from kgrag.retrieval.env import RetrievalEnv
+from kgrag.retrieval.graph_local import LocalSearchParams, LocalSearchResult, local_search
 from kgrag.retrieval.steps import QueryState
-from kgrag.retrieval.types import ContextItem
-from kgrag.store.graph_records import EntityRecord
-from kgrag.store.hot import HotValue
 
 GRAPH_INDEX_KEY = "graph_index"
 EMPTY_GRAPH_MESSAGE = (

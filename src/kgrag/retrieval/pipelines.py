@@ -11,7 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from kgrag.config import KgragConfig
-from kgrag.errors import KgragError
+from kgrag.core.context import RetrievalResult, TraceStep
+from kgrag.core.errors import KgragError
 from kgrag.retrieval.env import RetrievalEnv
 from kgrag.retrieval.steps import (
     BM25Search,
@@ -23,7 +24,6 @@ from kgrag.retrieval.steps import (
     TakeTop,
     UseStream,
 )
-from kgrag.retrieval.types import RetrievalResult, TraceStep
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def _bm25(cfg: KgragConfig) -> Pipeline:
 def _hybrid(cfg: KgragConfig) -> Pipeline:
     return Pipeline(
         "hybrid",
-        f"Dense + BM25 fused by reciprocal rank fusion (k={cfg.retrieval.rrf_k}, seed 004).",
+        f"Dense + BM25 fused by reciprocal rank fusion (k={cfg.retrieval.rrf_k}, lundberg-2026).",
         (
             DenseSearch(pool=cfg.retrieval.candidate_pool),
             BM25Search(pool=cfg.retrieval.candidate_pool),
@@ -110,7 +110,7 @@ def _graph_local(cfg: KgragConfig) -> Pipeline:
     return Pipeline(
         "graph-local",
         "LightRAG-style local search: query → entities → relations/neighbours → chunks by "
-        "provenance count, plus the entity and relation items (seed 004).",
+        "provenance count, plus the entity and relation items (lundberg-2026).",
         (GraphLocalSearch(), Hydrate()),
         requires=frozenset({"graph"}),
     )

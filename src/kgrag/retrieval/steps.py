@@ -12,9 +12,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from kgrag.core.context import ContextItem, TraceStep
+from kgrag.core.records import ScoredId
 from kgrag.retrieval.env import RetrievalEnv
-from kgrag.retrieval.types import ContextItem, TraceStep
-from kgrag.store.records import ScoredId
 
 
 @dataclass

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from kgrag.store.graph_records import EntityMention, EntityRecord, RelationMention, RelationRecord
-from kgrag.store.records import ChunkRecord, DocumentRecord, DocumentStatus, ScoredId
+from kgrag.core.graph_records import EntityMention, EntityRecord, RelationMention, RelationRecord
+from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus, ScoredId
 
 if TYPE_CHECKING:  # the protocols must not import a backend at runtime (backends load lazily)
     from kgrag.store.sqlite.database import Database

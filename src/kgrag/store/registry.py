@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-from kgrag.errors import ConfigError
+from kgrag.core.errors import ConfigError
 from kgrag.store.base import Store
 
 # name -> "module:attribute"; modules are imported only when the backend is opened.

@@ -31,8 +31,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgrag.core.llm_types import ChatRequest
 from kgrag.models.llm.scripted import ScriptedProvider, ScriptRule
-from kgrag.models.llm.types import ChatRequest
 
 LOSSLESS = ("fence", "prose", "trailing_comma", "single_quotes")
 RECOVERABLE = (*LOSSLESS, "wrong_schema", "garbage")

@@ -3,6 +3,16 @@
 Start with :func:`create_llm_client` and the API summary in :mod:`kgrag.models.llm.client`.
 """
 
+from kgrag.core.llm_types import (
+    ChatRequest,
+    ChatResponse,
+    ChatResult,
+    Message,
+    Prices,
+    PromptRef,
+    StructuredResult,
+    Usage,
+)
 from kgrag.models.llm.base import (
     CachedResponse,
     ChatProvider,
@@ -29,16 +39,6 @@ from kgrag.models.llm.registry import build_provider, create_llm_client, new_run
 from kgrag.models.llm.scripted import ScriptedProvider, ScriptRule, replay_key
 from kgrag.models.llm.sqlite_tables import LLM_SCHEMAS
 from kgrag.models.llm.status import LLMStatus, llm_status
-from kgrag.models.llm.types import (
-    ChatRequest,
-    ChatResponse,
-    ChatResult,
-    Message,
-    Prices,
-    PromptRef,
-    StructuredResult,
-    Usage,
-)
 
 __all__ = [
     "LLM_SCHEMAS",

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from kgrag.errors import ModelError
-from kgrag.models.llm.types import ChatRequest, ChatResponse
+from kgrag.core.errors import ModelError
+from kgrag.core.llm_types import ChatRequest, ChatResponse
 
 
 class ProviderError(ModelError):

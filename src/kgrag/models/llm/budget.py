@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 
-from kgrag.errors import BudgetExceededError, ModelError
+from kgrag.core.errors import BudgetExceededError, ModelError
 
 
 class TokenBudget:

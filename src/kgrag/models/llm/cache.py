@@ -9,8 +9,8 @@ from __future__ import annotations
 import threading
 import time
 
+from kgrag.core.llm_types import ChatRequest
 from kgrag.models.llm.base import CachedResponse
-from kgrag.models.llm.types import ChatRequest
 from kgrag.store.sqlite.database import Database
 
 

@@ -18,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgrag.errors import ModelError
+from kgrag.core.errors import ModelError
+from kgrag.core.llm_types import ChatRequest, ChatResponse, Prices, Usage, UsageSource
 from kgrag.models.llm.base import (
     CachedResponse,
     ChatProvider,
@@ -32,7 +33,6 @@ from kgrag.models.llm.ratelimit import CallLimits
 from kgrag.models.llm.retry import RetryPolicy
 from kgrag.models.llm.structured import ReplyInvalid
 from kgrag.models.llm.tokens import TextTokenCounter, count_message_tokens
-from kgrag.models.llm.types import ChatRequest, ChatResponse, Prices, Usage, UsageSource
 
 Parser = Callable[[str, str | None], tuple[Any, bool]]
 

@@ -15,8 +15,8 @@ API (all methods are thread-safe)::
 
 Failure contract: an item whose reply cannot be validated after one re-ask comes back as a
 ``StructuredResult`` with ``value=None`` and ``error`` set; a run-stopping problem raises
-(:class:`~kgrag.errors.BudgetExceededError`, :class:`~kgrag.models.llm.base.LLMUnavailableError` when
-retries are exhausted, :class:`~kgrag.errors.ModelError` for a bad key/model/window). Accepted replies
+(:class:`~kgrag.core.errors.BudgetExceededError`, :class:`~kgrag.models.llm.base.LLMUnavailableError` when
+retries are exhausted, :class:`~kgrag.core.errors.ModelError` for a bad key/model/window). Accepted replies
 are cached as they arrive, so a stopped run resumes on rerun without paying twice.
 """
 
@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
+from kgrag.core.llm_types import ChatRequest, ChatResult, Message, PromptRef, StructuredResult, Usage
 from kgrag.models.llm.calls import CallRunner, Outcome
 from kgrag.models.llm.estimate import Estimate, EstimatingProvider
 from kgrag.models.llm.ledger import LedgerSummary, UsageLedger
@@ -41,7 +42,6 @@ from kgrag.models.llm.structured import (
     response_format,
     with_instruction,
 )
-from kgrag.models.llm.types import ChatRequest, ChatResult, Message, PromptRef, StructuredResult, Usage
 
 if TYPE_CHECKING:
     from kgrag.prompts.loader import Prompt

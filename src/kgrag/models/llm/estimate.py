@@ -10,9 +10,9 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
+from kgrag.core.llm_types import ChatRequest, ChatResponse, Prices
 from kgrag.models.llm.base import ChatProvider
 from kgrag.models.llm.tokens import TextTokenCounter, count_message_tokens
-from kgrag.models.llm.types import ChatRequest, ChatResponse, Prices
 
 ESTIMATE_FINISH_REASON = "estimate"
 

@@ -12,9 +12,9 @@ import json
 import time
 from typing import TYPE_CHECKING, Any, Literal
 
+from kgrag.core.llm_types import ChatRequest, ChatResponse
 from kgrag.models.llm.base import ProviderError
 from kgrag.models.llm.retry import parse_retry_after
-from kgrag.models.llm.types import ChatRequest, ChatResponse
 
 if TYPE_CHECKING:
     import httpx

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from kgrag.models.llm.types import Prices, UsageSource
+from kgrag.core.llm_types import Prices, UsageSource
 from kgrag.store.sqlite.database import Database
 
 

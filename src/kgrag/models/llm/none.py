@@ -7,8 +7,8 @@ raises a clear error instead of silently returning nothing.
 
 from __future__ import annotations
 
-from kgrag.errors import ModelError
-from kgrag.models.llm.types import ChatRequest, ChatResponse
+from kgrag.core.errors import ModelError
+from kgrag.core.llm_types import ChatRequest, ChatResponse
 
 
 def llm_free_note(stage: str) -> str:

@@ -23,11 +23,11 @@ def _template_tokens(name: str, config: KgragConfig, counter: TokenCounter) -> i
 
 
 def preflight_context_window(config: KgragConfig) -> None:
-    """Raise :class:`~kgrag.errors.ModelError` if the largest request would not fit ``llm.context_window``."""
+    """Raise :class:`~kgrag.core.errors.ModelError` if the largest request would not fit ``llm.context_window``."""
     window = config.llm.context_window
     if window is None or config.llm.provider == "none":
         return
-    from kgrag.graph.extract_llm import extraction_max_tokens
+    from kgrag.graph.extract.llm import extraction_max_tokens
 
     counter = TokenCounter.for_encoding(config.chunking.encoding)
     extraction_prompt = (

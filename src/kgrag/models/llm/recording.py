@@ -9,9 +9,9 @@ import json
 import threading
 from pathlib import Path
 
+from kgrag.core.llm_types import ChatRequest, ChatResponse
 from kgrag.models.llm.base import ChatProvider
 from kgrag.models.llm.scripted import replay_key
-from kgrag.models.llm.types import ChatRequest, ChatResponse
 
 
 class RecordingProvider:

@@ -12,7 +12,8 @@ import time
 import uuid
 
 from kgrag.config import LLMConfig
-from kgrag.errors import ConfigError
+from kgrag.core.errors import ConfigError
+from kgrag.core.llm_types import Prices
 from kgrag.models.llm.base import ChatProvider, ResponseCache
 from kgrag.models.llm.budget import TokenBudget
 from kgrag.models.llm.cache import InMemoryResponseCache, SQLiteResponseCache
@@ -25,7 +26,6 @@ from kgrag.models.llm.ratelimit import CallLimits
 from kgrag.models.llm.retry import RetryPolicy
 from kgrag.models.llm.scripted import ScriptedProvider
 from kgrag.models.llm.tokens import TextTokenCounter, default_token_counter
-from kgrag.models.llm.types import Prices
 from kgrag.store.sqlite.database import Database
 
 

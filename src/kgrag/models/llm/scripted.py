@@ -20,9 +20,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kgrag.errors import ConfigError
+from kgrag.core.errors import ConfigError
+from kgrag.core.llm_types import ChatRequest, ChatResponse
 from kgrag.models.llm.base import ProviderError
-from kgrag.models.llm.types import ChatRequest, ChatResponse
 
 Reply = str | Callable[[ChatRequest], str]
 

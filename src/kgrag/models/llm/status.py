@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kgrag.core.llm_types import Prices
 from kgrag.models.llm.cache import SQLiteResponseCache
 from kgrag.models.llm.ledger import SQLiteLedger
-from kgrag.models.llm.types import Prices
 from kgrag.store.sqlite.database import Database
 
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from kgrag.core.llm_types import Message
 from kgrag.models.llm.json_repair import JSONRepairError, repair_json
-from kgrag.models.llm.types import Message
 
 MAX_ECHOED_REPLY_CHARS = 4000
 MAX_ERROR_CHARS = 600

@@ -10,7 +10,7 @@ import re
 import sqlite3
 from collections.abc import Iterator, Sequence
 
-from kgrag.store.records import ChunkRecord, ScoredId
+from kgrag.core.records import ChunkRecord, ScoredId
 from kgrag.store.sqlite.database import Database
 
 CHUNKS_DDL = """

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from kgrag.errors import WorkspaceError
+from kgrag.core.errors import WorkspaceError
 
 _PRAGMAS = (
     "PRAGMA journal_mode=WAL",

@@ -6,7 +6,7 @@ import json
 import sqlite3
 import time
 
-from kgrag.store.records import DocumentRecord, DocumentStatus
+from kgrag.core.records import DocumentRecord, DocumentStatus
 from kgrag.store.sqlite.database import Database
 
 META_DDL = """

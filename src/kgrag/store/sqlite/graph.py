@@ -4,7 +4,7 @@ Mentions are the facts; entity and relation rows are aggregates derived from the
 enforced by the schema rather than by code: a mention references its chunk with ``ON DELETE CASCADE``,
 so deleting a document (→ chunks → mentions) cannot leave provenance behind, and triggers flag every
 entity/relation whose mentions changed as *stale*. The graph layer then recomputes stale aggregates and
-drops orphans (``kgrag.graph.lifecycle``); nothing here needs to know why a mention went away.
+drops orphans (``kgrag.graph.build.lifecycle``); nothing here needs to know why a mention went away.
 
 Relations are undirected for storage: one row per unordered entity pair (``source_id < target_id``).
 Each relation mention remembers whether it was stated in that order (``forward``), so the original
@@ -17,8 +17,8 @@ import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 
-from kgrag.store.graph_ids import entity_id_for_key, relation_id_for_pair
-from kgrag.store.graph_records import EntityMention, EntityRecord, RelationMention, RelationRecord
+from kgrag.core.graph_ids import entity_id_for_key, relation_id_for_pair
+from kgrag.core.graph_records import EntityMention, EntityRecord, RelationMention, RelationRecord
 from kgrag.store.sqlite.database import Database
 
 GRAPH_DDL = """

@@ -1,7 +1,7 @@
 """SQLite vector repository: float32 blobs keyed by (model, text hash).
 
 The standard-library sqlite3 here cannot load extensions (no sqlite-vec), so vectors are stored as
-blobs and searched in NumPy by :mod:`kgrag.retrieval.vector_index`.
+blobs and searched in NumPy by :mod:`kgrag.core.dense_index`.
 """
 
 from __future__ import annotations

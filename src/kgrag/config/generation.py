@@ -1,0 +1,36 @@
+"""The ``[generation]`` section of kgrag.toml."""
+
+from __future__ import annotations
+
+from pydantic import Field, model_validator
+
+from kgrag.config.base import Section
+
+
+class GenerationConfig(Section):
+    """How answers are produced from retrieved context."""
+
+    extractive_sentences: int = Field(3, ge=1, description="Sentences in the LLM-free extractive answer.")
+    context_tokens: int = Field(
+        3000,
+        ge=64,
+        description="Token budget of the context block given to the answer LLM (question and instructions "
+        "not included). Items are added whole in rank order until their share is full.",
+    )
+    passages_share: float = Field(
+        0.6,
+        ge=0,
+        le=1,
+        description="Share of `context_tokens` for passages (chunk items). Shares are normalised to sum to 1; "
+        "a share its kind cannot fill flows to the other kinds.",
+    )
+    graph_share: float = Field(
+        0.25, ge=0, le=1, description="Share of `context_tokens` for entities, relations and graph paths."
+    )
+    communities_share: float = Field(0.15, ge=0, le=1, description="Share of `context_tokens` for community reports.")
+
+    @model_validator(mode="after")
+    def _some_share(self) -> GenerationConfig:
+        if self.passages_share + self.graph_share + self.communities_share <= 0:
+            raise ValueError("generation: at least one of the context shares must be above 0")
+        return self

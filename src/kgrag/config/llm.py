@@ -1,0 +1,95 @@
+"""The ``[llm]`` section of kgrag.toml."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from kgrag.config.base import Section
+
+
+class LLMConfig(Section):
+    """The chat LLM behind extraction, summaries, query rewriting, answers and judges."""
+
+    provider: Literal["none", "openai", "scripted"] = Field(
+        "none",
+        description="`none` runs every stage on its LLM-free path; `openai` calls any OpenAI-compatible "
+        "/chat/completions endpoint (OpenAI, Azure, vLLM, Ollama, llama.cpp server, LM Studio); "
+        "`scripted` answers from `scripted_file` (tests, replays), never touching the network.",
+    )
+    base_url: str = Field(
+        "https://api.openai.com/v1",
+        description="Endpoint base URL ending before `/chat/completions`, e.g. `http://localhost:11434/v1` "
+        "(Ollama), `http://localhost:8000/v1` (vLLM), `http://localhost:1234/v1` (LM Studio).",
+    )
+    model: str | None = Field(None, description="Model name sent with each request; required for `openai`.")
+    api_key_env: str = Field(
+        "OPENAI_API_KEY",
+        description="Environment variable holding the key, read when the client is built. Unset is fine for "
+        "local servers that need no key.",
+    )
+    api_key_header: Literal["bearer", "api-key"] = Field(
+        "bearer",
+        description="`bearer` sends `Authorization: Bearer <key>`; `api-key` sends `api-key: <key>` "
+        "(Azure OpenAI keys).",
+    )
+    timeout_s: float = Field(120.0, gt=0, description="Per-attempt HTTP timeout in seconds.")
+    max_concurrency: int = Field(4, ge=1, description="Most requests in flight at once.")
+    requests_per_minute: float | None = Field(
+        None, gt=0, description="Client-side request rate limit (empty = none); bursts up to one second's worth."
+    )
+    tokens_per_minute: float | None = Field(
+        None, gt=0, description="Client-side token rate limit counting prompt tokens plus `max_tokens`, as OpenAI does."
+    )
+    max_retries: int = Field(
+        6,
+        ge=0,
+        description="Retries after the first attempt on 429, 5xx, timeouts, connection errors and "
+        "unreadable response bodies.",
+    )
+    backoff_base_s: float = Field(
+        0.5, gt=0, description="First retry delay; doubles per retry with jitter. A longer Retry-After wins."
+    )
+    backoff_max_s: float = Field(30.0, gt=0, description="Upper bound of the exponential backoff delay.")
+    context_window: int | None = Field(
+        None,
+        ge=256,
+        description="Model context window in tokens; when set, oversized requests fail before being sent. "
+        "Ollama serves 2048 unless `num_ctx`/`OLLAMA_CONTEXT_LENGTH` is raised.",
+    )
+    max_output_tokens: int = Field(1024, ge=1, description="`max_tokens` sent with each request.")
+    temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature (0 keeps the cache useful).")
+    json_mode: Literal["off", "json_object", "json_schema"] = Field(
+        "off",
+        description="How structured calls ask the server for JSON: `off` relies on the prompt (works "
+        "everywhere), `json_object` sends response_format json_object, `json_schema` sends the "
+        "schema (OpenAI, vLLM, LM Studio, recent llama.cpp/Ollama).",
+    )
+    price_prompt_per_1m: float = Field(0.0, ge=0, description="Price in USD per 1M prompt tokens, for cost lines.")
+    price_completion_per_1m: float = Field(
+        0.0, ge=0, description="Price in USD per 1M completion tokens, for cost lines."
+    )
+    max_tokens_budget: int | None = Field(
+        None,
+        ge=1,
+        description="Cap on prompt + completion tokens sent per run (empty = none). Checked before each "
+        "call with `max_tokens` as the completion size; work stops cleanly before the cap.",
+    )
+    estimate_completion_tokens: int = Field(
+        256, ge=0, description="Completion size assumed per call when estimating cost without calling."
+    )
+    prompts_dir: Path | None = Field(
+        None,
+        description="Directory with edited prompt files (`kgrag prompts export` writes the defaults); a "
+        "file there replaces the shipped prompt of the same name. Bump `version` when editing.",
+    )
+    cache_enabled: bool = Field(
+        True,
+        description="Reuse stored responses for identical requests (provider, model, messages, "
+        "parameters, prompt version).",
+    )
+    scripted_file: Path | None = Field(
+        None, description="JSONL replay file for the `scripted` provider (recorded exchanges or rules)."
+    )

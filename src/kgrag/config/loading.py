@@ -1,0 +1,77 @@
+"""Loading the config (defaults < kgrag.toml < KGRAG_* environment < overrides) and writing the
+commented kgrag.toml that ``kgrag init`` creates."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from kgrag.config.model import KgragConfig
+from kgrag.core.errors import ConfigError
+
+CONFIG_FILE_NAME = "kgrag.toml"
+
+
+def _format_validation_error(err: ValidationError, origin: str) -> str:
+    lines = []
+    for problem in err.errors():
+        field = ".".join(str(part) for part in problem["loc"])
+        lines.append(f"{field}: {problem['msg']}")
+    return f"invalid configuration ({origin}): " + "; ".join(lines)
+
+
+def load_config(workspace_dir: Path | None = None, **overrides: Any) -> KgragConfig:
+    """Load the config for a workspace: defaults < kgrag.toml < KGRAG_* env < ``overrides``.
+
+    Raises :class:`ConfigError` naming the field and the allowed values when anything is invalid.
+    """
+    toml_path = workspace_dir / CONFIG_FILE_NAME if workspace_dir is not None else None
+    settings_cls: type[KgragConfig] = KgragConfig
+    origin = "defaults and KGRAG_* environment"
+    if toml_path is not None and toml_path.exists():
+        try:
+            tomllib.loads(toml_path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{toml_path}: not valid TOML ({exc}); fix the file or delete it") from exc
+        settings_cls = type(
+            "KgragConfigFromFile",
+            (KgragConfig,),
+            {"model_config": {**KgragConfig.model_config, "toml_file": toml_path}},
+        )
+        origin = f"{toml_path} and KGRAG_* environment"
+    try:
+        return settings_cls(**overrides)
+    except ValidationError as exc:
+        raise ConfigError(_format_validation_error(exc, origin)) from exc
+
+
+def default_toml() -> str:
+    """The commented kgrag.toml that ``kgrag init`` writes: every section, values left at defaults."""
+    lines = ["# kgrag workspace configuration. Uncomment and edit; see docs/configuration.md.", ""]
+    for name, field in KgragConfig.model_fields.items():
+        section_cls = field.annotation
+        assert isinstance(section_cls, type) and issubclass(section_cls, BaseModel)
+        lines.append(f"[{name}]")
+        defaults = section_cls().model_dump(mode="json")
+        for key, sub in section_cls.model_fields.items():
+            lines.append(f"# {sub.description}")
+            lines.append(f"# {key} = {toml_value(defaults[key])}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def toml_value(value: Any) -> str:
+    if value is None:
+        return '""  # empty = automatic'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }"
+    return str(value)

@@ -1,0 +1,46 @@
+"""The one configuration model: every section of kgrag.toml under one pydantic-settings class."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+
+from kgrag.config.chunking import ChunkingConfig
+from kgrag.config.documents import DocumentsConfig
+from kgrag.config.embedding import EmbeddingConfig
+from kgrag.config.evaluation import EvaluationConfig
+from kgrag.config.generation import GenerationConfig
+from kgrag.config.graph import GraphConfig
+from kgrag.config.llm import LLMConfig
+from kgrag.config.retrieval import RetrievalConfig
+
+
+class KgragConfig(BaseSettings):
+    """All of kgrag's settings; one instance per workspace."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="KGRAG_", env_nested_delimiter="__", extra="forbid", validate_assignment=True
+    )
+
+    documents: DocumentsConfig = Field(default=DocumentsConfig(), description="File discovery and reading.")
+    chunking: ChunkingConfig = Field(default=ChunkingConfig(), description="Chunking.")
+    embedding: EmbeddingConfig = Field(default=EmbeddingConfig(), description="Embedding model.")
+    retrieval: RetrievalConfig = Field(default=RetrievalConfig(), description="Retrieval defaults.")
+    generation: GenerationConfig = Field(default=GenerationConfig(), description="Answer generation.")
+    llm: LLMConfig = Field(default=LLMConfig(), description="Chat LLM.")
+    graph: GraphConfig = Field(default=GraphConfig(), description="Knowledge graph construction.")
+    evaluation: EvaluationConfig = Field(default=EvaluationConfig(), description="Evaluation.")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        if settings_cls.model_config.get("toml_file"):
+            sources.append(TomlConfigSettingsSource(settings_cls))
+        return tuple(sources)

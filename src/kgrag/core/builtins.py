@@ -1,0 +1,82 @@
+"""The built-in entries of every registry kind, as ``"module:attr"`` strings.
+
+This is the one table to read to see what kgrag can be configured with, and the one line to add when a
+built-in joins. The strings are not imports, so this leaf module knows every layer's names without
+importing any of them; :func:`new_registry` turns a kind into a fresh :class:`Registry` (plus installed
+plug-ins from the kind's entry-point group).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgrag.core.registry import Registry, Target
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A registry kind: its message noun, its entry-point group and its built-in entries."""
+
+    noun: str
+    group: str
+    builtins: dict[str, Target] = field(default_factory=dict)
+    summaries: dict[str, str] = field(default_factory=dict)
+
+
+KINDS: dict[str, Kind] = {
+    "store": Kind(
+        "store backend",
+        "kgrag.stores",
+        {"sqlite": "kgrag.store.sqlite.store:open_sqlite_store"},
+        {"sqlite": "One SQLite file (WAL) per workspace; FTS5 for BM25, exact NumPy vector search."},
+    ),
+    "embedder": Kind(
+        "embedding provider",
+        "kgrag.embedders",
+        {
+            "sentence-transformers": "kgrag.models.embeddings:SentenceTransformerEmbedder.from_config",
+            "openai": "kgrag.models.embeddings:OpenAIEmbedder",
+            "fake": "kgrag.models.embeddings:FakeEmbedder.from_config",
+        },
+    ),
+    "llm_provider": Kind(
+        "LLM provider",
+        "kgrag.llm_providers",
+        {
+            "none": "kgrag.models.llm.providers:none_provider",
+            "openai": "kgrag.models.llm.providers:openai_provider",
+            "scripted": "kgrag.models.llm.providers:scripted_provider",
+        },
+    ),
+    "extractor": Kind(
+        "graph extractor",
+        "kgrag.extractors",
+        {
+            "nlp": "kgrag.graph.extract.choose:nlp_extractor",
+            "llm": "kgrag.graph.extract.choose:llm_extractor",
+        },
+    ),
+    "summarizer": Kind(
+        "description summariser",
+        "kgrag.summarizers",
+        {
+            "extractive": "kgrag.graph.build.summarize:extractive_summarizer",
+            "llm": "kgrag.graph.build.summarize_llm:llm_summarizer",
+        },
+    ),
+    "prompt_schema": Kind(
+        "prompt output schema",
+        "kgrag.prompt_schemas",
+        {"extraction_reply": "kgrag.graph.extract.parse:ExtractionReply"},
+    ),
+    "pipeline": Kind("retrieval pipeline", "kgrag.pipelines"),
+    "stage": Kind("indexing stage", "kgrag.stages"),
+    "index_pipeline": Kind("indexing pipeline", "kgrag.index_pipelines"),
+}
+
+
+def new_registry(kind: str) -> Registry[Any]:
+    """A fresh registry of ``kind`` holding its built-ins (plug-ins are read on first listing)."""
+    spec = KINDS[kind]
+    return Registry(spec.noun, spec.builtins, group=spec.group, summaries=spec.summaries)

@@ -1,0 +1,32 @@
+"""Exact cosine search over a normalised float32 matrix kept in memory.
+
+At the sizes kgrag's embedded store targets (up to a few hundred thousand chunks) an exact matrix
+product is a few milliseconds and has perfect recall; the workspace keeps it in a
+:class:`kgrag.core.hot.HotValue`, reloaded only when the store's write generation changes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kgrag.core.records import ScoredId
+
+
+class DenseIndex:
+    """Ids plus an (n, d) matrix of unit vectors; ``search`` returns the top cosine matches."""
+
+    def __init__(self, ids: list[str], matrix: np.ndarray) -> None:
+        self.ids = ids
+        self.matrix = np.ascontiguousarray(matrix, dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def search(self, query_vector: np.ndarray, limit: int) -> list[ScoredId]:
+        if not self.ids or limit <= 0:
+            return []
+        scores = self.matrix @ np.asarray(query_vector, dtype=np.float32).reshape(-1)
+        limit = min(limit, len(self.ids))
+        top = np.argpartition(-scores, limit - 1)[:limit]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [ScoredId(id=self.ids[i], score=float(scores[i])) for i in top]

@@ -1,0 +1,168 @@
+"""One registry type for everything kgrag picks by name: stores, embedders, LLM providers, extractors,
+summarisers, loaders, retrieval pipelines, indexing stages, prompt schemas (and later rerankers, judges,
+community builders).
+
+Why one type: a plug-in author learns one mechanism, the CLI lists every kind the same way, and config
+fields validate against the same names the code will create. Why lazy: an entry is a callable *or* a
+``"module:attr"`` string, imported on first use, so ``kgrag --help`` or a BM25 query never imports
+torch, spaCy or a database driver it does not need.
+
+There is no module-level mutable registry. Built-in entries are a constant table per kind
+(:mod:`kgrag.core.builtins`); a :class:`Registry` instance is made from that table, from installed
+plug-ins (Python entry points in the kind's group, e.g. ``kgrag.pipelines``) and from whatever the owner
+of that instance registers on it (a workspace's ``ws.pipelines.register(...)``). Two workspaces in one
+process therefore never see each other's registrations.
+
+A plug-in package declares, in its ``pyproject.toml``::
+
+    [project.entry-points."kgrag.pipelines"]
+    my-pipeline = "my_package.recipes:my_pipeline"
+
+and ``kgrag pipelines`` lists it; nothing in kgrag changes.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any, Generic, TypeVar, cast
+
+from kgrag.core.errors import ConfigError
+
+T = TypeVar("T")
+
+Target = Callable[..., Any] | str
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One registered name: where it comes from (``builtin``, ``plugin:<dist>`` or ``local``)."""
+
+    name: str
+    target: Target
+    origin: str
+    summary: str = ""
+
+    @property
+    def location(self) -> str:
+        """``module:attr`` of the target, for listings and error messages."""
+        if isinstance(self.target, str):
+            return self.target
+        module = getattr(self.target, "__module__", "?")
+        return f"{module}:{getattr(self.target, '__qualname__', repr(self.target))}"
+
+
+def load_target(target: Target, what: str) -> Any:
+    """Import ``"module:attr"`` (dotted attributes allowed) or return a callable as it is."""
+    if not isinstance(target, str):
+        return target
+    module_name, sep, attr = target.partition(":")
+    if not sep or not module_name or not attr:
+        raise ConfigError(f"{what}: {target!r} is not of the form 'module:attribute'")
+    try:
+        value: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            value = getattr(value, part)
+    except ImportError as exc:
+        raise ConfigError(
+            f"{what}: cannot import {module_name!r} ({exc}); is the package that provides it installed?"
+        ) from exc
+    except AttributeError as exc:
+        raise ConfigError(f"{what}: {module_name!r} has no attribute {attr!r}") from exc
+    return value
+
+
+class Registry(Generic[T]):
+    """Named factories of one kind.
+
+    ``T`` is what :meth:`load` returns: for most kinds a factory callable (``create`` calls it), for
+    prompt schemas a pydantic model class. ``kind`` is a singular noun used in messages ("pipeline"),
+    ``group`` the entry-point group plug-ins register under (None: no plug-ins for this kind).
+    """
+
+    def __init__(
+        self,
+        kind: str,
+        builtins: Mapping[str, Target] | None = None,
+        *,
+        group: str | None = None,
+        summaries: Mapping[str, str] | None = None,
+    ) -> None:
+        self.kind = kind
+        self.group = group
+        self._entries: dict[str, Entry] = {}
+        self._plugins_loaded = group is None
+        self._loaded: dict[str, T] = {}
+        for name, target in (builtins or {}).items():
+            self._entries[name] = Entry(name, target, "builtin", (summaries or {}).get(name, ""))
+
+    # -- registration ------------------------------------------------------------------------------
+    def register(self, name: str, target: Target, *, summary: str = "", replace: bool = False) -> None:
+        """Add ``name`` on this instance; replacing an existing name must be asked for explicitly."""
+        self._load_plugins()
+        if not name or not name.strip():
+            raise ConfigError(f"{self.kind} names must not be empty")
+        if name in self._entries and not replace:
+            raise ConfigError(
+                f"{self.kind} {name!r} is already registered ({self._entries[name].origin}); "
+                "pass replace=True to override it"
+            )
+        self._entries[name] = Entry(name, target, "local", summary)
+        self._loaded.pop(name, None)
+
+    def _load_plugins(self) -> None:
+        """Read the entry-point group once, on first need (it scans installed distributions)."""
+        if self._plugins_loaded:
+            return
+        self._plugins_loaded = True
+        for point in metadata.entry_points(group=cast(str, self.group)):
+            if point.name in self._entries:
+                continue  # a plug-in never silently replaces a built-in
+            dist = point.dist.name if point.dist is not None else "?"
+            self._entries[point.name] = Entry(point.name, point.value, f"plugin:{dist}")
+
+    # -- lookup ------------------------------------------------------------------------------------
+    def names(self) -> list[str]:
+        """Every registered name, built-ins first in their declared order."""
+        self._load_plugins()
+        return list(self._entries)
+
+    def entries(self) -> list[Entry]:
+        self._load_plugins()
+        return list(self._entries.values())
+
+    def __contains__(self, name: object) -> bool:
+        if name in self._entries:
+            return True
+        self._load_plugins()
+        return name in self._entries
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def entry(self, name: str) -> Entry:
+        """The entry for ``name``; unknown names fail with the list of known ones."""
+        if name not in self:
+            raise ConfigError(f"unknown {self.kind} {name!r}; available: {', '.join(self.names()) or 'none'}")
+        return self._entries[name]
+
+    def load(self, name: str) -> T:
+        """The registered object, imported on first use and kept for this instance."""
+        if name not in self._loaded:
+            self._loaded[name] = cast(T, load_target(self.entry(name).target, f"{self.kind} {name!r}"))
+        return self._loaded[name]
+
+    def create(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        """Call the registered factory with ``args``; what it returns is the kind's product."""
+        factory = self.load(name)
+        if not callable(factory):
+            raise ConfigError(f"{self.kind} {name!r} ({self.entry(name).location}) is not callable")
+        return factory(*args, **kwargs)
+
+    def check(self, name: str, field: str) -> str:
+        """Validate a config value naming an entry; the error names the config field."""
+        if name not in self:
+            raise ValueError(f"{field}: unknown {self.kind} {name!r}; available: {', '.join(self.names())}")
+        return name

@@ -1,0 +1,84 @@
+"""LLM summaries of merged descriptions, for :class:`kgrag.graph.build.summarize.CallableSummarizer`.
+
+Plug in as ``CallableSummarizer(lambda name, ds: llm_summarize(client, name, ds, max_tokens), max_tokens)``.
+The words limit in the prompt is derived from ``max_tokens`` (about 0.75 words per token in English) and
+the request's ``max_tokens`` leaves headroom, so a model that overshoots a little is not cut mid-sentence;
+a reply still over the limit is trimmed to its last whole sentence that fits. Failures raise: the
+``CallableSummarizer`` wrapper owns the extractive fallback.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from kgrag.models.llm.client import LLMClient
+
+STAGE_SUMMARIZE = "index.summarize"
+SUMMARIZE_PROMPT = "summarize_descriptions"
+WORDS_PER_TOKEN = 0.75
+HEADROOM = 1.5
+MAX_INPUT_TOKENS = 3000
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_SPACES = re.compile(r"\s+")
+
+
+def _distinct(descriptions: Sequence[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for text in descriptions:
+        cleaned = _SPACES.sub(" ", text).strip()
+        if cleaned:
+            seen.setdefault(cleaned, None)
+    return list(seen)
+
+
+def _within(client: LLMClient, texts: Sequence[str], limit: int) -> list[str]:
+    """The first descriptions that fit ``limit`` tokens (at least one), so a hub entity's hundreds of
+    mentions cannot overflow the model's window."""
+    kept: list[str] = []
+    used = 0
+    for text in texts:
+        cost = client.count_tokens(text) + 2
+        if kept and used + cost > limit:
+            break
+        kept.append(text)
+        used += cost
+    return kept
+
+
+def _trim(client: LLMClient, text: str, max_tokens: int) -> str:
+    if client.count_tokens(text) <= max_tokens:
+        return text
+    kept: list[str] = []
+    for sentence in _SENTENCE_END.split(text):
+        if client.count_tokens(" ".join([*kept, sentence])) > max_tokens:
+            break
+        kept.append(sentence)
+    return " ".join(kept)
+
+
+def llm_summarize(
+    client: LLMClient,
+    name: str,
+    descriptions: Sequence[str],
+    max_tokens: int,
+    *,
+    kind: str = "entity",
+    max_input_tokens: int = MAX_INPUT_TOKENS,
+) -> str:
+    """One description of ``name`` (an entity, or a relation with ``kind="relation"``) merged from
+    ``descriptions``, at most ``max_tokens`` tokens; ``""`` when there is nothing to summarise or the
+    reply cannot be trimmed to fit (the caller then falls back). Raises what the client raises."""
+    texts = _within(client, _distinct(descriptions), max_input_tokens)
+    if not texts:
+        return ""
+    variables = {
+        "kind": kind,
+        "name": name,
+        "max_words": max(5, int(max_tokens * WORDS_PER_TOKEN)),
+        "descriptions": "\n".join(f"- {text}" for text in texts),
+    }
+    result = client.chat_prompt(
+        SUMMARIZE_PROMPT, variables, stage=STAGE_SUMMARIZE, max_tokens=int(max_tokens * HEADROOM) + 8
+    )
+    return _trim(client, _SPACES.sub(" ", result.text).strip(), max_tokens)

@@ -1,0 +1,243 @@
+"""The LLM extractor: entities and relations per chunk, from one LLM call per unit of chunks.
+
+Flow per batch of units (a batch is a few times ``llm.max_concurrency`` units, so results reach the
+merger as they are ready instead of all at the end):
+
+1. :func:`~kgrag.graph.extract.units.build_units` groups consecutive chunks of one document into units
+   of up to ``graph.unit_tokens`` tokens; the instructions are paid once per unit, not once per chunk.
+2. ``extract_graph`` runs over the batch through :meth:`LLMClient.map_structured` (concurrency, retries,
+   cache, repair and one re-ask are the LLM layer's). A unit whose reply is still unusable is asked
+   again from scratch, up to ``unit_attempts`` times in all: a re-ask can itself come back broken, and
+   another call is cheaper than leaving the unit for the next run.
+3. Items are validated one by one (:mod:`~kgrag.graph.extract.parse`); bad items are dropped, not the unit.
+4. Gleaning (:mod:`~kgrag.graph.extract.glean`): a unit whose first pass looks incomplete gets one
+   ``glean_graph`` call re-sending its sparse chunks with the names already found, asking only for what
+   is missing. A failed glean keeps the first pass (valid data, only possibly not all of it).
+5. Items are attributed to chunks (:mod:`~kgrag.graph.extract.attribution`).
+
+A unit that still fails yields ``ChunkExtraction(error=...)`` for each of its chunks, which the merger
+records and the next run retries. A run-stopping error (endpoint down after all retries, token budget
+spent, bad key) ends the run: the current batch and every later unit yield error extractions with the
+reason, so nothing is silently dropped, and finished calls are cached for the rerun.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgrag.config import LLMConfig
+from kgrag.core.errors import BudgetExceededError, ModelError
+from kgrag.core.llm_types import StructuredResult
+from kgrag.core.records import ChunkRecord
+from kgrag.documents import TokenCounter
+from kgrag.graph.extract.attribution import attribute, failed
+from kgrag.graph.extract.glean import GleanPolicy
+from kgrag.graph.extract.parse import ExtractionReply, ParsedItems, dedupe_entities, dedupe_relations, parse_items
+from kgrag.graph.extract.units import ExtractionUnit, build_units
+from kgrag.graph.types import ChunkExtraction
+from kgrag.models.llm.client import LLMClient
+from kgrag.models.llm.ledger import LedgerSummary
+from kgrag.models.llm.tokens import TextTokenCounter
+
+STAGE_EXTRACT = "index.extract"
+STAGE_GLEAN = "index.glean"
+EXTRACT_PROMPT = "extract_graph"
+GLEAN_PROMPT = "glean_graph"
+OUTPUT_TOKENS_PER_UNIT_TOKEN = 2
+PROMPT_OVERHEAD_TOKENS = 600  # instructions + JSON schema + found names, measured at ~330-450
+
+
+@dataclass
+class ExtractionStats:
+    """What the last :meth:`LLMExtractor.extract` call did, for the indexing report and tests."""
+
+    units: int = 0
+    chunks: int = 0
+    failed_units: int = 0
+    retried_units: int = 0
+    gleaned_units: int = 0
+    glean_failures: int = 0
+    dropped_items: int = 0
+    glean_reasons: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
+class _UnitOutcome:
+    unit: ExtractionUnit
+    items: ParsedItems | None = None
+    error: str | None = None
+    glean_reason: str | None = None
+
+    def extractions(self) -> list[ChunkExtraction]:
+        if self.items is None:
+            return failed(self.unit, self.error or "extraction failed")
+        return attribute(self.unit, self.items)
+
+
+class LLMExtractor:
+    """Implements :class:`kgrag.graph.types.Extractor` with an :class:`LLMClient`."""
+
+    def __init__(
+        self,
+        client: LLMClient,
+        counter: TextTokenCounter,
+        *,
+        entity_types: Sequence[str],
+        language: str = "English",
+        unit_tokens: int = 1200,
+        glean: GleanPolicy | None = None,
+        batch_units: int = 16,
+        unit_attempts: int = 3,
+        max_output_tokens: int | None = None,
+    ) -> None:
+        self.client = client
+        self.counter = counter
+        self.entity_types = list(entity_types)
+        self.language = language
+        self.unit_tokens = unit_tokens
+        self.glean = glean or GleanPolicy()
+        self.batch_units = max(1, batch_units)
+        self.unit_attempts = max(1, unit_attempts)
+        self._params: dict[str, Any] = {"max_tokens": max_output_tokens} if max_output_tokens else {}
+        self.stats = ExtractionStats()
+        versions = f"{client.prompt(EXTRACT_PROMPT).version}+{client.prompt(GLEAN_PROMPT).version}"
+        self.name = f"llm:{client.settings.model}:{EXTRACT_PROMPT}@{versions}"
+
+    def extract(self, chunks: Sequence[ChunkRecord]) -> Iterator[ChunkExtraction]:
+        """Per-chunk extractions in document order; every input chunk gets exactly one."""
+        units = build_units(chunks, self.unit_tokens, self.counter)
+        self.stats = ExtractionStats(units=len(units), chunks=sum(len(u.chunks) for u in units))
+        for start in range(0, len(units), self.batch_units):
+            batch = units[start : start + self.batch_units]
+            try:
+                extractions = self._extract_batch(batch)
+            except (ModelError, BudgetExceededError) as exc:
+                rest = units[start:]
+                self.stats.failed_units += len(rest)
+                reason = f"{type(exc).__name__}: {exc}"
+                yield from (extraction for unit in rest for extraction in failed(unit, reason))
+                return
+            yield from extractions
+
+    def _extract_batch(self, batch: Sequence[ExtractionUnit]) -> list[ChunkExtraction]:
+        results = self._call(EXTRACT_PROMPT, [self._variables(u.text) for u in batch], STAGE_EXTRACT)
+        outcomes = [self._first_outcome(unit, result) for unit, result in zip(batch, results, strict=True)]
+        self._glean([o for o in outcomes if o.glean_reason is not None])
+        return [extraction for outcome in outcomes for extraction in outcome.extractions()]
+
+    def _variables(self, text: str, found: str | None = None) -> dict[str, object]:
+        variables: dict[str, object] = {
+            "entity_types": ", ".join(self.entity_types),
+            "language": self.language,
+            "text": text,
+        }
+        if found is not None:
+            variables["found"] = found
+        return variables
+
+    def _call(
+        self, prompt: str, variables: Sequence[Mapping[str, object]], stage: str
+    ) -> list[StructuredResult[ExtractionReply]]:
+        """``map_structured`` plus up to ``unit_attempts - 1`` fresh calls for items that still failed."""
+        results = self.client.map_structured(prompt, variables, ExtractionReply, stage=stage, **self._params)
+        if self.client.estimating:
+            return results
+        for _ in range(self.unit_attempts - 1):
+            redo = [i for i, result in enumerate(results) if not result.ok]
+            if not redo:
+                break
+            if stage == STAGE_EXTRACT:
+                self.stats.retried_units += len(redo)
+            again = self.client.map_structured(
+                prompt, [variables[i] for i in redo], ExtractionReply, stage=stage, **self._params
+            )
+            for index, result in zip(redo, again, strict=True):
+                results[index] = result
+        return results
+
+    def _first_outcome(self, unit: ExtractionUnit, result: StructuredResult[ExtractionReply]) -> _UnitOutcome:
+        if not result.ok or result.value is None:
+            self.stats.failed_units += 1
+            return _UnitOutcome(unit, error=f"LLM extraction failed: {result.error}")
+        items = parse_items(result.value, self.entity_types)
+        self.stats.dropped_items += items.dropped
+        reason = self.glean.reason(unit, result, items)
+        if reason is not None:
+            self.stats.glean_reasons[reason] += 1
+        return _UnitOutcome(unit, items=items, glean_reason=reason)
+
+    def _glean(self, outcomes: Sequence[_UnitOutcome]) -> None:
+        pending = [(o, o.items, o.glean_reason) for o in outcomes if o.items is not None and o.glean_reason is not None]
+        if not pending or self.client.estimating:
+            return
+        requests = [self.glean.request(outcome.unit, items, reason) for outcome, items, reason in pending]
+        results = self._call(GLEAN_PROMPT, [self._variables(r.text, r.found) for r in requests], STAGE_GLEAN)
+        self.stats.gleaned_units += len(pending)
+        for (outcome, items, _), result in zip(pending, results, strict=True):
+            if not result.ok or result.value is None:
+                self.stats.glean_failures += 1
+                continue
+            extra = parse_items(result.value, self.entity_types)
+            self.stats.dropped_items += extra.dropped
+            outcome.items = ParsedItems(
+                dedupe_entities([*items.entities, *extra.entities]),
+                dedupe_relations([*items.relations, *extra.relations]),
+                items.dropped + extra.dropped,
+            )
+
+
+def extraction_cost_ratio(
+    ledger_summary: LedgerSummary,
+    corpus_tokens: int,
+    *,
+    stages: Sequence[str] = (STAGE_EXTRACT, STAGE_GLEAN),
+    billed: bool = False,
+) -> float:
+    """Prompt tokens spent on extraction per token of corpus text (first pass, gleaning and re-asks).
+
+    ``billed=False`` counts every call, cached ones included, which measures the pipeline's cost
+    independently of what happened to be cached; ``billed=True`` counts only what was paid in this
+    summary's calls. Returns 0.0 for an empty corpus.
+    """
+    if corpus_tokens <= 0:
+        return 0.0
+    totals = [ledger_summary.by_stage[stage] for stage in stages if stage in ledger_summary.by_stage]
+    spent = sum(t.billed_prompt_tokens if billed else t.prompt_tokens for t in totals)
+    return spent / corpus_tokens
+
+
+def create_llm_extractor(workspace: Any) -> LLMExtractor:
+    """The extractor for a workspace (called lazily by ``Workspace.extractor()`` via kgrag.graph.extract.choose).
+
+    Uses the workspace's LLM client (``workspace.llm()``): one cache, one ledger and one run id for
+    everything a command does.
+    """
+    config = workspace.config
+    return LLMExtractor(
+        workspace.llm(),
+        TokenCounter.for_encoding(config.chunking.encoding),
+        entity_types=config.graph.entity_types,
+        language=config.graph.language,
+        unit_tokens=config.graph.unit_tokens,
+        glean=GleanPolicy(enabled=config.graph.gleaning),
+        batch_units=4 * config.llm.max_concurrency,
+        max_output_tokens=extraction_max_tokens(config.llm, config.graph.unit_tokens),
+    )
+
+
+def extraction_max_tokens(llm: LLMConfig, unit_tokens: int) -> int:
+    """``max_tokens`` for extraction calls: room for about two reply tokens per unit token.
+
+    A complete extraction of dense text is often longer than the text (JSON is verbose), so the general
+    ``llm.max_output_tokens`` (1024 by default) would cut many replies, and a cut reply is re-asked and
+    then gleaned: three calls instead of one. Never below ``llm.max_output_tokens``; when
+    ``llm.context_window`` is set, lowered so the request still fits it.
+    """
+    wanted = max(llm.max_output_tokens, OUTPUT_TOKENS_PER_UNIT_TOKEN * unit_tokens)
+    if llm.context_window is not None:
+        room = llm.context_window - unit_tokens - PROMPT_OVERHEAD_TOKENS
+        wanted = max(llm.max_output_tokens, min(wanted, room))
+    return wanted

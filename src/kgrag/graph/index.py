@@ -1,0 +1,70 @@
+"""The in-memory graph index that query-time steps search: records by id, key lookup, adjacency and
+vector matrices.
+
+:func:`load_graph_index` reads the graph and its vectors from the store; query-time code keeps the
+result in a :class:`kgrag.core.hot.HotValue`, reloaded only when the store's write generation changes, as
+the dense chunk index is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kgrag.core.dense_index import DenseIndex
+from kgrag.core.graph_records import EntityRecord, RelationRecord
+from kgrag.documents import content_hash
+from kgrag.graph.texts import entity_text, relation_text
+from kgrag.store.base import Store
+
+
+def _dense(ids: list[str], hashes: list[str], vectors: dict[str, np.ndarray]) -> DenseIndex:
+    kept = [(i, vectors[h]) for i, h in zip(ids, hashes, strict=True) if h in vectors]
+    if not kept:
+        return DenseIndex([], np.zeros((0, 0), dtype=np.float32))
+    return DenseIndex([i for i, _ in kept], np.stack([v for _, v in kept]))
+
+
+@dataclass
+class GraphIndex:
+    """The whole graph in memory: records by id, key lookup, adjacency and vector indexes."""
+
+    entities: dict[str, EntityRecord]
+    relations: dict[str, RelationRecord]
+    by_key: dict[str, str]
+    adjacency: dict[str, list[str]] = field(default_factory=dict)
+    entity_vectors: DenseIndex = field(default_factory=lambda: DenseIndex([], np.zeros((0, 0))))
+    relation_vectors: DenseIndex = field(default_factory=lambda: DenseIndex([], np.zeros((0, 0))))
+
+    @property
+    def empty(self) -> bool:
+        return not self.entities
+
+    def relations_of(self, entity_ids: Sequence[str]) -> list[RelationRecord]:
+        """Relations touching any of ``entity_ids``, each once, in first-seen order."""
+        seen = dict.fromkeys(rid for eid in entity_ids for rid in self.adjacency.get(eid, ()))
+        return [self.relations[rid] for rid in seen]
+
+
+def load_graph_index(store: Store, model: str) -> GraphIndex:
+    """Read the graph and its vectors for ``model`` (entities/relations without one are still listed)."""
+    entities = store.graph.entities()
+    relations = store.graph.relations()
+    names = {e.id: e.name for e in entities}
+    entity_hashes = [content_hash(entity_text(e)) for e in entities]
+    relation_hashes = [content_hash(relation_text(r, names)) for r in relations]
+    vectors = store.vectors.get(model, entity_hashes + relation_hashes)
+    adjacency: dict[str, list[str]] = {}
+    for relation in relations:
+        adjacency.setdefault(relation.source_id, []).append(relation.id)
+        adjacency.setdefault(relation.target_id, []).append(relation.id)
+    return GraphIndex(
+        entities={e.id: e for e in entities},
+        relations={r.id: r for r in relations},
+        by_key={e.key: e.id for e in entities},
+        adjacency=adjacency,
+        entity_vectors=_dense([e.id for e in entities], entity_hashes, vectors),
+        relation_vectors=_dense([r.id for r in relations], relation_hashes, vectors),
+    )
