@@ -10,7 +10,7 @@ import pytest
 
 from kgrag.config import DocumentsConfig
 from kgrag.core.errors import DocumentError
-from kgrag.documents.loaders import load_path, loader_registry, supported_suffixes
+from kgrag.documents.loaders import load_path, load_plain, loader_registry, supported_suffixes
 
 CFG = DocumentsConfig()
 
@@ -55,10 +55,15 @@ def _write(tmp_path: Path, name: str, content: bytes | str) -> Path:
     return path
 
 
-def test_registry_is_fresh_per_call() -> None:
+def test_registry_is_fresh_per_call(tmp_path: Path) -> None:
     registry = loader_registry()
-    registry.pop(".txt")
-    assert ".txt" in loader_registry()
+    registry.register(".rst", lambda path, data, cfg: load_plain(path, data, cfg))
+    assert [doc.text for doc in load_path(_write(tmp_path, "a.rst", b"Title\n=====\n"), CFG, registry)] == [
+        "Title\n=====\n"
+    ]
+    assert ".rst" not in loader_registry()
+    with pytest.raises(DocumentError, match="unsupported file type '.rst'"):
+        load_path(_write(tmp_path, "b.rst", b"x"), CFG)
     assert supported_suffixes() == [".docx", ".htm", ".html", ".json", ".jsonl", ".markdown", ".md", ".pdf", ".txt"]
 
 
@@ -217,5 +222,5 @@ def test_oversized_file_is_refused_before_reading(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(Path, "open", no_open)
     monkeypatch.setattr(Path, "read_bytes", no_open)
     cfg = DocumentsConfig(max_file_mb=2000 / 1024 / 1024)
-    with pytest.raises(DocumentError, match=r"big\.txt: 0\.0 MiB is larger than documents\.max_file_mb"):
+    with pytest.raises(DocumentError, match=r"big\.txt: 0\.00286 MiB is larger than documents\.max_file_mb"):
         load_path(path, cfg)

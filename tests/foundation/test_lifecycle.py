@@ -107,7 +107,11 @@ def test_too_large_file_is_skipped(tmp_path: Path) -> None:
     )
     big = _write(tmp_path / "big.txt", "word " * 1000)
     report = ws.index([big])
-    assert (report.documents_new == 0 and "MiB" in report.problems[0].reason) or "large" in report.problems[0].reason
+    assert report.documents_new == 0
+    assert [problem.path for problem in report.problems] == [str(big)]
+    assert "larger than documents.max_file_mb" in report.problems[0].reason
+    assert "0.00477 MiB" in report.problems[0].reason  # the size is shown, not rounded to 0.0
+    assert [(d.source, d.status) for d in ws.store.documents.list()] == [(str(big), DocumentStatus.FAILED)]
     ws.close()
 
 

@@ -50,10 +50,19 @@ def test_expect_object_skips_brackets_in_prose() -> None:
     assert repair_json('See note [1]: {"a": 2}', expect="{").value == {"a": 2}
 
 
-@pytest.mark.parametrize("text", ["", "   ", "no json here", "{", "[[[", '{"a": tru'[:3]])
-def test_hopeless_input_raises_only_repair_error(text: str) -> None:
-    with contextlib.suppress(JSONRepairError):  # any other exception fails the test
+@pytest.mark.parametrize("text", ["", "   ", "no json here", ":::", "]]]", '"unterminated'])
+def test_hopeless_input_raises_repair_error(text: str) -> None:
+    with pytest.raises(JSONRepairError):
         repair_json(text)
+
+
+@pytest.mark.parametrize(("text", "expected"), [("{", {}), ("[[[", []), ('{"a": tru'[:3], {})])
+def test_output_cut_right_after_an_opener_closes_to_an_empty_container(text: str, expected: object) -> None:
+    """Nothing after the opener survived, so the repair is an empty container, flagged as a repair (callers
+    that must not accept a truncated reply check ``repaired`` and the finish reason)."""
+    fixed = repair_json(text)
+    assert fixed.value == expected
+    assert fixed.repaired and "closed truncated output" in fixed.fixes
 
 
 @pytest.mark.parametrize("text", ["[" * 100_000, "[" * 100_000 + "]" * 100_000, "1" * 10_000])

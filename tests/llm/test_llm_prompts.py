@@ -59,6 +59,30 @@ def test_output_schema_as_model_name_or_table(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    "schema",
+    ["extraction_reply", "kgrag.graph.extract_parse.ExtractionReply", "kgrag.graph.extract.parse.ExtractionReply"],
+)
+def test_schema_by_short_name_or_legacy_dotted_path(tmp_path: Path, schema: str) -> None:
+    """Prompt files exported before schemas had short names keep working after the module moved."""
+    from kgrag.graph.extract.parse import ExtractionReply
+
+    base = 'version = "1"\ndescription = "d"\nsystem = ""\nuser = "$x"\n'
+    (tmp_path / "e.toml").write_text(f'name = "e"\noutput_schema = "{schema}"\n' + base)
+    assert load_prompt("e", tmp_path).schema_model() is ExtractionReply
+
+
+def test_shipped_prompts_use_short_schema_names() -> None:
+    assert {p.output_schema for p in list_prompts()} <= {"text", "extraction_reply"}
+
+
+def test_unknown_schema_names_the_registered_ones(tmp_path: Path) -> None:
+    base = 'version = "1"\ndescription = "d"\nsystem = ""\nuser = "$x"\n'
+    (tmp_path / "u.toml").write_text('name = "u"\noutput_schema = "no_such_schema"\n' + base)
+    with pytest.raises(ConfigError, match="extraction_reply"):
+        load_prompt("u", tmp_path).schema_model()
+
+
+@pytest.mark.parametrize(
     ("content", "message"),
     [
         ("name = [", "not valid TOML"),

@@ -1,7 +1,8 @@
 """Turn one file into documents, choosing the reader by file suffix.
 
-The suffix → loader table is built by :func:`loader_registry` on each call rather than kept as a
-module-level dict, so no caller can change another caller's formats. Each loader gets the file's
+Loaders are registered by suffix in the ``loader`` registry kind (:mod:`kgrag.core.builtins`); plug-ins
+add formats through the ``kgrag.loaders`` entry-point group, and :func:`loader_registry` returns a fresh
+registry per call, so no caller can change another caller's formats. Each loader gets the file's
 bytes (already size-checked) and returns documents, or raises `DocumentError` saying what is wrong
 and what to do; parsers' own exceptions never escape, because indexing must go on with the next
 file.
@@ -19,8 +20,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kgrag.config import DocumentsConfig
+from kgrag.core.builtins import new_registry
 from kgrag.core.errors import DocumentError
-from kgrag.documents.json_records import load_json, load_jsonl
+from kgrag.core.registry import Registry
 from kgrag.documents.reading import decode_text, normalize_newlines, read_limited, require_text
 from kgrag.documents.records import LoadedDocument
 
@@ -68,40 +70,31 @@ _HTML_BLOCKS = (
 _EXTRA_BLANK_LINES = re.compile(r"\n{3,}")
 
 
-def loader_registry() -> dict[str, Loader]:
-    """A fresh suffix → loader table (lower-case suffixes with the dot)."""
-    return {
-        ".txt": _load_plain,
-        ".md": _load_plain,
-        ".markdown": _load_plain,
-        ".html": _load_html,
-        ".htm": _load_html,
-        ".pdf": _load_pdf,
-        ".docx": _load_docx,
-        ".json": load_json,
-        ".jsonl": load_jsonl,
-    }
+def loader_registry() -> Registry[Loader]:
+    """A fresh suffix → loader registry (lower-case suffixes with the dot), built-ins plus plug-ins."""
+    return new_registry("loader")
 
 
 def supported_suffixes() -> list[str]:
     """Suffixes :func:`load_path` can read, for messages and help text."""
-    return sorted(loader_registry())
+    return sorted(loader_registry().names())
 
 
-def load_path(path: Path, cfg: DocumentsConfig) -> list[LoadedDocument]:
+def load_path(path: Path, cfg: DocumentsConfig, loaders: Registry[Loader] | None = None) -> list[LoadedDocument]:
     """Documents of one file: one for most formats, one per record for .json/.jsonl.
 
     Raises `DocumentError` for unsupported, unreadable, oversized, binary, undecodable, empty or
     malformed files.
     """
+    registry = loaders if loaders is not None else loader_registry()
     suffix = path.suffix.lower()
-    loader = loader_registry().get(suffix)
-    if loader is None:
+    if suffix not in registry:
         kind = f"file type {suffix!r}" if suffix else "file without an extension"
         raise DocumentError(
-            f"{path}: unsupported {kind} (supported: {', '.join(supported_suffixes())}); "
+            f"{path}: unsupported {kind} (supported: {', '.join(sorted(registry.names()))}); "
             "convert it to a supported format or add it to documents.exclude"
         )
+    loader = registry.load(suffix)
     data = read_limited(path, cfg.max_file_mb)
     return loader(path.resolve(), data, cfg)
 
@@ -111,7 +104,7 @@ def _metadata(path: Path) -> dict[str, str]:
     return {"format": fmt, "path": str(path)}
 
 
-def _load_plain(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
+def load_plain(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
     """Plain text or markdown, kept verbatim; the first markdown heading is the title."""
     text = require_text(path, decode_text(path, data))
     heading = _MARKDOWN_HEADING.search(text)
@@ -119,7 +112,7 @@ def _load_plain(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDoc
     return [LoadedDocument.from_text(str(path), title, text, _metadata(path))]
 
 
-def _load_html(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
+def load_html(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
     """Visible text of an HTML page, one line per block element; the <title> (or first <h1>) titles it."""
     from bs4 import BeautifulSoup
 
@@ -159,7 +152,7 @@ def _tidy(text: str) -> str:
     return _EXTRA_BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()
 
 
-def _load_pdf(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
+def load_pdf(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
     """Text of each page (pypdf), pages separated by a blank line."""
     from pypdf import PdfReader
 
@@ -183,7 +176,7 @@ def _load_pdf(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocum
     return [LoadedDocument.from_text(str(path), title or path.stem, text, _metadata(path))]
 
 
-def _load_docx(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
+def load_docx(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
     """Paragraphs and table rows of a Word document in document order, one block per paragraph."""
     import docx
 

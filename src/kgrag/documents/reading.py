@@ -55,7 +55,7 @@ def read_limited(path: Path, max_file_mb: float) -> bytes:
 
 def _too_large(path: Path, size: int, max_file_mb: float) -> DocumentError:
     return DocumentError(
-        f"{path}: {size / _MIB:.1f} MiB is larger than documents.max_file_mb ({max_file_mb:g} MiB); "
+        f"{path}: {size / _MIB:.3g} MiB is larger than documents.max_file_mb ({max_file_mb:g} MiB); "
         "raise the limit or split the file"
     )
 

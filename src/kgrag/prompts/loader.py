@@ -3,8 +3,11 @@
 Each ``<name>.toml`` holds ``name``, ``version``, ``description``, ``output_schema``, ``system`` and
 ``user``. Templates use :class:`string.Template` placeholders (``$question`` or ``${question}``; ``$$``
 for a literal dollar sign) rather than ``str.format`` braces, because prompts that ask for JSON are full
-of literal ``{`` and ``}``. ``output_schema`` is ``"text"`` (free text), the dotted name of a pydantic
-model (``package.module.Model``), or an inline JSON schema table.
+of literal ``{`` and ``}``. ``output_schema`` is ``"text"`` (free text), the short name of a registered
+schema (``extraction_reply``; kind ``prompt_schema`` in :mod:`kgrag.core.builtins`, plug-ins add more), the
+dotted name of a pydantic model (``package.module.Model``, for users' own prompts), or an inline JSON
+schema table. Short names keep exported prompt files valid when kgrag's modules move; the dotted paths
+that shipped before short names existed are still accepted (:data:`LEGACY_SCHEMA_PATHS`).
 
 Users customise prompts by exporting them (:func:`export_prompts`), editing the copies, and pointing
 ``llm.prompts_dir`` at that directory; a file there replaces the shipped prompt of the same name. The
@@ -25,12 +28,18 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from kgrag.core.builtins import new_registry
 from kgrag.core.errors import ConfigError, KgragError
 from kgrag.core.llm_types import Message, PromptRef
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _REQUIRED = ("name", "version", "description", "output_schema", "system", "user")
 TEXT_OUTPUT = "text"
+# Dotted paths written into prompt files exported by earlier versions → today's short schema names.
+LEGACY_SCHEMA_PATHS = {
+    "kgrag.graph.extract_parse.ExtractionReply": "extraction_reply",
+    "kgrag.graph.extract.parse.ExtractionReply": "extraction_reply",
+}
 
 
 @dataclass(frozen=True)
@@ -78,11 +87,7 @@ class Prompt:
         """The pydantic model named by ``output_schema``, or None for text and inline schemas."""
         if not isinstance(self.output_schema, str) or self.output_schema == TEXT_OUTPUT:
             return None
-        module_name, _, attr = self.output_schema.rpartition(".")
-        try:
-            model = getattr(importlib.import_module(module_name), attr)
-        except (ImportError, AttributeError, ValueError) as exc:
-            raise ConfigError(f"prompt {self.name!r}: output_schema {self.output_schema!r} not found") from exc
+        model = _resolve_schema(self.output_schema, f"prompt {self.name!r}: output_schema")
         if not (isinstance(model, type) and issubclass(model, BaseModel)):
             raise ConfigError(f"prompt {self.name!r}: output_schema {self.output_schema!r} is not a pydantic model")
         return model
@@ -93,6 +98,22 @@ class Prompt:
             return self.output_schema
         model = self.schema_model()
         return model.model_json_schema() if model is not None else None
+
+
+def _resolve_schema(name: str, what: str) -> Any:
+    """A registered short name, a legacy dotted path, or a user's ``package.module.Model``."""
+    schemas = new_registry("prompt_schema")
+    short = LEGACY_SCHEMA_PATHS.get(name, name)
+    if short in schemas:
+        return schemas.load(short)
+    module_name, _, attr = name.rpartition(".")
+    try:
+        return getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError, ValueError) as exc:
+        known = ", ".join(schemas.names())
+        raise ConfigError(
+            f"{what} {name!r} not found: use a registered schema ({known}), 'text', or a dotted pydantic model path"
+        ) from exc
 
 
 def _parse(text: str, source: str, expected_name: str) -> Prompt:
