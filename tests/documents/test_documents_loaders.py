@@ -62,7 +62,7 @@ def test_registry_is_fresh_per_call(tmp_path: Path) -> None:
         "Title\n=====\n"
     ]
     assert ".rst" not in loader_registry()
-    with pytest.raises(DocumentError, match="unsupported file type '.rst'"):
+    with pytest.raises(DocumentError, match=r"unsupported file type '\.rst'"):
         load_path(_write(tmp_path, "b.rst", b"x"), CFG)
     assert supported_suffixes() == [".docx", ".htm", ".html", ".json", ".jsonl", ".markdown", ".md", ".pdf", ".txt"]
 

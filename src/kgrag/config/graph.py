@@ -14,7 +14,8 @@ class GraphConfig(Section):
 
     extractor: Literal["auto", "nlp", "llm", "none"] = Field(
         "auto",
-        description="`llm` extracts with the configured LLM (LightRAG style, as compared in lundberg-2026); `nlp` uses spaCy "
+        description="`llm` extracts with the configured LLM (LightRAG style, as compared in lundberg-2026); "
+        "`nlp` uses spaCy "
         "(no LLM); `auto` picks `llm` when llm.provider is not `none`, else `nlp`; "
         "`none` builds no graph.",
     )

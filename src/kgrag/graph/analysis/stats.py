@@ -1,6 +1,7 @@
 """Graph size and shape statistics, as reported before/after denoising and by ``kgrag graph stats``.
 
-The numbers follow the graph tables of feldt-hellstrom-2026 and deg-rag (docs/references.md): nodes, edges, average degree, average clustering
+The numbers follow the graph tables of feldt-hellstrom-2026 and deg-rag (docs/references.md):
+nodes, edges, average degree, average clustering
 coefficient and connected components, plus what helps judge a noisy graph (isolated nodes, hubs, the
 degree distribution and the entity-type histogram).
 
