@@ -1,10 +1,14 @@
-"""The `kgrag` command line. Exit codes: 0 ok, 1 user error (one line), 2 internal error (see --debug)."""
+"""The `kgrag` command line. Exit codes: 0 ok, 1 user error (one line), 2 internal error (see --debug).
+
+Command bodies import the workspace (and through it pydantic, NumPy, the models) when they run, never at
+module level: ``kgrag --help`` and typos must answer at once.
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -13,11 +17,12 @@ from rich.table import Table
 from kgrag.cli.errors import run_guarded
 from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.llm_commands import cost, prompts_app
-from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console
-from kgrag.cli.progress import RichProgress
+from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 from kgrag.core.errors import KgragError
-from kgrag.indexing import IndexReport
-from kgrag.workspace import QueryResponse, Workspace
+
+if TYPE_CHECKING:  # types only: the modules are imported inside the commands that use them
+    from kgrag.indexing import IndexReport
+    from kgrag.workspace import QueryResponse
 
 app = typer.Typer(
     add_completion=False,
@@ -31,6 +36,23 @@ app.command("cost")(cost)
 app.add_typer(graph_app, name="graph")
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from kgrag import __version__
+
+        typer.echo(f"kgrag {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Build plain-RAG and GraphRAG indexes over your documents and query them."""
+
+
 @app.command()
 def init(
     directory: Annotated[Path | None, typer.Argument(help="Workspace directory to create.")] = None,
@@ -40,6 +62,8 @@ def init(
     """Create a workspace: a commented kgrag.toml and the SQLite database."""
 
     def body() -> None:
+        from kgrag.workspace import Workspace
+
         with Workspace.init(directory or workspace) as ws:
             new_console().print(f"initialised workspace [bold]{ws.path.resolve()}[/bold]")
 
@@ -88,9 +112,11 @@ def index(
     """Index files incrementally: unchanged files are skipped, changed ones re-processed."""
 
     def body() -> None:
+        from kgrag.cli.progress import RichProgress
+
         console = new_console()
         overrides: dict[str, Any] = {"llm": {"max_tokens_budget": budget_tokens}} if budget_tokens else {}
-        with Workspace.open(workspace, **overrides) as ws, RichProgress(console) as progress:
+        with open_workspace(workspace, **overrides) as ws, RichProgress(console) as progress:
             if estimate:
                 report, cost = ws.estimate_index(paths, progress=progress)
             else:
@@ -114,7 +140,7 @@ def remove(
     """Delete documents and everything derived from them."""
 
     def body() -> None:
-        with Workspace.open(workspace) as ws:
+        with open_workspace(workspace) as ws:
             removed, unknown = ws.remove(documents)
         console = new_console()
         for source in removed:
@@ -136,8 +162,10 @@ def reindex(
     def body() -> None:
         if not embeddings:
             raise KgragError("say what to rebuild, e.g. `kgrag reindex --embeddings`")
+        from kgrag.cli.progress import RichProgress
+
         console = new_console()
-        with Workspace.open(workspace, allow_model_change=True) as ws, RichProgress(console) as progress:
+        with open_workspace(workspace, allow_model_change=True) as ws, RichProgress(console) as progress:
             report = ws.reindex_embeddings(progress)
         _print_index_report(console, report)
 
@@ -154,7 +182,7 @@ def status(
     """Counts, sizes, models and documents per status."""
 
     def body() -> None:
-        with Workspace.open(workspace) as ws:
+        with open_workspace(workspace) as ws:
             info = ws.status()
             docs = (
                 [{"id": d.id, "source": d.source, "status": d.status.value} for d in ws.store.documents.list()]
@@ -197,7 +225,7 @@ def query(
     """Retrieve context for a question and answer it with citations."""
 
     def body() -> None:
-        with Workspace.open(workspace) as ws:
+        with open_workspace(workspace) as ws:
             if ws.store.chunks.count() == 0:
                 raise KgragError("the workspace has no indexed documents yet; run `kgrag index PATH` first")
             response = ws.query(question, pipeline=pipeline, k=k)
@@ -227,7 +255,7 @@ def pipelines(workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
     """List the retrieval pipelines with their descriptions."""
 
     def body() -> None:
-        with Workspace.open(workspace) as ws:
+        with open_workspace(workspace) as ws:
             table = Table("pipeline", "needs", "description")
             for name in ws.pipelines.names():
                 recipe = ws.pipelines.build(name, ws.config)

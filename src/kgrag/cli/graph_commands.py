@@ -9,16 +9,18 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
 from kgrag.cli.errors import run_guarded
-from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console
+from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 from kgrag.core.errors import KgragError
-from kgrag.graph.io.report import ImportReport
-from kgrag.workspace import Workspace
+
+if TYPE_CHECKING:  # types only; the graph modules load inside the commands
+    from kgrag.graph.io.report import ImportReport
+    from kgrag.workspace import Workspace
 
 graph_app = typer.Typer(no_args_is_help=True, help="Knowledge-graph statistics, export and import.")
 
@@ -47,7 +49,7 @@ def stats_command(
     from kgrag.graph.analysis.stats import graph_stats
 
     def body() -> None:
-        with Workspace.open(workspace) as ws:
+        with open_workspace(workspace) as ws:
             stats = graph_stats(ws.store, top)
         plots: list[Path] = []
         if plot is not None:
@@ -101,7 +103,7 @@ def export_command(
         destination = out or target
         if destination is None or (out is not None and target is not None and out != target):
             raise KgragError("give one output path, e.g. `kgrag graph export --format neo4j --out neo4j-export/`")
-        with Workspace.open(workspace) as ws:
+        with open_workspace(workspace) as ws:
             message = _export(ws, fmt, destination, companion)
         new_console().print(message)
 
@@ -129,7 +131,7 @@ def import_command(
     """Import a graph with its chunks and provenance (one transaction; re-running is safe)."""
 
     def body() -> None:
-        with Workspace.open(workspace) as ws:
+        with open_workspace(workspace) as ws:
             if source is ImportSource.LIGHTRAG:
                 from kgrag.graph.io.lightrag.importer import import_lightrag
 

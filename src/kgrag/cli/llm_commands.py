@@ -11,8 +11,7 @@ import typer
 from rich.table import Table
 
 from kgrag.cli.errors import run_guarded
-from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console
-from kgrag.workspace import Workspace
+from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 
 prompts_app = typer.Typer(no_args_is_help=True, help="List and export the LLM prompt files.")
 
@@ -26,7 +25,7 @@ def cost(
     """LLM calls, tokens, retries, cache hits and money per stage and per run."""
 
     def body() -> None:
-        with Workspace.open(workspace) as ws:
+        with open_workspace(workspace) as ws:
             usage = ws.llm_usage(run)
         if as_json:
             typer.echo(json.dumps(asdict(usage), indent=2, default=str))
@@ -60,7 +59,7 @@ def list_command(workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> Non
     from kgrag.prompts import list_prompts
 
     def body() -> None:
-        with Workspace.open(workspace) as ws:
+        with open_workspace(workspace) as ws:
             prompts = list_prompts(ws.config.llm.prompts_dir)
         table = Table("name", "version", "output", "description", "source")
         for p in prompts:
