@@ -64,7 +64,7 @@ def bench_queries(ws: Workspace, n_questions: int) -> None:
     questions = [q["question"] for q in json.loads((MEDICAL / "questions.json").read_text())[:n_questions]]
     started = time.perf_counter()
     for q in questions:  # the model part of a dense query, measured on its own
-        ws.env.embed_query(q)
+        ws.context.embed_query(q)
     embed_ms = (time.perf_counter() - started) * 1000 / len(questions)
     print(f"query embedding (model): {embed_ms:.1f} ms/question, reported separately below")
     ws.retrieve(questions[0], "hybrid", 5)  # load the hot matrix once

@@ -11,48 +11,34 @@ The CLI and the HTTP server are thin layers over this class.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kgrag.config import CONFIG_FILE_NAME, KgragConfig, default_toml, load_config
-from kgrag.core.context import TraceStep
+from kgrag.core.builtins import new_registry
 from kgrag.core.dense_index import DenseIndex
 from kgrag.core.errors import WorkspaceError
 from kgrag.core.hot import HotValue
 from kgrag.core.records import DocumentStatus
+from kgrag.core.registry import Registry
 from kgrag.documents import TokenCounter, resolve_chunk_sizes
-from kgrag.generation import Answer, extractive_answer, generate_answer
+from kgrag.generation import QueryResponse, respond
 from kgrag.graph.build.summarize import Summarizer
 from kgrag.graph.extract.choose import create_extractor, create_summarizer
 from kgrag.graph.types import Extractor
 from kgrag.indexing import ChunkPlan, IndexReport, Progress, SilentProgress, remove_documents, run_index
 from kgrag.models.embeddings import Embedder, FakeEmbedder, KeyedEmbedder, create_embedder
-from kgrag.models.llm import Estimate, LedgerSummary, LLMClient, Prices, create_llm_client, llm_free_note
+from kgrag.models.llm import Estimate, LedgerSummary, LLMClient, Prices, create_llm_client
 from kgrag.models.llm.preflight import preflight_context_window
 from kgrag.models.llm.status import llm_status
-from kgrag.retrieval import PipelineRegistry, RetrievalResult, builtin_registry
-from kgrag.retrieval.env import RetrievalEnv
+from kgrag.retrieval import PipelineFactory, QueryContext, RetrievalResult, build_pipeline
 from kgrag.store import Store, open_store
 
 DB_FILE_NAME = "kgrag.sqlite3"
 META_MODEL = "embedding.model"
 META_DIMENSION = "embedding.dimension"
 META_WINDOW = "embedding.window"
-
-
-@dataclass
-class QueryResponse:
-    """Retrieved context plus the answer built from it."""
-
-    result: RetrievalResult
-    answer: Answer
-    timings_ms: dict[str, float] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"answer": self.answer.to_dict(), "retrieval": self.result.to_dict(), "timings_ms": self.timings_ms}
 
 
 def resolve_workspace_dir(path: Path | str | None) -> Path:
@@ -69,12 +55,17 @@ class Workspace:
         self.path = path
         self.config = config
         self.store = store
-        self.pipelines: PipelineRegistry = builtin_registry()
+        self.pipelines: Registry[PipelineFactory] = new_registry("pipeline")
         self._embedder = KeyedEmbedder(self.embedding_model_id, self._load_embedder)
         self._llm: LLMClient | None = None
         self._dense = HotValue(self._load_dense_index, store.generation)
-        self.env = RetrievalEnv(
-            store=store, config=config, embedder_factory=self.embedder, dense_index_factory=self._dense.get
+        self.context = QueryContext(
+            store,
+            config,
+            model_id=self.embedding_model_id,
+            embedder=self.embedder,
+            llm=self.llm,
+            dense_index=self._dense.get,
         )
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -266,31 +257,18 @@ class Workspace:
 
     # -- querying --------------------------------------------------------------------------------
     def retrieve(self, question: str, pipeline: str | None = None, k: int | None = None) -> RetrievalResult:
+        """Run the named pipeline (default ``retrieval.default_pipeline``) after checking its requirements."""
         name = pipeline or self.config.retrieval.default_pipeline
-        return self.pipelines.build(name, self.config).run(question, self.env, k or self.config.retrieval.k)
+        return build_pipeline(self.pipelines, name, self.config).run(
+            question, self.context, k or self.config.retrieval.k
+        )
 
     def query(self, question: str, pipeline: str | None = None, k: int | None = None) -> QueryResponse:
-        """Retrieve context and answer from it: with the LLM when one is configured (citations, "I don't
-        know" when the context lacks the answer), else extractively; the trace says which."""
-        result = self.retrieve(question, pipeline, k)
-        retrieval_ms = next((s.ms for s in result.trace if s.step == "total"), 0.0)
-        started = time.perf_counter()
-        client = self.llm()
-        if client.available:
-            answer = generate_answer(client, question, result, self.config.generation)
-            note = "llm answer"
-        else:
-            answer = extractive_answer(question, result, self.embedder(), self.config.generation.extractive_sentences)
-            note = llm_free_note("query.generate")
-        generation_ms = round((time.perf_counter() - started) * 1000, 3)
-        result.trace.append(
-            TraceStep(
-                step="generate", params={"mode": answer.mode}, n_out=len(answer.citations), ms=generation_ms, note=note
-            )
-        )
-        return QueryResponse(
-            result=result, answer=answer, timings_ms={"retrieval": retrieval_ms, "generation": generation_ms}
-        )
+        """Retrieve context and answer from it with the pipeline's own answer strategy, else the default
+        one (the LLM when configured, with citations; else extractive); see kgrag.generation.respond."""
+        name = pipeline or self.config.retrieval.default_pipeline
+        recipe = build_pipeline(self.pipelines, name, self.config)
+        return respond(recipe, self.context, question, k or self.config.retrieval.k)
 
     # -- status ----------------------------------------------------------------------------------
     def status(self) -> dict[str, Any]:

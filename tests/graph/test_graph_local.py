@@ -18,6 +18,7 @@ from kgrag.core.records import DocumentStatus
 from kgrag.graph.build.summarize import ExtractiveSummarizer
 from kgrag.graph.extract.choose import extractor_mode
 from kgrag.indexing import SilentProgress, run_index
+from kgrag.retrieval import build_pipeline
 from kgrag.retrieval.graph_local import query_keywords
 
 DOCS = (
@@ -106,7 +107,7 @@ def test_graph_local_with_another_extractor(fake_ws: Workspace, tmp_path: Path) 
 def test_empty_graph_says_what_to_do(fake_ws: Workspace) -> None:
     with pytest.raises(KgragError, match="kgrag index"):
         fake_ws.retrieve("anything", pipeline="graph-local")
-    pipeline = fake_ws.pipelines.build("graph-local", fake_ws.config)
+    pipeline = build_pipeline(fake_ws.pipelines, "graph-local", fake_ws.config)
     assert pipeline.requires == frozenset({"graph"})
 
 

@@ -252,15 +252,23 @@ def _print_response(console: Console, response: QueryResponse) -> None:
 
 @app.command()
 def pipelines(workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
-    """List the retrieval pipelines with their descriptions."""
+    """List the retrieval pipelines (built-in, plug-in, local) with what each needs and whether this
+    workspace has it."""
 
     def body() -> None:
+        from kgrag.retrieval.listing import describe_pipelines
+
         with open_workspace(workspace) as ws:
-            table = Table("pipeline", "needs", "description")
-            for name in ws.pipelines.names():
-                recipe = ws.pipelines.build(name, ws.config)
-                table.add_row(name, ", ".join(sorted(recipe.requires)) or "-", recipe.description)
-        new_console().print(table)
+            infos = describe_pipelines(ws.pipelines, ws.context)
+        table = Table("pipeline", "needs", "origin", "description")
+        for info in infos:
+            needs = ", ".join(f"{r.name} ({'ok' if r.met else 'missing'})" for r in info.requirements) or "-"
+            table.add_row(info.name, needs, info.origin, info.description or info.error)
+        console = new_console()
+        console.print(table)
+        for info in infos:
+            for problem in [info.error] if info.error else [r.message for r in info.requirements if not r.met]:
+                console.print(f"[yellow]{info.name}[/yellow]: {problem}")
 
     run_guarded(body, debug)
 

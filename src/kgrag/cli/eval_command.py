@@ -10,6 +10,7 @@ from rich.progress import Progress
 from kgrag.core.errors import KgragError
 from kgrag.evaluation import evaluate_retrieval, load_dataset, write_report
 from kgrag.evaluation.retrieval_eval import render_markdown
+from kgrag.retrieval import build_pipeline
 from kgrag.workspace import Workspace
 
 
@@ -22,7 +23,7 @@ def run_retrieval_eval(
     items = load_dataset(dataset)[:limit] if limit else load_dataset(dataset)
     with Workspace.open(workspace) as ws:
         for name in names:
-            ws.pipelines.build(name, ws.config)  # fail fast on an unknown name
+            build_pipeline(ws.pipelines, name, ws.config)  # fail fast on an unknown name
         if ws.store.chunks.count() == 0:
             raise KgragError("the workspace has no indexed chunks; run `kgrag index PATH` first")
         with Progress(console=console, transient=True) as bar:

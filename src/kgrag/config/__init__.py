@@ -22,7 +22,7 @@ from kgrag.config.graph import GraphConfig
 from kgrag.config.llm import LLMConfig
 from kgrag.config.loading import CONFIG_FILE_NAME, default_toml, load_config
 from kgrag.config.model import KgragConfig
-from kgrag.config.retrieval import RetrievalConfig
+from kgrag.config.retrieval import PipelineSettings, RetrievalConfig
 
 __all__ = [
     "CONFIG_FILE_NAME",
@@ -34,6 +34,7 @@ __all__ = [
     "GraphConfig",
     "KgragConfig",
     "LLMConfig",
+    "PipelineSettings",
     "RetrievalConfig",
     "Section",
     "configuration_markdown",

@@ -1,10 +1,30 @@
-"""The ``[retrieval]`` section of kgrag.toml."""
+"""The ``[retrieval]`` section of kgrag.toml, with one optional ``[retrieval.pipelines.<name>]`` table per
+pipeline whose knobs should differ from the section's."""
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from kgrag.config.base import Section
+from kgrag.core.builtins import new_registry
+
+OptionValue = str | int | float | bool
+
+
+class PipelineSettings(Section):
+    """Per-pipeline overrides; an empty field falls back to the ``[retrieval]`` knob (or, for the
+    graph-local search parameters, to the search's own defaults)."""
+
+    pool: int | None = Field(None, ge=1, description="Candidates each search step fetches (retrieval.candidate_pool).")
+    rrf_k: int | None = Field(None, ge=1, description="Reciprocal-rank-fusion constant (retrieval.rrf_k).")
+    top_entities: int | None = Field(None, ge=1, description="graph-local: entities kept (10).")
+    max_relations: int | None = Field(None, ge=0, description="graph-local: relations added (20).")
+    max_neighbours: int | None = Field(None, ge=0, description="graph-local: 1-hop neighbours added (10).")
+    keyword_boost: float | None = Field(None, ge=0, description="graph-local: score added for a typed name (1.0).")
+    entity_pool: int | None = Field(None, ge=1, description="graph-local: entity vector candidates (50).")
+    options: dict[str, OptionValue] = Field(
+        default_factory=dict, description="Free-form settings for plug-in pipelines (read by their recipe)."
+    )
 
 
 class RetrievalConfig(Section):
@@ -16,3 +36,37 @@ class RetrievalConfig(Section):
         50, ge=1, description="Candidates each search step fetches before fusion (pool of 50 in lundberg-2026)."
     )
     rrf_k: int = Field(60, ge=1, description="Reciprocal-rank-fusion constant (k = 60, lundberg-2026).")
+    pipelines: dict[str, PipelineSettings] = Field(
+        default_factory=dict,
+        description="Per-pipeline overrides, one `[retrieval.pipelines.<name>]` table each, e.g. "
+        "`[retrieval.pipelines.hybrid]` `rrf_k = 30`. Keys: `pool`, `rrf_k`; for `graph-local` also "
+        "`top_entities`, `max_relations`, `max_neighbours`, `keyword_boost`, `entity_pool`; `options` "
+        "(a table) for plug-in pipelines. Unset keys fall back to the knobs above. The name must be a "
+        "built-in or installed plug-in pipeline (see `kgrag pipelines`).",
+    )
+
+    @field_validator("pipelines")
+    @classmethod
+    def _known_pipelines(cls, value: dict[str, PipelineSettings]) -> dict[str, PipelineSettings]:
+        """A table for a pipeline nobody registered is almost always a typo, so it fails at load time.
+        Installed plug-ins count (their entry points are read only when a name is not a built-in);
+        pipelines registered in code on one workspace take their settings in code instead."""
+        if value:
+            registry = new_registry("pipeline")
+            for name in value:
+                registry.check(name, f"retrieval.pipelines.{name}")
+        return value
+
+    def settings_for(self, pipeline: str) -> PipelineSettings:
+        """The pipeline's own table, or an empty one (every field falls back)."""
+        return self.pipelines.get(pipeline) or PipelineSettings()
+
+    def pool_for(self, pipeline: str) -> int:
+        """Candidates per search step for ``pipeline``: its ``pool``, else ``candidate_pool``."""
+        own = self.settings_for(pipeline).pool
+        return own if own is not None else self.candidate_pool
+
+    def rrf_k_for(self, pipeline: str) -> int:
+        """RRF constant for ``pipeline``: its ``rrf_k``, else the section's."""
+        own = self.settings_for(pipeline).rrf_k
+        return own if own is not None else self.rrf_k

@@ -85,7 +85,16 @@ KINDS: dict[str, Kind] = {
             ".jsonl": "kgrag.documents.json_records:load_jsonl",
         },
     ),
-    "pipeline": Kind("retrieval pipeline", "kgrag.pipelines"),
+    "pipeline": Kind(
+        "retrieval pipeline",
+        "kgrag.pipelines",
+        {
+            "dense": "kgrag.retrieval.recipes.dense:dense_pipeline",
+            "bm25": "kgrag.retrieval.recipes.bm25:bm25_pipeline",
+            "hybrid": "kgrag.retrieval.recipes.hybrid:hybrid_pipeline",
+            "graph-local": "kgrag.retrieval.recipes.graph_local:graph_local_pipeline",
+        },
+    ),
     "stage": Kind("indexing stage", "kgrag.stages"),
     "index_pipeline": Kind("indexing pipeline", "kgrag.index_pipelines"),
 }

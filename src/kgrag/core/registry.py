@@ -24,6 +24,7 @@ and ``kgrag pipelines`` lists it; nothing in kgrag changes.
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import metadata
@@ -95,6 +96,7 @@ class Registry(Generic[T]):
         self._entries: dict[str, Entry] = {}
         self._plugins_loaded = group is None
         self._loaded: dict[str, T] = {}
+        self._lock = threading.RLock()  # concurrent queries may be the first to list plug-ins
         for name, target in (builtins or {}).items():
             self._entries[name] = Entry(name, target, "builtin", (summaries or {}).get(name, ""))
 
@@ -104,24 +106,28 @@ class Registry(Generic[T]):
         self._load_plugins()
         if not name or not name.strip():
             raise ConfigError(f"{self.kind} names must not be empty")
-        if name in self._entries and not replace:
-            raise ConfigError(
-                f"{self.kind} {name!r} is already registered ({self._entries[name].origin}); "
-                "pass replace=True to override it"
-            )
-        self._entries[name] = Entry(name, target, "local", summary)
-        self._loaded.pop(name, None)
+        with self._lock:
+            if name in self._entries and not replace:
+                raise ConfigError(
+                    f"{self.kind} {name!r} is already registered ({self._entries[name].origin}); "
+                    "pass replace=True to override it"
+                )
+            self._entries[name] = Entry(name, target, "local", summary)
+            self._loaded.pop(name, None)
 
     def _load_plugins(self) -> None:
         """Read the entry-point group once, on first need (it scans installed distributions)."""
         if self._plugins_loaded:
             return
-        self._plugins_loaded = True
-        for point in metadata.entry_points(group=cast(str, self.group)):
-            if point.name in self._entries:
-                continue  # a plug-in never silently replaces a built-in
-            dist = point.dist.name if point.dist is not None else "?"
-            self._entries[point.name] = Entry(point.name, point.value, f"plugin:{dist}")
+        with self._lock:  # the flag is set only once every plug-in is in, so no thread sees half a list
+            if self._plugins_loaded:
+                return
+            for point in metadata.entry_points(group=cast(str, self.group)):
+                if point.name in self._entries:
+                    continue  # a plug-in never silently replaces a built-in
+                dist = point.dist.name if point.dist is not None else "?"
+                self._entries[point.name] = Entry(point.name, point.value, f"plugin:{dist}")
+            self._plugins_loaded = True
 
     # -- lookup ------------------------------------------------------------------------------------
     def names(self) -> list[str]:

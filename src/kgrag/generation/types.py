@@ -1,22 +1,6 @@
-"""The answer every generation path returns, LLM-based or extractive."""
+"""The answer every generation path returns; defined in :mod:`kgrag.core.answer` so retrieval pipelines
+can name it too, re-exported here where generation code looks for it."""
 
-from __future__ import annotations
+from kgrag.core.answer import Answer
 
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
-
-
-@dataclass
-class Answer:
-    """An answer with the chunk ids it cites; ``idk`` is True when the context did not hold the answer."""
-
-    text: str
-    citations: list[str]
-    mode: Literal["llm", "extractive"]
-    idk: bool = False
-    cost_line: str = ""
-    usage: dict[str, Any] = field(default_factory=dict)
-    evidence: list[dict[str, Any]] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+__all__ = ["Answer"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -16,6 +17,7 @@ import numpy as np
 
 from kgrag.config import EmbeddingConfig
 from kgrag.core.errors import ConfigError, ModelError
+from kgrag.models.torch_threads import set_torch_threads_once
 
 DEFAULT_MINILM = "all-MiniLM-L6-v2"
 
@@ -42,10 +44,13 @@ class KeyedEmbedder:
         self.name = name
         self._load = load
         self._inner: Embedder | None = None
+        self._lock = threading.Lock()  # concurrent queries must load the model once, not once each
 
     def inner(self) -> Embedder:
         if self._inner is None:
-            self._inner = self._load()
+            with self._lock:
+                if self._inner is None:
+                    self._inner = self._load()
         return self._inner
 
     @property
@@ -200,9 +205,7 @@ def create_embedder(cfg: EmbeddingConfig) -> Embedder:
     if cfg.provider == "openai":
         return OpenAIEmbedder(cfg)
     if cfg.threads is not None:
-        import torch
-
-        torch.set_num_threads(cfg.threads)
+        set_torch_threads_once(cfg.threads)  # process-global: applied once per process, never per query
     embedder = SentenceTransformerEmbedder(cfg.model, batch_size=cfg.batch_size)
     if cfg.window_tokens:
         embedder.window_tokens = cfg.window_tokens

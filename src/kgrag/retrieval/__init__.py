@@ -1,6 +1,21 @@
-"""Retrieval: context items with provenance, reusable steps and named pipelines."""
+"""Retrieval: context items with provenance, reusable steps, named pipelines and the typed query context."""
 
 from kgrag.core.context import ContextItem, RetrievalResult, TraceStep
-from kgrag.retrieval.pipelines import Pipeline, PipelineRegistry, builtin_registry
+from kgrag.retrieval.answer import AnswerStrategy, FixedAnswer
+from kgrag.retrieval.pipelines import Pipeline, PipelineFactory, build_pipeline
+from kgrag.retrieval.query_context import QueryContext
+from kgrag.retrieval.rerank import Reranker, WordOverlapReranker
 
-__all__ = ["ContextItem", "Pipeline", "PipelineRegistry", "RetrievalResult", "TraceStep", "builtin_registry"]
+__all__ = [
+    "AnswerStrategy",
+    "ContextItem",
+    "FixedAnswer",
+    "Pipeline",
+    "PipelineFactory",
+    "QueryContext",
+    "Reranker",
+    "RetrievalResult",
+    "TraceStep",
+    "WordOverlapReranker",
+    "build_pipeline",
+]

@@ -4,8 +4,9 @@
 it yields chunk items ranked by graph provenance (text filled later by ``Hydrate``) followed by the
 entity and relation items that led to them, each with the chunk ids it was extracted from.
 
-The in-memory graph index is kept in ``env.extras["graph_index"]`` (one per workspace, reloaded when
-the store changes), so the first graph query pays the load and later ones do not.
+The in-memory graph index is the query context's hot graph index (one per workspace, loaded once under
+a lock and reloaded when the store changes), so the first graph query pays the load and later ones do
+not.
 """
 
 from __future__ import annotations
@@ -16,28 +17,18 @@ from dataclasses import dataclass, field
 from kgrag.core.context import ContextItem
 from kgrag.core.errors import KgragError
 from kgrag.core.graph_records import EntityRecord
-from kgrag.core.hot import HotValue
-from kgrag.graph.index import GraphIndex, load_graph_index
+from kgrag.graph.index import GraphIndex
 from kgrag.graph.texts import entity_text, relation_text
-from kgrag.retrieval.env import RetrievalEnv
 from kgrag.retrieval.graph_local import LocalSearchParams, LocalSearchResult, local_search
+from kgrag.retrieval.query_context import QueryContext
+from kgrag.retrieval.requirements import EMPTY_GRAPH_MESSAGE
 from kgrag.retrieval.steps import QueryState
 
-GRAPH_INDEX_KEY = "graph_index"
-EMPTY_GRAPH_MESSAGE = (
-    "this workspace has no knowledge graph yet; run `kgrag index` with a graph extractor "
-    "(graph.extractor = nlp, llm or auto) to build one, then query again"
-)
 
-
-def graph_index(env: RetrievalEnv) -> GraphIndex:
-    """The workspace's hot graph index, created on first use; fails clearly when the graph is empty."""
-    hot = env.extras.get(GRAPH_INDEX_KEY)
-    if not isinstance(hot, HotValue):
-        store = env.store
-        hot = HotValue(lambda: load_graph_index(store, env.embedder().name), store.generation)
-        env.extras[GRAPH_INDEX_KEY] = hot
-    index = hot.get()
+def graph_index(ctx: QueryContext) -> GraphIndex:
+    """The workspace's hot graph index; fails clearly when the graph is empty (a recipe that forgot to
+    declare ``requires={"graph"}`` still gets the actionable message)."""
+    index = ctx.graph_index()
     if index.empty:
         raise KgragError(EMPTY_GRAPH_MESSAGE)
     return index
@@ -103,7 +94,7 @@ class GraphLocalSearch:
     params: LocalSearchParams = field(default_factory=LocalSearchParams)
     name: str = "graph_local"
 
-    def run(self, state: QueryState, env: RetrievalEnv) -> None:
+    def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
         index = graph_index(env)
         vector = env.embed_query(state.query) if len(index.entity_vectors) else None

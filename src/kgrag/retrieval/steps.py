@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from kgrag.core.context import ContextItem, TraceStep
 from kgrag.core.records import ScoredId
-from kgrag.retrieval.env import RetrievalEnv
+from kgrag.retrieval.query_context import QueryContext
 
 
 @dataclass
@@ -42,7 +42,7 @@ class Step(Protocol):
     @property
     def name(self) -> str: ...
 
-    def run(self, state: QueryState, env: RetrievalEnv) -> None: ...
+    def run(self, state: QueryState, env: QueryContext) -> None: ...
 
 
 def _merge_max(lists: Sequence[Sequence[tuple[str, float]]], stream: str) -> list[ContextItem]:
@@ -78,7 +78,7 @@ class DenseSearch:
     stream: str = "dense"
     name: str = "dense_search"
 
-    def run(self, state: QueryState, env: RetrievalEnv) -> None:
+    def run(self, state: QueryState, env: QueryContext) -> None:
         index = env.dense_index()
         _search_all_queries(self, state, lambda q: index.search(env.embed_query(q), self.pool))
 
@@ -91,7 +91,7 @@ class BM25Search:
     stream: str = "bm25"
     name: str = "bm25_search"
 
-    def run(self, state: QueryState, env: RetrievalEnv) -> None:
+    def run(self, state: QueryState, env: QueryContext) -> None:
         _search_all_queries(self, state, lambda q: env.store.chunks.search_bm25(q, self.pool))
 
 
@@ -102,7 +102,7 @@ class UseStream:
     stream: str
     name: str = "use_stream"
 
-    def run(self, state: QueryState, env: RetrievalEnv) -> None:
+    def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
         state.items = list(state.streams.get(self.stream, []))
         state.record(self.name, {"stream": self.stream}, len(state.items), started)
@@ -116,7 +116,7 @@ class FuseRRF:
     k: int = 60
     name: str = "rrf_fuse"
 
-    def run(self, state: QueryState, env: RetrievalEnv) -> None:
+    def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
         fused: dict[str, ContextItem] = {}
         for stream in self.streams:
@@ -139,7 +139,7 @@ class TakeTop:
 
     name: str = "take_top"
 
-    def run(self, state: QueryState, env: RetrievalEnv) -> None:
+    def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
         state.items = state.items[: state.k]
         state.record(self.name, {"k": state.k}, len(state.items), started)
@@ -151,7 +151,7 @@ class Hydrate:
 
     name: str = "hydrate"
 
-    def run(self, state: QueryState, env: RetrievalEnv) -> None:
+    def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
         wanted = [item.id for item in state.items if item.kind == "chunk"]
         chunks = {c.id: c for c in env.store.chunks.get_many(wanted)}

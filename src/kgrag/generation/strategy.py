@@ -1,0 +1,30 @@
+"""The default answer strategy: an LLM answer with checked citations when an LLM is configured, else
+the extractive LLM-free answer. Pipelines without their own strategy are answered by this one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kgrag.config import KgragConfig
+from kgrag.core.answer import Answer
+from kgrag.core.context import RetrievalResult
+from kgrag.generation.answer import generate_answer
+from kgrag.generation.extractive import extractive_answer
+from kgrag.models.embeddings import Embedder
+from kgrag.models.llm import LLMClient
+
+
+@dataclass(frozen=True)
+class LLMOrExtractive:
+    """``llm.available``: :func:`generate_answer` (citations, "I don't know" when the context lacks the
+    answer); otherwise :func:`extractive_answer` with the workspace's embedder."""
+
+    def answer(
+        self, question: str, result: RetrievalResult, llm: LLMClient, embedder: Embedder, config: KgragConfig
+    ) -> Answer:
+        if llm.available:
+            return generate_answer(llm, question, result, config.generation)
+        return extractive_answer(question, result, embedder, config.generation.extractive_sentences)
+
+
+DEFAULT_STRATEGY = LLMOrExtractive()

@@ -1,0 +1,127 @@
+"""Everything a retrieval step or an answer strategy may use, typed, created lazily and shared safely.
+
+One :class:`QueryContext` per workspace serves every query, from any number of threads. Expensive
+resources are created on first use and exactly once (:class:`~kgrag.core.lazy.Lazy`), so a BM25 query
+never loads the embedding model and a retrieval-only query never builds an LLM client. Indexes derived
+from the store are :class:`~kgrag.core.hot.HotValue` s, reloaded only after a committed write. A new
+resource is a new typed attribute here, never a string-keyed extra that every reader must cast.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+
+import numpy as np
+
+from kgrag.config import KgragConfig
+from kgrag.core.dense_index import DenseIndex
+from kgrag.core.hot import HotValue
+from kgrag.core.lazy import Lazy
+from kgrag.graph.index import GraphIndex, load_graph_index
+from kgrag.models.embeddings import Embedder
+from kgrag.models.llm import LLMClient
+from kgrag.retrieval.rerank import Reranker
+from kgrag.store.base import Store
+
+QUERY_CACHE_SIZE = 2048
+
+
+class QueryVectorCache:
+    """Recent query vectors, least recently used dropped first (evaluation asks one question of many
+    pipelines). Locked: an ``OrderedDict`` reordered by two threads at once can lose or corrupt entries.
+    The embedding itself runs outside the lock, so threads with different questions embed in parallel."""
+
+    def __init__(self, size: int = QUERY_CACHE_SIZE) -> None:
+        self.size = size
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, text: str, compute: Callable[[str], np.ndarray]) -> np.ndarray:
+        with self._lock:
+            cached = self._vectors.get(text)
+            if cached is not None:
+                self._vectors.move_to_end(text)
+                return cached
+        vector = compute(text)
+        with self._lock:
+            self._vectors[text] = vector
+            while len(self._vectors) > self.size:
+                self._vectors.popitem(last=False)
+        return vector
+
+    def __len__(self) -> int:
+        return len(self._vectors)
+
+
+class QueryContext:
+    """Store, config and the query-time resources built from them.
+
+    ``model_id`` is the ``provider:model`` key vectors are stored under. ``embedder`` and ``llm`` are
+    factories, called at most once. ``dense_index`` defaults to the chunk matrix of ``model_id``;
+    ``reranker`` is an optional slot (see :mod:`kgrag.retrieval.rerank`).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        config: KgragConfig,
+        *,
+        model_id: str,
+        embedder: Callable[[], Embedder],
+        llm: Callable[[], LLMClient],
+        dense_index: Callable[[], DenseIndex] | None = None,
+        reranker: Reranker | None = None,
+        query_cache_size: int = QUERY_CACHE_SIZE,
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.model_id = model_id
+        self.reranker = reranker
+        self._embedder = Lazy(embedder)
+        self._llm = Lazy(llm)
+        self._dense = dense_index or HotValue(self._load_dense_index, store.generation).get
+        self._graph = HotValue(lambda: load_graph_index(store, model_id), store.generation)
+        self._graph_entities = HotValue(lambda: store.graph.counts()["entities"], store.generation)
+        self._vector_count = HotValue(lambda: store.vectors.count(model_id), store.generation)
+        self.query_vectors = QueryVectorCache(query_cache_size)
+
+    def embedder(self) -> Embedder:
+        """The workspace's embedder, created on first call."""
+        return self._embedder.get()
+
+    def llm(self) -> LLMClient:
+        """The workspace's LLM client (``available`` is False for provider ``none``), created on first call."""
+        return self._llm.get()
+
+    @property
+    def embedder_created(self) -> bool:
+        return self._embedder.created
+
+    @property
+    def llm_created(self) -> bool:
+        return self._llm.created
+
+    def dense_index(self) -> DenseIndex:
+        """Chunk vectors of the workspace's model, in memory."""
+        return self._dense()
+
+    def graph_index(self) -> GraphIndex:
+        """The whole graph in memory (possibly empty; graph steps say what to do then)."""
+        return self._graph.get()
+
+    def graph_entities(self) -> int:
+        """How many entities the graph has (cheap: cached until the next write)."""
+        return self._graph_entities.get()
+
+    def vector_count(self) -> int:
+        """How many vectors the workspace's model has (cheap: cached until the next write)."""
+        return self._vector_count.get()
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The query's vector, from the cache when it was asked recently."""
+        return self.query_vectors.get(text, lambda t: self.embedder().embed([t])[0])
+
+    def _load_dense_index(self) -> DenseIndex:
+        return DenseIndex(*self.store.vectors.chunk_matrix(self.model_id))

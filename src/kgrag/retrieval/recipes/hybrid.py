@@ -1,0 +1,19 @@
+"""``hybrid``: dense and BM25 candidates fused by reciprocal rank fusion (lundberg-2026)."""
+
+from __future__ import annotations
+
+from kgrag.config import KgragConfig
+from kgrag.retrieval.pipelines import Pipeline
+from kgrag.retrieval.steps import BM25Search, DenseSearch, FuseRRF, Hydrate, TakeTop
+
+
+def hybrid_pipeline(name: str, config: KgragConfig) -> Pipeline:
+    """Both searches fetch ``pool`` candidates; RRF with constant ``rrf_k`` ranks their union."""
+    pool = config.retrieval.pool_for(name)
+    rrf_k = config.retrieval.rrf_k_for(name)
+    return Pipeline(
+        name,
+        f"Dense + BM25 fused by reciprocal rank fusion (k={rrf_k}, lundberg-2026).",
+        (DenseSearch(pool=pool), BM25Search(pool=pool), FuseRRF(("dense", "bm25"), k=rrf_k), TakeTop(), Hydrate()),
+        requires=frozenset({"embeddings"}),
+    )
