@@ -85,6 +85,11 @@ def test_fuzz_json_like_noise(text: str) -> None:
         repair_json(text)
 
 
+@pytest.mark.parametrize("value", ["{", ["{"], {"a": "{"}, "[1,", {"k": "```"}])
+def test_fenced_value_with_brackets_inside_strings_is_not_rescanned(value: Any) -> None:
+    assert repair_json(f"```json\n{json.dumps(value)}\n```").value == value
+
+
 @settings(max_examples=120, deadline=None)
 @given(json_values)
 def test_valid_json_roundtrips(value: Any) -> None:

@@ -267,12 +267,15 @@ def repair_json(text: str, expect: str | None = None) -> Repaired:
     if not stripped:
         raise JSONRepairError("empty reply")
     last_error = "no JSON object or array found"
-    for candidate in _candidates(stripped):
-        candidate = candidate.strip()
+    candidates = [c.strip() for c in _candidates(stripped)]
+    # Every candidate is tried as it is before any is scanned for brackets: a fenced reply whose value
+    # contains a bracket inside a string ("```json\n\"{\"\n```") must not be "repaired" from that bracket.
+    for candidate in candidates:
         try:
-            return Repaired(_loads(candidate), () if candidate is stripped else ("removed code fence",))
+            return Repaired(_loads(candidate), () if candidate == stripped else ("removed code fence",))
         except JSONRepairError:
             pass
+    for candidate in candidates:
         for start in _starts(candidate, expect):
             value = _raw_decode(candidate, start)
             if value is not _NOTHING:
