@@ -12,6 +12,7 @@ from tests.conftest import SAMPLE_DOCS
 from tests.indexing.test_index_runner import RecordingProgress
 
 from kgrag import Workspace
+from kgrag.core.errors import ConfigError
 from kgrag.core.stages import progress_label, timing_key
 from kgrag.indexing import IndexContext
 
@@ -34,6 +35,12 @@ class ToyStage:
 
 
 PIPELINE = ("discover", "ingest", "toy", "embed", "finalize")
+
+
+def words_extractor(config, client, progress):
+    from tests.graph.graph_fakes import WordExtractor
+
+    return WordExtractor(name="toy-words")
 '''
 
 ENTRY_POINTS = """[kgrag.stages]
@@ -41,6 +48,9 @@ toy = toy_plugin_stages:ToyStage
 
 [kgrag.index_pipelines]
 with-toy = toy_plugin_stages:PIPELINE
+
+[kgrag.extractors]
+toy-words = toy_plugin_stages:words_extractor
 """
 
 
@@ -72,6 +82,19 @@ def test_plugin_stage_runs_in_a_configured_pipeline(toy_plugin: str, tmp_path: P
     assert any(w.startswith(f"toy saw {report.files_seen} files and ") for w in report.warnings)
     assert report.texts_embedded  # the rest of the pipeline ran too
     ws.close()
+
+
+def test_plugin_extractor_is_chosen_by_graph_extractor(toy_plugin: str, tmp_path: Path) -> None:
+    ws = Workspace.init(tmp_path / "ws", embedding={"provider": "fake"}, graph={"extractor": "toy-words"})
+    report = ws.index([SAMPLE_DOCS])
+    assert report.chunks_extracted == ws.store.chunks.count() and report.entities > 0
+    assert ws.store.graph.counts()["entities"] == report.entities
+    ws.close()
+
+
+def test_unknown_extractor_is_rejected_at_load(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"graph\.extractor.*unknown graph extractor 'spacy'"):
+        Workspace.init(tmp_path / "ws", graph={"extractor": "spacy"})
 
 
 class CountingStage:
