@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +17,7 @@ from tests.graph.graph_fakes import WordExtractor, graph_snapshot
 
 from kgrag import Workspace
 from kgrag.core.errors import ConfigError
+from kgrag.core.fake_stage import RecordingStage
 from kgrag.core.records import DocumentStatus
 from kgrag.core.stages import ledger_stage, timing_key
 from kgrag.graph.build.summarize import ExtractiveSummarizer
@@ -86,23 +87,25 @@ def _snapshot(ws: Workspace) -> tuple[object, ...]:
 
 def test_stages_run_in_pipeline_order(ws: Workspace, docs: Path) -> None:
     ran: list[str] = []
+    stages: list[RecordingStage[IndexContext]] = []
 
-    def recorder(stage_name: str) -> type:
-        class Recorder:
-            name = stage_name
+    def factory(name: str) -> Callable[[], RecordingStage[IndexContext]]:
+        def make() -> RecordingStage[IndexContext]:
+            stages.append(RecordingStage(name, ran))
+            return stages[-1]
 
-            def run(self, ctx: IndexContext) -> None:
-                ran.append(self.name)
-
-        return Recorder
+        return make
 
     for name in ("c", "a", "b"):
-        ws.index_registries.stages.register(name, recorder(name))
+        ws.index_registries.stages.register(name, factory(name))
     ws.index_registries.pipelines.register("abc", lambda: ("c", "a", "discover", "b"))
     report = ws.index([docs], pipeline="abc")
     assert ran == ["c", "a", "b"]
     assert list(report.seconds) == ["c", "a", "discover", "b"]  # the runner times each stage by its name
     assert report.files_seen == len(DOCS) and ws.store.chunks.count() == 0  # no ingest stage: nothing written
+    context = stages[0].contexts[0]
+    assert context is stages[2].contexts[0] and context.stages_run == ["c", "a", "discover", "b"]
+    assert context.files == sorted(context.files) and len(context.files) == len(DOCS)
 
 
 def test_unknown_stage_names_the_config_field(ws: Workspace, docs: Path) -> None:

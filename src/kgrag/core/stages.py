@@ -17,6 +17,7 @@ the right names without importing the indexing layer that runs it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Protocol, TypeVar
 
 Ctx_contra = TypeVar("Ctx_contra", contravariant=True)
@@ -39,7 +40,7 @@ LEDGER_PREFIX = "index"
 # Ledger names that predate the rule. They are stored in users' usage ledgers (and compared across
 # runs), so they keep their names whichever stage does the work: summaries are written by ``extract``,
 # ``refresh`` and document removal alike.
-LEGACY_LEDGER_PARTS: dict[str, str] = {GLEAN: "index.glean", SUMMARIZE: "index.summarize"}
+LEGACY_LEDGER_PARTS: Mapping[str, str] = {GLEAN: "index.glean", SUMMARIZE: "index.summarize"}
 
 
 class Stage(Protocol[Ctx_contra]):
