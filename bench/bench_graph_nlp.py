@@ -29,7 +29,7 @@ from kgrag.graph.build.builder import build_graph
 from kgrag.graph.build.summarize import ExtractiveSummarizer
 from kgrag.graph.extract.nlp import SpacyExtractor
 from kgrag.graph.extract.nlp_text import segments
-from kgrag.indexing import IndexReport, SilentProgress
+from kgrag.indexing import SilentProgress
 from kgrag.models.embeddings import FakeEmbedder
 from kgrag.store.sqlite import SQLiteStore
 
@@ -107,14 +107,12 @@ def bench_stage(chunks: list[ChunkRecord], nlp: object) -> None:
         DocumentRecord(id="medical", source="medical", title="medical", content_hash="", status=DocumentStatus.EMBEDDED)
     )
     store.chunks.replace_for_document("medical", chunks)
-    report = IndexReport()
     started = time.perf_counter()
-    build_graph(
+    report = build_graph(
         store,
         SpacyExtractor(MODEL, nlp=nlp),
         ExtractiveSummarizer(300),
         SilentProgress(),
-        report,
         embedder=FakeEmbedder(),
     )
     total = time.perf_counter() - started

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from kgrag import Workspace
+from kgrag.core.stages import EMBED, timing_key
 from kgrag.evaluation.retrieval_eval import percentile
 
 REPO = Path(__file__).resolve().parents[1]
@@ -40,7 +41,7 @@ def bench_index(ws: Workspace) -> None:
     split = ", ".join(f"{k} {v:.2f}s" for k, v in report.seconds.items())
     n_chunks = ws.store.chunks.count()
     print(f"index: {total:.1f}s total ({split}); {n_chunks} chunks; {n_chunks / total:.1f} chunks/s overall")
-    embed_s = report.seconds.get("embed", 0.0)
+    embed_s = report.seconds.get(timing_key(EMBED, "model"), 0.0)  # the model's time, not the stage's
     if report.texts_embedded and embed_s:
         pipeline_rate = report.texts_embedded / embed_s
         raw_rate = _raw_model_rate(ws)

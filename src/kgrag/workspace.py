@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +27,20 @@ from kgrag.documents import TokenCounter, resolve_chunk_sizes
 from kgrag.generation import QueryResponse, respond
 from kgrag.graph.build.summarize import Summarizer
 from kgrag.graph.extract.choose import create_extractor, create_summarizer
+from kgrag.graph.extract.preflight import preflight_context_window
 from kgrag.graph.types import Extractor
-from kgrag.indexing import ChunkPlan, IndexReport, Progress, SilentProgress, remove_documents, run_index
+from kgrag.indexing import (
+    ChunkPlan,
+    IndexContext,
+    IndexRegistries,
+    IndexReport,
+    Progress,
+    SilentProgress,
+    remove_documents,
+    run_pipeline,
+)
 from kgrag.models.embeddings import Embedder, FakeEmbedder, KeyedEmbedder, create_embedder
 from kgrag.models.llm import Estimate, LedgerSummary, LLMClient, Prices, create_llm_client
-from kgrag.models.llm.preflight import preflight_context_window
 from kgrag.models.llm.status import llm_status
 from kgrag.retrieval import PipelineFactory, QueryContext, RetrievalResult, build_pipeline
 from kgrag.store import Store, open_store
@@ -165,22 +175,17 @@ class Workspace:
         return ChunkPlan(size, overlap, TokenCounter.for_encoding(self.config.chunking.encoding)), warnings
 
     # -- indexing --------------------------------------------------------------------------------
-    def index(self, paths: Sequence[Path | str], progress: Progress | None = None) -> IndexReport:
-        """Index files/directories incrementally; unchanged files cost nothing."""
+    def index(
+        self, paths: Sequence[Path | str], progress: Progress | None = None, *, pipeline: str | None = None
+    ) -> IndexReport:
+        """Index files/directories incrementally with ``pipeline`` (default ``indexing.pipeline``);
+        unchanged files cost nothing."""
         progress = progress or SilentProgress()
         plan, warnings = self.chunk_plan()
         for warning in warnings:
             progress.note(warning)
-        report = run_index(
-            [Path(p) for p in paths],
-            self.store,
-            self.config,
-            plan,
-            self._embedder,
-            progress,
-            self.extractor(progress),
-            self.summarizer(),
-        )
+        context = self._index_context([Path(p) for p in paths], plan, progress)
+        report = run_pipeline(context, pipeline or self.config.indexing.pipeline, self.index_registries)
         report.warnings.extend(warnings)
         self._account_llm_usage(report)
         return report
@@ -198,13 +203,35 @@ class Workspace:
 
             report.extraction_prompt_ratio = round(extraction_cost_ratio(usage, report.extracted_corpus_tokens), 3)
 
+    @cached_property
+    def index_registries(self) -> IndexRegistries:
+        """This workspace's indexing stages, pipelines, extractors and summarisers (built-ins, plug-ins,
+        and whatever code registers here; other workspaces do not see those)."""
+        return IndexRegistries.builtin()
+
+    def _index_context(self, paths: list[Path], plan: ChunkPlan, progress: Progress) -> IndexContext:
+        """One run's context: this workspace's store, models and configured extractor."""
+        return IndexContext(
+            store=self.store,
+            config=self.config,
+            plan=plan,
+            embedder=self._embedder,
+            paths=paths,
+            progress=progress,
+            extractor=self.extractor(progress),
+            summarizer=self.summarizer(),
+            llm=self.llm() if self.config.llm.provider != "none" else None,
+        )
+
     def extractor(self, progress: Progress | None = None) -> Extractor | None:
         """The graph extractor ``graph.extractor`` asks for (None: build no graph); see kgrag.graph.extract.choose."""
-        return create_extractor(self.config, self, progress or SilentProgress())
+        client = self.llm() if self.config.llm.provider != "none" else None
+        return create_extractor(self.config, client, progress or SilentProgress(), self.index_registries.extractors)
 
     def summarizer(self) -> Summarizer:
         """Shortens merged entity/relation descriptions past ``graph.max_description_tokens``."""
-        return create_summarizer(self.config, self.llm() if self.config.llm.provider != "none" else None)
+        client = self.llm() if self.config.llm.provider != "none" else None
+        return create_summarizer(self.config, client, self.index_registries.summarizers)
 
     def estimate_index(
         self, paths: Sequence[Path | str], progress: Progress | None = None
@@ -244,16 +271,8 @@ class Workspace:
         workspace's model."""
         progress = progress or SilentProgress()
         self._record_model(self._embedder.inner())
-        return run_index(
-            [],
-            self.store,
-            self.config,
-            self.chunk_plan()[0],
-            self.embedder(),
-            progress,
-            self.extractor(progress),
-            self.summarizer(),
-        )
+        context = self._index_context([], self.chunk_plan()[0], progress)
+        return run_pipeline(context, self.config.indexing.pipeline, self.index_registries)
 
     # -- querying --------------------------------------------------------------------------------
     def retrieve(self, question: str, pipeline: str | None = None, k: int | None = None) -> RetrievalResult:

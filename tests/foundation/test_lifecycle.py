@@ -118,7 +118,8 @@ def test_too_large_file_is_skipped(tmp_path: Path) -> None:
 KILL_SCRIPT = """
 import sys
 from kgrag import Workspace
-from kgrag.indexing import embed, ingest
+from kgrag.indexing import ingest
+from kgrag.indexing.stages import embed
 from kgrag.models.embeddings import FakeEmbedder, KeyedEmbedder
 
 class AnnouncingFake(FakeEmbedder):

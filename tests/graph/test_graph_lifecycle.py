@@ -16,7 +16,7 @@ from kgrag.core.records import DocumentStatus
 from kgrag.documents import content_hash
 from kgrag.graph.build.summarize import ExtractiveSummarizer
 from kgrag.graph.texts import entity_text
-from kgrag.indexing import IndexReport, SilentProgress, run_index
+from kgrag.indexing import IndexContext, IndexReport, run_pipeline
 
 DOC_A = "Kestrel ingests telemetry from Osprey. Kestrel runs in Lisbon."
 DOC_B = "Kestrel stores everything in Shale. Heron reads dashboards from Kestrel. Shale keeps raw data."
@@ -30,16 +30,16 @@ def ws(tmp_path: Path) -> Iterator[Workspace]:
 
 
 def _index(ws: Workspace, paths: list[Path], extractor: WordExtractor, max_tokens: int = 300) -> IndexReport:
-    return run_index(
-        paths,
+    context = IndexContext(
         ws.store,
         ws.config,
         ws.chunk_plan()[0],
         ws.embedder(),
-        SilentProgress(),
-        extractor,
-        ExtractiveSummarizer(max_tokens),
+        paths,
+        extractor=extractor,
+        summarizer=ExtractiveSummarizer(max_tokens),
     )
+    return run_pipeline(context)
 
 
 def _docs(tmp_path: Path) -> tuple[Path, Path]:

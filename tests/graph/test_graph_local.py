@@ -17,7 +17,7 @@ from kgrag.core.errors import KgragError
 from kgrag.core.records import DocumentStatus
 from kgrag.graph.build.summarize import ExtractiveSummarizer
 from kgrag.graph.extract.choose import extractor_mode
-from kgrag.indexing import SilentProgress, run_index
+from kgrag.indexing import IndexContext, SilentProgress, run_pipeline
 from kgrag.retrieval import build_pipeline
 from kgrag.retrieval.graph_local import query_keywords
 
@@ -88,16 +88,16 @@ def test_graph_local_after_reindex_and_removal(nlp_ws: Workspace) -> None:
 def test_graph_local_with_another_extractor(fake_ws: Workspace, tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     shutil.copytree(SAMPLE_DOCS, docs, ignore=lambda d, names: [n for n in names if n not in DOCS])
-    run_index(
-        [docs],
+    context = IndexContext(
         fake_ws.store,
         fake_ws.config,
         fake_ws.chunk_plan()[0],
         fake_ws.embedder(),
-        SilentProgress(),
-        WordExtractor(),
-        ExtractiveSummarizer(100),
+        [docs],
+        extractor=WordExtractor(),
+        summarizer=ExtractiveSummarizer(100),
     )
+    run_pipeline(context)
     result = fake_ws.retrieve("What does Shale store for Kestrel?", pipeline="graph-local", k=3)
     assert [i.kind for i in result.items].count("chunk") == 3
     entities = [item.metadata["name"] for item in result.items if item.kind == "entity"]

@@ -13,9 +13,9 @@ from tests.conftest import REPO, SAMPLE_DOCS
 from tests.graph.graph_fakes import WordExtractor, graph_snapshot
 
 from kgrag import Workspace
-from kgrag.graph.build.builder import build_graph
+from kgrag.graph.build.builder import GraphBuildStats, build_graph
 from kgrag.graph.build.summarize import ExtractiveSummarizer
-from kgrag.indexing import IndexReport, SilentProgress
+from kgrag.indexing import SilentProgress
 
 MAX_TOKENS = 60
 BATCH = 32
@@ -24,9 +24,9 @@ SCRIPT = f"""
 import os, sys
 from collections.abc import Sequence
 from kgrag import Workspace
-from kgrag.graph.build.builder import build_graph
+from kgrag.graph.build.builder import GraphBuildStats, build_graph
 from kgrag.graph.build.summarize import ExtractiveSummarizer
-from kgrag.indexing import IndexReport, SilentProgress
+from kgrag.indexing import SilentProgress
 from tests.graph.graph_fakes import WordExtractor
 
 class DyingSummarizer(ExtractiveSummarizer):
@@ -43,7 +43,7 @@ where, mode, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 ws = Workspace.open(where, embedding={{"provider": "fake"}}, graph={{"extractor": "none"}})
 extractor = WordExtractor(exit_after=n if mode == "extract" else None)
 summarizer = DyingSummarizer(n if mode == "summarize" else 10**9)
-build_graph(ws.store, extractor, summarizer, SilentProgress(), IndexReport(), batch_chunks={BATCH},
+build_graph(ws.store, extractor, summarizer, SilentProgress(), batch_chunks={BATCH},
             embedder=ws.embedder())
 """
 
@@ -54,18 +54,15 @@ def _workspace(path: Path) -> Workspace:
     return ws
 
 
-def _build(ws: Workspace) -> IndexReport:
-    report = IndexReport()
-    build_graph(
+def _build(ws: Workspace) -> GraphBuildStats:
+    return build_graph(
         ws.store,
         WordExtractor(),
         ExtractiveSummarizer(MAX_TOKENS),
         SilentProgress(),
-        report,
         batch_chunks=BATCH,
         embedder=ws.embedder(),
     )
-    return report
 
 
 def _killed_run(path: Path, mode: str, n: int) -> int:

@@ -1,10 +1,9 @@
-"""create_llm_extractor(workspace): config wiring, persistent ledger, and the workspace's own client."""
+"""create_llm_extractor(config, client): config wiring, persistent ledger, and the workspace's own client."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -46,7 +45,7 @@ def test_factory_builds_from_config_and_records_usage_in_the_workspace_db(
         llm={"provider": "scripted", "scripted_file": str(scripted_file), "max_concurrency": 3},
         graph={"unit_tokens": 600, "entity_types": ["product", "concept"], "language": "Norwegian", "gleaning": False},
     )
-    extractor = create_llm_extractor(ws)
+    extractor = create_llm_extractor(ws.config, ws.llm())
     assert isinstance(extractor, LLMExtractor)
     assert (extractor.unit_tokens, extractor.language, extractor.batch_units) == (600, "Norwegian", 12)
     assert extractor.entity_types == ["product", "concept"] and not extractor.glean.enabled
@@ -64,8 +63,7 @@ def test_factory_builds_from_config_and_records_usage_in_the_workspace_db(
 
 def test_factory_prefers_the_workspace_client(kit: Any) -> None:
     client = kit.scripted_client(ExtractionResponder())
-    workspace = SimpleNamespace(config=load_config(None), llm=lambda: client)
-    assert create_llm_extractor(workspace).client is client
+    assert create_llm_extractor(load_config(None), client).client is client
 
 
 def test_extraction_max_tokens_leaves_room_and_fits_the_window() -> None:

@@ -15,7 +15,7 @@ from tests.graph.graph_fakes import WordExtractor
 
 from kgrag import Workspace
 from kgrag.graph.build.summarize import ExtractiveSummarizer
-from kgrag.indexing import SilentProgress, run_index
+from kgrag.indexing import IndexContext, run_pipeline
 
 DOCS = ("team-platform.md", "shale-storage-layer.md", "product-kestrel.md", "expense-and-travel-policy.md")
 
@@ -57,15 +57,16 @@ def graph_ws(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
     for name in DOCS:
         shutil.copy(SAMPLE_DOCS / name, docs / name)
     ws = Workspace.init(root / "ws", embedding={"provider": "fake"}, graph={"extractor": "none"})
-    run_index(
-        [docs],
-        ws.store,
-        ws.config,
-        ws.chunk_plan()[0],
-        ws.embedder(),
-        SilentProgress(),
-        WordExtractor(),
-        ExtractiveSummarizer(100),
+    run_pipeline(
+        IndexContext(
+            ws.store,
+            ws.config,
+            ws.chunk_plan()[0],
+            ws.embedder(),
+            [docs],
+            extractor=WordExtractor(),
+            summarizer=ExtractiveSummarizer(100),
+        )
     )
     assert ws.store.graph.counts()["entities"] > 0
     yield ws

@@ -19,6 +19,7 @@ from kgrag.config.embedding import EmbeddingConfig
 from kgrag.config.evaluation import EvaluationConfig
 from kgrag.config.generation import GenerationConfig
 from kgrag.config.graph import GraphConfig
+from kgrag.config.indexing import IndexingConfig
 from kgrag.config.llm import LLMConfig
 from kgrag.config.loading import CONFIG_FILE_NAME, default_toml, load_config
 from kgrag.config.model import KgragConfig
@@ -32,6 +33,7 @@ __all__ = [
     "EvaluationConfig",
     "GenerationConfig",
     "GraphConfig",
+    "IndexingConfig",
     "KgragConfig",
     "LLMConfig",
     "PipelineSettings",

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from kgrag.config.base import Section
+from kgrag.core.builtins import new_registry
+
+RESOLVED_EXTRACTORS = ("auto", "none")  # resolved in kgrag.graph.extract.choose, not registry entries
 
 
 class GraphConfig(Section):
     """Knowledge-graph construction (extraction, merging, summaries)."""
 
-    extractor: Literal["auto", "nlp", "llm", "none"] = Field(
+    extractor: str = Field(
         "auto",
         description="`llm` extracts with the configured LLM (LightRAG style, as compared in lundberg-2026); "
-        "`nlp` uses spaCy "
-        "(no LLM); `auto` picks `llm` when llm.provider is not `none`, else `nlp`; "
-        "`none` builds no graph.",
+        "`nlp` uses spaCy (no LLM); `auto` picks `llm` when llm.provider is not `none`, else `nlp`; "
+        "`none` builds no graph. Installed plug-ins add extractors (entry points `kgrag.extractors`).",
     )
     entity_types: list[str] = Field(
         default_factory=lambda: [
@@ -61,3 +61,11 @@ class GraphConfig(Section):
         description="Merged entity/relation descriptions longer than this are summarised "
         "(by the LLM, or extractively without one).",
     )
+
+    @field_validator("extractor")
+    @classmethod
+    def _known_extractor(cls, value: str) -> str:
+        """``auto``/``none`` or a registered extractor, checked at load time naming the field."""
+        if value in RESOLVED_EXTRACTORS:
+            return value
+        return new_registry("extractor").check(value, "graph.extractor")

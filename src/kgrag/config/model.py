@@ -11,6 +11,7 @@ from kgrag.config.embedding import EmbeddingConfig
 from kgrag.config.evaluation import EvaluationConfig
 from kgrag.config.generation import GenerationConfig
 from kgrag.config.graph import GraphConfig
+from kgrag.config.indexing import IndexingConfig
 from kgrag.config.llm import LLMConfig
 from kgrag.config.retrieval import RetrievalConfig
 
@@ -29,6 +30,7 @@ class KgragConfig(BaseSettings):
     generation: GenerationConfig = Field(default=GenerationConfig(), description="Answer generation.")
     llm: LLMConfig = Field(default=LLMConfig(), description="Chat LLM.")
     graph: GraphConfig = Field(default=GraphConfig(), description="Knowledge graph construction.")
+    indexing: IndexingConfig = Field(default=IndexingConfig(), description="Indexing pipeline.")
     evaluation: EvaluationConfig = Field(default=EvaluationConfig(), description="Evaluation.")
 
     @classmethod

@@ -95,8 +95,42 @@ KINDS: dict[str, Kind] = {
             "graph-local": "kgrag.retrieval.recipes.graph_local:graph_local_pipeline",
         },
     ),
-    "stage": Kind("indexing stage", "kgrag.stages"),
-    "index_pipeline": Kind("indexing pipeline", "kgrag.index_pipelines"),
+    "stage": Kind(
+        "indexing stage",
+        "kgrag.stages",
+        {
+            "discover": "kgrag.indexing.stages.discover:DiscoverStage",
+            "ingest": "kgrag.indexing.stages.ingest:IngestStage",
+            "embed": "kgrag.indexing.stages.embed:EmbedStage",
+            "refresh": "kgrag.indexing.stages.refresh:RefreshStage",
+            "extract": "kgrag.indexing.stages.extract:ExtractStage",
+            "embed-graph": "kgrag.indexing.stages.embed_graph:EmbedGraphStage",
+            "finalize": "kgrag.indexing.stages.finalize:FinalizeStage",
+        },
+        {
+            "discover": "Expand paths with documents.include/exclude.",
+            "ingest": "Read, chunk and full-text index new or changed files (one transaction per document).",
+            "embed": "Embed chunk texts that have no vector for the model yet.",
+            "refresh": "Drop graph provenance of removed/re-chunked documents; re-summarise what lost some.",
+            "extract": "Refresh, then extract and merge the chunks the graph is missing.",
+            "embed-graph": "Embed new or changed entities.",
+            "finalize": "Set document statuses from what is done (chunked / embedded / indexed).",
+        },
+    ),
+    "index_pipeline": Kind(
+        "indexing pipeline",
+        "kgrag.index_pipelines",
+        {
+            "standard": "kgrag.indexing.pipelines:STANDARD",
+            "no-graph": "kgrag.indexing.pipelines:NO_GRAPH",
+            "fast": "kgrag.indexing.pipelines:FAST",
+        },
+        {
+            "standard": "discover, ingest, embed, extract, embed-graph, finalize.",
+            "no-graph": "discover, ingest, embed, refresh, embed-graph, finalize (no extraction).",
+            "fast": "discover, ingest, finalize: BM25 at once; a later standard run adds the rest.",
+        },
+    ),
 }
 
 

@@ -1,4 +1,4 @@
-"""Stage 1 of indexing: files → documents → chunks (+ full-text index), one transaction per document.
+"""The work of the ``ingest`` stage: files → documents → chunks (+ full-text index), one transaction per document.
 
 A document is either fully chunked or untouched: killing the process mid-way leaves no half-written
 document, and the next run continues with the files it had not reached.
@@ -14,11 +14,13 @@ from kgrag.config import DocumentsConfig
 from kgrag.core.errors import DocumentError
 from kgrag.core.ids import chunk_id, document_id
 from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus
+from kgrag.core.stages import INGEST, timing_key
 from kgrag.documents import TokenCounter, chunk_text, load_path
 from kgrag.documents.records import LoadedDocument, content_hash
 from kgrag.indexing.report import FileProblem, IndexReport
 from kgrag.store.base import Store
 
+LOAD_TIME, CHUNK_TIME, STORE_TIME = (timing_key(INGEST, part) for part in ("load", "chunk", "store"))
 _DONE = {DocumentStatus.CHUNKED, DocumentStatus.EMBEDDED, DocumentStatus.INDEXED}
 
 
@@ -108,7 +110,7 @@ class Ingestor:
             self._record_failure(path, str(exc), report, docs)
             return
         finally:
-            report.add_time("load", time.perf_counter() - started)
+            report.add_time(LOAD_TIME, time.perf_counter() - started)
         keep = {doc.source for doc in loaded}
         for stored in docs:
             if stored.source not in keep:  # record gone from a json file, or an earlier failure entry
@@ -143,12 +145,12 @@ class Ingestor:
             return
         started = time.perf_counter()
         chunks = build_chunk_records(doc_id, doc.text, self.plan)
-        report.add_time("chunk", time.perf_counter() - started)
+        report.add_time(CHUNK_TIME, time.perf_counter() - started)
         started = time.perf_counter()
         with self.store.transaction():
             self.store.documents.upsert(record)
             self.store.chunks.replace_for_document(doc_id, chunks)
-        report.add_time("store", time.perf_counter() - started)
+        report.add_time(STORE_TIME, time.perf_counter() - started)
         report.chunks_written += len(chunks)
         if existing is None or existing.status == DocumentStatus.FAILED:
             report.documents_new += 1

@@ -1,4 +1,4 @@
-"""The graph stage of indexing: extract the chunks that need it, merge batch by batch, embed the result.
+"""Building the graph from chunks: extract the chunks that need it, merge batch by batch, embed the result.
 
 Resumable per chunk: every batch of ``batch_chunks`` extractions is merged in its own transaction
 together with the chunks' extraction marks, so a run killed mid-way keeps every merged batch and the
@@ -8,15 +8,20 @@ equals the graph of an uninterrupted run.
 Extractors are handed windows of several batches at once: spaCy with ``n_process`` > 1 (and an LLM
 extractor with concurrent calls) pays its start-up per call, and a window amortises it while merging
 still happens in small batches.
+
+The builder knows nothing of the indexing run that calls it: it returns :class:`GraphBuildStats` and the
+``extract`` stage copies them into its report, so the graph layer never imports the indexing layer.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
+from kgrag.core.progress import Progress
 from kgrag.core.records import ChunkRecord
+from kgrag.core.stages import EXTRACT, progress_label
 from kgrag.documents import TokenCounter
 from kgrag.graph.build.lifecycle import refresh_graph
 from kgrag.graph.build.merge import MergeStats, merge_extractions
@@ -26,23 +31,40 @@ from kgrag.graph.types import ChunkExtraction, Extractor
 from kgrag.models.embeddings import Embedder
 from kgrag.store.base import Store
 
-if TYPE_CHECKING:  # runtime import would be circular: kgrag.indexing imports this module
-    from kgrag.core.progress import Progress
-    from kgrag.indexing.report import IndexReport
-
-STAGE = "graph"
 WINDOW_BATCHES = 8
+# parts of a build, as timed in GraphBuildStats.seconds (the extract stage reports them as extract.<part>)
+PART_REFRESH = "refresh"
+PART_MODEL = "model"
+PART_MERGE = "merge"
+PART_EMBED = "embed"
+
+
+@dataclass
+class GraphBuildStats:
+    """What one :func:`build_graph` call did: chunks extracted/failed, graph size after it, graph texts
+    embedded, corpus tokens the extractor read (overlap counted once) and seconds per part."""
+
+    chunks_extracted: int = 0
+    chunks_extraction_failed: int = 0
+    extracted_corpus_tokens: int = 0
+    graph_texts_embedded: int = 0
+    entities: int = 0
+    relations: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def add_time(self, part: str, seconds: float) -> None:
+        self.seconds[part] = self.seconds.get(part, 0.0) + seconds
 
 
 def _timed_batches(
-    stream: Iterator[ChunkExtraction], size: int, report: IndexReport
+    stream: Iterator[ChunkExtraction], size: int, stats: GraphBuildStats
 ) -> Iterator[list[ChunkExtraction]]:
-    """Group the extractor's output into batches, charging the time spent waiting to ``extract``."""
+    """Group the extractor's output into batches, charging the time spent waiting to the ``model`` part."""
     batch: list[ChunkExtraction] = []
     while True:
         started = time.perf_counter()
         item = next(stream, None)
-        report.add_time("extract", time.perf_counter() - started)
+        stats.add_time(PART_MODEL, time.perf_counter() - started)
         if item is not None:
             batch.append(item)
         if batch and (item is None or len(batch) >= size):
@@ -69,11 +91,6 @@ def unique_tokens(chunks: Sequence[ChunkRecord], counter: TokenCounter) -> int:
     return total
 
 
-def _account(report: IndexReport, stats: MergeStats) -> None:
-    report.chunks_extracted += stats.chunks
-    report.chunks_extraction_failed += stats.failed
-
-
 def _extract_window(
     store: Store,
     extractor: Extractor,
@@ -81,17 +98,19 @@ def _extract_window(
     chunk_ids: Sequence[str],
     batch_chunks: int,
     progress: Progress,
-    report: IndexReport,
+    stats: GraphBuildStats,
     counter: TokenCounter | None,
+    label: str,
 ) -> None:
     chunks = store.chunks.get_many(chunk_ids)
-    report.extracted_corpus_tokens += unique_tokens(chunks, counter or TokenCounter.for_encoding())
-    for batch in _timed_batches(iter(extractor.extract(chunks)), batch_chunks, report):
+    stats.extracted_corpus_tokens += unique_tokens(chunks, counter or TokenCounter.for_encoding())
+    for batch in _timed_batches(iter(extractor.extract(chunks)), batch_chunks, stats):
         started = time.perf_counter()
-        stats = merge_extractions(store, batch, extractor.name, summarizer, counter=counter)
-        report.add_time("graph_merge", time.perf_counter() - started)
-        _account(report, stats)
-        progress.advance(STAGE, len(batch))
+        merged: MergeStats = merge_extractions(store, batch, extractor.name, summarizer, counter=counter)
+        stats.add_time(PART_MERGE, time.perf_counter() - started)
+        stats.chunks_extracted += merged.chunks
+        stats.chunks_extraction_failed += merged.failed
+        progress.advance(label, len(batch))
 
 
 def build_graph(
@@ -99,38 +118,40 @@ def build_graph(
     extractor: Extractor,
     summarizer: Summarizer,
     progress: Progress,
-    report: IndexReport,
     batch_chunks: int = 64,
     *,
     embedder: Embedder | None = None,
     counter: TokenCounter | None = None,
-) -> None:
+    label: str = progress_label(EXTRACT),
+) -> GraphBuildStats:
     """Bring the graph up to date with the chunks: clean up after deletions, extract and merge what is
-    missing (or failed before), then embed new or changed entities and relations."""
+    missing (or failed before), then (given an ``embedder``) embed new or changed entities and relations.
+    ``label`` names the progress bar: the name of the stage running the build."""
+    stats = GraphBuildStats()
     started = time.perf_counter()
     refreshed = refresh_graph(store, summarizer, counter)  # deletions since the last run, or a crash
-    report.add_time("graph_merge", time.perf_counter() - started)
+    stats.add_time(PART_REFRESH, time.perf_counter() - started)
     pending = store.graph.chunks_needing_extraction(extractor.name)
     if pending or refreshed.changed:
         mark_graph_vectors_stale(store)
     if pending:
-        progress.start(STAGE, len(pending))
+        progress.start(label, len(pending))
         window = batch_chunks * WINDOW_BATCHES
         for start in range(0, len(pending), window):
-            _extract_window(
-                store, extractor, summarizer, pending[start : start + window], batch_chunks, progress, report, counter
-            )
-        progress.finish(STAGE)
+            part = pending[start : start + window]
+            _extract_window(store, extractor, summarizer, part, batch_chunks, progress, stats, counter, label)
+        progress.finish(label)
     if embedder is not None:
         started = time.perf_counter()
-        report.graph_texts_embedded += ensure_graph_vectors(store, embedder)
-        report.add_time("graph_embed", time.perf_counter() - started)
+        stats.graph_texts_embedded += ensure_graph_vectors(store, embedder)
+        stats.add_time(PART_EMBED, time.perf_counter() - started)
     counts = store.graph.counts()
-    report.entities, report.relations = counts["entities"], counts["relations"]
-    if report.chunks_extraction_failed:
+    stats.entities, stats.relations = counts["entities"], counts["relations"]
+    if stats.chunks_extraction_failed:
         errors = store.graph.extraction_errors(extractor.name, limit=1)
         first = f"; first: {errors[0][1]}" if errors else ""
         progress.note(
-            f"{report.chunks_extraction_failed} chunks failed graph extraction and will be retried "
+            f"{stats.chunks_extraction_failed} chunks failed graph extraction and will be retried "
             f"on the next run{first}"
         )
+    return stats

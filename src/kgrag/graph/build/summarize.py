@@ -17,9 +17,11 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from kgrag.config import KgragConfig
 from kgrag.core.errors import BudgetExceededError
 from kgrag.documents import TokenCounter, split_sentences
 from kgrag.documents.words import content_words
+from kgrag.models.llm.client import LLMClient
 
 _NAME_BONUS = 0.5
 
@@ -125,3 +127,10 @@ class CallableSummarizer:
         if self._fallback.counter.count(text) > self.max_tokens * 2:  # the model ignored the limit
             return self._fallback.summarize(name, [text])
         return text
+
+
+def extractive_summarizer(config: KgragConfig, client: LLMClient | None = None) -> ExtractiveSummarizer:
+    """``KINDS["summarizer"]["extractive"]``: the LLM-free summariser at ``graph.max_description_tokens``."""
+    return ExtractiveSummarizer(
+        config.graph.max_description_tokens, TokenCounter.for_encoding(config.chunking.encoding)
+    )

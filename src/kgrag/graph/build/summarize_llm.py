@@ -12,9 +12,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from kgrag.config import KgragConfig
+from kgrag.core.errors import ConfigError
+from kgrag.core.stages import EXTRACT, SUMMARIZE, ledger_stage
+from kgrag.documents import TokenCounter
+from kgrag.graph.build.summarize import CallableSummarizer
 from kgrag.models.llm.client import LLMClient
 
-STAGE_SUMMARIZE = "index.summarize"
+STAGE_SUMMARIZE = ledger_stage(EXTRACT, SUMMARIZE)  # "index.summarize", whichever stage summarises
 SUMMARIZE_PROMPT = "summarize_descriptions"
 WORDS_PER_TOKEN = 0.75
 HEADROOM = 1.5
@@ -82,3 +87,14 @@ def llm_summarize(
         SUMMARIZE_PROMPT, variables, stage=STAGE_SUMMARIZE, max_tokens=int(max_tokens * HEADROOM) + 8
     )
     return _trim(client, _SPACES.sub(" ", result.text).strip(), max_tokens)
+
+
+def llm_summarizer(config: KgragConfig, client: LLMClient | None) -> CallableSummarizer:
+    """``KINDS["summarizer"]["llm"]``: summaries by ``client``, extractive when a call fails."""
+    if client is None or not client.available:
+        raise ConfigError("the llm summariser needs an LLM client; set llm.provider")
+    limit = config.graph.max_description_tokens
+    counter = TokenCounter.for_encoding(config.chunking.encoding)
+    return CallableSummarizer(
+        lambda name, descriptions: llm_summarize(client, name, descriptions, limit), limit, counter
+    )

@@ -9,13 +9,14 @@ note because "no LLM" is a normal configuration (``llm.provider = none``), not a
 from __future__ import annotations
 
 import importlib.util
-from typing import Any
+from collections.abc import Callable
 
 from kgrag.config import KgragConfig
-from kgrag.core.errors import KgragError
+from kgrag.core.builtins import new_registry
+from kgrag.core.errors import ConfigError, KgragError
 from kgrag.core.progress import Progress
-from kgrag.documents import TokenCounter
-from kgrag.graph.build.summarize import CallableSummarizer, ExtractiveSummarizer, Summarizer
+from kgrag.core.registry import Registry
+from kgrag.graph.build.summarize import Summarizer
 from kgrag.graph.types import Extractor
 from kgrag.models.llm.client import LLMClient
 
@@ -40,36 +41,59 @@ def extractor_mode(config: KgragConfig, progress: Progress) -> str:
     return mode
 
 
-def create_extractor(config: KgragConfig, workspace: Any, progress: Progress) -> Extractor | None:
-    """The configured extractor, or None when no graph is wanted."""
+ExtractorFactory = Callable[[KgragConfig, LLMClient | None, Progress], Extractor]
+SummarizerFactory = Callable[[KgragConfig, LLMClient | None], Summarizer]
+
+
+def create_extractor(
+    config: KgragConfig,
+    client: LLMClient | None,
+    progress: Progress,
+    registry: Registry[ExtractorFactory] | None = None,
+) -> Extractor | None:
+    """The configured extractor, or None when no graph is wanted.
+
+    Dependencies are explicit (the config, the caller's LLM client or None, where to send notes) so the
+    graph layer never sees the workspace; the extractor itself comes from ``registry`` (the built-ins of
+    ``KINDS["extractor"]`` plus plug-ins when none is given).
+    """
     mode = extractor_mode(config, progress)
     if mode == "none":
         return None
-    if mode == "llm":
-        try:
-            from kgrag.graph.extract.llm import create_llm_extractor
-        except ImportError as exc:
-            raise KgragError(
-                "graph.extractor = llm needs kgrag.graph.extract.llm, which this installation "
-                "lacks; set graph.extractor = nlp"
-            ) from exc
-        extractor: Extractor = create_llm_extractor(workspace)
-        return extractor
+    extractors: Registry[ExtractorFactory] = registry or new_registry("extractor")
+    extractor: Extractor = extractors.create(mode, config, client, progress)
+    return extractor
+
+
+def nlp_extractor(config: KgragConfig, client: LLMClient | None, progress: Progress) -> Extractor:
+    """``KINDS["extractor"]["nlp"]``: spaCy entities, noun phrases and parse relations (no LLM)."""
     from kgrag.graph.extract.nlp import SpacyExtractor
 
     graph = config.graph
     return SpacyExtractor(graph.spacy_model, processes=graph.spacy_processes, noun_phrases=graph.noun_phrases)
 
 
-def create_summarizer(config: KgragConfig, client: LLMClient | None = None) -> Summarizer:
-    """The description summariser: the LLM (stage ``index.summarize``) when one is available, with the
-    extractive summary as its fallback; extractive alone otherwise."""
-    counter = TokenCounter.for_encoding(config.chunking.encoding)
-    limit = config.graph.max_description_tokens
+def llm_extractor(config: KgragConfig, client: LLMClient | None, progress: Progress) -> Extractor:
+    """``KINDS["extractor"]["llm"]``: LightRAG-style extraction with the caller's LLM client."""
     if client is None or not client.available:
-        return ExtractiveSummarizer(limit, counter)
-    from kgrag.graph.build.summarize_llm import llm_summarize
+        raise ConfigError("graph.extractor = llm needs an LLM client; set llm.provider or graph.extractor = nlp")
+    try:
+        from kgrag.graph.extract.llm import create_llm_extractor
+    except ImportError as exc:
+        raise KgragError(
+            "graph.extractor = llm needs kgrag.graph.extract.llm, which this installation "
+            "lacks; set graph.extractor = nlp"
+        ) from exc
+    return create_llm_extractor(config, client)
 
-    return CallableSummarizer(
-        lambda name, descriptions: llm_summarize(client, name, descriptions, limit), limit, counter
-    )
+
+def create_summarizer(
+    config: KgragConfig, client: LLMClient | None = None, registry: Registry[SummarizerFactory] | None = None
+) -> Summarizer:
+    """The description summariser: the LLM (stage ``index.summarize``) when one is available, with the
+    extractive summary as its fallback; extractive alone otherwise. Built by ``registry``
+    (``KINDS["summarizer"]``: ``llm`` or ``extractive``)."""
+    summarizers: Registry[SummarizerFactory] = registry or new_registry("summarizer")
+    name = "llm" if client is not None and client.available else "extractive"
+    summarizer: Summarizer = summarizers.create(name, config, client)
+    return summarizer

@@ -28,10 +28,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgrag.config import LLMConfig
+from kgrag.config import KgragConfig, LLMConfig
 from kgrag.core.errors import BudgetExceededError, ModelError
 from kgrag.core.llm_types import StructuredResult
 from kgrag.core.records import ChunkRecord
+from kgrag.core.stages import EXTRACT, GLEAN, ledger_stage
 from kgrag.documents import TokenCounter
 from kgrag.graph.extract.attribution import attribute, failed
 from kgrag.graph.extract.glean import GleanPolicy
@@ -42,8 +43,8 @@ from kgrag.models.llm.client import LLMClient
 from kgrag.models.llm.ledger import LedgerSummary
 from kgrag.models.llm.tokens import TextTokenCounter
 
-STAGE_EXTRACT = "index.extract"
-STAGE_GLEAN = "index.glean"
+STAGE_EXTRACT = ledger_stage(EXTRACT)  # "index.extract"
+STAGE_GLEAN = ledger_stage(EXTRACT, GLEAN)  # "index.glean"
 EXTRACT_PROMPT = "extract_graph"
 GLEAN_PROMPT = "glean_graph"
 OUTPUT_TOKENS_PER_UNIT_TOKEN = 2
@@ -209,15 +210,14 @@ def extraction_cost_ratio(
     return spent / corpus_tokens
 
 
-def create_llm_extractor(workspace: Any) -> LLMExtractor:
-    """The extractor for a workspace (called lazily by ``Workspace.extractor()`` via kgrag.graph.extract.choose).
+def create_llm_extractor(config: KgragConfig, client: LLMClient) -> LLMExtractor:
+    """The extractor ``config`` describes, calling ``client``.
 
-    Uses the workspace's LLM client (``workspace.llm()``): one cache, one ledger and one run id for
-    everything a command does.
+    The caller passes its own client (a workspace passes ``Workspace.llm()``) so that one cache, one
+    ledger and one run id cover everything a command does; this function never builds one.
     """
-    config = workspace.config
     return LLMExtractor(
-        workspace.llm(),
+        client,
         TokenCounter.for_encoding(config.chunking.encoding),
         entity_types=config.graph.entity_types,
         language=config.graph.language,

@@ -4,12 +4,17 @@ Checking each call (as :mod:`kgrag.models.llm.calls` also does) catches the prob
 first oversized request comes, possibly an hour into indexing. This estimates the largest request the
 configuration can produce (graph extraction of a full unit with its reply room; an answer with a full
 context budget) and checks it once, when the workspace builds its LLM client.
+
+It lives with the extractor, not in ``models``, because the largest request is the extractor's: the
+prompt and reply sizes come from the extraction arithmetic (:func:`extraction_max_tokens`), and the
+models layer must not import the graph layer above it.
 """
 
 from __future__ import annotations
 
 from kgrag.config import KgragConfig
 from kgrag.documents import TokenCounter
+from kgrag.graph.extract.llm import extraction_max_tokens
 from kgrag.models.llm.budget import check_context_window
 from kgrag.prompts import load_prompt
 
@@ -27,8 +32,6 @@ def preflight_context_window(config: KgragConfig) -> None:
     window = config.llm.context_window
     if window is None or config.llm.provider == "none":
         return
-    from kgrag.graph.extract.llm import extraction_max_tokens
-
     counter = TokenCounter.for_encoding(config.chunking.encoding)
     extraction_prompt = (
         _template_tokens("extract_graph", config, counter) + STRUCTURED_OVERHEAD_TOKENS + config.graph.unit_tokens

@@ -1,4 +1,4 @@
-"""Stage 2 of indexing: give every chunk text a vector, in batches, each batch committed on its own.
+"""Stage ``embed``: give every chunk text a vector, in blocks, each block committed on its own.
 
 Vectors are keyed by (model, text hash), so this stage is naturally idempotent: after a crash it
 embeds only what is still missing, and texts seen before (even in deleted documents) are never
@@ -10,12 +10,23 @@ from __future__ import annotations
 import time
 
 from kgrag.core.progress import Progress
+from kgrag.core.stages import EMBED, progress_label, timing_key
+from kgrag.indexing.context import IndexContext
 from kgrag.indexing.report import IndexReport
 from kgrag.models.embeddings import Embedder
 from kgrag.store.base import Store
 
-STAGE = "embed"
 COMMIT_BLOCK = 256  # texts per committed block; the model batches inside it
+MODEL_TIME, STORE_TIME = timing_key(EMBED, "model"), timing_key(EMBED, "store")
+
+
+class EmbedStage:
+    """Embeds the chunk texts that have no vector for the workspace's model yet."""
+
+    name = EMBED
+
+    def run(self, ctx: IndexContext) -> None:
+        embed_missing_chunks(ctx.store, ctx.embedder, ctx.config.embedding.batch_size, ctx.progress, ctx.report)
 
 
 def embed_missing_chunks(
@@ -25,7 +36,8 @@ def embed_missing_chunks(
     missing = store.vectors.missing_chunk_hashes(embedder.name)
     if not missing:
         return
-    progress.start(STAGE, len(missing))
+    label = progress_label(EMBED)
+    progress.start(label, len(missing))
     # Commit in blocks larger than the model batch: fewer transactions, and the model can sort a block
     # by length to cut padding.
     batch_size = max(batch_size, COMMIT_BLOCK)
@@ -33,10 +45,10 @@ def embed_missing_chunks(
         batch = missing[start : start + batch_size]
         started = time.perf_counter()
         vectors = embedder.embed([text for _, text in batch])
-        report.add_time("embed", time.perf_counter() - started)
+        report.add_time(MODEL_TIME, time.perf_counter() - started)
         started = time.perf_counter()
         store.vectors.put(embedder.name, zip([h for h, _ in batch], vectors, strict=True))
-        report.add_time("store", time.perf_counter() - started)
+        report.add_time(STORE_TIME, time.perf_counter() - started)
         report.texts_embedded += len(batch)
-        progress.advance(STAGE, len(batch))
-    progress.finish(STAGE)
+        progress.advance(label, len(batch))
+    progress.finish(label)

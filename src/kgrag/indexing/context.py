@@ -1,0 +1,54 @@
+"""The typed state of one indexing run, handed from stage to stage.
+
+Stages used to be positional parameters of one function (paths, store, config, plan, embedder,
+progress, extractor, summariser…), so every new stage widened that signature and every caller. A stage
+now reads what it needs from :class:`IndexContext` and writes what it produced back (``files``, the
+report); adding a stage that needs something new adds one field here, not a parameter everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kgrag.config import KgragConfig
+from kgrag.core.progress import Progress, SilentProgress
+from kgrag.graph.build.summarize import ExtractiveSummarizer, Summarizer
+from kgrag.graph.types import Extractor
+from kgrag.indexing.ingest import ChunkPlan
+from kgrag.indexing.report import IndexReport
+from kgrag.models.embeddings import Embedder
+from kgrag.models.llm.client import LLMClient
+from kgrag.store.base import Store
+
+
+@dataclass
+class IndexContext:
+    """Everything a stage may read or extend during one indexing run.
+
+    ``extractor`` is the workspace's configured extractor (None: the index has no graph); it is present
+    even in pipelines that do not extract, because the ``finalize`` stage needs its name to tell whether a
+    document's graph is still missing. ``llm`` is the workspace's client when one is configured, for
+    stages that call the model themselves.
+    """
+
+    store: Store
+    config: KgragConfig
+    plan: ChunkPlan
+    embedder: Embedder
+    paths: Sequence[Path] = ()
+    progress: Progress = field(default_factory=SilentProgress)
+    report: IndexReport = field(default_factory=IndexReport)
+    extractor: Extractor | None = None
+    summarizer: Summarizer | None = None
+    llm: LLMClient | None = None
+    files: list[Path] = field(default_factory=list)  # what ``discover`` found under ``paths``
+    stages_run: list[str] = field(default_factory=list)  # names of the stages finished so far, in order
+
+    def description_summarizer(self) -> Summarizer:
+        """The summariser for merged descriptions; extractive at ``graph.max_description_tokens`` if none
+        was given (kept, so every stage of the run uses the same one)."""
+        if self.summarizer is None:
+            self.summarizer = ExtractiveSummarizer(self.config.graph.max_description_tokens, self.plan.counter)
+        return self.summarizer

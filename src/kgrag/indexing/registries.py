@@ -1,0 +1,44 @@
+"""The registries an indexing run picks its parts from, one set per workspace.
+
+Stages, pipelines, extractors and summarisers are each chosen by name (``indexing.pipeline``,
+``graph.extractor``…). A workspace holds one :class:`IndexRegistries` made from the built-in table
+(:data:`kgrag.core.builtins.KINDS`) and installed plug-ins; code adds its own on that instance
+(``ws.index_registries.stages.register("my-stage", MyStage)``), which no other workspace sees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from kgrag.core.builtins import new_registry
+from kgrag.core.registry import Registry
+from kgrag.graph.extract.choose import ExtractorFactory, SummarizerFactory
+from kgrag.indexing.stages import IndexStage
+
+StageFactory = Callable[[], IndexStage]
+"""A stage entry: called with no arguments, returns the stage (a class is the usual target)."""
+
+PipelineEntry = Sequence[str] | Callable[[], Sequence[str]]
+"""A pipeline entry: the stage names in order, or a callable returning them."""
+
+
+@dataclass
+class IndexRegistries:
+    """``stages`` (``kgrag.stages``), ``pipelines`` (``kgrag.index_pipelines``), ``extractors``
+    (``kgrag.extractors``) and ``summarizers`` (``kgrag.summarizers``)."""
+
+    stages: Registry[StageFactory]
+    pipelines: Registry[PipelineEntry]
+    extractors: Registry[ExtractorFactory]
+    summarizers: Registry[SummarizerFactory]
+
+    @classmethod
+    def builtin(cls) -> IndexRegistries:
+        """Fresh registries holding the built-ins; plug-ins are read on first lookup of an unknown name."""
+        return cls(
+            stages=new_registry("stage"),
+            pipelines=new_registry("index_pipeline"),
+            extractors=new_registry("extractor"),
+            summarizers=new_registry("summarizer"),
+        )

@@ -1,0 +1,22 @@
+"""Stage ``discover``: expand the given files and directories with the include/exclude globs."""
+
+from __future__ import annotations
+
+from kgrag.core.errors import DocumentError, KgragError
+from kgrag.core.stages import DISCOVER
+from kgrag.documents import discover
+from kgrag.indexing.context import IndexContext
+
+
+class DiscoverStage:
+    """Fills ``ctx.files``; a path that does not exist stops the run before anything is written."""
+
+    name = DISCOVER
+
+    def run(self, ctx: IndexContext) -> None:
+        documents = ctx.config.documents
+        try:
+            ctx.files = discover(list(ctx.paths), documents.include, documents.exclude)
+        except DocumentError as exc:  # a path that does not exist is a typo, not a file to skip
+            raise KgragError(f"{exc}; nothing was indexed") from exc
+        ctx.report.files_seen = len(ctx.files)
