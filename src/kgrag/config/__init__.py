@@ -23,6 +23,7 @@ from kgrag.config.llm import LLMConfig
 from kgrag.config.loading import CONFIG_FILE_NAME, default_toml, load_config
 from kgrag.config.model import KgragConfig
 from kgrag.config.retrieval import RetrievalConfig
+from kgrag.config.store import StoreConfig
 
 __all__ = [
     "CONFIG_FILE_NAME",
@@ -36,6 +37,7 @@ __all__ = [
     "LLMConfig",
     "RetrievalConfig",
     "Section",
+    "StoreConfig",
     "configuration_markdown",
     "default_toml",
     "load_config",

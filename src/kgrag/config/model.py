@@ -13,6 +13,7 @@ from kgrag.config.generation import GenerationConfig
 from kgrag.config.graph import GraphConfig
 from kgrag.config.llm import LLMConfig
 from kgrag.config.retrieval import RetrievalConfig
+from kgrag.config.store import StoreConfig
 
 
 class KgragConfig(BaseSettings):
@@ -30,6 +31,7 @@ class KgragConfig(BaseSettings):
     llm: LLMConfig = Field(default=LLMConfig(), description="Chat LLM.")
     graph: GraphConfig = Field(default=GraphConfig(), description="Knowledge graph construction.")
     evaluation: EvaluationConfig = Field(default=EvaluationConfig(), description="Evaluation.")
+    store: StoreConfig = Field(default=StoreConfig(), description="Storage backend.")
 
     @classmethod
     def settings_customise_sources(

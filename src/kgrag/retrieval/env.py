@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 
 from kgrag.config import KgragConfig
-from kgrag.core.dense_index import DenseIndex
 from kgrag.models.embeddings import Embedder
 from kgrag.store.base import Store
 
@@ -26,16 +25,12 @@ class RetrievalEnv:
     store: Store
     config: KgragConfig
     embedder_factory: Callable[[], Embedder]
-    dense_index_factory: Callable[[], DenseIndex]
     extras: dict[str, Any] = field(default_factory=dict)
     query_cache_size: int = 2048
     _query_vectors: OrderedDict[str, np.ndarray] = field(default_factory=OrderedDict)
 
     def embedder(self) -> Embedder:
         return self.embedder_factory()
-
-    def dense_index(self) -> DenseIndex:
-        return self.dense_index_factory()
 
     def embed_query(self, text: str) -> np.ndarray:
         """Embed a query, remembering recent ones (evaluation asks the same question of many pipelines)."""

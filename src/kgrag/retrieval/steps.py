@@ -79,8 +79,8 @@ class DenseSearch:
     name: str = "dense_search"
 
     def run(self, state: QueryState, env: RetrievalEnv) -> None:
-        index = env.dense_index()
-        _search_all_queries(self, state, lambda q: index.search(env.embed_query(q), self.pool))
+        model = env.embedder().name  # vectors are stored under the embedder's name; reading it loads nothing
+        _search_all_queries(self, state, lambda q: env.store.vectors.search(model, env.embed_query(q), self.pool))
 
 
 @dataclass(frozen=True)
