@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kgrag.models.llm.ledger import LedgerSummary, Totals
 
+from kgrag.core.llm_usage import LedgerSummary, Totals
 from kgrag.graph.extract.glean import GleanPolicy
 from kgrag.graph.extract.llm import STAGE_EXTRACT, STAGE_GLEAN, extraction_cost_ratio
 from kgrag.testing.extraction_responder import ExtractionResponder

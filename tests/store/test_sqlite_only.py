@@ -85,7 +85,6 @@ def test_dry_run_holds_the_write_lock_and_leaves_the_file_alone(tmp_path: Path) 
 
 
 def test_store_url_places_the_file(tmp_path: Path) -> None:
-    (tmp_path / "data").mkdir()
     stores = [
         open_sqlite_store(StoreConfig(), tmp_path),
         open_sqlite_store(StoreConfig(url="data/other.sqlite3"), tmp_path),

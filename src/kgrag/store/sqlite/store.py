@@ -7,10 +7,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kgrag.config.store import StoreConfig
+from kgrag.core.errors import WorkspaceError
 from kgrag.store.sqlite.chunks import CHUNKS_DDL, SQLiteChunks
 from kgrag.store.sqlite.database import Database
 from kgrag.store.sqlite.documents import DOCUMENTS_DDL, META_DDL, SQLiteDocuments, SQLiteMeta
-from kgrag.store.sqlite.graph import GRAPH_DDL, SQLiteGraph
+from kgrag.store.sqlite.graph import SQLiteGraph
+from kgrag.store.sqlite.graph_schema import GRAPH_DDL
 from kgrag.store.sqlite.llm_cache import LLM_CACHE_DDL, SQLiteResponseCache
 from kgrag.store.sqlite.llm_ledger import LLM_LEDGER_DDL, SQLiteLedger
 from kgrag.store.sqlite.vectors import VECTORS_DDL, SQLiteVectors
@@ -68,8 +70,11 @@ class SQLiteStore:
 def open_sqlite_store(config: StoreConfig, workspace: Path) -> SQLiteStore:
     """The ``sqlite`` entry of the store registry: ``store.url`` is the database path (relative paths are
     relative to the workspace, ``:memory:`` keeps everything in memory), default ``<workspace>/kgrag.sqlite3``."""
-    if config.url is None:
-        return SQLiteStore(workspace / DEFAULT_FILE_NAME)
     if config.url == ":memory:":
         return SQLiteStore(":memory:")
-    return SQLiteStore(workspace / Path(config.url).expanduser())
+    path = workspace / (Path(config.url).expanduser() if config.url else Path(DEFAULT_FILE_NAME))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)  # a fresh workspace, or a url into a new directory
+    except OSError as exc:
+        raise WorkspaceError(f"{path}: cannot create the database directory ({exc.strerror})") from exc
+    return SQLiteStore(path)
