@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from kgrag.config import StoreConfig
 from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus
 from kgrag.documents import TokenCounter, chunk_text, content_hash
 from kgrag.graph.build.builder import build_graph
@@ -31,7 +32,7 @@ from kgrag.graph.extract.nlp import SpacyExtractor
 from kgrag.graph.extract.nlp_text import segments
 from kgrag.indexing import SilentProgress
 from kgrag.models.embeddings import FakeEmbedder
-from kgrag.store.sqlite import SQLiteStore
+from kgrag.store import open_store
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "datasets" / "graphrag-bench-medical" / "corpus.json"
@@ -102,7 +103,7 @@ def bench_extraction(nlp: object, chunks: list[ChunkRecord], processes: int) -> 
 
 def bench_stage(chunks: list[ChunkRecord], nlp: object) -> None:
     """The whole graph stage into an in-memory store, with the hashing embedder."""
-    store = SQLiteStore(":memory:")
+    store = open_store(StoreConfig(url=":memory:"), Path("."))
     store.documents.upsert(
         DocumentRecord(id="medical", source="medical", title="medical", content_hash="", status=DocumentStatus.EMBEDDED)
     )

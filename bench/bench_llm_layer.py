@@ -27,20 +27,17 @@ from typing import Any
 import httpx
 from pydantic import BaseModel
 
-from kgrag.config import LLMConfig
+from kgrag.config import LLMConfig, StoreConfig
 from kgrag.models.llm import (
-    LLM_SCHEMAS,
     CachedResponse,
     CallRecord,
     ChatRequest,
     LLMClient,
     ScriptedProvider,
-    SQLiteLedger,
-    SQLiteResponseCache,
     create_llm_client,
 )
 from kgrag.models.llm.structured import compact_schema, with_instruction
-from kgrag.store.sqlite.database import Database
+from kgrag.store import open_store
 from kgrag.testing import FakeOpenAIServer
 
 PROMPT = """name = "bench"
@@ -105,7 +102,7 @@ def _client_rows(base: str, workdir: Path, calls: int) -> list[tuple[str, float,
 
     cfg = LLMConfig(provider="openai", base_url=base, model="m", max_output_tokens=256, prompts_dir=workdir)
     bare = create_llm_client(cfg.model_copy(update={"cache_enabled": False}))
-    full = create_llm_client(cfg, Database(workdir / "bench.sqlite3", LLM_SCHEMAS))
+    full = create_llm_client(cfg, open_store(StoreConfig(url="bench.sqlite3"), workdir))
 
     template = _structured_messages(full, 0)  # rendered once, so the raw side times only the transport
 
@@ -124,12 +121,12 @@ def _client_rows(base: str, workdir: Path, calls: int) -> list[tuple[str, float,
 
 
 def _local_rows(workdir: Path, calls: int) -> list[tuple[str, float]]:
-    db = Database(workdir / "local.sqlite3", LLM_SCHEMAS)
+    store = open_store(StoreConfig(url="local.sqlite3"), workdir)
     cfg = LLMConfig(provider="scripted")
-    cached = create_llm_client(cfg, db, provider=ScriptedProvider(default="ok"))
+    cached = create_llm_client(cfg, store, provider=ScriptedProvider(default="ok"))
     key = cached.chat([{"role": "user", "content": "cached"}], stage="bench").cache_key
-    cache = SQLiteResponseCache(db)
-    ledger = SQLiteLedger(db)
+    cache = store.llm_cache
+    ledger = store.llm_ledger
     request = ChatRequest(({"role": "user", "content": "x"},), "m")
     stored = CachedResponse("reply", "stop", 10, 5)
     record = CallRecord("run", "bench", "openai", "m", 10, 5, "api", 1.0, False, 1)
@@ -139,10 +136,10 @@ def _local_rows(workdir: Path, calls: int) -> list[tuple[str, float]]:
     return [
         ("client.chat, SQLite cache hit (end to end)",
          _single(lambda i: cached.chat([{"role": "user", "content": "cached"}], stage="bench"), calls)),
-        ("SQLiteResponseCache.get, hit", _single(lambda i: cache.get(key), calls)),
-        ("SQLiteResponseCache.get, miss", _single(lambda i: cache.get(f"{i:064d}"), calls)),
-        ("SQLiteResponseCache.put", _single(lambda i: cache.put(f"p{i}", request, stored), calls)),
-        ("SQLiteLedger.record", _single(lambda i: ledger.record(record), calls)),
+        ("store.llm_cache.get (SQLite), hit", _single(lambda i: cache.get(key), calls)),
+        ("store.llm_cache.get (SQLite), miss", _single(lambda i: cache.get(f"{i:064d}"), calls)),
+        ("store.llm_cache.put (SQLite)", _single(lambda i: cache.put(f"p{i}", request, stored), calls)),
+        ("store.llm_ledger.record (SQLite)", _single(lambda i: ledger.record(record), calls)),
         ("client.chat, instant in-process provider",
          _single(lambda i: instant.chat([{"role": "user", "content": f"item {i}"}], stage="bench"), calls)),
     ]  # fmt: skip

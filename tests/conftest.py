@@ -9,6 +9,9 @@ import pytest
 
 from kgrag import Workspace
 
+# The store fixtures (``store``, ``make_store``, ``store_backend``), parametrised by backend.
+pytest_plugins = ("tests.store.backends",)
+
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_DOCS = REPO / "examples" / "sample" / "docs"
 SAMPLE_QUESTIONS = REPO / "examples" / "sample" / "questions.json"

@@ -18,9 +18,7 @@ from typing import Any
 
 from kgrag.config import CONFIG_FILE_NAME, KgragConfig, default_toml, load_config
 from kgrag.core.builtins import new_registry
-from kgrag.core.dense_index import DenseIndex
 from kgrag.core.errors import WorkspaceError
-from kgrag.core.hot import HotValue
 from kgrag.core.records import DocumentStatus
 from kgrag.core.registry import Registry
 from kgrag.documents import TokenCounter, resolve_chunk_sizes
@@ -68,14 +66,8 @@ class Workspace:
         self.pipelines: Registry[PipelineFactory] = new_registry("pipeline")
         self._embedder = KeyedEmbedder(self.embedding_model_id, self._load_embedder)
         self._llm: LLMClient | None = None
-        self._dense = HotValue(self._load_dense_index, store.generation)
         self.context = QueryContext(
-            store,
-            config,
-            model_id=self.embedding_model_id,
-            embedder=self.embedder,
-            llm=self.llm,
-            dense_index=self._dense.get,
+            store, config, model_id=self.embedding_model_id, embedder=self.embedder, llm=self.llm
         )
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -101,7 +93,7 @@ class Workspace:
                 f"{directory.resolve()} is not a kgrag workspace; run `kgrag init {directory}` or pass --workspace"
             )
         config = load_config(directory, **overrides)
-        store = open_store(directory / DB_FILE_NAME)
+        store = open_store(config.store, directory)
         workspace = cls(directory, config, store)
         if not allow_model_change:
             try:
@@ -158,11 +150,8 @@ class Workspace:
         this Workspace object does (a CLI command = one run). ``available`` is False for ``none``."""
         if self._llm is None:
             preflight_context_window(self.config)
-            self._llm = create_llm_client(self.config.llm, self.store.llm_database())
+            self._llm = create_llm_client(self.config.llm, self.store)
         return self._llm
-
-    def _load_dense_index(self) -> DenseIndex:
-        return DenseIndex(*self.store.vectors.chunk_matrix(self.embedding_model_id))
 
     def chunk_plan(self) -> tuple[ChunkPlan, list[str]]:
         """Chunk size and overlap; the default follows the embedder's window (read from the database
@@ -238,21 +227,22 @@ class Workspace:
     ) -> tuple[IndexReport, Estimate]:
         """What ``index(paths)`` would spend on the LLM, without calling it and without changing anything.
 
-        The run goes through the real code path on a scratch copy of the database (so cached replies
-        count as free) with an estimating LLM provider and a hashing embedder (vectors are not what is
-        being estimated).
+        The run goes through the real code path inside a store dry run (everything it writes is rolled
+        back; cached replies count as free) with an estimating LLM provider and a hashing embedder
+        (vectors are not what is being estimated).
         """
-        scratch = Workspace(self.path, self.config, self.store.scratch_copy())
-        try:
-            dimension = self.store.meta.get(META_DIMENSION)
+        dimension = self.store.meta.get(META_DIMENSION)
+        with self.store.dry_run():
+            scratch = Workspace(self.path, self.config, self.store)
             scratch._embedder = KeyedEmbedder(
                 self.embedding_model_id, lambda: FakeEmbedder(int(dimension) if dimension else 64)
             )
-            scratch._llm = create_llm_client(self.config.llm, scratch.store.llm_database(), estimate=True)
-            report = scratch.index(paths, progress)
-            estimate = scratch._llm.estimate() or Estimate(0, 0, 0, 0.0)
-        finally:
-            scratch.close()
+            scratch._llm = create_llm_client(self.config.llm, self.store, estimate=True)
+            try:
+                report = scratch.index(paths, progress)
+                estimate = scratch._llm.estimate() or Estimate(0, 0, 0, 0.0)
+            finally:
+                scratch._llm.close()  # not scratch.close(): the store is this workspace's
         return report, estimate
 
     def llm_usage(self, run_id: str | None = None) -> LedgerSummary:
@@ -311,10 +301,7 @@ class Workspace:
         }
 
     def _llm_status(self) -> dict[str, Any]:
-        database = self.store.llm_database()
-        if database is None:
-            return {"provider": self.config.llm.provider}
-        status = llm_status(database, self._prices())
+        status = llm_status(self.store.llm_cache, self.store.llm_ledger, self._prices())
         return {
             "provider": self.config.llm.provider,
             "model": self.config.llm.model,

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from kgrag.config import configuration_markdown, default_toml, load_config
+from kgrag import Workspace
+from kgrag.config import StoreConfig, configuration_markdown, default_toml, load_config
 from kgrag.core.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -61,3 +62,13 @@ def test_configuration_docs_are_current() -> None:
     assert documented == configuration_markdown() + "\n", (
         "docs/configuration.md is stale: run `python -m kgrag.config > docs/configuration.md`"
     )
+
+
+def test_store_backend_is_validated_against_the_registry(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"store\.backend.*unknown store backend 'postgres'.*sqlite"):
+        load_config(store={"backend": "postgres"})
+    assert load_config().store == StoreConfig(backend="sqlite", url=None)
+    with Workspace.init(tmp_path / "ws", store={"url": "data/custom.sqlite3"}, embedding={"provider": "fake"}) as ws:
+        ws.store.meta.set("k", "v")
+    assert (tmp_path / "ws" / "data" / "custom.sqlite3").exists()
+    assert not (tmp_path / "ws" / "kgrag.sqlite3").exists()

@@ -1,4 +1,5 @@
-"""Unusable output paths and a locked database are user errors (not tracebacks); failed opens close the store."""
+"""Unusable output paths are user errors (not tracebacks); failed opens close the store. (A locked database:
+tests/store/test_sqlite_only.py.)"""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ from pathlib import Path
 import pytest
 
 import kgrag.workspace
+from kgrag.config import StoreConfig
 from kgrag.core.errors import KgragError, WorkspaceError
 from kgrag.evaluation.retrieval_eval import QuestionOutcome, RetrievalEvalReport, write_report
 from kgrag.prompts import export_prompts
 from kgrag.store import Store
-from kgrag.store.sqlite import SQLiteStore
 from kgrag.workspace import Workspace
 
 
@@ -49,24 +50,6 @@ def test_prompt_export_into_unusable_directory_is_a_user_error(tmp_path: Path) -
     assert str(target) in str(caught.value)
 
 
-def test_locked_database_is_a_workspace_error(tmp_path: Path) -> None:
-    path = tmp_path / "kgrag.sqlite3"
-    store = SQLiteStore(path)
-    store.db._conn.execute("PRAGMA busy_timeout=50")  # do not wait the production 30 s
-    other = sqlite3.connect(path, isolation_level=None)
-    try:
-        other.execute("BEGIN IMMEDIATE")  # another process is writing
-        with pytest.raises(WorkspaceError, match="locked by another process"), store.transaction():
-            pass
-        other.execute("COMMIT")
-        with store.transaction():  # usable again once the other writer is done
-            store.meta.set("k", "v")
-        assert store.meta.get("k") == "v"
-    finally:
-        other.close()
-        store.close()
-
-
 def test_open_with_another_model_closes_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ws_dir = tmp_path / "ws"
     with Workspace.init(ws_dir, embedding={"provider": "fake"}) as ws:
@@ -74,8 +57,8 @@ def test_open_with_another_model_closes_the_store(tmp_path: Path, monkeypatch: p
     opened: list[Store] = []
     real_open = kgrag.workspace.open_store
 
-    def recording_open(location: Path) -> Store:
-        opened.append(real_open(location))
+    def recording_open(config: StoreConfig, location: Path) -> Store:
+        opened.append(real_open(config, location))
         return opened[-1]
 
     monkeypatch.setattr(kgrag.workspace, "open_store", recording_open)

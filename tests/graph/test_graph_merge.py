@@ -13,7 +13,7 @@ from kgrag.graph.build.aggregate import display_name, vote
 from kgrag.graph.build.merge import merge_extractions, to_mentions
 from kgrag.graph.build.summarize import CallableSummarizer, ExtractiveSummarizer
 from kgrag.graph.types import ChunkExtraction, ExtractedEntity, ExtractedRelation
-from kgrag.store.sqlite import SQLiteStore
+from kgrag.store import Store
 
 
 def E(name: str, type_: str = "concept", desc: str = "") -> ExtractedEntity:
@@ -36,7 +36,7 @@ def test_display_name_and_type_votes() -> None:
 
 
 def test_merge_accumulates_entities_across_chunks(
-    store: SQLiteStore, add_doc: ChunkFactory, summarizer: ExtractiveSummarizer
+    store: Store, add_doc: ChunkFactory, summarizer: ExtractiveSummarizer
 ) -> None:
     c1, c2, c3 = add_doc("d1", ["a", "b", "c"])
     stats = merge_extractions(
@@ -59,7 +59,7 @@ def test_merge_accumulates_entities_across_chunks(
 
 
 def test_relation_aggregation_and_endpoint_entities(
-    store: SQLiteStore, add_doc: ChunkFactory, summarizer: ExtractiveSummarizer
+    store: Store, add_doc: ChunkFactory, summarizer: ExtractiveSummarizer
 ) -> None:
     c1, c2, c3 = add_doc("d1", ["a", "b", "c"])
     merge_extractions(
@@ -86,7 +86,7 @@ def test_relation_aggregation_and_endpoint_entities(
 
 
 def test_label_ties_prefer_a_specific_label(
-    store: SQLiteStore, add_doc: ChunkFactory, summarizer: ExtractiveSummarizer
+    store: Store, add_doc: ChunkFactory, summarizer: ExtractiveSummarizer
 ) -> None:
     c1, c2 = add_doc("d1", ["a", "b"])
     merge_extractions(
@@ -105,7 +105,7 @@ def test_unusable_items_are_dropped() -> None:
     assert relations == [] and dropped == 3
 
 
-def test_long_descriptions_are_summarised_and_short_ones_are_not(store: SQLiteStore, add_doc: ChunkFactory) -> None:
+def test_long_descriptions_are_summarised_and_short_ones_are_not(store: Store, add_doc: ChunkFactory) -> None:
     texts = [f"Kestrel ingests sensor telemetry in batch {i} for the Platform team." for i in range(12)]
     chunk_ids = add_doc("d1", [str(i) for i in range(12)])
     summarizer = ExtractiveSummarizer(max_tokens=40)
@@ -124,7 +124,7 @@ def test_long_descriptions_are_summarised_and_short_ones_are_not(store: SQLiteSt
 
 
 def test_failed_chunk_writes_no_mentions_and_is_retried(
-    store: SQLiteStore, add_doc: ChunkFactory, summarizer: ExtractiveSummarizer
+    store: Store, add_doc: ChunkFactory, summarizer: ExtractiveSummarizer
 ) -> None:
     c1, c2 = add_doc("d1", ["a", "b"])
     stats = merge_extractions(
@@ -139,7 +139,7 @@ def test_failed_chunk_writes_no_mentions_and_is_retried(
 
 
 def test_re_extracting_a_chunk_replaces_its_mentions(
-    store: SQLiteStore, add_doc: ChunkFactory, summarizer: ExtractiveSummarizer
+    store: Store, add_doc: ChunkFactory, summarizer: ExtractiveSummarizer
 ) -> None:
     (c1,) = add_doc("d1", ["a"])
     merge_extractions(store, [ChunkExtraction(c1, [E("Kestrel")], [R("Kestrel", "Shale")])], "v1", summarizer)
@@ -150,7 +150,7 @@ def test_re_extracting_a_chunk_replaces_its_mentions(
 
 
 def test_merge_skips_chunks_deleted_during_extraction(
-    store: SQLiteStore, add_doc: ChunkFactory, summarizer: ExtractiveSummarizer
+    store: Store, add_doc: ChunkFactory, summarizer: ExtractiveSummarizer
 ) -> None:
     (c1,) = add_doc("d1", ["a"])
     store.documents.delete("d1")

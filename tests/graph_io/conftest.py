@@ -5,16 +5,17 @@ names that differ only in case, an edge to an undeclared node)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
 import pytest
 from tests.helpers import add_document
+from tests.store.backends import StoreMaker
 
 from kgrag.core.graph_records import EntityMention, RelationMention
 from kgrag.graph.io.load import EntitySpec, RelationSpec, load_graph
-from kgrag.store import Store, open_store
+from kgrag.store import Store
 
 NASTY = 'He said "hi", then; left\nnew line, <tag> & ampersand\ttab — ünïcode'
 
@@ -75,11 +76,11 @@ def build_small_graph(store: Store) -> None:
 
 
 @pytest.fixture
-def small_store() -> Iterator[Store]:
-    store = open_store(":memory:")
+def small_store(make_store: StoreMaker) -> Store:
+    """The small graph in a store of each backend (``make_store`` closes it)."""
+    store = make_store("small")
     build_small_graph(store)
-    yield store
-    store.close()
+    return store
 
 
 def _data(key: str, value: str) -> str:

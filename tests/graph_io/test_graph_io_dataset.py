@@ -7,7 +7,9 @@ from pathlib import Path
 
 import igraph as ig
 import pytest
+from tests.store.backends import StoreMaker
 
+from kgrag.config import StoreConfig
 from kgrag.graph.analysis.stats import graph_stats
 from kgrag.graph.io.graphml import export_graphml, import_graphml
 from kgrag.graph.io.lightrag.importer import import_lightrag
@@ -27,7 +29,7 @@ def medical_store(tmp_path_factory: pytest.TempPathFactory) -> Store:
     directory = tmp_path_factory.mktemp("lightrag")
     shutil.copy(GRAPHML, directory / GRAPHML.name)  # the shared names, found without --graphml/--chunks
     shutil.copy(CHUNKS, directory / CHUNKS.name)
-    store = open_store(tmp_path_factory.mktemp("ws") / "kgrag.sqlite3")
+    store = open_store(StoreConfig(), tmp_path_factory.mktemp("ws"))  # the default backend, as a workspace has
     report = import_lightrag(store, directory)
     assert (report.nodes, report.edges, report.documents, report.chunks) == (1131, 632, 1, 199)
     assert report.dangling_source_ids == 0 and report.placeholder_entities == 0
@@ -50,10 +52,10 @@ def test_medical_stats_equal_igraph_on_the_original_file(medical_store: Store) -
     assert sorted(original.degree()) == sorted(d for d, n in stats.degree_histogram for _ in range(n))
 
 
-def test_medical_graphml_round_trip_is_exact(medical_store: Store, tmp_path: Path) -> None:
+def test_medical_graphml_round_trip_is_exact(medical_store: Store, tmp_path: Path, make_store: StoreMaker) -> None:
     before = (medical_store.graph.entities(), medical_store.graph.relations())
     path = tmp_path / "medical.graphml"
     export_graphml(medical_store, path)
-    fresh = open_store(":memory:")
+    fresh = make_store("s1")
     import_graphml(fresh, path)
     assert (fresh.graph.entities(), fresh.graph.relations()) == before

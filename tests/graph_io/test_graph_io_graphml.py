@@ -7,6 +7,7 @@ from pathlib import Path
 
 import igraph as ig
 import pytest
+from tests.store.backends import StoreMaker
 
 from kgrag.core.errors import KgragError
 from kgrag.core.graph_records import EntityMention, RelationMention
@@ -14,7 +15,7 @@ from kgrag.graph.io.companion import companion_path
 from kgrag.graph.io.graphml import export_graphml, import_graphml
 from kgrag.graph.io.graphml_format import read_graphml
 from kgrag.graph.io.load import EntitySpec, load_graph
-from kgrag.store import Store, open_store
+from kgrag.store import Store
 
 AddDoc = Callable[[Store, str, list[str]], list[str]]
 
@@ -34,12 +35,14 @@ def _mentions(store: Store) -> tuple[list[EntityMention], list[RelationMention]]
     )
 
 
-def test_round_trip_into_fresh_store_is_exact(small_store: Store, tmp_path: Path, nasty_text: str) -> None:
+def test_round_trip_into_fresh_store_is_exact(
+    small_store: Store, tmp_path: Path, nasty_text: str, make_store: StoreMaker
+) -> None:
     path = tmp_path / "out" / "graph.graphml"
     counts = export_graphml(small_store, path)
     assert counts == {"entities": 7, "relations": 5, "chunks": 4}
     assert companion_path(path).name == "graph.provenance.json"
-    fresh = open_store(":memory:")
+    fresh = make_store("s1")
     report = import_graphml(fresh, path)
     assert (report.nodes, report.edges, report.documents, report.chunks_rewritten) == (7, 5, 1, 4)
     assert report.notes() == []
@@ -61,21 +64,23 @@ def test_reimport_into_same_store_is_idempotent(small_store: Store, tmp_path: Pa
     assert small_store.graph.counts() == counts
 
 
-def test_without_companion_into_store_with_same_chunks(small_store: Store, tmp_path: Path, add_doc: AddDoc) -> None:
+def test_without_companion_into_store_with_same_chunks(
+    small_store: Store, tmp_path: Path, add_doc: AddDoc, make_store: StoreMaker
+) -> None:
     path = tmp_path / "graph.graphml"
     export_graphml(small_store, path, with_companion=False)
     assert not companion_path(path).exists()
-    other = open_store(":memory:")
+    other = make_store("s1")
     add_doc(other, "doc1", [c.text for c in small_store.chunks.for_document("doc1")])
     report = import_graphml(other, path)
     assert report.skipped_mentions == 0
     assert _snapshot(other) == _snapshot(small_store)
 
 
-def test_without_chunks_items_go_to_placeholder(small_store: Store, tmp_path: Path) -> None:
+def test_without_chunks_items_go_to_placeholder(small_store: Store, tmp_path: Path, make_store: StoreMaker) -> None:
     path = tmp_path / "graph.graphml"
     export_graphml(small_store, path, with_companion=False)
-    empty = open_store(":memory:")
+    empty = make_store("s1")
     report = import_graphml(empty, path)
     assert (report.nodes, report.edges) == (7, 5)
     assert (report.placeholder_entities, report.placeholder_relations) == (7, 5)
@@ -100,35 +105,35 @@ def test_exported_file_is_standard_graphml(small_store: Store, tmp_path: Path) -
 
 
 def test_control_characters_are_dropped_not_fatal(
-    tmp_path: Path, add_doc: AddDoc, entity_spec: Callable[..., EntitySpec]
+    tmp_path: Path, add_doc: AddDoc, entity_spec: Callable[..., EntitySpec], make_store: StoreMaker
 ) -> None:
-    store = open_store(":memory:")
+    store = make_store("s1")
     chunks = add_doc(store, "d", ["text"])
     with store.transaction():
         load_graph(store, [entity_spec("x", "concept", chunks, "bell\x07 and nul\x00 here")], [])
     path = tmp_path / "g.graphml"
     export_graphml(store, path)
-    fresh = open_store(":memory:")
+    fresh = make_store("s2")
     import_graphml(fresh, path)
     assert fresh.graph.entities()[0].description == "bell and nul here"
 
 
-def test_malformed_files_are_user_errors(tmp_path: Path) -> None:
+def test_malformed_files_are_user_errors(tmp_path: Path, make_store: StoreMaker) -> None:
     bad = tmp_path / "bad.graphml"
     bad.write_text("<graphml><graph>", encoding="utf-8")
     with pytest.raises(KgragError, match="not valid GraphML"):
-        import_graphml(open_store(":memory:"), bad)
+        import_graphml(make_store("s1"), bad)
     bad.write_text(
         '<graphml xmlns="http://graphml.graphdrawing.org/xmlns"><graph>'
         '<node id="a"/><edge source="a" target="zz"/></graph></graphml>',
         encoding="utf-8",
     )
     with pytest.raises(KgragError, match="not in the file"):
-        import_graphml(open_store(":memory:"), bad)
+        import_graphml(make_store("s2"), bad)
     companion = companion_path(bad)
     companion.write_text('{"format": "other"}', encoding="utf-8")
     with pytest.raises(KgragError, match="not a kgrag provenance companion"):
-        import_graphml(open_store(":memory:"), bad)
+        import_graphml(make_store("s3"), bad)
 
 
 def test_export_into_unwritable_directory_is_a_user_error(small_store: Store, tmp_path: Path) -> None:

@@ -12,12 +12,7 @@ from kgrag.core.graph_ids import entity_id_for_key, relation_id_for_pair
 from kgrag.graph.analysis.stats import graph_stats
 from kgrag.graph.io.lightrag.importer import EXTRACTOR_NAME, import_lightrag
 from kgrag.graph.io.lightrag.mapping import assign_keys, map_type, pair_descriptions
-from kgrag.store import Store, open_store
-
-
-@pytest.fixture
-def store() -> Store:
-    return open_store(":memory:")
+from kgrag.store import Store
 
 
 def _by_name(store: Store) -> dict[str, object]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+from tests.store.backends import StoreMaker
+
 from kgrag.graph.io.neo4j import ENTITY_HEADER, RELATION_HEADER, export_neo4j, type_label
-from kgrag.store import Store, open_store
+from kgrag.store import Store
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
@@ -62,6 +64,6 @@ def test_type_labels() -> None:
     assert type_label("Entity") == "Entity"
 
 
-def test_empty_graph_writes_headers_only(tmp_path: Path) -> None:
-    export_neo4j(open_store(":memory:"), tmp_path)
+def test_empty_graph_writes_headers_only(tmp_path: Path, make_store: StoreMaker) -> None:
+    export_neo4j(make_store("s1"), tmp_path)
     assert _rows(tmp_path / "entities.csv") == [] and _rows(tmp_path / "relations.csv") == []

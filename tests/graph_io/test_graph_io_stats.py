@@ -6,13 +6,14 @@ from pathlib import Path
 
 import igraph as ig
 import pytest
+from tests.store.backends import StoreMaker
 
 from kgrag.core.graph_ids import entity_id_for_key
 from kgrag.graph.analysis.igraph_view import to_igraph
 from kgrag.graph.analysis.plots import write_stats_plots
 from kgrag.graph.analysis.render import comparison_markdown, stats_markdown, stats_tables
 from kgrag.graph.analysis.stats import Hub, graph_stats, stats_of_igraph
-from kgrag.store import Store, open_store
+from kgrag.store import Store
 
 
 def test_stats_match_hand_computation(small_store: Store) -> None:
@@ -48,8 +49,8 @@ def test_clustering_ignores_parallel_edges_and_loops() -> None:
     assert stats.edges == 5
 
 
-def test_empty_graph_gives_zeros() -> None:
-    store = open_store(":memory:")
+def test_empty_graph_gives_zeros(make_store: StoreMaker) -> None:
+    store = make_store("s1")
     stats = graph_stats(store)
     assert (stats.nodes, stats.edges, stats.components, stats.average_clustering) == (0, 0, 0, 0.0)
     assert stats.top_hubs == [] and stats.type_histogram == []

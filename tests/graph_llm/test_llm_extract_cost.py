@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from kgrag.core.llm_usage import LedgerSummary, Totals
 from kgrag.graph.extract.glean import GleanPolicy
 from kgrag.graph.extract.llm import STAGE_EXTRACT, STAGE_GLEAN, extraction_cost_ratio
-from kgrag.models.llm.ledger import LedgerSummary, Totals
 from kgrag.testing.extraction_responder import ExtractionResponder
 
 TARGET = 2.5

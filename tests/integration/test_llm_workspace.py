@@ -112,6 +112,31 @@ def test_estimate_calls_nothing_and_changes_nothing(llm_ws: Path, docs: Path, se
         assert ws.store.chunks.count() == 0 and ws.store.documents.list() == []
 
 
+def test_estimate_counts_cached_replies_as_free(llm_ws: Path, docs: Path, server: FakeOpenAIServer) -> None:
+    """A dry run of the store: the removed documents' replies are still cached, so re-indexing them
+    would cost nothing, and the estimate changes nothing (documents, cache, ledger)."""
+    with Workspace.open(llm_ws) as ws:
+        ws.index([docs])
+        ws.remove([str(path) for path in sorted(docs.iterdir())])
+        sent = server.stats.requests
+
+        def state() -> tuple[object, ...]:
+            return (
+                ws.store.documents.count_by_status(),
+                ws.store.chunks.count(),
+                ws.store.graph.counts(),
+                ws.store.llm_cache.count(),
+                ws.store.llm_ledger.run_ids(),
+                ws.store.llm_ledger.summary().total,
+            )
+
+        before = state()
+        report, estimate = ws.estimate_index([docs])
+        assert report.chunks_extracted > 0 and estimate.calls == 0 and estimate.cost_usd == 0.0
+        assert server.stats.requests == sent
+        assert state() == before
+
+
 def test_budget_stops_cleanly_then_resumes(llm_ws: Path, docs: Path) -> None:
     output = _invoke("index", str(docs), "--budget-tokens", "12000", "-w", str(llm_ws)).output
     assert "failed, retried next run" in output and "token budget" in output

@@ -8,25 +8,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.store.backends import StoreMaker
 
 from kgrag.config import LLMConfig
 from kgrag.core.errors import BudgetExceededError, ConfigError, ModelError
 from kgrag.models.llm import (
-    LLM_SCHEMAS,
     ChatRequest,
     InMemoryLedger,
     RecordingProvider,
     ScriptedProvider,
     ScriptRule,
-    SQLiteLedger,
-    SQLiteResponseCache,
     check_context_window,
     create_llm_client,
     llm_free_note,
     llm_status,
 )
 from kgrag.models.llm.base import ProviderError
-from kgrag.store.sqlite.database import Database
+from kgrag.store import Store
 from kgrag.testing import FakeOpenAIServer
 
 Reply = Callable[[ChatRequest], str]
@@ -41,9 +39,9 @@ def _square_rule(reply: Reply | str | None = None, times: int | None = None) -> 
     return ScriptRule(r"Compute item", reply if reply is not None else correct, times=times)
 
 
-def _scripted_client(prompts_dir: Path, *rules: ScriptRule, db: Database | None = None, **cfg: Any) -> Any:
+def _scripted_client(prompts_dir: Path, *rules: ScriptRule, store: Store | None = None, **cfg: Any) -> Any:
     provider = ScriptedProvider(list(rules))
-    client = create_llm_client(LLMConfig(provider="scripted", prompts_dir=prompts_dir, **cfg), db, provider=provider)
+    client = create_llm_client(LLMConfig(provider="scripted", prompts_dir=prompts_dir, **cfg), store, provider=provider)
     return client, provider
 
 
@@ -65,16 +63,18 @@ def test_cache_hit_on_identical_request(prompts_dir: Path, square_model: Any) ->
     assert client.summary().total.hit_rate == pytest.approx(0.5)
 
 
-def test_cache_persists_in_the_workspace_database(prompts_dir: Path, tmp_path: Path, square_model: Any) -> None:
-    db = Database(tmp_path / "ws.sqlite3", LLM_SCHEMAS)
-    client, _ = _scripted_client(prompts_dir, _square_rule(), db=db)
+def test_cache_persists_in_the_workspace_database(
+    prompts_dir: Path, make_persistent_store: StoreMaker, square_model: Any
+) -> None:
+    store = make_persistent_store()
+    client, _ = _scripted_client(prompts_dir, _square_rule(), store=store)
     client.structured("square", {"n": 2}, square_model, stage="test")
-    db.close()
-    db = Database(tmp_path / "ws.sqlite3", LLM_SCHEMAS)
-    again, provider2 = _scripted_client(prompts_dir, _square_rule(), db=db)
+    store.close()
+    store = make_persistent_store()
+    again, provider2 = _scripted_client(prompts_dir, _square_rule(), store=store)
     assert again.structured("square", {"n": 2}, square_model, stage="test").usage.cached
-    assert provider2.requests == [] and SQLiteResponseCache(db).count() == 1
-    assert SQLiteLedger(db).summary().total.calls == 2
+    assert provider2.requests == [] and store.llm_cache.count() == 1
+    assert store.llm_ledger.summary().total.calls == 2
 
 
 def test_failed_validation_is_never_cached_and_reask_recovers(prompts_dir: Path, square_model: Any) -> None:
@@ -273,12 +273,12 @@ def test_json_mode_sends_response_format(prompts_dir: Path, square_model: Any) -
     assert fmt["type"] == "json_schema" and fmt["json_schema"]["schema"]["required"] == ["n", "square"]
 
 
-def test_status_reports_hit_rate_from_the_workspace(prompts_dir: Path, tmp_path: Path, square_model: Any) -> None:
-    db = Database(tmp_path / "ws.sqlite3", LLM_SCHEMAS)
-    assert llm_status(db).calls == 0 and llm_status(db).last_run is None
-    client, _ = _scripted_client(prompts_dir, _square_rule(), db=db)
+def test_status_reports_hit_rate_from_the_workspace(prompts_dir: Path, store: Store, square_model: Any) -> None:
+    empty = llm_status(store.llm_cache, store.llm_ledger)
+    assert empty.calls == 0 and empty.last_run is None
+    client, _ = _scripted_client(prompts_dir, _square_rule(), store=store)
     for _ in range(4):
         client.structured("square", {"n": 3}, square_model, stage="test")
-    status = llm_status(db)
+    status = llm_status(store.llm_cache, store.llm_ledger)
     assert status.cache_entries == 1 and status.calls == 4 and status.hit_rate == pytest.approx(0.75)
     assert status.last_run == client.run_id and "hit rate 75%" in status.line()

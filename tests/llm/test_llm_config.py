@@ -9,7 +9,7 @@ import pytest
 
 from kgrag.config import GenerationConfig, KgragConfig, LLMConfig, load_config
 from kgrag.core.errors import ConfigError
-from kgrag.models.llm import ScriptedProvider, ScriptRule, create_llm_client
+from kgrag.models.llm import ScriptedProvider, ScriptRule, build_provider, create_llm_client
 from kgrag.models.llm.http import OpenAICompatibleProvider
 
 
@@ -55,3 +55,15 @@ def test_api_key_is_read_when_the_client_is_built(monkeypatch: pytest.MonkeyPatc
     assert isinstance(provider, OpenAICompatibleProvider)
     assert provider._client.headers["api-key"] == "sk-test"
     client.close()
+
+
+def test_provider_names_come_from_the_registry() -> None:
+    with pytest.raises(ConfigError, match=r"llm\.provider.*unknown LLM provider 'gpt'.*none, openai, scripted"):
+        load_config(llm={"provider": "gpt"})
+    assert "`none`" in (LLMConfig.model_fields["provider"].description or "")  # docs list the built-ins
+
+
+def test_build_provider_creates_through_the_registry() -> None:
+    assert build_provider(LLMConfig()).name == "none"
+    assert isinstance(build_provider(LLMConfig(provider="scripted")), ScriptedProvider)
+    assert isinstance(build_provider(LLMConfig(provider="openai", model="m")), OpenAICompatibleProvider)

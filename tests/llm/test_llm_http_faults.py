@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 from kgrag.core.errors import ModelError
-from kgrag.models.llm import LLMUnavailableError, SQLiteLedger, create_llm_client
-from kgrag.models.llm.sqlite_tables import LLM_SCHEMAS
-from kgrag.store.sqlite.database import Database
+from kgrag.models.llm import LLMUnavailableError, create_llm_client
+from kgrag.store import Store
 from kgrag.testing import ALL_FAULTS, FakeOpenAIServer, FaultPlan
 
 N_ITEMS = 200
@@ -24,14 +23,13 @@ def _correct(results: list[Any], count: int) -> set[int]:
 
 
 def test_batch_survives_30_percent_faults_of_every_kind(
-    prompts_dir: Path, tmp_path: Path, fast_cfg: Callable[..., Any], square_model: Any, square_reply: Any
+    prompts_dir: Path, store: Store, fast_cfg: Callable[..., Any], square_model: Any, square_reply: Any
 ) -> None:
-    db = Database(tmp_path / "ws.sqlite3", LLM_SCHEMAS)
     faults = FaultPlan(rate=0.3, slow_s=0.3, retry_after_s=0.01, seed=7)
     items = [{"n": i} for i in range(N_ITEMS)]
     with FakeOpenAIServer(square_reply, faults) as server:
         cfg = fast_cfg(server.base_url, prompts_dir=prompts_dir)
-        first = create_llm_client(cfg, db, run_id="pass-1")
+        first = create_llm_client(cfg, store, run_id="pass-1")
         results = first.map_structured("square", items, square_model, stage="test.square")
         done = _correct(results, N_ITEMS)
         failed = [r for r in results if not r.ok]
@@ -46,37 +44,36 @@ def test_batch_survives_30_percent_faults_of_every_kind(
         passes = 1
         while len(done) < N_ITEMS and passes < 4:  # a rerun resumes: only the failed items are sent again
             passes += 1
-            client = create_llm_client(cfg, db, run_id=f"pass-{passes}")
+            client = create_llm_client(cfg, store, run_id=f"pass-{passes}")
             results = client.map_structured("square", items, square_model, stage="test.square")
             done = _correct(results, N_ITEMS)
             assert client.summary().total.cache_hits >= len(items) - len(failed)
         assert done == set(range(N_ITEMS))
-    errors = ",".join(row[0] for row in db.query("SELECT attempt_errors FROM llm_calls"))
+    errors = ",".join(",".join(call.attempt_errors) for call in store.llm_ledger.calls())
     for label in ("429", "500", "timeout", "malformed", "connection"):
         assert label in errors, label
 
 
 def test_total_outage_stops_clearly_and_rerun_resumes_from_cache(
-    prompts_dir: Path, tmp_path: Path, fast_cfg: Callable[..., Any], square_model: Any, square_reply: Any
+    prompts_dir: Path, store: Store, fast_cfg: Callable[..., Any], square_model: Any, square_reply: Any
 ) -> None:
-    db = Database(tmp_path / "ws.sqlite3", LLM_SCHEMAS)
     healthy = 30
     faults = FaultPlan(rate=1.0, kinds=("server_error", "disconnect"), sequence=[None] * healthy)
     items = [{"n": i} for i in range(80)]
     with FakeOpenAIServer(square_reply, faults) as server:
         cfg = fast_cfg(server.base_url, prompts_dir=prompts_dir, max_retries=2, max_concurrency=1)
-        client = create_llm_client(cfg, db, run_id="outage")
+        client = create_llm_client(cfg, store, run_id="outage")
         with pytest.raises(LLMUnavailableError, match=r"after 3 attempts.*rerunning resumes"):
             client.map_structured("square", items, square_model, stage="test.square")
-        assert int(db.scalar("SELECT COUNT(*) FROM llm_cache")) == healthy
+        assert store.llm_cache.count() == healthy
         server.set_faults(FaultPlan())
         server.reset_stats()
-        rerun = create_llm_client(cfg, db, run_id="resume")
+        rerun = create_llm_client(cfg, store, run_id="resume")
         results = rerun.map_structured("square", items, square_model, stage="test.square")
         assert _correct(results, 80) == set(range(80))
         assert rerun.summary().total.cache_hits == healthy
         assert server.stats.chat_requests == 80 - healthy
-    outage = SQLiteLedger(db).summary(run_id="outage").total
+    outage = store.llm_ledger.summary(run_id="outage").total
     assert outage.errors == 1 and outage.attempts == healthy + 3
 
 

@@ -24,6 +24,7 @@ from kgrag.config.llm import LLMConfig
 from kgrag.config.loading import CONFIG_FILE_NAME, default_toml, load_config
 from kgrag.config.model import KgragConfig
 from kgrag.config.retrieval import PipelineSettings, RetrievalConfig
+from kgrag.config.store import StoreConfig
 
 __all__ = [
     "CONFIG_FILE_NAME",
@@ -39,6 +40,7 @@ __all__ = [
     "PipelineSettings",
     "RetrievalConfig",
     "Section",
+    "StoreConfig",
     "configuration_markdown",
     "default_toml",
     "load_config",

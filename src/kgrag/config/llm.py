@@ -5,19 +5,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from kgrag.config.base import Section
+from kgrag.core.builtins import new_registry
 
 
 class LLMConfig(Section):
     """The chat LLM behind extraction, summaries, query rewriting, answers and judges."""
 
-    provider: Literal["none", "openai", "scripted"] = Field(
+    provider: str = Field(
         "none",
-        description="`none` runs every stage on its LLM-free path; `openai` calls any OpenAI-compatible "
-        "/chat/completions endpoint (OpenAI, Azure, vLLM, Ollama, llama.cpp server, LM Studio); "
-        "`scripted` answers from `scripted_file` (tests, replays), never touching the network.",
+        description="LLM provider, by registry name. Built in: `none` runs every stage on its LLM-free "
+        "path; `openai` calls any OpenAI-compatible /chat/completions endpoint (OpenAI, Azure, vLLM, "
+        "Ollama, llama.cpp server, LM Studio); `scripted` answers from `scripted_file` (tests, replays), "
+        "never touching the network. Plug-ins register under the `kgrag.llm_providers` entry-point group.",
     )
     base_url: str = Field(
         "https://api.openai.com/v1",
@@ -93,3 +95,9 @@ class LLMConfig(Section):
     scripted_file: Path | None = Field(
         None, description="JSONL replay file for the `scripted` provider (recorded exchanges or rules)."
     )
+
+    @field_validator("provider")
+    @classmethod
+    def _known_provider(cls, value: str) -> str:
+        """Unknown names fail when the config loads, listing the registered providers."""
+        return new_registry("llm_provider").check(value, "llm.provider")

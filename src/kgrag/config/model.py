@@ -14,6 +14,7 @@ from kgrag.config.graph import GraphConfig
 from kgrag.config.indexing import IndexingConfig
 from kgrag.config.llm import LLMConfig
 from kgrag.config.retrieval import RetrievalConfig
+from kgrag.config.store import StoreConfig
 
 
 class KgragConfig(BaseSettings):
@@ -32,6 +33,7 @@ class KgragConfig(BaseSettings):
     graph: GraphConfig = Field(default=GraphConfig(), description="Knowledge graph construction.")
     indexing: IndexingConfig = Field(default=IndexingConfig(), description="Indexing pipeline.")
     evaluation: EvaluationConfig = Field(default=EvaluationConfig(), description="Evaluation.")
+    store: StoreConfig = Field(default=StoreConfig(), description="Storage backend.")
 
     @classmethod
     def settings_customise_sources(

@@ -1,8 +1,8 @@
 """Exact cosine search over a normalised float32 matrix kept in memory.
 
 At the sizes kgrag's embedded store targets (up to a few hundred thousand chunks) an exact matrix
-product is a few milliseconds and has perfect recall; the workspace keeps it in a
-:class:`kgrag.core.hot.HotValue`, reloaded only when the store's write generation changes.
+product is a few milliseconds and has perfect recall; the SQLite vector repository keeps one per model
+in a :class:`kgrag.core.hot.HotValue`, reloaded only when the store's write generation changes.
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ from collections.abc import Callable
 import numpy as np
 
 from kgrag.config import KgragConfig
-from kgrag.core.dense_index import DenseIndex
 from kgrag.core.hot import HotValue
 from kgrag.core.lazy import Lazy
 from kgrag.graph.index import GraphIndex, load_graph_index
@@ -59,7 +58,8 @@ class QueryContext:
     """Store, config and the query-time resources built from them.
 
     ``model_id`` is the ``provider:model`` key vectors are stored under. ``embedder`` and ``llm`` are
-    factories, called at most once. ``dense_index`` defaults to the chunk matrix of ``model_id``;
+    factories, called at most once. Chunk vectors are searched by the store
+    (``store.vectors.search``), which keeps its own hot matrix or searches server-side;
     ``reranker`` is an optional slot (see :mod:`kgrag.retrieval.rerank`).
     """
 
@@ -71,7 +71,6 @@ class QueryContext:
         model_id: str,
         embedder: Callable[[], Embedder],
         llm: Callable[[], LLMClient],
-        dense_index: Callable[[], DenseIndex] | None = None,
         reranker: Reranker | None = None,
         query_cache_size: int = QUERY_CACHE_SIZE,
     ) -> None:
@@ -81,7 +80,6 @@ class QueryContext:
         self.reranker = reranker
         self._embedder = Lazy(embedder)
         self._llm = Lazy(llm)
-        self._dense = dense_index or HotValue(self._load_dense_index, store.generation).get
         self._graph = HotValue(lambda: load_graph_index(store, model_id), store.generation)
         self._graph_entities = HotValue(lambda: store.graph.counts()["entities"], store.generation)
         self._vector_count = HotValue(lambda: store.vectors.count(model_id), store.generation)
@@ -103,10 +101,6 @@ class QueryContext:
     def llm_created(self) -> bool:
         return self._llm.created
 
-    def dense_index(self) -> DenseIndex:
-        """Chunk vectors of the workspace's model, in memory."""
-        return self._dense()
-
     def graph_index(self) -> GraphIndex:
         """The whole graph in memory (possibly empty; graph steps say what to do then)."""
         return self._graph.get()
@@ -122,6 +116,3 @@ class QueryContext:
     def embed_query(self, text: str) -> np.ndarray:
         """The query's vector, from the cache when it was asked recently."""
         return self.query_vectors.get(text, lambda t: self.embedder().embed([t])[0])
-
-    def _load_dense_index(self) -> DenseIndex:
-        return DenseIndex(*self.store.vectors.chunk_matrix(self.model_id))

@@ -79,8 +79,8 @@ class DenseSearch:
     name: str = "dense_search"
 
     def run(self, state: QueryState, env: QueryContext) -> None:
-        index = env.dense_index()
-        _search_all_queries(self, state, lambda q: index.search(env.embed_query(q), self.pool))
+        search = env.store.vectors.search
+        _search_all_queries(self, state, lambda q: search(env.model_id, env.embed_query(q), self.pool))
 
 
 @dataclass(frozen=True)

@@ -1,23 +1,24 @@
 """The storage protocols. SQLite implements them today; PostgreSQL + pgvector will implement the same.
 
-A store is a set of small repositories (documents, chunks, vectors, ...) sharing one transaction scope:
-anything written inside ``with store.transaction():`` lands together or not at all, which is what makes
-indexing resumable after a crash.
+A store is a set of small repositories (documents, chunks, vectors, graph, LLM cache and usage ledger)
+sharing one transaction scope: anything written inside ``with store.transaction():`` lands together or not
+at all, which is what makes indexing resumable after a crash. The store owns *all* persistence, so a
+second backend is one new package that implements these protocols, and the contract tests in
+``tests/store`` hold it to the same behaviour.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from kgrag.core.graph_records import EntityMention, EntityRecord, RelationMention, RelationRecord
+from kgrag.core.llm_types import ChatRequest, Prices
+from kgrag.core.llm_usage import CachedResponse, CallRecord, LedgerSummary
 from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus, ScoredId
-
-if TYPE_CHECKING:  # the protocols must not import a backend at runtime (backends load lazily)
-    from kgrag.store.sqlite.database import Database
 
 
 class MetaRepository(Protocol):
@@ -52,12 +53,18 @@ class ChunkRepository(Protocol):
 
 
 class VectorRepository(Protocol):
-    """Embeddings keyed by (model, text hash): identical texts are embedded once, ever."""
+    """Embeddings keyed by (model, text hash): identical texts are embedded once, ever.
+
+    ``search`` is the only way retrieval reads chunk vectors, so a backend may search where the vectors
+    are (pgvector) instead of handing a matrix to the caller. Scores are cosine similarities of unit
+    vectors (the dot product), best first, at most ``k`` of them, each chunk once.
+    """
 
     def missing_chunk_hashes(self, model: str) -> list[tuple[str, str]]: ...
     def put(self, model: str, items: Iterable[tuple[str, np.ndarray]]) -> None: ...
     def get(self, model: str, text_hashes: Sequence[str]) -> dict[str, np.ndarray]: ...
     def chunk_matrix(self, model: str) -> tuple[list[str], np.ndarray]: ...
+    def search(self, model: str, vector: np.ndarray, k: int) -> list[ScoredId]: ...
     def count(self, model: str) -> int: ...
 
 
@@ -90,6 +97,33 @@ class GraphRepository(Protocol):
     def counts(self) -> dict[str, int]: ...
 
 
+class LLMCacheRepository(Protocol):
+    """Validated LLM replies keyed by :meth:`ChatRequest.cache_key`; only accepted replies are ever put.
+
+    Writes are bookkeeping: they must not advance :meth:`Store.generation` (a query that calls the LLM
+    must not make the next query reload the vector matrix and the graph index).
+    """
+
+    def get(self, key: str) -> CachedResponse | None: ...
+    def put(self, key: str, request: ChatRequest, response: CachedResponse) -> None: ...
+    def delete(self, key: str) -> None: ...
+    def count(self) -> int: ...
+
+
+class UsageLedgerRepository(Protocol):
+    """One record per logical LLM call; summaries per stage and per run, priced when asked.
+
+    Like the cache, writes do not advance :meth:`Store.generation`. ``run_ids`` lists runs in the order
+    they first appeared (``kgrag status`` shows the last one); ``calls`` returns the records themselves,
+    oldest first, for audits of single calls (which attempts failed, and why).
+    """
+
+    def record(self, rec: CallRecord) -> None: ...
+    def summary(self, run_id: str | None = None, prices: Prices | None = None) -> LedgerSummary: ...
+    def run_ids(self) -> list[str]: ...
+    def calls(self, run_id: str | None = None) -> list[CallRecord]: ...
+
+
 class Store(Protocol):
     """What the rest of kgrag needs from storage."""
 
@@ -104,10 +138,26 @@ class Store(Protocol):
     def vectors(self) -> VectorRepository: ...
     @property
     def graph(self) -> GraphRepository: ...
+    @property
+    def llm_cache(self) -> LLMCacheRepository: ...
+    @property
+    def llm_ledger(self) -> UsageLedgerRepository: ...
 
-    def transaction(self) -> AbstractContextManager[None]: ...
-    def llm_database(self) -> Database | None: ...
-    def scratch_copy(self) -> Store: ...
-    def generation(self) -> int: ...
+    def transaction(self) -> AbstractContextManager[None]:
+        """Everything written inside lands together or not at all; nested blocks are savepoints."""
+        ...
+
+    def dry_run(self) -> AbstractContextManager[None]:
+        """Everything written inside (nested transactions and LLM bookkeeping included) is rolled back at
+        the end, while reads inside see it: ``kgrag index --estimate`` runs the real indexing code this
+        way and changes nothing. It must not be entered inside a transaction, and the store must not be
+        used for real work by other threads meanwhile (their writes would be rolled back too)."""
+        ...
+
+    def generation(self) -> int:
+        """A number that changes whenever content is committed (here or by another process), so
+        in-memory indexes know when to reload; LLM cache and ledger writes leave it alone."""
+        ...
+
     def size_bytes(self) -> int: ...
     def close(self) -> None: ...

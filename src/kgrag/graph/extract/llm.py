@@ -31,6 +31,7 @@ from typing import Any
 from kgrag.config import KgragConfig, LLMConfig
 from kgrag.core.errors import BudgetExceededError, ModelError
 from kgrag.core.llm_types import StructuredResult
+from kgrag.core.llm_usage import LedgerSummary
 from kgrag.core.records import ChunkRecord
 from kgrag.core.stages import EXTRACT, GLEAN, ledger_stage
 from kgrag.documents import TokenCounter
@@ -40,7 +41,6 @@ from kgrag.graph.extract.parse import ExtractionReply, ParsedItems, dedupe_entit
 from kgrag.graph.extract.units import ExtractionUnit, build_units
 from kgrag.graph.types import ChunkExtraction
 from kgrag.models.llm.client import LLMClient
-from kgrag.models.llm.ledger import LedgerSummary
 from kgrag.models.llm.tokens import TextTokenCounter
 
 STAGE_EXTRACT = ledger_stage(EXTRACT)  # "index.extract"

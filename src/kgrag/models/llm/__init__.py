@@ -13,35 +13,20 @@ from kgrag.core.llm_types import (
     StructuredResult,
     Usage,
 )
-from kgrag.models.llm.base import (
-    CachedResponse,
-    ChatProvider,
-    LLMUnavailableError,
-    ProviderError,
-    ResponseCache,
-)
+from kgrag.core.llm_usage import CachedResponse, CallRecord, LedgerSummary, Totals
+from kgrag.models.llm.base import ChatProvider, LLMUnavailableError, ProviderError, ResponseCache, UsageLedger
 from kgrag.models.llm.budget import TokenBudget, check_context_window
-from kgrag.models.llm.cache import InMemoryResponseCache, SQLiteResponseCache
 from kgrag.models.llm.client import ClientSettings, LLMClient
 from kgrag.models.llm.estimate import Estimate, EstimatingProvider
 from kgrag.models.llm.json_repair import JSONRepairError, Repaired, repair_json
-from kgrag.models.llm.ledger import (
-    CallRecord,
-    InMemoryLedger,
-    LedgerSummary,
-    SQLiteLedger,
-    Totals,
-    UsageLedger,
-)
 from kgrag.models.llm.none import NoneProvider, llm_free_note
 from kgrag.models.llm.recording import RecordingProvider
 from kgrag.models.llm.registry import build_provider, create_llm_client, new_run_id
 from kgrag.models.llm.scripted import ScriptedProvider, ScriptRule, replay_key
-from kgrag.models.llm.sqlite_tables import LLM_SCHEMAS
 from kgrag.models.llm.status import LLMStatus, llm_status
+from kgrag.store.memory import InMemoryLedger, InMemoryResponseCache
 
 __all__ = [
-    "LLM_SCHEMAS",
     "CachedResponse",
     "CallRecord",
     "ChatProvider",
@@ -66,8 +51,6 @@ __all__ = [
     "RecordingProvider",
     "Repaired",
     "ResponseCache",
-    "SQLiteLedger",
-    "SQLiteResponseCache",
     "ScriptRule",
     "ScriptedProvider",
     "StructuredResult",

@@ -7,11 +7,11 @@ and each attempt is visible in the ledger.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol
 
 from kgrag.core.errors import ModelError
 from kgrag.core.llm_types import ChatRequest, ChatResponse
+from kgrag.store.base import LLMCacheRepository, UsageLedgerRepository
 
 
 class ProviderError(ModelError):
@@ -47,23 +47,7 @@ class ChatProvider(Protocol):
     def close(self) -> None: ...
 
 
-@dataclass(frozen=True)
-class CachedResponse:
-    """A stored reply with the token counts it cost when it was first fetched."""
-
-    text: str
-    finish_reason: str | None
-    prompt_tokens: int
-    completion_tokens: int
-
-
-class ResponseCache(Protocol):
-    """Replies keyed by :meth:`ChatRequest.cache_key`; only validated replies are ever put."""
-
-    def get(self, key: str) -> CachedResponse | None: ...
-
-    def put(self, key: str, request: ChatRequest, response: CachedResponse) -> None: ...
-
-    def delete(self, key: str) -> None: ...
-
-    def count(self) -> int: ...
+# The cache and ledger the client writes to are store repositories (persistent in a workspace; the
+# in-memory fakes live in kgrag.store.memory). These names are what the LLM layer calls them.
+ResponseCache = LLMCacheRepository
+UsageLedger = UsageLedgerRepository

@@ -20,15 +20,9 @@ from typing import Any
 
 from kgrag.core.errors import ModelError
 from kgrag.core.llm_types import ChatRequest, ChatResponse, Prices, Usage, UsageSource
-from kgrag.models.llm.base import (
-    CachedResponse,
-    ChatProvider,
-    LLMUnavailableError,
-    ProviderError,
-    ResponseCache,
-)
+from kgrag.core.llm_usage import CachedResponse, CallRecord
+from kgrag.models.llm.base import ChatProvider, LLMUnavailableError, ProviderError, ResponseCache, UsageLedger
 from kgrag.models.llm.budget import TokenBudget, check_context_window
-from kgrag.models.llm.ledger import CallRecord, UsageLedger
 from kgrag.models.llm.ratelimit import CallLimits
 from kgrag.models.llm.retry import RetryPolicy
 from kgrag.models.llm.structured import ReplyInvalid

@@ -32,9 +32,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel
 
 from kgrag.core.llm_types import ChatRequest, ChatResult, Message, PromptRef, StructuredResult, Usage
+from kgrag.core.llm_usage import LedgerSummary
+from kgrag.models.llm.base import UsageLedger
 from kgrag.models.llm.calls import CallRunner, Outcome
 from kgrag.models.llm.estimate import Estimate, EstimatingProvider
-from kgrag.models.llm.ledger import LedgerSummary, UsageLedger
 from kgrag.models.llm.structured import (
     compact_schema,
     parse_reply,

@@ -1,32 +1,32 @@
-"""Build an :class:`LLMClient` from ``LLMConfig``: the only place that reads the API key variable.
+"""Build an :class:`LLMClient` from ``LLMConfig``: the provider by registry name, the cache and ledger
+from the caller.
 
-``none`` and ``scripted`` never open a network connection; ``openai`` opens one lazily on the first call.
+The cache and ledger are passed in, never looked up: a workspace passes its store's repositories (they
+persist with the workspace), and only a caller that passes nothing, a test or a one-off script, gets the
+in-memory fakes. ``none`` and ``scripted`` never open a network connection; ``openai`` opens one lazily
+on the first call.
 """
 
 from __future__ import annotations
 
 import functools
-import os
 import random
 import time
 import uuid
 
 from kgrag.config import LLMConfig
-from kgrag.core.errors import ConfigError
+from kgrag.core.builtins import new_registry
 from kgrag.core.llm_types import Prices
-from kgrag.models.llm.base import ChatProvider, ResponseCache
+from kgrag.models.llm.base import ChatProvider, ResponseCache, UsageLedger
 from kgrag.models.llm.budget import TokenBudget
-from kgrag.models.llm.cache import InMemoryResponseCache, SQLiteResponseCache
 from kgrag.models.llm.calls import CallRunner
 from kgrag.models.llm.client import ClientSettings, LLMClient
 from kgrag.models.llm.estimate import EstimatingProvider
-from kgrag.models.llm.ledger import InMemoryLedger, SQLiteLedger, UsageLedger
-from kgrag.models.llm.none import NoneProvider
 from kgrag.models.llm.ratelimit import CallLimits
 from kgrag.models.llm.retry import RetryPolicy
-from kgrag.models.llm.scripted import ScriptedProvider
 from kgrag.models.llm.tokens import TextTokenCounter, default_token_counter
-from kgrag.store.sqlite.database import Database
+from kgrag.store.base import Store
+from kgrag.store.memory import InMemoryLedger, InMemoryResponseCache
 
 
 def new_run_id() -> str:
@@ -35,48 +35,33 @@ def new_run_id() -> str:
 
 
 def build_provider(cfg: LLMConfig) -> ChatProvider:
-    """The configured provider; reads ``cfg.api_key_env`` from the environment for ``openai`` only."""
-    if cfg.provider == "none":
-        return NoneProvider()
-    if cfg.provider == "scripted":
-        return ScriptedProvider.from_file(cfg.scripted_file) if cfg.scripted_file else ScriptedProvider()
-    if not cfg.model:
-        raise ConfigError("llm.model is required when llm.provider = 'openai' (e.g. gpt-4o-mini, llama3.1:8b)")
-    from kgrag.models.llm.http import OpenAICompatibleProvider
-
-    return OpenAICompatibleProvider(
-        cfg.base_url,
-        os.environ.get(cfg.api_key_env) or None,
-        api_key_header=cfg.api_key_header,
-        api_key_env=cfg.api_key_env,
-        timeout_s=cfg.timeout_s,
-        max_connections=cfg.max_concurrency,
-    )
+    """The provider ``cfg.provider`` names, made by its ``llm_provider`` registry factory."""
+    provider: ChatProvider = new_registry("llm_provider").create(cfg.provider, cfg)
+    return provider
 
 
 def create_llm_client(
     cfg: LLMConfig,
-    db: Database | None = None,
+    store: Store | None = None,
     run_id: str | None = None,
     *,
     provider: ChatProvider | None = None,
     estimate: bool = False,
     counter: TextTokenCounter | None = None,
 ) -> LLMClient:
-    """A client for ``cfg``. With ``db`` the cache and ledger persist in the workspace database, else
-    they live in memory. ``provider`` replaces the configured one (tests); ``estimate`` wraps it so
-    nothing is sent and :meth:`LLMClient.estimate` reports what would have been."""
+    """A client for ``cfg``. With ``store`` the cache and ledger are the store's repositories (they
+    persist with it); without one they are in-memory fakes. ``provider`` replaces the configured one
+    (tests); ``estimate`` wraps it so nothing is sent and :meth:`LLMClient.estimate` reports what would
+    have been."""
+    cache: ResponseCache = store.llm_cache if store is not None else InMemoryResponseCache()
+    ledger: UsageLedger = store.llm_ledger if store is not None else InMemoryLedger()
     chosen = provider if provider is not None else build_provider(cfg)
     get_counter = (lambda: counter) if counter is not None else functools.cache(default_token_counter)
     if estimate:
         chosen = EstimatingProvider(chosen, get_counter(), cfg.estimate_completion_tokens)
-    cache: ResponseCache | None = None
-    if cfg.cache_enabled:
-        cache = SQLiteResponseCache(db) if db is not None else InMemoryResponseCache()
-    ledger: UsageLedger = SQLiteLedger(db) if db is not None else InMemoryLedger()
     runner = CallRunner(
         provider=chosen,
-        cache=cache,
+        cache=cache if cfg.cache_enabled else None,
         ledger=ledger,
         budget=TokenBudget(cfg.max_tokens_budget),
         limits=CallLimits(cfg.max_concurrency, cfg.requests_per_minute, cfg.tokens_per_minute),

@@ -5,9 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kgrag.core.llm_types import Prices
-from kgrag.models.llm.cache import SQLiteResponseCache
-from kgrag.models.llm.ledger import SQLiteLedger
-from kgrag.store.sqlite.database import Database
+from kgrag.models.llm.base import ResponseCache, UsageLedger
 
 
 @dataclass(frozen=True)
@@ -32,13 +30,12 @@ class LLMStatus:
         )
 
 
-def llm_status(db: Database, prices: Prices | None = None) -> LLMStatus:
-    """Summarise the ``llm_cache`` and ``llm_calls`` tables of a workspace database."""
-    ledger = SQLiteLedger(db)
+def llm_status(cache: ResponseCache, ledger: UsageLedger, prices: Prices | None = None) -> LLMStatus:
+    """Summarise a cache and a ledger (a workspace passes its store's ``llm_cache`` and ``llm_ledger``)."""
     total = ledger.summary(prices=prices).total
     runs = ledger.run_ids()
     return LLMStatus(
-        cache_entries=SQLiteResponseCache(db).count(),
+        cache_entries=cache.count(),
         calls=total.calls,
         cache_hits=total.cache_hits,
         hit_rate=total.hit_rate,

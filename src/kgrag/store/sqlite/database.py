@@ -92,6 +92,28 @@ class Database:
             if content:
                 self._writes += 1
 
+    @contextmanager
+    def dry_run(self) -> Iterator[None]:
+        """Open an outer transaction that is always rolled back; every :meth:`transaction` inside becomes
+        a savepoint of it, so the real code path runs and reads its own writes, and nothing stays.
+
+        The lock is not held across the block (LLM calls write the cache from worker threads), only the
+        depth is raised so those writes join the open transaction. The generation moves on at the end:
+        whatever was loaded from the rolled-back state must be reloaded.
+        """
+        with self._lock:
+            if self._depth:
+                raise RuntimeError("dry_run() must not start inside a transaction")
+            self._begin()
+            self._depth = 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._depth = 0
+                self._conn.execute("ROLLBACK")
+                self._writes += 1
+
     def _begin(self) -> None:
         """Start the outer write transaction; a database another process keeps locked past the busy
         timeout is a :class:`WorkspaceError`, not an internal error."""
@@ -136,11 +158,6 @@ class Database:
         with self._lock:
             external = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
         return self._writes * 1_000_003 + external
-
-    def backup_to(self, other: Database) -> None:
-        """Copy this database into ``other`` with SQLite's online backup (consistent, no locks held long)."""
-        with self._lock, other._lock:
-            self._conn.backup(other._conn)
 
     def size_bytes(self) -> int:
         total = 0

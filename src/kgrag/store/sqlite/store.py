@@ -6,14 +6,28 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from kgrag.models.llm.sqlite_tables import LLM_SCHEMAS
+from kgrag.config.store import StoreConfig
+from kgrag.core.errors import WorkspaceError
 from kgrag.store.sqlite.chunks import CHUNKS_DDL, SQLiteChunks
 from kgrag.store.sqlite.database import Database
 from kgrag.store.sqlite.documents import DOCUMENTS_DDL, META_DDL, SQLiteDocuments, SQLiteMeta
-from kgrag.store.sqlite.graph import GRAPH_DDL, SQLiteGraph
+from kgrag.store.sqlite.graph import SQLiteGraph
+from kgrag.store.sqlite.graph_schema import GRAPH_DDL
+from kgrag.store.sqlite.llm_cache import LLM_CACHE_DDL, SQLiteResponseCache
+from kgrag.store.sqlite.llm_ledger import LLM_LEDGER_DDL, SQLiteLedger
 from kgrag.store.sqlite.vectors import VECTORS_DDL, SQLiteVectors
 
-SCHEMAS: tuple[str, ...] = (META_DDL, DOCUMENTS_DDL, CHUNKS_DDL, VECTORS_DDL, GRAPH_DDL, *LLM_SCHEMAS)
+SCHEMAS: tuple[str, ...] = (
+    META_DDL,
+    DOCUMENTS_DDL,
+    CHUNKS_DDL,
+    VECTORS_DDL,
+    GRAPH_DDL,
+    LLM_CACHE_DDL,
+    LLM_LEDGER_DDL,
+)
+
+DEFAULT_FILE_NAME = "kgrag.sqlite3"
 
 
 class SQLiteStore:
@@ -29,21 +43,19 @@ class SQLiteStore:
         self.chunks = SQLiteChunks(self.db)
         self.vectors = SQLiteVectors(self.db)
         self.graph = SQLiteGraph(self.db)
+        self.llm_cache = SQLiteResponseCache(self.db)
+        self.llm_ledger = SQLiteLedger(self.db)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
         with self.db.transaction():
             yield
 
-    def llm_database(self) -> Database:
-        """Where the LLM response cache and usage ledger live: the same file, the same transactions."""
-        return self.db
-
-    def scratch_copy(self) -> SQLiteStore:
-        """An in-memory copy of everything, for dry runs (``kgrag index --estimate``)."""
-        copy = SQLiteStore(":memory:")
-        self.db.backup_to(copy.db)
-        return copy
+    @contextmanager
+    def dry_run(self) -> Iterator[None]:
+        """One outer transaction rolled back at the end (see :meth:`Database.dry_run`); copies no files."""
+        with self.db.dry_run():
+            yield
 
     def generation(self) -> int:
         return self.db.generation
@@ -53,3 +65,16 @@ class SQLiteStore:
 
     def close(self) -> None:
         self.db.close()
+
+
+def open_sqlite_store(config: StoreConfig, workspace: Path) -> SQLiteStore:
+    """The ``sqlite`` entry of the store registry: ``store.url`` is the database path (relative paths are
+    relative to the workspace, ``:memory:`` keeps everything in memory), default ``<workspace>/kgrag.sqlite3``."""
+    if config.url == ":memory:":
+        return SQLiteStore(":memory:")
+    path = workspace / (Path(config.url).expanduser() if config.url else Path(DEFAULT_FILE_NAME))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)  # a fresh workspace, or a url into a new directory
+    except OSError as exc:
+        raise WorkspaceError(f"{path}: cannot create the database directory ({exc.strerror})") from exc
+    return SQLiteStore(path)

@@ -1,15 +1,21 @@
 """SQLite vector repository: float32 blobs keyed by (model, text hash).
 
 The standard-library sqlite3 here cannot load extensions (no sqlite-vec), so vectors are stored as
-blobs and searched in NumPy by :mod:`kgrag.core.dense_index`.
+blobs and searched exactly in NumPy by :mod:`kgrag.core.dense_index`. The chunk matrix of each model is
+kept in memory by the repository and reloaded only when the database's write generation changes, so a
+query costs one matrix product, and indexing done by another process is still seen.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from kgrag.core.dense_index import DenseIndex
+from kgrag.core.hot import HotValue
+from kgrag.core.records import ScoredId
 from kgrag.store.sqlite.database import Database
 
 VECTORS_DDL = """
@@ -23,10 +29,12 @@ CREATE TABLE IF NOT EXISTS embeddings (
 
 
 class SQLiteVectors:
-    """Embedding cache and chunk vector matrix."""
+    """Embedding cache, chunk vector matrix and exact search over it."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._hot: dict[str, HotValue[DenseIndex]] = {}
+        self._hot_lock = threading.Lock()  # HotValue itself is not thread-safe; servers query in threads
 
     def missing_chunk_hashes(self, model: str) -> list[tuple[str, str]]:
         """(text_hash, text) of chunks whose text has no vector for ``model`` yet, one per hash."""
@@ -68,6 +76,19 @@ class SQLiteVectors:
         ids = [r[0] for r in rows]
         matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
         return ids, matrix
+
+    def search(self, model: str, vector: np.ndarray, k: int) -> list[ScoredId]:
+        """The ``k`` chunks most similar to ``vector`` (cosine of unit vectors), best first."""
+        return self._index(model).search(vector, k)
+
+    def _index(self, model: str) -> DenseIndex:
+        """The model's chunk matrix, loaded on first use and after any committed content write."""
+        with self._hot_lock:
+            hot = self._hot.get(model)
+            if hot is None:
+                hot = HotValue(lambda: DenseIndex(*self.chunk_matrix(model)), lambda: self._db.generation)
+                self._hot[model] = hot
+            return hot.get()
 
     def count(self, model: str) -> int:
         return int(self._db.scalar("SELECT COUNT(*) FROM embeddings WHERE model = ?", (model,)) or 0)

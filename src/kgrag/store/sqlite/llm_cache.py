@@ -1,45 +1,31 @@
-"""Response caches: SQLite in the workspace database (persistent, shared by runs) and an in-memory fake.
-
-Only replies the caller accepted are put (a structured reply is validated first), so a broken reply can
-never be replayed. Keys come from :meth:`ChatRequest.cache_key`.
-"""
+"""The LLM response cache as a table of the workspace database: replies survive the process, so a rerun
+resumes where a failed or interrupted one stopped, and an estimate counts cached calls as free."""
 
 from __future__ import annotations
 
-import threading
 import time
 
 from kgrag.core.llm_types import ChatRequest
-from kgrag.models.llm.base import CachedResponse
+from kgrag.core.llm_usage import CachedResponse
 from kgrag.store.sqlite.database import Database
 
-
-class InMemoryResponseCache:
-    """Dict-backed cache for tests and one-off runs without a workspace."""
-
-    def __init__(self) -> None:
-        self._items: dict[str, CachedResponse] = {}
-        self._lock = threading.Lock()
-
-    def get(self, key: str) -> CachedResponse | None:
-        with self._lock:
-            return self._items.get(key)
-
-    def put(self, key: str, request: ChatRequest, response: CachedResponse) -> None:
-        with self._lock:
-            self._items[key] = response
-
-    def delete(self, key: str) -> None:
-        with self._lock:
-            self._items.pop(key, None)
-
-    def count(self) -> int:
-        with self._lock:
-            return len(self._items)
+LLM_CACHE_DDL = """
+CREATE TABLE IF NOT EXISTS llm_cache (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    prompt_name TEXT,
+    prompt_version TEXT,
+    response TEXT NOT NULL,
+    finish_reason TEXT,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    created_at REAL NOT NULL
+);
+"""
 
 
 class SQLiteResponseCache:
-    """The ``llm_cache`` table (see :mod:`kgrag.models.llm.sqlite_tables`)."""
+    """The ``llm_cache`` table; writes are bookkeeping (``content=False``: no hot-index reload)."""
 
     def __init__(self, db: Database) -> None:
         self._db = db

@@ -1,15 +1,14 @@
-"""The SQLite graph repository: ids, cascades, stale flags, orphans and extraction bookkeeping."""
+"""Store contract, graph repository: ids, cascades, stale flags, orphans and extraction bookkeeping."""
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 from tests.graph.graph_fakes import ChunkFactory
+from tests.store.backends import StoreBackend
 
 from kgrag.core.graph_ids import entity_id_for_key, relation_id_for_pair
 from kgrag.core.graph_records import EntityMention, EntityRecord, RelationMention
-from kgrag.store.sqlite import SQLiteStore
+from kgrag.store import Store
 
 
 def _mention(key: str, chunk: str, surface: str | None = None, type_: str = "concept", desc: str = "") -> EntityMention:
@@ -22,7 +21,7 @@ def test_ids_are_stable_and_pair_ids_unordered() -> None:
     assert relation_id_for_pair(a, b) == relation_id_for_pair(b, a)
 
 
-def test_mentions_create_entities_and_relations_once(store: SQLiteStore, add_doc: ChunkFactory) -> None:
+def test_mentions_create_entities_and_relations_once(store: Store, add_doc: ChunkFactory) -> None:
     c1, c2 = add_doc("d1", ["one", "two"])
     with store.transaction():
         ids = store.graph.add_entity_mentions(
@@ -45,14 +44,16 @@ def test_mentions_create_entities_and_relations_once(store: SQLiteStore, add_doc
     assert mentions[1].keywords == ("storage",) and mentions[1].weight == 2.0
 
 
-def test_self_relation_is_refused_by_the_schema(store: SQLiteStore, add_doc: ChunkFactory) -> None:
+def test_self_relation_is_refused_by_the_schema(
+    store: Store, add_doc: ChunkFactory, store_backend: StoreBackend
+) -> None:
     (c1,) = add_doc("d1", ["one"])
     store.graph.add_entity_mentions([_mention("kestrel", c1)])
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(store_backend.integrity_error):
         store.graph.add_relation_mentions([RelationMention("kestrel", "kestrel", c1, "is", "")])
 
 
-def test_deleting_a_document_cascades_to_mentions_and_flags_stale(store: SQLiteStore, add_doc: ChunkFactory) -> None:
+def test_deleting_a_document_cascades_to_mentions_and_flags_stale(store: Store, add_doc: ChunkFactory) -> None:
     (c1,) = add_doc("d1", ["one"])
     (c2,) = add_doc("d2", ["two"])
     store.graph.add_entity_mentions([_mention("kestrel", c1), _mention("shale", c1), _mention("kestrel", c2)])
@@ -74,7 +75,7 @@ def test_deleting_a_document_cascades_to_mentions_and_flags_stale(store: SQLiteS
     assert store.graph.entity_by_key("kestrel") is not None and store.graph.entity_by_key("shale") is None
 
 
-def test_extraction_marks_errors_and_other_extractors(store: SQLiteStore, add_doc: ChunkFactory) -> None:
+def test_extraction_marks_errors_and_other_extractors(store: Store, add_doc: ChunkFactory) -> None:
     c1, c2, c3 = add_doc("d1", ["one", "two", "three"])
     assert store.graph.chunks_needing_extraction("x") == [c1, c2, c3]
     store.graph.mark_extracted(c1, "x", None, 2, 1)
@@ -91,7 +92,7 @@ def test_extraction_marks_errors_and_other_extractors(store: SQLiteStore, add_do
     assert store.graph.counts()["chunks_extracted"] == 3
 
 
-def test_clear_chunk_mentions_flags_what_it_touches(store: SQLiteStore, add_doc: ChunkFactory) -> None:
+def test_clear_chunk_mentions_flags_what_it_touches(store: Store, add_doc: ChunkFactory) -> None:
     c1, c2 = add_doc("d1", ["one", "two"])
     store.graph.add_entity_mentions([_mention("kestrel", c1), _mention("shale", c2)])
     store.graph.save_entities([EntityRecord(entity_id_for_key(k), k, k, "concept", "") for k in ("kestrel", "shale")])
@@ -100,7 +101,7 @@ def test_clear_chunk_mentions_flags_what_it_touches(store: SQLiteStore, add_doc:
     assert store.graph.counts()["entity_mentions"] == 1
 
 
-def test_relations_of_and_ordered_lookup(store: SQLiteStore, add_doc: ChunkFactory) -> None:
+def test_relations_of_and_ordered_lookup(store: Store, add_doc: ChunkFactory) -> None:
     (c1,) = add_doc("d1", ["one"])
     store.graph.add_entity_mentions([_mention(k, c1) for k in ("a1", "b1", "c1")])
     store.graph.add_relation_mentions(

@@ -1,12 +1,14 @@
-"""SQLite store: transactions are atomic, deletes cascade through chunks and the FTS index."""
+"""Store contract: transactions are atomic, deletes cascade through chunks and the full-text index."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from kgrag.config import LLMConfig
 from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus
-from kgrag.store.sqlite import SQLiteStore
+from kgrag.models.llm import ScriptedProvider, create_llm_client
+from kgrag.store import Store
 
 
 def _doc(doc_id: str = "d1") -> DocumentRecord:
@@ -28,8 +30,7 @@ def _chunk(cid: str, text: str, doc_id: str = "d1", ord_: int = 0) -> ChunkRecor
     )
 
 
-def test_failed_transaction_leaves_nothing() -> None:
-    store = SQLiteStore(":memory:")
+def test_failed_transaction_leaves_nothing(store: Store) -> None:
     with pytest.raises(RuntimeError), store.transaction():
         store.documents.upsert(_doc())
         store.chunks.replace_for_document("d1", [_chunk("c1", "kestrel ingests telemetry")])
@@ -39,8 +40,7 @@ def test_failed_transaction_leaves_nothing() -> None:
     assert store.chunks.search_bm25("kestrel", 5) == []
 
 
-def test_nested_transaction_rolls_back_only_inner_block() -> None:
-    store = SQLiteStore(":memory:")
+def test_nested_transaction_rolls_back_only_inner_block(store: Store) -> None:
     with store.transaction():
         store.documents.upsert(_doc("d1"))
         with pytest.raises(ValueError), store.transaction():
@@ -50,8 +50,7 @@ def test_nested_transaction_rolls_back_only_inner_block() -> None:
     assert store.documents.get("d2") is None
 
 
-def test_delete_cascades_to_chunks_and_fts() -> None:
-    store = SQLiteStore(":memory:")
+def test_delete_cascades_to_chunks_and_fts(store: Store) -> None:
     store.documents.upsert(_doc())
     store.chunks.replace_for_document("d1", [_chunk("c1", "tern message bus"), _chunk("c2", "osprey", ord_=1)])
     assert [h.id for h in store.chunks.search_bm25("tern bus", 5)] == ["c1"]
@@ -60,8 +59,7 @@ def test_delete_cascades_to_chunks_and_fts() -> None:
     assert store.chunks.search_bm25("tern", 5) == []
 
 
-def test_bm25_query_syntax_is_escaped() -> None:
-    store = SQLiteStore(":memory:")
+def test_bm25_query_syntax_is_escaped(store: Store) -> None:
     store.documents.upsert(_doc())
     store.chunks.replace_for_document("d1", [_chunk("c1", "what is NOT a release? AND OR NEAR")])
     for nasty in ['"', "NOT", "a* OR (", "c1:", "-x", "", "   "]:
@@ -69,8 +67,7 @@ def test_bm25_query_syntax_is_escaped() -> None:
     assert store.chunks.search_bm25('release" OR', 5)[0].id == "c1"
 
 
-def test_vectors_keyed_by_model_and_hash() -> None:
-    store = SQLiteStore(":memory:")
+def test_vectors_keyed_by_model_and_hash(store: Store) -> None:
     store.documents.upsert(_doc())
     store.chunks.replace_for_document("d1", [_chunk("c1", "a b"), _chunk("c2", "c d", ord_=1)])
     assert {h for h, _ in store.vectors.missing_chunk_hashes("m")} == {"h-c1", "h-c2"}
@@ -81,23 +78,18 @@ def test_vectors_keyed_by_model_and_hash() -> None:
     assert store.vectors.count("other") == 0
 
 
-def test_generation_changes_on_commit() -> None:
-    store = SQLiteStore(":memory:")
+def test_generation_changes_on_commit(store: Store) -> None:
     before = store.generation()
     store.documents.upsert(_doc())
     assert store.generation() != before
 
 
-def test_llm_bookkeeping_does_not_invalidate_hot_indexes() -> None:
+def test_llm_bookkeeping_does_not_invalidate_hot_indexes(store: Store) -> None:
     """Cache and ledger writes must not make the next query reload the vector matrix or graph index."""
-    from kgrag.config import LLMConfig
-    from kgrag.models.llm import ScriptedProvider, create_llm_client
-
-    store = SQLiteStore(":memory:")
-    client = create_llm_client(LLMConfig(provider="scripted"), store.db, provider=ScriptedProvider(default="hi"))
+    client = create_llm_client(LLMConfig(provider="scripted"), store, provider=ScriptedProvider(default="hi"))
     before = store.generation()
     client.chat([{"role": "user", "content": "hello"}], stage="query.generate")
-    assert store.db.scalar("SELECT COUNT(*) FROM llm_calls") == 1
+    assert store.llm_ledger.summary().total.calls == 1 and store.llm_cache.count() == 1
     assert store.generation() == before
     store.documents.upsert(_doc())
     assert store.generation() != before

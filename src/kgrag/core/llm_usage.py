@@ -1,0 +1,132 @@
+"""What the LLM layer stores: cached replies and usage records, and the totals summarised from them.
+
+They live in ``core`` because two layers speak them: the store persists them (its LLM cache and usage
+ledger repositories) and the LLM client produces and reads them. Keeping them here lets the store hold
+the LLM bookkeeping without importing the LLM layer.
+
+Rows hold tokens, not money: cost is computed at summary time from the prices passed in, so a price
+change re-prices history. Token totals count every call (a cached call still had that size, which is
+what per-question cost comparisons need); ``billed_*`` tokens and the cost leave cache hits out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+from kgrag.core.llm_types import Prices, UsageSource
+
+
+@dataclass(frozen=True)
+class CachedResponse:
+    """A stored reply with the token counts it cost when it was first fetched."""
+
+    text: str
+    finish_reason: str | None
+    prompt_tokens: int
+    completion_tokens: int
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One logical call: ``attempts`` counts HTTP attempts, ``attempt_errors`` lists why retries happened."""
+
+    run_id: str
+    stage: str
+    provider: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    usage_source: UsageSource
+    latency_ms: float
+    cache_hit: bool
+    attempts: int
+    prompt_name: str | None = None
+    prompt_version: str | None = None
+    estimated: bool = False
+    attempt_errors: tuple[str, ...] = ()
+    error: str | None = None
+    created_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Aggregated calls of one stage, one run, or everything."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    errors: int = 0
+    attempts: int = 0
+    estimated_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    billed_prompt_tokens: int = 0
+    billed_completion_tokens: int = 0
+    latency_ms: float = 0.0
+    cost_usd: float = 0.0
+
+    @property
+    def retries(self) -> int:
+        """Attempts beyond the first of each call that reached the provider."""
+        sent = self.calls - self.cache_hits
+        return max(0, self.attempts - sent)
+
+    @property
+    def hit_rate(self) -> float:
+        return self.cache_hits / self.calls if self.calls else 0.0
+
+    def __add__(self, other: Totals) -> Totals:
+        return Totals(*(getattr(self, name) + getattr(other, name) for name in self.__dataclass_fields__))
+
+    @classmethod
+    def of(cls, rec: CallRecord) -> Totals:
+        """The totals of a single record (what a ledger backend without GROUP BY sums)."""
+        return cls(
+            calls=1,
+            cache_hits=int(rec.cache_hit),
+            errors=int(rec.error is not None),
+            attempts=rec.attempts,
+            estimated_calls=int(rec.estimated),
+            prompt_tokens=rec.prompt_tokens,
+            completion_tokens=rec.completion_tokens,
+            billed_prompt_tokens=0 if rec.cache_hit else rec.prompt_tokens,
+            billed_completion_tokens=0 if rec.cache_hit else rec.completion_tokens,
+            latency_ms=rec.latency_ms,
+        )
+
+
+@dataclass(frozen=True)
+class LedgerSummary:
+    """Totals overall, per stage and per run, priced with the given :class:`Prices`."""
+
+    total: Totals
+    by_stage: dict[str, Totals] = field(default_factory=dict)
+    by_run: dict[str, Totals] = field(default_factory=dict)
+
+    def lines(self) -> list[str]:
+        """Human-readable lines for the CLI: one per stage, then the total."""
+        out = [f"{stage}: {_line(t)}" for stage, t in sorted(self.by_stage.items())]
+        out.append(f"total: {_line(self.total)}")
+        return out
+
+
+def _line(t: Totals) -> str:
+    return (
+        f"{t.calls} calls ({t.cache_hits} cached, {t.retries} retries, {t.errors} errors), "
+        f"{t.prompt_tokens} prompt + {t.completion_tokens} completion tokens, ${t.cost_usd:.4f}"
+    )
+
+
+def build_summary(groups: Iterable[tuple[str, str, Totals]], prices: Prices | None) -> LedgerSummary:
+    """Fold ``(run_id, stage, totals)`` groups into a priced summary; shared by every ledger backend."""
+    prices = prices or Prices()
+    total = Totals()
+    by_stage: dict[str, Totals] = {}
+    by_run: dict[str, Totals] = {}
+    for run_id, stage, totals in groups:
+        cost = prices.cost(totals.billed_prompt_tokens, totals.billed_completion_tokens)
+        priced = replace(totals, cost_usd=cost)
+        total = total + priced
+        by_stage[stage] = by_stage.get(stage, Totals()) + priced
+        by_run[run_id] = by_run.get(run_id, Totals()) + priced
+    return LedgerSummary(total=total, by_stage=by_stage, by_run=by_run)

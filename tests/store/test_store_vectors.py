@@ -1,0 +1,76 @@
+"""Store contract, vector search: exact cosine top-k over the chunk vectors of one model, the same
+ranking and scores as the NumPy reference, and fresh after every write."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+
+import numpy as np
+from tests.helpers import add_document
+
+from kgrag.core.dense_index import DenseIndex
+from kgrag.core.records import ScoredId
+from kgrag.documents.records import content_hash
+from kgrag.store import Store
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _fill(store: Store, texts: list[str], matrix: np.ndarray, model: str = "m") -> list[str]:
+    ids = add_document(store, "d1", texts)
+    store.vectors.put(model, [(content_hash(t), v) for t, v in zip(texts, matrix, strict=True)])
+    return ids
+
+
+def test_search_matches_the_exact_reference(store: Store) -> None:
+    rng = np.random.default_rng(3)
+    texts = [f"text {i}" for i in range(40)]
+    matrix = _unit(rng.normal(size=(40, 16)))
+    ids = _fill(store, texts, matrix)
+    query = _unit(rng.normal(size=(1, 16)))[0]
+    reference = DenseIndex(ids, matrix).search(query, 7)
+    hits = store.vectors.search("m", query, 7)
+    assert [h.id for h in hits] == [h.id for h in reference]
+    assert np.allclose([h.score for h in hits], [h.score for h in reference], atol=1e-6)
+    assert all(a.score >= b.score for a, b in itertools.pairwise(hits))
+
+
+def test_search_edges(store: Store) -> None:
+    assert store.vectors.search("m", np.ones(4, dtype=np.float32), 5) == []  # nothing stored
+    ids = _fill(store, ["a", "b"], _unit(np.array([[1.0, 0.0], [0.0, 1.0]])))
+    assert store.vectors.search("m", np.array([1.0, 0.0], dtype=np.float32), 0) == []
+    hits = store.vectors.search("m", np.array([1.0, 0.0], dtype=np.float32), 10)  # k beyond the count
+    assert [h.id for h in hits] == ids and hits[0] == ScoredId(ids[0], 1.0)
+    assert store.vectors.search("other-model", np.array([1.0, 0.0], dtype=np.float32), 5) == []
+
+
+def test_search_sees_writes_and_deletes(store: Store) -> None:
+    query = np.array([1.0, 0.0], dtype=np.float32)
+    (first,) = _fill(store, ["a"], _unit(np.array([[0.0, 1.0]])))
+    assert [h.id for h in store.vectors.search("m", query, 5)] == [first]
+    second = add_document(store, "d2", ["b"])[0]
+    store.vectors.put("m", [(content_hash("b"), np.array([1.0, 0.0], dtype=np.float32))])
+    assert [h.id for h in store.vectors.search("m", query, 5)] == [second, first]
+    store.documents.delete("d2")
+    assert [h.id for h in store.vectors.search("m", query, 5)] == [first]
+
+
+def test_search_from_many_threads(store: Store) -> None:
+    rng = np.random.default_rng(5)
+    matrix = _unit(rng.normal(size=(30, 8)))
+    ids = _fill(store, [f"t{i}" for i in range(30)], matrix)
+    expected = DenseIndex(ids, matrix).search(matrix[0], 5)
+    results: list[list[str]] = []
+
+    def search() -> None:
+        results.append([h.id for h in store.vectors.search("m", matrix[0], 5)])
+
+    threads = [threading.Thread(target=search) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [[h.id for h in expected]] * 8
