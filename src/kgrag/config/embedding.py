@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from kgrag.config.base import Section
+from kgrag.core.builtins import new_registry
 
 
 class EmbeddingConfig(Section):
     """Which embedding model turns chunks (and later entities, reports) into vectors."""
 
-    provider: Literal["sentence-transformers", "openai", "fake"] = Field(
+    provider: str = Field(
         "sentence-transformers",
-        description="`sentence-transformers` runs a local model; `openai` calls an OpenAI-compatible "
-        "/embeddings endpoint; `fake` is a deterministic hashing embedder for tests.",
+        description="Embedding provider, by registry name. Built in: `sentence-transformers` runs a local "
+        "model; `openai` calls an OpenAI-compatible /embeddings endpoint; `fake` is a deterministic hashing "
+        "embedder for tests. Plug-ins register under the `kgrag.embedders` entry-point group.",
     )
     model: str = Field(
         "all-MiniLM-L6-v2",
@@ -39,3 +39,9 @@ class EmbeddingConfig(Section):
     base_url: str | None = Field(None, description="Endpoint base URL for the `openai` provider.")
     api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the endpoint key.")
     timeout_s: float = Field(60.0, gt=0, description="Per-request timeout for the `openai` provider.")
+
+    @field_validator("provider")
+    @classmethod
+    def _known_provider(cls, value: str) -> str:
+        """Unknown names fail when the config loads, listing the registered providers."""
+        return new_registry("embedder").check(value, "embedding.provider")

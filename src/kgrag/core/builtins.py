@@ -35,9 +35,9 @@ KINDS: dict[str, Kind] = {
         "embedding provider",
         "kgrag.embedders",
         {
-            "sentence-transformers": "kgrag.models.embeddings:SentenceTransformerEmbedder.from_config",
-            "openai": "kgrag.models.embeddings:OpenAIEmbedder",
-            "fake": "kgrag.models.embeddings:FakeEmbedder.from_config",
+            "sentence-transformers": "kgrag.models.embeddings:local_embedder",
+            "openai": "kgrag.models.embeddings:openai_embedder",
+            "fake": "kgrag.models.embeddings:fake_embedder",
         },
     ),
     "llm_provider": Kind(

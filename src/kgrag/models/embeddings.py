@@ -16,6 +16,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from kgrag.config import EmbeddingConfig
+from kgrag.core.builtins import new_registry
 from kgrag.core.errors import ConfigError, ModelError
 from kgrag.models.torch_threads import set_torch_threads_once
 
@@ -198,15 +199,28 @@ class OpenAIEmbedder:
         return matrix
 
 
-def create_embedder(cfg: EmbeddingConfig) -> Embedder:
-    """Build the configured embedder (imports heavy libraries only for the chosen provider)."""
-    if cfg.provider == "fake":
-        return FakeEmbedder(dimension=cfg.dimension or 64, window_tokens=cfg.window_tokens or 256)
-    if cfg.provider == "openai":
-        return OpenAIEmbedder(cfg)
+def fake_embedder(cfg: EmbeddingConfig) -> Embedder:
+    """Registry factory ``fake``: the hashing embedder (tests, estimates, demos without a model)."""
+    return FakeEmbedder(dimension=cfg.dimension or 64, window_tokens=cfg.window_tokens or 256)
+
+
+def openai_embedder(cfg: EmbeddingConfig) -> Embedder:
+    """Registry factory ``openai``: any OpenAI-compatible ``/embeddings`` endpoint."""
+    return OpenAIEmbedder(cfg)
+
+
+def local_embedder(cfg: EmbeddingConfig) -> Embedder:
+    """Registry factory ``sentence-transformers``: a local model (torch is imported only here)."""
     if cfg.threads is not None:
         set_torch_threads_once(cfg.threads)  # process-global: applied once per process, never per query
     embedder = SentenceTransformerEmbedder(cfg.model, batch_size=cfg.batch_size)
     if cfg.window_tokens:
         embedder.window_tokens = cfg.window_tokens
+    return embedder
+
+
+def create_embedder(cfg: EmbeddingConfig) -> Embedder:
+    """Build the configured embedder through the ``embedder`` registry (plug-ins included); heavy
+    libraries are imported only by the chosen provider's factory."""
+    embedder: Embedder = new_registry("embedder").create(cfg.provider, cfg)
     return embedder
