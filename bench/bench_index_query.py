@@ -55,7 +55,7 @@ def _raw_model_rate(ws: Workspace, sample: int = 256) -> float:
     """The bare model's encode() on a random sample of the same chunk texts, same batch size."""
     texts = [c.text for c in ws.store.chunks.iter_all()]
     random.Random(0).shuffle(texts)
-    embedder = ws.embedder()
+    embedder = ws.components.embedder()
     started = time.perf_counter()
     embedder.embed(texts[:sample])
     return min(sample, len(texts)) / (time.perf_counter() - started)
@@ -65,7 +65,7 @@ def bench_queries(ws: Workspace, n_questions: int) -> None:
     questions = [q["question"] for q in json.loads((MEDICAL / "questions.json").read_text())[:n_questions]]
     started = time.perf_counter()
     for q in questions:  # the model part of a dense query, measured on its own
-        ws.context.embed_query(q)
+        ws.components.query_context.embed_query(q)
     embed_ms = (time.perf_counter() - started) * 1000 / len(questions)
     print(f"query embedding (model): {embed_ms:.1f} ms/question, reported separately below")
     ws.retrieve(questions[0], "hybrid", 5)  # load the hot matrix once

@@ -35,8 +35,8 @@ def main() -> int:
             console.print(
                 f"indexed {report.files_seen} files ({report.chunks_written} new chunks, "
                 f"{report.documents_unchanged} unchanged) in {time.perf_counter() - started:.1f}s; "
-                f"graph: {ws.store.graph.counts()['entities']} entities, "
-                f"{ws.store.graph.counts()['relations']} relations\n"
+                f"graph: {ws.graph.counts()['entities']} entities, "
+                f"{ws.graph.counts()['relations']} relations\n"
             )
             for question, pipeline in QUESTIONS:
                 response = ws.query(question, pipeline=pipeline)
@@ -44,7 +44,7 @@ def main() -> int:
                 console.print(response.answer.text)
                 sources = {item.id: item.doc_id for item in response.result.items}
                 for chunk_id in response.answer.citations:
-                    doc = ws.store.documents.get(sources.get(chunk_id) or "")
+                    doc = ws.documents.get(sources.get(chunk_id) or "")
                     console.print(f"  [cyan]{chunk_id}[/cyan] ← {Path(doc.source).name if doc else '?'}")
                 console.print()
     except KgragError as exc:

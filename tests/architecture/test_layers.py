@@ -108,3 +108,16 @@ def test_modules_are_small() -> None:
         if (n := path.read_text(encoding="utf-8").count("\n")) > MAX_MODULE_LINES
     ]
     assert not too_long, f"modules over {MAX_MODULE_LINES} lines: {too_long}"
+
+
+def test_cli_goes_through_the_workspace_apis() -> None:
+    """The CLI is a thin layer over the workspace sub-APIs (which a server calls too): it never reaches
+    into the store, so no logic lives only in the CLI."""
+    offenders = [
+        f"{path.relative_to(SRC)}:{node.lineno}"
+        for path, tree in _modules()
+        if _package_of(path) == "cli"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr in {"store", "components"}
+    ]
+    assert not offenders, f"CLI code touching the store directly: {offenders}"

@@ -53,15 +53,15 @@ def test_prompt_export_into_unusable_directory_is_a_user_error(tmp_path: Path) -
 def test_open_with_another_model_closes_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ws_dir = tmp_path / "ws"
     with Workspace.init(ws_dir, embedding={"provider": "fake"}) as ws:
-        ws.embedder().inner()  # loading the model records it in the database
+        ws.components.embedder().inner()  # loading the model records it in the database
     opened: list[Store] = []
-    real_open = kgrag.workspace.open_store
+    real_open = kgrag.workspace.facade.open_store
 
     def recording_open(config: StoreConfig, location: Path) -> Store:
         opened.append(real_open(config, location))
         return opened[-1]
 
-    monkeypatch.setattr(kgrag.workspace, "open_store", recording_open)
+    monkeypatch.setattr(kgrag.workspace.facade, "open_store", recording_open)
     with pytest.raises(WorkspaceError, match="reindex --embeddings"):
         Workspace.open(ws_dir, embedding={"provider": "fake", "model": "other"})
     assert len(opened) == 1

@@ -117,10 +117,13 @@ def test_too_large_file_is_skipped(tmp_path: Path) -> None:
 
 KILL_SCRIPT = """
 import sys
-from kgrag import Workspace
+from pathlib import Path
+from kgrag.config import load_config
 from kgrag.indexing import ingest
 from kgrag.indexing.stages import embed
-from kgrag.models.embeddings import FakeEmbedder, KeyedEmbedder
+from kgrag.models.embeddings import FakeEmbedder
+from kgrag.store import open_store
+from kgrag.workspace import Components, Workspace
 
 class AnnouncingFake(FakeEmbedder):
     def embed(self, texts):
@@ -134,8 +137,9 @@ def announcing(self, *args):
 ingest.Ingestor._ingest_document = announcing
 embed.COMMIT_BLOCK = 16
 
-ws = Workspace.open(sys.argv[1])
-ws._embedder = KeyedEmbedder(ws.embedding_model_id, AnnouncingFake)
+directory = Path(sys.argv[1])
+config = load_config(directory)
+ws = Workspace(Components(directory, config, open_store(config.store, directory), embedder_factory=AnnouncingFake))
 ws.index([sys.argv[2]])
 print("finished", flush=True)
 """
@@ -144,8 +148,8 @@ print("finished", flush=True)
 def _snapshot(ws: Workspace) -> tuple[object, ...]:
     chunks = sorted((c.id, c.doc_id, c.text) for c in ws.store.chunks.iter_all())
     docs = sorted((d.source, d.status.value) for d in ws.store.documents.list())
-    ids, _ = ws.store.vectors.chunk_matrix(ws.embedding_model_id)
-    return docs, chunks, sorted(ids), ws.store.vectors.count(ws.embedding_model_id)
+    ids, _ = ws.store.vectors.chunk_matrix(ws.components.embedding_model_id)
+    return docs, chunks, sorted(ids), ws.store.vectors.count(ws.components.embedding_model_id)
 
 
 @pytest.mark.parametrize(("marker", "count"), [("doc", 10), ("batch", 4)])

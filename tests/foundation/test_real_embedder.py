@@ -31,7 +31,7 @@ def test_minilm_loads_offline_and_normalises(minilm) -> None:  # type: ignore[no
 def test_default_workspace_indexes_and_answers_semantically(tmp_path: Path) -> None:
     with Workspace.init(tmp_path / "ws", graph={"extractor": "none"}) as ws:
         ws.index([SAMPLE_DOCS / "riffle-leak-detection.md", SAMPLE_DOCS / "expense-and-travel-policy.md"])
-        plan, _ = ws.chunk_plan()
+        plan, _ = ws.components.chunk_plan()
         assert (plan.size, plan.overlap) == (204, 25)  # 80% of MiniLM's 256-piece window
         result = ws.retrieve("model that spots burst pipes from sensor data", "dense", 3)
         assert (

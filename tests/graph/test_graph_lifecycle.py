@@ -33,8 +33,8 @@ def _index(ws: Workspace, paths: list[Path], extractor: WordExtractor, max_token
     context = IndexContext(
         ws.store,
         ws.config,
-        ws.chunk_plan()[0],
-        ws.embedder(),
+        ws.components.chunk_plan()[0],
+        ws.components.embedder(),
         paths,
         extractor=extractor,
         summarizer=ExtractiveSummarizer(max_tokens),
@@ -67,7 +67,7 @@ def test_removing_a_document_resummarises_and_drops_orphans(ws: Workspace, tmp_p
     assert all("shale" not in (r.description.lower()) for r in ws.store.graph.relations())
     assert ws.store.graph.stale_entity_ids() == [] and ws.store.graph.stale_relation_ids() == []
     # the re-summarised entity was re-embedded under its new text
-    assert ws.store.vectors.get(ws.embedding_model_id, [content_hash(entity_text(kestrel))])
+    assert ws.store.vectors.get(ws.components.embedding_model_id, [content_hash(entity_text(kestrel))])
 
 
 def test_summary_is_rebuilt_from_remaining_descriptions(ws: Workspace, tmp_path: Path) -> None:
@@ -126,7 +126,7 @@ def test_editing_one_paragraph_re_extracts_only_changed_chunks(tmp_path) -> None
     doc = tmp_path / "doc.md"
     doc.write_text("\n\n".join(paragraphs), encoding="utf-8")
     with Workspace.init(tmp_path / "ws", embedding={"provider": "fake"}, chunking={"size_tokens": 120}) as ws:
-        ws.extractor = lambda progress=None: WordExtractor()  # type: ignore[method-assign]
+        ws.components.extractor = lambda progress=None: WordExtractor()  # type: ignore[method-assign]
         first = ws.index([doc])
         before = {c.id for c in ws.store.chunks.iter_all()}
         doc.write_text("\n\n".join([*paragraphs[:-1], "A new closing paragraph about Sofia and Tern."]))

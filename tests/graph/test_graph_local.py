@@ -91,8 +91,8 @@ def test_graph_local_with_another_extractor(fake_ws: Workspace, tmp_path: Path) 
     context = IndexContext(
         fake_ws.store,
         fake_ws.config,
-        fake_ws.chunk_plan()[0],
-        fake_ws.embedder(),
+        fake_ws.components.chunk_plan()[0],
+        fake_ws.components.embedder(),
         [docs],
         extractor=WordExtractor(),
         summarizer=ExtractiveSummarizer(100),
@@ -139,10 +139,10 @@ def test_extractor_choice(graph: str, provider: str, expected: str) -> None:
 
 def test_workspace_extractor(tmp_path: Path) -> None:
     with Workspace.init(tmp_path / "a", embedding={"provider": "fake"}, graph={"extractor": "none"}) as ws:
-        assert ws.extractor() is None
+        assert ws.components.extractor() is None
     with Workspace.init(tmp_path / "b", embedding={"provider": "fake"}, graph={"extractor": "llm"}) as ws:
         progress = SilentProgress()
-        extractor = ws.extractor(progress)
+        extractor = ws.components.extractor(progress)
         assert extractor is not None and extractor.name.startswith("nlp:") and progress.notes
 
 

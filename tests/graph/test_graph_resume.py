@@ -44,7 +44,7 @@ ws = Workspace.open(where, embedding={{"provider": "fake"}}, graph={{"extractor"
 extractor = WordExtractor(exit_after=n if mode == "extract" else None)
 summarizer = DyingSummarizer(n if mode == "summarize" else 10**9)
 build_graph(ws.store, extractor, summarizer, SilentProgress(), batch_chunks={BATCH},
-            embedder=ws.embedder())
+            embedder=ws.components.embedder())
 """
 
 
@@ -61,7 +61,7 @@ def _build(ws: Workspace) -> GraphBuildStats:
         ExtractiveSummarizer(MAX_TOKENS),
         SilentProgress(),
         batch_chunks=BATCH,
-        embedder=ws.embedder(),
+        embedder=ws.components.embedder(),
     )
 
 

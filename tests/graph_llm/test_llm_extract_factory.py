@@ -45,7 +45,7 @@ def test_factory_builds_from_config_and_records_usage_in_the_workspace_db(
         llm={"provider": "scripted", "scripted_file": str(scripted_file), "max_concurrency": 3},
         graph={"unit_tokens": 600, "entity_types": ["product", "concept"], "language": "Norwegian", "gleaning": False},
     )
-    extractor = create_llm_extractor(ws.config, ws.llm())
+    extractor = create_llm_extractor(ws.config, ws.components.llm())
     assert isinstance(extractor, LLMExtractor)
     assert (extractor.unit_tokens, extractor.language, extractor.batch_units) == (600, "Norwegian", 12)
     assert extractor.entity_types == ["product", "concept"] and not extractor.glean.enabled
@@ -81,6 +81,6 @@ def test_workspace_extractor_is_the_llm_extractor(tmp_path: Path, scripted_file:
         graph={"extractor": "llm"},
     )
     try:
-        assert isinstance(ws.extractor(), LLMExtractor)
+        assert isinstance(ws.components.extractor(), LLMExtractor)
     finally:
         ws.close()

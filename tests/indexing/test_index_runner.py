@@ -69,20 +69,20 @@ def _run(ws: Workspace, docs: Path, pipeline: str, progress: RecordingProgress |
     context = IndexContext(
         ws.store,
         ws.config,
-        ws.chunk_plan()[0],
-        ws.embedder(),
+        ws.components.chunk_plan()[0],
+        ws.components.embedder(),
         [docs],
         progress=progress or RecordingProgress(),
         extractor=WordExtractor(),
         summarizer=ExtractiveSummarizer(60),
     )
-    return run_pipeline(context, pipeline, ws.index_registries)
+    return run_pipeline(context, pipeline, ws.indexing.registries)
 
 
 def _snapshot(ws: Workspace) -> tuple[object, ...]:
     docs = sorted((d.source, d.status.value) for d in ws.store.documents.list())
     chunks = sorted((c.id, c.doc_id, c.text) for c in ws.store.chunks.iter_all())
-    return docs, chunks, ws.store.vectors.count(ws.embedding_model_id), graph_snapshot(ws.store)
+    return docs, chunks, ws.store.vectors.count(ws.components.embedding_model_id), graph_snapshot(ws.store)
 
 
 def test_stages_run_in_pipeline_order(ws: Workspace, docs: Path) -> None:
@@ -97,8 +97,8 @@ def test_stages_run_in_pipeline_order(ws: Workspace, docs: Path) -> None:
         return make
 
     for name in ("c", "a", "b"):
-        ws.index_registries.stages.register(name, factory(name))
-    ws.index_registries.pipelines.register("abc", lambda: ("c", "a", "discover", "b"))
+        ws.indexing.registries.stages.register(name, factory(name))
+    ws.indexing.registries.pipelines.register("abc", lambda: ("c", "a", "discover", "b"))
     report = ws.index([docs], pipeline="abc")
     assert ran == ["c", "a", "b"]
     assert list(report.seconds) == ["c", "a", "discover", "b"]  # the runner times each stage by its name
@@ -109,7 +109,7 @@ def test_stages_run_in_pipeline_order(ws: Workspace, docs: Path) -> None:
 
 
 def test_unknown_stage_names_the_config_field(ws: Workspace, docs: Path) -> None:
-    ws.index_registries.pipelines.register("typo", lambda: ("discover", "ingset", "finalize"))
+    ws.indexing.registries.pipelines.register("typo", lambda: ("discover", "ingset", "finalize"))
     with pytest.raises(ConfigError, match=r"indexing\.pipeline 'typo': unknown indexing stage 'ingset'"):
         ws.index([docs], pipeline="typo")
     assert ws.store.documents.list() == []  # checked before any stage ran
@@ -129,8 +129,8 @@ def test_a_stage_must_carry_its_registered_name(ws: Workspace, docs: Path) -> No
         def run(self, ctx: IndexContext) -> None:
             return None
 
-    ws.index_registries.stages.register("mislabelled", Mislabelled)
-    ws.index_registries.pipelines.register("bad", lambda: ("discover", "mislabelled"))
+    ws.indexing.registries.stages.register("mislabelled", Mislabelled)
+    ws.indexing.registries.pipelines.register("bad", lambda: ("discover", "mislabelled"))
     with pytest.raises(ConfigError, match="calls itself 'something-else'"):
         ws.index([docs], pipeline="bad")
 
@@ -162,7 +162,7 @@ def test_fast_is_lexical_and_standard_completes_it(tmp_path: Path, docs: Path) -
     assert fast.documents_new == len(DOCS) and fast.texts_embedded == 0 and fast.chunks_extracted == 0
     assert {d.status for d in ws.store.documents.list()} == {DocumentStatus.CHUNKED}  # truthful: no vectors
     assert ws.retrieve("Who leads the Platform team?", pipeline="bm25").items  # searchable at once
-    assert ws.store.vectors.count(ws.embedding_model_id) == 0 and ws.store.graph.counts()["entities"] == 0
+    assert ws.store.vectors.count(ws.components.embedding_model_id) == 0 and ws.store.graph.counts()["entities"] == 0
     standard = _run(ws, docs, "standard")
     assert standard.documents_new == 0 and standard.texts_embedded and standard.chunks_extracted
     assert _snapshot(ws) == expected
@@ -205,8 +205,8 @@ def test_without_an_extractor_no_graph_and_standard_index_fully(ws: Workspace, d
 
 def test_registries_are_per_workspace(tmp_path: Path) -> None:
     first, second = _workspace(tmp_path / "a"), _workspace(tmp_path / "b")
-    first.index_registries.pipelines.register("mine", lambda: ("discover",))
-    assert "mine" in first.index_registries.pipelines and "mine" not in second.index_registries.pipelines
+    first.indexing.registries.pipelines.register("mine", lambda: ("discover",))
+    assert "mine" in first.indexing.registries.pipelines and "mine" not in second.indexing.registries.pipelines
     assert "mine" not in IndexRegistries.builtin().pipelines
     first.close()
     second.close()

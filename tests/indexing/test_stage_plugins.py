@@ -73,7 +73,7 @@ def test_plugin_stage_runs_in_a_configured_pipeline(toy_plugin: str, tmp_path: P
         tmp_path / "ws", embedding={"provider": "fake"}, graph={"extractor": "none"}, indexing={"pipeline": toy_plugin}
     )
     assert ws.config.indexing.pipeline == "with-toy"  # the config accepted the plug-in's pipeline name
-    assert ws.index_registries.stages.entry("toy").origin == "plugin:toy_plugin"
+    assert ws.indexing.registries.stages.entry("toy").origin == "plugin:toy_plugin"
     progress = RecordingProgress()
     report = ws.index([SAMPLE_DOCS], progress)
     assert progress.started[progress.started.index("ingest") + 1] == "toy"  # ran after ingest, by its name
@@ -113,8 +113,8 @@ class CountingStage:
 
 def test_programmatic_stage_and_pipeline(tmp_path: Path) -> None:
     ws = Workspace.init(tmp_path / "ws", embedding={"provider": "fake"}, graph={"extractor": "none"})
-    ws.index_registries.stages.register("count-chunks", CountingStage, summary="counts chunks")
-    ws.index_registries.pipelines.register("counted", lambda: ("discover", "ingest", "count-chunks", "finalize"))
+    ws.indexing.registries.stages.register("count-chunks", CountingStage, summary="counts chunks")
+    ws.indexing.registries.pipelines.register("counted", lambda: ("discover", "ingest", "count-chunks", "finalize"))
     progress = RecordingProgress()
     report = ws.index([SAMPLE_DOCS], progress, pipeline="counted")
     assert progress.started == ["ingest", "count-chunks"]

@@ -61,8 +61,8 @@ def graph_ws(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
         IndexContext(
             ws.store,
             ws.config,
-            ws.chunk_plan()[0],
-            ws.embedder(),
+            ws.components.chunk_plan()[0],
+            ws.components.embedder(),
             [docs],
             extractor=WordExtractor(),
             summarizer=ExtractiveSummarizer(100),

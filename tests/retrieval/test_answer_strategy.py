@@ -57,13 +57,13 @@ def test_other_pipelines_keep_the_default_answer(graph_ws: Workspace) -> None:
     expected = extractive_answer(
         "Who leads the Platform team?",
         response.result,
-        graph_ws.embedder(),
+        graph_ws.components.embedder(),
         graph_ws.config.generation.extractive_sentences,
     )
     assert response.answer == expected
     assert response.result.trace[-1].note == "query.generate: llm.provider = none, used the LLM-free path"
     default = DEFAULT_STRATEGY.answer(
-        "q", response.result, graph_ws.context.llm(), graph_ws.embedder(), graph_ws.config
+        "q", response.result, graph_ws.components.query_context.llm(), graph_ws.components.embedder(), graph_ws.config
     )
     assert default.mode == "extractive"
 

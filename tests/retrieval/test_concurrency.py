@@ -52,15 +52,15 @@ def _counted_context(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> dict[str
     """Give ``ws`` a fresh query context whose every creation is counted."""
     counters = {
         "model": Counter(lambda: FakeEmbedder(64)),
-        "llm": Counter(ws.llm),
+        "llm": Counter(ws.components.llm),
         "dense": Counter(ws.store.vectors.chunk_matrix),
         "graph": Counter(query_context_module.load_graph_index),
     }
-    embedder = KeyedEmbedder(ws.embedding_model_id, counters["model"])
+    embedder = KeyedEmbedder(ws.components.embedding_model_id, counters["model"])
     monkeypatch.setattr(ws.store.vectors, "chunk_matrix", counters["dense"])
     monkeypatch.setattr(query_context_module, "load_graph_index", counters["graph"])
-    ws.context = QueryContext(
-        ws.store, ws.config, model_id=ws.embedding_model_id, embedder=lambda: embedder, llm=counters["llm"]
+    ws.components.query_context = QueryContext(
+        ws.store, ws.config, model_id=ws.components.embedding_model_id, embedder=lambda: embedder, llm=counters["llm"]
     )
     return counters
 
@@ -76,7 +76,7 @@ def test_concurrent_queries_match_serial_ones(graph_ws: Workspace, monkeypatch: 
             concurrent = [(job, future.result()) for job, future in futures]
         assert all(result == serial[job] for job, result in concurrent)
         assert {name: c.calls for name, c in counters.items()} == {"model": 1, "llm": 1, "dense": 1, "graph": 1}
-        assert len(fresh.context.query_vectors) == len(QUESTIONS)
+        assert len(fresh.components.query_context.query_vectors) == len(QUESTIONS)
     finally:
         fresh.close()
 

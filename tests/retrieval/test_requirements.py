@@ -57,13 +57,13 @@ def test_every_missing_requirement_is_reported_at_once(fake_ws: Workspace) -> No
 
 
 def test_met_requirements_let_the_pipeline_run(graph_ws: Workspace) -> None:
-    statuses = requirement_status({"graph", "embeddings"}, graph_ws.context)
+    statuses = requirement_status({"graph", "embeddings"}, graph_ws.components.query_context)
     assert [(s.name, s.met, s.message) for s in statuses] == [("embeddings", True, ""), ("graph", True, "")]
     assert graph_ws.retrieve("Who leads the Platform team?", "graph-local", 2).items
 
 
 def test_the_listing_shows_requirements_and_whether_they_are_met(fake_ws: Workspace) -> None:
-    infos = {info.name: info for info in describe_pipelines(fake_ws.pipelines, fake_ws.context)}
+    infos = {info.name: info for info in describe_pipelines(fake_ws.pipelines, fake_ws.components.query_context)}
     assert list(infos) == ["dense", "bm25", "hybrid", "graph-local"]
     assert infos["bm25"].ready and not infos["bm25"].requirements
     assert [(r.name, r.met) for r in infos["graph-local"].requirements] == [("graph", False)]

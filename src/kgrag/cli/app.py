@@ -185,7 +185,7 @@ def status(
         with open_workspace(workspace) as ws:
             info = ws.status()
             docs = (
-                [{"id": d.id, "source": d.source, "status": d.status.value} for d in ws.store.documents.list()]
+                [{"id": d.id, "source": d.source, "status": d.status.value} for d in ws.documents.list()]
                 if documents
                 else []
             )
@@ -226,8 +226,7 @@ def query(
 
     def body() -> None:
         with open_workspace(workspace) as ws:
-            if ws.store.chunks.count() == 0:
-                raise KgragError("the workspace has no indexed documents yet; run `kgrag index PATH` first")
+            ws.querying.require_chunks()
             response = ws.query(question, pipeline=pipeline, k=k)
         if as_json:
             typer.echo(json.dumps(response.to_dict(), indent=2))
@@ -256,10 +255,8 @@ def pipelines(workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
     workspace has it."""
 
     def body() -> None:
-        from kgrag.retrieval.listing import describe_pipelines
-
         with open_workspace(workspace) as ws:
-            infos = describe_pipelines(ws.pipelines, ws.context)
+            infos = ws.querying.pipelines()
         table = Table("pipeline", "needs", "origin", "description")
         for info in infos:
             needs = ", ".join(f"{r.name} ({'ok' if r.met else 'missing'})" for r in info.requirements) or "-"

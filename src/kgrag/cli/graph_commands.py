@@ -24,8 +24,6 @@ if TYPE_CHECKING:  # types only; the graph modules load inside the commands
 
 graph_app = typer.Typer(no_args_is_help=True, help="Knowledge-graph statistics, export and import.")
 
-GRAPHML_FILE_NAME = "graph.graphml"
-
 
 class ExportFormat(StrEnum):
     GRAPHML = "graphml"
@@ -46,11 +44,10 @@ def stats_command(
     debug: DebugOpt = False,
 ) -> None:
     """Nodes, edges, degrees, clustering, components, hubs and entity types of the graph."""
-    from kgrag.graph.analysis.stats import graph_stats
 
     def body() -> None:
         with open_workspace(workspace) as ws:
-            stats = graph_stats(ws.store, top)
+            stats = ws.graph.stats(top)
         plots: list[Path] = []
         if plot is not None:
             from kgrag.graph.analysis.plots import write_stats_plots
@@ -72,17 +69,10 @@ def stats_command(
 
 
 def _export(ws: Workspace, fmt: ExportFormat, target: Path, companion: bool) -> str:
-    if fmt is ExportFormat.NEO4J:
-        from kgrag.graph.io.neo4j import export_neo4j
-
-        counts = export_neo4j(ws.store, target)
-        return f"wrote {counts['entities']:,} entities and {counts['relations']:,} relations to {target}/"
-    from kgrag.graph.io.graphml import export_graphml
-
-    path = target if target.suffix.lower() == ".graphml" else target / GRAPHML_FILE_NAME
-    counts = export_graphml(ws.store, path, with_companion=companion)
-    extra = f" (+ chunks and mentions in {path.stem}.provenance.json)" if companion else ""
-    return f"wrote {counts['entities']:,} entities and {counts['relations']:,} relations to {path}{extra}"
+    result = ws.graph.export(fmt.value, target, companion=companion)
+    where = f"{result.path}/" if fmt is ExportFormat.NEO4J else str(result.path)
+    extra = f" (+ chunks and mentions in {result.companion.name})" if result.companion else ""
+    return f"wrote {result.entities:,} entities and {result.relations:,} relations to {where}{extra}"
 
 
 @graph_app.command("export")
@@ -133,13 +123,9 @@ def import_command(
     def body() -> None:
         with open_workspace(workspace) as ws:
             if source is ImportSource.LIGHTRAG:
-                from kgrag.graph.io.lightrag.importer import import_lightrag
-
-                report = import_lightrag(ws.store, path, graphml=graphml, chunks_file=chunks)
+                report = ws.graph.import_lightrag(path, graphml=graphml, chunks_file=chunks)
             else:
-                from kgrag.graph.io.graphml import import_graphml
-
-                report = import_graphml(ws.store, path, companion_file=companion)
+                report = ws.graph.import_graphml(path, companion_file=companion)
         if as_json:
             typer.echo(json.dumps(report.to_dict(), indent=2))
         else:

@@ -3,7 +3,7 @@
 Stages, pipelines, extractors and summarisers are each chosen by name (``indexing.pipeline``,
 ``graph.extractor``…). A workspace holds one :class:`IndexRegistries` made from the built-in table
 (:data:`kgrag.core.builtins.KINDS`) and installed plug-ins; code adds its own on that instance
-(``ws.index_registries.stages.register("my-stage", MyStage)``), which no other workspace sees.
+(``ws.indexing.registries.stages.register("my-stage", MyStage)``), which no other workspace sees.
 """
 
 from __future__ import annotations

@@ -1,0 +1,162 @@
+"""The composition root: the one place that builds a workspace's parts from its config and wires them.
+
+Everything else receives what it needs from here (a store, an embedder, an LLM client, registries) and
+never builds its own. Keeping construction in one object is what lets an estimate run be "the same
+workspace with two parts swapped" (:meth:`Components.for_estimate`) instead of a second workspace whose
+private fields get overwritten, and what lets the CLI, the Python API and a server share one wiring.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from kgrag.config import KgragConfig
+from kgrag.core.builtins import new_registry
+from kgrag.core.errors import WorkspaceError
+from kgrag.core.progress import Progress, SilentProgress
+from kgrag.core.registry import Registry
+from kgrag.documents import TokenCounter, resolve_chunk_sizes
+from kgrag.graph.build.summarize import Summarizer
+from kgrag.graph.extract.choose import create_extractor, create_summarizer
+from kgrag.graph.extract.preflight import preflight_context_window
+from kgrag.graph.types import Extractor
+from kgrag.indexing import ChunkPlan, IndexRegistries
+from kgrag.models.embeddings import Embedder, FakeEmbedder, KeyedEmbedder, create_embedder
+from kgrag.models.llm import LLMClient, Prices, create_llm_client
+from kgrag.retrieval import PipelineFactory, QueryContext
+from kgrag.store import Store
+
+META_MODEL = "embedding.model"
+META_DIMENSION = "embedding.dimension"
+META_WINDOW = "embedding.window"
+
+
+class Components:
+    """A workspace's parts, each created on first use and shared by every sub-API.
+
+    ``llm_factory``/``embedder_factory`` replace how the LLM client and the embedding model are made
+    (estimates swap in an estimating provider and a hashing embedder); by default they come from the
+    config through the registries.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        config: KgragConfig,
+        store: Store,
+        *,
+        llm_factory: Callable[[], LLMClient] | None = None,
+        embedder_factory: Callable[[], Embedder] | None = None,
+        index_registries: IndexRegistries | None = None,
+    ) -> None:
+        self.path = path
+        self.config = config
+        self.store = store
+        self._llm_factory = llm_factory or self._configured_llm
+        self._embedder = KeyedEmbedder(self.embedding_model_id, embedder_factory or self._configured_embedder)
+        self._llm: LLMClient | None = None
+        self.index_registries = index_registries or IndexRegistries.builtin()
+        """This workspace's indexing stages, pipelines, extractors and summarisers (built-ins, plug-ins,
+        and whatever code registers here; other workspaces do not see those)."""
+        self.pipelines: Registry[PipelineFactory] = new_registry("pipeline")
+        self.query_context = QueryContext(
+            store, config, model_id=self.embedding_model_id, embedder=self.embedder, llm=self.llm
+        )
+
+    # -- models ----------------------------------------------------------------------------------
+    @property
+    def embedding_model_id(self) -> str:
+        """Provider and model, as recorded in the database next to the vectors they produced."""
+        return f"{self.config.embedding.provider}:{self.config.embedding.model}"
+
+    def embedder(self) -> KeyedEmbedder:
+        """The embedder, keyed by ``provider:model``; the model itself loads on first use."""
+        return self._embedder
+
+    def _configured_embedder(self) -> Embedder:
+        embedder = create_embedder(self.config.embedding)
+        self.record_model(embedder)
+        return embedder
+
+    def record_model(self, embedder: Embedder) -> None:
+        """Make ``embedder`` the workspace's recorded model (checked on every open)."""
+        with self.store.transaction():
+            self.store.meta.set(META_MODEL, self.embedding_model_id)
+            self.store.meta.set(META_DIMENSION, str(embedder.dimension))
+            if embedder.window_tokens:
+                self.store.meta.set(META_WINDOW, str(embedder.window_tokens))
+
+    def check_embedding_model(self) -> None:
+        """Opening a workspace with another model than its vectors were made with is a user error."""
+        recorded = self.store.meta.get(META_MODEL)
+        if recorded is not None and recorded != self.embedding_model_id:
+            raise WorkspaceError(
+                f"this workspace was embedded with {recorded!r} but the config asks for "
+                f"{self.embedding_model_id!r}; run `kgrag reindex --embeddings` to re-embed with the new "
+                "model, or set embedding.model/provider back"
+            )
+
+    def llm(self) -> LLMClient:
+        """One LLM client per workspace object: one response cache, one usage ledger and one run id for
+        everything it does (a CLI command = one run). ``available`` is False for ``none``."""
+        if self._llm is None:
+            self._llm = self._llm_factory()
+        return self._llm
+
+    def llm_if_configured(self) -> LLMClient | None:
+        """The client when a provider other than ``none`` is configured (stages then take the LLM path)."""
+        return self.llm() if self.config.llm.provider != "none" else None
+
+    def llm_created(self) -> LLMClient | None:
+        """The client if something already created it (bookkeeping must not create one)."""
+        return self._llm
+
+    def _configured_llm(self) -> LLMClient:
+        preflight_context_window(self.config)
+        return create_llm_client(self.config.llm, self.store)
+
+    def prices(self) -> Prices:
+        return Prices(self.config.llm.price_prompt_per_1m, self.config.llm.price_completion_per_1m)
+
+    # -- indexing parts --------------------------------------------------------------------------
+    def chunk_plan(self) -> tuple[ChunkPlan, list[str]]:
+        """Chunk size and overlap; the default follows the embedder's window (read from the database
+        when known, so unchanged re-runs need not load the model)."""
+        window_text = self.store.meta.get(META_WINDOW)
+        window = int(window_text) if window_text else None
+        if window is None and self.config.chunking.size_tokens is None:
+            window = self.embedder().window_tokens
+        size, overlap, warnings = resolve_chunk_sizes(self.config.chunking, window)
+        return ChunkPlan(size, overlap, TokenCounter.for_encoding(self.config.chunking.encoding)), warnings
+
+    def extractor(self, progress: Progress | None = None) -> Extractor | None:
+        """The graph extractor ``graph.extractor`` asks for (None: build no graph)."""
+        registry = self.index_registries.extractors
+        return create_extractor(self.config, self.llm_if_configured(), progress or SilentProgress(), registry)
+
+    def summarizer(self) -> Summarizer:
+        """Shortens merged entity/relation descriptions past ``graph.max_description_tokens``."""
+        return create_summarizer(self.config, self.llm_if_configured(), self.index_registries.summarizers)
+
+    # -- variants and lifecycle ------------------------------------------------------------------
+    def for_estimate(self) -> Components:
+        """The same workspace with an estimating LLM (nothing is sent; cached replies count as free) and a
+        hashing embedder of the recorded dimension (vectors are not what is being estimated). Use it
+        inside ``store.dry_run()``."""
+        dimension = self.store.meta.get(META_DIMENSION)
+        return Components(
+            self.path,
+            self.config,
+            self.store,
+            llm_factory=lambda: create_llm_client(self.config.llm, self.store, estimate=True),
+            embedder_factory=lambda: FakeEmbedder(int(dimension) if dimension else 64),
+            index_registries=self.index_registries,  # the same stages and extractors as this workspace
+        )
+
+    def close(self, *, store: bool = True) -> None:
+        """Close the LLM client and (unless ``store`` is False: a variant sharing it) the store."""
+        if self._llm is not None:
+            self._llm.close()
+        if store:
+            self.store.close()

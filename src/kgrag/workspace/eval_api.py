@@ -1,0 +1,38 @@
+"""``ws.eval``: evaluation runs over this workspace's pipelines (the CLI and a server call these)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from kgrag.core.errors import KgragError
+from kgrag.evaluation import evaluate_retrieval
+from kgrag.evaluation.datasets import QAItem
+from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
+from kgrag.workspace.components import Components
+from kgrag.workspace.query_api import QueryAPI
+
+
+class EvalAPI:
+    """Evaluations that only need retrieval (LLM-judged ones join here as they land)."""
+
+    def __init__(self, parts: Components, querying: QueryAPI) -> None:
+        self._parts = parts
+        self._querying = querying
+
+    def retrieval(
+        self,
+        items: Sequence[QAItem],
+        pipelines: Sequence[str],
+        k: int,
+        on_question: Callable[[], None] | None = None,
+    ) -> RetrievalEvalReport:
+        """Evidence recall@k per question type for each pipeline, over all context and over passages
+        only, with the context tokens each pipeline hands over (so more context cannot pass for better
+        retrieval). Unknown pipelines and an empty workspace fail before any question runs."""
+        if not pipelines:
+            raise KgragError("name at least one pipeline to evaluate (see `kgrag pipelines`)")
+        for name in pipelines:
+            self._querying.pipeline(name)
+        self._querying.require_chunks()
+        threshold = self._parts.config.evaluation.evidence_overlap
+        return evaluate_retrieval(items, list(pipelines), k, threshold, self._querying.retrieve, on_question)

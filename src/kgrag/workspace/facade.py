@@ -1,0 +1,169 @@
+"""The Python API: a workspace directory holding ``kgrag.toml`` and its store.
+
+    from kgrag import Workspace
+    with Workspace.open("my-ws") as ws:
+        ws.index(["docs/"])
+        response = ws.query("Who leads the Platform team?", pipeline="hybrid")
+
+:class:`Workspace` is a thin facade: the parts are built by :class:`~kgrag.workspace.components.Components`
+(the composition root) and the work is done by sub-APIs — ``ws.indexing``, ``ws.querying``,
+``ws.documents``, ``ws.graph``, ``ws.eval``, ``ws.usage`` — that the CLI, the HTTP server and users all
+call, so nothing is implemented twice. The most used calls are also methods here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from kgrag.config import CONFIG_FILE_NAME, KgragConfig, default_toml, load_config
+from kgrag.core.context import RetrievalResult
+from kgrag.core.errors import WorkspaceError
+from kgrag.core.progress import Progress
+from kgrag.core.registry import Registry
+from kgrag.generation import QueryResponse
+from kgrag.indexing import IndexReport
+from kgrag.models.llm import Estimate, LedgerSummary
+from kgrag.retrieval import PipelineFactory
+from kgrag.store import Store, open_store
+from kgrag.workspace.components import META_DIMENSION, META_MODEL, META_WINDOW, Components
+from kgrag.workspace.documents_api import DocumentsAPI
+from kgrag.workspace.eval_api import EvalAPI
+from kgrag.workspace.graph_api import GraphAPI
+from kgrag.workspace.indexing_api import IndexingAPI
+from kgrag.workspace.query_api import QueryAPI
+from kgrag.workspace.usage_api import UsageAPI
+
+DB_FILE_NAME = "kgrag.sqlite3"
+
+
+def resolve_workspace_dir(path: Path | str | None) -> Path:
+    """Explicit path, else ``KGRAG_WORKSPACE``, else the current directory (read at call time)."""
+    if path is not None:
+        return Path(path).expanduser()
+    return Path(os.environ.get("KGRAG_WORKSPACE") or ".")
+
+
+class Workspace:
+    """A kgrag workspace: its parts (:attr:`components`) and the sub-APIs over them."""
+
+    def __init__(self, components: Components) -> None:
+        self.components = components
+        self.indexing = IndexingAPI(components)
+        self.querying = QueryAPI(components)
+        self.documents = DocumentsAPI(components)
+        self.graph = GraphAPI(components)
+        self.eval = EvalAPI(components, self.querying)
+        self.usage = UsageAPI(components)
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    @classmethod
+    def init(cls, path: Path | str | None = None, **overrides: Any) -> Workspace:
+        """Create the directory, a commented ``kgrag.toml`` (kept if present) and the store."""
+        directory = resolve_workspace_dir(path)
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            toml = directory / CONFIG_FILE_NAME
+            if not toml.exists():
+                toml.write_text(default_toml(), encoding="utf-8")
+        except OSError as exc:
+            raise WorkspaceError(f"{directory}: cannot create workspace ({exc.strerror})") from exc
+        return cls.open(directory, **overrides)
+
+    @classmethod
+    def open(cls, path: Path | str | None = None, *, allow_model_change: bool = False, **overrides: Any) -> Workspace:
+        """Open an existing workspace; fails clearly if it is not one or its models do not match."""
+        directory = resolve_workspace_dir(path)
+        if not (directory / CONFIG_FILE_NAME).exists() and not (directory / DB_FILE_NAME).exists():
+            raise WorkspaceError(
+                f"{directory.resolve()} is not a kgrag workspace; run `kgrag init {directory}` or pass --workspace"
+            )
+        config = load_config(directory, **overrides)
+        components = Components(directory, config, open_store(config.store, directory))
+        if not allow_model_change:
+            try:
+                components.check_embedding_model()
+            except WorkspaceError:
+                components.close()  # the caller never gets the workspace, so nobody else would close it
+                raise
+        return cls(components)
+
+    def close(self) -> None:
+        self.components.close()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the parts, for code that extends a workspace ----------------------------------------------
+    @property
+    def path(self) -> Path:
+        return self.components.path
+
+    @property
+    def config(self) -> KgragConfig:
+        return self.components.config
+
+    @property
+    def store(self) -> Store:
+        """The store, for tests and extensions; applications use the sub-APIs."""
+        return self.components.store
+
+    @property
+    def pipelines(self) -> Registry[PipelineFactory]:
+        """This workspace's retrieval pipelines; ``ws.pipelines.register(name, factory)`` adds one here only."""
+        return self.components.pipelines
+
+    # -- the most used calls -----------------------------------------------------------------------
+    def index(
+        self, paths: Sequence[Path | str], progress: Progress | None = None, *, pipeline: str | None = None
+    ) -> IndexReport:
+        """Index files/directories incrementally (see :meth:`IndexingAPI.run`)."""
+        return self.indexing.run(paths, progress, pipeline=pipeline)
+
+    def estimate_index(
+        self, paths: Sequence[Path | str], progress: Progress | None = None
+    ) -> tuple[IndexReport, Estimate]:
+        """What indexing ``paths`` would spend on the LLM; nothing is sent or changed."""
+        return self.indexing.estimate(paths, progress)
+
+    def reindex_embeddings(self, progress: Progress | None = None) -> IndexReport:
+        return self.indexing.reindex_embeddings(progress)
+
+    def remove(self, refs: Sequence[str]) -> tuple[list[str], list[str]]:
+        """Remove documents (by id, source or path) and everything derived from them."""
+        return self.indexing.remove(refs)
+
+    def retrieve(self, question: str, pipeline: str | None = None, k: int | None = None) -> RetrievalResult:
+        return self.querying.retrieve(question, pipeline, k)
+
+    def query(self, question: str, pipeline: str | None = None, k: int | None = None) -> QueryResponse:
+        """Retrieve context and answer from it, with citations (see :meth:`QueryAPI.query`)."""
+        return self.querying.query(question, pipeline, k)
+
+    def llm_usage(self, run_id: str | None = None) -> LedgerSummary:
+        return self.usage.summary(run_id)
+
+    def status(self) -> dict[str, Any]:
+        """Counts, sizes, models, LLM usage and failed documents, as plain data (CLI/JSON/server)."""
+        parts = self.components
+        meta = parts.store.meta
+        return {
+            "workspace": str(parts.path.resolve()),
+            "documents": self.documents.counts(),
+            "chunks": self.documents.chunk_count(),
+            "vectors": parts.store.vectors.count(parts.embedding_model_id),
+            "graph": self.graph.counts(),
+            "llm": self.usage.overview().to_dict(),
+            "database_bytes": parts.store.size_bytes(),
+            "embedding": {
+                "model": meta.get(META_MODEL) or parts.embedding_model_id,
+                "dimension": meta.get(META_DIMENSION),
+                "window": meta.get(META_WINDOW),
+            },
+            "failed": [{"source": d.source, "error": d.error} for d in self.documents.failed()],
+        }

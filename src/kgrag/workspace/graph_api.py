@@ -1,0 +1,77 @@
+"""``ws.graph``: the knowledge graph's size and shape, export and import.
+
+The graph modules (igraph, matplotlib through the plots) are imported inside the methods that need
+them, so opening a workspace for a query does not pay for them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from kgrag.workspace.components import Components
+
+if TYPE_CHECKING:
+    from kgrag.graph.analysis.stats import GraphStats
+    from kgrag.graph.io.report import ImportReport
+
+GRAPHML_FILE_NAME = "graph.graphml"
+ExportFormat = Literal["graphml", "neo4j"]
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """What an export wrote: counts, the main file or directory, and the companion file if any."""
+
+    entities: int
+    relations: int
+    path: Path
+    companion: Path | None = None
+
+
+class GraphAPI:
+    """Graph-level operations over this workspace's store."""
+
+    def __init__(self, parts: Components) -> None:
+        self._parts = parts
+
+    def counts(self) -> dict[str, int]:
+        """Entities, relations and their mentions."""
+        return self._parts.store.graph.counts()
+
+    def stats(self, top: int = 10) -> GraphStats:
+        """Nodes, edges, degrees, clustering, components, hubs and entity types."""
+        from kgrag.graph.analysis.stats import graph_stats
+
+        return graph_stats(self._parts.store, top)
+
+    def export(self, fmt: ExportFormat, target: Path, *, companion: bool = True) -> ExportResult:
+        """GraphML (``target`` a .graphml file or a directory; with a JSON companion holding chunks and
+        mentions for a lossless re-import) or Neo4j CSV files with load scripts (``target`` a directory)."""
+        if fmt == "neo4j":
+            from kgrag.graph.io.neo4j import export_neo4j
+
+            counts = export_neo4j(self._parts.store, target)
+            return ExportResult(counts["entities"], counts["relations"], target)
+        from kgrag.graph.io.companion import companion_path
+        from kgrag.graph.io.graphml import export_graphml
+
+        path = target if target.suffix.lower() == ".graphml" else target / GRAPHML_FILE_NAME
+        counts = export_graphml(self._parts.store, path, with_companion=companion)
+        side = companion_path(path) if companion else None
+        return ExportResult(counts["entities"], counts["relations"], path, side)
+
+    def import_lightrag(
+        self, directory: Path, *, graphml: Path | None = None, chunks_file: Path | None = None
+    ) -> ImportReport:
+        """A LightRAG working directory's graph, chunks and provenance, in one transaction."""
+        from kgrag.graph.io.lightrag.importer import import_lightrag
+
+        return import_lightrag(self._parts.store, directory, graphml=graphml, chunks_file=chunks_file)
+
+    def import_graphml(self, path: Path, *, companion_file: Path | None = None) -> ImportReport:
+        """A GraphML file (ours or another tool's), with our JSON companion when present."""
+        from kgrag.graph.io.graphml import import_graphml
+
+        return import_graphml(self._parts.store, path, companion_file=companion_file)

@@ -1,0 +1,93 @@
+"""``ws.indexing``: index files, estimate what indexing would cost, re-embed, remove documents."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from kgrag.core.progress import Progress, SilentProgress
+from kgrag.indexing import IndexContext, IndexRegistries, IndexReport, remove_documents, run_pipeline
+from kgrag.models.llm import Estimate
+from kgrag.workspace.components import Components
+
+
+class IndexingAPI:
+    """Every write path from files to the index, over one :class:`Components`."""
+
+    def __init__(self, parts: Components) -> None:
+        self._parts = parts
+
+    @property
+    def registries(self) -> IndexRegistries:
+        """This workspace's stages, indexing pipelines, extractors and summarisers:
+        ``ws.indexing.registries.stages.register("my-stage", MyStage)`` adds a stage here only."""
+        return self._parts.index_registries
+
+    def run(
+        self, paths: Sequence[Path | str], progress: Progress | None = None, *, pipeline: str | None = None
+    ) -> IndexReport:
+        """Index files/directories incrementally with ``pipeline`` (default ``indexing.pipeline``);
+        unchanged files cost nothing, and a killed run resumes where it stopped."""
+        return _run(self._parts, [Path(p) for p in paths], progress or SilentProgress(), pipeline)
+
+    def estimate(self, paths: Sequence[Path | str], progress: Progress | None = None) -> tuple[IndexReport, Estimate]:
+        """What :meth:`run` would spend on the LLM, without calling it and without changing anything.
+
+        The run goes through the real code path inside a store dry run (everything it writes is rolled
+        back; cached replies count as free) with an estimating LLM and a hashing embedder.
+        """
+        estimating = self._parts.for_estimate()
+        with self._parts.store.dry_run():
+            try:
+                report = _run(estimating, [Path(p) for p in paths], progress or SilentProgress(), None)
+                estimate = estimating.llm().estimate() or Estimate(0, 0, 0, 0.0)
+            finally:
+                estimating.close(store=False)  # the store is this workspace's
+        return report, estimate
+
+    def reindex_embeddings(self, progress: Progress | None = None) -> IndexReport:
+        """Re-embed every chunk (and graph entity) with the configured model and make it the workspace's
+        model (after ``embedding.model``/``provider`` changed)."""
+        self._parts.record_model(self._parts.embedder().inner())
+        return _run(self._parts, [], progress or SilentProgress(), None)
+
+    def remove(self, refs: Sequence[str]) -> tuple[list[str], list[str]]:
+        """Remove documents (by id, source or path) and everything derived from them; returns (removed
+        sources, refs that matched nothing)."""
+        return remove_documents(self._parts.store, refs, self._parts.summarizer(), self._parts.embedder)
+
+
+def _run(parts: Components, paths: list[Path], progress: Progress, pipeline: str | None) -> IndexReport:
+    plan, warnings = parts.chunk_plan()
+    for warning in warnings:
+        progress.note(warning)
+    context = IndexContext(
+        store=parts.store,
+        config=parts.config,
+        plan=plan,
+        embedder=parts.embedder(),
+        paths=paths,
+        progress=progress,
+        extractor=parts.extractor(progress),
+        summarizer=parts.summarizer(),
+        llm=parts.llm_if_configured(),
+    )
+    report = run_pipeline(context, pipeline or parts.config.indexing.pipeline, parts.index_registries)
+    report.warnings.extend(warnings)
+    _account_llm_usage(parts, report)
+    return report
+
+
+def _account_llm_usage(parts: Components, report: IndexReport) -> None:
+    """Put this run's LLM usage, and the extraction cost per corpus token, into the report."""
+    client = parts.llm_created()
+    if client is None or not client.available:
+        return
+    usage = client.ledger.summary(client.run_id, prices=parts.prices())
+    if not usage.by_stage:
+        return
+    report.llm_lines = usage.lines()
+    if report.extracted_corpus_tokens and not report.chunks_extraction_failed:  # only complete runs
+        from kgrag.graph.extract.llm import extraction_cost_ratio
+
+        report.extraction_prompt_ratio = round(extraction_cost_ratio(usage, report.extracted_corpus_tokens), 3)
