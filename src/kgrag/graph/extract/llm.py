@@ -213,7 +213,7 @@ def extraction_cost_ratio(
 def create_llm_extractor(config: KgragConfig, client: LLMClient) -> LLMExtractor:
     """The extractor ``config`` describes, calling ``client``.
 
-    The caller passes its own client (a workspace passes ``Workspace.llm()``) so that one cache, one
+    The caller passes its own client (a workspace passes ``Components.llm()``) so that one cache, one
     ledger and one run id cover everything a command does; this function never builds one.
     """
     return LLMExtractor(
