@@ -72,7 +72,7 @@ def test_workspace_runs_on_plugin_store_embedder_and_llm(tmp_path: Path) -> None
             report = ws.index([docs])
             response = ws.query("Who leads the Platform team?", pipeline="dense")
             usage = ws.usage.summary()
-        assert toy_backends_plugin.OPENED == [tmp_path / "ws"]
+        assert [tmp_path / "ws"] == toy_backends_plugin.OPENED
         assert (tmp_path / "ws" / "toy-store.sqlite3").is_file()
         assert report.texts_embedded > 0
         assert response.answer.mode == "llm" and "toy provider" in response.answer.text
@@ -80,6 +80,9 @@ def test_workspace_runs_on_plugin_store_embedder_and_llm(tmp_path: Path) -> None
 
 
 def test_unknown_backend_names_are_config_errors_listing_plugins(tmp_path: Path) -> None:
-    with installed_plugin(tmp_path / "site", "toy_backends_plugin", PLUGIN, POINTS):
-        with pytest.raises(ConfigError, match=r"store\.backend: unknown store backend 'nope'.*sqlite, toy"):
-            Workspace.init(tmp_path / "ws", store={"backend": "nope"})
+    expected = r"store\.backend: unknown store backend 'nope'.*sqlite, toy"
+    with (
+        installed_plugin(tmp_path / "site", "toy_backends_plugin", PLUGIN, POINTS),
+        pytest.raises(ConfigError, match=expected),
+    ):
+        Workspace.init(tmp_path / "ws", store={"backend": "nope"})
