@@ -24,6 +24,7 @@ from kgrag.config.llm import LLMConfig
 from kgrag.config.loading import CONFIG_FILE_NAME, default_toml, load_config
 from kgrag.config.model import KgragConfig
 from kgrag.config.retrieval import PipelineSettings, RetrievalConfig
+from kgrag.config.server import ServerConfig
 from kgrag.config.store import StoreConfig
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "PipelineSettings",
     "RetrievalConfig",
     "Section",
+    "ServerConfig",
     "StoreConfig",
     "configuration_markdown",
     "default_toml",

@@ -14,6 +14,7 @@ from kgrag.config.graph import GraphConfig
 from kgrag.config.indexing import IndexingConfig
 from kgrag.config.llm import LLMConfig
 from kgrag.config.retrieval import RetrievalConfig
+from kgrag.config.server import ServerConfig
 from kgrag.config.store import StoreConfig
 
 
@@ -34,6 +35,7 @@ class KgragConfig(BaseSettings):
     indexing: IndexingConfig = Field(default=IndexingConfig(), description="Indexing pipeline.")
     evaluation: EvaluationConfig = Field(default=EvaluationConfig(), description="Evaluation.")
     store: StoreConfig = Field(default=StoreConfig(), description="Storage backend.")
+    server: ServerConfig = Field(default=ServerConfig(), description="HTTP server (`kgrag serve`).")
 
     @classmethod
     def settings_customise_sources(

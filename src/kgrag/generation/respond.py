@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgrag.config import KgragConfig
 from kgrag.core.answer import Answer
 from kgrag.core.context import RetrievalResult, TraceStep
 from kgrag.generation.strategy import DEFAULT_STRATEGY
@@ -40,15 +41,21 @@ def _note(answer: Answer, llm_available: bool) -> str:
 
 
 def respond(
-    pipeline: Pipeline, ctx: QueryContext, question: str, k: int, default: AnswerStrategy = DEFAULT_STRATEGY
+    pipeline: Pipeline,
+    ctx: QueryContext,
+    question: str,
+    k: int,
+    default: AnswerStrategy = DEFAULT_STRATEGY,
+    config: KgragConfig | None = None,
 ) -> QueryResponse:
     """Retrieve with ``pipeline``, then answer with ``pipeline.answer`` or ``default``; the trace gets a
-    ``generate`` step and the timings split retrieval from generation."""
+    ``generate`` step and the timings split retrieval from generation. ``config`` replaces the context's
+    config for the answer step only (one request's token budget), leaving the shared context untouched."""
     result = pipeline.run(question, ctx, k)
     retrieval_ms = next((s.ms for s in result.trace if s.step == "total"), 0.0)
     started = time.perf_counter()
     llm = ctx.llm()
-    answer = (pipeline.answer or default).answer(question, result, llm, ctx.embedder(), ctx.config)
+    answer = (pipeline.answer or default).answer(question, result, llm, ctx.embedder(), config or ctx.config)
     generation_ms = round((time.perf_counter() - started) * 1000, 3)
     result.trace.append(
         TraceStep(

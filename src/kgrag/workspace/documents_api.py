@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from kgrag.core.records import DocumentRecord, DocumentStatus
+from collections.abc import Sequence
+
+from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus
 from kgrag.workspace.components import Components
 
 
@@ -26,6 +28,10 @@ class DocumentsAPI:
     def failed(self) -> list[DocumentRecord]:
         """Documents that could not be read, with the reason in ``error``."""
         return self._parts.store.documents.list(DocumentStatus.FAILED)
+
+    def chunks(self, chunk_ids: Sequence[str]) -> list[ChunkRecord]:
+        """The passages behind citations and provenance (unknown ids are left out)."""
+        return self._parts.store.chunks.get_many(chunk_ids)
 
     def list(self, status: DocumentStatus | None = None) -> list[DocumentRecord]:
         """Every document (or those in ``status``), in indexing order."""

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from kgrag.core.errors import KgragError
 from kgrag.evaluation import evaluate_retrieval
@@ -10,6 +14,23 @@ from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
 from kgrag.workspace.components import Components
 from kgrag.workspace.query_api import QueryAPI
+
+
+REPORTS_DIR = "reports"
+REPORT_SUFFIX = "_eval.json"
+
+
+@dataclass(frozen=True)
+class EvalRunInfo:
+    """One stored evaluation report: its id (path under ``reports/`` without the suffix), kind, dataset,
+    k, pipelines and when it was written."""
+
+    id: str
+    kind: str
+    dataset: str
+    k: int | None
+    pipelines: list[str]
+    written_at: float
 
 
 class EvalAPI:
@@ -36,3 +57,43 @@ class EvalAPI:
         self._querying.require_chunks()
         threshold = self._parts.config.evaluation.evidence_overlap
         return evaluate_retrieval(items, list(pipelines), k, threshold, self._querying.retrieve, on_question)
+
+    def runs(self) -> list[EvalRunInfo]:
+        """Evaluation reports written under ``<workspace>/reports`` (``kgrag eval ... `` without ``--out``),
+        newest first. Unreadable files are skipped: a listing must not fail on one bad report."""
+        root = self._parts.path / REPORTS_DIR
+        found: list[EvalRunInfo] = []
+        for path in sorted(root.rglob(f"*{REPORT_SUFFIX}")) if root.is_dir() else []:
+            payload = _read_report(path)
+            if payload is None:
+                continue
+            run_id = path.relative_to(root).as_posix().removesuffix(REPORT_SUFFIX)
+            summary = payload.get("summary")
+            pipelines = sorted(summary) if isinstance(summary, dict) else []
+            k = payload.get("k")
+            found.append(
+                EvalRunInfo(
+                    id=run_id,
+                    kind=path.name.removesuffix(REPORT_SUFFIX),
+                    dataset=str(payload.get("dataset", "")),
+                    k=k if isinstance(k, int) else None,
+                    pipelines=pipelines,
+                    written_at=path.stat().st_mtime,
+                )
+            )
+        return sorted(found, key=lambda run: -run.written_at)
+
+    def report(self, run_id: str) -> dict[str, Any] | None:
+        """The stored report ``run_id`` (an id from :meth:`runs`), or None. Ids are matched against the
+        listing, never joined into a path, so no id can read a file outside ``reports/``."""
+        if run_id not in {run.id for run in self.runs()}:
+            return None
+        return _read_report(self._parts.path / REPORTS_DIR / f"{run_id}{REPORT_SUFFIX}")
+
+
+def _read_report(path: Path) -> dict[str, Any] | None:
+    try:
+        payload = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return payload if isinstance(payload, dict) else None

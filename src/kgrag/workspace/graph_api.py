@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Literal
 
 from kgrag.workspace.components import Components
 
+from kgrag.graph.browse import EntityView, Neighbourhood, neighbourhood, search_entities
+
 if TYPE_CHECKING:
     from kgrag.graph.analysis.stats import GraphStats
     from kgrag.graph.io.report import ImportReport
@@ -39,6 +41,15 @@ class GraphAPI:
     def counts(self) -> dict[str, int]:
         """Entities, relations and their mentions."""
         return self._parts.store.graph.counts()
+
+    def search_entities(self, text: str, limit: int = 20) -> list[EntityView]:
+        """Entities whose name contains ``text``, best matches first (from the hot in-memory graph)."""
+        return search_entities(self._parts.query_context.graph_index(), text, limit)
+
+    def neighbourhood(self, entity_id: str, depth: int = 1, limit: int = 50) -> Neighbourhood | None:
+        """Entities within ``depth`` hops of ``entity_id`` (at most ``limit``) and the relations among them;
+        None when there is no such entity."""
+        return neighbourhood(self._parts.query_context.graph_index(), entity_id, depth, limit)
 
     def stats(self, top: int = 10) -> GraphStats:
         """Nodes, edges, degrees, clustering, components, hubs and entity types."""

@@ -25,10 +25,22 @@ class QueryAPI:
         """Ranked context items with provenance and a trace; the pipeline's requirements are checked first."""
         return self.pipeline(pipeline).run(question, self._parts.query_context, self._k(k))
 
-    def query(self, question: str, pipeline: str | None = None, k: int | None = None) -> QueryResponse:
+    def query(
+        self, question: str, pipeline: str | None = None, k: int | None = None, *, context_tokens: int | None = None
+    ) -> QueryResponse:
         """Retrieve, then answer with the pipeline's own answer strategy, else the default one (the LLM
-        when configured, with citations; else extractive)."""
-        return respond(self.pipeline(pipeline), self._parts.query_context, question, self._k(k))
+        when configured, with citations; else extractive). ``context_tokens`` overrides
+        ``generation.context_tokens`` for this query only (a per-request budget)."""
+        config = None
+        if context_tokens is not None:
+            if context_tokens < 1:
+                raise KgragError(f"context_tokens must be at least 1 (got {context_tokens})")
+            base = self._parts.config
+            config = base.model_copy(
+                update={"generation": base.generation.model_copy(update={"context_tokens": context_tokens})}
+            )
+        ctx = self._parts.query_context
+        return respond(self.pipeline(pipeline), ctx, question, self._k(k), config=config)
 
     def pipelines(self) -> list[PipelineInfo]:
         """Every registered pipeline with its origin, description and which requirements are met here."""

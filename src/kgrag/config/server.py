@@ -1,0 +1,51 @@
+"""The ``[server]`` section of kgrag.toml: how `kgrag serve` binds and what it accepts.
+
+API keys are deliberately not a field here: a key in a config file ends up in backups and version
+control. They come from ``--api-key-file`` or the ``KGRAG_API_KEYS`` environment variable, read when the
+server starts.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from kgrag.config.base import Section
+
+MIB = 1024 * 1024
+
+
+class ServerConfig(Section):
+    """Binding, upload limits and rate limits of the HTTP server (`kgrag serve`)."""
+
+    host: str = Field(
+        "127.0.0.1",
+        description="Bind address. Anything but a loopback address requires an API key (the server refuses "
+        "to start without one).",
+    )
+    port: int = Field(8765, ge=0, le=65535, description="TCP port (0 = any free port).")
+    max_file_bytes: int = Field(
+        25 * MIB, ge=1, description="Largest single uploaded file, and largest file extracted from an archive."
+    )
+    max_request_bytes: int = Field(
+        100 * MIB, ge=1, description="Largest request body; larger requests are refused with 413 before parsing."
+    )
+    archives: Literal["extract", "reject"] = Field(
+        "extract",
+        description="Uploaded `.zip` archives: `extract` their supported files (under the limits below) or "
+        "`reject` them. Other archive formats are always rejected.",
+    )
+    max_archive_bytes: int = Field(
+        200 * MIB, ge=1, description="Most bytes extracted from one archive; past it the upload is refused."
+    )
+    max_archive_ratio: float = Field(
+        50.0, gt=1, description="Highest uncompressed/compressed size ratio of an archive (zip bombs exceed it)."
+    )
+    max_archive_files: int = Field(1000, ge=1, description="Most files extracted from one archive.")
+    rate_limit_per_minute: int = Field(
+        600, ge=0, description="Requests per minute per API key (per client address without keys); 0 = off."
+    )
+    rate_limit_burst: int = Field(60, ge=1, description="Requests a key may send at once before the rate applies.")
+    max_compare_pipelines: int = Field(8, ge=1, description="Most pipelines one compare request may name.")
+    max_question_chars: int = Field(4000, ge=1, description="Longest question accepted.")

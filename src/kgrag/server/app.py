@@ -1,0 +1,59 @@
+"""The app factory: one FastAPI app over hosted workspaces, with its own state and nothing global.
+
+    app = create_app({"team-a": ws_a, "team-b": ws_b}, ServerConfig(), KeyRing())
+
+The caller owns the workspaces (opens and closes them); the app stops its jobs on shutdown. ``kgrag
+serve`` builds one from the command line; tests and benchmarks build them in-process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+
+from fastapi import APIRouter, Depends, FastAPI
+
+from kgrag import __version__
+from kgrag.config import ServerConfig
+from kgrag.server import routes_documents, routes_eval, routes_graph, routes_jobs, routes_query, routes_system
+from kgrag.server.deps import caller
+from kgrag.server.errors import install_error_handlers
+from kgrag.server.metrics import MetricsMiddleware
+from kgrag.server.page import mount_page
+from kgrag.server.security import BodyLimitMiddleware, KeyRing
+from kgrag.server.state import ServerState
+from kgrag.workspace import Workspace
+
+DESCRIPTION = """kgrag's HTTP API: ask, compare pipelines, manage documents and indexing jobs, browse the
+graph, read evaluation reports. Every workspace route is under `/v1/workspaces/{workspace}`. When the
+server has API keys, send one as `Authorization: Bearer KEY` (or `X-API-Key`). Errors are
+`{"error": {"status", "code", "message"}}`."""
+
+
+def create_app(workspaces: Mapping[str, Workspace], limits: ServerConfig | None = None, keys: KeyRing | None = None) -> FastAPI:
+    """An app hosting ``workspaces`` (name → open workspace) under ``limits`` and ``keys``."""
+    state = ServerState(limits or ServerConfig(), keys or KeyRing())
+    for name, ws in workspaces.items():
+        state.host(name, ws)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        state.shutdown()
+
+    app = FastAPI(title="kgrag", version=__version__, description=DESCRIPTION, lifespan=lifespan)
+    app.state.kgrag = state
+    install_error_handlers(app)
+    v1 = APIRouter(prefix="/v1")
+    v1.include_router(routes_system.public)
+    v1.include_router(routes_system.router)
+    per_workspace = APIRouter(prefix="/workspaces/{workspace}", dependencies=[Depends(caller)])
+    per_workspace.include_router(routes_system.workspace_router)
+    for module in (routes_query, routes_documents, routes_jobs, routes_graph, routes_eval):
+        per_workspace.include_router(module.router)
+    v1.include_router(per_workspace)
+    app.include_router(v1)
+    mount_page(app)
+    app.add_middleware(BodyLimitMiddleware, limit=state.limits.max_request_bytes)
+    app.add_middleware(MetricsMiddleware, metrics=state.metrics)
+    return app

@@ -1,0 +1,52 @@
+"""``/v1/workspaces/{workspace}/graph``: stats, entity search, one entity, its neighbourhood, and
+community reports (once issue #11 provides them), via ``ws.graph`` only."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from kgrag.server.deps import WorkspaceDep
+from kgrag.server.errors import ApiError
+
+router = APIRouter(tags=["graph"])
+
+
+@router.get("/graph/stats", summary="Graph size and shape")
+def stats(hosted: WorkspaceDep, top: Annotated[int, Query(ge=1, le=100)] = 10) -> dict[str, Any]:
+    """Counts always; the igraph statistics (degrees, clustering, components, hubs) when there is a graph."""
+    counts = hosted.ws.graph.counts()
+    shape = asdict(hosted.ws.graph.stats(top)) if counts.get("entities") else None
+    return {"counts": counts, "stats": shape}
+
+
+@router.get("/graph/entities", summary="Find entities by name")
+def search(
+    hosted: WorkspaceDep,
+    q: Annotated[str, Query(min_length=1, max_length=200, description="Part of the entity's name.")],
+    limit: Annotated[int, Query(ge=1, le=200)] = 20,
+) -> list[dict[str, Any]]:
+    return [asdict(e) for e in hosted.ws.graph.search_entities(q, limit)]
+
+
+@router.get("/graph/entities/{entity_id}/neighbourhood", summary="Entities and relations around an entity")
+def neighbourhood(
+    hosted: WorkspaceDep,
+    entity_id: str,
+    depth: Annotated[int, Query(ge=1, le=3)] = 1,
+    limit: Annotated[int, Query(ge=1, le=300)] = 50,
+) -> dict[str, Any]:
+    found = hosted.ws.graph.neighbourhood(entity_id, depth, limit)
+    if found is None:
+        raise ApiError(404, "not_found", f"no entity {entity_id!r}")
+    return asdict(found)
+
+
+@router.get("/graph/communities", summary="Community reports (not available yet)")
+def communities(hosted: WorkspaceDep) -> dict[str, Any]:
+    """Community detection and reports arrive with issue #11; this route then returns
+    ``ws.graph.community_reports(level)``. Until then it says so instead of returning an empty list that
+    would read as "this graph has no communities"."""
+    raise ApiError(501, "not_implemented", "community reports are not built by this version of kgrag yet")

@@ -1,0 +1,173 @@
+"""``/v1/workspaces/{workspace}/query`` and ``/compare``: the same question through one or several
+pipelines, answered with cited passages, the trace and the cost, via ``ws.querying`` only."""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+from typing import Any
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, Field
+
+from kgrag.core.errors import KgragError
+from kgrag.generation import QueryResponse
+from kgrag.server.deps import WorkspaceDep
+from kgrag.server.errors import ApiError
+from kgrag.server.state import HostedWorkspace, server_state
+
+router = APIRouter(tags=["query"])
+
+MAX_K = 100
+
+
+class QueryRequest(BaseModel):
+    """One question through one pipeline."""
+
+    question: str = Field(min_length=1, description="The question.")
+    pipeline: str | None = Field(None, description="Pipeline name (default: retrieval.default_pipeline).")
+    k: int | None = Field(None, ge=1, le=MAX_K, description="Passages to retrieve (default: retrieval.k).")
+    context_tokens: int | None = Field(
+        None, ge=1, le=1_000_000, description="Token budget of the answer's context (default: generation.context_tokens)."
+    )
+
+
+class CompareRequest(BaseModel):
+    """One question through several pipelines, answered side by side."""
+
+    question: str = Field(min_length=1)
+    pipelines: list[str] = Field(min_length=1, description="Pipeline names, each answered independently.")
+    k: int | None = Field(None, ge=1, le=MAX_K)
+    context_tokens: int | None = Field(None, ge=1, le=1_000_000)
+
+
+class Passage(BaseModel):
+    """A retrieved chunk, with where it comes from and whether the answer cites it."""
+
+    chunk_id: str
+    doc_id: str | None
+    source: str
+    text: str
+    score: float
+    cited: bool
+    span: list[int] | None = None
+
+
+class QueryResult(BaseModel):
+    """An answer, its passages (cited ones flagged), the graph items it used, its trace and cost."""
+
+    pipeline: str
+    answer: str
+    mode: str
+    idk: bool
+    citations: list[str]
+    passages: list[Passage]
+    items: list[dict[str, Any]] = Field(description="Every retrieved item (chunks, entities, relations) with scores.")
+    trace: list[dict[str, Any]]
+    cost: dict[str, Any] = Field(description="LLM tokens and money of the answer (zero for extractive answers).")
+    timings_ms: dict[str, float]
+
+
+class CompareOutcome(BaseModel):
+    """One pipeline's result, or why it could not answer (the others still do)."""
+
+    pipeline: str
+    result: QueryResult | None = None
+    error: str | None = None
+
+
+class CompareResult(BaseModel):
+    question: str
+    outcomes: list[CompareOutcome]
+
+
+def _source_names(hosted: HostedWorkspace, doc_ids: set[str]) -> dict[str, str]:
+    """Document titles or file names, never the server-side path."""
+    names = {}
+    for doc_id in doc_ids:
+        doc = hosted.ws.documents.get(doc_id)
+        if doc is not None:
+            names[doc_id] = doc.title or PurePath(doc.source).name
+    return names
+
+
+def _passages(hosted: HostedWorkspace, response: QueryResponse) -> list[Passage]:
+    """Chunk items in rank order, plus cited chunks the ranking did not list (graph provenance)."""
+    cited = set(response.answer.citations)
+    chunks = [item for item in response.result.items if item.kind == "chunk"]
+    listed = {item.id for item in chunks}
+    extra = hosted.ws.documents.chunks([cid for cid in response.answer.citations if cid not in listed])
+    texts = {c.id: c for c in hosted.ws.documents.chunks([i.id for i in chunks if not i.text])}
+    names = _source_names(hosted, {i.doc_id or "" for i in chunks} | {c.doc_id for c in extra} | {c.doc_id for c in texts.values()})
+    out = []
+    for item in chunks:
+        record = texts.get(item.id)
+        doc_id = item.doc_id or (record.doc_id if record else None)
+        span = list(item.span) if item.span else ([record.char_start, record.char_end] if record else None)
+        text = item.text or (record.text if record else "")
+        out.append(Passage(chunk_id=item.id, doc_id=doc_id, source=names.get(doc_id or "", ""), text=text,
+                           score=item.score, cited=item.id in cited, span=span))
+    out += [
+        Passage(chunk_id=c.id, doc_id=c.doc_id, source=names.get(c.doc_id, ""), text=c.text, score=0.0, cited=True,
+                span=[c.char_start, c.char_end])
+        for c in extra
+    ]
+    return out
+
+
+def _cost(response: QueryResponse) -> dict[str, Any]:
+    usage = response.answer.usage
+    keys = ("prompt_tokens", "completion_tokens", "cost_usd", "cached", "context_tokens", "latency_ms")
+    cost: dict[str, Any] = {"prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
+    cost.update({key: usage[key] for key in keys if key in usage})
+    cost["line"] = response.answer.cost_line or ("extractive answer: no LLM call" if response.answer.mode != "llm" else "")
+    return cost
+
+
+def to_result(hosted: HostedWorkspace, response: QueryResponse) -> QueryResult:
+    data = response.to_dict()
+    return QueryResult(
+        pipeline=response.result.pipeline,
+        answer=response.answer.text,
+        mode=response.answer.mode,
+        idk=response.answer.idk,
+        citations=response.answer.citations,
+        passages=_passages(hosted, response),
+        items=[{k: v for k, v in item.items() if k != "text" or item["kind"] != "chunk"} for item in data["retrieval"]["items"]],
+        trace=data["retrieval"]["trace"],
+        cost=_cost(response),
+        timings_ms=response.timings_ms,
+    )
+
+
+def _check_question(request: Request, question: str) -> str:
+    limit = server_state(request).limits.max_question_chars
+    if len(question) > limit:
+        raise ApiError(413, "too_large", f"question longer than {limit} characters")
+    if not question.strip():
+        raise ApiError(422, "invalid_request", "question: must not be blank")
+    return question
+
+
+@router.post("/query", response_model=QueryResult, summary="Answer a question with one pipeline")
+def query(body: QueryRequest, hosted: WorkspaceDep, request: Request) -> QueryResult:
+    question = _check_question(request, body.question)
+    response = hosted.ws.querying.query(question, body.pipeline, body.k, context_tokens=body.context_tokens)
+    return to_result(hosted, response)
+
+
+@router.post("/compare", response_model=CompareResult, summary="Answer a question with several pipelines")
+def compare(body: CompareRequest, hosted: WorkspaceDep, request: Request) -> CompareResult:
+    question = _check_question(request, body.question)
+    names = list(dict.fromkeys(body.pipelines))
+    limit = server_state(request).limits.max_compare_pipelines
+    if len(names) > limit:
+        raise ApiError(422, "invalid_request", f"pipelines: at most {limit} per comparison")
+    outcomes = []
+    for name in names:
+        try:
+            response = hosted.ws.querying.query(question, name, body.k, context_tokens=body.context_tokens)
+        except KgragError as exc:  # one pipeline missing its graph must not hide the others' answers
+            outcomes.append(CompareOutcome(pipeline=name, error=str(exc)))
+            continue
+        outcomes.append(CompareOutcome(pipeline=name, result=to_result(hosted, response)))
+    return CompareResult(question=question, outcomes=outcomes)

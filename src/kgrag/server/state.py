@@ -1,0 +1,69 @@
+"""What one server holds: its workspaces (each with its own jobs and uploads), keys, limits, metrics.
+
+Built by :func:`kgrag.server.app.create_app` and hung on ``app.state``; nothing lives at module level,
+so two apps in one process (tests do this) share nothing, and two workspaces of one app share no
+object that holds data (each has its own :class:`~kgrag.workspace.Workspace`, store and job manager).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from fastapi import Request
+
+from kgrag.config import ServerConfig
+from kgrag.core.errors import ConfigError
+from kgrag.documents import supported_suffixes
+from kgrag.server.jobs import JobManager
+from kgrag.server.metrics import Metrics
+from kgrag.server.security import KeyRing, RateLimiter
+from kgrag.server.uploads import Uploads, uploads_dir
+from kgrag.workspace import Workspace
+
+WORKSPACE_NAME = r"^[A-Za-z0-9_-]{1,64}$"
+
+
+@dataclass
+class HostedWorkspace:
+    """A workspace as the server hosts it: the workspace, its job manager and its upload area."""
+
+    name: str
+    ws: Workspace
+    jobs: JobManager
+    uploads: Uploads
+
+
+@dataclass
+class ServerState:
+    """Everything a request handler may reach, per app."""
+
+    limits: ServerConfig
+    keys: KeyRing
+    workspaces: dict[str, HostedWorkspace] = field(default_factory=dict)
+    metrics: Metrics = field(default_factory=Metrics)
+    limiter: RateLimiter = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.limiter = RateLimiter(self.limits.rate_limit_per_minute, self.limits.rate_limit_burst)
+
+    def host(self, name: str, ws: Workspace) -> HostedWorkspace:
+        """Add ``ws`` under ``name`` (URL-safe, unique)."""
+        if not re.match(WORKSPACE_NAME, name):
+            raise ConfigError(f"workspace name {name!r}: use letters, digits, '-' and '_' (at most 64)")
+        if name in self.workspaces:
+            raise ConfigError(f"two workspaces are named {name!r}; name them with NAME=PATH")
+        uploads = Uploads(uploads_dir(ws.path), self.limits, supported_suffixes())
+        hosted = HostedWorkspace(name, ws, JobManager(name), uploads)
+        self.workspaces[name] = hosted
+        return hosted
+
+    def shutdown(self) -> None:
+        """Stop jobs first (they write), then leave closing the workspaces to their owner."""
+        for hosted in self.workspaces.values():
+            hosted.jobs.shutdown()
+
+
+def server_state(request: Request) -> ServerState:
+    state: ServerState = request.app.state.kgrag
+    return state
