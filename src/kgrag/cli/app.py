@@ -18,6 +18,7 @@ from kgrag.cli.errors import run_guarded
 from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.llm_commands import cost, prompts_app
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
+from kgrag.cli.serve_command import serve
 from kgrag.core.errors import KgragError
 
 if TYPE_CHECKING:  # types only: the modules are imported inside the commands that use them
@@ -34,6 +35,7 @@ app.add_typer(eval_app, name="eval")
 app.add_typer(prompts_app, name="prompts")
 app.command("cost")(cost)
 app.add_typer(graph_app, name="graph")
+app.command("serve")(serve)
 
 
 def _print_version(value: bool) -> None:

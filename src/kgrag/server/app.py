@@ -30,7 +30,9 @@ server has API keys, send one as `Authorization: Bearer KEY` (or `X-API-Key`). E
 `{"error": {"status", "code", "message"}}`."""
 
 
-def create_app(workspaces: Mapping[str, Workspace], limits: ServerConfig | None = None, keys: KeyRing | None = None) -> FastAPI:
+def create_app(
+    workspaces: Mapping[str, Workspace], limits: ServerConfig | None = None, keys: KeyRing | None = None
+) -> FastAPI:
     """An app hosting ``workspaces`` (name → open workspace) under ``limits`` and ``keys``."""
     state = ServerState(limits or ServerConfig(), keys or KeyRing())
     for name, ws in workspaces.items():

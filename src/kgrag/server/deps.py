@@ -45,7 +45,9 @@ def caller(request: Request) -> Caller:
         key = state.keys.find(secret) if secret else None
         if key is None:
             message = "an API key is required" if secret is None else "invalid API key"
-            raise ApiError(401, "unauthorized", f"{message} (Authorization: Bearer KEY)", {"WWW-Authenticate": "Bearer"})
+            raise ApiError(
+                401, "unauthorized", f"{message} (Authorization: Bearer KEY)", {"WWW-Authenticate": "Bearer"}
+            )
     client = key.label if key else (request.client.host if request.client else "unknown")
     wait = state.limiter.acquire(client)
     if wait > 0:

@@ -25,7 +25,7 @@ MAX_NOTES = 50
 MAX_FINISHED_JOBS = 100
 
 
-class JobCancelled(BaseException):  # noqa: N818 - a signal like KeyboardInterrupt, not an error
+class JobCancelled(BaseException):
     """Raised inside a job's thread to stop it; a BaseException so per-file ``except Exception`` handlers
     in the indexing code cannot swallow it and mark a document failed."""
 
@@ -156,7 +156,9 @@ class JobManager:
         else:
             self._end(job, JobState.SUCCEEDED, result=result)
 
-    def _end(self, job: Job, state: JobState, *, error: str | None = None, result: dict[str, Any] | None = None) -> None:
+    def _end(
+        self, job: Job, state: JobState, *, error: str | None = None, result: dict[str, Any] | None = None
+    ) -> None:
         with self._lock:
             job.state, job.error, job.result, job.finished_at = state, error, result, time.time()
 

@@ -56,7 +56,10 @@ class Metrics:
         ]
         for (method, route, status), (count, total, buckets) in sorted(snapshot.items()):
             labels = f'method="{method}",route="{route}",status="{status}"'
-            lines += [f'kgrag_http_request_ms_bucket{{{labels},le="{b}"}} {n}' for b, n in zip(BUCKETS_MS, buckets)]
+            lines += [
+                f'kgrag_http_request_ms_bucket{{{labels},le="{b}"}} {n}'
+                for b, n in zip(BUCKETS_MS, buckets, strict=True)
+            ]
             lines += [
                 f'kgrag_http_request_ms_bucket{{{labels},le="+Inf"}} {count}',
                 f"kgrag_http_request_ms_sum{{{labels}}} {total:.3f}",

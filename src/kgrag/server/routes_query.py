@@ -27,7 +27,10 @@ class QueryRequest(BaseModel):
     pipeline: str | None = Field(None, description="Pipeline name (default: retrieval.default_pipeline).")
     k: int | None = Field(None, ge=1, le=MAX_K, description="Passages to retrieve (default: retrieval.k).")
     context_tokens: int | None = Field(
-        None, ge=1, le=1_000_000, description="Token budget of the answer's context (default: generation.context_tokens)."
+        None,
+        ge=1,
+        le=1_000_000,
+        description="Token budget of the answer's context (default: generation.context_tokens).",
     )
 
 
@@ -97,18 +100,36 @@ def _passages(hosted: HostedWorkspace, response: QueryResponse) -> list[Passage]
     listed = {item.id for item in chunks}
     extra = hosted.ws.documents.chunks([cid for cid in response.answer.citations if cid not in listed])
     texts = {c.id: c for c in hosted.ws.documents.chunks([i.id for i in chunks if not i.text])}
-    names = _source_names(hosted, {i.doc_id or "" for i in chunks} | {c.doc_id for c in extra} | {c.doc_id for c in texts.values()})
+    names = _source_names(
+        hosted, {i.doc_id or "" for i in chunks} | {c.doc_id for c in extra} | {c.doc_id for c in texts.values()}
+    )
     out = []
     for item in chunks:
         record = texts.get(item.id)
         doc_id = item.doc_id or (record.doc_id if record else None)
         span = list(item.span) if item.span else ([record.char_start, record.char_end] if record else None)
         text = item.text or (record.text if record else "")
-        out.append(Passage(chunk_id=item.id, doc_id=doc_id, source=names.get(doc_id or "", ""), text=text,
-                           score=item.score, cited=item.id in cited, span=span))
+        out.append(
+            Passage(
+                chunk_id=item.id,
+                doc_id=doc_id,
+                source=names.get(doc_id or "", ""),
+                text=text,
+                score=item.score,
+                cited=item.id in cited,
+                span=span,
+            )
+        )
     out += [
-        Passage(chunk_id=c.id, doc_id=c.doc_id, source=names.get(c.doc_id, ""), text=c.text, score=0.0, cited=True,
-                span=[c.char_start, c.char_end])
+        Passage(
+            chunk_id=c.id,
+            doc_id=c.doc_id,
+            source=names.get(c.doc_id, ""),
+            text=c.text,
+            score=0.0,
+            cited=True,
+            span=[c.char_start, c.char_end],
+        )
         for c in extra
     ]
     return out
@@ -119,7 +140,9 @@ def _cost(response: QueryResponse) -> dict[str, Any]:
     keys = ("prompt_tokens", "completion_tokens", "cost_usd", "cached", "context_tokens", "latency_ms")
     cost: dict[str, Any] = {"prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
     cost.update({key: usage[key] for key in keys if key in usage})
-    cost["line"] = response.answer.cost_line or ("extractive answer: no LLM call" if response.answer.mode != "llm" else "")
+    cost["line"] = response.answer.cost_line or (
+        "extractive answer: no LLM call" if response.answer.mode != "llm" else ""
+    )
     return cost
 
 
@@ -132,7 +155,10 @@ def to_result(hosted: HostedWorkspace, response: QueryResponse) -> QueryResult:
         idk=response.answer.idk,
         citations=response.answer.citations,
         passages=_passages(hosted, response),
-        items=[{k: v for k, v in item.items() if k != "text" or item["kind"] != "chunk"} for item in data["retrieval"]["items"]],
+        items=[
+            {k: v for k, v in item.items() if k != "text" or item["kind"] != "chunk"}
+            for item in data["retrieval"]["items"]
+        ],
         trace=data["retrieval"]["trace"],
         cost=_cost(response),
         timings_ms=response.timings_ms,

@@ -13,10 +13,11 @@ import re
 import stat
 import uuid
 import zipfile
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 from kgrag.config import ServerConfig
 from kgrag.server.errors import ApiError
@@ -26,6 +27,12 @@ COPY_BLOCK = 64 * 1024
 RATIO_ALLOWANCE = 1024 * 1024  # archives smaller than this once extracted are never "bombs"
 _SUFFIX = re.compile(r"\.[a-z0-9]{1,8}")
 REFUSED_ARCHIVES = frozenset({".tar", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".7z", ".rar", ".lz", ".lzma"})
+
+
+class Readable(Protocol):
+    """What uploads are copied from: an uploaded file, or one member of a zip being decompressed."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
 
 
 @dataclass(frozen=True)
@@ -89,7 +96,7 @@ class Uploads:
                 f"{_base_name(original)!r}: unsupported file type; accepted: {', '.join(sorted(self.suffixes))}, .zip",
             )
 
-    def _write(self, original: str, source: BinaryIO, limit: int) -> StoredFile:
+    def _write(self, original: str, source: Readable, limit: int) -> StoredFile:
         self.directory.mkdir(parents=True, exist_ok=True)
         name = generated_name(original)
         target = self.directory / name
@@ -116,6 +123,10 @@ class Uploads:
         try:
             with archive:
                 self._extract_members(archive, _base_name(original), written, outcome)
+        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as exc:
+            for item in written:
+                (self.directory / item.stored).unlink(missing_ok=True)
+            raise ApiError(400, "bad_archive", f"{_base_name(original)}: damaged or unsupported zip ({exc})") from exc
         except BaseException:
             for item in written:
                 (self.directory / item.stored).unlink(missing_ok=True)
@@ -162,7 +173,7 @@ class _Bounded:
     """A read-only stream that fails as soon as more than ``limit`` bytes come out of it: the size in a
     zip's header is the archive's claim, the bytes that decompress are the truth."""
 
-    def __init__(self, stream: BinaryIO, limit: int, archive: str) -> None:
+    def __init__(self, stream: Readable, limit: int, archive: str) -> None:
         self._stream = stream
         self._limit = limit
         self._archive = archive

@@ -15,7 +15,6 @@ from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
 from kgrag.workspace.components import Components
 from kgrag.workspace.query_api import QueryAPI
 
-
 REPORTS_DIR = "reports"
 REPORT_SUFFIX = "_eval.json"
 

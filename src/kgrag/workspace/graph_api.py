@@ -10,9 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from kgrag.workspace.components import Components
-
 from kgrag.graph.browse import EntityView, Neighbourhood, neighbourhood, search_entities
+from kgrag.workspace.components import Components
 
 if TYPE_CHECKING:
     from kgrag.graph.analysis.stats import GraphStats
