@@ -96,5 +96,20 @@ class MetricsMiddleware:
         try:
             await self.app(scope, receive, send_with_id)
         finally:
-            route = getattr(scope.get("route"), "path", None) or "unmatched"
-            self.metrics.observe(scope["method"], route, status, (time.perf_counter() - started) * 1000)
+            self.metrics.observe(scope["method"], route_template(scope), status, (time.perf_counter() - started) * 1000)
+
+
+def route_template(scope: Scope) -> str:
+    """``/v1/workspaces/{workspace}/query`` for ``/v1/workspaces/team-a/query``: the matched path with its
+    parameters put back as names, so metrics have one series per route, not per URL a client invents."""
+    if scope.get("route") is None:
+        return "unmatched"
+    path: str = scope.get("path", "")
+    params: dict[str, object] = scope.get("path_params", {})
+    names = {str(value): name for name, value in params.items()}
+    segments = ["{" + names[seg] + "}" if seg in names else seg for seg in path.split("/")]
+    template = "/".join(segments)
+    for value, name in names.items():
+        if "/" in value:
+            template = template.replace(value, "{" + name + "}")
+    return template
