@@ -71,7 +71,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        code = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(exc.status_code, "http_error")
         headers = dict(exc.headers) if exc.headers else None
         return error_response(exc.status_code, code, str(exc.detail), headers)
 
@@ -79,4 +79,5 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _internal(request: Request, exc: Exception) -> JSONResponse:
         request_id = getattr(request.state, "request_id", "-")
         log.exception("internal error in %s %s (request %s)", request.method, request.url.path, request_id)
-        return error_response(500, "internal_error", f"internal error; see the server log for request {request_id}")
+        message = f"internal error; see the server log for request {request_id}"
+        return error_response(500, "internal_error", message, {"X-Request-Id": request_id})
