@@ -114,12 +114,12 @@ function layout(nodes, edges, width, height) {
     for (const a of nodes) { a.dx = 0; a.dy = 0; }
     for (let i = 0; i < nodes.length; i++) for (let j = i + 1; j < nodes.length; j++) {
       const a = nodes[i], b = nodes[j];
-      const dx = a.x - b.x, dy = a.y - b.y, d2 = Math.max(dx * dx + dy * dy, 1), f = 1600 / d2;
+      const dx = a.x - b.x, dy = a.y - b.y, d2 = Math.max(dx * dx + dy * dy, 1), f = 500 / d2;
       a.dx += dx * f; a.dy += dy * f; b.dx -= dx * f; b.dy -= dy * f;
     }
     for (const e of edges) {
       const a = nodes[index.get(e.source)], b = nodes[index.get(e.target)];
-      const dx = b.x - a.x, dy = b.y - a.y, d = Math.max(Math.hypot(dx, dy), 1), f = (d - 70) / d * 0.1;
+      const dx = b.x - a.x, dy = b.y - a.y, d = Math.max(Math.hypot(dx, dy), 1), f = (d - 55) / d * 0.08;
       a.dx += dx * f; a.dy += dy * f; b.dx -= dx * f; b.dy -= dy * f;
     }
     nodes.forEach((n, i) => {
