@@ -6,20 +6,24 @@ STAMP := $(VENV)/.installed-stamp
 # torch is pinned in the same pip call as sentence-transformers so pip takes the CPU wheel.
 TORCH_PIN := torch==2.13.0
 
-.PHONY: demo test lint typecheck bench clean-venv setup
+.PHONY: demo test lint typecheck bench clean-venv setup browser
 
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet "$(TORCH_PIN)" -e ".[local,dev]"
+	$(BIN)/python -m pip install --quiet "$(TORCH_PIN)" -e ".[local,server,dev]"
 	@touch $(STAMP)
 
 demo: $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/python examples/demo.py
 
-test: $(STAMP)
+# Debian chromium for the browser test (skipped with a reason when apt or root is missing).
+browser:
+	@sh scripts/install-chromium.sh
+
+test: $(STAMP) browser
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q tests
 
 lint: $(STAMP)
@@ -29,6 +33,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/python bench/bench_index_query.py
+	HF_HUB_OFFLINE=1 $(BIN)/python bench/bench_server.py
 
 clean-venv:
 	rm -rf $(VENV)

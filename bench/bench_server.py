@@ -207,7 +207,8 @@ def run(url: str, path: Path, args: argparse.Namespace) -> None:
         rps, latencies, errors = load(url, pipeline, args.requests, args.clients)
         state = httpx.get(f"{url}/v1/workspaces/bench/jobs/{job['id']}", timeout=30).json()
         print(
-            f"{pipeline}: {rps:.1f} rps, p50 {percentile(latencies, 50):.1f} ms, p95 {percentile(latencies, 95):.1f} ms, "
+            f"{pipeline}: {rps:.1f} rps, p50 {percentile(latencies, 50):.1f} ms, "
+            f"p95 {percentile(latencies, 95):.1f} ms, "
             f"{errors} errors, {args.clients} clients, indexing job {state['state']} at the end"
         )
     httpx.post(f"{url}/v1/workspaces/bench/jobs/{job['id']}/cancel", timeout=30)

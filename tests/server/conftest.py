@@ -13,15 +13,15 @@ import pytest
 
 pytest.importorskip("fastapi", reason="the server extra is not installed (pip install 'kgrag[server]')")
 
-import uvicorn  # noqa: E402
-from fastapi import FastAPI  # noqa: E402
-from fastapi.testclient import TestClient  # noqa: E402
-from tests.conftest import SAMPLE_DOCS  # noqa: E402
-from tests.graph.graph_fakes import WordExtractor  # noqa: E402
+import uvicorn
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from tests.conftest import SAMPLE_DOCS
+from tests.graph.graph_fakes import WordExtractor
 
-from kgrag import Workspace  # noqa: E402
-from kgrag.config import CONFIG_FILE_NAME  # noqa: E402
-from kgrag.server import create_app  # noqa: E402
+from kgrag import Workspace
+from kgrag.config import CONFIG_FILE_NAME
+from kgrag.server import create_app
 
 # What a served workspace's kgrag.toml says: hashing embedder, no model downloads, no graph extraction
 # at serve time (the graph is built once by the fixture with the word extractor).

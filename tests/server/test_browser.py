@@ -49,7 +49,18 @@ def served(sample_dir: Path) -> Iterator[str]:
     port = free_port()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     process = subprocess.Popen(
-        [sys.executable, "-m", "kgrag.cli", "serve", "-w", f"sample={sample_dir}", "--host", "127.0.0.1", "--port", str(port)],
+        [
+            sys.executable,
+            "-m",
+            "kgrag.cli",
+            "serve",
+            "-w",
+            f"sample={sample_dir}",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -46,7 +46,9 @@ def test_workspaces_share_nothing(tmp_path: Path) -> None:
     b = build_workspace(tmp_path / "b", [b_docs])
     with Workspace.open(a) as wa, Workspace.open(b) as wb, TestClient(create_app({"a": wa, "b": wb})) as c:
         for pipeline in PIPELINES:
-            answer = c.post("/v1/workspaces/a/query", json={"question": "What is the Redshark codename?", "pipeline": pipeline})
+            answer = c.post(
+                "/v1/workspaces/a/query", json={"question": "What is the Redshark codename?", "pipeline": pipeline}
+            )
             body = answer.json()
             assert answer.status_code == 200, body
             seen = body["answer"] + " ".join(p["text"] for p in body["passages"]) + str(body["items"])
@@ -56,7 +58,10 @@ def test_workspaces_share_nothing(tmp_path: Path) -> None:
         c.post("/v1/workspaces/a/documents?index=false", files=[("files", ("x.md", io.BytesIO(b"# X\n\nx\n")))])
         assert len(list((a / "uploads").iterdir())) == 1 and not (b / "uploads").exists()
         job = c.post("/v1/workspaces/a/jobs", json={}).json()
-        assert c.get(f"/v1/workspaces/b/jobs/{job['id']}").status_code == 404 and c.get("/v1/workspaces/b/jobs").json() == []
+        assert (
+            c.get(f"/v1/workspaces/b/jobs/{job['id']}").status_code == 404
+            and c.get("/v1/workspaces/b/jobs").json() == []
+        )
         while c.get(f"/v1/workspaces/a/jobs/{job['id']}").json()["state"] in ("queued", "running"):
             time.sleep(0.05)
         assert wb.documents.counts() == {"indexed": 1}
@@ -77,7 +82,10 @@ def test_fifty_concurrent_queries_during_an_indexing_job(tmp_path: Path) -> None
         uploads.mkdir()
         for i in range(30):
             (uploads / f"zorblax-{i}.md").write_bytes(_nonsense_doc(i))
-        with RunningServer(create_app({"busy": ws}, ServerConfig(rate_limit_per_minute=0))) as server, httpx.Client(base_url=server.url, timeout=120) as http:
+        with (
+            RunningServer(create_app({"busy": ws}, ServerConfig(rate_limit_per_minute=0))) as server,
+            httpx.Client(base_url=server.url, timeout=120) as http,
+        ):
             job = http.post("/v1/workspaces/busy/jobs", json={}).json()
             requests = [(q, p) for q in QUESTIONS for p in PIPELINES] * 4
             requests = requests[:50]

@@ -72,7 +72,10 @@ def test_keys_are_required_checked_and_scoped(tmp_path: Path) -> None:
         assert c.get("/v1/health").status_code == 200  # liveness only, no data
         missing = c.get("/v1/workspaces/a/documents")
         assert missing.status_code == 401 and missing.headers["www-authenticate"] == "Bearer"
-        assert c.get("/v1/workspaces/a/documents", headers={"Authorization": "Bearer wrong-key-0000000000"}).status_code == 401
+        assert (
+            c.get("/v1/workspaces/a/documents", headers={"Authorization": "Bearer wrong-key-0000000000"}).status_code
+            == 401
+        )
         as_a = {"Authorization": f"Bearer {KEY_A}"}
         assert c.get("/v1/workspaces/a/documents", headers=as_a).status_code == 200
         assert c.get("/v1/workspaces/b/documents", headers=as_a).status_code == 403
@@ -138,7 +141,9 @@ def _zip(entries: dict[str, bytes]) -> bytes:
 
 
 def test_zip_is_extracted_with_generated_names_and_skips(empty_ws: Workspace) -> None:
-    archive = _zip({"../../evil.md": b"# Evil\n\ntext\n", "docs/a.md": b"# A\n\na\n", "nested.zip": b"PK", "b.exe": b"MZ"})
+    archive = _zip(
+        {"../../evil.md": b"# Evil\n\ntext\n", "docs/a.md": b"# A\n\na\n", "nested.zip": b"PK", "b.exe": b"MZ"}
+    )
     with _client(empty_ws) as c:
         body = _upload(c, "docs.zip", archive)
         assert body["status"] == 201
