@@ -36,7 +36,9 @@ GROUPS = {
 
 def cluster_text(names: list[str]) -> str:
     """Every pair of names shares a sentence, so the group is a clique (weights from repeats)."""
-    lines = [f"{a} works closely with {b.lower()}ish {b} on the shared plan." for a, b in itertools.combinations(names, 2)]
+    lines = [
+        f"{a} works closely with {b.lower()}ish {b} on the shared plan." for a, b in itertools.combinations(names, 2)
+    ]
     return "\n\n".join(lines) + "\n"
 
 
@@ -73,7 +75,7 @@ def report_reply(request: ChatRequest) -> str:
         {
             "title": f"{title} group",
             "summary": f"A group about {title}.",
-            "findings": [{"summary": f"{title} matters.", "explanation": "Because.", "refs": labels + ["Z99"]}],
+            "findings": [{"summary": f"{title} matters.", "explanation": "Because.", "refs": [*labels, "Z99"]}],
             "rating": 6,
         }
     )
@@ -82,7 +84,9 @@ def report_reply(request: ChatRequest) -> str:
 def map_reply(request: ChatRequest) -> str:
     user = next(m["content"] for m in request.messages if m["role"] == "user")
     labels = re.findall(r"\[(R\d+)\]", user)
-    points = [{"point": f"Theme from {label}.", "score": 80 - i * 30, "reports": [label]} for i, label in enumerate(labels)]
+    points = [
+        {"point": f"Theme from {label}.", "score": 80 - i * 30, "reports": [label]} for i, label in enumerate(labels)
+    ]
     return json.dumps({"points": points})
 
 

@@ -63,7 +63,7 @@ def test_builders_are_registered_and_validated() -> None:
     assert multires.levels == 3
     components = create_builder(CommunitiesConfig(builder="components")).build(graph)
     assert components.levels == 1 and int(components.memberships[0].max()) + 1 == len(graph.connected_components())
-    with pytest.raises(ValueError, match="communities.builder"):
+    with pytest.raises(ValueError, match=r"communities\.builder"):
         CommunitiesConfig(builder="louvain")
 
 

@@ -18,6 +18,7 @@ from tests.communities.conftest import (
 from tests.conftest import SAMPLE_DOCS
 
 from kgrag.communities.vectors import report_hash
+from kgrag.core.errors import ConfigError
 from kgrag.core.llm_types import ChatRequest
 from kgrag.core.stages import COMMUNITY_REPORTS, ledger_stage
 from kgrag.models.llm.scripted import ScriptedProvider
@@ -126,7 +127,7 @@ def test_removing_a_document_drops_its_community(make_ws: WorkspaceMaker, tmp_pa
 def test_reports_need_an_llm_when_asked(make_ws: WorkspaceMaker, tmp_path: Path) -> None:
     ws = make_ws(communities={"reports": "llm"})
     index_docs(ws, write_groups(tmp_path / "docs", GROUPS))
-    with pytest.raises(Exception, match="communities.reports = llm"):
+    with pytest.raises(ConfigError, match=r"communities\.reports = llm"):
         ws.communities.build()
 
 

@@ -47,7 +47,7 @@ def test_replace_and_read_back(store: Store) -> None:
     assert store.communities.get(records[2].id) == records[2]
     assert store.communities.get("missing") is None
     assert store.communities.counts() == {"communities": 3, "levels": 2, "reports": 0}
-    assert store.communities.without_report() == sorted(c.id for c in records[:2]) + [records[2].id]
+    assert store.communities.without_report() == [*sorted(c.id for c in records[:2]), records[2].id]
 
 
 def test_reports_round_trip(store: Store) -> None:

@@ -49,11 +49,12 @@ def _print_overview(console: Console, overview: CommunityOverview, built: dict[s
     methods = ", ".join(f"{n:,} {m}" for m, n in overview.reports.items()) or "none"
     console.print(f"reports: {overview.report_count:,} ({methods})")
     if overview.largest:
-        largest = Table(title="Largest communities (`kgrag graph report ID` shows one)")
+        largest = Table(title="Largest communities (`kgrag graph report N` or `ID` shows one)")
+        largest.add_column("#")
         for column in ("id", "level", "entities", "title"):
             largest.add_column(column)
-        for cid, level, size, title in overview.largest:
-            largest.add_row(cid, str(level), f"{size:,}", title)
+        for rank, (cid, level, size, title) in enumerate(overview.largest, start=1):
+            largest.add_row(str(rank), cid, str(level), f"{size:,}", title)
         console.print(largest)
     if built:
         console.print("this run: " + ", ".join(f"{k} {v:,}" for k, v in built.items()))
@@ -78,7 +79,10 @@ def communities_command(
         built: dict[str, int] = {}
         llm_lines: list[str] = []
         with open_workspace(workspace) as ws:
-            if not show:
+            if not show and as_json:  # no progress bars in machine-readable output
+                result = ws.communities.build(rebuild=rebuild)
+                built, llm_lines = result.report.communities, result.llm_lines
+            elif not show:
                 from kgrag.cli.progress import RichProgress
 
                 with RichProgress(console) as progress:
@@ -114,7 +118,8 @@ def _print_report(console: Console, report: CommunityReport, names: dict[str, st
 
 def report_command(
     community_id: Annotated[
-        str, typer.Argument(help="Community id, as `kgrag graph communities --json` or a query shows.")
+        str,
+        typer.Argument(help="Community id (from `kgrag graph communities` or a query), or N: the N-th largest listed."),
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     workspace: WorkspaceOpt = None,

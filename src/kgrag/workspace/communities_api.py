@@ -83,8 +83,21 @@ class CommunitiesAPI:
             raise KgragError(f"no community {community_id!r}; `kgrag graph communities` lists them")
         return found
 
-    def report(self, community_id: str) -> CommunityReport:
-        """The report of a community; a community without one (below the size floor) is a clear error."""
+    def resolve(self, ref: str) -> str:
+        """A community id from an id, or from a rank ``N`` in :meth:`overview`'s largest communities (what
+        ``kgrag graph communities`` lists), so ``kgrag graph report 1`` shows the largest one."""
+        if not ref.isdigit():
+            return ref
+        largest = self.overview().largest
+        rank = int(ref)
+        if not 1 <= rank <= len(largest):
+            raise KgragError(f"no community ranked {rank}: `kgrag graph communities` lists {len(largest)}")
+        return largest[rank - 1][0]
+
+    def report(self, ref: str) -> CommunityReport:
+        """The report of a community (id, or rank among the largest); a community without one (below the
+        size floor) is a clear error."""
+        community_id = self.resolve(ref)
         community = self.get(community_id)
         found = self._parts.store.communities.report(community_id)
         if found is None:
