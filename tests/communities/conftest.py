@@ -10,11 +10,13 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import SAMPLE_DOCS
 from tests.graph.graph_fakes import WordExtractor
 
 from kgrag import Workspace
@@ -63,6 +65,17 @@ def index_docs(ws: Workspace, docs: Path) -> None:
     run_pipeline(context)
 
 
+SUBSET = 12
+
+
+def sample_subset(directory: Path, count: int = SUBSET) -> Path:
+    """The first ``count`` sample documents (enough for a multi-level hierarchy, quick to index)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for path in sorted(SAMPLE_DOCS.glob("*.md"))[:count]:
+        shutil.copy(path, directory / path.name)
+    return directory
+
+
 _LABEL = re.compile(r"\[([ERC]\d+)\]")
 
 
@@ -102,6 +115,12 @@ def scripted_provider(**replies: Any) -> ScriptedProvider:
 
 
 WorkspaceMaker = Callable[..., Workspace]
+
+
+@pytest.fixture(scope="session")
+def sample_docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the first sample documents, shared read-only by the tests of this package."""
+    return sample_subset(tmp_path_factory.mktemp("community-sample"))
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ from tests.communities.conftest import (
     scripted_provider,
     write_groups,
 )
-from tests.conftest import SAMPLE_DOCS
 
 from kgrag.communities.vectors import report_hash
 from kgrag.core.errors import ConfigError
@@ -28,9 +27,9 @@ def _report_requests(provider: ScriptedProvider) -> int:
     return sum("briefing notes about one group" in r.messages[0]["content"] for r in provider.requests)
 
 
-def test_extractive_reports_on_the_sample_corpus(make_ws: WorkspaceMaker) -> None:
+def test_extractive_reports_on_the_sample_corpus(make_ws: WorkspaceMaker, sample_docs: Path) -> None:
     ws = make_ws(communities={"max_cluster_size": 10})
-    index_docs(ws, SAMPLE_DOCS)
+    index_docs(ws, sample_docs)
     result = ws.communities.build()
     counts = result.report.communities
     communities = ws.store.communities.communities()
@@ -58,10 +57,10 @@ def test_extractive_reports_on_the_sample_corpus(make_ws: WorkspaceMaker) -> Non
     assert len(vectors) == len({report_hash(r) for r in reports.values()})  # every report text is embedded
 
 
-def test_llm_reports_cite_known_labels_and_inherit_without_calls(make_ws: WorkspaceMaker) -> None:
+def test_llm_reports_cite_known_labels_and_inherit_without_calls(make_ws: WorkspaceMaker, sample_docs: Path) -> None:
     provider = scripted_provider()
     ws = make_ws(provider, communities={"max_cluster_size": 10})
-    index_docs(ws, SAMPLE_DOCS)
+    index_docs(ws, sample_docs)
     result = ws.communities.build()
     reports = ws.store.communities.reports()
     llm = [r for r in reports if r.method == "llm"]

@@ -7,23 +7,25 @@ from pathlib import Path
 
 import pytest
 from tests.communities.conftest import WorkspaceMaker, index_docs, scripted_provider
-from tests.conftest import SAMPLE_DOCS
 
+from kgrag import Workspace
 from kgrag.core.errors import KgragError
 from kgrag.models.llm.scripted import ScriptedProvider
 from kgrag.retrieval.global_answer import NO_POINTS, STAGE_MAP, STAGE_REDUCE
 from kgrag.retrieval.global_plan import plan_batches
 
 
-def _built(make_ws: WorkspaceMaker, provider: ScriptedProvider | None = None, **config: object):  # type: ignore[no-untyped-def]
+def _built(
+    make_ws: WorkspaceMaker, sample_docs: Path, provider: ScriptedProvider | None = None, **config: object
+) -> Workspace:
     ws = make_ws(provider, **config)
-    index_docs(ws, SAMPLE_DOCS)
+    index_docs(ws, sample_docs)
     ws.communities.build()
     return ws
 
 
-def test_community_search_returns_k_distinct_reports(make_ws: WorkspaceMaker) -> None:
-    ws = _built(make_ws)
+def test_community_search_returns_k_distinct_reports(make_ws: WorkspaceMaker, sample_docs: Path) -> None:
+    ws = _built(make_ws, sample_docs)
     result = ws.retrieve("Osprey sensors firmware", pipeline="community", k=4)
     assert len(result.items) == 4 and all(i.kind == "community" for i in result.items)
     assert len({i.text for i in result.items}) == 4  # inherited copies are not returned twice
@@ -31,24 +33,26 @@ def test_community_search_returns_k_distinct_reports(make_ws: WorkspaceMaker) ->
     assert [i.score for i in result.items] == sorted((i.score for i in result.items), reverse=True)
     assert {"level", "title", "rating", "method"} <= set(result.items[0].metadata)
     level0 = make_ws(name="other", communities={"search_levels": [0], "max_cluster_size": 10})
-    index_docs(level0, SAMPLE_DOCS)
+    index_docs(level0, sample_docs)
     level0.communities.build()
     items = level0.retrieve("Osprey sensors firmware", pipeline="community", k=5).items
     assert items and all(i.metadata["level"] == 0 for i in items)
 
 
-def test_pipelines_need_communities(make_ws: WorkspaceMaker, tmp_path: Path) -> None:
+def test_pipelines_need_communities(make_ws: WorkspaceMaker, sample_docs: Path) -> None:
     ws = make_ws()
-    index_docs(ws, SAMPLE_DOCS)
+    index_docs(ws, sample_docs)
     for name in ("community", "global"):
         with pytest.raises(KgragError, match="kgrag graph communities"):
             ws.retrieve("themes?", pipeline=name)
 
 
 @pytest.mark.parametrize("budget", [6000, 2500])
-def test_global_answer_stays_within_its_prompt_budget(make_ws: WorkspaceMaker, budget: int) -> None:
+def test_global_answer_stays_within_its_prompt_budget(make_ws: WorkspaceMaker, sample_docs: Path, budget: int) -> None:
     provider = scripted_provider()
-    ws = _built(make_ws, provider, communities={"global_max_prompt_tokens": budget, "global_batch_tokens": 600})
+    ws = _built(
+        make_ws, sample_docs, provider, communities={"global_max_prompt_tokens": budget, "global_batch_tokens": 600}
+    )
     client = ws.components.llm()
     before = client.ledger.summary(client.run_id).by_stage
     assert STAGE_MAP not in before
@@ -68,8 +72,8 @@ def test_global_answer_stays_within_its_prompt_budget(make_ws: WorkspaceMaker, b
     assert trace["global_candidates"].params["batches"] == map_step.params["llm_calls"]
 
 
-def test_more_reports_than_the_budget_allows_are_cut(make_ws: WorkspaceMaker) -> None:
-    ws = _built(make_ws)
+def test_more_reports_than_the_budget_allows_are_cut(make_ws: WorkspaceMaker, sample_docs: Path) -> None:
+    ws = _built(make_ws, sample_docs)
     texts = [r.text for r in ws.store.communities.reports()] * 5
     counter = ws.components.llm().count_tokens
     small = plan_batches(
@@ -82,24 +86,24 @@ def test_more_reports_than_the_budget_allows_are_cut(make_ws: WorkspaceMaker) ->
         assert [i for b in plan.batches for i in b] == list(range(plan.reports))  # best first, none skipped
 
 
-def test_broken_map_replies_lose_their_batch_only(make_ws: WorkspaceMaker) -> None:
+def test_broken_map_replies_lose_their_batch_only(make_ws: WorkspaceMaker, sample_docs: Path) -> None:
     provider = scripted_provider(map="this is not json")
-    ws = _built(make_ws, provider)
+    ws = _built(make_ws, sample_docs, provider)
     response = ws.query("What are the main themes?", pipeline="global")
     assert response.answer.text == NO_POINTS and response.answer.idk
     assert response.answer.usage["llm_calls"] >= 1  # the map calls were made, no reduce followed
     assert {s.step: s for s in response.result.trace}["global_reduce"].params["llm_calls"] == 0
 
 
-def test_low_rated_points_are_dropped(make_ws: WorkspaceMaker) -> None:
+def test_low_rated_points_are_dropped(make_ws: WorkspaceMaker, sample_docs: Path) -> None:
     provider = scripted_provider(map='{"points": [{"point": "weak", "score": 5, "reports": ["R1"]}]}')
-    ws = _built(make_ws, provider)
+    ws = _built(make_ws, sample_docs, provider)
     response = ws.query("What are the main themes?", pipeline="global")
     assert response.answer.text == NO_POINTS  # 5 < communities.global_min_score
 
 
-def test_global_without_an_llm_answers_extractively(make_ws: WorkspaceMaker) -> None:
-    ws = _built(make_ws)
+def test_global_without_an_llm_answers_extractively(make_ws: WorkspaceMaker, sample_docs: Path) -> None:
+    ws = _built(make_ws, sample_docs)
     response = ws.query("Which sensors does Osprey make?", pipeline="global")
     assert response.answer.mode == "extractive" and response.answer.usage["llm_calls"] == 0
     assert "[R" in response.answer.text and response.answer.citations
