@@ -15,11 +15,14 @@ from tests.communities.conftest import (
     scripted_provider,
     write_groups,
 )
+from tests.graph.graph_fakes import WordExtractor
 
 from kgrag.communities.vectors import report_hash
 from kgrag.core.errors import ConfigError
 from kgrag.core.llm_types import ChatRequest
 from kgrag.core.stages import COMMUNITY_REPORTS, ledger_stage
+from kgrag.graph.build.summarize import ExtractiveSummarizer
+from kgrag.indexing import IndexContext, run_pipeline
 from kgrag.models.llm.scripted import ScriptedProvider
 
 
@@ -150,3 +153,27 @@ def test_a_killed_report_run_resumes(make_ws: WorkspaceMaker, tmp_path: Path) ->
     provider.rules[0].reply = report_reply
     result = ws.communities.build()
     assert result.report.communities["reports_written"] == len(GROUPS)
+
+
+def test_the_graphrag_indexing_pipeline_builds_communities(make_ws: WorkspaceMaker, tmp_path: Path) -> None:
+    ws = make_ws()
+    docs = write_groups(tmp_path / "docs", GROUPS)
+
+    def index() -> dict[str, int]:
+        context = IndexContext(
+            ws.store,
+            ws.config,
+            ws.components.chunk_plan()[0],
+            ws.components.embedder(),
+            [docs],
+            extractor=WordExtractor(),
+            summarizer=ExtractiveSummarizer(100),
+        )
+        report = run_pipeline(context, "graphrag")
+        assert {"communities", "community-reports"} <= set(report.seconds)
+        return report.communities
+
+    first = index()
+    assert first["communities"] == len(GROUPS) and first["reports_written"] == len(GROUPS)
+    second = index()  # nothing changed: no detection, no report
+    assert second["new"] == 0 and second["reports_written"] == 0 and second["reports_kept"] == len(GROUPS)
