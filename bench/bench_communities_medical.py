@@ -56,7 +56,7 @@ def map_reply(_: ChatRequest) -> str:
 def provider() -> ScriptedProvider:
     return ScriptedProvider(
         [
-            ScriptRule("briefing notes about one group", report_reply),
+            ScriptRule("briefing note on one group", report_reply),
             ScriptRule("broad question about a document collection", map_reply),
             ScriptRule("analysts extracted", "The main themes are ... [R1, R2]. " + FILLER),
         ]

@@ -107,7 +107,7 @@ def scripted_provider(**replies: Any) -> ScriptedProvider:
     """Answers report, map and reduce prompts (override any with a reply text or function)."""
     return ScriptedProvider(
         [
-            ScriptRule("briefing notes about one group", replies.get("report", report_reply)),
+            ScriptRule("briefing note on one group", replies.get("report", report_reply)),
             ScriptRule("broad question about a document collection from summaries", replies.get("map", map_reply)),
             ScriptRule("analysts extracted", replies.get("reduce", "The main themes are planets and rivers [R1].")),
         ]

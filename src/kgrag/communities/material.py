@@ -16,7 +16,7 @@ from kgrag.core.community_records import CommunityRecord, CommunityReport
 from kgrag.core.graph_records import EntityRecord, RelationRecord
 from kgrag.store.base import Store
 
-MAX_LINE_CHARS = 400
+MAX_LINE_CHARS = 240  # one description sentence or two; longer ones are cut
 MAX_CHUNK_IDS = 20
 
 

@@ -7,10 +7,30 @@ produces a usable report after clamping, rather than a re-ask that costs a secon
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field, field_validator
 
 
-class FindingReply(BaseModel):
+def _untitled(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _untitled(v) for k, v in node.items() if k != "title" or not isinstance(v, str)}
+    if isinstance(node, list):
+        return [_untitled(v) for v in node]
+    return node
+
+
+class CompactModel(BaseModel):
+    """A model whose JSON schema leaves out pydantic's generated titles: the schema is sent with every
+    report and map call, and the titles only repeat the field names (about 40 tokens a call)."""
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        schema: dict[str, Any] = _untitled(super().model_json_schema(*args, **kwargs))
+        return schema
+
+
+class FindingReply(CompactModel):
     """One key finding with the labels (E3, R7, C2) of the items it rests on."""
 
     summary: str = Field(min_length=1)
@@ -18,13 +38,13 @@ class FindingReply(BaseModel):
     refs: list[str] = Field(default_factory=list)
 
 
-class CommunityReportReply(BaseModel):
+class CommunityReportReply(CompactModel):
     """A community report as the model writes it."""
 
     title: str = Field(min_length=1)
     summary: str = Field(min_length=1)
     findings: list[FindingReply] = Field(default_factory=list)
-    rating: float = Field(description="Importance of the community, 0 (trivial) to 10 (central).")
+    rating: float = 0.0
 
     @field_validator("rating")
     @classmethod
@@ -32,7 +52,7 @@ class CommunityReportReply(BaseModel):
         return min(10.0, max(0.0, value))
 
 
-class MapPoint(BaseModel):
+class MapPoint(CompactModel):
     """One point a map call found relevant to the question, rated 0–100, with the report labels."""
 
     point: str = Field(min_length=1)
@@ -45,7 +65,7 @@ class MapPoint(BaseModel):
         return min(100, max(0, value))
 
 
-class MapReply(BaseModel):
+class MapReply(CompactModel):
     """What one map call returns: the relevant points (possibly none)."""
 
     points: list[MapPoint] = Field(default_factory=list)
