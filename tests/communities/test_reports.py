@@ -103,7 +103,9 @@ def test_only_changed_communities_get_new_reports(make_ws: WorkspaceMaker, tmp_p
     before = {r.community_id: r for r in ws.store.communities.reports()}
     assert len(before) == len(GROUPS) and _report_requests(provider) == len(GROUPS)
     # one group gains a member, a new group appears; the third is untouched
-    write_groups(docs, {"alpha": [*GROUPS["alpha"], "Foxtrot"], "lakes": ["Ontario", "Erie", "Huron", "Superior", "Michigan"]})
+    write_groups(
+        docs, {"alpha": [*GROUPS["alpha"], "Foxtrot"], "lakes": ["Ontario", "Erie", "Huron", "Superior", "Michigan"]}
+    )
     index_docs(ws, docs)
     result = ws.communities.build()
     after = {r.community_id: r for r in ws.store.communities.reports()}
