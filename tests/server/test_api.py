@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from fastapi.testclient import TestClient
+from tests.conftest import SAMPLE_DOCS
 from tests.server.conftest import build_workspace
 
 from kgrag import Workspace
@@ -84,9 +85,18 @@ def test_graph_search_neighbourhood_and_stats(client: TestClient) -> None:
     assert stats["counts"]["entities"] == stats["stats"]["nodes"] > 0
 
 
-def test_community_reports_say_they_are_not_available(client: TestClient) -> None:
-    response = client.get("/v1/workspaces/sample/graph/communities")
-    assert response.status_code == 501 and "community" in response.json()["error"]["message"]
+def test_community_levels_and_reports(tmp_path: Path) -> None:
+    """Empty before communities are built (not an error), then levels and reports, most important first."""
+    path = build_workspace(tmp_path / "c", [SAMPLE_DOCS / "team-platform.md", SAMPLE_DOCS / "product-kestrel.md"])
+    with Workspace.open(path) as ws, TestClient(create_app({"c": ws})) as client:
+        before = client.get("/v1/workspaces/c/graph/communities").json()
+        assert before["overview"]["levels"] == [] and before["reports"] == []
+        ws.communities.build()
+        after = client.get("/v1/workspaces/c/graph/communities", params={"limit": 5}).json()
+    assert after["overview"]["levels"] and after["overview"]["report_count"] > 0
+    ratings = [r["rating"] for r in after["reports"]]
+    assert 0 < len(ratings) <= 5 and ratings == sorted(ratings, reverse=True)
+    assert all(r["text"].startswith("# ") and r["community_id"] for r in after["reports"])
 
 
 def test_status_pipelines_health_and_metrics(client: TestClient, sample_dir: Path) -> None:

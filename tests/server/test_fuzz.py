@@ -1,5 +1,5 @@
 """Schemathesis fuzzes every operation of the published OpenAPI schema, with valid and with invalid
-inputs: the server must never answer 500 (501 is the honest "community reports not built yet"). The
+inputs: the server must never answer with a 5xx. The
 number of cases and of server errors is written to ``build/test-artifacts/fuzz-summary.json``."""
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def _fuzz_operation(operation: Any, mode: Any, statuses: Counter[int], failures:
     def run(case: Any) -> None:
         response = case.call()
         statuses[response.status_code] += 1
-        if response.status_code >= 500 and response.status_code != 501:
+        if response.status_code >= 500:
             failures.append(f"{case.method} {case.formatted_path}: {response.status_code} {response.text[:200]}")
         elif response.status_code >= 400 and not response.json()["error"]["message"]:
             failures.append(f"{case.method} {case.formatted_path}: error without a message")

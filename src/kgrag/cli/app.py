@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from kgrag.cli.community_commands import communities_command, report_command
 from kgrag.cli.errors import run_guarded
 from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.llm_commands import cost, prompts_app
@@ -36,6 +37,8 @@ app.add_typer(prompts_app, name="prompts")
 app.command("cost")(cost)
 app.add_typer(graph_app, name="graph")
 app.command("serve")(serve)
+graph_app.command("communities")(communities_command)
+graph_app.command("report")(report_command)
 
 
 def _print_version(value: bool) -> None:

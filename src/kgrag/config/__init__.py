@@ -13,6 +13,7 @@ One module per section; this package re-exports them all.
 
 from kgrag.config.base import Section
 from kgrag.config.chunking import ChunkingConfig
+from kgrag.config.communities import CommunitiesConfig
 from kgrag.config.docs import configuration_markdown
 from kgrag.config.documents import DocumentsConfig
 from kgrag.config.embedding import EmbeddingConfig
@@ -30,6 +31,7 @@ from kgrag.config.store import StoreConfig
 __all__ = [
     "CONFIG_FILE_NAME",
     "ChunkingConfig",
+    "CommunitiesConfig",
     "DocumentsConfig",
     "EmbeddingConfig",
     "EvaluationConfig",

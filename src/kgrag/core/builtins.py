@@ -68,7 +68,11 @@ KINDS: dict[str, Kind] = {
     "prompt_schema": Kind(
         "prompt output schema",
         "kgrag.prompt_schemas",
-        {"extraction_reply": "kgrag.graph.extract.parse:ExtractionReply"},
+        {
+            "extraction_reply": "kgrag.graph.extract.parse:ExtractionReply",
+            "community_report": "kgrag.communities.schemas:CommunityReportReply",
+            "global_map": "kgrag.communities.schemas:MapReply",
+        },
     ),
     "loader": Kind(
         "document loader",
@@ -93,6 +97,8 @@ KINDS: dict[str, Kind] = {
             "bm25": "kgrag.retrieval.recipes.bm25:bm25_pipeline",
             "hybrid": "kgrag.retrieval.recipes.hybrid:hybrid_pipeline",
             "graph-local": "kgrag.retrieval.recipes.graph_local:graph_local_pipeline",
+            "community": "kgrag.retrieval.recipes.community:community_pipeline",
+            "global": "kgrag.retrieval.recipes.global_reports:global_pipeline",
         },
     ),
     "stage": Kind(
@@ -106,6 +112,8 @@ KINDS: dict[str, Kind] = {
             "extract": "kgrag.indexing.stages.extract:ExtractStage",
             "embed-graph": "kgrag.indexing.stages.embed_graph:EmbedGraphStage",
             "finalize": "kgrag.indexing.stages.finalize:FinalizeStage",
+            "communities": "kgrag.indexing.stages.communities:CommunitiesStage",
+            "community-reports": "kgrag.indexing.stages.community_reports:CommunityReportsStage",
         },
         {
             "discover": "Expand paths with documents.include/exclude.",
@@ -115,6 +123,8 @@ KINDS: dict[str, Kind] = {
             "extract": "Refresh, then extract and merge the chunks the graph is missing.",
             "embed-graph": "Embed new or changed entities.",
             "finalize": "Set document statuses from what is done (chunked / embedded / indexed).",
+            "communities": "Hierarchical Leiden communities of the graph, when the graph changed.",
+            "community-reports": "Reports (LLM or extractive) for communities without one, and their vectors.",
         },
     ),
     "index_pipeline": Kind(
@@ -124,11 +134,29 @@ KINDS: dict[str, Kind] = {
             "standard": "kgrag.indexing.pipelines:STANDARD",
             "no-graph": "kgrag.indexing.pipelines:NO_GRAPH",
             "fast": "kgrag.indexing.pipelines:FAST",
+            "graphrag": "kgrag.indexing.pipelines:GRAPHRAG",
         },
         {
             "standard": "discover, ingest, embed, extract, embed-graph, finalize.",
             "no-graph": "discover, ingest, embed, refresh, embed-graph, finalize (no extraction).",
             "fast": "discover, ingest, finalize: BM25 at once; a later standard run adds the rest.",
+            "graphrag": "standard plus communities and community-reports (report calls when an LLM is set).",
+        },
+    ),
+    "community_builder": Kind(
+        "community builder",
+        "kgrag.community_builders",
+        {
+            "leiden": "kgrag.communities.leiden:LeidenBuilder",
+            "leiden-multires": "kgrag.communities.leiden:MultiResolutionBuilder",
+            "components": "kgrag.communities.leiden:ComponentsBuilder",
+            "graspologic": "kgrag.communities.graspologic:GraspologicBuilder",
+        },
+        {
+            "leiden": "igraph Leiden applied recursively to communities above communities.max_cluster_size.",
+            "leiden-multires": "One Leiden level per communities.resolutions entry (triple-layer-graphrag).",
+            "components": "Connected components, one level (baseline, no randomness).",
+            "graspologic": "graspologic-native hierarchical Leiden (optional package), as Microsoft GraphRAG.",
         },
     ),
 }

@@ -30,6 +30,8 @@ REFRESH = "refresh"
 EXTRACT = "extract"
 EMBED_GRAPH = "embed-graph"
 FINALIZE = "finalize"
+COMMUNITIES = "communities"
+COMMUNITY_REPORTS = "community-reports"
 
 # Parts of stages that other layers book work under.
 GLEAN = "glean"

@@ -7,7 +7,17 @@ now and ``standard`` later ends with exactly what ``standard`` alone builds.
 
 from __future__ import annotations
 
-from kgrag.core.stages import DISCOVER, EMBED, EMBED_GRAPH, EXTRACT, FINALIZE, INGEST, REFRESH
+from kgrag.core.stages import (
+    COMMUNITIES,
+    COMMUNITY_REPORTS,
+    DISCOVER,
+    EMBED,
+    EMBED_GRAPH,
+    EXTRACT,
+    FINALIZE,
+    INGEST,
+    REFRESH,
+)
 
 STANDARD = (DISCOVER, INGEST, EMBED, EXTRACT, EMBED_GRAPH, FINALIZE)
 """Everything: chunks and full text, vectors, the graph (with the configured extractor), graph vectors."""
@@ -17,3 +27,10 @@ NO_GRAPH = (DISCOVER, INGEST, EMBED, REFRESH, EMBED_GRAPH, FINALIZE)
 
 FAST = (DISCOVER, INGEST, FINALIZE)
 """Lexical only: searchable by BM25 at once; documents stay ``chunked`` until a ``standard`` run."""
+
+GRAPHRAG = (DISCOVER, INGEST, EMBED, EXTRACT, EMBED_GRAPH, COMMUNITIES, COMMUNITY_REPORTS, FINALIZE)
+"""``standard`` plus hierarchical communities and their reports (LLM calls when an LLM is configured):
+kept out of ``standard`` so plain indexing stays as cheap as before."""
+
+COMMUNITIES_ONLY = (COMMUNITIES, COMMUNITY_REPORTS)
+"""Communities and reports over the graph as it is (``kgrag graph communities``)."""

@@ -33,6 +33,7 @@ class IndexReport:
     extracted_corpus_tokens: int = 0  # text the extractor read this run, overlap counted once
     llm_lines: list[str] = field(default_factory=list)  # this run's LLM usage per stage, if any
     extraction_prompt_ratio: float | None = None  # LLM prompt tokens per corpus token (target ≤ 2.5; peers spend 5–10)
+    communities: dict[str, int] = field(default_factory=dict)  # communities / community-reports stages
     problems: list[FileProblem] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from kgrag.communities.index import CommunityIndex, load_community_index
 from kgrag.config import KgragConfig
 from kgrag.core.hot import HotValue
 from kgrag.core.lazy import Lazy
@@ -82,6 +83,7 @@ class QueryContext:
         self._llm = Lazy(llm)
         self._graph = HotValue(lambda: load_graph_index(store, model_id), store.generation)
         self._graph_entities = HotValue(lambda: store.graph.counts()["entities"], store.generation)
+        self._communities = HotValue(lambda: load_community_index(store, model_id), store.generation)
         self._vector_count = HotValue(lambda: store.vectors.count(model_id), store.generation)
         self.query_vectors = QueryVectorCache(query_cache_size)
 
@@ -108,6 +110,10 @@ class QueryContext:
     def graph_entities(self) -> int:
         """How many entities the graph has (cheap: cached until the next write)."""
         return self._graph_entities.get()
+
+    def community_index(self) -> CommunityIndex:
+        """Community reports with vectors for the workspace's model (possibly empty)."""
+        return self._communities.get()
 
     def vector_count(self) -> int:
         """How many vectors the workspace's model has (cheap: cached until the next write)."""

@@ -44,6 +44,13 @@ def _no_vectors(ctx: QueryContext) -> str:
     )
 
 
+def _no_communities(ctx: QueryContext) -> str:
+    return (
+        "this workspace has no community reports yet; run `kgrag graph communities` (or index with "
+        "`indexing.pipeline = graphrag`) after building a graph"
+    )
+
+
 REQUIREMENTS: Mapping[str, Requirement] = MappingProxyType(
     {
         "graph": Requirement(
@@ -51,6 +58,12 @@ REQUIREMENTS: Mapping[str, Requirement] = MappingProxyType(
         ),
         "llm": Requirement(
             "llm", "an LLM provider other than `none`", lambda ctx: ctx.config.llm.provider != "none", _no_llm
+        ),
+        "communities": Requirement(
+            "communities",
+            "embedded community reports",
+            lambda ctx: len(ctx.community_index()) > 0,
+            _no_communities,
         ),
         "embeddings": Requirement(
             "embeddings", "chunk vectors for the workspace's model", lambda ctx: ctx.vector_count() > 0, _no_vectors

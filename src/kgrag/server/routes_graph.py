@@ -1,5 +1,5 @@
 """``/v1/workspaces/{workspace}/graph``: stats, entity search, one entity, its neighbourhood, and
-community reports (once issue #11 provides them), via ``ws.graph`` only."""
+community levels and reports, via ``ws.graph`` and ``ws.communities`` only."""
 
 from __future__ import annotations
 
@@ -44,9 +44,14 @@ def neighbourhood(
     return asdict(found)
 
 
-@router.get("/graph/communities", summary="Community reports (not available yet)")
-def communities(hosted: WorkspaceDep) -> dict[str, Any]:
-    """Community detection and reports arrive with issue #11; this route then returns
-    ``ws.graph.community_reports(level)``. Until then it says so instead of returning an empty list that
-    would read as "this graph has no communities"."""
-    raise ApiError(501, "not_implemented", "community reports are not built by this version of kgrag yet")
+@router.get("/graph/communities", summary="Community levels and reports")
+def communities(
+    hosted: WorkspaceDep,
+    level: Annotated[int | None, Query(ge=0, le=20, description="Only this level (0 = finest).")] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+) -> dict[str, Any]:
+    """Per-level counts and modularity, and the most important reports (``ws.communities``). An empty
+    ``levels`` list means communities were not built yet: `kgrag graph communities` builds them."""
+    api = hosted.ws.communities
+    reports = [{**asdict(r), "text": r.text} for r in api.reports(level, limit)]
+    return {"overview": api.overview().to_dict(), "reports": reports}

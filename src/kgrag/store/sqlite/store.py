@@ -9,6 +9,7 @@ from pathlib import Path
 from kgrag.config.store import StoreConfig
 from kgrag.core.errors import WorkspaceError
 from kgrag.store.sqlite.chunks import CHUNKS_DDL, SQLiteChunks
+from kgrag.store.sqlite.communities import COMMUNITIES_DDL, SQLiteCommunities
 from kgrag.store.sqlite.database import Database
 from kgrag.store.sqlite.documents import DOCUMENTS_DDL, META_DDL, SQLiteDocuments, SQLiteMeta
 from kgrag.store.sqlite.graph import SQLiteGraph
@@ -23,6 +24,7 @@ SCHEMAS: tuple[str, ...] = (
     CHUNKS_DDL,
     VECTORS_DDL,
     GRAPH_DDL,
+    COMMUNITIES_DDL,
     LLM_CACHE_DDL,
     LLM_LEDGER_DDL,
 )
@@ -43,6 +45,7 @@ class SQLiteStore:
         self.chunks = SQLiteChunks(self.db)
         self.vectors = SQLiteVectors(self.db)
         self.graph = SQLiteGraph(self.db)
+        self.communities = SQLiteCommunities(self.db)
         self.llm_cache = SQLiteResponseCache(self.db)
         self.llm_ledger = SQLiteLedger(self.db)
 

@@ -1,0 +1,20 @@
+"""``global``: map-reduce over community reports within a prompt-token budget (Microsoft GraphRAG's
+global search, as feldt-hellstrom-2026 describes it); the pipeline owns its answer step."""
+
+from __future__ import annotations
+
+from kgrag.config import KgragConfig
+from kgrag.retrieval.community_steps import GlobalCandidates
+from kgrag.retrieval.global_answer import GlobalMapReduce
+from kgrag.retrieval.pipelines import Pipeline
+
+
+def global_pipeline(name: str, config: KgragConfig) -> Pipeline:
+    return Pipeline(
+        name,
+        "Map-reduce over community reports: rated points per batch, low ratings dropped, one reduce "
+        f"call; at most {config.communities.global_max_prompt_tokens} prompt tokens per query.",
+        (GlobalCandidates(),),
+        requires=frozenset({"communities"}),
+        answer=GlobalMapReduce(),
+    )

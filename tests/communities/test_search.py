@@ -1,0 +1,110 @@
+"""``community`` and ``global`` search: top-k reports with provenance, the map-reduce answer inside its
+prompt-token budget (trace and ledger agree), broken map replies, the LLM-free answer, requirements."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.communities.conftest import WorkspaceMaker, index_docs, scripted_provider
+
+from kgrag import Workspace
+from kgrag.core.errors import KgragError
+from kgrag.models.llm.scripted import ScriptedProvider
+from kgrag.retrieval.global_answer import NO_POINTS, STAGE_MAP, STAGE_REDUCE
+from kgrag.retrieval.global_plan import plan_batches
+
+
+def _built(
+    make_ws: WorkspaceMaker, sample_docs: Path, provider: ScriptedProvider | None = None, **config: object
+) -> Workspace:
+    ws = make_ws(provider, **config)
+    index_docs(ws, sample_docs)
+    ws.communities.build()
+    return ws
+
+
+def test_community_search_returns_k_distinct_reports(make_ws: WorkspaceMaker, sample_docs: Path) -> None:
+    ws = _built(make_ws, sample_docs)
+    result = ws.retrieve("Osprey sensors firmware", pipeline="community", k=4)
+    assert len(result.items) == 4 and all(i.kind == "community" for i in result.items)
+    assert len({i.text for i in result.items}) == 4  # inherited copies are not returned twice
+    assert all(i.chunk_ids and i.text.startswith("# ") for i in result.items)
+    assert [i.score for i in result.items] == sorted((i.score for i in result.items), reverse=True)
+    assert {"level", "title", "rating", "method"} <= set(result.items[0].metadata)
+    level0 = make_ws(name="other", communities={"search_levels": [0], "max_cluster_size": 10})
+    index_docs(level0, sample_docs)
+    level0.communities.build()
+    items = level0.retrieve("Osprey sensors firmware", pipeline="community", k=5).items
+    assert items and all(i.metadata["level"] == 0 for i in items)
+
+
+def test_pipelines_need_communities(make_ws: WorkspaceMaker, sample_docs: Path) -> None:
+    ws = make_ws()
+    index_docs(ws, sample_docs)
+    for name in ("community", "global"):
+        with pytest.raises(KgragError, match="kgrag graph communities"):
+            ws.retrieve("themes?", pipeline=name)
+
+
+@pytest.mark.parametrize("budget", [6000, 2500])
+def test_global_answer_stays_within_its_prompt_budget(make_ws: WorkspaceMaker, sample_docs: Path, budget: int) -> None:
+    provider = scripted_provider()
+    ws = _built(
+        make_ws, sample_docs, provider, communities={"global_max_prompt_tokens": budget, "global_batch_tokens": 600}
+    )
+    client = ws.components.llm()
+    before = client.ledger.summary(client.run_id).by_stage
+    assert STAGE_MAP not in before
+    response = ws.query("What are the main themes of these documents?", pipeline="global")
+    answer, trace = response.answer, {s.step: s for s in response.result.trace}
+    assert answer.mode == "llm" and answer.text.startswith("The main themes")
+    assert answer.citations and all(c.startswith("c") for c in answer.citations)
+    usage = answer.usage
+    assert usage["prompt_tokens"] <= budget and usage["llm_calls"] >= 2
+    map_step, reduce_step = trace["global_map"], trace["global_reduce"]
+    assert map_step.params["llm_calls"] + reduce_step.params["llm_calls"] == usage["llm_calls"]
+    assert map_step.params["prompt_tokens"] + reduce_step.params["prompt_tokens"] == usage["prompt_tokens"]
+    ledger = client.ledger.summary(client.run_id).by_stage
+    spent = ledger[STAGE_MAP].prompt_tokens + ledger[STAGE_REDUCE].prompt_tokens
+    assert spent <= budget  # what the provider was actually sent, as the ledger counts it
+    assert ledger[STAGE_MAP].calls == map_step.params["llm_calls"] >= 1 and ledger[STAGE_REDUCE].calls == 1
+    assert trace["global_candidates"].params["batches"] == map_step.params["llm_calls"]
+
+
+def test_more_reports_than_the_budget_allows_are_cut(make_ws: WorkspaceMaker, sample_docs: Path) -> None:
+    ws = _built(make_ws, sample_docs)
+    texts = [r.text for r in ws.store.communities.reports()] * 5
+    counter = ws.components.llm().count_tokens
+    small = plan_batches(
+        "themes?", texts, ws.config.communities.model_copy(update={"global_max_prompt_tokens": 2000}), counter
+    )
+    large = plan_batches("themes?", texts, ws.config.communities, counter)
+    assert 0 < small.reports < large.reports < len(texts)
+    for plan in (small, large):
+        assert sum(plan.batch_tokens) + plan.reduce_reserve <= plan.budget
+        assert [i for b in plan.batches for i in b] == list(range(plan.reports))  # best first, none skipped
+
+
+def test_broken_map_replies_lose_their_batch_only(make_ws: WorkspaceMaker, sample_docs: Path) -> None:
+    provider = scripted_provider(map="this is not json")
+    ws = _built(make_ws, sample_docs, provider)
+    response = ws.query("What are the main themes?", pipeline="global")
+    assert response.answer.text == NO_POINTS and response.answer.idk
+    assert response.answer.usage["llm_calls"] >= 1  # the map calls were made, no reduce followed
+    assert {s.step: s for s in response.result.trace}["global_reduce"].params["llm_calls"] == 0
+
+
+def test_low_rated_points_are_dropped(make_ws: WorkspaceMaker, sample_docs: Path) -> None:
+    provider = scripted_provider(map='{"points": [{"point": "weak", "score": 5, "reports": ["R1"]}]}')
+    ws = _built(make_ws, sample_docs, provider)
+    response = ws.query("What are the main themes?", pipeline="global")
+    assert response.answer.text == NO_POINTS  # 5 < communities.global_min_score
+
+
+def test_global_without_an_llm_answers_extractively(make_ws: WorkspaceMaker, sample_docs: Path) -> None:
+    ws = _built(make_ws, sample_docs)
+    response = ws.query("Which sensors does Osprey make?", pipeline="global")
+    assert response.answer.mode == "extractive" and response.answer.usage["llm_calls"] == 0
+    assert "[R" in response.answer.text and response.answer.citations
+    assert all(i.kind == "community" for i in response.result.items)
