@@ -54,6 +54,7 @@ class GraphBuildStats:
     chunks_extraction_failed: int = 0
     extracted_corpus_tokens: int = 0
     graph_texts_embedded: int = 0
+    aggregates_pending: int = 0  # entities/relations whose summary fell back; rebuilt on the next run
     entities: int = 0
     relations: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
@@ -177,6 +178,12 @@ def build_graph(
         started = time.perf_counter()
         stats.graph_texts_embedded += ensure_graph_vectors(store, embedder)
         stats.add_time(PART_EMBED, time.perf_counter() - started)
+    stats.aggregates_pending = len(store.graph.stale_entity_ids()) + len(store.graph.stale_relation_ids())
+    if stats.aggregates_pending:
+        progress.note(
+            f"{stats.aggregates_pending} entity/relation descriptions got a fallback summary (the LLM failed "
+            "or was cut off) and will be summarised again on the next run"
+        )
     counts = store.graph.counts()
     stats.entities, stats.relations = counts["entities"], counts["relations"]
     if stats.chunks_extraction_failed:
