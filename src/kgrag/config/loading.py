@@ -36,6 +36,11 @@ def load_config(workspace_dir: Path | None = None, **overrides: Any) -> KgragCon
             tomllib.loads(toml_path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{toml_path}: not valid TOML ({exc}); fix the file or delete it") from exc
+        except OSError as exc:  # a directory of that name, no read permission, a dangling link, ...
+            raise ConfigError(
+                f"{toml_path}: cannot read the config file ({exc.strerror or exc}); it must be a readable "
+                "TOML file: fix its permissions, or move it away to use the defaults"
+            ) from exc
         settings_cls = type(
             "KgragConfigFromFile",
             (KgragConfig,),
