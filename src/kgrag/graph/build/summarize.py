@@ -121,16 +121,14 @@ class CallableSummarizer:
         self.failures = 0
 
     def summarize(self, name: str, descriptions: Sequence[str]) -> str:
-        failed = False
         try:
             text = (self._fn(name, descriptions) or "").strip()
         except BudgetExceededError:
             raise  # the run must stop cleanly, not quietly degrade
         except Exception:  # a summary is an optimisation: any model failure falls back, never aborts
             self.failures += 1
-            failed, text = True, ""
+            text = ""  # counted: the builder retries it next run (a reply that does not fit is not)
         if not text:
-            self.failures += 0 if failed else 1  # an empty reply is a failure too
             return self._fallback.summarize(name, descriptions)
         if self._fallback.counter.count(text) > self.max_tokens * 2:  # the model ignored the limit
             return self._fallback.summarize(name, [text])
