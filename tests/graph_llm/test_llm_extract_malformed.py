@@ -141,7 +141,8 @@ def test_the_envelope_rejects_the_wrong_shape_so_the_layer_reasks(value: Any) ->
 
 
 def test_the_envelope_accepts_partial_and_null_lists() -> None:
-    assert ExtractionReply.model_validate({"entities": None, "relations": [{"source": "a", "target": "b"}]}).entities == []
+    relation = {"source": "a", "target": "b"}
+    assert ExtractionReply.model_validate({"entities": None, "relations": [relation]}).entities == []
     assert ExtractionReply.model_validate({"relations": []}).entities == []
 
 

@@ -94,7 +94,10 @@ def health_problems(db_path: Path) -> list[str]:
 
 
 def differences(
-    expected: dict[str, list[tuple[Any, ...]]], actual: dict[str, list[tuple[Any, ...]]], *, caches: tuple[str, ...] = ()
+    expected: dict[str, list[tuple[Any, ...]]],
+    actual: dict[str, list[tuple[Any, ...]]],
+    *,
+    caches: tuple[str, ...] = (),
 ) -> list[str]:
     """Per table, how the rows differ (empty when the databases hold the same data). Tables named in
     ``caches`` need only hold every key (first two columns) of ``expected``: vectors of a description

@@ -25,7 +25,7 @@ def docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize(("llm", "seed"), [(True, 8), (False, 9)], ids=["llm", "llm-free"])
 def test_killed_runs_resume_to_the_uninterrupted_result(tmp_path: Path, docs: Path, llm: bool, seed: int) -> None:
     report = crash_series(tmp_path, docs, KILLS, seed, llm=llm)
-    print(  # noqa: T201
+    print(
         f"{'LLM' if llm else 'LLM-free'}: {report.kills} kills, requests {report.resumed_requests} "
         f"vs {report.clean_requests} clean"
     )

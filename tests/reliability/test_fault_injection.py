@@ -23,7 +23,15 @@ DOCS = sorted(SAMPLE_DOCS.glob("*.md"))[:8]
 # is a (strange) valid text that nothing could tell from a real one, so wrong shapes come from the model
 # side, where only extraction replies (which have a shape) get them.
 SERVER_FAULTS = ("rate_limit", "server_error", "disconnect", "malformed_body", "truncated")
-MODEL_FAULTS = ("truncated", "missing_fields", "invalid_fields", "garbage", "wrong_schema", "truncated", "missing_fields")
+MODEL_FAULTS = (
+    "truncated",
+    "missing_fields",
+    "invalid_fields",
+    "garbage",
+    "wrong_schema",
+    "truncated",
+    "missing_fields",
+)
 SERVER_RATE, MODEL_RATE = 0.3, 0.5  # of all requests / of first extraction replies: together > 30%
 MAX_RUNS = 6
 QUESTION = "Who was the incident commander for INC-2024-031?"
@@ -92,7 +100,7 @@ def test_mixed_faults_end_in_the_fault_free_database(tmp_path: Path, docs: Path,
         injected = sum(server.stats.faults.values()) + sum(responder.extraction.malformed.values())
         requests = server.stats.chat_requests
     kinds = {**server.stats.faults, **{f"model {k}": v for k, v in responder.extraction.malformed.items()}}
-    print(f"faults injected {injected} in {requests} requests, absorbed in {runs} run(s): {kinds}")  # noqa: T201
+    print(f"faults injected {injected} in {requests} requests, absorbed in {runs} run(s): {kinds}")
     assert injected >= 0.3 * requests
     assert {"truncated", "model missing_fields"} <= set(kinds)  # cut replies and replies missing fields
     assert runs < MAX_RUNS, "faults were still reported after every run"
@@ -127,5 +135,7 @@ def test_a_loss_is_reported_and_retried_not_reported_as_success(tmp_path: Path, 
 def llm_workspace_url(path: Path, base_url: str) -> None:
     """Point an existing workspace at another server (ports differ between servers)."""
     config = path / "kgrag.toml"
-    lines = [f'base_url = "{base_url}"' if line.startswith("base_url") else line for line in config.read_text().splitlines()]
+    lines = [
+        f'base_url = "{base_url}"' if line.startswith("base_url") else line for line in config.read_text().splitlines()
+    ]
     config.write_text("\n".join(lines) + "\n", encoding="utf-8")

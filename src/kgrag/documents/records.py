@@ -7,9 +7,8 @@ re-indexing skip documents whose text did not change.
 
 from __future__ import annotations
 
-import re
-
 import hashlib
+import re
 from dataclasses import dataclass, field
 
 

@@ -52,5 +52,5 @@ def _question(text: str) -> str:
     is the user's mistake, not a search for nothing."""
     cleaned = unicode_text(text)
     if not cleaned.strip():
-        raise KgragError("the question is empty; pass the text to search for, e.g. kgrag query \"what treats pain?\"")
+        raise KgragError('the question is empty; pass the text to search for, e.g. kgrag query "what treats pain?"')
     return cleaned

@@ -135,9 +135,7 @@ def recompute_stale(store: Store, summarizer: Summarizer, counter: TokenCounter 
     relation_ids = store.graph.stale_relation_ids()
     for start in range(0, len(relation_ids), _BATCH):
         found_r = store.graph.relation_mentions(relation_ids[start : start + _BATCH])
-        relations, retry = _rebuilt(
-            found_r, lambda i, ms: aggregate_relation(i, ms, summarizer, counter), summarizer
-        )
+        relations, retry = _rebuilt(found_r, lambda i, ms: aggregate_relation(i, ms, summarizer, counter), summarizer)
         with store.transaction():
             store.graph.save_relations(relations)
             store.graph.mark_stale([], retry)

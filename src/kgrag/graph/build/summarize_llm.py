@@ -31,6 +31,8 @@ ATTEMPTS = 2  # a reply cut at max_tokens is asked again (it is never cached); t
 class SummaryCutError(RuntimeError):
     """Every attempt came back cut off (``finish_reason == "length"``); the caller falls back and the
     graph builder retries the summary on the next run."""
+
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _SPACES = re.compile(r"\s+")
 

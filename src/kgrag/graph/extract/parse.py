@@ -149,11 +149,15 @@ class ExtractionReply(BaseModel):
         """An item without a required field or with a field of the wrong kind makes the reply invalid, so
         the LLM layer re-asks (naming the items) and never caches it: keeping the other items and
         dropping this one would lose data silently, and the loss would be cached for every later run."""
+        lists: tuple[tuple[str, type[BaseModel], list[Any]], ...] = (
+            ("entities", EntityItem, self.entities),
+            ("relations", RelationItem, self.relations),
+        )
         problems = [
-            f"{kind}[{index}]: {_first_error(model, raw)}"
-            for kind, model, items in (("entities", EntityItem, self.entities), ("relations", RelationItem, self.relations))
+            f"{kind}[{index}]: {error}"
+            for kind, model, items in lists
             for index, raw in enumerate(items)
-            if _first_error(model, raw)
+            if (error := _first_error(model, raw))
         ]
         if problems:
             shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
