@@ -33,12 +33,13 @@ from kgrag.models.llm.structured import ReplyInvalid, parse_reply
 from kgrag.store.sqlite import SQLiteStore
 
 TRIED: Counter[str] = Counter()
+SCALE = 5 if os.environ.get("KGRAG_SOAK") else 1  # `make soak` sets KGRAG_SOAK
 _BASE = settings(deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
 
 
 def fuzz(examples: int) -> settings:
     """Seeded settings with ``examples`` inputs (no example database is written to the tree)."""
-    return settings(_BASE, max_examples=examples)
+    return settings(_BASE, max_examples=examples * SCALE)
 
 
 COUNTER = TokenCounter.for_encoding("cl100k_base")
