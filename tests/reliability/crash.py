@@ -111,3 +111,28 @@ def crash_series(root: Path, docs: Path, kills: int, seed: int, *, llm: bool = T
     shutil.rmtree(root / "clean", ignore_errors=True)
     shutil.rmtree(root / "crashed", ignore_errors=True)
     return report
+
+
+def two_indexers(root: Path, docs: Path) -> tuple[int, int]:
+    """LLM requests of one ``kgrag index``, and of two started on one workspace at once (the second
+    while the first is mid-way through extraction). Replies take 50 ms, so the runs really overlap."""
+    with FakeOpenAIServer(ExtractionResponder().for_server, latency_s=0.05) as server:
+        clean = llm_workspace(root / "single", server.base_url)
+        run_to_end(clean, docs)
+        single = server.stats.chat_requests
+        server.reset_stats()
+        shared = llm_workspace(root / "shared", server.base_url)
+        first = subprocess.Popen(_command(shared, docs), env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + RUN_TIMEOUT_S
+        while server.stats.chat_requests == 0 and first.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        second = subprocess.run(
+            _command(shared, docs), env=_env(), capture_output=True, text=True, timeout=RUN_TIMEOUT_S
+        )
+        first.communicate(timeout=RUN_TIMEOUT_S)
+        if first.returncode or second.returncode:
+            raise AssertionError(f"an indexer failed: {first.returncode}, {second.returncode}: {second.stderr[-2000:]}")
+        both = server.stats.chat_requests
+    shutil.rmtree(root / "single", ignore_errors=True)
+    shutil.rmtree(root / "shared", ignore_errors=True)
+    return single, both

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import SAMPLE_DOCS
-from tests.reliability.crash import crash_series
+from tests.reliability.crash import crash_series, two_indexers
 
 KILLS = 20 if os.environ.get("KGRAG_SOAK") else 5  # `make soak` sets KGRAG_SOAK
 
@@ -32,3 +32,9 @@ def test_killed_runs_resume_to_the_uninterrupted_result(tmp_path: Path, docs: Pa
     )
     assert report.kills >= KILLS * 3 // 5, "most kills must land before the run ends"
     assert report.problems == []
+
+
+def test_a_second_indexer_waits_and_pays_nothing(tmp_path: Path, docs: Path) -> None:
+    single, both = two_indexers(tmp_path, docs)
+    print(f"two indexers at once: {both} LLM requests, one alone: {single}")
+    assert both == single
