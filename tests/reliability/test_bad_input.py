@@ -134,3 +134,10 @@ def test_chunk_vectors_are_committed_while_embedding(ws_path: Path, monkeypatch:
         with pytest.raises(KeyboardInterrupt):
             embed_stage.embed_missing_chunks(ws.store, embedder, 4, SilentProgress(), IndexReport())
         assert len(ws.store.vectors.missing_chunk_hashes(embedder.name)) == 10 - 2 * 4
+
+
+def test_a_stray_carriage_return_in_the_config_is_a_user_error(ws_path: Path) -> None:
+    """Found by the config fuzz test: ``read_text`` turned the ``\\r`` into a newline and let it through."""
+    (ws_path / "kgrag.toml").write_bytes(b"[retrieval]\rk = 3\n")
+    code, output = _cli("status", "-w", str(ws_path))
+    assert code == 1 and "not valid TOML" in output
