@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -54,8 +55,27 @@ def _bad_tree(root: Path) -> Path:
     return docs
 
 
-def test_bad_files_are_skipped_and_named_and_the_rest_is_indexed(tmp_path: Path, ws_path: Path) -> None:
+def _remove_deep(docs: Path) -> None:
+    """Remove the deep tree bottom-up without recursion (``shutil.rmtree``, also pytest's clean-up of old
+    temporary directories, recurses and would hit the recursion limit)."""
+    deepest = docs / "d"
+    while (deepest / "d").is_dir():
+        deepest = deepest / "d"
+    (deepest / "deep.txt").unlink()
+    while deepest != docs:
+        deepest.rmdir()
+        deepest = deepest.parent
+
+
+@pytest.fixture
+def bad_docs(tmp_path: Path) -> Iterator[Path]:
     docs = _bad_tree(tmp_path)
+    yield docs
+    _remove_deep(docs)
+
+
+def test_bad_files_are_skipped_and_named_and_the_rest_is_indexed(bad_docs: Path, ws_path: Path) -> None:
+    docs = bad_docs
     for _ in range(2):  # a re-run is not blocked either
         code, output = _cli("index", str(docs), "-w", str(ws_path))
         assert code == 0, output
