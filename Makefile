@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 # torch is pinned in the same pip call as sentence-transformers so pip takes the CPU wheel.
 TORCH_PIN := torch==2.13.0
 
-.PHONY: demo test lint typecheck bench clean-venv setup browser
+.PHONY: demo test lint typecheck bench soak clean-venv setup browser
 
 setup: $(STAMP)
 
@@ -34,6 +34,11 @@ lint: $(STAMP)
 bench: $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/python bench/bench_index_query.py
 	HF_HUB_OFFLINE=1 $(BIN)/python bench/bench_server.py
+
+# The crash, fault and fuzz tests at larger counts (20 kills each way on the whole sample corpus, 6 fault
+# seeds, 5x the fuzz inputs), printing the figures: kills survived, faults absorbed, inputs tried.
+soak: $(STAMP)
+	KGRAG_SOAK=1 KGRAG_EMBEDDING__THREADS=1 HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q -s -p no:cacheprovider tests/reliability
 
 clean-venv:
 	rm -rf $(VENV)

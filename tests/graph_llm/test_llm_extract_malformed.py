@@ -1,4 +1,5 @@
-"""Broken model output: repaired without loss, re-asked, or dropped item by item (never the whole unit)."""
+"""Broken model output: repaired without loss or re-asked; a reply that lost items (cut off, fields missing
+or of the wrong kind) is never accepted as it is."""
 
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ from pydantic import ValidationError
 
 from kgrag.graph.extract.glean import GleanPolicy
 from kgrag.graph.extract.parse import ExtractionReply, parse_items
-from kgrag.graph.extract.units import build_units
-from kgrag.testing.extraction_responder import LOSSLESS, ExtractionResponder, extract_items, malform
+from kgrag.testing.extraction_responder import LOSSLESS, ExtractionResponder, malform
 
 TYPES = ["person", "organization", "team", "concept"]
 NO_GLEAN = GleanPolicy(enabled=False)
@@ -63,36 +63,33 @@ def _subset_of_clean(result: dict[str, Any], clean: dict[str, Any]) -> tuple[int
     return kept, total
 
 
-def test_truncated_replies_keep_every_complete_item(kit: Any, chunks: list[Any], clean: dict[str, Any]) -> None:
-    responder = ExtractionResponder(malformation="truncated")
-    _, extractions = kit.run_extraction(chunks, responder, glean=NO_GLEAN)
-    kept, total = _subset_of_clean(kit.comparable(extractions), clean)
-    assert 0 < kept < total
-
-
-def _expected_drops(kit: Any, chunks: list[Any]) -> int:
-    """Items the responder breaks (every third, from the second) in each unit's reply."""
-    drops = 0
-    for unit in build_units(chunks, 1200, kit.counter):
-        entities, relations = extract_items(unit.text)
-        drops += len(range(1, len(entities), 3)) + len(range(1, len(relations), 3))
-    return drops
-
-
-@pytest.mark.parametrize("kind", ["missing_fields", "invalid_fields"])
-def test_bad_items_are_dropped_one_by_one(kit: Any, chunks: list[Any], clean: dict[str, Any], kind: str) -> None:
+@pytest.mark.parametrize("kind", ["truncated", "missing_fields", "invalid_fields"])
+def test_lossy_replies_are_reasked_and_then_match(
+    kit: Any, chunks: list[Any], clean: dict[str, Any], kind: str
+) -> None:
+    """Closing a cut reply's brackets or dropping its bad items would lose data silently (#8)."""
     responder = ExtractionResponder(malformation=kind)
     extractor, extractions = kit.run_extraction(chunks, responder, glean=NO_GLEAN)
-    kept, total = _subset_of_clean(kit.comparable(extractions), clean)
-    assert 0 < kept < total
-    assert extractor.stats.dropped_items == _expected_drops(kit, chunks) > 0
-    assert extractor.stats.failed_units == 0
-    assert "extract-reask" not in responder.calls  # the reply as a whole was fine
+    assert kit.comparable(extractions) == clean
+    assert responder.calls["extract-reask"] == extractor.stats.units
+    assert extractor.stats.dropped_items == 0 and extractor.stats.failed_units == 0
+
+
+def test_a_unit_that_stays_lossy_fails_and_is_counted(kit: Any, chunks: list[Any]) -> None:
+    responder = ExtractionResponder(malformation="missing_fields", clean_reasks=False)
+    extractor, extractions = kit.run_extraction(chunks, responder, glean=NO_GLEAN)
+    assert extractor.stats.failed_units == extractor.stats.units > 0
+    assert all(x.error and "item schema" in x.error for x in extractions)
+
+
+def test_the_envelope_names_the_items_that_lost_fields() -> None:
+    with pytest.raises(ValidationError, match=r"entities\[1\]: name: Field required"):
+        ExtractionReply.model_validate({"entities": [{"name": "A"}, {"type": "team"}]})
 
 
 def test_parse_items_validates_each_item_on_its_own() -> None:
-    reply = ExtractionReply.model_validate(
-        {
+    reply = ExtractionReply.model_construct(
+        **{
             "entities": [
                 {"name": "**Rui Carvalho**", "type": "Person", "description": "Leads  Platform."},
                 {"name": "Kestrel", "type": "stream processor"},
@@ -144,7 +141,8 @@ def test_the_envelope_rejects_the_wrong_shape_so_the_layer_reasks(value: Any) ->
 
 
 def test_the_envelope_accepts_partial_and_null_lists() -> None:
-    assert ExtractionReply.model_validate({"entities": None, "relations": [{}]}).relations == [{}]
+    relation = {"source": "a", "target": "b"}
+    assert ExtractionReply.model_validate({"entities": None, "relations": [relation]}).entities == []
     assert ExtractionReply.model_validate({"relations": []}).entities == []
 
 

@@ -85,6 +85,7 @@ def _print_index_report(console: Console, report: IndexReport) -> None:
         console.print(
             f"graph: {report.chunks_extracted} chunks extracted ({report.chunks_extraction_failed} "
             f"failed, retried next run) · {report.entities} entities · {report.relations} relations"
+            + (f" · {n} summaries retried next run" if (n := report.graph_aggregates_pending) else "")
         )
     for line in report.llm_lines:
         console.print(f"llm {line}")

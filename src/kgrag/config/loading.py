@@ -33,9 +33,16 @@ def load_config(workspace_dir: Path | None = None, **overrides: Any) -> KgragCon
     origin = "defaults and KGRAG_* environment"
     if toml_path is not None and toml_path.exists():
         try:
-            tomllib.loads(toml_path.read_text(encoding="utf-8"))
+            # bytes, not read_text: universal newlines would turn a stray "\r" into a line break and pass
+            # a file that the settings loader (which reads bytes) then fails on
+            tomllib.loads(toml_path.read_bytes().decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{toml_path}: not valid TOML ({exc}); fix the file or delete it") from exc
+        except OSError as exc:  # a directory of that name, no read permission, a dangling link, ...
+            raise ConfigError(
+                f"{toml_path}: cannot read the config file ({exc.strerror or exc}); it must be a readable "
+                "TOML file: fix its permissions, or move it away to use the defaults"
+            ) from exc
         settings_cls = type(
             "KgragConfigFromFile",
             (KgragConfig,),

@@ -31,21 +31,53 @@ def discover(paths: Sequence[Path], include: Sequence[str], exclude: Sequence[st
             raise DocumentError(f"{path}: no such file or directory")
         candidates = _walk(path, include, exclude) if path.is_dir() else iter([path])
         for candidate in candidates:
-            key = candidate.resolve()
+            key = file_identity(candidate)
             if key not in seen:
                 seen.add(key)
                 found.append(candidate)
     return found
 
 
+def file_identity(path: Path) -> Path:
+    """The path a file is known by for de-duplication: resolved when possible; a symlink loop or an
+    unreadable link keeps its absolute path (the loader then reports that one file, and the run goes on)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: "Symlink loop" on Python 3.11
+        return path.absolute()
+
+
 def _walk(root: Path, include: Sequence[str], exclude: Sequence[str]) -> Iterator[Path]:
-    """Matching files under ``root``, depth-first with sorted names; excluded directories are pruned."""
-    for current, dir_names, file_names in os.walk(root):
-        # Pruning in place stops os.walk from descending into excluded directories.
-        dir_names[:] = sorted(name for name in dir_names if not _matches(name, exclude))
-        for name in sorted(file_names):
-            if _matches(name, include) and not _matches(name, exclude):
-                yield Path(current, name)
+    """Matching files under ``root``, depth-first with sorted names; excluded directories are pruned.
+
+    An explicit stack instead of recursion (``os.walk`` recurses on Python 3.11), so a directory tree of
+    any depth is walked without a ``RecursionError``; a directory that cannot be listed is skipped (its
+    files cannot be read either), never an abort of the whole run.
+    """
+    stack = [str(root)]
+    while stack:
+        current = stack.pop()
+        try:
+            with os.scandir(current) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError:
+            continue
+        directories: list[str] = []
+        for entry in entries:
+            if _is_directory(entry):
+                if not _matches(entry.name, exclude):
+                    directories.append(entry.path)
+            elif _matches(entry.name, include) and not _matches(entry.name, exclude):
+                yield Path(entry.path)
+        stack.extend(reversed(directories))  # sorted order, depth-first
+
+
+def _is_directory(entry: os.DirEntry[str]) -> bool:
+    """A real directory (symlinked directories are not followed, so a link loop cannot make the walk endless)."""
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def _matches(name: str, patterns: Sequence[str]) -> bool:

@@ -8,6 +8,7 @@ re-indexing skip documents whose text did not change.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 
 
@@ -32,8 +33,28 @@ class LoadedDocument:
 
     @classmethod
     def from_text(cls, source: str, title: str, text: str, metadata: dict[str, str]) -> LoadedDocument:
-        """Build a document, computing the hash here so it can never disagree with ``text``."""
-        return cls(source=source, title=title, text=text, content_hash=content_hash(text), metadata=dict(metadata))
+        """Build a document, computing the hash here so it can never disagree with ``text``.
+
+        Lone surrogates (what a JSON escape such as ``"\\ud800"`` or an undecodable file name decodes
+        to) are not text: no database, tokenizer or terminal accepts them. They become U+FFFD here, the
+        one door every loader goes through, so one odd record can never abort a run.
+        """
+        text = unicode_text(text)
+        return cls(
+            source=unicode_text(source),
+            title=unicode_text(title),
+            text=text,
+            content_hash=content_hash(text),
+            metadata={unicode_text(k): unicode_text(v) for k, v in metadata.items()},
+        )
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def unicode_text(value: str) -> str:
+    """``value`` with every lone surrogate replaced by U+FFFD (the text is otherwise unchanged)."""
+    return _SURROGATE.sub("\ufffd", value) if _SURROGATE.search(value) else value
 
 
 @dataclass(frozen=True)

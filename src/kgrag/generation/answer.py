@@ -101,6 +101,9 @@ def cost_line(chat: ChatResult) -> str:
     )
 
 
+CUT_NOTE = "[answer cut off at llm.max_output_tokens; raise it for a complete answer]"
+
+
 def generate_answer(
     client: LLMClient, question: str, result: RetrievalResult, cfg: GenerationConfig, *, stage: str = "query.generate"
 ) -> Answer:
@@ -117,9 +120,13 @@ def generate_answer(
         )
     variables = {"question": question.strip(), "context": block.text, "idk_sentence": IDK_SENTENCE}
     chat = client.chat_prompt(ANSWER_PROMPT, variables, stage=stage)
+    if chat.finish_reason == "length" and not chat.estimated:  # a half answer: ask once more (never cached)
+        chat = client.chat_prompt(ANSWER_PROMPT, variables, stage=stage)
     if chat.estimated:
         return Answer("", [], "llm", cost_line=cost_line(chat), usage=_usage(chat, block, []))
     text, citations, invented = extract_citations(chat.text, block.citable)
+    if chat.finish_reason == "length":
+        text = f"{text.rstrip()} {CUT_NOTE}"
     idk = is_idk(text)
     if idk:
         citations = []

@@ -36,12 +36,18 @@ class ExtractedRelation:
 
 @dataclass
 class ChunkExtraction:
-    """Everything extracted from one chunk; ``error`` is set when the chunk failed (and is retried later)."""
+    """Everything extracted from one chunk; ``error`` is set when the chunk failed (and is retried later).
+
+    ``unit_end`` is False on every chunk but the last of a group the extractor read together (an LLM
+    unit): the builder never commits a merge batch inside such a group, so a killed run leaves whole
+    groups merged or untouched and the resumed run forms exactly the same groups (same calls, same graph).
+    """
 
     chunk_id: str
     entities: list[ExtractedEntity] = field(default_factory=list)
     relations: list[ExtractedRelation] = field(default_factory=list)
     error: str | None = None
+    unit_end: bool = True
 
 
 class Extractor(Protocol):

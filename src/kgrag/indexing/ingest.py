@@ -6,6 +6,7 @@ document, and the next run continues with the files it had not reached.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ from kgrag.core.ids import chunk_id, document_id
 from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus
 from kgrag.core.stages import INGEST, timing_key
 from kgrag.documents import TokenCounter, chunk_text, load_path
+from kgrag.documents.discovery import file_identity
 from kgrag.documents.records import LoadedDocument, content_hash
 from kgrag.indexing.report import FileProblem, IndexReport
 from kgrag.store.base import Store
@@ -72,6 +74,21 @@ def build_chunk_records(doc_id: str, text: str, plan: ChunkPlan) -> list[ChunkRe
     return records
 
 
+def is_storable_name(path: Path) -> bool:
+    """Whether ``path`` is valid Unicode text. A name in another encoding reaches Python with lone
+    surrogates (``os.fsdecode``), which no database, JSON file or terminal accepts as text."""
+    try:
+        str(path.absolute()).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def display_path(path: Path) -> str:
+    """``path`` as printable text, undecodable bytes written as ``\\xNN``."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
 class Ingestor:
     """Reads files and writes their documents and chunks; reports per-file problems and moves on."""
 
@@ -81,10 +98,18 @@ class Ingestor:
         self.plan = plan
 
     def _file_docs(self, path: Path) -> list[DocumentRecord]:
-        return file_documents(self.store, str(path.resolve()))
+        return file_documents(self.store, str(file_identity(path)))
 
     def process(self, path: Path, report: IndexReport) -> None:
         """Skip the file if nothing changed (no read), else load and ingest it; problems are reported."""
+        if not is_storable_name(path):
+            report.problems.append(
+                FileProblem(
+                    display_path(path),
+                    "the file name is not valid UTF-8, so it cannot be stored or shown; rename the file to index it",
+                )
+            )
+            return
         docs = self._file_docs(path)
         try:
             fingerprint = file_fingerprint(path)
@@ -159,7 +184,7 @@ class Ingestor:
 
     def _record_failure(self, path: Path, reason: str, report: IndexReport, docs: list[DocumentRecord]) -> None:
         report.problems.append(FileProblem(path=str(path), reason=reason))
-        source = str(path.resolve())
+        source = str(file_identity(path))
         if docs:
             return  # keep the last good version searchable; the problem is reported
         self.store.documents.upsert(

@@ -30,6 +30,7 @@ class IndexReport:
     entities: int = 0
     relations: int = 0
     graph_texts_embedded: int = 0
+    graph_aggregates_pending: int = 0  # descriptions with a fallback summary, summarised again next run
     extracted_corpus_tokens: int = 0  # text the extractor read this run, overlap counted once
     llm_lines: list[str] = field(default_factory=list)  # this run's LLM usage per stage, if any
     extraction_prompt_ratio: float | None = None  # LLM prompt tokens per corpus token (target ≤ 2.5; peers spend 5–10)

@@ -9,6 +9,7 @@ from kgrag.core.progress import Progress, SilentProgress
 from kgrag.indexing import IndexContext, IndexRegistries, IndexReport, remove_documents, run_pipeline
 from kgrag.models.llm import Estimate
 from kgrag.workspace.components import Components
+from kgrag.workspace.index_lock import indexing_lock
 
 
 class IndexingAPI:
@@ -28,7 +29,9 @@ class IndexingAPI:
     ) -> IndexReport:
         """Index files/directories incrementally with ``pipeline`` (default ``indexing.pipeline``);
         unchanged files cost nothing, and a killed run resumes where it stopped."""
-        return _run(self._parts, [Path(p) for p in paths], progress or SilentProgress(), pipeline)
+        progress = progress or SilentProgress()
+        with indexing_lock(self._parts.path, progress):
+            return _run(self._parts, [Path(p) for p in paths], progress, pipeline)
 
     def estimate(self, paths: Sequence[Path | str], progress: Progress | None = None) -> tuple[IndexReport, Estimate]:
         """What :meth:`run` would spend on the LLM, without calling it and without changing anything.
@@ -48,13 +51,16 @@ class IndexingAPI:
     def reindex_embeddings(self, progress: Progress | None = None) -> IndexReport:
         """Re-embed every chunk (and graph entity) with the configured model and make it the workspace's
         model (after ``embedding.model``/``provider`` changed)."""
-        self._parts.record_model(self._parts.embedder().inner())
-        return _run(self._parts, [], progress or SilentProgress(), None)
+        progress = progress or SilentProgress()
+        with indexing_lock(self._parts.path, progress):
+            self._parts.record_model(self._parts.embedder().inner())
+            return _run(self._parts, [], progress, None)
 
     def remove(self, refs: Sequence[str]) -> tuple[list[str], list[str]]:
         """Remove documents (by id, source or path) and everything derived from them; returns (removed
         sources, refs that matched nothing)."""
-        return remove_documents(self._parts.store, refs, self._parts.summarizer(), self._parts.embedder)
+        with indexing_lock(self._parts.path, SilentProgress()):
+            return remove_documents(self._parts.store, refs, self._parts.summarizer(), self._parts.embedder)
 
 
 def _run(parts: Components, paths: list[Path], progress: Progress, pipeline: str | None) -> IndexReport:

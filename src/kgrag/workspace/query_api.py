@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kgrag.core.context import RetrievalResult
 from kgrag.core.errors import KgragError
+from kgrag.documents.records import unicode_text
 from kgrag.generation import QueryResponse, respond
 from kgrag.retrieval import Pipeline, build_pipeline
 from kgrag.retrieval.listing import PipelineInfo, describe_pipelines
@@ -23,7 +24,7 @@ class QueryAPI:
 
     def retrieve(self, question: str, pipeline: str | None = None, k: int | None = None) -> RetrievalResult:
         """Ranked context items with provenance and a trace; the pipeline's requirements are checked first."""
-        return self.pipeline(pipeline).run(question, self._parts.query_context, self._k(k))
+        return self.pipeline(pipeline).run(_question(question), self._parts.query_context, self._k(k))
 
     def query(
         self, question: str, pipeline: str | None = None, k: int | None = None, *, context_tokens: int | None = None
@@ -40,7 +41,7 @@ class QueryAPI:
                 update={"generation": base.generation.model_copy(update={"context_tokens": context_tokens})}
             )
         ctx = self._parts.query_context
-        return respond(self.pipeline(pipeline), ctx, question, self._k(k), config=config)
+        return respond(self.pipeline(pipeline), ctx, _question(question), self._k(k), config=config)
 
     def pipelines(self) -> list[PipelineInfo]:
         """Every registered pipeline with its origin, description and which requirements are met here."""
@@ -55,3 +56,13 @@ class QueryAPI:
         if k is not None and k < 1:
             raise KgragError(f"k must be at least 1 (got {k})")
         return k or self._parts.config.retrieval.k
+
+
+def _question(text: str) -> str:
+    """The question as text: bytes that were not valid UTF-8 on the command line arrive as lone
+    surrogates and become U+FFFD (a tokenizer or the database would fail on them); an empty question
+    is the user's mistake, not a search for nothing."""
+    cleaned = unicode_text(text)
+    if not cleaned.strip():
+        raise KgragError('the question is empty; pass the text to search for, e.g. kgrag query "what treats pain?"')
+    return cleaned

@@ -14,7 +14,8 @@ clean one all end with the same graph. Rules:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
 
 from kgrag.core.graph_ids import entity_id_for_key
 from kgrag.core.graph_records import EntityMention, EntityRecord, RelationMention, RelationRecord
@@ -26,6 +27,8 @@ FALLBACK_TYPE = "concept"
 GENERIC_LABEL = "related_to"
 DESCRIPTION_SEPARATOR = "\n"
 _BATCH = 200
+M = TypeVar("M", EntityMention, RelationMention)
+R = TypeVar("R", EntityRecord, RelationRecord)
 
 
 def display_name(surfaces: Iterable[str]) -> str:
@@ -94,23 +97,46 @@ def aggregate_relation(
     )
 
 
+def _rebuilt(
+    found: dict[str, list[M]], build: Callable[[str, list[M]], R], summarizer: Summarizer
+) -> tuple[list[R], list[str]]:
+    """Aggregates of ``found`` (orphans skipped) and the ids whose summary was a fallback.
+
+    A fallback summary (the LLM failed, or its reply was cut off) is stored, so the graph stays usable,
+    but its id is returned to be flagged stale again: the next refresh retries it instead of keeping a
+    value that a fault-free run would not have produced.
+    """
+    records: list[R] = []
+    provisional: list[str] = []
+    for item_id, mentions in found.items():
+        if not mentions:
+            continue
+        before = summarizer.failures
+        records.append(build(item_id, mentions))
+        if summarizer.failures != before:
+            provisional.append(item_id)
+    return records, provisional
+
+
 def recompute_stale(store: Store, summarizer: Summarizer, counter: TokenCounter | None = None) -> tuple[int, int]:
     """Rebuild every stale entity and relation from its mentions, one transaction per batch.
 
-    Stale rows without mentions are orphans and are left to ``delete_orphans``. Returns the numbers of
-    entities and relations rebuilt.
+    Stale rows without mentions are orphans and are left to ``delete_orphans``; rows whose summary fell
+    back stay flagged for the next refresh. Returns the numbers of entities and relations rebuilt.
     """
     counter = counter or TokenCounter.for_encoding()
     entity_ids = store.graph.stale_entity_ids()
     for start in range(0, len(entity_ids), _BATCH):
         found = store.graph.entity_mentions(entity_ids[start : start + _BATCH])
-        records = [aggregate_entity(i, ms, summarizer, counter) for i, ms in found.items() if ms]
+        records, retry = _rebuilt(found, lambda i, ms: aggregate_entity(i, ms, summarizer, counter), summarizer)
         with store.transaction():
             store.graph.save_entities(records)
+            store.graph.mark_stale(retry, [])
     relation_ids = store.graph.stale_relation_ids()
     for start in range(0, len(relation_ids), _BATCH):
         found_r = store.graph.relation_mentions(relation_ids[start : start + _BATCH])
-        relations = [aggregate_relation(i, ms, summarizer, counter) for i, ms in found_r.items() if ms]
+        relations, retry = _rebuilt(found_r, lambda i, ms: aggregate_relation(i, ms, summarizer, counter), summarizer)
         with store.transaction():
             store.graph.save_relations(relations)
+            store.graph.mark_stale([], retry)
     return len(entity_ids), len(relation_ids)

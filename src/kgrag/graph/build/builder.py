@@ -2,8 +2,14 @@
 
 Resumable per chunk: every batch of ``batch_chunks`` extractions is merged in its own transaction
 together with the chunks' extraction marks, so a run killed mid-way keeps every merged batch and the
-next run extracts only what was not merged. Aggregates are rebuilt from mentions, so the resumed graph
-equals the graph of an uninterrupted run.
+next run extracts only what was not merged. Batches close only at unit ends and windows only between
+documents, so a resumed run sends exactly the calls an uninterrupted run would have sent for the rest.
+
+Aggregates (names, types, descriptions and their summaries) are rebuilt from mentions once, at the end
+of the build, not after every batch: a summary is then made once from the final descriptions, instead
+of again after each batch that touched a hub entity (which cost LLM calls whose number depended on
+where batches happened to end, so a resumed run paid for different summaries than a clean one). Until
+then touched entities stay flagged stale, and a crash leaves the flags for the next run's rebuild.
 
 Extractors are handed windows of several batches at once: spaCy with ``n_process`` > 1 (and an LLM
 extractor with concurrent calls) pays its start-up per call, and a window amortises it while merging
@@ -48,6 +54,7 @@ class GraphBuildStats:
     chunks_extraction_failed: int = 0
     extracted_corpus_tokens: int = 0
     graph_texts_embedded: int = 0
+    aggregates_pending: int = 0  # entities/relations whose summary fell back; rebuilt on the next run
     entities: int = 0
     relations: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
@@ -59,7 +66,10 @@ class GraphBuildStats:
 def _timed_batches(
     stream: Iterator[ChunkExtraction], size: int, stats: GraphBuildStats
 ) -> Iterator[list[ChunkExtraction]]:
-    """Group the extractor's output into batches, charging the time spent waiting to the ``model`` part."""
+    """Group the extractor's output into batches, charging the time spent waiting to the ``model`` part.
+
+    A batch closes only after a chunk that ends its extraction unit (``unit_end``), so no unit is ever
+    split between two committed batches."""
     batch: list[ChunkExtraction] = []
     while True:
         started = time.perf_counter()
@@ -67,7 +77,7 @@ def _timed_batches(
         stats.add_time(PART_MODEL, time.perf_counter() - started)
         if item is not None:
             batch.append(item)
-        if batch and (item is None or len(batch) >= size):
+        if batch and (item is None or (len(batch) >= size and batch[-1].unit_end)):
             yield batch
             batch = []
         if item is None:
@@ -91,6 +101,27 @@ def unique_tokens(chunks: Sequence[ChunkRecord], counter: TokenCounter) -> int:
     return total
 
 
+def document_windows(store: Store, chunk_ids: Sequence[str], size: int) -> Iterator[list[str]]:
+    """``chunk_ids`` cut into windows of about ``size`` chunks, only ever between documents.
+
+    An extractor groups neighbouring chunks of a document (LLM units); a window edge inside a document
+    would cut a group at a place that depends on how much was already done, so a resumed run would form
+    different groups (other calls, another graph) than an uninterrupted one. A document larger than
+    ``size`` gets a window of its own.
+    """
+    window: list[str] = []
+    previous_doc: str | None = None
+    for start in range(0, len(chunk_ids), size):
+        for chunk in store.chunks.get_many(chunk_ids[start : start + size]):
+            if window and chunk.doc_id != previous_doc and len(window) >= size:
+                yield window
+                window = []
+            window.append(chunk.id)
+            previous_doc = chunk.doc_id
+    if window:
+        yield window
+
+
 def _extract_window(
     store: Store,
     extractor: Extractor,
@@ -106,7 +137,7 @@ def _extract_window(
     stats.extracted_corpus_tokens += unique_tokens(chunks, counter or TokenCounter.for_encoding())
     for batch in _timed_batches(iter(extractor.extract(chunks)), batch_chunks, stats):
         started = time.perf_counter()
-        merged: MergeStats = merge_extractions(store, batch, extractor.name, summarizer, counter=counter)
+        merged: MergeStats = merge_extractions(store, batch, extractor.name, summarizer, counter=counter, refresh=False)
         stats.add_time(PART_MERGE, time.perf_counter() - started)
         stats.chunks_extracted += merged.chunks
         stats.chunks_extraction_failed += merged.failed
@@ -128,23 +159,31 @@ def build_graph(
     missing (or failed before), then (given an ``embedder``) embed new or changed entities and relations.
     ``label`` names the progress bar: the name of the stage running the build."""
     stats = GraphBuildStats()
-    started = time.perf_counter()
-    refreshed = refresh_graph(store, summarizer, counter)  # deletions since the last run, or a crash
-    stats.add_time(PART_REFRESH, time.perf_counter() - started)
     pending = store.graph.chunks_needing_extraction(extractor.name)
-    if pending or refreshed.changed:
+    started = time.perf_counter()
+    deleted = store.graph.delete_orphans()  # deletions since the last run; aggregates are rebuilt at the end
+    stats.add_time(PART_REFRESH, time.perf_counter() - started)
+    if pending or any(deleted):
         mark_graph_vectors_stale(store)
     if pending:
         progress.start(label, len(pending))
-        window = batch_chunks * WINDOW_BATCHES
-        for start in range(0, len(pending), window):
-            part = pending[start : start + window]
+        for part in document_windows(store, pending, batch_chunks * WINDOW_BATCHES):
             _extract_window(store, extractor, summarizer, part, batch_chunks, progress, stats, counter, label)
         progress.finish(label)
+    started = time.perf_counter()
+    if refresh_graph(store, summarizer, counter).changed:
+        mark_graph_vectors_stale(store)
+    stats.add_time(PART_REFRESH, time.perf_counter() - started)
     if embedder is not None:
         started = time.perf_counter()
         stats.graph_texts_embedded += ensure_graph_vectors(store, embedder)
         stats.add_time(PART_EMBED, time.perf_counter() - started)
+    stats.aggregates_pending = len(store.graph.stale_entity_ids()) + len(store.graph.stale_relation_ids())
+    if stats.aggregates_pending:
+        progress.note(
+            f"{stats.aggregates_pending} entity/relation descriptions got a fallback summary (the LLM failed "
+            "or was cut off) and will be summarised again on the next run"
+        )
     counts = store.graph.counts()
     stats.entities, stats.relations = counts["entities"], counts["relations"]
     if stats.chunks_extraction_failed:

@@ -27,9 +27,14 @@ _NAME_BONUS = 0.5
 
 
 class Summarizer(Protocol):
-    """Shortens the descriptions of one entity or relation to at most ``max_tokens`` tokens."""
+    """Shortens the descriptions of one entity or relation to at most ``max_tokens`` tokens.
+
+    ``failures`` counts summaries that fell back to a lesser method; the graph builder flags those
+    entities for a retry on the next run (a deterministic summariser never fails and keeps it at 0).
+    """
 
     max_tokens: int
+    failures: int
 
     def summarize(self, name: str, descriptions: Sequence[str]) -> str: ...
 
@@ -67,6 +72,7 @@ class ExtractiveSummarizer:
     def __init__(self, max_tokens: int = 300, counter: TokenCounter | None = None) -> None:
         self.max_tokens = max_tokens
         self._counter = counter
+        self.failures = 0
 
     @property
     def counter(self) -> TokenCounter:
@@ -121,7 +127,7 @@ class CallableSummarizer:
             raise  # the run must stop cleanly, not quietly degrade
         except Exception:  # a summary is an optimisation: any model failure falls back, never aborts
             self.failures += 1
-            text = ""
+            text = ""  # counted: the builder retries it next run (a reply that does not fit is not)
         if not text:
             return self._fallback.summarize(name, descriptions)
         if self._fallback.counter.count(text) > self.max_tokens * 2:  # the model ignored the limit

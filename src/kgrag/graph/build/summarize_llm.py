@@ -3,8 +3,9 @@
 Plug in as ``CallableSummarizer(lambda name, ds: llm_summarize(client, name, ds, max_tokens), max_tokens)``.
 The words limit in the prompt is derived from ``max_tokens`` (about 0.75 words per token in English) and
 the request's ``max_tokens`` leaves headroom, so a model that overshoots a little is not cut mid-sentence;
-a reply still over the limit is trimmed to its last whole sentence that fits. Failures raise: the
-``CallableSummarizer`` wrapper owns the extractive fallback.
+a reply still over the limit is trimmed to its last whole sentence that fits. A reply cut off by the
+model (``finish_reason == "length"``) is never used: it is asked once more, then :class:`SummaryCutError`
+is raised. Failures raise: the ``CallableSummarizer`` wrapper owns the extractive fallback.
 """
 
 from __future__ import annotations
@@ -24,6 +25,14 @@ SUMMARIZE_PROMPT = "summarize_descriptions"
 WORDS_PER_TOKEN = 0.75
 HEADROOM = 1.5
 MAX_INPUT_TOKENS = 3000
+ATTEMPTS = 2  # a reply cut at max_tokens is asked again (it is never cached); then the caller falls back
+
+
+class SummaryCutError(RuntimeError):
+    """Every attempt came back cut off (``finish_reason == "length"``); the caller falls back and the
+    graph builder retries the summary on the next run."""
+
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _SPACES = re.compile(r"\s+")
 
@@ -83,10 +92,13 @@ def llm_summarize(
         "max_words": max(5, int(max_tokens * WORDS_PER_TOKEN)),
         "descriptions": "\n".join(f"- {text}" for text in texts),
     }
-    result = client.chat_prompt(
-        SUMMARIZE_PROMPT, variables, stage=STAGE_SUMMARIZE, max_tokens=int(max_tokens * HEADROOM) + 8
-    )
-    return _trim(client, _SPACES.sub(" ", result.text).strip(), max_tokens)
+    for _ in range(ATTEMPTS):
+        result = client.chat_prompt(
+            SUMMARIZE_PROMPT, variables, stage=STAGE_SUMMARIZE, max_tokens=int(max_tokens * HEADROOM) + 8
+        )
+        if result.finish_reason != "length":  # a cut reply is half an answer: never trimmed and kept
+            return _trim(client, _SPACES.sub(" ", result.text).strip(), max_tokens)
+    raise SummaryCutError(f"the summary of {name!r} was cut off at the token limit {ATTEMPTS} times")
 
 
 def llm_summarizer(config: KgragConfig, client: LLMClient | None) -> CallableSummarizer:

@@ -87,9 +87,13 @@ def attribute(unit: ExtractionUnit, items: ParsedItems) -> list[ChunkExtraction]
     for relation in items.relations:
         for index in locator.locate_relation(relation):
             relations[index].append(relation)
-    return [ChunkExtraction(chunk.id, entities[i], relations[i]) for i, chunk in enumerate(unit.chunks)]
+    last = len(unit.chunks) - 1
+    return [
+        ChunkExtraction(chunk.id, entities[i], relations[i], unit_end=i == last) for i, chunk in enumerate(unit.chunks)
+    ]
 
 
 def failed(unit: ExtractionUnit, error: str) -> list[ChunkExtraction]:
     """Error extractions for every chunk of a unit whose call failed (they are retried on the next run)."""
-    return [ChunkExtraction(chunk.id, error=error) for chunk in unit.chunks]
+    last = len(unit.chunks) - 1
+    return [ChunkExtraction(chunk.id, error=error, unit_end=i == last) for i, chunk in enumerate(unit.chunks)]

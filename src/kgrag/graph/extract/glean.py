@@ -3,11 +3,11 @@
 Gleaning re-sends text, so it can double a unit's cost; it is worth paying only where the first pass
 probably missed something, and only for the text where it did. :class:`GleanPolicy` decides both:
 
-* *whether*: the reply had to be re-asked (cut at ``max_tokens`` or broken; the second answer is often a
-  shortened one), or the unit yielded fewer than ``min_entities_per_100_tokens`` entities per 100 tokens,
-  or many entities but almost no relations (a list of names, not a graph);
+* *whether*: the unit yielded fewer than ``min_entities_per_100_tokens`` entities per 100 tokens, or many
+  entities but almost no relations (a list of names, not a graph); only the accepted items decide, never
+  whether the reply needed a re-ask, so a run with transient faults builds the graph a fault-free run does;
 * *which text*: for sparse units, only the chunks that are themselves sparse (after attribution) are
-  re-sent; a re-asked or relation-poor unit is re-sent whole. The names already found in the re-sent
+  re-sent; a relation-poor unit is re-sent whole. The names already found in the re-sent
   chunks go with it, so the model answers with what is missing instead of repeating itself.
 """
 
@@ -59,8 +59,9 @@ class GleanPolicy:
         """Why this unit should be gleaned, or None when its first pass looks complete."""
         if not self.enabled:
             return None
-        if result.reasked:
-            return REASKED
+        # A re-ask is not a reason of its own: whether a reply had to be asked again depends on transient
+        # faults (a cut or garbled transmission), and the graph must not. A re-asked answer that came
+        # back shortened is caught by the density rules below, like any other thin answer.
         if self._sparse(len(items.entities), unit.n_tokens):
             return FEW_ENTITIES
         entities = len(items.entities)

@@ -160,6 +160,8 @@ class LLMExtractor:
         return results
 
     def _first_outcome(self, unit: ExtractionUnit, result: StructuredResult[ExtractionReply]) -> _UnitOutcome:
+        if self.client.estimating:  # nothing was sent, so nothing failed: an estimate must not say otherwise
+            return _UnitOutcome(unit, items=ParsedItems([], []))
         if not result.ok or result.value is None:
             self.stats.failed_units += 1
             return _UnitOutcome(unit, error=f"LLM extraction failed: {result.error}")

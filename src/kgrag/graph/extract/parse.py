@@ -1,11 +1,12 @@
 """The JSON an extraction call must return, and item-by-item validation of what came back.
 
-Validation is two-level on purpose. The *envelope* (:class:`ExtractionReply`) only checks that the reply
-is an object with an ``entities`` and/or ``relations`` list: when even that fails, the reply is unusable
-and the LLM layer repairs it or asks again. Each *item* is then validated on its own
-(:func:`parse_items`): one entity with a missing name or a relation with ``"strength": "high"`` is
-dropped and counted, and the other thirty items of the same reply are kept. Rejecting a whole reply for
-one bad item would re-pay the call (or lose the unit) for no gain.
+Validation is two-level. The *envelope* (:class:`ExtractionReply`) checks that the reply is an object
+with an ``entities`` and/or ``relations`` list whose items each have their required fields of the right
+kind: one entity with a missing name or a relation with ``"strength": "high"`` is a reply that lost
+data (typically a garbled or cut reply), so the LLM layer asks again naming the bad items and never
+caches it; a unit still failing after its attempts is marked failed, reported, and retried on the next
+run. Each *item* is then cleaned on its own (:func:`parse_items`): a name over the length limit or a
+relation from an entity to itself is dropped and counted (a content decision of the model, not a loss).
 
 Required per item: ``name`` (entity), ``source`` and ``target`` (relation), all non-empty strings.
 Optional fields get neutral defaults when missing, but a field of the wrong kind (a list where a
@@ -142,6 +143,37 @@ class ExtractionReply(BaseModel):
         if "entities" not in data and "relations" not in data:
             raise ValueError("expected keys 'entities' and 'relations'; found " + ", ".join(map(str, data)))
         return {key: ([] if data.get(key) is None else data.get(key)) for key in ("entities", "relations")}
+
+    @model_validator(mode="after")
+    def _items_have_their_fields(self) -> ExtractionReply:
+        """An item without a required field or with a field of the wrong kind makes the reply invalid, so
+        the LLM layer re-asks (naming the items) and never caches it: keeping the other items and
+        dropping this one would lose data silently, and the loss would be cached for every later run."""
+        lists: tuple[tuple[str, type[BaseModel], list[Any]], ...] = (
+            ("entities", EntityItem, self.entities),
+            ("relations", RelationItem, self.relations),
+        )
+        problems = [
+            f"{kind}[{index}]: {error}"
+            for kind, model, items in lists
+            for index, raw in enumerate(items)
+            if (error := _first_error(model, raw))
+        ]
+        if problems:
+            shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
+            raise ValueError(f"{len(problems)} item(s) do not follow the item schema: {shown}")
+        return self
+
+
+def _first_error(model: type[BaseModel], raw: Any) -> str:
+    """The first validation problem of one item, or ``""`` when it is valid."""
+    try:
+        model.model_validate(raw)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"]) or "item"
+        return f"{where}: {error['msg']}"
+    return ""
 
 
 @dataclass

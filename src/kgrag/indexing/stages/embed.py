@@ -1,4 +1,4 @@
-"""Stage ``embed``: give every chunk text a vector, in blocks, each block committed on its own.
+"""Stage ``embed``: give every chunk text a vector, committed at least every ``COMMIT_SECONDS``.
 
 Vectors are keyed by (model, text hash), so this stage is naturally idempotent: after a crash it
 embeds only what is still missing, and texts seen before (even in deleted documents) are never
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from kgrag.core.progress import Progress
 from kgrag.core.stages import EMBED, progress_label, timing_key
 from kgrag.indexing.context import IndexContext
@@ -16,7 +18,7 @@ from kgrag.indexing.report import IndexReport
 from kgrag.models.embeddings import Embedder
 from kgrag.store.base import Store
 
-COMMIT_BLOCK = 256  # texts per committed block; the model batches inside it
+COMMIT_SECONDS = 2.0  # commit at least this often: a kill loses seconds of embedding, not the stage
 MODEL_TIME, STORE_TIME = timing_key(EMBED, "model"), timing_key(EMBED, "store")
 
 
@@ -38,17 +40,22 @@ def embed_missing_chunks(
         return
     label = progress_label(EMBED)
     progress.start(label, len(missing))
-    # Commit in blocks larger than the model batch: fewer transactions, and the model can sort a block
-    # by length to cut padding.
-    batch_size = max(batch_size, COMMIT_BLOCK)
-    for start in range(0, len(missing), batch_size):
-        batch = missing[start : start + batch_size]
+    # One model batch per step; vectors are committed once COMMIT_SECONDS of work has gathered (a
+    # transaction per batch would cost little, but a block keeps the write count low on fast embedders).
+    block = max(1, batch_size)
+    pending: list[tuple[str, np.ndarray]] = []
+    last_commit = time.perf_counter()
+    for start in range(0, len(missing), block):
+        batch = missing[start : start + block]
         started = time.perf_counter()
         vectors = embedder.embed([text for _, text in batch])
         report.add_time(MODEL_TIME, time.perf_counter() - started)
-        started = time.perf_counter()
-        store.vectors.put(embedder.name, zip([h for h, _ in batch], vectors, strict=True))
-        report.add_time(STORE_TIME, time.perf_counter() - started)
-        report.texts_embedded += len(batch)
-        progress.advance(label, len(batch))
+        pending.extend(zip([h for h, _ in batch], vectors, strict=True))
+        if time.perf_counter() - last_commit >= COMMIT_SECONDS or start + block >= len(missing):
+            started = time.perf_counter()
+            store.vectors.put(embedder.name, pending)
+            report.add_time(STORE_TIME, time.perf_counter() - started)
+            report.texts_embedded += len(pending)
+            progress.advance(label, len(pending))
+            pending, last_commit = [], time.perf_counter()
     progress.finish(label)

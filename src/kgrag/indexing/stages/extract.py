@@ -41,6 +41,7 @@ def account(report: IndexReport, stats: GraphBuildStats, stage: str) -> None:
     report.chunks_extraction_failed += stats.chunks_extraction_failed
     report.extracted_corpus_tokens += stats.extracted_corpus_tokens
     report.graph_texts_embedded += stats.graph_texts_embedded
+    report.graph_aggregates_pending = stats.aggregates_pending
     report.entities, report.relations = stats.entities, stats.relations
     for part, seconds in stats.seconds.items():
         report.add_time(timing_key(stage, part), seconds)

@@ -6,7 +6,8 @@ this module as the one place where the order of those steps is decided:
 1. cache lookup (a hit that no longer validates is dropped and refetched);
 2. context-window check and budget reservation, both before anything is sent;
 3. attempts under the concurrency slot and rate buckets, retrying transient faults with backoff;
-4. validation by the caller's parser; only an accepted, non-empty reply is cached;
+4. validation by the caller's parser; only an accepted, non-empty reply that was not cut off at
+   ``max_tokens`` (``finish_reason == "length"``) is cached, so a half answer is never served again;
 5. one ledger row, also for failures, with attempts and the reason for every retry.
 """
 
@@ -109,8 +110,8 @@ class CallRunner:
                 outcome.value, outcome.repaired = parse(response.text, response.finish_reason)
             except ReplyInvalid as exc:
                 outcome.error = str(exc)
-        if outcome.error is None and response.text:
-            self.store(key, request, response, usage)
+        if outcome.error is None and response.text and response.finish_reason != "length":
+            self.store(key, request, response, usage)  # a reply cut at max_tokens is never cached
         self._record(request, stage, usage, attempts.errors, error=outcome.error)
         return outcome
 

@@ -2,7 +2,9 @@
 
 Policy (documented in the client): a reply is parsed leniently (:mod:`json_repair`) and validated with
 pydantic. A reply cut off at ``max_tokens`` (``finish_reason == "length"``) is rejected outright rather
-than repaired, because closing its brackets would turn a half answer into a plausible-looking whole one.
+than repaired, because closing its brackets would turn a half answer into a plausible-looking whole one;
+for the same reason a reply whose JSON simply stops (a provider that cut it without saying so) is
+rejected too, although fences, prose, quotes and commas are still repaired.
 A rejected reply is never cached; the caller re-asks once, quoting the error, and then gives up on that
 item with the reason recorded.
 """
@@ -19,6 +21,9 @@ from kgrag.models.llm.json_repair import JSONRepairError, repair_json
 
 MAX_ECHOED_REPLY_CHARS = 4000
 MAX_ERROR_CHARS = 600
+
+
+TRUNCATION_FIX = "closed truncated output"  # the fix json_repair reports for a reply that stops mid-way
 
 
 class ReplyInvalid(Exception):
@@ -65,6 +70,8 @@ def parse_reply(text: str, finish_reason: str | None, model: type[BaseModel] | N
         repaired = repair_json(text, expect=expect)
     except JSONRepairError as exc:
         raise ReplyInvalid(f"it is not JSON ({exc})"[:MAX_ERROR_CHARS]) from None
+    if TRUNCATION_FIX in repaired.fixes:  # closing the brackets would accept the first part as the whole
+        raise ReplyInvalid("the JSON stops before its end (it was cut off); give the complete JSON again")
     if model is None:
         return repaired.value, repaired.repaired
     try:

@@ -25,6 +25,18 @@ _PRAGMAS = (
     "PRAGMA temp_store=MEMORY",
 )
 
+# (message parts, what the user can do) for database errors that are the file's state, not a bug
+_FILE_PROBLEMS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("readonly", "read-only"), "the workspace is read-only; make the database file and its directory "
+     "writable, or work on a copy"),
+    (("malformed", "not a database", "corrupt"), "the database file is damaged; restore it from a backup, "
+     "or move it away and rebuild the index with `kgrag init` and `kgrag index`"),
+    (("disk is full", "database or disk is full"), "the disk is full; free space and re-run (nothing was "
+     "half-written)"),
+    (("disk i/o", "unable to open"), "the database file cannot be read or written (moved, deleted or on a "
+     "failing disk); check the workspace directory and re-run"),
+)  # fmt: skip
+
 
 class Database:
     """A SQLite connection with transactions, schema setup and a change counter.
@@ -57,6 +69,8 @@ class Database:
             self._conn.close()
             if _is_locked(exc):
                 raise self._locked(exc) from exc
+            if (problem := self._damage(exc)) is not None and "not a database" not in str(exc):
+                raise problem from exc
             raise WorkspaceError(
                 f"{self.path}: not a usable kgrag database ({exc}); move it away and run `kgrag init`"
             ) from exc
@@ -88,7 +102,8 @@ class Database:
                     self._conn.execute(f"RELEASE {name}")
                 raise
             self._depth -= 1
-            self._conn.execute("COMMIT" if depth == 0 else f"RELEASE {name}")
+            with self._guard():
+                self._conn.execute("COMMIT" if depth == 0 else f"RELEASE {name}")
             if content:
                 self._writes += 1
 
@@ -117,12 +132,8 @@ class Database:
     def _begin(self) -> None:
         """Start the outer write transaction; a database another process keeps locked past the busy
         timeout is a :class:`WorkspaceError`, not an internal error."""
-        try:
+        with self._guard():
             self._conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            if not _is_locked(exc):
-                raise
-            raise self._locked(exc) from exc
 
     def _locked(self, exc: sqlite3.Error) -> WorkspaceError:
         return WorkspaceError(
@@ -130,18 +141,38 @@ class Database:
             "(e.g. a running `kgrag index`) and try again"
         )
 
+    def _damage(self, exc: sqlite3.Error) -> WorkspaceError | None:
+        """A user-fixable state of the file (read-only, damaged, disk full, vanished) as a
+        :class:`WorkspaceError` saying what to do; None for anything else (a bug, reported as one)."""
+        message = str(exc).lower()
+        for needles, advice in _FILE_PROBLEMS:
+            if any(needle in message for needle in needles):
+                return WorkspaceError(f"{self.path}: {exc}; {advice}")
+        return None
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        with self._lock:
+            try:
+                yield
+            except sqlite3.Error as exc:
+                problem = self._locked(exc) if _is_locked(exc) else self._damage(exc)
+                if problem is None:
+                    raise
+                raise problem from exc
+
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
         """Execute one statement; writes must run inside :meth:`transaction`."""
-        with self._lock:
+        with self._guard():
             return self._conn.execute(sql, params)
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        with self._lock:
+        with self._guard():
             self._conn.executemany(sql, rows)
 
     def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
         """Run a read and return all rows (materialised so the lock is not held by an open cursor)."""
-        with self._lock:
+        with self._guard():
             return self._conn.execute(sql, params).fetchall()
 
     def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:

@@ -155,6 +155,12 @@ class SQLiteGraph:
                 ],
             )
 
+    def mark_stale(self, entity_ids: Sequence[str], relation_ids: Sequence[str]) -> None:
+        """Flag aggregates to be rebuilt by the next refresh (e.g. their summary was a fallback)."""
+        with self._db.transaction():
+            self._db.executemany("UPDATE entities SET stale = 1 WHERE id = ?", [(i,) for i in entity_ids])
+            self._db.executemany("UPDATE relations SET stale = 1 WHERE id = ?", [(i,) for i in relation_ids])
+
     def save_relations(self, relations: Sequence[RelationRecord]) -> None:
         """Upsert merged relations and clear their stale flag; endpoints are stored in id order."""
         with self._db.transaction():

@@ -1,0 +1,138 @@
+"""Kill ``kgrag index`` with SIGKILL at seeded points, resume, and compare with an uninterrupted run.
+
+Used by the CI crash test (a few kills) and by ``make soak`` (many). The LLM is the fake OpenAI server
+in this process, answering through the scripted extraction responder, so the kill points can be counted
+in LLM requests (the work that costs money) as well as in seconds (for the LLM-free stages).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.reliability.harness import DB_NAME, differences, dump_tables, health_problems, llm_workspace
+
+from kgrag.testing import FakeOpenAIServer
+from kgrag.testing.extraction_responder import ExtractionResponder
+
+REPO = Path(__file__).resolve().parents[2]
+RUN_TIMEOUT_S = 300.0
+
+
+@dataclass
+class CrashReport:
+    """What a crash series found; ``problems`` is empty when every kill was survived."""
+
+    kills: int = 0
+    clean_requests: int = 0
+    resumed_requests: int = 0
+    max_in_flight: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def _env() -> dict[str, str]:
+    source = str(REPO / "src")
+    path = os.pathsep.join(p for p in (source, str(REPO), os.environ.get("PYTHONPATH", "")) if p)
+    return {**os.environ, "PYTHONPATH": path, "KGRAG_TEST_KEY": "sk-test", "HF_HUB_OFFLINE": "1"}
+
+
+def _command(workspace: Path, docs: Path) -> list[str]:
+    return [sys.executable, "-m", "kgrag.cli", "index", str(docs), "-w", str(workspace)]
+
+
+def run_to_end(workspace: Path, docs: Path) -> None:
+    done = subprocess.run(_command(workspace, docs), env=_env(), capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    if done.returncode != 0:
+        raise AssertionError(f"kgrag index failed ({done.returncode}): {done.stdout[-2000:]}{done.stderr[-2000:]}")
+
+
+def kill_when(workspace: Path, docs: Path, ready: Callable[[], bool]) -> bool:
+    """Start ``kgrag index`` and SIGKILL it as soon as ``ready()``; False when it finished first."""
+    process = subprocess.Popen(
+        _command(workspace, docs), env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        deadline = time.monotonic() + RUN_TIMEOUT_S
+        while process.poll() is None and time.monotonic() < deadline:
+            if ready():
+                process.send_signal(signal.SIGKILL)
+                process.wait()
+                return True
+            time.sleep(0.002)
+        return False
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def crash_series(root: Path, docs: Path, kills: int, seed: int, *, llm: bool = True) -> CrashReport:
+    """An uninterrupted run, then a run killed ``kills`` times at seeded points and resumed: the two
+    databases must hold the same rows, and the killed run may pay only for requests lost in flight."""
+    report = CrashReport()
+    rng = random.Random(seed)
+    with FakeOpenAIServer(ExtractionResponder().for_server) as server:
+        settings: dict[str, Any] = {} if llm else {"graph.extractor": '"none"'}
+        clean = llm_workspace(root / "clean", server.base_url, **settings)
+        started = time.monotonic()
+        run_to_end(clean, docs)
+        clean_seconds = time.monotonic() - started
+        report.clean_requests = server.stats.chat_requests
+        server.reset_stats()
+        crashed = llm_workspace(root / "crashed", server.base_url, **settings)
+        for _ in range(kills):
+            if llm and report.clean_requests > 1:
+                target = server.stats.chat_requests + rng.randint(1, max(1, report.clean_requests // kills))
+                ready: Callable[[], bool] = lambda t=target: server.stats.chat_requests >= t  # noqa: E731
+            else:
+                moment = time.monotonic() + rng.uniform(0.3, max(0.4, clean_seconds))
+                ready = lambda m=moment: time.monotonic() >= m  # noqa: E731
+            report.kills += kill_when(crashed, docs, ready)
+        run_to_end(crashed, docs)
+        report.resumed_requests = server.stats.chat_requests
+        report.max_in_flight = server.stats.max_in_flight
+    report.problems += health_problems(crashed / DB_NAME)
+    report.problems += differences(dump_tables(clean / DB_NAME), dump_tables(crashed / DB_NAME))
+    lost_in_flight = report.kills * max(1, report.max_in_flight)
+    if not report.clean_requests <= report.resumed_requests <= report.clean_requests + lost_in_flight:
+        report.problems.append(
+            f"LLM requests: {report.resumed_requests} with kills vs {report.clean_requests} clean "
+            f"(at most {lost_in_flight} may be lost in flight)"
+        )
+    shutil.rmtree(root / "clean", ignore_errors=True)
+    shutil.rmtree(root / "crashed", ignore_errors=True)
+    return report
+
+
+def two_indexers(root: Path, docs: Path) -> tuple[int, int]:
+    """LLM requests of one ``kgrag index``, and of two started on one workspace at once (the second
+    while the first is mid-way through extraction). Replies take 50 ms, so the runs really overlap."""
+    with FakeOpenAIServer(ExtractionResponder().for_server, latency_s=0.05) as server:
+        clean = llm_workspace(root / "single", server.base_url)
+        run_to_end(clean, docs)
+        single = server.stats.chat_requests
+        server.reset_stats()
+        shared = llm_workspace(root / "shared", server.base_url)
+        first = subprocess.Popen(_command(shared, docs), env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + RUN_TIMEOUT_S
+        while server.stats.chat_requests == 0 and first.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        second = subprocess.run(
+            _command(shared, docs), env=_env(), capture_output=True, text=True, timeout=RUN_TIMEOUT_S
+        )
+        first.communicate(timeout=RUN_TIMEOUT_S)
+        if first.returncode or second.returncode:
+            raise AssertionError(f"an indexer failed: {first.returncode}, {second.returncode}: {second.stderr[-2000:]}")
+        both = server.stats.chat_requests
+    shutil.rmtree(root / "single", ignore_errors=True)
+    shutil.rmtree(root / "shared", ignore_errors=True)
+    return single, both

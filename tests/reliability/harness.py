@@ -1,0 +1,114 @@
+"""Shared by the crash, fault and soak runs: an LLM workspace on the fake OpenAI server, a dump of every
+table that must come out the same, and the health checks of a database after kills."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from kgrag import Workspace
+
+DB_NAME = "kgrag.sqlite3"
+# Columns that legitimately differ between two runs of the same work: when it happened, insertion order.
+VOLATILE_COLUMNS = frozenset({"rowid", "updated_at", "created_at"})
+# Tables not compared row by row: FTS5 shadow tables (checked by the FTS integrity check), the autoincrement
+# counter, and the usage ledger (one row per call made, so a resumed run has more; compared by request count).
+SKIPPED_TABLES = ("chunks_fts", "sqlite_sequence", "llm_calls")
+
+
+def llm_workspace(path: Path, base_url: str, **settings: str) -> Path:
+    """A workspace with the fake embedder, LLM extraction, LLM summaries (small limit, so they happen) and
+    the OpenAI provider at ``base_url``; ``settings`` add ``section.key = value`` TOML lines."""
+    Workspace.init(path, embedding={"provider": "fake"}).close()
+    lines = {
+        "embedding.provider": '"fake"',
+        "graph.extractor": '"llm"',
+        "graph.max_description_tokens": "40",
+        "llm.provider": '"openai"',
+        "llm.base_url": f'"{base_url}"',
+        "llm.model": '"test-model"',
+        "llm.api_key_env": '"KGRAG_TEST_KEY"',
+        "llm.backoff_base_s": "0.001",
+        "llm.backoff_max_s": "0.01",
+        "llm.max_retries": "6",
+        "llm.timeout_s": "5",
+        **settings,
+    }
+    sections: dict[str, list[str]] = {}
+    for dotted, value in lines.items():
+        section, key = dotted.split(".", 1)
+        sections.setdefault(section, []).append(f"{key} = {value}")
+    text = "".join(f"[{name}]\n" + "\n".join(body) + "\n" for name, body in sections.items())
+    (path / "kgrag.toml").write_text(text, encoding="utf-8")
+    return path
+
+
+def dump_tables(db_path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Every table (but :data:`SKIPPED_TABLES`) as sorted rows without :data:`VOLATILE_COLUMNS`."""
+    with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as conn:
+        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        tables: dict[str, list[tuple[Any, ...]]] = {}
+        for name in names:
+            if name.startswith(SKIPPED_TABLES):
+                continue
+            columns = [r[1] for r in conn.execute(f'PRAGMA table_info("{name}")') if r[1] not in VOLATILE_COLUMNS]
+            listed = ", ".join(f'"{c}"' for c in columns)
+            rows = conn.execute(f'SELECT {listed} FROM "{name}"').fetchall()
+            tables[name] = sorted(rows, key=repr)
+    return tables
+
+
+def health_problems(db_path: Path) -> list[str]:
+    """What is wrong with a database after kills: integrity, FTS sync, orphans, stale aggregates."""
+    problems: list[str] = []
+    conn = sqlite3.connect(str(db_path))
+    try:
+        integrity = conn.execute("PRAGMA integrity_check").fetchone()[0]
+        if integrity != "ok":
+            problems.append(f"integrity_check: {integrity}")
+        try:
+            conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES('integrity-check', 1)")
+        except sqlite3.DatabaseError as exc:
+            problems.append(f"fts: {exc}")
+        checks = {
+            "foreign keys": "SELECT count(*) FROM pragma_foreign_key_check",
+            "entities without mentions": "SELECT count(*) FROM entities e WHERE NOT EXISTS "
+            "(SELECT 1 FROM entity_mentions m WHERE m.entity_id = e.id)",
+            "relations without an endpoint": "SELECT count(*) FROM relations r WHERE r.source_id NOT IN "
+            "(SELECT id FROM entities) OR r.target_id NOT IN (SELECT id FROM entities)",
+            "stale aggregates": "SELECT (SELECT count(*) FROM entities WHERE stale = 1) + "
+            "(SELECT count(*) FROM relations WHERE stale = 1)",
+            "chunks without vectors": "SELECT count(*) FROM chunks c WHERE NOT EXISTS "
+            "(SELECT 1 FROM embeddings v WHERE v.text_hash = c.text_hash)",
+            "failed extractions": "SELECT count(*) FROM chunk_extractions WHERE error IS NOT NULL",
+        }
+        for what, sql in checks.items():
+            count = conn.execute(sql).fetchone()[0]
+            if count:
+                problems.append(f"{what}: {count}")
+    finally:
+        conn.rollback()
+        conn.close()
+    return problems
+
+
+def differences(
+    expected: dict[str, list[tuple[Any, ...]]],
+    actual: dict[str, list[tuple[Any, ...]]],
+    *,
+    caches: tuple[str, ...] = (),
+) -> list[str]:
+    """Per table, how the rows differ (empty when the databases hold the same data). Tables named in
+    ``caches`` need only hold every key (first two columns) of ``expected``: vectors of a description
+    that a retry replaced stay cached by text, and a re-asked reply is cached with its own token counts."""
+    found: list[str] = []
+    for name in sorted(set(expected) | set(actual)):
+        want, got = expected.get(name, []), actual.get(name, [])
+        if name in caches and {row[:2] for row in want} <= {row[:2] for row in got}:
+            continue
+        if want != got:
+            missing = len(set(want) - set(got))
+            extra = len(set(got) - set(want))
+            found.append(f"{name}: {len(want)} rows expected, {len(got)} found ({missing} missing, {extra} extra)")
+    return found
