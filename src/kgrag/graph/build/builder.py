@@ -143,7 +143,7 @@ def build_graph(
         progress.finish(label)
     if embedder is not None:
         started = time.perf_counter()
-        stats.graph_texts_embedded += ensure_graph_vectors(store, embedder)
+        stats.graph_texts_embedded += ensure_graph_vectors(store, embedder, progress=progress)
         stats.add_time(PART_EMBED, time.perf_counter() - started)
     counts = store.graph.counts()
     stats.entities, stats.relations = counts["entities"], counts["relations"]
