@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kgrag.cli.community_commands import communities_command, report_command
-from kgrag.cli.errors import run_guarded
+from kgrag.cli.errors import run_app, run_guarded
 from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.llm_commands import cost, prompts_app
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
@@ -93,8 +93,17 @@ def _print_index_report(console: Console, report: IndexReport) -> None:
         console.print(f"extraction cost: {report.extraction_prompt_ratio:.2f} prompt tokens per corpus token")
     if report.seconds:
         console.print("time: " + ", ".join(f"{k} {v:.2f}s" for k, v in report.seconds.items()))
-    for problem in report.problems:
-        console.print(f"[red]skipped[/red] {problem.path}: {problem.reason}")
+    # Skipped files were already named once each, as they happened (the finalize stage's notes).
+
+
+def _check_index_outcome(report: IndexReport, paths: list[Path]) -> None:
+    """Nothing to index is not success: a script must see a non-zero exit when no file matched or every
+    file failed (the report above already named each failure)."""
+    if report.files_seen == 0:
+        shown = ", ".join(str(p) for p in paths)
+        raise KgragError(f"no file to index in {shown} (check the paths and documents.include/exclude)")
+    if report.problems and len(report.problems) >= report.files_seen:
+        raise KgragError(f"every file failed ({len(report.problems)} of {report.files_seen}); nothing was indexed")
 
 
 @app.command()
@@ -133,6 +142,7 @@ def index(
             )
             return
         _print_index_report(console, report)
+        _check_index_outcome(report, paths)
 
     run_guarded(body, debug)
 
@@ -204,13 +214,9 @@ def status(
 
 
 def _print_status(console: Console, info: dict[str, object], docs: list[dict[str, str]]) -> None:
-    table = Table(show_header=False, box=None)
-    for key in ("workspace", "documents", "chunks", "vectors", "database_bytes", "embedding"):
-        table.add_row(f"[bold]{key}[/bold]", str(info[key]))
-    for key, value in info.items():
-        if key not in {"workspace", "documents", "chunks", "vectors", "database_bytes", "embedding", "failed"}:
-            table.add_row(f"[bold]{key}[/bold]", str(value))
-    console.print(table)
+    from kgrag.cli.render import status_table
+
+    console.print(status_table(info))
     failed = info.get("failed") or []
     assert isinstance(failed, list)
     for entry in failed:
@@ -295,4 +301,4 @@ def eval_retrieval(
 
 
 def main() -> None:
-    app()
+    run_app(app)

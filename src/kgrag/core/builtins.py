@@ -35,6 +35,7 @@ KINDS: dict[str, Kind] = {
         "embedding provider",
         "kgrag.embedders",
         {
+            "onnx": "kgrag.models.onnx_embedder:onnx_embedder",
             "sentence-transformers": "kgrag.models.embeddings:local_embedder",
             "openai": "kgrag.models.embeddings:openai_embedder",
             "fake": "kgrag.models.embeddings:fake_embedder",

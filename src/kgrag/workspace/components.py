@@ -13,7 +13,6 @@ from pathlib import Path
 
 from kgrag.config import KgragConfig
 from kgrag.core.builtins import new_registry
-from kgrag.core.errors import WorkspaceError
 from kgrag.core.progress import Progress, SilentProgress
 from kgrag.core.registry import Registry
 from kgrag.documents import TokenCounter, resolve_chunk_sizes
@@ -26,10 +25,17 @@ from kgrag.models.embeddings import Embedder, FakeEmbedder, KeyedEmbedder, creat
 from kgrag.models.llm import LLMClient, Prices, create_llm_client
 from kgrag.retrieval import PipelineFactory, QueryContext
 from kgrag.store import Store
+from kgrag.workspace.model_binding import (
+    META_DIMENSION,
+    META_MODEL,
+    META_WINDOW,
+    bind_model,
+    mismatch_error,
+    record_model,
+    vector_key,
+)
 
-META_MODEL = "embedding.model"
-META_DIMENSION = "embedding.dimension"
-META_WINDOW = "embedding.window"
+__all__ = ["META_DIMENSION", "META_MODEL", "META_WINDOW", "Components"]
 
 
 class Components:
@@ -49,20 +55,21 @@ class Components:
         llm_factory: Callable[[], LLMClient] | None = None,
         embedder_factory: Callable[[], Embedder] | None = None,
         index_registries: IndexRegistries | None = None,
+        allow_model_change: bool = False,
     ) -> None:
         self.path = path
         self.config = config
         self.store = store
+        self.vector_key = vector_key(store, self.embedding_model_id, allow_model_change)
+        """The ``provider:model`` key vectors are read and written under (see :mod:`.model_binding`)."""
         self._llm_factory = llm_factory or self._configured_llm
-        self._embedder = KeyedEmbedder(self.embedding_model_id, embedder_factory or self._configured_embedder)
+        self._embedder = KeyedEmbedder(self.vector_key, embedder_factory or self._configured_embedder)
         self._llm: LLMClient | None = None
         self.index_registries = index_registries or IndexRegistries.builtin()
         """This workspace's indexing stages, pipelines, extractors and summarisers (built-ins, plug-ins,
         and whatever code registers here; other workspaces do not see those)."""
         self.pipelines: Registry[PipelineFactory] = new_registry("pipeline")
-        self.query_context = QueryContext(
-            store, config, model_id=self.embedding_model_id, embedder=self.embedder, llm=self.llm
-        )
+        self.query_context = QueryContext(store, config, model_id=self.vector_key, embedder=self.embedder, llm=self.llm)
 
     # -- models ----------------------------------------------------------------------------------
     @property
@@ -76,26 +83,20 @@ class Components:
 
     def _configured_embedder(self) -> Embedder:
         embedder = create_embedder(self.config.embedding)
-        self.record_model(embedder)
+        threshold = self.config.embedding.agreement_min_cosine
+        bind_model(self.store, embedder, self.embedding_model_id, self.vector_key, threshold)
         return embedder
 
     def record_model(self, embedder: Embedder) -> None:
         """Make ``embedder`` the workspace's recorded model (checked on every open)."""
-        with self.store.transaction():
-            self.store.meta.set(META_MODEL, self.embedding_model_id)
-            self.store.meta.set(META_DIMENSION, str(embedder.dimension))
-            if embedder.window_tokens:
-                self.store.meta.set(META_WINDOW, str(embedder.window_tokens))
+        record_model(self.store, embedder, self.embedding_model_id)
 
     def check_embedding_model(self) -> None:
-        """Opening a workspace with another model than its vectors were made with is a user error."""
+        """Opening a workspace with another model than its vectors were made with is a user error; another
+        backend of the same model is accepted here and verified when it loads."""
         recorded = self.store.meta.get(META_MODEL)
-        if recorded is not None and recorded != self.embedding_model_id:
-            raise WorkspaceError(
-                f"this workspace was embedded with {recorded!r} but the config asks for "
-                f"{self.embedding_model_id!r}; run `kgrag reindex --embeddings` to re-embed with the new "
-                "model, or set embedding.model/provider back"
-            )
+        if recorded is not None and recorded != self.vector_key:
+            raise mismatch_error(recorded, self.embedding_model_id)
 
     def llm(self) -> LLMClient:
         """One LLM client per workspace object: one response cache, one usage ledger and one run id for

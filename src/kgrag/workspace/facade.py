@@ -34,6 +34,7 @@ from kgrag.workspace.documents_api import DocumentsAPI
 from kgrag.workspace.eval_api import EvalAPI
 from kgrag.workspace.graph_api import GraphAPI
 from kgrag.workspace.indexing_api import IndexingAPI
+from kgrag.workspace.model_binding import stored_verdict
 from kgrag.workspace.query_api import QueryAPI
 from kgrag.workspace.usage_api import UsageAPI
 
@@ -83,7 +84,8 @@ class Workspace:
                 f"{directory.resolve()} is not a kgrag workspace; run `kgrag init {directory}` or pass --workspace"
             )
         config = load_config(directory, **overrides)
-        components = Components(directory, config, open_store(config.store, directory))
+        store = open_store(config.store, directory)
+        components = Components(directory, config, store, allow_model_change=allow_model_change)
         if not allow_model_change:
             try:
                 components.check_embedding_model()
@@ -158,7 +160,7 @@ class Workspace:
             "workspace": str(parts.path.resolve()),
             "documents": self.documents.counts(),
             "chunks": self.documents.chunk_count(),
-            "vectors": parts.store.vectors.count(parts.embedding_model_id),
+            "vectors": parts.store.vectors.count(parts.vector_key),
             "graph": self.graph.counts(),
             "llm": self.usage.overview().to_dict(),
             "database_bytes": parts.store.size_bytes(),
@@ -166,6 +168,8 @@ class Workspace:
                 "model": meta.get(META_MODEL) or parts.embedding_model_id,
                 "dimension": meta.get(META_DIMENSION),
                 "window": meta.get(META_WINDOW),
+                "configured": parts.embedding_model_id,
+                "agreement": stored_verdict(parts.store, parts.embedding_model_id),
             },
             "failed": [{"source": d.source, "error": d.error} for d in self.documents.failed()],
         }

@@ -176,7 +176,7 @@ def build_graph(
     stats.add_time(PART_REFRESH, time.perf_counter() - started)
     if embedder is not None:
         started = time.perf_counter()
-        stats.graph_texts_embedded += ensure_graph_vectors(store, embedder)
+        stats.graph_texts_embedded += ensure_graph_vectors(store, embedder, progress=progress)
         stats.add_time(PART_EMBED, time.perf_counter() - started)
     stats.aggregates_pending = len(store.graph.stale_entity_ids()) + len(store.graph.stale_relation_ids())
     if stats.aggregates_pending:

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kgrag.core.graph_records import EntityRecord, RelationRecord
+from kgrag.core.progress import Progress, SilentProgress
+from kgrag.core.stages import EMBED_GRAPH, progress_label
 from kgrag.documents import content_hash
 from kgrag.graph.texts import entity_text, relation_text
 from kgrag.models.embeddings import Embedder
@@ -31,7 +33,12 @@ def _graph_texts(entities: Sequence[EntityRecord], relations: Sequence[RelationR
 
 
 def embed_graph(
-    store: Store, embedder: Embedder, batch_size: int = EMBED_BATCH, *, with_relations: bool = False
+    store: Store,
+    embedder: Embedder,
+    batch_size: int = EMBED_BATCH,
+    *,
+    with_relations: bool = False,
+    progress: Progress | None = None,
 ) -> int:
     """Embed the entities (and, if asked, relations) whose current text has no vector yet; returns how
     many texts were embedded.
@@ -46,10 +53,17 @@ def embed_graph(
         return 0
     present = store.vectors.get(embedder.name, list(texts))
     missing = [(h, t) for h, t in texts.items() if h not in present]
+    if not missing:
+        return 0
+    # Often the longest stage of a local run (one vector per entity), so it gets a bar like chunk embedding.
+    progress, label = progress or SilentProgress(), progress_label(EMBED_GRAPH)
+    progress.start(label, len(missing))
     for start in range(0, len(missing), batch_size):
         batch = missing[start : start + batch_size]
         vectors = embedder.embed([t for _, t in batch])
         store.vectors.put(embedder.name, zip([h for h, _ in batch], vectors, strict=True))
+        progress.advance(label, len(batch))
+    progress.finish(label)
     return len(missing)
 
 
@@ -64,7 +78,9 @@ def mark_graph_vectors_stale(store: Store) -> None:
     store.meta.set(VECTORS_META_KEY, "")
 
 
-def ensure_graph_vectors(store: Store, embedder: Embedder, *, with_relations: bool = False) -> int:
+def ensure_graph_vectors(
+    store: Store, embedder: Embedder, *, with_relations: bool = False, progress: Progress | None = None
+) -> int:
     """:func:`embed_graph` unless nothing changed since the last complete run for this model.
 
     Unchanged re-runs must cost nothing, and scanning every entity to find missing vectors is not
@@ -75,6 +91,6 @@ def ensure_graph_vectors(store: Store, embedder: Embedder, *, with_relations: bo
     fingerprint = _fingerprint(store, embedder.name, with_relations)
     if store.meta.get(VECTORS_META_KEY) == fingerprint:
         return 0
-    embedded = embed_graph(store, embedder, with_relations=with_relations)
+    embedded = embed_graph(store, embedder, with_relations=with_relations, progress=progress)
     store.meta.set(VECTORS_META_KEY, fingerprint)
     return embedded

@@ -17,4 +17,4 @@ class EmbedGraphStage:
     name = EMBED_GRAPH
 
     def run(self, ctx: IndexContext) -> None:
-        ctx.report.graph_texts_embedded += ensure_graph_vectors(ctx.store, ctx.embedder)
+        ctx.report.graph_texts_embedded += ensure_graph_vectors(ctx.store, ctx.embedder, progress=ctx.progress)

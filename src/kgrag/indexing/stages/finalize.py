@@ -30,7 +30,9 @@ class FinalizeStage:
         extractor = ctx.extractor.name if ctx.extractor is not None else None
         finalize_statuses(ctx.store, extractor, ctx.embedder.name)
         for problem in ctx.report.problems:
-            ctx.progress.note(f"skipped {problem.path}: {problem.reason}")
+            # Loader errors start with the path already; name it once.
+            reason = problem.reason.removeprefix(f"{problem.path}: ")
+            ctx.progress.note(f"skipped {problem.path}: {reason}")
 
 
 def documents_lacking_vectors(store: Store, model: str) -> set[str]:
