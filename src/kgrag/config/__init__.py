@@ -18,6 +18,7 @@ from kgrag.config.documents import DocumentsConfig
 from kgrag.config.embedding import EmbeddingConfig
 from kgrag.config.evaluation import EvaluationConfig
 from kgrag.config.generation import GenerationConfig
+from kgrag.config.denoise import DenoiseConfig
 from kgrag.config.graph import GraphConfig
 from kgrag.config.indexing import IndexingConfig
 from kgrag.config.llm import LLMConfig
@@ -33,6 +34,7 @@ __all__ = [
     "EmbeddingConfig",
     "EvaluationConfig",
     "GenerationConfig",
+    "DenoiseConfig",
     "GraphConfig",
     "IndexingConfig",
     "KgragConfig",

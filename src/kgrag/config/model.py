@@ -6,6 +6,7 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from kgrag.config.chunking import ChunkingConfig
+from kgrag.config.denoise import DenoiseConfig
 from kgrag.config.documents import DocumentsConfig
 from kgrag.config.embedding import EmbeddingConfig
 from kgrag.config.evaluation import EvaluationConfig
@@ -31,6 +32,7 @@ class KgragConfig(BaseSettings):
     generation: GenerationConfig = Field(default=GenerationConfig(), description="Answer generation.")
     llm: LLMConfig = Field(default=LLMConfig(), description="Chat LLM.")
     graph: GraphConfig = Field(default=GraphConfig(), description="Knowledge graph construction.")
+    denoise: DenoiseConfig = Field(default=DenoiseConfig(), description="Graph denoising.")
     indexing: IndexingConfig = Field(default=IndexingConfig(), description="Indexing pipeline.")
     evaluation: EvaluationConfig = Field(default=EvaluationConfig(), description="Evaluation.")
     store: StoreConfig = Field(default=StoreConfig(), description="Storage backend.")

@@ -68,7 +68,55 @@ KINDS: dict[str, Kind] = {
     "prompt_schema": Kind(
         "prompt output schema",
         "kgrag.prompt_schemas",
-        {"extraction_reply": "kgrag.graph.extract.parse:ExtractionReply"},
+        {
+            "extraction_reply": "kgrag.graph.extract.parse:ExtractionReply",
+            "merge_decision": "kgrag.denoise.confirm:MergeDecision",
+            "triple_scores": "kgrag.denoise.reflect_llm:TripleScores",
+        },
+    ),
+    "resolution_blocker": Kind(
+        "entity-resolution blocker",
+        "kgrag.resolution_blockers",
+        {
+            "kmeans": "kgrag.denoise.blocking:kmeans_blocker",
+            "type": "kgrag.denoise.blocking:type_blocker",
+            "structural": "kgrag.denoise.blocking:structural_blocker",
+            "none": "kgrag.denoise.blocking:none_blocker",
+        },
+    ),
+    "resolution_matcher": Kind(
+        "entity-resolution matcher",
+        "kgrag.resolution_matchers",
+        {
+            "ego": "kgrag.denoise.matching:ego_matcher",
+            "neighbour": "kgrag.denoise.matching:neighbour_matcher",
+            "typed-neighbour": "kgrag.denoise.matching:typed_neighbour_matcher",
+            "ego+neighbour": "kgrag.denoise.matching:ego_neighbour_matcher",
+            "ego+typed-neighbour": "kgrag.denoise.matching:ego_typed_neighbour_matcher",
+        },
+    ),
+    "resolution_grouper": Kind(
+        "entity-resolution grouper",
+        "kgrag.resolution_groupers",
+        {"greedy": "kgrag.denoise.grouping:greedy_grouper"},
+    ),
+    "resolution_merger": Kind(
+        "entity-resolution merge mode",
+        "kgrag.resolution_mergers",
+        {
+            "merge": "kgrag.denoise.grouping:direct_merger",
+            "link": "kgrag.denoise.grouping:synonym_merger",
+            "both": "kgrag.denoise.grouping:mixed_merger",
+        },
+    ),
+    "triple_reflector": Kind(
+        "triple reflector",
+        "kgrag.triple_reflectors",
+        {
+            "provenance": "kgrag.denoise.reflect_provenance:provenance_reflector",
+            "llm": "kgrag.denoise.reflect_llm:llm_reflector",
+            "none": "kgrag.denoise.reflect:no_reflector",
+        },
     ),
     "loader": Kind(
         "document loader",
@@ -105,6 +153,8 @@ KINDS: dict[str, Kind] = {
             "refresh": "kgrag.indexing.stages.refresh:RefreshStage",
             "extract": "kgrag.indexing.stages.extract:ExtractStage",
             "embed-graph": "kgrag.indexing.stages.embed_graph:EmbedGraphStage",
+            "resolve": "kgrag.indexing.stages.resolve:ResolveStage",
+            "reflect": "kgrag.indexing.stages.reflect:ReflectStage",
             "finalize": "kgrag.indexing.stages.finalize:FinalizeStage",
         },
         {
@@ -114,6 +164,8 @@ KINDS: dict[str, Kind] = {
             "refresh": "Drop graph provenance of removed/re-chunked documents; re-summarise what lost some.",
             "extract": "Refresh, then extract and merge the chunks the graph is missing.",
             "embed-graph": "Embed new or changed entities.",
+            "resolve": "Merge duplicate entities (denoise: blocking, matching, grouping; undoable).",
+            "reflect": "Score relations not judged yet; drop those under denoise.drop_below (undoable).",
             "finalize": "Set document statuses from what is done (chunked / embedded / indexed).",
         },
     ),
@@ -124,11 +176,13 @@ KINDS: dict[str, Kind] = {
             "standard": "kgrag.indexing.pipelines:STANDARD",
             "no-graph": "kgrag.indexing.pipelines:NO_GRAPH",
             "fast": "kgrag.indexing.pipelines:FAST",
+            "denoised": "kgrag.indexing.pipelines:DENOISED",
         },
         {
             "standard": "discover, ingest, embed, extract, embed-graph, finalize.",
             "no-graph": "discover, ingest, embed, refresh, embed-graph, finalize (no extraction).",
             "fast": "discover, ingest, finalize: BM25 at once; a later standard run adds the rest.",
+            "denoised": "standard plus resolve and reflect after extraction (a cleaner graph).",
         },
     ),
 }

@@ -17,3 +17,6 @@ NO_GRAPH = (DISCOVER, INGEST, EMBED, REFRESH, EMBED_GRAPH, FINALIZE)
 
 FAST = (DISCOVER, INGEST, FINALIZE)
 """Lexical only: searchable by BM25 at once; documents stay ``chunked`` until a ``standard`` run."""
+
+DENOISED = (DISCOVER, INGEST, EMBED, EXTRACT, "resolve", "reflect", EMBED_GRAPH, FINALIZE)
+"""``standard`` with graph denoising (``kgrag.indexing.stages.resolve``/``reflect``) before graph vectors."""
