@@ -42,8 +42,7 @@ def denoise_command(
     only: StepOpt = "both",
     target: TargetOpt = None,
     threshold: ThresholdOpt = None,
-    reflection: ThresholdOpt = Annotated[float | None, typer.Option("--threshold", min=-1.0, max=1.0, help="Minimum similarity to merge (denoise.threshold).")]
-ReflectionOpt = None,
+    reflection: ReflectionOpt = None,
     as_json: JsonOpt = False,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
