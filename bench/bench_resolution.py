@@ -56,7 +56,13 @@ def one(n: int, blocker: str, matcher: str) -> dict[str, float]:
     plan = plan_resolution(graph, config, strategies(config))
     seconds = time.perf_counter() - started
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"entities": n, "seconds": seconds, "peak_mb": peak_mb, "merged": plan.merged_away, "blocks": plan.counts["blocks"]}
+    return {
+        "entities": n,
+        "seconds": seconds,
+        "peak_mb": peak_mb,
+        "merged": plan.merged_away,
+        "blocks": plan.counts["blocks"],
+    }
 
 
 def main() -> int:

@@ -60,7 +60,11 @@ def make_ws(tmp_path: Path) -> Iterator[Callable[..., Workspace]]:
     def make(**overrides: object) -> Workspace:
         denoise = {**DENOISE, **overrides.pop("denoise", {})}  # type: ignore[dict-item]
         ws = Workspace.init(
-            tmp_path / f"ws{len(opened)}", embedding={"provider": "fake"}, graph={"extractor": "none"}, denoise=denoise, **overrides
+            tmp_path / f"ws{len(opened)}",
+            embedding={"provider": "fake"},
+            graph={"extractor": "none"},
+            denoise=denoise,
+            **overrides,
         )
         opened.append(ws)
         build_graph(ws)

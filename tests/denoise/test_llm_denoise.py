@@ -17,7 +17,11 @@ CONFIRM = "Entities:"
 
 
 def _llm(tmp_path: Path, rules: list[tuple[str, str]]) -> dict[str, object]:
-    return {"provider": "scripted", "model": "scripted", "scripted_file": str(scripted_file(tmp_path / "s.jsonl", rules))}
+    return {
+        "provider": "scripted",
+        "model": "scripted",
+        "scripted_file": str(scripted_file(tmp_path / "s.jsonl", rules)),
+    }
 
 
 def _scores(*items: object) -> str:
@@ -70,7 +74,9 @@ def test_llm_confirmation_rejects_and_picks_the_name(make_ws: MakeWs, tmp_path: 
 
 
 def test_llm_confirmation_with_malformed_replies_merges_nothing(make_ws: MakeWs, tmp_path: Path) -> None:
-    ws = make_ws(llm=_llm(tmp_path, [(CONFIRM, '{"merge": "maybe"')]), denoise={"reflection": "none", "llm_confirm": True})
+    ws = make_ws(
+        llm=_llm(tmp_path, [(CONFIRM, '{"merge": "maybe"')]), denoise={"reflection": "none", "llm_confirm": True}
+    )
     report, _ = ws.denoise.apply()
     assert report.counts["resolve"]["llm_invalid"] == 2
     assert ws.graph.counts()["entities"] == 6

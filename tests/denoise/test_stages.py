@@ -30,7 +30,9 @@ def test_denoised_pipeline_resolves_once_and_resumes_for_free(tmp_path: Path) ->
     for name, text in DOCS.items():
         (root / name).write_text(text, encoding="utf-8")
     denoise = {"ego_text": "name", "blocker": "none", "threshold": 0.0, "anchor_floor": -1.0, "target_reduction": 0.2}
-    with Workspace.init(tmp_path / "ws", embedding={"provider": "fake"}, graph={"extractor": "nlp"}, denoise=denoise) as ws:
+    with Workspace.init(
+        tmp_path / "ws", embedding={"provider": "fake"}, graph={"extractor": "nlp"}, denoise=denoise
+    ) as ws:
         _index(ws, root)
         runs = ws.denoise.runs()
         assert [r.status for r in runs] == ["applied", "applied"]  # one resolve run, one reflect run

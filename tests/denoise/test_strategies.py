@@ -21,8 +21,11 @@ def unit(*values: float) -> np.ndarray:
 
 
 def make_graph(
-    names: list[str], vectors: list[np.ndarray], types: list[str] | None = None,
-    edges: list[tuple[int, int]] = (), mentions: list[int] | None = None,  # type: ignore[assignment]
+    names: list[str],
+    vectors: list[np.ndarray],
+    types: list[str] | None = None,
+    edges: list[tuple[int, int]] = (),
+    mentions: list[int] | None = None,  # type: ignore[assignment]
 ) -> ResolutionGraph:
     adjacency: list[set[int]] = [set() for _ in names]
     for a, b in edges:
@@ -77,8 +80,12 @@ def test_every_blocker_covers_only_valid_indices_and_caps_block_size(blocker: st
     n = 400
     vectors = rng.standard_normal((n, 8)).astype(np.float32)
     edges = [(i, (i * 7 + 3) % n) for i in range(n)] + [(0, i) for i in range(1, 150)]
-    graph = make_graph([f"n{i}" for i in range(n)], list(vectors / np.linalg.norm(vectors, axis=1, keepdims=True)),
-                       types=[("a", "b", "c")[i % 3] for i in range(n)], edges=edges)
+    graph = make_graph(
+        [f"n{i}" for i in range(n)],
+        list(vectors / np.linalg.norm(vectors, axis=1, keepdims=True)),
+        types=[("a", "b", "c")[i % 3] for i in range(n)],
+        edges=edges,
+    )
     config = DenoiseConfig(blocker=blocker, max_block=60)
     blocks = new_registry("resolution_blocker").create(blocker, config)(graph, config)
     assert blocks and all(1 <= len(b) <= 60 for b in blocks)
@@ -90,7 +97,9 @@ def test_every_blocker_covers_only_valid_indices_and_caps_block_size(blocker: st
 
 
 def test_structural_blocks_are_neighbour_sets() -> None:
-    graph = make_graph(["hub", "a", "b", "c"], [unit(1, 0), unit(0, 1), unit(1, 1), unit(1, 2)], edges=[(0, 1), (0, 2), (3, 1)])
+    graph = make_graph(
+        ["hub", "a", "b", "c"], [unit(1, 0), unit(0, 1), unit(1, 1), unit(1, 2)], edges=[(0, 1), (0, 2), (3, 1)]
+    )
     config = DenoiseConfig(blocker="structural")
     blocks = new_registry("resolution_blocker").create("structural", config)(graph, config)
     assert {tuple(int(i) for i in b) for b in blocks} == {(1, 2), (0, 3)}
@@ -107,7 +116,8 @@ def test_ego_matching_groups_duplicates_with_most_mentioned_canonical() -> None:
     config = cfg()
     plan = plan_resolution(graph, config, strategies(config))
     assert {frozenset(graph.names[m] for m in g.members) for g in plan.groups} == {
-        frozenset({"LLM", "LLMs", "Large Language Models"}), frozenset({"Paris", "Paris city"})
+        frozenset({"LLM", "LLMs", "Large Language Models"}),
+        frozenset({"Paris", "Paris city"}),
     }
     assert {graph.names[g.canonical] for g in plan.groups} == {"LLM", "Paris"}
 
@@ -147,10 +157,17 @@ def test_chain_merge_guard_max_group() -> None:
 
 
 def test_neighbour_matcher_merges_entities_with_the_same_neighbours() -> None:
-    """"NYC" and "New York" look different (orthogonal ego vectors) but share their neighbours."""
+    """ "NYC" and "New York" look different (orthogonal ego vectors) but share their neighbours."""
     graph = make_graph(
         ["NYC", "New York", "Manhattan", "Brooklyn", "Tokyo", "Shibuya"],
-        [unit(1, 0, 0, 0), unit(0, 1, 0, 0), unit(0, 0, 1, 0), unit(0, 0, 1, 0.3), unit(0, 0, 0, 1), unit(0, 0.2, 0, 1)],
+        [
+            unit(1, 0, 0, 0),
+            unit(0, 1, 0, 0),
+            unit(0, 0, 1, 0),
+            unit(0, 0, 1, 0.3),
+            unit(0, 0, 0, 1),
+            unit(0, 0.2, 0, 1),
+        ],
         edges=[(0, 2), (0, 3), (1, 2), (1, 3), (4, 5)],
     )
     assert frozenset({"NYC", "New York"}) not in groups_of(graph, cfg(matcher="ego"))

@@ -19,7 +19,9 @@ GRAPH_TABLES = ("entities", "entity_mentions", "relations", "relation_mentions")
 
 def _graph(store: Store) -> list[str]:
     """llm ×2 and llms are duplicates; both relate to gpu; llm—llms is a direct relation (a future loop)."""
-    chunks = add_document(store, "d", ["LLM runs on a GPU.", "LLMs run on GPUs.", "Paris is big."], DocumentStatus.EMBEDDED)
+    chunks = add_document(
+        store, "d", ["LLM runs on a GPU.", "LLMs run on GPUs.", "Paris is big."], DocumentStatus.EMBEDDED
+    )
     store.graph.add_entity_mentions(
         [
             EntityMention("llm", chunks[0], "LLM", "technology", "A model."),
@@ -69,7 +71,7 @@ def test_merge_mapping_must_be_flat(store: Store) -> None:
 
 def test_aliases_map_new_mentions_to_the_canonical_entity(store: Store) -> None:
     _graph(store)
-    llm, llms, gpu = _ids("llm", "llms", "gpu")
+    llm, llms, _gpu = _ids("llm", "llms", "gpu")
     store.denoise.merge_entities({llms: llm}, "run1")
     assert store.denoise.aliases() == {"llms": llm}
     chunk = add_document(store, "e", ["More LLMs on GPUs."], DocumentStatus.EMBEDDED)[0]
@@ -135,7 +137,9 @@ def test_restore_inside_a_failed_transaction_changes_nothing(store: Store) -> No
 def test_runs_and_logs_round_trip(store: Store) -> None:
     store.denoise.save_run(DenoiseRun("r1", "2026-01-01", "applying", ""))
     store.denoise.save_run(DenoiseRun("r1", "2026-01-01", "applied", "f", {"counts": {"resolve": {"groups": 1}}}))
-    assert store.denoise.runs() == [DenoiseRun("r1", "2026-01-01", "applied", "f", {"counts": {"resolve": {"groups": 1}}})]
+    assert store.denoise.runs() == [
+        DenoiseRun("r1", "2026-01-01", "applied", "f", {"counts": {"resolve": {"groups": 1}}})
+    ]
     entry = MergeEntry("r1", "c", "LLM", "a", "llms", "LLMs", 0.9, "merge", "ego")
     score = RelationScore("r1", "rel", "A", "B", "x", 0.1, "weak", "llm", True)
     store.denoise.log_merges([entry])

@@ -16,12 +16,22 @@ from kgrag.cli.errors import run_guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 
 DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Only plan: print and write the merges and drops.")]
-OutOpt = Annotated[Path | None, typer.Option("--out", help="Dry run: write the plan here (default <workspace>/denoise-plan.json).")]
+OutOpt = Annotated[
+    Path | None, typer.Option("--out", help="Dry run: write the plan here (default <workspace>/denoise-plan.json).")
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
 StepOpt = Annotated[str, typer.Option("--only", help="`resolve`, `reflect` or `both` (default).")]
-TargetOpt = Annotated[float | None, typer.Option("--target", min=0.0, max=0.99, help="Entity reduction target (denoise.target_reduction).")]
-ThresholdOpt = Annotated[float | None, typer.Option("--threshold", min=-1.0, max=1.0, help="Minimum similarity to merge (denoise.threshold).")]
-ReflectionOpt = Annotated[str | None, typer.Option("--reflection", help="`llm`, `provenance` or `none` (denoise.reflection).")]
+TargetOpt = Annotated[
+    float | None,
+    typer.Option("--target", min=0.0, max=0.99, help="Entity reduction target (denoise.target_reduction)."),
+]
+ThresholdOpt = Annotated[
+    float | None,
+    typer.Option("--threshold", min=-1.0, max=1.0, help="Minimum similarity to merge (denoise.threshold)."),
+]
+ReflectionOpt = Annotated[
+    str | None, typer.Option("--reflection", help="`llm`, `provenance` or `none` (denoise.reflection).")
+]
 
 
 def _overrides(target: float | None, threshold: float | None, reflection: str | None) -> dict[str, object]:

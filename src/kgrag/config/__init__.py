@@ -13,12 +13,12 @@ One module per section; this package re-exports them all.
 
 from kgrag.config.base import Section
 from kgrag.config.chunking import ChunkingConfig
+from kgrag.config.denoise import DenoiseConfig
 from kgrag.config.docs import configuration_markdown
 from kgrag.config.documents import DocumentsConfig
 from kgrag.config.embedding import EmbeddingConfig
 from kgrag.config.evaluation import EvaluationConfig
 from kgrag.config.generation import GenerationConfig
-from kgrag.config.denoise import DenoiseConfig
 from kgrag.config.graph import GraphConfig
 from kgrag.config.indexing import IndexingConfig
 from kgrag.config.llm import LLMConfig
@@ -30,11 +30,11 @@ from kgrag.config.store import StoreConfig
 __all__ = [
     "CONFIG_FILE_NAME",
     "ChunkingConfig",
+    "DenoiseConfig",
     "DocumentsConfig",
     "EmbeddingConfig",
     "EvaluationConfig",
     "GenerationConfig",
-    "DenoiseConfig",
     "GraphConfig",
     "IndexingConfig",
     "KgragConfig",

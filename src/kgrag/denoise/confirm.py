@@ -55,7 +55,9 @@ def confirm_groups(
             continue
         if 1 <= decision.keep <= len(group.members):
             group.canonical = group.members[decision.keep - 1]
-        group.reason = f"{group.reason}; LLM confirmed" + (f": {decision.description[:160]}" if decision.description else "")
+        group.reason = f"{group.reason}; LLM confirmed" + (
+            f": {decision.description[:160]}" if decision.description else ""
+        )
         kept.append(group)
     counts = {**plan.counts, "llm_rejected": rejected, "llm_invalid": invalid, "groups": len(kept)}
     out = ResolutionPlan(kept, counts)

@@ -35,7 +35,9 @@ def block_pairs(vectors: np.ndarray, block: np.ndarray, candidates: int, floor: 
     return [Pair(a, b, s) for (a, b), s in found.items()]
 
 
-def filter_names(graph: ResolutionGraph, pairs: list[Pair], similarity: StringSimilarity | None, minimum: float) -> list[Pair]:
+def filter_names(
+    graph: ResolutionGraph, pairs: list[Pair], similarity: StringSimilarity | None, minimum: float
+) -> list[Pair]:
     if similarity is None:
         return pairs
     return [p for p in pairs if similarity(graph.names[p.a], graph.names[p.b]) >= minimum]
@@ -77,7 +79,9 @@ class _Groups:
             self.weakest.pop(r, None)
 
 
-def group_pairs(graph: ResolutionGraph, vectors: np.ndarray, pairs: list[Pair], config: DenoiseConfig) -> tuple[list[Group], dict[str, int]]:
+def group_pairs(
+    graph: ResolutionGraph, vectors: np.ndarray, pairs: list[Pair], config: DenoiseConfig
+) -> tuple[list[Group], dict[str, int]]:
     """Greedy union-find over ``pairs`` (best first) under the target, threshold and chain guards.
 
     ``vectors`` are the matcher's vectors: the anchor check uses the same similarity as the pairs.

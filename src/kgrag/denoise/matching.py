@@ -99,7 +99,12 @@ class EgoTypedNeighbourMatcher(EgoNeighbourMatcher):
     def rescore(self, graph: ResolutionGraph, pairs: list[Pair]) -> list[Pair]:
         w = self.ego_weight
         return [
-            Pair(p.a, p.b, w * float(graph.vectors[p.a] @ graph.vectors[p.b]) + (1 - w) * typed_neighbour_similarity(graph, p.a, p.b))
+            Pair(
+                p.a,
+                p.b,
+                w * float(graph.vectors[p.a] @ graph.vectors[p.b])
+                + (1 - w) * typed_neighbour_similarity(graph, p.a, p.b),
+            )
             for p in pairs
         ]
 

@@ -59,10 +59,27 @@ class DenoiseReport:
             lines += [comparison_markdown(self.before, self.after), ""]
         for stage, numbers in self.counts.items():
             lines.append(f"**{stage}**: " + ", ".join(f"{k} {v:,}" for k, v in numbers.items()))
-        lines += ["", f"### Sample merges ({len(self.merges)})", "", "| canonical | aliases | score | mode |", "|---|---|---:|---|"]
-        lines += [f"| {_cell(m.canonical)} | {_cell('; '.join(m.aliases))} | {m.score:.3f} | {m.mode} |" for m in self.merges]
-        lines += ["", f"### Sample drops ({len(self.drops)})", "", "| source | label | target | score | reason |", "|---|---|---|---:|---|"]
-        lines += [f"| {_cell(d.source)} | {_cell(d.label)} | {_cell(d.target)} | {d.score:.2f} | {_cell(d.reason)} |" for d in self.drops]
+        lines += [
+            "",
+            f"### Sample merges ({len(self.merges)})",
+            "",
+            "| canonical | aliases | score | mode |",
+            "|---|---|---:|---|",
+        ]
+        lines += [
+            f"| {_cell(m.canonical)} | {_cell('; '.join(m.aliases))} | {m.score:.3f} | {m.mode} |" for m in self.merges
+        ]
+        lines += [
+            "",
+            f"### Sample drops ({len(self.drops)})",
+            "",
+            "| source | label | target | score | reason |",
+            "|---|---|---|---:|---|",
+        ]
+        lines += [
+            f"| {_cell(d.source)} | {_cell(d.label)} | {_cell(d.target)} | {d.score:.2f} | {_cell(d.reason)} |"
+            for d in self.drops
+        ]
         return "\n".join(lines) + "\n"
 
 

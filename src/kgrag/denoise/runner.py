@@ -79,7 +79,9 @@ def plan_entities(inputs: DenoiseInputs) -> tuple[ResolutionGraph, ResolutionPla
     return graph, plan, records
 
 
-def plan_relations(inputs: DenoiseInputs, *, skip_scored: bool = False, exclude: frozenset[str] = frozenset()) -> ReflectionPlan:
+def plan_relations(
+    inputs: DenoiseInputs, *, skip_scored: bool = False, exclude: frozenset[str] = frozenset()
+) -> ReflectionPlan:
     """Reflection over the stored relations (optionally only those this method has not judged yet)."""
     method = inputs.config.reflection
     reflector = new_registry("triple_reflector").create(method, inputs.config)
@@ -99,7 +101,9 @@ def plan_denoise(inputs: DenoiseInputs, *, resolve: bool = True, reflect: bool =
     loops: frozenset[str] = frozenset()
     if resolve:
         out.graph, out.resolution, _ = plan_entities(inputs)
-        group_of = {out.graph.ids[m]: i for i, g in enumerate(out.resolution.groups) if g.mode == "merge" for m in g.members}
+        group_of = {
+            out.graph.ids[m]: i for i, g in enumerate(out.resolution.groups) if g.mode == "merge" for m in g.members
+        }
         loops = frozenset(
             r.id
             for r in inputs.store.graph.relations()
@@ -130,7 +134,9 @@ def apply_denoise(
     if resolve:
         plan.graph, plan.resolution, _ = plan_entities(inputs)
         counts["resolve"] = {**plan.resolution.counts}
-        counts["resolve"].update(apply_resolution(store, plan.resolution, plan.graph, run, inputs.summarizer, inputs.counter))
+        counts["resolve"].update(
+            apply_resolution(store, plan.resolution, plan.graph, run, inputs.summarizer, inputs.counter)
+        )
     else:
         with store.transaction():
             store.denoise.snapshot(run.id)

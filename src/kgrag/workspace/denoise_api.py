@@ -41,22 +41,30 @@ class DenoiseAPI:
             counter=plan.counter,
         )
 
-    def plan(self, *, resolve: bool = True, reflect: bool = True, out: Path | None = None) -> tuple[DenoiseReport, Path]:
+    def plan(
+        self, *, resolve: bool = True, reflect: bool = True, out: Path | None = None
+    ) -> tuple[DenoiseReport, Path]:
         """What :meth:`apply` would merge and drop, written as JSON to ``out`` (default
         ``<workspace>/denoise-plan.json``); the graph is not changed."""
         inputs = self._inputs()
         plan = plan_denoise(inputs, resolve=resolve, reflect=reflect)
-        scores: list[RelationScore] = score_records(plan.reflection, plan.names, inputs.store, "") if plan.reflection else []
+        scores: list[RelationScore] = (
+            score_records(plan.reflection, plan.names, inputs.store, "") if plan.reflection else []
+        )
         counts = {}
         if plan.resolution:
             counts["resolve"] = plan.resolution.counts
         if plan.reflection:
             counts["reflect"] = plan.reflection.counts
         sample = inputs.config.sample
-        report = DenoiseReport(False, "", counts, merge_samples(plan.resolution, plan.graph, sample), drop_samples(scores, sample))
+        report = DenoiseReport(
+            False, "", counts, merge_samples(plan.resolution, plan.graph, sample), drop_samples(scores, sample)
+        )
         report.before = graph_stats(inputs.store)
         path = out or self._parts.path / PLAN_FILE_NAME
-        everything = DenoiseReport(False, "", counts, merge_samples(plan.resolution, plan.graph, 10**9), drop_samples(scores, 10**9))
+        everything = DenoiseReport(
+            False, "", counts, merge_samples(plan.resolution, plan.graph, 10**9), drop_samples(scores, 10**9)
+        )
         _write_json(path, everything.to_dict())
         return report, path
 
@@ -69,7 +77,9 @@ class DenoiseAPI:
         report = self.report(outcome.run.id)
         report.before = before
         path = self._parts.path / LOG_DIR_NAME / f"{outcome.run.id}.json"
-        _write_json(path, {**report.to_dict(), "merge_log": [vars(m) for m in inputs.store.denoise.merges(outcome.run.id)]})
+        _write_json(
+            path, {**report.to_dict(), "merge_log": [vars(m) for m in inputs.store.denoise.merges(outcome.run.id)]}
+        )
         return report, path
 
     def undo(self, *, force: bool = False) -> DenoiseRun:
@@ -90,8 +100,12 @@ class DenoiseAPI:
         sample = self._parts.config.denoise.sample
         samples = _log_samples(store.denoise.merges(run.id), sample)
         raw = run.summary.get("counts", {})
-        counts = {str(k): {str(a): int(b) for a, b in v.items()} for k, v in raw.items()} if isinstance(raw, dict) else {}
-        return DenoiseReport(True, run.id, counts, samples, drop_samples(store.denoise.scores(run.id), sample), after=graph_stats(store))
+        counts = (
+            {str(k): {str(a): int(b) for a, b in v.items()} for k, v in raw.items()} if isinstance(raw, dict) else {}
+        )
+        return DenoiseReport(
+            True, run.id, counts, samples, drop_samples(store.denoise.scores(run.id), sample), after=graph_stats(store)
+        )
 
 
 def _log_samples(entries: list[MergeEntry], n: int) -> list[MergeSample]:

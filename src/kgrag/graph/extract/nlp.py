@@ -183,10 +183,12 @@ class _ChunkReader:
             trimmed = self._clean(span, is_phrase, self.tables[number])
             if trimmed is None:
                 continue
-            name = _SPACE.sub(" ", trimmed.text).strip()
+            surface = _SPACE.sub(" ", trimmed.text).strip()
             head = trimmed.root.i
             found.append(
-                _Mention(entity_key(name), name, type_, number, sentence_of[head], trimmed.start, trimmed.end, head)
+                _Mention(
+                    entity_key(surface), surface, type_, number, sentence_of[head], trimmed.start, trimmed.end, head
+                )
             )
         return found
 

@@ -84,7 +84,7 @@ def is_capitalised_common_word(span: Span) -> bool:
     token = span[0]
     if token.text.casefold() in HEADING_WORDS:
         return True
-    return token.is_sent_start and token.pos_ != "PROPN" and token.text[:1].isupper() and token.text[1:].islower()
+    return bool(token.is_sent_start) and token.pos_ != "PROPN" and token.text[:1].isupper() and token.text[1:].islower()
 
 
 def extend_name(span: Span) -> Span:

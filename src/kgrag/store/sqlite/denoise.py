@@ -101,12 +101,17 @@ class SQLiteDenoise:
     def _key_rows(self, ids: Sequence[str]) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []
         for batch in batches(ids):
-            out.extend((r[0], r[1]) for r in self._db.query(f"SELECT id, key FROM entities WHERE id IN ({marks(batch)})", batch))
+            out.extend(
+                (r[0], r[1])
+                for r in self._db.query(f"SELECT id, key FROM entities WHERE id IN ({marks(batch)})", batch)
+            )
         return out
 
     def aliases(self) -> dict[str, str]:
         """alias key → canonical entity id, for every merge still in force."""
-        return {r[0]: r[1] for r in self._db.query("SELECT alias_key, canonical_id FROM entity_aliases ORDER BY alias_key")}
+        return {
+            r[0]: r[1] for r in self._db.query("SELECT alias_key, canonical_id FROM entity_aliases ORDER BY alias_key")
+        }
 
     def drop_relations(self, relation_ids: Sequence[str], run_id: str) -> int:
         """Delete relations (their mentions cascade) and remember them, so re-extraction skips them."""
@@ -189,7 +194,17 @@ class SQLiteDenoise:
                 "INSERT INTO denoise_merges(run_id, canonical_id, canonical_name, alias_id, alias_key, alias_name, "
                 "score, mode, reason) VALUES (?,?,?,?,?,?,?,?,?)",
                 [
-                    (e.run_id, e.canonical_id, e.canonical_name, e.alias_id, e.alias_key, e.alias_name, e.score, e.mode, e.reason)
+                    (
+                        e.run_id,
+                        e.canonical_id,
+                        e.canonical_name,
+                        e.alias_id,
+                        e.alias_key,
+                        e.alias_name,
+                        e.score,
+                        e.mode,
+                        e.reason,
+                    )
                     for e in entries
                 ],
             )
@@ -208,7 +223,17 @@ class SQLiteDenoise:
                 "INSERT INTO relation_scores(run_id, relation_id, source_name, target_name, label, score, reason, "
                 "method, dropped) VALUES (?,?,?,?,?,?,?,?,?)",
                 [
-                    (s.run_id, s.relation_id, s.source_name, s.target_name, s.label, s.score, s.reason, s.method, int(s.dropped))
+                    (
+                        s.run_id,
+                        s.relation_id,
+                        s.source_name,
+                        s.target_name,
+                        s.label,
+                        s.score,
+                        s.reason,
+                        s.method,
+                        int(s.dropped),
+                    )
                     for s in scores
                 ],
             )
@@ -225,7 +250,9 @@ class SQLiteDenoise:
 
     def scored_relation_ids(self, method: str) -> set[str]:
         """Relations already judged by ``method`` (a resumed reflection skips them)."""
-        return {r[0] for r in self._db.query("SELECT DISTINCT relation_id FROM relation_scores WHERE method = ?", (method,))}
+        return {
+            r[0] for r in self._db.query("SELECT DISTINCT relation_id FROM relation_scores WHERE method = ?", (method,))
+        }
 
     def delete_logs(self, run_id: str) -> None:
         """Forget the merges and scores of an undone run (the run row stays, marked ``undone``)."""

@@ -34,8 +34,7 @@ def _snapshot_ddl() -> str:
     return "\n".join(parts)
 
 
-DENOISE_DDL = (
-    """
+DENOISE_DDL = """
 CREATE TABLE IF NOT EXISTS entity_aliases (
     alias_key TEXT PRIMARY KEY,
     canonical_id TEXT NOT NULL,
@@ -81,6 +80,4 @@ CREATE TABLE IF NOT EXISTS relation_scores (
     dropped INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS relation_scores_run ON relation_scores(run_id);
-"""
-    + _snapshot_ddl()
-)
+""" + _snapshot_ddl()

@@ -114,7 +114,8 @@ class SQLiteGraph:
         out: dict[str, tuple[str, str]] = {}
         for batch in _batches(keys):
             rows = self._db.query(
-                f"SELECT alias_key, canonical_id, canonical_key FROM entity_aliases WHERE alias_key IN ({_marks(batch)})",
+                "SELECT alias_key, canonical_id, canonical_key FROM entity_aliases "
+                f"WHERE alias_key IN ({_marks(batch)})",
                 batch,
             )
             out.update({r[0]: (r[1], r[2]) for r in rows})
