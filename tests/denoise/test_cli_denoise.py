@@ -33,7 +33,9 @@ def test_dry_run_apply_and_undo(make_ws: MakeWs, tmp_path: Path) -> None:
     assert code == 0, output
     data = json.loads(output)
     # the CLI reads kgrag.toml (default [denoise] settings), so how many merge depends on the embedder
-    assert data["applied"] and data["counts"]["resolve"]["entities_merged_away"] >= 1 and "reflect" not in data["counts"]
+    assert (
+        data["applied"] and data["counts"]["resolve"]["entities_merged_away"] >= 1 and "reflect" not in data["counts"]
+    )
     with Workspace.open(path) as applied:
         assert dump(applied) != before
     code, output = _invoke("graph", "undo-denoise", "-w", path)

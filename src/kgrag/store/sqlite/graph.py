@@ -78,8 +78,9 @@ class SQLiteGraph:
     def add_relation_mentions(self, mentions: Sequence[RelationMention]) -> list[str]:
         """Insert mentions, creating placeholder relations; both endpoint entities must exist already.
 
-        Endpoints merged away by denoising map to their canonical entities; a mention that then loops on
-        one entity, or names a relation denoising dropped, is skipped (its id is still returned).
+        Endpoints merged away by denoising map to their canonical entities; a mention that only then loops
+        on one entity, or names a relation denoising dropped, is skipped (its id is still returned). A
+        mention of a relation from an entity to itself is refused by the schema, as before.
         """
         canon = self._canonical([k for m in mentions for k in (m.source_key, m.target_key)])
         dropped = self._dropped()
@@ -89,8 +90,8 @@ class SQLiteGraph:
             b = canon[m.target_key][0] if m.target_key in canon else entity_id_for_key(m.target_key)
             rid = relation_id_for_pair(a, b)
             ids.append(rid)
-            if a == b or rid in dropped:
-                continue
+            if (a == b and m.source_key != m.target_key) or rid in dropped:
+                continue  # a loop only the merge created, or a relation reflection removed
             relations.append((rid, min(a, b), max(a, b), m.label))
             rows.append(
                 (rid, m.chunk_id, int(a < b), m.label, m.description, json.dumps(list(m.keywords)), float(m.weight))
