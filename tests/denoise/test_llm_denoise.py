@@ -7,9 +7,11 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from tests.denoise.conftest import scripted_file
 
 from kgrag import Workspace
+from kgrag.core.errors import ConfigError
 
 MakeWs = Callable[..., Workspace]
 REFLECT = "Relations:"
@@ -80,3 +82,13 @@ def test_llm_confirmation_with_malformed_replies_merges_nothing(make_ws: MakeWs,
     report, _ = ws.denoise.apply()
     assert report.counts["resolve"]["llm_invalid"] == 2
     assert ws.graph.counts()["entities"] == 6
+
+
+def test_llm_steps_without_an_llm_are_config_errors(make_ws: MakeWs) -> None:
+    ws = make_ws(denoise={"reflection": "none", "llm_confirm": True})
+    with pytest.raises(ConfigError, match="llm_confirm"):
+        ws.denoise.plan()
+    ws2 = make_ws(denoise={"reflection": "llm"})
+    with pytest.raises(ConfigError, match=r"llm\.provider"):
+        ws2.denoise.plan(resolve=False)
+    assert ws2.denoise.runs() == []

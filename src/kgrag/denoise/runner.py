@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from kgrag.config.denoise import DenoiseConfig
 from kgrag.core.builtins import new_registry
 from kgrag.core.denoise_records import DenoiseRun
+from kgrag.core.errors import ConfigError
 from kgrag.core.graph_records import EntityRecord
 from kgrag.denoise.apply import APPLYING, apply_reflection, apply_resolution, finish_run
 from kgrag.denoise.confirm import confirm_groups
@@ -74,7 +75,7 @@ def plan_entities(inputs: DenoiseInputs) -> tuple[ResolutionGraph, ResolutionPla
     records = {e.id: e for e in inputs.store.graph.entities([graph.ids[m] for g in plan.groups for m in g.members])}
     if config.llm_confirm and plan.groups:
         if inputs.llm is None or not inputs.llm.available:
-            raise ValueError("denoise.llm_confirm needs an LLM; set llm.provider")
+            raise ConfigError("denoise.llm_confirm needs an LLM; set llm.provider or turn llm_confirm off")
         plan = confirm_groups(plan, graph, records, inputs.llm, inputs.resolve_stage)
     return graph, plan, records
 
