@@ -49,7 +49,7 @@ def test_named_entities_are_typed_and_numbers_skipped(extractor: SpacyExtractor)
 def test_noun_phrases_drop_determiners_pronouns_and_lone_common_nouns(extractor: SpacyExtractor) -> None:
     (out,) = _run(extractor, "Our release train is fast. It carries the new ingestion endpoints to this team.")
     names = {e.name for e in out.entities}
-    assert "release train" in names and "new ingestion endpoints" in names
+    assert "release train" in names and "ingestion endpoints" in names  # "new" is a generic modifier
     assert not names & {"It", "it", "team", "this team", "Our release train"}
     assert all(e.type == "concept" for e in out.entities)
 
@@ -117,8 +117,8 @@ def test_sample_corpus_sentences(extractor: SpacyExtractor) -> None:
 
 
 def test_name_tracks_what_is_extracted() -> None:
-    assert SpacyExtractor("m").name == "nlp:m:v1"
-    assert SpacyExtractor("m", noun_phrases=False).name == "nlp:m:v1:ents"
+    assert SpacyExtractor("m").name == "nlp:m:v2"
+    assert SpacyExtractor("m", noun_phrases=False).name == "nlp:m:v2:ents"
 
 
 def test_entities_only_mode(extractor: SpacyExtractor) -> None:

@@ -72,7 +72,14 @@ def test_schema_by_short_name_or_legacy_dotted_path(tmp_path: Path, schema: str)
 
 
 def test_shipped_prompts_use_short_schema_names() -> None:
-    assert {p.output_schema for p in list_prompts()} <= {"text", "extraction_reply", "community_report", "global_map"}
+    assert {p.output_schema for p in list_prompts()} <= {
+        "text",
+        "extraction_reply",
+        "community_report",
+        "global_map",
+        "merge_decision",
+        "triple_scores",
+    }
 
 
 def test_unknown_schema_names_the_registered_ones(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from kgrag.cli.denoise_commands import denoise_command, undo_denoise_command
 from kgrag.cli.errors import run_guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 from kgrag.core.errors import KgragError
@@ -132,3 +133,7 @@ def import_command(
             _print_import(new_console(), report)
 
     run_guarded(body, debug)
+
+
+graph_app.command("denoise")(denoise_command)
+graph_app.command("undo-denoise")(undo_denoise_command)

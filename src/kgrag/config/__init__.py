@@ -14,6 +14,7 @@ One module per section; this package re-exports them all.
 from kgrag.config.base import Section
 from kgrag.config.chunking import ChunkingConfig
 from kgrag.config.communities import CommunitiesConfig
+from kgrag.config.denoise import DenoiseConfig
 from kgrag.config.docs import configuration_markdown
 from kgrag.config.documents import DocumentsConfig
 from kgrag.config.embedding import EmbeddingConfig
@@ -32,6 +33,7 @@ __all__ = [
     "CONFIG_FILE_NAME",
     "ChunkingConfig",
     "CommunitiesConfig",
+    "DenoiseConfig",
     "DocumentsConfig",
     "EmbeddingConfig",
     "EvaluationConfig",

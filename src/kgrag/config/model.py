@@ -7,6 +7,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from kgrag.config.chunking import ChunkingConfig
 from kgrag.config.communities import CommunitiesConfig
+from kgrag.config.denoise import DenoiseConfig
 from kgrag.config.documents import DocumentsConfig
 from kgrag.config.embedding import EmbeddingConfig
 from kgrag.config.evaluation import EvaluationConfig
@@ -36,6 +37,7 @@ class KgragConfig(BaseSettings):
     communities: CommunitiesConfig = Field(
         default=CommunitiesConfig(), description="Communities, reports, community and global search."
     )
+    denoise: DenoiseConfig = Field(default=DenoiseConfig(), description="Graph denoising.")
     indexing: IndexingConfig = Field(default=IndexingConfig(), description="Indexing pipeline.")
     evaluation: EvaluationConfig = Field(default=EvaluationConfig(), description="Evaluation.")
     store: StoreConfig = Field(default=StoreConfig(), description="Storage backend.")

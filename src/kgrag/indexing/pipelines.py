@@ -34,3 +34,5 @@ kept out of ``standard`` so plain indexing stays as cheap as before."""
 
 COMMUNITIES_ONLY = (COMMUNITIES, COMMUNITY_REPORTS)
 """Communities and reports over the graph as it is (``kgrag graph communities``)."""
+DENOISED = (DISCOVER, INGEST, EMBED, EXTRACT, "resolve", "reflect", EMBED_GRAPH, FINALIZE)
+"""``standard`` with graph denoising (``kgrag.indexing.stages.resolve``/``reflect``) before graph vectors."""

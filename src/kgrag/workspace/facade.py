@@ -7,8 +7,9 @@
 
 :class:`Workspace` is a thin facade: the parts are built by :class:`~kgrag.workspace.components.Components`
 (the composition root) and the work is done by sub-APIs — ``ws.indexing``, ``ws.querying``,
-``ws.documents``, ``ws.graph``, ``ws.communities``, ``ws.eval``, ``ws.usage`` — that the CLI, the HTTP
-server and users all call, so nothing is implemented twice. The most used calls are also methods here.
+``ws.documents``, ``ws.graph``, ``ws.communities``, ``ws.denoise``, ``ws.eval``, ``ws.usage`` — that the
+CLI, the HTTP server and users all call, so nothing is implemented twice. The most used calls are also
+methods here.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from kgrag.retrieval import PipelineFactory
 from kgrag.store import Store, open_store
 from kgrag.workspace.communities_api import CommunitiesAPI
 from kgrag.workspace.components import META_DIMENSION, META_MODEL, META_WINDOW, Components
+from kgrag.workspace.denoise_api import DenoiseAPI
 from kgrag.workspace.documents_api import DocumentsAPI
 from kgrag.workspace.eval_api import EvalAPI
 from kgrag.workspace.graph_api import GraphAPI
@@ -58,6 +60,7 @@ class Workspace:
         self.documents = DocumentsAPI(components)
         self.graph = GraphAPI(components)
         self.communities = CommunitiesAPI(components)
+        self.denoise = DenoiseAPI(components)
         self.eval = EvalAPI(components, self.querying)
         self.usage = UsageAPI(components)
 

@@ -26,6 +26,14 @@ from typing import TYPE_CHECKING, Any
 from kgrag.core.errors import ModelError
 from kgrag.core.records import ChunkRecord
 from kgrag.graph.build.aggregate import FALLBACK_TYPE, GENERIC_LABEL
+from kgrag.graph.extract.nlp_filters import (
+    MAX_GAP_TOKENS,
+    cut_glued_heading,
+    extend_name,
+    is_capitalised_common_word,
+    is_junk_phrase,
+    strip_generic_modifiers,
+)
 from kgrag.graph.extract.nlp_paths import ParseView, path_label
 from kgrag.graph.extract.nlp_text import segments
 from kgrag.graph.normalize import entity_key
@@ -34,7 +42,7 @@ from kgrag.graph.types import ChunkExtraction, ExtractedEntity, ExtractedRelatio
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span
 
-VERSION = "v1"
+VERSION = "v2"  # v2: the junk filters of kgrag.graph.extract.nlp_filters
 NER_TYPES = {
     "PERSON": "person",
     "ORG": "organization",
@@ -107,6 +115,12 @@ def _trimmed_span(span: Span) -> Span | None:
     return doc[start:end] if end > start else None
 
 
+def _cuts(phrase: Span, name: Span) -> bool:
+    """The phrase overlaps the name without containing it whole."""
+    overlaps = phrase.start < name.end and name.start < phrase.end
+    return overlaps and not (phrase.start <= name.start and name.end <= phrase.end)
+
+
 def _usable(span: Span) -> bool:
     """Reject pronouns, numbers, stop-word-only and overlong phrases and one-character names."""
     tokens = list(span)
@@ -153,28 +167,42 @@ class _ChunkReader:
                 sentence_of[i] = len(self.sentences)
             self.sentences.append(sentence.text.strip())
         candidates: list[tuple[Span, str, bool]] = []
-        in_entity: set[int] = set()
-        for ent in doc.ents:
-            in_entity.update(range(ent.start, ent.end))
+        names = [extend_name(ent) for ent in doc.ents]  # "Águas do Tejo" whole, not "Águas" + "Tejo fleet"
+        in_entity = {i for name in names for i in range(name.start, name.end)}
+        for ent, name in zip(doc.ents, names, strict=True):
             if ent.label_ not in self.skip_labels:
-                candidates.append((ent, NER_TYPES.get(ent.label_, FALLBACK_TYPE), False))
-        if self.noun_phrases:
+                candidates.append((name, NER_TYPES.get(ent.label_, FALLBACK_TYPE), False))
+        if self.noun_phrases:  # a phrase may contain a name ("Platform team") but not cut one in two
             candidates.extend(
-                (chunk, FALLBACK_TYPE, True) for chunk in doc.noun_chunks if chunk.root.i not in in_entity
+                (chunk, FALLBACK_TYPE, True)
+                for chunk in doc.noun_chunks
+                if chunk.root.i not in in_entity and not any(_cuts(chunk, name) for name in names)
             )
         found: list[_Mention] = []
         for span, type_, is_phrase in candidates:
-            trimmed = _trimmed_span(span)
-            if trimmed is None or not _usable(trimmed):
+            trimmed = self._clean(span, is_phrase, self.tables[number])
+            if trimmed is None:
                 continue
-            if is_phrase and not _specific_phrase(trimmed, self.tables[number]):
-                continue
-            name = _SPACE.sub(" ", trimmed.text).strip()
+            surface = _SPACE.sub(" ", trimmed.text).strip()
             head = trimmed.root.i
             found.append(
-                _Mention(entity_key(name), name, type_, number, sentence_of[head], trimmed.start, trimmed.end, head)
+                _Mention(
+                    entity_key(surface), surface, type_, number, sentence_of[head], trimmed.start, trimmed.end, head
+                )
             )
         return found
+
+    @staticmethod
+    def _clean(span: Span, is_phrase: bool, table: bool) -> Span | None:
+        """The usable part of a candidate, or None for junk (:mod:`kgrag.graph.extract.nlp_filters`)."""
+        trimmed = _trimmed_span(span)
+        if trimmed is not None and is_phrase:
+            trimmed = cut_glued_heading(strip_generic_modifiers(trimmed) or trimmed)
+        if trimmed is None or not _usable(trimmed) or is_junk_phrase(trimmed):
+            return None
+        if is_phrase and (not _specific_phrase(trimmed, table) or is_capitalised_common_word(trimmed)):
+            return None
+        return trimmed
 
     def mentions(self) -> list[_Mention]:
         found: list[_Mention] = []
@@ -252,7 +280,9 @@ class _ChunkReader:
                     continue  # same entity, or nested spans
                 pair = (first.key, second.key) if first.key < second.key else (second.key, first.key)
                 names.setdefault(pair, (first.name, second.name))
-                named[pair] = named.get(pair, False) or first.type != FALLBACK_TYPE or second.type != FALLBACK_TYPE
+                near = first.doc == second.doc and second.start - first.end <= MAX_GAP_TOKENS
+                is_named = first.type != FALLBACK_TYPE or second.type != FALLBACK_TYPE
+                named[pair] = named.get(pair, False) or (is_named and near)
                 label = None if self.tables[first.doc] else path_label(self._view(first.doc), first.head, second.head)
                 labels.setdefault(pair, set()).update([label] if label else [])
         for pair, found in labels.items():

@@ -37,6 +37,9 @@ def _marks(values: Sequence[object]) -> str:
     return ",".join("?" * len(values))
 
 
+batches, marks = _batches, _marks  # shared with the denoise repository
+
+
 # the column order _relation_records reads
 _RELATION_COLUMNS = "id, source_id, target_id, label, description, keywords, weight"
 IMPORT_PREFIX = "import:"
@@ -54,12 +57,17 @@ class SQLiteGraph:
 
     # -- mentions -------------------------------------------------------------------------------
     def add_entity_mentions(self, mentions: Sequence[EntityMention]) -> list[str]:
-        """Insert mentions, creating placeholder entities (stale) for unseen keys; returns entity ids."""
-        ids = [entity_id_for_key(m.entity_key) for m in mentions]
+        """Insert mentions, creating placeholder entities (stale) for unseen keys; returns entity ids.
+
+        A key merged away by denoising (``entity_aliases``) lands on its canonical entity instead.
+        """
+        canon = self._canonical([m.entity_key for m in mentions])
+        ids = [canon.get(m.entity_key, (entity_id_for_key(m.entity_key), m.entity_key))[0] for m in mentions]
+        keys = [canon.get(m.entity_key, ("", m.entity_key))[1] for m in mentions]
         with self._db.transaction():
             self._db.executemany(
                 "INSERT INTO entities(id, key, name, type) VALUES (?,?,?,?) ON CONFLICT DO NOTHING",
-                [(i, m.entity_key, m.surface, m.type) for i, m in zip(ids, mentions, strict=True)],
+                [(i, k, m.surface, m.type) for i, k, m in zip(ids, keys, mentions, strict=True)],
             )
             self._db.executemany(
                 "INSERT INTO entity_mentions(entity_id, chunk_id, surface, type, description) VALUES (?,?,?,?,?)",
@@ -68,12 +76,22 @@ class SQLiteGraph:
         return ids
 
     def add_relation_mentions(self, mentions: Sequence[RelationMention]) -> list[str]:
-        """Insert mentions, creating placeholder relations; both endpoint entities must exist already."""
+        """Insert mentions, creating placeholder relations; both endpoint entities must exist already.
+
+        Endpoints merged away by denoising map to their canonical entities; a mention that only then loops
+        on one entity, or names a relation denoising dropped, is skipped (its id is still returned). A
+        mention of a relation from an entity to itself is refused by the schema, as before.
+        """
+        canon = self._canonical([k for m in mentions for k in (m.source_key, m.target_key)])
+        dropped = self._dropped()
         rows, relations, ids = [], [], []
         for m in mentions:
-            a, b = entity_id_for_key(m.source_key), entity_id_for_key(m.target_key)
+            a = canon[m.source_key][0] if m.source_key in canon else entity_id_for_key(m.source_key)
+            b = canon[m.target_key][0] if m.target_key in canon else entity_id_for_key(m.target_key)
             rid = relation_id_for_pair(a, b)
             ids.append(rid)
+            if (a == b and m.source_key != m.target_key) or rid in dropped:
+                continue  # a loop only the merge created, or a relation reflection removed
             relations.append((rid, min(a, b), max(a, b), m.label))
             rows.append(
                 (rid, m.chunk_id, int(a < b), m.label, m.description, json.dumps(list(m.keywords)), float(m.weight))
@@ -89,6 +107,23 @@ class SQLiteGraph:
                 rows,
             )
         return ids
+
+    def _canonical(self, keys: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """alias key → (canonical id, canonical key) for the merged keys among ``keys``."""
+        if not self._db.scalar("SELECT 1 FROM entity_aliases LIMIT 1"):
+            return {}
+        out: dict[str, tuple[str, str]] = {}
+        for batch in _batches(keys):
+            rows = self._db.query(
+                "SELECT alias_key, canonical_id, canonical_key FROM entity_aliases "
+                f"WHERE alias_key IN ({_marks(batch)})",
+                batch,
+            )
+            out.update({r[0]: (r[1], r[2]) for r in rows})
+        return out
+
+    def _dropped(self) -> set[str]:
+        return {r[0] for r in self._db.query("SELECT relation_id FROM denoise_dropped")}
 
     def clear_chunk_mentions(self, chunk_ids: Sequence[str]) -> None:
         """Drop the mentions of chunks about to be re-extracted (their entities/relations turn stale)."""

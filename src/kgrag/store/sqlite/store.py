@@ -11,6 +11,8 @@ from kgrag.core.errors import WorkspaceError
 from kgrag.store.sqlite.chunks import CHUNKS_DDL, SQLiteChunks
 from kgrag.store.sqlite.communities import COMMUNITIES_DDL, SQLiteCommunities
 from kgrag.store.sqlite.database import Database
+from kgrag.store.sqlite.denoise import SQLiteDenoise
+from kgrag.store.sqlite.denoise_schema import DENOISE_DDL
 from kgrag.store.sqlite.documents import DOCUMENTS_DDL, META_DDL, SQLiteDocuments, SQLiteMeta
 from kgrag.store.sqlite.graph import SQLiteGraph
 from kgrag.store.sqlite.graph_schema import GRAPH_DDL
@@ -25,6 +27,7 @@ SCHEMAS: tuple[str, ...] = (
     VECTORS_DDL,
     GRAPH_DDL,
     COMMUNITIES_DDL,
+    DENOISE_DDL,
     LLM_CACHE_DDL,
     LLM_LEDGER_DDL,
 )
@@ -46,6 +49,7 @@ class SQLiteStore:
         self.vectors = SQLiteVectors(self.db)
         self.graph = SQLiteGraph(self.db)
         self.communities = SQLiteCommunities(self.db)
+        self.denoise = SQLiteDenoise(self.db)
         self.llm_cache = SQLiteResponseCache(self.db)
         self.llm_ledger = SQLiteLedger(self.db)
 

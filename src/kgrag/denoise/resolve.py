@@ -1,0 +1,149 @@
+"""Entity resolution planning: store → :class:`ResolutionGraph` → blocks → pairs → groups.
+
+Nothing here writes the graph: a plan is computed, shown (dry run) or applied by
+:mod:`kgrag.denoise.apply`. Ego vectors come from the shared embeddings table (keyed by text hash), so
+entities already embedded by the ``embed-graph`` stage cost nothing; missing ones are embedded and kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from kgrag.config.denoise import DenoiseConfig
+from kgrag.core.builtins import new_registry
+from kgrag.core.errors import ConfigError
+from kgrag.core.graph_records import EntityRecord, RelationRecord
+from kgrag.denoise.grouping import block_pairs, filter_names
+from kgrag.denoise.strings import string_similarity
+from kgrag.denoise.types import Blocker, Group, Grouper, Matcher, Merger, ResolutionGraph, ResolutionPlan
+from kgrag.documents import content_hash
+from kgrag.graph.texts import entity_text
+from kgrag.models.embeddings import Embedder
+from kgrag.store.base import Store
+
+EMBED_BATCH = 256
+EGO_TEXTS = ("name_type_description", "name_type", "name")
+
+
+def ego_text(entity: EntityRecord, mode: str) -> str:
+    """What an entity's ego vector embeds (``denoise.ego_text``)."""
+    if mode == "name":
+        return entity.name
+    if mode == "name_type":
+        return f"{entity.name} ({entity.type})"
+    if mode == "name_type_description":
+        return entity_text(entity)
+    raise ConfigError(f"denoise.ego_text: unknown {mode!r}; choose {', '.join(EGO_TEXTS)}")
+
+
+def ego_vectors(store: Store, embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """Unit vectors of ``texts``, reusing stored ones and storing the ones embedded here."""
+    hashes = [content_hash(t) for t in texts]
+    present = store.vectors.get(embedder.name, list(dict.fromkeys(hashes)))
+    missing = list({h: t for h, t in zip(hashes, texts, strict=True) if h not in present}.items())
+    for start in range(0, len(missing), EMBED_BATCH):
+        batch = missing[start : start + EMBED_BATCH]
+        vectors = embedder.embed([t for _, t in batch])
+        store.vectors.put(embedder.name, zip([h for h, _ in batch], vectors, strict=True))
+        present.update(zip([h for h, _ in batch], vectors, strict=True))
+    if not hashes:
+        return np.zeros((0, embedder.dimension), dtype=np.float32)
+    matrix = np.vstack([present[h] for h in hashes]).astype(np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+def resolution_graph(
+    entities: Sequence[EntityRecord], relations: Sequence[RelationRecord], vectors: np.ndarray
+) -> ResolutionGraph:
+    """Parallel arrays over ``entities``; ``vectors`` row i belongs to entity i."""
+    index = {e.id: i for i, e in enumerate(entities)}
+    adjacency: list[list[int]] = [[] for _ in entities]
+    for r in relations:
+        a, b = index.get(r.source_id), index.get(r.target_id)
+        if a is not None and b is not None and a != b:
+            adjacency[a].append(b)
+            adjacency[b].append(a)
+    return ResolutionGraph(
+        ids=[e.id for e in entities],
+        keys=[e.key for e in entities],
+        names=[e.name for e in entities],
+        types=[e.type for e in entities],
+        mentions=np.asarray([len(e.chunk_ids) for e in entities], dtype=np.int64),
+        vectors=vectors,
+        neighbours=[np.asarray(sorted(set(n)), dtype=np.int64) for n in adjacency],
+    )
+
+
+def load_resolution_graph(store: Store, embedder: Embedder, config: DenoiseConfig) -> ResolutionGraph:
+    entities = store.graph.entities()
+    texts = [ego_text(e, config.ego_text) for e in entities]
+    return resolution_graph(entities, store.graph.relations(), ego_vectors(store, embedder, texts))
+
+
+def _canonical(graph: ResolutionGraph, group: Group, rule: str) -> int:
+    if rule == "most-mentioned":
+        return group.canonical
+    if rule == "longest-name":
+        return min(group.members, key=lambda i: (-len(graph.names[i]), -int(graph.mentions[i]), i))
+    if rule == "shortest-name":
+        return min(group.members, key=lambda i: (len(graph.names[i]), -int(graph.mentions[i]), i))
+    raise ConfigError(f"denoise.canonical: unknown {rule!r}; choose most-mentioned, longest-name, shortest-name")
+
+
+def plan_resolution(graph: ResolutionGraph, config: DenoiseConfig, strategy: Strategies) -> ResolutionPlan:
+    """Block, match (with the optional name filter), group; canonical and merge/link mode per group."""
+    blocker, matcher, grouper, merger = strategy
+    similarity = string_similarity(config.string_filter)
+    vectors = matcher.vectors(graph)
+    blocks = blocker(graph, config)
+    pairs = []
+    for block in blocks:
+        pairs.extend(block_pairs(vectors, block, config.candidates, config.threshold))
+    found = len(pairs)
+    pairs = filter_names(graph, pairs, similarity, config.string_min)
+    named = len(pairs)
+    pairs = [p for p in matcher.rescore(graph, pairs) if p.score >= config.threshold]
+    groups, refused = grouper(graph, vectors, pairs, config)
+    for group in groups:
+        group.canonical = _canonical(graph, group, config.canonical)
+        group.mode = merger(group, config)
+        group.reason = f"{matcher.name} similarity ≥ {group.score:.3f}"
+    counts = {
+        "entities": graph.size,
+        "blocks": len(blocks),
+        "largest_block": max((len(b) for b in blocks), default=0),
+        "candidate_pairs": found,
+        "after_name_filter": named,
+        "above_threshold": len(pairs),
+        "groups": len(groups),
+        **refused,
+    }
+    plan = ResolutionPlan(groups, counts)
+    plan.counts["merged_away"] = plan.merged_away
+    plan.counts["linked"] = sum(len(g.aliases) for g in groups if g.mode == "link")
+    return plan
+
+
+class Strategies(NamedTuple):
+    """The four named steps of a resolution, each from its registry kind."""
+
+    blocker: Blocker
+    matcher: Matcher
+    grouper: Grouper
+    merger: Merger
+
+
+def strategies(config: DenoiseConfig) -> Strategies:
+    """The configured blocker, matcher, grouper and merge mode, built through their registries
+    (``KINDS["resolution_blocker"]`` etc., plug-ins included); unknown names list the known ones."""
+    return Strategies(
+        new_registry("resolution_blocker").create(config.blocker, config),
+        new_registry("resolution_matcher").create(config.matcher, config),
+        new_registry("resolution_grouper").create(config.grouper, config),
+        new_registry("resolution_merger").create(config.merge_mode, config),
+    )

@@ -1,0 +1,56 @@
+"""`kgrag graph denoise [--dry-run]` and `kgrag graph undo-denoise` through typer's CliRunner."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.denoise.conftest import dump
+from typer.testing import CliRunner
+
+from kgrag import Workspace
+from kgrag.cli.app import app
+
+MakeWs = Callable[..., Workspace]
+
+
+def _invoke(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.output
+
+
+def test_dry_run_apply_and_undo(make_ws: MakeWs, tmp_path: Path) -> None:
+    ws = make_ws()
+    path = str(ws.path)
+    before = dump(ws)
+    ws.close()
+    plan = tmp_path / "plan.json"
+    code, output = _invoke("graph", "denoise", "--dry-run", "--out", str(plan), "-w", path)
+    assert code == 0, output
+    assert "Denoising plan" in output and plan.exists()
+    code, output = _invoke("graph", "denoise", "--only", "resolve", "--json", "-w", path)
+    assert code == 0, output
+    data = json.loads(output)
+    # the CLI reads kgrag.toml (default [denoise] settings), so how many merge depends on the embedder
+    assert (
+        data["applied"] and data["counts"]["resolve"]["entities_merged_away"] >= 1 and "reflect" not in data["counts"]
+    )
+    with Workspace.open(path) as applied:
+        assert dump(applied) != before
+    code, output = _invoke("graph", "undo-denoise", "-w", path)
+    assert code == 0 and "undid denoising run" in output
+    with Workspace.open(path) as again:
+        assert dump(again) == before
+    code, output = _invoke("graph", "undo-denoise", "-w", path)
+    assert code == 1 and "nothing to undo" in output
+
+
+def test_bad_option_values_are_user_errors(make_ws: MakeWs) -> None:
+    ws = make_ws()
+    path = str(ws.path)
+    ws.close()
+    code, output = _invoke("graph", "denoise", "--only", "everything", "-w", path)
+    assert code != 0 and "--only" in output
+    code, output = _invoke("graph", "denoise", "--reflection", "astrology", "-w", path)
+    assert code == 1 and "astrology" in output
