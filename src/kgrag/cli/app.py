@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from kgrag.cli.compare_commands import compare, tune
 from kgrag.cli.errors import run_guarded
 from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.llm_commands import cost, prompts_app
@@ -34,6 +35,8 @@ app.add_typer(eval_app, name="eval")
 app.add_typer(prompts_app, name="prompts")
 app.command("cost")(cost)
 app.add_typer(graph_app, name="graph")
+app.command("compare")(compare)
+app.command("tune")(tune)
 
 
 def _print_version(value: bool) -> None:
