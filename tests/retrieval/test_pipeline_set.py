@@ -22,8 +22,16 @@ from kgrag.retrieval.router import heuristic_route
 
 QUESTION = "Which rule did the Osprey firmware incident at Águas do Tejo lead to?"
 ALL = sorted(KINDS["pipeline"].builtins)
-LLM_STEPS = {"qe": "expand_query", "hyde": "hyde", "combined": "expand_and_hyde", "graph-global": "keywords",
-             "graph-hybrid": "keywords", "graph-mix": "keywords", "graph-mix-rerank": "keywords", "auto": "route"}  # fmt: skip
+LLM_STEPS = {
+    "qe": "expand_query",
+    "hyde": "hyde",
+    "combined": "expand_and_hyde",
+    "graph-global": "keywords",
+    "graph-hybrid": "keywords",
+    "graph-mix": "keywords",
+    "graph-mix-rerank": "keywords",
+    "auto": "route",
+}
 
 
 def _reply(request: object) -> str:
@@ -34,8 +42,16 @@ def _reply(request: object) -> str:
     if "Extract search keywords" in text:
         return json.dumps({"low_level": ["Osprey", "Águas do Tejo"], "high_level": ["firmware rollout rule"]})
     if "Produce two things" in text:
-        return json.dumps({"rewrites": ["Osprey firmware incident rule", "rule after Osprey update failure",
-                                        "Águas do Tejo incident consequence"], "passage": "The staged rollout rule."})
+        return json.dumps(
+            {
+                "rewrites": [
+                    "Osprey firmware incident rule",
+                    "rule after Osprey update failure",
+                    "Águas do Tejo incident consequence",
+                ],
+                "passage": "The staged rollout rule.",
+            }
+        )
     if "Write exactly three rewrites" in text:
         return json.dumps({"rewrites": ["Osprey firmware incident rule", "rule after Osprey failure", "Tejo rule"]})
     if "Write one passage" in text:
@@ -70,7 +86,9 @@ def test_every_pipeline_runs_llm_free_within_the_budget(graph_ws: Workspace, nam
 
 
 @pytest.mark.parametrize("name", sorted(LLM_STEPS))
-def test_query_side_steps_use_the_llm_when_configured(graph_ws: Workspace, scripted_ctx: QueryContext, name: str) -> None:
+def test_query_side_steps_use_the_llm_when_configured(
+    graph_ws: Workspace, scripted_ctx: QueryContext, name: str
+) -> None:
     pipeline = build_pipeline(graph_ws.components.pipelines, name, graph_ws.config)
     result = pipeline.run(QUESTION, scripted_ctx, 5)
     step = next(s for s in result.trace if s.step == LLM_STEPS[name])

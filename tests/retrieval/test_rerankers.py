@@ -7,7 +7,7 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -34,9 +34,9 @@ def _items() -> list[ContextItem]:
 class _RerankHandler(BaseHTTPRequestHandler):
     """Scores = number of query words in each document; answers in the shape the request used."""
 
-    requests: list[dict[str, Any]] = []
+    requests: ClassVar[list[dict[str, Any]]] = []
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
         if self.path != "/rerank":
@@ -94,7 +94,9 @@ def test_http_reranker_errors_are_model_errors(rerank_server: str) -> None:
 
 def test_sentence_reranker_scores_by_best_sentence() -> None:
     embedder = FakeEmbedder(64)
-    ranked = SentenceReranker(lambda: embedder, sentences=1, incoming_weight=0.0).rerank("Bananas are yellow.", _items(), 3)
+    ranked = SentenceReranker(lambda: embedder, sentences=1, incoming_weight=0.0).rerank(
+        "Bananas are yellow.", _items(), 3
+    )
     assert ranked[0].id == "c1" and ranked[0].scores["best_sentences"] == pytest.approx(1.0, abs=1e-5)
 
 

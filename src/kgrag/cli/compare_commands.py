@@ -31,7 +31,9 @@ def summary_row(response: QueryResponse) -> dict[str, Any]:
             {"id": cid, "text": " ".join(items[cid].text.split())[:SNIPPET] if cid in items else ""}
             for cid in response.answer.citations
         ],
-        "context_items": {kind: sum(1 for i in items.values() if i.kind == kind) for kind in ("chunk", "entity", "relation", "path")},
+        "context_items": {
+            kind: sum(1 for i in items.values() if i.kind == kind) for kind in ("chunk", "entity", "relation", "path")
+        },
         "context_tokens": next((s.params.get("spent", 0) for s in response.result.trace if s.step == "fit_budget"), 0),
         "retrieval_ms": response.timings_ms.get("retrieval", 0.0),
         "generation_ms": response.timings_ms.get("generation", 0.0),
@@ -43,7 +45,9 @@ def summary_row(response: QueryResponse) -> dict[str, Any]:
 
 def compare(
     question: Annotated[str, typer.Argument(help="The question.")],
-    pipelines: Annotated[str, typer.Option("--pipelines", "-p", help="Comma-separated pipeline names.")] = "hybrid,graph-local,ppr,auto",
+    pipelines: Annotated[
+        str, typer.Option("--pipelines", "-p", help="Comma-separated pipeline names.")
+    ] = "hybrid,graph-local,ppr,auto",
     k: Annotated[int | None, typer.Option("--k", help="Passages per pipeline.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     workspace: WorkspaceOpt = None,
@@ -61,7 +65,9 @@ def compare(
         table = Table("pipeline", "answer", "cited passages", "context", "cost", show_lines=True)
         for row in rows:
             cited = "\n".join(f"{c['id']}: {c['text']}…" for c in row["citations"]) or "-"
-            context = f"{row['context_tokens']} tok\n" + ", ".join(f"{n} {kind}" for kind, n in row["context_items"].items() if n)
+            context = f"{row['context_tokens']} tok\n" + ", ".join(
+                f"{n} {kind}" for kind, n in row["context_items"].items() if n
+            )
             route = f"\nroute: {row['route']['route']} → {row['route']['pipeline']}" if row["route"] else ""
             cost_text = f"{row['retrieval_ms']:.0f} ms retrieval\n{row['cost_line'] or 'no LLM call'}"
             table.add_row(row["pipeline"] + route, row["answer"][:400], cited, context, cost_text)

@@ -22,9 +22,14 @@ class PipelineSettings(Section):
     max_neighbours: int | None = Field(None, ge=0, description="graph-local: 1-hop neighbours added (10).")
     keyword_boost: float | None = Field(None, ge=0, description="graph-local: score added for a typed name (1.0).")
     entity_pool: int | None = Field(None, ge=1, description="graph-local: entity vector candidates (50).")
-    context_tokens: int | None = Field(None, ge=16, description="Context budget of this pipeline (retrieval.context_tokens).")
+    context_tokens: int | None = Field(
+        None, ge=16, description="Context budget of this pipeline (retrieval.context_tokens)."
+    )
     fusion_lambda: float | None = Field(
-        None, ge=0, le=1, description="paths: weight of the dense score in λ fusion (else the `kgrag tune` value, else 0.7)."
+        None,
+        ge=0,
+        le=1,
+        description="paths: weight of the dense score in λ fusion (else the `kgrag tune` value, else 0.7).",
     )
     max_hops: int | None = Field(None, ge=1, le=4, description="paths: longest path in hops (2).")
     damping: float | None = Field(None, gt=0, lt=1, description="ppr: PageRank damping factor (0.5).")

@@ -15,11 +15,11 @@ import time
 from dataclasses import dataclass, field
 
 from kgrag.core.context import ContextItem
-from kgrag.retrieval.budget import similarities
 from kgrag.core.errors import KgragError
 from kgrag.core.graph_records import EntityRecord, RelationRecord
 from kgrag.graph.index import GraphIndex
 from kgrag.graph.texts import entity_text, relation_text
+from kgrag.retrieval.budget import similarities
 from kgrag.retrieval.graph_local import LocalSearchParams, LocalSearchResult, local_search
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.requirements import EMPTY_GRAPH_MESSAGE
@@ -49,7 +49,9 @@ def entity_item(scored: tuple[EntityRecord, float], hop: int) -> ContextItem:
     )
 
 
-def break_ties(chunks: list[tuple[str, int, float]], k: int, env: QueryContext, query: str) -> list[tuple[str, int, float]]:
+def break_ties(
+    chunks: list[tuple[str, int, float]], k: int, env: QueryContext, query: str
+) -> list[tuple[str, int, float]]:
     """Order the chunks tied with the k-th one (same citations and best entity score) by their own
     similarity to the query, so the cut is decided by relevance, not by id or insertion order."""
     if len(chunks) <= k or not env.vector_count():
@@ -109,7 +111,6 @@ def relation_item(relation: RelationRecord, weight: float, index: GraphIndex) ->
             "weight": relation.weight,
         },
     )
-
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import numpy as np
 from kgrag.core.context import ContextItem
 from kgrag.core.graph_records import RelationRecord
 from kgrag.graph.index import GraphIndex
-from kgrag.retrieval.graph_steps import entity_item, chunk_items, graph_index, relation_item
+from kgrag.retrieval.graph_steps import chunk_items, entity_item, graph_index, relation_item
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.steps import QueryState
 
@@ -53,7 +53,9 @@ class GraphGlobalSearch:
         state.record(self.name, {"keywords": text, "relations": len(relations)}, len(ranked), started, note)
 
 
-def _match_relations(index: GraphIndex, vector: np.ndarray, limit: int) -> tuple[list[tuple[RelationRecord, float]], str]:
+def _match_relations(
+    index: GraphIndex, vector: np.ndarray, limit: int
+) -> tuple[list[tuple[RelationRecord, float]], str]:
     """Relations nearest the keywords: by relation vectors when the graph has them, else (the default
     ``embed-graph`` embeds entities only) relations of the nearest entities, scored by their ends' mean
     similarity, so global search still works, coarser, on every graph."""

@@ -161,6 +161,10 @@ class FuseLambda:
         for chunk_id in dict.fromkeys([*dense, *graph]):
             d, g = dense.get(chunk_id, 0.0), graph.get(chunk_id, 0.0)
             scores = {"dense_norm": d, "graph_norm": g, "fused": lam * d + (1 - lam) * g}
-            items.append(ContextItem(kind="chunk", id=chunk_id, text="", score=scores["fused"], chunk_ids=[chunk_id], scores=scores))
+            items.append(
+                ContextItem(
+                    kind="chunk", id=chunk_id, text="", score=scores["fused"], chunk_ids=[chunk_id], scores=scores
+                )
+            )
         state.items = sorted(items, key=lambda i: -i.score)
         state.record(self.name, {"lambda": lam, "lambda_from": source}, len(state.items), started)

@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from kgrag.core.llm_types import StructuredResult
 from kgrag.documents.words import content_words
 from kgrag.graph.normalize import entity_key
 from kgrag.retrieval.graph_local import query_keywords
@@ -32,7 +33,7 @@ def ask(env: QueryContext, prompt: str, question: str, stage: str, **extra: Any)
     llm = env.llm()
     if not llm.available:
         return None, "no LLM configured: LLM-free fallback", 0
-    reply = llm.structured(prompt, {"question": question.strip(), **extra}, stage=stage)
+    reply: StructuredResult[Any] = llm.structured(prompt, {"question": question.strip(), **extra}, stage=stage)
     tokens = reply.usage.prompt_tokens if reply.usage else 0
     if reply.value is None:
         return None, f"invalid LLM reply ({reply.error}): LLM-free fallback", tokens
@@ -140,4 +141,3 @@ class ExtractKeywords:
             note = note if value is None else "empty LLM keywords: LLM-free fallback"
         params = {"low": state.keywords["low"], "high": state.keywords["high"], "prompt_tokens": tokens}
         state.record(self.name, params, sum(map(len, state.keywords.values())), started, note)
-

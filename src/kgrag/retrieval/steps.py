@@ -70,9 +70,7 @@ def _search_all_queries(
     texts = state.hypothetical if step.texts == "hypothetical" else state.queries
     hits = [[(h.id, h.score) for h in search(q)] for q in texts]
     state.streams[step.stream] = _merge_max(hits, step.stream)
-    state.record(
-        step.name, {"pool": step.pool, "queries": len(texts)}, len(state.streams[step.stream]), started
-    )
+    state.record(step.name, {"pool": step.pool, "queries": len(texts)}, len(state.streams[step.stream]), started)
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,11 @@ the order and says so in the item scores.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from kgrag.config.rerank import RerankConfig
 from kgrag.core.context import ContextItem
+from kgrag.core.llm_types import StructuredResult
 from kgrag.models.llm import LLMClient
 from kgrag.models.rerankers.base import RerankResources, reorder
 
@@ -32,7 +34,7 @@ class ListwiseLLMReranker:
     def rerank(self, query: str, items: Sequence[ContextItem], k: int) -> list[ContextItem]:
         if not items or not self.llm.available:
             return list(items[:k])
-        reply = self.llm.structured(
+        reply: StructuredResult[Any] = self.llm.structured(
             PROMPT, {"question": query.strip(), "passages": self._passages(items), "k": k}, stage=STAGE
         )
         ranking = list(getattr(reply.value, "ranking", None) or [])

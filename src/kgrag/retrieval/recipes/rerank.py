@@ -15,6 +15,12 @@ def rerank_pipeline(name: str, config: KgragConfig) -> Pipeline:
     return Pipeline(
         name,
         f"Hybrid search, top {config.retrieval.pool_for(name)} reranked by `{config.rerank.provider}` (lundberg-2026).",
-        (*hybrid_search(name, config), TakeTop(limit=config.retrieval.pool_for(name)), Hydrate(), Rerank(), *finish(name, config)),
+        (
+            *hybrid_search(name, config),
+            TakeTop(limit=config.retrieval.pool_for(name)),
+            Hydrate(),
+            Rerank(),
+            *finish(name, config),
+        ),
         requires=EMBEDDINGS,
     )
