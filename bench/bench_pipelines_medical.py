@@ -19,11 +19,14 @@ from pathlib import Path
 
 from kgrag import Workspace
 from kgrag.evaluation import load_dataset
-from kgrag.evaluation.retrieval_eval import RetrievalEvalReport, evaluate_retrieval
+from kgrag.evaluation.retrieval_eval import evaluate_retrieval
 
 REPO = Path(__file__).resolve().parents[1]
 MEDICAL = REPO.parent / "shared" / "datasets" / "graphrag-bench-medical"
-ALL = "hybrid,rerank,graph-local,ppr,paths,auto,dense,bm25,qe,hyde,combined,graph-global,graph-hybrid,graph-mix,graph-mix-rerank"
+ALL = (
+    "hybrid,rerank,graph-local,ppr,paths,auto,dense,bm25,qe,hyde,combined,"
+    "graph-global,graph-hybrid,graph-mix,graph-mix-rerank"
+)
 
 
 def run(ws: Workspace, pipelines: list[str], limit: int | None, out: Path) -> None:
