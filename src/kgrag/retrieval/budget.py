@@ -6,14 +6,14 @@ Every pipeline ends with :class:`FitBudget`, so ``retrieval.context_tokens`` (or
 Chunk-only results keep the pipeline's order (its ranking *is* its judgement) and are cut where the
 budget ends. Mixed results (passages plus entity, relation and path items) are ranked in one list by
 their value to the query instead of in fixed blocks (the candidates are the pipeline's first k passages,
-so its own ranking still decides which passages compete, and every fact): the cosine similarity of
-each item's stored vector to the query (entities and relations are embedded by the ``embed-graph``
-stage, chunks by ``embed``; one store lookup per query), with the pipeline's own rank as the
-tie-break and as the value where no vector exists. A graph fact is worth ``fact_weight`` of a passage with the same similarity (a description
-restates what a passage says, with less context), and a fact whose source passages are all already in
-the context is skipped: its evidence is there. Passages stay capped at k, so "recall@k" keeps meaning k
-passages. Items are added whole; a passage larger than the whole budget is still kept when it comes
-first, since an empty context answers nothing.
+so its own ranking still decides which passages compete, and every fact): the cosine similarity of each
+item's stored vector to the query (entities and relations are embedded by the ``embed-graph`` stage,
+chunks by ``embed``; one store lookup per query), with the pipeline's own rank as the tie-break and as
+the value where no vector exists. A graph fact is worth ``fact_weight`` of a passage with the same
+similarity (a description restates what a passage says, with less context), and a fact whose source
+passages are all already in the context is skipped: its evidence is there. Passages stay capped at k, so
+"recall@k" keeps meaning k passages. Items are added whole; a passage larger than the whole budget is
+still kept when it comes first, since an empty context answers nothing.
 """
 
 from __future__ import annotations
