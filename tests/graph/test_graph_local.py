@@ -39,7 +39,10 @@ def nlp_ws(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
     docs.mkdir()
     for name in DOCS:
         shutil.copy(SAMPLE_DOCS / name, docs / name)
-    ws = Workspace.init(root / "ws", embedding={"provider": "fake"}, graph={"extractor": "nlp"})
+    # A budget no result reaches: these tests look at the search itself (tests/retrieval cover the budget).
+    ws = Workspace.init(
+        root / "ws", embedding={"provider": "fake"}, graph={"extractor": "nlp"}, retrieval={"context_tokens": 100_000}
+    )
     progress = SilentProgress()
     report = ws.index([docs], progress)
     assert report.chunks_extracted == ws.store.chunks.count() > 0, progress.notes
@@ -98,6 +101,7 @@ def test_graph_local_with_another_extractor(fake_ws: Workspace, tmp_path: Path) 
         summarizer=ExtractiveSummarizer(100),
     )
     run_pipeline(context)
+    fake_ws.config.retrieval.context_tokens = 100_000  # the search itself, not the budget
     result = fake_ws.retrieve("What does Shale store for Kestrel?", pipeline="graph-local", k=3)
     assert [i.kind for i in result.items].count("chunk") == 3
     entities = [item.metadata["name"] for item in result.items if item.kind == "entity"]

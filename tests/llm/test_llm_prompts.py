@@ -72,14 +72,12 @@ def test_schema_by_short_name_or_legacy_dotted_path(tmp_path: Path, schema: str)
 
 
 def test_shipped_prompts_use_short_schema_names() -> None:
-    assert {p.output_schema for p in list_prompts()} <= {
-        "text",
-        "extraction_reply",
-        "community_report",
-        "global_map",
-        "merge_decision",
-        "triple_scores",
-    }
+    from kgrag.core.builtins import KINDS
+
+    schemas = {p.output_schema for p in list_prompts()}
+    assert schemas <= {"text", *KINDS["prompt_schema"].builtins} and "extraction_reply" in schemas
+    for prompt in list_prompts():  # every named schema resolves to a pydantic model
+        assert prompt.output_schema == "text" or prompt.schema_model() is not None
 
 
 def test_unknown_schema_names_the_registered_ones(tmp_path: Path) -> None:

@@ -77,6 +77,9 @@ def test_the_rerank_step_uses_the_slot_when_filled() -> None:
     class Slot:
         reranker = WordOverlapReranker()
 
+        def active_reranker(self) -> WordOverlapReranker | None:
+            return self.reranker
+
     state = QueryState(query="Where does Kestrel store telemetry?", k=1, queries=["q"], items=list(items))
     Rerank().run(state, Slot())  # type: ignore[arg-type]
     assert [i.id for i in state.items] == ["b"] and state.items[0].scores["rerank"] > 0

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kgrag.cli.community_commands import communities_command, report_command
+from kgrag.cli.compare_commands import compare, tune
 from kgrag.cli.errors import run_app, run_guarded
 from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.llm_commands import cost, prompts_app
@@ -39,6 +40,8 @@ app.add_typer(graph_app, name="graph")
 app.command("serve")(serve)
 graph_app.command("communities")(communities_command)
 graph_app.command("report")(report_command)
+app.command("compare")(compare)
+app.command("tune")(tune)
 
 
 def _print_version(value: bool) -> None:

@@ -15,6 +15,7 @@ from kgrag.config.generation import GenerationConfig
 from kgrag.config.graph import GraphConfig
 from kgrag.config.indexing import IndexingConfig
 from kgrag.config.llm import LLMConfig
+from kgrag.config.rerank import RerankConfig
 from kgrag.config.retrieval import RetrievalConfig
 from kgrag.config.server import ServerConfig
 from kgrag.config.store import StoreConfig
@@ -31,6 +32,7 @@ class KgragConfig(BaseSettings):
     chunking: ChunkingConfig = Field(default=ChunkingConfig(), description="Chunking.")
     embedding: EmbeddingConfig = Field(default=EmbeddingConfig(), description="Embedding model.")
     retrieval: RetrievalConfig = Field(default=RetrievalConfig(), description="Retrieval defaults.")
+    rerank: RerankConfig = Field(default=RerankConfig(), description="Reranker of pipelines with a rerank step.")
     generation: GenerationConfig = Field(default=GenerationConfig(), description="Answer generation.")
     llm: LLMConfig = Field(default=LLMConfig(), description="Chat LLM.")
     graph: GraphConfig = Field(default=GraphConfig(), description="Knowledge graph construction.")

@@ -22,6 +22,22 @@ class PipelineSettings(Section):
     max_neighbours: int | None = Field(None, ge=0, description="graph-local: 1-hop neighbours added (10).")
     keyword_boost: float | None = Field(None, ge=0, description="graph-local: score added for a typed name (1.0).")
     entity_pool: int | None = Field(None, ge=1, description="graph-local: entity vector candidates (50).")
+    context_tokens: int | None = Field(
+        None, ge=16, description="Context budget of this pipeline (retrieval.context_tokens)."
+    )
+    fusion_lambda: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="paths: weight of the dense score in λ fusion (else the `kgrag tune` value, else 0.7).",
+    )
+    max_hops: int | None = Field(None, ge=1, le=4, description="paths: longest path in hops (2).")
+    damping: float | None = Field(None, gt=0, lt=1, description="ppr: PageRank damping factor (0.5).")
+    routes: dict[str, str] = Field(
+        default_factory=dict,
+        description="auto: pipeline per route, keys `local`, `multi-hop`, `global` (defaults `rerank`, `ppr`, "
+        "`global` when such a pipeline is registered, else the multi-hop one).",
+    )
     options: dict[str, OptionValue] = Field(
         default_factory=dict, description="Free-form settings for plug-in pipelines (read by their recipe)."
     )
@@ -36,6 +52,14 @@ class RetrievalConfig(Section):
         50, ge=1, description="Candidates each search step fetches before fusion (pool of 50 in lundberg-2026)."
     )
     rrf_k: int = Field(60, ge=1, description="Reciprocal-rank-fusion constant (k = 60, lundberg-2026).")
+    context_tokens: int = Field(
+        1000,
+        ge=16,
+        description="Context budget of every pipeline, in tokens: the items a pipeline returns (passages, "
+        "entities, relations, paths) are chosen to fit it, so pipelines are compared at equal context. The "
+        "default is about what k = 5 chunks of the default size cost; a passage may exceed a budget only "
+        "when it is the first item.",
+    )
     pipelines: dict[str, PipelineSettings] = Field(
         default_factory=dict,
         description="Per-pipeline overrides, one `[retrieval.pipelines.<name>]` table each, e.g. "
@@ -65,6 +89,11 @@ class RetrievalConfig(Section):
         """Candidates per search step for ``pipeline``: its ``pool``, else ``candidate_pool``."""
         own = self.settings_for(pipeline).pool
         return own if own is not None else self.candidate_pool
+
+    def context_tokens_for(self, pipeline: str) -> int:
+        """Context budget for ``pipeline``: its ``context_tokens``, else the section's."""
+        own = self.settings_for(pipeline).context_tokens
+        return own if own is not None else self.context_tokens
 
     def rrf_k_for(self, pipeline: str) -> int:
         """RRF constant for ``pipeline``: its ``rrf_k``, else the section's."""

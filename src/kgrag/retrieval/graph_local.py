@@ -8,7 +8,11 @@
 3. The top entities' relations (both ends selected first, then those of the best-matching entities,
    then heavier ones) and the 1-hop neighbours those relations reach.
 4. Chunks ranked by provenance: how many selected entities and relations cite them; ties go to the chunk
-   cited by the better-scoring entity, then to the earlier-seen one.
+   cited by the better-scoring entity, then to the one with more total support (summed scores of the
+   entities and weights of the relations citing it). Never by chunk id: ids hash the source path, so
+   an id tie-break would make results depend on where the corpus lives. The query step breaks the
+   remaining ties at the cut by the passage's own similarity to the query
+   (:func:`kgrag.retrieval.graph_steps.break_ties`).
 
 An LLM keyword step can later replace :func:`query_keywords` without touching the rest.
 """
@@ -113,16 +117,18 @@ def rank_chunks(
     """(chunk id, citations, best citing-entity score), most cited first."""
     citations: dict[str, int] = {}
     best: dict[str, float] = {}
+    support: dict[str, float] = {}
     for entity, score in entities:
         for chunk_id in entity.chunk_ids:
             citations[chunk_id] = citations.get(chunk_id, 0) + 1
             best[chunk_id] = max(best.get(chunk_id, float("-inf")), score)
-    for relation, _ in relations:
+            support[chunk_id] = support.get(chunk_id, 0.0) + score
+    for relation, weight in relations:
         for chunk_id in relation.chunk_ids:
             citations[chunk_id] = citations.get(chunk_id, 0) + 1
             best.setdefault(chunk_id, float("-inf"))
-    order = {chunk_id: n for n, chunk_id in enumerate(citations)}
-    ranked = sorted(citations, key=lambda c: (-citations[c], -best[c], order[c]))
+            support[chunk_id] = support.get(chunk_id, 0.0) + weight
+    ranked = sorted(citations, key=lambda c: (-citations[c], -best[c], -support[c]))
     return [(c, citations[c], best[c] if best[c] != float("-inf") else 0.0) for c in ranked]
 
 

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 
 from kgrag.core.context import ContextItem
 from kgrag.core.errors import KgragError
-from kgrag.core.graph_records import EntityRecord
+from kgrag.core.graph_records import EntityRecord, RelationRecord
 from kgrag.graph.index import GraphIndex
 from kgrag.graph.texts import entity_text, relation_text
+from kgrag.retrieval.budget import similarities
 from kgrag.retrieval.graph_local import LocalSearchParams, LocalSearchResult, local_search
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.requirements import EMPTY_GRAPH_MESSAGE
@@ -34,7 +35,7 @@ def graph_index(ctx: QueryContext) -> GraphIndex:
     return index
 
 
-def _entity_item(scored: tuple[EntityRecord, float], hop: int) -> ContextItem:
+def entity_item(scored: tuple[EntityRecord, float], hop: int) -> ContextItem:
     """An entity as context: name, type and description, with its source chunks."""
     entity, score = scored
     return ContextItem(
@@ -48,43 +49,68 @@ def _entity_item(scored: tuple[EntityRecord, float], hop: int) -> ContextItem:
     )
 
 
-def _items(result: LocalSearchResult, index: GraphIndex, k: int) -> list[ContextItem]:
-    """Top-k chunks, then the selected entities, their neighbours and relations."""
-    items = [
+def break_ties(
+    chunks: list[tuple[str, int, float]], k: int, env: QueryContext, query: str
+) -> list[tuple[str, int, float]]:
+    """Order the chunks tied with the k-th one (same citations and best entity score) by their own
+    similarity to the query, so the cut is decided by relevance, not by id or insertion order."""
+    if len(chunks) <= k or not env.vector_count():
+        return chunks
+    tie = chunks[k - 1][1:]
+    start = next(i for i, c in enumerate(chunks) if c[1:] == tie)
+    end = next((i for i in range(start, len(chunks)) if chunks[i][1:] != tie), len(chunks))
+    group = env.store.chunks.get_many([c[0] for c in chunks[start:end]])
+    items = [ContextItem(kind="chunk", id=c.id, text=c.text, score=0.0) for c in group]
+    sims = dict(zip((i.id for i in items), similarities(items, env, query), strict=True))
+    tied = sorted(chunks[start:end], key=lambda c: -(sims.get(c[0]) or 0.0))
+    return chunks[:start] + tied + chunks[end:]
+
+
+def chunk_items(chunks: list[tuple[str, int, float]], stream: str) -> list[ContextItem]:
+    """Chunk candidates (text filled later by ``Hydrate``) from (id, citations, best entity score)."""
+    return [
         ContextItem(
             kind="chunk",
             id=cid,
             text="",
             score=float(count),
             chunk_ids=[cid],
-            scores={"graph_provenance": float(count), "graph_entity": best},
+            scores={f"{stream}_provenance": float(count), "graph_entity": best},
         )
-        for cid, count, best in result.chunks[:k]
+        for cid, count, best in chunks
     ]
-    items.extend(_entity_item(pair, 0) for pair in result.entities)
-    items.extend(_entity_item(pair, 1) for pair in result.neighbours)
-    names = {eid: e.name for eid, e in index.entities.items()}
-    for relation, weight in result.relations:
-        items.append(
-            ContextItem(
-                kind="relation",
-                id=relation.id,
-                text=relation_text(relation, names),
-                score=float(weight),
-                chunk_ids=list(relation.chunk_ids),
-                scores={"graph_relation": float(weight)},
-                metadata={
-                    "source": names.get(relation.source_id, ""),
-                    "target": names.get(relation.target_id, ""),
-                    "source_id": relation.source_id,
-                    "target_id": relation.target_id,
-                    "label": relation.label,
-                    "keywords": list(relation.keywords),
-                    "weight": relation.weight,
-                },
-            )
-        )
+
+
+def _items(result: LocalSearchResult, index: GraphIndex, k: int) -> list[ContextItem]:
+    """Top-k chunks, then the selected entities, their neighbours and relations."""
+    items = chunk_items(result.chunks[:k], "graph")
+    items.extend(entity_item(pair, 0) for pair in result.entities)
+    items.extend(entity_item(pair, 1) for pair in result.neighbours)
+    items.extend(relation_item(relation, weight, index) for relation, weight in result.relations)
     return items
+
+
+def relation_item(relation: RelationRecord, weight: float, index: GraphIndex) -> ContextItem:
+    """A relation as context: its sentence, with its ends and source chunks."""
+    ends = (relation.source_id, relation.target_id)
+    names = {eid: index.entities[eid].name for eid in ends if eid in index.entities}
+    return ContextItem(
+        kind="relation",
+        id=relation.id,
+        text=relation_text(relation, names),
+        score=float(weight),
+        chunk_ids=list(relation.chunk_ids),
+        scores={"graph_relation": float(weight)},
+        metadata={
+            "source": names.get(relation.source_id, ""),
+            "target": names.get(relation.target_id, ""),
+            "source_id": relation.source_id,
+            "target_id": relation.target_id,
+            "label": relation.label,
+            "keywords": list(relation.keywords),
+            "weight": relation.weight,
+        },
+    )
 
 
 @dataclass(frozen=True)
@@ -99,8 +125,11 @@ class GraphLocalSearch:
         index = graph_index(env)
         vector = env.embed_query(state.query) if len(index.entity_vectors) else None
         result = local_search(index, state.query, vector, self.params)
+        result.chunks = break_ties(result.chunks, state.k, env, state.query)
         state.items = _items(result, index, state.k)
         state.streams["graph_chunks"] = [item for item in state.items if item.kind == "chunk"]
+        state.streams["graph_local"] = chunk_items(result.chunks[: 2 * state.k], "graph")
+        state.streams["graph_local_facts"] = [item for item in state.items if item.kind != "chunk"]
         note = "" if vector is not None else "no entity vectors: matched entity names only"
         state.record(
             self.name,

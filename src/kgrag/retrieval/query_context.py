@@ -12,13 +12,18 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import Any
 
+import igraph as ig
 import numpy as np
 
 from kgrag.communities.index import CommunityIndex, load_community_index
 from kgrag.config import KgragConfig
 from kgrag.core.hot import HotValue
 from kgrag.core.lazy import Lazy
+from kgrag.core.registry import Registry
+from kgrag.documents import TokenCounter
+from kgrag.graph.analysis.igraph_view import to_igraph
 from kgrag.graph.index import GraphIndex, load_graph_index
 from kgrag.models.embeddings import Embedder
 from kgrag.models.llm import LLMClient
@@ -55,13 +60,30 @@ class QueryVectorCache:
         return len(self._vectors)
 
 
+class IGraphView:
+    """An igraph graph of the store, the entity id of each vertex and the vertex of each id, plus the
+    global PageRank (node importance for path scoring), computed once per graph version."""
+
+    def __init__(self, graph: ig.Graph, ids: list[str]) -> None:
+        self.graph = graph
+        self.ids = ids
+        self.vertex = {entity_id: v for v, entity_id in enumerate(ids)}
+        weights = "weight" if graph.ecount() else None
+        ranks = graph.pagerank(weights=weights) if graph.vcount() else []
+        top = max(ranks, default=0.0) or 1.0
+        self.importance = {entity_id: ranks[v] / top for v, entity_id in enumerate(ids)}
+
+
 class QueryContext:
     """Store, config and the query-time resources built from them.
 
     ``model_id`` is the ``provider:model`` key vectors are stored under. ``embedder`` and ``llm`` are
     factories, called at most once. Chunk vectors are searched by the store
     (``store.vectors.search``), which keeps its own hot matrix or searches server-side;
-    ``reranker`` is an optional slot (see :mod:`kgrag.retrieval.rerank`).
+    ``reranker`` is an explicit reranker (tests, code); otherwise ``reranker_factory`` builds the
+    configured one on first use (see :mod:`kgrag.retrieval.rerank`). ``pipelines`` is the workspace's
+    pipeline registry, so a routing step can run another pipeline by name (and only offer a route whose
+    pipeline is registered).
     """
 
     def __init__(
@@ -73,15 +95,21 @@ class QueryContext:
         embedder: Callable[[], Embedder],
         llm: Callable[[], LLMClient],
         reranker: Reranker | None = None,
+        reranker_factory: Callable[[], Reranker] | None = None,
+        pipelines: Registry[Any] | None = None,
         query_cache_size: int = QUERY_CACHE_SIZE,
     ) -> None:
         self.store = store
         self.config = config
         self.model_id = model_id
         self.reranker = reranker
+        self.pipelines = pipelines
+        self._reranker = Lazy(reranker_factory) if reranker_factory is not None else None
         self._embedder = Lazy(embedder)
         self._llm = Lazy(llm)
         self._graph = HotValue(lambda: load_graph_index(store, model_id), store.generation)
+        self._tokens = Lazy(lambda: TokenCounter.for_encoding(config.chunking.encoding))
+        self._igraph = HotValue(lambda: IGraphView(*to_igraph(store)), store.generation)
         self._graph_entities = HotValue(lambda: store.graph.counts()["entities"], store.generation)
         self._communities = HotValue(lambda: load_community_index(store, model_id), store.generation)
         self._vector_count = HotValue(lambda: store.vectors.count(model_id), store.generation)
@@ -106,6 +134,21 @@ class QueryContext:
     def graph_index(self) -> GraphIndex:
         """The whole graph in memory (possibly empty; graph steps say what to do then)."""
         return self._graph.get()
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` in the chunking encoding (what context budgets are measured in)."""
+        return self._tokens.get().count(text)
+
+    def active_reranker(self) -> Reranker | None:
+        """The explicit reranker, else the configured one (created once, on first use), else None."""
+        if self.reranker is not None:
+            return self.reranker
+        return self._reranker.get() if self._reranker is not None else None
+
+    def igraph(self) -> IGraphView:
+        """The graph as igraph with the vertex of each entity id, for PageRank and paths; reloaded after a
+        committed write like the other hot indexes."""
+        return self._igraph.get()
 
     def graph_entities(self) -> int:
         """How many entities the graph has (cheap: cached until the next write)."""

@@ -1,18 +1,23 @@
-"""The reranker slot of a query: a small protocol and a deterministic fake.
+"""The reranker slot of a query: the protocol every reranker meets, and how the configured one is built.
 
-No built-in pipeline reranks yet; the slot exists so a cross-encoder (or an LLM judge) can be put on a
-workspace's :class:`~kgrag.retrieval.query_context.QueryContext` and used by any recipe that adds a
-:class:`~kgrag.retrieval.rerank_step.Rerank` step, without another field or a string-keyed extra.
+Rerankers live in :mod:`kgrag.models.rerankers` (they call models) and are chosen by name through
+``KINDS["reranker"]`` (``rerank.provider``); a recipe adds a :class:`~kgrag.retrieval.rerank_step.Rerank`
+step and the query context supplies whichever reranker the workspace configured.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
+from kgrag.config.rerank import RerankConfig
+from kgrag.core.builtins import new_registry
 from kgrag.core.context import ContextItem
-from kgrag.documents.words import content_words
+from kgrag.core.registry import Registry
+from kgrag.models.rerankers.base import RerankResources
+from kgrag.models.rerankers.basic import WordOverlapReranker
+
+__all__ = ["Reranker", "WordOverlapReranker", "create_reranker"]
 
 
 class Reranker(Protocol):
@@ -21,17 +26,9 @@ class Reranker(Protocol):
     def rerank(self, query: str, items: Sequence[ContextItem], k: int) -> list[ContextItem]: ...
 
 
-@dataclass(frozen=True)
-class WordOverlapReranker:
-    """Fake reranker: orders by the share of the query's content words an item contains (ties keep the
-    incoming order). Deterministic and model-free, for tests and as a reference implementation."""
-
-    def rerank(self, query: str, items: Sequence[ContextItem], k: int) -> list[ContextItem]:
-        wanted = content_words(query)
-        scored = [
-            (len(wanted & content_words(item.text)) / max(1, len(wanted)), n, item) for n, item in enumerate(items)
-        ]
-        ranked = sorted(scored, key=lambda t: (-t[0], t[1]))[:k]
-        for score, _, item in ranked:
-            item.scores["rerank"] = score
-        return [item for _, _, item in ranked]
+def create_reranker(
+    config: RerankConfig, resources: RerankResources, registry: Registry[Any] | None = None
+) -> Reranker:
+    """The reranker ``config.provider`` names, from ``registry`` (default: built-ins and plug-ins)."""
+    reranker: Reranker = (registry or new_registry("reranker")).create(config.provider, config, resources)
+    return reranker

@@ -1,4 +1,4 @@
-"""The step that applies the query context's reranker, when one is set."""
+"""The step that applies the query context's reranker (the configured one, or an explicit one)."""
 
 from __future__ import annotations
 
@@ -11,16 +11,19 @@ from kgrag.retrieval.steps import QueryState
 
 @dataclass(frozen=True)
 class Rerank:
-    """Reorder the ranked items with ``ctx.reranker`` and cut them to ``k``; a pass-through (recorded in
-    the trace) when the workspace has no reranker, so one recipe serves both set-ups."""
+    """Reorder the ranked passages with the workspace's reranker and cut them to ``k`` (graph facts are
+    kept for the budget step to weigh); a pass-through (recorded in the trace) when the workspace has no
+    reranker, so one recipe serves both set-ups. Passages must be hydrated first: rerankers read text."""
 
     name: str = "rerank"
 
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
-        reranker = env.reranker
+        reranker = env.active_reranker()
         if reranker is None:
             state.record(self.name, {"k": state.k}, len(state.items), started, "no reranker configured: order kept")
             return
-        state.items = reranker.rerank(state.query, state.items, state.k)
+        passages = [item for item in state.items if item.kind == "chunk"]
+        facts = [item for item in state.items if item.kind != "chunk"]
+        state.items = reranker.rerank(state.query, passages, state.k) + facts
         state.record(self.name, {"k": state.k, "reranker": type(reranker).__name__}, len(state.items), started)

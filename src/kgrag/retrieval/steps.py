@@ -27,6 +27,10 @@ class QueryState:
     streams: dict[str, list[ContextItem]] = field(default_factory=dict)
     items: list[ContextItem] = field(default_factory=list)
     trace: list[TraceStep] = field(default_factory=list)
+    hypothetical: list[str] = field(default_factory=list)
+    """HyDE passages (searched by a ``DenseSearch`` with ``texts="hypothetical"``)."""
+    keywords: dict[str, list[str]] = field(default_factory=dict)
+    """LightRAG keywords by level (``low``: entities, ``high``: relations), when a step extracted them."""
 
     def record(self, step: str, params: dict[str, Any], n_out: int, started: float, note: str = "") -> None:
         self.trace.append(
@@ -63,20 +67,21 @@ def _search_all_queries(
 ) -> None:
     """Run one retriever for every query in the state and store the union as the step's stream."""
     started = time.perf_counter()
-    hits = [[(h.id, h.score) for h in search(q)] for q in state.queries]
+    texts = state.hypothetical if step.texts == "hypothetical" else state.queries
+    hits = [[(h.id, h.score) for h in search(q)] for q in texts]
     state.streams[step.stream] = _merge_max(hits, step.stream)
-    state.record(
-        step.name, {"pool": step.pool, "queries": len(state.queries)}, len(state.streams[step.stream]), started
-    )
+    state.record(step.name, {"pool": step.pool, "queries": len(texts)}, len(state.streams[step.stream]), started)
 
 
 @dataclass(frozen=True)
 class DenseSearch:
-    """Cosine search of every query in the state against the chunk vectors."""
+    """Cosine search of every query in the state (or, with ``texts="hypothetical"``, every HyDE passage)
+    against the chunk vectors."""
 
     pool: int
     stream: str = "dense"
     name: str = "dense_search"
+    texts: str = "queries"
 
     def run(self, state: QueryState, env: QueryContext) -> None:
         search = env.store.vectors.search
@@ -90,6 +95,7 @@ class BM25Search:
     pool: int
     stream: str = "bm25"
     name: str = "bm25_search"
+    texts: str = "queries"
 
     def run(self, state: QueryState, env: QueryContext) -> None:
         _search_all_queries(self, state, lambda q: env.store.chunks.search_bm25(q, self.pool))
@@ -135,14 +141,16 @@ class FuseRRF:
 
 @dataclass(frozen=True)
 class TakeTop:
-    """Cut the ranked items to the query's k."""
+    """Cut the ranked items to the query's k (or to ``limit``: a reranker's pool)."""
 
     name: str = "take_top"
+    limit: int | None = None
 
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
-        state.items = state.items[: state.k]
-        state.record(self.name, {"k": state.k}, len(state.items), started)
+        keep = self.limit if self.limit is not None else state.k
+        state.items = state.items[:keep]
+        state.record(self.name, {"k": keep}, len(state.items), started)
 
 
 @dataclass(frozen=True)
@@ -164,6 +172,7 @@ class Hydrate:
                 item.text, item.doc_id = chunk.text, chunk.doc_id
                 item.span = (chunk.char_start, chunk.char_end)
                 item.metadata.setdefault("ord", chunk.ord)
+                item.metadata.setdefault("n_tokens", chunk.n_tokens)
             kept.append(item)
         state.items = kept
         state.record(self.name, {}, len(kept), started)

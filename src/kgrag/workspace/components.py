@@ -23,7 +23,9 @@ from kgrag.graph.types import Extractor
 from kgrag.indexing import ChunkPlan, IndexRegistries
 from kgrag.models.embeddings import Embedder, FakeEmbedder, KeyedEmbedder, create_embedder
 from kgrag.models.llm import LLMClient, Prices, create_llm_client
+from kgrag.models.rerankers import RerankResources
 from kgrag.retrieval import PipelineFactory, QueryContext
+from kgrag.retrieval.rerank import create_reranker
 from kgrag.store import Store
 from kgrag.workspace.model_binding import (
     META_DIMENSION,
@@ -69,7 +71,15 @@ class Components:
         """This workspace's indexing stages, pipelines, extractors and summarisers (built-ins, plug-ins,
         and whatever code registers here; other workspaces do not see those)."""
         self.pipelines: Registry[PipelineFactory] = new_registry("pipeline")
-        self.query_context = QueryContext(store, config, model_id=self.vector_key, embedder=self.embedder, llm=self.llm)
+        self.query_context = QueryContext(
+            store,
+            config,
+            model_id=self.vector_key,
+            embedder=self.embedder,
+            llm=self.llm,
+            reranker_factory=lambda: create_reranker(config.rerank, RerankResources(self.embedder, self.llm)),
+            pipelines=self.pipelines,
+        )
 
     # -- models ----------------------------------------------------------------------------------
     @property

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +12,8 @@ from kgrag.core.errors import KgragError
 from kgrag.evaluation import evaluate_retrieval
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
+from kgrag.evaluation.tune import WIDE, TuneReport, tune_lambda
+from kgrag.retrieval.paths import DEFAULT_LAMBDA, FuseLambda, lambda_key
 from kgrag.workspace.components import Components
 from kgrag.workspace.query_api import QueryAPI
 
@@ -56,6 +58,24 @@ class EvalAPI:
         self._querying.require_chunks()
         threshold = self._parts.config.evaluation.evidence_overlap
         return evaluate_retrieval(items, list(pipelines), k, threshold, self._querying.retrieve, on_question)
+
+    def tune(self, items: Sequence[QAItem], pipeline: str = "paths", k: int = 5, *, save: bool = True) -> TuneReport:
+        """Fit λ of a λ-fused pipeline on labelled ``items`` and (``save``) store it in the workspace, where
+        the pipeline reads it unless its config table sets ``fusion_lambda``."""
+        built = self._querying.pipeline(pipeline)
+        if not any(isinstance(step, FuseLambda) for step in built.steps):
+            raise KgragError(f"pipeline {pipeline!r} has no λ fusion step to tune (try `paths`)")
+        self._querying.require_chunks()
+        wide = replace(built, steps=tuple(s for s in built.steps if s.name != "fit_budget"))
+        ctx = self._parts.query_context
+        threshold = self._parts.config.evaluation.evidence_overlap
+        report = tune_lambda(items, pipeline, k, threshold, lambda q: wide.run(q, ctx, WIDE), DEFAULT_LAMBDA)
+        if not report.questions:
+            raise KgragError("no question in the dataset has evidence to tune against")
+        if save:
+            with self._parts.store.transaction():
+                self._parts.store.meta.set(lambda_key(pipeline), str(report.best))
+        return report
 
     def runs(self) -> list[EvalRunInfo]:
         """Evaluation reports written under ``<workspace>/reports`` (``kgrag eval ... `` without ``--out``),

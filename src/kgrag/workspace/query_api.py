@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from kgrag.core.context import RetrievalResult
 from kgrag.core.errors import KgragError
 from kgrag.documents.records import unicode_text
@@ -42,6 +44,15 @@ class QueryAPI:
             )
         ctx = self._parts.query_context
         return respond(self.pipeline(pipeline), ctx, _question(question), self._k(k), config=config)
+
+    def compare(self, question: str, pipelines: Sequence[str], k: int | None = None) -> list[QueryResponse]:
+        """The same question answered by each pipeline, in order (answers, citations, context tokens and
+        cost side by side: ``kgrag compare``). Unknown names fail before any pipeline runs."""
+        if not pipelines:
+            raise KgragError("name at least one pipeline to compare (see `kgrag pipelines`)")
+        built = [self.pipeline(name) for name in pipelines]
+        self.require_chunks()
+        return [respond(p, self._parts.query_context, question, self._k(k)) for p in built]
 
     def pipelines(self) -> list[PipelineInfo]:
         """Every registered pipeline with its origin, description and which requirements are met here."""

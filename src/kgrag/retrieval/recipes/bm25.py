@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from kgrag.config import KgragConfig
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.steps import BM25Search, Hydrate, TakeTop, UseStream
+from kgrag.retrieval.recipe_parts import finish
+from kgrag.retrieval.steps import BM25Search, TakeTop, UseStream
 
 
 def bm25_pipeline(name: str, config: KgragConfig) -> Pipeline:
@@ -13,5 +14,5 @@ def bm25_pipeline(name: str, config: KgragConfig) -> Pipeline:
     return Pipeline(
         name,
         "Lexical BM25 search (SQLite FTS5) over chunk text.",
-        (BM25Search(pool=pool), UseStream("bm25"), TakeTop(), Hydrate()),
+        (BM25Search(pool=pool), UseStream("bm25"), TakeTop(), *finish(name, config)),
     )

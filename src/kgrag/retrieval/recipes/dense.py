@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from kgrag.config import KgragConfig
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.steps import DenseSearch, Hydrate, TakeTop, UseStream
+from kgrag.retrieval.recipe_parts import finish
+from kgrag.retrieval.steps import DenseSearch, TakeTop, UseStream
 
 
 def dense_pipeline(name: str, config: KgragConfig) -> Pipeline:
@@ -13,6 +14,6 @@ def dense_pipeline(name: str, config: KgragConfig) -> Pipeline:
     return Pipeline(
         name,
         "Exact cosine search over chunk embeddings.",
-        (DenseSearch(pool=pool), UseStream("dense"), TakeTop(), Hydrate()),
+        (DenseSearch(pool=pool), UseStream("dense"), TakeTop(), *finish(name, config)),
         requires=frozenset({"embeddings"}),
     )

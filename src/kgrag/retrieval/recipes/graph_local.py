@@ -11,7 +11,7 @@ from kgrag.config import KgragConfig, PipelineSettings
 from kgrag.retrieval.graph_local import LocalSearchParams
 from kgrag.retrieval.graph_steps import GraphLocalSearch
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.steps import Hydrate
+from kgrag.retrieval.recipe_parts import finish
 
 
 def local_params(settings: PipelineSettings) -> LocalSearchParams:
@@ -32,6 +32,6 @@ def graph_local_pipeline(name: str, config: KgragConfig) -> Pipeline:
         name,
         "LightRAG-style local search: query → entities → relations/neighbours → chunks by "
         "provenance count, plus the entity and relation items (lundberg-2026).",
-        (GraphLocalSearch(local_params(config.retrieval.settings_for(name))), Hydrate()),
+        (GraphLocalSearch(local_params(config.retrieval.settings_for(name))), *finish(name, config)),
         requires=frozenset({"graph"}),
     )

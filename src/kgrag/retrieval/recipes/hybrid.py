@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from kgrag.config import KgragConfig
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.steps import BM25Search, DenseSearch, FuseRRF, Hydrate, TakeTop
+from kgrag.retrieval.recipe_parts import finish, hybrid_search
+from kgrag.retrieval.steps import TakeTop
 
 
 def hybrid_pipeline(name: str, config: KgragConfig) -> Pipeline:
     """Both searches fetch ``pool`` candidates; RRF with constant ``rrf_k`` ranks their union."""
-    pool = config.retrieval.pool_for(name)
     rrf_k = config.retrieval.rrf_k_for(name)
     return Pipeline(
         name,
         f"Dense + BM25 fused by reciprocal rank fusion (k={rrf_k}, lundberg-2026).",
-        (DenseSearch(pool=pool), BM25Search(pool=pool), FuseRRF(("dense", "bm25"), k=rrf_k), TakeTop(), Hydrate()),
+        (*hybrid_search(name, config), TakeTop(), *finish(name, config)),
         requires=frozenset({"embeddings"}),
     )

@@ -1,0 +1,104 @@
+"""`kgrag compare` and `kgrag tune`: one question through several pipelines side by side, and fitting
+the λ of the ``paths`` pipeline on a labelled dataset. Parse, call a sub-API, print."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.table import Table
+
+from kgrag.cli.errors import run_guarded
+from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
+
+if TYPE_CHECKING:
+    from kgrag.workspace import QueryResponse
+
+SNIPPET = 90
+
+
+def summary_row(response: QueryResponse) -> dict[str, Any]:
+    """What one pipeline did with the question: answer, cited passages, context size, time, cost."""
+    items = {item.id: item for item in response.result.items}
+    route = next((s.params for s in response.result.trace if s.step == "route"), None)
+    usage = response.answer.usage or {}
+    return {
+        "pipeline": response.result.pipeline,
+        "answer": response.answer.text,
+        "citations": [
+            {"id": cid, "text": " ".join(items[cid].text.split())[:SNIPPET] if cid in items else ""}
+            for cid in response.answer.citations
+        ],
+        "context_items": {
+            kind: sum(1 for i in items.values() if i.kind == kind) for kind in ("chunk", "entity", "relation", "path")
+        },
+        "context_tokens": next((s.params.get("spent", 0) for s in response.result.trace if s.step == "fit_budget"), 0),
+        "retrieval_ms": response.timings_ms.get("retrieval", 0.0),
+        "generation_ms": response.timings_ms.get("generation", 0.0),
+        "prompt_tokens": usage.get("prompt_tokens", 0),
+        "cost_line": response.answer.cost_line,
+        "route": route,
+    }
+
+
+def compare(
+    question: Annotated[str, typer.Argument(help="The question.")],
+    pipelines: Annotated[
+        str, typer.Option("--pipelines", "-p", help="Comma-separated pipeline names.")
+    ] = "hybrid,graph-local,ppr,auto",
+    k: Annotated[int | None, typer.Option("--k", help="Passages per pipeline.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    workspace: WorkspaceOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Answer one question with several pipelines: answers, cited passages, context tokens and cost."""
+
+    def body() -> None:
+        names = [p.strip() for p in pipelines.split(",") if p.strip()]
+        with open_workspace(workspace) as ws:
+            rows = [summary_row(r) for r in ws.querying.compare(question, names, k)]
+        if as_json:
+            typer.echo(json.dumps(rows, indent=2))
+            return
+        table = Table("pipeline", "answer", "cited passages", "context", "cost", show_lines=True)
+        for row in rows:
+            cited = "\n".join(f"{c['id']}: {c['text']}…" for c in row["citations"]) or "-"
+            context = f"{row['context_tokens']} tok\n" + ", ".join(
+                f"{n} {kind}" for kind, n in row["context_items"].items() if n
+            )
+            route = f"\nroute: {row['route']['route']} → {row['route']['pipeline']}" if row["route"] else ""
+            cost_text = f"{row['retrieval_ms']:.0f} ms retrieval\n{row['cost_line'] or 'no LLM call'}"
+            table.add_row(row["pipeline"] + route, row["answer"][:400], cited, context, cost_text)
+        new_console().print(table)
+
+    run_guarded(body, debug)
+
+
+def tune(
+    dataset: Annotated[Path, typer.Option("--dataset", help="GraphRAG-Bench .json or .jsonl questions with evidence.")],
+    pipeline: Annotated[str, typer.Option("--pipeline", "-p", help="The λ-fused pipeline to tune.")] = "paths",
+    k: Annotated[int, typer.Option("--k", help="Passages scored per question.")] = 5,
+    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Report only; do not store λ.")] = False,
+    workspace: WorkspaceOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Fit λ (dense vs graph weight) of the `paths` pipeline on labelled questions and store it."""
+
+    def body() -> None:
+        from kgrag.evaluation import load_dataset
+
+        items = load_dataset(dataset)
+        with open_workspace(workspace) as ws:
+            report = ws.eval.tune(items[:limit] if limit else items, pipeline, k, save=not dry_run)
+        table = Table("λ", f"evidence recall@{k}")
+        for lam, recall in report.recall_by_lambda.items():
+            table.add_row(f"{lam:.1f}" + (" ←" if lam == report.best else ""), f"{recall:.3f}")
+        console = new_console()
+        console.print(table)
+        verb = "would store" if dry_run else "stored"
+        console.print(f"{verb} λ = {report.best} for {pipeline} ({report.questions} questions)")
+
+    run_guarded(body, debug)

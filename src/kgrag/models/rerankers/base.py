@@ -1,0 +1,30 @@
+"""What a reranker factory receives, and the one helper every reranker uses to apply its scores."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from kgrag.core.context import ContextItem
+from kgrag.models.embeddings import Embedder
+from kgrag.models.llm import LLMClient
+
+
+@dataclass(frozen=True)
+class RerankResources:
+    """The workspace's models, as factories: a reranker that does not need one never creates it (an HTTP
+    reranker never loads the embedder; the offline one never builds an LLM client)."""
+
+    embedder: Callable[[], Embedder]
+    llm: Callable[[], LLMClient]
+
+
+def reorder(items: Sequence[ContextItem], scores: Sequence[float], k: int, key: str = "rerank") -> list[ContextItem]:
+    """Items sorted by ``scores`` (ties keep the incoming order), cut to ``k``; each kept item records its
+    score under ``key`` so the trace shows why it ranked."""
+    order = sorted(range(len(items)), key=lambda i: (-scores[i], i))[:k]
+    out = []
+    for i in order:
+        items[i].scores[key] = float(scores[i])
+        out.append(items[i])
+    return out

@@ -1,0 +1,107 @@
+"""One context budget per pipeline, spent on what answers the question.
+
+Every pipeline ends with :class:`FitBudget`, so ``retrieval.context_tokens`` (or a pipeline's own
+``context_tokens``) bounds what it hands to the generator and pipelines are compared at equal context.
+
+Chunk-only results keep the pipeline's order (its ranking *is* its judgement) and are cut where the
+budget ends. Mixed results (passages plus entity, relation and path items) are ranked in one list by
+their value to the query instead of in fixed blocks (the candidates are the pipeline's first k passages,
+so its own ranking still decides which passages compete, and every fact): the cosine similarity of each
+item's stored vector to the query (entities and relations are embedded by the ``embed-graph`` stage,
+chunks by ``embed``; one store lookup per query), with the pipeline's own rank as the tie-break and as
+the value where no vector exists. A graph fact is worth ``fact_weight`` of a passage with the same
+similarity (a description restates what a passage says, with less context), and a fact whose source
+passages are all already in the context is skipped: its evidence is there. Passages stay capped at k, so
+"recall@k" keeps meaning k passages. Items are added whole; a passage larger than the whole budget is
+still kept when it comes first, since an empty context answers nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kgrag.core.context import ContextItem
+from kgrag.documents import content_hash
+from kgrag.retrieval.query_context import QueryContext
+from kgrag.retrieval.steps import QueryState
+
+LABEL_TOKENS = 6
+"""Tokens an item's label and separators cost in the prompt (``[c:…]``, ``(sources: …)``)."""
+
+
+def item_tokens(item: ContextItem, env: QueryContext) -> int:
+    """Tokens ``item`` costs in the context (stored chunk size when known)."""
+    known = item.metadata.get("n_tokens")
+    return (int(known) if isinstance(known, int) else env.count_tokens(item.text)) + LABEL_TOKENS
+
+
+def similarities(items: Sequence[ContextItem], env: QueryContext, query: str) -> list[float | None]:
+    """Cosine similarity of each item's stored vector to the query (None where no vector is stored)."""
+    if not env.vector_count():
+        return [None] * len(items)
+    hashes = [content_hash(item.text) for item in items]
+    vectors = env.store.vectors.get(env.model_id, hashes)
+    if not vectors:
+        return [None] * len(items)
+    query_vector = env.embed_query(query)
+    return [float(vectors[h] @ query_vector) if h in vectors else None for h in hashes]
+
+
+def _values(items: Sequence[ContextItem], sims: Sequence[float | None], fact_weight: float) -> list[float]:
+    values = []
+    for rank, (item, sim) in enumerate(zip(items, sims, strict=True)):
+        base = sim if sim is not None else 1.0 / (2 + rank)  # rank-only value: below any fair similarity
+        values.append(base * (1.0 if item.kind == "chunk" else fact_weight) - rank * 1e-6)
+    return values
+
+
+@dataclass(frozen=True)
+class FitBudget:
+    """Choose whole items within ``tokens`` (see the module docstring); ``fact_weight`` discounts facts."""
+
+    tokens: int
+    fact_weight: float = 0.8
+    name: str = "fit_budget"
+
+    def run(self, state: QueryState, env: QueryContext) -> None:
+        started = time.perf_counter()
+        items = self._candidates(state.items, state.k)
+        mixed = any(item.kind != "chunk" for item in items)
+        order = items
+        if mixed:
+            values = _values(items, similarities(items, env, state.query), self.fact_weight)
+            for item, value in zip(items, values, strict=True):
+                item.scores["budget_value"] = round(value, 6)
+            order = [items[i] for i in sorted(range(len(items)), key=lambda i: -values[i])]
+        chosen, spent, by_kind = self._fill(order, env, state.k)
+        kept = {id(item) for item in chosen}
+        state.items = [item for item in items if id(item) in kept]  # selection by value, order by the pipeline
+        state.record(self.name, {"tokens": self.tokens, "spent": spent, "by_kind": by_kind}, len(chosen), started)
+
+    @staticmethod
+    def _candidates(items: Sequence[ContextItem], k: int) -> list[ContextItem]:
+        """The pipeline's first k passages (its own ranking decides *which* passages) and every fact."""
+        passages = [i for i in items if i.kind == "chunk" and i.text.strip()][:k]
+        return passages + [i for i in items if i.kind != "chunk" and i.text.strip()]
+
+    def _fill(self, order: Sequence[ContextItem], env: QueryContext, k: int) -> tuple[list[ContextItem], int, dict]:
+        chosen: list[ContextItem] = []
+        passages: set[str] = set()
+        spent = 0
+        by_kind: dict[str, int] = {}
+        for item in order:
+            if item.kind == "chunk" and len(passages) >= k:
+                continue
+            if item.kind != "chunk" and item.chunk_ids and passages.issuperset(item.chunk_ids):
+                continue
+            cost = item_tokens(item, env)
+            if spent + cost > self.tokens and chosen:
+                continue
+            chosen.append(item)
+            spent += cost
+            by_kind[item.kind] = by_kind.get(item.kind, 0) + cost
+            if item.kind == "chunk":
+                passages.add(item.id)
+        return chosen, spent, by_kind

@@ -1,0 +1,74 @@
+"""Personalized PageRank over the entity graph, scored back to passages (fast-graphrag, HippoRAG; see
+``zeng-unbiased-eval`` and ``deg-rag`` in docs/references.md for why PPR and a clean graph help).
+
+Seeds are the entities the question matches (entity-vector similarity plus typed names, as in
+graph-local), each weighted by its match score and its *specificity* (an entity cited by few passages
+says more than one cited everywhere). igraph's PRPACK solver spreads that mass over the weighted graph;
+a passage scores the PageRank of the entities it mentions, each divided by how many passages mention
+it, so multi-hop neighbours reached through the graph lift the passages that connect them.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+from kgrag.retrieval.graph_local import LocalSearchParams, query_keywords, score_entities
+from kgrag.retrieval.graph_steps import chunk_items, entity_item, graph_index
+from kgrag.retrieval.query_context import QueryContext
+from kgrag.retrieval.steps import QueryState
+
+SEEDS = 10
+SPREAD_ENTITIES = 200
+FACTS = 5
+
+
+def _specificity(n_chunks: int) -> float:
+    return 1.0 / (1.0 + math.log1p(n_chunks))
+
+
+@dataclass(frozen=True)
+class PersonalizedPageRank:
+    """Seeds → PPR (igraph) → passages (stream ``ppr``) and the top PageRank entities (``ppr_facts``)."""
+
+    pool: int = 50
+    damping: float = 0.5
+    name: str = "ppr"
+
+    def run(self, state: QueryState, env: QueryContext) -> None:
+        started = time.perf_counter()
+        index = graph_index(env)
+        view = env.igraph()
+        vector = env.embed_query(state.query) if len(index.entity_vectors) else None
+        keywords = query_keywords(state.query)
+        matched = score_entities(index, vector, keywords, LocalSearchParams())
+        seeds = sorted(matched.items(), key=lambda kv: -kv[1])[:SEEDS]
+        reset = [0.0] * view.graph.vcount()
+        for entity_id, score in seeds:
+            v = view.vertex.get(entity_id)
+            if v is not None and score > 0:
+                reset[v] += score * _specificity(len(index.entities[entity_id].chunk_ids))
+        if not any(reset):
+            state.streams["ppr"], state.streams["ppr_facts"] = [], []
+            state.record(self.name, {"seeds": 0}, 0, started, "no entity matched the question")
+            return
+        weights = "weight" if view.graph.ecount() else None
+        ranks = view.graph.personalized_pagerank(damping=self.damping, reset=reset, weights=weights)
+        top = sorted(range(len(ranks)), key=lambda v: -ranks[v])[:SPREAD_ENTITIES]
+        scores: dict[str, float] = {}
+        for v in top:
+            entity = index.entities.get(view.ids[v])
+            if entity is None or not entity.chunk_ids:
+                continue
+            share = ranks[v] / len(entity.chunk_ids)
+            for chunk_id in entity.chunk_ids:
+                scores[chunk_id] = scores.get(chunk_id, 0.0) + share
+        ranked = sorted(scores.items(), key=lambda kv: -kv[1])[: self.pool]
+        state.streams["ppr"] = chunk_items([(c, 0, s) for c, s in ranked], "ppr")
+        for item, (_, s) in zip(state.streams["ppr"], ranked, strict=True):
+            item.score = item.scores["ppr"] = s
+        facts = [(index.entities[view.ids[v]], ranks[v]) for v in top[:FACTS] if view.ids[v] in index.entities]
+        state.streams["ppr_facts"] = [entity_item(pair, 0) for pair in facts]
+        params = {"seeds": [index.entities[e].name for e, _ in seeds if e in index.entities], "damping": self.damping}
+        state.record(self.name, params, len(ranked), started)

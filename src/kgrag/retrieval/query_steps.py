@@ -1,0 +1,143 @@
+"""Query-side steps: query expansion, HyDE, both in one call, and LightRAG keywords (lundberg-2026).
+
+Each asks the LLM through the LLM layer (cached, budgeted, in the ledger under ``query.<step>``) with a
+versioned prompt, and has an LLM-free path used when no LLM is configured or the reply is invalid, so
+the same recipe runs with ``llm = none``; the trace note says which path ran and why.
+
+LLM-free paths (pseudo-relevance feedback, which needs no model): expansion adds the question's content
+words alone and the question plus the most distinctive words of the top BM25 passages; HyDE uses the
+best BM25 passage as the "hypothetical" document; keywords come from the question's noun-phrase runs,
+split into low level (phrases naming a graph entity, or multi-word) and high level (the rest).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from kgrag.core.llm_types import StructuredResult
+from kgrag.documents.words import content_words
+from kgrag.graph.normalize import entity_key
+from kgrag.retrieval.graph_local import query_keywords
+from kgrag.retrieval.query_context import QueryContext
+from kgrag.retrieval.steps import QueryState
+
+PRF_PASSAGES = 3
+PRF_TERMS = 6
+
+
+def ask(env: QueryContext, prompt: str, question: str, stage: str, **extra: Any) -> tuple[Any, str, int]:
+    """(parsed value or None, note, prompt tokens) for one structured call; None means "fall back"."""
+    llm = env.llm()
+    if not llm.available:
+        return None, "no LLM configured: LLM-free fallback", 0
+    reply: StructuredResult[Any] = llm.structured(prompt, {"question": question.strip(), **extra}, stage=stage)
+    tokens = reply.usage.prompt_tokens if reply.usage else 0
+    if reply.value is None:
+        return None, f"invalid LLM reply ({reply.error}): LLM-free fallback", tokens
+    return reply.value, "llm", tokens
+
+
+def _top_passages(env: QueryContext, query: str, n: int) -> list[str]:
+    hits = env.store.chunks.search_bm25(query, n)
+    return [chunk.text for chunk in env.store.chunks.get_many([h.id for h in hits])]
+
+
+def prf_rewrites(env: QueryContext, query: str) -> list[str]:
+    """LLM-free expansion: the content words alone, and the query plus distinctive feedback terms."""
+    words = content_words(query)
+    counts: Counter[str] = Counter()
+    for text in _top_passages(env, query, PRF_PASSAGES):
+        counts.update(w for w in content_words(text) if w not in words and not w.isdigit() and len(w) > 2)
+    feedback = [w for w, n in counts.most_common(PRF_TERMS * 2) if n > 1][:PRF_TERMS]
+    rewrites = [" ".join(sorted(words))] if words else []
+    if feedback:
+        rewrites.append(f"{query} {' '.join(feedback)}")
+    return [r for r in rewrites if r and r != query]
+
+
+def _clean(rewrites: list[str], query: str, n: int) -> list[str]:
+    return [r.strip() for r in dict.fromkeys(rewrites) if r.strip() and r.strip() != query][:n]
+
+
+@dataclass(frozen=True)
+class ExpandQuery:
+    """Add ``n`` rewrites of the question to ``state.queries`` (search steps then search them all)."""
+
+    n: int = 3
+    name: str = "expand_query"
+
+    def run(self, state: QueryState, env: QueryContext) -> None:
+        started = time.perf_counter()
+        value, note, tokens = ask(env, "query_expansion", state.query, "query.expand")
+        rewrites = _clean(value.rewrites, state.query, self.n) if value is not None else []
+        if not rewrites:
+            rewrites = prf_rewrites(env, state.query)
+        state.queries.extend(rewrites)
+        state.record(self.name, {"rewrites": rewrites, "prompt_tokens": tokens}, len(rewrites), started, note)
+
+
+@dataclass(frozen=True)
+class Hypothesize:
+    """HyDE: put a hypothetical answering passage in ``state.hypothetical``."""
+
+    name: str = "hyde"
+
+    def run(self, state: QueryState, env: QueryContext) -> None:
+        started = time.perf_counter()
+        value, note, tokens = ask(env, "hyde", state.query, "query.hyde")
+        passage = value.passage.strip() if value is not None else ""
+        state.hypothetical = [passage] if passage else _top_passages(env, state.query, 1) or [state.query]
+        state.record(self.name, {"prompt_tokens": tokens}, len(state.hypothetical), started, note)
+
+
+@dataclass(frozen=True)
+class ExpandAndHypothesize:
+    """Query expansion and HyDE in one LLM call (the ``combined`` pipeline); each falls back alone."""
+
+    n: int = 3
+    name: str = "expand_and_hyde"
+
+    def run(self, state: QueryState, env: QueryContext) -> None:
+        started = time.perf_counter()
+        value, note, tokens = ask(env, "expand_and_hyde", state.query, "query.expand_hyde")
+        rewrites = _clean(value.rewrites, state.query, self.n) if value is not None else []
+        passage = value.passage.strip() if value is not None else ""
+        state.queries.extend(rewrites or prf_rewrites(env, state.query))
+        state.hypothetical = [passage] if passage else _top_passages(env, state.query, 1) or [state.query]
+        params = {"rewrites": state.queries[1:], "prompt_tokens": tokens}
+        state.record(self.name, params, len(state.queries) - 1 + len(state.hypothetical), started, note)
+
+
+def nlp_keywords(query: str, known_entity: Any) -> dict[str, list[str]]:
+    """LLM-free keywords: phrases naming a graph entity or of several words are low level; single content
+    words that name no entity are high level (themes), both longest first."""
+    low: list[str] = []
+    high: list[str] = []
+    for phrase in query_keywords(query):
+        if known_entity(entity_key(phrase)) or len(phrase.split()) > 1:
+            low.append(phrase)
+        elif len(phrase) > 2 and not phrase.isdigit():
+            high.append(phrase)
+    return {"low": low[:8], "high": high[:8] or low[:3]}
+
+
+@dataclass(frozen=True)
+class ExtractKeywords:
+    """LightRAG keywords into ``state.keywords`` (``low`` → entities, ``high`` → relations)."""
+
+    name: str = "keywords"
+
+    def run(self, state: QueryState, env: QueryContext) -> None:
+        started = time.perf_counter()
+        value, note, tokens = ask(env, "query_keywords", state.query, "query.keywords")
+        if value is not None and (value.low_level or value.high_level):
+            state.keywords = {"low": list(value.low_level), "high": list(value.high_level) or list(value.low_level)}
+        else:
+            by_key = env.graph_index().by_key
+            state.keywords = nlp_keywords(state.query, lambda key: key in by_key)
+            note = note if value is None else "empty LLM keywords: LLM-free fallback"
+        params = {"low": state.keywords["low"], "high": state.keywords["high"], "prompt_tokens": tokens}
+        state.record(self.name, params, sum(map(len, state.keywords.values())), started, note)

@@ -1,0 +1,27 @@
+"""Step groups that several recipes share, so each recipe file stays a short declaration.
+
+``hybrid_search`` is the dense + BM25 + RRF first stage of lundberg-2026; ``finish`` is how every
+pipeline ends: hydrate what survived, then fit the pipeline's context budget
+(:mod:`kgrag.retrieval.budget`), which is what makes pipelines comparable at equal context.
+"""
+
+from __future__ import annotations
+
+from kgrag.config import KgragConfig
+from kgrag.retrieval.budget import FitBudget
+from kgrag.retrieval.steps import BM25Search, DenseSearch, FuseRRF, Hydrate, Step
+
+EMBEDDINGS = frozenset({"embeddings"})
+GRAPH = frozenset({"graph"})
+
+
+def hybrid_search(name: str, config: KgragConfig, *, rrf: str = "rrf_fuse") -> tuple[Step, ...]:
+    """Dense and BM25 over every query in the state, fused by reciprocal rank."""
+    pool = config.retrieval.pool_for(name)
+    rrf_k = config.retrieval.rrf_k_for(name)
+    return (DenseSearch(pool=pool), BM25Search(pool=pool), FuseRRF(("dense", "bm25"), k=rrf_k, name=rrf))
+
+
+def finish(name: str, config: KgragConfig) -> tuple[Step, ...]:
+    """Hydrate, then keep what fits ``context_tokens`` of this pipeline."""
+    return (Hydrate(), FitBudget(config.retrieval.context_tokens_for(name)))

@@ -1,0 +1,19 @@
+"""``auto``: route each question to a local, multi-hop or global pipeline (triple-layer-graphrag)."""
+
+from __future__ import annotations
+
+from kgrag.config import KgragConfig
+from kgrag.retrieval.pipelines import Pipeline
+from kgrag.retrieval.router import DEFAULT_ROUTES, Route
+
+
+def auto_pipeline(name: str, config: KgragConfig) -> Pipeline:
+    """The router step runs the chosen pipeline; its decision and reason are the first trace step."""
+    routes = {**DEFAULT_ROUTES, **config.retrieval.settings_for(name).routes}
+    return Pipeline(
+        name,
+        f"Router: local → {routes['local']}, multi-hop → {routes['multi-hop']}, global → {routes['global']} "
+        "when registered (LLM decision when configured, else heuristics).",
+        (Route(routes),),
+        requires=frozenset({"embeddings"}),
+    )

@@ -1,0 +1,25 @@
+"""``graph-global``: LightRAG global mode: high-level keywords → relations → their passages (lundberg-2026)."""
+
+from __future__ import annotations
+
+from kgrag.config import KgragConfig
+from kgrag.retrieval.lightrag_steps import GraphGlobalSearch, RoundRobin
+from kgrag.retrieval.pipelines import Pipeline
+from kgrag.retrieval.query_steps import ExtractKeywords
+from kgrag.retrieval.recipe_parts import GRAPH, finish
+
+
+def graph_global_pipeline(name: str, config: KgragConfig) -> Pipeline:
+    """Keywords (LLM, else NLP) → relation vectors → relations, ends and chunks by provenance count."""
+    top = config.retrieval.settings_for(name).max_relations or 20
+    return Pipeline(
+        name,
+        "LightRAG global: high-level keywords → relations → passages by provenance count (lundberg-2026).",
+        (
+            ExtractKeywords(),
+            GraphGlobalSearch(top_relations=top),
+            RoundRobin(("graph_global",), ("graph_global_facts",)),
+            *finish(name, config),
+        ),
+        requires=GRAPH,
+    )

@@ -1,0 +1,30 @@
+"""``ppr``: personalized PageRank from the question's entities, fused with dense and BM25 passages."""
+
+from __future__ import annotations
+
+from kgrag.config import KgragConfig
+from kgrag.retrieval.lightrag_steps import AppendStreams
+from kgrag.retrieval.pipelines import Pipeline
+from kgrag.retrieval.ppr import PersonalizedPageRank
+from kgrag.retrieval.recipe_parts import EMBEDDINGS, GRAPH, finish
+from kgrag.retrieval.steps import BM25Search, DenseSearch, FuseRRF, TakeTop
+
+
+def ppr_pipeline(name: str, config: KgragConfig) -> Pipeline:
+    """Dense + BM25 + PPR passage streams fused by RRF; the top PageRank entities join as facts."""
+    settings = config.retrieval.settings_for(name)
+    pool = config.retrieval.pool_for(name)
+    return Pipeline(
+        name,
+        "Personalized PageRank (igraph) seeded by the question's entities, passages fused with dense + BM25.",
+        (
+            DenseSearch(pool=pool),
+            BM25Search(pool=pool),
+            PersonalizedPageRank(pool=pool, damping=settings.damping or 0.5),
+            FuseRRF(("dense", "bm25", "ppr"), k=config.retrieval.rrf_k_for(name)),
+            TakeTop(),
+            AppendStreams(("ppr_facts",)),
+            *finish(name, config),
+        ),
+        requires=GRAPH | EMBEDDINGS,
+    )

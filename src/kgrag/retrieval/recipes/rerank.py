@@ -1,0 +1,26 @@
+"""``rerank``: hybrid first stage, a pool of 50 reranked against the question (lundberg-2026 found the
+reranker the single most useful component). The reranker is ``rerank.provider``."""
+
+from __future__ import annotations
+
+from kgrag.config import KgragConfig
+from kgrag.retrieval.pipelines import Pipeline
+from kgrag.retrieval.recipe_parts import EMBEDDINGS, finish, hybrid_search
+from kgrag.retrieval.rerank_step import Rerank
+from kgrag.retrieval.steps import Hydrate, TakeTop
+
+
+def rerank_pipeline(name: str, config: KgragConfig) -> Pipeline:
+    """Dense + BM25 → RRF → top ``pool`` → rerank → k, within the context budget."""
+    return Pipeline(
+        name,
+        f"Hybrid search, top {config.retrieval.pool_for(name)} reranked by `{config.rerank.provider}` (lundberg-2026).",
+        (
+            *hybrid_search(name, config),
+            TakeTop(limit=config.retrieval.pool_for(name)),
+            Hydrate(),
+            Rerank(),
+            *finish(name, config),
+        ),
+        requires=EMBEDDINGS,
+    )
