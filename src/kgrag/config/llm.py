@@ -96,8 +96,8 @@ class LLMConfig(Section):
         ge=0,
         le=1,
         description="`--estimate`: share of first-pass extractions expected to be gleaned (one more call of "
-        "the same size); 2-4% measured with the default `graph.gleaning` policy. Set 1.0 for always-glean "
-        "pipelines such as edge-2024 (one gleaning per chunk).",
+        "the same size); 2-4% measured with the default `graph.gleaning` policy by bench/bench_estimate.py. Set "
+        "1.0 for a model whose first passes always look incomplete.",
     )
     estimate_glean_completion_share: float = Field(
         0.1,
