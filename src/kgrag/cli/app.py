@@ -143,6 +143,8 @@ def index(
             console.print(
                 f"estimate (nothing was changed or sent): {cost.line()} for {report.chunks_written} new chunks"
             )
+            for line in (*cost.predicted, *cost.assumptions):
+                console.print(f"  {line}", soft_wrap=True)
             return
         _print_index_report(console, report)
         _check_index_outcome(report, paths)

@@ -80,7 +80,35 @@ class LLMConfig(Section):
         "call with `max_tokens` as the completion size; work stops cleanly before the cap.",
     )
     estimate_completion_tokens: int = Field(
-        256, ge=0, description="Completion size assumed per call when estimating cost without calling."
+        256,
+        ge=0,
+        description="`--estimate`: completion size assumed per call other than graph extraction (answers, reports).",
+    )
+    estimate_completion_per_name: float = Field(
+        75.0,
+        ge=0,
+        description="`--estimate`: completion tokens of an extraction reply per distinct capitalised name in the "
+        "unit (one entity and its share of relations as JSON; set so bench/bench_estimate.py is within 6-11% on the "
+        "sample corpus and a Medical slice). Replies grow with the names a text holds, not with its length.",
+    )
+    estimate_glean_rate: float = Field(
+        0.04,
+        ge=0,
+        le=1,
+        description="`--estimate`: share of first-pass extractions expected to be gleaned (one more call of "
+        "the same size); 2-4% measured with the default `graph.gleaning` policy by bench/bench_estimate.py. Set "
+        "1.0 for a model whose first passes always look incomplete.",
+    )
+    estimate_glean_completion_share: float = Field(
+        0.1,
+        ge=0,
+        description="`--estimate`: a gleaning reply's size as a share of an average first-pass reply.",
+    )
+    estimate_description_tokens: float = Field(
+        20.0,
+        gt=0,
+        description="`--estimate`: description tokens an entity gets per unit naming it; a name met in more "
+        "than `graph.max_description_tokens` / this many units is predicted to cost one summary call.",
     )
     prompts_dir: Path | None = Field(
         None,

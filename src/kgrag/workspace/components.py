@@ -22,7 +22,7 @@ from kgrag.graph.extract.preflight import preflight_context_window
 from kgrag.graph.types import Extractor
 from kgrag.indexing import ChunkPlan, IndexRegistries
 from kgrag.models.embeddings import Embedder, FakeEmbedder, KeyedEmbedder, create_embedder
-from kgrag.models.llm import LLMClient, Prices, create_llm_client
+from kgrag.models.llm import LLMClient, Prices, create_llm_client, estimate_assumptions
 from kgrag.models.rerankers import RerankResources
 from kgrag.retrieval import PipelineFactory, QueryContext
 from kgrag.retrieval.rerank import create_reranker
@@ -160,7 +160,14 @@ class Components:
             self.path,
             self.config,
             self.store,
-            llm_factory=lambda: create_llm_client(self.config.llm, self.store, estimate=True),
+            llm_factory=lambda: create_llm_client(
+                self.config.llm,
+                self.store,
+                estimate=True,
+                assumptions=estimate_assumptions(
+                    self.config.llm, self.config.graph.max_description_tokens, gleaning=self.config.graph.gleaning
+                ),
+            ),
             embedder_factory=lambda: FakeEmbedder(int(dimension) if dimension else 64),
             index_registries=self.index_registries,  # the same stages and extractors as this workspace
         )

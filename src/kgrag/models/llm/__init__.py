@@ -17,11 +17,11 @@ from kgrag.core.llm_usage import CachedResponse, CallRecord, LedgerSummary, Tota
 from kgrag.models.llm.base import ChatProvider, LLMUnavailableError, ProviderError, ResponseCache, UsageLedger
 from kgrag.models.llm.budget import TokenBudget, check_context_window
 from kgrag.models.llm.client import ClientSettings, LLMClient
-from kgrag.models.llm.estimate import Estimate, EstimatingProvider
+from kgrag.models.llm.estimate import Estimate, EstimateAssumptions, EstimatingProvider
 from kgrag.models.llm.json_repair import JSONRepairError, Repaired, repair_json
 from kgrag.models.llm.none import NoneProvider, llm_free_note
 from kgrag.models.llm.recording import RecordingProvider
-from kgrag.models.llm.registry import build_provider, create_llm_client, new_run_id
+from kgrag.models.llm.registry import build_provider, create_llm_client, estimate_assumptions, new_run_id
 from kgrag.models.llm.scripted import ScriptedProvider, ScriptRule, replay_key
 from kgrag.models.llm.status import LLMStatus, llm_status
 from kgrag.store.memory import InMemoryLedger, InMemoryResponseCache
@@ -35,6 +35,7 @@ __all__ = [
     "ChatResult",
     "ClientSettings",
     "Estimate",
+    "EstimateAssumptions",
     "EstimatingProvider",
     "InMemoryLedger",
     "InMemoryResponseCache",
@@ -61,6 +62,7 @@ __all__ = [
     "build_provider",
     "check_context_window",
     "create_llm_client",
+    "estimate_assumptions",
     "llm_free_note",
     "llm_status",
     "new_run_id",

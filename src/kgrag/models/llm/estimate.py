@@ -1,30 +1,97 @@
 """Estimate mode: run a pipeline without calling the LLM and count what it would have cost.
 
-The wrapper answers every request with an empty reply, counts the prompt tokens offline and assumes a
-fixed completion size. The client treats its replies as "not sent": it still consults the cache (a cached
-call would be free in the real run too) but never caches, retries, re-asks or charges the budget.
+The wrapper answers every request with an empty reply and counts the prompt tokens offline, so the calls
+the pipeline makes for sure (one first-pass extraction per unit, answers, reports) are counted exactly.
+What a real run does *because of* the replies cannot be seen this way, so it is predicted from stated,
+settable assumptions (:class:`EstimateAssumptions`, the ``llm.estimate_*`` fields):
+
+* the completion of an extraction call grows with the entities the text names, not with its length
+  (dense incident notes reply with ~4 JSON tokens per text token, clinical prose with ~1.8), so it is
+  ``completion_per_name`` tokens per distinct capitalised name in the unit (an entity with its share of
+  relations, written as JSON); other calls assume ``completion_tokens`` each;
+* gleaning: a share ``glean_rate`` of the first passes get one more call re-sending a unit as large as the
+  average one, answered with ``glean_completion_share`` of an average first-pass reply;
+* description summaries: a name met in ``n`` units merges ``n`` descriptions of about
+  ``description_tokens`` each; past ``graph.max_description_tokens`` it costs one summary call (its
+  descriptions plus ``summary_overhead_tokens`` in, the limit out).
+
+The client treats these replies as "not sent": it still consults the cache (a cached call would be free
+in the real run too) but never caches, retries, re-asks or charges the budget.
 """
 
 from __future__ import annotations
 
+import re
 import threading
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 
 from kgrag.core.llm_types import ChatRequest, ChatResponse, Prices
 from kgrag.models.llm.base import ChatProvider
 from kgrag.models.llm.tokens import TextTokenCounter, count_message_tokens
 
 ESTIMATE_FINISH_REASON = "estimate"
+EXTRACTION_PROMPTS = frozenset({"extract_graph", "glean_graph"})
+TEXT_MARKER = "Text:\n"
+_WORD = r"[A-ZÀ-ÖØ-Þ][\w'&]*(?:[-.]\w+)*"
+_NAME = re.compile(_WORD + r"(?:[ \t]+(?:" + _WORD + r"|\d+(?:\.\d+)*))*")
+# Capitalised only because they start a sentence: not names, so stripped from the front of a run.
+_FUNCTION_WORDS = frozenset(
+    "a an the this that these those every each any all our we it its in on at for if when since after before "
+    "during while with by from to of and or but as so also then here there what which who how why no not "
+    "some many most such other they he she these is are was were".split()
+)
+
+
+def _name(run: str) -> str:
+    words = run.split()
+    while words and words[0].casefold() in _FUNCTION_WORDS:
+        words = words[1:]
+    return " ".join(words).casefold()
+
+
+@dataclass(frozen=True)
+class EstimateAssumptions:
+    """What the estimate assumes about replies it never sees (see the module docstring)."""
+
+    completion_tokens: int = 256
+    completion_per_name: float = 75.0
+    glean_rate: float = 0.04
+    glean_completion_share: float = 0.1
+    description_tokens: float = 20.0
+    summary_overhead_tokens: int = 200
+    summary_limit: int | None = None  # graph.max_description_tokens when LLM summaries follow extraction
+
+    def lines(self) -> list[str]:
+        """The assumptions in words, for the estimate's output."""
+        lines = [
+            f"assumed: extraction replies {self.completion_per_name:g} completion tokens per distinct capitalised "
+            f"name in a unit (llm.estimate_completion_per_name); other calls {self.completion_tokens} "
+            "(llm.estimate_completion_tokens)",
+            f"assumed: gleaning {self.glean_rate:.0%} of first passes get one more call, replying "
+            f"{self.glean_completion_share:.0%} of a first pass (llm.estimate_glean_rate, "
+            "llm.estimate_glean_completion_share)",
+        ]
+        if self.summary_limit is not None:
+            units = self.summary_limit / self.description_tokens
+            lines.append(
+                f"assumed: summaries, one call per name met in more than {units:.0f} "
+                f"units ({self.description_tokens:g} tokens of description each, llm.estimate_description_tokens; "
+                f"graph.max_description_tokens = {self.summary_limit})"
+            )
+        return lines
 
 
 @dataclass(frozen=True)
 class Estimate:
-    """Calls, tokens and money a run would spend on uncached LLM calls."""
+    """Calls, tokens and money a run would spend on uncached LLM calls, and what that assumes."""
 
     calls: int
     prompt_tokens: int
     completion_tokens: int
     cost_usd: float
+    assumptions: tuple[str, ...] = ()
+    predicted: tuple[str, ...] = field(default=())  # the predicted (not counted) parts, one line each
 
     def line(self) -> str:
         return (
@@ -33,39 +100,104 @@ class Estimate:
         )
 
 
+@dataclass
+class _Tally:
+    calls: int = 0
+    prompt: int = 0
+    completion: int = 0
+    units: Counter[str] = field(default_factory=Counter)  # casefolded name -> extraction units naming it
+
+    def add(self, calls: int, prompt: float, completion: float) -> None:
+        self.calls += calls
+        self.prompt += round(prompt)
+        self.completion += round(completion)
+
+
 class EstimatingProvider:
     """Wraps the configured provider without calling it; keeps its name so cache keys match a real run."""
 
     available = True
     estimating = True
 
-    def __init__(self, inner: ChatProvider, counter: TextTokenCounter, completion_tokens: int) -> None:
+    def __init__(self, inner: ChatProvider, counter: TextTokenCounter, assumptions: EstimateAssumptions | int) -> None:
         self.name = inner.name
         self._inner = inner
         self._counter = counter
-        self._completion_tokens = completion_tokens
+        if isinstance(assumptions, int):  # the completion size alone (older callers)
+            assumptions = EstimateAssumptions(completion_tokens=assumptions)
+        self.assumptions = assumptions
         self._lock = threading.Lock()
-        self.calls = 0
-        self.prompt_tokens = 0
-        self.completion_tokens = 0
+        self._all = _Tally()
+        self._extract = _Tally()
+
+    @property
+    def calls(self) -> int:
+        return self._all.calls
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         prompt = count_message_tokens(self._counter, request.messages)
-        completion = min(self._completion_tokens, request.max_tokens or self._completion_tokens)
+        names = self._names(request)
+        if names is None:
+            completion = min(
+                self.assumptions.completion_tokens, request.max_tokens or self.assumptions.completion_tokens
+            )
+        else:
+            completion = round(self.assumptions.completion_per_name * len(names))
         with self._lock:
-            self.calls += 1
-            self.prompt_tokens += prompt
-            self.completion_tokens += completion
+            self._all.add(1, prompt, completion)
+            if names is not None:
+                self._extract.add(1, prompt, completion)
+                self._extract.units.update(names)
         return ChatResponse("", ESTIMATE_FINISH_REASON, prompt, completion)
+
+    @staticmethod
+    def _names(request: ChatRequest) -> set[str] | None:
+        """Distinct capitalised names in an extraction request's text; None for other requests."""
+        if request.prompt is None or request.prompt.name not in EXTRACTION_PROMPTS:
+            return None
+        user = next((str(m.get("content", "")) for m in request.messages if m.get("role") == "user"), "")
+        text = user.split(TEXT_MARKER, 1)[-1]
+        return {name for m in _NAME.finditer(text) if len(name := _name(m.group(0))) > 1}
 
     def report(self, prices: Prices) -> Estimate:
         with self._lock:
-            return Estimate(
-                self.calls,
-                self.prompt_tokens,
-                self.completion_tokens,
-                prices.cost(self.prompt_tokens, self.completion_tokens),
-            )
+            total = _Tally(self._all.calls, self._all.prompt, self._all.completion)
+            glean, summaries = self._gleaning(), self._summaries()
+        for part in (glean, summaries):
+            total.add(part.calls, part.prompt, part.completion)
+        predicted = tuple(
+            f"of which predicted: {name} {part.calls} calls, {part.prompt} prompt + {part.completion} completion tokens"
+            for name, part in (("gleaning", glean), ("summaries", summaries))
+        )
+        return Estimate(
+            total.calls,
+            total.prompt,
+            total.completion,
+            prices.cost(total.prompt, total.completion),
+            tuple(self.assumptions.lines()),
+            predicted,
+        )
+
+    def _gleaning(self) -> _Tally:
+        first, share = self._extract, self.assumptions.glean_rate
+        if not first.calls or share <= 0:
+            return _Tally()
+        calls = round(first.calls * share)
+        return _Tally(
+            calls,
+            round(first.prompt * share),
+            round(first.completion * share * self.assumptions.glean_completion_share),
+        )
+
+    def _summaries(self) -> _Tally:
+        limit, each = self.assumptions.summary_limit, self.assumptions.description_tokens
+        tally = _Tally()
+        if limit is None or each <= 0:
+            return tally
+        for units in self._extract.units.values():
+            if units * each > limit:
+                tally.add(1, units * each + self.assumptions.summary_overhead_tokens, limit)
+        return tally
 
     def close(self) -> None:
         self._inner.close()

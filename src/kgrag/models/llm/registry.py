@@ -21,7 +21,7 @@ from kgrag.models.llm.base import ChatProvider, ResponseCache, UsageLedger
 from kgrag.models.llm.budget import TokenBudget
 from kgrag.models.llm.calls import CallRunner
 from kgrag.models.llm.client import ClientSettings, LLMClient
-from kgrag.models.llm.estimate import EstimatingProvider
+from kgrag.models.llm.estimate import EstimateAssumptions, EstimatingProvider
 from kgrag.models.llm.ratelimit import CallLimits
 from kgrag.models.llm.retry import RetryPolicy
 from kgrag.models.llm.tokens import TextTokenCounter, default_token_counter
@@ -48,17 +48,18 @@ def create_llm_client(
     provider: ChatProvider | None = None,
     estimate: bool = False,
     counter: TextTokenCounter | None = None,
+    assumptions: EstimateAssumptions | None = None,
 ) -> LLMClient:
     """A client for ``cfg``. With ``store`` the cache and ledger are the store's repositories (they
     persist with it); without one they are in-memory fakes. ``provider`` replaces the configured one
     (tests); ``estimate`` wraps it so nothing is sent and :meth:`LLMClient.estimate` reports what would
-    have been."""
+    have been, under ``assumptions`` (default: :func:`estimate_assumptions` of ``cfg``)."""
     cache: ResponseCache = store.llm_cache if store is not None else InMemoryResponseCache()
     ledger: UsageLedger = store.llm_ledger if store is not None else InMemoryLedger()
     chosen = provider if provider is not None else build_provider(cfg)
     get_counter = (lambda: counter) if counter is not None else functools.cache(default_token_counter)
     if estimate:
-        chosen = EstimatingProvider(chosen, get_counter(), cfg.estimate_completion_tokens)
+        chosen = EstimatingProvider(chosen, get_counter(), assumptions or estimate_assumptions(cfg))
     runner = CallRunner(
         provider=chosen,
         cache=cache if cfg.cache_enabled else None,
@@ -80,3 +81,18 @@ def create_llm_client(
         prompts_dir=cfg.prompts_dir,
     )
     return LLMClient(runner, settings)
+
+
+def estimate_assumptions(
+    cfg: LLMConfig, summary_limit: int | None = None, *, gleaning: bool = True
+) -> EstimateAssumptions:
+    """The ``llm.estimate_*`` fields as the estimating provider's assumptions; ``summary_limit`` is
+    ``graph.max_description_tokens`` (None: no summaries predicted), ``gleaning`` is ``graph.gleaning``."""
+    return EstimateAssumptions(
+        completion_tokens=cfg.estimate_completion_tokens,
+        completion_per_name=cfg.estimate_completion_per_name,
+        glean_rate=cfg.estimate_glean_rate if gleaning else 0.0,
+        glean_completion_share=cfg.estimate_glean_completion_share,
+        description_tokens=cfg.estimate_description_tokens,
+        summary_limit=summary_limit,
+    )

@@ -1,0 +1,112 @@
+"""Estimate vs measured: index the same files twice against the fake OpenAI server, once with
+``--estimate`` and once for real, and compare calls, tokens and money figure by figure.
+
+Used by ``bench/bench_estimate.py`` (a Medical slice) and the CI test on the sample corpus, so the
+estimate's default assumptions are checked against what the realistic scripted extraction responder
+(:mod:`kgrag.testing.extraction_responder`) makes a real run do: first passes, gleaning, re-asks and
+description summaries.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from kgrag.testing.extraction_responder import ExtractionResponder
+from kgrag.testing.fake_openai_server import FakeOpenAIServer
+
+FIGURES = ("calls", "prompt_tokens", "completion_tokens", "cost_usd")
+KEY_ENV = "KGRAG_ESTIMATE_CHECK_KEY"
+PRICES = {"llm.price_prompt_per_1m": "0.15", "llm.price_completion_per_1m": "0.6"}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The estimate's four figures next to the measured run's, with the estimate's assumption lines."""
+
+    estimate: dict[str, float]
+    measured: dict[str, float]
+    measured_by_stage: dict[str, dict[str, float]]
+    assumptions: list[str]
+    requests: int
+
+    def ratio(self, figure: str) -> float:
+        measured = self.measured[figure]
+        return self.estimate[figure] / measured if measured else float("inf")
+
+    def table(self) -> str:
+        rows = [f"{'figure':<18} {'estimate':>12} {'measured':>12} {'ratio':>7}"]
+        for figure in FIGURES:
+            rows.append(
+                f"{figure:<18} {self.estimate[figure]:>12.4g} {self.measured[figure]:>12.4g} {self.ratio(figure):>7.2f}"
+            )
+        return "\n".join(rows)
+
+
+def write_workspace(path: Path, base_url: str, settings: dict[str, str] | None = None) -> Path:
+    """An LLM-extraction workspace (fake embedder, OpenAI provider at ``base_url``) with prices set."""
+    from kgrag import Workspace
+
+    Workspace.init(path, embedding={"provider": "fake"}).close()
+    lines = {
+        "embedding.provider": '"fake"',
+        "graph.extractor": '"llm"',
+        "llm.provider": '"openai"',
+        "llm.base_url": json.dumps(base_url),
+        "llm.model": '"test-model"',
+        "llm.api_key_env": json.dumps(KEY_ENV),
+        **PRICES,
+        **(settings or {}),
+    }
+    sections: dict[str, list[str]] = {}
+    for dotted, value in lines.items():
+        section, key = dotted.split(".", 1)
+        sections.setdefault(section, []).append(f"{key} = {value}")
+    text = "".join(f"[{name}]\n" + "\n".join(body) + "\n" for name, body in sections.items())
+    (path / "kgrag.toml").write_text(text, encoding="utf-8")
+    return path
+
+
+def compare(files: Sequence[Path], workdir: Path, settings: dict[str, str] | None = None) -> Comparison:
+    """Estimate, then index for real, ``files`` in two fresh workspaces under ``workdir``."""
+    from kgrag import Workspace
+
+    os.environ.setdefault(KEY_ENV, "sk-estimate-check")
+    responder = ExtractionResponder()
+    with FakeOpenAIServer(responder.for_server, include_usage=False) as server:  # cl100k counts, as real APIs
+        with Workspace.open(write_workspace(workdir / "estimate", server.base_url, settings)) as ws:
+            _, estimate = ws.indexing.estimate(list(files))
+        requests = server.stats.requests
+        with Workspace.open(write_workspace(workdir / "real", server.base_url, settings)) as ws:
+            ws.indexing.run(list(files))
+            usage = ws.llm_usage()
+    total = usage.total
+    return Comparison(
+        {f: float(getattr(estimate, f)) for f in FIGURES},
+        {f: float(getattr(total, f)) for f in FIGURES},
+        {stage: {f: float(getattr(t, f)) for f in FIGURES} for stage, t in sorted(usage.by_stage.items())},
+        [*estimate.assumptions, *estimate.predicted],
+        requests,
+    )
+
+
+def medical_slice(corpus: Path, out_dir: Path, tokens: int = 25_000) -> Path:
+    """The first ``tokens`` (cl100k) of the GraphRAG-Bench Medical corpus as one text file, cut at a line."""
+    from kgrag.models.llm.tokens import default_token_counter
+
+    records = json.loads(corpus.read_text(encoding="utf-8"))
+    text = "\n\n".join(str(r.get("context", "")) for r in records)
+    counter = default_token_counter()
+    lines, used = [], 0
+    for line in text.splitlines():
+        used += counter.count(line) + 1
+        if used > tokens:
+            break
+        lines.append(line)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "medical-slice.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
