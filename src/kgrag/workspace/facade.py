@@ -16,29 +16,34 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kgrag.config import CONFIG_FILE_NAME, KgragConfig, default_toml, load_config
-from kgrag.core.context import RetrievalResult
+from kgrag.config import CONFIG_FILE_NAME, default_toml, load_config
 from kgrag.core.errors import WorkspaceError
-from kgrag.core.progress import Progress
-from kgrag.core.registry import Registry
-from kgrag.generation import QueryResponse
-from kgrag.indexing import IndexReport
-from kgrag.models.llm import Estimate, LedgerSummary
-from kgrag.retrieval import PipelineFactory
-from kgrag.store import Store, open_store
-from kgrag.workspace.communities_api import CommunitiesAPI
+from kgrag.store import open_store
 from kgrag.workspace.components import META_DIMENSION, META_MODEL, META_WINDOW, Components
-from kgrag.workspace.denoise_api import DenoiseAPI
-from kgrag.workspace.documents_api import DocumentsAPI
-from kgrag.workspace.eval_api import EvalAPI
-from kgrag.workspace.graph_api import GraphAPI
-from kgrag.workspace.indexing_api import IndexingAPI
 from kgrag.workspace.model_binding import stored_verdict
-from kgrag.workspace.query_api import QueryAPI
-from kgrag.workspace.usage_api import UsageAPI
+
+if TYPE_CHECKING:  # types only: each sub-API module is imported when its sub-API is first used
+    from kgrag.config import KgragConfig
+    from kgrag.core.context import RetrievalResult
+    from kgrag.core.progress import Progress
+    from kgrag.core.registry import Registry
+    from kgrag.generation import QueryResponse
+    from kgrag.indexing import IndexReport
+    from kgrag.models.llm import Estimate, LedgerSummary
+    from kgrag.retrieval import PipelineFactory
+    from kgrag.store import Store
+    from kgrag.workspace.communities_api import CommunitiesAPI
+    from kgrag.workspace.denoise_api import DenoiseAPI
+    from kgrag.workspace.documents_api import DocumentsAPI
+    from kgrag.workspace.eval_api import EvalAPI
+    from kgrag.workspace.graph_api import GraphAPI
+    from kgrag.workspace.indexing_api import IndexingAPI
+    from kgrag.workspace.query_api import QueryAPI
+    from kgrag.workspace.usage_api import UsageAPI
 
 DB_FILE_NAME = "kgrag.sqlite3"
 
@@ -51,18 +56,64 @@ def resolve_workspace_dir(path: Path | str | None) -> Path:
 
 
 class Workspace:
-    """A kgrag workspace: its parts (:attr:`components`) and the sub-APIs over them."""
+    """A kgrag workspace: its parts (:attr:`components`) and the sub-APIs over them.
+
+    Each sub-API is built on first access (and its module imported then), so a command pays only for
+    the sub-APIs it uses: ``kgrag status`` never loads denoising (igraph, matplotlib, rapidfuzz) or
+    evaluation. The sub-APIs hold no state of their own beyond the shared components, so building one
+    later instead of at open changes nothing but the start-up time.
+    """
 
     def __init__(self, components: Components) -> None:
         self.components = components
-        self.indexing = IndexingAPI(components)
-        self.querying = QueryAPI(components)
-        self.documents = DocumentsAPI(components)
-        self.graph = GraphAPI(components)
-        self.communities = CommunitiesAPI(components)
-        self.denoise = DenoiseAPI(components)
-        self.eval = EvalAPI(components, self.querying)
-        self.usage = UsageAPI(components)
+
+    @cached_property
+    def indexing(self) -> IndexingAPI:
+        from kgrag.workspace.indexing_api import IndexingAPI
+
+        return IndexingAPI(self.components)
+
+    @cached_property
+    def querying(self) -> QueryAPI:
+        from kgrag.workspace.query_api import QueryAPI
+
+        return QueryAPI(self.components)
+
+    @cached_property
+    def documents(self) -> DocumentsAPI:
+        from kgrag.workspace.documents_api import DocumentsAPI
+
+        return DocumentsAPI(self.components)
+
+    @cached_property
+    def graph(self) -> GraphAPI:
+        from kgrag.workspace.graph_api import GraphAPI
+
+        return GraphAPI(self.components)
+
+    @cached_property
+    def communities(self) -> CommunitiesAPI:
+        from kgrag.workspace.communities_api import CommunitiesAPI
+
+        return CommunitiesAPI(self.components)
+
+    @cached_property
+    def denoise(self) -> DenoiseAPI:
+        from kgrag.workspace.denoise_api import DenoiseAPI
+
+        return DenoiseAPI(self.components)
+
+    @cached_property
+    def eval(self) -> EvalAPI:
+        from kgrag.workspace.eval_api import EvalAPI
+
+        return EvalAPI(self.components, self.querying)
+
+    @cached_property
+    def usage(self) -> UsageAPI:
+        from kgrag.workspace.usage_api import UsageAPI
+
+        return UsageAPI(self.components)
 
     # -- lifecycle -------------------------------------------------------------------------------
     @classmethod

@@ -20,12 +20,12 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import igraph as ig
+if TYPE_CHECKING:  # igraph loads when stats are computed, not when GraphStats is named (e.g. a report type)
+    import igraph as ig
 
-from kgrag.graph.analysis.igraph_view import to_igraph
-from kgrag.store.base import Store
+    from kgrag.store.base import Store
 
 DEFAULT_TOP_HUBS = 10
 CLUSTERING_CONVENTION = "avg local clustering over all nodes, degree<2 counted as 0 (igraph mode='zero')"
@@ -122,5 +122,7 @@ def stats_of_igraph(graph: ig.Graph, top_hubs: int = DEFAULT_TOP_HUBS) -> GraphS
 
 def graph_stats(store: Store, top_hubs: int = DEFAULT_TOP_HUBS) -> GraphStats:
     """Statistics of the graph stored in ``store``."""
+    from kgrag.graph.analysis.igraph_view import to_igraph
+
     graph, _ = to_igraph(store)
     return stats_of_igraph(graph, top_hubs)
