@@ -68,7 +68,18 @@ KINDS: dict[str, Kind] = {
     "prompt_schema": Kind(
         "prompt output schema",
         "kgrag.prompt_schemas",
-        {"extraction_reply": "kgrag.graph.extract.parse:ExtractionReply"},
+        {
+            "extraction_reply": "kgrag.graph.extract.parse:ExtractionReply",
+            "statement_verdicts": "kgrag.evaluation.judges.schemas:StatementVerdicts",
+            "accuracy_classification": "kgrag.evaluation.judges.schemas:AccuracyClassification",
+            "context_relevance": "kgrag.evaluation.judges.schemas:ContextRelevance",
+            "reference_score": "kgrag.evaluation.judges.schemas:ReferenceScore",
+            "dimension_score": "kgrag.evaluation.judges.schemas:DimensionScore",
+            "two_pass_verdict": "kgrag.evaluation.judges.schemas:TwoPassVerdict",
+            "aspect_comparison": "kgrag.evaluation.judges.schemas:AspectComparison",
+            "generated_questions": "kgrag.evaluation.judges.schemas:GeneratedQuestions",
+            "answerability": "kgrag.evaluation.judges.schemas:Answerability",
+        },
     ),
     "loader": Kind(
         "document loader",
@@ -129,6 +140,34 @@ KINDS: dict[str, Kind] = {
             "standard": "discover, ingest, embed, extract, embed-graph, finalize.",
             "no-graph": "discover, ingest, embed, refresh, embed-graph, finalize (no extraction).",
             "fast": "discover, ingest, finalize: BM25 at once; a later standard run adds the rest.",
+        },
+    ),
+    "metric": Kind(
+        "evaluation metric",
+        "kgrag.metrics",
+        {
+            "rouge-l": "kgrag.evaluation.metrics.answer:RougeL",
+            "answer-accuracy": "kgrag.evaluation.metrics.answer:AnswerAccuracy",
+            "coverage": "kgrag.evaluation.metrics.answer:Coverage",
+            "faithfulness": "kgrag.evaluation.metrics.answer:Faithfulness",
+            "evidence-recall": "kgrag.evaluation.metrics.retrieval:EvidenceRecall",
+            "context-relevance": "kgrag.evaluation.metrics.retrieval:ContextRelevance",
+        },
+    ),
+    "judge": Kind(
+        "evaluation judge",
+        "kgrag.judges",
+        {
+            "panel": "kgrag.evaluation.judges.panel:ReferencePanel",
+            "dimensions": "kgrag.evaluation.judges.dimensions:DimensionJudge",
+            "two-pass": "kgrag.evaluation.pairwise.two_pass:TwoPassJudge",
+            "unbiased": "kgrag.evaluation.pairwise.unbiased:UnbiasedJudge",
+        },
+        {
+            "panel": "Reference-based 1-5 score averaged over several judge models (feldt-hellstrom-2026).",
+            "dimensions": "Correctness, relevance, groundedness, retrieval relevance, 0-10 each (lundberg-2026).",
+            "two-pass": "Pairwise winner per criterion in both orders, win rate (deg-rag).",
+            "unbiased": "Length-aligned, both orders, N repeats, M trials, ties, CIs (zeng-unbiased-eval).",
         },
     ),
 }

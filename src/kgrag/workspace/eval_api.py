@@ -2,22 +2,61 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from kgrag.core.errors import KgragError
 from kgrag.evaluation import evaluate_retrieval
 from kgrag.evaluation.datasets import QAItem
+from kgrag.evaluation.judges.base import judge_registry
+from kgrag.evaluation.metrics.base import metric_registry
+from kgrag.evaluation.pairwise.collect import answer_pairs, pairwise_scores, pairwise_settings
+from kgrag.evaluation.pairwise.report import write_pairwise_report
+from kgrag.evaluation.pairwise.types import PairwiseSettings
+from kgrag.evaluation.reports import write_run_report
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
+from kgrag.evaluation.runner import RunMode, RunParts, RunPlan, run_evaluation
+from kgrag.evaluation.session import (
+    EvalRun,
+    JudgeFactory,
+    finish,
+    judge_disclosure,
+    judge_setup,
+    metric_tools,
+    new_eval_id,
+    pick,
+)
+from kgrag.core.eval_records import EvalRunRecord
+from kgrag.documents import TokenCounter
+from kgrag.models.llm import LLMClient, create_llm_client
 from kgrag.workspace.components import Components
 from kgrag.workspace.query_api import QueryAPI
 
+LLM_FREE_METRICS = ["evidence-recall", "context-relevance", "rouge-l", "answer-accuracy", "coverage", "faithfulness"]
+
 
 class EvalAPI:
-    """Evaluations that only need retrieval (LLM-judged ones join here as they land)."""
+    """Evaluations: evidence recall, metric/judge runs stored for later comparison, pairwise
+    comparisons and question generation. ``judge_factory`` builds a judge client for a model name
+    (None = the configured model); tests replace it with scripted clients."""
 
     def __init__(self, parts: Components, querying: QueryAPI) -> None:
         self._parts = parts
         self._querying = querying
+        self.judge_factory: JudgeFactory = self._judge_client
+
+    def _judge_client(self, model: str | None) -> LLMClient:
+        llm = self._parts.config.llm
+        config = llm if model is None else llm.model_copy(update={"model": model})
+        return create_llm_client(config, self._parts.store, run_id=new_eval_id("judge"))
+
+    def _check(self, pipelines: Sequence[str]) -> None:
+        if not pipelines:
+            raise KgragError("name at least one pipeline to evaluate (see `kgrag pipelines`)")
+        for name in pipelines:
+            self._querying.pipeline(name)
+        self._querying.require_chunks()
 
     def retrieval(
         self,
@@ -29,10 +68,140 @@ class EvalAPI:
         """Evidence recall@k per question type for each pipeline, over all context and over passages
         only, with the context tokens each pipeline hands over (so more context cannot pass for better
         retrieval). Unknown pipelines and an empty workspace fail before any question runs."""
-        if not pipelines:
-            raise KgragError("name at least one pipeline to evaluate (see `kgrag pipelines`)")
-        for name in pipelines:
-            self._querying.pipeline(name)
-        self._querying.require_chunks()
+        self._check(pipelines)
         threshold = self._parts.config.evaluation.evidence_overlap
         return evaluate_retrieval(items, list(pipelines), k, threshold, self._querying.retrieve, on_question)
+
+    def run(
+        self,
+        items: Sequence[QAItem],
+        pipelines: Sequence[str],
+        *,
+        metrics: Sequence[str] | None = None,
+        runs: int | None = None,
+        mode: RunMode | None = None,
+        judges: Sequence[str] = (),
+        k: int | None = None,
+        dataset: str = "",
+        label: str = "",
+        sample: str = "",
+        on_question: Callable[[], None] | None = None,
+    ) -> EvalRun:
+        """Answer every question with every pipeline ``runs`` times, score with ``metrics`` (LLM-free,
+        judged or both; default: judged too when an LLM is configured) and ``judges``, store the run in
+        the workspace database and return it with its summary (mean ± std over runs)."""
+        config = self._parts.config
+        self._check(pipelines)
+        if not items:
+            raise KgragError("the dataset has no questions")
+        chosen_mode: RunMode = mode or ("llm-free" if config.llm.provider == "none" else "both")
+        if chosen_mode != "llm-free" and config.llm.provider == "none":
+            raise KgragError("LLM-judged metrics need an LLM: set llm.provider, or use --mode llm-free")
+        plan = RunPlan(
+            list(pipelines), list(metrics or LLM_FREE_METRICS), runs or config.evaluation.runs, chosen_mode,
+            list(judges), k or config.retrieval.k,
+        )
+        metric_objs = pick(metric_registry(), plan.metrics, "metric")
+        judge_objs = pick(judge_registry(), plan.judges, "judge")
+        setup = judge_setup(config, self.judge_factory) if (judge_objs or chosen_mode != "llm-free") else None
+        if judge_objs and setup is None:
+            raise KgragError("judges need an LLM: set llm.provider (see docs/llm.md)")
+        counter = TokenCounter.for_encoding()
+        llm = self._parts.llm_if_configured()
+        parts = RunParts(
+            query=self._querying.query,
+            metrics=metric_objs,
+            judges=judge_objs,
+            tools=metric_tools(config, self._parts.embedder(), setup),
+            count_tokens=counter.count,
+            setup=setup,
+            llm_tokens=(lambda: llm.summary().totals.total_tokens) if llm is not None else None,
+        )
+        run_id = new_eval_id("run")
+        scores = run_evaluation(items, plan, parts, run_id, on_question)
+        payload = {
+            "id": run_id,
+            "plan": plan.__dict__,
+            "questions": len(items),
+            "sample": sample,
+            "dataset": dataset,
+            "judge": judge_disclosure(setup, metric_objs, judge_objs, chosen_mode != "llm-free"),
+            "models": {"embedding": self._parts.embedding_model_id, "llm": config.llm.provider + ":" + str(config.llm.model or "")},
+        }
+        record = EvalRunRecord(run_id, "run", time.time(), dataset, label, payload)
+        self._parts.store.eval_runs.save(record, scores)
+        return finish(record, scores)
+
+    def runs(self, kind: str | None = None) -> list[EvalRunRecord]:
+        """Stored evaluation runs, newest first (``kind``: ``run`` or ``pairwise``)."""
+        return self._parts.store.eval_runs.runs(kind)
+
+    def get_run(self, run_id: str) -> EvalRun:
+        """A stored run with its scores and summary; ``latest`` is the newest metric run."""
+        store = self._parts.store.eval_runs
+        if run_id == "latest":
+            newest = store.runs("run")
+            if not newest:
+                raise KgragError("no evaluation runs stored yet; run `kgrag eval run` first")
+            run_id = newest[0].id
+        record = store.get(run_id)
+        if record is None:
+            known = ", ".join(r.id for r in store.runs()[:5]) or "none yet"
+            raise KgragError(f"no evaluation run {run_id!r} in this workspace (recent: {known})")
+        return finish(record, store.scores(run_id))
+
+    def report(self, run_ids: Sequence[str], out_dir: Path) -> dict[str, Path]:
+        """Markdown + JSON + PNG plots for one or more stored runs (several runs are compared in one table,
+        each pipeline labelled with its run)."""
+        if not run_ids:
+            raise KgragError("name at least one run (see `kgrag eval list`)")
+        runs = [self.get_run(r) for r in run_ids]
+        if len(runs) == 1:
+            return write_run_report(runs[0].record.payload, runs[0].summary, out_dir)
+        merged = {f"{p} @{run.record.id}": rows for run in runs for p, rows in run.summary.items()}
+        payload = {"id": "compare-" + "-".join(r.record.id for r in runs), "compared": [r.record.payload for r in runs]}
+        return write_run_report(payload, merged, out_dir)
+
+    def pairwise(
+        self,
+        items: Sequence[QAItem],
+        a: str,
+        b: str,
+        *,
+        judge: str = "unbiased",
+        settings: PairwiseSettings | None = None,
+        k: int | None = None,
+        dataset: str = "",
+        on_question: Callable[[], None] | None = None,
+    ) -> EvalRunRecord:
+        """Answer every question with pipelines ``a`` and ``b`` and compare the answers with a pairwise
+        judge (``unbiased`` or ``two-pass``); the result is stored as a ``pairwise`` run and returned."""
+        config = self._parts.config
+        self._check([a, b])
+        setup = judge_setup(config, self.judge_factory)
+        if setup is None:
+            raise KgragError("pairwise judging needs an LLM judge: set llm.provider (see docs/llm.md)")
+        judge_obj = pick(judge_registry(), [judge], "judge")[judge]
+        if not hasattr(judge_obj, "compare"):
+            raise KgragError(f"judge {judge!r} scores single answers; use `kgrag eval run --judge {judge}`")
+        chosen = settings or pairwise_settings(config.evaluation)
+        pairs = answer_pairs(items, a, b, lambda q, p: self._querying.query(q, p, k), on_question)
+        result = judge_obj.compare(pairs, setup, chosen)
+        run_id = new_eval_id("pairwise")
+        payload = {
+            "id": run_id, "a": a, "b": b, "judge_name": judge, "dataset": dataset, "questions": len(pairs),
+            "settings": chosen.__dict__, "judge": setup.describe(judge_obj.prompts), "result": result,
+        }
+        record = EvalRunRecord(run_id, "pairwise", time.time(), dataset, f"{a} vs {b}", payload)
+        self._parts.store.eval_runs.save(record, pairwise_scores(run_id, a, b, result))
+        return record
+
+    def pairwise_report(self, run_ids: Sequence[str], out_dir: Path) -> dict[str, Path]:
+        """Markdown + JSON + box plots + relative-win-rate heat map for stored pairwise runs."""
+        payloads = []
+        for run_id in run_ids:
+            record = self._parts.store.eval_runs.get(run_id)
+            if record is None or record.kind != "pairwise":
+                raise KgragError(f"no pairwise run {run_id!r} in this workspace (see `kgrag eval list`)")
+            payloads.append(record.payload)
+        return write_pairwise_report(payloads, out_dir)
