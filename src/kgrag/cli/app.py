@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kgrag.cli.errors import run_guarded
-from kgrag.cli.eval_run_commands import eval_list, eval_report, eval_run
+from kgrag.cli.eval_run_commands import eval_list, eval_pairwise, eval_qgen, eval_report, eval_run
 from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.llm_commands import cost, prompts_app
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
@@ -35,6 +35,8 @@ app.add_typer(eval_app, name="eval")
 eval_app.command("run")(eval_run)
 eval_app.command("list")(eval_list)
 eval_app.command("report")(eval_report)
+eval_app.command("pairwise")(eval_pairwise)
+eval_app.command("qgen")(eval_qgen)
 app.add_typer(prompts_app, name="prompts")
 app.command("cost")(cost)
 app.add_typer(graph_app, name="graph")

@@ -112,3 +112,86 @@ def eval_report(
         console.print("written: " + ", ".join(str(p) for p in paths.values()))
 
     run_guarded(body, debug)
+
+
+def eval_pairwise(
+    a: Annotated[str, typer.Argument(help="Pipeline A.")],
+    b: Annotated[str, typer.Argument(help="Pipeline B.")],
+    dataset: DatasetOpt,
+    judge: Annotated[str, typer.Option("--judge", help="unbiased (zeng-unbiased-eval) or two-pass (deg-rag).")] = "unbiased",
+    trials: Annotated[int | None, typer.Option("--trials", help="M trials (default evaluation.pairwise_trials).")] = None,
+    repeats: Annotated[int | None, typer.Option("--repeats", help="N repeats per order.")] = None,
+    naive: Annotated[bool, typer.Option("--naive", help="One order, one trial, no alignment, no ties (for contrast).")] = False,
+    k: Annotated[int | None, typer.Option("--k", help="Context items per question.")] = None,
+    sample: SampleOpt = None,
+    seed: SeedOpt = 0,
+    out: OutOpt = None,
+    workspace: WorkspaceOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Compare two pipelines' answers with a pairwise LLM judge; stores the run and writes its report."""
+
+    def body() -> None:
+        import dataclasses
+
+        from rich.progress import Progress
+
+        from kgrag.evaluation import load_dataset
+        from kgrag.evaluation.pairwise.collect import pairwise_settings
+        from kgrag.evaluation.pairwise.report import render_pairwise
+        from kgrag.evaluation.pairwise.types import PairwiseSettings
+        from kgrag.evaluation.sampling import stratified_sample
+
+        items = load_dataset(dataset)
+        if sample is not None:
+            items = stratified_sample(items, sample, seed)
+        console = new_console()
+        with open_workspace(workspace) as ws, Progress(console=console, transient=True) as bar:
+            settings = PairwiseSettings.naive() if naive else pairwise_settings(ws.config.evaluation)
+            changes = {k_: v for k_, v in {"trials": trials, "repeats": repeats}.items() if v is not None}
+            settings = dataclasses.replace(settings, **changes)
+            task = bar.add_task("answering", total=len(items))
+            record = ws.eval.pairwise(
+                items, a, b, judge=judge, settings=settings, k=k, dataset=str(dataset), on_question=lambda: bar.advance(task)
+            )
+            paths = ws.eval.report([record.id], out or ws.path / "reports")
+        console.print(render_pairwise(record.payload))
+        console.print(f"stored as run {record.id}; written: " + ", ".join(str(p) for p in paths.values()))
+
+    run_guarded(body, debug)
+
+
+def eval_qgen(
+    out: Annotated[Path, typer.Option("--out", help="Where to write the questions (.jsonl).")],
+    kinds: Annotated[
+        str, typer.Option("--kinds", help="node, edge, subgraph, answer-given, single-fact, multi-fact (comma-separated).")
+    ] = "node,edge,subgraph,single-fact",
+    per_kind: Annotated[int, typer.Option("--per-kind", help="Generation attempts per kind.")] = 10,
+    seed: SeedOpt = 0,
+    workspace: WorkspaceOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Generate a QA dataset from this workspace's graph and documents (de-duplicated, answerability-checked)."""
+
+    def body() -> None:
+        import json
+
+        from rich.progress import Progress
+
+        from kgrag.core.errors import KgragError
+
+        console = new_console()
+        names = _names(kinds)
+        with open_workspace(workspace) as ws, Progress(console=console, transient=True) as bar:
+            task = bar.add_task("generating", total=len(names) * per_kind)
+            result = ws.eval.qgen(names, per_kind, seed=seed, on_question=lambda: bar.advance(task))
+        lines = [json.dumps({"id": i.id, "question": i.question, "answer": i.answer, "question_type": i.question_type, "evidence": i.evidence}) for i in result.items]
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
+        except OSError as exc:
+            raise KgragError(f"{out}: cannot write the questions ({exc.strerror})") from exc
+        rejected = ", ".join(f"{why}: {n}" for why, n in result.rejected.items()) or "none"
+        console.print(f"kept {len(result.items)} of {result.generated} generated questions → {out}; rejected: {rejected}")
+
+    run_guarded(body, debug)

@@ -14,6 +14,8 @@ from kgrag.evaluation.metrics.base import metric_registry
 from kgrag.evaluation.pairwise.collect import answer_pairs, pairwise_scores, pairwise_settings
 from kgrag.evaluation.pairwise.report import write_pairwise_report
 from kgrag.evaluation.pairwise.types import PairwiseSettings
+from kgrag.evaluation.qgen import QGenResult, generate_questions
+from kgrag.evaluation.qgen.sources import SourceSampler
 from kgrag.evaluation.reports import write_run_report
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
 from kgrag.evaluation.runner import RunMode, RunParts, RunPlan, run_evaluation
@@ -155,6 +157,11 @@ class EvalAPI:
         each pipeline labelled with its run)."""
         if not run_ids:
             raise KgragError("name at least one run (see `kgrag eval list`)")
+        kinds = {(r.kind if (r := self._parts.store.eval_runs.get(i)) else "run") for i in run_ids}
+        if kinds == {"pairwise"}:
+            return self.pairwise_report(run_ids, out_dir)
+        if len(kinds) > 1:
+            raise KgragError("report metric runs and pairwise runs separately")
         runs = [self.get_run(r) for r in run_ids]
         if len(runs) == 1:
             return write_run_report(runs[0].record.payload, runs[0].summary, out_dir)
@@ -205,3 +212,22 @@ class EvalAPI:
                 raise KgragError(f"no pairwise run {run_id!r} in this workspace (see `kgrag eval list`)")
             payloads.append(record.payload)
         return write_pairwise_report(payloads, out_dir)
+
+    def qgen(
+        self,
+        kinds: Sequence[str],
+        per_kind: int,
+        *,
+        seed: int = 0,
+        on_question: Callable[[], None] | None = None,
+    ) -> QGenResult:
+        """Generate questions from this workspace's graph (node/edge/subgraph) and chunks
+        (answer-given/single-fact/multi-fact) with the configured LLM, de-duplicated and checked."""
+        config = self._parts.config
+        if config.llm.provider == "none":
+            raise KgragError("question generation needs an LLM: set llm.provider (see docs/llm.md)")
+        self._querying.require_chunks()
+        sampler = SourceSampler(self._parts.store, seed, config.evaluation.qgen_min_subgraph_nodes)
+        return generate_questions(
+            sampler, self._parts.llm(), kinds, per_kind, config.evaluation.qgen_dedup_threshold, on_question=on_question
+        )

@@ -8,7 +8,7 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
-from kgrag.models.llm import LLMClient, LLMUnavailableError
+from kgrag.models.llm import LLMClient, LLMUnavailableError, ProviderError
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -36,7 +36,7 @@ def ask(
     repeat and trial is a distinct call rather than a cache hit of the first one."""
     try:
         result = judge.structured(prompt, variables, model, stage=stage, temperature=temperature, seed=seed)
-    except LLMUnavailableError as exc:
+    except (LLMUnavailableError, ProviderError) as exc:  # this item only; ModelError/budget stop the run
         return JudgeReply(None, f"judge call failed: {exc}", 0)
     tokens = result.usage.total_tokens
     if not result.ok or result.value is None:

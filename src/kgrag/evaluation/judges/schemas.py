@@ -29,9 +29,9 @@ class AccuracyClassification(BaseModel):
     answer misses as false negatives."""
 
     reasoning: str
-    true_positives: list[str] = Field(default_factory=list)
-    false_positives: list[str] = Field(default_factory=list)
-    false_negatives: list[str] = Field(default_factory=list)
+    true_positives: list[str]
+    false_positives: list[str]
+    false_negatives: list[str]
 
 
 class ContextRelevance(BaseModel):

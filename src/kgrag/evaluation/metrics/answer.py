@@ -90,6 +90,8 @@ class AnswerAccuracy:
             return _judge_failed(reply.note, reply.tokens)
         v = reply.value
         score = f1(len(v.true_positives), len(v.false_positives), len(v.false_negatives))
+        if score is None:
+            return Measured.unmeasured("judge classified no statements", reply.tokens)
         return self._blend(score, sample, tools, reply.tokens)
 
 

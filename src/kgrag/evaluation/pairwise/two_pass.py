@@ -43,5 +43,9 @@ class TwoPassJudge:
             out["criteria"][criterion] = {**summary, "counts": counts}
         overall = out["criteria"]["overall"]
         out.update(rates=overall.get("rates"), ci=overall.get("ci"), verdict=overall.get("verdict"))
+        out["per_question"] = [
+            {"question_id": p.question_id, "question_type": p.question_type, "outcomes": [x["overall"] if x else None, y["overall"] if y else None]}
+            for p, (x, y) in zip(pairs, passes, strict=True)
+        ]
         out["position_consistency"] = consistency([(x["overall"] if x else None, y["overall"] if y else None) for x, y in passes])
         return out
