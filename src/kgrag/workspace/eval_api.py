@@ -117,7 +117,7 @@ class EvalAPI:
             tools=metric_tools(config, self._parts.embedder(), setup),
             count_tokens=counter.count,
             setup=setup,
-            llm_tokens=(lambda: llm.summary().totals.total_tokens) if llm is not None else None,
+            llm_tokens=(lambda: _tokens(llm)) if llm is not None else None,
         )
         run_id = new_eval_id("run")
         scores = run_evaluation(items, plan, parts, run_id, on_question)
@@ -231,3 +231,9 @@ class EvalAPI:
         return generate_questions(
             sampler, self._parts.llm(), kinds, per_kind, config.evaluation.qgen_dedup_threshold, on_question=on_question
         )
+
+
+def _tokens(llm: LLMClient) -> int:
+    """Prompt + completion tokens of every call this client's run made so far (cache hits included)."""
+    total = llm.summary().total
+    return total.prompt_tokens + total.completion_tokens
