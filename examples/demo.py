@@ -70,9 +70,7 @@ def show_which_pipeline_pays_off(ws: Workspace, console: Console) -> None:
     from kgrag.evaluation import load_dataset
     from kgrag.evaluation.reports import answer_line, fmt
 
-    pipelines = [
-        p.name for p in ws.querying.pipelines() if p.ready and all(r.name != "llm" for r in p.requirements)
-    ]
+    pipelines = [p.name for p in ws.querying.pipelines() if p.ready and all(r.name != "llm" for r in p.requirements)]
     items = load_dataset(HERE / "sample" / "questions.json")
     run = ws.eval.run(items, pipelines, runs=1, mode="llm-free", dataset="examples/sample/questions.json")
     metrics = ("evidence-recall", "context-relevance", "rouge-l", "answer-accuracy", "coverage", "faithfulness")
@@ -86,7 +84,9 @@ def show_which_pipeline_pays_off(ws: Workspace, console: Console) -> None:
     console.rule("[bold]Which pipeline pays off here?[/bold]")
     console.print(table)
     console.print(answer_line(run.summary, "evidence-recall").replace("**", ""))
-    console.print(f"stored as evaluation run {run.record.id}: .venv/bin/kgrag eval report {run.record.id} -w demo-workspace")
+    console.print(
+        f"stored as evaluation run {run.record.id}: .venv/bin/kgrag eval report {run.record.id} -w demo-workspace"
+    )
 
 
 if __name__ == "__main__":

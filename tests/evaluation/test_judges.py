@@ -70,10 +70,14 @@ def test_dimensions_malformed_reply_is_unmeasured() -> None:
 
 def test_two_pass_maps_swapped_verdicts_back_and_counts_ties() -> None:
     def favour_first(request: ChatRequest) -> str:
-        return json.dumps({"reasoning": "r", "comprehensiveness": "1", "diversity": "tie", "empowerment": "1", "overall": "1"})
+        return json.dumps(
+            {"reasoning": "r", "comprehensiveness": "1", "diversity": "tie", "empowerment": "1", "overall": "1"}
+        )
 
     pairs = [AnswerPair(f"q{i}", "Q?", "T", "a", "b") for i in range(4)]
-    result = TwoPassJudge().compare(pairs, JudgeSetup((_client("j", ScriptRule(".", favour_first)),)), PairwiseSettings(bootstrap_samples=200))
+    result = TwoPassJudge().compare(
+        pairs, JudgeSetup((_client("j", ScriptRule(".", favour_first)),)), PairwiseSettings(bootstrap_samples=200)
+    )
     overall = result["criteria"]["overall"]
     assert overall["counts"] == {"A": 4, "B": 4, "tie": 0}  # the first slot always wins: A in pass A, B in pass B
     assert result["criteria"]["diversity"]["counts"]["tie"] == 8

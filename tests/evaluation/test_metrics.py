@@ -33,7 +33,12 @@ FREE = MetricTools(similarity=lambda a, b: 0.8)
 
 def test_registry_lists_all_six_metrics() -> None:
     assert set(metric_registry().names()) >= {
-        "rouge-l", "answer-accuracy", "coverage", "faithfulness", "evidence-recall", "context-relevance"
+        "rouge-l",
+        "answer-accuracy",
+        "coverage",
+        "faithfulness",
+        "evidence-recall",
+        "context-relevance",
     }
 
 
@@ -65,7 +70,10 @@ def _verdicts(n: int, supported: int) -> str:
 
 def test_judged_versions_use_the_judge_reply() -> None:
     tools = _tools(
-        ScriptRule("grade a generated answer against", json.dumps({"reasoning": "r", "true_positives": ["a"], "false_positives": ["b"], "false_negatives": []})),
+        ScriptRule(
+            "grade a generated answer against",
+            json.dumps({"reasoning": "r", "true_positives": ["a"], "false_positives": ["b"], "false_negatives": []}),
+        ),
         ScriptRule("covers|how much of a known-correct", _verdicts(2, 2)),
         ScriptRule("stays within what its retrieved context", _verdicts(3, 1)),
         ScriptRule("retrieval found the evidence", _verdicts(2, 1)),
@@ -94,7 +102,9 @@ def test_malformed_judge_output_is_unmeasured(reply: str) -> None:
 def test_wrong_number_of_verdicts_is_unmeasured() -> None:
     result = EvidenceRecall().judged(SAMPLE, _tools(ScriptRule(".", _verdicts(5, 5))))
     assert result.value is None and "5 verdicts for 2" in result.note
-    grades = ContextRelevance().judged(SAMPLE, _tools(ScriptRule(".", json.dumps({"reasoning": "r", "scores": [7, 1]}))))
+    grades = ContextRelevance().judged(
+        SAMPLE, _tools(ScriptRule(".", json.dumps({"reasoning": "r", "scores": [7, 1]})))
+    )
     assert grades.value is None
 
 

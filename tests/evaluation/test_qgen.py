@@ -61,26 +61,54 @@ def _store() -> Store:
         EntityRecord("e2", "shale", "Shale", "PRODUCT", "A storage engine.", ("c1", "c2", "c3")),
         EntityRecord("e3", "ana", "Ana", "PERSON", "Engineer.", ("c2", "c3")),
     ]
-    rels = [RelationRecord("r1", "e1", "e2", "stores in", "Kestrel stores metrics in Shale.", chunk_ids=("c1",)),
-            RelationRecord("r2", "e2", "e3", "written by", "Ana wrote Shale.", chunk_ids=("c2",))]
+    rels = [
+        RelationRecord("r1", "e1", "e2", "stores in", "Kestrel stores metrics in Shale.", chunk_ids=("c1",)),
+        RelationRecord("r2", "e2", "e3", "written by", "Ana wrote Shale.", chunk_ids=("c2",)),
+    ]
     return cast(Store, _Store(_Graph(ents, rels), _Chunks(chunks)))
 
 
 def _client(generator: Any, checker: str = '{"reasoning": "supported", "answerable": true}') -> LLMClient:
-    rules = [ScriptRule("You check generated evaluation questions", checker), ScriptRule("You write evaluation questions", generator)]
+    rules = [
+        ScriptRule("You check generated evaluation questions", checker),
+        ScriptRule("You write evaluation questions", generator),
+    ]
     return create_llm_client(LLMConfig(provider="scripted", model="gen"), provider=ScriptedProvider(rules))
 
 
 def _question(request: ChatRequest) -> str:
     text = "\n".join(m["content"] for m in request.messages)
-    level = next(k for k in ("entity from a knowledge graph", "two related", "connected group", "phrase from it", "several passages", "each about one fact") if k in text)
+    level = next(
+        k
+        for k in (
+            "entity from a knowledge graph",
+            "two related",
+            "connected group",
+            "phrase from it",
+            "several passages",
+            "each about one fact",
+        )
+        if k in text
+    )
     seed = request.params.get("seed")
-    return json.dumps({"reasoning": "the passages say so", "questions": [{"question": f"Q about {level} number {seed} regarding Shale storage?", "answer": "Shale stores Kestrel metrics."}]})
+    return json.dumps(
+        {
+            "reasoning": "the passages say so",
+            "questions": [
+                {
+                    "question": f"Q about {level} number {seed} regarding Shale storage?",
+                    "answer": "Shale stores Kestrel metrics.",
+                }
+            ],
+        }
+    )
 
 
 def test_all_kinds_generate_grounded_questions_and_count_rejections() -> None:
     kinds = ["node", "edge", "subgraph", "answer-given", "single-fact", "multi-fact"]
-    result = generate_questions(SourceSampler(_store(), seed=1, min_subgraph_nodes=3), _client(_question), kinds, 2, 0.95)
+    result = generate_questions(
+        SourceSampler(_store(), seed=1, min_subgraph_nodes=3), _client(_question), kinds, 2, 0.95
+    )
     kept = {i.question_type for i in result.items}
     assert kept == set(kinds)
     assert all(i.evidence and "Shale" in " ".join(i.evidence) for i in result.items)
@@ -91,9 +119,17 @@ def test_duplicates_unanswerable_and_malformed_are_rejected_by_reason() -> None:
     same = json.dumps({"reasoning": "r", "questions": [{"question": "What does Shale store?", "answer": "Metrics."}]})
     dup = generate_questions(SourceSampler(_store(), 0, 3), _client(same), ["single-fact"], 3, 0.8)
     assert len(dup.items) == 1 and dup.rejected["duplicate"] == 2
-    no = generate_questions(SourceSampler(_store(), 0, 3), _client(same, '{"reasoning": "outside knowledge", "answerable": false}'), ["node"], 2, 0.8)
+    no = generate_questions(
+        SourceSampler(_store(), 0, 3),
+        _client(same, '{"reasoning": "outside knowledge", "answerable": false}'),
+        ["node"],
+        2,
+        0.8,
+    )
     assert not no.items and no.rejected["judged unanswerable"] == 2
-    bad = generate_questions(SourceSampler(_store(), 0, 3), _client("Here are some questions: 1. ..."), ["edge"], 2, 0.8)
+    bad = generate_questions(
+        SourceSampler(_store(), 0, 3), _client("Here are some questions: 1. ..."), ["edge"], 2, 0.8
+    )
     assert not bad.items and bad.rejected["generation failed"] == 2 and bad.notes
 
 

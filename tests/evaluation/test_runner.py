@@ -11,8 +11,8 @@ import pytest
 from tests.conftest import SAMPLE_DOCS, SAMPLE_QUESTIONS
 
 from kgrag import Workspace
-from kgrag.core.eval_records import EvalScore
 from kgrag.core.errors import KgragError
+from kgrag.core.eval_records import EvalScore
 from kgrag.evaluation import load_dataset
 from kgrag.evaluation.aggregate import ALL, MACRO, summarize
 from kgrag.evaluation.datasets import QAItem
@@ -73,7 +73,10 @@ def test_judged_run_discloses_the_judge_and_keeps_failures_unmeasured(tmp_path: 
     assert row["coverage:llm"][ALL]["mean"] is None and row["coverage:llm"][ALL]["unmeasured"] == 2
     assert row["coverage"][ALL]["mean"] is not None
     judge = run.record.payload["judge"]
-    assert row["cost.generation_tokens"][ALL]["mean"] > 0 and row["cost.total_tokens"][ALL]["mean"] >= row["cost.generation_tokens"][ALL]["mean"]
+    assert (
+        row["cost.generation_tokens"][ALL]["mean"] > 0
+        and row["cost.total_tokens"][ALL]["mean"] >= row["cost.generation_tokens"][ALL]["mean"]
+    )
     assert judge["models"] == ["judge-x"] and judge["temperature"] == 0.0
     assert judge["prompts"] == {"eval_reference_judge": "1", "eval_coverage": "1"}
 
@@ -101,7 +104,9 @@ def test_stratified_sample_keeps_the_type_mix_and_is_seeded() -> None:
     items = [QAItem(str(i), f"q{i}", "", "Fact" if i < 60 else "Reason" if i < 90 else "Summary") for i in range(100)]
     sample = stratified_sample(items, 20, seed=3)
     types = [i.question_type for i in sample]
-    assert len(sample) == 20 and types.count("Fact") == 12 and types.count("Reason") == 6 and types.count("Summary") == 2
+    assert (
+        len(sample) == 20 and types.count("Fact") == 12 and types.count("Reason") == 6 and types.count("Summary") == 2
+    )
     assert sample == stratified_sample(items, 20, seed=3) and sample != stratified_sample(items, 20, seed=4)
     assert [int(i.id) for i in sample] == sorted(int(i.id) for i in sample)
     assert len(stratified_sample(items, 2, seed=0)) == 2

@@ -20,7 +20,9 @@ def _scores(run_id: str) -> list[EvalScore]:
 
 def test_save_get_list_scores(store: Store) -> None:
     before = store.generation()
-    store.eval_runs.save(EvalRunRecord("r1", "run", 10.0, "qs.json", "first", {"runs": 2, "judge": {"model": "m"}}), _scores("r1"))
+    store.eval_runs.save(
+        EvalRunRecord("r1", "run", 10.0, "qs.json", "first", {"runs": 2, "judge": {"model": "m"}}), _scores("r1")
+    )
     store.eval_runs.save(EvalRunRecord("r2", "pairwise", 20.0, "qs.json"), [])
     assert store.generation() == before
     run = store.eval_runs.get("r1")

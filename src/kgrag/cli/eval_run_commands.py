@@ -27,7 +27,9 @@ def _names(text: str) -> list[str]:
 
 def eval_run(
     dataset: DatasetOpt,
-    pipelines: Annotated[str, typer.Option("--pipelines", help="Comma-separated pipeline names.")] = "dense,bm25,hybrid",
+    pipelines: Annotated[
+        str, typer.Option("--pipelines", help="Comma-separated pipeline names.")
+    ] = "dense,bm25,hybrid",
     runs: Annotated[int | None, typer.Option("--runs", help="Repeats (default evaluation.runs).")] = None,
     metrics: Annotated[
         str | None, typer.Option("--metrics", help="Comma-separated metric names (default: all six).")
@@ -67,8 +69,16 @@ def eval_run(
             names = _names(pipelines)
             task = bar.add_task("questions", total=len(items) * (runs or ws.config.evaluation.runs))
             run = ws.eval.run(
-                items, names, metrics=_names(metrics) if metrics else None, runs=runs, mode=mode,  # type: ignore[arg-type]
-                judges=_names(judge), k=k, dataset=str(dataset), label=label, sample=note,
+                items,
+                names,
+                metrics=_names(metrics) if metrics else None,
+                runs=runs,
+                mode=mode,  # type: ignore[arg-type]
+                judges=_names(judge),
+                k=k,
+                dataset=str(dataset),
+                label=label,
+                sample=note,
                 on_question=lambda: bar.advance(task),
             )
             paths = ws.eval.report([run.record.id], out or ws.path / "reports")
@@ -118,10 +128,16 @@ def eval_pairwise(
     a: Annotated[str, typer.Argument(help="Pipeline A.")],
     b: Annotated[str, typer.Argument(help="Pipeline B.")],
     dataset: DatasetOpt,
-    judge: Annotated[str, typer.Option("--judge", help="unbiased (zeng-unbiased-eval) or two-pass (deg-rag).")] = "unbiased",
-    trials: Annotated[int | None, typer.Option("--trials", help="M trials (default evaluation.pairwise_trials).")] = None,
+    judge: Annotated[
+        str, typer.Option("--judge", help="unbiased (zeng-unbiased-eval) or two-pass (deg-rag).")
+    ] = "unbiased",
+    trials: Annotated[
+        int | None, typer.Option("--trials", help="M trials (default evaluation.pairwise_trials).")
+    ] = None,
     repeats: Annotated[int | None, typer.Option("--repeats", help="N repeats per order.")] = None,
-    naive: Annotated[bool, typer.Option("--naive", help="One order, one trial, no alignment, no ties (for contrast).")] = False,
+    naive: Annotated[
+        bool, typer.Option("--naive", help="One order, one trial, no alignment, no ties (for contrast).")
+    ] = False,
     k: Annotated[int | None, typer.Option("--k", help="Context items per question.")] = None,
     sample: SampleOpt = None,
     seed: SeedOpt = 0,
@@ -148,11 +164,20 @@ def eval_pairwise(
         console = new_console()
         with open_workspace(workspace) as ws, Progress(console=console, transient=True) as bar:
             settings = PairwiseSettings.naive() if naive else pairwise_settings(ws.config.evaluation)
-            changes = {k_: v for k_, v in {"trials": trials, "repeats": repeats}.items() if v is not None}
-            settings = dataclasses.replace(settings, **changes)
+            if trials is not None:
+                settings = dataclasses.replace(settings, trials=trials)
+            if repeats is not None:
+                settings = dataclasses.replace(settings, repeats=repeats)
             task = bar.add_task("answering", total=len(items))
             record = ws.eval.pairwise(
-                items, a, b, judge=judge, settings=settings, k=k, dataset=str(dataset), on_question=lambda: bar.advance(task)
+                items,
+                a,
+                b,
+                judge=judge,
+                settings=settings,
+                k=k,
+                dataset=str(dataset),
+                on_question=lambda: bar.advance(task),
             )
             paths = ws.eval.report([record.id], out or ws.path / "reports")
         console.print(render_pairwise(record.payload))
@@ -164,7 +189,8 @@ def eval_pairwise(
 def eval_qgen(
     out: Annotated[Path, typer.Option("--out", help="Where to write the questions (.jsonl).")],
     kinds: Annotated[
-        str, typer.Option("--kinds", help="node, edge, subgraph, answer-given, single-fact, multi-fact (comma-separated).")
+        str,
+        typer.Option("--kinds", help="node, edge, subgraph, answer-given, single-fact, multi-fact (comma-separated)."),
     ] = "node,edge,subgraph,single-fact",
     per_kind: Annotated[int, typer.Option("--per-kind", help="Generation attempts per kind.")] = 10,
     seed: SeedOpt = 0,
@@ -185,13 +211,26 @@ def eval_qgen(
         with open_workspace(workspace) as ws, Progress(console=console, transient=True) as bar:
             task = bar.add_task("generating", total=len(names) * per_kind)
             result = ws.eval.qgen(names, per_kind, seed=seed, on_question=lambda: bar.advance(task))
-        lines = [json.dumps({"id": i.id, "question": i.question, "answer": i.answer, "question_type": i.question_type, "evidence": i.evidence}) for i in result.items]
+        lines = [
+            json.dumps(
+                {
+                    "id": i.id,
+                    "question": i.question,
+                    "answer": i.answer,
+                    "question_type": i.question_type,
+                    "evidence": i.evidence,
+                }
+            )
+            for i in result.items
+        ]
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
         except OSError as exc:
             raise KgragError(f"{out}: cannot write the questions ({exc.strerror})") from exc
         rejected = ", ".join(f"{why}: {n}" for why, n in result.rejected.items()) or "none"
-        console.print(f"kept {len(result.items)} of {result.generated} generated questions → {out}; rejected: {rejected}")
+        console.print(
+            f"kept {len(result.items)} of {result.generated} generated questions → {out}; rejected: {rejected}"
+        )
 
     run_guarded(body, debug)

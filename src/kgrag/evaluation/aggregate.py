@@ -42,12 +42,20 @@ def _macro(per_type_run: dict[str, dict[int, list[float]]], unmeasured: int) -> 
             if values:
                 runs[run].append(statistics.fmean(values))
     mean, std = mean_std([statistics.fmean(v) for _, v in sorted(runs.items())])
-    return {"mean": mean, "std": std, "n": sum(len(v) for v in runs.values()), "unmeasured": unmeasured, "runs": len(runs)}
+    return {
+        "mean": mean,
+        "std": std,
+        "n": sum(len(v) for v in runs.values()),
+        "unmeasured": unmeasured,
+        "runs": len(runs),
+    }
 
 
 def summarize(scores: Iterable[EvalScore]) -> dict[str, dict[str, dict[str, Cell]]]:
     """pipeline → metric → column (each question type, ``All`` = micro, ``Macro``) → cell."""
-    values: dict[tuple[str, str], dict[str, dict[int, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    values: dict[tuple[str, str], dict[str, dict[int, list[float]]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(list))
+    )
     missing: dict[tuple[str, str, str], int] = defaultdict(int)
     for s in scores:
         key = (s.pipeline, s.metric)
@@ -79,5 +87,9 @@ def question_types(summary: dict[str, dict[str, dict[str, Cell]]]) -> list[str]:
 
 def best_pipeline(summary: dict[str, Any], metric: str, column: str = MACRO) -> str | None:
     """The pipeline with the highest mean of ``metric`` in ``column`` (None when nobody measured it)."""
-    scored = [(row[metric][column]["mean"], p) for p, row in summary.items() if metric in row and row[metric][column]["mean"] is not None]
+    scored = [
+        (row[metric][column]["mean"], p)
+        for p, row in summary.items()
+        if metric in row and row[metric][column]["mean"] is not None
+    ]
     return max(scored)[1] if scored else None

@@ -8,7 +8,7 @@ that rewards length.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +35,7 @@ def _scatter(ax: Any, points: Sequence[Point], xlabel: str, ylabel: str) -> None
     ax.grid(alpha=0.3)
 
 
-def quality_vs_cost(
-    panels: Sequence[tuple[str, Sequence[Point]]], ylabel: str, title: str, path: Path
-) -> None:
+def quality_vs_cost(panels: Sequence[tuple[str, Sequence[Point]]], ylabel: str, title: str, path: Path) -> None:
     """One scatter per cost axis (e.g. context tokens, latency): each pipeline a point, quality on y."""
     plt = _pyplot()
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4), squeeze=False)
@@ -50,7 +48,7 @@ def quality_vs_cost(
 
 
 def grouped_bars(
-    groups: Sequence[str], series: dict[str, Sequence[tuple[float, float]]], ylabel: str, title: str, path: Path
+    groups: Sequence[str], series: Mapping[str, Sequence[tuple[float, float]]], ylabel: str, title: str, path: Path
 ) -> None:
     """Bars per group (question type) and series (pipeline), mean with a ± std error bar."""
     plt = _pyplot()
@@ -68,7 +66,7 @@ def grouped_bars(
     plt.close(fig)
 
 
-def win_rate_boxes(rates: dict[str, Sequence[float]], title: str, path: Path) -> None:
+def win_rate_boxes(rates: Mapping[str, Sequence[float]], title: str, path: Path) -> None:
     """Box plots of per-trial rates (win A, win B, tie), as zeng-unbiased-eval reports them."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))

@@ -86,7 +86,8 @@ def render_run(payload: dict[str, Any], summary: dict[str, Any]) -> str:
         f"# Evaluation run `{payload.get('id', '?')}`",
         "",
         f"Dataset `{payload.get('dataset', '?')}` ({payload.get('questions', '?')} questions"
-        f"{', ' + payload['sample'] if payload.get('sample') else ''}); pipelines {', '.join(plan.get('pipelines', []))}; "
+        f"{', ' + payload['sample'] if payload.get('sample') else ''}); "
+        f"pipelines {', '.join(plan.get('pipelines', []))}; "
         f"k = {plan.get('k')}; {plan.get('runs')} run(s), mean ± std over runs; metric mode `{plan.get('mode')}`.",
         f"Judge: {json.dumps(judge) if judge else 'none (LLM-free metrics only)'}.",
         f"Models: {json.dumps(payload.get('models', {}))}.",
@@ -127,7 +128,10 @@ def plot_run(summary: dict[str, Any], out_dir: Path, stem: str) -> list[Path]:
         quality_vs_cost(panels, f"{metric} (macro mean ± std over runs)", f"{metric}: quality against cost", path)
         bars = out_dir / f"{stem}_{safe}_by_type.png"
         series = {
-            p: [((rows[metric].get(t) or {}).get("mean") or 0.0, (rows[metric].get(t) or {}).get("std") or 0.0) for t in [*types, MACRO]]
+            p: [
+                ((rows[metric].get(t) or {}).get("mean") or 0.0, (rows[metric].get(t) or {}).get("std") or 0.0)
+                for t in [*types, MACRO]
+            ]
             for p, rows in summary.items()
             if metric in rows
         }

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 from kgrag.config import KgragConfig
-from kgrag.core.eval_records import EvalRunRecord, EvalScore
 from kgrag.core.errors import KgragError
+from kgrag.core.eval_records import EvalRunRecord, EvalScore
 from kgrag.core.registry import Registry
 from kgrag.evaluation.aggregate import summarize
 from kgrag.evaluation.judges.base import AnswerJudge, JudgeSetup

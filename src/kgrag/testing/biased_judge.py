@@ -55,7 +55,9 @@ class BiasedJudge:
         bonus = self.position_bonus if first else 0.0
         if words > other_words:
             bonus += min(self.max_length_bonus, self.length_bonus * (words - other_words) / 10)
-        return {a: float(min(5, max(0, round(self.base + bonus + rng.uniform(-self.noise, self.noise))))) for a in ASPECTS}
+        return {
+            a: float(min(5, max(0, round(self.base + bonus + rng.uniform(-self.noise, self.noise))))) for a in ASPECTS
+        }
 
     def compare(self, request: ChatRequest) -> str:
         match = _ANSWERS.search(_user(request))
@@ -77,7 +79,8 @@ class BiasedJudge:
         if self.stubborn_marker in answer:
             return answer
         system = request.messages[0]["content"]
-        target = int(_TARGET.search(system).group(1)) if _TARGET.search(system) else len(answer.split())
+        found = _TARGET.search(system)
+        target = int(found.group(1)) if found else len(answer.split())
         return _stretch(answer, target)
 
     def pad(self, request: ChatRequest) -> str:

@@ -7,6 +7,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from kgrag.core.errors import KgragError
+from kgrag.core.eval_records import EvalRunRecord
+from kgrag.documents import TokenCounter
 from kgrag.evaluation import evaluate_retrieval
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.judges.base import judge_registry
@@ -29,8 +31,6 @@ from kgrag.evaluation.session import (
     new_eval_id,
     pick,
 )
-from kgrag.core.eval_records import EvalRunRecord
-from kgrag.documents import TokenCounter
 from kgrag.models.llm import LLMClient, create_llm_client
 from kgrag.workspace.components import Components
 from kgrag.workspace.query_api import QueryAPI
@@ -100,8 +100,12 @@ class EvalAPI:
         if chosen_mode != "llm-free" and config.llm.provider == "none":
             raise KgragError("LLM-judged metrics need an LLM: set llm.provider, or use --mode llm-free")
         plan = RunPlan(
-            list(pipelines), list(metrics or LLM_FREE_METRICS), runs or config.evaluation.runs, chosen_mode,
-            list(judges), k or config.retrieval.k,
+            list(pipelines),
+            list(metrics or LLM_FREE_METRICS),
+            runs or config.evaluation.runs,
+            chosen_mode,
+            list(judges),
+            k or config.retrieval.k,
         )
         metric_objs = pick(metric_registry(), plan.metrics, "metric")
         judge_objs = pick(judge_registry(), plan.judges, "judge")
@@ -128,7 +132,10 @@ class EvalAPI:
             "sample": sample,
             "dataset": dataset,
             "judge": judge_disclosure(setup, metric_objs, judge_objs, chosen_mode != "llm-free"),
-            "models": {"embedding": self._parts.embedding_model_id, "llm": config.llm.provider + ":" + str(config.llm.model or "")},
+            "models": {
+                "embedding": self._parts.embedding_model_id,
+                "llm": config.llm.provider + ":" + str(config.llm.model or ""),
+            },
         }
         record = EvalRunRecord(run_id, "run", time.time(), dataset, label, payload)
         self._parts.store.eval_runs.save(record, scores)
@@ -196,8 +203,15 @@ class EvalAPI:
         result = judge_obj.compare(pairs, setup, chosen)
         run_id = new_eval_id("pairwise")
         payload = {
-            "id": run_id, "a": a, "b": b, "judge_name": judge, "dataset": dataset, "questions": len(pairs),
-            "settings": chosen.__dict__, "judge": setup.describe(judge_obj.prompts), "result": result,
+            "id": run_id,
+            "a": a,
+            "b": b,
+            "judge_name": judge,
+            "dataset": dataset,
+            "questions": len(pairs),
+            "settings": chosen.__dict__,
+            "judge": setup.describe(judge_obj.prompts),
+            "result": result,
         }
         record = EvalRunRecord(run_id, "pairwise", time.time(), dataset, f"{a} vs {b}", payload)
         self._parts.store.eval_runs.save(record, pairwise_scores(run_id, a, b, result))

@@ -6,6 +6,7 @@ and every stored run carries :meth:`JudgeSetup.describe`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -31,7 +32,7 @@ class JudgeSetup:
     def with_seed(self, seed: int) -> JudgeSetup:
         return JudgeSetup(self.clients, self.temperature, seed)
 
-    def describe(self, prompts: list[str]) -> dict[str, Any]:
+    def describe(self, prompts: Sequence[str]) -> dict[str, Any]:
         """Models, prompt names with versions, temperature: what a reader needs to trust or redo it."""
         client = self.primary
         versions = {name: client.prompt(name).version for name in prompts}
@@ -47,7 +48,7 @@ class AnswerJudge(Protocol):
 
     name: str
     paper: str
-    prompts: list[str]
+    prompts: tuple[str, ...]
     scale: tuple[float, float]
 
     def score(self, sample: Sample, setup: JudgeSetup) -> dict[str, Measured]: ...

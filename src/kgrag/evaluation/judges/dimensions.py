@@ -14,18 +14,19 @@ DIMENSIONS = ("correctness", "relevance", "groundedness", "retrieval_relevance")
 
 def _variables(dimension: str, sample: Sample) -> dict[str, object]:
     context = numbered(sample.contexts, "Context")
-    return {
+    table: dict[str, dict[str, object]] = {
         "correctness": {"question": sample.question, "reference": sample.reference, "answer": sample.answer},
         "relevance": {"question": sample.question, "answer": sample.answer},
         "groundedness": {"context": context, "answer": sample.answer},
         "retrieval_relevance": {"question": sample.question, "context": context},
-    }[dimension]
+    }
+    return table[dimension]
 
 
 class DimensionJudge:
     name = "dimensions"
     paper = "lundberg-2026"
-    prompts = [f"eval_dim_{d}" for d in DIMENSIONS]
+    prompts = tuple(f"eval_dim_{d}" for d in DIMENSIONS)
     scale = (0.0, 10.0)
 
     def score(self, sample: Sample, setup: JudgeSetup) -> dict[str, Measured]:

@@ -18,7 +18,7 @@ from kgrag.evaluation.metrics.base import Measured, Sample
 class ReferencePanel:
     name = "panel"
     paper = "feldt-hellstrom-2026"
-    prompts = ["eval_reference_judge"]
+    prompts = ("eval_reference_judge",)
     scale = (1.0, 5.0)
 
     def score(self, sample: Sample, setup: JudgeSetup) -> dict[str, Measured]:

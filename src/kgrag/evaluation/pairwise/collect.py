@@ -40,7 +40,9 @@ def answer_pairs(
     for item in items:
         ra, rb = query(item.question, a), query(item.question, b)
         pairs.append(
-            AnswerPair(item.id, item.question, item.question_type, ra.answer.text, rb.answer.text, _context(ra), _context(rb))
+            AnswerPair(
+                item.id, item.question, item.question_type, ra.answer.text, rb.answer.text, _context(ra), _context(rb)
+            )
         )
         if on_question is not None:
             on_question()
@@ -54,5 +56,16 @@ def pairwise_scores(run_id: str, a: str, b: str, result: dict[str, Any]) -> list
         for trial, outcome in enumerate(row["outcomes"]):
             value = None if outcome is None else _VALUE[outcome]
             note = "" if outcome is not None else "judge failed in both repeats"
-            scores.append(EvalScore(run_id, trial, f"{a} vs {b}", row["question_id"], row["question_type"], "pairwise.a_wins", value, note))
+            scores.append(
+                EvalScore(
+                    run_id,
+                    trial,
+                    f"{a} vs {b}",
+                    row["question_id"],
+                    row["question_type"],
+                    "pairwise.a_wins",
+                    value,
+                    note,
+                )
+            )
     return scores

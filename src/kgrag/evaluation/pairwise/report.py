@@ -19,7 +19,9 @@ def _pct(value: float | None) -> str:
 
 def _ci(result: dict[str, Any], key: str) -> str:
     ci = (result.get("ci") or {}).get(key)
-    return f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci and key == "relative" else f" [{ci[0]:.1%}, {ci[1]:.1%}]" if ci else ""
+    if not ci:
+        return ""
+    return f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if key == "relative" else f" [{ci[0]:.1%}, {ci[1]:.1%}]"
 
 
 def render_pairwise(payload: dict[str, Any]) -> str:
@@ -28,10 +30,12 @@ def render_pairwise(payload: dict[str, Any]) -> str:
     lines = [
         f"# Pairwise `{a}` (A) vs `{b}` (B): {payload['judge_name']}",
         "",
-        f"Dataset `{payload.get('dataset', '?')}`, {payload.get('questions')} questions; settings {json.dumps(payload.get('settings'))}.",
+        f"Dataset `{payload.get('dataset', '?')}`, {payload.get('questions')} questions; "
+        f"settings {json.dumps(payload.get('settings'))}.",
         f"Judge: {json.dumps(payload.get('judge'))}.",
         "",
-        f"**Verdict: {result.get('verdict')}** ({int(100 * result.get('confidence', 0.95))}% CI, cluster bootstrap over questions).",
+        f"**Verdict: {result.get('verdict')}** ({int(100 * result.get('confidence', 0.95))}% CI, "
+        "cluster bootstrap over questions).",
         "",
         "| | rate | CI |",
         "| --- | ---: | ---: |",
@@ -41,11 +45,15 @@ def render_pairwise(payload: dict[str, Any]) -> str:
         f"| relative win rate (A − B) | {r.get('relative', 0):+.3f} | {_ci(result, 'relative')} |",
         "",
         f"Position consistency (AB alone agrees with BA alone): {_pct(result.get('position_consistency'))}. "
-        f"Unmeasured judgements: {result.get('unmeasured', 0)} of {result.get('unmeasured', 0) + result.get('decisions', 0)}.",
+        f"Unmeasured judgements: {result.get('unmeasured', 0)} of "
+        f"{result.get('unmeasured', 0) + result.get('decisions', 0)}.",
     ]
     if "alignment" in result:
         al = result["alignment"]
-        lines.append(f"Length alignment: {'on' if al['enabled'] else 'off'}; discarded {al['discarded']} of {al['pairs']} pairs ({_pct(al['discard_rate'])}).")
+        lines.append(
+            f"Length alignment: {'on' if al['enabled'] else 'off'}; discarded {al['discarded']} of "
+            f"{al['pairs']} pairs ({_pct(al['discard_rate'])})."
+        )
     if result.get("aspects"):
         lines += ["", "| aspect | A wins | B wins | ties |", "| --- | ---: | ---: | ---: |"]
         for aspect, ar in result["aspects"].items():
@@ -78,7 +86,11 @@ def write_pairwise_report(payloads: Sequence[dict[str, Any]], out_dir: Path) -> 
             trials = p["result"].get("per_trial") or []
             if trials:
                 box = out_dir / f"pairwise_{p['id']}_trials.png"
-                rates = {f"{p['a']} wins": [t["win_a"] for t in trials], f"{p['b']} wins": [t["win_b"] for t in trials], "ties": [t["tie"] for t in trials]}
+                rates = {
+                    f"{p['a']} wins": [t["win_a"] for t in trials],
+                    f"{p['b']} wins": [t["win_b"] for t in trials],
+                    "ties": [t["tie"] for t in trials],
+                }
                 win_rate_boxes(rates, f"{p['a']} vs {p['b']}: rates over {len(trials)} trials", box)
                 paths[f"boxplot_{p['id']}"] = box
         names, matrix = _matrix(payloads)

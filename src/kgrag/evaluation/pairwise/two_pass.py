@@ -20,13 +20,18 @@ _MAP = {True: {"1": "A", "2": "B", "tie": "tie"}, False: {"1": "B", "2": "A", "t
 class TwoPassJudge:
     name = "two-pass"
     paper = "deg-rag"
-    prompts = ["eval_two_pass"]
+    prompts = ("eval_two_pass",)
 
     def _pass(self, pair: AnswerPair, setup: JudgeSetup, a_first: bool) -> dict[str, str] | None:
         first, second = (pair.answer_a, pair.answer_b) if a_first else (pair.answer_b, pair.answer_a)
         reply = ask(
-            setup.primary, "eval_two_pass", {"question": pair.question, "answer_1": first, "answer_2": second},
-            TwoPassVerdict, stage="eval.pairwise.two_pass", temperature=setup.temperature, seed=setup.seed * 2 + int(a_first),
+            setup.primary,
+            "eval_two_pass",
+            {"question": pair.question, "answer_1": first, "answer_2": second},
+            TwoPassVerdict,
+            stage="eval.pairwise.two_pass",
+            temperature=setup.temperature,
+            seed=setup.seed * 2 + int(a_first),
         )
         if reply.value is None:
             return None
@@ -44,8 +49,14 @@ class TwoPassJudge:
         overall = out["criteria"]["overall"]
         out.update(rates=overall.get("rates"), ci=overall.get("ci"), verdict=overall.get("verdict"))
         out["per_question"] = [
-            {"question_id": p.question_id, "question_type": p.question_type, "outcomes": [x["overall"] if x else None, y["overall"] if y else None]}
+            {
+                "question_id": p.question_id,
+                "question_type": p.question_type,
+                "outcomes": [x["overall"] if x else None, y["overall"] if y else None],
+            }
             for p, (x, y) in zip(pairs, passes, strict=True)
         ]
-        out["position_consistency"] = consistency([(x["overall"] if x else None, y["overall"] if y else None) for x, y in passes])
+        out["position_consistency"] = consistency(
+            [(x["overall"] if x else None, y["overall"] if y else None) for x, y in passes]
+        )
         return out

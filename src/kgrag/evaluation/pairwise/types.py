@@ -48,6 +48,6 @@ class PairwiseJudge(Protocol):
 
     name: str
     paper: str
-    prompts: list[str]
+    prompts: tuple[str, ...]
 
     def compare(self, pairs: list[AnswerPair], setup: JudgeSetup, settings: PairwiseSettings) -> dict[str, Any]: ...

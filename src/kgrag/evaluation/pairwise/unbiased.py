@@ -31,14 +31,21 @@ def _winner(a: float, b: float, ties: bool) -> str:
     return "A" if a > b else "B"
 
 
-def _one_order(pair: AnswerPair, setup: JudgeSetup, a_first: bool, seed: int, repeats: int) -> tuple[Scores, Scores] | None:
+def _one_order(
+    pair: AnswerPair, setup: JudgeSetup, a_first: bool, seed: int, repeats: int
+) -> tuple[Scores, Scores] | None:
     """Mean aspect scores of A and B over ``repeats`` calls in one order; None if every call failed."""
     first, second = (pair.answer_a, pair.answer_b) if a_first else (pair.answer_b, pair.answer_a)
     got: list[AspectComparison] = []
     for repeat in range(repeats):
         reply = ask(
-            setup.primary, "eval_pairwise_aspects", {"question": pair.question, "answer_1": first, "answer_2": second},
-            AspectComparison, stage="eval.pairwise.judge", temperature=setup.temperature, seed=seed * 1000 + repeat,
+            setup.primary,
+            "eval_pairwise_aspects",
+            {"question": pair.question, "answer_1": first, "answer_2": second},
+            AspectComparison,
+            stage="eval.pairwise.judge",
+            temperature=setup.temperature,
+            seed=seed * 1000 + repeat,
         )
         if reply.value is not None:
             got.append(reply.value)
@@ -72,7 +79,9 @@ def judge_pair(pair: AnswerPair, setup: JudgeSetup, settings: PairwiseSettings, 
     }
 
 
-def _aligned(pairs: Sequence[AnswerPair], setup: JudgeSetup, settings: PairwiseSettings) -> tuple[list[AnswerPair], list[str]]:
+def _aligned(
+    pairs: Sequence[AnswerPair], setup: JudgeSetup, settings: PairwiseSettings
+) -> tuple[list[AnswerPair], list[str]]:
     if not settings.align_lengths:
         return list(pairs), []
     kept, discarded = [], []
@@ -88,22 +97,30 @@ def _aligned(pairs: Sequence[AnswerPair], setup: JudgeSetup, settings: PairwiseS
 class UnbiasedJudge:
     name = "unbiased"
     paper = "zeng-unbiased-eval"
-    prompts = ["eval_pairwise_aspects", "eval_length_align", "eval_length_pad"]
+    prompts = ("eval_pairwise_aspects", "eval_length_align", "eval_length_pad")
 
     def compare(self, pairs: list[AnswerPair], setup: JudgeSetup, settings: PairwiseSettings) -> dict[str, Any]:
         kept, discarded = _aligned(pairs, setup, settings)
         results = [[judge_pair(p, setup, settings, t) for t in range(settings.trials)] for p in kept]
         stats = (settings.confidence, settings.bootstrap_samples, settings.seed)
         overall: list[list[Outcome]] = [[r["overall"] for r in row] for row in results]
-        out = summarize_outcomes(overall, *stats) if kept else {"rates": None, "verdict": "no decision"}
+        out: dict[str, Any] = summarize_outcomes(overall, *stats) if kept else {"rates": None, "verdict": "no decision"}
         out["aspects"] = {
-            k: summarize_outcomes([[r["aspects"][k] for r in row] for row in results], *stats)["rates"] if kept else None
+            k: summarize_outcomes([[r["aspects"][k] for r in row] for row in results], *stats)["rates"]
+            if kept
+            else None
             for k in ASPECTS
         }
         out["position_consistency"] = consistency([(r["ab"], r["ba"]) for row in results for r in row])
         out["alignment"] = {
-            "enabled": settings.align_lengths, "pairs": len(pairs), "discarded": len(discarded),
-            "discard_rate": len(discarded) / len(pairs) if pairs else 0.0, "reasons": discarded[:20],
+            "enabled": settings.align_lengths,
+            "pairs": len(pairs),
+            "discarded": len(discarded),
+            "discard_rate": len(discarded) / len(pairs) if pairs else 0.0,
+            "reasons": discarded[:20],
         }
-        out["per_question"] = [{"question_id": p.question_id, "question_type": p.question_type, "outcomes": [r["overall"] for r in row]} for p, row in zip(kept, results, strict=True)]
+        out["per_question"] = [
+            {"question_id": p.question_id, "question_type": p.question_type, "outcomes": [r["overall"] for r in row]}
+            for p, row in zip(kept, results, strict=True)
+        ]
         return out

@@ -50,12 +50,19 @@ def _sampler_call(sampler: SourceSampler, kind: str) -> Callable[[], Source | No
     }[kind]
 
 
-def _answerable(client: LLMClient, source: Source, question: str, answer: str, check: bool, seed: int) -> tuple[bool, str]:
+def _answerable(
+    client: LLMClient, source: Source, question: str, answer: str, check: bool, seed: int
+) -> tuple[bool, str]:
     if not check:
         return lexically_answerable(answer, source.passages), "lexical check failed"
     reply = ask(
-        client, "qgen_answerable", {"source": source.text, "question": question, "answer": answer},
-        Answerability, stage="eval.qgen.check", temperature=0.0, seed=seed,
+        client,
+        "qgen_answerable",
+        {"source": source.text, "question": question, "answer": answer},
+        Answerability,
+        stage="eval.qgen.check",
+        temperature=0.0,
+        seed=seed,
     )
     if reply.value is None:
         return False, "answerability check failed"
@@ -64,8 +71,13 @@ def _answerable(client: LLMClient, source: Source, question: str, answer: str, c
 
 def _one(client: LLMClient, kind: str, source: Source, seed: int) -> list[tuple[str, str]] | str:
     reply = ask(
-        client, PROMPTS[kind], {"source": source.text, "count": 1, "answer_hint": source.hint},
-        GeneratedQuestions, stage=f"eval.qgen.{kind}", temperature=0.7, seed=seed,
+        client,
+        PROMPTS[kind],
+        {"source": source.text, "count": 1, "answer_hint": source.hint},
+        GeneratedQuestions,
+        stage=f"eval.qgen.{kind}",
+        temperature=0.7,
+        seed=seed,
     )
     if reply.value is None:
         return reply.note
@@ -85,7 +97,7 @@ def generate_questions(
     unknown = [k for k in kinds if k not in PROMPTS]
     if unknown:
         raise KgragError(f"unknown question kind(s) {', '.join(unknown)}; choose from {', '.join(PROMPTS)}")
-    result, kept_words = QGenResult(), []
+    result, kept_words = QGenResult(), list[set[str]]()
     for kind in kinds:
         for attempt in range(per_kind):
             if on_question is not None:

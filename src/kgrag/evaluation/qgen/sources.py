@@ -64,13 +64,18 @@ class SourceSampler:
 
     def _relation_line(self, r: RelationRecord) -> str:
         a, b = self.by_id[r.source_id], self.by_id[r.target_id]
-        return f"{self._entity_line(a)}\n{self._entity_line(b)}\nRelation: {a.name} —{r.label or 'related to'}→ {b.name}. {r.description}"
+        relation = f"Relation: {a.name} —{r.label or 'related to'}→ {b.name}. {r.description}"
+        return f"{self._entity_line(a)}\n{self._entity_line(b)}\n{relation}"
 
     def edge(self) -> Source | None:
         if not self.relations:
             return None
         r = self.rng.choice(self.relations)
-        chunks = list(r.chunk_ids[:2]) + list(self.by_id[r.source_id].chunk_ids[:1]) + list(self.by_id[r.target_id].chunk_ids[:1])
+        chunks = (
+            list(r.chunk_ids[:2])
+            + list(self.by_id[r.source_id].chunk_ids[:1])
+            + list(self.by_id[r.target_id].chunk_ids[:1])
+        )
         return self._source("edge", self._relation_line(r), chunks)
 
     def walk(self, tries: int = 10) -> list[str] | None:
@@ -94,7 +99,9 @@ class SourceSampler:
             return None
         members = set(nodes)
         lines = [self._entity_line(self.by_id[n]) for n in nodes[:25]]
-        lines += [self._relation_line(r) for r in self.relations if r.source_id in members and r.target_id in members][:25]
+        lines += [self._relation_line(r) for r in self.relations if r.source_id in members and r.target_id in members][
+            :25
+        ]
         chunks = [self.by_id[n].chunk_ids[0] for n in nodes]
         return self._source("subgraph", "\n".join(lines), chunks)
 

@@ -56,7 +56,9 @@ class SQLiteEvalRuns:
             )
 
     def get(self, run_id: str) -> EvalRunRecord | None:
-        rows = self._db.query("SELECT id, kind, created_at, dataset, label, payload FROM eval_runs WHERE id = ?", (run_id,))
+        rows = self._db.query(
+            "SELECT id, kind, created_at, dataset, label, payload FROM eval_runs WHERE id = ?", (run_id,)
+        )
         return _run(rows[0]) if rows else None
 
     def runs(self, kind: str | None = None) -> list[EvalRunRecord]:
@@ -69,7 +71,8 @@ class SQLiteEvalRuns:
     def scores(self, run_id: str) -> list[EvalScore]:
         rows = self._db.query(f"SELECT {_SCORE_COLUMNS} FROM eval_scores WHERE run_id = ? ORDER BY rowid", (run_id,))
         return [
-            EvalScore(r[0], int(r[1]), r[2], r[3], r[4], r[5], None if r[6] is None else float(r[6]), r[7]) for r in rows
+            EvalScore(r[0], int(r[1]), r[2], r[3], r[4], r[5], None if r[6] is None else float(r[6]), r[7])
+            for r in rows
         ]
 
     def delete(self, run_id: str) -> bool:
