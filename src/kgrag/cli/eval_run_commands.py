@@ -25,6 +25,56 @@ def _names(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
+def _run_body(
+    dataset: Path,
+    pipelines: str,
+    runs: int | None,
+    metrics: str | None,
+    mode: str | None,
+    judge: str,
+    k: int | None,
+    sample: int | None,
+    seed: int,
+    label: str,
+    out: Path | None,
+    workspace: Path | None,
+) -> None:
+    from rich.progress import Progress
+
+    from kgrag.core.errors import KgragError
+    from kgrag.evaluation import load_dataset
+    from kgrag.evaluation.reports import render_run
+    from kgrag.evaluation.sampling import stratified_sample
+
+    if mode not in (None, "llm-free", "llm", "both"):
+        raise KgragError(f"--mode must be llm-free, llm or both (got {mode!r})")
+    items = load_dataset(dataset)
+    note = ""
+    if sample is not None and sample < len(items):
+        note = f"stratified sample of {sample} of {len(items)} (seed {seed})"
+        items = stratified_sample(items, sample, seed)
+    console = new_console()
+    with open_workspace(workspace) as ws, Progress(console=console, transient=True) as bar:
+        names = _names(pipelines)
+        task = bar.add_task("questions", total=len(items) * (runs or ws.config.evaluation.runs))
+        run = ws.eval.run(
+            items,
+            names,
+            metrics=_names(metrics) if metrics else None,
+            runs=runs,
+            mode=mode,  # type: ignore[arg-type]
+            judges=_names(judge),
+            k=k,
+            dataset=str(dataset),
+            label=label,
+            sample=note,
+            on_question=lambda: bar.advance(task),
+        )
+        paths = ws.eval.report([run.record.id], out or ws.path / "reports")
+    console.print(render_run(run.record.payload, run.summary))
+    console.print(f"stored as run {run.record.id}; written: " + ", ".join(str(p) for p in paths.values()))
+
+
 def eval_run(
     dataset: DatasetOpt,
     pipelines: Annotated[
@@ -50,40 +100,7 @@ def eval_run(
     write its report."""
 
     def body() -> None:
-        from rich.progress import Progress
-
-        from kgrag.core.errors import KgragError
-        from kgrag.evaluation import load_dataset
-        from kgrag.evaluation.reports import render_run
-        from kgrag.evaluation.sampling import stratified_sample
-
-        if mode not in (None, "llm-free", "llm", "both"):
-            raise KgragError(f"--mode must be llm-free, llm or both (got {mode!r})")
-        items = load_dataset(dataset)
-        note = ""
-        if sample is not None and sample < len(items):
-            note = f"stratified sample of {sample} of {len(items)} (seed {seed})"
-            items = stratified_sample(items, sample, seed)
-        console = new_console()
-        with open_workspace(workspace) as ws, Progress(console=console, transient=True) as bar:
-            names = _names(pipelines)
-            task = bar.add_task("questions", total=len(items) * (runs or ws.config.evaluation.runs))
-            run = ws.eval.run(
-                items,
-                names,
-                metrics=_names(metrics) if metrics else None,
-                runs=runs,
-                mode=mode,  # type: ignore[arg-type]
-                judges=_names(judge),
-                k=k,
-                dataset=str(dataset),
-                label=label,
-                sample=note,
-                on_question=lambda: bar.advance(task),
-            )
-            paths = ws.eval.report([run.record.id], out or ws.path / "reports")
-        console.print(render_run(run.record.payload, run.summary))
-        console.print(f"stored as run {run.record.id}; written: " + ", ".join(str(p) for p in paths.values()))
+        _run_body(dataset, pipelines, runs, metrics, mode, judge, k, sample, seed, label, out, workspace)
 
     run_guarded(body, debug)
 

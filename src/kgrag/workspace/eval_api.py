@@ -11,8 +11,8 @@ from kgrag.core.eval_records import EvalRunRecord
 from kgrag.documents import TokenCounter
 from kgrag.evaluation import evaluate_retrieval
 from kgrag.evaluation.datasets import QAItem
-from kgrag.evaluation.judges.base import judge_registry
-from kgrag.evaluation.metrics.base import metric_registry
+from kgrag.evaluation.judges.base import AnswerJudge, JudgeSetup, judge_registry
+from kgrag.evaluation.metrics.base import Metric, metric_registry
 from kgrag.evaluation.pairwise.collect import answer_pairs, pairwise_scores, pairwise_settings
 from kgrag.evaluation.pairwise.report import write_pairwise_report
 from kgrag.evaluation.pairwise.types import PairwiseSettings
@@ -112,19 +112,8 @@ class EvalAPI:
         setup = judge_setup(config, self.judge_factory) if (judge_objs or chosen_mode != "llm-free") else None
         if judge_objs and setup is None:
             raise KgragError("judges need an LLM: set llm.provider (see docs/llm.md)")
-        counter = TokenCounter.for_encoding()
-        llm = self._parts.llm_if_configured()
-        parts = RunParts(
-            query=self._querying.query,
-            metrics=metric_objs,
-            judges=judge_objs,
-            tools=metric_tools(config, self._parts.embedder(), setup),
-            count_tokens=counter.count,
-            setup=setup,
-            llm_tokens=(lambda: _tokens(llm)) if llm is not None else None,
-        )
         run_id = new_eval_id("run")
-        scores = run_evaluation(items, plan, parts, run_id, on_question)
+        scores = run_evaluation(items, plan, self._run_parts(metric_objs, judge_objs, setup), run_id, on_question)
         payload = {
             "id": run_id,
             "plan": plan.__dict__,
@@ -140,6 +129,20 @@ class EvalAPI:
         record = EvalRunRecord(run_id, "run", time.time(), dataset, label, payload)
         self._parts.store.eval_runs.save(record, scores)
         return finish(record, scores)
+
+    def _run_parts(
+        self, metrics: dict[str, Metric], judges: dict[str, AnswerJudge], setup: JudgeSetup | None
+    ) -> RunParts:
+        llm = self._parts.llm_if_configured()
+        return RunParts(
+            query=self._querying.query,
+            metrics=metrics,
+            judges=judges,
+            tools=metric_tools(self._parts.config, self._parts.embedder(), setup),
+            count_tokens=TokenCounter.for_encoding().count,
+            setup=setup,
+            llm_tokens=(lambda: _tokens(llm)) if llm is not None else None,
+        )
 
     def runs(self, kind: str | None = None) -> list[EvalRunRecord]:
         """Stored evaluation runs, newest first (``kind``: ``run`` or ``pairwise``)."""
