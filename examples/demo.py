@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 
 from kgrag import KgragError, Workspace
 from kgrag.cli.progress import RichProgress
@@ -68,21 +67,21 @@ def show_which_pipeline_pays_off(ws: Workspace, console: Console) -> None:
     """Every pipeline that runs without an LLM, scored on the sample questions with the LLM-free
     metrics (one run: without an LLM the runs are identical), with the best one named with its cost."""
     from kgrag.evaluation import load_dataset
-    from kgrag.evaluation.reports import answer_line, fmt
+    from kgrag.evaluation.reports import answer_line
 
     pipelines = [p.name for p in ws.querying.pipelines() if p.ready and all(r.name != "llm" for r in p.requirements)]
     items = load_dataset(HERE / "sample" / "questions.json")
     run = ws.eval.run(items, pipelines, runs=1, mode="llm-free", dataset="examples/sample/questions.json")
     metrics = ("evidence-recall", "context-relevance", "rouge-l", "answer-accuracy", "coverage", "faithfulness")
-    costs = ("cost.context_tokens", "cost.latency_ms")
-    table = Table(title=f"LLM-free metrics on {len(items)} sample questions (macro over question types)")
-    for head in ("pipeline", *metrics, "context tokens", "latency ms"):
-        table.add_column(head, justify="left" if head == "pipeline" else "right")
-    for name, rows in run.summary.items():
-        cells = [fmt(rows[m]["Macro"]).split(" ± ")[0] for m in metrics]
-        table.add_row(name, *cells, *(fmt(rows[c]["All"], 0 if "tokens" in c else 1).split(" ± ")[0] for c in costs))
+    heads = ("pipeline", "recall", "ctx-rel", "ROUGE-L", "acc", "cov", "faith", "ctx tok", "ms")
     console.rule("[bold]Which pipeline pays off here?[/bold]")
-    console.print(table)
+    console.print(f"LLM-free metrics on {len(items)} sample questions, macro over question types; cost per question")
+    console.print(f"{heads[0]:<12}" + "".join(f"{h:>8}" for h in heads[1:]))
+    for name, rows in run.summary.items():
+        cells = [rows[m]["Macro"]["mean"] for m in metrics]
+        quality = "".join("       –" if v is None else f"{v:8.3f}" for v in cells)
+        tokens, ms = rows["cost.context_tokens"]["All"]["mean"], rows["cost.latency_ms"]["All"]["mean"]
+        console.print(f"{name:<12}{quality}{tokens:8.0f}{ms:8.1f}")
     console.print(answer_line(run.summary, "evidence-recall").replace("**", ""))
     console.print(
         f"stored as evaluation run {run.record.id}: .venv/bin/kgrag eval report {run.record.id} -w demo-workspace"
