@@ -75,7 +75,7 @@ def show_which_pipeline_pays_off(ws: Workspace, console: Console) -> None:
     metrics = ("evidence-recall", "context-relevance", "rouge-l", "answer-accuracy", "coverage", "faithfulness")
     heads = ("pipeline", "recall", "ctx-rel", "ROUGE-L", "acc", "cov", "faith", "ctx tok", "ms")
     console.rule("[bold]Which pipeline pays off here?[/bold]")
-    console.print(f"LLM-free metrics on {len(items)} sample questions, macro over question types; cost per question")
+    console.print(f"LLM-free metrics, {len(items)} sample questions (macro over types); cost per question")
     console.print(f"{heads[0]:<12}" + "".join(f"{h:>8}" for h in heads[1:]))
     for name, rows in run.summary.items():
         cells = [rows[m]["Macro"]["mean"] for m in metrics]
