@@ -72,7 +72,11 @@ def test_schema_by_short_name_or_legacy_dotted_path(tmp_path: Path, schema: str)
 
 
 def test_shipped_prompts_use_short_schema_names() -> None:
-    assert {p.output_schema for p in list_prompts()} <= {"text", "extraction_reply"}
+    from kgrag.core.builtins import KINDS
+
+    used = {p.output_schema for p in list_prompts()}
+    assert all(isinstance(s, str) and "." not in s for s in used)
+    assert used <= {"text", *KINDS["prompt_schema"].builtins}
 
 
 def test_unknown_schema_names_the_registered_ones(tmp_path: Path) -> None:
