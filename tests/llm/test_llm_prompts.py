@@ -78,6 +78,7 @@ def test_shipped_prompts_use_short_schema_names() -> None:
     assert schemas <= {"text", *KINDS["prompt_schema"].builtins} and "extraction_reply" in schemas
     for prompt in list_prompts():  # every named schema resolves to a pydantic model
         assert prompt.output_schema == "text" or prompt.schema_model() is not None
+    assert all(isinstance(s, str) and "." not in s for s in schemas)
 
 
 def test_unknown_schema_names_the_registered_ones(tmp_path: Path) -> None:

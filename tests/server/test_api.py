@@ -12,6 +12,7 @@ from tests.conftest import SAMPLE_DOCS
 from tests.server.conftest import build_workspace
 
 from kgrag import Workspace
+from kgrag.core.eval_records import EvalRunRecord
 from kgrag.server import create_app
 
 QUESTION = "Who leads the Platform team?"
@@ -112,16 +113,18 @@ def test_status_pipelines_health_and_metrics(client: TestClient, sample_dir: Pat
 
 
 def test_eval_runs_are_listed_and_read(tmp_path: Path) -> None:
+    """Stored evaluation runs (``kgrag eval run`` writes them) are listed newest first and read by id."""
     path = build_workspace(tmp_path / "ev", [], graph=False)
-    (path / "reports" / "nightly").mkdir(parents=True)
-    (path / "reports" / "nightly" / "retrieval_eval.json").write_text(
-        '{"dataset": "qa.json", "k": 5, "summary": {"dense": {"All": 0.5}}}', encoding="utf-8"
-    )
     with Workspace.open(path) as ws, TestClient(create_app({"ev": ws})) as c:
+        record = EvalRunRecord("run-nightly", "run", 1.0, "qa.json", "nightly", {"pipelines": ["dense"]})
+        ws.store.eval_runs.save(record, [])
         runs = c.get("/v1/workspaces/ev/eval/runs").json()
-        assert [(r["id"], r["pipelines"], r["k"]) for r in runs] == [("nightly/retrieval", ["dense"], 5)]
-        assert c.get("/v1/workspaces/ev/eval/runs/nightly/retrieval").json()["summary"]["dense"]["All"] == 0.5
-        assert c.get("/v1/workspaces/ev/eval/runs/../kgrag").status_code == 404
+        assert [(r["id"], r["kind"], r["label"]) for r in runs] == [("run-nightly", "run", "nightly")]
+        assert c.get("/v1/workspaces/ev/eval/runs", params={"kind": "pairwise"}).json() == []
+        one = c.get("/v1/workspaces/ev/eval/runs/run-nightly").json()
+        assert one["record"]["dataset"] == "qa.json" and one["record"]["payload"]["pipelines"] == ["dense"]
+        missing = c.get("/v1/workspaces/ev/eval/runs/nope")
+        assert missing.status_code == 404 and "no evaluation run" in missing.json()["error"]["message"]
 
 
 def _wait(c: TestClient, url: str) -> dict[str, object]:

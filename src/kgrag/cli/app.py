@@ -17,6 +17,7 @@ from rich.table import Table
 from kgrag.cli.community_commands import communities_command, report_command
 from kgrag.cli.compare_commands import compare, tune
 from kgrag.cli.errors import run_app, run_guarded
+from kgrag.cli.eval_run_commands import eval_list, eval_pairwise, eval_qgen, eval_report, eval_run
 from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.llm_commands import cost, prompts_app
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
@@ -34,6 +35,11 @@ app = typer.Typer(
 )
 eval_app = typer.Typer(no_args_is_help=True, help="Evaluate retrieval pipelines on a QA dataset.")
 app.add_typer(eval_app, name="eval")
+eval_app.command("run")(eval_run)
+eval_app.command("list")(eval_list)
+eval_app.command("report")(eval_report)
+eval_app.command("pairwise")(eval_pairwise)
+eval_app.command("qgen")(eval_qgen)
 app.add_typer(prompts_app, name="prompts")
 app.command("cost")(cost)
 app.add_typer(graph_app, name="graph")

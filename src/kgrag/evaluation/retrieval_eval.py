@@ -1,7 +1,7 @@
 """`kgrag eval retrieval`: evidence recall@k per pipeline and question type, plus query latency.
 
 Writes ``retrieval_eval.json`` (every question's numbers, for re-analysis), ``retrieval_eval.md`` (the
-table people read) and ``retrieval_eval.png`` (the same as a bar chart).
+table people read) and ``retrieval_eval.png`` (recall against context tokens and latency per pipeline).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from kgrag.core.context import RetrievalResult
 from kgrag.core.errors import KgragError
 from kgrag.documents import TokenCounter
 from kgrag.evaluation.datasets import QAItem
+from kgrag.evaluation.plots import Point, quality_vs_cost
 from kgrag.evaluation.recall import evidence_recall
 
 Retriever = Callable[[str, str, int], RetrievalResult]
@@ -199,22 +200,26 @@ def write_report(report: RetrievalEvalReport, out_dir: Path, dataset: str) -> di
 
 
 def _plot(report: RetrievalEvalReport, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    table = report.table()
-    types = sorted({t for row in table.values() for t in row})
-    width = 0.8 / max(1, len(report.pipelines))
-    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(types)), 4))
-    for offset, pipeline in enumerate(report.pipelines):
-        values = [table.get(pipeline, {}).get(t, 0.0) for t in types]
-        ax.bar([i + offset * width for i in range(len(types))], values, width, label=pipeline)
-    ax.set_xticks([i + width * (len(report.pipelines) - 1) / 2 for i in range(len(types))], types, fontsize=8)
-    ax.set_ylim(0, 1)
-    ax.set_ylabel(f"evidence recall@{report.k}")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    """Recall against the context it took, never recall alone: graph pipelines hand over entity and
+    relation descriptions on top of k chunks (several times the tokens), so a bar chart of all-context
+    recall would reward length. Left: all-context and passages-only recall against mean context tokens,
+    one point per pipeline; right: latency as the other cost axis."""
+    tokens, latency = report.mean_context_tokens(), report.latency()
+    everything, chunks = report.table(), report.table("chunk_recall")
+    points_tokens: list[Point] = []
+    points_latency: list[Point] = []
+    for pipeline in report.pipelines:
+        recall = everything.get(pipeline, {}).get("All")
+        if recall is None:
+            continue
+        passages = chunks.get(pipeline, {}).get("All")
+        points_tokens.append((f"{pipeline} (all context)", tokens.get(pipeline, 0.0), recall, None))
+        if passages is not None and passages != recall:
+            points_tokens.append((f"{pipeline} (passages only)", tokens.get(pipeline, 0.0), passages, None))
+        points_latency.append((pipeline, latency.get(pipeline, {}).get("p50", 0.0), recall, None))
+    quality_vs_cost(
+        [("context tokens handed to the generator (mean)", points_tokens), ("query latency p50 (ms)", points_latency)],
+        f"evidence recall@{report.k} (all question types)",
+        "Evidence recall against what it cost: further right = more context or time",
+        path,
+    )

@@ -17,6 +17,7 @@ import numpy as np
 
 from kgrag.core.community_records import CommunityRecord, CommunityReport, LevelStats
 from kgrag.core.denoise_records import DenoiseRun, MergeCounts, MergeEntry, RelationScore
+from kgrag.core.eval_records import EvalRunRecord, EvalScore
 from kgrag.core.graph_records import EntityMention, EntityRecord, RelationMention, RelationRecord
 from kgrag.core.llm_types import ChatRequest, Prices
 from kgrag.core.llm_usage import CachedResponse, CallRecord, LedgerSummary
@@ -167,6 +168,20 @@ class UsageLedgerRepository(Protocol):
     def calls(self, run_id: str | None = None) -> list[CallRecord]: ...
 
 
+class EvalRunRepository(Protocol):
+    """Evaluation runs kept for later comparison (``kgrag eval report RUN...``).
+
+    ``save`` writes the header and all its scores in one transaction and replaces a run with the same id.
+    Writes are bookkeeping: they must not advance :meth:`Store.generation`. ``runs`` is newest first.
+    """
+
+    def save(self, run: EvalRunRecord, scores: Sequence[EvalScore]) -> None: ...
+    def get(self, run_id: str) -> EvalRunRecord | None: ...
+    def runs(self, kind: str | None = None) -> list[EvalRunRecord]: ...
+    def scores(self, run_id: str) -> list[EvalScore]: ...
+    def delete(self, run_id: str) -> bool: ...
+
+
 class Store(Protocol):
     """What the rest of kgrag needs from storage."""
 
@@ -189,6 +204,8 @@ class Store(Protocol):
     def llm_cache(self) -> LLMCacheRepository: ...
     @property
     def llm_ledger(self) -> UsageLedgerRepository: ...
+    @property
+    def eval_runs(self) -> EvalRunRepository: ...
 
     def transaction(self) -> AbstractContextManager[None]:
         """Everything written inside lands together or not at all; nested blocks are savepoints."""

@@ -2,44 +2,66 @@
 
 from __future__ import annotations
 
-import json
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from kgrag.core.errors import KgragError
+from kgrag.core.eval_records import EvalRunRecord
+from kgrag.documents import TokenCounter
 from kgrag.evaluation import evaluate_retrieval
 from kgrag.evaluation.datasets import QAItem
+from kgrag.evaluation.judges.base import AnswerJudge, JudgeSetup, judge_registry
+from kgrag.evaluation.metrics.base import Metric, metric_registry
+from kgrag.evaluation.pairwise.collect import answer_pairs, pairwise_scores, pairwise_settings
+from kgrag.evaluation.pairwise.report import write_pairwise_report
+from kgrag.evaluation.pairwise.types import PairwiseSettings
+from kgrag.evaluation.qgen import QGenResult, generate_questions
+from kgrag.evaluation.qgen.sources import SourceSampler
+from kgrag.evaluation.reports import write_run_report
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
+from kgrag.evaluation.runner import RunMode, RunParts, RunPlan, run_evaluation
+from kgrag.evaluation.session import (
+    EvalRun,
+    JudgeFactory,
+    finish,
+    judge_disclosure,
+    judge_setup,
+    metric_tools,
+    new_eval_id,
+    pick,
+)
 from kgrag.evaluation.tune import WIDE, TuneReport, tune_lambda
+from kgrag.models.llm import LLMClient, create_llm_client
 from kgrag.retrieval.paths import DEFAULT_LAMBDA, FuseLambda, lambda_key
 from kgrag.workspace.components import Components
 from kgrag.workspace.query_api import QueryAPI
 
-REPORTS_DIR = "reports"
-REPORT_SUFFIX = "_eval.json"
-
-
-@dataclass(frozen=True)
-class EvalRunInfo:
-    """One stored evaluation report: its id (path under ``reports/`` without the suffix), kind, dataset,
-    k, pipelines and when it was written."""
-
-    id: str
-    kind: str
-    dataset: str
-    k: int | None
-    pipelines: list[str]
-    written_at: float
+LLM_FREE_METRICS = ["evidence-recall", "context-relevance", "rouge-l", "answer-accuracy", "coverage", "faithfulness"]
 
 
 class EvalAPI:
-    """Evaluations that only need retrieval (LLM-judged ones join here as they land)."""
+    """Evaluations: evidence recall, metric/judge runs stored for later comparison, pairwise
+    comparisons and question generation. ``judge_factory`` builds a judge client for a model name
+    (None = the configured model); tests replace it with scripted clients."""
 
     def __init__(self, parts: Components, querying: QueryAPI) -> None:
         self._parts = parts
         self._querying = querying
+        self.judge_factory: JudgeFactory = self._judge_client
+
+    def _judge_client(self, model: str | None) -> LLMClient:
+        llm = self._parts.config.llm
+        config = llm if model is None else llm.model_copy(update={"model": model})
+        return create_llm_client(config, self._parts.store, run_id=new_eval_id("judge"))
+
+    def _check(self, pipelines: Sequence[str]) -> None:
+        if not pipelines:
+            raise KgragError("name at least one pipeline to evaluate (see `kgrag pipelines`)")
+        for name in pipelines:
+            self._querying.pipeline(name)
+        self._querying.require_chunks()
 
     def retrieval(
         self,
@@ -51,13 +73,79 @@ class EvalAPI:
         """Evidence recall@k per question type for each pipeline, over all context and over passages
         only, with the context tokens each pipeline hands over (so more context cannot pass for better
         retrieval). Unknown pipelines and an empty workspace fail before any question runs."""
-        if not pipelines:
-            raise KgragError("name at least one pipeline to evaluate (see `kgrag pipelines`)")
-        for name in pipelines:
-            self._querying.pipeline(name)
-        self._querying.require_chunks()
+        self._check(pipelines)
         threshold = self._parts.config.evaluation.evidence_overlap
         return evaluate_retrieval(items, list(pipelines), k, threshold, self._querying.retrieve, on_question)
+
+    def run(
+        self,
+        items: Sequence[QAItem],
+        pipelines: Sequence[str],
+        *,
+        metrics: Sequence[str] | None = None,
+        runs: int | None = None,
+        mode: RunMode | None = None,
+        judges: Sequence[str] = (),
+        k: int | None = None,
+        dataset: str = "",
+        label: str = "",
+        sample: str = "",
+        on_question: Callable[[], None] | None = None,
+    ) -> EvalRun:
+        """Answer every question with every pipeline ``runs`` times, score with ``metrics`` (LLM-free,
+        judged or both; default: judged too when an LLM is configured) and ``judges``, store the run in
+        the workspace database and return it with its summary (mean ± std over runs)."""
+        config = self._parts.config
+        self._check(pipelines)
+        if not items:
+            raise KgragError("the dataset has no questions")
+        chosen_mode: RunMode = mode or ("llm-free" if config.llm.provider == "none" else "both")
+        if chosen_mode != "llm-free" and config.llm.provider == "none":
+            raise KgragError("LLM-judged metrics need an LLM: set llm.provider, or use --mode llm-free")
+        plan = RunPlan(
+            list(pipelines),
+            list(metrics or LLM_FREE_METRICS),
+            runs or config.evaluation.runs,
+            chosen_mode,
+            list(judges),
+            k or config.retrieval.k,
+        )
+        metric_objs = pick(metric_registry(), plan.metrics, "metric")
+        judge_objs = pick(judge_registry(), plan.judges, "judge")
+        setup = judge_setup(config, self.judge_factory) if (judge_objs or chosen_mode != "llm-free") else None
+        if judge_objs and setup is None:
+            raise KgragError("judges need an LLM: set llm.provider (see docs/llm.md)")
+        run_id = new_eval_id("run")
+        scores = run_evaluation(items, plan, self._run_parts(metric_objs, judge_objs, setup), run_id, on_question)
+        payload = {
+            "id": run_id,
+            "plan": plan.__dict__,
+            "questions": len(items),
+            "sample": sample,
+            "dataset": dataset,
+            "judge": judge_disclosure(setup, metric_objs, judge_objs, chosen_mode != "llm-free"),
+            "models": {
+                "embedding": self._parts.embedding_model_id,
+                "llm": config.llm.provider + ":" + str(config.llm.model or ""),
+            },
+        }
+        record = EvalRunRecord(run_id, "run", time.time(), dataset, label, payload)
+        self._parts.store.eval_runs.save(record, scores)
+        return finish(record, scores)
+
+    def _run_parts(
+        self, metrics: dict[str, Metric], judges: dict[str, AnswerJudge], setup: JudgeSetup | None
+    ) -> RunParts:
+        llm = self._parts.llm_if_configured()
+        return RunParts(
+            query=self._querying.query,
+            metrics=metrics,
+            judges=judges,
+            tools=metric_tools(self._parts.config, self._parts.embedder(), setup),
+            count_tokens=TokenCounter.for_encoding().count,
+            setup=setup,
+            llm_tokens=(lambda: _tokens(llm)) if llm is not None else None,
+        )
 
     def tune(self, items: Sequence[QAItem], pipeline: str = "paths", k: int = 5, *, save: bool = True) -> TuneReport:
         """Fit λ of a λ-fused pipeline on labelled ``items`` and (``save``) store it in the workspace, where
@@ -77,42 +165,113 @@ class EvalAPI:
                 self._parts.store.meta.set(lambda_key(pipeline), str(report.best))
         return report
 
-    def runs(self) -> list[EvalRunInfo]:
-        """Evaluation reports written under ``<workspace>/reports`` (``kgrag eval ... `` without ``--out``),
-        newest first. Unreadable files are skipped: a listing must not fail on one bad report."""
-        root = self._parts.path / REPORTS_DIR
-        found: list[EvalRunInfo] = []
-        for path in sorted(root.rglob(f"*{REPORT_SUFFIX}")) if root.is_dir() else []:
-            payload = _read_report(path)
-            if payload is None:
-                continue
-            run_id = path.relative_to(root).as_posix().removesuffix(REPORT_SUFFIX)
-            summary = payload.get("summary")
-            pipelines = sorted(summary) if isinstance(summary, dict) else []
-            k = payload.get("k")
-            found.append(
-                EvalRunInfo(
-                    id=run_id,
-                    kind=path.name.removesuffix(REPORT_SUFFIX),
-                    dataset=str(payload.get("dataset", "")),
-                    k=k if isinstance(k, int) else None,
-                    pipelines=pipelines,
-                    written_at=path.stat().st_mtime,
-                )
-            )
-        return sorted(found, key=lambda run: -run.written_at)
+    def runs(self, kind: str | None = None) -> list[EvalRunRecord]:
+        """Stored evaluation runs, newest first (``kind``: ``run`` or ``pairwise``)."""
+        return self._parts.store.eval_runs.runs(kind)
 
-    def report(self, run_id: str) -> dict[str, Any] | None:
-        """The stored report ``run_id`` (an id from :meth:`runs`), or None. Ids are matched against the
-        listing, never joined into a path, so no id can read a file outside ``reports/``."""
-        if run_id not in {run.id for run in self.runs()}:
-            return None
-        return _read_report(self._parts.path / REPORTS_DIR / f"{run_id}{REPORT_SUFFIX}")
+    def get_run(self, run_id: str) -> EvalRun:
+        """A stored run with its scores and summary; ``latest`` is the newest metric run."""
+        store = self._parts.store.eval_runs
+        if run_id == "latest":
+            newest = store.runs("run")
+            if not newest:
+                raise KgragError("no evaluation runs stored yet; run `kgrag eval run` first")
+            run_id = newest[0].id
+        record = store.get(run_id)
+        if record is None:
+            known = ", ".join(r.id for r in store.runs()[:5]) or "none yet"
+            raise KgragError(f"no evaluation run {run_id!r} in this workspace (recent: {known})")
+        return finish(record, store.scores(run_id))
+
+    def report(self, run_ids: Sequence[str], out_dir: Path) -> dict[str, Path]:
+        """Markdown + JSON + PNG plots for one or more stored runs (several runs are compared in one table,
+        each pipeline labelled with its run)."""
+        if not run_ids:
+            raise KgragError("name at least one run (see `kgrag eval list`)")
+        kinds = {(r.kind if (r := self._parts.store.eval_runs.get(i)) else "run") for i in run_ids}
+        if kinds == {"pairwise"}:
+            return self.pairwise_report(run_ids, out_dir)
+        if len(kinds) > 1:
+            raise KgragError("report metric runs and pairwise runs separately")
+        runs = [self.get_run(r) for r in run_ids]
+        if len(runs) == 1:
+            return write_run_report(runs[0].record.payload, runs[0].summary, out_dir)
+        merged = {f"{p} @{run.record.id}": rows for run in runs for p, rows in run.summary.items()}
+        payload = {"id": "compare-" + "-".join(r.record.id for r in runs), "compared": [r.record.payload for r in runs]}
+        return write_run_report(payload, merged, out_dir)
+
+    def pairwise(
+        self,
+        items: Sequence[QAItem],
+        a: str,
+        b: str,
+        *,
+        judge: str = "unbiased",
+        settings: PairwiseSettings | None = None,
+        k: int | None = None,
+        dataset: str = "",
+        on_question: Callable[[], None] | None = None,
+    ) -> EvalRunRecord:
+        """Answer every question with pipelines ``a`` and ``b`` and compare the answers with a pairwise
+        judge (``unbiased`` or ``two-pass``); the result is stored as a ``pairwise`` run and returned."""
+        config = self._parts.config
+        self._check([a, b])
+        setup = judge_setup(config, self.judge_factory)
+        if setup is None:
+            raise KgragError("pairwise judging needs an LLM judge: set llm.provider (see docs/llm.md)")
+        judge_obj = pick(judge_registry(), [judge], "judge")[judge]
+        if not hasattr(judge_obj, "compare"):
+            raise KgragError(f"judge {judge!r} scores single answers; use `kgrag eval run --judge {judge}`")
+        chosen = settings or pairwise_settings(config.evaluation)
+        pairs = answer_pairs(items, a, b, lambda q, p: self._querying.query(q, p, k), on_question)
+        result = judge_obj.compare(pairs, setup, chosen)
+        run_id = new_eval_id("pairwise")
+        payload = {
+            "id": run_id,
+            "a": a,
+            "b": b,
+            "judge_name": judge,
+            "dataset": dataset,
+            "questions": len(pairs),
+            "settings": chosen.__dict__,
+            "judge": setup.describe(judge_obj.prompts),
+            "result": result,
+        }
+        record = EvalRunRecord(run_id, "pairwise", time.time(), dataset, f"{a} vs {b}", payload)
+        self._parts.store.eval_runs.save(record, pairwise_scores(run_id, a, b, result))
+        return record
+
+    def pairwise_report(self, run_ids: Sequence[str], out_dir: Path) -> dict[str, Path]:
+        """Markdown + JSON + box plots + relative-win-rate heat map for stored pairwise runs."""
+        payloads = []
+        for run_id in run_ids:
+            record = self._parts.store.eval_runs.get(run_id)
+            if record is None or record.kind != "pairwise":
+                raise KgragError(f"no pairwise run {run_id!r} in this workspace (see `kgrag eval list`)")
+            payloads.append(record.payload)
+        return write_pairwise_report(payloads, out_dir)
+
+    def qgen(
+        self,
+        kinds: Sequence[str],
+        per_kind: int,
+        *,
+        seed: int = 0,
+        on_question: Callable[[], None] | None = None,
+    ) -> QGenResult:
+        """Generate questions from this workspace's graph (node/edge/subgraph) and chunks
+        (answer-given/single-fact/multi-fact) with the configured LLM, de-duplicated and checked."""
+        config = self._parts.config
+        if config.llm.provider == "none":
+            raise KgragError("question generation needs an LLM: set llm.provider (see docs/llm.md)")
+        self._querying.require_chunks()
+        sampler = SourceSampler(self._parts.store, seed, config.evaluation.qgen_min_subgraph_nodes)
+        return generate_questions(
+            sampler, self._parts.llm(), kinds, per_kind, config.evaluation.qgen_dedup_threshold, on_question=on_question
+        )
 
 
-def _read_report(path: Path) -> dict[str, Any] | None:
-    try:
-        payload = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return payload if isinstance(payload, dict) else None
+def _tokens(llm: LLMClient) -> int:
+    """Prompt + completion tokens of every call this client's run made so far (cache hits included)."""
+    total = llm.summary().total
+    return total.prompt_tokens + total.completion_tokens

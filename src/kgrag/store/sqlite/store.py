@@ -14,6 +14,7 @@ from kgrag.store.sqlite.database import Database
 from kgrag.store.sqlite.denoise import SQLiteDenoise
 from kgrag.store.sqlite.denoise_schema import DENOISE_DDL
 from kgrag.store.sqlite.documents import DOCUMENTS_DDL, META_DDL, SQLiteDocuments, SQLiteMeta
+from kgrag.store.sqlite.eval_runs import EVAL_RUNS_DDL, SQLiteEvalRuns
 from kgrag.store.sqlite.graph import SQLiteGraph
 from kgrag.store.sqlite.graph_schema import GRAPH_DDL
 from kgrag.store.sqlite.llm_cache import LLM_CACHE_DDL, SQLiteResponseCache
@@ -30,6 +31,7 @@ SCHEMAS: tuple[str, ...] = (
     DENOISE_DDL,
     LLM_CACHE_DDL,
     LLM_LEDGER_DDL,
+    EVAL_RUNS_DDL,
 )
 
 DEFAULT_FILE_NAME = "kgrag.sqlite3"
@@ -52,6 +54,7 @@ class SQLiteStore:
         self.denoise = SQLiteDenoise(self.db)
         self.llm_cache = SQLiteResponseCache(self.db)
         self.llm_ledger = SQLiteLedger(self.db)
+        self.eval_runs = SQLiteEvalRuns(self.db)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -1,0 +1,59 @@
+"""The judge set-up every report names: which models judged, with which prompts, at which temperature.
+
+An unnamed judge is the complaint users have about published LLM-judged numbers; here every report
+and every stored run carries :meth:`JudgeSetup.describe`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from kgrag.core.builtins import new_registry
+from kgrag.core.registry import Registry
+from kgrag.evaluation.metrics.base import Measured, Sample
+from kgrag.models.llm import LLMClient
+
+
+@dataclass(frozen=True)
+class JudgeSetup:
+    """The judge clients (one per panel model; the first judges alone where a judge uses one), the
+    sampling temperature and the seed that makes each run's calls distinct requests."""
+
+    clients: tuple[LLMClient, ...]
+    temperature: float = 0.0
+    seed: int = 0
+
+    @property
+    def primary(self) -> LLMClient:
+        return self.clients[0]
+
+    def with_seed(self, seed: int) -> JudgeSetup:
+        return JudgeSetup(self.clients, self.temperature, seed)
+
+    def describe(self, prompts: Sequence[str]) -> dict[str, Any]:
+        """Models, prompt names with versions, temperature: what a reader needs to trust or redo it."""
+        client = self.primary
+        versions = {name: client.prompt(name).version for name in prompts}
+        return {
+            "models": [c.settings.model for c in self.clients],
+            "prompts": versions,
+            "temperature": self.temperature,
+        }
+
+
+class AnswerJudge(Protocol):
+    """Scores one answer; returns named scores on the judge's own scale (``judge.<name>...``)."""
+
+    name: str
+    paper: str
+    prompts: tuple[str, ...]
+    scale: tuple[float, float]
+
+    def score(self, sample: Sample, setup: JudgeSetup) -> dict[str, Measured]: ...
+
+
+def judge_registry() -> Registry[Any]:
+    """A fresh registry of judges: built-ins plus plug-ins from the ``kgrag.judges`` group."""
+    return new_registry("judge")

@@ -1,0 +1,83 @@
+"""What a metric sees (:class:`Sample`), what it returns (:class:`Measured`) and the tools it may use.
+
+A metric never returns 0 for "could not tell": a failed judge call, an empty answer or a question
+without evidence is ``Measured(None, note=why)``, stored and reported as *unmeasured* beside the mean
+of what was measured. Averaging such cases as 0 is how RAGAS-style reports get their NaNs and their
+spurious drops, which is exactly what users of those tools complain about.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from kgrag.core.builtins import new_registry
+from kgrag.core.registry import Registry
+from kgrag.models.llm import LLMClient
+
+Mode = Literal["llm-free", "llm"]
+Similarity = Callable[[str, str], float]
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One question through one pipeline: the reference, the answer and the retrieved context."""
+
+    question: str
+    reference: str
+    answer: str
+    contexts: list[str] = field(default_factory=list)
+    evidence: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A metric value in [0, 1], or ``None`` (unmeasured) with the reason in ``note``."""
+
+    value: float | None
+    note: str = ""
+    judge_tokens: int = 0
+
+    @classmethod
+    def unmeasured(cls, why: str, judge_tokens: int = 0) -> Measured:
+        return cls(None, why, judge_tokens)
+
+
+@dataclass(frozen=True)
+class MetricTools:
+    """Shared helpers: the semantic similarity (the workspace embedder), the judge client for LLM
+    versions, and the settings of the ``[evaluation]`` section that metrics read."""
+
+    similarity: Similarity
+    judge: LLMClient | None = None
+    evidence_overlap: float = 0.7
+    accuracy_weight: float = 0.5
+    relevance_repeats: int = 2
+    temperature: float = 0.0
+    seed: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Metric(Protocol):
+    """A named metric: ``llm_free`` is deterministic; ``judged`` asks ``tools.judge`` (reasoning first)."""
+
+    name: str
+    paper: str
+
+    def llm_free(self, sample: Sample, tools: MetricTools) -> Measured: ...
+    def judged(self, sample: Sample, tools: MetricTools) -> Measured: ...
+
+
+def metric_registry() -> Registry[Any]:
+    """A fresh registry of metrics: built-ins plus plug-ins from the ``kgrag.metrics`` group."""
+    return new_registry("metric")
+
+
+def measure(metric: Metric, sample: Sample, tools: MetricTools, mode: Mode) -> Measured:
+    """One metric in one mode; the judged version needs an available judge, else it is unmeasured."""
+    if mode == "llm-free":
+        return metric.llm_free(sample, tools)
+    if tools.judge is None or not tools.judge.available:
+        return Measured.unmeasured("no LLM judge configured")
+    return metric.judged(sample, tools)

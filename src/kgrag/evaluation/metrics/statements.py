@@ -1,0 +1,34 @@
+"""Deterministic stand-ins for the judge's "statements" and "is this statement supported by that text".
+
+A statement is a sentence (:func:`kgrag.documents.split_sentences`); it is supported by a text when at
+least ``threshold`` of its content words occur in one of the text's parts: the same rule as LLM-free
+evidence recall (:mod:`kgrag.evaluation.recall`), so all LLM-free metrics share one notion of support.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kgrag.documents import split_sentences
+from kgrag.documents.words import content_words
+from kgrag.evaluation.recall import evidence_hit
+
+
+def statements(text: str) -> list[str]:
+    """The sentences of ``text`` that have content words (citations such as ``[c:ab12]`` removed)."""
+    cleaned = " ".join(part for part in text.replace("[c:", " [c:").split() if not part.startswith("[c:"))
+    spans = split_sentences(cleaned)
+    found = [cleaned[a:b].strip() for a, b in spans] if spans else [cleaned.strip()]
+    return [s for s in found if content_words(s)]
+
+
+def supported(claims: Sequence[str], parts: Sequence[str], threshold: float) -> list[bool]:
+    """For each claim, whether one of ``parts`` holds ``threshold`` of its content words."""
+    part_words = [content_words(p) for p in parts]
+    return [evidence_hit(claim, part_words, threshold) for claim in claims]
+
+
+def f1(tp: int, fp: int, fn: int) -> float | None:
+    """The statement F-score 2TP / (2TP + FP + FN); None when there is nothing to score."""
+    denominator = 2 * tp + fp + fn
+    return None if denominator == 0 else 2 * tp / denominator

@@ -1,0 +1,91 @@
+"""Win/tie rates with confidence intervals, relative win rate and position consistency.
+
+Outcomes form a questions × trials table. Trials share their questions, so they are not independent
+samples: intervals come from a *cluster* bootstrap that resamples questions (each with all its trials),
+which is honest about the question set being the main source of uncertainty.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+Outcome = str | None  # "A", "B", "tie", or None (unmeasured in that trial)
+
+
+def rates(outcomes: Sequence[Outcome]) -> dict[str, float] | None:
+    """Win A, win B, tie shares and the relative win rate (A − B) / (A + B + ties), zeng-unbiased-eval."""
+    measured = [o for o in outcomes if o is not None]
+    if not measured:
+        return None
+    n = len(measured)
+    a, b, t = measured.count("A"), measured.count("B"), measured.count("tie")
+    return {"win_a": a / n, "win_b": b / n, "tie": t / n, "relative": (a - b) / n}
+
+
+def _pooled(table: Sequence[Sequence[Outcome]]) -> list[Outcome]:
+    return [o for row in table for o in row]
+
+
+def bootstrap_ci(
+    table: Sequence[Sequence[Outcome]], confidence: float, samples: int, seed: int
+) -> dict[str, tuple[float, float]]:
+    """Percentile intervals of each rate, resampling questions (rows) with replacement."""
+    rng = random.Random(seed)
+    draws: dict[str, list[float]] = {"win_a": [], "win_b": [], "tie": [], "relative": []}
+    for _ in range(samples):
+        resampled = [table[rng.randrange(len(table))] for _ in table]
+        r = rates(_pooled(resampled))
+        if r is not None:
+            for key, value in r.items():
+                draws[key].append(value)
+    low, high = (1 - confidence) / 2, 1 - (1 - confidence) / 2
+    out: dict[str, tuple[float, float]] = {}
+    for key, values in draws.items():
+        if values:
+            ordered = sorted(values)
+            out[key] = (ordered[int(low * (len(ordered) - 1))], ordered[int(high * (len(ordered) - 1))])
+    return out
+
+
+def summarize_outcomes(
+    table: Sequence[Sequence[Outcome]], confidence: float, samples: int, seed: int
+) -> dict[str, Any]:
+    """Pooled rates with CIs, per-trial rates (for box plots), and unmeasured counts."""
+    trials = len(table[0]) if table else 0
+    per_trial = [rates([row[t] for row in table]) for t in range(trials)]
+    pooled = rates(_pooled(table))
+    verdict = "no decision"
+    ci = bootstrap_ci(table, confidence, samples, seed) if pooled else {}
+    if pooled and "relative" in ci:
+        lo, hi = ci["relative"]
+        verdict = "A better" if lo > 0 else "B better" if hi < 0 else "tie within the confidence interval"
+    return {
+        "rates": pooled,
+        "ci": {k: list(v) for k, v in ci.items()},
+        "confidence": confidence,
+        "verdict": verdict,
+        "per_trial": [r for r in per_trial if r is not None],
+        "per_trial_mean_std": _trial_spread(per_trial),
+        "unmeasured": sum(o is None for o in _pooled(table)),
+        "decisions": sum(o is not None for o in _pooled(table)),
+    }
+
+
+def _trial_spread(per_trial: Sequence[dict[str, float] | None]) -> dict[str, list[float]]:
+    kept = [r for r in per_trial if r is not None]
+    out: dict[str, list[float]] = {}
+    for key in ("win_a", "win_b", "tie", "relative"):
+        values = [r[key] for r in kept]
+        if values:
+            out[key] = [statistics.fmean(values), statistics.stdev(values) if len(values) > 1 else 0.0]
+    return out
+
+
+def consistency(pairs: Sequence[tuple[Outcome, Outcome]]) -> float | None:
+    """Position-consistency rate: share of decisions where the AB order alone and the BA order alone
+    name the same winner (zeng-unbiased-eval's position bias, measured)."""
+    both = [(x, y) for x, y in pairs if x is not None and y is not None]
+    return sum(x == y for x, y in both) / len(both) if both else None

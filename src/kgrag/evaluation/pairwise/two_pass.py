@@ -1,0 +1,62 @@
+"""Two-pass pairwise win rate (deg-rag): each question is judged twice, pass A with (A, B) and pass B
+with (B, A); a method's wins on a criterion are its "1" verdicts in pass A plus its "2" verdicts in
+pass B, ties are counted when the judge says so, and rates are over all judged passes. A failed pass
+is unmeasured (reported), not a loss."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kgrag.evaluation.judges.base import JudgeSetup
+from kgrag.evaluation.judges.call import ask
+from kgrag.evaluation.judges.schemas import TwoPassVerdict
+from kgrag.evaluation.pairwise.stats import consistency, summarize_outcomes
+from kgrag.evaluation.pairwise.types import AnswerPair, PairwiseSettings
+
+CRITERIA = ("comprehensiveness", "diversity", "empowerment", "overall")
+_MAP = {True: {"1": "A", "2": "B", "tie": "tie"}, False: {"1": "B", "2": "A", "tie": "tie"}}
+
+
+class TwoPassJudge:
+    name = "two-pass"
+    paper = "deg-rag"
+    prompts = ("eval_two_pass",)
+
+    def _pass(self, pair: AnswerPair, setup: JudgeSetup, a_first: bool) -> dict[str, str] | None:
+        first, second = (pair.answer_a, pair.answer_b) if a_first else (pair.answer_b, pair.answer_a)
+        reply = ask(
+            setup.primary,
+            "eval_two_pass",
+            {"question": pair.question, "answer_1": first, "answer_2": second},
+            TwoPassVerdict,
+            stage="eval.pairwise.two_pass",
+            temperature=setup.temperature,
+            seed=setup.seed * 2 + int(a_first),
+        )
+        if reply.value is None:
+            return None
+        return {c: _MAP[a_first][getattr(reply.value, c)] for c in CRITERIA}
+
+    def compare(self, pairs: list[AnswerPair], setup: JudgeSetup, settings: PairwiseSettings) -> dict[str, Any]:
+        passes = [(self._pass(p, setup, True), self._pass(p, setup, False)) for p in pairs]
+        stats = (settings.confidence, settings.bootstrap_samples, settings.seed)
+        out: dict[str, Any] = {"criteria": {}}
+        for criterion in CRITERIA:
+            table = [[x[criterion] if x else None, y[criterion] if y else None] for x, y in passes]
+            summary = summarize_outcomes(table, *stats) if pairs else {"rates": None}
+            counts = {k: sum(o == k for row in table for o in row) for k in ("A", "B", "tie")}
+            out["criteria"][criterion] = {**summary, "counts": counts}
+        overall = out["criteria"]["overall"]
+        out.update(rates=overall.get("rates"), ci=overall.get("ci"), verdict=overall.get("verdict"))
+        out["per_question"] = [
+            {
+                "question_id": p.question_id,
+                "question_type": p.question_type,
+                "outcomes": [x["overall"] if x else None, y["overall"] if y else None],
+            }
+            for p, (x, y) in zip(pairs, passes, strict=True)
+        ]
+        out["position_consistency"] = consistency(
+            [(x["overall"] if x else None, y["overall"] if y else None) for x, y in passes]
+        )
+        return out

@@ -1,0 +1,97 @@
+"""PNG plots of evaluation reports (matplotlib, Agg backend, imported inside each function).
+
+The rule behind them: quality is never shown without what it cost. A pipeline that hands the
+generator five times the tokens can look better on recall for that reason alone, so the main plot puts
+each pipeline at (context tokens, quality) and (cost, quality): a reader sees the trade-off, not a bar
+that rewards length.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+Point = tuple[str, float, float, float | None]  # label, x, y, y error
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _scatter(ax: Any, points: Sequence[Point], xlabel: str, ylabel: str) -> None:
+    for label, x, y, err in points:
+        ax.errorbar([x], [y], yerr=[err or 0.0], fmt="o", capsize=3)
+        ax.annotate(label, (x, y), textcoords="offset points", xytext=(5, 5), fontsize=8)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(0, max([1.0, *[y + (e or 0) for _, _, y, e in points]]) * 1.05)
+    ax.set_xlim(left=0, right=max([1.0, *[x for _, x, _, _ in points]]) * 1.2)
+    ax.grid(alpha=0.3)
+
+
+def quality_vs_cost(panels: Sequence[tuple[str, Sequence[Point]]], ylabel: str, title: str, path: Path) -> None:
+    """One scatter per cost axis (e.g. context tokens, latency): each pipeline a point, quality on y."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4), squeeze=False)
+    for ax, (xlabel, points) in zip(axes[0], panels, strict=True):
+        _scatter(ax, points, xlabel, ylabel)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def grouped_bars(
+    groups: Sequence[str], series: Mapping[str, Sequence[tuple[float, float]]], ylabel: str, title: str, path: Path
+) -> None:
+    """Bars per group (question type) and series (pipeline), mean with a ± std error bar."""
+    plt = _pyplot()
+    width = 0.8 / max(1, len(series))
+    fig, ax = plt.subplots(figsize=(max(6, 1.7 * len(groups)), 4))
+    for offset, (name, values) in enumerate(series.items()):
+        xs = [i + offset * width for i in range(len(groups))]
+        ax.bar(xs, [v[0] for v in values], width, yerr=[v[1] for v in values], capsize=2, label=name)
+    ax.set_xticks([i + width * (len(series) - 1) / 2 for i in range(len(groups))], groups, fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def win_rate_boxes(rates: Mapping[str, Sequence[float]], title: str, path: Path) -> None:
+    """Box plots of per-trial rates (win A, win B, tie), as zeng-unbiased-eval reports them."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.boxplot(list(rates.values()), tick_labels=list(rates.keys()))
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("rate over questions, one point per trial")
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def relative_heatmap(names: Sequence[str], matrix: Sequence[Sequence[float | None]], path: Path) -> None:
+    """Relative win rate, row minus column (zeng-unbiased-eval): positive means the row wins."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(1.2 * len(names) + 3, 1.0 * len(names) + 2))
+    values = [[float("nan") if v is None else v for v in row] for row in matrix]
+    image = ax.imshow(values, cmap="RdBu", vmin=-1, vmax=1)
+    ax.set_xticks(range(len(names)), names, rotation=30, fontsize=8)
+    ax.set_yticks(range(len(names)), names, fontsize=8)
+    for i, row in enumerate(matrix):
+        for j, v in enumerate(row):
+            if v is not None:
+                ax.text(j, i, f"{v:+.2f}", ha="center", va="center", fontsize=8)
+    fig.colorbar(image, ax=ax, label="relative win rate (row − column)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,80 @@
+"""The eval commands through the CLI with a scripted LLM (a JSONL rule file): pairwise, qgen, list and
+report parse, call ``ws.eval``, store the runs and write their reports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tests.conftest import SAMPLE_DOCS, SAMPLE_QUESTIONS
+from typer.testing import CliRunner
+
+from kgrag import Workspace
+from kgrag.cli.app import app
+
+ASPECTS = {"comprehensiveness": 3, "relevance": 4, "empowerment": 3, "directness": 4}
+RULES = [
+    {
+        "match": "You score two answers",
+        "response": json.dumps({"reasoning": "alike", "answer_1": ASPECTS, "answer_2": ASPECTS}),
+    },
+    {
+        "match": "You check generated evaluation questions",
+        "response": '{"reasoning": "in the text", "answerable": true}',
+    },
+    {
+        "match": "You write evaluation questions",
+        "response": json.dumps(
+            {
+                "reasoning": "r",
+                "questions": [
+                    {"question": "Who leads the Platform team at the company?", "answer": "The Platform team lead."}
+                ],
+            }
+        ),
+    },
+    {"match": "Question:", "response": "The Platform team owns Shale."},
+]
+
+
+def test_pairwise_qgen_list_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KGRAG_EMBEDDING__PROVIDER", "fake")
+    monkeypatch.setenv("KGRAG_LLM__PROVIDER", "scripted")
+    monkeypatch.setenv("KGRAG_LLM__MODEL", "judge-m")
+    script = tmp_path / "rules.jsonl"
+    script.write_text("\n".join(json.dumps(r) for r in RULES) + "\n")
+    monkeypatch.setenv("KGRAG_LLM__SCRIPTED_FILE", str(script))
+    ws = tmp_path / "ws"
+    with Workspace.init(ws, graph={"extractor": "none"}) as w:
+        w.index([SAMPLE_DOCS])
+    runner = CliRunner()
+    args = [
+        "--dataset",
+        str(SAMPLE_QUESTIONS),
+        "--sample",
+        "4",
+        "--trials",
+        "3",
+        "--out",
+        str(tmp_path / "rep"),
+        "-w",
+        str(ws),
+    ]
+    result = runner.invoke(app, ["eval", "pairwise", "bm25", "dense", *args])
+    assert result.exit_code == 0, result.output
+    assert "tie within the confidence interval" in result.output and "judge-m" in result.output
+    assert list((tmp_path / "rep").glob("*relative.png")) and list((tmp_path / "rep").glob("*trials.png"))
+    listing = runner.invoke(app, ["eval", "list", "-w", str(ws)])
+    assert listing.exit_code == 0 and "pairwise" in listing.output and "bm25 vs dense" in listing.output
+    run_id = listing.output.split()[0]
+    again = runner.invoke(app, ["eval", "report", run_id, "-w", str(ws), "--out", str(tmp_path / "rep2")])
+    assert again.exit_code == 0 and "relative win rate" in again.output
+    out = tmp_path / "gen.jsonl"
+    gen = runner.invoke(
+        app, ["eval", "qgen", "-w", str(ws), "--kinds", "single-fact,multi-fact", "--per-kind", "2", "--out", str(out)]
+    )
+    assert gen.exit_code == 0, gen.output
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(lines) == 1 and "duplicate: 3" in gen.output  # the same question four times: kept once
+    assert lines[0]["question_type"] == "single-fact"

@@ -1,0 +1,129 @@
+"""Every metric in both versions: LLM-free values on hand-made cases, judged values through the scripted
+LLM, and malformed / failing judge output recorded as unmeasured (None with a reason), never 0."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kgrag.config import LLMConfig
+from kgrag.core.llm_types import ChatRequest
+from kgrag.evaluation.metrics.answer import AnswerAccuracy, Coverage, Faithfulness, RougeL
+from kgrag.evaluation.metrics.base import MetricTools, Sample, measure, metric_registry
+from kgrag.evaluation.metrics.retrieval import ContextRelevance, EvidenceRecall
+from kgrag.models.llm import ScriptedProvider, ScriptRule, create_llm_client
+
+SAMPLE = Sample(
+    question="Which enzyme does aspirin inhibit?",
+    reference="Aspirin inhibits cyclooxygenase. It reduces prostaglandin synthesis.",
+    answer="Aspirin inhibits cyclooxygenase. Aspirin was first sold in 1899.",
+    contexts=["Aspirin irreversibly inhibits cyclooxygenase enzymes.", "Bananas are yellow."],
+    evidence=["Aspirin inhibits cyclooxygenase enzymes.", "Prostaglandin synthesis falls as a result."],
+)
+
+
+def _tools(*rules: ScriptRule) -> MetricTools:
+    judge = create_llm_client(LLMConfig(provider="scripted", model="judge-m"), provider=ScriptedProvider(list(rules)))
+    return MetricTools(similarity=lambda a, b: 0.8, judge=judge)
+
+
+FREE = MetricTools(similarity=lambda a, b: 0.8)
+
+
+def test_registry_lists_all_six_metrics() -> None:
+    assert set(metric_registry().names()) >= {
+        "rouge-l",
+        "answer-accuracy",
+        "coverage",
+        "faithfulness",
+        "evidence-recall",
+        "context-relevance",
+    }
+
+
+def test_llm_free_values_follow_the_formulas() -> None:
+    # answer: 2 statements (1 supported by the reference); reference: 2 statements (1 covered)
+    acc = AnswerAccuracy().llm_free(SAMPLE, FREE).value
+    assert acc == pytest.approx(0.5 * (2 * 1 / (2 * 1 + 1 + 1)) + 0.5 * 0.8)
+    assert Coverage().llm_free(SAMPLE, FREE).value == pytest.approx(0.5)
+    assert Faithfulness().llm_free(SAMPLE, FREE).value == pytest.approx(0.5)
+    assert EvidenceRecall().llm_free(SAMPLE, FREE).value == pytest.approx(0.5)
+    # item 1 shares only "aspirin" of {which-enzyme, aspirin, inhibit} (no stemming) → grade 1; item 2 → 0
+    assert ContextRelevance().llm_free(SAMPLE, FREE).value == pytest.approx((1 + 0) / 2 / 2)
+    rouge = RougeL().llm_free(SAMPLE, FREE).value
+    assert rouge is not None and 0.3 < rouge < 0.8
+
+
+def test_llm_free_unmeasured_cases_are_none_not_zero() -> None:
+    empty = Sample("Q?", "", "", [], [])
+    for metric in (RougeL(), AnswerAccuracy(), Coverage(), Faithfulness(), EvidenceRecall(), ContextRelevance()):
+        result = metric.llm_free(empty, FREE)
+        assert result.value is None and result.note, metric.name
+
+
+def _verdicts(n: int, supported: int) -> str:
+    return json.dumps(
+        {"reasoning": "checked", "verdicts": [{"statement": f"s{i}", "supported": i < supported} for i in range(n)]}
+    )
+
+
+def test_judged_versions_use_the_judge_reply() -> None:
+    tools = _tools(
+        ScriptRule(
+            "grade a generated answer against",
+            json.dumps({"reasoning": "r", "true_positives": ["a"], "false_positives": ["b"], "false_negatives": []}),
+        ),
+        ScriptRule("covers|how much of a known-correct", _verdicts(2, 2)),
+        ScriptRule("stays within what its retrieved context", _verdicts(3, 1)),
+        ScriptRule("retrieval found the evidence", _verdicts(2, 1)),
+        ScriptRule("grade retrieved items", json.dumps({"reasoning": "r", "scores": [2, 1]})),
+    )
+    assert AnswerAccuracy().judged(SAMPLE, tools).value == pytest.approx(0.5 * (2 / 3) + 0.5 * 0.8)
+    assert Coverage().judged(SAMPLE, tools).value == pytest.approx(1.0)
+    assert Faithfulness().judged(SAMPLE, tools).value == pytest.approx(1 / 3)
+    assert EvidenceRecall().judged(SAMPLE, tools).value == pytest.approx(0.5)
+    relevance = ContextRelevance().judged(SAMPLE, tools)
+    assert relevance.value == pytest.approx(0.75) and relevance.judge_tokens > 0
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ["this is not json at all", json.dumps({"reasoning": "r"}), json.dumps({"reasoning": "r", "verdicts": "yes"})],
+)
+def test_malformed_judge_output_is_unmeasured(reply: str) -> None:
+    tools = _tools(ScriptRule(".", reply))
+    for metric in (AnswerAccuracy(), Coverage(), Faithfulness(), EvidenceRecall(), ContextRelevance()):
+        result = metric.judged(SAMPLE, tools)
+        assert result.value is None, metric.name
+        assert "unusable" in result.note or "grades" in result.note, result.note
+
+
+def test_wrong_number_of_verdicts_is_unmeasured() -> None:
+    result = EvidenceRecall().judged(SAMPLE, _tools(ScriptRule(".", _verdicts(5, 5))))
+    assert result.value is None and "5 verdicts for 2" in result.note
+    grades = ContextRelevance().judged(
+        SAMPLE, _tools(ScriptRule(".", json.dumps({"reasoning": "r", "scores": [7, 1]})))
+    )
+    assert grades.value is None
+
+
+def test_judge_repaired_after_one_reask() -> None:
+    calls: list[ChatRequest] = []
+
+    def flaky(request: ChatRequest) -> str:
+        calls.append(request)
+        return "garbage" if len(calls) == 1 else _verdicts(2, 2)
+
+    assert Coverage().judged(SAMPLE, _tools(ScriptRule(".", flaky))).value == pytest.approx(1.0)
+    assert len(calls) == 2
+
+
+def test_failed_judge_call_is_unmeasured() -> None:
+    result = Coverage().judged(SAMPLE, _tools())  # no rule matches: the provider refuses the call
+    assert result.value is None and "judge call failed" in result.note
+
+
+def test_judged_mode_without_a_judge_is_unmeasured() -> None:
+    result = measure(Coverage(), SAMPLE, FREE, "llm")
+    assert result.value is None and "no LLM judge" in result.note
