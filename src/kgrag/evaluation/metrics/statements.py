@@ -14,7 +14,6 @@ from kgrag.documents import split_sentences
 from kgrag.documents.words import content_words
 from kgrag.evaluation.recall import evidence_hit
 
-
 _CITATION = re.compile(r"\s*\[(?:c:)?c[0-9a-f]{6,}\]")
 
 
