@@ -55,6 +55,16 @@ def test_llm_free_values_follow_the_formulas() -> None:
     assert rouge is not None and 0.3 < rouge < 0.8
 
 
+def test_citations_are_not_statements_or_words() -> None:
+    from kgrag.evaluation.metrics.statements import statements, strip_citations
+
+    extractive = "Aspirin inhibits cyclooxygenase. [c0a1b2c3d4e5] It was sold in 1899. [c9f8e7d6c5b4]"
+    assert strip_citations(extractive) == "Aspirin inhibits cyclooxygenase. It was sold in 1899."
+    assert statements("Aspirin inhibits cyclooxygenase [c:c0a1b2c3d4e5].") == ["Aspirin inhibits cyclooxygenase ."]
+    sample = Sample(SAMPLE.question, SAMPLE.reference, strip_citations(extractive), SAMPLE.contexts)
+    assert Faithfulness().llm_free(sample, FREE).value == pytest.approx(0.5)
+
+
 def test_llm_free_unmeasured_cases_are_none_not_zero() -> None:
     empty = Sample("Q?", "", "", [], [])
     for metric in (RougeL(), AnswerAccuracy(), Coverage(), Faithfulness(), EvidenceRecall(), ContextRelevance()):

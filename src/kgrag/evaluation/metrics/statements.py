@@ -7,16 +7,25 @@ evidence recall (:mod:`kgrag.evaluation.recall`), so all LLM-free metrics share 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from kgrag.documents import split_sentences
 from kgrag.documents.words import content_words
 from kgrag.evaluation.recall import evidence_hit
 
+_CITATION = re.compile(r"\s*\[(?:c:)?c[0-9a-f]{6,}\]")
+
+
+def strip_citations(text: str) -> str:
+    """The answer without chunk citations (``[c:c0123abcd]`` from the LLM answer, ``[c0123abcd]`` from
+    the extractive one): ids are provenance, not content, and would count as unsupported words."""
+    return " ".join(_CITATION.sub(" ", text).split())
+
 
 def statements(text: str) -> list[str]:
-    """The sentences of ``text`` that have content words (citations such as ``[c:ab12]`` removed)."""
-    cleaned = " ".join(part for part in text.replace("[c:", " [c:").split() if not part.startswith("[c:"))
+    """The sentences of ``text`` that have content words (citations removed)."""
+    cleaned = strip_citations(text)
     spans = split_sentences(cleaned)
     found = [cleaned[a:b].strip() for a, b in spans] if spans else [cleaned.strip()]
     return [s for s in found if content_words(s)]
