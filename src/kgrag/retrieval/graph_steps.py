@@ -20,7 +20,13 @@ from kgrag.core.graph_records import EntityRecord, RelationRecord
 from kgrag.graph.index import GraphIndex
 from kgrag.graph.texts import entity_text, relation_text
 from kgrag.retrieval.budget import similarities
-from kgrag.retrieval.graph_local import LocalSearchParams, LocalSearchResult, local_search
+from kgrag.retrieval.graph_local import (
+    LocalSearchParams,
+    LocalSearchResult,
+    local_search,
+    query_keywords,
+    score_entities,
+)
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.requirements import EMPTY_GRAPH_MESSAGE
 from kgrag.retrieval.steps import QueryState
@@ -33,6 +39,16 @@ def graph_index(ctx: QueryContext) -> GraphIndex:
     if index.empty:
         raise KgragError(EMPTY_GRAPH_MESSAGE)
     return index
+
+
+def query_seeds(ctx: QueryContext, query: str, limit: int) -> tuple[GraphIndex, list[tuple[str, float]]]:
+    """The graph index and the ``limit`` entities that best match ``query`` (embedding similarity plus
+    keyword boost), best first: the seeds graph walks (PageRank, paths) start from."""
+    index = graph_index(ctx)
+    vector = ctx.embed_query(query) if len(index.entity_vectors) else None
+    matched = score_entities(index, vector, query_keywords(query), LocalSearchParams())
+    ranked = sorted(((e, s) for e, s in matched.items() if e in index.entities), key=lambda kv: -kv[1])
+    return index, ranked[:limit]
 
 
 def entity_item(scored: tuple[EntityRecord, float], hop: int) -> ContextItem:

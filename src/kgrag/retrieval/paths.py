@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 from kgrag.core.context import ContextItem
 from kgrag.core.graph_records import RelationRecord
 from kgrag.graph.index import GraphIndex
-from kgrag.retrieval.graph_local import LocalSearchParams, query_keywords, score_entities
-from kgrag.retrieval.graph_steps import graph_index
+from kgrag.retrieval.graph_steps import query_seeds
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.steps import QueryState
 
@@ -122,10 +121,7 @@ class PathSearch:
 
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
-        index = graph_index(env)
-        vector = env.embed_query(state.query) if len(index.entity_vectors) else None
-        matched = score_entities(index, vector, query_keywords(state.query), LocalSearchParams())
-        seeds = [(e, s) for e, s in sorted(matched.items(), key=lambda kv: -kv[1]) if e in index.entities][:SEEDS]
+        index, seeds = query_seeds(env, state.query, SEEDS)
         paths = grow_paths(index, seeds, env.igraph().importance, self.max_hops, self.decay)
         state.streams["path_facts"] = [path_item(p, index, n) for n, p in enumerate(paths[:TOP_PATHS])]
         scores = passage_scores(index, seeds, paths)

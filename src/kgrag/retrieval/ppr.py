@@ -14,8 +14,7 @@ import math
 import time
 from dataclasses import dataclass
 
-from kgrag.retrieval.graph_local import LocalSearchParams, query_keywords, score_entities
-from kgrag.retrieval.graph_steps import chunk_items, entity_item, graph_index
+from kgrag.retrieval.graph_steps import chunk_items, entity_item, query_seeds
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.steps import QueryState
 
@@ -38,12 +37,8 @@ class PersonalizedPageRank:
 
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
-        index = graph_index(env)
+        index, seeds = query_seeds(env, state.query, SEEDS)
         view = env.igraph()
-        vector = env.embed_query(state.query) if len(index.entity_vectors) else None
-        keywords = query_keywords(state.query)
-        matched = score_entities(index, vector, keywords, LocalSearchParams())
-        seeds = sorted(matched.items(), key=lambda kv: -kv[1])[:SEEDS]
         reset = [0.0] * view.graph.vcount()
         for entity_id, score in seeds:
             v = view.vertex.get(entity_id)
