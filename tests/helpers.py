@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from tests.graph.graph_fakes import WordExtractor
+
+from kgrag import Workspace
 from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus
 from kgrag.documents.records import content_hash
+from kgrag.graph.build.summarize import ExtractiveSummarizer
+from kgrag.indexing import IndexContext, IndexReport, run_pipeline
+from kgrag.indexing.runner import DEFAULT_PIPELINE
 from kgrag.store import Store
 
 
@@ -36,3 +44,18 @@ def add_document(
         )
         store.chunks.replace_for_document(doc_id, chunks)
     return [c.id for c in chunks]
+
+
+def index_with_word_extractor(ws: Workspace, paths: list[Path], pipeline: str = DEFAULT_PIPELINE) -> IndexReport:
+    """Index ``paths`` into ``ws`` with the fast, deterministic WordExtractor graph (no spaCy, no LLM)."""
+    parts = ws.components
+    context = IndexContext(
+        ws.store,
+        ws.config,
+        parts.chunk_plan()[0],
+        parts.embedder(),
+        paths,
+        extractor=WordExtractor(),
+        summarizer=ExtractiveSummarizer(100),
+    )
+    return run_pipeline(context, pipeline)

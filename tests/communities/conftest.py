@@ -17,13 +17,11 @@ from typing import Any
 
 import pytest
 from tests.conftest import SAMPLE_DOCS
-from tests.graph.graph_fakes import WordExtractor
+from tests.helpers import index_with_word_extractor
 
 from kgrag import Workspace
 from kgrag.config import LLMConfig, load_config
 from kgrag.core.llm_types import ChatRequest
-from kgrag.graph.build.summarize import ExtractiveSummarizer
-from kgrag.indexing import IndexContext, run_pipeline
 from kgrag.models.llm import create_llm_client
 from kgrag.models.llm.scripted import ScriptedProvider, ScriptRule
 from kgrag.store import open_store
@@ -53,16 +51,7 @@ def write_groups(directory: Path, groups: dict[str, list[str]]) -> Path:
 
 def index_docs(ws: Workspace, docs: Path) -> None:
     """Chunks, fake vectors and the WordExtractor graph of ``docs`` (standard pipeline)."""
-    context = IndexContext(
-        ws.store,
-        ws.config,
-        ws.components.chunk_plan()[0],
-        ws.components.embedder(),
-        [docs],
-        extractor=WordExtractor(),
-        summarizer=ExtractiveSummarizer(100),
-    )
-    run_pipeline(context)
+    index_with_word_extractor(ws, [docs])
 
 
 SUBSET = 12

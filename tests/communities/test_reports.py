@@ -15,14 +15,12 @@ from tests.communities.conftest import (
     scripted_provider,
     write_groups,
 )
-from tests.graph.graph_fakes import WordExtractor
+from tests.helpers import index_with_word_extractor
 
 from kgrag.communities.vectors import report_hash
 from kgrag.core.errors import ConfigError
 from kgrag.core.llm_types import ChatRequest
 from kgrag.core.stages import COMMUNITY_REPORTS, ledger_stage
-from kgrag.graph.build.summarize import ExtractiveSummarizer
-from kgrag.indexing import IndexContext, run_pipeline
 from kgrag.models.llm.scripted import ScriptedProvider
 
 
@@ -163,16 +161,7 @@ def test_the_graphrag_indexing_pipeline_builds_communities(make_ws: WorkspaceMak
     docs = write_groups(tmp_path / "docs", GROUPS)
 
     def index() -> dict[str, int]:
-        context = IndexContext(
-            ws.store,
-            ws.config,
-            ws.components.chunk_plan()[0],
-            ws.components.embedder(),
-            [docs],
-            extractor=WordExtractor(),
-            summarizer=ExtractiveSummarizer(100),
-        )
-        report = run_pipeline(context, "graphrag")
+        report = index_with_word_extractor(ws, [docs], "graphrag")
         assert {"communities", "community-reports"} <= set(report.seconds)
         return report.communities
 

@@ -9,15 +9,14 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import SAMPLE_DOCS
-from tests.graph.graph_fakes import WordExtractor
+from tests.helpers import index_with_word_extractor
 
 from kgrag import Workspace
 from kgrag.config import load_config
 from kgrag.core.errors import KgragError
 from kgrag.core.records import DocumentStatus
-from kgrag.graph.build.summarize import ExtractiveSummarizer
 from kgrag.graph.extract.choose import extractor_mode
-from kgrag.indexing import IndexContext, SilentProgress, run_pipeline
+from kgrag.indexing import SilentProgress
 from kgrag.retrieval import build_pipeline
 from kgrag.retrieval.graph_local import query_keywords
 
@@ -91,16 +90,7 @@ def test_graph_local_after_reindex_and_removal(nlp_ws: Workspace) -> None:
 def test_graph_local_with_another_extractor(fake_ws: Workspace, tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     shutil.copytree(SAMPLE_DOCS, docs, ignore=lambda d, names: [n for n in names if n not in DOCS])
-    context = IndexContext(
-        fake_ws.store,
-        fake_ws.config,
-        fake_ws.components.chunk_plan()[0],
-        fake_ws.components.embedder(),
-        [docs],
-        extractor=WordExtractor(),
-        summarizer=ExtractiveSummarizer(100),
-    )
-    run_pipeline(context)
+    index_with_word_extractor(fake_ws, [docs])
     fake_ws.config.retrieval.context_tokens = 100_000  # the search itself, not the budget
     result = fake_ws.retrieve("What does Shale store for Kestrel?", pipeline="graph-local", k=3)
     assert [i.kind for i in result.items].count("chunk") == 3

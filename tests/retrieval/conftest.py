@@ -11,11 +11,9 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import SAMPLE_DOCS
-from tests.graph.graph_fakes import WordExtractor
+from tests.helpers import index_with_word_extractor
 
 from kgrag import Workspace
-from kgrag.graph.build.summarize import ExtractiveSummarizer
-from kgrag.indexing import IndexContext, run_pipeline
 
 DOCS = ("team-platform.md", "shale-storage-layer.md", "product-kestrel.md", "expense-and-travel-policy.md")
 
@@ -57,17 +55,7 @@ def graph_ws(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
     for name in DOCS:
         shutil.copy(SAMPLE_DOCS / name, docs / name)
     ws = Workspace.init(root / "ws", embedding={"provider": "fake"}, graph={"extractor": "none"})
-    run_pipeline(
-        IndexContext(
-            ws.store,
-            ws.config,
-            ws.components.chunk_plan()[0],
-            ws.components.embedder(),
-            [docs],
-            extractor=WordExtractor(),
-            summarizer=ExtractiveSummarizer(100),
-        )
-    )
+    index_with_word_extractor(ws, [docs])
     assert ws.store.graph.counts()["entities"] > 0
     yield ws
     ws.close()
