@@ -62,6 +62,17 @@ def _clean(rewrites: list[str], query: str, n: int) -> list[str]:
     return [r.strip() for r in dict.fromkeys(rewrites) if r.strip() and r.strip() != query][:n]
 
 
+def _rewrites_or_fallback(env: QueryContext, rewrites: list[str] | None, query: str, n: int) -> list[str]:
+    """The LLM's rewrites, cleaned; without any (no LLM, or a failed call), pseudo-relevance feedback."""
+    return (_clean(rewrites, query, n) if rewrites else []) or prf_rewrites(env, query)
+
+
+def _passage_or_fallback(env: QueryContext, passage: str | None, query: str) -> list[str]:
+    """The LLM's hypothetical passage; without one, the best BM25 passage, else the question itself."""
+    text = (passage or "").strip()
+    return [text] if text else _top_passages(env, query, 1) or [query]
+
+
 @dataclass(frozen=True)
 class ExpandQuery:
     """Add ``n`` rewrites of the question to ``state.queries`` (search steps then search them all)."""
@@ -72,9 +83,7 @@ class ExpandQuery:
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
         value, note, tokens = ask(env, "query_expansion", state.query, "query.expand")
-        rewrites = _clean(value.rewrites, state.query, self.n) if value is not None else []
-        if not rewrites:
-            rewrites = prf_rewrites(env, state.query)
+        rewrites = _rewrites_or_fallback(env, value.rewrites if value is not None else None, state.query, self.n)
         state.queries.extend(rewrites)
         state.record(self.name, {"rewrites": rewrites, "prompt_tokens": tokens}, len(rewrites), started, note)
 
@@ -88,8 +97,7 @@ class Hypothesize:
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
         value, note, tokens = ask(env, "hyde", state.query, "query.hyde")
-        passage = value.passage.strip() if value is not None else ""
-        state.hypothetical = [passage] if passage else _top_passages(env, state.query, 1) or [state.query]
+        state.hypothetical = _passage_or_fallback(env, value.passage if value is not None else None, state.query)
         state.record(self.name, {"prompt_tokens": tokens}, len(state.hypothetical), started, note)
 
 
@@ -103,10 +111,10 @@ class ExpandAndHypothesize:
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
         value, note, tokens = ask(env, "expand_and_hyde", state.query, "query.expand_hyde")
-        rewrites = _clean(value.rewrites, state.query, self.n) if value is not None else []
-        passage = value.passage.strip() if value is not None else ""
-        state.queries.extend(rewrites or prf_rewrites(env, state.query))
-        state.hypothetical = [passage] if passage else _top_passages(env, state.query, 1) or [state.query]
+        rewrites = value.rewrites if value is not None else None
+        state.queries.extend(_rewrites_or_fallback(env, rewrites, state.query, self.n))
+        passage = value.passage if value is not None else None
+        state.hypothetical = _passage_or_fallback(env, passage, state.query)
         params = {"rewrites": state.queries[1:], "prompt_tokens": tokens}
         state.record(self.name, params, len(state.queries) - 1 + len(state.hypothetical), started, note)
 
