@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import Field
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
 
 from kgrag.config.chunking import ChunkingConfig
 from kgrag.config.communities import CommunitiesConfig
@@ -42,7 +50,8 @@ class KgragConfig(BaseSettings):
     denoise: DenoiseConfig = Field(default=DenoiseConfig(), description="Graph denoising.")
     indexing: IndexingConfig = Field(default=IndexingConfig(), description="Indexing pipeline.")
     evaluation: EvaluationConfig = Field(default=EvaluationConfig(), description="Evaluation.")
-    store: StoreConfig = Field(default=StoreConfig(), description="Storage backend.")
+    # NoDecode: KGRAG_STORE may be a URL (the shorthand), which StoreConfig reads itself, not JSON only
+    store: Annotated[StoreConfig, NoDecode] = Field(default=StoreConfig(), description="Storage backend.")
     server: ServerConfig = Field(default=ServerConfig(), description="HTTP server (`kgrag serve`).")
 
     @classmethod

@@ -28,8 +28,15 @@ KINDS: dict[str, Kind] = {
     "store": Kind(
         "store backend",
         "kgrag.stores",
-        {"sqlite": "kgrag.store.sqlite.store:open_sqlite_store"},
-        {"sqlite": "One SQLite file (WAL) per workspace; FTS5 for BM25, exact NumPy vector search."},
+        {
+            "sqlite": "kgrag.store.sqlite.store:open_sqlite_store",
+            "postgresql": "kgrag.store.postgres.store:open_postgres_store",
+        },
+        {
+            "sqlite": "One SQLite file (WAL) per workspace; FTS5 for BM25, exact NumPy vector search.",
+            "postgresql": "PostgreSQL + pgvector (extra kgrag[postgres]); one schema per workspace, tsvector "
+            "full-text search, HNSW vector search, versioned migrations.",
+        },
     ),
     "embedder": Kind(
         "embedding provider",

@@ -1,0 +1,202 @@
+"""One PostgreSQL connection, scoped to the workspace's schema: transactions, dry runs and a generation.
+
+The repositories share this object exactly as the SQLite ones share :class:`kgrag.store.sqlite.Database`:
+writes happen inside :meth:`PgDatabase.transaction` (``BEGIN`` … ``COMMIT``; nested calls are savepoints),
+so a crash or a lost connection leaves the whole unit of work or nothing. One connection behind a
+re-entrant lock serves every thread of the process: the server answers queries from a thread pool, and
+one connection keeps a query free of connection set-up; PostgreSQL itself isolates other processes.
+
+PostgreSQL has no ``data_version``, so the write generation lives in the database: every committed
+content transaction increments ``kgrag_generation.n`` in the same transaction, which makes a commit by
+another process (a CLI ``kgrag index`` while ``kgrag serve`` runs) visible to this one. LLM cache,
+ledger and evaluation writes are bookkeeping and leave it alone (``content=False``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from kgrag.core.errors import WorkspaceError
+from kgrag.store.postgres.migrations import apply_migrations
+from kgrag.store.postgres.url import PgTarget
+
+if TYPE_CHECKING:  # psycopg is an optional extra, imported when a PostgreSQL store is opened
+    import psycopg
+
+_UNREACHABLE = (
+    "check that the server runs and accepts connections from this host, that the user, password and "
+    "database in store.url are right (or set store.url / KGRAG_STORE to another server)"
+)
+_CONNECT_TIMEOUT_S = 10
+
+
+def _psycopg() -> Any:
+    """The driver, imported on first use so a SQLite-only install never needs it."""
+    try:
+        import psycopg
+    except ImportError as exc:
+        raise WorkspaceError(
+            "store.backend = postgresql needs the optional extra: pip install 'kgrag[postgres]'"
+        ) from exc
+    return psycopg
+
+
+class PgDatabase:
+    """A connection with the workspace's schema on its search path, transactions and a change counter."""
+
+    def __init__(self, target: PgTarget) -> None:
+        self.target = target
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._local = 0  # savepoint releases and dry-run ends: changes only this process sees
+        self._closed = False
+        self._conn = self._connect()
+        try:
+            apply_migrations(self, target.schema)
+            from pgvector.psycopg import register_vector
+
+            register_vector(self._conn)
+            self.execute("SELECT '[1]'::vector")  # loads pgvector, so its settings below are known
+            self.execute("SET hnsw.iterative_scan = relaxed_order")
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        driver = _psycopg()
+        try:
+            conn: psycopg.Connection[Any] = driver.connect(
+                self.target.conninfo, autocommit=True, connect_timeout=_CONNECT_TIMEOUT_S
+            )
+        except driver.Error as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise WorkspaceError(
+                f"store.url {self.target.display}: cannot connect to PostgreSQL ({reason}); {_UNREACHABLE}"
+            ) from exc
+        return conn
+
+    # -- transactions ----------------------------------------------------------------------------
+    @contextmanager
+    def transaction(self, *, content: bool = True) -> Iterator[None]:
+        """Run the block atomically; nested blocks are savepoints inside the outer transaction.
+
+        ``content=False`` marks bookkeeping writes: they do not advance :attr:`generation`.
+        """
+        with self._lock:
+            depth = self._depth
+            name = f"sp{depth}"
+            self.execute("BEGIN" if depth == 0 else f"SAVEPOINT {name}")
+            self._depth += 1
+            try:
+                yield
+            except BaseException:
+                self._depth -= 1
+                self._undo(depth, name)
+                raise
+            self._depth -= 1
+            if depth == 0:
+                if content:
+                    self.execute("UPDATE kgrag_generation SET n = n + 1")
+                self.execute("COMMIT")
+            else:
+                self.execute(f"RELEASE SAVEPOINT {name}")
+                self._local += int(content)
+
+    def _undo(self, depth: int, name: str) -> None:
+        """Roll back the failed block; a connection that died meanwhile has nothing left to roll back."""
+        if self._conn.closed or self._conn.broken:
+            return
+        if depth == 0:
+            self.execute("ROLLBACK")
+        else:
+            self.execute(f"ROLLBACK TO SAVEPOINT {name}")
+            self.execute(f"RELEASE SAVEPOINT {name}")
+
+    @contextmanager
+    def dry_run(self) -> Iterator[None]:
+        """An outer transaction that is always rolled back (see :meth:`kgrag.store.base.Store.dry_run`)."""
+        with self._lock:
+            if self._depth:
+                raise RuntimeError("dry_run() must not start inside a transaction")
+            self.execute("BEGIN")
+            self._depth = 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._depth = 0
+                if not (self._conn.closed or self._conn.broken):
+                    self.execute("ROLLBACK")
+                self._local += 1
+
+    @property
+    def lock(self) -> threading.RLock:
+        """Held by callers that need two statements back to back on this connection."""
+        return self._lock
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._depth > 0
+
+    # -- statements ------------------------------------------------------------------------------
+    @contextmanager
+    def _guard(self) -> Iterator[psycopg.Connection[Any]]:
+        """Hold the lock; a lost connection becomes a :class:`WorkspaceError` saying what to do."""
+        driver = _psycopg()
+        with self._lock:
+            try:
+                yield self._conn
+            except driver.OperationalError as exc:
+                if not (self._conn.closed or self._conn.broken):
+                    raise
+                raise WorkspaceError(
+                    f"store.url {self.target.display}: lost the connection to PostgreSQL ({exc}); nothing "
+                    "uncommitted was kept — check the server and re-run"
+                ) from exc
+
+    def execute(self, sql: Any, params: Sequence[Any] | dict[str, Any] | None = None) -> int:
+        """Run one statement (or a parameterless script); returns the number of rows it changed."""
+        with self._guard() as conn:
+            cursor = conn.execute(sql, params)
+            return int(cursor.rowcount)
+
+    def executemany(self, sql: Any, rows: Sequence[Sequence[Any]]) -> None:
+        if not rows:
+            return
+        with self._guard() as conn, conn.cursor() as cursor:
+            cursor.executemany(sql, rows)
+
+    def query(self, sql: Any, params: Sequence[Any] | dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        """Run a read and return all rows (materialised, so the lock is not held by an open cursor)."""
+        with self._guard() as conn:
+            return list(conn.execute(sql, params).fetchall())
+
+    def scalar(self, sql: Any, params: Sequence[Any] | dict[str, Any] | None = None) -> Any:
+        rows = self.query(sql, params)
+        return rows[0][0] if rows else None
+
+    # -- facts -----------------------------------------------------------------------------------
+    @property
+    def generation(self) -> int:
+        """Changes when content was committed by any process, or a savepoint/dry run ended here."""
+        with self._lock:
+            committed = int(self.scalar("SELECT n FROM kgrag_generation") or 0)
+            return committed * 1_000_003 + self._local
+
+    def size_bytes(self) -> int:
+        """Bytes on disk of the schema's tables, their indexes and TOAST data."""
+        total = self.scalar(
+            "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = %s AND c.relkind IN ('r', 'm')",
+            (self.target.schema,),
+        )
+        return int(total or 0)
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._conn.close()

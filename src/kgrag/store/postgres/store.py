@@ -1,0 +1,68 @@
+"""The PostgreSQL + pgvector store: one schema per workspace, all repositories sharing one transaction
+scope; selected with ``store.backend = "postgresql"`` (or ``store = "postgresql://…"``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from kgrag.config.store import StoreConfig
+from kgrag.store.postgres.chunks import PgChunks
+from kgrag.store.postgres.communities import PgCommunities
+from kgrag.store.postgres.database import PgDatabase
+from kgrag.store.postgres.denoise import PgDenoise
+from kgrag.store.postgres.documents import PgDocuments, PgMeta
+from kgrag.store.postgres.eval_runs import PgEvalRuns
+from kgrag.store.postgres.graph import PgGraph
+from kgrag.store.postgres.llm_cache import PgResponseCache
+from kgrag.store.postgres.llm_ledger import PgLedger
+from kgrag.store.postgres.url import PgTarget, parse_target
+from kgrag.store.postgres.vectors import PgVectors
+
+
+class PostgresStore:
+    """Implements :class:`kgrag.store.base.Store` over one schema of a PostgreSQL database."""
+
+    def __init__(self, target: PgTarget) -> None:
+        self.db = PgDatabase(target)
+        self.meta = PgMeta(self.db)
+        self.documents = PgDocuments(self.db)
+        self.chunks = PgChunks(self.db)
+        self.vectors = PgVectors(self.db)
+        self.graph = PgGraph(self.db)
+        self.communities = PgCommunities(self.db)
+        self.denoise = PgDenoise(self.db)
+        self.llm_cache = PgResponseCache(self.db)
+        self.llm_ledger = PgLedger(self.db)
+        self.eval_runs = PgEvalRuns(self.db)
+
+    @property
+    def target(self) -> PgTarget:
+        return self.db.target
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self.db.transaction():
+            yield
+
+    @contextmanager
+    def dry_run(self) -> Iterator[None]:
+        """One outer transaction rolled back at the end; nothing is copied."""
+        with self.db.dry_run():
+            yield
+
+    def generation(self) -> int:
+        return self.db.generation
+
+    def size_bytes(self) -> int:
+        return self.db.size_bytes()
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def open_postgres_store(config: StoreConfig, workspace: Path) -> PostgresStore:
+    """The ``postgresql`` entry of the store registry: ``store.url`` is ``postgresql://…[?schema=NAME]``
+    (schema default ``kgrag_<workspace directory name>``, see :mod:`kgrag.store.postgres.url`)."""
+    return PostgresStore(parse_target(config.url, workspace))

