@@ -10,7 +10,7 @@ import pytest
 from kgrag import Workspace
 
 # The store fixtures (``store``, ``make_store``, ``store_backend``), parametrised by backend.
-pytest_plugins = ("tests.store.backends",)
+pytest_plugins = ("tests.store.backends", "tests.store.pg_fixture")
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_DOCS = REPO / "examples" / "sample" / "docs"

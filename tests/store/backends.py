@@ -1,15 +1,16 @@
 """The store backends every contract test runs against, and the fixtures that open them.
 
 Registered for the whole suite by ``tests/conftest.py`` (``pytest_plugins``), so any test that asks for
-``store`` or ``make_store`` runs once per backend. Adding a backend (PostgreSQL) is one more line in
-:data:`BACKENDS`; the tests under ``tests/store`` are the contract it must pass.
+``store`` or ``make_store`` runs once per backend. Adding a backend is one more line in
+:data:`BACKENDS` (a server backend names the session fixture that starts its server, see
+``tests/store/pg_fixture.py``); the tests under ``tests/store`` are the contract it must pass.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -27,15 +28,32 @@ class StoreBackend:
     url: Callable[[Path], str | None]  # store.url for a fresh store under a test directory
     persistent: bool  # reopening the same directory sees what was written before
     integrity_error: type[Exception]  # what a violated schema constraint raises
+    server: str | None = None  # a session fixture giving ``url`` for a backend that needs a running server
+
+    def bound(self, request: pytest.FixtureRequest) -> StoreBackend:
+        """This backend with ``url`` taken from its server fixture (which skips if no server can start)."""
+        if self.server is None:
+            return self
+        url: Callable[[Path], str | None] = request.getfixturevalue(self.server)
+        return replace(self, url=url)
 
     def open(self, directory: Path) -> Store:
         directory.mkdir(parents=True, exist_ok=True)
         return open_store(StoreConfig(backend=self.backend, url=self.url(directory)), directory)
 
 
+def _pg_integrity_error() -> type[Exception]:
+    try:
+        from psycopg import IntegrityError
+    except ImportError:  # without the driver the backend's server fixture skips its tests
+        return sqlite3.IntegrityError
+    return IntegrityError
+
+
 BACKENDS: tuple[StoreBackend, ...] = (
     StoreBackend("sqlite-memory", "sqlite", lambda d: ":memory:", False, sqlite3.IntegrityError),
     StoreBackend("sqlite-file", "sqlite", lambda d: None, True, sqlite3.IntegrityError),
+    StoreBackend("postgresql", "postgresql", lambda d: None, True, _pg_integrity_error(), server="pg_schema_url"),
 )
 
 
@@ -67,7 +85,7 @@ class StoreMaker:
 @pytest.fixture(params=BACKENDS, ids=[b.id for b in BACKENDS])
 def store_backend(request: pytest.FixtureRequest) -> StoreBackend:
     backend: StoreBackend = request.param
-    return backend
+    return backend.bound(request)
 
 
 @pytest.fixture
@@ -86,6 +104,6 @@ def store(make_store: StoreMaker) -> Store:
 @pytest.fixture(params=PERSISTENT, ids=[b.id for b in PERSISTENT])
 def make_persistent_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreMaker]:
     """Like ``make_store``, only over backends that keep data across close and reopen."""
-    maker = StoreMaker(request.param, tmp_path / "stores")
+    maker = StoreMaker(request.param.bound(request), tmp_path / "stores")
     yield maker
     maker.close_all()

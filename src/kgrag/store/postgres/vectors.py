@@ -100,7 +100,7 @@ class PgVectors:
         rows = self._db.query(
             "SELECT text_hash, vector FROM embeddings WHERE model = %s AND text_hash = ANY(%s)", (model, hashes)
         )
-        return {r[0]: np.asarray(r[1], dtype=np.float32) for r in rows}
+        return {r[0]: _array(r[1]) for r in rows}
 
     def chunk_matrix(self, model: str) -> tuple[list[str], np.ndarray]:
         """All chunk ids that have a vector, and their vectors stacked in the same order."""
@@ -111,7 +111,7 @@ class PgVectors:
         )
         if not rows:
             return [], np.zeros((0, 0), dtype=np.float32)
-        return [r[0] for r in rows], np.vstack([np.asarray(r[1], dtype=np.float32) for r in rows])
+        return [r[0] for r in rows], np.vstack([_array(r[1]) for r in rows])
 
     def search(self, model: str, vector: np.ndarray, k: int) -> list[ScoredId]:
         """The ``k`` chunks most similar to ``vector`` (inner product of unit vectors), best first."""
@@ -125,6 +125,12 @@ class PgVectors:
 
     def count(self, model: str) -> int:
         return int(self._db.scalar("SELECT COUNT(*) FROM embeddings WHERE model = %s", (model,)) or 0)
+
+
+def _array(value: Any) -> np.ndarray:
+    """A loaded pgvector value (``pgvector.Vector`` or already an array) as float32."""
+    data = value.to_numpy() if hasattr(value, "to_numpy") else value
+    return np.asarray(data, dtype=np.float32)
 
 
 def _search_sql(model: str, dimension: int) -> Any:
