@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -22,6 +22,7 @@ from kgrag.core.graph_records import EntityMention, EntityRecord, RelationMentio
 from kgrag.core.llm_types import ChatRequest, Prices
 from kgrag.core.llm_usage import CachedResponse, CallRecord, LedgerSummary
 from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus, ScoredId
+from kgrag.store.tables import TableSpec
 
 
 class MetaRepository(Protocol):
@@ -225,3 +226,30 @@ class Store(Protocol):
 
     def size_bytes(self) -> int: ...
     def close(self) -> None: ...
+
+
+class TableRows(Protocol):
+    """Row-level access to the logical tables of :mod:`kgrag.store.tables`, for store-to-store copies
+    (``kgrag migrate``). Writes join the caller's transaction."""
+
+    def read(self, table: TableSpec, batch: int) -> Iterator[list[tuple[Any, ...]]]:
+        """The table's rows (its ``columns``, ordered by ``order_by``) in batches, never all at once."""
+        ...
+
+    def write(self, table: TableSpec, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Insert the rows as given (identities included), or update by key when ``table.update``."""
+        ...
+
+    def count(self, table: TableSpec) -> int: ...
+
+    def finish_import(self) -> None:
+        """Make the copied rows behave as if written here (e.g. move identity sequences past them)."""
+        ...
+
+
+@runtime_checkable
+class CopyableStore(Protocol):
+    """A store whose tables can be copied row by row (both built-in backends)."""
+
+    @property
+    def rows(self) -> TableRows: ...

@@ -76,6 +76,7 @@ class PgDatabase:
             raise WorkspaceError(
                 f"store.url {self.target.display}: cannot connect to PostgreSQL ({reason}); {_UNREACHABLE}"
             ) from exc
+        _drop_nul_characters(conn)
         return conn
 
     # -- transactions ----------------------------------------------------------------------------
@@ -200,3 +201,23 @@ class PgDatabase:
             if not self._closed:
                 self._closed = True
                 self._conn.close()
+
+
+def _drop_nul_characters(conn: psycopg.Connection[Any]) -> None:
+    """Make the connection drop NUL characters from strings it sends.
+
+    PostgreSQL ``text`` cannot hold U+0000 (SQLite can), and a stray NUL in a document or an LLM reply
+    must not fail a whole indexing transaction; everything else is sent unchanged.
+    """
+    from psycopg.types.string import StrBinaryDumper, StrDumperUnknown
+
+    class NulFreeBinary(StrBinaryDumper):
+        def dump(self, obj: str) -> Any:
+            return super().dump(obj.replace("\x00", "") if "\x00" in obj else obj)
+
+    class NulFreeText(StrDumperUnknown):
+        def dump(self, obj: str) -> Any:
+            return super().dump(obj.replace("\x00", "") if "\x00" in obj else obj)
+
+    conn.adapters.register_dumper(str, NulFreeBinary)
+    conn.adapters.register_dumper(str, NulFreeText)

@@ -17,6 +17,7 @@ from kgrag.store.postgres.eval_runs import PgEvalRuns
 from kgrag.store.postgres.graph import PgGraph
 from kgrag.store.postgres.llm_cache import PgResponseCache
 from kgrag.store.postgres.llm_ledger import PgLedger
+from kgrag.store.postgres.rows import PgRows
 from kgrag.store.postgres.url import PgTarget, parse_target
 from kgrag.store.postgres.vectors import PgVectors
 
@@ -36,6 +37,7 @@ class PostgresStore:
         self.llm_cache = PgResponseCache(self.db)
         self.llm_ledger = PgLedger(self.db)
         self.eval_runs = PgEvalRuns(self.db)
+        self.rows = PgRows(self.db)  # row-level copies (kgrag migrate)
 
     @property
     def target(self) -> PgTarget:

@@ -71,27 +71,7 @@ class PgVectors:
                 rows,
             )
             for dimension in sorted({len(r[2]) for r in rows}):
-                self._ensure_index(model, dimension)
-
-    def _ensure_index(self, model: str, dimension: int) -> None:
-        """Create the (model, dimension) HNSW index unless it exists (in the caller's transaction)."""
-        from psycopg import sql
-
-        name = index_name(model, dimension)
-        if self._db.scalar("SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = %s", (name,)):
-            return
-        self._db.execute(
-            sql.SQL(
-                "CREATE INDEX IF NOT EXISTS {name} ON embeddings USING hnsw ((vector::vector({dim})) vector_ip_ops) "
-                "WITH (m = {m}, ef_construction = {ef}) WHERE model = {model} AND vector_dims(vector) = {dim}"
-            ).format(
-                name=sql.Identifier(name),
-                dim=sql.Literal(dimension),
-                m=sql.Literal(HNSW_M),
-                ef=sql.Literal(HNSW_EF_CONSTRUCTION),
-                model=sql.Literal(model),
-            )
-        )
+                ensure_index(self._db, model, dimension)
 
     def get(self, model: str, text_hashes: Sequence[str]) -> dict[str, np.ndarray]:
         hashes = list(dict.fromkeys(text_hashes))
@@ -100,7 +80,7 @@ class PgVectors:
         rows = self._db.query(
             "SELECT text_hash, vector FROM embeddings WHERE model = %s AND text_hash = ANY(%s)", (model, hashes)
         )
-        return {r[0]: _array(r[1]) for r in rows}
+        return {r[0]: as_array(r[1]) for r in rows}
 
     def chunk_matrix(self, model: str) -> tuple[list[str], np.ndarray]:
         """All chunk ids that have a vector, and their vectors stacked in the same order."""
@@ -111,7 +91,7 @@ class PgVectors:
         )
         if not rows:
             return [], np.zeros((0, 0), dtype=np.float32)
-        return [r[0] for r in rows], np.vstack([_array(r[1]) for r in rows])
+        return [r[0] for r in rows], np.vstack([as_array(r[1]) for r in rows])
 
     def search(self, model: str, vector: np.ndarray, k: int) -> list[ScoredId]:
         """The ``k`` chunks most similar to ``vector`` (inner product of unit vectors), best first."""
@@ -127,7 +107,28 @@ class PgVectors:
         return int(self._db.scalar("SELECT COUNT(*) FROM embeddings WHERE model = %s", (model,)) or 0)
 
 
-def _array(value: Any) -> np.ndarray:
+def ensure_index(db: PgDatabase, model: str, dimension: int) -> None:
+    """Create the (model, dimension) HNSW index unless it exists (in the caller's transaction)."""
+    from psycopg import sql
+
+    name = index_name(model, dimension)
+    if db.scalar("SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = %s", (name,)):
+        return
+    db.execute(
+        sql.SQL(
+            "CREATE INDEX IF NOT EXISTS {name} ON embeddings USING hnsw ((vector::vector({dim})) vector_ip_ops) "
+            "WITH (m = {m}, ef_construction = {ef}) WHERE model = {model} AND vector_dims(vector) = {dim}"
+        ).format(
+            name=sql.Identifier(name),
+            dim=sql.Literal(dimension),
+            m=sql.Literal(HNSW_M),
+            ef=sql.Literal(HNSW_EF_CONSTRUCTION),
+            model=sql.Literal(model),
+        )
+    )
+
+
+def as_array(value: Any) -> np.ndarray:
     """A loaded pgvector value (``pgvector.Vector`` or already an array) as float32."""
     data = value.to_numpy() if hasattr(value, "to_numpy") else value
     return np.asarray(data, dtype=np.float32)

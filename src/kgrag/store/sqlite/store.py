@@ -19,6 +19,7 @@ from kgrag.store.sqlite.graph import SQLiteGraph
 from kgrag.store.sqlite.graph_schema import GRAPH_DDL
 from kgrag.store.sqlite.llm_cache import LLM_CACHE_DDL, SQLiteResponseCache
 from kgrag.store.sqlite.llm_ledger import LLM_LEDGER_DDL, SQLiteLedger
+from kgrag.store.sqlite.rows import SQLiteRows
 from kgrag.store.sqlite.vectors import VECTORS_DDL, SQLiteVectors
 
 SCHEMAS: tuple[str, ...] = (
@@ -55,6 +56,7 @@ class SQLiteStore:
         self.llm_cache = SQLiteResponseCache(self.db)
         self.llm_ledger = SQLiteLedger(self.db)
         self.eval_runs = SQLiteEvalRuns(self.db)
+        self.rows = SQLiteRows(self.db)  # row-level copies (kgrag migrate)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
