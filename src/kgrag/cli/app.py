@@ -20,6 +20,7 @@ from kgrag.cli.errors import run_app, run_guarded
 from kgrag.cli.eval_run_commands import eval_list, eval_pairwise, eval_qgen, eval_report, eval_run
 from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.llm_commands import cost, prompts_app
+from kgrag.cli.migrate_command import migrate
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 from kgrag.cli.serve_command import serve
 from kgrag.core.errors import KgragError
@@ -48,6 +49,7 @@ graph_app.command("communities")(communities_command)
 graph_app.command("report")(report_command)
 app.command("compare")(compare)
 app.command("tune")(tune)
+app.command("migrate")(migrate)
 
 
 def _print_version(value: bool) -> None:
