@@ -47,7 +47,8 @@ def _psycopg() -> Any:
 class PgDatabase:
     """A connection with the workspace's schema on its search path, transactions and a change counter."""
 
-    def __init__(self, target: PgTarget) -> None:
+    def __init__(self, target: PgTarget, *, migrate_upto: int | None = None) -> None:
+        """Connect and bring the schema up to date (``migrate_upto`` stops earlier: upgrade tests)."""
         self.target = target
         self._lock = threading.RLock()
         self._depth = 0
@@ -55,7 +56,7 @@ class PgDatabase:
         self._closed = False
         self._conn = self._connect()
         try:
-            apply_migrations(self, target.schema)
+            apply_migrations(self, target.schema, migrate_upto)
             from pgvector.psycopg import register_vector
 
             register_vector(self._conn)
