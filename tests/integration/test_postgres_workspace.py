@@ -100,9 +100,7 @@ def test_migrate_round_trip_keeps_counts_and_dense_results(
             assert _top(moved, question, "dense") == _top(lite, question, "dense")
             assert _top(moved, question, "graph-local") == _top(lite, question, "graph-local")
     back = tmp_path / "back.sqlite3"
-    result = CliRunner().invoke(
-        app, ["migrate", "-w", str(lite.path), "--from", target, "--to", f"sqlite:///{back}"]
-    )
+    result = CliRunner().invoke(app, ["migrate", "-w", str(lite.path), "--from", target, "--to", f"sqlite:///{back}"])
     assert result.exit_code == 0, result.output
     with Workspace.open(lite.path, store={"backend": "sqlite", "url": str(back)}, **SETTINGS) as returned:
         assert returned.store.denoise.fingerprint() == lite.store.denoise.fingerprint()

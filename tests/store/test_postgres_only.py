@@ -29,7 +29,9 @@ def test_a_version_1_schema_upgrades_in_place(pg_schema_url: SchemaUrl, tmp_path
     url = pg_schema_url(tmp_path)
     old = PgDatabase(parse_target(url, tmp_path), migrate_upto=1)
     with old.transaction():
-        old.execute("INSERT INTO documents (id, source, content_hash, status, updated_at) VALUES ('d', 's', 'h', 'chunked', 0)")
+        old.execute(
+            "INSERT INTO documents (id, source, content_hash, status, updated_at) VALUES ('d', 's', 'h', 'chunked', 0)"
+        )
         old.execute(
             "INSERT INTO chunks (id, doc_id, ord, char_start, char_end, n_tokens, text, text_hash) "
             "VALUES ('c', 'd', 0, 0, 20, 3, 'kestrel ingests telemetry', 'h')"
@@ -70,7 +72,9 @@ def test_vector_search_uses_the_model_hnsw_index(pg_schema_url: SchemaUrl, tmp_p
     assert {index_name("m", 8), index_name("other", 3)} <= names
     with store.db.transaction():
         store.db.execute("SET LOCAL enable_seqscan = off")
-        plan = "\n".join(r[0] for r in store.db.query(b"EXPLAIN " + _search_sql("m", 8).as_bytes(None), {"q": vectors[0], "k": 5}))
+        plan = "\n".join(
+            r[0] for r in store.db.query(b"EXPLAIN " + _search_sql("m", 8).as_bytes(None), {"q": vectors[0], "k": 5})
+        )
     assert index_name("m", 8) in plan
     assert store.vectors.search("m", vectors[7], 1)[0].id == "d-c7"
     store.close()

@@ -19,8 +19,8 @@ class StoreConfig(Section):
         description="Store backend, by registry name: `sqlite` (built in: one SQLite file per workspace, "
         "FTS5 for BM25, exact NumPy vector search), `postgresql` (PostgreSQL + pgvector, extra "
         "`kgrag[postgres]`; see docs/postgresql.md) or a plug-in registered under the `kgrag.stores` "
-        "entry-point group. Shorthand: `store = \"postgresql://user@host:5432/db\"` (or `KGRAG_STORE=...`) sets "
-        "both backend and url; `store = \"sqlite:///path/to/file.sqlite3\"` likewise.",
+        'entry-point group. Shorthand: `store = "postgresql://user@host:5432/db"` (or `KGRAG_STORE=...`) sets '
+        'both backend and url; `store = "sqlite:///path/to/file.sqlite3"` likewise.',
     )
     url: str | None = Field(
         None,

@@ -1,4 +1,4 @@
-"""The storage protocols. SQLite implements them today; PostgreSQL + pgvector will implement the same.
+"""The storage protocols, implemented by the SQLite and the PostgreSQL + pgvector backends.
 
 A store is a set of small repositories (documents, chunks, vectors, graph, LLM cache and usage ledger)
 sharing one transaction scope: anything written inside ``with store.transaction():`` lands together or not

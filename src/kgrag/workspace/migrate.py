@@ -56,9 +56,7 @@ def resolve_store(spec: str | None, current: StoreConfig, flag: str) -> StoreCon
         raise ConfigError(f"{flag}: {exc}") from exc
 
 
-def migrate_store(
-    directory: Path, to: str, source: str | None = None, progress: Progress | None = None
-) -> Migration:
+def migrate_store(directory: Path, to: str, source: str | None = None, progress: Progress | None = None) -> Migration:
     """Copy the workspace at ``directory`` from ``source`` (default: its configured store) into the empty
     store ``to``; verified before it commits, nothing kept if anything fails."""
     progress = progress or SilentProgress()

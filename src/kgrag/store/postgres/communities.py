@@ -86,9 +86,7 @@ class PgCommunities:
         return [CommunityRecord(r[0], int(r[1]), r[2], tuple(members.get(r[0], ())), int(r[3])) for r in rows]
 
     def get(self, community_id: str) -> CommunityRecord | None:
-        rows = self._db.query(
-            "SELECT id, level, parent_id, children FROM communities WHERE id = %s", (community_id,)
-        )
+        rows = self._db.query("SELECT id, level, parent_id, children FROM communities WHERE id = %s", (community_id,))
         if not rows:
             return None
         r = rows[0]

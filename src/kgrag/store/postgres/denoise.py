@@ -175,11 +175,7 @@ class PgDenoise:
         with self._db.transaction():
             self._db.executemany(
                 f"INSERT INTO denoise_merges({_MERGE_COLUMNS}) VALUES ({', '.join(['%s'] * 9)})",
-                [
-                    (e.run_id, e.canonical_id, e.canonical_name, e.alias_id, e.alias_key, e.alias_name)
-                    + (e.score, e.mode, e.reason)
-                    for e in entries
-                ],
+                [_merge_row(e) for e in entries],
             )
 
     def merges(self, run_id: str) -> list[MergeEntry]:
@@ -192,11 +188,7 @@ class PgDenoise:
         with self._db.transaction():
             self._db.executemany(
                 f"INSERT INTO relation_scores({_SCORE_COLUMNS}) VALUES ({', '.join(['%s'] * 9)})",
-                [
-                    (s.run_id, s.relation_id, s.source_name, s.target_name, s.label, s.score, s.reason, s.method)
-                    + (int(s.dropped),)
-                    for s in scores
-                ],
+                [_score_row(s) for s in scores],
             )
 
     def scores(self, run_id: str | None = None) -> list[RelationScore]:
@@ -215,3 +207,12 @@ class PgDenoise:
         with self._db.transaction():
             self._db.execute("DELETE FROM denoise_merges WHERE run_id = %s", (run_id,))
             self._db.execute("DELETE FROM relation_scores WHERE run_id = %s", (run_id,))
+
+
+def _merge_row(e: MergeEntry) -> tuple[object, ...]:
+    names = (e.canonical_name, e.alias_id, e.alias_key, e.alias_name)
+    return (e.run_id, e.canonical_id, *names, e.score, e.mode, e.reason)
+
+
+def _score_row(s: RelationScore) -> tuple[object, ...]:
+    return (s.run_id, s.relation_id, s.source_name, s.target_name, s.label, s.score, s.reason, s.method, int(s.dropped))

@@ -43,9 +43,7 @@ class PgEvalRuns:
         return [_run(row) for row in rows]
 
     def scores(self, run_id: str) -> list[EvalScore]:
-        rows = self._db.query(
-            f"SELECT {_SCORE_COLUMNS} FROM eval_scores WHERE run_id = %s ORDER BY rowid", (run_id,)
-        )
+        rows = self._db.query(f"SELECT {_SCORE_COLUMNS} FROM eval_scores WHERE run_id = %s ORDER BY rowid", (run_id,))
         return [
             EvalScore(r[0], int(r[1]), r[2], r[3], r[4], r[5], None if r[6] is None else float(r[6]), r[7])
             for r in rows

@@ -255,7 +255,8 @@ class PgGraph:
         with self._db.transaction():
             relations_before = int(self._db.scalar("SELECT COUNT(*) FROM relations") or 0)
             entities = self._db.execute(
-                "DELETE FROM entities WHERE NOT EXISTS (SELECT 1 FROM entity_mentions m WHERE m.entity_id = entities.id)"
+                "DELETE FROM entities WHERE NOT EXISTS "
+                "(SELECT 1 FROM entity_mentions m WHERE m.entity_id = entities.id)"
             )
             self._db.execute(
                 "DELETE FROM relations WHERE NOT EXISTS "

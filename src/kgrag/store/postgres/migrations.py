@@ -29,7 +29,9 @@ class Migration:
 
 
 MIGRATIONS: tuple[Migration, ...] = (
-    Migration(1, "base tables: documents, chunks, embeddings, graph, communities, LLM cache and ledger, eval", BASE_DDL),
+    Migration(
+        1, "base tables: documents, chunks, embeddings, graph, communities, LLM cache and ledger, eval", BASE_DDL
+    ),
     Migration(2, "full-text search: generated tsvector column on chunks with a GIN index", FULL_TEXT_DDL),
     Migration(3, "graph denoising: aliases, dropped relations, run logs, undo snapshots", DENOISE_DDL),
 )
@@ -45,7 +47,9 @@ def apply_migrations(db: PgDatabase, schema: str, upto: int | None = None) -> li
     """Bring ``schema`` up to ``upto`` (default: the latest step); returns the versions applied now."""
     from psycopg import sql
 
-    search_path = sql.SQL("SET search_path TO {}, {}").format(sql.Identifier(schema), sql.Identifier(_vector_schema(db)))
+    search_path = sql.SQL("SET search_path TO {}, {}").format(
+        sql.Identifier(schema), sql.Identifier(_vector_schema(db))
+    )
     db.execute(search_path)
     with db.transaction(content=False):
         db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"kgrag:schema:{schema}",))
