@@ -80,7 +80,7 @@ def test_workspace_runs_on_plugin_store_embedder_and_llm(tmp_path: Path) -> None
 
 
 def test_unknown_backend_names_are_config_errors_listing_plugins(tmp_path: Path) -> None:
-    expected = r"store\.backend: unknown store backend 'nope'.*sqlite, toy"
+    expected = r"store\.backend: unknown store backend 'nope'.*sqlite, postgresql, toy"
     with (
         installed_plugin(tmp_path / "site", "toy_backends_plugin", PLUGIN, POINTS),
         pytest.raises(ConfigError, match=expected),
