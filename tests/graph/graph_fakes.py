@@ -31,6 +31,8 @@ class WordExtractor:
     like a kill) after yielding that many extractions; ``delay_s`` sleeps per chunk.
     """
 
+    chunkwise = True  # every chunk on its own, like the spaCy extractor
+
     def __init__(
         self,
         name: str = "words:v1",
