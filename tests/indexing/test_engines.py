@@ -51,7 +51,8 @@ def test_cli_rejects_an_unknown_engine_as_a_user_error(tmp_path: Path) -> None:
 
 def test_missing_ray_tells_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # an import of ray now fails as if it were not installed
-    with pytest.raises(KgragError, match=r"pip install 'kgrag\[ray\]'"), ray_session(IndexingConfig(), SilentProgress()):
+    session = ray_session(IndexingConfig(), SilentProgress())
+    with pytest.raises(KgragError, match=r"pip install 'kgrag\[ray\]'"), session:
         pass
 
 

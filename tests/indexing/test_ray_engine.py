@@ -123,7 +123,7 @@ def test_failed_ray_run_resumes_with_only_the_lost_work(tmp_path: Path, ray_up: 
     switch = tmp_path / "crash-switch"
     switch.write_text("on")
     crashing = CrashingWordExtractor(str(switch), frozenset({last_chunk}))
-    with pytest.raises(KgragError, match="stage extract failed on a worker.*re-running"):
+    with pytest.raises(KgragError, match=r"stage extract failed on a worker.*re-running"):
         _index(tmp_path / "ws", "ray", crashing, **SMALL_BATCHES)
     with Workspace.open(tmp_path / "ws") as ws:
         left = len(ws.store.graph.chunks_needing_extraction("words:v1"))
