@@ -31,6 +31,8 @@ class WordExtractor:
     like a kill) after yielding that many extractions; ``delay_s`` sleeps per chunk.
     """
 
+    chunkwise = True  # every chunk on its own, like the spaCy extractor
+
     def __init__(
         self,
         name: str = "words:v1",
@@ -68,6 +70,23 @@ class WordExtractor:
             if self.delay_s:
                 time.sleep(self.delay_s)
             self.seen += 1
+            yield self._one(chunk)
+
+
+class CrashingWordExtractor(WordExtractor):
+    """A :class:`WordExtractor` whose worker fails: it raises on the chunks in ``crash_on`` while the file
+    ``switch`` exists, after ``pause_s`` (so the batches before it are written first). Picklable, so it can
+    crash inside a Ray actor; remove ``switch`` and a re-run recovers."""
+
+    def __init__(self, switch: str, crash_on: frozenset[str], pause_s: float = 3.0) -> None:
+        super().__init__()
+        self.switch, self.crash_on, self.pause_s = switch, crash_on, pause_s
+
+    def extract(self, chunks: Sequence[ChunkRecord]) -> Iterator[ChunkExtraction]:
+        for chunk in chunks:
+            if chunk.id in self.crash_on and os.path.exists(self.switch):
+                time.sleep(self.pause_s)
+                raise RuntimeError(f"injected worker failure on {chunk.id}")
             yield self._one(chunk)
 
 

@@ -132,6 +132,21 @@ def index(
             help="Stop cleanly before the LLM would exceed this many tokens (prompt + completion); re-run to continue.",
         ),
     ] = None,
+    engine: Annotated[
+        str | None,
+        typer.Option(
+            "--engine",
+            help="Indexing engine: local (this process) or ray (load, chunk, extract, embed on Ray; "
+            "pip install 'kgrag[ray]'). Default: indexing.engine.",
+        ),
+    ] = None,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            help="Ray cluster for --engine ray (auto, host:6379, ray://host:10001); unset: a local Ray for the run.",
+        ),
+    ] = None,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
@@ -142,6 +157,9 @@ def index(
 
         console = new_console()
         overrides: dict[str, Any] = {"llm": {"max_tokens_budget": budget_tokens}} if budget_tokens else {}
+        indexing = {k: v for k, v in {"engine": engine, "ray_address": ray_address}.items() if v is not None}
+        if indexing:
+            overrides["indexing"] = indexing  # validated with the config: an unknown engine names the field
         with open_workspace(workspace, **overrides) as ws, RichProgress(console) as progress:
             if estimate:
                 report, cost = ws.estimate_index(paths, progress=progress)

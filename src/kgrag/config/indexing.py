@@ -9,7 +9,7 @@ from kgrag.core.builtins import new_registry
 
 
 class IndexingConfig(Section):
-    """How `kgrag index` runs: which pipeline of named stages."""
+    """How `kgrag index` runs: which pipeline of named stages, on which engine."""
 
     pipeline: str = Field(
         "standard",
@@ -19,9 +19,39 @@ class IndexingConfig(Section):
         "adds vectors and graph). Installed plug-ins add pipelines (entry points `kgrag.index_pipelines`, "
         "stages `kgrag.stages`); `kgrag` rejects names it does not know.",
     )
+    engine: str = Field(
+        "local",
+        description="Where the stages' heavy work runs: `local` (this process) or `ray` (loading+chunking, "
+        "extraction and embedding as Ray Data stages, writes from this process; needs `pip install "
+        "'kgrag[ray]'`, see docs/ray.md). Both build the same index. Plug-ins: entry points `kgrag.index_engines`.",
+    )
+    ray_address: str | None = Field(
+        None,
+        description="Ray cluster to connect to (`auto`, `host:6379` or `ray://host:10001`); unset starts a "
+        "local Ray for the run and stops it afterwards.",
+    )
+    ray_num_cpus: int = Field(2, ge=1, description="CPUs of the local Ray started when `ray_address` is unset.")
+    ray_load_batch: int = Field(8, ge=1, description="Files per load+chunk batch (Ray tasks).")
+    ray_load_concurrency: int = Field(2, ge=1, description="Load+chunk tasks running at once.")
+    ray_extract_batch: int = Field(
+        32, ge=1, description="Extraction groups per batch (a chunk for the NLP extractor) sent to one actor."
+    )
+    ray_extract_concurrency: int = Field(
+        2, ge=1, description="Extraction actors (each loads the extractor, e.g. the spaCy model, once)."
+    )
+    ray_embed_batch: int = Field(64, ge=1, description="Texts per embedding batch sent to one actor.")
+    ray_embed_concurrency: int = Field(
+        1, ge=1, description="Embedding actors (each loads the embedding model once: memory grows with this)."
+    )
 
     @field_validator("pipeline")
     @classmethod
     def _known_pipeline(cls, value: str) -> str:
         """Fail at load time, naming the field, rather than when indexing starts."""
         return new_registry("index_pipeline").check(value, "indexing.pipeline")
+
+    @field_validator("engine")
+    @classmethod
+    def _known_engine(cls, value: str) -> str:
+        """An engine name is checked like a pipeline name: at load time, naming the field."""
+        return new_registry("index_engine").check(value, "indexing.engine")

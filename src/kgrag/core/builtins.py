@@ -249,6 +249,18 @@ KINDS: dict[str, Kind] = {
             "graphrag": "standard plus communities and community-reports (report calls when an LLM is set).",
         },
     ),
+    "index_engine": Kind(
+        "indexing engine",
+        "kgrag.index_engines",
+        {
+            "local": "kgrag.indexing.engines.local:LocalEngine",
+            "ray": "kgrag.indexing.engines.ray_engine:RayEngine",
+        },
+        {
+            "local": "Every stage in this process (the default).",
+            "ray": "The same stages; loading, chunking, extraction and embedding run as Ray Data stages.",
+        },
+    ),
     "community_builder": Kind(
         "community builder",
         "kgrag.community_builders",

@@ -56,3 +56,8 @@ class Extractor(Protocol):
     name: str
 
     def extract(self, chunks: Sequence[ChunkRecord]) -> Iterator[ChunkExtraction]: ...
+
+
+# An extractor may also set a class attribute ``chunkwise = True`` when each chunk's extraction depends on
+# that chunk alone (spaCy NLP): an indexing engine may then split its input anywhere. Without it, an
+# engine splits only between documents (extraction units never span documents).

@@ -16,6 +16,7 @@ from kgrag.config import KgragConfig
 from kgrag.core.progress import Progress, SilentProgress
 from kgrag.graph.build.summarize import ExtractiveSummarizer, Summarizer
 from kgrag.graph.types import Extractor
+from kgrag.indexing.compute import LocalCompute, StageCompute
 from kgrag.indexing.ingest import ChunkPlan
 from kgrag.indexing.report import IndexReport
 from kgrag.models.embeddings import Embedder
@@ -30,7 +31,8 @@ class IndexContext:
     ``extractor`` is the workspace's configured extractor (None: the index has no graph); it is present
     even in pipelines that do not extract, because the ``finalize`` stage needs its name to tell whether a
     document's graph is still missing. ``llm`` is the workspace's client when one is configured, for
-    stages that call the model themselves.
+    stages that call the model themselves. ``compute`` is where the stages' pure compute (reading,
+    chunking, extracting, embedding) runs; the indexing engine sets it (:mod:`kgrag.indexing.compute`).
     """
 
     store: Store
@@ -45,6 +47,7 @@ class IndexContext:
     llm: LLMClient | None = None
     files: list[Path] = field(default_factory=list)  # what ``discover`` found under ``paths``
     stages_run: list[str] = field(default_factory=list)  # names of the stages finished so far, in order
+    compute: StageCompute = field(default_factory=LocalCompute)  # where stages' pure compute runs (engine)
 
     def description_summarizer(self) -> Summarizer:
         """The summariser for merged descriptions; extractive at ``graph.max_description_tokens`` if none

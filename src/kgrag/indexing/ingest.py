@@ -1,7 +1,9 @@
 """The work of the ``ingest`` stage: files → documents → chunks (+ full-text index), one transaction per document.
 
 A document is either fully chunked or untouched: killing the process mid-way leaves no half-written
-document, and the next run continues with the files it had not reached.
+document, and the next run continues with the files it had not reached. Reading and chunking a file is
+:mod:`kgrag.indexing.prepare` (pure compute, so an engine may run it elsewhere); deciding what needs
+reading (:meth:`Ingestor.pending`) and writing the outcome (:meth:`Ingestor.apply`) stay here.
 """
 
 from __future__ import annotations
@@ -12,31 +14,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kgrag.config import DocumentsConfig
-from kgrag.core.errors import DocumentError
-from kgrag.core.ids import chunk_id, document_id
-from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus
+from kgrag.core.ids import document_id
+from kgrag.core.records import DocumentRecord, DocumentStatus
 from kgrag.core.stages import INGEST, timing_key
-from kgrag.documents import TokenCounter, chunk_text, load_path
 from kgrag.documents.discovery import file_identity
-from kgrag.documents.records import LoadedDocument, content_hash
+from kgrag.indexing.prepare import ChunkPlan, PreparedDocument, PreparedFile, build_chunk_records, load_file
 from kgrag.indexing.report import FileProblem, IndexReport
 from kgrag.store.base import Store
 
 LOAD_TIME, CHUNK_TIME, STORE_TIME = (timing_key(INGEST, part) for part in ("load", "chunk", "store"))
+__all__ = ["ChunkPlan", "Ingestor", "PendingFile", "build_chunk_records", "file_documents", "file_fingerprint"]
 _DONE = {DocumentStatus.CHUNKED, DocumentStatus.EMBEDDED, DocumentStatus.INDEXED}
-
-
-@dataclass(frozen=True)
-class ChunkPlan:
-    """How documents are cut; its signature is stored per document so a change re-chunks everything."""
-
-    size: int
-    overlap: int
-    counter: TokenCounter
-
-    @property
-    def signature(self) -> str:
-        return f"{self.counter.name}/{self.size}/{self.overlap}"
 
 
 def file_fingerprint(path: Path) -> str:
@@ -50,28 +38,6 @@ def file_documents(store: Store, source: str) -> list[DocumentRecord]:
     docs = store.documents.with_source_prefix(source + "#")
     single = store.documents.by_source(source)
     return docs + ([single] if single else [])
-
-
-def build_chunk_records(doc_id: str, text: str, plan: ChunkPlan) -> list[ChunkRecord]:
-    records: list[ChunkRecord] = []
-    seen: dict[str, int] = {}
-    for chunk in chunk_text(text, plan.counter, plan.size, plan.overlap):
-        text_hash = content_hash(chunk.text)
-        occurrence = seen.get(text_hash, 0)
-        seen[text_hash] = occurrence + 1
-        records.append(
-            ChunkRecord(
-                id=chunk_id(doc_id, text_hash, occurrence),
-                doc_id=doc_id,
-                ord=chunk.ord,
-                char_start=chunk.char_start,
-                char_end=chunk.char_end,
-                text=chunk.text,
-                n_tokens=chunk.n_tokens,
-                text_hash=text_hash,
-            )
-        )
-    return records
 
 
 def is_storable_name(path: Path) -> bool:
@@ -89,6 +55,16 @@ def display_path(path: Path) -> str:
     return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
+@dataclass(frozen=True)
+class PendingFile:
+    """A file whose documents must be brought up to date: its path, its documents as stored before, and
+    the fingerprint to record."""
+
+    path: Path
+    docs: list[DocumentRecord]
+    fingerprint: str
+
+
 class Ingestor:
     """Reads files and writes their documents and chunks; reports per-file problems and moves on."""
 
@@ -100,8 +76,9 @@ class Ingestor:
     def _file_docs(self, path: Path) -> list[DocumentRecord]:
         return file_documents(self.store, str(file_identity(path)))
 
-    def process(self, path: Path, report: IndexReport) -> None:
-        """Skip the file if nothing changed (no read), else load and ingest it; problems are reported."""
+    def pending(self, path: Path, report: IndexReport) -> PendingFile | None:
+        """What reading ``path`` would have to update, or None when there is nothing to do: the file is
+        unchanged (not read at all) or was reported as a problem."""
         if not is_storable_name(path):
             report.problems.append(
                 FileProblem(
@@ -109,13 +86,13 @@ class Ingestor:
                     "the file name is not valid UTF-8, so it cannot be stored or shown; rename the file to index it",
                 )
             )
-            return
+            return None
         docs = self._file_docs(path)
         try:
             fingerprint = file_fingerprint(path)
         except OSError as exc:  # vanished or became unreadable since discovery
             self._record_failure(path, f"{path}: cannot read ({exc.strerror}); skipped", report, docs)
-            return
+            return None
         if docs and all(
             d.status in _DONE
             and d.metadata.get("fingerprint") == fingerprint
@@ -123,28 +100,32 @@ class Ingestor:
             for d in docs
         ):
             report.documents_unchanged += len(docs)
-            return
-        self.ingest(path, report, docs, fingerprint)
+            return None
+        return PendingFile(path, docs, fingerprint)
 
-    def ingest(self, path: Path, report: IndexReport, docs: list[DocumentRecord], fingerprint: str) -> None:
-        """Load ``path`` and bring its documents (``docs``, as stored now) in line with its content."""
-        started = time.perf_counter()
-        try:
-            loaded = load_path(path, self.cfg)
-        except DocumentError as exc:
-            self._record_failure(path, str(exc), report, docs)
+    def process(self, path: Path, report: IndexReport) -> None:
+        """Skip the file if nothing changed (no read), else load and ingest it; problems are reported."""
+        work = self.pending(path, report)
+        if work is not None:
+            self.apply(work, load_file(path, self.cfg), report)
+
+    def apply(self, work: PendingFile, prepared: PreparedFile, report: IndexReport) -> None:
+        """Bring the file's documents (``work.docs``, as stored before) in line with what reading it gave."""
+        report.add_time(LOAD_TIME, prepared.load_seconds)
+        report.add_time(CHUNK_TIME, prepared.chunk_seconds)
+        if prepared.error is not None:
+            self._record_failure(work.path, prepared.error, report, work.docs)
             return
-        finally:
-            report.add_time(LOAD_TIME, time.perf_counter() - started)
-        keep = {doc.source for doc in loaded}
-        for stored in docs:
+        keep = {doc.loaded.source for doc in prepared.documents}
+        for stored in work.docs:
             if stored.source not in keep:  # record gone from a json file, or an earlier failure entry
                 self.store.documents.delete(stored.id)
                 report.documents_removed += stored.status != DocumentStatus.FAILED
-        for doc in loaded:
-            self._ingest_document(doc, fingerprint, report)
+        for doc in prepared.documents:
+            self._ingest_document(doc, work.fingerprint, report)
 
-    def _ingest_document(self, doc: LoadedDocument, fingerprint: str, report: IndexReport) -> None:
+    def _ingest_document(self, prepared: PreparedDocument, fingerprint: str, report: IndexReport) -> None:
+        doc = prepared.loaded
         doc_id = document_id(doc.source)
         existing = self.store.documents.get(doc_id)
         metadata = {**doc.metadata, "fingerprint": fingerprint, "chunking": self.plan.signature}
@@ -168,9 +149,12 @@ class Ingestor:
             if existing.metadata != metadata:
                 self.store.documents.upsert(DocumentRecord(**{**record.__dict__, "status": existing.status}))
             return
-        started = time.perf_counter()
-        chunks = build_chunk_records(doc_id, doc.text, self.plan)
-        report.add_time(CHUNK_TIME, time.perf_counter() - started)
+        if prepared.chunks is None:
+            started = time.perf_counter()
+            chunks = build_chunk_records(doc_id, doc.text, self.plan)
+            report.add_time(CHUNK_TIME, time.perf_counter() - started)
+        else:
+            chunks = list(prepared.chunks)
         started = time.perf_counter()
         with self.store.transaction():
             self.store.documents.upsert(record)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from kgrag.core.builtins import new_registry
 from kgrag.core.registry import Registry
 from kgrag.graph.extract.choose import ExtractorFactory, SummarizerFactory
+from kgrag.indexing.engines import EngineFactory
 from kgrag.indexing.stages import IndexStage
 
 StageFactory = Callable[[], IndexStage]
@@ -26,12 +27,14 @@ PipelineEntry = Sequence[str] | Callable[[], Sequence[str]]
 @dataclass
 class IndexRegistries:
     """``stages`` (``kgrag.stages``), ``pipelines`` (``kgrag.index_pipelines``), ``extractors``
-    (``kgrag.extractors``) and ``summarizers`` (``kgrag.summarizers``)."""
+    (``kgrag.extractors``), ``summarizers`` (``kgrag.summarizers``) and ``engines``
+    (``kgrag.index_engines``)."""
 
     stages: Registry[StageFactory]
     pipelines: Registry[PipelineEntry]
     extractors: Registry[ExtractorFactory]
     summarizers: Registry[SummarizerFactory]
+    engines: Registry[EngineFactory]
 
     @classmethod
     def builtin(cls) -> IndexRegistries:
@@ -41,4 +44,5 @@ class IndexRegistries:
             pipelines=new_registry("index_pipeline"),
             extractors=new_registry("extractor"),
             summarizers=new_registry("summarizer"),
+            engines=new_registry("index_engine"),
         )

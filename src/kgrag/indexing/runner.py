@@ -14,11 +14,13 @@ from collections.abc import Sequence
 from kgrag.core.errors import ConfigError
 from kgrag.core.stages import timing_key
 from kgrag.indexing.context import IndexContext
+from kgrag.indexing.engines import IndexEngine
 from kgrag.indexing.registries import IndexRegistries, PipelineEntry
 from kgrag.indexing.report import IndexReport
 from kgrag.indexing.stages import IndexStage
 
 FIELD = "indexing.pipeline"
+ENGINE_FIELD = "indexing.engine"
 DEFAULT_PIPELINE = "standard"
 
 
@@ -65,9 +67,24 @@ def run_stages(ctx: IndexContext, stages: Sequence[IndexStage]) -> IndexReport:
     return ctx.report
 
 
+def resolve_engine(name: str, registries: IndexRegistries) -> IndexEngine:
+    """The indexing engine ``name`` (``indexing.engine``), checked before anything runs."""
+    if name not in registries.engines:
+        raise ConfigError(
+            f"{ENGINE_FIELD}: unknown indexing engine {name!r}; available: {', '.join(registries.engines.names())}"
+        )
+    engine: IndexEngine = registries.engines.create(name)
+    return engine
+
+
 def run_pipeline(
-    ctx: IndexContext, pipeline: str = DEFAULT_PIPELINE, registries: IndexRegistries | None = None
+    ctx: IndexContext,
+    pipeline: str = DEFAULT_PIPELINE,
+    registries: IndexRegistries | None = None,
+    engine: str | None = None,
 ) -> IndexReport:
-    """Run the indexing pipeline named ``pipeline`` (from ``registries``, built-ins by default) over ``ctx``."""
+    """Run the indexing pipeline named ``pipeline`` (from ``registries``, built-ins by default) over ``ctx``
+    on the indexing engine ``engine`` (default ``indexing.engine``: ``local`` unless configured)."""
     registries = registries or IndexRegistries.builtin()
-    return run_stages(ctx, resolve_stages(pipeline_names(pipeline, registries), registries, pipeline))
+    stages = resolve_stages(pipeline_names(pipeline, registries), registries, pipeline)
+    return resolve_engine(engine or ctx.config.indexing.engine, registries).run(ctx, stages)

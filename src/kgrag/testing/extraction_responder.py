@@ -269,6 +269,14 @@ class ExtractionResponder:
         limit = int(match.group(1)) if match else 60
         return " ".join(" ".join(n for n in notes if n).split()[:limit])
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable, so a copy can answer inside another process (a Ray actor); the lock is rebuilt."""
+        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def for_server(self, body: dict[str, Any]) -> str:
         """Responder signature of :class:`kgrag.testing.FakeOpenAIServer` (the request's JSON body)."""
         return self.reply(body.get("messages", []))

@@ -178,10 +178,16 @@ class Workspace:
 
     # -- the most used calls -----------------------------------------------------------------------
     def index(
-        self, paths: Sequence[Path | str], progress: Progress | None = None, *, pipeline: str | None = None
+        self,
+        paths: Sequence[Path | str],
+        progress: Progress | None = None,
+        *,
+        pipeline: str | None = None,
+        engine: str | None = None,
     ) -> IndexReport:
-        """Index files/directories incrementally (see :meth:`IndexingAPI.run`)."""
-        return self.indexing.run(paths, progress, pipeline=pipeline)
+        """Index files/directories incrementally (see :meth:`IndexingAPI.run`); ``engine="ray"`` runs the
+        heavy work on Ray (``indexing.ray_address``, else a local Ray)."""
+        return self.indexing.run(paths, progress, pipeline=pipeline, engine=engine)
 
     def estimate_index(
         self, paths: Sequence[Path | str], progress: Progress | None = None

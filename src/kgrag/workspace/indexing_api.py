@@ -25,13 +25,19 @@ class IndexingAPI:
         return self._parts.index_registries
 
     def run(
-        self, paths: Sequence[Path | str], progress: Progress | None = None, *, pipeline: str | None = None
+        self,
+        paths: Sequence[Path | str],
+        progress: Progress | None = None,
+        *,
+        pipeline: str | None = None,
+        engine: str | None = None,
     ) -> IndexReport:
-        """Index files/directories incrementally with ``pipeline`` (default ``indexing.pipeline``);
-        unchanged files cost nothing, and a killed run resumes where it stopped."""
+        """Index files/directories incrementally with ``pipeline`` (default ``indexing.pipeline``) on
+        ``engine`` (default ``indexing.engine``: ``local``, or ``ray``, see docs/ray.md); unchanged files
+        cost nothing, and a killed or failed run resumes where it stopped."""
         progress = progress or SilentProgress()
         with indexing_lock(self._parts.path, progress):
-            return _run(self._parts, [Path(p) for p in paths], progress, pipeline)
+            return _run(self._parts, [Path(p) for p in paths], progress, pipeline, engine)
 
     def estimate(self, paths: Sequence[Path | str], progress: Progress | None = None) -> tuple[IndexReport, Estimate]:
         """What :meth:`run` would spend on the LLM, without calling it and without changing anything.
@@ -42,7 +48,8 @@ class IndexingAPI:
         estimating = self._parts.for_estimate()
         with self._parts.store.dry_run():
             try:
-                report = _run(estimating, [Path(p) for p in paths], progress or SilentProgress(), None)
+                # the local engine: an estimate sends nothing, so there is no heavy work to distribute
+                report = _run(estimating, [Path(p) for p in paths], progress or SilentProgress(), None, "local")
                 estimate = estimating.llm().estimate() or Estimate(0, 0, 0, 0.0)
             finally:
                 estimating.close(store=False)  # the store is this workspace's
@@ -63,7 +70,9 @@ class IndexingAPI:
             return remove_documents(self._parts.store, refs, self._parts.summarizer(), self._parts.embedder)
 
 
-def _run(parts: Components, paths: list[Path], progress: Progress, pipeline: str | None) -> IndexReport:
+def _run(
+    parts: Components, paths: list[Path], progress: Progress, pipeline: str | None, engine: str | None = None
+) -> IndexReport:
     plan, warnings = parts.chunk_plan()
     for warning in warnings:
         progress.note(warning)
@@ -78,7 +87,7 @@ def _run(parts: Components, paths: list[Path], progress: Progress, pipeline: str
         summarizer=parts.summarizer(),
         llm=parts.llm_if_configured(),
     )
-    report = run_pipeline(context, pipeline or parts.config.indexing.pipeline, parts.index_registries)
+    report = run_pipeline(context, pipeline or parts.config.indexing.pipeline, parts.index_registries, engine)
     report.warnings.extend(warnings)
     _account_llm_usage(parts, report)
     return report

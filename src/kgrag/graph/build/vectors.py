@@ -11,7 +11,9 @@ The in-memory index built from these vectors is :mod:`kgrag.graph.index`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+
+import numpy as np
 
 from kgrag.core.graph_records import EntityRecord, RelationRecord
 from kgrag.core.progress import Progress, SilentProgress
@@ -32,6 +34,17 @@ def _graph_texts(entities: Sequence[EntityRecord], relations: Sequence[RelationR
     return {content_hash(t): t for t in texts}
 
 
+EmbedBlocks = Callable[[Embedder, Sequence[str], int], Iterator[np.ndarray]]
+"""(embedder, texts, batch size) → the texts' vectors in order, in consecutive blocks: where the model
+runs (an indexing engine's ``compute.embed``); by default inline, one batch at a time."""
+
+
+def embed_inline(embedder: Embedder, texts: Sequence[str], batch_size: int) -> Iterator[np.ndarray]:
+    """The default :data:`EmbedBlocks`: the embedder in this process, ``batch_size`` texts per call."""
+    for start in range(0, len(texts), batch_size):
+        yield embedder.embed(list(texts[start : start + batch_size]))
+
+
 def embed_graph(
     store: Store,
     embedder: Embedder,
@@ -39,6 +52,7 @@ def embed_graph(
     *,
     with_relations: bool = False,
     progress: Progress | None = None,
+    embed: EmbedBlocks = embed_inline,
 ) -> int:
     """Embed the entities (and, if asked, relations) whose current text has no vector yet; returns how
     many texts were embedded.
@@ -58,11 +72,12 @@ def embed_graph(
     # Often the longest stage of a local run (one vector per entity), so it gets a bar like chunk embedding.
     progress, label = progress or SilentProgress(), progress_label(EMBED_GRAPH)
     progress.start(label, len(missing))
-    for start in range(0, len(missing), batch_size):
-        batch = missing[start : start + batch_size]
-        vectors = embedder.embed([t for _, t in batch])
+    done = 0
+    for vectors in embed(embedder, [t for _, t in missing], batch_size):
+        batch = missing[done : done + len(vectors)]
         store.vectors.put(embedder.name, zip([h for h, _ in batch], vectors, strict=True))
         progress.advance(label, len(batch))
+        done += len(batch)
     progress.finish(label)
     return len(missing)
 
@@ -79,7 +94,12 @@ def mark_graph_vectors_stale(store: Store) -> None:
 
 
 def ensure_graph_vectors(
-    store: Store, embedder: Embedder, *, with_relations: bool = False, progress: Progress | None = None
+    store: Store,
+    embedder: Embedder,
+    *,
+    with_relations: bool = False,
+    progress: Progress | None = None,
+    embed: EmbedBlocks = embed_inline,
 ) -> int:
     """:func:`embed_graph` unless nothing changed since the last complete run for this model.
 
@@ -91,6 +111,6 @@ def ensure_graph_vectors(
     fingerprint = _fingerprint(store, embedder.name, with_relations)
     if store.meta.get(VECTORS_META_KEY) == fingerprint:
         return 0
-    embedded = embed_graph(store, embedder, with_relations=with_relations, progress=progress)
+    embedded = embed_graph(store, embedder, with_relations=with_relations, progress=progress, embed=embed)
     store.meta.set(VECTORS_META_KEY, fingerprint)
     return embedded

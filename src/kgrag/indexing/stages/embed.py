@@ -13,6 +13,7 @@ import numpy as np
 
 from kgrag.core.progress import Progress
 from kgrag.core.stages import EMBED, progress_label, timing_key
+from kgrag.indexing.compute import LocalCompute, StageCompute
 from kgrag.indexing.context import IndexContext
 from kgrag.indexing.report import IndexReport
 from kgrag.models.embeddings import Embedder
@@ -28,30 +29,40 @@ class EmbedStage:
     name = EMBED
 
     def run(self, ctx: IndexContext) -> None:
-        embed_missing_chunks(ctx.store, ctx.embedder, ctx.config.embedding.batch_size, ctx.progress, ctx.report)
+        embed_missing_chunks(
+            ctx.store, ctx.embedder, ctx.config.embedding.batch_size, ctx.progress, ctx.report, ctx.compute
+        )
 
 
 def embed_missing_chunks(
-    store: Store, embedder: Embedder, batch_size: int, progress: Progress, report: IndexReport
+    store: Store,
+    embedder: Embedder,
+    batch_size: int,
+    progress: Progress,
+    report: IndexReport,
+    compute: StageCompute | None = None,
 ) -> None:
-    """Embed the chunk texts that have no vector for ``embedder.name`` yet (vectors are keyed by it)."""
+    """Embed the chunk texts that have no vector for ``embedder.name`` yet (vectors are keyed by it);
+    the model runs where ``compute`` puts it (inline by default)."""
     missing = store.vectors.missing_chunk_hashes(embedder.name)
     if not missing:
         return
     label = progress_label(EMBED)
     progress.start(label, len(missing))
-    # One model batch per step; vectors are committed once COMMIT_SECONDS of work has gathered (a
-    # transaction per batch would cost little, but a block keeps the write count low on fast embedders).
-    block = max(1, batch_size)
+    # Vectors arrive in blocks (one model batch inline, an engine's batch otherwise) and are committed
+    # once COMMIT_SECONDS of work has gathered (a transaction per batch would cost little, but a block
+    # keeps the write count low on fast embedders).
+    blocks = (compute or LocalCompute()).embed(embedder, [text for _, text in missing], batch_size)
     pending: list[tuple[str, np.ndarray]] = []
     last_commit = time.perf_counter()
-    for start in range(0, len(missing), block):
-        batch = missing[start : start + block]
+    done = 0
+    while done < len(missing):
         started = time.perf_counter()
-        vectors = embedder.embed([text for _, text in batch])
+        vectors = next(blocks)
         report.add_time(MODEL_TIME, time.perf_counter() - started)
-        pending.extend(zip([h for h, _ in batch], vectors, strict=True))
-        if time.perf_counter() - last_commit >= COMMIT_SECONDS or start + block >= len(missing):
+        pending.extend(zip([h for h, _ in missing[done : done + len(vectors)]], vectors, strict=True))
+        done += len(vectors)
+        if time.perf_counter() - last_commit >= COMMIT_SECONDS or done >= len(missing):
             started = time.perf_counter()
             store.vectors.put(embedder.name, pending)
             report.add_time(STORE_TIME, time.perf_counter() - started)

@@ -26,7 +26,7 @@ class ExtractStage:
             return
         stats = build_graph(
             ctx.store,
-            ctx.extractor,
+            ctx.compute.extractor(ctx.extractor),
             ctx.description_summarizer(),
             ctx.progress,
             counter=ctx.plan.counter,

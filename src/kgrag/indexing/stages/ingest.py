@@ -11,7 +11,11 @@ from kgrag.indexing.ingest import Ingestor
 
 
 class IngestStage:
-    """Reads each discovered file unless its fingerprint and chunking are unchanged; problems are reported."""
+    """Reads each discovered file unless its fingerprint and chunking are unchanged; problems are reported.
+
+    Unchanged files are found first (no read); the others are read and chunked by the run's
+    ``ctx.compute`` (inline, or on the engine's workers) and written here, one transaction per document,
+    in discovery order."""
 
     name = INGEST
 
@@ -19,7 +23,15 @@ class IngestStage:
         ingestor = Ingestor(ctx.store, ctx.config.documents, ctx.plan)
         label = progress_label(self.name)
         ctx.progress.start(label, len(ctx.files))
+        pending = []
         for path in ctx.files:
-            ingestor.process(path, ctx.report)
+            work = ingestor.pending(path, ctx.report)
+            if work is None:
+                ctx.progress.advance(label)
+            else:
+                pending.append(work)
+        prepared = ctx.compute.prepare([work.path for work in pending], ctx.config.documents, ctx.plan)
+        for work, result in zip(pending, prepared, strict=True):
+            ingestor.apply(work, result, ctx.report)
             ctx.progress.advance(label)
         ctx.progress.finish(label)

@@ -108,6 +108,14 @@ class ScriptedProvider:
         except (ValueError, KeyError, TypeError) as exc:
             raise ConfigError(f"{where}: not a replay entry ({exc}); see kgrag.models.llm.scripted") from exc
 
+    def __getstate__(self) -> dict[str, object]:
+        """Picklable (a copy can answer in another process, e.g. a Ray actor); the lock is rebuilt."""
+        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def complete(self, request: ChatRequest) -> ChatResponse:
         with self._lock:
             self.requests.append(request)

@@ -1,0 +1,114 @@
+"""Getting a Ray to run on, and giving it back: the only place the Ray engine imports ``ray``.
+
+Three cases, decided when the run starts (never at import: ``ray`` is an optional extra and heavy):
+
+* Ray is already initialised in this process (a notebook, a test session, a Ray job): use it, leave it up.
+* ``indexing.ray_address`` is set: connect to that cluster for the run, disconnect afterwards. The
+  driver's kgrag package is shipped to the workers (``runtime_env.py_modules``) so they run the same
+  code; its dependencies (numpy, spaCy, onnxruntime…) must be installed on the cluster.
+* Otherwise: start a local Ray with ``indexing.ray_num_cpus`` CPUs on 127.0.0.1, no dashboard, usage
+  statistics off, logs in a temporary directory, and stop it afterwards. Its workers import kgrag from
+  the same directory as this process.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+
+from kgrag.config import IndexingConfig
+from kgrag.core.errors import ConfigError, KgragError
+from kgrag.core.progress import Progress
+
+INSTALL_HINT = "pip install 'kgrag[ray]'"
+USAGE_STATS = "RAY_USAGE_STATS_ENABLED"
+
+
+def import_ray() -> ModuleType:
+    """``ray`` (with Ray Data), or a :class:`KgragError` telling the user how to get it."""
+    try:
+        import ray
+        import ray.data
+    except ImportError as exc:
+        raise KgragError(
+            f"indexing.engine = ray needs Ray, which is not installed ({exc.name or exc}); run `{INSTALL_HINT}` "
+            "or use --engine local"
+        ) from exc
+    return ray
+
+
+def kgrag_source_dir() -> Path:
+    """The directory this process imports kgrag from (so local workers import the very same files)."""
+    import kgrag
+
+    return Path(kgrag.__file__).resolve().parents[1]
+
+
+def _local_init_args(config: IndexingConfig) -> dict[str, object]:
+    source = str(kgrag_source_dir())
+    inherited = os.environ.get("PYTHONPATH", "")
+    path = os.pathsep.join([source, *[p for p in inherited.split(os.pathsep) if p and p != source]])
+    return {
+        "num_cpus": config.ray_num_cpus,
+        "include_dashboard": False,
+        "_node_ip_address": "127.0.0.1",
+        "_temp_dir": tempfile.mkdtemp(prefix="kgrag-ray-"),
+        "log_to_driver": False,
+        "logging_level": "WARNING",
+        "runtime_env": {"env_vars": {"PYTHONPATH": path, USAGE_STATS: "0"}},
+    }
+
+
+def _cluster_init_args(address: str) -> dict[str, object]:
+    import kgrag
+
+    return {
+        "address": address,
+        "log_to_driver": False,
+        "logging_level": "WARNING",
+        "runtime_env": {"py_modules": [kgrag]},
+    }
+
+
+@contextmanager
+def _usage_stats_off() -> Iterator[None]:
+    """``RAY_USAGE_STATS_ENABLED=0`` while Ray starts (its head processes inherit it), then as before."""
+    previous = os.environ.get(USAGE_STATS)
+    os.environ[USAGE_STATS] = "0"
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(USAGE_STATS, None)
+        else:
+            os.environ[USAGE_STATS] = previous
+
+
+@contextmanager
+def ray_session(config: IndexingConfig, progress: Progress) -> Iterator[ModuleType]:
+    """``ray``, initialised for the duration of the block as described in the module docstring."""
+    ray = import_ray()
+    if ray.is_initialized():
+        yield ray
+        return
+    if config.ray_address:
+        args = _cluster_init_args(config.ray_address)
+        where = f"the Ray cluster at {config.ray_address}"
+    else:
+        args = _local_init_args(config)
+        where = f"a local Ray ({config.ray_num_cpus} CPUs)"
+    progress.note(f"indexing engine ray: starting {where}")
+    try:
+        with _usage_stats_off():
+            ray.init(**args)
+    except (ConnectionError, ValueError, RuntimeError) as exc:
+        field = "indexing.ray_address (--ray-address)" if config.ray_address else "indexing.ray_num_cpus"
+        raise ConfigError(f"{field}: could not start or reach {where}: {exc}") from exc
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
