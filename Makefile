@@ -13,7 +13,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet "$(TORCH_PIN)" -e ".[local,server,dev]"
+	$(BIN)/python -m pip install --quiet "$(TORCH_PIN)" -e ".[local,server,dev,ann]"
 	@touch $(STAMP)
 
 demo: $(STAMP)

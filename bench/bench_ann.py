@@ -30,7 +30,7 @@ from kgrag.core.dense_index import DenseIndex
 from kgrag.core.hnsw_index import HnswIndex, load_faiss
 from kgrag.core.vector_index import AnnParams, VectorIndex, build_vector_index
 
-DIM, LATENT, CLUSTERS, NOISE = 384, 32, 400, 0.35
+DIM, LATENT, CLUSTERS, NOISE = 384, 32, 400, 0.35  # noise: raise it for a harder set
 
 
 def synthetic(n: int, seed: int) -> np.ndarray:
@@ -56,7 +56,8 @@ def timed_queries(index: VectorIndex, queries: np.ndarray, k: int = 10) -> tuple
 def compare(name: str, ids: list[str], matrix: np.ndarray, queries: np.ndarray, args: argparse.Namespace) -> None:
     """Print exact vs HNSW for one collection."""
     exact_ms, truth = timed_queries(DenseIndex(ids, matrix), queries)
-    print(f"\n{name}: n={len(ids):,} d={matrix.shape[1]}  exact {exact_ms:.3f} ms/query, matrix {matrix.nbytes / 2**20:.0f} MB")
+    matrix_mb = matrix.nbytes / 2**20
+    print(f"\n{name}: n={len(ids):,} d={matrix.shape[1]}  exact {exact_ms:.3f} ms/query, matrix {matrix_mb:.0f} MB")
     params = AnnParams(index="hnsw", m=args.m, ef_construction=args.efc)
     started = time.perf_counter()
     hnsw = build_vector_index(ids, matrix, params)

@@ -12,6 +12,7 @@ excludes the query-embedding model (warmed first) and the first, index-loading q
     KGRAG_EMBEDDING__THREADS=1 python bench/bench_scale.py --sizes 0.0625,0.125,0.25
     python bench/bench_scale.py --sizes 1,4,16                      # the issue's sizes (hours on 2 cores)
     python bench/bench_scale.py --sizes 40 --questions 20           # ≈ 10M tokens (cl100k), separate run
+    python bench/bench_scale.py --report                            # tables of every size measured so far
     python bench/bench_scale.py --engines local,ray \\
         --stores sqlite,postgresql://127.0.0.1:5432/kgrag_{run}     # all four combinations
 
@@ -84,7 +85,8 @@ def measure(work: Path, size: float, store: str, engine: str, questions: int) ->
     if run.rc != 0:
         return run.error
     queries = run_queries(workspace, questions, PIPELINES, env)
-    return {"size": size, "docs": n_docs, "chars": chars, "run": run.__dict__, "queries": queries}
+    load = round(os.getloadavg()[0], 1)  # model time swings with the machine's load: keep it next to the row
+    return {"size": size, "docs": n_docs, "chars": chars, "load": load, "run": run.__dict__, "queries": queries}
 
 
 def _stage_cell(seconds: dict[str, float], stage: str) -> str:
@@ -95,14 +97,15 @@ def _stage_cell(seconds: dict[str, float], stage: str) -> str:
 
 def table(rows: list[dict[str, object]]) -> list[str]:
     """Markdown rows: size, wall, per-stage seconds (model part), model/framework split, RSS, queries."""
-    head = ["size", "chars", "wall s", *(f"{s} s" for s in STAGES), "outside stages s", "model s", "framework s"]
+    head = ["size", "chars", "load", "wall s", *(f"{s} s" for s in STAGES), "outside stages s", "model s"]
+    head += ["framework s"]
     head += ["peak RSS MB", "index MB", *(f"{p} p50/p95 ms" for p in PIPELINES.split(","))]
     out = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for row in rows:
         run, q = row["run"], row["queries"]
         assert isinstance(run, dict) and isinstance(q, dict)
         model = model_seconds(run["seconds"])
-        cells = [f"{row['size']:g}×", f"{row['chars']:,}", f"{run['wall_s']:.1f}"]
+        cells = [f"{row['size']:g}×", f"{row['chars']:,}", str(row.get("load", "?")), f"{run['wall_s']:.1f}"]
         cells += [_stage_cell(run["seconds"], s) for s in STAGES]
         cells.append(f"{run['wall_s'] - sum(v for k, v in run['seconds'].items() if '.' not in k):.1f}")
         cells += [f"{model:.1f}", f"{run['wall_s'] - model:.1f}", f"{run['peak_rss_mb']:.0f}"]
@@ -119,6 +122,7 @@ def exponents(rows: list[dict[str, object]]) -> str:
     runs = [r["run"] for r in rows]
     fits = {
         "wall time": fit_exponent(xs, [r["wall_s"] for r in runs]),  # type: ignore[index]
+        "framework time": fit_exponent(xs, [r["wall_s"] - model_seconds(r["seconds"]) for r in runs]),  # type: ignore[index]
         "peak RSS": fit_exponent(xs, [r["peak_rss_mb"] for r in runs]),  # type: ignore[index]
     }
     for stage in STAGES:
@@ -135,7 +139,11 @@ def main() -> None:
     parser.add_argument("--stores", default="sqlite", help="Comma-separated: sqlite or store URLs.")
     parser.add_argument("--questions", type=int, default=50, help="Questions timed per pipeline.")
     parser.add_argument("--work", type=Path, default=Path("/tmp/kgrag-scale"), help="Corpora, workspaces, JSON.")
+    parser.add_argument("--report", action="store_true", help="Only print the tables of <work>/results.jsonl.")
     args = parser.parse_args()
+    if args.report:
+        report(args.work / "results.jsonl")
+        return
     if not CORPUS.exists():
         print(f"skipped: {CORPUS} is absent")
         return
@@ -145,6 +153,19 @@ def main() -> None:
     for store in args.stores.split(","):
         for engine in args.engines.split(","):
             run_combination(args.work, sizes, store, engine, args.questions)
+
+
+def report(results: Path) -> None:
+    """Tables and exponents from every row measured so far (sizes may come from separate runs)."""
+    combos: dict[str, dict[float, dict[str, object]]] = {}
+    for line in results.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        combos.setdefault(row.pop("combo"), {})[row["size"]] = row  # a re-run of a size replaces it
+    for name, by_size in combos.items():
+        rows = [by_size[k] for k in sorted(by_size)]
+        print(f"\n{name} (stage cells: seconds (model part))")
+        print("\n".join(table(rows)))
+        print(exponents(rows))
 
 
 def run_combination(work: Path, sizes: list[float], store: str, engine: str, questions: int) -> None:
