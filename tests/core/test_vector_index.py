@@ -88,3 +88,14 @@ def test_config_fields_validate_and_map_to_params() -> None:
         with pytest.raises(ValidationError):
             StoreConfig(**bad)
     assert KgragConfig(store={"vector_index": "exact"}).store.vector_index == "exact"
+
+
+def test_graph_vectors_stay_exact_under_auto_and_follow_an_explicit_hnsw() -> None:
+    from kgrag.graph.index import _dense
+
+    ids, matrix = [f"e{i}" for i in range(30)], clustered(30)
+    vectors = {f"h{i}": v for i, v in enumerate(matrix)}
+    hashes = list(vectors)
+    assert isinstance(_dense(ids, hashes, vectors, AnnParams(threshold=10)), DenseIndex)  # not saved: exact
+    assert isinstance(_dense(ids, hashes, vectors, AnnParams(index="hnsw")), HnswIndex)
+    assert isinstance(_dense(ids, hashes, vectors, None), DenseIndex)

@@ -33,7 +33,7 @@ class AnnParams:
     """
 
     index: str = AUTO
-    threshold: int = 50_000
+    threshold: int = 20_000
     m: int = 32
     ef_construction: int = 80
     ef_search: int = 96

@@ -9,21 +9,24 @@ the dense chunk index is.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from kgrag.core.dense_index import DenseIndex
 from kgrag.core.graph_records import EntityRecord, RelationRecord
-from kgrag.core.vector_index import AnnParams, VectorIndex, build_vector_index
+from kgrag.core.vector_index import AUTO, AnnParams, VectorIndex, build_vector_index
 from kgrag.documents import content_hash
 from kgrag.graph.texts import entity_text, relation_text
 from kgrag.store.base import Store
 
 
 def _dense(ids: list[str], hashes: list[str], vectors: dict[str, np.ndarray], ann: AnnParams | None) -> VectorIndex:
-    """Exact, or HNSW once the graph reaches ``store.ann_threshold`` vectors (built in memory, not saved:
-    the graph index is rebuilt from the store anyway, and entity counts stay far below chunk counts)."""
+    """Exact unless ``store.vector_index = "hnsw"``: this index is rebuilt in every process after every
+    graph change and, unlike the chunk index, not saved, so ``auto`` would put an HNSW build of minutes
+    (10⁵ entities) in front of a CLI query that exact search answers in ~0.1 s."""
+    if ann is not None and ann.index == AUTO:
+        ann = replace(ann, index="exact")
     kept = [(i, vectors[h]) for i, h in zip(ids, hashes, strict=True) if h in vectors]
     if not kept:
         return DenseIndex([], np.zeros((0, 0), dtype=np.float32))
