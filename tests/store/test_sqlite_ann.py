@@ -103,3 +103,22 @@ def test_an_unreadable_manifest_means_a_rebuild(tmp_path: Path) -> None:
     assert again.vectors.search("m", matrix[6], 1)[0].id == ids[6]
     assert _saved(tmp_path)["rows"] == 30
     again.close()
+
+
+def test_a_write_that_leaves_chunk_vectors_alone_reuses_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = SQLiteStore(tmp_path / "db.sqlite3", ann=ANN)
+    ids, matrix = _fill(store, "d1", 30, seed=6)
+    store.vectors.search("m", matrix[0], 1)
+    generation = store.generation()
+
+    def no_io(*args: object) -> HnswIndex:
+        raise AssertionError("unchanged vectors must reuse the index in memory")
+
+    monkeypatch.setattr(HnswIndex, "read", no_io)
+    monkeypatch.setattr(HnswIndex, "build", no_io)
+    store.meta.set("something", "else")  # a content write: the generation moves, the vectors do not
+    assert store.generation() != generation
+    assert store.vectors.search("m", matrix[8], 1)[0].id == ids[8]
+    store.close()

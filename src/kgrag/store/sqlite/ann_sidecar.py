@@ -56,24 +56,35 @@ class AnnSidecar:
 
     def __init__(self, directory: Path | None) -> None:
         self.directory = directory
+        # The last index per model with its content hash: a write that left the chunk vectors alone (graph,
+        # documents' status) bumps the generation but then costs a hash, not a file read.
+        self._current: dict[str, tuple[str, HnswIndex]] = {}
 
     def index(self, model: str, ids: list[str], matrix: np.ndarray, params: AnnParams) -> VectorIndex:
         """The index ``params`` selects for these vectors, from disk when a saved one matches."""
         faiss = load_faiss() if chosen_index(params, len(ids)) == "hnsw" and ids else None
         if faiss is None or self.directory is None or not params.persist:
+            self._current.pop(model, None)
             return build_vector_index(ids, matrix, params)  # exact, a plug-in, or nothing to save to
         manifest_path = self.directory / f"{_slug(model)}.json"
         saved = _read_manifest(manifest_path)
         key = fingerprint(ids, matrix, params)
+        current = self._current.get(model)
+        if current is not None and current[0] == key:
+            return current[1]
         if saved.file and saved.fingerprint == key and (self.directory / saved.file).exists():
-            return HnswIndex.read(faiss, self.directory / saved.file, ids, params)
-        index = self._extended(faiss, saved, ids, matrix, params)
-        if index is None:
-            built = hnsw_index(ids, matrix, params)
-            assert isinstance(built, HnswIndex)
-            index = built
-        self._save(index, model, key, manifest_path, saved)
+            index = HnswIndex.read(faiss, self.directory / saved.file, ids, params)
+        else:
+            index = self._extended(faiss, saved, ids, matrix, params) or self._built(ids, matrix, params)
+            self._save(index, model, key, manifest_path, saved)
+        self._current[model] = (key, index)
         return index
+
+    @staticmethod
+    def _built(ids: list[str], matrix: np.ndarray, params: AnnParams) -> HnswIndex:
+        built = hnsw_index(ids, matrix, params)
+        assert isinstance(built, HnswIndex)  # the caller checked that faiss is there
+        return built
 
     def _extended(
         self, faiss: Any, saved: Manifest, ids: list[str], matrix: np.ndarray, params: AnnParams
