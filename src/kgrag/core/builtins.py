@@ -38,6 +38,15 @@ KINDS: dict[str, Kind] = {
             "full-text search, HNSW vector search, versioned migrations.",
         },
     ),
+    "vector_index": Kind(
+        "vector index",
+        "kgrag.vector_indexes",
+        {"exact": "kgrag.core.dense_index:exact_index", "hnsw": "kgrag.core.hnsw_index:hnsw_index"},
+        {
+            "exact": "NumPy matrix product: perfect recall, time linear in the number of vectors.",
+            "hnsw": "faiss-cpu HNSW graph (extra `ann`): sub-millisecond approximate search; exact without faiss.",
+        },
+    ),
     "embedder": Kind(
         "embedding provider",
         "kgrag.embedders",

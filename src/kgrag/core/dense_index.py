@@ -1,8 +1,10 @@
 """Exact cosine search over a normalised float32 matrix kept in memory.
 
-At the sizes kgrag's embedded store targets (up to a few hundred thousand chunks) an exact matrix
-product is a few milliseconds and has perfect recall; the SQLite vector repository keeps one per model
-in a :class:`kgrag.core.hot.HotValue`, reloaded only when the store's write generation changes.
+Below ``store.ann_threshold`` vectors an exact matrix product is a few milliseconds and has perfect
+recall, so it is what :func:`kgrag.core.vector_index.build_vector_index` picks there (and always with
+``store.vector_index = "exact"``); above it the ``hnsw`` index takes over. The SQLite vector repository
+keeps one index per model in a :class:`kgrag.core.hot.HotValue`, reloaded only when the store's write
+generation changes.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from kgrag.core.records import ScoredId
+from kgrag.core.vector_index import AnnParams
 
 
 class DenseIndex:
@@ -30,3 +33,8 @@ class DenseIndex:
         top = np.argpartition(-scores, limit - 1)[:limit]
         top = top[np.argsort(-scores[top], kind="stable")]
         return [ScoredId(id=self.ids[i], score=float(scores[i])) for i in top]
+
+
+def exact_index(ids: list[str], matrix: np.ndarray, params: AnnParams) -> DenseIndex:
+    """The ``exact`` entry of the ``vector_index`` registry (``params`` are for approximate indexes)."""
+    return DenseIndex(ids, matrix)

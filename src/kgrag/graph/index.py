@@ -9,22 +9,28 @@ the dense chunk index is.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from kgrag.core.dense_index import DenseIndex
 from kgrag.core.graph_records import EntityRecord, RelationRecord
+from kgrag.core.vector_index import AUTO, AnnParams, VectorIndex, build_vector_index
 from kgrag.documents import content_hash
 from kgrag.graph.texts import entity_text, relation_text
 from kgrag.store.base import Store
 
 
-def _dense(ids: list[str], hashes: list[str], vectors: dict[str, np.ndarray]) -> DenseIndex:
+def _dense(ids: list[str], hashes: list[str], vectors: dict[str, np.ndarray], ann: AnnParams | None) -> VectorIndex:
+    """Exact unless ``store.vector_index = "hnsw"``: this index is rebuilt in every process after every
+    graph change and, unlike the chunk index, not saved, so ``auto`` would put an HNSW build of minutes
+    (10⁵ entities) in front of a CLI query that exact search answers in ~0.1 s."""
+    if ann is not None and ann.index == AUTO:
+        ann = replace(ann, index="exact")
     kept = [(i, vectors[h]) for i, h in zip(ids, hashes, strict=True) if h in vectors]
     if not kept:
         return DenseIndex([], np.zeros((0, 0), dtype=np.float32))
-    return DenseIndex([i for i, _ in kept], np.stack([v for _, v in kept]))
+    return build_vector_index([i for i, _ in kept], np.stack([v for _, v in kept]), ann)
 
 
 @dataclass
@@ -35,8 +41,8 @@ class GraphIndex:
     relations: dict[str, RelationRecord]
     by_key: dict[str, str]
     adjacency: dict[str, list[str]] = field(default_factory=dict)
-    entity_vectors: DenseIndex = field(default_factory=lambda: DenseIndex([], np.zeros((0, 0))))
-    relation_vectors: DenseIndex = field(default_factory=lambda: DenseIndex([], np.zeros((0, 0))))
+    entity_vectors: VectorIndex = field(default_factory=lambda: DenseIndex([], np.zeros((0, 0))))
+    relation_vectors: VectorIndex = field(default_factory=lambda: DenseIndex([], np.zeros((0, 0))))
 
     @property
     def empty(self) -> bool:
@@ -48,8 +54,9 @@ class GraphIndex:
         return [self.relations[rid] for rid in seen]
 
 
-def load_graph_index(store: Store, model: str) -> GraphIndex:
-    """Read the graph and its vectors for ``model`` (entities/relations without one are still listed)."""
+def load_graph_index(store: Store, model: str, ann: AnnParams | None = None) -> GraphIndex:
+    """Read the graph and its vectors for ``model`` (entities/relations without one are still listed);
+    ``ann`` chooses their vector index (exact when not given)."""
     entities = store.graph.entities()
     relations = store.graph.relations()
     names = {e.id: e.name for e in entities}
@@ -65,6 +72,6 @@ def load_graph_index(store: Store, model: str) -> GraphIndex:
         relations={r.id: r for r in relations},
         by_key={e.key: e.id for e in entities},
         adjacency=adjacency,
-        entity_vectors=_dense([e.id for e in entities], entity_hashes, vectors),
-        relation_vectors=_dense([r.id for r in relations], relation_hashes, vectors),
+        entity_vectors=_dense([e.id for e in entities], entity_hashes, vectors, ann),
+        relation_vectors=_dense([r.id for r in relations], relation_hashes, vectors, ann),
     )

@@ -108,7 +108,7 @@ class QueryContext:
         self._reranker = Lazy(reranker_factory) if reranker_factory is not None else None
         self._embedder = Lazy(embedder)
         self._llm = Lazy(llm)
-        self._graph = HotValue(lambda: load_graph_index(store, model_id), store.generation)
+        self._graph = HotValue(lambda: load_graph_index(store, model_id, config.store.ann_params()), store.generation)
         self._tokens = Lazy(lambda: TokenCounter.for_encoding(config.chunking.encoding))
         self._igraph = HotValue(lambda: _load_igraph_view(store), store.generation)
         self._graph_entities = HotValue(lambda: store.graph.counts()["entities"], store.generation)

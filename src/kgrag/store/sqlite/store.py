@@ -8,6 +8,7 @@ from pathlib import Path
 
 from kgrag.config.store import StoreConfig
 from kgrag.core.errors import WorkspaceError
+from kgrag.core.vector_index import AnnParams
 from kgrag.store.sqlite.chunks import CHUNKS_DDL, SQLiteChunks
 from kgrag.store.sqlite.communities import COMMUNITIES_DDL, SQLiteCommunities
 from kgrag.store.sqlite.database import Database
@@ -44,12 +45,13 @@ class SQLiteStore:
     ``SQLiteStore(":memory:")`` is the in-process fake for tests: same code path, nothing on disk.
     """
 
-    def __init__(self, path: Path | str, extra_schemas: tuple[str, ...] = ()) -> None:
+    def __init__(self, path: Path | str, extra_schemas: tuple[str, ...] = (), ann: AnnParams | None = None) -> None:
         self.db = Database(path, SCHEMAS + extra_schemas)
         self.meta = SQLiteMeta(self.db)
         self.documents = SQLiteDocuments(self.db)
         self.chunks = SQLiteChunks(self.db)
-        self.vectors = SQLiteVectors(self.db)
+        ann_dir = None if str(path) == ":memory:" else Path(f"{path}.ann")  # saved HNSW indexes (ann_sidecar)
+        self.vectors = SQLiteVectors(self.db, ann, ann_dir)
         self.graph = SQLiteGraph(self.db)
         self.communities = SQLiteCommunities(self.db)
         self.denoise = SQLiteDenoise(self.db)
@@ -83,10 +85,10 @@ def open_sqlite_store(config: StoreConfig, workspace: Path) -> SQLiteStore:
     """The ``sqlite`` entry of the store registry: ``store.url`` is the database path (relative paths are
     relative to the workspace, ``:memory:`` keeps everything in memory), default ``<workspace>/kgrag.sqlite3``."""
     if config.url == ":memory:":
-        return SQLiteStore(":memory:")
+        return SQLiteStore(":memory:", ann=config.ann_params())
     path = workspace / (Path(config.url).expanduser() if config.url else Path(DEFAULT_FILE_NAME))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)  # a fresh workspace, or a url into a new directory
     except OSError as exc:
         raise WorkspaceError(f"{path}: cannot create the database directory ({exc.strerror})") from exc
-    return SQLiteStore(path)
+    return SQLiteStore(path, ann=config.ann_params())

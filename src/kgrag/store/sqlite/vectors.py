@@ -1,21 +1,25 @@
 """SQLite vector repository: float32 blobs keyed by (model, text hash).
 
 The standard-library sqlite3 here cannot load extensions (no sqlite-vec), so vectors are stored as
-blobs and searched exactly in NumPy by :mod:`kgrag.core.dense_index`. The chunk matrix of each model is
-kept in memory by the repository and reloaded only when the database's write generation changes, so a
-query costs one matrix product, and indexing done by another process is still seen.
+blobs and searched in memory: exactly in NumPy (:mod:`kgrag.core.dense_index`) below
+``store.ann_threshold`` chunks, with faiss HNSW above it (:mod:`kgrag.core.hnsw_index`, saved next to
+the database by :mod:`kgrag.store.sqlite.ann_sidecar` so a new process loads it instead of rebuilding).
+The index of each model is kept in memory by the repository and reloaded only when the database's write
+generation changes, so a query costs one search, and indexing done by another process is still seen.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 import numpy as np
 
-from kgrag.core.dense_index import DenseIndex
 from kgrag.core.hot import HotValue
 from kgrag.core.records import ScoredId
+from kgrag.core.vector_index import AnnParams, VectorIndex
+from kgrag.store.sqlite.ann_sidecar import AnnSidecar
 from kgrag.store.sqlite.database import Database
 
 VECTORS_DDL = """
@@ -31,9 +35,11 @@ CREATE TABLE IF NOT EXISTS embeddings (
 class SQLiteVectors:
     """Embedding cache, chunk vector matrix and exact search over it."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, ann: AnnParams | None = None, ann_dir: Path | None = None) -> None:
         self._db = db
-        self._hot: dict[str, HotValue[DenseIndex]] = {}
+        self._ann = ann or AnnParams()
+        self._sidecar = AnnSidecar(ann_dir)
+        self._hot: dict[str, HotValue[VectorIndex]] = {}
         self._hot_lock = threading.Lock()  # HotValue itself is not thread-safe; servers query in threads
 
     def missing_chunk_hashes(self, model: str) -> list[tuple[str, str]]:
@@ -81,14 +87,18 @@ class SQLiteVectors:
         """The ``k`` chunks most similar to ``vector`` (cosine of unit vectors), best first."""
         return self._index(model).search(vector, k)
 
-    def _index(self, model: str) -> DenseIndex:
-        """The model's chunk matrix, loaded on first use and after any committed content write."""
+    def _index(self, model: str) -> VectorIndex:
+        """The model's chunk index, loaded on first use and after any committed content write."""
         with self._hot_lock:
             hot = self._hot.get(model)
             if hot is None:
-                hot = HotValue(lambda: DenseIndex(*self.chunk_matrix(model)), lambda: self._db.generation)
+                hot = HotValue(lambda: self._load(model), lambda: self._db.generation)
                 self._hot[model] = hot
             return hot.get()
+
+    def _load(self, model: str) -> VectorIndex:
+        ids, matrix = self.chunk_matrix(model)
+        return self._sidecar.index(model, ids, matrix, self._ann)
 
     def count(self, model: str) -> int:
         return int(self._db.scalar("SELECT COUNT(*) FROM embeddings WHERE model = ?", (model,)) or 0)

@@ -1,0 +1,64 @@
+"""The vector-search interface shared by the exact and approximate (ANN) indexes, and the choice
+between them.
+
+Every caller that searches vectors in memory (chunk vectors in the SQLite store, entity and relation
+vectors in the graph index) builds its index with :func:`build_vector_index`, so one setting
+(``store.vector_index``, ``store.ann_threshold`` and the HNSW knobs, carried here as
+:class:`AnnParams`) decides for all of them. Implementations are chosen by name through the
+``vector_index`` registry (``exact``, ``hnsw``, plug-ins under ``kgrag.vector_indexes``); ``auto``
+keeps exact search below the threshold, where a matrix product is already fast and perfectly recalls,
+and switches to ``hnsw`` above it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from kgrag.core.builtins import new_registry
+from kgrag.core.records import ScoredId
+
+AUTO = "auto"
+
+
+@dataclass(frozen=True)
+class AnnParams:
+    """Which index to build and the HNSW knobs (see ``[store]`` in docs/configuration.md).
+
+    ``m`` is the graph degree (memory and recall grow with it), ``ef_construction`` the build-time beam
+    (build time and recall grow with it), ``ef_search`` the query-time beam (latency and recall grow
+    with it; raised to ``k`` when a search asks for more). Defaults are from ``bench/bench_ann.py``.
+    """
+
+    index: str = AUTO
+    threshold: int = 20_000
+    m: int = 32
+    ef_construction: int = 80
+    ef_search: int = 96
+    persist: bool = True
+
+
+class VectorIndex(Protocol):
+    """Ids plus a search over their unit vectors: the top ``limit`` ids by cosine, best first."""
+
+    ids: list[str]
+
+    def __len__(self) -> int: ...
+
+    def search(self, query_vector: np.ndarray, limit: int) -> list[ScoredId]: ...
+
+
+def chosen_index(params: AnnParams, size: int) -> str:
+    """The registry name ``params`` selects for ``size`` vectors (``auto`` resolved by the threshold)."""
+    if params.index != AUTO:
+        return params.index
+    return "hnsw" if size >= params.threshold else "exact"
+
+
+def build_vector_index(ids: list[str], matrix: np.ndarray, params: AnnParams | None = None) -> VectorIndex:
+    """The index ``params`` selects over ``ids`` and their (n, d) unit ``matrix`` (exact by default)."""
+    params = params or AnnParams(index="exact")
+    index: VectorIndex = new_registry("vector_index").create(chosen_index(params, len(ids)), ids, matrix, params)
+    return index
