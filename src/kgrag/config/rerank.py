@@ -14,12 +14,14 @@ class RerankConfig(Section):
     """The reranker reorders a pool of candidates (50 in lundberg-2026) against the original question."""
 
     provider: str = Field(
-        "sentence",
-        description="Reranker, by registry name. Built in: `sentence` (offline default: each candidate scored "
-        "by its best-matching sentences with the local embedder, fused with the incoming rank; no download), "
+        "lexical",
+        description="Reranker, by registry name. Built in: `lexical` (offline default: the share of the "
+        "question's content words each candidate holds; best of the no-download rerankers on Medical, "
+        "docs/results/medical-retrieval-quality.md), `sentence` (each candidate scored by its best-matching "
+        "sentences with the local embedder, fused with the incoming rank), "
         "`cross-encoder` (a sentence-transformers CrossEncoder, `model` = name or local path), `http` (a "
         "`/rerank` endpoint: Cohere, Jina, TEI), `llm` (listwise, through the LLM layer), `none` (keep the "
-        "order), `word-overlap` (a deterministic fake). Plug-ins register under `kgrag.rerankers`.",
+        "order), `word-overlap` (alias of `lexical`). Plug-ins register under `kgrag.rerankers`.",
     )
     model: str = Field("", description="Model name or path (`cross-encoder`; sent as `model` by `http`).")
     url: str | None = Field(None, description="`http`: base URL of the service; `/rerank` is appended if missing.")

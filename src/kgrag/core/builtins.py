@@ -200,14 +200,16 @@ KINDS: dict[str, Kind] = {
             "llm": "kgrag.models.rerankers.listwise:llm_reranker",
             "none": "kgrag.models.rerankers.basic:keep_order_reranker",
             "word-overlap": "kgrag.models.rerankers.basic:word_overlap_reranker",
+            "lexical": "kgrag.models.rerankers.basic:word_overlap_reranker",
         },
         {
-            "sentence": "Offline default: best-matching sentences by the local embedder, fused with the incoming rank.",
+            "sentence": "Best-matching sentences by the local embedder, fused with the incoming rank.",
             "cross-encoder": "A sentence-transformers CrossEncoder (model name or local path).",
             "http": "A /rerank endpoint (Cohere, Jina or TEI request shape).",
             "llm": "Listwise reranking by the configured LLM (one call per query).",
             "none": "Keep the incoming order (the baseline a reranker is measured against).",
-            "word-overlap": "Deterministic fake: share of the query's content words in each candidate.",
+            "word-overlap": "Share of the query's content words in each candidate (same as `lexical`).",
+            "lexical": "Offline default: share of the query's content words in each candidate, ties in incoming order.",
         },
     ),
     "stage": Kind(
