@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from kgrag.core.dense_index import DenseIndex
 from kgrag.core.hot import HotValue
 from kgrag.core.records import ScoredId
 from kgrag.store.sqlite.database import Database
+
+if TYPE_CHECKING:  # NumPy loads with the first vector read or written, not when the store opens
+    import numpy as np
+
+    from kgrag.core.dense_index import DenseIndex
 
 VECTORS_DDL = """
 CREATE TABLE IF NOT EXISTS embeddings (
@@ -47,11 +50,15 @@ class SQLiteVectors:
         return [(r[0], r[1]) for r in rows]
 
     def put(self, model: str, items: Iterable[tuple[str, np.ndarray]]) -> None:
+        import numpy as np
+
         rows = [(model, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items]
         with self._db.transaction():
             self._db.executemany("INSERT OR REPLACE INTO embeddings(model, text_hash, vector) VALUES (?,?,?)", rows)
 
     def get(self, model: str, text_hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        import numpy as np
+
         out: dict[str, np.ndarray] = {}
         hashes = list(dict.fromkeys(text_hashes))
         for start in range(0, len(hashes), 500):
@@ -66,6 +73,8 @@ class SQLiteVectors:
 
     def chunk_matrix(self, model: str) -> tuple[list[str], np.ndarray]:
         """All chunk ids that have a vector, and their vectors stacked in the same order."""
+        import numpy as np
+
         rows = self._db.query(
             "SELECT c.id, e.vector FROM chunks c JOIN embeddings e "
             "ON e.model = ? AND e.text_hash = c.text_hash ORDER BY c.rowid",
@@ -83,6 +92,8 @@ class SQLiteVectors:
 
     def _index(self, model: str) -> DenseIndex:
         """The model's chunk matrix, loaded on first use and after any committed content write."""
+        from kgrag.core.dense_index import DenseIndex
+
         with self._hot_lock:
             hot = self._hot.get(model)
             if hot is None:
