@@ -38,10 +38,16 @@ class EmbeddingConfig(Section):
     threads: int | None = Field(
         None,
         ge=1,
-        description="CPU threads for a local model (torch or onnxruntime intra-op threads); empty = the "
-        "library's default. "
-        "On a shared, busy machine 1 thread can be an order of magnitude faster for "
-        "single queries because torch's worker threads spin while waiting for a core.",
+        description="CPU threads of a local model's large calls (indexing). `onnx`: batches of one call run "
+        "this many at once, each on `intra_op_threads`; empty = the cores this process may use. "
+        "`sentence-transformers`: torch's intra-op threads, set once per process; empty = torch's default.",
+    )
+    intra_op_threads: int | None = Field(
+        1,
+        ge=1,
+        description="`onnx`: threads inside one encoder run, i.e. all a single query's embedding uses. 1 keeps "
+        "a query off worker threads that, on a busy machine, wait for a core (`bench/bench_embed_threads.py`); "
+        "empty = onnxruntime's default (all cores; what kgrag used before this setting existed).",
     )
     agreement_min_cosine: float = Field(
         0.995,
