@@ -116,7 +116,8 @@ def main() -> int:
     graph = set(GRAPH.split(","))
     print(f"{len(questions)} Medical questions per pipeline; llm = none; framework = query - model calls")
     print(
-        f"{'pipeline':<18} {'cpu p50':>8} {'cpu p95':>8} {'wall p50':>9} {'model p50':>10} {'target':>7} {'p50/target':>10}"
+        f"{'pipeline':<18} {'cpu p50':>8} {'cpu p95':>8} {'wall p50':>9} {'model p50':>10} {'target':>7}"
+        f" {'p50/target':>10}"
     )
     with Workspace.open(path, llm={"provider": "none"}) as ws:
         instrument(ws, clock)
