@@ -106,11 +106,13 @@ class OnnxEmbedder:
     """Tokenise, run the encoder, mean-pool over the attention mask, L2-normalise.
 
     Threads follow the size of the call. Each encoder run uses ``intra_op_threads`` (default 1), and a
-    call runs up to ``threads`` of its length-sorted batches at once (default: the available cores). So
-    a single query is one batch on one thread: it never waits for a second worker thread to be
-    scheduled, which on a busy machine cost a query ~20x its model time (issue #9), while an indexing
-    call still uses every core, by running whole batches side by side instead of splitting each
-    operator (the batches are the same as on one thread, so the vectors are too).
+    call runs up to ``threads`` of its length-sorted batches at once (default 1). So a single query is
+    one batch on one thread: it never waits for a second worker thread to be scheduled, which on a busy
+    machine cost a query ~20x its model time (issue #9); an indexing call may use more cores by running
+    whole batches side by side instead of splitting each operator (the batches are the same as on one
+    thread, so the vectors are too). That is not the default because each concurrent run holds its own
+    activations: indexing the sample corpus peaked at 676 MB with 2 against 532 MB with 1, and on the
+    2 shared cores measured here it was not faster.
     """
 
     def __init__(
@@ -171,7 +173,7 @@ class OnnxEmbedder:
     def _run_all(self, batches: list[list[Any]]) -> list[np.ndarray]:
         """Run the batches, up to ``threads`` at once (onnxruntime sessions are safe to run concurrently
         and release the GIL); one batch runs here, on the calling thread, with no pool at all."""
-        workers = self.threads or available_cores()
+        workers = self.threads or 1
         if workers <= 1 or len(batches) <= 1:
             return [self._run(batch) for batch in batches]
         if self._pool is None:  # kept: new threads per call would each get (and keep) their own malloc arena
