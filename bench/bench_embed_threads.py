@@ -1,6 +1,7 @@
-"""Query-embedding latency under CPU load: the old thread setting (every encoder run on onnxruntime's
-default intra-op threads, batches one after another) against the new one (one thread per run, batches of
-a large call side by side), with and without load, in the same run.
+"""Query-embedding latency under CPU load for the thread settings of the `onnx` embedder: onnxruntime's
+default intra-op threads with batches one after another (kgrag's setting before, and still its default),
+one thread per encoder run (`embedding.intra_op_threads = 1`), and a large call's batches side by side
+(`embedding.threads` = the cores), with and without load, in the same run.
 
     .venv/bin/python bench/bench_embed_threads.py [--queries 60] [--load 2] [--batch 128]
 
@@ -74,7 +75,7 @@ def main() -> None:
     cores = available_cores()
     settings = {
         "old (intra-op default, serial)": OnnxEmbedder(model, tokenizer, threads=1, intra_op_threads=None),
-        "new default (1 thread)": OnnxEmbedder(model, tokenizer),
+        "one thread per query": OnnxEmbedder(model, tokenizer, intra_op_threads=1),
         f"new, threads={cores} (batches parallel)": OnnxEmbedder(model, tokenizer, threads=cores),
     }
     queries, batch = _texts(args.queries, args.batch)

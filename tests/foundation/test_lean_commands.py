@@ -95,7 +95,7 @@ def test_parallel_batches_give_the_vectors_of_one_thread() -> None:
     model, tokenizer = resolve_onnx_files(DEFAULT_MINILM)
     texts = [line for line in DOC.read_text().splitlines() if len(line) > 20] * 3
     old = OnnxEmbedder(model, tokenizer, threads=1, intra_op_threads=None, batch_size=4)
-    new = OnnxEmbedder(model, tokenizer, threads=3, batch_size=4)
+    new = OnnxEmbedder(model, tokenizer, threads=3, intra_op_threads=1, batch_size=4)
     assert len(texts) > 12  # several batches, so the new setting really runs them side by side
     assert np.allclose(old.embed(texts), new.embed(texts), atol=1e-6)
 

@@ -44,11 +44,11 @@ class EmbeddingConfig(Section):
         "`sentence-transformers`: torch's intra-op threads, set once per process; empty = torch's default.",
     )
     intra_op_threads: int | None = Field(
-        1,
+        None,
         ge=1,
-        description="`onnx`: threads inside one encoder run, i.e. all a single query's embedding uses. 1 keeps "
-        "a query off worker threads that, on a busy machine, wait for a core (`bench/bench_embed_threads.py`); "
-        "empty = onnxruntime's default (all cores; what kgrag used before this setting existed).",
+        description="`onnx`: threads inside one encoder run, i.e. all a single query's embedding uses; empty = "
+        "onnxruntime's default (the cores; its idle threads do not spin, so on 2 loaded cores 1 thread was no "
+        "faster per query: `bench/bench_embed_threads.py`). Set 1 to keep queries on one core.",
     )
     agreement_min_cosine: float = Field(
         0.995,

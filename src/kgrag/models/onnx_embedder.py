@@ -105,14 +105,13 @@ def available_cores() -> int:
 class OnnxEmbedder:
     """Tokenise, run the encoder, mean-pool over the attention mask, L2-normalise.
 
-    Threads follow the size of the call. Each encoder run uses ``intra_op_threads`` (default 1), and a
-    call runs up to ``threads`` of its length-sorted batches at once (default 1). So a single query is
-    one batch on one thread: it never waits for a second worker thread to be scheduled, which on a busy
-    machine cost a query ~20x its model time (issue #9); an indexing call may use more cores by running
-    whole batches side by side instead of splitting each operator (the batches are the same as on one
-    thread, so the vectors are too). That is not the default because each concurrent run holds its own
-    activations: indexing the sample corpus peaked at 676 MB with 2 against 532 MB with 1, and on the
-    2 shared cores measured here it was not faster.
+    Threads follow the size of the call: each encoder run uses ``intra_op_threads`` (all a single query
+    uses), and a call runs up to ``threads`` of its length-sorted batches at once (the batches are the
+    same as on one thread, so the vectors are too). Defaults, from ``bench/bench_embed_threads.py`` on 2
+    shared cores: onnxruntime's own intra-op count, because its idle threads do not spin (the session
+    turns spinning off), so unlike torch's they cost a loaded machine nothing and one thread was no
+    faster (query p50 0.87x under two busy loops); and one batch at a time, because each concurrent run
+    holds its own activations (sample corpus indexing peaked at 676 MB with 2 against ~535 MB with 1).
     """
 
     def __init__(
@@ -124,7 +123,7 @@ class OnnxEmbedder:
         window_tokens: int = MINILM_WINDOW,
         batch_size: int = 32,
         threads: int | None = None,
-        intra_op_threads: int | None = 1,
+        intra_op_threads: int | None = None,
     ) -> None:
         try:
             import onnxruntime
