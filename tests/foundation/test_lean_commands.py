@@ -65,17 +65,26 @@ def test_lexical_ranking_picks_the_sentence_sharing_the_question_terms() -> None
     assert answer.text.startswith("Lisinopril lowers blood pressure") and answer.citations == ["c1"]
 
 
-def test_auto_ranking_uses_the_embedder_only_when_the_query_loaded_it() -> None:
+def test_auto_ranking_is_lexical_for_bm25_only_and_never_depends_on_what_is_loaded(fake_ws: Workspace) -> None:
+    fake_ws.index([DOC])
+    assert fake_ws.config.generation.extractive_ranking == "auto"
+    keyed = fake_ws.components.embedder()
+    keyed.release()
+    first = fake_ws.query("Who leads the Apps team?", "bm25").answer.text
+    assert not keyed.loaded  # a bm25 query loads no model
+    keyed.embed(["something else loads the model"])
+    assert fake_ws.query("Who leads the Apps team?", "bm25").answer.text == first
+    fake_ws.query("Who leads the Apps team?", "dense")
+    assert keyed.loaded
+
+
+def test_an_unresolved_auto_ranking_means_the_embedder() -> None:
     fake = FakeEmbedder()
-    keyed = KeyedEmbedder("fake:x", lambda: fake)
     config = KgragConfig()
-    llm = create_llm_client(config.llm)
-    assert config.generation.extractive_ranking == "auto"
-    DEFAULT_STRATEGY.answer(QUESTION, RESULT, llm, keyed, config)
-    assert not keyed.loaded and fake.calls == 0  # lexical: the model was never loaded
-    keyed.embed(["the query's own embedding"])
-    DEFAULT_STRATEGY.answer(QUESTION, RESULT, llm, keyed, config)
-    assert fake.calls == 2  # loaded by the query: the answer ranks with it
+    DEFAULT_STRATEGY.answer(
+        QUESTION, RESULT, create_llm_client(config.llm), KeyedEmbedder("fake:x", lambda: fake), config
+    )
+    assert fake.calls == 1
 
 
 def test_release_drops_the_model_and_the_next_call_loads_it_again() -> None:

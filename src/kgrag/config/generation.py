@@ -17,8 +17,8 @@ class GenerationConfig(Section):
         "auto",
         description="How the LLM-free answer ranks the retrieved sentences: `embedding` (cosine to the question "
         "with the workspace's embedder), `lexical` (BM25 against the question; loads no model), or `auto`: "
-        "lexical when the query did not load the embedder itself (a `bm25` query stays model-free), else "
-        "embedding. Measured on Medical: the two score within noise of each other "
+        "lexical for pipelines that search no vectors (`bm25` then stays model-free), embedding for the "
+        "others. Measured on Medical: the two score within noise of each other "
         "(`bench/bench_extractive_ranking.py`).",
     )
     context_tokens: int = Field(

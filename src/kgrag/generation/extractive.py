@@ -4,8 +4,8 @@ Two rankings (``generation.extractive_ranking``). ``embedding``: cosine similari
 the workspace's embedder, plus a small bonus for shared content words (which keeps exact names and
 numbers on top when the embedder is weak). ``lexical``: BM25 of each sentence against the question (IDF
 over the candidate sentences) plus the same bonus; it needs no model, so a BM25 query never loads one.
-``auto`` (the default) ranks lexically exactly when the query has not loaded the embedder itself: a
-lexical pipeline stays model-free and a dense one keeps the ranking it already paid for. On ~200 Medical
+``auto`` (the default) ranks lexically for pipelines that search no vectors: a lexical pipeline stays
+model-free and a dense one keeps the ranking of the model it loads anyway. On ~200 Medical
 questions the two rankings score within noise of each other (``bench/bench_extractive_ranking.py``).
 """
 

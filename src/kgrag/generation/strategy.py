@@ -18,7 +18,8 @@ from kgrag.models.llm import LLMClient
 class LLMOrExtractive:
     """``llm.available``: :func:`generate_answer` (citations, "I don't know" when the context lacks the
     answer); otherwise :func:`extractive_answer`, ranking sentences as ``generation.extractive_ranking``
-    says (``auto``: with the embedder only if the query already loaded it)."""
+    says (:func:`~kgrag.generation.respond.respond` resolves ``auto`` per pipeline; left unresolved it
+    means the embedder)."""
 
     def answer(
         self, question: str, result: RetrievalResult, llm: LLMClient, embedder: Embedder, config: KgragConfig
@@ -27,7 +28,7 @@ class LLMOrExtractive:
             return generate_answer(llm, question, result, config.generation)
         ranking = config.generation.extractive_ranking
         if ranking == "auto":
-            ranking = "embedding" if getattr(embedder, "loaded", True) else "lexical"
+            ranking = "embedding"
         return extractive_answer(question, result, embedder, config.generation.extractive_sentences, ranking)
 
 
