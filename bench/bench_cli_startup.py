@@ -2,12 +2,20 @@
 measured in the same run (the baseline: what any Python command costs on this machine right now).
 
     .venv/bin/python bench/bench_cli_startup.py [--repeat 5] [--provider onnx|sentence-transformers|fake]
+        [--docs N (0: the whole sample corpus)] [--before-src /work/main/src]
 
 Indexes a small workspace (sample corpus subset, the chosen embedder, the default NLP graph) in a temp
 directory — that first ``kgrag index`` is itself measured — then times ``kgrag --help``, ``--version``,
 ``status``, ``pipelines``, ``cost`` and a ``bm25``, ``dense`` and ``hybrid`` query. Prints the median
-seconds, the ratio to the bare interpreter and the largest peak RSS of the child (``wait4``'s
-``ru_maxrss``) over the repeats. ``--provider`` defaults to the configured default embedder.
+wall and CPU seconds (user + system: what a loaded machine inflates least), the ratio of the median wall
+to the bare interpreter's, and the largest peak RSS of the child (``wait4``'s ``ru_maxrss``) over the
+repeats, with the load average before and after. ``--provider`` defaults to the configured default.
+
+Bytecode is cached in a temp ``PYTHONPYCACHEPREFIX`` and each command runs once unmeasured first, so the
+figures are those of an installed package (pip compiles on install) even where the environment sets
+``PYTHONDONTWRITEBYTECODE``; without it every start would compile kgrag (~0.15 s here).
+``--before-src DIR`` measures another source tree (e.g. the main branch's ``src``) in the same run, on
+its own workspace, command by command after this tree's, and prints the CPU ratio before/after.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "examples" / "sample" / "docs"
 KGRAG = [sys.executable, "-m", "kgrag.cli"]
+Figures = tuple[float, float, float]
 QUESTION = "Who leads the Platform team?"
 
 
@@ -42,13 +51,31 @@ def _run_once(command: list[str], env: dict[str, str]) -> tuple[float, float, fl
     return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024  # Linux reports KiB
 
 
-def _measure(command: list[str], repeat: int, env: dict[str, str]) -> tuple[float, float, float]:
+def _measure(command: list[str], repeat: int, env: dict[str, str]) -> Figures:
+    _run_once(command, env)  # unmeasured: writes the bytecode cache
     runs = [_run_once(command, env) for _ in range(repeat)]
     return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs), max(r[2] for r in runs)
 
 
-def _line(label: str, wall: float, cpu: float, peak: float, baseline: float) -> str:
-    return f"{label:<28} {wall:7.3f} s  {wall / baseline:6.1f}x  cpu {cpu:6.3f} s  {peak:6.0f} MB"
+def _line(label: str, wall: float, cpu: float, peak: float, baseline: float, before: Figures | None = None) -> str:
+    line = f"{label:<28} {wall:7.3f} s  {wall / baseline:6.1f}x  cpu {cpu:6.3f} s  {peak:6.0f} MB"
+    if before is not None:
+        line += f"   | before: cpu {before[1]:6.3f} s  {before[2]:6.0f} MB  (cpu {before[1] / max(cpu, 1e-9):4.1f}x)"
+    return line
+
+
+def _load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def _tree_env(env: dict[str, str], src: Path) -> dict[str, str]:
+    return {**env, "PYTHONPATH": str(src)}
+
+
+def _index(tmp: Path, name: str, docs: Path, env: dict[str, str]) -> tuple[Path, Figures]:
+    ws = tmp / name
+    subprocess.run([*KGRAG, "init", str(ws)], check=True, capture_output=True, env=env)
+    return ws, _run_once([*KGRAG, "index", str(docs), "-w", str(ws)], env)
 
 
 def _commands(ws: Path) -> dict[str, list[str]]:
@@ -69,24 +96,34 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--provider", default=None, help="embedding.provider (default: the configured default)")
-    parser.add_argument("--docs", type=int, default=6, help="sample documents to index")
+    parser.add_argument("--docs", type=int, default=6, help="sample documents to index (0: all)")
+    parser.add_argument("--before-src", type=Path, default=None, help="another source tree to compare with")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="kgrag-cli-bench-"))
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPYCACHEPREFIX": str(tmp / "pycache")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     if args.provider:
         env["KGRAG_EMBEDDING__PROVIDER"] = args.provider
+    after_env = _tree_env(env, REPO / "src")
+    before_env = _tree_env(env, args.before_src.resolve()) if args.before_src else None
     try:
-        ws, docs = tmp / "ws", tmp / "docs"
+        docs = tmp / "docs"
         docs.mkdir()
-        for path in sorted(SAMPLE.glob("*.md"))[: args.docs]:
+        for path in sorted(SAMPLE.glob("*.md"))[: args.docs or None]:
             shutil.copy(path, docs / path.name)
-        subprocess.run([*KGRAG, "init", str(ws)], check=True, capture_output=True, env=env)
+        print(f"load average at start: {_load()}; cores: {os.cpu_count()}")
         baseline, base_cpu, base_mb = _measure([sys.executable, "-c", "pass"], args.repeat, env)
         print(f"embedder: {args.provider or 'default'}; median of {args.repeat}; peak RSS = max over runs")
         print(_line("bare interpreter (baseline)", baseline, base_cpu, base_mb, baseline))
-        print(_line("kgrag index (first run)", *_run_once([*KGRAG, "index", str(docs), "-w", str(ws)], env), baseline))
+        ws, indexed = _index(tmp, "ws", docs, after_env)
+        old_ws, old_indexed = _index(tmp, "ws-before", docs, before_env) if before_env else (None, None)
+        print(_line(f"kgrag index ({len(list(docs.iterdir()))} docs)", *indexed, baseline, old_indexed))
+        old_commands = _commands(old_ws) if old_ws else {}
         for label, argv in _commands(ws).items():
-            print(_line(label, *_measure([*KGRAG, *argv], args.repeat, env), baseline))
+            figures = _measure([*KGRAG, *argv], args.repeat, after_env)
+            old = _measure([*KGRAG, *old_commands[label]], args.repeat, before_env) if before_env else None
+            print(_line(label, *figures, baseline, old), flush=True)
+        print(f"load average at end: {_load()}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -59,6 +59,7 @@ def test_other_pipelines_keep_the_default_answer(graph_ws: Workspace) -> None:
         response.result,
         graph_ws.components.embedder(),
         graph_ws.config.generation.extractive_sentences,
+        "lexical",  # extractive_ranking = auto: bm25 searches no vectors
     )
     assert response.answer == expected
     assert response.result.trace[-1].note == "query.generate: llm.provider = none, used the LLM-free path"

@@ -38,10 +38,17 @@ class EmbeddingConfig(Section):
     threads: int | None = Field(
         None,
         ge=1,
-        description="CPU threads for a local model (torch or onnxruntime intra-op threads); empty = the "
-        "library's default. "
-        "On a shared, busy machine 1 thread can be an order of magnitude faster for "
-        "single queries because torch's worker threads spin while waiting for a core.",
+        description="CPU threads of a local model's large calls (indexing). `onnx`: batches of one call run "
+        "this many at once, each on `intra_op_threads`; empty = 1 (lowest indexing memory: sample corpus "
+        "532 MB vs 676 MB with 2; set the core count on an idle multi-core machine to index faster). "
+        "`sentence-transformers`: torch's intra-op threads, set once per process; empty = torch's default.",
+    )
+    intra_op_threads: int | None = Field(
+        None,
+        ge=1,
+        description="`onnx`: threads inside one encoder run, i.e. all a single query's embedding uses; empty = "
+        "onnxruntime's default (the cores; its idle threads do not spin, so on 2 loaded cores 1 thread was no "
+        "faster per query: `bench/bench_embed_threads.py`). Set 1 to keep queries on one core.",
     )
     agreement_min_cosine: float = Field(
         0.995,

@@ -28,7 +28,10 @@ class DenseIndex:
     def search(self, query_vector: np.ndarray, limit: int) -> list[ScoredId]:
         if not self.ids or limit <= 0:
             return []
-        scores = self.matrix @ np.asarray(query_vector, dtype=np.float32).reshape(-1)
+        # einsum, not ``@``: a matrix-vector product goes to BLAS, whose worker threads wait for a core on a
+        # busy machine (Medical, load 9: 5.7 ms vs 0.44 ms per search; the same top 50 for 300 questions,
+        # scores within 3e-7). One query's search is too small to gain from threads anyway.
+        scores = np.einsum("ij,j->i", self.matrix, np.asarray(query_vector, dtype=np.float32).reshape(-1))
         limit = min(limit, len(self.ids))
         top = np.argpartition(-scores, limit - 1)[:limit]
         top = top[np.argsort(-scores[top], kind="stable")]

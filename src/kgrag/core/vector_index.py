@@ -13,12 +13,13 @@ and switches to ``hnsw`` above it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Protocol
 
 from kgrag.core.builtins import new_registry
 from kgrag.core.records import ScoredId
+
+if TYPE_CHECKING:  # annotations only: the config imports this module, and `kgrag status` needs no NumPy
+    import numpy as np
 
 AUTO = "auto"
 

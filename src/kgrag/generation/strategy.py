@@ -17,14 +17,19 @@ from kgrag.models.llm import LLMClient
 @dataclass(frozen=True)
 class LLMOrExtractive:
     """``llm.available``: :func:`generate_answer` (citations, "I don't know" when the context lacks the
-    answer); otherwise :func:`extractive_answer` with the workspace's embedder."""
+    answer); otherwise :func:`extractive_answer`, ranking sentences as ``generation.extractive_ranking``
+    says (:func:`~kgrag.generation.respond.respond` resolves ``auto`` per pipeline; left unresolved it
+    means the embedder)."""
 
     def answer(
         self, question: str, result: RetrievalResult, llm: LLMClient, embedder: Embedder, config: KgragConfig
     ) -> Answer:
         if llm.available:
             return generate_answer(llm, question, result, config.generation)
-        return extractive_answer(question, result, embedder, config.generation.extractive_sentences)
+        ranking = config.generation.extractive_ranking
+        if ranking == "auto":
+            ranking = "embedding"
+        return extractive_answer(question, result, embedder, config.generation.extractive_sentences, ranking)
 
 
 DEFAULT_STRATEGY = LLMOrExtractive()

@@ -54,6 +54,18 @@ class KeyedEmbedder:
                     self._inner = self._load()
         return self._inner
 
+    def release(self) -> bool:
+        """Drop the loaded model so its memory can go back (the next call loads it again); True if one was
+        loaded. Indexing does this around stages that do not embed."""
+        with self._lock:
+            loaded, self._inner = self._inner is not None, None
+        return loaded
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is loaded (optional steps use it only if something else already paid)."""
+        return self._inner is not None
+
     @property
     def dimension(self) -> int:
         return self.inner().dimension

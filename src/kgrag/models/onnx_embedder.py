@@ -14,7 +14,9 @@ local path (a ``.onnx`` file with ``tokenizer.json`` beside it, or a directory h
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -53,18 +55,21 @@ def _sha256(path: Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-def session_options(onnxruntime: Any, threads: int | None) -> tuple[Any, list[str]]:
+def session_options(onnxruntime: Any, intra_op_threads: int | None) -> tuple[Any, list[str]]:
     """Session options and disabled graph optimisers, chosen for a small start-up footprint.
 
     Constant folding turns the int8 export's ``DequantizeLinear`` weights into float32 copies at load:
     the session then takes ~245 MB instead of ~160 MB and twice as long to build, for no measured gain in
     embedding speed (same vectors, cosine 1.0). Intra-op threads that spin while idle burn CPU a loaded
-    machine needs; without spinning a query embeds as fast and uses less CPU time.
+    machine needs; without spinning a query embeds as fast and uses less CPU time. Memory patterns are
+    planned and kept per input shape, and entity texts come in many widths: on the sample corpus's
+    entities they held ~100 MB of indexing's peak for no measured speed (same vectors).
     """
     options = onnxruntime.SessionOptions()
-    if threads is not None:  # a per-session setting: unlike torch's, it changes nothing else in the process
-        options.intra_op_num_threads = threads
+    if intra_op_threads is not None:  # a per-session setting: unlike torch's, it changes nothing else
+        options.intra_op_num_threads = intra_op_threads
         options.inter_op_num_threads = 1
+    options.enable_mem_pattern = False
     options.log_severity_level = 3  # warnings about unused initialisers are not the user's business
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return options, ["ConstantFolding"]
@@ -92,8 +97,22 @@ def resolve_onnx_files(model: str, tokenizer: str | None = None) -> tuple[Path, 
     return onnx, vocab
 
 
+def available_cores() -> int:
+    """The cores this process may run on (its affinity mask, not the machine's count)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 class OnnxEmbedder:
-    """Tokenise, run the encoder, mean-pool over the attention mask, L2-normalise."""
+    """Tokenise, run the encoder, mean-pool over the attention mask, L2-normalise.
+
+    Threads follow the size of the call: each encoder run uses ``intra_op_threads`` (all a single query
+    uses), and a call runs up to ``threads`` of its length-sorted batches at once (the batches are the
+    same as on one thread, so the vectors are too). Defaults, from ``bench/bench_embed_threads.py`` on 2
+    shared cores: onnxruntime's own intra-op count, because its idle threads do not spin (the session
+    turns spinning off), so unlike torch's they cost a loaded machine nothing and one thread was no
+    faster (query p50 0.87x under two busy loops); and one batch at a time, because each concurrent run
+    holds its own activations (sample corpus indexing peaked at 676 MB with 2 against ~535 MB with 1).
+    """
 
     def __init__(
         self,
@@ -104,13 +123,14 @@ class OnnxEmbedder:
         window_tokens: int = MINILM_WINDOW,
         batch_size: int = 32,
         threads: int | None = None,
+        intra_op_threads: int | None = None,
     ) -> None:
         try:
             import onnxruntime
             from tokenizers import Tokenizer
         except ImportError as exc:
             raise ModelError(_MISSING_PACKAGES) from exc
-        options, disabled = session_options(onnxruntime, threads)
+        options, disabled = session_options(onnxruntime, intra_op_threads)
         try:
             self._session = onnxruntime.InferenceSession(
                 str(model_file), sess_options=options, providers=["CPUExecutionProvider"], disabled_optimizers=disabled
@@ -124,6 +144,8 @@ class OnnxEmbedder:
         self.name = name
         self.window_tokens = window_tokens
         self.batch_size = batch_size
+        self.threads = threads
+        self._pool: ThreadPoolExecutor | None = None  # made by the first call with several batches
         shape = self._session.get_outputs()[0].shape
         self.dimension = int(shape[-1]) if isinstance(shape[-1], int) else int(self.embed(["x"]).shape[1])
 
@@ -135,16 +157,32 @@ class OnnxEmbedder:
         # batch x width^2, so long passages go a few at a time and short names many at a time (measured
         # here: 4 x 256-token passages per call ran 2x faster and used 150 MB less than 32 per call).
         order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
-        rows: dict[int, np.ndarray] = {}
-        batch: list[int] = []
+        batches: list[list[int]] = [[]]
         for index in order:
             width = len(encodings[index].ids)
+            batch = batches[-1]
             if batch and (len(batch) >= self.batch_size or (len(batch) + 1) * width > BATCH_TOKENS):
-                rows.update(zip(batch, self._run([encodings[i] for i in batch]), strict=True))
-                batch = []
-            batch.append(index)
-        rows.update(zip(batch, self._run([encodings[i] for i in batch]), strict=True))
+                batches.append([])
+            batches[-1].append(index)
+        rows: dict[int, np.ndarray] = {}
+        for batch, vectors in zip(batches, self._run_all([[encodings[i] for i in b] for b in batches]), strict=True):
+            rows.update(zip(batch, vectors, strict=True))
         return np.stack([rows[i] for i in range(len(texts))]).astype(np.float32)
+
+    def _run_all(self, batches: list[list[Any]]) -> list[np.ndarray]:
+        """Run the batches, up to ``threads`` at once (onnxruntime sessions are safe to run concurrently
+        and release the GIL); one batch runs here, on the calling thread, with no pool at all."""
+        workers = self.threads or 1
+        if workers <= 1 or len(batches) <= 1:
+            return [self._run(batch) for batch in batches]
+        if self._pool is None:  # kept: new threads per call would each get (and keep) their own malloc arena
+            self._pool = ThreadPoolExecutor(workers, thread_name_prefix="kgrag-embed")
+        return list(self._pool.map(self._run, batches))
+
+    def __del__(self) -> None:
+        pool = getattr(self, "_pool", None)
+        if pool is not None:
+            pool.shutdown(wait=False)
 
     def _run(self, encodings: list[Any]) -> np.ndarray:
         width = max(len(e.ids) for e in encodings)
@@ -175,4 +213,5 @@ def onnx_embedder(cfg: EmbeddingConfig) -> OnnxEmbedder:
         window_tokens=cfg.window_tokens or MINILM_WINDOW,
         batch_size=cfg.batch_size,
         threads=cfg.threads,
+        intra_op_threads=cfg.intra_op_threads,
     )

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol, runtime_checkable
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from kgrag.core.community_records import CommunityRecord, CommunityReport, LevelStats
 from kgrag.core.denoise_records import DenoiseRun, MergeCounts, MergeEntry, RelationScore
@@ -23,6 +21,9 @@ from kgrag.core.llm_types import ChatRequest, Prices
 from kgrag.core.llm_usage import CachedResponse, CallRecord, LedgerSummary
 from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus, ScoredId
 from kgrag.store.tables import TableSpec
+
+if TYPE_CHECKING:  # annotations only: opening a store must not import NumPy (`kgrag status` never needs it)
+    import numpy as np
 
 
 class MetaRepository(Protocol):

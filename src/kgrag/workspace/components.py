@@ -9,23 +9,14 @@ private fields get overwritten, and what lets the CLI, the Python API and a serv
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kgrag.config import KgragConfig
 from kgrag.core.builtins import new_registry
 from kgrag.core.progress import Progress, SilentProgress
 from kgrag.core.registry import Registry
-from kgrag.documents import TokenCounter, resolve_chunk_sizes
-from kgrag.graph.build.summarize import Summarizer
-from kgrag.graph.extract.choose import create_extractor, create_summarizer
-from kgrag.graph.extract.preflight import preflight_context_window
-from kgrag.graph.types import Extractor
-from kgrag.indexing import ChunkPlan, IndexRegistries
-from kgrag.models.embeddings import Embedder, FakeEmbedder, KeyedEmbedder, create_embedder
-from kgrag.models.llm import LLMClient, Prices, create_llm_client, estimate_assumptions
-from kgrag.models.rerankers import RerankResources
-from kgrag.retrieval import PipelineFactory, QueryContext
-from kgrag.retrieval.rerank import create_reranker
 from kgrag.store import Store
 from kgrag.workspace.model_binding import (
     META_DIMENSION,
@@ -36,6 +27,14 @@ from kgrag.workspace.model_binding import (
     record_model,
     vector_key,
 )
+
+if TYPE_CHECKING:  # types only: the layers below load when a part is first built (see Components)
+    from kgrag.graph.build.summarize import Summarizer
+    from kgrag.graph.types import Extractor
+    from kgrag.indexing import ChunkPlan, IndexRegistries
+    from kgrag.models.embeddings import Embedder, KeyedEmbedder
+    from kgrag.models.llm import LLMClient, Prices
+    from kgrag.retrieval import PipelineFactory, QueryContext
 
 __all__ = ["META_DIMENSION", "META_MODEL", "META_WINDOW", "Components"]
 
@@ -65,14 +64,32 @@ class Components:
         self.vector_key = vector_key(store, self.embedding_model_id, allow_model_change)
         """The ``provider:model`` key vectors are read and written under (see :mod:`.model_binding`)."""
         self._llm_factory = llm_factory or self._configured_llm
-        self._embedder = KeyedEmbedder(self.vector_key, embedder_factory or self._configured_embedder)
+        self._embedder_factory = embedder_factory or self._configured_embedder
         self._llm: LLMClient | None = None
-        self.index_registries = index_registries or IndexRegistries.builtin()
+        self._index_registries = index_registries
+        self.pipelines: Registry[PipelineFactory] = new_registry("pipeline")
+
+    # Built on first use, like the models: the indexing and retrieval layers (and NumPy, igraph) load only
+    # in commands that index or query, so `kgrag status` or `kgrag cost` opens a workspace in a fraction
+    # of the time. Building them later changes nothing else: they hold no state until used.
+    @cached_property
+    def index_registries(self) -> IndexRegistries:
         """This workspace's indexing stages, pipelines, extractors and summarisers (built-ins, plug-ins,
         and whatever code registers here; other workspaces do not see those)."""
-        self.pipelines: Registry[PipelineFactory] = new_registry("pipeline")
-        self.query_context = QueryContext(
-            store,
+        from kgrag.indexing import IndexRegistries
+
+        return self._index_registries or IndexRegistries.builtin()
+
+    @cached_property
+    def query_context(self) -> QueryContext:
+        """What every query reads: store, config, models and the hot indexes (one per workspace)."""
+        from kgrag.models.rerankers import RerankResources
+        from kgrag.retrieval import QueryContext
+        from kgrag.retrieval.rerank import create_reranker
+
+        config = self.config
+        return QueryContext(
+            self.store,
             config,
             model_id=self.vector_key,
             embedder=self.embedder,
@@ -89,9 +106,17 @@ class Components:
 
     def embedder(self) -> KeyedEmbedder:
         """The embedder, keyed by ``provider:model``; the model itself loads on first use."""
-        return self._embedder
+        return self._keyed_embedder
+
+    @cached_property
+    def _keyed_embedder(self) -> KeyedEmbedder:
+        from kgrag.models.embeddings import KeyedEmbedder
+
+        return KeyedEmbedder(self.vector_key, self._embedder_factory)
 
     def _configured_embedder(self) -> Embedder:
+        from kgrag.models.embeddings import create_embedder
+
         embedder = create_embedder(self.config.embedding)
         threshold = self.config.embedding.agreement_min_cosine
         bind_model(self.store, embedder, self.embedding_model_id, self.vector_key, threshold)
@@ -124,16 +149,24 @@ class Components:
         return self._llm
 
     def _configured_llm(self) -> LLMClient:
+        from kgrag.graph.extract.preflight import preflight_context_window
+        from kgrag.models.llm import create_llm_client
+
         preflight_context_window(self.config)
         return create_llm_client(self.config.llm, self.store)
 
     def prices(self) -> Prices:
+        from kgrag.models.llm import Prices
+
         return Prices(self.config.llm.price_prompt_per_1m, self.config.llm.price_completion_per_1m)
 
     # -- indexing parts --------------------------------------------------------------------------
     def chunk_plan(self) -> tuple[ChunkPlan, list[str]]:
         """Chunk size and overlap; the default follows the embedder's window (read from the database
         when known, so unchanged re-runs need not load the model)."""
+        from kgrag.documents import TokenCounter, resolve_chunk_sizes
+        from kgrag.indexing import ChunkPlan
+
         window_text = self.store.meta.get(META_WINDOW)
         window = int(window_text) if window_text else None
         if window is None and self.config.chunking.size_tokens is None:
@@ -143,11 +176,15 @@ class Components:
 
     def extractor(self, progress: Progress | None = None) -> Extractor | None:
         """The graph extractor ``graph.extractor`` asks for (None: build no graph)."""
+        from kgrag.graph.extract.choose import create_extractor
+
         registry = self.index_registries.extractors
         return create_extractor(self.config, self.llm_if_configured(), progress or SilentProgress(), registry)
 
     def summarizer(self) -> Summarizer:
         """Shortens merged entity/relation descriptions past ``graph.max_description_tokens``."""
+        from kgrag.graph.extract.choose import create_summarizer
+
         return create_summarizer(self.config, self.llm_if_configured(), self.index_registries.summarizers)
 
     # -- variants and lifecycle ------------------------------------------------------------------
@@ -155,6 +192,9 @@ class Components:
         """The same workspace with an estimating LLM (nothing is sent; cached replies count as free) and a
         hashing embedder of the recorded dimension (vectors are not what is being estimated). Use it
         inside ``store.dry_run()``."""
+        from kgrag.models.embeddings import FakeEmbedder
+        from kgrag.models.llm import create_llm_client, estimate_assumptions
+
         dimension = self.store.meta.get(META_DIMENSION)
         return Components(
             self.path,

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from kgrag.graph.browse import EntityView, Neighbourhood, neighbourhood, search_entities
 from kgrag.workspace.components import Components
 
 if TYPE_CHECKING:
     from kgrag.graph.analysis.stats import GraphStats
+    from kgrag.graph.browse import EntityView, Neighbourhood
     from kgrag.graph.io.report import ImportReport
 
 GRAPHML_FILE_NAME = "graph.graphml"
@@ -43,11 +43,15 @@ class GraphAPI:
 
     def search_entities(self, text: str, limit: int = 20) -> list[EntityView]:
         """Entities whose name contains ``text``, best matches first (from the hot in-memory graph)."""
+        from kgrag.graph.browse import search_entities
+
         return search_entities(self._parts.query_context.graph_index(), text, limit)
 
     def neighbourhood(self, entity_id: str, depth: int = 1, limit: int = 50) -> Neighbourhood | None:
         """Entities within ``depth`` hops of ``entity_id`` (at most ``limit``) and the relations among them;
         None when there is no such entity."""
+        from kgrag.graph.browse import neighbourhood
+
         return neighbourhood(self._parts.query_context.graph_index(), entity_id, depth, limit)
 
     def stats(self, top: int = 10) -> GraphStats:

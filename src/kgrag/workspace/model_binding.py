@@ -13,13 +13,14 @@ BM25 query, which never loads the model, never triggers it. Another model name f
 from __future__ import annotations
 
 import json
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from kgrag.core.errors import WorkspaceError
-from kgrag.models.agreement import Agreement, decode_probe, encode_probe, measure, probe_vectors
-from kgrag.models.embeddings import Embedder
 from kgrag.store import Store
+
+if TYPE_CHECKING:  # NumPy and the probes load only when a model does (`kgrag status` opens without them)
+    from kgrag.models.agreement import Agreement
+    from kgrag.models.embeddings import Embedder
 
 META_MODEL = "embedding.model"
 META_DIMENSION = "embedding.dimension"
@@ -65,6 +66,8 @@ def bind_model(store: Store, embedder: Embedder, configured: str, key: str, thre
 
 def record_model(store: Store, embedder: Embedder, key: str) -> None:
     """Make ``embedder`` the recorded model of the workspace, with a probe for other backends to match."""
+    from kgrag.models.agreement import decode_probe, encode_probe, probe_vectors
+
     with store.transaction():
         store.meta.set(META_MODEL, key)
         store.meta.set(META_DIMENSION, str(embedder.dimension))
@@ -81,6 +84,8 @@ def stored_verdict(store: Store, configured: str) -> dict[str, object] | None:
 
 
 def _cached(store: Store, configured: str, key: str, threshold: float) -> Agreement | None:
+    from kgrag.models.agreement import Agreement
+
     verdict = stored_verdict(store, configured)
     if not verdict or verdict.get("against") != key or verdict.get("threshold") != threshold:
         return None
@@ -88,6 +93,8 @@ def _cached(store: Store, configured: str, key: str, threshold: float) -> Agreem
 
 
 def _measure_and_store(store: Store, embedder: Embedder, configured: str, key: str, threshold: float) -> Agreement:
+    from kgrag.models.agreement import decode_probe, measure, probe_vectors
+
     reference = decode_probe(store.meta.get(META_PROBE), key)
     if reference is not None:
         agreement = measure(reference, probe_vectors(embedder), threshold)
@@ -103,6 +110,10 @@ def _measure_and_store(store: Store, embedder: Embedder, configured: str, key: s
 def _measure_on_stored_chunks(store: Store, embedder: Embedder, key: str, threshold: float) -> tuple[Agreement, str]:
     """A workspace recorded before probes existed: compare on a sample of its own chunk vectors. With no
     vector of the recorded model at all there is nothing to disagree with."""
+    import numpy as np
+
+    from kgrag.models.agreement import Agreement, measure
+
     texts: dict[str, str] = {}
     for chunk in store.chunks.iter_all():
         texts.setdefault(chunk.text_hash, chunk.text)

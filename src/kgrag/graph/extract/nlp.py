@@ -319,6 +319,7 @@ class SpacyExtractor:
         self.skip_labels = skip_labels
         self.max_description_chars = max_description_chars
         self._nlp = nlp
+        self._owns_nlp = nlp is None  # a pipeline handed in is the caller's to keep
         # The name is recorded per chunk: changing what is extracted re-extracts every chunk.
         self.name = f"nlp:{model}:{VERSION}" + ("" if noun_phrases else ":ents")
 
@@ -338,6 +339,13 @@ class SpacyExtractor:
                     "graph.spacy_model to an installed pipeline"
                 ) from exc
         return self._nlp
+
+    def release(self) -> bool:
+        """Drop the pipeline this extractor loaded (it loads again on next use); True if it did."""
+        if not self._owns_nlp or self._nlp is None:
+            return False
+        self._nlp = None
+        return True
 
     def read(self, docs: Sequence[Doc], chunk_id: str, tables: Sequence[bool] | None = None) -> ChunkExtraction:
         """Extraction of one chunk from its parsed segments (``tables`` flags table rows); an unexpected

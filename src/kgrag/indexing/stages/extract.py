@@ -4,9 +4,18 @@ The work is :func:`kgrag.graph.build.builder.build_graph` (resumable per batch);
 run's extractor and summariser and copies its :class:`GraphBuildStats` into the report, timings as
 ``extract.<part>``. Without an extractor (``graph.extractor = none``) it only refreshes the graph, as
 the ``refresh`` stage does. Graph vectors are the ``embed-graph`` stage's.
+
+Extraction never embeds, so the embedding model is released before it and the extractor's model (spaCy)
+after it: the two local models are then never resident together, which is most of indexing's peak
+memory (``bench/bench_cli_startup.py --index-peak`` measures it). A released model loads again on
+next use; the outputs are the same.
 """
 
 from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import gc
 
 from kgrag.core.stages import EXTRACT, progress_label, timing_key
 from kgrag.graph.build.builder import GraphBuildStats, build_graph
@@ -24,6 +33,7 @@ class ExtractStage:
         if ctx.extractor is None:
             refresh_only(ctx)
             return
+        _release(ctx.embedder)
         stats = build_graph(
             ctx.store,
             ctx.compute.extractor(ctx.extractor),
@@ -32,7 +42,25 @@ class ExtractStage:
             counter=ctx.plan.counter,
             label=progress_label(self.name),
         )
+        _release(ctx.extractor)
         account(ctx.report, stats, self.name)
+
+
+def _release(model: object) -> None:
+    """Free a loaded model if its holder can (``release()``); what a plug-in does not offer is kept."""
+    release = getattr(model, "release", None)
+    if callable(release) and release():
+        gc.collect()  # parsed documents and sessions hold reference cycles: free them now, not later
+        _trim_heap()
+
+
+def _trim_heap() -> None:
+    """Hand freed heap pages back to the OS (glibc keeps them otherwise, and the next model's memory
+    would come on top); a no-op where the C library has no ``malloc_trim``."""
+    name = ctypes.util.find_library("c")
+    trim = getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
+    if trim is not None:
+        trim(0)
 
 
 def account(report: IndexReport, stats: GraphBuildStats, stage: str) -> None:

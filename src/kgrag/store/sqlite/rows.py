@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import numpy as np
-
 from kgrag.store.sqlite.database import Database
 from kgrag.store.tables import TableSpec
 
@@ -18,12 +16,16 @@ from kgrag.store.tables import TableSpec
 def _decode(table: TableSpec, row: Sequence[Any]) -> tuple[Any, ...]:
     if table.name != "embeddings":
         return tuple(row)
+    import numpy as np  # only copies of vectors need it; opening a store must not (`kgrag status`)
+
     return (row[0], row[1], np.frombuffer(row[2], dtype=np.float32).copy())
 
 
 def _encode(table: TableSpec, row: Sequence[Any]) -> tuple[Any, ...]:
     if table.name != "embeddings":
         return tuple(row)
+    import numpy as np
+
     return (row[0], row[1], np.asarray(row[2], dtype=np.float32).tobytes())
 
 

@@ -13,14 +13,17 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from kgrag.core.hot import HotValue
 from kgrag.core.records import ScoredId
 from kgrag.core.vector_index import AnnParams, VectorIndex
-from kgrag.store.sqlite.ann_sidecar import AnnSidecar
 from kgrag.store.sqlite.database import Database
+
+if TYPE_CHECKING:  # NumPy loads with the first vector read or written, not when the store opens
+    import numpy as np
+
+    from kgrag.store.sqlite.ann_sidecar import AnnSidecar
 
 VECTORS_DDL = """
 CREATE TABLE IF NOT EXISTS embeddings (
@@ -38,7 +41,8 @@ class SQLiteVectors:
     def __init__(self, db: Database, ann: AnnParams | None = None, ann_dir: Path | None = None) -> None:
         self._db = db
         self._ann = ann or AnnParams()
-        self._sidecar = AnnSidecar(ann_dir)
+        self._ann_dir = ann_dir
+        self._sidecar: AnnSidecar | None = None  # built with the first index: it imports NumPy and faiss glue
         self._hot: dict[str, HotValue[VectorIndex]] = {}
         self._hot_lock = threading.Lock()  # HotValue itself is not thread-safe; servers query in threads
 
@@ -53,11 +57,15 @@ class SQLiteVectors:
         return [(r[0], r[1]) for r in rows]
 
     def put(self, model: str, items: Iterable[tuple[str, np.ndarray]]) -> None:
+        import numpy as np
+
         rows = [(model, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items]
         with self._db.transaction():
             self._db.executemany("INSERT OR REPLACE INTO embeddings(model, text_hash, vector) VALUES (?,?,?)", rows)
 
     def get(self, model: str, text_hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        import numpy as np
+
         out: dict[str, np.ndarray] = {}
         hashes = list(dict.fromkeys(text_hashes))
         for start in range(0, len(hashes), 500):
@@ -72,6 +80,8 @@ class SQLiteVectors:
 
     def chunk_matrix(self, model: str) -> tuple[list[str], np.ndarray]:
         """All chunk ids that have a vector, and their vectors stacked in the same order."""
+        import numpy as np
+
         rows = self._db.query(
             "SELECT c.id, e.vector FROM chunks c JOIN embeddings e "
             "ON e.model = ? AND e.text_hash = c.text_hash ORDER BY c.rowid",
@@ -97,7 +107,11 @@ class SQLiteVectors:
             return hot.get()
 
     def _load(self, model: str) -> VectorIndex:
+        from kgrag.store.sqlite.ann_sidecar import AnnSidecar
+
         ids, matrix = self.chunk_matrix(model)
+        if self._sidecar is None:
+            self._sidecar = AnnSidecar(self._ann_dir)
         return self._sidecar.index(model, ids, matrix, self._ann)
 
     def count(self, model: str) -> int:
