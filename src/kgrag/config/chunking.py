@@ -15,7 +15,9 @@ class ChunkingConfig(Section):
         ge=16,
         description="Target chunk size in tokens. Default (empty) follows the embedder's window: 80% of it, "
         "so the whole chunk is embedded. The papers' 1200/100 (lundberg-2026) suits "
-        "embedders with a long window: set both fields.",
+        "embedders with a long window: set both fields. Measured on GraphRAG-Bench Medical at the default "
+        "1,000-token context budget: 480/56 (about half the budget) recalled +0.05 more evidence than the "
+        "default for the chunk pipelines (docs/results/medical-retrieval-quality.md).",
     )
     overlap_tokens: int | None = Field(
         None,
