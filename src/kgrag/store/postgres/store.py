@@ -12,14 +12,16 @@ from kgrag.store.postgres.chunks import PgChunks
 from kgrag.store.postgres.communities import PgCommunities
 from kgrag.store.postgres.database import PgDatabase
 from kgrag.store.postgres.denoise import PgDenoise
-from kgrag.store.postgres.documents import PgDocuments, PgMeta
-from kgrag.store.postgres.eval_runs import PgEvalRuns
 from kgrag.store.postgres.graph import PgGraph
-from kgrag.store.postgres.llm_cache import PgResponseCache
-from kgrag.store.postgres.llm_ledger import PgLedger
+from kgrag.store.postgres.qmark import PgQmark
 from kgrag.store.postgres.rows import PgRows
 from kgrag.store.postgres.url import PgTarget, parse_target
 from kgrag.store.postgres.vectors import PgVectors
+from kgrag.store.sql.database import POSTGRESQL
+from kgrag.store.sql.documents import SqlDocuments, SqlMeta
+from kgrag.store.sql.eval_runs import SqlEvalRuns
+from kgrag.store.sql.llm_cache import SqlResponseCache
+from kgrag.store.sql.llm_ledger import SqlLedger
 
 
 class PostgresStore:
@@ -27,16 +29,17 @@ class PostgresStore:
 
     def __init__(self, target: PgTarget) -> None:
         self.db = PgDatabase(target)
-        self.meta = PgMeta(self.db)
-        self.documents = PgDocuments(self.db)
+        shared = PgQmark(self.db)  # the repositories of kgrag.store.sql write `?` placeholders
+        self.meta = SqlMeta(shared)
+        self.documents = SqlDocuments(shared, POSTGRESQL)
         self.chunks = PgChunks(self.db)
         self.vectors = PgVectors(self.db)
         self.graph = PgGraph(self.db)
         self.communities = PgCommunities(self.db)
         self.denoise = PgDenoise(self.db)
-        self.llm_cache = PgResponseCache(self.db)
-        self.llm_ledger = PgLedger(self.db)
-        self.eval_runs = PgEvalRuns(self.db)
+        self.llm_cache = SqlResponseCache(shared)
+        self.llm_ledger = SqlLedger(shared)
+        self.eval_runs = SqlEvalRuns(shared)
         self.rows = PgRows(self.db)  # row-level copies (kgrag migrate)
 
     @property

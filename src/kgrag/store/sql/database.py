@@ -1,0 +1,54 @@
+"""The small surface the shared repositories need from a backend's database, and what differs by dialect.
+
+SQL in :mod:`kgrag.store.sql` uses ``?`` placeholders and reads rows by position: SQLite's connection
+takes that as is, and the PostgreSQL store hands the repositories an adapter that rewrites ``?`` to
+``%s`` (see :mod:`kgrag.store.postgres.qmark`). Statements must therefore not contain a literal ``?``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+
+class Row(Protocol):
+    """A result row read by position: ``sqlite3.Row`` and psycopg's tuples both qualify."""
+
+    def __getitem__(self, index: int, /) -> Any: ...
+
+
+class SqlDatabase(Protocol):
+    """Statements and the transaction scope shared by every repository of one store."""
+
+    def transaction(self, *, content: bool = True) -> AbstractContextManager[None]: ...
+
+    def execute(self, sql: str, params: Sequence[Any] = ..., /) -> object: ...
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]], /) -> None: ...
+
+    def query(self, sql: str, params: Sequence[Any] = ..., /) -> Sequence[Row]: ...
+
+    def scalar(self, sql: str, params: Sequence[Any] = ..., /) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """The SQL that cannot be written once for both engines (everything else is standard SQL)."""
+
+    name: Literal["sqlite", "postgresql"]
+
+    def starts_with(self, column: str, prefix: str) -> tuple[str, tuple[Any, ...]]:
+        """A condition (and its parameters) that ``column`` starts with ``prefix``, taken literally.
+
+        ``LIKE`` would need escaping and is case-insensitive in SQLite; PostgreSQL has ``starts_with``,
+        SQLite compares a substring of the prefix's length.
+        """
+        if self.name == "postgresql":
+            return f"starts_with({column}, ?)", (prefix,)
+        return f"substr({column}, 1, ?) = ?", (len(prefix), prefix)
+
+
+SQLITE = Dialect("sqlite")
+POSTGRESQL = Dialect("postgresql")
