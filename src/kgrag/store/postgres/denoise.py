@@ -14,12 +14,15 @@ from collections.abc import Mapping, Sequence
 from kgrag.core.denoise_records import DenoiseRun, MergeCounts, MergeEntry, RelationScore
 from kgrag.core.graph_ids import relation_id_for_pair
 from kgrag.store.postgres.database import PgDatabase
-from kgrag.store.postgres.graph import unique
 from kgrag.store.postgres.schema_denoise import RESTORE_ORDER, SNAPSHOT_TABLES, snapshot_column
 
 _STALE_TABLES = ("entities", "relations")  # insert triggers flip their stale flags; restore puts them back
 _MERGE_COLUMNS = "run_id, canonical_id, canonical_name, alias_id, alias_key, alias_name, score, mode, reason"
 _SCORE_COLUMNS = "run_id, relation_id, source_name, target_name, label, score, reason, method, dropped"
+
+
+def unique(ids: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(ids))
 
 
 class PgDenoise:

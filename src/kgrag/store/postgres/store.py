@@ -12,7 +12,6 @@ from kgrag.store.postgres.chunks import PgChunks
 from kgrag.store.postgres.communities import PgCommunities
 from kgrag.store.postgres.database import PgDatabase
 from kgrag.store.postgres.denoise import PgDenoise
-from kgrag.store.postgres.graph import PgGraph
 from kgrag.store.postgres.qmark import PgQmark
 from kgrag.store.postgres.rows import PgRows
 from kgrag.store.postgres.url import PgTarget, parse_target
@@ -20,6 +19,7 @@ from kgrag.store.postgres.vectors import PgVectors
 from kgrag.store.sql.database import POSTGRESQL
 from kgrag.store.sql.documents import SqlDocuments, SqlMeta
 from kgrag.store.sql.eval_runs import SqlEvalRuns
+from kgrag.store.sql.graph import SqlGraph
 from kgrag.store.sql.llm_cache import SqlResponseCache
 from kgrag.store.sql.llm_ledger import SqlLedger
 
@@ -34,7 +34,7 @@ class PostgresStore:
         self.documents = SqlDocuments(shared, POSTGRESQL)
         self.chunks = PgChunks(self.db)
         self.vectors = PgVectors(self.db)
-        self.graph = PgGraph(self.db)
+        self.graph = SqlGraph(shared, POSTGRESQL)
         self.communities = PgCommunities(self.db)
         self.denoise = PgDenoise(self.db)
         self.llm_cache = SqlResponseCache(shared)

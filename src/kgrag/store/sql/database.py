@@ -7,10 +7,12 @@ takes that as is, and the PostgreSQL store hands the repositories an adapter tha
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
+
+_BATCH = 500  # ids per ``IN (?, …)`` list in SQLite, well under its limit on bound parameters
 
 
 class Row(Protocol):
@@ -48,6 +50,20 @@ class Dialect:
         if self.name == "postgresql":
             return f"starts_with({column}, ?)", (prefix,)
         return f"substr({column}, 1, ?) = ?", (len(prefix), prefix)
+
+    def batches(self, ids: Sequence[str]) -> Iterator[list[str]]:
+        """``ids`` without repeats, in as few lists as one statement can take (all of them in PostgreSQL,
+        where a list is one array parameter; batches of placeholders in SQLite)."""
+        distinct = list(dict.fromkeys(ids))
+        size = len(distinct) if self.name == "postgresql" else _BATCH
+        for start in range(0, len(distinct), max(size, 1)):
+            yield distinct[start : start + size]
+
+    def one_of(self, column: str, batch: Sequence[str]) -> tuple[str, list[Any]]:
+        """A condition (and its parameters) that ``column`` is one of ``batch`` (from :meth:`batches`)."""
+        if self.name == "postgresql":
+            return f"{column} = ANY(?)", [list(batch)]
+        return f"{column} IN ({','.join('?' * len(batch))})", list(batch)
 
 
 SQLITE = Dialect("sqlite")

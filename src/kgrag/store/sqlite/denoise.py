@@ -1,7 +1,7 @@
 """SQLite denoise repository: merges at the mention level, dropped relations, run logs and exact undo.
 
 A merge re-points the alias's *mentions* to the canonical entity rather than editing aggregates: the graph
-is derived from mentions (``kgrag.store.sqlite.graph``), so a merge done on aggregates would be undone by
+is derived from mentions (``kgrag.store.sql.graph``), so a merge done on aggregates would be undone by
 the next refresh. Relations follow their endpoints (re-keyed to the canonical pair; self-loops dropped);
 what changed is flagged stale and the graph layer recomputes it. Undo restores a snapshot taken before
 the run, table by table with the original rowids, so the graph tables come back byte for byte.
@@ -15,11 +15,16 @@ from collections.abc import Mapping, Sequence
 
 from kgrag.core.denoise_records import DenoiseRun, MergeCounts, MergeEntry, RelationScore
 from kgrag.core.graph_ids import relation_id_for_pair
+from kgrag.store.sql.database import SQLITE
 from kgrag.store.sqlite.database import Database
 from kgrag.store.sqlite.denoise_schema import RESTORE_ORDER, SNAPSHOT_TABLES, snapshot_column
-from kgrag.store.sqlite.graph import batches, marks
 
 _STALE_TABLES = ("entities", "relations")  # insert triggers flip their stale flags; restore puts them back
+batches = SQLITE.batches  # id lists in batches of placeholders, as the graph repository sends them
+
+
+def marks(values: Sequence[object]) -> str:
+    return ",".join("?" * len(values))
 
 
 class SQLiteDenoise:

@@ -1,6 +1,6 @@
 """DDL of graph denoising: aliases (merged identities), dropped relations, runs, logs, undo snapshots.
 
-``entity_aliases`` and ``denoise_dropped`` are read by :class:`kgrag.store.sqlite.graph.SQLiteGraph` when
+``entity_aliases`` and ``denoise_dropped`` are read by :class:`kgrag.store.sql.graph.SqlGraph` when
 mentions are added, so a later re-indexing maps a merged alias to its canonical entity and does not bring
 back a relation that reflection removed. Snapshot tables copy the graph tables column for column, rowids
 included, with untyped columns (no affinity conversion), which is what lets undo restore them byte for byte.

@@ -12,6 +12,7 @@ from kgrag.core.vector_index import AnnParams
 from kgrag.store.sql.database import SQLITE
 from kgrag.store.sql.documents import SqlDocuments, SqlMeta
 from kgrag.store.sql.eval_runs import SqlEvalRuns
+from kgrag.store.sql.graph import SqlGraph
 from kgrag.store.sql.llm_cache import SqlResponseCache
 from kgrag.store.sql.llm_ledger import SqlLedger
 from kgrag.store.sqlite.chunks import CHUNKS_DDL, SQLiteChunks
@@ -21,7 +22,6 @@ from kgrag.store.sqlite.denoise import SQLiteDenoise
 from kgrag.store.sqlite.denoise_schema import DENOISE_DDL
 from kgrag.store.sqlite.documents import DOCUMENTS_DDL, META_DDL
 from kgrag.store.sqlite.eval_runs import EVAL_RUNS_DDL
-from kgrag.store.sqlite.graph import SQLiteGraph
 from kgrag.store.sqlite.graph_schema import GRAPH_DDL
 from kgrag.store.sqlite.llm_cache import LLM_CACHE_DDL
 from kgrag.store.sqlite.llm_ledger import LLM_LEDGER_DDL
@@ -57,7 +57,7 @@ class SQLiteStore:
         self.chunks = SQLiteChunks(self.db)
         ann_dir = None if str(path) == ":memory:" else Path(f"{path}.ann")  # saved HNSW indexes (ann_sidecar)
         self.vectors = SQLiteVectors(self.db, ann, ann_dir)
-        self.graph = SQLiteGraph(self.db)
+        self.graph = SqlGraph(self.db, SQLITE)
         self.communities = SQLiteCommunities(self.db)
         self.denoise = SQLiteDenoise(self.db)
         self.llm_cache = SqlResponseCache(self.db)
