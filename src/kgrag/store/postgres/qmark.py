@@ -32,6 +32,9 @@ class PgQmark:
     def execute(self, sql: str, params: Sequence[Any] = (), /) -> int:
         return self.db.execute(*_bind(sql, params))
 
+    def changes(self, sql: str, params: Sequence[Any] = (), /) -> int:
+        return self.db.execute(*_bind(sql, params))
+
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]], /) -> None:
         self.db.executemany(to_pyformat(sql), rows)
 
