@@ -9,13 +9,13 @@ from pathlib import Path
 
 from kgrag.config.store import StoreConfig
 from kgrag.store.postgres.chunks import PgChunks
-from kgrag.store.postgres.communities import PgCommunities
 from kgrag.store.postgres.database import PgDatabase
 from kgrag.store.postgres.denoise import PgDenoise
 from kgrag.store.postgres.qmark import PgQmark
 from kgrag.store.postgres.rows import PgRows
 from kgrag.store.postgres.url import PgTarget, parse_target
 from kgrag.store.postgres.vectors import PgVectors
+from kgrag.store.sql.communities import SqlCommunities
 from kgrag.store.sql.database import POSTGRESQL
 from kgrag.store.sql.documents import SqlDocuments, SqlMeta
 from kgrag.store.sql.eval_runs import SqlEvalRuns
@@ -35,7 +35,7 @@ class PostgresStore:
         self.chunks = PgChunks(self.db)
         self.vectors = PgVectors(self.db)
         self.graph = SqlGraph(shared, POSTGRESQL)
-        self.communities = PgCommunities(self.db)
+        self.communities = SqlCommunities(shared, POSTGRESQL)
         self.denoise = PgDenoise(self.db)
         self.llm_cache = SqlResponseCache(shared)
         self.llm_ledger = SqlLedger(shared)

@@ -45,6 +45,11 @@ class Dialect:
 
     name: Literal["sqlite", "postgresql"]
 
+    @property
+    def for_update(self) -> str:
+        """Suffix locking the rows a transaction reads before rewriting them (SQLite locks the whole file)."""
+        return " FOR UPDATE" if self.name == "postgresql" else ""
+
     def starts_with(self, column: str, prefix: str) -> tuple[str, tuple[Any, ...]]:
         """A condition (and its parameters) that ``column`` starts with ``prefix``, taken literally.
 

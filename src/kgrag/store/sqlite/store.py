@@ -9,6 +9,7 @@ from pathlib import Path
 from kgrag.config.store import StoreConfig
 from kgrag.core.errors import WorkspaceError
 from kgrag.core.vector_index import AnnParams
+from kgrag.store.sql.communities import SqlCommunities
 from kgrag.store.sql.database import SQLITE
 from kgrag.store.sql.documents import SqlDocuments, SqlMeta
 from kgrag.store.sql.eval_runs import SqlEvalRuns
@@ -16,7 +17,7 @@ from kgrag.store.sql.graph import SqlGraph
 from kgrag.store.sql.llm_cache import SqlResponseCache
 from kgrag.store.sql.llm_ledger import SqlLedger
 from kgrag.store.sqlite.chunks import CHUNKS_DDL, SQLiteChunks
-from kgrag.store.sqlite.communities import COMMUNITIES_DDL, SQLiteCommunities
+from kgrag.store.sqlite.communities import COMMUNITIES_DDL
 from kgrag.store.sqlite.database import Database
 from kgrag.store.sqlite.denoise import SQLiteDenoise
 from kgrag.store.sqlite.denoise_schema import DENOISE_DDL
@@ -58,7 +59,7 @@ class SQLiteStore:
         ann_dir = None if str(path) == ":memory:" else Path(f"{path}.ann")  # saved HNSW indexes (ann_sidecar)
         self.vectors = SQLiteVectors(self.db, ann, ann_dir)
         self.graph = SqlGraph(self.db, SQLITE)
-        self.communities = SQLiteCommunities(self.db)
+        self.communities = SqlCommunities(self.db, SQLITE)
         self.denoise = SQLiteDenoise(self.db)
         self.llm_cache = SqlResponseCache(self.db)
         self.llm_ledger = SqlLedger(self.db)
