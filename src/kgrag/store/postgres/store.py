@@ -3,8 +3,6 @@ scope; selected with ``store.backend = "postgresql"`` (or ``store = "postgresql:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from kgrag.config.store import StoreConfig
@@ -15,56 +13,24 @@ from kgrag.store.postgres.qmark import PgQmark
 from kgrag.store.postgres.rows import PgRows
 from kgrag.store.postgres.url import PgTarget, parse_target
 from kgrag.store.postgres.vectors import PgVectors
-from kgrag.store.sql.communities import SqlCommunities
 from kgrag.store.sql.database import POSTGRESQL
-from kgrag.store.sql.documents import SqlDocuments, SqlMeta
-from kgrag.store.sql.eval_runs import SqlEvalRuns
-from kgrag.store.sql.graph import SqlGraph
-from kgrag.store.sql.llm_cache import SqlResponseCache
-from kgrag.store.sql.llm_ledger import SqlLedger
+from kgrag.store.sql.store import SqlStore
 
 
-class PostgresStore:
+class PostgresStore(SqlStore):
     """Implements :class:`kgrag.store.base.Store` over one schema of a PostgreSQL database."""
 
     def __init__(self, target: PgTarget) -> None:
         self.db = PgDatabase(target)
-        shared = PgQmark(self.db)  # the repositories of kgrag.store.sql write `?` placeholders
-        self.meta = SqlMeta(shared)
-        self.documents = SqlDocuments(shared, POSTGRESQL)
+        super().__init__(self.db, PgQmark(self.db), POSTGRESQL)  # the shared repositories write `?` SQL
         self.chunks = PgChunks(self.db)
         self.vectors = PgVectors(self.db)
-        self.graph = SqlGraph(shared, POSTGRESQL)
-        self.communities = SqlCommunities(shared, POSTGRESQL)
         self.denoise = PgDenoise(self.db)
-        self.llm_cache = SqlResponseCache(shared)
-        self.llm_ledger = SqlLedger(shared)
-        self.eval_runs = SqlEvalRuns(shared)
         self.rows = PgRows(self.db)  # row-level copies (kgrag migrate)
 
     @property
     def target(self) -> PgTarget:
         return self.db.target
-
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        with self.db.transaction():
-            yield
-
-    @contextmanager
-    def dry_run(self) -> Iterator[None]:
-        """One outer transaction rolled back at the end; nothing is copied."""
-        with self.db.dry_run():
-            yield
-
-    def generation(self) -> int:
-        return self.db.generation
-
-    def size_bytes(self) -> int:
-        return self.db.size_bytes()
-
-    def close(self) -> None:
-        self.db.close()
 
 
 def open_postgres_store(config: StoreConfig, workspace: Path) -> PostgresStore:

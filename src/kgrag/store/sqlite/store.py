@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from kgrag.config.store import StoreConfig
 from kgrag.core.errors import WorkspaceError
 from kgrag.core.vector_index import AnnParams
-from kgrag.store.sql.communities import SqlCommunities
 from kgrag.store.sql.database import SQLITE
-from kgrag.store.sql.documents import SqlDocuments, SqlMeta
-from kgrag.store.sql.eval_runs import SqlEvalRuns
-from kgrag.store.sql.graph import SqlGraph
-from kgrag.store.sql.llm_cache import SqlResponseCache
-from kgrag.store.sql.llm_ledger import SqlLedger
+from kgrag.store.sql.store import SqlStore
 from kgrag.store.sqlite.chunks import CHUNKS_DDL, SQLiteChunks
 from kgrag.store.sqlite.communities import COMMUNITIES_DDL
 from kgrag.store.sqlite.database import Database
@@ -45,7 +38,7 @@ SCHEMAS: tuple[str, ...] = (
 DEFAULT_FILE_NAME = "kgrag.sqlite3"
 
 
-class SQLiteStore:
+class SQLiteStore(SqlStore):
     """Implements :class:`kgrag.store.base.Store` over a single SQLite file.
 
     ``SQLiteStore(":memory:")`` is the in-process fake for tests: same code path, nothing on disk.
@@ -53,38 +46,12 @@ class SQLiteStore:
 
     def __init__(self, path: Path | str, extra_schemas: tuple[str, ...] = (), ann: AnnParams | None = None) -> None:
         self.db = Database(path, SCHEMAS + extra_schemas)
-        self.meta = SqlMeta(self.db)
-        self.documents = SqlDocuments(self.db, SQLITE)
+        super().__init__(self.db, self.db, SQLITE)
         self.chunks = SQLiteChunks(self.db)
         ann_dir = None if str(path) == ":memory:" else Path(f"{path}.ann")  # saved HNSW indexes (ann_sidecar)
         self.vectors = SQLiteVectors(self.db, ann, ann_dir)
-        self.graph = SqlGraph(self.db, SQLITE)
-        self.communities = SqlCommunities(self.db, SQLITE)
         self.denoise = SQLiteDenoise(self.db)
-        self.llm_cache = SqlResponseCache(self.db)
-        self.llm_ledger = SqlLedger(self.db)
-        self.eval_runs = SqlEvalRuns(self.db)
         self.rows = SQLiteRows(self.db)  # row-level copies (kgrag migrate)
-
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        with self.db.transaction():
-            yield
-
-    @contextmanager
-    def dry_run(self) -> Iterator[None]:
-        """One outer transaction rolled back at the end (see :meth:`Database.dry_run`); copies no files."""
-        with self.db.dry_run():
-            yield
-
-    def generation(self) -> int:
-        return self.db.generation
-
-    def size_bytes(self) -> int:
-        return self.db.size_bytes()
-
-    def close(self) -> None:
-        self.db.close()
 
 
 def open_sqlite_store(config: StoreConfig, workspace: Path) -> SQLiteStore:
