@@ -16,7 +16,8 @@ from collections.abc import Mapping, Sequence
 
 from kgrag.core.denoise_records import DenoiseRun, MergeCounts, MergeEntry, RelationScore
 from kgrag.core.graph_ids import relation_id_for_pair
-from kgrag.store.sql.database import Dialect, Row, SqlDatabase
+from kgrag.store.sql.database import Dialect, SqlDatabase
+from kgrag.store.sql.graph import relations_touching
 
 _STALE_TABLES = ("entities", "relations")  # insert triggers flip their stale flags; restore puts them back
 _MERGE_COLUMNS = "run_id, canonical_id, canonical_name, alias_id, alias_key, alias_name, score, mode, reason"
@@ -71,18 +72,9 @@ class SqlDenoise:
         return MergeCounts(moved, relations_moved, loops)
 
     def _move_relations(self, mapping: Mapping[str, str]) -> tuple[int, int]:
-        rows: list[Row] = []
-        for batch in self._dialect.batches(list(mapping)):
-            source, params = self._dialect.one_of("source_id", batch)
-            target, _ = self._dialect.one_of("target_id", batch)
-            rows.extend(
-                self._db.query(
-                    f"SELECT id, source_id, target_id FROM relations WHERE {source} OR {target} ORDER BY rowid",
-                    [*params, *params],
-                )
-            )
+        rows = relations_touching(self._db, self._dialect, "id, source_id, target_id", list(mapping))
         moved = loops = 0
-        for rid, source_id, target_id in {r[0]: (r[0], r[1], r[2]) for r in rows}.values():
+        for rid, source_id, target_id in ((r[0], r[1], r[2]) for r in rows):
             new_s, new_t = mapping.get(source_id, source_id), mapping.get(target_id, target_id)
             if new_s == new_t:
                 self._db.execute("DELETE FROM relations WHERE id = ?", (rid,))

@@ -248,17 +248,7 @@ class SqlGraph:
 
     def relations_of(self, entity_ids: Sequence[str]) -> list[RelationRecord]:
         """Every relation touching one of ``entity_ids``."""
-        rows: list[Row] = []
-        for batch in self._dialect.batches(entity_ids):
-            source, params = self._dialect.one_of("source_id", batch)
-            target, _ = self._dialect.one_of("target_id", batch)
-            rows.extend(
-                self._db.query(
-                    f"SELECT {_RELATION_COLUMNS} FROM relations WHERE {source} OR {target} ORDER BY rowid",
-                    [*params, *params],
-                )
-            )
-        unique = list({r[0]: r for r in rows}.values())
+        unique = relations_touching(self._db, self._dialect, _RELATION_COLUMNS, entity_ids)
         provenance = self._provenance("relation_mentions", "relation_id", [r[0] for r in unique])
         return self._relation_records(unique, provenance)
 
@@ -384,3 +374,15 @@ class SqlGraph:
         )[0]
         names = ("entities", "relations", "entity_mentions", "relation_mentions", "chunks_extracted", "chunks_failed")
         return {name: int(row[i]) for i, name in enumerate(names)}
+
+
+def relations_touching(db: SqlDatabase, dialect: Dialect, columns: str, entity_ids: Sequence[str]) -> list[Row]:
+    """``columns`` (the first one ``id``) of every relation with an endpoint among ``entity_ids``, once each,
+    in creation order within each batch of ids (shared with the denoise repository's merges)."""
+    rows: list[Row] = []
+    for batch in dialect.batches(entity_ids):
+        source, params = dialect.one_of("source_id", batch)
+        target, _ = dialect.one_of("target_id", batch)
+        sql = f"SELECT {columns} FROM relations WHERE {source} OR {target} ORDER BY rowid"
+        rows.extend(db.query(sql, [*params, *params]))
+    return list({r[0]: r for r in rows}.values())
