@@ -1,218 +1,25 @@
-"""PostgreSQL denoise repository: merges at the mention level, dropped relations, run logs, exact undo.
+"""PostgreSQL's part of the denoise repository (:class:`kgrag.store.sql.denoise.SqlDenoise`).
 
-Semantics of :mod:`kgrag.store.sqlite.denoise`: a merge re-points the alias's mentions (aggregates are
-derived, so a refresh keeps the merge), relations follow their endpoints, and undo restores a snapshot
-taken before the run with the original row identities, so the graph tables come back identical.
+Stale flags come back with one joined ``UPDATE … FROM`` instead of a correlated subquery per row.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Mapping, Sequence
-
-from kgrag.core.denoise_records import DenoiseRun, MergeCounts, MergeEntry, RelationScore
-from kgrag.core.graph_ids import relation_id_for_pair
 from kgrag.store.postgres.database import PgDatabase
-from kgrag.store.postgres.graph import unique
-from kgrag.store.postgres.schema_denoise import RESTORE_ORDER, SNAPSHOT_TABLES, snapshot_column
-
-_STALE_TABLES = ("entities", "relations")  # insert triggers flip their stale flags; restore puts them back
-_MERGE_COLUMNS = "run_id, canonical_id, canonical_name, alias_id, alias_key, alias_name, score, mode, reason"
-_SCORE_COLUMNS = "run_id, relation_id, source_name, target_name, label, score, reason, method, dropped"
+from kgrag.store.postgres.qmark import PgQmark
+from kgrag.store.postgres.schema_denoise import SNAPSHOT_TABLES
+from kgrag.store.sql.database import POSTGRESQL
+from kgrag.store.sql.denoise import SqlDenoise
 
 
-class PgDenoise:
-    """Implements :class:`kgrag.store.base.DenoiseRepository`; writes join the caller's transaction."""
+class PgDenoise(SqlDenoise):
+    """Implements :class:`kgrag.store.base.DenoiseRepository` over the workspace schema."""
 
     def __init__(self, db: PgDatabase) -> None:
-        self._db = db
+        super().__init__(PgQmark(db), POSTGRESQL, SNAPSHOT_TABLES)
 
-    # -- merging -----------------------------------------------------------------------------------
-    def merge_entities(self, mapping: Mapping[str, str], run_id: str) -> MergeCounts:
-        """Fold each alias id into its canonical id (a flat map: no canonical is itself an alias)."""
-        if any(c in mapping for c in mapping.values()):
-            raise ValueError("merge mapping must be flat: a canonical entity cannot also be an alias")
-        with self._db.transaction():
-            moved = 0
-            for alias, canonical in mapping.items():
-                moved += self._db.execute(
-                    "UPDATE entity_mentions SET entity_id = %s WHERE entity_id = %s", (canonical, alias)
-                )
-            relations_moved, loops = self._move_relations(mapping)
-            self._remember_aliases(mapping, run_id)
-            self._db.execute("UPDATE entities SET stale = 1 WHERE id = ANY(%s)", (unique(list(mapping.values())),))
-            self._db.execute("DELETE FROM entities WHERE id = ANY(%s)", (list(mapping),))
-        return MergeCounts(moved, relations_moved, loops)
-
-    def _move_relations(self, mapping: Mapping[str, str]) -> tuple[int, int]:
-        aliases = list(mapping)
-        rows = self._db.query(
-            "SELECT id, source_id, target_id FROM relations WHERE source_id = ANY(%s) OR target_id = ANY(%s) "
-            "ORDER BY rowid",
-            (aliases, aliases),
+    def restore_stale_sql(self, table: str) -> str:
+        return (
+            f"UPDATE {table} t SET stale = s.stale FROM denoise_snap_{table} s "
+            "WHERE s.snap_run = ? AND s.row_id = t.rowid"
         )
-        moved = loops = 0
-        for rid, source, target in rows:
-            new_s, new_t = mapping.get(source, source), mapping.get(target, target)
-            if new_s == new_t:
-                self._db.execute("DELETE FROM relations WHERE id = %s", (rid,))
-                loops += 1
-                continue
-            low, high = sorted((new_s, new_t))
-            new_id = relation_id_for_pair(low, high)
-            self._db.execute(
-                "INSERT INTO relations(id, source_id, target_id, label) SELECT %s, %s, %s, label FROM relations "
-                "WHERE id = %s ON CONFLICT DO NOTHING",
-                (new_id, low, high, rid),
-            )
-            # a mention stated source→target keeps its direction: forward means "source is the low id"
-            self._db.execute(
-                "UPDATE relation_mentions SET relation_id = %s, forward = CASE forward WHEN 1 THEN %s ELSE %s END "
-                "WHERE relation_id = %s",
-                (new_id, int(new_s < new_t), int(new_t < new_s), rid),
-            )
-            self._db.execute("UPDATE relations SET stale = 1 WHERE id = %s", (new_id,))
-            if new_id != rid:
-                self._db.execute("DELETE FROM relations WHERE id = %s", (rid,))
-            moved += 1
-        return moved, loops
-
-    def _remember_aliases(self, mapping: Mapping[str, str], run_id: str) -> None:
-        ids = unique([*mapping, *mapping.values()])
-        keys = {r[0]: r[1] for r in self._db.query("SELECT id, key FROM entities WHERE id = ANY(%s)", (ids,))}
-        for alias, canonical in mapping.items():  # earlier aliases of a merged alias follow it
-            self._db.execute(
-                "UPDATE entity_aliases SET canonical_id = %s, canonical_key = %s WHERE canonical_id = %s",
-                (canonical, keys[canonical], alias),
-            )
-        self._db.executemany(
-            "INSERT INTO entity_aliases(alias_key, canonical_id, canonical_key, run_id) VALUES (%s,%s,%s,%s) "
-            "ON CONFLICT(alias_key) DO UPDATE SET canonical_id = excluded.canonical_id, "
-            "canonical_key = excluded.canonical_key, run_id = excluded.run_id",
-            [(keys[a], c, keys[c], run_id) for a, c in mapping.items()],
-        )
-
-    def aliases(self) -> dict[str, str]:
-        """alias key → canonical entity id, for every merge still in force."""
-        rows = self._db.query("SELECT alias_key, canonical_id FROM entity_aliases ORDER BY alias_key")
-        return {r[0]: r[1] for r in rows}
-
-    def drop_relations(self, relation_ids: Sequence[str], run_id: str) -> int:
-        """Delete relations (their mentions cascade) and remember them, so re-extraction skips them."""
-        ids = unique(relation_ids)
-        with self._db.transaction():
-            dropped = self._db.execute("DELETE FROM relations WHERE id = ANY(%s)", (ids,))
-            self._db.executemany(
-                "INSERT INTO denoise_dropped(relation_id, run_id) VALUES (%s,%s) ON CONFLICT DO NOTHING",
-                [(r, run_id) for r in ids],
-            )
-        return dropped
-
-    # -- undo --------------------------------------------------------------------------------------
-    def snapshot(self, run_id: str) -> None:
-        """Copy the graph tables (row identities included) under ``run_id``, replacing an earlier copy."""
-        with self._db.transaction():
-            for table, columns in SNAPSHOT_TABLES.items():
-                self._db.execute(f"DELETE FROM denoise_snap_{table} WHERE snap_run = %s", (run_id,))
-                cols = ", ".join(snapshot_column(c) for c in columns)
-                self._db.execute(
-                    f"INSERT INTO denoise_snap_{table} (snap_run, {cols}) SELECT %s, {', '.join(columns)} FROM {table}",
-                    (run_id,),
-                )
-
-    def restore(self, run_id: str) -> None:
-        """Put the graph tables back exactly as :meth:`snapshot` found them, then forget the snapshot."""
-        with self._db.transaction():
-            for table in reversed(RESTORE_ORDER):
-                self._db.execute(f"DELETE FROM {table}")
-            for table in RESTORE_ORDER:
-                columns = SNAPSHOT_TABLES[table]
-                cols = ", ".join(snapshot_column(c) for c in columns)
-                self._db.execute(
-                    f"INSERT INTO {table} ({', '.join(columns)}) SELECT {cols} FROM denoise_snap_{table} "
-                    f"WHERE snap_run = %s ORDER BY {snapshot_column(columns[0])}",
-                    (run_id,),
-                )
-            for table in _STALE_TABLES:
-                self._db.execute(
-                    f"UPDATE {table} t SET stale = s.stale FROM denoise_snap_{table} s "
-                    "WHERE s.snap_run = %s AND s.row_id = t.rowid",
-                    (run_id,),
-                )
-            self.forget_snapshot(run_id)
-
-    def forget_snapshot(self, run_id: str) -> None:
-        with self._db.transaction():
-            for table in SNAPSHOT_TABLES:
-                self._db.execute(f"DELETE FROM denoise_snap_{table} WHERE snap_run = %s", (run_id,))
-
-    def fingerprint(self) -> str:
-        """A hash of every graph table's rows in row order: equal fingerprints, identical tables."""
-        digest = hashlib.sha256()
-        for table, columns in SNAPSHOT_TABLES.items():
-            digest.update(table.encode())
-            for row in self._db.query(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {columns[0]}"):
-                digest.update(repr(tuple(row)).encode())
-        return digest.hexdigest()
-
-    # -- runs and logs -----------------------------------------------------------------------------
-    def save_run(self, run: DenoiseRun) -> None:
-        with self._db.transaction():
-            self._db.execute(
-                "INSERT INTO denoise_runs(id, created, status, fingerprint, summary) VALUES (%s,%s,%s,%s,%s) "
-                "ON CONFLICT(id) DO UPDATE SET status = excluded.status, fingerprint = excluded.fingerprint, "
-                "summary = excluded.summary",
-                (run.id, run.created, run.status, run.fingerprint, json.dumps(run.summary, sort_keys=True)),
-            )
-
-    def runs(self) -> list[DenoiseRun]:
-        """Every run, oldest first."""
-        rows = self._db.query("SELECT id, created, status, fingerprint, summary FROM denoise_runs ORDER BY rowid")
-        return [DenoiseRun(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
-
-    def log_merges(self, entries: Sequence[MergeEntry]) -> None:
-        with self._db.transaction():
-            self._db.executemany(
-                f"INSERT INTO denoise_merges({_MERGE_COLUMNS}) VALUES ({', '.join(['%s'] * 9)})",
-                [_merge_row(e) for e in entries],
-            )
-
-    def merges(self, run_id: str) -> list[MergeEntry]:
-        rows = self._db.query(
-            f"SELECT {_MERGE_COLUMNS} FROM denoise_merges WHERE run_id = %s ORDER BY rowid", (run_id,)
-        )
-        return [MergeEntry(r[0], r[1], r[2], r[3], r[4], r[5], float(r[6]), r[7], r[8]) for r in rows]
-
-    def log_scores(self, scores: Sequence[RelationScore]) -> None:
-        with self._db.transaction():
-            self._db.executemany(
-                f"INSERT INTO relation_scores({_SCORE_COLUMNS}) VALUES ({', '.join(['%s'] * 9)})",
-                [_score_row(s) for s in scores],
-            )
-
-    def scores(self, run_id: str | None = None) -> list[RelationScore]:
-        """Reflection verdicts of one run (or all runs), in the order they were made."""
-        where, params = ("WHERE run_id = %s", (run_id,)) if run_id else ("", None)
-        rows = self._db.query(f"SELECT {_SCORE_COLUMNS} FROM relation_scores {where} ORDER BY rowid", params)
-        return [RelationScore(r[0], r[1], r[2], r[3], r[4], float(r[5]), r[6], r[7], bool(r[8])) for r in rows]
-
-    def scored_relation_ids(self, method: str) -> set[str]:
-        """Relations already judged by ``method`` (a resumed reflection skips them)."""
-        rows = self._db.query("SELECT DISTINCT relation_id FROM relation_scores WHERE method = %s", (method,))
-        return {r[0] for r in rows}
-
-    def delete_logs(self, run_id: str) -> None:
-        """Forget the merges and scores of an undone run (the run row stays, marked ``undone``)."""
-        with self._db.transaction():
-            self._db.execute("DELETE FROM denoise_merges WHERE run_id = %s", (run_id,))
-            self._db.execute("DELETE FROM relation_scores WHERE run_id = %s", (run_id,))
-
-
-def _merge_row(e: MergeEntry) -> tuple[object, ...]:
-    names = (e.canonical_name, e.alias_id, e.alias_key, e.alias_name)
-    return (e.run_id, e.canonical_id, *names, e.score, e.mode, e.reason)
-
-
-def _score_row(s: RelationScore) -> tuple[object, ...]:
-    return (s.run_id, s.relation_id, s.source_name, s.target_name, s.label, s.score, s.reason, s.method, int(s.dropped))

@@ -6,6 +6,8 @@ As in :mod:`kgrag.store.sqlite.denoise_schema`, a snapshot table copies its grap
 
 from __future__ import annotations
 
+from kgrag.store.sql.denoise import snapshot_column
+
 # table -> (column, type) copied by a snapshot, in order
 SNAPSHOT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
     "entities": (
@@ -28,12 +30,6 @@ SNAPSHOT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
     "denoise_dropped": (("relation_id", "TEXT"), ("run_id", "TEXT")),
 }  # fmt: skip
 SNAPSHOT_TABLES: dict[str, tuple[str, ...]] = {t: tuple(c for c, _ in cols) for t, cols in SNAPSHOT_COLUMNS.items()}
-# restore order: parents before children (foreign keys), aliases last
-RESTORE_ORDER = ("entities", "entity_mentions", "relations", "relation_mentions", "entity_aliases", "denoise_dropped")
-
-
-def snapshot_column(column: str) -> str:
-    return "row_id" if column == "rowid" else column
 
 
 def _snapshot_ddl() -> str:

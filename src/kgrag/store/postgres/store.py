@@ -3,65 +3,34 @@ scope; selected with ``store.backend = "postgresql"`` (or ``store = "postgresql:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from kgrag.config.store import StoreConfig
 from kgrag.store.postgres.chunks import PgChunks
-from kgrag.store.postgres.communities import PgCommunities
 from kgrag.store.postgres.database import PgDatabase
 from kgrag.store.postgres.denoise import PgDenoise
-from kgrag.store.postgres.documents import PgDocuments, PgMeta
-from kgrag.store.postgres.eval_runs import PgEvalRuns
-from kgrag.store.postgres.graph import PgGraph
-from kgrag.store.postgres.llm_cache import PgResponseCache
-from kgrag.store.postgres.llm_ledger import PgLedger
+from kgrag.store.postgres.qmark import PgQmark
 from kgrag.store.postgres.rows import PgRows
 from kgrag.store.postgres.url import PgTarget, parse_target
 from kgrag.store.postgres.vectors import PgVectors
+from kgrag.store.sql.database import POSTGRESQL
+from kgrag.store.sql.store import SqlStore
 
 
-class PostgresStore:
+class PostgresStore(SqlStore):
     """Implements :class:`kgrag.store.base.Store` over one schema of a PostgreSQL database."""
 
     def __init__(self, target: PgTarget) -> None:
         self.db = PgDatabase(target)
-        self.meta = PgMeta(self.db)
-        self.documents = PgDocuments(self.db)
+        super().__init__(self.db, PgQmark(self.db), POSTGRESQL)  # the shared repositories write `?` SQL
         self.chunks = PgChunks(self.db)
         self.vectors = PgVectors(self.db)
-        self.graph = PgGraph(self.db)
-        self.communities = PgCommunities(self.db)
         self.denoise = PgDenoise(self.db)
-        self.llm_cache = PgResponseCache(self.db)
-        self.llm_ledger = PgLedger(self.db)
-        self.eval_runs = PgEvalRuns(self.db)
         self.rows = PgRows(self.db)  # row-level copies (kgrag migrate)
 
     @property
     def target(self) -> PgTarget:
         return self.db.target
-
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        with self.db.transaction():
-            yield
-
-    @contextmanager
-    def dry_run(self) -> Iterator[None]:
-        """One outer transaction rolled back at the end; nothing is copied."""
-        with self.db.dry_run():
-            yield
-
-    def generation(self) -> int:
-        return self.db.generation
-
-    def size_bytes(self) -> int:
-        return self.db.size_bytes()
-
-    def close(self) -> None:
-        self.db.close()
 
 
 def open_postgres_store(config: StoreConfig, workspace: Path) -> PostgresStore:

@@ -166,6 +166,10 @@ class Database:
         with self._guard():
             return self._conn.execute(sql, params)
 
+    def changes(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Execute one write and return the number of rows it changed (the shared repositories count so)."""
+        return int(self.execute(sql, params).rowcount)
+
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         with self._guard():
             self._conn.executemany(sql, rows)

@@ -1,12 +1,14 @@
 """DDL of graph denoising: aliases (merged identities), dropped relations, runs, logs, undo snapshots.
 
-``entity_aliases`` and ``denoise_dropped`` are read by :class:`kgrag.store.sqlite.graph.SQLiteGraph` when
+``entity_aliases`` and ``denoise_dropped`` are read by :class:`kgrag.store.sql.graph.SqlGraph` when
 mentions are added, so a later re-indexing maps a merged alias to its canonical entity and does not bring
 back a relation that reflection removed. Snapshot tables copy the graph tables column for column, rowids
 included, with untyped columns (no affinity conversion), which is what lets undo restore them byte for byte.
 """
 
 from __future__ import annotations
+
+from kgrag.store.sql.denoise import snapshot_column
 
 # table -> columns copied by a snapshot, in order (``rowid`` is stored as ``row_id``)
 SNAPSHOT_TABLES: dict[str, tuple[str, ...]] = {
@@ -17,12 +19,6 @@ SNAPSHOT_TABLES: dict[str, tuple[str, ...]] = {
     "entity_aliases": ("alias_key", "canonical_id", "canonical_key", "run_id"),
     "denoise_dropped": ("relation_id", "run_id"),
 }
-# restore order: parents before children (foreign keys), aliases last
-RESTORE_ORDER = ("entities", "entity_mentions", "relations", "relation_mentions", "entity_aliases", "denoise_dropped")
-
-
-def snapshot_column(column: str) -> str:
-    return "row_id" if column == "rowid" else column
 
 
 def _snapshot_ddl() -> str:

@@ -1,13 +1,6 @@
-"""Evaluation runs as two tables of the workspace database, so ``kgrag eval report`` can compare runs
-made days apart without re-running anything."""
+"""The evaluation tables' SQLite DDL; the repository is :class:`kgrag.store.sql.eval_runs.SqlEvalRuns`."""
 
 from __future__ import annotations
-
-import json
-from collections.abc import Sequence
-
-from kgrag.core.eval_records import EvalRunRecord, EvalScore
-from kgrag.store.sqlite.database import Database
 
 EVAL_RUNS_DDL = """
 CREATE TABLE IF NOT EXISTS eval_runs (
@@ -30,58 +23,3 @@ CREATE TABLE IF NOT EXISTS eval_scores (
 );
 CREATE INDEX IF NOT EXISTS eval_scores_run ON eval_scores(run_id);
 """
-
-_SCORE_COLUMNS = "run_id, run_index, pipeline, question_id, question_type, metric, value, note"
-
-
-class SQLiteEvalRuns:
-    """The ``eval_runs``/``eval_scores`` tables; writes are bookkeeping (no hot-index reload)."""
-
-    def __init__(self, db: Database) -> None:
-        self._db = db
-
-    def save(self, run: EvalRunRecord, scores: Sequence[EvalScore]) -> None:
-        with self._db.transaction(content=False):
-            self._db.execute("DELETE FROM eval_runs WHERE id = ?", (run.id,))
-            self._db.execute(
-                "INSERT INTO eval_runs (id, kind, created_at, dataset, label, payload) VALUES (?,?,?,?,?,?)",
-                (run.id, run.kind, run.created_at, run.dataset, run.label, json.dumps(run.payload)),
-            )
-            self._db.executemany(
-                f"INSERT INTO eval_scores ({_SCORE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)",
-                [
-                    (run.id, s.run_index, s.pipeline, s.question_id, s.question_type, s.metric, s.value, s.note)
-                    for s in scores
-                ],
-            )
-
-    def get(self, run_id: str) -> EvalRunRecord | None:
-        rows = self._db.query(
-            "SELECT id, kind, created_at, dataset, label, payload FROM eval_runs WHERE id = ?", (run_id,)
-        )
-        return _run(rows[0]) if rows else None
-
-    def runs(self, kind: str | None = None) -> list[EvalRunRecord]:
-        sql = "SELECT id, kind, created_at, dataset, label, payload FROM eval_runs"
-        params: tuple[str, ...] = ()
-        if kind is not None:
-            sql, params = sql + " WHERE kind = ?", (kind,)
-        return [_run(row) for row in self._db.query(sql + " ORDER BY created_at DESC, id DESC", params)]
-
-    def scores(self, run_id: str) -> list[EvalScore]:
-        rows = self._db.query(f"SELECT {_SCORE_COLUMNS} FROM eval_scores WHERE run_id = ? ORDER BY rowid", (run_id,))
-        return [
-            EvalScore(r[0], int(r[1]), r[2], r[3], r[4], r[5], None if r[6] is None else float(r[6]), r[7])
-            for r in rows
-        ]
-
-    def delete(self, run_id: str) -> bool:
-        with self._db.transaction(content=False):
-            existed = self._db.scalar("SELECT COUNT(*) FROM eval_runs WHERE id = ?", (run_id,))
-            self._db.execute("DELETE FROM eval_runs WHERE id = ?", (run_id,))
-        return bool(existed)
-
-
-def _run(row: Sequence[object]) -> EvalRunRecord:
-    payload = json.loads(str(row[5]))
-    return EvalRunRecord(str(row[0]), str(row[1]), float(str(row[2])), str(row[3]), str(row[4]), payload)

@@ -2,7 +2,7 @@
 
 Kept apart from the repository code because the schema *is* the provenance guarantee (cascades from
 chunks, triggers that flag stale aggregates) and deserves to be read on its own; see
-:mod:`kgrag.store.sqlite.graph` for what the code does with it.
+:mod:`kgrag.store.sql.graph` for what the code does with it.
 """
 
 from __future__ import annotations

@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from kgrag.config.store import StoreConfig
 from kgrag.core.errors import WorkspaceError
 from kgrag.core.vector_index import AnnParams
+from kgrag.store.sql.database import SQLITE
+from kgrag.store.sql.store import SqlStore
 from kgrag.store.sqlite.chunks import CHUNKS_DDL, SQLiteChunks
-from kgrag.store.sqlite.communities import COMMUNITIES_DDL, SQLiteCommunities
+from kgrag.store.sqlite.communities import COMMUNITIES_DDL
 from kgrag.store.sqlite.database import Database
 from kgrag.store.sqlite.denoise import SQLiteDenoise
 from kgrag.store.sqlite.denoise_schema import DENOISE_DDL
-from kgrag.store.sqlite.documents import DOCUMENTS_DDL, META_DDL, SQLiteDocuments, SQLiteMeta
-from kgrag.store.sqlite.eval_runs import EVAL_RUNS_DDL, SQLiteEvalRuns
-from kgrag.store.sqlite.graph import SQLiteGraph
+from kgrag.store.sqlite.documents import DOCUMENTS_DDL, META_DDL
+from kgrag.store.sqlite.eval_runs import EVAL_RUNS_DDL
 from kgrag.store.sqlite.graph_schema import GRAPH_DDL
-from kgrag.store.sqlite.llm_cache import LLM_CACHE_DDL, SQLiteResponseCache
-from kgrag.store.sqlite.llm_ledger import LLM_LEDGER_DDL, SQLiteLedger
+from kgrag.store.sqlite.llm_cache import LLM_CACHE_DDL
+from kgrag.store.sqlite.llm_ledger import LLM_LEDGER_DDL
 from kgrag.store.sqlite.rows import SQLiteRows
 from kgrag.store.sqlite.vectors import VECTORS_DDL, SQLiteVectors
 
@@ -39,7 +38,7 @@ SCHEMAS: tuple[str, ...] = (
 DEFAULT_FILE_NAME = "kgrag.sqlite3"
 
 
-class SQLiteStore:
+class SQLiteStore(SqlStore):
     """Implements :class:`kgrag.store.base.Store` over a single SQLite file.
 
     ``SQLiteStore(":memory:")`` is the in-process fake for tests: same code path, nothing on disk.
@@ -47,38 +46,12 @@ class SQLiteStore:
 
     def __init__(self, path: Path | str, extra_schemas: tuple[str, ...] = (), ann: AnnParams | None = None) -> None:
         self.db = Database(path, SCHEMAS + extra_schemas)
-        self.meta = SQLiteMeta(self.db)
-        self.documents = SQLiteDocuments(self.db)
+        super().__init__(self.db, self.db, SQLITE)
         self.chunks = SQLiteChunks(self.db)
         ann_dir = None if str(path) == ":memory:" else Path(f"{path}.ann")  # saved HNSW indexes (ann_sidecar)
         self.vectors = SQLiteVectors(self.db, ann, ann_dir)
-        self.graph = SQLiteGraph(self.db)
-        self.communities = SQLiteCommunities(self.db)
         self.denoise = SQLiteDenoise(self.db)
-        self.llm_cache = SQLiteResponseCache(self.db)
-        self.llm_ledger = SQLiteLedger(self.db)
-        self.eval_runs = SQLiteEvalRuns(self.db)
         self.rows = SQLiteRows(self.db)  # row-level copies (kgrag migrate)
-
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        with self.db.transaction():
-            yield
-
-    @contextmanager
-    def dry_run(self) -> Iterator[None]:
-        """One outer transaction rolled back at the end (see :meth:`Database.dry_run`); copies no files."""
-        with self.db.dry_run():
-            yield
-
-    def generation(self) -> int:
-        return self.db.generation
-
-    def size_bytes(self) -> int:
-        return self.db.size_bytes()
-
-    def close(self) -> None:
-        self.db.close()
 
 
 def open_sqlite_store(config: StoreConfig, workspace: Path) -> SQLiteStore:

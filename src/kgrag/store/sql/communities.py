@@ -1,14 +1,20 @@
-"""PostgreSQL community repository (semantics of :mod:`kgrag.store.sqlite.communities`): rows keyed by
-content-derived ids, so a rebuild keeps the rows and reports of unchanged communities."""
+"""The community repository of both stores: the hierarchy, its members, modularity per level and reports.
+
+A community row is keyed by its content-derived id (level + members, see
+:func:`kgrag.core.community_records.community_id`). ``replace`` keeps the rows (and so the reports) of
+communities that survive a rebuild unchanged and deletes the rest; reports reference their community with
+``ON DELETE CASCADE``, so a report can never outlive the membership it describes. Members are not foreign
+keys to entities: a community describes the graph as it was when the hierarchy was built, and the
+``communities`` stage rebuilds it when the graph changes.
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
 from kgrag.core.community_records import CommunityRecord, CommunityReport, Finding, LevelStats
-from kgrag.store.postgres.database import PgDatabase
+from kgrag.store.sql.database import Dialect, Row, SqlDatabase
 
 _REPORT_COLUMNS = "community_id, level, title, summary, findings, rating, method, chunk_ids"
 
@@ -17,7 +23,7 @@ def _findings_json(findings: Sequence[Finding]) -> str:
     return json.dumps([{"summary": f.summary, "explanation": f.explanation, "refs": list(f.refs)} for f in findings])
 
 
-def _report(row: Sequence[Any]) -> CommunityReport:
+def _report(row: Row) -> CommunityReport:
     findings = tuple(
         Finding(str(f.get("summary", "")), str(f.get("explanation", "")), tuple(f.get("refs", ())))
         for f in json.loads(row[4])
@@ -34,51 +40,55 @@ def _report(row: Sequence[Any]) -> CommunityReport:
     )
 
 
-class PgCommunities:
+class SqlCommunities:
     """Implements :class:`kgrag.store.base.CommunityRepository`; writes join the caller's transaction."""
 
-    def __init__(self, db: PgDatabase) -> None:
+    def __init__(self, db: SqlDatabase, dialect: Dialect) -> None:
         self._db = db
+        self._dialect = dialect
 
     def replace(self, communities: Sequence[CommunityRecord], levels: Sequence[LevelStats]) -> None:
         """Install ``communities`` as the hierarchy: unchanged ids keep their rows and reports."""
         wanted = {c.id for c in communities}
         with self._db.transaction():
-            existing = {r[0] for r in self._db.query("SELECT id FROM communities FOR UPDATE")}
-            stale = sorted(existing - wanted)
-            if stale:
-                self._db.execute("DELETE FROM communities WHERE id = ANY(%s)", (stale,))
+            existing = {r[0] for r in self._db.query(f"SELECT id FROM communities{self._dialect.for_update}")}
+            for batch in self._dialect.batches(sorted(existing - wanted)):
+                condition, params = self._dialect.one_of("id", batch)
+                self._db.execute(f"DELETE FROM communities WHERE {condition}", params)
             self._db.executemany(
-                "INSERT INTO communities(id, level, parent_id, size, children) VALUES (%s,%s,%s,%s,%s) "
+                "INSERT INTO communities(id, level, parent_id, size, children) VALUES (?,?,?,?,?) "
                 "ON CONFLICT(id) DO UPDATE SET parent_id = excluded.parent_id, children = excluded.children",
                 [(c.id, c.level, c.parent_id, c.size, c.children) for c in communities],
             )
+            fresh = [c for c in communities if c.id not in existing]
             self._db.executemany(
-                "INSERT INTO community_members(community_id, entity_id) VALUES (%s,%s) ON CONFLICT DO NOTHING",
-                [(c.id, e) for c in communities if c.id not in existing for e in c.entity_ids],
+                "INSERT INTO community_members(community_id, entity_id) VALUES (?,?) ON CONFLICT DO NOTHING",
+                [(c.id, e) for c in fresh for e in c.entity_ids],
             )
             self._db.execute("DELETE FROM community_levels")
             self._db.executemany(
-                "INSERT INTO community_levels(level, communities, modularity) VALUES (%s,%s,%s)",
+                "INSERT INTO community_levels(level, communities, modularity) VALUES (?,?,?)",
                 [(s.level, s.communities, float(s.modularity)) for s in levels],
             )
 
     def _members(self, ids: Sequence[str] | None) -> dict[str, list[str]]:
+        members: dict[str, list[str]] = {}
         if ids is None:
             rows = self._db.query("SELECT community_id, entity_id FROM community_members ORDER BY 1, 2")
         else:
-            rows = self._db.query(
-                "SELECT community_id, entity_id FROM community_members WHERE community_id = ANY(%s) ORDER BY 1, 2",
-                (list(ids),),
-            )
-        members: dict[str, list[str]] = {}
+            rows = []
+            for batch in self._dialect.batches(ids):
+                condition, params = self._dialect.one_of("community_id", batch)
+                rows += self._db.query(
+                    f"SELECT community_id, entity_id FROM community_members WHERE {condition} ORDER BY 1, 2", params
+                )
         for row in rows:
             members.setdefault(row[0], []).append(row[1])
         return members
 
     def communities(self, level: int | None = None) -> list[CommunityRecord]:
         """Communities (of one level, or all), ordered by level then id."""
-        where, params = ("WHERE level = %s", (level,)) if level is not None else ("", None)
+        where, params = ("WHERE level = ?", (level,)) if level is not None else ("", ())
         rows = self._db.query(
             f"SELECT id, level, parent_id, children FROM communities {where} ORDER BY level, id", params
         )
@@ -86,7 +96,7 @@ class PgCommunities:
         return [CommunityRecord(r[0], int(r[1]), r[2], tuple(members.get(r[0], ())), int(r[3])) for r in rows]
 
     def get(self, community_id: str) -> CommunityRecord | None:
-        rows = self._db.query("SELECT id, level, parent_id, children FROM communities WHERE id = %s", (community_id,))
+        rows = self._db.query("SELECT id, level, parent_id, children FROM communities WHERE id = ?", (community_id,))
         if not rows:
             return None
         r = rows[0]
@@ -113,7 +123,7 @@ class PgCommunities:
         updates = ", ".join(f"{c} = excluded.{c}" for c in _REPORT_COLUMNS.split(", ")[1:])
         with self._db.transaction():
             self._db.executemany(
-                f"INSERT INTO community_reports({_REPORT_COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s,%s,%s) "
+                f"INSERT INTO community_reports({_REPORT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?) "
                 f"ON CONFLICT (community_id) DO UPDATE SET {updates}",
                 rows,
             )
@@ -122,13 +132,13 @@ class PgCommunities:
         """Reports (of the given communities, or all), ordered by level then community id."""
         if community_ids is None:
             rows = self._db.query(f"SELECT {_REPORT_COLUMNS} FROM community_reports ORDER BY level, community_id")
-        else:
-            rows = self._db.query(
-                f"SELECT {_REPORT_COLUMNS} FROM community_reports WHERE community_id = ANY(%s) "
-                "ORDER BY level, community_id",
-                (list(dict.fromkeys(community_ids)),),
-            )
-        return [_report(r) for r in rows]
+            return [_report(r) for r in rows]
+        out: list[CommunityReport] = []
+        for batch in self._dialect.batches(community_ids):
+            condition, params = self._dialect.one_of("community_id", batch)
+            rows = self._db.query(f"SELECT {_REPORT_COLUMNS} FROM community_reports WHERE {condition}", params)
+            out += [_report(r) for r in rows]
+        return sorted(out, key=lambda r: (r.level, r.community_id))
 
     def report(self, community_id: str) -> CommunityReport | None:
         found = self.reports([community_id])

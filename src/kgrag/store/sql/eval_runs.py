@@ -1,4 +1,5 @@
-"""Evaluation runs as two tables of the workspace schema (see :mod:`kgrag.store.sqlite.eval_runs`)."""
+"""Evaluation runs as two tables of the workspace database, so ``kgrag eval report`` can compare runs
+made days apart without re-running anything."""
 
 from __future__ import annotations
 
@@ -6,27 +7,27 @@ import json
 from collections.abc import Sequence
 
 from kgrag.core.eval_records import EvalRunRecord, EvalScore
-from kgrag.store.postgres.database import PgDatabase
+from kgrag.store.sql.database import Row, SqlDatabase
 
 _SCORE_COLUMNS = "run_id, run_index, pipeline, question_id, question_type, metric, value, note"
 _RUN_COLUMNS = "id, kind, created_at, dataset, label, payload"
 
 
-class PgEvalRuns:
+class SqlEvalRuns:
     """The ``eval_runs``/``eval_scores`` tables; writes are bookkeeping (no hot-index reload)."""
 
-    def __init__(self, db: PgDatabase) -> None:
+    def __init__(self, db: SqlDatabase) -> None:
         self._db = db
 
     def save(self, run: EvalRunRecord, scores: Sequence[EvalScore]) -> None:
         with self._db.transaction(content=False):
-            self._db.execute("DELETE FROM eval_runs WHERE id = %s", (run.id,))
+            self._db.execute("DELETE FROM eval_runs WHERE id = ?", (run.id,))
             self._db.execute(
-                f"INSERT INTO eval_runs ({_RUN_COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s)",
+                f"INSERT INTO eval_runs ({_RUN_COLUMNS}) VALUES (?,?,?,?,?,?)",
                 (run.id, run.kind, run.created_at, run.dataset, run.label, json.dumps(run.payload)),
             )
             self._db.executemany(
-                f"INSERT INTO eval_scores ({_SCORE_COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s,%s,%s)",
+                f"INSERT INTO eval_scores ({_SCORE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)",
                 [
                     (run.id, s.run_index, s.pipeline, s.question_id, s.question_type, s.metric, s.value, s.note)
                     for s in scores
@@ -34,16 +35,17 @@ class PgEvalRuns:
             )
 
     def get(self, run_id: str) -> EvalRunRecord | None:
-        rows = self._db.query(f"SELECT {_RUN_COLUMNS} FROM eval_runs WHERE id = %s", (run_id,))
+        rows = self._db.query(f"SELECT {_RUN_COLUMNS} FROM eval_runs WHERE id = ?", (run_id,))
         return _run(rows[0]) if rows else None
 
     def runs(self, kind: str | None = None) -> list[EvalRunRecord]:
-        where, params = (" WHERE kind = %s", (kind,)) if kind is not None else ("", None)
+        where, params = (" WHERE kind = ?", (kind,)) if kind is not None else ("", ())
         rows = self._db.query(f"SELECT {_RUN_COLUMNS} FROM eval_runs{where} ORDER BY created_at DESC, id DESC", params)
         return [_run(row) for row in rows]
 
     def scores(self, run_id: str) -> list[EvalScore]:
-        rows = self._db.query(f"SELECT {_SCORE_COLUMNS} FROM eval_scores WHERE run_id = %s ORDER BY rowid", (run_id,))
+        """Scores in the order they were saved (``rowid``: SQLite's own, an identity column in PostgreSQL)."""
+        rows = self._db.query(f"SELECT {_SCORE_COLUMNS} FROM eval_scores WHERE run_id = ? ORDER BY rowid", (run_id,))
         return [
             EvalScore(r[0], int(r[1]), r[2], r[3], r[4], r[5], None if r[6] is None else float(r[6]), r[7])
             for r in rows
@@ -51,10 +53,11 @@ class PgEvalRuns:
 
     def delete(self, run_id: str) -> bool:
         with self._db.transaction(content=False):
-            existed = self._db.execute("DELETE FROM eval_runs WHERE id = %s", (run_id,))
-        return existed > 0
+            existed = self._db.scalar("SELECT COUNT(*) FROM eval_runs WHERE id = ?", (run_id,))
+            self._db.execute("DELETE FROM eval_runs WHERE id = ?", (run_id,))
+        return bool(existed)
 
 
-def _run(row: Sequence[object]) -> EvalRunRecord:
+def _run(row: Row) -> EvalRunRecord:
     payload = json.loads(str(row[5]))
     return EvalRunRecord(str(row[0]), str(row[1]), float(str(row[2])), str(row[3]), str(row[4]), payload)

@@ -1,4 +1,4 @@
-"""SQLite graph repository: merged entities and relations, their per-chunk mentions, extraction marks.
+"""The graph repository of both stores: merged entities and relations, their per-chunk mentions, extraction marks.
 
 Mentions are the facts; entity and relation rows are aggregates derived from them. Provenance is
 enforced by the schema rather than by code: a mention references its chunk with ``ON DELETE CASCADE``,
@@ -9,35 +9,23 @@ drops orphans (``kgrag.graph.build.lifecycle``); nothing here needs to know why 
 Relations are undirected for storage: one row per unordered entity pair (``source_id < target_id``).
 Each relation mention remembers whether it was stated in that order (``forward``), so the original
 direction is still available to whoever wants it.
+
+Id lists go through :meth:`Dialect.batches` / :meth:`Dialect.one_of`: batches of placeholders in
+SQLite, one array parameter (``= ANY(?)``) in PostgreSQL.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator, Sequence
 
 from kgrag.core.graph_ids import entity_id_for_key, relation_id_for_pair
 from kgrag.core.graph_records import EntityMention, EntityRecord, RelationMention, RelationRecord
-from kgrag.store.sqlite.database import Database
+from kgrag.store.sql.database import Dialect, Row, SqlDatabase
 
-_BATCH = 500
 # Mentions come back in document order (then extraction order within a chunk): descriptions are
 # accumulated in that order, which keeps aggregates independent of the order chunks were processed in.
 _CHUNK_ORDER = "c.doc_id, c.ord, m.rowid"
-
-
-def _batches(ids: Sequence[str]) -> Iterator[list[str]]:
-    unique = list(dict.fromkeys(ids))
-    for start in range(0, len(unique), _BATCH):
-        yield unique[start : start + _BATCH]
-
-
-def _marks(values: Sequence[object]) -> str:
-    return ",".join("?" * len(values))
-
-
-batches, marks = _batches, _marks  # shared with the denoise repository
 
 
 # the column order _relation_records reads
@@ -49,11 +37,12 @@ _NOT_IMPORTED = (
 )
 
 
-class SQLiteGraph:
+class SqlGraph:
     """Implements :class:`kgrag.store.base.GraphRepository`; writes join the caller's transaction."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: SqlDatabase, dialect: Dialect) -> None:
         self._db = db
+        self._dialect = dialect
 
     # -- mentions -------------------------------------------------------------------------------
     def add_entity_mentions(self, mentions: Sequence[EntityMention]) -> list[str]:
@@ -113,11 +102,10 @@ class SQLiteGraph:
         if not self._db.scalar("SELECT 1 FROM entity_aliases LIMIT 1"):
             return {}
         out: dict[str, tuple[str, str]] = {}
-        for batch in _batches(keys):
+        for batch in self._dialect.batches(keys):
+            condition, params = self._dialect.one_of("alias_key", batch)
             rows = self._db.query(
-                "SELECT alias_key, canonical_id, canonical_key FROM entity_aliases "
-                f"WHERE alias_key IN ({_marks(batch)})",
-                batch,
+                f"SELECT alias_key, canonical_id, canonical_key FROM entity_aliases WHERE {condition}", params
             )
             out.update({r[0]: (r[1], r[2]) for r in rows})
         return out
@@ -128,18 +116,20 @@ class SQLiteGraph:
     def clear_chunk_mentions(self, chunk_ids: Sequence[str]) -> None:
         """Drop the mentions of chunks about to be re-extracted (their entities/relations turn stale)."""
         with self._db.transaction():
-            for batch in _batches(chunk_ids):
-                self._db.execute(f"DELETE FROM relation_mentions WHERE chunk_id IN ({_marks(batch)})", batch)
-                self._db.execute(f"DELETE FROM entity_mentions WHERE chunk_id IN ({_marks(batch)})", batch)
+            for batch in self._dialect.batches(chunk_ids):
+                condition, params = self._dialect.one_of("chunk_id", batch)
+                self._db.execute(f"DELETE FROM relation_mentions WHERE {condition}", params)
+                self._db.execute(f"DELETE FROM entity_mentions WHERE {condition}", params)
 
     def entity_mentions(self, entity_ids: Sequence[str]) -> dict[str, list[EntityMention]]:
         out: dict[str, list[EntityMention]] = {}
-        for batch in _batches(entity_ids):
+        for batch in self._dialect.batches(entity_ids):
+            condition, params = self._dialect.one_of("m.entity_id", batch)
             rows = self._db.query(
                 "SELECT m.entity_id, e.key, m.chunk_id, m.surface, m.type, m.description FROM entity_mentions m "
                 "JOIN entities e ON e.id = m.entity_id JOIN chunks c ON c.id = m.chunk_id "
-                f"WHERE m.entity_id IN ({_marks(batch)}) ORDER BY {_CHUNK_ORDER}",
-                batch,
+                f"WHERE {condition} ORDER BY {_CHUNK_ORDER}",
+                params,
             )
             for r in rows:
                 out.setdefault(r[0], []).append(
@@ -149,14 +139,14 @@ class SQLiteGraph:
 
     def relation_mentions(self, relation_ids: Sequence[str]) -> dict[str, list[RelationMention]]:
         out: dict[str, list[RelationMention]] = {}
-        for batch in _batches(relation_ids):
+        for batch in self._dialect.batches(relation_ids):
+            condition, params = self._dialect.one_of("m.relation_id", batch)
             rows = self._db.query(
                 "SELECT m.relation_id, s.key, t.key, m.forward, m.chunk_id, m.label, m.description, m.keywords, "
                 "m.weight FROM relation_mentions m JOIN relations r ON r.id = m.relation_id "
                 "JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id "
-                f"JOIN chunks c ON c.id = m.chunk_id WHERE m.relation_id IN ({_marks(batch)}) "
-                f"ORDER BY {_CHUNK_ORDER}",
-                batch,
+                f"JOIN chunks c ON c.id = m.chunk_id WHERE {condition} ORDER BY {_CHUNK_ORDER}",
+                params,
             )
             for r in rows:
                 source, target = (r[1], r[2]) if r[3] else (r[2], r[1])
@@ -193,8 +183,10 @@ class SQLiteGraph:
     def mark_stale(self, entity_ids: Sequence[str], relation_ids: Sequence[str]) -> None:
         """Flag aggregates to be rebuilt by the next refresh (e.g. their summary was a fallback)."""
         with self._db.transaction():
-            self._db.executemany("UPDATE entities SET stale = 1 WHERE id = ?", [(i,) for i in entity_ids])
-            self._db.executemany("UPDATE relations SET stale = 1 WHERE id = ?", [(i,) for i in relation_ids])
+            for table, ids in (("entities", entity_ids), ("relations", relation_ids)):
+                for batch in self._dialect.batches(ids):
+                    condition, params = self._dialect.one_of("id", batch)
+                    self._db.execute(f"UPDATE {table} SET stale = 1 WHERE {condition}", params)
 
     def save_relations(self, relations: Sequence[RelationRecord]) -> None:
         """Upsert merged relations and clear their stale flag; endpoints are stored in id order."""
@@ -224,10 +216,11 @@ class SQLiteGraph:
         sql = (
             f"SELECT DISTINCT m.{column}, m.chunk_id, c.doc_id, c.ord FROM {table} m JOIN chunks c ON c.id = m.chunk_id"
         )
-        groups: Iterator[list[str] | None] = _batches(ids) if ids is not None else iter([None])
+        groups: Iterator[list[str] | None] = self._dialect.batches(ids) if ids is not None else iter([None])
         for batch in groups:
-            where = f" WHERE m.{column} IN ({_marks(batch)})" if batch is not None else ""
-            for r in self._db.query(sql + where + " ORDER BY c.doc_id, c.ord", batch or ()):
+            condition, params = self._dialect.one_of(f"m.{column}", batch) if batch is not None else ("", [])
+            where = f" WHERE {condition}" if batch is not None else ""
+            for r in self._db.query(sql + where + " ORDER BY c.doc_id, c.ord", params):
                 out.setdefault(r[0], []).append(r[1])
         return out
 
@@ -255,22 +248,12 @@ class SQLiteGraph:
 
     def relations_of(self, entity_ids: Sequence[str]) -> list[RelationRecord]:
         """Every relation touching one of ``entity_ids``."""
-        rows: list[sqlite3.Row] = []
-        for batch in _batches(entity_ids):
-            marks = _marks(batch)
-            rows.extend(
-                self._db.query(
-                    f"SELECT {_RELATION_COLUMNS} FROM relations "
-                    f"WHERE source_id IN ({marks}) OR target_id IN ({marks}) ORDER BY rowid",
-                    [*batch, *batch],
-                )
-            )
-        unique = list({r[0]: r for r in rows}.values())
+        unique = relations_touching(self._db, self._dialect, _RELATION_COLUMNS, entity_ids)
         provenance = self._provenance("relation_mentions", "relation_id", [r[0] for r in unique])
         return self._relation_records(unique, provenance)
 
     @staticmethod
-    def _relation_records(rows: Sequence[sqlite3.Row], provenance: dict[str, list[str]]) -> list[RelationRecord]:
+    def _relation_records(rows: Sequence[Row], provenance: dict[str, list[str]]) -> list[RelationRecord]:
         return [
             RelationRecord(
                 id=r[0],
@@ -285,12 +268,13 @@ class SQLiteGraph:
             for r in rows
         ]
 
-    def _select(self, sql: str, ids: Sequence[str] | None) -> list[sqlite3.Row]:
+    def _select(self, sql: str, ids: Sequence[str] | None) -> list[Row]:
         if ids is None:
-            return self._db.query(sql + " ORDER BY rowid")
-        found: dict[str, sqlite3.Row] = {}
-        for batch in _batches(ids):
-            for r in self._db.query(sql + f" WHERE id IN ({_marks(batch)})", batch):
+            return list(self._db.query(sql + " ORDER BY rowid"))
+        found: dict[str, Row] = {}
+        for batch in self._dialect.batches(ids):
+            condition, params = self._dialect.one_of("id", batch)
+            for r in self._db.query(sql + f" WHERE {condition}", params):
                 found[r[0]] = r
         return [found[i] for i in dict.fromkeys(ids) if i in found]
 
@@ -312,17 +296,22 @@ class SQLiteGraph:
         """Delete entities with no mention left (their relations go by cascade), then relations with
         none; returns (entities deleted, relations deleted)."""
         with self._db.transaction():
-            relations_before = int(self._db.scalar("SELECT COUNT(*) FROM relations") or 0)
-            entities = self._db.execute(
+            before = self._sizes()
+            self._db.execute(
                 "DELETE FROM entities WHERE NOT EXISTS "
                 "(SELECT 1 FROM entity_mentions m WHERE m.entity_id = entities.id)"
-            ).rowcount
+            )
             self._db.execute(
                 "DELETE FROM relations WHERE NOT EXISTS "
                 "(SELECT 1 FROM relation_mentions m WHERE m.relation_id = relations.id)"
             )
-            relations_after = int(self._db.scalar("SELECT COUNT(*) FROM relations") or 0)
-        return int(entities), relations_before - relations_after
+            after = self._sizes()
+        return before[0] - after[0], before[1] - after[1]
+
+    def _sizes(self) -> tuple[int, int]:
+        """(entities, relations): counted rather than read from a row count, which drivers report differently."""
+        row = self._db.query("SELECT (SELECT COUNT(*) FROM entities), (SELECT COUNT(*) FROM relations)")[0]
+        return int(row[0]), int(row[1])
 
     # -- extraction bookkeeping ------------------------------------------------------------------
     def mark_extracted(
@@ -376,13 +365,24 @@ class SQLiteGraph:
         return [(r[0], r[1]) for r in rows]
 
     def counts(self) -> dict[str, int]:
-        """Sizes for status pages: entities, relations, mentions, chunks extracted and failed."""
-        queries = {
-            "entities": "SELECT COUNT(*) FROM entities",
-            "relations": "SELECT COUNT(*) FROM relations",
-            "entity_mentions": "SELECT COUNT(*) FROM entity_mentions",
-            "relation_mentions": "SELECT COUNT(*) FROM relation_mentions",
-            "chunks_extracted": "SELECT COUNT(*) FROM chunk_extractions WHERE error IS NULL",
-            "chunks_failed": "SELECT COUNT(*) FROM chunk_extractions WHERE error IS NOT NULL",
-        }
-        return {name: int(self._db.scalar(sql) or 0) for name, sql in queries.items()}
+        """Sizes for status pages: entities, relations, mentions, chunks extracted and failed (one query)."""
+        row = self._db.query(
+            "SELECT (SELECT COUNT(*) FROM entities), (SELECT COUNT(*) FROM relations), "
+            "(SELECT COUNT(*) FROM entity_mentions), (SELECT COUNT(*) FROM relation_mentions), "
+            "(SELECT COUNT(*) FROM chunk_extractions WHERE error IS NULL), "
+            "(SELECT COUNT(*) FROM chunk_extractions WHERE error IS NOT NULL)"
+        )[0]
+        names = ("entities", "relations", "entity_mentions", "relation_mentions", "chunks_extracted", "chunks_failed")
+        return {name: int(row[i]) for i, name in enumerate(names)}
+
+
+def relations_touching(db: SqlDatabase, dialect: Dialect, columns: str, entity_ids: Sequence[str]) -> list[Row]:
+    """``columns`` (the first one ``id``) of every relation with an endpoint among ``entity_ids``, once each,
+    in creation order within each batch of ids (shared with the denoise repository's merges)."""
+    rows: list[Row] = []
+    for batch in dialect.batches(entity_ids):
+        source, params = dialect.one_of("source_id", batch)
+        target, _ = dialect.one_of("target_id", batch)
+        sql = f"SELECT {columns} FROM relations WHERE {source} OR {target} ORDER BY rowid"
+        rows.extend(db.query(sql, [*params, *params]))
+    return list({r[0]: r for r in rows}.values())

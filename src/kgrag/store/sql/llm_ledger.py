@@ -1,4 +1,5 @@
-"""The LLM usage ledger as a table of the workspace schema (see :mod:`kgrag.store.sqlite.llm_ledger`)."""
+"""The LLM usage ledger as a table of the workspace database: one row per logical call (attempts folded
+in), so cost, retries and the cache hit rate survive the process and ``kgrag cost`` can show history."""
 
 from __future__ import annotations
 
@@ -6,24 +7,25 @@ from typing import Any
 
 from kgrag.core.llm_types import Prices
 from kgrag.core.llm_usage import CallRecord, LedgerSummary, Totals, build_summary
-from kgrag.store.postgres.database import PgDatabase
+from kgrag.store.sql.database import Row, SqlDatabase
 
 _COLUMNS = (
     "run_id, stage, provider, model, prompt_name, prompt_version, prompt_tokens, completion_tokens, "
     "usage_source, latency_ms, cache_hit, estimated, attempts, attempt_errors, error, created_at"
 )
-_INSERT = f"INSERT INTO llm_calls ({_COLUMNS}) VALUES ({', '.join(['%s'] * 16)})"
+_INSERT = f"INSERT INTO llm_calls ({_COLUMNS}) VALUES ({', '.join(['?'] * 16)})"
+# CASE rather than summing booleans: SQLite's comparisons are integers, PostgreSQL's are not
 _SUMMARY = (
-    "SELECT run_id, stage, COUNT(*), SUM(cache_hit), SUM((error IS NOT NULL)::int), SUM(attempts), "
-    "SUM(estimated), SUM(prompt_tokens), SUM(completion_tokens), "
+    "SELECT run_id, stage, COUNT(*), SUM(cache_hit), SUM(CASE WHEN error IS NOT NULL THEN 1 ELSE 0 END), "
+    "SUM(attempts), SUM(estimated), SUM(prompt_tokens), SUM(completion_tokens), "
     "SUM(CASE WHEN cache_hit <> 0 THEN 0 ELSE prompt_tokens END), "
     "SUM(CASE WHEN cache_hit <> 0 THEN 0 ELSE completion_tokens END), SUM(latency_ms) "
     "FROM llm_calls {where} GROUP BY run_id, stage"
 )
 
 
-def _row_totals(r: Any) -> Totals:
-    ints = [int(v or 0) for v in r[2:11]]
+def _row_totals(r: Row) -> Totals:
+    ints = [int(r[i] or 0) for i in range(2, 11)]
     return Totals(
         calls=ints[0],
         cache_hits=ints[1],
@@ -38,7 +40,7 @@ def _row_totals(r: Any) -> Totals:
     )
 
 
-def _row_record(r: Any) -> CallRecord:
+def _row_record(r: Row) -> CallRecord:
     return CallRecord(
         run_id=str(r[0]),
         stage=str(r[1]),
@@ -81,10 +83,10 @@ def record_row(rec: CallRecord) -> tuple[Any, ...]:
     )
 
 
-class PgLedger:
+class SqlLedger:
     """The ``llm_calls`` table; summaries are one GROUP BY, so they stay cheap on long histories."""
 
-    def __init__(self, db: PgDatabase) -> None:
+    def __init__(self, db: SqlDatabase) -> None:
         self._db = db
 
     def record(self, rec: CallRecord) -> None:
@@ -92,7 +94,7 @@ class PgLedger:
             self._db.execute(_INSERT, record_row(rec))
 
     def summary(self, run_id: str | None = None, prices: Prices | None = None) -> LedgerSummary:
-        where, params = ("WHERE run_id = %s", (run_id,)) if run_id is not None else ("", None)
+        where, params = _of_run(run_id)
         rows = self._db.query(_SUMMARY.format(where=where), params)
         groups = ((str(r[0]), str(r[1]), _row_totals(r)) for r in rows)
         return build_summary(groups, prices)
@@ -104,6 +106,10 @@ class PgLedger:
 
     def calls(self, run_id: str | None = None) -> list[CallRecord]:
         """The records themselves, oldest first (optionally of one run)."""
-        where, params = ("WHERE run_id = %s", (run_id,)) if run_id is not None else ("", None)
+        where, params = _of_run(run_id)
         rows = self._db.query(f"SELECT {_COLUMNS} FROM llm_calls {where} ORDER BY id", params)
         return [_row_record(r) for r in rows]
+
+
+def _of_run(run_id: str | None) -> tuple[str, tuple[str, ...]]:
+    return ("WHERE run_id = ?", (run_id,)) if run_id is not None else ("", ())

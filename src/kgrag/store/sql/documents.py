@@ -1,36 +1,35 @@
-"""PostgreSQL repositories for workspace metadata and documents (see :mod:`kgrag.store.sqlite.documents`)."""
+"""Workspace metadata and documents, shared by both stores (columns are listed, rows read by position)."""
 
 from __future__ import annotations
 
 import json
 import time
-from typing import Any
 
 from kgrag.core.records import DocumentRecord, DocumentStatus
-from kgrag.store.postgres.database import PgDatabase
+from kgrag.store.sql.database import Dialect, Row, SqlDatabase
 
 _COLUMNS = "id, source, title, content_hash, status, error, n_chars, metadata, updated_at"
 
 
-class PgMeta:
-    """Key/value facts about the workspace (embedding model, dimension, probe verdicts)."""
+class SqlMeta:
+    """Key/value facts about the workspace (schema version, embedding model, dimension, probe verdicts)."""
 
-    def __init__(self, db: PgDatabase) -> None:
+    def __init__(self, db: SqlDatabase) -> None:
         self._db = db
 
     def get(self, key: str) -> str | None:
-        value = self._db.scalar("SELECT value FROM meta WHERE key = %s", (key,))
+        value = self._db.scalar("SELECT value FROM meta WHERE key = ?", (key,))
         return None if value is None else str(value)
 
     def set(self, key: str, value: str) -> None:
         with self._db.transaction():
             self._db.execute(
-                "INSERT INTO meta(key, value) VALUES (%s, %s) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                 (key, value),
             )
 
 
-def _document(r: tuple[Any, ...]) -> DocumentRecord:
+def _document(r: Row) -> DocumentRecord:
     return DocumentRecord(
         id=r[0],
         source=r[1],
@@ -44,39 +43,37 @@ def _document(r: tuple[Any, ...]) -> DocumentRecord:
     )
 
 
-class PgDocuments:
+class SqlDocuments:
     """Documents table; deleting a document cascades to its chunks and their graph provenance."""
 
-    def __init__(self, db: PgDatabase) -> None:
+    def __init__(self, db: SqlDatabase, dialect: Dialect) -> None:
         self._db = db
+        self._dialect = dialect
 
     def get(self, doc_id: str) -> DocumentRecord | None:
-        rows = self._db.query(f"SELECT {_COLUMNS} FROM documents WHERE id = %s", (doc_id,))
+        rows = self._db.query(f"SELECT {_COLUMNS} FROM documents WHERE id = ?", (doc_id,))
         return _document(rows[0]) if rows else None
 
     def by_source(self, source: str) -> DocumentRecord | None:
-        rows = self._db.query(f"SELECT {_COLUMNS} FROM documents WHERE source = %s", (source,))
+        rows = self._db.query(f"SELECT {_COLUMNS} FROM documents WHERE source = ?", (source,))
         return _document(rows[0]) if rows else None
 
     def with_source_prefix(self, prefix: str) -> list[DocumentRecord]:
-        rows = self._db.query(
-            f"SELECT {_COLUMNS} FROM documents WHERE starts_with(source, %s) ORDER BY source", (prefix,)
-        )
+        condition, params = self._dialect.starts_with("source", prefix)
+        rows = self._db.query(f"SELECT {_COLUMNS} FROM documents WHERE {condition} ORDER BY source", params)
         return [_document(r) for r in rows]
 
     def list(self, status: DocumentStatus | None = None) -> list[DocumentRecord]:
         if status is None:
             rows = self._db.query(f"SELECT {_COLUMNS} FROM documents ORDER BY source")
         else:
-            rows = self._db.query(
-                f"SELECT {_COLUMNS} FROM documents WHERE status = %s ORDER BY source", (status.value,)
-            )
+            rows = self._db.query(f"SELECT {_COLUMNS} FROM documents WHERE status = ? ORDER BY source", (status.value,))
         return [_document(r) for r in rows]
 
     def upsert(self, doc: DocumentRecord) -> None:
         with self._db.transaction():
             self._db.execute(
-                f"INSERT INTO documents({_COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT(id) DO UPDATE "
+                f"INSERT INTO documents({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE "
                 "SET source=excluded.source, title=excluded.title, content_hash=excluded.content_hash, "
                 "status=excluded.status, error=excluded.error, n_chars=excluded.n_chars, "
                 "metadata=excluded.metadata, updated_at=excluded.updated_at",
@@ -96,13 +93,13 @@ class PgDocuments:
     def set_status(self, doc_id: str, status: DocumentStatus, error: str | None = None) -> None:
         with self._db.transaction():
             self._db.execute(
-                "UPDATE documents SET status = %s, error = %s, updated_at = %s WHERE id = %s",
+                "UPDATE documents SET status = ?, error = ?, updated_at = ? WHERE id = ?",
                 (status.value, error, time.time(), doc_id),
             )
 
     def delete(self, doc_id: str) -> None:
         with self._db.transaction():
-            self._db.execute("DELETE FROM documents WHERE id = %s", (doc_id,))
+            self._db.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
 
     def count_by_status(self) -> dict[str, int]:
         rows = self._db.query("SELECT status, COUNT(*) FROM documents GROUP BY status")
