@@ -3,6 +3,11 @@ clear errors. The shared behaviour is the contract suite, which runs against thi
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -128,3 +133,22 @@ def test_an_unreachable_server_or_a_wrong_password_is_a_clear_error(pg_server: P
     with pytest.raises(WorkspaceError, match="password") as caught:
         _store(wrong, tmp_path)
     assert "wrong-secret" not in str(caught.value) and ":***@" in str(caught.value)
+
+
+def test_a_killed_owner_leaves_no_server_behind(pg_server: PgServer) -> None:
+    """SIGKILL skips every cleanup in the owning process; the watchdog must still stop the cluster and
+    remove its directory, so a killed test run leaves no PostgreSQL on the shared machine."""
+    owner = subprocess.Popen(
+        [sys.executable, "-c", "from kgrag.testing.pg_server import PgServer\n"
+         "s = PgServer.start()\nprint(s.root, flush=True)\nimport time\ntime.sleep(600)\n"],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert owner.stdout is not None
+    root = Path(owner.stdout.readline().strip())
+    assert (root / "data" / "postmaster.pid").exists()
+    os.kill(owner.pid, signal.SIGKILL)
+    owner.wait()
+    deadline = time.monotonic() + 60
+    while root.exists() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not root.exists()

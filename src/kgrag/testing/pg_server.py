@@ -20,6 +20,7 @@ import importlib.util
 import os
 import pwd
 import secrets
+import shlex
 import shutil
 import signal
 import socket
@@ -81,6 +82,7 @@ class PgServer:
     port: int
     password: str
     _prefix: list[str]
+    _watchdog: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
@@ -104,6 +106,7 @@ class PgServer:
                 server = cls(root, free_port(), password, prefix)
                 try:
                     server._pg_ctl("start", "-w", "-t", "60", "-l", str(root / "log"), "-o", server._options())
+                    server._watchdog = server._watch(os.getpid())
                     return server
                 except PgServerUnavailable:
                     if attempt == attempts - 1:
@@ -113,6 +116,25 @@ class PgServer:
             raise
         raise PgServerUnavailable("unreachable")  # pragma: no cover - the loop returns or raises
 
+    def _watch(self, owner: int) -> subprocess.Popen[bytes]:
+        """A detached shell that stops the cluster and removes its directory once ``owner`` is gone.
+
+        :meth:`stop` covers every orderly exit, but a test run killed with SIGKILL never reaches it and
+        would leave a PostgreSQL running on a shared machine; the watchdog is in its own session, so
+        killing the owner's process group does not take it down too."""
+        pg_ctl = [*self._prefix, str(bin_dir() / "pg_ctl"), "-D", str(self.root / "data"), "stop", "-m", "immediate"]
+        script = (
+            f"while kill -0 {owner} 2>/dev/null; do sleep 1; done; "
+            f"{shlex.join(pg_ctl)} >/dev/null 2>&1; rm -rf {shlex.quote(str(self.root))}"
+        )
+        return subprocess.Popen(
+            ["sh", "-c", script],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
     def _options(self) -> str:
         return f"-h 127.0.0.1 -p {self.port} -k {self.root} {_SERVER_OPTIONS}"
 
@@ -121,6 +143,10 @@ class PgServer:
 
     def stop(self) -> None:
         """Stop the server (immediately: the data is thrown away) and remove its directory."""
+        if self._watchdog is not None:  # an orderly stop: the watchdog has nothing left to do
+            self._watchdog.kill()
+            self._watchdog.wait()
+            self._watchdog = None
         try:
             if (self.root / "data" / "postmaster.pid").exists():
                 self._pg_ctl("stop", "-m", "immediate", "-w")
