@@ -28,6 +28,7 @@ from typing import Any
 from kgrag import Workspace
 from kgrag.evaluation import load_dataset
 from kgrag.evaluation.sampling import stratified_sample
+from kgrag.models.rerankers.basic import KeepOrderReranker, WordOverlapReranker
 
 REPO = Path(__file__).resolve().parents[1]
 MEDICAL = REPO.parent / "shared" / "datasets" / "graphrag-bench-medical"
@@ -59,13 +60,18 @@ class ModelClock:
         return timed
 
 
+# Rerankers that run no model (the offline default `lexical` counts query words): their time is framework
+# time, so they are not routed through the model clock.
+MODEL_FREE_RERANKERS = (KeepOrderReranker, WordOverlapReranker)
+
+
 def instrument(ws: Workspace, clock: ModelClock) -> None:
     """Route the embedder's and the reranker's calls through ``clock`` (models are loaded here, first)."""
     keyed = ws.components.embedder()
     inner = keyed.inner()
     inner.embed = clock.wrap(inner.embed)  # type: ignore[method-assign]
     reranker = ws.components.query_context.active_reranker()
-    if reranker is not None:
+    if reranker is not None and not isinstance(reranker, MODEL_FREE_RERANKERS):
         reranker.rerank = clock.wrap(reranker.rerank)  # type: ignore[method-assign]
 
 
