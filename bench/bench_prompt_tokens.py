@@ -15,18 +15,14 @@ absent.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import shutil
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
-from bench_query_overhead import CHUNK, GRAPH, MEDICAL, _copy
+from bench_query_overhead import medical_setup
 from kgrag import Workspace
-from kgrag.evaluation import load_dataset
-from kgrag.evaluation.sampling import stratified_sample
 from kgrag.testing import FakeOpenAIServer
 
 ANSWER_STAGE = "query.generate"
@@ -87,17 +83,10 @@ def run(ws: Workspace, pipeline: str, questions: list[str]) -> dict[str, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workspace", type=Path, required=True)
-    parser.add_argument("--pipelines", default=f"{CHUNK},{GRAPH}")
-    parser.add_argument("--n", type=int, default=50, help="questions per pipeline (stratified sample)")
-    parser.add_argument("--copy", action="store_true", help="work on a temporary copy of the workspace")
-    args = parser.parse_args()
-    if not (MEDICAL / "questions.json").exists():
-        print(f"skipped: {MEDICAL} is absent")
+    setup = medical_setup(__doc__.splitlines()[0], n=50, seed=2)
+    if setup is None:
         return 0
-    path = _copy(args.workspace) if args.copy else args.workspace
-    questions = [q.question for q in stratified_sample(load_dataset(MEDICAL / "questions.json"), args.n, seed=2)]
+    args, path, questions = setup
     print(f"{len(questions)} Medical questions per pipeline; instant OpenAI-compatible test server; counted tokens")
     print("| pipeline | answer prompt | query-side prompts | total prompt | context items (tokens) |")
     print("| --- | ---: | ---: | ---: | ---: |")

@@ -106,18 +106,28 @@ def measure(ws: Workspace, pipeline: str, questions: Sequence[str], clock: Model
     }
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def medical_setup(description: str, n: int, seed: int) -> tuple[argparse.Namespace, Path, list[str]] | None:
+    """The options every per-pipeline Medical bench shares (``--workspace``, ``--pipelines``, ``--n``,
+    ``--copy``), the workspace to use and the sampled questions; None (after saying so) without the data."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--workspace", type=Path, required=True)
     parser.add_argument("--pipelines", default=f"{CHUNK},{GRAPH}")
-    parser.add_argument("--n", type=int, default=40, help="questions per pipeline (stratified sample)")
+    parser.add_argument("--n", type=int, default=n, help="questions per pipeline (stratified sample)")
     parser.add_argument("--copy", action="store_true", help="work on a temporary copy of the workspace")
     args = parser.parse_args()
     if not (MEDICAL / "questions.json").exists():
         print(f"skipped: {MEDICAL} is absent")
-        return 0
+        return None
     path = _copy(args.workspace) if args.copy else args.workspace
-    questions = [q.question for q in stratified_sample(load_dataset(MEDICAL / "questions.json"), args.n, seed=1)]
+    questions = [q.question for q in stratified_sample(load_dataset(MEDICAL / "questions.json"), args.n, seed=seed)]
+    return args, path, questions
+
+
+def main() -> int:
+    setup = medical_setup(__doc__.splitlines()[0], n=40, seed=1)
+    if setup is None:
+        return 0
+    args, path, questions = setup
     clock = ModelClock()
     graph = set(GRAPH.split(","))
     print(f"{len(questions)} Medical questions per pipeline; llm = none; framework = query - model calls")
