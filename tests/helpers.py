@@ -10,6 +10,7 @@ from kgrag import Workspace
 from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus
 from kgrag.documents.records import content_hash
 from kgrag.graph.build.summarize import ExtractiveSummarizer
+from kgrag.graph.types import Extractor
 from kgrag.indexing import IndexContext, IndexReport, run_pipeline
 from kgrag.indexing.runner import DEFAULT_PIPELINE
 from kgrag.store import Store
@@ -46,8 +47,16 @@ def add_document(
     return [c.id for c in chunks]
 
 
-def index_with_word_extractor(ws: Workspace, paths: list[Path], pipeline: str = DEFAULT_PIPELINE) -> IndexReport:
-    """Index ``paths`` into ``ws`` with the fast, deterministic WordExtractor graph (no spaCy, no LLM)."""
+def index_with_word_extractor(
+    ws: Workspace,
+    paths: list[Path],
+    pipeline: str = DEFAULT_PIPELINE,
+    *,
+    extractor: Extractor | None = None,
+    engine: str | None = None,
+) -> IndexReport:
+    """Index ``paths`` into ``ws`` with the fast, deterministic WordExtractor graph (no spaCy, no LLM), or
+    with ``extractor`` (e.g. a crashing variant of it), on the indexing ``engine`` (default: configured)."""
     parts = ws.components
     context = IndexContext(
         ws.store,
@@ -55,7 +64,7 @@ def index_with_word_extractor(ws: Workspace, paths: list[Path], pipeline: str = 
         parts.chunk_plan()[0],
         parts.embedder(),
         paths,
-        extractor=WordExtractor(),
+        extractor=extractor or WordExtractor(),
         summarizer=ExtractiveSummarizer(100),
     )
-    return run_pipeline(context, pipeline)
+    return run_pipeline(context, pipeline, engine=engine)

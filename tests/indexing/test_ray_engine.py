@@ -13,15 +13,15 @@ from typing import Any
 import pytest
 from tests.conftest import REPO, SAMPLE_DOCS
 from tests.graph.graph_fakes import CrashingWordExtractor, WordExtractor
+from tests.helpers import index_with_word_extractor
 from tests.reliability.harness import dump_tables
 
 from kgrag import Workspace
 from kgrag.config import IndexingConfig
 from kgrag.core.errors import KgragError
 from kgrag.core.progress import SilentProgress
-from kgrag.graph.build.summarize import ExtractiveSummarizer
 from kgrag.graph.types import Extractor
-from kgrag.indexing import IndexContext, IndexReport, run_pipeline
+from kgrag.indexing import IndexReport
 from kgrag.models.llm import create_llm_client
 from kgrag.testing.extraction_responder import ExtractionResponder
 from kgrag.workspace.components import Components
@@ -51,17 +51,7 @@ def ray_up() -> Iterator[None]:
 
 def _index(directory: Path, engine: str, extractor: Extractor, **indexing: Any) -> IndexReport:
     with Workspace.init(directory, embedding={"provider": "fake"}, indexing=indexing) as ws:
-        parts = ws.components
-        context = IndexContext(
-            ws.store,
-            ws.config,
-            parts.chunk_plan()[0],
-            parts.embedder(),
-            [SAMPLE_DOCS],
-            extractor=extractor,
-            summarizer=ExtractiveSummarizer(100),
-        )
-        return run_pipeline(context, "standard", engine=engine)
+        return index_with_word_extractor(ws, [SAMPLE_DOCS], "standard", extractor=extractor, engine=engine)
 
 
 def test_ray_builds_the_same_index_as_local(tmp_path: Path, ray_up: None) -> None:

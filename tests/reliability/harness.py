@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from kgrag import Workspace
+from kgrag.testing.workspace_toml import write_workspace_toml
 
 DB_NAME = "kgrag.sqlite3"
 # Columns that legitimately differ between two runs of the same work: when it happened, insertion order.
@@ -35,13 +36,7 @@ def llm_workspace(path: Path, base_url: str, **settings: str) -> Path:
         "llm.timeout_s": "5",
         **settings,
     }
-    sections: dict[str, list[str]] = {}
-    for dotted, value in lines.items():
-        section, key = dotted.split(".", 1)
-        sections.setdefault(section, []).append(f"{key} = {value}")
-    text = "".join(f"[{name}]\n" + "\n".join(body) + "\n" for name, body in sections.items())
-    (path / "kgrag.toml").write_text(text, encoding="utf-8")
-    return path
+    return write_workspace_toml(path, lines)
 
 
 def dump_tables(db_path: Path) -> dict[str, list[tuple[Any, ...]]]:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from kgrag.testing.extraction_responder import ExtractionResponder
 from kgrag.testing.fake_openai_server import FakeOpenAIServer
+from kgrag.testing.workspace_toml import write_workspace_toml
 
 FIGURES = ("calls", "prompt_tokens", "completion_tokens", "cost_usd")
 KEY_ENV = "KGRAG_ESTIMATE_CHECK_KEY"
@@ -61,13 +62,7 @@ def write_workspace(path: Path, base_url: str, settings: dict[str, str] | None =
         **PRICES,
         **(settings or {}),
     }
-    sections: dict[str, list[str]] = {}
-    for dotted, value in lines.items():
-        section, key = dotted.split(".", 1)
-        sections.setdefault(section, []).append(f"{key} = {value}")
-    text = "".join(f"[{name}]\n" + "\n".join(body) + "\n" for name, body in sections.items())
-    (path / "kgrag.toml").write_text(text, encoding="utf-8")
-    return path
+    return write_workspace_toml(path, lines)
 
 
 def compare(files: Sequence[Path], workdir: Path, settings: dict[str, str] | None = None) -> Comparison:
