@@ -44,8 +44,7 @@ class SqlChunks:
         with self._db.transaction():  # read inside it, so no other writer changes the rows in between
             rows = self._db.query(f"SELECT id FROM chunks WHERE doc_id = ?{self._dialect.for_update}", (doc_id,))
             existing = {r[0] for r in rows}
-            for batch in self._dialect.batches(sorted(existing - wanted)):
-                condition, params = self._dialect.one_of("id", batch)
+            for condition, params in self._dialect.in_batches("id", sorted(existing - wanted)):
                 self._db.execute(f"DELETE FROM chunks WHERE {condition}", params)
             self._db.executemany(
                 "UPDATE chunks SET ord = ?, char_start = ?, char_end = ? WHERE id = ?",
@@ -63,8 +62,7 @@ class SqlChunks:
     def get_many(self, chunk_ids: Sequence[str]) -> list[ChunkRecord]:
         """Chunks in the order of ``chunk_ids`` (unknown ids are skipped)."""
         found: dict[str, ChunkRecord] = {}
-        for batch in self._dialect.batches(chunk_ids):
-            condition, params = self._dialect.one_of("id", batch)
+        for condition, params in self._dialect.in_batches("id", chunk_ids):
             for r in self._db.query(f"SELECT {COLUMNS} FROM chunks WHERE {condition}", params):
                 found[r[0]] = _chunk(r)
         return [found[i] for i in dict.fromkeys(chunk_ids) if i in found]

@@ -52,8 +52,7 @@ class SqlCommunities:
         wanted = {c.id for c in communities}
         with self._db.transaction():
             existing = {r[0] for r in self._db.query(f"SELECT id FROM communities{self._dialect.for_update}")}
-            for batch in self._dialect.batches(sorted(existing - wanted)):
-                condition, params = self._dialect.one_of("id", batch)
+            for condition, params in self._dialect.in_batches("id", sorted(existing - wanted)):
                 self._db.execute(f"DELETE FROM communities WHERE {condition}", params)
             self._db.executemany(
                 "INSERT INTO communities(id, level, parent_id, size, children) VALUES (?,?,?,?,?) "
@@ -77,8 +76,7 @@ class SqlCommunities:
             rows = self._db.query("SELECT community_id, entity_id FROM community_members ORDER BY 1, 2")
         else:
             rows = []
-            for batch in self._dialect.batches(ids):
-                condition, params = self._dialect.one_of("community_id", batch)
+            for condition, params in self._dialect.in_batches("community_id", ids):
                 rows += self._db.query(
                     f"SELECT community_id, entity_id FROM community_members WHERE {condition} ORDER BY 1, 2", params
                 )
@@ -134,8 +132,7 @@ class SqlCommunities:
             rows = self._db.query(f"SELECT {_REPORT_COLUMNS} FROM community_reports ORDER BY level, community_id")
             return [_report(r) for r in rows]
         out: list[CommunityReport] = []
-        for batch in self._dialect.batches(community_ids):
-            condition, params = self._dialect.one_of("community_id", batch)
+        for condition, params in self._dialect.in_batches("community_id", community_ids):
             rows = self._db.query(f"SELECT {_REPORT_COLUMNS} FROM community_reports WHERE {condition}", params)
             out += [_report(r) for r in rows]
         return sorted(out, key=lambda r: (r.level, r.community_id))

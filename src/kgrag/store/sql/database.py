@@ -68,6 +68,11 @@ class Dialect:
         for start in range(0, len(distinct), max(size, 1)):
             yield distinct[start : start + size]
 
+    def in_batches(self, column: str, ids: Sequence[str]) -> Iterator[tuple[str, list[Any]]]:
+        """``(condition, parameters)`` that ``column`` is one of ``ids``, per :meth:`batches` statement."""
+        for batch in self.batches(ids):
+            yield self.one_of(column, batch)
+
     def one_of(self, column: str, batch: Sequence[str]) -> tuple[str, list[Any]]:
         """A condition (and its parameters) that ``column`` is one of ``batch`` (from :meth:`batches`)."""
         if self.name == "postgresql":

@@ -63,11 +63,9 @@ class SqlDenoise:
                 )
             relations_moved, loops = self._move_relations(mapping)
             self._remember_aliases(mapping, run_id)
-            for batch in self._dialect.batches(list(mapping.values())):
-                condition, params = self._dialect.one_of("id", batch)
+            for condition, params in self._dialect.in_batches("id", list(mapping.values())):
                 self._db.execute(f"UPDATE entities SET stale = 1 WHERE {condition}", params)
-            for batch in self._dialect.batches(list(mapping)):
-                condition, params = self._dialect.one_of("id", batch)
+            for condition, params in self._dialect.in_batches("id", list(mapping)):
                 self._db.execute(f"DELETE FROM entities WHERE {condition}", params)
         return MergeCounts(moved, relations_moved, loops)
 
@@ -101,8 +99,7 @@ class SqlDenoise:
 
     def _remember_aliases(self, mapping: Mapping[str, str], run_id: str) -> None:
         keys: dict[str, str] = {}
-        for batch in self._dialect.batches([*mapping, *mapping.values()]):
-            condition, params = self._dialect.one_of("id", batch)
+        for condition, params in self._dialect.in_batches("id", [*mapping, *mapping.values()]):
             keys.update((r[0], r[1]) for r in self._db.query(f"SELECT id, key FROM entities WHERE {condition}", params))
         for alias, canonical in mapping.items():  # earlier aliases of a merged alias follow it
             self._db.execute(
@@ -125,8 +122,7 @@ class SqlDenoise:
         """Delete relations (their mentions cascade) and remember them, so re-extraction skips them."""
         dropped = 0
         with self._db.transaction():
-            for batch in self._dialect.batches(relation_ids):
-                condition, params = self._dialect.one_of("id", batch)
+            for condition, params in self._dialect.in_batches("id", relation_ids):
                 dropped += self._db.changes(f"DELETE FROM relations WHERE {condition}", params)
             self._db.executemany(
                 "INSERT INTO denoise_dropped(relation_id, run_id) VALUES (?,?) ON CONFLICT DO NOTHING",

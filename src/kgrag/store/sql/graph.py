@@ -102,8 +102,7 @@ class SqlGraph:
         if not self._db.scalar("SELECT 1 FROM entity_aliases LIMIT 1"):
             return {}
         out: dict[str, tuple[str, str]] = {}
-        for batch in self._dialect.batches(keys):
-            condition, params = self._dialect.one_of("alias_key", batch)
+        for condition, params in self._dialect.in_batches("alias_key", keys):
             rows = self._db.query(
                 f"SELECT alias_key, canonical_id, canonical_key FROM entity_aliases WHERE {condition}", params
             )
@@ -116,15 +115,13 @@ class SqlGraph:
     def clear_chunk_mentions(self, chunk_ids: Sequence[str]) -> None:
         """Drop the mentions of chunks about to be re-extracted (their entities/relations turn stale)."""
         with self._db.transaction():
-            for batch in self._dialect.batches(chunk_ids):
-                condition, params = self._dialect.one_of("chunk_id", batch)
+            for condition, params in self._dialect.in_batches("chunk_id", chunk_ids):
                 self._db.execute(f"DELETE FROM relation_mentions WHERE {condition}", params)
                 self._db.execute(f"DELETE FROM entity_mentions WHERE {condition}", params)
 
     def entity_mentions(self, entity_ids: Sequence[str]) -> dict[str, list[EntityMention]]:
         out: dict[str, list[EntityMention]] = {}
-        for batch in self._dialect.batches(entity_ids):
-            condition, params = self._dialect.one_of("m.entity_id", batch)
+        for condition, params in self._dialect.in_batches("m.entity_id", entity_ids):
             rows = self._db.query(
                 "SELECT m.entity_id, e.key, m.chunk_id, m.surface, m.type, m.description FROM entity_mentions m "
                 "JOIN entities e ON e.id = m.entity_id JOIN chunks c ON c.id = m.chunk_id "
@@ -139,8 +136,7 @@ class SqlGraph:
 
     def relation_mentions(self, relation_ids: Sequence[str]) -> dict[str, list[RelationMention]]:
         out: dict[str, list[RelationMention]] = {}
-        for batch in self._dialect.batches(relation_ids):
-            condition, params = self._dialect.one_of("m.relation_id", batch)
+        for condition, params in self._dialect.in_batches("m.relation_id", relation_ids):
             rows = self._db.query(
                 "SELECT m.relation_id, s.key, t.key, m.forward, m.chunk_id, m.label, m.description, m.keywords, "
                 "m.weight FROM relation_mentions m JOIN relations r ON r.id = m.relation_id "
@@ -184,8 +180,7 @@ class SqlGraph:
         """Flag aggregates to be rebuilt by the next refresh (e.g. their summary was a fallback)."""
         with self._db.transaction():
             for table, ids in (("entities", entity_ids), ("relations", relation_ids)):
-                for batch in self._dialect.batches(ids):
-                    condition, params = self._dialect.one_of("id", batch)
+                for condition, params in self._dialect.in_batches("id", ids):
                     self._db.execute(f"UPDATE {table} SET stale = 1 WHERE {condition}", params)
 
     def save_relations(self, relations: Sequence[RelationRecord]) -> None:
@@ -272,8 +267,7 @@ class SqlGraph:
         if ids is None:
             return list(self._db.query(sql + " ORDER BY rowid"))
         found: dict[str, Row] = {}
-        for batch in self._dialect.batches(ids):
-            condition, params = self._dialect.one_of("id", batch)
+        for condition, params in self._dialect.in_batches("id", ids):
             for r in self._db.query(sql + f" WHERE {condition}", params):
                 found[r[0]] = r
         return [found[i] for i in dict.fromkeys(ids) if i in found]
