@@ -20,6 +20,7 @@ from typing import Protocol
 import numpy as np
 
 from kgrag.config import DocumentsConfig
+from kgrag.graph.build.vectors import embed_inline
 from kgrag.graph.types import Extractor
 from kgrag.indexing.prepare import ChunkPlan, PreparedFile, load_file
 from kgrag.models.embeddings import Embedder
@@ -55,9 +56,7 @@ class LocalCompute:
             yield load_file(path, cfg)
 
     def embed(self, embedder: Embedder, texts: Sequence[str], batch_size: int) -> Iterator[np.ndarray]:
-        block = max(1, batch_size)
-        for start in range(0, len(texts), block):
-            yield embedder.embed(list(texts[start : start + block]))
+        return embed_inline(embedder, texts, batch_size)
 
     def extractor(self, extractor: Extractor) -> Extractor:
         return extractor

@@ -41,8 +41,9 @@ runs (an indexing engine's ``compute.embed``); by default inline, one batch at a
 
 def embed_inline(embedder: Embedder, texts: Sequence[str], batch_size: int) -> Iterator[np.ndarray]:
     """The default :data:`EmbedBlocks`: the embedder in this process, ``batch_size`` texts per call."""
-    for start in range(0, len(texts), batch_size):
-        yield embedder.embed(list(texts[start : start + batch_size]))
+    block = max(1, batch_size)
+    for start in range(0, len(texts), block):
+        yield embedder.embed(list(texts[start : start + block]))
 
 
 def embed_graph(
