@@ -13,6 +13,7 @@ order and equal what the inline computation gives, so the index is the same whic
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
@@ -23,6 +24,7 @@ from kgrag.config import DocumentsConfig
 from kgrag.graph.build.vectors import embed_inline
 from kgrag.graph.types import Extractor
 from kgrag.indexing.prepare import ChunkPlan, PreparedFile, load_file
+from kgrag.indexing.report import IndexReport
 from kgrag.models.embeddings import Embedder
 
 
@@ -42,6 +44,20 @@ class StageCompute(Protocol):
     def extractor(self, extractor: Extractor) -> Extractor:
         """``extractor`` itself or one that gives the same extractions computed elsewhere."""
         ...
+
+
+def timed_blocks(blocks: Iterator[np.ndarray], report: IndexReport, key: str) -> Iterator[np.ndarray]:
+    """``blocks`` as they come, with the wait for each added to ``report`` under ``key``: the model time of
+    a stage wherever the engine runs the model (inline, or Ray actors whose results arrive here)."""
+    while True:
+        started = time.perf_counter()
+        try:
+            vectors = next(blocks)
+        except StopIteration:
+            return
+        finally:
+            report.add_time(key, time.perf_counter() - started)
+        yield vectors
 
 
 class LocalCompute:

@@ -13,7 +13,7 @@ import numpy as np
 
 from kgrag.core.progress import Progress
 from kgrag.core.stages import EMBED, progress_label, timing_key
-from kgrag.indexing.compute import LocalCompute, StageCompute
+from kgrag.indexing.compute import LocalCompute, StageCompute, timed_blocks
 from kgrag.indexing.context import IndexContext
 from kgrag.indexing.report import IndexReport
 from kgrag.models.embeddings import Embedder
@@ -52,14 +52,13 @@ def embed_missing_chunks(
     # Vectors arrive in blocks (one model batch inline, an engine's batch otherwise) and are committed
     # once COMMIT_SECONDS of work has gathered (a transaction per batch would cost little, but a block
     # keeps the write count low on fast embedders).
-    blocks = (compute or LocalCompute()).embed(embedder, [text for _, text in missing], batch_size)
+    texts = [text for _, text in missing]
+    blocks = timed_blocks((compute or LocalCompute()).embed(embedder, texts, batch_size), report, MODEL_TIME)
     pending: list[tuple[str, np.ndarray]] = []
     last_commit = time.perf_counter()
     done = 0
     while done < len(missing):
-        started = time.perf_counter()
         vectors = next(blocks)
-        report.add_time(MODEL_TIME, time.perf_counter() - started)
         pending.extend(zip([h for h, _ in missing[done : done + len(vectors)]], vectors, strict=True))
         done += len(vectors)
         if time.perf_counter() - last_commit >= COMMIT_SECONDS or done >= len(missing):
