@@ -24,6 +24,7 @@ from pathlib import Path
 from kgrag import Workspace
 from kgrag.evaluation import load_dataset
 from kgrag.evaluation.sampling import stratified_sample
+from kgrag.testing.workspace_toml import write_workspace_toml
 
 REPO = Path(__file__).resolve().parents[1]
 MEDICAL = REPO.parent / "shared" / "datasets" / "graphrag-bench-medical"
@@ -36,20 +37,22 @@ def parse_size(text: str) -> tuple[int, int]:
     return int(size), int(overlap) if overlap else max(1, round(int(size) * 0.12))
 
 
-def workspace_toml(size: int, overlap: int) -> str:
+def workspace_settings(size: int, overlap: int) -> dict[str, str]:
     """A chunk-only Medical workspace; ``size`` 0 keeps the automatic chunk size."""
-    chunking = f"[chunking]\nsize_tokens = {size}\noverlap_tokens = {overlap}\n" if size else ""
-    return (
-        '[documents]\njson_text_field = "context"\njson_id_field = "corpus_name"\n'
-        + chunking
-        + '[indexing]\npipeline = "no-graph"\n[graph]\nextractor = "none"\n'
-    )
+    chunking = {"chunking.size_tokens": str(size), "chunking.overlap_tokens": str(overlap)} if size else {}
+    return {
+        "documents.json_text_field": '"context"',
+        "documents.json_id_field": '"corpus_name"',
+        **chunking,
+        "indexing.pipeline": '"no-graph"',
+        "graph.extractor": '"none"',
+    }
 
 
 def measure(size: int, overlap: int, items: list, pipelines: list[str], work: Path) -> dict[str, dict[str, float]]:  # type: ignore[type-arg]
     root = work / f"size-{size or 'auto'}"
     root.mkdir(parents=True, exist_ok=True)
-    (root / "kgrag.toml").write_text(workspace_toml(size, overlap), encoding="utf-8")
+    write_workspace_toml(root, workspace_settings(size, overlap))
     with Workspace.open(root) as ws:
         started = time.perf_counter()
         ws.index([MEDICAL / "corpus.json"])
