@@ -97,7 +97,7 @@ def _stage_cell(seconds: dict[str, float], stage: str) -> str:
 
 def table(rows: list[dict[str, object]]) -> list[str]:
     """Markdown rows: size, wall, per-stage seconds (model part), model/framework split, RSS, queries."""
-    head = ["size", "chars", "load", "wall s", *(f"{s} s" for s in STAGES), "outside stages s", "model s"]
+    head = ["size", "chars", "load", "wall s", "CPU s", *(f"{s} s" for s in STAGES), "outside stages s", "model s"]
     head += ["framework s"]
     head += ["peak RSS MB", "index MB", *(f"{p} p50/p95 ms" for p in PIPELINES.split(","))]
     out = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
@@ -106,6 +106,7 @@ def table(rows: list[dict[str, object]]) -> list[str]:
         assert isinstance(run, dict) and isinstance(q, dict)
         model = model_seconds(run["seconds"])
         cells = [f"{row['size']:g}×", f"{row['chars']:,}", str(row.get("load", "?")), f"{run['wall_s']:.1f}"]
+        cells.append(f"{run['cpu_s']:.1f}" if run.get("cpu_s") else "n/a")
         cells += [_stage_cell(run["seconds"], s) for s in STAGES]
         cells.append(f"{run['wall_s'] - sum(v for k, v in run['seconds'].items() if '.' not in k):.1f}")
         cells += [f"{model:.1f}", f"{run['wall_s'] - model:.1f}", f"{run['peak_rss_mb']:.0f}"]
@@ -122,6 +123,7 @@ def exponents(rows: list[dict[str, object]]) -> str:
     runs = [r["run"] for r in rows]
     fits = {
         "wall time": fit_exponent(xs, [r["wall_s"] for r in runs]),  # type: ignore[index]
+        "CPU time": fit_exponent(xs, [r.get("cpu_s", 0.0) for r in runs]),  # type: ignore[attr-defined]
         "framework time": fit_exponent(xs, [r["wall_s"] - model_seconds(r["seconds"]) for r in runs]),  # type: ignore[index]
         "peak RSS": fit_exponent(xs, [r["peak_rss_mb"] for r in runs]),  # type: ignore[index]
     }

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -32,6 +33,7 @@ class IndexRun:
     peak_rss_mb: float
     seconds: dict[str, float] = field(default_factory=dict)
     error: str = ""
+    cpu_s: float = 0.0  # user + system CPU of the child and every worker it reaped: robust to a busy machine
 
 
 def kgrag_cmd(*args: str) -> list[str]:
@@ -64,7 +66,7 @@ def run_index(workspace: Path, corpus: Path, engine: str, env: dict[str, str]) -
     cmd = kgrag_cmd("index", str(corpus), "-w", str(workspace))
     if engine != "local":  # the local engine is the default: no flag, so this runs before --engine exists
         cmd += ["--engine", engine]
-    started = time.perf_counter()
+    started, cpu_before = time.perf_counter(), _children_cpu()
     with open(workspace.parent / f"{workspace.name}.index.log", "w+", encoding="utf-8") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, text=True)
         watched, peak = psutil.Process(proc.pid), 0
@@ -76,7 +78,14 @@ def run_index(workspace: Path, corpus: Path, engine: str, env: dict[str, str]) -
         output = log.read()
     lines = [ln for ln in output.splitlines() if ln.strip()]
     error = "" if proc.returncode == 0 else (lines[-1] if lines else f"exit {proc.returncode}")
-    return IndexRun(proc.returncode, wall, peak / 2**20, parse_seconds(output), error)
+    cpu = _children_cpu() - cpu_before
+    return IndexRun(proc.returncode, wall, peak / 2**20, parse_seconds(output), error, cpu)
+
+
+def _children_cpu() -> float:
+    """CPU seconds of every reaped descendant so far (a grandchild counts once its parent waited for it)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def run_queries(workspace: Path, questions: int, pipelines: str, env: dict[str, str]) -> dict[str, object]:
