@@ -45,6 +45,11 @@ class GraphConfig(Section):
         "(bench/bench_graph_nlp.py: 41k vs 30k chars/s) but slower when the cores are busy and for small "
         "batches (each worker loads the model), hence 1.",
     )
+    spacy_torch: bool = Field(
+        False,
+        description="Let thinc import torch when spaCy loads. Only transformer pipelines (`*_trf`, for which "
+        "it is turned on automatically) use it; for the CNN pipelines it is ~180 MB of unused memory.",
+    )
     noun_phrases: bool = Field(True, description="NLP extractor: also take noun phrases as `concept` entities.")
     unit_tokens: int = Field(
         1200,

@@ -70,7 +70,12 @@ def nlp_extractor(config: KgragConfig, client: LLMClient | None, progress: Progr
     from kgrag.graph.extract.nlp import SpacyExtractor
 
     graph = config.graph
-    return SpacyExtractor(graph.spacy_model, processes=graph.spacy_processes, noun_phrases=graph.noun_phrases)
+    return SpacyExtractor(
+        graph.spacy_model,
+        processes=graph.spacy_processes,
+        noun_phrases=graph.noun_phrases,
+        allow_torch=graph.spacy_torch,
+    )
 
 
 def llm_extractor(config: KgragConfig, client: LLMClient | None, progress: Progress) -> Extractor:

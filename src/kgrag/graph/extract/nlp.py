@@ -36,6 +36,7 @@ from kgrag.graph.extract.nlp_filters import (
 )
 from kgrag.graph.extract.nlp_paths import ParseView, path_label
 from kgrag.graph.extract.nlp_text import segments
+from kgrag.graph.extract.spacy_import import import_spacy, pipeline_needs_torch
 from kgrag.graph.normalize import entity_key
 from kgrag.graph.types import ChunkExtraction, ExtractedEntity, ExtractedRelation
 
@@ -311,6 +312,7 @@ class SpacyExtractor:
         skip_labels: frozenset[str] = SKIPPED_NER_LABELS,
         max_description_chars: int = 300,
         nlp: Any = None,
+        allow_torch: bool = False,
     ) -> None:
         self.model = model
         self.processes = processes
@@ -319,6 +321,7 @@ class SpacyExtractor:
         self.skip_labels = skip_labels
         self.max_description_chars = max_description_chars
         self._nlp = nlp
+        self.allow_torch = allow_torch or pipeline_needs_torch(model)  # see kgrag.graph.extract.spacy_import
         self._owns_nlp = nlp is None  # a pipeline handed in is the caller's to keep
         # The name is recorded per chunk: changing what is extracted re-extracts every chunk.
         self.name = f"nlp:{model}:{VERSION}" + ("" if noun_phrases else ":ents")
@@ -328,7 +331,7 @@ class SpacyExtractor:
         """The spaCy pipeline, loaded on first use."""
         if self._nlp is None:
             try:
-                import spacy
+                spacy = import_spacy(self.allow_torch)
             except ImportError as exc:
                 raise ModelError("the NLP graph extractor needs spaCy: pip install 'kgrag[local]'") from exc
             try:
