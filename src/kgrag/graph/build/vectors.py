@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
-from kgrag.core.graph_records import EntityRecord, RelationRecord
 from kgrag.core.progress import Progress, SilentProgress
 from kgrag.core.stages import EMBED_GRAPH, progress_label
 from kgrag.documents import content_hash
@@ -24,14 +23,42 @@ from kgrag.models.embeddings import Embedder
 from kgrag.store.base import Store
 
 EMBED_BATCH = 256
+PAGE = 2048  # entities read, checked and embedded at a time: memory follows the page, not the graph
 VECTORS_META_KEY = "graph.vectors"
 
 
-def _graph_texts(entities: Sequence[EntityRecord], relations: Sequence[RelationRecord]) -> dict[str, str]:
-    """hash → text for every entity and relation given."""
-    names = {e.id: e.name for e in entities}
-    texts = [entity_text(e) for e in entities] + [relation_text(r, names) for r in relations]
-    return {content_hash(t): t for t in texts}
+def _entity_texts(store: Store, ids: Sequence[str]) -> list[str]:
+    return [entity_text(e) for e in store.graph.entities(ids)]
+
+
+def _relation_texts(store: Store, ids: Sequence[str]) -> list[str]:
+    relations = store.graph.relations(ids)
+    endpoints = {i for r in relations for i in (r.source_id, r.target_id)}
+    names = {e.id: e.name for e in store.graph.entities(sorted(endpoints))}
+    return [relation_text(r, names) for r in relations]
+
+
+TextsOf = Callable[[Store, Sequence[str]], list[str]]
+"""(store, ids) → the texts the ids' vectors are made from, in the ids' order."""
+
+
+def _pages(ids: Sequence[str]) -> Iterator[Sequence[str]]:
+    for start in range(0, len(ids), PAGE):
+        yield ids[start : start + PAGE]
+
+
+def _missing_ids(store: Store, model: str, ids: Sequence[str], texts_of: TextsOf, seen: set[str]) -> list[str]:
+    """The ids, page by page, whose text has no vector for ``model`` (one id per distinct text; ``seen``
+    collects the text hashes already claimed, across entities and relations)."""
+    missing: list[str] = []
+    for page in _pages(ids):
+        hashes = [content_hash(t) for t in texts_of(store, page)]
+        present = store.vectors.get(model, hashes)
+        for item_id, text_hash in zip(page, hashes, strict=True):
+            if text_hash not in present and text_hash not in seen:
+                seen.add(text_hash)
+                missing.append(item_id)
+    return missing
 
 
 EmbedBlocks = Callable[[Embedder, Sequence[str], int], Iterator[np.ndarray]]
@@ -61,26 +88,33 @@ def embed_graph(
     Relations are off by default: no built-in query step searches relation vectors yet, and with a local
     model they cost about twice the entities' embedding time (measured on the sample corpus: 3.7k
     relations vs 1.7k entities). Each batch is committed on its own, so an interrupted run resumes.
+    The graph is read in pages of ``PAGE`` ids, twice (find what is missing, then embed it), so peak
+    memory does not grow with the graph (reading every entity, its provenance and the present vectors at
+    once made the indexing peak grow with the corpus in the scale benchmark).
     """
-    relations = store.graph.relations() if with_relations else []
-    texts = _graph_texts(store.graph.entities(), relations)
-    if not texts:
-        return 0
-    present = store.vectors.get(embedder.name, list(texts))
-    missing = [(h, t) for h, t in texts.items() if h not in present]
-    if not missing:
+    seen: set[str] = set()
+    work = [(_entity_texts, _missing_ids(store, embedder.name, store.graph.entity_ids(), _entity_texts, seen))]
+    if with_relations:
+        work.append(
+            (_relation_texts, _missing_ids(store, embedder.name, store.graph.relation_ids(), _relation_texts, seen))
+        )
+    total = sum(len(ids) for _, ids in work)
+    if not total:
         return 0
     # Often the longest stage of a local run (one vector per entity), so it gets a bar like chunk embedding.
     progress, label = progress or SilentProgress(), progress_label(EMBED_GRAPH)
-    progress.start(label, len(missing))
-    done = 0
-    for vectors in embed(embedder, [t for _, t in missing], batch_size):
-        batch = missing[done : done + len(vectors)]
-        store.vectors.put(embedder.name, zip([h for h, _ in batch], vectors, strict=True))
-        progress.advance(label, len(batch))
-        done += len(batch)
+    progress.start(label, total)
+    for texts_of, ids in work:
+        for page in _pages(ids):
+            texts = texts_of(store, page)
+            done = 0
+            for vectors in embed(embedder, texts, batch_size):
+                batch = texts[done : done + len(vectors)]
+                store.vectors.put(embedder.name, zip([content_hash(t) for t in batch], vectors, strict=True))
+                progress.advance(label, len(batch))
+                done += len(batch)
     progress.finish(label)
-    return len(missing)
+    return total
 
 
 def _fingerprint(store: Store, model: str, with_relations: bool) -> str:

@@ -279,6 +279,15 @@ class SqlGraph:
         found = self.entities([str(entity_id)])
         return found[0] if found else None
 
+    def entity_ids(self) -> list[str]:
+        """Every entity id in creation order, without descriptions or provenance: what a caller pages
+        through with :meth:`entities` so that memory follows the page, not the graph."""
+        return [r[0] for r in self._db.query("SELECT id FROM entities ORDER BY rowid")]
+
+    def relation_ids(self) -> list[str]:
+        """Every relation id in creation order (see :meth:`entity_ids`)."""
+        return [r[0] for r in self._db.query("SELECT id FROM relations ORDER BY rowid")]
+
     # -- lifecycle -------------------------------------------------------------------------------
     def stale_entity_ids(self) -> list[str]:
         return [r[0] for r in self._db.query("SELECT id FROM entities WHERE stale = 1 ORDER BY rowid")]
