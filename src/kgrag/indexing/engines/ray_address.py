@@ -3,9 +3,9 @@
 Two things go wrong when ``kgrag index --engine ray --ray-address HOST:PORT`` meets Ray 2.60, measured on
 a one-CPU head started with ``ray start --head`` (``tests/indexing/test_ray_address.py``):
 
-* Nothing listening at the address (a typo, a stopped head): ``ray.init`` retries for minutes (over 5
-  minutes for a closed port here) before failing. A TCP connect to the address Ray will dial answers in
-  milliseconds, so the run fails at once, naming the address. On Linux Ray dials a loopback host
+* Nothing listening at the address (a typo, a stopped head): ``ray.init`` retries for minutes (for a
+  closed port it was still retrying after 5 minutes here). A TCP connect to the address Ray will dial
+  answers in milliseconds, so the run fails at once, naming the address. On Linux Ray dials a loopback host
   (``127.0.0.1``, ``localhost``) as this machine's outward address; a head that listens on loopback only
   (started with ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``) is then unreachable, and the message says so.
 * A cluster with token authentication (``ray start`` enables it by default): Ray sends a token to an
