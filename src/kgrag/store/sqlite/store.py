@@ -71,7 +71,7 @@ class SQLiteStore(SqlStore):
     @contextmanager
     def indexing_lock(self, progress: Progress) -> Iterator[None]:
         """:meth:`kgrag.store.base.IndexLocking.indexing_lock`: an ``flock`` on ``.kgrag-index.lock`` in the
-        workspace directory (as before stores had locks), or the in-process lock of an in-memory store."""
+        workspace directory (the file every kgrag version locks), or the in-process lock of an in-memory store."""
         if self._lock_dir is None:
             with self._process_lock.held(progress):
                 yield
