@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,9 +24,12 @@ from tests.reliability.harness import DB_NAME, differences, dump_tables, health_
 
 from kgrag.testing import FakeOpenAIServer
 from kgrag.testing.extraction_responder import ExtractionResponder
+from kgrag.workspace.index_lock import WAITING
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT_S = 300.0
+GATE_S = 60.0  # how long two_indexers holds the first indexer's replies back at most
+WAITING_START = " ".join(WAITING.split()[:6])  # the note may be wrapped over lines
 
 
 @dataclass
@@ -113,26 +117,85 @@ def crash_series(root: Path, docs: Path, kills: int, seed: int, *, llm: bool = T
     return report
 
 
-def two_indexers(root: Path, docs: Path) -> tuple[int, int]:
-    """LLM requests of one ``kgrag index``, and of two started on one workspace at once (the second
-    while the first is mid-way through extraction). Replies take 50 ms, so the runs really overlap."""
-    with FakeOpenAIServer(ExtractionResponder().for_server, latency_s=0.05) as server:
-        clean = llm_workspace(root / "single", server.base_url)
-        run_to_end(clean, docs)
+@dataclass
+class TwoIndexers:
+    """LLM requests of one ``kgrag index`` alone (``single``) and of two at once (``both``); ``waited``:
+    the second said it was waiting for the first (so the two really overlapped)."""
+
+    single: int
+    both: int
+    waited: bool
+
+
+def _watch_output(process: subprocess.Popen[str], seen: threading.Event, found: list[str]) -> None:
+    """Collect ``process``'s output; set ``seen`` once it holds the lock's waiting note."""
+    assert process.stdout is not None
+    for line in process.stdout:
+        found.append(line)
+        if WAITING_START in " ".join("".join(found).split()):
+            seen.set()
+
+
+def two_indexers(root: Path, docs: Path, store_url: Callable[[Path], str] | None = None) -> TwoIndexers:
+    """LLM requests of one ``kgrag index``, and of two started at once: on one workspace directory, or,
+    with ``store_url`` (directory → PostgreSQL URL), on two directories sharing one schema.
+
+    The first indexer's LLM replies are held back until the second has printed that it waits, so the
+    second really starts while the first is mid-way through extraction (held at most ``GATE_S``, well
+    under the client's timeout, so nothing is re-sent)."""
+    gate = threading.Event()
+    responder = ExtractionResponder().for_server
+
+    def gated(body: dict[str, Any]) -> str:
+        gate.wait(GATE_S)
+        return responder(body)
+
+    def workspace(name: str, schema_of: str, base_url: str) -> Path:
+        store = (
+            {}
+            if store_url is None
+            else {"store.backend": '"postgresql"', "store.url": f'"{store_url(root / schema_of)}"'}
+        )
+        return llm_workspace(root / name, base_url, **store, **{"llm.timeout_s": str(int(GATE_S * 2))})
+
+    with FakeOpenAIServer(gated) as server:
+        gate.set()
+        run_to_end(workspace("single", "single", server.base_url), docs)
         single = server.stats.chat_requests
         server.reset_stats()
-        shared = llm_workspace(root / "shared", server.base_url)
-        first = subprocess.Popen(_command(shared, docs), env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + RUN_TIMEOUT_S
-        while server.stats.chat_requests == 0 and first.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.005)
-        second = subprocess.run(
-            _command(shared, docs), env=_env(), capture_output=True, text=True, timeout=RUN_TIMEOUT_S
-        )
-        first.communicate(timeout=RUN_TIMEOUT_S)
-        if first.returncode or second.returncode:
-            raise AssertionError(f"an indexer failed: {first.returncode}, {second.returncode}: {second.stderr[-2000:]}")
+        gate.clear()
+        first = workspace("shared", "shared", server.base_url)
+        second = first if store_url is None else workspace("other", "shared", server.base_url)
+        waited = _overlapping_runs(first, second, docs, server, gate)
         both = server.stats.chat_requests
-    shutil.rmtree(root / "single", ignore_errors=True)
-    shutil.rmtree(root / "shared", ignore_errors=True)
-    return single, both
+    for name in ("single", "shared", "other"):
+        shutil.rmtree(root / name, ignore_errors=True)
+    return TwoIndexers(single, both, waited)
+
+
+def _overlapping_runs(
+    first_ws: Path, second_ws: Path, docs: Path, server: FakeOpenAIServer, gate: threading.Event
+) -> bool:
+    """Start indexing ``first_ws``; once it sent a request, ``second_ws``; open ``gate`` when the second
+    waits (or after ``GATE_S``). Returns whether the second waited."""
+    first = subprocess.Popen(_command(first_ws, docs), env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    while server.stats.chat_requests == 0 and first.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    second = subprocess.Popen(
+        _command(second_ws, docs), env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    output: list[str] = []
+    watcher = threading.Thread(target=_watch_output, args=(second, gate, output), daemon=True)
+    watcher.start()
+    waited = gate.wait(GATE_S)
+    gate.set()
+    second.wait(timeout=RUN_TIMEOUT_S)
+    watcher.join(timeout=RUN_TIMEOUT_S)
+    _, errors = first.communicate(timeout=RUN_TIMEOUT_S)
+    if first.returncode or second.returncode:
+        raise AssertionError(
+            f"an indexer failed: {first.returncode}, {second.returncode}: "
+            f"{errors.decode(errors='replace')[-2000:]}{''.join(output)[-2000:]}"
+        )
+    return waited

@@ -19,6 +19,7 @@ from kgrag.core.eval_records import EvalRunRecord, EvalScore
 from kgrag.core.graph_records import EntityMention, EntityRecord, RelationMention, RelationRecord
 from kgrag.core.llm_types import ChatRequest, Prices
 from kgrag.core.llm_usage import CachedResponse, CallRecord, LedgerSummary
+from kgrag.core.progress import Progress
 from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus, ScoredId
 from kgrag.store.tables import TableSpec
 
@@ -256,3 +257,19 @@ class CopyableStore(Protocol):
 
     @property
     def rows(self) -> TableRows: ...
+
+
+@runtime_checkable
+class IndexLocking(Protocol):
+    """A store that knows what "one indexer at a time" means for its data (both built-in backends).
+
+    Two workspace directories may share one store (two machines, or two ``-w`` paths with the same
+    PostgreSQL ``store.url``), so the lock belongs to the store, not to a directory: SQLite locks a file
+    in the workspace directory, PostgreSQL its schema on the server. A plug-in store without this method
+    gets the workspace directory's file lock (:mod:`kgrag.workspace.index_lock`).
+    """
+
+    def indexing_lock(self, progress: Progress) -> AbstractContextManager[None]:
+        """Hold this store's indexing lock for the block: at once when free, else after noting
+        :data:`kgrag.store.index_lock.WAITING` and waiting; a killed holder releases it."""
+        ...

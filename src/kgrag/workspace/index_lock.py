@@ -3,48 +3,32 @@ work done.
 
 Two indexers on one workspace used to both do the full work: each read which chunks lacked vectors or
 extractions before the other had committed them, so both paid for every LLM call (164 requests instead
-of 106 in the issue's measurement). SQLite only serialises single transactions, not a whole run, so a
-run takes an advisory lock file (``flock``) in the workspace for its duration. The lock belongs to the
-open file, so a killed indexer (``kill -9``) releases it at once; there is no stale lock to clean up.
-Where ``flock`` does not exist (Windows) or the lock file cannot be created (a read-only workspace,
-which cannot be indexed anyway), the run goes on without it.
+of 106 in the issue's measurement). Neither store serialises a whole run (only single transactions), so
+a run holds its store's indexing lock for its duration (:class:`kgrag.store.base.IndexLocking`). The lock
+belongs to the store because two workspace directories can share one: SQLite takes an ``flock`` on a
+file in the workspace directory, PostgreSQL an advisory lock on the workspace's schema, which also keeps
+apart indexers in different directories or on different machines that name the same ``store.url``
+(issue #14). Both die with their holder, so a killed indexer (``kill -9``) releases the lock at once;
+there is no stale lock to clean up. A plug-in store without a lock of its own gets the workspace
+directory's file lock, as every store did before.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from kgrag.core.progress import Progress
+from kgrag.store import Store
+from kgrag.store.base import IndexLocking
+from kgrag.store.index_lock import LOCK_FILE_NAME, WAITING, file_lock
 
-LOCK_FILE_NAME = ".kgrag-index.lock"
-WAITING = (
-    "another `kgrag index` is running on this workspace; waiting for it to finish "
-    "(whatever it indexes will not be paid for twice)"
-)
+__all__ = ["LOCK_FILE_NAME", "WAITING", "indexing_lock"]
 
 
-@contextmanager
-def indexing_lock(workspace: Path, progress: Progress) -> Iterator[None]:
-    """Hold the workspace's indexing lock for the block, waiting (with a note) while another holds it."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        yield
-        return
-    try:
-        descriptor = os.open(workspace / LOCK_FILE_NAME, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError:
-        yield
-        return
-    try:
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            progress.note(WAITING)
-            fcntl.flock(descriptor, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(descriptor)  # closing releases the lock
+def indexing_lock(workspace: Path, store: Store, progress: Progress) -> AbstractContextManager[None]:
+    """Hold the indexing lock of ``store`` (the workspace's) for the block, waiting with :data:`WAITING`
+    while another indexer holds it."""
+    if isinstance(store, IndexLocking):
+        return store.indexing_lock(progress)
+    return file_lock(workspace, progress)

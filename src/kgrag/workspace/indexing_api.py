@@ -36,7 +36,7 @@ class IndexingAPI:
         ``engine`` (default ``indexing.engine``: ``local``, or ``ray``, see docs/ray.md); unchanged files
         cost nothing, and a killed or failed run resumes where it stopped."""
         progress = progress or SilentProgress()
-        with indexing_lock(self._parts.path, progress):
+        with indexing_lock(self._parts.path, self._parts.store, progress):
             return _run(self._parts, [Path(p) for p in paths], progress, pipeline, engine)
 
     def estimate(self, paths: Sequence[Path | str], progress: Progress | None = None) -> tuple[IndexReport, Estimate]:
@@ -59,14 +59,14 @@ class IndexingAPI:
         """Re-embed every chunk (and graph entity) with the configured model and make it the workspace's
         model (after ``embedding.model``/``provider`` changed)."""
         progress = progress or SilentProgress()
-        with indexing_lock(self._parts.path, progress):
+        with indexing_lock(self._parts.path, self._parts.store, progress):
             self._parts.record_model(self._parts.embedder().inner())
             return _run(self._parts, [], progress, None)
 
     def remove(self, refs: Sequence[str]) -> tuple[list[str], list[str]]:
         """Remove documents (by id, source or path) and everything derived from them; returns (removed
         sources, refs that matched nothing)."""
-        with indexing_lock(self._parts.path, SilentProgress()):
+        with indexing_lock(self._parts.path, self._parts.store, SilentProgress()):
             return remove_documents(self._parts.store, refs, self._parts.summarizer(), self._parts.embedder)
 
 

@@ -2,8 +2,9 @@
 
 The workspace directory keeps its ``kgrag.toml``; the data is copied by the generic, verified,
 all-or-nothing copier (:func:`kgrag.store.transfer.copy_store`), so either direction works. The copy
-holds the workspace's indexing lock, so a ``kgrag index`` started meanwhile waits instead of writing to
-a source that is half copied. Afterwards the workspace still uses its old store until ``[store]`` in
+holds the source store's indexing lock (the workspace's file lock for SQLite, the schema's advisory lock
+for PostgreSQL), so a ``kgrag index`` started meanwhile on it waits instead of writing to a source that is
+half copied. Afterwards the workspace still uses its old store until ``[store]`` in
 ``kgrag.toml`` (or ``KGRAG_STORE``) names the new one — :attr:`Migration.switch_hint` says how.
 """
 
@@ -65,14 +66,14 @@ def migrate_store(directory: Path, to: str, source: str | None = None, progress:
     target = resolve_store(to, config.store, "--to")
     if (origin.backend, origin.url) == (target.backend, target.url):
         raise ConfigError("--from and --to name the same store; nothing to copy")
-    with indexing_lock(directory, progress):
-        reader = open_store(origin, directory)
-        try:
+    reader = open_store(origin, directory)
+    try:
+        with indexing_lock(directory, reader, progress):
             writer = open_store(target, directory)
             try:
                 report = copy_store(reader, writer, progress)
             finally:
                 writer.close()
-        finally:
-            reader.close()
+    finally:
+        reader.close()
     return Migration(origin, target, report)

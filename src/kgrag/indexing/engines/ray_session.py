@@ -5,7 +5,8 @@ Three cases, decided when the run starts (never at import: ``ray`` is an optiona
 * Ray is already initialised in this process (a notebook, a test session, a Ray job): use it, leave it up.
 * ``indexing.ray_address`` is set: connect to that cluster for the run, disconnect afterwards. The
   driver's kgrag package is shipped to the workers (``runtime_env.py_modules``) so they run the same
-  code; its dependencies (numpy, spaCy, onnxruntime…) must be installed on the cluster.
+  code; its dependencies (numpy, spaCy, onnxruntime…) must be installed on the cluster. An address where
+  nothing listens fails at once, and a failed connection says why (:mod:`.ray_address`).
 * Otherwise: start a local Ray with ``indexing.ray_num_cpus`` CPUs on 127.0.0.1, no dashboard, usage
   statistics off, logs in a temporary directory, and stop it afterwards. Its workers import kgrag from
   the same directory as this process.
@@ -23,6 +24,7 @@ from types import ModuleType
 from kgrag.config import IndexingConfig
 from kgrag.core.errors import ConfigError, KgragError
 from kgrag.core.progress import Progress
+from kgrag.indexing.engines.ray_address import connection_failure, unreachable_reason
 
 INSTALL_HINT = "pip install 'kgrag[ray]'"
 USAGE_STATS = "RAY_USAGE_STATS_ENABLED"
@@ -88,6 +90,16 @@ def _usage_stats_off() -> Iterator[None]:
             os.environ[USAGE_STATS] = previous
 
 
+def _check_reachable(address: str, where: str) -> None:
+    """Fail at once when nothing listens at ``address`` (``ray.init`` would retry for minutes)."""
+    reason = unreachable_reason(address)
+    if reason is not None:
+        raise ConfigError(
+            f"indexing.ray_address (--ray-address): cannot reach {where}: {reason}; check the address and that "
+            "the cluster's head runs (`ray start --head --port=PORT` prints the address to use)"
+        )
+
+
 @contextmanager
 def ray_session(config: IndexingConfig, progress: Progress) -> Iterator[ModuleType]:
     """``ray``, initialised for the duration of the block as described in the module docstring."""
@@ -98,6 +110,7 @@ def ray_session(config: IndexingConfig, progress: Progress) -> Iterator[ModuleTy
     if config.ray_address:
         args = _cluster_init_args(config.ray_address)
         where = f"the Ray cluster at {config.ray_address}"
+        _check_reachable(config.ray_address, where)
     else:
         args = _local_init_args(config)
         where = f"a local Ray ({config.ray_num_cpus} CPUs)"
@@ -107,7 +120,7 @@ def ray_session(config: IndexingConfig, progress: Progress) -> Iterator[ModuleTy
             ray.init(**args)
     except (ConnectionError, ValueError, RuntimeError) as exc:
         field = "indexing.ray_address (--ray-address)" if config.ray_address else "indexing.ray_num_cpus"
-        raise ConfigError(f"{field}: could not start or reach {where}: {exc}") from exc
+        raise ConfigError(f"{field}: could not start or reach {where}: {connection_failure(exc)}") from exc
     try:
         yield ray
     finally:

@@ -44,6 +44,22 @@ def _psycopg() -> Any:
     return psycopg
 
 
+def connect(target: PgTarget) -> psycopg.Connection[Any]:
+    """An autocommit connection to ``target``'s server; failing to connect is a :class:`WorkspaceError`
+    naming ``store.url`` (password masked) and what to check."""
+    driver = _psycopg()
+    try:
+        conn: psycopg.Connection[Any] = driver.connect(
+            target.conninfo, autocommit=True, connect_timeout=_CONNECT_TIMEOUT_S
+        )
+    except driver.Error as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise WorkspaceError(
+            f"store.url {target.display}: cannot connect to PostgreSQL ({reason}); {_UNREACHABLE}"
+        ) from exc
+    return conn
+
+
 class PgDatabase:
     """A connection with the workspace's schema on its search path, transactions and a change counter."""
 
@@ -67,16 +83,7 @@ class PgDatabase:
             raise
 
     def _connect(self) -> psycopg.Connection[Any]:
-        driver = _psycopg()
-        try:
-            conn: psycopg.Connection[Any] = driver.connect(
-                self.target.conninfo, autocommit=True, connect_timeout=_CONNECT_TIMEOUT_S
-            )
-        except driver.Error as exc:
-            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise WorkspaceError(
-                f"store.url {self.target.display}: cannot connect to PostgreSQL ({reason}); {_UNREACHABLE}"
-            ) from exc
+        conn = connect(self.target)
         _drop_nul_characters(conn)
         return conn
 

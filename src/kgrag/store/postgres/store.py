@@ -3,12 +3,16 @@ scope; selected with ``store.backend = "postgresql"`` (or ``store = "postgresql:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from kgrag.config.store import StoreConfig
+from kgrag.core.progress import Progress
 from kgrag.store.postgres.chunks import PgChunks
 from kgrag.store.postgres.database import PgDatabase
 from kgrag.store.postgres.denoise import PgDenoise
+from kgrag.store.postgres.index_lock import advisory_lock
 from kgrag.store.postgres.qmark import PgQmark
 from kgrag.store.postgres.rows import PgRows
 from kgrag.store.postgres.url import PgTarget, parse_target
@@ -31,6 +35,13 @@ class PostgresStore(SqlStore):
     @property
     def target(self) -> PgTarget:
         return self.db.target
+
+    @contextmanager
+    def indexing_lock(self, progress: Progress) -> Iterator[None]:
+        """:meth:`kgrag.store.base.IndexLocking.indexing_lock`: the schema's advisory lock on the server,
+        so indexers in different workspace directories (or machines) sharing this schema take turns."""
+        with advisory_lock(self.target, progress):
+            yield
 
 
 def open_postgres_store(config: StoreConfig, workspace: Path) -> PostgresStore:

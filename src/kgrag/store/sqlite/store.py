@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from kgrag.config.store import StoreConfig
 from kgrag.core.errors import WorkspaceError
+from kgrag.core.progress import Progress
 from kgrag.core.vector_index import AnnParams
+from kgrag.store.index_lock import ProcessLock, file_lock
 from kgrag.store.sql.database import SQLITE
 from kgrag.store.sql.store import SqlStore
 from kgrag.store.sqlite.chunks import CHUNKS_DDL, SQLiteChunks
@@ -42,26 +46,48 @@ class SQLiteStore(SqlStore):
     """Implements :class:`kgrag.store.base.Store` over a single SQLite file.
 
     ``SQLiteStore(":memory:")`` is the in-process fake for tests: same code path, nothing on disk.
+    The indexing lock is a file in ``lock_dir`` (the workspace directory; default: the database's
+    directory), or, for ``:memory:`` without a ``lock_dir``, an in-process lock (nothing else can reach it).
     """
 
-    def __init__(self, path: Path | str, extra_schemas: tuple[str, ...] = (), ann: AnnParams | None = None) -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        extra_schemas: tuple[str, ...] = (),
+        ann: AnnParams | None = None,
+        lock_dir: Path | None = None,
+    ) -> None:
         self.db = Database(path, SCHEMAS + extra_schemas)
+        in_memory = str(path) == ":memory:"
+        self._lock_dir = lock_dir if lock_dir is not None or in_memory else Path(path).parent
+        self._process_lock = ProcessLock()
         super().__init__(self.db, self.db, SQLITE)
         self.chunks = SQLiteChunks(self.db)
-        ann_dir = None if str(path) == ":memory:" else Path(f"{path}.ann")  # saved HNSW indexes (ann_sidecar)
+        ann_dir = None if in_memory else Path(f"{path}.ann")  # saved HNSW indexes (ann_sidecar)
         self.vectors = SQLiteVectors(self.db, ann, ann_dir)
         self.denoise = SQLiteDenoise(self.db)
         self.rows = SQLiteRows(self.db)  # row-level copies (kgrag migrate)
+
+    @contextmanager
+    def indexing_lock(self, progress: Progress) -> Iterator[None]:
+        """:meth:`kgrag.store.base.IndexLocking.indexing_lock`: an ``flock`` on ``.kgrag-index.lock`` in the
+        workspace directory (the file every kgrag version locks), or the in-process lock of an in-memory store."""
+        if self._lock_dir is None:
+            with self._process_lock.held(progress):
+                yield
+        else:
+            with file_lock(self._lock_dir, progress):
+                yield
 
 
 def open_sqlite_store(config: StoreConfig, workspace: Path) -> SQLiteStore:
     """The ``sqlite`` entry of the store registry: ``store.url`` is the database path (relative paths are
     relative to the workspace, ``:memory:`` keeps everything in memory), default ``<workspace>/kgrag.sqlite3``."""
     if config.url == ":memory:":
-        return SQLiteStore(":memory:", ann=config.ann_params())
+        return SQLiteStore(":memory:", ann=config.ann_params())  # no other process can reach it: an in-process lock
     path = workspace / (Path(config.url).expanduser() if config.url else Path(DEFAULT_FILE_NAME))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)  # a fresh workspace, or a url into a new directory
     except OSError as exc:
         raise WorkspaceError(f"{path}: cannot create the database directory ({exc.strerror})") from exc
-    return SQLiteStore(path, ann=config.ann_params())
+    return SQLiteStore(path, ann=config.ann_params(), lock_dir=workspace)
