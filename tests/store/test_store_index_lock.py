@@ -98,6 +98,27 @@ def test_the_in_memory_store_takes_turns_between_threads() -> None:
         assert progress.notes == []
 
 
+def test_two_workspaces_sharing_one_sqlite_file_take_turns(tmp_path: Path) -> None:
+    """An absolute ``store.url`` lets two workspace directories open one database: the database's directory
+    is locked too, while each workspace keeps the lock file older kgrag versions take."""
+    shared = tmp_path / "shared" / "kgrag.sqlite3"
+    shared.parent.mkdir()
+    first = open_store(StoreConfig(url=str(shared)), _workspace_dir(tmp_path / "a"))
+    second = open_store(StoreConfig(url=str(shared)), _workspace_dir(tmp_path / "b"))
+    _assert_waits_until_released(first, second)
+    assert (tmp_path / "a" / LOCK_FILE_NAME).exists() and (shared.parent / LOCK_FILE_NAME).exists()
+    own = open_store(StoreConfig(), _workspace_dir(tmp_path / "c"))
+    progress = SilentProgress()
+    assert isinstance(own, IndexLocking) and isinstance(first, IndexLocking)
+    with first.indexing_lock(progress), own.indexing_lock(progress):  # another database: no turns
+        assert progress.notes == []
+
+
+def _workspace_dir(path: Path) -> Path:
+    path.mkdir()
+    return path
+
+
 def test_a_store_without_a_lock_of_its_own_gets_the_workspace_file_lock(tmp_path: Path) -> None:
     """A plug-in store that predates ``indexing_lock`` is locked as every store was before (#8)."""
 

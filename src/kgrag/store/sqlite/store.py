@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from kgrag.config.store import StoreConfig
@@ -46,8 +46,9 @@ class SQLiteStore(SqlStore):
     """Implements :class:`kgrag.store.base.Store` over a single SQLite file.
 
     ``SQLiteStore(":memory:")`` is the in-process fake for tests: same code path, nothing on disk.
-    The indexing lock is a file in ``lock_dir`` (the workspace directory; default: the database's
-    directory), or, for ``:memory:`` without a ``lock_dir``, an in-process lock (nothing else can reach it).
+    The indexing lock is a file in ``lock_dir`` (the workspace directory) and in the database's directory
+    when that is another one, or, for ``:memory:`` without a ``lock_dir``, an in-process lock (nothing
+    else can reach it).
     """
 
     def __init__(
@@ -59,7 +60,12 @@ class SQLiteStore(SqlStore):
     ) -> None:
         self.db = Database(path, SCHEMAS + extra_schemas)
         in_memory = str(path) == ":memory:"
-        self._lock_dir = lock_dir if lock_dir is not None or in_memory else Path(path).parent
+        # The workspace's lock file is the one every kgrag version takes; the database's directory is
+        # locked too, so two workspaces sharing one database file (an absolute ``store.url``) take turns.
+        # Sorted, so two runs never take the same two locks in opposite orders (no deadlock).
+        dirs = set() if in_memory else {Path(path).resolve().parent}
+        dirs |= {lock_dir.resolve()} if lock_dir is not None else set()
+        self._lock_dirs = sorted(dirs)
         self._process_lock = ProcessLock()
         super().__init__(self.db, self.db, SQLITE)
         self.chunks = SQLiteChunks(self.db)
@@ -71,13 +77,16 @@ class SQLiteStore(SqlStore):
     @contextmanager
     def indexing_lock(self, progress: Progress) -> Iterator[None]:
         """:meth:`kgrag.store.base.IndexLocking.indexing_lock`: an ``flock`` on ``.kgrag-index.lock`` in the
-        workspace directory (the file every kgrag version locks), or the in-process lock of an in-memory store."""
-        if self._lock_dir is None:
+        workspace directory (the file every kgrag version locks) and the database's, or the in-process lock
+        of an in-memory store."""
+        if not self._lock_dirs:
             with self._process_lock.held(progress):
                 yield
-        else:
-            with file_lock(self._lock_dir, progress):
-                yield
+            return
+        with ExitStack() as held:
+            for directory in self._lock_dirs:
+                held.enter_context(file_lock(directory, progress))
+            yield
 
 
 def open_sqlite_store(config: StoreConfig, workspace: Path) -> SQLiteStore:
