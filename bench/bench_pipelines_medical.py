@@ -72,9 +72,11 @@ def _cells(name: str, data: dict, base: dict | None) -> str:  # type: ignore[typ
 
 
 def summary(out: Path, baseline: Path | None = None) -> None:
-    rows = []
+    runs = _load(out)
     bases = _load(baseline) if baseline else {}
-    for name, data in _load(out).items():
+    types = sorted(next(iter(next(iter(runs.values()))["table"].values()))) if runs else []
+    rows = ["| pipeline | " + " | ".join(types) + " | context tokens | p50 ms |"]
+    for name, data in runs.items():
         tokens = f"{data['context_tokens'][name]:.0f}"
         if name in bases:
             tokens += f" (base {bases[name]['context_tokens'][name]:.0f})"
@@ -91,7 +93,7 @@ def summary(out: Path, baseline: Path | None = None) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--workspace", type=Path, required=True)
+    parser.add_argument("--workspace", type=Path, help="Required unless --summary.")
     parser.add_argument("--pipelines", default=ALL)
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--out", type=Path, default=Path("bench-out"))
@@ -105,6 +107,8 @@ def main() -> int:
     if args.summary:
         summary(args.out, args.baseline)
         return 0
+    if args.workspace is None:
+        parser.error("--workspace is required (unless --summary)")
     with Workspace.open(args.workspace) as ws:
         run(ws, [p.strip() for p in args.pipelines.split(",") if p.strip()], args.limit, args.out)
     return 0

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from kgrag import Workspace
+from kgrag.core.context import ContextItem
 from kgrag.retrieval import build_pipeline
-from kgrag.retrieval.ppr_passages import PassagePageRank, mix_reset, passage_reset
+from kgrag.retrieval.ppr_passages import PassagePageRank, mix_reset, passage_reset, seed_scores
 from kgrag.retrieval.steps import DenseSearch, QueryState
 
 QUESTION = "Which rule did the Osprey firmware incident at Águas do Tejo lead to?"
@@ -46,6 +47,15 @@ def test_reset_mixes_entity_and_passage_shares(graph_ws: Workspace) -> None:
     assert off_graph == pytest.approx({"not-in-graph": 0.25 * 0.5 / 1.5})
     only_passages, _ = mix_reset({}, passages, graph, 0.25)  # no entity seed: all mass on the passages
     assert only_passages[0] == 0 and sum(only_passages) == pytest.approx(1 / 1.5)
+
+
+def test_several_seed_streams_are_fused_by_reciprocal_rank() -> None:
+    state = QueryState(query=QUESTION, k=5, queries=[QUESTION])
+    state.streams["dense"] = [ContextItem(kind="chunk", id=c, text="", score=s) for c, s in (("a", 0.9), ("b", 0.8))]
+    state.streams["bm25"] = [ContextItem(kind="chunk", id="b", text="", score=7.0)]
+    assert seed_scores(state, ("dense",)) == {"a": 0.9, "b": 0.8}  # one stream: its own scores
+    fused = seed_scores(state, ("dense", "bm25"), rrf_k=60)
+    assert fused == pytest.approx({"a": 1 / 61, "b": 1 / 62 + 1 / 61})
 
 
 def test_entity_seeds_alone_rank_the_passages_that_mention_them(graph_ws: Workspace) -> None:

@@ -72,8 +72,9 @@ class RetrievalConfig(Section):
         default_factory=dict,
         description="Per-pipeline overrides, one `[retrieval.pipelines.<name>]` table each, e.g. "
         "`[retrieval.pipelines.hybrid]` `rrf_k = 30`. Keys: `pool`, `rrf_k`; for `graph-local` also "
-        "`top_entities`, `max_relations`, `max_neighbours`, `keyword_boost`, `entity_pool`; `options` "
-        "(a table) for plug-in pipelines. Unset keys fall back to the knobs above. The name must be a "
+        "`top_entities`, `max_relations`, `max_neighbours`, `keyword_boost`, `entity_pool`; `damping` "
+        "(`ppr`, `ppr-passages`), `passage_weight` (`ppr-passages`), `fusion_lambda` and `max_hops` "
+        "(`paths`); `options` (a table) for plug-in pipelines. Unset keys fall back to the knobs above. The name must be a "
         "built-in or installed plug-in pipeline (see `kgrag pipelines`).",
     )
 
