@@ -74,8 +74,8 @@ class RetrievalConfig(Section):
         "`[retrieval.pipelines.hybrid]` `rrf_k = 30`. Keys: `pool`, `rrf_k`; for `graph-local` also "
         "`top_entities`, `max_relations`, `max_neighbours`, `keyword_boost`, `entity_pool`; `damping` "
         "(`ppr`, `ppr-passages`), `passage_weight` (`ppr-passages`), `fusion_lambda` and `max_hops` "
-        "(`paths`); `options` (a table) for plug-in pipelines. Unset keys fall back to the knobs above. The name must be a "
-        "built-in or installed plug-in pipeline (see `kgrag pipelines`).",
+        "(`paths`); `options` (a table) for plug-in pipelines. Unset keys fall back to the knobs above. "
+        "The name must be a built-in or installed plug-in pipeline (see `kgrag pipelines`).",
     )
 
     @field_validator("pipelines")
