@@ -1,7 +1,7 @@
 """The whole-chunk ceiling of evidence recall@k on GraphRAG-Bench Medical, where a pipeline's misses lie,
 and which route the ``auto`` router takes per question type (``llm = none``).
 
-    .venv/bin/python bench/bench_evidence_ceiling.py --workspace DIR [--pipeline hybrid] [--sample N]
+    .venv/bin/python bench/bench_evidence_ceiling.py --workspace DIR [--pipeline hybrid] [--sample N] [--k K]
 
 Prints, per question type: the share of evidence sentences some chunk of the index holds (an exact
 upper bound of recall with whole chunks), the greedy best-k-chunks oracle, the pipeline's recall, and
@@ -28,9 +28,10 @@ REPO = Path(__file__).resolve().parents[1]
 MEDICAL = REPO.parent / "shared" / "datasets" / "graphrag-bench-medical"
 
 
-def ceilings(ws: Workspace, items: list[QAItem], pipeline: str) -> None:
+def ceilings(ws: Workspace, items: list[QAItem], pipeline: str, k: int | None = None) -> None:
+    """``k`` chunks per question (default ``retrieval.k``; with 480-token chunks 2 fill the default budget)."""
     k, pool, threshold = (
-        ws.config.retrieval.k,
+        k or ws.config.retrieval.k,
         ws.config.retrieval.candidate_pool,
         ws.config.evaluation.evidence_overlap,
     )
@@ -82,6 +83,7 @@ def main() -> int:
     parser.add_argument("--workspace", type=Path, required=True)
     parser.add_argument("--pipeline", default="hybrid")
     parser.add_argument("--sample", type=int, default=None, help="stratified sample size (seed 0)")
+    parser.add_argument("--k", type=int, default=None, help="chunks per question (default: retrieval.k)")
     args = parser.parse_args()
     if not MEDICAL.exists():
         print(f"skipped: {MEDICAL} not found")
@@ -90,7 +92,7 @@ def main() -> int:
     items = stratified_sample(items, args.sample, seed=0) if args.sample else items
     with Workspace.open(args.workspace, retrieval={"context_tokens": 10**6}) as ws:
         routes(ws, items)
-        ceilings(ws, items, args.pipeline)
+        ceilings(ws, items, args.pipeline, args.k)
     return 0
 
 

@@ -14,6 +14,7 @@ from kgrag.cli.errors import run_guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 
 if TYPE_CHECKING:
+    from kgrag.evaluation.tune import TuneReport
     from kgrag.workspace import QueryResponse
 
 SNIPPET = 90
@@ -81,6 +82,14 @@ def tune(
     pipeline: Annotated[str, typer.Option("--pipeline", "-p", help="The λ-fused pipeline to tune.")] = "paths",
     k: Annotated[int, typer.Option("--k", help="Passages scored per question.")] = 5,
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")] = None,
+    holdout: Annotated[
+        float,
+        typer.Option(
+            "--holdout",
+            help="Share of the questions held out (stratified by type) to score the fitted λ on; 0 = fit on all.",
+        ),
+    ] = 0.0,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the held-out sample.")] = 0,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Report only; do not store λ.")] = False,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
@@ -92,13 +101,34 @@ def tune(
 
         items = load_dataset(dataset)
         with open_workspace(workspace) as ws:
-            report = ws.eval.tune(items[:limit] if limit else items, pipeline, k, save=not dry_run)
+            report = ws.eval.tune(
+                items[:limit] if limit else items, pipeline, k, save=not dry_run, holdout=holdout, seed=seed
+            )
         table = Table("λ", f"evidence recall@{k}")
         for lam, recall in report.recall_by_lambda.items():
             table.add_row(f"{lam:.1f}" + (" ←" if lam == report.best else ""), f"{recall:.3f}")
         console = new_console()
         console.print(table)
+        if report.holdout is not None:
+            console.print(holdout_table(report))
         verb = "would store" if dry_run else "stored"
         console.print(f"{verb} λ = {report.best} for {pipeline} ({report.questions} questions)")
 
     run_guarded(body, debug)
+
+
+def holdout_table(report: TuneReport) -> Table:
+    """Held-out recall per question type at the fitted λ, the λ in use and dense alone."""
+    held = report.holdout
+    assert held is not None
+    types = list(held.recall["fitted"])
+    title = f"held out: {held.questions} questions ({held.share:.0%}, seed {held.seed})"
+    table = Table("", *types, title=title)
+    labels = {
+        "fitted": f"fitted λ {report.best:.1f}",
+        "current": f"current λ {held.current_lambda:.1f}",
+        "dense": "dense (λ 1.0)",
+    }
+    for row, label in labels.items():
+        table.add_row(label, *(f"{held.recall[row].get(t, 0.0):.3f}" for t in types))
+    return table

@@ -32,7 +32,15 @@ class PipelineSettings(Section):
         description="paths: weight of the dense score in λ fusion (else the `kgrag tune` value, else 0.7).",
     )
     max_hops: int | None = Field(None, ge=1, le=4, description="paths: longest path in hops (2).")
-    damping: float | None = Field(None, gt=0, lt=1, description="ppr: PageRank damping factor (0.5).")
+    damping: float | None = Field(None, gt=0, lt=1, description="ppr, ppr-passages: PageRank damping factor (0.5).")
+    passage_weight: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="ppr-passages: share of PageRank's reset mass on the question's dense + BM25 passages, "
+        "the rest on its entities (0.8: best of 0–1 on a Medical sample; the LLM-free graph's entity seeds "
+        "are many generic noun phrases).",
+    )
     routes: dict[str, str] = Field(
         default_factory=dict,
         description="auto: pipeline per route, keys `local`, `multi-hop`, `global` (defaults `rerank`, `ppr`, "
@@ -64,9 +72,10 @@ class RetrievalConfig(Section):
         default_factory=dict,
         description="Per-pipeline overrides, one `[retrieval.pipelines.<name>]` table each, e.g. "
         "`[retrieval.pipelines.hybrid]` `rrf_k = 30`. Keys: `pool`, `rrf_k`; for `graph-local` also "
-        "`top_entities`, `max_relations`, `max_neighbours`, `keyword_boost`, `entity_pool`; `options` "
-        "(a table) for plug-in pipelines. Unset keys fall back to the knobs above. The name must be a "
-        "built-in or installed plug-in pipeline (see `kgrag pipelines`).",
+        "`top_entities`, `max_relations`, `max_neighbours`, `keyword_boost`, `entity_pool`; `damping` "
+        "(`ppr`, `ppr-passages`), `passage_weight` (`ppr-passages`), `fusion_lambda` and `max_hops` "
+        "(`paths`); `options` (a table) for plug-in pipelines. Unset keys fall back to the knobs above. "
+        "The name must be a built-in or installed plug-in pipeline (see `kgrag pipelines`).",
     )
 
     @field_validator("pipelines")

@@ -186,6 +186,7 @@ KINDS: dict[str, Kind] = {
             "graph-mix": "kgrag.retrieval.recipes.graph_mix:graph_mix_pipeline",
             "graph-mix-rerank": "kgrag.retrieval.recipes.graph_mix_rerank:graph_mix_rerank_pipeline",
             "ppr": "kgrag.retrieval.recipes.ppr:ppr_pipeline",
+            "ppr-passages": "kgrag.retrieval.recipes.ppr_passages:ppr_passages_pipeline",
             "paths": "kgrag.retrieval.recipes.paths:paths_pipeline",
             "auto": "kgrag.retrieval.recipes.auto:auto_pipeline",
         },

@@ -31,6 +31,8 @@ from kgrag.store.base import Store
 if TYPE_CHECKING:  # igraph (and its matplotlib drawing) loads only when a graph pipeline needs it
     import igraph as ig
 
+    from kgrag.retrieval.passage_graph import PassageGraph
+
 QUERY_CACHE_SIZE = 2048
 
 
@@ -111,6 +113,7 @@ class QueryContext:
         self._graph = HotValue(lambda: load_graph_index(store, model_id, config.store.ann_params()), store.generation)
         self._tokens = Lazy(lambda: TokenCounter.for_encoding(config.chunking.encoding))
         self._igraph = HotValue(lambda: _load_igraph_view(store), store.generation)
+        self._passage_graph = HotValue(lambda: _load_passage_graph(self), store.generation)
         self._graph_entities = HotValue(lambda: store.graph.counts()["entities"], store.generation)
         self._communities = HotValue(lambda: load_community_index(store, model_id), store.generation)
         self._vector_count = HotValue(lambda: store.vectors.count(model_id), store.generation)
@@ -151,6 +154,11 @@ class QueryContext:
         committed write like the other hot indexes."""
         return self._igraph.get()
 
+    def passage_graph(self) -> PassageGraph:
+        """The igraph graph with a node per passage linked to its entities (``ppr-passages``), built once
+        per graph version from :meth:`igraph` and :meth:`graph_index`."""
+        return self._passage_graph.get()
+
     def graph_entities(self) -> int:
         """How many entities the graph has (cheap: cached until the next write)."""
         return self._graph_entities.get()
@@ -174,3 +182,9 @@ def _load_igraph_view(store: Store) -> IGraphView:
     from kgrag.graph.analysis.igraph_view import to_igraph
 
     return IGraphView(*to_igraph(store))
+
+
+def _load_passage_graph(ctx: QueryContext) -> PassageGraph:
+    from kgrag.retrieval.passage_graph import build_passage_graph
+
+    return build_passage_graph(ctx.igraph(), ctx.graph_index().entities)

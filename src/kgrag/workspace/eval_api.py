@@ -147,17 +147,33 @@ class EvalAPI:
             llm_tokens=(lambda: _tokens(llm)) if llm is not None else None,
         )
 
-    def tune(self, items: Sequence[QAItem], pipeline: str = "paths", k: int = 5, *, save: bool = True) -> TuneReport:
+    def tune(
+        self,
+        items: Sequence[QAItem],
+        pipeline: str = "paths",
+        k: int = 5,
+        *,
+        save: bool = True,
+        holdout: float = 0.0,
+        seed: int = 0,
+    ) -> TuneReport:
         """Fit λ of a λ-fused pipeline on labelled ``items`` and (``save``) store it in the workspace, where
-        the pipeline reads it unless its config table sets ``fusion_lambda``."""
+        the pipeline reads it unless its config table sets ``fusion_lambda``. ``holdout`` > 0 fits on all
+        but that stratified, ``seed``-ed share and scores the share at the fitted λ, at the λ in use now and
+        dense alone (``report.holdout``)."""
         built = self._querying.pipeline(pipeline)
-        if not any(isinstance(step, FuseLambda) for step in built.steps):
+        fuse = next((step for step in built.steps if isinstance(step, FuseLambda)), None)
+        if fuse is None:
             raise KgragError(f"pipeline {pipeline!r} has no λ fusion step to tune (try `paths`)")
         self._querying.require_chunks()
         wide = replace(built, steps=tuple(s for s in built.steps if s.name != "fit_budget"))
         ctx = self._parts.query_context
         threshold = self._parts.config.evaluation.evidence_overlap
-        report = tune_lambda(items, pipeline, k, threshold, lambda q: wide.run(q, ctx, WIDE), DEFAULT_LAMBDA)
+        current, _ = fuse.resolve(ctx)
+        report = tune_lambda(
+            items, pipeline, k, threshold, lambda q: wide.run(q, ctx, WIDE), DEFAULT_LAMBDA,
+            holdout=holdout, seed=seed, current=current,
+        )  # fmt: skip
         if not report.questions:
             raise KgragError("no question in the dataset has evidence to tune against")
         if save:
