@@ -62,10 +62,13 @@ class QueryVectorCache:
 
 
 class IGraphView:
-    """An igraph graph of the store, the entity id of each vertex and the vertex of each id, plus the
-    global PageRank (node importance for path scoring), computed once per graph version."""
+    """An igraph graph of the store, the entity id of each vertex and the vertex of each id, the global
+    PageRank (node importance for path scoring) and the random walk personalized PageRank iterates,
+    computed once per graph version."""
 
     def __init__(self, graph: ig.Graph, ids: list[str]) -> None:
+        from kgrag.graph.analysis.pagerank import PageRankWalk  # SciPy: only graph queries pay it
+
         self.graph = graph
         self.ids = ids
         self.vertex = {entity_id: v for v, entity_id in enumerate(ids)}
@@ -73,6 +76,7 @@ class IGraphView:
         ranks = graph.pagerank(weights=weights) if graph.vcount() else []
         top = max(ranks, default=0.0) or 1.0
         self.importance = {entity_id: ranks[v] / top for v, entity_id in enumerate(ids)}
+        self.walk = PageRankWalk(graph.vcount(), graph.get_edgelist(), graph.es["weight"] if weights else None)
 
 
 class QueryContext:
