@@ -18,6 +18,7 @@ from kgrag.retrieval import QueryContext, build_pipeline
 from kgrag.retrieval.budget import item_tokens
 from kgrag.retrieval.graph_local import rank_chunks
 from kgrag.retrieval.graph_steps import break_ties
+from kgrag.retrieval.query_steps import prf_rewrites
 from kgrag.retrieval.router import heuristic_route
 
 QUESTION = "Which rule did the Osprey firmware incident at Águas do Tejo lead to?"
@@ -156,3 +157,20 @@ def test_rank_chunks_prefers_more_support_over_first_seen() -> None:
     entity = EntityRecord(id="e1", key="e1", name="e1", type="T", description="", chunk_ids=("c-a", "c-b"))
     ranked = rank_chunks([(entity, 0.9)], [(relation, 2.0)])
     assert [c for c, _, _ in ranked] == ["c-a", "c-b"]
+
+
+class _Passages:
+    """Feedback passages without a store: what ``prf_rewrites`` reads."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+
+    def top(self, n: int) -> list[str]:
+        return self.texts[:n]
+
+
+def test_pseudo_relevance_feedback_breaks_ties_by_first_appearance() -> None:
+    """Tied feedback terms come in reading order, not in a set's order (which changes per process)."""
+    passages = _Passages(["zeta alpha beta kappa gamma omega", "omega beta zeta kappa alpha gamma", "gamma"])
+    rewrites = prf_rewrites("what is delta?", passages)  # type: ignore[arg-type]
+    assert rewrites == ["delta", "what is delta? gamma zeta alpha beta kappa omega"]

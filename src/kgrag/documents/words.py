@@ -20,3 +20,9 @@ STOP_WORDS = frozenset(
 def content_words(text: str) -> set[str]:
     """The set of non-stop-word tokens of ``text``."""
     return {w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS}
+
+
+def ordered_content_words(text: str) -> list[str]:
+    """The distinct non-stop-word tokens of ``text`` in order of first appearance: for callers whose result
+    depends on the order (ties), where a set's order changes from process to process (string hashing)."""
+    return [w for w in dict.fromkeys(_WORD.findall(text.lower())) if w not in STOP_WORDS]

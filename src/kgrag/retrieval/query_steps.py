@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgrag.core.llm_types import StructuredResult
-from kgrag.documents.words import content_words
+from kgrag.documents.words import content_words, ordered_content_words
 from kgrag.graph.normalize import entity_key
 from kgrag.retrieval.graph_local import query_keywords
 from kgrag.retrieval.query_context import QueryContext
@@ -59,11 +59,12 @@ class FeedbackPassages:
 
 
 def prf_rewrites(query: str, feedback: FeedbackPassages) -> list[str]:
-    """LLM-free expansion: the content words alone, and the query plus distinctive feedback terms."""
+    """LLM-free expansion: the content words alone, and the query plus distinctive feedback terms (ties in
+    frequency go to the term met first in the best passages, so every process picks the same ones)."""
     words = content_words(query)
     counts: Counter[str] = Counter()
     for text in feedback.top(PRF_PASSAGES):
-        counts.update(w for w in content_words(text) if w not in words and not w.isdigit() and len(w) > 2)
+        counts.update(w for w in ordered_content_words(text) if w not in words and not w.isdigit() and len(w) > 2)
     feedback_terms = [w for w, n in counts.most_common(PRF_TERMS * 2) if n > 1][:PRF_TERMS]
     rewrites = [" ".join(sorted(words))] if words else []
     if feedback_terms:
