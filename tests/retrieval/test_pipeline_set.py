@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 
@@ -12,12 +13,13 @@ from kgrag import Workspace
 from kgrag.config import LLMConfig
 from kgrag.core.builtins import KINDS, new_registry
 from kgrag.core.graph_records import EntityRecord, RelationRecord
+from kgrag.documents import content_hash
 from kgrag.models.llm import create_llm_client
 from kgrag.models.llm.scripted import ScriptedProvider, ScriptRule
 from kgrag.retrieval import QueryContext, build_pipeline
-from kgrag.retrieval.budget import item_tokens
+from kgrag.retrieval.budget import item_tokens, similarities
 from kgrag.retrieval.graph_local import rank_chunks
-from kgrag.retrieval.graph_steps import break_ties
+from kgrag.retrieval.graph_steps import break_ties, entity_item, relation_item
 from kgrag.retrieval.query_steps import prf_rewrites
 from kgrag.retrieval.router import heuristic_route
 
@@ -174,3 +176,21 @@ def test_pseudo_relevance_feedback_breaks_ties_by_first_appearance() -> None:
     passages = _Passages(["zeta alpha beta kappa gamma omega", "omega beta zeta kappa alpha gamma", "gamma"])
     rewrites = prf_rewrites("what is delta?", passages)  # type: ignore[arg-type]
     assert rewrites == ["delta", "what is delta? gamma zeta alpha beta kappa omega"]
+
+
+def test_budget_similarities_equal_the_store_lookup_by_text_hash(graph_ws: Workspace) -> None:
+    """Fact vectors come from the hot graph index; they must be what the store holds for the item's text."""
+    ctx = graph_ws.components.query_context
+    index = ctx.graph_index()
+    items = [entity_item((e, 1.0), 0) for e in list(index.entities.values())[:30]]
+    items += [relation_item(r, 1.0, index) for r in list(index.relations.values())[:30]]
+    items += [i for name in ("hybrid", "paths") for i in graph_ws.retrieve(QUESTION, name, 5).items]
+    assert {"entity", "relation", "chunk", "path"} <= {i.kind for i in items}
+    stored = ctx.store.vectors.get(ctx.model_id, [content_hash(i.text) for i in items])
+    query = ctx.embed_query(QUESTION)
+    expected = [float(stored[h] @ query) if h in stored else None for h in (content_hash(i.text) for i in items)]
+    assert any(e is not None for e, i in zip(expected, items, strict=True) if i.kind == "entity")
+    assert similarities(items, ctx, QUESTION) == pytest.approx(expected, abs=1e-6)
+    assert [s is None for s in similarities(items, ctx, QUESTION)] == [e is None for e in expected]
+    renamed = [replace(items[0], text=items[0].text + " (edited)")] if items[0].kind != "chunk" else []
+    assert all(s is None for s in similarities(renamed, ctx, QUESTION))  # another text: the store decides

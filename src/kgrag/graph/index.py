@@ -33,6 +33,11 @@ def _dense(ids: list[str], hashes: list[str], vectors: dict[str, np.ndarray], an
     return build_vector_index([i for i, _ in kept], np.stack([v for _, v in kept]), ann)
 
 
+def _stored(index: VectorIndex, item_id: str) -> tuple[bool, np.ndarray | None]:
+    """What an exact index holds for ``item_id``; an approximate one keeps no vectors to answer with."""
+    return (True, index.vector(item_id)) if isinstance(index, DenseIndex) else (False, None)
+
+
 @dataclass
 class GraphIndex:
     """The whole graph in memory: records by id, key lookup, adjacency and vector indexes."""
@@ -47,6 +52,20 @@ class GraphIndex:
     @property
     def empty(self) -> bool:
         return not self.entities
+
+    def fact_vector(self, kind: str, item_id: str, text: str) -> tuple[bool, np.ndarray | None]:
+        """The stored vector of an entity or relation whose context text is ``text``, as the load found it:
+        ``(True, vector)``, or ``(True, None)`` when the store had none for that text. ``(False, None)`` when
+        this index cannot say (another kind, another text, an approximate index keeping no vectors): the
+        caller then asks the store by the text's hash, which is what this answer equals."""
+        if kind == "entity" and (entity := self.entities.get(item_id)) is not None:
+            if entity_text(entity) == text:
+                return _stored(self.entity_vectors, item_id)
+        elif kind == "relation" and (relation := self.relations.get(item_id)) is not None:
+            ends = (relation.source_id, relation.target_id)
+            if relation_text(relation, {e: self.entities[e].name for e in ends if e in self.entities}) == text:
+                return _stored(self.relation_vectors, item_id)
+        return False, None
 
     def relations_of(self, entity_ids: Sequence[str]) -> list[RelationRecord]:
         """Relations touching any of ``entity_ids``, each once, in first-seen order."""
