@@ -7,7 +7,7 @@ import igraph as ig
 import numpy as np
 import pytest
 
-from kgrag.graph.analysis.pagerank import PageRankWalk, steps
+from kgrag.graph.analysis.pagerank import PageRankWalk, VertexPassages, steps
 
 
 def _igraph(graph: ig.Graph, reset: np.ndarray, damping: float) -> np.ndarray:
@@ -57,3 +57,21 @@ def test_unweighted_graph_and_bounds() -> None:
     assert steps(0.5) == 45 and steps(0.0) == 1
     with pytest.raises(ValueError, match="damping"):
         walk.personalized(reset, 1.0)
+
+
+def test_passage_scores_equal_a_loop_over_the_vertices() -> None:
+    """Same sums (added in the same order), same order, ties by first citation; vertices citing nothing
+    are skipped."""
+    rng = np.random.default_rng(5)
+    chunks = [f"c{i}" for i in range(40)]
+    per_vertex = [list(rng.choice(chunks, rng.integers(0, 6))) for _ in range(300)]
+    passages = VertexPassages.build(per_vertex)
+    ranks = np.round(rng.random(300), 2)  # coarse values: many exact ties
+    top = np.argsort(-ranks, kind="stable")[:200]
+    expected: dict[str, float] = {}
+    for v in top.tolist():
+        for chunk_id in per_vertex[v]:
+            expected[chunk_id] = expected.get(chunk_id, 0.0) + float(ranks[v]) / len(per_vertex[v])
+    loop = sorted(expected.items(), key=lambda kv: -kv[1])[:25]
+    assert passages.scores(top, ranks[top], 25) == loop
+    assert passages.scores(np.array([v for v, c in enumerate(per_vertex) if not c][:3]), np.ones(3), 5) == []

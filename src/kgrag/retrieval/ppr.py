@@ -33,7 +33,7 @@ def _specificity(n_chunks: int) -> float:
 
 @dataclass(frozen=True)
 class PersonalizedPageRank:
-    """Seeds → PPR (igraph) → passages (stream ``ppr``) and the top PageRank entities (``ppr_facts``)."""
+    """Seeds → PPR → passages (stream ``ppr``) and the top PageRank entities (``ppr_facts``)."""
 
     pool: int = 50
     damping: float = 0.5
@@ -53,21 +53,12 @@ class PersonalizedPageRank:
             state.record(self.name, {"seeds": 0}, 0, started, "no entity matched the question")
             return
         ranks = view.walk.personalized(reset, self.damping)
-        top = np.argsort(-ranks, kind="stable")[:SPREAD_ENTITIES].tolist()  # ties: vertex order
-        rank = dict(zip(top, ranks[top].tolist(), strict=True))
-        scores: dict[str, float] = {}
-        for v in top:
-            entity = index.entities.get(view.ids[v])
-            if entity is None or not entity.chunk_ids:
-                continue
-            share = rank[v] / len(entity.chunk_ids)
-            for chunk_id in entity.chunk_ids:
-                scores[chunk_id] = scores.get(chunk_id, 0.0) + share
-        ranked = sorted(scores.items(), key=lambda kv: -kv[1])[: self.pool]
+        top = np.argsort(-ranks, kind="stable")[:SPREAD_ENTITIES]  # ties: vertex order
+        ranked = view.passages(index).scores(top, ranks[top], self.pool)
         state.streams["ppr"] = chunk_items([(c, 0, s) for c, s in ranked], "ppr")
         for item, (_, s) in zip(state.streams["ppr"], ranked, strict=True):
             item.score = item.scores["ppr"] = s
-        facts = [(index.entities[view.ids[v]], rank[v]) for v in top[:FACTS] if view.ids[v] in index.entities]
+        facts = [(index.entities[view.ids[v]], float(ranks[v])) for v in top[:FACTS] if view.ids[v] in index.entities]
         state.streams["ppr_facts"] = [entity_item(pair, 0) for pair in facts]
         params = {"seeds": [index.entities[e].name for e, _ in seeds if e in index.entities], "damping": self.damping}
         state.record(self.name, params, len(ranked), started)

@@ -31,6 +31,8 @@ from kgrag.store.base import Store
 if TYPE_CHECKING:  # igraph (and its matplotlib drawing) loads only when a graph pipeline needs it
     import igraph as ig
 
+    from kgrag.graph.analysis.pagerank import VertexPassages
+
 QUERY_CACHE_SIZE = 2048
 TOKEN_CACHE_SIZE = 4096
 """Texts whose token count is remembered (~2 MB): graph facts recur across questions and pipelines, and
@@ -88,6 +90,19 @@ class IGraphView:
         top = max(ranks, default=0.0) or 1.0
         self.importance = {entity_id: ranks[v] / top for v, entity_id in enumerate(ids)}
         self.walk = PageRankWalk(graph.vcount(), graph.get_edgelist(), graph.es["weight"] if weights else None)
+        self._passages: tuple[GraphIndex, VertexPassages] | None = None
+
+    def passages(self, index: GraphIndex) -> VertexPassages:
+        """The passages each vertex's entity in ``index`` cites (PageRank's scoring back to passages), built
+        once per graph index (a race builds it twice: harmless)."""
+        held = self._passages
+        if held is None or held[0] is not index:
+            from kgrag.graph.analysis.pagerank import VertexPassages
+
+            entities = index.entities
+            held = (index, VertexPassages.build([e.chunk_ids if (e := entities.get(i)) else () for i in self.ids]))
+            self._passages = held
+        return held[1]
 
 
 class QueryContext:
