@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -52,6 +53,12 @@ class GraphIndex:
     @property
     def empty(self) -> bool:
         return not self.entities
+
+    @cached_property
+    def heaviest_relation(self) -> float:
+        """The largest relation weight (1 when there is none or all are 0): the scale of path scores, found
+        once per index instead of once per query (a scan of every relation: ~1 ms on Medical)."""
+        return max((r.weight for r in self.relations.values()), default=1.0) or 1.0
 
     def fact_vector(self, kind: str, item_id: str, text: str) -> tuple[bool, np.ndarray | None]:
         """The stored vector of an entity or relation whose context text is ``text``, as the load found it:

@@ -55,7 +55,7 @@ def grow_paths(
     index: GraphIndex, seeds: list[tuple[str, float]], importance: dict[str, float], hops: int, decay: float
 ) -> list[Path]:
     """All beam-kept paths of 1..``hops`` hops from the seeds (see the module docstring for the score)."""
-    heaviest = max((r.weight for r in index.relations.values()), default=1.0) or 1.0
+    heaviest = index.heaviest_relation
     frontier = [Path([eid], [], score) for eid, score in seeds if eid in index.entities]
     found: list[Path] = []
     for _ in range(hops):
