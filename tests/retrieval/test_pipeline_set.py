@@ -14,12 +14,14 @@ from kgrag.config import LLMConfig
 from kgrag.core.builtins import KINDS, new_registry
 from kgrag.core.graph_records import EntityRecord, RelationRecord
 from kgrag.documents import content_hash
+from kgrag.graph.index import GraphIndex
 from kgrag.models.llm import create_llm_client
 from kgrag.models.llm.scripted import ScriptedProvider, ScriptRule
 from kgrag.retrieval import QueryContext, build_pipeline
 from kgrag.retrieval.budget import item_tokens, similarities
 from kgrag.retrieval.graph_local import rank_chunks
 from kgrag.retrieval.graph_steps import break_ties, entity_item, relation_item
+from kgrag.retrieval.paths import BEAM, Path, grow_paths
 from kgrag.retrieval.query_steps import prf_rewrites
 from kgrag.retrieval.router import heuristic_route
 
@@ -194,3 +196,39 @@ def test_budget_similarities_equal_the_store_lookup_by_text_hash(graph_ws: Works
     assert [s is None for s in similarities(items, ctx, QUESTION)] == [e is None for e in expected]
     renamed = [replace(items[0], text=items[0].text + " (edited)")] if items[0].kind != "chunk" else []
     assert all(s is None for s in similarities(renamed, ctx, QUESTION))  # another text: the store decides
+
+
+def _grow_one_by_one(
+    index: GraphIndex, seeds: list[tuple[str, float]], importance: dict[str, float], hops: int, decay: float
+) -> list[Path]:
+    """The path growth written as plain loops (what ``grow_paths`` computes with arrays)."""
+    frontier = [Path([eid], [], score) for eid, score in seeds if eid in index.entities]
+    found: list[Path] = []
+    for _ in range(hops):
+        grown = []
+        for path in frontier:
+            for rid in index.adjacency.get(path.nodes[-1], ()):
+                relation = index.relations[rid]
+                nxt = relation.target_id if relation.source_id == path.nodes[-1] else relation.source_id
+                if nxt in path.nodes or nxt not in index.entities:
+                    continue
+                weight = relation.weight / index.heaviest_relation
+                score = path.score * weight * importance.get(nxt, 0.0) * decay
+                grown.append(Path([*path.nodes, nxt], [*path.relations, relation], score))
+        frontier = sorted(grown, key=lambda p: -p.score)[:BEAM]
+        found.extend(frontier)
+    return sorted(found, key=lambda p: -p.score)
+
+
+def test_paths_grow_as_plain_loops_would(graph_ws: Workspace) -> None:
+    ctx = graph_ws.components.query_context
+    index, importance = ctx.graph_index(), ctx.igraph().importance
+    ids = list(index.entities)
+    for seeds in ([(ids[0], 1.0)], [(e, 1.0 / (n + 1)) for n, e in enumerate(ids[::7])], [("missing", 1.0)]):
+        for hops in (1, 2, 3):
+            fast = grow_paths(index, seeds, importance, hops, 0.8)
+            slow = _grow_one_by_one(index, seeds, importance, hops, 0.8)
+            assert [(p.nodes, [r.id for r in p.relations], p.score) for p in fast] == [
+                (p.nodes, [r.id for r in p.relations], p.score) for p in slow
+            ]
+    assert grow_paths(index, [(ids[0], 1.0)], importance, 2, 0.8)  # the sample graph has paths
