@@ -43,7 +43,8 @@ class DenseIndex:
         limit = min(limit, len(self.ids))
         top = np.argpartition(-scores, limit - 1)[:limit]
         top = top[np.argsort(-scores[top], kind="stable")]
-        return [ScoredId(id=self.ids[i], score=float(scores[i])) for i in top]
+        ids = self.ids  # positional arguments and one bulk float conversion: 50 hits per search add up
+        return [ScoredId(ids[i], s) for i, s in zip(top.tolist(), scores[top].tolist(), strict=True)]
 
 
 def exact_index(ids: list[str], matrix: np.ndarray, params: AnnParams) -> DenseIndex:

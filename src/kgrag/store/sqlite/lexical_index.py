@@ -35,7 +35,7 @@ K1 = 1.2
 B = 0.75
 MIN_IDF = 1e-6  # fts5_aux.c: "the mimimum allowable IDF is (1e-6)"
 DEFAULT_TOKENIZE = "unicode61"  # FTS5's own default when a table names none
-MEMO_WORDS = 50_000  # query words remembered per tokenizer (~5 MB at most); cleared when full
+MEMO_WORDS = 20_000  # query words remembered per tokenizer (a few MB at most); cleared when full
 _INSTANCES = "chunks_fts_instances"  # a temp view of the index: (term, row, column, offset) per token
 _TOKENIZE = re.compile(r"tokenize\s*=\s*(['\"])(.*?)\1", re.IGNORECASE)
 
@@ -73,7 +73,8 @@ class LexicalIndex:
             kth = -np.partition(-scores[matched], limit - 1)[limit - 1]
             matched = matched[scores[matched] >= kth]
         order = matched[np.argsort(-scores[matched], kind="stable")][:limit]  # ties: rowid order
-        return [ScoredId(id=self.ids[i], score=float(scores[i])) for i in order]
+        ids = self.ids
+        return [ScoredId(ids[i], s) for i, s in zip(order.tolist(), scores[order].tolist(), strict=True)]
 
     @property
     def nbytes(self) -> int:
