@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 import threading
 import time
-import types
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -16,6 +15,7 @@ import pytest
 
 from kgrag import Workspace
 from kgrag.core.lazy import Lazy
+from kgrag.models import embeddings as embeddings_module
 from kgrag.models import torch_threads
 from kgrag.models.embeddings import FakeEmbedder, KeyedEmbedder
 from kgrag.retrieval import QueryContext
@@ -106,10 +106,69 @@ def test_query_vector_cache_is_bounded_and_locked() -> None:
     assert all(np.allclose(v, embedder.embed([w])[0]) for v, w in zip(vectors, words, strict=True))
 
 
-def test_torch_threads_are_set_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[int] = []
-    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(set_num_threads=calls.append))
-    guard = torch_threads._ProcessThreads()
+class FakeTorch:
+    """torch's thread setting as a plain value, recording what each call ran with."""
+
+    def __init__(self, threads: int = 4) -> None:
+        self.threads = threads
+        self.sets: list[int] = []
+        self.lock = threading.Lock()
+
+    def get_num_threads(self) -> int:
+        return self.threads
+
+    def set_num_threads(self, n: int) -> None:
+        with self.lock:
+            self.threads = n
+            self.sets.append(n)
+
+
+def test_torch_thread_gate_never_mixes_counts_and_restores(monkeypatch: pytest.MonkeyPatch) -> None:
+    torch = FakeTorch(threads=4)
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    gate = torch_threads.TorchThreadGate()
+    running: dict[int, int] = {}
+    overlap: list[int] = []
+    bad: list[tuple[int | None, int]] = []
+    lock = threading.Lock()
+
+    def call(count: int | None) -> None:
+        with gate.threads(count):
+            with lock:
+                running[torch.threads] = running.get(torch.threads, 0) + 1
+                overlap.append(sum(running.values()))
+                if len(running) > 1 or torch.threads != (count or 4):
+                    bad.append((count, torch.threads))
+            time.sleep(0.005)
+            with lock:
+                running[torch.threads] -= 1
+                if not running[torch.threads]:
+                    del running[torch.threads]
+
     with ThreadPoolExecutor(max_workers=8) as pool:
-        applied = list(pool.map(guard.apply, [2] * 8 + [3] * 8))
-    assert len(calls) == 1 and set(applied) == {calls[0]}
+        list(pool.map(call, ([1] * 6 + [None] * 2 + [2]) * 6))
+    assert not bad  # every call ran with its own count, never next to a call of another count
+    assert max(overlap) > 1  # calls wanting the same count ran together
+    assert torch.threads == 4  # torch's own count is back once no call runs
+
+
+def test_sentence_transformer_threads_per_call_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    torch = FakeTorch(threads=2)
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setattr(torch_threads, "TORCH_THREADS", torch_threads.TorchThreadGate())
+    monkeypatch.setattr(embeddings_module, "TORCH_THREADS", torch_threads.TORCH_THREADS)
+    seen: list[int] = []
+
+    class Model:
+        def encode(self, texts: list[str], **_: Any) -> np.ndarray:
+            seen.append(torch.threads)
+            return np.ones((len(texts), 3), dtype=np.float32)
+
+    embedder = object.__new__(embeddings_module.SentenceTransformerEmbedder)
+    embedder._model, embedder.batch_size = Model(), 32
+    embedder.threads, embedder.small_call_threads, embedder.small_call_texts = None, 1, 1
+    embedder.embed(["one query"])
+    embedder.embed(["a", "batch", "of passages"])
+    embedder.threads = 3
+    embedder.embed(["a", "batch"])
+    assert seen == [1, 2, 3] and torch.threads == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 
@@ -12,12 +13,16 @@ from kgrag import Workspace
 from kgrag.config import LLMConfig
 from kgrag.core.builtins import KINDS, new_registry
 from kgrag.core.graph_records import EntityRecord, RelationRecord
+from kgrag.documents import content_hash
+from kgrag.graph.index import GraphIndex
 from kgrag.models.llm import create_llm_client
 from kgrag.models.llm.scripted import ScriptedProvider, ScriptRule
 from kgrag.retrieval import QueryContext, build_pipeline
-from kgrag.retrieval.budget import item_tokens
+from kgrag.retrieval.budget import item_tokens, similarities
 from kgrag.retrieval.graph_local import rank_chunks
-from kgrag.retrieval.graph_steps import break_ties
+from kgrag.retrieval.graph_steps import break_ties, entity_item, relation_item
+from kgrag.retrieval.paths import BEAM, Path, grow_paths
+from kgrag.retrieval.query_steps import prf_rewrites
 from kgrag.retrieval.router import heuristic_route
 
 QUESTION = "Which rule did the Osprey firmware incident at Águas do Tejo lead to?"
@@ -156,3 +161,74 @@ def test_rank_chunks_prefers_more_support_over_first_seen() -> None:
     entity = EntityRecord(id="e1", key="e1", name="e1", type="T", description="", chunk_ids=("c-a", "c-b"))
     ranked = rank_chunks([(entity, 0.9)], [(relation, 2.0)])
     assert [c for c, _, _ in ranked] == ["c-a", "c-b"]
+
+
+class _Passages:
+    """Feedback passages without a store: what ``prf_rewrites`` reads."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+
+    def top(self, n: int) -> list[str]:
+        return self.texts[:n]
+
+
+def test_pseudo_relevance_feedback_breaks_ties_by_first_appearance() -> None:
+    """Tied feedback terms come in reading order, not in a set's order (which changes per process)."""
+    passages = _Passages(["zeta alpha beta kappa gamma omega", "omega beta zeta kappa alpha gamma", "gamma"])
+    rewrites = prf_rewrites("what is delta?", passages)  # type: ignore[arg-type]
+    assert rewrites == ["delta", "what is delta? gamma zeta alpha beta kappa omega"]
+
+
+def test_budget_similarities_equal_the_store_lookup_by_text_hash(graph_ws: Workspace) -> None:
+    """Fact vectors come from the hot graph index; they must be what the store holds for the item's text."""
+    ctx = graph_ws.components.query_context
+    index = ctx.graph_index()
+    items = [entity_item((e, 1.0), 0) for e in list(index.entities.values())[:30]]
+    items += [relation_item(r, 1.0, index) for r in list(index.relations.values())[:30]]
+    items += [i for name in ("hybrid", "paths") for i in graph_ws.retrieve(QUESTION, name, 5).items]
+    assert {"entity", "relation", "chunk", "path"} <= {i.kind for i in items}
+    stored = ctx.store.vectors.get(ctx.model_id, [content_hash(i.text) for i in items])
+    query = ctx.embed_query(QUESTION)
+    expected = [float(stored[h] @ query) if h in stored else None for h in (content_hash(i.text) for i in items)]
+    assert any(e is not None for e, i in zip(expected, items, strict=True) if i.kind == "entity")
+    assert similarities(items, ctx, QUESTION) == pytest.approx(expected, abs=1e-6)
+    assert [s is None for s in similarities(items, ctx, QUESTION)] == [e is None for e in expected]
+    renamed = [replace(items[0], text=items[0].text + " (edited)")] if items[0].kind != "chunk" else []
+    assert all(s is None for s in similarities(renamed, ctx, QUESTION))  # another text: the store decides
+
+
+def _grow_one_by_one(
+    index: GraphIndex, seeds: list[tuple[str, float]], importance: dict[str, float], hops: int, decay: float
+) -> list[Path]:
+    """The path growth written as plain loops (what ``grow_paths`` computes with arrays)."""
+    frontier = [Path([eid], [], score) for eid, score in seeds if eid in index.entities]
+    found: list[Path] = []
+    for _ in range(hops):
+        grown = []
+        for path in frontier:
+            for rid in index.adjacency.get(path.nodes[-1], ()):
+                relation = index.relations[rid]
+                nxt = relation.target_id if relation.source_id == path.nodes[-1] else relation.source_id
+                if nxt in path.nodes or nxt not in index.entities:
+                    continue
+                weight = relation.weight / index.heaviest_relation
+                score = path.score * weight * importance.get(nxt, 0.0) * decay
+                grown.append(Path([*path.nodes, nxt], [*path.relations, relation], score))
+        frontier = sorted(grown, key=lambda p: -p.score)[:BEAM]
+        found.extend(frontier)
+    return sorted(found, key=lambda p: -p.score)
+
+
+def test_paths_grow_as_plain_loops_would(graph_ws: Workspace) -> None:
+    ctx = graph_ws.components.query_context
+    index, importance = ctx.graph_index(), ctx.igraph().importance
+    ids = list(index.entities)
+    for seeds in ([(ids[0], 1.0)], [(e, 1.0 / (n + 1)) for n, e in enumerate(ids[::7])], [("missing", 1.0)]):
+        for hops in (1, 2, 3):
+            fast = grow_paths(index, seeds, importance, hops, 0.8)
+            slow = _grow_one_by_one(index, seeds, importance, hops, 0.8)
+            assert [(p.nodes, [r.id for r in p.relations], p.score) for p in fast] == [
+                (p.nodes, [r.id for r in p.relations], p.score) for p in slow
+            ]
+    assert grow_paths(index, [(ids[0], 1.0)], importance, 2, 0.8)  # the sample graph has paths

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,6 +30,7 @@ class StoreBackend:
     persistent: bool  # reopening the same directory sees what was written before
     integrity_error: type[Exception]  # what a violated schema constraint raises
     server: str | None = None  # a session fixture giving ``url`` for a backend that needs a running server
+    options: dict[str, Any] = field(default_factory=dict)  # further ``[store]`` settings of this variant
 
     def bound(self, request: pytest.FixtureRequest) -> StoreBackend:
         """This backend with ``url`` taken from its server fixture (which skips if no server can start)."""
@@ -39,7 +41,7 @@ class StoreBackend:
 
     def open(self, directory: Path) -> Store:
         directory.mkdir(parents=True, exist_ok=True)
-        return open_store(StoreConfig(backend=self.backend, url=self.url(directory)), directory)
+        return open_store(StoreConfig(backend=self.backend, url=self.url(directory), **self.options), directory)
 
 
 def _pg_integrity_error() -> type[Exception]:
@@ -53,6 +55,15 @@ def _pg_integrity_error() -> type[Exception]:
 BACKENDS: tuple[StoreBackend, ...] = (
     StoreBackend("sqlite-memory", "sqlite", lambda d: ":memory:", False, sqlite3.IntegrityError),
     StoreBackend("sqlite-file", "sqlite", lambda d: None, True, sqlite3.IntegrityError),
+    # BM25 answered by the in-memory copy of the FTS5 index from the first search (the default waits)
+    StoreBackend(
+        "sqlite-lexical",
+        "sqlite",
+        lambda d: ":memory:",
+        False,
+        sqlite3.IntegrityError,
+        options={"lexical_index": "memory"},
+    ),
     StoreBackend("postgresql", "postgresql", lambda d: None, True, _pg_integrity_error(), server="pg_schema_url"),
 )
 

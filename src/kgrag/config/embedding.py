@@ -41,7 +41,23 @@ class EmbeddingConfig(Section):
         description="CPU threads of a local model's large calls (indexing). `onnx`: batches of one call run "
         "this many at once, each on `intra_op_threads`; empty = 1 (lowest indexing memory: sample corpus "
         "532 MB vs 676 MB with 2; set the core count on an idle multi-core machine to index faster). "
-        "`sentence-transformers`: torch's intra-op threads, set once per process; empty = torch's default.",
+        "`sentence-transformers`: torch's intra-op threads for calls of more than `small_call_texts` texts; "
+        "empty = torch's default (the cores).",
+    )
+    small_call_threads: int = Field(
+        1,
+        ge=1,
+        description="`sentence-transformers`: torch's intra-op threads for a call of at most `small_call_texts` "
+        "texts (a query's embedding), set per call. 1 because torch's idle worker threads spin while they "
+        "wait for a core: on a busy machine one thread embeds a query many times faster than the default "
+        "(`bench/bench_embed_threads.py --provider sentence-transformers`), and a single text gains little "
+        "from a second core even when idle.",
+    )
+    small_call_texts: int = Field(
+        1,
+        ge=0,
+        description="`sentence-transformers`: calls of at most this many texts use `small_call_threads`, larger "
+        "ones `threads`. 1 = a query's embedding; 0 = every call uses `threads`.",
     )
     intra_op_threads: int | None = Field(
         None,

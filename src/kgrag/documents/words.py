@@ -7,6 +7,7 @@ same everywhere it is used, which is what matters for comparing pipelines.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 
 _WORD = re.compile(r"[a-z0-9]+")
 STOP_WORDS = frozenset(
@@ -20,3 +21,21 @@ STOP_WORDS = frozenset(
 def content_words(text: str) -> set[str]:
     """The set of non-stop-word tokens of ``text``."""
     return {w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS}
+
+
+def ordered_content_words(text: str) -> list[str]:
+    """The distinct non-stop-word tokens of ``text`` in order of first appearance: for callers whose result
+    depends on the order (ties), where a set's order changes from process to process (string hashing)."""
+    return [w for w in dict.fromkeys(_WORD.findall(text.lower())) if w not in STOP_WORDS]
+
+
+def content_word_finder(words: Iterable[str]) -> Callable[[str], set[str]]:
+    """A function telling which of ``words`` (content words, as :func:`content_words` gives them) occur in
+    a text: ``find(text) == set(words) & content_words(text)``. One regex of the words, delimited like a
+    token, scans the text instead of tokenising all of it: ~2x faster per passage when a few query words
+    are checked against many passages (the ``lexical`` reranker)."""
+    wanted = sorted(set(words), key=lambda w: (-len(w), w))  # longest first: "abc" before its prefix "ab"
+    if not wanted:
+        return lambda text: set()
+    pattern = re.compile(r"(?<![a-z0-9])(?:" + "|".join(map(re.escape, wanted)) + r")(?![a-z0-9])")
+    return lambda text: set(pattern.findall(text.lower()))

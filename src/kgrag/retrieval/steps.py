@@ -155,16 +155,20 @@ class TakeTop:
 
 @dataclass(frozen=True)
 class Hydrate:
-    """Fill in text, document and span of chunk items from the store."""
+    """Fill in text, document and span of chunk items from the store; items that already have both (an
+    earlier ``Hydrate`` of the same run, before a reranker) are kept as they are."""
 
     name: str = "hydrate"
 
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
-        wanted = [item.id for item in state.items if item.kind == "chunk"]
+        wanted = [item.id for item in state.items if item.kind == "chunk" and not _hydrated(item)]
         chunks = {c.id: c for c in env.store.chunks.get_many(wanted)}
         kept: list[ContextItem] = []
         for item in state.items:
+            if item.kind == "chunk" and _hydrated(item):
+                kept.append(item)
+                continue
             chunk = chunks.get(item.id) if item.kind == "chunk" else None
             if item.kind == "chunk" and chunk is None:
                 continue  # deleted between search and hydration
@@ -176,3 +180,7 @@ class Hydrate:
             kept.append(item)
         state.items = kept
         state.record(self.name, {}, len(kept), started)
+
+
+def _hydrated(item: ContextItem) -> bool:
+    return item.doc_id is not None and bool(item.text)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from kgrag.config.rerank import RerankConfig
 from kgrag.core.context import ContextItem
-from kgrag.documents.words import content_words
+from kgrag.documents.words import content_word_finder, content_words
 from kgrag.models.rerankers.base import RerankResources, reorder
 
 
@@ -34,7 +34,8 @@ class WordOverlapReranker:
 
     def rerank(self, query: str, items: Sequence[ContextItem], k: int) -> list[ContextItem]:
         wanted = content_words(query)
-        scores = [len(wanted & content_words(item.text)) / max(1, len(wanted)) for item in items]
+        find = content_word_finder(wanted)
+        scores = [len(find(item.text)) / max(1, len(wanted)) for item in items]
         return reorder(items, scores, k)
 
 

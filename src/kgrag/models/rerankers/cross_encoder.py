@@ -14,6 +14,7 @@ from kgrag.core.context import ContextItem
 from kgrag.core.errors import ConfigError, ModelError
 from kgrag.core.lazy import Lazy
 from kgrag.models.rerankers.base import RerankResources, reorder
+from kgrag.models.torch_threads import TORCH_THREADS
 
 
 def _load(model: str) -> Any:
@@ -37,7 +38,9 @@ class CrossEncoderReranker:
     def rerank(self, query: str, items: Sequence[ContextItem], k: int) -> list[ContextItem]:
         if not items:
             return []
-        scores = self._model.get().predict([(query, item.text) for item in items])
+        model = self._model.get()
+        with TORCH_THREADS.threads(None):  # torch's own count, never a query embedding's single thread
+            scores = model.predict([(query, item.text) for item in items])
         return reorder(items, [float(s) for s in scores], k)
 
 

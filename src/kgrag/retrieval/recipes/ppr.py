@@ -16,7 +16,7 @@ def ppr_pipeline(name: str, config: KgragConfig) -> Pipeline:
     pool = config.retrieval.pool_for(name)
     return Pipeline(
         name,
-        "Personalized PageRank (igraph) seeded by the question's entities, passages fused with dense + BM25.",
+        "Personalized PageRank seeded by the question's entities, passages fused with dense + BM25.",
         (
             DenseSearch(pool=pool),
             BM25Search(pool=pool),

@@ -1,8 +1,10 @@
 """SQLite's part of the chunk repository (:class:`kgrag.store.sql.chunks.SqlChunks`): an FTS5 index kept in
-sync by triggers.
+sync by triggers, and BM25 search over it.
 
 FTS5 is an external-content table over ``chunks``: the text is stored once, and the insert/delete
-triggers keep the inverted index consistent inside the same transaction as the chunk rows.
+triggers keep the inverted index consistent inside the same transaction as the chunk rows. Searches are
+answered by an in-memory copy of its ranking once that pays (:mod:`kgrag.store.sqlite.lexical_hot`,
+``store.lexical_index``), else by FTS5 itself; both return the same ids and scores.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from kgrag.core.records import ScoredId
 from kgrag.store.sql.chunks import SqlChunks
 from kgrag.store.sql.database import SQLITE
 from kgrag.store.sqlite.database import Database
+from kgrag.store.sqlite.lexical_hot import HotLexicalIndex, LexicalParams
 
 CHUNKS_DDL = """
 CREATE TABLE IF NOT EXISTS chunks (
@@ -41,28 +44,32 @@ END;
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-def fts_match_expression(query: str) -> str | None:
-    """Turn free text into a safe FTS5 OR-query of quoted terms (users never write FTS syntax)."""
-    terms = dict.fromkeys(t.lower() for t in _WORD.findall(query))
-    if not terms:
-        return None
-    return " OR ".join(f'"{t}"' for t in terms)
+def query_words(query: str) -> list[str]:
+    """The distinct lower-cased words of free text, in order: one quoted FTS5 phrase each, OR-ed (users
+    never write FTS syntax, and ``\\w`` never matches a quote)."""
+    return list(dict.fromkeys(t.lower() for t in _WORD.findall(query)))
 
 
 class SQLiteChunks(SqlChunks):
     """Chunks of documents plus BM25 search through FTS5's ``bm25()``."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, lexical: LexicalParams | None = None) -> None:
         super().__init__(db, SQLITE)
+        self.lexical = HotLexicalIndex(db, lexical or LexicalParams())
 
     def search_bm25(self, query: str, limit: int) -> list[ScoredId]:
-        """Top chunks by BM25; scores are negated so that higher means more relevant."""
-        expression = fts_match_expression(query)
-        if expression is None:
+        """Top chunks by FTS5's BM25, higher is more relevant; ties in rowid (insertion) order."""
+        words = query_words(query)
+        if not words or limit <= 0:
             return []
+        hits = self.lexical.search(words, limit)
+        return hits if hits is not None else self.search_fts5(words, limit)
+
+    def search_fts5(self, words: list[str], limit: int) -> list[ScoredId]:
+        """The same search run by FTS5 itself (``bm25()`` is negative: negated so higher is better)."""
         rows = self._db.query(
             "SELECT c.id, bm25(chunks_fts) AS s FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid "
-            "WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?",
-            (expression, limit),
+            "WHERE chunks_fts MATCH ? ORDER BY s, chunks_fts.rowid LIMIT ?",
+            (" OR ".join(f'"{w}"' for w in words), limit),
         )
         return [ScoredId(id=r[0], score=-float(r[1])) for r in rows]

@@ -179,6 +179,14 @@ class Database:
         with self._guard():
             return self._conn.execute(sql, params).fetchall()
 
+    def query_plain(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Like :meth:`query`, as plain tuples: bulk reads (an in-memory index load) skip building a
+        ``sqlite3.Row`` per row."""
+        with self._guard():
+            cursor = self._conn.execute(sql, params)
+            cursor.row_factory = None
+            return cursor.fetchall()
+
     def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
         rows = self.query(sql, params)
         return rows[0][0] if rows else None

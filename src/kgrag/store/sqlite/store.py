@@ -21,6 +21,7 @@ from kgrag.store.sqlite.denoise_schema import DENOISE_DDL
 from kgrag.store.sqlite.documents import DOCUMENTS_DDL, META_DDL
 from kgrag.store.sqlite.eval_runs import EVAL_RUNS_DDL
 from kgrag.store.sqlite.graph_schema import GRAPH_DDL
+from kgrag.store.sqlite.lexical_hot import LexicalParams
 from kgrag.store.sqlite.llm_cache import LLM_CACHE_DDL
 from kgrag.store.sqlite.llm_ledger import LLM_LEDGER_DDL
 from kgrag.store.sqlite.rows import SQLiteRows
@@ -57,6 +58,7 @@ class SQLiteStore(SqlStore):
         extra_schemas: tuple[str, ...] = (),
         ann: AnnParams | None = None,
         lock_dir: Path | None = None,
+        lexical: LexicalParams | None = None,
     ) -> None:
         self.db = Database(path, SCHEMAS + extra_schemas)
         in_memory = str(path) == ":memory:"
@@ -68,7 +70,7 @@ class SQLiteStore(SqlStore):
         self._lock_dirs = sorted(dirs)
         self._process_lock = ProcessLock()
         super().__init__(self.db, self.db, SQLITE)
-        self.chunks = SQLiteChunks(self.db)
+        self.chunks = SQLiteChunks(self.db, lexical)
         ann_dir = None if in_memory else Path(f"{path}.ann")  # saved HNSW indexes (ann_sidecar)
         self.vectors = SQLiteVectors(self.db, ann, ann_dir)
         self.denoise = SQLiteDenoise(self.db)
@@ -88,15 +90,21 @@ class SQLiteStore(SqlStore):
                 held.enter_context(file_lock(directory, progress))
             yield
 
+    def close(self) -> None:
+        self.chunks.lexical.close()
+        super().close()
+
 
 def open_sqlite_store(config: StoreConfig, workspace: Path) -> SQLiteStore:
     """The ``sqlite`` entry of the store registry: ``store.url`` is the database path (relative paths are
     relative to the workspace, ``:memory:`` keeps everything in memory), default ``<workspace>/kgrag.sqlite3``."""
+    lexical = LexicalParams(mode=config.lexical_index, max_chunks=config.lexical_max_chunks)
     if config.url == ":memory:":
-        return SQLiteStore(":memory:", ann=config.ann_params())  # no other process can reach it: an in-process lock
+        # no other process can reach it: an in-process lock
+        return SQLiteStore(":memory:", ann=config.ann_params(), lexical=lexical)
     path = workspace / (Path(config.url).expanduser() if config.url else Path(DEFAULT_FILE_NAME))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)  # a fresh workspace, or a url into a new directory
     except OSError as exc:
         raise WorkspaceError(f"{path}: cannot create the database directory ({exc.strerror})") from exc
-    return SQLiteStore(path, ann=config.ann_params(), lock_dir=workspace)
+    return SQLiteStore(path, ann=config.ann_params(), lock_dir=workspace, lexical=lexical)
