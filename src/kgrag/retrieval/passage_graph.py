@@ -19,6 +19,7 @@ from kgrag.core.graph_records import EntityRecord
 if TYPE_CHECKING:
     import igraph as ig
 
+    from kgrag.graph.analysis.pagerank import OneThreadPageRank
     from kgrag.retrieval.query_context import IGraphView
 
 CONTEXT_EDGE_WEIGHT = 1.0
@@ -37,6 +38,8 @@ class PassageGraph:
     passage_vertex: dict[str, int]
     entity_vertex: dict[str, int]
     """The vertex of each entity id (the igraph view's)."""
+    walk: OneThreadPageRank
+    """Personalized PageRank over ``graph`` (igraph, one OpenMP thread)."""
 
     def passage_of(self, vertex: int) -> str | None:
         """The chunk id of ``vertex``, None for an entity vertex."""
@@ -48,6 +51,8 @@ def build_passage_graph(view: IGraphView, entities: Mapping[str, EntityRecord]) 
     it was extracted from. Passages that no entity mentions have no vertex: only their dense score can
     rank them (see :mod:`kgrag.retrieval.ppr_passages`)."""
     import igraph as ig
+
+    from kgrag.graph.analysis.pagerank import OneThreadPageRank
 
     n = view.graph.vcount()
     passage_ids = sorted({chunk_id for e in entities.values() if e.id in view.vertex for chunk_id in e.chunk_ids})
@@ -62,4 +67,4 @@ def build_passage_graph(view: IGraphView, entities: Mapping[str, EntityRecord]) 
             edges.append((v, passage_vertex[chunk_id]))
             weights.append(CONTEXT_EDGE_WEIGHT)
     graph = ig.Graph(n=n + len(passage_ids), edges=edges, directed=False, edge_attrs={"weight": weights})
-    return PassageGraph(graph, n, passage_ids, passage_vertex, view.vertex)
+    return PassageGraph(graph, n, passage_ids, passage_vertex, view.vertex, OneThreadPageRank(graph))

@@ -3,9 +3,9 @@
 
 Seeds are the entities the question matches (entity-vector similarity plus typed names, as in
 graph-local), each weighted by its match score and its *specificity* (an entity cited by few passages
-says more than one cited everywhere). Power iteration over the weighted graph's random walk
-(:mod:`kgrag.graph.analysis.pagerank`, built once per graph version; igraph's PRPACK gave the same
-ranking, ties aside, at several times the CPU on a busy machine) spreads that mass;
+says more than one cited everywhere). igraph's PRPACK solver, on one OpenMP thread
+(:mod:`kgrag.graph.analysis.pagerank`: its worker threads cost several times the CPU on a busy
+machine), spreads that mass over the weighted graph;
 a passage scores the PageRank of the entities it mentions, each divided by how many passages mention
 it, so multi-hop neighbours reached through the graph lift the passages that connect them.
 """

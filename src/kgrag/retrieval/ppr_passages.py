@@ -129,7 +129,7 @@ class PassagePageRank:
             state.record(self.name, params, 0, started, "no entity matched and no passage to seed from")
             return
         reset, off_graph = mix_reset(entities, passages, graph, self.passage_weight)
-        ranks = graph.graph.personalized_pagerank(damping=self.damping, reset=reset, weights="weight")
+        ranks = graph.walk.personalized(reset, self.damping).tolist()
         scores = {graph.passage_ids[i]: ranks[graph.n_entities + i] for i in range(len(graph.passage_ids))}
         scores.update({chunk_id: (1.0 - self.damping) * share for chunk_id, share in off_graph.items()})
         ranked = sorted(scores.items(), key=lambda kv: -kv[1])[: self.pool]

@@ -77,11 +77,11 @@ class QueryVectorCache(TextCache[np.ndarray]):
 
 class IGraphView:
     """An igraph graph of the store, the entity id of each vertex and the vertex of each id, the global
-    PageRank (node importance for path scoring) and the random walk personalized PageRank iterates,
+    PageRank (node importance for path scoring) and its personalized PageRank (igraph, one OpenMP thread),
     computed once per graph version."""
 
     def __init__(self, graph: ig.Graph, ids: list[str]) -> None:
-        from kgrag.graph.analysis.pagerank import PageRankWalk  # SciPy: only graph queries pay it
+        from kgrag.graph.analysis.pagerank import OneThreadPageRank
 
         self.graph = graph
         self.ids = ids
@@ -90,7 +90,7 @@ class IGraphView:
         ranks = graph.pagerank(weights=weights) if graph.vcount() else []
         top = max(ranks, default=0.0) or 1.0
         self.importance = {entity_id: ranks[v] / top for v, entity_id in enumerate(ids)}
-        self.walk = PageRankWalk(graph.vcount(), graph.get_edgelist(), graph.es["weight"] if weights else None)
+        self.walk = OneThreadPageRank(graph)
         self._passages: tuple[GraphIndex, VertexPassages] | None = None
 
     def passages(self, index: GraphIndex) -> VertexPassages:
