@@ -40,7 +40,8 @@ class EmbeddingConfig(Section):
         ge=1,
         description="CPU threads of a local model's large calls (indexing). `onnx`: batches of one call run "
         "this many at once, each on `intra_op_threads`; empty = 1 (lowest indexing memory: sample corpus "
-        "532 MB vs 676 MB with 2; set the core count on an idle multi-core machine to index faster). "
+        "532 MB vs 676 MB with 2, measured before spaCy stopped loading torch (now ~360 MB with 1); "
+        "set the core count on an idle multi-core machine to index faster). "
         "`sentence-transformers`: torch's intra-op threads for calls of more than `small_call_texts` texts; "
         "empty = torch's default (the cores).",
     )
