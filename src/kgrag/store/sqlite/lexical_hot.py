@@ -57,6 +57,14 @@ class HotLexicalIndex:
         """The index currently held, if any (tests and memory measurements look at it)."""
         return self._index
 
+    def held(self) -> LexicalIndex | None:
+        """The index if one is loaded and the store has not changed since (never builds, never counts as
+        a search): chunk reads use its rows while it is current."""
+        if self._index is None:
+            return None
+        with self._lock:
+            return self._index if self._db.generation == self._generation else None
+
     def search(self, words: Sequence[str], limit: int) -> list[ScoredId] | None:
         """The in-memory answer for the query ``words`` (lower-cased, one FTS5 phrase each), or None
         when FTS5 must answer (mode, warm-up, size, or a word that is not a single token)."""
