@@ -6,7 +6,8 @@ load, in the same run.
 (`embedding.intra_op_threads = 1`), and a large call's batches side by side (`embedding.threads` = the
 cores). ``--provider sentence-transformers``: torch's default threads for every call (kgrag before: the
 count was set once per process) against the count chosen per call (`embedding.small_call_threads` for up
-to `small_call_texts` texts, torch's default above), one model shared by both settings.
+to `small_call_texts` texts, torch's default above) and against that with `embedding.threads = 1` (one
+thread for every call), one model shared by the settings.
 
     .venv/bin/python bench/bench_embed_threads.py [--provider onnx|sentence-transformers] [--queries 60]
         [--load 2] [--batch 128] [--mid 40]
@@ -98,14 +99,21 @@ def _onnx_settings() -> dict[str, Embeds]:
 
 
 def _torch_settings() -> dict[str, Embeds]:
-    """One loaded model, two thread policies: every call on torch's default count (before), and the count
-    per call size (after: `small_call_threads` = 1 for a query)."""
+    """One loaded model, three thread policies: every call on torch's default count (before), the count
+    per call size (after, the default: `small_call_threads` = 1 for a query), and one thread for every call
+    as well (after, with `embedding.threads = 1`: what a busy machine wants for batches too)."""
     from kgrag.models.embeddings import SentenceTransformerEmbedder
 
     after = SentenceTransformerEmbedder(DEFAULT_MINILM)
     before = copy.copy(after)
     before.small_call_texts = 0  # no call is "small": all run on torch's default count
-    return {"torch default threads, every call": before, f"per call: {after.small_call_threads} for a query": after}
+    single = copy.copy(after)
+    single.threads = 1
+    return {
+        "torch default threads, every call": before,
+        f"per call: {after.small_call_threads} for a query": after,
+        "per call, threads = 1 for batches": single,
+    }
 
 
 def _drift(settings: dict[str, Embeds], queries: list[str], batch: list[str]) -> float:

@@ -15,6 +15,7 @@ from tests.helpers import add_document
 
 from kgrag import Workspace
 from kgrag.core.records import ScoredId
+from kgrag.store.sql.chunks import SqlChunks
 from kgrag.store.sqlite import SQLiteStore
 from kgrag.store.sqlite.chunks import query_words
 from kgrag.store.sqlite.database import Database
@@ -139,3 +140,18 @@ def test_workspace_setting_reaches_the_store(tmp_path: Path) -> None:
     store = ws.store
     assert isinstance(store, SQLiteStore) and store.chunks.lexical.loaded is not None and hits
     ws.close()
+
+
+def test_chunk_reads_use_the_index_rows_while_current() -> None:
+    store = _small_store()
+    ids = ["d1-c3", "nope", "d1-c0", "d1-c3", "d1-c1"]
+    from_table = SqlChunks.get_many(store.chunks, ids)
+    assert store.chunks.lexical.held() is None and store.chunks.get_many(ids) == from_table
+    store.chunks.search_bm25("pump", 5)  # builds the index (memory mode)
+    held = store.chunks.lexical.held()
+    assert held is not None and store.chunks.get_many(ids) == from_table
+    assert [c.id for c in from_table] == ["d1-c3", "d1-c0", "d1-c1"]  # order kept, unknown and repeats dropped
+    add_document(store, "d2", ["pump station"])
+    assert store.chunks.lexical.held() is None  # stale after a write: the table answers
+    assert [c.id for c in store.chunks.get_many(["d2-c0"])] == ["d2-c0"]
+    store.close()

@@ -84,19 +84,20 @@ class StoreConfig(Section):
     lexical_index: Literal["auto", "memory", "fts5"] = Field(
         "auto",
         description="How `sqlite` answers BM25 searches: `fts5` asks SQLite's FTS5 index every time; `memory` "
-        "ranks from an in-memory copy of that index (same ids and scores; on Medical's 1,265 chunks ~0.3 ms "
-        "instead of ~3 ms per search, arrays of 1.4 MB, ~5 MB more peak RSS), built at the first search "
+        "ranks from an in-memory copy of that index, chunk rows included (same ids and scores; on Medical's "
+        "1,265 chunks ~0.5 ms instead of ~3-4 ms per search, ~5 MB more peak RSS), built at the first search "
         "after each change; `auto` lets FTS5 answer the first 8 searches after each change, then builds the "
-        "copy if the workspace has at most `lexical_max_chunks` chunks: the build (~0.05 s CPU on Medical) "
+        "copy if the workspace has at most `lexical_max_chunks` chunks: the build (~0.1 s CPU on Medical) "
         "pays off in a server or an evaluation run, not in a one-shot `kgrag query`. `postgresql` always "
         "uses its own tsvector search.",
     )
     lexical_max_chunks: int = Field(
-        10_000,
+        8_000,
         ge=0,
         description="With `lexical_index = auto`, workspaces with more chunks keep searching FTS5: the copy's "
-        "memory grows with the corpus (5,362 chunks: arrays 5.4 MB, +19 MB peak RSS of a query process, build "
-        "~0.2 s CPU; ~3.5 MB per 1,000 chunks), and 10,000 keeps a query process near issue #8's 300 MB.",
+        "memory grows with the corpus (5,362 chunks: ~0.9 instead of ~16 ms per search, but +26 MB peak RSS "
+        "of a query process, 247 -> 273 MB, and ~0.3 s CPU to build; ~5 MB per 1,000 chunks), and 8,000 "
+        "keeps a query process under issue #8's 300 MB.",
     )
 
     @field_validator("vector_index")

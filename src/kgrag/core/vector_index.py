@@ -63,3 +63,13 @@ def build_vector_index(ids: list[str], matrix: np.ndarray, params: AnnParams | N
     params = params or AnnParams(index="exact")
     index: VectorIndex = new_registry("vector_index").create(chosen_index(params, len(ids)), ids, matrix, params)
     return index
+
+
+def search_many(index: VectorIndex, query_vectors: np.ndarray, limit: int) -> list[list[ScoredId]]:
+    """``index.search`` of every query vector; in one pass where the index offers ``search_many`` (the
+    exact index), else one search each (approximate and plug-in indexes need not implement it)."""
+    batched = getattr(index, "search_many", None)
+    if batched is not None:
+        hits: list[list[ScoredId]] = batched(query_vectors, limit)
+        return hits
+    return [index.search(vector, limit) for vector in query_vectors]

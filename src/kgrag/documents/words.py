@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Iterable
 
 _WORD = re.compile(r"[a-z0-9]+")
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")  # what _WORD's tokens are made of
 STOP_WORDS = frozenset(
     "a an and are as at be been by can could did do does for from had has have how i if in into is it its "
     "may might more most must no not of on or our out over should so such than that the their them then "
@@ -31,11 +32,25 @@ def ordered_content_words(text: str) -> list[str]:
 
 def content_word_finder(words: Iterable[str]) -> Callable[[str], set[str]]:
     """A function telling which of ``words`` (content words, as :func:`content_words` gives them) occur in
-    a text: ``find(text) == set(words) & content_words(text)``. One regex of the words, delimited like a
-    token, scans the text instead of tokenising all of it: ~2x faster per passage when a few query words
-    are checked against many passages (the ``lexical`` reranker)."""
-    wanted = sorted(set(words), key=lambda w: (-len(w), w))  # longest first: "abc" before its prefix "ab"
-    if not wanted:
-        return lambda text: set()
-    pattern = re.compile(r"(?<![a-z0-9])(?:" + "|".join(map(re.escape, wanted)) + r")(?![a-z0-9])")
-    return lambda text: set(pattern.findall(text.lower()))
+    a text: ``find(text) == set(words) & content_words(text)``. Each word is looked up with ``str.find``
+    and kept where it stands alone (no letter or digit on either side), instead of tokenising the whole
+    text: ~2x faster than a regex of the words and ~3x faster than tokenising when a few query words are
+    checked against many passages (the ``lexical`` reranker: 50 per query)."""
+    wanted = list(dict.fromkeys(words))
+
+    def find(text: str) -> set[str]:
+        lowered = text.lower()
+        return {word for word in wanted if _stands_alone(lowered, word)}
+
+    return find
+
+
+def _stands_alone(text: str, word: str) -> bool:
+    """Whether ``word`` occurs in ``text`` as a whole ``[a-z0-9]+`` token."""
+    start, size, end_of_text = 0, len(word), len(text)
+    while (at := text.find(word, start)) >= 0:
+        end = at + size
+        if (at == 0 or text[at - 1] not in _ALNUM) and (end == end_of_text or text[end] not in _ALNUM):
+            return True
+        start = at + 1
+    return False

@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import numpy as np
+
 from kgrag.core.context import ContextItem, TraceStep
 from kgrag.core.records import ScoredId
 from kgrag.retrieval.query_context import QueryContext
@@ -63,12 +65,12 @@ def _merge_max(lists: Sequence[Sequence[tuple[str, float]]], stream: str) -> lis
 
 
 def _search_all_queries(
-    step: DenseSearch | BM25Search, state: QueryState, search: Callable[[str], list[ScoredId]]
+    step: DenseSearch | BM25Search, state: QueryState, search: Callable[[list[str]], list[list[ScoredId]]]
 ) -> None:
     """Run one retriever for every query in the state and store the union as the step's stream."""
     started = time.perf_counter()
     texts = state.hypothetical if step.texts == "hypothetical" else state.queries
-    hits = [[(h.id, h.score) for h in search(q)] for q in texts]
+    hits = [[(h.id, h.score) for h in found] for found in search(texts)] if texts else []
     state.streams[step.stream] = _merge_max(hits, step.stream)
     state.record(step.name, {"pool": step.pool, "queries": len(texts)}, len(state.streams[step.stream]), started)
 
@@ -84,8 +86,11 @@ class DenseSearch:
     texts: str = "queries"
 
     def run(self, state: QueryState, env: QueryContext) -> None:
-        search = env.store.vectors.search
-        _search_all_queries(self, state, lambda q: search(env.model_id, env.embed_query(q), self.pool))
+        def search(texts: list[str]) -> list[list[ScoredId]]:
+            vectors = np.stack([env.embed_query(text) for text in texts])
+            return env.store.vectors.search_many(env.model_id, vectors, self.pool)  # one pass for all queries
+
+        _search_all_queries(self, state, search)
 
 
 @dataclass(frozen=True)
@@ -98,7 +103,8 @@ class BM25Search:
     texts: str = "queries"
 
     def run(self, state: QueryState, env: QueryContext) -> None:
-        _search_all_queries(self, state, lambda q: env.store.chunks.search_bm25(q, self.pool))
+        search = env.store.chunks.search_bm25
+        _search_all_queries(self, state, lambda texts: [search(text, self.pool) for text in texts])
 
 
 @dataclass(frozen=True)

@@ -103,6 +103,10 @@ class PgVectors:
             rows = self._db.query(_search_sql(model, query.size), {"q": query, "k": k})
         return [ScoredId(id=r[0], score=float(r[1])) for r in rows]
 
+    def search_many(self, model: str, vectors: np.ndarray, k: int) -> list[list[ScoredId]]:
+        """One server-side search per vector."""
+        return [self.search(model, vector, k) for vector in vectors]
+
     def count(self, model: str) -> int:
         return int(self._db.scalar("SELECT COUNT(*) FROM embeddings WHERE model = %s", (model,)) or 0)
 

@@ -4,6 +4,7 @@ PostgreSQL), which each backend's subclass adds as ``search_bm25``."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from kgrag.core.records import ChunkRecord
 from kgrag.store.sql.database import Dialect, Row, SqlDatabase
@@ -11,7 +12,7 @@ from kgrag.store.sql.database import Dialect, Row, SqlDatabase
 COLUMNS = "id, doc_id, ord, char_start, char_end, n_tokens, text, text_hash"
 
 
-def _chunk(r: Row, at: int = 0) -> ChunkRecord:
+def chunk_record(r: Row | tuple[Any, ...], at: int = 0) -> ChunkRecord:
     """The chunk in ``r`` whose :data:`COLUMNS` start at position ``at``."""
     return ChunkRecord(
         id=r[at],
@@ -64,12 +65,12 @@ class SqlChunks:
         found: dict[str, ChunkRecord] = {}
         for condition, params in self._dialect.in_batches("id", chunk_ids):
             for r in self._db.query(f"SELECT {COLUMNS} FROM chunks WHERE {condition}", params):
-                found[r[0]] = _chunk(r)
+                found[r[0]] = chunk_record(r)
         return [found[i] for i in dict.fromkeys(chunk_ids) if i in found]
 
     def for_document(self, doc_id: str) -> list[ChunkRecord]:
         rows = self._db.query(f"SELECT {COLUMNS} FROM chunks WHERE doc_id = ? ORDER BY ord", (doc_id,))
-        return [_chunk(r) for r in rows]
+        return [chunk_record(r) for r in rows]
 
     def iter_all(self) -> Iterator[ChunkRecord]:
         """Every chunk in insertion order, read in pages so the corpus is never held at once."""
@@ -81,7 +82,7 @@ class SqlChunks:
             if not rows:
                 return
             for r in rows:
-                yield _chunk(r, 1)
+                yield chunk_record(r, 1)
             last = rows[-1][0]
 
     def count(self) -> int:

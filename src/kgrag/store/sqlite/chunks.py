@@ -10,8 +10,9 @@ answered by an in-memory copy of its ranking once that pays (:mod:`kgrag.store.s
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-from kgrag.core.records import ScoredId
+from kgrag.core.records import ChunkRecord, ScoredId
 from kgrag.store.sql.chunks import SqlChunks
 from kgrag.store.sql.database import SQLITE
 from kgrag.store.sqlite.database import Database
@@ -56,6 +57,15 @@ class SQLiteChunks(SqlChunks):
     def __init__(self, db: Database, lexical: LexicalParams | None = None) -> None:
         super().__init__(db, SQLITE)
         self.lexical = HotLexicalIndex(db, lexical or LexicalParams())
+
+    def get_many(self, chunk_ids: Sequence[str]) -> list[ChunkRecord]:
+        """Chunks in the order of ``chunk_ids`` (unknown ids skipped), from the in-memory index's rows while
+        one is current, else from the table."""
+        index = self.lexical.held()
+        if index is None:
+            return super().get_many(chunk_ids)
+        records = index.records
+        return [records[i] for i in dict.fromkeys(chunk_ids) if i in records]
 
     def search_bm25(self, query: str, limit: int) -> list[ScoredId]:
         """Top chunks by FTS5's BM25, higher is more relevant; ties in rowid (insertion) order."""

@@ -5,10 +5,10 @@ keeping that index in step with the database.
 write here, or any commit by another process: the store's write generation). ``auto``, the default, lets
 FTS5 answer the first :data:`AUTO_AFTER_SEARCHES` searches of each generation and builds the index at the
 next one, only while the workspace has at most ``store.lexical_max_chunks`` chunks: the build reads every
-posting once (~0.05 s CPU on Medical's 1,265 chunks, ~0.2 s on 5,362, where one FTS5 search costs ~3 and
-~11 ms), which a one-shot ``kgrag query`` (1-5 searches) would not earn back, while a server or an
-evaluation run does after a few dozen. ``fts5`` never builds it. Where the index cannot answer a query (a
-word FTS5 splits into a phrase), FTS5 does.
+posting and chunk row once (~0.1 s CPU on Medical's 1,265 chunks, ~0.3 s on 5,362, where one FTS5
+search costs ~3-4 and ~11-16 ms), which a one-shot ``kgrag query`` (1-5 searches) would not earn back,
+while a server or an evaluation run does after a few dozen. ``fts5`` never builds it. Where the index
+cannot answer a query (a word FTS5 splits into a phrase), FTS5 does.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ class LexicalParams:
     """``store.lexical_index`` and ``store.lexical_max_chunks`` (see docs/configuration.md)."""
 
     mode: LexicalMode = "auto"
-    max_chunks: int = 10_000
+    max_chunks: int = 8_000
 
 
 class HotLexicalIndex:
@@ -56,6 +56,14 @@ class HotLexicalIndex:
     def loaded(self) -> LexicalIndex | None:
         """The index currently held, if any (tests and memory measurements look at it)."""
         return self._index
+
+    def held(self) -> LexicalIndex | None:
+        """The index if one is loaded and the store has not changed since (never builds, never counts as
+        a search): chunk reads use its rows while it is current."""
+        if self._index is None:
+            return None
+        with self._lock:
+            return self._index if self._db.generation == self._generation else None
 
     def search(self, words: Sequence[str], limit: int) -> list[ScoredId] | None:
         """The in-memory answer for the query ``words`` (lower-cased, one FTS5 phrase each), or None

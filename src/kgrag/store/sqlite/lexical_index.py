@@ -28,7 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kgrag.core.records import ScoredId
+from kgrag.core.records import ChunkRecord, ScoredId
+from kgrag.store.sql.chunks import COLUMNS, chunk_record
 from kgrag.store.sqlite.database import Database
 
 K1 = 1.2
@@ -43,9 +44,12 @@ _TOKENIZE = re.compile(r"tokenize\s*=\s*(['\"])(.*?)\1", re.IGNORECASE)
 @dataclass(frozen=True)
 class LexicalIndex:
     """Postings of every term (CSR: ``indptr`` into ``rows`` and ``weights``) over the chunks in rowid
-    order; ``weights`` hold each posting's BM25 term factor, so a query only scales and adds them."""
+    order; ``weights`` hold each posting's BM25 term factor, so a query only scales and adds them. The
+    chunk rows themselves come along (``records``, the texts of Medical are ~1.3 MB): hydrating the
+    passages a query keeps (50 before a reranker) then costs dict lookups, not a database round trip."""
 
     ids: list[str]
+    records: dict[str, ChunkRecord]
     vocabulary: dict[str, int]
     indptr: np.ndarray
     rows: np.ndarray
@@ -78,7 +82,7 @@ class LexicalIndex:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held by the arrays (the vocabulary and id strings come on top)."""
+        """Bytes held by the arrays (the vocabulary, ids and chunk rows come on top)."""
         return int(self.indptr.nbytes + self.rows.nbytes + self.weights.nbytes)
 
 
@@ -138,7 +142,7 @@ def build_lexical_index(db: Database) -> LexicalIndex:
     grouping by term *and* row made SQLite sort every occurrence, ~40 MB at 5,362 chunks, which the heap
     then kept), and NumPy parses and counts them, so the load never holds a Python object per posting."""
     db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_INSTANCES} USING fts5vocab(main, chunks_fts, instance)")
-    chunks = db.query_plain("SELECT rowid, id FROM chunks ORDER BY rowid")
+    chunks = db.query_plain(f"SELECT rowid, {COLUMNS} FROM chunks ORDER BY rowid")
     per_term = db.query_plain(f"SELECT term, group_concat(doc) FROM temp.{_INSTANCES} GROUP BY term")
     rowids = np.fromiter((r[0] for r in chunks), dtype=np.int64, count=len(chunks))
     vocabulary = {term: t for t, (term, _) in enumerate(per_term)}
@@ -167,6 +171,7 @@ def build_lexical_index(db: Database) -> LexicalIndex:
     np.cumsum(sizes, out=indptr[1:])
     return LexicalIndex(
         ids=[r[1] for r in chunks],
+        records={r[1]: chunk_record(r, 1) for r in chunks},
         vocabulary=vocabulary,
         indptr=indptr,
         rows=rows.astype(np.int32),

@@ -97,6 +97,12 @@ class SQLiteVectors:
         """The ``k`` chunks most similar to ``vector`` (cosine of unit vectors), best first."""
         return self._index(model).search(vector, k)
 
+    def search_many(self, model: str, vectors: np.ndarray, k: int) -> list[list[ScoredId]]:
+        """``search`` of each row of ``vectors`` (the exact index reads its matrix once for all)."""
+        from kgrag.core.vector_index import search_many
+
+        return search_many(self._index(model), vectors, k)
+
     def _index(self, model: str) -> VectorIndex:
         """The model's chunk index, loaded on first use and after any committed content write."""
         with self._hot_lock:
