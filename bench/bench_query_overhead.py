@@ -34,7 +34,7 @@ from kgrag.models.rerankers.basic import KeepOrderReranker, WordOverlapReranker
 REPO = Path(__file__).resolve().parents[1]
 MEDICAL = REPO.parent / "shared" / "datasets" / "graphrag-bench-medical"
 CHUNK = "bm25,dense,hybrid,rerank,qe,hyde,combined"
-GRAPH = "graph-local,graph-global,graph-hybrid,graph-mix,graph-mix-rerank,ppr,paths,auto"
+GRAPH = "graph-local,graph-global,graph-hybrid,graph-mix,graph-mix-rerank,ppr,ppr-passages,paths,auto"
 TARGET_MS = {"chunk": 5.0, "graph": 10.0}
 WARM_UP = 10
 WARM_UP_QUESTION = "What is the most common symptom of influenza?"
