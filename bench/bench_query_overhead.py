@@ -30,6 +30,7 @@ from kgrag import Workspace
 from kgrag.evaluation import load_dataset
 from kgrag.evaluation.sampling import stratified_sample
 from kgrag.models.rerankers.basic import KeepOrderReranker, WordOverlapReranker
+from kgrag.models.rerankers.fused import FusedReranker
 
 REPO = Path(__file__).resolve().parents[1]
 MEDICAL = REPO.parent / "shared" / "datasets" / "graphrag-bench-medical"
@@ -63,9 +64,9 @@ class ModelClock:
         return timed
 
 
-# Rerankers that run no model (the offline default `lexical` counts query words): their time is framework
-# time, so they are not routed through the model clock.
-MODEL_FREE_RERANKERS = (KeepOrderReranker, WordOverlapReranker)
+# Rerankers that run no model (the offline default `fused` and `lexical` count query words and read stored
+# vectors): their time is framework time, so they are not routed through the model clock.
+MODEL_FREE_RERANKERS = (KeepOrderReranker, WordOverlapReranker, FusedReranker)
 
 
 def instrument(ws: Workspace, clock: ModelClock) -> None:

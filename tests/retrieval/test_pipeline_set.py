@@ -103,7 +103,7 @@ def test_query_side_steps_use_the_llm_when_configured(
     if name == "qe":
         assert "rule after Osprey failure" in result.queries
     if name == "auto":
-        assert step.params["decided_by"] == "llm" and step.params["pipeline"] == "ppr"
+        assert step.params["decided_by"] == "llm" and step.params["pipeline"] == "graph-mix-rerank"
 
 
 def test_context_tokens_is_honoured_per_pipeline(tmp_path: object, graph_ws: Workspace) -> None:
@@ -134,7 +134,7 @@ def test_router_heuristics() -> None:
 def test_router_offers_global_only_when_it_can_run(graph_ws: Workspace) -> None:
     question = "What are the main themes across the documents?"
     route = graph_ws.retrieve(question, "auto", 5).trace[0]
-    assert route.params["route"] == "global" and route.params["pipeline"] == "ppr"
+    assert route.params["route"] == "global" and route.params["pipeline"] == "graph-mix-rerank"
     assert "no global pipeline available" in route.note and "community reports" in route.note
     registry = new_registry("pipeline")
     registry.register("global", KINDS["pipeline"].builtins["bm25"], replace=True)

@@ -117,11 +117,11 @@ def test_listwise_llm_reranker_keeps_unranked_items_in_order() -> None:
 def test_rerank_pipeline_uses_the_configured_reranker(graph_ws: Workspace) -> None:
     result = graph_ws.retrieve("Which rule did the Osprey firmware incident lead to?", "rerank", 5)
     step = next(s for s in result.trace if s.step == "rerank")
-    assert step.params["reranker"] == "WordOverlapReranker" and len(result.items) <= 5  # `lexical`, the default
+    assert step.params["reranker"] == "FusedReranker" and len(result.items) <= 5  # `fused`, the default
     assert all("rerank" in i.scores for i in result.items)
 
 
 def test_sentence_reranker_is_still_selectable() -> None:
     assert RerankConfig(provider="sentence").provider == "sentence"
-    lexical = create_reranker(RerankConfig(), RerankResources(FakeEmbedder, lambda: None))  # type: ignore[arg-type,return-value]
-    assert [i.id for i in lexical.rerank("bananas yellow", _items(), 1)] == ["c1"]
+    default = create_reranker(RerankConfig(), RerankResources(FakeEmbedder, lambda: None))  # type: ignore[arg-type,return-value]
+    assert [i.id for i in default.rerank("bananas yellow", _items(), 1)] == ["c1"]

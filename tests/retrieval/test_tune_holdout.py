@@ -43,3 +43,27 @@ def test_cli_prints_the_held_out_table(tmp_path: Path) -> None:
     assert "current λ 0.7" in result.output and "dense (λ 1.0)" in result.output and "would store" in result.output
     bad = CliRunner().invoke(app, [*args[:-2], "1.5", "--dry-run"], env={"COLUMNS": "200"})
     assert bad.exit_code != 0 and "--holdout must be between 0 and 1" in bad.output
+
+
+def test_reranker_weights_are_fitted_on_the_sample_questions(graph_ws: Workspace) -> None:
+    items = load_dataset(SAMPLE_QUESTIONS)
+    report = graph_ws.eval.tune_reranker(items, holdout=0.3, seed=0)
+    assert (report.holdout_questions, report.questions) == (20, len(items) - 20)
+    assert report.recall_fitted >= report.recall_current  # the ascent starts at the weights in use
+    assert set(report.holdout) == {"fitted", "current", "coverage"}
+    assert all(set(row) == TYPES and all(0 <= v <= 1 for v in row.values()) for row in report.holdout.values())
+
+
+def test_cli_tune_reranker_prints_weights_and_toml(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    Workspace.init(root).close()
+    write_workspace_toml(root, {"embedding.provider": '"fake"', "graph.extractor": '"none"'})
+    with Workspace.open(root) as ws:
+        ws.index([SAMPLE_DOCS / "team-platform.md", SAMPLE_DOCS / "product-kestrel.md"])
+    args = ["tune-reranker", "-w", str(root), "--dataset", str(SAMPLE_QUESTIONS), "--holdout", "0.3"]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "held out: 20 questions" in result.output and "coverage alone" in result.output
+    assert '[rerank]\nprovider = "fused"\nfused_similarity = ' in result.output
+    missing = CliRunner().invoke(app, [*args[:3], "--dataset", str(tmp_path / "nope.json")], env={"COLUMNS": "200"})
+    assert missing.exit_code != 0 and "nope.json" in missing.output and "Traceback" not in missing.output

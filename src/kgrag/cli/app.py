@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kgrag.cli.community_commands import communities_command, report_command
-from kgrag.cli.compare_commands import compare, tune
+from kgrag.cli.compare_commands import compare, tune, tune_reranker
 from kgrag.cli.errors import run_app, run_guarded
 from kgrag.cli.eval_run_commands import eval_list, eval_pairwise, eval_qgen, eval_report, eval_run
 from kgrag.cli.graph_commands import graph_app
@@ -49,6 +49,7 @@ graph_app.command("communities")(communities_command)
 graph_app.command("report")(report_command)
 app.command("compare")(compare)
 app.command("tune")(tune)
+app.command("tune-reranker")(tune_reranker)
 app.command("migrate")(migrate)
 
 

@@ -1,5 +1,6 @@
-"""`kgrag compare` and `kgrag tune`: one question through several pipelines side by side, and fitting
-the λ of the ``paths`` pipeline on a labelled dataset. Parse, call a sub-API, print."""
+"""`kgrag compare`, `kgrag tune` and `kgrag tune-reranker`: one question through several pipelines side
+by side, and fitting the λ of the ``paths`` pipeline or the ``fused`` reranker's weights on a labelled
+dataset. Parse, call a sub-API, print."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspac
 
 if TYPE_CHECKING:
     from kgrag.evaluation.tune import TuneReport
+    from kgrag.evaluation.tune_reranker import RerankerTuneReport
     from kgrag.workspace import QueryResponse
 
 SNIPPET = 90
@@ -131,4 +133,58 @@ def holdout_table(report: TuneReport) -> Table:
     }
     for row, label in labels.items():
         table.add_row(label, *(f"{held.recall[row].get(t, 0.0):.3f}" for t in types))
+    return table
+
+
+def tune_reranker(
+    dataset: Annotated[Path, typer.Option("--dataset", help="GraphRAG-Bench .json or .jsonl questions with evidence.")],
+    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")] = None,
+    holdout: Annotated[
+        float,
+        typer.Option(
+            "--holdout",
+            help="Share of the questions held out (stratified by type) to score the fitted weights on; 0 = fit on all.",
+        ),
+    ] = 0.0,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the held-out sample.")] = 0,
+    workspace: WorkspaceOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Fit the `fused` reranker's weights on labelled questions and print the [rerank] lines to use them."""
+
+    def body() -> None:
+        from kgrag.evaluation import load_dataset
+
+        items = load_dataset(dataset)
+        with open_workspace(workspace) as ws:
+            report = ws.eval.tune_reranker(items[:limit] if limit else items, holdout=holdout, seed=seed)
+        console = new_console()
+        console.print(reranker_weights_table(report))
+        if report.holdout:
+            console.print(reranker_holdout_table(report))
+        console.print("Put these lines in kgrag.toml to use the fitted weights:")
+        console.print(report.toml(), markup=False, highlight=False)
+
+    run_guarded(body, debug)
+
+
+def reranker_weights_table(report: RerankerTuneReport) -> Table:
+    """Weights in use and fitted, with evidence recall on the questions they were fitted on."""
+    title = f"fused reranker on {report.questions} questions (k {report.k}, {report.budget} context tokens)"
+    table = Table("weights", "similarity", "first stage", "BM25 rank", "dense rank", "evidence recall", title=title)
+    for label, weights, recall in (
+        ("in use", report.current, report.recall_current),
+        ("fitted", report.fitted, report.recall_fitted),
+    ):
+        values = (weights.similarity, weights.first_stage, weights.bm25_rank, weights.dense_rank)
+        table.add_row(label, *(f"{v:g}" for v in values), f"{recall:.3f}")
+    return table
+
+
+def reranker_holdout_table(report: RerankerTuneReport) -> Table:
+    """Held-out recall per question type at the fitted weights, the weights in use and coverage alone."""
+    types = list(report.holdout["fitted"])
+    table = Table("", *types, title=f"held out: {report.holdout_questions} questions")
+    for row, label in (("fitted", "fitted"), ("current", "in use"), ("coverage", "coverage alone (lexical)")):
+        table.add_row(label, *(f"{report.holdout[row].get(t, 0.0):.3f}" for t in types))
     return table

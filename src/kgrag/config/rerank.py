@@ -14,10 +14,12 @@ class RerankConfig(Section):
     """The reranker reorders a pool of candidates (50 in lundberg-2026) against the original question."""
 
     provider: str = Field(
-        "lexical",
-        description="Reranker, by registry name. Built in: `lexical` (offline default: the share of the "
-        "question's content words each candidate holds; best of the no-download rerankers on Medical, "
-        "docs/results/medical-retrieval-quality.md), `sentence` (each candidate scored by its best-matching "
+        "fused",
+        description="Reranker, by registry name. Built in: `fused` (offline default, no model: the share of "
+        "the question's content words each candidate holds, plus small weights on its dense cosine and its "
+        "first-stage, BM25 and dense ranks; best of the no-download rerankers on Medical, "
+        "docs/results/medical-retrieval-quality.md), `lexical` (the content-word share alone), `sentence` "
+        "(each candidate scored by its best-matching "
         "sentences with the local embedder, fused with the incoming rank), "
         "`cross-encoder` (a sentence-transformers CrossEncoder, `model` = name or local path), `http` (a "
         "`/rerank` endpoint: Cohere, Jina, TEI), `llm` (listwise, through the LLM layer), `none` (keep the "
@@ -39,6 +41,22 @@ class RerankConfig(Section):
         "rank has weight 1.",
     )
     max_chars: int = Field(1200, ge=100, description="`llm`: characters of each candidate shown to the LLM.")
+    fused_similarity: float = Field(
+        0.25,
+        ge=0,
+        description="`fused`: weight of the candidate's dense cosine to the question (word coverage has weight "
+        "1). The four `fused_*` defaults were fitted by logistic regression on half of GraphRAG-Bench Medical "
+        "and rounded (lundberg-2026's pool of 50 → k); refit them for a corpus unlike it.",
+    )
+    fused_first_stage: float = Field(
+        0.15, ge=0, description="`fused`: weight of 1 / (1 + the candidate's position in the incoming pool)."
+    )
+    fused_bm25_rank: float = Field(
+        0.3, ge=0, description="`fused`: weight of 1 / (1 + its rank by BM25 score within the pool)."
+    )
+    fused_dense_rank: float = Field(
+        0.15, ge=0, description="`fused`: weight of 1 / (1 + its rank by dense score within the pool)."
+    )
 
     @field_validator("provider")
     @classmethod

@@ -43,8 +43,8 @@ class PipelineSettings(Section):
     )
     routes: dict[str, str] = Field(
         default_factory=dict,
-        description="auto: pipeline per route, keys `local`, `multi-hop`, `global` (defaults `rerank`, `ppr`, "
-        "`global` when such a pipeline is registered, else the multi-hop one).",
+        description="auto: pipeline per route, keys `local`, `multi-hop`, `global` (defaults `rerank`, "
+        "`graph-mix-rerank`, `global` when such a pipeline is registered, else the multi-hop one).",
     )
     options: dict[str, OptionValue] = Field(
         default_factory=dict, description="Free-form settings for plug-in pipelines (read by their recipe)."

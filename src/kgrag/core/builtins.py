@@ -195,6 +195,7 @@ KINDS: dict[str, Kind] = {
         "reranker",
         "kgrag.rerankers",
         {
+            "fused": "kgrag.models.rerankers.fused:fused_reranker",
             "sentence": "kgrag.models.rerankers.sentence:sentence_reranker",
             "cross-encoder": "kgrag.models.rerankers.cross_encoder:cross_encoder_reranker",
             "http": "kgrag.models.rerankers.http:http_reranker",
@@ -210,7 +211,8 @@ KINDS: dict[str, Kind] = {
             "llm": "Listwise reranking by the configured LLM (one call per query).",
             "none": "Keep the incoming order (the baseline a reranker is measured against).",
             "word-overlap": "Share of the query's content words in each candidate (same as `lexical`).",
-            "lexical": "Offline default: share of the query's content words in each candidate, ties in incoming order.",
+            "lexical": "Share of the query's content words in each candidate, ties in incoming order.",
+            "fused": "Offline default: content-word share plus the dense cosine and first-stage ranks (no model).",
         },
     ),
     "stage": Kind(

@@ -85,16 +85,24 @@ class Components:
         """What every query reads: store, config, models and the hot indexes (one per workspace)."""
         from kgrag.models.rerankers import RerankResources
         from kgrag.retrieval import QueryContext
+        from kgrag.retrieval.budget import similarities
         from kgrag.retrieval.rerank import create_reranker
 
         config = self.config
+
+        def context() -> QueryContext:  # the reranker is built on first use, after this property returned
+            return self.query_context
+
         return QueryContext(
             self.store,
             config,
             model_id=self.vector_key,
             embedder=self.embedder,
             llm=self.llm,
-            reranker_factory=lambda: create_reranker(config.rerank, RerankResources(self.embedder, self.llm)),
+            reranker_factory=lambda: create_reranker(
+                config.rerank,
+                RerankResources(self.embedder, self.llm, lambda query, items: similarities(items, context(), query)),
+            ),
             pipelines=self.pipelines,
         )
 

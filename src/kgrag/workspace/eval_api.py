@@ -33,7 +33,15 @@ from kgrag.evaluation.session import (
     pick,
 )
 from kgrag.evaluation.tune import WIDE, TuneReport, tune_lambda
+from kgrag.evaluation.tune_reranker import (
+    RerankerTuneReport,
+    ScoredPool,
+    score_pool,
+    tune_fused_weights,
+)
 from kgrag.models.llm import LLMClient, create_llm_client
+from kgrag.models.rerankers.fused import FusedReranker, FusedWeights
+from kgrag.retrieval.budget import FitBudget, item_tokens, similarities
 from kgrag.retrieval.paths import DEFAULT_LAMBDA, FuseLambda, lambda_key
 from kgrag.workspace.components import Components
 from kgrag.workspace.query_api import QueryAPI
@@ -179,6 +187,36 @@ class EvalAPI:
         if save:
             with self._parts.store.transaction():
                 self._parts.store.meta.set(lambda_key(pipeline), str(report.best))
+        return report
+
+    def tune_reranker(self, items: Sequence[QAItem], *, holdout: float = 0.0, seed: int = 0) -> RerankerTuneReport:
+        """Fit the ``fused`` reranker's weights on labelled ``items`` over the ``rerank`` pipeline's pool
+        (hybrid search cut to its pool, hydrated), at that pipeline's k and context budget. Nothing is
+        stored: the report carries the ``[rerank]`` lines to put in kgrag.toml (``report.toml()``)."""
+        built = self._querying.pipeline("rerank")
+        self._querying.require_chunks()
+        cut = next(i for i, step in enumerate(built.steps) if step.name == "rerank")
+        first_stage = replace(built, steps=built.steps[:cut])
+        budget = next(step.tokens for step in built.steps if isinstance(step, FitBudget))
+        ctx = self._parts.query_context
+        config = self._parts.config
+        threshold = config.evaluation.evidence_overlap
+        k = config.retrieval.k
+        pool_size = config.retrieval.pool_for("rerank")
+
+        rerank = config.rerank
+        current = FusedWeights(
+            rerank.fused_similarity, rerank.fused_first_stage, rerank.fused_bm25_rank, rerank.fused_dense_rank
+        )
+        filler = FusedReranker(current, lambda query, items: similarities(items, ctx, query))
+
+        def pool_of(item: QAItem) -> ScoredPool:
+            pool = [i for i in first_stage.run(item.question, ctx, pool_size).items if i.kind == "chunk"]
+            return score_pool(item, pool, lambda candidate: item_tokens(candidate, ctx), threshold, filler)
+
+        report = tune_fused_weights(items, pool_of, current, k, budget, holdout=holdout, seed=seed)
+        if not report.questions:
+            raise KgragError("no question in the dataset has evidence to tune against")
         return report
 
     def runs(self, kind: str | None = None) -> list[EvalRunRecord]:

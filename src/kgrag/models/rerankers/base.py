@@ -9,6 +9,9 @@ from kgrag.core.context import ContextItem
 from kgrag.models.embeddings import Embedder
 from kgrag.models.llm import LLMClient
 
+Similarities = Callable[[str, Sequence[ContextItem]], list[float | None]]
+"""``(query, items) -> cosine per item``, from vectors the index already stored (no model call for them)."""
+
 
 @dataclass(frozen=True)
 class RerankResources:
@@ -17,6 +20,9 @@ class RerankResources:
 
     embedder: Callable[[], Embedder]
     llm: Callable[[], LLMClient]
+    similarities: Similarities | None = None
+    """Cosine of each item's stored vector to the query (None where none is stored); lets a reranker
+    compare passages that reached the pool by a stream without a cosine (graph provenance, BM25)."""
 
 
 def reorder(items: Sequence[ContextItem], scores: Sequence[float], k: int, key: str = "rerank") -> list[ContextItem]:

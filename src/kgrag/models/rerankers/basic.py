@@ -1,12 +1,12 @@
 """Model-free rerankers: the no-op baseline and query-word coverage.
 
 ``lexical`` (also registered as ``word-overlap``, its older name in tests) orders a pool by the share of
-the question's content words each candidate holds, ties keeping the first-stage order. It is the offline
-default because it measured best of the rerankers that need no download: on GraphRAG-Bench Medical (all
-1,547 questions, hybrid pool of 50 → 5, equal context) evidence recall@5 0.514 against 0.508 without
-reranking and 0.478 for the embedder-based ``sentence`` reranker (``docs/results/medical-retrieval-quality.md``).
-The first stage already ranks by meaning; what it under-weights is whether a passage names *all* of what
-the question asks about, which the coverage score rewards.
+the question's content words each candidate holds, ties keeping the first-stage order. On GraphRAG-Bench
+Medical (all 1,547 questions, hybrid pool of 50 → 5, equal context) it recalled 0.514 of the evidence
+against 0.508 without reranking and 0.478 for the embedder-based ``sentence`` reranker: the first stage
+already ranks by meaning; what it under-weights is whether a passage names *all* of what the question
+asks about. The offline default ``fused`` (:mod:`kgrag.models.rerankers.fused`) starts from this score and
+adds the first stage's signals back (``docs/results/medical-retrieval-quality.md``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The offline default reranker: a candidate is as good as its best sentences, by the local embedder.
+"""The `sentence` reranker (offline default before `lexical`, then `fused`): a candidate is as good as
+its best sentences, by the local embedder.
 
 A chunk embedding averages every sentence of a ~200-token passage, so one sentence that answers the
 question is diluted by the rest; evidence in QA benchmarks is sentence-sized. This reranker embeds each
