@@ -15,11 +15,24 @@ from kgrag.cli.errors import run_guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 
 if TYPE_CHECKING:
+    from kgrag.evaluation.datasets import QAItem
     from kgrag.evaluation.tune import TuneReport
     from kgrag.evaluation.tune_reranker import RerankerTuneReport
     from kgrag.workspace import QueryResponse
 
 SNIPPET = 90
+
+# Options shared by the two fitting commands (`tune`, `tune-reranker`).
+DatasetOpt = Annotated[Path, typer.Option("--dataset", help="GraphRAG-Bench .json or .jsonl questions with evidence.")]
+LimitOpt = Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")]
+HoldoutOpt = Annotated[
+    float,
+    typer.Option(
+        "--holdout",
+        help="Share of the questions held out (stratified by type) to score the fitted values on; 0 = fit on all.",
+    ),
+]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the held-out sample.")]
 
 
 def summary_row(response: QueryResponse) -> dict[str, Any]:
@@ -79,19 +92,21 @@ def compare(
     run_guarded(body, debug)
 
 
+def labelled_questions(dataset: Path, limit: int | None) -> list[QAItem]:
+    """The dataset's questions (the first ``limit`` when given); loaded lazily, so `kgrag --help` stays light."""
+    from kgrag.evaluation import load_dataset
+
+    items = load_dataset(dataset)
+    return items[:limit] if limit else items
+
+
 def tune(
-    dataset: Annotated[Path, typer.Option("--dataset", help="GraphRAG-Bench .json or .jsonl questions with evidence.")],
+    dataset: DatasetOpt,
     pipeline: Annotated[str, typer.Option("--pipeline", "-p", help="The λ-fused pipeline to tune.")] = "paths",
     k: Annotated[int, typer.Option("--k", help="Passages scored per question.")] = 5,
-    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")] = None,
-    holdout: Annotated[
-        float,
-        typer.Option(
-            "--holdout",
-            help="Share of the questions held out (stratified by type) to score the fitted λ on; 0 = fit on all.",
-        ),
-    ] = 0.0,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the held-out sample.")] = 0,
+    limit: LimitOpt = None,
+    holdout: HoldoutOpt = 0.0,
+    seed: SeedOpt = 0,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Report only; do not store λ.")] = False,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
@@ -99,13 +114,9 @@ def tune(
     """Fit λ (dense vs graph weight) of the `paths` pipeline on labelled questions and store it."""
 
     def body() -> None:
-        from kgrag.evaluation import load_dataset
-
-        items = load_dataset(dataset)
+        items = labelled_questions(dataset, limit)
         with open_workspace(workspace) as ws:
-            report = ws.eval.tune(
-                items[:limit] if limit else items, pipeline, k, save=not dry_run, holdout=holdout, seed=seed
-            )
+            report = ws.eval.tune(items, pipeline, k, save=not dry_run, holdout=holdout, seed=seed)
         table = Table("λ", f"evidence recall@{k}")
         for lam, recall in report.recall_by_lambda.items():
             table.add_row(f"{lam:.1f}" + (" ←" if lam == report.best else ""), f"{recall:.3f}")
@@ -137,27 +148,19 @@ def holdout_table(report: TuneReport) -> Table:
 
 
 def tune_reranker(
-    dataset: Annotated[Path, typer.Option("--dataset", help="GraphRAG-Bench .json or .jsonl questions with evidence.")],
-    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")] = None,
-    holdout: Annotated[
-        float,
-        typer.Option(
-            "--holdout",
-            help="Share of the questions held out (stratified by type) to score the fitted weights on; 0 = fit on all.",
-        ),
-    ] = 0.0,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the held-out sample.")] = 0,
+    dataset: DatasetOpt,
+    limit: LimitOpt = None,
+    holdout: HoldoutOpt = 0.0,
+    seed: SeedOpt = 0,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Fit the `fused` reranker's weights on labelled questions and print the [rerank] lines to use them."""
 
     def body() -> None:
-        from kgrag.evaluation import load_dataset
-
-        items = load_dataset(dataset)
+        items = labelled_questions(dataset, limit)
         with open_workspace(workspace) as ws:
-            report = ws.eval.tune_reranker(items[:limit] if limit else items, holdout=holdout, seed=seed)
+            report = ws.eval.tune_reranker(items, holdout=holdout, seed=seed)
         console = new_console()
         console.print(reranker_weights_table(report))
         if report.holdout:
