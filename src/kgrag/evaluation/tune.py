@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from kgrag.core.context import RetrievalResult
@@ -72,7 +72,8 @@ def _recalls(results: Scored, lam: float, k: int, threshold: float) -> list[tupl
     return [(qtype, s) for qtype, s in scored if s is not None]
 
 
-def _by_type(recalls: list[tuple[str, float]]) -> dict[str, float]:
+def mean_by_type(recalls: Iterable[tuple[str, float]]) -> dict[str, float]:
+    """Mean of the values per question type, and over all of them as ``"All"``."""
     groups: dict[str, list[float]] = defaultdict(list)
     for qtype, value in recalls:
         groups[qtype].append(value)
@@ -123,5 +124,7 @@ def tune_lambda(
         held_results = [(item, by_item[id(item)]) for item in held]
         rows = {"fitted": report.best, "current": now, "dense": DENSE}
         report.holdout = HoldoutReport(share=holdout, seed=seed, questions=len(held), current_lambda=now)
-        report.holdout.recall = {row: _by_type(_recalls(held_results, lam, k, threshold)) for row, lam in rows.items()}
+        report.holdout.recall = {
+            row: mean_by_type(_recalls(held_results, lam, k, threshold)) for row, lam in rows.items()
+        }
     return report

@@ -18,7 +18,6 @@ an in-sample gain shows as none.
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 
@@ -27,7 +26,7 @@ import numpy as np
 from kgrag.core.context import ContextItem
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.recall import evidence_recall
-from kgrag.evaluation.tune import split_holdout
+from kgrag.evaluation.tune import mean_by_type, split_holdout
 from kgrag.models.rerankers.fused import FusedReranker, FusedWeights, fused_features
 
 GRID = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1.0)
@@ -87,12 +86,7 @@ def mean_recall(pools: Sequence[ScoredPool], weights: FusedWeights, k: int, budg
 
 
 def recall_by_type(pools: Sequence[ScoredPool], weights: FusedWeights, k: int, budget: int) -> dict[str, float]:
-    groups: dict[str, list[float]] = defaultdict(list)
-    for pool in pools:
-        value = pool_recall(pool, weights, k, budget)
-        groups[pool.question_type].append(value)
-        groups["All"].append(value)
-    return {qtype: statistics.fmean(values) for qtype, values in sorted(groups.items())}
+    return mean_by_type((pool.question_type, pool_recall(pool, weights, k, budget)) for pool in pools)
 
 
 def coordinate_ascent(pools: Sequence[ScoredPool], start: FusedWeights, k: int, budget: int) -> FusedWeights:

@@ -89,10 +89,6 @@ class Components:
         from kgrag.retrieval.rerank import create_reranker
 
         config = self.config
-
-        def context() -> QueryContext:  # the reranker is built on first use, after this property returned
-            return self.query_context
-
         return QueryContext(
             self.store,
             config,
@@ -101,7 +97,10 @@ class Components:
             llm=self.llm,
             reranker_factory=lambda: create_reranker(
                 config.rerank,
-                RerankResources(self.embedder, self.llm, lambda query, items: similarities(items, context(), query)),
+                # built on first use, so ``self.query_context`` is this context by then
+                RerankResources(
+                    self.embedder, self.llm, lambda query, items: similarities(items, self.query_context, query)
+                ),
             ),
             pipelines=self.pipelines,
         )

@@ -204,10 +204,7 @@ class EvalAPI:
         k = config.retrieval.k
         pool_size = config.retrieval.pool_for("rerank")
 
-        rerank = config.rerank
-        current = FusedWeights(
-            rerank.fused_similarity, rerank.fused_first_stage, rerank.fused_bm25_rank, rerank.fused_dense_rank
-        )
+        current = FusedWeights.from_config(config.rerank)
         filler = FusedReranker(current, lambda query, items: similarities(items, ctx, query))
 
         def pool_of(item: QAItem) -> ScoredPool:
