@@ -16,7 +16,7 @@ from kgrag.evaluation.tune_reranker import (
 )
 from kgrag.models.rerankers.fused import FusedWeights
 
-ZERO = FusedWeights(0.0, 0.0, 0.0, 0.0)
+ZERO = FusedWeights(0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 def _pool(
@@ -24,7 +24,7 @@ def _pool(
 ) -> ScoredPool:
     """Features with only coverage and cosine set (ranks neutral), so the cosine weight decides ties."""
     n = len(coverage)
-    features = np.zeros((n, 5))
+    features = np.zeros((n, 6))
     features[:, 0], features[:, 1] = coverage, dense
     return ScoredPool(qtype, features, np.array(holds, dtype=bool), np.array(tokens))
 
@@ -59,7 +59,7 @@ def test_score_pool_marks_which_candidate_holds_which_sentence() -> None:
     ]
     scored = score_pool(_item(0, "Fact Retrieval"), pool, lambda c: len(c.text), 0.7)
     assert scored.holds.tolist() == [[False], [True]] and scored.tokens.tolist() == [21, 48]
-    assert scored.features.shape == (2, 5) and scored.features[1, 0] == pytest.approx(1.0)
+    assert scored.features.shape == (2, 6) and scored.features[1, 0] == pytest.approx(1.0)
 
 
 def test_tuning_fits_on_the_rest_and_scores_the_held_out_share() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -42,6 +44,40 @@ def test_passages_without_a_cosine_get_the_stored_one() -> None:
     assert filled[0].id == "c1" and asked == [["c1"]]  # only the graph-found passage is looked up
 
 
+def test_best_sentences_decide_between_passages_of_equal_coverage() -> None:
+    """Two passages hold the question's words and the same cosine; the one whose sentences match the
+    question better wins once sentence scores are there, and a passage without any keeps its cosine."""
+    query = "glioma follow-up imaging"
+    pool = [
+        _item(0, "Glioma imaging is common. Follow-up visits vary.", dense=0.5),
+        _item(1, "Follow-up imaging is needed for glioma.", dense=0.5),
+        _item(2, "Glioma follow-up imaging, briefly.", dense=0.5),
+    ]
+    seen: list[list[str]] = []
+
+    def best_sentences(q: str, items: object) -> list[float | None]:
+        seen.append([i.id for i in items])  # type: ignore[attr-defined]
+        return [0.2, 0.9, None]
+
+    plain = FusedReranker(FusedWeights(first_stage=0.0, bm25_rank=0.0, dense_rank=0.0))
+    assert plain.features(query, pool)[:, 5].tolist() == [0.0, 0.0, 0.0]  # no sentence vectors: column 0
+    assert plain.rerank(query, list(pool), 1)[0].id == "c0"  # tie: the incoming order
+    with_sentences = replace(plain, sentence_similarities=best_sentences)
+    assert with_sentences.features(query, pool)[:, 5].tolist() == [0.2, 0.9, 0.5]  # None → the cosine
+    assert [i.id for i in with_sentences.rerank(query, list(pool), 3)] == ["c1", "c2", "c0"]
+    assert seen[-1] == ["c0", "c1", "c2"]
+
+
+def test_registry_passes_the_sentence_scores_through() -> None:
+    def best_sentences(q: str, items: object) -> list[float | None]:
+        return [None]
+
+    resources = RerankResources(FakeEmbedder, lambda: None, None, best_sentences)  # type: ignore[arg-type,return-value]
+    reranker = create_reranker(RerankConfig(fused_sentence=0.3), resources)
+    assert isinstance(reranker, FusedReranker)
+    assert reranker.sentence_similarities is best_sentences and reranker.weights.sentence == 0.3
+
+
 def test_coverage_leads_and_first_stage_signals_break_its_ties() -> None:
     query = "adrenal tumors imaging"
     pool = [
@@ -69,7 +105,7 @@ def test_a_strong_first_stage_passage_beats_one_more_generic_word() -> None:
 
 def test_zero_weights_are_the_lexical_reranker() -> None:
     pool = [_item(n, t, dense=0.9 - n / 10, bm25=float(n)) for n, t in enumerate(["x y", "y z w", "q", "z x y"])]
-    fused = FusedReranker(FusedWeights(0, 0, 0, 0)).rerank("x y z", list(pool), 4)
+    fused = FusedReranker(FusedWeights(0, 0, 0, 0, 0)).rerank("x y z", list(pool), 4)
     lexical = WordOverlapReranker().rerank("x y z", list(pool), 4)
     assert [i.id for i in fused] == [i.id for i in lexical]
 

@@ -118,6 +118,19 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+MIN_SENTENCE_CHARS = 12
+"""Shorter pieces ("1.", "Key points") are headings or list markers, not statements worth a vector."""
+
+
+def sentence_texts(text: str) -> list[str]:
+    """The sentences of ``text`` that stand alone (at least ``MIN_SENTENCE_CHARS`` characters), stripped;
+    the whole text when none does. Shared by the sentence vectors stored at indexing and the rerankers
+    that score passages by their best sentences, so both cut a passage the same way."""
+    parts = [text[a:b] for a, b in split_sentences(text)]
+    kept = [p for p in parts if len(p) >= MIN_SENTENCE_CHARS]
+    return kept or ([text.strip()] if text.strip() else [])
+
+
 def _is_boundary(text: str, match: re.Match[str]) -> bool:
     """Whether the punctuation in ``match`` really ends a sentence."""
     following = _NEXT_CHAR.match(text, match.end())

@@ -40,7 +40,7 @@ class ScoredPool:
 
     question_type: str
     features: np.ndarray
-    """(candidates × 5) :func:`fused_features` rows."""
+    """(candidates × 6) :func:`fused_features` rows."""
     holds: np.ndarray
     """(candidates × evidence sentences) booleans: the candidate alone holds the sentence."""
     tokens: np.ndarray
@@ -54,15 +54,15 @@ def score_pool(
     threshold: float,
     reranker: FusedReranker | None = None,
 ) -> ScoredPool:
-    """Reduce a retrieved pool to features (with ``reranker``'s cosine fill, as it would rank the pool),
-    evidence holdings and token costs."""
+    """Reduce a retrieved pool to features (with ``reranker``'s cosine fill and sentence scores, as it
+    would rank the pool), evidence holdings and token costs."""
     holds = np.array(
         [[evidence_recall([sentence], [c.text], threshold) == 1.0 for sentence in item.evidence] for c in pool],
         dtype=bool,
     ).reshape(len(pool), len(item.evidence))
     tokens = np.array([cost(candidate) for candidate in pool], dtype=np.int64)
-    filled = reranker.fill(item.question, pool) if reranker is not None else None
-    return ScoredPool(item.question_type, fused_features(item.question, pool, filled), holds, tokens)
+    features = reranker.features(item.question, pool) if reranker is not None else fused_features(item.question, pool)
+    return ScoredPool(item.question_type, features, holds, tokens)
 
 
 def pool_recall(pool: ScoredPool, weights: FusedWeights, k: int, budget: int) -> float:
@@ -155,6 +155,6 @@ def tune_fused_weights(
     )
     if held:
         held_pools = [pools[id(item)] for item in held]
-        rows = {"fitted": fitted, "current": current, "coverage": FusedWeights(0.0, 0.0, 0.0, 0.0)}
+        rows = {"fitted": fitted, "current": current, "coverage": FusedWeights(0.0, 0.0, 0.0, 0.0, 0.0)}
         report.holdout = {row: recall_by_type(held_pools, weights, k, budget) for row, weights in rows.items()}
     return report

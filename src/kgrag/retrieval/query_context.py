@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
@@ -35,6 +35,9 @@ if TYPE_CHECKING:  # igraph (and its matplotlib drawing) loads only when a graph
     from kgrag.retrieval.passage_graph import PassageGraph
 
 QUERY_CACHE_SIZE = 2048
+SENTENCE_CACHE_CHUNKS = 2048
+"""Passages whose sentence vectors are kept (~24 sentences × 1.5 KB each for a 480-token chunk: ≤ ~75 MB);
+an evaluation re-reads the same few hundred pool members across questions."""
 TOKEN_CACHE_SIZE = 4096
 """Texts whose token count is remembered (~2 MB): graph facts recur across questions and pipelines, and
 counting one costs ~50 µs of tiktoken, ~3 ms per graph query's budget step on Medical."""
@@ -63,6 +66,23 @@ class TextCache(Generic[V]):
             while len(self._values) > self.size:
                 self._values.popitem(last=False)
         return value
+
+    def get_many(self, texts: Sequence[str], compute: Callable[[list[str]], list[V]]) -> list[V]:
+        """The values of ``texts``, computing the ones not cached in one ``compute`` call (one store read
+        for a whole pool instead of one per text)."""
+        with self._lock:
+            found = {text: value for text in texts if (value := self._values.get(text)) is not None}
+            for text in found:
+                self._values.move_to_end(text)
+        missing = list(dict.fromkeys(text for text in texts if text not in found))
+        if missing:
+            computed = dict(zip(missing, compute(missing), strict=True))
+            found.update(computed)
+            with self._lock:
+                self._values.update(computed)
+                while len(self._values) > self.size:
+                    self._values.popitem(last=False)
+        return [found[text] for text in texts]
 
     def __len__(self) -> int:
         return len(self._values)
@@ -148,6 +168,10 @@ class QueryContext:
         self._vector_count = HotValue(lambda: store.vectors.count(model_id), store.generation)
         self.query_vectors = QueryVectorCache(query_cache_size)
         self._token_counts: TextCache[int] = TextCache(TOKEN_CACHE_SIZE)
+        # Emptied after every committed write, so sentence vectors embedded later are picked up.
+        self._sentence_vectors: HotValue[TextCache[np.ndarray]] = HotValue(
+            lambda: TextCache(SENTENCE_CACHE_CHUNKS), store.generation
+        )
 
     def embedder(self) -> Embedder:
         """The workspace's embedder, created on first call."""
@@ -200,6 +224,25 @@ class QueryContext:
     def vector_count(self) -> int:
         """How many vectors the workspace's model has (cheap: cached until the next write)."""
         return self._vector_count.get()
+
+    def sentence_vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """The stored vectors of each passage text's sentences (rows; 0 rows where none are stored), read
+        from the store once per passage (``embedding.sentence_vectors`` stores them at indexing)."""
+        return self._sentence_vectors.get().get_many(texts, self._read_sentence_vectors)
+
+    def _read_sentence_vectors(self, texts: list[str]) -> list[np.ndarray]:
+        from kgrag.documents.records import content_hash
+        from kgrag.documents.sentences import sentence_texts
+
+        hashes = [[content_hash(sentence) for sentence in sentence_texts(text)] for text in texts]
+        stored = self.store.vectors.get(self.model_id, sorted({h for per_text in hashes for h in per_text}))
+        empty = np.zeros((0, 0), dtype=np.float32)
+        return [
+            np.vstack(rows).astype(np.float32, copy=False)
+            if (rows := [stored[h] for h in per_text if h in stored])
+            else empty
+            for per_text in hashes
+        ]
 
     def embed_query(self, text: str) -> np.ndarray:
         """The query's vector, from the cache when it was asked recently."""

@@ -8,7 +8,7 @@ private fields get overwritten, and what lets the CLI, the Python API and a serv
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,11 +29,13 @@ from kgrag.workspace.model_binding import (
 )
 
 if TYPE_CHECKING:  # types only: the layers below load when a part is first built (see Components)
+    from kgrag.core.context import ContextItem
     from kgrag.graph.build.summarize import Summarizer
     from kgrag.graph.types import Extractor
     from kgrag.indexing import ChunkPlan, IndexRegistries
     from kgrag.models.embeddings import Embedder, KeyedEmbedder
     from kgrag.models.llm import LLMClient, Prices
+    from kgrag.models.rerankers import RerankResources
     from kgrag.retrieval import PipelineFactory, QueryContext
 
 __all__ = ["META_DIMENSION", "META_MODEL", "META_WINDOW", "Components"]
@@ -83,9 +85,7 @@ class Components:
     @cached_property
     def query_context(self) -> QueryContext:
         """What every query reads: store, config, models and the hot indexes (one per workspace)."""
-        from kgrag.models.rerankers import RerankResources
         from kgrag.retrieval import QueryContext
-        from kgrag.retrieval.budget import similarities
         from kgrag.retrieval.rerank import create_reranker
 
         config = self.config
@@ -95,15 +95,26 @@ class Components:
             model_id=self.vector_key,
             embedder=self.embedder,
             llm=self.llm,
-            reranker_factory=lambda: create_reranker(
-                config.rerank,
-                # built on first use, so ``self.query_context`` is this context by then
-                RerankResources(
-                    self.embedder, self.llm, lambda query, items: similarities(items, self.query_context, query)
-                ),
-            ),
+            # built on first use, so ``self.query_context`` is this context by then
+            reranker_factory=lambda: create_reranker(config.rerank, self.rerank_resources()),
             pipelines=self.pipelines,
         )
+
+    def rerank_resources(self) -> RerankResources:
+        """What a reranker may use: the models as factories, stored-vector cosines and, with
+        ``embedding.sentence_vectors`` on, best-sentence cosines (all read through the query context)."""
+        from kgrag.models.rerankers import RerankResources
+        from kgrag.retrieval.budget import similarities
+        from kgrag.retrieval.sentence_scores import best_sentence_similarities
+
+        def passage_cosines(query: str, items: Sequence[ContextItem]) -> list[float | None]:
+            return similarities(items, self.query_context, query)
+
+        def sentence_cosines(query: str, items: Sequence[ContextItem]) -> list[float | None]:
+            return best_sentence_similarities(items, self.query_context, query)
+
+        sentences = sentence_cosines if self.config.embedding.sentence_vectors else None
+        return RerankResources(self.embedder, self.llm, passage_cosines, sentences)
 
     # -- models ----------------------------------------------------------------------------------
     @property

@@ -41,7 +41,7 @@ from kgrag.evaluation.tune_reranker import (
 )
 from kgrag.models.llm import LLMClient, create_llm_client
 from kgrag.models.rerankers.fused import FusedReranker, FusedWeights
-from kgrag.retrieval.budget import FitBudget, item_tokens, similarities
+from kgrag.retrieval.budget import FitBudget, item_tokens
 from kgrag.retrieval.paths import DEFAULT_LAMBDA, FuseLambda, lambda_key
 from kgrag.workspace.components import Components
 from kgrag.workspace.query_api import QueryAPI
@@ -205,7 +205,8 @@ class EvalAPI:
         pool_size = config.retrieval.pool_for("rerank")
 
         current = FusedWeights.from_config(config.rerank)
-        filler = FusedReranker(current, lambda query, items: similarities(items, ctx, query))
+        resources = self._parts.rerank_resources()
+        filler = FusedReranker(current, resources.similarities, resources.sentence_similarities)
 
         def pool_of(item: QAItem) -> ScoredPool:
             pool = [i for i in first_stage.run(item.question, ctx, pool_size).items if i.kind == "chunk"]

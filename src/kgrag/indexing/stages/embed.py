@@ -2,7 +2,8 @@
 
 Vectors are keyed by (model, text hash), so this stage is naturally idempotent: after a crash it
 embeds only what is still missing, and texts seen before (even in deleted documents) are never
-embedded twice.
+embedded twice. With ``embedding.sentence_vectors`` on, every sentence of every chunk gets a vector
+the same way (the ``fused`` reranker scores passages by their best-matching sentences with them).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import numpy as np
 
 from kgrag.core.progress import Progress
 from kgrag.core.stages import EMBED, progress_label, timing_key
+from kgrag.documents.records import content_hash
+from kgrag.documents.sentences import sentence_texts
 from kgrag.indexing.compute import LocalCompute, StageCompute, timed_blocks
 from kgrag.indexing.context import IndexContext
 from kgrag.indexing.report import IndexReport
@@ -21,6 +24,8 @@ from kgrag.store.base import Store
 
 COMMIT_SECONDS = 2.0  # commit at least this often: a kill loses seconds of embedding, not the stage
 MODEL_TIME, STORE_TIME = timing_key(EMBED, "model"), timing_key(EMBED, "store")
+SENTENCES_LABEL = f"{progress_label(EMBED)} sentences"
+HASH_BATCH = 2000  # sentence hashes per "which are stored?" read
 
 
 class EmbedStage:
@@ -29,9 +34,10 @@ class EmbedStage:
     name = EMBED
 
     def run(self, ctx: IndexContext) -> None:
-        embed_missing_chunks(
-            ctx.store, ctx.embedder, ctx.config.embedding.batch_size, ctx.progress, ctx.report, ctx.compute
-        )
+        batch_size = ctx.config.embedding.batch_size
+        embed_missing_chunks(ctx.store, ctx.embedder, batch_size, ctx.progress, ctx.report, ctx.compute)
+        if ctx.config.embedding.sentence_vectors:
+            embed_missing_sentences(ctx.store, ctx.embedder, batch_size, ctx.progress, ctx.report, ctx.compute)
 
 
 def embed_missing_chunks(
@@ -45,9 +51,49 @@ def embed_missing_chunks(
     """Embed the chunk texts that have no vector for ``embedder.name`` yet (vectors are keyed by it);
     the model runs where ``compute`` puts it (inline by default)."""
     missing = store.vectors.missing_chunk_hashes(embedder.name)
+    embed_and_store(store, embedder, missing, batch_size, progress, report, compute, progress_label(EMBED))
+
+
+def missing_sentences(store: Store, model: str) -> list[tuple[str, str]]:
+    """(text hash, text) of the chunk sentences with no vector for ``model`` yet, one per hash, in chunk
+    order. Reads every chunk: sentences are not rows of their own, so the store cannot tell."""
+    sentences: dict[str, str] = {}
+    for chunk in store.chunks.iter_all():
+        for sentence in sentence_texts(chunk.text):
+            sentences.setdefault(content_hash(sentence), sentence)
+    hashes = list(sentences)
+    stored: set[str] = set()
+    for start in range(0, len(hashes), HASH_BATCH):
+        stored.update(store.vectors.get(model, hashes[start : start + HASH_BATCH]))
+    return [(h, sentences[h]) for h in hashes if h not in stored]
+
+
+def embed_missing_sentences(
+    store: Store,
+    embedder: Embedder,
+    batch_size: int,
+    progress: Progress,
+    report: IndexReport,
+    compute: StageCompute | None = None,
+) -> None:
+    """Embed the chunk sentences that have no vector for ``embedder.name`` yet (``embedding.sentence_vectors``)."""
+    missing = missing_sentences(store, embedder.name)
+    embed_and_store(store, embedder, missing, batch_size, progress, report, compute, SENTENCES_LABEL)
+
+
+def embed_and_store(
+    store: Store,
+    embedder: Embedder,
+    missing: list[tuple[str, str]],
+    batch_size: int,
+    progress: Progress,
+    report: IndexReport,
+    compute: StageCompute | None,
+    label: str,
+) -> None:
+    """Embed the texts of ``missing`` ((hash, text) pairs) and store their vectors under their hashes."""
     if not missing:
         return
-    label = progress_label(EMBED)
     progress.start(label, len(missing))
     # Vectors arrive in blocks (one model batch inline, an engine's batch otherwise) and are committed
     # once COMMIT_SECONDS of work has gathered (a transaction per batch would cost little, but a block

@@ -23,6 +23,9 @@ class RerankResources:
     similarities: Similarities | None = None
     """Cosine of each item's stored vector to the query (None where none is stored); lets a reranker
     compare passages that reached the pool by a stream without a cosine (graph provenance, BM25)."""
+    sentence_similarities: Similarities | None = None
+    """Mean cosine of each passage's best sentences to the query, from the sentence vectors indexing
+    stored (None where none are); set only when ``embedding.sentence_vectors`` is on."""
 
 
 def reorder(items: Sequence[ContextItem], scores: Sequence[float], k: int, key: str = "rerank") -> list[ContextItem]:

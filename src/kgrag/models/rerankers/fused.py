@@ -11,6 +11,12 @@ and near each coverage level.
 Score of a candidate at incoming position ``i`` in a pool of ``n``::
 
     coverage + w_sim · dense cosine + w_first / (1 + i) + w_bm25 / (1 + BM25 rank) + w_dense / (1 + dense rank)
+             + w_sentence · best-sentence cosine
+
+The last term is there when the index stored sentence vectors (``embedding.sentence_vectors``): the mean
+cosine of the passage's two best-matching sentences, the issue's "best-matching sentences with the local
+embedder", read from the store instead of embedded per query. A passage without them takes its dense
+cosine there, so it is not pushed down for lacking them; without sentence vectors at all the term is 0.
 
 The dense cosine is the candidate's ``dense`` score; a candidate that reached the pool through neither
 search (graph provenance) gets the cosine of its stored vector when the workspace provides
@@ -44,15 +50,22 @@ class FusedWeights:
     first_stage: float = 0.15
     bm25_rank: float = 0.3
     dense_rank: float = 0.15
+    sentence: float = 0.6
 
     @classmethod
     def from_config(cls, config: RerankConfig) -> FusedWeights:
         """The weights ``rerank.fused_*`` set."""
-        return cls(config.fused_similarity, config.fused_first_stage, config.fused_bm25_rank, config.fused_dense_rank)
+        return cls(
+            config.fused_similarity,
+            config.fused_first_stage,
+            config.fused_bm25_rank,
+            config.fused_dense_rank,
+            config.fused_sentence,
+        )
 
     def vector(self) -> np.ndarray:
         """Coefficients of the :func:`fused_features` columns (coverage first, weight 1)."""
-        return np.array([1.0, self.similarity, self.first_stage, self.bm25_rank, self.dense_rank])
+        return np.array([1.0, self.similarity, self.first_stage, self.bm25_rank, self.dense_rank, self.sentence])
 
 
 def pool_ranks(values: Sequence[float | None]) -> list[int]:
@@ -65,13 +78,19 @@ def pool_ranks(values: Sequence[float | None]) -> list[int]:
 
 
 def fused_features(
-    query: str, items: Sequence[ContextItem], filled: Sequence[float | None] | None = None
+    query: str,
+    items: Sequence[ContextItem],
+    filled: Sequence[float | None] | None = None,
+    sentences: Sequence[float | None] | None = None,
 ) -> np.ndarray:
     """One row per item: word coverage, cosine to the query, 1/(1 + position), 1/(1 + BM25 rank), 1/(1 +
-    cosine rank) — the columns :meth:`FusedWeights.vector` weighs (``kgrag tune-reranker`` reuses them).
+    cosine rank), best-sentence cosine — the columns :meth:`FusedWeights.vector` weighs (``kgrag
+    tune-reranker`` reuses them).
 
     The cosine is the item's ``dense`` score, else its ``filled`` value (the stored vector's cosine, for
-    passages that came from a stream without one), else 0; the cosine rank orders the items that have one."""
+    passages that came from a stream without one), else 0; the cosine rank orders the items that have one.
+    The best-sentence cosine is the item's ``sentences`` value, else its cosine; all 0 without
+    ``sentences``."""
     wanted = content_words(query)
     find = content_word_finder(wanted)
     cosines = [
@@ -87,10 +106,18 @@ def fused_features(
             1 / (1 + position),
             1 / (1 + bm25_ranks[position]),
             1 / (1 + cosine_ranks[position]),
+            _sentence_value(sentences, position, cosines[position]),
         )
         for position, item in enumerate(items)
     ]
-    return np.array(rows, dtype=np.float64).reshape(len(rows), 5)
+    return np.array(rows, dtype=np.float64).reshape(len(rows), 6)
+
+
+def _sentence_value(sentences: Sequence[float | None] | None, position: int, cosine: float | None) -> float:
+    if sentences is None:
+        return 0.0
+    value = sentences[position]
+    return float(value if value is not None else (cosine or 0.0))
 
 
 @dataclass(frozen=True)
@@ -104,10 +131,21 @@ class FusedReranker:
 
     weights: FusedWeights = FusedWeights()
     similarities: Similarities | None = None
+    sentence_similarities: Similarities | None = None
 
     def scores(self, query: str, items: Sequence[ContextItem]) -> list[float]:
         """The fused score of every item (exposed so a trace or a tuning run can read it)."""
-        return [float(s) for s in fused_features(query, items, self.fill(query, items)) @ self.weights.vector()]
+        return [float(s) for s in self.features(query, items) @ self.weights.vector()]
+
+    def features(self, query: str, items: Sequence[ContextItem]) -> np.ndarray:
+        """The :func:`fused_features` rows this reranker weighs, with its cosine fill and sentence scores."""
+        return fused_features(query, items, self.fill(query, items), self.sentence_scores(query, items))
+
+    def sentence_scores(self, query: str, items: Sequence[ContextItem]) -> list[float | None] | None:
+        """Best-sentence cosines of the items (None without stored sentence vectors)."""
+        if self.sentence_similarities is None:
+            return None
+        return self.sentence_similarities(query, items)
 
     def fill(self, query: str, items: Sequence[ContextItem]) -> list[float | None] | None:
         """Stored-vector cosines of the items that came from neither first-stage search (None for the
@@ -130,4 +168,4 @@ class FusedReranker:
 
 def fused_reranker(config: RerankConfig, resources: RerankResources) -> FusedReranker:
     """Registry factory ``fused``: the weights come from ``rerank.fused_*``."""
-    return FusedReranker(FusedWeights.from_config(config), resources.similarities)
+    return FusedReranker(FusedWeights.from_config(config), resources.similarities, resources.sentence_similarities)

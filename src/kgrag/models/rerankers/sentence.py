@@ -21,20 +21,12 @@ import numpy as np
 
 from kgrag.config.rerank import RerankConfig
 from kgrag.core.context import ContextItem
-from kgrag.documents.sentences import split_sentences
+from kgrag.documents.sentences import sentence_texts
 from kgrag.models.embeddings import Embedder
 from kgrag.models.rerankers.base import RerankResources, reorder
 
 RRF_K = 60
 CACHE_SIZE = 200_000
-MIN_SENTENCE_CHARS = 12
-
-
-def sentences_of(text: str) -> list[str]:
-    """The item's sentences (the whole text when it has none long enough to stand alone)."""
-    parts = [text[a:b].strip() for a, b in split_sentences(text)]
-    kept = [p for p in parts if len(p) >= MIN_SENTENCE_CHARS]
-    return kept or ([text.strip()] if text.strip() else [])
 
 
 class _VectorCache:
@@ -77,7 +69,7 @@ class SentenceReranker:
 
     def sentence_scores(self, query: str, items: Sequence[ContextItem]) -> list[float]:
         """Mean of each item's ``sentences`` best sentence similarities to ``query``."""
-        per_item = [sentences_of(item.text) for item in items]
+        per_item = [sentence_texts(item.text) for item in items]
         flat = [s for group in per_item for s in group]
         if not flat:
             return [0.0] * len(items)

@@ -1,0 +1,116 @@
+"""Sentence vectors: stored once at indexing when configured, read back per passage at query time, and
+the best-sentence cosine the ``fused`` reranker adds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tests.conftest import SAMPLE_DOCS
+
+from kgrag import Workspace
+from kgrag.core.context import ContextItem
+from kgrag.documents.records import content_hash
+from kgrag.documents.sentences import sentence_texts
+from kgrag.indexing.stages.embed import missing_sentences
+from kgrag.models.rerankers.fused import FusedReranker
+from kgrag.retrieval.query_context import TextCache
+from kgrag.retrieval.sentence_scores import TOP_SENTENCES, best_sentence_similarities
+
+DOC = SAMPLE_DOCS / "team-platform.md"
+
+
+def _workspace(path: Path, sentence_vectors: bool) -> Workspace:
+    return Workspace.init(
+        path, embedding={"provider": "fake", "sentence_vectors": sentence_vectors}, graph={"extractor": "none"}
+    )
+
+
+def _all_sentences(ws: Workspace) -> set[str]:
+    return {sentence for chunk in ws.store.chunks.iter_all() for sentence in sentence_texts(chunk.text)}
+
+
+def test_indexing_embeds_every_sentence_once_and_only_when_asked(tmp_path: Path) -> None:
+    with _workspace(tmp_path / "on", True) as ws:
+        first = ws.index([DOC])
+        sentences = _all_sentences(ws)
+        model = ws.components.vector_key
+        stored = ws.store.vectors.get(model, [content_hash(s) for s in sentences])
+        assert len(sentences) > 5 and len(stored) == len(sentences)
+        assert missing_sentences(ws.store, model) == []
+        chunks = ws.store.chunks.count()
+        assert first.texts_embedded >= chunks + len(sentences) - 1  # a one-sentence chunk shares its hash
+        assert ws.index([DOC]).texts_embedded == 0  # resumable: nothing is embedded twice
+    with _workspace(tmp_path / "off", False) as ws:
+        ws.index([DOC])
+        sentences = _all_sentences(ws)
+        assert len(ws.store.vectors.get(ws.components.vector_key, [content_hash(s) for s in sentences])) < len(
+            sentences
+        )
+
+
+def test_turning_sentence_vectors_on_later_embeds_only_the_sentences(tmp_path: Path) -> None:
+    with _workspace(tmp_path / "ws", False) as ws:
+        ws.index([DOC])
+    ws = Workspace.open(
+        tmp_path / "ws", embedding={"provider": "fake", "sentence_vectors": True}, graph={"extractor": "none"}
+    )
+    with ws:
+        report = ws.index([DOC])
+        assert report.chunks_written == 0 and report.texts_embedded > 0
+        assert missing_sentences(ws.store, ws.components.vector_key) == []
+
+
+def test_best_sentence_similarity_is_the_mean_of_the_best_two(tmp_path: Path) -> None:
+    with _workspace(tmp_path / "ws", True) as ws:
+        ws.index([DOC])
+        env = ws.components.query_context
+        chunk = next(c for c in ws.store.chunks.iter_all() if len(sentence_texts(c.text)) > TOP_SENTENCES)
+        items = [
+            ContextItem(kind="chunk", id=chunk.id, text=chunk.text, score=0.0),
+            ContextItem(kind="entity", id="e", text="Platform team", score=0.0),
+            ContextItem(kind="chunk", id="x", text="A passage that was never indexed at all.", score=0.0),
+        ]
+        query = "Who leads the Platform team?"
+        scores = best_sentence_similarities(items, env, query)
+        sentences = sentence_texts(chunk.text)
+        cosines = env.embedder().embed(sentences) @ env.embed_query(query)
+        assert scores[0] == pytest.approx(float(np.sort(cosines)[-TOP_SENTENCES:].mean()), abs=1e-5)
+        assert scores[1] is None and scores[2] is None
+
+
+def test_without_stored_sentences_every_score_is_none(sample_ws: Workspace) -> None:
+    env = sample_ws.components.query_context
+    chunk = next(sample_ws.store.chunks.iter_all())
+    item = ContextItem(kind="chunk", id=chunk.id, text=chunk.text, score=0.0)
+    assert best_sentence_similarities([item], env, "platform") == [None]
+
+
+def test_text_cache_get_many_computes_only_the_missing_in_one_call() -> None:
+    cache: TextCache[int] = TextCache(3)
+    calls: list[list[str]] = []
+
+    def lengths(texts: list[str]) -> list[int]:
+        calls.append(texts)
+        return [len(t) for t in texts]
+
+    assert cache.get_many(["a", "bb", "a"], lengths) == [1, 2, 1]
+    assert cache.get_many(["bb", "ccc", "dddd"], lengths) == [2, 3, 4]
+    assert calls == [["a", "bb"], ["ccc", "dddd"]]
+    assert len(cache) == 3  # "a", the least recently used, was dropped
+    assert cache.get_many(["a"], lengths) == [1] and calls[-1] == ["a"]
+
+
+def test_the_configured_reranker_reads_sentence_scores_only_when_they_are_stored(tmp_path: Path) -> None:
+    with _workspace(tmp_path / "on", True) as on, _workspace(tmp_path / "off", False) as off:
+        on.index([DOC])
+        off.index([DOC])
+        assert off.components.rerank_resources().sentence_similarities is None
+        reranker = on.components.query_context.active_reranker()
+        assert isinstance(reranker, FusedReranker) and reranker.sentence_similarities is not None
+        question = "Who leads the Platform team?"
+        pool = [i for i in on.retrieve(question, "hybrid", 10).items if i.kind == "chunk"]
+        features = reranker.features(question, pool)
+        assert features.shape == (len(pool), 6) and (features[:, 5] != 0).all()
+        assert [i.id for i in on.retrieve(question, "rerank", 3).items]  # the pipeline runs with them
