@@ -12,13 +12,14 @@ import pytest
 from kgrag import Workspace
 from kgrag.config import LLMConfig
 from kgrag.core.builtins import KINDS, new_registry
+from kgrag.core.context import ContextItem
 from kgrag.core.graph_records import EntityRecord, RelationRecord
 from kgrag.documents import content_hash
 from kgrag.graph.index import GraphIndex
 from kgrag.models.llm import create_llm_client
 from kgrag.models.llm.scripted import ScriptedProvider, ScriptRule
 from kgrag.retrieval import QueryContext, build_pipeline
-from kgrag.retrieval.budget import item_tokens, similarities
+from kgrag.retrieval.budget import _passages_in_pipeline_order, item_tokens, similarities
 from kgrag.retrieval.graph_local import rank_chunks
 from kgrag.retrieval.graph_steps import break_ties, entity_item, relation_item
 from kgrag.retrieval.paths import BEAM, Path, grow_paths
@@ -178,6 +179,17 @@ def test_pseudo_relevance_feedback_breaks_ties_by_first_appearance() -> None:
     passages = _Passages(["zeta alpha beta kappa gamma omega", "omega beta zeta kappa alpha gamma", "gamma"])
     rewrites = prf_rewrites("what is delta?", passages)  # type: ignore[arg-type]
     assert rewrites == ["delta", "what is delta? gamma zeta alpha beta kappa omega"]
+
+
+def test_reranked_passages_keep_the_rerankers_order_in_a_mixed_budget() -> None:
+    """Passage values are handed out again in the pipeline's order: the reranker's first passage gets the
+    best passage value, facts keep theirs (so the passage/fact mix is what the cosines say)."""
+    items = [
+        ContextItem(kind="chunk", id="reranked-first", text="a", score=0.0, scores={"rerank": 2.0}),
+        ContextItem(kind="entity", id="e", text="b", score=0.0),
+        ContextItem(kind="chunk", id="reranked-second", text="c", score=0.0, scores={"rerank": 1.0}),
+    ]
+    assert _passages_in_pipeline_order(items, [0.3, 0.5, 0.7]) == [0.7, 0.5, 0.3]
 
 
 def test_budget_similarities_equal_the_store_lookup_by_text_hash(graph_ws: Workspace) -> None:
