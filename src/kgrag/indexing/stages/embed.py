@@ -37,7 +37,10 @@ class EmbedStage:
         batch_size = ctx.config.embedding.batch_size
         embed_missing_chunks(ctx.store, ctx.embedder, batch_size, ctx.progress, ctx.report, ctx.compute)
         if ctx.config.embedding.sentence_vectors:
-            embed_missing_sentences(ctx.store, ctx.embedder, batch_size, ctx.progress, ctx.report, ctx.compute)
+            sentences = missing_sentences(ctx.store, ctx.embedder.name)
+            embed_and_store(
+                ctx.store, ctx.embedder, sentences, batch_size, ctx.progress, ctx.report, ctx.compute, SENTENCES_LABEL
+            )
 
 
 def embed_missing_chunks(
@@ -66,19 +69,6 @@ def missing_sentences(store: Store, model: str) -> list[tuple[str, str]]:
     for start in range(0, len(hashes), HASH_BATCH):
         stored.update(store.vectors.get(model, hashes[start : start + HASH_BATCH]))
     return [(h, sentences[h]) for h in hashes if h not in stored]
-
-
-def embed_missing_sentences(
-    store: Store,
-    embedder: Embedder,
-    batch_size: int,
-    progress: Progress,
-    report: IndexReport,
-    compute: StageCompute | None = None,
-) -> None:
-    """Embed the chunk sentences that have no vector for ``embedder.name`` yet (``embedding.sentence_vectors``)."""
-    missing = missing_sentences(store, embedder.name)
-    embed_and_store(store, embedder, missing, batch_size, progress, report, compute, SENTENCES_LABEL)
 
 
 def embed_and_store(
