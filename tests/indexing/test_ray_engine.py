@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,9 @@ def test_ray_builds_the_same_index_as_local(tmp_path: Path, ray_up: None) -> Non
     assert "engine.ray-start" in remote.seconds
     again = _index(tmp_path / "ray", "ray", WordExtractor(), **SMALL_BATCHES)
     assert not again.did_work  # a re-run on Ray does nothing twice
+    # Ray Data's usage poller (a daemon thread polling Prometheus forever) must not start: its logged
+    # tracebacks race ast.parse in other threads on CPython 3.11 (see ray_session._usage_stats_off).
+    assert "data-usage-metrics-poller" not in {thread.name for thread in threading.enumerate()}
 
 
 def _llm_workspace(directory: Path, responder: ExtractionResponder, engine: str) -> Workspace:

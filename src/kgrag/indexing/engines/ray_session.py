@@ -28,6 +28,8 @@ from kgrag.indexing.engines.ray_address import connection_failure, unreachable_r
 
 INSTALL_HINT = "pip install 'kgrag[ray]'"
 USAGE_STATS = "RAY_USAGE_STATS_ENABLED"
+USAGE_OFF = {USAGE_STATS: "0", "RAY_DATA_USAGE_DISABLED": "1"}
+"""Ray's usage statistics, and Ray Data's own collection of them, off."""
 
 
 def import_ray() -> ModuleType:
@@ -78,16 +80,25 @@ def _cluster_init_args(address: str) -> dict[str, object]:
 
 @contextmanager
 def _usage_stats_off() -> Iterator[None]:
-    """``RAY_USAGE_STATS_ENABLED=0`` while Ray starts (its head processes inherit it), then as before."""
-    previous = os.environ.get(USAGE_STATS)
-    os.environ[USAGE_STATS] = "0"
+    """Ray's usage statistics off in this process while the block runs (the head processes Ray starts
+    inherit it), then the environment as before.
+
+    Off for the whole session, not only while ``ray.init`` runs: with statistics on in the driver, every
+    Ray Data run starts a daemon thread that polls Prometheus on localhost:9090 for as long as the
+    process lives and logs each refused connection with its traceback. Formatting those tracebacks calls
+    ``ast.parse``, which on CPython 3.11.7 races an ``ast.parse`` in the main thread and fails it with
+    ``SystemError: AST constructor recursion depth mismatch`` (cpython#106905): seen in the test suite
+    after the Ray tests."""
+    previous = {name: os.environ.get(name) for name in USAGE_OFF}
+    os.environ.update(USAGE_OFF)
     try:
         yield
     finally:
-        if previous is None:
-            os.environ.pop(USAGE_STATS, None)
-        else:
-            os.environ[USAGE_STATS] = previous
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _check_reachable(address: str, where: str) -> None:
@@ -115,13 +126,13 @@ def ray_session(config: IndexingConfig, progress: Progress) -> Iterator[ModuleTy
         args = _local_init_args(config)
         where = f"a local Ray ({config.ray_num_cpus} CPUs)"
     progress.note(f"indexing engine ray: starting {where}")
-    try:
-        with _usage_stats_off():
+    with _usage_stats_off():
+        try:
             ray.init(**args)
-    except (ConnectionError, ValueError, RuntimeError) as exc:
-        field = "indexing.ray_address (--ray-address)" if config.ray_address else "indexing.ray_num_cpus"
-        raise ConfigError(f"{field}: could not start or reach {where}: {connection_failure(exc)}") from exc
-    try:
-        yield ray
-    finally:
-        ray.shutdown()
+        except (ConnectionError, ValueError, RuntimeError) as exc:
+            field = "indexing.ray_address (--ray-address)" if config.ray_address else "indexing.ray_num_cpus"
+            raise ConfigError(f"{field}: could not start or reach {where}: {connection_failure(exc)}") from exc
+        try:
+            yield ray
+        finally:
+            ray.shutdown()
