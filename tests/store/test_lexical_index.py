@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 from pathlib import Path
 
 import pytest
@@ -154,4 +155,32 @@ def test_chunk_reads_use_the_index_rows_while_current() -> None:
     add_document(store, "d2", ["pump station"])
     assert store.chunks.lexical.held() is None  # stale after a write: the table answers
     assert [c.id for c in store.chunks.get_many(["d2-c0"])] == ["d2-c0"]
+    store.close()
+
+
+def test_chunk_reads_in_a_write_transaction_never_wait_for_a_search() -> None:
+    """Indexing reads chunks inside its transaction (holding the database lock) while a search holds the
+    index's lock and waits for that database lock to read the generation: the chunk read must not wait
+    for the index's lock (it did, and a server indexing under 50 concurrent queries hung)."""
+    store = _small_store()
+    store.chunks.search_bm25("pump", 5)  # builds the index
+    lexical = store.chunks.lexical
+    searching = threading.Event()
+
+    def search_waiting_for_the_database() -> None:
+        with lexical._lock:  # what _current holds while it reads the generation
+            searching.set()
+            _ = store.db.generation
+
+    def index_reading_chunks() -> None:
+        with store.db.transaction():
+            waiter = threading.Thread(target=search_waiting_for_the_database, daemon=True)
+            waiter.start()
+            searching.wait(5)
+            store.chunks.get_many(["d1-c0"])  # → lexical.held()
+
+    writer = threading.Thread(target=index_reading_chunks, daemon=True)
+    writer.start()
+    writer.join(10)
+    assert not writer.is_alive(), "chunk read inside a transaction waited for a search: lock-order deadlock"
     store.close()

@@ -48,6 +48,9 @@ class HotLexicalIndex:
         self._lock = threading.Lock()
         self._generation: int | None = None
         self._index: LexicalIndex | None = None
+        self._published: tuple[int, LexicalIndex] | None = None
+        """The built index with its generation, replaced as one object so :meth:`held` can read it
+        without the lock."""
         self._tokenizer: FtsTokenizer | None = None
         self._searches = 0  # searches FTS5 answered in this generation
         self._too_large = False
@@ -60,10 +63,14 @@ class HotLexicalIndex:
     def held(self) -> LexicalIndex | None:
         """The index if one is loaded and the store has not changed since (never builds, never counts as
         a search): chunk reads use its rows while it is current."""
-        if self._index is None:
+        published = self._published
+        if published is None:
             return None
-        with self._lock:
-            return self._index if self._db.generation == self._generation else None
+        # No lock here: chunk reads inside a write transaction (indexing holds the database lock) call
+        # this, while a search holds this object's lock and waits for the database lock to read the
+        # generation: taking the lock here too deadlocked a server indexing under concurrent queries.
+        generation, index = published
+        return index if self._db.generation == generation else None
 
     def search(self, words: Sequence[str], limit: int) -> list[ScoredId] | None:
         """The in-memory answer for the query ``words`` (lower-cased, one FTS5 phrase each), or None
@@ -82,6 +89,7 @@ class HotLexicalIndex:
             generation = self._db.generation
             if generation != self._generation:
                 self._generation, self._index, self._searches, self._too_large = generation, None, 0, False
+                self._published = None
             if self._index is None or self._tokenizer is None:
                 if not self._due():
                     self._searches += 1
@@ -90,6 +98,7 @@ class HotLexicalIndex:
 
                 self._index = build_lexical_index(self._db)
                 self._tokenizer = self._tokenizer_for(table_tokenize(self._db))
+                self._published = (generation, self._index)
             return self._index, self._tokenizer
 
     def _due(self) -> bool:
@@ -115,4 +124,4 @@ class HotLexicalIndex:
         with self._lock:
             if self._tokenizer is not None:
                 self._tokenizer.close()
-            self._tokenizer, self._index = None, None
+            self._tokenizer, self._index, self._published = None, None, None
