@@ -68,6 +68,13 @@ class RetrievalConfig(Section):
         "default is about what k = 5 chunks of the default size cost; a passage may exceed a budget only "
         "when it is the first item.",
     )
+    excerpts: bool = Field(
+        True,
+        description="Fill the room whole items leave in the context budget with the sentences of the next "
+        "passages that name the most query words (one item per passage, labelled with its id). On Medical at "
+        "480-token chunks, where two passages fit and ~60 tokens stayed empty, it raised Fact Retrieval recall "
+        "by ~0.006 at the same budget; with chunks small enough that k fit, there is no room and nothing changes.",
+    )
     pipelines: dict[str, PipelineSettings] = Field(
         default_factory=dict,
         description="Per-pipeline overrides, one `[retrieval.pipelines.<name>]` table each, e.g. "

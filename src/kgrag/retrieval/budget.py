@@ -28,6 +28,7 @@ import numpy as np
 
 from kgrag.core.context import ContextItem
 from kgrag.documents import content_hash
+from kgrag.retrieval.excerpts import EXCERPT_SOURCES, excerpts
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.steps import QueryState
 
@@ -99,11 +100,14 @@ class FitBudget:
 
     tokens: int
     fact_weight: float = 0.8
+    excerpts: bool = True
+    """Fill the room the whole items leave with sentences of the next passages (:mod:`.excerpts`)."""
     name: str = "fit_budget"
 
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
-        items = self._candidates(state.items, state.k)
+        pool = state.items
+        items = self._candidates(pool, state.k)
         mixed = any(item.kind != "chunk" for item in items)
         order = items
         if mixed:
@@ -116,7 +120,26 @@ class FitBudget:
         chosen, spent, by_kind = self._fill(order, env, state.k)
         kept = {id(item) for item in chosen}
         state.items = [item for item in items if id(item) in kept]  # selection by value, order by the pipeline
-        state.record(self.name, {"tokens": self.tokens, "spent": spent, "by_kind": by_kind}, len(chosen), started)
+        added = self._excerpts(state, pool, chosen, self.tokens - spent, env) if self.excerpts else []
+        if added:
+            state.items.extend(added)
+            by_kind["excerpt"] = sum(item_tokens(item, env) for item in added)
+            spent += by_kind["excerpt"]
+        state.record(self.name, {"tokens": self.tokens, "spent": spent, "by_kind": by_kind}, len(state.items), started)
+
+    @staticmethod
+    def _excerpts(
+        state: QueryState, pool: Sequence[ContextItem], chosen: Sequence[ContextItem], room: int, env: QueryContext
+    ) -> list[ContextItem]:
+        """Excerpts of the pipeline's best passages left out of ``chosen``, within ``room`` and the cap of k
+        passages."""
+        whole = {item.id for item in chosen if item.kind == "chunk"}
+        slots = min(EXCERPT_SOURCES, state.k - len(whole))
+        if slots <= 0:
+            return []
+        left_out = [item for item in pool if item.kind == "chunk" and item.id not in whole]
+        sources = [item for item in left_out if item.text.strip()][:slots]
+        return excerpts(state.query, sources, room, env.count_tokens, LABEL_TOKENS)
 
     @staticmethod
     def _candidates(items: Sequence[ContextItem], k: int) -> list[ContextItem]:

@@ -24,4 +24,4 @@ def hybrid_search(name: str, config: KgragConfig, *, rrf: str = "rrf_fuse") -> t
 
 def finish(name: str, config: KgragConfig) -> tuple[Step, ...]:
     """Hydrate, then keep what fits ``context_tokens`` of this pipeline."""
-    return (Hydrate(), FitBudget(config.retrieval.context_tokens_for(name)))
+    return (Hydrate(), FitBudget(config.retrieval.context_tokens_for(name), excerpts=config.retrieval.excerpts))

@@ -53,6 +53,8 @@ class Passage(BaseModel):
     score: float
     cited: bool
     span: list[int] | None = None
+    excerpt: bool = False
+    """Only some sentences of the chunk: the context budget's leftover room (``retrieval.excerpts``)."""
 
 
 class QueryResult(BaseModel):
@@ -118,6 +120,7 @@ def _passages(hosted: HostedWorkspace, response: QueryResponse) -> list[Passage]
                 score=item.score,
                 cited=item.id in cited,
                 span=span,
+                excerpt=bool(item.metadata.get("excerpt")),
             )
         )
     out += [
