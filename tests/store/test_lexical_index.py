@@ -183,4 +183,39 @@ def test_chunk_reads_in_a_write_transaction_never_wait_for_a_search() -> None:
     writer.start()
     writer.join(10)
     assert not writer.is_alive(), "chunk read inside a transaction waited for a search: lock-order deadlock"
+
+
+def test_a_batch_ranks_as_each_query_alone(medical_dir: Path) -> None:
+    """qe and combined search a question and its rewrites in one batch: each shared word's postings are
+    read once, yet every query gets exactly the ids and scores (bit for bit) of its own search."""
+    corpus = json.loads((medical_dir / "corpus.json").read_text())
+    store = SQLiteStore(":memory:", lexical=LexicalParams(mode="memory"))
+    text = corpus[0]["context"]
+    add_document(store, "d0", [text[i : i + 1000] for i in range(0, len(text), 1000)])
+    questions = [q["question"] for q in json.loads((medical_dir / "questions.json").read_text())]
+    batch = random.Random(4).sample(questions, 3)
+    batch += [batch[0] + " " + batch[1], "", "foo_bar " + batch[2], batch[0]]  # repeats, empty, a phrase word
+    alone = [store.chunks.search_bm25(query, POOL) for query in batch]
+    assert store.chunks.search_bm25_many(batch, POOL) == alone
+    assert alone[0] and alone[4] == [] and alone[5]
+    assert store.chunks.search_bm25_many(batch, 0) == [[]] * len(batch)
+    store.close()
+
+
+def test_the_tokenizer_learns_a_batch_at_once_and_stays_empty() -> None:
+    tokenizer = FtsTokenizer("porter unicode61")
+    assert tokenizer.terms_many([["Running", "cafés"], ["running", "foo_bar"], []]) == [["run", "cafe"], None, []]
+    assert tokenizer.terms(["pumps", "Running"]) == ["pump", "run"]
+    assert tokenizer._conn.execute("SELECT COUNT(*) FROM words").fetchone()[0] == 0  # rolled back, not deleted
+    tokenizer.close()
+
+
+def test_a_batch_counts_each_of_its_searches_towards_the_warm_up() -> None:
+    store = _small_store("auto")
+    assert AUTO_AFTER_SEARCHES % 4 == 0  # whole batches of 4 fill the warm-up exactly
+    for _ in range(AUTO_AFTER_SEARCHES // 4):
+        store.chunks.search_bm25_many(["pump", "cafe", "runs", "telemetry"], 5)
+        assert store.chunks.lexical.loaded is None
+    store.chunks.search_bm25_many(["pump"], 5)
+    assert store.chunks.lexical.loaded is not None
     store.close()

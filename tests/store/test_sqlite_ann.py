@@ -122,3 +122,14 @@ def test_a_write_that_leaves_chunk_vectors_alone_reuses_the_index(
     assert store.generation() != generation
     assert store.vectors.search("m", matrix[8], 1)[0].id == ids[8]
     store.close()
+
+
+def test_chunk_vectors_come_from_the_table_when_the_index_is_approximate(tmp_path: Path) -> None:
+    """HNSW keeps no matrix to read rows from: passage vectors by id are read from the table instead."""
+    store = SQLiteStore(tmp_path / "db.sqlite3", ann=ANN)
+    ids, matrix = _fill(store, "d1", 25, seed=4)
+    store.vectors.search("m", matrix[0], 3)
+    found = store.vectors.chunk_vectors("m", [ids[20], ids[2], "unknown"])
+    assert sorted(found) == sorted([ids[2], ids[20]])
+    assert np.array_equal(found[ids[2]], matrix[2]) and np.array_equal(found[ids[20]], matrix[20])
+    store.close()

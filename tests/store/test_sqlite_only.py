@@ -102,3 +102,26 @@ def test_store_url_places_the_file(tmp_path: Path) -> None:
     finally:
         for store in stores:
             store.close()
+
+
+def test_a_steady_generation_reads_data_version_once_per_block(tmp_path: Path) -> None:
+    """A query run pins what other processes committed (one ``PRAGMA data_version`` instead of one per
+    hot-index check); its own writes still count at once, and the next block sees the other commit."""
+    path = tmp_path / "kgrag.sqlite3"
+    store = SQLiteStore(path)
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        with store.steady_generation():
+            pinned = store.generation()
+            other.execute("INSERT INTO meta(key, value) VALUES ('k', 'v')")
+            assert store.generation() == pinned
+            with store.steady_generation():  # nested (a routed pipeline): the outer pin holds
+                assert store.generation() == pinned
+            store.meta.set("own", "write")
+            assert store.generation() != pinned  # this process's content write is seen at once
+        after = store.generation()
+        with store.steady_generation():
+            assert store.generation() == after != pinned
+    finally:
+        other.close()
+        store.close()

@@ -93,3 +93,12 @@ def test_llm_bookkeeping_does_not_invalidate_hot_indexes(store: Store) -> None:
     assert store.generation() == before
     store.documents.upsert(_doc())
     assert store.generation() != before
+
+
+def test_bm25_batch_is_each_search_alone(store: Store) -> None:
+    store.documents.upsert(_doc())
+    texts = ["tern message bus", "osprey telemetry bus", "kestrel ingests telemetry"]
+    store.chunks.replace_for_document("d1", [_chunk(f"c{i}", t, ord_=i) for i, t in enumerate(texts)])
+    queries = ["telemetry bus", "", "osprey", "telemetry bus", "nothing matches"]
+    assert store.chunks.search_bm25_many(queries, 2) == [store.chunks.search_bm25(q, 2) for q in queries]
+    assert store.chunks.search_bm25_many([], 5) == []

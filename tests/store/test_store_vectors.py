@@ -74,3 +74,20 @@ def test_search_from_many_threads(store: Store) -> None:
     for thread in threads:
         thread.join()
     assert results == [[h.id for h in expected]] * 8
+
+
+def test_chunk_vectors_by_id_are_the_stored_ones(store: Store) -> None:
+    """Passage cosines read chunk vectors by id (SQLite: rows of the hot matrix); the numbers are the
+    ones stored under the chunk's text hash."""
+    rng = np.random.default_rng(7)
+    texts = [f"text {i}" for i in range(6)]
+    matrix = _unit(rng.normal(size=(6, 8)))
+    ids = _fill(store, texts, matrix)
+    add_document(store, "d2", ["no vector"])
+    store.vectors.search("m", matrix[0], 3)  # the hot index is loaded, as after a dense search
+    found = store.vectors.chunk_vectors("m", [ids[4], "unknown", ids[1], "d2-c0", ids[4]])
+    assert sorted(found) == sorted([ids[1], ids[4]])
+    stored = store.vectors.get("m", [content_hash(texts[1]), content_hash(texts[4])])
+    assert np.array_equal(found[ids[1]], stored[content_hash(texts[1])])
+    assert np.array_equal(found[ids[4]], stored[content_hash(texts[4])])
+    assert store.vectors.chunk_vectors("other-model", ids) == {}

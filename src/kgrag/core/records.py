@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import NamedTuple
 
 
 class DocumentStatus(StrEnum):
@@ -45,9 +46,11 @@ class ChunkRecord:
     text_hash: str
 
 
-@dataclass(frozen=True)
-class ScoredId:
-    """One hit of a store-side search (e.g. BM25): the id and the backend's relevance score."""
+class ScoredId(NamedTuple):
+    """One hit of a store-side search (e.g. BM25): the id and the backend's relevance score.
+
+    A named tuple rather than a frozen dataclass: a qe or combined query makes ~450 of them (50 per
+    search), and a tuple is built in about half the time and unpacks as ``(id, score)`` directly."""
 
     id: str
     score: float

@@ -47,21 +47,40 @@ def similarities(items: Sequence[ContextItem], env: QueryContext, query: str) ->
     """Cosine similarity of each item's stored vector to the query (None where no vector is stored).
 
     Entity and relation items take their vector from the hot graph index, which read it by the same text
-    hash when it loaded (one store round trip per query saved: ~2 ms on Medical); the rest are looked up
-    in the store by the hash of their text."""
+    hash when it loaded (one store round trip per query saved: ~2 ms on Medical); passages from the
+    store's chunk vectors by id (the in-memory matrix the dense search reads, on SQLite: no round trip
+    either); the rest are looked up in the store by the hash of their text."""
     if not env.vector_count():
         return [None] * len(items)
     found = _graph_vectors(items, env)
-    missing = {content_hash(item.text) for item, (known, _) in zip(items, found, strict=True) if not known}
-    stored = env.store.vectors.get(env.model_id, sorted(missing)) if missing else {}
+    rest = [item for item, (known, _) in zip(items, found, strict=True) if not known]
+    by_id, by_hash = _passage_vectors(rest, env), _text_vectors(rest, env)
     vectors = [
-        vector if known else stored.get(content_hash(item.text))
-        for item, (known, vector) in zip(items, found, strict=True)
+        vector if known else _stored(item, by_id, by_hash) for item, (known, vector) in zip(items, found, strict=True)
     ]
     if all(vector is None for vector in vectors):
         return [None] * len(items)
     query_vector = env.embed_query(query)
     return [None if vector is None else float(vector @ query_vector) for vector in vectors]
+
+
+def _is_passage(item: ContextItem) -> bool:
+    """A hydrated passage: its text is its chunk's, so its vector is the chunk's (an excerpt's is not)."""
+    return item.kind == "chunk" and bool(item.text) and not item.metadata.get("excerpt")
+
+
+def _passage_vectors(items: Sequence[ContextItem], env: QueryContext) -> dict[str, np.ndarray]:
+    ids = [item.id for item in items if _is_passage(item)]
+    return env.store.vectors.chunk_vectors(env.model_id, ids) if ids else {}
+
+
+def _text_vectors(items: Sequence[ContextItem], env: QueryContext) -> dict[str, np.ndarray]:
+    hashes = {content_hash(item.text) for item in items if not _is_passage(item)}
+    return env.store.vectors.get(env.model_id, sorted(hashes)) if hashes else {}
+
+
+def _stored(item: ContextItem, by_id: dict[str, np.ndarray], by_hash: dict[str, np.ndarray]) -> np.ndarray | None:
+    return by_id.get(item.id) if _is_passage(item) else by_hash.get(content_hash(item.text))
 
 
 def _graph_vectors(items: Sequence[ContextItem], env: QueryContext) -> list[tuple[bool, np.ndarray | None]]:

@@ -35,12 +35,14 @@ class Pipeline:
     answer: AnswerStrategy | None = None
 
     def run(self, query: str, ctx: QueryContext, k: int) -> RetrievalResult:
-        """Check the requirements, then run every step over a fresh state (so runs never share state)."""
-        enforce_requirements(self.name, self.requires, ctx)
-        state = QueryState(query=query, k=k, queries=[query])
-        started = time.perf_counter()
-        for step in self.steps:
-            step.run(state, ctx)
+        """Check the requirements, then run every step over a fresh state (so runs never share state),
+        all of them against one store generation (:meth:`~kgrag.store.base.Store.steady_generation`)."""
+        with ctx.store.steady_generation():
+            enforce_requirements(self.name, self.requires, ctx)
+            state = QueryState(query=query, k=k, queries=[query])
+            started = time.perf_counter()
+            for step in self.steps:
+                step.run(state, ctx)
         result = RetrievalResult(
             pipeline=self.name, query=query, items=state.items, trace=state.trace, queries=state.queries
         )

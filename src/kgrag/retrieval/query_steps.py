@@ -22,7 +22,7 @@ from kgrag.documents.words import content_words, ordered_content_words
 from kgrag.graph.normalize import entity_key
 from kgrag.retrieval.graph_local import query_keywords
 from kgrag.retrieval.query_context import QueryContext
-from kgrag.retrieval.steps import QueryState
+from kgrag.retrieval.steps import QueryState, bm25_hits
 
 PRF_PASSAGES = 3
 PRF_TERMS = 6
@@ -41,20 +41,24 @@ def ask(env: QueryContext, prompt: str, question: str, stage: str, **extra: Any)
 
 
 class FeedbackPassages:
-    """The question's best BM25 passages, searched at most once per step: expansion reads the best
-    :data:`PRF_PASSAGES`, HyDE's fallback the best one, so ``combined`` (both) runs one search, not two."""
+    """The question's best BM25 passages, read at most once per step: expansion reads the best
+    :data:`PRF_PASSAGES`, HyDE's fallback the best one, so ``combined`` (both) runs one search, not two.
 
-    def __init__(self, env: QueryContext, query: str) -> None:
+    The question is searched ``depth`` deep (at least :data:`PRF_PASSAGES`) through the run's
+    :func:`~kgrag.retrieval.steps.bm25_hits`: a recipe passes its BM25 pool, so its BM25 step finds the
+    question already searched."""
+
+    def __init__(self, env: QueryContext, state: QueryState, depth: int = PRF_PASSAGES) -> None:
         self._env = env
-        self._query = query
+        self._state = state
+        self._depth = max(depth, PRF_PASSAGES)
         self._texts: list[str] | None = None
 
     def top(self, n: int) -> list[str]:
         """The best ``n`` (at most :data:`PRF_PASSAGES`) passage texts, best first."""
         if self._texts is None:
-            chunks = self._env.store.chunks
-            hits = chunks.search_bm25(self._query, PRF_PASSAGES)
-            self._texts = [chunk.text for chunk in chunks.get_many([h.id for h in hits])]
+            hits = bm25_hits(self._state, self._env, [self._state.query], self._depth)[0][:PRF_PASSAGES]
+            self._texts = [chunk.text for chunk in self._env.store.chunks.get_many([h.id for h in hits])]
         return self._texts[:n]
 
 
@@ -89,16 +93,19 @@ def _passage_or_fallback(passage: str | None, query: str, feedback: FeedbackPass
 
 @dataclass(frozen=True)
 class ExpandQuery:
-    """Add ``n`` rewrites of the question to ``state.queries`` (search steps then search them all)."""
+    """Add ``n`` rewrites of the question to ``state.queries`` (search steps then search them all);
+    ``pool`` is how deep the LLM-free fallback searches the question (the recipe's BM25 pool, see
+    :class:`FeedbackPassages`)."""
 
     n: int = 3
     name: str = "expand_query"
+    pool: int = PRF_PASSAGES
 
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
         value, note, tokens = ask(env, "query_expansion", state.query, "query.expand")
         proposed = value.rewrites if value is not None else None
-        rewrites = _rewrites_or_fallback(proposed, state.query, self.n, FeedbackPassages(env, state.query))
+        rewrites = _rewrites_or_fallback(proposed, state.query, self.n, FeedbackPassages(env, state, self.pool))
         state.queries.extend(rewrites)
         state.record(self.name, {"rewrites": rewrites, "prompt_tokens": tokens}, len(rewrites), started, note)
 
@@ -113,21 +120,23 @@ class Hypothesize:
         started = time.perf_counter()
         value, note, tokens = ask(env, "hyde", state.query, "query.hyde")
         passage = value.passage if value is not None else None
-        state.hypothetical = _passage_or_fallback(passage, state.query, FeedbackPassages(env, state.query))
+        state.hypothetical = _passage_or_fallback(passage, state.query, FeedbackPassages(env, state))
         state.record(self.name, {"prompt_tokens": tokens}, len(state.hypothetical), started, note)
 
 
 @dataclass(frozen=True)
 class ExpandAndHypothesize:
-    """Query expansion and HyDE in one LLM call (the ``combined`` pipeline); each falls back alone."""
+    """Query expansion and HyDE in one LLM call (the ``combined`` pipeline); each falls back alone
+    (``pool`` as for :class:`ExpandQuery`)."""
 
     n: int = 3
     name: str = "expand_and_hyde"
+    pool: int = PRF_PASSAGES
 
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
         value, note, tokens = ask(env, "expand_and_hyde", state.query, "query.expand_hyde")
-        feedback = FeedbackPassages(env, state.query)
+        feedback = FeedbackPassages(env, state, self.pool)
         rewrites = value.rewrites if value is not None else None
         state.queries.extend(_rewrites_or_fallback(rewrites, state.query, self.n, feedback))
         passage = value.passage if value is not None else None

@@ -7,6 +7,8 @@ pipeline ends: hydrate what survived, then fit the pipeline's context budget
 
 from __future__ import annotations
 
+from typing import Literal
+
 from kgrag.config import KgragConfig
 from kgrag.retrieval.budget import FitBudget
 from kgrag.retrieval.steps import BM25Search, DenseSearch, FuseRRF, Hydrate, Step
@@ -15,11 +17,15 @@ EMBEDDINGS = frozenset({"embeddings"})
 GRAPH = frozenset({"graph"})
 
 
-def hybrid_search(name: str, config: KgragConfig, *, rrf: str = "rrf_fuse") -> tuple[Step, ...]:
-    """Dense and BM25 over every query in the state, fused by reciprocal rank."""
+def hybrid_search(
+    name: str, config: KgragConfig, *, rrf: str = "rrf_fuse", keep: int | Literal["k"] | None = None
+) -> tuple[Step, ...]:
+    """Dense and BM25 over every query in the state, fused by reciprocal rank (``keep``: the cut the
+    recipe makes next, see :class:`~kgrag.retrieval.steps.FuseRRF`)."""
     pool = config.retrieval.pool_for(name)
     rrf_k = config.retrieval.rrf_k_for(name)
-    return (DenseSearch(pool=pool), BM25Search(pool=pool), FuseRRF(("dense", "bm25"), k=rrf_k, name=rrf))
+    fuse = FuseRRF(("dense", "bm25"), k=rrf_k, name=rrf, keep=keep)
+    return (DenseSearch(pool=pool), BM25Search(pool=pool), fuse)
 
 
 def finish(name: str, config: KgragConfig) -> tuple[Step, ...]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -33,6 +33,8 @@ class QueryState:
     """HyDE passages (searched by a ``DenseSearch`` with ``texts="hypothetical"``)."""
     keywords: dict[str, list[str]] = field(default_factory=dict)
     """LightRAG keywords by level (``low``: entities, ``high``: relations), when a step extracted them."""
+    lexical_hits: dict[str, tuple[int, list[ScoredId]]] = field(default_factory=dict)
+    """BM25 hits this run already searched, by query text, with the limit searched (:func:`bm25_hits`)."""
 
     def record(self, step: str, params: dict[str, Any], n_out: int, started: float, note: str = "") -> None:
         self.trace.append(
@@ -49,6 +51,19 @@ class Step(Protocol):
     def name(self) -> str: ...
 
     def run(self, state: QueryState, env: QueryContext) -> None: ...
+
+
+def bm25_hits(state: QueryState, env: QueryContext, texts: Sequence[str], limit: int) -> list[list[ScoredId]]:
+    """The top ``limit`` BM25 hits of each text, searched once per run: texts this run searched at least
+    as deep are cut from that search (a search's first hits are the shallower search, ties by insertion
+    order on every backend), the rest go to the store in one batch. qe and combined search the question
+    for pseudo-relevance feedback and again in their BM25 step; this way it is one search."""
+    memo = state.lexical_hits
+    missing = [text for text in dict.fromkeys(texts) if text not in memo or memo[text][0] < limit]
+    if missing:
+        for text, hits in zip(missing, env.store.chunks.search_bm25_many(missing, limit), strict=True):
+            memo[text] = (limit, hits)
+    return [memo[text][1][:limit] for text in texts]
 
 
 def _merge_max(lists: Sequence[Sequence[tuple[str, float]]], stream: str) -> list[ContextItem]:
@@ -70,8 +85,7 @@ def _search_all_queries(
     """Run one retriever for every query in the state and store the union as the step's stream."""
     started = time.perf_counter()
     texts = state.hypothetical if step.texts == "hypothetical" else state.queries
-    hits = [[(h.id, h.score) for h in found] for found in search(texts)] if texts else []
-    state.streams[step.stream] = _merge_max(hits, step.stream)
+    state.streams[step.stream] = _merge_max(search(texts) if texts else [], step.stream)
     state.record(step.name, {"pool": step.pool, "queries": len(texts)}, len(state.streams[step.stream]), started)
 
 
@@ -95,7 +109,7 @@ class DenseSearch:
 
 @dataclass(frozen=True)
 class BM25Search:
-    """SQLite FTS5 BM25 search of every query in the state."""
+    """BM25 search of every query in the state (one batch: :func:`bm25_hits`)."""
 
     pool: int
     stream: str = "bm25"
@@ -103,8 +117,7 @@ class BM25Search:
     texts: str = "queries"
 
     def run(self, state: QueryState, env: QueryContext) -> None:
-        search = env.store.chunks.search_bm25
-        _search_all_queries(self, state, lambda texts: [search(text, self.pool) for text in texts])
+        _search_all_queries(self, state, lambda texts: bm25_hits(state, env, texts, self.pool))
 
 
 @dataclass(frozen=True)
@@ -122,27 +135,40 @@ class UseStream:
 
 @dataclass(frozen=True)
 class FuseRRF:
-    """Reciprocal rank fusion: score = Σ 1 / (k + rank) over the streams an item appears in."""
+    """Reciprocal rank fusion: score = Σ 1 / (k + rank) over the streams an item appears in.
+
+    ``keep`` is the cut the recipe makes right after (``TakeTop``): an int, ``"k"`` for the query's k,
+    or None for no cut. Only the items kept become fused :class:`ContextItem` s: combined fuses ~250
+    candidates to keep 50, qe ~150 to keep k, and every item is four Python objects that the garbage
+    collector would otherwise count. The order, scores and trace are those of fusing everything."""
 
     streams: tuple[str, ...]
     k: int = 60
     name: str = "rrf_fuse"
+    keep: int | Literal["k"] | None = None
 
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
-        fused: dict[str, ContextItem] = {}
+        scores: dict[str, float] = {}
+        seen: dict[str, list[ContextItem]] = {}
         for stream in self.streams:
             for rank, item in enumerate(state.streams.get(stream, []), start=1):
-                target = fused.setdefault(
-                    item.id,
-                    ContextItem(kind=item.kind, id=item.id, text=item.text, score=0.0, chunk_ids=list(item.chunk_ids)),
-                )
-                target.score += 1.0 / (self.k + rank)
-                target.scores.update(item.scores)
-        state.items = sorted(fused.values(), key=lambda it: -it.score)
-        for item in state.items:
-            item.scores["rrf"] = item.score
-        state.record(self.name, {"streams": list(self.streams), "k": self.k}, len(state.items), started)
+                scores[item.id] = scores.get(item.id, 0.0) + 1.0 / (self.k + rank)
+                seen.setdefault(item.id, []).append(item)
+        ranked = sorted(scores, key=lambda item_id: -scores[item_id])  # ties keep the order first seen
+        keep = state.k if self.keep == "k" else self.keep
+        state.items = [_fused(seen[item_id], scores[item_id]) for item_id in ranked[:keep]]
+        state.record(self.name, {"streams": list(self.streams), "k": self.k}, len(ranked), started)
+
+
+def _fused(items: list[ContextItem], score: float) -> ContextItem:
+    """One fused item from its stream items (first seen first): their scores, then ``rrf``."""
+    first = items[0]
+    fused = ContextItem(kind=first.kind, id=first.id, text=first.text, score=score, chunk_ids=list(first.chunk_ids))
+    for item in items:
+        fused.scores.update(item.scores)
+    fused.scores["rrf"] = score
+    return fused
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,11 @@ def combined_pipeline(name: str, config: KgragConfig) -> Pipeline:
         name,
         "QE + HyDE in one call: 4 hybrid + 1 dense searches pooled, reranked against the question (lundberg-2026).",
         (
-            ExpandAndHypothesize(),
+            ExpandAndHypothesize(pool=pool),
             DenseSearch(pool=pool),
             BM25Search(pool=pool),
             DenseSearch(pool=pool, stream="hyde", texts="hypothetical", name="hyde_search"),
-            FuseRRF(("dense", "bm25", "hyde"), k=config.retrieval.rrf_k_for(name)),
+            FuseRRF(("dense", "bm25", "hyde"), k=config.retrieval.rrf_k_for(name), keep=pool),
             TakeTop(limit=pool),
             Hydrate(),
             Rerank(),

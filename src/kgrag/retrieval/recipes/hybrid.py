@@ -14,6 +14,6 @@ def hybrid_pipeline(name: str, config: KgragConfig) -> Pipeline:
     return Pipeline(
         name,
         f"Dense + BM25 fused by reciprocal rank fusion (k={rrf_k}, lundberg-2026).",
-        (*hybrid_search(name, config), TakeTop(), *finish(name, config)),
+        (*hybrid_search(name, config, keep="k"), TakeTop(), *finish(name, config)),
         requires=frozenset({"embeddings"}),
     )

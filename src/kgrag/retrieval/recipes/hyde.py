@@ -20,7 +20,7 @@ def hyde_pipeline(name: str, config: KgragConfig) -> Pipeline:
             Hypothesize(),
             DenseSearch(pool=pool, stream="hyde", texts="hypothetical", name="hyde_search"),
             DenseSearch(pool=pool),
-            FuseRRF(("hyde", "dense"), k=config.retrieval.rrf_k_for(name)),
+            FuseRRF(("hyde", "dense"), k=config.retrieval.rrf_k_for(name), keep="k"),
             TakeTop(),
             *finish(name, config),
         ),

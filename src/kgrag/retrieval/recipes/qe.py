@@ -11,9 +11,10 @@ from kgrag.retrieval.steps import TakeTop
 
 def qe_pipeline(name: str, config: KgragConfig) -> Pipeline:
     """Rewrites (LLM, else pseudo-relevance feedback) → hybrid over all queries → k."""
+    expand = ExpandQuery(pool=config.retrieval.pool_for(name))  # the question's search is the BM25 step's
     return Pipeline(
         name,
         "Query expansion: 3 rewrites (LLM; LLM-free: pseudo-relevance feedback) searched by hybrid (lundberg-2026).",
-        (ExpandQuery(), *hybrid_search(name, config), TakeTop(), *finish(name, config)),
+        (expand, *hybrid_search(name, config, keep="k"), TakeTop(), *finish(name, config)),
         requires=EMBEDDINGS,
     )

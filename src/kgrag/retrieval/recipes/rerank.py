@@ -12,12 +12,13 @@ from kgrag.retrieval.steps import Hydrate, TakeTop
 
 def rerank_pipeline(name: str, config: KgragConfig) -> Pipeline:
     """Dense + BM25 → RRF → top ``pool`` → rerank → k, within the context budget."""
+    pool = config.retrieval.pool_for(name)
     return Pipeline(
         name,
-        f"Hybrid search, top {config.retrieval.pool_for(name)} reranked by `{config.rerank.provider}` (lundberg-2026).",
+        f"Hybrid search, top {pool} reranked by `{config.rerank.provider}` (lundberg-2026).",
         (
-            *hybrid_search(name, config),
-            TakeTop(limit=config.retrieval.pool_for(name)),
+            *hybrid_search(name, config, keep=pool),
+            TakeTop(limit=pool),
             Hydrate(),
             Rerank(),
             *finish(name, config),

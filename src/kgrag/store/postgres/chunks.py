@@ -17,6 +17,7 @@ Users never write tsquery syntax: the query's words become a quoted OR-query, as
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from kgrag.core.records import ScoredId
 from kgrag.store.postgres.database import PgDatabase
@@ -55,3 +56,7 @@ class PgChunks(SqlChunks):
             (RANK_NORMALISATION, TEXT_SEARCH_CONFIG, expression, limit),
         )
         return [ScoredId(id=r[0], score=float(r[1])) for r in rows]
+
+    def search_bm25_many(self, queries: Sequence[str], limit: int) -> list[list[ScoredId]]:
+        """One server-side search per query."""
+        return [self.search_bm25(query, limit) for query in queries]

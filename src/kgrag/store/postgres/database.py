@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
 from kgrag.core.errors import WorkspaceError
 from kgrag.store.postgres.migrations import apply_migrations
 from kgrag.store.postgres.url import PgTarget
+from kgrag.store.sql.generation_pin import GenerationPin
 
 if TYPE_CHECKING:  # psycopg is an optional extra, imported when a PostgreSQL store is opened
     import psycopg
@@ -68,6 +69,7 @@ class PgDatabase:
         self.target = target
         self._lock = threading.RLock()
         self._depth = 0
+        self._pin = GenerationPin()
         self._local = 0  # savepoint releases and dry-run ends: changes only this process sees
         self._closed = False
         self._conn = self._connect()
@@ -191,9 +193,16 @@ class PgDatabase:
     @property
     def generation(self) -> int:
         """Changes when content was committed by any process, or a savepoint/dry run ended here."""
+        return self._pin.value(self._committed) * 1_000_003 + self._local
+
+    def steady_generation(self) -> AbstractContextManager[None]:
+        """Inside the block this thread reads the committed count once
+        (:mod:`kgrag.store.sql.generation_pin`); meant for read-only runs such as one query."""
+        return self._pin.hold(self._committed)
+
+    def _committed(self) -> int:
         with self._lock:
-            committed = int(self.scalar("SELECT n FROM kgrag_generation") or 0)
-            return committed * 1_000_003 + self._local
+            return int(self.scalar("SELECT n FROM kgrag_generation") or 0)
 
     def size_bytes(self) -> int:
         """Bytes on disk of the schema's tables, their indexes and TOAST data."""

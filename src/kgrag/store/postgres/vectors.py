@@ -82,6 +82,18 @@ class PgVectors:
         )
         return {r[0]: as_array(r[1]) for r in rows}
 
+    def chunk_vectors(self, model: str, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The vectors of the chunks ``chunk_ids`` that have one, by id (one server round trip)."""
+        ids = list(dict.fromkeys(chunk_ids))
+        if not ids:
+            return {}
+        rows = self._db.query(
+            "SELECT c.id, e.vector FROM chunks c JOIN embeddings e ON e.model = %s AND e.text_hash = c.text_hash "
+            "WHERE c.id = ANY(%s)",
+            (model, ids),
+        )
+        return {r[0]: as_array(r[1]) for r in rows}
+
     def chunk_matrix(self, model: str) -> tuple[list[str], np.ndarray]:
         """All chunk ids that have a vector, and their vectors stacked in the same order."""
         rows = self._db.query(

@@ -26,6 +26,8 @@ class Engine(Protocol):
     @property
     def generation(self) -> int: ...
 
+    def steady_generation(self) -> AbstractContextManager[None]: ...
+
     def size_bytes(self) -> int: ...
 
     def close(self) -> None: ...
@@ -59,6 +61,9 @@ class SqlStore:
 
     def generation(self) -> int:
         return self._engine.generation
+
+    def steady_generation(self) -> AbstractContextManager[None]:
+        return self._engine.steady_generation()
 
     def size_bytes(self) -> int:
         return self._engine.size_bytes()

@@ -69,11 +69,20 @@ class SQLiteChunks(SqlChunks):
 
     def search_bm25(self, query: str, limit: int) -> list[ScoredId]:
         """Top chunks by FTS5's BM25, higher is more relevant; ties in rowid (insertion) order."""
-        words = query_words(query)
-        if not words or limit <= 0:
-            return []
-        hits = self.lexical.search(words, limit)
-        return hits if hits is not None else self.search_fts5(words, limit)
+        return self.search_bm25_many([query], limit)[0]
+
+    def search_bm25_many(self, queries: Sequence[str], limit: int) -> list[list[ScoredId]]:
+        """:meth:`search_bm25` of each query, answered together by the in-memory index where it can (one
+        generation check and tokenizer call for the batch, each shared word's postings read once), by
+        FTS5 for the rest."""
+        words = [query_words(query) if limit > 0 else [] for query in queries]
+        asked = [i for i, some in enumerate(words) if some]
+        results: list[list[ScoredId]] = [[] for _ in queries]
+        if asked:
+            found = self.lexical.search_many([words[i] for i in asked], limit)
+            for i, hits in zip(asked, found, strict=True):
+                results[i] = hits if hits is not None else self.search_fts5(words[i], limit)
+        return results
 
     def search_fts5(self, words: list[str], limit: int) -> list[ScoredId]:
         """The same search run by FTS5 itself (``bm25()`` is negative: negated so higher is better)."""

@@ -11,11 +11,12 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
 from kgrag.core.errors import WorkspaceError
+from kgrag.store.sql.generation_pin import GenerationPin
 
 _PRAGMAS = (
     "PRAGMA journal_mode=WAL",
@@ -55,6 +56,7 @@ class Database:
         self._lock = threading.RLock()
         self._depth = 0
         self._writes = 0
+        self._pin = GenerationPin()
         try:
             for pragma in _PRAGMAS:
                 self._conn.execute(pragma)
@@ -198,9 +200,16 @@ class Database:
         SQLite's ``data_version`` adds changes made by other connections, so a long-running server sees
         indexing done by a CLI process.
         """
+        return self._writes * 1_000_003 + self._pin.value(self._data_version)
+
+    def steady_generation(self) -> AbstractContextManager[None]:
+        """Inside the block this thread reads ``data_version`` once (:mod:`kgrag.store.sql.generation_pin`);
+        writes of this process still change :attr:`generation` at once."""
+        return self._pin.hold(self._data_version)
+
+    def _data_version(self) -> int:
         with self._lock:
-            external = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
-        return self._writes * 1_000_003 + external
+            return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
 
     def size_bytes(self) -> int:
         total = 0

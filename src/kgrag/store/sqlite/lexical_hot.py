@@ -75,14 +75,23 @@ class HotLexicalIndex:
     def search(self, words: Sequence[str], limit: int) -> list[ScoredId] | None:
         """The in-memory answer for the query ``words`` (lower-cased, one FTS5 phrase each), or None
         when FTS5 must answer (mode, warm-up, size, or a word that is not a single token)."""
-        current = self._current()
-        if current is None:
-            return None
-        index, tokenizer = current
-        terms = tokenizer.terms(words)
-        return None if terms is None else index.search(terms, limit)
+        return self.search_many([words], limit)[0]
 
-    def _current(self) -> tuple[LexicalIndex, FtsTokenizer] | None:
+    def search_many(self, queries: Sequence[Sequence[str]], limit: int) -> list[list[ScoredId] | None]:
+        """:meth:`search` of each query's words, the batch checked against the store's generation once,
+        its new words tokenised together and the postings of shared words read once (None where FTS5
+        must answer that query)."""
+        current = self._current(len(queries))
+        if current is None:
+            return [None] * len(queries)
+        index, tokenizer = current
+        per_query = tokenizer.terms_many(queries)
+        found = iter(index.search_many([terms for terms in per_query if terms is not None], limit))
+        return [None if terms is None else next(found) for terms in per_query]
+
+    def _current(self, searches: int = 1) -> tuple[LexicalIndex, FtsTokenizer] | None:
+        """The index and tokenizer to answer ``searches`` searches with, built when due; None while FTS5
+        answers (those searches count towards ``auto``'s warm-up)."""
         if self._params.mode == "fts5":
             return None
         with self._lock:
@@ -92,7 +101,7 @@ class HotLexicalIndex:
                 self._published = None
             if self._index is None or self._tokenizer is None:
                 if not self._due():
-                    self._searches += 1
+                    self._searches += searches
                     return None
                 from kgrag.store.sqlite.lexical_index import build_lexical_index, table_tokenize
 

@@ -78,6 +78,32 @@ class SQLiteVectors:
                 out[r[0]] = np.frombuffer(r[1], dtype=np.float32)
         return out
 
+    def chunk_vectors(self, model: str, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The vectors of the chunks ``chunk_ids`` that have one, by id: rows of the in-memory matrix the
+        dense search reads (the same numbers as the table's, without a query), or from the table where
+        the index keeps no matrix (an approximate index)."""
+        from kgrag.core.dense_index import DenseIndex
+
+        index = self._index(model)
+        if not isinstance(index, DenseIndex):
+            return self._chunk_vectors_from_table(model, chunk_ids)
+        return {chunk_id: vector for chunk_id in chunk_ids if (vector := index.vector(chunk_id)) is not None}
+
+    def _chunk_vectors_from_table(self, model: str, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        import numpy as np
+
+        out: dict[str, np.ndarray] = {}
+        ids = list(dict.fromkeys(chunk_ids))
+        for start in range(0, len(ids), 500):
+            batch = ids[start : start + 500]
+            rows = self._db.query(
+                "SELECT c.id, e.vector FROM chunks c JOIN embeddings e ON e.model = ? AND e.text_hash = c.text_hash "
+                f"WHERE c.id IN ({','.join('?' * len(batch))})",
+                [model, *batch],
+            )
+            out.update((r[0], np.frombuffer(r[1], dtype=np.float32)) for r in rows)
+        return out
+
     def chunk_matrix(self, model: str) -> tuple[list[str], np.ndarray]:
         """All chunk ids that have a vector, and their vectors stacked in the same order."""
         import numpy as np

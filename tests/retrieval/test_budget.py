@@ -1,0 +1,38 @@
+"""Stored-vector cosines of the budget step and the ``fused`` reranker's fill: passages are read by chunk
+id (on SQLite, rows of the matrix the dense search already holds), with the numbers the text-hash read
+gives; other items still go by the hash of their text."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from kgrag import Workspace
+from kgrag.core.context import ContextItem
+from kgrag.documents import content_hash
+from kgrag.retrieval.budget import similarities
+
+
+def test_passage_cosines_come_from_chunk_vectors(sample_ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    question = "Who leads the Platform team?"
+    passages = sample_ws.retrieve(question, "hybrid", 5).items
+    env = sample_ws.components.query_context
+    query = env.embed_query(question)
+    stored = env.store.vectors.get(env.model_id, [content_hash(item.text) for item in passages])
+    expected = [float(stored[content_hash(item.text)] @ query) for item in passages]
+    report = ContextItem("community", "r1", passages[0].text, 0.0)  # not a passage: read by its text's hash
+    unhydrated = ContextItem("chunk", passages[0].id, "", 0.0)  # no text yet: by hash, as before (no vector)
+    hashes_read: list[str] = []
+    read = env.store.vectors.get
+
+    def spy(model: str, text_hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        hashes_read.extend(text_hashes)
+        return read(model, text_hashes)
+
+    monkeypatch.setattr(env.store.vectors, "get", spy)
+    found = similarities([*passages, report, unhydrated], env, question)
+    assert found[: len(passages)] == expected  # the same numbers, bit for bit
+    assert found[-2] == expected[0] and found[-1] is None
+    assert sorted(hashes_read) == sorted([content_hash(passages[0].text), content_hash("")])  # not the passages
