@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kgrag.core.context import ContextItem
+from kgrag.documents.sentences import sentence_texts
 from kgrag.retrieval.budget import LABEL_TOKENS, FitBudget, item_tokens
 from kgrag.retrieval.excerpts import JOIN_TOKENS, excerpts
 from kgrag.retrieval.query_context import QueryContext
@@ -22,9 +23,10 @@ def words(text: str) -> int:
 
 
 class WordTokens:
-    """The one part of a QueryContext that FitBudget uses on a chunk-only context."""
+    """The parts of a QueryContext that FitBudget uses on a chunk-only context."""
 
     count_tokens = staticmethod(words)
+    passage_sentences = staticmethod(sentence_texts)
 
 
 def passage(chunk_id: str, text: str) -> ContextItem:

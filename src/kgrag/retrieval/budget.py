@@ -158,7 +158,7 @@ class FitBudget:
             return []
         left_out = [item for item in pool if item.kind == "chunk" and item.id not in whole]
         sources = [item for item in left_out if item.text.strip()][:slots]
-        return excerpts(state.query, sources, room, env.count_tokens, LABEL_TOKENS)
+        return excerpts(state.query, sources, room, env.count_tokens, LABEL_TOKENS, env.passage_sentences)
 
     @staticmethod
     def _candidates(items: Sequence[ContextItem], k: int) -> list[ContextItem]:

@@ -46,30 +46,45 @@ def excerpts(
     room: int,
     count_tokens: Callable[[str], int],
     label_tokens: int,
+    sentences_of: Callable[[str], Sequence[str]] = sentence_texts,
 ) -> list[ContextItem]:
     """Items made of ``sources``' sentences (passages, best first) that fit ``room`` tokens together,
     each costing its text plus ``label_tokens``; the sentences covering most query words go first
-    (ties: the better-ranked passage, then the earlier sentence). Empty when nothing useful fits."""
+    (ties: the better-ranked passage, then the earlier sentence). Empty when nothing useful fits.
+    ``sentences_of`` splits a passage (a query context passes its cached split: passages recur)."""
     if room <= label_tokens or not sources:
         return []
-    find = content_word_finder(content_words(query))
-    ranked = sorted(
-        (
-            _Sentence(len(covered), source, position, sentence)
-            for source, item in enumerate(sources)
-            for position, sentence in enumerate(sentence_texts(item.text))
-            if (covered := find(sentence))
-        ),
-        key=lambda s: (-s.covered, s.source, s.position),
-    )
+    ranked = sorted(_covering_sentences(query, sources, sentences_of), key=lambda s: (-s.covered, s.source, s.position))
     picked: dict[int, list[_Sentence]] = {}
     for sentence in ranked:
+        if room <= JOIN_TOKENS:
+            break
         opened = sentence.source in picked
         cost = count_tokens(sentence.text) + (JOIN_TOKENS if opened else label_tokens)
         if cost <= room:
             picked.setdefault(sentence.source, []).append(sentence)
             room -= cost
     return [_excerpt(sources[source], chosen) for source, chosen in sorted(picked.items())]
+
+
+def _covering_sentences(
+    query: str, sources: Sequence[ContextItem], sentences_of: Callable[[str], Sequence[str]]
+) -> list[_Sentence]:
+    """The sentences naming at least one query word; each passage is first checked as a whole, so its
+    sentences are searched only for the words it names (~half the time of searching every word)."""
+    wanted = content_word_finder(content_words(query))
+    found = []
+    for source, item in enumerate(sources):
+        named = wanted(item.text)
+        if not named:
+            continue
+        find = content_word_finder(named)
+        found += [
+            _Sentence(len(covered), source, position, sentence)
+            for position, sentence in enumerate(sentences_of(item.text))
+            if (covered := find(sentence))
+        ]
+    return found
 
 
 def _excerpt(source: ContextItem, sentences: list[_Sentence]) -> ContextItem:

@@ -168,6 +168,7 @@ class QueryContext:
         self._vector_count = HotValue(lambda: store.vectors.count(model_id), store.generation)
         self.query_vectors = QueryVectorCache(query_cache_size)
         self._token_counts: TextCache[int] = TextCache(TOKEN_CACHE_SIZE)
+        self._passage_sentences: TextCache[list[str]] = TextCache(SENTENCE_CACHE_CHUNKS)
         # Emptied after every committed write, so sentence vectors embedded later are picked up.
         self._sentence_vectors: HotValue[TextCache[np.ndarray]] = HotValue(
             lambda: TextCache(SENTENCE_CACHE_CHUNKS), store.generation
@@ -196,6 +197,13 @@ class QueryContext:
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` in the chunking encoding (what context budgets are measured in)."""
         return self._token_counts.get(text, self._tokens.get().count)
+
+    def passage_sentences(self, text: str) -> list[str]:
+        """``documents.sentences.sentence_texts`` of a passage, remembered: the budget's excerpts split
+        the same passages again and again across questions (~0.3 ms per query on Medical)."""
+        from kgrag.documents.sentences import sentence_texts
+
+        return self._passage_sentences.get(text, sentence_texts)
 
     def active_reranker(self) -> Reranker | None:
         """The explicit reranker, else the configured one (created once, on first use), else None."""
