@@ -125,7 +125,8 @@ def test_resolve_keeps_configured_values_and_warns_past_the_window() -> None:
     assert (size, overlap) == (1200, 100)
     assert warnings == [
         "chunks of 1200 tokens exceed the embedder's window of 256 word pieces; "
-        "only the first part of each chunk will be embedded"
+        "each chunk's own vector covers only its first part (embedding.sentence_vectors = auto, the "
+        "default, also embeds every sentence so the reranker reads the rest)"
     ]
     assert resolve_chunk_sizes(ChunkingConfig(size_tokens=300), None) == (300, 36, [])
 

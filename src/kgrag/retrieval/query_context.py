@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # igraph (and its matplotlib drawing) loads only when a graph
 
     from kgrag.graph.analysis.pagerank import VertexPassages
     from kgrag.retrieval.passage_graph import PassageGraph
+    from kgrag.retrieval.sentence_matrix import SentenceMatrix
 
 QUERY_CACHE_SIZE = 2048
 SENTENCE_CACHE_CHUNKS = 2048
@@ -173,6 +174,7 @@ class QueryContext:
         self._sentence_vectors: HotValue[TextCache[np.ndarray]] = HotValue(
             lambda: TextCache(SENTENCE_CACHE_CHUNKS), store.generation
         )
+        self._sentence_matrix = HotValue(lambda: _load_sentence_matrix(store, model_id), store.generation)
 
     def embedder(self) -> Embedder:
         """The workspace's embedder, created on first call."""
@@ -233,6 +235,11 @@ class QueryContext:
         """How many vectors the workspace's model has (cheap: cached until the next write)."""
         return self._vector_count.get()
 
+    def sentence_matrix(self) -> SentenceMatrix:
+        """Every chunk's stored sentence vectors in one matrix, rows by chunk id (built once per store
+        generation; ``complete`` is False for a corpus too large to hold, see :mod:`.sentence_matrix`)."""
+        return self._sentence_matrix.get()
+
     def sentence_vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
         """The stored vectors of each passage text's sentences (rows; 0 rows where none are stored), read
         from the store once per passage (``embedding.sentence_vectors`` stores them at indexing)."""
@@ -263,6 +270,12 @@ def _load_igraph_view(store: Store) -> IGraphView:
     from kgrag.graph.analysis.igraph_view import to_igraph
 
     return IGraphView(*to_igraph(store))
+
+
+def _load_sentence_matrix(store: Store, model_id: str) -> SentenceMatrix:
+    from kgrag.retrieval.sentence_matrix import SentenceMatrix
+
+    return SentenceMatrix.load(store, model_id)
 
 
 def _load_passage_graph(ctx: QueryContext) -> PassageGraph:

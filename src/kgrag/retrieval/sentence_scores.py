@@ -3,9 +3,9 @@
 A passage's one vector blurs what it says (and MiniLM reads only its first 256 word pieces, half of a
 480-token chunk); the question usually restates one or two of its sentences. Scoring each passage by
 its best-matching sentences finds those — what the ``fused`` reranker adds when
-``embedding.sentence_vectors`` is on. The vectors were computed at indexing, so a query pays one store
-read per passage it has not seen (kept afterwards by :meth:`QueryContext.sentence_vectors`) and a matrix
-product, no model call.
+``embedding.sentence_vectors`` is on. The vectors were computed at indexing and are held in memory by
+the query context (:mod:`kgrag.retrieval.sentence_matrix`), so a query pays a gather and a matrix
+product, no model call and no store read.
 """
 
 from __future__ import annotations
@@ -24,16 +24,37 @@ beat the single best by +0.003 Fact Retrieval, as a second match is less often a
 
 def best_sentence_similarities(items: Sequence[ContextItem], env: QueryContext, query: str) -> list[float | None]:
     """Mean cosine of each passage's ``TOP_SENTENCES`` best sentences to the query (fewer when it has
-    fewer); None for items that are not passages or whose sentences have no stored vectors."""
+    fewer); None for items that are not passages or whose sentences have no stored vectors.
+
+    Passages are looked up by chunk id in the query context's sentence matrix; a passage it does not hold
+    (a corpus too large for the matrix) has its sentences read by text, once, as before the matrix."""
     passages = [i for i, item in enumerate(items) if item.kind == "chunk"]
     scores: list[float | None] = [None] * len(items)
     if not passages:
         return scores
-    matrices = env.sentence_vectors([items[i].text for i in passages])
-    if not any(len(matrix) for matrix in matrices):
+    matrix = env.sentence_matrix()
+    if matrix.complete and not len(matrix.vectors):
         return scores
     query_vector = env.embed_query(query).astype(np.float32, copy=False)
+    if matrix.complete:
+        found = matrix.best_means([items[i].id for i in passages], query_vector, TOP_SENTENCES)
+        for index, value in zip(passages, found, strict=True):
+            scores[index] = value
+        passages = [i for i in passages if items[i].id not in matrix.rows]
+    if passages:
+        _score_by_text(items, passages, env, query_vector, scores)
+    return scores
+
+
+def _score_by_text(
+    items: Sequence[ContextItem],
+    passages: list[int],
+    env: QueryContext,
+    query_vector: np.ndarray,
+    scores: list[float | None],
+) -> None:
+    """Fill ``scores`` of ``passages`` from their sentences' vectors read by text (cached per passage)."""
+    matrices = env.sentence_vectors([items[i].text for i in passages])
     for index, matrix in zip(passages, matrices, strict=True):
         if len(matrix):
             scores[index] = float(np.sort(matrix @ query_vector)[-TOP_SENTENCES:].mean())
-    return scores

@@ -100,6 +100,19 @@ class Components:
             pipelines=self.pipelines,
         )
 
+    def sentence_vectors_on(self, chunk_size: int | None = None) -> bool:
+        """``embedding.sentence_vectors`` resolved: ``auto`` is on when chunks (of ``chunk_size``, default
+        the workspace's chunk plan) exceed the embedder's window, read from the database when it is known."""
+        from kgrag.documents.chunking import wants_sentence_vectors
+
+        setting = self.config.embedding.sentence_vectors
+        if isinstance(setting, bool):
+            return setting
+        size = chunk_size if chunk_size is not None else self.chunk_plan()[0].size
+        window_text = self.store.meta.get(META_WINDOW)
+        window = int(window_text) if window_text else self.embedder().window_tokens
+        return wants_sentence_vectors(setting, size, window)
+
     def rerank_resources(self) -> RerankResources:
         """What a reranker may use: the models as factories, stored-vector cosines and, with
         ``embedding.sentence_vectors`` on, best-sentence cosines (all read through the query context)."""
@@ -113,7 +126,7 @@ class Components:
         def sentence_cosines(query: str, items: Sequence[ContextItem]) -> list[float | None]:
             return best_sentence_similarities(items, self.query_context, query)
 
-        sentences = sentence_cosines if self.config.embedding.sentence_vectors else None
+        sentences = sentence_cosines if self.sentence_vectors_on() else None
         return RerankResources(self.embedder, self.llm, passage_cosines, sentences)
 
     # -- models ----------------------------------------------------------------------------------

@@ -86,6 +86,7 @@ def _run(
         extractor=parts.extractor(progress),
         summarizer=parts.summarizer(),
         llm=parts.llm_if_configured(),
+        sentence_vectors=parts.sentence_vectors_on(plan.size),
     )
     report = run_pipeline(context, pipeline or parts.config.indexing.pipeline, parts.index_registries, engine)
     report.warnings.extend(warnings)

@@ -2,7 +2,8 @@
 
 Vectors are keyed by (model, text hash), so this stage is naturally idempotent: after a crash it
 embeds only what is still missing, and texts seen before (even in deleted documents) are never
-embedded twice. With ``embedding.sentence_vectors`` on, every sentence of every chunk gets a vector
+embedded twice. With ``embedding.sentence_vectors`` on (``auto``: chunks larger than the embedder's
+window), every sentence of every chunk gets a vector
 the same way (the ``fused`` reranker scores passages by their best-matching sentences with them).
 """
 
@@ -36,7 +37,7 @@ class EmbedStage:
     def run(self, ctx: IndexContext) -> None:
         batch_size = ctx.config.embedding.batch_size
         embed_missing_chunks(ctx.store, ctx.embedder, batch_size, ctx.progress, ctx.report, ctx.compute)
-        if ctx.config.embedding.sentence_vectors:
+        if ctx.sentence_vectors:
             sentences = missing_sentences(ctx.store, ctx.embedder.name)
             embed_and_store(
                 ctx.store, ctx.embedder, sentences, batch_size, ctx.progress, ctx.report, ctx.compute, SENTENCES_LABEL
