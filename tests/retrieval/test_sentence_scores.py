@@ -145,6 +145,9 @@ def test_best_means_matches_a_passage_by_passage_loop(lengths: list[int], unknow
     got, expected = matrix.best_means(ids, query, 2), _naive_best_means(matrix, ids, query)
     assert [g is None for g in got] == [e is None for e in expected]
     assert [g for g in got if g is not None] == pytest.approx([e for e in expected if e is not None], abs=1e-5)
+    every = matrix.all_means(query, 2)  # the same, for every chunk that has sentences, in one pass
+    assert matrix.chunk_ids == [chunk_id for chunk_id, n in zip(rows, lengths, strict=True) if n]
+    assert list(every) == pytest.approx(_naive_best_means(matrix, matrix.chunk_ids, query), abs=1e-5)
 
 
 def test_the_sentence_matrix_scores_as_reading_each_passage_does(tmp_path: Path) -> None:
@@ -219,3 +222,15 @@ def test_auto_embeds_sentences_only_for_chunks_larger_than_the_window(tmp_path: 
         assert not ws.components.sentence_vectors_on()
         assert ws.components.rerank_resources().sentence_similarities is None
         assert missing_sentences(ws.store, ws.components.vector_key)  # none were embedded
+
+
+def test_an_excerpt_is_scored_by_its_own_sentences_not_its_chunks(tmp_path: Path) -> None:
+    with _workspace(tmp_path / "ws", True) as ws:
+        ws.index([DOC])
+        env = ws.components.query_context
+        chunk = next(c for c in ws.store.chunks.iter_all() if len(sentence_texts(c.text)) > TOP_SENTENCES)
+        first = sentence_texts(chunk.text)[0]
+        excerpt = ContextItem(kind="chunk", id=chunk.id, text=first, score=0.0, metadata={"excerpt": True})
+        query = "Who leads the Platform team?"
+        [score] = best_sentence_similarities([excerpt], env, query)
+        assert score == pytest.approx(float(env.sentence_vectors([first])[0][0] @ env.embed_query(query)), abs=1e-5)

@@ -75,6 +75,16 @@ class RetrievalConfig(Section):
         "480-token chunks, where two passages fit and ~60 tokens stayed empty, it raised Fact Retrieval recall "
         "by ~0.006 at the same budget; with chunks small enough that k fit, there is no room and nothing changes.",
     )
+    dense_sentence_share: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="When the index holds sentence vectors (`embedding.sentence_vectors`), every dense search "
+        "ranks a chunk by (1 − share) × its own cosine + share × the mean cosine of its two best sentences, "
+        "so text past the embedder's window counts. On Medical at 480/56 chunks 0.5 raised `dense` Fact "
+        "Retrieval 0.595 → 0.643 and `hybrid` 0.668 → 0.704 (0.7 the same, 0.3 half of it). 0 = chunk "
+        "cosine only.",
+    )
     pipelines: dict[str, PipelineSettings] = Field(
         default_factory=dict,
         description="Per-pipeline overrides, one `[retrieval.pipelines.<name>]` table each, e.g. "

@@ -30,7 +30,7 @@ READ_BATCH = 2000
 """Sentence hashes per store read (one ``IN (...)`` list each)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SentenceMatrix:
     """The unique sentence vectors (rows) and, per chunk id, the rows of its sentences in their order.
 
@@ -40,6 +40,20 @@ class SentenceMatrix:
     vectors: np.ndarray
     rows: dict[str, np.ndarray] = field(default_factory=dict)
     complete: bool = True
+    chunk_ids: list[str] = field(init=False)
+    """The chunks with at least one sentence vector, in ``rows`` order (what :meth:`all_means` scores)."""
+    position: dict[str, int] = field(init=False, repr=False)
+    """Index of each of :attr:`chunk_ids` (where its score is in :meth:`all_means`)."""
+    _flat_rows: np.ndarray = field(init=False, repr=False)
+    _runs: Runs = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        held = [(chunk_id, rows) for chunk_id, rows in self.rows.items() if len(rows)]
+        flat = np.concatenate([rows for _, rows in held]) if held else np.zeros(0, dtype=np.int64)
+        object.__setattr__(self, "chunk_ids", [chunk_id for chunk_id, _ in held])
+        object.__setattr__(self, "position", {chunk_id: index for index, (chunk_id, _) in enumerate(held)})
+        object.__setattr__(self, "_flat_rows", flat)
+        object.__setattr__(self, "_runs", Runs.of(np.array([len(rows) for _, rows in held], dtype=np.int64)))
 
     @classmethod
     def load(cls, store: Store, model: str, max_rows: int | None = None) -> SentenceMatrix:
@@ -64,25 +78,75 @@ class SentenceMatrix:
         }
         return cls(vectors, rows)
 
+    @property
+    def usable(self) -> bool:
+        """Whether it holds sentence vectors for every chunk that has them (not over the cap, not empty)."""
+        return self.complete and len(self.chunk_ids) > 0
+
     def best_means(self, chunk_ids: Sequence[str], query_vector: np.ndarray, top: int) -> list[float | None]:
         """Per chunk id: the mean cosine of its ``top`` best sentences to ``query_vector`` (fewer when it has
-        fewer); None for an id the matrix does not know or whose sentences have no vectors.
-
-        Vectorised over the whole pool (one gather, one product, one sort): a loop of small sorts cost
-        ~0.4 ms per 50-passage pool, most of this function's time."""
+        fewer); None for an id the matrix does not know or whose sentences have no vectors."""
         empty = np.zeros(0, dtype=np.int64)
         known = [self.rows.get(chunk_id, empty) for chunk_id in chunk_ids]
         lengths = np.fromiter((len(rows) for rows in known), dtype=np.int64, count=len(known))
         if not lengths.any():
             return [None] * len(chunk_ids)
         cosines = self.vectors[np.concatenate(known)] @ query_vector.astype(np.float32, copy=False)
-        owner = np.repeat(np.arange(len(known)), lengths)
-        ordered = cosines[np.lexsort((cosines, owner))]  # ascending within each passage's run
-        running = np.concatenate(([0.0], np.cumsum(ordered, dtype=np.float64)))
-        ends = np.cumsum(lengths)
-        taken = np.minimum(lengths, top)
-        means = (running[ends] - running[ends - taken]) / np.maximum(taken, 1)
+        means = top_means(cosines, Runs.of(lengths), top)
         return [float(mean) if length else None for mean, length in zip(means, lengths, strict=True)]
+
+    def all_means(self, query_vector: np.ndarray, top: int) -> np.ndarray:
+        """:meth:`best_means` of every chunk in :attr:`chunk_ids`, as an array: one product with every
+        sentence vector, then one gather (~0.3 ms for Medical's 8.7k sentences in 527 chunks)."""
+        if not self.chunk_ids:
+            return np.zeros(0, dtype=np.float64)
+        cosines = self.vectors @ query_vector.astype(np.float32, copy=False)
+        return top_means(cosines[self._flat_rows], self._runs, top)
+
+
+@dataclass(frozen=True)
+class Runs:
+    """Consecutive runs of values (a passage's sentence cosines, one run per passage), described once so
+    :func:`top_means` can be called on new values of the same layout without recomputing it."""
+
+    lengths: np.ndarray
+    present: np.ndarray
+    """Which runs are not empty."""
+    starts: np.ndarray
+    """Start of each non-empty run in the values of the non-empty runs."""
+    owner: np.ndarray
+    """For each of those values, the index of its run among the non-empty ones."""
+
+    @classmethod
+    def of(cls, lengths: np.ndarray) -> Runs:
+        present = lengths > 0
+        counts = lengths[present]
+        return cls(lengths, present, np.cumsum(counts) - counts, np.repeat(np.arange(len(counts)), counts))
+
+
+def top_means(values: np.ndarray, runs: Runs, top: int) -> np.ndarray:
+    """Mean of the ``top`` largest values of each run (fewer when a run is shorter; 0 for an empty run),
+    vectorised: ``top`` rounds of a per-run maximum (``np.maximum.reduceat``), each removing the maximum it
+    took. A loop of small sorts cost ~0.4 ms per 50-passage pool, one sort of every value ~0.4 ms per 10k
+    sentences; this is O(values) per round."""
+    means = np.zeros(len(runs.lengths), dtype=np.float64)
+    if not len(runs.starts):
+        return means
+    counts = runs.lengths[runs.present]
+    remaining = np.array(values, dtype=np.float64)
+    if not runs.present.all():
+        remaining = remaining[np.repeat(runs.present, runs.lengths)]
+    total = np.zeros(len(counts), dtype=np.float64)
+    for round_index in range(min(top, int(counts.max()))):
+        best = np.maximum.reduceat(remaining, runs.starts)
+        total += np.where(counts > round_index, best, 0.0)
+        at_best = np.flatnonzero(remaining == best[runs.owner])  # the first maximum of each run is removed
+        keep = np.empty(len(at_best), dtype=bool)
+        keep[0] = True
+        np.not_equal(runs.owner[at_best][1:], runs.owner[at_best][:-1], out=keep[1:])
+        remaining[at_best[keep]] = -np.inf
+    means[runs.present] = total / np.minimum(counts, top)
+    return means
 
 
 def _read_in_batches(store: Store, model: str, hashes: list[str]) -> Iterable[tuple[str, np.ndarray]]:

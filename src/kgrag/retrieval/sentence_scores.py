@@ -26,21 +26,27 @@ def best_sentence_similarities(items: Sequence[ContextItem], env: QueryContext, 
     """Mean cosine of each passage's ``TOP_SENTENCES`` best sentences to the query (fewer when it has
     fewer); None for items that are not passages or whose sentences have no stored vectors.
 
-    Passages are looked up by chunk id in the query context's sentence matrix; a passage it does not hold
-    (a corpus too large for the matrix) has its sentences read by text, once, as before the matrix."""
+    Passages are looked up by chunk id in the scores the query context computed for every chunk at once
+    (:meth:`QueryContext.sentence_means`, shared with the query's dense search); a passage the sentence
+    matrix does not hold (a corpus too large for it) has its sentences read by text, once."""
     passages = [i for i, item in enumerate(items) if item.kind == "chunk"]
     scores: list[float | None] = [None] * len(items)
     if not passages:
         return scores
     matrix = env.sentence_matrix()
-    if matrix.complete and not len(matrix.vectors):
+    if matrix.complete and not matrix.chunk_ids:
         return scores
     query_vector = env.embed_query(query).astype(np.float32, copy=False)
     if matrix.complete:
-        found = matrix.best_means([items[i].id for i in passages], query_vector, TOP_SENTENCES)
-        for index, value in zip(passages, found, strict=True):
-            scores[index] = value
-        passages = [i for i in passages if items[i].id not in matrix.rows]
+        means, position = env.sentence_means(query), matrix.position
+        by_text = []
+        for index in passages:
+            item = items[index]
+            if item.id not in matrix.rows or item.metadata.get("excerpt"):  # an excerpt is part of its chunk
+                by_text.append(index)
+            elif (row := position.get(item.id)) is not None:
+                scores[index] = float(means[row])
+        passages = by_text
     if passages:
         _score_by_text(items, passages, env, query_vector, scores)
     return scores

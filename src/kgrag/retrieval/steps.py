@@ -92,7 +92,8 @@ def _search_all_queries(
 @dataclass(frozen=True)
 class DenseSearch:
     """Cosine search of every query in the state (or, with ``texts="hypothetical"``, every HyDE passage)
-    against the chunk vectors."""
+    against the chunk vectors; with sentence vectors stored, blended with each chunk's best sentences
+    (:mod:`kgrag.retrieval.sentence_search`)."""
 
     pool: int
     stream: str = "dense"
@@ -101,8 +102,11 @@ class DenseSearch:
 
     def run(self, state: QueryState, env: QueryContext) -> None:
         def search(texts: list[str]) -> list[list[ScoredId]]:
+            from kgrag.retrieval.sentence_search import blend_sentence_scores
+
             vectors = np.stack([env.embed_query(text) for text in texts])
-            return env.store.vectors.search_many(env.model_id, vectors, self.pool)  # one pass for all queries
+            hits = env.store.vectors.search_many(env.model_id, vectors, self.pool)  # one pass for all queries
+            return blend_sentence_scores(hits, texts, vectors, env, self.pool)  # whole chunks, with sentence vectors
 
         _search_all_queries(self, state, search)
 

@@ -98,6 +98,7 @@ class Components:
             # built on first use, so ``self.query_context`` is this context by then
             reranker_factory=lambda: create_reranker(config.rerank, self.rerank_resources()),
             pipelines=self.pipelines,
+            sentence_vectors=self.sentence_vectors_on,
         )
 
     def sentence_vectors_on(self, chunk_size: int | None = None) -> bool:
