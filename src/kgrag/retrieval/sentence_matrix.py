@@ -23,9 +23,12 @@ from kgrag.documents.records import content_hash
 from kgrag.documents.sentences import sentence_texts
 from kgrag.store.base import Store
 
-MAX_SENTENCE_ROWS = 200_000
-"""Unique sentences held at most: ~300 MB of float32 at MiniLM's 384 dimensions (Medical has 8,653, 13 MB).
-A larger corpus falls back to reading each passage's sentences on first use."""
+MAX_SENTENCE_ROWS = 100_000
+"""Unique sentences held at most: ~150 MB of float32 at MiniLM's 384 dimensions (Medical has 8,653, 13 MB).
+Scoring every chunk's sentences reads the whole matrix once per query, like an exact dense search over as
+many chunks (memory-bound: ~0.2 ms for Medical's on a quiet machine, a few ms when other processes share
+the memory bus), so a larger corpus falls back to reading each passage's sentences on first use and
+dense search keeps to chunk vectors."""
 READ_BATCH = 2000
 """Sentence hashes per store read (one ``IN (...)`` list each)."""
 
@@ -91,7 +94,7 @@ class SentenceMatrix:
         lengths = np.fromiter((len(rows) for rows in known), dtype=np.int64, count=len(known))
         if not lengths.any():
             return [None] * len(chunk_ids)
-        cosines = self.vectors[np.concatenate(known)] @ query_vector.astype(np.float32, copy=False)
+        cosines = cosines_to(self.vectors[np.concatenate(known)], query_vector)
         means = top_means(cosines, Runs.of(lengths), top)
         return [float(mean) if length else None for mean, length in zip(means, lengths, strict=True)]
 
@@ -100,8 +103,15 @@ class SentenceMatrix:
         sentence vector, then one gather (~0.3 ms for Medical's 8.7k sentences in 527 chunks)."""
         if not self.chunk_ids:
             return np.zeros(0, dtype=np.float64)
-        cosines = self.vectors @ query_vector.astype(np.float32, copy=False)
+        cosines = cosines_to(self.vectors, query_vector)
         return top_means(cosines[self._flat_rows], self._runs, top)
+
+
+def cosines_to(rows: np.ndarray, query_vector: np.ndarray) -> np.ndarray:
+    """``rows @ query_vector`` through einsum, not BLAS: BLAS's worker threads wait for a core on a busy
+    machine (the sentence matrix's product took 2.9 ms CPU instead of ~0.1 ms with a test run beside it),
+    and one query's product is too small to gain from threads (as in :mod:`kgrag.core.dense_index`)."""
+    return np.einsum("ij,j->i", rows, np.asarray(query_vector, dtype=np.float32).reshape(-1))
 
 
 @dataclass(frozen=True)

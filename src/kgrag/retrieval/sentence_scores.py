@@ -16,6 +16,7 @@ import numpy as np
 
 from kgrag.core.context import ContextItem
 from kgrag.retrieval.query_context import QueryContext
+from kgrag.retrieval.sentence_matrix import cosines_to
 
 TOP_SENTENCES = 2
 """The score is the mean cosine of this many best sentences: on Medical (480/56 chunks) the mean of two
@@ -48,11 +49,11 @@ def best_sentence_similarities(items: Sequence[ContextItem], env: QueryContext, 
                 scores[index] = float(means[row])
         passages = by_text
     if passages:
-        _score_by_text(items, passages, env, query_vector, scores)
+        scores_by_text(items, passages, env, query_vector, scores)
     return scores
 
 
-def _score_by_text(
+def scores_by_text(
     items: Sequence[ContextItem],
     passages: list[int],
     env: QueryContext,
@@ -63,4 +64,4 @@ def _score_by_text(
     matrices = env.sentence_vectors([items[i].text for i in passages])
     for index, matrix in zip(passages, matrices, strict=True):
         if len(matrix):
-            scores[index] = float(np.sort(matrix @ query_vector)[-TOP_SENTENCES:].mean())
+            scores[index] = float(np.sort(cosines_to(matrix, query_vector))[-TOP_SENTENCES:].mean())

@@ -21,7 +21,7 @@ import numpy as np
 
 from kgrag.core.records import ScoredId
 from kgrag.retrieval.query_context import QueryContext
-from kgrag.retrieval.sentence_matrix import SentenceMatrix
+from kgrag.retrieval.sentence_matrix import SentenceMatrix, cosines_to
 
 
 def blend_sentence_scores(
@@ -59,7 +59,7 @@ def _blend(
     if missing:
         stored = env.store.vectors.chunk_vectors(env.model_id, missing)
         if stored:
-            whole.update(zip(stored, (np.stack(list(stored.values())) @ vector).tolist(), strict=True))
+            whole.update(zip(stored, cosines_to(np.stack(list(stored.values())), vector).tolist(), strict=True))
     position, scores = matrix.position, sentence.tolist()
     blended = [
         ScoredId(
