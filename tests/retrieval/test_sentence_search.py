@@ -85,3 +85,29 @@ def test_without_sentence_vectors_dense_search_is_the_chunk_cosine(tmp_path: Pat
         plain = ws.store.vectors.search_many(ws.components.vector_key, env.embed_query(query)[None, :], 6)[0]
         assert _dense(ws, query, 6) == [(hit.id, hit.score) for hit in plain]
         assert not env.uses_sentence_vectors()
+
+
+def test_a_rewrite_is_blended_with_the_questions_sentence_scores(tmp_path: Path) -> None:
+    with _workspace(tmp_path / "ws") as ws:
+        env = ws.components.query_context
+        question, rewrite = "Who is on call for the payments service?", "payments on-call engineer rotation"
+        state = QueryState(query=question, k=5, queries=[question, rewrite])
+        searched: list[str] = []
+        original = env.sentence_means
+
+        def spy(text: str) -> np.ndarray:
+            searched.append(text)
+            return original(text)
+
+        env.sentence_means = spy  # type: ignore[method-assign]
+        DenseSearch(pool=6).run(state, env)
+        assert set(searched) == {question}  # one sentence scoring per query, the question's
+        matrix, means = env.sentence_matrix(), original(question)
+        chunks = {c.id: c for c in ws.store.chunks.iter_all()}
+        for item in state.streams["dense"][:3]:  # the union keeps each chunk's best score over both texts
+            blends = [
+                0.5 * float(env.embedder().embed([chunks[item.id].text])[0] @ env.embed_query(text))
+                + 0.5 * float(means[matrix.position[item.id]])
+                for text in (question, rewrite)
+            ]
+            assert item.score == pytest.approx(max(blends), abs=1e-5)
