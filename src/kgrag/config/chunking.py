@@ -18,8 +18,10 @@ class ChunkingConfig(Section):
         "embedders with a long window: set both fields. Measured on GraphRAG-Bench Medical at the default "
         "1,000-token context budget: 480/56 (about half the budget) recalled +0.05 more evidence than the "
         "default for the chunk pipelines and +0.003 to +0.04 for the graph pipelines, although `ppr`, `auto` "
-        "and `paths` lost 0.02-0.03 on Fact Retrieval; MiniLM then embeds only the first half of each chunk "
-        "(docs/results/medical-retrieval-quality.md). Not the default: it depends on the corpus and the budget.",
+        "and `paths` lost 0.02-0.03 on Fact Retrieval; MiniLM then embeds only the first half of each chunk, "
+        "which `embedding.sentence_vectors = auto` makes up for by also embedding every sentence (dense search "
+        "and the reranker then read whole chunks; docs/results/medical-retrieval-quality.md). Not the "
+        "default: it depends on the corpus and the budget.",
     )
     overlap_tokens: int | None = Field(
         None,
