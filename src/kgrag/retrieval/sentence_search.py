@@ -27,13 +27,12 @@ from kgrag.retrieval.sentence_matrix import cosines_to
 
 def blend_sentence_scores(
     hits: Sequence[list[ScoredId]],
-    texts: Sequence[str],
     vectors: np.ndarray,
     question: str,
     env: QueryContext,
     pool: int,
 ) -> list[list[ScoredId]]:
-    """``hits`` (one list per text, whose vectors are the rows of ``vectors``) re-ranked by the blended
+    """``hits`` (one list per searched text, whose vectors are the rows of ``vectors``) re-ranked by the blended
     score when the workspace uses sentence vectors and ``retrieval.dense_sentence_share`` is above 0;
     otherwise ``hits`` unchanged.
 

@@ -107,7 +107,7 @@ class DenseSearch:
             vectors = np.stack([env.embed_query(text) for text in texts])
             hits = env.store.vectors.search_many(env.model_id, vectors, self.pool)  # one pass for all queries
             # with sentence vectors, each chunk is also scored by its best sentences (whole chunks are read)
-            return blend_sentence_scores(hits, texts, vectors, state.query, env, self.pool)
+            return blend_sentence_scores(hits, vectors, state.query, env, self.pool)
 
         _search_all_queries(self, state, search)
 
