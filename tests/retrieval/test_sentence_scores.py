@@ -19,7 +19,7 @@ from kgrag.documents.sentences import sentence_texts
 from kgrag.indexing.stages.embed import missing_sentences
 from kgrag.models.rerankers.fused import FusedReranker
 from kgrag.retrieval.query_context import TextCache
-from kgrag.retrieval.sentence_matrix import SentenceMatrix
+from kgrag.retrieval.sentence_matrix import Runs, SentenceMatrix, top_means
 from kgrag.retrieval.sentence_scores import TOP_SENTENCES, best_sentence_similarities
 
 DOC = SAMPLE_DOCS / "team-platform.md"
@@ -120,34 +120,34 @@ def test_the_configured_reranker_reads_sentence_scores_only_when_they_are_stored
         assert [i.id for i in on.retrieve(question, "rerank", 3).items]  # the pipeline runs with them
 
 
-def _naive_best_means(matrix: SentenceMatrix, chunk_ids: list[str], query: np.ndarray) -> list[float | None]:
-    out: list[float | None] = []
-    for chunk_id in chunk_ids:
-        rows = matrix.rows.get(chunk_id)
-        out.append(None if rows is None or not len(rows) else float(np.sort(matrix.vectors[rows] @ query)[-2:].mean()))
-    return out
+def _naive_means(matrix: SentenceMatrix, chunk_ids: list[str], query: np.ndarray) -> list[float]:
+    return [float(np.sort(matrix.vectors[matrix.rows[c]] @ query)[-2:].mean()) for c in chunk_ids]
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    lengths=st.lists(st.integers(0, 7), min_size=1, max_size=12),
-    unknown=st.integers(0, 2),
-    seed=st.integers(0, 2**16),
-)
-def test_best_means_matches_a_passage_by_passage_loop(lengths: list[int], unknown: int, seed: int) -> None:
+@given(lengths=st.lists(st.integers(0, 7), min_size=1, max_size=12), seed=st.integers(0, 2**16))
+def test_all_means_matches_a_chunk_by_chunk_loop(lengths: list[int], seed: int) -> None:
     rng = np.random.default_rng(seed)
     vectors = rng.standard_normal((max(1, sum(lengths)), 8)).astype(np.float32)
     rows = {f"c{i}": rng.integers(0, len(vectors), size=n) for i, n in enumerate(lengths)}
     matrix = SentenceMatrix(vectors, rows)
-    ids = list(rows) + [f"missing{i}" for i in range(unknown)]
-    rng.shuffle(ids)
     query = rng.standard_normal(8).astype(np.float32)
-    got, expected = matrix.best_means(ids, query, 2), _naive_best_means(matrix, ids, query)
-    assert [g is None for g in got] == [e is None for e in expected]
-    assert [g for g in got if g is not None] == pytest.approx([e for e in expected if e is not None], abs=1e-5)
-    every = matrix.all_means(query, 2)  # the same, for every chunk that has sentences, in one pass
     assert matrix.chunk_ids == [chunk_id for chunk_id, n in zip(rows, lengths, strict=True) if n]
-    assert list(every) == pytest.approx(_naive_best_means(matrix, matrix.chunk_ids, query), abs=1e-5)
+    assert [matrix.position[c] for c in matrix.chunk_ids] == list(range(len(matrix.chunk_ids)))
+    expected = _naive_means(matrix, matrix.chunk_ids, query)
+    assert list(matrix.all_means(query, 2)) == pytest.approx(expected, abs=1e-5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    runs=st.lists(st.lists(st.floats(-50, 50), max_size=6), min_size=1, max_size=10),
+    top=st.integers(1, 4),
+)
+def test_top_means_takes_the_largest_values_of_each_run(runs: list[list[float]], top: int) -> None:
+    lengths = np.array([len(run) for run in runs], dtype=np.int64)
+    values = np.array([v for run in runs for v in run], dtype=np.float64)
+    expected = [float(np.mean(sorted(run)[-top:])) if run else 0.0 for run in runs]
+    assert list(top_means(values, Runs.of(lengths), top)) == pytest.approx(expected, abs=1e-9)
 
 
 def test_the_sentence_matrix_scores_as_reading_each_passage_does(tmp_path: Path) -> None:
