@@ -111,3 +111,22 @@ def test_a_rewrite_is_blended_with_the_questions_sentence_scores(tmp_path: Path)
                 for text in (question, rewrite)
             ]
             assert item.score == pytest.approx(max(blends), abs=1e-5)
+
+
+def test_a_pipeline_can_keep_to_the_chunk_cosine(tmp_path: Path) -> None:
+    ws = Workspace.init(
+        tmp_path / "ws",
+        embedding=FAKE,
+        graph={"extractor": "none"},
+        retrieval={"pipelines": {"dense": {"dense_sentence_share": 0}}},
+    )
+    with ws:
+        ws.index([SAMPLE_DOCS])
+        env = ws.components.query_context
+        query = "Who is on call for the payments service?"
+        plain = ws.store.vectors.search_many(ws.components.vector_key, env.embed_query(query)[None, :], 5)[0]
+        own = ws.retrieve(query, "dense", 5)  # [retrieval.pipelines.dense] dense_sentence_share = 0
+        assert [(i.id, i.scores["dense"]) for i in own.items] == [(h.id, pytest.approx(h.score)) for h in plain]
+        assert ws.config.retrieval.dense_sentence_share_for("hybrid") == 0.5  # the others still blend
+        blended = ws.retrieve(query, "hybrid", 5)
+        assert any(i.scores["dense"] != pytest.approx(dict(plain).get(i.id, -9)) for i in blended.items)

@@ -32,6 +32,12 @@ class PipelineSettings(Section):
         description="paths: weight of the dense score in λ fusion (else the `kgrag tune` value, else 0.7).",
     )
     max_hops: int | None = Field(None, ge=1, le=4, description="paths: longest path in hops (2).")
+    dense_sentence_share: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="Its dense searches' share of the best-sentence score (retrieval.dense_sentence_share).",
+    )
     damping: float | None = Field(None, gt=0, lt=1, description="ppr, ppr-passages: PageRank damping factor (0.5).")
     passage_weight: float | None = Field(
         None,
@@ -88,7 +94,8 @@ class RetrievalConfig(Section):
     pipelines: dict[str, PipelineSettings] = Field(
         default_factory=dict,
         description="Per-pipeline overrides, one `[retrieval.pipelines.<name>]` table each, e.g. "
-        "`[retrieval.pipelines.hybrid]` `rrf_k = 30`. Keys: `pool`, `rrf_k`; for `graph-local` also "
+        "`[retrieval.pipelines.hybrid]` `rrf_k = 30`. Keys: `pool`, `rrf_k`, `context_tokens`, "
+        "`dense_sentence_share`; for `graph-local` also "
         "`top_entities`, `max_relations`, `max_neighbours`, `keyword_boost`, `entity_pool`; `damping` "
         "(`ppr`, `ppr-passages`), `passage_weight` (`ppr-passages`), `fusion_lambda` and `max_hops` "
         "(`paths`); `options` (a table) for plug-in pipelines. Unset keys fall back to the knobs above. "
@@ -120,6 +127,11 @@ class RetrievalConfig(Section):
         """Context budget for ``pipeline``: its ``context_tokens``, else the section's."""
         own = self.settings_for(pipeline).context_tokens
         return own if own is not None else self.context_tokens
+
+    def dense_sentence_share_for(self, pipeline: str) -> float:
+        """Share of the best-sentence score in ``pipeline``'s dense searches: its own, else the section's."""
+        own = self.settings_for(pipeline).dense_sentence_share
+        return own if own is not None else self.dense_sentence_share
 
     def rrf_k_for(self, pipeline: str) -> int:
         """RRF constant for ``pipeline``: its ``rrf_k``, else the section's."""

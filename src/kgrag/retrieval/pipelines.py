@@ -39,7 +39,7 @@ class Pipeline:
         all of them against one store generation (:meth:`~kgrag.store.base.Store.steady_generation`)."""
         with ctx.store.steady_generation():
             enforce_requirements(self.name, self.requires, ctx)
-            state = QueryState(query=query, k=k, queries=[query])
+            state = QueryState(query=query, k=k, queries=[query], pipeline=self.name)
             started = time.perf_counter()
             for step in self.steps:
                 step.run(state, ctx)

@@ -31,17 +31,17 @@ def blend_sentence_scores(
     question: str,
     env: QueryContext,
     pool: int,
+    share: float,
 ) -> list[list[ScoredId]]:
     """``hits`` (one list per searched text, whose vectors are the rows of ``vectors``) re-ranked by the blended
-    score when the workspace uses sentence vectors and ``retrieval.dense_sentence_share`` is above 0;
-    otherwise ``hits`` unchanged.
+    score when the workspace uses sentence vectors and ``share`` (``retrieval.dense_sentence_share``, or the
+    pipeline's own) is above 0; otherwise ``hits`` unchanged.
 
     The sentence score is always the ``question``'s (every chunk's, one product with all sentence vectors,
     shared with the reranker), also for another text's hits (a rewrite, a HyDE passage): those texts are
     there to find the question's answer. Scoring each text's own sentences instead cost qe, hyde and
     combined ~0.5–0.9 ms more per text on Medical and recalled less (hyde Fact Retrieval 0.629 against
     0.655 with the question's scores; qe 0.690 against 0.696)."""
-    share = env.config.retrieval.dense_sentence_share
     if share <= 0 or not env.uses_sentence_vectors():
         return list(hits)
     matrix = env.sentence_matrix()

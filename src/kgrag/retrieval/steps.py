@@ -33,6 +33,8 @@ class QueryState:
     """HyDE passages (searched by a ``DenseSearch`` with ``texts="hypothetical"``)."""
     keywords: dict[str, list[str]] = field(default_factory=dict)
     """LightRAG keywords by level (``low``: entities, ``high``: relations), when a step extracted them."""
+    pipeline: str = ""
+    """The pipeline running (its ``[retrieval.pipelines.<name>]`` settings apply to steps that read them)."""
     lexical_hits: dict[str, tuple[int, list[ScoredId]]] = field(default_factory=dict)
     """BM25 hits this run already searched, by query text, with the limit searched (:func:`bm25_hits`)."""
 
@@ -107,7 +109,8 @@ class DenseSearch:
             vectors = np.stack([env.embed_query(text) for text in texts])
             hits = env.store.vectors.search_many(env.model_id, vectors, self.pool)  # one pass for all queries
             # with sentence vectors, each chunk is also scored by its best sentences (whole chunks are read)
-            return blend_sentence_scores(hits, vectors, state.query, env, self.pool)
+            share = env.config.retrieval.dense_sentence_share_for(state.pipeline)
+            return blend_sentence_scores(hits, vectors, state.query, env, self.pool, share)
 
         _search_all_queries(self, state, search)
 
