@@ -4,8 +4,8 @@ A passage's one vector blurs what it says (and MiniLM reads only its first 256 w
 480-token chunk); the question usually restates one or two of its sentences. Scoring each passage by
 its best-matching sentences finds those — what the ``fused`` reranker adds when
 ``embedding.sentence_vectors`` is on. The vectors were computed at indexing and are held in memory by
-the query context (:mod:`kgrag.retrieval.sentence_matrix`), so a query pays a gather and a matrix
-product, no model call and no store read.
+the query context (:mod:`kgrag.retrieval.sentence_matrix`), which scores every chunk once per query
+(shared with dense search): no model call, no store read, and a lookup per passage here.
 """
 
 from __future__ import annotations
