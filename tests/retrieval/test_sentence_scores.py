@@ -234,3 +234,19 @@ def test_an_excerpt_is_scored_by_its_own_sentences_not_its_chunks(tmp_path: Path
         query = "Who leads the Platform team?"
         [score] = best_sentence_similarities([excerpt], env, query)
         assert score == pytest.approx(float(env.sentence_vectors([first])[0][0] @ env.embed_query(query)), abs=1e-5)
+
+
+def test_an_index_without_its_sentence_vectors_reranks_as_without_them(tmp_path: Path) -> None:
+    """Chunks larger than the window turn sentence vectors on (``auto``); an index built before that has
+    none stored, and must rank as it did until ``kgrag index`` embeds them."""
+    big = {"size_tokens": 120}
+    fake = {"provider": "fake", "window_tokens": 64}
+    with Workspace.init(tmp_path / "ws", embedding={**fake, "sentence_vectors": False}, chunking=big) as ws:
+        ws.index([SAMPLE_DOCS])
+        question = "Who leads the Platform team?"
+        before = [(i.id, round(i.score, 9)) for i in ws.retrieve(question, "rerank", 5).items]
+    with Workspace.open(tmp_path / "ws", embedding=fake, chunking=big) as ws:  # auto: on, nothing stored yet
+        assert ws.components.sentence_vectors_on()
+        assert [(i.id, round(i.score, 9)) for i in ws.retrieve(question, "rerank", 5).items] == before
+        assert ws.index([SAMPLE_DOCS]).texts_embedded > 0  # the next index run embeds the sentences
+        assert ws.components.query_context.sentence_matrix().usable

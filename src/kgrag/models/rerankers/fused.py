@@ -142,10 +142,13 @@ class FusedReranker:
         return fused_features(query, items, self.fill(query, items), self.sentence_scores(query, items))
 
     def sentence_scores(self, query: str, items: Sequence[ContextItem]) -> list[float | None] | None:
-        """Best-sentence cosines of the items (None without stored sentence vectors)."""
+        """Best-sentence cosines of the items (None without stored sentence vectors, and when no item has
+        one: an index made before sentence vectors were switched on scores as it did without them, instead
+        of every passage taking its cosine in their place, until `kgrag index` embeds the sentences)."""
         if self.sentence_similarities is None:
             return None
-        return self.sentence_similarities(query, items)
+        scores = self.sentence_similarities(query, items)
+        return scores if any(score is not None for score in scores) else None
 
     def fill(self, query: str, items: Sequence[ContextItem]) -> list[float | None] | None:
         """Stored-vector cosines of the items that came from neither first-stage search (None for the
