@@ -46,7 +46,8 @@ class EmbeddingConfig(Section):
         "0.735 → 0.742), at the default chunks +0.003; 8.7k sentences took ~2 minutes with onnx MiniLM on 2 "
         "cores (docs/results/medical-retrieval-quality.md). `auto` (default): on exactly when the chunk size "
         "exceeds the embedder's window (so not with the default chunking, which stays inside it); "
-        "`true`/`false` force it.",
+        "`true`/`false` force it. An index built without them gets them at its next `kgrag index` and "
+        "ranks as before until then.",
     )
     batch_size: int = Field(32, ge=1, description="Texts per embedding call.")
     threads: int | None = Field(
