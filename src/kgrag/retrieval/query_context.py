@@ -26,6 +26,7 @@ from kgrag.graph.index import GraphIndex, load_graph_index
 from kgrag.models.embeddings import Embedder
 from kgrag.models.llm import LLMClient
 from kgrag.retrieval.rerank import Reranker
+from kgrag.retrieval.sentence_matrix import SentenceMatrix
 from kgrag.store.base import Store
 
 if TYPE_CHECKING:  # igraph (and its matplotlib drawing) loads only when a graph pipeline needs it
@@ -33,7 +34,6 @@ if TYPE_CHECKING:  # igraph (and its matplotlib drawing) loads only when a graph
 
     from kgrag.graph.analysis.pagerank import VertexPassages
     from kgrag.retrieval.passage_graph import PassageGraph
-    from kgrag.retrieval.sentence_matrix import SentenceMatrix
 
 QUERY_CACHE_SIZE = 2048
 SENTENCE_CACHE_CHUNKS = 2048
@@ -181,7 +181,7 @@ class QueryContext:
         self._sentence_vectors: HotValue[TextCache[np.ndarray]] = HotValue(
             lambda: TextCache(SENTENCE_CACHE_CHUNKS), store.generation
         )
-        self._sentence_matrix = HotValue(lambda: _load_sentence_matrix(store, model_id), store.generation)
+        self._sentence_matrix = HotValue(lambda: SentenceMatrix.load(store, model_id), store.generation)
         # Emptied after every committed write, like the matrix the arrays index into.
         self._sentence_means: HotValue[TextCache[np.ndarray]] = HotValue(
             lambda: TextCache(SENTENCE_MEANS_CACHE), store.generation
@@ -259,10 +259,8 @@ class QueryContext:
         """The mean cosine of every chunk's two best sentences to ``text`` (rows of
         ``sentence_matrix().chunk_ids``), remembered for the last few texts. Call only when the matrix is
         ``usable``."""
-        from kgrag.retrieval.sentence_scores import TOP_SENTENCES
-
         matrix = self.sentence_matrix()
-        return self._sentence_means.get().get(text, lambda t: matrix.all_means(self.embed_query(t), TOP_SENTENCES))
+        return self._sentence_means.get().get(text, lambda t: matrix.all_means(self.embed_query(t)))
 
     def sentence_vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
         """The stored vectors of each passage text's sentences (rows; 0 rows where none are stored), read
@@ -294,12 +292,6 @@ def _load_igraph_view(store: Store) -> IGraphView:
     from kgrag.graph.analysis.igraph_view import to_igraph
 
     return IGraphView(*to_igraph(store))
-
-
-def _load_sentence_matrix(store: Store, model_id: str) -> SentenceMatrix:
-    from kgrag.retrieval.sentence_matrix import SentenceMatrix
-
-    return SentenceMatrix.load(store, model_id)
 
 
 def _load_passage_graph(ctx: QueryContext) -> PassageGraph:

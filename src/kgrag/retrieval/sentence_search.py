@@ -22,7 +22,6 @@ import numpy as np
 
 from kgrag.core.records import ScoredId
 from kgrag.retrieval.query_context import QueryContext
-from kgrag.retrieval.sentence_matrix import cosines_to
 
 
 def blend_sentence_scores(
@@ -49,35 +48,27 @@ def blend_sentence_scores(
         return list(hits)
     means = env.sentence_means(question)
     top = np.argpartition(-means, pool)[:pool] if len(means) > pool else np.arange(len(means))
-    question_pool = [matrix.chunk_ids[i] for i in top]
+    # The question's pool is every text's extra candidates: its chunk vectors are read once, for all texts.
+    stored = env.store.vectors.chunk_vectors(env.model_id, [matrix.chunk_ids[i] for i in top])
+    extra_cosines = cosine_table(list(stored.values()), vectors)
     position = matrix.position
-    blended = []
-    for found, vector in zip(hits, vectors, strict=True):
-        candidates = dict.fromkeys([*(hit.id for hit in found), *question_pool])
-        scores = {c: None if (i := position.get(c)) is None else float(means[i]) for c in candidates}
-        blended.append(_blend(found, vector, scores, env, pool, share))
-    return blended
+
+    def blended(chunk_id: str, cosine: float) -> ScoredId:
+        row = position.get(chunk_id)
+        return ScoredId(chunk_id, cosine if row is None else cosine + share * (float(means[row]) - cosine))
+
+    ranked_per_text = []
+    for found, extra in zip(hits, extra_cosines, strict=True):
+        whole = {hit.id: hit.score for hit in found}
+        for chunk_id, cosine in zip(stored, extra, strict=True):
+            whole.setdefault(chunk_id, cosine)
+        ranked = sorted((blended(c, cosine) for c, cosine in whole.items()), key=lambda hit: -hit.score)
+        ranked_per_text.append(ranked[:pool])
+    return ranked_per_text
 
 
-def _blend(
-    hits: list[ScoredId],
-    vector: np.ndarray,
-    sentence: dict[str, float | None],
-    env: QueryContext,
-    pool: int,
-    share: float,
-) -> list[ScoredId]:
-    """Every chunk of ``sentence`` (the hits and the extra candidates, with their best-sentence scores),
-    scored by the blend (the chunk cosine alone where a chunk has no sentence score), best ``pool`` first."""
-    whole = {hit.id: hit.score for hit in hits}
-    missing = [chunk_id for chunk_id in sentence if chunk_id not in whole]
-    if missing:
-        stored = env.store.vectors.chunk_vectors(env.model_id, missing)
-        if stored:
-            whole.update(zip(stored, cosines_to(np.stack(list(stored.values())), vector).tolist(), strict=True))
-    blended = [
-        ScoredId(chunk_id, cosine if (own := sentence.get(chunk_id)) is None else cosine + share * (own - cosine))
-        for chunk_id, cosine in whole.items()
-    ]
-    blended.sort(key=lambda hit: -hit.score)
-    return blended[:pool]
+def cosine_table(rows: list[np.ndarray], vectors: np.ndarray) -> list[list[float]]:
+    """The cosine of each of ``rows`` to each query vector (one list per row of ``vectors``), one einsum."""
+    if not rows:
+        return [[] for _ in range(len(vectors))]
+    return np.einsum("ij,kj->ki", np.stack(rows), np.asarray(vectors, dtype=np.float32)).tolist()

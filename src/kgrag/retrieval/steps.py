@@ -17,6 +17,7 @@ import numpy as np
 from kgrag.core.context import ContextItem, TraceStep
 from kgrag.core.records import ScoredId
 from kgrag.retrieval.query_context import QueryContext
+from kgrag.retrieval.sentence_search import blend_sentence_scores
 
 
 @dataclass
@@ -104,8 +105,6 @@ class DenseSearch:
 
     def run(self, state: QueryState, env: QueryContext) -> None:
         def search(texts: list[str]) -> list[list[ScoredId]]:
-            from kgrag.retrieval.sentence_search import blend_sentence_scores
-
             vectors = np.stack([env.embed_query(text) for text in texts])
             hits = env.store.vectors.search_many(env.model_id, vectors, self.pool)  # one pass for all queries
             # with sentence vectors, each chunk is also scored by its best sentences (whole chunks are read)

@@ -127,7 +127,7 @@ class Components:
         def sentence_cosines(query: str, items: Sequence[ContextItem]) -> list[float | None]:
             return best_sentence_similarities(items, self.query_context, query)
 
-        sentences = sentence_cosines if self.sentence_vectors_on() else None
+        sentences = sentence_cosines if self.query_context.uses_sentence_vectors() else None  # decided once
         return RerankResources(self.embedder, self.llm, passage_cosines, sentences)
 
     # -- models ----------------------------------------------------------------------------------

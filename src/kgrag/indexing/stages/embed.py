@@ -22,11 +22,11 @@ from kgrag.indexing.context import IndexContext
 from kgrag.indexing.report import IndexReport
 from kgrag.models.embeddings import Embedder
 from kgrag.store.base import Store
+from kgrag.store.vector_reads import iter_stored_vectors
 
 COMMIT_SECONDS = 2.0  # commit at least this often: a kill loses seconds of embedding, not the stage
 MODEL_TIME, STORE_TIME = timing_key(EMBED, "model"), timing_key(EMBED, "store")
 SENTENCES_LABEL = f"{progress_label(EMBED)} sentences"
-HASH_BATCH = 2000  # sentence hashes per "which are stored?" read
 
 
 class EmbedStage:
@@ -65,11 +65,8 @@ def missing_sentences(store: Store, model: str) -> list[tuple[str, str]]:
     for chunk in store.chunks.iter_all():
         for sentence in sentence_texts(chunk.text):
             sentences.setdefault(content_hash(sentence), sentence)
-    hashes = list(sentences)
-    stored: set[str] = set()
-    for start in range(0, len(hashes), HASH_BATCH):
-        stored.update(store.vectors.get(model, hashes[start : start + HASH_BATCH]))
-    return [(h, sentences[h]) for h in hashes if h not in stored]
+    stored = {text_hash for text_hash, _ in iter_stored_vectors(store, model, list(sentences))}
+    return [(h, text) for h, text in sentences.items() if h not in stored]
 
 
 def embed_and_store(
