@@ -24,7 +24,6 @@ import argparse
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -65,9 +64,7 @@ def alternate(variants: dict[str, list[Callable[[], object]]]) -> dict[str, floa
 
 def rerank_pools(ws: Workspace, questions: list[str]) -> list[list[ContextItem]]:
     """Each question's ``rerank`` pool: the pipeline's steps before its reranker (hydrated passages)."""
-    built = ws.querying.pipeline("rerank")
-    cut = next(i for i, step in enumerate(built.steps) if step.name == "rerank")
-    first_stage = replace(built, steps=built.steps[:cut])
+    first_stage = ws.querying.pipeline("rerank").before("rerank")
     ctx = ws.components.query_context
     return [[i for i in first_stage.run(q, ctx, 50).items if i.kind == "chunk"] for q in questions]
 

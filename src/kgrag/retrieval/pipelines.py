@@ -34,6 +34,12 @@ class Pipeline:
     requires: frozenset[str] = frozenset()
     answer: AnswerStrategy | None = None
 
+    def before(self, step_name: str) -> Pipeline:
+        """The same pipeline cut just before its first step named ``step_name`` (e.g. ``rerank``: the pool
+        a reranker receives, for tuning or measuring it)."""
+        cut = next(i for i, step in enumerate(self.steps) if step.name == step_name)
+        return replace(self, steps=self.steps[:cut])
+
     def run(self, query: str, ctx: QueryContext, k: int) -> RetrievalResult:
         """Check the requirements, then run every step over a fresh state (so runs never share state),
         all of them against one store generation (:meth:`~kgrag.store.base.Store.steady_generation`)."""

@@ -195,8 +195,7 @@ class EvalAPI:
         stored: the report carries the ``[rerank]`` lines to put in kgrag.toml (``report.toml()``)."""
         built = self._querying.pipeline("rerank")
         self._querying.require_chunks()
-        cut = next(i for i, step in enumerate(built.steps) if step.name == "rerank")
-        first_stage = replace(built, steps=built.steps[:cut])
+        first_stage = built.before("rerank")
         budget = next(step.tokens for step in built.steps if isinstance(step, FitBudget))
         ctx = self._parts.query_context
         config = self._parts.config
