@@ -16,7 +16,7 @@ from rich.table import Table
 
 from kgrag.cli.community_commands import communities_command, report_command
 from kgrag.cli.compare_commands import compare, tune, tune_reranker
-from kgrag.cli.errors import run_app, run_guarded
+from kgrag.cli.errors import EXIT_INCOMPLETE, run_app, run_guarded
 from kgrag.cli.eval_run_commands import eval_list, eval_pairwise, eval_qgen, eval_report, eval_run
 from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.llm_commands import cost, prompts_app
@@ -96,8 +96,15 @@ def _print_index_report(console: Console, report: IndexReport) -> None:
     if report.chunks_extracted or report.chunks_extraction_failed or report.entities:
         console.print(
             f"graph: {report.chunks_extracted} chunks extracted ({report.chunks_extraction_failed} "
-            f"failed, retried next run) · {report.entities} entities · {report.relations} relations"
+            f"failed, {report.glean_failed} gleaning calls failed) · {report.entities} entities · "
+            f"{report.relations} relations"
             + (f" · {n} summaries retried next run" if (n := report.graph_aggregates_pending) else "")
+            + (
+                f" · ungrounded dropped: {report.ungrounded_entities} entities, {report.ungrounded_relations} relations"
+                if report.ungrounded_entities or report.ungrounded_relations
+                else ""
+            ),
+            markup=False,
         )
     for line in report.llm_lines:
         console.print(f"llm {line}")
@@ -116,6 +123,13 @@ def _check_index_outcome(report: IndexReport, paths: list[Path]) -> None:
         raise KgragError(f"no file to index in {shown} (check the paths and documents.include/exclude)")
     if report.problems and len(report.problems) >= report.files_seen:
         raise KgragError(f"every file failed ({len(report.problems)} of {report.files_seen}); nothing was indexed")
+    if report.incomplete:
+        typer.echo(
+            f"incomplete: {', '.join(report.incomplete)}; run the same command again to finish "
+            f"(exit {EXIT_INCOMPLETE})",
+            err=True,
+        )
+        raise typer.Exit(EXIT_INCOMPLETE)
 
 
 @app.command()
@@ -284,6 +298,8 @@ def _print_response(console: Console, response: QueryResponse) -> None:
     console.print(f"[bold]Answer[/bold] ({response.answer.mode}): {response.answer.text}")
     if response.answer.cost_line:
         console.print(f"[dim]{response.answer.cost_line}[/dim]")
+    for warning in response.answer.warnings:
+        console.print(f"warning: {warning}", style="yellow", markup=False)
     console.print(
         f"\n[bold]Context[/bold] ({response.result.pipeline}, {response.timings_ms.get('retrieval', 0):.1f} ms):"
     )

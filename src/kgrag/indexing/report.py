@@ -32,15 +32,32 @@ class IndexReport:
     graph_texts_embedded: int = 0
     graph_aggregates_pending: int = 0  # descriptions with a fallback summary, summarised again next run
     extracted_corpus_tokens: int = 0  # text the extractor read this run, overlap counted once
+    glean_failed: int = 0  # gleaning calls that failed (the first pass was kept; counted as incomplete work)
+    ungrounded_entities: int = 0  # LLM entities whose names the text does not contain: dropped, never stored
+    ungrounded_relations: int = 0  # LLM relations with such an endpoint: dropped
     llm_lines: list[str] = field(default_factory=list)  # this run's LLM usage per stage, if any
     extraction_prompt_ratio: float | None = None  # LLM prompt tokens per corpus token (target ≤ 2.5; peers spend 5–10)
     communities: dict[str, int] = field(default_factory=dict)  # communities / community-reports stages
+    fallbacks: dict[str, int] = field(default_factory=dict)  # other LLM work that fell back, retried next run
     problems: list[FileProblem] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
 
     def add_time(self, stage: str, seconds: float) -> None:
         self.seconds[stage] = self.seconds.get(stage, 0.0) + seconds
+
+    @property
+    def incomplete(self) -> list[str]:
+        """What this run left for the next one, a phrase each (empty: the run's work is complete)."""
+        parts = []
+        if self.chunks_extraction_failed:
+            parts.append(f"{self.chunks_extraction_failed} chunks failed extraction")
+        if self.glean_failed:
+            parts.append(f"{self.glean_failed} gleaning calls failed")
+        if self.graph_aggregates_pending:
+            parts.append(f"{self.graph_aggregates_pending} summaries fell back")
+        parts.extend(f"{count} {what}" for what, count in self.fallbacks.items() if count)
+        return parts
 
     @property
     def did_work(self) -> bool:

@@ -2,8 +2,7 @@
 
 Each ``<name>.toml`` holds ``name``, ``version``, ``description``, ``output_schema``, ``system`` and
 ``user``, and optionally an ``[example]`` table: a worked example (``variables`` for the user template and
-the ``reply`` a good answer to it) that :meth:`Prompt.render` sends as one demonstrated exchange before the
-real request. Small models copy the shape of a shown reply far more reliably than they follow a schema
+the ``reply`` a good answer to it) that :meth:`Prompt.render` shows after the system instructions. Small models copy the shape of a shown reply far more reliably than they follow a schema
 (shown a schema, a sub-1B model tends to echo the schema back); the example's names are invented and the
 extractor drops any name that its text does not contain, so an example copied by mistake is never stored.
 
@@ -87,24 +86,27 @@ class Prompt:
         return template.substitute({key: str(value) for key, value in variables.items()})
 
     def render(self, variables: Mapping[str, object]) -> list[Message]:
-        """The chat messages with placeholders filled: system (if not empty), the worked example as a user
-        turn and its assistant reply (if the prompt has one), then the real user turn."""
+        """The chat messages (system, if not empty, then user) with placeholders filled; a worked example
+        is shown at the end of the system message, so a request is always one system and one user turn
+        (re-asks, replays and token estimates read the user turn as the request)."""
         messages: list[Message] = []
         system = self.render_part("system", variables)
+        if self.has_example:
+            system = f"{system}\n\n{self._example_text(variables)}".strip()
         if system.strip():
             messages.append({"role": "system", "content": system})
-        if self.has_example:
-            example = self.render_part("user", {**variables, **self.example_variables})
-            messages.append({"role": "user", "content": example})
-            messages.append({"role": "assistant", "content": self.example_reply})
         messages.append({"role": "user", "content": self.render_part("user", variables)})
         return messages
 
+    def _example_text(self, variables: Mapping[str, object]) -> str:
+        example = self.render_part("user", {**variables, **self.example_variables})
+        return f"Example (invented names). For this input:\n{example}\nthe reply is:\n{self.example_reply}"
+
     def example_block(self) -> str:
-        """The example's own text (its variables and reply), for token arithmetic; empty without one."""
+        """The example as shown to the model, for token arithmetic; empty without one."""
         if not self.has_example:
             return ""
-        return "\n".join([*self.example_variables.values(), self.example_reply])
+        return f"{self.example_reply}\n" + "\n".join(self.example_variables.values())
 
     def schema_model(self) -> type[BaseModel] | None:
         """The pydantic model named by ``output_schema``, or None for text and inline schemas."""

@@ -73,7 +73,9 @@ class IndexingAPI:
 def _run(
     parts: Components, paths: list[Path], progress: Progress, pipeline: str | None, engine: str | None = None
 ) -> IndexReport:
+    llm = parts.llm_if_configured()  # first: it fits the config to the server's context window
     plan, warnings = parts.chunk_plan()
+    warnings = [*parts.llm_notes, *warnings]
     for warning in warnings:
         progress.note(warning)
     context = IndexContext(
@@ -85,7 +87,7 @@ def _run(
         progress=progress,
         extractor=parts.extractor(progress),
         summarizer=parts.summarizer(),
-        llm=parts.llm_if_configured(),
+        llm=llm,
         sentence_vectors=parts.sentence_vectors_on(plan.size),
     )
     report = run_pipeline(context, pipeline or parts.config.indexing.pipeline, parts.index_registries, engine)
