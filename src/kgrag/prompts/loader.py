@@ -2,9 +2,10 @@
 
 Each ``<name>.toml`` holds ``name``, ``version``, ``description``, ``output_schema``, ``system`` and
 ``user``, and optionally an ``[example]`` table: a worked example (``variables`` for the user template and
-the ``reply`` a good answer to it) that :meth:`Prompt.render` shows after the system instructions. Small models copy the shape of a shown reply far more reliably than they follow a schema
-(shown a schema, a sub-1B model tends to echo the schema back); the example's names are invented and the
-extractor drops any name that its text does not contain, so an example copied by mistake is never stored.
+the ``reply`` a good answer to it) that :meth:`Prompt.render` shows after the system instructions.
+Small models copy the shape of a shown reply far more reliably than they follow a schema (shown a schema,
+a sub-1B model tends to echo the schema back); the example's names are invented and the extractor drops
+any name that its text does not contain, so an example copied by mistake is never stored.
 
 Templates use :class:`string.Template` placeholders (``$question`` or ``${question}``; ``$$``
 for a literal dollar sign) rather than ``str.format`` braces, because prompts that ask for JSON are full
