@@ -130,6 +130,12 @@ class LLMConfig(Section):
     scripted_file: Path | None = Field(
         None, description="JSONL replay file for the `scripted` provider (recorded exchanges or rules)."
     )
+    record_file: Path | None = Field(
+        None,
+        description="Append every exchange with the endpoint (request messages, reply text, finish reason) to "
+        'this JSONL file, replayable with `provider = "scripted"` and `scripted_file`: record a real model '
+        "once, then test and demo offline (`make llm-check` records its run this way).",
+    )
 
     @field_validator("provider")
     @classmethod
