@@ -199,8 +199,9 @@ def main() -> None:
         if not args.skip_eval:
             dataset = _questions(work / "questions.json")
             started = time.perf_counter()
-            command = [sys.executable, "-m", "kgrag.cli", "eval", "run", "--dataset", str(dataset), "-w",
-                       str(work / "ws"), "--pipelines", "hybrid", "--runs", "1", "--out", str(work / "reports")]  # fmt: skip
+            command = [sys.executable, "-m", "kgrag.cli", "eval", "run", "--dataset", str(dataset),
+                       "-w", str(work / "ws"), "--pipelines", "hybrid", "--runs", "1",
+                       "--out", str(work / "reports")]  # fmt: skip
             run = subprocess.run(command, capture_output=True, text=True, check=False)
             figures["eval"] = {
                 "questions": len(json.loads(dataset.read_text())),

@@ -61,12 +61,14 @@ def test_estimate_calibrates_reply_sizes_from_the_workspace_ledger(tmp_path: Pat
     os.environ.setdefault(KEY_ENV, "sk-estimate-check")
     docs = sorted(SAMPLE_DOCS.iterdir())
     responder = ExtractionResponder()
-    with FakeOpenAIServer(responder.for_server, include_usage=False) as server:
-        with Workspace.open(write_workspace(tmp_path / "ws", server.base_url)) as ws:
-            ws.indexing.run(docs[:4])
-            calls = [c for c in ws.store.llm_ledger.calls() if c.stage == "index.extract" and not c.cache_hit]
-            measured = sum(c.completion_tokens for c in calls) / len(calls)
-            _, estimate = ws.indexing.estimate(docs[4:6])
+    with (
+        FakeOpenAIServer(responder.for_server, include_usage=False) as server,
+        Workspace.open(write_workspace(tmp_path / "ws", server.base_url)) as ws,
+    ):
+        ws.indexing.run(docs[:4])
+        calls = [c for c in ws.store.llm_ledger.calls() if c.stage == "index.extract" and not c.cache_hit]
+        measured = sum(c.completion_tokens for c in calls) / len(calls)
+        _, estimate = ws.indexing.estimate(docs[4:6])
     line = next(line for line in estimate.assumptions if line.startswith("calibrated from"))
     assert f"mean of {len(calls)} calls" in line
     assert f"extraction replies {measured:.0f} completion tokens each" in json.dumps(estimate.assumptions)
