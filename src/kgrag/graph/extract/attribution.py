@@ -29,8 +29,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz, process
-
 from kgrag.graph.extract.parse import ParsedItems, name_key
 from kgrag.graph.extract.units import ExtractionUnit
 from kgrag.graph.types import ChunkExtraction, ExtractedEntity, ExtractedRelation
@@ -79,6 +77,8 @@ class ChunkLocator:
         words = _WORD.findall(key)
         if len(key) < MIN_WORD_CHARS or not words or self._min_similarity > 100:
             return ()
+        from rapidfuzz import fuzz, process  # only names that are neither exact nor word-for-word get here
+
         wanted = " ".join(words)
         found = []
         for index in range(len(self._texts)):
