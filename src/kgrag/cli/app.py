@@ -13,23 +13,26 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from kgrag.cli.community_commands import communities_command, report_command
 from kgrag.cli.compare_commands import compare, tune, tune_reranker
 from kgrag.cli.errors import run_app, run_guarded
 from kgrag.cli.eval_run_commands import eval_list, eval_pairwise, eval_qgen, eval_report, eval_run
 from kgrag.cli.graph_commands import graph_app
+from kgrag.cli.help import KgragGroup
 from kgrag.cli.llm_commands import cost, prompts_app
 from kgrag.cli.migrate_command import migrate
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 from kgrag.cli.serve_command import serve
+from kgrag.cli.show_command import show_command
 from kgrag.core.errors import KgragError
 
 if TYPE_CHECKING:  # types only: the modules are imported inside the commands that use them
     from kgrag.indexing import IndexReport
-    from kgrag.workspace import QueryResponse
 
 app = typer.Typer(
+    cls=KgragGroup,
     add_completion=False,
     no_args_is_help=True,
     help="Build plain-RAG and GraphRAG indexes over your documents and query them.",
@@ -51,6 +54,7 @@ app.command("compare")(compare)
 app.command("tune")(tune)
 app.command("tune-reranker")(tune_reranker)
 app.command("migrate")(migrate)
+app.command("show")(show_command)
 
 
 def _print_version(value: bool) -> None:
@@ -82,7 +86,7 @@ def init(
         from kgrag.workspace import Workspace
 
         with Workspace.init(directory or workspace) as ws:
-            new_console().print(f"initialised workspace [bold]{ws.path.resolve()}[/bold]")
+            new_console().print(Text.assemble("initialised workspace ", (str(ws.path.resolve()), "bold")))
 
     run_guarded(body, debug)
 
@@ -252,7 +256,7 @@ def _print_status(console: Console, info: dict[str, object], docs: list[dict[str
     failed = info.get("failed") or []
     assert isinstance(failed, list)
     for entry in failed:
-        console.print(f"[red]failed[/red] {entry['source']}: {entry['error']}")
+        console.print(Text.assemble(("failed", "red"), f" {entry['source']}: {entry['error']}"))
     for doc in docs:
         console.print(f"{doc['id']}  {doc['status']:<8} {doc['source']}")
 
@@ -269,28 +273,18 @@ def query(
     """Retrieve context for a question and answer it with citations."""
 
     def body() -> None:
+        from kgrag.cli.answers import print_response, response_payload, response_sources
+
         with open_workspace(workspace) as ws:
             ws.querying.require_chunks()
             response = ws.query(question, pipeline=pipeline, k=k)
+            sources = response_sources(ws, [response])
         if as_json:
-            typer.echo(json.dumps(response.to_dict(), indent=2))
+            typer.echo(json.dumps(response_payload(response, sources), indent=2))
         else:
-            _print_response(new_console(), response)
+            print_response(new_console(), response, sources)
 
     run_guarded(body, debug)
-
-
-def _print_response(console: Console, response: QueryResponse) -> None:
-    console.print(f"[bold]Answer[/bold] ({response.answer.mode}): {response.answer.text}")
-    if response.answer.cost_line:
-        console.print(f"[dim]{response.answer.cost_line}[/dim]")
-    console.print(
-        f"\n[bold]Context[/bold] ({response.result.pipeline}, {response.timings_ms.get('retrieval', 0):.1f} ms):"
-    )
-    for rank, item in enumerate(response.result.items, start=1):
-        snippet = " ".join(item.text.split())[:160]
-        scores = ", ".join(f"{k}={v:.3g}" for k, v in item.scores.items())
-        console.print(f"{rank}. [cyan]{item.id}[/cyan] ({scores}) {snippet}…")
 
 
 @app.command()
@@ -309,7 +303,7 @@ def pipelines(workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
         console.print(table)
         for info in infos:
             for problem in [info.error] if info.error else [r.message for r in info.requirements if not r.met]:
-                console.print(f"[yellow]{info.name}[/yellow]: {problem}")
+                console.print(Text.assemble((info.name, "yellow"), f": {problem}"))
 
     run_guarded(body, debug)
 
