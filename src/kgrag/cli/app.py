@@ -92,9 +92,11 @@ def init(
 
 
 def _print_index_report(console: Console, report: IndexReport) -> None:
+    moved = f"moved {n} · " if (n := report.documents_moved) else ""
+    copies = f"duplicates {n} (stored once) · " if (n := report.documents_duplicate) else ""
     console.print(
         f"files {report.files_seen} · new {report.documents_new} · changed {report.documents_changed} · "
-        f"unchanged {report.documents_unchanged} · removed {report.documents_removed} · "
+        f"unchanged {report.documents_unchanged} · {moved}{copies}removed {report.documents_removed} · "
         f"chunks written {report.chunks_written} · texts embedded {report.texts_embedded}"
     )
     if report.chunks_extracted or report.chunks_extraction_failed or report.entities:
@@ -152,10 +154,19 @@ def index(
             help="Ray cluster for --engine ray (auto, host:6379, ray://host:10001); unset: a local Ray for the run.",
         ),
     ] = None,
+    prune: Annotated[
+        bool,
+        typer.Option(
+            "--prune/--no-prune",
+            help="Remove the documents of files deleted from the folders being indexed (files indexed from "
+            "elsewhere stay); --no-prune keeps them.",
+        ),
+    ] = True,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Index files incrementally: unchanged files are skipped, changed ones re-processed."""
+    """Index files incrementally: unchanged files are skipped, changed ones re-processed, deleted ones
+    removed; a moved file keeps its index and a copy is not stored twice."""
 
     def body() -> None:
         from kgrag.cli.progress import RichProgress
@@ -169,7 +180,7 @@ def index(
             if estimate:
                 report, cost = ws.estimate_index(paths, progress=progress)
             else:
-                report = ws.index(paths, progress=progress)
+                report = ws.index(paths, progress=progress, prune=prune)
         if estimate:
             console.print(
                 f"estimate (nothing was changed or sent): {cost.line()} for {report.chunks_written} new chunks"
