@@ -116,8 +116,9 @@ def _print_index_report(console: Console, report: IndexReport) -> None:
 
 def _check_index_outcome(report: IndexReport, paths: list[Path]) -> None:
     """Nothing to index is not success: a script must see a non-zero exit when no file matched or every
-    file failed (the report above already named each failure)."""
-    if report.files_seen == 0:
+    file failed (the report above already named each failure). A folder emptied on purpose is not a
+    mistake: its files' documents were removed."""
+    if report.files_seen == 0 and not report.documents_removed:
         shown = ", ".join(str(p) for p in paths)
         raise KgragError(f"no file to index in {shown} (check the paths and documents.include/exclude)")
     if report.problems and len(report.problems) >= report.files_seen:
