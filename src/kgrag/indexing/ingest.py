@@ -184,7 +184,7 @@ class Ingestor:
             if d.id != own_id and d.status in _DONE and not is_duplicate(d)
         ]
         gone = [d for d in twins if file_gone(d.source)]
-        return (gone or twins or [None])[0]
+        return next(iter(gone or twins), None)
 
     def _adopt(
         self, record: DocumentRecord, twin: DocumentRecord, existing: DocumentRecord | None, text: str,
