@@ -96,11 +96,13 @@ def page_of(document: DocumentRecord, offset: int) -> int | None:
 
 
 def page_starts(pages: Sequence[str], separator: str) -> str:
-    """The :data:`PAGE_STARTS` value for a text made of ``pages`` joined with ``separator``."""
+    """The :data:`PAGE_STARTS` value for a text made of the non-empty ``pages`` joined with ``separator``
+    (an empty page starts where the next one does, so later pages keep their numbers)."""
     starts, at = [], 0
     for text in pages:
         starts.append(at)
-        at += len(text) + len(separator)
+        if text:
+            at += len(text) + len(separator)
     return ",".join(str(s) for s in starts)
 
 
