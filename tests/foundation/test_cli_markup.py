@@ -143,3 +143,19 @@ def test_cli_code_writes_no_markup_tags() -> None:
     cli_dir = Path(cli_help.__file__).parent
     offenders = [p.name for p in cli_dir.glob("*.py") if tag.search(p.read_text(encoding="utf-8"))]
     assert not offenders
+
+
+def test_show_resolves_every_kind_of_id(markup_ws: Path) -> None:
+    with Workspace.open(markup_ws) as ws:
+        chunk = ws.store.chunks.get_many([c.id for c in ws.store.chunks.iter_all()])[-1]
+        relation = ws.store.graph.relation_ids()[0]
+        document = ws.documents.list()[0]
+    pasted = _run("show", f"[c:{chunk.id}]", "-w", str(markup_ws)).output  # as cited in an LLM answer
+    assert "§ Quoting [the board]" in pasted and "[c:abc]" in pasted
+    by_path = json.loads(_run("show", document.source, "-w", str(markup_ws), "--json").output)
+    assert by_path["kind"] == "document" and by_path["id"] == document.id
+    assert "[/time]" in by_path["text"] and by_path["chunks"]
+    shown = json.loads(_run("show", relation, "-w", str(markup_ws), "--json").output)
+    assert shown["kind"] == "relation" and shown["sources"][0]["source"].endswith("notes.md")
+    missing = CliRunner().invoke(app, ["show", "c0000000000000000", "-w", str(markup_ws)])
+    assert missing.exit_code == 1 and "no chunk, document, entity or relation" in missing.output

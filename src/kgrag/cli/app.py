@@ -29,6 +29,7 @@ from kgrag.cli.show_command import show_command
 from kgrag.core.errors import KgragError
 
 if TYPE_CHECKING:  # types only: the modules are imported inside the commands that use them
+    from kgrag.core.records import DocumentRecord
     from kgrag.indexing import IndexReport
 
 app = typer.Typer(
@@ -248,17 +249,20 @@ def status(
     def body() -> None:
         with open_workspace(workspace) as ws:
             info = ws.status()
-            docs = (
-                [{"id": d.id, "source": d.source, "status": d.status.value} for d in ws.documents.list()]
-                if documents
-                else []
-            )
+            docs = [_document_row(d) for d in ws.documents.list()] if documents else []
         if as_json:
             typer.echo(json.dumps({**info, "document_list": docs}, indent=2))
             return
         _print_status(new_console(), info, docs)
 
     run_guarded(body, debug)
+
+
+def _document_row(doc: DocumentRecord) -> dict[str, str]:
+    row = {"id": doc.id, "source": doc.source, "status": doc.status.value}
+    if doc.metadata.get("duplicate_of"):  # a copy of another document's file, stored once
+        row["duplicate_of"] = doc.metadata["duplicate_of"]
+    return row
 
 
 def _print_status(console: Console, info: dict[str, object], docs: list[dict[str, str]]) -> None:
@@ -270,7 +274,8 @@ def _print_status(console: Console, info: dict[str, object], docs: list[dict[str
     for entry in failed:
         console.print(Text.assemble(("failed", "red"), f" {entry['source']}: {entry['error']}"))
     for doc in docs:
-        console.print(f"{doc['id']}  {doc['status']:<8} {doc['source']}")
+        copy = f"  (copy of {doc['duplicate_of']})" if "duplicate_of" in doc else ""
+        console.print(f"{doc['id']}  {doc['status']:<8} {doc['source']}{copy}")
 
 
 @app.command()

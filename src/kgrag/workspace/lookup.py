@@ -86,7 +86,8 @@ def _document(store: Store, ident: str) -> Shown | None:
             document = None
     if document is None:
         return None
-    chunks = store.chunks.for_document(document.id)
+    holder = document.metadata.get("duplicate_of")  # a copy: its text is its document's
+    chunks = store.chunks.for_document(holder or document.id)
     facts: dict[str, Any] = {
         "source": document.source,
         "title": document.title,
@@ -95,8 +96,8 @@ def _document(store: Store, ident: str) -> Shown | None:
     }
     if document.error:
         facts["error"] = document.error
-    if document.metadata.get("duplicate_of"):
-        facts["duplicate_of"] = document.metadata["duplicate_of"]
+    if holder:
+        facts["duplicate_of"] = holder
     return Shown("document", document.id, document.title or document.source, document_text(chunks), facts)
 
 
