@@ -78,6 +78,8 @@ def test_query_json_has_sources_with_sections(markup_ws: Path) -> None:
 def test_compare_and_show_print_markup_verbatim(markup_ws: Path) -> None:
     out = _run("compare", "deploy window [/time]", "-w", str(markup_ws), "-p", "bm25,hybrid").output
     assert "[/time]" in out and "notes.md" in out
+    rows = json.loads(_run("compare", "deploy window", "-w", str(markup_ws), "-p", "bm25", "--json").output)
+    assert rows[0]["citations"][0]["source"]["source"].endswith("notes.md")
     payload = json.loads(_run("query", "deploy window", "-w", str(markup_ws), "-p", "bm25", "--json").output)
     cited = payload["answer"]["citations"][0]
     shown = _run("show", cited, "-w", str(markup_ws)).output
