@@ -44,6 +44,11 @@ def test_section_is_the_last_heading_before_the_passage() -> None:
     sections = [section_of(c, chunks) for c in chunks]
     assert sections == [[name for at, name in headings if at <= c.char_start][-1] for c in chunks]
     assert sections[0] == "On-call handbook" and "Escalation" in sections and sections[-1] == "Handover"
+    record = _doc(HANDBOOK)
+    spanning = next(c for c in chunks if "## Handover" in c.text and not c.text.startswith("## Handover"))
+    ref = source_ref(spanning, record, chunks)
+    assert ref.section == "Escalation" and ref.sections == ("Escalation", "Handover")
+    assert ref.label().endswith("· § Escalation → Handover") and ref.to_dict()["sections"] == ["Escalation", "Handover"]
     # only the chunks up to the passage are read: its own later headings do not count
     assert section_of(chunks[1], chunks[:2]) in {"On-call handbook", "Escalation"}
 

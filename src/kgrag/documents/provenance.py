@@ -2,8 +2,8 @@
 around it when the document says.
 
 A chunk is an exact slice of its document's text (``char_start``/``char_end``), so the section is the
-last markdown heading at or before the chunk's start, found in the chunk itself or the chunks before it,
-and the page follows from the page start offsets a loader recorded in the document's metadata
+last markdown heading at or before the chunk's start, found in the chunk itself or the chunks before it
+(a passage that runs into later sections lists those too), and the page follows from the page start offsets a loader recorded in the document's metadata
 (:data:`PAGE_STARTS`, comma-separated character offsets, e.g. PDFs). Nothing here reads a file again.
 """
 
@@ -35,10 +35,13 @@ class SourceRef:
     section: str | None = None
     page: int | None = None
     span: tuple[int, int] | None = None
+    sections: tuple[str, ...] = ()
+    """Every section the passage touches, in order: ``section`` and the headings inside the passage."""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["span"] = list(self.span) if self.span else None
+        data["sections"] = list(self.sections)
         return data
 
     def label(self, cwd: Path | None = None) -> str:
@@ -47,8 +50,9 @@ class SourceRef:
         parts = [display_source(self.source, cwd)]
         if self.title and self.title != Path(self.source.partition("#")[0]).stem:
             parts.append(f'"{self.title}"')
-        if self.section and self.section != self.title:
-            parts.append(f"§ {self.section}")
+        shown = [s for s in (self.sections or ((self.section,) if self.section else ())) if s != self.title]
+        if shown:
+            parts.append("§ " + " → ".join(shown[:4]) + (" → …" if len(shown) > 4 else ""))
         if self.page is not None:
             parts.append(f"p. {self.page}")
         return " · ".join(parts)
@@ -82,6 +86,11 @@ def section_of(target: ChunkRecord, chunks: Sequence[ChunkRecord]) -> str | None
     return None
 
 
+def headings_in(chunk: ChunkRecord) -> list[str]:
+    """The headings inside ``chunk`` after its first character, in order."""
+    return [m.group(1).strip() for m in _HEADING.finditer(chunk.text) if m.start() > 0]
+
+
 def page_of(document: DocumentRecord, offset: int) -> int | None:
     """The 1-based page holding character ``offset``, when the loader recorded page starts."""
     raw = document.metadata.get(PAGE_STARTS)
@@ -108,12 +117,15 @@ def page_starts(pages: Sequence[str], separator: str) -> str:
 
 def source_ref(chunk: ChunkRecord, document: DocumentRecord, chunks: Sequence[ChunkRecord]) -> SourceRef:
     """The :class:`SourceRef` of ``chunk`` in ``document`` (``chunks``: the document's chunks, for the section)."""
+    section = section_of(chunk, chunks)
+    sections = tuple(dict.fromkeys([*([section] if section else []), *headings_in(chunk)]))
     return SourceRef(
         chunk_id=chunk.id,
         doc_id=document.id,
         source=document.source,
         title=document.title,
-        section=section_of(chunk, chunks),
+        section=section,
         page=page_of(document, chunk.char_start),
         span=(chunk.char_start, chunk.char_end),
+        sections=sections,
     )
