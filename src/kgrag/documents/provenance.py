@@ -3,8 +3,9 @@ around it when the document says.
 
 A chunk is an exact slice of its document's text (``char_start``/``char_end``), so the section is the
 last markdown heading at or before the chunk's start, found in the chunk itself or the chunks before it
-(a passage that runs into later sections lists those too), and the page follows from the page start offsets a loader recorded in the document's metadata
-(:data:`PAGE_STARTS`, comma-separated character offsets, e.g. PDFs). Nothing here reads a file again.
+(a passage that runs into later sections lists those too), and the page follows from the page start
+offsets a loader recorded in the document's metadata (:data:`PAGE_STARTS`, comma-separated character
+offsets, e.g. PDFs). Nothing here reads a file again.
 """
 
 from __future__ import annotations
