@@ -126,6 +126,16 @@ def _check_index_outcome(report: IndexReport, paths: list[Path]) -> None:
         raise KgragError(f"every file failed ({len(report.problems)} of {report.files_seen}); nothing was indexed")
 
 
+PruneOpt = Annotated[
+    bool,
+    typer.Option(
+        "--prune/--no-prune",
+        help="Remove the documents of files deleted from the folders being indexed (files indexed from "
+        "elsewhere stay); --no-prune keeps them.",
+    ),
+]
+
+
 @app.command()
 def index(
     paths: Annotated[list[Path], typer.Argument(help="Files or directories to index.")],
@@ -156,14 +166,7 @@ def index(
             help="Ray cluster for --engine ray (auto, host:6379, ray://host:10001); unset: a local Ray for the run.",
         ),
     ] = None,
-    prune: Annotated[
-        bool,
-        typer.Option(
-            "--prune/--no-prune",
-            help="Remove the documents of files deleted from the folders being indexed (files indexed from "
-            "elsewhere stay); --no-prune keeps them.",
-        ),
-    ] = True,
+    prune: PruneOpt = True,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
