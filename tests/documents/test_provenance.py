@@ -8,11 +8,13 @@ from pathlib import Path
 
 from tests.documents.test_documents_loaders import _pdf
 
+from kgrag import Workspace
 from kgrag.config import DocumentsConfig
-from kgrag.core.records import DocumentRecord, DocumentStatus
+from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus
 from kgrag.documents import TokenCounter, load_path
 from kgrag.documents.provenance import SourceRef, display_source, page_of, section_of, source_ref
 from kgrag.indexing.prepare import ChunkPlan, build_chunk_records
+from kgrag.workspace.lookup import WINDOW
 
 HANDBOOK = (
     """# On-call handbook
@@ -74,3 +76,30 @@ def test_labels_are_relative_below_the_current_directory(tmp_path: Path) -> None
     ref = SourceRef("c1", "d1", str(inside), "Alpha notes", section="Setup", page=2)
     assert ref.label(tmp_path) == f'{Path("docs") / "a.md"} · "Alpha notes" · § Setup · p. 2'
     assert SourceRef("c1", "d1", str(inside), "a", section="a").label(tmp_path) == str(Path("docs") / "a.md")
+
+
+def test_sources_read_back_only_to_the_heading(fake_ws: Workspace, tmp_path: Path) -> None:
+    """A passage deep in a long document finds its section by reading windows of chunks backwards."""
+    para = "Telemetry from the Osprey fleet is sampled every minute and kept for a year. "
+    text = (
+        "# Fleet manual\n\n## Telemetry\n\n" + "\n\n".join(para * 3 for _ in range(150)) + "\n\n## Retention\n\nLast."
+    )
+    (tmp_path / "manual.md").write_text(text, encoding="utf-8")
+    fake_ws.config.chunking.size_tokens = 40
+    fake_ws.index([tmp_path / "manual.md"])
+    doc = fake_ws.documents.list()[0]
+    chunks = fake_ws.store.chunks.for_document(doc.id)
+    assert len(chunks) > 2 * WINDOW
+    reads: list[tuple[int, int]] = []
+    real = fake_ws.store.chunks.for_document_range
+
+    def counted(doc_id: str, first: int, last: int) -> list[ChunkRecord]:
+        reads.append((first, last))
+        return real(doc_id, first, last)
+
+    fake_ws.store.chunks.for_document_range = counted  # type: ignore[method-assign]
+    deep = next(c for c in reversed(chunks) if "## Retention" not in c.text and c.char_start < text.index("## Ret"))
+    assert fake_ws.documents.sources([deep.id])[deep.id].section == "Telemetry"
+    assert len(reads) == -(-(deep.ord + 1) // WINDOW)  # windows back to the heading, none twice
+    last = chunks[-1]  # starts under "Telemetry" and runs into "Retention"
+    assert fake_ws.documents.sources([last.id])[last.id].sections == ("Telemetry", "Retention")

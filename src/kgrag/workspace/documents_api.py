@@ -41,7 +41,7 @@ class DocumentsAPI:
 
     def sources(self, chunk_ids: Sequence[str]) -> dict[str, SourceRef]:
         """Where each chunk comes from (file or record, title, section, page), by chunk id; unknown ids are
-        left out. Each document's chunks are read once, however many of its chunks are asked about."""
+        left out. Only the chunks back to each passage's section heading are read, not whole documents."""
         return {ref.chunk_id: ref for ref in chunk_sources(self._parts.store, chunk_ids)}
 
     def show(self, ident: str) -> Shown | None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from kgrag.core.records import ChunkRecord, DocumentRecord
-from kgrag.documents.provenance import SourceRef, source_ref
+from kgrag.documents.provenance import SourceRef, section_of, source_ref
 from kgrag.store.base import Store
 
 ShownKind = Literal["chunk", "document", "entity", "relation"]
@@ -52,17 +52,34 @@ def document_text(chunks: Sequence[ChunkRecord]) -> str:
     return "".join(text)
 
 
+WINDOW = 32
+"""Chunks read at a time while looking back for a passage's section heading."""
+
+
+def preceding_chunks(store: Store, chunk: ChunkRecord) -> list[ChunkRecord]:
+    """``chunk`` and the chunks before it, back to the nearest one whose heading gives its section (read in
+    windows of :data:`WINDOW`, so a passage deep in a long document costs a few reads, not the document)."""
+    found: list[ChunkRecord] = []
+    last = chunk.ord
+    while last >= 0:
+        first = max(0, last - WINDOW + 1)
+        found = store.chunks.for_document_range(chunk.doc_id, first, last) + found
+        if section_of(chunk, found) is not None:
+            break
+        last = first - 1
+    return found or [chunk]
+
+
 def chunk_sources(store: Store, chunk_ids: Sequence[str], limit: int | None = None) -> list[SourceRef]:
     """The :class:`SourceRef` of each known chunk in ``chunk_ids`` (the first ``limit``), in order."""
     refs: list[SourceRef] = []
-    siblings: dict[str, list[ChunkRecord]] = {}
+    documents: dict[str, DocumentRecord | None] = {}
     for chunk in store.chunks.get_many(list(chunk_ids)[:limit] if limit else chunk_ids):
-        document = store.documents.get(chunk.doc_id)
-        if document is None:
-            continue
-        if chunk.doc_id not in siblings:
-            siblings[chunk.doc_id] = store.chunks.for_document(chunk.doc_id)
-        refs.append(source_ref(chunk, document, siblings[chunk.doc_id]))
+        if chunk.doc_id not in documents:
+            documents[chunk.doc_id] = store.documents.get(chunk.doc_id)
+        document = documents[chunk.doc_id]
+        if document is not None:
+            refs.append(source_ref(chunk, document, preceding_chunks(store, chunk)))
     return refs
 
 
