@@ -117,3 +117,11 @@ def test_documents_by_content_hash_and_renamed_source(store: Store) -> None:
     assert store.documents.by_source("/moved/d1.md") == store.documents.get("d1")
     assert store.documents.by_source("/docs/d1.md") is None
     assert [c.id for c in store.chunks.for_document("d1")] == ["c1"]
+
+
+def test_chunks_of_a_document_by_position_range(store: Store) -> None:
+    store.documents.upsert(_doc())
+    store.chunks.replace_for_document("d1", [_chunk(f"c{i}", f"part {i}", ord_=i) for i in range(6)])
+    assert [c.id for c in store.chunks.for_document_range("d1", 2, 4)] == ["c2", "c3", "c4"]
+    assert [c.id for c in store.chunks.for_document_range("d1", 5, 9)] == ["c5"]
+    assert store.chunks.for_document_range("d2", 0, 9) == []
