@@ -22,6 +22,8 @@ class IndexReport:
     documents_changed: int = 0
     documents_unchanged: int = 0
     documents_removed: int = 0
+    documents_moved: int = 0  # same content under a new path: the document was re-pointed, nothing re-made
+    documents_duplicate: int = 0  # copies of a stored document's content: recorded, not stored twice
     chunks_written: int = 0
     texts_embedded: int = 0
     # graph stage: chunks extracted/failed this run, graph size after it, graph texts embedded
@@ -66,6 +68,8 @@ class IndexReport:
             or self.documents_changed
             or self.texts_embedded
             or self.documents_removed
+            or self.documents_moved
+            or self.documents_duplicate
             or self.chunks_extracted
             or self.graph_texts_embedded
         )
