@@ -1,6 +1,7 @@
 """Worked examples in the shipped prompts: every prompt with a structured output schema carries one, its
 reply is a valid answer (it parses, validates against the prompt's schema and passes through the real
-structured client), it is sent between the system message and the real request, it fills only
+structured client), it is shown at the end of the system message (a request stays one system and one
+user turn, which re-asks, replays and estimates rely on), it fills only
 placeholders the user template has, and none of its names or sentences occur in the demo corpus, so an
 example copied by a model can never pass for an answer about that corpus."""
 
@@ -25,22 +26,7 @@ SAMPLE_CORPUS = Path(__file__).resolve().parents[2] / "examples" / "sample"
 
 # Structured prompts whose worked examples have not landed yet. This set MUST be empty before a release:
 # a small model shown only the schema tends to echo the schema back instead of answering.
-PENDING_EXAMPLES = frozenset(
-    {
-        "community_report",
-        "confirm_merge",
-        "expand_and_hyde",
-        "extract_graph",
-        "glean_graph",
-        "global_map",
-        "hyde",
-        "query_expansion",
-        "query_keywords",
-        "reflect_triples",
-        "rerank_listwise",
-        "route_query",
-    }
-)
+PENDING_EXAMPLES: frozenset[str] = frozenset()
 
 STRUCTURED = [p for p in list_prompts() if p.output_schema != TEXT_OUTPUT]
 WITH_EXAMPLE = [p for p in STRUCTURED if p.has_example]
@@ -116,14 +102,15 @@ def test_example_reply_validates_against_the_schema(prompt: Prompt) -> None:
 
 
 @pytest.mark.parametrize("prompt", WITH_EXAMPLE, ids=_name)
-def test_example_exchange_sits_between_system_and_the_real_request(prompt: Prompt) -> None:
+def test_example_follows_the_instructions_and_precedes_the_real_request(prompt: Prompt) -> None:
     real = _real_variables(prompt)
     messages = prompt.render(real)
-    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
-    system, shown, reply, request = (m["content"] for m in messages)
-    assert system == prompt.render_part("system", real)
-    assert shown == prompt.render_part("user", {**real, **prompt.example_variables})
-    assert reply == prompt.example_reply
+    assert [m["role"] for m in messages] == ["system", "user"]
+    system, request = (m["content"] for m in messages)
+    instructions = prompt.render_part("system", real)
+    shown = prompt.render_part("user", {**real, **prompt.example_variables})
+    assert system.startswith(instructions) and system.endswith(prompt.example_reply)
+    assert shown in system[len(instructions) :]
     assert request == prompt.render_part("user", real) and shown != request
     for key in prompt.example_variables:
         assert real[key] not in shown and real[key] in request
@@ -152,13 +139,14 @@ def test_collision_check_catches_corpus_names_and_copied_sentences() -> None:
 
 @pytest.mark.parametrize("prompt", [p for p in WITH_EXAMPLE if p.schema_model() is not None], ids=_name)
 def test_structured_client_sends_the_example_and_accepts_its_reply(prompt: Prompt) -> None:
-    """Through the real client: the schema instruction joins the system message, the example exchange
-    follows it unchanged, and a model answering in the example's shape is accepted on the first try."""
+    """Through the real client: the example and the format line join the system message, the request is
+    the user turn, and a model answering in the example's shape is accepted on the first try."""
     provider = ScriptedProvider([ScriptRule(".", prompt.example_reply)])
     client = create_llm_client(LLMConfig(provider="scripted", model="m"), provider=provider)
     result = client.structured(prompt.name, _real_variables(prompt), stage="test")
     assert result.ok and not result.repaired and not result.reasked
     assert len(provider.requests) == 1
     sent = provider.requests[0].messages
-    assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
-    assert sent[2]["content"] == prompt.example_reply and "<real" in sent[3]["content"]
+    assert [m["role"] for m in sent] == ["system", "user"]
+    assert prompt.example_reply in sent[0]["content"] and "<real" in sent[1]["content"]
+    assert '"type"' not in sent[0]["content"].split(prompt.example_reply)[-1]  # no schema dump after it
