@@ -83,8 +83,10 @@ def serve(
     def body() -> None:
         import uvicorn
 
-        from kgrag.server import check_bind, create_app
+        from kgrag.server import check_bind, create_app, uvicorn_options
 
+        if port is not None and not 0 <= port <= 65535:
+            raise KgragError(f"--port {port}: a TCP port is 0-65535 (0 = any free port)")
         specs = _parse_workspaces(workspace or [])
         keys = _keys(api_key_file)
         with ExitStack() as stack:
@@ -92,12 +94,13 @@ def serve(
             limits = next(iter(opened.values())).config.server  # the first workspace's [server] section
             bind_host = host or limits.host
             check_bind(bind_host, keys)
+            limits = limits.model_copy(update={"host": bind_host})  # the Host check knows the bound name
             app = create_app(opened, limits, keys)
             bind_port = limits.port if port is None else port
             new_console().print(
                 f"serving {', '.join(opened)} on http://{bind_host}:{bind_port} "
                 f"({'API key required' if keys else 'no API key: loopback only'})"
             )
-            uvicorn.run(app, host=bind_host, port=bind_port, log_level="warning", server_header=False)
+            uvicorn.run(app, host=bind_host, port=bind_port, log_level="warning", **uvicorn_options(limits))
 
     run_guarded(body, debug)

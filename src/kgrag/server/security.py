@@ -110,8 +110,9 @@ class RateLimiter:
         self._lock = threading.Lock()
         self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
 
-    def acquire(self, client: str) -> float:
-        """0.0 when the request may go ahead, else the seconds until it could (for Retry-After)."""
+    def acquire(self, client: str, *, spend: bool = True) -> float:
+        """0.0 when the request may go ahead, else the seconds until it could (for Retry-After).
+        ``spend=False`` only looks (the failed-key limiter asks before it knows whether to charge)."""
         if self.rate <= 0:
             return 0.0
         now = time.monotonic()
@@ -119,7 +120,7 @@ class RateLimiter:
             tokens, last = self._buckets.pop(client, (self.burst, now))
             tokens = min(self.burst, tokens + (now - last) * self.rate)
             wait = 0.0 if tokens >= 1 else (1 - tokens) / self.rate
-            self._buckets[client] = (tokens - 1 if wait == 0.0 else tokens, now)
+            self._buckets[client] = (tokens - 1 if wait == 0.0 and spend else tokens, now)
             while len(self._buckets) > MAX_TRACKED_CLIENTS:
                 self._buckets.popitem(last=False)
         return wait
