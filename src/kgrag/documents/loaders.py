@@ -23,6 +23,7 @@ from kgrag.config import DocumentsConfig
 from kgrag.core.builtins import new_registry
 from kgrag.core.errors import DocumentError
 from kgrag.core.registry import Registry
+from kgrag.documents.log_names import naming
 from kgrag.documents.reading import decode_text, normalize_newlines, read_limited, require_text
 from kgrag.documents.records import LoadedDocument
 
@@ -96,7 +97,8 @@ def load_path(path: Path, cfg: DocumentsConfig, loaders: Registry[Loader] | None
         )
     loader = registry.load(suffix)
     data = read_limited(path, cfg.max_file_mb)
-    return loader(path.resolve(), data, cfg)
+    with naming(path):  # a library's warning about this file says which file
+        return loader(path.resolve(), data, cfg)
 
 
 def _metadata(path: Path) -> dict[str, str]:

@@ -1,0 +1,138 @@
+"""Inputs that used to crash (exit 2), hang or pass silently: each now ends in one line naming the culprit.
+
+Config files and datasets that are devices, FIFOs or nested past the recursion limit; a misspelt section
+in a ``KGRAG_*`` variable; a port out of range; SIGTERM and SIGHUP while a command waits; and a damaged
+PDF whose library warnings now say which file they mean.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from tests.conftest import REPO
+
+from kgrag import Workspace
+from kgrag.core.progress import SilentProgress
+from kgrag.store.index_lock import WAITING, file_lock
+
+TIMEOUT_S = 300  # generous: a hang shows as a timeout here, never as a wait on the machine's speed
+
+
+def _env(**extra: str) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(REPO / "src"), "HF_HUB_OFFLINE": "1", **extra}
+
+
+def _kgrag(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "kgrag.cli", *args]
+    return subprocess.run(command, capture_output=True, text=True, env=_env(**env), timeout=TIMEOUT_S)
+
+
+def _one_line_user_error(done: subprocess.CompletedProcess[str], *expected: str) -> None:
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    for text in expected:
+        assert text in lines[0], lines[0]
+
+
+@pytest.fixture
+def ws_path(tmp_path: Path) -> Path:
+    path = tmp_path / "ws"
+    Workspace.init(path, embedding={"provider": "fake"}).close()
+    return path
+
+
+@pytest.mark.parametrize("kind", ["dev-zero", "fifo"])
+def test_a_config_that_is_not_a_file(ws_path: Path, kind: str) -> None:
+    config = ws_path / "kgrag.toml"
+    config.unlink()
+    if kind == "dev-zero":
+        config.symlink_to("/dev/zero")
+    else:
+        os.mkfifo(config)
+    _one_line_user_error(_kgrag("status", "-w", str(ws_path)), "kgrag.toml", "not a regular file")
+
+
+def test_a_misspelt_section_in_an_environment_variable_is_named(ws_path: Path) -> None:
+    done = _kgrag("status", "-w", str(ws_path), KGRAG_EMBEDING__PROVIDER="fake")
+    _one_line_user_error(done, "KGRAG_EMBEDING__PROVIDER", "unknown config section 'embeding'", "embedding")
+    assert _kgrag("status", "-w", str(ws_path), KGRAG_EMBEDDING__PROVIDER="fake").returncode == 0
+
+
+@pytest.mark.parametrize("kind", ["deep-list", "deep-evidence", "dev-zero", "fifo"])
+def test_an_eval_dataset_that_cannot_be_read(ws_path: Path, tmp_path: Path, kind: str) -> None:
+    dataset = tmp_path / "questions.json"
+    if kind == "deep-list":
+        dataset.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    elif kind == "deep-evidence":
+        nested = "[" * 50_000 + "]" * 50_000
+        dataset.write_text(f'[{{"question": "q", "evidence": {nested}}}]', encoding="utf-8")
+    elif kind == "dev-zero":
+        dataset.symlink_to("/dev/zero")
+    else:
+        os.mkfifo(dataset)
+    expected = "not a regular file" if kind in ("dev-zero", "fifo") else "nested too deeply"
+    done = _kgrag("eval", "retrieval", "--dataset", str(dataset), "--pipelines", "bm25", "-w", str(ws_path))
+    _one_line_user_error(done, str(dataset), expected)
+
+
+def test_serve_on_a_port_out_of_range(ws_path: Path) -> None:
+    _one_line_user_error(_kgrag("serve", "-w", str(ws_path), "--port", "99999"), "--port 99999", "0-65535")
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_a_stop_signal_ends_with_a_message(ws_path: Path, signame: str) -> None:
+    """``kgrag graph denoise`` waits for the lock this test holds; the signal ends it with one line."""
+    with file_lock(ws_path, SilentProgress()):  # what the SQLite store's writer lock is
+        command = [sys.executable, "-m", "kgrag.cli", "graph", "denoise", "-w", str(ws_path)]
+        process = subprocess.Popen(command, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert process.stderr is not None
+        waiting = threading.Event()
+        seen: list[str] = []
+
+        def watch() -> None:
+            assert process.stderr is not None
+            for line in process.stderr:
+                seen.append(line)
+                if WAITING[:40] in line:
+                    waiting.set()
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        assert waiting.wait(TIMEOUT_S), "".join(seen)
+        process.send_signal(getattr(signal, signame))
+        process.wait(TIMEOUT_S)
+        watcher.join(TIMEOUT_S)
+    number = getattr(signal, signame)
+    assert process.returncode == 128 + number, "".join(seen)
+    assert seen[-1].strip() == f"stopped by {signame}; re-run the same command to resume"
+
+
+def test_pdf_warnings_name_the_file(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from pypdf import PdfWriter
+
+    from kgrag.config import DocumentsConfig
+    from kgrag.core.errors import DocumentError
+    from kgrag.documents.loaders import load_path
+
+    writer = PdfWriter()
+    writer.add_blank_page(200, 200)
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    data = buffer.getvalue()
+    damaged = tmp_path / "damaged.pdf"  # a wrong startxref offset: pypdf recovers and warns
+    damaged.write_bytes(data[: data.rfind(b"startxref")] + b"startxref\n99999\n%%EOF\n")
+    with caplog.at_level(logging.WARNING), pytest.raises(DocumentError):  # a blank page: no text, a clear error
+        load_path(damaged, DocumentsConfig())
+    warnings = [r.getMessage() for r in caplog.records if r.name.startswith("pypdf")]
+    assert warnings and all(line.startswith(f"{damaged}: ") for line in warnings), warnings
+    logging.getLogger("pypdf").warning("outside any file")  # other records are left as they are
+    assert caplog.records[-1].getMessage() == "outside any file"
