@@ -15,6 +15,7 @@ from tests.reliability.crash import crash_series, two_indexers
 from tests.store.pg_fixture import SchemaUrl
 
 KILLS = 20 if os.environ.get("KGRAG_SOAK") else 5  # `make soak` sets KGRAG_SOAK
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

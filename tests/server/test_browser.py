@@ -4,7 +4,7 @@ through two pipelines side by side and opens an entity's neighbourhood; a screen
 
 Debian's chromium (``scripts/install-chromium.sh``, run by ``make test``) is driven by Playwright's
 Python package through ``executable_path``: no browser download. Without either, the test skips and
-says why.
+says why (fails under ``KGRAG_REQUIRE_SERVICES=1``, as in CI).
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ import httpx
 import pytest
 from tests.conftest import REPO
 from tests.server.conftest import free_port
+from tests.services import import_service, unavailable
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install 'kgrag[dev]')")
+sync_api = import_service("playwright.sync_api", "Chromium", "playwright is not installed (pip install 'kgrag[dev]')")
 
 ARTIFACTS = REPO / "build" / "test-artifacts"
 CHROMIUM_ARGS = [
@@ -39,7 +40,7 @@ CHROMIUM_ARGS = [
 def _chromium() -> str:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found is None:
-        pytest.skip("Debian chromium is not installed (run scripts/install-chromium.sh as root)")
+        unavailable("Chromium", "Debian chromium is not installed (run scripts/install-chromium.sh as root)")
     return found
 
 
