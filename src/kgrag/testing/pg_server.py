@@ -68,7 +68,7 @@ def reachable_by_others(path: Path) -> bool:
     return True
 
 
-def _trusted_copy(target: Path) -> bool:
+def _trusted_copy(target: Path, binaries: Path) -> bool:
     """A finished copy made by this user: a real directory it owns that no one else may write to."""
     try:
         info = target.lstat()
@@ -78,17 +78,20 @@ def _trusted_copy(target: Path) -> bool:
         stat.S_ISDIR(info.st_mode)
         and info.st_uid == os.geteuid()
         and not info.st_mode & 0o022
-        and (target / "bin" / "initdb").exists()
+        and (binaries / "initdb").exists()
     )
 
 
 def reachable_bin_dir(binaries: Path) -> Path:
     """``binaries``, or the ``bin`` of a copy of its installation that the unprivileged user can run.
 
-    The copy is keyed by the installation's path and the ``postgres`` binary's modification time, made
-    under a temporary name and renamed into place (two test sessions at once end with one copy), and
-    reused by later sessions; a directory of that name not owned by this user is never trusted."""
-    install = binaries.parent
+    The wheel's binaries find their shared libraries relative to themselves (``pginstall/lib`` and the
+    wheel's ``<package>.libs`` beside the package), so the copy keeps that layout. It is keyed by the
+    installation's path and the ``postgres`` binary's modification time, made under a temporary name and
+    renamed into place (two test sessions at once end with one copy), and reused by later sessions; a
+    directory of that name not owned by this user is never trusted."""
+    install = binaries.parent  # .../site-packages/<package>/pginstall
+    package = install.parent
     if reachable_by_others(binaries):
         return binaries
     base = Path(tempfile.gettempdir())
@@ -96,21 +99,25 @@ def reachable_bin_dir(binaries: Path) -> Path:
         base = Path("/tmp")
     key = f"{install.resolve()}:{(binaries / 'postgres').stat().st_mtime_ns}"
     target = base / f"kgrag-pgserver-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
-    if _trusted_copy(target):
-        return target / "bin"
+    copied = target / package.name / install.name / binaries.name
+    if _trusted_copy(target, copied):
+        return copied
     staging = Path(tempfile.mkdtemp(prefix="kgrag-pgserver-copy-", dir=base))
     try:
         for part in ("bin", "lib", "share"):
-            shutil.copytree(install / part, staging / part, symlinks=True)
+            shutil.copytree(install / part, staging / package.name / install.name / part, symlinks=True)
+        libs = package.parent / f"{package.name}.libs"
+        if libs.is_dir():
+            shutil.copytree(libs, staging / libs.name, symlinks=True)
         staging.chmod(0o755)
         os.rename(staging, target)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
-        if not _trusted_copy(target):  # not a lost race with another session
+        if not _trusted_copy(target, copied):  # not a lost race with another session
             raise PgServerUnavailable(f"cannot copy the PostgreSQL binaries to {target}: {exc}") from exc
-    if not reachable_by_others(target / "bin"):
+    if not reachable_by_others(copied):
         raise PgServerUnavailable(f"{target} is not reachable by the unprivileged user")
-    return target / "bin"
+    return copied
 
 
 def _data_parent() -> Path | None:
