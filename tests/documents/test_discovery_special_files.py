@@ -11,29 +11,13 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import REPO
+from tests.reliability.harness import deep_file
 
 from kgrag import Workspace
 from kgrag.config import DocumentsConfig
 from kgrag.documents import discover
 
 DEFAULTS = DocumentsConfig()
-
-
-def _deep_file(root: Path, depth: int = 24) -> Path:
-    """A file under ``depth`` directories of 200-character names (past PATH_MAX = 4096), made through
-    directory descriptors since no single path to it can be passed to the system."""
-    name = "d" * 200
-    fd = os.open(root, os.O_RDONLY)
-    try:
-        for _ in range(depth):
-            os.mkdir(name, dir_fd=fd)
-            inner = os.open(name, os.O_RDONLY, dir_fd=fd)
-            os.close(fd)
-            fd = inner
-        os.close(os.open("deep.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))
-    finally:
-        os.close(fd)
-    return root / "/".join([name] * depth) / "deep.txt"
 
 
 def test_a_fifo_is_skipped_with_its_reason(tmp_path: Path) -> None:
@@ -48,7 +32,7 @@ def test_a_fifo_is_skipped_with_its_reason(tmp_path: Path) -> None:
 
 
 def test_an_over_long_path_is_reported(tmp_path: Path) -> None:
-    deep = _deep_file(tmp_path)
+    deep = deep_file(tmp_path)
     (tmp_path / "ok.md").write_text("# ok", encoding="utf-8")
     skipped: list[tuple[Path, str]] = []
     assert discover([tmp_path], DEFAULTS.include, DEFAULTS.exclude, skipped) == [tmp_path / "ok.md"]

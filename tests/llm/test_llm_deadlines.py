@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import logging
 import random
-import threading
-import time
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,61 +18,20 @@ from kgrag.models.llm.http import OpenAICompatibleProvider
 from kgrag.models.llm.retry import MAX_RETRY_AFTER_S, RetryPolicy
 from kgrag.store import Store
 from kgrag.testing import FakeOpenAIServer, FaultPlan
-
-REPLY = b'{"choices": [{"message": {"content": "a slow but valid reply"}, "finish_reason": "stop"}]}'
-GAP_S = 0.1  # between bytes: far below the 1 s per-read timeout, so only a whole-request bound stops it
+from kgrag.testing.trickle_server import TrickleServer
 
 
-class _Trickler(BaseHTTPRequestHandler):
-    """Sends a valid completion one byte every ``GAP_S`` seconds (about 9 s in all)."""
-
-    sent: list[int]
-
-    def log_message(self, format: str, *args: Any) -> None:
-        return None
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("content-length", "0")))
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(REPLY)))
-        self.end_headers()
-        self.wfile.flush()
+def test_a_trickled_reply_is_cut_at_the_timeout() -> None:
+    # a byte every 0.1 s: far below the 1 s per-read timeout, so only a whole-request bound stops it
+    with TrickleServer(gap_s=0.1) as server:
+        provider = OpenAICompatibleProvider(server.base_url, timeout_s=1.0)
         try:
-            for byte in REPLY:
-                self.wfile.write(bytes([byte]))
-                self.wfile.flush()
-                self.sent.append(byte)
-                time.sleep(GAP_S)
-        except (BrokenPipeError, ConnectionResetError):
-            return
-
-
-@pytest.fixture
-def trickling_url() -> Iterator[tuple[str, list[int]]]:
-    sent: list[int] = []
-    handler = type("Handler", (_Trickler,), {"sent": sent})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", sent
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def test_a_trickled_reply_is_cut_at_the_timeout(trickling_url: tuple[str, list[int]]) -> None:
-    url, sent = trickling_url
-    provider = OpenAICompatibleProvider(url, timeout_s=1.0)
-    try:
-        with pytest.raises(ProviderError, match=r"timeout: the reply took over llm\.timeout_s = 1 s") as caught:
-            provider.complete(ChatRequest(model="m", messages=({"role": "user", "content": "hi"},)))
-    finally:
-        provider.close()
+            with pytest.raises(ProviderError, match=r"timeout: the reply took over llm\.timeout_s = 1 s") as caught:
+                provider.complete(ChatRequest(model="m", messages=({"role": "user", "content": "hi"},)))
+        finally:
+            provider.close()
     assert caught.value.retryable
-    assert len(sent) < len(REPLY)  # the client gave up mid-reply, it did not wait for the last byte
+    assert server.bytes_sent < server.reply_size  # the client gave up mid-reply, it did not wait for the end
 
 
 def test_retry_after_is_capped_and_said(

@@ -18,12 +18,19 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import REPO
+from tests.reliability.harness import deep_file, llm_workspace
+from tests.reliability.totals import record
 
 from kgrag import Workspace
 from kgrag.core.progress import SilentProgress
+from kgrag.models.llm.retry import MAX_RETRY_AFTER_S
 from kgrag.store.index_lock import WAITING, file_lock
+from kgrag.testing import FakeOpenAIServer, FaultPlan
+from kgrag.testing.extraction_responder import ExtractionResponder
+from kgrag.testing.trickle_server import TrickleServer
 
 TIMEOUT_S = 300  # generous: a hang shows as a timeout here, never as a wait on the machine's speed
+SOAK = bool(os.environ.get("KGRAG_SOAK"))  # `make soak` sets it
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -36,6 +43,7 @@ def _kgrag(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
 
 
 def _one_line_user_error(done: subprocess.CompletedProcess[str], *expected: str) -> None:
+    record("bad inputs", tried=1, held=int(done.returncode == 1))
     assert done.returncode == 1, done.stdout + done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
@@ -114,6 +122,7 @@ def test_a_stop_signal_ends_with_a_message(ws_path: Path, signame: str) -> None:
     number = getattr(signal, signame)
     assert process.returncode == 128 + number, "".join(seen)
     assert seen[-1].strip() == f"stopped by {signame}; re-run the same command to resume"
+    record("bad inputs", tried=1, held=1)
 
 
 def test_pdf_warnings_name_the_file(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -136,3 +145,52 @@ def test_pdf_warnings_name_the_file(tmp_path: Path, caplog: pytest.LogCaptureFix
     assert warnings and all(line.startswith(f"{damaged}: ") for line in warnings), warnings
     logging.getLogger("pypdf").warning("outside any file")  # other records are left as they are
     assert caplog.records[-1].getMessage() == "outside any file"
+
+
+def test_kgrag_index_against_a_trickling_endpoint_finishes(tmp_path: Path) -> None:
+    """Every extraction reply trickles in over ~15 s while ``llm.timeout_s = 1``: each attempt is cut at the
+    deadline and the run ends (the chunks stay unextracted, retried next run) instead of waiting."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "herons.md").write_text("# Herons\n\nGrey herons hunt fish in the Thames estuary.\n", encoding="utf-8")
+    with TrickleServer(gap_s=0.1) as server:
+        settings = {"llm.timeout_s": "1", "llm.max_retries": "1"}
+        workspace = llm_workspace(tmp_path / "ws", server.base_url, **settings)
+        done = _kgrag("index", str(docs), "-w", str(workspace), KGRAG_TEST_KEY="sk-test")
+    output = done.stdout + done.stderr
+    assert done.returncode != 2 and "internal error" not in output, output
+    assert server.requests >= 2 and server.bytes_sent < server.requests * server.reply_size
+    record("hangs", tried=1, held=1)
+
+
+@pytest.mark.skipif(not SOAK, reason="waits the 60 s cap on Retry-After; `make soak` runs it")
+def test_an_hour_long_retry_after_is_cut_and_said(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "herons.md").write_text("# Herons\n\nGrey herons hunt fish in the Thames estuary.\n", encoding="utf-8")
+    faults = FaultPlan(sequence=["rate_limit"], retry_after_s=3600.0)
+    with FakeOpenAIServer(ExtractionResponder().for_server, faults) as server:
+        workspace = llm_workspace(tmp_path / "ws", server.base_url, **{"llm.max_concurrency": "1"})
+        done = _kgrag("index", str(docs), "-w", str(workspace), KGRAG_TEST_KEY="sk-test")
+    output = " ".join((done.stdout + done.stderr).split())
+    assert done.returncode == 0, output
+    assert "asked to wait 3600 s (Retry-After)" in output and f"waiting {MAX_RETRY_AFTER_S:.0f} s" in output
+    record("hangs", tried=1, held=1)
+
+
+def test_skipped_files_and_directories_are_named(tmp_path: Path, ws_path: Path) -> None:
+    """A FIFO named like a document and a directory past the path-length limit: both named with a reason
+    in the run's output, the rest indexed."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "real.md").write_text("# Real\n\nA real document about herons.\n", encoding="utf-8")
+    os.mkfifo(docs / "pipe.txt")
+    deep = deep_file(docs)
+    done = _kgrag("index", str(docs), "-w", str(ws_path))
+    output = " ".join((done.stdout + done.stderr).split())
+    named = [
+        f"skipped {docs / 'pipe.txt'}: not a regular file (a FIFO)" in output,
+        "directory cannot be listed (File name too long)" in output and str(deep.parents[2])[:200] in output,
+    ]
+    record("silent skips", tried=len(named), held=sum(named))
+    assert done.returncode == 0 and all(named), output

@@ -4,6 +4,7 @@ without a mention, nothing stale)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import threading
 from collections.abc import Callable
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 from tests.conftest import SAMPLE_DOCS
 from tests.reliability.crash import denoise_during_index
+from tests.reliability.totals import record
 
 from kgrag import Workspace
 from kgrag.core.errors import KgragError
@@ -19,13 +21,17 @@ from kgrag.core.progress import SilentProgress
 from kgrag.workspace.index_lock import WAITING, indexing_lock
 
 
-def test_denoise_waits_for_a_running_index(tmp_path: Path) -> None:
+@pytest.mark.slow
+@pytest.mark.parametrize("attempt", range(3 if os.environ.get("KGRAG_SOAK") else 1))
+def test_denoise_waits_for_a_running_index(tmp_path: Path, attempt: int) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     for path in sorted(SAMPLE_DOCS.glob("*.md"))[:8]:
         shutil.copy(path, docs / path.name)
     run = denoise_during_index(tmp_path, docs)
     print(f"denoise during index: waited={run.waited}, exits {run.index_status}/{run.denoise_status}")
+    consistent = run.waited and run.problems == [] and run.index_status == run.denoise_status == 0
+    record("writers", tried=1, held=int(consistent))
     assert run.index_status == 0 and run.denoise_status == 0, run.denoise_output[-2000:]
     assert run.waited, f"denoise must wait for the indexer: {run.denoise_output[-2000:]}"
     assert run.problems == []
@@ -74,6 +80,7 @@ def test_every_writer_waits_for_the_lock_holder(tmp_path: Path, writer: str) -> 
         worker.join(120)
         assert not worker.is_alive() and outcome, "the writer did not run after the lock was released"
         assert progress.notes[0] == WAITING
+    record("writers", tried=1, held=1)
 
 
 def _attempt(call: Callable[[], object]) -> object:
