@@ -96,6 +96,11 @@ def test_serve_on_a_port_out_of_range(ws_path: Path) -> None:
     _one_line_user_error(_kgrag("serve", "-w", str(ws_path), "--port", "99999"), "--port 99999", "0-65535")
 
 
+def test_an_api_key_file_that_is_a_device(ws_path: Path) -> None:
+    done = _kgrag("serve", "-w", str(ws_path), "--api-key-file", "/dev/zero")
+    _one_line_user_error(done, "API key file: /dev/zero: not a regular file")
+
+
 @pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
 def test_a_stop_signal_ends_with_a_message(ws_path: Path, signame: str) -> None:
     """``kgrag graph denoise`` waits for the lock this test holds; the signal ends it with one line."""

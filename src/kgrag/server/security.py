@@ -21,7 +21,8 @@ from pathlib import Path
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from kgrag.core.errors import ConfigError
+from kgrag.core.errors import ConfigError, KgragError
+from kgrag.fileio import read_regular_text
 from kgrag.server.errors import error_response
 
 MAX_TRACKED_CLIENTS = 10_000
@@ -75,9 +76,9 @@ class KeyRing:
     @classmethod
     def from_file(cls, path: Path) -> KeyRing:
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"{path}: cannot read the API key file ({exc.strerror})") from exc
+            text = read_regular_text(path)  # a FIFO or /dev/zero is refused, not read forever
+        except KgragError as exc:
+            raise ConfigError(f"API key file: {exc}") from exc
         return cls.parse(text.splitlines(), str(path))
 
     def __bool__(self) -> bool:
