@@ -58,7 +58,7 @@ class _NoteSeen:
         return None
 
 
-@pytest.mark.parametrize("writer", ["communities", "undo-denoise", "denoise"])
+@pytest.mark.parametrize("writer", ["communities", "undo-denoise", "denoise", "remove", "graph-import"])
 def test_every_writer_waits_for_the_lock_holder(tmp_path: Path, writer: str) -> None:
     """While another holder (here a thread standing in for ``kgrag index``: an ``flock`` taken on its own
     file descriptor conflicts just as another process's does) holds the lock, the writer notes that it
@@ -66,10 +66,13 @@ def test_every_writer_waits_for_the_lock_holder(tmp_path: Path, writer: str) -> 
     with Workspace.init(tmp_path / "ws", embedding={"provider": "fake"}) as ws:
         ws.index([SAMPLE_DOCS / sorted(p.name for p in SAMPLE_DOCS.glob("*.md"))[0]])
         progress = _NoteSeen()
+        exported = ws.graph.export("graphml", tmp_path / "graph.graphml").path
         calls: dict[str, Callable[[], object]] = {
             "communities": lambda: ws.communities.build(progress=progress),
             "undo-denoise": lambda: ws.denoise.undo(progress=progress),
             "denoise": lambda: ws.denoise.apply(progress=progress),
+            "remove": lambda: ws.indexing.remove(["no-such-document"], progress),
+            "graph-import": lambda: ws.graph.import_graphml(exported, progress=progress),
         }
         outcome: list[object] = []
         with indexing_lock(ws.path, ws.store, SilentProgress()):

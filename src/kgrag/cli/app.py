@@ -21,6 +21,7 @@ from kgrag.cli.eval_run_commands import eval_list, eval_pairwise, eval_qgen, eva
 from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.llm_commands import cost, prompts_app
 from kgrag.cli.migrate_command import migrate
+from kgrag.cli.notes import StderrNotes
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 from kgrag.cli.serve_command import serve
 from kgrag.core.errors import KgragError
@@ -189,7 +190,7 @@ def remove(
 
     def body() -> None:
         with open_workspace(workspace) as ws:
-            removed, unknown = ws.remove(documents)
+            removed, unknown = ws.indexing.remove(documents, StderrNotes())
         console = new_console()
         for source in removed:
             console.print(f"removed {source}")

@@ -16,8 +16,8 @@ from rich.console import Console
 from rich.table import Table
 
 from kgrag.cli.errors import run_guarded
+from kgrag.cli.notes import StderrNotes
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
-from kgrag.cli.progress import StderrNotes
 
 if TYPE_CHECKING:  # types only
     from kgrag.communities.overview import CommunityOverview

@@ -13,8 +13,8 @@ from typing import Annotated
 import typer
 
 from kgrag.cli.errors import run_guarded
+from kgrag.cli.notes import StderrNotes
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
-from kgrag.cli.progress import StderrNotes
 
 DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Only plan: print and write the merges and drops.")]
 OutOpt = Annotated[

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from types import TracebackType
 
 from rich.console import Console
@@ -47,20 +46,3 @@ class RichProgress:
         task = self._tasks.get(stage)
         if task is not None:
             self._bars.update(task, completed=self._bars.tasks[task].total or 0)
-
-
-class StderrNotes:
-    """For commands without progress bars (or with ``--json`` output): no bars, each note one line on
-    stderr at once, e.g. that the command waits for a running ``kgrag index``."""
-
-    def start(self, stage: str, total: int | None) -> None:
-        return None
-
-    def advance(self, stage: str, amount: int = 1) -> None:
-        return None
-
-    def note(self, message: str) -> None:
-        print(f"! {message}", file=sys.stderr, flush=True)
-
-    def finish(self, stage: str) -> None:
-        return None
