@@ -21,13 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from tests.reliability.harness import DB_NAME, differences, dump_tables, health_problems, llm_workspace
+from tests.services import scaled
 
 from kgrag.testing import FakeOpenAIServer
 from kgrag.testing.extraction_responder import ExtractionResponder
 from kgrag.workspace.index_lock import WAITING
 
 REPO = Path(__file__).resolve().parents[2]
-RUN_TIMEOUT_S = 300.0
+RUN_TIMEOUT_S = scaled(300.0)  # generous, and more on a loaded machine
 GATE_S = 60.0  # how long two_indexers holds the first indexer's replies back at most
 WAITING_START = " ".join(WAITING.split()[:6])  # the note may be wrapped over lines
 

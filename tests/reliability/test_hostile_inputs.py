@@ -20,6 +20,7 @@ import pytest
 from tests.conftest import REPO
 from tests.reliability.harness import deep_file, llm_workspace
 from tests.reliability.totals import record
+from tests.services import scaled
 
 from kgrag import Workspace
 from kgrag.core.progress import SilentProgress
@@ -29,7 +30,7 @@ from kgrag.testing import FakeOpenAIServer, FaultPlan
 from kgrag.testing.extraction_responder import ExtractionResponder
 from kgrag.testing.trickle_server import TrickleServer
 
-TIMEOUT_S = 300  # generous: a hang shows as a timeout here, never as a wait on the machine's speed
+TIMEOUT_S = scaled(300.0)  # generous: a hang shows as a timeout here, never as a wait on the machine's speed
 SOAK = bool(os.environ.get("KGRAG_SOAK"))  # `make soak` sets it
 
 
