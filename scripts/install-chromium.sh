@@ -2,7 +2,9 @@
 # Install Debian's chromium for the browser tests (tests/server/test_browser.py). Playwright's Python
 # package drives it through `executable_path`; no `playwright install` download is needed.
 # Idempotent. Another apt or dpkg run (unattended upgrades, a second install) holds the package locks:
-# each attempt waits up to 5 minutes for them, and a failed attempt is retried (4 attempts, 15 s apart).
+# `apt-get install` waits up to 5 minutes for dpkg's lock (DPkg::Lock::Timeout); `apt-get update` does not
+# wait for the package lists' lock, so it is retried every 5 s for up to 5 minutes; and a failed install
+# is retried (4 attempts, 15 s apart).
 # Locally it never fails the caller: without apt (or root) the browser test skips with a reason. With
 # KGRAG_REQUIRE_SERVICES=1 (set by .ci/run) a chromium that cannot be installed fails here, at once.
 set -u
@@ -36,12 +38,22 @@ if [ "$(id -u)" != "0" ]; then
     fi
 fi
 LOCK="-o DPkg::Lock::Timeout=$LOCK_WAIT_S"
+
+update_lists() {
+    waited=0
+    # shellcheck disable=SC2086 # $SUDO and $LOCK are word lists
+    until $SUDO apt-get $LOCK update -qq >/dev/null 2>&1; do
+        [ "$waited" -ge "$LOCK_WAIT_S" ] && return 1
+        sleep 5
+        waited=$((waited + 5))
+    done
+}
+
 attempt=1
 while [ "$attempt" -le "$ATTEMPTS" ]; do
+    update_lists || echo "install-chromium: apt-get update kept failing; trying the lists there are" >&2
     # shellcheck disable=SC2086 # $SUDO and $LOCK are word lists
-    if $SUDO apt-get $LOCK update -qq >/dev/null 2>&1 &&
-        DEBIAN_FRONTEND=noninteractive $SUDO apt-get $LOCK install -y -qq chromium >/dev/null 2>&1 &&
-        have_chromium; then
+    if DEBIAN_FRONTEND=noninteractive $SUDO apt-get $LOCK install -y -qq chromium >/dev/null 2>&1 && have_chromium; then
         exit 0
     fi
     echo "install-chromium: attempt $attempt of $ATTEMPTS failed (apt busy or unreachable)" >&2
