@@ -11,6 +11,7 @@ import io
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -95,6 +96,14 @@ def test_an_eval_dataset_that_cannot_be_read(ws_path: Path, tmp_path: Path, kind
 
 def test_serve_on_a_port_out_of_range(ws_path: Path) -> None:
     _one_line_user_error(_kgrag("serve", "-w", str(ws_path), "--port", "99999"), "--port 99999", "0-65535")
+
+
+def test_serve_on_a_port_that_is_taken(ws_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        _one_line_user_error(_kgrag("serve", "-w", str(ws_path), "--port", port), f"127.0.0.1:{port}", "in use")
 
 
 def test_an_api_key_file_that_is_a_device(ws_path: Path) -> None:
