@@ -94,6 +94,20 @@ def test_an_eval_dataset_that_cannot_be_read(ws_path: Path, tmp_path: Path, kind
     _one_line_user_error(done, str(dataset), expected)
 
 
+@pytest.mark.parametrize("kind", ["dev-zero", "fifo"])
+def test_a_graph_import_that_is_not_a_file(ws_path: Path, tmp_path: Path, kind: str) -> None:
+    source = tmp_path / "graph.graphml"
+    if kind == "dev-zero":
+        source.symlink_to("/dev/zero")
+    else:
+        os.mkfifo(source)
+    _one_line_user_error(
+        _kgrag("graph", "import", str(source), "--from", "graphml", "-w", str(ws_path)),
+        str(source),
+        "not a regular file",
+    )
+
+
 def test_serve_on_a_port_out_of_range(ws_path: Path) -> None:
     _one_line_user_error(_kgrag("serve", "-w", str(ws_path), "--port", "99999"), "--port 99999", "0-65535")
 
