@@ -24,7 +24,7 @@ def unavailable(service: str, reason: str) -> NoReturn:
     """Skip (locally) or fail (``KGRAG_REQUIRE_SERVICES=1``) because ``service`` cannot be used here."""
     if services_required():
         pytest.fail(f"{service} is required ({REQUIRE_ENV}=1) but unavailable: {reason}", pytrace=False)
-    pytest.skip(f"{service} unavailable: {reason}")
+    pytest.skip(f"{service} unavailable: {reason}", allow_module_level=True)  # also from a module's imports
 
 
 def import_service(module: str, service: str, reason: str) -> ModuleType:
