@@ -36,7 +36,9 @@ bench: $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/python bench/bench_server.py
 
 # The crash, fault and fuzz tests at larger counts (20 kills each way on the whole sample corpus, 6 fault
-# seeds, 5x the fuzz inputs), printing the figures: kills survived, faults absorbed, inputs tried.
+# seeds, 5x the fuzz inputs, 3 denoise-during-index runs, 200 more rebinding host names, the 60 s
+# Retry-After cap), printing the totals: kills survived, faults absorbed, bad inputs, silent skips, hangs,
+# server attacks refused, writers that waited.
 soak: $(STAMP)
 	KGRAG_SOAK=1 KGRAG_EMBEDDING__THREADS=1 HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q -s -p no:cacheprovider tests/reliability
 

@@ -145,7 +145,7 @@ def overhead(url: str, path: Path, pipeline: str, rounds: int) -> None:
     with (
         httpx.Client(base_url=url, timeout=120) as http,
         open_bench_ws(path, 0.0) as ws,
-        TestClient(create_app({"bench": ws}, ws.config.server)) as asgi,
+        TestClient(base_url="http://127.0.0.1", app=create_app({"bench": ws}, ws.config.server)) as asgi,
     ):
         calls = {
             "http": lambda q: http.post("/v1/workspaces/bench/query", json={"question": q, "pipeline": pipeline}),
@@ -211,7 +211,7 @@ def run(url: str, path: Path, args: argparse.Namespace) -> None:
             f"p95 {percentile(latencies, 95):.1f} ms, "
             f"{errors} errors, {args.clients} clients, indexing job {state['state']} at the end"
         )
-    httpx.post(f"{url}/v1/workspaces/bench/jobs/{job['id']}/cancel", timeout=30)
+    httpx.post(f"{url}/v1/workspaces/bench/jobs/{job['id']}/cancel", headers={"X-Kgrag-Request": "1"}, timeout=30)
 
 
 if __name__ == "__main__":

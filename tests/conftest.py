@@ -12,11 +12,25 @@ from kgrag import Workspace
 # The store fixtures (``store``, ``make_store``, ``store_backend``), parametrised by backend.
 pytest_plugins = ("tests.store.backends", "tests.store.pg_fixture")
 
+TEST_TIMEOUT_S = 300.0  # per test on an idle machine; slow-marked tests get four times that
+
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_DOCS = REPO / "examples" / "sample" / "docs"
 SAMPLE_QUESTIONS = REPO / "examples" / "sample" / "questions.json"
 SHARED_DATASETS = REPO.parent / "shared" / "datasets"
 MEDICAL = SHARED_DATASETS / "graphrag-bench-medical"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Timeouts that scale with the machine (:func:`tests.services.timeout_scale`): a test's own
+    ``timeout`` mark wins; otherwise 300 s, or 1200 s for ``slow`` tests, times the scale."""
+    from tests.services import timeout_scale
+
+    scale = timeout_scale()
+    for item in items:
+        if item.get_closest_marker("timeout") is None:
+            base = TEST_TIMEOUT_S * (4 if item.get_closest_marker("slow") else 1)
+            item.add_marker(pytest.mark.timeout(base * scale))
 
 
 @pytest.fixture

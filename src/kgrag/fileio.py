@@ -1,19 +1,51 @@
-"""Reading user-supplied JSON files with errors that name the file (never a bare traceback)."""
+"""Reading user-supplied files with errors that name the file (never a bare traceback, never a hang).
+
+Only regular files are read: a path that names ``/dev/zero`` (or a link to it) would be read until memory
+runs out, and a FIFO would wait for a writer forever. JSON nested deeper than Python's recursion limit
+is a clear error rather than a ``RecursionError``.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
 from kgrag.core.errors import KgragError
 
 
-def read_json(path: Path) -> Any:
-    """Parse a whole JSON file; unreadable or malformed files raise :class:`KgragError` naming it."""
+def read_regular_bytes(path: Path) -> bytes:
+    """The bytes of ``path`` if it is a regular file; anything else raises :class:`KgragError` naming it."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        # O_NONBLOCK: opening a FIFO would otherwise wait for a writer (no effect on regular files)
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise KgragError(f"{path}: not a regular file (a device, FIFO or socket); give a file")
+            return handle.read()
     except OSError as exc:
         raise KgragError(f"{path}: cannot read ({exc.strerror})") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise KgragError(f"{path}: not valid JSON ({exc})") from exc
+
+
+def read_regular_text(path: Path) -> str:
+    """:func:`read_regular_bytes` decoded as UTF-8 (a clear error when it is not)."""
+    try:
+        return read_regular_bytes(path).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise KgragError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+
+
+def parse_json(text: str, origin: str) -> Any:
+    """``json.loads`` with errors that name ``origin``, including nesting too deep to parse."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise KgragError(f"{origin}: not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+    except RecursionError as exc:
+        raise KgragError(f"{origin}: JSON nested too deeply to read; flatten it") from exc
+
+
+def read_json(path: Path) -> Any:
+    """Parse a whole JSON file; unreadable or malformed files raise :class:`KgragError` naming it."""
+    return parse_json(read_regular_text(path), str(path))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -82,15 +80,18 @@ def test_spans_are_trimmed_ordered_and_cover_all_non_whitespace(text: str) -> No
     assert all(i in covered for i, char in enumerate(text) if not char.isspace())
 
 
-def test_one_megabyte_splits_fast() -> None:
+def test_one_megabyte_splits_as_its_paragraphs_do() -> None:
+    """A megabyte splits into exactly the sentences of its repeated paragraph, shifted (speed is measured
+    by bench/bench_sentences.py, not asserted here: a loaded machine must not fail a correct splitter)."""
     paragraph = (
         "Basal cell carcinoma (BCC) is common, e.g. on the face. About 3.6 million cases occur. "
         'Dr. Lee said: "Use sunscreen!" Is it curable? Yes.\n\n'
         "## Treatment\n- surgery\n- radiation\n\n"
     )
     repeats = 1_000_000 // len(paragraph)
-    text = paragraph * repeats
-    started = time.perf_counter()
-    spans = split_sentences(text)
-    assert time.perf_counter() - started < 1.0
-    assert len(spans) == 8 * repeats
+    one = split_sentences(paragraph)
+    assert len(one) == 8
+    spans = split_sentences(paragraph * repeats)
+    assert spans == [
+        (start + i * len(paragraph), end + i * len(paragraph)) for i in range(repeats) for start, end in one
+    ]

@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 from tests.conftest import REPO, SAMPLE_DOCS
 from tests.reliability.harness import dump_tables
+from tests.services import import_service, scaled
 
 from kgrag import Workspace
 from kgrag.indexing.engines import ray_address
@@ -34,8 +35,8 @@ from kgrag.indexing.engines.ray_address import connection_failure, split_address
 from kgrag.testing.pg_server import free_port
 from kgrag.testing.workspace_toml import write_workspace_toml
 
-START_TIMEOUT_S = 120.0
-RUN_TIMEOUT_S = 300.0
+START_TIMEOUT_S = scaled(120.0)
+RUN_TIMEOUT_S = scaled(300.0)
 PLUGIN = '''
 def words_extractor(config, client, progress):
     """The tests' NLP-free WordExtractor, as an installed plug-in would provide an extractor."""
@@ -91,7 +92,7 @@ def _stop(head: subprocess.Popen[bytes]) -> None:
 @pytest.fixture
 def ray_head(tmp_path: Path) -> Iterator[RayHead]:
     """A one-CPU Ray head on 127.0.0.1 that can import the tests' extractor plug-in."""
-    pytest.importorskip("ray.data", reason="Ray is not installed (pip install 'kgrag[ray]'); Ray engine tests skipped")
+    import_service("ray.data", "Ray", "Ray is not installed (pip install 'kgrag[ray]'); Ray engine tests skipped")
     site = tmp_path / "site"
     _install_plugin(site)
     path = os.pathsep.join([str(REPO / "src"), str(REPO), str(site)])
@@ -140,6 +141,7 @@ def _index(workspace: Path, env: dict[str, str], *engine: str) -> subprocess.Com
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
 
 
+@pytest.mark.slow
 def test_index_on_a_ray_cluster_by_address_equals_local(tmp_path: Path, ray_head: RayHead) -> None:
     local = _index(tmp_path / "local", ray_head.env, "--engine", "local")
     assert local.returncode == 0, local.stdout + local.stderr

@@ -16,6 +16,7 @@ from tests.conftest import REPO, SAMPLE_DOCS
 from tests.graph.graph_fakes import CrashingWordExtractor, WordExtractor
 from tests.helpers import index_with_word_extractor
 from tests.reliability.harness import dump_tables
+from tests.services import import_service
 
 from kgrag import Workspace
 from kgrag.config import IndexingConfig
@@ -27,7 +28,8 @@ from kgrag.models.llm import create_llm_client
 from kgrag.testing.extraction_responder import ExtractionResponder
 from kgrag.workspace.components import Components
 
-pytest.importorskip("ray.data", reason="Ray is not installed (pip install 'kgrag[ray]'); Ray engine tests skipped")
+import_service("ray.data", "Ray", "Ray is not installed (pip install 'kgrag[ray]'); Ray engine tests skipped")
+pytestmark = pytest.mark.slow
 
 SMALL_BATCHES = {"ray_extract_batch": 4, "ray_embed_batch": 64, "ray_load_batch": 2}
 

@@ -21,13 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from tests.reliability.harness import DB_NAME, differences, dump_tables, health_problems, llm_workspace
+from tests.services import scaled
 
 from kgrag.testing import FakeOpenAIServer
 from kgrag.testing.extraction_responder import ExtractionResponder
 from kgrag.workspace.index_lock import WAITING
 
 REPO = Path(__file__).resolve().parents[2]
-RUN_TIMEOUT_S = 300.0
+RUN_TIMEOUT_S = scaled(300.0)  # generous, and more on a loaded machine
 GATE_S = 60.0  # how long two_indexers holds the first indexer's replies back at most
 WAITING_START = " ".join(WAITING.split()[:6])  # the note may be wrapped over lines
 
@@ -199,3 +200,62 @@ def _overlapping_runs(
             f"{errors.decode(errors='replace')[-2000:]}{''.join(output)[-2000:]}"
         )
     return waited
+
+
+@dataclass
+class DenoiseDuringIndex:
+    """``kgrag graph denoise`` started while ``kgrag index`` was mid-way: whether it said it waited, both
+    exit statuses, and what :func:`health_problems` found in the database afterwards."""
+
+    waited: bool
+    index_status: int
+    denoise_status: int
+    denoise_output: str
+    problems: list[str]
+
+
+def denoise_during_index(root: Path, docs: Path) -> DenoiseDuringIndex:
+    """Index half of ``docs``; then index all of them and, once that run sent its first LLM request (its
+    replies held back), start ``kgrag graph denoise`` on the same workspace. The held replies are released
+    when denoise says it waits for the indexer (or after ``GATE_S``: then it did not wait)."""
+    gate = threading.Event()
+    responder = ExtractionResponder().for_server
+
+    def gated(body: dict[str, Any]) -> str:
+        gate.wait(GATE_S)
+        return responder(body)
+
+    half = root / "half-docs"
+    half.mkdir(parents=True, exist_ok=True)
+    for path in sorted(docs.iterdir())[: max(1, len(list(docs.iterdir())) // 2)]:
+        shutil.copy(path, half / path.name)
+    with FakeOpenAIServer(gated) as server:
+        settings = {"llm.timeout_s": str(int(GATE_S * 2)), "denoise.reflection": '"provenance"'}
+        workspace = llm_workspace(root / "denoised", server.base_url, **settings)
+        gate.set()
+        run_to_end(workspace, half)
+        gate.clear()
+        requests_before = server.stats.chat_requests
+        index = subprocess.Popen(
+            _command(workspace, docs), env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        deadline = time.monotonic() + RUN_TIMEOUT_S
+        while server.stats.chat_requests == requests_before and index.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        denoise = subprocess.Popen(
+            [sys.executable, "-m", "kgrag.cli", "graph", "denoise", "-w", str(workspace)],
+            env=_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        output: list[str] = []
+        watcher = threading.Thread(target=_watch_output, args=(denoise, gate, output), daemon=True)
+        watcher.start()
+        waited = gate.wait(GATE_S)
+        gate.set()
+        denoise.wait(timeout=RUN_TIMEOUT_S)
+        watcher.join(timeout=RUN_TIMEOUT_S)
+        index.communicate(timeout=RUN_TIMEOUT_S)
+    problems = health_problems(workspace / DB_NAME)
+    return DenoiseDuringIndex(waited, index.returncode, denoise.returncode, "".join(output), problems)

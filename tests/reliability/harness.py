@@ -3,6 +3,7 @@ table that must come out the same, and the health checks of a database after kil
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -107,3 +108,20 @@ def differences(
             extra = len(set(got) - set(want))
             found.append(f"{name}: {len(want)} rows expected, {len(got)} found ({missing} missing, {extra} extra)")
     return found
+
+
+def deep_file(root: Path, depth: int = 24) -> Path:
+    """A file under ``depth`` directories of 200-character names (past PATH_MAX = 4096), made through
+    directory descriptors since no single path to it can be passed to the system."""
+    name = "d" * 200
+    fd = os.open(root, os.O_RDONLY)
+    try:
+        for _ in range(depth):
+            os.mkdir(name, dir_fd=fd)
+            inner = os.open(name, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        os.close(os.open("deep.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))
+    finally:
+        os.close(fd)
+    return root / "/".join([name] * depth) / "deep.txt"

@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 from tests.conftest import SAMPLE_DOCS
 from tests.reliability.crash import crash_series, two_indexers
+from tests.reliability.totals import record
 from tests.store.pg_fixture import SchemaUrl
 
 KILLS = 20 if os.environ.get("KGRAG_SOAK") else 5  # `make soak` sets KGRAG_SOAK
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +34,7 @@ def test_killed_runs_resume_to_the_uninterrupted_result(tmp_path: Path, docs: Pa
         f"{'LLM' if llm else 'LLM-free'}: {report.kills} kills, requests {report.resumed_requests} "
         f"vs {report.clean_requests} clean"
     )
+    record("kills", tried=report.kills, held=0 if report.problems else report.kills)
     assert report.kills >= KILLS * 3 // 5, "most kills must land before the run ends"
     assert report.problems == []
 

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 from tests.conftest import SAMPLE_DOCS
+from tests.reliability.totals import record
 from typer.testing import CliRunner
 
 from kgrag import Workspace
@@ -54,6 +55,7 @@ NASTY = st.text(
 def _report() -> Iterator[None]:
     yield
     print(f"\nfuzz inputs tried: {sum(TRIED.values())} {dict(TRIED)}")
+    record("bad inputs", tried=sum(TRIED.values()), held=sum(TRIED.values()))  # any failure fails its test
 
 
 def _json_text(value: object) -> str:

@@ -20,11 +20,14 @@ from tests.conftest import SAMPLE_DOCS
 from tests.graph.graph_fakes import WordExtractor
 
 from kgrag import Workspace
-from kgrag.config import CONFIG_FILE_NAME
-from kgrag.server import create_app
+from kgrag.config import CONFIG_FILE_NAME, ServerConfig
+from kgrag.server import create_app, uvicorn_options
 
 # What a served workspace's kgrag.toml says: hashing embedder, no model downloads, no graph extraction
 # at serve time (the graph is built once by the fixture with the word extractor).
+# What a non-browser client sends with a multipart upload or a bodiless write (the cross-site guard asks
+# writes for a JSON body, an API key or this header).
+WRITE = {"X-Kgrag-Request": "1"}
 SERVED_TOML = '[embedding]\nprovider = "fake"\n\n[graph]\nextractor = "none"\n'
 
 
@@ -54,7 +57,7 @@ def sample_served(sample_dir: Path) -> Iterator[Workspace]:
 @pytest.fixture(scope="session")
 def client(sample_served: Workspace) -> Iterator[TestClient]:
     """A keyless (loopback) app over the sample workspace named ``sample``."""
-    with TestClient(create_app({"sample": sample_served})) as test_client:
+    with TestClient(base_url="http://127.0.0.1", app=create_app({"sample": sample_served})) as test_client:
         yield test_client
 
 
@@ -68,10 +71,13 @@ def free_port() -> int:
 class RunningServer:
     """uvicorn serving ``app`` in a thread on a free loopback port; stopped by :meth:`stop`."""
 
-    def __init__(self, app: FastAPI) -> None:
+    def __init__(self, app: FastAPI, limits: ServerConfig | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
+        options = uvicorn_options(limits or ServerConfig())
+        self.server = uvicorn.Server(
+            uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", **options)
+        )
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def __enter__(self) -> RunningServer:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 from tests.conftest import SAMPLE_DOCS
-from tests.server.conftest import build_workspace
+from tests.server.conftest import WRITE, build_workspace
 
 from kgrag import Workspace
 from kgrag.core.eval_records import EvalRunRecord
@@ -89,7 +89,7 @@ def test_graph_search_neighbourhood_and_stats(client: TestClient) -> None:
 def test_community_levels_and_reports(tmp_path: Path) -> None:
     """Empty before communities are built (not an error), then levels and reports, most important first."""
     path = build_workspace(tmp_path / "c", [SAMPLE_DOCS / "team-platform.md", SAMPLE_DOCS / "product-kestrel.md"])
-    with Workspace.open(path) as ws, TestClient(create_app({"c": ws})) as client:
+    with Workspace.open(path) as ws, TestClient(base_url="http://127.0.0.1", app=create_app({"c": ws})) as client:
         before = client.get("/v1/workspaces/c/graph/communities").json()
         assert before["overview"]["levels"] == [] and before["reports"] == []
         ws.communities.build()
@@ -115,7 +115,7 @@ def test_status_pipelines_health_and_metrics(client: TestClient, sample_dir: Pat
 def test_eval_runs_are_listed_and_read(tmp_path: Path) -> None:
     """Stored evaluation runs (``kgrag eval run`` writes them) are listed newest first and read by id."""
     path = build_workspace(tmp_path / "ev", [], graph=False)
-    with Workspace.open(path) as ws, TestClient(create_app({"ev": ws})) as c:
+    with Workspace.open(path) as ws, TestClient(base_url="http://127.0.0.1", app=create_app({"ev": ws})) as c:
         record = EvalRunRecord("run-nightly", "run", 1.0, "qa.json", "nightly", {"pipelines": ["dense"]})
         ws.store.eval_runs.save(record, [])
         runs = c.get("/v1/workspaces/ev/eval/runs").json()
@@ -138,9 +138,11 @@ def _wait(c: TestClient, url: str) -> dict[str, object]:
 
 def test_upload_index_list_and_delete(tmp_path: Path) -> None:
     path = build_workspace(tmp_path / "up", [], graph=False)
-    with Workspace.open(path) as ws, TestClient(create_app({"up": ws})) as c:
+    with Workspace.open(path) as ws, TestClient(base_url="http://127.0.0.1", app=create_app({"up": ws})) as c:
         text = b"# Falcon\n\nFalcon is the codename of the new telemetry gateway owned by Team Harrier.\n"
-        created = c.post("/v1/workspaces/up/documents", files=[("files", ("falcon.md", io.BytesIO(text)))])
+        created = c.post(
+            "/v1/workspaces/up/documents", files=[("files", ("falcon.md", io.BytesIO(text)))], headers=WRITE
+        )
         assert created.status_code == 201
         body = created.json()
         assert body["files"][0]["original"] == "falcon.md" and body["job"]["state"] in ("queued", "running")
@@ -153,19 +155,19 @@ def test_upload_index_list_and_delete(tmp_path: Path) -> None:
         assert "telemetry gateway" in answer["answer"]
         doc_id = docs["documents"][0]["id"]
         assert c.get(f"/v1/workspaces/up/documents/{doc_id}").json()["name"].endswith("-falcon.md")
-        deleted = c.delete(f"/v1/workspaces/up/documents/{doc_id}").json()
+        deleted = c.delete(f"/v1/workspaces/up/documents/{doc_id}", headers=WRITE).json()
         assert deleted["file_deleted"] and not list((path / "uploads").iterdir())
         assert c.get("/v1/workspaces/up/documents").json()["documents"] == []
-        assert c.delete(f"/v1/workspaces/up/documents/{doc_id}").status_code == 404
+        assert c.delete(f"/v1/workspaces/up/documents/{doc_id}", headers=WRITE).status_code == 404
 
 
 def test_delete_keeps_files_the_server_did_not_upload(tmp_path: Path) -> None:
     outside = tmp_path / "mine.md"
     outside.write_text("# Mine\n\nThis file belongs to the user, not to the server.\n", encoding="utf-8")
     path = build_workspace(tmp_path / "cli", [outside], graph=False)
-    with Workspace.open(path) as ws, TestClient(create_app({"cli": ws})) as c:
+    with Workspace.open(path) as ws, TestClient(base_url="http://127.0.0.1", app=create_app({"cli": ws})) as c:
         doc_id = c.get("/v1/workspaces/cli/documents").json()["documents"][0]["id"]
-        assert c.delete(f"/v1/workspaces/cli/documents/{doc_id}").json()["file_deleted"] is False
+        assert c.delete(f"/v1/workspaces/cli/documents/{doc_id}", headers=WRITE).json()["file_deleted"] is False
     assert outside.exists()
 
 
@@ -173,7 +175,7 @@ def test_jobs_can_be_cancelled_and_resume(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     path = build_workspace(tmp_path / "cj", [], graph=False)
-    with Workspace.open(path) as ws, TestClient(create_app({"cj": ws})) as c:
+    with Workspace.open(path) as ws, TestClient(base_url="http://127.0.0.1", app=create_app({"cj": ws})) as c:
         hosted = c.app.state.kgrag.workspaces["cj"]  # type: ignore[attr-defined]
         for i in range(40):
             (hosted.uploads.directory).mkdir(exist_ok=True)
@@ -204,7 +206,7 @@ def test_jobs_can_be_cancelled_and_resume(tmp_path: Path) -> None:
         while gate["ticks"] < 3:
             time.sleep(0.01)
         assert c.post("/v1/workspaces/cj/jobs", json={}).status_code == 409  # one job at a time
-        assert c.post(f"/v1/workspaces/cj/jobs/{job['id']}/cancel").status_code == 202
+        assert c.post(f"/v1/workspaces/cj/jobs/{job['id']}/cancel", headers=WRITE).status_code == 202
         done = _wait(c, f"/v1/workspaces/cj/jobs/{job['id']}")
         assert done["state"] == "cancelled"
         partial = sum(c.get("/v1/workspaces/cj/documents").json()["counts"].values())

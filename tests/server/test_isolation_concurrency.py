@@ -12,7 +12,7 @@ import httpx
 from fastapi.testclient import TestClient
 from tests.conftest import SAMPLE_DOCS
 from tests.graph.graph_fakes import WordExtractor
-from tests.server.conftest import RunningServer, build_workspace
+from tests.server.conftest import WRITE, RunningServer, build_workspace
 
 from kgrag import Workspace
 from kgrag.config import ServerConfig
@@ -44,7 +44,11 @@ def test_workspaces_share_nothing(tmp_path: Path) -> None:
     (b_docs / "b.md").write_text("# Beta\n\nThe Beta project codename is Redshark.\n", encoding="utf-8")
     a = build_workspace(tmp_path / "a", [a_docs])
     b = build_workspace(tmp_path / "b", [b_docs])
-    with Workspace.open(a) as wa, Workspace.open(b) as wb, TestClient(create_app({"a": wa, "b": wb})) as c:
+    with (
+        Workspace.open(a) as wa,
+        Workspace.open(b) as wb,
+        TestClient(base_url="http://127.0.0.1", app=create_app({"a": wa, "b": wb})) as c,
+    ):
         for pipeline in PIPELINES:
             answer = c.post(
                 "/v1/workspaces/a/query", json={"question": "What is the Redshark codename?", "pipeline": pipeline}
@@ -55,7 +59,11 @@ def test_workspaces_share_nothing(tmp_path: Path) -> None:
             assert "Redshark" not in seen and all(p["doc_id"] != wb.documents.list()[0].id for p in body["passages"])
         assert c.get("/v1/workspaces/a/graph/entities", params={"q": "Redshark"}).json() == []
         assert c.get("/v1/workspaces/b/graph/entities", params={"q": "Redshark"}).json()
-        c.post("/v1/workspaces/a/documents?index=false", files=[("files", ("x.md", io.BytesIO(b"# X\n\nx\n")))])
+        c.post(
+            "/v1/workspaces/a/documents?index=false",
+            files=[("files", ("x.md", io.BytesIO(b"# X\n\nx\n")))],
+            headers=WRITE,
+        )
         assert len(list((a / "uploads").iterdir())) == 1 and not (b / "uploads").exists()
         job = c.post("/v1/workspaces/a/jobs", json={}).json()
         assert (

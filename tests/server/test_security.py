@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.server.conftest import build_workspace
+from tests.server.conftest import WRITE, build_workspace
 
 from kgrag import Workspace
 from kgrag.config import ServerConfig
@@ -31,11 +31,15 @@ def empty_ws(tmp_path: Path) -> Iterator[Workspace]:
 
 
 def _client(ws: Workspace, **limits: object) -> TestClient:
-    return TestClient(create_app({"w": ws}, ServerConfig(**limits)), raise_server_exceptions=False)
+    return TestClient(
+        base_url="http://127.0.0.1", app=create_app({"w": ws}, ServerConfig(**limits)), raise_server_exceptions=False
+    )
 
 
 def _upload(c: TestClient, name: str, data: bytes) -> dict[str, object]:
-    response = c.post("/v1/workspaces/w/documents?index=false", files=[("files", (name, io.BytesIO(data)))])
+    response = c.post(
+        "/v1/workspaces/w/documents?index=false", files=[("files", (name, io.BytesIO(data)))], headers=WRITE
+    )
     body: dict[str, object] = response.json()
     body["status"] = response.status_code
     return body
@@ -68,7 +72,11 @@ def test_keys_are_required_checked_and_scoped(tmp_path: Path) -> None:
     a = build_workspace(tmp_path / "a", [], graph=False)
     b = build_workspace(tmp_path / "b", [], graph=False)
     keys = KeyRing.parse([f"{KEY_A} a", KEY_ALL], "test")
-    with Workspace.open(a) as wa, Workspace.open(b) as wb, TestClient(create_app({"a": wa, "b": wb}, keys=keys)) as c:
+    with (
+        Workspace.open(a) as wa,
+        Workspace.open(b) as wb,
+        TestClient(base_url="http://127.0.0.1", app=create_app({"a": wa, "b": wb}, keys=keys)) as c,
+    ):
         assert c.get("/v1/health").status_code == 200  # liveness only, no data
         missing = c.get("/v1/workspaces/a/documents")
         assert missing.status_code == 401 and missing.headers["www-authenticate"] == "Bearer"
@@ -111,9 +119,12 @@ def test_size_limits_per_file_and_per_request(empty_ws: Workspace) -> None:
         two = c.post(
             "/v1/workspaces/w/documents?index=false",
             files=[("files", ("ok.txt", io.BytesIO(b"fine"))), ("files", ("big.txt", io.BytesIO(b"x" * 2000)))],
+            headers=WRITE,
         )
         assert two.status_code == 413 and not list((empty_ws.path / "uploads").iterdir())  # all or nothing
-        huge = c.post("/v1/workspaces/w/documents", files=[("files", ("h.txt", io.BytesIO(b"x" * 6000)))])
+        huge = c.post(
+            "/v1/workspaces/w/documents", files=[("files", ("h.txt", io.BytesIO(b"x" * 6000)))], headers=WRITE
+        )
         assert huge.status_code == 413 and huge.json()["error"]["code"] == "too_large"
 
         def chunks() -> Iterator[bytes]:  # no Content-Length: the limit applies while streaming
@@ -175,7 +186,7 @@ def test_errors_are_json_with_a_message_never_a_traceback(empty_ws: Workspace) -
             c.post("/v1/workspaces/w/query", json={"question": "x", "pipeline": "nope"}),
             c.get("/v1/workspaces/no-such/documents"),
             c.get("/v1/nowhere"),
-            c.delete("/v1/workspaces/w"),
+            c.delete("/v1/workspaces/w", headers=WRITE),
         ]
         for response in cases:
             assert 400 <= response.status_code < 500, response.text

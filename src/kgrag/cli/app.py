@@ -23,6 +23,7 @@ from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.help import KgragGroup
 from kgrag.cli.llm_commands import cost, prompts_app
 from kgrag.cli.migrate_command import migrate
+from kgrag.cli.notes import StderrNotes
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 from kgrag.cli.serve_command import serve
 from kgrag.cli.show_command import show_command
@@ -223,7 +224,7 @@ def remove(
 
     def body() -> None:
         with open_workspace(workspace) as ws:
-            removed, unknown = ws.remove(documents)
+            removed, unknown = ws.indexing.remove(documents, StderrNotes())
         console = new_console()
         for source in removed:
             console.print(f"removed {source}")

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kgrag.cli.errors import run_guarded
+from kgrag.cli.notes import StderrNotes
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 
 if TYPE_CHECKING:  # types only
@@ -80,7 +81,7 @@ def communities_command(
         llm_lines: list[str] = []
         with open_workspace(workspace) as ws:
             if not show and as_json:  # no progress bars in machine-readable output
-                result = ws.communities.build(rebuild=rebuild)
+                result = ws.communities.build(rebuild=rebuild, progress=StderrNotes())
                 built, llm_lines = result.report.communities, result.llm_lines
             elif not show:
                 from kgrag.cli.progress import RichProgress

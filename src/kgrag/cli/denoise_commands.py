@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from kgrag.cli.errors import run_guarded
+from kgrag.cli.notes import StderrNotes
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 
 DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Only plan: print and write the merges and drops.")]
@@ -67,7 +68,7 @@ def denoise_command(
             if dry_run:
                 report, path = ws.denoise.plan(**steps, out=out)
             else:
-                report, path = ws.denoise.apply(**steps)
+                report, path = ws.denoise.apply(**steps, progress=StderrNotes())
         if as_json:
             typer.echo(json.dumps({**report.to_dict(), "file": str(path)}, indent=2, ensure_ascii=False))
             return
@@ -90,7 +91,7 @@ def undo_denoise_command(
 
     def body() -> None:
         with open_workspace(workspace) as ws:
-            run = ws.denoise.undo(force=force)
+            run = ws.denoise.undo(force=force, progress=StderrNotes())
         new_console().print(f"undid denoising run {run.id}: the graph is as it was before it")
 
     run_guarded(body, debug)

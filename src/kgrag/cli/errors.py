@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 import traceback
 from collections.abc import Callable
+from types import FrameType
 from typing import Any, NoReturn
 
 import typer
@@ -14,6 +17,37 @@ from kgrag.core.errors import KgragError
 EXIT_USER_ERROR = 1
 EXIT_INTERNAL_ERROR = 2
 EXIT_INCOMPLETE = 3  # the run finished, but LLM work failed or fell back and is retried by the next run
+STOP_SIGNALS = ("SIGTERM", "SIGHUP")
+
+
+class Terminated(BaseException):
+    """Raised in the main thread when SIGTERM or SIGHUP arrives: like Ctrl-C, it unwinds the command (open
+    transactions roll back, files close) and ends in one line instead of a silent death. A BaseException,
+    so no ``except Exception`` on the way can swallow it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise Terminated(signum)
+
+
+def install_stop_handlers() -> None:
+    """Turn SIGTERM/SIGHUP into :class:`Terminated` (main thread only; where the platform has them)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for name in STOP_SIGNALS:
+        number = getattr(signal, name, None)
+        if number is not None:
+            signal.signal(number, _terminate)
+
+
+def _stopped(exc: Terminated) -> NoReturn:
+    name = signal.Signals(exc.signum).name
+    typer.echo(f"stopped by {name}; re-run the same command to resume", err=True)
+    raise SystemExit(128 + exc.signum)
 
 
 def run_guarded(body: Callable[[], None], debug: bool) -> None:
@@ -26,6 +60,8 @@ def run_guarded(body: Callable[[], None], debug: bool) -> None:
     except KeyboardInterrupt:
         typer.echo("interrupted; re-run the same command to resume", err=True)
         raise typer.Exit(130) from None
+    except Terminated as exc:
+        _stopped(exc)
     except typer.Exit:
         raise
     except Exception as exc:  # the one place that catches everything, to keep tracebacks off users
@@ -54,8 +90,11 @@ def run_app(app: typer.Typer, args: list[str] | None = None) -> NoReturn:
     reserves for internal errors. On a terminal the message keeps typer's rich panel; piped, it is
     printed plain so it is not hard-wrapped at 80 columns."""
     exceptions = _click_exceptions()
+    install_stop_handlers()
     try:
         code = app(args=args, standalone_mode=False)
+    except Terminated as exc:  # before or after a command body (which reports it itself)
+        _stopped(exc)
     except exceptions.UsageError as exc:
         _show(exc)
         raise SystemExit(EXIT_USER_ERROR) from None

@@ -17,6 +17,7 @@ from rich.text import Text
 
 from kgrag.cli.denoise_commands import denoise_command, undo_denoise_command
 from kgrag.cli.errors import run_guarded
+from kgrag.cli.notes import StderrNotes
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 from kgrag.core.errors import KgragError
 
@@ -125,9 +126,9 @@ def import_command(
     def body() -> None:
         with open_workspace(workspace) as ws:
             if source is ImportSource.LIGHTRAG:
-                report = ws.graph.import_lightrag(path, graphml=graphml, chunks_file=chunks)
+                report = ws.graph.import_lightrag(path, graphml=graphml, chunks_file=chunks, progress=StderrNotes())
             else:
-                report = ws.graph.import_graphml(path, companion_file=companion)
+                report = ws.graph.import_graphml(path, companion_file=companion, progress=StderrNotes())
         if as_json:
             typer.echo(json.dumps(report.to_dict(), indent=2))
         else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -66,6 +67,20 @@ def _open_all(stack: ExitStack, specs: list[tuple[str, Path]]) -> dict[str, Work
     return opened
 
 
+def _check_listen(host: str, port: int) -> None:
+    """Fail with one line now, rather than uvicorn's log line and exit status 3 after the banner, when
+    ``host:port`` cannot be bound (taken, not this machine's address, a name that does not resolve)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+            probe.bind(address)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise KgragError(f"cannot listen on {host}:{port} ({reason}); choose another --port or --host") from exc
+
+
 def serve(
     workspace: WorkspacesOpt = None,
     host: Annotated[str | None, typer.Option("--host", help="Bind address (default: server.host, 127.0.0.1).")] = None,
@@ -83,8 +98,10 @@ def serve(
     def body() -> None:
         import uvicorn
 
-        from kgrag.server import check_bind, create_app
+        from kgrag.server import check_bind, create_app, uvicorn_options
 
+        if port is not None and not 0 <= port <= 65535:
+            raise KgragError(f"--port {port}: a TCP port is 0-65535 (0 = any free port)")
         specs = _parse_workspaces(workspace or [])
         keys = _keys(api_key_file)
         with ExitStack() as stack:
@@ -92,12 +109,14 @@ def serve(
             limits = next(iter(opened.values())).config.server  # the first workspace's [server] section
             bind_host = host or limits.host
             check_bind(bind_host, keys)
+            limits = limits.model_copy(update={"host": bind_host})  # the Host check knows the bound name
             app = create_app(opened, limits, keys)
             bind_port = limits.port if port is None else port
+            _check_listen(bind_host, bind_port)
             new_console().print(
                 f"serving {', '.join(opened)} on http://{bind_host}:{bind_port} "
                 f"({'API key required' if keys else 'no API key: loopback only'})"
             )
-            uvicorn.run(app, host=bind_host, port=bind_port, log_level="warning", server_header=False)
+            uvicorn.run(app, host=bind_host, port=bind_port, log_level="warning", **uvicorn_options(limits))
 
     run_guarded(body, debug)

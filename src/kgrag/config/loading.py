@@ -3,6 +3,8 @@ commented kgrag.toml that ``kgrag init`` creates."""
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -13,6 +15,8 @@ from kgrag.config.model import KgragConfig
 from kgrag.core.errors import ConfigError
 
 CONFIG_FILE_NAME = "kgrag.toml"
+MAX_CONFIG_BYTES = 1024 * 1024  # a config is a few KB; more is a mistake (a log, a device), not settings
+ENV_PREFIX = "KGRAG_"
 
 
 def _format_validation_error(err: ValidationError, origin: str) -> str:
@@ -23,6 +27,38 @@ def _format_validation_error(err: ValidationError, origin: str) -> str:
     return f"invalid configuration ({origin}): " + "; ".join(lines)
 
 
+def _read_config_bytes(path: Path) -> bytes:
+    """The file's bytes, if it is a regular file of at most :data:`MAX_CONFIG_BYTES` (a link to
+    ``/dev/zero`` or a FIFO would otherwise be read forever)."""
+    # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer (no effect on regular files)
+    with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError(
+                f"{path}: not a regular file (a device, FIFO or socket); kgrag.toml must be a TOML text file"
+            )
+        data = handle.read(MAX_CONFIG_BYTES + 1)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: over {MAX_CONFIG_BYTES // 1024} KiB, too large for a config file; fix or move it")
+    return data
+
+
+def _check_env_sections() -> None:
+    """A ``KGRAG_SECTION__KEY`` variable must name a real section: a misspelt one (``KGRAG_EMBEDING__...``)
+    would otherwise be ignored without a word, unlike an unknown key inside a known section."""
+    sections = set(KgragConfig.model_fields)
+    for name in sorted(os.environ):
+        head, sep, _ = name.partition("__")
+        if not sep or not head.upper().startswith(ENV_PREFIX):
+            continue
+        section = head[len(ENV_PREFIX) :].lower()
+        if section not in sections:
+            raise ConfigError(
+                f"environment variable {name}: unknown config section {section!r} "
+                f"(sections: {', '.join(sorted(sections))}); fix or unset it"
+            )
+
+
 def load_config(workspace_dir: Path | None = None, **overrides: Any) -> KgragConfig:
     """Load the config for a workspace: defaults < kgrag.toml < KGRAG_* env < ``overrides``.
 
@@ -31,12 +67,13 @@ def load_config(workspace_dir: Path | None = None, **overrides: Any) -> KgragCon
     toml_path = workspace_dir / CONFIG_FILE_NAME if workspace_dir is not None else None
     settings_cls: type[KgragConfig] = KgragConfig
     origin = "defaults and KGRAG_* environment"
+    _check_env_sections()
     if toml_path is not None and toml_path.exists():
         try:
             # bytes, not read_text: universal newlines would turn a stray "\r" into a line break and pass
             # a file that the settings loader (which reads bytes) then fails on
-            tomllib.loads(toml_path.read_bytes().decode("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            tomllib.loads(_read_config_bytes(toml_path).decode("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
             raise ConfigError(f"{toml_path}: not valid TOML ({exc}); fix the file or delete it") from exc
         except OSError as exc:  # a directory of that name, no read permission, a dangling link, ...
             raise ConfigError(

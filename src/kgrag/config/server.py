@@ -49,3 +49,21 @@ class ServerConfig(Section):
     rate_limit_burst: int = Field(60, ge=1, description="Requests a key may send at once before the rate applies.")
     max_compare_pipelines: int = Field(8, ge=1, description="Most pipelines one compare request may name.")
     max_question_chars: int = Field(4000, ge=1, description="Longest question accepted.")
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host names the server answers to besides 127.0.0.1, localhost, [::1] and `host` (requests "
+        "naming any other `Host` are refused, which stops DNS rebinding); `*` accepts any. A wildcard bind "
+        "(0.0.0.0, ::) without this list accepts any name (such a server needs API keys anyway).",
+    )
+    failed_auth_per_minute: int = Field(
+        10,
+        ge=1,
+        description="Wrong or missing API keys a client address may send per minute (10 at once) before it "
+        "gets 429 for a while; stops key guessing.",
+    )
+    header_timeout_s: float = Field(
+        10.0, gt=0, description="Seconds a connection may take to send a request's headers before it is closed."
+    )
+    max_connections: int = Field(
+        256, ge=1, description="Open connections and requests at once; past it new ones get 503 at once."
+    )

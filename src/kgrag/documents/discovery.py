@@ -5,31 +5,43 @@ prune directory walks. Directories are walked in sorted order so that the same t
 same list (and the same document order in the index). Exclude patterns are matched against every
 path component *below* the directory given, never against the directory's own path, so that indexing
 ``./docs`` or a tree under ``~/.cache`` is not excluded by the default ``.*`` pattern.
+
+Only regular files are indexed: a FIFO named ``notes.txt`` would block the reader forever, and a device
+or socket has no document in it. Those, directories that cannot be listed (no permission, a path over
+the system's length limit) and named paths that cannot be examined are skipped, each with its reason in
+``skipped``, so nothing is left out silently.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator, Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path
 
 from kgrag.core.errors import DocumentError
 
+Skipped = list[tuple[Path, str]]
 
-def discover(paths: Sequence[Path], include: Sequence[str], exclude: Sequence[str]) -> list[Path]:
+
+def discover(
+    paths: Sequence[Path], include: Sequence[str], exclude: Sequence[str], skipped: Skipped | None = None
+) -> list[Path]:
     """Files to index: named files as given, plus matching files under named directories.
 
     Patterns are matched case-insensitively, like the suffixes the loaders dispatch on. Files reached
     twice (overlapping arguments) are listed once, at their first position. Symlinked directories
-    are not followed, so a link loop cannot make the walk endless.
+    are not followed, so a link loop cannot make the walk endless. What is passed over (not a regular
+    file, a directory that cannot be listed) is appended to ``skipped`` as (path, reason).
     """
     found: list[Path] = []
     seen: set[Path] = set()
+    passed_over: Skipped = skipped if skipped is not None else []
     for path in paths:
-        if not path.exists():
+        if not os.path.lexists(path):
             raise DocumentError(f"{path}: no such file or directory")
-        candidates = _walk(path, include, exclude) if path.is_dir() else iter([path])
+        candidates = _walk(path, include, exclude, passed_over) if path.is_dir() else _named(path, passed_over)
         for candidate in candidates:
             key = file_identity(candidate)
             if key not in seen:
@@ -47,12 +59,30 @@ def file_identity(path: Path) -> Path:
         return path.absolute()
 
 
-def _walk(root: Path, include: Sequence[str], exclude: Sequence[str]) -> Iterator[Path]:
+def _named(path: Path, skipped: Skipped) -> Iterator[Path]:
+    """A file the user named, unless it is not a regular file (then it is skipped with the reason)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        skipped.append((path, f"cannot be examined ({exc.strerror})"))
+        return
+    if stat.S_ISREG(mode):
+        yield path
+    else:
+        skipped.append((path, f"not a regular file ({_kind(mode)}), so it cannot be read as a document"))
+
+
+def _kind(mode: int) -> str:
+    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"))
+    return next((name for test, name in kinds if test(mode)), "a block device or other special file")
+
+
+def _walk(root: Path, include: Sequence[str], exclude: Sequence[str], skipped: Skipped) -> Iterator[Path]:
     """Matching files under ``root``, depth-first with sorted names; excluded directories are pruned.
 
     An explicit stack instead of recursion (``os.walk`` recurses on Python 3.11), so a directory tree of
     any depth is walked without a ``RecursionError``; a directory that cannot be listed is skipped (its
-    files cannot be read either), never an abort of the whole run.
+    files cannot be read either) is reported in ``skipped``, never an abort of the whole run.
     """
     stack = [str(root)]
     while stack:
@@ -60,7 +90,9 @@ def _walk(root: Path, include: Sequence[str], exclude: Sequence[str]) -> Iterato
         try:
             with os.scandir(current) as listing:
                 entries = sorted(listing, key=lambda entry: entry.name)
-        except OSError:
+        except OSError as exc:
+            reason = f"directory cannot be listed ({exc.strerror}), so none of its files were indexed"
+            skipped.append((Path(current), reason))
             continue
         directories: list[str] = []
         for entry in entries:
@@ -68,7 +100,7 @@ def _walk(root: Path, include: Sequence[str], exclude: Sequence[str]) -> Iterato
                 if not _matches(entry.name, exclude):
                     directories.append(entry.path)
             elif _matches(entry.name, include) and not _matches(entry.name, exclude):
-                yield Path(entry.path)
+                yield from _named(Path(entry.path), skipped)
         stack.extend(reversed(directories))  # sorted order, depth-first
 
 

@@ -24,6 +24,7 @@ from kgrag.core.builtins import new_registry
 from kgrag.core.errors import DocumentError
 from kgrag.core.registry import Registry
 from kgrag.documents.provenance import PAGE_STARTS, page_starts
+from kgrag.documents.log_names import naming
 from kgrag.documents.reading import decode_text, normalize_newlines, read_limited, require_text
 from kgrag.documents.records import LoadedDocument
 
@@ -97,7 +98,8 @@ def load_path(path: Path, cfg: DocumentsConfig, loaders: Registry[Loader] | None
         )
     loader = registry.load(suffix)
     data = read_limited(path, cfg.max_file_mb)
-    return loader(path.resolve(), data, cfg)
+    with naming(path):  # a library's warning about this file says which file
+        return loader(path.resolve(), data, cfg)
 
 
 def _metadata(path: Path) -> dict[str, str]:

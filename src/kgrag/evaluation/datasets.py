@@ -6,12 +6,12 @@ and is normalised to a list.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kgrag.core.errors import KgragError
+from kgrag.fileio import parse_json, read_regular_text
 
 DEFAULT_TYPE = "Unspecified"
 
@@ -55,24 +55,16 @@ def _item(record: Any, position: int, origin: str) -> QAItem:
 def load_dataset(path: Path | str) -> list[QAItem]:
     """Load a .json list (GraphRAG-Bench) or a .jsonl file of question records (``path``: str or Path)."""
     path = Path(path)
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise KgragError(f"{path}: cannot read dataset ({exc})") from exc
+    raw = read_regular_text(path)  # not /dev/zero, not a FIFO: a clear error instead of a hang
     origin = str(path)
     if path.suffix == ".jsonl":
-        records = []
-        for line_no, line in enumerate(raw.splitlines(), start=1):
-            if line.strip():
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise KgragError(f"{origin}:{line_no}: not valid JSON ({exc.msg})") from exc
+        records = [
+            parse_json(line, f"{origin}:{line_no}")
+            for line_no, line in enumerate(raw.splitlines(), start=1)
+            if line.strip()
+        ]
     else:
-        try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise KgragError(f"{origin}: not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+        data = parse_json(raw, origin)
         records = data if isinstance(data, list) else data.get("questions", []) if isinstance(data, dict) else []
     if not records:
         raise KgragError(f"{origin}: no questions found (expected a list of objects with a `question` field)")

@@ -18,8 +18,9 @@ from kgrag.config import ServerConfig
 from kgrag.server import routes_documents, routes_eval, routes_graph, routes_jobs, routes_query, routes_system
 from kgrag.server.deps import caller
 from kgrag.server.errors import install_error_handlers
+from kgrag.server.guard import RequestGuardMiddleware, allowed_hosts
 from kgrag.server.metrics import MetricsMiddleware
-from kgrag.server.page import mount_page
+from kgrag.server.page import mount_docs, mount_page
 from kgrag.server.security import BodyLimitMiddleware, KeyRing
 from kgrag.server.state import ServerState
 from kgrag.workspace import Workspace
@@ -27,7 +28,9 @@ from kgrag.workspace import Workspace
 DESCRIPTION = """kgrag's HTTP API: ask, compare pipelines, manage documents and indexing jobs, browse the
 graph, read evaluation reports. Every workspace route is under `/v1/workspaces/{workspace}`. When the
 server has API keys, send one as `Authorization: Bearer KEY` (or `X-API-Key`). Errors are
-`{"error": {"status", "code", "message"}}`."""
+`{"error": {"status", "code", "message"}}`. A request that changes something (POST, DELETE) must send a
+JSON body, an API key or the `X-Kgrag-Request: 1` header (what a cross-site form cannot send), and `Host`
+must name this server."""
 
 
 def create_app(
@@ -43,7 +46,9 @@ def create_app(
         yield
         state.shutdown()
 
-    app = FastAPI(title="kgrag", version=__version__, description=DESCRIPTION, lifespan=lifespan)
+    app = FastAPI(
+        title="kgrag", version=__version__, description=DESCRIPTION, lifespan=lifespan, docs_url=None, redoc_url=None
+    )
     app.state.kgrag = state
     install_error_handlers(app)
     v1 = APIRouter(prefix="/v1")
@@ -56,6 +61,8 @@ def create_app(
     v1.include_router(per_workspace)
     app.include_router(v1)
     mount_page(app)
+    mount_docs(app)
     app.add_middleware(BodyLimitMiddleware, limit=state.limits.max_request_bytes)
+    app.add_middleware(RequestGuardMiddleware, hosts=allowed_hosts(state.limits.host, state.limits.allowed_hosts))
     app.add_middleware(MetricsMiddleware, metrics=state.metrics)
     return app

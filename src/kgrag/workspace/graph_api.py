@@ -6,11 +6,14 @@ them, so opening a workspace for a query does not pay for them.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from kgrag.core.progress import Progress, SilentProgress
 from kgrag.workspace.components import Components
+from kgrag.workspace.index_lock import indexing_lock
 
 if TYPE_CHECKING:
     from kgrag.graph.analysis.stats import GraphStats
@@ -77,15 +80,28 @@ class GraphAPI:
         return ExportResult(counts["entities"], counts["relations"], path, side)
 
     def import_lightrag(
-        self, directory: Path, *, graphml: Path | None = None, chunks_file: Path | None = None
+        self,
+        directory: Path,
+        *,
+        graphml: Path | None = None,
+        chunks_file: Path | None = None,
+        progress: Progress | None = None,
     ) -> ImportReport:
         """A LightRAG working directory's graph, chunks and provenance, in one transaction."""
         from kgrag.graph.io.lightrag.importer import import_lightrag
 
-        return import_lightrag(self._parts.store, directory, graphml=graphml, chunks_file=chunks_file)
+        with self._writing(progress):
+            return import_lightrag(self._parts.store, directory, graphml=graphml, chunks_file=chunks_file)
 
-    def import_graphml(self, path: Path, *, companion_file: Path | None = None) -> ImportReport:
+    def import_graphml(
+        self, path: Path, *, companion_file: Path | None = None, progress: Progress | None = None
+    ) -> ImportReport:
         """A GraphML file (ours or another tool's), with our JSON companion when present."""
         from kgrag.graph.io.graphml import import_graphml
 
-        return import_graphml(self._parts.store, path, companion_file=companion_file)
+        with self._writing(progress):
+            return import_graphml(self._parts.store, path, companion_file=companion_file)
+
+    def _writing(self, progress: Progress | None) -> AbstractContextManager[None]:
+        """The workspace's writer lock (imports wait for a running ``kgrag index``, noting it to ``progress``)."""
+        return indexing_lock(self._parts.path, self._parts.store, progress or SilentProgress())

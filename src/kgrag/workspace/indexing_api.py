@@ -66,10 +66,10 @@ class IndexingAPI:
             self._parts.record_model(self._parts.embedder().inner())
             return _run(self._parts, [], progress, None)
 
-    def remove(self, refs: Sequence[str]) -> tuple[list[str], list[str]]:
+    def remove(self, refs: Sequence[str], progress: Progress | None = None) -> tuple[list[str], list[str]]:
         """Remove documents (by id, source or path) and everything derived from them; returns (removed
-        sources, refs that matched nothing)."""
-        with indexing_lock(self._parts.path, self._parts.store, SilentProgress()):
+        sources, refs that matched nothing). Waits (noting it to ``progress``) while another writer runs."""
+        with indexing_lock(self._parts.path, self._parts.store, progress or SilentProgress()):
             return remove_documents(self._parts.store, refs, self._parts.summarizer(), self._parts.embedder)
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgrag.core.errors import KgragError
+from kgrag.fileio import read_regular_bytes
 
 GRAPHML_NS = "http://graphml.graphdrawing.org/xmlns"
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -90,12 +91,11 @@ def _attrs(element: ET.Element, keys: Mapping[str, _Key], domain: str) -> dict[s
 
 def read_graphml(path: Path) -> GraphmlGraph:
     """Parse the first graph of a GraphML file; malformed XML is a user error naming the file."""
+    data = read_regular_bytes(path)  # a FIFO or a device is refused, not read forever
     try:
-        root = ET.parse(path).getroot()
+        root = ET.fromstring(data)
     except ET.ParseError as exc:
         raise KgragError(f"{path}: not valid GraphML ({exc})") from exc
-    except OSError as exc:
-        raise KgragError(f"{path}: cannot read ({exc.strerror})") from exc
     graphs = _children(root, "graph")
     if _local(root.tag) != "graphml" or not graphs:
         raise KgragError(f"{path}: no <graphml><graph> element; is this a GraphML file?")

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from kgrag.core.errors import DocumentError, KgragError
 from kgrag.core.stages import DISCOVER
 from kgrag.documents import discover
 from kgrag.indexing.context import IndexContext
+from kgrag.indexing.ingest import display_path
+from kgrag.indexing.report import FileProblem
 
 
 class DiscoverStage:
@@ -15,8 +19,11 @@ class DiscoverStage:
 
     def run(self, ctx: IndexContext) -> None:
         documents = ctx.config.documents
+        skipped: list[tuple[Path, str]] = []
         try:
-            ctx.files = discover(list(ctx.paths), documents.include, documents.exclude)
+            ctx.files = discover(list(ctx.paths), documents.include, documents.exclude, skipped)
         except DocumentError as exc:  # a path that does not exist is a typo, not a file to skip
             raise KgragError(f"{exc}; nothing was indexed") from exc
-        ctx.report.files_seen = len(ctx.files)
+        for path, reason in skipped:  # special files, unlistable directories: named by the finalize stage
+            ctx.report.problems.append(FileProblem(display_path(path), reason))
+        ctx.report.files_seen = len(ctx.files) + len(skipped)

@@ -25,7 +25,7 @@ from kgrag.core.llm_usage import CachedResponse, CallRecord
 from kgrag.models.llm.base import ChatProvider, LLMUnavailableError, ProviderError, ResponseCache, UsageLedger
 from kgrag.models.llm.budget import TokenBudget, check_context_window
 from kgrag.models.llm.ratelimit import CallLimits
-from kgrag.models.llm.retry import RetryPolicy
+from kgrag.models.llm.retry import RetryPolicy, announce_wait
 from kgrag.models.llm.structured import ReplyInvalid
 from kgrag.models.llm.tokens import TextTokenCounter, count_message_tokens
 
@@ -167,7 +167,9 @@ class CallRunner:
                 attempts.errors.append(exc.short)
                 last = exc
                 if retry_index < self.retry.max_retries:
-                    self.sleep(self.retry.delay(retry_index, exc.retry_after_s, self.rng))
+                    delay = self.retry.delay(retry_index, exc.retry_after_s, self.rng)
+                    announce_wait(delay, exc.retry_after_s, exc.short)
+                    self.sleep(delay)
         raise LLMUnavailableError(
             f"LLM call failed after {attempts.count} attempts (last error: {last}); the endpoint looks down "
             "or overloaded. Finished calls are cached, so rerunning resumes where this stopped; raise "

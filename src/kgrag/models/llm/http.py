@@ -4,6 +4,11 @@ It speaks the wire format with httpx directly rather than through the ``openai``
 retries would hide attempts from our ledger, and its typed response models reject the small deviations
 of local servers (missing ``usage``, ``null`` content) that we want to tolerate. Every failure becomes a
 :class:`ProviderError` that says whether retrying can help.
+
+``llm.timeout_s`` bounds the whole attempt, not each read: httpx's timeouts apply per socket operation,
+so a server that trickles its reply a few bytes a second would otherwise keep one attempt open for as
+long as it likes. The body is read as a stream against a deadline; the headers before it are bounded by
+their size limit and the per-read timeout.
 """
 
 from __future__ import annotations
@@ -74,6 +79,7 @@ class OpenAICompatibleProvider:
             )
         self.base_url = base_url.rstrip("/")
         self._api_key_env = api_key_env
+        self._timeout_s = timeout_s
         self._httpx = httpx
         self._client = httpx.Client(
             base_url=self.base_url + "/",
@@ -132,7 +138,7 @@ class OpenAICompatibleProvider:
     def _post(self, body: dict[str, Any]) -> httpx.Response:
         httpx = self._httpx
         try:
-            return self._client.post("chat/completions", content=json.dumps(body))
+            return self._stream_post(json.dumps(body))
         except httpx.TimeoutException as exc:
             raise ProviderError(f"timeout: {type(exc).__name__}", retryable=True) from exc
         except httpx.TransportError as exc:
@@ -188,6 +194,25 @@ class OpenAICompatibleProvider:
             return False
         params["max_tokens"] = room
         return True
+
+    def _stream_post(self, content: str) -> httpx.Response:
+        """POST and read the reply within ``timeout_s`` in all (a read-complete response, as ``post`` gives)."""
+        deadline = time.monotonic() + self._timeout_s
+        with self._client.stream("POST", "chat/completions", content=content) as response:
+            declared = response.headers.get("content-length", "")
+            expected = int(declared) if declared.isdigit() else -1
+            chunks: list[bytes] = []
+            received = 0
+            for chunk in response.iter_raw():
+                chunks.append(chunk)
+                received += len(chunk)
+                if received != expected and time.monotonic() > deadline:  # a complete reply is kept
+                    raise ProviderError(
+                        f"timeout: the reply took over llm.timeout_s = {self._timeout_s:g} s", retryable=True
+                    )
+        return self._httpx.Response(
+            response.status_code, headers=response.headers, content=b"".join(chunks), request=response.request
+        )
 
     def _status_error(self, response: httpx.Response, model: str) -> ProviderError:
         status = response.status_code

@@ -1,17 +1,23 @@
 """Backoff schedule for retried attempts: exponential with jitter, never shorter than Retry-After.
 
 Jitter spreads the retries of many concurrent workers that failed together (a 429 burst) so they do
-not hit the endpoint again in lockstep.
+not hit the endpoint again in lockstep. A server's ``Retry-After`` is honoured up to
+:data:`MAX_RETRY_AFTER_S`: an hour-long ask would stall the run for nothing a person can see, so the wait
+is capped and every long wait is said on stderr (the ``kgrag.llm`` logger) before it starts.
 """
 
 from __future__ import annotations
 
+import logging
 import random
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Protocol
 
-MAX_RETRY_AFTER_S = 600.0
+MAX_RETRY_AFTER_S = 60.0
+ANNOUNCE_WAIT_S = 5.0  # waits at least this long are said before they start
+
+log = logging.getLogger("kgrag.llm")
 
 
 class Headers(Protocol):
@@ -35,6 +41,21 @@ class RetryPolicy:
         if retry_after_s is None:
             return jittered
         return max(jittered, min(retry_after_s, MAX_RETRY_AFTER_S))
+
+
+def announce_wait(delay_s: float, retry_after_s: float | None, error: str) -> None:
+    """Say on stderr that the run now waits ``delay_s`` before retrying (and that a longer
+    ``Retry-After`` was cut to :data:`MAX_RETRY_AFTER_S`), so a long pause is never silent."""
+    if retry_after_s is not None and retry_after_s > MAX_RETRY_AFTER_S:
+        log.warning(
+            "LLM endpoint asked to wait %.0f s (Retry-After) after %s; waiting %.0f s (the most kgrag waits) "
+            "before retrying",
+            retry_after_s,
+            error,
+            delay_s,
+        )
+    elif delay_s >= ANNOUNCE_WAIT_S:
+        log.warning("LLM endpoint: %s; waiting %.0f s before retrying", error, delay_s)
 
 
 def parse_retry_after(headers: Headers, now_epoch: float) -> float | None:

@@ -16,7 +16,8 @@ function el(tag, attrs = {}, ...children) {
 }
 
 async function api(path, options = {}) {
-  const headers = Object.assign({}, options.headers || {});
+  // X-Kgrag-Request marks the call as this page's: the server refuses writes a cross-site form could forge.
+  const headers = Object.assign({ "X-Kgrag-Request": "1" }, options.headers || {});
   const key = sessionStorage.getItem("kgrag-key");
   if (key) headers["Authorization"] = "Bearer " + key;
   if (options.json !== undefined) { headers["Content-Type"] = "application/json"; options.body = JSON.stringify(options.json); }

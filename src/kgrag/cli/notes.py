@@ -1,0 +1,26 @@
+"""Progress notes for commands without progress bars: one line each on stderr, at once.
+
+Kept apart from :mod:`kgrag.cli.progress` (rich's progress bars) so commands that only need notes do not
+load rich's bar machinery at start-up.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+class StderrNotes:
+    """For commands without progress bars (or with ``--json`` output): no bars, each note one line on
+    stderr at once, e.g. that the command waits for a running ``kgrag index``."""
+
+    def start(self, stage: str, total: int | None) -> None:
+        return None
+
+    def advance(self, stage: str, amount: int = 1) -> None:
+        return None
+
+    def note(self, message: str) -> None:
+        print(f"! {message}", file=sys.stderr, flush=True)
+
+    def finish(self, stage: str) -> None:
+        return None
