@@ -23,8 +23,8 @@ from kgrag.config import DocumentsConfig
 from kgrag.core.builtins import new_registry
 from kgrag.core.errors import DocumentError
 from kgrag.core.registry import Registry
-from kgrag.documents.provenance import PAGE_STARTS, page_starts
 from kgrag.documents.log_names import naming
+from kgrag.documents.provenance import PAGE_STARTS, page_starts
 from kgrag.documents.reading import decode_text, normalize_newlines, read_limited, require_text
 from kgrag.documents.records import LoadedDocument
 

@@ -199,6 +199,9 @@ class OpenAICompatibleProvider:
         """POST and read the reply within ``timeout_s`` in all (a read-complete response, as ``post`` gives)."""
         deadline = time.monotonic() + self._timeout_s
         with self._client.stream("POST", "chat/completions", content=content) as response:
+            if response.is_stream_consumed:  # a transport that read the whole reply already (in-process ones)
+                response.read()
+                return response
             declared = response.headers.get("content-length", "")
             expected = int(declared) if declared.isdigit() else -1
             chunks: list[bytes] = []
