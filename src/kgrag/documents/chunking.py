@@ -6,7 +6,9 @@ part, and whatever is past the cut can never be found. Consecutive chunks repeat
 sentences so a fact that straddles a boundary is whole in at least one chunk.
 
 Every chunk is an exact slice of the document text and has at most ``size_tokens`` tokens, counted
-on the chunk's own text; a sentence too long for one chunk is cut at token boundaries.
+on the chunk's own text; a sentence too long for one chunk is cut at token boundaries. A fenced code
+block (:mod:`kgrag.documents.code_blocks`) is one unit like a sentence, so no chunk boundary falls
+inside it; a block longer than a chunk is cut between lines, keeping each line's indentation.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 
 from kgrag.config import ChunkingConfig
 from kgrag.core.errors import ConfigError
+from kgrag.documents.code_blocks import code_block_spans
 from kgrag.documents.records import Chunk
 from kgrag.documents.sentences import split_sentences, strip_span
 from kgrag.documents.tokens import TokenCounter
@@ -100,15 +103,82 @@ def wants_sentence_vectors(setting: bool | str, chunk_size: int, embedder_window
 
 
 def _units(text: str, counter: TokenCounter, size: int) -> list[_Unit]:
-    """Sentences with their token counts; sentences longer than ``size`` are cut into pieces."""
+    """Sentences and code blocks with their token counts, in order; longer ones are cut into pieces."""
     units: list[_Unit] = []
-    for start, end in split_sentences(text):
+    position = 0
+    for start, end in code_block_spans(text):
+        units.extend(_sentence_units(text, (position, start), counter, size))
+        units.extend(_code_units(text, (start, end), counter, size))
+        position = end
+    units.extend(_sentence_units(text, (position, len(text)), counter, size))
+    return units
+
+
+def _sentence_units(text: str, bounds: tuple[int, int], counter: TokenCounter, size: int) -> list[_Unit]:
+    """The sentences of ``text[lo:hi]``; sentences longer than ``size`` are cut at token boundaries."""
+    lo, hi = bounds
+    segment = text if (lo, hi) == (0, len(text)) else text[lo:hi]  # no copy of a text without code
+    units: list[_Unit] = []
+    for start, end in split_sentences(segment):
+        start, end = start + lo, end + lo
         n_tokens = counter.count(text[start:end])
         if n_tokens <= size:
             units.append(_Unit(start, end, n_tokens))
         else:
             units.extend(_force_split(text, start, end, counter, size))
     return units
+
+
+def _code_units(text: str, bounds: tuple[int, int], counter: TokenCounter, size: int) -> list[_Unit]:
+    """A fenced code block as one unit; one longer than ``size`` is cut between lines, indentation kept
+    (only a single line longer than ``size`` is cut inside, at token boundaries)."""
+    start, end = bounds
+    n_tokens = counter.count(text[start:end])
+    if n_tokens <= size:
+        return [_Unit(start, end, n_tokens)]
+    lines = _line_spans(text, start, end)
+    counts = [counter.count(text[a:b]) + 1 for a, b in lines]  # +1: the newline between lines
+    units: list[_Unit] = []
+    first = 0
+    while first < len(lines):
+        if not text[lines[first][0] : lines[first][1]].strip():
+            first += 1  # a piece never starts with a blank line
+        elif counts[first] - 1 > size:
+            units.extend(_force_split(text, *lines[first], counter, size))
+            first += 1
+        else:
+            last, n_tokens = _code_piece(text, counter, lines, counts, first, size)
+            units.append(_Unit(lines[first][0], lines[last - 1][1], n_tokens))
+            first = last
+    return units
+
+
+def _code_piece(
+    text: str, counter: TokenCounter, lines: list[tuple[int, int]], counts: list[int], first: int, size: int
+) -> tuple[int, int]:
+    """End (exclusive line index) and token count of the longest run of lines from ``first`` that fits."""
+    last, total = first, 0
+    while last < len(lines) and total + counts[last] <= size + 1:
+        total += counts[last]
+        last += 1
+    while True:
+        while last - 1 > first and not text[lines[last - 1][0] : lines[last - 1][1]].strip():
+            last -= 1  # nor ends with one
+        n_tokens = counter.count(text[lines[first][0] : lines[last - 1][1]])
+        if n_tokens <= size or last - 1 == first:
+            return last, n_tokens
+        last -= 1
+
+
+def _line_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """``(start, end)`` of each line of ``text[start:end]``, newlines excluded."""
+    spans: list[tuple[int, int]] = []
+    while start < end:
+        newline = text.find("\n", start, end)
+        line_end = end if newline < 0 else newline
+        spans.append((start, line_end))
+        start = line_end + 1
+    return spans
 
 
 def _force_split(text: str, start: int, end: int, counter: TokenCounter, size: int) -> list[_Unit]:
