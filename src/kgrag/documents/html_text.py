@@ -7,10 +7,10 @@ keeps what a reader reads:
 
 * the **main content** element — ``<main>``, ``role="main"``, a single ``<article>``, Sphinx's
   ``div.body`` or an element with id ``content``/``main`` — or the whole ``<body>`` when a page has none;
-* minus **chrome** inside it: ``nav``/``aside``/``footer``/forms, ARIA landmarks such as
-  ``role="navigation"``, hidden elements, elements whose class or id names navigation (``sphinxsidebar``,
-  ``breadcrumb``, ``toc``…) and permalink anchors (``a.headerlink``, or a link whose whole text is "¶",
-  "§", "#" or "🔗");
+* minus **chrome** inside it: ``nav``/``footer``/forms (and ``header``/``aside`` on a page without a
+  main-content element), ARIA landmarks such as ``role="navigation"``, hidden elements, elements whose
+  class or id names navigation (``sphinxsidebar``, ``breadcrumb``, ``toc``…) and permalink anchors
+  (``a.headerlink``, or a link whose whole text is "¶", "§", "#" or "🔗");
 * **headings** as Markdown heading lines (``## Title``), so sentence splitting and chunking see sections;
 * ``<pre>`` blocks **verbatim**, indentation included, inside Markdown code fences, which the chunker
   never cuts (:mod:`kgrag.documents.code_blocks`);
@@ -52,14 +52,13 @@ _DROPPED_TAGS = frozenset(
         "select",
         "textarea",
         "nav",
-        "aside",
         "footer",
         "dialog",
     }
 )
-# Dropped only when the page has no main-content element: there the page banner is chrome; inside
-# an <article> a <header> holds the article's own title.
-_PAGE_ONLY_DROPPED = frozenset({"header"})
+# Dropped only when the page has no main-content element: there the page banner and sidebars are
+# chrome; inside the main content a <header> holds the article's own title and an <aside> a side note.
+_PAGE_ONLY_DROPPED = frozenset({"header", "aside"})
 _CHROME_ROLES = frozenset(
     {"navigation", "banner", "contentinfo", "search", "complementary", "menu", "menubar", "toolbar", "dialog"}
 )
@@ -76,7 +75,6 @@ _CHROME_NAMES = frozenset(
         "navbar",
         "breadcrumb",
         "breadcrumbs",
-        "sidebar",
         "toc",
         "menu",
         "skip-link",
@@ -145,13 +143,13 @@ class HtmlText:
     text: str
 
 
-def html_to_text(markup: str) -> HtmlText:
-    """Main content of ``markup`` as Markdown-like text (see the module docstring for the rules).
+def html_to_text(markup: bytes) -> HtmlText:
+    """Main content of the UTF-8 page ``markup`` as Markdown-like text (see the module docstring).
 
     Raises :class:`TooDeep` for pages nested deeper than :data:`MAX_DEPTH`; lxml's own errors propagate.
     """
     parser = etree.HTMLParser(huge_tree=True, remove_comments=True, remove_pis=True, no_network=True, encoding="utf-8")
-    root = etree.fromstring(markup.encode("utf-8", "surrogatepass"), parser)
+    root = etree.fromstring(markup, parser)
     if any(error.type_name == "ERR_RESOURCE_LIMIT" for error in parser.error_log):
         raise TooDeep(f"elements are nested more than {MAX_DEPTH} deep")
     if root is None:

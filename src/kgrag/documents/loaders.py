@@ -25,7 +25,7 @@ from kgrag.core.builtins import new_registry
 from kgrag.core.errors import DocumentError
 from kgrag.core.registry import Registry
 from kgrag.documents.front_matter import split_front_matter
-from kgrag.documents.reading import decode_text, normalize_newlines, read_limited, require_text
+from kgrag.documents.reading import decode_text, normalize_newlines, read_limited, require_text, utf8_bytes
 from kgrag.documents.records import LoadedDocument
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ def load_html(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocum
     ``<h1>``, else its ``<title>``."""
     from kgrag.documents.html_text import TooDeep, html_to_text
 
-    markup = decode_text(path, data)
+    markup = utf8_bytes(path, data)
     try:
         page = html_to_text(markup)
     except TooDeep as exc:
@@ -108,7 +108,7 @@ def load_html(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocum
         raise DocumentError(
             f"{path}: cannot parse HTML ({type(exc).__name__}: {exc}); fix the markup or exclude the file"
         ) from exc
-    text = require_text(path, page.text, "the page's visible text")
+    text = require_text(path, normalize_newlines(page.text), "the page's visible text")
     return [LoadedDocument.from_text(str(path), page.title or path.stem, text, _metadata(path))]
 
 
