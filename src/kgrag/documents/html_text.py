@@ -156,9 +156,9 @@ def html_to_text(markup: bytes) -> HtmlText:
         return HtmlText("", "")
     page_title = _collapse(" ".join(root.xpath("//head/title//text()")))
     main = _main_content(root)
-    dropped = _DROPPED_TAGS if main is not root else _DROPPED_TAGS | _PAGE_ONLY_DROPPED
+    dropped = _DROPPED_TAGS if main is not None else _DROPPED_TAGS | _PAGE_ONLY_DROPPED
     writer = _Writer()
-    writer.walk(main, dropped)
+    writer.walk(main if main is not None else _page(root), dropped)
     return HtmlText(_title(page_title, writer.first_h1), writer.text())
 
 
@@ -170,8 +170,8 @@ def _title(page_title: str, first_h1: str) -> str:
     return page_title
 
 
-def _main_content(root: etree._Element) -> etree._Element:
-    """The element holding the page's main content, or the ``<body>`` (else the root) when none is marked."""
+def _main_content(root: etree._Element) -> etree._Element | None:
+    """The element holding the page's main content; None when the page marks none."""
     for query in (
         "//main",
         "//*[@role='main']",
@@ -182,8 +182,11 @@ def _main_content(root: etree._Element) -> etree._Element:
         if found:
             return found[0]
     articles = root.xpath("//article")
-    if len(articles) == 1 and _has_text(articles[0]):
-        return articles[0]
+    return articles[0] if len(articles) == 1 and _has_text(articles[0]) else None
+
+
+def _page(root: etree._Element) -> etree._Element:
+    """The ``<body>``, or the root of a fragment without one."""
     bodies = root.xpath("//body")
     return bodies[0] if bodies else root
 
