@@ -169,7 +169,8 @@ def test_deeply_nested_html_is_skipped_with_one_clear_line(tmp_path: Path) -> No
         load_path(path, CFG)
     message = str(caught.value)
     assert "\n" not in message
-    assert message.startswith(f"{path.resolve()}: skipped, elements are nested more than {MAX_DEPTH} deep")
+    assert message.startswith(f"{path.resolve()}: elements are nested more than {MAX_DEPTH} deep, where the HTML")
+    assert message.endswith("flatten the markup or exclude the file")
 
 
 def test_nesting_below_the_bound_is_read_whole(tmp_path: Path) -> None:
@@ -236,3 +237,10 @@ def test_pdf_built_without_header_keeps_every_line(tmp_path: Path) -> None:
     path.write_bytes(pdf_bytes([["First page, only line."], ["Second page, only line."]], footer=False))
     [doc] = load_path(path, CFG)
     assert doc.text == "First page, only line.\n\nSecond page, only line."
+
+
+def test_list_item_holding_only_code_gives_its_bullet_to_no_one(tmp_path: Path) -> None:
+    path = tmp_path / "steps.html"
+    path.write_text("<ul><li><pre>  x = 1</pre></li><li>two</li></ul><p>after</p>", encoding="utf-8")
+    [doc] = load_path(path, CFG)
+    assert doc.text == "```\n  x = 1\n```\n\n- two\n\nafter"

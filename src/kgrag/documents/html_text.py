@@ -284,6 +284,7 @@ class _Writer:
     def _leaf_block(self, element: etree._Element, dropped: frozenset[str]) -> None:
         """A heading (one line, permalinks dropped) or a <pre> block (verbatim, fenced)."""
         self._flush()
+        self.prefix = ""  # a list item holding only code: the bullet must not land on the next paragraph
         if element.tag == "pre":
             code = "".join(element.itertext()).strip("\n")
             if code.strip():

@@ -101,7 +101,7 @@ def load_html(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocum
         page = html_to_text(markup)
     except TooDeep as exc:
         raise DocumentError(
-            f"{path}: skipped, {exc} (the parser stops there and would drop the rest); "
+            f"{path}: {exc}, where the HTML parser stops reading (the rest of the page would be lost); "
             "flatten the markup or exclude the file"
         ) from exc
     except Exception as exc:  # lxml may raise on odd markup; report it, never crash indexing
