@@ -244,3 +244,29 @@ def test_list_item_holding_only_code_gives_its_bullet_to_no_one(tmp_path: Path) 
     path.write_text("<ul><li><pre>  x = 1</pre></li><li>two</li></ul><p>after</p>", encoding="utf-8")
     [doc] = load_path(path, CFG)
     assert doc.text == "```\n  x = 1\n```\n\n- two\n\nafter"
+
+
+def test_a_comment_body_is_not_taken_for_the_main_content(tmp_path: Path) -> None:
+    path = tmp_path / "post.html"
+    path.write_text(
+        "<body><h1>Flattening a bench top</h1><p>Winding sticks show the twist.</p>"
+        "<div class='comment'><div class='body'>Great post!</div></div></body>",
+        encoding="utf-8",
+    )
+    [doc] = load_path(path, CFG)
+    assert doc.text == "# Flattening a bench top\n\nWinding sticks show the twist.\n\nGreat post!"
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16", "utf-32"])
+def test_html_with_a_byte_order_mark(tmp_path: Path, encoding: str) -> None:
+    path = tmp_path / "bom.html"
+    path.write_bytes("<p>Café crème\r\n<pre>a\r\n  b</pre>".encode(encoding))
+    [doc] = load_path(path, CFG)
+    assert doc.text == "Café crème\n\n```\na\n  b\n```"
+
+
+def test_html_in_another_encoding_is_refused_not_guessed(tmp_path: Path) -> None:
+    path = tmp_path / "latin.html"
+    path.write_bytes("<meta charset='iso-8859-1'><p>Café</p>".encode("latin-1"))
+    with pytest.raises(DocumentError, match="not UTF-8 text"):
+        load_path(path, CFG)

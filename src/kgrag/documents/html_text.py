@@ -5,8 +5,9 @@ contents, "¶" permalinks after every heading, footers. Indexed as text, that ch
 the same words on every page and becomes graph entities ("Navigation", "Show Source"). This module
 keeps what a reader reads:
 
-* the **main content** element — ``<main>``, ``role="main"``, a single ``<article>``, Sphinx's
-  ``div.body`` or an element with id ``content``/``main`` — or the whole ``<body>`` when a page has none;
+* the **main content** element — ``<main>``, ``role="main"``, Sphinx's ``div.bodywrapper > div.body``,
+  an element with id ``content``/``main``, or a single ``<article>`` — or the whole ``<body>`` when a
+  page has none;
 * minus **chrome** inside it: ``nav``/``footer``/forms (and ``header``/``aside`` on a page without a
   main-content element), ARIA landmarks such as ``role="navigation"``, hidden elements, elements whose
   class or id names navigation (``sphinxsidebar``, ``breadcrumb``, ``toc``…) and permalink anchors
@@ -91,6 +92,7 @@ _CHROME_NAMES = frozenset(
         "prev-next-area",
         "cookie-banner",
         "cookie-notice",
+        "widget-area",
     }
 )
 _PERMALINK_TEXTS = frozenset({"¶", "§", "#", "🔗", "¶#"})
@@ -175,7 +177,10 @@ def _main_content(root: etree._Element) -> etree._Element | None:
     for query in (
         "//main",
         "//*[@role='main']",
-        "//div[contains(concat(' ', normalize-space(@class), ' '), ' body ')]",
+        # Sphinx themes without role="main": div.body inside div.bodywrapper (a bare div.body is too
+        # common elsewhere, e.g. the body of each comment under a blog post).
+        "//div[contains(concat(' ', normalize-space(@class), ' '), ' bodywrapper ')]"
+        "/div[contains(concat(' ', normalize-space(@class), ' '), ' body ')]",
         "//*[@id='content' or @id='main-content' or @id='main']",
     ):
         found = [element for element in root.xpath(query) if _has_text(element)]
