@@ -175,7 +175,7 @@ def test_deeply_nested_html_is_skipped_with_one_clear_line(tmp_path: Path) -> No
 
 def test_nesting_below_the_bound_is_read_whole(tmp_path: Path) -> None:
     """Nesting a Python recursion could not walk (far past sys.getrecursionlimit) is read, text after it too."""
-    depth = MAX_DEPTH - 100
+    depth = MAX_DEPTH - 10
     path = tmp_path / "deep.html"
     path.write_text("<html><body>" + "<div>q " * depth + "</div>" * depth + "<p>Text after.</p></body></html>")
     [doc] = load_path(path, CFG)
@@ -270,3 +270,19 @@ def test_html_in_another_encoding_is_refused_not_guessed(tmp_path: Path) -> None
     path.write_bytes("<meta charset='iso-8859-1'><p>Café</p>".encode("latin-1"))
     with pytest.raises(DocumentError, match="not UTF-8 text"):
         load_path(path, CFG)
+
+
+def test_unclosed_inline_tags_count_as_nesting(tmp_path: Path) -> None:
+    """Tags never closed nest like <div>s do; past the bound the page is refused, not read quadratically."""
+    path = tmp_path / "fonts.html"
+    path.write_text("<body>" + "<font>x" * (MAX_DEPTH + 10) + "</body>", encoding="utf-8")
+    with pytest.raises(DocumentError, match=f"nested more than {MAX_DEPTH} deep"):
+        load_path(path, CFG)
+
+
+def test_heading_text_is_joined_as_written(tmp_path: Path) -> None:
+    path = tmp_path / "h.html"
+    path.write_text("<h1><code>with</code>-statement <em>contexts</em><br>again</h1><p>Body.</p>", encoding="utf-8")
+    [doc] = load_path(path, CFG)
+    assert doc.title == "with-statement contexts again"
+    assert doc.text == "# with-statement contexts again\n\nBody."

@@ -17,120 +17,32 @@ keeps what a reader reads:
   never cuts (:mod:`kgrag.documents.code_blocks`);
 * list items as ``- `` lines, table rows as cells separated by `` | ``.
 
-Parsing uses libxml2 through lxml (C, linear in the input). libxml2 stops building the tree at a nesting
-depth of 2048 elements; a page nested that deeply (no real page is) would otherwise lose everything after
-that point in silence, so it is refused with a message instead (:class:`TooDeep`). The tree is then
-walked with an explicit stack, never recursion, so depth costs neither time nor Python stack.
+libxml2 (through lxml) reads the page twice as a stream of parser events, and no tree is built: the
+first pass finds the main content element and the ``<title>``, the second
+(:mod:`kgrag.documents.html_writer`) writes that element's text. Both are linear in the input, and
+memory holds the page's bytes and the text, not a tree several times their size. Nesting is bounded:
+libxml2 scans the open elements for every end tag that matches none of them, so a hostile page of
+unclosed tags and stray end tags would cost time quadratic in its size; a page nested deeper than
+:data:`MAX_DEPTH` (no real page is) is refused with a message instead (:class:`TooDeep`).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from lxml import etree
 
-MAX_DEPTH = 2048
-"""libxml2's nesting limit with ``huge_tree`` (without it the limit is 256, too low for some real pages)."""
+from kgrag.documents.html_rules import DROPPED_TAGS, PAGE_ONLY_DROPPED, collapse
+from kgrag.documents.html_writer import Writer
 
-_DROPPED_TAGS = frozenset(
-    {
-        "script",
-        "style",
-        "noscript",
-        "template",
-        "head",
-        "svg",
-        "math",
-        "canvas",
-        "iframe",
-        "object",
-        "embed",
-        "form",
-        "button",
-        "input",
-        "select",
-        "textarea",
-        "nav",
-        "footer",
-        "dialog",
-    }
-)
-# Dropped only when the page has no main-content element: there the page banner and sidebars are
-# chrome; inside the main content a <header> holds the article's own title and an <aside> a side note.
-_PAGE_ONLY_DROPPED = frozenset({"header", "aside"})
-_CHROME_ROLES = frozenset(
-    {"navigation", "banner", "contentinfo", "search", "complementary", "menu", "menubar", "toolbar", "dialog"}
-)
-# Class or id tokens that name page chrome in common generators (Sphinx, MkDocs, Read the Docs, blogs).
-_CHROME_NAMES = frozenset(
-    {
-        "sphinxsidebar",
-        "sphinxsidebarwrapper",
-        "related",
-        "footer",
-        "headerlink",
-        "navigation",
-        "nav",
-        "navbar",
-        "breadcrumb",
-        "breadcrumbs",
-        "toc",
-        "menu",
-        "skip-link",
-        "skiplink",
-        "mobile-nav",
-        "sourcelink",
-        "searchbox",
-        "search-box",
-        "rst-versions",
-        "wy-nav-side",
-        "md-sidebar",
-        "md-header",
-        "md-footer",
-        "prev-next-area",
-        "cookie-banner",
-        "cookie-notice",
-        "widget-area",
-    }
-)
-_PERMALINK_TEXTS = frozenset({"¶", "§", "#", "🔗", "¶#"})
-_HEADINGS = {f"h{level}": level for level in range(1, 7)}
-_BLOCKS = frozenset(
-    {
-        "p",
-        "div",
-        "ul",
-        "ol",
-        "dl",
-        "dt",
-        "dd",
-        "table",
-        "thead",
-        "tbody",
-        "tfoot",
-        "tr",
-        "section",
-        "article",
-        "main",
-        "header",
-        "blockquote",
-        "figure",
-        "figcaption",
-        "address",
-        "hr",
-        "details",
-        "summary",
-        "caption",
-        "body",
-        "html",
-    }
-)
-_CELLS = frozenset({"td", "th"})
-_SPACES = re.compile(r"\s+")
-_FENCE_RUN = re.compile(r"`{3,}")
-_LINE_BREAK = "\x00"  # stands for <br> until a block is written; decoded text never holds NUL
+MAX_DEPTH = 512
+"""Deepest nesting read, far deeper than real pages nest. libxml2 scans the open elements for each end tag
+that closes none of them, so the worst page costs time proportional to its size times this bound."""
+
+# Main-content rules, most specific first; the first rule with an element holding text wins.
+_MAIN, _ROLE_MAIN, _SPHINX_BODY, _CONTENT_ID, _ARTICLE = range(5)
+_CONTENT_IDS = frozenset({"content", "main-content", "main"})
 
 
 class TooDeep(ValueError):
@@ -150,18 +62,19 @@ def html_to_text(markup: bytes) -> HtmlText:
 
     Raises :class:`TooDeep` for pages nested deeper than :data:`MAX_DEPTH`; lxml's own errors propagate.
     """
-    parser = etree.HTMLParser(huge_tree=True, remove_comments=True, remove_pis=True, no_network=True, encoding="utf-8")
-    root = etree.fromstring(markup, parser)
-    if any(error.type_name == "ERR_RESOURCE_LIMIT" for error in parser.error_log):
-        raise TooDeep(f"elements are nested more than {MAX_DEPTH} deep")
-    if root is None:
-        return HtmlText("", "")
-    page_title = _collapse(" ".join(root.xpath("//head/title//text()")))
-    main = _main_content(root)
-    dropped = _DROPPED_TAGS if main is not None else _DROPPED_TAGS | _PAGE_ONLY_DROPPED
-    writer = _Writer()
-    writer.walk(main if main is not None else _page(root), dropped)
-    return HtmlText(_title(page_title, writer.first_h1), writer.text())
+    locator = _Locator()
+    etree.fromstring(markup, _parser(locator))  # raises TooDeep, stopping the parser at once
+    main = locator.main()
+    top = main if main is not None else locator.body or 1  # no <body>: the whole document
+    writer = Writer(top, DROPPED_TAGS if main is not None else DROPPED_TAGS | PAGE_ONLY_DROPPED)
+    text = etree.fromstring(markup, _parser(writer))
+    return HtmlText(_title(collapse(" ".join(locator.title)), writer.first_h1), text or "")
+
+
+def _parser(target: object) -> etree.HTMLParser:
+    return etree.HTMLParser(
+        target=target, huge_tree=True, remove_comments=True, remove_pis=True, no_network=True, encoding="utf-8"
+    )
 
 
 def _title(page_title: str, first_h1: str) -> str:
@@ -172,167 +85,81 @@ def _title(page_title: str, first_h1: str) -> str:
     return page_title
 
 
-def _main_content(root: etree._Element) -> etree._Element | None:
-    """The element holding the page's main content; None when the page marks none."""
-    for query in (
-        "//main",
-        "//*[@role='main']",
-        # Sphinx themes without role="main": div.body inside div.bodywrapper (a bare div.body is too
-        # common elsewhere, e.g. the body of each comment under a blog post).
-        "//div[contains(concat(' ', normalize-space(@class), ' '), ' bodywrapper ')]"
-        "/div[contains(concat(' ', normalize-space(@class), ' '), ' body ')]",
-        "//*[@id='content' or @id='main-content' or @id='main']",
-    ):
-        found = [element for element in root.xpath(query) if _has_text(element)]
-        if found:
-            return found[0]
-    articles = root.xpath("//article")
-    return articles[0] if len(articles) == 1 and _has_text(articles[0]) else None
+class _Locator:
+    """First pass: the start-tag ordinal of the main content element, of the ``<body>``, and the title.
 
+    An element holds text when text arrives while it is open. Only candidates (elements some rule could
+    pick) are tracked, and marking stops at the first candidate already marked (those below it on the
+    stack enclose it and were marked with it), so each event costs constant time on average.
+    """
 
-def _page(root: etree._Element) -> etree._Element:
-    """The ``<body>``, or the root of a fragment without one."""
-    bodies = root.xpath("//body")
-    return bodies[0] if bodies else root
+    def __init__(self) -> None:
+        self.title: list[str] = []
+        self.body: int | None = None
+        self._count = 0
+        self._open: list[tuple[str, bool]] = []  # (tag, is a Sphinx bodywrapper) per open element
+        self._candidates: list[list[int]] = []  # [ordinal, rule, holds text] per open candidate
+        self._closes_candidate: list[bool] = []  # per open element: whether it is a candidate
+        self._found: dict[int, int] = {}  # rule -> smallest ordinal of an element holding text
+        self._articles = 0
+        self._in_title = False
+        self._titles_seen = 0
 
+    def start(self, tag: str, attrib: Mapping[str, str]) -> None:
+        self._count += 1
+        if len(self._open) >= MAX_DEPTH:
+            raise TooDeep(f"elements are nested more than {MAX_DEPTH} deep")
+        if tag == "body" and self.body is None:
+            self.body = self._count
+        classes = attrib.get("class", "").split()
+        rule = self._rule(tag, attrib, classes)
+        self._open.append((tag, tag == "div" and "bodywrapper" in classes))
+        self._closes_candidate.append(rule is not None)
+        if rule is not None:
+            self._candidates.append([self._count, rule, 0])
+        if tag == "article":
+            self._articles += 1
+        if tag == "title":
+            self._titles_seen += 1
+            self._in_title = self._titles_seen == 1
 
-def _has_text(element: etree._Element) -> bool:
-    return any(piece.strip() for piece in element.itertext())
+    def data(self, text: str) -> None:
+        if self._in_title:
+            self.title.append(text)
+        if text.strip():
+            for candidate in reversed(self._candidates):
+                if candidate[2]:
+                    break
+                candidate[2] = 1
 
-
-def _is_chrome(element: etree._Element, dropped: frozenset[str]) -> bool:
-    """Whether ``element`` is navigation, a permalink, hidden, or otherwise not part of the content."""
-    tag = element.tag
-    if not isinstance(tag, str) or tag in dropped:
-        return True
-    attrib = element.attrib
-    if attrib.get("role", "").lower() in _CHROME_ROLES or "hidden" in attrib:
-        return True
-    if attrib.get("aria-hidden", "").lower() == "true":
-        return True
-    names = attrib.get("class", "").lower().split()
-    names.append(attrib.get("id", "").lower())
-    if any(name in _CHROME_NAMES for name in names):
-        return True
-    return tag == "a" and _collapse("".join(element.itertext())) in _PERMALINK_TEXTS
-
-
-def _collapse(text: str) -> str:
-    return _SPACES.sub(" ", text).strip()
-
-
-@dataclass
-class _Writer:
-    """Turns a tree walk into blocks of text: inline text is gathered into the current line until a
-    block element ends it."""
-
-    blocks: list[str] = field(default_factory=list)
-    line: list[str] = field(default_factory=list)
-    prefix: str = ""
-    first_h1: str = ""
-    cells: int = 0
-
-    def walk(self, top: etree._Element, dropped: frozenset[str]) -> None:
-        """Visit ``top``'s subtree in document order with an explicit stack (depth costs no recursion)."""
-        stack: list[tuple[etree._Element, bool]] = [(top, False)]
-        while stack:
-            element, closing = stack.pop()
-            if not closing and element is top:
-                self._open(element)
-                stack.append((element, True))
-                stack.extend((child, False) for child in reversed(element))
-                continue
-            if closing:
-                self._close(element)
-            elif _is_chrome(element, dropped):
-                pass
-            elif element.tag in _HEADINGS or element.tag == "pre":
-                self._leaf_block(element, dropped)
-            else:
-                self._open(element)
-                stack.append((element, True))
-                stack.extend((child, False) for child in reversed(element))
-                continue  # its tail follows its closing
-            if element is not top:
-                self._inline(element.tail)
-
-    def text(self) -> str:
-        self._flush()
-        return "\n\n".join(self.blocks)
-
-    def _open(self, element: etree._Element) -> None:
-        tag = element.tag
-        if self._breaks(tag):
-            self._flush()
-        if tag == "li":
-            self.prefix = "- "
-        elif tag in _CELLS:
-            if self._has_line():
-                self.line.append(" | ")
-            self.cells += 1
-        elif tag == "br":
-            self.line.append(_LINE_BREAK)
-        self._inline(element.text)
-
-    def _close(self, element: etree._Element) -> None:
-        if element.tag in _CELLS:
-            self.cells -= 1
-        elif self._breaks(element.tag):
-            self._flush()
-        elif element.tag in _BLOCKS:
-            self.line.append(" ")  # a paragraph inside a table cell: keep the cell on one line
-
-    def _breaks(self, tag: str) -> bool:
-        """Whether ``tag`` starts a block of its own (blocks inside a table cell stay on the row's line)."""
-        return (tag in _BLOCKS or tag == "li") and (self.cells == 0 or tag in ("tr", "table"))
-
-    def _leaf_block(self, element: etree._Element, dropped: frozenset[str]) -> None:
-        """A heading (one line, permalinks dropped) or a <pre> block (verbatim, fenced)."""
-        self._flush()
-        self.prefix = ""  # a list item holding only code: the bullet must not land on the next paragraph
-        if element.tag == "pre":
-            code = "".join(element.itertext()).strip("\n")
-            if code.strip():
-                longest = max((len(run) for run in _FENCE_RUN.findall(code)), default=2)
-                fence = "`" * max(3, longest + 1)
-                self.blocks.append(f"{fence}\n{code}\n{fence}")
+    def end(self, tag: str) -> None:
+        if not self._open:
             return
-        words = _collapse(" ".join(_visible_text(element, dropped)))
-        if words:
-            level = _HEADINGS[element.tag]
-            self.blocks.append(f"{'#' * level} {words}")
-            if level == 1 and not self.first_h1:
-                self.first_h1 = words
+        self._open.pop()
+        if tag == "title":
+            self._in_title = False
+        if self._closes_candidate.pop():
+            ordinal, rule, holds_text = self._candidates.pop()
+            if holds_text:
+                self._found[rule] = min(self._found.get(rule, ordinal), ordinal)
 
-    def _inline(self, text: str | None) -> None:
-        if text:
-            self.line.append(text)
+    def close(self) -> None:
+        return None
 
-    def _has_line(self) -> bool:
-        return any(piece.strip() for piece in self.line)
+    def main(self) -> int | None:
+        """Ordinal of the main content element, or None when the page marks none."""
+        for rule in (_MAIN, _ROLE_MAIN, _SPHINX_BODY, _CONTENT_ID):
+            if rule in self._found:
+                return self._found[rule]
+        return self._found.get(_ARTICLE) if self._articles == 1 else None
 
-    def _flush(self) -> None:
-        lines = (_collapse(part) for part in "".join(self.line).split(_LINE_BREAK))
-        words = "\n".join(line for line in lines if line)
-        self.line.clear()
-        if words:
-            self.blocks.append(self.prefix + words)
-            self.prefix = ""
-
-
-def _visible_text(top: etree._Element, dropped: frozenset[str]) -> Iterator[str]:
-    """Text of ``top``'s subtree without chrome (a heading's "¶" permalink), in document order."""
-    stack: list[tuple[etree._Element, bool]] = [(top, False)]
-    while stack:
-        element, is_tail = stack.pop()
-        if is_tail:
-            if element.tail:
-                yield element.tail
-            continue
-        if element is not top:
-            stack.append((element, True))
-            if _is_chrome(element, dropped):
-                continue
-        if element.text:
-            yield element.text
-        stack.extend((child, False) for child in reversed(element))
+    def _rule(self, tag: str, attrib: Mapping[str, str], classes: list[str]) -> int | None:
+        if tag == "main":
+            return _MAIN
+        if attrib.get("role", "").lower() == "main":
+            return _ROLE_MAIN
+        if tag == "div" and "body" in classes and self._open and self._open[-1][1]:
+            return _SPHINX_BODY
+        if attrib.get("id", "").lower() in _CONTENT_IDS:
+            return _CONTENT_ID
+        return _ARTICLE if tag == "article" else None
