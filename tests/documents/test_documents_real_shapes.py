@@ -161,7 +161,7 @@ def test_markup_lookalikes_are_plain_text() -> None:
 
 
 def test_deeply_nested_html_is_skipped_with_one_clear_line(tmp_path: Path) -> None:
-    """A 5 MB page of nested <div>s: libxml2 stops at MAX_DEPTH, so the page is refused, not half-read."""
+    """A 5 MB page of nested <div>s is refused at MAX_DEPTH, in one pass that stops there."""
     depth = 5_000_000 // len("<div>x</div>")
     path = tmp_path / "nested.html"
     path.write_text("<html><body>" + "<div>x" * depth + "</div>" * depth + "<p>tail</p></body></html>")
@@ -169,12 +169,12 @@ def test_deeply_nested_html_is_skipped_with_one_clear_line(tmp_path: Path) -> No
         load_path(path, CFG)
     message = str(caught.value)
     assert "\n" not in message
-    assert message.startswith(f"{path.resolve()}: elements are nested more than {MAX_DEPTH} deep, where the HTML")
+    assert message.startswith(f"{path.resolve()}: elements are nested more than {MAX_DEPTH} deep, deeper than")
     assert message.endswith("flatten the markup or exclude the file")
 
 
 def test_nesting_below_the_bound_is_read_whole(tmp_path: Path) -> None:
-    """Nesting a Python recursion could not walk (far past sys.getrecursionlimit) is read, text after it too."""
+    """Nesting just under the bound is read whole, and so is the text after it."""
     depth = MAX_DEPTH - 10
     path = tmp_path / "deep.html"
     path.write_text("<html><body>" + "<div>q " * depth + "</div>" * depth + "<p>Text after.</p></body></html>")

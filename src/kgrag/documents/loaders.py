@@ -101,8 +101,8 @@ def load_html(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocum
         page = html_to_text(markup)
     except TooDeep as exc:
         raise DocumentError(
-            f"{path}: {exc}, where the HTML parser stops reading (the rest of the page would be lost); "
-            "flatten the markup or exclude the file"
+            f"{path}: {exc}, deeper than real pages nest, so it is skipped rather than parsed in quadratic "
+            "time; flatten the markup or exclude the file"
         ) from exc
     except Exception as exc:  # lxml may raise on odd markup; report it, never crash indexing
         raise DocumentError(
