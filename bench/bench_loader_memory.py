@@ -6,7 +6,8 @@ HTML page (sections of paragraphs, lists and ``<pre>`` code) and a 5 MB page of 
 ``<div>`` elements. For each, a fresh Python process loads it with ``load_path`` and chunks it as
 indexing does (``prepare_file``: 204-token chunks), and reports its peak RSS (``ru_maxrss``) and wall
 time; the same runs for the ``src`` of another git revision (``--before``, default ``main``). A run that
-passes ``--timeout`` seconds is stopped and reported as such (the nested page took hours before).
+passes ``--timeout`` seconds is stopped and reported as such (the nested page took hours before). Last,
+the current tree's HTML reader is timed on the slowest page shapes that stay under its nesting bound.
 
     .venv/bin/python bench/bench_loader_memory.py [--before main] [--work /tmp/kgrag-loader-mem] [--timeout 120]
 """
@@ -89,6 +90,27 @@ def write_nested(path: Path) -> None:
     path.write_text("<html><body>" + "<div>x" * depth + "</div>" * depth + "</body></html>", encoding="utf-8")
 
 
+WORST_CHILD = r"""
+import json, time
+from kgrag.documents.html_text import html_to_text, TooDeep
+shapes = {
+    "508 open div, 1,250,000 stray </a>": "<html><body>" + "<div>" * 508 + "</a>" * 1_250_000,
+    "508 open div, 710,000 stray </span>": "<html><body>" + "<div>" * 508 + "</span>" * 710_000,
+    "1,600 x 500 nested div": ("<div>" * 500 + "x" + "</div>" * 500) * 1600,
+}
+out = {}
+for name, page in shapes.items():
+    started = time.perf_counter()
+    try:
+        html_to_text(page.encode())
+        outcome = "read"
+    except TooDeep:
+        outcome = "skipped"
+    out[name] = {"mb": round(len(page) / 1e6, 1), "seconds": time.perf_counter() - started, "outcome": outcome}
+print(json.dumps(out))
+"""
+
+
 def run(file: Path, pythonpath: str, timeout: float) -> dict[str, object]:
     env = {**os.environ, "PYTHONPATH": pythonpath}
     try:
@@ -135,6 +157,14 @@ def main() -> None:
         results = {
             label: {name: run(args.work / name, tree, args.timeout) for name in files} for label, tree in trees.items()
         }
+    worst = subprocess.run(
+        [sys.executable, "-c", WORST_CHILD],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO / "src")},
+        check=True,
+    )
+    results["after: worst HTML shapes under the nesting bound"] = json.loads(worst.stdout.strip().splitlines()[-1])
     print(json.dumps(results, indent=2))
 
 
