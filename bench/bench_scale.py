@@ -10,7 +10,7 @@ is process start-up, model loading and exit. Query latency
 excludes the query-embedding model (warmed first) and the first, index-loading query (printed apart).
 
     KGRAG_EMBEDDING__THREADS=1 python bench/bench_scale.py --sizes 0.0625,0.125,0.25
-    python bench/bench_scale.py --sizes 1,4,16                      # the sizes (hours on 2 cores)
+    python bench/bench_scale.py --sizes 1,4,16                      # 1x, 4x, 16x (hours on 2 cores)
     python bench/bench_scale.py --sizes 40 --questions 20           # ≈ 10M tokens (cl100k), separate run
     python bench/bench_scale.py --report                            # tables of every size measured so far
     python bench/bench_scale.py --engines local,ray \\

@@ -169,3 +169,22 @@ def test_the_graphrag_indexing_pipeline_builds_communities(make_ws: WorkspaceMak
     assert first["communities"] == len(GROUPS) and first["reports_written"] == len(GROUPS)
     second = index()  # nothing changed: no detection, no report
     assert second["new"] == 0 and second["reports_written"] == 0 and second["reports_kept"] == len(GROUPS)
+
+
+def test_fallback_reports_and_their_parents_are_rewritten_on_the_next_run(
+    make_ws: WorkspaceMaker, tmp_path: Path
+) -> None:
+    provider = scripted_provider(report="not json at all")
+    ws = make_ws(provider)
+    index_docs(ws, write_groups(tmp_path / "docs", GROUPS))
+    first = ws.communities.build()
+    assert first.report.communities["reports_fallback"] == len(GROUPS)
+    assert first.report.incomplete  # the run says what it left for the next one
+    provider.rules[0].reply = report_reply  # the endpoint is healthy again
+    second = ws.communities.build()
+    reports = ws.store.communities.reports()
+    assert second.report.communities["reports_written"] == len(GROUPS)
+    assert reports and all(r.method in ("llm", "inherited") for r in reports)
+    assert not second.report.incomplete
+    third = ws.communities.build()  # nothing left to redo: no more calls
+    assert third.report.communities["reports_written"] == 0

@@ -15,6 +15,7 @@ from kgrag.evaluation.metrics.base import Sample
 from kgrag.evaluation.pairwise.two_pass import TwoPassJudge
 from kgrag.evaluation.pairwise.types import AnswerPair, PairwiseSettings
 from kgrag.models.llm import LLMClient, ScriptedProvider, ScriptRule, create_llm_client
+from kgrag.prompts import load_prompt
 
 SAMPLE = Sample("What does X do?", "X pumps water.", "X pumps water uphill.", ["X is a pump that moves water."])
 
@@ -38,7 +39,8 @@ def test_panel_averages_the_judges_that_answered_and_reports_the_rest() -> None:
     assert "judge-c" in scores["judge.panel"].note
     assert scores["judge.panel.judge-a"].value == 4.0 and scores["judge.panel.judge-c"].value is None
     setup = JudgeSetup((good, other), temperature=0.2).describe(ReferencePanel.prompts)
-    assert setup == {"models": ["judge-a", "judge-b"], "prompts": {"eval_reference_judge": "1"}, "temperature": 0.2}
+    version = load_prompt("eval_reference_judge").version  # the disclosure names the version in use
+    assert setup == {"models": ["judge-a", "judge-b"], "prompts": {"eval_reference_judge": version}, "temperature": 0.2}
 
 
 def test_panel_with_no_usable_judge_is_unmeasured() -> None:

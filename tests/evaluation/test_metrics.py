@@ -60,9 +60,37 @@ def test_citations_are_not_statements_or_words() -> None:
 
     extractive = "Aspirin inhibits cyclooxygenase. [c0a1b2c3d4e5] It was sold in 1899. [c9f8e7d6c5b4]"
     assert strip_citations(extractive) == "Aspirin inhibits cyclooxygenase. It was sold in 1899."
-    assert statements("Aspirin inhibits cyclooxygenase [c:c0a1b2c3d4e5].") == ["Aspirin inhibits cyclooxygenase ."]
+    assert statements("Aspirin inhibits cyclooxygenase [c:c0a1b2c3d4e5].") == ["Aspirin inhibits cyclooxygenase"]
     sample = Sample(SAMPLE.question, SAMPLE.reference, strip_citations(extractive), SAMPLE.contexts)
     assert Faithfulness().llm_free(sample, FREE).value == pytest.approx(0.5)
+
+
+def test_verbatim_sentences_are_faithful() -> None:
+    """An extractive answer strings a heading of one passage and a sentence of another together; each is
+    copied word for word, so the answer is fully faithful (it scored 0.0 when the two ran into one
+    statement whose words no single passage held)."""
+    from kgrag.evaluation.metrics.statements import plain_answer, statements
+
+    contexts = [
+        "## Quarterly release calendar, freeze windows and hotfix rules\nThe board reviews every release on Mondays.",
+        "Maja Lindqvist, VP Engineering, chairs the change approval board since 2021.",
+    ]
+    answer = (
+        "## Quarterly release calendar, freeze windows and hotfix rules [c0123456789abcdef] "
+        "Maja Lindqvist, VP Engineering, chairs the change approval board since 2021. [cfedcba9876543210]"
+    )
+    assert statements(plain_answer(answer)) == [
+        "## Quarterly release calendar, freeze windows and hotfix rules",
+        "Maja Lindqvist, VP Engineering, chairs the change approval board since 2021.",
+    ]
+    sample = Sample("Who chairs the change approval board?", "Maja Lindqvist.", plain_answer(answer), contexts)
+    assert Faithfulness().llm_free(sample, FREE).value == pytest.approx(1.0)
+    # a sentence that is only in the context with other spacing and case is still verbatim
+    odd = Sample("Q?", "", "the BOARD reviews   every release on Mondays.", contexts)
+    assert Faithfulness().llm_free(odd, FREE).value == pytest.approx(1.0)
+    # and a sentence no passage holds is still unsupported
+    made_up = Sample("Q?", "", "The board was dissolved in 2019 by the auditors.", contexts)
+    assert Faithfulness().llm_free(made_up, FREE).value == pytest.approx(0.0)
 
 
 def test_llm_free_unmeasured_cases_are_none_not_zero() -> None:

@@ -17,6 +17,7 @@ from kgrag.evaluation import load_dataset
 from kgrag.evaluation.aggregate import ALL, MACRO, summarize
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.sampling import stratified_sample
+from kgrag.prompts import load_prompt
 
 
 def test_llm_free_run_is_stored_summarised_and_reported(sample_ws: Workspace, tmp_path: Path) -> None:
@@ -78,7 +79,7 @@ def test_judged_run_discloses_the_judge_and_keeps_failures_unmeasured(tmp_path: 
         and row["cost.total_tokens"][ALL]["mean"] >= row["cost.generation_tokens"][ALL]["mean"]
     )
     assert judge["models"] == ["judge-x"] and judge["temperature"] == 0.0
-    assert judge["prompts"] == {"eval_reference_judge": "1", "eval_coverage": "1"}
+    assert judge["prompts"] == {name: load_prompt(name).version for name in ("eval_reference_judge", "eval_coverage")}
 
 
 def test_mean_std_over_runs_and_macro_vs_micro() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,20 @@ def test_overlap_must_be_smaller_than_size() -> None:
 def test_default_toml_is_loadable(tmp_path: Path) -> None:
     (tmp_path / "kgrag.toml").write_text(default_toml())
     assert load_config(tmp_path).retrieval.k == 5
+
+
+def test_every_placeholder_can_be_uncommented_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Uncommenting any setting line of the generated kgrag.toml (``size_tokens = ""`` included) keeps
+    the defaults: an empty placeholder means "automatic"."""
+    setting = re.compile(r"^# ([a-z0-9_]+ = .*)$")
+    lines = [setting.sub(r"\1", line) for line in default_toml().splitlines()]
+    assert sum(1 for line in lines if line.startswith('size_tokens = ""')) == 1
+    (tmp_path / "kgrag.toml").write_text("\n".join(lines), encoding="utf-8")
+    assert load_config(tmp_path).model_dump(mode="json") == load_config().model_dump(mode="json")
+    monkeypatch.setenv("KGRAG_CHUNKING__SIZE_TOKENS", "")
+    assert load_config().chunking.size_tokens is None
+    with pytest.raises(ConfigError, match=r"retrieval\.k"):  # a field with a real default still wants a value
+        load_config(retrieval={"k": ""})
 
 
 def test_configuration_docs_are_current() -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 from kgrag.core.records import ChunkRecord
 from kgrag.documents import TokenCounter
-from kgrag.graph.extract.attribution import ChunkLocator, attribute
+from kgrag.graph.extract.attribution import ChunkLocator, attribute, ground
 from kgrag.graph.extract.parse import ParsedItems
 from kgrag.graph.extract.units import build_units
 from kgrag.graph.types import ExtractedEntity, ExtractedRelation
@@ -31,7 +31,7 @@ def _relation(source: str, target: str) -> ExtractedRelation:
     return ExtractedRelation(source, target, "works with", "")
 
 
-def test_locator_exact_then_words_then_everywhere() -> None:
+def test_locator_exact_then_words_then_fuzzy_else_nowhere() -> None:
     locator = ChunkLocator(
         [
             "Rui Carvalho leads the Platform team.",
@@ -42,10 +42,12 @@ def test_locator_exact_then_words_then_everywhere() -> None:
     assert locator.locate("rui  carvalho") == (0,)  # case and spacing do not matter
     assert locator.locate("Kestrel") == (1,)
     assert locator.locate("Platform") == (0,)
-    assert locator.locate("Plat") == (0, 1, 2)  # no word-boundary match, no word overlap: everywhere
-    assert locator.locate("Mr. Rui Carvalho") == (0,)  # reworded: most of its words are in chunk 0
+    assert locator.locate("Plat") == ()  # a fragment of a word is not the word: ungrounded
+    assert locator.locate("Mr. Rui Carvalho") == (0,)  # a title added: every longer word is in chunk 0
     assert locator.locate("Carvalho team") == (0, 2)  # both words in chunks 0 and 2
-    assert locator.locate("Unknown Thing") == (0, 1, 2)
+    assert locator.locate("Kestrels") == (1,)  # an inflection is a fuzzy match of the word
+    assert locator.locate("Unknown Thing") == ()  # the text never names it
+    assert locator.locate("Carvalho Rui Kestrel") == ()  # some words present is not enough
 
 
 def test_relations_go_where_both_ends_are_else_to_either() -> None:
@@ -55,7 +57,8 @@ def test_relations_go_where_both_ends_are_else_to_either() -> None:
         [_entity("Alice Smith"), _entity("Bob Jones"), _entity("Acme Corp")],
         [_relation("Alice Smith", "Bob Jones"), _relation("Alice Smith", "Acme Corp"), _relation("Carol", "Dave")],
     )
-    per_chunk = {x.chunk_id: x for x in attribute(unit, items)}
+    attributed = attribute(unit, items)
+    per_chunk = {x.chunk_id: x for x in attributed.extractions}
     assert [e.name for e in per_chunk["d:0"].entities] == ["Alice Smith", "Bob Jones"]
     assert [e.name for e in per_chunk["d:1"].entities] == ["Bob Jones", "Acme Corp"]
     assert [e.name for e in per_chunk["d:2"].entities] == ["Acme Corp"]
@@ -65,8 +68,27 @@ def test_relations_go_where_both_ends_are_else_to_either() -> None:
     ]
     # Alice (chunk 0) and Acme (chunks 1, 2) never meet: the relation spans the boundary, goes to all three.
     assert ("Alice Smith", "Acme Corp") in [(r.source, r.target) for r in per_chunk["d:2"].relations]
-    # Carol is in chunk 2, Dave nowhere (everywhere): the intersection is chunk 2 only.
-    assert [x.chunk_id for x in per_chunk.values() if any(r.target == "Dave" for r in x.relations)] == ["d:2"]
+    # Carol is in chunk 2, Dave nowhere: the relation is ungrounded, dropped and counted, never attributed.
+    assert not [x.chunk_id for x in per_chunk.values() if any(r.target == "Dave" for r in x.relations)]
+    assert (attributed.ungrounded_entities, attributed.ungrounded_relations) == (0, 1)
+
+
+def test_an_invented_entity_is_dropped_and_counted_not_spread_over_the_unit() -> None:
+    chunks = _chunks("Alice Smith met Bob Jones.", "Bob Jones founded Acme Corp.")
+    unit = build_units(chunks, 1000, COUNTER)[0]
+    items = ParsedItems(
+        [_entity("Alice Smith"), _entity("Velloran Tide"), _entity("Acme Corp")],
+        [_relation("Velloran Tide", "Acme Corp"), _relation("Bob Jones", "Acme Corp")],
+    )
+    attributed = attribute(unit, items)
+    stored = {e.name for x in attributed.extractions for e in x.entities}
+    assert stored == {"Alice Smith", "Acme Corp"}
+    assert (attributed.ungrounded_entities, attributed.ungrounded_relations) == (1, 1)
+    kept, entities, relations = ground(unit, items)
+    assert [e.name for e in kept.entities] == ["Alice Smith", "Acme Corp"] and (entities, relations) == (1, 1)
+    # with grounding off (names a model must transliterate) the item is kept for every chunk of the unit
+    loose = attribute(unit, items, grounding=False)
+    assert all("Velloran Tide" in {e.name for e in x.entities} for x in loose.extractions)
 
 
 def test_every_chunk_lists_its_own_items_on_the_sample_corpus(kit: Any) -> None:

@@ -44,7 +44,7 @@ def test_gleaning_every_unit_stays_bounded(kit: Any) -> None:
     total = extraction_cost_ratio(extractor.client.summary(), corpus)
     print(f"\n[cost] every unit gleaned: {total:.3f} prompt tokens per corpus token")
     assert extractor.stats.gleaned_units == extractor.stats.units
-    assert total < 3.2
+    assert total < 3.4  # two passes, each with its worked example
 
 
 def test_extraction_cost_ratio_reads_the_extraction_stages_only() -> None:

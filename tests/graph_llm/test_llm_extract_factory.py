@@ -12,6 +12,7 @@ from kgrag import Workspace
 from kgrag.config import LLMConfig, load_config
 from kgrag.graph.extract.llm import LLMExtractor, create_llm_extractor, extraction_max_tokens
 from kgrag.models.llm import ScriptedProvider
+from kgrag.prompts import load_prompt
 from kgrag.testing.extraction_responder import ExtractionResponder
 
 REPLY = {
@@ -49,7 +50,8 @@ def test_factory_builds_from_config_and_records_usage_in_the_workspace_db(
     assert isinstance(extractor, LLMExtractor)
     assert (extractor.unit_tokens, extractor.language, extractor.batch_units) == (600, "Norwegian", 12)
     assert extractor.entity_types == ["product", "concept"] and not extractor.glean.enabled
-    assert extractor.name == "llm:scripted:extract_graph@1+1"
+    versions = f"{load_prompt('extract_graph').version}+{load_prompt('glean_graph').version}"
+    assert extractor.name == f"llm:scripted:extract_graph@{versions}"
     chunks = kit.sample_chunks(limit=1)
     extractions = list(extractor.extract(chunks))
     assert len(extractions) == len(chunks) and all(x.error is None for x in extractions)

@@ -138,8 +138,10 @@ def test_estimate_counts_cached_replies_as_free(llm_ws: Path, docs: Path, server
 
 
 def test_budget_stops_cleanly_then_resumes(llm_ws: Path, docs: Path) -> None:
-    output = _invoke("index", str(docs), "--budget-tokens", "12000", "-w", str(llm_ws)).output
-    assert "failed, retried next run" in output and "token budget" in output
+    result = CliRunner().invoke(app, ["index", str(docs), "--budget-tokens", "12000", "-w", str(llm_ws)])
+    assert result.exit_code == 3, result.output  # finished, but incomplete: a script must see that
+    assert "incomplete: " in result.output and "chunks failed extraction" in result.output
+    assert "token budget" in result.output
     with Workspace.open(llm_ws) as ws:
         statuses = ws.store.documents.count_by_status()
         assert statuses.get("embedded", 0) >= 1  # not all extracted: not marked indexed
@@ -158,12 +160,24 @@ def test_prompts_list_and_export(tmp_path: Path, llm_ws: Path) -> None:
     assert (out / "answer.toml").exists() and (out / "extract_graph.toml").exists()
 
 
-def test_small_context_window_fails_before_any_call(llm_ws: Path, docs: Path, server: FakeOpenAIServer) -> None:
+def test_a_small_context_window_is_fitted_not_refused(llm_ws: Path, docs: Path, server: FakeOpenAIServer) -> None:
     toml = llm_ws / "kgrag.toml"
     toml.write_text(toml.read_text() + "context_window = 2048\n")
     result = CliRunner().invoke(app, ["index", str(docs), "-w", str(llm_ws)])
+    assert result.exit_code == 0, result.output
+    assert "fitted to the model's 2048-token context window" in result.output
+    assert "graph.unit_tokens 1200 -> " in result.output
+    assert server.stats.requests > 0
+
+
+def test_a_window_too_small_for_any_request_fails_before_any_call(
+    llm_ws: Path, docs: Path, server: FakeOpenAIServer
+) -> None:
+    toml = llm_ws / "kgrag.toml"
+    toml.write_text(toml.read_text() + "context_window = 512\n")
+    result = CliRunner().invoke(app, ["index", str(docs), "-w", str(llm_ws)])
     assert result.exit_code == 1
-    assert "llm.context_window is 2048" in result.output and "num_ctx" in result.output
+    assert "llm.context_window is 512" in result.output and "num_ctx" in result.output
     assert server.stats.requests == 0
 
 

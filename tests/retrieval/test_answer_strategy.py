@@ -61,6 +61,8 @@ def test_other_pipelines_keep_the_default_answer(graph_ws: Workspace) -> None:
         graph_ws.config.generation.extractive_sentences,
         "lexical",  # extractive_ranking = auto: bm25 searches no vectors
     )
+    assert response.answer.cost_line == "no LLM call (extractive answer)"  # every answer states its cost
+    expected.cost_line = response.answer.cost_line
     assert response.answer == expected
     assert response.result.trace[-1].note == "query.generate: llm.provider = none, used the LLM-free path"
     default = DEFAULT_STRATEGY.answer(

@@ -102,3 +102,26 @@ def test_bm25_batch_is_each_search_alone(store: Store) -> None:
     queries = ["telemetry bus", "", "osprey", "telemetry bus", "nothing matches"]
     assert store.chunks.search_bm25_many(queries, 2) == [store.chunks.search_bm25(q, 2) for q in queries]
     assert store.chunks.search_bm25_many([], 5) == []
+
+
+def test_documents_by_content_hash_and_renamed_source(store: Store) -> None:
+    """Identical content is found by its hash; re-pointing a document to a new source keeps its chunks."""
+    for doc_id, digest in (("d1", "same"), ("d2", "same"), ("d3", "other")):
+        store.documents.upsert(DocumentRecord(doc_id, f"/docs/{doc_id}.md", "t", digest, DocumentStatus.INDEXED))
+    store.chunks.replace_for_document("d1", [_chunk("c1", "osprey firmware")])
+    assert [d.id for d in store.documents.with_content_hash("same")] == ["d1", "d2"]
+    assert store.documents.with_content_hash("none") == []
+    moved = store.documents.get("d1")
+    assert moved is not None
+    store.documents.upsert(DocumentRecord("d1", "/moved/d1.md", "t", "same", DocumentStatus.INDEXED))
+    assert store.documents.by_source("/moved/d1.md") == store.documents.get("d1")
+    assert store.documents.by_source("/docs/d1.md") is None
+    assert [c.id for c in store.chunks.for_document("d1")] == ["c1"]
+
+
+def test_chunks_of_a_document_by_position_range(store: Store) -> None:
+    store.documents.upsert(_doc())
+    store.chunks.replace_for_document("d1", [_chunk(f"c{i}", f"part {i}", ord_=i) for i in range(6)])
+    assert [c.id for c in store.chunks.for_document_range("d1", 2, 4)] == ["c2", "c3", "c4"]
+    assert [c.id for c in store.chunks.for_document_range("d1", 5, 9)] == ["c5"]
+    assert store.chunks.for_document_range("d2", 0, 9) == []

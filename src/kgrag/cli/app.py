@@ -13,23 +13,27 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from kgrag.cli.community_commands import communities_command, report_command
 from kgrag.cli.compare_commands import compare, tune, tune_reranker
-from kgrag.cli.errors import run_app, run_guarded
+from kgrag.cli.errors import EXIT_INCOMPLETE, run_app, run_guarded
 from kgrag.cli.eval_run_commands import eval_list, eval_pairwise, eval_qgen, eval_report, eval_run
 from kgrag.cli.graph_commands import graph_app
+from kgrag.cli.help import KgragGroup
 from kgrag.cli.llm_commands import cost, prompts_app
 from kgrag.cli.migrate_command import migrate
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 from kgrag.cli.serve_command import serve
+from kgrag.cli.show_command import show_command
 from kgrag.core.errors import KgragError
 
 if TYPE_CHECKING:  # types only: the modules are imported inside the commands that use them
+    from kgrag.core.records import DocumentRecord
     from kgrag.indexing import IndexReport
-    from kgrag.workspace import QueryResponse
 
 app = typer.Typer(
+    cls=KgragGroup,
     add_completion=False,
     no_args_is_help=True,
     help="Build plain-RAG and GraphRAG indexes over your documents and query them.",
@@ -51,6 +55,7 @@ app.command("compare")(compare)
 app.command("tune")(tune)
 app.command("tune-reranker")(tune_reranker)
 app.command("migrate")(migrate)
+app.command("show")(show_command)
 
 
 def _print_version(value: bool) -> None:
@@ -82,22 +87,31 @@ def init(
         from kgrag.workspace import Workspace
 
         with Workspace.init(directory or workspace) as ws:
-            new_console().print(f"initialised workspace [bold]{ws.path.resolve()}[/bold]")
+            new_console().print(Text.assemble("initialised workspace ", (str(ws.path.resolve()), "bold")))
 
     run_guarded(body, debug)
 
 
 def _print_index_report(console: Console, report: IndexReport) -> None:
+    moved = f"moved {n} · " if (n := report.documents_moved) else ""
+    copies = f"duplicates {n} (stored once) · " if (n := report.documents_duplicate) else ""
     console.print(
         f"files {report.files_seen} · new {report.documents_new} · changed {report.documents_changed} · "
-        f"unchanged {report.documents_unchanged} · removed {report.documents_removed} · "
+        f"unchanged {report.documents_unchanged} · {moved}{copies}removed {report.documents_removed} · "
         f"chunks written {report.chunks_written} · texts embedded {report.texts_embedded}"
     )
     if report.chunks_extracted or report.chunks_extraction_failed or report.entities:
         console.print(
             f"graph: {report.chunks_extracted} chunks extracted ({report.chunks_extraction_failed} "
-            f"failed, retried next run) · {report.entities} entities · {report.relations} relations"
+            f"failed, {report.glean_failed} gleaning calls failed) · {report.entities} entities · "
+            f"{report.relations} relations"
             + (f" · {n} summaries retried next run" if (n := report.graph_aggregates_pending) else "")
+            + (
+                f" · ungrounded dropped: {report.ungrounded_entities} entities, {report.ungrounded_relations} relations"
+                if report.ungrounded_entities or report.ungrounded_relations
+                else ""
+            ),
+            markup=False,
         )
     for line in report.llm_lines:
         console.print(f"llm {line}")
@@ -110,12 +124,30 @@ def _print_index_report(console: Console, report: IndexReport) -> None:
 
 def _check_index_outcome(report: IndexReport, paths: list[Path]) -> None:
     """Nothing to index is not success: a script must see a non-zero exit when no file matched or every
-    file failed (the report above already named each failure)."""
-    if report.files_seen == 0:
+    file failed (the report above already named each failure). A folder emptied on purpose is not a
+    mistake: its files' documents were removed."""
+    if report.files_seen == 0 and not report.documents_removed:
         shown = ", ".join(str(p) for p in paths)
         raise KgragError(f"no file to index in {shown} (check the paths and documents.include/exclude)")
     if report.problems and len(report.problems) >= report.files_seen:
         raise KgragError(f"every file failed ({len(report.problems)} of {report.files_seen}); nothing was indexed")
+    if report.incomplete:
+        typer.echo(
+            f"incomplete: {', '.join(report.incomplete)}; run the same command again to finish "
+            f"(exit {EXIT_INCOMPLETE})",
+            err=True,
+        )
+        raise typer.Exit(EXIT_INCOMPLETE)
+
+
+PruneOpt = Annotated[
+    bool,
+    typer.Option(
+        "--prune/--no-prune",
+        help="Remove the documents of files deleted from the folders being indexed (files indexed from "
+        "elsewhere stay); --no-prune keeps them.",
+    ),
+]
 
 
 @app.command()
@@ -148,10 +180,12 @@ def index(
             help="Ray cluster for --engine ray (auto, host:6379, ray://host:10001); unset: a local Ray for the run.",
         ),
     ] = None,
+    prune: PruneOpt = True,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Index files incrementally: unchanged files are skipped, changed ones re-processed."""
+    """Index files incrementally: unchanged files are skipped, changed ones re-processed, deleted ones
+    removed; a moved file keeps its index and a copy is not stored twice."""
 
     def body() -> None:
         from kgrag.cli.progress import RichProgress
@@ -165,7 +199,7 @@ def index(
             if estimate:
                 report, cost = ws.estimate_index(paths, progress=progress)
             else:
-                report = ws.index(paths, progress=progress)
+                report = ws.index(paths, progress=progress, prune=prune)
         if estimate:
             console.print(
                 f"estimate (nothing was changed or sent): {cost.line()} for {report.chunks_written} new chunks"
@@ -232,17 +266,20 @@ def status(
     def body() -> None:
         with open_workspace(workspace) as ws:
             info = ws.status()
-            docs = (
-                [{"id": d.id, "source": d.source, "status": d.status.value} for d in ws.documents.list()]
-                if documents
-                else []
-            )
+            docs = [_document_row(d) for d in ws.documents.list()] if documents else []
         if as_json:
             typer.echo(json.dumps({**info, "document_list": docs}, indent=2))
             return
         _print_status(new_console(), info, docs)
 
     run_guarded(body, debug)
+
+
+def _document_row(doc: DocumentRecord) -> dict[str, str]:
+    row = {"id": doc.id, "source": doc.source, "status": doc.status.value}
+    if doc.metadata.get("duplicate_of"):  # a copy of another document's file, stored once
+        row["duplicate_of"] = doc.metadata["duplicate_of"]
+    return row
 
 
 def _print_status(console: Console, info: dict[str, object], docs: list[dict[str, str]]) -> None:
@@ -252,9 +289,10 @@ def _print_status(console: Console, info: dict[str, object], docs: list[dict[str
     failed = info.get("failed") or []
     assert isinstance(failed, list)
     for entry in failed:
-        console.print(f"[red]failed[/red] {entry['source']}: {entry['error']}")
+        console.print(Text.assemble(("failed", "red"), f" {entry['source']}: {entry['error']}"))
     for doc in docs:
-        console.print(f"{doc['id']}  {doc['status']:<8} {doc['source']}")
+        copy = f"  (copy of {doc['duplicate_of']})" if "duplicate_of" in doc else ""
+        console.print(f"{doc['id']}  {doc['status']:<8} {doc['source']}{copy}")
 
 
 @app.command()
@@ -269,28 +307,18 @@ def query(
     """Retrieve context for a question and answer it with citations."""
 
     def body() -> None:
+        from kgrag.cli.answers import print_response, response_payload, response_sources
+
         with open_workspace(workspace) as ws:
             ws.querying.require_chunks()
             response = ws.query(question, pipeline=pipeline, k=k)
+            sources = response_sources(ws, [response])
         if as_json:
-            typer.echo(json.dumps(response.to_dict(), indent=2))
+            typer.echo(json.dumps(response_payload(response, sources), indent=2))
         else:
-            _print_response(new_console(), response)
+            print_response(new_console(), response, sources)
 
     run_guarded(body, debug)
-
-
-def _print_response(console: Console, response: QueryResponse) -> None:
-    console.print(f"[bold]Answer[/bold] ({response.answer.mode}): {response.answer.text}")
-    if response.answer.cost_line:
-        console.print(f"[dim]{response.answer.cost_line}[/dim]")
-    console.print(
-        f"\n[bold]Context[/bold] ({response.result.pipeline}, {response.timings_ms.get('retrieval', 0):.1f} ms):"
-    )
-    for rank, item in enumerate(response.result.items, start=1):
-        snippet = " ".join(item.text.split())[:160]
-        scores = ", ".join(f"{k}={v:.3g}" for k, v in item.scores.items())
-        console.print(f"{rank}. [cyan]{item.id}[/cyan] ({scores}) {snippet}…")
 
 
 @app.command()
@@ -309,7 +337,7 @@ def pipelines(workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
         console.print(table)
         for info in infos:
             for problem in [info.error] if info.error else [r.message for r in info.requirements if not r.met]:
-                console.print(f"[yellow]{info.name}[/yellow]: {problem}")
+                console.print(Text.assemble((info.name, "yellow"), f": {problem}"))
 
     run_guarded(body, debug)
 

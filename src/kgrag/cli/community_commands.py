@@ -104,7 +104,7 @@ def communities_command(
 
 
 def _print_report(console: Console, report: CommunityReport, names: dict[str, str]) -> None:
-    console.print(f"[bold]{report.title}[/bold]")
+    console.print(report.title, style="bold")
     console.print(f"{report.community_id} · level {report.level} · rating {report.rating:g} · {report.method}")
     console.print(report.summary)
     for number, finding in enumerate(report.findings, start=1):

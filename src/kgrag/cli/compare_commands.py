@@ -15,6 +15,7 @@ from kgrag.cli.errors import run_guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 
 if TYPE_CHECKING:
+    from kgrag.documents.provenance import SourceRef
     from kgrag.evaluation.datasets import QAItem
     from kgrag.evaluation.tune import TuneReport
     from kgrag.evaluation.tune_reranker import RerankerTuneReport
@@ -35,8 +36,10 @@ HoldoutOpt = Annotated[
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the held-out sample.")]
 
 
-def summary_row(response: QueryResponse) -> dict[str, Any]:
-    """What one pipeline did with the question: answer, cited passages, context size, time, cost."""
+def summary_row(response: QueryResponse, sources: dict[str, SourceRef] | None = None) -> dict[str, Any]:
+    """What one pipeline did with the question: answer, cited passages (with where each comes from),
+    context size, time, cost."""
+    sources = sources or {}
     items = {item.id: item for item in response.result.items}
     route = next((s.params for s in response.result.trace if s.step == "route"), None)
     usage = response.answer.usage or {}
@@ -44,7 +47,11 @@ def summary_row(response: QueryResponse) -> dict[str, Any]:
         "pipeline": response.result.pipeline,
         "answer": response.answer.text,
         "citations": [
-            {"id": cid, "text": " ".join(items[cid].text.split())[:SNIPPET] if cid in items else ""}
+            {
+                "id": cid,
+                "text": " ".join(items[cid].text.split())[:SNIPPET] if cid in items else "",
+                **({"source": sources[cid].to_dict()} if cid in sources else {}),
+            }
             for cid in response.answer.citations
         ],
         "context_items": {
@@ -72,15 +79,22 @@ def compare(
     """Answer one question with several pipelines: answers, cited passages, context tokens and cost."""
 
     def body() -> None:
+        from kgrag.cli.answers import response_sources, source_line
+
         names = [p.strip() for p in pipelines.split(",") if p.strip()]
         with open_workspace(workspace) as ws:
-            rows = [summary_row(r) for r in ws.querying.compare(question, names, k)]
+            responses = ws.querying.compare(question, names, k)
+            sources = response_sources(ws, responses)
+        rows = [summary_row(r, sources) for r in responses]
         if as_json:
             typer.echo(json.dumps(rows, indent=2))
             return
         table = Table("pipeline", "answer", "cited passages", "context", "cost", show_lines=True)
         for row in rows:
-            cited = "\n".join(f"{c['id']}: {c['text']}…" for c in row["citations"]) or "-"
+            cited = (
+                "\n".join(f"{c['id']}: {c['text']}…\n  ↳ {source_line(c['id'], sources)}" for c in row["citations"])
+                or "-"
+            )
             context = f"{row['context_tokens']} tok\n" + ", ".join(
                 f"{n} {kind}" for kind, n in row["context_items"].items() if n
             )

@@ -13,6 +13,7 @@ from kgrag.core.errors import KgragError
 
 EXIT_USER_ERROR = 1
 EXIT_INTERNAL_ERROR = 2
+EXIT_INCOMPLETE = 3  # the run finished, but LLM work failed or fell back and is retried by the next run
 
 
 def run_guarded(body: Callable[[], None], debug: bool) -> None:

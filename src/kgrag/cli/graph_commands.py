@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from kgrag.cli.denoise_commands import denoise_command, undo_denoise_command
 from kgrag.cli.errors import run_guarded
@@ -104,7 +105,7 @@ def export_command(
 def _print_import(console: Console, report: ImportReport) -> None:
     console.print(report.summary())
     for note in report.notes():
-        console.print(f"[yellow]note[/yellow] {note}")
+        console.print(Text.assemble(("note", "yellow"), " ", note))
     console.print("next: `kgrag reindex --embeddings` embeds the imported chunks and entities for dense search")
 
 

@@ -22,14 +22,18 @@ DebugOpt = Annotated[bool, typer.Option("--debug", help="Show full tracebacks fo
 
 
 def new_console() -> Console:
-    """A console for command output (no syntax highlighting of numbers and paths).
+    """A console for command output: no markup, no emoji codes, no highlighting of numbers and paths.
+
+    What commands print comes from users, documents and models (answers, passages, paths, entity names),
+    so nothing printed is ever read as rich markup: ``[/time]`` in a passage must not crash the command,
+    and a ``[c:ID]`` citation must not vanish. Styles are given as ``style=`` or :class:`rich.text.Text`.
 
     On a terminal rich wraps to its width; piped into a file or another program there is no width, and
     rich's fallback of 80 columns would hard-wrap paths, errors and table cells mid-word. So piped
     output is never wrapped (``COLUMNS`` still wins when set)."""
-    console = Console(highlight=False)
+    console = Console(highlight=False, markup=False, emoji=False)
     if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = Console(highlight=False, soft_wrap=True, width=PIPE_WIDTH)
+        console = Console(highlight=False, markup=False, emoji=False, soft_wrap=True, width=PIPE_WIDTH)
     return console
 
 

@@ -6,6 +6,7 @@ from types import TracebackType
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+from rich.text import Text
 
 
 class RichProgress:
@@ -14,7 +15,7 @@ class RichProgress:
     def __init__(self, console: Console) -> None:
         self._console = console
         self._bars = Progress(
-            TextColumn("[bold]{task.description:<12}"),
+            TextColumn("{task.description:<12}", style="bold", markup=False),
             BarColumn(),
             MofNCompleteColumn(),
             TimeRemainingColumn(),
@@ -40,7 +41,7 @@ class RichProgress:
             self._bars.advance(self._tasks[stage], amount)
 
     def note(self, message: str) -> None:
-        self._console.print(f"[yellow]![/yellow] {message}", highlight=False)
+        self._console.print(Text.assemble(("!", "yellow"), " ", message), highlight=False)
 
     def finish(self, stage: str) -> None:
         task = self._tasks.get(stage)

@@ -89,10 +89,18 @@ def generate_reports(
     progress: Progress | None = None,
     label: str = "reports",
 ) -> ReportStats:
-    """Write every missing report with ``writer``; returns what was done."""
+    """Write every missing report with ``writer``; returns what was done.
+
+    A writer that can do better than the extractive fallback (``writer.redoes_fallbacks``, the LLM writer)
+    also rewrites every report that fell back before, and every ancestor of one (a parent written from, or
+    inheriting, a fallback child would otherwise keep it forever): a run after a faulty one ends with the
+    reports a fault-free run writes.
+    """
     progress = progress or SilentProgress()
     communities = store.communities.communities()
     pending = set(store.communities.without_report())
+    if getattr(writer, "redoes_fallbacks", False):
+        pending |= _fallbacks_and_ancestors(store, communities)
     stats = ReportStats(
         communities=len(communities), kept=len(communities) - len(pending), naive_calls=len(communities)
     )
@@ -109,6 +117,17 @@ def generate_reports(
             _write_level(run, todo, writer, stats, progress, label)
     progress.finish(label)
     return stats
+
+
+def _fallbacks_and_ancestors(store: Store, communities: list[CommunityRecord]) -> set[str]:
+    parent = {c.id: c.parent_id for c in communities}
+    redo: set[str] = set()
+    for report in store.communities.reports():
+        node: str | None = report.community_id if report.method == "fallback" else None
+        while node is not None and node not in redo:
+            redo.add(node)
+            node = parent.get(node)
+    return redo
 
 
 def _write_level(

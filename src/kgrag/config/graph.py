@@ -57,6 +57,20 @@ class GraphConfig(Section):
         description="LLM extraction groups consecutive chunks of one document into units of up "
         "to this many tokens (fewer prompt repeats; 1200 as in lundberg-2026).",
     )
+    grounding: bool = Field(
+        True,
+        description="LLM extraction keeps only entities whose names occur in the text they were extracted from "
+        "(and relations between such entities); the others are dropped and counted as `ungrounded` in the "
+        "index report. Turn off only for text the model must translate or transliterate names from.",
+    )
+    grounding_similarity: int = Field(
+        90,
+        ge=50,
+        le=101,
+        description="Grounding: a name that is not found exactly, nor word for word, still counts as found when "
+        "its fuzzy similarity (rapidfuzz partial ratio, 0-100) to a stretch of the text reaches this; 101 "
+        "accepts exact and word-for-word matches only.",
+    )
     gleaning: bool = Field(
         True, description="One extra LLM pass for missed items, only where the first pass looks incomplete."
     )

@@ -58,16 +58,23 @@ class LLMConfig(Section):
     context_window: int | None = Field(
         None,
         ge=256,
-        description="Model context window in tokens; when set, oversized requests fail before being sent. "
-        "Ollama serves 2048 unless `num_ctx`/`OLLAMA_CONTEXT_LENGTH` is raised.",
+        description="Model context window in tokens. Empty: asked of the server (llama.cpp `/props`, vLLM "
+        "`/v1/models`, Ollama `/api/show`, llama-cpp-python's window error) and kept in the workspace. Known "
+        "either way, extraction units, the answer context and `max_tokens` are shrunk to fit it, and a request "
+        "that still cannot fit fails before it is sent. Ollama serves 2048 unless `num_ctx`/"
+        "`OLLAMA_CONTEXT_LENGTH` is raised.",
     )
     max_output_tokens: int = Field(1024, ge=1, description="`max_tokens` sent with each request.")
     temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature (0 keeps the cache useful).")
-    json_mode: Literal["off", "json_object", "json_schema"] = Field(
-        "off",
-        description="How structured calls ask the server for JSON: `off` relies on the prompt (works "
-        "everywhere), `json_object` sends response_format json_object, `json_schema` sends the "
-        "schema (OpenAI, vLLM, LM Studio, recent llama.cpp/Ollama).",
+    json_mode: Literal["auto", "off", "json_object", "json_object_schema", "json_schema"] = Field(
+        "auto",
+        description="How structured calls ask the server for JSON. `auto` sends the schema as `json_schema` "
+        "and steps down, once per server, to what it takes: llama.cpp's `json_object` with a `schema`, then "
+        "`json_object`, then the prompt alone (the verdict is kept in the workspace, so a rejected mode is "
+        "never sent again). `off` relies on the prompt (works everywhere), `json_object` sends response_format "
+        "json_object, `json_object_schema` sends `{type: json_object, schema}` (llama-cpp-python), "
+        "`json_schema` sends the schema (OpenAI, vLLM, LM Studio, recent Ollama). A fixed mode the server "
+        "rejects stops the run with a message naming this setting.",
     )
     price_prompt_per_1m: float = Field(0.0, ge=0, description="Price in USD per 1M prompt tokens, for cost lines.")
     price_completion_per_1m: float = Field(
@@ -122,6 +129,12 @@ class LLMConfig(Section):
     )
     scripted_file: Path | None = Field(
         None, description="JSONL replay file for the `scripted` provider (recorded exchanges or rules)."
+    )
+    record_file: Path | None = Field(
+        None,
+        description="Append every exchange with the endpoint (request messages, reply text, finish reason) to "
+        'this JSONL file, replayable with `provider = "scripted"` and `scripted_file`: record a real model '
+        "once, then test and demo offline (`make llm-check` records its run this way).",
     )
 
     @field_validator("provider")

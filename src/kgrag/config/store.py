@@ -97,7 +97,7 @@ class StoreConfig(Section):
         description="With `lexical_index = auto`, workspaces with more chunks keep searching FTS5: the copy's "
         "memory grows with the corpus (5,362 chunks: ~0.9 instead of ~16 ms per search, but +26 MB peak RSS "
         "of a query process, 247 -> 273 MB, and ~0.3 s CPU to build; ~5 MB per 1,000 chunks), and 8,000 "
-        "keeps a query process under issue #8's 300 MB.",
+        "keeps a query process under its 300 MB target (docs/results/performance.md).",
     )
 
     @field_validator("vector_index")

@@ -23,5 +23,17 @@ class Answer:
     usage: dict[str, Any] = field(default_factory=dict)
     evidence: list[dict[str, Any]] = field(default_factory=list)
 
+    @property
+    def uncited(self) -> bool:
+        """An answer that states something (not "I don't know") yet cites no passage: nothing backs it."""
+        return bool(self.text.strip()) and not self.idk and not self.citations
+
+    @property
+    def warnings(self) -> list[str]:
+        """What a reader should know before trusting the answer, a line each."""
+        if self.uncited:
+            return ["this answer cites no passage: check it against the context before relying on it"]
+        return []
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "uncited": self.uncited, "warnings": self.warnings}

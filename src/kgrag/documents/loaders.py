@@ -25,6 +25,7 @@ from kgrag.core.builtins import new_registry
 from kgrag.core.errors import DocumentError
 from kgrag.core.registry import Registry
 from kgrag.documents.front_matter import split_front_matter
+from kgrag.documents.provenance import PAGE_STARTS, page_starts
 from kgrag.documents.reading import decode_text, normalize_newlines, read_limited, require_text, utf8_bytes
 from kgrag.documents.records import LoadedDocument
 
@@ -139,10 +140,12 @@ def load_pdf(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocume
         raise DocumentError(
             f"{path}: not a readable PDF ({type(exc).__name__}: {exc}); re-export the PDF or exclude it"
         ) from exc
-    text = "\n\n".join(_tidy(page) for page in pages if page.strip()).replace("\x00", "")
+    texts = [_tidy(page).replace("\x00", "") if page.strip() else "" for page in pages]
+    text = "\n\n".join(t for t in texts if t)
     require_text(path, text, "the PDF's extractable text (a scanned PDF needs OCR first)")
     title = metadata_title.strip() if isinstance(metadata_title, str) and metadata_title.strip() else ""
-    return [LoadedDocument.from_text(str(path), title or path.stem, text, _metadata(path))]
+    metadata = {**_metadata(path), PAGE_STARTS: page_starts(texts, "\n\n")}  # passages cite their page
+    return [LoadedDocument.from_text(str(path), title or path.stem, text, metadata)]
 
 
 def load_docx(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:

@@ -52,8 +52,9 @@ def _item(record: Any, position: int, origin: str) -> QAItem:
     )
 
 
-def load_dataset(path: Path) -> list[QAItem]:
-    """Load a .json list (GraphRAG-Bench) or a .jsonl file of question records."""
+def load_dataset(path: Path | str) -> list[QAItem]:
+    """Load a .json list (GraphRAG-Bench) or a .jsonl file of question records (``path``: str or Path)."""
+    path = Path(path)
     try:
         raw = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

@@ -20,7 +20,7 @@ from kgrag.core.eval_records import EvalScore
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.judges.base import AnswerJudge, JudgeSetup
 from kgrag.evaluation.metrics.base import Measured, Metric, MetricTools, Sample, measure
-from kgrag.evaluation.metrics.statements import strip_citations
+from kgrag.evaluation.metrics.statements import plain_answer
 from kgrag.generation import QueryResponse
 
 RunMode = Literal["llm-free", "llm", "both"]
@@ -94,7 +94,7 @@ def run_question(item: QAItem, pipeline: str, plan: RunPlan, parts: RunParts, ru
     latency_ms = (time.perf_counter() - started) * 1000
     delta = (parts.llm_tokens() - before) if parts.llm_tokens else 0
     contexts = [i.text for i in response.result.items]
-    answer = strip_citations(response.answer.text)
+    answer = plain_answer(response.answer.text)
     sample = Sample(item.question, item.answer, answer, contexts, item.evidence)
     scores = score_answer(sample, plan, parts, run_index)
     judge_tokens = sum(m.judge_tokens for m in scores.values())

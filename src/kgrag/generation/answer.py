@@ -101,14 +101,32 @@ def cost_line(chat: ChatResult) -> str:
     )
 
 
+ANSWER_TEMPLATE_MARGIN = 32  # message framing the template count does not see
+
+
+def _fitting_budget(client: LLMClient, question: str, wanted: int) -> int:
+    window = client.runner.context_window
+    if window is None:
+        return wanted
+    prompt = client.prompt(ANSWER_PROMPT)
+    fixed = sum(client.count_tokens(part) for part in (prompt.system, prompt.user, IDK_SENTENCE, question))
+    room = window - client.settings.max_output_tokens - fixed - ANSWER_TEMPLATE_MARGIN
+    return max(1, min(wanted, room))
+
+
 CUT_NOTE = "[answer cut off at llm.max_output_tokens; raise it for a complete answer]"
 
 
 def generate_answer(
     client: LLMClient, question: str, result: RetrievalResult, cfg: GenerationConfig, *, stage: str = "query.generate"
 ) -> Answer:
-    """Answer ``question`` from ``result``'s items with citations checked against the context."""
-    block = build_context(result.items, cfg.context_tokens, context_shares(cfg), client.count_tokens)
+    """Answer ``question`` from ``result``'s items with citations checked against the context.
+
+    The context budget is ``cfg.context_tokens``, lowered when the model's window (configured or learnt from
+    the server) could not hold it with the prompt, the question and the reply.
+    """
+    budget = _fitting_budget(client, question, cfg.context_tokens)
+    block = build_context(result.items, budget, context_shares(cfg), client.count_tokens)
     if not block.item_ids:
         return Answer(
             IDK_SENTENCE,

@@ -70,6 +70,8 @@ def respond(
     llm = ctx.llm()
     config = _resolve_ranking(pipeline, config or ctx.config)
     answer = (pipeline.answer or default).answer(question, result, llm, ctx.embedder(), config)
+    if not answer.cost_line:  # every answer says what it cost, also when that is nothing
+        answer.cost_line = f"no LLM call ({answer.mode} answer)"
     generation_ms = round((time.perf_counter() - started) * 1000, 3)
     result.trace.append(
         TraceStep(

@@ -48,6 +48,9 @@ class IndexContext:
     files: list[Path] = field(default_factory=list)  # what ``discover`` found under ``paths``
     stages_run: list[str] = field(default_factory=list)  # names of the stages finished so far, in order
     compute: StageCompute = field(default_factory=LocalCompute)  # where stages' pure compute runs (engine)
+    prune: bool = True
+    """Whether ``ingest`` removes the documents of files deleted from the folders in ``paths``
+    (:mod:`kgrag.indexing.sync`; ``kgrag index --no-prune`` keeps them)."""
     sentence_vectors: bool = False
     """Whether ``embed`` also embeds every chunk sentence (``embedding.sentence_vectors`` resolved for this
     run's chunk size and embedder: :func:`kgrag.documents.chunking.wants_sentence_vectors`)."""

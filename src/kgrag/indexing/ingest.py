@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kgrag.config import DocumentsConfig
@@ -20,6 +20,7 @@ from kgrag.core.stages import INGEST, timing_key
 from kgrag.documents.discovery import file_identity
 from kgrag.indexing.prepare import ChunkPlan, PreparedDocument, PreparedFile, build_chunk_records, load_file
 from kgrag.indexing.report import FileProblem, IndexReport
+from kgrag.indexing.sync import DUPLICATE_OF, drop_document, file_gone, file_of, is_duplicate
 from kgrag.store.base import Store
 
 LOAD_TIME, CHUNK_TIME, STORE_TIME = (timing_key(INGEST, part) for part in ("load", "chunk", "store"))
@@ -72,6 +73,7 @@ class Ingestor:
         self.store = store
         self.cfg = cfg
         self.plan = plan
+        self.stale_hashes: set[str] = set()  # content that left a document: its copies are checked after the run
 
     def _file_docs(self, path: Path) -> list[DocumentRecord]:
         return file_documents(self.store, str(file_identity(path)))
@@ -119,15 +121,16 @@ class Ingestor:
         keep = {doc.loaded.source for doc in prepared.documents}
         for stored in work.docs:
             if stored.source not in keep:  # record gone from a json file, or an earlier failure entry
-                self.store.documents.delete(stored.id)
+                with self.store.transaction():
+                    drop_document(self.store, stored)
                 report.documents_removed += stored.status != DocumentStatus.FAILED
         for doc in prepared.documents:
             self._ingest_document(doc, work.fingerprint, report)
 
     def _ingest_document(self, prepared: PreparedDocument, fingerprint: str, report: IndexReport) -> None:
         doc = prepared.loaded
-        doc_id = document_id(doc.source)
-        existing = self.store.documents.get(doc_id)
+        existing = self.store.documents.by_source(doc.source)
+        doc_id = existing.id if existing else document_id(doc.source)  # a moved document keeps its first id
         metadata = {**doc.metadata, "fingerprint": fingerprint, "chunking": self.plan.signature}
         record = DocumentRecord(
             id=doc_id,
@@ -139,17 +142,24 @@ class Ingestor:
             metadata=metadata,
             updated_at=time.time(),
         )
+        twin = self._twin(doc.content_hash, doc_id)
+        if twin is not None:
+            self._adopt(record, twin, existing, doc.text, report)
+            return
         if (
             existing
             and existing.content_hash == doc.content_hash
             and existing.status in _DONE
             and existing.metadata.get("chunking") == self.plan.signature
+            and not is_duplicate(existing)
         ):
             report.documents_unchanged += 1
             if existing.metadata != metadata:
                 self.store.documents.upsert(DocumentRecord(**{**record.__dict__, "status": existing.status}))
             return
-        if prepared.chunks is None:
+        if existing is not None and existing.content_hash != doc.content_hash and not is_duplicate(existing):
+            self.stale_hashes.add(existing.content_hash)
+        if prepared.chunks is None or any(c.doc_id != doc_id for c in prepared.chunks):
             started = time.perf_counter()
             chunks = build_chunk_records(doc_id, doc.text, self.plan)
             report.add_time(CHUNK_TIME, time.perf_counter() - started)
@@ -161,10 +171,65 @@ class Ingestor:
             self.store.chunks.replace_for_document(doc_id, chunks)
         report.add_time(STORE_TIME, time.perf_counter() - started)
         report.chunks_written += len(chunks)
-        if existing is None or existing.status == DocumentStatus.FAILED:
+        if existing is None or existing.status == DocumentStatus.FAILED or is_duplicate(existing):
             report.documents_new += 1
         else:
             report.documents_changed += 1
+
+    def _twin(self, content_hash: str, own_id: str) -> DocumentRecord | None:
+        """A stored document with this content under another path, preferring one whose file is gone."""
+        twins = [
+            d
+            for d in self.store.documents.with_content_hash(content_hash)
+            if d.id != own_id and d.status in _DONE and not is_duplicate(d)
+        ]
+        gone = [d for d in twins if file_gone(d.source)]
+        return next(iter(gone or twins), None)
+
+    def _adopt(
+        self, record: DocumentRecord, twin: DocumentRecord, existing: DocumentRecord | None, text: str,
+        report: IndexReport,
+    ) -> None:  # fmt: skip
+        """The document's content is ``twin``'s: take ``twin`` over if its file is gone (a move), else
+        record this path as a duplicate of it (no chunks of its own)."""
+        with self.store.transaction():
+            if file_gone(twin.source):
+                if existing is not None:
+                    drop_document(self.store, existing)
+                moved = replace(twin, source=record.source, title=record.title, metadata=record.metadata)
+                self.store.documents.upsert(replace(moved, updated_at=time.time()))
+                if twin.metadata.get("chunking") != self.plan.signature:
+                    self.store.chunks.replace_for_document(twin.id, build_chunk_records(twin.id, text, self.plan))
+                report.documents_moved += 1
+                return
+            if existing is not None and not is_duplicate(existing):
+                self.stale_hashes.add(existing.content_hash)
+            copy = replace(record, status=twin.status, metadata={**record.metadata, DUPLICATE_OF: twin.id})
+            self.store.documents.upsert(copy)
+            self.store.chunks.replace_for_document(record.id, [])
+        if existing is not None and existing.metadata.get(DUPLICATE_OF) == twin.id:
+            report.documents_unchanged += 1
+        else:
+            report.documents_duplicate += 1
+
+    def reconcile(self, report: IndexReport) -> None:
+        """Copies whose document changed or went this run hold content no document has any more: read
+        their files again (they become documents of their own, or copies of another one)."""
+        for content_hash in sorted(self.stale_hashes):
+            for copy in self.store.documents.with_content_hash(content_hash):
+                holder = self.store.documents.get(copy.metadata.get(DUPLICATE_OF, ""))
+                if not is_duplicate(copy) or (holder is not None and holder.content_hash == copy.content_hash):
+                    continue
+                if file_gone(copy.source):
+                    with self.store.transaction():
+                        self.store.documents.delete(copy.id)
+                    continue
+                path = file_of(copy.source)
+                stored = file_documents(self.store, str(path))
+                self.apply(
+                    PendingFile(path, stored, copy.metadata.get("fingerprint", "")), load_file(path, self.cfg), report
+                )
+        self.stale_hashes.clear()
 
     def _record_failure(self, path: Path, reason: str, report: IndexReport, docs: list[DocumentRecord]) -> None:
         report.problems.append(FileProblem(path=str(path), reason=reason))

@@ -9,6 +9,7 @@ from kgrag.graph.build.lifecycle import refresh_graph
 from kgrag.graph.build.summarize import ExtractiveSummarizer, Summarizer
 from kgrag.graph.build.vectors import ensure_graph_vectors, mark_graph_vectors_stale
 from kgrag.indexing.ingest import file_documents
+from kgrag.indexing.sync import drop_document
 from kgrag.models.embeddings import Embedder
 from kgrag.store.base import Store
 
@@ -34,7 +35,9 @@ def remove_documents(
             if not matches:
                 unknown.append(ref)
             for doc_id, source in matches:
-                store.documents.delete(doc_id)
+                doc = store.documents.get(doc_id)
+                if doc is not None:
+                    drop_document(store, doc)  # a copy elsewhere takes the document over
                 removed.append(source)
     # graph: refresh only when something went; re-embed what the refresh changed
     if removed and refresh_graph(store, summarizer or ExtractiveSummarizer()).changed:

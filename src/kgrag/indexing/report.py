@@ -22,6 +22,8 @@ class IndexReport:
     documents_changed: int = 0
     documents_unchanged: int = 0
     documents_removed: int = 0
+    documents_moved: int = 0  # same content under a new path: the document was re-pointed, nothing re-made
+    documents_duplicate: int = 0  # copies of a stored document's content: recorded, not stored twice
     chunks_written: int = 0
     texts_embedded: int = 0
     # graph stage: chunks extracted/failed this run, graph size after it, graph texts embedded
@@ -32,9 +34,13 @@ class IndexReport:
     graph_texts_embedded: int = 0
     graph_aggregates_pending: int = 0  # descriptions with a fallback summary, summarised again next run
     extracted_corpus_tokens: int = 0  # text the extractor read this run, overlap counted once
+    glean_failed: int = 0  # gleaning calls that failed (the first pass was kept; counted as incomplete work)
+    ungrounded_entities: int = 0  # LLM entities whose names the text does not contain: dropped, never stored
+    ungrounded_relations: int = 0  # LLM relations with such an endpoint: dropped
     llm_lines: list[str] = field(default_factory=list)  # this run's LLM usage per stage, if any
     extraction_prompt_ratio: float | None = None  # LLM prompt tokens per corpus token (target ≤ 2.5; peers spend 5–10)
     communities: dict[str, int] = field(default_factory=dict)  # communities / community-reports stages
+    fallbacks: dict[str, int] = field(default_factory=dict)  # other LLM work that fell back, retried next run
     problems: list[FileProblem] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
@@ -43,12 +49,27 @@ class IndexReport:
         self.seconds[stage] = self.seconds.get(stage, 0.0) + seconds
 
     @property
+    def incomplete(self) -> list[str]:
+        """What this run left for the next one, a phrase each (empty: the run's work is complete)."""
+        parts = []
+        if self.chunks_extraction_failed:
+            parts.append(f"{self.chunks_extraction_failed} chunks failed extraction")
+        if self.glean_failed:
+            parts.append(f"{self.glean_failed} gleaning calls failed")
+        if self.graph_aggregates_pending:
+            parts.append(f"{self.graph_aggregates_pending} summaries fell back")
+        parts.extend(f"{count} {what}" for what, count in self.fallbacks.items() if count)
+        return parts
+
+    @property
     def did_work(self) -> bool:
         return bool(
             self.documents_new
             or self.documents_changed
             or self.texts_embedded
             or self.documents_removed
+            or self.documents_moved
+            or self.documents_duplicate
             or self.chunks_extracted
             or self.graph_texts_embedded
         )

@@ -1,7 +1,13 @@
 """Prompt files: load, render, list and export the TOML prompts kgrag ships.
 
 Each ``<name>.toml`` holds ``name``, ``version``, ``description``, ``output_schema``, ``system`` and
-``user``. Templates use :class:`string.Template` placeholders (``$question`` or ``${question}``; ``$$``
+``user``, and optionally an ``[example]`` table: a worked example (``variables`` for the user template and
+the ``reply`` a good answer to it) that :meth:`Prompt.render` shows after the system instructions.
+Small models copy the shape of a shown reply far more reliably than they follow a schema (shown a schema,
+a sub-1B model tends to echo the schema back); the example's names are invented and the extractor drops
+any name that its text does not contain, so an example copied by mistake is never stored.
+
+Templates use :class:`string.Template` placeholders (``$question`` or ``${question}``; ``$$``
 for a literal dollar sign) rather than ``str.format`` braces, because prompts that ask for JSON are full
 of literal ``{`` and ``}``. ``output_schema`` is ``"text"`` (free text), the short name of a registered
 schema (``extraction_reply``; kind ``prompt_schema`` in :mod:`kgrag.core.builtins`, plug-ins add more), the
@@ -21,7 +27,7 @@ import re
 import string
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -53,6 +59,12 @@ class Prompt:
     system: str
     user: str
     source: str
+    example_variables: Mapping[str, str] = field(default_factory=dict)
+    example_reply: str = ""
+
+    @property
+    def has_example(self) -> bool:
+        return bool(self.example_reply)
 
     @property
     def ref(self) -> PromptRef:
@@ -75,13 +87,27 @@ class Prompt:
         return template.substitute({key: str(value) for key, value in variables.items()})
 
     def render(self, variables: Mapping[str, object]) -> list[Message]:
-        """The chat messages (system, if not empty, then user) with placeholders filled."""
+        """The chat messages (system, if not empty, then user) with placeholders filled; a worked example
+        is shown at the end of the system message, so a request is always one system and one user turn
+        (re-asks, replays and token estimates read the user turn as the request)."""
         messages: list[Message] = []
         system = self.render_part("system", variables)
+        if self.has_example:
+            system = f"{system}\n\n{self._example_text(variables)}".strip()
         if system.strip():
             messages.append({"role": "system", "content": system})
         messages.append({"role": "user", "content": self.render_part("user", variables)})
         return messages
+
+    def _example_text(self, variables: Mapping[str, object]) -> str:
+        example = self.render_part("user", {**variables, **self.example_variables})
+        return f"Example (invented names). For this input:\n{example}\nthe reply is:\n{self.example_reply}"
+
+    def example_block(self) -> str:
+        """The example as shown to the model, for token arithmetic; empty without one."""
+        if not self.has_example:
+            return ""
+        return f"{self.example_reply}\n" + "\n".join(self.example_variables.values())
 
     def schema_model(self) -> type[BaseModel] | None:
         """The pydantic model named by ``output_schema``, or None for text and inline schemas."""
@@ -132,6 +158,7 @@ def _parse(text: str, source: str, expected_name: str) -> Prompt:
     schema = data["output_schema"]
     if not isinstance(schema, str | dict):
         raise ConfigError(f"prompt file {source}: output_schema must be a string or a table")
+    example_variables, example_reply = _example(data.get("example"), source)
     return Prompt(
         name=str(data["name"]),
         version=str(data["version"]),
@@ -140,7 +167,23 @@ def _parse(text: str, source: str, expected_name: str) -> Prompt:
         system=data["system"],
         user=data["user"],
         source=source,
+        example_variables=example_variables,
+        example_reply=example_reply,
     )
+
+
+def _example(table: object, source: str) -> tuple[dict[str, str], str]:
+    """The ``[example]`` table: ``variables`` (strings) and ``reply`` (a string); absent means none."""
+    if table is None:
+        return {}, ""
+    if not isinstance(table, dict):
+        raise ConfigError(f"prompt file {source}: [example] must be a table with variables and reply")
+    variables, reply = table.get("variables", {}), table.get("reply")
+    if not isinstance(reply, str) or not reply.strip():
+        raise ConfigError(f"prompt file {source}: [example] needs reply, the text of a good answer")
+    if not isinstance(variables, dict) or not all(isinstance(v, str) for v in variables.values()):
+        raise ConfigError(f"prompt file {source}: [example] variables must be a table of strings")
+    return {str(k): v for k, v in variables.items()}, reply.strip()
 
 
 def _shipped() -> dict[str, Any]:

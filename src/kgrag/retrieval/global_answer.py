@@ -93,7 +93,12 @@ class GlobalMapReduce:
             "budget": config.communities.global_max_prompt_tokens,
             "dropped_batches": spend.dropped_batches,
         }
-        return Answer(text, _citations(cited, items), "llm", idk=text == NO_POINTS, usage=usage)
+        cost = llm.runner.prices.cost(spend.prompt_tokens, spend.completion_tokens)
+        line = (
+            f"LLM: {spend.calls} calls (map-reduce over {len(items)} reports), {spend.prompt_tokens} prompt + "
+            f"{spend.completion_tokens} completion tokens, ${cost:.6f}"
+        )
+        return Answer(text, _citations(cited, items), "llm", idk=text == NO_POINTS, cost_line=line, usage=usage)
 
     def _map(self, question: str, items: list[ContextItem], llm: LLMClient, config: KgragConfig, spend: Spend) -> None:
         cfg = config.communities
@@ -165,4 +170,10 @@ def _extractive(question: str, items: list[ContextItem], embedder: Embedder, n: 
     top = sorted(np.argsort(-scores)[: max(1, n)].tolist())
     text = " ".join(f"{sentences[i][1]} [R{sentences[i][0] + 1}]" for i in top)
     labels = [f"R{sentences[i][0] + 1}" for i in top]
-    return Answer(text, _citations(labels, items), "extractive", usage={"llm_calls": 0, "prompt_tokens": 0})
+    return Answer(
+        text,
+        _citations(labels, items),
+        "extractive",
+        cost_line="no LLM call (extractive: report sentences closest to the question)",
+        usage={"llm_calls": 0, "prompt_tokens": 0},
+    )

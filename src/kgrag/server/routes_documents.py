@@ -2,7 +2,8 @@
 
 Uploads only ever write under the workspace's ``uploads/`` directory with generated names; deleting a
 document removes it from the index through ``ws.indexing.remove`` and deletes its file only when that
-file is one of the server's own uploads (never a file the CLI indexed from elsewhere: LightRAG #2110).
+file is one of the server's own uploads (never a file the CLI indexed from elsewhere;
+cf. https://github.com/HKUDS/LightRAG/issues/2110).
 """
 
 from __future__ import annotations

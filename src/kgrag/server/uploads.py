@@ -2,9 +2,11 @@
 
 The user's file name never becomes a path: only a sanitised stem (letters, digits, ``-``, ``_``) is kept
 after a random prefix, so ``../../etc/passwd`` or ``C:\\x`` can only ever produce ``<hex>-passwd.txt``
-inside the uploads directory (LightRAG #1692). Sizes are counted while copying, not trusted from headers.
+inside the uploads directory (cf. https://github.com/HKUDS/LightRAG/issues/1692). Sizes are counted while
+copying, not trusted from headers.
 A ``.zip`` is extracted (or rejected, per ``server.archives``) with limits on files, bytes and the
-compression ratio, all or nothing; other archive formats are refused (LightRAG #3615).
+compression ratio, all or nothing; other archive formats are refused
+(cf. https://github.com/HKUDS/LightRAG/issues/3615).
 """
 
 from __future__ import annotations

@@ -10,6 +10,13 @@ scripted sequence:
 * ``malformed_body`` 200 with invalid JSON; ``truncated`` half the reply with ``finish_reason=length``;
 * ``wrong_schema`` a valid JSON reply of the wrong shape.
 
+``behaviour="llama-cpp-python"`` makes it answer as that project's server does (measured against
+``llama-cpp-python[server]`` 0.3.36): ``GET /v1/models`` lists the model ``owned_by: "me"`` and there is no
+``/props``; ``response_format`` ``json_schema`` is refused with HTTP 500 ("Input should be 'text' or
+'json_object'"), ``json_object`` (with or without ``schema``) is taken; a prompt of ``context_window`` tokens
+or more is refused with HTTP 400 naming the window; a reply that would overflow the window stops there with
+``finish_reason: "length"`` whatever ``max_tokens`` asked.
+
 :class:`ServerStats` counts requests, faults, the most requests in flight at once, and request arrival
 times, so tests can check concurrency and rate limits from the server's side.
 """
@@ -59,11 +66,19 @@ class FaultPlan:
     seed: int = 0
 
 
+Behaviour = Literal["openai", "llama-cpp-python"]
+LLAMA_CPP_FORMAT_ERROR = (
+    "1 validation error: {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+    "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}"
+)
+
+
 @dataclass
 class ServerStats:
     """What the server saw; read it after (or while) the client runs."""
 
     requests: int = 0
+    format_rejections: Counter[str] = field(default_factory=Counter)  # response_format types refused
     chat_requests: int = 0
     embedding_requests: int = 0
     in_flight: int = 0
@@ -83,10 +98,20 @@ class ServerStats:
 
 
 class _State:
-    def __init__(self, responder: Responder, faults: FaultPlan, include_usage: bool, latency_s: float) -> None:
+    def __init__(
+        self,
+        responder: Responder,
+        faults: FaultPlan,
+        include_usage: bool,
+        latency_s: float,
+        behaviour: Behaviour = "openai",
+        context_window: int | None = None,
+    ) -> None:
         self.responder = responder
         self.include_usage = include_usage
         self.latency_s = latency_s
+        self.behaviour = behaviour
+        self.context_window = context_window
         self.lock = threading.Lock()
         self.stats = ServerStats()
         self.set_faults(faults)
@@ -137,6 +162,14 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         return None
 
+    def do_GET(self) -> None:
+        state = self.server.state
+        if self.path.rstrip("/") == "/v1/models":
+            owner = "me" if state.behaviour == "llama-cpp-python" else "fake"
+            self._send(200, {"object": "list", "data": [{"id": "model.gguf", "object": "model", "owned_by": owner}]})
+        else:
+            self._send(404, {"detail": "Not Found"})
+
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
@@ -166,11 +199,33 @@ class _Handler(BaseHTTPRequestHandler):
             return
         with state.lock:
             state.stats.chat_requests += 1
+        if state.behaviour == "llama-cpp-python" and self._llama_cpp_refusal(state, body):
+            return
         if fault is not None and self._transport_fault(state, fault):
             return
         if state.latency_s:
             time.sleep(state.latency_s)
         self._send(200, _completion(body, state, fault))
+
+    def _llama_cpp_refusal(self, state: _State, body: dict[str, Any]) -> bool:
+        """Refuse what llama-cpp-python's server refuses; True when a refusal was sent."""
+        fmt = body.get("response_format")
+        if isinstance(fmt, dict) and fmt.get("type") not in (None, "text", "json_object"):
+            with state.lock:
+                state.stats.format_rejections[str(fmt.get("type"))] += 1
+            self._send(500, {"error": {"message": LLAMA_CPP_FORMAT_ERROR, "type": "internal_server_error"}})
+            return True
+        window = state.context_window
+        prompt = _prompt_tokens(body)
+        if window is not None and prompt >= window:
+            message = (
+                f"This model's maximum context length is {window} tokens. However, you requested "
+                f"{prompt + int(body.get('max_tokens') or 0)} tokens ({prompt} in the messages, "
+                f"{body.get('max_tokens')} in the completion). Please reduce the length of the messages or completion."
+            )
+            self._send(400, {"error": {"message": message, "type": "invalid_request_error"}})
+            return True
+        return False
 
     def _transport_fault(self, state: _State, fault: FaultKind) -> bool:
         """Send the faulty reply for faults that replace the response; False for content faults."""
@@ -204,6 +259,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
+def _prompt_tokens(body: dict[str, Any]) -> int:
+    return sum(word_count(str(m.get("content", ""))) for m in body.get("messages", []))
+
+
 def _completion(body: dict[str, Any], state: _State, fault: FaultKind | None) -> dict[str, Any]:
     text = state.responder(body)
     finish = "stop"
@@ -211,6 +270,11 @@ def _completion(body: dict[str, Any], state: _State, fault: FaultKind | None) ->
         text, finish = text[: max(1, len(text) // 2)], "length"
     elif fault == "wrong_schema":
         text = WRONG_SCHEMA_REPLY
+    if state.context_window is not None:  # the reply stops where the window is full
+        room = state.context_window - _prompt_tokens(body)
+        words = text.split(" ")
+        if len(words) > room:
+            text, finish = " ".join(words[: max(1, room)]), "length"
     reply: dict[str, Any] = {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
@@ -219,7 +283,7 @@ def _completion(body: dict[str, Any], state: _State, fault: FaultKind | None) ->
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
     }
     if state.include_usage:
-        prompt = sum(word_count(str(m.get("content", ""))) for m in body.get("messages", []))
+        prompt = _prompt_tokens(body)
         completion = word_count(text)
         reply["usage"] = {
             "prompt_tokens": prompt,
@@ -252,8 +316,10 @@ class FakeOpenAIServer:
         *,
         include_usage: bool = True,
         latency_s: float = 0.0,
+        behaviour: Behaviour = "openai",
+        context_window: int | None = None,
     ) -> None:
-        self._state = _State(responder, faults or FaultPlan(), include_usage, latency_s)
+        self._state = _State(responder, faults or FaultPlan(), include_usage, latency_s, behaviour, context_window)
         self._server: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 

@@ -41,6 +41,7 @@ class CommunitiesAPI:
     def build(self, *, rebuild: bool = False, progress: Progress | None = None) -> BuildResult:
         """Detect communities if the graph changed (``rebuild``: always) and write missing reports."""
         parts = self._parts
+        llm = parts.llm_if_configured()  # first: it fits the config to the server's context window
         plan, _ = parts.chunk_plan()
         ctx = IndexContext(
             store=parts.store,
@@ -48,7 +49,7 @@ class CommunitiesAPI:
             plan=plan,
             embedder=parts.embedder(),
             progress=progress or SilentProgress(),
-            llm=parts.llm_if_configured(),
+            llm=llm,
         )
         from kgrag.indexing.stages.communities import CommunitiesStage  # igraph loads only when building
         from kgrag.indexing.stages.community_reports import CommunityReportsStage

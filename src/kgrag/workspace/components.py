@@ -65,7 +65,10 @@ class Components:
         self.store = store
         self.vector_key = vector_key(store, self.embedding_model_id, allow_model_change)
         """The ``provider:model`` key vectors are read and written under (see :mod:`.model_binding`)."""
-        self._llm_factory = llm_factory or self._configured_llm
+        self._llm_factory = llm_factory
+        self._estimate_llm = False
+        self.llm_notes: list[str] = []
+        """What fitting the LLM work to the server's context window changed (see :mod:`.llm_setup`)."""
         self._embedder_factory = embedder_factory or self._configured_embedder
         self._llm: LLMClient | None = None
         self._index_registries = index_registries
@@ -169,7 +172,16 @@ class Components:
         """One LLM client per workspace object: one response cache, one usage ledger and one run id for
         everything it does (a CLI command = one run). ``available`` is False for ``none``."""
         if self._llm is None:
-            self._llm = self._llm_factory()
+            if self._llm_factory is not None:
+                self._llm = self._llm_factory()
+            else:
+                from kgrag.workspace.llm_setup import configured_client
+
+                # the config is replaced by the one fitted to the server's window: every part built after
+                # this (extractor, summariser, answer step) sizes its requests to fit
+                self._llm, self.config, self.llm_notes = configured_client(
+                    self.config, self.store, estimate=self._estimate_llm
+                )
         return self._llm
 
     def llm_if_configured(self) -> LLMClient | None:
@@ -179,13 +191,6 @@ class Components:
     def llm_created(self) -> LLMClient | None:
         """The client if something already created it (bookkeeping must not create one)."""
         return self._llm
-
-    def _configured_llm(self) -> LLMClient:
-        from kgrag.graph.extract.preflight import preflight_context_window
-        from kgrag.models.llm import create_llm_client
-
-        preflight_context_window(self.config)
-        return create_llm_client(self.config.llm, self.store)
 
     def prices(self) -> Prices:
         from kgrag.models.llm import Prices
@@ -211,13 +216,15 @@ class Components:
         from kgrag.graph.extract.choose import create_extractor
 
         registry = self.index_registries.extractors
-        return create_extractor(self.config, self.llm_if_configured(), progress or SilentProgress(), registry)
+        client = self.llm_if_configured()  # first: it may fit the config to the server's window
+        return create_extractor(self.config, client, progress or SilentProgress(), registry)
 
     def summarizer(self) -> Summarizer:
         """Shortens merged entity/relation descriptions past ``graph.max_description_tokens``."""
         from kgrag.graph.extract.choose import create_summarizer
 
-        return create_summarizer(self.config, self.llm_if_configured(), self.index_registries.summarizers)
+        client = self.llm_if_configured()  # first: it may fit the config to the server's window
+        return create_summarizer(self.config, client, self.index_registries.summarizers)
 
     # -- variants and lifecycle ------------------------------------------------------------------
     def for_estimate(self) -> Components:
@@ -225,28 +232,26 @@ class Components:
         hashing embedder of the recorded dimension (vectors are not what is being estimated). Use it
         inside ``store.dry_run()``."""
         from kgrag.models.embeddings import FakeEmbedder
-        from kgrag.models.llm import create_llm_client, estimate_assumptions
 
         dimension = self.store.meta.get(META_DIMENSION)
-        return Components(
+        variant = Components(
             self.path,
             self.config,
             self.store,
-            llm_factory=lambda: create_llm_client(
-                self.config.llm,
-                self.store,
-                estimate=True,
-                assumptions=estimate_assumptions(
-                    self.config.llm, self.config.graph.max_description_tokens, gleaning=self.config.graph.gleaning
-                ),
-            ),
             embedder_factory=lambda: FakeEmbedder(int(dimension) if dimension else 64),
             index_registries=self.index_registries,  # the same stages and extractors as this workspace
         )
+        variant._estimate_llm = True  # nothing is sent; sizes follow the stored server profile
+        return variant
 
     def close(self, *, store: bool = True) -> None:
         """Close the LLM client and (unless ``store`` is False: a variant sharing it) the store."""
         if self._llm is not None:
-            self._llm.close()
+            from kgrag.workspace.llm_setup import save_profile
+
+            try:
+                save_profile(self._llm, self.store.meta)
+            finally:
+                self._llm.close()
         if store:
             self.store.close()

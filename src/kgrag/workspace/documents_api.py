@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus
+from kgrag.documents.provenance import SourceRef
 from kgrag.workspace.components import Components
+from kgrag.workspace.lookup import Shown, chunk_sources, show
 
 
 class DocumentsAPI:
@@ -36,3 +38,13 @@ class DocumentsAPI:
     def list(self, status: DocumentStatus | None = None) -> list[DocumentRecord]:
         """Every document (or those in ``status``), in indexing order."""
         return self._parts.store.documents.list(status)
+
+    def sources(self, chunk_ids: Sequence[str]) -> dict[str, SourceRef]:
+        """Where each chunk comes from (file or record, title, section, page), by chunk id; unknown ids are
+        left out. Only the chunks back to each passage's section heading are read, not whole documents."""
+        return {ref.chunk_id: ref for ref in chunk_sources(self._parts.store, chunk_ids)}
+
+    def show(self, ident: str) -> Shown | None:
+        """The chunk, document (id, source or file path), entity or relation ``ident`` names, with its text
+        and sources (``kgrag show``); None when nothing does."""
+        return show(self._parts.store, ident)

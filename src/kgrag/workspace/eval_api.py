@@ -11,7 +11,7 @@ from kgrag.core.errors import KgragError
 from kgrag.core.eval_records import EvalRunRecord
 from kgrag.documents import TokenCounter
 from kgrag.evaluation import evaluate_retrieval
-from kgrag.evaluation.datasets import QAItem
+from kgrag.evaluation.datasets import QAItem, load_dataset
 from kgrag.evaluation.judges.base import AnswerJudge, JudgeSetup, judge_registry
 from kgrag.evaluation.metrics.base import Metric, metric_registry
 from kgrag.evaluation.pairwise.collect import answer_pairs, pairwise_scores, pairwise_settings
@@ -46,6 +46,9 @@ from kgrag.retrieval.paths import DEFAULT_LAMBDA, FuseLambda, lambda_key
 from kgrag.workspace.components import Components
 from kgrag.workspace.query_api import QueryAPI
 
+Questions = Sequence[QAItem] | str | Path
+"""Labelled questions, or the path of a GraphRAG-Bench .json/.jsonl file holding them (str or Path)."""
+
 LLM_FREE_METRICS = ["evidence-recall", "context-relevance", "rouge-l", "answer-accuracy", "coverage", "faithfulness"]
 
 
@@ -73,7 +76,7 @@ class EvalAPI:
 
     def retrieval(
         self,
-        items: Sequence[QAItem],
+        items: Questions,
         pipelines: Sequence[str],
         k: int,
         on_question: Callable[[], None] | None = None,
@@ -81,13 +84,14 @@ class EvalAPI:
         """Evidence recall@k per question type for each pipeline, over all context and over passages
         only, with the context tokens each pipeline hands over (so more context cannot pass for better
         retrieval). Unknown pipelines and an empty workspace fail before any question runs."""
+        questions = _questions(items)
         self._check(pipelines)
         threshold = self._parts.config.evaluation.evidence_overlap
-        return evaluate_retrieval(items, list(pipelines), k, threshold, self._querying.retrieve, on_question)
+        return evaluate_retrieval(questions, list(pipelines), k, threshold, self._querying.retrieve, on_question)
 
     def run(
         self,
-        items: Sequence[QAItem],
+        items: Questions,
         pipelines: Sequence[str],
         *,
         metrics: Sequence[str] | None = None,
@@ -105,7 +109,7 @@ class EvalAPI:
         the workspace database and return it with its summary (mean ± std over runs)."""
         config = self._parts.config
         self._check(pipelines)
-        if not items:
+        if not (questions := _questions(items)):
             raise KgragError("the dataset has no questions")
         chosen_mode: RunMode = mode or ("llm-free" if config.llm.provider == "none" else "both")
         if chosen_mode != "llm-free" and config.llm.provider == "none":
@@ -124,11 +128,11 @@ class EvalAPI:
         if judge_objs and setup is None:
             raise KgragError("judges need an LLM: set llm.provider (see docs/llm.md)")
         run_id = new_eval_id("run")
-        scores = run_evaluation(items, plan, self._run_parts(metric_objs, judge_objs, setup), run_id, on_question)
+        scores = run_evaluation(questions, plan, self._run_parts(metric_objs, judge_objs, setup), run_id, on_question)
         payload = {
             "id": run_id,
             "plan": plan.__dict__,
-            "questions": len(items),
+            "questions": len(questions),
             "sample": sample,
             "dataset": dataset,
             "judge": judge_disclosure(setup, metric_objs, judge_objs, chosen_mode != "llm-free"),
@@ -157,7 +161,7 @@ class EvalAPI:
 
     def tune(
         self,
-        items: Sequence[QAItem],
+        items: Questions,
         pipeline: str = "paths",
         k: int = 5,
         *,
@@ -179,7 +183,7 @@ class EvalAPI:
         threshold = self._parts.config.evaluation.evidence_overlap
         current, _ = fuse.resolve(ctx)
         report = tune_lambda(
-            items, pipeline, k, threshold, lambda q: wide.run(q, ctx, WIDE), DEFAULT_LAMBDA,
+            _questions(items), pipeline, k, threshold, lambda q: wide.run(q, ctx, WIDE), DEFAULT_LAMBDA,
             holdout=holdout, seed=seed, current=current,
         )  # fmt: skip
         if not report.questions:
@@ -189,7 +193,7 @@ class EvalAPI:
                 self._parts.store.meta.set(lambda_key(pipeline), str(report.best))
         return report
 
-    def tune_reranker(self, items: Sequence[QAItem], *, holdout: float = 0.0, seed: int = 0) -> RerankerTuneReport:
+    def tune_reranker(self, items: Questions, *, holdout: float = 0.0, seed: int = 0) -> RerankerTuneReport:
         """Fit the ``fused`` reranker's weights on labelled ``items`` over the ``rerank`` pipeline's pool
         (hybrid search cut to its pool, hydrated), at that pipeline's k and context budget. Nothing is
         stored: the report carries the ``[rerank]`` lines to put in kgrag.toml (``report.toml()``)."""
@@ -211,7 +215,7 @@ class EvalAPI:
             pool = [i for i in first_stage.run(item.question, ctx, pool_size).items if i.kind == "chunk"]
             return score_pool(item, pool, lambda candidate: item_tokens(candidate, ctx), threshold, filler)
 
-        report = tune_fused_weights(items, pool_of, current, k, budget, holdout=holdout, seed=seed)
+        report = tune_fused_weights(_questions(items), pool_of, current, k, budget, holdout=holdout, seed=seed)
         if not report.questions:
             raise KgragError("no question in the dataset has evidence to tune against")
         return report
@@ -253,7 +257,7 @@ class EvalAPI:
 
     def pairwise(
         self,
-        items: Sequence[QAItem],
+        items: Questions,
         a: str,
         b: str,
         *,
@@ -274,7 +278,7 @@ class EvalAPI:
         if not hasattr(judge_obj, "compare"):
             raise KgragError(f"judge {judge!r} scores single answers; use `kgrag eval run --judge {judge}`")
         chosen = settings or pairwise_settings(config.evaluation)
-        pairs = answer_pairs(items, a, b, lambda q, p: self._querying.query(q, p, k), on_question)
+        pairs = answer_pairs(_questions(items), a, b, lambda q, p: self._querying.query(q, p, k), on_question)
         result = judge_obj.compare(pairs, setup, chosen)
         run_id = new_eval_id("pairwise")
         payload = {
@@ -326,3 +330,10 @@ def _tokens(llm: LLMClient) -> int:
     """Prompt + completion tokens of every call this client's run made so far (cache hits included)."""
     total = llm.summary().total
     return total.prompt_tokens + total.completion_tokens
+
+
+def _questions(items: Questions) -> list[QAItem]:
+    """``items`` as a list, read from the dataset file first when ``items`` is its path."""
+    if isinstance(items, str | Path):
+        return load_dataset(Path(items))
+    return list(items)

@@ -184,10 +184,12 @@ class Workspace:
         *,
         pipeline: str | None = None,
         engine: str | None = None,
+        prune: bool = True,
     ) -> IndexReport:
         """Index files/directories incrementally (see :meth:`IndexingAPI.run`); ``engine="ray"`` runs the
-        heavy work on Ray (``indexing.ray_address``, else a local Ray)."""
-        return self.indexing.run(paths, progress, pipeline=pipeline, engine=engine)
+        heavy work on Ray (``indexing.ray_address``, else a local Ray); ``prune=False`` keeps the documents
+        of files deleted from the folders."""
+        return self.indexing.run(paths, progress, pipeline=pipeline, engine=engine, prune=prune)
 
     def estimate_index(
         self, paths: Sequence[Path | str], progress: Progress | None = None

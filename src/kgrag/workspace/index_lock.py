@@ -3,12 +3,12 @@ work done.
 
 Two indexers on one workspace used to both do the full work: each read which chunks lacked vectors or
 extractions before the other had committed them, so both paid for every LLM call (164 requests instead
-of 106 in the issue's measurement). Neither store serialises a whole run (only single transactions), so
+of 106 when measured). Neither store serialises a whole run (only single transactions), so
 a run holds its store's indexing lock for its duration (:class:`kgrag.store.base.IndexLocking`). The lock
 belongs to the store because two workspace directories can share one: SQLite takes an ``flock`` on a
 file in the workspace directory, PostgreSQL an advisory lock on the workspace's schema, which also keeps
 apart indexers in different directories or on different machines that name the same ``store.url``
-(issue #14). Both die with their holder, so a killed indexer (``kill -9``) releases the lock at once;
+(docs/postgresql.md). Both die with their holder, so a killed indexer (``kill -9``) releases the lock at once;
 there is no stale lock to clean up. A plug-in store without a lock of its own gets the workspace
 directory's file lock, as every store did before.
 """

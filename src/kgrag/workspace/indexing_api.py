@@ -31,13 +31,16 @@ class IndexingAPI:
         *,
         pipeline: str | None = None,
         engine: str | None = None,
+        prune: bool = True,
     ) -> IndexReport:
         """Index files/directories incrementally with ``pipeline`` (default ``indexing.pipeline``) on
         ``engine`` (default ``indexing.engine``: ``local``, or ``ray``, see docs/ray.md); unchanged files
-        cost nothing, and a killed or failed run resumes where it stopped."""
+        cost nothing, and a killed or failed run resumes where it stopped. The folders end up indexed as
+        they are: documents of files deleted from them are removed (unless ``prune`` is False), a moved file
+        keeps its document, and a copy of an indexed file is recorded, not stored twice."""
         progress = progress or SilentProgress()
         with indexing_lock(self._parts.path, self._parts.store, progress):
-            return _run(self._parts, [Path(p) for p in paths], progress, pipeline, engine)
+            return _run(self._parts, [Path(p) for p in paths], progress, pipeline, engine, prune)
 
     def estimate(self, paths: Sequence[Path | str], progress: Progress | None = None) -> tuple[IndexReport, Estimate]:
         """What :meth:`run` would spend on the LLM, without calling it and without changing anything.
@@ -71,9 +74,16 @@ class IndexingAPI:
 
 
 def _run(
-    parts: Components, paths: list[Path], progress: Progress, pipeline: str | None, engine: str | None = None
+    parts: Components,
+    paths: list[Path],
+    progress: Progress,
+    pipeline: str | None,
+    engine: str | None = None,
+    prune: bool = True,
 ) -> IndexReport:
+    llm = parts.llm_if_configured()  # first: it fits the config to the server's context window
     plan, warnings = parts.chunk_plan()
+    warnings = [*parts.llm_notes, *warnings]
     for warning in warnings:
         progress.note(warning)
     context = IndexContext(
@@ -82,10 +92,11 @@ def _run(
         plan=plan,
         embedder=parts.embedder(),
         paths=paths,
+        prune=prune,
         progress=progress,
         extractor=parts.extractor(progress),
         summarizer=parts.summarizer(),
-        llm=parts.llm_if_configured(),
+        llm=llm,
         sentence_vectors=parts.sentence_vectors_on(plan.size),
     )
     report = run_pipeline(context, pipeline or parts.config.indexing.pipeline, parts.index_registries, engine)

@@ -1,8 +1,11 @@
 """Deterministic stand-ins for the judge's "statements" and "is this statement supported by that text".
 
-A statement is a sentence (:func:`kgrag.documents.split_sentences`); it is supported by a text when at
-least ``threshold`` of its content words occur in one of the text's parts: the same rule as LLM-free
-evidence recall (:mod:`kgrag.evaluation.recall`), so all LLM-free metrics share one notion of support.
+A statement is a sentence (:func:`kgrag.documents.split_sentences`) of one line of the answer; a citation
+marker and a line break both end one, because an extractive answer strings together headings, table rows
+and sentences from different passages, and only the markers and line breaks tell them apart. A statement
+is supported by a text when it occurs in one of the text's parts word for word, or when at least
+``threshold`` of its content words do: the same rule as LLM-free evidence recall
+(:mod:`kgrag.evaluation.recall`), so all LLM-free metrics share one notion of support.
 """
 
 from __future__ import annotations
@@ -23,18 +26,34 @@ def strip_citations(text: str) -> str:
     return " ".join(_CITATION.sub(" ", text).split())
 
 
+def plain_answer(text: str) -> str:
+    """The answer without citations, one line per cited stretch or line of the answer (spaces collapsed)."""
+    lines = (" ".join(line.split()) for line in _CITATION.sub("\n", text).splitlines())
+    return "\n".join(line for line in lines if line)
+
+
 def statements(text: str) -> list[str]:
-    """The sentences of ``text`` that have content words (citations removed)."""
-    cleaned = strip_citations(text)
-    spans = split_sentences(cleaned)
-    found = [cleaned[a:b].strip() for a, b in spans] if spans else [cleaned.strip()]
+    """The sentences of ``text``, line by line, that have content words (citations removed)."""
+    found: list[str] = []
+    for line in plain_answer(text).splitlines():
+        spans = split_sentences(line)
+        found += [line[a:b].strip() for a, b in spans] if spans else [line.strip()]
     return [s for s in found if content_words(s)]
 
 
+def _flat(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
 def supported(claims: Sequence[str], parts: Sequence[str], threshold: float) -> list[bool]:
-    """For each claim, whether one of ``parts`` holds ``threshold`` of its content words."""
+    """For each claim, whether one of ``parts`` holds it verbatim (case and spacing aside) or holds
+    ``threshold`` of its content words."""
     part_words = [content_words(p) for p in parts]
-    return [evidence_hit(claim, part_words, threshold) for claim in claims]
+    flat_parts = [_flat(p) for p in parts]
+    return [
+        any(_flat(claim) in part for part in flat_parts) or evidence_hit(claim, part_words, threshold)
+        for claim in claims
+    ]
 
 
 def f1(tp: int, fp: int, fn: int) -> float | None:

@@ -29,8 +29,8 @@ ATTEMPTS = 2  # a reply cut at max_tokens is asked again (it is never cached); t
 
 
 class SummaryCutError(RuntimeError):
-    """Every attempt came back cut off (``finish_reason == "length"``); the caller falls back and the
-    graph builder retries the summary on the next run."""
+    """No usable reply: every attempt came back cut off (``finish_reason == "length"``), or a reply was empty;
+    the caller falls back and the graph builder retries the summary on the next run."""
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -97,7 +97,10 @@ def llm_summarize(
             SUMMARIZE_PROMPT, variables, stage=STAGE_SUMMARIZE, max_tokens=int(max_tokens * HEADROOM) + 8
         )
         if result.finish_reason != "length":  # a cut reply is half an answer: never trimmed and kept
-            return _trim(client, _SPACES.sub(" ", result.text).strip(), max_tokens)
+            text = _SPACES.sub(" ", result.text).strip()
+            if not text:  # an empty or null reply is a failed call, not a summary: counted and retried
+                raise SummaryCutError(f"the summary of {name!r} came back empty")
+            return _trim(client, text, max_tokens)
     raise SummaryCutError(f"the summary of {name!r} was cut off at the token limit {ATTEMPTS} times")
 
 

@@ -1,57 +1,64 @@
-"""Which chunk(s) of a unit each extracted item came from.
+"""Grounding and attribution: which chunk(s) of a unit each extracted item came from, if any.
 
 A unit holds several chunks, but provenance is per chunk, so every item must be assigned to the chunks
-that support it. Two options were on the table: ask the model to cite a chunk label per item, or find
-each name in each chunk's text. We find names, because it is the robust one:
+that support it. We find each name in each chunk's text rather than asking the model to cite chunk labels:
 
 * it costs no prompt or completion tokens and no chunk labels in the unit text;
 * it cannot be wrong in the way citations are (models, weak ones especially, cite the first or the last
   label, or invent one), and it does not depend on the model following one more instruction;
 * the prompt already asks for names copied as written, which also serves entity merging.
 
-Lookup order for a name: (1) the exact name, case-insensitive, on word boundaries, in the chunk's full
-text (overlaps included, so an item in an overlap belongs to both chunks); (2) when the model reworded
-the name, the chunks holding the largest share (at least half) of its words; (3) when nothing matches,
-every chunk of the unit: the item came from this unit, and over-attributing within it is better than
-dropping a real item or guessing one chunk. A relation belongs to the chunks where both endpoints
-occur, or, if they never occur together, to the chunks of either (the statement spans a boundary).
+The same lookup is the grounding check. Small models add names the text never contains: a name from the
+prompt's worked example, from the model's own knowledge, or a paraphrase that became a new entity. Such an
+item is **ungrounded**: it is dropped and counted, never attributed to a chunk (a graph must not state
+as a document's fact what the document does not say).
+
+Lookup for a name, case-insensitive, in the chunk's full text (overlaps included, so an item in an
+overlap belongs to both chunks): (1) the exact name on word boundaries; (2) every word of three or more
+letters of the name (a title or an initial may differ: "Dr. Ilse Varnow" for "Ilse Varnow"); (3) a fuzzy
+match of the whole name against every run of as many words in the chunk, at least ``min_similarity``
+(0-100, rapidfuzz's ratio; ``graph.grounding_similarity``): an inflection or a typo ("Velloran Tides") is
+found, a fragment of a longer word ("Plat" in "platform") is not. A relation is grounded when both
+endpoints are, and belongs to the chunks where both occur, or, if they never occur together, to the
+chunks of either (the statement spans a boundary).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from kgrag.graph.extract.parse import ParsedItems, name_key
 from kgrag.graph.extract.units import ExtractionUnit
 from kgrag.graph.types import ChunkExtraction, ExtractedEntity, ExtractedRelation
 
-MIN_WORD_SHARE = 0.5
+DEFAULT_MIN_SIMILARITY = 90
+MIN_WORD_CHARS = 3
 _WORD = re.compile(r"\w+")
 _SPACES = re.compile(r"\s+")
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.casefold()) if len(w) > 1 or w.isdigit()}
+    return {w for w in _WORD.findall(text.casefold()) if len(w) >= MIN_WORD_CHARS or w.isdigit()}
 
 
 class ChunkLocator:
     """Finds names in the chunks of one unit; results are memoised per name."""
 
-    def __init__(self, texts: Sequence[str]) -> None:
+    def __init__(self, texts: Sequence[str], min_similarity: int = DEFAULT_MIN_SIMILARITY) -> None:
         self._texts = [_SPACES.sub(" ", t).casefold() for t in texts]
         self._words = [_words(t) for t in texts]
+        self._tokens = [_WORD.findall(t) for t in self._texts]
+        self._min_similarity = min_similarity
         self._memo: dict[str, tuple[int, ...]] = {}
-
-    @property
-    def everywhere(self) -> tuple[int, ...]:
-        return tuple(range(len(self._texts)))
+        self._runs: dict[tuple[int, int], list[str]] = {}
 
     def locate(self, name: str) -> tuple[int, ...]:
-        """Indices of the chunks that mention ``name`` (see the module docstring for the fallbacks)."""
+        """Indices of the chunks that mention ``name``; empty when no chunk does (the name is ungrounded)."""
         key = name_key(name)
         if key not in self._memo:
-            self._memo[key] = self._exact(key) or self._by_words(key) or self.everywhere
+            self._memo[key] = self._exact(key) or self._by_words(key) or self._fuzzy(key)
         return self._memo[key]
 
     def _exact(self, key: str) -> tuple[int, ...]:
@@ -64,33 +71,87 @@ class ChunkLocator:
         wanted = _words(key)
         if not wanted:
             return ()
-        shares = [len(wanted & words) / len(wanted) for words in self._words]
-        best = max(shares)
-        if best < MIN_WORD_SHARE:
+        return tuple(i for i, words in enumerate(self._words) if wanted <= words)
+
+    def _fuzzy(self, key: str) -> tuple[int, ...]:
+        words = _WORD.findall(key)
+        if len(key) < MIN_WORD_CHARS or not words or self._min_similarity > 100:
             return ()
-        return tuple(i for i, share in enumerate(shares) if share == best)
+        from rapidfuzz import fuzz, process  # only names that are neither exact nor word-for-word get here
+
+        wanted = " ".join(words)
+        found = []
+        for index in range(len(self._texts)):
+            runs = self._word_runs(index, len(words))
+            if runs and process.extractOne(wanted, runs, scorer=fuzz.ratio, score_cutoff=self._min_similarity):
+                found.append(index)
+        return tuple(found)
+
+    def _word_runs(self, index: int, size: int) -> list[str]:
+        """Every run of ``size`` consecutive words of chunk ``index``, built once per chunk and size."""
+        if (index, size) not in self._runs:
+            tokens = self._tokens[index]
+            self._runs[index, size] = [" ".join(tokens[i : i + size]) for i in range(len(tokens) - size + 1)]
+        return self._runs[index, size]
 
     def locate_relation(self, relation: ExtractedRelation) -> tuple[int, ...]:
         source, target = self.locate(relation.source), self.locate(relation.target)
+        if not source or not target:
+            return ()
         both = tuple(i for i in source if i in target)
         return both or tuple(sorted(set(source) | set(target)))
 
 
-def attribute(unit: ExtractionUnit, items: ParsedItems) -> list[ChunkExtraction]:
-    """One :class:`ChunkExtraction` per chunk of ``unit`` (in order), holding the items it supports."""
-    locator = ChunkLocator([chunk.text for chunk in unit.chunks])
+@dataclass
+class Attribution:
+    """Per-chunk extractions of one unit, and how many items were dropped as ungrounded."""
+
+    extractions: list[ChunkExtraction]
+    ungrounded_entities: int = 0
+    ungrounded_relations: int = 0
+
+
+def attribute(
+    unit: ExtractionUnit, items: ParsedItems, *, min_similarity: int = DEFAULT_MIN_SIMILARITY, grounding: bool = True
+) -> Attribution:
+    """One :class:`ChunkExtraction` per chunk of ``unit`` (in order), holding the grounded items it supports.
+
+    ``grounding=False`` keeps an item no chunk mentions and gives it to every chunk of the unit (for text a
+    model must translate or transliterate); it is never the default.
+    """
+    locator = ChunkLocator([chunk.text for chunk in unit.chunks], min_similarity)
+    everywhere = tuple(range(len(unit.chunks)))
     entities: list[list[ExtractedEntity]] = [[] for _ in unit.chunks]
     relations: list[list[ExtractedRelation]] = [[] for _ in unit.chunks]
+    result = Attribution([])
     for entity in items.entities:
-        for index in locator.locate(entity.name):
+        where = locator.locate(entity.name) or (() if grounding else everywhere)
+        result.ungrounded_entities += not where
+        for index in where:
             entities[index].append(entity)
     for relation in items.relations:
-        for index in locator.locate_relation(relation):
+        where = locator.locate_relation(relation) or (() if grounding else everywhere)
+        result.ungrounded_relations += not where
+        for index in where:
             relations[index].append(relation)
     last = len(unit.chunks) - 1
-    return [
+    result.extractions = [
         ChunkExtraction(chunk.id, entities[i], relations[i], unit_end=i == last) for i, chunk in enumerate(unit.chunks)
     ]
+    return result
+
+
+def ground(
+    unit: ExtractionUnit, items: ParsedItems, *, min_similarity: int = DEFAULT_MIN_SIMILARITY, grounding: bool = True
+) -> tuple[ParsedItems, int, int]:
+    """``items`` without the ones no chunk of ``unit`` mentions, and how many entities and relations went."""
+    if not grounding:
+        return items, 0, 0
+    locator = ChunkLocator([chunk.text for chunk in unit.chunks], min_similarity)
+    entities = [e for e in items.entities if locator.locate(e.name)]
+    relations = [r for r in items.relations if locator.locate_relation(r)]
+    kept = ParsedItems(entities, relations, items.dropped)
+    return kept, len(items.entities) - len(entities), len(items.relations) - len(relations)
 
 
 def failed(unit: ExtractionUnit, error: str) -> list[ChunkExtraction]:

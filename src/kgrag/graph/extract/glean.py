@@ -76,7 +76,7 @@ class GleanPolicy:
         """What to re-send: the sparse chunks for ``few entities``, else the whole unit."""
         locator = ChunkLocator([chunk.text for chunk in unit.chunks])
         located = [(entity.name, locator.locate(entity.name)) for entity in items.entities]
-        chosen = locator.everywhere
+        chosen = tuple(range(len(unit.chunks)))
         if reason == FEW_ENTITIES:
             counts = [sum(index in where for _, where in located) for index in range(len(unit.chunks))]
             sparse = tuple(i for i, chunk in enumerate(unit.chunks) if self._sparse(counts[i], chunk.n_tokens))

@@ -6,14 +6,18 @@ merger as they are ready instead of all at the end):
 1. :func:`~kgrag.graph.extract.units.build_units` groups consecutive chunks of one document into units
    of up to ``graph.unit_tokens`` tokens; the instructions are paid once per unit, not once per chunk.
 2. ``extract_graph`` runs over the batch through :meth:`LLMClient.map_structured` (concurrency, retries,
-   cache, repair and one re-ask are the LLM layer's). A unit whose reply is still unusable is asked
-   again from scratch, up to ``unit_attempts`` times in all: a re-ask can itself come back broken, and
-   another call is cheaper than leaving the unit for the next run.
+   cache, repair and one re-ask quoting the validation error are the LLM layer's). A unit whose reply is
+   still unusable gets one last, different try: a fresh request at ``RETRY_TEMPERATURE`` (the same
+   request again would get the same reply from a deterministic server). A failing unit costs at most
+   ``unit_calls`` calls (3) and is marked failed, reported and retried on the next run.
 3. Items are validated one by one (:mod:`~kgrag.graph.extract.parse`); bad items are dropped, not the unit.
-4. Gleaning (:mod:`~kgrag.graph.extract.glean`): a unit whose first pass looks incomplete gets one
+4. Grounding (:mod:`~kgrag.graph.extract.attribution`): an entity whose name the unit's text does not
+   contain, and a relation with such an endpoint, is dropped and counted (``ungrounded``), never stored.
+5. Gleaning (:mod:`~kgrag.graph.extract.glean`): a unit whose first pass looks incomplete gets one
    ``glean_graph`` call re-sending its sparse chunks with the names already found, asking only for what
-   is missing. A failed glean keeps the first pass (valid data, only possibly not all of it).
-5. Items are attributed to chunks (:mod:`~kgrag.graph.extract.attribution`).
+   is missing. A failed glean keeps the first pass (valid data, only possibly not all of it) and is
+   counted in the run's report.
+6. Items are attributed to chunks (:mod:`~kgrag.graph.extract.attribution`).
 
 A unit that still fails yields ``ChunkExtraction(error=...)`` for each of its chunks, which the merger
 records and the next run retries. A run-stopping error (endpoint down after all retries, token budget
@@ -35,7 +39,7 @@ from kgrag.core.llm_usage import LedgerSummary
 from kgrag.core.records import ChunkRecord
 from kgrag.core.stages import EXTRACT, GLEAN, ledger_stage
 from kgrag.documents import TokenCounter
-from kgrag.graph.extract.attribution import attribute, failed
+from kgrag.graph.extract.attribution import attribute, failed, ground
 from kgrag.graph.extract.glean import GleanPolicy
 from kgrag.graph.extract.parse import ExtractionReply, ParsedItems, dedupe_entities, dedupe_relations, parse_items
 from kgrag.graph.extract.units import ExtractionUnit, build_units
@@ -48,7 +52,8 @@ STAGE_GLEAN = ledger_stage(EXTRACT, GLEAN)  # "index.glean"
 EXTRACT_PROMPT = "extract_graph"
 GLEAN_PROMPT = "glean_graph"
 OUTPUT_TOKENS_PER_UNIT_TOKEN = 2
-PROMPT_OVERHEAD_TOKENS = 600  # instructions + JSON schema + found names, measured at ~330-450
+PROMPT_OVERHEAD_TOKENS = 600  # instructions + worked example + format line + found names, measured at ~450-520
+RETRY_TEMPERATURE = 0.7  # the last try of a failing unit samples another reply instead of repeating one
 
 
 @dataclass
@@ -62,6 +67,9 @@ class ExtractionStats:
     gleaned_units: int = 0
     glean_failures: int = 0
     dropped_items: int = 0
+    ungrounded_entities: int = 0
+    ungrounded_relations: int = 0
+    calls: int = 0  # extraction and gleaning calls sent (re-asks and last tries included; cache hits not)
     glean_reasons: Counter[str] = field(default_factory=Counter)
 
 
@@ -75,7 +83,7 @@ class _UnitOutcome:
     def extractions(self) -> list[ChunkExtraction]:
         if self.items is None:
             return failed(self.unit, self.error or "extraction failed")
-        return attribute(self.unit, self.items)
+        return attribute(self.unit, self.items).extractions  # items were grounded when they arrived
 
 
 class LLMExtractor:
@@ -91,8 +99,10 @@ class LLMExtractor:
         unit_tokens: int = 1200,
         glean: GleanPolicy | None = None,
         batch_units: int = 16,
-        unit_attempts: int = 3,
+        unit_calls: int = 3,
         max_output_tokens: int | None = None,
+        grounding: bool = True,
+        grounding_similarity: int = 90,
     ) -> None:
         self.client = client
         self.counter = counter
@@ -101,7 +111,9 @@ class LLMExtractor:
         self.unit_tokens = unit_tokens
         self.glean = glean or GleanPolicy()
         self.batch_units = max(1, batch_units)
-        self.unit_attempts = max(1, unit_attempts)
+        self.unit_calls = max(1, unit_calls)
+        self.grounding = grounding
+        self.grounding_similarity = grounding_similarity
         self._params: dict[str, Any] = {"max_tokens": max_output_tokens} if max_output_tokens else {}
         self.stats = ExtractionStats()
         versions = f"{client.prompt(EXTRACT_PROMPT).version}+{client.prompt(GLEAN_PROMPT).version}"
@@ -142,22 +154,36 @@ class LLMExtractor:
     def _call(
         self, prompt: str, variables: Sequence[Mapping[str, object]], stage: str
     ) -> list[StructuredResult[ExtractionReply]]:
-        """``map_structured`` plus up to ``unit_attempts - 1`` fresh calls for items that still failed."""
-        results = self.client.map_structured(prompt, variables, ExtractionReply, stage=stage, **self._params)
+        """``map_structured`` (a call and, with ``unit_calls`` >= 2, one re-ask quoting the error), then one
+        fresh call at :data:`RETRY_TEMPERATURE` for the items that still failed (``unit_calls`` >= 3)."""
+        reask = self.unit_calls >= 2
+        results = self.client.map_structured(
+            prompt, variables, ExtractionReply, stage=stage, reask=reask, **self._params
+        )
         if self.client.estimating:
             return results
-        for _ in range(self.unit_attempts - 1):
-            redo = [i for i, result in enumerate(results) if not result.ok]
-            if not redo:
-                break
-            if stage == STAGE_EXTRACT:
-                self.stats.retried_units += len(redo)
-            again = self.client.map_structured(
-                prompt, [variables[i] for i in redo], ExtractionReply, stage=stage, **self._params
-            )
-            for index, result in zip(redo, again, strict=True):
-                results[index] = result
+        self.stats.calls += sum(_calls(result) for result in results)
+        redo = [i for i, result in enumerate(results) if not result.ok]
+        if not redo or self.unit_calls < 3:
+            return results
+        if stage == STAGE_EXTRACT:
+            self.stats.retried_units += len(redo)
+        params = {**self._params, "temperature": RETRY_TEMPERATURE}
+        again = self.client.map_structured(
+            prompt, [variables[i] for i in redo], ExtractionReply, stage=stage, reask=False, **params
+        )
+        self.stats.calls += sum(_calls(result) for result in again)
+        for index, result in zip(redo, again, strict=True):
+            results[index] = result
         return results
+
+    def _grounded(self, unit: ExtractionUnit, items: ParsedItems) -> ParsedItems:
+        kept, entities, relations = ground(
+            unit, items, min_similarity=self.grounding_similarity, grounding=self.grounding
+        )
+        self.stats.ungrounded_entities += entities
+        self.stats.ungrounded_relations += relations
+        return kept
 
     def _first_outcome(self, unit: ExtractionUnit, result: StructuredResult[ExtractionReply]) -> _UnitOutcome:
         if self.client.estimating:  # nothing was sent, so nothing failed: an estimate must not say otherwise
@@ -165,7 +191,7 @@ class LLMExtractor:
         if not result.ok or result.value is None:
             self.stats.failed_units += 1
             return _UnitOutcome(unit, error=f"LLM extraction failed: {result.error}")
-        items = parse_items(result.value, self.entity_types)
+        items = self._grounded(unit, parse_items(result.value, self.entity_types))
         self.stats.dropped_items += items.dropped
         reason = self.glean.reason(unit, result, items)
         if reason is not None:
@@ -183,13 +209,20 @@ class LLMExtractor:
             if not result.ok or result.value is None:
                 self.stats.glean_failures += 1
                 continue
-            extra = parse_items(result.value, self.entity_types)
+            extra = self._grounded(outcome.unit, parse_items(result.value, self.entity_types))
             self.stats.dropped_items += extra.dropped
             outcome.items = ParsedItems(
                 dedupe_entities([*items.entities, *extra.entities]),
                 dedupe_relations([*items.relations, *extra.relations]),
                 items.dropped + extra.dropped,
             )
+
+
+def _calls(result: StructuredResult[ExtractionReply]) -> int:
+    """Calls a structured result cost: none from the cache, else its attempts' logical calls (1 or 2)."""
+    if result.usage.cached:
+        return 0
+    return 2 if result.reasked else 1
 
 
 def extraction_cost_ratio(
@@ -227,6 +260,8 @@ def create_llm_extractor(config: KgragConfig, client: LLMClient) -> LLMExtractor
         glean=GleanPolicy(enabled=config.graph.gleaning),
         batch_units=4 * config.llm.max_concurrency,
         max_output_tokens=extraction_max_tokens(config.llm, config.graph.unit_tokens),
+        grounding=config.graph.grounding,
+        grounding_similarity=config.graph.grounding_similarity,
     )
 
 

@@ -44,6 +44,7 @@ class ExtractStage:
         )
         _release(ctx.extractor)
         account(ctx.report, stats, self.name)
+        account_llm(ctx.report, ctx.extractor)
 
 
 def _release(model: object) -> None:
@@ -61,6 +62,17 @@ def _trim_heap() -> None:
     trim = getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
     if trim is not None:
         trim(0)
+
+
+def account_llm(report: IndexReport, extractor: object) -> None:
+    """Copy an LLM extractor's failures and grounding drops into the report (other extractors have none)."""
+    from kgrag.graph.extract.llm import ExtractionStats
+
+    stats = getattr(extractor, "stats", None)
+    if isinstance(stats, ExtractionStats):
+        report.glean_failed += stats.glean_failures
+        report.ungrounded_entities += stats.ungrounded_entities
+        report.ungrounded_relations += stats.ungrounded_relations
 
 
 def account(report: IndexReport, stats: GraphBuildStats, stage: str) -> None:

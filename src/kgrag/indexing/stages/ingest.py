@@ -8,6 +8,7 @@ from __future__ import annotations
 from kgrag.core.stages import INGEST, progress_label
 from kgrag.indexing.context import IndexContext
 from kgrag.indexing.ingest import Ingestor
+from kgrag.indexing.sync import prune
 
 
 class IngestStage:
@@ -15,7 +16,9 @@ class IngestStage:
 
     Unchanged files are found first (no read); the others are read and chunked by the run's
     ``ctx.compute`` (inline, or on the engine's workers) and written here, one transaction per document,
-    in discovery order."""
+    in discovery order. Then the documents of files deleted from the indexed folders are removed (one
+    transaction; ``ctx.prune``), and copies whose content left its document are read again
+    (:mod:`kgrag.indexing.sync`)."""
 
     name = INGEST
 
@@ -34,4 +37,7 @@ class IngestStage:
         for work, result in zip(pending, prepared, strict=True):
             ingestor.apply(work, result, ctx.report)
             ctx.progress.advance(label)
+        if ctx.prune:
+            ctx.report.documents_removed += prune(ctx.store, ctx.paths)
+        ingestor.reconcile(ctx.report)
         ctx.progress.finish(label)

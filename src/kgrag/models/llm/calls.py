@@ -67,6 +67,7 @@ class CallRunner:
     counter: Callable[[], TextTokenCounter]
     sleep: Callable[[float], None] = time.sleep
     rng: random.Random = field(default_factory=random.Random)
+    largest_reply: int = 0  # the longest reply seen, counted locally (a server may ignore max_tokens)
 
     @property
     def estimating(self) -> bool:
@@ -86,13 +87,18 @@ class CallRunner:
         check_context_window(self.context_window, prompt_tokens, max_tokens)
         if self.estimating:
             return self._estimate(request, key, stage, started)
-        reserved = self.budget.reserve(prompt_tokens + max_tokens)
+        # a server seen to reply past max_tokens is expected to do it again: reserve what it really sends
+        reserved = self.budget.reserve(prompt_tokens + max(max_tokens, self.largest_reply))
         attempts = _Attempts()
         spent = 0
         try:
             response = self._send(request, prompt_tokens + max_tokens, attempts)
             usage = self._usage(request, response, prompt_tokens, started, attempts.count)
-            spent = usage.total_tokens
+            # the budget trusts no server: it is charged the larger of the reported and the counted size,
+            # so under-reported usage or a reply past max_tokens still counts in full
+            counted_reply = self.counter().count(response.text)
+            self.largest_reply = max(self.largest_reply, counted_reply, usage.completion_tokens)
+            spent = max(usage.total_tokens, prompt_tokens + counted_reply)
         except ModelError as exc:
             self._record(
                 request,

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
 M = TypeVar("M", bound=BaseModel)
 STRUCTURED_PROMPT = "structured_output"
+EXAMPLE_PROMPT = "structured_example"  # the wrapper for prompts that show a worked example instead of a schema
 
 
 @dataclass(frozen=True)
@@ -160,20 +161,22 @@ class LLMClient:
         schema_model: type[M] | None = None,
         *,
         stage: str,
+        reask: bool = True,
         **params: Any,
     ) -> StructuredResult[M]:
         """Ask for JSON matching ``schema_model`` (default: the prompt's ``output_schema`` model), repair,
-        validate, re-ask once with the error; see the module docstring for the failure contract."""
+        validate, re-ask once with the error (unless ``reask`` is False: the caller has its own next try);
+        see the module docstring for the failure contract."""
         resolved = self.prompt(prompt) if isinstance(prompt, str) else prompt
         model = schema_model or resolved.schema_model()
         schema, schema_text = self._schema(model) if model is not None else _inline(resolved.json_schema())
-        wrapper = self.prompt(STRUCTURED_PROMPT)
+        wrapper = self.prompt(EXAMPLE_PROMPT if resolved.has_example else STRUCTURED_PROMPT)
         instruction = wrapper.render_part("system", {"schema": schema_text})
         messages = with_instruction(resolved.render(variables), instruction)
         fmt = response_format(self.settings.json_mode, resolved.name, schema)
         request = self._request(messages, resolved.ref, {"response_format": fmt, **params})
         first = self.runner.run(request, stage, lambda text, finish: parse_reply(text, finish, model))
-        if first.estimated or first.error is None:
+        if first.estimated or first.error is None or not reask:
             return self._result(first, first.usage, reasked=False)
         reask_text = wrapper.render_part("user", {"error": first.error})
         conversation = tuple(reask_messages(messages, first.response.text, reask_text))
@@ -197,6 +200,7 @@ class LLMClient:
         schema_model: type[M] | None = None,
         *,
         stage: str,
+        reask: bool = True,
         **params: Any,
     ) -> list[StructuredResult[M]]:
         """:meth:`structured` over many items, up to ``llm.max_concurrency`` at once, results in input order.
@@ -205,14 +209,16 @@ class LLMClient:
         are in the cache.
         """
         resolved = self.prompt(prompt) if isinstance(prompt, str) else prompt
-        self.prompt(STRUCTURED_PROMPT)
+        self.prompt(EXAMPLE_PROMPT if resolved.has_example else STRUCTURED_PROMPT)
         workers = min(self.runner.limits.max_concurrency, len(variables_list))
         if workers <= 1:
-            return [self.structured(resolved, v, schema_model, stage=stage, **params) for v in variables_list]
+            return [
+                self.structured(resolved, v, schema_model, stage=stage, reask=reask, **params) for v in variables_list
+            ]
         results: list[StructuredResult[M] | None] = [None] * len(variables_list)
 
         def one(variables: Mapping[str, object]) -> StructuredResult[M]:
-            return self.structured(resolved, variables, schema_model, stage=stage, **params)
+            return self.structured(resolved, variables, schema_model, stage=stage, reask=reask, **params)
 
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kgrag-llm") as pool:
             futures = {pool.submit(one, v): index for index, v in enumerate(variables_list)}

@@ -13,7 +13,14 @@ settable assumptions (:class:`EstimateAssumptions`, the ``llm.estimate_*`` field
   average one, answered with ``glean_completion_share`` of an average first-pass reply;
 * description summaries: a name met in ``n`` units merges ``n`` descriptions of about
   ``description_tokens`` each; past ``graph.max_description_tokens`` it costs one summary call (its
-  descriptions plus ``summary_overhead_tokens`` in, the limit out).
+  descriptions plus ``summary_overhead_tokens`` in, the limit out);
+* stages that run on the graph the estimate cannot build (community reports, LLM confirmation of entity
+  merges, LLM triple reflection, the summaries merges redo) are predicted per distinct name the extraction
+  texts hold (:class:`StagePrediction`), each reply capped by its stage's ``max_tokens``.
+
+Every completion is capped by the request's ``max_tokens``: a server never returns more. When the workspace
+has already made real calls, the workspace layer replaces the reply sizes and the gleaning share by what
+its own ledger measured (``calibrated`` in the assumption lines).
 
 The client treats these replies as "not sent": it still consults the cache (a cached call would be free
 in the real run too) but never caches, retries, re-asks or charges the budget.
@@ -51,6 +58,21 @@ def _name(run: str) -> str:
 
 
 @dataclass(frozen=True)
+class StagePrediction:
+    """A stage predicted per distinct name: ``per_name`` calls each, of ``prompt`` and ``completion`` tokens."""
+
+    stage: str
+    per_name: float
+    prompt: int
+    completion: int
+    setting: str  # the setting that explains it, for the assumption line
+
+    def tally(self, names: int) -> tuple[int, int, int]:
+        calls = round(names * self.per_name)
+        return calls, calls * self.prompt, calls * self.completion
+
+
+@dataclass(frozen=True)
 class EstimateAssumptions:
     """What the estimate assumes about replies it never sees (see the module docstring)."""
 
@@ -61,6 +83,9 @@ class EstimateAssumptions:
     description_tokens: float = 20.0
     summary_overhead_tokens: int = 200
     summary_limit: int | None = None  # graph.max_description_tokens when LLM summaries follow extraction
+    stages: tuple[StagePrediction, ...] = ()
+    extraction_completion: float | None = None  # measured mean reply of an extraction call (calibration)
+    calibrated: str = ""  # where measured figures replaced the defaults, for the assumption lines
 
     def lines(self) -> list[str]:
         """The assumptions in words, for the estimate's output."""
@@ -72,6 +97,18 @@ class EstimateAssumptions:
             f"{self.glean_completion_share:.0%} of a first pass (llm.estimate_glean_rate, "
             "llm.estimate_glean_completion_share)",
         ]
+        if self.extraction_completion is not None:
+            lines[0] = (
+                f"assumed: extraction replies {self.extraction_completion:.0f} completion tokens each; other calls "
+                f"{self.completion_tokens}"
+            )
+        for stage in self.stages:
+            lines.append(
+                f"assumed: {stage.stage} {stage.per_name:g} calls per distinct name, ~{stage.prompt} prompt + "
+                f"~{stage.completion} completion tokens each ({stage.setting})"
+            )
+        if self.calibrated:
+            lines.append(f"calibrated from this workspace's ledger: {self.calibrated}")
         if self.summary_limit is not None:
             units = self.summary_limit / self.description_tokens
             lines.append(
@@ -92,6 +129,7 @@ class Estimate:
     cost_usd: float
     assumptions: tuple[str, ...] = ()
     predicted: tuple[str, ...] = field(default=())  # the predicted (not counted) parts, one line each
+    names: int = 0  # distinct names the extraction texts hold (what the per-name predictions scale with)
 
     def line(self) -> str:
         return (
@@ -138,11 +176,12 @@ class EstimatingProvider:
         prompt = count_message_tokens(self._counter, request.messages)
         names = self._names(request)
         if names is None:
-            completion = min(
-                self.assumptions.completion_tokens, request.max_tokens or self.assumptions.completion_tokens
-            )
+            completion = self.assumptions.completion_tokens
+        elif self.assumptions.extraction_completion is not None:
+            completion = round(self.assumptions.extraction_completion)
         else:
             completion = round(self.assumptions.completion_per_name * len(names))
+        completion = min(completion, request.max_tokens or completion)  # a server never returns more
         with self._lock:
             self._all.add(1, prompt, completion)
             if names is not None:
@@ -162,12 +201,15 @@ class EstimatingProvider:
     def report(self, prices: Prices) -> Estimate:
         with self._lock:
             total = _Tally(self._all.calls, self._all.prompt, self._all.completion)
-            glean, summaries = self._gleaning(), self._summaries()
-        for part in (glean, summaries):
+            parts = [("gleaning", self._gleaning()), ("summaries", self._summaries())]
+            names = len(self._extract.units)
+        for stage in self.assumptions.stages:
+            parts.append((stage.stage, _Tally(*stage.tally(names))))
+        for _, part in parts:
             total.add(part.calls, part.prompt, part.completion)
         predicted = tuple(
             f"of which predicted: {name} {part.calls} calls, {part.prompt} prompt + {part.completion} completion tokens"
-            for name, part in (("gleaning", glean), ("summaries", summaries))
+            for name, part in parts
         )
         return Estimate(
             total.calls,
@@ -176,6 +218,7 @@ class EstimatingProvider:
             prices.cost(total.prompt, total.completion),
             tuple(self.assumptions.lines()),
             predicted,
+            names,
         )
 
     def _gleaning(self) -> _Tally:

@@ -9,17 +9,31 @@ of local servers (missing ``usage``, ``null`` content) that we want to tolerate.
 from __future__ import annotations
 
 import json
+import re
+import threading
 import time
 from typing import TYPE_CHECKING, Any, Literal
 
 from kgrag.core.llm_types import ChatRequest, ChatResponse
 from kgrag.models.llm.base import ProviderError
+from kgrag.models.llm.capabilities import (
+    JSON_LADDER,
+    ServerProfile,
+    mode_of,
+    probe_server,
+    rejects_format,
+    response_format_for,
+    window_from_reply,
+    window_in_error,
+)
 from kgrag.models.llm.retry import parse_retry_after
 
 if TYPE_CHECKING:
     import httpx
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+MIN_REPLY_TOKENS = 64  # below this a shrunk max_tokens leaves no room for a useful reply
+_PROMPT_IN_ERROR = re.compile(r"(\d+) in the messages|(\d+) in your prompt|prompt (?:has|is) (\d+) tokens", re.I)
 
 
 def _error_detail(response: httpx.Response) -> str:
@@ -48,6 +62,8 @@ class OpenAICompatibleProvider:
         api_key_env: str = "OPENAI_API_KEY",
         timeout_s: float = 120.0,
         max_connections: int = 4,
+        json_mode: str = "off",
+        model: str = "",
     ) -> None:
         import httpx
 
@@ -65,19 +81,113 @@ class OpenAICompatibleProvider:
             timeout=timeout_s,
             limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
         )
+        self.json_mode = json_mode
+        self.model = model
+        self.profile = ServerProfile()
+        self.profile_changed = False
+        self._negotiating = threading.Lock()
+
+    def probe(self) -> ServerProfile:
+        """Look up the server's kind and context window (see :mod:`.capabilities`); keeps the JSON verdicts."""
+        found = probe_server(self._client, self.base_url, self.model)
+        found.rejected, found.accepted = list(self.profile.rejected), self.profile.accepted
+        self.profile, self.profile_changed = found, True
+        return found
 
     def complete(self, request: ChatRequest) -> ChatResponse:
-        body: dict[str, Any] = {"model": request.model, "messages": list(request.messages), **request.params}
+        """One attempt, adapted to what the server is known to take (JSON mode, window); a rejected JSON mode
+        or a reply room that does not fit is corrected and resent at once, each at most once per mode.
+
+        Until the server has taken a JSON mode, structured requests go one at a time, so concurrent workers
+        never send a mode the first of them is about to learn is refused.
+        """
+        if self.json_mode == "auto" and "response_format" in request.params and self.profile.accepted is None:
+            with self._negotiating:
+                return self._complete(request)
+        return self._complete(request)
+
+    def _complete(self, request: ChatRequest) -> ChatResponse:
+        params = dict(request.params)
+        for _ in range(len(JSON_LADDER) + 1):
+            self._adapt_format(params)
+            response = self._post({"model": request.model, "messages": list(request.messages), **params})
+            if response.status_code == 200:
+                self._accepted(params.get("response_format"))
+                return self._learn(_parse_completion(response), params.get("max_tokens"))
+            if not self._corrected(response, params):
+                raise self._status_error(response, request.model)
+        raise self._status_error(response, request.model)
+
+    def _accepted(self, sent: object) -> None:
+        if self.json_mode == "auto" and sent is not None and self.profile.accepted is None:
+            self.profile.accepted, self.profile_changed = mode_of(sent), True
+
+    def _learn(self, reply: ChatResponse, max_tokens: object) -> ChatResponse:
+        """Keep the window a reply reveals by filling it (llama-cpp-python tells it no other way)."""
+        window = window_from_reply(reply.finish_reason, reply.prompt_tokens, reply.completion_tokens, max_tokens)
+        if window is not None and self.profile.context_window is None:
+            self.profile.context_window, self.profile_changed = window, True
+        return reply
+
+    def _post(self, body: dict[str, Any]) -> httpx.Response:
         httpx = self._httpx
         try:
-            response = self._client.post("chat/completions", content=json.dumps(body))
+            return self._client.post("chat/completions", content=json.dumps(body))
         except httpx.TimeoutException as exc:
             raise ProviderError(f"timeout: {type(exc).__name__}", retryable=True) from exc
         except httpx.TransportError as exc:
             raise ProviderError(f"connection: {type(exc).__name__}: {exc}", retryable=True) from exc
-        if response.status_code != 200:
-            raise self._status_error(response, request.model)
-        return _parse_completion(response)
+
+    def _adapt_format(self, params: dict[str, Any]) -> None:
+        """In ``auto`` mode, send the strongest JSON mode this server has not rejected."""
+        sent = params.get("response_format")
+        if self.json_mode != "auto" or sent is None:
+            return
+        schema = _schema_of(sent)
+        name = sent.get("json_schema", {}).get("name", "reply") if isinstance(sent, dict) else "reply"
+        wanted = self.profile.json_mode("auto")
+        if mode_of(sent) != wanted:
+            fmt = response_format_for(wanted, name, schema)
+            if fmt is None:
+                params.pop("response_format", None)
+            else:
+                params["response_format"] = fmt
+
+    def _corrected(self, response: httpx.Response, params: dict[str, Any]) -> bool:
+        """Learn from a refusal that names its cause; True when ``params`` now make a request worth sending."""
+        detail = _error_detail(response)
+        status = response.status_code
+        window = window_in_error(detail)
+        if window is not None:
+            if self.profile.context_window != window:
+                self.profile.context_window, self.profile_changed = window, True
+            return self._shrink_reply(detail, window, params)
+        sent = params.get("response_format")
+        if sent is None or not rejects_format(status, detail):
+            return False
+        mode = mode_of(sent)
+        if self.json_mode != "auto":
+            raise ProviderError(
+                f"the server rejected response_format {mode!r} (HTTP {status}: {detail}). Set llm.json_mode = "
+                '"auto" (kgrag then finds the JSON mode this server takes) or "json_object" or "off".',
+                retryable=False,
+                status=status,
+            )
+        self.profile.reject(mode)
+        self.profile_changed = True
+        return True
+
+    def _shrink_reply(self, detail: str, window: int, params: dict[str, Any]) -> bool:
+        match = _PROMPT_IN_ERROR.search(detail)
+        if match is None:
+            return False
+        prompt_tokens = int(next(group for group in match.groups() if group))
+        room = window - prompt_tokens - 8
+        current = params.get("max_tokens")
+        if room < MIN_REPLY_TOKENS or (isinstance(current, int) and current <= room):
+            return False
+        params["max_tokens"] = room
+        return True
 
     def _status_error(self, response: httpx.Response, model: str) -> ProviderError:
         status = response.status_code
@@ -95,7 +205,12 @@ class OpenAICompatibleProvider:
         elif status == 404:
             hint = f" Check llm.model ({model!r}) and llm.base_url ({self.base_url}; most servers end in /v1)."
         elif "context" in detail.lower() or "too long" in detail.lower():
-            hint = " The prompt does not fit the model's window: see llm.context_window."
+            window = window_in_error(detail)
+            served = f" (the server's window is {window} tokens)" if window else ""
+            hint = (
+                f" The prompt does not fit the model's window{served}: lower graph.unit_tokens or "
+                "generation.context_tokens, or start the server with a larger window."
+            )
         return ProviderError(
             f"LLM endpoint refused the request (HTTP {status}): {detail}.{hint}",
             retryable=False,
@@ -106,20 +221,38 @@ class OpenAICompatibleProvider:
         self._client.close()
 
 
+def _schema_of(response_format: object) -> dict[str, Any] | None:
+    if not isinstance(response_format, dict):
+        return None
+    inner = response_format.get("json_schema")
+    schema = inner.get("schema") if isinstance(inner, dict) else response_format.get("schema")
+    return schema if isinstance(schema, dict) else None
+
+
+def _count(value: object) -> int | None:
+    """A usage figure the server reported, or None when it is missing, not an integer, or negative."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
 def _parse_completion(response: httpx.Response) -> ChatResponse:
-    """Read the first choice; a body we cannot read is treated as a transient fault (proxies truncate)."""
+    """Read the first choice; a body we cannot read is treated as a transient fault (proxies truncate).
+
+    ``content`` must be a string (or null, an empty reply): a number or a list there is a broken reply,
+    never text, so it is refused as malformed rather than turned into a string and cached.
+    """
     try:
         body = response.json()
         choice = body["choices"][0]
-        text = choice["message"].get("content") or ""
+        text = choice["message"].get("content")
         usage = body.get("usage") or {}
     except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
         raise ProviderError(f"malformed: unreadable response body ({type(exc).__name__})", retryable=True) from exc
-    prompt_tokens = usage.get("prompt_tokens") if isinstance(usage, dict) else None
-    completion_tokens = usage.get("completion_tokens") if isinstance(usage, dict) else None
+    if text is not None and not isinstance(text, str):
+        raise ProviderError(f"malformed: message content is a {type(text).__name__}, not text", retryable=True)
+    finish = choice.get("finish_reason") if isinstance(choice, dict) else None
     return ChatResponse(
-        text=str(text),
-        finish_reason=choice.get("finish_reason"),
-        prompt_tokens=int(prompt_tokens) if isinstance(prompt_tokens, int) else None,
-        completion_tokens=int(completion_tokens) if isinstance(completion_tokens, int) else None,
+        text=text or "",
+        finish_reason=finish if isinstance(finish, str) else None,
+        prompt_tokens=_count(usage.get("prompt_tokens")) if isinstance(usage, dict) else None,
+        completion_tokens=_count(usage.get("completion_tokens")) if isinstance(usage, dict) else None,
     )

@@ -40,4 +40,6 @@ def openai_provider(cfg: LLMConfig) -> ChatProvider:
         api_key_env=cfg.api_key_env,
         timeout_s=cfg.timeout_s,
         max_connections=cfg.max_concurrency,
+        json_mode=cfg.json_mode,
+        model=cfg.model,
     )

@@ -25,14 +25,22 @@ class RecordingProvider:
         self._path = path
         self._lock = threading.Lock()
 
+    @property
+    def inner(self) -> ChatProvider:
+        """The provider whose exchanges are recorded."""
+        return self._inner
+
     def complete(self, request: ChatRequest) -> ChatResponse:
         response = self._inner.complete(request)
         entry = {
             "key": replay_key(request),
             "model": request.model,
             "messages": list(request.messages),
+            "params": {k: v for k, v in request.params.items() if k != "response_format"},
+            "prompt": request.prompt.name if request.prompt else None,
             "response": response.text,
             "finish_reason": response.finish_reason,
+            "usage": [response.prompt_tokens, response.completion_tokens],
         }
         with self._lock, self._path.open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(entry, ensure_ascii=False) + "\n")

@@ -35,8 +35,13 @@ def new_run_id() -> str:
 
 
 def build_provider(cfg: LLMConfig) -> ChatProvider:
-    """The provider ``cfg.provider`` names, made by its ``llm_provider`` registry factory."""
+    """The provider ``cfg.provider`` names, made by its ``llm_provider`` registry factory (recording its
+    exchanges to ``cfg.record_file`` when set)."""
     provider: ChatProvider = new_registry("llm_provider").create(cfg.provider, cfg)
+    if cfg.record_file is not None and provider.available:
+        from kgrag.models.llm.recording import RecordingProvider
+
+        return RecordingProvider(provider, cfg.record_file)
     return provider
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from kgrag.core.llm_types import Message
+from kgrag.models.llm.capabilities import response_format_for
 from kgrag.models.llm.json_repair import JSONRepairError, repair_json
 
 MAX_ECHOED_REPLY_CHARS = 4000
@@ -44,12 +45,12 @@ def with_instruction(messages: list[Message], instruction: str) -> list[Message]
 
 
 def response_format(json_mode: str, name: str, schema: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The ``response_format`` request parameter for ``llm.json_mode``, or None to rely on the prompt."""
-    if json_mode == "json_object":
-        return {"type": "json_object"}
-    if json_mode == "json_schema" and schema is not None:
-        return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": False}}
-    return None
+    """The ``response_format`` request parameter for ``llm.json_mode``, or None to rely on the prompt.
+
+    ``auto`` asks for the strongest mode (``json_schema``); the HTTP provider steps down to what the server
+    takes (:mod:`kgrag.models.llm.capabilities`), so the cache key stays the same whatever the server is.
+    """
+    return response_format_for("json_schema" if json_mode == "auto" else json_mode, name, schema)
 
 
 def _validation_message(exc: ValidationError) -> str:

@@ -14,8 +14,8 @@ Score of a candidate at incoming position ``i`` in a pool of ``n``::
              + w_sentence · best-sentence cosine
 
 The last term is there when the index stored sentence vectors (``embedding.sentence_vectors``): the mean
-cosine of the passage's two best-matching sentences, the issue's "best-matching sentences with the local
-embedder", read from the store instead of embedded per query. A passage without them takes its dense
+cosine of the passage's two best-matching sentences (the best-matching sentences, scored by the local
+embedder), read from the store instead of embedded per query. A passage without them takes its dense
 cosine there, so it is not pushed down for lacking them; without sentence vectors at all the term is 0.
 
 The dense cosine is the candidate's ``dense`` score; a candidate that reached the pool through neither

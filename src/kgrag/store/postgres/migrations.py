@@ -28,12 +28,15 @@ class Migration:
     ddl: str
 
 
+CONTENT_HASH_DDL = "CREATE INDEX IF NOT EXISTS documents_content ON documents(content_hash);"
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "base tables: documents, chunks, embeddings, graph, communities, LLM cache and ledger, eval", BASE_DDL
     ),
     Migration(2, "full-text search: generated tsvector column on chunks with a GIN index", FULL_TEXT_DDL),
     Migration(3, "graph denoising: aliases, dropped relations, run logs, undo snapshots", DENOISE_DDL),
+    Migration(4, "documents by content hash: identical files are stored once", CONTENT_HASH_DDL),
 )
 LATEST = MIGRATIONS[-1].version
 

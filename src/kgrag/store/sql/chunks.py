@@ -72,6 +72,13 @@ class SqlChunks:
         rows = self._db.query(f"SELECT {COLUMNS} FROM chunks WHERE doc_id = ? ORDER BY ord", (doc_id,))
         return [chunk_record(r) for r in rows]
 
+    def for_document_range(self, doc_id: str, first_ord: int, last_ord: int) -> list[ChunkRecord]:
+        rows = self._db.query(
+            f"SELECT {COLUMNS} FROM chunks WHERE doc_id = ? AND ord BETWEEN ? AND ? ORDER BY ord",
+            (doc_id, first_ord, last_ord),
+        )
+        return [chunk_record(r) for r in rows]
+
     def iter_all(self) -> Iterator[ChunkRecord]:
         """Every chunk in insertion order, read in pages so the corpus is never held at once."""
         last = 0

@@ -63,6 +63,12 @@ class SqlDocuments:
         rows = self._db.query(f"SELECT {_COLUMNS} FROM documents WHERE {condition} ORDER BY source", params)
         return [_document(r) for r in rows]
 
+    def with_content_hash(self, content_hash: str) -> list[DocumentRecord]:
+        rows = self._db.query(
+            f"SELECT {_COLUMNS} FROM documents WHERE content_hash = ? ORDER BY source", (content_hash,)
+        )
+        return [_document(r) for r in rows]
+
     def list(self, status: DocumentStatus | None = None) -> list[DocumentRecord]:
         if status is None:
             rows = self._db.query(f"SELECT {_COLUMNS} FROM documents ORDER BY source")

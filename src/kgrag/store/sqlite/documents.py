@@ -19,4 +19,5 @@ CREATE TABLE IF NOT EXISTS documents (
     updated_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS documents_status ON documents(status);
+CREATE INDEX IF NOT EXISTS documents_content ON documents(content_hash);
 """

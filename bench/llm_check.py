@@ -1,0 +1,218 @@
+"""The real-model check: kgrag's LLM path end to end against a small local model on this machine's CPU.
+
+Run it through ``make llm-check`` (which builds llama-cpp-python's server into its own cached venv and
+assembles the GGUF first), or directly::
+
+    .venv/bin/python bench/llm_check.py --server-python .llm-venv/bin/python --gguf model.gguf
+
+It starts ``llama_cpp.server`` on a free 127.0.0.1 port, makes a workspace with **default settings**
+(``json_mode = auto``, no ``context_window``: kgrag finds both out), indexes two sample documents with LLM
+extraction, runs a query, then a judged evaluation of the questions those documents answer, prints the
+figures, writes them to ``--out`` (markdown) and stops the server by PID. Every exchange is recorded to
+``--record`` (JSONL), from which ``tests/fixtures/llm_replies/`` takes the real reply shapes the test
+suite replays. Nothing here runs in ``make test``: a CPU model takes minutes per call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "examples" / "sample"
+DOCS = ("product-heron.md", "team-apps.md")
+QUESTIONS = 5
+START_TIMEOUT_S = 120
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def llama_server(python: str, gguf: Path, n_ctx: int, log: Path) -> Iterator[str]:
+    """``llama_cpp.server`` on 127.0.0.1 and a free port; yields its base URL, stops it by PID."""
+    port = _free_port()
+    command = [python, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1", "--port", str(port),
+               "--n_ctx", str(n_ctx), "--n_threads", str(os.cpu_count() or 2)]  # fmt: skip
+    with log.open("w") as sink:
+        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while True:
+            if process.poll() is not None:
+                raise SystemExit(f"llama server exited with {process.returncode}; see {log}")
+            try:
+                urllib.request.urlopen(url + "/models", timeout=2).read()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise SystemExit(f"llama server did not answer in {START_TIMEOUT_S} s; see {log}") from None
+                time.sleep(1)
+        print(f"llama server pid {process.pid} on {url}", flush=True)
+        yield url
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        print(f"llama server pid {process.pid} stopped", flush=True)
+
+
+def _workspace(path: Path, url: str, record: Path) -> Path:
+    from kgrag import Workspace
+
+    Workspace.init(path).close()
+    (path / "kgrag.toml").write_text(
+        '[graph]\nextractor = "llm"\n'
+        f'[llm]\nprovider = "openai"\nbase_url = "{url}"\nmodel = "local"\n'
+        # one request at a time: a CPU server queues the rest, and a queued request's clock is ticking
+        f"max_concurrency = 1\ntimeout_s = 900\nrecord_file = {json.dumps(str(record))}\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def _normalise(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+def _questions(out: Path) -> Path:
+    """The first questions whose evidence the two documents hold, as a dataset file."""
+    corpus = " ".join(_normalise((SAMPLE / "docs" / name).read_text(encoding="utf-8")) for name in DOCS)
+    chosen = [
+        q for q in json.loads((SAMPLE / "questions.json").read_text(encoding="utf-8"))
+        if q.get("evidence") and all(_normalise(e) in corpus for e in q["evidence"])
+    ][:QUESTIONS]  # fmt: skip
+    out.write_text(json.dumps(chosen, indent=1), encoding="utf-8")
+    return out
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _index(ws: object, docs: Path) -> dict[str, object]:
+    started, cpu = time.perf_counter(), _cpu()
+    report = ws.index([docs])  # type: ignore[attr-defined]
+    wall = time.perf_counter() - started
+    extractor_stats = report  # the figures come from the report and the ledger
+    usage = ws.llm_usage()  # type: ignore[attr-defined]
+    calls = ws.store.llm_ledger.calls()  # type: ignore[attr-defined]
+    extraction = [c for c in calls if c.stage in ("index.extract", "index.glean")]
+    model_s = sum(c.latency_ms for c in extraction) / 1000
+    completion = sum(c.completion_tokens for c in extraction)
+    units = _units(ws)
+    return {
+        "units": units["units"],
+        "units_with_entity": units["with_entity"],
+        "chunks_failed": extractor_stats.chunks_extraction_failed,
+        "glean_failed": extractor_stats.glean_failed,
+        "entities": extractor_stats.entities,
+        "relations": extractor_stats.relations,
+        "ungrounded_entities": extractor_stats.ungrounded_entities,
+        "ungrounded_relations": extractor_stats.ungrounded_relations,
+        "incomplete": extractor_stats.incomplete,
+        "calls": {stage: t.calls for stage, t in usage.by_stage.items()},
+        "prompt_tokens": {stage: t.prompt_tokens for stage, t in usage.by_stage.items()},
+        "completion_tokens": {stage: t.completion_tokens for stage, t in usage.by_stage.items()},
+        "wall_s": round(wall, 1),
+        "framework_cpu_s": round(_cpu() - cpu, 1),
+        "extraction_model_s": round(model_s, 1),
+        "completion_tokens_per_s": round(completion / model_s, 2) if model_s else None,
+        "warnings": report.warnings,
+    }
+
+
+def _units(ws: object) -> dict[str, int]:
+    """Extraction units and how many stored at least one grounded entity (provenance is per chunk)."""
+    from kgrag.documents import TokenCounter
+    from kgrag.graph.extract.units import build_units
+
+    store = ws.store  # type: ignore[attr-defined]
+    config = ws.config  # type: ignore[attr-defined]
+    held = {cid for e in store.graph.entities() for cid in e.chunk_ids}
+    units = with_entity = 0
+    for doc in store.documents.list():
+        chunks = store.chunks.for_document(doc.id)
+        for unit in build_units(chunks, config.graph.unit_tokens, TokenCounter.for_encoding()):
+            units += 1
+            with_entity += any(chunk.id in held for chunk in unit.chunks)
+    return {"units": units, "with_entity": with_entity}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--server-python", required=True, help="python of the venv with llama-cpp-python[server]")
+    parser.add_argument("--gguf", type=Path, required=True)
+    parser.add_argument("--n-ctx", type=int, default=4096)
+    parser.add_argument("--record", type=Path, default=ROOT / "bench-results" / "llm-check-replies.jsonl")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench-results" / "llm-check.json")
+    parser.add_argument("--questions", type=int, default=QUESTIONS)
+    parser.add_argument("--skip-eval", action="store_true")
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from kgrag import Workspace
+
+    args.record.parent.mkdir(parents=True, exist_ok=True)
+    args.record.unlink(missing_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="kgrag-llm-check-"))
+    docs = work / "docs"
+    docs.mkdir()
+    for name in DOCS:
+        shutil.copy(SAMPLE / "docs" / name, docs / name)
+    figures: dict[str, object] = {"model": args.gguf.name, "n_ctx": args.n_ctx, "docs": list(DOCS)}
+    with llama_server(args.server_python, args.gguf, args.n_ctx, work / "server.log") as url:
+        with Workspace.open(_workspace(work / "ws", url, args.record)) as ws:
+            figures["index"] = _index(ws, docs)
+            print(json.dumps(figures["index"], indent=1), flush=True)
+            started = time.perf_counter()
+            response = ws.query("What is Heron and which team builds it?", pipeline="hybrid")
+            figures["query"] = {
+                "answer": response.answer.text,
+                "citations": response.answer.citations,
+                "uncited": response.answer.uncited,
+                "cost_line": response.answer.cost_line,
+                "wall_s": round(time.perf_counter() - started, 1),
+            }
+            print(json.dumps(figures["query"], indent=1), flush=True)
+        if not args.skip_eval:
+            dataset = _questions(work / "questions.json")
+            started = time.perf_counter()
+            command = [sys.executable, "-m", "kgrag.cli", "eval", "run", "--dataset", str(dataset),
+                       "-w", str(work / "ws"), "--pipelines", "hybrid", "--runs", "1",
+                       "--out", str(work / "reports")]  # fmt: skip
+            run = subprocess.run(command, capture_output=True, text=True, check=False)
+            figures["eval"] = {
+                "questions": len(json.loads(dataset.read_text())),
+                "exit": run.returncode,
+                "wall_s": round(time.perf_counter() - started, 1),
+                "output": run.stdout[-3000:] + run.stderr[-1500:],
+            }
+            print(figures["eval"]["output"], flush=True)
+    args.out.write_text(json.dumps(figures, indent=1), encoding="utf-8")
+    print(f"figures: {args.out}\nreplies: {args.record}\nworkspace: {work / 'ws'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""How ``kgrag query`` and ``kgrag compare`` show an answer: every passage with where it comes from.
+
+Answer text, passages, titles and paths come from documents and models: they are handed to rich as
+:class:`~rich.text.Text` on a console without markup (:func:`kgrag.cli.options.new_console`), so a
+``[/time]`` in a passage prints as written and ``[c:ID]`` citations stay in the answer.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from kgrag.documents.provenance import SourceRef
+    from kgrag.workspace import QueryResponse, Workspace
+
+SNIPPET = 160
+
+
+def passage_ids(response: QueryResponse) -> list[str]:
+    """Chunk ids whose source a reader needs: the retrieved passages and everything the answer cites."""
+    ids = [item.id for item in response.result.items if item.kind == "chunk"]
+    return list(dict.fromkeys([*ids, *response.answer.citations]))
+
+
+def response_sources(ws: Workspace, responses: list[QueryResponse]) -> dict[str, SourceRef]:
+    """The sources of every passage of ``responses``, read in one pass."""
+    return ws.documents.sources(list(dict.fromkeys(cid for r in responses for cid in passage_ids(r))))
+
+
+def response_payload(response: QueryResponse, sources: dict[str, SourceRef]) -> dict[str, Any]:
+    """``kgrag query --json``: the response plus ``sources`` (chunk id → path, title, section, page, span)."""
+    payload = response.to_dict()
+    payload["sources"] = {cid: sources[cid].to_dict() for cid in passage_ids(response) if cid in sources}
+    return payload
+
+
+def source_line(chunk_id: str, sources: dict[str, SourceRef]) -> str:
+    """Where ``chunk_id`` comes from, in one line ("source unknown" for a chunk of a removed document)."""
+    ref = sources.get(chunk_id)
+    return ref.label() if ref is not None else "source unknown"
+
+
+def print_response(console: Console, response: QueryResponse, sources: dict[str, SourceRef]) -> None:
+    """The answer, then each retrieved item with its scores, a snippet and (for passages) its source."""
+    console.print(Text.assemble(("Answer", "bold"), f" ({response.answer.mode}): ", response.answer.text))
+    if response.answer.cost_line:
+        console.print(response.answer.cost_line, style="dim")
+    for warning in response.answer.warnings:
+        console.print(f"warning: {warning}", style="yellow")
+    retrieval_ms = response.timings_ms.get("retrieval", 0)
+    console.print(Text.assemble("\n", ("Context", "bold"), f" ({response.result.pipeline}, {retrieval_ms:.1f} ms):"))
+    cited = set(response.answer.citations)
+    for rank, item in enumerate(response.result.items, start=1):
+        snippet = " ".join(item.text.split())[:SNIPPET]
+        scores = ", ".join(f"{k}={v:.3g}" for k, v in item.scores.items())
+        console.print(Text.assemble(f"{rank}. ", (item.id, "cyan"), f" ({scores}) {snippet}…"))
+        if item.kind == "chunk":
+            mark = ("  cited", "green") if item.id in cited else ""
+            console.print(Text.assemble("   ↳ ", source_line(item.id, sources), mark))
+    listed = {item.id for item in response.result.items}
+    extra = [cid for cid in response.answer.citations if cid not in listed]
+    if extra:
+        console.print(Text.assemble("\n", ("Cited", "bold"), " (graph provenance, not in the list above):"))
+        for cid in extra:
+            console.print(Text.assemble("- ", (cid, "cyan"), f": {source_line(cid, sources)}"))

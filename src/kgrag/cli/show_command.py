@@ -1,0 +1,57 @@
+"""`kgrag show ID`: the text behind an id from an answer, a trace or `--json`, with where it comes from."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.text import Text
+
+from kgrag.cli.errors import run_guarded
+from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
+from kgrag.core.errors import KgragError
+
+
+def show_command(
+    ident: Annotated[
+        str,
+        typer.Argument(
+            metavar="ID",
+            help="A chunk id (as cited in answers, e.g. c0123abcd…), a document id or file path, an entity or "
+            "relation id.",
+        ),
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    workspace: WorkspaceOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Show a passage, document, entity or relation by id: its text and its source (path, title, section,
+    page)."""
+
+    def body() -> None:
+        with open_workspace(workspace) as ws:
+            shown = ws.documents.show(ident)
+        if shown is None:
+            raise KgragError(
+                f"no chunk, document, entity or relation has the id {ident!r} in this workspace "
+                "(ids are printed by `kgrag query`, `kgrag status --documents` and `--json` output)"
+            )
+        if as_json:
+            typer.echo(json.dumps(shown.to_dict(), indent=2, ensure_ascii=False))
+            return
+        console = new_console()
+        console.print(Text.assemble((f"{shown.kind} {shown.id}", "bold"), "  ", shown.heading))
+        for key in ("source", "status", "type", "label", "duplicate_of", "error"):
+            if shown.facts.get(key):
+                console.print(f"{key}: {shown.facts[key]}", style="dim")
+        if shown.text:
+            console.print()
+            console.print(shown.text)
+        if shown.kind in ("entity", "relation") and shown.sources:
+            console.print()
+            console.print("sources:", style="bold")
+            for ref in shown.sources:
+                console.print(Text.assemble("- ", (ref.chunk_id, "cyan"), f": {ref.label()}"))
+
+    run_guarded(body, debug)

@@ -1,0 +1,132 @@
+"""Where a passage comes from: its file (or record), the document's title, and the section and page
+around it when the document says.
+
+A chunk is an exact slice of its document's text (``char_start``/``char_end``), so the section is the
+last markdown heading at or before the chunk's start, found in the chunk itself or the chunks before it
+(a passage that runs into later sections lists those too), and the page follows from the page start
+offsets a loader recorded in the document's metadata (:data:`PAGE_STARTS`, comma-separated character
+offsets, e.g. PDFs). Nothing here reads a file again.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from kgrag.core.records import ChunkRecord, DocumentRecord
+
+PAGE_STARTS = "page_starts"
+"""Document metadata key: character offsets where pages 1, 2, ... start, comma-separated."""
+
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(\S.*?)[ \t#]*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """The provenance of one chunk as a reader wants it: file or record, title, section, page."""
+
+    chunk_id: str
+    doc_id: str
+    source: str
+    title: str
+    section: str | None = None
+    page: int | None = None
+    span: tuple[int, int] | None = None
+    sections: tuple[str, ...] = ()
+    """Every section the passage touches, in order: ``section`` and the headings inside the passage."""
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["span"] = list(self.span) if self.span else None
+        data["sections"] = list(self.sections)
+        return data
+
+    def label(self, cwd: Path | None = None) -> str:
+        """One line for a terminal: ``docs/a.md · "Title" · § Section · p. 3`` (path relative to ``cwd``
+        when the file lies under it)."""
+        parts = [display_source(self.source, cwd)]
+        if self.title and self.title != Path(self.source.partition("#")[0]).stem:
+            parts.append(f'"{self.title}"')
+        shown = [s for s in (self.sections or ((self.section,) if self.section else ())) if s != self.title]
+        if shown:
+            parts.append("§ " + " → ".join(shown[:4]) + (" → …" if len(shown) > 4 else ""))
+        if self.page is not None:
+            parts.append(f"p. {self.page}")
+        return " · ".join(parts)
+
+
+def display_source(source: str, cwd: Path | None = None) -> str:
+    """``source`` relative to ``cwd`` (default: the current directory) when it lies below it, else as stored."""
+    path, sep, record = source.partition("#")
+    base = str(cwd or Path.cwd())
+    try:
+        relative = os.path.relpath(path, base)
+    except ValueError:  # another drive (Windows)
+        return source
+    if relative.startswith(os.pardir) or os.path.isabs(relative):
+        return source
+    return relative + sep + record
+
+
+def section_of(target: ChunkRecord, chunks: Sequence[ChunkRecord]) -> str | None:
+    """The last markdown heading starting at or before ``target``'s first character; ``chunks`` are the
+    document's chunks (any order; only those up to ``target`` are read)."""
+    preceding = sorted((c for c in chunks if c.ord <= target.ord), key=lambda c: c.ord, reverse=True)
+    for chunk in preceding:
+        found = [
+            (chunk.char_start + m.start(), m.group(1))
+            for m in _HEADING.finditer(chunk.text)
+            if chunk.char_start + m.start() <= target.char_start
+        ]
+        if found:
+            return max(found)[1].strip()
+    return None
+
+
+def headings_in(chunk: ChunkRecord) -> list[str]:
+    """The headings inside ``chunk`` after its first character, in order."""
+    return [m.group(1).strip() for m in _HEADING.finditer(chunk.text) if m.start() > 0]
+
+
+def page_of(document: DocumentRecord, offset: int) -> int | None:
+    """The 1-based page holding character ``offset``, when the loader recorded page starts."""
+    raw = document.metadata.get(PAGE_STARTS)
+    if not raw:
+        return None
+    try:
+        starts = [int(part) for part in str(raw).split(",") if part.strip()]
+    except ValueError:
+        return None
+    page = sum(1 for start in starts if start <= offset)
+    return page or None
+
+
+def page_starts(pages: Sequence[str], separator: str) -> str:
+    """The :data:`PAGE_STARTS` value for a text made of the non-empty ``pages`` joined with ``separator``
+    (an empty page starts where the next one does, so later pages keep their numbers)."""
+    starts, at = [], 0
+    for text in pages:
+        starts.append(at)
+        if text:
+            at += len(text) + len(separator)
+    return ",".join(str(s) for s in starts)
+
+
+def source_ref(chunk: ChunkRecord, document: DocumentRecord, chunks: Sequence[ChunkRecord]) -> SourceRef:
+    """The :class:`SourceRef` of ``chunk`` in ``document`` (``chunks``: the document's chunks, for the section)."""
+    section = section_of(chunk, chunks)
+    sections = tuple(dict.fromkeys([*([section] if section else []), *headings_in(chunk)]))
+    return SourceRef(
+        chunk_id=chunk.id,
+        doc_id=document.id,
+        source=document.source,
+        title=document.title,
+        section=section,
+        page=page_of(document, chunk.char_start),
+        span=(chunk.char_start, chunk.char_end),
+        sections=sections,
+    )

@@ -1,0 +1,179 @@
+"""The workspace's LLM client, fitted to the server it talks to.
+
+Before the first call: the server's profile (kind, context window, rejected JSON modes) is read from the
+workspace's meta table, or probed when there is none or it is older than an hour
+(:mod:`kgrag.models.llm.capabilities`); the configuration is fitted to the window
+(:func:`kgrag.graph.extract.preflight.fit_to_window`) instead of refusing to run; and what the run learns
+(a rejected JSON mode, a window named in an error) is written back when the workspace closes, so the
+next command neither probes again nor repeats a rejected request.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from kgrag.config import KgragConfig
+    from kgrag.models.llm import ChatProvider, EstimateAssumptions, LLMClient
+    from kgrag.models.llm.capabilities import ServerProfile
+    from kgrag.models.llm.estimate import StagePrediction
+    from kgrag.store.base import MetaRepository, Store
+
+
+@runtime_checkable
+class ProfiledProvider(Protocol):
+    """A provider that adapts to its server (the OpenAI-compatible HTTP provider)."""
+
+    base_url: str
+    model: str
+    profile: ServerProfile
+    profile_changed: bool
+
+    def probe(self) -> ServerProfile: ...
+
+
+def _key(provider: ProfiledProvider) -> str:
+    from kgrag.models.llm.capabilities import profile_key
+
+    return profile_key(provider.base_url, provider.model)
+
+
+def _unwrapped(provider: object) -> object:
+    """The provider inside recording or estimating wrappers."""
+    for _ in range(4):
+        inner = getattr(provider, "inner", None) or getattr(provider, "_inner", None)
+        if inner is None:
+            break
+        provider = inner
+    return provider
+
+
+def load_profile(provider: ChatProvider, meta: MetaRepository, *, probe: bool) -> ServerProfile | None:
+    """The stored profile of ``provider``'s server (probed afresh when ``probe`` and stale); None for providers
+    that do not talk to a server."""
+    from kgrag.models.llm.capabilities import ServerProfile
+
+    provider = _unwrapped(provider)  # type: ignore[assignment]
+    if not isinstance(provider, ProfiledProvider):
+        return None
+    stored = ServerProfile.from_json(meta.get(_key(provider)))
+    if stored is not None:
+        provider.profile = stored
+    if probe and (stored is None or not stored.fresh(time.time())):
+        provider.probe()
+    return provider.profile
+
+
+def save_profile(client: LLMClient, meta: MetaRepository) -> None:
+    """Keep what the run learnt about the server (called when the workspace closes, on the main thread)."""
+    inner = _unwrapped(client.runner.provider)
+    if isinstance(inner, ProfiledProvider) and inner.profile_changed:
+        meta.set(_key(inner), inner.profile.to_json())
+        inner.profile_changed = False
+
+
+def configured_client(
+    config: KgragConfig, store: Store, *, estimate: bool = False, pipeline: str | None = None
+) -> tuple[LLMClient, KgragConfig, list[str]]:
+    """The client, the configuration fitted to the server's window, and a line per size that was changed.
+
+    An estimate sends nothing, so it only reads a stored profile; a real run probes when it must.
+    """
+    from kgrag.graph.extract.preflight import fit_to_window, preflight_context_window
+    from kgrag.models.llm import build_provider, create_llm_client
+
+    provider = build_provider(config.llm)
+    window = config.llm.context_window
+    if window is None:
+        profile = load_profile(provider, store.meta, probe=not estimate and config.llm.provider != "none")
+        window = profile.context_window if profile is not None else None
+    fitted, notes = fit_to_window(config, window)
+    preflight_context_window(fitted)
+    assumptions = estimate_assumptions_for(fitted, store, pipeline) if estimate else None
+    client = create_llm_client(fitted.llm, store, provider=provider, estimate=estimate, assumptions=assumptions)
+    return client, fitted, notes
+
+
+# Per-distinct-name rates of the graph stages an estimate cannot run (it builds no graph), measured on the
+# sample corpus with the realistic scripted responder (bench/bench_estimate.py); a workspace with real calls
+# of its own replaces them through calibrate_assumptions().
+REPORTS_PER_NAME = 0.125  # community reports: one per ~8 distinct names (all levels)
+REPORT_TEMPLATE_TOKENS = 330  # report instructions + worked example, besides the material
+RESUMMARIES_PER_NAME = 0.023  # summaries redone for the entities denoising merges
+CONFIRM_PER_NAME = 0.25  # merge candidates the LLM is asked to confirm
+CONFIRM_PROMPT_TOKENS = 360
+RELATIONS_PER_NAME = 2.9  # relations the graph holds per distinct name, for LLM reflection batches
+REFLECT_PROMPT_TOKENS_PER_RELATION = 35
+
+
+def _stage_predictions(config: KgragConfig, stages: Sequence[str]) -> tuple[StagePrediction, ...]:
+    from kgrag.models.llm.estimate import StagePrediction
+
+    llm = config.llm
+    reply = llm.estimate_completion_tokens
+    found: list[StagePrediction] = []
+    if "community-reports" in stages and config.communities.reports != "extractive":
+        prompt = REPORT_TEMPLATE_TOKENS + config.communities.report_input_tokens
+        completion = min(reply, config.communities.report_max_tokens)
+        found.append(StagePrediction("community reports", REPORTS_PER_NAME, prompt, completion, "communities.reports"))
+    if "resolve" in stages:
+        summary = config.graph.max_description_tokens
+        found.append(
+            StagePrediction("summaries after merges", RESUMMARIES_PER_NAME, summary + 200, summary, "denoise.resolve")
+        )
+        if config.denoise.llm_confirm:
+            confirm = StagePrediction(
+                "merge confirmation", CONFIRM_PER_NAME, CONFIRM_PROMPT_TOKENS, 40, "denoise.llm_confirm"
+            )
+            found.append(confirm)
+    if "reflect" in stages and config.denoise.reflection == "llm":
+        batch = config.denoise.reflection_batch
+        found.append(
+            StagePrediction(
+                "triple reflection",
+                RELATIONS_PER_NAME / batch,
+                REFLECT_PROMPT_TOKENS_PER_RELATION * batch + 300,
+                min(reply * 2, 30 * batch),
+                "denoise.reflection = llm, denoise.reflection_batch",
+            )
+        )
+    return tuple(found)
+
+
+def estimate_assumptions_for(config: KgragConfig, store: Store, pipeline: str | None = None) -> EstimateAssumptions:
+    """The estimate's assumptions for ``config`` and the indexing pipeline that will run, calibrated by the
+    workspace's own ledger where it has real calls."""
+    from kgrag.core.builtins import new_registry
+    from kgrag.models.llm import estimate_assumptions
+
+    graph = config.graph
+    base = estimate_assumptions(config.llm, graph.max_description_tokens, gleaning=graph.gleaning)
+    name = pipeline or config.indexing.pipeline
+    pipelines = new_registry("index_pipeline")
+    stages: Sequence[str] = pipelines.load(name) if name in pipelines else ()
+    return calibrate_assumptions(replace(base, stages=_stage_predictions(config, stages)), store)
+
+
+def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store) -> EstimateAssumptions:
+    """Replace assumed reply sizes and rates by what this workspace's real (sent, not cached) calls measured."""
+    sent: dict[str, list[int]] = {}
+    for record in store.llm_ledger.calls():
+        if record.cache_hit or record.estimated or record.error:
+            continue
+        counts = sent.setdefault(record.stage, [0, 0])
+        counts[0] += 1
+        counts[1] += record.completion_tokens
+    extract, glean = sent.get("index.extract"), sent.get("index.glean", [0, 0])
+    if not extract:
+        return assumptions
+    notes = [f"extraction replies (mean of {extract[0]} calls)", f"gleaning share ({glean[0]}/{extract[0]})"]
+    return replace(
+        assumptions,
+        extraction_completion=extract[1] / extract[0],
+        glean_rate=glean[0] / extract[0] if assumptions.glean_rate else 0.0,
+        glean_completion_share=(glean[1] / glean[0]) / (extract[1] / extract[0]) if glean[0] and extract[1] else 0.1,
+        calibrated=", ".join(notes),
+    )

@@ -1,0 +1,161 @@
+"""``ws.documents.show(ID)``: what an id in an answer, a trace or ``--json`` output stands for.
+
+Answers cite chunk ids, graph pipelines return entity and relation ids, ``kgrag status --documents`` lists
+document ids: this resolves any of them (or a document's file path) to its text with its source, so a
+reader can check a passage without opening the database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from kgrag.core.records import ChunkRecord, DocumentRecord
+from kgrag.documents.provenance import SourceRef, section_of, source_ref
+from kgrag.store.base import Store
+
+ShownKind = Literal["chunk", "document", "entity", "relation"]
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One resolved id: its kind, a heading line, the text, extra facts and where it comes from."""
+
+    kind: ShownKind
+    id: str
+    heading: str
+    text: str
+    facts: dict[str, Any] = field(default_factory=dict)
+    sources: list[SourceRef] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "id": self.id,
+            "heading": self.heading,
+            "text": self.text,
+            **self.facts,
+            "sources": [s.to_dict() for s in self.sources],
+        }
+
+
+def document_text(chunks: Sequence[ChunkRecord]) -> str:
+    """The document's text put back together from its (overlapping) chunks."""
+    text, covered = [], 0
+    for chunk in sorted(chunks, key=lambda c: c.ord):
+        if chunk.char_end <= covered:
+            continue
+        text.append(chunk.text[max(0, covered - chunk.char_start) :])
+        covered = chunk.char_end
+    return "".join(text)
+
+
+WINDOW = 32
+"""Chunks read at a time while looking back for a passage's section heading."""
+
+
+def preceding_chunks(store: Store, chunk: ChunkRecord) -> list[ChunkRecord]:
+    """``chunk`` and the chunks before it, back to the nearest one whose heading gives its section (read in
+    windows of :data:`WINDOW`, so a passage deep in a long document costs a few reads, not the document)."""
+    found: list[ChunkRecord] = []
+    last = chunk.ord
+    while last >= 0:
+        first = max(0, last - WINDOW + 1)
+        found = store.chunks.for_document_range(chunk.doc_id, first, last) + found
+        if section_of(chunk, found) is not None:
+            break
+        last = first - 1
+    return found or [chunk]
+
+
+def chunk_sources(store: Store, chunk_ids: Sequence[str], limit: int | None = None) -> list[SourceRef]:
+    """The :class:`SourceRef` of each known chunk in ``chunk_ids`` (the first ``limit``), in order."""
+    refs: list[SourceRef] = []
+    documents: dict[str, DocumentRecord | None] = {}
+    for chunk in store.chunks.get_many(list(chunk_ids)[:limit] if limit else chunk_ids):
+        if chunk.doc_id not in documents:
+            documents[chunk.doc_id] = store.documents.get(chunk.doc_id)
+        document = documents[chunk.doc_id]
+        if document is not None:
+            refs.append(source_ref(chunk, document, preceding_chunks(store, chunk)))
+    return refs
+
+
+def _chunk(store: Store, ident: str) -> Shown | None:
+    found = store.chunks.get_many([ident])
+    if not found:
+        return None
+    chunk = found[0]
+    refs = chunk_sources(store, [chunk.id])
+    heading = refs[0].label() if refs else f"chunk of a removed document {chunk.doc_id}"
+    facts = {"doc_id": chunk.doc_id, "ord": chunk.ord, "tokens": chunk.n_tokens}
+    return Shown("chunk", chunk.id, heading, chunk.text, facts, refs)
+
+
+def _document(store: Store, ident: str) -> Shown | None:
+    document: DocumentRecord | None = store.documents.get(ident) or store.documents.by_source(ident)
+    if document is None:
+        try:
+            document = store.documents.by_source(str(Path(ident).expanduser().resolve()))
+        except (OSError, RuntimeError, ValueError):
+            document = None
+    if document is None:
+        return None
+    holder = document.metadata.get("duplicate_of")  # a copy: its text is its document's
+    chunks = store.chunks.for_document(holder or document.id)
+    facts: dict[str, Any] = {
+        "source": document.source,
+        "title": document.title,
+        "status": document.status.value,
+        "chunks": [c.id for c in chunks],
+    }
+    if document.error:
+        facts["error"] = document.error
+    if holder:
+        facts["duplicate_of"] = holder
+    return Shown("document", document.id, document.title or document.source, document_text(chunks), facts)
+
+
+def _entity(store: Store, ident: str) -> Shown | None:
+    found = store.graph.entities([ident])
+    if not found:
+        return None
+    entity = found[0]
+    facts = {"name": entity.name, "type": entity.type, "chunk_ids": list(entity.chunk_ids)}
+    refs = chunk_sources(store, entity.chunk_ids, limit=20)
+    return Shown("entity", entity.id, f"{entity.name} ({entity.type})", entity.description, facts, refs)
+
+
+def _relation(store: Store, ident: str) -> Shown | None:
+    found = store.graph.relations([ident])
+    if not found:
+        return None
+    relation = found[0]
+    names = {e.id: e.name for e in store.graph.entities([relation.source_id, relation.target_id])}
+    ends = f"{names.get(relation.source_id, relation.source_id)} — {names.get(relation.target_id, relation.target_id)}"
+    facts = {
+        "label": relation.label,
+        "source_id": relation.source_id,
+        "target_id": relation.target_id,
+        "chunk_ids": list(relation.chunk_ids),
+    }
+    refs = chunk_sources(store, relation.chunk_ids, limit=20)
+    heading = f"{ends}: {relation.label}" if relation.label else ends
+    return Shown("relation", relation.id, heading, relation.description, facts, refs)
+
+
+_RESOLVERS: tuple[Callable[[Store, str], Shown | None], ...] = (_chunk, _document, _entity, _relation)
+
+
+def show(store: Store, ident: str) -> Shown | None:
+    """The chunk, document (by id, source or file path), entity or relation called ``ident``; None if none is."""
+    ident = ident.strip()
+    if ident.startswith("[") and ident.endswith("]"):  # pasted from an answer: [c:c0123...] or [c0123...]
+        ident = ident[1:-1].removeprefix("c:")
+    for resolve in _RESOLVERS:
+        shown = resolve(store, ident)
+        if shown is not None:
+            return shown
+    return None
