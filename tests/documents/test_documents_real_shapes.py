@@ -153,6 +153,8 @@ def test_pdf_running_header_and_page_numbers_are_removed() -> None:
     assert HEADER not in doc.text
     assert not re.search(r"Page \d of 3", doc.text)
     assert doc.text.split("\n\n") == ["\n".join(lines) for lines in REPORT_PAGES]
+    starts = [int(start) for start in doc.metadata["page_starts"].split(",")]  # passages still cite their page
+    assert [doc.text[start:].split("\n")[0] for start in starts] == [lines[0] for lines in REPORT_PAGES]
 
 
 def test_markup_lookalikes_are_plain_text() -> None:
