@@ -93,8 +93,8 @@ def load_plain(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocu
 
 def load_html(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
     """The main content of an HTML page without navigation, sidebars or permalinks, headings as Markdown
-    headings and ``<pre>`` blocks verbatim (:mod:`kgrag.documents.html_text`); titled by its first
-    ``<h1>``, else its ``<title>``."""
+    headings and ``<pre>`` blocks verbatim (:mod:`kgrag.documents.html_text`); titled by its ``<title>``
+    less a site suffix, else its first ``<h1>``."""
     from kgrag.documents.html_text import TooDeep, html_to_text
 
     markup = utf8_bytes(path, data)
