@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from kgrag.config import ChunkingConfig
 from kgrag.core.errors import ConfigError
 from kgrag.documents.chunking import chunk_text, resolve_chunk_sizes
+from kgrag.documents.code_blocks import code_block_spans
 from kgrag.documents.records import Chunk
 from kgrag.documents.sentences import split_sentences
 from kgrag.documents.tokens import TokenCounter
@@ -49,7 +50,9 @@ def _check_invariants(text: str, chunks: list[Chunk], size: int, overlap: int) -
     for position, chunk in enumerate(chunks):
         assert chunk.ord == position
         assert chunk.text == text[chunk.char_start : chunk.char_end]
-        assert chunk.text.strip() == chunk.text != ""
+        # Trimmed, except the indentation of a code line that starts a piece of a long code block.
+        assert chunk.text.rstrip() == chunk.text != "" and not chunk.text.lstrip(" \t").startswith(("\n", "\r"))
+        assert chunk.text.strip() == chunk.text or chunk.text.lstrip() != chunk.text.lstrip(" \t") or "\n" in text
         assert chunk.n_tokens == COUNTER.count(chunk.text)
         assert chunk.n_tokens <= size
         covered.update(range(chunk.char_start, chunk.char_end))
@@ -134,3 +137,64 @@ def test_resolve_keeps_configured_values_and_warns_past_the_window() -> None:
 def test_resolve_rejects_overlap_not_below_derived_size() -> None:
     with pytest.raises(ConfigError, match="overlap_tokens"):
         resolve_chunk_sizes(ChunkingConfig(overlap_tokens=300), 256)
+
+
+_CODE_LINE = st.builds(
+    lambda indent, words: " " * indent + " ".join(words), st.integers(0, 8), st.lists(_WORDS, min_size=1, max_size=8)
+)
+_CODE = st.builds(lambda lines: "```\n" + "\n".join(lines) + "\n```", st.lists(_CODE_LINE, min_size=1, max_size=30))
+_MIXED = st.builds("\n\n".join, st.lists(_PROSE | _CODE, max_size=8))
+
+
+@settings(max_examples=120, deadline=None)
+@given(text=_MIXED, size=st.integers(8, 120), data=st.data())
+def test_code_blocks_are_never_cut_unless_longer_than_a_chunk(text: str, size: int, data: st.DataObject) -> None:
+    overlap = data.draw(st.integers(0, size - 1), label="overlap")
+    chunks = chunk_text(text, COUNTER, size, overlap)
+    _check_invariants(text, chunks, size, overlap)
+    for start, end in code_block_spans(text):
+        block = text[start:end]
+        if COUNTER.count(block) <= size:
+            assert any(chunk.text.find(block) >= 0 for chunk in chunks)
+        else:  # cut between lines: a chunk boundary inside the block cuts a line only if the line cannot fit
+            for cut in (bound for chunk in chunks for bound in (chunk.char_start, chunk.char_end)):
+                if start < cut < end:
+                    line_start, line_end = text.rfind("\n", 0, cut) + 1, text.find("\n", cut)
+                    line = text[line_start : line_end if line_end >= 0 else end]
+                    at_edge = not text[line_start:cut].strip() or not text[cut : line_start + len(line)].strip()
+                    assert at_edge or COUNTER.count(line) > size, (cut, block)
+
+
+def test_code_block_keeps_sentences_and_blank_lines_inside_it_together() -> None:
+    code = "```\nx = 1. Y = 2! Z = 3?\n\n    return x\n```"
+    text = "First sentence here. Second one. " * 3 + "\n\n" + code + "\n\nAfter it. And more."
+    for size in (30, 40, 60):
+        chunks = chunk_text(text, COUNTER, size, 0)
+        _check_invariants(text, chunks, size, 0)
+        [holder] = [chunk.text for chunk in chunks if "x = 1" in chunk.text]
+        assert code in holder
+
+
+@pytest.mark.parametrize(
+    ("text", "blocks"),
+    [
+        ("Title\n~~~~~\n\nText.\n\nNext\n~~~~\n", 0),  # reStructuredText underlines, not fences
+        ("Prose ``` inline.\n```\nnever closed\n", 0),  # an unclosed fence is not a block
+        ("````\n```\ninner\n```\n````\n", 1),  # a longer fence holds a shorter one
+        ("~~~python\na\n~~~\n\n```\nb\n```", 2),
+        ("Example:\n```\ncode\n```", 1),  # a fence right after a longer text line still opens
+    ],
+)
+def test_code_block_spans(text: str, blocks: int) -> None:
+    spans = code_block_spans(text)
+    assert len(spans) == blocks
+    assert all(text[a:b].lstrip()[:3] in ("```", "~~~") for a, b in spans)
+
+
+def test_a_sentence_of_many_windows_is_cut_within_the_size() -> None:
+    """Megabytes without a sentence boundary (a log without punctuation) are tokenized a window at a time."""
+    text = "\n".join(f"gauge {i} reads {i * 7 % 13} bar at bench {i % 5}" for i in range(12_000))
+    assert len(text) > 4 * 65_536
+    chunks = chunk_text(text, COUNTER, 50, 5)
+    _check_invariants(text, chunks, 50, 5)
+    assert chunks[-1].text.endswith(f"gauge 11999 reads {11999 * 7 % 13} bar at bench 4")

@@ -107,7 +107,7 @@ def test_html_visible_text_and_title(tmp_path: Path) -> None:
     )
     [doc] = load_path(_write(tmp_path, "page.htm", html), CFG)
     assert doc.title == "Skin Cancer"
-    assert doc.text == "Overview\n\nFirst bold paragraph.\n\nSecond\nline.\n\none\n\ntwo"
+    assert doc.text == "# Overview\n\nFirst bold paragraph.\n\nSecond\nline.\n\n- one\n\n- two"
     assert doc.metadata["format"] == "html"
 
 

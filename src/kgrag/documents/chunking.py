@@ -6,18 +6,22 @@ part, and whatever is past the cut can never be found. Consecutive chunks repeat
 sentences so a fact that straddles a boundary is whole in at least one chunk.
 
 Every chunk is an exact slice of the document text and has at most ``size_tokens`` tokens, counted
-on the chunk's own text; a sentence too long for one chunk is cut at token boundaries.
+on the chunk's own text; a sentence too long for one chunk is cut at token boundaries. A fenced code
+block (:mod:`kgrag.documents.code_blocks`) is one unit like a sentence, so no chunk boundary falls
+inside it; a block longer than a chunk is cut between lines, keeping each line's indentation.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from kgrag.config import ChunkingConfig
 from kgrag.core.errors import ConfigError
+from kgrag.documents.code_blocks import code_block_spans
 from kgrag.documents.records import Chunk
-from kgrag.documents.sentences import split_sentences, strip_span
+from kgrag.documents.sentences import iter_sentences, strip_span
 from kgrag.documents.tokens import TokenCounter
 
 # Smallest size chunk_text accepts: one character can take up to 4 tokens, so a force-split piece
@@ -26,15 +30,46 @@ MIN_SIZE_TOKENS = 8
 FALLBACK_SIZE_TOKENS = 1200
 WINDOW_SHARE_PERCENT = 80
 OVERLAP_SHARE_PERCENT = 12
+_MIN_WINDOW_CHARS = 65_536
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Unit:
-    """A sentence, or a piece of an overlong one: the smallest thing a chunk boundary may not cut."""
+    """A sentence, a code block, or a piece of an overlong one: the smallest thing a chunk boundary may not cut."""
 
     start: int
     end: int
     n_tokens: int
+
+
+class _Window:
+    """The units of a text by index, produced on demand and forgotten once no chunk can reach back to
+    them, so chunking holds a few chunks' worth of units however long the text is."""
+
+    def __init__(self, source: Iterator[_Unit]) -> None:
+        self._source = source
+        self._held: list[_Unit] = []
+        self._offset = 0  # index of self._held[0]
+
+    def has(self, index: int) -> bool:
+        """Whether unit ``index`` exists (reading ahead as far as needed)."""
+        while index - self._offset >= len(self._held):
+            unit = next(self._source, None)
+            if unit is None:
+                return False
+            self._held.append(unit)
+        return True
+
+    def __getitem__(self, index: int) -> _Unit:
+        if not self.has(index):
+            raise IndexError(index)
+        return self._held[index - self._offset]
+
+    def forget_before(self, index: int) -> None:
+        """Drop units before ``index``: later chunks start at or after it."""
+        if index > self._offset:
+            del self._held[: index - self._offset]
+            self._offset = index
 
 
 def chunk_text(text: str, counter: TokenCounter, size_tokens: int, overlap_tokens: int) -> list[Chunk]:
@@ -47,16 +82,17 @@ def chunk_text(text: str, counter: TokenCounter, size_tokens: int, overlap_token
         raise ValueError(f"size_tokens must be at least {MIN_SIZE_TOKENS}, got {size_tokens}")
     if not 0 <= overlap_tokens < size_tokens:
         raise ValueError(f"overlap_tokens must be in [0, {size_tokens}), got {overlap_tokens}")
-    units = _units(text, counter, size_tokens)
+    units = _Window(_units(text, counter, size_tokens))
     chunks: list[Chunk] = []
     first = new_from = 0
-    while new_from < len(units):
+    while units.has(new_from):
         last = _pack_end(units, first, new_from, size_tokens)
         first, last, n_tokens = _fit(text, counter, units, (first, last, new_from), size_tokens)
         start, end = units[first].start, units[last - 1].end
         chunks.append(Chunk(ord=len(chunks), char_start=start, char_end=end, text=text[start:end], n_tokens=n_tokens))
         new_from = last
         first = _overlap_start(text, counter, units, (first, last), overlap_tokens, size_tokens)
+        units.forget_before(first)
     return chunks
 
 
@@ -99,30 +135,106 @@ def wants_sentence_vectors(setting: bool | str, chunk_size: int, embedder_window
     return embedder_window is not None and chunk_size > embedder_window
 
 
-def _units(text: str, counter: TokenCounter, size: int) -> list[_Unit]:
-    """Sentences with their token counts; sentences longer than ``size`` are cut into pieces."""
-    units: list[_Unit] = []
-    for start, end in split_sentences(text):
-        n_tokens = counter.count(text[start:end])
+def _units(text: str, counter: TokenCounter, size: int) -> Iterator[_Unit]:
+    """Sentences and code blocks with their token counts, in order; longer ones are cut into pieces."""
+    position = 0
+    for start, end in code_block_spans(text):
+        yield from _sentence_units(text, (position, start), counter, size)
+        yield from _code_units(text, (start, end), counter, size)
+        position = end
+    yield from _sentence_units(text, (position, len(text)), counter, size)
+
+
+def _sentence_units(text: str, bounds: tuple[int, int], counter: TokenCounter, size: int) -> Iterator[_Unit]:
+    """The sentences of ``text[lo:hi]``; sentences longer than ``size`` are cut at token boundaries."""
+    lo, hi = bounds
+    segment = text if (lo, hi) == (0, len(text)) else text[lo:hi]  # no copy of a text without code
+    longest = _window_chars(size)  # a span this long cannot fit: cut it without counting it whole first
+    for start, end in iter_sentences(segment):
+        start, end = start + lo, end + lo
+        n_tokens = counter.count(text[start:end]) if end - start <= longest else size + 1
         if n_tokens <= size:
-            units.append(_Unit(start, end, n_tokens))
+            yield _Unit(start, end, n_tokens)
         else:
-            units.extend(_force_split(text, start, end, counter, size))
+            yield from _force_split(text, start, end, counter, size)
+
+
+def _code_units(text: str, bounds: tuple[int, int], counter: TokenCounter, size: int) -> list[_Unit]:
+    """A fenced code block as one unit; one longer than ``size`` is cut between lines, indentation kept
+    (only a single line longer than ``size`` is cut inside, at token boundaries)."""
+    start, end = bounds
+    n_tokens = counter.count(text[start:end])
+    if n_tokens <= size:
+        return [_Unit(start, end, n_tokens)]
+    lines = _line_spans(text, start, end)
+    counts = [counter.count(text[a:b]) + 1 for a, b in lines]  # +1: the newline between lines
+    units: list[_Unit] = []
+    first = 0
+    while first < len(lines):
+        if not text[lines[first][0] : lines[first][1]].strip():
+            first += 1  # a piece never starts with a blank line
+        elif counts[first] - 1 > size:
+            units.extend(_force_split(text, *lines[first], counter, size))
+            first += 1
+        else:
+            last, n_tokens = _code_piece(text, counter, lines, counts, first, size)
+            units.append(_Unit(lines[first][0], lines[last - 1][1], n_tokens))
+            first = last
     return units
 
 
-def _force_split(text: str, start: int, end: int, counter: TokenCounter, size: int) -> list[_Unit]:
-    """Cut ``text[start:end]`` at token boundaries into whitespace-trimmed pieces of ≤ ``size`` tokens."""
-    offsets = [start + offset for offset in counter.token_char_offsets(text[start:end])]
-    pieces: list[_Unit] = []
+def _code_piece(
+    text: str, counter: TokenCounter, lines: list[tuple[int, int]], counts: list[int], first: int, size: int
+) -> tuple[int, int]:
+    """End (exclusive line index) and token count of the longest run of lines from ``first`` that fits."""
+    last, total = first, 0
+    while last < len(lines) and total + counts[last] <= size + 1:
+        total += counts[last]
+        last += 1
+    while True:
+        while last - 1 > first and not text[lines[last - 1][0] : lines[last - 1][1]].strip():
+            last -= 1  # nor ends with one
+        n_tokens = counter.count(text[lines[first][0] : lines[last - 1][1]])
+        if n_tokens <= size or last - 1 == first:
+            return last, n_tokens
+        last -= 1
+
+
+def _line_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """``(start, end)`` of each line of ``text[start:end]``, newlines excluded."""
+    spans: list[tuple[int, int]] = []
+    while start < end:
+        newline = text.find("\n", start, end)
+        line_end = end if newline < 0 else newline
+        spans.append((start, line_end))
+        start = line_end + 1
+    return spans
+
+
+def _force_split(text: str, start: int, end: int, counter: TokenCounter, size: int) -> Iterator[_Unit]:
+    """Cut ``text[start:end]`` at token boundaries into whitespace-trimmed pieces of ≤ ``size`` tokens.
+
+    Token offsets are computed a window at a time, so a "sentence" of many megabytes (a file without
+    punctuation or blank lines) costs memory for one window, not for all its tokens.
+    """
+    window = _window_chars(size)
     cut = start
     while cut < end:
-        piece_end = _fitting_end(text, (cut, end), offsets, counter, size)
-        span = strip_span(text, cut, piece_end)
-        if span is not None:
-            pieces.append(_Unit(span[0], span[1], counter.count(text[span[0] : span[1]])))
-        cut = piece_end
-    return pieces
+        window_end = min(end, cut + window)
+        offsets = [cut + offset for offset in counter.token_char_offsets(text[cut:window_end])]
+        # Pieces starting near the window's end are cut in the next window, where their tokens are whole.
+        limit = window_end if window_end == end else cut + window * 3 // 4
+        while cut < limit:
+            piece_end = _fitting_end(text, (cut, window_end), offsets, counter, size)
+            span = strip_span(text, cut, piece_end)
+            if span is not None:
+                yield _Unit(span[0], span[1], counter.count(text[span[0] : span[1]]))
+            cut = piece_end
+
+
+def _window_chars(size: int) -> int:
+    """Characters tokenized at once when cutting a long span: far more than ``size`` tokens can span."""
+    return max(size * 64, _MIN_WINDOW_CHARS)
 
 
 def _fitting_end(text: str, bounds: tuple[int, int], offsets: list[int], counter: TokenCounter, size: int) -> int:
@@ -142,18 +254,18 @@ def _fitting_end(text: str, bounds: tuple[int, int], offsets: list[int], counter
         stop -= 1
 
 
-def _pack_end(units: list[_Unit], first: int, new_from: int, size: int) -> int:
+def _pack_end(units: _Window, first: int, new_from: int, size: int) -> int:
     """End index of the longest run from ``first`` whose summed counts fit, with ≥ 1 new unit."""
     total = 0
     last = first
-    while last < len(units) and total + units[last].n_tokens <= size:
+    while units.has(last) and total + units[last].n_tokens <= size:
         total += units[last].n_tokens
         last += 1
     return max(last, new_from + 1)
 
 
 def _fit(
-    text: str, counter: TokenCounter, units: list[_Unit], run: tuple[int, int, int], size: int
+    text: str, counter: TokenCounter, units: _Window, run: tuple[int, int, int], size: int
 ) -> tuple[int, int, int]:
     """Shrink the run ``units[first:last]`` until its real token count fits; return it with the count.
 
@@ -173,14 +285,14 @@ def _fit(
 
 
 def _overlap_start(
-    text: str, counter: TokenCounter, units: list[_Unit], run: tuple[int, int], overlap: int, size: int
+    text: str, counter: TokenCounter, units: _Window, run: tuple[int, int], overlap: int, size: int
 ) -> int:
     """First unit of the next chunk: trailing units of ``units[first:last]`` worth ≤ ``overlap`` tokens.
 
     The overlap also leaves room for the next new unit, and never repeats the whole previous chunk.
     """
     first, last = run
-    if overlap == 0 or last >= len(units):
+    if overlap == 0 or not units.has(last):
         return last
     room = size - units[last].n_tokens
     start = last

@@ -7,8 +7,9 @@ bytes (already size-checked) and returns documents, or raises `DocumentError` sa
 and what to do; parsers' own exceptions never escape, because indexing must go on with the next
 file.
 
-The HTML, PDF and Word parsers are imported inside their loaders: together they take ~0.15 s to
-import, which commands that never read such a file (queries, evaluation) should not pay.
+The HTML, PDF and Word parsers (and the modules built on them) are imported inside their loaders:
+together they take ~0.15 s to import, which commands that never read such a file (queries,
+evaluation) should not pay.
 """
 
 from __future__ import annotations
@@ -23,13 +24,13 @@ from kgrag.config import DocumentsConfig
 from kgrag.core.builtins import new_registry
 from kgrag.core.errors import DocumentError
 from kgrag.core.registry import Registry
+from kgrag.documents.front_matter import split_front_matter
 from kgrag.documents.log_names import naming
 from kgrag.documents.provenance import PAGE_STARTS, page_starts
-from kgrag.documents.reading import decode_text, normalize_newlines, read_limited, require_text
+from kgrag.documents.reading import decode_text, normalize_newlines, read_limited, require_text, utf8_bytes
 from kgrag.documents.records import LoadedDocument
 
 if TYPE_CHECKING:
-    from bs4 import BeautifulSoup
     from docx.document import Document as WordDocument
     from docx.table import Table
     from docx.text.paragraph import Paragraph
@@ -37,38 +38,6 @@ if TYPE_CHECKING:
 Loader = Callable[[Path, bytes, DocumentsConfig], list[LoadedDocument]]
 
 _MARKDOWN_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
-_HTML_DROPPED = ("script", "style", "noscript", "template", "head", "svg")
-# Elements that end a line of text; without a break after them, "<p>A</p><p>B</p>" reads "AB".
-_HTML_BLOCKS = (
-    "p",
-    "div",
-    "li",
-    "ul",
-    "ol",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "tr",
-    "table",
-    "section",
-    "article",
-    "header",
-    "footer",
-    "nav",
-    "aside",
-    "main",
-    "blockquote",
-    "pre",
-    "dt",
-    "dd",
-    "dl",
-    "figcaption",
-    "address",
-    "hr",
-)
 _EXTRA_BLANK_LINES = re.compile(r"\n{3,}")
 
 
@@ -108,45 +77,42 @@ def _metadata(path: Path) -> dict[str, str]:
 
 
 def load_plain(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
-    """Plain text or markdown, kept verbatim; the first markdown heading is the title."""
+    """Plain text or Markdown, kept verbatim; the first Markdown heading is the title.
+
+    Markdown front matter (a YAML ``---`` or TOML ``+++`` block at the top) is metadata, not text: it is
+    left out, and its ``title`` titles the document (:mod:`kgrag.documents.front_matter`).
+    """
     text = require_text(path, decode_text(path, data))
-    heading = _MARKDOWN_HEADING.search(text)
-    title = heading.group(1).strip() if heading else path.stem
+    title = ""
+    if path.suffix.lower() in (".md", ".markdown"):
+        front = split_front_matter(text)
+        text, title = require_text(path, front.body, "the text after the front matter"), front.title
+    if not title:
+        heading = _MARKDOWN_HEADING.search(text)
+        title = heading.group(1).strip() if heading else path.stem
     return [LoadedDocument.from_text(str(path), title, text, _metadata(path))]
 
 
 def load_html(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
-    """Visible text of an HTML page, one line per block element; the <title> (or first <h1>) titles it."""
-    from bs4 import BeautifulSoup
+    """The main content of an HTML page without navigation, sidebars or permalinks, headings as Markdown
+    headings and ``<pre>`` blocks verbatim (:mod:`kgrag.documents.html_text`); titled by its ``<title>``
+    less a site suffix, else its first ``<h1>``."""
+    from kgrag.documents.html_text import TooDeep, html_to_text
 
-    markup = decode_text(path, data)
+    markup = utf8_bytes(path, data)
     try:
-        soup = BeautifulSoup(markup, "html.parser")
-        title = _html_title(soup)
-        for tag in soup(_HTML_DROPPED):
-            tag.decompose()
-        for tag in soup.find_all(_HTML_BLOCKS):
-            tag.insert_before("\n\n")
-            tag.insert_after("\n\n")
-        for tag in soup.find_all("br"):
-            tag.replace_with("\n")
-        raw_text = soup.get_text()
-    except Exception as exc:  # html.parser may raise on odd markup; report it, never crash indexing
+        page = html_to_text(markup)
+    except TooDeep as exc:
+        raise DocumentError(
+            f"{path}: {exc}, deeper than real pages nest, so it is skipped rather than parsed in quadratic "
+            "time; flatten the markup or exclude the file"
+        ) from exc
+    except Exception as exc:  # lxml may raise on odd markup; report it, never crash indexing
         raise DocumentError(
             f"{path}: cannot parse HTML ({type(exc).__name__}: {exc}); fix the markup or exclude the file"
         ) from exc
-    text = require_text(path, _tidy(raw_text), "the page's visible text")
-    return [LoadedDocument.from_text(str(path), title or path.stem, text, _metadata(path))]
-
-
-def _html_title(soup: BeautifulSoup) -> str:
-    for name in ("title", "h1"):
-        tag = soup.find(name)
-        if tag is not None:
-            title = " ".join(tag.get_text(" ").split())
-            if title:
-                return title
-    return ""
+    text = require_text(path, normalize_newlines(page.text), "the page's visible text")
+    return [LoadedDocument.from_text(str(path), page.title or path.stem, text, _metadata(path))]
 
 
 def _tidy(text: str) -> str:
@@ -156,8 +122,11 @@ def _tidy(text: str) -> str:
 
 
 def load_pdf(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
-    """Text of each page (pypdf), pages separated by a blank line."""
+    """Text of each page (pypdf), pages separated by a blank line, without running headers, footers and
+    page numbers (:mod:`kgrag.documents.pdf_text`)."""
     from pypdf import PdfReader
+
+    from kgrag.documents.pdf_text import strip_running_lines
 
     try:
         reader = PdfReader(io.BytesIO(data))
@@ -165,7 +134,7 @@ def load_pdf(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocume
             raise DocumentError(
                 f"{path}: the PDF is password-protected; remove the password (e.g. `qpdf --decrypt`) and index it again"
             )
-        pages = [page.extract_text() or "" for page in reader.pages]
+        pages = strip_running_lines([normalize_newlines(page.extract_text() or "") for page in reader.pages])
         metadata_title = reader.metadata.title if reader.metadata is not None else None
     except DocumentError:
         raise

@@ -81,6 +81,18 @@ def decode_text(path: Path, data: bytes) -> str:
     return normalize_newlines(text)
 
 
+def utf8_bytes(path: Path, data: bytes) -> bytes:
+    """The file's bytes as UTF-8 without a byte-order mark, checked as :func:`decode_text` checks them.
+
+    For a parser that reads bytes itself: a file already in UTF-8 comes back as the same object, so a
+    large page is not held twice while its tree is built.
+    """
+    if any(data.startswith(bom) for bom, _ in _BOMS):
+        return decode_text(path, data).encode("utf-8")
+    decode_text(path, data)  # only to refuse binary and non-UTF-8 data with the same messages
+    return data
+
+
 def _decode_with_bom(path: Path, data: bytes) -> str | None:
     """Text decoded per its byte-order mark, or None when there is none."""
     for bom, codec in _BOMS:

@@ -10,8 +10,9 @@ and every non-whitespace character of the text lies in exactly one span.
 
 from __future__ import annotations
 
-import itertools
+import heapq
 import re
+from collections.abc import Iterator
 
 # Sentence-final punctuation, with closing quotes/brackets, followed by whitespace.
 _SENTENCE_END = re.compile(r"[.!?…]+[\"'’”)\]]*(?=\s)")
@@ -104,18 +105,21 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     abbreviation, an initial, or a list number, or the next word starts lower-case), blank lines,
     markdown headings, and line breaks before bullets, numbered items, quotes and table rows.
     """
-    cuts = [0, len(text)]
-    for match in _HARD_BREAK.finditer(text):
-        cuts.append(match.start())
-        cuts.append(match.end())
-    cuts.extend(match.end() for match in _SENTENCE_END.finditer(text) if _is_boundary(text, match))
-    spans: list[tuple[int, int]] = []
-    ordered = sorted(set(cuts))
-    for start, end in itertools.pairwise(ordered):
-        span = strip_span(text, start, end)
-        if span is not None:
-            spans.append(span)
-    return spans
+    return list(iter_sentences(text))
+
+
+def iter_sentences(text: str) -> Iterator[tuple[int, int]]:
+    """The spans of :func:`split_sentences`, produced lazily: memory stays flat on a text of any size,
+    because both kinds of boundary are found in order and merged as they come."""
+    hard = (cut for match in _HARD_BREAK.finditer(text) for cut in (match.start(), match.end()))
+    ends = (match.end() for match in _SENTENCE_END.finditer(text) if _is_boundary(text, match))
+    previous = 0
+    for cut in heapq.merge(hard, ends, [len(text)]):
+        if cut > previous:
+            span = strip_span(text, previous, cut)
+            if span is not None:
+                yield span
+            previous = cut
 
 
 MIN_SENTENCE_CHARS = 12

@@ -1,0 +1,64 @@
+"""Markdown front matter: the YAML (``---``) or TOML (``+++``) block static-site generators put at the top.
+
+Front matter is metadata (layout, tags, dates), not prose: indexed as text it puts ``layout: post`` into
+the first chunk of every page. The block is recognised only when it opens on the first line, closes on a
+line of its own and parses as a mapping — a Markdown file that merely starts with a ``---`` rule keeps
+its text. A string ``title`` in it becomes the document's title.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+
+MAX_FRONT_MATTER_CHARS = 64 * 1024
+"""A longer block is not front matter but text that happens to start with a rule; parsing stays cheap."""
+
+_YAML = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
+_TOML = re.compile(r"\A\+\+\+[ \t]*\n(.*?\n)?\+\+\+[ \t]*(?:\n|\Z)", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class FrontMatter:
+    """The text after the front matter, and the front matter's title ("" when it has none)."""
+
+    body: str
+    title: str
+
+
+def split_front_matter(text: str) -> FrontMatter:
+    """``text`` without a leading YAML/TOML front-matter block, and that block's ``title``.
+
+    Text without (valid) front matter comes back unchanged with an empty title.
+    """
+    head = text[: MAX_FRONT_MATTER_CHARS + 8]
+    for pattern, parse in ((_YAML, _parse_yaml), (_TOML, _parse_toml)):
+        match = pattern.match(head)
+        if match is None:
+            continue
+        fields = parse(match.group(1) or "")
+        if fields is None:
+            return FrontMatter(text, "")
+        title = fields.get("title")
+        clean = " ".join(title.split()) if isinstance(title, str) else ""
+        return FrontMatter(text[match.end() :].lstrip("\n"), clean)
+    return FrontMatter(text, "")
+
+
+def _parse_yaml(block: str) -> dict[object, object] | None:
+    import yaml  # imported here: most files have no front matter, and queries never read one
+
+    try:
+        fields = yaml.safe_load(block) if block.strip() else {}
+    except (yaml.YAMLError, RecursionError):  # not YAML, or nested deeper than the composer recurses
+        return None
+    return fields if isinstance(fields, dict) else None
+
+
+def _parse_toml(block: str) -> dict[object, object] | None:
+    try:
+        fields: dict[object, object] = {key: value for key, value in tomllib.loads(block).items()}
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return None
+    return fields
