@@ -19,7 +19,7 @@ from rich.markup import escape
 
 from kgrag import KgragError, Workspace
 from kgrag.cli.compare_commands import summary_row
-from kgrag.cli.progress import RichProgress
+from kgrag.cli.progress import console_progress
 
 HERE = Path(__file__).resolve().parent
 WORKSPACE = HERE.parent / "demo-workspace"
@@ -46,7 +46,7 @@ TRY_NEXT = (
 
 
 def index(ws: Workspace, console: Console, started: float) -> None:
-    with RichProgress(console) as progress:
+    with console_progress(console) as progress:
         report = ws.index([HERE / "sample" / "docs"], progress=progress)
     counts = ws.graph.counts()
     console.print(
