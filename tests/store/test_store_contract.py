@@ -102,3 +102,16 @@ def test_bm25_batch_is_each_search_alone(store: Store) -> None:
     queries = ["telemetry bus", "", "osprey", "telemetry bus", "nothing matches"]
     assert store.chunks.search_bm25_many(queries, 2) == [store.chunks.search_bm25(q, 2) for q in queries]
     assert store.chunks.search_bm25_many([], 5) == []
+
+
+def test_token_quantile_of_the_stored_chunks(store: Store) -> None:
+    assert store.chunks.token_quantile(0.9) is None  # nothing stored
+    sizes = [3, 1, 40, 2, 5, 8, 13, 21, 34, 55]  # n_tokens = words
+    with store.transaction():
+        store.documents.upsert(_doc())
+        store.chunks.replace_for_document(
+            "d1", [_chunk(f"c{i}", " ".join(["w"] * n) + f" c{i}", ord_=i) for i, n in enumerate(sizes)]
+        )
+    ranked = sorted(n + 1 for n in sizes)
+    assert store.chunks.token_quantile(0.0) == ranked[0] and store.chunks.token_quantile(1.0) == ranked[-1]
+    assert store.chunks.token_quantile(0.5) == ranked[4] and store.chunks.token_quantile(0.9) == ranked[8]

@@ -94,7 +94,7 @@ def _run(
         extractor=parts.extractor(progress),
         summarizer=parts.summarizer(),
         llm=parts.llm_if_configured(),
-        sentence_vectors=parts.sentence_vectors_on(plan.size),
+        sentence_vectors=parts.sentence_vectors_on,  # decided at the embed stage, from the chunks stored by then
     )
     report = run_pipeline(context, pipeline or parts.config.indexing.pipeline, parts.index_registries, engine)
     report.warnings.extend(warnings)
