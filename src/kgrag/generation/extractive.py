@@ -6,18 +6,20 @@ Every sentence of the retrieved passages that can state a fact (not a heading, a
 
 * **coverage**: the share of the question's content words the sentence contains, each word weighted by
   its rarity among the candidate sentences (a name the passages rarely repeat counts more than a word
-  every passage shares), words compared by a light stem ("owns" = "owned");
+  every passage shares), words compared by a light stem ("owns" = "owned"); a word only the sentence's
+  passage holds (a heading or signature above it names the subject) counts ``PASSAGE_CREDIT``;
 * an **answer-type cue** (:mod:`.answer_cues`): the kind of thing the question asks for — a person for
   *who*, a date for *when*, a number for *how many*, a duration for *how long* — is in the sentence and
   not already in the question;
 * the **rank of its passage**, a small tie-breaker;
 * with ``embedding`` ranking only, the cosine to the question (one embedding per candidate sentence).
 
-The best sentence, then any other whose score is at least ``SECOND_SHARE`` of the best (up to
-``generation.extractive_sentences``), make the answer. When the best sentence covers less than
+The best sentence comes first; then, up to ``generation.extractive_sentences``, the sentence adding most
+of what is still uncovered (a two-part question gets a sentence per part), while it scores at least
+``SECOND_SHARE`` of the first. When the best sentence covers less than
 ``generation.extractive_min_coverage`` of the question, no passage states the answer and the answer is
-:data:`NOT_FOUND` (``idk``), citing nothing; the closest sentence stays in ``evidence``.
-``lexical`` (and ``auto``) need no model, so an answer costs ~1 ms of CPU.
+:data:`NOT_FOUND` (``idk``), citing nothing; the closest sentence stays in ``evidence``. ``lexical`` (and
+``auto``) load no model. Figures and the threshold's calibration: docs/results/extractive-answer.md.
 """
 
 from __future__ import annotations
