@@ -150,7 +150,7 @@ def test_chain_merge_guard_anchor_floor() -> None:
 
 
 def test_chain_merge_guard_max_group() -> None:
-    graph = make_graph([f"x{i}" for i in range(6)], [unit(1, 0.001 * i) for i in range(6)])
+    graph = make_graph([f"Site {c}" for c in "ABCDEF"], [unit(1, 0.001 * i) for i in range(6)])
     plan = plan_resolution(graph, cfg(max_group=3), strategies(cfg()))
     assert all(len(g.members) <= 3 for g in plan.groups)
     assert plan.counts["refused_max_group"] > 0

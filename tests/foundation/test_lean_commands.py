@@ -78,12 +78,16 @@ def test_auto_ranking_is_lexical_for_bm25_only_and_never_depends_on_what_is_load
     assert keyed.loaded
 
 
-def test_an_unresolved_auto_ranking_means_the_embedder() -> None:
+def test_auto_ranking_loads_no_model_and_embedding_ranking_uses_it() -> None:
     fake = FakeEmbedder()
     config = KgragConfig()
-    DEFAULT_STRATEGY.answer(
-        QUESTION, RESULT, create_llm_client(config.llm), KeyedEmbedder("fake:x", lambda: fake), config
+    llm, keyed = create_llm_client(config.llm), KeyedEmbedder("fake:x", lambda: fake)
+    DEFAULT_STRATEGY.answer(QUESTION, RESULT, llm, keyed, config)
+    assert fake.calls == 0 and not keyed.loaded
+    embedding = config.model_copy(
+        update={"generation": config.generation.model_copy(update={"extractive_ranking": "embedding"})}
     )
+    DEFAULT_STRATEGY.answer(QUESTION, RESULT, llm, keyed, embedding)
     assert fake.calls == 1
 
 

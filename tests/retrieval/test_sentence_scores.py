@@ -3,6 +3,7 @@ the best-sentence cosine the ``fused`` reranker adds."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.conftest import SAMPLE_DOCS
+from tests.graph_io.conftest import write_lightrag_graphml
+from tests.helpers import add_document
 
 from kgrag import Workspace
 from kgrag.core.context import ContextItem
@@ -250,3 +253,59 @@ def test_an_index_without_its_sentence_vectors_reranks_as_without_them(tmp_path:
         assert [(i.id, round(i.score, 9)) for i in ws.retrieve(question, "rerank", 5).items] == before
         assert ws.index([SAMPLE_DOCS]).texts_embedded > 0  # the next index run embeds the sentences
         assert ws.components.query_context.sentence_matrix().usable
+
+
+def _lightrag_dir(path: Path) -> Path:
+    """A LightRAG working directory whose chunks are LightRAG's default 1,200 tokens: the sample pages
+    joined and cut every ~900 words (graph: one entity per chunk, as the importer needs a graph file)."""
+    words = " ".join((SAMPLE_DOCS / name).read_text(encoding="utf-8") for name in sorted(SAMPLE_FILES)).split()
+    chunks = {
+        f"chunk-{i}": {
+            "tokens": 1200,
+            "content": " ".join(words[at : at + 900]),
+            "chunk_order_index": i,
+            "full_doc_id": "doc-sample",
+        }
+        for i, at in enumerate(range(0, len(words), 900))
+    }
+    path.mkdir()
+    (path / "kv_store_text_chunks.json").write_text(json.dumps(chunks), encoding="utf-8")
+    nodes = [
+        {"id": f"Topic {i}", "type": "concept", "description": "A topic.", "source_id": cid}
+        for i, cid in enumerate(chunks)
+    ]
+    write_lightrag_graphml(path / "graph_chunk_entity_relation.graphml", nodes, [])
+    return path
+
+
+SAMPLE_FILES = ("team-platform.md", "team-sre.md", "on-call-handbook.md", "product-osprey.md")
+
+
+def test_auto_decides_from_the_stored_chunks_so_imported_large_chunks_get_sentence_vectors(tmp_path: Path) -> None:
+    """The chunking config would make chunks inside the window, but the imported ones are 1,200 tokens:
+    indexing embeds their sentences and queries use them (decided the same way at both ends)."""
+    fake = {"provider": "fake", "window_tokens": 256}
+    with Workspace.init(tmp_path / "ws", embedding=fake, graph={"extractor": "none"}) as ws:
+        assert ws.components.chunk_plan()[0].size <= 256 and not ws.components.sentence_vectors_on()  # empty
+        ws.graph.import_lightrag(_lightrag_dir(tmp_path / "lightrag"))
+        assert ws.store.chunks.token_quantile(0.9) == 1200
+        assert ws.components.sentence_vectors_on()
+        report = ws.index([DOC])  # embeds the imported chunks, their sentences and the new document's
+        assert missing_sentences(ws.store, ws.components.vector_key) == []
+        assert report.texts_embedded > ws.store.chunks.count()
+    with Workspace.open(tmp_path / "ws", embedding=fake) as ws:
+        assert ws.components.rerank_resources().sentence_similarities is not None
+        assert ws.components.query_context.sentence_matrix().usable
+
+
+def test_a_few_large_chunks_among_many_small_ones_do_not_turn_it_on(tmp_path: Path) -> None:
+    fake = {"provider": "fake", "window_tokens": 64}
+    with Workspace.init(tmp_path / "ws", embedding=fake, graph={"extractor": "none"}) as ws:
+        ws.index([SAMPLE_DOCS])  # ~50-token chunks
+        small = ws.store.chunks.count()
+        assert not ws.components.sentence_vectors_on()
+        text = (SAMPLE_DOCS / "team-sre.md").read_text(encoding="utf-8")
+        add_document(ws.store, "big", [text] * max(1, small // 20))  # < 10% of the chunks outgrow the window
+        assert not ws.components.sentence_vectors_on()
+        add_document(ws.store, "bigger", [text + f" Copy {i}." for i in range(small)])  # now half of them do
+        assert ws.components.sentence_vectors_on()

@@ -125,3 +125,16 @@ def test_chunks_of_a_document_by_position_range(store: Store) -> None:
     assert [c.id for c in store.chunks.for_document_range("d1", 2, 4)] == ["c2", "c3", "c4"]
     assert [c.id for c in store.chunks.for_document_range("d1", 5, 9)] == ["c5"]
     assert store.chunks.for_document_range("d2", 0, 9) == []
+
+
+def test_token_quantile_of_the_stored_chunks(store: Store) -> None:
+    assert store.chunks.token_quantile(0.9) is None  # nothing stored
+    sizes = [3, 1, 40, 2, 5, 8, 13, 21, 34, 55]  # n_tokens = words
+    with store.transaction():
+        store.documents.upsert(_doc())
+        store.chunks.replace_for_document(
+            "d1", [_chunk(f"c{i}", " ".join(["w"] * n) + f" c{i}", ord_=i) for i, n in enumerate(sizes)]
+        )
+    ranked = sorted(n + 1 for n in sizes)
+    assert store.chunks.token_quantile(0.0) == ranked[0] and store.chunks.token_quantile(1.0) == ranked[-1]
+    assert store.chunks.token_quantile(0.5) == ranked[4] and store.chunks.token_quantile(0.9) == ranked[8]

@@ -189,14 +189,14 @@ def index(
     removed; a moved file keeps its index and a copy is not stored twice."""
 
     def body() -> None:
-        from kgrag.cli.progress import RichProgress
+        from kgrag.cli.progress import console_progress
 
         console = new_console()
         overrides: dict[str, Any] = {"llm": {"max_tokens_budget": budget_tokens}} if budget_tokens else {}
         indexing = {k: v for k, v in {"engine": engine, "ray_address": ray_address}.items() if v is not None}
         if indexing:
             overrides["indexing"] = indexing  # validated with the config: an unknown engine names the field
-        with open_workspace(workspace, **overrides) as ws, RichProgress(console) as progress:
+        with open_workspace(workspace, **overrides) as ws, console_progress(console) as progress:
             if estimate:
                 report, cost = ws.estimate_index(paths, progress=progress)
             else:
@@ -245,10 +245,10 @@ def reindex(
     def body() -> None:
         if not embeddings:
             raise KgragError("say what to rebuild, e.g. `kgrag reindex --embeddings`")
-        from kgrag.cli.progress import RichProgress
+        from kgrag.cli.progress import console_progress
 
         console = new_console()
-        with open_workspace(workspace, allow_model_change=True) as ws, RichProgress(console) as progress:
+        with open_workspace(workspace, allow_model_change=True) as ws, console_progress(console) as progress:
             report = ws.reindex_embeddings(progress)
         _print_index_report(console, report)
 

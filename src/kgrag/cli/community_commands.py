@@ -84,9 +84,9 @@ def communities_command(
                 result = ws.communities.build(rebuild=rebuild, progress=StderrNotes())
                 built, llm_lines = result.report.communities, result.llm_lines
             elif not show:
-                from kgrag.cli.progress import RichProgress
+                from kgrag.cli.progress import console_progress
 
-                with RichProgress(console) as progress:
+                with console_progress(console) as progress:
                     result = ws.communities.build(rebuild=rebuild, progress=progress)
                 built, llm_lines = result.report.communities, result.llm_lines
             overview = ws.communities.overview()

@@ -35,13 +35,13 @@ def migrate(
     ledger and eval runs into another store, in one verified transaction (all or nothing)."""
 
     def body() -> None:
-        from kgrag.cli.progress import RichProgress
+        from kgrag.cli.progress import console_progress
         from kgrag.workspace import resolve_workspace_dir
         from kgrag.workspace.migrate import migrate_store
 
         console = new_console()
         directory = resolve_workspace_dir(workspace)
-        with RichProgress(console) as progress:
+        with console_progress(console) as progress:
             done = migrate_store(directory, to, source, progress)
         table = Table("table", "source rows", "copied rows", title="kgrag migrate: verified")
         for count in done.report.tables:

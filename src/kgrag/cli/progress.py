@@ -8,6 +8,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
+from kgrag.cli.progress_lines import LineProgress
+
 
 class RichProgress:
     """One bar per stage; notes are printed above the bars as they arrive."""
@@ -47,3 +49,11 @@ class RichProgress:
         task = self._tasks.get(stage)
         if task is not None:
             self._bars.update(task, completed=self._bars.tasks[task].total or 0)
+
+
+def console_progress(console: Console) -> RichProgress | LineProgress:
+    """Bars on a terminal; on anything else (a log file, a pipe, CI) one plain line per stage every few
+    seconds (:mod:`kgrag.cli.progress_lines`), since bars would show nothing until the run ends."""
+    if console.is_terminal:
+        return RichProgress(console)
+    return LineProgress(console)

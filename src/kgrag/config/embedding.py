@@ -44,10 +44,12 @@ class EmbeddingConfig(Section):
         "It pays when chunks exceed the embedder's window, whose vector covers only their first part: on "
         "GraphRAG-Bench Medical at 480/56 chunks `rerank` gained +0.008 evidence recall (Fact Retrieval "
         "0.735 → 0.742), at the default chunks +0.003; 8.7k sentences took ~2 minutes with onnx MiniLM on 2 "
-        "cores (docs/results/medical-retrieval-quality.md). `auto` (default): on exactly when the chunk size "
-        "exceeds the embedder's window (so not with the default chunking, which stays inside it); "
-        "`true`/`false` force it. An index built without them gets them at its next `kgrag index` and "
-        "ranks as before until then.",
+        "cores (docs/results/medical-retrieval-quality.md). `auto` (default): on when the stored chunks "
+        "outgrow the embedder's window — at least a tenth of them, by their token counts, whatever made them "
+        "(chunks imported from LightRAG at 1,200 tokens count; the default chunking stays inside the window); "
+        "the configured chunk size decides only while nothing is stored. Indexing decides at its `embed` "
+        "stage and queries the same way. `true`/`false` force it. An index built without them gets them at "
+        "its next `kgrag index` and ranks as before until then.",
     )
     batch_size: int = Field(32, ge=1, description="Texts per embedding call.")
     threads: int | None = Field(

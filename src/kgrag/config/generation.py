@@ -15,11 +15,21 @@ class GenerationConfig(Section):
     extractive_sentences: int = Field(3, ge=1, description="Sentences in the LLM-free extractive answer.")
     extractive_ranking: Literal["auto", "embedding", "lexical"] = Field(
         "auto",
-        description="How the LLM-free answer ranks the retrieved sentences: `embedding` (cosine to the question "
-        "with the workspace's embedder), `lexical` (BM25 against the question; loads no model), or `auto`: "
-        "lexical for pipelines that search no vectors (`bm25` then stays model-free), embedding for the "
-        "others. Measured on Medical: the two score within noise of each other "
-        "(`bench/bench_extractive_ranking.py`).",
+        description="How the LLM-free answer ranks the retrieved sentences: `lexical` (the share of the "
+        "question's words a sentence holds, weighted by rarity, plus a bonus when it holds the kind of thing "
+        "the question asks for: a name for who, a date for when, a number for how many; loads no model), "
+        "`embedding` (the same plus the cosine to the question with the workspace's embedder: one "
+        "embedding per candidate sentence), or `auto` (= `lexical`). Headings, signatures and code lines "
+        "are never picked (docs/results/extractive-answer.md).",
+    )
+    extractive_min_coverage: float = Field(
+        0.25,
+        ge=0,
+        le=1,
+        description='The LLM-free answer says "Not found in the documents" when the best retrieved sentence '
+        "holds less than this rarity-weighted share of the question's words; 0 always answers. Calibrated "
+        "on the sample questions and GraphRAG-Bench Medical, each asked of its own corpus and of the other "
+        "(docs/results/extractive-answer.md).",
     )
     context_tokens: int = Field(
         3000,

@@ -17,6 +17,7 @@ from kgrag.core.builtins import new_registry
 from kgrag.core.errors import ConfigError
 from kgrag.core.graph_records import EntityRecord, RelationRecord
 from kgrag.denoise.grouping import block_pairs, filter_names
+from kgrag.denoise.identifiers import distinct_identifiers
 from kgrag.denoise.strings import string_similarity
 from kgrag.denoise.types import Blocker, Group, Grouper, Matcher, Merger, ResolutionGraph, ResolutionPlan
 from kgrag.documents import content_hash
@@ -39,15 +40,17 @@ def ego_text(entity: EntityRecord, mode: str) -> str:
     raise ConfigError(f"denoise.ego_text: unknown {mode!r}; choose {', '.join(EGO_TEXTS)}")
 
 
-def ego_vectors(store: Store, embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
-    """Unit vectors of ``texts``, reusing stored ones and storing the ones embedded here."""
+def ego_vectors(store: Store, embedder: Embedder, texts: Sequence[str], *, keep: bool = True) -> np.ndarray:
+    """Unit vectors of ``texts``, reusing stored ones and storing the ones embedded here (unless ``keep``
+    is False: a dry run writes nothing)."""
     hashes = [content_hash(t) for t in texts]
     present = store.vectors.get(embedder.name, list(dict.fromkeys(hashes)))
     missing = list({h: t for h, t in zip(hashes, texts, strict=True) if h not in present}.items())
     for start in range(0, len(missing), EMBED_BATCH):
         batch = missing[start : start + EMBED_BATCH]
         vectors = embedder.embed([t for _, t in batch])
-        store.vectors.put(embedder.name, zip([h for h, _ in batch], vectors, strict=True))
+        if keep:
+            store.vectors.put(embedder.name, zip([h for h, _ in batch], vectors, strict=True))
         present.update(zip([h for h, _ in batch], vectors, strict=True))
     if not hashes:
         return np.zeros((0, embedder.dimension), dtype=np.float32)
@@ -79,10 +82,13 @@ def resolution_graph(
     )
 
 
-def load_resolution_graph(store: Store, embedder: Embedder, config: DenoiseConfig) -> ResolutionGraph:
+def load_resolution_graph(
+    store: Store, embedder: Embedder, config: DenoiseConfig, *, keep_vectors: bool = True
+) -> ResolutionGraph:
     entities = store.graph.entities()
     texts = [ego_text(e, config.ego_text) for e in entities]
-    return resolution_graph(entities, store.graph.relations(), ego_vectors(store, embedder, texts))
+    vectors = ego_vectors(store, embedder, texts, keep=keep_vectors)
+    return resolution_graph(entities, store.graph.relations(), vectors)
 
 
 def _canonical(graph: ResolutionGraph, group: Group, rule: str) -> int:
@@ -107,8 +113,11 @@ def plan_resolution(graph: ResolutionGraph, config: DenoiseConfig, strategy: Str
     found = len(pairs)
     pairs = filter_names(graph, pairs, similarity, config.string_min)
     named = len(pairs)
+    pairs = [p for p in pairs if not distinct_identifiers(graph.names[p.a], graph.names[p.b])]
+    identifiers = named - len(pairs)
     pairs = [p for p in matcher.rescore(graph, pairs) if p.score >= config.threshold]
     groups, refused = grouper(graph, vectors, pairs, config)
+    groups, split = keep_identifiers_apart(graph, groups)
     for group in groups:
         group.canonical = _canonical(graph, group, config.canonical)
         group.mode = merger(group, config)
@@ -121,12 +130,33 @@ def plan_resolution(graph: ResolutionGraph, config: DenoiseConfig, strategy: Str
         "after_name_filter": named,
         "above_threshold": len(pairs),
         "groups": len(groups),
+        "refused_identifier": identifiers + split,
         **refused,
     }
     plan = ResolutionPlan(groups, counts)
     plan.counts["merged_away"] = plan.merged_away
     plan.counts["linked"] = sum(len(g.aliases) for g in groups if g.mode == "link")
     return plan
+
+
+def keep_identifiers_apart(graph: ResolutionGraph, groups: list[Group]) -> tuple[list[Group], int]:
+    """Groups without two distinct identifiers (a chain ``copystat`` ≈ "file metadata" ≈ ``copymode``
+    would join them even though no pair of them was merged directly): members are kept anchor first,
+    then by mentions, each only when it clashes with no member kept; groups left with one member go.
+    Returns the groups and how many members were dropped. Any grouper's output passes through here."""
+    out: list[Group] = []
+    dropped = 0
+    for group in groups:
+        order = sorted(group.members, key=lambda i: (i != group.canonical, -int(graph.mentions[i]), i))
+        kept: list[int] = []
+        for member in order:
+            if any(distinct_identifiers(graph.names[member], graph.names[k]) for k in kept):
+                dropped += 1
+            else:
+                kept.append(member)
+        if len(kept) > 1:
+            out.append(Group(canonical=group.canonical, members=sorted(kept), score=group.score))
+    return out, dropped
 
 
 class Strategies(NamedTuple):

@@ -40,6 +40,9 @@ class DenoiseInputs:
     counter: TokenCounter | None = None
     resolve_stage: str = "index.resolve"
     reflect_stage: str = "index.reflect"
+    dry_run: bool = False
+    """Plan only: ego vectors computed for the plan are not stored, so the database is left as it was
+    (LLM calls a plan makes, with ``llm_confirm`` or ``reflection = llm``, are still cached and booked)."""
 
 
 @dataclass
@@ -68,7 +71,7 @@ def _effective(config: DenoiseConfig, entities: int, merged_before: int) -> Deno
 def plan_entities(inputs: DenoiseInputs) -> tuple[ResolutionGraph, ResolutionPlan, dict[str, EntityRecord]]:
     """Resolution plan over the stored graph (LLM-confirmed when ``llm_confirm``)."""
     config = inputs.config
-    graph = load_resolution_graph(inputs.store, inputs.embedder, config)
+    graph = load_resolution_graph(inputs.store, inputs.embedder, config, keep_vectors=not inputs.dry_run)
     merged_before = len(inputs.store.denoise.aliases())
     plan = plan_resolution(graph, _effective(config, graph.size, merged_before), strategies(config))
     plan.counts["merged_before"] = merged_before

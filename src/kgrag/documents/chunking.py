@@ -126,10 +126,17 @@ def resolve_chunk_sizes(cfg: ChunkingConfig, embedder_window: int | None) -> tup
     return size, overlap, warnings
 
 
+LARGE_CHUNK_SHARE = 0.9  # sentence vectors pay once a tenth of the stored chunks outgrow the window
+
+
 def wants_sentence_vectors(setting: bool | str, chunk_size: int, embedder_window: int | None) -> bool:
     """Whether the index holds sentence vectors: ``embedding.sentence_vectors`` when it is true or false;
-    for ``auto``, when chunks are larger than the embedder reads (an unknown window counts as large
-    enough). Indexing and querying both decide with this, so the reranker uses them where they exist."""
+    for ``auto``, when chunks of ``chunk_size`` tokens are larger than the embedder reads (an unknown
+    window counts as large enough). ``chunk_size`` is what is stored — the stored chunks' size at
+    quantile :data:`LARGE_CHUNK_SHARE`, so chunks imported from another tool count, whatever the
+    chunking config says — and the configured size only while nothing is stored. Indexing (at its
+    ``embed`` stage, after the new chunks are stored) and querying both decide with this, so the
+    reranker uses sentence vectors where they exist."""
     if isinstance(setting, bool):
         return setting
     return embedder_window is not None and chunk_size > embedder_window

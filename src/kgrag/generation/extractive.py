@@ -1,18 +1,32 @@
-"""The LLM-free answer: the retrieved sentences most similar to the question, each with its citation.
+"""The LLM-free answer: the retrieved sentences that answer the question, each with its citation, or
+"not found in the documents" when none does.
 
-Two rankings (``generation.extractive_ranking``). ``embedding``: cosine similarity to the question with
-the workspace's embedder, plus a small bonus for shared content words (which keeps exact names and
-numbers on top when the embedder is weak). ``lexical``: BM25 of each sentence against the question (IDF
-over the candidate sentences) plus the same bonus; it needs no model, so a BM25 query never loads one.
-``auto`` (the default) ranks lexically for pipelines that search no vectors: a lexical pipeline stays
-model-free and a dense one keeps the ranking of the model it loads anyway. On ~200 Medical
-questions the two rankings score within noise of each other (``bench/bench_extractive_ranking.py``).
+Every sentence of the retrieved passages that can state a fact (not a heading, a signature or code:
+:mod:`.sentence_kinds`) is scored by
+
+* **coverage**: the share of the question's content words the sentence contains, each word weighted by
+  its rarity among the candidate sentences (a name the passages rarely repeat counts more than a word
+  every passage shares), words compared by a light stem ("owns" = "owned"); a word only the sentence's
+  passage holds (a heading or signature above it names the subject) counts ``PASSAGE_CREDIT``;
+* an **answer-type cue** (:mod:`.answer_cues`): the kind of thing the question asks for — a person for
+  *who*, a date for *when*, a number for *how many*, a duration for *how long* — is in the sentence and
+  not already in the question;
+* the **rank of its passage**, a small tie-breaker;
+* with ``embedding`` ranking only, the cosine to the question (one embedding per candidate sentence).
+
+The best sentence comes first; then, up to ``generation.extractive_sentences``, the sentence adding most
+of what is still uncovered (a two-part question gets a sentence per part), while it scores at least
+``SECOND_SHARE`` of the first. When the best sentence covers less than
+``generation.extractive_min_coverage`` of the question, no passage states the answer and the answer is
+:data:`NOT_FOUND` (``idk``), citing nothing; the closest sentence stays in ``evidence``. ``lexical`` (and
+``auto``) load no model. Figures and the threshold's calibration: docs/results/extractive-answer.md.
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -20,68 +34,160 @@ import numpy as np
 
 from kgrag.core.context import RetrievalResult
 from kgrag.documents import split_sentences
-from kgrag.documents.words import content_words
+from kgrag.documents.words import ordered_content_words
+from kgrag.generation.answer_cues import answer_types, cue_share
+from kgrag.generation.sentence_kinds import states_something
 from kgrag.generation.types import Answer
 from kgrag.models.embeddings import Embedder
 
-LEXICAL_WEIGHT = 0.3
 MIN_SENTENCE_CHARS = 20
-BM25_K1, BM25_B = 1.2, 0.75  # the usual BM25 constants, the ones SQLite FTS5 ranks passages with
+CUE_WEIGHT = 0.25
+RANK_WEIGHT = 0.05
+SECOND_SHARE = 0.3  # further sentences join the answer only when this close to the best one
+PASSAGE_CREDIT = 0.3  # a question word found in the sentence's passage but not in the sentence
+REPEAT_CREDIT = 0.3  # a question word a chosen sentence already holds, held again by the next one
+DEFAULT_MIN_COVERAGE = 0.25  # generation.extractive_min_coverage; calibration: docs/results/extractive-answer.md
 Ranking = Literal["embedding", "lexical"]
 NO_CONTEXT = "I don't know: nothing relevant was retrieved for this question."
+NOT_FOUND = "Not found in the documents: no retrieved passage states an answer to this question."
+_COMPOUND = re.compile(r"[A-Za-z0-9]+(?:[-_./:][A-Za-z0-9]+)+")
+# Words that say how the question is asked, not what it is about.
+QUESTION_WORDS = frozenset(
+    "many much long often far old big large kind sort name named happen happened happens tell describe "
+    "explain list give mean means exactly".split()
+)
 
 
 @dataclass(frozen=True)
 class _Candidate:
     text: str
     chunk_id: str
-    position: int
+    rank: int
+    words: frozenset[str]
+    passage: frozenset[str]
+
+
+def stem(word: str) -> str:
+    """A light English stem, enough to match "owns"/"owned"/"owning" and "policies"/"policy"."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("es") and word[-3] in "sxz":
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in ordered_content_words(text))
 
 
 def _candidates(result: RetrievalResult) -> list[_Candidate]:
-    """Sentences of the retrieved passages. Entity/relation/report texts are derived from passages
-    (and prefixed with names), so they are used only when no passage was retrieved; otherwise the
-    same sentence would come back once per item that quotes it."""
+    """Fact-stating sentences of the retrieved passages, each once, with the words of their passage.
+    Entity/relation/report texts are derived from passages (and prefixed with names), so they are used
+    only when no passage was retrieved; otherwise the same sentence would come back once per item."""
     passages = [item for item in result.items if item.kind == "chunk"]
     out: list[_Candidate] = []
     seen: set[str] = set()
-    for item in passages or result.items:
+    for rank, item in enumerate(passages or result.items):
         if not item.text:
             continue
         cite = item.chunk_ids[0] if item.chunk_ids else item.id
+        passage = _stems(item.text)
         for start, end in split_sentences(item.text):
             sentence = " ".join(item.text[start:end].split())
-            if len(sentence) >= MIN_SENTENCE_CHARS and sentence not in seen:
+            if len(sentence) >= MIN_SENTENCE_CHARS and sentence not in seen and states_something(sentence):
                 seen.add(sentence)
-                out.append(_Candidate(sentence, cite, len(out)))
+                out.append(_Candidate(sentence, cite, rank, _stems(sentence), passage))
     return out
 
 
-def _bm25(question_words: set[str], sentences: list[set[str]]) -> np.ndarray:
-    """BM25 of each sentence (a bag of content words) against the question, scaled to a maximum of 1 so
-    it sits on the same scale as a cosine; all zeros when no sentence shares a word with the question."""
-    n = len(sentences)
-    frequency = Counter(word for words in sentences for word in words & question_words)
-    average = sum(len(words) for words in sentences) / n or 1.0
-    scores = np.zeros(n)
-    for row, words in enumerate(sentences):
-        norm = BM25_K1 * (1 - BM25_B + BM25_B * len(words) / average)
-        for word in words & question_words:
-            idf = math.log(1 + (n - frequency[word] + 0.5) / (frequency[word] + 0.5))
-            scores[row] += idf * (BM25_K1 + 1) / (1 + norm)
-    top = scores.max()
-    return scores / top if top > 0 else scores
+def question_terms(question: str) -> dict[str, float]:
+    """The stems an answer should contain, each with its share: the question's content words minus
+    how-it-is-asked words; the parts of one compound ("INC-2024-031", "follow_symlinks") share one word's
+    weight, so an identifier does not outweigh the rest of the question."""
+    shares: dict[str, float] = {}
+    for compound in _COMPOUND.findall(question):
+        parts = [stem(w) for w in ordered_content_words(compound)]
+        for part in parts:
+            shares[part] = min(shares.get(part, 1.0), 1.0 / len(parts))
+    terms = [stem(w) for w in ordered_content_words(question) if w not in QUESTION_WORDS]
+    return {term: shares.get(term, 1.0) for term in dict.fromkeys(terms)}
 
 
-def sentence_scores(question: str, texts: list[str], embedder: Embedder | None, ranking: Ranking) -> np.ndarray:
-    """The score of each candidate sentence: similarity (embedding or BM25) plus the shared-word bonus."""
-    question_words = content_words(question)
-    words = [content_words(text) for text in texts]
-    lexical = np.array([len(question_words & w) / max(1, len(question_words)) for w in words])
-    if ranking == "lexical" or embedder is None:
-        return _bm25(question_words, words) + LEXICAL_WEIGHT * lexical
-    vectors = embedder.embed([question, *texts])
-    return np.asarray(vectors[1:] @ vectors[0]) + LEXICAL_WEIGHT * lexical
+def _held(terms: Sequence[str], candidates: Sequence[_Candidate]) -> np.ndarray:
+    """(candidates x terms): 1 where the sentence holds the term, ``PASSAGE_CREDIT`` where only its
+    passage does (a heading or signature above it names the subject), else 0."""
+    return np.array(
+        [[1.0 if t in c.words else PASSAGE_CREDIT if t in c.passage else 0.0 for t in terms] for c in candidates]
+    ).reshape(len(candidates), len(terms))
+
+
+def term_weights(terms: dict[str, float], candidates: Sequence[_Candidate]) -> np.ndarray:
+    """Each term's weight: its share times BM25's IDF over the candidate sentences (a term in no
+    candidate weighs most, so a question about something the passages never mention covers little)."""
+    n = len(candidates)
+    dfs = [sum(t in c.words for c in candidates) for t in terms]
+    pairs = zip(terms.values(), dfs, strict=True)
+    return np.array([share * math.log(1 + (n - df + 0.5) / (df + 0.5)) for share, df in pairs])
+
+
+@dataclass(frozen=True)
+class _Scored:
+    held: np.ndarray  # candidates x terms
+    weights: np.ndarray  # terms, summing to 1
+    bonus: np.ndarray  # per candidate: cue, rank prior and (embedding ranking) cosine
+
+    @property
+    def coverage(self) -> np.ndarray:
+        return np.asarray(self.held @ self.weights)
+
+    def gains(self, covered: np.ndarray) -> np.ndarray:
+        """Scores given the terms already ``covered`` by chosen sentences: new terms count fully, terms
+        covered again count ``REPEAT_CREDIT`` (so a second sentence adds what the first one lacks)."""
+        fresh = np.clip(self.held - covered, 0, None)
+        again = self.held - fresh
+        return np.asarray((fresh + REPEAT_CREDIT * again) @ self.weights) + self.bonus
+
+
+def _score(question: str, candidates: Sequence[_Candidate], embedder: Embedder | None, ranking: Ranking) -> _Scored:
+    terms = question_terms(question)
+    weights = term_weights(terms, candidates)
+    total = weights.sum()
+    held = _held(list(terms), candidates)
+    coverage = held @ weights / total if total > 0 else np.zeros(len(candidates))
+    kinds, lowered = answer_types(question), question.lower()
+    cues = np.array([cue_share(kinds, c.text, lowered) for c in candidates])
+    bonus = CUE_WEIGHT * cues * (coverage > 0) + RANK_WEIGHT * np.array([1.0 / (1 + c.rank) for c in candidates])
+    if ranking == "embedding" and embedder is not None:
+        vectors = embedder.embed([question, *(c.text for c in candidates)])
+        bonus = bonus + np.asarray(vectors[1:] @ vectors[0])
+    return _Scored(held, weights / total if total > 0 else weights, bonus)
+
+
+def _choose(scored: _Scored, n_sentences: int) -> list[int]:
+    """Greedy: the best sentence, then while fewer than ``n_sentences``, the one adding most, kept only
+    when its score is at least ``SECOND_SHARE`` of the first one's and it adds a term."""
+    covered = np.zeros(scored.held.shape[1])
+    chosen: list[int] = []
+    first = 0.0
+    while len(chosen) < n_sentences:
+        gains = scored.gains(covered)
+        gains[chosen] = -np.inf
+        best = int(np.argmax(gains))
+        adds = float(np.clip(scored.held[best] - covered, 0, None) @ scored.weights)
+        if chosen and (gains[best] < SECOND_SHARE * first or adds <= 0):
+            break
+        first = first or float(gains[best])
+        chosen.append(best)
+        covered = np.maximum(covered, scored.held[best] == 1.0)  # words it holds itself, not its passage
+        if len(chosen) == len(gains):
+            break
+    return chosen
 
 
 def extractive_answer(
@@ -89,21 +195,28 @@ def extractive_answer(
     result: RetrievalResult,
     embedder: Embedder | None,
     n_sentences: int,
-    ranking: Ranking = "embedding",
+    ranking: Ranking = "lexical",
+    min_coverage: float = DEFAULT_MIN_COVERAGE,
 ) -> Answer:
-    """Pick the ``n_sentences`` best sentences of the retrieved context and cite their chunks (ties go
-    to the sentence of the better-ranked passage)."""
+    """Up to ``n_sentences`` sentences of the retrieved context that answer ``question``, best first,
+    citing their chunks; :data:`NOT_FOUND` when the best covers less than ``min_coverage`` of it."""
     candidates = _candidates(result)
     if not candidates:
         return Answer(text=NO_CONTEXT, citations=[], mode="extractive", idk=True)
-    scores = sentence_scores(question, [c.text for c in candidates], embedder, ranking)
-    best = sorted(np.argsort(-scores, kind="stable")[:n_sentences].tolist(), key=lambda i: -scores[i])
-    chosen = [candidates[i] for i in best]
-    text = " ".join(f"{c.text} [{c.chunk_id}]" for c in chosen)
-    evidence = [
-        {"sentence": c.text, "chunk_id": c.chunk_id, "score": round(float(scores[i]), 4)}
-        for c, i in zip(chosen, best, strict=True)
-    ]
+    scored = _score(question, candidates, embedder, ranking)
+    chosen = _choose(scored, n_sentences)
+    coverage = scored.coverage
+    evidence = [_evidence(candidates[i], float(coverage[i])) for i in chosen]
+    if coverage[chosen[0]] < min_coverage:
+        return Answer(text=NOT_FOUND, citations=[], mode="extractive", idk=True, evidence=evidence[:1])
+    text = " ".join(f"{candidates[i].text} [{candidates[i].chunk_id}]" for i in chosen)
     return Answer(
-        text=text, citations=list(dict.fromkeys(c.chunk_id for c in chosen)), mode="extractive", evidence=evidence
+        text=text,
+        citations=list(dict.fromkeys(candidates[i].chunk_id for i in chosen)),
+        mode="extractive",
+        evidence=evidence,
     )
+
+
+def _evidence(candidate: _Candidate, coverage: float) -> dict[str, object]:
+    return {"sentence": candidate.text, "chunk_id": candidate.chunk_id, "coverage": round(coverage, 4)}

@@ -20,8 +20,6 @@ from kgrag.retrieval.answer import AnswerStrategy
 from kgrag.retrieval.pipelines import Pipeline
 from kgrag.retrieval.query_context import QueryContext
 
-MODEL_BACKED = frozenset({"embeddings", "graph", "communities"})  # requirements searched with vectors
-
 
 @dataclass
 class QueryResponse:
@@ -42,17 +40,6 @@ def _note(answer: Answer, llm_available: bool) -> str:
     return "extractive answer" if llm_available else llm_free_note("query.generate")
 
 
-def _resolve_ranking(pipeline: Pipeline, config: KgragConfig) -> KgragConfig:
-    """``extractive_ranking = auto``: lexical for a pipeline that needs no vectors (``bm25``: its query
-    then loads no model), embedding for the others, which embed the query anyway. Decided by the
-    pipeline, not by whether some other request happened to load the model, so answers are repeatable."""
-    generation = config.generation
-    if generation.extractive_ranking != "auto":
-        return config
-    ranking = "embedding" if pipeline.requires & MODEL_BACKED else "lexical"
-    return config.model_copy(update={"generation": generation.model_copy(update={"extractive_ranking": ranking})})
-
-
 def respond(
     pipeline: Pipeline,
     ctx: QueryContext,
@@ -68,7 +55,7 @@ def respond(
     retrieval_ms = next((s.ms for s in result.trace if s.step == "total"), 0.0)
     started = time.perf_counter()
     llm = ctx.llm()
-    config = _resolve_ranking(pipeline, config or ctx.config)
+    config = config or ctx.config
     answer = (pipeline.answer or default).answer(question, result, llm, ctx.embedder(), config)
     if not answer.cost_line:  # every answer says what it cost, also when that is nothing
         answer.cost_line = f"no LLM call ({answer.mode} answer)"

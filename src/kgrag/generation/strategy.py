@@ -9,7 +9,7 @@ from kgrag.config import KgragConfig
 from kgrag.core.answer import Answer
 from kgrag.core.context import RetrievalResult
 from kgrag.generation.answer import generate_answer
-from kgrag.generation.extractive import extractive_answer
+from kgrag.generation.extractive import Ranking, extractive_answer
 from kgrag.models.embeddings import Embedder
 from kgrag.models.llm import LLMClient
 
@@ -18,18 +18,19 @@ from kgrag.models.llm import LLMClient
 class LLMOrExtractive:
     """``llm.available``: :func:`generate_answer` (citations, "I don't know" when the context lacks the
     answer); otherwise :func:`extractive_answer`, ranking sentences as ``generation.extractive_ranking``
-    says (:func:`~kgrag.generation.respond.respond` resolves ``auto`` per pipeline; left unresolved it
-    means the embedder)."""
+    says (``auto`` is ``lexical``: no model, the same answer whichever pipeline retrieved) and answering
+    "not found" under ``generation.extractive_min_coverage``."""
 
     def answer(
         self, question: str, result: RetrievalResult, llm: LLMClient, embedder: Embedder, config: KgragConfig
     ) -> Answer:
         if llm.available:
             return generate_answer(llm, question, result, config.generation)
-        ranking = config.generation.extractive_ranking
-        if ranking == "auto":
-            ranking = "embedding"
-        return extractive_answer(question, result, embedder, config.generation.extractive_sentences, ranking)
+        generation = config.generation
+        ranking: Ranking = "embedding" if generation.extractive_ranking == "embedding" else "lexical"
+        return extractive_answer(
+            question, result, embedder, generation.extractive_sentences, ranking, generation.extractive_min_coverage
+        )
 
 
 DEFAULT_STRATEGY = LLMOrExtractive()

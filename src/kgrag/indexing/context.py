@@ -8,7 +8,7 @@ report); adding a stage that needs something new adds one field here, not a para
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,9 +51,14 @@ class IndexContext:
     prune: bool = True
     """Whether ``ingest`` removes the documents of files deleted from the folders in ``paths``
     (:mod:`kgrag.indexing.sync`; ``kgrag index --no-prune`` keeps them)."""
-    sentence_vectors: bool = False
-    """Whether ``embed`` also embeds every chunk sentence (``embedding.sentence_vectors`` resolved for this
-    run's chunk size and embedder: :func:`kgrag.documents.chunking.wants_sentence_vectors`)."""
+    sentence_vectors: bool | Callable[[], bool] = False
+    """Whether ``embed`` also embeds every chunk sentence (``embedding.sentence_vectors`` resolved for the
+    stored chunks and the embedder: :func:`kgrag.documents.chunking.wants_sentence_vectors`); a callable
+    is asked when the ``embed`` stage runs, so the chunks this run stored count."""
+
+    def embeds_sentences(self) -> bool:
+        """:attr:`sentence_vectors`, asked now."""
+        return self.sentence_vectors() if callable(self.sentence_vectors) else self.sentence_vectors
 
     def description_summarizer(self) -> Summarizer:
         """The summariser for merged descriptions; extractive at ``graph.max_description_tokens`` if none

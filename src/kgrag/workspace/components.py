@@ -104,15 +104,17 @@ class Components:
             sentence_vectors=self.sentence_vectors_on,
         )
 
-    def sentence_vectors_on(self, chunk_size: int | None = None) -> bool:
-        """``embedding.sentence_vectors`` resolved: ``auto`` is on when chunks (of ``chunk_size``, default
-        the workspace's chunk plan) exceed the embedder's window, read from the database when it is known."""
-        from kgrag.documents.chunking import wants_sentence_vectors
+    def sentence_vectors_on(self) -> bool:
+        """``embedding.sentence_vectors`` resolved: ``auto`` is on when the stored chunks (at quantile
+        ``LARGE_CHUNK_SHARE`` of their token counts; the configured chunk size while none are stored)
+        exceed the embedder's window, read from the database when it is known."""
+        from kgrag.documents.chunking import LARGE_CHUNK_SHARE, wants_sentence_vectors
 
         setting = self.config.embedding.sentence_vectors
         if isinstance(setting, bool):
             return setting
-        size = chunk_size if chunk_size is not None else self.chunk_plan()[0].size
+        stored = self.store.chunks.token_quantile(LARGE_CHUNK_SHARE)
+        size = stored if stored is not None else self.chunk_plan()[0].size
         window_text = self.store.meta.get(META_WINDOW)
         window = int(window_text) if window_text else self.embedder().window_tokens
         return wants_sentence_vectors(setting, size, window)

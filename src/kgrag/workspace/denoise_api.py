@@ -31,7 +31,7 @@ class DenoiseAPI:
     def __init__(self, parts: Components) -> None:
         self._parts = parts
 
-    def _inputs(self) -> DenoiseInputs:
+    def _inputs(self, *, dry_run: bool = False) -> DenoiseInputs:
         parts = self._parts
         plan, _ = parts.chunk_plan()
         return DenoiseInputs(
@@ -41,14 +41,16 @@ class DenoiseAPI:
             summarizer=parts.summarizer(),
             llm=parts.llm_if_configured(),
             counter=plan.counter,
+            dry_run=dry_run,
         )
 
     def plan(
         self, *, resolve: bool = True, reflect: bool = True, out: Path | None = None
     ) -> tuple[DenoiseReport, Path]:
         """What :meth:`apply` would merge and drop, written as JSON to ``out`` (default
-        ``<workspace>/denoise-plan.json``); the graph is not changed."""
-        inputs = self._inputs()
+        ``<workspace>/denoise-plan.json``); nothing is written to the database (without an LLM: with one,
+        the calls it makes are cached and booked in the ledger)."""
+        inputs = self._inputs(dry_run=True)
         plan = plan_denoise(inputs, resolve=resolve, reflect=reflect)
         scores: list[RelationScore] = (
             score_records(plan.reflection, plan.names, inputs.store, "") if plan.reflection else []

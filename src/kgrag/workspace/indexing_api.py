@@ -11,6 +11,9 @@ from kgrag.models.llm import Estimate
 from kgrag.workspace.components import Components
 from kgrag.workspace.index_lock import indexing_lock
 
+LEXICAL_ONLY = "fast"  # discover, ingest (load + chunk), finalize: what an estimate without an LLM runs
+NO_LLM = ("no LLM is configured (llm.provider = none): indexing makes no LLM calls",)
+
 
 class IndexingAPI:
     """Every write path from files to the index, over one :class:`Components`."""
@@ -46,14 +49,19 @@ class IndexingAPI:
         """What :meth:`run` would spend on the LLM, without calling it and without changing anything.
 
         The run goes through the real code path inside a store dry run (everything it writes is rolled
-        back; cached replies count as free) with an estimating LLM and a hashing embedder.
+        back; cached replies count as free) with an estimating LLM and a hashing embedder. Without an LLM
+        (``llm.provider = none``) no stage can spend anything, so only discovery and chunking run (to
+        count the new chunks): no model, no graph extraction.
         """
         estimating = self._parts.for_estimate()
+        llm_free = self._parts.config.llm.provider == "none"
         with self._parts.store.dry_run():
             try:
                 # the local engine: an estimate sends nothing, so there is no heavy work to distribute
-                report = _run(estimating, [Path(p) for p in paths], progress or SilentProgress(), None, "local")
-                estimate = estimating.llm().estimate() or Estimate(0, 0, 0, 0.0)
+                pipeline = LEXICAL_ONLY if llm_free else None
+                report = _run(estimating, [Path(p) for p in paths], progress or SilentProgress(), pipeline, "local")
+                estimate = Estimate(0, 0, 0, 0.0, NO_LLM) if llm_free else estimating.llm().estimate()
+                estimate = estimate or Estimate(0, 0, 0, 0.0)
             finally:
                 estimating.close(store=False)  # the store is this workspace's
         return report, estimate
@@ -97,7 +105,7 @@ def _run(
         extractor=parts.extractor(progress),
         summarizer=parts.summarizer(),
         llm=llm,
-        sentence_vectors=parts.sentence_vectors_on(plan.size),
+        sentence_vectors=parts.sentence_vectors_on,  # decided at the embed stage, from the chunks stored by then
     )
     report = run_pipeline(context, pipeline or parts.config.indexing.pipeline, parts.index_registries, engine)
     report.warnings.extend(warnings)

@@ -65,16 +65,22 @@ def bind_model(store: Store, embedder: Embedder, configured: str, key: str, thre
 
 
 def record_model(store: Store, embedder: Embedder, key: str) -> None:
-    """Make ``embedder`` the recorded model of the workspace, with a probe for other backends to match."""
+    """Make ``embedder`` the recorded model of the workspace, with a probe for other backends to match.
+    Writes only what differs: a model loading in a query must not commit, since any commit makes every
+    hot index of the workspace (the graph index, the vector matrix) reload."""
     from kgrag.models.agreement import decode_probe, encode_probe, probe_vectors
 
+    wanted = {META_MODEL: key, META_DIMENSION: str(embedder.dimension)}
+    if embedder.window_tokens:
+        wanted[META_WINDOW] = str(embedder.window_tokens)
+    changed = {name: value for name, value in wanted.items() if store.meta.get(name) != value}
+    if decode_probe(store.meta.get(META_PROBE), key) is None:
+        changed[META_PROBE] = encode_probe(probe_vectors(embedder), key)
+    if not changed:
+        return
     with store.transaction():
-        store.meta.set(META_MODEL, key)
-        store.meta.set(META_DIMENSION, str(embedder.dimension))
-        if embedder.window_tokens:
-            store.meta.set(META_WINDOW, str(embedder.window_tokens))
-        if decode_probe(store.meta.get(META_PROBE), key) is None:
-            store.meta.set(META_PROBE, encode_probe(probe_vectors(embedder), key))
+        for name, value in changed.items():
+            store.meta.set(name, value)
 
 
 def stored_verdict(store: Store, configured: str) -> dict[str, object] | None:

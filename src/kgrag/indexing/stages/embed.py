@@ -37,7 +37,7 @@ class EmbedStage:
     def run(self, ctx: IndexContext) -> None:
         batch_size = ctx.config.embedding.batch_size
         embed_missing_chunks(ctx.store, ctx.embedder, batch_size, ctx.progress, ctx.report, ctx.compute)
-        if ctx.sentence_vectors:
+        if ctx.embeds_sentences():
             sentences = missing_sentences(ctx.store, ctx.embedder.name)
             embed_and_store(
                 ctx.store, ctx.embedder, sentences, batch_size, ctx.progress, ctx.report, ctx.compute, SENTENCES_LABEL

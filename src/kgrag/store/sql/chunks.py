@@ -94,3 +94,11 @@ class SqlChunks:
 
     def count(self) -> int:
         return int(self._db.scalar("SELECT COUNT(*) FROM chunks") or 0)
+
+    def token_quantile(self, share: float) -> int | None:
+        """The ``n_tokens`` at quantile ``share`` of the stored chunks (nearest rank, rounding down)."""
+        n = self.count()
+        if n == 0:
+            return None
+        offset = min(n - 1, max(0, int(share * (n - 1))))
+        return int(self._db.scalar("SELECT n_tokens FROM chunks ORDER BY n_tokens LIMIT 1 OFFSET ?", (offset,)))
