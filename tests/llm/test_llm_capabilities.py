@@ -170,6 +170,7 @@ def test_window_wordings_and_format_refusals() -> None:
     assert rejects_format(500, LLAMA_CPP_FORMAT_ERROR)
     assert not rejects_format(429, "response_format") and not rejects_format(500, "out of memory")
     assert window_from_reply("length", 3000, 1096, 2400) == 4096  # stopped before max_tokens: window full
+    assert window_from_reply("length", 3000, 1000, 2400) is None  # not a context size: cut for another reason
     assert window_from_reply("length", 3000, 2400, 2400) is None  # stopped at max_tokens: says nothing
     assert window_from_reply("stop", 3000, 100, 2400) is None
 

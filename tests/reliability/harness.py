@@ -51,6 +51,8 @@ def dump_tables(db_path: Path) -> dict[str, list[tuple[Any, ...]]]:
             columns = [r[1] for r in conn.execute(f'PRAGMA table_info("{name}")') if r[1] not in VOLATILE_COLUMNS]
             listed = ", ".join(f'"{c}"' for c in columns)
             rows = conn.execute(f'SELECT {listed} FROM "{name}"').fetchall()
+            if name == "meta":  # what a server was found to accept is a cache of the server, not index data
+                rows = [row for row in rows if not str(row[0]).startswith("llm_profile:")]
             tables[name] = sorted(rows, key=repr)
     return tables
 
@@ -107,6 +109,8 @@ def differences(
             missing = len(set(want) - set(got))
             extra = len(set(got) - set(want))
             found.append(f"{name}: {len(want)} rows expected, {len(got)} found ({missing} missing, {extra} extra)")
+            found.extend(f"  - {row!r}"[:300] for row in sorted(set(want) - set(got), key=repr)[:2])
+            found.extend(f"  + {row!r}"[:300] for row in sorted(set(got) - set(want), key=repr)[:2])
     return found
 
 

@@ -49,6 +49,7 @@ class ReportStats:
     trivial: int = 0
     fallback: int = 0
     naive_calls: int = 0
+    waiting: int = 0  # communities left for the next run: a member's summary fell back
 
     def as_dict(self) -> dict[str, int]:
         return asdict(self)
@@ -93,16 +94,23 @@ def generate_reports(
 
     A writer that can do better than the extractive fallback (``writer.redoes_fallbacks``, the LLM writer)
     also rewrites every report that fell back before, and every ancestor of one (a parent written from, or
-    inheriting, a fallback child would otherwise keep it forever): a run after a faulty one ends with the
-    reports a fault-free run writes.
+    inheriting, a fallback child would otherwise keep it forever). A community holding an entity whose
+    description summary fell back (flagged stale, retried by the next run) waits, with its ancestors:
+    written now, its report would describe the stand-in summary for good. So a run after a faulty one ends
+    with the reports a fault-free run writes, and ``stats.waiting`` says how many are left for it.
     """
     progress = progress or SilentProgress()
     communities = store.communities.communities()
     pending = set(store.communities.without_report())
     if getattr(writer, "redoes_fallbacks", False):
         pending |= _fallbacks_and_ancestors(store, communities)
+    waiting = _with_ancestors(communities, _holding(communities, set(store.graph.stale_entity_ids())))
+    pending -= waiting
     stats = ReportStats(
-        communities=len(communities), kept=len(communities) - len(pending), naive_calls=len(communities)
+        communities=len(communities),
+        kept=len(communities) - len(pending) - len(waiting),
+        naive_calls=len(communities),
+        waiting=len(waiting),
     )
     run = _Run(store, config)
     by_level: dict[int, list[CommunityRecord]] = defaultdict(list)
@@ -120,14 +128,25 @@ def generate_reports(
 
 
 def _fallbacks_and_ancestors(store: Store, communities: list[CommunityRecord]) -> set[str]:
+    fallbacks = {r.community_id for r in store.communities.reports() if r.method == "fallback"}
+    return _with_ancestors(communities, fallbacks)
+
+
+def _holding(communities: list[CommunityRecord], entity_ids: set[str]) -> set[str]:
+    if not entity_ids:
+        return set()
+    return {c.id for c in communities if not entity_ids.isdisjoint(c.entity_ids)}
+
+
+def _with_ancestors(communities: list[CommunityRecord], ids: set[str]) -> set[str]:
     parent = {c.id: c.parent_id for c in communities}
-    redo: set[str] = set()
-    for report in store.communities.reports():
-        node: str | None = report.community_id if report.method == "fallback" else None
-        while node is not None and node not in redo:
-            redo.add(node)
+    found: set[str] = set()
+    for start in ids:
+        node: str | None = start
+        while node is not None and node not in found:
+            found.add(node)
             node = parent.get(node)
-    return redo
+    return found
 
 
 def _write_level(

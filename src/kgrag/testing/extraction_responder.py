@@ -49,7 +49,8 @@ _LEADING = frozenset(
     "applies no not some many most".split()
 )
 _ORGANISATION_WORDS = frozenset({"systems", "utilities", "water", "board", "inc", "ltd", "company", "council"})
-_SEPARATORS = {"glean": "Found: ", "extract": "Text:\n", "summarize": "\nNotes:\n"}
+_SEPARATORS = {"glean": "Found: ", "extract": "Text:\n", "summarize": "\nNotes:\n", "report": "Material ("}
+_LABEL_LINE = re.compile(r"^\[([ERC]\d+)\] (.+)$", re.MULTILINE)
 
 
 def _strip_leading(words: list[str]) -> list[str]:
@@ -125,8 +126,20 @@ def extract_items(text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
     return list(entities.values()), relations
 
 
+def _report(material: str) -> str:
+    """A community report built from the labelled material lines, as a careful model would write it."""
+    lines = _LABEL_LINE.findall(material)
+    if not lines:
+        return json.dumps({"title": "Group", "summary": "A group of related items.", "findings": [], "rating": 1})
+    first = lines[0][1].split(" (")[0].split(":")[0]
+    findings = [{"summary": _short(text), "explanation": "", "refs": [label]} for label, text in lines[:3]]
+    summary = _short(" ".join(text for _, text in lines[:2]))
+    return json.dumps({"title": f"{first} and related items", "summary": summary, "findings": findings,
+                       "rating": min(10, 2 + len(lines) // 3)})  # fmt: skip
+
+
 def request_kind(messages: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
-    """(kind, first user message): kind is ``extract``, ``glean``, ``summarize`` or ``other``.
+    """(kind, first user message): kind is ``extract``, ``glean``, ``summarize``, ``report`` or ``other``.
 
     The first user message is used because a re-ask appends the bad reply and a correction after it.
     """
@@ -137,6 +150,8 @@ def request_kind(messages: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
         return "extract", first
     if _SEPARATORS["summarize"] in first:
         return "summarize", first
+    if first.startswith(_SEPARATORS["report"]):
+        return "report", first
     return "other", first
 
 
@@ -217,6 +232,8 @@ class ExtractionResponder:
             return self._summary(first, "\n".join(str(m.get("content", "")) for m in messages))
         if kind == "other":
             return "I don't know."
+        if kind == "report":
+            return _report(first)
         text = first.split(_SEPARATORS["extract"], 1)[1] if _SEPARATORS["extract"] in first else ""
         value = self._glean(first, text) if kind == "glean" else self._first_pass(text)
         if any(marker in text for marker in self.fail_markers):

@@ -8,7 +8,8 @@ scripted sequence:
 * ``rate_limit`` 429 with ``Retry-After`` (and ``retry-after-ms``); ``server_error`` 500;
 * ``slow`` reply after ``slow_s`` (beyond the client's timeout); ``disconnect`` close without a reply;
 * ``malformed_body`` 200 with invalid JSON; ``truncated`` half the reply with ``finish_reason=length``;
-* ``wrong_schema`` a valid JSON reply of the wrong shape.
+* ``wrong_schema`` a valid JSON reply of the wrong shape; ``non_string_content`` a number as the message
+  content; ``null_content`` ``null`` content (an empty reply). These two are used only when named.
 
 ``behaviour="llama-cpp-python"`` makes it answer as that project's server does (measured against
 ``llama-cpp-python[server]`` 0.3.36): ``GET /v1/models`` lists the model ``owned_by: "me"`` and there is no
@@ -35,7 +36,17 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-FaultKind = Literal["rate_limit", "server_error", "slow", "disconnect", "malformed_body", "truncated", "wrong_schema"]
+FaultKind = Literal[
+    "rate_limit",
+    "server_error",
+    "slow",
+    "disconnect",
+    "malformed_body",
+    "truncated",
+    "wrong_schema",
+    "non_string_content",
+    "null_content",
+]
 ALL_FAULTS: tuple[FaultKind, ...] = (
     "rate_limit", "server_error", "slow", "disconnect", "malformed_body", "truncated", "wrong_schema",
 )  # fmt: skip
@@ -275,12 +286,17 @@ def _completion(body: dict[str, Any], state: _State, fault: FaultKind | None) ->
         words = text.split(" ")
         if len(words) > room:
             text, finish = " ".join(words[: max(1, room)]), "length"
+    content: Any = text
+    if fault == "non_string_content":
+        content = 12345
+    elif fault == "null_content":
+        content, text = None, ""
     reply: dict[str, Any] = {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": body.get("model", "fake"),
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
     }
     if state.include_usage:
         prompt = _prompt_tokens(body)

@@ -100,8 +100,8 @@ def configured_client(
 # Per-distinct-name rates of the graph stages an estimate cannot run (it builds no graph), measured on the
 # sample corpus with the realistic scripted responder (bench/bench_estimate.py); a workspace with real calls
 # of its own replaces them through calibrate_assumptions().
-REPORTS_PER_NAME = 0.125  # community reports: one per ~8 distinct names (all levels)
-REPORT_TEMPLATE_TOKENS = 330  # report instructions + worked example, besides the material
+REPORTS_PER_NAME = 0.062  # community reports: one per ~16 distinct names (all levels)
+REPORT_TEMPLATE_TOKENS = 360  # report instructions + worked example, besides the material
 RESUMMARIES_PER_NAME = 0.023  # summaries redone for the entities denoising merges
 CONFIRM_PER_NAME = 0.25  # merge candidates the LLM is asked to confirm
 CONFIRM_PROMPT_TOKENS = 360

@@ -170,7 +170,13 @@ class LLMExtractor:
             self.stats.retried_units += len(redo)
         params = {**self._params, "temperature": RETRY_TEMPERATURE}
         again = self.client.map_structured(
-            prompt, [variables[i] for i in redo], ExtractionReply, stage=stage, reask=False, **params
+            prompt,
+            [variables[i] for i in redo],
+            ExtractionReply,
+            stage=stage,
+            reask=False,
+            cache_as=self._params,  # the next run asks the first request again: it finds this reply
+            **params,
         )
         self.stats.calls += sum(_calls(result) for result in again)
         for index, result in zip(redo, again, strict=True):

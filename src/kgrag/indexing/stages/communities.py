@@ -2,7 +2,9 @@
 ``[communities]`` settings) changed since the last run; an unchanged re-run costs one count query.
 
 Unchanged communities keep their ids and so their reports; the ``community-reports`` stage then only
-writes reports for the new ones.
+writes reports for the new ones. While the graph is incomplete (chunks whose extraction failed, or
+descriptions whose summary fell back, both retried by the next run), detection waits: a hierarchy of a
+partial graph would be replaced next run, and its reports paid for twice.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 from kgrag.communities.detect import detect_communities
 from kgrag.core.stages import COMMUNITIES, progress_label
 from kgrag.indexing.context import IndexContext
+
+WAITING = "communities wait for a complete graph"  # the report's fallbacks key; reports wait with them
 
 
 class CommunitiesStage:
@@ -21,6 +25,10 @@ class CommunitiesStage:
         self.force = force
 
     def run(self, ctx: IndexContext) -> None:
+        if not self.force and graph_incomplete(ctx):
+            ctx.report.fallbacks[WAITING] = 1
+            ctx.progress.note(f"{WAITING}: the next run detects them")
+            return
         label = progress_label(self.name)
         ctx.progress.start(label, None)
         stats = detect_communities(ctx.store, ctx.config.communities, force=self.force)
@@ -32,3 +40,9 @@ class CommunitiesStage:
             kept=stats.kept,
             dropped=stats.dropped,
         )
+
+
+def graph_incomplete(ctx: IndexContext) -> bool:
+    """Whether this run left extraction failures or fallback summaries for the next one."""
+    graph = ctx.store.graph
+    return bool(ctx.report.chunks_extraction_failed or graph.stale_entity_ids() or graph.stale_relation_ids())

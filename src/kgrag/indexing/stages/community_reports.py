@@ -36,6 +36,10 @@ class CommunityReportsStage:
     name = COMMUNITY_REPORTS
 
     def run(self, ctx: IndexContext) -> None:
+        from kgrag.indexing.stages.communities import WAITING
+
+        if WAITING in ctx.report.fallbacks:  # the hierarchy is replaced next run: its reports would be wasted
+            return
         writer = choose_writer(ctx, self.name)
         stats = generate_reports(ctx.store, ctx.config.communities, writer, ctx.progress, progress_label(self.name))
         started = time.perf_counter()
@@ -46,3 +50,5 @@ class CommunityReportsStage:
         failed = getattr(writer, "failures", 0)  # LLM replies that failed (an estimate sends none)
         if failed:
             ctx.report.fallbacks["community reports fell back to extractive"] = failed
+        if stats.waiting:
+            ctx.report.fallbacks["community reports wait for entity summaries"] = stats.waiting

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 JSON_LADDER = ("json_schema", "json_object_schema", "json_object", "off")
 OLLAMA_DEFAULT_WINDOW = 2048
 PROBE_TIMEOUT_S = 3.0
+CONTEXT_STEP = 256  # llama.cpp pads its context size to a multiple of this
 PROFILE_MAX_AGE_S = 3600.0  # a restarted server may serve another window: probe again after an hour
 _WINDOW_IN_ERROR = (
     re.compile(r"maximum context length is (\d+)", re.IGNORECASE),
@@ -135,13 +136,17 @@ def window_in_error(detail: str) -> int | None:
 def window_from_reply(
     finish_reason: str | None, prompt_tokens: int | None, completion_tokens: int | None, max_tokens: object
 ) -> int | None:
-    """The window a reply stopped by: cut for length before its ``max_tokens``, it filled the context."""
+    """The window a reply stopped by: cut for length before its ``max_tokens``, it filled the context.
+
+    llama.cpp sizes its context in multiples of 256 tokens, so a total that is not one is a reply cut for
+    another reason (a proxy, a fault) and says nothing about the window.
+    """
     if finish_reason != "length" or prompt_tokens is None or completion_tokens is None:
         return None
     if not isinstance(max_tokens, int) or completion_tokens >= max_tokens:
         return None
     window = prompt_tokens + completion_tokens
-    return window if window >= 256 else None
+    return window if window >= 512 and window % CONTEXT_STEP == 0 else None
 
 
 def _root(base_url: str) -> str:

@@ -162,11 +162,14 @@ class LLMClient:
         *,
         stage: str,
         reask: bool = True,
+        cache_as: Mapping[str, Any] | None = None,
         **params: Any,
     ) -> StructuredResult[M]:
         """Ask for JSON matching ``schema_model`` (default: the prompt's ``output_schema`` model), repair,
         validate, re-ask once with the error (unless ``reask`` is False: the caller has its own next try);
-        see the module docstring for the failure contract."""
+        see the module docstring for the failure contract. ``cache_as``: the parameters of the request this
+        one retries differently (another temperature); an accepted reply is cached for that request too,
+        so the next run finds it under the request it makes."""
         resolved = self.prompt(prompt) if isinstance(prompt, str) else prompt
         model = schema_model or resolved.schema_model()
         schema, schema_text = self._schema(model) if model is not None else _inline(resolved.json_schema())
@@ -176,6 +179,9 @@ class LLMClient:
         fmt = response_format(self.settings.json_mode, resolved.name, schema)
         request = self._request(messages, resolved.ref, {"response_format": fmt, **params})
         first = self.runner.run(request, stage, lambda text, finish: parse_reply(text, finish, model))
+        if cache_as is not None and first.error is None and not first.estimated and not first.usage.cached:
+            original = self._request(messages, resolved.ref, {"response_format": fmt, **cache_as})
+            self.runner.store(original.cache_key(self.runner.provider.name), original, first.response, first.usage)
         if first.estimated or first.error is None or not reask:
             return self._result(first, first.usage, reasked=False)
         reask_text = wrapper.render_part("user", {"error": first.error})
@@ -201,6 +207,7 @@ class LLMClient:
         *,
         stage: str,
         reask: bool = True,
+        cache_as: Mapping[str, Any] | None = None,
         **params: Any,
     ) -> list[StructuredResult[M]]:
         """:meth:`structured` over many items, up to ``llm.max_concurrency`` at once, results in input order.
@@ -213,12 +220,15 @@ class LLMClient:
         workers = min(self.runner.limits.max_concurrency, len(variables_list))
         if workers <= 1:
             return [
-                self.structured(resolved, v, schema_model, stage=stage, reask=reask, **params) for v in variables_list
+                self.structured(resolved, v, schema_model, stage=stage, reask=reask, cache_as=cache_as, **params)
+                for v in variables_list
             ]
         results: list[StructuredResult[M] | None] = [None] * len(variables_list)
 
         def one(variables: Mapping[str, object]) -> StructuredResult[M]:
-            return self.structured(resolved, variables, schema_model, stage=stage, reask=reask, **params)
+            return self.structured(
+                resolved, variables, schema_model, stage=stage, reask=reask, cache_as=cache_as, **params
+            )
 
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kgrag-llm") as pool:
             futures = {pool.submit(one, v): index for index, v in enumerate(variables_list)}

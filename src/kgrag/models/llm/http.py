@@ -130,8 +130,10 @@ class OpenAICompatibleProvider:
 
     def _learn(self, reply: ChatResponse, max_tokens: object) -> ChatResponse:
         """Keep the window a reply reveals by filling it (llama-cpp-python tells it no other way)."""
+        if self.profile.server != "llama-cpp-python" or self.profile.context_window is not None:
+            return reply  # other servers announce their window; a cut reply from them says nothing about it
         window = window_from_reply(reply.finish_reason, reply.prompt_tokens, reply.completion_tokens, max_tokens)
-        if window is not None and self.profile.context_window is None:
+        if window is not None:
             self.profile.context_window, self.profile_changed = window, True
         return reply
 
