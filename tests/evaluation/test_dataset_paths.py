@@ -20,5 +20,5 @@ def test_retrieval_eval_accepts_str_and_path(sample_ws: Workspace) -> None:
 
 
 def test_a_missing_dataset_path_is_a_user_error(sample_ws: Workspace) -> None:
-    with pytest.raises(KgragError, match=r"no-such\.json: cannot read dataset"):
+    with pytest.raises(KgragError, match=r"no-such\.json: cannot read"):
         sample_ws.eval.retrieval("no-such.json", ["bm25"], 3)

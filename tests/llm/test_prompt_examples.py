@@ -19,6 +19,7 @@ import pytest
 
 from kgrag.config import LLMConfig
 from kgrag.models.llm import ScriptedProvider, ScriptRule, create_llm_client
+from kgrag.models.llm.structured import copied_from_example
 from kgrag.prompts import list_prompts
 from kgrag.prompts.loader import TEXT_OUTPUT, Prompt
 
@@ -138,15 +139,21 @@ def test_collision_check_catches_corpus_names_and_copied_sentences() -> None:
 
 
 @pytest.mark.parametrize("prompt", [p for p in WITH_EXAMPLE if p.schema_model() is not None], ids=_name)
-def test_structured_client_sends_the_example_and_accepts_its_reply(prompt: Prompt) -> None:
-    """Through the real client: the example and the format line join the system message, the request is
-    the user turn, and a model answering in the example's shape is accepted on the first try."""
+def test_structured_client_sends_the_example_and_never_keeps_a_copy_of_it(prompt: Prompt) -> None:
+    """Through the real client: the example and the format line join the system message and the request is
+    the user turn. A model that answers with the example itself (small models do) is re-asked and, copying
+    again, fails: a copied sentence is never kept as an answer about the input."""
     provider = ScriptedProvider([ScriptRule(".", prompt.example_reply)])
     client = create_llm_client(LLMConfig(provider="scripted", model="m"), provider=provider)
     result = client.structured(prompt.name, _real_variables(prompt), stage="test")
-    assert result.ok and not result.repaired and not result.reasked
-    assert len(provider.requests) == 1
     sent = provider.requests[0].messages
     assert [m["role"] for m in sent] == ["system", "user"]
     assert prompt.example_reply in sent[0]["content"] and "<real" in sent[1]["content"]
     assert '"type"' not in sent[0]["content"].split(prompt.example_reply)[-1]  # no schema dump after it
+    model = prompt.schema_model()
+    assert model is not None
+    if copied_from_example(model.model_validate_json(prompt.example_reply), prompt.example_reply) is None:
+        assert result.ok and not result.repaired and not result.reasked and len(provider.requests) == 1
+    else:
+        assert not result.ok and "copies the example reply" in (result.error or "")
+        assert len(provider.requests) == 2  # one re-ask, then given up

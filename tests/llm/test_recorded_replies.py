@@ -86,3 +86,26 @@ def test_the_example_names_never_reach_the_graph() -> None:
         unit = _unit(_unit_text(record))
         stored = {e.name for e in attribute(unit, parse_items(reply, TYPES)).extractions[0].entities}
         assert not stored & {"Velloran Tide", "Port Quassel", "Ostrimar Yards", "Ilse Varnow", "Lake Brennis"}
+
+
+JUDGES = [r for r in RECORDS if str(r.get("prompt", "")).startswith("eval_")]
+
+
+def test_a_real_judge_reply_that_copies_the_example_is_caught() -> None:
+    """The 0.5B model, judging, copied sentences of the worked example into its reasoning: such a reply is
+    re-asked and never kept as a verdict."""
+    from kgrag.models.llm.structured import copied_from_example
+    from kgrag.prompts import load_prompt
+
+    copies = []
+    for record in JUDGES:
+        prompt = load_prompt(record["prompt"])
+        model = prompt.schema_model()
+        assert model is not None
+        try:
+            value, _ = parse_reply(record["response"], record.get("finish_reason"), model)
+        except ReplyInvalid:
+            continue
+        if copied_from_example(value, prompt.example_reply) is not None:
+            copies.append(record["where"])
+    assert copies, "the recorded judge replies include copies of the example (see docs/results/local-models.md)"

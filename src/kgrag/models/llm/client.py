@@ -37,6 +37,7 @@ from kgrag.models.llm.base import UsageLedger
 from kgrag.models.llm.calls import CallRunner, Outcome
 from kgrag.models.llm.estimate import Estimate, EstimatingProvider
 from kgrag.models.llm.structured import (
+    check_not_copied,
     compact_schema,
     parse_reply,
     reask_messages,
@@ -178,7 +179,14 @@ class LLMClient:
         messages = with_instruction(resolved.render(variables), instruction)
         fmt = response_format(self.settings.json_mode, resolved.name, schema)
         request = self._request(messages, resolved.ref, {"response_format": fmt, **params})
-        first = self.runner.run(request, stage, lambda text, finish: parse_reply(text, finish, model))
+        example = resolved.example_reply
+
+        def parse(text: str, finish: str | None) -> tuple[Any, bool]:
+            value, repaired = parse_reply(text, finish, model)
+            check_not_copied(value, example)
+            return value, repaired
+
+        first = self.runner.run(request, stage, parse)
         if cache_as is not None and first.error is None and not first.estimated and not first.usage.cached:
             original = self._request(messages, resolved.ref, {"response_format": fmt, **cache_as})
             self.runner.store(original.cache_key(self.runner.provider.name), original, first.response, first.usage)
@@ -187,7 +195,7 @@ class LLMClient:
         reask_text = wrapper.render_part("user", {"error": first.error})
         conversation = tuple(reask_messages(messages, first.response.text, reask_text))
         retry = ChatRequest(conversation, request.model, request.params, request.prompt)
-        second = self.runner.run(retry, stage, lambda text, finish: parse_reply(text, finish, model))
+        second = self.runner.run(retry, stage, parse)
         usage = _combine(first.usage, second.usage)
         if second.error is None:
             self.runner.store(first.key, request, second.response, second.usage)

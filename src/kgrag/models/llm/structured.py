@@ -12,6 +12,7 @@ item with the reason recorded.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -79,6 +80,45 @@ def parse_reply(text: str, finish_reason: str | None, model: type[BaseModel] | N
         return model.model_validate(repaired.value), repaired.repaired
     except ValidationError as exc:
         raise ReplyInvalid(_validation_message(exc)[:MAX_ERROR_CHARS]) from None
+
+
+COPY_MIN_WORDS = 5  # a sentence this long found verbatim in the worked example was copied, not written
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def copied_from_example(value: Any, example_reply: str) -> str | None:
+    """A sentence of the reply that is a verbatim copy of the prompt's worked example (small models copy
+    the example instead of answering), or None."""
+    if not example_reply:
+        return None
+    dumped = value.model_dump() if isinstance(value, BaseModel) else value
+    folded = " ".join(example_reply.split()).casefold()
+    for text in _strings(dumped):
+        for sentence in _SENTENCE_END.split(text):
+            words = sentence.split()
+            if len(words) >= COPY_MIN_WORDS and " ".join(words).casefold() in folded:
+                return sentence
+    return None
+
+
+def check_not_copied(value: Any, example_reply: str) -> None:
+    """Raise :class:`ReplyInvalid` for a reply that copies the worked example (it is re-asked, never kept)."""
+    copied = copied_from_example(value, example_reply)
+    if copied is not None:
+        raise ReplyInvalid(
+            f"it copies the example reply ({copied[:80]!r}); the example only shows the format: answer about the "
+            "input you were given"
+        )
 
 
 def reask_messages(messages: list[Message], bad_reply: str, reask_text: str) -> list[Message]:
