@@ -77,7 +77,7 @@ def test_more_reports_than_the_budget_allows_are_cut(make_ws: WorkspaceMaker, sa
     texts = [r.text for r in ws.store.communities.reports()] * 5
     counter = ws.components.llm().count_tokens
     small = plan_batches(
-        "themes?", texts, ws.config.communities.model_copy(update={"global_max_prompt_tokens": 2000}), counter
+        "themes?", texts, ws.config.communities.model_copy(update={"global_max_prompt_tokens": 2600}), counter
     )
     large = plan_batches("themes?", texts, ws.config.communities, counter)
     assert 0 < small.reports < large.reports < len(texts)
