@@ -48,3 +48,15 @@ def test_report_errors_are_one_line(ws_path: Path) -> None:
     assert unknown.exit_code == 1 and "no community 'c0-nope'" in unknown.output
     rank = runner.invoke(app, ["graph", "report", "99", "-w", str(ws_path)])
     assert rank.exit_code == 1 and "no community ranked 99" in rank.output
+
+
+def test_reports_that_fell_back_make_the_command_exit_incomplete(
+    ws_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    replies = tmp_path / "replies.jsonl"
+    replies.write_text('{"default": "not a report at all"}\n', encoding="utf-8")
+    monkeypatch.setenv("KGRAG_LLM__PROVIDER", "scripted")
+    monkeypatch.setenv("KGRAG_LLM__SCRIPTED_FILE", str(replies))
+    result = CliRunner().invoke(app, ["graph", "communities", "-w", str(ws_path)])
+    assert result.exit_code == 3, result.output
+    assert "incomplete: " in result.output and "community reports fell back to extractive" in result.output

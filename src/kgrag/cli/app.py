@@ -17,7 +17,7 @@ from rich.text import Text
 
 from kgrag.cli.community_commands import communities_command, report_command
 from kgrag.cli.compare_commands import compare, tune, tune_reranker
-from kgrag.cli.errors import EXIT_INCOMPLETE, run_app, run_guarded
+from kgrag.cli.errors import exit_if_incomplete, run_app, run_guarded
 from kgrag.cli.eval_run_commands import eval_list, eval_pairwise, eval_qgen, eval_report, eval_run
 from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.help import KgragGroup
@@ -132,13 +132,7 @@ def _check_index_outcome(report: IndexReport, paths: list[Path]) -> None:
         raise KgragError(f"no file to index in {shown} (check the paths and documents.include/exclude)")
     if report.problems and len(report.problems) >= report.files_seen:
         raise KgragError(f"every file failed ({len(report.problems)} of {report.files_seen}); nothing was indexed")
-    if report.incomplete:
-        typer.echo(
-            f"incomplete: {', '.join(report.incomplete)}; run the same command again to finish "
-            f"(exit {EXIT_INCOMPLETE})",
-            err=True,
-        )
-        raise typer.Exit(EXIT_INCOMPLETE)
+    exit_if_incomplete(report.incomplete)
 
 
 PruneOpt = Annotated[

@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from kgrag.cli.errors import run_guarded
+from kgrag.cli.errors import exit_if_incomplete, run_guarded
 from kgrag.cli.notes import StderrNotes
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 
@@ -79,27 +79,29 @@ def communities_command(
         console = new_console()
         built: dict[str, int] = {}
         llm_lines: list[str] = []
+        incomplete: list[str] = []
         with open_workspace(workspace) as ws:
             if not show and as_json:  # no progress bars in machine-readable output
                 result = ws.communities.build(rebuild=rebuild, progress=StderrNotes())
-                built, llm_lines = result.report.communities, result.llm_lines
+                built, llm_lines, incomplete = result.report.communities, result.llm_lines, result.report.incomplete
             elif not show:
                 from kgrag.cli.progress import console_progress
 
                 with console_progress(console) as progress:
                     result = ws.communities.build(rebuild=rebuild, progress=progress)
-                built, llm_lines = result.report.communities, result.llm_lines
+                built, llm_lines, incomplete = result.report.communities, result.llm_lines, result.report.incomplete
             overview = ws.communities.overview()
             plotted = ws.communities.plot(plot) if plot is not None else None
         if as_json:
             payload = {**overview.to_dict(), "run": built, "llm": llm_lines, "plot": str(plotted) if plotted else None}
             typer.echo(json.dumps(payload, indent=2))
-            return
-        _print_overview(console, overview, built)
-        for line in llm_lines:
-            console.print(f"llm {line}")
-        if plotted is not None:
-            console.print(f"wrote {plotted}")
+        else:
+            _print_overview(console, overview, built)
+            for line in llm_lines:
+                console.print(f"llm {line}")
+            if plotted is not None:
+                console.print(f"wrote {plotted}")
+        exit_if_incomplete(incomplete)
 
     run_guarded(body, debug)
 

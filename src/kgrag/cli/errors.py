@@ -17,6 +17,18 @@ from kgrag.core.errors import KgragError
 EXIT_USER_ERROR = 1
 EXIT_INTERNAL_ERROR = 2
 EXIT_INCOMPLETE = 3  # the run finished, but LLM work failed or fell back and is retried by the next run
+
+
+def exit_if_incomplete(incomplete: list[str]) -> None:
+    """End with :data:`EXIT_INCOMPLETE` and one ``incomplete:`` line naming what the next run must finish."""
+    if incomplete:
+        typer.echo(
+            f"incomplete: {', '.join(incomplete)}; run the same command again to finish (exit {EXIT_INCOMPLETE})",
+            err=True,
+        )
+        raise typer.Exit(EXIT_INCOMPLETE)
+
+
 STOP_SIGNALS = ("SIGTERM", "SIGHUP")
 
 
