@@ -157,3 +157,29 @@ def test_structured_client_sends_the_example_and_never_keeps_a_copy_of_it(prompt
     else:
         assert not result.ok and "copies the example reply" in (result.error or "")
         assert len(provider.requests) == 2  # one re-ask, then given up
+
+
+def test_a_prompt_exported_before_examples_still_loads_and_gets_the_schema(tmp_path: Path) -> None:
+    """A user's edited copy from before worked examples existed (no [example] table) keeps working: the
+    structured call then shows the JSON schema, as it did."""
+    from kgrag.prompts import load_prompt
+
+    shipped = load_prompt("query_expansion")
+    old = "\n".join(
+        [
+            'name = "query_expansion"',
+            'version = "1-mine"',
+            'description = "my copy"',
+            'output_schema = "query_rewrites"',
+            f"system = {json.dumps(shipped.system)}",
+            f"user = {json.dumps(shipped.user)}",
+        ]
+    )
+    (tmp_path / "query_expansion.toml").write_text(old + "\n", encoding="utf-8")
+    prompt = load_prompt("query_expansion", tmp_path)
+    assert not prompt.has_example and prompt.version == "1-mine"
+    provider = ScriptedProvider([ScriptRule(".", '{"rewrites": ["a b", "c d", "e f"]}')])
+    config = LLMConfig(provider="scripted", model="m", prompts_dir=tmp_path)
+    client = create_llm_client(config, provider=provider)
+    result = client.structured("query_expansion", {"question": "q?"}, stage="test")
+    assert result.ok and '"rewrites"' in provider.requests[0].messages[0]["content"]  # the schema is shown
