@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 # torch is pinned in the same pip call as sentence-transformers so pip takes the CPU wheel.
 TORCH_PIN := torch==2.13.0
 
-.PHONY: demo test lint typecheck bench soak clean-venv setup browser llm-check
+.PHONY: demo test test-fast lint typecheck bench soak clean-venv setup browser llm-check
 
 setup: $(STAMP)
 
@@ -25,6 +25,10 @@ browser:
 
 test: $(STAMP) browser
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q tests
+
+# The fast lane: everything but the tests marked slow (real models end to end, crash kills, Ray).
+test-fast: $(STAMP)
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q -m "not slow" tests
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
