@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from tests.conftest import SAMPLE_DOCS
 from tests.reliability.harness import DB_NAME, differences, dump_tables, health_problems, llm_workspace
+from tests.reliability.totals import record
 
 from kgrag import Workspace
 from kgrag.testing import FakeOpenAIServer, FaultPlan
@@ -122,6 +123,7 @@ def test_mixed_faults_end_in_the_fault_free_database(
     assert not health_problems(path / DB_NAME)
     # vectors are cached by text: those of a fallback summary that a retry replaced may stay
     diffs = differences(clean_run["tables"], dump_tables(path / DB_NAME), caches=("embeddings", "llm_cache"))
+    record("faults", tried=injected, held=injected if not diffs else 0)
     assert diffs == [], "\n".join(diffs)
     assert answer == clean_run["answer"]
     for report in reports[:-1]:  # a run that left something undone said so
