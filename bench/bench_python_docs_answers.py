@@ -1,5 +1,6 @@
-"""Ten questions a Python user asks of the Python 3.11 documentation: is the evidence in the top 5, and does
-the LLM-free (extractive) answer state the fact? Per pipeline, per question, for one or two source trees.
+"""Ten questions on the Python 3.11 docs: evidence in the top 5, and does the extractive answer state the fact?
+
+Per pipeline, per question, for one or two source trees.
 
 Indexes the same 112 ``library/*.html`` pages as ``bench/bench_python_docs.py`` (Debian's
 ``python3.11-doc``, installed with apt-get when missing) into a fresh workspace with the default config
