@@ -14,9 +14,10 @@ Every sentence of the retrieved passages that can state a fact (not a heading, a
 * the **rank of its passage**, a small tie-breaker;
 * with ``embedding`` ranking only, the cosine to the question (one embedding per candidate sentence).
 
-The best sentence comes first; then, up to ``generation.extractive_sentences``, the sentence adding most
-of what is still uncovered (a two-part question gets a sentence per part), while it scores at least
-``SECOND_SHARE`` of the first. When the best sentence covers less than
+The best sentence comes first, with the sentences scoring at least ``NEAR_SHARE`` of it on their own (a
+passage often states the fact in a sentence matching fewer question words than its neighbour); then, up
+to ``generation.extractive_sentences``, the sentence adding most of what is still uncovered (a two-part
+question gets a sentence per part), while it scores at least ``SECOND_SHARE`` of the first. When the best sentence covers less than
 ``generation.extractive_min_coverage`` of the question, no passage states the answer and the answer is
 :data:`NOT_FOUND` (``idk``), citing nothing; the closest sentence stays in ``evidence``. ``lexical`` (and
 ``auto``) load no model. Figures and the threshold's calibration: docs/results/extractive-answer.md.
@@ -43,7 +44,8 @@ from kgrag.models.embeddings import Embedder
 MIN_SENTENCE_CHARS = 20
 CUE_WEIGHT = 0.25
 RANK_WEIGHT = 0.05
-SECOND_SHARE = 0.3  # further sentences join the answer only when this close to the best one
+NEAR_SHARE = 0.7  # sentences scoring this close to the best join it (bench/bench_extractive_answer.py)
+SECOND_SHARE = 0.3  # a sentence adding uncovered question words joins when this close to the best one
 PASSAGE_CREDIT = 0.3  # a question word found in the sentence's passage but not in the sentence
 REPEAT_CREDIT = 0.3  # a question word a chosen sentence already holds, held again by the next one
 DEFAULT_MIN_COVERAGE = 0.25  # generation.extractive_min_coverage; calibration: docs/results/extractive-answer.md
@@ -170,23 +172,25 @@ def _score(question: str, candidates: Sequence[_Candidate], embedder: Embedder |
 
 
 def _choose(scored: _Scored, n_sentences: int) -> list[int]:
-    """Greedy: the best sentence, then while fewer than ``n_sentences``, the one adding most, kept only
-    when its score is at least ``SECOND_SHARE`` of the first one's and it adds a term."""
-    covered = np.zeros(scored.held.shape[1])
-    chosen: list[int] = []
-    first = 0.0
-    while len(chosen) < n_sentences:
+    """Up to ``n_sentences``: the best sentence and those scoring at least ``NEAR_SHARE`` of it on their own
+    (the passages often state a fact in a sentence that matches fewer question words than its neighbour),
+    then, while room is left, the sentence adding most of what is still uncovered, kept only when it
+    scores at least ``SECOND_SHARE`` of the best and adds a term (a two-part question gets a sentence per
+    part)."""
+    alone = scored.gains(np.zeros(scored.held.shape[1]))
+    order = [int(i) for i in np.argsort(-alone, kind="stable")]
+    first = float(alone[order[0]])
+    chosen = [i for i in order[:n_sentences] if alone[i] >= NEAR_SHARE * first] or order[:1]
+    covered = np.max(scored.held[chosen] == 1.0, axis=0).astype(float)  # words they hold, not their passages
+    while len(chosen) < min(n_sentences, len(order)):
         gains = scored.gains(covered)
         gains[chosen] = -np.inf
         best = int(np.argmax(gains))
         adds = float(np.clip(scored.held[best] - covered, 0, None) @ scored.weights)
-        if chosen and (gains[best] < SECOND_SHARE * first or adds <= 0):
+        if gains[best] < SECOND_SHARE * first or adds <= 0:
             break
-        first = first or float(gains[best])
         chosen.append(best)
-        covered = np.maximum(covered, scored.held[best] == 1.0)  # words it holds itself, not its passage
-        if len(chosen) == len(gains):
-            break
+        covered = np.maximum(covered, scored.held[best] == 1.0)
     return chosen
 
 
