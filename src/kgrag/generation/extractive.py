@@ -17,8 +17,8 @@ Every sentence of the retrieved passages that can state a fact (not a heading, a
 The best sentence comes first, with the sentences scoring at least ``NEAR_SHARE`` of it on their own (a
 passage often states the fact in a sentence matching fewer question words than its neighbour); then, up
 to ``generation.extractive_sentences``, the sentence adding most of what is still uncovered (a two-part
-question gets a sentence per part), while it scores at least ``SECOND_SHARE`` of the first. When the best sentence covers less than
-``generation.extractive_min_coverage`` of the question, no passage states the answer and the answer is
+question gets a sentence per part), while it scores at least ``SECOND_SHARE`` of the first. When the best
+sentence covers less than ``generation.extractive_min_coverage`` of the question, no passage states the answer and the answer is
 :data:`NOT_FOUND` (``idk``), citing nothing; the closest sentence stays in ``evidence``. ``lexical`` (and
 ``auto``) load no model. Figures and the threshold's calibration: docs/results/extractive-answer.md.
 """
