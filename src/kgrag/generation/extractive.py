@@ -18,9 +18,10 @@ The best sentence comes first, with the sentences scoring at least ``NEAR_SHARE`
 passage often states the fact in a sentence matching fewer question words than its neighbour); then, up
 to ``generation.extractive_sentences``, the sentence adding most of what is still uncovered (a two-part
 question gets a sentence per part), while it scores at least ``SECOND_SHARE`` of the first. When the best
-sentence covers less than ``generation.extractive_min_coverage`` of the question, no passage states the answer and the answer is
-:data:`NOT_FOUND` (``idk``), citing nothing; the closest sentence stays in ``evidence``. ``lexical`` (and
-``auto``) load no model. Figures and the threshold's calibration: docs/results/extractive-answer.md.
+sentence covers less than ``generation.extractive_min_coverage`` of the question, no passage states the
+answer and the answer is :data:`NOT_FOUND` (``idk``), citing nothing; the closest sentence stays in
+``evidence``. ``lexical`` (and ``auto``) load no model. Figures and the threshold's calibration:
+docs/results/extractive-answer.md.
 """
 
 from __future__ import annotations
