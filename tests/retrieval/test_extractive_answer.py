@@ -116,6 +116,23 @@ def test_an_off_topic_question_is_not_found_and_cites_nothing(question: str) -> 
     assert answer.evidence and answer.evidence[0]["coverage"] < 0.25  # the closest sentence, for inspection
 
 
+MANAGERS = """To create one's own manager, one creates a subclass of BaseManager and uses the register()
+classmethod to register new types or callables with the manager class. Proxy objects forward method calls
+to the referent in the server process. Connections are authenticated with an HMAC digest of a shared key.
+The address is a pair of hostname and port number for a TCP socket. Shutting down stops the server process
+after the last proxy has gone. Each registered type may name the methods its proxies expose."""
+
+
+def test_a_question_about_a_name_no_passage_holds_is_not_found() -> None:
+    # the passage covers "owns" well ("own", "owns"), but says nothing about Kestrel: not an answer
+    answer = extractive_answer("Who owns Kestrel?", _result(MANAGERS), None, 3)
+    assert answer.idk and answer.text == NOT_FOUND and answer.citations == []
+    assert answer.evidence and answer.evidence[0]["coverage"] >= 0.25  # coverage alone would have answered
+    # an identifier the passage does not repeat is left to coverage (multi-hop answers often omit it)
+    found = extractive_answer("Who was the incident commander for INC-2099-001?", _result(INCIDENT), None, 3)
+    assert not found.idk and "Daniel Park" in found.text
+
+
 def test_min_coverage_zero_always_answers() -> None:
     answer = extractive_answer("Who owns Kestrel?", _result(CONTACTS), None, 1, min_coverage=0.0)
     assert not answer.idk and answer.citations == ["c0"]

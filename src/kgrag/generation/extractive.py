@@ -20,7 +20,9 @@ to ``generation.extractive_sentences``, the sentence adding most of what is stil
 question gets a sentence per part), while it scores at least ``SECOND_SHARE`` of the first. When the best
 sentence covers less than ``generation.extractive_min_coverage`` of the question, no passage states the
 answer and the answer is :data:`NOT_FOUND` (``idk``), citing nothing; the closest sentence stays in
-``evidence``. ``lexical`` (and ``auto``) load no model. Figures and the threshold's calibration:
+``evidence``. So is it when the question names something (a capitalised word past its first) that no
+retrieved passage contains: whatever those sentences say, they are not about it. ``lexical`` (and
+``auto``) load no model. Figures and the threshold's calibration:
 docs/results/extractive-answer.md.
 """
 
@@ -54,6 +56,8 @@ Ranking = Literal["embedding", "lexical"]
 NO_CONTEXT = "I don't know: nothing relevant was retrieved for this question."
 NOT_FOUND = "Not found in the documents: no retrieved passage states an answer to this question."
 _COMPOUND = re.compile(r"[A-Za-z0-9]+(?:[-_./:][A-Za-z0-9]+)+")
+# Capitalised words inside a question that are not names (an "I", a second question's lead word).
+QUESTION_LEAD = frozenset("i who what when where which why how is are does do did can could should and or".split())
 # Words that say how the question is asked, not what it is about.
 QUESTION_WORDS = frozenset(
     "many much long often far old big large kind sort name named happen happened happens tell describe "
@@ -107,6 +111,30 @@ def _candidates(result: RetrievalResult) -> list[_Candidate]:
                 seen.add(sentence)
                 out.append(_Candidate(sentence, cite, rank, _stems(sentence), passage))
     return out
+
+
+_CAPITALISED = re.compile(r"\b[A-ZÀ-Ö][\w'-]*")
+
+
+def question_names(question: str) -> list[str]:
+    """The names a question asks about: its capitalised words after the first, without digits (identifiers
+    such as ``INC-2023-012`` are left to coverage: a multi-hop question may name an incident its answering
+    passage does not repeat)."""
+    rest = " ".join(question.split()[1:])
+    words = _CAPITALISED.findall(rest)
+    return list(dict.fromkeys(w for w in words if w.lower() not in QUESTION_LEAD and not any(c.isdigit() for c in w)))
+
+
+def unmentioned_name(question: str, candidates: Sequence[_Candidate]) -> str | None:
+    """A name of the question whose words no retrieved passage holds (then no sentence is about it)."""
+    present: set[str] = set()
+    for candidate in candidates:
+        present |= candidate.passage
+    for name in question_names(question):
+        stems = [stem(w) for w in ordered_content_words(name)]
+        if stems and not all(s in present for s in stems):
+            return name
+    return None
 
 
 def question_terms(question: str) -> dict[str, float]:
@@ -212,7 +240,8 @@ def extractive_answer(
     chosen = _choose(scored, n_sentences)
     coverage = scored.coverage
     evidence = [_evidence(candidates[i], float(coverage[i])) for i in chosen]
-    if coverage[chosen[0]] < min_coverage:
+    unnamed = min_coverage > 0 and unmentioned_name(question, candidates) is not None
+    if coverage[chosen[0]] < min_coverage or unnamed:
         return Answer(text=NOT_FOUND, citations=[], mode="extractive", idk=True, evidence=evidence[:1])
     text = " ".join(f"{candidates[i].text} [{candidates[i].chunk_id}]" for i in chosen)
     return Answer(
