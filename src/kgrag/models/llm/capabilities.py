@@ -10,8 +10,9 @@ Local servers differ in exactly the two things structured calls depend on:
   never sent to that endpoint again.
 * **The context window.** Read where the server tells it: llama.cpp's ``/props`` (``n_ctx``), vLLM's
   ``/v1/models`` (``max_model_len``), Ollama's ``/api/show`` (``num_ctx``; Ollama serves 2048 tokens when the
-  model sets none), llama-cpp-python's context-length error (it names its window when a request asks for
-  more than fits). A window learned from any such answer is kept in the profile too.
+  model sets none). llama-cpp-python's server says nothing until a request meets the window: an error
+  naming it (:func:`window_in_error`), or a reply stopped for length before its ``max_tokens``
+  (:func:`window_from_reply`). A window learned so is kept in the profile and used from the next command on.
 
 The :class:`ServerProfile` is plain data kept per endpoint and model; the workspace stores it in its meta
 table (:func:`profile_key`), so the next command neither probes nor repeats a rejected request.
@@ -22,11 +23,14 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     import httpx
+
+T = TypeVar("T")
 
 JSON_LADDER = ("json_schema", "json_object_schema", "json_object", "off")
 OLLAMA_DEFAULT_WINDOW = 2048
@@ -163,7 +167,7 @@ def _json(response: httpx.Response) -> Any:
 
 
 def _llama_cpp_props(client: httpx.Client, root: str) -> int | None:
-    body = _json(client.get(root + "/props"))
+    body = _json(client.get(root + "/props", timeout=PROBE_TIMEOUT_S))
     if not isinstance(body, dict):
         return None
     settings = body.get("default_generation_settings")
@@ -174,11 +178,12 @@ def _llama_cpp_props(client: httpx.Client, root: str) -> int | None:
     return None
 
 
-def _models(client: httpx.Client, base_url: str, model: str) -> tuple[str, int | None]:
-    body = _json(client.get(base_url.rstrip("/") + "/models"))
+def _models(client: httpx.Client, base_url: str, model: str) -> tuple[str, int | None] | None:
+    """``("vllm", max_model_len)``, ``("llama-cpp-python", None)``, or None for another server."""
+    body = _json(client.get(base_url.rstrip("/") + "/models", timeout=PROBE_TIMEOUT_S))
     entries = body.get("data") if isinstance(body, dict) else None
     if not isinstance(entries, list):
-        return "unknown", None
+        return None
     for entry in entries:
         if not isinstance(entry, dict):
             continue
@@ -186,12 +191,12 @@ def _models(client: httpx.Client, base_url: str, model: str) -> tuple[str, int |
         if isinstance(length, int) and length > 0 and (entry.get("id") == model or len(entries) == 1):
             return "vllm", length
         if entry.get("owned_by") == "me":  # llama-cpp-python's server lists its aliases this way
-            return "llama-cpp-python", None
-    return "unknown", None
+            return "llama-cpp-python", None  # it tells its window only by meeting it (window_from_reply)
+    return None
 
 
 def _ollama_window(client: httpx.Client, root: str, model: str) -> int | None:
-    body = _json(client.post(root + "/api/show", json={"model": model}))
+    body = _json(client.post(root + "/api/show", json={"model": model}, timeout=PROBE_TIMEOUT_S))
     if not isinstance(body, dict):
         return None
     parameters = body.get("parameters")
@@ -205,34 +210,24 @@ def _ollama_window(client: httpx.Client, root: str, model: str) -> int | None:
 def probe_server(client: httpx.Client, base_url: str, model: str, now: float | None = None) -> ServerProfile:
     """A fresh profile of the server at ``base_url``: its kind and context window where it tells them.
 
-    Every look is a short request whose failure only means "not this kind of server"; nothing here raises
-    for an unreachable server (the first real call reports that, with its retries).
+    Every look is a short request (``PROBE_TIMEOUT_S``) whose failure only means "not this kind of server";
+    nothing here raises for an unreachable server (the first real call reports that, with its retries).
     """
     import httpx
 
+    def look(find: Callable[[], T]) -> T | None:
+        try:
+            return find()
+        except (httpx.HTTPError, ValueError):
+            return None
+
     profile = ServerProfile(probed_at=time.time() if now is None else now)
     root = _root(base_url)
-    looks = (
-        ("llama.cpp", lambda: _llama_cpp_props(client, root)),
-        ("models", lambda: _models(client, base_url, model)),
-        ("ollama", lambda: _ollama_window(client, root, model)),
-    )
-    for kind, look in looks:
-        try:
-            found = look()
-        except (httpx.HTTPError, ValueError):
-            continue
-        if kind == "models":
-            assert isinstance(found, tuple)
-            server, window = found
-            if server == "llama-cpp-python":  # it tells its window only by filling it (see window_from_reply)
-                profile.server = server
-                return profile
-            if window is not None:
-                profile.server, profile.context_window = server, window
-                return profile
-            continue
-        if isinstance(found, int):
-            profile.server, profile.context_window = kind, found
-            return profile
+    window = look(lambda: _llama_cpp_props(client, root))
+    found = ("llama.cpp", window) if window else look(lambda: _models(client, base_url, model))
+    if found is None:
+        window = look(lambda: _ollama_window(client, root, model))
+        found = ("ollama", window) if window else None
+    if found is not None:
+        profile.server, profile.context_window = found
     return profile

@@ -279,7 +279,7 @@ def _parse_completion(response: httpx.Response) -> ChatResponse:
         raise ProviderError(f"malformed: unreadable response body ({type(exc).__name__})", retryable=True) from exc
     if text is not None and not isinstance(text, str):
         raise ProviderError(f"malformed: message content is a {type(text).__name__}, not text", retryable=True)
-    finish = choice.get("finish_reason") if isinstance(choice, dict) else None
+    finish = choice.get("finish_reason")
     return ChatResponse(
         text=text or "",
         finish_reason=finish if isinstance(finish, str) else None,
