@@ -45,8 +45,8 @@ class Components:
     """A workspace's parts, each created on first use and shared by every sub-API.
 
     ``llm_factory``/``embedder_factory`` replace how the LLM client and the embedding model are made
-    (estimates swap in an estimating provider and a hashing embedder); by default they come from the
-    config through the registries.
+    (tests; estimates swap in a hashing embedder); by default they come from the config through the
+    registries. ``estimate_llm`` makes the configured client an estimating one (nothing is sent).
     """
 
     def __init__(
@@ -59,6 +59,7 @@ class Components:
         embedder_factory: Callable[[], Embedder] | None = None,
         index_registries: IndexRegistries | None = None,
         allow_model_change: bool = False,
+        estimate_llm: bool = False,
     ) -> None:
         self.path = path
         self.config = config
@@ -66,7 +67,7 @@ class Components:
         self.vector_key = vector_key(store, self.embedding_model_id, allow_model_change)
         """The ``provider:model`` key vectors are read and written under (see :mod:`.model_binding`)."""
         self._llm_factory = llm_factory
-        self._estimate_llm = False
+        self._estimate_llm = estimate_llm
         self.llm_notes: list[str] = []
         """What fitting the LLM work to the server's context window changed (see :mod:`.llm_setup`)."""
         self._embedder_factory = embedder_factory or self._configured_embedder
@@ -236,15 +237,14 @@ class Components:
         from kgrag.models.embeddings import FakeEmbedder
 
         dimension = self.store.meta.get(META_DIMENSION)
-        variant = Components(
+        return Components(
             self.path,
             self.config,
             self.store,
             embedder_factory=lambda: FakeEmbedder(int(dimension) if dimension else 64),
             index_registries=self.index_registries,  # the same stages and extractors as this workspace
+            estimate_llm=True,  # nothing is sent; sizes follow the stored server profile
         )
-        variant._estimate_llm = True  # nothing is sent; sizes follow the stored server profile
-        return variant
 
     def close(self, *, store: bool = True) -> None:
         """Close the LLM client and (unless ``store`` is False: a variant sharing it) the store."""

@@ -42,11 +42,8 @@ def _key(provider: ProfiledProvider) -> str:
 
 
 def _unwrapped(provider: object) -> object:
-    """The provider inside recording or estimating wrappers."""
-    for _ in range(4):
-        inner = getattr(provider, "inner", None) or getattr(provider, "_inner", None)
-        if inner is None:
-            break
+    """The provider inside recording or estimating wrappers (each exposes what it wraps as ``inner``)."""
+    while (inner := getattr(provider, "inner", None)) is not None:
         provider = inner
     return provider
 
@@ -76,7 +73,7 @@ def save_profile(client: LLMClient, meta: MetaRepository) -> None:
 
 
 def configured_client(
-    config: KgragConfig, store: Store, *, estimate: bool = False, pipeline: str | None = None
+    config: KgragConfig, store: Store, *, estimate: bool = False
 ) -> tuple[LLMClient, KgragConfig, list[str]]:
     """The client, the configuration fitted to the server's window, and a line per size that was changed.
 
@@ -92,7 +89,7 @@ def configured_client(
         window = profile.context_window if profile is not None else None
     fitted, notes = fit_to_window(config, window)
     preflight_context_window(fitted)
-    assumptions = estimate_assumptions_for(fitted, store, pipeline) if estimate else None
+    assumptions = estimate_assumptions_for(fitted, store) if estimate else None
     client = create_llm_client(fitted.llm, store, provider=provider, estimate=estimate, assumptions=assumptions)
     return client, fitted, notes
 
@@ -143,37 +140,41 @@ def _stage_predictions(config: KgragConfig, stages: Sequence[str]) -> tuple[Stag
     return tuple(found)
 
 
-def estimate_assumptions_for(config: KgragConfig, store: Store, pipeline: str | None = None) -> EstimateAssumptions:
-    """The estimate's assumptions for ``config`` and the indexing pipeline that will run, calibrated by the
-    workspace's own ledger where it has real calls."""
+def estimate_assumptions_for(config: KgragConfig, store: Store) -> EstimateAssumptions:
+    """The estimate's assumptions for ``config`` and its indexing pipeline (``indexing.pipeline``, the one an
+    index run uses), calibrated by the workspace's own ledger where it has real calls."""
     from kgrag.core.builtins import new_registry
     from kgrag.models.llm import estimate_assumptions
 
     graph = config.graph
     base = estimate_assumptions(config.llm, graph.max_description_tokens, gleaning=graph.gleaning)
-    name = pipeline or config.indexing.pipeline
+    name = config.indexing.pipeline
     pipelines = new_registry("index_pipeline")
     stages: Sequence[str] = pipelines.load(name) if name in pipelines else ()
     return calibrate_assumptions(replace(base, stages=_stage_predictions(config, stages)), store)
 
 
 def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store) -> EstimateAssumptions:
-    """Replace assumed reply sizes and rates by what this workspace's real (sent, not cached) calls measured."""
-    sent: dict[str, list[int]] = {}
-    for record in store.llm_ledger.calls():
-        if record.cache_hit or record.estimated or record.error:
-            continue
-        counts = sent.setdefault(record.stage, [0, 0])
-        counts[0] += 1
-        counts[1] += record.completion_tokens
-    extract, glean = sent.get("index.extract"), sent.get("index.glean", [0, 0])
-    if not extract:
+    """Replace assumed reply sizes and rates by what this workspace's real (sent, not cached) calls measured,
+    from the ledger's per-stage totals (one aggregate query, however many calls the workspace made)."""
+    by_stage = store.llm_ledger.summary().by_stage
+
+    def sent(stage: str) -> tuple[int, int]:
+        totals = by_stage.get(stage)
+        if totals is None:
+            return 0, 0
+        return totals.calls - totals.cache_hits - totals.estimated_calls, totals.billed_completion_tokens
+
+    extract_calls, extract_tokens = sent("index.extract")
+    glean_calls, glean_tokens = sent("index.glean")
+    if not extract_calls:
         return assumptions
-    notes = [f"extraction replies (mean of {extract[0]} calls)", f"gleaning share ({glean[0]}/{extract[0]})"]
+    mean = extract_tokens / extract_calls
+    notes = [f"extraction replies (mean of {extract_calls} calls)", f"gleaning share ({glean_calls}/{extract_calls})"]
     return replace(
         assumptions,
-        extraction_completion=extract[1] / extract[0],
-        glean_rate=glean[0] / extract[0] if assumptions.glean_rate else 0.0,
-        glean_completion_share=(glean[1] / glean[0]) / (extract[1] / extract[0]) if glean[0] and extract[1] else 0.1,
+        extraction_completion=mean,
+        glean_rate=glean_calls / extract_calls if assumptions.glean_rate else 0.0,
+        glean_completion_share=(glean_tokens / glean_calls) / mean if glean_calls and extract_tokens else 0.1,
         calibrated=", ".join(notes),
     )

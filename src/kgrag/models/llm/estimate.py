@@ -169,6 +169,11 @@ class EstimatingProvider:
         self._extract = _Tally()
 
     @property
+    def inner(self) -> ChatProvider:
+        """The provider this estimate stands in for (never called)."""
+        return self._inner
+
+    @property
     def calls(self) -> int:
         return self._all.calls
 
