@@ -127,9 +127,8 @@ def question_names(question: str) -> list[str]:
 
 def unmentioned_name(question: str, candidates: Sequence[_Candidate]) -> str | None:
     """A name of the question whose words no retrieved passage holds (then no sentence is about it)."""
-    present: set[str] = set()
-    for candidate in candidates:
-        present |= candidate.passage
+    passages = {id(c.passage): c.passage for c in candidates}  # the sentences of one passage share its set
+    present: set[str] = set().union(*passages.values())
     for name in question_names(question):
         stems = [stem(w) for w in ordered_content_words(name)]
         if stems and not all(s in present for s in stems):
@@ -158,11 +157,12 @@ def _held(terms: Sequence[str], candidates: Sequence[_Candidate]) -> np.ndarray:
     ).reshape(len(candidates), len(terms))
 
 
-def term_weights(terms: dict[str, float], candidates: Sequence[_Candidate]) -> np.ndarray:
-    """Each term's weight: its share times BM25's IDF over the candidate sentences (a term in no
-    candidate weighs most, so a question about something the passages never mention covers little)."""
-    n = len(candidates)
-    dfs = [sum(t in c.words for c in candidates) for t in terms]
+def term_weights(terms: dict[str, float], held: np.ndarray) -> np.ndarray:
+    """Each term's weight: its share times BM25's IDF over the candidate sentences, counted from ``held``
+    (:func:`_held`: 1 where a sentence itself holds the term). A term in no candidate weighs most, so a
+    question about something the passages never mention covers little."""
+    n = held.shape[0]
+    dfs = (held == 1.0).sum(axis=0).tolist()
     pairs = zip(terms.values(), dfs, strict=True)
     return np.array([share * math.log(1 + (n - df + 0.5) / (df + 0.5)) for share, df in pairs])
 
@@ -172,10 +172,7 @@ class _Scored:
     held: np.ndarray  # candidates x terms
     weights: np.ndarray  # terms, summing to 1
     bonus: np.ndarray  # per candidate: cue, rank prior and (embedding ranking) cosine
-
-    @property
-    def coverage(self) -> np.ndarray:
-        return np.asarray(self.held @ self.weights)
+    coverage: np.ndarray  # per candidate: the weighted share of the question's terms it holds
 
     def gains(self, covered: np.ndarray) -> np.ndarray:
         """Scores given the terms already ``covered`` by chosen sentences: new terms count fully, terms
@@ -187,17 +184,19 @@ class _Scored:
 
 def _score(question: str, candidates: Sequence[_Candidate], embedder: Embedder | None, ranking: Ranking) -> _Scored:
     terms = question_terms(question)
-    weights = term_weights(terms, candidates)
-    total = weights.sum()
     held = _held(list(terms), candidates)
-    coverage = held @ weights / total if total > 0 else np.zeros(len(candidates))
+    weights = term_weights(terms, held)
+    total = weights.sum()
+    if total > 0:
+        weights = weights / total
+    coverage = held @ weights
     kinds, lowered = answer_types(question), question.lower()
     cues = np.array([cue_share(kinds, c.text, lowered) for c in candidates])
     bonus = CUE_WEIGHT * cues * (coverage > 0) + RANK_WEIGHT * np.array([1.0 / (1 + c.rank) for c in candidates])
     if ranking == "embedding" and embedder is not None:
         vectors = embedder.embed([question, *(c.text for c in candidates)])
         bonus = bonus + np.asarray(vectors[1:] @ vectors[0])
-    return _Scored(held, weights / total if total > 0 else weights, bonus)
+    return _Scored(held, weights, bonus, coverage)
 
 
 def _choose(scored: _Scored, n_sentences: int) -> list[int]:

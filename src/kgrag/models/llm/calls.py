@@ -93,10 +93,10 @@ class CallRunner:
         spent = 0
         try:
             response = self._send(request, prompt_tokens + max_tokens, attempts)
-            usage = self._usage(request, response, prompt_tokens, started, attempts.count)
             # the budget trusts no server: it is charged the larger of the reported and the counted size,
             # so under-reported usage or a reply past max_tokens still counts in full
             counted_reply = self.counter().count(response.text)
+            usage = self._usage(response, prompt_tokens, counted_reply, started, attempts.count)
             self.largest_reply = max(self.largest_reply, counted_reply, usage.completion_tokens)
             spent = max(usage.total_tokens, prompt_tokens + counted_reply)
         except ModelError as exc:
@@ -177,14 +177,15 @@ class CallRunner:
         ) from last
 
     def _usage(
-        self, request: ChatRequest, response: ChatResponse, counted_prompt: int, started: float, attempts: int
+        self, response: ChatResponse, counted_prompt: int, counted_reply: int, started: float, attempts: int
     ) -> Usage:
+        """The reply's usage as the server reported it, the locally counted figure standing in for a missing one."""
         source: UsageSource = "api"
         prompt, completion = response.prompt_tokens, response.completion_tokens
         if prompt is None or completion is None:
             source = "counted"
             prompt = counted_prompt if prompt is None else prompt
-            completion = self.counter().count(response.text) if completion is None else completion
+            completion = counted_reply if completion is None else completion
         cost = self.prices.cost(prompt, completion)
         return Usage(prompt, completion, source, cost, _ms(started), attempts)
 
