@@ -105,11 +105,13 @@ ANSWER_TEMPLATE_MARGIN = 32  # message framing the template count does not see
 
 
 def _fitting_budget(client: LLMClient, question: str, wanted: int) -> int:
+    """``wanted`` lowered to what the client's window leaves for context. The workspace already fits
+    ``generation.context_tokens`` to the window when it builds the client, but a query context may hold
+    the configuration from before that, and only here is the question's own length known."""
     window = client.runner.context_window
     if window is None:
         return wanted
-    prompt = client.prompt(ANSWER_PROMPT)
-    fixed = sum(client.count_tokens(part) for part in (prompt.system, prompt.user, IDK_SENTENCE, question))
+    fixed = client.template_tokens(ANSWER_PROMPT) + client.count_tokens(IDK_SENTENCE) + client.count_tokens(question)
     room = window - client.settings.max_output_tokens - fixed - ANSWER_TEMPLATE_MARGIN
     return max(1, min(wanted, room))
 

@@ -88,6 +88,7 @@ class LLMClient:
         self.settings = settings
         self._prompts: dict[str, Prompt] = {}
         self._schemas: dict[type[BaseModel], tuple[dict[str, Any], str]] = {}
+        self._template_tokens: dict[str, int] = {}
         self._lock = threading.Lock()
 
     @property
@@ -117,6 +118,18 @@ class LLMClient:
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` with the layer's offline counter (cl100k_base), for context budgets."""
         return self.runner.counter().count(text)
+
+    def template_tokens(self, name: str) -> int:
+        """Tokens of the prompt ``name``'s templates (system + user, placeholders unfilled), counted once per
+        client: what every request of that prompt pays before its variables."""
+        with self._lock:
+            known = self._template_tokens.get(name)
+        if known is None:
+            prompt = self.prompt(name)
+            known = self.count_tokens(prompt.system) + self.count_tokens(prompt.user)
+            with self._lock:
+                self._template_tokens[name] = known
+        return known
 
     def prompt(self, name: str) -> Prompt:
         """The prompt ``name`` (override directory first), loaded once per client."""
