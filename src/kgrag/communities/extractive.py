@@ -75,6 +75,8 @@ class ExtractiveWriter:
     """Writes reports without a model; reads supporting chunks from the store."""
 
     method = "extractive"
+    redoes_fallbacks = False  # it is the fallback
+    failures = 0  # it cannot fail
 
     def __init__(self, store: Store, findings: int) -> None:
         self.store = store

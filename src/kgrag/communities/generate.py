@@ -30,9 +30,13 @@ BATCH = 32
 
 
 class ReportWriter(Protocol):
-    """Turns jobs into reports (one per job, same order)."""
+    """Turns jobs into reports (one per job, same order). ``redoes_fallbacks``: it can do better than the
+    extractive fallback, so reports that fell back earlier are written again; ``failures``: replies that
+    fell back so far (this run's incomplete work)."""
 
     method: str
+    redoes_fallbacks: bool
+    failures: int
 
     def write(self, jobs: Sequence[Job]) -> list[CommunityReport]: ...
 
@@ -102,7 +106,7 @@ def generate_reports(
     progress = progress or SilentProgress()
     communities = store.communities.communities()
     pending = set(store.communities.without_report())
-    if getattr(writer, "redoes_fallbacks", False):
+    if writer.redoes_fallbacks:
         pending |= _fallbacks_and_ancestors(store, communities)
     waiting = _with_ancestors(communities, _holding(communities, set(store.graph.stale_entity_ids())))
     pending -= waiting

@@ -50,6 +50,7 @@ class LLMWriter:
     """Writes reports with ``client``; the extractive writer covers items whose reply failed."""
 
     method = "llm"
+    redoes_fallbacks = True  # reports that fell back in an earlier run are written again
 
     def __init__(self, client: LLMClient, config: CommunitiesConfig, fallback: ExtractiveWriter, stage: str) -> None:
         self.client = client
@@ -57,7 +58,6 @@ class LLMWriter:
         self.fallback = fallback
         self.stage = stage
         self.failures = 0
-        self.redoes_fallbacks = True  # reports that fell back in an earlier run are written again
 
     def write(self, jobs: Sequence[Job]) -> list[CommunityReport]:
         materials = [build_material(job, self.config.report_input_tokens, self.client.count_tokens) for job in jobs]

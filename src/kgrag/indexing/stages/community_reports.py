@@ -47,8 +47,7 @@ class CommunityReportsStage:
         ctx.report.add_time(timing_key(self.name, "embed"), time.perf_counter() - started)
         ctx.report.communities.update({f"reports_{k}": v for k, v in stats.as_dict().items()})
         ctx.report.communities["reports_embedded"] = embedded
-        failed = getattr(writer, "failures", 0)  # LLM replies that failed (an estimate sends none)
-        if failed:
-            ctx.report.fallbacks["community reports fell back to extractive"] = failed
+        if writer.failures:  # LLM replies that fell back (an estimate sends none, so has none)
+            ctx.report.fallbacks["community reports fell back to extractive"] = writer.failures
         if stats.waiting:
             ctx.report.fallbacks["community reports wait for entity summaries"] = stats.waiting
