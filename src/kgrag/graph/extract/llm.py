@@ -69,7 +69,6 @@ class ExtractionStats:
     dropped_items: int = 0
     ungrounded_entities: int = 0
     ungrounded_relations: int = 0
-    calls: int = 0  # extraction and gleaning calls sent (re-asks and last tries included; cache hits not)
     glean_reasons: Counter[str] = field(default_factory=Counter)
 
 
@@ -162,7 +161,6 @@ class LLMExtractor:
         )
         if self.client.estimating:
             return results
-        self.stats.calls += sum(_calls(result) for result in results)
         redo = [i for i, result in enumerate(results) if not result.ok]
         if not redo or self.unit_calls < 3:
             return results
@@ -178,7 +176,6 @@ class LLMExtractor:
             cache_as=self._params,  # the next run asks the first request again: it finds this reply
             **params,
         )
-        self.stats.calls += sum(_calls(result) for result in again)
         for index, result in zip(redo, again, strict=True):
             results[index] = result
         return results
@@ -222,13 +219,6 @@ class LLMExtractor:
                 dedupe_relations([*items.relations, *extra.relations]),
                 items.dropped + extra.dropped,
             )
-
-
-def _calls(result: StructuredResult[ExtractionReply]) -> int:
-    """Calls a structured result cost: none from the cache, else its attempts' logical calls (1 or 2)."""
-    if result.usage.cached:
-        return 0
-    return 2 if result.reasked else 1
 
 
 def extraction_cost_ratio(

@@ -20,7 +20,8 @@ from kgrag.graph.extract.llm import extraction_max_tokens
 from kgrag.models.llm.budget import check_context_window
 from kgrag.prompts import load_prompt
 
-# JSON-format instructions and the worked example the layer adds to structured prompts (measured ≈ 250).
+# What the layer adds to a structured prompt besides its templates and worked example (counted apart): the
+# output-format line, or for a prompt without an example the JSON schema (≈ 180 tokens), with message framing.
 STRUCTURED_OVERHEAD_TOKENS = 300
 QUESTION_TOKENS = 128  # room for the question itself in an answer request
 MIN_UNIT_TOKENS = 100
