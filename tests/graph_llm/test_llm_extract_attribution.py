@@ -114,3 +114,29 @@ def test_an_entity_in_the_overlap_belongs_to_both_chunks(kit: Any) -> None:
     texts = {c.id: c.text for c in chunks}
     assert holders == [cid for cid, t in texts.items() if "Aisha Okafor" in t]
     assert len(holders) >= 2
+
+
+class _Inventing(ExtractionResponder):
+    """The realistic responder, plus one entity its text never names."""
+
+    def reply(self, messages: Any) -> str:
+        import json
+
+        text = super().reply(messages)
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return text
+        if isinstance(data, dict) and "entities" in data:
+            data["entities"].append({"name": "Zephyrine Quorum", "type": "organization", "description": "x"})
+        return json.dumps(data)
+
+
+def test_the_extractor_settings_for_grounding_reach_attribution(kit: Any) -> None:
+    chunks = kit.sample_chunks(limit=3)
+    strict, grounded = kit.run_extraction(chunks, _Inventing())
+    assert strict.stats.ungrounded_entities > 0
+    assert not any(e.name == "Zephyrine Quorum" for x in grounded for e in x.entities)
+    loose, kept = kit.run_extraction(chunks, _Inventing(), grounding=False)
+    assert loose.stats.ungrounded_entities == 0
+    assert any(e.name == "Zephyrine Quorum" for x in kept for e in x.entities)  # kept, as the setting says

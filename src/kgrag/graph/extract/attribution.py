@@ -111,15 +111,26 @@ class Attribution:
     ungrounded_relations: int = 0
 
 
+def unit_locator(unit: ExtractionUnit, min_similarity: int = DEFAULT_MIN_SIMILARITY) -> ChunkLocator:
+    """The locator of one unit's chunks; one per unit, so grounding, gleaning and attribution share its memo."""
+    return ChunkLocator([chunk.text for chunk in unit.chunks], min_similarity)
+
+
 def attribute(
-    unit: ExtractionUnit, items: ParsedItems, *, min_similarity: int = DEFAULT_MIN_SIMILARITY, grounding: bool = True
+    unit: ExtractionUnit,
+    items: ParsedItems,
+    *,
+    min_similarity: int = DEFAULT_MIN_SIMILARITY,
+    grounding: bool = True,
+    locator: ChunkLocator | None = None,
 ) -> Attribution:
     """One :class:`ChunkExtraction` per chunk of ``unit`` (in order), holding the grounded items it supports.
 
     ``grounding=False`` keeps an item no chunk mentions and gives it to every chunk of the unit (for text a
-    model must translate or transliterate); it is never the default.
+    model must translate or transliterate); it is never the default. ``locator``: the unit's, when the caller
+    already has one (else one is made at ``min_similarity``).
     """
-    locator = ChunkLocator([chunk.text for chunk in unit.chunks], min_similarity)
+    locator = locator or unit_locator(unit, min_similarity)
     everywhere = tuple(range(len(unit.chunks)))
     entities: list[list[ExtractedEntity]] = [[] for _ in unit.chunks]
     relations: list[list[ExtractedRelation]] = [[] for _ in unit.chunks]
@@ -142,12 +153,17 @@ def attribute(
 
 
 def ground(
-    unit: ExtractionUnit, items: ParsedItems, *, min_similarity: int = DEFAULT_MIN_SIMILARITY, grounding: bool = True
+    unit: ExtractionUnit,
+    items: ParsedItems,
+    *,
+    min_similarity: int = DEFAULT_MIN_SIMILARITY,
+    grounding: bool = True,
+    locator: ChunkLocator | None = None,
 ) -> tuple[ParsedItems, int, int]:
     """``items`` without the ones no chunk of ``unit`` mentions, and how many entities and relations went."""
     if not grounding:
         return items, 0, 0
-    locator = ChunkLocator([chunk.text for chunk in unit.chunks], min_similarity)
+    locator = locator or unit_locator(unit, min_similarity)
     entities = [e for e in items.entities if locator.locate(e.name)]
     relations = [r for r in items.relations if locator.locate_relation(r)]
     kept = ParsedItems(entities, relations, items.dropped)

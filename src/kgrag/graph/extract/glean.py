@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgrag.core.llm_types import StructuredResult
-from kgrag.graph.extract.attribution import ChunkLocator
+from kgrag.graph.extract.attribution import ChunkLocator, unit_locator
 from kgrag.graph.extract.parse import ParsedItems
 from kgrag.graph.extract.units import PART_SEPARATOR, ExtractionUnit, new_part
 
@@ -72,9 +72,12 @@ class GleanPolicy:
             return FEW_RELATIONS
         return None
 
-    def request(self, unit: ExtractionUnit, items: ParsedItems, reason: str) -> GleanRequest:
-        """What to re-send: the sparse chunks for ``few entities``, else the whole unit."""
-        locator = ChunkLocator([chunk.text for chunk in unit.chunks])
+    def request(
+        self, unit: ExtractionUnit, items: ParsedItems, reason: str, locator: ChunkLocator | None = None
+    ) -> GleanRequest:
+        """What to re-send: the sparse chunks for ``few entities``, else the whole unit (``locator``: the
+        unit's, when the caller has one)."""
+        locator = locator or unit_locator(unit)
         located = [(entity.name, locator.locate(entity.name)) for entity in items.entities]
         chosen = tuple(range(len(unit.chunks)))
         if reason == FEW_ENTITIES:

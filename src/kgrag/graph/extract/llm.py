@@ -39,7 +39,7 @@ from kgrag.core.llm_usage import LedgerSummary
 from kgrag.core.records import ChunkRecord
 from kgrag.core.stages import EXTRACT, GLEAN, ledger_stage
 from kgrag.documents import TokenCounter
-from kgrag.graph.extract.attribution import attribute, failed, ground
+from kgrag.graph.extract.attribution import ChunkLocator, attribute, failed, ground, unit_locator
 from kgrag.graph.extract.glean import GleanPolicy
 from kgrag.graph.extract.parse import ExtractionReply, ParsedItems, dedupe_entities, dedupe_relations, parse_items
 from kgrag.graph.extract.units import ExtractionUnit, build_units
@@ -78,11 +78,14 @@ class _UnitOutcome:
     items: ParsedItems | None = None
     error: str | None = None
     glean_reason: str | None = None
+    locator: ChunkLocator | None = None  # the unit's, shared by grounding, gleaning and attribution
+    grounding: bool = True
 
     def extractions(self) -> list[ChunkExtraction]:
         if self.items is None:
             return failed(self.unit, self.error or "extraction failed")
-        return attribute(self.unit, self.items).extractions  # items were grounded when they arrived
+        # items were grounded when they arrived: the same locator finds them again from its memo
+        return attribute(self.unit, self.items, locator=self.locator, grounding=self.grounding).extractions
 
 
 class LLMExtractor:
@@ -180,10 +183,8 @@ class LLMExtractor:
             results[index] = result
         return results
 
-    def _grounded(self, unit: ExtractionUnit, items: ParsedItems) -> ParsedItems:
-        kept, entities, relations = ground(
-            unit, items, min_similarity=self.grounding_similarity, grounding=self.grounding
-        )
+    def _grounded(self, outcome: _UnitOutcome, items: ParsedItems) -> ParsedItems:
+        kept, entities, relations = ground(outcome.unit, items, grounding=self.grounding, locator=outcome.locator)
         self.stats.ungrounded_entities += entities
         self.stats.ungrounded_relations += relations
         return kept
@@ -194,25 +195,26 @@ class LLMExtractor:
         if not result.ok or result.value is None:
             self.stats.failed_units += 1
             return _UnitOutcome(unit, error=f"LLM extraction failed: {result.error}")
-        items = self._grounded(unit, parse_items(result.value, self.entity_types))
+        outcome = _UnitOutcome(unit, locator=unit_locator(unit, self.grounding_similarity), grounding=self.grounding)
+        items = self._grounded(outcome, parse_items(result.value, self.entity_types))
         self.stats.dropped_items += items.dropped
-        reason = self.glean.reason(unit, result, items)
-        if reason is not None:
-            self.stats.glean_reasons[reason] += 1
-        return _UnitOutcome(unit, items=items, glean_reason=reason)
+        outcome.items, outcome.glean_reason = items, self.glean.reason(unit, result, items)
+        if outcome.glean_reason is not None:
+            self.stats.glean_reasons[outcome.glean_reason] += 1
+        return outcome
 
     def _glean(self, outcomes: Sequence[_UnitOutcome]) -> None:
         pending = [(o, o.items, o.glean_reason) for o in outcomes if o.items is not None and o.glean_reason is not None]
         if not pending or self.client.estimating:
             return
-        requests = [self.glean.request(outcome.unit, items, reason) for outcome, items, reason in pending]
+        requests = [self.glean.request(o.unit, items, reason, o.locator) for o, items, reason in pending]
         results = self._call(GLEAN_PROMPT, [self._variables(r.text, r.found) for r in requests], STAGE_GLEAN)
         self.stats.gleaned_units += len(pending)
         for (outcome, items, _), result in zip(pending, results, strict=True):
             if not result.ok or result.value is None:
                 self.stats.glean_failures += 1
                 continue
-            extra = self._grounded(outcome.unit, parse_items(result.value, self.entity_types))
+            extra = self._grounded(outcome, parse_items(result.value, self.entity_types))
             self.stats.dropped_items += extra.dropped
             outcome.items = ParsedItems(
                 dedupe_entities([*items.entities, *extra.entities]),
