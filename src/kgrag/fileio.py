@@ -16,16 +16,20 @@ from typing import Any
 from kgrag.core.errors import KgragError
 
 
-def read_regular_bytes(path: Path) -> bytes:
-    """The bytes of ``path`` if it is a regular file; anything else raises :class:`KgragError` naming it."""
+def read_regular_bytes(path: Path, max_bytes: int | None = None) -> bytes:
+    """The bytes of ``path`` if it is a regular file (of at most ``max_bytes``, when given); anything else
+    raises :class:`KgragError` naming it, chained to the ``OSError`` when the file could not be read."""
     try:
         # O_NONBLOCK: opening a FIFO would otherwise wait for a writer (no effect on regular files)
         with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 raise KgragError(f"{path}: not a regular file (a device, FIFO or socket); give a file")
-            return handle.read()
+            data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
     except OSError as exc:
         raise KgragError(f"{path}: cannot read ({exc.strerror})") from exc
+    if max_bytes is not None and len(data) > max_bytes:
+        raise KgragError(f"{path}: over {max_bytes // 1024} KiB, too large; fix or move it")
+    return data
 
 
 def read_regular_text(path: Path) -> str:

@@ -42,6 +42,13 @@ def build_workspace(path: Path, docs: list[Path], *, graph: bool = True) -> Path
     return path
 
 
+@pytest.fixture
+def empty_ws(tmp_path: Path) -> Iterator[Workspace]:
+    """An empty workspace (no documents, no graph), fresh for each test."""
+    with Workspace.open(build_workspace(tmp_path / "ws", [], graph=False)) as ws:
+        yield ws
+
+
 @pytest.fixture(scope="session")
 def sample_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample corpus indexed with a graph, once per session (tests open it read-only)."""

@@ -6,13 +6,11 @@ from __future__ import annotations
 import io
 import re
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-import pytest
 from fastapi.testclient import TestClient
-from tests.server.conftest import WRITE, RunningServer, build_workspace
+from tests.server.conftest import WRITE, RunningServer
 
 from kgrag import Workspace
 from kgrag.config import ServerConfig
@@ -20,12 +18,6 @@ from kgrag.server import KeyRing, create_app
 
 EVIL = "http://evil.example"
 UPLOAD = "/v1/workspaces/w/documents"
-
-
-@pytest.fixture
-def empty_ws(tmp_path: Path) -> Iterator[Workspace]:
-    with Workspace.open(build_workspace(tmp_path / "ws", [], graph=False)) as ws:
-        yield ws
 
 
 def _client(ws: Workspace, keys: KeyRing | None = None, **limits: object) -> TestClient:

@@ -24,12 +24,6 @@ KEY_A = "key-for-team-a-0123456789"
 KEY_ALL = "admin-key-abcdefghijklmnop"
 
 
-@pytest.fixture
-def empty_ws(tmp_path: Path) -> Iterator[Workspace]:
-    with Workspace.open(build_workspace(tmp_path / "ws", [], graph=False)) as ws:
-        yield ws
-
-
 def _client(ws: Workspace, **limits: object) -> TestClient:
     return TestClient(
         base_url="http://127.0.0.1", app=create_app({"w": ws}, ServerConfig(**limits)), raise_server_exceptions=False

@@ -7,6 +7,7 @@ Registered onto ``graph_app`` in :mod:`kgrag.cli.app` with one line each. The bo
 from __future__ import annotations
 
 import json
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -18,6 +19,7 @@ from rich.table import Table
 from kgrag.cli.errors import exit_if_incomplete, run_guarded
 from kgrag.cli.notes import StderrNotes
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
+from kgrag.core.progress import Progress
 
 if TYPE_CHECKING:  # types only
     from kgrag.communities.overview import CommunityOverview
@@ -81,13 +83,15 @@ def communities_command(
         llm_lines: list[str] = []
         incomplete: list[str] = []
         with open_workspace(workspace) as ws:
-            if not show and as_json:  # no progress bars in machine-readable output
-                result = ws.communities.build(rebuild=rebuild, progress=StderrNotes())
-                built, llm_lines, incomplete = result.report.communities, result.llm_lines, result.report.incomplete
-            elif not show:
-                from kgrag.cli.progress import console_progress
+            if not show:
+                reporter: AbstractContextManager[Progress]
+                if as_json:  # no progress bars in machine-readable output
+                    reporter = nullcontext(StderrNotes())
+                else:
+                    from kgrag.cli.progress import console_progress
 
-                with console_progress(console) as progress:
+                    reporter = console_progress(console)
+                with reporter as progress:
                     result = ws.communities.build(rebuild=rebuild, progress=progress)
                 built, llm_lines, incomplete = result.report.communities, result.llm_lines, result.report.incomplete
             overview = ws.communities.overview()

@@ -8,19 +8,12 @@ from __future__ import annotations
 
 import sys
 
+from kgrag.core.progress import SilentProgress
 
-class StderrNotes:
+
+class StderrNotes(SilentProgress):
     """For commands without progress bars (or with ``--json`` output): no bars, each note one line on
     stderr at once, e.g. that the command waits for a running ``kgrag index``."""
 
-    def start(self, stage: str, total: int | None) -> None:
-        return None
-
-    def advance(self, stage: str, amount: int = 1) -> None:
-        return None
-
     def note(self, message: str) -> None:
         print(f"! {message}", file=sys.stderr, flush=True)
-
-    def finish(self, stage: str) -> None:
-        return None

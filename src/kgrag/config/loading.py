@@ -4,7 +4,6 @@ commented kgrag.toml that ``kgrag init`` creates."""
 from __future__ import annotations
 
 import os
-import stat
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,8 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from kgrag.config.model import KgragConfig
-from kgrag.core.errors import ConfigError
+from kgrag.core.errors import ConfigError, KgragError
+from kgrag.fileio import read_regular_bytes
 
 CONFIG_FILE_NAME = "kgrag.toml"
 MAX_CONFIG_BYTES = 1024 * 1024  # a config is a few KB; more is a mistake (a log, a device), not settings
@@ -25,22 +25,6 @@ def _format_validation_error(err: ValidationError, origin: str) -> str:
         field = ".".join(str(part) for part in problem["loc"])
         lines.append(f"{field}: {problem['msg']}")
     return f"invalid configuration ({origin}): " + "; ".join(lines)
-
-
-def _read_config_bytes(path: Path) -> bytes:
-    """The file's bytes, if it is a regular file of at most :data:`MAX_CONFIG_BYTES` (a link to
-    ``/dev/zero`` or a FIFO would otherwise be read forever)."""
-    # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer (no effect on regular files)
-    with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise ConfigError(
-                f"{path}: not a regular file (a device, FIFO or socket); kgrag.toml must be a TOML text file"
-            )
-        data = handle.read(MAX_CONFIG_BYTES + 1)
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{path}: over {MAX_CONFIG_BYTES // 1024} KiB, too large for a config file; fix or move it")
-    return data
 
 
 def _check_env_sections() -> None:
@@ -72,14 +56,18 @@ def load_config(workspace_dir: Path | None = None, **overrides: Any) -> KgragCon
         try:
             # bytes, not read_text: universal newlines would turn a stray "\r" into a line break and pass
             # a file that the settings loader (which reads bytes) then fails on
-            tomllib.loads(_read_config_bytes(toml_path).decode("utf-8"))
+            # a regular file of bounded size: a link to /dev/zero or a FIFO would otherwise be read forever
+            tomllib.loads(read_regular_bytes(toml_path, max_bytes=MAX_CONFIG_BYTES).decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
             raise ConfigError(f"{toml_path}: not valid TOML ({exc}); fix the file or delete it") from exc
-        except OSError as exc:  # a directory of that name, no read permission, a dangling link, ...
-            raise ConfigError(
-                f"{toml_path}: cannot read the config file ({exc.strerror or exc}); it must be a readable "
-                "TOML file: fix its permissions, or move it away to use the defaults"
-            ) from exc
+        except KgragError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, OSError):  # a directory of that name, no read permission, a dangling link, ...
+                raise ConfigError(
+                    f"{toml_path}: cannot read the config file ({cause.strerror or cause}); it must be a readable "
+                    "TOML file: fix its permissions, or move it away to use the defaults"
+                ) from cause
+            raise ConfigError(f"{exc} (kgrag.toml must be a TOML text file)") from exc
         settings_cls = type(
             "KgragConfigFromFile",
             (KgragConfig,),

@@ -108,8 +108,8 @@ def prune(store: Store, paths: Sequence[Path]) -> int:
     with store.transaction():
         for doc in gone_documents(store, folder_prefixes(paths)):
             current = store.documents.get(doc.id)  # an earlier take-over in this loop may have moved it
-            if current is None or not file_gone(current.source):
-                continue
+            if current is None or (current.source != doc.source and not file_gone(current.source)):
+                continue  # gone_documents checked the file at ``doc.source``; a moved one is checked again
             drop_document(store, current)
             removed += current.status != DocumentStatus.FAILED
     return removed

@@ -94,9 +94,7 @@ def reachable_bin_dir(binaries: Path) -> Path:
     package = install.parent
     if reachable_by_others(binaries):
         return binaries
-    base = Path(tempfile.gettempdir())
-    if not reachable_by_others(base):
-        base = Path("/tmp")
+    base = _shared_tmp()
     key = f"{install.resolve()}:{(binaries / 'postgres').stat().st_mtime_ns}"
     target = base / f"kgrag-pgserver-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
     copied = target / package.name / install.name / binaries.name
@@ -120,11 +118,11 @@ def reachable_bin_dir(binaries: Path) -> Path:
     return copied
 
 
-def _data_parent() -> Path | None:
-    """Where the cluster's directory goes: the temporary directory, or /tmp when that is out of reach
-    of the unprivileged user (a TMPDIR inside a 0700 home)."""
+def _shared_tmp() -> Path:
+    """A temporary directory the unprivileged user can reach (for the binaries' copy and the cluster's
+    directory): the temporary directory, or /tmp when that is out of reach (a TMPDIR inside a 0700 home)."""
     base = Path(tempfile.gettempdir())
-    return None if reachable_by_others(base) else Path("/tmp")
+    return base if reachable_by_others(base) else Path("/tmp")
 
 
 def _privilege_drop() -> tuple[list[str], int | None, int | None]:
@@ -170,7 +168,7 @@ class PgServer:
         """Create and start a cluster; retries on another port if the chosen one was taken meanwhile."""
         binaries = bin_dir()
         prefix, uid, gid = _privilege_drop()
-        root = Path(tempfile.mkdtemp(prefix="kgrag-pg-", dir=_data_parent() if prefix else None))
+        root = Path(tempfile.mkdtemp(prefix="kgrag-pg-", dir=_shared_tmp() if prefix else None))
         password = secrets.token_hex(16)
         try:
             (root / "pw").write_text(password + "\n", encoding="utf-8")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from kgrag.core.denoise_records import DenoiseRun, MergeEntry, RelationScore
 from kgrag.core.errors import KgragError, WorkspaceError
-from kgrag.core.progress import Progress, SilentProgress
+from kgrag.core.progress import Progress
 from kgrag.denoise.apply import score_records, undo_last
 from kgrag.denoise.report import DenoiseReport, MergeSample, drop_samples, merge_samples, spread
 from kgrag.denoise.runner import DenoiseInputs, apply_denoise, plan_denoise
@@ -79,7 +79,7 @@ class DenoiseAPI:
         ``<workspace>/denoise/<run id>.json`` (the store keeps the same log). Holds the workspace's
         writer lock, so it waits for a running ``kgrag index`` (saying so to ``progress``) instead of
         merging entities that indexing is still linking to chunks."""
-        with indexing_lock(self._parts.path, self._parts.store, progress or SilentProgress()):
+        with indexing_lock(self._parts.path, self._parts.store, progress):
             return self._apply(resolve, reflect)
 
     def _apply(self, resolve: bool, reflect: bool) -> tuple[DenoiseReport, Path]:
@@ -96,7 +96,7 @@ class DenoiseAPI:
 
     def undo(self, *, force: bool = False, progress: Progress | None = None) -> DenoiseRun:
         """Restore the graph exactly as it was before the last run still in force (under the writer lock)."""
-        with indexing_lock(self._parts.path, self._parts.store, progress or SilentProgress()):
+        with indexing_lock(self._parts.path, self._parts.store, progress):
             return undo_last(self._parts.store, force=force)
 
     def runs(self) -> list[DenoiseRun]:

@@ -6,12 +6,11 @@ them, so opening a workspace for a query does not pay for them.
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from kgrag.core.progress import Progress, SilentProgress
+from kgrag.core.progress import Progress
 from kgrag.workspace.components import Components
 from kgrag.workspace.index_lock import indexing_lock
 
@@ -90,7 +89,7 @@ class GraphAPI:
         """A LightRAG working directory's graph, chunks and provenance, in one transaction."""
         from kgrag.graph.io.lightrag.importer import import_lightrag
 
-        with self._writing(progress):
+        with indexing_lock(self._parts.path, self._parts.store, progress):
             return import_lightrag(self._parts.store, directory, graphml=graphml, chunks_file=chunks_file)
 
     def import_graphml(
@@ -99,9 +98,5 @@ class GraphAPI:
         """A GraphML file (ours or another tool's), with our JSON companion when present."""
         from kgrag.graph.io.graphml import import_graphml
 
-        with self._writing(progress):
+        with indexing_lock(self._parts.path, self._parts.store, progress):
             return import_graphml(self._parts.store, path, companion_file=companion_file)
-
-    def _writing(self, progress: Progress | None) -> AbstractContextManager[None]:
-        """The workspace's writer lock (imports wait for a running ``kgrag index``, noting it to ``progress``)."""
-        return indexing_lock(self._parts.path, self._parts.store, progress or SilentProgress())

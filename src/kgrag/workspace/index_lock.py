@@ -18,7 +18,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-from kgrag.core.progress import Progress
+from kgrag.core.progress import Progress, SilentProgress
 from kgrag.store import Store
 from kgrag.store.base import IndexLocking
 from kgrag.store.index_lock import LOCK_FILE_NAME, WAITING, file_lock
@@ -26,9 +26,10 @@ from kgrag.store.index_lock import LOCK_FILE_NAME, WAITING, file_lock
 __all__ = ["LOCK_FILE_NAME", "WAITING", "indexing_lock"]
 
 
-def indexing_lock(workspace: Path, store: Store, progress: Progress) -> AbstractContextManager[None]:
+def indexing_lock(workspace: Path, store: Store, progress: Progress | None = None) -> AbstractContextManager[None]:
     """Hold the indexing lock of ``store`` (the workspace's) for the block, waiting with :data:`WAITING`
-    while another indexer holds it."""
+    (noted to ``progress``, when given) while another indexer holds it."""
+    progress = progress or SilentProgress()
     if isinstance(store, IndexLocking):
         return store.indexing_lock(progress)
     return file_lock(workspace, progress)

@@ -77,7 +77,7 @@ class IndexingAPI:
     def remove(self, refs: Sequence[str], progress: Progress | None = None) -> tuple[list[str], list[str]]:
         """Remove documents (by id, source or path) and everything derived from them; returns (removed
         sources, refs that matched nothing). Waits (noting it to ``progress``) while another writer runs."""
-        with indexing_lock(self._parts.path, self._parts.store, progress or SilentProgress()):
+        with indexing_lock(self._parts.path, self._parts.store, progress):
             return remove_documents(self._parts.store, refs, self._parts.summarizer(), self._parts.embedder)
 
 

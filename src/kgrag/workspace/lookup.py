@@ -72,15 +72,21 @@ def preceding_chunks(store: Store, chunk: ChunkRecord) -> list[ChunkRecord]:
 
 def chunk_sources(store: Store, chunk_ids: Sequence[str], limit: int | None = None) -> list[SourceRef]:
     """The :class:`SourceRef` of each known chunk in ``chunk_ids`` (the first ``limit``), in order."""
-    refs: list[SourceRef] = []
     documents: dict[str, DocumentRecord | None] = {}
-    for chunk in store.chunks.get_many(list(chunk_ids)[:limit] if limit else chunk_ids):
-        if chunk.doc_id not in documents:
-            documents[chunk.doc_id] = store.documents.get(chunk.doc_id)
-        document = documents[chunk.doc_id]
-        if document is not None:
-            refs.append(source_ref(chunk, document, preceding_chunks(store, chunk)))
-    return refs
+    refs = (
+        _chunk_source(store, chunk, documents)
+        for chunk in store.chunks.get_many(list(chunk_ids)[:limit] if limit else chunk_ids)
+    )
+    return [ref for ref in refs if ref is not None]
+
+
+def _chunk_source(store: Store, chunk: ChunkRecord, documents: dict[str, DocumentRecord | None]) -> SourceRef | None:
+    """The :class:`SourceRef` of ``chunk`` (None when its document is gone); ``documents`` caches the
+    documents read so far, by id."""
+    if chunk.doc_id not in documents:
+        documents[chunk.doc_id] = store.documents.get(chunk.doc_id)
+    document = documents[chunk.doc_id]
+    return None if document is None else source_ref(chunk, document, preceding_chunks(store, chunk))
 
 
 def _chunk(store: Store, ident: str) -> Shown | None:
@@ -88,7 +94,8 @@ def _chunk(store: Store, ident: str) -> Shown | None:
     if not found:
         return None
     chunk = found[0]
-    refs = chunk_sources(store, [chunk.id])
+    ref = _chunk_source(store, chunk, {})
+    refs = [] if ref is None else [ref]
     heading = refs[0].label() if refs else f"chunk of a removed document {chunk.doc_id}"
     facts = {"doc_id": chunk.doc_id, "ord": chunk.ord, "tokens": chunk.n_tokens}
     return Shown("chunk", chunk.id, heading, chunk.text, facts, refs)
