@@ -208,7 +208,8 @@ def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     def denied(*args: object, **kwargs: object) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(Path, "open", denied)  # chmod does not stop root, so simulate the failure
+    # chmod does not stop root, so simulate the failure where the loader opens the file
+    monkeypatch.setattr("kgrag.documents.reading.open_regular", denied)
     with pytest.raises(DocumentError, match=r"secret\.txt: cannot read the file \(Permission denied\)"):
         load_path(path, CFG)
 
