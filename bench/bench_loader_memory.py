@@ -125,6 +125,7 @@ def run(file: Path, pythonpath: str, timeout: float) -> dict[str, object]:
 
 
 def export(revision: str, into: Path) -> Path:
+    """The ``src`` tree of git ``revision`` extracted under ``into``; its path, to put on ``PYTHONPATH``."""
     archive = subprocess.run(
         ["git", "-C", str(REPO), "archive", "--format=tar", revision, "src"], check=True, capture_output=True
     ).stdout

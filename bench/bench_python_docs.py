@@ -26,12 +26,12 @@ import re
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from bench_loader_memory import export
+
 DOCS = Path("/usr/share/doc/python3.11/html")
 NAV_MARKERS = (
     "Navigation",
@@ -132,14 +132,7 @@ def code_figures(files: list[Path], chunks: list[str], counter: object) -> dict[
 def run_revision(revision: str, count: int) -> dict[str, float]:
     """:func:`measure` with the ``src`` tree of git ``revision``, in a subprocess."""
     with tempfile.TemporaryDirectory(prefix="kgrag-before-") as tmp:
-        archive = subprocess.run(
-            ["git", "-C", str(REPO), "archive", "--format=tar", revision, "src"], check=True, capture_output=True
-        ).stdout
-        archive_path = Path(tmp) / "src.tar"
-        archive_path.write_bytes(archive)
-        with tarfile.open(archive_path) as tar:
-            tar.extractall(tmp, filter="data")
-        env = {**os.environ, "PYTHONPATH": str(Path(tmp) / "src")}
+        env = {**os.environ, "PYTHONPATH": str(export(revision, Path(tmp)))}
         done = subprocess.run(
             [sys.executable, __file__, "--measure-only", "--pages", str(count)],
             check=True,

@@ -11,19 +11,40 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from kgrag.core.errors import KgragError
+
+
+class NotRegularFileError(KgragError):
+    """The path names a device, FIFO, socket or directory, which is never read as a file."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(f"{path}: not a regular file (a device, FIFO or socket); give a file")
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """``path`` opened for binary reading, checked to be a regular file before anything is read.
+
+    Opened with ``O_NONBLOCK`` so that a FIFO is refused at once instead of waiting for a writer (the
+    flag has no effect on regular files). Raises ``OSError`` when it cannot be opened and
+    :class:`NotRegularFileError` when it is not a regular file.
+    """
+    handle = os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb")
+    try:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise NotRegularFileError(path)
+    except BaseException:
+        handle.close()
+        raise
+    return handle
 
 
 def read_regular_bytes(path: Path, max_bytes: int | None = None) -> bytes:
     """The bytes of ``path`` if it is a regular file (of at most ``max_bytes``, when given); anything else
     raises :class:`KgragError` naming it, chained to the ``OSError`` when the file could not be read."""
     try:
-        # O_NONBLOCK: opening a FIFO would otherwise wait for a writer (no effect on regular files)
-        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise KgragError(f"{path}: not a regular file (a device, FIFO or socket); give a file")
+        with open_regular(path) as handle:
             data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
     except OSError as exc:
         raise KgragError(f"{path}: cannot read ({exc.strerror})") from exc

@@ -40,6 +40,12 @@ def pdf_bytes(pages: list[list[str]], header: str | None = None, footer: bool = 
             b"<< /F1 3 0 R >> >> /Contents %d 0 R >>" % (6 + 2 * (number - 1))
         )
         bodies.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
+    return serialize_pdf(bodies)
+
+
+def serialize_pdf(bodies: list[bytes]) -> bytes:
+    """A PDF file of the numbered objects ``bodies`` (object 1 the catalog, object 4 the info
+    dictionary), with the cross-reference table and trailer that point at them."""
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for number, body in enumerate(bodies, start=1):

@@ -15,9 +15,17 @@ from tests.reliability.harness import deep_file
 
 from kgrag import Workspace
 from kgrag.config import DocumentsConfig
+from kgrag.core.errors import DocumentError
 from kgrag.documents import discover
+from kgrag.documents.reading import read_limited
 
 DEFAULTS = DocumentsConfig()
+
+
+def test_a_fifo_read_directly_is_refused_without_waiting(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.txt")
+    with pytest.raises(DocumentError, match=r"pipe\.txt: not a regular file"):
+        read_limited(tmp_path / "pipe.txt", DEFAULTS.max_file_mb)
 
 
 def test_a_fifo_is_skipped_with_its_reason(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import docx
 import pytest
+from tests.documents.pdf_shapes import serialize_pdf
 
 from kgrag.config import DocumentsConfig
 from kgrag.core.errors import DocumentError
@@ -33,17 +34,7 @@ def _pdf(pages: list[str], title: str | None = None) -> bytes:
             f"<< /F1 3 0 R >> >> /Contents {6 + 2 * i} 0 R >>".encode()
         )
         bodies.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(bodies, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(bodies) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R /Info 4 0 R >>\n" % (len(bodies) + 1)
-    out += b"startxref\n%d\n%%%%EOF\n" % xref
-    return bytes(out)
+    return serialize_pdf(bodies)
 
 
 def _write(tmp_path: Path, name: str, content: bytes | str) -> Path:
@@ -208,7 +199,8 @@ def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     def denied(*args: object, **kwargs: object) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(Path, "open", denied)  # chmod does not stop root, so simulate the failure
+    # chmod does not stop root, so simulate the failure where the loader opens the file
+    monkeypatch.setattr("kgrag.documents.reading.open_regular", denied)
     with pytest.raises(DocumentError, match=r"secret\.txt: cannot read the file \(Permission denied\)"):
         load_path(path, CFG)
 

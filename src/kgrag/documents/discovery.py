@@ -100,7 +100,10 @@ def _walk(root: Path, include: Sequence[str], exclude: Sequence[str], skipped: S
                 if not _matches(entry.name, exclude):
                     directories.append(entry.path)
             elif _matches(entry.name, include) and not _matches(entry.name, exclude):
-                yield from _named(Path(entry.path), skipped)
+                if _is_regular(entry):
+                    yield Path(entry.path)
+                else:  # stat it to say why it is skipped (or to report a link that cannot be followed)
+                    yield from _named(Path(entry.path), skipped)
         stack.extend(reversed(directories))  # sorted order, depth-first
 
 
@@ -108,6 +111,15 @@ def _is_directory(entry: os.DirEntry[str]) -> bool:
     """A real directory (symlinked directories are not followed, so a link loop cannot make the walk endless)."""
     try:
         return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _is_regular(entry: os.DirEntry[str]) -> bool:
+    """A regular file (following a link, as ``stat`` does); known from the listing without another stat
+    for a plain file. An error answers False so that :func:`_named` examines it and gives the reason."""
+    try:
+        return entry.is_file()
     except OSError:
         return False
 

@@ -37,6 +37,9 @@ if TYPE_CHECKING:
 
 Loader = Callable[[Path, bytes, DocumentsConfig], list[LoadedDocument]]
 
+# Not provenance's heading pattern: this one also matches a heading of only spaces or tabs ("#   "),
+# which then titles the document "" instead of a later heading or the file name; sharing one pattern
+# would change that.
 _MARKDOWN_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _EXTRA_BLANK_LINES = re.compile(r"\n{3,}")
 

@@ -29,14 +29,16 @@ def strip_running_lines(pages: list[str]) -> list[str]:
     split = [page.split("\n") for page in pages]
     if len(split) < 2:
         return pages
-    seen = Counter(key for lines in split for key in {_key(line) for line in _edges(lines)} if key)
+    edge_keys = [{index: _key(lines[index]) for index in _edge_indices(lines)} for lines in split]
+    seen = Counter(key for keys in edge_keys for key in set(keys.values()) if key)
     needed = max(2, (len(split) + 1) // 2)
     running = {key for key, count in seen.items() if count >= needed}
-    return ["\n".join(_clean(lines, running)) for lines in split]
+    return ["\n".join(_clean(lines, keys, running)) for lines, keys in zip(split, edge_keys, strict=True)]
 
 
-def _edges(lines: list[str]) -> list[str]:
-    content = [line for line in lines if line.strip()]
+def _edge_indices(lines: list[str]) -> list[int]:
+    """Indices of the first and last :data:`EDGE_LINES` non-blank lines (one index twice on a short page)."""
+    content = [index for index, line in enumerate(lines) if line.strip()]
     return content[:EDGE_LINES] + content[-EDGE_LINES:]
 
 
@@ -45,12 +47,10 @@ def _key(line: str) -> str:
     return _NUMBER.sub("#", _SPACES.sub(" ", line).strip().lower())
 
 
-def _clean(lines: list[str], running: set[str]) -> list[str]:
-    """``lines`` minus running lines and page numbers among the first and last content lines."""
-    content = [index for index, line in enumerate(lines) if line.strip()]
-    edges = set(content[:EDGE_LINES] + content[-EDGE_LINES:])
+def _clean(lines: list[str], edge_keys: dict[int, str], running: set[str]) -> list[str]:
+    """``lines`` minus running lines and page numbers among the edge lines (``edge_keys``: index to key)."""
     return [
         line
         for index, line in enumerate(lines)
-        if index not in edges or (_key(line) not in running and not _PAGE_NUMBER.fullmatch(line.strip()))
+        if index not in edge_keys or (edge_keys[index] not in running and not _PAGE_NUMBER.fullmatch(line.strip()))
     ]

@@ -22,6 +22,8 @@ from kgrag.core.records import ChunkRecord, DocumentRecord
 PAGE_STARTS = "page_starts"
 """Document metadata key: character offsets where pages 1, 2, ... start, comma-separated."""
 
+# Requires a non-space first character, unlike loaders' title pattern (see there), so a blank "#" line
+# is never a section heading.
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(\S.*?)[ \t#]*$", re.MULTILINE)
 
 

@@ -11,6 +11,7 @@ import codecs
 from pathlib import Path
 
 from kgrag.core.errors import DocumentError
+from kgrag.fileio import NotRegularFileError, open_regular
 
 _MIB = 1024 * 1024
 
@@ -28,7 +29,8 @@ def read_limited(path: Path, max_file_mb: float) -> bytes:
     """The file's bytes, refusing files over the limit *before* reading them into memory.
 
     The size is checked with ``stat`` first, and the read itself is capped too, in case the file
-    grows between the two.
+    grows between the two. The file is opened as :func:`kgrag.fileio.open_regular` opens it, so a FIFO
+    or device passed directly is refused instead of blocking or being read without end.
     """
     limit = int(max_file_mb * _MIB)
     try:
@@ -39,8 +41,12 @@ def read_limited(path: Path, max_file_mb: float) -> bytes:
         size = path.stat().st_size
         if size > limit:
             raise _too_large(path, size, max_file_mb)
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             data = handle.read(limit + 1)
+    except NotRegularFileError as exc:
+        raise DocumentError(
+            f"{path}: not a regular file (a device, FIFO or socket), so it cannot be read as a document"
+        ) from exc
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise DocumentError(
