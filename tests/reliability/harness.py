@@ -105,6 +105,9 @@ def differences(
         want, got = expected.get(name, []), actual.get(name, [])
         if name in caches and {row[:2] for row in want} <= {row[:2] for row in got}:
             continue
+        if name in caches:
+            keys = {row[:2] for row in got}
+            found.extend(f"  missing key {row[:4]!r}" for row in want if row[:2] not in keys)
         if want != got:
             missing = len(set(want) - set(got))
             extra = len(set(got) - set(want))

@@ -18,15 +18,19 @@ def to_igraph(store: Store) -> tuple[ig.Graph, list[str]]:
     ``name`` (entity id, so ``g.vs.find(name=entity_id)`` works), ``label`` (display name), ``key``,
     ``type``. Edge attributes: ``relation_id``, ``label``, ``weight``. Relations whose endpoint is not
     a stored entity are skipped (they cannot be drawn), which a consistent store never has.
+
+    Vertices and edges are in id order, not storage order: algorithms that depend on the order (Leiden's
+    communities, ties in rankings) then give the same result for the same graph however it was built, a
+    run that recovered from faults included.
     """
-    entities = store.graph.entities()
+    entities = sorted(store.graph.entities(), key=lambda entity: entity.id)
     ids = [entity.id for entity in entities]
     index = {entity_id: position for position, entity_id in enumerate(ids)}
     edges: list[tuple[int, int]] = []
     relation_ids: list[str] = []
     labels: list[str] = []
     weights: list[float] = []
-    for relation in store.graph.relations():
+    for relation in sorted(store.graph.relations(), key=lambda relation: relation.id):
         source, target = index.get(relation.source_id), index.get(relation.target_id)
         if source is None or target is None:
             continue
