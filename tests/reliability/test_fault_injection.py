@@ -121,14 +121,24 @@ def test_mixed_faults_end_in_the_fault_free_database(
     assert "truncated" in kinds and {"model missing_fields", "model invalid_fields"} & set(kinds)
     assert runs < MAX_RUNS, "faults were still reported after every run"
     assert not health_problems(path / DB_NAME)
-    # vectors are cached by text: those of a fallback summary that a retry replaced may stay
-    diffs = differences(clean_run["tables"], dump_tables(path / DB_NAME), caches=("embeddings", "llm_cache"))
+    # vectors are cached by text: those of a fallback summary that a retry replaced may stay. The answer's
+    # own cached request is left out of the comparison (its text is compared below): retrieval breaks score
+    # ties by storage order, which a run that recovered from faults wrote differently, so the same answer
+    # can come from the same passages listed in another order.
+    diffs = differences(
+        _index_only(clean_run["tables"]), _index_only(dump_tables(path / DB_NAME)), caches=("embeddings", "llm_cache")
+    )
     record("faults", tried=injected, held=injected if not diffs else 0)
     assert diffs == [], "\n".join(diffs)
     assert answer == clean_run["answer"]
     for report in reports[:-1]:  # a run that left something undone said so
         assert report.incomplete
     assert any(r.communities.get("reports_written") for r in reports)
+
+
+def _index_only(tables: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """The tables without the query's cached answer (``llm_cache`` rows of the ``answer`` prompt)."""
+    return {**tables, "llm_cache": [row for row in tables.get("llm_cache", []) if row[2] != "answer"]}
 
 
 def test_a_loss_is_reported_and_retried_not_reported_as_success(tmp_path: Path, docs: Path) -> None:

@@ -55,7 +55,7 @@ def detect_communities(store: Store, config: CommunitiesConfig, *, force: bool =
     if not force and store.meta.get(META_KEY) == marker:
         return DetectionStats(levels=store.communities.levels(), communities=store.communities.counts()["communities"])
     started = time.perf_counter()
-    graph, ids = to_igraph(store)
+    graph, ids = to_igraph(store, by_id=True)  # the partition must not depend on the order rows were written
     if ids:
         hierarchy = create_builder(config).build(graph)
         records, levels = to_records(hierarchy, ids), level_stats(graph, hierarchy)

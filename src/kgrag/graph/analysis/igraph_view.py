@@ -11,7 +11,7 @@ import igraph as ig
 from kgrag.store.base import Store
 
 
-def to_igraph(store: Store) -> tuple[ig.Graph, list[str]]:
+def to_igraph(store: Store, *, by_id: bool = False) -> tuple[ig.Graph, list[str]]:
     """Build an undirected igraph graph of the whole stored graph.
 
     Returns the graph and ``ids`` with ``ids[v]`` the entity id of vertex ``v``. Vertex attributes:
@@ -19,18 +19,21 @@ def to_igraph(store: Store) -> tuple[ig.Graph, list[str]]:
     ``type``. Edge attributes: ``relation_id``, ``label``, ``weight``. Relations whose endpoint is not
     a stored entity are skipped (they cannot be drawn), which a consistent store never has.
 
-    Vertices and edges are in id order, not storage order: algorithms that depend on the order (Leiden's
-    communities, ties in rankings) then give the same result for the same graph however it was built, a
-    run that recovered from faults included.
+    ``by_id``: vertices and edges in id order rather than storage order, for algorithms whose result depends
+    on the order (Leiden's communities): the same graph then gives the same result however it was built,
+    a run that recovered from faults included.
     """
-    entities = sorted(store.graph.entities(), key=lambda entity: entity.id)
+    entities = store.graph.entities()
+    if by_id:
+        entities = sorted(entities, key=lambda entity: entity.id)
     ids = [entity.id for entity in entities]
     index = {entity_id: position for position, entity_id in enumerate(ids)}
     edges: list[tuple[int, int]] = []
     relation_ids: list[str] = []
     labels: list[str] = []
     weights: list[float] = []
-    for relation in sorted(store.graph.relations(), key=lambda relation: relation.id):
+    relations = store.graph.relations()
+    for relation in sorted(relations, key=lambda relation: relation.id) if by_id else relations:
         source, target = index.get(relation.source_id), index.get(relation.target_id)
         if source is None or target is None:
             continue
