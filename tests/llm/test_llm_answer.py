@@ -111,3 +111,11 @@ def test_extract_citations_leaves_ordinary_brackets() -> None:
     assert text == "A [sic] claim [c:c1] and [c:c2]." and kept == ["c1", "c2"] and invented == ["c:c3"]
     assert is_idk("i don't know based on the provided context")
     assert not is_idk("I know it: 1903 [c:c1]")
+
+
+def test_an_empty_reply_is_asked_once_more_like_a_cut_one() -> None:
+    provider = ScriptedProvider([ScriptRule("Question:", "", times=1), ScriptRule("Question:", "In 1903 [c:c1].")])
+    client = create_llm_client(LLMConfig(provider="scripted"), provider=provider)
+    answer = generate_answer(client, "When did Curie win?", _result(ITEMS), GenerationConfig())
+    assert answer.text == "In 1903 [c:c1]." and answer.citations == ["c1"]
+    assert len(provider.requests) == 2

@@ -140,7 +140,8 @@ def generate_answer(
         )
     variables = {"question": question.strip(), "context": block.text, "idk_sentence": IDK_SENTENCE}
     chat = client.chat_prompt(ANSWER_PROMPT, variables, stage=stage)
-    if chat.finish_reason == "length" and not chat.estimated:  # a half answer: ask once more (never cached)
+    cut = chat.finish_reason == "length" or not chat.text.strip()  # a half or an empty answer
+    if cut and not chat.estimated:  # ask once more (neither is ever cached)
         chat = client.chat_prompt(ANSWER_PROMPT, variables, stage=stage)
     if chat.estimated:
         return Answer("", [], "llm", cost_line=cost_line(chat), usage=_usage(chat, block, []))
