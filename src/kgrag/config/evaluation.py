@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from kgrag.config.base import Section
@@ -16,6 +18,12 @@ class EvaluationConfig(Section):
         le=1,
         description="An evidence sentence counts as recalled when this share of its content tokens "
         "(lower-cased, stop words removed) occurs in one retrieved item.",
+    )
+    metric_profile: Literal["kgrag", "graphrag-bench"] = Field(
+        "kgrag",
+        description="Which variant a plain metric name means: kgrag's own, or `graphrag-bench`, the "
+        "benchmark's formulas and edge cases (`answer-accuracy` → `answer-accuracy@graphrag-bench`); "
+        "see docs/evaluation.md.",
     )
     accuracy_weight: float = Field(
         0.5,

@@ -95,7 +95,7 @@ def run_question(item: QAItem, pipeline: str, plan: RunPlan, parts: RunParts, ru
     delta = (parts.llm_tokens() - before) if parts.llm_tokens else 0
     contexts = [i.text for i in response.result.items]
     answer = plain_answer(response.answer.text)
-    sample = Sample(item.question, item.answer, answer, contexts, item.evidence)
+    sample = Sample(item.question, item.answer, answer, contexts, item.evidence, item.question_type)
     scores = score_answer(sample, plan, parts, run_index)
     judge_tokens = sum(m.judge_tokens for m in scores.values())
     scores.update(_answer_costs(response, parts, delta, latency_ms))

@@ -91,6 +91,7 @@ def judge_disclosure(
     prompts = [p for j in judges.values() for p in j.prompts]
     if llm_metrics:
         prompts += [METRIC_PROMPTS[name] for name in metrics if name in METRIC_PROMPTS]
+        prompts += [p for m in metrics.values() for p in getattr(m, "prompts", ()) if p not in prompts]
     return setup.describe(prompts)
 
 

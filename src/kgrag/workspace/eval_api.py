@@ -14,6 +14,7 @@ from kgrag.evaluation import evaluate_retrieval
 from kgrag.evaluation.datasets import QAItem, load_dataset
 from kgrag.evaluation.judges.base import AnswerJudge, JudgeSetup, judge_registry
 from kgrag.evaluation.metrics.base import Metric, metric_registry
+from kgrag.evaluation.metrics.profiles import profile_names
 from kgrag.evaluation.pairwise.collect import answer_pairs, pairwise_scores, pairwise_settings
 from kgrag.evaluation.pairwise.report import write_pairwise_report
 from kgrag.evaluation.pairwise.types import PairwiseSettings
@@ -122,7 +123,9 @@ class EvalAPI:
             list(judges),
             k or config.retrieval.k,
         )
-        metric_objs = pick(metric_registry(), plan.metrics, "metric")
+        registry = metric_registry()
+        plan = replace(plan, metrics=profile_names(plan.metrics, config.evaluation.metric_profile, registry))
+        metric_objs = pick(registry, plan.metrics, "metric")
         judge_objs = pick(judge_registry(), plan.judges, "judge")
         setup = judge_setup(config, self.judge_factory) if (judge_objs or chosen_mode != "llm-free") else None
         if judge_objs and setup is None:

@@ -15,11 +15,13 @@ M = TypeVar("M", bound=BaseModel)
 
 @dataclass(frozen=True)
 class JudgeReply(Generic[M]):
-    """The validated reply, or ``value is None`` and ``note`` says why (recorded as unmeasured)."""
+    """The validated reply, or ``value is None`` and ``note`` says why (recorded as unmeasured);
+    ``call_failed`` tells a call that never got a reply from a reply that could not be used."""
 
     value: M | None
     note: str
     tokens: int
+    call_failed: bool = False
 
 
 def ask(
@@ -37,7 +39,7 @@ def ask(
     try:
         result = judge.structured(prompt, variables, model, stage=stage, temperature=temperature, seed=seed)
     except (LLMUnavailableError, ProviderError) as exc:  # this item only; ModelError/budget stop the run
-        return JudgeReply(None, f"judge call failed: {exc}", 0)
+        return JudgeReply(None, f"judge call failed: {exc}", 0, call_failed=True)
     tokens = result.usage.total_tokens
     if not result.ok or result.value is None:
         return JudgeReply(None, f"judge reply unusable: {result.error}", tokens)

@@ -41,6 +41,20 @@ class ContextRelevance(BaseModel):
     scores: list[int]
 
 
+class StatementList(BaseModel):
+    """Statement extraction (GraphRAG-Bench profile): the text broken into self-contained statements."""
+
+    reasoning: str
+    statements: list[str]
+
+
+class ContextScore(BaseModel):
+    """Whole-context relevance (GraphRAG-Bench profile): one grade from 0 (no relevant information) to 2."""
+
+    reasoning: str
+    score: float = Field(ge=0, le=2)
+
+
 class ReferenceScore(BaseModel):
     """Reference-based judge: 1 (wrong) to 5 (fully correct and complete)."""
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from kgrag.evaluation.judges.call import ask, numbered
 from kgrag.evaluation.judges.schemas import AccuracyClassification, StatementVerdicts
-from kgrag.evaluation.metrics.base import Measured, MetricTools, Sample
+from kgrag.evaluation.metrics.base import NOTHING_RETRIEVED, Measured, MetricTools, Sample, retrieved
 from kgrag.evaluation.metrics.statements import f1, statements, supported
 
 FELDT = "feldt-hellstrom-2026"
@@ -151,11 +151,15 @@ class Faithfulness:
         claims = statements(sample.answer)
         if not claims:
             return Measured.unmeasured("the answer makes no statements")
+        if not retrieved(sample):
+            return NOTHING_RETRIEVED
         return Measured(_share(supported(claims, sample.contexts, tools.evidence_overlap)))
 
     def judged(self, sample: Sample, tools: MetricTools) -> Measured:
         if not statements(sample.answer):
             return Measured.unmeasured("the answer makes no statements")
+        if not retrieved(sample):
+            return NOTHING_RETRIEVED
         variables: dict[str, object] = {
             "question": sample.question,
             "answer": sample.answer,

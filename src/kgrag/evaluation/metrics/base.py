@@ -3,7 +3,9 @@
 A metric never returns 0 for "could not tell": a failed judge call, an empty answer or a question
 without evidence is ``Measured(None, note=why)``, stored and reported as *unmeasured* beside the mean
 of what was measured. Averaging such cases as 0 is how RAGAS-style reports get their NaNs and their
-spurious drops, which is exactly what users of those tools complain about.
+spurious drops. The converse holds too: a pipeline that retrieved nothing has been measured, and its
+retrieval-judged scores (context relevance, evidence recall, faithfulness) are 0, not unmeasured, so
+that an empty retrieval cannot raise a pipeline's mean by leaving it.
 """
 
 from __future__ import annotations
@@ -22,13 +24,15 @@ Similarity = Callable[[str, str], float]
 
 @dataclass(frozen=True)
 class Sample:
-    """One question through one pipeline: the reference, the answer and the retrieved context."""
+    """One question through one pipeline: the reference, the answer and the retrieved context (and the
+    dataset's question type, which a metric profile may use to decide whether a metric applies)."""
 
     question: str
     reference: str
     answer: str
     contexts: list[str] = field(default_factory=list)
     evidence: list[str] = field(default_factory=list)
+    question_type: str = ""
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,15 @@ class Measured:
     @classmethod
     def unmeasured(cls, why: str, judge_tokens: int = 0) -> Measured:
         return cls(None, why, judge_tokens)
+
+
+NOTHING_RETRIEVED = Measured(0.0, "nothing retrieved")
+"""The score of a retrieval-judged metric when the pipeline returned no text: measured, and 0."""
+
+
+def retrieved(sample: Sample) -> bool:
+    """Whether the pipeline returned any text for the question."""
+    return any(text.strip() for text in sample.contexts)
 
 
 @dataclass(frozen=True)

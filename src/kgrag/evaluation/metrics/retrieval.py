@@ -9,7 +9,7 @@ from kgrag.documents.words import content_words
 from kgrag.evaluation.judges.call import ask, numbered
 from kgrag.evaluation.judges.schemas import ContextRelevance as RelevanceReply
 from kgrag.evaluation.metrics.answer import FELDT, _verdicts
-from kgrag.evaluation.metrics.base import Measured, MetricTools, Sample
+from kgrag.evaluation.metrics.base import NOTHING_RETRIEVED, Measured, MetricTools, Sample, retrieved
 from kgrag.evaluation.recall import evidence_recall
 
 
@@ -27,6 +27,8 @@ class EvidenceRecall:
         evidence = [e for e in sample.evidence if content_words(e)]
         if not evidence:
             return Measured.unmeasured("the question has no evidence")
+        if not retrieved(sample):
+            return NOTHING_RETRIEVED
         variables: dict[str, object] = {
             "statements": numbered(evidence, "Statement"),
             "context": numbered(sample.contexts, "Context"),
@@ -44,20 +46,23 @@ def lexical_grade(question_words: set[str], text: str) -> int:
 
 class ContextRelevance:
     """Mean over retrieved items of a 0/1/2 relevance grade, normalised to [0, 1]; the judged version
-    grades ``evaluation.relevance_repeats`` times (2, feldt-hellstrom-2026) and averages."""
+    grades ``evaluation.relevance_repeats`` times (2, feldt-hellstrom-2026) and averages. Nothing
+    retrieved scores 0."""
 
     name = "context-relevance"
     paper = FELDT
 
     def llm_free(self, sample: Sample, tools: MetricTools) -> Measured:
+        if not retrieved(sample):
+            return NOTHING_RETRIEVED
         words = content_words(sample.question)
-        if not sample.contexts or not words:
-            return Measured.unmeasured("nothing retrieved" if not sample.contexts else "question has no content words")
+        if not words:
+            return Measured.unmeasured("question has no content words")
         return Measured(statistics.fmean(lexical_grade(words, t) for t in sample.contexts) / 2)
 
     def judged(self, sample: Sample, tools: MetricTools) -> Measured:
-        if not sample.contexts:
-            return Measured.unmeasured("nothing retrieved")
+        if not retrieved(sample):
+            return NOTHING_RETRIEVED
         assert tools.judge is not None
         means: list[float] = []
         tokens, notes = 0, []
