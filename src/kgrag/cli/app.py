@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from kgrag.cli.calibrate_command import eval_calibrate
 from kgrag.cli.community_commands import communities_command, report_command
 from kgrag.cli.compare_commands import compare, tune, tune_reranker
 from kgrag.cli.errors import exit_if_incomplete, run_app, run_guarded
@@ -46,6 +47,7 @@ eval_app.command("list")(eval_list)
 eval_app.command("report")(eval_report)
 eval_app.command("pairwise")(eval_pairwise)
 eval_app.command("qgen")(eval_qgen)
+eval_app.command("calibrate")(eval_calibrate)
 app.add_typer(prompts_app, name="prompts")
 app.command("cost")(cost)
 app.add_typer(graph_app, name="graph")

@@ -1,0 +1,74 @@
+"""`kgrag eval calibrate LABELS`: agreement of a run's judges with human labels (docs/evaluation.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kgrag.cli.errors import run_guarded
+from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
+
+
+def _body(
+    labels_path: Path,
+    run_id: str,
+    dataset: Path | None,
+    bins: int,
+    out: Path | None,
+    workspace: Path | None,
+) -> None:
+    from rich.markup import escape
+
+    from kgrag.evaluation import load_dataset
+    from kgrag.evaluation.judges.calibration import calibrate, load_labels, rejudge_plan, render_markdown, write_report
+
+    labels = load_labels(labels_path)
+    console = new_console()
+    with open_workspace(workspace) as ws:
+        if dataset is not None:
+            wanted = {label.question_id for label in labels}
+            items = [item for item in load_dataset(dataset) if item.id in wanted]
+            pipelines, metrics, judges, mode = rejudge_plan(labels)
+            run = ws.eval.run(
+                items,
+                pipelines,
+                metrics=metrics,
+                runs=1,
+                mode=mode,
+                judges=judges,  # type: ignore[arg-type]
+                dataset=str(dataset),
+                label="calibration re-judge",
+            )
+        else:
+            run = ws.eval.get_run(run_id)
+        result = calibrate(labels, run.scores, run.record.payload, run.record.id, bins)
+        paths = write_report(result, out or ws.path / "reports")
+    for warning in result.warnings:
+        console.print(f"[bold yellow]warning:[/] {escape(warning)}")
+    console.print(escape(render_markdown(result)), markup=False)
+    console.print("written: " + ", ".join(str(p) for p in paths.values()), markup=False)
+
+
+def eval_calibrate(
+    labels: Annotated[
+        Path, typer.Argument(help="Human labels: .csv (header) or .jsonl with question_id, pipeline, metric, human.")
+    ],
+    run: Annotated[
+        str, typer.Option("--run", help="Stored run whose scores are compared (default: latest).")
+    ] = "latest",
+    dataset: Annotated[
+        Path | None,
+        typer.Option(
+            "--dataset", help="Re-judge instead: answer and score the labelled questions of this dataset again."
+        ),
+    ] = None,
+    bins: Annotated[int, typer.Option("--bins", help="Equal-width bins for κ on continuous scores.")] = 3,
+    out: Annotated[Path | None, typer.Option("--out", help="Report directory (default: <workspace>/reports).")] = None,
+    workspace: WorkspaceOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """How far to trust the judges: Cohen's κ and Spearman's ρ between human labels and a run's judge
+    scores, per judge and metric, with n; warns when a judge model also generated the answers."""
+    run_guarded(lambda: _body(labels, run, dataset, bins, out, workspace), debug)
