@@ -130,7 +130,7 @@ def test_labels_files(tmp_path: Path) -> None:
     missing.write_text('{"question_id": "q1", "metric": "judge.panel", "human": 3}\n')
     with pytest.raises(KgragError, match=r"missing.jsonl:1: missing pipeline"):
         load_labels(missing)
-    with pytest.raises(KgragError, match="use a .csv"):
+    with pytest.raises(KgragError, match=r"use a \.csv"):
         load_labels(tmp_path / "labels.txt")
 
 
@@ -172,8 +172,10 @@ def test_calibrate_cli_warns_when_the_judge_generated_the_answers(
     common = ["--workspace", str(ws), "--out", str(tmp_path / "rep")]
     ran = runner.invoke(
         app,
-        ["eval", "run", "--dataset", str(SAMPLE_QUESTIONS), "--sample", "3", "--pipelines", "bm25", "--runs", "1"]
-        + ["--metrics", "rouge-l", "--mode", "llm-free", "--judge", "panel", *common],
+        [
+            *["eval", "run", "--dataset", str(SAMPLE_QUESTIONS), "--sample", "3", "--pipelines", "bm25"],
+            *["--runs", "1", "--metrics", "rouge-l", "--mode", "llm-free", "--judge", "panel", *common],
+        ],
     )
     assert ran.exit_code == 0, ran.output
     with Workspace.open(ws) as w:
@@ -181,7 +183,8 @@ def test_calibrate_cli_warns_when_the_judge_generated_the_answers(
     qids = sorted({s.question_id for s in run.scores})
     labels = tmp_path / "labels.csv"
     labels.write_text(
-        "question_id,pipeline,metric,human\n" + "".join(f"{q},bm25,judge.panel,{h}\n" for q, h in zip(qids, [4, 3, 5]))
+        "question_id,pipeline,metric,human\n"
+        + "".join(f"{q},bm25,judge.panel,{h}\n" for q, h in zip(qids, [4, 3, 5], strict=True))
     )
     result = runner.invoke(app, ["eval", "calibrate", str(labels), *common])
     assert result.exit_code == 0, result.output
