@@ -32,7 +32,7 @@ def test_reasoning_comes_first(prompt) -> None:  # type: ignore[no-untyped-def]
     if "reasoning" not in fields:
         pytest.skip(f"{prompt.name} asks for no reasoning (a per-aspect score sheet)")
     assert fields[0] == "reasoning", fields
-    assert list(json.loads(prompt.example_reply))[0] == "reasoning"
+    assert next(iter(json.loads(prompt.example_reply))) == "reasoning"
     assert "first" in prompt.system.lower()
 
 
