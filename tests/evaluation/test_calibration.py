@@ -196,5 +196,14 @@ def test_calibrate_cli_warns_when_the_judge_generated_the_answers(
     assert rows["judge-m"]["n"] == 3 and rows["judge-m"]["kappa"] == pytest.approx(0.0)
     assert rows["judge-m"]["spearman"] is None
     assert report["warnings"] and report["unmatched"] == 0
+    # re-judge: the labelled questions are answered and judged again in a new stored run
+    again = runner.invoke(app, ["eval", "calibrate", str(labels), "--dataset", str(SAMPLE_QUESTIONS), *common])
+    assert again.exit_code == 0, again.output
+    with Workspace.open(ws) as w:
+        rejudged = w.eval.get_run("latest")
+    assert rejudged.record.id != run.record.id and rejudged.record.label == "calibration re-judge"
+    assert {s.question_id for s in rejudged.scores} == set(qids)
+    report = json.loads((tmp_path / "rep" / f"calibration-{rejudged.record.id}.json").read_text())
+    assert {r["judge"]: r["n"] for r in report["agreement"]}["judge-m"] == 3
     missing = runner.invoke(app, ["eval", "calibrate", str(tmp_path / "nope.csv"), *common])
     assert missing.exit_code != 0 and "Traceback" not in missing.output and "nope.csv" in missing.output

@@ -21,6 +21,7 @@ def _body(
 ) -> None:
     from rich.markup import escape
 
+    from kgrag.core.errors import KgragError
     from kgrag.evaluation import load_dataset
     from kgrag.evaluation.judges.calibration import calibrate, load_labels, rejudge_plan, render_markdown, write_report
 
@@ -30,6 +31,8 @@ def _body(
         if dataset is not None:
             wanted = {label.question_id for label in labels}
             items = [item for item in load_dataset(dataset) if item.id in wanted]
+            if not items:
+                raise KgragError(f"--dataset {dataset}: none of the labelled question ids is in it")
             pipelines, metrics, judges, mode = rejudge_plan(labels)
             run = ws.eval.run(
                 items,
@@ -37,7 +40,7 @@ def _body(
                 metrics=metrics,
                 runs=1,
                 mode=mode,
-                judges=judges,  # type: ignore[arg-type]
+                judges=judges,
                 dataset=str(dataset),
                 label="calibration re-judge",
             )

@@ -35,6 +35,7 @@ from kgrag.core.errors import KgragError
 from kgrag.core.eval_records import EvalScore
 
 Scale = Literal["categorical", "continuous"]
+RunMode = Literal["llm-free", "llm", "both"]
 MAX_CATEGORIES = 11
 FIELDS = ("question_id", "pipeline", "metric", "human")
 _ALIASES = {"id": "question_id", "question": "question_id", "human_score": "human", "score": "human"}
@@ -288,12 +289,12 @@ def write_report(result: Calibration, out_dir: Path) -> dict[str, Path]:
     return {"markdown": md, "json": js}
 
 
-def rejudge_plan(labels: Sequence[Label]) -> tuple[list[str], list[str], list[str], str]:
+def rejudge_plan(labels: Sequence[Label]) -> tuple[list[str], list[str], list[str], RunMode]:
     """What to run again to re-judge the labelled items: pipelines, metric names, judge names, mode."""
     pipelines = sorted({label.pipeline for label in labels})
     metrics: list[str] = []
     judges: list[str] = []
-    modes: set[str] = set()
+    modes: set[str] = set()  # "llm" and/or "llm-free"
     for name in sorted({label.metric for label in labels}):
         if name.startswith("judge.panel"):
             judges.append("panel")
@@ -305,5 +306,5 @@ def rejudge_plan(labels: Sequence[Label]) -> tuple[list[str], list[str], list[st
             metrics.append(base)
     if not metrics:  # judges only: the cheapest deterministic metric keeps the run from scoring all six
         return pipelines, ["rouge-l"], list(dict.fromkeys(judges)), "llm-free"
-    mode = "both" if len(modes) == 2 else modes.pop()
+    mode: RunMode = "both" if len(modes) == 2 else ("llm" if "llm" in modes else "llm-free")
     return pipelines, list(dict.fromkeys(metrics)), list(dict.fromkeys(judges)), mode

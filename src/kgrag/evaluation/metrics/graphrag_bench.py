@@ -343,8 +343,10 @@ class BenchContextRelevance(_BenchMetric):
 
     @staticmethod
     def _trivial(sample: Sample) -> Measured | None:
-        if not sample.question.strip() or not any(c.strip() for c in sample.contexts):
+        if not any(c.strip() for c in sample.contexts):
             return Measured(0.0, "nothing retrieved")
+        if not sample.question.strip():
+            return Measured(0.0, "empty question")
         context = joined(sample.contexts).strip()
         if context == sample.question.strip() or context in sample.question:
             return Measured(0.0, "the context only repeats the question")
