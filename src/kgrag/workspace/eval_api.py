@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
 from kgrag.core.errors import KgragError
-from kgrag.core.eval_records import EvalRunRecord
+from kgrag.core.eval_records import EvalRunRecord, EvalTrace
 from kgrag.documents import TokenCounter
 from kgrag.evaluation import evaluate_retrieval
 from kgrag.evaluation.datasets import QAItem, load_dataset
@@ -17,11 +18,12 @@ from kgrag.evaluation.metrics.base import Metric, metric_registry
 from kgrag.evaluation.pairwise.collect import answer_pairs, pairwise_scores, pairwise_settings
 from kgrag.evaluation.pairwise.report import write_pairwise_report
 from kgrag.evaluation.pairwise.types import PairwiseSettings
+from kgrag.evaluation.provenance import answer_counts, variation
 from kgrag.evaluation.qgen import QGenResult, generate_questions
 from kgrag.evaluation.qgen.sources import SourceSampler
 from kgrag.evaluation.reports import write_run_report
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
-from kgrag.evaluation.runner import RunMode, RunParts, RunPlan, run_evaluation
+from kgrag.evaluation.runner import RunMode, RunOptions, RunParts, RunPlan, run_evaluation
 from kgrag.evaluation.session import (
     EvalRun,
     JudgeFactory,
@@ -39,6 +41,7 @@ from kgrag.evaluation.tune_reranker import (
     score_pool,
     tune_fused_weights,
 )
+from kgrag.evaluation.verdicts import default_baseline
 from kgrag.models.llm import LLMClient, create_llm_client
 from kgrag.models.rerankers.fused import FusedReranker, FusedWeights
 from kgrag.retrieval.budget import FitBudget, item_tokens
@@ -103,12 +106,18 @@ class EvalAPI:
         label: str = "",
         sample: str = "",
         on_question: Callable[[], None] | None = None,
+        options: RunOptions | None = None,
     ) -> EvalRun:
         """Answer every question with every pipeline ``runs`` times, score with ``metrics`` (LLM-free,
-        judged or both; default: judged too when an LLM is configured) and ``judges``, store the run in
-        the workspace database and return it with its summary (mean ± std over runs)."""
+        judged or both; default: judged too when an LLM is configured) and ``judges``, store the run with
+        a provenance trace per answer in the workspace database and return it with its summary (means
+        with bootstrap intervals over questions, std over runs, paired differences against the baseline).
+        Each run generates its own answers and judge replies unless ``options.reuse_answers``."""
         config = self._parts.config
+        opts = options or RunOptions()
         self._check(pipelines)
+        if opts.baseline is not None and opts.baseline not in pipelines:
+            raise KgragError(f"--baseline {opts.baseline!r} is not one of --pipelines ({', '.join(pipelines)})")
         if not (questions := _questions(items)):
             raise KgragError("the dataset has no questions")
         chosen_mode: RunMode = mode or ("llm-free" if config.llm.provider == "none" else "both")
@@ -121,14 +130,20 @@ class EvalAPI:
             chosen_mode,
             list(judges),
             k or config.retrieval.k,
+            opts.reuse_answers,
+            opts.baseline or default_baseline(list(pipelines)),
         )
         metric_objs = pick(metric_registry(), plan.metrics, "metric")
         judge_objs = pick(judge_registry(), plan.judges, "judge")
-        setup = judge_setup(config, self.judge_factory) if (judge_objs or chosen_mode != "llm-free") else None
+        wants_judge = bool(judge_objs) or chosen_mode != "llm-free"
+        setup = judge_setup(config, self.judge_factory, temperature=opts.judge_temperature) if wants_judge else None
         if judge_objs and setup is None:
             raise KgragError("judges need an LLM: set llm.provider (see docs/llm.md)")
         run_id = new_eval_id("run")
-        scores = run_evaluation(questions, plan, self._run_parts(metric_objs, judge_objs, setup), run_id, on_question)
+        with _fresh_calls(self._parts.llm_if_configured(), setup, not opts.reuse_answers):
+            output = run_evaluation(
+                questions, plan, self._run_parts(metric_objs, judge_objs, setup), run_id, on_question
+            )
         payload = {
             "id": run_id,
             "plan": plan.__dict__,
@@ -140,10 +155,17 @@ class EvalAPI:
                 "embedding": self._parts.embedding_model_id,
                 "llm": config.llm.provider + ":" + str(config.llm.model or ""),
             },
+            "bootstrap": opts.bootstrap.describe(),
+            "variation": variation(plan.runs, plan.reuse_answers, output.traces, setup.temperature if setup else None),
+            "answers": answer_counts(output.traces),
         }
         record = EvalRunRecord(run_id, "run", time.time(), dataset, label, payload)
-        self._parts.store.eval_runs.save(record, scores)
-        return finish(record, scores)
+        self._parts.store.eval_runs.save(record, output.scores, output.traces)
+        return finish(record, output.scores)
+
+    def traces(self, run_id: str, question_id: str | None = None) -> list[EvalTrace]:
+        """The provenance of a stored run (``latest`` allowed): answers, context items, judge calls."""
+        return self._parts.store.eval_runs.traces(self.get_run(run_id).record.id, question_id)
 
     def _run_parts(
         self, metrics: dict[str, Metric], judges: dict[str, AnswerJudge], setup: JudgeSetup | None
@@ -224,8 +246,9 @@ class EvalAPI:
         """Stored evaluation runs, newest first (``kind``: ``run`` or ``pairwise``)."""
         return self._parts.store.eval_runs.runs(kind)
 
-    def get_run(self, run_id: str) -> EvalRun:
-        """A stored run with its scores and summary; ``latest`` is the newest metric run."""
+    def get_run(self, run_id: str, baseline: str | None = None) -> EvalRun:
+        """A stored run with its scores, summary and statistics (paired against ``baseline``, default the
+        one it ran with); ``latest`` is the newest metric run."""
         store = self._parts.store.eval_runs
         if run_id == "latest":
             newest = store.runs("run")
@@ -236,11 +259,12 @@ class EvalAPI:
         if record is None:
             known = ", ".join(r.id for r in store.runs()[:5]) or "none yet"
             raise KgragError(f"no evaluation run {run_id!r} in this workspace (recent: {known})")
-        return finish(record, store.scores(run_id))
+        return finish(record, store.scores(run_id), baseline)
 
-    def report(self, run_ids: Sequence[str], out_dir: Path) -> dict[str, Path]:
+    def report(self, run_ids: Sequence[str], out_dir: Path, baseline: str | None = None) -> dict[str, Path]:
         """Markdown + JSON + PNG plots for one or more stored runs (several runs are compared in one table,
-        each pipeline labelled with its run)."""
+        each pipeline labelled ``NAME @RUN``, paired on the questions they share); ``baseline`` overrides
+        the pipeline differences are taken against."""
         if not run_ids:
             raise KgragError("name at least one run (see `kgrag eval list`)")
         kinds = {(r.kind if (r := self._parts.store.eval_runs.get(i)) else "run") for i in run_ids}
@@ -248,12 +272,23 @@ class EvalAPI:
             return self.pairwise_report(run_ids, out_dir)
         if len(kinds) > 1:
             raise KgragError("report metric runs and pairwise runs separately")
-        runs = [self.get_run(r) for r in run_ids]
+        runs = [self.get_run(r, baseline) for r in run_ids]
         if len(runs) == 1:
-            return write_run_report(runs[0].record.payload, runs[0].summary, out_dir)
-        merged = {f"{p} @{run.record.id}": rows for run in runs for p, rows in run.summary.items()}
-        payload = {"id": "compare-" + "-".join(r.record.id for r in runs), "compared": [r.record.payload for r in runs]}
-        return write_run_report(payload, merged, out_dir)
+            return write_run_report(runs[0], out_dir)
+        scores = [
+            replace(s, pipeline=f"{s.pipeline} @{run.record.id}", run_id="compare") for run in runs for s in run.scores
+        ]
+        names = [
+            f"{p} @{run.record.id}" for run in runs for p in run.record.payload.get("plan", {}).get("pipelines", [])
+        ]
+        payload = {
+            "id": "compare-" + "-".join(r.record.id for r in runs),
+            "compared": [r.record.payload for r in runs],
+            "plan": {"pipelines": names, "baseline": _compare_baseline(baseline, names)},
+            "bootstrap": runs[0].record.payload.get("bootstrap"),
+        }
+        record = EvalRunRecord(str(payload["id"]), "run", time.time(), "", "", payload)
+        return write_run_report(finish(record, scores), out_dir)
 
     def pairwise(
         self,
@@ -324,6 +359,33 @@ class EvalAPI:
         return generate_questions(
             sampler, self._parts.llm(), kinds, per_kind, config.evaluation.qgen_dedup_threshold, on_question=on_question
         )
+
+
+def _compare_baseline(baseline: str | None, names: Sequence[str]) -> str | None:
+    """``--baseline`` for a comparison of runs: a full ``NAME @RUN`` label, or a name matching one label."""
+    if baseline is None or baseline in names:
+        return baseline
+    matches = [n for n in names if n.split(" @")[0] == baseline]
+    if not matches:
+        raise KgragError(f"baseline {baseline!r} is not a pipeline of these runs ({', '.join(names)})")
+    return matches[0]
+
+
+@contextmanager
+def _fresh_calls(llm: LLMClient | None, setup: JudgeSetup | None, fresh: bool) -> Iterator[None]:
+    """While evaluating, answer and judge calls go to the server instead of the response cache (each run
+    measures its own answers and judging, and its cost is what was spent); replies are still cached."""
+    clients = ([llm] if llm is not None else []) + (list(setup.clients) if setup is not None else [])
+    if not fresh:
+        clients = list(setup.clients) if setup is not None else []
+    saved = [(c.runner, c.runner.read_cache) for c in clients]
+    for runner, _ in saved:
+        runner.read_cache = False
+    try:
+        yield
+    finally:
+        for runner, before in saved:
+            runner.read_cache = before
 
 
 def _tokens(llm: LLMClient) -> int:
