@@ -23,6 +23,10 @@ def show_question(run_ids: list[str], question: str, workspace: Path | None, con
     with open_workspace(workspace) as ws:
         run = ws.eval.get_run(run_ids[0])
         traces = ws.eval.traces(run.record.id, question)
+    if not traces:
+        known = sorted({s.question_id for s in run.scores})
+        listed = ", ".join(known[:8]) + (", …" if len(known) > 8 else "")
+        raise KgragError(f"no stored answers for question {question!r} in run {run.record.id} (questions: {listed})")
     scores: dict[tuple[int, str], list[str]] = defaultdict(list)
     for s in run.scores:
         if s.question_id == question and not s.metric.startswith("cost."):

@@ -87,8 +87,10 @@ def estimates(values: Mapping[str, tuple[str, float]], settings: Bootstrap) -> d
     for question_type, vals in groups.items():
         ci = _interval(draws[question_type], settings.level) if len(vals) > 1 else None
         out[question_type] = Estimate(float(vals.mean()), ci, len(vals))
-    micro = sum(draws[t] * sizes[t] for t in groups) / n
-    macro = sum(draws[t] for t in groups) / len(groups)
+    stacked = np.stack([draws[t] for t in groups])  # types × resamples
+    weights = np.asarray([sizes[t] for t in groups], dtype=np.float64)
+    micro = (stacked * weights[:, None]).sum(axis=0) / n
+    macro = stacked.mean(axis=0)
     enough = n > 1
     out[ALL] = Estimate(
         float(sum(v.sum() for v in groups.values()) / n), _interval(micro, settings.level) if enough else None, n

@@ -78,17 +78,21 @@ def grouped_bars(
     plt.close(fig)
 
 
-def win_rate_boxes(rates: Mapping[str, Sequence[float]], title: str, path: Path) -> None:
-    """Box plots of per-trial rates (win A, win B, tie), as zeng-unbiased-eval reports them, with every
-    trial drawn as a point. The axis runs a little past 0 and 1: rates are often exactly 0 or 1, and a box
-    or whisker lying on the axis limit would be clipped out of sight."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6, 4))
+def draw_rate_boxes(ax: Any, rates: Mapping[str, Sequence[float]]) -> None:
+    """Box plots of rates in [0, 1] with every trial drawn as a point. The axis runs a little past 0 and
+    1: rates are often exactly 0 or 1, and a box or whisker lying on the axis limit would be hidden."""
     values = [list(v) for v in rates.values()]
     ax.boxplot(values, tick_labels=list(rates.keys()), widths=0.5)
     for i, trial_rates in enumerate(values, start=1):
         ax.scatter([i] * len(trial_rates), trial_rates, s=10, alpha=0.5, zorder=3)
     ax.set_ylim(-0.05, 1.05)
+
+
+def win_rate_boxes(rates: Mapping[str, Sequence[float]], title: str, path: Path) -> None:
+    """Box plots of per-trial rates (win A, win B, tie), as zeng-unbiased-eval reports them."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    draw_rate_boxes(ax, rates)
     ax.set_ylabel("rate over questions, one point per trial")
     ax.set_title(title, fontsize=10)
     fig.tight_layout()

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,12 +14,14 @@ import numpy as np
 
 from kgrag.config import KgragConfig
 from kgrag.core.errors import KgragError
-from kgrag.core.eval_records import EvalRunRecord, EvalScore
+from kgrag.core.eval_records import EvalRunRecord, EvalScore, EvalTrace
 from kgrag.core.registry import Registry
 from kgrag.evaluation.aggregate import question_values, summarize
 from kgrag.evaluation.intervals import Bootstrap
 from kgrag.evaluation.judges.base import AnswerJudge, JudgeSetup
 from kgrag.evaluation.metrics.base import Metric, MetricTools
+from kgrag.evaluation.provenance import answer_counts, variation
+from kgrag.evaluation.runner import RunPlan
 from kgrag.evaluation.verdicts import compare_all, default_baseline
 from kgrag.models.embeddings import Embedder
 from kgrag.models.llm import LLMClient
@@ -131,3 +134,42 @@ def finish(record: EvalRunRecord, scores: list[EvalScore], baseline: str | None 
     metrics = sorted({m for rows in summary.values() for m in rows if not m.startswith("cost.")})
     stats = compare_all(question_values(scores), metrics, chosen, settings)
     return EvalRun(record, scores, summary, stats)
+
+
+def provenance_summary(
+    plan: RunPlan, bootstrap: Bootstrap, traces: Sequence[EvalTrace], setup: JudgeSetup | None
+) -> dict[str, Any]:
+    """The run-level facts a report needs to be read right: interval settings, what varies between runs,
+    and how many answers the LLM wrote or were replayed from the cache."""
+    return {
+        "bootstrap": bootstrap.describe(),
+        "variation": variation(plan.runs, plan.reuse_answers, traces, setup.temperature if setup else None),
+        "answers": answer_counts(traces),
+    }
+
+
+def compare_baseline(baseline: str | None, names: Sequence[str]) -> str | None:
+    """``--baseline`` for a comparison of runs: a full ``NAME @RUN`` label, or a name matching one label."""
+    if baseline is None or baseline in names:
+        return baseline
+    matches = [n for n in names if n.split(" @")[0] == baseline]
+    if not matches:
+        raise KgragError(f"baseline {baseline!r} is not a pipeline of these runs ({', '.join(names)})")
+    return matches[0]
+
+
+@contextmanager
+def fresh_calls(llm: LLMClient | None, setup: JudgeSetup | None, fresh: bool) -> Iterator[None]:
+    """While evaluating, answer and judge calls go to the server instead of the response cache (each run
+    measures its own answers and judging, and its cost is what was spent); replies are still cached."""
+    clients = ([llm] if llm is not None else []) + (list(setup.clients) if setup is not None else [])
+    if not fresh:
+        clients = list(setup.clients) if setup is not None else []
+    saved = [(c.runner, c.runner.read_cache) for c in clients]
+    for runner, _ in saved:
+        runner.read_cache = False
+    try:
+        yield
+    finally:
+        for runner, before in saved:
+            runner.read_cache = before

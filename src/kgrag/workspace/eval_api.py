@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,7 +17,6 @@ from kgrag.evaluation.metrics.base import Metric, metric_registry
 from kgrag.evaluation.pairwise.collect import answer_pairs, pairwise_scores, pairwise_settings
 from kgrag.evaluation.pairwise.report import write_pairwise_report
 from kgrag.evaluation.pairwise.types import PairwiseSettings
-from kgrag.evaluation.provenance import answer_counts, variation
 from kgrag.evaluation.qgen import QGenResult, generate_questions
 from kgrag.evaluation.qgen.sources import SourceSampler
 from kgrag.evaluation.reports import write_run_report
@@ -27,12 +25,15 @@ from kgrag.evaluation.runner import RunMode, RunOptions, RunParts, RunPlan, run_
 from kgrag.evaluation.session import (
     EvalRun,
     JudgeFactory,
+    compare_baseline,
     finish,
+    fresh_calls,
     judge_disclosure,
     judge_setup,
     metric_tools,
     new_eval_id,
     pick,
+    provenance_summary,
 )
 from kgrag.evaluation.tune import WIDE, TuneReport, tune_lambda
 from kgrag.evaluation.tune_reranker import (
@@ -108,18 +109,12 @@ class EvalAPI:
         on_question: Callable[[], None] | None = None,
         options: RunOptions | None = None,
     ) -> EvalRun:
-        """Answer every question with every pipeline ``runs`` times, score with ``metrics`` (LLM-free,
-        judged or both; default: judged too when an LLM is configured) and ``judges``, store the run with
-        a provenance trace per answer in the workspace database and return it with its summary (means
-        with bootstrap intervals over questions, std over runs, paired differences against the baseline).
-        Each run generates its own answers and judge replies unless ``options.reuse_answers``."""
+        """Answer every question with every pipeline ``runs`` times (new answers each run unless
+        ``options.reuse_answers``), score with ``metrics`` (LLM-free, judged or both) and ``judges``, store
+        the run with a trace per answer and return it with intervals, paired differences and verdicts."""
         config = self._parts.config
         opts = options or RunOptions()
-        self._check(pipelines)
-        if opts.baseline is not None and opts.baseline not in pipelines:
-            raise KgragError(f"--baseline {opts.baseline!r} is not one of --pipelines ({', '.join(pipelines)})")
-        if not (questions := _questions(items)):
-            raise KgragError("the dataset has no questions")
+        questions = self._check_run(pipelines, items, opts)
         chosen_mode: RunMode = mode or ("llm-free" if config.llm.provider == "none" else "both")
         if chosen_mode != "llm-free" and config.llm.provider == "none":
             raise KgragError("LLM-judged metrics need an LLM: set llm.provider, or use --mode llm-free")
@@ -140,10 +135,9 @@ class EvalAPI:
         if judge_objs and setup is None:
             raise KgragError("judges need an LLM: set llm.provider (see docs/llm.md)")
         run_id = new_eval_id("run")
-        with _fresh_calls(self._parts.llm_if_configured(), setup, not opts.reuse_answers):
-            output = run_evaluation(
-                questions, plan, self._run_parts(metric_objs, judge_objs, setup), run_id, on_question
-            )
+        parts = self._run_parts(metric_objs, judge_objs, setup)
+        with fresh_calls(self._parts.llm_if_configured(), setup, not opts.reuse_answers):
+            output = run_evaluation(questions, plan, parts, run_id, on_question)
         payload = {
             "id": run_id,
             "plan": plan.__dict__,
@@ -151,17 +145,24 @@ class EvalAPI:
             "sample": sample,
             "dataset": dataset,
             "judge": judge_disclosure(setup, metric_objs, judge_objs, chosen_mode != "llm-free"),
-            "models": {
-                "embedding": self._parts.embedding_model_id,
-                "llm": config.llm.provider + ":" + str(config.llm.model or ""),
-            },
-            "bootstrap": opts.bootstrap.describe(),
-            "variation": variation(plan.runs, plan.reuse_answers, output.traces, setup.temperature if setup else None),
-            "answers": answer_counts(output.traces),
+            "models": self._models(),
+            **provenance_summary(plan, opts.bootstrap, output.traces, setup),
         }
         record = EvalRunRecord(run_id, "run", time.time(), dataset, label, payload)
         self._parts.store.eval_runs.save(record, output.scores, output.traces)
         return finish(record, output.scores)
+
+    def _models(self) -> dict[str, str]:
+        llm = self._parts.config.llm
+        return {"embedding": self._parts.embedding_model_id, "llm": f"{llm.provider}:{llm.model or ''}"}
+
+    def _check_run(self, pipelines: Sequence[str], items: Questions, opts: RunOptions) -> list[QAItem]:
+        self._check(pipelines)
+        if opts.baseline is not None and opts.baseline not in pipelines:
+            raise KgragError(f"--baseline {opts.baseline!r} is not one of --pipelines ({', '.join(pipelines)})")
+        if not (questions := _questions(items)):
+            raise KgragError("the dataset has no questions")
+        return questions
 
     def traces(self, run_id: str, question_id: str | None = None) -> list[EvalTrace]:
         """The provenance of a stored run (``latest`` allowed): answers, context items, judge calls."""
@@ -284,7 +285,7 @@ class EvalAPI:
         payload = {
             "id": "compare-" + "-".join(r.record.id for r in runs),
             "compared": [r.record.payload for r in runs],
-            "plan": {"pipelines": names, "baseline": _compare_baseline(baseline, names)},
+            "plan": {"pipelines": names, "baseline": compare_baseline(baseline, names)},
             "bootstrap": runs[0].record.payload.get("bootstrap"),
         }
         record = EvalRunRecord(str(payload["id"]), "run", time.time(), "", "", payload)
@@ -359,33 +360,6 @@ class EvalAPI:
         return generate_questions(
             sampler, self._parts.llm(), kinds, per_kind, config.evaluation.qgen_dedup_threshold, on_question=on_question
         )
-
-
-def _compare_baseline(baseline: str | None, names: Sequence[str]) -> str | None:
-    """``--baseline`` for a comparison of runs: a full ``NAME @RUN`` label, or a name matching one label."""
-    if baseline is None or baseline in names:
-        return baseline
-    matches = [n for n in names if n.split(" @")[0] == baseline]
-    if not matches:
-        raise KgragError(f"baseline {baseline!r} is not a pipeline of these runs ({', '.join(names)})")
-    return matches[0]
-
-
-@contextmanager
-def _fresh_calls(llm: LLMClient | None, setup: JudgeSetup | None, fresh: bool) -> Iterator[None]:
-    """While evaluating, answer and judge calls go to the server instead of the response cache (each run
-    measures its own answers and judging, and its cost is what was spent); replies are still cached."""
-    clients = ([llm] if llm is not None else []) + (list(setup.clients) if setup is not None else [])
-    if not fresh:
-        clients = list(setup.clients) if setup is not None else []
-    saved = [(c.runner, c.runner.read_cache) for c in clients]
-    for runner, _ in saved:
-        runner.read_cache = False
-    try:
-        yield
-    finally:
-        for runner, before in saved:
-            runner.read_cache = before
 
 
 def _tokens(llm: LLMClient) -> int:
