@@ -87,7 +87,7 @@ def test_cli_prints_intervals_shows_a_question_and_exports(scripted_ws: Path, tm
     for metric in ("rouge-l", "judge.panel"):
         section = out.split(f"## {metric}\n")[1].split("\n- ")[0]  # the table, before the verdicts
         rows = [line for line in section.splitlines() if line.startswith("| bm25 ") or line.startswith("| dense ")]
-        assert len(rows) == 2 and all(" n=6 " in r and "[" in r for r in rows), section
+        assert len(rows) == 2 and all(" n=6 sd " in r and "[" in r for r in rows), section
     export = tmp_path / "out" / "run.jsonl"
     exported = runner.invoke(app, ["eval", "export", "latest", "--jsonl", str(export), "-w", str(scripted_ws)])
     assert exported.exit_code == 0, exported.output
@@ -117,6 +117,7 @@ def test_llm_free_cli_run_says_nothing_varies(
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "it covers: nothing varies: runs are identical" in result.output
+    assert " n=68 " in result.output and " sd 0.000" not in result.output  # a spread that cannot vary is not shown
     assert "latency cold ms | latency warm ms" in result.output and "| bm25 | " in result.output
     report = json.loads(next(tmp_path.glob("eval_run-*.json")).read_text())
     assert report["summary"]["hybrid"]["evidence-recall"]["Fact Retrieval"]["ci95"] is not None

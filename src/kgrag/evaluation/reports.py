@@ -58,7 +58,7 @@ def headline_metric(summary: dict[str, Any]) -> str | None:
     return metrics[0] if metrics else None
 
 
-def metric_table(summary: dict[str, Any], metric: str) -> list[str]:
+def metric_table(summary: dict[str, Any], metric: str, spread: bool = True) -> list[str]:
     columns = [*question_types(summary), ALL, MACRO]
     lines = [
         "| pipeline | " + " | ".join(columns) + " | unmeasured |",
@@ -68,7 +68,7 @@ def metric_table(summary: dict[str, Any], metric: str) -> list[str]:
         row = rows.get(metric)
         if row is None:
             continue
-        cells = " | ".join(fmt(row.get(c)) for c in columns)
+        cells = " | ".join(fmt(row.get(c), spread=spread) for c in columns)
         lines.append(f"| {pipeline} | {cells} | {row[ALL]['unmeasured']} |")
     return lines
 
@@ -134,7 +134,8 @@ def _header(payload: dict[str, Any]) -> list[str]:
         f"Cells: mean [95% CI] n = questions — a percentile bootstrap over questions stratified by type "
         f"({boot.get('resamples', 2000)} resamples, seed {boot.get('seed', 0)}); each question's value is "
         "first averaged over runs.",
-        f"sd = standard deviation over runs; it covers: {payload.get('variation') or 'not recorded for this run'}.",
+        f"sd = standard deviation over runs (shown when something varies); it covers: "
+        f"{payload.get('variation') or 'not recorded for this run'}.",
         f"Judge: {json.dumps(judge) if judge else 'none (LLM-free metrics only)'}.",
         f"Models: {json.dumps(payload.get('models', {}))}.",
     ]
@@ -144,6 +145,7 @@ def render_run(run: EvalRun) -> str:
     """One stored run as markdown: settings and judge disclosure, verdict, cost table, then per metric its
     table, verdicts and paired differences against the baseline."""
     summary, stats = run.summary, run.stats
+    varies = not str(run.record.payload.get("variation", "")).startswith("nothing varies")  # else sd is 0 by design
     lines = [*_header(run.record.payload), "", answer_line(run), "", "## Cost per question", ""]
     lines += [
         "Context = retrieved text handed to the generator; prompt/completion = the answer call; total = every "
@@ -152,7 +154,7 @@ def render_run(run: EvalRun) -> str:
     ]
     lines += cost_table(summary)
     for metric in quality_metrics(summary):
-        lines += ["", f"## {metric}", "", *metric_table(summary, metric), ""]
+        lines += ["", f"## {metric}", "", *metric_table(summary, metric, varies), ""]
         verdicts = (stats.get("verdicts") or {}).get(metric) or {}
         lines += [f"- {verdicts[c]['text']}" for c in (MACRO, ALL) if c in verdicts]
         paired = paired_lines(stats, metric)
