@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from kgrag import Workspace
 from kgrag.cli.app import app
+from kgrag.core.errors import KgragError
 from kgrag.evaluation import load_dataset
 from kgrag.evaluation.aggregate import ALL
 from kgrag.evaluation.runner import RunOptions
@@ -122,3 +123,18 @@ def test_llm_free_cli_run_says_nothing_varies(
     report = json.loads(next(tmp_path.glob("eval_run-*.json")).read_text())
     assert report["summary"]["hybrid"]["evidence-recall"]["Fact Retrieval"]["ci95"] is not None
     assert report["paired"]["evidence-recall"]["hybrid"]["All"]["baseline"] == "bm25"
+
+
+def test_comparing_stored_runs_pairs_on_shared_questions(sample_ws: Workspace, tmp_path: Path) -> None:
+    items = load_dataset(SAMPLE_QUESTIONS)[:8]
+    first = sample_ws.eval.run(items, ["bm25", "dense"], runs=1, metrics=["evidence-recall"])
+    second = sample_ws.eval.run(items[:6], ["hybrid"], runs=1, metrics=["evidence-recall"])
+    ids = [first.record.id, second.record.id]
+    paths = sample_ws.eval.report(ids, tmp_path, baseline="dense")
+    report = json.loads(paths["json"].read_text())
+    assert report["baseline"] == f"dense @{first.record.id}"
+    paired = report["paired"]["evidence-recall"]
+    assert paired[f"hybrid @{second.record.id}"]["All"]["n"] == 6  # the questions both runs answered
+    assert paired[f"bm25 @{first.record.id}"]["All"]["n"] == 8
+    with pytest.raises(KgragError, match="baseline 'graph-local' is not a pipeline of these runs"):
+        sample_ws.eval.report(ids, tmp_path, baseline="graph-local")

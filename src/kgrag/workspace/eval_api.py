@@ -273,7 +273,7 @@ class EvalAPI:
             return self.pairwise_report(run_ids, out_dir)
         if len(kinds) > 1:
             raise KgragError("report metric runs and pairwise runs separately")
-        runs = [self.get_run(r, baseline) for r in run_ids]
+        runs = [self.get_run(r, baseline if len(run_ids) == 1 else None) for r in run_ids]
         if len(runs) == 1:
             return write_run_report(runs[0], out_dir)
         scores = [
