@@ -35,9 +35,12 @@ def test_llm_free_run_is_stored_summarised_and_reported(sample_ws: Workspace, tm
     assert again.summary == summary and sample_ws.eval.get_run("latest").record.id == run.record.id
     paths = sample_ws.eval.report([run.record.id], tmp_path / "rep")
     text = paths["markdown"].read_text()
-    assert "Best on evidence-recall" in text and "± " in text and "context tokens" in text
+    assert "on evidence-recall" in text and " n=6" in text and "context tokens" in text
+    assert "nothing varies: runs are identical" in text
     assert any(p.suffix == ".png" and p.stat().st_size > 1000 for p in paths.values())
-    assert json.loads(paths["json"].read_text())["summary"]["bm25"]
+    report = json.loads(paths["json"].read_text())
+    assert report["summary"]["bm25"]["evidence-recall"][ALL]["ci95"] is not None
+    assert report["baseline"] == "bm25" and "dense" in report["paired"]["evidence-recall"]
     compared = sample_ws.eval.report([run.record.id, run.record.id], tmp_path / "cmp")
     assert f"bm25 @{run.record.id}" in compared["markdown"].read_text()
 
@@ -98,7 +101,8 @@ def test_mean_std_over_runs_and_macro_vs_micro() -> None:
     assert row["A"]["mean"] == pytest.approx(0.75) and row["A"]["std"] == pytest.approx(0.3535533905932738)
     assert row[ALL]["mean"] == pytest.approx((0.75 + 0.375) / 2)  # micro: per-run mean over questions
     assert row[MACRO]["mean"] == pytest.approx((0.5 + 0.25) / 2)  # macro: per-run mean of type means
-    assert row["B"]["unmeasured"] == 1 and row[ALL]["unmeasured"] == 1 and row["B"]["n"] == 2
+    assert row["B"]["unmeasured"] == 1 and row[ALL]["unmeasured"] == 1 and row["B"]["n"] == 1  # questions
+    assert row["A"]["n"] == 3 and row["A"]["ci95"] == [0.75, 0.75] and row["B"]["ci95"] is None
 
 
 def test_stratified_sample_keeps_the_type_mix_and_is_seeded() -> None:

@@ -5,8 +5,9 @@ Heavy modules (the workspace, the evaluation layer) load inside the command bodi
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -25,20 +26,24 @@ def _names(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
-def _run_body(
-    dataset: Path,
-    pipelines: str,
-    runs: int | None,
-    metrics: str | None,
-    mode: str | None,
-    judge: str,
-    k: int | None,
-    sample: int | None,
-    seed: int,
-    label: str,
-    out: Path | None,
-    workspace: Path | None,
-) -> None:
+@dataclass(frozen=True)
+class _RunArgs:
+    dataset: Path
+    pipelines: str
+    runs: int | None
+    metrics: str | None
+    mode: str | None
+    judge: str
+    k: int | None
+    sample: int | None
+    seed: int
+    label: str
+    out: Path | None
+    workspace: Path | None
+    options: Any  # kgrag.evaluation.runner.RunOptions (loaded with the command)
+
+
+def _run_body(a: _RunArgs) -> None:
     from rich.progress import Progress
 
     from kgrag.core.errors import KgragError
@@ -46,33 +51,39 @@ def _run_body(
     from kgrag.evaluation.reports import render_run
     from kgrag.evaluation.sampling import stratified_sample
 
-    if mode not in (None, "llm-free", "llm", "both"):
-        raise KgragError(f"--mode must be llm-free, llm or both (got {mode!r})")
-    items = load_dataset(dataset)
+    if a.mode not in (None, "llm-free", "llm", "both"):
+        raise KgragError(f"--mode must be llm-free, llm or both (got {a.mode!r})")
+    items = load_dataset(a.dataset)
     note = ""
-    if sample is not None and sample < len(items):
-        note = f"stratified sample of {sample} of {len(items)} (seed {seed})"
-        items = stratified_sample(items, sample, seed)
+    if a.sample is not None and a.sample < len(items):
+        note = f"stratified sample of {a.sample} of {len(items)} (seed {a.seed})"
+        items = stratified_sample(items, a.sample, a.seed)
     console = new_console()
-    with open_workspace(workspace) as ws, Progress(console=console, transient=True) as bar:
-        names = _names(pipelines)
-        task = bar.add_task("questions", total=len(items) * (runs or ws.config.evaluation.runs))
+    with open_workspace(a.workspace) as ws, Progress(console=console, transient=True) as bar:
+        task = bar.add_task("questions", total=len(items) * (a.runs or ws.config.evaluation.runs))
         run = ws.eval.run(
             items,
-            names,
-            metrics=_names(metrics) if metrics else None,
-            runs=runs,
-            mode=mode,  # type: ignore[arg-type]
-            judges=_names(judge),
-            k=k,
-            dataset=str(dataset),
-            label=label,
+            _names(a.pipelines),
+            metrics=_names(a.metrics) if a.metrics else None,
+            runs=a.runs,
+            mode=a.mode,  # type: ignore[arg-type]
+            judges=_names(a.judge),
+            k=a.k,
+            dataset=str(a.dataset),
+            label=a.label,
             sample=note,
             on_question=lambda: bar.advance(task),
+            options=a.options,
         )
-        paths = ws.eval.report([run.record.id], out or ws.path / "reports")
-    console.print(render_run(run.record.payload, run.summary))
+        paths = ws.eval.report([run.record.id], a.out or ws.path / "reports")
+    console.print(render_run(run))
     console.print(f"stored as run {run.record.id}; written: " + ", ".join(str(p) for p in paths.values()))
+
+
+BaselineOpt = Annotated[
+    str | None,
+    typer.Option("--baseline", help="Pipeline paired differences are taken against (default: the first named)."),
+]
 
 
 def eval_run(
@@ -92,15 +103,31 @@ def eval_run(
     sample: SampleOpt = None,
     seed: SeedOpt = 0,
     label: Annotated[str, typer.Option("--label", help="A note stored with the run.")] = "",
+    baseline: BaselineOpt = None,
+    reuse_answers: Annotated[
+        bool, typer.Option("--reuse-answers", help="Replay cached answers instead of generating new ones each run.")
+    ] = False,
+    judge_temperature: Annotated[
+        float | None,
+        typer.Option("--judge-temperature", help="Judge sampling temperature (default evaluation.judge_temperature)."),
+    ] = None,
+    ci_seed: Annotated[int, typer.Option("--ci-seed", help="Seed of the bootstrap intervals.")] = 0,
+    resamples: Annotated[int, typer.Option("--resamples", min=100, help="Bootstrap resamples.")] = 2000,
     out: OutOpt = None,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Score pipelines on a QA dataset (mean ± std over runs, cost per question), store the run and
-    write its report."""
+    """Score pipelines on a QA dataset: every metric's mean with a 95% bootstrap interval over questions and
+    n, paired differences against a baseline, spread over runs and cost per question; stores the run
+    with every answer, context and judge reply, and writes its report."""
 
     def body() -> None:
-        _run_body(dataset, pipelines, runs, metrics, mode, judge, k, sample, seed, label, out, workspace)
+        from kgrag.evaluation.intervals import Bootstrap
+        from kgrag.evaluation.runner import RunOptions
+
+        options = RunOptions(reuse_answers, baseline, judge_temperature, Bootstrap(resamples, ci_seed))
+        args = (dataset, pipelines, runs, metrics, mode, judge, k, sample, seed, label, out, workspace, options)
+        _run_body(_RunArgs(*args))
 
     run_guarded(body, debug)
 
@@ -126,15 +153,26 @@ def eval_list(workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
 def eval_report(
     run_ids: Annotated[list[str], typer.Argument(help="Stored run ids (see `kgrag eval list`), or `latest`.")],
     out: OutOpt = None,
+    baseline: BaselineOpt = None,
+    question: Annotated[
+        str | None,
+        typer.Option("--question", help="Show one question's answers, contexts and judge replies instead."),
+    ] = None,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Markdown + JSON + PNG plots for stored runs; several runs are compared in one report."""
+    """Markdown + JSON + PNG plots for stored runs; several runs are compared in one report. With
+    --question ID: what that question's scores rest on (answers, context items, judge reasoning)."""
 
     def body() -> None:
         console = new_console()
+        if question is not None:
+            from kgrag.cli.eval_trace_commands import show_question
+
+            show_question(run_ids, question, workspace, console)
+            return
         with open_workspace(workspace) as ws:
-            paths = ws.eval.report(run_ids, out or ws.path / "reports")
+            paths = ws.eval.report(run_ids, out or ws.path / "reports", baseline)
         console.print(paths["markdown"].read_text(encoding="utf-8"))
         console.print("written: " + ", ".join(str(p) for p in paths.values()))
 

@@ -37,3 +37,17 @@ class EvalScore:
     metric: str
     value: float | None
     note: str = ""
+
+
+@dataclass(frozen=True)
+class EvalTrace:
+    """What one score row rests on, kept so a published number can be audited: for one question through
+    one pipeline in one run, ``record`` holds the question and reference, the answer, the context items
+    handed to the generator (ids, kind, text, score), the answer call's usage and every judge request and
+    reply with its reasoning (plain JSON values only)."""
+
+    run_id: str
+    run_index: int
+    pipeline: str
+    question_id: str
+    record: dict[str, Any] = field(default_factory=dict)

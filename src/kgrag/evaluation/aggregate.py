@@ -1,10 +1,18 @@
-"""From per-question scores to the tables people read: per pipeline × question type, mean ± std over
-repeated runs, with micro (every question weighs the same) and macro (every question type weighs the
-same) averages, and the count of unmeasured scores kept apart from the mean.
+"""From per-question scores to the tables people read: per pipeline × question type, the mean with a 95 %
+bootstrap interval over questions and the number of questions behind it, plus the spread over repeated
+runs, with question-weighted (``All``) and type-macro (``Macro``) columns and the count of unmeasured
+scores kept apart from the mean.
 
-The spread is over *runs* (lundberg-2026 reports mean ± std over 5 runs): each run's mean is computed
-first, then those means are averaged. Unmeasured scores (``None``) are excluded from the means and
-counted, never averaged in as zeros.
+Two kinds of uncertainty, reported apart because they answer different questions:
+
+* ``ci95`` (:mod:`kgrag.evaluation.intervals`): over *questions*: would another draw of questions of the
+  same kind give the same mean? Each question's value is first averaged over the runs.
+* ``std``: over *runs* (lundberg-2026 reports mean ± std over 5 runs): the standard deviation of the
+  per-run means, i.e. what regenerating answers and re-judging changes. It is 0 when nothing varies.
+
+Unmeasured scores (``None``) are excluded from the means and counted, never averaged in as zeros.
+Latency is also split into ``cost.latency_cold_ms`` (the first run, when models load and caches are
+cold) and ``cost.latency_warm_ms`` (runs 2..N), so one slow first run cannot hide in a mixed mean.
 """
 
 from __future__ import annotations
@@ -12,13 +20,17 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kgrag.core.eval_records import EvalScore
+from kgrag.evaluation.intervals import ALL, MACRO, Bootstrap, estimates
 
-ALL = "All"
-MACRO = "Macro"
-Cell = dict[str, float | int | None]
+__all__ = ["ALL", "MACRO", "Cell", "QuestionValues", "question_types", "question_values", "summarize"]
+
+Cell = dict[str, Any]
+LATENCY, COLD, WARM = "cost.latency_ms", "cost.latency_cold_ms", "cost.latency_warm_ms"
+QuestionValues = dict[str, tuple[str, float]]  # question id → (type, value averaged over runs)
 
 
 def mean_std(values: Sequence[float]) -> tuple[float | None, float | None]:
@@ -28,68 +40,87 @@ def mean_std(values: Sequence[float]) -> tuple[float | None, float | None]:
     return statistics.fmean(values), statistics.stdev(values) if len(values) > 1 else 0.0
 
 
-def _cell(per_run: dict[int, list[float]], unmeasured: int) -> Cell:
-    means = [statistics.fmean(v) for _, v in sorted(per_run.items()) if v]
-    mean, std = mean_std(means)
-    measured = sum(len(v) for v in per_run.values())
-    return {"mean": mean, "std": std, "n": measured, "unmeasured": unmeasured, "runs": len(means)}
+@dataclass
+class _Series:
+    """One pipeline × metric: question id → (type, run → value), and unmeasured counts per type."""
+
+    values: dict[str, tuple[str, dict[int, float]]] = field(default_factory=dict)
+    missing: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+
+    def add(self, score: EvalScore) -> None:
+        if score.value is None:
+            self.missing[score.question_type] += 1
+            return
+        _, runs = self.values.setdefault(score.question_id, (score.question_type, {}))
+        runs[score.run_index] = score.value
+
+    def per_question(self) -> QuestionValues:
+        return {q: (t, statistics.fmean(runs.values())) for q, (t, runs) in self.values.items()}
+
+    def run_means(self) -> dict[str, list[float]]:
+        """Column → the mean of each run (the spread over runs is their standard deviation)."""
+        by_run: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        for question_type, runs in self.values.values():
+            for run, value in runs.items():
+                by_run[run][question_type].append(value)
+        columns: dict[str, list[float]] = defaultdict(list)
+        for _, per_type in sorted(by_run.items()):
+            for question_type, vals in per_type.items():
+                columns[question_type].append(statistics.fmean(vals))
+            columns[ALL].append(statistics.fmean([v for vals in per_type.values() for v in vals]))
+            columns[MACRO].append(statistics.fmean([statistics.fmean(vals) for vals in per_type.values()]))
+        return columns
 
 
-def _macro(per_type_run: dict[str, dict[int, list[float]]], unmeasured: int) -> Cell:
-    runs: dict[int, list[float]] = defaultdict(list)
-    for per_run in per_type_run.values():
-        for run, values in per_run.items():
-            if values:
-                runs[run].append(statistics.fmean(values))
-    mean, std = mean_std([statistics.fmean(v) for _, v in sorted(runs.items())])
-    return {
-        "mean": mean,
-        "std": std,
-        "n": sum(len(v) for v in runs.values()),
-        "unmeasured": unmeasured,
-        "runs": len(runs),
-    }
-
-
-def summarize(scores: Iterable[EvalScore]) -> dict[str, dict[str, dict[str, Cell]]]:
-    """pipeline → metric → column (each question type, ``All`` = micro, ``Macro``) → cell."""
-    values: dict[tuple[str, str], dict[str, dict[int, list[float]]]] = defaultdict(
-        lambda: defaultdict(lambda: defaultdict(list))
-    )
-    missing: dict[tuple[str, str, str], int] = defaultdict(int)
+def _with_cold_warm(scores: Iterable[EvalScore]) -> Iterable[EvalScore]:
     for s in scores:
-        key = (s.pipeline, s.metric)
-        if s.value is None:
-            missing[(s.pipeline, s.metric, s.question_type)] += 1
-            continue
-        values[key][s.question_type][s.run_index].append(s.value)
-    keys = set(values) | {(p, m) for p, m, _ in missing}
+        yield s
+        if s.metric == LATENCY:
+            yield replace(s, metric=COLD if s.run_index == 0 else WARM)
+
+
+def _series(scores: Iterable[EvalScore]) -> dict[tuple[str, str], _Series]:
+    series: dict[tuple[str, str], _Series] = defaultdict(_Series)
+    for s in _with_cold_warm(scores):
+        series[(s.pipeline, s.metric)].add(s)
+    return series
+
+
+def _row(series: _Series, settings: Bootstrap) -> dict[str, Cell]:
+    found = estimates(series.per_question(), settings)
+    spreads = series.run_means()
+    types = sorted((set(found) - {ALL, MACRO}) | set(series.missing))
+    row: dict[str, Cell] = {}
+    for column in [*types, ALL, MACRO]:
+        estimate = found.get(column)
+        runs = spreads.get(column, [])
+        unmeasured = sum(series.missing.values()) if column in (ALL, MACRO) else series.missing.get(column, 0)
+        cell: Cell = estimate.as_cell() if estimate else {"mean": None, "ci95": None, "n": 0}
+        cell["std"] = mean_std(runs)[1]
+        cell["runs"] = len(runs)
+        cell["unmeasured"] = unmeasured
+        row[column] = cell
+    return row
+
+
+def summarize(scores: Iterable[EvalScore], settings: Bootstrap | None = None) -> dict[str, dict[str, dict[str, Cell]]]:
+    """pipeline → metric → column (each question type, ``All``, ``Macro``) → cell with ``mean``, ``ci95``
+    (``[low, high]`` or None), ``n`` (questions measured), ``std`` over runs, ``runs`` and ``unmeasured``."""
+    chosen = settings or Bootstrap()
     out: dict[str, dict[str, dict[str, Cell]]] = defaultdict(dict)
-    for pipeline, metric in sorted(keys):
-        per_type = values.get((pipeline, metric), {})
-        types = sorted(set(per_type) | {t for p, m, t in missing if (p, m) == (pipeline, metric)})
-        row = {t: _cell(per_type.get(t, {}), missing[(pipeline, metric, t)]) for t in types}
-        pooled: dict[int, list[float]] = defaultdict(list)
-        for per_run in per_type.values():
-            for run, vals in per_run.items():
-                pooled[run].extend(vals)
-        total_missing = sum(missing[(pipeline, metric, t)] for t in types)
-        row[ALL] = _cell(pooled, total_missing)
-        row[MACRO] = _macro(dict(per_type), total_missing)
-        out[pipeline][metric] = row
+    for (pipeline, metric), series in sorted(_series(scores).items()):
+        out[pipeline][metric] = _row(series, chosen)
+    return dict(out)
+
+
+def question_values(scores: Iterable[EvalScore]) -> dict[str, dict[str, QuestionValues]]:
+    """pipeline → metric → question id → (type, value averaged over runs): the input of paired tests."""
+    out: dict[str, dict[str, QuestionValues]] = defaultdict(dict)
+    for (pipeline, metric), series in _series(scores).items():
+        out[pipeline][metric] = series.per_question()
     return dict(out)
 
 
 def question_types(summary: dict[str, dict[str, dict[str, Cell]]]) -> list[str]:
     """The question-type columns present, sorted, without ``All``/``Macro``."""
     return sorted({t for rows in summary.values() for row in rows.values() for t in row if t not in (ALL, MACRO)})
-
-
-def best_pipeline(summary: dict[str, Any], metric: str, column: str = MACRO) -> str | None:
-    """The pipeline with the highest mean of ``metric`` in ``column`` (None when nobody measured it)."""
-    scored = [
-        (row[metric][column]["mean"], p)
-        for p, row in summary.items()
-        if metric in row and row[metric][column]["mean"] is not None
-    ]
-    return max(scored)[1] if scored else None

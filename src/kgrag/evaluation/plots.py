@@ -12,7 +12,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-Point = tuple[str, float, float, float | None]  # label, x, y, y error
+Point = tuple[str, float, float, tuple[float, float] | None]  # label, x, y, 95 % interval of y
+
+
+def _yerr(y: float, ci: tuple[float, float] | None) -> list[list[float]]:
+    """Matplotlib's asymmetric error bar (below, above) for an interval; none when there is no interval."""
+    if ci is None:
+        return [[0.0], [0.0]]
+    return [[max(0.0, y - ci[0])], [max(0.0, ci[1] - y)]]
 
 
 def _pyplot() -> Any:
@@ -25,12 +32,12 @@ def _pyplot() -> Any:
 
 
 def _scatter(ax: Any, points: Sequence[Point], xlabel: str, ylabel: str) -> None:
-    for label, x, y, err in points:
-        ax.errorbar([x], [y], yerr=[err or 0.0], fmt="o", capsize=3)
+    for label, x, y, ci in points:
+        ax.errorbar([x], [y], yerr=_yerr(y, ci), fmt="o", capsize=3)
         ax.annotate(label, (x, y), textcoords="offset points", xytext=(5, 5), fontsize=8)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_ylim(0, max([1.0, *[y + (e or 0) for _, _, y, e in points]]) * 1.05)
+    ax.set_ylim(0, max([1.0, *[ci[1] if ci else y for _, _, y, ci in points]]) * 1.05)
     ax.set_xlim(left=0, right=max([1.0, *[x for _, x, _, _ in points]]) * 1.2)
     ax.grid(alpha=0.3)
 
@@ -47,16 +54,21 @@ def quality_vs_cost(panels: Sequence[tuple[str, Sequence[Point]]], ylabel: str, 
     plt.close(fig)
 
 
+Bar = tuple[float, tuple[float, float] | None]  # mean, 95 % interval
+
+
 def grouped_bars(
-    groups: Sequence[str], series: Mapping[str, Sequence[tuple[float, float]]], ylabel: str, title: str, path: Path
+    groups: Sequence[str], series: Mapping[str, Sequence[Bar]], ylabel: str, title: str, path: Path
 ) -> None:
-    """Bars per group (question type) and series (pipeline), mean with a ± std error bar."""
+    """Bars per group (question type) and series (pipeline): the mean with its 95 % interval as error bar."""
     plt = _pyplot()
     width = 0.8 / max(1, len(series))
     fig, ax = plt.subplots(figsize=(max(6, 1.7 * len(groups)), 4))
     for offset, (name, values) in enumerate(series.items()):
         xs = [i + offset * width for i in range(len(groups))]
-        ax.bar(xs, [v[0] for v in values], width, yerr=[v[1] for v in values], capsize=2, label=name)
+        errors = [_yerr(mean, ci) for mean, ci in values]
+        yerr = [[e[0][0] for e in errors], [e[1][0] for e in errors]]
+        ax.bar(xs, [v[0] for v in values], width, yerr=yerr, capsize=2, label=name)
     ax.set_xticks([i + width * (len(series) - 1) / 2 for i in range(len(groups))], groups, fontsize=8)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
@@ -66,12 +78,21 @@ def grouped_bars(
     plt.close(fig)
 
 
+def draw_rate_boxes(ax: Any, rates: Mapping[str, Sequence[float]]) -> None:
+    """Box plots of rates in [0, 1] with every trial drawn as a point. The axis runs a little past 0 and
+    1: rates are often exactly 0 or 1, and a box or whisker lying on the axis limit would be hidden."""
+    values = [list(v) for v in rates.values()]
+    ax.boxplot(values, tick_labels=list(rates.keys()), widths=0.5)
+    for i, trial_rates in enumerate(values, start=1):
+        ax.scatter([i] * len(trial_rates), trial_rates, s=10, alpha=0.5, zorder=3)
+    ax.set_ylim(-0.05, 1.05)
+
+
 def win_rate_boxes(rates: Mapping[str, Sequence[float]], title: str, path: Path) -> None:
     """Box plots of per-trial rates (win A, win B, tie), as zeng-unbiased-eval reports them."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
-    ax.boxplot(list(rates.values()), tick_labels=list(rates.keys()))
-    ax.set_ylim(0, 1)
+    draw_rate_boxes(ax, rates)
     ax.set_ylabel("rate over questions, one point per trial")
     ax.set_title(title, fontsize=10)
     fig.tight_layout()

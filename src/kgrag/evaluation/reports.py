@@ -1,8 +1,12 @@
 """`kgrag eval report RUN...`: markdown + JSON + PNG plots from stored runs.
 
-Each metric table shows mean ± std over runs per question type, the micro (``All``) and macro
-averages, and how many scores were unmeasured; the cost table sits right under it, and the headline
-names the best pipeline *with* its context tokens and latency, so a better score bought with more
+Every number is shown with its uncertainty: a cell reads ``mean [95 % CI] n=questions`` (the interval is
+a bootstrap over questions, :mod:`kgrag.evaluation.intervals`), followed by ``sd`` over runs when there
+were several. The header says what the spread over runs covers (generation, judging, both, or nothing).
+Each metric gets a verdict (:mod:`kgrag.evaluation.verdicts`) that names a best pipeline only when its
+paired difference to every other pipeline excludes 0, and a table of paired differences against the
+baseline. The cost table sits right under the headline, with prompt and completion tokens apart and
+latency of the first (cold) run apart from the later (warm) ones, so a better score bought with more
 context is visible as such.
 """
 
@@ -13,18 +17,33 @@ from pathlib import Path
 from typing import Any
 
 from kgrag.core.errors import KgragError
-from kgrag.evaluation.aggregate import ALL, MACRO, Cell, best_pipeline, question_types
-from kgrag.evaluation.plots import Point, grouped_bars, quality_vs_cost
+from kgrag.evaluation.aggregate import ALL, MACRO, Cell, question_types
+from kgrag.evaluation.plots import Bar, Point, grouped_bars, quality_vs_cost
 from kgrag.evaluation.runner import COSTS
+from kgrag.evaluation.session import EvalRun
 
 QUALITY_ORDER = ("evidence-recall", "context-relevance", "rouge-l", "answer-accuracy", "coverage", "faithfulness")
 
 
-def fmt(cell: Cell | None, digits: int = 3) -> str:
+def fmt(cell: Cell | None, digits: int = 3, spread: bool = True) -> str:
+    """``mean [low, high] n=N`` plus ``sd S`` over runs when there were several; ``–`` when unmeasured."""
     if not cell or cell.get("mean") is None:
         return "–"
-    mean, std = float(cell["mean"] or 0), float(cell.get("std") or 0)
-    return f"{mean:.{digits}f} ± {std:.{digits}f}"
+    text = f"{float(cell['mean']):.{digits}f}"
+    ci = cell.get("ci95")
+    text += f" [{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]" if ci else " [no CI]"
+    text += f" n={cell.get('n', 0)}"
+    if spread and (cell.get("runs") or 0) > 1 and cell.get("std") is not None:
+        text += f" sd {float(cell['std']):.{digits}f}"
+    return text
+
+
+def fmt_diff(cell: dict[str, Any] | None) -> str:
+    if not cell or cell.get("mean") is None:
+        return "–"
+    ci = cell.get("ci95")
+    interval = f" [{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else " [no CI]"
+    return f"{float(cell['mean']):+.3f}{interval} n={cell.get('n', 0)}"
 
 
 def quality_metrics(summary: dict[str, Any]) -> list[str]:
@@ -39,9 +58,8 @@ def headline_metric(summary: dict[str, Any]) -> str | None:
     return metrics[0] if metrics else None
 
 
-def metric_table(summary: dict[str, Any], metric: str) -> list[str]:
-    types = question_types(summary)
-    columns = [*types, ALL, MACRO]
+def metric_table(summary: dict[str, Any], metric: str, spread: bool = True) -> list[str]:
+    columns = [*question_types(summary), ALL, MACRO]
     lines = [
         "| pipeline | " + " | ".join(columns) + " | unmeasured |",
         "| --- | " + " | ".join("---:" for _ in columns) + " | ---: |",
@@ -50,8 +68,22 @@ def metric_table(summary: dict[str, Any], metric: str) -> list[str]:
         row = rows.get(metric)
         if row is None:
             continue
-        cells = " | ".join(fmt(row.get(c)) for c in columns)
+        cells = " | ".join(fmt(row.get(c), spread=spread) for c in columns)
         lines.append(f"| {pipeline} | {cells} | {row[ALL]['unmeasured']} |")
+    return lines
+
+
+def paired_lines(stats: dict[str, Any], metric: str) -> list[str]:
+    rows = (stats.get("paired") or {}).get(metric) or {}
+    if not rows:
+        return []
+    lines = [
+        f"Paired difference against the baseline **{stats.get('baseline')}** (pipeline − baseline, same questions):",
+        "",
+        "| pipeline | All (question-weighted) | Macro (type-macro) |",
+        "| --- | ---: | ---: |",
+    ]
+    lines += [f"| {p} | {fmt_diff(cells.get(ALL))} | {fmt_diff(cells.get(MACRO))} |" for p, cells in rows.items()]
     return lines
 
 
@@ -59,47 +91,74 @@ def cost_table(summary: dict[str, Any]) -> list[str]:
     heads = [c.removeprefix("cost.").replace("_", " ") for c in COSTS]
     lines = ["| pipeline | " + " | ".join(heads) + " |", "| --- | " + " | ".join("---:" for _ in COSTS) + " |"]
     for pipeline, rows in summary.items():
-        lines.append(f"| {pipeline} | " + " | ".join(fmt(rows.get(c, {}).get(ALL), 1) for c in COSTS) + " |")
+        cells = [fmt(rows.get(c, {}).get(ALL), 1, spread=False) for c in COSTS]
+        lines.append(f"| {pipeline} | " + " | ".join(cells) + " |")
     return lines
 
 
-def answer_line(summary: dict[str, Any], metric: str | None = None) -> str:
-    """The product's question in one sentence: which pipeline paid off on this corpus, at what cost."""
-    metric = metric or headline_metric(summary)
-    best = best_pipeline(summary, metric) if metric else None
-    if metric is None or best is None:
+def answer_line(run: EvalRun, metric: str | None = None) -> str:
+    """The product's question in one sentence: which pipeline paid off on this corpus (only when the
+    paired intervals say so), at what cost."""
+    metric = metric or headline_metric(run.summary)
+    if metric is None:
         return "No pipeline could be scored."
-    rows = summary[best]
+    verdict = ((run.stats.get("verdicts") or {}).get(metric) or {}).get(MACRO) or {}
+    text = str(verdict.get("text") or f"No verdict on {metric}.")
+    best = verdict.get("best")
+    if best is None:
+        return text
+    rows = run.summary[best]
     return (
-        f"Best on {metric} (macro over question types): **{best}** at {fmt(rows[metric][MACRO])}, "
-        f"for {fmt(rows.get('cost.context_tokens', {}).get(ALL), 0)} context tokens, "
-        f"{fmt(rows.get('cost.total_tokens', {}).get(ALL), 0)} LLM tokens and "
-        f"{fmt(rows.get('cost.latency_ms', {}).get(ALL), 1)} ms per question."
+        f"{text} It hands over {fmt(rows.get('cost.context_tokens', {}).get(ALL), 0, False)} context tokens and "
+        f"spends {fmt(rows.get('cost.total_tokens', {}).get(ALL), 0, False)} LLM tokens per question."
     )
 
 
-def render_run(payload: dict[str, Any], summary: dict[str, Any]) -> str:
-    """One stored run as markdown: settings and judge disclosure, headline, metric and cost tables."""
+def _header(payload: dict[str, Any]) -> list[str]:
     plan = payload.get("plan", {})
+    boot = payload.get("bootstrap") or {}
+    answers = payload.get("answers") or {}
     judge = payload.get("judge") or {}
-    lines = [
+    replayed = (
+        f"; {answers.get('replayed_from_cache', 0)} of {answers.get('llm_answers')} LLM answers replayed from the cache"
+        if answers.get("llm_answers")
+        else ""
+    )
+    return [
         f"# Evaluation run `{payload.get('id', '?')}`",
         "",
         f"Dataset `{payload.get('dataset', '?')}` ({payload.get('questions', '?')} questions"
         f"{', ' + payload['sample'] if payload.get('sample') else ''}); "
-        f"pipelines {', '.join(plan.get('pipelines', []))}; "
-        f"k = {plan.get('k')}; {plan.get('runs')} run(s), mean ± std over runs; metric mode `{plan.get('mode')}`.",
+        f"pipelines {', '.join(plan.get('pipelines', []))}; baseline {plan.get('baseline') or '–'}; "
+        f"k = {plan.get('k')}; {plan.get('runs')} run(s); metric mode `{plan.get('mode')}`{replayed}.",
+        f"Cells: mean [95% CI] n = questions — a percentile bootstrap over questions stratified by type "
+        f"({boot.get('resamples', 2000)} resamples, seed {boot.get('seed', 0)}); each question's value is "
+        "first averaged over runs.",
+        f"sd = standard deviation over runs (shown when something varies); it covers: "
+        f"{payload.get('variation') or 'not recorded for this run'}.",
         f"Judge: {json.dumps(judge) if judge else 'none (LLM-free metrics only)'}.",
         f"Models: {json.dumps(payload.get('models', {}))}.",
-        "",
-        answer_line(summary),
-        "",
-        "## Cost per question (context = retrieved text handed to the generator)",
-        "",
-        *cost_table(summary),
     ]
+
+
+def render_run(run: EvalRun) -> str:
+    """One stored run as markdown: settings and judge disclosure, verdict, cost table, then per metric its
+    table, verdicts and paired differences against the baseline."""
+    summary, stats = run.summary, run.stats
+    varies = not str(run.record.payload.get("variation", "")).startswith("nothing varies")  # else sd is 0 by design
+    lines = [*_header(run.record.payload), "", answer_line(run), "", "## Cost per question", ""]
+    lines += [
+        "Context = retrieved text handed to the generator; prompt/completion = the answer call; total = every "
+        "LLM call the pipeline made; latency cold = run 1, warm = runs 2..N; judge = every judge call.",
+        "",
+    ]
+    lines += cost_table(summary)
     for metric in quality_metrics(summary):
-        lines += ["", f"## {metric}", "", *metric_table(summary, metric)]
+        lines += ["", f"## {metric}", "", *metric_table(summary, metric, varies), ""]
+        verdicts = (stats.get("verdicts") or {}).get(metric) or {}
+        lines += [f"- {verdicts[c]['text']}" for c in (MACRO, ALL) if c in verdicts]
+        paired = paired_lines(stats, metric)
+        lines += ["", *paired] if paired else []
     return "\n".join(lines) + "\n"
 
 
@@ -108,15 +167,24 @@ def _points(summary: dict[str, Any], metric: str, cost: str) -> list[Point]:
     for pipeline, rows in summary.items():
         quality, spend = rows.get(metric, {}).get(MACRO), rows.get(cost, {}).get(ALL)
         if quality and spend and quality.get("mean") is not None and spend.get("mean") is not None:
-            points.append((pipeline, float(spend["mean"]), float(quality["mean"]), quality.get("std")))
+            ci = quality.get("ci95")
+            points.append((pipeline, float(spend["mean"]), float(quality["mean"]), tuple(ci) if ci else None))
     return points
 
 
+def _bar(cell: Cell | None) -> Bar:
+    cell = cell or {}
+    ci = cell.get("ci95")
+    return float(cell.get("mean") or 0.0), (float(ci[0]), float(ci[1])) if ci else None
+
+
 def plot_run(summary: dict[str, Any], out_dir: Path, stem: str) -> list[Path]:
-    """Per metric: quality vs context tokens and vs cost (LLM tokens, else latency); bars by type."""
+    """Per metric: quality vs context tokens and vs cost (LLM tokens, else warm latency); bars by type."""
     paths: list[Path] = []
     uses_llm = any((rows.get("cost.total_tokens", {}).get(ALL) or {}).get("mean") for rows in summary.values())
-    cost_axis = ("cost.total_tokens", "LLM tokens per question") if uses_llm else ("cost.latency_ms", "latency ms")
+    warm = any((rows.get("cost.latency_warm_ms", {}).get(ALL) or {}).get("mean") for rows in summary.values())
+    latency = ("cost.latency_warm_ms", "warm latency ms") if warm else ("cost.latency_cold_ms", "latency ms (one run)")
+    cost_axis = ("cost.total_tokens", "LLM tokens per question") if uses_llm else latency
     types = question_types(summary)
     for metric in quality_metrics(summary):
         safe = metric.replace(":", "_").replace(".", "_")
@@ -125,30 +193,27 @@ def plot_run(summary: dict[str, Any], out_dir: Path, stem: str) -> list[Path]:
             ("context tokens per question", _points(summary, metric, "cost.context_tokens")),
             (cost_axis[1], _points(summary, metric, cost_axis[0])),
         ]
-        quality_vs_cost(panels, f"{metric} (macro mean ± std over runs)", f"{metric}: quality against cost", path)
+        quality_vs_cost(panels, f"{metric} (macro mean, 95% CI)", f"{metric}: quality against cost", path)
         bars = out_dir / f"{stem}_{safe}_by_type.png"
         series = {
-            p: [
-                ((rows[metric].get(t) or {}).get("mean") or 0.0, (rows[metric].get(t) or {}).get("std") or 0.0)
-                for t in [*types, MACRO]
-            ]
-            for p, rows in summary.items()
-            if metric in rows
+            p: [_bar(rows[metric].get(t)) for t in [*types, MACRO]] for p, rows in summary.items() if metric in rows
         }
-        grouped_bars([*types, MACRO], series, metric, f"{metric} by question type (± std over runs)", bars)
+        grouped_bars([*types, MACRO], series, metric, f"{metric} by question type (95% CI over questions)", bars)
         paths += [path, bars]
     return paths
 
 
-def write_run_report(payload: dict[str, Any], summary: dict[str, Any], out_dir: Path) -> dict[str, Path]:
-    """``<id>.md``, ``<id>.json`` and the plots; :class:`KgragError` naming the path on failure."""
+def write_run_report(run: EvalRun, out_dir: Path) -> dict[str, Path]:
+    """``<id>.md``, ``<id>.json`` (the payload, ``summary`` with ``ci95`` per pipeline × metric × type, and
+    ``paired``/``verdicts``) and the plots; :class:`KgragError` naming the path on failure."""
+    payload = run.record.payload
     stem = f"eval_{payload.get('id', 'run')}"
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         md, js = out_dir / f"{stem}.md", out_dir / f"{stem}.json"
-        md.write_text(render_run(payload, summary), encoding="utf-8")
-        js.write_text(json.dumps({**payload, "summary": summary}, indent=2), encoding="utf-8")
-        plots = plot_run(summary, out_dir, stem)
+        md.write_text(render_run(run), encoding="utf-8")
+        js.write_text(json.dumps({**payload, "summary": run.summary, **run.stats}, indent=2), encoding="utf-8")
+        plots = plot_run(run.summary, out_dir, stem)
     except OSError as exc:
         raise KgragError(f"{exc.filename or out_dir}: cannot write the evaluation report ({exc.strerror})") from exc
     return {"markdown": md, "json": js, **{f"plot{i}": p for i, p in enumerate(plots)}}

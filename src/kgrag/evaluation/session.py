@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,11 +14,15 @@ import numpy as np
 
 from kgrag.config import KgragConfig
 from kgrag.core.errors import KgragError
-from kgrag.core.eval_records import EvalRunRecord, EvalScore
+from kgrag.core.eval_records import EvalRunRecord, EvalScore, EvalTrace
 from kgrag.core.registry import Registry
-from kgrag.evaluation.aggregate import summarize
+from kgrag.evaluation.aggregate import question_values, summarize
+from kgrag.evaluation.intervals import Bootstrap
 from kgrag.evaluation.judges.base import AnswerJudge, JudgeSetup
 from kgrag.evaluation.metrics.base import Metric, MetricTools
+from kgrag.evaluation.provenance import answer_counts, variation
+from kgrag.evaluation.runner import RunPlan
+from kgrag.evaluation.verdicts import compare_all, default_baseline
 from kgrag.models.embeddings import Embedder
 from kgrag.models.llm import LLMClient
 
@@ -26,11 +31,14 @@ JudgeFactory = Callable[[str | None], LLMClient]
 
 @dataclass(frozen=True)
 class EvalRun:
-    """A finished (and stored) run: its record, every score, and the summary derived from them."""
+    """A finished (and stored) run: its record, every score, the summary derived from them (means with
+    intervals per pipeline × metric × type) and ``stats``: bootstrap settings, baseline, paired differences
+    and verdicts (:func:`kgrag.evaluation.verdicts.compare_all`)."""
 
     record: EvalRunRecord
     scores: list[EvalScore]
     summary: dict[str, Any]
+    stats: dict[str, Any]
 
 
 def new_eval_id(kind: str) -> str:
@@ -60,14 +68,19 @@ def pick(registry: Registry[Any], names: Sequence[str], what: str) -> dict[str, 
     return chosen
 
 
-def judge_setup(config: KgragConfig, factory: JudgeFactory, seed: int = 0) -> JudgeSetup | None:
-    """One client per panel model (``evaluation.judge_models``, else the configured model); None when the
-    LLM is ``none``."""
+def judge_setup(
+    config: KgragConfig, factory: JudgeFactory, seed: int = 0, temperature: float | None = None
+) -> JudgeSetup | None:
+    """One client per panel model (``evaluation.judge_models``, else the configured model) sampling at
+    ``temperature`` (default ``evaluation.judge_temperature``); None when the LLM is ``none``."""
     if config.llm.provider == "none":
         return None
+    if temperature is not None and not 0 <= temperature <= 2:
+        raise KgragError(f"--judge-temperature must be between 0 and 2 (got {temperature})")
     models: list[str | None] = list(config.evaluation.judge_models) or [None]
     clients = tuple(factory(model) for model in models)
-    return JudgeSetup(clients, config.evaluation.judge_temperature, seed)
+    chosen = config.evaluation.judge_temperature if temperature is None else temperature
+    return JudgeSetup(clients, chosen, seed)
 
 
 def metric_tools(config: KgragConfig, embedder: Embedder, setup: JudgeSetup | None) -> MetricTools:
@@ -78,7 +91,7 @@ def metric_tools(config: KgragConfig, embedder: Embedder, setup: JudgeSetup | No
         evidence_overlap=ev.evidence_overlap,
         accuracy_weight=ev.accuracy_weight,
         relevance_repeats=ev.relevance_repeats,
-        temperature=ev.judge_temperature,
+        temperature=setup.temperature if setup else ev.judge_temperature,
     )
 
 
@@ -104,5 +117,60 @@ METRIC_PROMPTS = {
 }
 
 
-def finish(record: EvalRunRecord, scores: list[EvalScore]) -> EvalRun:
-    return EvalRun(record, scores, summarize(scores))
+def bootstrap_of(payload: dict[str, Any]) -> Bootstrap:
+    """The interval settings a run was stored with (runs stored before intervals existed get the default)."""
+    stored = payload.get("bootstrap") or {}
+    return Bootstrap(int(stored.get("resamples", 2000)), int(stored.get("seed", 0)), float(stored.get("level", 0.95)))
+
+
+def finish(record: EvalRunRecord, scores: list[EvalScore], baseline: str | None = None) -> EvalRun:
+    """Summary and statistics of a run from its scores; ``baseline`` overrides the one it was run with."""
+    settings = bootstrap_of(record.payload)
+    plan = record.payload.get("plan") or {}
+    pipelines = list(plan.get("pipelines") or sorted({s.pipeline for s in scores}))
+    chosen = baseline or plan.get("baseline") or default_baseline(pipelines)
+    summary = summarize(scores, settings)
+    if chosen is not None and summary and chosen not in summary:
+        raise KgragError(f"baseline {chosen!r} is not a pipeline of this run (pipelines: {', '.join(summary)})")
+    metrics = sorted({m for rows in summary.values() for m in rows if not m.startswith("cost.")})
+    stats = compare_all(question_values(scores), metrics, chosen, settings)
+    return EvalRun(record, scores, summary, stats)
+
+
+def provenance_summary(
+    plan: RunPlan, bootstrap: Bootstrap, traces: Sequence[EvalTrace], setup: JudgeSetup | None
+) -> dict[str, Any]:
+    """The run-level facts a report needs to be read right: interval settings, what varies between runs,
+    and how many answers the LLM wrote or were replayed from the cache."""
+    return {
+        "bootstrap": bootstrap.describe(),
+        "variation": variation(plan.runs, plan.reuse_answers, traces, setup.temperature if setup else None),
+        "answers": answer_counts(traces),
+    }
+
+
+def compare_baseline(baseline: str | None, names: Sequence[str]) -> str | None:
+    """``--baseline`` for a comparison of runs: a full ``NAME @RUN`` label, or a name matching one label."""
+    if baseline is None or baseline in names:
+        return baseline
+    matches = [n for n in names if n.split(" @")[0] == baseline]
+    if not matches:
+        raise KgragError(f"baseline {baseline!r} is not a pipeline of these runs ({', '.join(names)})")
+    return matches[0]
+
+
+@contextmanager
+def fresh_calls(llm: LLMClient | None, setup: JudgeSetup | None, fresh: bool) -> Iterator[None]:
+    """While evaluating, answer and judge calls go to the server instead of the response cache (each run
+    measures its own answers and judging, and its cost is what was spent); replies are still cached."""
+    clients = ([llm] if llm is not None else []) + (list(setup.clients) if setup is not None else [])
+    if not fresh:
+        clients = list(setup.clients) if setup is not None else []
+    saved = [(c.runner, c.runner.read_cache) for c in clients]
+    for runner, _ in saved:
+        runner.read_cache = False
+    try:
+        yield
+    finally:
+        for runner, before in saved:
+            runner.read_cache = before

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from kgrag.core.community_records import CommunityRecord, CommunityReport, LevelStats
 from kgrag.core.denoise_records import DenoiseRun, MergeCounts, MergeEntry, RelationScore
-from kgrag.core.eval_records import EvalRunRecord, EvalScore
+from kgrag.core.eval_records import EvalRunRecord, EvalScore, EvalTrace
 from kgrag.core.graph_records import EntityMention, EntityRecord, RelationMention, RelationRecord
 from kgrag.core.llm_types import ChatRequest, Prices
 from kgrag.core.llm_usage import CachedResponse, CallRecord, LedgerSummary
@@ -197,14 +197,16 @@ class UsageLedgerRepository(Protocol):
 class EvalRunRepository(Protocol):
     """Evaluation runs kept for later comparison (``kgrag eval report RUN...``).
 
-    ``save`` writes the header and all its scores in one transaction and replaces a run with the same id.
-    Writes are bookkeeping: they must not advance :meth:`Store.generation`. ``runs`` is newest first.
+    ``save`` writes the header, all its scores and its provenance traces in one transaction and replaces a
+    run with the same id (traces included). Writes are bookkeeping: they must not advance
+    :meth:`Store.generation`. ``runs`` is newest first; ``scores`` and ``traces`` come in saved order.
     """
 
-    def save(self, run: EvalRunRecord, scores: Sequence[EvalScore]) -> None: ...
+    def save(self, run: EvalRunRecord, scores: Sequence[EvalScore], traces: Sequence[EvalTrace] = ()) -> None: ...
     def get(self, run_id: str) -> EvalRunRecord | None: ...
     def runs(self, kind: str | None = None) -> list[EvalRunRecord]: ...
     def scores(self, run_id: str) -> list[EvalScore]: ...
+    def traces(self, run_id: str, question_id: str | None = None) -> list[EvalTrace]: ...
     def delete(self, run_id: str) -> bool: ...
 
 

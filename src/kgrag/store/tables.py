@@ -76,6 +76,7 @@ TABLES: tuple[TableSpec, ...] = (
     TableSpec("eval_runs", ("id", "kind", "created_at", "dataset", "label", "payload"), ("id",)),
     TableSpec("eval_scores", ("rowid", "run_id", "run_index", "pipeline", "question_id", "question_type", "metric",
                               "value", "note"), ("rowid",)),
+    TableSpec("eval_traces", ("rowid", "run_id", "run_index", "pipeline", "question_id", "record"), ("rowid",)),
     # inserting mentions fired the stale-flag triggers: put the flags back as they were
     TableSpec("entities", ("rowid", "stale"), ("rowid",), update=True),
     TableSpec("relations", ("rowid", "stale"), ("rowid",), update=True),

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from kgrag.core.errors import KgragError
-from kgrag.core.eval_records import EvalRunRecord
+from kgrag.core.eval_records import EvalRunRecord, EvalTrace
 from kgrag.documents import TokenCounter
 from kgrag.evaluation import evaluate_retrieval
 from kgrag.evaluation.datasets import QAItem, load_dataset
@@ -22,16 +22,19 @@ from kgrag.evaluation.qgen import QGenResult, generate_questions
 from kgrag.evaluation.qgen.sources import SourceSampler
 from kgrag.evaluation.reports import write_run_report
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
-from kgrag.evaluation.runner import RunMode, RunParts, RunPlan, run_evaluation
+from kgrag.evaluation.runner import RunMode, RunOptions, RunParts, RunPlan, run_evaluation
 from kgrag.evaluation.session import (
     EvalRun,
     JudgeFactory,
+    compare_baseline,
     finish,
+    fresh_calls,
     judge_disclosure,
     judge_setup,
     metric_tools,
     new_eval_id,
     pick,
+    provenance_summary,
 )
 from kgrag.evaluation.tune import WIDE, TuneReport, tune_lambda
 from kgrag.evaluation.tune_reranker import (
@@ -40,6 +43,7 @@ from kgrag.evaluation.tune_reranker import (
     score_pool,
     tune_fused_weights,
 )
+from kgrag.evaluation.verdicts import default_baseline
 from kgrag.models.llm import LLMClient, create_llm_client
 from kgrag.models.rerankers.fused import FusedReranker, FusedWeights
 from kgrag.retrieval.budget import FitBudget, item_tokens
@@ -104,14 +108,14 @@ class EvalAPI:
         label: str = "",
         sample: str = "",
         on_question: Callable[[], None] | None = None,
+        options: RunOptions | None = None,
     ) -> EvalRun:
-        """Answer every question with every pipeline ``runs`` times, score with ``metrics`` (LLM-free,
-        judged or both; default: judged too when an LLM is configured) and ``judges``, store the run in
-        the workspace database and return it with its summary (mean ± std over runs)."""
+        """Answer every question with every pipeline ``runs`` times (new answers each run unless
+        ``options.reuse_answers``), score with ``metrics`` (LLM-free, judged or both) and ``judges``, store
+        the run with a trace per answer and return it with intervals, paired differences and verdicts."""
         config = self._parts.config
-        self._check(pipelines)
-        if not (questions := _questions(items)):
-            raise KgragError("the dataset has no questions")
+        opts = options or RunOptions()
+        questions = self._check_run(pipelines, items, opts)
         chosen_mode: RunMode = mode or ("llm-free" if config.llm.provider == "none" else "both")
         if chosen_mode != "llm-free" and config.llm.provider == "none":
             raise KgragError("LLM-judged metrics need an LLM: set llm.provider, or use --mode llm-free")
@@ -122,16 +126,21 @@ class EvalAPI:
             chosen_mode,
             list(judges),
             k or config.retrieval.k,
+            opts.reuse_answers,
+            opts.baseline or default_baseline(list(pipelines)),
         )
         registry = metric_registry()
         plan = replace(plan, metrics=profile_names(plan.metrics, config.evaluation.metric_profile, registry))
         metric_objs = pick(registry, plan.metrics, "metric")
         judge_objs = pick(judge_registry(), plan.judges, "judge")
-        setup = judge_setup(config, self.judge_factory) if (judge_objs or chosen_mode != "llm-free") else None
+        wants_judge = bool(judge_objs) or chosen_mode != "llm-free"
+        setup = judge_setup(config, self.judge_factory, temperature=opts.judge_temperature) if wants_judge else None
         if judge_objs and setup is None:
             raise KgragError("judges need an LLM: set llm.provider (see docs/llm.md)")
         run_id = new_eval_id("run")
-        scores = run_evaluation(questions, plan, self._run_parts(metric_objs, judge_objs, setup), run_id, on_question)
+        parts = self._run_parts(metric_objs, judge_objs, setup)
+        with fresh_calls(self._parts.llm_if_configured(), setup, not opts.reuse_answers):
+            output = run_evaluation(questions, plan, parts, run_id, on_question)
         payload = {
             "id": run_id,
             "plan": plan.__dict__,
@@ -139,14 +148,28 @@ class EvalAPI:
             "sample": sample,
             "dataset": dataset,
             "judge": judge_disclosure(setup, metric_objs, judge_objs, chosen_mode != "llm-free"),
-            "models": {
-                "embedding": self._parts.embedding_model_id,
-                "llm": config.llm.provider + ":" + str(config.llm.model or ""),
-            },
+            "models": self._models(),
+            **provenance_summary(plan, opts.bootstrap, output.traces, setup),
         }
         record = EvalRunRecord(run_id, "run", time.time(), dataset, label, payload)
-        self._parts.store.eval_runs.save(record, scores)
-        return finish(record, scores)
+        self._parts.store.eval_runs.save(record, output.scores, output.traces)
+        return finish(record, output.scores)
+
+    def _models(self) -> dict[str, str]:
+        llm = self._parts.config.llm
+        return {"embedding": self._parts.embedding_model_id, "llm": f"{llm.provider}:{llm.model or ''}"}
+
+    def _check_run(self, pipelines: Sequence[str], items: Questions, opts: RunOptions) -> list[QAItem]:
+        self._check(pipelines)
+        if opts.baseline is not None and opts.baseline not in pipelines:
+            raise KgragError(f"--baseline {opts.baseline!r} is not one of --pipelines ({', '.join(pipelines)})")
+        if not (questions := _questions(items)):
+            raise KgragError("the dataset has no questions")
+        return questions
+
+    def traces(self, run_id: str, question_id: str | None = None) -> list[EvalTrace]:
+        """The provenance of a stored run (``latest`` allowed): answers, context items, judge calls."""
+        return self._parts.store.eval_runs.traces(self.get_run(run_id).record.id, question_id)
 
     def _run_parts(
         self, metrics: dict[str, Metric], judges: dict[str, AnswerJudge], setup: JudgeSetup | None
@@ -227,8 +250,9 @@ class EvalAPI:
         """Stored evaluation runs, newest first (``kind``: ``run`` or ``pairwise``)."""
         return self._parts.store.eval_runs.runs(kind)
 
-    def get_run(self, run_id: str) -> EvalRun:
-        """A stored run with its scores and summary; ``latest`` is the newest metric run."""
+    def get_run(self, run_id: str, baseline: str | None = None) -> EvalRun:
+        """A stored run with its scores, summary and statistics (paired against ``baseline``, default the
+        one it ran with); ``latest`` is the newest metric run."""
         store = self._parts.store.eval_runs
         if run_id == "latest":
             newest = store.runs("run")
@@ -239,11 +263,12 @@ class EvalAPI:
         if record is None:
             known = ", ".join(r.id for r in store.runs()[:5]) or "none yet"
             raise KgragError(f"no evaluation run {run_id!r} in this workspace (recent: {known})")
-        return finish(record, store.scores(run_id))
+        return finish(record, store.scores(run_id), baseline)
 
-    def report(self, run_ids: Sequence[str], out_dir: Path) -> dict[str, Path]:
+    def report(self, run_ids: Sequence[str], out_dir: Path, baseline: str | None = None) -> dict[str, Path]:
         """Markdown + JSON + PNG plots for one or more stored runs (several runs are compared in one table,
-        each pipeline labelled with its run)."""
+        each pipeline labelled ``NAME @RUN``, paired on the questions they share); ``baseline`` overrides
+        the pipeline differences are taken against."""
         if not run_ids:
             raise KgragError("name at least one run (see `kgrag eval list`)")
         kinds = {(r.kind if (r := self._parts.store.eval_runs.get(i)) else "run") for i in run_ids}
@@ -251,12 +276,23 @@ class EvalAPI:
             return self.pairwise_report(run_ids, out_dir)
         if len(kinds) > 1:
             raise KgragError("report metric runs and pairwise runs separately")
-        runs = [self.get_run(r) for r in run_ids]
+        runs = [self.get_run(r, baseline if len(run_ids) == 1 else None) for r in run_ids]
         if len(runs) == 1:
-            return write_run_report(runs[0].record.payload, runs[0].summary, out_dir)
-        merged = {f"{p} @{run.record.id}": rows for run in runs for p, rows in run.summary.items()}
-        payload = {"id": "compare-" + "-".join(r.record.id for r in runs), "compared": [r.record.payload for r in runs]}
-        return write_run_report(payload, merged, out_dir)
+            return write_run_report(runs[0], out_dir)
+        scores = [
+            replace(s, pipeline=f"{s.pipeline} @{run.record.id}", run_id="compare") for run in runs for s in run.scores
+        ]
+        names = [
+            f"{p} @{run.record.id}" for run in runs for p in run.record.payload.get("plan", {}).get("pipelines", [])
+        ]
+        payload = {
+            "id": "compare-" + "-".join(r.record.id for r in runs),
+            "compared": [r.record.payload for r in runs],
+            "plan": {"pipelines": names, "baseline": compare_baseline(baseline, names)},
+            "bootstrap": runs[0].record.payload.get("bootstrap"),
+        }
+        record = EvalRunRecord(str(payload["id"]), "run", time.time(), "", "", payload)
+        return write_run_report(finish(record, scores), out_dir)
 
     def pairwise(
         self,

@@ -1,16 +1,35 @@
-"""One structured judge call whose failure becomes a note, never an exception and never a zero."""
+"""One structured judge call whose failure becomes a note, never an exception and never a zero.
+
+While :func:`recording` is active, every call also reports its request and reply (with the judge's
+reasoning) to the recorder, so an evaluation run can store what each score rests on.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from kgrag.core.llm_types import StructuredResult
 from kgrag.models.llm import LLMClient, LLMUnavailableError, ProviderError
 
 M = TypeVar("M", bound=BaseModel)
+_RECORDER: ContextVar[list[dict[str, Any]] | None] = ContextVar("kgrag_judge_recorder", default=None)
+
+
+@contextmanager
+def recording() -> Iterator[list[dict[str, Any]]]:
+    """Collect every judge call made inside the block (request, reply, reasoning, tokens) into a list."""
+    calls: list[dict[str, Any]] = []
+    token = _RECORDER.set(calls)
+    try:
+        yield calls
+    finally:
+        _RECORDER.reset(token)
 
 
 @dataclass(frozen=True)
@@ -36,14 +55,41 @@ def ask(
 ) -> JudgeReply[M]:
     """Ask once (the client repairs and re-asks once itself). ``seed`` is part of the request, so each
     repeat and trial is a distinct call rather than a cache hit of the first one."""
+    request = {"prompt": prompt, "stage": stage, "temperature": temperature, "seed": seed, "variables": variables}
     try:
         result = judge.structured(prompt, variables, model, stage=stage, temperature=temperature, seed=seed)
     except (LLMUnavailableError, ProviderError) as exc:  # this item only; ModelError/budget stop the run
+        _report(request, judge, None, f"judge call failed: {exc}")
         return JudgeReply(None, f"judge call failed: {exc}", 0, call_failed=True)
     tokens = result.usage.total_tokens
     if not result.ok or result.value is None:
+        _report(request, judge, result, f"judge reply unusable: {result.error}")
         return JudgeReply(None, f"judge reply unusable: {result.error}", tokens)
+    _report(request, judge, result, "")
     return JudgeReply(result.value, "", tokens)
+
+
+def _report(request: dict[str, Any], judge: LLMClient, result: StructuredResult[Any] | None, note: str) -> None:
+    calls = _RECORDER.get()
+    if calls is None:
+        return
+    usage = result.usage if result is not None else None
+    calls.append(
+        {
+            **request,
+            "model": judge.settings.model,
+            "prompt_version": judge.prompt(request["prompt"]).version,
+            "variables": {
+                k: v if isinstance(v, str | int | float) else str(v) for k, v in request["variables"].items()
+            },
+            "reply": result.value.model_dump(mode="json") if result is not None and result.value is not None else None,
+            "raw": result.raw_text if result is not None else "",
+            "note": note,
+            "prompt_tokens": usage.prompt_tokens if usage else 0,
+            "completion_tokens": usage.completion_tokens if usage else 0,
+            "cached": usage.cached if usage else False,
+        }
+    )
 
 
 def numbered(texts: list[str], label: str = "Item") -> str:

@@ -68,6 +68,7 @@ class CallRunner:
     sleep: Callable[[float], None] = time.sleep
     rng: random.Random = field(default_factory=random.Random)
     largest_reply: int = 0  # the longest reply seen, counted locally (a server may ignore max_tokens)
+    read_cache: bool = True  # False: every call goes to the server (replies are still cached for later runs)
 
     @property
     def estimating(self) -> bool:
@@ -130,7 +131,7 @@ class CallRunner:
     def _from_cache(
         self, key: str, request: ChatRequest, stage: str, parse: Parser | None, started: float
     ) -> Outcome | None:
-        if self.cache is None:
+        if self.cache is None or not self.read_cache:
             return None
         cached = self.cache.get(key)
         if cached is None:

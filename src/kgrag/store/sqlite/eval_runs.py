@@ -22,4 +22,12 @@ CREATE TABLE IF NOT EXISTS eval_scores (
     note TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS eval_scores_run ON eval_scores(run_id);
+CREATE TABLE IF NOT EXISTS eval_traces (
+    run_id TEXT NOT NULL REFERENCES eval_runs(id) ON DELETE CASCADE,
+    run_index INTEGER NOT NULL,
+    pipeline TEXT NOT NULL,
+    question_id TEXT NOT NULL,
+    record TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS eval_traces_run ON eval_traces(run_id, question_id);
 """

@@ -1,0 +1,127 @@
+"""Bootstrap intervals and verdicts on synthetic score vectors whose truth is known: a clear difference
+is detected, equal pipelines get no "best" at most seeds, a pipeline ahead on the point mean is never
+named best without a paired interval that excludes 0, intervals cover the true mean at about their
+level, and the same seed gives the same interval."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kgrag.core.eval_records import EvalRunRecord, EvalScore
+from kgrag.evaluation.aggregate import ALL, MACRO, QuestionValues, question_values, summarize
+from kgrag.evaluation.intervals import Bootstrap, estimates, excludes_zero, paired
+from kgrag.evaluation.reports import render_run
+from kgrag.evaluation.session import finish
+from kgrag.evaluation.verdicts import verdict
+
+TYPES = ("Fact", "Reason", "Summary")
+FAST = Bootstrap(resamples=1000, seed=0)
+
+
+def _values(scores: np.ndarray) -> QuestionValues:
+    return {f"q{i:03d}": (TYPES[i % len(TYPES)], float(v)) for i, v in enumerate(scores)}
+
+
+def _pair(rng: np.random.Generator, n: int, shift: float, noise: float = 0.15) -> tuple[QuestionValues, QuestionValues]:
+    """Two pipelines on the same questions: per-question difficulty shared, ``shift`` added to the first."""
+    difficulty = rng.uniform(0.2, 0.8, n)
+    a = np.clip(difficulty + shift + rng.normal(0, noise, n), 0, 1)
+    b = np.clip(difficulty + rng.normal(0, noise, n), 0, 1)
+    return _values(a), _values(b)
+
+
+def test_a_clear_difference_is_detected_and_named() -> None:
+    a, b = _pair(np.random.default_rng(1), 60, shift=0.2)
+    found = verdict({"a": {"m": a}, "b": {"m": b}}, "m", FAST)
+    assert found["best"] == "a" and found["text"].startswith("Best on m")
+    diff = found["against"]["b"]
+    assert diff["ci95"][0] > 0 and diff["n"] == 60
+
+
+def test_equal_distributions_get_no_verdict_at_most_seeds() -> None:
+    named = 0
+    for seed in range(40):
+        a, b = _pair(np.random.default_rng(100 + seed), 40, shift=0.0)
+        found = verdict({"a": {"m": a}, "b": {"m": b}}, "m", Bootstrap(resamples=500, seed=seed))
+        named += found["best"] is not None
+        if found["best"] is None:
+            assert found["text"].startswith("No significant difference on m") and "95% CI" in found["text"]
+    assert named <= 4  # the test's level is 2.5 % per seed (one-sided): about 1 of 40 expected
+
+
+def test_no_best_without_an_interval_excluding_zero_against_every_other_pipeline() -> None:
+    rng = np.random.default_rng(7)
+    a, b = _pair(rng, 60, shift=0.25)
+    c = {q: (t, min(1.0, v + rng.normal(0, 0.05))) for q, (t, v) in a.items()}  # a's equal: same truth
+    per_question = {"a": {"m": a}, "b": {"m": b}, "c": {"m": c}}
+    for column in (ALL, MACRO):
+        found = verdict(per_question, "m", FAST, column)
+        assert found["best"] is None, found["text"]
+        tied = found["text"].split("between ")[1].split(" (")[0].split(", ")
+        assert set(tied) == {"a", "c"}  # b is clearly behind, so it is not among the tied
+        other = "c" if tied[0] == "a" else "a"
+        assert not excludes_zero(found["against"][other]["ci95"])
+        assert excludes_zero(found["against"]["b"]["ci95"])  # the leader's real lead over b is still shown
+
+
+def test_intervals_cover_the_true_mean_at_about_their_level() -> None:
+    rng = np.random.default_rng(11)
+    covered = 0
+    trials = 120
+    for trial in range(trials):
+        sample = rng.beta(2, 3, 50)  # true mean 0.4
+        ci = estimates(_values(sample), Bootstrap(resamples=500, seed=trial))[ALL].ci95
+        assert ci is not None
+        covered += ci[0] <= 0.4 <= ci[1]
+    assert 0.85 <= covered / trials <= 1.0
+
+
+def test_the_same_seed_gives_the_same_intervals() -> None:
+    values = _values(np.random.default_rng(3).uniform(0, 1, 30))
+    first = estimates(values, Bootstrap(seed=5))
+    assert first == estimates(values, Bootstrap(seed=5))
+    assert first[ALL].ci95 != estimates(values, Bootstrap(seed=6))[ALL].ci95
+    assert first[ALL].mean == pytest.approx(np.mean([v for _, v in values.values()]))
+
+
+def test_types_macro_and_small_groups() -> None:
+    values = {"q1": ("A", 1.0), "q2": ("A", 1.0), "q3": ("A", 1.0), "q4": ("B", 0.0)}
+    found = estimates(values, FAST)
+    assert found["A"].ci95 == (1.0, 1.0) and found["B"].ci95 is None and found["B"].n == 1
+    assert found[ALL].mean == pytest.approx(0.75) and found[MACRO].mean == pytest.approx(0.5)
+    assert found[MACRO].ci95 == (0.5, 0.5)  # stratified: each type keeps its size, so B stays in every draw
+    assert estimates({}, FAST) == {} and estimates({"q": ("A", 0.3)}, FAST)[ALL].ci95 is None
+    diff = paired(values, {"q1": ("A", 0.0), "q9": ("A", 1.0)}, FAST)
+    assert diff[ALL].n == 1 and diff[ALL].mean == 1.0  # only shared questions are paired
+
+
+def _scores(per_pipeline: dict[str, np.ndarray], runs: int = 1) -> list[EvalScore]:
+    return [
+        EvalScore("r", run, pipeline, f"q{i:03d}", TYPES[i % 3], "rouge-l", float(v))
+        for run in range(runs)
+        for pipeline, values in per_pipeline.items()
+        for i, v in enumerate(values)
+    ]
+
+
+def test_report_names_no_best_when_the_interval_includes_zero() -> None:
+    rng = np.random.default_rng(2)
+    base = rng.uniform(0, 1, 24)
+    scores = _scores({"dense": base, "bm25": np.clip(base + rng.normal(0.01, 0.2, 24), 0, 1)}, runs=2)
+    record = EvalRunRecord("r", "run", 0.0, "d", payload={"id": "r", "plan": {"pipelines": ["dense", "bm25"]}})
+    run = finish(record, scores)
+    text = render_run(run)
+    assert "Best on" not in text and "No significant difference on rouge-l" in text
+    assert run.stats["baseline"] == "dense" and run.stats["paired"]["rouge-l"]["bm25"][ALL]["n"] == 24
+    cell = run.summary["bm25"]["rouge-l"][ALL]
+    assert cell["n"] == 24 and cell["runs"] == 2 and cell["std"] == 0.0 and len(cell["ci95"]) == 2
+    assert set(question_values(scores)) == {"dense", "bm25"}
+
+
+def test_cold_and_warm_latency_are_apart() -> None:
+    scores = [EvalScore("r", run, "p", f"q{i}", "A", "cost.latency_ms", 200.0 if run == 0 else 5.0)
+              for run in range(3) for i in range(4)]  # fmt: skip
+    row = summarize(scores)["p"]
+    assert row["cost.latency_cold_ms"][ALL]["mean"] == 200.0 and row["cost.latency_warm_ms"][ALL]["mean"] == 5.0
+    assert row["cost.latency_warm_ms"][ALL]["runs"] == 2
