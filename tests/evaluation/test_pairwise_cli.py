@@ -14,7 +14,9 @@ from kgrag import Workspace
 from kgrag.cli.app import app
 
 ASPECTS = {"comprehensiveness": 3, "relevance": 4, "empowerment": 3, "directness": 4}
+LONG = "The outage lasted four hours on the night of the release, and the team restored service by rolling back."
 RULES = [
+    {"match": "Length: write about 40 words", "response": LONG},
     {
         "match": "You answer questions for a user",
         "response": "The outage lasted four hours on the night of the release.",
@@ -63,3 +65,15 @@ def test_naive_run_is_titled_naive(ws: Path, tmp_path: Path) -> None:
     title = next(line for line in result.output.splitlines() if line.startswith("# Pairwise"))
     assert "naive protocol" in title and "unbiased" not in title
     assert "| ties | 100.0% |" in result.output  # equal scores are ties, not wins for A
+
+
+def test_alignment_regenerates_with_the_pipeline_and_its_retrieved_context(ws: Path) -> None:
+    from kgrag.evaluation.pairwise.writer import PipelineWriter
+
+    with Workspace.open(ws) as w:
+        question = "What happened during the May 2024 outage?"
+        response = w.query(question, "bm25")
+        writer = w.eval._writer("bm25", question, response)
+        assert isinstance(writer, PipelineWriter)
+        assert writer.result is response.result and writer.client is w.eval._parts.query_context.llm()
+        assert writer.regenerate(40, 0) == LONG

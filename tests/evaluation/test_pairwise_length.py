@@ -33,7 +33,7 @@ from kgrag.prompts import load_prompt
 from kgrag.testing.biased_judge import BiasedJudge, TargetLengthWriter, stretch
 from kgrag.testing.fake_openai_server import FakeOpenAIServer
 
-SEEDS = range(20)
+SEEDS = range(40)
 QUESTIONS = 12
 GOOD = "at dawn when the reservoir pressure drops below the marked line"
 PLAIN = "during the day once the operators decide the reservoir needs it"
@@ -78,12 +78,12 @@ def test_equal_answers_eight_words_apart_are_a_tie_at_90_percent_of_seeds() -> N
         verdicts[result["verdict"]] += 1
         assert result["alignment"]["regenerated"] >= QUESTIONS - 1 and result["alignment"]["judge_rewrite"] == 0
         assert abs(result["length_gap"]["mean"]) <= 2 and {"spearman", "point_biserial"} <= set(result["length_gap"])
-        # the same pairs under the paper's fixed 10-word tolerance: the 8-word gap stays and decides
-        old = UnbiasedJudge().compare(_pairs(seed), _setup(), _settings(seed, tolerance_share=1.0))
-        fixed[old["verdict"]] += 1
-        assert old["length_gap"]["mean"] == -8 and old["alignment"]["within_tolerance"] == QUESTIONS
+        if seed < 10:  # the same pairs under the paper's fixed 10-word tolerance: the 8-word gap stays and decides
+            old = UnbiasedJudge().compare(_pairs(seed), _setup(), _settings(seed, tolerance_share=1.0))
+            fixed[old["verdict"]] += 1
+            assert old["length_gap"]["mean"] == -8 and old["alignment"]["within_tolerance"] == QUESTIONS
     assert verdicts["tie within the confidence interval"] >= 0.9 * len(SEEDS), verdicts
-    assert fixed["B better"] >= 0.9 * len(SEEDS), fixed
+    assert fixed["B better"] == 10, fixed
 
 
 def test_the_report_shows_the_residual_gap_and_its_correlation() -> None:

@@ -52,12 +52,12 @@ class EvaluationConfig(Section):
         description="M: whole pairwise evaluations over all questions; win rates are reported over "
         "trials (25, zeng-unbiased-eval).",
     )
-    pairwise_temperature: float | None = Field(
+    pairwise_temperature: float = Field(
         0.7,
         ge=0,
         le=2,
-        description="Sampling temperature of pairwise judge calls; trials differ only if replies do (at 0 a "
-        "server that ignores the per-trial seed makes the M trials copies). None = `judge_temperature`.",
+        description="Sampling temperature of pairwise judge calls: the M trials measure the judge's spread only "
+        "if its replies vary (at 0 a server that ignores the per-trial seed makes them copies).",
     )
     length_tolerance_words: int = Field(
         10,
@@ -76,7 +76,10 @@ class EvaluationConfig(Section):
         2, ge=0, description="Smallest length tolerance in words, for very short answers."
     )
     length_attempts: int = Field(
-        2, ge=1, description="Rewrites of the shorter answer with a target length before the forced pad step."
+        3,
+        ge=1,
+        description="Regenerations of the shorter answer with a target length (by its own pipeline's "
+        "generator) before the forced pad step; a few generation calls against 2·N·M judge calls per pair.",
     )
     confidence: float = Field(0.95, gt=0, lt=1, description="Confidence level of the intervals in pairwise reports.")
     bootstrap_samples: int = Field(

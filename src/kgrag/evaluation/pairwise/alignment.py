@@ -5,11 +5,16 @@ if still short, it is padded without new content; a pair still further apart tha
 
 "Made again" means what the paper does: the pipeline's own generation step answers once more from the
 context it retrieved, with the target length in its prompt (:class:`AnswerWriter`). A later attempt
-asks for the target plus the previous attempt's shortfall, so a generator that always stops short is
-corrected rather than asked the same thing again. Only where the pipeline cannot regenerate (its own
-answer step, no LLM, an empty or "I don't know" reply) does the judge model rewrite the answer with
-``eval_length_align``; each pair records which happened, so a report can say how many answers the judge
-wrote. Padding uses the pipeline's model where it has one, else the judge's.
+asks for the previous request's length plus that attempt's shortfall (minus its overshoot), so a
+generator that always stops short is corrected rather than asked the same thing again. Attempts go on
+until the lengths match exactly or ``length_attempts`` are used: a judge that prefers longer answers
+turns even a gap inside the tolerance into verdicts when it leans one way, and regenerating costs a few
+generation calls against the 2·N·M judge calls each pair receives. The best attempt is kept: within
+the tolerance first, then one short of the target (padding can still close it), then the closest.
+Only where the pipeline cannot regenerate (its own answer step, no LLM, an empty or "I don't know"
+reply) does the judge model rewrite the answer with ``eval_length_align``; each pair records which
+happened, so a report can say how many answers the judge wrote. Padding uses the pipeline's model where
+it has one, else the judge's.
 """
 
 from __future__ import annotations
@@ -68,8 +73,11 @@ def _judge_pad(client: LLMClient, question: str, answer: str, missing: int) -> s
     return reply.text.strip()
 
 
-def _closer(candidate: str | None, current: str, target: int) -> bool:
-    return bool(candidate) and abs(words(candidate or "") - target) < abs(words(current) - target)
+def _rank(text: str, target: int, tolerance: int) -> tuple[int, int]:
+    """Lower is better: within the tolerance first, then short of the target (padding can still close
+    the gap), then too long (nothing shortens it); closer first within each."""
+    gap = target - words(text)
+    return (0 if abs(gap) <= tolerance else 1 if gap > 0 else 2), abs(gap)
 
 
 @dataclass
@@ -89,18 +97,19 @@ class _Work:
 
     def take(self, candidate: str | None, step: str) -> None:
         self.steps.append(step)
-        if _closer(candidate, self.text, self.target):
-            self.text = (candidate or "").strip()
+        if candidate and _rank(candidate, self.target, self.tolerance) < _rank(self.text, self.target, self.tolerance):
+            self.text = candidate.strip()
 
 
 def _attempts(work: _Work, writer: AnswerWriter | None, judge: LLMClient, settings: PairwiseSettings) -> None:
+    ask = work.target
     for attempt in range(settings.length_attempts):
         if work.gap == 0 or (attempt == 0 and abs(work.gap) <= work.tolerance):
             return
-        ask = work.target + max(0, work.gap) if attempt else work.target  # a shortfall is asked for again
         made = writer.regenerate(ask, attempt) if writer is not None else None
         if made:
             work.take(made, REGENERATED)
+            ask = max(1, ask + work.target - words(made))  # the next request corrects this one's miss
         else:
             work.take(_judge_rewrite(judge, work.pair, work.side, work.text, work.target, attempt), JUDGE_REWRITE)
 

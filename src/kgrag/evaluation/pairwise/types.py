@@ -81,7 +81,7 @@ class PairwiseSettings:
     tolerance_words: int = 10
     tolerance_share: float = 0.05
     tolerance_min_words: int = 2
-    length_attempts: int = 2
+    length_attempts: int = 3
     confidence: float = 0.95
     bootstrap_samples: int = 2000
     seed: int = 0
