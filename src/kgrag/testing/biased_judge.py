@@ -100,7 +100,7 @@ class BiasedJudge:
         if match is None:
             return None
         one, two = match.group("one"), match.group("two")
-        rng = self._rng(params, f"{one}|{two}")
+        rng = self._rng(params, user)  # the question too: equal answers to two questions are judged apart
         return self._points(True, one, two, rng), self._points(False, two, one, rng)
 
     def compare(self, messages: Messages, params: Mapping[str, Any]) -> str:
