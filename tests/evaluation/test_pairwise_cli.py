@@ -54,7 +54,8 @@ def test_aa_check_and_identical_trials_are_reported(ws: Path, tmp_path: Path) ->
     assert "warning: trial 2 repeated trial 1 exactly for every question" in out and "ran 2 of 4" in out
     assert "unbiased procedure (zeng-unbiased-eval)" in out and "Length gap after alignment" in out
     stored = json.loads(next((tmp_path / "rep").glob("pairwise_*.json")).read_text())[0]
-    assert stored["settings"]["temperature"] == 0 and stored["result"]["aa_check"]["passed"] is True
+    assert stored["settings"]["temperature"] == 0 and stored["judge"]["temperature"] == 0
+    assert stored["result"]["aa_check"]["passed"] is True
     assert stored["result"]["trials"]["identical"] is True and "length_gap" in stored["result"]
 
 
@@ -77,3 +78,12 @@ def test_alignment_regenerates_with_the_pipeline_and_its_retrieved_context(ws: P
         assert isinstance(writer, PipelineWriter)
         assert writer.result is response.result and writer.client is w.eval._parts.query_context.llm()
         assert writer.regenerate(40, 0) == LONG
+
+
+def test_disclosure_names_the_pairwise_temperature(ws: Path, tmp_path: Path) -> None:
+    args = ["--dataset", str(SAMPLE_QUESTIONS), "--sample", "2", "--trials", "2", "--out", str(tmp_path / "rep")]
+    result = CliRunner().invoke(app, ["eval", "pairwise", "bm25", "dense", *args, "-w", str(ws)])
+    assert result.exit_code == 0, result.output
+    stored = json.loads(next((tmp_path / "rep").glob("pairwise_*.json")).read_text())[0]
+    assert stored["judge"]["temperature"] == 0.7 == stored["result"]["trials"]["temperature"]
+    assert "note: judge temperature 0" not in result.output

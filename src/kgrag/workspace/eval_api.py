@@ -284,6 +284,8 @@ class EvalAPI:
         if not hasattr(judge_obj, "compare"):
             raise KgragError(f"judge {judge!r} scores single answers; use `kgrag eval run --judge {judge}`")
         chosen = settings or pairwise_settings(config.evaluation)
+        if chosen.temperature is not None:  # the disclosure names the temperature the calls ran at
+            setup = JudgeSetup(setup.clients, chosen.temperature, setup.seed)
         pairs = answer_pairs(
             _questions(items), a, b, lambda q, p: self._querying.query(q, p, k), on_question, self._writer
         )
