@@ -82,6 +82,7 @@ def test_equal_answers_eight_words_apart_are_a_tie_at_90_percent_of_seeds() -> N
             old = UnbiasedJudge().compare(_pairs(seed), _setup(), _settings(seed, tolerance_share=1.0))
             fixed[old["verdict"]] += 1
             assert old["length_gap"]["mean"] == -8 and old["alignment"]["within_tolerance"] == QUESTIONS
+            assert "that side is the longer one in 12 of 12 pairs" in old["length_gap"]["length_flag"]
     assert verdicts["tie within the confidence interval"] >= 0.9 * len(SEEDS), verdicts
     assert fixed["B better"] == 10, fixed
 

@@ -8,8 +8,9 @@ share of pairs where A is the longer one, and two correlations with the outcome:
 * Spearman's ρ between the gap and the question's net score (A wins − B wins) / measured trials;
 * the point-biserial r between the gap and "A won" over the decided (non-tie) judgements.
 
-A verdict that goes the way of the mean gap while the correlation is clearly positive is flagged: the
-comparison may measure length rather than quality.
+A verdict that goes the way of the mean gap is flagged when the correlation is clearly positive or the
+gap is one-sided (the same side longer in 80 % of pairs, which no correlation can show when every gap is
+equal): the comparison may measure length rather than quality.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from kgrag.evaluation.pairwise.stats import Outcome
 
 FLAG_CORRELATION = 0.3
 FLAG_P = 0.05
+ONE_SIDED = 0.8
 
 
 def _finite(value: float) -> float | None:
@@ -81,11 +83,21 @@ def _flag(summary: dict[str, Any], verdict: str) -> str:
         for c in (summary["spearman"], summary["point_biserial"])
         if c and c["r"] >= FLAG_CORRELATION and (c["p"] or 0) < FLAG_P
     ]
-    if leaning and verdict == leaning and strong:
+    longer = summary["a_longer"] if summary["mean"] > 0 else summary["b_longer"]
+    one_sided = abs(summary["mean"]) >= 1 and longer >= ONE_SIDED * summary["pairs"]
+    if leaning and verdict == leaning and (strong or one_sided):
+        why = (
+            "the gap predicts the outcomes"
+            if strong
+            else f"that side is the longer one in {longer} of {summary['pairs']} pairs"
+        )
         return (
             f"the verdict ({verdict}) goes the way of the residual length gap (mean {summary['mean']:+.1f} words) "
-            "and the gap predicts the outcomes: it may measure length rather than quality"
+            f"and {why}: it may measure length rather than quality (tighten the length tolerance, or run --aa-check)"
         )
     if strong:
-        return "outcomes follow the residual length gap (see the correlations)"
+        return (
+            "within pairs, the longer answer tends to win (the gap correlates with the outcomes): this judge rewards "
+            "length; the verdict does not go the way of the mean gap, but a tighter tolerance would make it safer"
+        )
     return ""
