@@ -35,14 +35,12 @@ def protocol_title(payload: dict[str, Any]) -> str:
     return "unbiased procedure (zeng-unbiased-eval)"
 
 
-def _judgements(result: dict[str, Any], unit: str) -> str:
+def _judgements(result: dict[str, Any], unit: str, units: str) -> str:
     decided, unmeasured = result.get("decisions", 0), result.get("unmeasured", 0)
     if decided + unmeasured == 0:
         return f"No {unit} was judged: {_why_none(result)}."
     failed = f"; {unmeasured} unmeasured (failed judge calls, not counted as losses)" if unmeasured else ""
-    return (
-        f"Judged {unit}{'es' if unit.endswith('s') else 's'}: {decided + unmeasured}, {decided} with a verdict{failed}."
-    )
+    return f"Judged {units}: {decided + unmeasured}, {decided} with a verdict{failed}."
 
 
 def _why_none(result: dict[str, Any]) -> str:
@@ -59,7 +57,7 @@ def _trials(result: dict[str, Any]) -> list[str]:
     if not info:
         return []
     line = f"Trials: {info['run']} of {info['requested']} run, judge temperature {info['temperature']}."
-    return [line] + ([f"**Warning:** {info['note']}."] if info.get("note") else [])
+    return [line] + (["", f"**Warning:** {info['note']}."] if info.get("note") else [])
 
 
 def _alignment(result: dict[str, Any], settings: dict[str, Any]) -> list[str]:
@@ -84,6 +82,11 @@ def _alignment(result: dict[str, Any], settings: dict[str, Any]) -> list[str]:
     ]
 
 
+def _spaced(lines: list[str]) -> list[str]:
+    """Lines as their own markdown paragraph."""
+    return ["", *lines] if lines else []
+
+
 def _corr(c: dict[str, Any] | None) -> str:
     return "– (constant or too few points)" if not c else f"{c['r']:+.2f} (p = {c['p']:.3g}, n = {c['n']})"
 
@@ -102,7 +105,7 @@ def _gap(result: dict[str, Any], aligned: bool) -> list[str]:
         f"{_corr(gap['point_biserial'])}.",
     ]
     if gap.get("length_flag"):
-        lines.append(f"**Warning:** {gap['length_flag']}.")
+        lines += ["", f"**Warning:** {gap['length_flag']}."]
     return lines
 
 
@@ -143,9 +146,13 @@ def render_pairwise(payload: dict[str, Any]) -> str:
         f"| relative win rate (A − B) | {r.get('relative', 0):+.3f} | {_ci(result, 'relative')} |",
         "",
         f"Position consistency (AB alone agrees with BA alone): {_pct(result.get('position_consistency'))}. "
-        + _judgements(result, "pass" if two_pass else "judgement"),
-        *_trials(result),
-        *_alignment(result, settings),
+        + (
+            _judgements(result, "pass", "passes")
+            if two_pass
+            else _judgements(result, "question", "question × trial cells")
+        ),
+        *_spaced(_trials(result)),
+        *_spaced(_alignment(result, settings)),
         *_gap(result, bool((result.get("alignment") or {}).get("enabled"))),
         *_aa(result),
     ]
