@@ -216,9 +216,9 @@ def test_biased_judge_over_http_the_naive_protocol_is_fooled_and_the_unbiased_on
     with FakeOpenAIServer(judge.responder()) as server:
         cfg = LLMConfig(provider="openai", base_url=server.base_url, model="biased", timeout_s=5)
         setup = JudgeSetup((create_llm_client(cfg),), temperature=0.7)
-        pairs = _pairs(1, gap=0)[:8]
+        pairs = _pairs(1)[:8]  # B 8 words longer; the generator (not the server) regenerates A
         naive = UnbiasedJudge().compare(pairs, setup, PairwiseSettings.naive())
         fair = UnbiasedJudge().compare(pairs, setup, _settings(1, trials=3))
         assert server.stats.requests == 8 + 8 * 3 * 2 * 2
     assert naive["verdict"] == "A better" and fair["verdict"] == "tie within the confidence interval"
-    assert fair["unmeasured"] == 0 and fair["rates"]["tie"] > 0
+    assert fair["unmeasured"] == 0 and fair["rates"]["tie"] > 0 and fair["alignment"]["regenerated"] == 8
