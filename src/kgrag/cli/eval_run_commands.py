@@ -179,20 +179,31 @@ def eval_report(
     run_guarded(body, debug)
 
 
+PairJudgeOpt = Annotated[str, typer.Option("--judge", help="unbiased (zeng-unbiased-eval) or two-pass (deg-rag).")]
+NaiveOpt = Annotated[
+    bool, typer.Option("--naive", help="A always first, one trial, no length alignment (for contrast).")
+]
+AACheckOpt = Annotated[
+    bool, typer.Option("--aa-check", help="Also judge A's answers against themselves; anything but a tie shows a bias.")
+]
+PairTemperatureOpt = Annotated[
+    float | None,
+    typer.Option("--temperature", min=0, max=2, help="Judge temperature (default evaluation.pairwise_temperature)."),
+]
+
+
 def eval_pairwise(
     a: Annotated[str, typer.Argument(help="Pipeline A.")],
     b: Annotated[str, typer.Argument(help="Pipeline B.")],
     dataset: DatasetOpt,
-    judge: Annotated[
-        str, typer.Option("--judge", help="unbiased (zeng-unbiased-eval) or two-pass (deg-rag).")
-    ] = "unbiased",
+    judge: PairJudgeOpt = "unbiased",
     trials: Annotated[
         int | None, typer.Option("--trials", help="M trials (default evaluation.pairwise_trials).")
     ] = None,
     repeats: Annotated[int | None, typer.Option("--repeats", help="N repeats per order.")] = None,
-    naive: Annotated[
-        bool, typer.Option("--naive", help="One order, one trial, no alignment, no ties (for contrast).")
-    ] = False,
+    naive: NaiveOpt = False,
+    aa_check: AACheckOpt = False,
+    temperature: PairTemperatureOpt = None,
     k: Annotated[int | None, typer.Option("--k", help="Context items per question.")] = None,
     sample: SampleOpt = None,
     seed: SeedOpt = 0,
@@ -203,14 +214,11 @@ def eval_pairwise(
     """Compare two pipelines' answers with a pairwise LLM judge; stores the run and writes its report."""
 
     def body() -> None:
-        import dataclasses
-
         from rich.progress import Progress
 
         from kgrag.evaluation import load_dataset
-        from kgrag.evaluation.pairwise.collect import pairwise_settings
-        from kgrag.evaluation.pairwise.report import render_pairwise
-        from kgrag.evaluation.pairwise.types import PairwiseSettings
+        from kgrag.evaluation.pairwise.collect import cli_pairwise_settings, trial_note
+        from kgrag.evaluation.pairwise.report import render_pairwise, warnings_of
         from kgrag.evaluation.sampling import stratified_sample
 
         items = load_dataset(dataset)
@@ -218,11 +226,11 @@ def eval_pairwise(
             items = stratified_sample(items, sample, seed)
         console = new_console()
         with open_workspace(workspace) as ws, Progress(console=console, transient=True) as bar:
-            settings = PairwiseSettings.naive() if naive else pairwise_settings(ws.config.evaluation)
-            if trials is not None:
-                settings = dataclasses.replace(settings, trials=trials)
-            if repeats is not None:
-                settings = dataclasses.replace(settings, repeats=repeats)
+            settings = cli_pairwise_settings(
+                ws.config.evaluation, naive, {"trials": trials, "repeats": repeats, "temperature": temperature}
+            )
+            if note := trial_note(settings, ws.config.evaluation.judge_temperature, judge):
+                console.print(note)
             task = bar.add_task("answering", total=len(items))
             record = ws.eval.pairwise(
                 items,
@@ -233,9 +241,12 @@ def eval_pairwise(
                 k=k,
                 dataset=str(dataset),
                 on_question=lambda: bar.advance(task),
+                aa_check=aa_check,
             )
             paths = ws.eval.report([record.id], out or ws.path / "reports")
         console.print(render_pairwise(record.payload))
+        for line in warnings_of(record.payload):
+            console.print(f"warning: {line}")
         console.print(f"stored as run {record.id}; written: " + ", ".join(str(p) for p in paths.values()))
 
     run_guarded(body, debug)

@@ -60,11 +60,34 @@ class EvaluationConfig(Section):
         description="M: whole pairwise evaluations over all questions; win rates are reported over "
         "trials (25, zeng-unbiased-eval).",
     )
+    pairwise_temperature: float = Field(
+        0.7,
+        ge=0,
+        le=2,
+        description="Sampling temperature of pairwise judge calls: the M trials measure the judge's spread only "
+        "if its replies vary (at 0 a server that ignores the per-trial seed makes them copies).",
+    )
     length_tolerance_words: int = Field(
-        10, ge=0, description="Two answers count as length-aligned within this many words (10, zeng-unbiased-eval)."
+        10,
+        ge=0,
+        description="Most words two answers may differ by and count as length-aligned (10, zeng-unbiased-eval); "
+        "shorter answers get `length_tolerance_share` of their length instead.",
+    )
+    length_tolerance_share: float = Field(
+        0.05,
+        ge=0,
+        le=1,
+        description="Length tolerance relative to the longer answer: min(length_tolerance_words, "
+        "max(length_tolerance_min_words, share × words)); the paper's 10 words are ~7% of its ~150-word answers.",
+    )
+    length_tolerance_min_words: int = Field(
+        2, ge=0, description="Smallest length tolerance in words, for very short answers."
     )
     length_attempts: int = Field(
-        2, ge=1, description="Rewrites of the shorter answer with a target length before the forced pad step."
+        3,
+        ge=1,
+        description="Regenerations of the shorter answer with a target length (by its own pipeline's "
+        "generator) before the forced pad step; a few generation calls against 2·N·M judge calls per pair.",
     )
     confidence: float = Field(0.95, gt=0, lt=1, description="Confidence level of the intervals in pairwise reports.")
     bootstrap_samples: int = Field(

@@ -13,17 +13,19 @@ Only called when an LLM is configured; ``extractive.py`` is the LLM-free path.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from kgrag.config import GenerationConfig
 from kgrag.core.context import RetrievalResult
-from kgrag.core.llm_types import ChatResult
+from kgrag.core.llm_types import ChatResult, Message, PromptRef
 from kgrag.generation.context import ContextBlock, build_context
 from kgrag.generation.types import Answer
 from kgrag.models.llm.client import LLMClient
 
 IDK_SENTENCE = "I don't know based on the provided context."
 ANSWER_PROMPT = "answer"
+LENGTH_PROMPT = "answer_length"
 _BRACKET = re.compile(r"\s?\[([^\[\]\n]{1,400})\]")
 _SPLIT = re.compile(r"[,;\s]+")
 _LABELLED = re.compile(r"^(c|entity|relation|path|report):", re.IGNORECASE)
@@ -104,7 +106,7 @@ def cost_line(chat: ChatResult) -> str:
 ANSWER_TEMPLATE_MARGIN = 32  # message framing the template count does not see
 
 
-def _fitting_budget(client: LLMClient, question: str, wanted: int) -> int:
+def _fitting_budget(client: LLMClient, question: str, wanted: int, extra: int = 0) -> int:
     """``wanted`` lowered to what the client's window leaves for context. The workspace already fits
     ``generation.context_tokens`` to the window when it builds the client, but a query context may hold
     the configuration from before that, and only here is the question's own length known."""
@@ -112,6 +114,7 @@ def _fitting_budget(client: LLMClient, question: str, wanted: int) -> int:
     if window is None:
         return wanted
     fixed = client.template_tokens(ANSWER_PROMPT) + client.count_tokens(IDK_SENTENCE) + client.count_tokens(question)
+    fixed += extra  # a length line added to the request (``target_words``)
     room = window - client.settings.max_output_tokens - fixed - ANSWER_TEMPLATE_MARGIN
     return max(1, min(wanted, room))
 
@@ -119,15 +122,38 @@ def _fitting_budget(client: LLMClient, question: str, wanted: int) -> int:
 CUT_NOTE = "[answer cut off at llm.max_output_tokens; raise it for a complete answer]"
 
 
+def _asker(
+    client: LLMClient, variables: dict[str, str], stage: str, target_words: int | None
+) -> Callable[[], ChatResult]:
+    """The answer call; with ``target_words``, the ``answer`` request with the ``answer_length`` line added
+    to its user turn (both prompt versions join the cache key)."""
+    if target_words is None:
+        return lambda: client.chat_prompt(ANSWER_PROMPT, variables, stage=stage)
+    answer, length = client.prompt(ANSWER_PROMPT), client.prompt(LENGTH_PROMPT)
+    messages: list[Message] = answer.render(variables)
+    extra = length.render_part("user", {"target_words": target_words})
+    messages[-1] = {"role": "user", "content": f"{messages[-1]['content']}\n\n{extra}"}
+    ref = PromptRef(f"{answer.name}+{length.name}", f"{answer.version}+{length.version}")
+    return lambda: client.chat(messages, stage=stage, prompt=ref)
+
+
 def generate_answer(
-    client: LLMClient, question: str, result: RetrievalResult, cfg: GenerationConfig, *, stage: str = "query.generate"
+    client: LLMClient,
+    question: str,
+    result: RetrievalResult,
+    cfg: GenerationConfig,
+    *,
+    stage: str = "query.generate",
+    target_words: int | None = None,
 ) -> Answer:
     """Answer ``question`` from ``result``'s items with citations checked against the context.
 
     The context budget is ``cfg.context_tokens``, lowered when the model's window (configured or learnt from
-    the server) could not hold it with the prompt, the question and the reply.
+    the server) could not hold it with the prompt, the question and the reply. ``target_words`` asks for an
+    answer of about that many words from the same context (pairwise evaluation's length alignment).
     """
-    budget = _fitting_budget(client, question, cfg.context_tokens)
+    extra = 0 if target_words is None else client.template_tokens(LENGTH_PROMPT) + 8
+    budget = _fitting_budget(client, question, cfg.context_tokens, extra)
     block = build_context(result.items, budget, context_shares(cfg), client.count_tokens)
     if not block.item_ids:
         return Answer(
@@ -139,10 +165,11 @@ def generate_answer(
             usage=_usage(None, block, []),
         )
     variables = {"question": question.strip(), "context": block.text, "idk_sentence": IDK_SENTENCE}
-    chat = client.chat_prompt(ANSWER_PROMPT, variables, stage=stage)
+    ask = _asker(client, variables, stage, target_words)
+    chat = ask()
     cut = chat.finish_reason == "length" or not chat.text.strip()  # a half or an empty answer
     if cut and not chat.estimated:  # ask once more (neither is ever cached)
-        chat = client.chat_prompt(ANSWER_PROMPT, variables, stage=stage)
+        chat = ask()
     if chat.estimated:
         return Answer("", [], "llm", cost_line=cost_line(chat), usage=_usage(chat, block, []))
     text, citations, invented = extract_citations(chat.text, block.citable)

@@ -15,9 +15,11 @@ from kgrag.evaluation.datasets import QAItem, load_dataset
 from kgrag.evaluation.judges.base import AnswerJudge, JudgeSetup, judge_registry
 from kgrag.evaluation.metrics.base import Metric, metric_registry
 from kgrag.evaluation.metrics.profiles import profile_names
+from kgrag.evaluation.pairwise.collect import aa_check as run_aa_check
 from kgrag.evaluation.pairwise.collect import answer_pairs, pairwise_scores, pairwise_settings
 from kgrag.evaluation.pairwise.report import write_pairwise_report
-from kgrag.evaluation.pairwise.types import PairwiseSettings
+from kgrag.evaluation.pairwise.types import AnswerWriter, PairwiseSettings
+from kgrag.evaluation.pairwise.writer import pipeline_writer
 from kgrag.evaluation.qgen import QGenResult, generate_questions
 from kgrag.evaluation.qgen.sources import SourceSampler
 from kgrag.evaluation.reports import write_run_report
@@ -44,6 +46,7 @@ from kgrag.evaluation.tune_reranker import (
     tune_fused_weights,
 )
 from kgrag.evaluation.verdicts import default_baseline
+from kgrag.generation import QueryResponse
 from kgrag.models.llm import LLMClient, create_llm_client
 from kgrag.models.rerankers.fused import FusedReranker, FusedWeights
 from kgrag.retrieval.budget import FitBudget, item_tokens
@@ -305,9 +308,12 @@ class EvalAPI:
         k: int | None = None,
         dataset: str = "",
         on_question: Callable[[], None] | None = None,
+        aa_check: bool = False,
     ) -> EvalRunRecord:
         """Answer every question with pipelines ``a`` and ``b`` and compare the answers with a pairwise
-        judge (``unbiased`` or ``two-pass``); the result is stored as a ``pairwise`` run and returned."""
+        judge (``unbiased`` or ``two-pass``); the result is stored as a ``pairwise`` run and returned.
+        Length alignment regenerates an answer with its pipeline's own generation step from the context
+        it retrieved. ``aa_check`` also judges A's answers against themselves (must come out a tie)."""
         config = self._parts.config
         self._check([a, b])
         setup = judge_setup(config, self.judge_factory)
@@ -317,14 +323,21 @@ class EvalAPI:
         if not hasattr(judge_obj, "compare"):
             raise KgragError(f"judge {judge!r} scores single answers; use `kgrag eval run --judge {judge}`")
         chosen = settings or pairwise_settings(config.evaluation)
-        pairs = answer_pairs(_questions(items), a, b, lambda q, p: self._querying.query(q, p, k), on_question)
+        if chosen.temperature is not None:  # the disclosure names the temperature the calls ran at
+            setup = JudgeSetup(setup.clients, chosen.temperature, setup.seed)
+        pairs = answer_pairs(
+            _questions(items), a, b, lambda q, p: self._querying.query(q, p, k), on_question, self._writer
+        )
         result = judge_obj.compare(pairs, setup, chosen)
+        if aa_check:
+            result["aa_check"] = run_aa_check(judge_obj, pairs, setup, chosen)
         run_id = new_eval_id("pairwise")
         payload = {
             "id": run_id,
             "a": a,
             "b": b,
             "judge_name": judge,
+            "protocol": chosen.protocol,
             "dataset": dataset,
             "questions": len(pairs),
             "settings": chosen.__dict__,
@@ -334,6 +347,12 @@ class EvalAPI:
         record = EvalRunRecord(run_id, "pairwise", time.time(), dataset, f"{a} vs {b}", payload)
         self._parts.store.eval_runs.save(record, pairwise_scores(run_id, a, b, result))
         return record
+
+    def _writer(self, pipeline: str, question: str, response: QueryResponse) -> AnswerWriter | None:
+        """``pipeline``'s own generation step for ``question``, over the context it retrieved."""
+        ctx = self._parts.query_context
+        own_step = self._querying.pipeline(pipeline).answer is not None
+        return pipeline_writer(ctx.llm(), question, response.result, ctx.config.generation, own_step)
 
     def pairwise_report(self, run_ids: Sequence[str], out_dir: Path) -> dict[str, Path]:
         """Markdown + JSON + box plots + relative-win-rate heat map for stored pairwise runs."""

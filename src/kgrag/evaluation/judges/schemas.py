@@ -80,14 +80,16 @@ class TwoPassVerdict(BaseModel):
 
 
 class AspectScores(BaseModel):
-    """0-5 per aspect for one answer."""
+    """Whole points 0-5 per aspect for one answer, the scale of zeng-unbiased-eval: equal totals (ties)
+    happen as often as on the paper's scale, so tie rates compare with its figures (a fractional scale
+    makes ties all but vanish)."""
 
-    comprehensiveness: float = Field(ge=0, le=5)
-    relevance: float = Field(ge=0, le=5)
-    empowerment: float = Field(ge=0, le=5)
-    directness: float = Field(ge=0, le=5)
+    comprehensiveness: int = Field(ge=0, le=5)
+    relevance: int = Field(ge=0, le=5)
+    empowerment: int = Field(ge=0, le=5)
+    directness: int = Field(ge=0, le=5)
 
-    def total(self) -> float:
+    def total(self) -> int:
         return self.comprehensiveness + self.relevance + self.empowerment + self.directness
 
 

@@ -1,66 +1,148 @@
 """Length alignment before pairwise judging (zeng-unbiased-eval): judges prefer longer answers, so the
-shorter answer is regenerated from its own context with the longer one's length as target, up to
-``length_attempts`` times; if still short, it is padded without new content; a pair still more than
-``tolerance_words`` apart is discarded, and the discard rate is reported."""
+shorter answer is made again with the longer one's length as target, up to ``length_attempts`` times;
+if still short, it is padded without new content; a pair still further apart than the tolerance
+(:meth:`PairwiseSettings.tolerance`, relative to the answer length) is discarded.
+
+"Made again" means what the paper does: the pipeline's own generation step answers once more from the
+context it retrieved, with the target length in its prompt (:class:`AnswerWriter`). A later attempt
+asks for the previous request's length plus that attempt's shortfall (minus its overshoot), so a
+generator that always stops short is corrected rather than asked the same thing again. Attempts go on
+until the lengths match exactly or ``length_attempts`` are used: a judge that prefers longer answers
+turns even a gap inside the tolerance into verdicts when it leans one way, and regenerating costs a few
+generation calls against the 2·N·M judge calls each pair receives. The best attempt is kept: within
+the tolerance first, then one short of the target (padding can still close it), then the closest.
+Only where the pipeline cannot regenerate (its own answer step, no LLM, an empty or "I don't know"
+reply) does the judge model rewrite the answer with ``eval_length_align``; each pair records which
+happened, so a report can say how many answers the judge wrote. Padding uses the pipeline's model where
+it has one, else the judge's.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Any
 
-from kgrag.evaluation.pairwise.types import AnswerPair, PairwiseSettings
+from kgrag.evaluation.pairwise.types import AnswerPair, AnswerWriter, PairwiseSettings, Side
 from kgrag.models.llm import LLMClient, LLMUnavailableError
+
+REGENERATED = "regenerated"
+JUDGE_REWRITE = "judge-rewrite"
+PADDED = "padded"
+JUDGE_PAD = "judge-pad"
 
 
 @dataclass(frozen=True)
 class Aligned:
-    """The pair after alignment, or ``pair is None`` with the reason it was discarded."""
+    """The pair after alignment, or ``pair is None`` with the reason it was discarded. ``steps`` names
+    each change made to the shorter answer (``regenerated``, ``judge-rewrite``, ``padded``, ``judge-pad``);
+    ``record`` is what the report keeps per pair."""
 
     pair: AnswerPair | None
     note: str
-    rewrites: int = 0
+    steps: tuple[str, ...] = ()
+    record: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def rewrites(self) -> int:
+        return len(self.steps)
 
 
 def words(text: str) -> int:
     return len(text.split())
 
 
-def _rewrite(client: LLMClient, question: str, answer: str, context: str, target: int, attempt: int) -> str:
+def _judge_rewrite(client: LLMClient, pair: AnswerPair, side: Side, answer: str, target: int, attempt: int) -> str:
     reply = client.chat_prompt(
         "eval_length_align",
-        {"question": question, "context": context or "(no context)", "answer": answer, "target_words": target},
+        {
+            "question": pair.question,
+            "context": pair.context(side) or "(no context)",
+            "answer": answer,
+            "target_words": target,
+        },
         stage="eval.pairwise.align",
         seed=attempt,
     )
     return reply.text.strip()
 
 
-def _pad(client: LLMClient, question: str, answer: str, missing: int) -> str:
+def _judge_pad(client: LLMClient, question: str, answer: str, missing: int) -> str:
     reply = client.chat_prompt(
         "eval_length_pad", {"question": question, "answer": answer, "missing_words": missing}, stage="eval.pairwise.pad"
     )
     return reply.text.strip()
 
 
+def _rank(text: str, target: int, tolerance: int) -> tuple[int, int]:
+    """Lower is better: within the tolerance first, then short of the target (padding can still close
+    the gap), then too long (nothing shortens it); closer first within each."""
+    gap = target - words(text)
+    return (0 if abs(gap) <= tolerance else 1 if gap > 0 else 2), abs(gap)
+
+
+@dataclass
+class _Work:
+    """The shorter answer while it is being aligned."""
+
+    pair: AnswerPair
+    side: Side
+    text: str
+    target: int
+    tolerance: int
+    steps: list[str] = field(default_factory=list)
+
+    @property
+    def gap(self) -> int:
+        return self.target - words(self.text)
+
+    def take(self, candidate: str | None, step: str) -> None:
+        self.steps.append(step)
+        if candidate and _rank(candidate, self.target, self.tolerance) < _rank(self.text, self.target, self.tolerance):
+            self.text = candidate.strip()
+
+
+def _attempts(work: _Work, writer: AnswerWriter | None, judge: LLMClient, settings: PairwiseSettings) -> None:
+    ask = work.target
+    for attempt in range(settings.length_attempts):
+        if work.gap == 0 or (attempt == 0 and abs(work.gap) <= work.tolerance):
+            return
+        made = writer.regenerate(ask, attempt) if writer is not None else None
+        if made:
+            work.take(made, REGENERATED)
+            ask = max(1, ask + work.target - words(made))  # the next request corrects this one's miss
+        else:
+            work.take(_judge_rewrite(judge, work.pair, work.side, work.text, work.target, attempt), JUDGE_REWRITE)
+
+
+def _pad(work: _Work, writer: AnswerWriter | None, judge: LLMClient) -> None:
+    if work.gap <= work.tolerance:
+        return
+    padded = writer.pad(work.text, work.gap) if writer is not None else None
+    if padded:
+        work.take(padded, PADDED)
+    else:
+        work.take(_judge_pad(judge, work.pair.question, work.text, work.gap), JUDGE_PAD)
+
+
 def align(pair: AnswerPair, client: LLMClient, settings: PairwiseSettings) -> Aligned:
-    """Bring the shorter answer within ``tolerance_words`` of the longer one, or discard the pair."""
-    tol = settings.tolerance_words
-    a_shorter = words(pair.answer_a) < words(pair.answer_b)
-    short, long_ = (pair.answer_a, pair.answer_b) if a_shorter else (pair.answer_b, pair.answer_a)
-    context = pair.context_a if a_shorter else pair.context_b
-    target = words(long_)
-    rewrites = 0
+    """Bring the shorter answer within the tolerance of the longer one, or discard the pair. ``client`` is
+    the judge's, used only where the pipeline cannot make the answer again itself."""
+    la, lb = words(pair.answer_a), words(pair.answer_b)
+    side: Side = "a" if la < lb else "b"
+    work = _Work(pair, side, pair.answer(side), max(la, lb), settings.tolerance(max(la, lb)))
+    record: dict[str, Any] = {"question_id": pair.question_id, "gap_before": la - lb, "tolerance": work.tolerance}
+    writer = pair.writer(side)
     try:
-        for attempt in range(settings.length_attempts):
-            if abs(words(short) - target) <= tol:
-                break
-            short = _rewrite(client, pair.question, short, context, target, attempt) or short
-            rewrites += 1
-        if target - words(short) > tol:
-            short = _pad(client, pair.question, short, target - words(short)) or short
-            rewrites += 1
+        _attempts(work, writer, client, settings)
+        _pad(work, writer, client)
     except LLMUnavailableError as exc:
-        return Aligned(None, f"alignment call failed: {exc}", rewrites)
-    if abs(words(short) - target) > tol:
-        return Aligned(None, f"still {abs(words(short) - target)} words apart after {rewrites} rewrites", rewrites)
-    aligned = replace(pair, answer_a=short) if a_shorter else replace(pair, answer_b=short)
-    return Aligned(aligned, "", rewrites)
+        record.update(steps=work.steps, aligned=False)
+        return Aligned(None, f"alignment call failed: {exc}", tuple(work.steps), record)
+    record.update(steps=list(work.steps), rewritten=side if work.steps else None)
+    if abs(work.gap) > work.tolerance:
+        record["aligned"] = False
+        note = f"still {abs(work.gap)} words apart (tolerance {work.tolerance}) after {len(work.steps)} rewrites"
+        return Aligned(None, note, tuple(work.steps), record)
+    aligned = replace(pair, answer_a=work.text) if side == "a" else replace(pair, answer_b=work.text)
+    record.update(aligned=True, gap_after=words(aligned.answer_a) - words(aligned.answer_b))
+    return Aligned(aligned, "", tuple(work.steps), record)

@@ -1,14 +1,17 @@
-"""Collecting answer pairs from two pipelines, settings from the config, and scores for the store."""
+"""Collecting answer pairs from two pipelines, settings from the config, the A/A check, and scores for the
+store."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from kgrag.config.evaluation import EvaluationConfig
 from kgrag.core.eval_records import EvalScore
 from kgrag.evaluation.datasets import QAItem
-from kgrag.evaluation.pairwise.types import AnswerPair, PairwiseSettings
+from kgrag.evaluation.judges.base import JudgeSetup
+from kgrag.evaluation.pairwise.types import AnswerPair, AnswerWriter, PairwiseJudge, PairwiseSettings
 from kgrag.generation import QueryResponse
 
 _VALUE = {"A": 1.0, "B": 0.0, "tie": 0.5}
@@ -19,14 +22,38 @@ def pairwise_settings(ev: EvaluationConfig) -> PairwiseSettings:
         repeats=ev.pairwise_repeats,
         trials=ev.pairwise_trials,
         tolerance_words=ev.length_tolerance_words,
+        tolerance_share=ev.length_tolerance_share,
+        tolerance_min_words=ev.length_tolerance_min_words,
         length_attempts=ev.length_attempts,
         confidence=ev.confidence,
         bootstrap_samples=ev.bootstrap_samples,
+        temperature=ev.pairwise_temperature,
     )
 
 
 def _context(response: QueryResponse) -> str:
     return "\n\n".join(item.text for item in response.result.items)
+
+
+def cli_pairwise_settings(ev: EvaluationConfig, naive: bool, overrides: dict[str, Any]) -> PairwiseSettings:
+    """The configured settings (or the naive protocol) with the command line's non-None overrides."""
+    settings = PairwiseSettings.naive() if naive else pairwise_settings(ev)
+    return replace(settings, **{key: value for key, value in overrides.items() if value is not None})
+
+
+def trial_note(settings: PairwiseSettings, judge_temperature: float, judge: str) -> str:
+    """A note before the run when its trials may all be the same (temperature 0), else empty."""
+    temperature = judge_temperature if settings.temperature is None else settings.temperature
+    if temperature == 0 and settings.trials > 1 and judge == "unbiased":
+        return (
+            "note: judge temperature 0: the trials differ only if the server honours the per-trial seed; "
+            "if trial 2 repeats trial 1 the run stops there and the report says so"
+        )
+    return ""
+
+
+WriterFor = Callable[[str, str, QueryResponse], AnswerWriter | None]
+"""(pipeline, question, its response) → that pipeline's generation step for the question, or None."""
 
 
 def answer_pairs(
@@ -35,13 +62,24 @@ def answer_pairs(
     b: str,
     query: Callable[[str, str], QueryResponse],
     on_question: Callable[[], None] | None = None,
+    writer_for: WriterFor | None = None,
 ) -> list[AnswerPair]:
     pairs = []
     for item in items:
         ra, rb = query(item.question, a), query(item.question, b)
+        wa = writer_for(a, item.question, ra) if writer_for else None
+        wb = writer_for(b, item.question, rb) if writer_for else None
         pairs.append(
             AnswerPair(
-                item.id, item.question, item.question_type, ra.answer.text, rb.answer.text, _context(ra), _context(rb)
+                item.id,
+                item.question,
+                item.question_type,
+                ra.answer.text,
+                rb.answer.text,
+                _context(ra),
+                _context(rb),
+                wa,
+                wb,
             )
         )
         if on_question is not None:
@@ -55,7 +93,7 @@ def pairwise_scores(run_id: str, a: str, b: str, result: dict[str, Any]) -> list
     for row in result.get("per_question", []):
         for trial, outcome in enumerate(row["outcomes"]):
             value = None if outcome is None else _VALUE[outcome]
-            note = "" if outcome is not None else "judge failed in both repeats"
+            note = "" if outcome is not None else "judge failed in every repeat"
             scores.append(
                 EvalScore(
                     run_id,
@@ -69,3 +107,22 @@ def pairwise_scores(run_id: str, a: str, b: str, result: dict[str, Any]) -> list
                 )
             )
     return scores
+
+
+def aa_check(
+    judge: PairwiseJudge, pairs: Sequence[AnswerPair], setup: JudgeSetup, settings: PairwiseSettings
+) -> dict[str, Any]:
+    """The A/A check: pipeline A's answers on both sides, judged as the comparison was. Any verdict but a
+    tie shows a bias the procedure did not remove (the sanity check of zeng-unbiased-eval)."""
+    result = judge.compare([p.mirrored() for p in pairs], setup, settings)
+    verdict = str(result.get("verdict", "no decision"))
+    return {
+        "questions": len(pairs),
+        "verdict": verdict,
+        "passed": verdict.startswith("tie"),
+        "rates": result.get("rates"),
+        "ci": result.get("ci"),
+        "position_consistency": result.get("position_consistency"),
+        "unmeasured": result.get("unmeasured", 0),
+        "trials": result.get("trials"),
+    }

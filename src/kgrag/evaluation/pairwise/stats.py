@@ -7,10 +7,13 @@ which is honest about the question set being the main source of uncertainty.
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 from collections.abc import Sequence
 from typing import Any
+
+from scipy import stats as sps
 
 Outcome = str | None  # "A", "B", "tie", or None (unmeasured in that trial)
 
@@ -42,12 +45,31 @@ def bootstrap_ci(
             for key, value in r.items():
                 draws[key].append(value)
     low, high = (1 - confidence) / 2, 1 - (1 - confidence) / 2
+    point = rates(_pooled(table)) or {}
+    widen = small_sample_factor(len(table), confidence)
     out: dict[str, tuple[float, float]] = {}
     for key, values in draws.items():
-        if values:
+        if values and key in point:
             ordered = sorted(values)
-            out[key] = (ordered[int(low * (len(ordered) - 1))], ordered[int(high * (len(ordered) - 1))])
+            lo, hi = ordered[int(low * (len(ordered) - 1))], ordered[int(high * (len(ordered) - 1))]
+            floor = -1.0 if key == "relative" else 0.0
+            centre = point[key]
+            out[key] = (max(floor, centre - widen * (centre - lo)), min(1.0, centre + widen * (hi - centre)))
     return out
+
+
+def small_sample_factor(clusters: int, confidence: float) -> float:
+    """How much wider than the percentile bootstrap an interval over ``clusters`` questions is made.
+
+    The percentile bootstrap treats the sample spread as the population's and uses normal quantiles, so
+    with a few dozen questions it covers less than it claims (about 91-93 % for a nominal 95 % at 12
+    questions). Each side is stretched away from the estimate by t(n − 1) / z · √(n / (n − 1)): Student's
+    quantile for an estimated spread and Bessel's correction of the bootstrap's n-divisor variance; the
+    factor tends to 1 as questions grow."""
+    if clusters < 2:
+        return 1.0
+    q = 1 - (1 - confidence) / 2
+    return float(sps.t.ppf(q, clusters - 1) / sps.norm.ppf(q)) * math.sqrt(clusters / (clusters - 1))
 
 
 def summarize_outcomes(

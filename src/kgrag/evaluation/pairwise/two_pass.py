@@ -1,7 +1,8 @@
 """Two-pass pairwise win rate (deg-rag): each question is judged twice, pass A with (A, B) and pass B
 with (B, A); a method's wins on a criterion are its "1" verdicts in pass A plus its "2" verdicts in
 pass B, ties are counted when the judge says so, and rates are over all judged passes. A failed pass
-is unmeasured (reported), not a loss."""
+is unmeasured (reported), not a loss. deg-rag does not align lengths, so the report gives the raw length
+gap per pair and whether verdicts follow it."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from typing import Any
 from kgrag.evaluation.judges.base import JudgeSetup
 from kgrag.evaluation.judges.call import ask
 from kgrag.evaluation.judges.schemas import TwoPassVerdict
+from kgrag.evaluation.pairwise.alignment import words
+from kgrag.evaluation.pairwise.lengths import gap_summary
 from kgrag.evaluation.pairwise.stats import consistency, summarize_outcomes
 from kgrag.evaluation.pairwise.types import AnswerPair, PairwiseSettings
 
@@ -22,7 +25,7 @@ class TwoPassJudge:
     paper = "deg-rag"
     prompts = ("eval_two_pass",)
 
-    def _pass(self, pair: AnswerPair, setup: JudgeSetup, a_first: bool) -> dict[str, str] | None:
+    def _pass(self, pair: AnswerPair, setup: JudgeSetup, a_first: bool, temperature: float) -> dict[str, str] | None:
         first, second = (pair.answer_a, pair.answer_b) if a_first else (pair.answer_b, pair.answer_a)
         reply = ask(
             setup.primary,
@@ -30,7 +33,7 @@ class TwoPassJudge:
             {"question": pair.question, "answer_1": first, "answer_2": second},
             TwoPassVerdict,
             stage="eval.pairwise.two_pass",
-            temperature=setup.temperature,
+            temperature=temperature,
             seed=setup.seed * 2 + int(a_first),
         )
         if reply.value is None:
@@ -38,7 +41,8 @@ class TwoPassJudge:
         return {c: _MAP[a_first][getattr(reply.value, c)] for c in CRITERIA}
 
     def compare(self, pairs: list[AnswerPair], setup: JudgeSetup, settings: PairwiseSettings) -> dict[str, Any]:
-        passes = [(self._pass(p, setup, True), self._pass(p, setup, False)) for p in pairs]
+        temperature = setup.temperature if settings.temperature is None else settings.temperature
+        passes = [(self._pass(p, setup, True, temperature), self._pass(p, setup, False, temperature)) for p in pairs]
         stats = (settings.confidence, settings.bootstrap_samples, settings.seed)
         out: dict[str, Any] = {"criteria": {}}
         for criterion in CRITERIA:
@@ -47,14 +51,27 @@ class TwoPassJudge:
             counts = {k: sum(o == k for row in table for o in row) for k in ("A", "B", "tie")}
             out["criteria"][criterion] = {**summary, "counts": counts}
         overall = out["criteria"]["overall"]
-        out.update(rates=overall.get("rates"), ci=overall.get("ci"), verdict=overall.get("verdict"))
+        out.update(
+            rates=overall.get("rates"),
+            ci=overall.get("ci"),
+            verdict=overall.get("verdict", "no decision"),
+            confidence=settings.confidence,
+            unmeasured=overall.get("unmeasured", 0),
+            decisions=overall.get("decisions", 0),
+            per_trial=[],  # two passes of one trial: no per-trial spread to plot
+        )
+        gaps = [words(p.answer_a) - words(p.answer_b) for p in pairs]
+        out["length_gap"] = gap_summary(
+            gaps, [[x["overall"] if x else None, y["overall"] if y else None] for x, y in passes], out["verdict"]
+        )
         out["per_question"] = [
             {
                 "question_id": p.question_id,
                 "question_type": p.question_type,
                 "outcomes": [x["overall"] if x else None, y["overall"] if y else None],
+                "gap": gap,
             }
-            for p, (x, y) in zip(pairs, passes, strict=True)
+            for p, (x, y), gap in zip(pairs, passes, gaps, strict=True)
         ]
         out["position_consistency"] = consistency(
             [(x["overall"] if x else None, y["overall"] if y else None) for x, y in passes]
