@@ -26,7 +26,6 @@ from kgrag.testing.fake_openai_server import (
     echo_responder,
     fake_openai_server,
 )
-
 from kgrag.testing.fake_stage import RecordingStage
 
 __all__ = [
