@@ -26,9 +26,10 @@ browser:
 test: $(STAMP) browser
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q tests
 
-# The fast lane: everything but the tests marked slow (real models end to end, crash kills, Ray).
+# The fast lane: everything but the tests marked slow (subprocess end-to-end runs, servers and browsers,
+# fuzzing, crash kills, Ray, PostgreSQL, the shared datasets: tests/conftest.py SLOW_PATHS), on every core.
 test-fast: $(STAMP)
-	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q -m "not slow" tests
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q -m "not slow" -n auto --dist loadfile tests
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

@@ -21,13 +21,45 @@ SHARED_DATASETS = REPO.parent / "shared" / "datasets"
 MEDICAL = SHARED_DATASETS / "graphrag-bench-medical"
 
 
+# The tests ``make test-fast`` leaves out (marked ``slow`` here, beside the modules that mark themselves):
+# end-to-end runs through subprocesses, servers and browsers, fuzzing, the PostgreSQL backend (a server
+# per session), and tests over the shared datasets. Paths are relative to tests/.
+SLOW_PATHS = (
+    "reliability/",
+    "integration/",
+    "docs/test_docs_examples.py",
+    "server/test_fuzz.py",
+    "server/test_browser",
+    "server/test_isolation_concurrency.py",
+    "server/test_server_layering.py",
+    "llm/test_estimate_accuracy.py",
+    "llm/test_local_server.py",
+    "graph/test_spacy_import.py",
+    "graph_io/test_graph_io_dataset.py",
+    "graph_llm/test_llm_extract_http.py",
+    "foundation/test_lean_commands.py",
+)
+
+
+def _is_slow(item: pytest.Item) -> bool:
+    where = Path(str(item.path)).resolve().relative_to(REPO / "tests").as_posix()
+    return (
+        where.startswith(SLOW_PATHS)
+        or "postgres" in item.nodeid
+        or item.get_closest_marker("dataset") is not None
+    )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Timeouts that scale with the machine (:func:`tests.services.timeout_scale`): a test's own
-    ``timeout`` mark wins; otherwise 300 s, or 1200 s for ``slow`` tests, times the scale."""
+    """Mark the :data:`SLOW_PATHS` tests ``slow``, and give every test a timeout that scales with the
+    machine (:func:`tests.services.timeout_scale`): a test's own ``timeout`` mark wins; otherwise 300 s,
+    or 1200 s for ``slow`` tests, times the scale."""
     from tests.services import timeout_scale
 
     scale = timeout_scale()
     for item in items:
+        if item.get_closest_marker("slow") is None and _is_slow(item):
+            item.add_marker(pytest.mark.slow)
         if item.get_closest_marker("timeout") is None:
             base = TEST_TIMEOUT_S * (4 if item.get_closest_marker("slow") else 1)
             item.add_marker(pytest.mark.timeout(base * scale))

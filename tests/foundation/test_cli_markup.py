@@ -49,7 +49,8 @@ def markup_ws(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 def _run(*args: str) -> Any:
-    result = CliRunner().invoke(app, list(args))
+    # Wide enough that no line wraps or cell is cut, whatever the length of the temporary paths.
+    result = CliRunner(env={"COLUMNS": "400"}).invoke(app, list(args))
     assert result.exit_code == 0, result.output
     assert "MarkupError" not in result.output and "internal error:" not in result.output
     return result

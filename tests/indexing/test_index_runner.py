@@ -17,7 +17,7 @@ from tests.graph.graph_fakes import WordExtractor, graph_snapshot
 
 from kgrag import Workspace
 from kgrag.core.errors import ConfigError
-from kgrag.core.fake_stage import RecordingStage
+from kgrag.testing.fake_stage import RecordingStage
 from kgrag.core.records import DocumentStatus
 from kgrag.core.stages import ledger_stage, timing_key
 from kgrag.graph.build.summarize import ExtractiveSummarizer

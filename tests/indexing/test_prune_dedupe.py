@@ -23,7 +23,8 @@ FILES = ("team-platform.md", "product-kestrel.md", "incident-inc-2024-031.md", "
 
 
 def _cli(*args: str) -> str:
-    result = CliRunner().invoke(app, list(args))
+    # Wide enough that no summary line wraps, whatever the length of the temporary paths.
+    result = CliRunner(env={"COLUMNS": "400"}).invoke(app, list(args))
     assert result.exit_code == 0, result.output
     return result.output
 

@@ -244,11 +244,14 @@ def test_an_index_without_its_sentence_vectors_reranks_as_without_them(tmp_path:
     none stored, and must rank as it did until ``kgrag index`` embeds them."""
     big = {"size_tokens": 120}
     fake = {"provider": "fake", "window_tokens": 64}
-    with Workspace.init(tmp_path / "ws", embedding={**fake, "sentence_vectors": False}, chunking=big) as ws:
+    no_graph = {"extractor": "none"}  # reranking needs no graph; building one would dominate the test
+    with Workspace.init(
+        tmp_path / "ws", embedding={**fake, "sentence_vectors": False}, chunking=big, graph=no_graph
+    ) as ws:
         ws.index([SAMPLE_DOCS])
         question = "Who leads the Platform team?"
         before = [(i.id, round(i.score, 9)) for i in ws.retrieve(question, "rerank", 5).items]
-    with Workspace.open(tmp_path / "ws", embedding=fake, chunking=big) as ws:  # auto: on, nothing stored yet
+    with Workspace.open(tmp_path / "ws", embedding=fake, chunking=big, graph=no_graph) as ws:  # auto: on, none stored
         assert ws.components.sentence_vectors_on()
         assert [(i.id, round(i.score, 9)) for i in ws.retrieve(question, "rerank", 5).items] == before
         assert ws.index([SAMPLE_DOCS]).texts_embedded > 0  # the next index run embeds the sentences

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from kgrag.cli.errors import exit_if_incomplete, run_guarded
+from kgrag.cli.errors import exit_if_incomplete, guarded
 from kgrag.cli.notes import StderrNotes
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 from kgrag.core.progress import Progress
@@ -63,6 +63,7 @@ def _print_overview(console: Console, overview: CommunityOverview, built: dict[s
         console.print("this run: " + ", ".join(f"{k} {v:,}" for k, v in built.items()))
 
 
+@guarded
 def communities_command(
     rebuild: Annotated[
         bool, typer.Option("--rebuild", help="Run community detection even if the graph did not change.")
@@ -76,38 +77,34 @@ def communities_command(
     debug: DebugOpt = False,
 ) -> None:
     """Build (or update) hierarchical communities and their reports; show levels, sizes and modularity."""
+    console = new_console()
+    built: dict[str, int] = {}
+    llm_lines: list[str] = []
+    incomplete: list[str] = []
+    with open_workspace(workspace) as ws:
+        if not show:
+            reporter: AbstractContextManager[Progress]
+            if as_json:  # no progress bars in machine-readable output
+                reporter = nullcontext(StderrNotes())
+            else:
+                from kgrag.cli.progress import console_progress
 
-    def body() -> None:
-        console = new_console()
-        built: dict[str, int] = {}
-        llm_lines: list[str] = []
-        incomplete: list[str] = []
-        with open_workspace(workspace) as ws:
-            if not show:
-                reporter: AbstractContextManager[Progress]
-                if as_json:  # no progress bars in machine-readable output
-                    reporter = nullcontext(StderrNotes())
-                else:
-                    from kgrag.cli.progress import console_progress
-
-                    reporter = console_progress(console)
-                with reporter as progress:
-                    result = ws.communities.build(rebuild=rebuild, progress=progress)
-                built, llm_lines, incomplete = result.report.communities, result.llm_lines, result.report.incomplete
-            overview = ws.communities.overview()
-            plotted = ws.communities.plot(plot) if plot is not None else None
-        if as_json:
-            payload = {**overview.to_dict(), "run": built, "llm": llm_lines, "plot": str(plotted) if plotted else None}
-            typer.echo(json.dumps(payload, indent=2))
-        else:
-            _print_overview(console, overview, built)
-            for line in llm_lines:
-                console.print(f"llm {line}")
-            if plotted is not None:
-                console.print(f"wrote {plotted}")
-        exit_if_incomplete(incomplete)
-
-    run_guarded(body, debug)
+                reporter = console_progress(console)
+            with reporter as progress:
+                result = ws.communities.build(rebuild=rebuild, progress=progress)
+            built, llm_lines, incomplete = result.report.communities, result.llm_lines, result.report.incomplete
+        overview = ws.communities.overview()
+        plotted = ws.communities.plot(plot) if plot is not None else None
+    if as_json:
+        payload = {**overview.to_dict(), "run": built, "llm": llm_lines, "plot": str(plotted) if plotted else None}
+        typer.echo(json.dumps(payload, indent=2))
+    else:
+        _print_overview(console, overview, built)
+        for line in llm_lines:
+            console.print(f"llm {line}")
+        if plotted is not None:
+            console.print(f"wrote {plotted}")
+    exit_if_incomplete(incomplete)
 
 
 def _print_report(console: Console, report: CommunityReport, names: dict[str, str]) -> None:
@@ -123,6 +120,7 @@ def _print_report(console: Console, report: CommunityReport, names: dict[str, st
         console.print(f"sources: {', '.join(report.chunk_ids[:10])}")
 
 
+@guarded
 def report_command(
     community_id: Annotated[
         str,
@@ -133,14 +131,10 @@ def report_command(
     debug: DebugOpt = False,
 ) -> None:
     """Show one community's report: title, summary, key findings with what they cite, rating."""
-
-    def body() -> None:
-        with open_workspace(workspace) as ws:
-            report = ws.communities.report(community_id)
-            names = ws.communities.entity_names([r for f in report.findings for r in f.refs])
-        if as_json:
-            typer.echo(json.dumps({**asdict(report), "text": report.text}, indent=2))
-            return
-        _print_report(new_console(), report, names)
-
-    run_guarded(body, debug)
+    with open_workspace(workspace) as ws:
+        report = ws.communities.report(community_id)
+        names = ws.communities.entity_names([r for f in report.findings for r in f.refs])
+    if as_json:
+        typer.echo(json.dumps({**asdict(report), "text": report.text}, indent=2))
+        return
+    _print_report(new_console(), report, names)

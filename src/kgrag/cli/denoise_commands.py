@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from kgrag.cli.errors import run_guarded
+from kgrag.cli.errors import guarded
 from kgrag.cli.notes import StderrNotes
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 
@@ -47,6 +47,7 @@ def _overrides(target: float | None, threshold: float | None, reflection: str | 
     return {"denoise": section} if section else {}
 
 
+@guarded
 def denoise_command(
     dry_run: DryRunOpt = False,
     out: OutOpt = None,
@@ -59,39 +60,32 @@ def denoise_command(
     debug: DebugOpt = False,
 ) -> None:
     """Merge duplicate entities and drop unsupported relations ([denoise] settings); undoable."""
-
-    def body() -> None:
-        if only not in ("resolve", "reflect", "both"):
-            raise typer.BadParameter("--only must be resolve, reflect or both")
-        steps = {"resolve": only != "reflect", "reflect": only != "resolve"}
-        with open_workspace(workspace, **_overrides(target, threshold, reflection)) as ws:
-            if dry_run:
-                report, path = ws.denoise.plan(**steps, out=out)
-            else:
-                report, path = ws.denoise.apply(**steps, progress=StderrNotes())
-        if as_json:
-            typer.echo(json.dumps({**report.to_dict(), "file": str(path)}, indent=2, ensure_ascii=False))
-            return
-        console = new_console()
-        console.print(report.markdown(), markup=False, highlight=False)
-        what = "plan" if dry_run else "merge log"
-        console.print(f"wrote the {what} to {path}")
-        if not dry_run:
-            console.print("undo with `kgrag graph undo-denoise`")
-
-    run_guarded(body, debug)
+    if only not in ("resolve", "reflect", "both"):
+        raise typer.BadParameter("--only must be resolve, reflect or both")
+    steps = {"resolve": only != "reflect", "reflect": only != "resolve"}
+    with open_workspace(workspace, **_overrides(target, threshold, reflection)) as ws:
+        if dry_run:
+            report, path = ws.denoise.plan(**steps, out=out)
+        else:
+            report, path = ws.denoise.apply(**steps, progress=StderrNotes())
+    if as_json:
+        typer.echo(json.dumps({**report.to_dict(), "file": str(path)}, indent=2, ensure_ascii=False))
+        return
+    console = new_console()
+    console.print(report.markdown(), markup=False, highlight=False)
+    what = "plan" if dry_run else "merge log"
+    console.print(f"wrote the {what} to {path}")
+    if not dry_run:
+        console.print("undo with `kgrag graph undo-denoise`")
 
 
+@guarded
 def undo_denoise_command(
     force: Annotated[bool, typer.Option("--force", help="Undo even if the graph changed since the run.")] = False,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Restore the graph exactly as it was before the last denoising run."""
-
-    def body() -> None:
-        with open_workspace(workspace) as ws:
-            run = ws.denoise.undo(force=force, progress=StderrNotes())
-        new_console().print(f"undid denoising run {run.id}: the graph is as it was before it")
-
-    run_guarded(body, debug)
+    with open_workspace(workspace) as ws:
+        run = ws.denoise.undo(force=force, progress=StderrNotes())
+    new_console().print(f"undid denoising run {run.id}: the graph is as it was before it")

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 import signal
 import sys
 import threading
 import traceback
 from collections.abc import Callable
 from types import FrameType
-from typing import Any, NoReturn
+from typing import Any, NoReturn, ParamSpec
 
 import typer
 
 from kgrag.core.errors import KgragError
+
+P = ParamSpec("P")
 
 EXIT_USER_ERROR = 1
 EXIT_INTERNAL_ERROR = 2
@@ -85,6 +88,17 @@ def run_guarded(body: Callable[[], None], debug: bool) -> None:
             err=True,
         )
         raise typer.Exit(EXIT_INTERNAL_ERROR) from None
+
+
+def guarded(command: Callable[P, None]) -> Callable[P, None]:
+    """Decorate a CLI command so its body runs under :func:`run_guarded` with the command's own ``--debug``
+    option: the command reads as straight-line code, and typer still sees its signature (``wraps``)."""
+
+    @functools.wraps(command)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
+        run_guarded(lambda: command(*args, **kwargs), bool(kwargs.get("debug", False)))
+
+    return wrapper
 
 
 def _click_exceptions() -> Any:

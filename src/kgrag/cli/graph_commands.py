@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.text import Text
 
 from kgrag.cli.denoise_commands import denoise_command, undo_denoise_command
-from kgrag.cli.errors import run_guarded
+from kgrag.cli.errors import guarded
 from kgrag.cli.notes import StderrNotes
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 from kgrag.core.errors import KgragError
@@ -39,6 +39,7 @@ class ImportSource(StrEnum):
 
 
 @graph_app.command("stats")
+@guarded
 def stats_command(
     plot: Annotated[Path | None, typer.Option("--plot", help="Write PNG plots into this directory.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
@@ -47,28 +48,24 @@ def stats_command(
     debug: DebugOpt = False,
 ) -> None:
     """Nodes, edges, degrees, clustering, components, hubs and entity types of the graph."""
+    with open_workspace(workspace) as ws:
+        stats = ws.graph.stats(top)
+    plots: list[Path] = []
+    if plot is not None:
+        from kgrag.graph.analysis.plots import write_stats_plots
 
-    def body() -> None:
-        with open_workspace(workspace) as ws:
-            stats = ws.graph.stats(top)
-        plots: list[Path] = []
-        if plot is not None:
-            from kgrag.graph.analysis.plots import write_stats_plots
+        plots = write_stats_plots(stats, plot)
+    if as_json:
+        typer.echo(json.dumps({**stats.to_dict(), "plots": [str(p) for p in plots]}, indent=2))
+        return
+    from kgrag.graph.analysis.render import stats_tables
 
-            plots = write_stats_plots(stats, plot)
-        if as_json:
-            typer.echo(json.dumps({**stats.to_dict(), "plots": [str(p) for p in plots]}, indent=2))
-            return
-        from kgrag.graph.analysis.render import stats_tables
-
-        console = new_console()
-        console.print(stats_tables(stats))
-        if stats.nodes == 0:
-            console.print("the graph is empty: build it from your documents or `kgrag graph import` one")
-        for path in plots:
-            console.print(f"wrote {path}")
-
-    run_guarded(body, debug)
+    console = new_console()
+    console.print(stats_tables(stats))
+    if stats.nodes == 0:
+        console.print("the graph is empty: build it from your documents or `kgrag graph import` one")
+    for path in plots:
+        console.print(f"wrote {path}")
 
 
 def _export(ws: Workspace, fmt: ExportFormat, target: Path, companion: bool) -> str:
@@ -79,6 +76,7 @@ def _export(ws: Workspace, fmt: ExportFormat, target: Path, companion: bool) -> 
 
 
 @graph_app.command("export")
+@guarded
 def export_command(
     target: Annotated[Path | None, typer.Argument(help="Output: a .graphml file or a directory.")] = None,
     fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="graphml or neo4j.")] = ExportFormat.GRAPHML,
@@ -91,16 +89,12 @@ def export_command(
     debug: DebugOpt = False,
 ) -> None:
     """Export the graph: GraphML (+ JSON companion) or Neo4j CSV files with load scripts."""
-
-    def body() -> None:
-        destination = out or target
-        if destination is None or (out is not None and target is not None and out != target):
-            raise KgragError("give one output path, e.g. `kgrag graph export --format neo4j --out neo4j-export/`")
-        with open_workspace(workspace) as ws:
-            message = _export(ws, fmt, destination, companion)
-        new_console().print(message)
-
-    run_guarded(body, debug)
+    destination = out or target
+    if destination is None or (out is not None and target is not None and out != target):
+        raise KgragError("give one output path, e.g. `kgrag graph export --format neo4j --out neo4j-export/`")
+    with open_workspace(workspace) as ws:
+        message = _export(ws, fmt, destination, companion)
+    new_console().print(message)
 
 
 def _print_import(console: Console, report: ImportReport) -> None:
@@ -111,6 +105,7 @@ def _print_import(console: Console, report: ImportReport) -> None:
 
 
 @graph_app.command("import")
+@guarded
 def import_command(
     path: Annotated[Path, typer.Argument(help="LightRAG working directory, or a GraphML file.")],
     source: Annotated[ImportSource, typer.Option("--from", help="lightrag or graphml.")] = ImportSource.LIGHTRAG,
@@ -122,19 +117,15 @@ def import_command(
     debug: DebugOpt = False,
 ) -> None:
     """Import a graph with its chunks and provenance (one transaction; re-running is safe)."""
-
-    def body() -> None:
-        with open_workspace(workspace) as ws:
-            if source is ImportSource.LIGHTRAG:
-                report = ws.graph.import_lightrag(path, graphml=graphml, chunks_file=chunks, progress=StderrNotes())
-            else:
-                report = ws.graph.import_graphml(path, companion_file=companion, progress=StderrNotes())
-        if as_json:
-            typer.echo(json.dumps(report.to_dict(), indent=2))
+    with open_workspace(workspace) as ws:
+        if source is ImportSource.LIGHTRAG:
+            report = ws.graph.import_lightrag(path, graphml=graphml, chunks_file=chunks, progress=StderrNotes())
         else:
-            _print_import(new_console(), report)
-
-    run_guarded(body, debug)
+            report = ws.graph.import_graphml(path, companion_file=companion, progress=StderrNotes())
+    if as_json:
+        typer.echo(json.dumps(report.to_dict(), indent=2))
+    else:
+        _print_import(new_console(), report)
 
 
 graph_app.command("denoise")(denoise_command)

@@ -10,12 +10,13 @@ from typing import Annotated
 import typer
 from rich.table import Column, Table
 
-from kgrag.cli.errors import run_guarded
+from kgrag.cli.errors import guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 
 prompts_app = typer.Typer(no_args_is_help=True, help="List and export the LLM prompt files.")
 
 
+@guarded
 def cost(
     run: Annotated[str | None, typer.Option("--run", help="Only this run id (see the by-run table).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
@@ -23,57 +24,52 @@ def cost(
     debug: DebugOpt = False,
 ) -> None:
     """LLM calls, tokens, retries, cache hits and money per stage and per run."""
-
-    def body() -> None:
-        with open_workspace(workspace) as ws:
-            usage = ws.llm_usage(run)
-        if as_json:
-            typer.echo(json.dumps(asdict(usage), indent=2, default=str))
-            return
-        console = new_console()
-        if usage.total.calls == 0:
-            console.print("no LLM calls recorded in this workspace (llm.provider is `none`, or nothing has run yet)")
-            return
-        for title, rows in (("stage", usage.by_stage), ("run", usage.by_run)):
-            table = Table("calls", "cached", "retries", "errors", "prompt tok", "completion tok", "USD")
-            # The run id is what `--run` takes: never wrapped or cut with an ellipsis, whatever the width.
-            width = max([len(title), *(len(name) for name in rows)])
-            table.columns.insert(0, Column(title, no_wrap=True, min_width=width, overflow="ignore"))
-            for name, t in sorted(rows.items()):
-                table.add_row(
-                    name,
-                    str(t.calls),
-                    str(t.cache_hits),
-                    str(t.retries),
-                    str(t.errors),
-                    str(t.prompt_tokens),
-                    str(t.completion_tokens),
-                    f"{t.cost_usd:.4f}",
-                )
-            console.print(table)
-        console.print(f"total: {usage.lines()[-1].removeprefix('total: ')}")
-
-    run_guarded(body, debug)
+    with open_workspace(workspace) as ws:
+        usage = ws.llm_usage(run)
+    if as_json:
+        typer.echo(json.dumps(asdict(usage), indent=2, default=str))
+        return
+    console = new_console()
+    if usage.total.calls == 0:
+        console.print("no LLM calls recorded in this workspace (llm.provider is `none`, or nothing has run yet)")
+        return
+    for title, rows in (("stage", usage.by_stage), ("run", usage.by_run)):
+        table = Table("calls", "cached", "retries", "errors", "prompt tok", "completion tok", "USD")
+        # The run id is what `--run` takes: never wrapped or cut with an ellipsis, whatever the width.
+        width = max([len(title), *(len(name) for name in rows)])
+        table.columns.insert(0, Column(title, no_wrap=True, min_width=width, overflow="ignore"))
+        for name, t in sorted(rows.items()):
+            table.add_row(
+                name,
+                str(t.calls),
+                str(t.cache_hits),
+                str(t.retries),
+                str(t.errors),
+                str(t.prompt_tokens),
+                str(t.completion_tokens),
+                f"{t.cost_usd:.4f}",
+            )
+        console.print(table)
+    console.print(f"total: {usage.lines()[-1].removeprefix('total: ')}")
 
 
 @prompts_app.command("list")
+@guarded
 def list_command(workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
     """Every prompt with its version and where it is loaded from (shipped or llm.prompts_dir)."""
     from kgrag.prompts import list_prompts
 
-    def body() -> None:
-        with open_workspace(workspace) as ws:
-            prompts = list_prompts(ws.config.llm.prompts_dir)
-        table = Table("name", "version", "output", "description", "source")
-        for p in prompts:
-            output = p.output_schema if isinstance(p.output_schema, str) else "json schema"
-            table.add_row(p.name, p.version, output, p.description, p.source)
-        new_console().print(table)
-
-    run_guarded(body, debug)
+    with open_workspace(workspace) as ws:
+        prompts = list_prompts(ws.config.llm.prompts_dir)
+    table = Table("name", "version", "output", "description", "source")
+    for p in prompts:
+        output = p.output_schema if isinstance(p.output_schema, str) else "json schema"
+        table.add_row(p.name, p.version, output, p.description, p.source)
+    new_console().print(table)
 
 
 @prompts_app.command("export")
+@guarded
 def export_command(
     directory: Annotated[Path, typer.Argument(help="Directory to write the prompt files into.")],
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace files that exist.")] = False,
@@ -82,14 +78,11 @@ def export_command(
     """Copy the shipped prompts to DIR; edit them and set llm.prompts_dir = DIR to use the copies."""
     from kgrag.prompts import export_prompts
 
-    def body() -> None:
-        written = export_prompts(directory, overwrite=overwrite)
-        console = new_console()
-        for path in written:
-            console.print(f"wrote {path}")
-        console.print(
-            f'set `prompts_dir = "{directory}"` under [llm] in kgrag.toml to use them; bump '
-            "`version` in a file you edit so cached replies of the old prompt are not reused"
-        )
-
-    run_guarded(body, debug)
+    written = export_prompts(directory, overwrite=overwrite)
+    console = new_console()
+    for path in written:
+        console.print(f"wrote {path}")
+    console.print(
+        f'set `prompts_dir = "{directory}"` under [llm] in kgrag.toml to use them; bump '
+        "`version` in a file you edit so cached replies of the old prompt are not reused"
+    )

@@ -11,10 +11,11 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from kgrag.cli.errors import run_guarded
+from kgrag.cli.errors import guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console
 
 
+@guarded
 def migrate(
     to: Annotated[
         str,
@@ -33,25 +34,21 @@ def migrate(
 ) -> None:
     """Copy the workspace's documents, chunks, vectors, graph, communities, denoise logs, LLM cache and
     ledger and eval runs into another store, in one verified transaction (all or nothing)."""
+    from kgrag.cli.progress import console_progress
+    from kgrag.workspace import resolve_workspace_dir
+    from kgrag.workspace.migrate import migrate_store
 
-    def body() -> None:
-        from kgrag.cli.progress import console_progress
-        from kgrag.workspace import resolve_workspace_dir
-        from kgrag.workspace.migrate import migrate_store
-
-        console = new_console()
-        directory = resolve_workspace_dir(workspace)
-        with console_progress(console) as progress:
-            done = migrate_store(directory, to, source, progress)
-        table = Table("table", "source rows", "copied rows", title="kgrag migrate: verified")
-        for count in done.report.tables:
-            if count.source:
-                table.add_row(count.table, str(count.source), str(count.target))
-        console.print(table)
-        console.print(
-            f"{done.report.rows} rows copied in {done.report.seconds:.1f} s; row counts and graph fingerprint "
-            "equal. The workspace still uses its old store; to switch, put this in kgrag.toml (or set "
-            f"KGRAG_STORE):\n  {done.switch_hint}"
-        )
-
-    run_guarded(body, debug)
+    console = new_console()
+    directory = resolve_workspace_dir(workspace)
+    with console_progress(console) as progress:
+        done = migrate_store(directory, to, source, progress)
+    table = Table("table", "source rows", "copied rows", title="kgrag migrate: verified")
+    for count in done.report.tables:
+        if count.source:
+            table.add_row(count.table, str(count.source), str(count.target))
+    console.print(table)
+    console.print(
+        f"{done.report.rows} rows copied in {done.report.seconds:.1f} s; row counts and graph fingerprint "
+        "equal. The workspace still uses its old store; to switch, put this in kgrag.toml (or set "
+        f"KGRAG_STORE):\n  {done.switch_hint}"
+    )

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from kgrag.cli.errors import run_guarded
+from kgrag.cli.errors import guarded
 from kgrag.cli.options import DebugOpt, new_console
 from kgrag.core.errors import KgragError
 
@@ -81,6 +81,7 @@ def _check_listen(host: str, port: int) -> None:
         raise KgragError(f"cannot listen on {host}:{port} ({reason}); choose another --port or --host") from exc
 
 
+@guarded
 def serve(
     workspace: WorkspacesOpt = None,
     host: Annotated[str | None, typer.Option("--host", help="Bind address (default: server.host, 127.0.0.1).")] = None,
@@ -94,29 +95,25 @@ def serve(
     debug: DebugOpt = False,
 ) -> None:
     """Serve the HTTP API (/v1, OpenAPI at /docs) and the web page (/) until interrupted."""
+    import uvicorn
 
-    def body() -> None:
-        import uvicorn
+    from kgrag.server import check_bind, create_app, uvicorn_options
 
-        from kgrag.server import check_bind, create_app, uvicorn_options
-
-        if port is not None and not 0 <= port <= 65535:
-            raise KgragError(f"--port {port}: a TCP port is 0-65535 (0 = any free port)")
-        specs = _parse_workspaces(workspace or [])
-        keys = _keys(api_key_file)
-        with ExitStack() as stack:
-            opened = _open_all(stack, specs)
-            limits = next(iter(opened.values())).config.server  # the first workspace's [server] section
-            bind_host = host or limits.host
-            check_bind(bind_host, keys)
-            limits = limits.model_copy(update={"host": bind_host})  # the Host check knows the bound name
-            app = create_app(opened, limits, keys)
-            bind_port = limits.port if port is None else port
-            _check_listen(bind_host, bind_port)
-            new_console().print(
-                f"serving {', '.join(opened)} on http://{bind_host}:{bind_port} "
-                f"({'API key required' if keys else 'no API key: loopback only'})"
-            )
-            uvicorn.run(app, host=bind_host, port=bind_port, log_level="warning", **uvicorn_options(limits))
-
-    run_guarded(body, debug)
+    if port is not None and not 0 <= port <= 65535:
+        raise KgragError(f"--port {port}: a TCP port is 0-65535 (0 = any free port)")
+    specs = _parse_workspaces(workspace or [])
+    keys = _keys(api_key_file)
+    with ExitStack() as stack:
+        opened = _open_all(stack, specs)
+        limits = next(iter(opened.values())).config.server  # the first workspace's [server] section
+        bind_host = host or limits.host
+        check_bind(bind_host, keys)
+        limits = limits.model_copy(update={"host": bind_host})  # the Host check knows the bound name
+        app = create_app(opened, limits, keys)
+        bind_port = limits.port if port is None else port
+        _check_listen(bind_host, bind_port)
+        new_console().print(
+            f"serving {', '.join(opened)} on http://{bind_host}:{bind_port} "
+            f"({'API key required' if keys else 'no API key: loopback only'})"
+        )
+        uvicorn.run(app, host=bind_host, port=bind_port, log_level="warning", **uvicorn_options(limits))

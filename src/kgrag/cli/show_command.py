@@ -8,11 +8,12 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from kgrag.cli.errors import run_guarded
+from kgrag.cli.errors import guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 from kgrag.core.errors import KgragError
 
 
+@guarded
 def show_command(
     ident: Annotated[
         str,
@@ -28,30 +29,26 @@ def show_command(
 ) -> None:
     """Show a passage, document, entity or relation by id: its text and its source (path, title, section,
     page)."""
-
-    def body() -> None:
-        with open_workspace(workspace) as ws:
-            shown = ws.documents.show(ident)
-        if shown is None:
-            raise KgragError(
-                f"no chunk, document, entity or relation has the id {ident!r} in this workspace "
-                "(ids are printed by `kgrag query`, `kgrag status --documents` and `--json` output)"
-            )
-        if as_json:
-            typer.echo(json.dumps(shown.to_dict(), indent=2, ensure_ascii=False))
-            return
-        console = new_console()
-        console.print(Text.assemble((f"{shown.kind} {shown.id}", "bold"), "  ", shown.heading))
-        for key in ("source", "status", "type", "label", "duplicate_of", "error"):
-            if shown.facts.get(key):
-                console.print(f"{key}: {shown.facts[key]}", style="dim")
-        if shown.text:
-            console.print()
-            console.print(shown.text)
-        if shown.kind in ("entity", "relation") and shown.sources:
-            console.print()
-            console.print("sources:", style="bold")
-            for ref in shown.sources:
-                console.print(Text.assemble("- ", (ref.chunk_id, "cyan"), f": {ref.label()}"))
-
-    run_guarded(body, debug)
+    with open_workspace(workspace) as ws:
+        shown = ws.documents.show(ident)
+    if shown is None:
+        raise KgragError(
+            f"no chunk, document, entity or relation has the id {ident!r} in this workspace "
+            "(ids are printed by `kgrag query`, `kgrag status --documents` and `--json` output)"
+        )
+    if as_json:
+        typer.echo(json.dumps(shown.to_dict(), indent=2, ensure_ascii=False))
+        return
+    console = new_console()
+    console.print(Text.assemble((f"{shown.kind} {shown.id}", "bold"), "  ", shown.heading))
+    for key in ("source", "status", "type", "label", "duplicate_of", "error"):
+        if shown.facts.get(key):
+            console.print(f"{key}: {shown.facts[key]}", style="dim")
+    if shown.text:
+        console.print()
+        console.print(shown.text)
+    if shown.kind in ("entity", "relation") and shown.sources:
+        console.print()
+        console.print("sources:", style="bold")
+        for ref in shown.sources:
+            console.print(Text.assemble("- ", (ref.chunk_id, "cyan"), f": {ref.label()}"))

@@ -37,8 +37,8 @@ class DenseIndex:
         if not self.ids or limit <= 0:
             return []
         # einsum, not ``@``: a matrix-vector product goes to BLAS, whose worker threads wait for a core on a
-        # busy machine (Medical, load 9: 5.7 ms vs 0.44 ms per search; the same top 50 for 300 questions,
-        # scores within 3e-7). One query's search is too small to gain from threads anyway.
+        # busy machine (an order of magnitude slower there: docs/results/design-measurements.md; same top
+        # results). One query's search is too small to gain from threads anyway.
         scores = np.einsum("ij,j->i", self.matrix, np.asarray(query_vector, dtype=np.float32).reshape(-1))
         return self._top(scores, limit)
 

@@ -1,8 +1,7 @@
 """The vocabulary of indexing stages: what a stage is, and the one naming rule everything uses.
 
-An indexing run is an ordered list of named stages. Three observers report on it and used to invent a
-name each (the progress bar said ``read+chunk``, the timings ``graph_merge``, the LLM ledger
-``index.extract``), so nothing could be joined up. Now the stage *name* is the only name:
+An indexing run is an ordered list of named stages. Three observers report on it, and the stage *name* is
+the only name they use, so their records join up:
 
 * progress: the label of a stage's bar is its name (:func:`progress_label`);
 * timings: ``IndexReport.seconds`` holds the stage's wall time under its name and the time of a part of

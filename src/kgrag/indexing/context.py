@@ -1,8 +1,6 @@
 """The typed state of one indexing run, handed from stage to stage.
 
-Stages used to be positional parameters of one function (paths, store, config, plan, embedder,
-progress, extractor, summariser…), so every new stage widened that signature and every caller. A stage
-now reads what it needs from :class:`IndexContext` and writes what it produced back (``files``, the
+A stage reads what it needs from :class:`IndexContext` and writes what it produced back (``files``, the
 report); adding a stage that needs something new adds one field here, not a parameter everywhere.
 """
 

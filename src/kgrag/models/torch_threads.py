@@ -1,8 +1,8 @@
 """The one place kgrag sets torch's intra-op thread count: per call, by the call's size.
 
 On a busy machine torch's worker threads spin while they wait for a core, so a single query's embedding
-with the default threads cost 438 ms p50 in a Medical evaluation against ~18 ms for the model alone on a
-quiet machine; one thread does not wait for anybody. A batch of passages, on the other hand, is faster
+with the default threads costs many times the model's own time (docs/results/design-measurements.md); one
+thread does not wait for anybody. A batch of passages, on the other hand, is faster
 with every core. So each call of a local torch model says how many threads it wants
 (:func:`threads_for_call`), and :class:`TorchThreadGate` applies that before the call runs.
 

@@ -1,8 +1,8 @@
 """The indexing lock's building blocks, shared by the store backends (:meth:`indexing_lock` of a store).
 
-One indexer per store at a time: two indexers on one store used to both do the full work, since each read
-which chunks lacked vectors or extractions before the other had committed them, so both paid for every
-LLM call (164 requests instead of 106 when measured). A run therefore holds its store's
+One indexer per store at a time: without it two indexers on one store would both do the full work, since
+each reads which chunks lack vectors or extractions before the other has committed them, so both pay for
+every LLM call. A run therefore holds its store's
 indexing lock for its duration; a second one waits with :data:`WAITING`, then finds the work done. Each
 backend locks what identifies *its* data: the SQLite store a file in the workspace directory
 (:func:`file_lock`), the PostgreSQL store its schema on the server

@@ -1,9 +1,22 @@
-"""Test doubles that ship with kgrag so users can test their own pipelines offline.
+"""Test doubles that ship with kgrag so users can test their own pipelines offline: one fake per backend
+protocol, all importable from here.
 
-:class:`FakeOpenAIServer` is a real HTTP server speaking the OpenAI chat/embeddings API on 127.0.0.1,
-with fault injection and server-side counters.
+- :class:`FakeOpenAIServer`: a real HTTP server speaking the OpenAI chat/embeddings API on 127.0.0.1,
+  with fault injection and server-side counters (the LLM and embedding providers over HTTP).
+- :class:`ScriptedProvider` (the ``LLMProvider`` protocol) and :class:`RecordingProvider` (replays replies
+  recorded from a real server); :class:`FakeEmbedder` (the ``Embedder`` protocol): deterministic vectors.
+- :class:`InMemoryResponseCache` and :class:`InMemoryLedger` (the LLM cache and ledger protocols of the
+  store); ``SQLiteStore(":memory:")`` is the fake of the whole store.
+- :class:`RecordingStage` (the indexing ``Stage`` protocol): records that, and on what, it ran.
+
+The model fakes live beside their protocols because workspaces can pick them by name
+(``embedding.provider = "fake"``, ``llm.provider = "scripted"``); this module is where tests find them.
 """
 
+from kgrag.models.embeddings import FakeEmbedder
+from kgrag.models.llm.recording import RecordingProvider
+from kgrag.models.llm.scripted import ScriptedProvider
+from kgrag.store.memory import InMemoryLedger, InMemoryResponseCache
 from kgrag.testing.fake_openai_server import (
     ALL_FAULTS,
     FakeOpenAIServer,
@@ -13,12 +26,19 @@ from kgrag.testing.fake_openai_server import (
     echo_responder,
     fake_openai_server,
 )
+from kgrag.testing.fake_stage import RecordingStage
 
 __all__ = [
     "ALL_FAULTS",
+    "FakeEmbedder",
     "FakeOpenAIServer",
     "FaultKind",
     "FaultPlan",
+    "InMemoryLedger",
+    "InMemoryResponseCache",
+    "RecordingProvider",
+    "RecordingStage",
+    "ScriptedProvider",
     "ServerStats",
     "echo_responder",
     "fake_openai_server",

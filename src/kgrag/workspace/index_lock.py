@@ -1,9 +1,8 @@
 """One indexer per workspace at a time: a second ``kgrag index`` waits for the first, then finds the
 work done.
 
-Two indexers on one workspace used to both do the full work: each read which chunks lacked vectors or
-extractions before the other had committed them, so both paid for every LLM call (164 requests instead
-of 106 when measured). Neither store serialises a whole run (only single transactions), so
+Without a lock two indexers on one workspace would both do the full work: each reads which chunks lack
+vectors or extractions before the other has committed them, so both pay for every LLM call. Neither store serialises a whole run (only single transactions), so
 a run holds its store's indexing lock for its duration (:class:`kgrag.store.base.IndexLocking`). The lock
 belongs to the store because two workspace directories can share one: SQLite takes an ``flock`` on a
 file in the workspace directory, PostgreSQL an advisory lock on the workspace's schema, which also keeps

@@ -1,9 +1,8 @@
 """Personalized PageRank with igraph's PRPACK on one OpenMP thread, and PageRank scored back to passages.
 
-igraph runs PRPACK with OpenMP threads: on a busy 2-core machine the calling thread waits for its worker
-at every barrier, so one Medical query took ~8 ms CPU and ~40 ms wall, against ~2 ms on one thread
-(measured in one process on a Medical-sized graph: 7.7 ms CPU with igraph's default, 2.0 ms limited to one
-thread), and its parallel sums made two identical calls differ in the last digits. :class:`OneThreadPageRank`
+igraph runs PRPACK with OpenMP threads: on a busy machine the calling thread waits for its worker at every
+barrier, so a query costs several times the CPU and wall time of one thread (docs/results/design-measurements.md),
+and its parallel sums make two identical calls differ in the last digits. :class:`OneThreadPageRank`
 keeps igraph as the solver and limits OpenMP to one thread around each call with threadpoolctl (the limit
 is the calling thread's OpenMP setting, restored after the call: ~11 µs).
 """

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from kgrag.config import KgragConfig
 from kgrag.core.builtins import new_registry
-from kgrag.core.errors import ConfigError, KgragError
+from kgrag.core.errors import ConfigError
 from kgrag.core.progress import Progress
 from kgrag.core.registry import Registry
 from kgrag.graph.build.summarize import Summarizer
@@ -82,13 +82,8 @@ def llm_extractor(config: KgragConfig, client: LLMClient | None, progress: Progr
     """``KINDS["extractor"]["llm"]``: LightRAG-style extraction with the caller's LLM client."""
     if client is None or not client.available:
         raise ConfigError("graph.extractor = llm needs an LLM client; set llm.provider or graph.extractor = nlp")
-    try:
-        from kgrag.graph.extract.llm import create_llm_extractor
-    except ImportError as exc:
-        raise KgragError(
-            "graph.extractor = llm needs kgrag.graph.extract.llm, which this installation "
-            "lacks; set graph.extractor = nlp"
-        ) from exc
+    from kgrag.graph.extract.llm import create_llm_extractor
+
     return create_llm_extractor(config, client)
 
 

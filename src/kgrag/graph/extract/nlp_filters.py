@@ -1,7 +1,5 @@
-"""Junk filters of the NLP extractor (v2), from what the v1 graph of GraphRAG-Bench Medical showed.
-
-A hand-checked random sample of 100 v1 entities held ~43 junk ones (docs/denoise.md), of four kinds,
-each handled here:
+"""Junk filters of the NLP extractor: the four kinds of junk entity a hand-checked sample of an unfiltered
+NLP graph held (docs/denoise.md), each handled here:
 
 * generic modifiers: "important decisions", "small doses", "main immunotherapy drug" — leading generic
   adjectives are stripped like determiners, so the rest stands or falls on its own ("doses" is a lone

@@ -23,9 +23,7 @@ search (graph provenance) gets the cosine of its stored vector when the workspac
 ``similarities`` (one store read, no model call), else 0, as does a BM25-only candidate. The ranks are
 the candidate's place among the pool's members by BM25 score and by that cosine (a candidate without one
 ranks ``n``). The default weights were fitted by logistic regression (does this passage hold an evidence
-sentence?) on half of GraphRAG-Bench Medical's questions and rounded; on the other half, and on the
-whole set, they beat coverage alone at both chunkings measured
-(``docs/results/medical-retrieval-quality.md``). Other corpora can refit them with ``kgrag
+sentence?) on held-out labelled questions and rounded (``docs/results/medical-retrieval-quality.md``). Other corpora can refit them with ``kgrag
 tune-reranker``: they are the ``rerank.fused_*`` config fields.
 """
 
@@ -125,9 +123,8 @@ class FusedReranker:
     """Orders a pool by query-word coverage fused with its cosine to the query and first-stage ranks.
 
     ``similarities`` (from the workspace: stored vectors, no model call for passages) fills the cosine of
-    passages that reached the pool without one. Without it those count 0: measured on Medical, that made
-    ``graph-mix-rerank`` rank its graph-found passages below the dense ones (Fact Retrieval 0.689 against
-    0.701 with the fill, at 480-token chunks), while ``rerank`` moved by 0.001."""
+    passages that reached the pool without one. Without it those count 0, which ranks a graph pipeline's graph-found
+    passages below its dense ones for no reason but how they were found."""
 
     weights: FusedWeights = FusedWeights()
     similarities: Similarities | None = None

@@ -5,8 +5,8 @@ keeping that index in step with the database.
 write here, or any commit by another process: the store's write generation). ``auto``, the default, lets
 FTS5 answer the first :data:`AUTO_AFTER_SEARCHES` searches of each generation and builds the index at the
 next one, only while the workspace has at most ``store.lexical_max_chunks`` chunks: the build reads every
-posting and chunk row once (~0.1 s CPU on Medical's 1,265 chunks, ~0.3 s on 5,362, where one FTS5
-search costs ~3-4 and ~11-16 ms), which a one-shot ``kgrag query`` (1-5 searches) would not earn back,
+posting and chunk row once (about as long as a few dozen FTS5 searches: docs/results/design-measurements.md),
+which a one-shot ``kgrag query`` (1-5 searches) would not earn back,
 while a server or an evaluation run does after a few dozen. ``fts5`` never builds it. Where the index
 cannot answer a query (a word FTS5 splits into a phrase), FTS5 does.
 """

@@ -1,8 +1,8 @@
 """FTS5's BM25 ranking answered from arrays in memory: the hot path of BM25 searches on SQLite.
 
-SQLite spends ~3 ms per BM25 query on Medical (1,265 chunks) walking each term's doclist and calling
-``bm25()`` per matching row; qe and combined run 4-5 such searches per question. The same ranking from
-arrays costs a fraction of a millisecond: per term, the chunks holding it and a precomputed term weight;
+SQLite spends milliseconds per BM25 query walking each term's doclist and calling ``bm25()`` per matching
+row, and qe and combined run several such searches per question. The same ranking from arrays costs a
+fraction of that (docs/results/design-measurements.md): per term, the chunks holding it and a precomputed term weight;
 per query, one scatter-add per term. The arrays are read from FTS5's own index (its ``fts5vocab``
 instance table), so documents are tokenised by the table's tokenizer by construction, and query words
 go through the same tokenizer, run by SQLite on a private in-memory FTS5 table (:class:`FtsTokenizer`).
@@ -49,7 +49,7 @@ Posting = tuple[np.ndarray, np.ndarray]
 class LexicalIndex:
     """Postings of every term (CSR: ``indptr`` into ``rows`` and ``weights``) over the chunks in rowid
     order; ``weights`` hold each posting's BM25 term factor, so a query only scales and adds them. The
-    chunk rows themselves come along (``records``, the texts of Medical are ~1.3 MB): hydrating the
+    chunk rows themselves come along (``records``, about the size of the corpus text): hydrating the
     passages a query keeps (50 before a reranker) then costs dict lookups, not a database round trip."""
 
     ids: list[str]
