@@ -41,12 +41,6 @@ class QuestionRow(BaseModel):
     pipelines: list[str]
 
 
-class RunQuestions(BaseModel):
-    run_id: str
-    provenance: bool = Field(description="Whether the run kept questions, answers and contexts (else scores only).")
-    questions: list[QuestionRow]
-
-
 class ContextItem(BaseModel):
     id: str
     kind: str
@@ -119,14 +113,13 @@ def report(hosted: WorkspaceDep, run_id: str) -> dict[str, Any]:
 
 @router.get(
     "/eval/runs/{run_id}/questions",
-    response_model=RunQuestions,
-    summary="The questions of a stored run",
+    response_model=list[QuestionRow],
+    summary="The questions of a stored run (texts where the run kept them)",
     responses=RUN_NOT_FOUND,
 )
-def run_questions(hosted: WorkspaceDep, run_id: str) -> RunQuestions:
-    found = _run(hosted, run_id)
-    rows, provenance = eval_detail.questions(hosted.ws, found)
-    return RunQuestions(run_id=found.record.id, provenance=provenance, questions=[QuestionRow(**r) for r in rows])
+def run_questions(hosted: WorkspaceDep, run_id: str) -> list[QuestionRow]:
+    rows = eval_detail.questions(hosted.ws, _run(hosted, run_id))
+    return [QuestionRow(**r) for r in rows]
 
 
 @router.get(
