@@ -43,11 +43,7 @@ SLOW_PATHS = (
 
 def _is_slow(item: pytest.Item) -> bool:
     where = Path(str(item.path)).resolve().relative_to(REPO / "tests").as_posix()
-    return (
-        where.startswith(SLOW_PATHS)
-        or "postgres" in item.nodeid
-        or item.get_closest_marker("dataset") is not None
-    )
+    return where.startswith(SLOW_PATHS) or "postgres" in item.nodeid or item.get_closest_marker("dataset") is not None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -1,12 +1,12 @@
 """Model-free rerankers: the no-op baseline and query-word coverage.
 
-``lexical`` (also registered as ``word-overlap``, its older name in tests) orders a pool by the share of
-the question's content words each candidate holds, ties keeping the first-stage order. It recalls more
-evidence than no reranking and than the embedder-based ``sentence`` reranker (measured in
-``docs/results/medical-retrieval-quality.md``): the first stage already ranks by meaning; what it under-weights is whether a passage names *all* of what the question
-asks about. The offline default ``fused`` (:mod:`kgrag.models.rerankers.fused`) starts from this score and
-adds the first stage's signals back (``docs/results/medical-retrieval-quality.md``).
-"""
+``lexical`` (also registered as ``word-overlap``, its older name in tests) orders a pool by the share of the
+question's content words each candidate holds, ties keeping the first-stage order. It recalls more evidence
+than no reranking and than the embedder-based ``sentence`` reranker (measured in ``docs/results/medical-
+retrieval-quality.md``): the first stage already ranks by meaning; what it under-weights is whether a passage
+names *all* of what the question asks about. The offline default ``fused``
+(:mod:`kgrag.models.rerankers.fused`) starts from this score and adds the first stage's signals back
+(``docs/results/medical-retrieval-quality.md``)."""
 
 from __future__ import annotations
 

@@ -18,14 +18,13 @@ cosine of the passage's two best-matching sentences (the best-matching sentences
 embedder), read from the store instead of embedded per query. A passage without them takes its dense
 cosine there, so it is not pushed down for lacking them; without sentence vectors at all the term is 0.
 
-The dense cosine is the candidate's ``dense`` score; a candidate that reached the pool through neither
-search (graph provenance) gets the cosine of its stored vector when the workspace provides
-``similarities`` (one store read, no model call), else 0, as does a BM25-only candidate. The ranks are
-the candidate's place among the pool's members by BM25 score and by that cosine (a candidate without one
-ranks ``n``). The default weights were fitted by logistic regression (does this passage hold an evidence
-sentence?) on held-out labelled questions and rounded (``docs/results/medical-retrieval-quality.md``). Other corpora can refit them with ``kgrag
-tune-reranker``: they are the ``rerank.fused_*`` config fields.
-"""
+The dense cosine is the candidate's ``dense`` score; a candidate that reached the pool through neither search
+(graph provenance) gets the cosine of its stored vector when the workspace provides ``similarities`` (one
+store read, no model call), else 0, as does a BM25-only candidate. The ranks are the candidate's place among
+the pool's members by BM25 score and by that cosine (a candidate without one ranks ``n``). The default weights
+were fitted by logistic regression (does this passage hold an evidence sentence?) on held-out labelled
+questions and rounded (``docs/results/medical-retrieval-quality.md``). Other corpora can refit them with
+``kgrag tune-reranker``: they are the ``rerank.fused_*`` config fields."""
 
 from __future__ import annotations
 
