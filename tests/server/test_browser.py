@@ -209,6 +209,27 @@ def test_a_question_is_answered_with_a_citation_that_opens_the_cited_sentence(pa
     assert view.evaluate("window.kgragGraph.count()") >= 100
 
 
+def test_answer_markdown_becomes_elements_and_never_markup(page: Page) -> None:
+    """The page's renderer builds nodes: emphasis, lists and known citations become elements; tags a
+    document or a model wrote stay text, and a bracketed id that is not a citation stays as written."""
+    view = page.open("ask")
+    found = view.evaluate(
+        """async () => {
+          const m = await import('/static/js/markdown.js');
+          const box = document.createElement('div');
+          const cite = (id) => Object.assign(document.createElement('a'), {textContent: id, className: 'citation'});
+          const text = '**bold** <img src=x onerror=alert(1)> [c123] [nope99]\\n\\n- one <script>x()</script>\\n- two';
+          box.append(m.renderMarkdown(text, {cite, known: new Set(['c123'])}));
+          return {html: box.innerHTML, tags: box.querySelectorAll('img, script').length,
+                  strong: box.querySelectorAll('strong').length, cites: box.querySelectorAll('a.citation').length,
+                  items: box.querySelectorAll('li').length, text: box.textContent};
+        }"""
+    )
+    assert found["tags"] == 0 and "&lt;img" in found["html"] and "&lt;script&gt;" in found["html"]
+    assert (found["strong"], found["cites"], found["items"]) == (1, 1, 2)
+    assert "[nope99]" in found["text"]
+
+
 def test_a_document_is_uploaded_listed_and_deleted(page: Page, tmp_path: Path) -> None:
     note = tmp_path / "herons.md"
     note.write_text("# Herons\n\nGrey herons nest in colonies called heronries.\n", encoding="utf-8")

@@ -51,7 +51,8 @@ export function scatter(points, { xLabel, yLabel, width = 520, height = 320 }) {
     group.append(svg("title", {}, text));
     if (p.yLow !== undefined) group.append(svg("line", { x1: X(p.x), x2: X(p.x), y1: Y(p.yLow), y2: Y(p.yHigh), class: "bar" }));
     group.append(svg("circle", { cx: X(p.x), cy: Y(p.y), r: 6, class: `c${i % 8}` }));
-    group.append(svg("text", { x: X(p.x) + 9, y: Y(p.y) - 7, class: "label" }, p.label));
+    const right = X(p.x) > width * 0.7; // labels near the right edge go to the left of their point
+    group.append(svg("text", { x: X(p.x) + (right ? -9 : 9), y: Y(p.y) - 7, "text-anchor": right ? "end" : "start", class: "label" }, p.label));
     const say = () => { readout.textContent = text; };
     group.addEventListener("mouseenter", say);
     group.addEventListener("focus", say);
