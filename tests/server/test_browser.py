@@ -142,8 +142,13 @@ def _first_paint_ms(page: Any) -> float:
     page.wait_for_selector("#graph-canvas[data-painted]", timeout=60_000)
     measures = page.evaluate("performance.getEntriesByName('kgrag:graph-first-paint').map((m) => m.duration)")
     painted = page.evaluate("performance.getEntriesByName('kgrag:graph-painted').map((m) => m.startTime)")
-    assert measures and painted
-    timings = {"since_request_ms": round(measures[0], 1), "since_navigation_ms": round(painted[0], 1)}
+    received = page.evaluate("performance.getEntriesByName('kgrag:graph-received').map((m) => m.startTime)")
+    assert measures and painted and received
+    timings = {
+        "since_request_ms": round(measures[0], 1),
+        "since_navigation_ms": round(painted[0], 1),
+        "drawing_ms": round(painted[0] - received[0], 1),
+    }
     print(f"first graph paint: {timings}")
     return float(timings["since_navigation_ms"])
 
@@ -294,8 +299,11 @@ def test_measure_a_large_workspace(browser: Any) -> None:
     for url in _serve({"large": directory}):
         opened = Page(browser, url)
         view = opened.open("graph")
-        paint = _first_paint_ms(view)
-        (ARTIFACTS / "webapp-large-timings.json").write_text(json.dumps({"first_paint_ms": paint}), encoding="utf-8")
+        first = _first_paint_ms(view)  # right after start: may wait for the server's warm-up
+        view.reload()
+        again = _first_paint_ms(view)  # the view cached for this graph generation
+        timings = {"first_load_paint_ms": first, "reload_paint_ms": again}
+        (ARTIFACTS / "webapp-large-timings.json").write_text(json.dumps(timings), encoding="utf-8")
         opened.shot("large-graph")
         for name in ("documents", "eval"):
             opened.open(name).wait_for_load_state("networkidle")

@@ -99,6 +99,7 @@ def serve(
         import uvicorn
 
         from kgrag.server import check_bind, create_app, uvicorn_options
+        from kgrag.server.warm import warm_graph_views
 
         if port is not None and not 0 <= port <= 65535:
             raise KgragError(f"--port {port}: a TCP port is 0-65535 (0 = any free port)")
@@ -111,6 +112,7 @@ def serve(
             check_bind(bind_host, keys)
             limits = limits.model_copy(update={"host": bind_host})  # the Host check knows the bound name
             app = create_app(opened, limits, keys)
+            warm_graph_views(app.state.kgrag.workspaces.values())  # the web app's first graph paint
             bind_port = limits.port if port is None else port
             _check_listen(bind_host, bind_port)
             new_console().print(

@@ -107,22 +107,24 @@ def _matches(
 
 
 def _sample(matched: list[str], degree: dict[str, int], community_of: dict[str, str], budget: int) -> list[str]:
-    """At most ``budget`` entities: the largest communities first, each given a share of the budget in
-    proportion to its size (at least one) and filled with its best-connected members."""
+    """At most ``budget`` entities: each community gets its share of the budget in proportion to its size
+    (rounded down, largest communities first), filled with its best-connected members; the room left goes
+    to the best-connected entities not yet kept, wherever they are (so a graph with thousands of
+    singletons does not spend its budget on them)."""
     if len(matched) <= budget:
         return matched
     groups: dict[str, list[str]] = defaultdict(list)
     for eid in matched:
         groups[community_of.get(eid, "")].append(eid)
-    order = sorted(groups.values(), key=lambda g: (-len(g), min(g)))
     kept: list[str] = []
-    for members in order:
-        room = budget - len(kept)
-        if room <= 0:
+    for members in sorted(groups.values(), key=lambda g: (-len(g), min(g))):
+        share = min(budget - len(kept), budget * len(members) // len(matched))
+        if share <= 0:
             break
-        share = min(room, max(1, round(budget * len(members) / len(matched))))
         kept += sorted(members, key=lambda e: (-degree[e], e))[:share]
-    return kept
+    chosen = set(kept)
+    rest = sorted((e for e in matched if e not in chosen), key=lambda e: (-degree[e], e))
+    return kept + rest[: budget - len(kept)]
 
 
 def _edges(index: GraphIndex, kept: set[str], limit: int) -> list[dict[str, Any]]:
@@ -194,13 +196,8 @@ def _community_rows(
         total[member.of.get(eid, "")] += 1
     for eid in kept:
         shown[member.of.get(eid, "")] += 1
-    rows = [
-        {"id": cid, "matched": total[cid], "shown": count, "title": titles.get(cid, "")}
-        for cid, count in shown.items()
-        if cid
-    ]
-    rows.sort(key=lambda row: (-row["matched"], row["id"]))
-    return rows
+    order = sorted((cid for cid in shown if cid), key=lambda cid: (-total[cid], cid))
+    return [{"id": cid, "matched": total[cid], "shown": shown[cid], "title": titles.get(cid, "")} for cid in order]
 
 
 def graph_overview(

@@ -8,6 +8,7 @@ export const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
 export const state = {
   workspace: "",
   settings: null, // {default_pipeline, compare_pipelines, pipelines:[{name, available, reason, description}]}
+  ready: Promise.resolve(), // settles when `settings` belongs to `workspace`
 };
 
 // el("a", {href: "#x", class: "c", onclick: fn}, "text", childNode)

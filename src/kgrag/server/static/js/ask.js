@@ -104,5 +104,8 @@ async function ask(event) {
 
 export function initAsk() {
   $("#ask").addEventListener("submit", ask);
-  on("workspace", () => { pipelineBoxes(); $("#answers").replaceChildren(); });
+  on("workspace", () => {
+    $("#answers").replaceChildren();
+    state.ready.then(pipelineBoxes).catch((err) => status(err.message, "error"));
+  });
 }

@@ -130,6 +130,7 @@ export async function load() {
   $("#graph-info").textContent = "loading the graph…";
   try {
     const data = await api(ws(`/graph/overview?${query()}`));
+    performance.mark("kgrag:graph-received");
     if (!data.nodes.length) {
       $("#graph-info").textContent = data.total.entities ? "no entity matches these filters" : "no graph yet: index documents with a graph extractor";
       if (network) { network.destroy(); network = null; }

@@ -70,9 +70,10 @@ async function loadSettings() {
 async function selectWorkspace(name) {
   state.workspace = name;
   shown.clear();
-  await loadSettings();
+  state.ready = loadSettings(); // views that need the settings wait for it; the graph starts loading at once
   emit("workspace", name);
   show(currentView());
+  await state.ready;
 }
 
 async function loadWorkspaces() {
