@@ -14,6 +14,7 @@ greedy modularity and said to be so.
 from __future__ import annotations
 
 import math
+import random
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -151,7 +152,9 @@ def _component_layout(graph: Any, size: int) -> list[tuple[float, float]]:
     if size == 1:
         return [(0.0, 0.0)]
     # The grid variant only weighs repulsion between nearby nodes: ~10x faster at 10^3 nodes, alike to the eye.
-    start = [[math.cos(2 * math.pi * i / size) * size, math.sin(2 * math.pi * i / size) * size] for i in range(size)]
+    rng = random.Random(size)  # a fixed, scattered start (igraph's own start is random)
+    half = math.sqrt(size)
+    start = [[rng.uniform(-half, half), rng.uniform(-half, half)] for _ in range(size)]
     coords = graph.layout_fruchterman_reingold(niter=300, seed=start, grid=size > GRID_LAYOUT_FROM)
     xs, ys = [c[0] for c in coords], [c[1] for c in coords]
     span = max(max(xs) - min(xs), max(ys) - min(ys)) or 1.0
