@@ -161,6 +161,12 @@ def test_the_graph_explorer_draws_the_whole_sample_graph_and_expands_a_neighbour
     assert drawn >= 100 and drawn == min(total, 1000)
     assert "communities detected" in view.inner_text("#graph-info")  # the sample has no stored hierarchy
     assert view.locator("#graph-legend li").count() >= 2
+    scale = view.evaluate("window.kgragGraph.scale()")
+    view.focus("#graph-canvas .vis-network")  # keyboard: + zooms in
+    view.keyboard.down("Equal")
+    view.wait_for_timeout(300)
+    view.keyboard.up("Equal")
+    assert view.evaluate("window.kgragGraph.scale()") > scale
     view.fill("#graph-search", "zzqx-not-an-entity")
     view.press("#graph-search", "Enter")
     view.wait_for_selector("#graph-info[data-kind='nomatch']")
