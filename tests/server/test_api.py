@@ -145,7 +145,7 @@ def test_upload_index_list_and_delete(tmp_path: Path) -> None:
         )
         assert created.status_code == 201
         body = created.json()
-        assert body["files"][0]["original"] == "falcon.md" and body["job"]["state"] in ("queued", "running")
+        assert body["files"][0]["name"] == "falcon.md" and body["job"]["state"] in ("queued", "running")
         job = _wait(c, f"/v1/workspaces/up/jobs/{body['job']['id']}")
         assert job["state"] == "succeeded" and job["result"]["documents_new"] == 1, job
         assert any(s["stage"] for s in job["stages"])  # progress was reported per stage
@@ -154,7 +154,7 @@ def test_upload_index_list_and_delete(tmp_path: Path) -> None:
         answer = c.post("/v1/workspaces/up/query", json={"question": "What is Falcon?", "pipeline": "bm25"}).json()
         assert "telemetry gateway" in answer["answer"]
         doc_id = docs["documents"][0]["id"]
-        assert c.get(f"/v1/workspaces/up/documents/{doc_id}").json()["name"].endswith("-falcon.md")
+        assert c.get(f"/v1/workspaces/up/documents/{doc_id}").json()["name"] == "falcon.md"
         deleted = c.delete(f"/v1/workspaces/up/documents/{doc_id}", headers=WRITE).json()
         assert deleted["file_deleted"] and not list((path / "uploads").iterdir())
         assert c.get("/v1/workspaces/up/documents").json()["documents"] == []
@@ -183,7 +183,7 @@ def test_jobs_can_be_cancelled_and_resume(tmp_path: Path) -> None:
         gate = {"ticks": 0}
         original = ws.indexing.run
 
-        def slow_run(paths, progress=None, *, pipeline=None):  # type: ignore[no-untyped-def]
+        def slow_run(paths, progress=None, *, pipeline=None, prune=True):  # type: ignore[no-untyped-def]
             class Slow:
                 def start(self, stage: str, total: int | None) -> None:
                     progress.start(stage, total)
@@ -199,7 +199,7 @@ def test_jobs_can_be_cancelled_and_resume(tmp_path: Path) -> None:
                 def finish(self, stage: str) -> None:
                     progress.finish(stage)
 
-            return original(paths, Slow(), pipeline=pipeline)
+            return original(paths, Slow(), pipeline=pipeline, prune=prune)
 
         ws.indexing.run = slow_run  # type: ignore[method-assign]
         job = c.post("/v1/workspaces/cj/jobs", json={"kind": "index"}).json()

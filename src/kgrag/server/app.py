@@ -15,12 +15,23 @@ from fastapi import APIRouter, Depends, FastAPI
 
 from kgrag import __version__
 from kgrag.config import ServerConfig
-from kgrag.server import routes_documents, routes_eval, routes_graph, routes_jobs, routes_query, routes_system
+from kgrag.server import (
+    routes_documents,
+    routes_entities,
+    routes_eval,
+    routes_graph,
+    routes_jobs,
+    routes_passages,
+    routes_query,
+    routes_settings,
+    routes_system,
+)
 from kgrag.server.deps import caller
 from kgrag.server.errors import install_error_handlers
 from kgrag.server.guard import RequestGuardMiddleware, allowed_hosts
 from kgrag.server.metrics import MetricsMiddleware
 from kgrag.server.page import mount_docs, mount_page
+from kgrag.server.scrub import ScrubMiddleware
 from kgrag.server.security import BodyLimitMiddleware, KeyRing
 from kgrag.server.state import ServerState
 from kgrag.workspace import Workspace
@@ -56,12 +67,14 @@ def create_app(
     v1.include_router(routes_system.router)
     per_workspace = APIRouter(prefix="/workspaces/{workspace}", dependencies=[Depends(caller)])
     per_workspace.include_router(routes_system.workspace_router)
-    for module in (routes_query, routes_documents, routes_jobs, routes_graph, routes_eval):
+    modules = (routes_query, routes_documents, routes_passages, routes_jobs, routes_graph, routes_entities, routes_eval)
+    for module in (*modules, routes_settings):
         per_workspace.include_router(module.router)
     v1.include_router(per_workspace)
     app.include_router(v1)
     mount_page(app)
     mount_docs(app)
+    app.add_middleware(ScrubMiddleware, scrubber=state.scrubber)
     app.add_middleware(BodyLimitMiddleware, limit=state.limits.max_request_bytes)
     app.add_middleware(RequestGuardMiddleware, hosts=allowed_hosts(state.limits.host, state.limits.allowed_hosts))
     app.add_middleware(MetricsMiddleware, metrics=state.metrics)

@@ -53,17 +53,23 @@ def _validation_message(exc: RequestValidationError) -> str:
     return "; ".join(parts) or "invalid request"
 
 
+def _scrubbed(request: Request, message: str) -> str:
+    """``message`` without server paths (kgrag's messages name files by path, as the CLI wants)."""
+    state = getattr(request.app.state, "kgrag", None)
+    return message if state is None else str(state.scrubber().text(message))
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers on ``app`` (per app: nothing global)."""
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
-        return error_response(exc.status, exc.code, exc.message, exc.headers)
+        return error_response(exc.status, exc.code, _scrubbed(request, exc.message), exc.headers)
 
     @app.exception_handler(KgragError)
     async def _kgrag_error(request: Request, exc: KgragError) -> JSONResponse:
         status, code = _kgrag_status(exc)
-        return error_response(status, code, str(exc))
+        return error_response(status, code, _scrubbed(request, str(exc)))
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -69,13 +69,23 @@ class Job:
         return asdict(self)
 
 
+Scrub = Callable[[Any], Any]
+"""Rewrites server paths out of a job's notes, error and result (see :mod:`kgrag.server.scrub`)."""
+
+
+def _unchanged(value: Any) -> Any:
+    return value
+
+
 class JobProgress:
     """The :class:`~kgrag.core.progress.Progress` a job's work reports to; it is also where a cancel
-    request reaches the work (every tick checks the flag)."""
+    request reaches the work (every tick checks the flag). Notes are scrubbed of server paths as they
+    arrive (the indexer names skipped files by their full path)."""
 
-    def __init__(self, job: Job, lock: threading.Lock) -> None:
+    def __init__(self, job: Job, lock: threading.Lock, scrub: Scrub = _unchanged) -> None:
         self._job = job
         self._lock = lock
+        self._scrub = scrub
 
     def _check(self) -> None:
         if self._job.cancel_requested:
@@ -100,8 +110,9 @@ class JobProgress:
             self._stage(stage).done += amount
 
     def note(self, message: str) -> None:
+        cleaned = str(self._scrub(message))
         with self._lock:
-            self._job.notes = [*self._job.notes, message][-MAX_NOTES:]
+            self._job.notes = [*self._job.notes, cleaned][-MAX_NOTES:]
 
     def finish(self, stage: str) -> None:
         with self._lock:
@@ -113,10 +124,12 @@ Work = Callable[[JobProgress], dict[str, Any]]
 
 
 class JobManager:
-    """The jobs of one workspace: at most one running; finished ones kept (the last 100) for reading."""
+    """The jobs of one workspace: at most one running; finished ones kept (the last 100) for reading.
+    ``scrub`` rewrites server paths out of everything a job records."""
 
-    def __init__(self, workspace: str) -> None:
+    def __init__(self, workspace: str, scrub: Scrub = _unchanged) -> None:
         self.workspace = workspace
+        self._scrub = scrub
         self._lock = threading.Lock()
         self._jobs: dict[str, Job] = {}
         self._threads: dict[str, threading.Thread] = {}
@@ -146,7 +159,7 @@ class JobManager:
         with self._lock:
             job.state, job.started_at = JobState.RUNNING, time.time()
         try:
-            result = work(JobProgress(job, self._lock))
+            result = work(JobProgress(job, self._lock, self._scrub))
         except JobCancelled:
             self._end(job, JobState.CANCELLED, error="cancelled; the next indexing job resumes where it stopped")
         except KgragError as exc:
@@ -159,6 +172,10 @@ class JobManager:
     def _end(
         self, job: Job, state: JobState, *, error: str | None = None, result: dict[str, Any] | None = None
     ) -> None:
+        error = None if error is None else str(self._scrub(error))
+        result = None if result is None else self._scrub(result)
+        if state == JobState.SUCCEEDED and result is not None and result.get("outcome") == "failed":
+            state, error = JobState.FAILED, str(result.get("summary") or "nothing could be indexed")
         with self._lock:
             job.state, job.error, job.result, job.finished_at = state, error, result, time.time()
 

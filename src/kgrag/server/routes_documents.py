@@ -1,4 +1,5 @@
-"""``/v1/workspaces/{workspace}/documents``: upload (then index in the background), list, show, delete.
+"""``/v1/workspaces/{workspace}/documents``: upload (then index in the background), list, show, reindex,
+delete (or preview what a delete would remove).
 
 Uploads only ever write under the workspace's ``uploads/`` directory with generated names; deleting a
 document removes it from the index through ``ws.indexing.remove`` and deletes its file only when that
@@ -8,32 +9,41 @@ cf. https://github.com/HKUDS/LightRAG/issues/2110).
 
 from __future__ import annotations
 
-from dataclasses import asdict
-from pathlib import Path, PurePath
-from typing import Annotated, Any
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, File, Query, UploadFile
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from kgrag.core.records import DocumentRecord, DocumentStatus
 from kgrag.server.deps import WorkspaceDep
 from kgrag.server.errors import ApiError
-from kgrag.server.jobs import JobProgress
+from kgrag.server.index_jobs import Status, contract_status, document_reason, start_index_job
 from kgrag.server.state import HostedWorkspace
 from kgrag.server.uploads import UploadOutcome
+from kgrag.workspace.documents_api import DocumentSize
 
 router = APIRouter(tags=["documents"])
 
+NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "No such document."}}
+
 
 class DocumentOut(BaseModel):
+    """A document as a status table shows it; ``name``/``source_name`` never carry a directory."""
+
     id: str
     title: str
-    name: str
-    status: str
-    error: str | None
+    name: str = Field(description="The file name (as uploaded, for the server's uploads).")
+    source_name: str = Field(description="Same as ``name``, with a record's ``#n`` for JSON records.")
+    status: Status
+    stage: str = Field(description="The indexer's own state: pending, chunked, embedded, indexed or failed.")
+    error: str | None = Field(description="Why it failed, one line, without paths; null unless failed.")
+    chunks: int
+    entities: int
     n_chars: int
     updated_at: float
     uploaded: bool
+    duplicate_of: str | None = Field(None, description="The document whose content this one copies.")
 
 
 class DocumentList(BaseModel):
@@ -42,74 +52,105 @@ class DocumentList(BaseModel):
     documents: list[DocumentOut]
 
 
+class FileResult(BaseModel):
+    """One uploaded file (or zip entry): accepted for indexing, or refused with why."""
+
+    name: str
+    status: Literal["accepted", "refused"]
+    reason: str | None = None
+    bytes: int | None = None
+
+
 class UploadResult(BaseModel):
-    files: list[dict[str, Any]]
-    skipped: list[dict[str, str]]
+    files: list[FileResult]
+    job_id: str | None = Field(description="The indexing job for the accepted files (null with index=false).")
     job: dict[str, Any] | None
+    skipped: list[dict[str, str]] = Field(description="Zip entries not extracted, with why (also in ``files``).")
+
+
+class DeleteResult(BaseModel):
+    """What a delete removed (or, with ``dry_run``, would remove)."""
+
+    document: DocumentOut
+    dry_run: bool
+    chunks: int
+    entities: int = Field(description="Entities with no other provenance, which go with the document.")
+    relations: int
+    entities_touched: int = Field(description="Entities that lose some provenance (re-summarised, not removed).")
+    communities_stale: bool = Field(description="Community reports describe entities that change: rebuild them.")
+    taken_over: bool = Field(description="A copy of the document takes it over: only the record goes.")
+    removed: list[str] = Field(description="File names of the records removed (empty on a dry run).")
+    file_deleted: bool
+
+
+class JobStarted(BaseModel):
+    job_id: str
+    job: dict[str, Any]
 
 
 def _is_upload(hosted: HostedWorkspace, source: str) -> Path | None:
     """The uploaded file behind ``source`` when it lies inside this workspace's uploads directory."""
     root = hosted.uploads.directory.resolve()
     try:
-        path = Path(source).resolve()
+        path = Path(source.partition("#")[0]).resolve()
     except (OSError, ValueError):
         return None
     return path if path.is_relative_to(root) and path != root else None
 
 
-def _out(hosted: HostedWorkspace, doc: DocumentRecord) -> DocumentOut:
+def _out(hosted: HostedWorkspace, doc: DocumentRecord, size: DocumentSize | None = None) -> DocumentOut:
+    size = size or DocumentSize()
+    shown = hosted.source_name(doc.source)
     return DocumentOut(
         id=doc.id,
-        title=doc.title,
-        name=PurePath(doc.source).name,
-        status=str(doc.status),
-        error=doc.error,
+        title=hosted.scrub(hosted.uploads.shown_name(doc.title)) if doc.title else shown,
+        name=shown.partition("#")[0],
+        source_name=shown,
+        status=contract_status(doc.status),
+        stage=str(doc.status),
+        error=hosted.scrub(document_reason(doc)) if doc.status == DocumentStatus.FAILED else None,
+        chunks=size.chunks,
+        entities=size.entities,
         n_chars=doc.n_chars,
         updated_at=doc.updated_at,
         uploaded=_is_upload(hosted, doc.source) is not None,
+        duplicate_of=doc.metadata.get("duplicate_of"),
     )
 
 
-def start_index_job(hosted: HostedWorkspace, pipeline: str | None) -> dict[str, Any]:
-    """Index the workspace's uploads in the background (only new or changed files do work)."""
-    if pipeline is not None:
-        hosted.ws.indexing.registries.pipelines.entry(pipeline)  # unknown names fail now, as a 400
-
-    def work(progress: JobProgress) -> dict[str, Any]:
-        hosted.uploads.directory.mkdir(parents=True, exist_ok=True)
-        report = hosted.ws.indexing.run([hosted.uploads.directory], progress, pipeline=pipeline)
-        result = asdict(report)
-        result["problems"] = [{"name": PurePath(p["path"]).name, "reason": p["reason"]} for p in result["problems"]]
-        return result
-
-    job = hosted.jobs.start("index", work)
-    found = hosted.jobs.get(job.id)
-    assert found is not None
-    return found
+def _document(hosted: HostedWorkspace, doc_id: str) -> DocumentRecord:
+    doc = hosted.ws.documents.get(doc_id)
+    if doc is None:
+        raise ApiError(404, "not_found", f"no document {doc_id[:80]!r}")
+    return doc
 
 
-@router.get("/documents", response_model=DocumentList, summary="List documents with their status")
+@router.get("/documents", response_model=DocumentList, summary="List documents with status, reason and size")
 def list_documents(
     hosted: WorkspaceDep, status: Annotated[DocumentStatus | None, Query(description="Only this status.")] = None
 ) -> DocumentList:
     docs = hosted.ws.documents.list(status)
+    sizes = hosted.ws.documents.sizes()
     return DocumentList(
         counts=hosted.ws.documents.counts(),
         chunks=hosted.ws.documents.chunk_count(),
-        documents=[_out(hosted, d) for d in docs],
+        documents=[_out(hosted, d, sizes.get(d.id)) for d in docs],
     )
 
 
-@router.get("/documents/{doc_id}", response_model=DocumentOut, summary="One document")
+@router.get("/documents/{doc_id}", response_model=DocumentOut, summary="One document", responses=NOT_FOUND)
 def get_document(hosted: WorkspaceDep, doc_id: str) -> DocumentOut:
-    doc = hosted.ws.documents.get(doc_id)
-    if doc is None:
-        raise ApiError(404, "not_found", f"no document {doc_id!r}")
-    return _out(hosted, doc)
+    doc = _document(hosted, doc_id)
+    return _out(hosted, doc, hosted.ws.documents.sizes().get(doc.id))
 
 
-@router.post("/documents", response_model=UploadResult, status_code=201, summary="Upload files and index them")
+@router.post(
+    "/documents",
+    response_model=UploadResult,
+    status_code=201,
+    summary="Upload files and index them",
+    responses={415: {"description": "No file was of a type the server accepts (each is named with why)."}},
+)
 def upload_documents(
     hosted: WorkspaceDep,
     files: Annotated[list[UploadFile], File(description="Files (txt, md, html, pdf, docx, json, jsonl, zip).")],
@@ -120,22 +161,67 @@ def upload_documents(
     try:
         for upload in files:
             hosted.uploads.accept(upload.filename or "upload", upload.file, outcome)
-    except BaseException:  # all or nothing: a refused file removes what this request already wrote
+        if not outcome.files and outcome.refused:
+            raise ApiError(415, "unsupported_media_type", outcome.refused_line())
+        hosted.uploads.remember(outcome.files)
+        stored = [hosted.uploads.directory / f.stored for f in outcome.files]
+        job = start_index_job(hosted, pipeline, stored) if index and outcome.files else None
+    except BaseException:  # all or nothing: a refused request removes what it already wrote
         for item in outcome.files:
             (hosted.uploads.directory / item.stored).unlink(missing_ok=True)
         raise
-    job = start_index_job(hosted, pipeline) if index and outcome.files else None
-    return UploadResult(files=[asdict(f) for f in outcome.files], skipped=outcome.skipped, job=job)
+    results = [FileResult(name=f.original, status="accepted", bytes=f.bytes) for f in outcome.files]
+    results += [FileResult(name=r["name"], status="refused", reason=r["reason"]) for r in outcome.refused]
+    results += [FileResult(name=r["name"], status="refused", reason=r["reason"]) for r in outcome.skipped]
+    return UploadResult(files=results, job_id=job["id"] if job else None, job=job, skipped=outcome.skipped)
 
 
-@router.delete("/documents/{doc_id}", summary="Remove a document and everything derived from it")
-def delete_document(hosted: WorkspaceDep, doc_id: str) -> dict[str, Any]:
-    doc = hosted.ws.documents.get(doc_id)
-    if doc is None:
-        raise ApiError(404, "not_found", f"no document {doc_id!r}")
+@router.post(
+    "/documents/{doc_id}/reindex",
+    response_model=JobStarted,
+    status_code=202,
+    summary="Index one document's file again (a job, like POST /jobs)",
+    responses={**NOT_FOUND, 409: {"description": "A job runs, or the document's file is gone."}},
+)
+def reindex_document(hosted: WorkspaceDep, doc_id: str) -> JobStarted:
+    doc = _document(hosted, doc_id)
+    path = Path(doc.source.partition("#")[0])
+    if not path.is_file():
+        raise ApiError(409, "conflict", f"the file of document {doc_id!r} is gone; upload it again")
+    job = start_index_job(hosted, None, [path], kind="reindex")
+    return JobStarted(job_id=job["id"], job=job)
+
+
+@router.delete(
+    "/documents/{doc_id}",
+    response_model=DeleteResult,
+    summary="Remove a document and everything derived from it (or preview it with dry_run)",
+    responses={**NOT_FOUND, 409: {"description": "An indexing job runs."}},
+)
+def delete_document(
+    hosted: WorkspaceDep,
+    doc_id: str,
+    dry_run: Annotated[bool, Query(description="Only say what would be removed.")] = False,
+) -> DeleteResult:
+    doc = _document(hosted, doc_id)
+    shown = _out(hosted, doc, hosted.ws.documents.sizes().get(doc.id))
+    preview = hosted.ws.documents.removal_preview(doc.id)
+    if preview is None:
+        raise ApiError(404, "not_found", f"no document {doc_id[:80]!r}")
+    counts = {
+        "chunks": preview.chunks,
+        "entities": preview.entities,
+        "relations": preview.relations,
+        "entities_touched": preview.entities_touched,
+        "communities_stale": preview.communities_stale,
+        "taken_over": preview.taken_over,
+    }
+    if dry_run:
+        return DeleteResult(document=shown, dry_run=True, removed=[], file_deleted=False, **counts)
     with hosted.jobs.exclusive("remove a document"):
         upload = _is_upload(hosted, doc.source)
         if upload is not None:  # first the file, so no later job indexes it again
             upload.unlink(missing_ok=True)
         removed, _ = hosted.ws.indexing.remove([doc.id])
-    return {"removed": [PurePath(s).name for s in removed], "file_deleted": upload is not None}
+    names = [hosted.source_name(s) for s in removed]
+    return DeleteResult(document=shown, dry_run=False, removed=names, file_deleted=upload is not None, **counts)

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from kgrag.server.deps import WorkspaceDep
 from kgrag.server.errors import ApiError
-from kgrag.server.routes_documents import start_index_job
+from kgrag.server.index_jobs import start_index_job
 
 router = APIRouter(tags=["jobs"])
 

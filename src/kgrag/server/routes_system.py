@@ -49,7 +49,7 @@ def workspaces(request: Request, who: CallerDep) -> list[dict[str, Any]]:
 def status(hosted: WorkspaceDep) -> dict[str, Any]:
     data = hosted.ws.status()
     data["workspace"] = hosted.name  # the name, not the server's directory
-    data["failed"] = [{"error": f["error"]} for f in data["failed"]]
+    data["failed"] = [{"error": hosted.scrub(f["error"])} for f in data["failed"]]
     return data
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path, PurePath
+from typing import Any
 
 from fastapi import Request
 
@@ -17,8 +19,9 @@ from kgrag.core.errors import ConfigError
 from kgrag.documents import supported_suffixes
 from kgrag.server.jobs import JobManager
 from kgrag.server.metrics import Metrics
+from kgrag.server.scrub import PathScrubber, default_roots
 from kgrag.server.security import KeyRing, RateLimiter
-from kgrag.server.uploads import Uploads, uploads_dir
+from kgrag.server.uploads import UPLOADS_DIR, Uploads, uploads_dir
 from kgrag.workspace import Workspace
 
 WORKSPACE_NAME = r"^[A-Za-z0-9_-]{1,64}$"
@@ -32,6 +35,17 @@ class HostedWorkspace:
     ws: Workspace
     jobs: JobManager
     uploads: Uploads
+    scrubber: PathScrubber
+
+    def source_name(self, source: str) -> str:
+        """A document's source as a client sees it: the file name (as uploaded, for the server's uploads),
+        with a record's ``#n`` kept; never the directory."""
+        path, sep, record = source.partition("#")
+        return self.uploads.shown_name(PurePath(path).name) + sep + record
+
+    def scrub(self, value: Any) -> Any:
+        """``value`` (a text or JSON-like data) with this workspace's server paths replaced by file names."""
+        return self.scrubber.data(value)
 
 
 @dataclass
@@ -44,6 +58,7 @@ class ServerState:
     metrics: Metrics = field(default_factory=Metrics)
     limiter: RateLimiter = field(init=False)
     auth_failures: RateLimiter = field(init=False)
+    _scrubber: PathScrubber | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.limiter = RateLimiter(self.limits.rate_limit_per_minute, self.limits.rate_limit_burst)
@@ -57,14 +72,34 @@ class ServerState:
         if name in self.workspaces:
             raise ConfigError(f"two workspaces are named {name!r}; name them with NAME=PATH")
         uploads = Uploads(uploads_dir(ws.path), self.limits, supported_suffixes())
-        hosted = HostedWorkspace(name, ws, JobManager(name), uploads)
+        scrubber = PathScrubber(_roots(name, ws.path), uploads.shown_name)
+        hosted = HostedWorkspace(name, ws, JobManager(name, scrubber.data), uploads, scrubber)
         self.workspaces[name] = hosted
+        self._scrubber = None
         return hosted
+
+    def scrubber(self) -> PathScrubber:
+        """One scrubber for every hosted workspace's paths (the response layer's last resort)."""
+        if self._scrubber is None:
+            hosted = list(self.workspaces.values())
+            roots = [root for h in hosted for root in _roots(h.name, h.ws.path)]
+
+            def rename(stored: str) -> str:
+                return next((shown for h in hosted if (shown := h.uploads.shown_name(stored)) != stored), stored)
+
+            self._scrubber = PathScrubber(roots, rename)
+        return self._scrubber
 
     def shutdown(self) -> None:
         """Stop jobs first (they write), then leave closing the workspaces to their owner."""
         for hosted in self.workspaces.values():
             hosted.jobs.shutdown()
+
+
+def _roots(name: str, path: Path) -> list[tuple[Path, str]]:
+    """A workspace's directory (shown as its name), its uploads (``uploads``), the home and temporary
+    directories: what no response may name."""
+    return [(path, name), (uploads_dir(path), UPLOADS_DIR), *default_roots()]
 
 
 def server_state(request: Request) -> ServerState:

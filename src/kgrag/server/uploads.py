@@ -11,8 +11,10 @@ compression ratio, all or nothing; other archive formats are refused
 
 from __future__ import annotations
 
+import json
 import re
 import stat
+import threading
 import uuid
 import zipfile
 import zlib
@@ -25,6 +27,7 @@ from kgrag.config import ServerConfig
 from kgrag.server.errors import ApiError
 
 UPLOADS_DIR = "uploads"
+NAMES_FILE = "upload-names.json"
 COPY_BLOCK = 64 * 1024
 RATIO_ALLOWANCE = 1024 * 1024  # archives smaller than this once extracted are never "bombs"
 _SUFFIX = re.compile(r"\.[a-z0-9]{1,8}")
@@ -52,6 +55,11 @@ class UploadOutcome:
 
     files: list[StoredFile] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
+    refused: list[dict[str, str]] = field(default_factory=list)
+
+    def refused_line(self) -> str:
+        """One line naming every refused file with why (the answer when nothing was accepted)."""
+        return "; ".join(f"{item['name']}: {item['reason']}" for item in self.refused)
 
 
 def uploads_dir(workspace: Path) -> Path:
@@ -72,6 +80,50 @@ def generated_name(original: str) -> str:
     return f"{uuid.uuid4().hex[:16]}-{stem or 'file'}{kept_suffix}"
 
 
+def display_name(stored: str) -> str:
+    """A stored upload's name without its random prefix (what is left of the client's name)."""
+    prefix, sep, rest = stored.partition("-")
+    return rest if sep and len(prefix) == 16 and all(c in "0123456789abcdef" for c in prefix) and rest else stored
+
+
+class UploadNames:
+    """Stored name → the name the client uploaded, kept in a small JSON file beside the uploads directory
+    (not inside it: the indexer reads every file there). Unknown or unreadable entries fall back to the
+    stored name without its random prefix."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._names: dict[str, str] | None = None
+
+    def _load(self) -> dict[str, str]:
+        if self._names is None:
+            try:
+                data = json.loads(self.path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                data = {}
+            self._names = {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+        return self._names
+
+    def add(self, names: dict[str, str]) -> None:
+        if not names:
+            return
+        with self._lock:
+            merged = {**self._load(), **names}
+            temporary = self.path.with_name(f".{self.path.name}.{uuid.uuid4().hex[:8]}")
+            try:
+                temporary.write_text(json.dumps(merged, ensure_ascii=False), encoding="utf-8")
+                temporary.replace(self.path)
+            except OSError:
+                temporary.unlink(missing_ok=True)  # names are a nicety: listings fall back to stored names
+            self._names = merged
+
+    def get(self, stored: str) -> str:
+        with self._lock:
+            known = self._load().get(stored)
+        return _base_name(known) if known else display_name(stored)
+
+
 class Uploads:
     """Writes uploads of one workspace under the server's limits."""
 
@@ -79,24 +131,33 @@ class Uploads:
         self.directory = directory
         self.limits = limits
         self.suffixes = frozenset(suffixes)
+        self.names = UploadNames(directory.parent / NAMES_FILE)
 
     def accept(self, original: str, source: BinaryIO, outcome: UploadOutcome) -> None:
-        """Store one uploaded file (or the supported files of a zip) and record it in ``outcome``."""
-        suffix = PurePosixPath(_base_name(original)).suffix.lower()
+        """Store one uploaded file (or the supported files of a zip) and record it in ``outcome``; a file
+        of a type the server does not take is recorded as refused, with why."""
+        base = _base_name(original)
+        suffix = PurePosixPath(base).suffix.lower()
         if suffix == ".zip":
             if self.limits.archives == "reject":
-                raise ApiError(415, "unsupported_media_type", f"{_base_name(original)}: archives are not accepted")
+                outcome.refused.append({"name": base, "reason": "archives are not accepted on this server"})
+                return
             self._extract(original, source, outcome)
         elif suffix in REFUSED_ARCHIVES:
-            raise ApiError(415, "unsupported_media_type", f"{_base_name(original)}: only .zip archives are accepted")
+            outcome.refused.append({"name": base, "reason": "only .zip archives are accepted"})
         elif suffix in self.suffixes:
-            outcome.files.append(self._write(_base_name(original), source, self.limits.max_file_bytes))
+            outcome.files.append(self._write(base, source, self.limits.max_file_bytes))
         else:
-            raise ApiError(
-                415,
-                "unsupported_media_type",
-                f"{_base_name(original)!r}: unsupported file type; accepted: {', '.join(sorted(self.suffixes))}, .zip",
-            )
+            accepted = ", ".join(sorted(self.suffixes))
+            outcome.refused.append({"name": base, "reason": f"unsupported file type; accepted: {accepted}, .zip"})
+
+    def remember(self, files: Iterable[StoredFile]) -> None:
+        """Keep the names the client gave to ``files``, so listings show them instead of stored names."""
+        self.names.add({f.stored: f.original for f in files})
+
+    def shown_name(self, stored: str) -> str:
+        """What a client is shown for the stored file name ``stored`` (any other name is returned as is)."""
+        return self.names.get(stored)
 
     def _write(self, original: str, source: Readable, limit: int) -> StoredFile:
         self.directory.mkdir(parents=True, exist_ok=True)

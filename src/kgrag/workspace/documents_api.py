@@ -2,12 +2,37 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus
 from kgrag.documents.provenance import SourceRef
+from kgrag.indexing.sync import DUPLICATE_OF
 from kgrag.workspace.components import Components
 from kgrag.workspace.lookup import Shown, chunk_sources, show
+
+
+@dataclass(frozen=True)
+class DocumentSize:
+    """How much of the index one document accounts for: its passages and the entities extracted from them."""
+
+    chunks: int = 0
+    entities: int = 0
+
+
+@dataclass(frozen=True)
+class RemovalPreview:
+    """What removing a document would take with it: its passages, the entities and relations that have no
+    other provenance, and whether community reports would describe a graph that changed."""
+
+    chunks: int
+    entities: int
+    relations: int
+    entities_touched: int
+    communities_stale: bool
+    taken_over: bool
+    """A copy of the document takes it over: only the record goes."""
 
 
 class DocumentsAPI:
@@ -48,3 +73,47 @@ class DocumentsAPI:
         """The chunk, document (id, source or file path), entity or relation ``ident`` names, with its text
         and sources (``kgrag show``); None when nothing does."""
         return show(self._parts.store, ident)
+
+    def sizes(self) -> dict[str, DocumentSize]:
+        """Passages and entities per document id (a copy counts its original's); documents without
+        passages are left out. One pass over the chunks and the entities' provenance."""
+        store = self._parts.store
+        owner: dict[str, str] = {}
+        chunks: Counter[str] = Counter()
+        for chunk in store.chunks.iter_all():
+            owner[chunk.id] = chunk.doc_id
+            chunks[chunk.doc_id] += 1
+        entities: Counter[str] = Counter()
+        for entity in store.graph.entities():
+            entities.update({owner[c] for c in entity.chunk_ids if c in owner})
+        sizes = {doc_id: DocumentSize(n, entities[doc_id]) for doc_id, n in chunks.items()}
+        for doc in store.documents.list():
+            holder = doc.metadata.get(DUPLICATE_OF)
+            if holder and holder in sizes:
+                sizes[doc.id] = sizes[holder]
+        return sizes
+
+    def removal_preview(self, doc_id: str) -> RemovalPreview | None:
+        """What ``ws.indexing.remove([doc_id])`` would remove, without removing anything; None when there
+        is no such document."""
+        store = self._parts.store
+        doc = store.documents.get(doc_id)
+        if doc is None:
+            return None
+        copies = [d for d in store.documents.list() if d.metadata.get(DUPLICATE_OF) == doc.id]
+        if doc.metadata.get(DUPLICATE_OF) or copies:
+            return RemovalPreview(0, 0, 0, 0, False, True)
+        chunk_ids = {c.id for c in store.chunks.for_document(doc.id)}
+        touched = [e for e in store.graph.entities() if chunk_ids.intersection(e.chunk_ids)]
+        gone = {e.id for e in touched if chunk_ids.issuperset(e.chunk_ids)}
+        relations = store.graph.relations_of([e.id for e in touched]) if touched else []
+        relations_gone = [
+            r
+            for r in relations
+            if r.source_id in gone or r.target_id in gone or (r.chunk_ids and chunk_ids.issuperset(r.chunk_ids))
+        ]
+        touched_ids = {e.id for e in touched}
+        stale = bool(touched_ids) and any(
+            touched_ids.intersection(c.entity_ids) for c in store.communities.communities()
+        )
+        return RemovalPreview(len(chunk_ids), len(gone), len(relations_gone), len(touched), stale, False)

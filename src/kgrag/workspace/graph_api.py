@@ -17,6 +17,7 @@ from kgrag.workspace.components import Components
 from kgrag.workspace.index_lock import indexing_lock
 
 if TYPE_CHECKING:
+    from kgrag.core.community_records import CommunityRecord, CommunityReport
     from kgrag.graph.analysis.stats import GraphStats
     from kgrag.graph.browse import EntityView, Neighbourhood
     from kgrag.graph.io.report import ImportReport
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
 GRAPHML_FILE_NAME = "graph.graphml"
 OVERVIEWS_KEPT = 16
+SYNONYM_LABEL = "same_as"  # the relation denoising links an alias to its entity with (docs/denoise.md)
 ExportFormat = Literal["graphml", "neo4j"]
 
 
@@ -35,6 +37,16 @@ class ExportResult:
     relations: int
     path: Path
     companion: Path | None = None
+
+
+@dataclass(frozen=True)
+class EntityDetail:
+    """One entity with what a reader asks next: other names it goes by (aliases denoising merged into it
+    or linked to it), the passages it comes from, and the communities it belongs to with their reports."""
+
+    entity: EntityView
+    aliases: list[str]
+    communities: list[tuple[CommunityRecord, CommunityReport | None]]
 
 
 class GraphAPI:
@@ -81,6 +93,33 @@ class GraphAPI:
             while len(self._overviews) > OVERVIEWS_KEPT:
                 self._overviews.popitem(last=False)
             return found
+
+    def entity(self, entity_id: str) -> EntityDetail | None:
+        """The entity ``entity_id`` with its aliases and communities (finest level first); None if unknown."""
+        from kgrag.graph.browse import entity_view
+
+        index = self._parts.query_context.graph_index()
+        record = index.entities.get(entity_id)
+        if record is None:
+            return None
+        store = self._parts.store
+        linked = [
+            r.target_id if r.source_id == entity_id else r.source_id
+            for r in store.graph.relations_of([entity_id])
+            if r.label == SYNONYM_LABEL
+        ]
+        names = [index.entities[i].name for i in linked if i in index.entities]
+        names += [
+            m.alias_name
+            for run in store.denoise.runs()
+            for m in store.denoise.merges(run.id)
+            if m.canonical_id == entity_id
+        ]
+        aliases = sorted({n for n in names if n and n != record.name}, key=str.casefold)
+        groups = [c for c in store.communities.communities() if entity_id in c.entity_ids]
+        groups.sort(key=lambda c: (c.level, c.id))
+        reports = {r.community_id: r for r in store.communities.reports([c.id for c in groups])} if groups else {}
+        return EntityDetail(entity_view(index, record), aliases, [(c, reports.get(c.id)) for c in groups])
 
     def stats(self, top: int = 10) -> GraphStats:
         """Nodes, edges, degrees, clustering, components, hubs and entity types."""
