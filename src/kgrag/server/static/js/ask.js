@@ -47,9 +47,10 @@ function traceNode(result) {
     el("td", {}, i.kind), el("td", {}, (i.metadata && i.metadata.name) || i.id), el("td", { class: "num" }, formatNumber(i.score)),
     el("td", { class: "params" }, Object.entries(i.scores || {}).map(([k, v]) => `${k}=${formatNumber(v)}`).join("  "))));
   return el("details", { class: "trace" }, el("summary", {}, `trace (${(result.trace || []).length} steps)`),
-    el("table", { class: "table compact" }, el("thead", {}, el("tr", {}, ["step", "out", "ms", "params", "note"].map((h) => el("th", {}, h)))), el("tbody", {}, rows)),
-    seeds.length ? el("table", { class: "table compact" }, el("caption", {}, "graph items used (seeds and scores)"),
-      el("thead", {}, el("tr", {}, ["kind", "item", "score", "scores"].map((h) => el("th", {}, h)))), el("tbody", {}, seeds)) : null);
+    el("div", { class: "scroll" }, el("table", { class: "table compact" },
+      el("thead", {}, el("tr", {}, ["step", "out", "ms", "params", "note"].map((h) => el("th", {}, h)))), el("tbody", {}, rows))),
+    seeds.length ? el("div", { class: "scroll" }, el("table", { class: "table compact" }, el("caption", {}, "graph items used (seeds and scores)"),
+      el("thead", {}, el("tr", {}, ["kind", "item", "score", "scores"].map((h) => el("th", {}, h)))), el("tbody", {}, seeds))) : null);
 }
 
 function passageNode(p) {
@@ -70,7 +71,7 @@ function answerNode(outcome) {
   `[${1 + r.citations.indexOf(id)}]`);
   const text = el("div", { class: "text" });
   text.append(renderMarkdown(r.answer || "(no answer)", { cite, known: new Set(r.citations) }));
-  box.append(routeNode(r), text, el("p", { class: "cost muted" }, costLine(r)));
+  box.append(...[routeNode(r), text, el("p", { class: "cost muted" }, costLine(r))].filter(Boolean));
   const entities = r.items.filter((i) => i.kind === "entity").map((i) => i.id);
   const relations = r.items.filter((i) => i.kind === "relation").map((i) => i.id);
   if (entities.length || relations.length) {

@@ -106,7 +106,7 @@ async function showQuestion(runId, qid, detail) {
   detail.replaceChildren(el("p", { class: "muted" }, "loading…"));
   try {
     const q = await api(ws(`/eval/runs/${encodeURIComponent(runId)}/questions/${encodeURIComponent(qid)}`));
-    detail.replaceChildren(
+    detail.replaceChildren(el("div", {},
       el("h4", {}, q.question), el("p", { class: "muted" }, q.type || ""),
       el("p", {}, el("strong", {}, "reference: "), q.reference || "–"),
       (q.evidence || []).length ? el("details", {}, el("summary", {}, "evidence"), el("ul", {}, q.evidence.map((e) => el("li", {}, e)))) : null,
@@ -114,7 +114,7 @@ async function showQuestion(runId, qid, detail) {
         el("h3", {}, name), el("p", {}, p.answer || "(retrieval only)"),
         el("p", { class: "muted" }, Object.entries(p.scores || {}).map(([k, v]) => `${k} ${formatNumber(v)}`).join(" · ")),
         el("details", {}, el("summary", {}, `context (${(p.context || []).length})`),
-          el("ol", { class: "passages" }, (p.context || []).map((c) => el("li", { class: "passage" }, el("div", { class: "src mono" }, c.id), el("div", {}, c.text)))))))));
+          el("ol", { class: "passages" }, (p.context || []).map((c) => el("li", { class: "passage" }, el("div", { class: "src mono" }, c.id), el("div", {}, c.text))))))))));
   } catch (err) {
     detail.replaceChildren(el("p", { class: "error" }, err.message));
   }
@@ -136,12 +136,12 @@ async function openRun(runId) {
         plan.mode, plan.k ? `k = ${plan.k}` : "", record.payload && record.payload.questions ? `${record.payload.questions} questions` : "", record.label].filter(Boolean).join(" · ")));
     const others = Object.keys(summary).filter((k) => !pipelines.includes(k));
     const questions = el("section", { class: "card" });
-    box.replaceChildren(head,
+    box.replaceChildren(...[head,
       pipelines.length ? plotBlock(summary, pipelines) : null,
       ...(pipelines.length ? metricTables(summary, pipelines) : []),
       ...others.map((k) => el("section", { class: "card" }, genericBlock(k, summary[k]))),
       !pipelines.length && !others.length ? el("p", { class: "muted" }, "this run stored no summary") : null,
-      questions);
+      questions].filter(Boolean));
     box.dataset.run = runId;
     await drillDown(runId, questions);
   } catch (err) {

@@ -73,7 +73,8 @@ export async function openPassage(chunkId, { hint = "", fallback = null } = {}) 
     at = s.end;
   });
   if (at < text.length) full.append(document.createTextNode(text.slice(at)));
-  body.replaceChildren(header(passage), passage.partial ? el("p", { class: "muted" }, "(excerpt: the full passage could not be loaded)") : null, full);
+  const note = passage.partial ? el("p", { class: "muted" }, "(excerpt: the full passage could not be loaded)") : null;
+  body.replaceChildren(...[header(passage), note, full].filter(Boolean));
   const mark = $(".sentence.hl", body);
   if (mark) mark.scrollIntoView({ block: "center" });
 }
