@@ -44,6 +44,7 @@ from kgrag.models.rerankers.fused import FusedReranker, FusedWeights
 from kgrag.retrieval.budget import FitBudget, item_tokens
 from kgrag.retrieval.paths import DEFAULT_LAMBDA, FuseLambda, lambda_key
 from kgrag.workspace.components import Components
+from kgrag.workspace.eval_stored_retrieval import store_retrieval_run
 from kgrag.workspace.query_api import QueryAPI
 
 Questions = Sequence[QAItem] | str | Path
@@ -88,6 +89,21 @@ class EvalAPI:
         self._check(pipelines)
         threshold = self._parts.config.evaluation.evidence_overlap
         return evaluate_retrieval(questions, list(pipelines), k, threshold, self._querying.retrieve, on_question)
+
+    def retrieval_run(
+        self,
+        items: Questions,
+        pipelines: Sequence[str],
+        k: int,
+        *,
+        dataset: str = "",
+        label: str = "",
+        on_question: Callable[[], None] | None = None,
+    ) -> EvalRun:
+        """:meth:`retrieval`, stored as an evaluation run (listed and read like ``kgrag eval run``'s)."""
+        questions = _questions(items)
+        report = self.retrieval(questions, pipelines, k, on_question)
+        return store_retrieval_run(self._parts.store, questions, report, dataset, label)
 
     def run(
         self,
