@@ -194,7 +194,8 @@ def test_a_question_is_answered_with_a_citation_that_opens_the_cited_sentence(pa
     defaults = [b.get_attribute("data-pipeline") for b in view.locator("#pipelines input:checked").all()]
     settings = httpx.get(f"{page.url}/v1/workspaces/sample/settings", timeout=30).json()
     assert defaults == settings["compare_pipelines"]  # the workspace's, not the first ones in the list
-    assert "(default)" in view.inner_text(f"#pipelines label:has(input[data-pipeline='{settings['default_pipeline']}'])")
+    default = settings["default_pipeline"]
+    assert "(default)" in view.inner_text(f"#pipelines label:has(input[data-pipeline='{default}'])")
     for box in view.locator("#pipelines input").all():
         box.set_checked(False)
     for name in ("dense", "graph-local", "auto", "bm25", "hybrid"):
@@ -270,7 +271,7 @@ def test_a_document_is_uploaded_listed_and_deleted(page: Page, tmp_path: Path) -
     assert not [d for d in listed if "herons" in json.dumps(d)]
 
 
-def test_an_evaluation_run_is_shown_with_its_tables_and_plot(page: Page) -> None:
+def test_an_evaluation_run_is_shown_and_one_is_started_from_a_question_file(page: Page, tmp_path: Path) -> None:
     view = page.open("eval")
     view.wait_for_selector("#eval-runs button.run")
     assert view.locator("#eval-runs button.run").count() == 1
@@ -281,7 +282,22 @@ def test_an_evaluation_run_is_shown_with_its_tables_and_plot(page: Page) -> None
     assert "Fact Retrieval" in table.inner_text() and "hybrid" in table.inner_text()
     view.locator("#eval-detail svg.plot .point").first.focus()
     assert "at cost.context_tokens" in (view.text_content("#eval-detail svg.plot .readout") or "")
+    view.locator("#eval-detail .questions button").first.click()  # per-question drill-down
+    detail = view.locator("#eval-detail .question-detail")
+    detail.locator(".answer[data-pipeline='hybrid']").wait_for()
+    assert "reference:" in detail.inner_text() and detail.locator(".answer").count() == 3
     page.shot("eval")
+    questions = json.loads(QUESTIONS.read_text(encoding="utf-8"))[:4]
+    upload = tmp_path / "four.jsonl"
+    upload.write_text("".join(json.dumps(q) + "\n" for q in questions), encoding="utf-8")
+    view.set_input_files("#eval-file", str(upload))
+    view.fill("#eval-pipelines", "dense,bm25")
+    view.click("#eval-start button[type='submit']")
+    view.locator("#eval-runs button.run").nth(1).wait_for(timeout=120_000)
+    view.locator("#eval-detail", has_text="four.jsonl").wait_for(timeout=60_000)  # the new run is opened
+    view.locator("#eval-detail svg.plot .point").nth(1).wait_for()  # evidence recall against context tokens
+    assert view.locator("#eval-detail svg.plot .point").count() == 2
+    assert "bm25" in view.locator("details.metric", has_text="evidence-recall").first.inner_text()
 
 
 @pytest.mark.parametrize("width", [800, 1920])

@@ -89,8 +89,11 @@ function genericBlock(title, value, depth = 0) {
 
 async function drillDown(runId, container) {
   let questions;
+  let provenance = true;
   try {
-    questions = await api(ws(`/eval/runs/${encodeURIComponent(runId)}/questions`));
+    const found = await api(ws(`/eval/runs/${encodeURIComponent(runId)}/questions`));
+    questions = Array.isArray(found) ? found : found.questions;
+    provenance = Array.isArray(found) ? true : found.provenance;
   } catch (err) {
     container.replaceChildren(el("p", { class: "muted" }, `per-question results are not available: ${err.message}`));
     return;
@@ -98,8 +101,9 @@ async function drillDown(runId, container) {
   const detail = el("div", { class: "question-detail" });
   const list = el("ul", { class: "questions" }, questions.map((q) => el("li", {},
     el("button", { type: "button", class: "link", "data-question": q.id, onclick: () => showQuestion(runId, q.id, detail) },
-      `${q.type ? `[${q.type}] ` : ""}${q.question}`))));
-  container.replaceChildren(el("h3", {}, `Questions (${questions.length})`), el("div", { class: "drill" }, list, detail));
+      `${q.type ? `[${q.type}] ` : ""}${q.question ?? q.id}`))));
+  const note = provenance ? null : el("p", { class: "muted" }, "This run kept scores only: no question texts, answers or contexts.");
+  container.replaceChildren(...[el("h3", {}, `Questions (${questions.length})`), note, el("div", { class: "drill" }, list, detail)].filter(Boolean));
 }
 
 async function showQuestion(runId, qid, detail) {
@@ -107,14 +111,16 @@ async function showQuestion(runId, qid, detail) {
   try {
     const q = await api(ws(`/eval/runs/${encodeURIComponent(runId)}/questions/${encodeURIComponent(qid)}`));
     detail.replaceChildren(el("div", {},
-      el("h4", {}, q.question), el("p", { class: "muted" }, q.type || ""),
+      el("h4", {}, q.question ?? q.id), el("p", { class: "muted" }, q.type || ""),
       el("p", {}, el("strong", {}, "reference: "), q.reference || "–"),
       (q.evidence || []).length ? el("details", {}, el("summary", {}, "evidence"), el("ul", {}, q.evidence.map((e) => el("li", {}, e)))) : null,
       el("div", { class: "answers" }, Object.entries(q.pipelines || {}).map(([name, p]) => el("article", { class: "answer", "data-pipeline": name },
-        el("h3", {}, name), el("p", {}, p.answer || "(retrieval only)"),
-        el("p", { class: "muted" }, Object.entries(p.scores || {}).map(([k, v]) => `${k} ${formatNumber(v)}`).join(" · ")),
+        el("h3", {}, name), el("p", {}, p.answer || "(retrieval only: no answer)"),
+        el("p", { class: "muted scores" }, Object.entries(p.scores || {}).map(([k, v]) => `${k} ${formatNumber(v)}`).join(" · ")),
+        el("p", { class: "muted" }, Object.entries(p.unmeasured || {}).map(([k, why]) => `${k}: ${why}`).join(" · ")),
         el("details", {}, el("summary", {}, `context (${(p.context || []).length})`),
-          el("ol", { class: "passages" }, (p.context || []).map((c) => el("li", { class: "passage" }, el("div", { class: "src mono" }, c.id), el("div", {}, c.text))))))))));
+          el("ol", { class: "passages" }, (p.context || []).map((c) => el("li", { class: "passage" },
+            el("div", { class: "src mono" }, `${c.kind || ""} ${c.id}${c.score !== undefined && c.score !== null ? ` · ${formatNumber(c.score)}` : ""}`), el("div", {}, c.text))))))))));
   } catch (err) {
     detail.replaceChildren(el("p", { class: "error" }, err.message));
   }
