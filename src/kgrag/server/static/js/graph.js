@@ -101,15 +101,17 @@ function fillFilters(data) {
   const community = $("#graph-community");
   const current = community.value;
   community.replaceChildren(new Option("all", ""), ...data.communities.slice(0, 200).map((c) =>
-    new Option(`${c.title || c.id} (${c.matched})`, c.id)));
+    new Option(`${short(c.title || c.id)} (${c.matched})`, c.id)));
   community.value = data.communities.some((c) => c.id === current) ? current : "";
 }
 
+const short = (text, most = 48) => (text.length > most ? text.slice(0, most - 1) + "…" : text);
+
 function legend(data) {
   const items = data.communities.slice(0, PALETTE.length).map((c) =>
-    el("li", {}, el("button", { type: "button", class: "swatch-button", title: "show only this community",
+    el("li", {}, el("button", { type: "button", class: "swatch-button", title: `${c.title || c.id}: show only this community`,
       onclick: () => { $("#graph-community").value = c.id; load(); } },
-    el("span", { class: "swatch", "data-colour": colours.get(c.id) }), `${c.title || c.id} · ${c.matched}`)));
+    el("span", { class: "swatch", "data-colour": colours.get(c.id) }), `${short(c.title || c.id)} · ${c.matched}`)));
   $("#graph-legend").replaceChildren(el("ul", {}, items));
   for (const swatch of document.querySelectorAll("#graph-legend .swatch")) swatch.style.background = swatch.dataset.colour;
 }
