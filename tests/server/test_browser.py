@@ -316,7 +316,7 @@ def test_every_view_fits_narrow_and_wide_windows(browser: Any, served: str, widt
 def test_measure_a_large_workspace(browser: Any) -> None:
     """Screenshots of every view over a large workspace and its first graph paint (printed, not asserted)."""
     directory = Path(os.environ["KGRAG_WEBAPP_WORKSPACE"])
-    for url in _serve({"large": directory}):
+    for url in _serve({os.environ.get("KGRAG_WEBAPP_NAME", "large"): directory}):
         opened = Page(browser, url)
         view = opened.open("graph")
         first = _first_paint_ms(view)  # right after start: waits for the server's warm-up
@@ -338,6 +338,7 @@ def test_measure_a_large_workspace(browser: Any) -> None:
             runs.wait_for_selector("#eval-detail details.metric")
             runs.locator("#eval-detail .questions button").first.click()
             runs.wait_for_selector("#eval-detail .question-detail .answer")
+            runs.evaluate("window.scrollTo(0, 0)")
         opened.shot("large-eval")
         ask = opened.open("ask")
         ask.wait_for_selector("#pipelines input:checked")
