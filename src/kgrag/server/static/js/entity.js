@@ -21,19 +21,22 @@ function section(title, ...children) {
   return el("section", { class: "panel-section" }, el("h3", {}, title), ...children);
 }
 
-function passages(list) {
+function passages(list, total) {
   if (!list.length) return el("p", { class: "muted" }, "none recorded");
+  const more = Math.max(total ?? list.length, list.length) - Math.min(list.length, 30);
   return el("ul", { class: "plain" }, list.slice(0, 30).map((p) => el("li", {},
+    p.source_name ? el("div", { class: "muted" }, p.source_name) : null,
     el("button", { type: "button", class: "link passage-link", "data-chunk": p.chunk_id,
       onclick: () => openPassage(p.chunk_id) }, p.snippet ? p.snippet : p.chunk_id))),
-  list.length > 30 ? el("li", { class: "muted" }, `… and ${list.length - 30} more`) : null);
+  more > 0 ? el("li", { class: "muted" }, `… and ${more} more`) : null);
 }
 
 function communities(list) {
   if (list === null) return el("p", { class: "muted" }, "this server does not list them");
   if (!list.length) return el("p", { class: "muted" }, "none stored (`kgrag graph communities` builds them)");
   return el("ul", { class: "plain" }, list.map((c) => el("li", {},
-    el("details", {}, el("summary", {}, `level ${c.level} · ${c.title || c.id}`), el("p", {}, c.summary || "(no report)")))));
+    el("details", {}, el("summary", {}, `level ${c.level} · ${c.title || c.id}` + (c.size ? ` · ${c.size} entities` : "")),
+      el("p", {}, c.summary || "(no report)")))));
 }
 
 export async function entityPanel(panel, id, known, { expand, focus }) {
@@ -55,7 +58,7 @@ export async function entityPanel(panel, id, known, { expand, focus }) {
       el("button", { type: "button", onclick: focus }, "Centre")),
     section("Description", el("p", { class: "description" }, entity.description || "(none)")),
     section("Aliases", aliases),
-    section("Passages", passages(entity.passages || [])),
+    section("Passages", passages(entity.passages || [], entity.passages_total)),
     section("Communities", communities(entity.communities ?? null)),
   );
 }
