@@ -320,7 +320,8 @@ def test_measure_a_large_workspace(browser: Any) -> None:
         opened = Page(browser, url)
         view = opened.open("graph")
         first = _first_paint_ms(view)  # right after start: waits for the server's warm-up
-        fresh = browser.new_context(viewport={"width": 1400, "height": 900})  # a first visit (empty browser cache) once the server is warm
+        # a first visit (empty browser cache) once the server is warm
+        fresh = browser.new_context(viewport={"width": 1400, "height": 900})
         visit = fresh.new_page()
         visit.goto(f"{url}/#graph")
         warm = _first_paint_ms(visit)
