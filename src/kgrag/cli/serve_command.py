@@ -112,9 +112,9 @@ def serve(
             check_bind(bind_host, keys)
             limits = limits.model_copy(update={"host": bind_host})  # the Host check knows the bound name
             app = create_app(opened, limits, keys)
-            warm_graph_views(app.state.kgrag.workspaces.values())  # the web app's first graph paint
             bind_port = limits.port if port is None else port
             _check_listen(bind_host, bind_port)
+            warm_graph_views(app.state.kgrag.workspaces.values())  # the web app's first graph paint
             new_console().print(
                 f"serving {', '.join(opened)} on http://{bind_host}:{bind_port} "
                 f"({'API key required' if keys else 'no API key: loopback only'})"
