@@ -4,16 +4,19 @@ computed once per store generation; and the page's third-party script served fro
 
 from __future__ import annotations
 
+import logging
 import math
 import shutil
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from kgrag import Workspace
 from kgrag.graph.overview import OverviewQuery
 from kgrag.server import create_app
+from kgrag.server.warm import warm_graph_views
 
 OVERVIEW = "/v1/workspaces/sample/graph/overview"
 
@@ -94,3 +97,19 @@ def test_the_page_loads_vis_network_from_the_installed_package(client: TestClien
     assert client.get("/vendor/vis-network/vis-network.css").status_code == 200
     for module in ("main", "api", "graph", "entity", "ask", "markdown", "passage", "documents", "eval", "plot"):
         assert client.get(f"/static/js/{module}.js").status_code == 200, module
+
+
+def test_serve_warms_the_default_view_in_the_background(sample_dir: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with Workspace.open(sample_dir) as ws:
+        app = create_app({"sample": ws})
+        hosted = list(app.state.kgrag.workspaces.values())
+        warm_graph_views(hosted).join(60)
+        assert any(key[1] == OverviewQuery() for key in ws.graph._overviews)  # computed before any request
+
+        def broken(query: OverviewQuery) -> dict[str, object]:
+            raise RuntimeError("no graph today")
+
+        ws.graph.overview = broken  # type: ignore[method-assign]
+        with caplog.at_level(logging.WARNING, logger="kgrag.server.warm"):
+            warm_graph_views(hosted).join(60)  # a failing warm-up is logged, never raised
+        assert "could not prepare the graph view of workspace sample" in caplog.text
