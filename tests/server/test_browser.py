@@ -300,6 +300,33 @@ def test_an_evaluation_run_is_shown_and_one_is_started_from_a_question_file(page
     assert "bm25" in view.locator("details.metric", has_text="evidence-recall").first.inner_text()
 
 
+def test_intervals_and_paired_differences_show_when_the_report_has_them(page: Page) -> None:
+    """The run report's statistics (``ci95`` per cell as ``[low, high]``, ``stats.paired`` per metric and
+    pipeline against the baseline): added to the stored run's real answer, they appear in the tables."""
+
+    def with_intervals(route: Any) -> None:
+        body = route.fetch().json()
+        for metrics in body["summary"].values():
+            for columns in metrics.values():
+                for stat in columns.values():
+                    stat["ci95"] = [stat["mean"] - 0.05, stat["mean"] + 0.05]
+        cell = {"mean": 0.12, "ci95": [0.04, 0.2], "n": 68}
+        body["stats"] = {"baseline": "dense", "paired": {"evidence-recall": {"hybrid": {"All": cell, "Macro": None}}}}
+        route.fulfill(json=body)
+
+    page.page.route("**/eval/runs/run-*", lambda route: with_intervals(route))
+    view = page.open("eval")
+    view.locator("#eval-runs button.run").first.click()
+    view.wait_for_selector("#eval-detail .paired td.sig")
+    assert "Paired differences against dense" in view.inner_text("#eval-detail .paired")
+    assert "+0.120" in view.inner_text("#eval-detail .paired td.sig") and "[0.040, 0.200]" in view.inner_text(
+        "#eval-detail .paired"
+    )
+    points = view.locator("#eval-detail svg.plot .point").count()
+    assert points >= 2 and view.locator("#eval-detail svg.plot .bar").count() == points  # error bars on the plot
+    assert view.locator("details.metric", has_text="evidence-recall").first.locator(".ci").count() >= points
+
+
 @pytest.mark.parametrize("width", [800, 1920])
 def test_every_view_fits_narrow_and_wide_windows(browser: Any, served: str, width: int) -> None:
     opened = Page(browser, served, width)

@@ -16,12 +16,33 @@ function interval(stat) {
   return lo === undefined || hi === undefined ? null : [Number(lo), Number(hi)];
 }
 
+// mean, ± the spread over runs (only when there were several), and the 95% interval over questions.
 function cell(stat) {
-  if (!stat) return el("td", { class: "num muted" }, "–");
+  if (!stat || stat.mean === null || stat.mean === undefined) return el("td", { class: "num muted" }, "–");
   const ci = interval(stat);
+  const spread = stat.std !== null && stat.std !== undefined && (stat.runs ?? 1) > 1 ? ` ± ${formatNumber(stat.std)}` : "";
   return el("td", { class: "num", title: `n = ${stat.n}, runs = ${stat.runs ?? 1}, unmeasured = ${stat.unmeasured ?? 0}` },
-    `${formatNumber(stat.mean)} ± ${formatNumber(stat.std)}`,
+    `${formatNumber(stat.mean)}${spread}`,
     ci ? el("div", { class: "ci" }, `[${formatNumber(ci[0])}, ${formatNumber(ci[1])}]`) : null);
+}
+
+// Paired differences against the run's baseline (pipeline − baseline on the same questions), when the
+// report holds them: a difference whose interval excludes 0 is marked.
+function pairedBlock(stats) {
+  const paired = stats && stats.paired;
+  if (!paired || !Object.keys(paired).length) return null;
+  const diff = (c) => {
+    if (!c || c.mean === null || c.mean === undefined) return el("td", { class: "num muted" }, "–");
+    const ci = interval(c);
+    const clear = ci && (ci[0] > 0 || ci[1] < 0);
+    return el("td", { class: "num" + (clear ? " sig" : "") }, `${c.mean >= 0 ? "+" : ""}${formatNumber(c.mean)}`,
+      ci ? el("div", { class: "ci" }, `[${formatNumber(ci[0])}, ${formatNumber(ci[1])}]`) : null);
+  };
+  return el("section", { class: "card paired" }, el("h3", {}, `Paired differences against ${stats.baseline || "the baseline"}`),
+    ...Object.entries(paired).map(([metric, rows]) => el("div", { class: "scroll" }, el("table", { class: "table" },
+      el("caption", {}, metric),
+      el("thead", {}, el("tr", {}, el("th", {}, "pipeline"), el("th", { class: "num" }, "All"), el("th", { class: "num" }, "Macro"))),
+      el("tbody", {}, Object.entries(rows).map(([name, cells]) => el("tr", {}, el("th", { scope: "row" }, name), diff(cells.All), diff(cells.Macro))))))));
 }
 
 // The summary maps pipeline → metric → question type → stats; other top-level keys (e.g. `paired`) are not pipelines.
@@ -142,8 +163,10 @@ async function openRun(runId) {
         plan.mode, plan.k ? `k = ${plan.k}` : "", record.payload && record.payload.questions ? `${record.payload.questions} questions` : "", record.label].filter(Boolean).join(" · ")));
     const others = Object.keys(summary).filter((k) => !pipelines.includes(k));
     const questions = el("section", { class: "card" });
+    const stats = run.stats || (record.payload && record.payload.stats) || null;
     box.replaceChildren(...[head,
       pipelines.length ? plotBlock(summary, pipelines) : null,
+      pairedBlock(stats),
       ...(pipelines.length ? metricTables(summary, pipelines) : []),
       ...others.map((k) => el("section", { class: "card" }, genericBlock(k, summary[k]))),
       !pipelines.length && !others.length ? el("p", { class: "muted" }, "this run stored no summary") : null,
