@@ -59,8 +59,8 @@ def test_retrieval_evaluation_runs_as_a_job_and_drills_down_per_question(ev: tup
     run_id = job["result"]["run_id"]
     assert run_id in [r["id"] for r in c.get(f"{WS}/eval/runs").json()]
     listed = c.get(f"{WS}/eval/runs/{run_id}/questions").json()
-    assert listed["provenance"] and len(listed["questions"]) == 4
-    first = listed["questions"][0]
+    assert len(listed) == 4
+    first = listed[0]
     assert first["id"] == "sample-a-001" and first["question"].startswith("Who wrote Shale")
     assert first["pipelines"] == ["dense", "bm25"]
     detail = c.get(f"{WS}/eval/runs/{run_id}/questions/sample-a-001").json()
@@ -82,12 +82,12 @@ def test_a_run_with_scores_only_lists_ids_and_types(ev: tuple[Workspace, TestCli
     ]
     ws.store.eval_runs.save(EvalRunRecord("run-scores", "run", 2.0, "qa.json"), rows)
     listed = c.get(f"{WS}/eval/runs/run-scores/questions").json()
-    assert not listed["provenance"]
-    assert [(q["id"], q["type"], q["question"]) for q in listed["questions"]] == [
+    assert [(q["id"], q["type"], q["question"]) for q in listed] == [
         ("q1", "Fact Retrieval", None),
         ("q2", "Complex Reasoning", None),
     ]
     detail = c.get(f"{WS}/eval/runs/run-scores/questions/q1").json()
+    assert not detail["provenance"] and detail["question"] is None
     dense = detail["pipelines"]["dense"]
     assert dense["scores"] == {"faithfulness": None, "rouge-l": pytest.approx(0.6)} and dense["runs"] == 2
     assert dense["unmeasured"] == {"faithfulness": "judge failed"} and dense["context"] == []
@@ -125,10 +125,10 @@ def test_stored_provenance_fills_answers_contexts_and_judge_replies(
 
     monkeypatch.setattr(ws.eval, "traces", traces, raising=False)
     listed = c.get(f"{WS}/eval/runs/run-traced/questions").json()
-    assert listed["provenance"] and listed["questions"][0]["question"] == "Who owns Heron?"
+    assert listed[0]["question"] == "Who owns Heron?"
     detail = c.get(f"{WS}/eval/runs/run-traced/questions/q9").json()
     hybrid = detail["pipelines"]["hybrid"]
-    assert detail["question"] == "Who owns Heron?" and detail["reference"] == "The Apps team."
+    assert detail["question"] == "Who owns Heron?" and detail["reference"] == "The Apps team." and detail["provenance"]
     assert hybrid["answer"].startswith("Heron") and hybrid["context"][0]["text"].startswith("Heron")
     assert hybrid["judge_calls"] == [{"judge": "faithfulness", "reply": "supported"}]
     assert hybrid["scores"] == {"rouge-l": 0.4}

@@ -56,9 +56,9 @@ def _items(run: EvalRun) -> dict[str, dict[str, Any]]:
     return {str(i["id"]): i for i in items if isinstance(i, dict) and "id" in i}
 
 
-def questions(ws: Workspace, run: EvalRun) -> tuple[list[dict[str, Any]], bool]:
+def questions(ws: Workspace, run: EvalRun) -> list[dict[str, Any]]:
     """The run's questions in first-seen order, ``{id, type, question, pipelines}`` each (``question`` is
-    None without provenance), and whether provenance is stored."""
+    None where the run kept no provenance)."""
     found: dict[str, dict[str, Any]] = {}
     kept = _items(run)
     for score in run.scores:
@@ -76,7 +76,7 @@ def questions(ws: Workspace, run: EvalRun) -> tuple[list[dict[str, Any]], bool]:
             {"id": trace.question_id, "type": trace.record.get("question_type", ""), "question": None, "pipelines": []},
         )
         entry["question"] = entry["question"] or trace.record.get("question")
-    return list(found.values()), bool(traces or kept)
+    return list(found.values())
 
 
 def _scores(rows: list[EvalScore]) -> tuple[dict[str, float | None], dict[str, str]]:

@@ -84,7 +84,10 @@ def start_index_job(
         directory = hosted.uploads.directory
         directory.mkdir(parents=True, exist_ok=True)
         targets = files if files is not None else [directory]
-        report = hosted.ws.indexing.run(targets, progress, pipeline=pipeline, prune=files is None)
+        try:
+            report = hosted.ws.indexing.run(targets, progress, pipeline=pipeline, prune=files is None)
+        finally:
+            hosted.forget_roots()  # new documents' directories are hidden from the job's own notes on
         result = asdict(report)
         problems = {PurePath(p["path"]).name: _reason(p["path"], p["reason"]) for p in result["problems"]}
         result["problems"] = [{"name": hosted.uploads.shown_name(n), "reason": r} for n, r in problems.items()]

@@ -129,7 +129,7 @@ class JobManager:
 
     def __init__(self, workspace: str, scrub: Scrub = _unchanged) -> None:
         self.workspace = workspace
-        self._scrub = scrub
+        self.scrub = scrub
         self._lock = threading.Lock()
         self._jobs: dict[str, Job] = {}
         self._threads: dict[str, threading.Thread] = {}
@@ -159,7 +159,7 @@ class JobManager:
         with self._lock:
             job.state, job.started_at = JobState.RUNNING, time.time()
         try:
-            result = work(JobProgress(job, self._lock, self._scrub))
+            result = work(JobProgress(job, self._lock, self.scrub))
         except JobCancelled:
             self._end(job, JobState.CANCELLED, error="cancelled; the next indexing job resumes where it stopped")
         except KgragError as exc:
@@ -172,8 +172,8 @@ class JobManager:
     def _end(
         self, job: Job, state: JobState, *, error: str | None = None, result: dict[str, Any] | None = None
     ) -> None:
-        error = None if error is None else str(self._scrub(error))
-        result = None if result is None else self._scrub(result)
+        error = None if error is None else str(self.scrub(error))
+        result = None if result is None else self.scrub(result)
         if state == JobState.SUCCEEDED and result is not None and result.get("outcome") == "failed":
             state, error = JobState.FAILED, str(result.get("summary") or "nothing could be indexed")
         with self._lock:

@@ -8,7 +8,9 @@ the API key when the server answers 401 and keeps it in the tab's ``sessionStora
 ``X-Kgrag-Request`` with every call, which the cross-site guard (:mod:`kgrag.server.guard`) asks of writes.
 
 ``/docs`` is Swagger UI from the ``swagger-ui-bundle`` package's files, served by this process (no CDN:
-the server works offline and the browser fetches nothing from elsewhere); without that package ``/docs``
+the server works offline and the browser fetches nothing from elsewhere), started by a script file of
+kgrag's own under the same strict Content-Security-Policy as the page, reading the schema in the OpenAPI
+3.0 dialect that Swagger UI 4 renders (:mod:`kgrag.server.openapi30`); without that package ``/docs``
 says how to get it and where the schema is.
 """
 
@@ -18,9 +20,10 @@ import importlib.util
 from pathlib import Path
 
 from fastapi import FastAPI
-from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
+
+from kgrag.server.openapi30 import downgrade
 
 STATIC = Path(__file__).parent / "static"
 SECURITY_HEADERS = {
@@ -59,30 +62,65 @@ def mount_page(app: FastAPI) -> None:
 
 
 DOCS_ASSETS = "/docs-assets"
+DOCS_INIT = "/docs/init.js"
+DOCS_SCHEMA = "/docs/openapi-3.0.json"
+KGRAG_DOCS_ASSETS = Path(__file__).parent / "docs_assets"
+DOCS_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>kgrag API</title>
+<link rel="stylesheet" href="{assets}/swagger-ui.css">
+<link rel="icon" type="image/png" href="{assets}/favicon-32x32.png">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="{assets}/swagger-ui-bundle.js"></script>
+<script src="{init}"></script>
+</body>
+</html>
+"""
+DOCS_HEADERS = {
+    **SECURITY_HEADERS,
+    # Swagger UI sets element styles from script (allowed) and draws its icons as data: SVG images
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+}
 
 
-def mount_docs(app: FastAPI) -> None:
-    """Swagger UI at ``/docs`` from local files (the app is built with ``docs_url=None``)."""
+def _swagger_ui_path() -> Path | None:
     try:
         from swagger_ui_bundle import swagger_ui_path
     except ImportError:
-        swagger_ui_path = None
-    if swagger_ui_path is not None:
-        app.mount(DOCS_ASSETS, StaticFiles(directory=Path(str(swagger_ui_path))), name="docs-assets")
+        return None
+    return Path(str(swagger_ui_path))
+
+
+def mount_docs(app: FastAPI) -> None:
+    """Swagger UI at ``/docs`` from local files (the app is built with ``docs_url=None``): the bundle's
+    script and style from the ``swagger-ui-bundle`` package under ``/docs-assets``, and the initializer
+    as a file of kgrag's own (the page's CSP allows no inline script)."""
+    assets = _swagger_ui_path()
+    if assets is not None:
+        app.mount(DOCS_ASSETS, StaticFiles(directory=assets), name="docs-assets")
+
+    @app.get(DOCS_SCHEMA, include_in_schema=False)
+    def docs_schema() -> JSONResponse:
+        return JSONResponse(downgrade(app.openapi()))
+
+    @app.get(DOCS_INIT, include_in_schema=False)
+    def docs_init() -> FileResponse:
+        return FileResponse(
+            KGRAG_DOCS_ASSETS / "swagger-init.js", media_type="text/javascript", headers=SECURITY_HEADERS
+        )
 
     @app.get("/docs", include_in_schema=False)
     def docs() -> Response:
-        if swagger_ui_path is None:
+        if assets is None:
             return PlainTextResponse(
                 "Swagger UI needs the swagger-ui-bundle package (pip install 'kgrag[server]'); "
                 "the OpenAPI schema itself is at /openapi.json.\n",
                 status_code=404,
             )
-        page: HTMLResponse = get_swagger_ui_html(
-            openapi_url="/openapi.json",
-            title="kgrag API",
-            swagger_js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js",
-            swagger_css_url=f"{DOCS_ASSETS}/swagger-ui.css",
-            swagger_favicon_url=f"{DOCS_ASSETS}/favicon-32x32.png",
-        )
-        return page
+        return HTMLResponse(DOCS_PAGE.format(assets=DOCS_ASSETS, init=DOCS_INIT), headers=DOCS_HEADERS)

@@ -223,5 +223,6 @@ def delete_document(
         if upload is not None:  # first the file, so no later job indexes it again
             upload.unlink(missing_ok=True)
         removed, _ = hosted.ws.indexing.remove([doc.id])
+    hosted.forget_roots()
     names = [hosted.source_name(s) for s in removed]
     return DeleteResult(document=shown, dry_run=False, removed=names, file_deleted=upload is not None, **counts)

@@ -41,12 +41,6 @@ class QuestionRow(BaseModel):
     pipelines: list[str]
 
 
-class RunQuestions(BaseModel):
-    run_id: str
-    provenance: bool = Field(description="Whether the run kept questions, answers and contexts (else scores only).")
-    questions: list[QuestionRow]
-
-
 class ContextItem(BaseModel):
     id: str
     kind: str
@@ -81,6 +75,19 @@ class JobStarted(BaseModel):
     job: dict[str, Any]
 
 
+def _names(value: Any) -> Any:
+    """``value`` with every string that is a whole absolute path (a dataset or output file the CLI was
+    given) cut to its file name; paths inside longer text are the scrubber's."""
+    if isinstance(value, str):
+        is_path = "\n" not in value and len(value) < 4096 and PurePosixPath(value).is_absolute()
+        return PurePosixPath(value).name if is_path else value
+    if isinstance(value, dict):
+        return {k: _names(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_names(v) for v in value]
+    return value
+
+
 def _run(hosted: HostedWorkspace, run_id: str) -> EvalRun:
     try:
         return hosted.ws.eval.get_run(run_id)
@@ -93,7 +100,7 @@ def runs(
     hosted: WorkspaceDep, kind: Annotated[str | None, Query(pattern="^(run|pairwise)$")] = None
 ) -> list[dict[str, Any]]:
     return [
-        {"id": r.id, "kind": r.kind, "created_at": r.created_at, "dataset": r.dataset, "label": r.label}
+        {"id": r.id, "kind": r.kind, "created_at": r.created_at, "dataset": _names(r.dataset), "label": r.label}
         for r in hosted.ws.eval.runs(kind)
     ]
 
@@ -101,19 +108,18 @@ def runs(
 @router.get("/eval/runs/{run_id}", summary="One stored run: its settings, judges and summary", responses=RUN_NOT_FOUND)
 def report(hosted: WorkspaceDep, run_id: str) -> dict[str, Any]:
     found = _run(hosted, run_id)
-    return {"record": asdict(found.record), "summary": found.summary}
+    return {"record": hosted.scrub(_names(asdict(found.record))), "summary": found.summary}
 
 
 @router.get(
     "/eval/runs/{run_id}/questions",
-    response_model=RunQuestions,
-    summary="The questions of a stored run",
+    response_model=list[QuestionRow],
+    summary="The questions of a stored run (texts where the run kept them)",
     responses=RUN_NOT_FOUND,
 )
-def run_questions(hosted: WorkspaceDep, run_id: str) -> RunQuestions:
-    found = _run(hosted, run_id)
-    rows, provenance = eval_detail.questions(hosted.ws, found)
-    return RunQuestions(run_id=found.record.id, provenance=provenance, questions=[QuestionRow(**r) for r in rows])
+def run_questions(hosted: WorkspaceDep, run_id: str) -> list[QuestionRow]:
+    rows = eval_detail.questions(hosted.ws, _run(hosted, run_id))
+    return [QuestionRow(**r) for r in rows]
 
 
 @router.get(
@@ -124,7 +130,7 @@ def run_questions(hosted: WorkspaceDep, run_id: str) -> RunQuestions:
 )
 def run_question(hosted: WorkspaceDep, run_id: str, question_id: str) -> QuestionDetail:
     found = _run(hosted, run_id)
-    detail = eval_detail.question_detail(hosted.ws, found, question_id)
+    detail = hosted.scrub(eval_detail.question_detail(hosted.ws, found, question_id))
     if detail is None:
         raise ApiError(404, "not_found", f"run {found.record.id!r} has no question {question_id[:80]!r}")
     return QuestionDetail.model_validate(detail)

@@ -8,6 +8,7 @@ object that holds data (each has its own :class:`~kgrag.workspace.Workspace`, st
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
@@ -27,6 +28,10 @@ from kgrag.workspace import Workspace
 WORKSPACE_NAME = r"^[A-Za-z0-9_-]{1,64}$"
 
 
+ROOTS_REFRESH_S = 10.0
+"""How old the set of document directories a scrubber hides may get (the CLI may index beside the server)."""
+
+
 @dataclass
 class HostedWorkspace:
     """A workspace as the server hosts it: the workspace, its job manager and its upload area."""
@@ -35,7 +40,39 @@ class HostedWorkspace:
     ws: Workspace
     jobs: JobManager
     uploads: Uploads
-    scrubber: PathScrubber
+    _scrubber: PathScrubber | None = field(default=None, repr=False)
+    _built_at: float = 0.0
+    version: int = 0
+
+    def __post_init__(self) -> None:
+        self.jobs.scrub = self.scrub
+
+    def roots(self) -> list[tuple[Path, str]]:
+        """What no response may name: the workspace's directory (shown as its name), its uploads, the
+        directories its documents were indexed from (shown by their own names), the home and temporary
+        directories."""
+        directories = sorted({PurePath(d.source.partition("#")[0]).parent for d in self.ws.documents.list()})
+        kept: list[PurePath] = []
+        for directory in directories:  # sorted: a parent comes before what lies under it
+            if (
+                directory.is_absolute()
+                and len(directory.parts) > 1
+                and not any(directory.is_relative_to(k) for k in kept)
+            ):
+                kept.append(directory)
+        sources = [(Path(d), d.name) for d in kept]
+        return [(self.ws.path, self.name), (uploads_dir(self.ws.path), UPLOADS_DIR), *sources, *default_roots()]
+
+    def forget_roots(self) -> None:
+        """Documents were added or removed: the next scrub reads their directories again."""
+        self._scrubber = None
+
+    def scrubber(self) -> PathScrubber:
+        if self._scrubber is None or time.monotonic() - self._built_at > ROOTS_REFRESH_S:
+            self._scrubber = PathScrubber(self.roots(), self.uploads.shown_name)
+            self._built_at = time.monotonic()
+            self.version += 1
+        return self._scrubber
 
     def source_name(self, source: str) -> str:
         """A document's source as a client sees it: the file name (as uploaded, for the server's uploads),
@@ -45,7 +82,7 @@ class HostedWorkspace:
 
     def scrub(self, value: Any) -> Any:
         """``value`` (a text or JSON-like data) with this workspace's server paths replaced by file names."""
-        return self.scrubber.data(value)
+        return self.scrubber().data(value)
 
 
 @dataclass
@@ -59,6 +96,7 @@ class ServerState:
     limiter: RateLimiter = field(init=False)
     auth_failures: RateLimiter = field(init=False)
     _scrubber: PathScrubber | None = field(init=False, default=None)
+    _versions: tuple[int, ...] = field(init=False, default=())
 
     def __post_init__(self) -> None:
         self.limiter = RateLimiter(self.limits.rate_limit_per_minute, self.limits.rate_limit_burst)
@@ -72,34 +110,32 @@ class ServerState:
         if name in self.workspaces:
             raise ConfigError(f"two workspaces are named {name!r}; name them with NAME=PATH")
         uploads = Uploads(uploads_dir(ws.path), self.limits, supported_suffixes())
-        scrubber = PathScrubber(_roots(name, ws.path), uploads.shown_name)
-        hosted = HostedWorkspace(name, ws, JobManager(name, scrubber.data), uploads, scrubber)
+        hosted = HostedWorkspace(name, ws, JobManager(name), uploads)
         self.workspaces[name] = hosted
         self._scrubber = None
         return hosted
 
     def scrubber(self) -> PathScrubber:
-        """One scrubber for every hosted workspace's paths (the response layer's last resort)."""
-        if self._scrubber is None:
-            hosted = list(self.workspaces.values())
-            roots = [root for h in hosted for root in _roots(h.name, h.ws.path)]
+        """One scrubber for every hosted workspace's paths (the response layer's last resort), rebuilt when
+        a workspace's own one is."""
+        hosted = list(self.workspaces.values())
+        for h in hosted:
+            h.scrubber()
+        versions = tuple(h.version for h in hosted)
+        if self._scrubber is None or versions != self._versions:
+            roots = [root for h in hosted for root in h.roots()]
 
             def rename(stored: str) -> str:
                 return next((shown for h in hosted if (shown := h.uploads.shown_name(stored)) != stored), stored)
 
             self._scrubber = PathScrubber(roots, rename)
+            self._versions = versions
         return self._scrubber
 
     def shutdown(self) -> None:
         """Stop jobs first (they write), then leave closing the workspaces to their owner."""
         for hosted in self.workspaces.values():
             hosted.jobs.shutdown()
-
-
-def _roots(name: str, path: Path) -> list[tuple[Path, str]]:
-    """A workspace's directory (shown as its name), its uploads (``uploads``), the home and temporary
-    directories: what no response may name."""
-    return [(path, name), (uploads_dir(path), UPLOADS_DIR), *default_roots()]
 
 
 def server_state(request: Request) -> ServerState:

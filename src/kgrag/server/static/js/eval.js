@@ -133,6 +133,7 @@ async function showQuestion(runId, qid, detail) {
     const q = await api(ws(`/eval/runs/${encodeURIComponent(runId)}/questions/${encodeURIComponent(qid)}`));
     detail.replaceChildren(el("div", {},
       el("h4", {}, q.question ?? q.id), el("p", { class: "muted" }, q.type || ""),
+      q.provenance === false ? el("p", { class: "muted" }, "This run kept scores only: no question text, answers or contexts.") : null,
       el("p", {}, el("strong", {}, "reference: "), q.reference || "–"),
       (q.evidence || []).length ? el("details", {}, el("summary", {}, "evidence"), el("ul", {}, q.evidence.map((e) => el("li", {}, e)))) : null,
       el("div", { class: "answers" }, Object.entries(q.pipelines || {}).map(([name, p]) => el("article", { class: "answer", "data-pipeline": name },
