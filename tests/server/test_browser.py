@@ -333,9 +333,11 @@ def test_every_view_fits_narrow_and_wide_windows(browser: Any, served: str, widt
     for view in ("graph", "ask", "documents", "eval"):
         page = opened.open(view)
         page.wait_for_load_state("networkidle")
+        if view == "graph":
+            page.wait_for_selector("#graph-canvas[data-painted]")
+            opened.shot(f"graph-{width}")
         overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
         assert overflow <= 0, f"{view} overflows by {overflow}px at {width}px"
-    opened.shot(f"graph-{width}")
     opened.close()
 
 
