@@ -3,7 +3,7 @@
 // layout, so the first paint needs no simulation; physics is a toggle. Nodes are coloured by community
 // and sized by degree; an edge shows its label on hover; double-click expands a neighbourhood.
 
-import { $, api, el, emit, on, status, ws } from "./api.js";
+import { $, api, el, emit, on, state, status, ws } from "./api.js";
 import { entityPanel } from "./entity.js";
 
 const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
@@ -132,8 +132,10 @@ export async function load() {
   performance.clearMarks("kgrag:graph-requested");
   performance.mark("kgrag:graph-requested");
   $("#graph-info").textContent = "loading the graph…";
+  const asked = state.workspace;
   try {
     const data = await api(ws(`/graph/overview?${query()}`));
+    if (asked !== state.workspace) return; // the workspace changed while this one loaded
     performance.mark("kgrag:graph-received");
     if (!data.nodes.length) {
       $("#graph-info").textContent = data.total.entities ? "no entity matches these filters" : "no graph yet: index documents with a graph extractor";
@@ -216,7 +218,8 @@ export async function highlight({ entities = [], relations = [] }) {
 
 async function search() {
   const text = $("#graph-search").value.trim();
-  if (!text || !network) return;
+  if (!text) return;
+  if (!network) { $("#graph-info").textContent = "no graph is drawn here to search"; return; }
   const needle = text.toLowerCase();
   const drawn = nodes.get({ filter: (n) => n.label.toLowerCase().includes(needle) });
   if (drawn.length) {
