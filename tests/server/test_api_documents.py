@@ -8,12 +8,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from tests.conftest import SAMPLE_DOCS
 from tests.server.conftest import WRITE, build_workspace
 
 from kgrag import Workspace
 from kgrag.server import create_app
+from kgrag.server.index_jobs import summary
 
 WS = "/v1/workspaces/w"
 GOOD = b"# Falcon\n\nFalcon is the codename of the new telemetry gateway owned by Team Harrier.\n"
@@ -132,3 +134,22 @@ def test_unknown_documents_are_404_for_every_verb(tmp_path: Path) -> None:
         ):
             assert response.status_code == 404 and "no document 'nope'" in response.json()["error"]["message"]
         assert c.delete(f"{WS}/documents/x", params={"dry_run": "maybe"}, headers=WRITE).status_code == 422
+
+
+@pytest.mark.parametrize(
+    ("statuses", "outcome", "words"),
+    [
+        ([], "indexed", "nothing new"),
+        (["indexed", "indexed"], "indexed", "indexed 2 file(s)"),
+        (["indexed", "failed"], "partial", "indexed 1 of 2 file(s); 1 failed (f1: bad)"),
+        (["failed", "failed"], "failed", "no file could be indexed (f0: bad; f1: bad)"),
+        (["indexed", "pending"], "partial", "indexed 1 of 2 file(s); 1 pending"),
+        (["pending", "failed"], "partial", "1 pending (a later job completes them); 1 failed"),
+    ],
+)
+def test_the_job_summary_never_calls_a_failed_or_pending_file_indexed(
+    statuses: list[str], outcome: str, words: str
+) -> None:
+    files = [{"name": f"f{i}", "status": s, "reason": "bad" if s == "failed" else None} for i, s in enumerate(statuses)]
+    got_outcome, line = summary(files)
+    assert got_outcome == outcome and words in line

@@ -56,16 +56,22 @@ def _file_outcomes(hosted: HostedWorkspace, paths: list[Path], problems: dict[st
     return out
 
 
-def _summary(files: list[dict[str, Any]]) -> tuple[str, str]:
-    failed = [f for f in files if f["status"] == "failed"]
+def summary(files: list[dict[str, Any]]) -> tuple[str, str]:
+    """The job's ``outcome`` and one line saying how many files were indexed, and which failed why."""
     if not files:
         return "indexed", "nothing new to index"
+    failed = [f for f in files if f["status"] == "failed"]
+    indexed = sum(f["status"] == "indexed" for f in files)
+    line = f"indexed {indexed} of {len(files)} file(s)" if indexed < len(files) else f"indexed {indexed} file(s)"
+    pending = len(files) - indexed - len(failed)
+    if pending:
+        line += f"; {pending} pending (a later job completes them)"
     if not failed:
-        return "indexed", f"indexed {len(files)} file(s)"
+        return ("indexed" if not pending else "partial"), line
     named = "; ".join(f"{f['name']}: {f['reason']}" for f in failed[:5]) + ("; …" if len(failed) > 5 else "")
-    if len(failed) == len(files):
+    if not indexed and not pending:
         return "failed", f"no file could be indexed ({named})"
-    return "partial", f"indexed {len(files) - len(failed)} of {len(files)} file(s); {len(failed)} failed ({named})"
+    return "partial", f"{line}; {len(failed)} failed ({named})"
 
 
 def start_index_job(
@@ -93,7 +99,7 @@ def start_index_job(
         result["problems"] = [{"name": hosted.uploads.shown_name(n), "reason": r} for n, r in problems.items()]
         listed = files if files is not None else sorted(p for p in directory.iterdir() if p.is_file())
         result["files"] = _file_outcomes(hosted, listed, problems)
-        result["outcome"], result["summary"] = _summary(result["files"])
+        result["outcome"], result["summary"] = summary(result["files"])
         return result
 
     job = hosted.jobs.start(kind, work)

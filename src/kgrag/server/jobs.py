@@ -137,8 +137,10 @@ class JobManager:
     def start(self, kind: str, work: Work) -> Job:
         """Run ``work`` in a new thread; a second job while one runs is refused (409 for the server)."""
         with self._lock:
-            if self.active() is not None:
-                raise JobConflict(f"workspace {self.workspace!r} already runs an indexing job; wait or cancel it")
+            if (running := self.active()) is not None:
+                raise JobConflict(
+                    f"workspace {self.workspace!r} already runs a job ({running.kind}); wait or cancel it"
+                )
             job = Job(id=uuid.uuid4().hex[:16], workspace=self.workspace, kind=kind)
             self._jobs[job.id] = job
             self._forget_old()

@@ -130,7 +130,7 @@ def list_documents(
     hosted: WorkspaceDep, status: Annotated[DocumentStatus | None, Query(description="Only this status.")] = None
 ) -> DocumentList:
     docs = hosted.ws.documents.list(status)
-    sizes = hosted.ws.documents.sizes()
+    sizes = hosted.sizes()
     return DocumentList(
         counts=hosted.ws.documents.counts(),
         chunks=hosted.ws.documents.chunk_count(),
@@ -141,7 +141,7 @@ def list_documents(
 @router.get("/documents/{doc_id}", response_model=DocumentOut, summary="One document", responses=NOT_FOUND)
 def get_document(hosted: WorkspaceDep, doc_id: str) -> DocumentOut:
     doc = _document(hosted, doc_id)
-    return _out(hosted, doc, hosted.ws.documents.sizes().get(doc.id))
+    return _out(hosted, doc, hosted.sizes().get(doc.id))
 
 
 @router.post(
@@ -204,7 +204,7 @@ def delete_document(
     dry_run: Annotated[bool, Query(description="Only say what would be removed.")] = False,
 ) -> DeleteResult:
     doc = _document(hosted, doc_id)
-    shown = _out(hosted, doc, hosted.ws.documents.sizes().get(doc.id))
+    shown = _out(hosted, doc, hosted.sizes().get(doc.id))
     preview = hosted.ws.documents.removal_preview(doc.id)
     if preview is None:
         raise ApiError(404, "not_found", f"no document {doc_id[:80]!r}")

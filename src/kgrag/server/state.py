@@ -24,6 +24,7 @@ from kgrag.server.scrub import PathScrubber, default_roots
 from kgrag.server.security import KeyRing, RateLimiter
 from kgrag.server.uploads import UPLOADS_DIR, Uploads, uploads_dir
 from kgrag.workspace import Workspace
+from kgrag.workspace.documents_api import DocumentSize
 
 WORKSPACE_NAME = r"^[A-Za-z0-9_-]{1,64}$"
 
@@ -43,6 +44,7 @@ class HostedWorkspace:
     _scrubber: PathScrubber | None = field(default=None, repr=False)
     _built_at: float = 0.0
     version: int = 0
+    _sizes: tuple[tuple[Any, ...], dict[str, DocumentSize]] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.jobs.scrub = self.scrub
@@ -63,9 +65,23 @@ class HostedWorkspace:
         sources = [(Path(d), d.name) for d in kept]
         return [(self.ws.path, self.name), (uploads_dir(self.ws.path), UPLOADS_DIR), *sources, *default_roots()]
 
+    def sizes(self) -> dict[str, DocumentSize]:
+        """Passages and entities per document (``ws.documents.sizes``), computed again only when the counts
+        of documents, chunks or graph rows changed: a status table polls this while a job runs."""
+        key: tuple[Any, ...] = (
+            self.ws.documents.chunk_count(),
+            tuple(sorted(self.ws.documents.counts().items())),
+            tuple(sorted(self.ws.graph.counts().items())),
+        )
+        if self._sizes is None or self._sizes[0] != key:
+            self._sizes = (key, self.ws.documents.sizes())
+        return self._sizes[1]
+
     def forget_roots(self) -> None:
-        """Documents were added or removed: the next scrub reads their directories again."""
+        """Documents were added, changed or removed: the next scrub reads their directories again, and the
+        next listing counts their sizes again."""
         self._scrubber = None
+        self._sizes = None
 
     def scrubber(self) -> PathScrubber:
         if self._scrubber is None or time.monotonic() - self._built_at > ROOTS_REFRESH_S:
