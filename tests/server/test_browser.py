@@ -183,6 +183,12 @@ def test_the_graph_explorer_draws_the_whole_sample_graph_and_expands_a_neighbour
     assert len(view.inner_text("#passage-dialog .passage-text")) > 50
     view.keyboard.press("Escape")
     page.shot("graph")
+    biggest = view.locator("#graph-legend button").first  # the legend limits the view to one community
+    size = int(biggest.inner_text().rsplit("·", 1)[1])
+    biggest.click()
+    view.locator("#graph-info", has_text=f"{size} of {size} matching").wait_for()
+    view.locator("#graph-panel", has_text="no report").wait_for()  # detected communities have none
+    view.select_option("#graph-community", "")
     view.select_option("#graph-type", "person")
     view.click("#graph-filters button[type='submit']")
     view.locator("#graph-info", has_text="of 10 matching").wait_for()

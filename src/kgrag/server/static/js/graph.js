@@ -146,6 +146,7 @@ export async function load() {
     draw(data);
     describe(data);
     legend(data);
+    if ($("#graph-community").value) communityPanel($("#graph-community").value, data.level);
   } catch (err) {
     $("#graph-info").textContent = err.message;
   }
@@ -154,6 +155,21 @@ export async function load() {
 async function openEntity(id) {
   const node = nodes.get(id);
   await entityPanel($("#graph-panel"), id, node ? node.entity : null, { expand: () => expand(id), focus: () => focusOn([id]) });
+}
+
+// The report of the community the view is limited to (written by `kgrag graph communities`).
+async function communityPanel(id, level) {
+  const panel = $("#graph-panel");
+  try {
+    const found = await api(ws(`/graph/communities?limit=500${level === null ? "" : `&level=${level}`}`));
+    const report = found.reports.find((r) => r.community_id === id);
+    if (!report) { panel.replaceChildren(el("h2", {}, id), el("p", { class: "muted" }, "this community has no report (too small, or none built yet)")); return; }
+    panel.replaceChildren(el("h2", {}, report.title || id), el("p", { class: "muted" }, `community ${id} · level ${report.level} · rating ${report.rating}`),
+      el("p", {}, report.summary),
+      el("ul", {}, (report.findings || []).map((f) => el("li", {}, f.summary + (f.explanation ? ` ${f.explanation}` : "")))));
+  } catch (err) {
+    panel.replaceChildren(el("p", { class: "error" }, err.message));
+  }
 }
 
 function showRelation(relation) {
