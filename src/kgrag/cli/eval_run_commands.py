@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from kgrag.cli.errors import run_guarded
+from kgrag.core.builtins import KINDS
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 
 DatasetOpt = Annotated[Path, typer.Option("--dataset", help="GraphRAG-Bench .json or .jsonl questions.")]
@@ -75,6 +76,12 @@ def _run_body(
     console.print(f"stored as run {run.record.id}; written: " + ", ".join(str(p) for p in paths.values()))
 
 
+_DEFAULT_METRICS = (
+    ", ".join(name for name in KINDS["metric"].builtins if name in KINDS["metric"].default_set)
+    + ", plus installed plug-ins in the default set; evaluation.default_metrics overrides"
+)
+
+
 def eval_run(
     dataset: DatasetOpt,
     pipelines: Annotated[
@@ -82,7 +89,7 @@ def eval_run(
     ] = "dense,bm25,hybrid",
     runs: Annotated[int | None, typer.Option("--runs", help="Repeats (default evaluation.runs).")] = None,
     metrics: Annotated[
-        str | None, typer.Option("--metrics", help="Comma-separated metric names (default: all six).")
+        str | None, typer.Option("--metrics", help=f"Comma-separated metric names (default: {_DEFAULT_METRICS}).")
     ] = None,
     mode: Annotated[
         str | None, typer.Option("--mode", help="llm-free, llm or both (default: both with an LLM, else llm-free).")

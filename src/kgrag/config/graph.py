@@ -81,6 +81,19 @@ class GraphConfig(Section):
         "(by the LLM, or extractively without one).",
     )
 
+    summarizer: str = Field(
+        "auto",
+        description="Description summariser, by registry name: `llm` (the configured LLM, the extractive "
+        "summary as its fallback), `extractive` (no LLM), or a plug-in (entry points `kgrag.summarizers`); "
+        "`auto` = `llm` when an LLM is configured, else `extractive`.",
+    )
+
+    @field_validator("summarizer")
+    @classmethod
+    def _known_summarizer(cls, value: str) -> str:
+        """``auto`` or a registered summariser, checked at load time naming the field."""
+        return value if value == "auto" else new_registry("summarizer").check(value, "graph.summarizer")
+
     @field_validator("extractor")
     @classmethod
     def _known_extractor(cls, value: str) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from kgrag.config.entry_settings import ENTRY_SETTINGS_ERROR
 from kgrag.config.model import KgragConfig
 from kgrag.core.errors import ConfigError, KgragError
 from kgrag.fileio import read_regular_bytes
@@ -22,6 +23,9 @@ ENV_PREFIX = "KGRAG_"
 def _format_validation_error(err: ValidationError, origin: str) -> str:
     lines = []
     for problem in err.errors():
+        if problem["type"] == ENTRY_SETTINGS_ERROR:  # the message names the entry and the key itself
+            lines.append(problem["msg"])
+            continue
         field = ".".join(str(part) for part in problem["loc"])
         lines.append(f"{field}: {problem['msg']}")
     return f"invalid configuration ({origin}): " + "; ".join(lines)
@@ -90,6 +94,11 @@ def default_toml() -> str:
         defaults = section_cls().model_dump(mode="json")
         for key, sub in section_cls.model_fields.items():
             lines.append(f"# {sub.description}")
+            extra = sub.json_schema_extra
+            if isinstance(extra, dict) and "entry_kind" in extra:  # {name: settings} tables, written as tables
+                where = f"{name}.<name>" if extra.get("flat") else f"{name}.{key}.<name>"
+                lines.append(f"# one [{where}] table per entry (see docs/configuration.md, Entry settings)")
+                continue
             lines.append(f"# {key} = {toml_value(defaults[key])}")
         lines.append("")
     return "\n".join(lines)

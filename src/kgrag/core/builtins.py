@@ -2,26 +2,42 @@
 
 This is the one table to read to see what kgrag can be configured with, and the one line to add when a
 built-in joins. The strings are not imports, so this leaf module knows every layer's names without
-importing any of them; :func:`new_registry` turns a kind into a fresh :class:`Registry` (plus installed
-plug-ins from the kind's entry-point group).
+importing any of them. Each entry may name its settings model (``settings``: the pydantic class its
+``[section.<name>]`` table is validated against, defaults written once, there) and whether it belongs to
+the kind's default selection (``default_set``, e.g. the metrics a run scores when none are named).
+
+Code reaches a kind through a typed :class:`RegistryKind` (``RERANKERS: RegistryKind[RerankerFactory]``,
+declared beside the protocol it produces) and a workspace's :class:`Registries`, which holds one
+:class:`Registry` per kind for that workspace, so every kind can be registered on one workspace.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
-from kgrag.core.registry import Registry, Target
+from kgrag.core.registry import Registry, SettingsTarget, Target
+
+T = TypeVar("T")
+
+NO_SETTINGS = "kgrag.core.registry:NoSettings"
 
 
 @dataclass(frozen=True)
 class Kind:
-    """A registry kind: its message noun, its entry-point group and its built-in entries."""
+    """A registry kind: its message noun, its entry-point group, its built-in entries and their settings
+    models (``base_settings`` for an entry that declares none), and its default selection."""
 
     noun: str
     group: str
     builtins: dict[str, Target] = field(default_factory=dict)
     summaries: dict[str, str] = field(default_factory=dict)
+    settings: dict[str, SettingsTarget] = field(default_factory=dict)
+    base_settings: SettingsTarget | None = None
+    default_set: frozenset[str] = frozenset()
+    section: str = ""
+    """The config path of the entries' settings tables (``rerank`` → ``[rerank.<name>]``); empty: none."""
 
 
 KINDS: dict[str, Kind] = {
@@ -190,6 +206,18 @@ KINDS: dict[str, Kind] = {
             "paths": "kgrag.retrieval.recipes.paths:paths_pipeline",
             "auto": "kgrag.retrieval.recipes.auto:auto_pipeline",
         },
+        settings={
+            "graph-local": "kgrag.retrieval.pipeline_settings:GraphLocalSettings",
+            "graph-hybrid": "kgrag.retrieval.pipeline_settings:GraphLocalSettings",
+            "graph-mix": "kgrag.retrieval.pipeline_settings:GraphLocalSettings",
+            "graph-global": "kgrag.retrieval.pipeline_settings:GraphGlobalSettings",
+            "ppr": "kgrag.retrieval.pipeline_settings:PprSettings",
+            "ppr-passages": "kgrag.retrieval.pipeline_settings:PprPassagesSettings",
+            "paths": "kgrag.retrieval.pipeline_settings:PathsSettings",
+            "auto": "kgrag.retrieval.pipeline_settings:AutoSettings",
+        },
+        base_settings="kgrag.config.retrieval:PipelineBaseSettings",
+        section="retrieval.pipelines",
     ),
     "reranker": Kind(
         "reranker",
@@ -214,6 +242,15 @@ KINDS: dict[str, Kind] = {
             "lexical": "Share of the query's content words in each candidate, ties in incoming order.",
             "fused": "Offline default: content-word share plus the dense cosine and first-stage ranks (no model).",
         },
+        settings={
+            "fused": "kgrag.models.rerankers.settings:FusedSettings",
+            "sentence": "kgrag.models.rerankers.settings:SentenceSettings",
+            "cross-encoder": "kgrag.models.rerankers.settings:CrossEncoderSettings",
+            "http": "kgrag.models.rerankers.settings:HttpSettings",
+            "llm": "kgrag.models.rerankers.settings:ListwiseSettings",
+        },
+        base_settings=NO_SETTINGS,
+        section="rerank",
     ),
     "stage": Kind(
         "indexing stage",
@@ -244,6 +281,8 @@ KINDS: dict[str, Kind] = {
             "communities": "Hierarchical Leiden communities of the graph, when the graph changed.",
             "community-reports": "Reports (LLM or extractive) for communities without one, and their vectors.",
         },
+        base_settings=NO_SETTINGS,
+        section="indexing.stages",
     ),
     "index_pipeline": Kind(
         "indexing pipeline",
@@ -295,13 +334,22 @@ KINDS: dict[str, Kind] = {
         "evaluation metric",
         "kgrag.metrics",
         {
+            "evidence-recall": "kgrag.evaluation.metrics.retrieval:EvidenceRecall",
+            "context-relevance": "kgrag.evaluation.metrics.retrieval:ContextRelevance",
             "rouge-l": "kgrag.evaluation.metrics.answer:RougeL",
             "answer-accuracy": "kgrag.evaluation.metrics.answer:AnswerAccuracy",
             "coverage": "kgrag.evaluation.metrics.answer:Coverage",
             "faithfulness": "kgrag.evaluation.metrics.answer:Faithfulness",
-            "evidence-recall": "kgrag.evaluation.metrics.retrieval:EvidenceRecall",
-            "context-relevance": "kgrag.evaluation.metrics.retrieval:ContextRelevance",
         },
+        settings={
+            "answer-accuracy": "kgrag.evaluation.metrics.settings:AnswerAccuracySettings",
+            "context-relevance": "kgrag.evaluation.metrics.settings:ContextRelevanceSettings",
+        },
+        base_settings=NO_SETTINGS,
+        default_set=frozenset(
+            {"evidence-recall", "context-relevance", "rouge-l", "answer-accuracy", "coverage", "faithfulness"}
+        ),
+        section="evaluation.metrics",
     ),
     "judge": Kind(
         "evaluation judge",
@@ -318,11 +366,68 @@ KINDS: dict[str, Kind] = {
             "two-pass": "Pairwise winner per criterion in both orders, win rate (deg-rag).",
             "unbiased": "Length-aligned, both orders, N repeats, M trials, ties, CIs (zeng-unbiased-eval).",
         },
+        base_settings=NO_SETTINGS,
+        section="evaluation.judges",
     ),
 }
 
 
 def new_registry(kind: str) -> Registry[Any]:
-    """A fresh registry of ``kind`` holding its built-ins (plug-ins are read on first listing)."""
+    """A fresh, untyped registry of ``kind`` (config validation, listings); code that creates entries
+    goes through a typed :class:`RegistryKind` instead."""
     spec = KINDS[kind]
-    return Registry(spec.noun, spec.builtins, group=spec.group, summaries=spec.summaries)
+    return Registry(
+        spec.noun,
+        spec.builtins,
+        group=spec.group,
+        summaries=spec.summaries,
+        settings=spec.settings,
+        base_settings=spec.base_settings,
+        default_set=spec.default_set,
+    )
+
+
+class RegistryKind(Generic[T]):
+    """A typed handle on one kind of :data:`KINDS`: ``T`` is what its entries load as (a factory, a class).
+
+    Declared once, beside the protocol the kind produces (``STORES: RegistryKind[StoreFactory] =
+    RegistryKind("store")``); :meth:`new` makes a fresh ``Registry[T]``, and a workspace's
+    :class:`Registries` keeps one per kind."""
+
+    def __init__(self, key: str) -> None:
+        if key not in KINDS:
+            raise KeyError(f"unknown registry kind {key!r}; kinds: {', '.join(KINDS)}")
+        self.key = key
+
+    @property
+    def spec(self) -> Kind:
+        return KINDS[self.key]
+
+    def new(self) -> Registry[T]:
+        """A fresh registry of this kind: built-ins, and plug-ins read on first listing."""
+        return cast(Registry[T], new_registry(self.key))
+
+    def __repr__(self) -> str:
+        return f"RegistryKind({self.key!r})"
+
+
+class Registries:
+    """One registry per kind for one owner (a workspace): made on first use, then kept, so what code
+    registers on it (``registries.get(RERANKERS).register(...)``) is seen by everything that owner builds
+    and by no other owner."""
+
+    def __init__(self) -> None:
+        self._made: dict[str, Registry[Any]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, kind: RegistryKind[T]) -> Registry[T]:
+        """This owner's registry of ``kind``."""
+        with self._lock:
+            if kind.key not in self._made:
+                self._made[kind.key] = kind.new()
+            return cast(Registry[T], self._made[kind.key])
+
+    def adopt(self, kind: RegistryKind[T], registry: Registry[T]) -> None:
+        """Use ``registry`` (made elsewhere, e.g. passed in by a caller) as this owner's ``kind``."""
+        with self._lock:
+            self._made[kind.key] = registry

@@ -30,11 +30,41 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, Generic, TypeVar, cast
 
+from pydantic import BaseModel, ConfigDict, ValidationError
+
 from kgrag.core.errors import ConfigError
 
 T = TypeVar("T")
+S = TypeVar("S", bound=BaseModel)
 
 Target = Callable[..., Any] | str
+SettingsTarget = type[BaseModel] | str
+"""An entry's settings model: a pydantic class, or ``"module:Class"`` imported when first needed."""
+
+SETTINGS_ATTRIBUTE = "settings_model"
+"""A plug-in target (class or factory) declares its settings model under this attribute."""
+
+DEFAULT_SET_ATTRIBUTE = "default_set"
+"""A plug-in target that sets this attribute to True joins its kind's default selection (metrics)."""
+
+_TYPE_WORDS = {
+    "int_parsing": "int",
+    "int_type": "int",
+    "int_from_float": "int",
+    "float_parsing": "float",
+    "float_type": "float",
+    "bool_parsing": "bool",
+    "bool_type": "bool",
+    "string_type": "str",
+    "dict_type": "table",
+    "list_type": "list",
+}
+
+
+class NoSettings(BaseModel):
+    """The settings model of an entry that takes none: any key in its table is an error."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 @dataclass(frozen=True)
@@ -45,6 +75,8 @@ class Entry:
     target: Target
     origin: str
     summary: str = ""
+    settings: SettingsTarget | None = None
+    default_set: bool = False
 
     @property
     def location(self) -> str:
@@ -90,19 +122,38 @@ class Registry(Generic[T]):
         *,
         group: str | None = None,
         summaries: Mapping[str, str] | None = None,
+        settings: Mapping[str, SettingsTarget] | None = None,
+        base_settings: SettingsTarget | None = None,
+        default_set: frozenset[str] = frozenset(),
     ) -> None:
         self.kind = kind
         self.group = group
+        self.base_settings = base_settings
+        """Settings model of an entry that declares none (pipelines: the knobs every pipeline has)."""
         self._entries: dict[str, Entry] = {}
         self._plugins_loaded = group is None
         self._loaded: dict[str, T] = {}
         self._lock = threading.RLock()  # concurrent queries may be the first to list plug-ins
         for name, target in (builtins or {}).items():
-            self._entries[name] = Entry(name, target, "builtin", (summaries or {}).get(name, ""))
+            own = (settings or {}).get(name)
+            summary = (summaries or {}).get(name, "")
+            self._entries[name] = Entry(name, target, "builtin", summary, own, name in default_set)
 
     # -- registration ------------------------------------------------------------------------------
-    def register(self, name: str, target: Target, *, summary: str = "", replace: bool = False) -> None:
-        """Add ``name`` on this instance; replacing an existing name must be asked for explicitly."""
+    def register(
+        self,
+        name: str,
+        target: Target,
+        *,
+        summary: str = "",
+        replace: bool = False,
+        settings: SettingsTarget | None = None,
+        default_set: bool = False,
+    ) -> None:
+        """Add ``name`` on this instance; replacing an existing name must be asked for explicitly.
+
+        ``settings`` is the entry's settings model (else the target's ``settings_model`` attribute, else
+        the kind's base model); ``default_set`` puts it in the kind's default selection (metrics)."""
         self._load_plugins()
         if not name or not name.strip():
             raise ConfigError(f"{self.kind} names must not be empty")
@@ -112,7 +163,7 @@ class Registry(Generic[T]):
                     f"{self.kind} {name!r} is already registered ({self._entries[name].origin}); "
                     "pass replace=True to override it"
                 )
-            self._entries[name] = Entry(name, target, "local", summary)
+            self._entries[name] = Entry(name, target, "local", summary, settings, default_set)
             self._loaded.pop(name, None)
 
     def _load_plugins(self) -> None:
@@ -172,3 +223,73 @@ class Registry(Generic[T]):
         if name not in self:
             raise ValueError(f"{field}: unknown {self.kind} {name!r}; available: {', '.join(self.names())}")
         return name
+
+    # -- settings ----------------------------------------------------------------------------------
+    def settings_model(self, name: str) -> type[BaseModel] | None:
+        """The pydantic model of ``name``'s settings: declared on the entry, else the target's
+        ``settings_model`` attribute (built-ins are not imported for it), else the kind's base model."""
+        entry = self.entry(name)
+        declared: Any = entry.settings
+        if declared is None and entry.origin != "builtin":
+            declared = getattr(self.load(name), SETTINGS_ATTRIBUTE, None)
+        if declared is None:
+            declared = self.base_settings
+        if declared is None:
+            return None
+        model = load_target(declared, f"settings of {self.kind} {name!r}")
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            raise ConfigError(f"settings of {self.kind} {name!r}: {model!r} is not a pydantic model class")
+        return model
+
+    def settings(self, name: str, table: Mapping[str, Any] | BaseModel | None, where: str) -> BaseModel | None:
+        """``table`` validated against ``name``'s settings model; ``where`` (the config path, e.g.
+        ``retrieval.pipelines.my-pipe``) prefixes every error, one ``where.key: problem`` per key."""
+        model = self.settings_model(name)
+        data = table.model_dump(exclude_unset=True) if isinstance(table, BaseModel) else dict(table or {})
+        if model is None:
+            if data:
+                raise ConfigError(f"{where}: {self.kind} {name!r} takes no settings (got {', '.join(data)})")
+            return None
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(settings_problems(exc, where, list(model.model_fields))) from exc
+
+    def in_default_set(self, name: str) -> bool:
+        """Whether ``name`` belongs to the kind's default selection (declared, or the target's attribute)."""
+        entry = self.entry(name)
+        if entry.default_set or entry.origin == "builtin":
+            return entry.default_set
+        return bool(getattr(self.load(name), DEFAULT_SET_ATTRIBUTE, False))
+
+    def default_names(self) -> list[str]:
+        """The names in the default selection, in registration order."""
+        return [name for name in self.names() if self.in_default_set(name)]
+
+
+def settings_problems(exc: ValidationError, where: str, known: list[str] | None = None) -> str:
+    """One ``where.key: expected int, got 'deep'`` per problem, joined by ``; ``; an unknown key lists
+    the ``known`` ones."""
+    lines = []
+    for problem in exc.errors():
+        key = ".".join(str(part) for part in (where, *problem["loc"]))
+        word = _TYPE_WORDS.get(problem["type"])
+        if word is not None:
+            lines.append(f"{key}: expected {word}, got {problem['input']!r}")
+        elif problem["type"] == "extra_forbidden":
+            lines.append(f"{key}: unknown setting (settings: {', '.join(known or []) or 'none'})")
+        else:
+            lines.append(f"{key}: {problem['msg']}")
+    return "; ".join(lines)
+
+
+def settings_of(tables: Mapping[str, Any], name: str, model: type[S]) -> S:
+    """``name``'s settings as ``model``, typed for its reader: the validated table when it is one, the
+    table re-read as ``model`` when the entry declared another model, else ``model``'s defaults."""
+    value = tables.get(name)
+    if isinstance(value, model):
+        return value
+    if value is None:
+        return model()
+    data = value.model_dump(exclude_unset=True) if isinstance(value, BaseModel) else dict(value)
+    return model.model_validate(data)

@@ -76,9 +76,8 @@ def metric_tools(config: KgragConfig, embedder: Embedder, setup: JudgeSetup | No
         similarity=embedder_similarity(embedder),
         judge=setup.primary if setup else None,
         evidence_overlap=ev.evidence_overlap,
-        accuracy_weight=ev.accuracy_weight,
-        relevance_repeats=ev.relevance_repeats,
         temperature=ev.judge_temperature,
+        settings=ev.metrics,
     )
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgrag.config import KgragConfig
+from kgrag.core.builtins import Registries
 from kgrag.core.progress import Progress, SilentProgress
 from kgrag.graph.build.summarize import ExtractiveSummarizer, Summarizer
 from kgrag.graph.types import Extractor
@@ -55,6 +56,8 @@ class IndexContext:
     """Whether ``embed`` also embeds every chunk sentence (``embedding.sentence_vectors`` resolved for the
     stored chunks and the embedder: :func:`kgrag.documents.chunking.wants_sentence_vectors`); a callable
     is asked when the ``embed`` stage runs, so the chunks this run stored count."""
+    registries: Registries = field(default_factory=Registries)
+    """The workspace's registries: community builders, denoising strategies, stage settings come from here."""
 
     def embeds_sentences(self) -> bool:
         """:attr:`sentence_vectors`, asked now."""

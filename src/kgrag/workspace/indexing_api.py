@@ -106,6 +106,7 @@ def _run(
         summarizer=parts.summarizer(),
         llm=llm,
         sentence_vectors=parts.sentence_vectors_on,  # decided at the embed stage, from the chunks stored by then
+        registries=parts.registries,
     )
     report = run_pipeline(context, pipeline or parts.config.indexing.pipeline, parts.index_registries, engine)
     report.warnings.extend(warnings)

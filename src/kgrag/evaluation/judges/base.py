@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from kgrag.core.builtins import new_registry
+from kgrag.core.builtins import RegistryKind
 from kgrag.core.registry import Registry
 from kgrag.evaluation.metrics.base import Measured, Sample
 from kgrag.models.llm import LLMClient
@@ -54,6 +54,10 @@ class AnswerJudge(Protocol):
     def score(self, sample: Sample, setup: JudgeSetup) -> dict[str, Measured]: ...
 
 
+JUDGES: RegistryKind[Any] = RegistryKind("judge")
+"""Judge classes (or factories) called with no arguments."""
+
+
 def judge_registry() -> Registry[Any]:
     """A fresh registry of judges: built-ins plus plug-ins from the ``kgrag.judges`` group."""
-    return new_registry("judge")
+    return JUDGES.new()
