@@ -11,8 +11,8 @@ from typing import Annotated
 import typer
 
 from kgrag.cli.errors import run_guarded
-from kgrag.core.builtins import KINDS
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
+from kgrag.core.builtins import KINDS
 
 DatasetOpt = Annotated[Path, typer.Option("--dataset", help="GraphRAG-Bench .json or .jsonl questions.")]
 OutOpt = Annotated[Path | None, typer.Option("--out", help="Report directory (default: <workspace>/reports).")]

@@ -13,9 +13,9 @@ from dataclasses import asdict, dataclass, field
 
 from kgrag.communities.hierarchy import CommunityBuilder, config_signature, level_stats, to_records
 from kgrag.config import CommunitiesConfig
-from kgrag.core.builtins import RegistryKind
-from kgrag.core.registry import Registry
 from kgrag.core.community_records import LevelStats
+from kgrag.core.registries import RegistryKind
+from kgrag.core.registry import Registry
 from kgrag.graph.analysis.igraph_view import to_igraph
 from kgrag.store.base import Store
 

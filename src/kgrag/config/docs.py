@@ -7,6 +7,7 @@ migration table of keys that moved."""
 from __future__ import annotations
 
 import inspect
+
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 

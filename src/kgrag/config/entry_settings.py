@@ -59,7 +59,9 @@ def check_tables(kind: str, value: Any, where: str) -> dict[str, BaseModel]:
     for name, table in value.items():
         path = f"{where}.{name}"
         if not isinstance(table, Mapping | BaseModel):
-            raise PydanticCustomError(ENTRY_SETTINGS_ERROR, "{where}: expected a table, got {got}", {"where": path, "got": repr(table)})
+            raise PydanticCustomError(
+                ENTRY_SETTINGS_ERROR, "{where}: expected a table, got {got}", {"where": path, "got": repr(table)}
+            )
         try:
             if name not in registry:
                 known = ", ".join(registry.names())

@@ -14,6 +14,7 @@ from kgrag.core.registry import settings_of
 
 S = TypeVar("S", bound=BaseModel)
 
+
 class PipelineBaseSettings(BaseModel):
     """The knobs every pipeline has, read by the shared search and finishing steps; an unset one falls back
     to the ``[retrieval]`` knob of the same meaning. A pipeline's own settings model extends this one."""

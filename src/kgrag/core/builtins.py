@@ -6,22 +6,18 @@ importing any of them. Each entry may name its settings model (``settings``: the
 ``[section.<name>]`` table is validated against, defaults written once, there) and whether it belongs to
 the kind's default selection (``default_set``, e.g. the metrics a run scores when none are named).
 
-Code reaches a kind through a typed :class:`RegistryKind` (``RERANKERS: RegistryKind[RerankerFactory]``,
-declared beside the protocol it produces) and a workspace's :class:`Registries`, which holds one
-:class:`Registry` per kind for that workspace, so every kind can be registered on one workspace.
+Code reaches a kind through a typed :class:`~kgrag.core.registries.RegistryKind` declared beside the
+protocol it produces, and a workspace's :class:`~kgrag.core.registries.Registries`.
 """
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, cast
+from typing import Any
 
-from kgrag.core.registry import Registry, SettingsTarget, Target
+from kgrag.core.registry import Registry, Target
 
-T = TypeVar("T")
-
-NO_SETTINGS = "kgrag.core.registry:NoSettings"
+NO_SETTINGS = "kgrag.core.no_settings:NoSettings"
 
 
 @dataclass(frozen=True)
@@ -33,8 +29,9 @@ class Kind:
     group: str
     builtins: dict[str, Target] = field(default_factory=dict)
     summaries: dict[str, str] = field(default_factory=dict)
-    settings: dict[str, SettingsTarget] = field(default_factory=dict)
-    base_settings: SettingsTarget | None = None
+    settings: dict[str, str] = field(default_factory=dict)
+    """``"module:Class"`` of each entry's settings model (imported only to validate or document a table)."""
+    base_settings: str | None = None
     default_set: frozenset[str] = frozenset()
     section: str = ""
     """The config path of the entries' settings tables (``rerank`` → ``[rerank.<name>]``); empty: none."""
@@ -374,7 +371,7 @@ KINDS: dict[str, Kind] = {
 
 def new_registry(kind: str) -> Registry[Any]:
     """A fresh, untyped registry of ``kind`` (config validation, listings); code that creates entries
-    goes through a typed :class:`RegistryKind` instead."""
+    goes through a typed :class:`~kgrag.core.registries.RegistryKind` instead."""
     spec = KINDS[kind]
     return Registry(
         spec.noun,
@@ -385,49 +382,3 @@ def new_registry(kind: str) -> Registry[Any]:
         base_settings=spec.base_settings,
         default_set=spec.default_set,
     )
-
-
-class RegistryKind(Generic[T]):
-    """A typed handle on one kind of :data:`KINDS`: ``T`` is what its entries load as (a factory, a class).
-
-    Declared once, beside the protocol the kind produces (``STORES: RegistryKind[StoreFactory] =
-    RegistryKind("store")``); :meth:`new` makes a fresh ``Registry[T]``, and a workspace's
-    :class:`Registries` keeps one per kind."""
-
-    def __init__(self, key: str) -> None:
-        if key not in KINDS:
-            raise KeyError(f"unknown registry kind {key!r}; kinds: {', '.join(KINDS)}")
-        self.key = key
-
-    @property
-    def spec(self) -> Kind:
-        return KINDS[self.key]
-
-    def new(self) -> Registry[T]:
-        """A fresh registry of this kind: built-ins, and plug-ins read on first listing."""
-        return cast(Registry[T], new_registry(self.key))
-
-    def __repr__(self) -> str:
-        return f"RegistryKind({self.key!r})"
-
-
-class Registries:
-    """One registry per kind for one owner (a workspace): made on first use, then kept, so what code
-    registers on it (``registries.get(RERANKERS).register(...)``) is seen by everything that owner builds
-    and by no other owner."""
-
-    def __init__(self) -> None:
-        self._made: dict[str, Registry[Any]] = {}
-        self._lock = threading.Lock()
-
-    def get(self, kind: RegistryKind[T]) -> Registry[T]:
-        """This owner's registry of ``kind``."""
-        with self._lock:
-            if kind.key not in self._made:
-                self._made[kind.key] = kind.new()
-            return cast(Registry[T], self._made[kind.key])
-
-    def adopt(self, kind: RegistryKind[T], registry: Registry[T]) -> None:
-        """Use ``registry`` (made elsewhere, e.g. passed in by a caller) as this owner's ``kind``."""
-        with self._lock:
-            self._made[kind.key] = registry

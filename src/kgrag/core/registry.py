@@ -28,18 +28,17 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any, Generic, TypeVar, cast
-
-from pydantic import BaseModel, ConfigDict, ValidationError
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from kgrag.core.errors import ConfigError
 
+if TYPE_CHECKING:  # pydantic loads only when settings are validated: `kgrag --help` imports this module
+    from pydantic import BaseModel, ValidationError
+
 T = TypeVar("T")
-S = TypeVar("S", bound=BaseModel)
+S = TypeVar("S", bound="BaseModel")
 
 Target = Callable[..., Any] | str
-SettingsTarget = type[BaseModel] | str
-"""An entry's settings model: a pydantic class, or ``"module:Class"`` imported when first needed."""
 
 SETTINGS_ATTRIBUTE = "settings_model"
 """A plug-in target (class or factory) declares its settings model under this attribute."""
@@ -61,12 +60,6 @@ _TYPE_WORDS = {
 }
 
 
-class NoSettings(BaseModel):
-    """The settings model of an entry that takes none: any key in its table is an error."""
-
-    model_config = ConfigDict(extra="forbid")
-
-
 @dataclass(frozen=True)
 class Entry:
     """One registered name: where it comes from (``builtin``, ``plugin:<dist>`` or ``local``)."""
@@ -75,7 +68,7 @@ class Entry:
     target: Target
     origin: str
     summary: str = ""
-    settings: SettingsTarget | None = None
+    settings: type[BaseModel] | str | None = None
     default_set: bool = False
 
     @property
@@ -122,8 +115,8 @@ class Registry(Generic[T]):
         *,
         group: str | None = None,
         summaries: Mapping[str, str] | None = None,
-        settings: Mapping[str, SettingsTarget] | None = None,
-        base_settings: SettingsTarget | None = None,
+        settings: Mapping[str, type[BaseModel] | str] | None = None,
+        base_settings: type[BaseModel] | str | None = None,
         default_set: frozenset[str] = frozenset(),
     ) -> None:
         self.kind = kind
@@ -147,7 +140,7 @@ class Registry(Generic[T]):
         *,
         summary: str = "",
         replace: bool = False,
-        settings: SettingsTarget | None = None,
+        settings: type[BaseModel] | str | None = None,
         default_set: bool = False,
     ) -> None:
         """Add ``name`` on this instance; replacing an existing name must be asked for explicitly.
@@ -228,6 +221,8 @@ class Registry(Generic[T]):
     def settings_model(self, name: str) -> type[BaseModel] | None:
         """The pydantic model of ``name``'s settings: declared on the entry, else the target's
         ``settings_model`` attribute (built-ins are not imported for it), else the kind's base model."""
+        from pydantic import BaseModel
+
         entry = self.entry(name)
         declared: Any = entry.settings
         if declared is None and entry.origin != "builtin":
@@ -244,6 +239,8 @@ class Registry(Generic[T]):
     def settings(self, name: str, table: Mapping[str, Any] | BaseModel | None, where: str) -> BaseModel | None:
         """``table`` validated against ``name``'s settings model; ``where`` (the config path, e.g.
         ``retrieval.pipelines.my-pipe``) prefixes every error, one ``where.key: problem`` per key."""
+        from pydantic import BaseModel, ValidationError
+
         model = self.settings_model(name)
         data = table.model_dump(exclude_unset=True) if isinstance(table, BaseModel) else dict(table or {})
         if model is None:
@@ -286,6 +283,8 @@ def settings_problems(exc: ValidationError, where: str, known: list[str] | None 
 def settings_of(tables: Mapping[str, Any], name: str, model: type[S]) -> S:
     """``name``'s settings as ``model``, typed for its reader: the validated table when it is one, the
     table re-read as ``model`` when the entry declared another model, else ``model``'s defaults."""
+    from pydantic import BaseModel
+
     value = tables.get(name)
     if isinstance(value, model):
         return value

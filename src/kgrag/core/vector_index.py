@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from kgrag.core.builtins import RegistryKind
 from kgrag.core.records import ScoredId
+from kgrag.core.registries import RegistryKind
 
 if TYPE_CHECKING:  # annotations only: the config imports this module, and `kgrag status` needs no NumPy
     import numpy as np

@@ -13,9 +13,9 @@ from typing import NamedTuple
 import numpy as np
 
 from kgrag.config.denoise import DenoiseConfig
-from kgrag.core.builtins import Registries, RegistryKind
 from kgrag.core.errors import ConfigError
 from kgrag.core.graph_records import EntityRecord, RelationRecord
+from kgrag.core.registries import Registries, RegistryKind
 from kgrag.denoise.grouping import block_pairs, filter_names
 from kgrag.denoise.identifiers import distinct_identifiers
 from kgrag.denoise.strings import string_similarity

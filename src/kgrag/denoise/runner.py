@@ -7,15 +7,14 @@ already merged away (``entity_aliases``), so after new documents only the new sh
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from kgrag.config.denoise import DenoiseConfig
-from kgrag.core.builtins import Registries, RegistryKind
 from kgrag.core.denoise_records import DenoiseRun
 from kgrag.core.errors import ConfigError
 from kgrag.core.graph_records import EntityRecord
+from kgrag.core.registries import Registries, RegistryKind
 from kgrag.denoise.apply import APPLYING, apply_reflection, apply_resolution, finish_run
 from kgrag.denoise.confirm import confirm_groups
 from kgrag.denoise.reflect import ReflectContext, ReflectionPlan, ReflectorFactory, plan_reflection

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kgrag.config import DocumentsConfig
-from kgrag.core.builtins import RegistryKind
 from kgrag.core.errors import DocumentError
+from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry
 from kgrag.documents.front_matter import split_front_matter
 from kgrag.documents.log_names import naming

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgrag.config import KgragConfig
-from kgrag.core.builtins import Registries
 from kgrag.core.progress import Progress, SilentProgress
+from kgrag.core.registries import Registries
 from kgrag.graph.build.summarize import ExtractiveSummarizer, Summarizer
 from kgrag.graph.types import Extractor
 from kgrag.indexing.compute import LocalCompute, StageCompute

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from kgrag.core.builtins import Registries, RegistryKind
+from kgrag.core.registries import Registries, RegistryKind
 from kgrag.core.registry import Registry
 from kgrag.graph.extract.choose import EXTRACTORS, SUMMARIZERS, ExtractorFactory, SummarizerFactory
 from kgrag.indexing.engines import EngineFactory

@@ -16,9 +16,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from kgrag.config import EmbeddingConfig
-from kgrag.core.builtins import RegistryKind
-from kgrag.core.registry import Registry
 from kgrag.core.errors import ConfigError, ModelError
+from kgrag.core.registries import RegistryKind
+from kgrag.core.registry import Registry
 from kgrag.models.torch_threads import TORCH_THREADS, threads_for_call
 
 DEFAULT_MINILM = "all-MiniLM-L6-v2"

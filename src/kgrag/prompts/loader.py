@@ -34,9 +34,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from kgrag.core.builtins import RegistryKind
 from kgrag.core.errors import ConfigError, KgragError
 from kgrag.core.llm_types import Message, PromptRef
+from kgrag.core.registries import RegistryKind
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _REQUIRED = ("name", "version", "description", "output_schema", "system", "user")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from kgrag.config import KgragConfig
 from kgrag.core.context import RetrievalResult, TraceStep
 from kgrag.core.errors import ConfigError, KgragError
-from kgrag.core.builtins import RegistryKind
+from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry
 from kgrag.retrieval.answer import AnswerStrategy
 from kgrag.retrieval.query_context import QueryContext

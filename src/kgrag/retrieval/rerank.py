@@ -1,8 +1,9 @@
 """The reranker slot of a query: the protocol every reranker meets, and how the configured one is built.
 
 Rerankers live in :mod:`kgrag.models.rerankers` (they call models) and are chosen by name through
-``KINDS["reranker"]`` (``rerank.provider``), each with its ``[rerank.<name>]`` settings; a recipe adds a :class:`~kgrag.retrieval.rerank_step.Rerank`
-step and the query context supplies whichever reranker the workspace configured.
+``KINDS["reranker"]`` (``rerank.provider``), each with its ``[rerank.<name>]`` settings; a recipe adds a
+:class:`~kgrag.retrieval.rerank_step.Rerank` step and the query context supplies whichever reranker the
+workspace configured.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from kgrag.config.rerank import RerankConfig
-from kgrag.core.builtins import RegistryKind
 from kgrag.core.context import ContextItem
+from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry
 from kgrag.models.rerankers.base import RerankResources
 from kgrag.models.rerankers.basic import WordOverlapReranker

@@ -12,10 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kgrag.config.store import StoreConfig
-from kgrag.core.builtins import RegistryKind
+from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry
 from kgrag.store.base import Store
-
 
 StoreFactory = Callable[[StoreConfig, Path], Store]
 STORES: RegistryKind[StoreFactory] = RegistryKind("store")

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kgrag.config import KgragConfig
-from kgrag.core.builtins import Registries
 from kgrag.core.progress import Progress, SilentProgress
+from kgrag.core.registries import Registries
 from kgrag.core.registry import Registry
 from kgrag.store import Store
 from kgrag.workspace.model_binding import (
@@ -107,7 +107,9 @@ class Components:
             embedder=self.embedder,
             llm=self.llm,
             # built on first use, so ``self.query_context`` is this context by then
-            reranker_factory=lambda: create_reranker(config.rerank, self.rerank_resources(), self.registries.get(RERANKERS)),
+            reranker_factory=lambda: create_reranker(
+                config.rerank, self.rerank_resources(), self.registries.get(RERANKERS)
+            ),
             pipelines=self.pipelines,
             sentence_vectors=self.sentence_vectors_on,
         )

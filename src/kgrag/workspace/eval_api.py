@@ -51,7 +51,6 @@ Questions = Sequence[QAItem] | str | Path
 """Labelled questions, or the path of a GraphRAG-Bench .json/.jsonl file holding them (str or Path)."""
 
 
-
 class EvalAPI:
     """Evaluations: evidence recall, metric/judge runs stored for later comparison, pairwise
     comparisons and question generation. ``judge_factory`` builds a judge client for a model name
@@ -92,7 +91,9 @@ class EvalAPI:
     def default_metrics(self) -> list[str]:
         """What a run scores when it names no metrics: ``evaluation.default_metrics``, else every metric
         whose registry entry is in the default set (built-ins, plug-ins and this workspace's own)."""
-        return list(self._parts.config.evaluation.default_metrics) or self._parts.registries.get(METRICS).default_names()
+        return (
+            list(self._parts.config.evaluation.default_metrics) or self._parts.registries.get(METRICS).default_names()
+        )
 
     def run(
         self,

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kgrag.config import CONFIG_FILE_NAME, default_toml, load_config
-from kgrag.core.builtins import Registries
 from kgrag.core.errors import WorkspaceError
+from kgrag.core.registries import Registries
 from kgrag.store import open_store
 from kgrag.store.registry import STORES
 from kgrag.workspace.components import META_DIMENSION, META_MODEL, META_WINDOW, Components
@@ -155,9 +155,7 @@ class Workspace:
         config = load_config(directory, **overrides)
         owner = registries or Registries()
         store = open_store(config.store, directory, owner.get(STORES))
-        components = Components(
-            directory, config, store, registries=owner, allow_model_change=allow_model_change
-        )
+        components = Components(directory, config, store, registries=owner, allow_model_change=allow_model_change)
         if not allow_model_change:
             try:
                 components.check_embedding_model()

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from kgrag.core.builtins import Registries, RegistryKind
+from kgrag.core.registries import Registries, RegistryKind
 from kgrag.core.registry import Registry
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from kgrag.core.builtins import Registries
+from kgrag.core.registries import Registries
 
 if TYPE_CHECKING:
     from kgrag.config import KgragConfig
@@ -156,7 +156,8 @@ def estimate_assumptions_for(
     base = estimate_assumptions(config.llm, graph.max_description_tokens, gleaning=graph.gleaning)
     name = config.indexing.pipeline
     pipelines = (registries or Registries()).get(INDEX_PIPELINES)
-    stages: Sequence[str] = pipelines.load(name) if name in pipelines else ()
+    entry = pipelines.load(name) if name in pipelines else ()
+    stages: Sequence[str] = entry() if callable(entry) else entry  # a plug-in pipeline may be a callable
     return calibrate_assumptions(replace(base, stages=_stage_predictions(config, stages)), store)
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from kgrag.core.builtins import RegistryKind
+from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry
 from kgrag.evaluation.metrics.base import Measured, Sample
 from kgrag.models.llm import LLMClient

@@ -55,7 +55,8 @@ class RougeL:
 
 class AnswerAccuracy:
     """Acc = α·F1 + (1 − α)·SS, F1 = 2TP / (2TP + FP + FN) over statements, SS = cosine similarity of
-    answer and reference embeddings, α = ``[evaluation.metrics.answer-accuracy] weight`` (0.5, feldt-hellstrom-2026 eq. 3.2)."""
+    answer and reference embeddings, α = ``[evaluation.metrics.answer-accuracy] weight`` (0.5,
+    feldt-hellstrom-2026 eq. 3.2)."""
 
     name = "answer-accuracy"
     paper = FELDT

@@ -14,7 +14,7 @@ from typing import Literal, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from kgrag.core.builtins import RegistryKind
+from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry, settings_of
 from kgrag.models.llm import LLMClient
 

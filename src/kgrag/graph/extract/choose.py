@@ -12,9 +12,9 @@ import importlib.util
 from collections.abc import Callable
 
 from kgrag.config import KgragConfig
-from kgrag.core.builtins import RegistryKind
 from kgrag.core.errors import ConfigError, KgragError
 from kgrag.core.progress import Progress
+from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry
 from kgrag.graph.build.summarize import Summarizer
 from kgrag.graph.types import Extractor

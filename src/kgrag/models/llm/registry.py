@@ -13,13 +13,12 @@ import functools
 import random
 import time
 import uuid
-
-from kgrag.config import LLMConfig
 from collections.abc import Callable
 
-from kgrag.core.builtins import RegistryKind
-from kgrag.core.registry import Registry
+from kgrag.config import LLMConfig
 from kgrag.core.llm_types import Prices
+from kgrag.core.registries import RegistryKind
+from kgrag.core.registry import Registry
 from kgrag.models.llm.base import ChatProvider, ResponseCache, UsageLedger
 from kgrag.models.llm.budget import TokenBudget
 from kgrag.models.llm.calls import CallRunner

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kgrag.core.registry import NoSettings
 from kgrag.core.context import ContextItem
+from kgrag.core.no_settings import NoSettings
 from kgrag.documents.words import content_word_finder, content_words
 from kgrag.models.rerankers.base import RerankResources, reorder
 

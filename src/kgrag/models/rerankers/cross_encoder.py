@@ -46,5 +46,7 @@ class CrossEncoderReranker:
 
 def cross_encoder_reranker(settings: CrossEncoderSettings, resources: RerankResources) -> CrossEncoderReranker:
     if not settings.model:
-        raise ConfigError("rerank.provider = 'cross-encoder' needs rerank.cross-encoder.model (a model name or local path)")
+        raise ConfigError(
+            "rerank.provider = 'cross-encoder' needs rerank.cross-encoder.model (a model name or local path)"
+        )
     return CrossEncoderReranker(settings.model)

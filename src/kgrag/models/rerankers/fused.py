@@ -41,7 +41,6 @@ from kgrag.documents.words import content_word_finder, content_words
 from kgrag.models.rerankers.base import RerankResources, Similarities, reorder
 from kgrag.models.rerankers.settings import FusedSettings
 
-
 _DEFAULTS = FusedSettings().model_dump()  # the defaults are written once, in FusedSettings
 
 
