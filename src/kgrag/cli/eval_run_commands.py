@@ -12,7 +12,7 @@ import typer
 
 from kgrag.cli.errors import run_guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
-from kgrag.core.builtins import KINDS
+from kgrag.core.registries import builtin_defaults
 
 DatasetOpt = Annotated[Path, typer.Option("--dataset", help="GraphRAG-Bench .json or .jsonl questions.")]
 OutOpt = Annotated[Path | None, typer.Option("--out", help="Report directory (default: <workspace>/reports).")]
@@ -77,7 +77,7 @@ def _run_body(
 
 
 _DEFAULT_METRICS = (
-    ", ".join(name for name in KINDS["metric"].builtins if name in KINDS["metric"].default_set)
+    ", ".join(builtin_defaults("metric"))
     + ", plus installed plug-ins in the default set; evaluation.default_metrics overrides"
 )
 

@@ -11,10 +11,16 @@ from __future__ import annotations
 import threading
 from typing import Any, Generic, TypeVar, cast
 
-from kgrag.core.builtins import KINDS, Kind, new_registry
-from kgrag.core.registry import Registry
+from kgrag.core.builtins import KINDS, new_registry
+from kgrag.core.registry import Builtin, Kind, Registry
 
 T = TypeVar("T")
+
+
+def builtin_defaults(kind: str) -> list[str]:
+    """The built-in entries of ``kind`` in its default selection, in declared order (no plug-in is read:
+    for help texts, which must not scan installed packages)."""
+    return [name for name, spec in KINDS[kind].builtins.items() if isinstance(spec, Builtin) and spec.default_set]
 
 
 class RegistryKind(Generic[T]):

@@ -26,7 +26,7 @@ from __future__ import annotations
 import importlib
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
@@ -58,6 +58,31 @@ _TYPE_WORDS = {
     "dict_type": "table",
     "list_type": "list",
 }
+
+
+@dataclass(frozen=True)
+class Builtin:
+    """A built-in entry with more than a target: its settings model and whether it is in the kind's
+    default selection, all on the one line that registers it."""
+
+    target: str
+    settings: str | None = None
+    default_set: bool = False
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A registry kind: its message noun, its entry-point group, its built-in entries (a ``Builtin`` names
+    an entry's settings model, ``"module:Class"``, imported only to validate or document its table, and
+    whether it is in the default selection) and ``base_settings`` for an entry that declares none."""
+
+    noun: str
+    group: str
+    builtins: dict[str, Target | Builtin] = field(default_factory=dict)
+    summaries: dict[str, str] = field(default_factory=dict)
+    base_settings: str | None = None
+    section: str = ""
+    """The config path of the entries' settings tables (``rerank`` → ``[rerank.<name>]``); empty: none."""
 
 
 @dataclass(frozen=True)
@@ -111,13 +136,11 @@ class Registry(Generic[T]):
     def __init__(
         self,
         kind: str,
-        builtins: Mapping[str, Target] | None = None,
+        builtins: Mapping[str, Target | Builtin] | None = None,
         *,
         group: str | None = None,
         summaries: Mapping[str, str] | None = None,
-        settings: Mapping[str, type[BaseModel] | str] | None = None,
         base_settings: type[BaseModel] | str | None = None,
-        default_set: frozenset[str] = frozenset(),
     ) -> None:
         self.kind = kind
         self.group = group
@@ -127,10 +150,12 @@ class Registry(Generic[T]):
         self._plugins_loaded = group is None
         self._loaded: dict[str, T] = {}
         self._lock = threading.RLock()  # concurrent queries may be the first to list plug-ins
-        for name, target in (builtins or {}).items():
-            own = (settings or {}).get(name)
+        for name, spec in (builtins or {}).items():
             summary = (summaries or {}).get(name, "")
-            self._entries[name] = Entry(name, target, "builtin", summary, own, name in default_set)
+            if isinstance(spec, Builtin):
+                self._entries[name] = Entry(name, spec.target, "builtin", summary, spec.settings, spec.default_set)
+            else:
+                self._entries[name] = Entry(name, spec, "builtin", summary)
 
     # -- registration ------------------------------------------------------------------------------
     def register(
