@@ -4,8 +4,9 @@
 A section holds ``{entry name: its settings}``; each table is validated against the settings model the
 entry declares in its registry (:meth:`kgrag.core.registry.Registry.settings_model`), so a plug-in gets a
 typed, validated, documented table without a change to the section. Entries registered only in code on
-one workspace are not known when the file loads: their tables are refused here as typos would be, and
-they take their settings in code instead.
+one workspace after it opened are not known when the file loads: their tables are refused here as typos
+would be. Entries registered on a :class:`~kgrag.core.registries.Registries` passed to
+``Workspace.open(registries=...)`` are known (:func:`validating_with`).
 
 Old keys (the flat fields these tables replace) are moved to their new place with a one-line note naming
 the new key (:func:`deprecated`); ``docs/configuration.md`` lists them in its migration table.
@@ -14,7 +15,9 @@ the new key (:func:`deprecated`); ``docs/configuration.md`` lists them in its mi
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from pydantic import BaseModel
@@ -22,6 +25,8 @@ from pydantic_core import PydanticCustomError
 
 from kgrag.core.builtins import KINDS, new_registry
 from kgrag.core.errors import ConfigError
+from kgrag.core.registries import Registries
+from kgrag.core.registry import Registry
 
 log = logging.getLogger("kgrag.config")
 
@@ -31,6 +36,26 @@ ENTRY_SETTINGS_ERROR = "entry_settings"
 MIGRATIONS: list[tuple[str, str]] = []
 """(old key, new key) of every migrated key, for the migration table of ``docs/configuration.md``;
 filled by the modules that migrate, at import."""
+
+
+_SCOPE: ContextVar[Registries | None] = ContextVar("kgrag_config_registries", default=None)
+
+
+@contextmanager
+def validating_with(registries: Registries | None) -> Iterator[None]:
+    """Validate names and tables against ``registries`` (a workspace's, with what code registered on it
+    before opening) instead of the built-ins and plug-ins alone."""
+    token = _SCOPE.set(registries)
+    try:
+        yield
+    finally:
+        _SCOPE.reset(token)
+
+
+def known_registry(kind: str) -> Registry[Any]:
+    """The registry names of ``kind`` are checked against while a config validates."""
+    scope = _SCOPE.get()
+    return scope.by_key(kind) if scope is not None else new_registry(kind)
 
 
 def migration(old: str, new: str) -> None:
@@ -54,7 +79,7 @@ def check_tables(kind: str, value: Any, where: str) -> dict[str, BaseModel]:
         raise PydanticCustomError(ENTRY_SETTINGS_ERROR, "{where}: expected a table of {noun} names", _ctx(kind, where))
     if not value:
         return {}
-    registry = new_registry(kind)
+    registry = known_registry(kind)
     out: dict[str, BaseModel] = {}
     for name, table in value.items():
         path = f"{where}.{name}"

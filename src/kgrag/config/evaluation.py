@@ -7,8 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field, SerializeAsAny, field_serializer, field_validator, model_validator
 
 from kgrag.config.base import Section
-from kgrag.config.entry_settings import check_tables, deprecated, dump_tables, migration
-from kgrag.core.builtins import new_registry
+from kgrag.config.entry_settings import check_tables, deprecated, dump_tables, known_registry, migration
 
 FORMER_KEYS = {
     "accuracy_weight": ("answer-accuracy", "weight"),
@@ -121,7 +120,7 @@ class EvaluationConfig(Section):
     @classmethod
     def _known_metrics(cls, value: list[str]) -> list[str]:
         if value:
-            registry = new_registry("metric")
+            registry = known_registry("metric")
             for name in value:
                 registry.check(name, "evaluation.default_metrics")
         return value

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field, field_validator
 
 from kgrag.config.base import Section
-from kgrag.core.builtins import new_registry
+from kgrag.config.entry_settings import known_registry
 
 RESOLVED_EXTRACTORS = ("auto", "none")  # resolved in kgrag.graph.extract.choose, not registry entries
 
@@ -92,7 +92,7 @@ class GraphConfig(Section):
     @classmethod
     def _known_summarizer(cls, value: str) -> str:
         """``auto`` or a registered summariser, checked at load time naming the field."""
-        return value if value == "auto" else new_registry("summarizer").check(value, "graph.summarizer")
+        return value if value == "auto" else known_registry("summarizer").check(value, "graph.summarizer")
 
     @field_validator("extractor")
     @classmethod
@@ -100,4 +100,4 @@ class GraphConfig(Section):
         """``auto``/``none`` or a registered extractor, checked at load time naming the field."""
         if value in RESOLVED_EXTRACTORS:
             return value
-        return new_registry("extractor").check(value, "graph.extractor")
+        return known_registry("extractor").check(value, "graph.extractor")

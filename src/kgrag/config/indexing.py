@@ -7,8 +7,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, Field, SerializeAsAny, field_serializer, field_validator
 
 from kgrag.config.base import Section
-from kgrag.config.entry_settings import check_tables, dump_tables
-from kgrag.core.builtins import new_registry
+from kgrag.config.entry_settings import check_tables, dump_tables, known_registry
 from kgrag.core.registry import settings_of
 
 S = TypeVar("S", bound=BaseModel)
@@ -74,10 +73,10 @@ class IndexingConfig(Section):
     @classmethod
     def _known_pipeline(cls, value: str) -> str:
         """Fail at load time, naming the field, rather than when indexing starts."""
-        return new_registry("index_pipeline").check(value, "indexing.pipeline")
+        return known_registry("index_pipeline").check(value, "indexing.pipeline")
 
     @field_validator("engine")
     @classmethod
     def _known_engine(cls, value: str) -> str:
         """An engine name is checked like a pipeline name: at load time, naming the field."""
-        return new_registry("index_engine").check(value, "indexing.engine")
+        return known_registry("index_engine").check(value, "indexing.engine")

@@ -10,9 +10,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from kgrag.config.entry_settings import ENTRY_SETTINGS_ERROR
+from kgrag.config.entry_settings import ENTRY_SETTINGS_ERROR, validating_with
 from kgrag.config.model import KgragConfig
 from kgrag.core.errors import ConfigError, KgragError
+from kgrag.core.registries import Registries
 from kgrag.fileio import read_regular_bytes
 
 CONFIG_FILE_NAME = "kgrag.toml"
@@ -47,9 +48,13 @@ def _check_env_sections() -> None:
             )
 
 
-def load_config(workspace_dir: Path | None = None, **overrides: Any) -> KgragConfig:
+def load_config(
+    workspace_dir: Path | None = None, *, registries: Registries | None = None, **overrides: Any
+) -> KgragConfig:
     """Load the config for a workspace: defaults < kgrag.toml < KGRAG_* env < ``overrides``.
 
+    Names and ``[<section>.<name>]`` tables are checked against ``registries`` when given (a workspace's,
+    holding what code registered before opening it), else against the built-ins and installed plug-ins.
     Raises :class:`ConfigError` naming the field and the allowed values when anything is invalid.
     """
     toml_path = workspace_dir / CONFIG_FILE_NAME if workspace_dir is not None else None
@@ -79,7 +84,8 @@ def load_config(workspace_dir: Path | None = None, **overrides: Any) -> KgragCon
         )
         origin = f"{toml_path} and KGRAG_* environment"
     try:
-        return settings_cls(**overrides)
+        with validating_with(registries):
+            return settings_cls(**overrides)
     except ValidationError as exc:
         raise ConfigError(_format_validation_error(exc, origin)) from exc
 

@@ -8,8 +8,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, Field, SerializeAsAny, field_validator, model_serializer, model_validator
 
 from kgrag.config.base import Section
-from kgrag.config.entry_settings import check_tables, deprecated, dump_tables, migration
-from kgrag.core.builtins import new_registry
+from kgrag.config.entry_settings import check_tables, deprecated, dump_tables, known_registry, migration
 from kgrag.core.registry import settings_of
 
 S = TypeVar("S", bound=BaseModel)
@@ -86,7 +85,7 @@ class RerankConfig(Section):
     @field_validator("provider")
     @classmethod
     def _known(cls, value: str) -> str:
-        new_registry("reranker").check(value, "rerank.provider")
+        known_registry("reranker").check(value, "rerank.provider")
         return value
 
     def settings(self, name: str, model: type[S]) -> S:

@@ -8,8 +8,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_serializer, field_validator
 
 from kgrag.config.base import Section
-from kgrag.config.entry_settings import check_tables, deprecated, dump_tables, ignored, migration
-from kgrag.core.builtins import new_registry
+from kgrag.config.entry_settings import check_tables, deprecated, dump_tables, ignored, known_registry, migration
 from kgrag.core.registry import settings_of
 
 S = TypeVar("S", bound=BaseModel)
@@ -67,7 +66,7 @@ def _migrate_pipeline_table(name: str, table: Any) -> Any:
         for key, value in options.items():
             deprecated(f"retrieval.pipelines.{name}.options.{key}", f"retrieval.pipelines.{name}.{key}")
             table.setdefault(key, value)
-    registry = new_registry("pipeline")
+    registry = known_registry("pipeline")
     if name in registry and (model := registry.settings_model(name)) is not None:
         for key in sorted(_FORMER_KEYS & set(table) - set(model.model_fields)):
             del table[key]

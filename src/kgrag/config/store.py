@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from kgrag.config.base import Section
-from kgrag.core.builtins import new_registry
+from kgrag.config.entry_settings import known_registry
 from kgrag.core.vector_index import AUTO, AnnParams
 
 
@@ -49,7 +49,7 @@ class StoreConfig(Section):
     @classmethod
     def _known_backend(cls, value: str) -> str:
         """Fail at load time, naming the field, rather than when the workspace opens its store."""
-        return new_registry("store").check(value, "store.backend")
+        return known_registry("store").check(value, "store.backend")
 
     # -- in-memory vector search (docs/store.md#ann) -----------------------------------------------------
     vector_index: str = Field(
@@ -103,7 +103,7 @@ class StoreConfig(Section):
     @field_validator("vector_index")
     @classmethod
     def _known_vector_index(cls, value: str) -> str:
-        return value if value == AUTO else new_registry("vector_index").check(value, "store.vector_index")
+        return value if value == AUTO else known_registry("vector_index").check(value, "store.vector_index")
 
     def ann_params(self) -> AnnParams:
         """The vector-index choice as the core value every index builder takes."""

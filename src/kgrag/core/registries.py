@@ -67,3 +67,7 @@ class Registries:
         """Use ``registry`` (made elsewhere, e.g. passed in by a caller) as this owner's ``kind``."""
         with self._lock:
             self._made[kind.key] = registry
+
+    def by_key(self, key: str) -> Registry[Any]:
+        """This owner's registry of the kind named ``key`` (untyped: config validation checks names only)."""
+        return self.get(RegistryKind[Any](key))

@@ -152,8 +152,8 @@ class Workspace:
             raise WorkspaceError(
                 f"{directory.resolve()} is not a kgrag workspace; run `kgrag init {directory}` or pass --workspace"
             )
-        config = load_config(directory, **overrides)
         owner = registries or Registries()
+        config = load_config(directory, registries=owner, **overrides)
         store = open_store(config.store, directory, owner.get(STORES))
         components = Components(directory, config, store, registries=owner, allow_model_change=allow_model_change)
         if not allow_model_change:
