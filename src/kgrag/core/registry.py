@@ -62,8 +62,9 @@ _TYPE_WORDS = {
 
 @dataclass(frozen=True)
 class Builtin:
-    """A built-in entry with more than a target: its settings model and whether it is in the kind's
-    default selection, all on the one line that registers it."""
+    """A built-in entry with more than a target: its settings model (``"module:Class"``, or ``":Class"``
+    for a class in the target's module) and whether it is in the kind's default selection, all on the
+    one line that registers it."""
 
     target: str
     settings: str | None = None
@@ -153,7 +154,10 @@ class Registry(Generic[T]):
         for name, spec in (builtins or {}).items():
             summary = (summaries or {}).get(name, "")
             if isinstance(spec, Builtin):
-                self._entries[name] = Entry(name, spec.target, "builtin", summary, spec.settings, spec.default_set)
+                own = spec.settings
+                if own is not None and own.startswith(":"):  # ":Class": in the target's own module
+                    own = spec.target.partition(":")[0] + own
+                self._entries[name] = Entry(name, spec.target, "builtin", summary, own, spec.default_set)
             else:
                 self._entries[name] = Entry(name, spec, "builtin", summary)
 
