@@ -157,5 +157,8 @@ except Exception as exc:
 print("toys: configured, validated, built, in the default set, registered")
 EOF
 grep -c "toy-knob\|toy-reverse" docs/configuration.md >/dev/null && echo "toys: documented in docs/configuration.md (regenerated)"
+"$PY" -m ruff check --quiet src && "$PY" -m ruff format --check --quiet src && echo "toys: ruff-clean"
+PYTHONPATH="$PWD/src" HF_HUB_OFFLINE=1 "$PY" -m pytest -q -p no:cacheprovider \
+    tests/architecture/test_layers.py tests/foundation/test_config.py::test_configuration_docs_are_current | tail -1
 echo "== with the regenerated docs/configuration.md"
 git diff --stat HEAD
