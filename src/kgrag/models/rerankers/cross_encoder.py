@@ -1,6 +1,6 @@
 """A sentence-transformers ``CrossEncoder`` reranker (any model name or local path).
 
-No cross-encoder weights ship with kgrag; point ``rerank.model`` at a downloaded model directory (or a
+No cross-encoder weights ship with kgrag; point ``[rerank.cross-encoder] model`` at a downloaded model directory (or a
 hub name where downloads are allowed). The model loads on the first query, once, under a lock.
 """
 
