@@ -193,3 +193,28 @@ def test_the_default_metrics_come_from_the_registry_and_the_config(tmp_path: Pat
         assert ws.eval.default_metrics() == [*builtin, "always"] and other.eval.default_metrics() == builtin
     with Workspace.open(ws_dir, evaluation={"default_metrics": ["rouge-l"]}) as ws:
         assert ws.eval.default_metrics() == ["rouge-l"]
+
+
+def _load_rst(path: Path, data: bytes, cfg: Any) -> list[Any]:
+    from kgrag.documents.records import LoadedDocument
+
+    text = data.decode("utf-8").replace("=====\n", "")
+    return [LoadedDocument.from_text(str(path.resolve()), "reST", text, {"format": "rst"})]
+
+
+def test_a_loader_registered_on_one_workspace_reads_its_files(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.rst").write_text("Guide\n=====\nKestrel stores telemetry in Shale.\n", encoding="utf-8")
+    registries = Registries()
+    kinds.loaders(registries).register(".rst", _load_rst)
+    ws_dir = tmp_path / "ws"
+    ws_dir.mkdir()
+    (ws_dir / "kgrag.toml").write_text(BASE_TOML + '\n[documents]\ninclude = ["*.rst"]\n', encoding="utf-8")
+    with Workspace.open(ws_dir, registries=registries) as ws:
+        report = ws.index([docs], pipeline="fast")
+        assert report.documents_new == 1 and not report.problems
+        assert [d.title for d in ws.store.documents.list()] == ["reST"]
+    with Workspace.open(ws_dir) as other:  # without the loader the same file is a reported problem
+        (docs / "guide.rst").write_text("Guide\n=====\nChanged.\n", encoding="utf-8")
+        assert "unsupported file type '.rst'" in other.index([docs], pipeline="fast").problems[0].reason

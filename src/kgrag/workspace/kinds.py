@@ -7,6 +7,10 @@ A store backend, embedder or LLM provider that a workspace opens with is registe
 ``regs = Registries(); kinds.stores(regs).register(...)``, then ``Workspace.open(path, registries=regs)``.
 
 The kinds are declared beside what they produce, so this module imports those layers on first call.
+Two kinds are read below the workspace, where no workspace is at hand: prompt schemas (when a prompt
+file loads) and vector indexes (inside a store backend) come from the built-ins and installed plug-ins
+only, so registering one of those on a workspace's registry changes nothing; use an entry point. The
+``ray`` engine's workers likewise read files with the built-in and plug-in loaders.
 """
 
 from __future__ import annotations
