@@ -35,17 +35,20 @@ for _old, _new in FORMER_KEYS.items():
 
 
 def _migrate(data: dict[str, Any]) -> dict[str, Any]:
-    """Flat former keys → their reranker's table; every other table-valued key → ``rerankers``."""
+    """Table-valued keys → ``rerankers``; flat former keys → their reranker's table (a value the table
+    sets itself wins)."""
     data = dict(data)
     tables: dict[str, Any] = dict(data.pop("rerankers", None) or {})
+    for key in [k for k in data if k not in RerankConfig.model_fields and isinstance(data[k], dict | BaseModel)]:
+        tables[key] = data.pop(key)
     for key in [k for k in data if k in FORMER_KEYS]:
         value = data.pop(key)
         for new in FORMER_KEYS[key]:
             name, _, field = new.partition(".")
-            tables.setdefault(name, {}).setdefault(field, value)
+            own = tables.get(name)
+            table = own.model_dump(exclude_unset=True) if isinstance(own, BaseModel) else dict(own or {})
+            tables[name] = {field: value, **table}
         deprecated(f"rerank.{key}", " and ".join(f"rerank.{n}" for n in FORMER_KEYS[key]))
-    for key in [k for k in data if k not in RerankConfig.model_fields and isinstance(data[k], dict | BaseModel)]:
-        tables[key] = data.pop(key)
     data["rerankers"] = tables
     return data
 
