@@ -78,13 +78,17 @@ class Components:
         what code registers here is used by every part this workspace builds, and by no other workspace."""
         if index_registries is not None:
             _adopt(self.registries, index_registries)
-        from kgrag.retrieval.pipelines import PIPELINES
-
-        self.pipelines: Registry[PipelineFactory] = self.registries.get(PIPELINES)
 
     # Built on first use, like the models: the indexing and retrieval layers (and NumPy, igraph) load only
     # in commands that index or query, so `kgrag status` or `kgrag cost` opens a workspace in a fraction
     # of the time. Building them later changes nothing else: they hold no state until used.
+    @cached_property
+    def pipelines(self) -> Registry[PipelineFactory]:
+        """This workspace's retrieval pipelines (the retrieval layer loads only when they are first asked for)."""
+        from kgrag.retrieval.pipelines import PIPELINES
+
+        return self.registries.get(PIPELINES)
+
     @cached_property
     def index_registries(self) -> IndexRegistries:
         """This workspace's indexing stages, pipelines, extractors and summarisers (built-ins, plug-ins,
