@@ -33,6 +33,8 @@ KINDS: dict[str, Kind] = {
             "postgresql": "PostgreSQL + pgvector (extra kgrag[postgres]); one schema per workspace, tsvector "
             "full-text search, HNSW vector search, versioned migrations.",
         },
+        base_settings=NO_SETTINGS,
+        section="store",
     ),
     "vector_index": Kind(
         "vector index",

@@ -67,7 +67,7 @@ def judge_setup(config: KgragConfig, factory: JudgeFactory, seed: int = 0) -> Ju
         return None
     models: list[str | None] = list(config.evaluation.judge_models) or [None]
     clients = tuple(factory(model) for model in models)
-    return JudgeSetup(clients, config.evaluation.judge_temperature, seed)
+    return JudgeSetup(clients, config.evaluation.judge_temperature, seed, config.evaluation.judges)
 
 
 def metric_tools(config: KgragConfig, embedder: Embedder, setup: JudgeSetup | None) -> MetricTools:
