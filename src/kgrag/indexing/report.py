@@ -35,11 +35,6 @@ class IndexReport:
     entities: int = 0
     relations: int = 0
     graph_texts_embedded: int = 0
-    graph_aggregates_pending: int = 0  # descriptions with a fallback summary, summarised again next run
-    extracted_corpus_tokens: int = 0  # text the extractor read this run, overlap counted once
-    glean_failed: int = 0  # gleaning calls that failed (the first pass was kept; counted as incomplete work)
-    ungrounded_entities: int = 0  # LLM entities whose names the text does not contain: dropped, never stored
-    ungrounded_relations: int = 0  # LLM relations with such an endpoint: dropped
     llm_lines: list[str] = field(default_factory=list)  # this run's LLM usage per stage, if any
     extraction_prompt_ratio: float | None = None  # LLM prompt tokens per corpus token (target ≤ 2.5; peers spend 5–10)
     stages: dict[str, Any] = field(default_factory=dict)
@@ -77,10 +72,8 @@ class IndexReport:
         parts = []
         if self.chunks_extraction_failed:
             parts.append(f"{self.chunks_extraction_failed} chunks failed extraction")
-        if self.glean_failed:
-            parts.append(f"{self.glean_failed} gleaning calls failed")
-        if self.graph_aggregates_pending:
-            parts.append(f"{self.graph_aggregates_pending} summaries fell back")
+        for own in self.stages.values():  # a stage report may name what it left (``incomplete()``)
+            parts.extend(own.incomplete() if callable(getattr(own, "incomplete", None)) else ())
         parts.extend(f"{count} {what}" for what, count in self.fallbacks.items() if count)
         return parts
 
