@@ -1,6 +1,6 @@
-"""One registry type for everything kgrag picks by name: stores, embedders, LLM providers, extractors,
-summarisers, loaders, retrieval pipelines, indexing stages, prompt schemas (and later rerankers, judges,
-community builders).
+"""One registry type for everything kgrag picks by name: stores, vector indexes, embedders, LLM providers,
+extractors, summarisers, loaders, prompt schemas, retrieval pipelines, rerankers, indexing stages,
+pipelines and engines, community builders, denoising strategies, metrics and judges.
 
 Why one type: a plug-in author learns one mechanism, the CLI lists every kind the same way, and config
 fields validate against the same names the code will create. Why lazy: an entry is a callable *or* a
@@ -19,6 +19,11 @@ A plug-in package declares, in its ``pyproject.toml``::
     my-pipeline = "my_package.recipes:my_pipeline"
 
 and ``kgrag pipelines`` lists it; nothing in kgrag changes.
+
+An entry may declare a pydantic settings model (:meth:`Registry.settings_model`): its table in the
+config (``[retrieval.pipelines.<name>]``, ``[rerank.<name>]``…) is validated against it
+(:meth:`Registry.settings`) and handed to the entry typed (:func:`settings_of`). pydantic is imported
+only then, so ``kgrag --help`` does not load it.
 """
 
 from __future__ import annotations
