@@ -218,3 +218,14 @@ def test_a_loader_registered_on_one_workspace_reads_its_files(tmp_path: Path) ->
     with Workspace.open(ws_dir) as other:  # without the loader the same file is a reported problem
         (docs / "guide.rst").write_text("Guide\n=====\nChanged.\n", encoding="utf-8")
         assert "unsupported file type '.rst'" in other.index([docs], pipeline="fast").problems[0].reason
+
+
+def test_the_eval_run_help_lists_the_default_metrics_from_the_registry() -> None:
+    from typer.testing import CliRunner
+
+    from kgrag.cli.app import app
+    from kgrag.core.registries import builtin_defaults
+
+    shown = " ".join(CliRunner().invoke(app, ["eval", "run", "--help"], env={"COLUMNS": "400"}).output.split())
+    assert "default: " + ", ".join(builtin_defaults("metric")) + ", plus installed plug-ins" in shown
+    assert "all six" not in shown and len(builtin_defaults("metric")) == 6
