@@ -8,6 +8,7 @@ import pytest
 from kgrag import Workspace
 from kgrag.core.context import ContextItem
 from kgrag.retrieval import build_pipeline
+from kgrag.retrieval.pipeline_settings import PprPassagesSettings
 from kgrag.retrieval.ppr_passages import PassagePageRank, mix_reset, passage_reset, seed_scores
 from kgrag.retrieval.steps import DenseSearch, QueryState
 
@@ -78,9 +79,7 @@ def test_passage_seeds_alone_with_little_walking_follow_dense(graph_ws: Workspac
 
 def test_pipeline_reads_its_settings_and_returns_passages(graph_ws: Workspace) -> None:
     config = graph_ws.config.model_copy(deep=True)
-    config.retrieval.pipelines["ppr-passages"] = config.retrieval.settings_for("ppr-passages").model_copy(
-        update={"passage_weight": 0.2, "damping": 0.6}
-    )
+    config.retrieval.pipelines["ppr-passages"] = PprPassagesSettings(passage_weight=0.2, damping=0.6)
     pipeline = build_pipeline(graph_ws.components.pipelines, "ppr-passages", config)
     result = pipeline.run(QUESTION, graph_ws.components.query_context, 3)
     step = next(s for s in result.trace if s.step == "ppr_passages")

@@ -116,7 +116,7 @@ def test_registry_default_and_config_weights() -> None:
     assert isinstance(default, FusedReranker) and default.weights == FusedWeights()
     tuned = create_reranker(RerankConfig(fused_similarity=1.0, fused_bm25_rank=0.0), resources)
     assert isinstance(tuned, FusedReranker) and tuned.weights.similarity == 1.0 and tuned.weights.bm25_rank == 0.0
-    with pytest.raises(ValueError, match="fused_first_stage"):
+    with pytest.raises(ValueError, match=r"rerank\.fused\.first_stage"):
         RerankConfig(fused_first_stage=-1)
 
 

@@ -66,7 +66,7 @@ def test_a_table_in_kgrag_toml_changes_what_runs(graph_ws: Workspace, tmp_path: 
     ("table", "expected"),
     [
         ({"nope": {"pool": 3}}, r"retrieval\.pipelines\.nope: unknown retrieval pipeline 'nope'; available: dense"),
-        ({"hybrid": {"rrf_kk": 3}}, r"retrieval\.pipelines\.hybrid\.rrf_kk: Extra inputs are not permitted"),
+        ({"hybrid": {"rrf_kk": 3}}, r"retrieval\.pipelines\.hybrid\.rrf_kk: unknown setting \(settings: pool, rrf_k"),
         ({"hybrid": {"pool": 0}}, r"retrieval\.pipelines\.hybrid\.pool"),
     ],
 )

@@ -106,14 +106,18 @@ def _print_index_report(console: Console, report: IndexReport) -> None:
         f"chunks written {report.chunks_written} · texts embedded {report.texts_embedded}"
     )
     if report.chunks_extracted or report.chunks_extraction_failed or report.entities:
+        from kgrag.core.stages import EXTRACT
+        from kgrag.indexing.stages.extract import ExtractReport
+
+        own = report.stage(EXTRACT, ExtractReport)
         console.print(
             f"graph: {report.chunks_extracted} chunks extracted ({report.chunks_extraction_failed} "
-            f"failed, {report.glean_failed} gleaning calls failed) · {report.entities} entities · "
+            f"failed, {own.glean_failed} gleaning calls failed) · {report.entities} entities · "
             f"{report.relations} relations"
-            + (f" · {n} summaries retried next run" if (n := report.graph_aggregates_pending) else "")
+            + (f" · {n} summaries retried next run" if (n := own.summaries_pending) else "")
             + (
-                f" · ungrounded dropped: {report.ungrounded_entities} entities, {report.ungrounded_relations} relations"
-                if report.ungrounded_entities or report.ungrounded_relations
+                f" · ungrounded dropped: {own.ungrounded_entities} entities, {own.ungrounded_relations} relations"
+                if own.ungrounded_entities or own.ungrounded_relations
                 else ""
             ),
             markup=False,

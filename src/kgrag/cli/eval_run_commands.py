@@ -13,6 +13,7 @@ import typer
 
 from kgrag.cli.errors import run_guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
+from kgrag.core.registries import builtin_defaults
 
 DatasetOpt = Annotated[Path, typer.Option("--dataset", help="GraphRAG-Bench .json or .jsonl questions.")]
 OutOpt = Annotated[Path | None, typer.Option("--out", help="Report directory (default: <workspace>/reports).")]
@@ -86,6 +87,12 @@ BaselineOpt = Annotated[
 ]
 
 
+_DEFAULT_METRICS = (
+    ", ".join(builtin_defaults("metric"))
+    + ", plus installed plug-ins in the default set; evaluation.default_metrics overrides"
+)
+
+
 def eval_run(
     dataset: DatasetOpt,
     pipelines: Annotated[
@@ -93,7 +100,7 @@ def eval_run(
     ] = "dense,bm25,hybrid",
     runs: Annotated[int | None, typer.Option("--runs", help="Repeats (default evaluation.runs).")] = None,
     metrics: Annotated[
-        str | None, typer.Option("--metrics", help="Comma-separated metric names (default: all six).")
+        str | None, typer.Option("--metrics", help=f"Comma-separated metric names (default: {_DEFAULT_METRICS}).")
     ] = None,
     mode: Annotated[
         str | None, typer.Option("--mode", help="llm-free, llm or both (default: both with an LLM, else llm-free).")

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from kgrag.config.base import Section
-from kgrag.core.builtins import new_registry
+from kgrag.config.entry_settings import known_registry
 
 
 class CommunitiesConfig(Section):
@@ -80,4 +80,4 @@ class CommunitiesConfig(Section):
     @field_validator("builder")
     @classmethod
     def _known_builder(cls, value: str) -> str:
-        return new_registry("community_builder").check(value, "communities.builder")
+        return known_registry("community_builder").check(value, "communities.builder")

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from kgrag.config.base import Section
-from kgrag.core.builtins import new_registry
+from kgrag.config.entry_settings import known_registry
 
 
 class EmbeddingConfig(Section):
@@ -100,4 +100,4 @@ class EmbeddingConfig(Section):
     @classmethod
     def _known_provider(cls, value: str) -> str:
         """Unknown names fail when the config loads, listing the registered providers."""
-        return new_registry("embedder").check(value, "embedding.provider")
+        return known_registry("embedder").check(value, "embedding.provider")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field, field_validator
 
 from kgrag.config.base import Section
-from kgrag.core.builtins import new_registry
+from kgrag.config.entry_settings import known_registry
 
 RESOLVED_EXTRACTORS = ("auto", "none")  # resolved in kgrag.graph.extract.choose, not registry entries
 
@@ -81,10 +81,23 @@ class GraphConfig(Section):
         "(by the LLM, or extractively without one).",
     )
 
+    summarizer: str = Field(
+        "auto",
+        description="Description summariser, by registry name: `llm` (the configured LLM, the extractive "
+        "summary as its fallback), `extractive` (no LLM), or a plug-in (entry points `kgrag.summarizers`); "
+        "`auto` = `llm` when an LLM is configured, else `extractive`.",
+    )
+
+    @field_validator("summarizer")
+    @classmethod
+    def _known_summarizer(cls, value: str) -> str:
+        """``auto`` or a registered summariser, checked at load time naming the field."""
+        return value if value == "auto" else known_registry("summarizer").check(value, "graph.summarizer")
+
     @field_validator("extractor")
     @classmethod
     def _known_extractor(cls, value: str) -> str:
         """``auto``/``none`` or a registered extractor, checked at load time naming the field."""
         if value in RESOLVED_EXTRACTORS:
             return value
-        return new_registry("extractor").check(value, "graph.extractor")
+        return known_registry("extractor").check(value, "graph.extractor")

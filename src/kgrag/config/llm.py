@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from kgrag.config.base import Section
-from kgrag.core.builtins import new_registry
+from kgrag.config.entry_settings import known_registry
 
 
 class LLMConfig(Section):
@@ -141,4 +141,4 @@ class LLMConfig(Section):
     @classmethod
     def _known_provider(cls, value: str) -> str:
         """Unknown names fail when the config loads, listing the registered providers."""
-        return new_registry("llm_provider").check(value, "llm.provider")
+        return known_registry("llm_provider").check(value, "llm.provider")

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import BaseModel, Field, SerializeAsAny, field_validator, model_serializer, model_validator
 
 from kgrag.config.base import Section
-from kgrag.core.builtins import new_registry
+from kgrag.config.entry_settings import check_tables, dump_tables, known_registry
+from kgrag.core.registry import settings_of
 from kgrag.core.vector_index import AUTO, AnnParams
+
+S = TypeVar("S", bound=BaseModel)
 
 
 class StoreConfig(Section):
@@ -38,18 +41,50 @@ class StoreConfig(Section):
         """Accept the shorthand ``store = "postgresql://…"`` / ``KGRAG_STORE=sqlite:///path``: a URL string
         names both the backend (by its scheme) and the url. A JSON object string (from the environment)
         is read as the table it spells."""
-        if not isinstance(value, str):
+        if isinstance(value, str):
+            text = value.strip()
+            value = json.loads(text) if text.startswith("{") else store_from_url(text)
+        if not isinstance(value, dict):
             return value
-        text = value.strip()
-        if text.startswith("{"):
-            return json.loads(text)
-        return store_from_url(text)
+        tables = dict(value.get("backends") or {})  # `[store.<name>]` tables sit in the section itself
+        tables.update(
+            {
+                key: table
+                for key, table in value.items()
+                if key not in cls.model_fields and isinstance(table, dict | BaseModel)
+            }
+        )
+        return {**{k: v for k, v in value.items() if k not in tables}, "backends": tables}
+
+    backends: dict[str, SerializeAsAny[BaseModel]] = Field(
+        default_factory=dict,
+        description="One `[store.<name>]` table per backend with settings of its own (plug-in backends declare a "
+        "settings model; the factory reads it with `config.settings(name, Model)`), validated against that model "
+        "(see *Entry settings*).",
+        json_schema_extra={"entry_kind": "store", "flat": True},
+    )
+
+    @field_validator("backends", mode="before")
+    @classmethod
+    def _backend_tables(cls, value: Any) -> dict[str, BaseModel]:
+        return check_tables("store", value, "store")
+
+    @model_serializer(mode="wrap")
+    def _flat(self, handler: Any) -> dict[str, Any]:
+        """``[store.<name>]`` tables sit in the section itself, as they are written in kgrag.toml."""
+        out: dict[str, Any] = handler(self)
+        out.pop("backends", None)
+        return {**out, **dump_tables(self.backends)}
+
+    def settings(self, backend: str, model: type[S]) -> S:
+        """Backend ``backend``'s settings as ``model`` (its table, else ``model``'s defaults)."""
+        return settings_of(self.backends, backend, model)
 
     @field_validator("backend")
     @classmethod
     def _known_backend(cls, value: str) -> str:
         """Fail at load time, naming the field, rather than when the workspace opens its store."""
-        return new_registry("store").check(value, "store.backend")
+        return known_registry("store").check(value, "store.backend")
 
     # -- in-memory vector search (docs/store.md#ann) -----------------------------------------------------
     vector_index: str = Field(
@@ -103,7 +138,7 @@ class StoreConfig(Section):
     @field_validator("vector_index")
     @classmethod
     def _known_vector_index(cls, value: str) -> str:
-        return value if value == AUTO else new_registry("vector_index").check(value, "store.vector_index")
+        return value if value == AUTO else known_registry("vector_index").check(value, "store.vector_index")
 
     def ann_params(self) -> AnnParams:
         """The vector-index choice as the core value every index builder takes."""

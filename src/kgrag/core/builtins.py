@@ -2,26 +2,22 @@
 
 This is the one table to read to see what kgrag can be configured with, and the one line to add when a
 built-in joins. The strings are not imports, so this leaf module knows every layer's names without
-importing any of them; :func:`new_registry` turns a kind into a fresh :class:`Registry` (plus installed
-plug-ins from the kind's entry-point group).
+importing any of them (:func:`new_registry` makes a registry of a kind). A :class:`Builtin` entry also
+names its settings model (the pydantic class its ``[section.<name>]`` table is validated against, where
+its defaults are written once) and whether it belongs to the kind's default selection (``default_set``,
+e.g. the metrics a run scores when none are named).
+
+Code reaches a kind through a typed :class:`~kgrag.core.registries.RegistryKind` declared beside the
+protocol it produces, and a workspace's :class:`~kgrag.core.registries.Registries`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
-from kgrag.core.registry import Registry, Target
+from kgrag.core.registry import Builtin, Kind, Registry
 
-
-@dataclass(frozen=True)
-class Kind:
-    """A registry kind: its message noun, its entry-point group and its built-in entries."""
-
-    noun: str
-    group: str
-    builtins: dict[str, Target] = field(default_factory=dict)
-    summaries: dict[str, str] = field(default_factory=dict)
+NO_SETTINGS = "kgrag.core.no_settings:NoSettings"
 
 
 KINDS: dict[str, Kind] = {
@@ -37,6 +33,8 @@ KINDS: dict[str, Kind] = {
             "postgresql": "PostgreSQL + pgvector (extra kgrag[postgres]); one schema per workspace, tsvector "
             "full-text search, HNSW vector search, versioned migrations.",
         },
+        base_settings=NO_SETTINGS,
+        section="store",
     ),
     "vector_index": Kind(
         "vector index",
@@ -71,7 +69,9 @@ KINDS: dict[str, Kind] = {
         "kgrag.extractors",
         {
             "nlp": "kgrag.graph.extract.choose:nlp_extractor",
-            "llm": "kgrag.graph.extract.choose:llm_extractor",
+            "llm": Builtin(
+                "kgrag.graph.extract.choose:llm_extractor", "kgrag.models.rerankers.settings:ListwiseSettings"
+            ),
         },
     ),
     "summarizer": Kind(
@@ -176,32 +176,64 @@ KINDS: dict[str, Kind] = {
             "dense": "kgrag.retrieval.recipes.dense:dense_pipeline",
             "bm25": "kgrag.retrieval.recipes.bm25:bm25_pipeline",
             "hybrid": "kgrag.retrieval.recipes.hybrid:hybrid_pipeline",
-            "graph-local": "kgrag.retrieval.recipes.graph_local:graph_local_pipeline",
+            "graph-local": Builtin(
+                "kgrag.retrieval.recipes.graph_local:graph_local_pipeline",
+                "kgrag.retrieval.pipeline_settings:GraphLocalSettings",
+            ),
             "community": "kgrag.retrieval.recipes.community:community_pipeline",
             "global": "kgrag.retrieval.recipes.global_reports:global_pipeline",
             "rerank": "kgrag.retrieval.recipes.rerank:rerank_pipeline",
             "qe": "kgrag.retrieval.recipes.qe:qe_pipeline",
             "hyde": "kgrag.retrieval.recipes.hyde:hyde_pipeline",
             "combined": "kgrag.retrieval.recipes.combined:combined_pipeline",
-            "graph-global": "kgrag.retrieval.recipes.graph_global:graph_global_pipeline",
-            "graph-hybrid": "kgrag.retrieval.recipes.graph_hybrid:graph_hybrid_pipeline",
-            "graph-mix": "kgrag.retrieval.recipes.graph_mix:graph_mix_pipeline",
+            "graph-global": Builtin(
+                "kgrag.retrieval.recipes.graph_global:graph_global_pipeline",
+                "kgrag.retrieval.pipeline_settings:GraphGlobalSettings",
+            ),
+            "graph-hybrid": Builtin(
+                "kgrag.retrieval.recipes.graph_hybrid:graph_hybrid_pipeline",
+                "kgrag.retrieval.pipeline_settings:GraphLocalSettings",
+            ),
+            "graph-mix": Builtin(
+                "kgrag.retrieval.recipes.graph_mix:graph_mix_pipeline",
+                "kgrag.retrieval.pipeline_settings:GraphLocalSettings",
+            ),
             "graph-mix-rerank": "kgrag.retrieval.recipes.graph_mix_rerank:graph_mix_rerank_pipeline",
-            "ppr": "kgrag.retrieval.recipes.ppr:ppr_pipeline",
-            "ppr-passages": "kgrag.retrieval.recipes.ppr_passages:ppr_passages_pipeline",
-            "paths": "kgrag.retrieval.recipes.paths:paths_pipeline",
-            "auto": "kgrag.retrieval.recipes.auto:auto_pipeline",
+            "ppr": Builtin("kgrag.retrieval.recipes.ppr:ppr_pipeline", "kgrag.retrieval.pipeline_settings:PprSettings"),
+            "ppr-passages": Builtin(
+                "kgrag.retrieval.recipes.ppr_passages:ppr_passages_pipeline",
+                "kgrag.retrieval.pipeline_settings:PprPassagesSettings",
+            ),
+            "paths": Builtin(
+                "kgrag.retrieval.recipes.paths:paths_pipeline", "kgrag.retrieval.pipeline_settings:PathsSettings"
+            ),
+            "auto": Builtin(
+                "kgrag.retrieval.recipes.auto:auto_pipeline", "kgrag.retrieval.pipeline_settings:AutoSettings"
+            ),
         },
+        base_settings="kgrag.config.retrieval:PipelineBaseSettings",
+        section="retrieval.pipelines",
     ),
     "reranker": Kind(
         "reranker",
         "kgrag.rerankers",
         {
-            "fused": "kgrag.models.rerankers.fused:fused_reranker",
-            "sentence": "kgrag.models.rerankers.sentence:sentence_reranker",
-            "cross-encoder": "kgrag.models.rerankers.cross_encoder:cross_encoder_reranker",
-            "http": "kgrag.models.rerankers.http:http_reranker",
-            "llm": "kgrag.models.rerankers.listwise:llm_reranker",
+            "fused": Builtin(
+                "kgrag.models.rerankers.fused:fused_reranker", "kgrag.models.rerankers.settings:FusedSettings"
+            ),
+            "sentence": Builtin(
+                "kgrag.models.rerankers.sentence:sentence_reranker", "kgrag.models.rerankers.settings:SentenceSettings"
+            ),
+            "cross-encoder": Builtin(
+                "kgrag.models.rerankers.cross_encoder:cross_encoder_reranker",
+                "kgrag.models.rerankers.settings:CrossEncoderSettings",
+            ),
+            "http": Builtin(
+                "kgrag.models.rerankers.http:http_reranker", "kgrag.models.rerankers.settings:HttpSettings"
+            ),
+            "llm": Builtin(
+                "kgrag.models.rerankers.listwise:llm_reranker", "kgrag.models.rerankers.settings:ListwiseSettings"
+            ),
             "none": "kgrag.models.rerankers.basic:keep_order_reranker",
             "word-overlap": "kgrag.models.rerankers.basic:word_overlap_reranker",
             "lexical": "kgrag.models.rerankers.basic:word_overlap_reranker",
@@ -216,6 +248,8 @@ KINDS: dict[str, Kind] = {
             "lexical": "Share of the query's content words in each candidate, ties in incoming order.",
             "fused": "Offline default: content-word share plus the dense cosine and first-stage ranks (no model).",
         },
+        base_settings=NO_SETTINGS,
+        section="rerank",
     ),
     "stage": Kind(
         "indexing stage",
@@ -246,6 +280,8 @@ KINDS: dict[str, Kind] = {
             "communities": "Hierarchical Leiden communities of the graph, when the graph changed.",
             "community-reports": "Reports (LLM or extractive) for communities without one, and their vectors.",
         },
+        base_settings=NO_SETTINGS,
+        section="indexing.stages",
     ),
     "index_pipeline": Kind(
         "indexing pipeline",
@@ -297,12 +333,20 @@ KINDS: dict[str, Kind] = {
         "evaluation metric",
         "kgrag.metrics",
         {
-            "rouge-l": "kgrag.evaluation.metrics.answer:RougeL",
-            "answer-accuracy": "kgrag.evaluation.metrics.answer:AnswerAccuracy",
-            "coverage": "kgrag.evaluation.metrics.answer:Coverage",
-            "faithfulness": "kgrag.evaluation.metrics.answer:Faithfulness",
-            "evidence-recall": "kgrag.evaluation.metrics.retrieval:EvidenceRecall",
-            "context-relevance": "kgrag.evaluation.metrics.retrieval:ContextRelevance",
+            "evidence-recall": Builtin("kgrag.evaluation.metrics.retrieval:EvidenceRecall", default_set=True),
+            "context-relevance": Builtin(
+                "kgrag.evaluation.metrics.retrieval:ContextRelevance",
+                "kgrag.evaluation.metrics.settings:ContextRelevanceSettings",
+                default_set=True,
+            ),
+            "rouge-l": Builtin("kgrag.evaluation.metrics.answer:RougeL", default_set=True),
+            "answer-accuracy": Builtin(
+                "kgrag.evaluation.metrics.answer:AnswerAccuracy",
+                "kgrag.evaluation.metrics.settings:AnswerAccuracySettings",
+                default_set=True,
+            ),
+            "coverage": Builtin("kgrag.evaluation.metrics.answer:Coverage", default_set=True),
+            "faithfulness": Builtin("kgrag.evaluation.metrics.answer:Faithfulness", default_set=True),
             "rouge-l@graphrag-bench": "kgrag.evaluation.metrics.graphrag_bench:BenchRougeL",
             "answer-accuracy@graphrag-bench": "kgrag.evaluation.metrics.graphrag_bench:BenchAnswerAccuracy",
             "coverage@graphrag-bench": "kgrag.evaluation.metrics.graphrag_bench:BenchCoverage",
@@ -310,6 +354,8 @@ KINDS: dict[str, Kind] = {
             "evidence-recall@graphrag-bench": "kgrag.evaluation.metrics.graphrag_bench:BenchEvidenceRecall",
             "context-relevance@graphrag-bench": "kgrag.evaluation.metrics.graphrag_bench:BenchContextRelevance",
         },
+        base_settings=NO_SETTINGS,
+        section="evaluation.metrics",
     ),
     "judge": Kind(
         "evaluation judge",
@@ -326,11 +372,20 @@ KINDS: dict[str, Kind] = {
             "two-pass": "Pairwise winner per criterion in both orders, win rate (deg-rag).",
             "unbiased": "Length-aligned, both orders, N repeats, M trials, ties, CIs (zeng-unbiased-eval).",
         },
+        base_settings=NO_SETTINGS,
+        section="evaluation.judges",
     ),
 }
 
 
 def new_registry(kind: str) -> Registry[Any]:
-    """A fresh registry of ``kind`` holding its built-ins (plug-ins are read on first listing)."""
+    """A fresh, untyped registry of ``kind`` (config validation, listings); code that creates entries
+    goes through a typed :class:`~kgrag.core.registries.RegistryKind` instead."""
     spec = KINDS[kind]
-    return Registry(spec.noun, spec.builtins, group=spec.group, summaries=spec.summaries)
+    return Registry(
+        spec.noun,
+        spec.builtins,
+        group=spec.group,
+        summaries=spec.summaries,
+        base_settings=spec.base_settings,
+    )

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from kgrag.config import KgragConfig
 from kgrag.core.context import RetrievalResult, TraceStep
 from kgrag.core.errors import ConfigError, KgragError
+from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry
 from kgrag.retrieval.answer import AnswerStrategy
 from kgrag.retrieval.query_context import QueryContext
@@ -62,6 +63,7 @@ def _total(started: float, n_out: int) -> TraceStep:
 
 PipelineFactory = Callable[[str, KgragConfig], Pipeline]
 """``factory(name, config) -> Pipeline``: what ``KINDS["pipeline"]`` entries and plug-ins point at."""
+PIPELINES: RegistryKind[PipelineFactory] = RegistryKind("pipeline")
 
 
 def build_pipeline(registry: Registry[PipelineFactory], name: str, config: KgragConfig) -> Pipeline:

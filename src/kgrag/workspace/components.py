@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kgrag.config import KgragConfig
-from kgrag.core.builtins import new_registry
 from kgrag.core.progress import Progress, SilentProgress
+from kgrag.core.registries import Registries
 from kgrag.core.registry import Registry
 from kgrag.store import Store
 from kgrag.workspace.model_binding import (
@@ -58,6 +58,7 @@ class Components:
         llm_factory: Callable[[], LLMClient] | None = None,
         embedder_factory: Callable[[], Embedder] | None = None,
         index_registries: IndexRegistries | None = None,
+        registries: Registries | None = None,
         allow_model_change: bool = False,
         estimate_llm: bool = False,
     ) -> None:
@@ -72,25 +73,35 @@ class Components:
         """What fitting the LLM work to the server's context window changed (see :mod:`.llm_setup`)."""
         self._embedder_factory = embedder_factory or self._configured_embedder
         self._llm: LLMClient | None = None
-        self._index_registries = index_registries
-        self.pipelines: Registry[PipelineFactory] = new_registry("pipeline")
+        self.registries = registries or Registries()
+        """One registry per kind for this workspace (``kgrag.workspace.kinds`` has a typed accessor each):
+        what code registers here is used by every part this workspace builds, and by no other workspace."""
+        if index_registries is not None:
+            _adopt(self.registries, index_registries)
 
     # Built on first use, like the models: the indexing and retrieval layers (and NumPy, igraph) load only
     # in commands that index or query, so `kgrag status` or `kgrag cost` opens a workspace in a fraction
     # of the time. Building them later changes nothing else: they hold no state until used.
+    @cached_property
+    def pipelines(self) -> Registry[PipelineFactory]:
+        """This workspace's retrieval pipelines (the retrieval layer loads only when they are first asked for)."""
+        from kgrag.retrieval.pipelines import PIPELINES
+
+        return self.registries.get(PIPELINES)
+
     @cached_property
     def index_registries(self) -> IndexRegistries:
         """This workspace's indexing stages, pipelines, extractors and summarisers (built-ins, plug-ins,
         and whatever code registers here; other workspaces do not see those)."""
         from kgrag.indexing import IndexRegistries
 
-        return self._index_registries or IndexRegistries.builtin()
+        return IndexRegistries.of(self.registries)
 
     @cached_property
     def query_context(self) -> QueryContext:
         """What every query reads: store, config, models and the hot indexes (one per workspace)."""
         from kgrag.retrieval import QueryContext
-        from kgrag.retrieval.rerank import create_reranker
+        from kgrag.retrieval.rerank import RERANKERS, create_reranker
 
         config = self.config
         return QueryContext(
@@ -100,7 +111,9 @@ class Components:
             embedder=self.embedder,
             llm=self.llm,
             # built on first use, so ``self.query_context`` is this context by then
-            reranker_factory=lambda: create_reranker(config.rerank, self.rerank_resources()),
+            reranker_factory=lambda: create_reranker(
+                config.rerank, self.rerank_resources(), self.registries.get(RERANKERS)
+            ),
             pipelines=self.pipelines,
             sentence_vectors=self.sentence_vectors_on,
         )
@@ -153,9 +166,9 @@ class Components:
         return KeyedEmbedder(self.vector_key, self._embedder_factory)
 
     def _configured_embedder(self) -> Embedder:
-        from kgrag.models.embeddings import create_embedder
+        from kgrag.models.embeddings import EMBEDDERS, create_embedder
 
-        embedder = create_embedder(self.config.embedding)
+        embedder = create_embedder(self.config.embedding, self.registries.get(EMBEDDERS))
         threshold = self.config.embedding.agreement_min_cosine
         bind_model(self.store, embedder, self.embedding_model_id, self.vector_key, threshold)
         return embedder
@@ -183,7 +196,7 @@ class Components:
                 # the config is replaced by the one fitted to the server's window: every part built after
                 # this (extractor, summariser, answer step) sizes its requests to fit
                 self._llm, self.config, self.llm_notes = configured_client(
-                    self.config, self.store, estimate=self._estimate_llm
+                    self.config, self.store, estimate=self._estimate_llm, registries=self.registries
                 )
         return self._llm
 
@@ -242,7 +255,7 @@ class Components:
             self.config,
             self.store,
             embedder_factory=lambda: FakeEmbedder(int(dimension) if dimension else 64),
-            index_registries=self.index_registries,  # the same stages and extractors as this workspace
+            registries=self.registries,  # the same stages, extractors, pipelines... as this workspace
             estimate_llm=True,  # nothing is sent; sizes follow the stored server profile
         )
 
@@ -257,3 +270,15 @@ class Components:
                 self._llm.close()
         if store:
             self.store.close()
+
+
+def _adopt(registries: Registries, index: IndexRegistries) -> None:
+    """Use the indexing registries a caller passed in as this workspace's."""
+    from kgrag.graph.extract.choose import EXTRACTORS, SUMMARIZERS
+    from kgrag.indexing.registries import INDEX_ENGINES, INDEX_PIPELINES, STAGES
+
+    registries.adopt(STAGES, index.stages)
+    registries.adopt(INDEX_PIPELINES, index.pipelines)
+    registries.adopt(EXTRACTORS, index.extractors)
+    registries.adopt(SUMMARIZERS, index.summarizers)
+    registries.adopt(INDEX_ENGINES, index.engines)

@@ -12,8 +12,8 @@ from kgrag.core.eval_records import EvalRunRecord, EvalTrace
 from kgrag.documents import TokenCounter
 from kgrag.evaluation import evaluate_retrieval
 from kgrag.evaluation.datasets import QAItem, load_dataset
-from kgrag.evaluation.judges.base import AnswerJudge, JudgeSetup, judge_registry
-from kgrag.evaluation.metrics.base import Metric, metric_registry
+from kgrag.evaluation.judges.base import JUDGES, AnswerJudge, JudgeSetup
+from kgrag.evaluation.metrics.base import METRICS, Metric
 from kgrag.evaluation.metrics.profiles import profile_names
 from kgrag.evaluation.pairwise.collect import aa_check as run_aa_check
 from kgrag.evaluation.pairwise.collect import answer_pairs, pairwise_scores, pairwise_settings
@@ -49,6 +49,7 @@ from kgrag.evaluation.verdicts import default_baseline
 from kgrag.generation import QueryResponse
 from kgrag.models.llm import LLMClient, create_llm_client
 from kgrag.models.rerankers.fused import FusedReranker, FusedWeights
+from kgrag.models.rerankers.settings import FusedSettings
 from kgrag.retrieval.budget import FitBudget, item_tokens
 from kgrag.retrieval.paths import DEFAULT_LAMBDA, FuseLambda, lambda_key
 from kgrag.workspace.components import Components
@@ -57,8 +58,6 @@ from kgrag.workspace.query_api import QueryAPI
 
 Questions = Sequence[QAItem] | str | Path
 """Labelled questions, or the path of a GraphRAG-Bench .json/.jsonl file holding them (str or Path)."""
-
-LLM_FREE_METRICS = ["evidence-recall", "context-relevance", "rouge-l", "answer-accuracy", "coverage", "faithfulness"]
 
 
 class EvalAPI:
@@ -113,6 +112,13 @@ class EvalAPI:
         report = self.retrieval(questions, pipelines, k, on_question)
         return store_retrieval_run(self._parts.store, questions, report, dataset, label)
 
+    def default_metrics(self) -> list[str]:
+        """What a run scores when it names no metrics: ``evaluation.default_metrics``, else every metric
+        whose registry entry is in the default set (built-ins, plug-ins and this workspace's own)."""
+        return (
+            list(self._parts.config.evaluation.default_metrics) or self._parts.registries.get(METRICS).default_names()
+        )
+
     def run(
         self,
         items: Questions,
@@ -140,7 +146,7 @@ class EvalAPI:
             raise KgragError("LLM-judged metrics need an LLM: set llm.provider, or use --mode llm-free")
         plan = RunPlan(
             list(pipelines),
-            list(metrics or LLM_FREE_METRICS),
+            list(metrics or self.default_metrics()),
             runs or config.evaluation.runs,
             chosen_mode,
             list(judges),
@@ -148,10 +154,10 @@ class EvalAPI:
             opts.reuse_answers,
             opts.baseline or default_baseline(list(pipelines)),
         )
-        registry = metric_registry()
+        registry = self._parts.registries.get(METRICS)
         plan = replace(plan, metrics=profile_names(plan.metrics, config.evaluation.metric_profile, registry))
         metric_objs = pick(registry, plan.metrics, "metric")
-        judge_objs = pick(judge_registry(), plan.judges, "judge")
+        judge_objs = pick(self._parts.registries.get(JUDGES), plan.judges, "judge")
         wants_judge = bool(judge_objs) or chosen_mode != "llm-free"
         setup = judge_setup(config, self.judge_factory, temperature=opts.judge_temperature) if wants_judge else None
         if judge_objs and setup is None:
@@ -252,7 +258,7 @@ class EvalAPI:
         k = config.retrieval.k
         pool_size = config.retrieval.pool_for("rerank")
 
-        current = FusedWeights.from_config(config.rerank)
+        current = FusedWeights.from_settings(config.rerank.settings("fused", FusedSettings))
         resources = self._parts.rerank_resources()
         filler = FusedReranker(current, resources.similarities, resources.sentence_similarities)
 
@@ -335,7 +341,7 @@ class EvalAPI:
         setup = judge_setup(config, self.judge_factory)
         if setup is None:
             raise KgragError("pairwise judging needs an LLM judge: set llm.provider (see docs/llm.md)")
-        judge_obj = pick(judge_registry(), [judge], "judge")[judge]
+        judge_obj = pick(self._parts.registries.get(JUDGES), [judge], "judge")[judge]
         if not hasattr(judge_obj, "compare"):
             raise KgragError(f"judge {judge!r} scores single answers; use `kgrag eval run --judge {judge}`")
         chosen = settings or pairwise_settings(config.evaluation)

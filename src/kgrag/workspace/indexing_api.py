@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kgrag.core.progress import Progress, SilentProgress
+from kgrag.core.stages import EXTRACT
 from kgrag.indexing import IndexContext, IndexRegistries, IndexReport, remove_documents, run_pipeline
 from kgrag.models.llm import Estimate
 from kgrag.workspace.components import Components
@@ -106,6 +107,7 @@ def _run(
         summarizer=parts.summarizer(),
         llm=llm,
         sentence_vectors=parts.sentence_vectors_on,  # decided at the embed stage, from the chunks stored by then
+        registries=parts.registries,
     )
     report = run_pipeline(context, pipeline or parts.config.indexing.pipeline, parts.index_registries, engine)
     report.warnings.extend(warnings)
@@ -122,7 +124,10 @@ def _account_llm_usage(parts: Components, report: IndexReport) -> None:
     if not usage.by_stage:
         return
     report.llm_lines = usage.lines()
-    if report.extracted_corpus_tokens and not report.chunks_extraction_failed:  # only complete runs
-        from kgrag.graph.extract.llm import extraction_cost_ratio
+    from kgrag.indexing.stages.extract import ExtractReport
 
-        report.extraction_prompt_ratio = round(extraction_cost_ratio(usage, report.extracted_corpus_tokens), 3)
+    extracted = report.stages.get(EXTRACT)
+    if isinstance(extracted, ExtractReport) and extracted.corpus_tokens and not report.chunks_extraction_failed:
+        from kgrag.graph.extract.llm import extraction_cost_ratio  # only complete runs get a ratio
+
+        report.extraction_prompt_ratio = round(extraction_cost_ratio(usage, extracted.corpus_tokens), 3)

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from kgrag.core.registries import Registries
+
 if TYPE_CHECKING:
     from kgrag.config import KgragConfig
     from kgrag.models.llm import ChatProvider, EstimateAssumptions, LLMClient
@@ -73,7 +75,7 @@ def save_profile(client: LLMClient, meta: MetaRepository) -> None:
 
 
 def configured_client(
-    config: KgragConfig, store: Store, *, estimate: bool = False
+    config: KgragConfig, store: Store, *, estimate: bool = False, registries: Registries | None = None
 ) -> tuple[LLMClient, KgragConfig, list[str]]:
     """The client, the configuration fitted to the server's window, and a line per size that was changed.
 
@@ -81,15 +83,17 @@ def configured_client(
     """
     from kgrag.graph.extract.preflight import fit_to_window, preflight_context_window
     from kgrag.models.llm import build_provider, create_llm_client
+    from kgrag.models.llm.registry import LLM_PROVIDERS
 
-    provider = build_provider(config.llm)
+    owner = registries or Registries()
+    provider = build_provider(config.llm, owner.get(LLM_PROVIDERS))
     window = config.llm.context_window
     if window is None:
         profile = load_profile(provider, store.meta, probe=not estimate and config.llm.provider != "none")
         window = profile.context_window if profile is not None else None
     fitted, notes = fit_to_window(config, window)
     preflight_context_window(fitted)
-    assumptions = estimate_assumptions_for(fitted, store) if estimate else None
+    assumptions = estimate_assumptions_for(fitted, store, owner) if estimate else None
     client = create_llm_client(fitted.llm, store, provider=provider, estimate=estimate, assumptions=assumptions)
     return client, fitted, notes
 
@@ -140,17 +144,20 @@ def _stage_predictions(config: KgragConfig, stages: Sequence[str]) -> tuple[Stag
     return tuple(found)
 
 
-def estimate_assumptions_for(config: KgragConfig, store: Store) -> EstimateAssumptions:
+def estimate_assumptions_for(
+    config: KgragConfig, store: Store, registries: Registries | None = None
+) -> EstimateAssumptions:
     """The estimate's assumptions for ``config`` and its indexing pipeline (``indexing.pipeline``, the one an
     index run uses), calibrated by the workspace's own ledger where it has real calls."""
-    from kgrag.core.builtins import new_registry
+    from kgrag.indexing.registries import INDEX_PIPELINES
     from kgrag.models.llm import estimate_assumptions
 
     graph = config.graph
     base = estimate_assumptions(config.llm, graph.max_description_tokens, gleaning=graph.gleaning)
     name = config.indexing.pipeline
-    pipelines = new_registry("index_pipeline")
-    stages: Sequence[str] = pipelines.load(name) if name in pipelines else ()
+    pipelines = (registries or Registries()).get(INDEX_PIPELINES)
+    entry = pipelines.load(name) if name in pipelines else ()
+    stages: Sequence[str] = entry() if callable(entry) else entry  # a plug-in pipeline may be a callable
     return calibrate_assumptions(replace(base, stages=_stage_predictions(config, stages)), store)
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kgrag.config.rerank import RerankConfig
 from kgrag.core.context import ContextItem
+from kgrag.core.no_settings import NoSettings
 from kgrag.documents.words import content_word_finder, content_words
 from kgrag.models.rerankers.base import RerankResources, reorder
 
@@ -38,9 +38,9 @@ class WordOverlapReranker:
         return reorder(items, scores, k)
 
 
-def keep_order_reranker(config: RerankConfig, resources: RerankResources) -> KeepOrderReranker:
+def keep_order_reranker(settings: NoSettings, resources: RerankResources) -> KeepOrderReranker:
     return KeepOrderReranker()
 
 
-def word_overlap_reranker(config: RerankConfig, resources: RerankResources) -> WordOverlapReranker:
+def word_overlap_reranker(settings: NoSettings, resources: RerankResources) -> WordOverlapReranker:
     return WordOverlapReranker()

@@ -1,0 +1,71 @@
+"""The settings models of the built-in pipelines that have knobs of their own: the one place their
+``[retrieval.pipelines.<name>]`` keys and defaults are written. ``KINDS["pipeline"]`` names each model
+beside its recipe; a recipe reads its table with ``config.retrieval.pipeline_settings(name, Model)``.
+
+Every model extends :class:`~kgrag.config.retrieval.PipelineBaseSettings` (pool, RRF constant, context
+budget, sentence share), which falls back to ``[retrieval]``. This module imports only pydantic and the
+config, so validating a kgrag.toml never loads a search.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from kgrag.config.retrieval import PipelineBaseSettings
+
+
+class GraphLocalSettings(PipelineBaseSettings):
+    """LightRAG-style local search (``graph-local``, and the local part of ``graph-hybrid``, ``graph-mix``)."""
+
+    top_entities: int = Field(10, ge=1, description="Entities kept.")
+    max_relations: int = Field(20, ge=0, description="Relations added.")
+    max_neighbours: int = Field(10, ge=0, description="1-hop neighbours added.")
+    keyword_boost: float = Field(1.0, ge=0, description="Score added for an entity whose name the question types.")
+    entity_pool: int = Field(50, ge=1, description="Entity vector candidates.")
+
+
+class GraphGlobalSettings(PipelineBaseSettings):
+    """LightRAG global search (``graph-global``)."""
+
+    max_relations: int = Field(20, ge=1, description="Relations the high-level keywords select.")
+
+
+class PprSettings(PipelineBaseSettings):
+    """Personalized PageRank over the entity graph (``ppr``)."""
+
+    damping: float = Field(0.5, gt=0, lt=1, description="PageRank damping factor (probability of following an edge).")
+
+
+class PprPassagesSettings(PprSettings):
+    """PageRank over entities and passages (``ppr-passages``, hipporag2)."""
+
+    passage_weight: float = Field(
+        0.8,
+        ge=0,
+        le=1,
+        description="Share of PageRank's reset mass on the question's dense + BM25 passages, the rest on its "
+        "entities (0.8: best of 0–1 on a Medical sample; the LLM-free graph's entity seeds are many generic "
+        "noun phrases).",
+    )
+
+
+class PathsSettings(PipelineBaseSettings):
+    """Multi-hop paths λ-fused with dense scores (``paths``, triple-layer-graphrag)."""
+
+    fusion_lambda: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="Weight of the dense score in λ fusion; unset: the `kgrag tune` value, else 0.7.",
+    )
+    max_hops: int = Field(2, ge=1, le=4, description="Longest path in hops.")
+
+
+class AutoSettings(PipelineBaseSettings):
+    """The router (``auto``)."""
+
+    routes: dict[str, str] = Field(
+        default_factory=dict,
+        description="Pipeline per route, keys `local`, `multi-hop`, `global` (defaults `rerank`, "
+        "`graph-mix-rerank`, `global` when such a pipeline is registered, else the multi-hop one).",
+    )
