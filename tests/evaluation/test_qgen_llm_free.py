@@ -25,7 +25,9 @@ from kgrag.evaluation.qgen.cloze import clean
 @pytest.fixture(scope="module")
 def sample_ws(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     path = tmp_path_factory.mktemp("qgen") / "ws"
-    with Workspace.init(path, embedding={"provider": "fake"}, graph={"extractor": "none"}, llm={"provider": "none"}) as ws:
+    with Workspace.init(
+        path, embedding={"provider": "fake"}, graph={"extractor": "none"}, llm={"provider": "none"}
+    ) as ws:
         ws.index([SAMPLE_DOCS])
     yield path
 
@@ -63,6 +65,7 @@ def test_answers_are_varied_and_distinctive(generated: QGenResult, sample_ws: Pa
     assert len(labels) >= 6  # people, dates, counts, organisations, places, ... each asked their own way
     assert len({i.question.split()[0] for i in singles}) >= 10
     chunks = _chunk_texts(sample_ws)
+
     def chunks_with(phrase: str) -> int:
         pattern = re.compile(r"(?<![a-z0-9])" + re.escape(phrase.lower()) + r"(?![a-z0-9])")
         return sum(1 for t in chunks.values() if pattern.search(t))
@@ -111,7 +114,18 @@ def test_cli_writes_a_dataset_that_retrieval_evaluation_reads(sample_ws: Path, t
     assert [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()] == rows
     report = runner.invoke(
         app,
-        ["eval", "retrieval", "-w", str(sample_ws), "--dataset", str(out), "--pipelines", "bm25", "--out", str(tmp_path)],
+        [
+            "eval",
+            "retrieval",
+            "-w",
+            str(sample_ws),
+            "--dataset",
+            str(out),
+            "--pipelines",
+            "bm25",
+            "--out",
+            str(tmp_path),
+        ],
     )
     assert report.exit_code == 0, report.output
     summary = json.loads((tmp_path / "retrieval_eval.json").read_text(encoding="utf-8"))

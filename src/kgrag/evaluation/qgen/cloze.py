@@ -175,10 +175,10 @@ def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarit
         return "answer not distinctive"
     df = rarity.phrase_df(answer)
     clause = clause_of(span, sent)
-    question, template = ask_around(clause, span, label)
+    question, template, kept = ask_around(clause, span, label)
     if answer_words & content_words(question) or answer.lower() in question.lower():
         return "question contains the answer"
-    context = content_words(" ".join(t.text for t in clause if not span.start <= t.i < span.end))
+    context = content_words(kept)
     if len(context) < 3:
         return "question too short"
     ranked = sorted(context, key=lambda w: (rarity.word_df[w], w))

@@ -50,7 +50,9 @@ IN_PLACE = {
 }
 LABELS = frozenset([*FRONTED, "DATE", "CARDINAL"])
 _YEAR = re.compile(r"^(in |since |by )?(19|20)\d\d$", re.I)
-_DURATION = re.compile(r"(?<![\w-])(years?|months?|weeks?|days?|hours?|minutes?|seconds?)(?![\w-])", re.I)
+_DURATION = re.compile(
+    r"(?<![\w-])(years?|months?|weeks?|days?|hours?|minutes?|seconds|(?<=\d )second)(?![\w-])", re.I
+)
 
 
 def question_word(label: str, text: str, next_pos: str, after_preposition: bool, fronted: bool) -> str:
@@ -73,22 +75,60 @@ def template_name(label: str, fronted: bool) -> str:
     return f"{'fronted' if fronted else 'in-place'}:{label.lower()}"
 
 
-def ask_around(clause: Any, span: Any, label: str) -> tuple[str, str]:
-    """The question made from ``clause`` (a spaCy span) with ``span`` replaced by its question word, and
-    the name of the template used. A determiner right before the span goes with it ("the Platform
-    team" → "which organization")."""
+_LOOSE_START = re.compile(r"^[\s,;:]+")
+_LOOSE_END = re.compile(r"(?:[\s,;:]+(?:and|or|but))?[\s.;:,!?]*$")
+
+
+def _joined(tokens: list[Any]) -> str:
+    """Tokens as written, with a space where a left-out part stood between two of them."""
+    out = []
+    for t, nxt in zip(tokens, [*tokens[1:], None], strict=False):
+        gap = nxt is not None and nxt.i != t.i + 1 and not t.whitespace_
+        out.append(t.text_with_ws + (" " if gap else ""))
+    return "".join(out)
+
+
+def side_parts(clause: Any, span: Any) -> set[int]:
+    """Token positions of the clause's side clauses and appositions that do not hold the span ("…, and
+    Vestland signed the agreement", "…, the columnar storage layer,"), with the comma or joining word
+    before them: the question keeps what identifies its fact, not everything its sentence says."""
+    doc, drop = clause.doc, set[int]()
+    for t in clause:
+        clausal = t.dep_ in ("conj", "advcl", "parataxis") and t.pos_ in ("VERB", "AUX")
+        if not (clausal or t.dep_ == "appos") or t.i == clause.root.i:
+            continue
+        if t.left_edge.i <= span.start and span.end - 1 <= t.right_edge.i:
+            continue
+        drop.update(range(t.left_edge.i, t.right_edge.i + 1))
+        j = t.left_edge.i - 1
+        while j >= clause.start and doc[j].dep_ in ("cc", "punct", "mark"):
+            drop.add(j)
+            j -= 1
+    return {i for i in drop if clause.start <= i < clause.end}
+
+
+def ask_around(clause: Any, span: Any, label: str) -> tuple[str, str, str]:
+    """The question made from ``clause`` (a spaCy span, its side parts left out) with ``span`` replaced
+    by its question word, the name of the template used, and the words kept around the span. A
+    determiner right before the span goes with it ("the Platform team" → "which organization")."""
     doc = clause.doc
+    drop = side_parts(clause, span)
+    kept = [t for t in clause if t.i not in drop and not span.start <= t.i < span.end]
     start = span.start
     if start > clause.start and doc[start - 1].pos_ == "DET":
         start -= 1
-    fronted = start == clause.start
+    first = min([t.i for t in kept] + [start])
+    fronted = start == first
     next_pos = doc[span.end].pos_ if span.end < len(doc) else ""
-    after_preposition = start > clause.start and doc[start - 1].pos_ == "ADP"
+    after_preposition = start > first and doc[start - 1].pos_ == "ADP"
     word = question_word(label, span.text, next_pos, after_preposition, fronted)
-    before = "".join(t.text_with_ws for t in doc[clause.start : start])
-    after = "".join(t.text_with_ws for t in doc[span.end : clause.end])
-    text = f"{before}{word}{doc[span.end - 1].whitespace_}{after}".strip()
-    text = re.sub(r"[\s.;:,!?]+$", "", " ".join(text.split()))
-    if not fronted:
+    before = _joined([t for t in kept if t.i < start])
+    after = _joined([t for t in kept if t.i >= span.end])
+    text = f"{before}{' ' if before and before[-1] != ' ' else ''}{word}{doc[span.end - 1].whitespace_}{after}"
+    text = re.sub(r"\s+([,;:])", r"\1", " ".join(text.split()))
+    text = re.sub(r"([,;:])(\s*[,;:])+", r"\1", text)
+    text = _LOOSE_START.sub("", _LOOSE_END.sub("", text))
+    if not fronted and text:
         text = text[0].upper() + text[1:]
-    return text + "?", template_name(label, fronted)
+    context = " ".join(t.text for t in kept if t.i != start or start == span.start)
+    return text + "?", template_name(label, fronted), context
