@@ -151,6 +151,7 @@ def test_subgraph_walk_needs_its_minimum_size() -> None:
     sampler = SourceSampler(_store(), seed=0, min_subgraph_nodes=4)  # only 3 connected entities exist
     assert sampler.walk() is None
     result = generate_questions(sampler, _client(_question), ["subgraph"], 2, 0.9)
-    assert not result.items and result.rejected["no source (graph too small or empty, or no passage fits the budget)"] == 2
+    no_source = "no source (graph too small or empty, or no passage fits the budget)"
+    assert not result.items and result.rejected[no_source] == 2
     walk = SourceSampler(_store(), seed=0, min_subgraph_nodes=3).walk()
     assert walk is not None and len(set(walk)) == 3

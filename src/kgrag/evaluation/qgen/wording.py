@@ -50,9 +50,7 @@ IN_PLACE = {
 }
 LABELS = frozenset([*FRONTED, "DATE", "CARDINAL"])
 _YEAR = re.compile(r"^(in |since |by )?(19|20)\d\d$", re.I)
-_DURATION = re.compile(
-    r"(?<![\w-])(years?|months?|weeks?|days?|hours?|minutes?|seconds|(?<=\d )second)(?![\w-])", re.I
-)
+_DURATION = re.compile(r"(?<![\w-])(years?|months?|weeks?|days?|hours?|minutes?|seconds|(?<=\d )second)(?![\w-])", re.I)
 
 
 def question_word(label: str, text: str, next_pos: str, after_preposition: bool, fronted: bool) -> str:
