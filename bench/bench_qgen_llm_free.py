@@ -30,12 +30,13 @@ PIPELINES = "dense,bm25,hybrid,rerank,graph-local,graph-hybrid,graph-mix,ppr,pat
 Scores = dict[str, list[float]]  # pipeline → recall per question, questions in one fixed order
 
 
-def per_question(report: RetrievalEvalReport, metric: str = "recall") -> Scores:
-    """pipeline → recall of each question with evidence, in question order (same order for every pipeline)."""
+def per_question(report: RetrievalEvalReport, metric: str = "recall", qtype: str | None = None) -> Scores:
+    """pipeline → recall of each question with evidence (of ``qtype`` only when given), in question order
+    (the same order for every pipeline)."""
     scores: Scores = defaultdict(list)
     for o in sorted(report.outcomes, key=lambda o: o.id):
         value = getattr(o, metric)
-        if value is not None:
+        if value is not None and qtype in (None, o.question_type):
             scores[o.pipeline].append(value)
     return dict(scores)
 
@@ -72,8 +73,10 @@ def tau_ci(gen: Scores, hand: Scores, rng: random.Random, samples: int = 1000) -
     return taus[int(0.025 * samples)], taus[int(0.975 * samples) - 1]
 
 
-def table(name: str, report: RetrievalEvalReport, rng: random.Random) -> tuple[list[str], dict[str, float]]:
-    scores, chunk = per_question(report), per_question(report, "chunk_recall")
+def table(
+    name: str, report: RetrievalEvalReport, rng: random.Random, qtype: str | None = None
+) -> tuple[list[str], dict[str, float]]:
+    scores, chunk = per_question(report, qtype=qtype), per_question(report, "chunk_recall", qtype)
     tokens = report.mean_context_tokens()
     means = {p: statistics.fmean(v) for p, v in scores.items()}
     lines = [
@@ -94,6 +97,7 @@ def main() -> None:
     parser.add_argument("workspace", type=Path)
     parser.add_argument("questions", type=Path)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--second-seed", type=int, default=1, help="A second generated set, for stability.")
     parser.add_argument("--per-kind", type=int, default=60)
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--pipelines", default=PIPELINES)
@@ -109,6 +113,8 @@ def main() -> None:
         write_questions(args.out, generated, "kgrag-qgen")
         gen_report = ws.eval.retrieval(generated.items, pipelines, args.k)
         hand_report = ws.eval.retrieval(load_dataset(args.questions), pipelines, args.k)
+        second = ws.eval.qgen(None, args.per_kind, seed=args.second_seed, llm="none")
+        second_report = ws.eval.retrieval(second.items, pipelines, args.k)
     kinds = defaultdict(int)
     for item in generated.items:
         kinds[item.question_type] += 1
@@ -128,6 +134,22 @@ def main() -> None:
     for qtype in sorted(kinds):
         sub = {p: v[qtype] for p, v in gen_report.table().items() if qtype in v}
         print(f"{qtype}: " + ", ".join(f"{p} {sub[p]:.3f}" for p in ranking(sub)))
+    fact_lines, fact_means = table("hand-written Fact Retrieval only", hand_report, rng, "Fact Retrieval")
+    print("\n" + "\n".join(fact_lines))
+    tau_f, rho_f = correlations(gen_means, fact_means)
+    lo_f, hi_f = tau_ci(per_question(gen_report), per_question(hand_report, qtype="Fact Retrieval"), rng)
+    print(
+        f"\nvs hand-written Fact Retrieval: Kendall τ = {tau_f:.3f} (95 % CI [{lo_f:.3f}, {hi_f:.3f}]), ρ = {rho_f:.3f}"
+    )
+    second_means = {p: statistics.fmean(v) for p, v in per_question(second_report).items()}
+    overlap = len({i.id for i in second.items} & {i.id for i in generated.items})
+    tau_s, rho_s = correlations(gen_means, second_means)
+    tau_sh = correlations(second_means, hand_means)[0]
+    print(
+        f"seed {args.second_seed}: {len(second.items)} questions ({overlap} shared with seed {args.seed}); "
+        f"ranking: {', '.join(f'{p} {second_means[p]:.3f}' for p in ranking(second_means))}; "
+        f"τ with seed {args.seed} = {tau_s:.3f} (ρ {rho_s:.3f}); τ with hand-written = {tau_sh:.3f}"
+    )
 
 
 if __name__ == "__main__":

@@ -57,6 +57,8 @@ class Cloze:
     template: str
     topics: tuple[str, ...]
     score: float
+    name_first: bool = False
+    """Whether the question opens with a proper noun (kept capitalised when it follows other words)."""
 
 
 def clean(text: str) -> str:
@@ -197,6 +199,7 @@ def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarit
         template,
         topics,
         rarity.idf(df) + anchor,
+        question.split()[0] in {t.text for t in sent if t.pos_ == "PROPN"},
     )
 
 

@@ -126,7 +126,7 @@ def _single(c: Cloze) -> tuple[QAItem, dict[str, Any]]:
 
 def _joined(a: Cloze, b: Cloze) -> tuple[QAItem, dict[str, Any]]:
     second = b.question
-    if b.template.startswith("fronted"):
+    if not b.name_first:
         second = second[0].lower() + second[1:]
     question = f"{a.question} Also, {second}"
     answer, evidence = f"{a.answer}; {b.answer}", [a.sentence, b.sentence]
