@@ -4,6 +4,7 @@ report parse, call ``ws.eval``, store the runs and write their reports."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,4 @@ def test_pairwise_qgen_list_report(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert len(lines) <= 1
     expected = "duplicate: 3" if lines else "multi-fact: cites fewer than two passages: 2"
     assert expected in gen.output, gen.output
+    assert re.search(r"shown to the generator: \d+/\d+ passages", gen.output), gen.output

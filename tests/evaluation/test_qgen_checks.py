@@ -9,8 +9,12 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, cast
 
+from tests.conftest import SAMPLE_DOCS
+
+from kgrag import Workspace
 from kgrag.config import LLMConfig
 from kgrag.core.graph_records import EntityRecord, RelationRecord
 from kgrag.core.llm_types import ChatRequest
@@ -250,3 +254,42 @@ def test_without_a_judge_the_lexical_multi_fact_check_still_applies() -> None:
         "multi-fact: one passage holds it all": 1,
     }
     assert [i.question for i in result.items] == [BRIDGE[0], YEAR[0]]
+
+
+# --- through the workspace: the configured budget and the judge model named by the caller ---------------
+
+
+def test_workspace_qgen_uses_the_configured_budget_and_the_named_judge_model(tmp_path: Path) -> None:
+    rules = tmp_path / "rules.jsonl"
+    reply = {"reasoning": "r", "questions": [{"question": "Who leads the Platform team?", "answer": "Rui Carvalho"}]}
+    rules.write_text(json.dumps({"match": GENERATOR, "response": json.dumps(reply)}) + "\n", encoding="utf-8")
+    llm = {"provider": "scripted", "model": "gen-m", "scripted_file": str(rules)}
+    with Workspace.init(
+        tmp_path / "ws",
+        embedding={"provider": "fake"},
+        graph={"extractor": "nlp"},
+        llm={"provider": "none"},
+        evaluation={"qgen_source_tokens": 300},
+    ) as ws:
+        ws.index([SAMPLE_DOCS / "team-platform.md", SAMPLE_DOCS / "product-kestrel.md"])
+    asked: list[str | None] = []
+    checks: list[str] = []
+
+    def judge(request: ChatRequest) -> str:
+        checks.append(_last_user(request))
+        return json.dumps({"reasoning": "r", "answerable": True})
+
+    def factory(model: str | None) -> LLMClient:
+        asked.append(model)
+        return _client(model or "?", [ScriptRule(CHECKER, judge)])
+
+    with Workspace.open(
+        tmp_path / "ws", llm=llm, embedding={"provider": "fake"}, evaluation={"qgen_source_tokens": 300}
+    ) as ws:
+        ws.eval.judge_factory = factory
+        result = ws.eval.qgen(["node", "edge"], 3, seed=0, llm="config", judge_model="judge-b")
+    assert asked == ["judge-b"] and len(checks) == len(result.items) + sum(
+        n for why, n in result.rejected.items() if why.startswith("judged")
+    )
+    assert result.offered["entity"] >= 9 and result.left_out  # 300 tokens cannot hold every passage
+    assert all("Entity:" not in text for text in checks)
