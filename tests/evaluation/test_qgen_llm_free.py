@@ -38,6 +38,10 @@ def generated(sample_ws: Path) -> QGenResult:
         return ws.eval.qgen(None, None, seed=0, llm="none")
 
 
+def _holds(text: str, phrase: str) -> bool:
+    return re.search(r"(?<![a-z0-9])" + re.escape(phrase.lower()) + r"(?![a-z0-9])", text) is not None
+
+
 def _chunk_texts(ws_path: Path) -> dict[str, str]:
     with Workspace.open(ws_path) as ws:
         return {c.id: " ".join(clean(c.text).lower().split()) for c in ws.store.chunks.iter_all()}
@@ -66,13 +70,10 @@ def test_answers_are_varied_and_distinctive(generated: QGenResult, sample_ws: Pa
     assert len({i.question.split()[0] for i in singles}) >= 10
     chunks = _chunk_texts(sample_ws)
 
-    def chunks_with(phrase: str) -> int:
-        pattern = re.compile(r"(?<![a-z0-9])" + re.escape(phrase.lower()) + r"(?![a-z0-9])")
-        return sum(1 for t in chunks.values() if pattern.search(t))
-
-    common = [i.answer for i in singles if chunks_with(i.answer) > len(chunks) // 10]
+    common = [i.answer for i in singles if sum(_holds(t, i.answer) for t in chunks.values()) > len(chunks) // 10]
     assert not common  # no answer that a tenth of the passages contain
-    assert {"fronted:person", "in-place:date"} <= {generated.meta[i.id]["template"] for i in singles}
+    templates = {generated.meta[i.id]["template"] for i in singles}
+    assert len(templates) >= 8 and {t.split(":")[0] for t in templates} == {"fronted", "in-place"}
 
 
 def test_two_chunk_questions_need_both_chunks(generated: QGenResult, sample_ws: Path) -> None:
@@ -83,8 +84,8 @@ def test_two_chunk_questions_need_both_chunks(generated: QGenResult, sample_ws: 
         first, second = generated.meta[item.id]["chunk_ids"]
         assert first != second
         a, b = item.answer.split("; ")
-        assert not (a.lower() in chunks[second] and b.lower() in chunks[second])
-        assert not (a.lower() in chunks[first] and b.lower() in chunks[first])
+        assert not (_holds(chunks[second], a) and _holds(chunks[second], b))
+        assert not (_holds(chunks[first], a) and _holds(chunks[first], b))
 
 
 def test_same_seed_same_questions_other_seed_other_draw(sample_ws: Path, generated: QGenResult) -> None:
