@@ -17,6 +17,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from kgrag.documents.words import content_words
@@ -150,12 +151,15 @@ def usable_sentence(sent: Any) -> str | None:
 
 def well_formed(span: Any, label: str) -> bool:
     """Whether a span reads as a whole answer: no verb inside (a tagger slip such as "Chen Wei presents
-    Riffle"), no possessive ("Chen Wei's"), not ending on a joining word ("between one and"), a date or
-    time without proper nouns and not used as a modifier ("a 30 minute call"), a name without numbers."""
+    Riffle"), no possessive ("Chen Wei's"), not ending on a joining word ("between one and"), not a
+    modifier of the noun after it, no word repeated back to back, a date or time without proper nouns
+    and not used as a modifier ("a 30 minute call"), a name without numbers."""
     doc, tags = span.doc, {t.pos_ for t in span}
     following = doc[span.end] if span.end < len(doc) else None
     if tags & {"VERB", "AUX"} or span[-1].pos_ in ("CCONJ", "ADP", "DET", "PART"):
         return False
+    if span.root.dep_ == "compound" or any(a.lower_ == b.lower_ for a, b in pairwise(span)):
+        return False  # a modifier of the next noun ("Reed-Sternberg cells"), or a heading run into its text
     if following is not None and following.tag_ == "POS":
         return False
     if label in MEASURES and ("PROPN" in tags or (following is not None and following.pos_ == "NOUN")):
@@ -205,6 +209,8 @@ def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarit
     question, template, kept = ask_around(clause, span, label)
     if answer_words & content_words(question) or answer.lower() in question.lower():
         return "question contains the answer"
+    if question.count("(") != question.count(")"):
+        return "question has an unbalanced bracket"  # one opened or closed in the part left out
     context = content_words(kept)
     if len(context) < 3:
         return "question too short"

@@ -123,7 +123,7 @@ def ask_around(clause: Any, span: Any, label: str) -> tuple[str, str, str]:
     before = _joined([t for t in kept if t.i < start])
     after = _joined([t for t in kept if t.i >= span.end])
     text = f"{before}{' ' if before and before[-1] != ' ' else ''}{word}{doc[span.end - 1].whitespace_}{after}"
-    text = re.sub(r"\s+([,;:])", r"\1", " ".join(text.split()))
+    text = re.sub(r"\(\s+", "(", re.sub(r"\s+([,;:)])", r"\1", " ".join(text.split())))
     text = re.sub(r"([,;:])(\s*[,;:])+", r"\1", text)
     text = _LOOSE_START.sub("", _LOOSE_END.sub("", text))
     if not fronted and text:
