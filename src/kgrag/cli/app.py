@@ -19,7 +19,7 @@ from kgrag.cli.calibrate_command import eval_calibrate
 from kgrag.cli.community_commands import communities_command, report_command
 from kgrag.cli.compare_commands import compare, tune, tune_reranker
 from kgrag.cli.errors import exit_if_incomplete, run_app, run_guarded
-from kgrag.cli.eval_run_commands import eval_list, eval_pairwise, eval_qgen, eval_report, eval_run
+from kgrag.cli.eval_run_commands import eval_list, eval_pairwise, eval_report, eval_run
 from kgrag.cli.eval_trace_commands import eval_export
 from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.help import KgragGroup
@@ -27,6 +27,7 @@ from kgrag.cli.llm_commands import cost, prompts_app
 from kgrag.cli.migrate_command import migrate
 from kgrag.cli.notes import StderrNotes
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
+from kgrag.cli.qgen_command import eval_qgen
 from kgrag.cli.serve_command import serve
 from kgrag.cli.show_command import show_command
 from kgrag.core.errors import KgragError

@@ -104,6 +104,18 @@ class EvaluationConfig(Section):
         description="Generated questions whose content-word Jaccard similarity reaches this "
         "are duplicates; the later one is dropped.",
     )
+    qgen_source_tokens: int = Field(
+        6000,
+        ge=200,
+        description="Token budget of what an LLM question generator is shown: entity names first (a whole "
+        "subgraph walk), then whole passages by how many walked entities they hold, then relations and "
+        "descriptions, as long as they fit; what is left out is counted in the summary.",
+    )
+    qgen_judge_model: str = Field(
+        "",
+        description="Model that checks generated questions against their cited passages (same provider); "
+        "empty = the generating model.",
+    )
     default_metrics: list[str] = Field(
         default_factory=list,
         description="Metrics `kgrag eval run` scores when `--metrics` names none; empty = every metric whose "

@@ -20,8 +20,7 @@ from kgrag.evaluation.pairwise.collect import answer_pairs, pairwise_scores, pai
 from kgrag.evaluation.pairwise.report import write_pairwise_report
 from kgrag.evaluation.pairwise.types import AnswerWriter, PairwiseSettings
 from kgrag.evaluation.pairwise.writer import pipeline_writer
-from kgrag.evaluation.qgen import QGenResult, generate_questions
-from kgrag.evaluation.qgen.sources import SourceSampler
+from kgrag.evaluation.qgen import QGenResult
 from kgrag.evaluation.reports import write_run_report
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
 from kgrag.evaluation.runner import RunMode, RunOptions, RunParts, RunPlan, run_evaluation
@@ -54,6 +53,7 @@ from kgrag.retrieval.budget import FitBudget, item_tokens
 from kgrag.retrieval.paths import DEFAULT_LAMBDA, FuseLambda, lambda_key
 from kgrag.workspace.components import Components
 from kgrag.workspace.eval_stored_retrieval import store_retrieval_run
+from kgrag.workspace.qgen_api import GeneratorChoice, default_kinds, generate, uses_llm
 from kgrag.workspace.query_api import QueryAPI
 
 Questions = Sequence[QAItem] | str | Path
@@ -388,21 +388,30 @@ class EvalAPI:
 
     def qgen(
         self,
-        kinds: Sequence[str],
-        per_kind: int,
+        kinds: Sequence[str] | None,
+        per_kind: int | None = None,
         *,
         seed: int = 0,
+        llm: GeneratorChoice = "auto",
+        judge_model: str | None = None,
         on_question: Callable[[], None] | None = None,
     ) -> QGenResult:
-        """Generate questions from this workspace's graph (node/edge/subgraph) and chunks
-        (answer-given/single-fact/multi-fact) with the configured LLM, de-duplicated and checked."""
-        config = self._parts.config
-        if config.llm.provider == "none":
-            raise KgragError("question generation needs an LLM: set llm.provider (see docs/llm.md)")
-        self._querying.require_chunks()
-        sampler = SourceSampler(self._parts.store, seed, config.evaluation.qgen_min_subgraph_nodes)
-        return generate_questions(
-            sampler, self._parts.llm(), kinds, per_kind, config.evaluation.qgen_dedup_threshold, on_question=on_question
+        """Generate questions (see :mod:`kgrag.workspace.qgen_api`): with ``llm="none"`` (or no LLM
+        configured) known-item questions from the chunks; else with the configured LLM from the graph
+        and chunks, checked against their cited passages by ``judge_model`` (default: the same model).
+        ``kinds`` None = the default kinds of that generator; ``per_kind`` None = 10 with an LLM, 60
+        without."""
+        chosen = list(kinds) if kinds else list(default_kinds(self._parts, llm))
+        count = per_kind or (10 if uses_llm(self._parts, llm) else 60)
+        return generate(
+            self._parts,
+            chosen,
+            count,
+            seed=seed,
+            llm=llm,
+            judge=self.judge_factory,
+            judge_model=judge_model,
+            on_question=on_question,
         )
 
 
