@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from kgrag.cli.errors import run_guarded
+from kgrag.cli.errors import guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 
 
@@ -54,6 +54,7 @@ def _body(
     console.print("written: " + ", ".join(str(p) for p in paths.values()), markup=False)
 
 
+@guarded
 def eval_calibrate(
     labels: Annotated[
         Path, typer.Argument(help="Human labels: .csv (header) or .jsonl with question_id, pipeline, metric, human.")
@@ -74,4 +75,4 @@ def eval_calibrate(
 ) -> None:
     """How far to trust the judges: Cohen's κ and Spearman's ρ between human labels and a run's judge
     scores, per judge and metric, with n; warns when a judge model also generated the answers."""
-    run_guarded(lambda: _body(labels, run, dataset, bins, out, workspace), debug)
+    _body(labels, run, dataset, bins, out, workspace)

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from kgrag.cli.errors import run_guarded
+from kgrag.cli.errors import guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 from kgrag.core.registries import builtin_defaults
 
@@ -93,6 +93,7 @@ _DEFAULT_METRICS = (
 )
 
 
+@guarded
 def eval_run(
     dataset: DatasetOpt,
     pipelines: Annotated[
@@ -127,36 +128,30 @@ def eval_run(
     """Score pipelines on a QA dataset: every metric's mean with a 95% bootstrap interval over questions and
     n, paired differences against a baseline, spread over runs and cost per question; stores the run
     with every answer, context and judge reply, and writes its report."""
+    from kgrag.evaluation.intervals import Bootstrap
+    from kgrag.evaluation.runner import RunOptions
 
-    def body() -> None:
-        from kgrag.evaluation.intervals import Bootstrap
-        from kgrag.evaluation.runner import RunOptions
-
-        options = RunOptions(reuse_answers, baseline, judge_temperature, Bootstrap(resamples, ci_seed))
-        args = (dataset, pipelines, runs, metrics, mode, judge, k, sample, seed, label, out, workspace, options)
-        _run_body(_RunArgs(*args))
-
-    run_guarded(body, debug)
+    options = RunOptions(reuse_answers, baseline, judge_temperature, Bootstrap(resamples, ci_seed))
+    args = (dataset, pipelines, runs, metrics, mode, judge, k, sample, seed, label, out, workspace, options)
+    _run_body(_RunArgs(*args))
 
 
+@guarded
 def eval_list(workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
     """List stored evaluation runs, newest first."""
+    import time
 
-    def body() -> None:
-        import time
-
-        console = new_console()
-        with open_workspace(workspace) as ws:
-            records = ws.eval.runs()
-        if not records:
-            console.print("no evaluation runs stored yet; run `kgrag eval run` or `kgrag eval pairwise`")
-        for r in records:
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at))
-            console.print(f"{r.id}  {r.kind:<8} {when}  {r.dataset}  {r.label}")
-
-    run_guarded(body, debug)
+    console = new_console()
+    with open_workspace(workspace) as ws:
+        records = ws.eval.runs()
+    if not records:
+        console.print("no evaluation runs stored yet; run `kgrag eval run` or `kgrag eval pairwise`")
+    for r in records:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at))
+        console.print(f"{r.id}  {r.kind:<8} {when}  {r.dataset}  {r.label}")
 
 
+@guarded
 def eval_report(
     run_ids: Annotated[list[str], typer.Argument(help="Stored run ids (see `kgrag eval list`), or `latest`.")],
     out: OutOpt = None,
@@ -170,20 +165,16 @@ def eval_report(
 ) -> None:
     """Markdown + JSON + PNG plots for stored runs; several runs are compared in one report. With
     --question ID: what that question's scores rest on (answers, context items, judge reasoning)."""
+    console = new_console()
+    if question is not None:
+        from kgrag.cli.eval_trace_commands import show_question
 
-    def body() -> None:
-        console = new_console()
-        if question is not None:
-            from kgrag.cli.eval_trace_commands import show_question
-
-            show_question(run_ids, question, workspace, console)
-            return
-        with open_workspace(workspace) as ws:
-            paths = ws.eval.report(run_ids, out or ws.path / "reports", baseline)
-        console.print(paths["markdown"].read_text(encoding="utf-8"))
-        console.print("written: " + ", ".join(str(p) for p in paths.values()))
-
-    run_guarded(body, debug)
+        show_question(run_ids, question, workspace, console)
+        return
+    with open_workspace(workspace) as ws:
+        paths = ws.eval.report(run_ids, out or ws.path / "reports", baseline)
+    console.print(paths["markdown"].read_text(encoding="utf-8"))
+    console.print("written: " + ", ".join(str(p) for p in paths.values()))
 
 
 PairJudgeOpt = Annotated[str, typer.Option("--judge", help="unbiased (zeng-unbiased-eval) or two-pass (deg-rag).")]
@@ -199,6 +190,7 @@ PairTemperatureOpt = Annotated[
 ]
 
 
+@guarded
 def eval_pairwise(
     a: Annotated[str, typer.Argument(help="Pipeline A.")],
     b: Annotated[str, typer.Argument(help="Pipeline B.")],
@@ -219,41 +211,37 @@ def eval_pairwise(
     debug: DebugOpt = False,
 ) -> None:
     """Compare two pipelines' answers with a pairwise LLM judge; stores the run and writes its report."""
+    from rich.progress import Progress
 
-    def body() -> None:
-        from rich.progress import Progress
+    from kgrag.evaluation import load_dataset
+    from kgrag.evaluation.pairwise.collect import cli_pairwise_settings, trial_note
+    from kgrag.evaluation.pairwise.report import render_pairwise, warnings_of
+    from kgrag.evaluation.sampling import stratified_sample
 
-        from kgrag.evaluation import load_dataset
-        from kgrag.evaluation.pairwise.collect import cli_pairwise_settings, trial_note
-        from kgrag.evaluation.pairwise.report import render_pairwise, warnings_of
-        from kgrag.evaluation.sampling import stratified_sample
-
-        items = load_dataset(dataset)
-        if sample is not None:
-            items = stratified_sample(items, sample, seed)
-        console = new_console()
-        with open_workspace(workspace) as ws, Progress(console=console, transient=True) as bar:
-            settings = cli_pairwise_settings(
-                ws.config.evaluation, naive, {"trials": trials, "repeats": repeats, "temperature": temperature}
-            )
-            if note := trial_note(settings, ws.config.evaluation.judge_temperature, judge):
-                console.print(note)
-            task = bar.add_task("answering", total=len(items))
-            record = ws.eval.pairwise(
-                items,
-                a,
-                b,
-                judge=judge,
-                settings=settings,
-                k=k,
-                dataset=str(dataset),
-                on_question=lambda: bar.advance(task),
-                aa_check=aa_check,
-            )
-            paths = ws.eval.report([record.id], out or ws.path / "reports")
-        console.print(render_pairwise(record.payload))
-        for line in warnings_of(record.payload):
-            console.print(f"warning: {line}")
-        console.print(f"stored as run {record.id}; written: " + ", ".join(str(p) for p in paths.values()))
-
-    run_guarded(body, debug)
+    items = load_dataset(dataset)
+    if sample is not None:
+        items = stratified_sample(items, sample, seed)
+    console = new_console()
+    with open_workspace(workspace) as ws, Progress(console=console, transient=True) as bar:
+        settings = cli_pairwise_settings(
+            ws.config.evaluation, naive, {"trials": trials, "repeats": repeats, "temperature": temperature}
+        )
+        if note := trial_note(settings, ws.config.evaluation.judge_temperature, judge):
+            console.print(note)
+        task = bar.add_task("answering", total=len(items))
+        record = ws.eval.pairwise(
+            items,
+            a,
+            b,
+            judge=judge,
+            settings=settings,
+            k=k,
+            dataset=str(dataset),
+            on_question=lambda: bar.advance(task),
+            aa_check=aa_check,
+        )
+        paths = ws.eval.report([record.id], out or ws.path / "reports")
+    console.print(render_pairwise(record.payload))
+    for line in warnings_of(record.payload):
+        console.print(f"warning: {line}")
+    console.print(f"stored as run {record.id}; written: " + ", ".join(str(p) for p in paths.values()))

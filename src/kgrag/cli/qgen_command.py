@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from kgrag.cli.errors import run_guarded
+from kgrag.cli.errors import guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 
 _LLM_HELP = (
@@ -21,6 +21,7 @@ def _shown(offered: dict[str, int], left_out: dict[str, int]) -> str:
     return ", ".join(parts)
 
 
+@guarded
 def eval_qgen(
     out: Annotated[Path, typer.Option("--out", help="Where to write the questions: .json (a list) or .jsonl.")],
     kinds: Annotated[
@@ -45,38 +46,34 @@ def eval_qgen(
 ) -> None:
     """Generate a QA dataset from this workspace's documents (and graph, with an LLM): de-duplicated, each
     question checked against the passages it came from."""
+    from rich.progress import Progress
 
-    def body() -> None:
-        from rich.progress import Progress
+    from kgrag.core.errors import KgragError
+    from kgrag.evaluation.qgen.output import write_questions
 
-        from kgrag.core.errors import KgragError
-        from kgrag.evaluation.qgen.output import write_questions
-
-        if llm not in ("auto", "none", "config"):
-            raise KgragError(f"--llm {llm!r}: choose auto, none or config")
-        if out.suffix not in (".json", ".jsonl"):
-            raise KgragError(f"--out {out}: name a .json (a list) or .jsonl (one question per line) file")
-        names = [k.strip() for k in (kinds or "").split(",") if k.strip()] or None
-        console = new_console()
-        with open_workspace(workspace) as ws, Progress(console=console, transient=True) as bar:
-            task = bar.add_task("generating", total=None)
-            result = ws.eval.qgen(
-                names,
-                per_kind,
-                seed=seed,
-                llm=llm,  # type: ignore[arg-type]  # checked above
-                judge_model=judge_model,
-                on_question=lambda: bar.advance(task),
-            )
-        write_questions(out, result, "kgrag-qgen")
-        rejected = ", ".join(f"{why}: {n}" for why, n in result.rejected.most_common()) or "none"
-        console.print(
-            f"kept {len(result.items)} of {result.generated} generated questions → {out}; rejected: {rejected}",
-            markup=False,
+    if llm not in ("auto", "none", "config"):
+        raise KgragError(f"--llm {llm!r}: choose auto, none or config")
+    if out.suffix not in (".json", ".jsonl"):
+        raise KgragError(f"--out {out}: name a .json (a list) or .jsonl (one question per line) file")
+    names = [k.strip() for k in (kinds or "").split(",") if k.strip()] or None
+    console = new_console()
+    with open_workspace(workspace) as ws, Progress(console=console, transient=True) as bar:
+        task = bar.add_task("generating", total=None)
+        result = ws.eval.qgen(
+            names,
+            per_kind,
+            seed=seed,
+            llm=llm,  # type: ignore[arg-type]  # checked above
+            judge_model=judge_model,
+            on_question=lambda: bar.advance(task),
         )
-        if result.offered:
-            console.print(
-                f"shown to the generator: {_shown(result.offered, result.left_out)}", markup=False, highlight=False
-            )
-
-    run_guarded(body, debug)
+    write_questions(out, result, "kgrag-qgen")
+    rejected = ", ".join(f"{why}: {n}" for why, n in result.rejected.most_common()) or "none"
+    console.print(
+        f"kept {len(result.items)} of {result.generated} generated questions → {out}; rejected: {rejected}",
+        markup=False,
+    )
+    if result.offered:
+        console.print(
+            f"shown to the generator: {_shown(result.offered, result.left_out)}", markup=False, highlight=False
+        )
