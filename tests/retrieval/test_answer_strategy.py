@@ -80,7 +80,7 @@ def test_the_rerank_step_uses_the_slot_when_filled() -> None:
     class Slot:
         reranker = WordOverlapReranker()
 
-        def active_reranker(self) -> WordOverlapReranker | None:
+        def get(self, resource: object) -> WordOverlapReranker | None:
             return self.reranker
 
     state = QueryState(query="Where does Kestrel store telemetry?", k=1, queries=["q"], items=list(items))

@@ -234,7 +234,7 @@ def _grow_one_by_one(
 
 def test_paths_grow_as_plain_loops_would(graph_ws: Workspace) -> None:
     ctx = graph_ws.components.query_context
-    index, importance = ctx.graph_index(), ctx.igraph().importance
+    index, importance = ctx.graph_index(), ctx.graph_snapshot().igraph.importance
     ids = list(index.entities)
     for seeds in ([(ids[0], 1.0)], [(e, 1.0 / (n + 1)) for n, e in enumerate(ids[::7])], [("missing", 1.0)]):
         for hops in (1, 2, 3):

@@ -93,9 +93,19 @@ class GraphIndex:
 
 def load_graph_index(store: Store, model: str, ann: AnnParams | None = None) -> GraphIndex:
     """Read the graph and its vectors for ``model`` (entities/relations without one are still listed);
-    ``ann`` chooses their vector index (exact when not given)."""
-    entities = store.graph.entities()
-    relations = store.graph.relations()
+    ``ann`` chooses their vector index (exact when not given). Query-time code reads it through
+    :class:`kgrag.graph.snapshot.GraphSnapshot`, which shares this one read with its other forms."""
+    return build_graph_index(store, store.graph.entities(), store.graph.relations(), model, ann)
+
+
+def build_graph_index(
+    store: Store,
+    entities: Sequence[EntityRecord],
+    relations: Sequence[RelationRecord],
+    model: str,
+    ann: AnnParams | None = None,
+) -> GraphIndex:
+    """The index of records already read from ``store``; only their vectors are read here."""
     names = {e.id: e.name for e in entities}
     entity_hashes = [content_hash(entity_text(e)) for e in entities]
     relation_hashes = [content_hash(relation_text(r, names)) for r in relations]

@@ -29,6 +29,7 @@ from kgrag.retrieval.graph_local import (
 )
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.requirements import EMPTY_GRAPH_MESSAGE
+from kgrag.retrieval.resources.stored import VECTOR_COUNT
 from kgrag.retrieval.steps import QueryState
 
 
@@ -70,7 +71,7 @@ def break_ties(
 ) -> list[tuple[str, int, float]]:
     """Order the chunks tied with the k-th one (same citations and best entity score) by their own
     similarity to the query, so the cut is decided by relevance, not by id or insertion order."""
-    if len(chunks) <= k or not env.vector_count():
+    if len(chunks) <= k or not env.get(VECTOR_COUNT):
         return chunks
     tie = chunks[k - 1][1:]
     start = next(i for i, c in enumerate(chunks) if c[1:] == tie)

@@ -145,7 +145,7 @@ class PathSearch:
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
         index, seeds = query_seeds(env, state.query, SEEDS)
-        paths = grow_paths(index, seeds, env.igraph().importance, self.max_hops, self.decay)
+        paths = grow_paths(index, seeds, env.graph_snapshot().igraph.importance, self.max_hops, self.decay)
         state.streams["path_facts"] = [path_item(p, index, n) for n, p in enumerate(paths[:TOP_PATHS])]
         scores = passage_scores(index, seeds, paths)
         state.streams["paths"] = [

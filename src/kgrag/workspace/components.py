@@ -8,7 +8,7 @@ private fields get overwritten, and what lets the CLI, the Python API and a serv
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,7 +29,6 @@ from kgrag.workspace.model_binding import (
 )
 
 if TYPE_CHECKING:  # types only: the layers below load when a part is first built (see Components)
-    from kgrag.core.context import ContextItem
     from kgrag.graph.build.summarize import Summarizer
     from kgrag.graph.types import Extractor
     from kgrag.indexing import ChunkPlan, IndexRegistries
@@ -90,17 +89,13 @@ class Components:
     def query_context(self) -> QueryContext:
         """What every query reads: store, config, models and the hot indexes (one per workspace)."""
         from kgrag.retrieval import QueryContext
-        from kgrag.retrieval.rerank import create_reranker
 
-        config = self.config
         return QueryContext(
             self.store,
-            config,
+            self.config,
             model_id=self.vector_key,
             embedder=self.embedder,
             llm=self.llm,
-            # built on first use, so ``self.query_context`` is this context by then
-            reranker_factory=lambda: create_reranker(config.rerank, self.rerank_resources()),
             pipelines=self.pipelines,
             sentence_vectors=self.sentence_vectors_on,
         )
@@ -121,20 +116,10 @@ class Components:
         return wants_sentence_vectors(setting, size, window)
 
     def rerank_resources(self) -> RerankResources:
-        """What a reranker may use: the models as factories, stored-vector cosines and, with
-        ``embedding.sentence_vectors`` on, best-sentence cosines (all read through the query context)."""
-        from kgrag.models.rerankers import RerankResources
-        from kgrag.retrieval.budget import similarities
-        from kgrag.retrieval.sentence_scores import best_sentence_similarities
+        """What a reranker may use (see :func:`kgrag.retrieval.resources.reranker.rerank_resources`)."""
+        from kgrag.retrieval.resources.reranker import rerank_resources
 
-        def passage_cosines(query: str, items: Sequence[ContextItem]) -> list[float | None]:
-            return similarities(items, self.query_context, query)
-
-        def sentence_cosines(query: str, items: Sequence[ContextItem]) -> list[float | None]:
-            return best_sentence_similarities(items, self.query_context, query)
-
-        sentences = sentence_cosines if self.query_context.uses_sentence_vectors() else None  # decided once
-        return RerankResources(self.embedder, self.llm, passage_cosines, sentences)
+        return rerank_resources(self.query_context)
 
     # -- models ----------------------------------------------------------------------------------
     @property

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kgrag.config import KgragConfig
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.ppr_passages import DEFAULT_PASSAGE_WEIGHT, PassagePageRank
+from kgrag.retrieval.ppr import DEFAULT_PASSAGE_WEIGHT, PassagePageRank
 from kgrag.retrieval.recipe_parts import EMBEDDINGS, GRAPH, finish
 from kgrag.retrieval.steps import BM25Search, DenseSearch, TakeTop, UseStream
 
