@@ -71,6 +71,7 @@ class Components:
         """What fitting the LLM work to the server's context window changed (see :mod:`.llm_setup`)."""
         self._embedder_factory = embedder_factory or self._configured_embedder
         self._llm: LLMClient | None = None
+        self._extraction_fitted = False
         self._index_registries = index_registries
         self.pipelines: Registry[PipelineFactory] = new_registry("pipeline")
 
@@ -172,6 +173,18 @@ class Components:
                 )
         return self._llm
 
+    def llm_for_extraction(self) -> LLMClient | None:
+        """:meth:`llm_if_configured`, with the config also fitted to graph extraction's requests (once): what
+        an indexing run takes, since it may extract; queries never pay for the extraction pre-flight."""
+        client = self.llm_if_configured()
+        if client is not None and not self._extraction_fitted:
+            from kgrag.workspace.llm_setup import fit_for_extraction
+
+            self.config, notes = fit_for_extraction(self.config)
+            self.llm_notes.extend(notes)
+            self._extraction_fitted = True
+        return client
+
     def llm_if_configured(self) -> LLMClient | None:
         """The client when a provider other than ``none`` is configured (stages then take the LLM path)."""
         return self.llm() if self.config.llm.provider != "none" else None
@@ -204,7 +217,7 @@ class Components:
         from kgrag.graph.extract.choose import create_extractor
 
         registry = self.index_registries.extractors
-        client = self.llm_if_configured()  # first: it may fit the config to the server's window
+        client = self.llm_for_extraction()  # first: it may fit the config to the server's window
         return create_extractor(self.config, client, progress or SilentProgress(), registry)
 
     def summarizer(self) -> Summarizer:

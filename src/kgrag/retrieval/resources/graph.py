@@ -4,11 +4,17 @@ requirement checks read without loading the graph."""
 
 from __future__ import annotations
 
-from kgrag.graph.snapshot import GraphSnapshot
+from typing import TYPE_CHECKING
+
 from kgrag.retrieval.query_context import QueryContext, QueryResource
+
+if TYPE_CHECKING:  # the graph code loads when a pipeline first reads the graph, not for a BM25 query
+    from kgrag.graph.snapshot import GraphSnapshot
 
 
 def _snapshot(ctx: QueryContext) -> GraphSnapshot:
+    from kgrag.graph.snapshot import GraphSnapshot
+
     return GraphSnapshot.load(ctx.store, ctx.model_id, ctx.config.store.ann_params())
 
 
