@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 from kgrag import Workspace
 from kgrag.config import KgragConfig
-from kgrag.core.answer import Answer
 from kgrag.core.context import ContextItem, RetrievalResult
-from kgrag.generation import DEFAULT_STRATEGY, extractive_answer
+from kgrag.generation import DEFAULT_STRATEGY, FixedAnswer, extractive_answer
+from kgrag.generation.types import Answer
 from kgrag.models.embeddings import Embedder
 from kgrag.models.llm import LLMClient
-from kgrag.retrieval import FixedAnswer, Pipeline, WordOverlapReranker
+from kgrag.retrieval import Pipeline, WordOverlapReranker
 from kgrag.retrieval.rerank_step import Rerank
 from kgrag.retrieval.steps import BM25Search, Hydrate, QueryState, TakeTop, UseStream
 

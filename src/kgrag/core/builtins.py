@@ -212,6 +212,14 @@ KINDS: dict[str, Kind] = {
             "reranker": "kgrag.retrieval.resources.reranker:RERANKER",
         },
     ),
+    "answer_strategy": Kind(
+        "answer strategy",
+        "kgrag.answer_strategies",
+        {
+            "default": "kgrag.generation.strategy:DEFAULT_STRATEGY",
+            "global": "kgrag.generation.global_answer:GLOBAL_MAP_REDUCE",
+        },
+    ),
     "reranker": Kind(
         "reranker",
         "kgrag.rerankers",

@@ -147,6 +147,7 @@ class FitBudget:
             state.items.extend(added)
             by_kind["excerpt"] = sum(item_tokens(item, env) for item in added)
             spent += by_kind["excerpt"]
+        state.context_tokens = spent
         state.record(self.name, {"tokens": self.tokens, "spent": spent, "by_kind": by_kind}, len(state.items), started)
 
     @staticmethod

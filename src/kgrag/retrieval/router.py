@@ -16,6 +16,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from kgrag.core.context import RouteDecision
 from kgrag.core.errors import KgragError
 from kgrag.graph.normalize import entity_key
 from kgrag.retrieval.graph_local import query_keywords
@@ -107,6 +108,7 @@ class Route:
         started = time.perf_counter()
         route, reason, source = self._decide(state, env)
         target, fallback = self._target(route, env)
+        state.route = RouteDecision(route, target, source, reason, fallback)
         params = {"route": route, "pipeline": target, "decided_by": source, "reason": reason}
         state.record(self.name, params, 0, started, fallback)
         for step in self._build(target, env).steps:
