@@ -32,10 +32,10 @@ from kgrag.core.context import ContextItem
 from kgrag.evaluation import load_dataset
 from kgrag.evaluation.sampling import stratified_sample
 from kgrag.retrieval.query_context import QueryContext
+from kgrag.retrieval.resources.sentence_matrix import SentenceMatrix
 from kgrag.retrieval.resources.sentences import SENTENCE_MEANS_CACHE, sentence_means
-from kgrag.retrieval.sentence_matrix import SentenceMatrix
-from kgrag.retrieval.sentence_scores import TOP_SENTENCES, best_sentence_similarities, scores_by_text
 from kgrag.retrieval.steps import DenseSearch, QueryState
+from kgrag.retrieval.steps.sentence_scores import TOP_SENTENCES, best_sentence_similarities, scores_by_text
 
 REPO = Path(__file__).resolve().parents[1]
 MEDICAL = REPO.parent / "shared" / "datasets" / "graphrag-bench-medical"

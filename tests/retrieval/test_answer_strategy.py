@@ -13,8 +13,8 @@ from kgrag.generation.types import Answer
 from kgrag.models.embeddings import Embedder
 from kgrag.models.llm import LLMClient
 from kgrag.retrieval import Pipeline, WordOverlapReranker
-from kgrag.retrieval.rerank_step import Rerank
 from kgrag.retrieval.steps import BM25Search, Hydrate, QueryState, TakeTop, UseStream
+from kgrag.retrieval.steps.rerank import Rerank
 
 
 @dataclass(frozen=True)

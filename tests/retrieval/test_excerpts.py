@@ -8,11 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kgrag.core.context import ContextItem
-from kgrag.retrieval.budget import LABEL_TOKENS, FitBudget, item_tokens
-from kgrag.retrieval.excerpts import JOIN_TOKENS, excerpts
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.resources.caches import TextCache
 from kgrag.retrieval.steps import QueryState
+from kgrag.retrieval.steps.budget import LABEL_TOKENS, FitBudget, item_tokens
+from kgrag.retrieval.steps.excerpts import JOIN_TOKENS, excerpts
 
 QUERY = "Which valve does the Heron pump use for cold starts?"
 

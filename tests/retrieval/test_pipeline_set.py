@@ -19,12 +19,12 @@ from kgrag.graph.index import GraphIndex
 from kgrag.models.llm import create_llm_client
 from kgrag.models.llm.scripted import ScriptedProvider, ScriptRule
 from kgrag.retrieval import QueryContext, build_pipeline
-from kgrag.retrieval.budget import _passages_in_pipeline_order, item_tokens, similarities
-from kgrag.retrieval.graph_local import rank_chunks
-from kgrag.retrieval.graph_steps import break_ties, entity_item, relation_item
-from kgrag.retrieval.paths import BEAM, Path, grow_paths
-from kgrag.retrieval.query_steps import prf_rewrites
-from kgrag.retrieval.router import heuristic_route
+from kgrag.retrieval.steps.budget import _passages_in_pipeline_order, item_tokens, similarities
+from kgrag.retrieval.steps.graph import break_ties, entity_item, relation_item
+from kgrag.retrieval.steps.graph_local import rank_chunks
+from kgrag.retrieval.steps.paths import BEAM, Path, grow_paths
+from kgrag.retrieval.steps.query import prf_rewrites
+from kgrag.retrieval.steps.router import heuristic_route
 
 QUESTION = "Which rule did the Osprey firmware incident at Águas do Tejo lead to?"
 # `community` and `global` need built communities; tests/communities covers them on such a workspace.

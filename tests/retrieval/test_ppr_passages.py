@@ -8,8 +8,8 @@ import pytest
 from kgrag import Workspace
 from kgrag.core.context import ContextItem
 from kgrag.retrieval import build_pipeline
-from kgrag.retrieval.ppr import PassagePageRank, mix_reset, passage_reset, seed_scores
 from kgrag.retrieval.steps import DenseSearch, QueryState
+from kgrag.retrieval.steps.ppr import PassagePageRank, mix_reset, passage_reset, seed_scores
 
 QUESTION = "Which rule did the Osprey firmware incident at Águas do Tejo lead to?"
 

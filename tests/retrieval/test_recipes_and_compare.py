@@ -15,8 +15,8 @@ from kgrag.config import KgragConfig
 from kgrag.generation import FixedAnswer, resolve_strategy
 from kgrag.generation.global_answer import GLOBAL_MAP_REDUCE
 from kgrag.retrieval import Pipeline, build_pipeline
-from kgrag.retrieval.router import Route
 from kgrag.retrieval.steps import BM25Search, Hydrate, TakeTop, UseStream
+from kgrag.retrieval.steps.router import Route
 from kgrag.server.app import create_app
 
 QUESTION = "Who leads the Platform team?"

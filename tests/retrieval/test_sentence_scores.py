@@ -22,9 +22,9 @@ from kgrag.documents.sentences import sentence_texts
 from kgrag.indexing.stages.embed import missing_sentences
 from kgrag.models.rerankers.fused import FusedReranker
 from kgrag.retrieval.resources.caches import TextCache
+from kgrag.retrieval.resources.sentence_matrix import Runs, SentenceMatrix, top_means
 from kgrag.retrieval.resources.sentences import passage_sentence_vectors
-from kgrag.retrieval.sentence_matrix import Runs, SentenceMatrix, top_means
-from kgrag.retrieval.sentence_scores import TOP_SENTENCES, best_sentence_similarities
+from kgrag.retrieval.steps.sentence_scores import TOP_SENTENCES, best_sentence_similarities
 
 DOC = SAMPLE_DOCS / "team-platform.md"
 
@@ -175,7 +175,7 @@ def test_the_sentence_matrix_scores_as_reading_each_passage_does(tmp_path: Path)
 def test_a_corpus_over_the_row_cap_is_scored_passage_by_passage(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("kgrag.retrieval.sentence_matrix.MAX_SENTENCE_ROWS", 3)
+    monkeypatch.setattr("kgrag.retrieval.resources.sentence_matrix.MAX_SENTENCE_ROWS", 3)
     with _workspace(tmp_path / "ws", True) as ws:
         ws.index([DOC])
         env = ws.components.query_context

@@ -12,10 +12,9 @@ from tests.conftest import SAMPLE_DOCS
 from kgrag import Workspace
 from kgrag.core.records import ChunkRecord
 from kgrag.documents.sentences import sentence_texts
-from kgrag.retrieval import sentence_search
 from kgrag.retrieval.query_context import QueryContext
-from kgrag.retrieval.sentence_scores import TOP_SENTENCES
-from kgrag.retrieval.steps import DenseSearch, QueryState
+from kgrag.retrieval.steps import DenseSearch, QueryState, sentence_search
+from kgrag.retrieval.steps.sentence_scores import TOP_SENTENCES
 
 FAKE = {"provider": "fake", "sentence_vectors": True}
 

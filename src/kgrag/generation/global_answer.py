@@ -26,7 +26,7 @@ from kgrag.generation.types import Answer
 from kgrag.models.embeddings import Embedder
 from kgrag.models.llm import LLMClient
 from kgrag.models.llm.structured import ReplyInvalid, parse_reply
-from kgrag.retrieval.global_plan import (
+from kgrag.retrieval.steps.global_plan import (
     MAP_PROMPT,
     REDUCE_POINT_TOKENS,
     REDUCE_PROMPT,

@@ -7,7 +7,7 @@
 * :class:`PassageGraph`: the entity graph with a vertex per passage (hipporag2), walked by ``ppr-passages``.
 
 Each is built at most once per graph version by :class:`kgrag.graph.snapshot.GraphSnapshot`; the steps
-that use them are in :mod:`kgrag.retrieval.ppr` (and ``paths``).
+that use them are in :mod:`kgrag.retrieval.steps.ppr` (and ``paths``).
 
 igraph runs PRPACK with OpenMP threads: on a busy 2-core machine the calling thread waits for its worker
 at every barrier, so one Medical query took ~8 ms CPU and ~40 ms wall, against ~2 ms on one thread
@@ -134,7 +134,7 @@ class PassageGraph:
     def build(cls, view: IGraphView, entities: Mapping[str, EntityRecord]) -> PassageGraph:
         """``view``'s relation edges (with their weights) plus a context edge from each entity to each
         passage it was extracted from. Passages that no entity mentions have no vertex: only their seed
-        score can rank them (see :mod:`kgrag.retrieval.ppr`)."""
+        score can rank them (see :mod:`kgrag.retrieval.steps.ppr`)."""
         import igraph as ig
 
         n = view.graph.vcount()

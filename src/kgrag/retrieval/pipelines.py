@@ -20,7 +20,7 @@ from kgrag.core.errors import ConfigError, KgragError
 from kgrag.core.registry import Registry
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.requirements import enforce_requirements
-from kgrag.retrieval.steps import QueryState, Step
+from kgrag.retrieval.steps.basic import QueryState, Step
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The reranker slot of a query: the protocol every reranker meets, and how the configured one is built.
 
 Rerankers live in :mod:`kgrag.models.rerankers` (they call models) and are chosen by name through
-``KINDS["reranker"]`` (``rerank.provider``); a recipe adds a :class:`~kgrag.retrieval.rerank_step.Rerank`
+``KINDS["reranker"]`` (``rerank.provider``); a recipe adds a :class:`~kgrag.retrieval.steps.rerank.Rerank`
 step and the query context supplies whichever reranker the workspace configured.
 """
 

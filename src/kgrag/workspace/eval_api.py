@@ -41,8 +41,8 @@ from kgrag.evaluation.tune_reranker import (
 )
 from kgrag.models.llm import LLMClient, create_llm_client
 from kgrag.models.rerankers.fused import FusedReranker, FusedWeights
-from kgrag.retrieval.budget import FitBudget, item_tokens
-from kgrag.retrieval.paths import DEFAULT_LAMBDA, FuseLambda, lambda_key
+from kgrag.retrieval.steps.budget import FitBudget, item_tokens
+from kgrag.retrieval.steps.paths import DEFAULT_LAMBDA, FuseLambda, lambda_key
 from kgrag.workspace.components import Components
 from kgrag.workspace.query_api import QueryAPI
 

@@ -1,17 +1,17 @@
 """``graph-local``: LightRAG-style local search over the knowledge graph (lundberg-2026).
 
 Its search parameters come from ``[retrieval.pipelines.<name>]``; a key left unset keeps the search's
-own default (:class:`~kgrag.retrieval.graph_local.LocalSearchParams`), since ``[retrieval]`` has no
+own default (:class:`~kgrag.retrieval.steps.graph_local.LocalSearchParams`), since ``[retrieval]`` has no
 graph knobs to fall back to.
 """
 
 from __future__ import annotations
 
 from kgrag.config import KgragConfig, PipelineSettings
-from kgrag.retrieval.graph_local import LocalSearchParams
-from kgrag.retrieval.graph_steps import GraphLocalSearch
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.recipe_parts import finish
+from kgrag.retrieval.recipes.parts import finish
+from kgrag.retrieval.steps.graph import GraphLocalSearch
+from kgrag.retrieval.steps.graph_local import LocalSearchParams
 
 
 def local_params(settings: PipelineSettings) -> LocalSearchParams:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from kgrag.config import KgragConfig
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.ppr import DEFAULT_PASSAGE_WEIGHT, PassagePageRank
-from kgrag.retrieval.recipe_parts import EMBEDDINGS, GRAPH, finish
-from kgrag.retrieval.steps import BM25Search, DenseSearch, TakeTop, UseStream
+from kgrag.retrieval.recipes.parts import EMBEDDINGS, GRAPH, finish
+from kgrag.retrieval.steps.basic import BM25Search, DenseSearch, TakeTop, UseStream
+from kgrag.retrieval.steps.ppr import DEFAULT_PASSAGE_WEIGHT, PassagePageRank
 
 
 def ppr_passages_pipeline(name: str, config: KgragConfig) -> Pipeline:

@@ -21,8 +21,8 @@ def rerank_resources(ctx: QueryContext) -> RerankResources:
     """What a reranker may use: the models as factories, stored-vector cosines and, with
     ``embedding.sentence_vectors`` on, best-sentence cosines (all read through ``ctx``)."""
     from kgrag.models.rerankers import RerankResources
-    from kgrag.retrieval.budget import similarities
-    from kgrag.retrieval.sentence_scores import best_sentence_similarities
+    from kgrag.retrieval.steps.budget import similarities
+    from kgrag.retrieval.steps.sentence_scores import best_sentence_similarities
 
     def passage_cosines(query: str, items: Sequence[ContextItem]) -> list[float | None]:
         return similarities(items, ctx, query)

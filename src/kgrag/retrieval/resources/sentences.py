@@ -1,6 +1,6 @@
 """Stored sentence vectors at query time (``embedding.sentence_vectors``): whether the index holds them,
 the matrix of every chunk's sentences (one per store generation, see
-:mod:`kgrag.retrieval.sentence_matrix`), each recent query's best-sentence scores over it, and the
+:mod:`kgrag.retrieval.resources.sentence_matrix`), each recent query's best-sentence scores over it, and the
 vectors of individual passages' sentences where no matrix is held."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from kgrag.retrieval.resources.caches import TextCache
 from kgrag.retrieval.resources.models import embed_query
 
 if TYPE_CHECKING:
-    from kgrag.retrieval.sentence_matrix import SentenceMatrix
+    from kgrag.retrieval.resources.sentence_matrix import SentenceMatrix
 
 SENTENCE_CACHE_CHUNKS = 2048
 """Passages whose sentence vectors are kept (~24 sentences × 1.5 KB each for a 480-token chunk: ≤ ~75 MB);
@@ -33,7 +33,7 @@ def _configured(ctx: QueryContext) -> bool:
 
 
 def _matrix(ctx: QueryContext) -> SentenceMatrix:
-    from kgrag.retrieval.sentence_matrix import SentenceMatrix
+    from kgrag.retrieval.resources.sentence_matrix import SentenceMatrix
 
     return SentenceMatrix.load(ctx.store, ctx.model_id)
 

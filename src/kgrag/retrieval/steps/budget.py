@@ -29,11 +29,11 @@ import numpy as np
 
 from kgrag.core.context import ContextItem
 from kgrag.documents import content_hash
-from kgrag.retrieval.excerpts import EXCERPT_SOURCES, excerpts
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.resources.stored import VECTOR_COUNT
 from kgrag.retrieval.resources.text import passage_sentences
-from kgrag.retrieval.steps import QueryState
+from kgrag.retrieval.steps.basic import QueryState
+from kgrag.retrieval.steps.excerpts import EXCERPT_SOURCES, excerpts
 
 FACT_KINDS = frozenset({"entity", "relation"})
 LABEL_TOKENS = 6

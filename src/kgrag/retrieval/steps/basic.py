@@ -17,7 +17,7 @@ import numpy as np
 from kgrag.core.context import ContextItem, RouteDecision, TraceStep
 from kgrag.core.records import ScoredId
 from kgrag.retrieval.query_context import QueryContext
-from kgrag.retrieval.sentence_search import blend_sentence_scores
+from kgrag.retrieval.steps.sentence_search import blend_sentence_scores
 
 
 @dataclass
@@ -100,7 +100,7 @@ def _search_all_queries(
 class DenseSearch:
     """Cosine search of every query in the state (or, with ``texts="hypothetical"``, every HyDE passage)
     against the chunk vectors; with sentence vectors stored, blended with each chunk's best sentences
-    (:mod:`kgrag.retrieval.sentence_search`)."""
+    (:mod:`kgrag.retrieval.steps.sentence_search`)."""
 
     pool: int
     stream: str = "dense"

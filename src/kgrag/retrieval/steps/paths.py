@@ -22,9 +22,9 @@ import numpy as np
 from kgrag.core.context import ContextItem
 from kgrag.core.graph_records import RelationRecord
 from kgrag.graph.index import GraphIndex
-from kgrag.retrieval.graph_steps import query_seeds
 from kgrag.retrieval.query_context import QueryContext
-from kgrag.retrieval.steps import QueryState
+from kgrag.retrieval.steps.basic import QueryState
+from kgrag.retrieval.steps.graph import query_seeds
 
 SEEDS = 5
 BEAM = 200

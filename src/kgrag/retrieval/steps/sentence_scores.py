@@ -4,7 +4,7 @@ A passage's one vector blurs what it says (and MiniLM reads only its first 256 w
 480-token chunk); the question usually restates one or two of its sentences. Scoring each passage by
 its best-matching sentences finds those — what the ``fused`` reranker adds when
 ``embedding.sentence_vectors`` is on. The vectors were computed at indexing and are held in memory by
-the query context (:mod:`kgrag.retrieval.sentence_matrix`), which scores every chunk once per query
+the query context (:mod:`kgrag.retrieval.resources.sentence_matrix`), which scores every chunk once per query
 (shared with dense search): no model call, no store read, and a lookup per passage here.
 """
 
@@ -16,8 +16,8 @@ import numpy as np
 
 from kgrag.core.context import ContextItem
 from kgrag.retrieval.query_context import QueryContext
+from kgrag.retrieval.resources.sentence_matrix import TOP_SENTENCES, cosines_to
 from kgrag.retrieval.resources.sentences import SENTENCE_MATRIX, passage_sentence_vectors, sentence_means
-from kgrag.retrieval.sentence_matrix import TOP_SENTENCES, cosines_to
 
 __all__ = ["TOP_SENTENCES", "best_sentence_similarities", "scores_by_text"]
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.resources.reranker import RERANKER
-from kgrag.retrieval.steps import QueryState
+from kgrag.retrieval.steps.basic import QueryState
 
 
 @dataclass(frozen=True)

@@ -50,9 +50,9 @@ import numpy as np
 from kgrag.core.context import ContextItem
 from kgrag.graph.index import GraphIndex
 from kgrag.graph.pagerank import PassageGraph
-from kgrag.retrieval.graph_steps import chunk_items, entity_item, query_seeds
 from kgrag.retrieval.query_context import QueryContext
-from kgrag.retrieval.steps import QueryState
+from kgrag.retrieval.steps.basic import QueryState
+from kgrag.retrieval.steps.graph import chunk_items, entity_item, query_seeds
 
 SEEDS = 10
 SPREAD_ENTITIES = 200

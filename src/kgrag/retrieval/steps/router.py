@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from kgrag.core.context import RouteDecision
 from kgrag.core.errors import KgragError
 from kgrag.graph.normalize import entity_key
-from kgrag.retrieval.graph_local import query_keywords
 from kgrag.retrieval.pipelines import Pipeline, build_pipeline
 from kgrag.retrieval.query_context import QueryContext
-from kgrag.retrieval.query_steps import ask
 from kgrag.retrieval.requirements import enforce_requirements
-from kgrag.retrieval.steps import QueryState
+from kgrag.retrieval.steps.basic import QueryState
+from kgrag.retrieval.steps.graph_local import query_keywords
+from kgrag.retrieval.steps.query import ask
 
 DEFAULT_ROUTES = {"local": "rerank", "multi-hop": "graph-mix-rerank", "global": "global"}
 """Multi-hop goes to ``graph-mix-rerank``: on GraphRAG-Bench Medical (all 1,547 questions, ``llm = none``,

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from kgrag.core.community_records import CommunityReport
 from kgrag.core.context import ContextItem
 from kgrag.documents import TokenCounter
-from kgrag.retrieval.global_plan import plan_batches
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.resources.stored import COMMUNITIES
-from kgrag.retrieval.steps import QueryState
+from kgrag.retrieval.steps.basic import QueryState
+from kgrag.retrieval.steps.global_plan import plan_batches
 
 
 def report_item(report: CommunityReport, score: float, stream: str) -> ContextItem:
