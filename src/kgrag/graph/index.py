@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -21,9 +20,6 @@ from kgrag.core.vector_index import AUTO, AnnParams, VectorIndex, build_vector_i
 from kgrag.documents import content_hash
 from kgrag.graph.texts import entity_text, relation_text
 from kgrag.store.base import Store
-
-if TYPE_CHECKING:
-    from kgrag.graph.arcs import Arcs
 
 
 def _dense(ids: list[str], hashes: list[str], vectors: dict[str, np.ndarray], ann: AnnParams | None) -> VectorIndex:
@@ -63,13 +59,6 @@ class GraphIndex:
         """The largest relation weight (1 when there is none or all are 0): the scale of path scores, found
         once per index instead of once per query (a scan of every relation: ~1 ms on Medical)."""
         return max((r.weight for r in self.relations.values()), default=1.0) or 1.0
-
-    @cached_property
-    def arcs(self) -> Arcs:
-        """The adjacency as arrays (:mod:`kgrag.graph.arcs`), built on first use."""
-        from kgrag.graph.arcs import Arcs
-
-        return Arcs.build(self)
 
     def fact_vector(self, kind: str, item_id: str, text: str) -> tuple[bool, np.ndarray | None]:
         """The stored vector of an entity or relation whose context text is ``text``, as the load found it:

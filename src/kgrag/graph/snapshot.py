@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 from kgrag.core.graph_records import EntityRecord, RelationRecord
 from kgrag.core.lazy import Lazy
 from kgrag.core.vector_index import AnnParams
+from kgrag.graph.arcs import Arcs
 from kgrag.graph.index import GraphIndex, build_graph_index
 from kgrag.store.base import Store
 
 if TYPE_CHECKING:  # igraph (and its matplotlib drawing) loads only when a pipeline walks the graph
-    from kgrag.graph.arcs import Arcs
     from kgrag.graph.pagerank import IGraphView, PassageGraph, VertexPassages
 
 
@@ -35,6 +35,7 @@ class GraphSnapshot:
         self.relations = relations
         """Every relation, in storage order (the igraph view's edge order)."""
         self.index = index
+        self._arcs: Lazy[Arcs] = Lazy(lambda: Arcs.build(index))
         self._igraph: Lazy[IGraphView] = Lazy(self._build_igraph)
         self._vertex_passages: Lazy[VertexPassages] = Lazy(lambda: self.igraph.vertex_passages(index.entities))
         self._passage_graph: Lazy[PassageGraph] = Lazy(self._build_passage_graph)
@@ -53,7 +54,7 @@ class GraphSnapshot:
     @property
     def arcs(self) -> Arcs:
         """The adjacency as arrays (built on first use)."""
-        return self.index.arcs
+        return self._arcs.get()
 
     @property
     def igraph(self) -> IGraphView:

@@ -137,16 +137,13 @@ class QueryContext:
         return self.get("llm")
 
     def embed_query(self, text: str) -> np.ndarray:
-        """The query's vector, from the cache when it was asked recently."""
-        from kgrag.retrieval.resources.models import embed_query
-
-        return embed_query(self, text)
+        """The query's vector, from the ``query_vectors`` cache when it was asked recently."""
+        return self.get("query_vectors").get(text, lambda t: self.embedder().embed([t])[0])
 
     def count_tokens(self, text: str) -> int:
-        """Tokens of ``text`` in the chunking encoding (what context budgets are measured in)."""
-        from kgrag.retrieval.resources.text import count_tokens
-
-        return count_tokens(self, text)
+        """Tokens of ``text`` in the chunking encoding (what context budgets are measured in), remembered
+        in the ``token_counts`` cache."""
+        return self.get("token_counts").get(text, lambda t: self.get("tokenizer").count(t))
 
     def graph_snapshot(self) -> GraphSnapshot:
         """The graph of the current store generation: read once, every in-memory form derived from it."""

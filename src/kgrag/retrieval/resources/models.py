@@ -38,8 +38,3 @@ LLM: QueryResource[LLMClient] = QueryResource("llm", _llm)
 QUERY_VECTORS: QueryResource[TextCache[np.ndarray]] = QueryResource(
     "query_vectors", lambda ctx: TextCache(QUERY_CACHE_SIZE)
 )
-
-
-def embed_query(ctx: QueryContext, text: str) -> np.ndarray:
-    """The query's vector, from the cache when it was asked recently."""
-    return ctx.get(QUERY_VECTORS).get(text, lambda t: ctx.get(EMBEDDER).embed([t])[0])

@@ -12,7 +12,6 @@ import numpy as np
 
 from kgrag.retrieval.query_context import QueryContext, QueryResource
 from kgrag.retrieval.resources.caches import TextCache
-from kgrag.retrieval.resources.models import embed_query
 
 if TYPE_CHECKING:
     from kgrag.retrieval.resources.sentence_matrix import SentenceMatrix
@@ -57,7 +56,7 @@ def sentence_means(ctx: QueryContext, text: str) -> np.ndarray:
     ``SENTENCE_MATRIX.chunk_ids``), remembered for the last few texts. Call only when the matrix is
     ``usable``."""
     matrix = ctx.get(SENTENCE_MATRIX)
-    return ctx.get(SENTENCE_MEANS).get(text, lambda t: matrix.all_means(embed_query(ctx, t)))
+    return ctx.get(SENTENCE_MEANS).get(text, lambda t: matrix.all_means(ctx.embed_query(t)))
 
 
 def passage_sentence_vectors(ctx: QueryContext, texts: Sequence[str]) -> list[np.ndarray]:

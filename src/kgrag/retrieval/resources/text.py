@@ -31,11 +31,6 @@ PASSAGE_SENTENCES: QueryResource[TextCache[list[str]]] = QueryResource(
 )
 
 
-def count_tokens(ctx: QueryContext, text: str) -> int:
-    """Tokens of ``text`` in the chunking encoding (what context budgets are measured in)."""
-    return ctx.get(TOKEN_COUNTS).get(text, lambda t: ctx.get(TOKENIZER).count(t))
-
-
 def passage_sentences(ctx: QueryContext, text: str) -> list[str]:
     """``documents.sentences.sentence_texts`` of a passage, remembered: the budget's excerpts split the
     same passages again and again across questions (~0.3 ms per query on Medical)."""
