@@ -138,7 +138,7 @@ def test_any_pool_gives_k_distinct_items_from_it(rows: list, query: str, k: int)
 
 
 def test_the_workspace_reranker_fills_cosines_from_stored_vectors(graph_ws: Workspace) -> None:
-    reranker = graph_ws.components.query_context.active_reranker()
+    reranker = graph_ws.components.query_context.get("reranker")
     assert isinstance(reranker, FusedReranker) and reranker.similarities is not None
     result = graph_ws.retrieve("Which rule did the Osprey firmware incident lead to?", "graph-mix-rerank", 5)
     passages = [i for i in result.items if i.kind == "chunk"]

@@ -11,9 +11,9 @@ from kgrag.config import KgragConfig, load_config
 from kgrag.core.builtins import new_registry
 from kgrag.core.errors import ConfigError
 from kgrag.retrieval import build_pipeline
-from kgrag.retrieval.graph_local import LocalSearchParams
-from kgrag.retrieval.graph_steps import GraphLocalSearch
 from kgrag.retrieval.steps import BM25Search, DenseSearch, FuseRRF
+from kgrag.retrieval.steps.graph import GraphLocalSearch
+from kgrag.retrieval.steps.graph_local import LocalSearchParams
 
 
 def _build(config: KgragConfig, name: str):  # type: ignore[no-untyped-def]

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from kgrag import Workspace
 from kgrag.cli.app import app
 from kgrag.evaluation import load_dataset
-from kgrag.retrieval.paths import lambda_key
+from kgrag.retrieval.steps.paths import lambda_key
 from kgrag.testing.workspace_toml import write_workspace_toml
 
 TYPES = {"Fact Retrieval", "Complex Reasoning", "Contextual Summarize", "Creative Generation", "All"}

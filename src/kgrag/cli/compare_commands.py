@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from kgrag.evaluation.tune import TuneReport
     from kgrag.evaluation.tune_reranker import RerankerTuneReport
     from kgrag.workspace import QueryResponse
+    from kgrag.workspace.query_api import PipelineOutcome
 
 SNIPPET = 90
 
@@ -38,11 +39,10 @@ SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the held-out sampl
 
 def summary_row(response: QueryResponse, sources: dict[str, SourceRef] | None = None) -> dict[str, Any]:
     """What one pipeline did with the question: answer, cited passages (with where each comes from),
-    context size, time, cost."""
+    context size, time, cost and, for a routing pipeline, the route it took."""
     sources = sources or {}
     items = {item.id: item for item in response.result.items}
-    route = next((s.params for s in response.result.trace if s.step == "route"), None)
-    usage = response.answer.usage or {}
+    cost = response.cost
     return {
         "pipeline": response.result.pipeline,
         "answer": response.answer.text,
@@ -57,13 +57,34 @@ def summary_row(response: QueryResponse, sources: dict[str, SourceRef] | None = 
         "context_items": {
             kind: sum(1 for i in items.values() if i.kind == kind) for kind in ("chunk", "entity", "relation", "path")
         },
-        "context_tokens": next((s.params.get("spent", 0) for s in response.result.trace if s.step == "fit_budget"), 0),
+        "context_tokens": response.context_tokens,
         "retrieval_ms": response.timings_ms.get("retrieval", 0.0),
         "generation_ms": response.timings_ms.get("generation", 0.0),
-        "prompt_tokens": usage.get("prompt_tokens", 0),
-        "cost_line": response.answer.cost_line,
-        "route": route,
+        "prompt_tokens": cost.prompt_tokens,
+        "cost_line": cost.line,
+        "route": response.route.to_dict() if response.route else None,
     }
+
+
+def outcome_row(outcome: PipelineOutcome, sources: dict[str, SourceRef]) -> dict[str, Any]:
+    """:func:`summary_row` of a pipeline that answered, else its name and why it could not."""
+    if outcome.response is None:
+        return {"pipeline": outcome.pipeline, "error": outcome.error}
+    return summary_row(outcome.response, sources)
+
+
+def _table_row(row: dict[str, Any], sources: dict[str, SourceRef]) -> tuple[str, ...]:
+    from kgrag.cli.answers import source_line
+
+    if "error" in row:
+        return (row["pipeline"], f"could not answer: {row['error']}", "-", "-", "-")
+    cited = "\n".join(f"{c['id']}: {c['text']}…\n  ↳ {source_line(c['id'], sources)}" for c in row["citations"]) or "-"
+    context = f"{row['context_tokens']} tok\n" + ", ".join(
+        f"{n} {kind}" for kind, n in row["context_items"].items() if n
+    )
+    route = f"\nroute: {row['route']['route']} → {row['route']['pipeline']}" if row["route"] else ""
+    cost_text = f"{row['retrieval_ms']:.0f} ms retrieval\n{row['cost_line'] or 'no LLM call'}"
+    return (row["pipeline"] + route, row["answer"][:400], cited, context, cost_text)
 
 
 def compare(
@@ -79,29 +100,21 @@ def compare(
     """Answer one question with several pipelines: answers, cited passages, context tokens and cost."""
 
     def body() -> None:
-        from kgrag.cli.answers import response_sources, source_line
+        from kgrag.cli.answers import response_sources
 
-        names = [p.strip() for p in pipelines.split(",") if p.strip()]
         with open_workspace(workspace) as ws:
-            responses = ws.querying.compare(question, names, k)
-            sources = response_sources(ws, responses)
-        rows = [summary_row(r, sources) for r in responses]
+            outcomes = ws.querying.compare(question, pipelines.split(","), k)
+            sources = response_sources(ws, [o.response for o in outcomes if o.response is not None])
+        rows = [outcome_row(o, sources) for o in outcomes]
         if as_json:
             typer.echo(json.dumps(rows, indent=2))
-            return
-        table = Table("pipeline", "answer", "cited passages", "context", "cost", show_lines=True)
-        for row in rows:
-            cited = (
-                "\n".join(f"{c['id']}: {c['text']}…\n  ↳ {source_line(c['id'], sources)}" for c in row["citations"])
-                or "-"
-            )
-            context = f"{row['context_tokens']} tok\n" + ", ".join(
-                f"{n} {kind}" for kind, n in row["context_items"].items() if n
-            )
-            route = f"\nroute: {row['route']['route']} → {row['route']['pipeline']}" if row["route"] else ""
-            cost_text = f"{row['retrieval_ms']:.0f} ms retrieval\n{row['cost_line'] or 'no LLM call'}"
-            table.add_row(row["pipeline"] + route, row["answer"][:400], cited, context, cost_text)
-        new_console().print(table)
+        else:
+            table = Table("pipeline", "answer", "cited passages", "context", "cost", show_lines=True)
+            for row in rows:
+                table.add_row(*_table_row(row, sources))
+            new_console().print(table)
+        if all(o.response is None for o in outcomes):
+            raise typer.Exit(1)
 
     run_guarded(body, debug)
 

@@ -23,10 +23,10 @@ import numpy as np
 from kgrag.config import DocumentsConfig
 from kgrag.core.registry import Registry
 from kgrag.documents import Loader
-from kgrag.graph.build.vectors import embed_inline
 from kgrag.graph.types import Extractor
 from kgrag.indexing.prepare import ChunkPlan, PreparedFile, load_file
 from kgrag.indexing.report import IndexReport
+from kgrag.models.embed_blocks import embed_inline
 from kgrag.models.embeddings import Embedder
 
 

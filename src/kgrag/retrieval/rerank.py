@@ -2,7 +2,7 @@
 
 Rerankers live in :mod:`kgrag.models.rerankers` (they call models) and are chosen by name through
 ``KINDS["reranker"]`` (``rerank.provider``), each with its ``[rerank.<name>]`` settings; a recipe adds a
-:class:`~kgrag.retrieval.rerank_step.Rerank` step and the query context supplies whichever reranker the
+:class:`~kgrag.retrieval.steps.rerank.Rerank` step and the query context supplies whichever reranker the
 workspace configured.
 """
 

@@ -8,7 +8,7 @@ private fields get overwritten, and what lets the CLI, the Python API and a serv
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,7 +29,6 @@ from kgrag.workspace.model_binding import (
 )
 
 if TYPE_CHECKING:  # types only: the layers below load when a part is first built (see Components)
-    from kgrag.core.context import ContextItem
     from kgrag.graph.build.summarize import Summarizer
     from kgrag.graph.types import Extractor
     from kgrag.indexing import ChunkPlan, IndexRegistries
@@ -73,6 +72,7 @@ class Components:
         """What fitting the LLM work to the server's context window changed (see :mod:`.llm_setup`)."""
         self._embedder_factory = embedder_factory or self._configured_embedder
         self._llm: LLMClient | None = None
+        self._extraction_fitted = False
         self.registries = registries or Registries()
         """One registry per kind for this workspace (``kgrag.workspace.kinds`` has a typed accessor each):
         what code registers here is used by every part this workspace builds, and by no other workspace."""
@@ -103,17 +103,18 @@ class Components:
         from kgrag.retrieval import QueryContext
         from kgrag.retrieval.rerank import RERANKERS, create_reranker
 
-        config = self.config
         return QueryContext(
             self.store,
-            config,
+            self.config,
             model_id=self.vector_key,
             embedder=self.embedder,
             llm=self.llm,
-            # built on first use, so ``self.query_context`` is this context by then
-            reranker_factory=lambda: create_reranker(
-                config.rerank, self.rerank_resources(), self.registries.get(RERANKERS)
-            ),
+            # the workspace's own reranker registry; built on first use from this context's resources
+            provided={
+                "reranker": lambda: create_reranker(
+                    self.config.rerank, self.rerank_resources(), self.registries.get(RERANKERS)
+                )
+            },
             pipelines=self.pipelines,
             sentence_vectors=self.sentence_vectors_on,
         )
@@ -134,20 +135,10 @@ class Components:
         return wants_sentence_vectors(setting, size, window)
 
     def rerank_resources(self) -> RerankResources:
-        """What a reranker may use: the models as factories, stored-vector cosines and, with
-        ``embedding.sentence_vectors`` on, best-sentence cosines (all read through the query context)."""
-        from kgrag.models.rerankers import RerankResources
-        from kgrag.retrieval.budget import similarities
-        from kgrag.retrieval.sentence_scores import best_sentence_similarities
+        """What a reranker may use (see :func:`kgrag.retrieval.resources.reranker.rerank_resources`)."""
+        from kgrag.retrieval.resources.reranker import rerank_resources
 
-        def passage_cosines(query: str, items: Sequence[ContextItem]) -> list[float | None]:
-            return similarities(items, self.query_context, query)
-
-        def sentence_cosines(query: str, items: Sequence[ContextItem]) -> list[float | None]:
-            return best_sentence_similarities(items, self.query_context, query)
-
-        sentences = sentence_cosines if self.query_context.uses_sentence_vectors() else None  # decided once
-        return RerankResources(self.embedder, self.llm, passage_cosines, sentences)
+        return rerank_resources(self.query_context)
 
     # -- models ----------------------------------------------------------------------------------
     @property
@@ -200,6 +191,18 @@ class Components:
                 )
         return self._llm
 
+    def llm_for_extraction(self) -> LLMClient | None:
+        """:meth:`llm_if_configured`, with the config also fitted to graph extraction's requests (once): what
+        an indexing run takes, since it may extract; queries never pay for the extraction pre-flight."""
+        client = self.llm_if_configured()
+        if client is not None and not self._extraction_fitted:
+            from kgrag.workspace.llm_setup import fit_for_extraction
+
+            self.config, notes = fit_for_extraction(self.config)
+            self.llm_notes.extend(notes)
+            self._extraction_fitted = True
+        return client
+
     def llm_if_configured(self) -> LLMClient | None:
         """The client when a provider other than ``none`` is configured (stages then take the LLM path)."""
         return self.llm() if self.config.llm.provider != "none" else None
@@ -232,7 +235,7 @@ class Components:
         from kgrag.graph.extract.choose import create_extractor
 
         registry = self.index_registries.extractors
-        client = self.llm_if_configured()  # first: it may fit the config to the server's window
+        client = self.llm_for_extraction()  # first: it may fit the config to the server's window
         return create_extractor(self.config, client, progress or SilentProgress(), registry)
 
     def summarizer(self) -> Summarizer:

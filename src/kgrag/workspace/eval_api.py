@@ -49,8 +49,8 @@ from kgrag.generation import QueryResponse
 from kgrag.models.llm import LLMClient, create_llm_client
 from kgrag.models.rerankers.fused import FusedReranker, FusedWeights
 from kgrag.models.rerankers.settings import FusedSettings
-from kgrag.retrieval.budget import FitBudget, item_tokens
-from kgrag.retrieval.paths import DEFAULT_LAMBDA, FuseLambda, lambda_key
+from kgrag.retrieval.steps.budget import FitBudget, item_tokens
+from kgrag.retrieval.steps.paths import DEFAULT_LAMBDA, FuseLambda, lambda_key
 from kgrag.workspace.components import Components
 from kgrag.workspace.eval_stored_retrieval import store_retrieval_run
 from kgrag.workspace.qgen_api import GeneratorChoice, default_kinds, generate, uses_llm

@@ -90,7 +90,7 @@ def _run(
     engine: str | None = None,
     prune: bool = True,
 ) -> IndexReport:
-    llm = parts.llm_if_configured()  # first: it fits the config to the server's context window
+    llm = parts.llm_for_extraction()  # first: it fits the config to the server's context window
     plan, warnings = parts.chunk_plan()
     warnings = [*parts.llm_notes, *warnings]
     for warning in warnings:

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 
-import numpy as np
-
 from kgrag.core.progress import Progress, SilentProgress
 from kgrag.core.stages import EMBED_GRAPH, progress_label
 from kgrag.documents import content_hash
 from kgrag.graph.texts import entity_text, relation_text
+from kgrag.models.embed_blocks import EmbedBlocks, embed_inline
 from kgrag.models.embeddings import Embedder
 from kgrag.store.base import Store
 
@@ -59,18 +58,6 @@ def _missing_ids(store: Store, model: str, ids: Sequence[str], texts_of: TextsOf
                 seen.add(text_hash)
                 missing.append(item_id)
     return missing
-
-
-EmbedBlocks = Callable[[Embedder, Sequence[str], int], Iterator[np.ndarray]]
-"""(embedder, texts, batch size) → the texts' vectors in order, in consecutive blocks: where the model
-runs (an indexing engine's ``compute.embed``); by default inline, one batch at a time."""
-
-
-def embed_inline(embedder: Embedder, texts: Sequence[str], batch_size: int) -> Iterator[np.ndarray]:
-    """The default :data:`EmbedBlocks`: the embedder in this process, ``batch_size`` texts per call."""
-    block = max(1, batch_size)
-    for start in range(0, len(texts), block):
-        yield embedder.embed(list(texts[start : start + block]))
 
 
 def embed_graph(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from kgrag.config import KgragConfig
 from kgrag.retrieval.pipeline_settings import AutoSettings
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.router import DEFAULT_ROUTES, Route
+from kgrag.retrieval.steps.router import DEFAULT_ROUTES, Route
 
 
 def auto_pipeline(name: str, config: KgragConfig) -> Pipeline:

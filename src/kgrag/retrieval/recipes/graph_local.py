@@ -7,11 +7,11 @@ Its search parameters come from ``[retrieval.pipelines.<name>]``
 from __future__ import annotations
 
 from kgrag.config import KgragConfig
-from kgrag.retrieval.graph_local import LocalSearchParams
-from kgrag.retrieval.graph_steps import GraphLocalSearch
 from kgrag.retrieval.pipeline_settings import GraphLocalSettings
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.recipe_parts import finish
+from kgrag.retrieval.recipes.parts import finish
+from kgrag.retrieval.steps.graph import GraphLocalSearch
+from kgrag.retrieval.steps.graph_local import LocalSearchParams
 
 
 def local_params(config: KgragConfig, name: str) -> LocalSearchParams:

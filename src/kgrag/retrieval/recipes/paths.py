@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from kgrag.config import KgragConfig
-from kgrag.retrieval.lightrag_steps import AppendStreams
-from kgrag.retrieval.paths import FuseLambda, PathSearch
 from kgrag.retrieval.pipeline_settings import PathsSettings
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.recipe_parts import EMBEDDINGS, GRAPH, finish
-from kgrag.retrieval.steps import DenseSearch, TakeTop
+from kgrag.retrieval.recipes.parts import EMBEDDINGS, GRAPH, finish
+from kgrag.retrieval.steps.basic import DenseSearch, TakeTop
+from kgrag.retrieval.steps.lightrag import AppendStreams
+from kgrag.retrieval.steps.paths import FuseLambda, PathSearch
 
 
 def paths_pipeline(name: str, config: KgragConfig) -> Pipeline:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from kgrag.config import KgragConfig
-from kgrag.retrieval.lightrag_steps import AppendStreams
 from kgrag.retrieval.pipeline_settings import PprSettings
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.ppr import PersonalizedPageRank
-from kgrag.retrieval.recipe_parts import EMBEDDINGS, GRAPH, finish
-from kgrag.retrieval.steps import BM25Search, DenseSearch, FuseRRF, TakeTop
+from kgrag.retrieval.recipes.parts import EMBEDDINGS, GRAPH, finish
+from kgrag.retrieval.steps.basic import BM25Search, DenseSearch, FuseRRF, TakeTop
+from kgrag.retrieval.steps.lightrag import AppendStreams
+from kgrag.retrieval.steps.ppr import PersonalizedPageRank
 
 
 def ppr_pipeline(name: str, config: KgragConfig) -> Pipeline:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from kgrag.config import KgragConfig
 from kgrag.retrieval.pipeline_settings import PprPassagesSettings
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.ppr_passages import PassagePageRank
-from kgrag.retrieval.recipe_parts import EMBEDDINGS, GRAPH, finish
-from kgrag.retrieval.steps import BM25Search, DenseSearch, TakeTop, UseStream
+from kgrag.retrieval.recipes.parts import EMBEDDINGS, GRAPH, finish
+from kgrag.retrieval.steps.basic import BM25Search, DenseSearch, TakeTop, UseStream
+from kgrag.retrieval.steps.ppr import PassagePageRank
 
 
 def ppr_passages_pipeline(name: str, config: KgragConfig) -> Pipeline:

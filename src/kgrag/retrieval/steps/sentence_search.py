@@ -22,6 +22,7 @@ import numpy as np
 
 from kgrag.core.records import ScoredId
 from kgrag.retrieval.query_context import QueryContext
+from kgrag.retrieval.resources.sentences import SENTENCE_MATRIX, SENTENCE_VECTORS_ON, sentence_means
 
 
 def blend_sentence_scores(
@@ -41,12 +42,12 @@ def blend_sentence_scores(
     there to find the question's answer. Scoring each text's own sentences instead cost qe, hyde and
     combined ~0.5–0.9 ms more per text on Medical and recalled less (hyde Fact Retrieval 0.629 against
     0.655 with the question's scores; qe 0.690 against 0.696)."""
-    if share <= 0 or not env.uses_sentence_vectors():
+    if share <= 0 or not env.get(SENTENCE_VECTORS_ON):
         return list(hits)
-    matrix = env.sentence_matrix()
+    matrix = env.get(SENTENCE_MATRIX)
     if not matrix.usable:
         return list(hits)
-    means = env.sentence_means(question)
+    means = sentence_means(env, question)
     top = np.argpartition(-means, pool)[:pool] if len(means) > pool else np.arange(len(means))
     # The question's pool is every text's extra candidates: its chunk vectors are read once, for all texts.
     stored = env.store.vectors.chunk_vectors(env.model_id, [matrix.chunk_ids[i] for i in top])

@@ -23,14 +23,17 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from kgrag.core.context import ContextItem
 from kgrag.documents import content_hash
-from kgrag.retrieval.excerpts import EXCERPT_SOURCES, excerpts
 from kgrag.retrieval.query_context import QueryContext
-from kgrag.retrieval.steps import QueryState
+from kgrag.retrieval.resources.stored import VECTOR_COUNT
+from kgrag.retrieval.resources.text import passage_sentences
+from kgrag.retrieval.steps.basic import QueryState
+from kgrag.retrieval.steps.excerpts import EXCERPT_SOURCES, excerpts
 
 FACT_KINDS = frozenset({"entity", "relation"})
 LABEL_TOKENS = 6
@@ -50,7 +53,7 @@ def similarities(items: Sequence[ContextItem], env: QueryContext, query: str) ->
     hash when it loaded (one store round trip per query saved: ~2 ms on Medical); passages from the
     store's chunk vectors by id (the in-memory matrix the dense search reads, on SQLite: no round trip
     either); the rest are looked up in the store by the hash of their text."""
-    if not env.vector_count():
+    if not env.get(VECTOR_COUNT):
         return [None] * len(items)
     found = _graph_vectors(items, env)
     rest = [item for item, (known, _) in zip(items, found, strict=True) if not known]
@@ -144,6 +147,7 @@ class FitBudget:
             state.items.extend(added)
             by_kind["excerpt"] = sum(item_tokens(item, env) for item in added)
             spent += by_kind["excerpt"]
+        state.context_tokens = spent
         state.record(self.name, {"tokens": self.tokens, "spent": spent, "by_kind": by_kind}, len(state.items), started)
 
     @staticmethod
@@ -158,7 +162,7 @@ class FitBudget:
             return []
         left_out = [item for item in pool if item.kind == "chunk" and item.id not in whole]
         sources = [item for item in left_out if item.text.strip()][:slots]
-        return excerpts(state.query, sources, room, env.count_tokens, LABEL_TOKENS, env.passage_sentences)
+        return excerpts(state.query, sources, room, env.count_tokens, LABEL_TOKENS, partial(passage_sentences, env))
 
     @staticmethod
     def _candidates(items: Sequence[ContextItem], k: int) -> list[ContextItem]:

@@ -14,10 +14,10 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from kgrag.core.context import ContextItem, TraceStep
+from kgrag.core.context import ContextItem, RouteDecision, TraceStep
 from kgrag.core.records import ScoredId
 from kgrag.retrieval.query_context import QueryContext
-from kgrag.retrieval.sentence_search import blend_sentence_scores
+from kgrag.retrieval.steps.sentence_search import blend_sentence_scores
 
 
 @dataclass
@@ -38,6 +38,10 @@ class QueryState:
     """The pipeline running (its ``[retrieval.pipelines.<name>]`` settings apply to steps that read them)."""
     lexical_hits: dict[str, tuple[int, list[ScoredId]]] = field(default_factory=dict)
     """BM25 hits this run already searched, by query text, with the limit searched (:func:`bm25_hits`)."""
+    route: RouteDecision | None = None
+    """Where a routing step sent the question (:class:`~kgrag.core.context.RouteDecision`)."""
+    context_tokens: int | None = None
+    """What the context budget spent on the items (set by ``FitBudget``)."""
 
     def record(self, step: str, params: dict[str, Any], n_out: int, started: float, note: str = "") -> None:
         self.trace.append(
@@ -96,7 +100,7 @@ def _search_all_queries(
 class DenseSearch:
     """Cosine search of every query in the state (or, with ``texts="hypothetical"``, every HyDE passage)
     against the chunk vectors; with sentence vectors stored, blended with each chunk's best sentences
-    (:mod:`kgrag.retrieval.sentence_search`)."""
+    (:mod:`kgrag.retrieval.steps.sentence_search`)."""
 
     pool: int
     stream: str = "dense"

@@ -2,7 +2,7 @@
 
 ``hybrid_search`` is the dense + BM25 + RRF first stage of lundberg-2026; ``finish`` is how every
 pipeline ends: hydrate what survived, then fit the pipeline's context budget
-(:mod:`kgrag.retrieval.budget`), which is what makes pipelines comparable at equal context.
+(:mod:`kgrag.retrieval.steps.budget`), which is what makes pipelines comparable at equal context.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Literal
 
 from kgrag.config import KgragConfig
-from kgrag.retrieval.budget import FitBudget
-from kgrag.retrieval.steps import BM25Search, DenseSearch, FuseRRF, Hydrate, Step
+from kgrag.retrieval.steps.basic import BM25Search, DenseSearch, FuseRRF, Hydrate, Step
+from kgrag.retrieval.steps.budget import FitBudget
 
 EMBEDDINGS = frozenset({"embeddings"})
 GRAPH = frozenset({"graph"})

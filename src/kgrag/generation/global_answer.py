@@ -20,13 +20,13 @@ import numpy as np
 
 from kgrag.communities.schemas import MapPoint, MapReply
 from kgrag.config import KgragConfig
-from kgrag.core.answer import Answer
 from kgrag.core.context import ContextItem, RetrievalResult, TraceStep
 from kgrag.documents import split_sentences
+from kgrag.generation.types import Answer
 from kgrag.models.embeddings import Embedder
 from kgrag.models.llm import LLMClient
 from kgrag.models.llm.structured import ReplyInvalid, parse_reply
-from kgrag.retrieval.global_plan import (
+from kgrag.retrieval.steps.global_plan import (
     MAP_PROMPT,
     REDUCE_POINT_TOKENS,
     REDUCE_PROMPT,
@@ -177,3 +177,7 @@ def _extractive(question: str, items: list[ContextItem], embedder: Embedder, n: 
         cost_line="no LLM call (extractive: report sentences closest to the question)",
         usage={"llm_calls": 0, "prompt_tokens": 0},
     )
+
+
+GLOBAL_MAP_REDUCE = GlobalMapReduce()
+"""The ``global`` entry of the ``answer_strategy`` registry."""

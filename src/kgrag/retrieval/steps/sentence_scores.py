@@ -4,7 +4,7 @@ A passage's one vector blurs what it says (and MiniLM reads only its first 256 w
 480-token chunk); the question usually restates one or two of its sentences. Scoring each passage by
 its best-matching sentences finds those — what the ``fused`` reranker adds when
 ``embedding.sentence_vectors`` is on. The vectors were computed at indexing and are held in memory by
-the query context (:mod:`kgrag.retrieval.sentence_matrix`), which scores every chunk once per query
+the query context (:mod:`kgrag.retrieval.resources.sentence_matrix`), which scores every chunk once per query
 (shared with dense search): no model call, no store read, and a lookup per passage here.
 """
 
@@ -16,7 +16,8 @@ import numpy as np
 
 from kgrag.core.context import ContextItem
 from kgrag.retrieval.query_context import QueryContext
-from kgrag.retrieval.sentence_matrix import TOP_SENTENCES, cosines_to
+from kgrag.retrieval.resources.sentence_matrix import TOP_SENTENCES, cosines_to
+from kgrag.retrieval.resources.sentences import SENTENCE_MATRIX, passage_sentence_vectors, sentence_means
 
 __all__ = ["TOP_SENTENCES", "best_sentence_similarities", "scores_by_text"]
 
@@ -32,12 +33,12 @@ def best_sentence_similarities(items: Sequence[ContextItem], env: QueryContext, 
     scores: list[float | None] = [None] * len(items)
     if not passages:
         return scores
-    matrix = env.sentence_matrix()
+    matrix = env.get(SENTENCE_MATRIX)
     if matrix.complete and not matrix.chunk_ids:
         return scores
     query_vector = env.embed_query(query).astype(np.float32, copy=False)
     if matrix.complete:
-        means, position = env.sentence_means(query), matrix.position
+        means, position = sentence_means(env, query), matrix.position
         by_text = []
         for index in passages:
             item = items[index]
@@ -59,7 +60,7 @@ def scores_by_text(
     scores: list[float | None],
 ) -> None:
     """Fill ``scores`` of ``passages`` from their sentences' vectors read by text (cached per passage)."""
-    matrices = env.sentence_vectors([items[i].text for i in passages])
+    matrices = passage_sentence_vectors(env, [items[i].text for i in passages])
     for index, matrix in zip(passages, matrices, strict=True):
         if len(matrix):
             scores[index] = float(np.sort(cosines_to(matrix, query_vector))[-TOP_SENTENCES:].mean())

@@ -6,7 +6,8 @@ import time
 from dataclasses import dataclass
 
 from kgrag.retrieval.query_context import QueryContext
-from kgrag.retrieval.steps import QueryState
+from kgrag.retrieval.resources.reranker import RERANKER
+from kgrag.retrieval.steps.basic import QueryState
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,7 @@ class Rerank:
 
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
-        reranker = env.active_reranker()
+        reranker = env.get(RERANKER)
         if reranker is None:
             state.record(self.name, {"k": state.k}, len(state.items), started, "no reranker configured: order kept")
             return

@@ -18,9 +18,9 @@ import numpy as np
 from kgrag.core.context import ContextItem
 from kgrag.core.graph_records import RelationRecord
 from kgrag.graph.index import GraphIndex
-from kgrag.retrieval.graph_steps import chunk_items, entity_item, graph_index, relation_item
 from kgrag.retrieval.query_context import QueryContext
-from kgrag.retrieval.steps import QueryState
+from kgrag.retrieval.steps.basic import QueryState
+from kgrag.retrieval.steps.graph import chunk_items, entity_item, graph_index, relation_item
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,19 @@
-"""Personalized PageRank over entities *and* passages, HippoRAG 2 style (hipporag2).
+"""Personalized PageRank retrieval: the two PPR steps, ``ppr`` over entities and ``ppr-passages`` over
+entities and passages. The solver and the graphs they walk are in :mod:`kgrag.graph.pagerank`, built once
+per graph version by the query context's graph snapshot (:mod:`kgrag.graph.snapshot`).
+
+**ppr** (fast-graphrag, HippoRAG; see ``zeng-unbiased-eval`` and ``deg-rag`` in docs/references.md for
+why PPR and a clean graph help). Seeds are the entities the question matches (entity-vector similarity
+plus typed names, as in graph-local), each weighted by its match score and its *specificity* (an entity
+cited by few passages says more than one cited everywhere). igraph's PRPACK solver, on one OpenMP thread
+(its worker threads cost several times the CPU on a busy machine), spreads that mass over the weighted
+graph; a passage scores the PageRank of the entities it mentions, each divided by how many passages
+mention it, so multi-hop neighbours reached through the graph lift the passages that connect them.
+
+**ppr-passages** (hipporag2).
 
 ``ppr`` runs PageRank over the entity graph and then scores each passage from the entities it mentions.
-Here the passages are nodes of the graph (:mod:`kgrag.retrieval.passage_graph`) and PageRank ranks them
+Here the passages are nodes of the graph (:class:`kgrag.graph.pagerank.PassageGraph`) and PageRank ranks them
 directly, as HippoRAG 2 does:
 
 1. **Entity seeds**: the entities the question matches (entity vectors plus typed names, the seeds of
@@ -33,17 +45,59 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+import numpy as np
+
 from kgrag.core.context import ContextItem
 from kgrag.graph.index import GraphIndex
-from kgrag.retrieval.graph_steps import query_seeds
-from kgrag.retrieval.passage_graph import PassageGraph
+from kgrag.graph.pagerank import PassageGraph
 from kgrag.retrieval.query_context import QueryContext
-from kgrag.retrieval.steps import QueryState
+from kgrag.retrieval.steps.basic import QueryState
+from kgrag.retrieval.steps.graph import chunk_items, entity_item, query_seeds
 
 SEEDS = 10
+SPREAD_ENTITIES = 200
+FACTS = 5
 DEFAULT_PASSAGE_WEIGHT = 0.8
 
 K = TypeVar("K")
+
+
+def _specificity(n_chunks: int) -> float:
+    return 1.0 / (1.0 + math.log1p(n_chunks))
+
+
+@dataclass(frozen=True)
+class PersonalizedPageRank:
+    """Seeds → PPR → passages (stream ``ppr``) and the top PageRank entities (``ppr_facts``)."""
+
+    pool: int = 50
+    damping: float = 0.5
+    name: str = "ppr"
+
+    def run(self, state: QueryState, env: QueryContext) -> None:
+        started = time.perf_counter()
+        index, seeds = query_seeds(env, state.query, SEEDS)
+        snapshot = env.graph_snapshot()
+        view = snapshot.igraph
+        reset = np.zeros(view.graph.vcount())
+        for entity_id, score in seeds:
+            v = view.vertex.get(entity_id)
+            if v is not None and score > 0:
+                reset[v] += score * _specificity(len(index.entities[entity_id].chunk_ids))
+        if not reset.any():
+            state.streams["ppr"], state.streams["ppr_facts"] = [], []
+            state.record(self.name, {"seeds": 0}, 0, started, "no entity matched the question")
+            return
+        ranks = view.walk.personalized(reset, self.damping)
+        top = np.argsort(-ranks, kind="stable")[:SPREAD_ENTITIES]  # ties: vertex order
+        ranked = snapshot.vertex_passages.scores(top, ranks[top], self.pool)
+        state.streams["ppr"] = chunk_items([(c, 0, s) for c, s in ranked], "ppr")
+        for item, (_, s) in zip(state.streams["ppr"], ranked, strict=True):
+            item.score = item.scores["ppr"] = s
+        facts = [(index.entities[view.ids[v]], float(ranks[v])) for v in top[:FACTS] if view.ids[v] in index.entities]
+        state.streams["ppr_facts"] = [entity_item(pair, 0) for pair in facts]
+        params = {"seeds": [index.entities[e].name for e, _ in seeds if e in index.entities], "damping": self.damping}
+        state.record(self.name, params, len(ranked), started)
 
 
 def entity_reset(index: GraphIndex, seeds: Sequence[tuple[str, float]], graph: PassageGraph) -> dict[int, float]:
@@ -115,7 +169,7 @@ class PassagePageRank:
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
         index, seeds = query_seeds(env, state.query, SEEDS)
-        graph = env.passage_graph()
+        graph = env.graph_snapshot().passage_graph
         entities = entity_reset(index, seeds, graph)
         passages = passage_reset(seed_scores(state, self.seed_streams, self.rrf_k))
         params = {

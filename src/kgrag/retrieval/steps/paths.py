@@ -21,10 +21,12 @@ import numpy as np
 
 from kgrag.core.context import ContextItem
 from kgrag.core.graph_records import RelationRecord
+from kgrag.graph.arcs import Arcs
 from kgrag.graph.index import GraphIndex
-from kgrag.retrieval.graph_steps import query_seeds
+from kgrag.graph.snapshot import GraphSnapshot
 from kgrag.retrieval.query_context import QueryContext
-from kgrag.retrieval.steps import QueryState
+from kgrag.retrieval.steps.basic import QueryState
+from kgrag.retrieval.steps.graph import query_seeds
 
 SEEDS = 5
 BEAM = 200
@@ -54,26 +56,27 @@ def explain(path: Path, index: GraphIndex) -> str:
     return " ".join(parts)
 
 
-def grow_paths(
-    index: GraphIndex, seeds: list[tuple[str, float]], importance: dict[str, float], hops: int, decay: float
-) -> list[Path]:
-    """All beam-kept paths of 1..``hops`` hops from the seeds (see the module docstring for the score)."""
+def grow_paths(snapshot: GraphSnapshot, seeds: list[tuple[str, float]], hops: int, decay: float) -> list[Path]:
+    """All beam-kept paths of 1..``hops`` hops from the seeds (see the module docstring for the score),
+    over the snapshot's arcs, weighted by its global PageRank (node importance)."""
+    index, importance = snapshot.index, snapshot.igraph.importance
     frontier = [Path([eid], [], score) for eid, score in seeds if eid in index.entities]
     found: list[Path] = []
     for _ in range(hops):
-        frontier = _extend(frontier, index, importance, decay)
+        frontier = _extend(frontier, index, snapshot.arcs, importance, decay)
         found.extend(frontier)
     return sorted(found, key=lambda p: -p.score)
 
 
-def _extend(frontier: list[Path], index: GraphIndex, importance: dict[str, float], decay: float) -> list[Path]:
+def _extend(
+    frontier: list[Path], index: GraphIndex, arcs: Arcs, importance: dict[str, float], decay: float
+) -> list[Path]:
     """The ``BEAM`` best one-hop extensions of ``frontier`` (paths of equal length) to an entity not yet on
     the path, ties in the order they grow in (path by path, relation by relation). Scored with arrays over
     every arc (a popular entity has hundreds), in the operation order of ``score × (weight / heaviest) ×
     importance × decay``; a ``Path`` is built only for those kept."""
     if not frontier:
         return []
-    arcs = index.arcs
     nodes = np.array([[arcs.position[node] for node in path.nodes] for path in frontier], dtype=np.int64)
     owner, arc = arcs.of(nodes[:, -1])
     nxt = arcs.ends[arc]
@@ -145,7 +148,7 @@ class PathSearch:
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
         index, seeds = query_seeds(env, state.query, SEEDS)
-        paths = grow_paths(index, seeds, env.igraph().importance, self.max_hops, self.decay)
+        paths = grow_paths(env.graph_snapshot(), seeds, self.max_hops, self.decay)
         state.streams["path_facts"] = [path_item(p, index, n) for n, p in enumerate(paths[:TOP_PATHS])]
         scores = passage_scores(index, seeds, paths)
         state.streams["paths"] = [

@@ -12,7 +12,7 @@
    entities and weights of the relations citing it). Never by chunk id: ids hash the source path, so
    an id tie-break would make results depend on where the corpus lives. The query step breaks the
    remaining ties at the cut by the passage's own similarity to the query
-   (:func:`kgrag.retrieval.graph_steps.break_ties`).
+   (:func:`kgrag.retrieval.steps.graph.break_ties`).
 
 An LLM keyword step can later replace :func:`query_keywords` without touching the rest.
 """

@@ -20,9 +20,9 @@ from typing import Any
 from kgrag.core.llm_types import StructuredResult
 from kgrag.documents.words import content_words, ordered_content_words
 from kgrag.graph.normalize import entity_key
-from kgrag.retrieval.graph_local import query_keywords
 from kgrag.retrieval.query_context import QueryContext
-from kgrag.retrieval.steps import QueryState, bm25_hits
+from kgrag.retrieval.steps.basic import QueryState, bm25_hits
+from kgrag.retrieval.steps.graph_local import query_keywords
 
 PRF_PASSAGES = 3
 PRF_TERMS = 6

@@ -16,14 +16,15 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from kgrag.core.context import RouteDecision
 from kgrag.core.errors import KgragError
 from kgrag.graph.normalize import entity_key
-from kgrag.retrieval.graph_local import query_keywords
 from kgrag.retrieval.pipelines import Pipeline, build_pipeline
 from kgrag.retrieval.query_context import QueryContext
-from kgrag.retrieval.query_steps import ask
 from kgrag.retrieval.requirements import enforce_requirements
-from kgrag.retrieval.steps import QueryState
+from kgrag.retrieval.steps.basic import QueryState
+from kgrag.retrieval.steps.graph_local import query_keywords
+from kgrag.retrieval.steps.query import ask
 
 DEFAULT_ROUTES = {"local": "rerank", "multi-hop": "graph-mix-rerank", "global": "global"}
 """Multi-hop goes to ``graph-mix-rerank``: on GraphRAG-Bench Medical (all 1,547 questions, ``llm = none``,
@@ -107,6 +108,7 @@ class Route:
         started = time.perf_counter()
         route, reason, source = self._decide(state, env)
         target, fallback = self._target(route, env)
+        state.route = RouteDecision(route, target, source, reason, fallback)
         params = {"route": route, "pipeline": target, "decided_by": source, "reason": reason}
         state.record(self.name, params, 0, started, fallback)
         for step in self._build(target, env).steps:

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from kgrag.core.community_records import CommunityReport
 from kgrag.core.context import ContextItem
 from kgrag.documents import TokenCounter
-from kgrag.retrieval.global_plan import plan_batches
 from kgrag.retrieval.query_context import QueryContext
-from kgrag.retrieval.steps import QueryState
+from kgrag.retrieval.resources.stored import COMMUNITIES
+from kgrag.retrieval.steps.basic import QueryState
+from kgrag.retrieval.steps.global_plan import plan_batches
 
 
 def report_item(report: CommunityReport, score: float, stream: str) -> ContextItem:
@@ -40,7 +41,7 @@ class CommunitySearch:
 
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
-        hits = env.community_index().search(env.embed_query(state.query), state.k, self.levels)
+        hits = env.get(COMMUNITIES).search(env.embed_query(state.query), state.k, self.levels)
         state.items = [report_item(report, score, "community") for report, score in hits]
         state.record(self.name, {"k": state.k, "levels": list(self.levels)}, len(state.items), started)
 
@@ -55,7 +56,7 @@ class GlobalCandidates:
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
         config = env.config.communities
-        index = env.community_index()
+        index = env.get(COMMUNITIES)
         hits = index.search(env.embed_query(state.query), len(index), config.search_levels)
         counter = TokenCounter.for_encoding()
         plan = plan_batches(state.query, [r.text for r, _ in hits], config, counter.count)

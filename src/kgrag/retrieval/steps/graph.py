@@ -1,6 +1,6 @@
 """Retrieval steps over the knowledge graph.
 
-:class:`GraphLocalSearch` is the ``graph-local`` pipeline's search (see :mod:`kgrag.retrieval.graph_local`):
+:class:`GraphLocalSearch` is the ``graph-local`` pipeline's search (see :mod:`kgrag.retrieval.steps.graph_local`):
 it yields chunk items ranked by graph provenance (text filled later by ``Hydrate``) followed by the
 entity and relation items that led to them, each with the chunk ids it was extracted from.
 
@@ -19,17 +19,18 @@ from kgrag.core.errors import KgragError
 from kgrag.core.graph_records import EntityRecord, RelationRecord
 from kgrag.graph.index import GraphIndex
 from kgrag.graph.texts import entity_text, relation_text
-from kgrag.retrieval.budget import similarities
-from kgrag.retrieval.graph_local import (
+from kgrag.retrieval.query_context import QueryContext
+from kgrag.retrieval.requirements import EMPTY_GRAPH_MESSAGE
+from kgrag.retrieval.resources.stored import VECTOR_COUNT
+from kgrag.retrieval.steps.basic import QueryState
+from kgrag.retrieval.steps.budget import similarities
+from kgrag.retrieval.steps.graph_local import (
     LocalSearchParams,
     LocalSearchResult,
     local_search,
     query_keywords,
     score_entities,
 )
-from kgrag.retrieval.query_context import QueryContext
-from kgrag.retrieval.requirements import EMPTY_GRAPH_MESSAGE
-from kgrag.retrieval.steps import QueryState
 
 
 def graph_index(ctx: QueryContext) -> GraphIndex:
@@ -70,7 +71,7 @@ def break_ties(
 ) -> list[tuple[str, int, float]]:
     """Order the chunks tied with the k-th one (same citations and best entity score) by their own
     similarity to the query, so the cut is decided by relevance, not by id or insertion order."""
-    if len(chunks) <= k or not env.vector_count():
+    if len(chunks) <= k or not env.get(VECTOR_COUNT):
         return chunks
     tie = chunks[k - 1][1:]
     start = next(i for i, c in enumerate(chunks) if c[1:] == tie)

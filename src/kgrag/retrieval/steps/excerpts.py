@@ -1,6 +1,6 @@
 """The room whole items leave in a context budget, filled with the best sentences of the next passages.
 
-:class:`~kgrag.retrieval.budget.FitBudget` adds items whole, so a budget seldom ends where an item ends:
+:class:`~kgrag.retrieval.steps.budget.FitBudget` adds items whole, so a budget seldom ends where an item ends:
 with 480-token chunks and the default 1,000-token budget two passages fit and ~60 tokens stay empty.
 The passages ranked just below the cut are where the missing evidence most often is (on Medical at
 480/56 chunks, of the Fact Retrieval evidence sentences the ``rerank`` pool held but its context
