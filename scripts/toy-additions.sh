@@ -114,8 +114,6 @@ EOF
 "$PY" - <<'EOF'
 from pathlib import Path
 
-path = Path("src/kgrag/core/builtins.py")
-text = path.read_text(encoding="utf-8")
 lines = {
     '"graph-mix-rerank": ': '"toy-knob": Builtin("kgrag.retrieval.recipes.toy_knob:toy_knob_pipeline", ":ToyKnobSettings"),',
     '"none": "kgrag.models.rerankers.basic:keep_order_reranker",': (
@@ -124,13 +122,14 @@ lines = {
     '"coverage": Builtin(': '"toy-length": Builtin("kgrag.evaluation.metrics.toy_length:ToyLength", default_set=True),',
     '"finalize": "kgrag.indexing.stages.finalize:FinalizeStage",': '"toy-count": "kgrag.indexing.stages.toy_count:ToyCountStage",',
 }
-out = []
-for line in text.splitlines(keepends=True):
-    out.append(line)
-    for anchor, new in lines.items():
-        if line.strip().startswith(anchor):
-            out.append(" " * 12 + new + "\n")
-path.write_text("".join(out), encoding="utf-8")
+for path in (Path("src/kgrag/core/builtins.py"), Path("src/kgrag/core/builtin_query.py")):
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+        out.append(line)
+        for anchor, new in lines.items():
+            if line.strip().startswith(anchor):
+                out.append(" " * 12 + new + "\n")
+    path.write_text("".join(out), encoding="utf-8")
 EOF
 
 echo "== source changes (the toys and their registration lines)"

@@ -42,6 +42,8 @@ ACCESSORS = {
     "loader": kinds.loaders,
     "pipeline": kinds.pipelines,
     "reranker": kinds.rerankers,
+    "query_resource": kinds.query_resources,
+    "answer_strategy": kinds.answer_strategies,
     "stage": kinds.stages,
     "index_pipeline": kinds.index_pipelines,
     "index_engine": kinds.index_engines,

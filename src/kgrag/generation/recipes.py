@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from kgrag.core.builtins import new_registry
 from kgrag.core.context import RetrievalResult
+from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry
 from kgrag.generation.strategy import DEFAULT_STRATEGY, AnswerStrategy
 from kgrag.retrieval.pipelines import Pipeline, build_pipeline
 from kgrag.retrieval.query_context import QueryContext
+
+ANSWER_STRATEGIES: RegistryKind[Any] = RegistryKind("answer_strategy")
+"""How a pipeline's retrieval is answered (``KINDS["answer_strategy"]``), by name."""
 
 
 def resolve_strategy(answer: str | Any | None, strategies: Registry[Any] | None = None) -> AnswerStrategy:
@@ -24,7 +27,7 @@ def resolve_strategy(answer: str | Any | None, strategies: Registry[Any] | None 
     if answer is None:
         return DEFAULT_STRATEGY
     if isinstance(answer, str):
-        return cast(AnswerStrategy, (strategies or new_registry("answer_strategy")).load(answer))
+        return cast(AnswerStrategy, (strategies or ANSWER_STRATEGIES.new()).load(answer))
     return cast(AnswerStrategy, answer)
 
 

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from kgrag.config import KgragConfig
-from kgrag.core.builtins import new_registry
 from kgrag.core.hot import HotValue
 from kgrag.core.lazy import Lazy
+from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry
 from kgrag.store.base import Store
 
@@ -77,7 +77,7 @@ class QueryContext:
         self.config = config
         self.model_id = model_id
         self.pipelines = pipelines
-        self.resources: Registry[Any] = resources or new_registry("query_resource")
+        self.resources: Registry[Any] = resources or QUERY_RESOURCES.new()
         shorthands: dict[str, Callable[[], Any] | None] = {
             "embedder": embedder,
             "llm": llm,
@@ -152,3 +152,7 @@ class QueryContext:
     def graph_index(self) -> GraphIndex:
         """The whole graph in memory (possibly empty; graph steps say what to do then)."""
         return self.graph_snapshot().index
+
+
+QUERY_RESOURCES: RegistryKind[QueryResource[Any]] = RegistryKind("query_resource")
+"""Named query-time resources (``KINDS["query_resource"]``): built-ins, plug-ins, a workspace's own."""

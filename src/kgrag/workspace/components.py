@@ -101,6 +101,7 @@ class Components:
     def query_context(self) -> QueryContext:
         """What every query reads: store, config, models and the hot indexes (one per workspace)."""
         from kgrag.retrieval import QueryContext
+        from kgrag.retrieval.query_context import QUERY_RESOURCES
         from kgrag.retrieval.rerank import RERANKERS, create_reranker
 
         return QueryContext(
@@ -116,6 +117,7 @@ class Components:
                 )
             },
             pipelines=self.pipelines,
+            resources=self.registries.get(QUERY_RESOURCES),
             sentence_vectors=self.sentence_vectors_on,
         )
 

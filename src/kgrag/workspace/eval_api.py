@@ -37,22 +37,14 @@ from kgrag.evaluation.session import (
     pick,
     provenance_summary,
 )
-from kgrag.evaluation.tune import WIDE, TuneReport, tune_lambda
-from kgrag.evaluation.tune_reranker import (
-    RerankerTuneReport,
-    ScoredPool,
-    score_pool,
-    tune_fused_weights,
-)
+from kgrag.evaluation.tune import TuneReport
+from kgrag.evaluation.tune_reranker import RerankerTuneReport
 from kgrag.evaluation.verdicts import default_baseline
 from kgrag.generation import QueryResponse
 from kgrag.models.llm import LLMClient, create_llm_client
-from kgrag.models.rerankers.fused import FusedReranker, FusedWeights
-from kgrag.models.rerankers.settings import FusedSettings
-from kgrag.retrieval.steps.budget import FitBudget, item_tokens
-from kgrag.retrieval.steps.paths import DEFAULT_LAMBDA, FuseLambda, lambda_key
 from kgrag.workspace.components import Components
 from kgrag.workspace.eval_stored_retrieval import store_retrieval_run
+from kgrag.workspace.eval_tuning import tune_fused_reranker, tune_lambda_of
 from kgrag.workspace.qgen_api import GeneratorChoice, default_kinds, generate, uses_llm
 from kgrag.workspace.query_api import QueryAPI
 
@@ -220,56 +212,16 @@ class EvalAPI:
         holdout: float = 0.0,
         seed: int = 0,
     ) -> TuneReport:
-        """Fit λ of a λ-fused pipeline on labelled ``items`` and (``save``) store it in the workspace, where
-        the pipeline reads it unless its config table sets ``fusion_lambda``. ``holdout`` > 0 fits on all
-        but that stratified, ``seed``-ed share and scores the share at the fitted λ, at the λ in use now and
-        dense alone (``report.holdout``)."""
-        built = self._querying.pipeline(pipeline)
-        fuse = next((step for step in built.steps if isinstance(step, FuseLambda)), None)
-        if fuse is None:
-            raise KgragError(f"pipeline {pipeline!r} has no λ fusion step to tune (try `paths`)")
-        self._querying.require_chunks()
-        wide = replace(built, steps=tuple(s for s in built.steps if s.name != "fit_budget"))
-        ctx = self._parts.query_context
-        threshold = self._parts.config.evaluation.evidence_overlap
-        current, _ = fuse.resolve(ctx)
-        report = tune_lambda(
-            _questions(items), pipeline, k, threshold, lambda q: wide.run(q, ctx, WIDE), DEFAULT_LAMBDA,
-            holdout=holdout, seed=seed, current=current,
-        )  # fmt: skip
-        if not report.questions:
-            raise KgragError("no question in the dataset has evidence to tune against")
-        if save:
-            with self._parts.store.transaction():
-                self._parts.store.meta.set(lambda_key(pipeline), str(report.best))
-        return report
+        """Fit λ of a λ-fused pipeline on labelled ``items`` and (``save``) store it in the workspace (see
+        :func:`kgrag.workspace.eval_tuning.tune_lambda_of`)."""
+        return tune_lambda_of(
+            self._parts, self._querying, _questions(items), pipeline, k, save=save, holdout=holdout, seed=seed
+        )
 
     def tune_reranker(self, items: Questions, *, holdout: float = 0.0, seed: int = 0) -> RerankerTuneReport:
-        """Fit the ``fused`` reranker's weights on labelled ``items`` over the ``rerank`` pipeline's pool
-        (hybrid search cut to its pool, hydrated), at that pipeline's k and context budget. Nothing is
-        stored: the report carries the ``[rerank]`` lines to put in kgrag.toml (``report.toml()``)."""
-        built = self._querying.pipeline("rerank")
-        self._querying.require_chunks()
-        first_stage = built.before("rerank")
-        budget = next(step.tokens for step in built.steps if isinstance(step, FitBudget))
-        ctx = self._parts.query_context
-        config = self._parts.config
-        threshold = config.evaluation.evidence_overlap
-        k = config.retrieval.k
-        pool_size = config.retrieval.pool_for("rerank")
-
-        current = FusedWeights.from_settings(config.rerank.settings("fused", FusedSettings))
-        resources = self._parts.rerank_resources()
-        filler = FusedReranker(current, resources.similarities, resources.sentence_similarities)
-
-        def pool_of(item: QAItem) -> ScoredPool:
-            pool = [i for i in first_stage.run(item.question, ctx, pool_size).items if i.kind == "chunk"]
-            return score_pool(item, pool, lambda candidate: item_tokens(candidate, ctx), threshold, filler)
-
-        report = tune_fused_weights(_questions(items), pool_of, current, k, budget, holdout=holdout, seed=seed)
-        if not report.questions:
-            raise KgragError("no question in the dataset has evidence to tune against")
-        return report
+        """Fit the ``fused`` reranker's weights on labelled ``items`` (see
+        :func:`kgrag.workspace.eval_tuning.tune_fused_reranker`); nothing is stored."""
+        return tune_fused_reranker(self._parts, self._querying, _questions(items), holdout=holdout, seed=seed)
 
     def runs(self, kind: str | None = None) -> list[EvalRunRecord]:
         """Stored evaluation runs, newest first (``kind``: ``run`` or ``pairwise``)."""

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from kgrag.models.embeddings import EmbedderFactory
     from kgrag.models.llm.registry import ProviderFactory
     from kgrag.retrieval.pipelines import PipelineFactory
+    from kgrag.retrieval.query_context import QueryResource
     from kgrag.retrieval.rerank import RerankerFactory
     from kgrag.store.registry import StoreFactory
 
@@ -108,6 +109,18 @@ def pipelines(owner: Owner) -> Registry[PipelineFactory]:
     from kgrag.retrieval.pipelines import PIPELINES
 
     return _of(owner, PIPELINES)
+
+
+def query_resources(owner: Owner) -> Registry[QueryResource[Any]]:
+    from kgrag.retrieval.query_context import QUERY_RESOURCES
+
+    return _of(owner, QUERY_RESOURCES)
+
+
+def answer_strategies(owner: Owner) -> Registry[Any]:
+    from kgrag.generation.recipes import ANSWER_STRATEGIES
+
+    return _of(owner, ANSWER_STRATEGIES)
 
 
 def rerankers(owner: Owner) -> Registry[RerankerFactory]:

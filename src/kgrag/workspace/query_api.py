@@ -9,6 +9,7 @@ from kgrag.core.context import RetrievalResult
 from kgrag.core.errors import KgragError
 from kgrag.documents.records import unicode_text
 from kgrag.generation import QueryResponse, respond
+from kgrag.generation.recipes import ANSWER_STRATEGIES
 from kgrag.retrieval import Pipeline, build_pipeline
 from kgrag.retrieval.listing import PipelineInfo, describe_pipelines
 from kgrag.workspace.components import Components
@@ -52,7 +53,10 @@ class QueryAPI:
                 update={"generation": base.generation.model_copy(update={"context_tokens": context_tokens})}
             )
         ctx = self._parts.query_context
-        return respond(self.pipeline(pipeline), ctx, _question(question), self._k(k), config=config)
+        strategies = self._parts.registries.get(ANSWER_STRATEGIES)
+        return respond(
+            self.pipeline(pipeline), ctx, _question(question), self._k(k), config=config, strategies=strategies
+        )
 
     def compare(
         self,
