@@ -20,7 +20,7 @@ from pydantic import Field
 
 from kgrag.config import KgragConfig, PipelineBaseSettings
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.recipe_parts import finish
+from kgrag.retrieval.recipes.parts import finish
 from kgrag.retrieval.steps import BM25Search, TakeTop, UseStream
 
 
