@@ -4,8 +4,8 @@
 # and are documented, and prints `git diff --stat`: each is one new file plus one registration line.
 # Nothing is committed; the worktree is removed at the end. Usage: scripts/toy-additions.sh [python]
 set -euo pipefail
-PY="${1:-python}"
 REPO="$(git rev-parse --show-toplevel)"
+PY="${1:-$REPO/.venv/bin/python}"
 SCRATCH="$(mktemp -d)/toys"
 git -C "$REPO" worktree add --quiet --detach "$SCRATCH" HEAD
 trap 'git -C "$REPO" worktree remove --force "$SCRATCH"' EXIT
