@@ -46,8 +46,8 @@ class CommunitiesConfig(Section):
         ge=1,
         description="Communities with fewer entities get no report of their own (their entities still appear in "
         "their parent's report input); a graph full of two-node components would otherwise cost one call each "
-        "(feldt-hellstrom-2026 §3.4.5). 5 rather than 3 cuts report prompt tokens on GraphRAG-Bench Medical "
-        "by 23% (docs/communities.md).",
+        "(feldt-hellstrom-2026 §3.4.5). 5 rather than 3 cuts report prompt tokens markedly "
+        "(docs/communities.md).",
     )
     reports: Literal["auto", "llm", "extractive"] = Field(
         "auto",

@@ -41,14 +41,15 @@ class GraphConfig(Section):
     spacy_processes: int = Field(
         1,
         ge=1,
-        description="Processes for spaCy's nlp.pipe. 2 was 1.4× faster on a quiet 2-core machine "
-        "(bench/bench_graph_nlp.py: 41k vs 30k chars/s) but slower when the cores are busy and for small "
-        "batches (each worker loads the model), hence 1.",
+        description="Processes for spaCy's nlp.pipe. A second process is faster on quiet cores but slower "
+        "when the cores are busy and for small batches (each worker loads the model), hence 1 "
+        "(bench/bench_graph_nlp.py, docs/results/design-measurements.md).",
     )
     spacy_torch: bool = Field(
         False,
         description="Let thinc import torch when spaCy loads. Only transformer pipelines (`*_trf`, for which "
-        "it is turned on automatically) use it; for the CNN pipelines it is ~180 MB of unused memory.",
+        "it is turned on automatically) use it; for the CNN pipelines it is unused memory "
+        "(docs/results/design-measurements.md).",
     )
     noun_phrases: bool = Field(True, description="NLP extractor: also take noun phrases as `concept` entities.")
     unit_tokens: int = Field(

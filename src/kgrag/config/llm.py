@@ -95,16 +95,17 @@ class LLMConfig(Section):
         75.0,
         ge=0,
         description="`--estimate`: completion tokens of an extraction reply per distinct capitalised name in the "
-        "unit (one entity and its share of relations as JSON; set so bench/bench_estimate.py is within 6-11% on the "
-        "sample corpus and a Medical slice). Replies grow with the names a text holds, not with its length.",
+        "unit (one entity and its share of relations as JSON; fitted with bench/bench_estimate.py, "
+        "docs/results/design-measurements.md). Replies grow with the names a text holds, not with its length.",
     )
     estimate_glean_rate: float = Field(
         0.04,
         ge=0,
         le=1,
         description="`--estimate`: share of first-pass extractions expected to be gleaned (one more call of "
-        "the same size); 2-4% measured with the default `graph.gleaning` policy by bench/bench_estimate.py. Set "
-        "1.0 for a model whose first passes always look incomplete.",
+        "the same size); the default is the upper end of what bench/bench_estimate.py sees with the default "
+        "`graph.gleaning` policy (docs/results/design-measurements.md). Set 1.0 for a model whose first passes "
+        "always look incomplete.",
     )
     estimate_glean_completion_share: float = Field(
         0.1,

@@ -60,8 +60,8 @@ class RerankConfig(Section):
         "fused",
         description="Reranker, by registry name. Built in: `fused` (offline default, no model: the share of "
         "the question's content words each candidate holds, plus small weights on its dense cosine and its "
-        "first-stage, BM25 and dense ranks; best of the no-download rerankers on Medical, "
-        "docs/results/medical-retrieval-quality.md), `lexical` (the content-word share alone), `sentence` "
+        "first-stage, BM25 and dense ranks; best of the no-download rerankers in evidence "
+        "recall, docs/results/medical-retrieval-quality.md), `lexical` (the content-word share alone), `sentence` "
         "(each candidate scored by its best-matching sentences with the local embedder, fused with the "
         "incoming rank), `cross-encoder` (a sentence-transformers CrossEncoder), `http` (a `/rerank` "
         "endpoint: Cohere, Jina, TEI), `llm` (listwise, through the LLM layer), `none` (keep the order), "

@@ -47,7 +47,8 @@ _FORMER_KEYS = frozenset(
         "routes",
     }
 )
-"""Keys every ``[retrieval.pipelines.<name>]`` table used to accept, whichever pipeline read them."""
+"""Shared pipeline keys of the former layout: accepted in every ``[retrieval.pipelines.<name>]`` table and
+dropped with a note where that pipeline does not read them."""
 
 migration("retrieval.pipelines.<name>.options.<key>", "retrieval.pipelines.<name>.<key>")
 migration(
@@ -94,9 +95,10 @@ class RetrievalConfig(Section):
     excerpts: bool = Field(
         True,
         description="Fill the room whole items leave in the context budget with the sentences of the next "
-        "passages that name the most query words (one item per passage, labelled with its id). On Medical at "
-        "480-token chunks, where two passages fit and ~60 tokens stayed empty, it raised Fact Retrieval recall "
-        "by ~0.006 at the same budget; with chunks small enough that k fit, there is no room and nothing changes.",
+        "passages that name the most query words (one item per passage, labelled with its id). With large "
+        "chunks, where only a few whole passages fit, it raises Fact Retrieval recall at the same budget "
+        "(docs/results/design-measurements.md); with chunks small enough that k fit, there is no room and nothing "
+        "changes.",
     )
     dense_sentence_share: float = Field(
         0.5,
@@ -104,9 +106,8 @@ class RetrievalConfig(Section):
         le=1,
         description="When the index holds sentence vectors (`embedding.sentence_vectors`), every dense search "
         "ranks a chunk by (1 − share) × its own cosine + share × the mean cosine of its two best sentences, "
-        "so text past the embedder's window counts. On Medical at 480/56 chunks 0.5 raised `dense` Fact "
-        "Retrieval 0.595 → 0.643 and `hybrid` 0.668 → 0.704 (0.7 the same, 0.3 half of it). 0 = chunk "
-        "cosine only.",
+        "so text past the embedder's window counts; 0.5 recalled the most of the shares tried for `dense` "
+        "and `hybrid` (docs/results/design-measurements.md). 0 = chunk cosine only.",
     )
     pipelines: dict[str, SerializeAsAny[BaseModel]] = Field(
         default_factory=dict,

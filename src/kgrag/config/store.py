@@ -98,9 +98,9 @@ class StoreConfig(Section):
         20_000,
         ge=1,
         description="With `vector_index = auto`, chunk collections of at least this many vectors use HNSW. "
-        "Measured (bench/bench_ann.py, docs/vector-search.md): exact search costs ~4 ms per query at 10k "
-        "vectors and ~65 ms at 50k on a busy 2-core machine, crossing a 20 ms budget near 20k; HNSW answers "
-        "in ~1 ms at recall@10 ≥ 0.99 after a one-off, saved build (~1 min per 50k vectors there).",
+        "Exact search costs grow with the collection and pass a 20 ms per-query budget near this size on a busy "
+        "2-core machine, while HNSW stays fast at near-exact recall after a one-off, saved build "
+        "(bench/bench_ann.py, docs/vector-search.md, docs/results/design-measurements.md).",
     )
     hnsw_m: int = Field(32, ge=4, le=128, description="HNSW graph degree: more = higher recall, memory, build time.")
     hnsw_ef_construction: int = Field(
@@ -119,10 +119,10 @@ class StoreConfig(Section):
     lexical_index: Literal["auto", "memory", "fts5"] = Field(
         "auto",
         description="How `sqlite` answers BM25 searches: `fts5` asks SQLite's FTS5 index every time; `memory` "
-        "ranks from an in-memory copy of that index, chunk rows included (same ids and scores; on Medical's "
-        "1,265 chunks ~0.5 ms instead of ~3-4 ms per search, ~5 MB more peak RSS), built at the first search "
+        "ranks from an in-memory copy of that index, chunk rows included (same ids and scores in a fraction of "
+        "FTS5's time, for a few MB more memory: docs/results/design-measurements.md), built at the first search "
         "after each change; `auto` lets FTS5 answer the first 8 searches after each change, then builds the "
-        "copy if the workspace has at most `lexical_max_chunks` chunks: the build (~0.1 s CPU on Medical) "
+        "copy if the workspace has at most `lexical_max_chunks` chunks: the build "
         "pays off in a server or an evaluation run, not in a one-shot `kgrag query`. `postgresql` always "
         "uses its own tsvector search.",
     )
@@ -130,9 +130,8 @@ class StoreConfig(Section):
         8_000,
         ge=0,
         description="With `lexical_index = auto`, workspaces with more chunks keep searching FTS5: the copy's "
-        "memory grows with the corpus (5,362 chunks: ~0.9 instead of ~16 ms per search, but +26 MB peak RSS "
-        "of a query process, 247 -> 273 MB, and ~0.3 s CPU to build; ~5 MB per 1,000 chunks), and 8,000 "
-        "keeps a query process under its 300 MB target (docs/results/performance.md).",
+        "memory grows with the corpus, and 8,000 keeps a query process under its 300 MB target "
+        "(docs/results/performance.md, docs/results/design-measurements.md).",
     )
 
     @field_validator("vector_index")
