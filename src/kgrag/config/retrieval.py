@@ -106,7 +106,7 @@ class RetrievalConfig(Section):
         le=1,
         description="When the index holds sentence vectors (`embedding.sentence_vectors`), every dense search "
         "ranks a chunk by (1 − share) × its own cosine + share × the mean cosine of its two best sentences, "
-        "so text past the embedder's window counts; 0.5 recalled the most of the shares tried for `dense` "
+        "so text past the embedder's window counts; 0.5 recalled as much as any share tried for `dense` "
         "and `hybrid` (docs/results/design-measurements.md). 0 = chunk cosine only.",
     )
     pipelines: dict[str, SerializeAsAny[BaseModel]] = Field(

@@ -44,8 +44,8 @@ class PprPassagesSettings(PprSettings):
         ge=0,
         le=1,
         description="Share of PageRank's reset mass on the question's dense + BM25 passages, the rest on its "
-        "entities (0.8: best of 0–1 on a Medical sample; the LLM-free graph's entity seeds are many generic "
-        "noun phrases).",
+        "entities (0.8 recalled the most of the shares tried, docs/results/design-measurements.md; the LLM-free "
+        "graph's entity seeds are many generic noun phrases).",
     )
 
 

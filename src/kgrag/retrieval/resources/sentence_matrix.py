@@ -1,16 +1,16 @@
 """Every chunk's stored sentence vectors in one in-memory matrix, so a query never splits or reads a passage.
 
 Without it, the first time a query meets a passage, :meth:`QueryContext.sentence_vectors` splits the
-passage into sentences, hashes each one and reads their vectors from the store; on Medical (480/56
-chunks) that put ``rerank`` with ``embedding.sentence_vectors`` on at 10–12 ms of framework CPU per
-query, against ~4 ms with them off, because an evaluation or a server keeps meeting new passages. The
+passage into sentences, hashes each one and reads their vectors from the store; an evaluation or a server
+keeps meeting new passages, so that work made ``rerank`` with ``embedding.sentence_vectors`` on cost
+several times the framework CPU of it off (docs/results/design-measurements.md). The
 matrix is built once per store generation (a :class:`~kgrag.core.hot.HotValue`): every chunk is split
 once, the vectors are read in batches, and a sentence that overlapping chunks share is one row. A query
 then scores every chunk at once (one product with all sentence vectors), and its dense search and its
 reranker look their chunks up in that (:meth:`QueryContext.sentence_means`).
 
 Above :data:`MAX_SENTENCE_ROWS` unique sentences the matrix is not built (its memory would grow with the
-corpus) and the per-passage reads take over, as before.
+corpus) and the per-passage reads take over.
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ from kgrag.store.base import Store
 from kgrag.store.vector_reads import iter_stored_vectors
 
 MAX_SENTENCE_ROWS = 100_000
-"""Unique sentences held at most: ~150 MB of float32 at MiniLM's 384 dimensions (Medical has 8,653, 13 MB).
+"""Unique sentences held at most: ~150 MB of float32 at MiniLM's 384 dimensions.
 Scoring every chunk's sentences reads the whole matrix once per query, like an exact dense search over as
-many chunks (~0.7 ms of einsum for Medical's on one core), so a larger corpus falls back to reading each
+many chunks (docs/results/design-measurements.md), so a larger corpus falls back to reading each
 passage's sentences on first use and dense search keeps to chunk vectors."""
 TOP_SENTENCES = 2
-"""A chunk's sentence score is the mean cosine of this many best sentences: on Medical (480/56 chunks) the
-mean of two beat the single best by +0.003 Fact Retrieval, as a second match is less often a coincidence."""
+"""A chunk's sentence score is the mean cosine of this many best sentences: the mean of two recalls more than
+the single best (docs/results/design-measurements.md), as a second match is less often a coincidence."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,7 +90,7 @@ class SentenceMatrix:
     def all_means(self, query_vector: np.ndarray, top: int = TOP_SENTENCES) -> np.ndarray:
         """For every chunk in :attr:`chunk_ids`, the mean cosine of its ``top`` best sentences to
         ``query_vector`` (fewer when it has fewer), as an array: one product with every sentence vector
-        (einsum, ~0.7 ms for Medical's 8.7k sentences on one core), one gather, :func:`top_means`."""
+        (einsum), one gather, :func:`top_means`."""
         if not self.chunk_ids:
             return np.zeros(0, dtype=np.float64)
         cosines = cosines_to(self.vectors, query_vector)
@@ -99,8 +99,8 @@ class SentenceMatrix:
 
 def cosines_to(rows: np.ndarray, query_vector: np.ndarray) -> np.ndarray:
     """``rows @ query_vector`` through einsum, not BLAS: BLAS's worker threads wait for a core on a busy
-    machine (the sentence matrix's product took 2.9 ms CPU instead of ~0.1 ms with a test run beside it),
-    and one query's product is too small to gain from threads (as in :mod:`kgrag.core.dense_index`)."""
+    machine (docs/results/design-measurements.md), and one query's product is too small to gain from threads
+    (as in :mod:`kgrag.core.dense_index`)."""
     return np.einsum("ij,j->i", rows, np.asarray(query_vector, dtype=np.float32).reshape(-1))
 
 
@@ -127,8 +127,8 @@ class Runs:
 def top_means(values: np.ndarray, runs: Runs, top: int) -> np.ndarray:
     """Mean of the ``top`` largest values of each run (fewer when a run is shorter; 0 for an empty run),
     vectorised: ``top`` rounds of a per-run maximum (``np.maximum.reduceat``), each removing the maximum it
-    took. A loop of small sorts cost ~0.4 ms per 50-passage pool, one sort of every value ~0.4 ms per 10k
-    sentences; this is O(values) per round."""
+    took. A loop of small sorts per pool, or one sort of every value, costs more
+    (docs/results/design-measurements.md); this is O(values) per round."""
     means = np.zeros(len(runs.lengths), dtype=np.float64)
     if not len(runs.starts):
         return means

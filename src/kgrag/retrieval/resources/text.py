@@ -13,7 +13,8 @@ if TYPE_CHECKING:
 
 TOKEN_CACHE_SIZE = 4096
 """Texts whose token count is remembered (~2 MB): graph facts recur across questions and pipelines, and
-counting one costs ~50 µs of tiktoken, ~3 ms per graph query's budget step on Medical."""
+counting them again with tiktoken is a visible share of a graph query's budget step
+(docs/results/design-measurements.md)."""
 SENTENCE_CACHE_CHUNKS = 2048
 """Passages whose sentence split is remembered."""
 
@@ -33,7 +34,7 @@ PASSAGE_SENTENCES: QueryResource[TextCache[list[str]]] = QueryResource(
 
 def passage_sentences(ctx: QueryContext, text: str) -> list[str]:
     """``documents.sentences.sentence_texts`` of a passage, remembered: the budget's excerpts split the
-    same passages again and again across questions (~0.3 ms per query on Medical)."""
+    same passages again and again across questions."""
     from kgrag.documents.sentences import sentence_texts
 
     return ctx.get(PASSAGE_SENTENCES).get(text, sentence_texts)

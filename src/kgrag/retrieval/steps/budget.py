@@ -50,7 +50,7 @@ def similarities(items: Sequence[ContextItem], env: QueryContext, query: str) ->
     """Cosine similarity of each item's stored vector to the query (None where no vector is stored).
 
     Entity and relation items take their vector from the hot graph index, which read it by the same text
-    hash when it loaded (one store round trip per query saved: ~2 ms on Medical); passages from the
+    hash when it loaded (one store round trip per query saved); passages from the
     store's chunk vectors by id (the in-memory matrix the dense search reads, on SQLite: no round trip
     either); the rest are looked up in the store by the hash of their text."""
     if not env.get(VECTOR_COUNT):
@@ -99,8 +99,8 @@ def _graph_vectors(items: Sequence[ContextItem], env: QueryContext) -> list[tupl
 def _passages_in_pipeline_order(items: Sequence[ContextItem], values: list[float]) -> list[float]:
     """The passages' values handed out again, best first, in the pipeline's order: a reranker judged the
     passages more finely than their cosines do, so it decides which passage comes first, while facts still
-    compete against the same set of passage values. Measured on Medical at 480-token chunks, where two
-    passages fill the budget: re-sorting reranked passages by cosine threw the reranker's order away."""
+    compete against the same set of passage values. With large chunks, where two passages fill the budget,
+    re-sorting reranked passages by cosine would throw the reranker's order away."""
     positions = [i for i, item in enumerate(items) if item.kind == "chunk"]
     reordered = list(values)
     for position, value in zip(positions, sorted((values[i] for i in positions), reverse=True), strict=True):

@@ -1,17 +1,16 @@
 """The room whole items leave in a context budget, filled with the best sentences of the next passages.
 
 :class:`~kgrag.retrieval.steps.budget.FitBudget` adds items whole, so a budget seldom ends where an item ends:
-with 480-token chunks and the default 1,000-token budget two passages fit and ~60 tokens stay empty.
-The passages ranked just below the cut are where the missing evidence most often is (on Medical at
-480/56 chunks, of the Fact Retrieval evidence sentences the ``rerank`` pool held but its context
-missed, the third passage held 62 of 215 and the fourth 42). The empty room is therefore spent on the
+with chunks of about half the budget two passages fit and the rest stays empty. The passages ranked just
+below the cut are where the evidence the context missed most often is (docs/results/design-measurements.md).
+The empty room is therefore spent on the
 sentences of the next :data:`EXCERPT_SOURCES` passages that name the most content words of the query,
 each passage's chosen sentences in one item, in their original order, labelled with that passage's id
 (so an answer cites the passage it came from). A sentence that names none of the query's words is
 never added: an empty room costs nothing, an unrelated sentence costs tokens and attention.
 
 Word coverage, not the sentence vectors, picks the sentences: it needs no stored vectors, so every
-pipeline and store gets it, and on Medical it matched or beat the sentences' cosine to the query
+pipeline and store gets it, and it matched or beat the sentences' cosine to the query
 (``docs/results/medical-retrieval-quality.md``, "Excerpts in the room the budget leaves").
 """
 
@@ -25,9 +24,9 @@ from kgrag.documents.sentences import sentence_texts
 from kgrag.documents.words import content_word_finder, content_words
 
 EXCERPT_SOURCES = 2
-"""Passages after the last whole one whose sentences may fill the room. On Medical (480/56) the next two
-gave all of the gain; drawing from six gave slightly less, as a passage ranked lower is more often
-off-topic."""
+"""Passages after the last whole one whose sentences may fill the room. The next two give all of the gain;
+drawing from more gives slightly less, as a passage ranked lower is more often off-topic
+(docs/results/medical-retrieval-quality.md)."""
 JOIN_TOKENS = 1
 """What joining two sentences with a space may add to their separate token counts."""
 

@@ -22,16 +22,14 @@ directly, as HippoRAG 2 does:
 2. **Passage seeds**: the first-stage passages (the pipeline's pool), their scores min-max normalised
    over the pool, so the best passage weighs 1 and the weakest 0. HippoRAG 2 seeds with dense scores
    alone; the recipe seeds with the reciprocal-rank fusion of dense and BM25 (``seed_streams``), which
-   on Medical recalled more: on a stratified 300-question sample (seed 1) evidence recall@5 was 0.529
-   against 0.502 with dense seeds alone at ``w`` = 0.8 (docs/results/medical-retrieval-quality.md).
+   recalls more evidence (docs/results/medical-retrieval-quality.md, docs/results/design-measurements.md).
 3. **Reset vector**: the two groups are normalised to sum 1 each and mixed,
    ``reset = (1 − w) · entities + w · passages`` with ``w = passage_weight``. HippoRAG 2 multiplies its
    passage scores by a small constant instead; a share of the total mass says the same thing without
    depending on how many seeds each side has, so one ``w`` suits a question that matches one entity and
    one that matches ten. Without entity seeds the walk starts from the passages only (and vice versa).
-   The default ``w`` = 0.8 was the best of 0, 0.2, 0.5, 0.8, 1 on that sample (dense seeds: 0.418,
-   0.455, 0.490, 0.502, 0.497; with fused seeds 0.5, 0.8, 0.9 gave 0.491, 0.529, 0.530): the entity
-   seeds of the LLM-free graph are many generic noun phrases, so they steer, but must not lead.
+   The default ``w`` = 0.8 recalled the most of the shares tried (docs/results/design-measurements.md): the
+   entity seeds of the LLM-free graph are many generic noun phrases, so they steer, but must not lead.
 4. igraph's PRPACK solves PageRank (``damping`` = probability of following an edge, 0.5 as in ``ppr``);
    a passage's score is its PageRank mass. A seeded passage that no entity mentions has no vertex; it
    keeps ``(1 − damping)`` × its reset share, the mass a restart puts on it before it could move on.

@@ -9,9 +9,9 @@ reranker adds) and ranks by ``(1 − s) · chunk cosine + s · sentence score``,
 question's top ``pool`` by sentence score, so a chunk found only through its sentences can enter; the
 sentence score is the question's, whichever text (question, rewrite, HyDE passage) was searched.
 
-Measured on GraphRAG-Bench Medical at 480/56 chunks (all 1,547 questions, ``llm = none``, budget 1,000):
-``dense`` Fact Retrieval 0.595 → 0.643 and ``hybrid`` 0.668 → 0.704 at s = 0.5; s = 0.7 gave the same,
-s = 0.3 about half the gain (``docs/results/medical-retrieval-quality.md``).
+With chunks past the embedder's window the blend recalls more evidence for ``dense`` and ``hybrid``, and the
+default s = 0.5 recalled as much as any share tried (``docs/results/medical-retrieval-quality.md``,
+``docs/results/design-measurements.md``).
 """
 
 from __future__ import annotations
@@ -39,9 +39,8 @@ def blend_sentence_scores(
 
     The sentence score is always the ``question``'s (every chunk's, one product with all sentence vectors,
     shared with the reranker), also for another text's hits (a rewrite, a HyDE passage): those texts are
-    there to find the question's answer. Scoring each text's own sentences instead cost qe, hyde and
-    combined ~0.5–0.9 ms more per text on Medical and recalled less (hyde Fact Retrieval 0.629 against
-    0.655 with the question's scores; qe 0.690 against 0.696)."""
+    there to find the question's answer. Scoring each text's own sentences instead costs
+    more per text and recalls less (docs/results/design-measurements.md)."""
     if share <= 0 or not env.get(SENTENCE_VECTORS_ON):
         return list(hits)
     matrix = env.get(SENTENCE_MATRIX)
