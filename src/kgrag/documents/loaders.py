@@ -8,7 +8,7 @@ and what to do; parsers' own exceptions never escape, because indexing must go o
 file.
 
 The HTML, PDF and Word parsers (and the modules built on them) are imported inside their loaders:
-together they take ~0.15 s to import, which commands that never read such a file (queries,
+together they take noticeable time to import, which commands that never read such a file (queries,
 evaluation) should not pay.
 """
 

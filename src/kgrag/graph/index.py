@@ -25,7 +25,7 @@ from kgrag.store.base import Store
 def _dense(ids: list[str], hashes: list[str], vectors: dict[str, np.ndarray], ann: AnnParams | None) -> VectorIndex:
     """Exact unless ``store.vector_index = "hnsw"``: this index is rebuilt in every process after every
     graph change and, unlike the chunk index, not saved, so ``auto`` would put an HNSW build of minutes
-    (10⁵ entities) in front of a CLI query that exact search answers in ~0.1 s."""
+    (10⁵ entities) in front of a CLI query that exact search answers in a fraction of a second."""
     if ann is not None and ann.index == AUTO:
         ann = replace(ann, index="exact")
     kept = [(i, vectors[h]) for i, h in zip(ids, hashes, strict=True) if h in vectors]

@@ -9,12 +9,11 @@
 Each is built at most once per graph version by :class:`kgrag.graph.snapshot.GraphSnapshot`; the steps
 that use them are in :mod:`kgrag.retrieval.steps.ppr` (and ``paths``).
 
-igraph runs PRPACK with OpenMP threads: on a busy 2-core machine the calling thread waits for its worker
-at every barrier, so one Medical query took ~8 ms CPU and ~40 ms wall, against ~2 ms on one thread
-(measured in one process on a Medical-sized graph: 7.7 ms CPU with igraph's default, 2.0 ms limited to one
-thread), and its parallel sums made two identical calls differ in the last digits. :class:`OneThreadPageRank`
-keeps igraph as the solver and limits OpenMP to one thread around each call with threadpoolctl (the limit
-is the calling thread's OpenMP setting, restored after the call: ~11 µs).
+igraph runs PRPACK with OpenMP threads: on a busy machine the calling thread waits for its worker at every
+barrier, which costs several times the CPU and wall time of one thread (docs/results/design-measurements.md),
+and its parallel sums make two identical calls differ in the last digits. :class:`OneThreadPageRank` keeps
+igraph as the solver and limits OpenMP to one thread around each call with threadpoolctl (the limit is the
+calling thread's OpenMP setting, restored after the call, and costs a small fraction of the call).
 """
 
 from __future__ import annotations
@@ -41,7 +40,7 @@ class OneThreadPageRank:
     on a single OpenMP thread; deterministic and free of thread barriers on a busy machine."""
 
     def __init__(self, graph: ig.Graph) -> None:
-        from threadpoolctl import ThreadpoolController  # found once per graph view (~4 ms)
+        from threadpoolctl import ThreadpoolController  # found once per graph view: the lookup is not free
 
         self.graph = graph
         self.weights = "weight" if graph.ecount() else None

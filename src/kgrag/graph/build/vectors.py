@@ -73,11 +73,11 @@ def embed_graph(
     many texts were embedded.
 
     Relations are off by default: no built-in query step searches relation vectors yet, and with a local
-    model they cost about twice the entities' embedding time (measured on the sample corpus: 3.7k
-    relations vs 1.7k entities). Each batch is committed on its own, so an interrupted run resumes.
+    model they cost more embedding time than the entities, as a graph holds more relations than entities
+    (docs/results/design-measurements.md). Each batch is committed on its own, so an interrupted run resumes.
     The graph is read in pages of ``PAGE`` ids, twice (find what is missing, then embed it), so peak
     memory does not grow with the graph (reading every entity, its provenance and the present vectors at
-    once made the indexing peak grow with the corpus in the scale benchmark).
+    once would make the indexing peak grow with the corpus).
     """
     seen: set[str] = set()
     work = [(_entity_texts, _missing_ids(store, embedder.name, store.graph.entity_ids(), _entity_texts, seen))]

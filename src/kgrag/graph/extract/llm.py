@@ -52,7 +52,7 @@ STAGE_GLEAN = ledger_stage(EXTRACT, GLEAN)  # "index.glean"
 EXTRACT_PROMPT = "extract_graph"
 GLEAN_PROMPT = "glean_graph"
 OUTPUT_TOKENS_PER_UNIT_TOKEN = 2
-PROMPT_OVERHEAD_TOKENS = 600  # instructions + worked example + format line + found names, measured at ~450-520
+PROMPT_OVERHEAD_TOKENS = 600  # instructions + worked example + format line + found names, with headroom
 RETRY_TEMPERATURE = 0.7  # the last try of a failing unit samples another reply instead of repeating one
 
 
