@@ -13,7 +13,7 @@ FORMER_KEYS = {
     "accuracy_weight": ("answer-accuracy", "weight"),
     "relevance_repeats": ("context-relevance", "repeats"),
 }
-"""Flat ``[evaluation]`` keys of one metric each, and the metric table and key they live in now."""
+"""Flat ``[evaluation]`` keys of one metric each, and the metric table and key they are read as."""
 
 for _old, (_metric, _key) in FORMER_KEYS.items():
     migration(f"evaluation.{_old}", f"evaluation.metrics.{_metric}.{_key}")

@@ -28,7 +28,7 @@ FORMER_KEYS: dict[str, tuple[str, ...]] = {
     "fused_dense_rank": ("fused.dense_rank",),
     "fused_sentence": ("fused.sentence",),
 }
-"""The flat ``[rerank]`` keys of one reranker each, and where they live now."""
+"""The flat ``[rerank]`` keys of one reranker each, and the reranker table and key they are read as."""
 
 for _old, _new in FORMER_KEYS.items():
     migration(f"rerank.{_old}", " and ".join(f"rerank.{n}" for n in _new))
