@@ -178,6 +178,14 @@ def index(
         ),
     ] = None,
     prune: PruneOpt = True,
+    batch: Annotated[
+        bool,
+        typer.Option(
+            "--batch",
+            help="Send the LLM calls through the OpenAI Batch API (about half the price; results within the "
+            "batch window); a killed run resumes polling. Same as llm.batch = true. See docs/llm.md.",
+        ),
+    ] = False,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
@@ -192,6 +200,8 @@ def index(
         indexing = {k: v for k, v in {"engine": engine, "ray_address": ray_address}.items() if v is not None}
         if indexing:
             overrides["indexing"] = indexing  # validated with the config: an unknown engine names the field
+        if batch:
+            overrides.setdefault("llm", {})["batch"] = True
         with open_workspace(workspace, **overrides) as ws, console_progress(console) as progress:
             if estimate:
                 report, cost = ws.estimate_index(paths, progress=progress)
@@ -201,6 +211,7 @@ def index(
             console.print(
                 f"estimate (nothing was changed or sent): {cost.line()} for {report.chunks_written} new chunks"
             )
+            console.print(f"  {cost.prices_line(ws.config.llm.batch_price_share)}", soft_wrap=True)
             for line in (*cost.predicted, *cost.assumptions):
                 console.print(f"  {line}", soft_wrap=True)
             return

@@ -51,6 +51,8 @@ ALL_FAULTS: tuple[FaultKind, ...] = (
     "rate_limit", "server_error", "slow", "disconnect", "malformed_body", "truncated", "wrong_schema",
 )  # fmt: skip
 Responder = Callable[[dict[str, Any]], str]
+# (method, path with query, headers, raw body) -> (status, body bytes, content type), or None: not my route
+Extension = Callable[[str, str, Any, bytes], "tuple[int, bytes, str] | None"]
 WRONG_SCHEMA_REPLY = '{"unexpected": "shape"}'
 
 
@@ -126,6 +128,7 @@ class _State:
         self.lock = threading.Lock()
         self.stats = ServerStats()
         self.set_faults(faults)
+        self.extension: Extension | None = None  # more routes (the fake Batch API); None answers 404
 
     def set_faults(self, faults: FaultPlan) -> None:
         with self.lock:
@@ -175,6 +178,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         state = self.server.state
+        if self._extended("GET", b""):
+            return
         if self.path.rstrip("/") == "/v1/models":
             owner = "me" if state.behaviour == "llama-cpp-python" else "fake"
             self._send(200, {"object": "list", "data": [{"id": "model.gguf", "object": "model", "owned_by": owner}]})
@@ -185,6 +190,8 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
         state = self.server.state
+        if self._extended("POST", raw):
+            return
         fault = state.begin()
         try:
             self._dispatch(state, raw, fault)
@@ -193,7 +200,23 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             state.end()
 
+    def _extended(self, method: str, raw: bytes) -> bool:
+        extension = self.server.state.extension
+        answer = extension(method, self.path, self.headers, raw) if extension is not None else None
+        if answer is None:
+            return False
+        status, data, content_type = answer
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        return True
+
     def _dispatch(self, state: _State, raw: bytes, fault: FaultKind | None) -> None:
+        if self.path.rstrip("/") not in ("/v1/embeddings", "/v1/chat/completions"):
+            self._send(404, {"error": {"message": f"no route {self.path}"}})  # as servers without the route do
+            return
         try:
             body = json.loads(raw or b"{}")
         except ValueError:
@@ -272,6 +295,11 @@ class _Handler(BaseHTTPRequestHandler):
 
 def _prompt_tokens(body: dict[str, Any]) -> int:
     return sum(word_count(str(m.get("content", ""))) for m in body.get("messages", []))
+
+
+def completion_body(server: FakeOpenAIServer, body: dict[str, Any]) -> dict[str, Any]:
+    """The chat completion ``server`` answers ``body`` with (no fault), as a batch output line carries it."""
+    return _completion(body, server._state, None)
 
 
 def _completion(body: dict[str, Any], state: _State, fault: FaultKind | None) -> dict[str, Any]:

@@ -100,6 +100,12 @@ class LLMClient:
         return self.runner.estimating
 
     @property
+    def deferring(self) -> bool:
+        """True in a batch collect round: a reply that is not cached is deferred, not fetched (callers skip
+        their own retries of such items; see :mod:`kgrag.models.llm.batch_collect`)."""
+        return self.runner.collector is not None
+
+    @property
     def run_id(self) -> str:
         return self.runner.run_id
 
