@@ -62,6 +62,7 @@ class BatchServerStats:
 @dataclass
 class _Batch:
     body: dict[str, Any]
+    number: int  # 1 for the first batch this server created
     polls: int = 0
 
 
@@ -78,11 +79,14 @@ class FakeBatchServer(FakeOpenAIServer):
         self._ids = itertools.count(1)
         self._released = threading.Event()
         self._released.set()
+        self._hold_after = 0
         self._state.extension = self._route
 
     # -- control ---------------------------------------------------------------------------------
-    def hold(self) -> None:
-        """Keep every batch ``in_progress`` until :meth:`release`."""
+    def hold(self, after: int = 0) -> None:
+        """Keep the batches created after the first ``after`` (all, by default) ``in_progress`` until
+        :meth:`release`."""
+        self._hold_after = after
         self._released.clear()
 
     def release(self) -> None:
@@ -154,7 +158,7 @@ class FakeBatchServer(FakeOpenAIServer):
             return _error(400, "endpoint must be /v1/chat/completions and completion_window 24h")
         batch_id = f"batch_{next(self._ids):06d}"
         now = int(time.time())
-        self._batches[batch_id] = _Batch({
+        self._batches[batch_id] = _Batch(number=len(self._batches) + 1, body={
             "id": batch_id, "object": "batch", "endpoint": request["endpoint"], "errors": None,
             "input_file_id": file_id, "completion_window": "24h", "status": "validating",
             "output_file_id": None, "error_file_id": None, "created_at": now, "in_progress_at": None,
@@ -190,7 +194,8 @@ class FakeBatchServer(FakeOpenAIServer):
                 {"code": "invalid_request", "message": "the batch was refused (injected)", "param": None,
                  "line": 1}]})  # fmt: skip
             return
-        if batch.polls < self.plan.polls_to_complete or not self._released.is_set():
+        held = not self._released.is_set() and batch.number > self._hold_after
+        if batch.polls < self.plan.polls_to_complete or held:
             body.update(status="in_progress", in_progress_at=body["in_progress_at"] or int(time.time()))
             return
         self._finish(body, lines)
