@@ -84,7 +84,7 @@ class LLMConfig(Section):
         False,
         description="Index through the OpenAI Batch API (`/v1/files` + `/v1/batches`, about half the price per "
         "token, results within `batch_completion_window`); `kgrag index --batch` sets it for one run. Requests a "
-        "batch rejects, fails or lets expire are sent as live calls. See docs/llm.md, \"Batch API\".",
+        'batch rejects, fails or lets expire are sent as live calls. See docs/llm.md, "Batch API".',
     )
     batch_price_share: float = Field(
         0.5,

@@ -118,10 +118,11 @@ class FakeBatchServer(FakeOpenAIServer):
     def _upload(self, content_type: str, raw: bytes) -> tuple[int, bytes, str]:
         message = BytesParser().parsebytes(b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + raw)
         fields: dict[str, tuple[str | None, bytes]] = {}
-        if message.is_multipart():
-            for part in message.get_payload():  # type: ignore[union-attr]
-                name = part.get_param("name", header="content-disposition")
-                fields[str(name)] = (part.get_filename(), part.get_payload(decode=True) or b"")
+        for part in message.walk() if message.is_multipart() else []:
+            name = part.get_param("name", header="content-disposition")
+            payload = part.get_payload(decode=True)
+            if name is not None:
+                fields[str(name)] = (part.get_filename(), payload if isinstance(payload, bytes) else b"")
         if "file" not in fields or fields.get("purpose", (None, b""))[1] != b"batch":
             return _error(400, "a multipart 'file' and purpose=batch are required")
         file_id = f"file-{next(self._ids):06d}"
@@ -173,7 +174,7 @@ class FakeBatchServer(FakeOpenAIServer):
     def _list(self, query: dict[str, list[str]]) -> tuple[int, bytes, str]:
         self.batch_stats.lists += 1
         newest = sorted(self._batches, reverse=True)
-        after = (query.get("after") or [None])[0]
+        after = (query.get("after") or [""])[0]
         if after in newest:
             newest = newest[newest.index(after) + 1 :]
         limit = int((query.get("limit") or ["20"])[0])
@@ -207,7 +208,9 @@ class FakeBatchServer(FakeOpenAIServer):
             result = {"id": f"batch_req_{number:06d}", "custom_id": line.get("custom_id")}
             if self.plan.expire_after is not None and number > self.plan.expire_after:
                 self.batch_stats.expired_lines += 1
-                errors.append({**result, "response": None, "error": {"code": "batch_expired", "message": EXPIRED_MESSAGE}})
+                errors.append(
+                    {**result, "response": None, "error": {"code": "batch_expired", "message": EXPIRED_MESSAGE}}
+                )
             elif self._fails(number, line.get("body") or {}):
                 self.batch_stats.failed_lines += 1
                 failure = {"error": {"message": "internal error (injected)", "type": "server_error"}}

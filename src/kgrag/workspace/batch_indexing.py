@@ -15,6 +15,7 @@ So the graph is the one a live run builds from the same replies: the last step *
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
@@ -112,9 +113,7 @@ def _collect(
         embedder_factory=lambda: parts.embedder().inner(),
         index_registries=parts.index_registries,
     )
-    with parts.store.dry_run():
-        try:
-            run_parts(collecting, list(paths), SilentProgress(), pipeline, "local", prune)
-        except RoundBarrier:
-            pass  # the rest of the pipeline needs this round's replies first
+    # a barrier ends the round: the rest of the pipeline needs this round's replies first
+    with parts.store.dry_run(), contextlib.suppress(RoundBarrier):
+        run_parts(collecting, list(paths), SilentProgress(), pipeline, "local", prune)
     return collector

@@ -65,7 +65,9 @@ class IndexingAPI:
             try:
                 # the local engine: an estimate sends nothing, so there is no heavy work to distribute
                 pipeline = LEXICAL_ONLY if llm_free else None
-                report = run_parts(estimating, [Path(p) for p in paths], progress or SilentProgress(), pipeline, "local")
+                report = run_parts(
+                    estimating, [Path(p) for p in paths], progress or SilentProgress(), pipeline, "local"
+                )
                 estimate = Estimate(0, 0, 0, 0.0, NO_LLM) if llm_free else estimating.llm().estimate()
                 estimate = estimate or Estimate(0, 0, 0, 0.0)
             finally:

@@ -28,7 +28,7 @@ DEFERRED = "deferred to a batch: no call was made yet"
 _FAMILY = {"glean_graph": "extract_graph"}
 
 
-class RoundBarrier(BaseException):  # noqa: N818 - a control-flow signal like KeyboardInterrupt, not an error
+class RoundBarrier(BaseException):
     """Ends a collect round: the next request would be built from replies that are still missing.
 
     A ``BaseException`` so that no stage's ``except Exception`` turns it into a fallback."""

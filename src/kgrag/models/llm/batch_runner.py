@@ -127,9 +127,10 @@ class BatchRunner:
         while True:
             status = self.api.retrieve(record.batch_id)
             waited = time.monotonic() - started
+            total = status.total or len(record.keys)
             self.note(
-                f"batch {status.id} (round {record.round}): {status.status}, {status.completed}/{status.total or len(record.keys)} "
-                f"done, {status.failed} failed, {_duration(waited)} waited"
+                f"batch {status.id} (round {record.round}): {status.status}, {status.completed}/{total} done, "
+                f"{status.failed} failed, {_duration(waited)} waited"
             )
             if status.finished:
                 return status

@@ -1,0 +1,97 @@
+"""The pieces of batch indexing on their own: collect mode (a miss deferred, never sent or cached; the round
+barrier), result lines in the real output/error file shapes, and the Batch API client against the fake."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from kgrag.config import LLMConfig
+from kgrag.core.llm_types import ChatRequest, PromptRef
+from kgrag.models.llm import InMemoryLedger, InMemoryResponseCache, ScriptedProvider, ScriptRule
+from kgrag.models.llm.batch_api import BatchAPI, BatchUnsupportedError, parse_result_line
+from kgrag.models.llm.batch_collect import BatchCollector, Deferred, RoundBarrier
+from kgrag.models.llm.client import LLMClient
+from kgrag.models.llm.registry import create_llm_client
+from kgrag.testing import BatchPlan, FakeBatchServer, FakeOpenAIServer
+
+
+def _request(prompt: str, text: str = "x") -> ChatRequest:
+    return ChatRequest(({"role": "user", "content": text},), "m", {}, PromptRef(prompt, "1"))
+
+
+def test_a_round_takes_extraction_and_gleaning_together_and_stops_at_the_next_family() -> None:
+    collector = BatchCollector()
+    collector.defer(Deferred("a", _request("extract_graph"), "index.extract"))
+    collector.defer(Deferred("b", _request("glean_graph"), "index.glean"))
+    with pytest.raises(RoundBarrier):
+        collector.defer(Deferred("c", _request("summarize_descriptions"), "index.summarize"))
+    assert [d.key for d in collector.requests()] == ["a", "b"]
+
+
+def test_a_request_an_earlier_batch_tried_is_left_to_the_live_run_and_sets_no_barrier() -> None:
+    collector = BatchCollector(attempted={"a"})
+    collector.defer(Deferred("a", _request("extract_graph"), "index.extract"))
+    collector.defer(Deferred("c", _request("summarize_descriptions"), "index.summarize"))
+    assert [d.key for d in collector.requests()] == ["c"] and collector.skipped == 1
+
+
+def test_collect_mode_defers_a_miss_without_sending_caching_or_recording_it() -> None:
+    provider = ScriptedProvider([ScriptRule(".", '{"answer": "sent"}')])
+    cache, ledger = InMemoryResponseCache(), InMemoryLedger()
+
+    class Store:  # the two repositories create_llm_client takes from a store
+        llm_cache, llm_ledger = cache, ledger
+
+    client = create_llm_client(LLMConfig(provider="scripted"), Store(), provider=provider)  # type: ignore[arg-type]
+    hit = client.chat([{"role": "user", "content": "cached"}], stage="s")  # cached by a live call
+    collector = BatchCollector()
+    collecting = LLMClient(dataclasses.replace(client.runner, collector=collector), client.settings)
+    assert collecting.deferring and not client.deferring
+    again = collecting.chat([{"role": "user", "content": "cached"}], stage="s")
+    missing = collecting.chat([{"role": "user", "content": "new"}], stage="s")
+    assert again.text == hit.text and missing.text == "" and missing.estimated
+    assert [d.stage for d in collector.requests()] == ["s"]
+    assert len(provider.requests) == 1 and cache.count() == 1  # nothing sent or cached for the miss
+    assert len(ledger.records) == 2  # the live call and the cache hit; the deferral is no call
+
+
+def test_result_lines_in_the_output_and_error_file_shapes() -> None:
+    ok = {"id": "batch_req_1", "custom_id": "k1", "error": None, "response": {"status_code": 200, "request_id": "r",
+          "body": {"choices": [{"message": {"content": "{}"}, "finish_reason": "stop"}],
+                   "usage": {"prompt_tokens": 5, "completion_tokens": 2}}}}  # fmt: skip
+    failed = {"id": "batch_req_2", "custom_id": "k2", "error": None,
+              "response": {"status_code": 500, "body": {"error": {"message": "boom"}}}}  # fmt: skip
+    expired = {"id": "batch_req_3", "custom_id": "k3", "response": None,
+               "error": {"code": "batch_expired", "message": "window ended"}}  # fmt: skip
+    parsed = [parse_result_line(json.dumps(line)) for line in (ok, failed, expired)]
+    assert parsed[0] is not None and parsed[0].response is not None and parsed[0].response.prompt_tokens == 5
+    assert parsed[1] is not None and parsed[1].response is None and "HTTP 500" in (parsed[1].error or "")
+    assert parsed[2] is not None and (parsed[2].error or "").startswith("batch_expired")
+    assert parse_result_line("not json") is None and parse_result_line('{"no": "id"}') is None
+    unreadable = parse_result_line(json.dumps({**ok, "response": {"status_code": 200, "body": {"choices": []}}}))
+    assert unreadable is not None and unreadable.response is None
+
+
+def test_the_client_speaks_the_fake_batch_api_and_finds_a_batch_by_its_metadata() -> None:
+    with FakeBatchServer(lambda body: "reply", plan=BatchPlan(polls_to_complete=1, fail_every=2)) as server:
+        api = BatchAPI(server.base_url, "sk-test")
+        bodies = [{"model": "m", "messages": [{"role": "user", "content": str(i)}]} for i in range(3)]
+        lines = [{"custom_id": f"k{i}", "method": "POST", "url": "/v1/chat/completions", "body": body}
+                 for i, body in enumerate(bodies)]  # fmt: skip
+        created = api.create(api.upload(lines, "in.jsonl"), "24h", {"kgrag_batch": "r1"})
+        assert created.status == "validating" and api.find("kgrag_batch", "r1") == created
+        assert api.find("kgrag_batch", "other") is None
+        done = api.retrieve(created.id)
+        assert done.status == "completed" and (done.total, done.completed, done.failed) == (3, 2, 1)
+        results = {r.custom_id: r for f in (done.output_file_id, done.error_file_id) if f for r in api.results(f)}
+        assert results["k0"].response is not None and results["k0"].response.text == "reply"
+        assert results["k1"].response is None
+        api.close()
+    with FakeOpenAIServer() as plain:
+        api = BatchAPI(plain.base_url)
+        with pytest.raises(BatchUnsupportedError, match="has no Batch API"):
+            api.upload(lines, "in.jsonl")
+        api.close()
