@@ -98,15 +98,19 @@ class FakeBatchServer(FakeOpenAIServer):
             return sum(b.body["status"] in ("validating", "in_progress", "finalizing") for b in self._batches.values())
 
     # -- routes ----------------------------------------------------------------------------------
-    def _route(self, method: str, path: str, headers: Any, raw: bytes) -> tuple[int, bytes, str] | None:
-        parts = urlsplit(path)
+    def _route(self, handler: Any, method: str, raw: bytes) -> bool:
+        """Answer ``/v1/files`` and ``/v1/batches`` on ``handler``; False for the routes of the base server."""
+        parts = urlsplit(handler.path)
         segments = [s for s in parts.path.split("/") if s][1:]  # after "v1"
         if not segments or segments[0] not in ("files", "batches"):
-            return None
+            return False
         with self._lock:
             if segments[0] == "files":
-                return self._files_route(method, segments, headers, raw)
-            return self._batches_route(method, segments, parse_qs(parts.query), raw)
+                status, data, _ = self._files_route(method, segments, handler.headers, raw)
+            else:
+                status, data, _ = self._batches_route(method, segments, parse_qs(parts.query), raw)
+        handler._send_raw(status, data)
+        return True
 
     def _files_route(self, method: str, segments: list[str], headers: Any, raw: bytes) -> tuple[int, bytes, str]:
         if method == "POST" and len(segments) == 1:

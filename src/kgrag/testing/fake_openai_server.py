@@ -51,8 +51,7 @@ ALL_FAULTS: tuple[FaultKind, ...] = (
     "rate_limit", "server_error", "slow", "disconnect", "malformed_body", "truncated", "wrong_schema",
 )  # fmt: skip
 Responder = Callable[[dict[str, Any]], str]
-# (method, path with query, headers, raw body) -> (status, body bytes, content type), or None: not my route
-Extension = Callable[[str, str, Any, bytes], "tuple[int, bytes, str] | None"]
+Extension = Callable[["_Handler", str, bytes], bool]  # more routes: True when it answered (the fake Batch API)
 WRONG_SCHEMA_REPLY = '{"unexpected": "shape"}'
 
 
@@ -128,7 +127,7 @@ class _State:
         self.lock = threading.Lock()
         self.stats = ServerStats()
         self.set_faults(faults)
-        self.extension: Extension | None = None  # more routes (the fake Batch API); None answers 404
+        self.extension: Extension | None = None
 
     def set_faults(self, faults: FaultPlan) -> None:
         with self.lock:
@@ -178,7 +177,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         state = self.server.state
-        if self._extended("GET", b""):
+        if state.extension is not None and state.extension(self, "GET", b""):
             return
         if self.path.rstrip("/") == "/v1/models":
             owner = "me" if state.behaviour == "llama-cpp-python" else "fake"
@@ -190,7 +189,7 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
         state = self.server.state
-        if self._extended("POST", raw):
+        if state.extension is not None and state.extension(self, "POST", raw):
             return
         fault = state.begin()
         try:
@@ -199,19 +198,6 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True  # the client gave up (timeout); nothing left to send
         finally:
             state.end()
-
-    def _extended(self, method: str, raw: bytes) -> bool:
-        extension = self.server.state.extension
-        answer = extension(method, self.path, self.headers, raw) if extension is not None else None
-        if answer is None:
-            return False
-        status, data, content_type = answer
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-        return True
 
     def _dispatch(self, state: _State, raw: bytes, fault: FaultKind | None) -> None:
         if self.path.rstrip("/") not in ("/v1/embeddings", "/v1/chat/completions"):
@@ -222,14 +208,10 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             self._send(400, {"error": {"message": "request body is not JSON"}})
             return
-        route = self.path.rstrip("/")
-        if route == "/v1/embeddings":
+        if self.path.rstrip("/") == "/v1/embeddings":
             with state.lock:
                 state.stats.embedding_requests += 1
             self._send(200, _embeddings(body))
-            return
-        if route != "/v1/chat/completions":
-            self._send(404, {"error": {"message": f"no route {self.path}"}})
             return
         with state.lock:
             state.stats.chat_requests += 1

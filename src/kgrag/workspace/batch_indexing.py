@@ -95,6 +95,10 @@ def _batch_runner(parts: Components, client: LLMClient, progress: Progress) -> B
             f"llm.batch: batch indexing needs llm.provider = 'openai' (a server with /v1/batches), not "
             f"{llm.provider!r}; index without --batch"
         )
+    if not llm.cache_enabled:
+        raise ConfigError(
+            "llm.batch needs llm.cache_enabled = true: batch replies reach the pipeline through the response cache"
+        )
     settings = BatchSettings(llm.batch_completion_window, llm.batch_poll_s, llm.batch_poll_max_s, llm.batch_max_rounds)
     return BatchRunner(openai_batch_api(llm), client.runner, BatchBook(parts.store.meta), body, settings, progress.note)
 

@@ -170,6 +170,9 @@ class BatchRunner:
             self.stats.expired += bool(result.error and "expired" in result.error)
             self.stats.failed += not (result.error and "expired" in result.error)
             return False
+        cache = self.runner.cache
+        if cache is not None and cache.get(result.custom_id) is not None:
+            return True  # ingested by a run killed before it could mark the batch done: recorded once only
         if not _usable(response, parse):
             self.stats.invalid += 1
             return False
