@@ -95,3 +95,53 @@ def test_the_client_speaks_the_fake_batch_api_and_finds_a_batch_by_its_metadata(
         with pytest.raises(BatchUnsupportedError, match="has no Batch API"):
             api.upload(lines, "in.jsonl")
         api.close()
+
+
+def test_a_checkpoint_ends_the_round_only_when_something_was_deferred() -> None:
+    collector = BatchCollector()
+    collector.checkpoint()  # nothing deferred yet: the next level's requests are sound
+    collector.defer(Deferred("a", _request("community_report"), "index.community-reports"))
+    with pytest.raises(RoundBarrier):
+        collector.checkpoint()
+
+
+class _Meta:
+    """A meta table in a dict (the two methods the batch book uses)."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, str] = {}
+
+    def get(self, key: str) -> str | None:
+        return self.rows.get(key)
+
+    def set(self, key: str, value: str) -> None:
+        self.rows[key] = value
+
+
+def test_a_batch_created_just_before_a_kill_is_found_by_its_record_not_created_again() -> None:
+    from kgrag.models.llm.batch_book import BatchBook, BatchRecord
+    from kgrag.models.llm.batch_runner import ROUND_KEY, BatchRunner, BatchSettings
+
+    provider = ScriptedProvider([ScriptRule(".", "live reply")])
+    client = create_llm_client(LLMConfig(provider="scripted"), provider=provider)
+    request = _request("summarize_descriptions", "notes")
+    key = request.cache_key(provider.name)
+    book = BatchBook(_Meta())  # type: ignore[arg-type]
+    with FakeBatchServer(lambda body: "batch reply", plan=BatchPlan(polls_to_complete=1)) as server:
+        api = BatchAPI(server.base_url)
+        record = BatchRecord.new(1, [key])  # the killed run: uploaded, created, killed before noting the id
+        book.save_requests(record, {key: ("index.summarize", request)})
+        line = {"custom_id": key, "method": "POST", "url": "/v1/chat/completions", "body": {"messages": []}}
+        record.input_file_id = api.upload([line], "in.jsonl")
+        book.save(record)
+        api.create(record.input_file_id, "24h", {ROUND_KEY: record.id})
+        notes: list[str] = []
+        runner = BatchRunner(api, client.runner, book, lambda r: {}, BatchSettings(poll_s=0.01), notes.append)
+        assert runner.resume() == 1
+        assert server.batch_stats.creates == 1 and runner.stats.batches == 0
+        api.close()
+    assert book.unfinished() == [] and book.attempted() == {key}
+    cached = client.runner.cache.get(key) if client.runner.cache is not None else None
+    assert cached is not None and cached.text == "batch reply" and provider.requests == []
+    assert [r.usage_source for r in client.ledger.calls()] == ["batch"]
+    assert any("in_progress" in n or "completed" in n for n in notes)

@@ -11,7 +11,9 @@ after the graph, reports after communities).
 A request built from a deferred reply would be wrong (a summary of descriptions that are still missing),
 so a round stops at a *barrier*: once something has been deferred, the first miss of another prompt
 family raises :class:`RoundBarrier`, which no stage catches. Extraction and gleaning are one family:
-a unit's gleaning depends only on its own first pass, so both may share a round.
+a unit's gleaning depends only on its own first pass, so both may share a round. Within one family a
+caller marks such a dependency itself with :meth:`LLMClient.checkpoint` (community reports: a level's
+reports are written from the reports of the level below).
 """
 
 from __future__ import annotations
@@ -72,6 +74,12 @@ class BatchCollector:
                 raise RoundBarrier(kind)
             self.families.add(kind)
             self.collected.setdefault(deferred.key, deferred)
+
+    def checkpoint(self) -> None:
+        """What comes next is built from the replies asked for so far: end the round if any was deferred."""
+        with self._lock:
+            if self.collected:
+                raise RoundBarrier("checkpoint")
 
     def requests(self) -> list[Deferred]:
         """What this round collected, in the order first met."""
