@@ -145,3 +145,30 @@ def test_a_batch_created_just_before_a_kill_is_found_by_its_record_not_created_a
     assert cached is not None and cached.text == "batch reply" and provider.requests == []
     assert [r.usage_source for r in client.ledger.calls()] == ["batch"]
     assert any("in_progress" in n or "completed" in n for n in notes)
+
+
+def test_a_round_past_the_size_limit_is_split_into_batches_all_submitted_before_polling() -> None:
+    from kgrag.models.llm.batch_book import BatchBook
+    from kgrag.models.llm.batch_runner import BatchRunner, BatchSettings
+
+    provider = ScriptedProvider([ScriptRule(".", "live reply")])
+    client = create_llm_client(LLMConfig(provider="scripted"), provider=provider)
+    collected = [
+        Deferred(r.cache_key(provider.name), r, "index.summarize")
+        for r in (_request("summarize_descriptions", f"notes {i}") for i in range(5))
+    ]
+    book = BatchBook(_Meta())  # type: ignore[arg-type]
+    with FakeBatchServer(lambda body: "batch reply", plan=BatchPlan(polls_to_complete=2)) as server:
+        api = BatchAPI(server.base_url)
+        settings = BatchSettings(poll_s=0.01, max_requests=2)
+        body = lambda r: {"model": r.model, "messages": list(r.messages)}  # noqa: E731
+        runner = BatchRunner(api, client.runner, book, body, settings, lambda note: None)
+        created_at_polls: list[int] = []
+        retrieve = api.retrieve
+        api.retrieve = lambda batch_id: (created_at_polls.append(server.batch_stats.creates), retrieve(batch_id))[1]  # type: ignore[method-assign]
+        runner.run_round(collected, 1)
+        assert created_at_polls and set(created_at_polls) == {3}  # every poll came after the third creation
+        api.close()
+        assert server.batch_stats.creates == 3 and server.batch_stats.lines == 5
+    assert runner.stats.answered == 5 and runner.stats.live == 0 and provider.requests == []
+    assert book.unfinished() == [] and len(book.attempted()) == 5

@@ -22,7 +22,7 @@ from kgrag.core.llm_types import ChatResponse
 if TYPE_CHECKING:
     import httpx
 
-ENDPOINT = "/v1/chat/completions"
+ENDPOINT = "/v1/chat/completions"  # the batch endpoint and each line's url
 TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
 LIST_PAGE = 100
 

@@ -13,6 +13,7 @@ poll, so a log shows a long wait is alive.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgrag.core.llm_types import ChatRequest, ChatResponse
-from kgrag.models.llm.batch_api import BatchAPI, BatchResult, BatchStatus
+from kgrag.models.llm.batch_api import ENDPOINT, BatchAPI, BatchAPIError, BatchResult, BatchStatus
 from kgrag.models.llm.batch_book import BatchBook, BatchRecord
 from kgrag.models.llm.batch_collect import Deferred
 from kgrag.models.llm.calls import CallRunner, Parser
@@ -28,16 +29,22 @@ from kgrag.models.llm.structured import ReplyInvalid
 
 ROUND_KEY = "kgrag_batch"  # the batch metadata naming the record, to find a batch created by a killed run
 POLL_GROWTH = 1.5
+MAX_REQUESTS = 50_000  # OpenAI's limits per batch input file: 50,000 requests and 200 MB
+MAX_BYTES = 190 * 1024 * 1024
+POLL_ERRORS = 5  # consecutive failed polls (network, 5xx) before the run stops; the batch stays pending
 
 
 @dataclass(frozen=True)
 class BatchSettings:
-    """``llm.batch_*``: completion window, poll interval and its ceiling, most rounds per run."""
+    """``llm.batch_*``: completion window, poll interval and its ceiling, most rounds per run; and the most
+    lines and bytes one batch takes (a round past them is split into several batches)."""
 
     window: str = "24h"
     poll_s: float = 30.0
     poll_max_s: float = 300.0
     max_rounds: int = 8
+    max_requests: int = MAX_REQUESTS
+    max_bytes: int = MAX_BYTES
 
 
 @dataclass
@@ -95,15 +102,33 @@ class BatchRunner:
         return len(unfinished)
 
     def run_round(self, collected: list[Deferred], round_no: int) -> None:
-        """Submit ``collected`` as one batch, wait for it and ingest its results."""
-        record = BatchRecord.new(round_no, [d.key for d in collected])
-        requests = {d.key: (d.stage, d.request) for d in collected}
-        self.book.save_requests(record, requests)
-        lines = [{"custom_id": d.key, "method": "POST", "url": "/v1/chat/completions", "body": self.body(d.request)}
-                 for d in collected]  # fmt: skip
-        record.input_file_id = self.api.upload(lines, f"kgrag-round-{round_no}-{record.id}.jsonl")
+        """Submit ``collected`` as one batch (several past the server's size limits), wait, ingest."""
+        parsers = {d.key: d.parse for d in collected if d.parse is not None}
+        records = [self._submit(part, round_no) for part in self._parts(collected)]
+        for record in records:  # all submitted first: the server works on them together
+            self._complete(record, parsers)
+
+    def _parts(self, collected: list[Deferred]) -> list[list[tuple[Deferred, dict[str, Any]]]]:
+        """The lines in groups within ``max_requests`` lines and ``max_bytes`` of JSONL each."""
+        parts: list[list[tuple[Deferred, dict[str, Any]]]] = [[]]
+        size = 0
+        for deferred in collected:
+            line = {"custom_id": deferred.key, "method": "POST", "url": ENDPOINT, "body": self.body(deferred.request)}
+            length = len(json.dumps(line, ensure_ascii=False).encode("utf-8")) + 1
+            if parts[-1] and (len(parts[-1]) >= self.settings.max_requests or size + length > self.settings.max_bytes):
+                parts.append([])
+                size = 0
+            parts[-1].append((deferred, line))
+            size += length
+        return [part for part in parts if part]
+
+    def _submit(self, part: list[tuple[Deferred, dict[str, Any]]], round_no: int) -> BatchRecord:
+        record = BatchRecord.new(round_no, [d.key for d, _ in part])
+        self.book.save_requests(record, {d.key: (d.stage, d.request) for d, _ in part})
+        record.input_file_id = self.api.upload([line for _, line in part], f"kgrag-round-{round_no}-{record.id}.jsonl")
         self.book.save(record)
-        self._complete(record, {d.key: d.parse for d in collected if d.parse is not None})
+        self._create(record)
+        return record
 
     def _complete(self, record: BatchRecord, parsers: dict[str, Parser]) -> None:
         if not record.batch_id:
@@ -124,8 +149,18 @@ class BatchRunner:
     def _wait(self, record: BatchRecord) -> BatchStatus:
         started = time.monotonic()
         delay = self.settings.poll_s
+        errors = 0
         while True:
-            status = self.api.retrieve(record.batch_id)
+            try:
+                status = self.api.retrieve(record.batch_id)
+            except BatchAPIError as exc:
+                errors += 1
+                if errors >= POLL_ERRORS:
+                    raise
+                self.note(f"polling batch {record.batch_id} failed ({exc}); trying again in {delay:.0f} s")
+                self.sleep(delay)
+                continue
+            errors = 0
             waited = time.monotonic() - started
             total = status.total or len(record.keys)
             self.note(
