@@ -19,6 +19,7 @@ from tests.conftest import SAMPLE_DOCS
 from tests.reliability.crash import _env
 from tests.reliability.harness import DB_NAME, differences, dump_tables, llm_workspace
 from tests.services import scaled
+from tests.store.pg_fixture import SchemaUrl
 
 from kgrag import Workspace
 from kgrag.core.llm_types import Prices
@@ -120,7 +121,7 @@ def test_a_killed_batch_run_resumes_polling_submits_nothing_twice_and_builds_the
         _kill_while_pending(killed, docs, server, batches=2)  # killed while round 2 is pending
         assert server.batch_stats.creates - creates == 2
         output = _index(killed, docs, "--batch")
-        assert "resuming batch" in output
+        assert "resuming batch" in output and "in_progress" in output  # a progress line per poll, not a tty
         assert server.batch_stats.creates - creates == rounds, "a batch was submitted again"
         assert server.stats.chat_requests == chat, "nothing may go live when every batch answers"
 
@@ -190,3 +191,32 @@ def test_the_estimate_shows_live_and_batch_prices(tmp_path: Path, docs: Path) ->
     line = next(x for x in done.stdout.splitlines() if "price: live" in x)
     live, batch = (float(part.split("$")[1].split(",")[0].split(" ")[0]) for part in line.split("~")[1:3])
     assert live > 0 and batch == pytest.approx(live / 2, abs=1e-4)
+
+
+def _graph_rows(workspace: Path) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]], list[tuple[str, str]]]:
+    """Entities, relations and community reports through the store API (any backend)."""
+    with Workspace.open(workspace) as ws:
+        store = ws.store
+        entities = sorted((e.key, e.name, e.type, e.description, *sorted(e.chunk_ids)) for e in store.graph.entities())
+        relations = sorted((r.id, r.description) for r in store.graph.relations())
+        reports = sorted((r.community_id, r.summary) for r in store.communities.reports())
+    return entities, relations, reports
+
+
+def test_a_killed_batch_run_on_postgresql_resumes_from_its_records(
+    tmp_path: Path, docs: Path, pg_schema_url: SchemaUrl
+) -> None:
+    with FakeBatchServer(_responder().for_server, plan=BatchPlan(polls_to_complete=2)) as server:
+        live = llm_workspace(tmp_path / "live", server.base_url, **GRAPHRAG, **PRICES)
+        _index(live, docs)
+        live_requests = server.stats.chat_requests
+        store = {"store.backend": '"postgresql"', "store.url": f'"{pg_schema_url(tmp_path / "pg")}"'}
+        killed = llm_workspace(tmp_path / "pg", server.base_url, **GRAPHRAG, **BATCH, **store)
+        _kill_while_pending(killed, docs, server, batches=1)
+        output = _index(killed, docs, "--batch")
+        assert "resuming batch" in output
+        assert server.stats.chat_requests == live_requests  # the batched run sent nothing live
+        assert server.batch_stats.lines == live_requests  # every request batched exactly once
+    assert _graph_rows(killed) == _graph_rows(live)
+    with Workspace.open(killed) as ws:
+        assert ws.llm_usage().total.batch_calls == live_requests

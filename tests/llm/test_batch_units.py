@@ -172,3 +172,33 @@ def test_a_round_past_the_size_limit_is_split_into_batches_all_submitted_before_
         assert server.batch_stats.creates == 3 and server.batch_stats.lines == 5
     assert runner.stats.answered == 5 and runner.stats.live == 0 and provider.requests == []
     assert book.unfinished() == [] and len(book.attempted()) == 5
+
+
+def test_the_official_openai_client_reads_the_fake_batch_api() -> None:
+    """The fake speaks OpenAI's shapes: the ``openai`` package's typed models accept every reply."""
+    import io
+
+    import openai
+
+    with FakeBatchServer(lambda body: "a reply", plan=BatchPlan(polls_to_complete=1, expire_after=1)) as server:
+        client = openai.OpenAI(base_url=server.base_url, api_key="sk-test", max_retries=0)
+        lines = [
+            {"custom_id": f"k{i}", "method": "POST", "url": "/v1/chat/completions",
+             "body": {"model": "m", "messages": [{"role": "user", "content": f"q{i}"}]}}
+            for i in range(2)
+        ]  # fmt: skip
+        data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+        uploaded = client.files.create(file=("in.jsonl", io.BytesIO(data)), purpose="batch")
+        batch = client.batches.create(
+            input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h", metadata={"a": "b"}
+        )
+        assert batch.status == "validating" and batch.metadata == {"a": "b"}
+        done = client.batches.retrieve(batch.id)
+        assert done.status == "expired" and done.request_counts is not None and done.request_counts.total == 2
+        assert [b.id for b in client.batches.list()] == [batch.id]
+        assert done.output_file_id and done.error_file_id
+        output = [json.loads(x) for x in client.files.content(done.output_file_id).text.splitlines()]
+        errors = [json.loads(x) for x in client.files.content(done.error_file_id).text.splitlines()]
+        assert output[0]["response"]["body"]["choices"][0]["message"]["content"] == "a reply"
+        assert errors[0]["error"]["code"] == "batch_expired" and errors[0]["custom_id"] == "k1"
+        client.close()
