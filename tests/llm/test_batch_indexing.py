@@ -220,3 +220,28 @@ def test_a_killed_batch_run_on_postgresql_resumes_from_its_records(
     assert _graph_rows(killed) == _graph_rows(live)
     with Workspace.open(killed) as ws:
         assert ws.llm_usage().total.batch_calls == live_requests
+
+
+def test_a_batch_reply_the_stage_parser_rejects_is_not_cached_but_sent_live(tmp_path: Path, docs: Path) -> None:
+    clean = _responder()
+    broken = {"left": 2}
+
+    def first_replies_broken(body: dict[str, Any]) -> str:
+        if broken["left"] > 0:  # the first lines of the first batch: extraction replies that are not JSON
+            broken["left"] -= 1
+            return "Sorry, I cannot help with that."
+        return clean.for_server(body)
+
+    with FakeBatchServer(first_replies_broken, plan=BatchPlan()) as server:
+        broken["left"] = 0
+        live_graph, live_requests = _live_graph(tmp_path, docs, server)
+        broken["left"] = 2
+        batched = llm_workspace(tmp_path / "batched", server.base_url, **GRAPHRAG, **BATCH)
+        chat = server.stats.chat_requests
+        with Workspace.open(batched, llm={"batch": True}) as ws:
+            report = ws.index([docs])
+        live = server.stats.chat_requests - chat
+    assert live == 2, report.llm_lines
+    assert any("2 unusable in the batch" in line for line in report.llm_lines)
+    assert differences(live_graph, _graph(batched)) == []
+    assert _sources(batched) == {"api": 2, "batch": live_requests - 2, "cache": live_requests}
