@@ -124,9 +124,10 @@ class BatchRunner:
 
     def _submit(self, part: list[tuple[Deferred, dict[str, Any]]], round_no: int) -> BatchRecord:
         record = BatchRecord.new(round_no, [d.key for d, _ in part])
-        self.book.save_requests(record, {d.key: (d.stage, d.request) for d, _ in part})
+        # uploaded first: a server without the Batch API refuses here, before anything is recorded
         record.input_file_id = self.api.upload([line for _, line in part], f"kgrag-round-{round_no}-{record.id}.jsonl")
-        self.book.save(record)
+        self.book.save_requests(record, {d.key: (d.stage, d.request) for d, _ in part})
+        self.book.save(record)  # "submitting": a kill from here on finds the batch by this record's id
         self._create(record)
         return record
 
