@@ -120,6 +120,8 @@ def test_a_killed_batch_run_resumes_polling_submits_nothing_twice_and_builds_the
         chat, creates = server.stats.chat_requests, server.batch_stats.creates
         _kill_while_pending(killed, docs, server, batches=2)  # killed while round 2 is pending
         assert server.batch_stats.creates - creates == 2
+        status = _cli("status", "-w", str(killed))
+        assert "1 batch pending (`kgrag index --batch` resumes)" in " ".join(status.stdout.split()), status.stdout
         output = _index(killed, docs, "--batch")
         assert "resuming batch" in output and "in_progress" in output  # a progress line per poll, not a tty
         assert server.batch_stats.creates - creates == rounds, "a batch was submitted again"
