@@ -172,6 +172,8 @@ def test_a_round_past_the_size_limit_is_split_into_batches_all_submitted_before_
         assert server.batch_stats.creates == 3 and server.batch_stats.lines == 5
     assert runner.stats.answered == 5 and runner.stats.live == 0 and provider.requests == []
     assert book.unfinished() == [] and len(book.attempted()) == 5
+    rows = client.ledger.calls()
+    assert client.runner.budget.used == sum(r.prompt_tokens + r.completion_tokens for r in rows) > 0
 
 
 def test_the_official_openai_client_reads_the_fake_batch_api() -> None:
@@ -202,3 +204,24 @@ def test_the_official_openai_client_reads_the_fake_batch_api() -> None:
         assert output[0]["response"]["body"]["choices"][0]["message"]["content"] == "a reply"
         assert errors[0]["error"]["code"] == "batch_expired" and errors[0]["custom_id"] == "k1"
         client.close()
+
+
+def test_a_round_over_the_token_budget_is_not_submitted() -> None:
+    from kgrag.core.errors import BudgetExceededError
+    from kgrag.models.llm.batch_book import BatchBook
+    from kgrag.models.llm.batch_runner import BatchRunner, BatchSettings
+
+    provider = ScriptedProvider([ScriptRule(".", "live reply")])
+    client = create_llm_client(LLMConfig(provider="scripted", max_tokens_budget=300), provider=provider)
+    request = ChatRequest(({"role": "user", "content": "notes " * 50},), "m", {"max_tokens": 400})
+    collected = [Deferred(request.cache_key(provider.name), request, "index.summarize")]
+    book = BatchBook(_Meta())  # type: ignore[arg-type]
+    with FakeBatchServer(lambda body: "batch reply") as server:
+        api = BatchAPI(server.base_url)
+        body = lambda r: {"model": r.model, "messages": list(r.messages)}  # noqa: E731
+        runner = BatchRunner(api, client.runner, book, body, BatchSettings(poll_s=0.01), lambda note: None)
+        with pytest.raises(BudgetExceededError, match="max_tokens_budget"):
+            runner.run_round(collected, 1)
+        api.close()
+        assert server.batch_stats.uploads == 0 and server.batch_stats.creates == 0
+    assert book.records() == [] and client.runner.budget.used == 0

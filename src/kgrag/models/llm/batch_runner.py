@@ -26,6 +26,7 @@ from kgrag.models.llm.batch_book import BatchBook, BatchRecord
 from kgrag.models.llm.batch_collect import Deferred
 from kgrag.models.llm.calls import CallRunner, Parser
 from kgrag.models.llm.structured import ReplyInvalid
+from kgrag.models.llm.tokens import count_message_tokens
 
 ROUND_KEY = "kgrag_batch"  # the batch metadata naming the record, to find a batch created by a killed run
 POLL_GROWTH = 1.5
@@ -88,6 +89,7 @@ class BatchRunner:
         self.note = note
         self.sleep = sleep
         self.stats = BatchStats()
+        self._reserved: dict[str, int] = {}  # budget reservations of the batches in flight, by record id
 
     def resume(self) -> int:
         """Finish the batches a killed run left (polled, never resubmitted); returns how many there were.
@@ -124,6 +126,10 @@ class BatchRunner:
 
     def _submit(self, part: list[tuple[Deferred, dict[str, Any]]], round_no: int) -> BatchRecord:
         record = BatchRecord.new(round_no, [d.key for d, _ in part])
+        # the budget (--budget-tokens) holds the batch's worst case from before it is sent, as for a live call
+        counter = self.runner.counter()
+        worst = sum(count_message_tokens(counter, d.request.messages) + (d.request.max_tokens or 0) for d, _ in part)
+        self._reserved[record.id] = self.runner.budget.reserve(worst)
         # uploaded first: a server without the Batch API refuses here, before anything is recorded
         record.input_file_id = self.api.upload([line for _, line in part], f"kgrag-round-{round_no}-{record.id}.jsonl")
         self.book.save_requests(record, {d.key: (d.stage, d.request) for d, _ in part})
@@ -135,7 +141,9 @@ class BatchRunner:
         if not record.batch_id:
             self._create(record)
         status = self._wait(record)
-        self._ingest(record, status, parsers)
+        live, spent = self._ingest(record, status, parsers)
+        self.runner.budget.settle(self._reserved.pop(record.id, 0), spent)
+        self._send_live(live, parsers)
         self.book.finish(record)
 
     def _create(self, record: BatchRecord) -> None:
@@ -173,7 +181,10 @@ class BatchRunner:
             self.sleep(delay)
             delay = min(delay * POLL_GROWTH, self.settings.poll_max_s)
 
-    def _ingest(self, record: BatchRecord, status: BatchStatus, parsers: dict[str, Parser]) -> None:
+    def _ingest(
+        self, record: BatchRecord, status: BatchStatus, parsers: dict[str, Parser]
+    ) -> tuple[list[tuple[str, str, ChatRequest]], int]:
+        """Cache the usable replies; returns the requests to send live and the tokens the batch used."""
         requests = self.book.requests(record)
         results: list[BatchResult] = []
         for file_id in (status.output_file_id, status.error_file_id):
@@ -183,13 +194,16 @@ class BatchRunner:
             self.note(f"batch {status.id} was refused by the server ({'; '.join(status.errors) or 'no reason given'})")
         answered: set[str] = set()
         live: list[tuple[str, str, ChatRequest]] = []
+        spent = 0
         for result in results:
             entry = requests.get(result.custom_id)
             if entry is None or result.custom_id in answered:
                 continue
             answered.add(result.custom_id)
-            if self._accept(result, entry, parsers.get(result.custom_id)):
+            used = self._accept(result, entry, parsers.get(result.custom_id))
+            if used is not None:
                 self.stats.answered += 1
+                spent += used
             else:
                 live.append((result.custom_id, *entry))
         expired = status.status in ("expired", "cancelled")
@@ -198,23 +212,23 @@ class BatchRunner:
                 live.append((key, *requests[key]))
                 self.stats.expired += expired
                 self.stats.failed += not expired
-        self._send_live(live, parsers)
+        return live, spent
 
-    def _accept(self, result: BatchResult, entry: tuple[str, ChatRequest], parse: Parser | None) -> bool:
+    def _accept(self, result: BatchResult, entry: tuple[str, ChatRequest], parse: Parser | None) -> int | None:
+        """Cache a usable reply and record it; its tokens, or None when it must go live."""
         response = result.response
         if response is None:
             self.stats.expired += bool(result.error and "expired" in result.error)
             self.stats.failed += not (result.error and "expired" in result.error)
-            return False
+            return None
         cache = self.runner.cache
         if cache is not None and cache.get(result.custom_id) is not None:
-            return True  # ingested by a run killed before it could mark the batch done: recorded once only
+            return 0  # ingested by a run killed before it could mark the batch done: recorded once only
         if not _usable(response, parse):
             self.stats.invalid += 1
-            return False
+            return None
         stage, request = entry
-        self.runner.accept_batch_reply(result.custom_id, request, stage, response)
-        return True
+        return self.runner.accept_batch_reply(result.custom_id, request, stage, response).total_tokens
 
     def _send_live(self, live: list[tuple[str, str, ChatRequest]], parsers: dict[str, Parser]) -> None:
         """The live fallback: each request through the normal call path (cache, budget, retries, ledger)."""
