@@ -31,7 +31,6 @@ from kgrag.models.llm.batch_collect import BatchCollector, RoundBarrier
 from kgrag.models.llm.batch_runner import BatchRunner, BatchSettings
 from kgrag.workspace.components import Components
 from kgrag.workspace.indexing_api import run_parts
-from kgrag.workspace.llm_setup import _unwrapped
 
 
 def run_batched(
@@ -43,6 +42,9 @@ def run_batched(
     prune: bool,
 ) -> IndexReport:
     """Index ``paths`` with the LLM calls of each round sent as one batch (see the module docstring)."""
+    if parts.config.llm.provider == "none":
+        progress.note("llm.batch: no LLM is configured (llm.provider = none), so nothing is batched")
+        return run_parts(parts, list(paths), progress, pipeline, engine, prune)
     client = parts.llm()  # first: it fits the config to the server's window
     batches = _batch_runner(parts, client, progress)
     try:
@@ -88,7 +90,9 @@ def _batch_runner(parts: Components, client: LLMClient, progress: Progress) -> B
     from kgrag.models.llm.providers import openai_batch_api
 
     llm = parts.config.llm
-    provider = _unwrapped(client.runner.provider)
+    provider: object = client.runner.provider
+    while (inner := getattr(provider, "inner", None)) is not None:  # a recording wrapper: the HTTP provider
+        provider = inner
     body = getattr(provider, "wire_body", None)
     if llm.provider != "openai" or body is None:
         raise ConfigError(

@@ -45,7 +45,7 @@ class IndexingAPI:
         the LLM calls go through the Batch API first (:mod:`kgrag.workspace.batch_indexing`)."""
         progress = progress or SilentProgress()
         with indexing_lock(self._parts.path, self._parts.store, progress):
-            if self._parts.config.llm.batch and self._parts.config.llm.provider != "none":
+            if self._parts.config.llm.batch:
                 from kgrag.workspace.batch_indexing import run_batched
 
                 return run_batched(self._parts, [Path(p) for p in paths], progress, pipeline, engine, prune)
