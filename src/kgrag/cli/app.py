@@ -35,6 +35,7 @@ from kgrag.core.errors import KgragError
 if TYPE_CHECKING:  # types only: the modules are imported inside the commands that use them
     from kgrag.core.records import DocumentRecord
     from kgrag.indexing import IndexReport
+    from kgrag.models.llm import Estimate
 
 app = typer.Typer(
     cls=KgragGroup,
@@ -144,12 +145,28 @@ def _check_index_outcome(report: IndexReport, paths: list[Path]) -> None:
     exit_if_incomplete(report.incomplete)
 
 
+def _print_estimate(console: Console, cost: Estimate, new_chunks: int, batch_share: float) -> None:
+    console.print(f"estimate (nothing was changed or sent): {cost.line()} for {new_chunks} new chunks")
+    for line in (cost.prices_line(batch_share), *cost.predicted, *cost.assumptions):
+        console.print(f"  {line}", soft_wrap=True)
+
+
 PruneOpt = Annotated[
     bool,
     typer.Option(
         "--prune/--no-prune",
         help="Remove the documents of files deleted from the folders being indexed (files indexed from "
         "elsewhere stay); --no-prune keeps them.",
+    ),
+]
+
+
+BatchOpt = Annotated[
+    bool,
+    typer.Option(
+        "--batch",
+        help="Send the LLM calls through the OpenAI Batch API (about half the price; results within the "
+        "batch window); a killed run resumes polling. Same as llm.batch = true. See docs/llm.md.",
     ),
 ]
 
@@ -185,6 +202,7 @@ def index(
         ),
     ] = None,
     prune: PruneOpt = True,
+    batch: BatchOpt = False,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
@@ -195,7 +213,8 @@ def index(
         from kgrag.cli.progress import console_progress
 
         console = new_console()
-        overrides: dict[str, Any] = {"llm": {"max_tokens_budget": budget_tokens}} if budget_tokens else {}
+        llm = {k: v for k, v in {"max_tokens_budget": budget_tokens, "batch": batch or None}.items() if v}
+        overrides: dict[str, Any] = {"llm": llm} if llm else {}
         indexing = {k: v for k, v in {"engine": engine, "ray_address": ray_address}.items() if v is not None}
         if indexing:
             overrides["indexing"] = indexing  # validated with the config: an unknown engine names the field
@@ -205,11 +224,7 @@ def index(
             else:
                 report = ws.index(paths, progress=progress, prune=prune)
         if estimate:
-            console.print(
-                f"estimate (nothing was changed or sent): {cost.line()} for {report.chunks_written} new chunks"
-            )
-            for line in (*cost.predicted, *cost.assumptions):
-                console.print(f"  {line}", soft_wrap=True)
+            _print_estimate(console, cost, report.chunks_written, ws.config.llm.batch_price_share)
             return
         _print_index_report(console, report)
         _check_index_outcome(report, paths)

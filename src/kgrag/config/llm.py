@@ -80,6 +80,35 @@ class LLMConfig(Section):
     price_completion_per_1m: float = Field(
         0.0, ge=0, description="Price in USD per 1M completion tokens, for cost lines."
     )
+    batch: bool = Field(
+        False,
+        description="Index through the OpenAI Batch API (`/v1/files` + `/v1/batches`, about half the price per "
+        "token, results within `batch_completion_window`); `kgrag index --batch` sets it for one run. Requests a "
+        'batch rejects, fails or lets expire are sent as live calls. See docs/llm.md, "Batch API".',
+    )
+    batch_price_share: float = Field(
+        0.5,
+        gt=0,
+        le=1,
+        description="Batch prices as a share of `price_prompt_per_1m`/`price_completion_per_1m` (OpenAI "
+        "documents 50%); the ledger prices calls answered by a batch with it.",
+    )
+    batch_poll_s: float = Field(
+        30.0,
+        gt=0,
+        description="Seconds between the first polls of a pending batch; the wait grows 1.5x per poll up to "
+        "`batch_poll_max_s`.",
+    )
+    batch_poll_max_s: float = Field(300.0, gt=0, description="Longest wait between two polls of a pending batch.")
+    batch_max_rounds: int = Field(
+        8,
+        ge=1,
+        description="Most batches one indexing run submits (one per round: extraction, then gleaning, "
+        "summaries, reports...); what is still missing after them is sent live.",
+    )
+    batch_completion_window: str = Field(
+        "24h", description="The `completion_window` sent with each batch (OpenAI accepts `24h`)."
+    )
     max_tokens_budget: int | None = Field(
         None,
         ge=1,

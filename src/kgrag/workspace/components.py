@@ -216,7 +216,8 @@ class Components:
     def prices(self) -> Prices:
         from kgrag.models.llm import Prices
 
-        return Prices(self.config.llm.price_prompt_per_1m, self.config.llm.price_completion_per_1m)
+        llm = self.config.llm
+        return Prices(llm.price_prompt_per_1m, llm.price_completion_per_1m, llm.batch_price_share)
 
     # -- indexing parts --------------------------------------------------------------------------
     def chunk_plan(self) -> tuple[ChunkPlan, list[str]]:

@@ -162,7 +162,7 @@ class LLMExtractor:
         results = self.client.map_structured(
             prompt, variables, ExtractionReply, stage=stage, reask=reask, **self._params
         )
-        if self.client.estimating:
+        if self.client.estimating or self.client.deferring:
             return results
         redo = [i for i, result in enumerate(results) if not result.ok]
         if not redo or self.unit_calls < 3:

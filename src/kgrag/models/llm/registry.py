@@ -78,7 +78,7 @@ def create_llm_client(
         budget=TokenBudget(cfg.max_tokens_budget),
         limits=CallLimits(cfg.max_concurrency, cfg.requests_per_minute, cfg.tokens_per_minute),
         retry=RetryPolicy(cfg.max_retries, cfg.backoff_base_s, cfg.backoff_max_s),
-        prices=Prices(cfg.price_prompt_per_1m, cfg.price_completion_per_1m),
+        prices=Prices(cfg.price_prompt_per_1m, cfg.price_completion_per_1m, cfg.batch_price_share),
         context_window=cfg.context_window,
         run_id=run_id or new_run_id(),
         counter=get_counter,
