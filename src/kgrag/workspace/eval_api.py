@@ -40,6 +40,7 @@ from kgrag.evaluation.tune_reranker import (
     score_pool,
     tune_fused_weights,
 )
+from kgrag.evaluation.tune_router import RouterTuneReport
 from kgrag.models.llm import LLMClient, create_llm_client
 from kgrag.models.rerankers.fused import FusedReranker, FusedWeights
 from kgrag.retrieval.budget import FitBudget, item_tokens
@@ -222,6 +223,24 @@ class EvalAPI:
         if not report.questions:
             raise KgragError("no question in the dataset has evidence to tune against")
         return report
+
+    def tune_router(
+        self,
+        items: Questions,
+        pipelines: Sequence[str] | None = None,
+        *,
+        folds: int = 5,
+        seed: int = 0,
+        save: bool = True,
+        cache: Path | None = None,
+        on_step: Callable[[str], None] | None = None,
+    ) -> RouterTuneReport:
+        """Learn ``auto``'s routing policy on labelled ``items`` (:mod:`kgrag.evaluation.tune_router`):
+        ``folds``-fold cross-validated report, and (``save``) the policy fitted on all questions stored in
+        the workspace, where ``auto`` then uses it. ``cache`` keeps per-question outcomes to resume from."""
+        from kgrag.workspace.router_tuning import tune_router
+
+        return tune_router(self._parts, self._querying, _questions(items), pipelines, folds, seed, save, cache, on_step)
 
     def runs(self, kind: str | None = None) -> list[EvalRunRecord]:
         """Stored evaluation runs, newest first (``kind``: ``run`` or ``pairwise``)."""
