@@ -148,3 +148,33 @@ def test_wording_and_pool_features() -> None:
     assert text_features("How does smoking affect the risk of bladder cancer?")["cue_connective"] == 1.0
     assert pool_features(["a", "b", "c"], ["a", "x"]) == {"pool_overlap": 0.1, "top_agree": 1.0}
     assert pool_features([], ["a"]) == {"pool_overlap": 0.0, "top_agree": 0.0}
+
+
+def test_of_two_tied_pipelines_the_default_hands_over_less_context() -> None:
+    rng = random.Random(2)
+    rows = [
+        Row(f"q{i}", "Fact Retrieval", {"words": float(i % 30)}, {"rerank": v, "graph-mix-rerank": v + 0.002,
+            "bm25": 0.1}, {"rerank": 900, "graph-mix-rerank": 950, "bm25": 900})
+        for i, v in enumerate(rng.random() * 0.8 for _ in range(200))
+    ]  # fmt: skip
+    tokens = np.array([[r.tokens[p] for p in PIPES] for r in rows])
+    policy = fit_policy([r.features for r in rows], _rewards(rows), PIPES, tokens=tokens)
+    assert policy.default == "graph-mix-rerank"  # better on every question: worth its extra context ...
+    rewards = _rewards(rows)
+    rewards[:, 1] = rewards[:, 0] + 0.005 + np.array([(-0.3, 0.3)[i % 2] for i in range(len(rows))])  # ... a tie
+    policy = fit_policy([r.features for r in rows], rewards, PIPES, tokens=tokens)
+    assert policy.default == "rerank" and policy.rules() == ["always → rerank (200 questions)"]
+
+
+def test_rules_a_small_segment_cannot_back_held_out_give_way_to_the_default() -> None:
+    rows = _rows(600, seed=3)
+    rng = random.Random(4)
+    noisy = [
+        Row(r.id, r.question_type, r.features, {p: rng.random() * 0.3 for p in PIPES}, r.tokens)
+        if r.features["cue_creative"] else r
+        for r in rows
+    ]  # fmt: skip
+    policy = fit_policy([r.features for r in noisy], _rewards(noisy), PIPES, TreeSettings(min_leaf=20))
+    creative = [line for line in policy.rules() if "cue_creative > 0.5" in line]
+    assert creative == [f"cue_creative > 0.5 → {policy.default} (120 questions)"]
+    assert any("graph-mix-rerank" in line for line in policy.rules())  # the other segment keeps its rules

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -29,11 +29,33 @@ class TreeSettings:
     min_leaf: int = 40
     z: float = 1.0
     thresholds: int = 48
+    segment: str = "cue_creative"
+    """A feature the root always splits on (at 0.5) when both sides hold ``min_leaf`` questions: requests
+    to write something (a letter, a note, a role to play) read the corpus differently from questions, and
+    rules learned on the many questions must not decide for the few requests. Empty: no forced split."""
+    validate_folds: int = 5
+    """Inner folds on which each segment's rules (the whole tree without a segment) must beat the default
+    pipeline held out, or give way to it (0: no validation)."""
 
 
 def best_single(rewards: np.ndarray) -> int:
     """Column of the best mean reward (ties: the first column, the cheapest by the caller's order)."""
     return int(np.argmax(rewards.mean(axis=0)))
+
+
+def default_arm(rewards: np.ndarray, cost_order: Sequence[int], z: float) -> int:
+    """The default pipeline: the cheapest (first in ``cost_order``, e.g. by context tokens) whose recall is
+    not below the best pipeline's by more than ``z`` standard errors of the paired difference; so of two
+    pipelines that tie, the one handing over less context."""
+    best = best_single(rewards)
+    for column in cost_order:
+        if column == best:
+            return best
+        diff = rewards[:, best] - rewards[:, column]
+        error = float(diff.std(ddof=1)) / math.sqrt(len(diff)) if len(diff) > 1 else 0.0
+        if float(diff.mean()) <= z * error:
+            return column
+    return best
 
 
 def leaf_choice(rewards: np.ndarray, default: int, z: float) -> int:
@@ -58,9 +80,11 @@ def _cut_points(values: np.ndarray, limit: int) -> list[float]:
 
 
 class _Grower:
-    def __init__(self, x: np.ndarray, rewards: np.ndarray, names: Sequence[str], settings: TreeSettings) -> None:
-        self.x, self.rewards, self.names, self.settings = x, rewards, names, settings
-        self.default = best_single(rewards)
+    def __init__(
+        self, x: np.ndarray, rewards: np.ndarray, names: Sequence[str], settings: TreeSettings, default: int
+    ) -> None:
+        self.x, self.rewards, self.names, self.settings = x, rewards, list(names), settings
+        self.default = default
 
     def value(self, rows: np.ndarray) -> tuple[int, float]:
         choice = leaf_choice(self.rewards[rows], self.default, self.settings.z)
@@ -81,17 +105,69 @@ class _Grower:
                     best = (gain, column, cut)
         return best
 
+    def forced(self, rows: np.ndarray) -> tuple[int, float]:
+        """(column, 0.5) of the segment feature when it splits ``rows`` into two big enough sides, else (-1, 0)."""
+        if self.settings.segment not in self.names:
+            return -1, 0.0
+        column = list(self.names).index(self.settings.segment)
+        inside = int((self.x[rows, column] > 0.5).sum())
+        if min(inside, len(rows) - inside) < self.settings.min_leaf:
+            return -1, 0.0
+        return column, 0.5
+
+    def route(self, node: Node, row: int, labels: Sequence[str]) -> int:
+        """The column ``node`` sends fitting row ``row`` to."""
+        while node.pipeline is None:
+            assert node.le is not None and node.gt is not None
+            node = node.le if self.x[row, self.names.index(node.feature)] <= node.threshold else node.gt
+        return labels.index(node.pipeline)
+
+    def validated(self, rows: np.ndarray, depth: int, labels: Sequence[str], *, segment: bool = True) -> Node:
+        """The subtree grown on ``rows``, kept only when, grown again on all but one of ``validate_folds``
+        parts and scored on the part left out, it recalls more than the default pipeline on those rows by
+        more than ``z`` standard errors; otherwise a leaf with the default."""
+        grown = self._grow_plain(rows, depth, labels, segment)
+        default = Node(pipeline=labels[self.default], questions=len(rows))
+        folds = self.settings.validate_folds
+        if grown.pipeline == default.pipeline or not folds or len(rows) < folds:
+            return grown
+        part = np.random.default_rng(0).permutation(len(rows)) % folds
+        gains: list[float] = []
+        for fold in range(folds):
+            inner = self._grow_plain(rows[part != fold], depth, labels, segment)
+            for row in rows[part == fold]:
+                gains.append(self.rewards[row, self.route(inner, int(row), labels)] - self.rewards[row, self.default])
+        held = np.array(gains)
+        error = float(held.std(ddof=1)) / math.sqrt(len(held))
+        return grown if float(held.mean()) > self.settings.z * error else default
+
+    def _grow_plain(self, rows: np.ndarray, depth: int, labels: Sequence[str], segment: bool) -> Node:
+        """``grow`` from ``depth`` without validation (at the root: without the segment split either when
+        ``segment`` is False, i.e. when the segment feature could not split)."""
+        saved = self.settings
+        self.settings = replace(saved, validate_folds=0, segment=saved.segment if segment else "")
+        try:
+            return self.grow(rows, depth, labels)
+        finally:
+            self.settings = saved
+
     def grow(self, rows: np.ndarray, depth: int, labels: Sequence[str]) -> Node:
         choice, _ = self.value(rows)
         leaf = Node(pipeline=labels[choice], questions=len(rows))
         if depth >= self.settings.max_depth or len(rows) < 2 * self.settings.min_leaf:
             return leaf
-        _, column, cut = self.split(rows)
+        column, cut = self.forced(rows) if depth == 0 else (-1, 0.0)
+        if column < 0 and depth == 0 and self.settings.validate_folds:
+            return self.validated(rows, 0, labels, segment=False)
+        if column < 0:
+            _, column, cut = self.split(rows)
         if column < 0:
             return leaf
         values = self.x[rows, column]
-        le = self.grow(rows[values <= cut], depth + 1, labels)
-        gt = self.grow(rows[values > cut], depth + 1, labels)
+        if depth == 0 and column >= 0:  # each segment's rules must hold up on questions they were not grown on
+            le, gt = (self.validated(part, 1, labels) for part in (rows[values <= cut], rows[values > cut]))
+        else:
+            le, gt = self.grow(rows[values <= cut], depth + 1, labels), self.grow(rows[values > cut], depth + 1, labels)
         if le.pipeline is not None and le.pipeline == gt.pipeline:
             return Node(pipeline=le.pipeline, questions=len(rows))
         return Node(feature=self.names[column], threshold=round(cut, 6), le=le, gt=gt, questions=len(rows))
@@ -103,14 +179,19 @@ def fit_policy(
     pipelines: Sequence[str],
     settings: TreeSettings | None = None,
     dataset: str = "",
+    tokens: np.ndarray | None = None,
 ) -> RouterPolicy:
-    """Fit the tree: ``features[i]`` of question i, ``rewards[i, j]`` the recall of ``pipelines[j]`` on it."""
+    """Fit the tree: ``features[i]`` of question i, ``rewards[i, j]`` the recall of ``pipelines[j]`` on it,
+    ``tokens[i, j]`` the context it handed over (ties go to the pipeline handing over less; without
+    ``tokens``, to the earlier pipeline)."""
     settings = settings or TreeSettings()
     if rewards.shape != (len(features), len(pipelines)) or not len(features):
         raise ValueError("rewards must hold one row per question and one column per pipeline")
     names = [name for name in FEATURES if any(name in row for row in features)]
     x = np.array([[row.get(name, 0.0) for name in names] for row in features], dtype=float)
-    grower = _Grower(x, rewards, names, settings)
+    order = np.argsort(tokens.mean(axis=0), kind="stable") if tokens is not None else np.arange(len(pipelines))
+    default = default_arm(rewards, [int(c) for c in order], settings.z)
+    grower = _Grower(x, rewards, names, settings, default)
     root = grower.grow(np.arange(len(features)), 0, list(pipelines))
     return RouterPolicy(
         root=root,
