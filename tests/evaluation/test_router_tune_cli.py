@@ -70,6 +70,9 @@ def test_the_stored_policy_is_what_auto_routes_by(ws_path: Path, tmp_path: Path)
         route = ws.retrieve("Who owns the Kestrel rollout?", "auto", 5).trace[0]
     assert route.params["decided_by"] == "policy" and route.params["reason"].startswith("rule: ")
     assert route.params["pipeline"] in policy.pipelines
+    with Workspace.open(ws_path, embedding={"provider": "fake"}) as ws:
+        assert ws.eval.forget_router_policy() is True and ws.eval.forget_router_policy() is False
+        assert ws.retrieve("Who owns the Kestrel rollout?", "auto", 5).trace[0].params["decided_by"] == "heuristics"
 
 
 def test_a_torn_cache_line_is_scored_again(ws_path: Path, tmp_path: Path) -> None:

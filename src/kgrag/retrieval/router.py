@@ -112,7 +112,7 @@ class Route:
     def _learned(self, policy: RouterPolicy, state: QueryState, env: QueryContext) -> tuple[dict[str, str], str]:
         """(trace params, fallback note) of the stored policy's decision."""
         chosen, rule = policy.decide(question_features(state.query, env, state.lexical_hits))
-        target, fallback = chosen, ""
+        target, fallback = "", ""
         for candidate in dict.fromkeys((chosen, policy.default, self.routes["local"])):
             try:
                 pipeline = self._build(candidate, env)
@@ -122,6 +122,8 @@ class Route:
                 continue
             target = candidate
             break
+        if not target:
+            raise KgragError(f"auto: no pipeline of the stored router policy can run here: {fallback.rstrip('; ')}")
         params = {"route": "learned", "pipeline": target, "decided_by": "policy", "reason": f"rule: {rule}"}
         return params, fallback.removesuffix("; ")
 

@@ -9,8 +9,8 @@ wrong.
 
 Every feature is computable at query time without a label: wording cues, the question's length, how
 many of its phrases name graph entities, and how far two cheap first-stage searches (dense and BM25)
-agree on the top passages. The last ones cost one dense and one BM25 search of the question, which the
-routed pipeline mostly repeats from the same caches (query vectors, BM25 hits of the run).
+agree on the top passages. The last ones cost one dense and one BM25 search of the question; the routed
+pipeline reuses the query vector and (up to ``retrieval.candidate_pool`` hits) the BM25 search.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from kgrag.core.errors import KgragError
 from kgrag.graph.normalize import entity_key
 from kgrag.retrieval.graph_local import query_keywords
 from kgrag.retrieval.query_context import QueryContext
-from kgrag.retrieval.steps import BM25Search, DenseSearch, QueryState
+from kgrag.retrieval.steps import DenseSearch, QueryState, bm25_hits
 
 POLICY_KEY = "router.policy"
 """Workspace meta key holding the policy's JSON."""
@@ -100,11 +100,14 @@ def question_features(query: str, env: QueryContext, lexical_hits: dict[str, Any
     values = text_features(query)
     index = env.graph_index()
     values["graph_entities"] = float(sum(1 for p in query_keywords(query) if entity_key(p) in index.by_key))
-    scratch = QueryState(query=query, k=POOL, queries=[query], lexical_hits=lexical_hits or {})
+    scratch = QueryState(
+        query=query, k=POOL, queries=[query], lexical_hits={} if lexical_hits is None else lexical_hits
+    )
     DenseSearch(POOL).run(scratch, env)
-    BM25Search(POOL).run(scratch, env)
     dense = scratch.streams.get("dense", [])
-    values.update(pool_features([i.id for i in dense], [i.id for i in scratch.streams.get("bm25", [])]))
+    # searched as deep as the pipelines' pools, so the routed pipeline's BM25 step finds it in the run's memo
+    bm25 = bm25_hits(scratch, env, [query], max(POOL, env.config.retrieval.candidate_pool))[0][:POOL]
+    values.update(pool_features([i.id for i in dense], [chunk_id for chunk_id, _ in bm25]))
     values["dense_top"] = dense[0].score if dense else 0.0
     return values
 

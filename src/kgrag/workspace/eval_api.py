@@ -242,6 +242,13 @@ class EvalAPI:
 
         return tune_router(self._parts, self._querying, _questions(items), pipelines, folds, seed, save, cache, on_step)
 
+    def forget_router_policy(self) -> bool:
+        """Remove a stored routing policy, so ``auto`` decides by LLM or heuristics again; False if none was
+        stored."""
+        from kgrag.workspace.router_tuning import forget_policy
+
+        return forget_policy(self._parts)
+
     def runs(self, kind: str | None = None) -> list[EvalRunRecord]:
         """Stored evaluation runs, newest first (``kind``: ``run`` or ``pairwise``)."""
         return self._parts.store.eval_runs.runs(kind)

@@ -96,3 +96,12 @@ def tune_router(
             parts.store.meta.set(POLICY_KEY, report.policy.to_json())
         report.stored = True
     return report
+
+
+def forget_policy(parts: Components) -> bool:
+    """See :meth:`kgrag.workspace.eval_api.EvalAPI.forget_router_policy`."""
+    if not parts.store.meta.get(POLICY_KEY):
+        return False
+    with parts.store.transaction():
+        parts.store.meta.set(POLICY_KEY, "")
+    return True
