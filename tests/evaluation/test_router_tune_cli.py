@@ -107,3 +107,9 @@ def test_bad_pipelines_fail_with_one_line(ws_path: Path, pipelines: str, message
 def test_too_many_folds_fail_with_one_line(ws_path: Path) -> None:
     code, out = _tune(ws_path, "--pipelines", "rerank,bm25", "--folds", "500", "--dry-run")
     assert code != 0 and "lower --folds" in out and "Traceback" not in out
+
+
+def test_router_options_without_router_are_refused(ws_path: Path) -> None:
+    args = ["tune", "-w", str(ws_path), "--dataset", str(SAMPLE_QUESTIONS), "--folds", "3", "--dry-run"]
+    result = CliRunner().invoke(app, args, env={"KGRAG_EMBEDDING__PROVIDER": "fake"})
+    assert result.exit_code != 0 and "belong to --router" in result.output and "Traceback" not in result.output

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from kgrag.cli.errors import run_guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
+from kgrag.core.errors import KgragError
 
 if TYPE_CHECKING:
     from kgrag.documents.provenance import SourceRef
@@ -137,6 +138,8 @@ def tune(
     --router, fit and store the policy `auto` routes questions by."""
 
     def body() -> None:
+        if not router and (pipelines is not None or cache is not None or folds != 5):
+            raise KgragError("--pipelines, --folds and --cache belong to --router; add --router or drop them")
         items = labelled_questions(dataset, limit)
         if router:
             from kgrag.cli.router_command import run_router_tuning

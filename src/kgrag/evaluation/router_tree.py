@@ -2,11 +2,17 @@
 
 Unlike a classifier, the tree is grown on the rewards themselves (every pipeline's recall on every
 fitting question), so a split is worth what it adds in recall, not in labels: two pipelines that tie on a
-question cost nothing either way. A leaf leaves the *default arm* — the best single pipeline over all
-fitting questions — only when its questions favour another pipeline by more than ``z`` standard errors of
-the paired difference; otherwise it keeps the default. A split that moves no leaf off the default adds
-nothing and is not made, so on noise the tree stays a single leaf (the best single pipeline), and a policy
-is never worse than that pipeline by construction on the questions it was fitted on.
+question cost nothing either way. The *default arm* is the best single pipeline over the fitting
+questions, or a cheaper one (less context handed over) that is not worse by more than ``z`` standard
+errors. A leaf leaves the default only when its questions favour another pipeline by more than ``z``
+standard errors of the paired difference. A split that moves no leaf off the default is not made, so on
+noise the tree stays a single leaf (the default), and on the questions it was fitted on a policy never
+recalls less than its default.
+
+Two guards against rules that only fit noise: the root first splits on a *segment* feature (requests to
+write something against questions), so rules learned on the many questions never decide for the few
+requests; and each segment's rules (the whole tree when there is no segment) are kept only when, regrown
+on inner folds, they beat the default on the questions left out.
 """
 
 from __future__ import annotations

@@ -5,14 +5,14 @@ context tokens handed over), and its routing features are computed once
 (:func:`kgrag.retrieval.router_policy.question_features`). That is the expensive part; with a cache
 directory each pipeline's outcomes are appended to ``<dir>/<pipeline>.jsonl`` as they come, so an
 interrupted run resumes where it stopped. A record is reused only when its question text and the
-workspace fingerprint (chunks, vectors, graph, k, budget) match, so a re-indexed workspace or an edited
-dataset is scored again.
+workspace fingerprint (model, chunks, vectors, graph size, retrieval and rerank settings) match, so a
+re-indexed workspace, a changed setting or an edited dataset is scored again.
 
 Fitting is then offline and cheap: ``folds``-fold cross-validation, folds drawn per question type from
 ``seed``; a policy tree (:mod:`.router_tree`) is fitted on all folds but one and routes the questions of the
 held-out fold. The report compares those held-out routed outcomes with every single pipeline on the same
-questions, per question type, with the paired difference to the best single pipeline of each type and
-its 95% interval. The policy stored is fitted on all questions.
+questions, per question type, with the paired differences to the best single pipeline (best on All) and
+to the best pipeline of each type, with 95% intervals. The policy stored is fitted on all questions.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import re
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -198,9 +198,10 @@ def assign_folds(rows: Sequence[Row], folds: int, seed: int) -> list[int]:
 @dataclass
 class RouterTuneReport:
     """Held-out (cross-validated) evidence recall and context tokens per arm (``auto`` = the learned
-    policy, then each pipeline) and question type (plus ``All``), the paired difference of ``auto`` to the
-    best single pipeline of each type with its 95% half-width, ``auto``'s All per fold, where the held-out
-    questions were routed, and the policy fitted on all questions."""
+    policy, then each pipeline) and question type (plus ``All``); per type, ``auto``'s paired difference
+    to the best single pipeline on All (``versus_best``) and to the type's best (``versus_type_best``) as
+    (pipeline, mean, 95% half-width); ``auto``'s All per fold, where the held-out questions were routed,
+    and the policy fitted on all questions."""
 
     pipelines: list[str]
     folds: int
@@ -214,7 +215,6 @@ class RouterTuneReport:
     routes: dict[str, dict[str, int]]
     policy: RouterPolicy
     stored: bool = False
-    notes: list[str] = field(default_factory=list)
 
     @property
     def types(self) -> list[str]:
