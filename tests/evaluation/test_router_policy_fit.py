@@ -46,7 +46,7 @@ def _rewards(rows: list[Row]) -> np.ndarray:
 
 def test_the_known_policy_is_found_and_routes_each_kind_of_question() -> None:
     rows = _rows()
-    policy = fit_policy([r.features for r in rows], _rewards(rows), PIPES, TreeSettings(min_leaf=20))
+    policy = fit_policy([r.features for r in rows], _rewards(rows), PIPES, TreeSettings(min_leaf=20, min_learn=40))
     assert policy.decide({"cue_creative": 1.0, "words": 10.0})[0] == "bm25"
     assert policy.decide({"cue_creative": 0.0, "words": 30.0})[0] == "graph-mix-rerank"
     pipeline, rule = policy.decide({"cue_creative": 0.0, "words": 8.0})
@@ -58,7 +58,7 @@ def test_the_known_policy_is_found_and_routes_each_kind_of_question() -> None:
 
 
 def test_cross_validated_auto_beats_every_single_pipeline_on_every_type() -> None:
-    report = cross_validate(_rows(), PIPES, folds=5, seed=0, settings=TreeSettings(min_leaf=20))
+    report = cross_validate(_rows(), PIPES, folds=5, seed=0, settings=TreeSettings(min_leaf=20, min_learn=40))
     assert report.goal_met()
     for qtype in report.types:
         best = max(report.recall[p][qtype] for p in PIPES)
@@ -105,7 +105,9 @@ def test_folds_are_stratified_by_type_and_seeded() -> None:
 
 def test_policy_json_round_trip() -> None:
     rows = _rows()
-    policy = fit_policy([r.features for r in rows], _rewards(rows), PIPES, TreeSettings(min_leaf=20), "synthetic")
+    policy = fit_policy(
+        [r.features for r in rows], _rewards(rows), PIPES, TreeSettings(min_leaf=20, min_learn=40), "synthetic"
+    )
     again = RouterPolicy.from_json(policy.to_json())
     assert again == policy
     data = json.loads(policy.to_json())
@@ -174,7 +176,36 @@ def test_rules_a_small_segment_cannot_back_held_out_give_way_to_the_default() ->
         if r.features["cue_creative"] else r
         for r in rows
     ]  # fmt: skip
-    policy = fit_policy([r.features for r in noisy], _rewards(noisy), PIPES, TreeSettings(min_leaf=20))
+    policy = fit_policy([r.features for r in noisy], _rewards(noisy), PIPES, TreeSettings(min_leaf=20, min_learn=40))
     creative = [line for line in policy.rules() if "cue_creative > 0.5" in line]
     assert creative == [f"cue_creative > 0.5 → {policy.default} (120 questions)"]
     assert any("graph-mix-rerank" in line for line in policy.rules())  # the other segment keeps its rules
+
+
+def test_segments_split_first_in_order_and_each_keeps_its_own_rules() -> None:
+    rng = random.Random(5)
+    rows = []
+    for i in range(600):
+        creative, multi = i % 6 == 0, i % 6 in (1, 2)
+        best = "bm25" if creative else "graph-mix-rerank" if multi else "rerank"
+        recall = {p: (0.7 if p == best else 0.3) + rng.uniform(-0.1, 0.1) for p in PIPES}
+        features = {
+            "cue_creative": float(creative),
+            "cue_conjunction": float(multi),
+            "words": float(rng.randint(4, 40)),
+        }
+        rows.append(Row(f"q{i}", "t", features, recall, dict.fromkeys(PIPES, 900)))
+    policy = fit_policy([r.features for r in rows], _rewards(rows), PIPES, TreeSettings(min_learn=100))
+    assert policy.root.feature == "cue_creative" and policy.root.le is not None
+    assert policy.root.le.feature == "cue_conjunction"
+    assert policy.rules() == [
+        "cue_creative ≤ 0.5 and cue_conjunction ≤ 0.5 → rerank (300 questions)",
+        "cue_creative ≤ 0.5 and cue_conjunction > 0.5 → graph-mix-rerank (200 questions)",
+        "cue_creative > 0.5 → bm25 (100 questions)",
+    ]
+    few = fit_policy([r.features for r in rows], _rewards(rows), PIPES, TreeSettings(min_learn=101))
+    assert few.rules()[-1] == "cue_creative > 0.5 → rerank (100 questions)"  # too few to learn from
+    assert policy.decide({"cue_creative": 0.0, "cue_conjunction": 1.0}) == (
+        "graph-mix-rerank",
+        "cue_creative ≤ 0.5 and cue_conjunction > 0.5 → graph-mix-rerank",
+    )

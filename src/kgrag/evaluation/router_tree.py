@@ -9,17 +9,17 @@ standard errors of the paired difference. A split that moves no leaf off the def
 noise the tree stays a single leaf (the default), and on the questions it was fitted on a policy never
 recalls less than its default.
 
-Two guards against rules that only fit noise: the root first splits on a *segment* feature (requests to
-write something against questions), so rules learned on the many questions never decide for the few
-requests; and each segment's rules (the whole tree when there is no segment) are kept only when, regrown
-on inner folds, they beat the default on the questions left out.
+Two guards against rules that only fit noise: the tree first splits on *segment* features (requests to
+write something, then questions in several parts), so rules learned on the many single questions never
+decide for the others; and each segment's rules (the whole tree when there is no segment) are kept only
+when, regrown on inner folds, they beat the default on the questions left out.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -35,13 +35,18 @@ class TreeSettings:
     min_leaf: int = 40
     z: float = 1.0
     thresholds: int = 48
-    segment: str = "cue_creative"
-    """A feature the root always splits on (at 0.5) when both sides hold ``min_leaf`` questions: requests
-    to write something (a letter, a note, a role to play) read the corpus differently from questions, and
-    rules learned on the many questions must not decide for the few requests. Empty: no forced split."""
+    segments: tuple[str, ...] = ("cue_creative", "cue_conjunction")
+    """Features the tree splits on first, in order (at 0.5, while both sides hold ``min_leaf`` questions):
+    requests to write something (a letter, a note, a role to play) and questions in several parts ("…, and
+    how …") read the corpus differently from single questions, and rules learned on the many single
+    questions must not decide for the others. Each segment then grows its own validated rules. Empty:
+    none."""
     validate_folds: int = 5
     """Inner folds on which each segment's rules (the whole tree without a segment) must beat the default
     pipeline held out, or give way to it (0: no validation)."""
+    min_learn: int = 160
+    """Fewer questions than this in a segment (or in all, without segments) learn no rules: they go to the
+    default pipeline. Inner folds of fewer questions cannot tell a rule from luck."""
 
 
 def best_single(rewards: np.ndarray) -> int:
@@ -111,16 +116,6 @@ class _Grower:
                     best = (gain, column, cut)
         return best
 
-    def forced(self, rows: np.ndarray) -> tuple[int, float]:
-        """(column, 0.5) of the segment feature when it splits ``rows`` into two big enough sides, else (-1, 0)."""
-        if self.settings.segment not in self.names:
-            return -1, 0.0
-        column = list(self.names).index(self.settings.segment)
-        inside = int((self.x[rows, column] > 0.5).sum())
-        if min(inside, len(rows) - inside) < self.settings.min_leaf:
-            return -1, 0.0
-        return column, 0.5
-
     def route(self, node: Node, row: int, labels: Sequence[str]) -> int:
         """The column ``node`` sends fitting row ``row`` to."""
         while node.pipeline is None:
@@ -128,55 +123,61 @@ class _Grower:
             node = node.le if self.x[row, self.names.index(node.feature)] <= node.threshold else node.gt
         return labels.index(node.pipeline)
 
-    def validated(self, rows: np.ndarray, depth: int, labels: Sequence[str], *, segment: bool = True) -> Node:
-        """The subtree grown on ``rows``, kept only when, grown again on all but one of ``validate_folds``
-        parts and scored on the part left out, it recalls more than the default pipeline on those rows by
-        more than ``z`` standard errors; otherwise a leaf with the default."""
-        grown = self._grow_plain(rows, depth, labels, segment)
+    def segmented(self, rows: np.ndarray, depth: int, labels: Sequence[str]) -> Node:
+        """Split on ``segments[depth]`` (at 0.5) while both sides keep ``min_leaf`` questions; below the
+        segments, a validated free tree."""
+        segments = self.settings.segments
+        name = segments[depth] if depth < len(segments) else ""
+        if name in self.names and depth < self.settings.max_depth:
+            inside = self.x[rows, self.names.index(name)] > 0.5
+            if min(int(inside.sum()), int((~inside).sum())) >= self.settings.min_leaf:
+                le = self.segmented(rows[~inside], depth + 1, labels)
+                gt = self.segmented(rows[inside], depth + 1, labels)
+                return _joined(Node(feature=name, threshold=0.5, le=le, gt=gt, questions=len(rows)))
+        return self.validated(rows, depth, labels)
+
+    def validated(self, rows: np.ndarray, depth: int, labels: Sequence[str]) -> Node:
+        """The free tree grown on ``rows`` (none below ``min_learn`` questions), kept only when, grown again
+        on all but one of ``validate_folds`` parts and scored on the part left out, it recalls more than the
+        default pipeline on those rows by more than ``z`` standard errors; otherwise a leaf with the default."""
         default = Node(pipeline=labels[self.default], questions=len(rows))
+        if len(rows) < self.settings.min_learn:
+            return default
+        grown = self.grow(rows, depth, labels)
         folds = self.settings.validate_folds
         if grown.pipeline == default.pipeline or not folds or len(rows) < folds:
             return grown
         part = np.random.default_rng(0).permutation(len(rows)) % folds
         gains: list[float] = []
         for fold in range(folds):
-            inner = self._grow_plain(rows[part != fold], depth, labels, segment)
+            inner = self.grow(rows[part != fold], depth, labels)
             for row in rows[part == fold]:
                 gains.append(self.rewards[row, self.route(inner, int(row), labels)] - self.rewards[row, self.default])
         held = np.array(gains)
         error = float(held.std(ddof=1)) / math.sqrt(len(held))
         return grown if float(held.mean()) > self.settings.z * error else default
 
-    def _grow_plain(self, rows: np.ndarray, depth: int, labels: Sequence[str], segment: bool) -> Node:
-        """``grow`` from ``depth`` without validation (at the root: without the segment split either when
-        ``segment`` is False, i.e. when the segment feature could not split)."""
-        saved = self.settings
-        self.settings = replace(saved, validate_folds=0, segment=saved.segment if segment else "")
-        try:
-            return self.grow(rows, depth, labels)
-        finally:
-            self.settings = saved
-
     def grow(self, rows: np.ndarray, depth: int, labels: Sequence[str]) -> Node:
+        """The greedy tree from ``depth`` down to ``max_depth``."""
         choice, _ = self.value(rows)
         leaf = Node(pipeline=labels[choice], questions=len(rows))
         if depth >= self.settings.max_depth or len(rows) < 2 * self.settings.min_leaf:
             return leaf
-        column, cut = self.forced(rows) if depth == 0 else (-1, 0.0)
-        if column < 0 and depth == 0 and self.settings.validate_folds:
-            return self.validated(rows, 0, labels, segment=False)
-        if column < 0:
-            _, column, cut = self.split(rows)
+        _, column, cut = self.split(rows)
         if column < 0:
             return leaf
         values = self.x[rows, column]
-        if depth == 0 and column >= 0:  # each segment's rules must hold up on questions they were not grown on
-            le, gt = (self.validated(part, 1, labels) for part in (rows[values <= cut], rows[values > cut]))
-        else:
-            le, gt = self.grow(rows[values <= cut], depth + 1, labels), self.grow(rows[values > cut], depth + 1, labels)
-        if le.pipeline is not None and le.pipeline == gt.pipeline:
-            return Node(pipeline=le.pipeline, questions=len(rows))
-        return Node(feature=self.names[column], threshold=round(cut, 6), le=le, gt=gt, questions=len(rows))
+        le = self.grow(rows[values <= cut], depth + 1, labels)
+        gt = self.grow(rows[values > cut], depth + 1, labels)
+        return _joined(Node(feature=self.names[column], threshold=round(cut, 6), le=le, gt=gt, questions=len(rows)))
+
+
+def _joined(node: Node) -> Node:
+    """A split whose two sides are leaves of the same pipeline, as one leaf."""
+    same = node.le is not None and node.gt is not None and node.le.pipeline is not None
+    if same and node.le is not None and node.gt is not None and node.le.pipeline == node.gt.pipeline:
+        return Node(pipeline=node.le.pipeline, questions=node.questions)
+    return node
 
 
 def fit_policy(
@@ -198,7 +199,7 @@ def fit_policy(
     order = np.argsort(tokens.mean(axis=0), kind="stable") if tokens is not None else np.arange(len(pipelines))
     default = default_arm(rewards, [int(c) for c in order], settings.z)
     grower = _Grower(x, rewards, names, settings, default)
-    root = grower.grow(np.arange(len(features)), 0, list(pipelines))
+    root = grower.segmented(np.arange(len(features)), 0, list(pipelines))
     return RouterPolicy(
         root=root,
         default=pipelines[grower.default],
