@@ -54,7 +54,7 @@ def main() -> int:
     parser.add_argument("--workspace", type=Path, required=True)
     parser.add_argument("--cache", type=Path, required=True)
     parser.add_argument("--pipelines", default=None, help="Comma-separated; default: kgrag tune --router's.")
-    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--seeds", default="0,1,2,3,4")
     parser.add_argument("--folds", type=int, default=5)
     args = parser.parse_args()
     if not MEDICAL.exists():
