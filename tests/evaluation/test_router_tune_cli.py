@@ -113,3 +113,8 @@ def test_router_options_without_router_are_refused(ws_path: Path) -> None:
     args = ["tune", "-w", str(ws_path), "--dataset", str(SAMPLE_QUESTIONS), "--folds", "3", "--dry-run"]
     result = CliRunner().invoke(app, args, env={"KGRAG_EMBEDDING__PROVIDER": "fake"})
     assert result.exit_code != 0 and "belong to --router" in result.output and "Traceback" not in result.output
+
+
+def test_lambda_options_with_router_are_refused(ws_path: Path) -> None:
+    code, out = _tune(ws_path, "--holdout", "0.3", "--dry-run")
+    assert code != 0 and "--router uses --pipelines and --folds" in out and "Traceback" not in out

@@ -140,6 +140,8 @@ def tune(
     def body() -> None:
         if not router and (pipelines is not None or cache is not None or folds != 5):
             raise KgragError("--pipelines, --folds and --cache belong to --router; add --router or drop them")
+        if router and (holdout or pipeline != "paths" or k != 5):
+            raise KgragError("--pipeline, --k and --holdout fit λ; --router uses --pipelines and --folds instead")
         items = labelled_questions(dataset, limit)
         if router:
             from kgrag.cli.router_command import run_router_tuning
