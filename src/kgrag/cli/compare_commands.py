@@ -13,6 +13,7 @@ from rich.table import Table
 
 from kgrag.cli.errors import run_guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
+from kgrag.core.errors import KgragError
 
 if TYPE_CHECKING:
     from kgrag.documents.provenance import SourceRef
@@ -134,14 +135,32 @@ def tune(
     limit: LimitOpt = None,
     holdout: HoldoutOpt = 0.0,
     seed: SeedOpt = 0,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Report only; do not store λ.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Report only; store nothing.")] = False,
+    router: Annotated[bool, typer.Option("--router", help="Fit auto's routing policy instead of λ.")] = False,
+    pipelines: Annotated[
+        str | None, typer.Option("--pipelines", help="With --router: comma-separated pipelines it may choose.")
+    ] = None,
+    folds: Annotated[int, typer.Option("--folds", help="With --router: cross-validation folds.")] = 5,
+    cache: Annotated[
+        Path | None, typer.Option("--cache", help="With --router: directory keeping per-question outcomes to resume.")
+    ] = None,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Fit λ (dense vs graph weight) of the `paths` pipeline on labelled questions and store it."""
+    """Fit λ (dense vs graph weight) of the `paths` pipeline on labelled questions and store it; with
+    --router, fit and store the policy `auto` routes questions by."""
 
     def body() -> None:
+        if not router and (pipelines is not None or cache is not None or folds != 5):
+            raise KgragError("--pipelines, --folds and --cache belong to --router; add --router or drop them")
+        if router and (holdout or pipeline != "paths" or k != 5):
+            raise KgragError("--pipeline, --k and --holdout fit λ; --router uses --pipelines and --folds instead")
         items = labelled_questions(dataset, limit)
+        if router:
+            from kgrag.cli.router_command import run_router_tuning
+
+            run_router_tuning(items, workspace, pipelines, folds, seed, dry_run, cache, new_console())
+            return
         with open_workspace(workspace) as ws:
             report = ws.eval.tune(items, pipeline, k, save=not dry_run, holdout=holdout, seed=seed)
         table = Table("λ", f"evidence recall@{k}")

@@ -39,6 +39,7 @@ from kgrag.evaluation.session import (
 )
 from kgrag.evaluation.tune import TuneReport
 from kgrag.evaluation.tune_reranker import RerankerTuneReport
+from kgrag.evaluation.tune_router import RouterTuneReport
 from kgrag.evaluation.verdicts import default_baseline
 from kgrag.generation import QueryResponse
 from kgrag.models.llm import LLMClient, create_llm_client
@@ -222,6 +223,31 @@ class EvalAPI:
         """Fit the ``fused`` reranker's weights on labelled ``items`` (see
         :func:`kgrag.workspace.eval_tuning.tune_fused_reranker`); nothing is stored."""
         return tune_fused_reranker(self._parts, self._querying, _questions(items), holdout=holdout, seed=seed)
+
+    def tune_router(
+        self,
+        items: Questions,
+        pipelines: Sequence[str] | None = None,
+        *,
+        folds: int = 5,
+        seed: int = 0,
+        save: bool = True,
+        cache: Path | None = None,
+        on_step: Callable[[str], None] | None = None,
+    ) -> RouterTuneReport:
+        """Learn ``auto``'s routing policy on labelled ``items`` (:mod:`kgrag.evaluation.tune_router`):
+        ``folds``-fold cross-validated report, and (``save``) the policy fitted on all questions stored in
+        the workspace, where ``auto`` then uses it. ``cache`` keeps per-question outcomes to resume from."""
+        from kgrag.workspace.router_tuning import tune_router
+
+        return tune_router(self._parts, self._querying, _questions(items), pipelines, folds, seed, save, cache, on_step)
+
+    def forget_router_policy(self) -> bool:
+        """Remove a stored routing policy, so ``auto`` decides by LLM or heuristics again; False if none was
+        stored."""
+        from kgrag.workspace.router_tuning import forget_policy
+
+        return forget_policy(self._parts)
 
     def runs(self, kind: str | None = None) -> list[EvalRunRecord]:
         """Stored evaluation runs, newest first (``kind``: ``run`` or ``pairwise``)."""

@@ -8,6 +8,11 @@ pipeline for it is registered (community search belongs to its own recipe); othe
 to the multi-hop route, which is the graph route that reads most widely. A route whose pipeline's
 requirements are unmet here (no graph yet) falls back to the local route. The decision, its source and its
 reason are the first trace step; the chosen pipeline's steps then run on the same state.
+
+A policy fitted by ``kgrag tune --router`` and stored in the workspace (:mod:`.router_policy`) replaces
+both the LLM and the heuristics: its decision tree picks the pipeline from the question's features, and
+the trace's reason is ``rule: <conditions> → <pipeline>``. A chosen pipeline that cannot run here falls
+back to the policy's default, then to the local route.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from kgrag.retrieval.requirements import enforce_requirements
 from kgrag.retrieval.steps.basic import QueryState
 from kgrag.retrieval.steps.graph_local import query_keywords
 from kgrag.retrieval.steps.query import ask
+from kgrag.retrieval.steps.router_policy import RouterPolicy, load_policy, question_features
 
 DEFAULT_ROUTES = {"local": "rerank", "multi-hop": "graph-mix-rerank", "global": "global"}
 """Multi-hop goes to ``graph-mix-rerank``: on GraphRAG-Bench Medical (all 1,547 questions, ``llm = none``,
@@ -104,12 +110,35 @@ class Route:
             raise KgragError("the query context has no pipeline registry to route with")
         return build_pipeline(env.pipelines, name, env.config)
 
+    def _learned(self, policy: RouterPolicy, state: QueryState, env: QueryContext) -> tuple[dict[str, str], str]:
+        """(trace params, fallback note) of the stored policy's decision."""
+        chosen, rule = policy.decide(question_features(state.query, env, state.lexical_hits))
+        target, fallback = "", ""
+        for candidate in dict.fromkeys((chosen, policy.default, self.routes["local"])):
+            try:
+                pipeline = self._build(candidate, env)
+                enforce_requirements(pipeline.name, pipeline.requires, env)
+            except KgragError as exc:
+                fallback += f"{candidate} unavailable ({exc}); "
+                continue
+            target = candidate
+            break
+        if not target:
+            raise KgragError(f"auto: no pipeline of the stored router policy can run here: {fallback.rstrip('; ')}")
+        params = {"route": "learned", "pipeline": target, "decided_by": "policy", "reason": f"rule: {rule}"}
+        return params, fallback.removesuffix("; ")
+
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
-        route, reason, source = self._decide(state, env)
-        target, fallback = self._target(route, env)
-        state.route = RouteDecision(route, target, source, reason, fallback)
-        params = {"route": route, "pipeline": target, "decided_by": source, "reason": reason}
+        policy = load_policy(env.store.meta.get)
+        if policy is not None:
+            params, fallback = self._learned(policy, state, env)
+            target = params["pipeline"]
+        else:
+            route, reason, source = self._decide(state, env)
+            target, fallback = self._target(route, env)
+            params = {"route": route, "pipeline": target, "decided_by": source, "reason": reason}
+        state.route = RouteDecision(params["route"], target, params["decided_by"], params["reason"], fallback)
         state.record(self.name, params, 0, started, fallback)
         for step in self._build(target, env).steps:
             step.run(state, env)
