@@ -19,8 +19,6 @@ def _body(
     out: Path | None,
     workspace: Path | None,
 ) -> None:
-    from rich.markup import escape
-
     from kgrag.core.errors import KgragError
     from kgrag.evaluation import load_dataset
     from kgrag.evaluation.judges.calibration import calibrate, load_labels, rejudge_plan, render_markdown, write_report
@@ -49,9 +47,9 @@ def _body(
         result = calibrate(labels, run.scores, run.record.payload, run.record.id, bins)
         paths = write_report(result, out or ws.path / "reports")
     for warning in result.warnings:
-        console.print(f"[bold yellow]warning:[/] {escape(warning)}")
-    console.print(escape(render_markdown(result)), markup=False)
-    console.print("written: " + ", ".join(str(p) for p in paths.values()), markup=False)
+        console.print(f"warning: {warning}", style="bold yellow")
+    console.print(render_markdown(result))
+    console.print("written: " + ", ".join(str(p) for p in paths.values()))
 
 
 @guarded
