@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from kgrag.cli.errors import run_guarded
+from kgrag.cli.errors import guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 from kgrag.core.errors import KgragError
 
@@ -88,6 +88,7 @@ def _table_row(row: dict[str, Any], sources: dict[str, SourceRef]) -> tuple[str,
     return (row["pipeline"] + route, row["answer"][:400], cited, context, cost_text)
 
 
+@guarded
 def compare(
     question: Annotated[str, typer.Argument(help="The question.")],
     pipelines: Annotated[
@@ -99,25 +100,21 @@ def compare(
     debug: DebugOpt = False,
 ) -> None:
     """Answer one question with several pipelines: answers, cited passages, context tokens and cost."""
+    from kgrag.cli.answers import response_sources
 
-    def body() -> None:
-        from kgrag.cli.answers import response_sources
-
-        with open_workspace(workspace) as ws:
-            outcomes = ws.querying.compare(question, pipelines.split(","), k)
-            sources = response_sources(ws, [o.response for o in outcomes if o.response is not None])
-        rows = [outcome_row(o, sources) for o in outcomes]
-        if as_json:
-            typer.echo(json.dumps(rows, indent=2))
-        else:
-            table = Table("pipeline", "answer", "cited passages", "context", "cost", show_lines=True)
-            for row in rows:
-                table.add_row(*_table_row(row, sources))
-            new_console().print(table)
-        if all(o.response is None for o in outcomes):
-            raise typer.Exit(1)
-
-    run_guarded(body, debug)
+    with open_workspace(workspace) as ws:
+        outcomes = ws.querying.compare(question, pipelines.split(","), k)
+        sources = response_sources(ws, [o.response for o in outcomes if o.response is not None])
+    rows = [outcome_row(o, sources) for o in outcomes]
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+    else:
+        table = Table("pipeline", "answer", "cited passages", "context", "cost", show_lines=True)
+        for row in rows:
+            table.add_row(*_table_row(row, sources))
+        new_console().print(table)
+    if all(o.response is None for o in outcomes):
+        raise typer.Exit(1)
 
 
 def labelled_questions(dataset: Path, limit: int | None) -> list[QAItem]:
@@ -128,6 +125,7 @@ def labelled_questions(dataset: Path, limit: int | None) -> list[QAItem]:
     return items[:limit] if limit else items
 
 
+@guarded
 def tune(
     dataset: DatasetOpt,
     pipeline: Annotated[str, typer.Option("--pipeline", "-p", help="The λ-fused pipeline to tune.")] = "paths",
@@ -149,31 +147,27 @@ def tune(
 ) -> None:
     """Fit λ (dense vs graph weight) of the `paths` pipeline on labelled questions and store it; with
     --router, fit and store the policy `auto` routes questions by."""
+    if not router and (pipelines is not None or cache is not None or folds != 5):
+        raise KgragError("--pipelines, --folds and --cache belong to --router; add --router or drop them")
+    if router and (holdout or pipeline != "paths" or k != 5):
+        raise KgragError("--pipeline, --k and --holdout fit λ; --router uses --pipelines and --folds instead")
+    items = labelled_questions(dataset, limit)
+    if router:
+        from kgrag.cli.router_command import run_router_tuning
 
-    def body() -> None:
-        if not router and (pipelines is not None or cache is not None or folds != 5):
-            raise KgragError("--pipelines, --folds and --cache belong to --router; add --router or drop them")
-        if router and (holdout or pipeline != "paths" or k != 5):
-            raise KgragError("--pipeline, --k and --holdout fit λ; --router uses --pipelines and --folds instead")
-        items = labelled_questions(dataset, limit)
-        if router:
-            from kgrag.cli.router_command import run_router_tuning
-
-            run_router_tuning(items, workspace, pipelines, folds, seed, dry_run, cache, new_console())
-            return
-        with open_workspace(workspace) as ws:
-            report = ws.eval.tune(items, pipeline, k, save=not dry_run, holdout=holdout, seed=seed)
-        table = Table("λ", f"evidence recall@{k}")
-        for lam, recall in report.recall_by_lambda.items():
-            table.add_row(f"{lam:.1f}" + (" ←" if lam == report.best else ""), f"{recall:.3f}")
-        console = new_console()
-        console.print(table)
-        if report.holdout is not None:
-            console.print(holdout_table(report))
-        verb = "would store" if dry_run else "stored"
-        console.print(f"{verb} λ = {report.best} for {pipeline} ({report.questions} questions)")
-
-    run_guarded(body, debug)
+        run_router_tuning(items, workspace, pipelines, folds, seed, dry_run, cache, new_console())
+        return
+    with open_workspace(workspace) as ws:
+        report = ws.eval.tune(items, pipeline, k, save=not dry_run, holdout=holdout, seed=seed)
+    table = Table("λ", f"evidence recall@{k}")
+    for lam, recall in report.recall_by_lambda.items():
+        table.add_row(f"{lam:.1f}" + (" ←" if lam == report.best else ""), f"{recall:.3f}")
+    console = new_console()
+    console.print(table)
+    if report.holdout is not None:
+        console.print(holdout_table(report))
+    verb = "would store" if dry_run else "stored"
+    console.print(f"{verb} λ = {report.best} for {pipeline} ({report.questions} questions)")
 
 
 def holdout_table(report: TuneReport) -> Table:
@@ -193,6 +187,7 @@ def holdout_table(report: TuneReport) -> Table:
     return table
 
 
+@guarded
 def tune_reranker(
     dataset: DatasetOpt,
     limit: LimitOpt = None,
@@ -202,19 +197,15 @@ def tune_reranker(
     debug: DebugOpt = False,
 ) -> None:
     """Fit the `fused` reranker's weights on labelled questions and print the [rerank] lines to use them."""
-
-    def body() -> None:
-        items = labelled_questions(dataset, limit)
-        with open_workspace(workspace) as ws:
-            report = ws.eval.tune_reranker(items, holdout=holdout, seed=seed)
-        console = new_console()
-        console.print(reranker_weights_table(report))
-        if report.holdout:
-            console.print(reranker_holdout_table(report))
-        console.print("Put these lines in kgrag.toml to use the fitted weights:")
-        console.print(report.toml(), markup=False, highlight=False)
-
-    run_guarded(body, debug)
+    items = labelled_questions(dataset, limit)
+    with open_workspace(workspace) as ws:
+        report = ws.eval.tune_reranker(items, holdout=holdout, seed=seed)
+    console = new_console()
+    console.print(reranker_weights_table(report))
+    if report.holdout:
+        console.print(reranker_holdout_table(report))
+    console.print("Put these lines in kgrag.toml to use the fitted weights:")
+    console.print(report.toml(), markup=False, highlight=False)
 
 
 def reranker_weights_table(report: RerankerTuneReport) -> Table:
