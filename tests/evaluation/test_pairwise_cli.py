@@ -70,11 +70,12 @@ def test_naive_run_is_titled_naive(ws: Path, tmp_path: Path) -> None:
 
 def test_alignment_regenerates_with_the_pipeline_and_its_retrieved_context(ws: Path) -> None:
     from kgrag.evaluation.pairwise.writer import PipelineWriter
+    from kgrag.workspace.eval_pairwise import _writer
 
     with Workspace.open(ws) as w:
         question = "What happened during the May 2024 outage?"
         response = w.query(question, "bm25")
-        writer = w.eval._writer("bm25", question, response)
+        writer = _writer(w.eval._parts, w.eval._querying, "bm25", question, response)
         assert isinstance(writer, PipelineWriter)
         assert writer.result is response.result and writer.client is w.eval._parts.query_context.llm()
         assert writer.regenerate(40, 0) == LONG

@@ -50,17 +50,12 @@ def _run_body(a: _RunArgs) -> None:
     from kgrag.core.errors import KgragError
     from kgrag.evaluation import load_dataset
     from kgrag.evaluation.reports import render_run
-    from kgrag.evaluation.sampling import stratified_sample
 
     if a.mode not in (None, "llm-free", "llm", "both"):
         raise KgragError(f"--mode must be llm-free, llm or both (got {a.mode!r})")
-    items = load_dataset(a.dataset)
-    note = ""
-    if a.sample is not None and a.sample < len(items):
-        note = f"stratified sample of {a.sample} of {len(items)} (seed {a.seed})"
-        items = stratified_sample(items, a.sample, a.seed)
     console = new_console()
     with open_workspace(a.workspace) as ws, Progress(console=console, transient=True) as bar:
+        items, note = ws.eval.sample(load_dataset(a.dataset), a.sample, a.seed)
         task = bar.add_task("questions", total=len(items) * (a.runs or ws.config.evaluation.runs))
         run = ws.eval.run(
             items,
@@ -216,13 +211,10 @@ def eval_pairwise(
     from kgrag.evaluation import load_dataset
     from kgrag.evaluation.pairwise.collect import cli_pairwise_settings, trial_note
     from kgrag.evaluation.pairwise.report import render_pairwise, warnings_of
-    from kgrag.evaluation.sampling import stratified_sample
 
-    items = load_dataset(dataset)
-    if sample is not None:
-        items = stratified_sample(items, sample, seed)
     console = new_console()
     with open_workspace(workspace) as ws, Progress(console=console, transient=True) as bar:
+        items, _ = ws.eval.sample(load_dataset(dataset), sample, seed)
         settings = cli_pairwise_settings(
             ws.config.evaluation, naive, {"trials": trials, "repeats": repeats, "temperature": temperature}
         )

@@ -15,15 +15,13 @@ from kgrag.evaluation.datasets import QAItem, load_dataset
 from kgrag.evaluation.judges.base import JUDGES, AnswerJudge, JudgeSetup
 from kgrag.evaluation.metrics.base import METRICS, Metric
 from kgrag.evaluation.metrics.profiles import profile_names
-from kgrag.evaluation.pairwise.collect import aa_check as run_aa_check
-from kgrag.evaluation.pairwise.collect import answer_pairs, pairwise_scores, pairwise_settings
 from kgrag.evaluation.pairwise.report import write_pairwise_report
-from kgrag.evaluation.pairwise.types import AnswerWriter, PairwiseSettings
-from kgrag.evaluation.pairwise.writer import pipeline_writer
+from kgrag.evaluation.pairwise.types import PairwiseSettings
 from kgrag.evaluation.qgen import QGenResult
 from kgrag.evaluation.reports import write_run_report
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
 from kgrag.evaluation.runner import RunMode, RunOptions, RunParts, RunPlan, run_evaluation
+from kgrag.evaluation.sampling import stratified_sample
 from kgrag.evaluation.session import (
     EvalRun,
     JudgeFactory,
@@ -41,9 +39,9 @@ from kgrag.evaluation.tune import TuneReport
 from kgrag.evaluation.tune_reranker import RerankerTuneReport
 from kgrag.evaluation.tune_router import RouterTuneReport
 from kgrag.evaluation.verdicts import default_baseline
-from kgrag.generation import QueryResponse
 from kgrag.models.llm import LLMClient, create_llm_client
 from kgrag.workspace.components import Components
+from kgrag.workspace.eval_pairwise import PairwiseRequest, pairwise_run
 from kgrag.workspace.eval_stored_retrieval import store_retrieval_run
 from kgrag.workspace.eval_tuning import tune_fused_reranker, tune_lambda_of
 from kgrag.workspace.qgen_api import GeneratorChoice, default_kinds, generate, uses_llm
@@ -104,6 +102,15 @@ class EvalAPI:
         questions = _questions(items)
         report = self.retrieval(questions, pipelines, k, on_question)
         return store_retrieval_run(self._parts.store, questions, report, dataset, label)
+
+    @staticmethod
+    def sample(items: Questions, n: int | None, seed: int = 0) -> tuple[list[QAItem], str]:
+        """A stratified, seeded sample of ``n`` questions (same type mix) and the note a run records; all
+        of them, and no note, when ``n`` is None or not smaller than the set."""
+        questions = _questions(items)
+        if n is None or n >= len(questions):
+            return questions, ""
+        return stratified_sample(questions, n, seed), f"stratified sample of {n} of {len(questions)} (seed {seed})"
 
     def default_metrics(self) -> list[str]:
         """What a run scores when it names no metrics: ``evaluation.default_metrics``, else every metric
@@ -311,48 +318,11 @@ class EvalAPI:
         aa_check: bool = False,
     ) -> EvalRunRecord:
         """Answer every question with pipelines ``a`` and ``b`` and compare the answers with a pairwise
-        judge (``unbiased`` or ``two-pass``); the result is stored as a ``pairwise`` run and returned.
-        Length alignment regenerates an answer with its pipeline's own generation step from the context
-        it retrieved. ``aa_check`` also judges A's answers against themselves (must come out a tie)."""
-        config = self._parts.config
+        judge (``unbiased`` or ``two-pass``); stored as a ``pairwise`` run and returned (see
+        :func:`kgrag.workspace.eval_pairwise.pairwise_run`)."""
         self._check([a, b])
-        setup = judge_setup(config, self.judge_factory)
-        if setup is None:
-            raise KgragError("pairwise judging needs an LLM judge: set llm.provider (see docs/llm.md)")
-        judge_obj = pick(self._parts.registries.get(JUDGES), [judge], "judge")[judge]
-        if not hasattr(judge_obj, "compare"):
-            raise KgragError(f"judge {judge!r} scores single answers; use `kgrag eval run --judge {judge}`")
-        chosen = settings or pairwise_settings(config.evaluation)
-        if chosen.temperature is not None:  # the disclosure names the temperature the calls ran at
-            setup = JudgeSetup(setup.clients, chosen.temperature, setup.seed)
-        pairs = answer_pairs(
-            _questions(items), a, b, lambda q, p: self._querying.query(q, p, k), on_question, self._writer
-        )
-        result = judge_obj.compare(pairs, setup, chosen)
-        if aa_check:
-            result["aa_check"] = run_aa_check(judge_obj, pairs, setup, chosen)
-        run_id = new_eval_id("pairwise")
-        payload = {
-            "id": run_id,
-            "a": a,
-            "b": b,
-            "judge_name": judge,
-            "protocol": chosen.protocol,
-            "dataset": dataset,
-            "questions": len(pairs),
-            "settings": chosen.__dict__,
-            "judge": setup.describe(judge_obj.prompts),
-            "result": result,
-        }
-        record = EvalRunRecord(run_id, "pairwise", time.time(), dataset, f"{a} vs {b}", payload)
-        self._parts.store.eval_runs.save(record, pairwise_scores(run_id, a, b, result))
-        return record
-
-    def _writer(self, pipeline: str, question: str, response: QueryResponse) -> AnswerWriter | None:
-        """``pipeline``'s own generation step for ``question``, over the context it retrieved."""
-        ctx = self._parts.query_context
-        own_step = self._querying.pipeline(pipeline).answer is not None
-        return pipeline_writer(ctx.llm(), question, response.result, ctx.config.generation, own_step)
+        request = PairwiseRequest(a, b, judge, settings, k, dataset, aa_check)
+        return pairwise_run(self._parts, self._querying, self.judge_factory, _questions(items), request, on_question)
 
     def pairwise_report(self, run_ids: Sequence[str], out_dir: Path) -> dict[str, Path]:
         """Markdown + JSON + box plots + relative-win-rate heat map for stored pairwise runs."""
