@@ -89,6 +89,7 @@ KINDS: dict[str, Kind] = {
             "extraction_reply": "kgrag.graph.extract.parse:ExtractionReply",
             "community_report": "kgrag.communities.schemas:CommunityReportReply",
             "global_map": "kgrag.communities.schemas:MapReply",
+            "drift_step": "kgrag.retrieval.drift_schemas:DriftReply",
             "merge_decision": "kgrag.denoise.confirm:MergeDecision",
             "triple_scores": "kgrag.denoise.reflect_llm:TripleScores",
             "query_rewrites": "kgrag.prompts.schemas:QueryRewrites",
@@ -191,6 +192,7 @@ KINDS: dict[str, Kind] = {
             "ppr-passages": "kgrag.retrieval.recipes.ppr_passages:ppr_passages_pipeline",
             "paths": "kgrag.retrieval.recipes.paths:paths_pipeline",
             "auto": "kgrag.retrieval.recipes.auto:auto_pipeline",
+            "drift": "kgrag.generation.drift_answer:drift_pipeline",
         },
     ),
     "reranker": Kind(
