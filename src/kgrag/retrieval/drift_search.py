@@ -165,7 +165,7 @@ class DriftSearch:
         for report in reports:
             cost = item_tokens(report, env)
             if used + cost > tokens // 2:
-                break
+                continue
             kept.append(report)
             used += cost
         state.items = self._search(local, state.query, env)
