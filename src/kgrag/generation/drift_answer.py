@@ -32,7 +32,7 @@ from kgrag.retrieval.drift_calls import (
     reduce_messages,
     reduce_words,
 )
-from kgrag.retrieval.drift_settings import drift_settings
+from kgrag.retrieval.drift_settings import DriftSettings, drift_settings
 from kgrag.retrieval.pipelines import Pipeline
 from kgrag.retrieval.recipes.drift import drift_search_pipeline
 
@@ -54,6 +54,55 @@ def _citable(result: RetrievalResult) -> frozenset[str]:
     return frozenset(ids | {cid for item in result.items for cid in item.chunk_ids})
 
 
+@dataclass
+class _Reduce:
+    """What the reduce step did: the reply text, its prompt and completion tokens, lines offered and used."""
+
+    text: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    offered: int = 0
+    used: int = 0
+
+    @property
+    def status(self) -> str:
+        if self.prompt_tokens:
+            return "answered"
+        return "skipped: budget" if self.offered else "nothing to reduce"
+
+    def trace(self, citations: int, started: float) -> TraceStep:
+        params = {
+            "llm_calls": 1 if self.prompt_tokens else 0,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "partials": self.offered,
+            "partials_used": self.used,
+            "status": self.status,
+        }
+        ms = round((time.perf_counter() - started) * 1000, 3)
+        return TraceStep(step="drift_reduce", params=params, n_out=citations, ms=ms)
+
+
+def _reduce(llm: LLMClient, question: str, lines: list[str], room: int, settings: DriftSettings) -> _Reduce:
+    """One reduce call over the intermediate answers (best first) that fit ``room``; none when not one does."""
+    done = _Reduce(offered=len(lines))
+    if not lines:
+        return done
+    prompt = llm.prompt(REDUCE_PROMPT)
+    words = reduce_words(settings)
+
+    def render(chosen: Any) -> Any:
+        return reduce_messages(prompt, question, chosen, words)
+
+    fitted = fit_lines(render, lines, room, llm.count_tokens)
+    if not fitted.lines:
+        return done
+    reply = llm.chat(fitted.messages, stage=STAGE_REDUCE, prompt=prompt.ref, max_tokens=settings.answer_tokens)
+    done.text, done.prompt_tokens = reply.text.strip(), fitted.tokens
+    done.completion_tokens, done.used = reply.usage.completion_tokens, fitted.lines
+    return done
+
+
 @dataclass(frozen=True)
 class DriftReduce:
     """The answer strategy of ``drift`` (see the module docstring)."""
@@ -65,55 +114,33 @@ class DriftReduce:
         if found is None:
             return DEFAULT_STRATEGY.answer(question, result, llm, embedder, config)
         partials, ledger = found
-        settings = drift_settings(config.retrieval.settings_for(result.pipeline).options, "drift")
+        where = f"retrieval.pipelines.{result.pipeline}.options"
+        settings = drift_settings(config.retrieval.settings_for(result.pipeline).options, where)
         citable = _citable(result)
         cleaned = [(q, extract_citations(a, citable)[0]) for q, a in partials]
         lines = [partial_line(f"P{i + 1}", q, a) for i, (q, a) in enumerate(cleaned)]
-        prompt = llm.prompt(REDUCE_PROMPT)
-        words = reduce_words(settings)
-
-        def render(chosen: Any) -> Any:
-            return reduce_messages(prompt, question, chosen, words)
-
         started = time.perf_counter()
-        room = int(ledger["limit"]) - int(ledger["spent"])
-        fitted = fit_lines(render, lines, room, llm.count_tokens) if lines else None
-        text, completion = "", 0
-        if fitted is not None and fitted.lines:
-            reply = llm.chat(fitted.messages, stage=STAGE_REDUCE, prompt=prompt.ref, max_tokens=settings.answer_tokens)
-            text, completion = reply.text.strip(), reply.usage.completion_tokens
-        reduce_tokens = fitted.tokens if fitted is not None else 0
-        if not text and cleaned:  # no room (or an empty reply): the best intermediate answer stands
-            text = cleaned[0][1]
+        done = _reduce(llm, question, lines, int(ledger["limit"]) - int(ledger["spent"]), settings)
+        text = done.text or (cleaned[0][1] if cleaned else "")  # no room or an empty reply: the first one stands
         text, citations, invented = extract_citations(text, citable) if text else (IDK_SENTENCE, [], [])
-        calls = int(ledger["llm_calls"]) + (1 if reduce_tokens else 0)
-        params = {
-            "llm_calls": 1 if reduce_tokens else 0,
-            "prompt_tokens": reduce_tokens,
-            "completion_tokens": completion,
-            "partials": len(lines),
-            "partials_used": fitted.lines if fitted is not None else 0,
-            "status": "answered" if reduce_tokens else ("skipped: budget" if lines else "nothing to reduce"),
-        }
-        ms = round((time.perf_counter() - started) * 1000, 3)
-        result.trace.append(TraceStep(step="drift_reduce", params=params, n_out=len(citations), ms=ms))
-        spent = int(ledger["spent"]) + reduce_tokens
-        completion_total = int(ledger["completion_tokens"]) + completion
+        result.trace.append(done.trace(len(citations), started))
+        calls = int(ledger["llm_calls"]) + (1 if done.prompt_tokens else 0)
+        spent = int(ledger["spent"]) + done.prompt_tokens
+        completion = int(ledger["completion_tokens"]) + done.completion_tokens
         usage = {
             "llm_calls": calls,
             "prompt_tokens": spent,
-            "completion_tokens": completion_total,
+            "completion_tokens": completion,
             "budget": settings.max_prompt_tokens,
-            "skipped_for_budget": int(ledger["skipped_for_budget"]) + (1 if lines and not reduce_tokens else 0),
+            "skipped_for_budget": int(ledger["skipped_for_budget"]) + (done.status == "skipped: budget"),
             "invented_citations": invented,
         }
-        cost = llm.runner.prices.cost(spent, completion_total)
+        cost = llm.runner.prices.cost(spent, completion)
         line = (
-            f"LLM: {calls} calls (DRIFT: primer, follow-ups, reduce), {spent} prompt + "
-            f"{completion_total} completion tokens, ${cost:.6f}"
+            f"LLM: {calls} calls (DRIFT: primer, follow-ups, reduce), {spent} prompt + {completion} completion tokens"
         )
         idk = text == IDK_SENTENCE
-        return Answer(text, [] if idk else citations, "llm", idk=idk, cost_line=line, usage=usage)
+        return Answer(text, [] if idk else citations, "llm", idk=idk, cost_line=f"{line}, ${cost:.6f}", usage=usage)
 
 
 DRIFT_ANSWER = DriftReduce()
