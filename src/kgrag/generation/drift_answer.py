@@ -13,12 +13,14 @@ strategy answers: extractive over the reports and local passages.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from kgrag.config import KgragConfig
 from kgrag.core.answer import Answer
 from kgrag.core.context import RetrievalResult, TraceStep
+from kgrag.core.llm_types import Message
 from kgrag.generation.answer import IDK_SENTENCE, extract_citations
 from kgrag.generation.strategy import DEFAULT_STRATEGY
 from kgrag.models.embeddings import Embedder
@@ -91,7 +93,7 @@ def _reduce(llm: LLMClient, question: str, lines: list[str], room: int, settings
     prompt = llm.prompt(REDUCE_PROMPT)
     words = reduce_words(settings)
 
-    def render(chosen: Any) -> Any:
+    def render(chosen: Sequence[str]) -> list[Message]:
         return reduce_messages(prompt, question, chosen, words)
 
     fitted = fit_lines(render, lines, room, llm.count_tokens)

@@ -21,11 +21,13 @@ the default LLM-free answer reads it.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from kgrag.core.builtins import new_registry
 from kgrag.core.context import ContextItem
+from kgrag.core.llm_types import Message
 from kgrag.models.llm import LLMClient
 from kgrag.retrieval.budget import FitBudget, item_tokens
 from kgrag.retrieval.community_steps import report_item
@@ -197,7 +199,7 @@ class DriftSearch:
         params.update(answer="", proposed=[])
         variables = {"question": run.question, "follow_ups": self.settings.follow_ups}
 
-        def render(lines: Any) -> Any:
+        def render(lines: Sequence[str]) -> list[Message]:
             return prompt.render({**variables, "reports": "\n".join(lines)})
 
         room = run.ledger.room(run.partial_cap(PRIMER_QUESTION))
@@ -226,7 +228,7 @@ class DriftSearch:
         prompt = run.llm.prompt(FOLLOW_UP_PROMPT)
         variables = {"question": run.question, "follow_up": follow.question, "follow_ups": self.settings.follow_ups}
 
-        def render(lines: Any) -> Any:
+        def render(lines: Sequence[str]) -> list[Message]:
             return prompt.render({**variables, "context": "\n".join(lines)})
 
         room = run.ledger.room(run.partial_cap(follow.question))
