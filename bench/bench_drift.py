@@ -113,7 +113,7 @@ def _configure(path: Path, base_url: str, pipeline: str, options: dict[str, Any]
     lines = [f'[llm]\nprovider = "openai"\nbase_url = "{base_url}"\nmodel = "counting"\n']
     lines.append('api_key_env = "KGRAG_BENCH_KEY"\ncache_enabled = false\n')
     if options:
-        lines.append(f"[retrieval.pipelines.{pipeline}.options]\n")
+        lines.append(f"[retrieval.pipelines.{pipeline}]\n")
         lines += [f"{key} = {value}\n" for key, value in options.items()]
     (path / "kgrag.toml").write_text("".join(lines), encoding="utf-8")
 

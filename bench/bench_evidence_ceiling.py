@@ -22,7 +22,7 @@ from kgrag.evaluation.ceiling import MISS_KINDS, ChunkWords, chunk_ceiling, miss
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.recall import evidence_recall
 from kgrag.evaluation.sampling import stratified_sample
-from kgrag.retrieval.router import DEFAULT_ROUTES, heuristic_route
+from kgrag.retrieval.steps.router import DEFAULT_ROUTES, heuristic_route
 
 REPO = Path(__file__).resolve().parents[1]
 MEDICAL = REPO.parent / "shared" / "datasets" / "graphrag-bench-medical"

@@ -74,7 +74,7 @@ def instrument(ws: Workspace, clock: ModelClock) -> None:
     keyed = ws.components.embedder()
     inner = keyed.inner()
     inner.embed = clock.wrap(inner.embed)  # type: ignore[method-assign]
-    reranker = ws.components.query_context.active_reranker()
+    reranker = ws.components.query_context.get("reranker")
     if reranker is not None and not isinstance(reranker, MODEL_FREE_RERANKERS):
         reranker.rerank = clock.wrap(reranker.rerank)  # type: ignore[method-assign]
 

@@ -31,10 +31,11 @@ from kgrag import Workspace
 from kgrag.core.context import ContextItem
 from kgrag.evaluation import load_dataset
 from kgrag.evaluation.sampling import stratified_sample
-from kgrag.retrieval.query_context import SENTENCE_MEANS_CACHE, QueryContext
-from kgrag.retrieval.sentence_matrix import SentenceMatrix
-from kgrag.retrieval.sentence_scores import TOP_SENTENCES, best_sentence_similarities, scores_by_text
+from kgrag.retrieval.query_context import QueryContext
+from kgrag.retrieval.resources.sentence_matrix import SentenceMatrix
+from kgrag.retrieval.resources.sentences import SENTENCE_MEANS_CACHE, sentence_means
 from kgrag.retrieval.steps import DenseSearch, QueryState
+from kgrag.retrieval.steps.sentence_scores import TOP_SENTENCES, best_sentence_similarities, scores_by_text
 
 REPO = Path(__file__).resolve().parents[1]
 MEDICAL = REPO.parent / "shared" / "datasets" / "graphrag-bench-medical"
@@ -81,7 +82,7 @@ def sentence_scores(env: QueryContext, questions: list[str], pools: list[list[Co
     base = times["matrix"]
     kept = questions[:SENTENCE_MEANS_CACHE]
     for question in kept:
-        env.sentence_means(question)  # what the query's dense search step leaves behind
+        sentence_means(env, question)  # what the query's dense search step leaves behind
     shared = mean_cpu_ms(matrix[: len(kept)] * 10)
     print(
         f"reranker sentence scores, 50-passage pool, CPU per query: matrix {base:.2f} ms computing every "

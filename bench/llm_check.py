@@ -116,7 +116,10 @@ def _index(ws: object, docs: Path) -> dict[str, object]:
     started, cpu = time.perf_counter(), _cpu()
     report = ws.index([docs])  # type: ignore[attr-defined]
     wall = time.perf_counter() - started
-    extractor_stats = report  # the figures come from the report and the ledger
+    extractor_stats = report  # the figures come from the report, its extract stage's report and the ledger
+    from kgrag.indexing.stages.extract import ExtractReport
+
+    extracted = report.stage("extract", ExtractReport)
     usage = ws.llm_usage()  # type: ignore[attr-defined]
     calls = ws.store.llm_ledger.calls()  # type: ignore[attr-defined]
     extraction = [c for c in calls if c.stage in ("index.extract", "index.glean")]
@@ -127,11 +130,11 @@ def _index(ws: object, docs: Path) -> dict[str, object]:
         "units": units["units"],
         "units_with_entity": units["with_entity"],
         "chunks_failed": extractor_stats.chunks_extraction_failed,
-        "glean_failed": extractor_stats.glean_failed,
+        "glean_failed": extracted.glean_failed,
         "entities": extractor_stats.entities,
         "relations": extractor_stats.relations,
-        "ungrounded_entities": extractor_stats.ungrounded_entities,
-        "ungrounded_relations": extractor_stats.ungrounded_relations,
+        "ungrounded_entities": extracted.ungrounded_entities,
+        "ungrounded_relations": extracted.ungrounded_relations,
         "incomplete": extractor_stats.incomplete,
         "calls": {stage: t.calls for stage, t in usage.by_stage.items()},
         "prompt_tokens": {stage: t.prompt_tokens for stage, t in usage.by_stage.items()},

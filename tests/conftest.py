@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -43,11 +44,16 @@ SLOW_PATHS = (
 
 def _is_slow(item: pytest.Item) -> bool:
     where = Path(str(item.path)).resolve().relative_to(REPO / "tests").as_posix()
-    return (
-        where.startswith(SLOW_PATHS)
-        or "postgres" in item.nodeid
-        or item.get_closest_marker("dataset") is not None
-    )
+    return where.startswith(SLOW_PATHS) or "postgres" in item.nodeid or item.get_closest_marker("dataset") is not None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """pytest-xdist workers start with ``COLUMNS=80`` and ``LINES=24`` in their environment, which the CLI
+    honours (``new_console``): drop them, so a test sees the environment of a plain ``pytest`` run and
+    command output is not wrapped at 80 columns in one lane and unwrapped in the other."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        os.environ.pop("COLUMNS", None)
+        os.environ.pop("LINES", None)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -18,8 +18,8 @@ from kgrag import Workspace
 from kgrag.core.errors import ConfigError, KgragError
 from kgrag.core.llm_types import ChatRequest
 from kgrag.models.llm.scripted import ScriptedProvider, ScriptRule
-from kgrag.retrieval.budget import item_tokens
-from kgrag.retrieval.drift_calls import STAGE_FOLLOW_UP, STAGE_PRIMER, STAGE_REDUCE
+from kgrag.retrieval.steps.budget import item_tokens
+from kgrag.retrieval.steps.drift_calls import STAGE_FOLLOW_UP, STAGE_PRIMER, STAGE_REDUCE
 from kgrag.testing import FakeOpenAIServer
 
 PRIMER = "You start answering a question about a document collection"
@@ -84,8 +84,8 @@ def _built(make_ws: WorkspaceMaker, sample_docs: Path, provider: Any = None, **c
     return ws
 
 
-def _options(**options: Any) -> dict[str, Any]:
-    return {"pipelines": {"drift": {"options": options}}}
+def _options(**settings: Any) -> dict[str, Any]:
+    return {"pipelines": {"drift": settings}}
 
 
 def _steps(response: Any) -> dict[str, Any]:
@@ -106,7 +106,7 @@ def _server_ws(tmp_path: Path, server: FakeOpenAIServer, sample_docs: Path, budg
         '[embedding]\nprovider = "fake"\n[graph]\nextractor = "none"\n'
         f'[llm]\nprovider = "openai"\nbase_url = "{server.base_url}"\nmodel = "m"\n'
         'api_key_env = "KGRAG_DRIFT_KEY"\nbackoff_base_s = 0.001\n'
-        f"[retrieval.pipelines.drift.options]\nmax_prompt_tokens = {budget}\n",
+        f"[retrieval.pipelines.drift]\nmax_prompt_tokens = {budget}\n",
         encoding="utf-8",
     )
     ws = Workspace.open(path)
@@ -225,13 +225,14 @@ def test_drift_without_an_llm_reads_reports_and_local_passages(make_ws: Workspac
     ctx = ws.components.query_context
     assert sum(item_tokens(i, ctx) for i in response.result.items) <= ws.config.retrieval.context_tokens
     assert response.answer.mode == "extractive" and response.answer.citations
-    assert not ws.components.query_context.llm_created or not ws.components.llm().available
+    assert not any(stage.startswith("query.drift") for stage in ws.usage.summary().by_stage)
 
 
 def test_settings_errors_name_the_key(make_ws: WorkspaceMaker, sample_docs: Path) -> None:
-    ws = _built(make_ws, sample_docs, retrieval=_options(depht=2))
-    with pytest.raises(ConfigError, match=r"retrieval\.pipelines\.drift\.options\.depht"):
-        ws.query(QUESTION, pipeline="drift")
+    with pytest.raises(ConfigError, match=r"retrieval\.pipelines\.drift\.depht"):
+        make_ws(name="typo", retrieval=_options(depht=2))
+    with pytest.raises(ConfigError, match=r"retrieval\.pipelines\.drift\.breadth"):
+        make_ws(name="zero", retrieval=_options(breadth=0))
     ws = _built(make_ws, sample_docs, name="loop", retrieval=_options(local_pipeline="drift"))
     with pytest.raises(ConfigError, match="local_pipeline"):
         ws.query(QUESTION, pipeline="drift")

@@ -10,9 +10,9 @@ from tests.communities.conftest import WorkspaceMaker, index_docs, scripted_prov
 
 from kgrag import Workspace
 from kgrag.core.errors import KgragError
+from kgrag.generation.global_answer import NO_POINTS, STAGE_MAP, STAGE_REDUCE
 from kgrag.models.llm.scripted import ScriptedProvider
-from kgrag.retrieval.global_answer import NO_POINTS, STAGE_MAP, STAGE_REDUCE
-from kgrag.retrieval.global_plan import plan_batches
+from kgrag.retrieval.steps.global_plan import plan_batches
 
 
 def _built(

@@ -5,6 +5,7 @@ and a graph too small for the subgraph walk are counted by reason, never silentl
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -68,7 +69,15 @@ def _store() -> Store:
     return cast(Store, _Store(_Graph(ents, rels), _Chunks(chunks)))
 
 
-def _client(generator: Any, checker: str = '{"reasoning": "supported", "answerable": true}') -> LLMClient:
+def _supported(request: ChatRequest) -> str:
+    """Answerable, except a multi-passage question shown one passage alone (the per-passage check)."""
+    text = str(request.messages[-1]["content"])
+    alone = len(re.findall(r"\[Passage \d+\]", text)) == 1
+    several = "connected group" in text or "several passages" in text
+    return json.dumps({"reasoning": "checked", "answerable": not (alone and several)})
+
+
+def _client(generator: Any, checker: Any = _supported) -> LLMClient:
     rules = [
         ScriptRule("You check generated evaluation questions", checker),
         ScriptRule("You write evaluation questions", generator),
@@ -77,6 +86,7 @@ def _client(generator: Any, checker: str = '{"reasoning": "supported", "answerab
 
 
 def _question(request: ChatRequest) -> str:
+    """A question about the first passage shown (the first two, citing both, for multi-passage kinds)."""
     text = "\n".join(m["content"] for m in request.messages)
     level = next(
         k
@@ -90,6 +100,9 @@ def _question(request: ChatRequest) -> str:
         )
         if k in text
     )
+    passages = re.findall(r"\[Passage \d+\] ([^.]*\.)", str(request.messages[-1]["content"]))
+    several = level in ("connected group", "several passages")
+    answer = " ".join(passages[:2] if several else passages[:1])
     seed = request.params.get("seed")
     return json.dumps(
         {
@@ -97,7 +110,8 @@ def _question(request: ChatRequest) -> str:
             "questions": [
                 {
                     "question": f"Q about {level} number {seed} regarding Shale storage?",
-                    "answer": "Shale stores Kestrel metrics.",
+                    "answer": answer,
+                    "passages": [1, 2] if several else [1],
                 }
             ],
         }
@@ -116,7 +130,7 @@ def test_all_kinds_generate_grounded_questions_and_count_rejections() -> None:
 
 
 def test_duplicates_unanswerable_and_malformed_are_rejected_by_reason() -> None:
-    same = json.dumps({"reasoning": "r", "questions": [{"question": "What does Shale store?", "answer": "Metrics."}]})
+    same = json.dumps({"reasoning": "r", "questions": [{"question": "What is the Shale store?", "answer": "Shale."}]})
     dup = generate_questions(SourceSampler(_store(), 0, 3), _client(same), ["single-fact"], 3, 0.8)
     assert len(dup.items) == 1 and dup.rejected["duplicate"] == 2
     no = generate_questions(
@@ -126,7 +140,7 @@ def test_duplicates_unanswerable_and_malformed_are_rejected_by_reason() -> None:
         2,
         0.8,
     )
-    assert not no.items and no.rejected["judged unanswerable"] == 2
+    assert not no.items and no.rejected["judged unanswerable from the cited passages"] == 2
     bad = generate_questions(
         SourceSampler(_store(), 0, 3), _client("Here are some questions: 1. ..."), ["edge"], 2, 0.8
     )
@@ -137,6 +151,7 @@ def test_subgraph_walk_needs_its_minimum_size() -> None:
     sampler = SourceSampler(_store(), seed=0, min_subgraph_nodes=4)  # only 3 connected entities exist
     assert sampler.walk() is None
     result = generate_questions(sampler, _client(_question), ["subgraph"], 2, 0.9)
-    assert not result.items and result.rejected["no source (graph too small or empty)"] == 2
+    no_source = "no source (graph too small or empty, or no passage fits the budget)"
+    assert not result.items and result.rejected[no_source] == 2
     walk = SourceSampler(_store(), seed=0, min_subgraph_nodes=3).walk()
     assert walk is not None and len(set(walk)) == 3

@@ -76,5 +76,5 @@ def test_tuning_fits_on_the_rest_and_scores_the_held_out_share() -> None:
     assert report.recall_current == 0.0 and report.recall_fitted == 1.0
     assert report.holdout["fitted"]["All"] == 1.0 and report.holdout["coverage"]["All"] == 0.0
     assert set(report.holdout["fitted"]) == {"All", "Fact Retrieval", "Complex Reasoning"}
-    assert report.toml().splitlines()[:2] == ["[rerank]", 'provider = "fused"']
-    assert f"fused_similarity = {report.fitted.similarity:g}" in report.toml()
+    assert report.toml().splitlines()[:4] == ["[rerank]", 'provider = "fused"', "", "[rerank.fused]"]
+    assert f"\nsimilarity = {report.fitted.similarity:g}" in report.toml()

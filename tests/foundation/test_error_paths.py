@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -57,8 +58,8 @@ def test_open_with_another_model_closes_the_store(tmp_path: Path, monkeypatch: p
     opened: list[Store] = []
     real_open = kgrag.workspace.facade.open_store
 
-    def recording_open(config: StoreConfig, location: Path) -> Store:
-        opened.append(real_open(config, location))
+    def recording_open(config: StoreConfig, location: Path, registry: Any = None) -> Store:
+        opened.append(real_open(config, location, registry))
         return opened[-1]
 
     monkeypatch.setattr(kgrag.workspace.facade, "open_store", recording_open)

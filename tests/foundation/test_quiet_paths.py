@@ -22,7 +22,7 @@ from tests.helpers import index_with_word_extractor
 from kgrag import Workspace
 from kgrag.cli.progress import RichProgress, console_progress
 from kgrag.cli.progress_lines import LineProgress
-from kgrag.retrieval import query_context
+from kgrag.graph import snapshot
 
 DOCS = [SAMPLE_DOCS / "team-apps.md", SAMPLE_DOCS / "hiring-process.md", SAMPLE_DOCS / "product-osprey.md"]
 FAKE = {"KGRAG_EMBEDDING__PROVIDER": "fake"}
@@ -121,13 +121,13 @@ def test_a_cold_graph_local_query_loads_the_graph_index_once(tmp_path: Path, mon
     with Workspace.init(tmp_path / "ws", embedding={"provider": "fake"}) as ws:
         index_with_word_extractor(ws, DOCS)
     loads: list[int] = []
-    real = query_context.load_graph_index
+    real = snapshot.build_graph_index
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         loads.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(query_context, "load_graph_index", counting)
+    monkeypatch.setattr(snapshot, "build_graph_index", counting)
     with Workspace.open(
         tmp_path / "ws", embedding={"provider": "fake"}
     ) as ws:  # a new process's view: no model loaded, nothing hot

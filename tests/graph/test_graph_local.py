@@ -18,7 +18,7 @@ from kgrag.core.records import DocumentStatus
 from kgrag.graph.extract.choose import extractor_mode
 from kgrag.indexing import SilentProgress
 from kgrag.retrieval import build_pipeline
-from kgrag.retrieval.graph_local import query_keywords
+from kgrag.retrieval.steps.graph_local import query_keywords
 
 DOCS = (
     "team-platform.md",

@@ -18,6 +18,7 @@ from kgrag.graph.build.builder import build_graph
 from kgrag.graph.build.summarize import ExtractiveSummarizer
 from kgrag.graph.texts import entity_text
 from kgrag.indexing import SilentProgress
+from kgrag.models.embed_blocks import embed_inline
 from kgrag.models.embeddings import Embedder, FakeEmbedder
 
 
@@ -82,7 +83,7 @@ def test_an_interrupted_run_embeds_only_the_rest(graph_ws: Workspace, monkeypatc
 
     def dying(inner: Embedder, texts: Sequence[str], batch_size: int) -> Iterator[np.ndarray]:
         nonlocal calls
-        for block in vectors.embed_inline(inner, texts, batch_size):
+        for block in embed_inline(inner, texts, batch_size):
             calls += 1
             if calls > 3:
                 raise KeyboardInterrupt

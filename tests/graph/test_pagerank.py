@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from threadpoolctl import ThreadpoolController
 
-from kgrag.graph.analysis.pagerank import OneThreadPageRank, VertexPassages
+from kgrag.graph.pagerank import OneThreadPageRank, VertexPassages
 
 
 def _igraph(graph: ig.Graph, reset: np.ndarray, damping: float) -> np.ndarray:

@@ -17,12 +17,12 @@ from tests.graph.graph_fakes import WordExtractor, graph_snapshot
 
 from kgrag import Workspace
 from kgrag.core.errors import ConfigError
-from kgrag.testing.fake_stage import RecordingStage
 from kgrag.core.records import DocumentStatus
 from kgrag.core.stages import ledger_stage, timing_key
 from kgrag.graph.build.summarize import ExtractiveSummarizer
 from kgrag.indexing import IndexContext, IndexRegistries, IndexReport, run_pipeline
 from kgrag.indexing.pipelines import FAST, NO_GRAPH, STANDARD
+from kgrag.testing.fake_stage import RecordingStage
 
 DOCS = ("team-platform.md", "team-sre.md", "product-kestrel.md")
 

@@ -23,8 +23,13 @@ TOY_PLUGIN = '''
 import time
 from dataclasses import dataclass
 
+from kgrag.config import PipelineBaseSettings
 from kgrag.retrieval import Pipeline
 from kgrag.retrieval.steps import BM25Search, Hydrate, TakeTop, UseStream
+
+
+class ToySettings(PipelineBaseSettings):
+    shout: bool = False
 
 
 @dataclass(frozen=True)
@@ -40,9 +45,12 @@ class MarkToy:
 
 def toy_pipeline(name, config):
     pool = config.retrieval.pool_for(name)
-    shout = config.retrieval.settings_for(name).options.get("shout", False)
+    shout = config.retrieval.pipeline_settings(name, ToySettings).shout
     description = "TOY PIPELINE" if shout else "Toy pipeline from a plug-in."
     return Pipeline(name, description, (BM25Search(pool=pool), UseStream("bm25"), TakeTop(), MarkToy(), Hydrate()))
+
+
+toy_pipeline.settings_model = ToySettings
 '''
 
 

@@ -7,14 +7,14 @@ from dataclasses import dataclass
 
 from kgrag import Workspace
 from kgrag.config import KgragConfig
-from kgrag.core.answer import Answer
 from kgrag.core.context import ContextItem, RetrievalResult
-from kgrag.generation import DEFAULT_STRATEGY, extractive_answer
+from kgrag.generation import DEFAULT_STRATEGY, FixedAnswer, extractive_answer
+from kgrag.generation.types import Answer
 from kgrag.models.embeddings import Embedder
 from kgrag.models.llm import LLMClient
-from kgrag.retrieval import FixedAnswer, Pipeline, WordOverlapReranker
-from kgrag.retrieval.rerank_step import Rerank
+from kgrag.retrieval import Pipeline, WordOverlapReranker
 from kgrag.retrieval.steps import BM25Search, Hydrate, QueryState, TakeTop, UseStream
+from kgrag.retrieval.steps.rerank import Rerank
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ def test_the_rerank_step_uses_the_slot_when_filled() -> None:
     class Slot:
         reranker = WordOverlapReranker()
 
-        def active_reranker(self) -> WordOverlapReranker | None:
+        def get(self, resource: object) -> WordOverlapReranker | None:
             return self.reranker
 
     state = QueryState(query="Where does Kestrel store telemetry?", k=1, queries=["q"], items=list(items))

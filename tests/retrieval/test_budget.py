@@ -12,7 +12,7 @@ import pytest
 from kgrag import Workspace
 from kgrag.core.context import ContextItem
 from kgrag.documents import content_hash
-from kgrag.retrieval.budget import similarities
+from kgrag.retrieval.steps.budget import similarities
 
 
 def test_passage_cosines_come_from_chunk_vectors(sample_ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,12 +15,12 @@ import pytest
 
 from kgrag import Workspace
 from kgrag.core.lazy import Lazy
+from kgrag.graph import snapshot as snapshot_module
 from kgrag.models import embeddings as embeddings_module
 from kgrag.models import torch_threads
 from kgrag.models.embeddings import FakeEmbedder, KeyedEmbedder
 from kgrag.retrieval import QueryContext
-from kgrag.retrieval import query_context as query_context_module
-from kgrag.retrieval.query_context import QueryVectorCache
+from kgrag.retrieval.resources.caches import TextCache
 
 QUESTIONS = ("Who leads the Platform team?", "What does Shale store for Kestrel?", "hotel cap travel policy")
 PIPELINES = ("dense", "bm25", "hybrid", "graph-local")
@@ -54,11 +54,11 @@ def _counted_context(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> dict[str
         "model": Counter(lambda: FakeEmbedder(64)),
         "llm": Counter(ws.components.llm),
         "dense": Counter(ws.store.vectors.chunk_matrix),
-        "graph": Counter(query_context_module.load_graph_index),
+        "graph": Counter(snapshot_module.build_graph_index),
     }
     embedder = KeyedEmbedder(ws.components.embedding_model_id, counters["model"])
     monkeypatch.setattr(ws.store.vectors, "chunk_matrix", counters["dense"])
-    monkeypatch.setattr(query_context_module, "load_graph_index", counters["graph"])
+    monkeypatch.setattr(snapshot_module, "build_graph_index", counters["graph"])
     ws.components.query_context = QueryContext(
         ws.store, ws.config, model_id=ws.components.embedding_model_id, embedder=lambda: embedder, llm=counters["llm"]
     )
@@ -76,7 +76,7 @@ def test_concurrent_queries_match_serial_ones(graph_ws: Workspace, monkeypatch: 
             concurrent = [(job, future.result()) for job, future in futures]
         assert all(result == serial[job] for job, result in concurrent)
         assert {name: c.calls for name, c in counters.items()} == {"model": 1, "llm": 1, "dense": 1, "graph": 1}
-        assert len(fresh.components.query_context.query_vectors) == len(QUESTIONS)
+        assert len(fresh.components.query_context.get("query_vectors")) == len(QUESTIONS)
     finally:
         fresh.close()
 
@@ -98,7 +98,7 @@ def test_lazy_creates_once_under_contention() -> None:
 
 def test_query_vector_cache_is_bounded_and_locked() -> None:
     embedder = FakeEmbedder(16)
-    cache = QueryVectorCache(size=4)
+    cache: TextCache[np.ndarray] = TextCache(4)
     words = [f"word{i}" for i in range(10)] * 5
     with ThreadPoolExecutor(max_workers=8) as pool:
         vectors = list(pool.map(lambda w: cache.get(w, lambda t: embedder.embed([t])[0]), words))

@@ -8,11 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kgrag.core.context import ContextItem
-from kgrag.documents.sentences import sentence_texts
-from kgrag.retrieval.budget import LABEL_TOKENS, FitBudget, item_tokens
-from kgrag.retrieval.excerpts import JOIN_TOKENS, excerpts
 from kgrag.retrieval.query_context import QueryContext
+from kgrag.retrieval.resources.caches import TextCache
 from kgrag.retrieval.steps import QueryState
+from kgrag.retrieval.steps.budget import LABEL_TOKENS, FitBudget, item_tokens
+from kgrag.retrieval.steps.excerpts import JOIN_TOKENS, excerpts
 
 QUERY = "Which valve does the Heron pump use for cold starts?"
 
@@ -26,7 +26,9 @@ class WordTokens:
     """The parts of a QueryContext that FitBudget uses on a chunk-only context."""
 
     count_tokens = staticmethod(words)
-    passage_sentences = staticmethod(sentence_texts)
+
+    def get(self, resource: object) -> TextCache[list[str]]:  # the passage-sentences cache
+        return TextCache(8)
 
 
 def passage(chunk_id: str, text: str) -> ContextItem:

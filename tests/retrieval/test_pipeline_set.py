@@ -19,12 +19,12 @@ from kgrag.graph.index import GraphIndex
 from kgrag.models.llm import create_llm_client
 from kgrag.models.llm.scripted import ScriptedProvider, ScriptRule
 from kgrag.retrieval import QueryContext, build_pipeline
-from kgrag.retrieval.budget import _passages_in_pipeline_order, item_tokens, similarities
-from kgrag.retrieval.graph_local import rank_chunks
-from kgrag.retrieval.graph_steps import break_ties, entity_item, relation_item
-from kgrag.retrieval.paths import BEAM, Path, grow_paths
-from kgrag.retrieval.query_steps import prf_rewrites
-from kgrag.retrieval.router import heuristic_route
+from kgrag.retrieval.steps.budget import _passages_in_pipeline_order, item_tokens, similarities
+from kgrag.retrieval.steps.graph import break_ties, entity_item, relation_item
+from kgrag.retrieval.steps.graph_local import rank_chunks
+from kgrag.retrieval.steps.paths import BEAM, Path, grow_paths
+from kgrag.retrieval.steps.query import prf_rewrites
+from kgrag.retrieval.steps.router import heuristic_route
 
 QUESTION = "Which rule did the Osprey firmware incident at Águas do Tejo lead to?"
 # `community`, `global` and `drift` need built communities; tests/communities covers them on such a workspace.
@@ -234,13 +234,14 @@ def _grow_one_by_one(
 
 def test_paths_grow_as_plain_loops_would(graph_ws: Workspace) -> None:
     ctx = graph_ws.components.query_context
-    index, importance = ctx.graph_index(), ctx.igraph().importance
+    snapshot = ctx.graph_snapshot()
+    index, importance = snapshot.index, snapshot.igraph.importance
     ids = list(index.entities)
     for seeds in ([(ids[0], 1.0)], [(e, 1.0 / (n + 1)) for n, e in enumerate(ids[::7])], [("missing", 1.0)]):
         for hops in (1, 2, 3):
-            fast = grow_paths(index, seeds, importance, hops, 0.8)
+            fast = grow_paths(snapshot, seeds, hops, 0.8)
             slow = _grow_one_by_one(index, seeds, importance, hops, 0.8)
             assert [(p.nodes, [r.id for r in p.relations], p.score) for p in fast] == [
                 (p.nodes, [r.id for r in p.relations], p.score) for p in slow
             ]
-    assert grow_paths(index, [(ids[0], 1.0)], importance, 2, 0.8)  # the sample graph has paths
+    assert grow_paths(snapshot, [(ids[0], 1.0)], 2, 0.8)  # the sample graph has paths

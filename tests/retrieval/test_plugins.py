@@ -66,6 +66,13 @@ def test_plugin_pipeline_in_a_kgrag_process(toy_plugin: Path, cli_ws: Path) -> N
 def test_a_plugin_pipeline_can_have_a_settings_table(toy_plugin: Path) -> None:
     config = KgragConfig(retrieval={"pipelines": {"toy": {"pool": 3, "options": {"shout": True}}}})
     assert config.retrieval.pool_for("toy") == 3
+    assert config.retrieval.pipelines["toy"].model_dump() == {
+        "pool": 3,
+        "rrf_k": None,
+        "context_tokens": None,
+        "dense_sentence_share": None,
+        "shout": True,
+    }
     with pytest.raises(ValueError, match="unknown retrieval pipeline 'toi'"):
         KgragConfig(retrieval={"pipelines": {"toi": {"pool": 3}}})
 

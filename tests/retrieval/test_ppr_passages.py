@@ -8,8 +8,9 @@ import pytest
 from kgrag import Workspace
 from kgrag.core.context import ContextItem
 from kgrag.retrieval import build_pipeline
-from kgrag.retrieval.ppr_passages import PassagePageRank, mix_reset, passage_reset, seed_scores
+from kgrag.retrieval.pipeline_settings import PprPassagesSettings
 from kgrag.retrieval.steps import DenseSearch, QueryState
+from kgrag.retrieval.steps.ppr import PassagePageRank, mix_reset, passage_reset, seed_scores
 
 QUESTION = "Which rule did the Osprey firmware incident at Águas do Tejo lead to?"
 
@@ -24,7 +25,7 @@ def _run(ws: Workspace, step: PassagePageRank) -> QueryState:
 
 def test_the_passage_graph_links_each_entity_to_its_passages(graph_ws: Workspace) -> None:
     ctx = graph_ws.components.query_context
-    graph, view, index = ctx.passage_graph(), ctx.igraph(), ctx.graph_index()
+    graph, view, index = ctx.graph_snapshot().passage_graph, ctx.graph_snapshot().igraph, ctx.graph_index()
     mentions = sum(len(e.chunk_ids) for e in index.entities.values())
     assert graph.n_entities == view.graph.vcount() == len(index.entities)
     assert graph.graph.vcount() == graph.n_entities + len(graph.passage_ids)
@@ -33,11 +34,11 @@ def test_the_passage_graph_links_each_entity_to_its_passages(graph_ws: Workspace
     v = graph.entity_vertex[entity.id]
     linked = {graph.passage_of(u) for u in graph.graph.neighbors(v)} - {None}
     assert linked == set(entity.chunk_ids)
-    assert ctx.passage_graph() is graph  # built once per graph version
+    assert ctx.graph_snapshot().passage_graph is graph  # built once per graph version
 
 
 def test_reset_mixes_entity_and_passage_shares(graph_ws: Workspace) -> None:
-    graph = graph_ws.components.query_context.passage_graph()
+    graph = graph_ws.components.query_context.graph_snapshot().passage_graph
     chunk = graph.passage_ids[0]
     passages = passage_reset({chunk: 0.9, "not-in-graph": 0.5, graph.passage_ids[1]: 0.1})
     assert passages == pytest.approx({chunk: 1 / 1.5, "not-in-graph": 0.5 / 1.5})  # min-max: the weakest is 0
@@ -78,9 +79,7 @@ def test_passage_seeds_alone_with_little_walking_follow_dense(graph_ws: Workspac
 
 def test_pipeline_reads_its_settings_and_returns_passages(graph_ws: Workspace) -> None:
     config = graph_ws.config.model_copy(deep=True)
-    config.retrieval.pipelines["ppr-passages"] = config.retrieval.settings_for("ppr-passages").model_copy(
-        update={"passage_weight": 0.2, "damping": 0.6}
-    )
+    config.retrieval.pipelines["ppr-passages"] = PprPassagesSettings(passage_weight=0.2, damping=0.6)
     pipeline = build_pipeline(graph_ws.components.pipelines, "ppr-passages", config)
     result = pipeline.run(QUESTION, graph_ws.components.query_context, 3)
     step = next(s for s in result.trace if s.step == "ppr_passages")

@@ -116,7 +116,7 @@ def test_registry_default_and_config_weights() -> None:
     assert isinstance(default, FusedReranker) and default.weights == FusedWeights()
     tuned = create_reranker(RerankConfig(fused_similarity=1.0, fused_bm25_rank=0.0), resources)
     assert isinstance(tuned, FusedReranker) and tuned.weights.similarity == 1.0 and tuned.weights.bm25_rank == 0.0
-    with pytest.raises(ValueError, match="fused_first_stage"):
+    with pytest.raises(ValueError, match=r"rerank\.fused\.first_stage"):
         RerankConfig(fused_first_stage=-1)
 
 
@@ -138,7 +138,7 @@ def test_any_pool_gives_k_distinct_items_from_it(rows: list, query: str, k: int)
 
 
 def test_the_workspace_reranker_fills_cosines_from_stored_vectors(graph_ws: Workspace) -> None:
-    reranker = graph_ws.components.query_context.active_reranker()
+    reranker = graph_ws.components.query_context.get("reranker")
     assert isinstance(reranker, FusedReranker) and reranker.similarities is not None
     result = graph_ws.retrieve("Which rule did the Osprey firmware incident lead to?", "graph-mix-rerank", 5)
     passages = [i for i in result.items if i.kind == "chunk"]

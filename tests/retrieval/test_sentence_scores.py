@@ -21,9 +21,10 @@ from kgrag.documents.records import content_hash
 from kgrag.documents.sentences import sentence_texts
 from kgrag.indexing.stages.embed import missing_sentences
 from kgrag.models.rerankers.fused import FusedReranker
-from kgrag.retrieval.query_context import TextCache
-from kgrag.retrieval.sentence_matrix import Runs, SentenceMatrix, top_means
-from kgrag.retrieval.sentence_scores import TOP_SENTENCES, best_sentence_similarities
+from kgrag.retrieval.resources.caches import TextCache
+from kgrag.retrieval.resources.sentence_matrix import Runs, SentenceMatrix, top_means
+from kgrag.retrieval.resources.sentences import passage_sentence_vectors
+from kgrag.retrieval.steps.sentence_scores import TOP_SENTENCES, best_sentence_similarities
 
 DOC = SAMPLE_DOCS / "team-platform.md"
 
@@ -114,7 +115,7 @@ def test_the_configured_reranker_reads_sentence_scores_only_when_they_are_stored
         on.index([DOC])
         off.index([DOC])
         assert off.components.rerank_resources().sentence_similarities is None
-        reranker = on.components.query_context.active_reranker()
+        reranker = on.components.query_context.get("reranker")
         assert isinstance(reranker, FusedReranker) and reranker.sentence_similarities is not None
         question = "Who leads the Platform team?"
         pool = [i for i in on.retrieve(question, "hybrid", 10).items if i.kind == "chunk"]
@@ -157,7 +158,7 @@ def test_the_sentence_matrix_scores_as_reading_each_passage_does(tmp_path: Path)
     with _workspace(tmp_path / "ws", True) as ws:
         ws.index([DOC])
         env = ws.components.query_context
-        matrix = env.sentence_matrix()
+        matrix = env.get("sentence_matrix")
         chunks = list(ws.store.chunks.iter_all())
         assert matrix.complete and set(matrix.rows) == {c.id for c in chunks}
         assert len(matrix.vectors) == len(_all_sentences(ws))  # one row per distinct sentence
@@ -166,7 +167,7 @@ def test_the_sentence_matrix_scores_as_reading_each_passage_does(tmp_path: Path)
         from_matrix = best_sentence_similarities(items, env, query)
         by_text = [
             float(np.sort(m @ env.embed_query(query))[-2:].mean())
-            for m in env.sentence_vectors([c.text for c in chunks])
+            for m in passage_sentence_vectors(env, [c.text for c in chunks])
         ]
         assert from_matrix == pytest.approx(by_text, abs=1e-5)
 
@@ -174,11 +175,11 @@ def test_the_sentence_matrix_scores_as_reading_each_passage_does(tmp_path: Path)
 def test_a_corpus_over_the_row_cap_is_scored_passage_by_passage(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("kgrag.retrieval.sentence_matrix.MAX_SENTENCE_ROWS", 3)
+    monkeypatch.setattr("kgrag.retrieval.resources.sentence_matrix.MAX_SENTENCE_ROWS", 3)
     with _workspace(tmp_path / "ws", True) as ws:
         ws.index([DOC])
         env = ws.components.query_context
-        assert not env.sentence_matrix().complete and not env.sentence_matrix().rows
+        assert not env.get("sentence_matrix").complete and not env.get("sentence_matrix").rows
         chunk = next(c for c in ws.store.chunks.iter_all() if len(sentence_texts(c.text)) > TOP_SENTENCES)
         scores = best_sentence_similarities(
             [ContextItem(kind="chunk", id=chunk.id, text=chunk.text, score=0.0)], env, "team"
@@ -190,9 +191,9 @@ def test_the_sentence_matrix_follows_the_index(tmp_path: Path) -> None:
     with _workspace(tmp_path / "ws", True) as ws:
         ws.index([DOC])
         env = ws.components.query_context
-        before = set(env.sentence_matrix().rows)
+        before = set(env.get("sentence_matrix").rows)
         ws.index([SAMPLE_DOCS])
-        after = env.sentence_matrix()
+        after = env.get("sentence_matrix")
         assert before < set(after.rows) == {c.id for c in ws.store.chunks.iter_all()}
 
 
@@ -236,7 +237,9 @@ def test_an_excerpt_is_scored_by_its_own_sentences_not_its_chunks(tmp_path: Path
         excerpt = ContextItem(kind="chunk", id=chunk.id, text=first, score=0.0, metadata={"excerpt": True})
         query = "Who leads the Platform team?"
         [score] = best_sentence_similarities([excerpt], env, query)
-        assert score == pytest.approx(float(env.sentence_vectors([first])[0][0] @ env.embed_query(query)), abs=1e-5)
+        assert score == pytest.approx(
+            float(passage_sentence_vectors(env, [first])[0][0] @ env.embed_query(query)), abs=1e-5
+        )
 
 
 def test_an_index_without_its_sentence_vectors_reranks_as_without_them(tmp_path: Path) -> None:
@@ -255,7 +258,7 @@ def test_an_index_without_its_sentence_vectors_reranks_as_without_them(tmp_path:
         assert ws.components.sentence_vectors_on()
         assert [(i.id, round(i.score, 9)) for i in ws.retrieve(question, "rerank", 5).items] == before
         assert ws.index([SAMPLE_DOCS]).texts_embedded > 0  # the next index run embeds the sentences
-        assert ws.components.query_context.sentence_matrix().usable
+        assert ws.components.query_context.get("sentence_matrix").usable
 
 
 def _lightrag_dir(path: Path) -> Path:
@@ -298,7 +301,7 @@ def test_auto_decides_from_the_stored_chunks_so_imported_large_chunks_get_senten
         assert report.texts_embedded > ws.store.chunks.count()
     with Workspace.open(tmp_path / "ws", embedding=fake) as ws:
         assert ws.components.rerank_resources().sentence_similarities is not None
-        assert ws.components.query_context.sentence_matrix().usable
+        assert ws.components.query_context.get("sentence_matrix").usable
 
 
 def test_a_few_large_chunks_among_many_small_ones_do_not_turn_it_on(tmp_path: Path) -> None:

@@ -12,8 +12,9 @@ from tests.conftest import SAMPLE_DOCS
 from kgrag import Workspace
 from kgrag.core.records import ChunkRecord
 from kgrag.documents.sentences import sentence_texts
-from kgrag.retrieval.sentence_scores import TOP_SENTENCES
-from kgrag.retrieval.steps import DenseSearch, QueryState
+from kgrag.retrieval.query_context import QueryContext
+from kgrag.retrieval.steps import DenseSearch, QueryState, sentence_search
+from kgrag.retrieval.steps.sentence_scores import TOP_SENTENCES
 
 FAKE = {"provider": "fake", "sentence_vectors": True}
 
@@ -84,25 +85,27 @@ def test_without_sentence_vectors_dense_search_is_the_chunk_cosine(tmp_path: Pat
         env = ws.components.query_context
         plain = ws.store.vectors.search_many(ws.components.vector_key, env.embed_query(query)[None, :], 6)[0]
         assert _dense(ws, query, 6) == [(hit.id, hit.score) for hit in plain]
-        assert not env.uses_sentence_vectors()
+        assert not env.get("sentence_vectors_on")
 
 
-def test_a_rewrite_is_blended_with_the_questions_sentence_scores(tmp_path: Path) -> None:
+def test_a_rewrite_is_blended_with_the_questions_sentence_scores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with _workspace(tmp_path / "ws") as ws:
         env = ws.components.query_context
         question, rewrite = "Who is on call for the payments service?", "payments on-call engineer rotation"
         state = QueryState(query=question, k=5, queries=[question, rewrite])
         searched: list[str] = []
-        original = env.sentence_means
+        original = sentence_search.sentence_means
 
-        def spy(text: str) -> np.ndarray:
+        def spy(ctx: QueryContext, text: str) -> np.ndarray:
             searched.append(text)
-            return original(text)
+            return original(ctx, text)
 
-        env.sentence_means = spy  # type: ignore[method-assign]
+        monkeypatch.setattr(sentence_search, "sentence_means", spy)
         DenseSearch(pool=6).run(state, env)
         assert set(searched) == {question}  # one sentence scoring per query, the question's
-        matrix, means = env.sentence_matrix(), original(question)
+        matrix, means = env.get("sentence_matrix"), original(env, question)
         chunks = {c.id: c for c in ws.store.chunks.iter_all()}
         for item in state.streams["dense"][:3]:  # the union keeps each chunk's best score over both texts
             blends = [

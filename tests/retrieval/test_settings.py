@@ -11,9 +11,9 @@ from kgrag.config import KgragConfig, load_config
 from kgrag.core.builtins import new_registry
 from kgrag.core.errors import ConfigError
 from kgrag.retrieval import build_pipeline
-from kgrag.retrieval.graph_local import LocalSearchParams
-from kgrag.retrieval.graph_steps import GraphLocalSearch
 from kgrag.retrieval.steps import BM25Search, DenseSearch, FuseRRF
+from kgrag.retrieval.steps.graph import GraphLocalSearch
+from kgrag.retrieval.steps.graph_local import LocalSearchParams
 
 
 def _build(config: KgragConfig, name: str):  # type: ignore[no-untyped-def]
@@ -66,7 +66,7 @@ def test_a_table_in_kgrag_toml_changes_what_runs(graph_ws: Workspace, tmp_path: 
     ("table", "expected"),
     [
         ({"nope": {"pool": 3}}, r"retrieval\.pipelines\.nope: unknown retrieval pipeline 'nope'; available: dense"),
-        ({"hybrid": {"rrf_kk": 3}}, r"retrieval\.pipelines\.hybrid\.rrf_kk: Extra inputs are not permitted"),
+        ({"hybrid": {"rrf_kk": 3}}, r"retrieval\.pipelines\.hybrid\.rrf_kk: unknown setting \(settings: pool, rrf_k"),
         ({"hybrid": {"pool": 0}}, r"retrieval\.pipelines\.hybrid\.pool"),
     ],
 )

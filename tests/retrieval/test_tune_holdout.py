@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from kgrag import Workspace
 from kgrag.cli.app import app
 from kgrag.evaluation import load_dataset
-from kgrag.retrieval.paths import lambda_key
+from kgrag.retrieval.steps.paths import lambda_key
 from kgrag.testing.workspace_toml import write_workspace_toml
 
 TYPES = {"Fact Retrieval", "Complex Reasoning", "Contextual Summarize", "Creative Generation", "All"}
@@ -64,6 +64,6 @@ def test_cli_tune_reranker_prints_weights_and_toml(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "held out: 20 questions" in result.output and "coverage alone" in result.output
-    assert '[rerank]\nprovider = "fused"\nfused_similarity = ' in result.output
+    assert '[rerank]\nprovider = "fused"\n\n[rerank.fused]\nsimilarity = ' in result.output
     missing = CliRunner().invoke(app, [*args[:3], "--dataset", str(tmp_path / "nope.json")], env={"COLUMNS": "200"})
     assert missing.exit_code != 0 and "nope.json" in missing.output and "Traceback" not in missing.output

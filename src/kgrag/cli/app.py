@@ -18,8 +18,8 @@ from rich.text import Text
 from kgrag.cli.calibrate_command import eval_calibrate
 from kgrag.cli.community_commands import communities_command, report_command
 from kgrag.cli.compare_commands import compare, tune, tune_reranker
-from kgrag.cli.errors import exit_if_incomplete, run_app, run_guarded
-from kgrag.cli.eval_run_commands import eval_list, eval_pairwise, eval_qgen, eval_report, eval_run
+from kgrag.cli.errors import exit_if_incomplete, guarded, run_app
+from kgrag.cli.eval_run_commands import eval_list, eval_pairwise, eval_report, eval_run
 from kgrag.cli.eval_trace_commands import eval_export
 from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.help import KgragGroup
@@ -27,6 +27,7 @@ from kgrag.cli.llm_commands import cost, prompts_app
 from kgrag.cli.migrate_command import migrate
 from kgrag.cli.notes import StderrNotes
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
+from kgrag.cli.qgen_command import eval_qgen
 from kgrag.cli.serve_command import serve
 from kgrag.cli.show_command import show_command
 from kgrag.core.errors import KgragError
@@ -34,6 +35,7 @@ from kgrag.core.errors import KgragError
 if TYPE_CHECKING:  # types only: the modules are imported inside the commands that use them
     from kgrag.core.records import DocumentRecord
     from kgrag.indexing import IndexReport
+    from kgrag.models.llm import Estimate
 
 app = typer.Typer(
     cls=KgragGroup,
@@ -81,20 +83,17 @@ def _root(
 
 
 @app.command()
+@guarded
 def init(
     directory: Annotated[Path | None, typer.Argument(help="Workspace directory to create.")] = None,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Create a workspace: a commented kgrag.toml and the SQLite database."""
+    from kgrag.workspace import Workspace
 
-    def body() -> None:
-        from kgrag.workspace import Workspace
-
-        with Workspace.init(directory or workspace) as ws:
-            new_console().print(Text.assemble("initialised workspace ", (str(ws.path.resolve()), "bold")))
-
-    run_guarded(body, debug)
+    with Workspace.init(directory or workspace) as ws:
+        new_console().print(Text.assemble("initialised workspace ", (str(ws.path.resolve()), "bold")))
 
 
 def _print_index_report(console: Console, report: IndexReport) -> None:
@@ -106,14 +105,18 @@ def _print_index_report(console: Console, report: IndexReport) -> None:
         f"chunks written {report.chunks_written} · texts embedded {report.texts_embedded}"
     )
     if report.chunks_extracted or report.chunks_extraction_failed or report.entities:
+        from kgrag.core.stages import EXTRACT
+        from kgrag.indexing.stages.extract import ExtractReport
+
+        own = report.stage(EXTRACT, ExtractReport)
         console.print(
             f"graph: {report.chunks_extracted} chunks extracted ({report.chunks_extraction_failed} "
-            f"failed, {report.glean_failed} gleaning calls failed) · {report.entities} entities · "
+            f"failed, {own.glean_failed} gleaning calls failed) · {report.entities} entities · "
             f"{report.relations} relations"
-            + (f" · {n} summaries retried next run" if (n := report.graph_aggregates_pending) else "")
+            + (f" · {n} summaries retried next run" if (n := own.summaries_pending) else "")
             + (
-                f" · ungrounded dropped: {report.ungrounded_entities} entities, {report.ungrounded_relations} relations"
-                if report.ungrounded_entities or report.ungrounded_relations
+                f" · ungrounded dropped: {own.ungrounded_entities} entities, {own.ungrounded_relations} relations"
+                if own.ungrounded_entities or own.ungrounded_relations
                 else ""
             ),
             markup=False,
@@ -139,6 +142,12 @@ def _check_index_outcome(report: IndexReport, paths: list[Path]) -> None:
     exit_if_incomplete(report.incomplete)
 
 
+def _print_estimate(console: Console, cost: Estimate, new_chunks: int, batch_share: float) -> None:
+    console.print(f"estimate (nothing was changed or sent): {cost.line()} for {new_chunks} new chunks")
+    for line in (cost.prices_line(batch_share), *cost.predicted, *cost.assumptions):
+        console.print(f"  {line}", soft_wrap=True)
+
+
 PruneOpt = Annotated[
     bool,
     typer.Option(
@@ -149,7 +158,18 @@ PruneOpt = Annotated[
 ]
 
 
+BatchOpt = Annotated[
+    bool,
+    typer.Option(
+        "--batch",
+        help="Send the LLM calls through the OpenAI Batch API (about half the price; results within the "
+        "batch window); a killed run resumes polling. Same as llm.batch = true. See docs/llm.md.",
+    ),
+]
+
+
 @app.command()
+@guarded
 def index(
     paths: Annotated[list[Path], typer.Argument(help="Files or directories to index.")],
     estimate: Annotated[
@@ -180,80 +200,69 @@ def index(
         ),
     ] = None,
     prune: PruneOpt = True,
+    batch: BatchOpt = False,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Index files incrementally: unchanged files are skipped, changed ones re-processed, deleted ones
     removed; a moved file keeps its index and a copy is not stored twice."""
+    from kgrag.cli.progress import console_progress
 
-    def body() -> None:
-        from kgrag.cli.progress import console_progress
-
-        console = new_console()
-        overrides: dict[str, Any] = {"llm": {"max_tokens_budget": budget_tokens}} if budget_tokens else {}
-        indexing = {k: v for k, v in {"engine": engine, "ray_address": ray_address}.items() if v is not None}
-        if indexing:
-            overrides["indexing"] = indexing  # validated with the config: an unknown engine names the field
-        with open_workspace(workspace, **overrides) as ws, console_progress(console) as progress:
-            if estimate:
-                report, cost = ws.estimate_index(paths, progress=progress)
-            else:
-                report = ws.index(paths, progress=progress, prune=prune)
+    console = new_console()
+    llm = {k: v for k, v in {"max_tokens_budget": budget_tokens, "batch": batch or None}.items() if v}
+    overrides: dict[str, Any] = {"llm": llm} if llm else {}
+    indexing = {k: v for k, v in {"engine": engine, "ray_address": ray_address}.items() if v is not None}
+    if indexing:
+        overrides["indexing"] = indexing  # validated with the config: an unknown engine names the field
+    with open_workspace(workspace, **overrides) as ws, console_progress(console) as progress:
         if estimate:
-            console.print(
-                f"estimate (nothing was changed or sent): {cost.line()} for {report.chunks_written} new chunks"
-            )
-            for line in (*cost.predicted, *cost.assumptions):
-                console.print(f"  {line}", soft_wrap=True)
-            return
-        _print_index_report(console, report)
-        _check_index_outcome(report, paths)
-
-    run_guarded(body, debug)
+            report, cost = ws.estimate_index(paths, progress=progress)
+        else:
+            report = ws.index(paths, progress=progress, prune=prune)
+    if estimate:
+        _print_estimate(console, cost, report.chunks_written, ws.config.llm.batch_price_share)
+        return
+    _print_index_report(console, report)
+    _check_index_outcome(report, paths)
 
 
 @app.command()
+@guarded
 def remove(
     documents: Annotated[list[str], typer.Argument(help="Document ids, sources or file paths.")],
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Delete documents and everything derived from them."""
-
-    def body() -> None:
-        with open_workspace(workspace) as ws:
-            removed, unknown = ws.indexing.remove(documents, StderrNotes())
-        console = new_console()
-        for source in removed:
-            console.print(f"removed {source}")
-        if unknown:
-            raise KgragError(f"no document matches: {', '.join(unknown)} (see `kgrag status --documents`)")
-
-    run_guarded(body, debug)
+    with open_workspace(workspace) as ws:
+        removed, unknown = ws.indexing.remove(documents, StderrNotes())
+    console = new_console()
+    for source in removed:
+        console.print(f"removed {source}")
+    if unknown:
+        raise KgragError(f"no document matches: {', '.join(unknown)} (see `kgrag status --documents`)")
 
 
 @app.command()
+@guarded
 def reindex(
     embeddings: Annotated[bool, typer.Option("--embeddings", help="Re-embed all chunks.")] = False,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Rebuild derived data with the current config (e.g. after changing the embedding model)."""
+    if not embeddings:
+        raise KgragError("say what to rebuild, e.g. `kgrag reindex --embeddings`")
+    from kgrag.cli.progress import console_progress
 
-    def body() -> None:
-        if not embeddings:
-            raise KgragError("say what to rebuild, e.g. `kgrag reindex --embeddings`")
-        from kgrag.cli.progress import console_progress
-
-        console = new_console()
-        with open_workspace(workspace, allow_model_change=True) as ws, console_progress(console) as progress:
-            report = ws.reindex_embeddings(progress)
-        _print_index_report(console, report)
-
-    run_guarded(body, debug)
+    console = new_console()
+    with open_workspace(workspace, allow_model_change=True) as ws, console_progress(console) as progress:
+        report = ws.reindex_embeddings(progress)
+    _print_index_report(console, report)
 
 
 @app.command()
+@guarded
 def status(
     workspace: WorkspaceOpt = None,
     documents: Annotated[bool, typer.Option("--documents", help="List every document.")] = False,
@@ -261,17 +270,13 @@ def status(
     debug: DebugOpt = False,
 ) -> None:
     """Counts, sizes, models and documents per status."""
-
-    def body() -> None:
-        with open_workspace(workspace) as ws:
-            info = ws.status()
-            docs = [_document_row(d) for d in ws.documents.list()] if documents else []
-        if as_json:
-            typer.echo(json.dumps({**info, "document_list": docs}, indent=2))
-            return
-        _print_status(new_console(), info, docs)
-
-    run_guarded(body, debug)
+    with open_workspace(workspace) as ws:
+        info = ws.status()
+        docs = [_document_row(d) for d in ws.documents.list()] if documents else []
+    if as_json:
+        typer.echo(json.dumps({**info, "document_list": docs}, indent=2))
+        return
+    _print_status(new_console(), info, docs)
 
 
 def _document_row(doc: DocumentRecord) -> dict[str, str]:
@@ -295,6 +300,7 @@ def _print_status(console: Console, info: dict[str, object], docs: list[dict[str
 
 
 @app.command()
+@guarded
 def query(
     question: Annotated[str, typer.Argument(help="The question.")],
     pipeline: Annotated[str | None, typer.Option("--pipeline", "-p", help="Pipeline name.")] = None,
@@ -304,44 +310,38 @@ def query(
     debug: DebugOpt = False,
 ) -> None:
     """Retrieve context for a question and answer it with citations."""
+    from kgrag.cli.answers import print_response, response_payload, response_sources
 
-    def body() -> None:
-        from kgrag.cli.answers import print_response, response_payload, response_sources
-
-        with open_workspace(workspace) as ws:
-            ws.querying.require_chunks()
-            response = ws.query(question, pipeline=pipeline, k=k)
-            sources = response_sources(ws, [response])
-        if as_json:
-            typer.echo(json.dumps(response_payload(response, sources), indent=2))
-        else:
-            print_response(new_console(), response, sources)
-
-    run_guarded(body, debug)
+    with open_workspace(workspace) as ws:
+        ws.querying.require_chunks()
+        response = ws.query(question, pipeline=pipeline, k=k)
+        sources = response_sources(ws, [response])
+    if as_json:
+        typer.echo(json.dumps(response_payload(response, sources), indent=2))
+    else:
+        print_response(new_console(), response, sources)
 
 
 @app.command()
+@guarded
 def pipelines(workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
     """List the retrieval pipelines (built-in, plug-in, local) with what each needs and whether this
     workspace has it."""
-
-    def body() -> None:
-        with open_workspace(workspace) as ws:
-            infos = ws.querying.pipelines()
-        table = Table("pipeline", "needs", "origin", "description")
-        for info in infos:
-            needs = ", ".join(f"{r.name} ({'ok' if r.met else 'missing'})" for r in info.requirements) or "-"
-            table.add_row(info.name, needs, info.origin, info.description or info.error)
-        console = new_console()
-        console.print(table)
-        for info in infos:
-            for problem in [info.error] if info.error else [r.message for r in info.requirements if not r.met]:
-                console.print(Text.assemble((info.name, "yellow"), f": {problem}"))
-
-    run_guarded(body, debug)
+    with open_workspace(workspace) as ws:
+        infos = ws.querying.pipelines()
+    table = Table("pipeline", "needs", "origin", "description")
+    for info in infos:
+        needs = ", ".join(f"{r.name} ({'ok' if r.met else 'missing'})" for r in info.requirements) or "-"
+        table.add_row(info.name, needs, info.origin, info.description or info.error)
+    console = new_console()
+    console.print(table)
+    for info in infos:
+        for problem in [info.error] if info.error else [r.message for r in info.requirements if not r.met]:
+            console.print(Text.assemble((info.name, "yellow"), f": {problem}"))
 
 
 @eval_app.command("retrieval")
+@guarded
 def eval_retrieval(
     dataset: Annotated[Path, typer.Option("--dataset", help="GraphRAG-Bench .json or .jsonl questions.")],
     pipelines: Annotated[
@@ -356,7 +356,7 @@ def eval_retrieval(
     """Evidence recall@k per question type, LLM-free; writes JSON, markdown and a plot."""
     from kgrag.cli.eval_command import run_retrieval_eval
 
-    run_guarded(lambda: run_retrieval_eval(workspace, dataset, pipelines, k, limit, out, new_console()), debug)
+    run_retrieval_eval(workspace, dataset, pipelines, k, limit, out, new_console())
 
 
 def main() -> None:

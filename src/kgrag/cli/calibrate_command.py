@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from kgrag.cli.errors import run_guarded
+from kgrag.cli.errors import guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 
 
@@ -19,8 +19,6 @@ def _body(
     out: Path | None,
     workspace: Path | None,
 ) -> None:
-    from rich.markup import escape
-
     from kgrag.core.errors import KgragError
     from kgrag.evaluation import load_dataset
     from kgrag.evaluation.judges.calibration import calibrate, load_labels, rejudge_plan, render_markdown, write_report
@@ -49,11 +47,12 @@ def _body(
         result = calibrate(labels, run.scores, run.record.payload, run.record.id, bins)
         paths = write_report(result, out or ws.path / "reports")
     for warning in result.warnings:
-        console.print(f"[bold yellow]warning:[/] {escape(warning)}")
-    console.print(escape(render_markdown(result)), markup=False)
-    console.print("written: " + ", ".join(str(p) for p in paths.values()), markup=False)
+        console.print(f"warning: {warning}", style="bold yellow")
+    console.print(render_markdown(result))
+    console.print("written: " + ", ".join(str(p) for p in paths.values()))
 
 
+@guarded
 def eval_calibrate(
     labels: Annotated[
         Path, typer.Argument(help="Human labels: .csv (header) or .jsonl with question_id, pipeline, metric, human.")
@@ -74,4 +73,4 @@ def eval_calibrate(
 ) -> None:
     """How far to trust the judges: Cohen's κ and Spearman's ρ between human labels and a run's judge
     scores, per judge and metric, with n; warns when a judge model also generated the answers."""
-    run_guarded(lambda: _body(labels, run, dataset, bins, out, workspace), debug)
+    _body(labels, run, dataset, bins, out, workspace)

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from kgrag.cli.errors import run_guarded
+from kgrag.cli.errors import guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
+from kgrag.core.errors import KgragError
 
 if TYPE_CHECKING:
     from kgrag.documents.provenance import SourceRef
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from kgrag.evaluation.tune import TuneReport
     from kgrag.evaluation.tune_reranker import RerankerTuneReport
     from kgrag.workspace import QueryResponse
+    from kgrag.workspace.query_api import PipelineOutcome
 
 SNIPPET = 90
 
@@ -38,11 +40,10 @@ SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the held-out sampl
 
 def summary_row(response: QueryResponse, sources: dict[str, SourceRef] | None = None) -> dict[str, Any]:
     """What one pipeline did with the question: answer, cited passages (with where each comes from),
-    context size, time, cost."""
+    context size, time, cost and, for a routing pipeline, the route it took."""
     sources = sources or {}
     items = {item.id: item for item in response.result.items}
-    route = next((s.params for s in response.result.trace if s.step == "route"), None)
-    usage = response.answer.usage or {}
+    cost = response.cost
     return {
         "pipeline": response.result.pipeline,
         "answer": response.answer.text,
@@ -57,15 +58,37 @@ def summary_row(response: QueryResponse, sources: dict[str, SourceRef] | None = 
         "context_items": {
             kind: sum(1 for i in items.values() if i.kind == kind) for kind in ("chunk", "entity", "relation", "path")
         },
-        "context_tokens": next((s.params.get("spent", 0) for s in response.result.trace if s.step == "fit_budget"), 0),
+        "context_tokens": response.context_tokens,
         "retrieval_ms": response.timings_ms.get("retrieval", 0.0),
         "generation_ms": response.timings_ms.get("generation", 0.0),
-        "prompt_tokens": usage.get("prompt_tokens", 0),
-        "cost_line": response.answer.cost_line,
-        "route": route,
+        "prompt_tokens": cost.prompt_tokens,
+        "cost_line": cost.line,
+        "route": response.route.to_dict() if response.route else None,
     }
 
 
+def outcome_row(outcome: PipelineOutcome, sources: dict[str, SourceRef]) -> dict[str, Any]:
+    """:func:`summary_row` of a pipeline that answered, else its name and why it could not."""
+    if outcome.response is None:
+        return {"pipeline": outcome.pipeline, "error": outcome.error}
+    return summary_row(outcome.response, sources)
+
+
+def _table_row(row: dict[str, Any], sources: dict[str, SourceRef]) -> tuple[str, ...]:
+    from kgrag.cli.answers import source_line
+
+    if "error" in row:
+        return (row["pipeline"], f"could not answer: {row['error']}", "-", "-", "-")
+    cited = "\n".join(f"{c['id']}: {c['text']}…\n  ↳ {source_line(c['id'], sources)}" for c in row["citations"]) or "-"
+    context = f"{row['context_tokens']} tok\n" + ", ".join(
+        f"{n} {kind}" for kind, n in row["context_items"].items() if n
+    )
+    route = f"\nroute: {row['route']['route']} → {row['route']['pipeline']}" if row["route"] else ""
+    cost_text = f"{row['retrieval_ms']:.0f} ms retrieval\n{row['cost_line'] or 'no LLM call'}"
+    return (row["pipeline"] + route, row["answer"][:400], cited, context, cost_text)
+
+
+@guarded
 def compare(
     question: Annotated[str, typer.Argument(help="The question.")],
     pipelines: Annotated[
@@ -77,33 +100,21 @@ def compare(
     debug: DebugOpt = False,
 ) -> None:
     """Answer one question with several pipelines: answers, cited passages, context tokens and cost."""
+    from kgrag.cli.answers import response_sources
 
-    def body() -> None:
-        from kgrag.cli.answers import response_sources, source_line
-
-        names = [p.strip() for p in pipelines.split(",") if p.strip()]
-        with open_workspace(workspace) as ws:
-            responses = ws.querying.compare(question, names, k)
-            sources = response_sources(ws, responses)
-        rows = [summary_row(r, sources) for r in responses]
-        if as_json:
-            typer.echo(json.dumps(rows, indent=2))
-            return
+    with open_workspace(workspace) as ws:
+        outcomes = ws.querying.compare(question, pipelines.split(","), k)
+        sources = response_sources(ws, [o.response for o in outcomes if o.response is not None])
+    rows = [outcome_row(o, sources) for o in outcomes]
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+    else:
         table = Table("pipeline", "answer", "cited passages", "context", "cost", show_lines=True)
         for row in rows:
-            cited = (
-                "\n".join(f"{c['id']}: {c['text']}…\n  ↳ {source_line(c['id'], sources)}" for c in row["citations"])
-                or "-"
-            )
-            context = f"{row['context_tokens']} tok\n" + ", ".join(
-                f"{n} {kind}" for kind, n in row["context_items"].items() if n
-            )
-            route = f"\nroute: {row['route']['route']} → {row['route']['pipeline']}" if row["route"] else ""
-            cost_text = f"{row['retrieval_ms']:.0f} ms retrieval\n{row['cost_line'] or 'no LLM call'}"
-            table.add_row(row["pipeline"] + route, row["answer"][:400], cited, context, cost_text)
+            table.add_row(*_table_row(row, sources))
         new_console().print(table)
-
-    run_guarded(body, debug)
+    if all(o.response is None for o in outcomes):
+        raise typer.Exit(1)
 
 
 def labelled_questions(dataset: Path, limit: int | None) -> list[QAItem]:
@@ -114,6 +125,7 @@ def labelled_questions(dataset: Path, limit: int | None) -> list[QAItem]:
     return items[:limit] if limit else items
 
 
+@guarded
 def tune(
     dataset: DatasetOpt,
     pipeline: Annotated[str, typer.Option("--pipeline", "-p", help="The λ-fused pipeline to tune.")] = "paths",
@@ -121,27 +133,41 @@ def tune(
     limit: LimitOpt = None,
     holdout: HoldoutOpt = 0.0,
     seed: SeedOpt = 0,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Report only; do not store λ.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Report only; store nothing.")] = False,
+    router: Annotated[bool, typer.Option("--router", help="Fit auto's routing policy instead of λ.")] = False,
+    pipelines: Annotated[
+        str | None, typer.Option("--pipelines", help="With --router: comma-separated pipelines it may choose.")
+    ] = None,
+    folds: Annotated[int, typer.Option("--folds", help="With --router: cross-validation folds.")] = 5,
+    cache: Annotated[
+        Path | None, typer.Option("--cache", help="With --router: directory keeping per-question outcomes to resume.")
+    ] = None,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Fit λ (dense vs graph weight) of the `paths` pipeline on labelled questions and store it."""
+    """Fit λ (dense vs graph weight) of the `paths` pipeline on labelled questions and store it; with
+    --router, fit and store the policy `auto` routes questions by."""
+    if not router and (pipelines is not None or cache is not None or folds != 5):
+        raise KgragError("--pipelines, --folds and --cache belong to --router; add --router or drop them")
+    if router and (holdout or pipeline != "paths" or k != 5):
+        raise KgragError("--pipeline, --k and --holdout fit λ; --router uses --pipelines and --folds instead")
+    items = labelled_questions(dataset, limit)
+    if router:
+        from kgrag.cli.router_command import run_router_tuning
 
-    def body() -> None:
-        items = labelled_questions(dataset, limit)
-        with open_workspace(workspace) as ws:
-            report = ws.eval.tune(items, pipeline, k, save=not dry_run, holdout=holdout, seed=seed)
-        table = Table("λ", f"evidence recall@{k}")
-        for lam, recall in report.recall_by_lambda.items():
-            table.add_row(f"{lam:.1f}" + (" ←" if lam == report.best else ""), f"{recall:.3f}")
-        console = new_console()
-        console.print(table)
-        if report.holdout is not None:
-            console.print(holdout_table(report))
-        verb = "would store" if dry_run else "stored"
-        console.print(f"{verb} λ = {report.best} for {pipeline} ({report.questions} questions)")
-
-    run_guarded(body, debug)
+        run_router_tuning(items, workspace, pipelines, folds, seed, dry_run, cache, new_console())
+        return
+    with open_workspace(workspace) as ws:
+        report = ws.eval.tune(items, pipeline, k, save=not dry_run, holdout=holdout, seed=seed)
+    table = Table("λ", f"evidence recall@{k}")
+    for lam, recall in report.recall_by_lambda.items():
+        table.add_row(f"{lam:.1f}" + (" ←" if lam == report.best else ""), f"{recall:.3f}")
+    console = new_console()
+    console.print(table)
+    if report.holdout is not None:
+        console.print(holdout_table(report))
+    verb = "would store" if dry_run else "stored"
+    console.print(f"{verb} λ = {report.best} for {pipeline} ({report.questions} questions)")
 
 
 def holdout_table(report: TuneReport) -> Table:
@@ -161,6 +187,7 @@ def holdout_table(report: TuneReport) -> Table:
     return table
 
 
+@guarded
 def tune_reranker(
     dataset: DatasetOpt,
     limit: LimitOpt = None,
@@ -170,19 +197,15 @@ def tune_reranker(
     debug: DebugOpt = False,
 ) -> None:
     """Fit the `fused` reranker's weights on labelled questions and print the [rerank] lines to use them."""
-
-    def body() -> None:
-        items = labelled_questions(dataset, limit)
-        with open_workspace(workspace) as ws:
-            report = ws.eval.tune_reranker(items, holdout=holdout, seed=seed)
-        console = new_console()
-        console.print(reranker_weights_table(report))
-        if report.holdout:
-            console.print(reranker_holdout_table(report))
-        console.print("Put these lines in kgrag.toml to use the fitted weights:")
-        console.print(report.toml(), markup=False, highlight=False)
-
-    run_guarded(body, debug)
+    items = labelled_questions(dataset, limit)
+    with open_workspace(workspace) as ws:
+        report = ws.eval.tune_reranker(items, holdout=holdout, seed=seed)
+    console = new_console()
+    console.print(reranker_weights_table(report))
+    if report.holdout:
+        console.print(reranker_holdout_table(report))
+    console.print("Put these lines in kgrag.toml to use the fitted weights:")
+    console.print(report.toml(), markup=False, highlight=False)
 
 
 def reranker_weights_table(report: RerankerTuneReport) -> Table:

@@ -11,8 +11,9 @@ from typing import Annotated, Any
 
 import typer
 
-from kgrag.cli.errors import run_guarded
+from kgrag.cli.errors import guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
+from kgrag.core.registries import builtin_defaults
 
 DatasetOpt = Annotated[Path, typer.Option("--dataset", help="GraphRAG-Bench .json or .jsonl questions.")]
 OutOpt = Annotated[Path | None, typer.Option("--out", help="Report directory (default: <workspace>/reports).")]
@@ -86,6 +87,13 @@ BaselineOpt = Annotated[
 ]
 
 
+_DEFAULT_METRICS = (
+    ", ".join(builtin_defaults("metric"))
+    + ", plus installed plug-ins in the default set; evaluation.default_metrics overrides"
+)
+
+
+@guarded
 def eval_run(
     dataset: DatasetOpt,
     pipelines: Annotated[
@@ -93,7 +101,7 @@ def eval_run(
     ] = "dense,bm25,hybrid",
     runs: Annotated[int | None, typer.Option("--runs", help="Repeats (default evaluation.runs).")] = None,
     metrics: Annotated[
-        str | None, typer.Option("--metrics", help="Comma-separated metric names (default: all six).")
+        str | None, typer.Option("--metrics", help=f"Comma-separated metric names (default: {_DEFAULT_METRICS}).")
     ] = None,
     mode: Annotated[
         str | None, typer.Option("--mode", help="llm-free, llm or both (default: both with an LLM, else llm-free).")
@@ -120,36 +128,30 @@ def eval_run(
     """Score pipelines on a QA dataset: every metric's mean with a 95% bootstrap interval over questions and
     n, paired differences against a baseline, spread over runs and cost per question; stores the run
     with every answer, context and judge reply, and writes its report."""
+    from kgrag.evaluation.intervals import Bootstrap
+    from kgrag.evaluation.runner import RunOptions
 
-    def body() -> None:
-        from kgrag.evaluation.intervals import Bootstrap
-        from kgrag.evaluation.runner import RunOptions
-
-        options = RunOptions(reuse_answers, baseline, judge_temperature, Bootstrap(resamples, ci_seed))
-        args = (dataset, pipelines, runs, metrics, mode, judge, k, sample, seed, label, out, workspace, options)
-        _run_body(_RunArgs(*args))
-
-    run_guarded(body, debug)
+    options = RunOptions(reuse_answers, baseline, judge_temperature, Bootstrap(resamples, ci_seed))
+    args = (dataset, pipelines, runs, metrics, mode, judge, k, sample, seed, label, out, workspace, options)
+    _run_body(_RunArgs(*args))
 
 
+@guarded
 def eval_list(workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
     """List stored evaluation runs, newest first."""
+    import time
 
-    def body() -> None:
-        import time
-
-        console = new_console()
-        with open_workspace(workspace) as ws:
-            records = ws.eval.runs()
-        if not records:
-            console.print("no evaluation runs stored yet; run `kgrag eval run` or `kgrag eval pairwise`")
-        for r in records:
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at))
-            console.print(f"{r.id}  {r.kind:<8} {when}  {r.dataset}  {r.label}")
-
-    run_guarded(body, debug)
+    console = new_console()
+    with open_workspace(workspace) as ws:
+        records = ws.eval.runs()
+    if not records:
+        console.print("no evaluation runs stored yet; run `kgrag eval run` or `kgrag eval pairwise`")
+    for r in records:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at))
+        console.print(f"{r.id}  {r.kind:<8} {when}  {r.dataset}  {r.label}")
 
 
+@guarded
 def eval_report(
     run_ids: Annotated[list[str], typer.Argument(help="Stored run ids (see `kgrag eval list`), or `latest`.")],
     out: OutOpt = None,
@@ -163,20 +165,16 @@ def eval_report(
 ) -> None:
     """Markdown + JSON + PNG plots for stored runs; several runs are compared in one report. With
     --question ID: what that question's scores rest on (answers, context items, judge reasoning)."""
+    console = new_console()
+    if question is not None:
+        from kgrag.cli.eval_trace_commands import show_question
 
-    def body() -> None:
-        console = new_console()
-        if question is not None:
-            from kgrag.cli.eval_trace_commands import show_question
-
-            show_question(run_ids, question, workspace, console)
-            return
-        with open_workspace(workspace) as ws:
-            paths = ws.eval.report(run_ids, out or ws.path / "reports", baseline)
-        console.print(paths["markdown"].read_text(encoding="utf-8"))
-        console.print("written: " + ", ".join(str(p) for p in paths.values()))
-
-    run_guarded(body, debug)
+        show_question(run_ids, question, workspace, console)
+        return
+    with open_workspace(workspace) as ws:
+        paths = ws.eval.report(run_ids, out or ws.path / "reports", baseline)
+    console.print(paths["markdown"].read_text(encoding="utf-8"))
+    console.print("written: " + ", ".join(str(p) for p in paths.values()))
 
 
 PairJudgeOpt = Annotated[str, typer.Option("--judge", help="unbiased (zeng-unbiased-eval) or two-pass (deg-rag).")]
@@ -192,6 +190,7 @@ PairTemperatureOpt = Annotated[
 ]
 
 
+@guarded
 def eval_pairwise(
     a: Annotated[str, typer.Argument(help="Pipeline A.")],
     b: Annotated[str, typer.Argument(help="Pipeline B.")],
@@ -212,91 +211,37 @@ def eval_pairwise(
     debug: DebugOpt = False,
 ) -> None:
     """Compare two pipelines' answers with a pairwise LLM judge; stores the run and writes its report."""
+    from rich.progress import Progress
 
-    def body() -> None:
-        from rich.progress import Progress
+    from kgrag.evaluation import load_dataset
+    from kgrag.evaluation.pairwise.collect import cli_pairwise_settings, trial_note
+    from kgrag.evaluation.pairwise.report import render_pairwise, warnings_of
+    from kgrag.evaluation.sampling import stratified_sample
 
-        from kgrag.evaluation import load_dataset
-        from kgrag.evaluation.pairwise.collect import cli_pairwise_settings, trial_note
-        from kgrag.evaluation.pairwise.report import render_pairwise, warnings_of
-        from kgrag.evaluation.sampling import stratified_sample
-
-        items = load_dataset(dataset)
-        if sample is not None:
-            items = stratified_sample(items, sample, seed)
-        console = new_console()
-        with open_workspace(workspace) as ws, Progress(console=console, transient=True) as bar:
-            settings = cli_pairwise_settings(
-                ws.config.evaluation, naive, {"trials": trials, "repeats": repeats, "temperature": temperature}
-            )
-            if note := trial_note(settings, ws.config.evaluation.judge_temperature, judge):
-                console.print(note)
-            task = bar.add_task("answering", total=len(items))
-            record = ws.eval.pairwise(
-                items,
-                a,
-                b,
-                judge=judge,
-                settings=settings,
-                k=k,
-                dataset=str(dataset),
-                on_question=lambda: bar.advance(task),
-                aa_check=aa_check,
-            )
-            paths = ws.eval.report([record.id], out or ws.path / "reports")
-        console.print(render_pairwise(record.payload))
-        for line in warnings_of(record.payload):
-            console.print(f"warning: {line}")
-        console.print(f"stored as run {record.id}; written: " + ", ".join(str(p) for p in paths.values()))
-
-    run_guarded(body, debug)
-
-
-def eval_qgen(
-    out: Annotated[Path, typer.Option("--out", help="Where to write the questions (.jsonl).")],
-    kinds: Annotated[
-        str,
-        typer.Option("--kinds", help="node, edge, subgraph, answer-given, single-fact, multi-fact (comma-separated)."),
-    ] = "node,edge,subgraph,single-fact",
-    per_kind: Annotated[int, typer.Option("--per-kind", help="Generation attempts per kind.")] = 10,
-    seed: SeedOpt = 0,
-    workspace: WorkspaceOpt = None,
-    debug: DebugOpt = False,
-) -> None:
-    """Generate a QA dataset from this workspace's graph and documents (de-duplicated, answerability-checked)."""
-
-    def body() -> None:
-        import json
-
-        from rich.progress import Progress
-
-        from kgrag.core.errors import KgragError
-
-        console = new_console()
-        names = _names(kinds)
-        with open_workspace(workspace) as ws, Progress(console=console, transient=True) as bar:
-            task = bar.add_task("generating", total=len(names) * per_kind)
-            result = ws.eval.qgen(names, per_kind, seed=seed, on_question=lambda: bar.advance(task))
-        lines = [
-            json.dumps(
-                {
-                    "id": i.id,
-                    "question": i.question,
-                    "answer": i.answer,
-                    "question_type": i.question_type,
-                    "evidence": i.evidence,
-                }
-            )
-            for i in result.items
-        ]
-        try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
-        except OSError as exc:
-            raise KgragError(f"{out}: cannot write the questions ({exc.strerror})") from exc
-        rejected = ", ".join(f"{why}: {n}" for why, n in result.rejected.items()) or "none"
-        console.print(
-            f"kept {len(result.items)} of {result.generated} generated questions → {out}; rejected: {rejected}"
+    items = load_dataset(dataset)
+    if sample is not None:
+        items = stratified_sample(items, sample, seed)
+    console = new_console()
+    with open_workspace(workspace) as ws, Progress(console=console, transient=True) as bar:
+        settings = cli_pairwise_settings(
+            ws.config.evaluation, naive, {"trials": trials, "repeats": repeats, "temperature": temperature}
         )
-
-    run_guarded(body, debug)
+        if note := trial_note(settings, ws.config.evaluation.judge_temperature, judge):
+            console.print(note)
+        task = bar.add_task("answering", total=len(items))
+        record = ws.eval.pairwise(
+            items,
+            a,
+            b,
+            judge=judge,
+            settings=settings,
+            k=k,
+            dataset=str(dataset),
+            on_question=lambda: bar.advance(task),
+            aa_check=aa_check,
+        )
+        paths = ws.eval.report([record.id], out or ws.path / "reports")
+    console.print(render_pairwise(record.payload))
+    for line in warnings_of(record.payload):
+        console.print(f"warning: {line}")
+    console.print(f"stored as run {record.id}; written: " + ", ".join(str(p) for p in paths.values()))

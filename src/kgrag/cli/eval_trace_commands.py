@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from kgrag.cli.errors import run_guarded
+from kgrag.cli.errors import guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 
 
@@ -35,6 +35,7 @@ def show_question(run_ids: list[str], question: str, workspace: Path | None, con
     console.print(render_question(traces, question, {key: ", ".join(v) for key, v in scores.items()}))
 
 
+@guarded
 def eval_export(
     run_id: Annotated[str, typer.Argument(help="Stored run id (see `kgrag eval list`), or `latest`.")],
     jsonl: Annotated[Path, typer.Option("--jsonl", help="Write one JSON object per answer to this file.")],
@@ -43,13 +44,9 @@ def eval_export(
 ) -> None:
     """Export a stored run's provenance as JSONL: per question, pipeline and run the answer, the context
     items (ids and text), the answer call's usage and every judge request and reply with its reasoning."""
+    from kgrag.evaluation.provenance import write_jsonl
 
-    def body() -> None:
-        from kgrag.evaluation.provenance import write_jsonl
-
-        with open_workspace(workspace) as ws:
-            traces = ws.eval.traces(run_id)
-        count = write_jsonl(traces, jsonl)
-        new_console().print(f"exported {count} answers of run {traces[0].run_id if traces else run_id} → {jsonl}")
-
-    run_guarded(body, debug)
+    with open_workspace(workspace) as ws:
+        traces = ws.eval.traces(run_id)
+    count = write_jsonl(traces, jsonl)
+    new_console().print(f"exported {count} answers of run {traces[0].run_id if traces else run_id} → {jsonl}")

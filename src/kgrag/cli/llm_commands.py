@@ -34,7 +34,9 @@ def cost(
         console.print("no LLM calls recorded in this workspace (llm.provider is `none`, or nothing has run yet)")
         return
     for title, rows in (("stage", usage.by_stage), ("run", usage.by_run)):
-        table = Table("calls", "cached", "retries", "errors", "prompt tok", "completion tok", "USD")
+        batch = usage.total.batch_calls > 0  # calls answered through the Batch API, priced at its share
+        columns = ("calls", "cached", *(("batch",) if batch else ()), "retries", "errors")
+        table = Table(*columns, "prompt tok", "completion tok", "USD")
         # The run id is what `--run` takes: never wrapped or cut with an ellipsis, whatever the width.
         width = max([len(title), *(len(name) for name in rows)])
         table.columns.insert(0, Column(title, no_wrap=True, min_width=width, overflow="ignore"))
@@ -43,6 +45,7 @@ def cost(
                 name,
                 str(t.calls),
                 str(t.cache_hits),
+                *((str(t.batch_calls),) if batch else ()),
                 str(t.retries),
                 str(t.errors),
                 str(t.prompt_tokens),

@@ -67,6 +67,9 @@ def _llm(info: dict[str, Any]) -> str:
         )
     if info.get("cache_entries"):
         line += f" · {info['cache_entries']:,} cached replies"
+    if info.get("pending_batches"):
+        count = len(info["pending_batches"])
+        line += f" · {count} batch{'es' if count > 1 else ''} pending (`kgrag index --batch` resumes)"
     return line
 
 

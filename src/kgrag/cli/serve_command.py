@@ -98,6 +98,7 @@ def serve(
     import uvicorn
 
     from kgrag.server import check_bind, create_app, uvicorn_options
+    from kgrag.server.warm import warm_graph_views
 
     if port is not None and not 0 <= port <= 65535:
         raise KgragError(f"--port {port}: a TCP port is 0-65535 (0 = any free port)")
@@ -112,6 +113,7 @@ def serve(
         app = create_app(opened, limits, keys)
         bind_port = limits.port if port is None else port
         _check_listen(bind_host, bind_port)
+        warm_graph_views(app.state.kgrag.workspaces.values())  # the web app's first graph paint
         new_console().print(
             f"serving {', '.join(opened)} on http://{bind_host}:{bind_port} "
             f"({'API key required' if keys else 'no API key: loopback only'})"

@@ -8,21 +8,27 @@ hierarchy was built with, so an unchanged re-run costs one count query, like gra
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 from kgrag.communities.hierarchy import CommunityBuilder, config_signature, level_stats, to_records
 from kgrag.config import CommunitiesConfig
-from kgrag.core.builtins import new_registry
 from kgrag.core.community_records import LevelStats
+from kgrag.core.registries import RegistryKind
+from kgrag.core.registry import Registry
 from kgrag.graph.analysis.igraph_view import to_igraph
 from kgrag.store.base import Store
 
 META_KEY = "communities.built_for"
 
 
-def create_builder(config: CommunitiesConfig) -> CommunityBuilder:
+BuilderFactory = Callable[[CommunitiesConfig], CommunityBuilder]
+COMMUNITY_BUILDERS: RegistryKind[BuilderFactory] = RegistryKind("community_builder")
+
+
+def create_builder(config: CommunitiesConfig, registry: Registry[BuilderFactory] | None = None) -> CommunityBuilder:
     """The builder ``communities.builder`` names (built-ins and installed plug-ins)."""
-    builder: CommunityBuilder = new_registry("community_builder").create(config.builder, config)
+    builder: CommunityBuilder = (registry or COMMUNITY_BUILDERS.new()).create(config.builder, config)
     return builder
 
 
@@ -49,7 +55,9 @@ class DetectionStats:
         return asdict(self)
 
 
-def detect_communities(store: Store, config: CommunitiesConfig, *, force: bool = False) -> DetectionStats:
+def detect_communities(
+    store: Store, config: CommunitiesConfig, *, force: bool = False, builders: Registry[BuilderFactory] | None = None
+) -> DetectionStats:
     """Partition the graph and store the hierarchy unless it is up to date (``force``: always)."""
     marker = fingerprint(store, config)
     if not force and store.meta.get(META_KEY) == marker:
@@ -57,7 +65,7 @@ def detect_communities(store: Store, config: CommunitiesConfig, *, force: bool =
     started = time.perf_counter()
     graph, ids = to_igraph(store, by_id=True)  # the partition must not depend on the order rows were written
     if ids:
-        hierarchy = create_builder(config).build(graph)
+        hierarchy = create_builder(config, builders).build(graph)
         records, levels = to_records(hierarchy, ids), level_stats(graph, hierarchy)
     else:
         records, levels = [], []

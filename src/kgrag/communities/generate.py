@@ -179,3 +179,6 @@ def _write_level(
         stats.written += len(reports)
         stats.fallback += sum(r.method == "fallback" for r in reports)
         progress.advance(label, len(reports))
+    checkpoint = getattr(writer, "checkpoint", None)  # the next level is written from this one's reports
+    if callable(checkpoint):
+        checkpoint()

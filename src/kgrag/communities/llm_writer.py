@@ -59,6 +59,10 @@ class LLMWriter:
         self.stage = stage
         self.failures = 0
 
+    def checkpoint(self) -> None:
+        """A level is written: the next one is built from its reports (a batch round must end here)."""
+        self.client.checkpoint()
+
     def write(self, jobs: Sequence[Job]) -> list[CommunityReport]:
         materials = [build_material(job, self.config.report_input_tokens, self.client.count_tokens) for job in jobs]
         variables = [

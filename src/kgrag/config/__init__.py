@@ -26,7 +26,7 @@ from kgrag.config.llm import LLMConfig
 from kgrag.config.loading import CONFIG_FILE_NAME, default_toml, load_config
 from kgrag.config.model import KgragConfig
 from kgrag.config.rerank import RerankConfig
-from kgrag.config.retrieval import PipelineSettings, RetrievalConfig
+from kgrag.config.retrieval import PipelineBaseSettings, RetrievalConfig
 from kgrag.config.server import ServerConfig
 from kgrag.config.store import StoreConfig
 
@@ -43,7 +43,7 @@ __all__ = [
     "IndexingConfig",
     "KgragConfig",
     "LLMConfig",
-    "PipelineSettings",
+    "PipelineBaseSettings",
     "RerankConfig",
     "RetrievalConfig",
     "Section",

@@ -15,12 +15,11 @@ class ChunkingConfig(Section):
         ge=16,
         description="Target chunk size in tokens. Default (empty) follows the embedder's window: 80% of it, "
         "so the whole chunk is embedded. The papers' 1200/100 (lundberg-2026) suits "
-        "embedders with a long window: set both fields. Measured on GraphRAG-Bench Medical at the default "
-        "1,000-token context budget: 480/56 (about half the budget) recalled +0.05 more evidence than the "
-        "default for the chunk pipelines and +0.003 to +0.04 for the graph pipelines, although `ppr`, `auto` "
-        "and `paths` lost 0.02-0.03 on Fact Retrieval; MiniLM then embeds only the first half of each chunk, "
-        "which `embedding.sentence_vectors = auto` makes up for by also embedding every sentence (dense search "
-        "and the reranker then read whole chunks; docs/results/medical-retrieval-quality.md). Not the "
+        "embedders with a long window: set both fields. Chunks of about half the context budget recall more "
+        "evidence than the default for most pipelines, although `ppr`, `auto` and `paths` lose some Fact "
+        "Retrieval; MiniLM then embeds only the first half of each chunk, which `embedding.sentence_vectors = "
+        "auto` makes up for by also embedding every sentence (dense search and the reranker then read whole "
+        "chunks; docs/results/medical-retrieval-quality.md, docs/results/design-measurements.md). Not the "
         "default: it depends on the corpus and the budget.",
     )
     overlap_tokens: int | None = Field(

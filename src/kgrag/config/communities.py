@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from kgrag.config.base import Section
-from kgrag.core.builtins import new_registry
+from kgrag.config.entry_settings import known_registry
 
 
 class CommunitiesConfig(Section):
@@ -46,8 +46,8 @@ class CommunitiesConfig(Section):
         ge=1,
         description="Communities with fewer entities get no report of their own (their entities still appear in "
         "their parent's report input); a graph full of two-node components would otherwise cost one call each "
-        "(feldt-hellstrom-2026 §3.4.5). 5 rather than 3 cuts report prompt tokens on GraphRAG-Bench Medical "
-        "by 23% (docs/communities.md).",
+        "(feldt-hellstrom-2026 §3.4.5). 5 rather than 3 cuts report prompt tokens markedly "
+        "(docs/communities.md).",
     )
     reports: Literal["auto", "llm", "extractive"] = Field(
         "auto",
@@ -80,4 +80,4 @@ class CommunitiesConfig(Section):
     @field_validator("builder")
     @classmethod
     def _known_builder(cls, value: str) -> str:
-        return new_registry("community_builder").check(value, "communities.builder")
+        return known_registry("community_builder").check(value, "communities.builder")

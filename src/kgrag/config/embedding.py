@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from kgrag.config.base import Section
-from kgrag.core.builtins import new_registry
+from kgrag.config.entry_settings import known_registry
 
 
 class EmbeddingConfig(Section):
@@ -39,26 +39,23 @@ class EmbeddingConfig(Section):
     sentence_vectors: bool | Literal["auto"] = Field(
         "auto",
         description="Also embed every sentence of every chunk (keyed by text hash like chunk vectors, so a sentence "
-        "shared by overlapping chunks is embedded once). The `fused` reranker then scores each passage by "
-        "its two best-matching sentences as well as by its whole-chunk cosine (`rerank.fused_sentence`). "
-        "It pays when chunks exceed the embedder's window, whose vector covers only their first part: on "
-        "GraphRAG-Bench Medical at 480/56 chunks `rerank` gained +0.008 evidence recall (Fact Retrieval "
-        "0.735 → 0.742), at the default chunks +0.003; 8.7k sentences took ~2 minutes with onnx MiniLM on 2 "
-        "cores (docs/results/medical-retrieval-quality.md). `auto` (default): on when the stored chunks "
-        "outgrow the embedder's window — at least a tenth of them, by their token counts, whatever made them "
-        "(chunks imported from LightRAG at 1,200 tokens count; the default chunking stays inside the window); "
-        "the configured chunk size decides only while nothing is stored. Indexing decides at its `embed` "
-        "stage and queries the same way. `true`/`false` force it. An index built without them gets them at "
-        "its next `kgrag index` and ranks as before until then.",
+        "shared by overlapping chunks is embedded once). The `fused` reranker then scores each passage by its two "
+        "best-matching sentences as well as by its whole-chunk cosine (`rerank.fused_sentence`). It pays when chunks "
+        "exceed the embedder's window, whose vector covers only their first part: `rerank` then recalls more "
+        "evidence, for one more embedding per sentence at indexing (docs/results/medical-retrieval-quality.md, "
+        "docs/results/design-measurements.md). `auto` (default): on when the stored chunks outgrow the embedder's "
+        "window — at least a tenth of them, by their token counts, whatever made them (chunks imported from LightRAG "
+        "at 1,200 tokens count; the default chunking stays inside the window); the configured chunk size decides only "
+        "while nothing is stored. Indexing decides at its `embed` stage and queries the same way. `true`/`false` "
+        "force it. An index built without them gets them at its next `kgrag index` and ranks as before until then.",
     )
     batch_size: int = Field(32, ge=1, description="Texts per embedding call.")
     threads: int | None = Field(
         None,
         ge=1,
         description="CPU threads of a local model's large calls (indexing). `onnx`: batches of one call run "
-        "this many at once, each on `intra_op_threads`; empty = 1 (lowest indexing memory: sample corpus "
-        "532 MB vs 676 MB with 2, measured before spaCy stopped loading torch (now ~360 MB with 1); "
-        "set the core count on an idle multi-core machine to index faster). "
+        "this many at once, each on `intra_op_threads`; empty = 1 (lowest indexing memory: "
+        "docs/results/design-measurements.md; set the core count on an idle multi-core machine to index faster). "
         "`sentence-transformers`: torch's intra-op threads for calls of more than `small_call_texts` texts; "
         "empty = torch's default (the cores).",
     )
@@ -81,7 +78,7 @@ class EmbeddingConfig(Section):
         None,
         ge=1,
         description="`onnx`: threads inside one encoder run, i.e. all a single query's embedding uses; empty = "
-        "onnxruntime's default (the cores; its idle threads do not spin, so on 2 loaded cores 1 thread was no "
+        "onnxruntime's default (the cores; its idle threads do not spin, so on loaded cores 1 thread is no "
         "faster per query: `bench/bench_embed_threads.py`). Set 1 to keep queries on one core.",
     )
     agreement_min_cosine: float = Field(
@@ -100,4 +97,4 @@ class EmbeddingConfig(Section):
     @classmethod
     def _known_provider(cls, value: str) -> str:
         """Unknown names fail when the config loads, listing the registered providers."""
-        return new_registry("embedder").check(value, "embedding.provider")
+        return known_registry("embedder").check(value, "embedding.provider")

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field, SerializeAsAny, field_serializer, field_validator, model_validator
 
 from kgrag.config.base import Section
+from kgrag.config.entry_settings import check_tables, deprecated, dump_tables, known_registry, migration
+
+FORMER_KEYS = {
+    "accuracy_weight": ("answer-accuracy", "weight"),
+    "relevance_repeats": ("context-relevance", "repeats"),
+}
+"""Flat ``[evaluation]`` keys of one metric each, and the metric table and key they are read as."""
+
+for _old, (_metric, _key) in FORMER_KEYS.items():
+    migration(f"evaluation.{_old}", f"evaluation.metrics.{_metric}.{_key}")
 
 
 class EvaluationConfig(Section):
@@ -25,19 +35,6 @@ class EvaluationConfig(Section):
         "benchmark's formulas and edge cases (`answer-accuracy` → `answer-accuracy@graphrag-bench`); "
         "see docs/evaluation.md.",
     )
-    accuracy_weight: float = Field(
-        0.5,
-        ge=0,
-        le=1,
-        description="α in answer accuracy = α·statement F1 + (1 − α)·semantic similarity "
-        "(0.5, feldt-hellstrom-2026 eq. 3.2).",
-    )
-    relevance_repeats: int = Field(
-        2,
-        ge=1,
-        description="LLM-judged context relevance grades each item this many times and averages "
-        "(2, feldt-hellstrom-2026).",
-    )
     judge_models: list[str] = Field(
         default_factory=list,
         description="Models of the judge panel, called through the configured LLM provider; empty = the "
@@ -47,7 +44,8 @@ class EvaluationConfig(Section):
     runs: int = Field(
         3,
         ge=1,
-        description="Default repeats of `kgrag eval run`; reports show mean ± std over runs (lundberg-2026 used 5).",
+        description="Default repeats of `kgrag eval run`; reports show each mean with its bootstrap 95% "
+        "interval over questions, and the spread over runs where answers or judges vary (lundberg-2026 used 5).",
     )
     pairwise_repeats: int = Field(
         2,
@@ -106,3 +104,69 @@ class EvaluationConfig(Section):
         description="Generated questions whose content-word Jaccard similarity reaches this "
         "are duplicates; the later one is dropped.",
     )
+    qgen_source_tokens: int = Field(
+        6000,
+        ge=200,
+        description="Token budget of what an LLM question generator is shown: entity names first (a whole "
+        "subgraph walk), then whole passages by how many walked entities they hold, then relations and "
+        "descriptions, as long as they fit; what is left out is counted in the summary.",
+    )
+    qgen_judge_model: str = Field(
+        "",
+        description="Model that checks generated questions against their cited passages (same provider); "
+        "empty = the generating model.",
+    )
+    default_metrics: list[str] = Field(
+        default_factory=list,
+        description="Metrics `kgrag eval run` scores when `--metrics` names none; empty = every metric whose "
+        "registry entry is in the default set (`kgrag eval run --help` lists them).",
+    )
+    metrics: dict[str, SerializeAsAny[BaseModel]] = Field(
+        default_factory=dict,
+        description="One `[evaluation.metrics.<name>]` table per metric whose settings differ from its "
+        "defaults, validated against the settings model the metric declares (see *Entry settings*).",
+        json_schema_extra={"entry_kind": "metric"},
+    )
+    judges: dict[str, SerializeAsAny[BaseModel]] = Field(
+        default_factory=dict,
+        description="One `[evaluation.judges.<name>]` table per judge with settings of its own (plug-ins).",
+        json_schema_extra={"entry_kind": "judge"},
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _former_keys(cls, data: Any) -> Any:
+        """``accuracy_weight`` / ``relevance_repeats`` → their metric's table, with a note."""
+        if not isinstance(data, dict) or not FORMER_KEYS.keys() & data.keys():
+            return data
+        data = dict(data)
+        tables = {name: dict(table) for name, table in (data.get("metrics") or {}).items()}
+        for old, (metric, key) in FORMER_KEYS.items():
+            if old in data:
+                tables.setdefault(metric, {}).setdefault(key, data.pop(old))
+                deprecated(f"evaluation.{old}", f"evaluation.metrics.{metric}.{key}")
+        data["metrics"] = tables
+        return data
+
+    @field_validator("metrics", mode="before")
+    @classmethod
+    def _metric_tables(cls, value: Any) -> dict[str, BaseModel]:
+        return check_tables("metric", value, "evaluation.metrics")
+
+    @field_validator("judges", mode="before")
+    @classmethod
+    def _judge_tables(cls, value: Any) -> dict[str, BaseModel]:
+        return check_tables("judge", value, "evaluation.judges")
+
+    @field_validator("default_metrics")
+    @classmethod
+    def _known_metrics(cls, value: list[str]) -> list[str]:
+        if value:
+            registry = known_registry("metric")
+            for name in value:
+                registry.check(name, "evaluation.default_metrics")
+        return value
+
+    @field_serializer("metrics", "judges")
+    def _dump_tables(self, value: dict[str, BaseModel]) -> dict[str, Any]:
+        return dump_tables(value)

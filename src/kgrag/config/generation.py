@@ -28,8 +28,7 @@ class GenerationConfig(Section):
         le=1,
         description='The LLM-free answer says "Not found in the documents" when the best retrieved sentence '
         "holds less than this rarity-weighted share of the question's words; 0 always answers. Calibrated "
-        "on the sample questions and GraphRAG-Bench Medical, each asked of its own corpus and of the other "
-        "(docs/results/extractive-answer.md).",
+        "on two corpora, each asked its own questions and the other's (docs/results/extractive-answer.md).",
     )
     context_tokens: int = Field(
         3000,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field, field_validator
 
 from kgrag.config.base import Section
-from kgrag.core.builtins import new_registry
+from kgrag.config.entry_settings import known_registry
 
 RESOLVED_EXTRACTORS = ("auto", "none")  # resolved in kgrag.graph.extract.choose, not registry entries
 
@@ -41,14 +41,15 @@ class GraphConfig(Section):
     spacy_processes: int = Field(
         1,
         ge=1,
-        description="Processes for spaCy's nlp.pipe. 2 was 1.4× faster on a quiet 2-core machine "
-        "(bench/bench_graph_nlp.py: 41k vs 30k chars/s) but slower when the cores are busy and for small "
-        "batches (each worker loads the model), hence 1.",
+        description="Processes for spaCy's nlp.pipe. A second process is faster on quiet cores but slower "
+        "when the cores are busy and for small batches (each worker loads the model), hence 1 "
+        "(bench/bench_graph_nlp.py, docs/results/design-measurements.md).",
     )
     spacy_torch: bool = Field(
         False,
         description="Let thinc import torch when spaCy loads. Only transformer pipelines (`*_trf`, for which "
-        "it is turned on automatically) use it; for the CNN pipelines it is ~180 MB of unused memory.",
+        "it is turned on automatically) use it; for the CNN pipelines it is unused memory "
+        "(docs/results/design-measurements.md).",
     )
     noun_phrases: bool = Field(True, description="NLP extractor: also take noun phrases as `concept` entities.")
     unit_tokens: int = Field(
@@ -81,10 +82,23 @@ class GraphConfig(Section):
         "(by the LLM, or extractively without one).",
     )
 
+    summarizer: str = Field(
+        "auto",
+        description="Description summariser, by registry name: `llm` (the configured LLM, the extractive "
+        "summary as its fallback), `extractive` (no LLM), or a plug-in (entry points `kgrag.summarizers`); "
+        "`auto` = `llm` when an LLM is configured, else `extractive`.",
+    )
+
+    @field_validator("summarizer")
+    @classmethod
+    def _known_summarizer(cls, value: str) -> str:
+        """``auto`` or a registered summariser, checked at load time naming the field."""
+        return value if value == "auto" else known_registry("summarizer").check(value, "graph.summarizer")
+
     @field_validator("extractor")
     @classmethod
     def _known_extractor(cls, value: str) -> str:
         """``auto``/``none`` or a registered extractor, checked at load time naming the field."""
         if value in RESOLVED_EXTRACTORS:
             return value
-        return new_registry("extractor").check(value, "graph.extractor")
+        return known_registry("extractor").check(value, "graph.extractor")

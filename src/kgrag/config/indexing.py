@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, Field, SerializeAsAny, field_serializer, field_validator
 
 from kgrag.config.base import Section
-from kgrag.core.builtins import new_registry
+from kgrag.config.entry_settings import check_tables, dump_tables, known_registry
+from kgrag.core.registry import settings_of
+
+S = TypeVar("S", bound=BaseModel)
 
 
 class IndexingConfig(Section):
@@ -44,14 +49,34 @@ class IndexingConfig(Section):
         1, ge=1, description="Embedding actors (each loads the embedding model once: memory grows with this)."
     )
 
+    stages: dict[str, SerializeAsAny[BaseModel]] = Field(
+        default_factory=dict,
+        description="One `[indexing.stages.<name>]` table per stage with settings of its own (plug-in stages "
+        "declare a settings model), validated against that model (see *Entry settings*).",
+        json_schema_extra={"entry_kind": "stage"},
+    )
+
+    @field_validator("stages", mode="before")
+    @classmethod
+    def _stage_tables(cls, value: Any) -> dict[str, BaseModel]:
+        return check_tables("stage", value, "indexing.stages")
+
+    @field_serializer("stages")
+    def _dump_stages(self, value: dict[str, BaseModel]) -> dict[str, Any]:
+        return dump_tables(value)
+
+    def stage_settings(self, stage: str, model: type[S]) -> S:
+        """Stage ``stage``'s settings as ``model`` (its table, else ``model``'s defaults)."""
+        return settings_of(self.stages, stage, model)
+
     @field_validator("pipeline")
     @classmethod
     def _known_pipeline(cls, value: str) -> str:
         """Fail at load time, naming the field, rather than when indexing starts."""
-        return new_registry("index_pipeline").check(value, "indexing.pipeline")
+        return known_registry("index_pipeline").check(value, "indexing.pipeline")
 
     @field_validator("engine")
     @classmethod
     def _known_engine(cls, value: str) -> str:
         """An engine name is checked like a pipeline name: at load time, naming the field."""
-        return new_registry("index_engine").check(value, "indexing.engine")
+        return known_registry("index_engine").check(value, "indexing.engine")

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from kgrag.config.base import Section
-from kgrag.core.builtins import new_registry
+from kgrag.config.entry_settings import known_registry
 
 
 class LLMConfig(Section):
@@ -80,6 +80,35 @@ class LLMConfig(Section):
     price_completion_per_1m: float = Field(
         0.0, ge=0, description="Price in USD per 1M completion tokens, for cost lines."
     )
+    batch: bool = Field(
+        False,
+        description="Index through the OpenAI Batch API (`/v1/files` + `/v1/batches`, about half the price per "
+        "token, results within `batch_completion_window`); `kgrag index --batch` sets it for one run. Requests a "
+        'batch rejects, fails or lets expire are sent as live calls. See docs/llm.md, "Batch API".',
+    )
+    batch_price_share: float = Field(
+        0.5,
+        gt=0,
+        le=1,
+        description="Batch prices as a share of `price_prompt_per_1m`/`price_completion_per_1m` (OpenAI "
+        "documents 50%); the ledger prices calls answered by a batch with it.",
+    )
+    batch_poll_s: float = Field(
+        30.0,
+        gt=0,
+        description="Seconds between the first polls of a pending batch; the wait grows 1.5x per poll up to "
+        "`batch_poll_max_s`.",
+    )
+    batch_poll_max_s: float = Field(300.0, gt=0, description="Longest wait between two polls of a pending batch.")
+    batch_max_rounds: int = Field(
+        8,
+        ge=1,
+        description="Most batches one indexing run submits (one per round: extraction, then gleaning, "
+        "summaries, reports...); what is still missing after them is sent live.",
+    )
+    batch_completion_window: str = Field(
+        "24h", description="The `completion_window` sent with each batch (OpenAI accepts `24h`)."
+    )
     max_tokens_budget: int | None = Field(
         None,
         ge=1,
@@ -95,16 +124,17 @@ class LLMConfig(Section):
         75.0,
         ge=0,
         description="`--estimate`: completion tokens of an extraction reply per distinct capitalised name in the "
-        "unit (one entity and its share of relations as JSON; set so bench/bench_estimate.py is within 6-11% on the "
-        "sample corpus and a Medical slice). Replies grow with the names a text holds, not with its length.",
+        "unit (one entity and its share of relations as JSON; fitted with bench/bench_estimate.py, "
+        "docs/results/design-measurements.md). Replies grow with the names a text holds, not with its length.",
     )
     estimate_glean_rate: float = Field(
         0.04,
         ge=0,
         le=1,
         description="`--estimate`: share of first-pass extractions expected to be gleaned (one more call of "
-        "the same size); 2-4% measured with the default `graph.gleaning` policy by bench/bench_estimate.py. Set "
-        "1.0 for a model whose first passes always look incomplete.",
+        "the same size); the default is the upper end of what bench/bench_estimate.py sees with the default "
+        "`graph.gleaning` policy (docs/results/design-measurements.md). Set 1.0 for a model whose first passes "
+        "always look incomplete.",
     )
     estimate_glean_completion_share: float = Field(
         0.1,
@@ -141,4 +171,4 @@ class LLMConfig(Section):
     @classmethod
     def _known_provider(cls, value: str) -> str:
         """Unknown names fail when the config loads, listing the registered providers."""
-        return new_registry("llm_provider").check(value, "llm.provider")
+        return known_registry("llm_provider").check(value, "llm.provider")

@@ -10,8 +10,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from kgrag.config.entry_settings import ENTRY_SETTINGS_ERROR, validating_with
 from kgrag.config.model import KgragConfig
 from kgrag.core.errors import ConfigError, KgragError
+from kgrag.core.registries import Registries
 from kgrag.fileio import read_regular_bytes
 
 CONFIG_FILE_NAME = "kgrag.toml"
@@ -22,6 +24,9 @@ ENV_PREFIX = "KGRAG_"
 def _format_validation_error(err: ValidationError, origin: str) -> str:
     lines = []
     for problem in err.errors():
+        if problem["type"] == ENTRY_SETTINGS_ERROR:  # the message names the entry and the key itself
+            lines.append(problem["msg"])
+            continue
         field = ".".join(str(part) for part in problem["loc"])
         lines.append(f"{field}: {problem['msg']}")
     return f"invalid configuration ({origin}): " + "; ".join(lines)
@@ -43,9 +48,13 @@ def _check_env_sections() -> None:
             )
 
 
-def load_config(workspace_dir: Path | None = None, **overrides: Any) -> KgragConfig:
+def load_config(
+    workspace_dir: Path | None = None, *, registries: Registries | None = None, **overrides: Any
+) -> KgragConfig:
     """Load the config for a workspace: defaults < kgrag.toml < KGRAG_* env < ``overrides``.
 
+    Names and ``[<section>.<name>]`` tables are checked against ``registries`` when given (a workspace's,
+    holding what code registered before opening it), else against the built-ins and installed plug-ins.
     Raises :class:`ConfigError` naming the field and the allowed values when anything is invalid.
     """
     toml_path = workspace_dir / CONFIG_FILE_NAME if workspace_dir is not None else None
@@ -75,7 +84,8 @@ def load_config(workspace_dir: Path | None = None, **overrides: Any) -> KgragCon
         )
         origin = f"{toml_path} and KGRAG_* environment"
     try:
-        return settings_cls(**overrides)
+        with validating_with(registries):
+            return settings_cls(**overrides)
     except ValidationError as exc:
         raise ConfigError(_format_validation_error(exc, origin)) from exc
 
@@ -90,6 +100,11 @@ def default_toml() -> str:
         defaults = section_cls().model_dump(mode="json")
         for key, sub in section_cls.model_fields.items():
             lines.append(f"# {sub.description}")
+            extra = sub.json_schema_extra
+            if isinstance(extra, dict) and "entry_kind" in extra:  # {name: settings} tables, written as tables
+                where = f"{name}.<name>" if extra.get("flat") else f"{name}.{key}.<name>"
+                lines.append(f"# one [{where}] table per entry (see docs/configuration.md, Entry settings)")
+                continue
             lines.append(f"# {key} = {toml_value(defaults[key])}")
         lines.append("")
     return "\n".join(lines)

@@ -1,13 +1,56 @@
-"""The ``[rerank]`` section of kgrag.toml: which reranker the ``Rerank`` step of a pipeline uses."""
+"""The ``[rerank]`` section of kgrag.toml: which reranker the ``Rerank`` step of a pipeline uses, and one
+``[rerank.<name>]`` table per reranker, validated against the settings model its registry entry declares."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, TypeVar
 
-from pydantic import Field, field_validator
+from pydantic import BaseModel, Field, SerializeAsAny, field_validator, model_serializer, model_validator
 
 from kgrag.config.base import Section
-from kgrag.core.builtins import new_registry
+from kgrag.config.entry_settings import check_tables, deprecated, dump_tables, known_registry, migration
+from kgrag.core.registry import settings_of
+
+S = TypeVar("S", bound=BaseModel)
+
+FORMER_KEYS: dict[str, tuple[str, ...]] = {
+    "model": ("cross-encoder.model", "http.model"),
+    "url": ("http.url",),
+    "api_shape": ("http.api_shape",),
+    "api_key_env": ("http.api_key_env",),
+    "timeout_s": ("http.timeout_s",),
+    "sentences": ("sentence.sentences",),
+    "incoming_weight": ("sentence.incoming_weight",),
+    "max_chars": ("llm.max_chars",),
+    "fused_similarity": ("fused.similarity",),
+    "fused_first_stage": ("fused.first_stage",),
+    "fused_bm25_rank": ("fused.bm25_rank",),
+    "fused_dense_rank": ("fused.dense_rank",),
+    "fused_sentence": ("fused.sentence",),
+}
+"""The flat ``[rerank]`` keys of one reranker each, and the reranker table and key they are read as."""
+
+for _old, _new in FORMER_KEYS.items():
+    migration(f"rerank.{_old}", " and ".join(f"rerank.{n}" for n in _new))
+
+
+def _migrate(data: dict[str, Any]) -> dict[str, Any]:
+    """Table-valued keys → ``rerankers``; flat former keys → their reranker's table (a value the table
+    sets itself wins)."""
+    data = dict(data)
+    tables: dict[str, Any] = dict(data.pop("rerankers", None) or {})
+    for key in [k for k in data if k not in RerankConfig.model_fields and isinstance(data[k], dict | BaseModel)]:
+        tables[key] = data.pop(key)
+    for key in [k for k in data if k in FORMER_KEYS]:
+        value = data.pop(key)
+        for new in FORMER_KEYS[key]:
+            name, _, field = new.partition(".")
+            own = tables.get(name)
+            table = own.model_dump(exclude_unset=True) if isinstance(own, BaseModel) else dict(own or {})
+            tables[name] = {field: value, **table}
+        deprecated(f"rerank.{key}", " and ".join(f"rerank.{n}" for n in FORMER_KEYS[key]))
+    data["rerankers"] = tables
+    return data
 
 
 class RerankConfig(Section):
@@ -17,56 +60,44 @@ class RerankConfig(Section):
         "fused",
         description="Reranker, by registry name. Built in: `fused` (offline default, no model: the share of "
         "the question's content words each candidate holds, plus small weights on its dense cosine and its "
-        "first-stage, BM25 and dense ranks; best of the no-download rerankers on Medical, "
-        "docs/results/medical-retrieval-quality.md), `lexical` (the content-word share alone), `sentence` "
-        "(each candidate scored by its best-matching "
-        "sentences with the local embedder, fused with the incoming rank), "
-        "`cross-encoder` (a sentence-transformers CrossEncoder, `model` = name or local path), `http` (a "
-        "`/rerank` endpoint: Cohere, Jina, TEI), `llm` (listwise, through the LLM layer), `none` (keep the "
-        "order), `word-overlap` (alias of `lexical`). Plug-ins register under `kgrag.rerankers`.",
+        "first-stage, BM25 and dense ranks; best of the no-download rerankers in evidence "
+        "recall, docs/results/medical-retrieval-quality.md), `lexical` (the content-word share alone), `sentence` "
+        "(each candidate scored by its best-matching sentences with the local embedder, fused with the "
+        "incoming rank), `cross-encoder` (a sentence-transformers CrossEncoder), `http` (a `/rerank` "
+        "endpoint: Cohere, Jina, TEI), `llm` (listwise, through the LLM layer), `none` (keep the order), "
+        "`word-overlap` (alias of `lexical`). Plug-ins register under `kgrag.rerankers`.",
     )
-    model: str = Field("", description="Model name or path (`cross-encoder`; sent as `model` by `http`).")
-    url: str | None = Field(None, description="`http`: base URL of the service; `/rerank` is appended if missing.")
-    api_shape: Literal["cohere", "tei"] = Field(
-        "cohere",
-        description="`http` request shape: `cohere` (query, documents, top_n; also Jina) or `tei` (query, texts).",
+    rerankers: dict[str, SerializeAsAny[BaseModel]] = Field(
+        default_factory=dict,
+        description="One `[rerank.<name>]` table per reranker whose settings differ from its defaults, e.g. "
+        "`[rerank.fused]` `similarity = 0.3`; validated against the settings model the reranker declares "
+        "(listed under *Entry settings*).",
+        json_schema_extra={"entry_kind": "reranker", "flat": True},
     )
-    api_key_env: str = Field("RERANK_API_KEY", description="`http`: environment variable holding a bearer key.")
-    timeout_s: float = Field(30.0, gt=0, description="`http`: request timeout in seconds.")
-    sentences: int = Field(2, ge=1, description="`sentence`: best sentences averaged per candidate.")
-    incoming_weight: float = Field(
-        0.5,
-        ge=0,
-        description="`sentence`: weight of the incoming (first-stage) rank in the rank fusion; the sentence "
-        "rank has weight 1.",
-    )
-    max_chars: int = Field(1200, ge=100, description="`llm`: characters of each candidate shown to the LLM.")
-    fused_similarity: float = Field(
-        0.25,
-        ge=0,
-        description="`fused`: weight of the candidate's dense cosine to the question (word coverage has weight "
-        "1). The four `fused_*` defaults were fitted by logistic regression on half of GraphRAG-Bench Medical "
-        "and rounded (lundberg-2026's pool of 50 → k); refit them for a corpus unlike it.",
-    )
-    fused_first_stage: float = Field(
-        0.15, ge=0, description="`fused`: weight of 1 / (1 + the candidate's position in the incoming pool)."
-    )
-    fused_bm25_rank: float = Field(
-        0.3, ge=0, description="`fused`: weight of 1 / (1 + its rank by BM25 score within the pool)."
-    )
-    fused_dense_rank: float = Field(
-        0.15, ge=0, description="`fused`: weight of 1 / (1 + its rank by dense score within the pool)."
-    )
-    fused_sentence: float = Field(
-        0.6,
-        ge=0,
-        description="`fused`: weight of the mean cosine of the candidate's two best-matching sentences; used only "
-        "when the index stored sentence vectors (`embedding.sentence_vectors`). Fitted on GraphRAG-Bench "
-        "Medical at 480/56 chunks with the other four weights kept.",
-    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _tables(cls, data: Any) -> Any:
+        return _migrate(data) if isinstance(data, dict) else data
+
+    @field_validator("rerankers", mode="before")
+    @classmethod
+    def _check_tables(cls, value: Any) -> dict[str, BaseModel]:
+        return check_tables("reranker", value, "rerank")
 
     @field_validator("provider")
     @classmethod
     def _known(cls, value: str) -> str:
-        new_registry("reranker").check(value, "rerank.provider")
+        known_registry("reranker").check(value, "rerank.provider")
         return value
+
+    def settings(self, name: str, model: type[S]) -> S:
+        """Reranker ``name``'s settings as ``model`` (its table, else ``model``'s defaults)."""
+        return settings_of(self.rerankers, name, model)
+
+    @model_serializer(mode="wrap")
+    def _flat(self, handler: Any) -> dict[str, Any]:
+        """``[rerank.<name>]`` tables sit in the section itself, as they are written in kgrag.toml."""
+        out: dict[str, Any] = handler(self)
+        out.pop("rerankers", None)
+        return {**out, **dump_tables(self.rerankers)}

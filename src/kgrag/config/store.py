@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import BaseModel, Field, SerializeAsAny, field_validator, model_serializer, model_validator
 
 from kgrag.config.base import Section
-from kgrag.core.builtins import new_registry
+from kgrag.config.entry_settings import check_tables, dump_tables, known_registry
+from kgrag.core.registry import settings_of
 from kgrag.core.vector_index import AUTO, AnnParams
+
+S = TypeVar("S", bound=BaseModel)
 
 
 class StoreConfig(Section):
@@ -38,18 +41,50 @@ class StoreConfig(Section):
         """Accept the shorthand ``store = "postgresql://…"`` / ``KGRAG_STORE=sqlite:///path``: a URL string
         names both the backend (by its scheme) and the url. A JSON object string (from the environment)
         is read as the table it spells."""
-        if not isinstance(value, str):
+        if isinstance(value, str):
+            text = value.strip()
+            value = json.loads(text) if text.startswith("{") else store_from_url(text)
+        if not isinstance(value, dict):
             return value
-        text = value.strip()
-        if text.startswith("{"):
-            return json.loads(text)
-        return store_from_url(text)
+        tables = dict(value.get("backends") or {})  # `[store.<name>]` tables sit in the section itself
+        tables.update(
+            {
+                key: table
+                for key, table in value.items()
+                if key not in cls.model_fields and isinstance(table, dict | BaseModel)
+            }
+        )
+        return {**{k: v for k, v in value.items() if k not in tables}, "backends": tables}
+
+    backends: dict[str, SerializeAsAny[BaseModel]] = Field(
+        default_factory=dict,
+        description="One `[store.<name>]` table per backend with settings of its own (plug-in backends declare a "
+        "settings model; the factory reads it with `config.settings(name, Model)`), validated against that model "
+        "(see *Entry settings*).",
+        json_schema_extra={"entry_kind": "store", "flat": True},
+    )
+
+    @field_validator("backends", mode="before")
+    @classmethod
+    def _backend_tables(cls, value: Any) -> dict[str, BaseModel]:
+        return check_tables("store", value, "store")
+
+    @model_serializer(mode="wrap")
+    def _flat(self, handler: Any) -> dict[str, Any]:
+        """``[store.<name>]`` tables sit in the section itself, as they are written in kgrag.toml."""
+        out: dict[str, Any] = handler(self)
+        out.pop("backends", None)
+        return {**out, **dump_tables(self.backends)}
+
+    def settings(self, backend: str, model: type[S]) -> S:
+        """Backend ``backend``'s settings as ``model`` (its table, else ``model``'s defaults)."""
+        return settings_of(self.backends, backend, model)
 
     @field_validator("backend")
     @classmethod
     def _known_backend(cls, value: str) -> str:
         """Fail at load time, naming the field, rather than when the workspace opens its store."""
-        return new_registry("store").check(value, "store.backend")
+        return known_registry("store").check(value, "store.backend")
 
     # -- in-memory vector search (docs/store.md#ann) -----------------------------------------------------
     vector_index: str = Field(
@@ -63,9 +98,9 @@ class StoreConfig(Section):
         20_000,
         ge=1,
         description="With `vector_index = auto`, chunk collections of at least this many vectors use HNSW. "
-        "Measured (bench/bench_ann.py, docs/vector-search.md): exact search costs ~4 ms per query at 10k "
-        "vectors and ~65 ms at 50k on a busy 2-core machine, crossing a 20 ms budget near 20k; HNSW answers "
-        "in ~1 ms at recall@10 ≥ 0.99 after a one-off, saved build (~1 min per 50k vectors there).",
+        "Exact search costs grow with the collection and pass a 20 ms per-query budget near this size on a busy "
+        "2-core machine, while HNSW stays fast at near-exact recall after a one-off, saved build "
+        "(bench/bench_ann.py, docs/vector-search.md, docs/results/design-measurements.md).",
     )
     hnsw_m: int = Field(32, ge=4, le=128, description="HNSW graph degree: more = higher recall, memory, build time.")
     hnsw_ef_construction: int = Field(
@@ -84,10 +119,10 @@ class StoreConfig(Section):
     lexical_index: Literal["auto", "memory", "fts5"] = Field(
         "auto",
         description="How `sqlite` answers BM25 searches: `fts5` asks SQLite's FTS5 index every time; `memory` "
-        "ranks from an in-memory copy of that index, chunk rows included (same ids and scores; on Medical's "
-        "1,265 chunks ~0.5 ms instead of ~3-4 ms per search, ~5 MB more peak RSS), built at the first search "
+        "ranks from an in-memory copy of that index, chunk rows included (same ids and scores in a fraction of "
+        "FTS5's time, for a few MB more memory: docs/results/design-measurements.md), built at the first search "
         "after each change; `auto` lets FTS5 answer the first 8 searches after each change, then builds the "
-        "copy if the workspace has at most `lexical_max_chunks` chunks: the build (~0.1 s CPU on Medical) "
+        "copy if the workspace has at most `lexical_max_chunks` chunks: the build "
         "pays off in a server or an evaluation run, not in a one-shot `kgrag query`. `postgresql` always "
         "uses its own tsvector search.",
     )
@@ -95,15 +130,14 @@ class StoreConfig(Section):
         8_000,
         ge=0,
         description="With `lexical_index = auto`, workspaces with more chunks keep searching FTS5: the copy's "
-        "memory grows with the corpus (5,362 chunks: ~0.9 instead of ~16 ms per search, but +26 MB peak RSS "
-        "of a query process, 247 -> 273 MB, and ~0.3 s CPU to build; ~5 MB per 1,000 chunks), and 8,000 "
-        "keeps a query process under its 300 MB target (docs/results/performance.md).",
+        "memory grows with the corpus, and 8,000 keeps a query process under its 300 MB target "
+        "(docs/results/performance.md, docs/results/design-measurements.md).",
     )
 
     @field_validator("vector_index")
     @classmethod
     def _known_vector_index(cls, value: str) -> str:
-        return value if value == AUTO else new_registry("vector_index").check(value, "store.vector_index")
+        return value if value == AUTO else known_registry("vector_index").check(value, "store.vector_index")
 
     def ann_params(self) -> AnnParams:
         """The vector-index choice as the core value every index builder takes."""

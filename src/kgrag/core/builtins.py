@@ -1,28 +1,23 @@
 """The built-in entries of every registry kind, as ``"module:attr"`` strings.
 
-This is the one table to read to see what kgrag can be configured with, and the one line to add when a
-built-in joins. The strings are not imports, so this leaf module knows every layer's names without
-importing any of them; :func:`new_registry` turns a kind into a fresh :class:`Registry` (plus installed
-plug-ins from the kind's entry-point group).
+This is the one table to read to see what kgrag can be configured with, and the one line to add when a built-
+in joins (the query-time kinds, pipelines to rerankers, are in :mod:`kgrag.core.builtin_query`). The strings
+are not imports, so this leaf module knows every layer's names without importing any of them
+(:func:`new_registry` makes a registry of a kind). A :class:`Builtin` entry also names its settings model (the
+pydantic class its ``[section.<name>]`` table is validated against, where its defaults are written once) and
+whether it belongs to the kind's default selection (``default_set``, e.g. the metrics a run scores when none
+are named).
+
+Code reaches a kind through a typed :class:`~kgrag.core.registries.RegistryKind` declared beside the protocol
+it produces, and a workspace's :class:`~kgrag.core.registries.Registries`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
-from kgrag.core.registry import Registry, Target
-
-
-@dataclass(frozen=True)
-class Kind:
-    """A registry kind: its message noun, its entry-point group and its built-in entries."""
-
-    noun: str
-    group: str
-    builtins: dict[str, Target] = field(default_factory=dict)
-    summaries: dict[str, str] = field(default_factory=dict)
-
+from kgrag.core.builtin_query import NO_SETTINGS, QUERY_KINDS
+from kgrag.core.registry import Builtin, Kind, Registry
 
 KINDS: dict[str, Kind] = {
     "store": Kind(
@@ -37,6 +32,8 @@ KINDS: dict[str, Kind] = {
             "postgresql": "PostgreSQL + pgvector (extra kgrag[postgres]); one schema per workspace, tsvector "
             "full-text search, HNSW vector search, versioned migrations.",
         },
+        base_settings=NO_SETTINGS,
+        section="store",
     ),
     "vector_index": Kind(
         "vector index",
@@ -71,7 +68,9 @@ KINDS: dict[str, Kind] = {
         "kgrag.extractors",
         {
             "nlp": "kgrag.graph.extract.choose:nlp_extractor",
-            "llm": "kgrag.graph.extract.choose:llm_extractor",
+            "llm": Builtin(
+                "kgrag.graph.extract.choose:llm_extractor", "kgrag.models.rerankers.settings:ListwiseSettings"
+            ),
         },
     ),
     "summarizer": Kind(
@@ -89,7 +88,7 @@ KINDS: dict[str, Kind] = {
             "extraction_reply": "kgrag.graph.extract.parse:ExtractionReply",
             "community_report": "kgrag.communities.schemas:CommunityReportReply",
             "global_map": "kgrag.communities.schemas:MapReply",
-            "drift_step": "kgrag.retrieval.drift_schemas:DriftReply",
+            "drift_step": "kgrag.prompts.schemas:DriftReply",
             "merge_decision": "kgrag.denoise.confirm:MergeDecision",
             "triple_scores": "kgrag.denoise.reflect_llm:TripleScores",
             "query_rewrites": "kgrag.prompts.schemas:QueryRewrites",
@@ -170,55 +169,7 @@ KINDS: dict[str, Kind] = {
             ".jsonl": "kgrag.documents.json_records:load_jsonl",
         },
     ),
-    "pipeline": Kind(
-        "retrieval pipeline",
-        "kgrag.pipelines",
-        {
-            "dense": "kgrag.retrieval.recipes.dense:dense_pipeline",
-            "bm25": "kgrag.retrieval.recipes.bm25:bm25_pipeline",
-            "hybrid": "kgrag.retrieval.recipes.hybrid:hybrid_pipeline",
-            "graph-local": "kgrag.retrieval.recipes.graph_local:graph_local_pipeline",
-            "community": "kgrag.retrieval.recipes.community:community_pipeline",
-            "global": "kgrag.retrieval.recipes.global_reports:global_pipeline",
-            "rerank": "kgrag.retrieval.recipes.rerank:rerank_pipeline",
-            "qe": "kgrag.retrieval.recipes.qe:qe_pipeline",
-            "hyde": "kgrag.retrieval.recipes.hyde:hyde_pipeline",
-            "combined": "kgrag.retrieval.recipes.combined:combined_pipeline",
-            "graph-global": "kgrag.retrieval.recipes.graph_global:graph_global_pipeline",
-            "graph-hybrid": "kgrag.retrieval.recipes.graph_hybrid:graph_hybrid_pipeline",
-            "graph-mix": "kgrag.retrieval.recipes.graph_mix:graph_mix_pipeline",
-            "graph-mix-rerank": "kgrag.retrieval.recipes.graph_mix_rerank:graph_mix_rerank_pipeline",
-            "ppr": "kgrag.retrieval.recipes.ppr:ppr_pipeline",
-            "ppr-passages": "kgrag.retrieval.recipes.ppr_passages:ppr_passages_pipeline",
-            "paths": "kgrag.retrieval.recipes.paths:paths_pipeline",
-            "auto": "kgrag.retrieval.recipes.auto:auto_pipeline",
-            "drift": "kgrag.generation.drift_answer:drift_pipeline",
-        },
-    ),
-    "reranker": Kind(
-        "reranker",
-        "kgrag.rerankers",
-        {
-            "fused": "kgrag.models.rerankers.fused:fused_reranker",
-            "sentence": "kgrag.models.rerankers.sentence:sentence_reranker",
-            "cross-encoder": "kgrag.models.rerankers.cross_encoder:cross_encoder_reranker",
-            "http": "kgrag.models.rerankers.http:http_reranker",
-            "llm": "kgrag.models.rerankers.listwise:llm_reranker",
-            "none": "kgrag.models.rerankers.basic:keep_order_reranker",
-            "word-overlap": "kgrag.models.rerankers.basic:word_overlap_reranker",
-            "lexical": "kgrag.models.rerankers.basic:word_overlap_reranker",
-        },
-        {
-            "sentence": "Best-matching sentences by the local embedder, fused with the incoming rank.",
-            "cross-encoder": "A sentence-transformers CrossEncoder (model name or local path).",
-            "http": "A /rerank endpoint (Cohere, Jina or TEI request shape).",
-            "llm": "Listwise reranking by the configured LLM (one call per query).",
-            "none": "Keep the incoming order (the baseline a reranker is measured against).",
-            "word-overlap": "Share of the query's content words in each candidate (same as `lexical`).",
-            "lexical": "Share of the query's content words in each candidate, ties in incoming order.",
-            "fused": "Offline default: content-word share plus the dense cosine and first-stage ranks (no model).",
-        },
-    ),
+    **QUERY_KINDS,
     "stage": Kind(
         "indexing stage",
         "kgrag.stages",
@@ -248,6 +199,8 @@ KINDS: dict[str, Kind] = {
             "communities": "Hierarchical Leiden communities of the graph, when the graph changed.",
             "community-reports": "Reports (LLM or extractive) for communities without one, and their vectors.",
         },
+        base_settings=NO_SETTINGS,
+        section="indexing.stages",
     ),
     "index_pipeline": Kind(
         "indexing pipeline",
@@ -299,12 +252,20 @@ KINDS: dict[str, Kind] = {
         "evaluation metric",
         "kgrag.metrics",
         {
-            "rouge-l": "kgrag.evaluation.metrics.answer:RougeL",
-            "answer-accuracy": "kgrag.evaluation.metrics.answer:AnswerAccuracy",
-            "coverage": "kgrag.evaluation.metrics.answer:Coverage",
-            "faithfulness": "kgrag.evaluation.metrics.answer:Faithfulness",
-            "evidence-recall": "kgrag.evaluation.metrics.retrieval:EvidenceRecall",
-            "context-relevance": "kgrag.evaluation.metrics.retrieval:ContextRelevance",
+            "evidence-recall": Builtin("kgrag.evaluation.metrics.retrieval:EvidenceRecall", default_set=True),
+            "context-relevance": Builtin(
+                "kgrag.evaluation.metrics.retrieval:ContextRelevance",
+                "kgrag.evaluation.metrics.settings:ContextRelevanceSettings",
+                default_set=True,
+            ),
+            "rouge-l": Builtin("kgrag.evaluation.metrics.answer:RougeL", default_set=True),
+            "answer-accuracy": Builtin(
+                "kgrag.evaluation.metrics.answer:AnswerAccuracy",
+                "kgrag.evaluation.metrics.settings:AnswerAccuracySettings",
+                default_set=True,
+            ),
+            "coverage": Builtin("kgrag.evaluation.metrics.answer:Coverage", default_set=True),
+            "faithfulness": Builtin("kgrag.evaluation.metrics.answer:Faithfulness", default_set=True),
             "rouge-l@graphrag-bench": "kgrag.evaluation.metrics.graphrag_bench:BenchRougeL",
             "answer-accuracy@graphrag-bench": "kgrag.evaluation.metrics.graphrag_bench:BenchAnswerAccuracy",
             "coverage@graphrag-bench": "kgrag.evaluation.metrics.graphrag_bench:BenchCoverage",
@@ -312,6 +273,8 @@ KINDS: dict[str, Kind] = {
             "evidence-recall@graphrag-bench": "kgrag.evaluation.metrics.graphrag_bench:BenchEvidenceRecall",
             "context-relevance@graphrag-bench": "kgrag.evaluation.metrics.graphrag_bench:BenchContextRelevance",
         },
+        base_settings=NO_SETTINGS,
+        section="evaluation.metrics",
     ),
     "judge": Kind(
         "evaluation judge",
@@ -328,11 +291,20 @@ KINDS: dict[str, Kind] = {
             "two-pass": "Pairwise winner per criterion in both orders, win rate (deg-rag).",
             "unbiased": "Length-aligned, both orders, N repeats, M trials, ties, CIs (zeng-unbiased-eval).",
         },
+        base_settings=NO_SETTINGS,
+        section="evaluation.judges",
     ),
 }
 
 
 def new_registry(kind: str) -> Registry[Any]:
-    """A fresh registry of ``kind`` holding its built-ins (plug-ins are read on first listing)."""
+    """A fresh, untyped registry of ``kind`` (config validation, listings); code that creates entries
+    goes through a typed :class:`~kgrag.core.registries.RegistryKind` instead."""
     spec = KINDS[kind]
-    return Registry(spec.noun, spec.builtins, group=spec.group, summaries=spec.summaries)
+    return Registry(
+        spec.noun,
+        spec.builtins,
+        group=spec.group,
+        summaries=spec.summaries,
+        base_settings=spec.base_settings,
+    )

@@ -43,15 +43,36 @@ class TraceStep:
     note: str = ""
 
 
+@dataclass(frozen=True)
+class RouteDecision:
+    """Where a routing pipeline (``auto``) sent the question: the route chosen, the pipeline that served
+    it, who decided (``llm`` or ``heuristics``), why, and a note when it fell back to another route."""
+
+    route: str
+    pipeline: str
+    decided_by: str
+    reason: str
+    fallback: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
 @dataclass
 class RetrievalResult:
-    """Ranked items plus the trace; ``queries`` lists every query string the pipeline searched with."""
+    """Ranked items plus the trace; ``queries`` lists every query string the pipeline searched with.
+
+    ``route`` is set when a routing step chose another pipeline; ``context_tokens`` is what the context
+    budget spent on the items (None when the pipeline has no budget step). Presenters read these fields,
+    never the trace's step names."""
 
     pipeline: str
     query: str
     items: list[ContextItem]
     trace: list[TraceStep] = field(default_factory=list)
     queries: list[str] = field(default_factory=list)
+    route: RouteDecision | None = None
+    context_tokens: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -60,4 +81,6 @@ class RetrievalResult:
             "queries": self.queries,
             "items": [item.to_dict() for item in self.items],
             "trace": [asdict(step) for step in self.trace],
+            "route": self.route.to_dict() if self.route else None,
+            "context_tokens": self.context_tokens,
         }

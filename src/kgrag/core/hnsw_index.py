@@ -1,9 +1,9 @@
 """Approximate nearest-neighbour search with faiss-cpu's HNSW graph (the optional ``ann`` extra).
 
-Exact search costs one (n × d) matrix product per query: ~1 ms per 10⁴ vectors of 384 dims on one core,
-so hundreds of milliseconds at millions of chunks. HNSW answers in well under a millisecond at a recall
-that ``bench/bench_ann.py`` measures against exact search in the same run, but costs a build (tens of
-seconds per 10⁵ vectors here) and memory for the graph links, hence the size threshold in
+Exact search costs one (n × d) matrix product per query, so its time grows linearly with the corpus and
+becomes the larger part of a query at millions of chunks. HNSW answers far faster at a recall that
+``bench/bench_ann.py`` measures against exact search in the same run, but costs a one-off build and memory
+for the graph links (docs/results/design-measurements.md), hence the size threshold in
 :mod:`kgrag.core.vector_index`. faiss is imported lazily; without it :func:`hnsw_index` logs one clear
 warning and returns the exact index, so a missing optional package never breaks a query.
 """

@@ -14,7 +14,7 @@ from typing import Any, Generic, Literal, TypedDict, TypeVar
 T = TypeVar("T")
 
 Role = Literal["system", "user", "assistant"]
-UsageSource = Literal["api", "counted", "estimated", "cache"]
+UsageSource = Literal["api", "counted", "estimated", "cache", "batch"]
 
 
 class Message(TypedDict):
@@ -119,6 +119,11 @@ class Prices:
 
     prompt_per_1m: float = 0.0
     completion_per_1m: float = 0.0
+    batch_share: float = 0.5  # what a call answered through the Batch API costs, as a share of these prices
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
         return (prompt_tokens * self.prompt_per_1m + completion_tokens * self.completion_per_1m) / 1_000_000
+
+    def batch_cost(self, prompt_tokens: int, completion_tokens: int) -> float:
+        """The cost of a call answered through the Batch API."""
+        return self.cost(prompt_tokens, completion_tokens) * self.batch_share

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 
 from kgrag.core.llm_types import Prices, UsageSource
 
+BATCH_SOURCE: UsageSource = "batch"  # the usage source of a call answered through the Batch API
+
 
 @dataclass(frozen=True)
 class CachedResponse:
@@ -58,6 +60,7 @@ class Totals:
     errors: int = 0
     attempts: int = 0
     estimated_calls: int = 0
+    batch_calls: int = 0  # answered through the Batch API (priced at the batch share)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     billed_prompt_tokens: int = 0
@@ -87,6 +90,7 @@ class Totals:
             errors=int(rec.error is not None),
             attempts=rec.attempts,
             estimated_calls=int(rec.estimated),
+            batch_calls=int(rec.usage_source == BATCH_SOURCE),
             prompt_tokens=rec.prompt_tokens,
             completion_tokens=rec.completion_tokens,
             billed_prompt_tokens=0 if rec.cache_hit else rec.prompt_tokens,
@@ -111,8 +115,9 @@ class LedgerSummary:
 
 
 def _line(t: Totals) -> str:
+    batch = f", {t.batch_calls} batch" if t.batch_calls else ""
     return (
-        f"{t.calls} calls ({t.cache_hits} cached, {t.retries} retries, {t.errors} errors), "
+        f"{t.calls} calls ({t.cache_hits} cached{batch}, {t.retries} retries, {t.errors} errors), "
         f"{t.prompt_tokens} prompt + {t.completion_tokens} completion tokens, ${t.cost_usd:.4f}"
     )
 
@@ -124,7 +129,9 @@ def build_summary(groups: Iterable[tuple[str, str, Totals]], prices: Prices | No
     by_stage: dict[str, Totals] = {}
     by_run: dict[str, Totals] = {}
     for run_id, stage, totals in groups:
-        cost = prices.cost(totals.billed_prompt_tokens, totals.billed_completion_tokens)
+        # a group holds only batch calls or none (the ledgers group by the batch marker too)
+        price = prices.batch_cost if totals.batch_calls else prices.cost
+        cost = price(totals.billed_prompt_tokens, totals.billed_completion_tokens)
         priced = replace(totals, cost_usd=cost)
         total = total + priced
         by_stage[stage] = by_stage.get(stage, Totals()) + priced

@@ -1,6 +1,6 @@
-"""One registry type for everything kgrag picks by name: stores, embedders, LLM providers, extractors,
-summarisers, loaders, retrieval pipelines, indexing stages, prompt schemas (and later rerankers, judges,
-community builders).
+"""One registry type for everything kgrag picks by name: stores, vector indexes, embedders, LLM providers,
+extractors, summarisers, loaders, prompt schemas, retrieval pipelines, rerankers, indexing stages,
+pipelines and engines, community builders, denoising strategies, metrics and judges.
 
 Why one type: a plug-in author learns one mechanism, the CLI lists every kind the same way, and config
 fields validate against the same names the code will create. Why lazy: an entry is a callable *or* a
@@ -19,6 +19,11 @@ A plug-in package declares, in its ``pyproject.toml``::
     my-pipeline = "my_package.recipes:my_pipeline"
 
 and ``kgrag pipelines`` lists it; nothing in kgrag changes.
+
+An entry may declare a pydantic settings model (:meth:`Registry.settings_model`): its table in the
+config (``[retrieval.pipelines.<name>]``, ``[rerank.<name>]``…) is validated against it
+(:meth:`Registry.settings`) and handed to the entry typed (:func:`settings_of`). pydantic is imported
+only then, so ``kgrag --help`` does not load it.
 """
 
 from __future__ import annotations
@@ -26,15 +31,64 @@ from __future__ import annotations
 import importlib
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
-from typing import Any, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from kgrag.core.errors import ConfigError
 
+if TYPE_CHECKING:  # pydantic loads only when settings are validated: `kgrag --help` imports this module
+    from pydantic import BaseModel, ValidationError
+
 T = TypeVar("T")
+S = TypeVar("S", bound="BaseModel")
 
 Target = Callable[..., Any] | str
+
+SETTINGS_ATTRIBUTE = "settings_model"
+"""A plug-in target (class or factory) declares its settings model under this attribute."""
+
+DEFAULT_SET_ATTRIBUTE = "default_set"
+"""A plug-in target that sets this attribute to True joins its kind's default selection (metrics)."""
+
+_TYPE_WORDS = {
+    "int_parsing": "int",
+    "int_type": "int",
+    "int_from_float": "int",
+    "float_parsing": "float",
+    "float_type": "float",
+    "bool_parsing": "bool",
+    "bool_type": "bool",
+    "string_type": "str",
+    "dict_type": "table",
+    "list_type": "list",
+}
+
+
+@dataclass(frozen=True)
+class Builtin:
+    """A built-in entry with more than a target: its settings model (``"module:Class"``, or ``":Class"``
+    for a class in the target's module) and whether it is in the kind's default selection, all on the
+    one line that registers it."""
+
+    target: str
+    settings: str | None = None
+    default_set: bool = False
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A registry kind: its message noun, its entry-point group, its built-in entries (a ``Builtin`` names
+    an entry's settings model, ``"module:Class"``, imported only to validate or document its table, and
+    whether it is in the default selection) and ``base_settings`` for an entry that declares none."""
+
+    noun: str
+    group: str
+    builtins: dict[str, Target | Builtin] = field(default_factory=dict)
+    summaries: dict[str, str] = field(default_factory=dict)
+    base_settings: str | None = None
+    section: str = ""
+    """The config path of the entries' settings tables (``rerank`` → ``[rerank.<name>]``); empty: none."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +99,8 @@ class Entry:
     target: Target
     origin: str
     summary: str = ""
+    settings: type[BaseModel] | str | None = None
+    default_set: bool = False
 
     @property
     def location(self) -> str:
@@ -86,23 +142,45 @@ class Registry(Generic[T]):
     def __init__(
         self,
         kind: str,
-        builtins: Mapping[str, Target] | None = None,
+        builtins: Mapping[str, Target | Builtin] | None = None,
         *,
         group: str | None = None,
         summaries: Mapping[str, str] | None = None,
+        base_settings: type[BaseModel] | str | None = None,
     ) -> None:
         self.kind = kind
         self.group = group
+        self.base_settings = base_settings
+        """Settings model of an entry that declares none (pipelines: the knobs every pipeline has)."""
         self._entries: dict[str, Entry] = {}
         self._plugins_loaded = group is None
         self._loaded: dict[str, T] = {}
         self._lock = threading.RLock()  # concurrent queries may be the first to list plug-ins
-        for name, target in (builtins or {}).items():
-            self._entries[name] = Entry(name, target, "builtin", (summaries or {}).get(name, ""))
+        for name, spec in (builtins or {}).items():
+            summary = (summaries or {}).get(name, "")
+            if isinstance(spec, Builtin):
+                own = spec.settings
+                if own is not None and own.startswith(":"):  # ":Class": in the target's own module
+                    own = spec.target.partition(":")[0] + own
+                self._entries[name] = Entry(name, spec.target, "builtin", summary, own, spec.default_set)
+            else:
+                self._entries[name] = Entry(name, spec, "builtin", summary)
 
     # -- registration ------------------------------------------------------------------------------
-    def register(self, name: str, target: Target, *, summary: str = "", replace: bool = False) -> None:
-        """Add ``name`` on this instance; replacing an existing name must be asked for explicitly."""
+    def register(
+        self,
+        name: str,
+        target: Target,
+        *,
+        summary: str = "",
+        replace: bool = False,
+        settings: type[BaseModel] | str | None = None,
+        default_set: bool = False,
+    ) -> None:
+        """Add ``name`` on this instance; replacing an existing name must be asked for explicitly.
+
+        ``settings`` is the entry's settings model (else the target's ``settings_model`` attribute, else
+        the kind's base model); ``default_set`` puts it in the kind's default selection (metrics)."""
         self._load_plugins()
         if not name or not name.strip():
             raise ConfigError(f"{self.kind} names must not be empty")
@@ -112,7 +190,7 @@ class Registry(Generic[T]):
                     f"{self.kind} {name!r} is already registered ({self._entries[name].origin}); "
                     "pass replace=True to override it"
                 )
-            self._entries[name] = Entry(name, target, "local", summary)
+            self._entries[name] = Entry(name, target, "local", summary, settings, default_set)
             self._loaded.pop(name, None)
 
     def _load_plugins(self) -> None:
@@ -172,3 +250,79 @@ class Registry(Generic[T]):
         if name not in self:
             raise ValueError(f"{field}: unknown {self.kind} {name!r}; available: {', '.join(self.names())}")
         return name
+
+    # -- settings ----------------------------------------------------------------------------------
+    def settings_model(self, name: str) -> type[BaseModel] | None:
+        """The pydantic model of ``name``'s settings: declared on the entry, else the target's
+        ``settings_model`` attribute (built-ins are not imported for it), else the kind's base model."""
+        from pydantic import BaseModel
+
+        entry = self.entry(name)
+        declared: Any = entry.settings
+        if declared is None and entry.origin != "builtin":
+            declared = getattr(self.load(name), SETTINGS_ATTRIBUTE, None)
+        if declared is None:
+            declared = self.base_settings
+        if declared is None:
+            return None
+        model = load_target(declared, f"settings of {self.kind} {name!r}")
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            raise ConfigError(f"settings of {self.kind} {name!r}: {model!r} is not a pydantic model class")
+        return model
+
+    def settings(self, name: str, table: Mapping[str, Any] | BaseModel | None, where: str) -> BaseModel | None:
+        """``table`` validated against ``name``'s settings model; ``where`` (the config path, e.g.
+        ``retrieval.pipelines.my-pipe``) prefixes every error, one ``where.key: problem`` per key."""
+        from pydantic import BaseModel, ValidationError
+
+        model = self.settings_model(name)
+        data = table.model_dump(exclude_unset=True) if isinstance(table, BaseModel) else dict(table or {})
+        if model is None:
+            if data:
+                raise ConfigError(f"{where}: {self.kind} {name!r} takes no settings (got {', '.join(data)})")
+            return None
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(settings_problems(exc, where, list(model.model_fields))) from exc
+
+    def in_default_set(self, name: str) -> bool:
+        """Whether ``name`` belongs to the kind's default selection (declared, or the target's attribute)."""
+        entry = self.entry(name)
+        if entry.default_set or entry.origin == "builtin":
+            return entry.default_set
+        return bool(getattr(self.load(name), DEFAULT_SET_ATTRIBUTE, False))
+
+    def default_names(self) -> list[str]:
+        """The names in the default selection, in registration order."""
+        return [name for name in self.names() if self.in_default_set(name)]
+
+
+def settings_problems(exc: ValidationError, where: str, known: list[str] | None = None) -> str:
+    """One ``where.key: expected int, got 'deep'`` per problem, joined by ``; ``; an unknown key lists
+    the ``known`` ones."""
+    lines = []
+    for problem in exc.errors():
+        key = ".".join(str(part) for part in (where, *problem["loc"]))
+        word = _TYPE_WORDS.get(problem["type"])
+        if word is not None:
+            lines.append(f"{key}: expected {word}, got {problem['input']!r}")
+        elif problem["type"] == "extra_forbidden":
+            lines.append(f"{key}: unknown setting (settings: {', '.join(known or []) or 'none'})")
+        else:
+            lines.append(f"{key}: {problem['msg']}")
+    return "; ".join(lines)
+
+
+def settings_of(tables: Mapping[str, Any], name: str, model: type[S]) -> S:
+    """``name``'s settings as ``model``, typed for its reader: the validated table when it is one, the
+    table re-read as ``model`` when the entry declared another model, else ``model``'s defaults."""
+    from pydantic import BaseModel
+
+    value = tables.get(name)
+    if isinstance(value, model):
+        return value
+    if value is None:
+        return model()
+    data = value.model_dump(exclude_unset=True) if isinstance(value, BaseModel) else dict(value)
+    return model.model_validate(data)

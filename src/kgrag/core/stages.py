@@ -7,8 +7,8 @@ the only name they use, so their records join up:
 * timings: ``IndexReport.seconds`` holds the stage's wall time under its name and the time of a part of
   it under ``<stage>.<part>``, e.g. ``extract.merge`` (:func:`timing_key`);
 * LLM ledger: calls made by a stage are booked as ``index.<stage>``, by a part of it as
-  ``index.<stage>.<part>`` (:func:`ledger_stage`) — except two parts whose names were stored in users'
-  databases before this rule existed and are kept on purpose (:data:`LEGACY_LEDGER_PARTS`).
+  ``index.<stage>.<part>`` (:func:`ledger_stage`) — except two parts booked under names of their own
+  (``index.glean``, ``index.summarize``), which users' databases already hold (:data:`LEGACY_LEDGER_PARTS`).
 
 This module is in ``core`` (imports nothing else of kgrag) so the graph layer can book its work under
 the right names without importing the indexing layer that runs it.

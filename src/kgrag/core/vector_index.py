@@ -12,11 +12,12 @@ and switches to ``hnsw`` above it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from kgrag.core.builtins import new_registry
 from kgrag.core.records import ScoredId
+from kgrag.core.registries import RegistryKind
 
 if TYPE_CHECKING:  # annotations only: the config imports this module, and `kgrag status` needs no NumPy
     import numpy as np
@@ -51,6 +52,11 @@ class VectorIndex(Protocol):
     def search(self, query_vector: np.ndarray, limit: int) -> list[ScoredId]: ...
 
 
+VectorIndexFactory = Callable[..., VectorIndex]
+"""Called with the ids, their (n, d) unit matrix and the :class:`AnnParams`."""
+VECTOR_INDEXES: RegistryKind[VectorIndexFactory] = RegistryKind("vector_index")
+
+
 def chosen_index(params: AnnParams, size: int) -> str:
     """The registry name ``params`` selects for ``size`` vectors (``auto`` resolved by the threshold)."""
     if params.index != AUTO:
@@ -61,7 +67,7 @@ def chosen_index(params: AnnParams, size: int) -> str:
 def build_vector_index(ids: list[str], matrix: np.ndarray, params: AnnParams | None = None) -> VectorIndex:
     """The index ``params`` selects over ``ids`` and their (n, d) unit ``matrix`` (exact by default)."""
     params = params or AnnParams(index="exact")
-    index: VectorIndex = new_registry("vector_index").create(chosen_index(params, len(ids)), ids, matrix, params)
+    index: VectorIndex = VECTOR_INDEXES.new().create(chosen_index(params, len(ids)), ids, matrix, params)
     return index
 
 

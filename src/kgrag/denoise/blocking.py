@@ -6,7 +6,8 @@ bounds the pairwise work at ``|E| · max_block`` and keeps resolution near-linea
 
 k-means here is spherical k-means written over NumPy matrix products: the vectors are L2-normalised, so
 the nearest centre is the largest dot product, and one assignment pass over 10⁵×384 vectors is a single
-BLAS call. scipy's ``kmeans2`` computes distances point by point and took ~10× longer at this size.
+BLAS call. scipy's ``kmeans2`` computes distances point by point and is much slower at this size
+(docs/results/design-measurements.md).
 """
 
 from __future__ import annotations

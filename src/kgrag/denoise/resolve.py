@@ -7,15 +7,15 @@ entities already embedded by the ``embed-graph`` stage cost nothing; missing one
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
 
 from kgrag.config.denoise import DenoiseConfig
-from kgrag.core.builtins import new_registry
 from kgrag.core.errors import ConfigError
 from kgrag.core.graph_records import EntityRecord, RelationRecord
+from kgrag.core.registries import Registries, RegistryKind
 from kgrag.denoise.grouping import block_pairs, filter_names
 from kgrag.denoise.identifiers import distinct_identifiers
 from kgrag.denoise.strings import string_similarity
@@ -168,12 +168,19 @@ class Strategies(NamedTuple):
     merger: Merger
 
 
-def strategies(config: DenoiseConfig) -> Strategies:
-    """The configured blocker, matcher, grouper and merge mode, built through their registries
-    (``KINDS["resolution_blocker"]`` etc., plug-ins included); unknown names list the known ones."""
+BLOCKERS: RegistryKind[Callable[[DenoiseConfig], Blocker]] = RegistryKind("resolution_blocker")
+MATCHERS: RegistryKind[Callable[[DenoiseConfig], Matcher]] = RegistryKind("resolution_matcher")
+GROUPERS: RegistryKind[Callable[[DenoiseConfig], Grouper]] = RegistryKind("resolution_grouper")
+MERGERS: RegistryKind[Callable[[DenoiseConfig], Merger]] = RegistryKind("resolution_merger")
+
+
+def strategies(config: DenoiseConfig, registries: Registries | None = None) -> Strategies:
+    """The configured blocker, matcher, grouper and merge mode, built through their registries (a
+    workspace's, else ``KINDS["resolution_blocker"]`` etc. with plug-ins); unknown names list the known ones."""
+    owner = registries or Registries()
     return Strategies(
-        new_registry("resolution_blocker").create(config.blocker, config),
-        new_registry("resolution_matcher").create(config.matcher, config),
-        new_registry("resolution_grouper").create(config.grouper, config),
-        new_registry("resolution_merger").create(config.merge_mode, config),
+        owner.get(BLOCKERS).create(config.blocker, config),
+        owner.get(MATCHERS).create(config.matcher, config),
+        owner.get(GROUPERS).create(config.grouper, config),
+        owner.get(MERGERS).create(config.merge_mode, config),
     )

@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from kgrag.config.denoise import DenoiseConfig
-from kgrag.core.builtins import new_registry
 from kgrag.core.denoise_records import DenoiseRun
 from kgrag.core.errors import ConfigError
 from kgrag.core.graph_records import EntityRecord
+from kgrag.core.registries import Registries, RegistryKind
 from kgrag.denoise.apply import APPLYING, apply_reflection, apply_resolution, finish_run
 from kgrag.denoise.confirm import confirm_groups
-from kgrag.denoise.reflect import ReflectContext, ReflectionPlan, plan_reflection
+from kgrag.denoise.reflect import ReflectContext, ReflectionPlan, ReflectorFactory, plan_reflection
 from kgrag.denoise.resolve import load_resolution_graph, plan_resolution, strategies
 from kgrag.denoise.types import ResolutionGraph, ResolutionPlan
 from kgrag.documents import TokenCounter
@@ -43,6 +43,8 @@ class DenoiseInputs:
     dry_run: bool = False
     """Plan only: ego vectors computed for the plan are not stored, so the database is left as it was
     (LLM calls a plan makes, with ``llm_confirm`` or ``reflection = llm``, are still cached and booked)."""
+    registries: Registries | None = None
+    """The workspace's registries (blockers, matchers, groupers, merge modes, reflectors); None: built-ins."""
 
 
 @dataclass
@@ -68,12 +70,16 @@ def _effective(config: DenoiseConfig, entities: int, merged_before: int) -> Deno
     return config.model_copy(update={"target_reduction": min(0.99, max(0.0, wanted / entities))})
 
 
+TRIPLE_REFLECTORS: RegistryKind[ReflectorFactory] = RegistryKind("triple_reflector")
+"""Factories ``(DenoiseConfig) -> Reflector`` (see :mod:`kgrag.denoise.reflect`)."""
+
+
 def plan_entities(inputs: DenoiseInputs) -> tuple[ResolutionGraph, ResolutionPlan, dict[str, EntityRecord]]:
     """Resolution plan over the stored graph (LLM-confirmed when ``llm_confirm``)."""
     config = inputs.config
     graph = load_resolution_graph(inputs.store, inputs.embedder, config, keep_vectors=not inputs.dry_run)
     merged_before = len(inputs.store.denoise.aliases())
-    plan = plan_resolution(graph, _effective(config, graph.size, merged_before), strategies(config))
+    plan = plan_resolution(graph, _effective(config, graph.size, merged_before), strategies(config, inputs.registries))
     plan.counts["merged_before"] = merged_before
     records = {e.id: e for e in inputs.store.graph.entities([graph.ids[m] for g in plan.groups for m in g.members])}
     if config.llm_confirm and plan.groups:
@@ -88,7 +94,7 @@ def plan_relations(
 ) -> ReflectionPlan:
     """Reflection over the stored relations (optionally only those this method has not judged yet)."""
     method = inputs.config.reflection
-    reflector = new_registry("triple_reflector").create(method, inputs.config)
+    reflector = (inputs.registries or Registries()).get(TRIPLE_REFLECTORS).create(method, inputs.config)
     relations = [r for r in inputs.store.graph.relations() if r.id not in exclude]
     if skip_scored:
         done = inputs.store.denoise.scored_relation_ids(method)

@@ -8,7 +8,7 @@ and what to do; parsers' own exceptions never escape, because indexing must go o
 file.
 
 The HTML, PDF and Word parsers (and the modules built on them) are imported inside their loaders:
-together they take ~0.15 s to import, which commands that never read such a file (queries,
+together they take noticeable time to import, which commands that never read such a file (queries,
 evaluation) should not pay.
 """
 
@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kgrag.config import DocumentsConfig
-from kgrag.core.builtins import new_registry
 from kgrag.core.errors import DocumentError
+from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry
 from kgrag.documents.front_matter import split_front_matter
 from kgrag.documents.log_names import naming
@@ -44,9 +44,12 @@ _MARKDOWN_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE
 _EXTRA_BLANK_LINES = re.compile(r"\n{3,}")
 
 
+LOADERS: RegistryKind[Loader] = RegistryKind("loader")
+
+
 def loader_registry() -> Registry[Loader]:
     """A fresh suffix → loader registry (lower-case suffixes with the dot), built-ins plus plug-ins."""
-    return new_registry("loader")
+    return LOADERS.new()
 
 
 def supported_suffixes() -> list[str]:

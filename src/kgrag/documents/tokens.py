@@ -31,7 +31,7 @@ def offline_encoding_names() -> list[str]:
 
 @functools.lru_cache(maxsize=8)
 def _load_offline_encoding(name: str) -> tiktoken.Encoding:
-    """Load once per process: building the BPE ranks takes ~0.2 s, too slow to repeat per document."""
+    """Load once per process: building the BPE ranks is too slow to repeat per document."""
     import tiktoken
 
     offline_name = name if name.endswith(_OFFLINE_SUFFIX) else name + _OFFLINE_SUFFIX

@@ -34,8 +34,8 @@ def content_word_finder(words: Iterable[str]) -> Callable[[str], set[str]]:
     """A function telling which of ``words`` (content words, as :func:`content_words` gives them) occur in
     a text: ``find(text) == set(words) & content_words(text)``. Each word is looked up with ``str.find``
     and kept where it stands alone (no letter or digit on either side), instead of tokenising the whole
-    text: ~2x faster than a regex of the words and ~3x faster than tokenising when a few query words are
-    checked against many passages (the ``lexical`` reranker: 50 per query)."""
+    text: faster than a regex of the words or than tokenising when a few query words are checked against
+    many passages (the ``lexical`` reranker: 50 per query; docs/results/design-measurements.md)."""
     wanted = list(dict.fromkeys(words))
 
     def find(text: str) -> set[str]:

@@ -80,7 +80,7 @@ def judge_setup(
     models: list[str | None] = list(config.evaluation.judge_models) or [None]
     clients = tuple(factory(model) for model in models)
     chosen = config.evaluation.judge_temperature if temperature is None else temperature
-    return JudgeSetup(clients, chosen, seed)
+    return JudgeSetup(clients, chosen, seed, config.evaluation.judges)
 
 
 def metric_tools(config: KgragConfig, embedder: Embedder, setup: JudgeSetup | None) -> MetricTools:
@@ -89,9 +89,8 @@ def metric_tools(config: KgragConfig, embedder: Embedder, setup: JudgeSetup | No
         similarity=embedder_similarity(embedder),
         judge=setup.primary if setup else None,
         evidence_overlap=ev.evidence_overlap,
-        accuracy_weight=ev.accuracy_weight,
-        relevance_repeats=ev.relevance_repeats,
         temperature=setup.temperature if setup else ev.judge_temperature,
+        settings=ev.metrics,
     )
 
 

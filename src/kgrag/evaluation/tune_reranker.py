@@ -122,8 +122,8 @@ class RerankerTuneReport:
 
     def toml(self) -> str:
         """The ``[rerank]`` lines that select the fitted weights."""
-        lines = ["[rerank]", 'provider = "fused"']
-        lines += [f"fused_{name} = {getattr(self.fitted, name):g}" for name in WEIGHT_NAMES]
+        lines = ["[rerank]", 'provider = "fused"', "", "[rerank.fused]"]
+        lines += [f"{name} = {getattr(self.fitted, name):g}" for name in WEIGHT_NAMES]
         return "\n".join(lines)
 
 

@@ -1,5 +1,5 @@
 """The answer of the ``drift`` pipeline: one reduce call over the intermediate answers its search found
-(:mod:`kgrag.retrieval.drift_search`), inside what is left of the query's prompt budget.
+(:mod:`kgrag.retrieval.steps.drift`), inside what is left of the query's prompt budget.
 
 The intermediate answers (the primer's first, then the answered follow-ups, best rated first) come from the
 ``drift_local`` and ``drift_primer`` trace steps; their ``[c:ID]`` markers are checked against the passages
@@ -14,18 +14,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from kgrag.config import KgragConfig
-from kgrag.core.answer import Answer
 from kgrag.core.context import RetrievalResult, TraceStep
 from kgrag.core.llm_types import Message
 from kgrag.generation.answer import IDK_SENTENCE, extract_citations
 from kgrag.generation.strategy import DEFAULT_STRATEGY
+from kgrag.generation.types import Answer
 from kgrag.models.embeddings import Embedder
 from kgrag.models.llm import LLMClient
-from kgrag.retrieval.drift_calls import (
+from kgrag.retrieval.pipeline_settings import DriftSettings
+from kgrag.retrieval.steps.drift_calls import (
     PRIMER_QUESTION,
     REDUCE_PROMPT,
     STAGE_REDUCE,
@@ -34,9 +35,6 @@ from kgrag.retrieval.drift_calls import (
     reduce_messages,
     reduce_words,
 )
-from kgrag.retrieval.drift_settings import DriftSettings, drift_settings
-from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.recipes.drift import drift_search_pipeline
 
 
 def _partials(result: RetrievalResult) -> tuple[list[tuple[str, str]], dict[str, Any]] | None:
@@ -116,8 +114,7 @@ class DriftReduce:
         if found is None:
             return DEFAULT_STRATEGY.answer(question, result, llm, embedder, config)
         partials, ledger = found
-        where = f"retrieval.pipelines.{result.pipeline}.options"
-        settings = drift_settings(config.retrieval.settings_for(result.pipeline).options, where)
+        settings = config.retrieval.pipeline_settings(result.pipeline, DriftSettings)
         citable = _citable(result)
         cleaned = [(q, extract_citations(a, citable)[0]) for q, a in partials]
         lines = [partial_line(f"P{i + 1}", q, a) for i, (q, a) in enumerate(cleaned)]
@@ -146,8 +143,3 @@ class DriftReduce:
 
 
 DRIFT_ANSWER = DriftReduce()
-
-
-def drift_pipeline(name: str, config: KgragConfig) -> Pipeline:
-    """The registered ``drift`` factory: the search recipe with its reduce answer."""
-    return replace(drift_search_pipeline(name, config), answer=DRIFT_ANSWER)

@@ -1,36 +1,95 @@
-"""A query end to end: run the pipeline, answer with its own strategy or the default, time both.
+"""A query end to end: run the pipeline, answer with the strategy its recipe names, time both.
 
-Kept out of :class:`~kgrag.workspace.Workspace` so that the API, the CLI and a server share one path,
-and so a pipeline that owns its answer step (global map-reduce over community reports) needs no change
-here: it sets ``Pipeline.answer``.
+Kept out of :class:`~kgrag.workspace.Workspace` so that the API, the CLI and a server share one path.
+The response carries typed fields for what presenters show — the route a routing pipeline took, the
+context tokens handed over, the cost — so the CLI, the server and evaluation read them instead of
+searching the trace for step names.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kgrag.config import KgragConfig
-from kgrag.core.answer import Answer
-from kgrag.core.context import RetrievalResult, TraceStep
-from kgrag.generation.strategy import DEFAULT_STRATEGY
+from kgrag.core.context import RetrievalResult, RouteDecision, TraceStep
+from kgrag.core.registry import Registry
+from kgrag.generation.recipes import answer_strategy
+from kgrag.generation.strategy import AnswerStrategy
+from kgrag.generation.types import Answer
 from kgrag.models.llm import llm_free_note
-from kgrag.retrieval.answer import AnswerStrategy
 from kgrag.retrieval.pipelines import Pipeline
 from kgrag.retrieval.query_context import QueryContext
+
+_OPTIONAL_COST_KEYS = ("cached", "context_tokens", "latency_ms")
+
+
+@dataclass(frozen=True)
+class QueryCost:
+    """What answering cost: LLM tokens and money (zero for an extractive answer) and a one-line summary;
+    ``extra`` keeps what the answer step reported besides (``cached``, the answer's ``context_tokens``,
+    ``latency_ms``)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    line: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, answer: Answer) -> QueryCost:
+        usage = answer.usage or {}
+        return cls(
+            prompt_tokens=int(usage.get("prompt_tokens", 0) or 0),
+            completion_tokens=int(usage.get("completion_tokens", 0) or 0),
+            cost_usd=float(usage.get("cost_usd", 0.0) or 0.0),
+            line=answer.cost_line,
+            extra={key: usage[key] for key in _OPTIONAL_COST_KEYS if key in usage},
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """``prompt_tokens``, ``completion_tokens``, ``cost_usd``, the optional keys present, ``line``."""
+        data = {k: v for k, v in asdict(self).items() if k not in ("extra", "line")}
+        return {**data, **self.extra, "line": self.line}
 
 
 @dataclass
 class QueryResponse:
-    """Retrieved context plus the answer built from it."""
+    """Retrieved context plus the answer built from it, with the figures presenters show."""
 
     result: RetrievalResult
     answer: Answer
     timings_ms: dict[str, float] = field(default_factory=dict)
 
+    @property
+    def route(self) -> RouteDecision | None:
+        """Where a routing pipeline sent the question (None for every other pipeline)."""
+        return self.result.route
+
+    @property
+    def context_tokens(self) -> int:
+        """Tokens of context handed to the answer: what the pipeline's budget spent, else what the answer
+        step reports reading (a strategy that builds its own context), else 0."""
+        if self.result.context_tokens is not None:
+            return self.result.context_tokens
+        value = (self.answer.usage or {}).get("context_tokens", 0)
+        return value if isinstance(value, int) else 0
+
+    @property
+    def cost(self) -> QueryCost:
+        """LLM tokens, money and the cost line of the answer."""
+        return QueryCost.of(self.answer)
+
     def to_dict(self) -> dict[str, Any]:
-        return {"answer": self.answer.to_dict(), "retrieval": self.result.to_dict(), "timings_ms": self.timings_ms}
+        return {
+            "answer": self.answer.to_dict(),
+            "retrieval": self.result.to_dict(),
+            "timings_ms": self.timings_ms,
+            "route": self.route.to_dict() if self.route else None,
+            "context_tokens": self.context_tokens,
+            "cost": self.cost.to_dict(),
+        }
 
 
 def _note(answer: Answer, llm_available: bool) -> str:
@@ -45,18 +104,24 @@ def respond(
     ctx: QueryContext,
     question: str,
     k: int,
-    default: AnswerStrategy = DEFAULT_STRATEGY,
+    default: AnswerStrategy | None = None,
     config: KgragConfig | None = None,
+    strategies: Registry[Any] | None = None,
 ) -> QueryResponse:
-    """Retrieve with ``pipeline``, then answer with ``pipeline.answer`` or ``default``; the trace gets a
-    ``generate`` step and the timings split retrieval from generation. ``config`` replaces the context's
-    config for the answer step only (one request's token budget), leaving the shared context untouched."""
+    """Retrieve with ``pipeline``, then answer with the strategy its recipe names (``default``, when
+    given, replaces the default one); the trace gets a ``generate`` step and the timings split retrieval
+    from generation. ``config`` replaces the context's config for the answer step only (one request's
+    token budget), leaving the shared context untouched. ``strategies`` is the ``answer_strategy``
+    registry (default: built-ins and plug-ins)."""
     result = pipeline.run(question, ctx, k)
     retrieval_ms = next((s.ms for s in result.trace if s.step == "total"), 0.0)
     started = time.perf_counter()
     llm = ctx.llm()
     config = config or ctx.config
-    answer = (pipeline.answer or default).answer(question, result, llm, ctx.embedder(), config)
+    strategy = answer_strategy(pipeline, result, ctx, strategies)
+    if default is not None and pipeline.answer is None and result.route is None:
+        strategy = default
+    answer = strategy.answer(question, result, llm, ctx.embedder(), config)
     if not answer.cost_line:  # every answer says what it cost, also when that is nothing
         answer.cost_line = f"no LLM call ({answer.mode} answer)"
     generation_ms = round((time.perf_counter() - started) * 1000, 3)

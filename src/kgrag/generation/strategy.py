@@ -1,17 +1,28 @@
-"""The default answer strategy: an LLM answer with checked citations when an LLM is configured, else
-the extractive LLM-free answer. Pipelines without their own strategy are answered by this one."""
+"""How a question is answered from retrieved context: the :class:`AnswerStrategy` protocol, the default
+strategy (an LLM answer with checked citations when an LLM is configured, else the extractive LLM-free
+answer) and a fixed fake. Pipelines without their own strategy are answered by the default one; others
+name theirs (``Pipeline.answer``), resolved by :mod:`kgrag.generation.recipes`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from kgrag.config import KgragConfig
-from kgrag.core.answer import Answer
 from kgrag.core.context import RetrievalResult
 from kgrag.generation.answer import generate_answer
 from kgrag.generation.extractive import Ranking, extractive_answer
+from kgrag.generation.types import Answer
 from kgrag.models.embeddings import Embedder
 from kgrag.models.llm import LLMClient
+
+
+class AnswerStrategy(Protocol):
+    """Turns a retrieval result into an answer; ``llm`` may be the ``none`` client (``available`` False)."""
+
+    def answer(
+        self, question: str, result: RetrievalResult, llm: LLMClient, embedder: Embedder, config: KgragConfig
+    ) -> Answer: ...
 
 
 @dataclass(frozen=True)
@@ -34,3 +45,16 @@ class LLMOrExtractive:
 
 
 DEFAULT_STRATEGY = LLMOrExtractive()
+
+
+@dataclass(frozen=True)
+class FixedAnswer:
+    """Fake strategy: a fixed text citing the top retrieved chunk, with no model calls (tests, demos)."""
+
+    text: str
+
+    def answer(
+        self, question: str, result: RetrievalResult, llm: LLMClient, embedder: Embedder, config: KgragConfig
+    ) -> Answer:
+        chunks = [item.id for item in result.items if item.kind == "chunk"][:1]
+        return Answer(text=self.text, citations=chunks, mode="extractive", idk=not result.items)

@@ -1,6 +1,35 @@
-"""The answer every generation path returns; defined in :mod:`kgrag.core.answer` so retrieval pipelines
-can name it too, re-exported here where generation code looks for it."""
+"""The answer every generation path returns, LLM-based or extractive (every answer strategy, the default
+one and the global map-reduce, returns this type; retrieval never names it)."""
 
-from kgrag.core.answer import Answer
+from __future__ import annotations
 
-__all__ = ["Answer"]
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+
+@dataclass
+class Answer:
+    """An answer with the chunk ids it cites; ``idk`` is True when the context did not hold the answer."""
+
+    text: str
+    citations: list[str]
+    mode: Literal["llm", "extractive"]
+    idk: bool = False
+    cost_line: str = ""
+    usage: dict[str, Any] = field(default_factory=dict)
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def uncited(self) -> bool:
+        """An answer that states something (not "I don't know") yet cites no passage: nothing backs it."""
+        return bool(self.text.strip()) and not self.idk and not self.citations
+
+    @property
+    def warnings(self) -> list[str]:
+        """What a reader should know before trusting the answer, a line each."""
+        if self.uncited:
+            return ["this answer cites no passage: check it against the context before relying on it"]
+        return []
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "uncited": self.uncited, "warnings": self.warnings}

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,14 +21,11 @@ from kgrag.documents import content_hash
 from kgrag.graph.texts import entity_text, relation_text
 from kgrag.store.base import Store
 
-if TYPE_CHECKING:
-    from kgrag.graph.arcs import Arcs
-
 
 def _dense(ids: list[str], hashes: list[str], vectors: dict[str, np.ndarray], ann: AnnParams | None) -> VectorIndex:
     """Exact unless ``store.vector_index = "hnsw"``: this index is rebuilt in every process after every
     graph change and, unlike the chunk index, not saved, so ``auto`` would put an HNSW build of minutes
-    (10⁵ entities) in front of a CLI query that exact search answers in ~0.1 s."""
+    (10⁵ entities) in front of a CLI query that exact search answers in a fraction of a second."""
     if ann is not None and ann.index == AUTO:
         ann = replace(ann, index="exact")
     kept = [(i, vectors[h]) for i, h in zip(ids, hashes, strict=True) if h in vectors]
@@ -64,13 +60,6 @@ class GraphIndex:
         once per index instead of once per query (it scans every relation)."""
         return max((r.weight for r in self.relations.values()), default=1.0) or 1.0
 
-    @cached_property
-    def arcs(self) -> Arcs:
-        """The adjacency as arrays (:mod:`kgrag.graph.arcs`), built on first use."""
-        from kgrag.graph.arcs import Arcs
-
-        return Arcs.build(self)
-
     def fact_vector(self, kind: str, item_id: str, text: str) -> tuple[bool, np.ndarray | None]:
         """The stored vector of an entity or relation whose context text is ``text``, as the load found it:
         ``(True, vector)``, or ``(True, None)`` when the store had none for that text. ``(False, None)`` when
@@ -93,9 +82,19 @@ class GraphIndex:
 
 def load_graph_index(store: Store, model: str, ann: AnnParams | None = None) -> GraphIndex:
     """Read the graph and its vectors for ``model`` (entities/relations without one are still listed);
-    ``ann`` chooses their vector index (exact when not given)."""
-    entities = store.graph.entities()
-    relations = store.graph.relations()
+    ``ann`` chooses their vector index (exact when not given). Query-time code reads it through
+    :class:`kgrag.graph.snapshot.GraphSnapshot`, which shares this one read with its other forms."""
+    return build_graph_index(store, store.graph.entities(), store.graph.relations(), model, ann)
+
+
+def build_graph_index(
+    store: Store,
+    entities: Sequence[EntityRecord],
+    relations: Sequence[RelationRecord],
+    model: str,
+    ann: AnnParams | None = None,
+) -> GraphIndex:
+    """The index of records already read from ``store``; only their vectors are read here."""
     names = {e.id: e.name for e in entities}
     entity_hashes = [content_hash(entity_text(e)) for e in entities]
     relation_hashes = [content_hash(relation_text(r, names)) for r in relations]

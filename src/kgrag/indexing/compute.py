@@ -21,10 +21,12 @@ from typing import Protocol
 import numpy as np
 
 from kgrag.config import DocumentsConfig
-from kgrag.graph.build.vectors import embed_inline
+from kgrag.core.registry import Registry
+from kgrag.documents import Loader
 from kgrag.graph.types import Extractor
 from kgrag.indexing.prepare import ChunkPlan, PreparedFile, load_file
 from kgrag.indexing.report import IndexReport
+from kgrag.models.embed_blocks import embed_inline
 from kgrag.models.embeddings import Embedder
 
 
@@ -61,15 +63,19 @@ def timed_blocks(blocks: Iterator[np.ndarray], report: IndexReport, key: str) ->
 
 
 class LocalCompute:
-    """Everything in this process, one item after the other: the local engine."""
+    """Everything in this process, one item after the other: the local engine (reading files with the
+    workspace's ``loaders``; default: built-ins and plug-ins)."""
 
     name = "local"
+
+    def __init__(self, loaders: Registry[Loader] | None = None) -> None:
+        self.loaders = loaders
 
     def prepare(self, files: Sequence[Path], cfg: DocumentsConfig, plan: ChunkPlan) -> Iterator[PreparedFile]:
         """Loads each file when the stage asks for it; chunking waits until the stage knows which
         documents changed (an unchanged record of a touched JSON file is never chunked)."""
         for path in files:
-            yield load_file(path, cfg)
+            yield load_file(path, cfg, self.loaders)
 
     def embed(self, embedder: Embedder, texts: Sequence[str], batch_size: int) -> Iterator[np.ndarray]:
         return embed_inline(embedder, texts, batch_size)

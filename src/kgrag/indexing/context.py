@@ -12,6 +12,7 @@ from pathlib import Path
 
 from kgrag.config import KgragConfig
 from kgrag.core.progress import Progress, SilentProgress
+from kgrag.core.registries import Registries
 from kgrag.graph.build.summarize import ExtractiveSummarizer, Summarizer
 from kgrag.graph.types import Extractor
 from kgrag.indexing.compute import LocalCompute, StageCompute
@@ -53,6 +54,8 @@ class IndexContext:
     """Whether ``embed`` also embeds every chunk sentence (``embedding.sentence_vectors`` resolved for the
     stored chunks and the embedder: :func:`kgrag.documents.chunking.wants_sentence_vectors`); a callable
     is asked when the ``embed`` stage runs, so the chunks this run stored count."""
+    registries: Registries = field(default_factory=Registries)
+    """The workspace's registries: community builders, denoising strategies, stage settings come from here."""
 
     def embeds_sentences(self) -> bool:
         """:attr:`sentence_vectors`, asked now."""

@@ -16,7 +16,9 @@ from pathlib import Path
 from kgrag.config import DocumentsConfig
 from kgrag.core.ids import document_id
 from kgrag.core.records import DocumentRecord, DocumentStatus
+from kgrag.core.registry import Registry
 from kgrag.core.stages import INGEST, timing_key
+from kgrag.documents import Loader
 from kgrag.documents.discovery import file_identity
 from kgrag.indexing.prepare import ChunkPlan, PreparedDocument, PreparedFile, build_chunk_records, load_file
 from kgrag.indexing.report import FileProblem, IndexReport
@@ -69,10 +71,13 @@ class PendingFile:
 class Ingestor:
     """Reads files and writes their documents and chunks; reports per-file problems and moves on."""
 
-    def __init__(self, store: Store, cfg: DocumentsConfig, plan: ChunkPlan) -> None:
+    def __init__(
+        self, store: Store, cfg: DocumentsConfig, plan: ChunkPlan, loaders: Registry[Loader] | None = None
+    ) -> None:
         self.store = store
         self.cfg = cfg
         self.plan = plan
+        self.loaders = loaders
         self.stale_hashes: set[str] = set()  # content that left a document: its copies are checked after the run
 
     def _file_docs(self, path: Path) -> list[DocumentRecord]:
@@ -109,7 +114,7 @@ class Ingestor:
         """Skip the file if nothing changed (no read), else load and ingest it; problems are reported."""
         work = self.pending(path, report)
         if work is not None:
-            self.apply(work, load_file(path, self.cfg), report)
+            self.apply(work, load_file(path, self.cfg, self.loaders), report)
 
     def apply(self, work: PendingFile, prepared: PreparedFile, report: IndexReport) -> None:
         """Bring the file's documents (``work.docs``, as stored before) in line with what reading it gave."""
@@ -227,7 +232,9 @@ class Ingestor:
                 path = file_of(copy.source)
                 stored = file_documents(self.store, str(path))
                 self.apply(
-                    PendingFile(path, stored, copy.metadata.get("fingerprint", "")), load_file(path, self.cfg), report
+                    PendingFile(path, stored, copy.metadata.get("fingerprint", "")),
+                    load_file(path, self.cfg, self.loaders),
+                    report,
                 )
         self.stale_hashes.clear()
 

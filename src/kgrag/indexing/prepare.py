@@ -15,7 +15,8 @@ from kgrag.config import DocumentsConfig
 from kgrag.core.errors import DocumentError
 from kgrag.core.ids import chunk_id, document_id
 from kgrag.core.records import ChunkRecord
-from kgrag.documents import TokenCounter, chunk_text, load_path
+from kgrag.core.registry import Registry
+from kgrag.documents import Loader, TokenCounter, chunk_text, load_path
 from kgrag.documents.records import LoadedDocument, content_hash
 
 
@@ -92,11 +93,12 @@ def build_chunk_records(doc_id: str, text: str, plan: ChunkPlan) -> list[ChunkRe
     return records
 
 
-def load_file(path: Path, cfg: DocumentsConfig) -> PreparedFile:
-    """Load ``path`` without chunking (the local engine chunks only documents that changed)."""
+def load_file(path: Path, cfg: DocumentsConfig, loaders: Registry[Loader] | None = None) -> PreparedFile:
+    """Load ``path`` without chunking (the local engine chunks only documents that changed), with the
+    workspace's ``loaders`` (default: built-ins and plug-ins)."""
     started = time.perf_counter()
     try:
-        loaded = load_path(path, cfg)
+        loaded = load_path(path, cfg, loaders)
     except DocumentError as exc:
         return PreparedFile(error=str(exc), load_seconds=time.perf_counter() - started)
     documents = tuple(PreparedDocument(doc) for doc in loaded)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from kgrag.core.builtins import new_registry
+from kgrag.core.registries import Registries, RegistryKind
 from kgrag.core.registry import Registry
-from kgrag.graph.extract.choose import ExtractorFactory, SummarizerFactory
+from kgrag.graph.extract.choose import EXTRACTORS, SUMMARIZERS, ExtractorFactory, SummarizerFactory
 from kgrag.indexing.engines import EngineFactory
 from kgrag.indexing.stages import IndexStage
 
@@ -22,6 +22,10 @@ StageFactory = Callable[[], IndexStage]
 
 PipelineEntry = Sequence[str] | Callable[[], Sequence[str]]
 """A pipeline entry: the stage names in order, or a callable returning them."""
+
+STAGES: RegistryKind[StageFactory] = RegistryKind("stage")
+INDEX_PIPELINES: RegistryKind[PipelineEntry] = RegistryKind("index_pipeline")
+INDEX_ENGINES: RegistryKind[EngineFactory] = RegistryKind("index_engine")
 
 
 @dataclass
@@ -39,10 +43,15 @@ class IndexRegistries:
     @classmethod
     def builtin(cls) -> IndexRegistries:
         """Fresh registries holding the built-ins; plug-ins are read on first lookup of an unknown name."""
+        return cls.of(Registries())
+
+    @classmethod
+    def of(cls, registries: Registries) -> IndexRegistries:
+        """The indexing kinds of an owner's :class:`Registries` (a workspace's: what it registers shows)."""
         return cls(
-            stages=new_registry("stage"),
-            pipelines=new_registry("index_pipeline"),
-            extractors=new_registry("extractor"),
-            summarizers=new_registry("summarizer"),
-            engines=new_registry("index_engine"),
+            stages=registries.get(STAGES),
+            pipelines=registries.get(INDEX_PIPELINES),
+            extractors=registries.get(EXTRACTORS),
+            summarizers=registries.get(SUMMARIZERS),
+            engines=registries.get(INDEX_ENGINES),
         )

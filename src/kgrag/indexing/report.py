@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any, TypeVar
+
+R = TypeVar("R")
 
 
 @dataclass
@@ -32,18 +35,33 @@ class IndexReport:
     entities: int = 0
     relations: int = 0
     graph_texts_embedded: int = 0
-    graph_aggregates_pending: int = 0  # descriptions with a fallback summary, summarised again next run
-    extracted_corpus_tokens: int = 0  # text the extractor read this run, overlap counted once
-    glean_failed: int = 0  # gleaning calls that failed (the first pass was kept; counted as incomplete work)
-    ungrounded_entities: int = 0  # LLM entities whose names the text does not contain: dropped, never stored
-    ungrounded_relations: int = 0  # LLM relations with such an endpoint: dropped
     llm_lines: list[str] = field(default_factory=list)  # this run's LLM usage per stage, if any
     extraction_prompt_ratio: float | None = None  # LLM prompt tokens per corpus token (target ≤ 2.5; peers spend 5–10)
-    communities: dict[str, int] = field(default_factory=dict)  # communities / community-reports stages
+    stages: dict[str, Any] = field(default_factory=dict)
+    """``{stage name: its report}``: a stage with counters of its own declares a report dataclass
+    (``report_model``) and fills it through :meth:`stage`; ``asdict`` of this report includes them."""
     fallbacks: dict[str, int] = field(default_factory=dict)  # other LLM work that fell back, retried next run
     problems: list[FileProblem] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
+
+    def stage(self, name: str, model: type[R]) -> R:
+        """Stage ``name``'s report as ``model``, made empty on first use (typed for the stage that fills it)."""
+        own = self.stages.get(name)
+        if not isinstance(own, model):
+            own = self.stages[name] = model()
+        return own
+
+    @property
+    def communities(self) -> dict[str, int]:
+        """The ``communities`` and ``community-reports`` stage reports as one flat mapping (report keys as
+        ``reports_<counter>``), as the community commands print them."""
+        flat: dict[str, int] = {}
+        for name, prefix in (("communities", ""), ("community-reports", "reports_")):
+            own = self.stages.get(name)
+            if own is not None:
+                flat.update({f"{prefix}{key}": value for key, value in asdict(own).items()})
+        return flat
 
     def add_time(self, stage: str, seconds: float) -> None:
         self.seconds[stage] = self.seconds.get(stage, 0.0) + seconds
@@ -54,10 +72,8 @@ class IndexReport:
         parts = []
         if self.chunks_extraction_failed:
             parts.append(f"{self.chunks_extraction_failed} chunks failed extraction")
-        if self.glean_failed:
-            parts.append(f"{self.glean_failed} gleaning calls failed")
-        if self.graph_aggregates_pending:
-            parts.append(f"{self.graph_aggregates_pending} summaries fell back")
+        for own in self.stages.values():  # a stage report may name what it left (``incomplete()``)
+            parts.extend(own.incomplete() if callable(getattr(own, "incomplete", None)) else ())
         parts.extend(f"{count} {what}" for what, count in self.fallbacks.items() if count)
         return parts
 

@@ -1,14 +1,14 @@
 """When may vectors made by one embedding backend be searched with queries embedded by another?
 
-The same model can run on several backends (all-MiniLM-L6-v2 on torch in fp32, or as an int8 ONNX
-export on onnxruntime). Their vectors are close but not identical, and "same model name" is a claim,
-not a measurement. So a workspace keeps a **probe**: the vectors its recording backend produced for a
-fixed set of texts (:data:`PROBE_TEXTS`, chosen to span short names, sentences, numbers and a long
-passage). Another backend of the same model is accepted only when it reproduces every probe vector to
-a cosine of at least ``embedding.agreement_min_cosine`` (default 0.995, below what an int8 ONNX export of the
-same model reaches against torch: docs/results/design-measurements.md), which keeps rankings practically unchanged; anything further apart is a different vector space and needs
-``kgrag reindex --embeddings``. This module only measures; the workspace decides and records.
-"""
+The same model can run on several backends (all-MiniLM-L6-v2 on torch in fp32, or as an int8 ONNX export on
+onnxruntime). Their vectors are close but not identical, and "same model name" is a claim, not a measurement.
+So a workspace keeps a **probe**: the vectors its recording backend produced for a fixed set of texts
+(:data:`PROBE_TEXTS`, chosen to span short names, sentences, numbers and a long passage). Another backend of
+the same model is accepted only when it reproduces every probe vector to a cosine of at least
+``embedding.agreement_min_cosine`` (default 0.995, below what an int8 ONNX export of the same model reaches
+against torch: docs/results/design-measurements.md), which keeps rankings practically unchanged; anything
+further apart is a different vector space and needs ``kgrag reindex --embeddings``. This module only measures;
+the workspace decides and records."""
 
 from __future__ import annotations
 

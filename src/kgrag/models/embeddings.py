@@ -16,8 +16,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from kgrag.config import EmbeddingConfig
-from kgrag.core.builtins import new_registry
 from kgrag.core.errors import ConfigError, ModelError
+from kgrag.core.registries import RegistryKind
+from kgrag.core.registry import Registry
 from kgrag.models.torch_threads import TORCH_THREADS, threads_for_call
 
 DEFAULT_MINILM = "all-MiniLM-L6-v2"
@@ -253,8 +254,12 @@ def local_embedder(cfg: EmbeddingConfig) -> Embedder:
     return embedder
 
 
-def create_embedder(cfg: EmbeddingConfig) -> Embedder:
-    """Build the configured embedder through the ``embedder`` registry (plug-ins included); heavy
-    libraries are imported only by the chosen provider's factory."""
-    embedder: Embedder = new_registry("embedder").create(cfg.provider, cfg)
+EmbedderFactory = Callable[[EmbeddingConfig], Embedder]
+EMBEDDERS: RegistryKind[EmbedderFactory] = RegistryKind("embedder")
+
+
+def create_embedder(cfg: EmbeddingConfig, registry: Registry[EmbedderFactory] | None = None) -> Embedder:
+    """Build the configured embedder through the ``embedder`` registry (a workspace's, else built-ins and
+    plug-ins); heavy libraries are imported only by the chosen provider's factory."""
+    embedder: Embedder = (registry or EMBEDDERS.new()).create(cfg.provider, cfg)
     return embedder

@@ -34,9 +34,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from kgrag.core.builtins import new_registry
 from kgrag.core.errors import ConfigError, KgragError
 from kgrag.core.llm_types import Message, PromptRef
+from kgrag.core.registries import RegistryKind
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _REQUIRED = ("name", "version", "description", "output_schema", "system", "user")
@@ -126,9 +126,12 @@ class Prompt:
         return model.model_json_schema() if model is not None else None
 
 
+PROMPT_SCHEMAS: RegistryKind[type[BaseModel]] = RegistryKind("prompt_schema")
+
+
 def _resolve_schema(name: str, what: str) -> Any:
     """A registered short name, a legacy dotted path, or a user's ``package.module.Model``."""
-    schemas = new_registry("prompt_schema")
+    schemas = PROMPT_SCHEMAS.new()
     short = LEGACY_SCHEMA_PATHS.get(name, name)
     if short in schemas:
         return schemas.load(short)

@@ -1,15 +1,12 @@
 """Retrieval: context items with provenance, reusable steps, named pipelines and the typed query context."""
 
 from kgrag.core.context import ContextItem, RetrievalResult, TraceStep
-from kgrag.retrieval.answer import AnswerStrategy, FixedAnswer
 from kgrag.retrieval.pipelines import Pipeline, PipelineFactory, build_pipeline
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.rerank import Reranker, WordOverlapReranker
 
 __all__ = [
-    "AnswerStrategy",
     "ContextItem",
-    "FixedAnswer",
     "Pipeline",
     "PipelineFactory",
     "QueryContext",

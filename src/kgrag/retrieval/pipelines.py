@@ -12,27 +12,31 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from kgrag.config import KgragConfig
 from kgrag.core.context import RetrievalResult, TraceStep
 from kgrag.core.errors import ConfigError, KgragError
+from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry
-from kgrag.retrieval.answer import AnswerStrategy
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.requirements import enforce_requirements
-from kgrag.retrieval.steps import QueryState, Step
+from kgrag.retrieval.steps.basic import QueryState, Step
 
 
 @dataclass(frozen=True)
 class Pipeline:
     """A name, a one-line description, what it needs (``llm``, ``graph``, ``embeddings``), its steps and,
-    optionally, its own answer strategy (None: the workspace's default one)."""
+    optionally, how it is answered: ``answer`` names an entry of the ``answer_strategy`` registry (e.g.
+    ``"global"``: map-reduce over community reports) or is a strategy object with the
+    :class:`kgrag.generation.strategy.AnswerStrategy` shape (a plug-in's own); None: the default one.
+    Generation resolves it (:func:`kgrag.generation.recipes.answer_strategy`): retrieval only says which."""
 
     name: str
     description: str
     steps: tuple[Step, ...]
     requires: frozenset[str] = frozenset()
-    answer: AnswerStrategy | None = None
+    answer: str | Any | None = None
 
     def before(self, step_name: str) -> Pipeline:
         """The same pipeline cut just before its first step named ``step_name`` (e.g. ``rerank``: the pool
@@ -50,7 +54,13 @@ class Pipeline:
             for step in self.steps:
                 step.run(state, ctx)
         result = RetrievalResult(
-            pipeline=self.name, query=query, items=state.items, trace=state.trace, queries=state.queries
+            pipeline=self.name,
+            query=query,
+            items=state.items,
+            trace=state.trace,
+            queries=state.queries,
+            route=state.route,
+            context_tokens=state.context_tokens,
         )
         result.trace.append(_total(started, len(state.items)))
         return result
@@ -62,6 +72,7 @@ def _total(started: float, n_out: int) -> TraceStep:
 
 PipelineFactory = Callable[[str, KgragConfig], Pipeline]
 """``factory(name, config) -> Pipeline``: what ``KINDS["pipeline"]`` entries and plug-ins point at."""
+PIPELINES: RegistryKind[PipelineFactory] = RegistryKind("pipeline")
 
 
 def build_pipeline(registry: Registry[PipelineFactory], name: str, config: KgragConfig) -> Pipeline:

@@ -13,6 +13,8 @@ from types import MappingProxyType
 
 from kgrag.core.errors import KgragError
 from kgrag.retrieval.query_context import QueryContext
+from kgrag.retrieval.resources.graph import GRAPH_ENTITIES
+from kgrag.retrieval.resources.stored import COMMUNITIES, VECTOR_COUNT
 
 EMPTY_GRAPH_MESSAGE = (
     "this workspace has no knowledge graph yet; run `kgrag index` with a graph extractor "
@@ -54,7 +56,10 @@ def _no_communities(ctx: QueryContext) -> str:
 REQUIREMENTS: Mapping[str, Requirement] = MappingProxyType(
     {
         "graph": Requirement(
-            "graph", "a non-empty knowledge graph", lambda ctx: ctx.graph_entities() > 0, lambda _: EMPTY_GRAPH_MESSAGE
+            "graph",
+            "a non-empty knowledge graph",
+            lambda ctx: ctx.get(GRAPH_ENTITIES) > 0,
+            lambda _: EMPTY_GRAPH_MESSAGE,
         ),
         "llm": Requirement(
             "llm", "an LLM provider other than `none`", lambda ctx: ctx.config.llm.provider != "none", _no_llm
@@ -62,11 +67,11 @@ REQUIREMENTS: Mapping[str, Requirement] = MappingProxyType(
         "communities": Requirement(
             "communities",
             "embedded community reports",
-            lambda ctx: len(ctx.community_index()) > 0,
+            lambda ctx: len(ctx.get(COMMUNITIES)) > 0,
             _no_communities,
         ),
         "embeddings": Requirement(
-            "embeddings", "chunk vectors for the workspace's model", lambda ctx: ctx.vector_count() > 0, _no_vectors
+            "embeddings", "chunk vectors for the workspace's model", lambda ctx: ctx.get(VECTOR_COUNT) > 0, _no_vectors
         ),
     }
 )

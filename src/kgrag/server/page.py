@@ -1,6 +1,9 @@
-"""The web page: three static files served by the same process, no build step; and ``/docs``.
+"""The web app: static files served by the same process, no build step; and ``/docs``.
 
-``/`` is ``static/index.html``; ``/static/*`` its script and style. The page holds no secret: it asks for
+``/`` is ``static/index.html``; ``/static/*`` its style and ES modules (``static/js``). ``/vendor/vis-network/*``
+is vis-network's standalone build (the graph explorer's canvas renderer) as the ``pyvis`` package installs it:
+third-party code comes from a package manager, never from the repository or a CDN, so the app works offline.
+Without ``pyvis`` the explorer says how to get it. The page holds no secret: it asks for
 the API key when the server answers 401 and keeps it in the tab's ``sessionStorage`` only. Its script sends
 ``X-Kgrag-Request`` with every call, which the cross-site guard (:mod:`kgrag.server.guard`) asks of writes.
 
@@ -13,6 +16,7 @@ says how to get it and where the schema is.
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -30,8 +34,27 @@ SECURITY_HEADERS = {
 }
 
 
+VIS_NETWORK_VERSION = "9.1.2"
+
+
+def vis_network_dir() -> Path | None:
+    """The directory holding ``vis-network.min.js`` and ``vis-network.css`` in the installed ``pyvis``
+    (found without importing it: its ``__init__`` loads IPython and networkx), or None without it."""
+    spec = importlib.util.find_spec("pyvis")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for root in spec.submodule_search_locations:
+        found = Path(root) / "lib" / f"vis-{VIS_NETWORK_VERSION}"
+        if (found / "vis-network.min.js").is_file():
+            return found
+    return None
+
+
 def mount_page(app: FastAPI) -> None:
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    vendor = vis_network_dir()
+    if vendor is not None:
+        app.mount("/vendor/vis-network", StaticFiles(directory=vendor), name="vis-network")
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:

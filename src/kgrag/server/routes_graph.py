@@ -55,3 +55,21 @@ def communities(
     api = hosted.ws.communities
     reports = [{**asdict(r), "text": r.text} for r in api.reports(level, limit)]
     return {"overview": api.overview().to_dict(), "reports": reports}
+
+
+@router.get("/graph/overview", summary="The whole graph (or its largest communities) with a layout")
+def overview(
+    hosted: WorkspaceDep,
+    max_nodes: Annotated[int, Query(ge=1, le=5000, description="Most entities to return.")] = 1000,
+    level: Annotated[int | None, Query(ge=0, le=20, description="Community level to colour by.")] = None,
+    type: Annotated[str | None, Query(max_length=100, description="Only entities of this type.")] = None,
+    min_degree: Annotated[int, Query(ge=0, le=100_000, description="Only entities with this many relations.")] = 0,
+    community: Annotated[str | None, Query(max_length=200, description="Only this community's entities.")] = None,
+) -> dict[str, Any]:
+    """Nodes with their community, degree and a server-side layout (x, y), and the strongest edge between
+    each pair of them. When more entities match than ``max_nodes``, the largest communities are kept,
+    each in proportion to its size, by degree; ``matched`` and ``sampled`` say so."""
+    from kgrag.graph.overview import OverviewQuery
+
+    query = OverviewQuery(max_nodes, level, type or None, min_degree, community or None)
+    return hosted.ws.graph.overview(query)

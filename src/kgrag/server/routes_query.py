@@ -9,7 +9,6 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from kgrag.core.errors import KgragError
 from kgrag.generation import QueryResponse
 from kgrag.server.deps import WorkspaceDep
 from kgrag.server.errors import ApiError
@@ -70,6 +69,10 @@ class QueryResult(BaseModel):
     trace: list[dict[str, Any]]
     cost: dict[str, Any] = Field(description="LLM tokens and money of the answer (zero for extractive answers).")
     timings_ms: dict[str, float]
+    context_tokens: int = Field(0, description="Tokens of context handed to the answer.")
+    route: dict[str, Any] | None = Field(
+        None, description="Where a routing pipeline (`auto`) sent the question: route, pipeline, decided_by, reason."
+    )
 
 
 class CompareOutcome(BaseModel):
@@ -138,17 +141,6 @@ def _passages(hosted: HostedWorkspace, response: QueryResponse) -> list[Passage]
     return out
 
 
-def _cost(response: QueryResponse) -> dict[str, Any]:
-    usage = response.answer.usage
-    keys = ("prompt_tokens", "completion_tokens", "cost_usd", "cached", "context_tokens", "latency_ms")
-    cost: dict[str, Any] = {"prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
-    cost.update({key: usage[key] for key in keys if key in usage})
-    cost["line"] = response.answer.cost_line or (
-        "extractive answer: no LLM call" if response.answer.mode != "llm" else ""
-    )
-    return cost
-
-
 def to_result(hosted: HostedWorkspace, response: QueryResponse) -> QueryResult:
     data = response.to_dict()
     return QueryResult(
@@ -163,8 +155,10 @@ def to_result(hosted: HostedWorkspace, response: QueryResponse) -> QueryResult:
             for item in data["retrieval"]["items"]
         ],
         trace=data["retrieval"]["trace"],
-        cost=_cost(response),
+        cost=response.cost.to_dict(),
         timings_ms=response.timings_ms,
+        context_tokens=response.context_tokens,
+        route=response.route.to_dict() if response.route else None,
     )
 
 
@@ -191,12 +185,11 @@ def compare(body: CompareRequest, hosted: WorkspaceDep, request: Request) -> Com
     limit = server_state(request).limits.max_compare_pipelines
     if len(names) > limit:
         raise ApiError(422, "invalid_request", f"pipelines: at most {limit} per comparison")
-    outcomes = []
-    for name in names:
-        try:
-            response = hosted.ws.querying.query(question, name, body.k, context_tokens=body.context_tokens)
-        except KgragError as exc:  # one pipeline missing its graph must not hide the others' answers
-            outcomes.append(CompareOutcome(pipeline=name, error=str(exc)))
-            continue
-        outcomes.append(CompareOutcome(pipeline=name, result=to_result(hosted, response)))
+    compared = hosted.ws.querying.compare(question, names, body.k, context_tokens=body.context_tokens)
+    outcomes = [
+        CompareOutcome(pipeline=o.pipeline, error=o.error)
+        if o.response is None
+        else CompareOutcome(pipeline=o.pipeline, result=to_result(hosted, o.response))
+        for o in compared
+    ]
     return CompareResult(question=question, outcomes=outcomes)

@@ -8,14 +8,20 @@ not use.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from kgrag.config.store import StoreConfig
-from kgrag.core.builtins import new_registry
+from kgrag.core.registries import RegistryKind
+from kgrag.core.registry import Registry
 from kgrag.store.base import Store
 
+StoreFactory = Callable[[StoreConfig, Path], Store]
+STORES: RegistryKind[StoreFactory] = RegistryKind("store")
 
-def open_store(config: StoreConfig, workspace: Path) -> Store:
-    """Open (creating if needed) the store ``config`` names, for the workspace at ``workspace``."""
-    store: Store = new_registry("store").create(config.backend, config, workspace)
+
+def open_store(config: StoreConfig, workspace: Path, registry: Registry[StoreFactory] | None = None) -> Store:
+    """Open (creating if needed) the store ``config`` names, for the workspace at ``workspace``, from
+    ``registry`` (a workspace's; default: built-ins and plug-ins)."""
+    store: Store = (registry or STORES.new()).create(config.backend, config, workspace)
     return store

@@ -2,7 +2,9 @@
 protocol, all importable from here.
 
 - :class:`FakeOpenAIServer`: a real HTTP server speaking the OpenAI chat/embeddings API on 127.0.0.1,
-  with fault injection and server-side counters (the LLM and embedding providers over HTTP).
+  with fault injection and server-side counters (the LLM and embedding providers over HTTP);
+  :class:`FakeBatchServer` adds the Batch API (``/v1/files``, ``/v1/batches``) with delayed completion,
+  failed lines, expiry and refused batches.
 - :class:`ScriptedProvider` (the ``LLMProvider`` protocol) and :class:`RecordingProvider` (replays replies
   recorded from a real server); :class:`FakeEmbedder` (the ``Embedder`` protocol): deterministic vectors.
 - :class:`InMemoryResponseCache` and :class:`InMemoryLedger` (the LLM cache and ledger protocols of the
@@ -17,6 +19,7 @@ from kgrag.models.embeddings import FakeEmbedder
 from kgrag.models.llm.recording import RecordingProvider
 from kgrag.models.llm.scripted import ScriptedProvider
 from kgrag.store.memory import InMemoryLedger, InMemoryResponseCache
+from kgrag.testing.fake_batch_server import BatchPlan, BatchServerStats, FakeBatchServer
 from kgrag.testing.fake_openai_server import (
     ALL_FAULTS,
     FakeOpenAIServer,
@@ -30,6 +33,9 @@ from kgrag.testing.fake_stage import RecordingStage
 
 __all__ = [
     "ALL_FAULTS",
+    "BatchPlan",
+    "BatchServerStats",
+    "FakeBatchServer",
     "FakeEmbedder",
     "FakeOpenAIServer",
     "FaultKind",

@@ -51,6 +51,7 @@ ALL_FAULTS: tuple[FaultKind, ...] = (
     "rate_limit", "server_error", "slow", "disconnect", "malformed_body", "truncated", "wrong_schema",
 )  # fmt: skip
 Responder = Callable[[dict[str, Any]], str]
+Extension = Callable[["_Handler", str, bytes], bool]  # more routes: True when it answered (the fake Batch API)
 WRONG_SCHEMA_REPLY = '{"unexpected": "shape"}'
 
 
@@ -126,6 +127,7 @@ class _State:
         self.lock = threading.Lock()
         self.stats = ServerStats()
         self.set_faults(faults)
+        self.extension: Extension | None = None
 
     def set_faults(self, faults: FaultPlan) -> None:
         with self.lock:
@@ -175,6 +177,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         state = self.server.state
+        if state.extension is not None and state.extension(self, "GET", b""):
+            return
         if self.path.rstrip("/") == "/v1/models":
             owner = "me" if state.behaviour == "llama-cpp-python" else "fake"
             self._send(200, {"object": "list", "data": [{"id": "model.gguf", "object": "model", "owned_by": owner}]})
@@ -185,6 +189,8 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
         state = self.server.state
+        if state.extension is not None and state.extension(self, "POST", raw):
+            return
         fault = state.begin()
         try:
             self._dispatch(state, raw, fault)
@@ -194,19 +200,18 @@ class _Handler(BaseHTTPRequestHandler):
             state.end()
 
     def _dispatch(self, state: _State, raw: bytes, fault: FaultKind | None) -> None:
+        if self.path.rstrip("/") not in ("/v1/embeddings", "/v1/chat/completions"):
+            self._send(404, {"error": {"message": f"no route {self.path}"}})  # as servers without the route do
+            return
         try:
             body = json.loads(raw or b"{}")
         except ValueError:
             self._send(400, {"error": {"message": "request body is not JSON"}})
             return
-        route = self.path.rstrip("/")
-        if route == "/v1/embeddings":
+        if self.path.rstrip("/") == "/v1/embeddings":
             with state.lock:
                 state.stats.embedding_requests += 1
             self._send(200, _embeddings(body))
-            return
-        if route != "/v1/chat/completions":
-            self._send(404, {"error": {"message": f"no route {self.path}"}})
             return
         with state.lock:
             state.stats.chat_requests += 1
@@ -272,6 +277,11 @@ class _Handler(BaseHTTPRequestHandler):
 
 def _prompt_tokens(body: dict[str, Any]) -> int:
     return sum(word_count(str(m.get("content", ""))) for m in body.get("messages", []))
+
+
+def completion_body(server: FakeOpenAIServer, body: dict[str, Any]) -> dict[str, Any]:
+    """The chat completion ``server`` answers ``body`` with (no fault), as a batch output line carries it."""
+    return _completion(body, server._state, None)
 
 
 def _completion(body: dict[str, Any], state: _State, fault: FaultKind | None) -> dict[str, Any]:

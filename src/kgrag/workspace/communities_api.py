@@ -63,6 +63,7 @@ class CommunitiesAPI:
             embedder=parts.embedder(),
             progress=progress,
             llm=llm,
+            registries=parts.registries,
         )
         from kgrag.indexing.stages.communities import CommunitiesStage  # igraph loads only when building
         from kgrag.indexing.stages.community_reports import CommunityReportsStage

@@ -8,14 +8,14 @@ private fields get overwritten, and what lets the CLI, the Python API and a serv
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kgrag.config import KgragConfig
-from kgrag.core.builtins import new_registry
 from kgrag.core.progress import Progress, SilentProgress
+from kgrag.core.registries import Registries
 from kgrag.core.registry import Registry
 from kgrag.store import Store
 from kgrag.workspace.model_binding import (
@@ -29,7 +29,6 @@ from kgrag.workspace.model_binding import (
 )
 
 if TYPE_CHECKING:  # types only: the layers below load when a part is first built (see Components)
-    from kgrag.core.context import ContextItem
     from kgrag.graph.build.summarize import Summarizer
     from kgrag.graph.types import Extractor
     from kgrag.indexing import ChunkPlan, IndexRegistries
@@ -58,6 +57,7 @@ class Components:
         llm_factory: Callable[[], LLMClient] | None = None,
         embedder_factory: Callable[[], Embedder] | None = None,
         index_registries: IndexRegistries | None = None,
+        registries: Registries | None = None,
         allow_model_change: bool = False,
         estimate_llm: bool = False,
     ) -> None:
@@ -72,36 +72,52 @@ class Components:
         """What fitting the LLM work to the server's context window changed (see :mod:`.llm_setup`)."""
         self._embedder_factory = embedder_factory or self._configured_embedder
         self._llm: LLMClient | None = None
-        self._index_registries = index_registries
-        self.pipelines: Registry[PipelineFactory] = new_registry("pipeline")
+        self._extraction_fitted = False
+        self.registries = registries or Registries()
+        """One registry per kind for this workspace (``kgrag.workspace.kinds`` has a typed accessor each):
+        what code registers here is used by every part this workspace builds, and by no other workspace."""
+        if index_registries is not None:
+            _adopt(self.registries, index_registries)
 
     # Built on first use, like the models: the indexing and retrieval layers (and NumPy, igraph) load only
     # in commands that index or query, so `kgrag status` or `kgrag cost` opens a workspace in a fraction
     # of the time. Building them later changes nothing else: they hold no state until used.
+    @cached_property
+    def pipelines(self) -> Registry[PipelineFactory]:
+        """This workspace's retrieval pipelines (the retrieval layer loads only when they are first asked for)."""
+        from kgrag.retrieval.pipelines import PIPELINES
+
+        return self.registries.get(PIPELINES)
+
     @cached_property
     def index_registries(self) -> IndexRegistries:
         """This workspace's indexing stages, pipelines, extractors and summarisers (built-ins, plug-ins,
         and whatever code registers here; other workspaces do not see those)."""
         from kgrag.indexing import IndexRegistries
 
-        return self._index_registries or IndexRegistries.builtin()
+        return IndexRegistries.of(self.registries)
 
     @cached_property
     def query_context(self) -> QueryContext:
         """What every query reads: store, config, models and the hot indexes (one per workspace)."""
         from kgrag.retrieval import QueryContext
-        from kgrag.retrieval.rerank import create_reranker
+        from kgrag.retrieval.query_context import QUERY_RESOURCES
+        from kgrag.retrieval.rerank import RERANKERS, create_reranker
 
-        config = self.config
         return QueryContext(
             self.store,
-            config,
+            self.config,
             model_id=self.vector_key,
             embedder=self.embedder,
             llm=self.llm,
-            # built on first use, so ``self.query_context`` is this context by then
-            reranker_factory=lambda: create_reranker(config.rerank, self.rerank_resources()),
+            # the workspace's own reranker registry; built on first use from this context's resources
+            provided={
+                "reranker": lambda: create_reranker(
+                    self.config.rerank, self.rerank_resources(), self.registries.get(RERANKERS)
+                )
+            },
             pipelines=self.pipelines,
+            resources=self.registries.get(QUERY_RESOURCES),
             sentence_vectors=self.sentence_vectors_on,
         )
 
@@ -121,20 +137,10 @@ class Components:
         return wants_sentence_vectors(setting, size, window)
 
     def rerank_resources(self) -> RerankResources:
-        """What a reranker may use: the models as factories, stored-vector cosines and, with
-        ``embedding.sentence_vectors`` on, best-sentence cosines (all read through the query context)."""
-        from kgrag.models.rerankers import RerankResources
-        from kgrag.retrieval.budget import similarities
-        from kgrag.retrieval.sentence_scores import best_sentence_similarities
+        """What a reranker may use (see :func:`kgrag.retrieval.resources.reranker.rerank_resources`)."""
+        from kgrag.retrieval.resources.reranker import rerank_resources
 
-        def passage_cosines(query: str, items: Sequence[ContextItem]) -> list[float | None]:
-            return similarities(items, self.query_context, query)
-
-        def sentence_cosines(query: str, items: Sequence[ContextItem]) -> list[float | None]:
-            return best_sentence_similarities(items, self.query_context, query)
-
-        sentences = sentence_cosines if self.query_context.uses_sentence_vectors() else None  # decided once
-        return RerankResources(self.embedder, self.llm, passage_cosines, sentences)
+        return rerank_resources(self.query_context)
 
     # -- models ----------------------------------------------------------------------------------
     @property
@@ -153,9 +159,9 @@ class Components:
         return KeyedEmbedder(self.vector_key, self._embedder_factory)
 
     def _configured_embedder(self) -> Embedder:
-        from kgrag.models.embeddings import create_embedder
+        from kgrag.models.embeddings import EMBEDDERS, create_embedder
 
-        embedder = create_embedder(self.config.embedding)
+        embedder = create_embedder(self.config.embedding, self.registries.get(EMBEDDERS))
         threshold = self.config.embedding.agreement_min_cosine
         bind_model(self.store, embedder, self.embedding_model_id, self.vector_key, threshold)
         return embedder
@@ -183,9 +189,21 @@ class Components:
                 # the config is replaced by the one fitted to the server's window: every part built after
                 # this (extractor, summariser, answer step) sizes its requests to fit
                 self._llm, self.config, self.llm_notes = configured_client(
-                    self.config, self.store, estimate=self._estimate_llm
+                    self.config, self.store, estimate=self._estimate_llm, registries=self.registries
                 )
         return self._llm
+
+    def llm_for_extraction(self) -> LLMClient | None:
+        """:meth:`llm_if_configured`, with the config also fitted to graph extraction's requests (once): what
+        an indexing run takes, since it may extract; queries never pay for the extraction pre-flight."""
+        client = self.llm_if_configured()
+        if client is not None and not self._extraction_fitted:
+            from kgrag.workspace.llm_setup import fit_for_extraction
+
+            self.config, notes = fit_for_extraction(self.config)
+            self.llm_notes.extend(notes)
+            self._extraction_fitted = True
+        return client
 
     def llm_if_configured(self) -> LLMClient | None:
         """The client when a provider other than ``none`` is configured (stages then take the LLM path)."""
@@ -198,7 +216,8 @@ class Components:
     def prices(self) -> Prices:
         from kgrag.models.llm import Prices
 
-        return Prices(self.config.llm.price_prompt_per_1m, self.config.llm.price_completion_per_1m)
+        llm = self.config.llm
+        return Prices(llm.price_prompt_per_1m, llm.price_completion_per_1m, llm.batch_price_share)
 
     # -- indexing parts --------------------------------------------------------------------------
     def chunk_plan(self) -> tuple[ChunkPlan, list[str]]:
@@ -219,7 +238,7 @@ class Components:
         from kgrag.graph.extract.choose import create_extractor
 
         registry = self.index_registries.extractors
-        client = self.llm_if_configured()  # first: it may fit the config to the server's window
+        client = self.llm_for_extraction()  # first: it may fit the config to the server's window
         return create_extractor(self.config, client, progress or SilentProgress(), registry)
 
     def summarizer(self) -> Summarizer:
@@ -242,7 +261,7 @@ class Components:
             self.config,
             self.store,
             embedder_factory=lambda: FakeEmbedder(int(dimension) if dimension else 64),
-            index_registries=self.index_registries,  # the same stages and extractors as this workspace
+            registries=self.registries,  # the same stages, extractors, pipelines... as this workspace
             estimate_llm=True,  # nothing is sent; sizes follow the stored server profile
         )
 
@@ -257,3 +276,15 @@ class Components:
                 self._llm.close()
         if store:
             self.store.close()
+
+
+def _adopt(registries: Registries, index: IndexRegistries) -> None:
+    """Use the indexing registries a caller passed in as this workspace's."""
+    from kgrag.graph.extract.choose import EXTRACTORS, SUMMARIZERS
+    from kgrag.indexing.registries import INDEX_ENGINES, INDEX_PIPELINES, STAGES
+
+    registries.adopt(STAGES, index.stages)
+    registries.adopt(INDEX_PIPELINES, index.pipelines)
+    registries.adopt(EXTRACTORS, index.extractors)
+    registries.adopt(SUMMARIZERS, index.summarizers)
+    registries.adopt(INDEX_ENGINES, index.engines)

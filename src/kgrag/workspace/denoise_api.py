@@ -42,6 +42,7 @@ class DenoiseAPI:
             llm=parts.llm_if_configured(),
             counter=plan.counter,
             dry_run=dry_run,
+            registries=parts.registries,
         )
 
     def plan(

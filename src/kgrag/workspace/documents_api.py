@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus
 from kgrag.documents.provenance import SourceRef
-from kgrag.indexing.sync import DUPLICATE_OF
 from kgrag.workspace.components import Components
 from kgrag.workspace.lookup import Shown, chunk_sources, show
 
@@ -77,6 +76,8 @@ class DocumentsAPI:
     def sizes(self) -> dict[str, DocumentSize]:
         """Passages and entities per document id (a copy counts its original's); documents without
         passages are left out. One pass over the chunks and the entities' provenance."""
+        from kgrag.indexing.sync import DUPLICATE_OF  # inside: a query must not load the indexing layer
+
         store = self._parts.store
         owner: dict[str, str] = {}
         chunks: Counter[str] = Counter()
@@ -96,6 +97,8 @@ class DocumentsAPI:
     def removal_preview(self, doc_id: str) -> RemovalPreview | None:
         """What ``ws.indexing.remove([doc_id])`` would remove, without removing anything; None when there
         is no such document."""
+        from kgrag.indexing.sync import DUPLICATE_OF
+
         store = self._parts.store
         doc = store.documents.get(doc_id)
         if doc is None:

@@ -12,16 +12,15 @@ from kgrag.core.eval_records import EvalRunRecord, EvalTrace
 from kgrag.documents import TokenCounter
 from kgrag.evaluation import evaluate_retrieval
 from kgrag.evaluation.datasets import QAItem, load_dataset
-from kgrag.evaluation.judges.base import AnswerJudge, JudgeSetup, judge_registry
-from kgrag.evaluation.metrics.base import Metric, metric_registry
+from kgrag.evaluation.judges.base import JUDGES, AnswerJudge, JudgeSetup
+from kgrag.evaluation.metrics.base import METRICS, Metric
 from kgrag.evaluation.metrics.profiles import profile_names
 from kgrag.evaluation.pairwise.collect import aa_check as run_aa_check
 from kgrag.evaluation.pairwise.collect import answer_pairs, pairwise_scores, pairwise_settings
 from kgrag.evaluation.pairwise.report import write_pairwise_report
 from kgrag.evaluation.pairwise.types import AnswerWriter, PairwiseSettings
 from kgrag.evaluation.pairwise.writer import pipeline_writer
-from kgrag.evaluation.qgen import QGenResult, generate_questions
-from kgrag.evaluation.qgen.sources import SourceSampler
+from kgrag.evaluation.qgen import QGenResult
 from kgrag.evaluation.reports import write_run_report
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
 from kgrag.evaluation.runner import RunMode, RunOptions, RunParts, RunPlan, run_evaluation
@@ -38,27 +37,20 @@ from kgrag.evaluation.session import (
     pick,
     provenance_summary,
 )
-from kgrag.evaluation.tune import WIDE, TuneReport, tune_lambda
-from kgrag.evaluation.tune_reranker import (
-    RerankerTuneReport,
-    ScoredPool,
-    score_pool,
-    tune_fused_weights,
-)
+from kgrag.evaluation.tune import TuneReport
+from kgrag.evaluation.tune_reranker import RerankerTuneReport
+from kgrag.evaluation.tune_router import RouterTuneReport
 from kgrag.evaluation.verdicts import default_baseline
 from kgrag.generation import QueryResponse
 from kgrag.models.llm import LLMClient, create_llm_client
-from kgrag.models.rerankers.fused import FusedReranker, FusedWeights
-from kgrag.retrieval.budget import FitBudget, item_tokens
-from kgrag.retrieval.paths import DEFAULT_LAMBDA, FuseLambda, lambda_key
 from kgrag.workspace.components import Components
 from kgrag.workspace.eval_stored_retrieval import store_retrieval_run
+from kgrag.workspace.eval_tuning import tune_fused_reranker, tune_lambda_of
+from kgrag.workspace.qgen_api import GeneratorChoice, default_kinds, generate, uses_llm
 from kgrag.workspace.query_api import QueryAPI
 
 Questions = Sequence[QAItem] | str | Path
 """Labelled questions, or the path of a GraphRAG-Bench .json/.jsonl file holding them (str or Path)."""
-
-LLM_FREE_METRICS = ["evidence-recall", "context-relevance", "rouge-l", "answer-accuracy", "coverage", "faithfulness"]
 
 
 class EvalAPI:
@@ -113,6 +105,13 @@ class EvalAPI:
         report = self.retrieval(questions, pipelines, k, on_question)
         return store_retrieval_run(self._parts.store, questions, report, dataset, label)
 
+    def default_metrics(self) -> list[str]:
+        """What a run scores when it names no metrics: ``evaluation.default_metrics``, else every metric
+        whose registry entry is in the default set (built-ins, plug-ins and this workspace's own)."""
+        return (
+            list(self._parts.config.evaluation.default_metrics) or self._parts.registries.get(METRICS).default_names()
+        )
+
     def run(
         self,
         items: Questions,
@@ -140,7 +139,7 @@ class EvalAPI:
             raise KgragError("LLM-judged metrics need an LLM: set llm.provider, or use --mode llm-free")
         plan = RunPlan(
             list(pipelines),
-            list(metrics or LLM_FREE_METRICS),
+            list(metrics or self.default_metrics()),
             runs or config.evaluation.runs,
             chosen_mode,
             list(judges),
@@ -148,10 +147,10 @@ class EvalAPI:
             opts.reuse_answers,
             opts.baseline or default_baseline(list(pipelines)),
         )
-        registry = metric_registry()
+        registry = self._parts.registries.get(METRICS)
         plan = replace(plan, metrics=profile_names(plan.metrics, config.evaluation.metric_profile, registry))
         metric_objs = pick(registry, plan.metrics, "metric")
-        judge_objs = pick(judge_registry(), plan.judges, "judge")
+        judge_objs = pick(self._parts.registries.get(JUDGES), plan.judges, "judge")
         wants_judge = bool(judge_objs) or chosen_mode != "llm-free"
         setup = judge_setup(config, self.judge_factory, temperature=opts.judge_temperature) if wants_judge else None
         if judge_objs and setup is None:
@@ -214,56 +213,41 @@ class EvalAPI:
         holdout: float = 0.0,
         seed: int = 0,
     ) -> TuneReport:
-        """Fit λ of a λ-fused pipeline on labelled ``items`` and (``save``) store it in the workspace, where
-        the pipeline reads it unless its config table sets ``fusion_lambda``. ``holdout`` > 0 fits on all
-        but that stratified, ``seed``-ed share and scores the share at the fitted λ, at the λ in use now and
-        dense alone (``report.holdout``)."""
-        built = self._querying.pipeline(pipeline)
-        fuse = next((step for step in built.steps if isinstance(step, FuseLambda)), None)
-        if fuse is None:
-            raise KgragError(f"pipeline {pipeline!r} has no λ fusion step to tune (try `paths`)")
-        self._querying.require_chunks()
-        wide = replace(built, steps=tuple(s for s in built.steps if s.name != "fit_budget"))
-        ctx = self._parts.query_context
-        threshold = self._parts.config.evaluation.evidence_overlap
-        current, _ = fuse.resolve(ctx)
-        report = tune_lambda(
-            _questions(items), pipeline, k, threshold, lambda q: wide.run(q, ctx, WIDE), DEFAULT_LAMBDA,
-            holdout=holdout, seed=seed, current=current,
-        )  # fmt: skip
-        if not report.questions:
-            raise KgragError("no question in the dataset has evidence to tune against")
-        if save:
-            with self._parts.store.transaction():
-                self._parts.store.meta.set(lambda_key(pipeline), str(report.best))
-        return report
+        """Fit λ of a λ-fused pipeline on labelled ``items`` and (``save``) store it in the workspace (see
+        :func:`kgrag.workspace.eval_tuning.tune_lambda_of`)."""
+        return tune_lambda_of(
+            self._parts, self._querying, _questions(items), pipeline, k, save=save, holdout=holdout, seed=seed
+        )
 
     def tune_reranker(self, items: Questions, *, holdout: float = 0.0, seed: int = 0) -> RerankerTuneReport:
-        """Fit the ``fused`` reranker's weights on labelled ``items`` over the ``rerank`` pipeline's pool
-        (hybrid search cut to its pool, hydrated), at that pipeline's k and context budget. Nothing is
-        stored: the report carries the ``[rerank]`` lines to put in kgrag.toml (``report.toml()``)."""
-        built = self._querying.pipeline("rerank")
-        self._querying.require_chunks()
-        first_stage = built.before("rerank")
-        budget = next(step.tokens for step in built.steps if isinstance(step, FitBudget))
-        ctx = self._parts.query_context
-        config = self._parts.config
-        threshold = config.evaluation.evidence_overlap
-        k = config.retrieval.k
-        pool_size = config.retrieval.pool_for("rerank")
+        """Fit the ``fused`` reranker's weights on labelled ``items`` (see
+        :func:`kgrag.workspace.eval_tuning.tune_fused_reranker`); nothing is stored."""
+        return tune_fused_reranker(self._parts, self._querying, _questions(items), holdout=holdout, seed=seed)
 
-        current = FusedWeights.from_config(config.rerank)
-        resources = self._parts.rerank_resources()
-        filler = FusedReranker(current, resources.similarities, resources.sentence_similarities)
+    def tune_router(
+        self,
+        items: Questions,
+        pipelines: Sequence[str] | None = None,
+        *,
+        folds: int = 5,
+        seed: int = 0,
+        save: bool = True,
+        cache: Path | None = None,
+        on_step: Callable[[str], None] | None = None,
+    ) -> RouterTuneReport:
+        """Learn ``auto``'s routing policy on labelled ``items`` (:mod:`kgrag.evaluation.tune_router`):
+        ``folds``-fold cross-validated report, and (``save``) the policy fitted on all questions stored in
+        the workspace, where ``auto`` then uses it. ``cache`` keeps per-question outcomes to resume from."""
+        from kgrag.workspace.router_tuning import tune_router
 
-        def pool_of(item: QAItem) -> ScoredPool:
-            pool = [i for i in first_stage.run(item.question, ctx, pool_size).items if i.kind == "chunk"]
-            return score_pool(item, pool, lambda candidate: item_tokens(candidate, ctx), threshold, filler)
+        return tune_router(self._parts, self._querying, _questions(items), pipelines, folds, seed, save, cache, on_step)
 
-        report = tune_fused_weights(_questions(items), pool_of, current, k, budget, holdout=holdout, seed=seed)
-        if not report.questions:
-            raise KgragError("no question in the dataset has evidence to tune against")
-        return report
+    def forget_router_policy(self) -> bool:
+        """Remove a stored routing policy, so ``auto`` decides by LLM or heuristics again; False if none was
+        stored."""
+        from kgrag.workspace.router_tuning import forget_policy
+
+        return forget_policy(self._parts)
 
     def runs(self, kind: str | None = None) -> list[EvalRunRecord]:
         """Stored evaluation runs, newest first (``kind``: ``run`` or ``pairwise``)."""
@@ -335,7 +319,7 @@ class EvalAPI:
         setup = judge_setup(config, self.judge_factory)
         if setup is None:
             raise KgragError("pairwise judging needs an LLM judge: set llm.provider (see docs/llm.md)")
-        judge_obj = pick(judge_registry(), [judge], "judge")[judge]
+        judge_obj = pick(self._parts.registries.get(JUDGES), [judge], "judge")[judge]
         if not hasattr(judge_obj, "compare"):
             raise KgragError(f"judge {judge!r} scores single answers; use `kgrag eval run --judge {judge}`")
         chosen = settings or pairwise_settings(config.evaluation)
@@ -382,21 +366,30 @@ class EvalAPI:
 
     def qgen(
         self,
-        kinds: Sequence[str],
-        per_kind: int,
+        kinds: Sequence[str] | None,
+        per_kind: int | None = None,
         *,
         seed: int = 0,
+        llm: GeneratorChoice = "auto",
+        judge_model: str | None = None,
         on_question: Callable[[], None] | None = None,
     ) -> QGenResult:
-        """Generate questions from this workspace's graph (node/edge/subgraph) and chunks
-        (answer-given/single-fact/multi-fact) with the configured LLM, de-duplicated and checked."""
-        config = self._parts.config
-        if config.llm.provider == "none":
-            raise KgragError("question generation needs an LLM: set llm.provider (see docs/llm.md)")
-        self._querying.require_chunks()
-        sampler = SourceSampler(self._parts.store, seed, config.evaluation.qgen_min_subgraph_nodes)
-        return generate_questions(
-            sampler, self._parts.llm(), kinds, per_kind, config.evaluation.qgen_dedup_threshold, on_question=on_question
+        """Generate questions (see :mod:`kgrag.workspace.qgen_api`): with ``llm="none"`` (or no LLM
+        configured) known-item questions from the chunks; else with the configured LLM from the graph
+        and chunks, checked against their cited passages by ``judge_model`` (default: the same model).
+        ``kinds`` None = the default kinds of that generator; ``per_kind`` None = 10 with an LLM, 60
+        without."""
+        chosen = list(kinds) if kinds else list(default_kinds(self._parts, llm))
+        count = per_kind or (10 if uses_llm(self._parts, llm) else 60)
+        return generate(
+            self._parts,
+            chosen,
+            count,
+            seed=seed,
+            llm=llm,
+            judge=self.judge_factory,
+            judge_model=judge_model,
+            on_question=on_question,
         )
 
 

@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 from kgrag.config import CONFIG_FILE_NAME, default_toml, load_config
 from kgrag.core.errors import WorkspaceError
+from kgrag.core.registries import Registries
 from kgrag.store import open_store
+from kgrag.store.registry import STORES
 from kgrag.workspace.components import META_DIMENSION, META_MODEL, META_WINDOW, Components
 from kgrag.workspace.model_binding import stored_verdict
 
@@ -117,7 +119,9 @@ class Workspace:
 
     # -- lifecycle -------------------------------------------------------------------------------
     @classmethod
-    def init(cls, path: Path | str | None = None, **overrides: Any) -> Workspace:
+    def init(
+        cls, path: Path | str | None = None, *, registries: Registries | None = None, **overrides: Any
+    ) -> Workspace:
         """Create the directory, a commented ``kgrag.toml`` (kept if present) and the store."""
         directory = resolve_workspace_dir(path)
         try:
@@ -127,19 +131,31 @@ class Workspace:
                 toml.write_text(default_toml(), encoding="utf-8")
         except OSError as exc:
             raise WorkspaceError(f"{directory}: cannot create workspace ({exc.strerror})") from exc
-        return cls.open(directory, **overrides)
+        return cls.open(directory, registries=registries, **overrides)
 
     @classmethod
-    def open(cls, path: Path | str | None = None, *, allow_model_change: bool = False, **overrides: Any) -> Workspace:
-        """Open an existing workspace; fails clearly if it is not one or its models do not match."""
+    def open(
+        cls,
+        path: Path | str | None = None,
+        *,
+        allow_model_change: bool = False,
+        registries: Registries | None = None,
+        **overrides: Any,
+    ) -> Workspace:
+        """Open an existing workspace; fails clearly if it is not one or its models do not match.
+
+        ``registries`` holds entries registered before the workspace exists (a store backend, an embedder,
+        an LLM provider it opens with); every other kind can also be registered later, on
+        ``ws.registries``."""
         directory = resolve_workspace_dir(path)
         if not (directory / CONFIG_FILE_NAME).exists() and not (directory / DB_FILE_NAME).exists():
             raise WorkspaceError(
                 f"{directory.resolve()} is not a kgrag workspace; run `kgrag init {directory}` or pass --workspace"
             )
-        config = load_config(directory, **overrides)
-        store = open_store(config.store, directory)
-        components = Components(directory, config, store, allow_model_change=allow_model_change)
+        owner = registries or Registries()
+        config = load_config(directory, registries=owner, **overrides)
+        store = open_store(config.store, directory, owner.get(STORES))
+        components = Components(directory, config, store, registries=owner, allow_model_change=allow_model_change)
         if not allow_model_change:
             try:
                 components.check_embedding_model()
@@ -170,6 +186,11 @@ class Workspace:
     def store(self) -> Store:
         """The store, for tests and extensions; applications use the sub-APIs."""
         return self.components.store
+
+    @property
+    def registries(self) -> Registries:
+        """This workspace's registries, one per kind (typed accessors: :mod:`kgrag.workspace.kinds`)."""
+        return self.components.registries
 
     @property
     def pipelines(self) -> Registry[PipelineFactory]:

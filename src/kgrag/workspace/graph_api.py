@@ -6,9 +6,11 @@ them, so opening a workspace for a query does not pay for them.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from kgrag.core.progress import Progress
 from kgrag.workspace.components import Components
@@ -19,8 +21,10 @@ if TYPE_CHECKING:
     from kgrag.graph.analysis.stats import GraphStats
     from kgrag.graph.browse import EntityView, Neighbourhood
     from kgrag.graph.io.report import ImportReport
+    from kgrag.graph.overview import OverviewQuery
 
 GRAPHML_FILE_NAME = "graph.graphml"
+OVERVIEWS_KEPT = 16
 SYNONYM_LABEL = "same_as"  # the relation denoising links an alias to its entity with (docs/denoise.md)
 ExportFormat = Literal["graphml", "neo4j"]
 
@@ -50,6 +54,8 @@ class GraphAPI:
 
     def __init__(self, parts: Components) -> None:
         self._parts = parts
+        self._overviews: OrderedDict[tuple[int, OverviewQuery], dict[str, Any]] = OrderedDict()
+        self._overview_lock = threading.Lock()
 
     def counts(self) -> dict[str, int]:
         """Entities, relations and their mentions."""
@@ -67,6 +73,26 @@ class GraphAPI:
         from kgrag.graph.browse import neighbourhood
 
         return neighbourhood(self._parts.query_context.graph_index(), entity_id, depth, limit)
+
+    def overview(self, query: OverviewQuery) -> dict[str, Any]:
+        """The whole graph (or its largest communities, when it exceeds ``query.max_nodes``) with a layout,
+        as :func:`kgrag.graph.overview.graph_overview` draws it. Kept per store generation: the same view
+        of an unchanged graph is computed once (its layout takes up to a second at 10⁴ entities)."""
+        from kgrag.graph.overview import graph_overview
+
+        key = (self._parts.store.generation(), query)
+        with self._overview_lock:
+            if key in self._overviews:
+                self._overviews.move_to_end(key)
+                return self._overviews[key]
+            store = self._parts.store
+            communities = store.communities.communities()
+            titles = {r.community_id: r.title for r in store.communities.reports()}
+            found = graph_overview(self._parts.query_context.graph_index(), communities, titles, query)
+            self._overviews[key] = found
+            while len(self._overviews) > OVERVIEWS_KEPT:
+                self._overviews.popitem(last=False)
+            return found
 
     def entity(self, entity_id: str) -> EntityDetail | None:
         """The entity ``entity_id`` with its aliases and communities (finest level first); None if unknown."""

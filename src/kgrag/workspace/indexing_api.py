@@ -6,7 +6,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kgrag.core.progress import Progress, SilentProgress
+from kgrag.core.stages import EXTRACT
 from kgrag.indexing import IndexContext, IndexRegistries, IndexReport, remove_documents, run_pipeline
+from kgrag.indexing.runner import resolve_stages, run_stages
 from kgrag.models.llm import Estimate
 from kgrag.workspace.components import Components
 from kgrag.workspace.index_lock import indexing_lock
@@ -40,10 +42,15 @@ class IndexingAPI:
         ``engine`` (default ``indexing.engine``: ``local``, or ``ray``, see docs/ray.md); unchanged files
         cost nothing, and a killed or failed run resumes where it stopped. The folders end up indexed as
         they are: documents of files deleted from them are removed (unless ``prune`` is False), a moved file
-        keeps its document, and a copy of an indexed file is recorded, not stored twice."""
+        keeps its document, and a copy of an indexed file is recorded, not stored twice. With ``llm.batch``
+        the LLM calls go through the Batch API first (:mod:`kgrag.workspace.batch_indexing`)."""
         progress = progress or SilentProgress()
         with indexing_lock(self._parts.path, self._parts.store, progress):
-            return _run(self._parts, [Path(p) for p in paths], progress, pipeline, engine, prune)
+            if self._parts.config.llm.batch:
+                from kgrag.workspace.batch_indexing import run_batched
+
+                return run_batched(self._parts, [Path(p) for p in paths], progress, pipeline, engine, prune)
+            return run_parts(self._parts, [Path(p) for p in paths], progress, pipeline, engine, prune)
 
     def estimate(self, paths: Sequence[Path | str], progress: Progress | None = None) -> tuple[IndexReport, Estimate]:
         """What :meth:`run` would spend on the LLM, without calling it and without changing anything.
@@ -59,7 +66,9 @@ class IndexingAPI:
             try:
                 # the local engine: an estimate sends nothing, so there is no heavy work to distribute
                 pipeline = LEXICAL_ONLY if llm_free else None
-                report = _run(estimating, [Path(p) for p in paths], progress or SilentProgress(), pipeline, "local")
+                report = run_parts(
+                    estimating, [Path(p) for p in paths], progress or SilentProgress(), pipeline, "local"
+                )
                 estimate = Estimate(0, 0, 0, 0.0, NO_LLM) if llm_free else estimating.llm().estimate()
                 estimate = estimate or Estimate(0, 0, 0, 0.0)
             finally:
@@ -72,7 +81,7 @@ class IndexingAPI:
         progress = progress or SilentProgress()
         with indexing_lock(self._parts.path, self._parts.store, progress):
             self._parts.record_model(self._parts.embedder().inner())
-            return _run(self._parts, [], progress, None)
+            return run_parts(self._parts, [], progress, None)
 
     def remove(self, refs: Sequence[str], progress: Progress | None = None) -> tuple[list[str], list[str]]:
         """Remove documents (by id, source or path) and everything derived from them; returns (removed
@@ -81,15 +90,18 @@ class IndexingAPI:
             return remove_documents(self._parts.store, refs, self._parts.summarizer(), self._parts.embedder)
 
 
-def _run(
+def run_parts(
     parts: Components,
     paths: list[Path],
     progress: Progress,
     pipeline: str | None,
     engine: str | None = None,
     prune: bool = True,
+    *,
+    stages: Sequence[str] | None = None,
 ) -> IndexReport:
-    llm = parts.llm_if_configured()  # first: it fits the config to the server's context window
+    """Run ``pipeline`` (or only its ``stages``, by name) over ``parts``; the report carries the LLM usage."""
+    llm = parts.llm_for_extraction()  # first: it fits the config to the server's context window
     plan, warnings = parts.chunk_plan()
     warnings = [*parts.llm_notes, *warnings]
     for warning in warnings:
@@ -106,8 +118,12 @@ def _run(
         summarizer=parts.summarizer(),
         llm=llm,
         sentence_vectors=parts.sentence_vectors_on,  # decided at the embed stage, from the chunks stored by then
+        registries=parts.registries,
     )
-    report = run_pipeline(context, pipeline or parts.config.indexing.pipeline, parts.index_registries, engine)
+    if stages is not None:
+        report = run_stages(context, resolve_stages(stages, parts.index_registries))
+    else:
+        report = run_pipeline(context, pipeline or parts.config.indexing.pipeline, parts.index_registries, engine)
     report.warnings.extend(warnings)
     _account_llm_usage(parts, report)
     return report
@@ -122,7 +138,10 @@ def _account_llm_usage(parts: Components, report: IndexReport) -> None:
     if not usage.by_stage:
         return
     report.llm_lines = usage.lines()
-    if report.extracted_corpus_tokens and not report.chunks_extraction_failed:  # only complete runs
-        from kgrag.graph.extract.llm import extraction_cost_ratio
+    from kgrag.indexing.stages.extract import ExtractReport
 
-        report.extraction_prompt_ratio = round(extraction_cost_ratio(usage, report.extracted_corpus_tokens), 3)
+    extracted = report.stages.get(EXTRACT)
+    if isinstance(extracted, ExtractReport) and extracted.corpus_tokens and not report.chunks_extraction_failed:
+        from kgrag.graph.extract.llm import extraction_cost_ratio  # only complete runs get a ratio
+
+        report.extraction_prompt_ratio = round(extraction_cost_ratio(usage, extracted.corpus_tokens), 3)

@@ -3,7 +3,8 @@
 Before the first call: the server's profile (kind, context window, rejected JSON modes) is read from the
 workspace's meta table, or probed when there is none or it is older than an hour
 (:mod:`kgrag.models.llm.capabilities`); the configuration is fitted to the window
-(:func:`kgrag.graph.extract.preflight.fit_to_window`) instead of refusing to run; and what the run learns
+(:mod:`kgrag.models.llm.window_fit` for answers; :func:`fit_for_extraction` adds graph extraction's sizes
+where extraction runs) instead of refusing to run; and what the run learns
 (a rejected JSON mode, a window named in an error) is written back when the workspace closes, so the
 next command neither probes again nor repeats a rejected request.
 """
@@ -14,6 +15,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from kgrag.core.registries import Registries
 
 if TYPE_CHECKING:
     from kgrag.config import KgragConfig
@@ -73,25 +76,41 @@ def save_profile(client: LLMClient, meta: MetaRepository) -> None:
 
 
 def configured_client(
-    config: KgragConfig, store: Store, *, estimate: bool = False
+    config: KgragConfig, store: Store, *, estimate: bool = False, registries: Registries | None = None
 ) -> tuple[LLMClient, KgragConfig, list[str]]:
     """The client, the configuration fitted to the server's window, and a line per size that was changed.
 
     An estimate sends nothing, so it only reads a stored profile; a real run probes when it must.
     """
-    from kgrag.graph.extract.preflight import fit_to_window, preflight_context_window
     from kgrag.models.llm import build_provider, create_llm_client
+    from kgrag.models.llm.registry import LLM_PROVIDERS
+    from kgrag.models.llm.window_fit import check_answer_window, fit_answer_to_window, fitted_line
 
-    provider = build_provider(config.llm)
+    owner = registries or Registries()
+    provider = build_provider(config.llm, owner.get(LLM_PROVIDERS))
     window = config.llm.context_window
     if window is None:
         profile = load_profile(provider, store.meta, probe=not estimate and config.llm.provider != "none")
         window = profile.context_window if profile is not None else None
-    fitted, notes = fit_to_window(config, window)
-    preflight_context_window(fitted)
-    assumptions = estimate_assumptions_for(fitted, store) if estimate else None
+    fitted, changes = fit_answer_to_window(config, window)
+    check_answer_window(fitted)
+    notes = fitted_line(window, changes) if window is not None else []
+    assumptions = estimate_assumptions_for(fitted, store, owner) if estimate else None
     client = create_llm_client(fitted.llm, store, provider=provider, estimate=estimate, assumptions=assumptions)
     return client, fitted, notes
+
+
+def fit_for_extraction(config: KgragConfig) -> tuple[KgragConfig, list[str]]:
+    """``config`` (already fitted by :func:`configured_client`) with graph extraction's sizes fitted to
+    ``llm.context_window`` and checked, and a note line when a size changed; called only where graph
+    extraction may run, so a query never loads the extraction code."""
+    from kgrag.graph.extract.preflight import check_extraction_window, fit_extraction_to_window
+    from kgrag.models.llm.window_fit import fitted_line
+
+    fitted, changes = fit_extraction_to_window(config)
+    check_extraction_window(fitted)
+    window = fitted.llm.context_window
+    return fitted, fitted_line(window, changes) if window is not None else []
 
 
 # Per-distinct-name rates of the graph stages an estimate cannot run (it builds no graph), measured on the
@@ -140,17 +159,20 @@ def _stage_predictions(config: KgragConfig, stages: Sequence[str]) -> tuple[Stag
     return tuple(found)
 
 
-def estimate_assumptions_for(config: KgragConfig, store: Store) -> EstimateAssumptions:
+def estimate_assumptions_for(
+    config: KgragConfig, store: Store, registries: Registries | None = None
+) -> EstimateAssumptions:
     """The estimate's assumptions for ``config`` and its indexing pipeline (``indexing.pipeline``, the one an
     index run uses), calibrated by the workspace's own ledger where it has real calls."""
-    from kgrag.core.builtins import new_registry
+    from kgrag.indexing.registries import INDEX_PIPELINES
     from kgrag.models.llm import estimate_assumptions
 
     graph = config.graph
     base = estimate_assumptions(config.llm, graph.max_description_tokens, gleaning=graph.gleaning)
     name = config.indexing.pipeline
-    pipelines = new_registry("index_pipeline")
-    stages: Sequence[str] = pipelines.load(name) if name in pipelines else ()
+    pipelines = (registries or Registries()).get(INDEX_PIPELINES)
+    entry = pipelines.load(name) if name in pipelines else ()
+    stages: Sequence[str] = entry() if callable(entry) else entry  # a plug-in pipeline may be a callable
     return calibrate_assumptions(replace(base, stages=_stage_predictions(config, stages)), store)
 
 

@@ -7,7 +7,7 @@ recorded key — so the stored vectors stay searchable without re-embedding — 
 first time the model loads, its vectors for the probe texts are compared with the recorded backend's
 (:mod:`kgrag.models.agreement`). Below ``embedding.agreement_min_cosine`` it is a user error pointing at
 ``kgrag reindex --embeddings``. The verdict is stored, so later runs do not pay for the check, and a
-BM25 query, which never loads the model, never triggers it. Another model name fails at open, as before.
+BM25 query, which never loads the model, never triggers it. Another model name fails at open.
 """
 
 from __future__ import annotations

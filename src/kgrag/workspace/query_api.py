@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from kgrag.core.context import RetrievalResult
 from kgrag.core.errors import KgragError
 from kgrag.documents.records import unicode_text
 from kgrag.generation import QueryResponse, respond
+from kgrag.generation.recipes import ANSWER_STRATEGIES
 from kgrag.retrieval import Pipeline, build_pipeline
 from kgrag.retrieval.listing import PipelineInfo, describe_pipelines
 from kgrag.workspace.components import Components
+
+
+@dataclass(frozen=True)
+class PipelineOutcome:
+    """One pipeline's part of a comparison: its response, or the one line saying why it could not answer."""
+
+    pipeline: str
+    response: QueryResponse | None = None
+    error: str | None = None
 
 
 class QueryAPI:
@@ -36,23 +47,45 @@ class QueryAPI:
         ``generation.context_tokens`` for this query only (a per-request budget)."""
         config = None
         if context_tokens is not None:
-            if context_tokens < 1:
-                raise KgragError(f"context_tokens must be at least 1 (got {context_tokens})")
+            _check_context_tokens(context_tokens)
             base = self._parts.config
             config = base.model_copy(
                 update={"generation": base.generation.model_copy(update={"context_tokens": context_tokens})}
             )
         ctx = self._parts.query_context
-        return respond(self.pipeline(pipeline), ctx, _question(question), self._k(k), config=config)
+        strategies = self._parts.registries.get(ANSWER_STRATEGIES)
+        return respond(
+            self.pipeline(pipeline), ctx, _question(question), self._k(k), config=config, strategies=strategies
+        )
 
-    def compare(self, question: str, pipelines: Sequence[str], k: int | None = None) -> list[QueryResponse]:
-        """The same question answered by each pipeline, in order (answers, citations, context tokens and
-        cost side by side: ``kgrag compare``). Unknown names fail before any pipeline runs."""
-        if not pipelines:
+    def compare(
+        self,
+        question: str,
+        pipelines: Sequence[str],
+        k: int | None = None,
+        *,
+        context_tokens: int | None = None,
+    ) -> list[PipelineOutcome]:
+        """The same question answered by each pipeline, in order, each name once (answers, citations,
+        context tokens and cost side by side: ``kgrag compare``, the server's ``/compare``). A pipeline
+        that cannot answer here (an unknown name, a missing graph or community reports) gets its error
+        line instead of a response, and the others still answer; an empty question, no name, a bad ``k``
+        or ``context_tokens`` and an empty workspace fail before any pipeline runs."""
+        names = list(dict.fromkeys(name.strip() for name in pipelines if name.strip()))
+        if not names:
             raise KgragError("name at least one pipeline to compare (see `kgrag pipelines`)")
-        built = [self.pipeline(name) for name in pipelines]
+        text, k = _question(question), self._k(k)
+        _check_context_tokens(context_tokens)
         self.require_chunks()
-        return [respond(p, self._parts.query_context, question, self._k(k)) for p in built]
+        outcomes = []
+        for name in names:
+            try:
+                response = self.query(text, name, k, context_tokens=context_tokens)
+            except KgragError as exc:  # one pipeline missing its graph must not hide the others' answers
+                outcomes.append(PipelineOutcome(name, error=str(exc)))
+                continue
+            outcomes.append(PipelineOutcome(name, response=response))
+        return outcomes
 
     def pipelines(self) -> list[PipelineInfo]:
         """Every registered pipeline with its origin, description and which requirements are met here."""
@@ -67,6 +100,11 @@ class QueryAPI:
         if k is not None and k < 1:
             raise KgragError(f"k must be at least 1 (got {k})")
         return k or self._parts.config.retrieval.k
+
+
+def _check_context_tokens(context_tokens: int | None) -> None:
+    if context_tokens is not None and context_tokens < 1:
+        raise KgragError(f"context_tokens must be at least 1 (got {context_tokens})")
 
 
 def _question(text: str) -> str:

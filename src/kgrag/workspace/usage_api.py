@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kgrag.core.llm_usage import LedgerSummary
+from kgrag.models.llm.batch_book import BatchBook
 from kgrag.models.llm.status import llm_status
 from kgrag.workspace.components import Components
 
@@ -22,6 +23,7 @@ class LLMOverview:
     prompt_tokens: int
     completion_tokens: int
     cost_usd: float
+    pending_batches: list[str] = field(default_factory=list)  # Batch API batches a killed run left unfinished
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -50,4 +52,5 @@ class UsageAPI:
             prompt_tokens=status.prompt_tokens,
             completion_tokens=status.completion_tokens,
             cost_usd=round(status.cost_usd, 6),
+            pending_batches=[r.batch_id or r.id for r in BatchBook(store.meta).unfinished()],
         )

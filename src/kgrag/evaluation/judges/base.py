@@ -6,12 +6,14 @@ and every stored run carries :meth:`JudgeSetup.describe`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
 
-from kgrag.core.builtins import new_registry
-from kgrag.core.registry import Registry
+from pydantic import BaseModel
+
+from kgrag.core.registries import RegistryKind
+from kgrag.core.registry import Registry, settings_of
 from kgrag.evaluation.metrics.base import Measured, Sample
 from kgrag.models.llm import LLMClient
 
@@ -19,18 +21,24 @@ from kgrag.models.llm import LLMClient
 @dataclass(frozen=True)
 class JudgeSetup:
     """The judge clients (one per panel model; the first judges alone where a judge uses one), the
-    sampling temperature and the seed that makes each run's calls distinct requests."""
+    sampling temperature, the seed that makes each run's calls distinct requests, and each judge's own
+    validated ``[evaluation.judges.<name>]`` table (read with :meth:`settings_for`)."""
 
     clients: tuple[LLMClient, ...]
     temperature: float = 0.0
     seed: int = 0
+    settings: Mapping[str, BaseModel] = field(default_factory=dict)
+
+    def settings_for(self, judge: str, model: type[S]) -> S:
+        """``judge``'s settings as ``model`` (its table, else ``model``'s defaults)."""
+        return settings_of(self.settings, judge, model)
 
     @property
     def primary(self) -> LLMClient:
         return self.clients[0]
 
     def with_seed(self, seed: int) -> JudgeSetup:
-        return JudgeSetup(self.clients, self.temperature, seed)
+        return JudgeSetup(self.clients, self.temperature, seed, self.settings)
 
     def describe(self, prompts: Sequence[str]) -> dict[str, Any]:
         """Models, prompt names with versions, temperature: what a reader needs to trust or redo it."""
@@ -54,6 +62,11 @@ class AnswerJudge(Protocol):
     def score(self, sample: Sample, setup: JudgeSetup) -> dict[str, Measured]: ...
 
 
+S = TypeVar("S", bound=BaseModel)
+JUDGES: RegistryKind[Any] = RegistryKind("judge")
+"""Judge classes (or factories) called with no arguments."""
+
+
 def judge_registry() -> Registry[Any]:
     """A fresh registry of judges: built-ins plus plug-ins from the ``kgrag.judges`` group."""
-    return new_registry("judge")
+    return JUDGES.new()

@@ -104,6 +104,8 @@ class AspectComparison(BaseModel):
 class GeneratedQuestion(BaseModel):
     question: str
     answer: str
+    passages: list[int] = Field(default_factory=list)
+    """Numbers of the source passages that support the answer (question generation checks against them)."""
 
 
 class GeneratedQuestions(BaseModel):

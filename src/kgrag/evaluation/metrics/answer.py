@@ -14,6 +14,7 @@ from typing import Any
 from kgrag.evaluation.judges.call import ask, numbered
 from kgrag.evaluation.judges.schemas import AccuracyClassification, StatementVerdicts
 from kgrag.evaluation.metrics.base import NOTHING_RETRIEVED, Measured, MetricTools, Sample, retrieved
+from kgrag.evaluation.metrics.settings import AnswerAccuracySettings
 from kgrag.evaluation.metrics.statements import f1, statements, supported
 
 FELDT = "feldt-hellstrom-2026"
@@ -54,16 +55,18 @@ class RougeL:
 
 class AnswerAccuracy:
     """Acc = α·F1 + (1 − α)·SS, F1 = 2TP / (2TP + FP + FN) over statements, SS = cosine similarity of
-    answer and reference embeddings, α = ``evaluation.accuracy_weight`` (0.5, feldt-hellstrom-2026 eq. 3.2)."""
+    answer and reference embeddings, α = ``[evaluation.metrics.answer-accuracy] weight`` (0.5,
+    feldt-hellstrom-2026 eq. 3.2)."""
 
     name = "answer-accuracy"
     paper = FELDT
 
     def _blend(self, score: float | None, sample: Sample, tools: MetricTools, tokens: int = 0) -> Measured:
         similarity = max(0.0, min(1.0, tools.similarity(sample.answer, sample.reference)))
+        weight = tools.settings_for(self.name, AnswerAccuracySettings).weight
         if score is None:
-            return Measured(similarity * (1 - tools.accuracy_weight), "no statements; similarity part only", tokens)
-        return Measured(tools.accuracy_weight * score + (1 - tools.accuracy_weight) * similarity, "", tokens)
+            return Measured(similarity * (1 - weight), "no statements; similarity part only", tokens)
+        return Measured(weight * score + (1 - weight) * similarity, "", tokens)
 
     def llm_free(self, sample: Sample, tools: MetricTools) -> Measured:
         if not sample.reference.strip():

@@ -10,14 +10,17 @@ that an empty retrieval cannot raise a pipeline's mean by leaving it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol, TypeVar
 
-from kgrag.core.builtins import new_registry
-from kgrag.core.registry import Registry
+from pydantic import BaseModel
+
+from kgrag.core.registries import RegistryKind
+from kgrag.core.registry import Registry, settings_of
 from kgrag.models.llm import LLMClient
 
+S = TypeVar("S", bound=BaseModel)
 Mode = Literal["llm-free", "llm"]
 Similarity = Callable[[str, str], float]
 
@@ -60,16 +63,19 @@ def retrieved(sample: Sample) -> bool:
 @dataclass(frozen=True)
 class MetricTools:
     """Shared helpers: the semantic similarity (the workspace embedder), the judge client for LLM
-    versions, and the settings of the ``[evaluation]`` section that metrics read."""
+    versions, the ``[evaluation]`` settings every metric shares, and each metric's own validated
+    ``[evaluation.metrics.<name>]`` table (read with :meth:`settings_for`)."""
 
     similarity: Similarity
     judge: LLMClient | None = None
     evidence_overlap: float = 0.7
-    accuracy_weight: float = 0.5
-    relevance_repeats: int = 2
     temperature: float = 0.0
     seed: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
+    settings: Mapping[str, BaseModel] = field(default_factory=dict)
+
+    def settings_for(self, metric: str, model: type[S]) -> S:
+        """``metric``'s settings as ``model`` (its table, else ``model``'s defaults)."""
+        return settings_of(self.settings, metric, model)
 
 
 class Metric(Protocol):
@@ -82,9 +88,14 @@ class Metric(Protocol):
     def judged(self, sample: Sample, tools: MetricTools) -> Measured: ...
 
 
-def metric_registry() -> Registry[Any]:
+METRICS: RegistryKind[Callable[[], Metric]] = RegistryKind("metric")
+"""Metric classes (or factories) called with no arguments; ``KINDS["metric"].default_set`` (or a plug-in's
+``default_set = True``) puts one in the metrics a run scores when none are named."""
+
+
+def metric_registry() -> Registry[Callable[[], Metric]]:
     """A fresh registry of metrics: built-ins plus plug-ins from the ``kgrag.metrics`` group."""
-    return new_registry("metric")
+    return METRICS.new()
 
 
 def measure(metric: Metric, sample: Sample, tools: MetricTools, mode: Mode) -> Measured:

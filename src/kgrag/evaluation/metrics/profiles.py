@@ -10,6 +10,7 @@ one run, and scores of the two variants are stored under distinct names.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from kgrag.core.errors import KgragError
 from kgrag.core.registry import Registry
@@ -18,7 +19,7 @@ PROFILES = ("kgrag", "graphrag-bench")
 DEFAULT_PROFILE = "kgrag"
 
 
-def profile_names(names: Sequence[str], profile: str, registry: Registry[object]) -> list[str]:
+def profile_names(names: Sequence[str], profile: str, registry: Registry[Any]) -> list[str]:
     """The registry names that ``names`` mean under ``profile`` (order kept, duplicates dropped)."""
     if profile not in PROFILES:
         raise KgragError(f"evaluation.metric_profile must be one of {', '.join(PROFILES)} (got {profile!r})")
@@ -30,7 +31,7 @@ def profile_names(names: Sequence[str], profile: str, registry: Registry[object]
     return resolved
 
 
-def _resolve(name: str, profile: str, registry: Registry[object]) -> str:
+def _resolve(name: str, profile: str, registry: Registry[Any]) -> str:
     if name.endswith(f"@{DEFAULT_PROFILE}"):
         return name.removesuffix(f"@{DEFAULT_PROFILE}")
     if "@" in name or profile == DEFAULT_PROFILE:

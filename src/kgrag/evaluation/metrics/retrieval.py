@@ -10,6 +10,7 @@ from kgrag.evaluation.judges.call import ask, numbered
 from kgrag.evaluation.judges.schemas import ContextRelevance as RelevanceReply
 from kgrag.evaluation.metrics.answer import FELDT, _verdicts
 from kgrag.evaluation.metrics.base import NOTHING_RETRIEVED, Measured, MetricTools, Sample, retrieved
+from kgrag.evaluation.metrics.settings import ContextRelevanceSettings
 from kgrag.evaluation.recall import evidence_recall
 
 
@@ -46,8 +47,8 @@ def lexical_grade(question_words: set[str], text: str) -> int:
 
 class ContextRelevance:
     """Mean over retrieved items of a 0/1/2 relevance grade, normalised to [0, 1]; the judged version
-    grades ``evaluation.relevance_repeats`` times (2, feldt-hellstrom-2026) and averages. Nothing
-    retrieved scores 0."""
+    grades ``[evaluation.metrics.context-relevance] repeats`` times (2, feldt-hellstrom-2026) and averages.
+    Nothing retrieved scores 0."""
 
     name = "context-relevance"
     paper = FELDT
@@ -66,7 +67,7 @@ class ContextRelevance:
         assert tools.judge is not None
         means: list[float] = []
         tokens, notes = 0, []
-        for repeat in range(max(1, tools.relevance_repeats)):
+        for repeat in range(max(1, tools.settings_for(self.name, ContextRelevanceSettings).repeats)):
             reply = ask(
                 tools.judge,
                 "eval_context_relevance",

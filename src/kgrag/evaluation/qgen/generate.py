@@ -1,5 +1,14 @@
 """The question-generation loop: sample a source per question, ask the generator (reasoning first),
-drop duplicates, check answerability, attach evidence; every rejection is counted by reason."""
+drop duplicates, check each question against the passages it cites, attach evidence; every rejection
+is counted by reason.
+
+The checks read passages only, never the graph's entity and relation descriptions (a model's summary
+that may hold facts the text does not): the answer's words must occur in the cited passages, and with
+``llm_check`` a judge (a separate model when one is given) must find the question answerable from those
+passages alone. ``multi-fact`` and ``subgraph`` questions must cite two or more passages, spread their
+words over them (:func:`kgrag.evaluation.qgen.checks.needs_several`), and, with ``llm_check``, not be
+answerable from any one cited passage alone.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +16,25 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from kgrag.core.errors import KgragError
 from kgrag.documents.words import content_words
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.judges.call import ask
-from kgrag.evaluation.judges.schemas import Answerability, GeneratedQuestions
-from kgrag.evaluation.qgen.checks import evidence_for, is_duplicate, lexically_answerable
+from kgrag.evaluation.judges.schemas import Answerability, GeneratedQuestion, GeneratedQuestions
+from kgrag.evaluation.qgen.checks import (
+    evidence_for,
+    evidence_per_passage,
+    is_duplicate,
+    lexically_answerable,
+    needs_several,
+)
 from kgrag.evaluation.qgen.sources import Source, SourceSampler
 from kgrag.models.llm import LLMClient
 
 GRAPH_LEVELS = ("node", "edge", "subgraph")
+MULTI_KINDS = ("multi-fact", "subgraph")
 DOC_KINDS = ("answer-given", "single-fact", "multi-fact")
 PROMPTS = {
     "node": "qgen_node",
@@ -37,6 +54,12 @@ class QGenResult:
     rejected: Counter[str] = field(default_factory=Counter)
     generated: int = 0
     notes: list[str] = field(default_factory=list)
+    meta: dict[str, dict[str, Any]] = field(default_factory=dict)
+    offered: Counter[str] = field(default_factory=Counter)
+    """Pieces (entities, passages, relations, descriptions) the sources offered, and those the token
+    budget left out, summed over every source."""
+    left_out: Counter[str] = field(default_factory=Counter)
+    """Per kept question id: extra fields written with it (the chunks it came from, how it was made)."""
 
 
 def _sampler_call(sampler: SourceSampler, kind: str) -> Callable[[], Source | None]:
@@ -50,26 +73,51 @@ def _sampler_call(sampler: SourceSampler, kind: str) -> Callable[[], Source | No
     }[kind]
 
 
-def _answerable(
-    client: LLMClient, source: Source, question: str, answer: str, check: bool, seed: int
-) -> tuple[bool, str]:
-    if not check:
-        return lexically_answerable(answer, source.passages), "lexical check failed"
+def _cited(source: Source, numbers: Sequence[int]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The chunk ids and texts of the passages a question cites (1-based numbers; invalid ones ignored)."""
+    valid = [n for n in dict.fromkeys(numbers) if 1 <= n <= len(source.passages)]
+    return tuple(source.chunk_ids[n - 1] for n in valid), tuple(source.passages[n - 1] for n in valid)
+
+
+def _judged(judge: LLMClient, passages: Sequence[str], question: str, answer: str, seed: int) -> bool | None:
+    """The judge's verdict on the question from ``passages`` alone; None when it gave none."""
+    text = "\n\n".join(f"[Passage {i}] {p}" for i, p in enumerate(passages, start=1))
     reply = ask(
-        client,
+        judge,
         "qgen_answerable",
-        {"source": source.text, "question": question, "answer": answer},
+        {"source": text, "question": question, "answer": answer},
         Answerability,
         stage="eval.qgen.check",
         temperature=0.0,
         seed=seed,
     )
-    if reply.value is None:
-        return False, "answerability check failed"
-    return reply.value.answerable, "judged unanswerable"
+    return None if reply.value is None else reply.value.answerable
 
 
-def _one(client: LLMClient, kind: str, source: Source, seed: int) -> list[tuple[str, str]] | str:
+def check(kind: str, question: str, answer: str, passages: Sequence[str], judge: LLMClient | None, seed: int) -> str:
+    """Why a question fails against its cited ``passages`` (see the module docstring), or ``""``."""
+    multi = kind in MULTI_KINDS
+    if not passages:
+        return "multi-fact: cites fewer than two passages" if multi else "cites no passage"
+    if multi and len(passages) < 2:
+        return "multi-fact: cites fewer than two passages"
+    if not lexically_answerable(answer, passages):
+        return "answer not in the cited passages"
+    if multi and not needs_several(question, answer, passages):
+        return "multi-fact: one passage holds it all"
+    if judge is None:
+        return ""
+    verdict = _judged(judge, passages, question, answer, seed)
+    if verdict is None:
+        return "answerability check failed"
+    if not verdict:
+        return "judged unanswerable from the cited passages"
+    if multi and any(_judged(judge, [p], question, answer, seed) for p in passages):
+        return "multi-fact: judged answerable from one passage"
+    return ""
+
+
+def _one(client: LLMClient, kind: str, source: Source, seed: int) -> list[GeneratedQuestion] | str:
     reply = ask(
         client,
         PROMPTS[kind],
@@ -81,7 +129,25 @@ def _one(client: LLMClient, kind: str, source: Source, seed: int) -> list[tuple[
     )
     if reply.value is None:
         return reply.note
-    return [(q.question.strip(), q.answer.strip()) for q in reply.value.questions if q.question.strip()]
+    return [q for q in reply.value.questions if q.question.strip()]
+
+
+def _numbers(kind: str, q: GeneratedQuestion, source: Source) -> list[int]:
+    """The passages a question cites; a single-source question citing none is held to all it was shown."""
+    if q.passages or kind in MULTI_KINDS:
+        return list(q.passages)
+    return list(range(1, 1 + len(source.passages)))
+
+
+def _keep(result: QGenResult, kind: str, q: GeneratedQuestion, source: Source) -> None:
+    question, answer = q.question.strip(), q.answer.strip()
+    chunk_ids, passages = _cited(source, _numbers(kind, q, source))
+    evidence = (
+        evidence_per_passage(question, answer, passages) if kind in MULTI_KINDS else evidence_for(answer, passages)
+    )
+    qid = "gen-" + hashlib.sha1(f"{kind}|{question}".encode()).hexdigest()[:10]
+    result.items.append(QAItem(qid, question, answer, kind, evidence))
+    result.meta[qid] = {"chunk_ids": list(chunk_ids)}
 
 
 def generate_questions(
@@ -92,11 +158,14 @@ def generate_questions(
     dedup_threshold: float,
     llm_check: bool = True,
     on_question: Callable[[], None] | None = None,
+    judge: LLMClient | None = None,
 ) -> QGenResult:
-    """``per_kind`` attempts per kind (each one sampled source → questions); see the module docstring."""
+    """``per_kind`` attempts per kind (each one sampled source → questions); see the module docstring.
+    ``judge`` checks answerability (default: ``client`` itself) when ``llm_check``."""
     unknown = [k for k in kinds if k not in PROMPTS]
     if unknown:
         raise KgragError(f"unknown question kind(s) {', '.join(unknown)}; choose from {', '.join(PROMPTS)}")
+    checker = (judge or client) if llm_check else None
     result, kept_words = QGenResult(), list[set[str]]()
     for kind in kinds:
         for attempt in range(per_kind):
@@ -104,23 +173,25 @@ def generate_questions(
                 on_question()
             source = _sampler_call(sampler, kind)()
             if source is None:
-                result.rejected["no source (graph too small or empty)"] += 1
+                result.rejected["no source (graph too small or empty, or no passage fits the budget)"] += 1
                 continue
+            result.offered.update(source.offered)
+            result.left_out.update(source.left_out)
             produced = _one(client, kind, source, attempt)
             if isinstance(produced, str):
                 result.rejected["generation failed"] += 1
                 result.notes.append(produced)
                 continue
-            for question, answer in produced:
+            for q in produced:
                 result.generated += 1
-                if is_duplicate(question, kept_words, dedup_threshold):
+                if is_duplicate(q.question, kept_words, dedup_threshold):
                     result.rejected["duplicate"] += 1
                     continue
-                ok, why = _answerable(client, source, question, answer, llm_check, attempt)
-                if not ok:
+                cited = _cited(source, _numbers(kind, q, source))[1]
+                why = check(kind, q.question, q.answer.strip(), cited, checker, attempt)
+                if why:
                     result.rejected[why] += 1
                     continue
-                kept_words.append(content_words(question))
-                qid = "gen-" + hashlib.sha1(f"{kind}|{question}".encode()).hexdigest()[:10]
-                result.items.append(QAItem(qid, question, answer, kind, evidence_for(answer, source.passages)))
+                kept_words.append(content_words(q.question))
+                _keep(result, kind, q, source)
     return result

@@ -6,8 +6,11 @@ builder instead of each walking the store their own way.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import igraph as ig
 
+from kgrag.core.graph_records import EntityRecord, RelationRecord
 from kgrag.store.base import Store
 
 
@@ -23,7 +26,14 @@ def to_igraph(store: Store, *, by_id: bool = False) -> tuple[ig.Graph, list[str]
     on the order (Leiden's communities): the same graph then gives the same result however it was built,
     a run that recovered from faults included.
     """
-    entities = store.graph.entities()
+    return igraph_of(store.graph.entities(), store.graph.relations(), by_id=by_id)
+
+
+def igraph_of(
+    entities: Sequence[EntityRecord], relations: Sequence[RelationRecord], *, by_id: bool = False
+) -> tuple[ig.Graph, list[str]]:
+    """:func:`to_igraph` of records already read (the query-time graph snapshot reads the store once for
+    every form it holds)."""
     if by_id:
         entities = sorted(entities, key=lambda entity: entity.id)
     ids = [entity.id for entity in entities]
@@ -32,7 +42,6 @@ def to_igraph(store: Store, *, by_id: bool = False) -> tuple[ig.Graph, list[str]
     relation_ids: list[str] = []
     labels: list[str] = []
     weights: list[float] = []
-    relations = store.graph.relations()
     for relation in sorted(relations, key=lambda relation: relation.id) if by_id else relations:
         source, target = index.get(relation.source_id), index.get(relation.target_id)
         if source is None or target is None:

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 
-import numpy as np
-
 from kgrag.core.progress import Progress, SilentProgress
 from kgrag.core.stages import EMBED_GRAPH, progress_label
 from kgrag.documents import content_hash
 from kgrag.graph.texts import entity_text, relation_text
+from kgrag.models.embed_blocks import EmbedBlocks, embed_inline
 from kgrag.models.embeddings import Embedder
 from kgrag.store.base import Store
 
@@ -61,18 +60,6 @@ def _missing_ids(store: Store, model: str, ids: Sequence[str], texts_of: TextsOf
     return missing
 
 
-EmbedBlocks = Callable[[Embedder, Sequence[str], int], Iterator[np.ndarray]]
-"""(embedder, texts, batch size) → the texts' vectors in order, in consecutive blocks: where the model
-runs (an indexing engine's ``compute.embed``); by default inline, one batch at a time."""
-
-
-def embed_inline(embedder: Embedder, texts: Sequence[str], batch_size: int) -> Iterator[np.ndarray]:
-    """The default :data:`EmbedBlocks`: the embedder in this process, ``batch_size`` texts per call."""
-    block = max(1, batch_size)
-    for start in range(0, len(texts), block):
-        yield embedder.embed(list(texts[start : start + block]))
-
-
 def embed_graph(
     store: Store,
     embedder: Embedder,
@@ -86,11 +73,11 @@ def embed_graph(
     many texts were embedded.
 
     Relations are off by default: no built-in query step searches relation vectors yet, and with a local
-    model they cost about twice the entities' embedding time (measured on the sample corpus: 3.7k
-    relations vs 1.7k entities). Each batch is committed on its own, so an interrupted run resumes.
+    model they cost more embedding time than the entities, as a graph holds more relations than entities
+    (docs/results/design-measurements.md). Each batch is committed on its own, so an interrupted run resumes.
     The graph is read in pages of ``PAGE`` ids, twice (find what is missing, then embed it), so peak
     memory does not grow with the graph (reading every entity, its provenance and the present vectors at
-    once made the indexing peak grow with the corpus in the scale benchmark).
+    once would make the indexing peak grow with the corpus).
     """
     seen: set[str] = set()
     work = [(_entity_texts, _missing_ids(store, embedder.name, store.graph.entity_ids(), _entity_texts, seen))]

@@ -12,9 +12,9 @@ import importlib.util
 from collections.abc import Callable
 
 from kgrag.config import KgragConfig
-from kgrag.core.builtins import new_registry
 from kgrag.core.errors import ConfigError
 from kgrag.core.progress import Progress
+from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry
 from kgrag.graph.build.summarize import Summarizer
 from kgrag.graph.types import Extractor
@@ -43,6 +43,8 @@ def extractor_mode(config: KgragConfig, progress: Progress) -> str:
 
 ExtractorFactory = Callable[[KgragConfig, LLMClient | None, Progress], Extractor]
 SummarizerFactory = Callable[[KgragConfig, LLMClient | None], Summarizer]
+EXTRACTORS: RegistryKind[ExtractorFactory] = RegistryKind("extractor")
+SUMMARIZERS: RegistryKind[SummarizerFactory] = RegistryKind("summarizer")
 
 
 def create_extractor(
@@ -60,7 +62,7 @@ def create_extractor(
     mode = extractor_mode(config, progress)
     if mode == "none":
         return None
-    extractors: Registry[ExtractorFactory] = registry or new_registry("extractor")
+    extractors: Registry[ExtractorFactory] = registry or EXTRACTORS.new()
     extractor: Extractor = extractors.create(mode, config, client, progress)
     return extractor
 
@@ -90,10 +92,12 @@ def llm_extractor(config: KgragConfig, client: LLMClient | None, progress: Progr
 def create_summarizer(
     config: KgragConfig, client: LLMClient | None = None, registry: Registry[SummarizerFactory] | None = None
 ) -> Summarizer:
-    """The description summariser: the LLM (stage ``index.summarize``) when one is available, with the
-    extractive summary as its fallback; extractive alone otherwise. Built by ``registry``
-    (``KINDS["summarizer"]``: ``llm`` or ``extractive``)."""
-    summarizers: Registry[SummarizerFactory] = registry or new_registry("summarizer")
-    name = "llm" if client is not None and client.available else "extractive"
+    """The description summariser ``graph.summarizer`` names, built by ``registry`` (``KINDS["summarizer"]``
+    and plug-ins). ``auto``: the LLM (stage ``index.summarize``) when one is available, with the extractive
+    summary as its fallback; extractive alone otherwise."""
+    summarizers: Registry[SummarizerFactory] = registry or SUMMARIZERS.new()
+    name = config.graph.summarizer
+    if name == "auto":
+        name = "llm" if client is not None and client.available else "extractive"
     summarizer: Summarizer = summarizers.create(name, config, client)
     return summarizer

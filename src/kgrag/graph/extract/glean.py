@@ -42,8 +42,8 @@ class GleanPolicy:
     """Thresholds of the "looks incomplete" heuristic (see the module docstring).
 
     Units and chunks shorter than ``min_tokens`` (a heading, a table row) are exempt from the density
-    rules. Defaults were set on the sample corpus, where a complete pass finds 3-6 entities per 100 tokens
-    and a weak one under 1.
+    rules. Defaults were set on the sample corpus, where a weak pass finds far fewer entities per 100 tokens
+    than a complete one (docs/results/design-measurements.md).
     """
 
     enabled: bool = True

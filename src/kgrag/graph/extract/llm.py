@@ -52,7 +52,7 @@ STAGE_GLEAN = ledger_stage(EXTRACT, GLEAN)  # "index.glean"
 EXTRACT_PROMPT = "extract_graph"
 GLEAN_PROMPT = "glean_graph"
 OUTPUT_TOKENS_PER_UNIT_TOKEN = 2
-PROMPT_OVERHEAD_TOKENS = 600  # instructions + worked example + format line + found names, measured at ~450-520
+PROMPT_OVERHEAD_TOKENS = 600  # instructions + worked example + format line + found names, with headroom
 RETRY_TEMPERATURE = 0.7  # the last try of a failing unit samples another reply instead of repeating one
 
 
@@ -162,7 +162,7 @@ class LLMExtractor:
         results = self.client.map_structured(
             prompt, variables, ExtractionReply, stage=stage, reask=reask, **self._params
         )
-        if self.client.estimating:
+        if self.client.estimating or self.client.deferring:
             return results
         redo = [i for i, result in enumerate(results) if not result.ok]
         if not redo or self.unit_calls < 3:

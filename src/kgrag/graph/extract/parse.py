@@ -98,7 +98,7 @@ def _string() -> dict[str, Any]:
 
 # The schema the model sees (the LLM layer puts it in the system message, and sends it as
 # ``response_format`` in ``json_schema`` mode). Written by hand: pydantic's generated schema carries
-# titles and $defs that cost ~2x the tokens on every call and tell the model nothing more.
+# titles and $defs that add tokens on every call and tell the model nothing more.
 REPLY_JSON_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {

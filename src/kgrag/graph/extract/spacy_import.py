@@ -2,7 +2,7 @@
 
 thinc (spaCy's machine-learning layer) imports ``torch`` at import time whenever it is installed, only to
 offer its PyTorch wrappers. kgrag's ``local`` extra installs torch for the optional torch embedder and
-cross-encoders, so a plain ``import spacy`` costs ~180 MB of RSS (272 MB against 92 MB, measured here)
+cross-encoders, so a plain ``import spacy`` costs RSS (docs/results/design-measurements.md)
 that the CNN pipelines (``en_core_web_sm/md/lg``) never touch — most of the gap between the indexing peak
 and its 500 MB target (docs/results/performance.md). Transformer pipelines (``*_trf``, spacy-transformers)
 do run on torch, so for them, or when ``graph.spacy_torch`` asks for it, nothing is blocked.

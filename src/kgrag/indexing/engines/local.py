@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kgrag.documents.loaders import LOADERS
 from kgrag.indexing.compute import LocalCompute
 from kgrag.indexing.context import IndexContext
 from kgrag.indexing.report import IndexReport
@@ -17,5 +18,5 @@ class LocalEngine:
     name = "local"
 
     def run(self, ctx: IndexContext, stages: Sequence[IndexStage]) -> IndexReport:
-        ctx.compute = LocalCompute()
+        ctx.compute = LocalCompute(ctx.registries.get(LOADERS))
         return run_stages(ctx, stages)

@@ -9,17 +9,32 @@ partial graph would be replaced next run, and its reports paid for twice.
 
 from __future__ import annotations
 
-from kgrag.communities.detect import detect_communities
+from dataclasses import dataclass
+
+from kgrag.communities.detect import COMMUNITY_BUILDERS, detect_communities
 from kgrag.core.stages import COMMUNITIES, progress_label
 from kgrag.indexing.context import IndexContext
 
 WAITING = "communities wait for a complete graph"  # the report's fallbacks key; reports wait with them
 
 
+@dataclass
+class CommunitiesReport:
+    """What the ``communities`` stage did: communities and levels after it, and how many were new, kept
+    (same members as before) and dropped."""
+
+    communities: int = 0
+    levels: int = 0
+    new: int = 0
+    kept: int = 0
+    dropped: int = 0
+
+
 class CommunitiesStage:
     """Hierarchical communities of the stored graph (``communities.builder``)."""
 
     name = COMMUNITIES
+    report_model = CommunitiesReport
 
     def __init__(self, *, force: bool = False) -> None:
         self.force = force
@@ -31,15 +46,13 @@ class CommunitiesStage:
             return
         label = progress_label(self.name)
         ctx.progress.start(label, None)
-        stats = detect_communities(ctx.store, ctx.config.communities, force=self.force)
-        ctx.progress.finish(label)
-        ctx.report.communities.update(
-            communities=stats.communities,
-            levels=len(stats.levels),
-            new=stats.new,
-            kept=stats.kept,
-            dropped=stats.dropped,
+        stats = detect_communities(
+            ctx.store, ctx.config.communities, force=self.force, builders=ctx.registries.get(COMMUNITY_BUILDERS)
         )
+        ctx.progress.finish(label)
+        own = ctx.report.stage(self.name, CommunitiesReport)
+        own.communities, own.levels = stats.communities, len(stats.levels)
+        own.new, own.kept, own.dropped = stats.new, stats.kept, stats.dropped
 
 
 def graph_incomplete(ctx: IndexContext) -> bool:

@@ -8,6 +8,7 @@ extractively; see :mod:`kgrag.communities.generate` for what is skipped or inher
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from kgrag.communities.extractive import ExtractiveWriter
 from kgrag.communities.generate import ReportWriter, generate_reports
@@ -30,10 +31,27 @@ def choose_writer(ctx: IndexContext, stage: str) -> ReportWriter:
     return LLMWriter(ctx.llm, config, extractive, ledger_stage(stage))
 
 
+@dataclass
+class CommunityReportsReport:
+    """What the ``community-reports`` stage did (see :class:`~kgrag.communities.generate.ReportStats`),
+    plus the report vectors it embedded."""
+
+    communities: int = 0
+    kept: int = 0
+    written: int = 0
+    inherited: int = 0
+    trivial: int = 0
+    fallback: int = 0
+    naive_calls: int = 0
+    waiting: int = 0
+    embedded: int = 0
+
+
 class CommunityReportsStage:
     """Reports for new communities, and vectors for new report texts."""
 
     name = COMMUNITY_REPORTS
+    report_model = CommunityReportsReport
 
     def run(self, ctx: IndexContext) -> None:
         from kgrag.indexing.stages.communities import WAITING
@@ -45,8 +63,7 @@ class CommunityReportsStage:
         started = time.perf_counter()
         embedded = embed_reports(ctx.store, ctx.embedder)
         ctx.report.add_time(timing_key(self.name, "embed"), time.perf_counter() - started)
-        ctx.report.communities.update({f"reports_{k}": v for k, v in stats.as_dict().items()})
-        ctx.report.communities["reports_embedded"] = embedded
+        ctx.report.stages[self.name] = CommunityReportsReport(**stats.as_dict(), embedded=embedded)
         if writer.failures:  # LLM replies that fell back (an estimate sends none, so has none)
             ctx.report.fallbacks["community reports fell back to extractive"] = writer.failures
         if stats.waiting:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import gc
+from dataclasses import dataclass
 
 from kgrag.core.stages import EXTRACT, progress_label, timing_key
 from kgrag.graph.build.builder import GraphBuildStats, build_graph
@@ -24,10 +25,30 @@ from kgrag.indexing.report import IndexReport
 from kgrag.indexing.stages.refresh import refresh_only
 
 
+@dataclass
+class ExtractReport:
+    """What extraction read and left besides the run's chunk and graph counts: corpus tokens read (overlap
+    counted once), gleaning calls that failed (the first pass was kept), LLM entities and relations dropped
+    because the text does not hold their names, and descriptions whose summary fell back (summarised
+    again next run)."""
+
+    corpus_tokens: int = 0
+    glean_failed: int = 0
+    ungrounded_entities: int = 0
+    ungrounded_relations: int = 0
+    summaries_pending: int = 0
+
+    def incomplete(self) -> list[str]:
+        """What the next run redoes, a phrase each."""
+        parts = [f"{self.glean_failed} gleaning calls failed"] if self.glean_failed else []
+        return parts + ([f"{self.summaries_pending} summaries fell back"] if self.summaries_pending else [])
+
+
 class ExtractStage:
     """Brings the graph up to date with the chunks, using the workspace's extractor."""
 
     name = EXTRACT
+    report_model = ExtractReport
 
     def run(self, ctx: IndexContext) -> None:
         if ctx.extractor is None:
@@ -70,18 +91,20 @@ def account_llm(report: IndexReport, extractor: object) -> None:
 
     stats = getattr(extractor, "stats", None)
     if isinstance(stats, ExtractionStats):
-        report.glean_failed += stats.glean_failures
-        report.ungrounded_entities += stats.ungrounded_entities
-        report.ungrounded_relations += stats.ungrounded_relations
+        own = report.stage(EXTRACT, ExtractReport)
+        own.glean_failed += stats.glean_failures
+        own.ungrounded_entities += stats.ungrounded_entities
+        own.ungrounded_relations += stats.ungrounded_relations
 
 
 def account(report: IndexReport, stats: GraphBuildStats, stage: str) -> None:
     """Add one graph build's numbers to the run's report (parts timed as ``<stage>.<part>``)."""
     report.chunks_extracted += stats.chunks_extracted
     report.chunks_extraction_failed += stats.chunks_extraction_failed
-    report.extracted_corpus_tokens += stats.extracted_corpus_tokens
+    own = report.stage(EXTRACT, ExtractReport)
+    own.corpus_tokens += stats.extracted_corpus_tokens
+    own.summaries_pending = stats.aggregates_pending
     report.graph_texts_embedded += stats.graph_texts_embedded
-    report.graph_aggregates_pending = stats.aggregates_pending
     report.entities, report.relations = stats.entities, stats.relations
     for part, seconds in stats.seconds.items():
         report.add_time(timing_key(stage, part), seconds)

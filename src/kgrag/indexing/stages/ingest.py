@@ -6,6 +6,7 @@ After this stage the new text is searchable by BM25; the work itself is :class:`
 from __future__ import annotations
 
 from kgrag.core.stages import INGEST, progress_label
+from kgrag.documents.loaders import LOADERS
 from kgrag.indexing.context import IndexContext
 from kgrag.indexing.ingest import Ingestor
 from kgrag.indexing.sync import prune
@@ -23,7 +24,7 @@ class IngestStage:
     name = INGEST
 
     def run(self, ctx: IndexContext) -> None:
-        ingestor = Ingestor(ctx.store, ctx.config.documents, ctx.plan)
+        ingestor = Ingestor(ctx.store, ctx.config.documents, ctx.plan, ctx.registries.get(LOADERS))
         label = progress_label(self.name)
         ctx.progress.start(label, len(ctx.files))
         pending = []

@@ -26,6 +26,7 @@ def denoise_inputs(ctx: IndexContext, stage: str) -> DenoiseInputs:
         counter=ctx.plan.counter,
         resolve_stage=ledger_stage(stage),
         reflect_stage=ledger_stage(stage),
+        registries=ctx.registries,
     )
 
 

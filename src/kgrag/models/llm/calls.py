@@ -23,6 +23,7 @@ from kgrag.core.errors import ModelError
 from kgrag.core.llm_types import ChatRequest, ChatResponse, Prices, Usage, UsageSource
 from kgrag.core.llm_usage import CachedResponse, CallRecord
 from kgrag.models.llm.base import ChatProvider, LLMUnavailableError, ProviderError, ResponseCache, UsageLedger
+from kgrag.models.llm.batch_collect import DEFERRED, BatchCollector, Deferred
 from kgrag.models.llm.budget import TokenBudget, check_context_window
 from kgrag.models.llm.ratelimit import CallLimits
 from kgrag.models.llm.retry import RetryPolicy, announce_wait
@@ -69,6 +70,7 @@ class CallRunner:
     rng: random.Random = field(default_factory=random.Random)
     largest_reply: int = 0  # the longest reply seen, counted locally (a server may ignore max_tokens)
     read_cache: bool = True  # False: every call goes to the server (replies are still cached for later runs)
+    collector: BatchCollector | None = None  # collect mode: a miss is deferred to a batch, not sent
 
     @property
     def estimating(self) -> bool:
@@ -86,6 +88,9 @@ class CallRunner:
         prompt_tokens = count_message_tokens(self.counter(), request.messages)
         max_tokens = request.max_tokens or 0
         check_context_window(self.context_window, prompt_tokens, max_tokens)
+        if self.collector is not None:  # nothing is sent, cached or recorded: the batch will answer it
+            self.collector.defer(Deferred(key, request, stage, parse))
+            return Outcome(ChatResponse(""), Usage(), key, error=DEFERRED, estimated=True)
         if self.estimating:
             return self._estimate(request, key, stage, started)
         # a server seen to reply past max_tokens is expected to do it again: reserve what it really sends
@@ -121,6 +126,19 @@ class CallRunner:
             self.store(key, request, response, usage)  # a reply cut at max_tokens is never cached
         self._record(request, stage, usage, attempts.errors, error=outcome.error)
         return outcome
+
+    def accept_batch_reply(self, key: str, request: ChatRequest, stage: str, response: ChatResponse) -> Usage:
+        """Cache a reply a batch returned (already checked by the caller) and write its ledger row, marked
+        ``batch`` so it is priced at the batch share."""
+        prompt, completion = response.prompt_tokens, response.completion_tokens
+        if prompt is None:
+            prompt = count_message_tokens(self.counter(), request.messages)
+        if completion is None:
+            completion = self.counter().count(response.text)
+        usage = Usage(prompt, completion, "batch", self.prices.batch_cost(prompt, completion), 0.0, 1)
+        self.store(key, request, response, usage)
+        self._record(request, stage, usage, [])
+        return usage
 
     def store(self, key: str, request: ChatRequest, response: ChatResponse, usage: Usage) -> None:
         """Cache an accepted reply (no-op when caching is off)."""

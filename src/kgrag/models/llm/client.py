@@ -100,6 +100,18 @@ class LLMClient:
         return self.runner.estimating
 
     @property
+    def deferring(self) -> bool:
+        """True in a batch collect round: a reply that is not cached is deferred, not fetched (callers skip
+        their own retries of such items; see :mod:`kgrag.models.llm.batch_collect`)."""
+        return self.runner.collector is not None
+
+    def checkpoint(self) -> None:
+        """Say that the requests after this point are built from the replies of those before it. In a batch
+        collect round that deferred some of them, the round ends here; otherwise this does nothing."""
+        if self.runner.collector is not None:
+            self.runner.collector.checkpoint()
+
+    @property
     def run_id(self) -> str:
         return self.runner.run_id
 

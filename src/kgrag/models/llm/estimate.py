@@ -137,6 +137,13 @@ class Estimate:
             f"tokens, ~${self.cost_usd:.4f}"
         )
 
+    def prices_line(self, batch_share: float) -> str:
+        """Live and Batch API prices side by side (``llm.batch_price_share`` of the live price)."""
+        return (
+            f"price: live ~${self.cost_usd:.4f}, with --batch ~${self.cost_usd * batch_share:.4f} "
+            f"(llm.batch_price_share = {batch_share:g}; requests a batch rejects are sent live at live price)"
+        )
+
 
 @dataclass
 class _Tally:

@@ -112,6 +112,12 @@ class OpenAICompatibleProvider:
                 return self._complete(request)
         return self._complete(request)
 
+    def wire_body(self, request: ChatRequest) -> dict[str, Any]:
+        """The JSON body :meth:`complete` would send first (the JSON mode this server takes): a batch line's body."""
+        params = dict(request.params)
+        self._adapt_format(params)
+        return {"model": request.model, "messages": list(request.messages), **params}
+
     def _complete(self, request: ChatRequest) -> ChatResponse:
         params = dict(request.params)
         for _ in range(len(JSON_LADDER) + 1):

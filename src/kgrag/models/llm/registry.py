@@ -13,10 +13,12 @@ import functools
 import random
 import time
 import uuid
+from collections.abc import Callable
 
 from kgrag.config import LLMConfig
-from kgrag.core.builtins import new_registry
 from kgrag.core.llm_types import Prices
+from kgrag.core.registries import RegistryKind
+from kgrag.core.registry import Registry
 from kgrag.models.llm.base import ChatProvider, ResponseCache, UsageLedger
 from kgrag.models.llm.budget import TokenBudget
 from kgrag.models.llm.calls import CallRunner
@@ -34,10 +36,14 @@ def new_run_id() -> str:
     return time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:6]
 
 
-def build_provider(cfg: LLMConfig) -> ChatProvider:
-    """The provider ``cfg.provider`` names, made by its ``llm_provider`` registry factory (recording its
-    exchanges to ``cfg.record_file`` when set)."""
-    provider: ChatProvider = new_registry("llm_provider").create(cfg.provider, cfg)
+ProviderFactory = Callable[[LLMConfig], ChatProvider]
+LLM_PROVIDERS: RegistryKind[ProviderFactory] = RegistryKind("llm_provider")
+
+
+def build_provider(cfg: LLMConfig, registry: Registry[ProviderFactory] | None = None) -> ChatProvider:
+    """The provider ``cfg.provider`` names, made by its ``llm_provider`` registry factory (a workspace's
+    registry, else built-ins and plug-ins; recording its exchanges to ``cfg.record_file`` when set)."""
+    provider: ChatProvider = (registry or LLM_PROVIDERS.new()).create(cfg.provider, cfg)
     if cfg.record_file is not None and provider.available:
         from kgrag.models.llm.recording import RecordingProvider
 
@@ -72,7 +78,7 @@ def create_llm_client(
         budget=TokenBudget(cfg.max_tokens_budget),
         limits=CallLimits(cfg.max_concurrency, cfg.requests_per_minute, cfg.tokens_per_minute),
         retry=RetryPolicy(cfg.max_retries, cfg.backoff_base_s, cfg.backoff_max_s),
-        prices=Prices(cfg.price_prompt_per_1m, cfg.price_completion_per_1m),
+        prices=Prices(cfg.price_prompt_per_1m, cfg.price_completion_per_1m, cfg.batch_price_share),
         context_window=cfg.context_window,
         run_id=run_id or new_run_id(),
         counter=get_counter,

@@ -1,6 +1,6 @@
 """A sentence-transformers ``CrossEncoder`` reranker (any model name or local path).
 
-No cross-encoder weights ship with kgrag; point ``rerank.model`` at a downloaded model directory (or a
+No cross-encoder weights ship with kgrag; point ``[rerank.cross-encoder] model`` at a downloaded model directory (or a
 hub name where downloads are allowed). The model loads on the first query, once, under a lock.
 """
 
@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kgrag.config.rerank import RerankConfig
 from kgrag.core.context import ContextItem
 from kgrag.core.errors import ConfigError, ModelError
 from kgrag.core.lazy import Lazy
 from kgrag.models.rerankers.base import RerankResources, reorder
+from kgrag.models.rerankers.settings import CrossEncoderSettings
 from kgrag.models.torch_threads import TORCH_THREADS
 
 
@@ -44,7 +44,9 @@ class CrossEncoderReranker:
         return reorder(items, [float(s) for s in scores], k)
 
 
-def cross_encoder_reranker(config: RerankConfig, resources: RerankResources) -> CrossEncoderReranker:
-    if not config.model:
-        raise ConfigError("rerank.provider = 'cross-encoder' needs rerank.model (a model name or local path)")
-    return CrossEncoderReranker(config.model)
+def cross_encoder_reranker(settings: CrossEncoderSettings, resources: RerankResources) -> CrossEncoderReranker:
+    if not settings.model:
+        raise ConfigError(
+            "rerank.provider = 'cross-encoder' needs rerank.cross-encoder.model (a model name or local path)"
+        )
+    return CrossEncoderReranker(settings.model)

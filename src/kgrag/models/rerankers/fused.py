@@ -18,14 +18,14 @@ cosine of the passage's two best-matching sentences (the best-matching sentences
 embedder), read from the store instead of embedded per query. A passage without them takes its dense
 cosine there, so it is not pushed down for lacking them; without sentence vectors at all the term is 0.
 
-The dense cosine is the candidate's ``dense`` score; a candidate that reached the pool through neither
-search (graph provenance) gets the cosine of its stored vector when the workspace provides
-``similarities`` (one store read, no model call), else 0, as does a BM25-only candidate. The ranks are
-the candidate's place among the pool's members by BM25 score and by that cosine (a candidate without one
-ranks ``n``). The default weights were fitted by logistic regression (does this passage hold an evidence
-sentence?) on held-out labelled questions and rounded (``docs/results/medical-retrieval-quality.md``). Other corpora can refit them with ``kgrag
-tune-reranker``: they are the ``rerank.fused_*`` config fields.
-"""
+The dense cosine is the candidate's ``dense`` score; a candidate that reached the pool through neither search
+(graph provenance) gets the cosine of its stored vector when the workspace provides ``similarities`` (one
+store read, no model call), else 0, as does a BM25-only candidate. The ranks are the candidate's place among
+the pool's members by BM25 score and by that cosine (a candidate without one ranks ``n``). The default weights
+were fitted by logistic regression (does this passage hold an evidence sentence?) on held-out labelled
+questions and rounded (``docs/results/medical-retrieval-quality.md``). Other corpora can refit them with
+``kgrag tune-reranker``: they are the ``[rerank.fused]`` settings
+(:class:`~kgrag.models.rerankers.settings.FusedSettings`)."""
 
 from __future__ import annotations
 
@@ -34,32 +34,29 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kgrag.config.rerank import RerankConfig
 from kgrag.core.context import ContextItem
 from kgrag.documents.words import content_word_finder, content_words
 from kgrag.models.rerankers.base import RerankResources, Similarities, reorder
+from kgrag.models.rerankers.settings import FusedSettings
+
+_DEFAULTS = FusedSettings().model_dump()  # the defaults are written once, in FusedSettings
 
 
 @dataclass(frozen=True)
 class FusedWeights:
     """Weights of the first-stage signals; word coverage has weight 1."""
 
-    similarity: float = 0.25
-    first_stage: float = 0.15
-    bm25_rank: float = 0.3
-    dense_rank: float = 0.15
-    sentence: float = 0.6
+    similarity: float = _DEFAULTS["similarity"]
+    first_stage: float = _DEFAULTS["first_stage"]
+    bm25_rank: float = _DEFAULTS["bm25_rank"]
+    dense_rank: float = _DEFAULTS["dense_rank"]
+    sentence: float = _DEFAULTS["sentence"]
 
     @classmethod
-    def from_config(cls, config: RerankConfig) -> FusedWeights:
-        """The weights ``rerank.fused_*`` set."""
-        return cls(
-            config.fused_similarity,
-            config.fused_first_stage,
-            config.fused_bm25_rank,
-            config.fused_dense_rank,
-            config.fused_sentence,
-        )
+    def from_settings(cls, settings: FusedSettings | None = None) -> FusedWeights:
+        """The weights ``[rerank.fused]`` sets (its defaults when None)."""
+        own = settings or FusedSettings()
+        return cls(own.similarity, own.first_stage, own.bm25_rank, own.dense_rank, own.sentence)
 
     def vector(self) -> np.ndarray:
         """Coefficients of the :func:`fused_features` columns (coverage first, weight 1)."""
@@ -166,6 +163,6 @@ class FusedReranker:
         return reorder(items, self.scores(query, items), k)
 
 
-def fused_reranker(config: RerankConfig, resources: RerankResources) -> FusedReranker:
-    """Registry factory ``fused``: the weights come from ``rerank.fused_*``."""
-    return FusedReranker(FusedWeights.from_config(config), resources.similarities, resources.sentence_similarities)
+def fused_reranker(settings: FusedSettings, resources: RerankResources) -> FusedReranker:
+    """Registry factory ``fused``: the weights come from ``[rerank.fused]``."""
+    return FusedReranker(FusedWeights.from_settings(settings), resources.similarities, resources.sentence_similarities)

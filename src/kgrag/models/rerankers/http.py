@@ -14,10 +14,10 @@ from typing import Any
 
 import httpx
 
-from kgrag.config.rerank import RerankConfig
 from kgrag.core.context import ContextItem
 from kgrag.core.errors import ConfigError, ModelError
 from kgrag.models.rerankers.base import RerankResources, reorder
+from kgrag.models.rerankers.settings import HttpSettings
 
 
 def rerank_url(base: str) -> str:
@@ -81,8 +81,10 @@ class HTTPReranker:
         self._client.close()
 
 
-def http_reranker(config: RerankConfig, resources: RerankResources) -> HTTPReranker:
-    if not config.url:
-        raise ConfigError("rerank.provider = 'http' needs rerank.url (e.g. http://localhost:8080)")
-    key = os.environ.get(config.api_key_env) or None
-    return HTTPReranker(config.url, model=config.model, shape=config.api_shape, api_key=key, timeout_s=config.timeout_s)
+def http_reranker(settings: HttpSettings, resources: RerankResources) -> HTTPReranker:
+    if not settings.url:
+        raise ConfigError("rerank.provider = 'http' needs rerank.http.url (e.g. http://localhost:8080)")
+    key = os.environ.get(settings.api_key_env) or None
+    return HTTPReranker(
+        settings.url, model=settings.model, shape=settings.api_shape, api_key=key, timeout_s=settings.timeout_s
+    )

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kgrag.config.rerank import RerankConfig
 from kgrag.core.context import ContextItem
 from kgrag.core.llm_types import StructuredResult
 from kgrag.models.llm import LLMClient
 from kgrag.models.rerankers.base import RerankResources, reorder
+from kgrag.models.rerankers.settings import ListwiseSettings
 
 PROMPT = "rerank_listwise"
 STAGE = "query.rerank"
@@ -43,5 +43,5 @@ class ListwiseLLMReranker:
         return reorder(items, scores, k)
 
 
-def llm_reranker(config: RerankConfig, resources: RerankResources) -> ListwiseLLMReranker:
-    return ListwiseLLMReranker(resources.llm(), config.max_chars)
+def llm_reranker(settings: ListwiseSettings, resources: RerankResources) -> ListwiseLLMReranker:
+    return ListwiseLLMReranker(resources.llm(), settings.max_chars)

@@ -19,11 +19,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from kgrag.config.rerank import RerankConfig
 from kgrag.core.context import ContextItem
 from kgrag.documents.sentences import sentence_texts
 from kgrag.models.embeddings import Embedder
 from kgrag.models.rerankers.base import RerankResources, reorder
+from kgrag.models.rerankers.settings import SentenceSettings
 
 RRF_K = 60
 CACHE_SIZE = 200_000
@@ -94,5 +94,5 @@ class SentenceReranker:
         return reorder(items, fused, k)
 
 
-def sentence_reranker(config: RerankConfig, resources: RerankResources) -> SentenceReranker:
-    return SentenceReranker(resources.embedder, config.sentences, config.incoming_weight)
+def sentence_reranker(settings: SentenceSettings, resources: RerankResources) -> SentenceReranker:
+    return SentenceReranker(resources.embedder, settings.sentences, settings.incoming_weight)

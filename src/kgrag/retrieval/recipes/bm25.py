@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from kgrag.config import KgragConfig
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.recipe_parts import finish
-from kgrag.retrieval.steps import BM25Search, TakeTop, UseStream
+from kgrag.retrieval.recipes.parts import finish
+from kgrag.retrieval.steps.basic import BM25Search, TakeTop, UseStream
 
 
 def bm25_pipeline(name: str, config: KgragConfig) -> Pipeline:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from kgrag.config import KgragConfig
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.query_steps import ExpandAndHypothesize
-from kgrag.retrieval.recipe_parts import EMBEDDINGS, finish
-from kgrag.retrieval.rerank_step import Rerank
-from kgrag.retrieval.steps import BM25Search, DenseSearch, FuseRRF, Hydrate, TakeTop
+from kgrag.retrieval.recipes.parts import EMBEDDINGS, finish
+from kgrag.retrieval.steps.basic import BM25Search, DenseSearch, FuseRRF, Hydrate, TakeTop
+from kgrag.retrieval.steps.query import ExpandAndHypothesize
+from kgrag.retrieval.steps.rerank import Rerank
 
 
 def combined_pipeline(name: str, config: KgragConfig) -> Pipeline:

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from kgrag.config import KgragConfig
-from kgrag.retrieval.community_steps import CommunitySearch
 from kgrag.retrieval.pipelines import Pipeline
+from kgrag.retrieval.steps.community import CommunitySearch
 
 
 def community_pipeline(name: str, config: KgragConfig) -> Pipeline:

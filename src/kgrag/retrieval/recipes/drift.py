@@ -1,28 +1,27 @@
 """``drift``: DRIFT search (Microsoft GraphRAG's community-primed local search) under a hard prompt-token
 budget: a primer over community reports, follow-up questions answered by local search, one reduce call.
 
-Its knobs are :class:`~kgrag.retrieval.drift_settings.DriftSettings`, read from
-``[retrieval.pipelines.<name>.options]``. This recipe is the retrieval half; the reduce answer is added
-where generation lives (:func:`kgrag.generation.drift_answer.drift_pipeline`, the registered factory).
+Its knobs are :class:`~kgrag.retrieval.pipeline_settings.DriftSettings` (``[retrieval.pipelines.<name>]``).
+This recipe is the search (:mod:`kgrag.retrieval.steps.drift`); it names its answer, the reduce call over
+the intermediate answers (``KINDS["answer_strategy"]["drift"]``, :mod:`kgrag.generation.drift_answer`).
 """
 
 from __future__ import annotations
 
 from kgrag.config import KgragConfig
 from kgrag.core.errors import ConfigError
-from kgrag.retrieval.drift_search import DriftSearch
-from kgrag.retrieval.drift_settings import drift_settings
+from kgrag.retrieval.pipeline_settings import DriftSettings
 from kgrag.retrieval.pipelines import Pipeline
+from kgrag.retrieval.steps.drift import DriftSearch
 
 
-def drift_search_pipeline(name: str, config: KgragConfig) -> Pipeline:
+def drift_pipeline(name: str, config: KgragConfig) -> Pipeline:
     """The DRIFT search step with ``name``'s settings; needs community reports (and so a graph)."""
-    where = f"retrieval.pipelines.{name}.options"
-    settings = drift_settings(config.retrieval.settings_for(name).options, where)
+    settings = config.retrieval.pipeline_settings(name, DriftSettings)
     if settings.local_pipeline in (name, "auto"):
         raise ConfigError(
-            f"{where}.local_pipeline: {settings.local_pipeline!r} cannot answer the follow-ups of {name!r}; "
-            "name a local pipeline such as graph-local"
+            f"retrieval.pipelines.{name}.local_pipeline: {settings.local_pipeline!r} cannot answer the "
+            f"follow-ups of {name!r}; name a local pipeline such as graph-local"
         )
     return Pipeline(
         name,
@@ -31,4 +30,5 @@ def drift_search_pipeline(name: str, config: KgragConfig) -> Pipeline:
         f"{settings.max_prompt_tokens} prompt tokens per query.",
         (DriftSearch(settings),),
         requires=frozenset({"communities", "graph"}),
+        answer="drift",
     )

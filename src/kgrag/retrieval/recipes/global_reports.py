@@ -4,9 +4,8 @@ global search, as feldt-hellstrom-2026 describes it); the pipeline owns its answ
 from __future__ import annotations
 
 from kgrag.config import KgragConfig
-from kgrag.retrieval.community_steps import GlobalCandidates
-from kgrag.retrieval.global_answer import GlobalMapReduce
 from kgrag.retrieval.pipelines import Pipeline
+from kgrag.retrieval.steps.community import GlobalCandidates
 
 
 def global_pipeline(name: str, config: KgragConfig) -> Pipeline:
@@ -16,5 +15,5 @@ def global_pipeline(name: str, config: KgragConfig) -> Pipeline:
         f"call; at most {config.communities.global_max_prompt_tokens} prompt tokens per query.",
         (GlobalCandidates(),),
         requires=frozenset({"communities"}),
-        answer=GlobalMapReduce(),
+        answer="global",
     )

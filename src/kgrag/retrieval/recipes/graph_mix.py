@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 from kgrag.config import KgragConfig
-from kgrag.retrieval.graph_steps import GraphLocalSearch
-from kgrag.retrieval.lightrag_steps import GraphGlobalSearch, RoundRobin
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.query_steps import ExtractKeywords
-from kgrag.retrieval.recipe_parts import EMBEDDINGS, GRAPH, finish
 from kgrag.retrieval.recipes.graph_local import local_params
-from kgrag.retrieval.steps import DenseSearch, Step
+from kgrag.retrieval.recipes.parts import EMBEDDINGS, GRAPH, finish
+from kgrag.retrieval.steps.basic import DenseSearch, Step
+from kgrag.retrieval.steps.graph import GraphLocalSearch
+from kgrag.retrieval.steps.lightrag import GraphGlobalSearch, RoundRobin
+from kgrag.retrieval.steps.query import ExtractKeywords
 
 MIX_CHUNKS = ("dense", "graph_local", "graph_global")
 MIX_FACTS = ("graph_local_facts", "graph_global_facts")
@@ -20,7 +20,7 @@ def mix_search(name: str, config: KgragConfig) -> tuple[Step, ...]:
     """The mix first stage, shared with ``graph-mix-rerank``."""
     return (
         ExtractKeywords(),
-        GraphLocalSearch(local_params(config.retrieval.settings_for(name))),
+        GraphLocalSearch(local_params(config, name)),
         GraphGlobalSearch(),
         DenseSearch(pool=config.retrieval.pool_for(name)),
         RoundRobin(MIX_CHUNKS, MIX_FACTS),

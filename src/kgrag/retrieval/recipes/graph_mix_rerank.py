@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from kgrag.config import KgragConfig
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.recipe_parts import EMBEDDINGS, GRAPH, finish
 from kgrag.retrieval.recipes.graph_mix import mix_search
-from kgrag.retrieval.rerank_step import Rerank
-from kgrag.retrieval.steps import Hydrate
+from kgrag.retrieval.recipes.parts import EMBEDDINGS, GRAPH, finish
+from kgrag.retrieval.steps.basic import Hydrate
+from kgrag.retrieval.steps.rerank import Rerank
 
 
 def graph_mix_rerank_pipeline(name: str, config: KgragConfig) -> Pipeline:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from kgrag.config import KgragConfig
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.recipe_parts import finish, hybrid_search
-from kgrag.retrieval.steps import TakeTop
+from kgrag.retrieval.recipes.parts import finish, hybrid_search
+from kgrag.retrieval.steps.basic import TakeTop
 
 
 def hybrid_pipeline(name: str, config: KgragConfig) -> Pipeline:

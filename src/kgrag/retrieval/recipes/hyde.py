@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from kgrag.config import KgragConfig
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.query_steps import Hypothesize
-from kgrag.retrieval.recipe_parts import EMBEDDINGS, finish
-from kgrag.retrieval.steps import DenseSearch, FuseRRF, TakeTop
+from kgrag.retrieval.recipes.parts import EMBEDDINGS, finish
+from kgrag.retrieval.steps.basic import DenseSearch, FuseRRF, TakeTop
+from kgrag.retrieval.steps.query import Hypothesize
 
 
 def hyde_pipeline(name: str, config: KgragConfig) -> Pipeline:

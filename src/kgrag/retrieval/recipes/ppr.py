@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from kgrag.config import KgragConfig
-from kgrag.retrieval.lightrag_steps import AppendStreams
+from kgrag.retrieval.pipeline_settings import PprSettings
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.ppr import PersonalizedPageRank
-from kgrag.retrieval.recipe_parts import EMBEDDINGS, GRAPH, finish
-from kgrag.retrieval.steps import BM25Search, DenseSearch, FuseRRF, TakeTop
+from kgrag.retrieval.recipes.parts import EMBEDDINGS, GRAPH, finish
+from kgrag.retrieval.steps.basic import BM25Search, DenseSearch, FuseRRF, TakeTop
+from kgrag.retrieval.steps.lightrag import AppendStreams
+from kgrag.retrieval.steps.ppr import PersonalizedPageRank
 
 
 def ppr_pipeline(name: str, config: KgragConfig) -> Pipeline:
     """Dense + BM25 + PPR passage streams fused by RRF; the top PageRank entities join as facts."""
-    settings = config.retrieval.settings_for(name)
+    settings = config.retrieval.pipeline_settings(name, PprSettings)
     pool = config.retrieval.pool_for(name)
     return Pipeline(
         name,
@@ -20,7 +21,7 @@ def ppr_pipeline(name: str, config: KgragConfig) -> Pipeline:
         (
             DenseSearch(pool=pool),
             BM25Search(pool=pool),
-            PersonalizedPageRank(pool=pool, damping=settings.damping or 0.5),
+            PersonalizedPageRank(pool=pool, damping=settings.damping),
             FuseRRF(("dense", "bm25", "ppr"), k=config.retrieval.rrf_k_for(name)),
             TakeTop(),
             AppendStreams(("ppr_facts",)),

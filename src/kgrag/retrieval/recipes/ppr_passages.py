@@ -4,17 +4,17 @@ BM25 passages, passages ranked by their PageRank mass (hipporag2)."""
 from __future__ import annotations
 
 from kgrag.config import KgragConfig
+from kgrag.retrieval.pipeline_settings import PprPassagesSettings
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.ppr_passages import DEFAULT_PASSAGE_WEIGHT, PassagePageRank
-from kgrag.retrieval.recipe_parts import EMBEDDINGS, GRAPH, finish
-from kgrag.retrieval.steps import BM25Search, DenseSearch, TakeTop, UseStream
+from kgrag.retrieval.recipes.parts import EMBEDDINGS, GRAPH, finish
+from kgrag.retrieval.steps.basic import BM25Search, DenseSearch, TakeTop, UseStream
+from kgrag.retrieval.steps.ppr import PassagePageRank
 
 
 def ppr_passages_pipeline(name: str, config: KgragConfig) -> Pipeline:
     """Dense + BM25 pools → PPR over the passage graph (entity seeds, RRF-fused passage seeds) → k passages."""
-    settings = config.retrieval.settings_for(name)
+    settings = config.retrieval.pipeline_settings(name, PprPassagesSettings)
     pool = config.retrieval.pool_for(name)
-    weight = settings.passage_weight if settings.passage_weight is not None else DEFAULT_PASSAGE_WEIGHT
     return Pipeline(
         name,
         "HippoRAG 2 style PPR (igraph) over entities and passages, seeded by the question's entities and its "
@@ -24,8 +24,8 @@ def ppr_passages_pipeline(name: str, config: KgragConfig) -> Pipeline:
             BM25Search(pool=pool),
             PassagePageRank(
                 pool=pool,
-                damping=settings.damping or 0.5,
-                passage_weight=weight,
+                damping=settings.damping,
+                passage_weight=settings.passage_weight,
                 seed_streams=("dense", "bm25"),
                 rrf_k=config.retrieval.rrf_k_for(name),
             ),

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from kgrag.config import KgragConfig
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.query_steps import ExpandQuery
-from kgrag.retrieval.recipe_parts import EMBEDDINGS, finish, hybrid_search
-from kgrag.retrieval.steps import TakeTop
+from kgrag.retrieval.recipes.parts import EMBEDDINGS, finish, hybrid_search
+from kgrag.retrieval.steps.basic import TakeTop
+from kgrag.retrieval.steps.query import ExpandQuery
 
 
 def qe_pipeline(name: str, config: KgragConfig) -> Pipeline:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from kgrag.config import KgragConfig
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.recipe_parts import EMBEDDINGS, finish, hybrid_search
-from kgrag.retrieval.rerank_step import Rerank
-from kgrag.retrieval.steps import Hydrate, TakeTop
+from kgrag.retrieval.recipes.parts import EMBEDDINGS, finish, hybrid_search
+from kgrag.retrieval.steps.basic import Hydrate, TakeTop
+from kgrag.retrieval.steps.rerank import Rerank
 
 
 def rerank_pipeline(name: str, config: KgragConfig) -> Pipeline:

@@ -1,8 +1,8 @@
 """Reading a store's write generation once per query run instead of once per in-memory index check.
 
 Every hot index (the vector matrix, the in-memory BM25 index, the graph index, counts) asks the store's
-generation before answering, so it reloads after a commit by any process. One ``combined`` query checked
-it ~10 times, each a database round trip (``PRAGMA data_version`` on SQLite, a one-row read on
+generation before answering, so it reloads after a commit by any process. One ``combined`` query checks
+it about ten times, each a database round trip (``PRAGMA data_version`` on SQLite, a one-row read on
 PostgreSQL). Inside :meth:`GenerationPin.hold` the thread reads it once and reuses that value until the
 block ends: a write committed elsewhere meanwhile is seen by the next run, as it would have been had it
 landed a moment later.

@@ -69,7 +69,7 @@ class SqlGraph:
 
         Endpoints merged away by denoising map to their canonical entities; a mention that only then loops
         on one entity, or names a relation denoising dropped, is skipped (its id is still returned). A
-        mention of a relation from an entity to itself is refused by the schema, as before.
+        mention of a relation from an entity to itself is refused by the schema.
         """
         canon = self._canonical([k for m in mentions for k in (m.source_key, m.target_key)])
         dropped = self._dropped()

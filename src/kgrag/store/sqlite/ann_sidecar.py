@@ -6,8 +6,8 @@ needs an index saves it under ``<db>.ann/`` and the next one loads it:
 
 * **Keyed by content, not by the write generation.** The generation counts this process's writes plus
   SQLite's per-connection ``data_version``, neither of which survives a restart. A BLAKE2 hash of the
-  build parameters, the chunk ids in row order and the vector bytes does (hashing 10⁶ × 384 floats takes
-  about a second, against a minute of build), and any write that changes chunk vectors changes it.
+  build parameters, the chunk ids in row order and the vector bytes does (hashing costs a small fraction of
+  a build: docs/results/design-measurements.md), and any write that changes chunk vectors changes it.
 * **Appends extend, anything else rebuilds.** Chunk rows come in rowid order, so a run that only added
   documents leaves the saved rows as a prefix: the saved index is loaded and the new rows inserted
   (HNSW supports inserts), then saved again. Deletions or re-chunking fail the prefix check and rebuild.

@@ -140,7 +140,7 @@ class FtsTokenizer:
     def _learn(self, words: list[str]) -> None:
         """Tokenise ``words`` by inserting them and reading the table's vocabulary, then roll the insert
         back: the table stays empty, so nothing has to be deleted first and the index never grows
-        (deleting the previous words first cost ~2-3x as much per call)."""
+        (deleting the previous words first costs more per call: docs/results/design-measurements.md)."""
         if len(self._memo) + len(words) > MEMO_WORDS:
             self._memo.clear()
         tokens: dict[int, list[str]] = {}
@@ -172,8 +172,9 @@ def build_lexical_index(db: Database) -> LexicalIndex:
     token occurrence, as the tokenizer wrote it) and precompute each posting's BM25 term factor.
 
     SQLite lists each term's occurrences in one row (``GROUP BY term`` streams in the view's own order;
-    grouping by term *and* row made SQLite sort every occurrence, ~40 MB at 5,362 chunks, which the heap
-    then kept), and NumPy parses and counts them, so the load never holds a Python object per posting."""
+    grouping by term *and* row would make SQLite sort every occurrence, memory the heap then keeps:
+    docs/results/design-measurements.md), and NumPy parses and counts them, so the load never holds a Python
+    object per posting."""
     db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_INSTANCES} USING fts5vocab(main, chunks_fts, instance)")
     chunks = db.query_plain(f"SELECT rowid, {COLUMNS} FROM chunks ORDER BY rowid")
     per_term = db.query_plain(f"SELECT term, group_concat(doc) FROM temp.{_INSTANCES} GROUP BY term")

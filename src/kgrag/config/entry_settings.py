@@ -1,0 +1,108 @@
+"""Settings tables of registry entries: ``[retrieval.pipelines.<name>]``, ``[rerank.<name>]``,
+``[evaluation.metrics.<name>]``, ``[evaluation.judges.<name>]``, ``[indexing.stages.<name>]``.
+
+A section holds ``{entry name: its settings}``; each table is validated against the settings model the
+entry declares in its registry (:meth:`kgrag.core.registry.Registry.settings_model`), so a plug-in gets a
+typed, validated, documented table without a change to the section. Entries registered only in code on
+one workspace after it opened are not known when the file loads: their tables are refused here as typos
+would be. Entries registered on a :class:`~kgrag.core.registries.Registries` passed to
+``Workspace.open(registries=...)`` are known (:func:`validating_with`).
+
+Old keys (the flat fields these tables replace) are moved to their new place with a one-line note naming
+the new key (:func:`deprecated`); ``docs/configuration.md`` lists them in its migration table.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic_core import PydanticCustomError
+
+from kgrag.core.builtins import KINDS, new_registry
+from kgrag.core.errors import ConfigError
+from kgrag.core.registries import Registries
+from kgrag.core.registry import Registry
+
+log = logging.getLogger("kgrag.config")
+
+ENTRY_SETTINGS_ERROR = "entry_settings"
+"""pydantic error type whose message already names the full key (``retrieval.pipelines.x.depth``)."""
+
+MIGRATIONS: list[tuple[str, str]] = []
+"""(old key, new key) of every migrated key, for the migration table of ``docs/configuration.md``;
+filled by the modules that migrate, at import."""
+
+
+_SCOPE: ContextVar[Registries | None] = ContextVar("kgrag_config_registries", default=None)
+
+
+@contextmanager
+def validating_with(registries: Registries | None) -> Iterator[None]:
+    """Validate names and tables against ``registries`` (a workspace's, with what code registered on it
+    before opening) instead of the built-ins and plug-ins alone."""
+    token = _SCOPE.set(registries)
+    try:
+        yield
+    finally:
+        _SCOPE.reset(token)
+
+
+def known_registry(kind: str) -> Registry[Any]:
+    """The registry names of ``kind`` are checked against while a config validates."""
+    scope = _SCOPE.get()
+    return scope.by_key(kind) if scope is not None else new_registry(kind)
+
+
+def migration(old: str, new: str) -> None:
+    """Declare that ``old`` now lives at ``new`` (listed in ``docs/configuration.md``)."""
+    MIGRATIONS.append((old, new))
+
+
+def deprecated(old: str, new: str) -> None:
+    """The one-line note a migrated key gets when a config still uses it."""
+    log.warning("kgrag config: %s is deprecated; use %s (read as that for now)", old, new)
+
+
+def ignored(old: str, why: str) -> None:
+    """The one-line note a former key that never had an effect gets; it is dropped."""
+    log.warning("kgrag config: %s is ignored: %s; delete it", old, why)
+
+
+def check_tables(kind: str, value: Any, where: str) -> dict[str, BaseModel]:
+    """``{name: table}`` validated entry by entry; an unknown name or a bad key is one error naming it."""
+    if not isinstance(value, Mapping):
+        raise PydanticCustomError(ENTRY_SETTINGS_ERROR, "{where}: expected a table of {noun} names", _ctx(kind, where))
+    if not value:
+        return {}
+    registry = known_registry(kind)
+    out: dict[str, BaseModel] = {}
+    for name, table in value.items():
+        path = f"{where}.{name}"
+        if not isinstance(table, Mapping | BaseModel):
+            raise PydanticCustomError(
+                ENTRY_SETTINGS_ERROR, "{where}: expected a table, got {got}", {"where": path, "got": repr(table)}
+            )
+        try:
+            if name not in registry:
+                known = ", ".join(registry.names())
+                raise ConfigError(f"{path}: unknown {registry.kind} {name!r}; available: {known}")
+            settings = registry.settings(name, table, path)
+        except ConfigError as exc:
+            raise PydanticCustomError(ENTRY_SETTINGS_ERROR, "{detail}", {"detail": str(exc)}) from exc
+        if settings is not None:
+            out[name] = settings
+    return out
+
+
+def _ctx(kind: str, where: str) -> dict[str, str]:
+    return {"where": where, "noun": KINDS[kind].noun}
+
+
+def dump_tables(tables: Mapping[str, BaseModel]) -> dict[str, Any]:
+    """The tables as TOML-ready data (only what was set), for ``model_dump`` and ``kgrag.toml`` output."""
+    return {name: table.model_dump(mode="json", exclude_unset=True) for name, table in tables.items()}

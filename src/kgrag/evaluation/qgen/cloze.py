@@ -1,0 +1,250 @@
+"""Known-item question candidates from one sentence, without an LLM.
+
+A sentence of the corpus is the evidence; one of its spans (a named entity, or a noun phrase holding a
+proper noun or a number) is masked and becomes the answer; the rest of the sentence, or of the span's
+clause in a long sentence, is the question (wording in :mod:`kgrag.evaluation.qgen.wording`).
+
+A candidate is kept only when it can be found and checked: the answer is distinctive (its phrase occurs
+in few chunks, so it is not a word every passage has), the question keeps a rare word that points at the
+passage, the question does not contain the answer, and the sentence does not open with a pronoun whose
+referent lies outside it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
+
+from kgrag.documents.words import content_words
+from kgrag.evaluation.qgen.wording import LABELS, ask_around
+
+_LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_MARKUP = re.compile(r"[*_`]+")
+_SKIP_LINE = ("#", "|", "```", "<", "!")
+_OPENING_PRONOUNS = frozenset(
+    "it its this these they their them he she his her we our us that those here there".split()
+)
+MIN_TOKENS, MAX_TOKENS, LONG_SENTENCE = 6, 50, 28
+MAX_ANSWER_TOKENS = 6
+_CURRENCY = re.compile(r"[$€£¥]|\b(?:[A-Z]{3}|dollars?|euros?|pounds?|kron[aeo]r?|yen)\b")
+_PERCENT = re.compile(r"%|\bper ?cent\b", re.I)
+MEASURES = frozenset({"DATE", "TIME", "CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
+NAMES = frozenset({"PERSON", "GPE", "LOC", "NORP"})
+TOPICS = frozenset({"ORG", "PRODUCT", "FAC", "EVENT", "LAW", "WORK_OF_ART"})
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A chunk as question generation reads it."""
+
+    chunk_id: str
+    doc_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Cloze:
+    """One known-item question: the masked span is the answer, its sentence the evidence."""
+
+    chunk_id: str
+    doc_id: str
+    sentence: str
+    answer: str
+    label: str
+    question: str
+    template: str
+    topics: tuple[str, ...]
+    score: float
+    name_first: bool = False
+    """Whether the question opens with a proper noun (kept capitalised when it follows other words)."""
+
+
+def clean(text: str) -> str:
+    """A line without markdown emphasis and list markers, spaces collapsed."""
+    return " ".join(_MARKUP.sub("", _LIST_MARKER.sub("", text)).split())
+
+
+def prose_lines(text: str) -> Iterator[str]:
+    """The lines of a chunk that read as prose (not headings, table rows, code fences or markup)."""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line and not line.startswith(_SKIP_LINE) and len(line.split()) >= MIN_TOKENS:
+            yield clean(line)
+
+
+class Rarity:
+    """Chunk frequencies of words and phrases over the whole corpus (markup removed, lower-cased)."""
+
+    def __init__(self, passages: Sequence[Passage]) -> None:
+        self.texts = {p.chunk_id: " " + " ".join(clean(p.text).lower().split()) + " " for p in passages}
+        self.n = max(1, len(passages))
+        self.chunks_with: dict[str, set[str]] = defaultdict(set)
+        for chunk_id, text in self.texts.items():
+            for word in content_words(text):
+                self.chunks_with[word].add(chunk_id)
+        self.word_df: Counter[str] = Counter({w: len(ids) for w, ids in self.chunks_with.items()})
+        self._phrase_df: dict[str, int] = {}
+        self.max_df = max(3, round(0.02 * self.n))
+
+    @staticmethod
+    def _pattern(phrase: str) -> re.Pattern[str]:
+        return re.compile(r"(?<![a-z0-9])" + re.escape(" ".join(phrase.lower().split())) + r"(?![a-z0-9])")
+
+    def contains(self, chunk_id: str, phrase: str) -> bool:
+        return bool(self._pattern(phrase).search(self.texts.get(chunk_id, "")))
+
+    def phrase_df(self, phrase: str) -> int:
+        key = " ".join(phrase.lower().split())
+        if key not in self._phrase_df:
+            pattern, words = self._pattern(key), content_words(key)
+            # only chunks holding every content word of the phrase can hold the phrase
+            ids = set.intersection(*(self.chunks_with.get(w, set()) for w in words)) if words else set(self.texts)
+            self._phrase_df[key] = sum(1 for i in ids if pattern.search(self.texts[i]))
+        return self._phrase_df[key]
+
+    def idf(self, df: int) -> float:
+        return math.log((self.n + 1) / (df + 1)) + 1.0
+
+
+def candidate_spans(sent: Any) -> list[tuple[Any, str]]:
+    """Named entities of a sentence with an askable label, then noun phrases that hold a proper noun or
+    a number and overlap no entity (their leading determiners left out), labelled ``THING``."""
+    ents = [e for e in sent.ents if e.label_ in LABELS]
+    taken = {i for e in ents for i in range(e.start, e.end)}
+    found: list[tuple[Any, str]] = [(e, e.label_) for e in ents]
+    for chunk in sent.noun_chunks:
+        start = chunk.start
+        while start < chunk.end and chunk.doc[start].pos_ in ("DET", "PRON"):
+            start += 1
+        span = chunk.doc[start : chunk.end]
+        named = any(t.pos_ in ("PROPN", "NUM") for t in span)
+        if len(span) and named and not taken & set(range(span.start, span.end)):
+            found.append((span, "THING"))
+    return found
+
+
+def clause_of(span: Any, sent: Any) -> Any:
+    """The clause of ``span`` in a long sentence (the subtree of its nearest verb), else the sentence."""
+    if len(sent) <= LONG_SENTENCE:
+        return sent
+    tok = span.root
+    while tok.pos_ not in ("VERB", "AUX") and tok.head.i != tok.i:
+        tok = tok.head
+    clause = sent.doc[tok.left_edge.i : tok.right_edge.i + 1]
+    inside = clause.start <= span.start and span.end <= clause.end
+    return clause if inside and len(clause) >= MIN_TOKENS and clause.start >= sent.start else sent
+
+
+def usable_sentence(sent: Any) -> str | None:
+    """Why a sentence cannot be evidence, or None when it can."""
+    if not MIN_TOKENS <= len(sent) <= MAX_TOKENS:
+        return "sentence too short or too long"
+    if sent[0].lower_ in _OPENING_PRONOUNS:
+        return "sentence opens with a pronoun"
+    return None
+
+
+def well_formed(span: Any, label: str) -> bool:
+    """Whether a span reads as a whole answer: no verb inside (a tagger slip such as "Chen Wei presents
+    Riffle"), no possessive ("Chen Wei's"), not ending on a joining word ("between one and"), not a
+    modifier of the noun after it, no word repeated back to back, a date or time without proper nouns
+    and not used as a modifier ("a 30 minute call"), a name without numbers."""
+    doc, tags = span.doc, {t.pos_ for t in span}
+    following = doc[span.end] if span.end < len(doc) else None
+    if tags & {"VERB", "AUX"} or span[-1].pos_ in ("CCONJ", "ADP", "DET", "PART"):
+        return False
+    if span.root.dep_ == "compound" or any(a.lower_ == b.lower_ for a, b in pairwise(span)):
+        return False  # a modifier of the next noun ("Reed-Sternberg cells"), or a heading run into its text
+    if following is not None and following.tag_ == "POS":
+        return False
+    if label in MEASURES and ("PROPN" in tags or (following is not None and following.pos_ == "NOUN")):
+        return label == "CARDINAL" and "PROPN" not in tags
+    if label == "PERSON" and (len(span) < 2 or tags - {"PROPN", "PUNCT"}):
+        return False
+    return not (label in NAMES and "NUM" in tags)
+
+
+def distinctive(answer: str, rarity: Rarity) -> bool:
+    """The answer's phrase occurs in few chunks, and it holds a number or a word that few chunks have."""
+    words = content_words(answer)
+    if not words or (answer.isdigit() and len(answer) < 2):
+        return False
+    df = rarity.phrase_df(answer)
+    rare_word = min(rarity.word_df[w] for w in words) <= rarity.max_df
+    return 0 < df <= rarity.max_df and (rare_word or any(ch.isdigit() for ch in answer))
+
+
+def trusted_label(span: Any, sent: Any, label: str) -> str:
+    """The entity label when the span's shape bears it out, else a plainer one: a name must be written as
+    one (capitalised words, not a lone capitalised first word of the sentence), an amount of money needs
+    a currency, a percentage a percent sign. A small model mislabels text outside its training domain
+    ("Mucus" as a place), and a question asking "which place" for a fluid misleads more than "what"."""
+    if label in NAMES | TOPICS | {"LANGUAGE"} - {"PERSON"}:
+        written_as_name = all(t.is_title or t.is_upper or t.like_num or t.is_punct for t in span)
+        lone_opener = len(span) == 1 and span.start == sent.start
+        return label if written_as_name and not lone_opener else "THING"
+    if label == "MONEY" and not _CURRENCY.search(span.text):
+        return "QUANTITY"
+    if label == "PERCENT" and not _PERCENT.search(span.text):
+        return "QUANTITY"
+    return label
+
+
+def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarity) -> Cloze | str:
+    """The question for ``span`` masked in ``sent``, or why there is none (a rejection reason)."""
+    label = trusted_label(span, sent, label)
+    answer = span.text.strip(" ,.;:()\"'")
+    answer_words = content_words(answer)
+    if len(span) > MAX_ANSWER_TOKENS or not well_formed(span, label):
+        return "span is not a whole answer"
+    if not distinctive(answer, rarity):
+        return "answer not distinctive"
+    df = rarity.phrase_df(answer)
+    clause = clause_of(span, sent)
+    question, template, kept = ask_around(clause, span, label)
+    if answer_words & content_words(question) or answer.lower() in question.lower():
+        return "question contains the answer"
+    if question.count("(") != question.count(")"):
+        return "question has an unbalanced bracket"  # one opened or closed in the part left out
+    context = content_words(kept)
+    if len(context) < 3:
+        return "question too short"
+    ranked = sorted(context, key=lambda w: (rarity.word_df[w], w))
+    if rarity.word_df[ranked[0]] > rarity.max_df:
+        return "question has no rare word"
+    anchor = sum(rarity.idf(rarity.word_df[w]) for w in ranked[:3]) / min(3, len(ranked))
+    named = [e for e in sent.ents if e.label_ in NAMES | TOPICS and e.start != span.start]
+    topics = tuple(sorted({e.text.lower() for e in named if e.text in question}))
+    return Cloze(
+        passage.chunk_id,
+        passage.doc_id,
+        sent.text.strip(),
+        answer,
+        label,
+        question,
+        template,
+        topics,
+        rarity.idf(df) + anchor,
+        question.split()[0] in {t.text for t in sent if t.pos_ == "PROPN"},
+    )
+
+
+def clozes(passage: Passage, docs: Sequence[Any], rarity: Rarity, rejected: Counter[str]) -> list[Cloze]:
+    """The best-scoring question of each usable sentence of a passage's parsed prose lines."""
+    best: list[Cloze] = []
+    for doc in docs:
+        for sent in doc.sents:
+            if (why := usable_sentence(sent)) is not None:
+                rejected[why] += 1
+                continue
+            made = [make_cloze(passage, sent, span, label, rarity) for span, label in candidate_spans(sent)]
+            kept = [m for m in made if isinstance(m, Cloze)]
+            rejected.update(m for m in made if isinstance(m, str))
+            if kept:
+                best.append(max(kept, key=lambda c: (c.score, c.answer)))
+    return best

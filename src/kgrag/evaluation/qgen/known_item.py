@@ -1,0 +1,174 @@
+"""LLM-free question generation: known-item questions from the corpus itself.
+
+Every prose sentence of every chunk is parsed with spaCy; each yields at most one candidate (the most
+distinctive masked span, :mod:`kgrag.evaluation.qgen.cloze`). Two kinds are drawn from them, seeded:
+
+- ``known-item``: one sentence is the evidence, the masked span the answer. Candidates are drawn round
+  robin over entity labels (so people, dates, counts, organisations and products all get asked), at most
+  one per chunk before any chunk gets a second, and near-duplicates are dropped.
+- ``two-chunk``: two known-item questions about the same named entity whose evidence lies in different
+  chunks, asked together; kept only when neither chunk holds both answers, so no single passage answers
+  it. The answer is both answers, the evidence both sentences.
+
+Such questions test whether a pipeline finds the passage a user is looking for; they are lexical by
+construction (the question reuses the evidence sentence's words), which favours word-matching retrieval.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from kgrag.core.errors import KgragError
+from kgrag.documents.words import content_words
+from kgrag.evaluation.datasets import QAItem
+from kgrag.evaluation.qgen.checks import is_duplicate, jaccard
+from kgrag.evaluation.qgen.cloze import Cloze, Passage, Rarity, clozes, prose_lines
+from kgrag.evaluation.qgen.generate import QGenResult
+
+LLM_FREE_KINDS = ("known-item", "two-chunk")
+PAIRS_PER_TOPIC = 2
+
+
+def parse_candidates(passages: Sequence[Passage], nlp: Any, rarity: Rarity, rejected: Counter[str]) -> list[Cloze]:
+    """Every passage's candidates, in passage order (``nlp``: a loaded spaCy pipeline)."""
+    lines = [(p, line) for p in passages for line in prose_lines(p.text)]
+    docs_by_chunk: dict[str, list[Any]] = defaultdict(list)
+    for (passage, _), doc in zip(lines, nlp.pipe([line for _, line in lines], batch_size=64), strict=True):
+        docs_by_chunk[passage.chunk_id].append(doc)
+    found: list[Cloze] = []
+    for passage in passages:
+        found += clozes(passage, docs_by_chunk.get(passage.chunk_id, []), rarity, rejected)
+    return found
+
+
+def _shuffled(items: Iterable[Cloze], rng: random.Random) -> list[Cloze]:
+    ordered = sorted(items, key=lambda c: (c.chunk_id, c.sentence, c.answer))
+    rng.shuffle(ordered)
+    return ordered
+
+
+def pick_known_items(candidates: Sequence[Cloze], count: int, rng: random.Random, threshold: float) -> list[Cloze]:
+    """``count`` candidates, round robin over labels, one per chunk first, no near-duplicates."""
+    by_label: dict[str, list[Cloze]] = defaultdict(list)
+    for c in _shuffled(candidates, rng):
+        by_label[c.label].append(c)
+    kept: list[Cloze] = []
+    kept_words: list[set[str]] = []
+    per_chunk: Counter[str] = Counter()
+    for cap in (1, 2, 3):
+        queues = [list(by_label[label]) for label in sorted(by_label)]
+        while len(kept) < count and any(queues):
+            for queue in queues:
+                while queue:
+                    c = queue.pop(0)
+                    if c in kept or per_chunk[c.chunk_id] >= cap or is_duplicate(c.question, kept_words, threshold):
+                        continue
+                    kept.append(c)
+                    kept_words.append(content_words(c.question))
+                    per_chunk[c.chunk_id] += 1
+                    break
+                if len(kept) >= count:
+                    break
+    return kept
+
+
+def _pairable(a: Cloze, b: Cloze, rarity: Rarity) -> bool:
+    """Different chunks, different answers, neither chunk holding both answers, no answer in the other
+    question."""
+    return (
+        a.chunk_id != b.chunk_id
+        and not content_words(a.answer) & content_words(b.answer)
+        and jaccard(content_words(a.question), content_words(b.question)) < 0.5
+        and not rarity.contains(a.chunk_id, b.answer)
+        and not rarity.contains(b.chunk_id, a.answer)
+        and not content_words(a.answer) & content_words(b.question)
+        and not content_words(b.answer) & content_words(a.question)
+    )
+
+
+def pick_pairs(
+    candidates: Sequence[Cloze], count: int, rng: random.Random, rarity: Rarity
+) -> list[tuple[Cloze, Cloze]]:
+    """Up to ``count`` pairs of candidates sharing a named entity (each candidate in one pair at most,
+    a second pair per entity only once every entity had its turn), seeded."""
+    by_topic: dict[str, list[Cloze]] = defaultdict(list)
+    for c in _shuffled(candidates, rng):
+        for topic in c.topics:
+            if 2 <= rarity.phrase_df(topic) <= max(5, round(0.2 * rarity.n)):
+                by_topic[topic].append(c)
+    topics = sorted(by_topic)
+    rng.shuffle(topics)
+    pairs: list[tuple[Cloze, Cloze]] = []
+    used: set[Cloze] = set()
+    for topic in topics * PAIRS_PER_TOPIC:
+        group = [c for c in by_topic[topic] if c not in used]
+        found = next(((a, b) for i, a in enumerate(group) for b in group[i + 1 :] if _pairable(a, b, rarity)), None)
+        if found is not None:
+            pairs.append(found)
+            used.update(found)
+        if len(pairs) >= count:
+            break
+    return pairs
+
+
+def _qid(kind: str, question: str) -> str:
+    return "ki-" + hashlib.sha1(f"{kind}|{question}".encode()).hexdigest()[:10]
+
+
+def _single(c: Cloze) -> tuple[QAItem, dict[str, Any]]:
+    item = QAItem(_qid("known-item", c.question), c.question, c.answer, "known-item", [c.sentence])
+    return item, {"chunk_ids": [c.chunk_id], "answer_label": c.label, "template": c.template}
+
+
+def _joined(a: Cloze, b: Cloze) -> tuple[QAItem, dict[str, Any]]:
+    second = b.question
+    if not b.name_first:
+        second = second[0].lower() + second[1:]
+    question = f"{a.question} Also, {second}"
+    answer, evidence = f"{a.answer}; {b.answer}", [a.sentence, b.sentence]
+    item = QAItem(_qid("two-chunk", question), question, answer, "two-chunk", evidence)
+    meta = {
+        "chunk_ids": [a.chunk_id, b.chunk_id],
+        "answer_label": f"{a.label}+{b.label}",
+        "template": f"{a.template}+{b.template}",
+    }
+    return item, meta
+
+
+def known_item_questions(
+    passages: Sequence[Passage],
+    nlp: Any,
+    kinds: Sequence[str],
+    per_kind: int,
+    *,
+    seed: int = 0,
+    dedup_threshold: float = 0.8,
+    on_question: Callable[[], None] | None = None,
+) -> QGenResult:
+    """Up to ``per_kind`` questions of each of ``kinds`` (``known-item``, ``two-chunk``) from
+    ``passages``; the same passages, pipeline and seed give the same questions."""
+    unknown = [k for k in kinds if k not in LLM_FREE_KINDS]
+    if unknown:
+        raise KgragError(
+            f"unknown question kind(s) without an LLM: {', '.join(unknown)}; choose from {', '.join(LLM_FREE_KINDS)}"
+        )
+    ordered = sorted(passages, key=lambda p: p.chunk_id)
+    result, rarity = QGenResult(), Rarity(ordered)
+    candidates = parse_candidates(ordered, nlp, rarity, result.rejected)
+    result.generated = len(candidates)
+    made: list[tuple[QAItem, dict[str, Any]]] = []
+    if "known-item" in kinds:
+        made += [_single(c) for c in pick_known_items(candidates, per_kind, random.Random(seed), dedup_threshold)]
+    if "two-chunk" in kinds:
+        pairs = pick_pairs(candidates, per_kind, random.Random(seed + 1), rarity)
+        made += [_joined(a, b) for a, b in pairs]
+    for item, meta in made:
+        result.items.append(item)
+        result.meta[item.id] = meta
+        if on_question is not None:
+            on_question()
+    return result

@@ -1,0 +1,53 @@
+"""Writing a generated question set in the dataset format `kgrag eval` reads: a GraphRAG-Bench JSON list
+(``.json``, as ``examples/sample/questions.json``) or one record per line (``.jsonl``). The file is
+written whole or not at all (a temporary file renamed into place)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from kgrag.core.errors import KgragError
+from kgrag.evaluation.qgen.generate import QGenResult
+
+
+def records(result: QGenResult, source: str) -> list[dict[str, Any]]:
+    """One dataset record per kept question: the GraphRAG-Bench fields, then how it was made."""
+    return [
+        {
+            "id": item.id,
+            "source": source,
+            "question": item.question,
+            "answer": item.answer,
+            "question_type": item.question_type,
+            "evidence": item.evidence,
+            **result.meta.get(item.id, {}),
+        }
+        for item in result.items
+    ]
+
+
+def write_questions(path: Path, result: QGenResult, source: str) -> None:
+    """Write ``result``'s questions to ``path`` (``.json`` list or ``.jsonl`` lines)."""
+    rows = records(result, source)
+    if path.suffix == ".json":
+        text = json.dumps(rows, indent=1, ensure_ascii=False) + "\n"
+    elif path.suffix == ".jsonl":
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    else:
+        raise KgragError(f"{path}: the question file must end in .json (a list) or .jsonl (one per line)")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(text)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    except OSError as exc:
+        raise KgragError(f"{path}: cannot write the questions ({exc.strerror or exc})") from exc

@@ -1,0 +1,132 @@
+"""How a masked span becomes a question: the question word chosen by the span's entity label, and the
+sentence (or its clause) rewritten around it.
+
+A span that opens its clause is replaced by a fronted question word ("Aisha Okafor wrote Shale" →
+"Who wrote Shale?"); anywhere else it is asked in place ("Shale keeps raw telemetry for which length
+of time?"). The words are chosen by label so that a person is asked with "who", a year with "which
+year", a count with "how many", an organisation with "which organization", and so on.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+FRONTED = {
+    "PERSON": "Who",
+    "ORG": "Which organization",
+    "GPE": "Which place",
+    "LOC": "Which location",
+    "FAC": "Which facility",
+    "PRODUCT": "Which product",
+    "EVENT": "Which event",
+    "NORP": "Which group",
+    "LAW": "Which rule",
+    "WORK_OF_ART": "Which work",
+    "LANGUAGE": "Which language",
+    "MONEY": "What amount of money",
+    "PERCENT": "What percentage",
+    "QUANTITY": "What quantity",
+    "TIME": "What time",
+    "THING": "What",
+}
+IN_PLACE = {
+    "PERSON": "which person",
+    "ORG": "which organization",
+    "GPE": "which place",
+    "LOC": "which location",
+    "FAC": "which facility",
+    "PRODUCT": "which product",
+    "EVENT": "which event",
+    "NORP": "which group",
+    "LAW": "which rule",
+    "WORK_OF_ART": "which work",
+    "LANGUAGE": "which language",
+    "MONEY": "what amount of money",
+    "PERCENT": "what percentage",
+    "QUANTITY": "what quantity",
+    "TIME": "what time",
+    "THING": "what",
+}
+LABELS = frozenset([*FRONTED, "DATE", "CARDINAL"])
+_YEAR = re.compile(r"^(in |since |by )?(19|20)\d\d$", re.I)
+_DURATION = re.compile(r"(?<![\w-])(years?|months?|weeks?|days?|hours?|minutes?|seconds|(?<=\d )second)(?![\w-])", re.I)
+
+
+def question_word(label: str, text: str, next_pos: str, after_preposition: bool, fronted: bool) -> str:
+    """The question word or phrase that stands for a span with entity ``label`` and ``text``."""
+    if label in ("DATE", "TIME") and _DURATION.search(text):
+        word = "how long"
+    elif label == "DATE":
+        word = "which year" if _YEAR.match(text) else "what date"
+    elif label == "CARDINAL":
+        word = "how many" if next_pos in ("NOUN", "PROPN") else "what number"
+    elif label == "PERSON" and after_preposition:
+        word = "whom"
+    else:
+        word = (FRONTED if fronted else IN_PLACE).get(label, "what")
+    return word[0].upper() + word[1:] if fronted else word
+
+
+def template_name(label: str, fronted: bool) -> str:
+    """A short name of the wording used, recorded with each question."""
+    return f"{'fronted' if fronted else 'in-place'}:{label.lower()}"
+
+
+_LOOSE_START = re.compile(r"^[\s,;:]+")
+_LOOSE_END = re.compile(r"(?:[\s,;:]+(?:and|or|but))?[\s.;:,!?]*$")
+
+
+def _joined(tokens: list[Any]) -> str:
+    """Tokens as written, with a space where a left-out part stood between two of them."""
+    out = []
+    for t, nxt in zip(tokens, [*tokens[1:], None], strict=False):
+        gap = nxt is not None and nxt.i != t.i + 1 and not t.whitespace_
+        out.append(t.text_with_ws + (" " if gap else ""))
+    return "".join(out)
+
+
+def side_parts(clause: Any, span: Any) -> set[int]:
+    """Token positions of the clause's side clauses and appositions that do not hold the span ("…, and
+    Vestland signed the agreement", "…, the columnar storage layer,"), with the comma or joining word
+    before them: the question keeps what identifies its fact, not everything its sentence says."""
+    doc, drop = clause.doc, set[int]()
+    for t in clause:
+        clausal = t.dep_ in ("conj", "advcl", "parataxis") and t.pos_ in ("VERB", "AUX")
+        if not (clausal or t.dep_ == "appos") or t.i == clause.root.i:
+            continue
+        if t.left_edge.i <= span.start and span.end - 1 <= t.right_edge.i:
+            continue
+        drop.update(range(t.left_edge.i, t.right_edge.i + 1))
+        j = t.left_edge.i - 1
+        while j >= clause.start and doc[j].dep_ in ("cc", "punct", "mark"):
+            drop.add(j)
+            j -= 1
+    return {i for i in drop if clause.start <= i < clause.end}
+
+
+def ask_around(clause: Any, span: Any, label: str) -> tuple[str, str, str]:
+    """The question made from ``clause`` (a spaCy span, its side parts left out) with ``span`` replaced
+    by its question word, the name of the template used, and the words kept around the span. A
+    determiner right before the span goes with it ("the Platform team" → "which organization")."""
+    doc = clause.doc
+    drop = side_parts(clause, span)
+    kept = [t for t in clause if t.i not in drop and not span.start <= t.i < span.end]
+    start = span.start
+    if start > clause.start and doc[start - 1].pos_ == "DET":
+        start -= 1
+    first = min([t.i for t in kept] + [start])
+    fronted = start == first
+    next_pos = doc[span.end].pos_ if span.end < len(doc) else ""
+    after_preposition = start > first and doc[start - 1].pos_ == "ADP"
+    word = question_word(label, span.text, next_pos, after_preposition, fronted)
+    before = _joined([t for t in kept if t.i < start])
+    after = _joined([t for t in kept if t.i >= span.end])
+    text = f"{before}{' ' if before and before[-1] != ' ' else ''}{word}{doc[span.end - 1].whitespace_}{after}"
+    text = re.sub(r"\(\s+", "(", re.sub(r"\s+([,;:)])", r"\1", " ".join(text.split())))
+    text = re.sub(r"([,;:])(\s*[,;:])+", r"\1", text)
+    text = _LOOSE_START.sub("", _LOOSE_END.sub("", text))
+    if not fronted and text:
+        text = text[0].upper() + text[1:]
+    context = " ".join(t.text for t in kept if t.i != start or start == span.start)
+    return text + "?", template_name(label, fronted), context

@@ -1,0 +1,66 @@
+"""Retrieval steps over community reports: top-k by embedding similarity (``community``) and the
+budget-sized candidate list of ``global``.
+
+Both return ``community`` items whose text is the report and whose provenance (``chunk_ids``) is the
+chunks its member entities come from, so evaluation and citations work as for any other item.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from kgrag.core.community_records import CommunityReport
+from kgrag.core.context import ContextItem
+from kgrag.documents import TokenCounter
+from kgrag.retrieval.query_context import QueryContext
+from kgrag.retrieval.resources.stored import COMMUNITIES
+from kgrag.retrieval.steps.basic import QueryState
+from kgrag.retrieval.steps.global_plan import plan_batches
+
+
+def report_item(report: CommunityReport, score: float, stream: str) -> ContextItem:
+    return ContextItem(
+        kind="community",
+        id=report.community_id,
+        text=report.text,
+        score=score,
+        chunk_ids=list(report.chunk_ids),
+        scores={stream: score},
+        metadata={"level": report.level, "title": report.title, "rating": report.rating, "method": report.method},
+    )
+
+
+@dataclass(frozen=True)
+class CommunitySearch:
+    """The k reports most similar to the query over ``levels`` (empty: every level), as
+    feldt-hellstrom-2026 retrieves top-k community summaries over all levels."""
+
+    levels: tuple[int, ...] = ()
+    name: str = "community_search"
+
+    def run(self, state: QueryState, env: QueryContext) -> None:
+        started = time.perf_counter()
+        hits = env.get(COMMUNITIES).search(env.embed_query(state.query), state.k, self.levels)
+        state.items = [report_item(report, score, "community") for report, score in hits]
+        state.record(self.name, {"k": state.k, "levels": list(self.levels)}, len(state.items), started)
+
+
+@dataclass(frozen=True)
+class GlobalCandidates:
+    """Reports by similarity to the query, as many as the map calls of ``global`` can read within its
+    prompt budget (:func:`plan_batches`); at least ``k`` are ranked even when fewer fit."""
+
+    name: str = "global_candidates"
+
+    def run(self, state: QueryState, env: QueryContext) -> None:
+        started = time.perf_counter()
+        config = env.config.communities
+        index = env.get(COMMUNITIES)
+        hits = index.search(env.embed_query(state.query), len(index), config.search_levels)
+        counter = TokenCounter.for_encoding()
+        plan = plan_batches(state.query, [r.text for r, _ in hits], config, counter.count)
+        keep = max(plan.reports, min(state.k, len(hits)))
+        state.items = [report_item(report, score, "global") for report, score in hits[:keep]]
+        params = {"budget": config.global_max_prompt_tokens, "batches": len(plan.batches), "reports": plan.reports}
+        state.record(self.name, params, len(state.items), started)

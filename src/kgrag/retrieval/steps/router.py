@@ -1,0 +1,144 @@
+"""The ``auto`` router (triple-layer-graphrag): local, multi-hop or global, then that route's pipeline.
+
+With an LLM configured the ``route_query`` prompt decides; otherwise (or on an invalid reply) cue-word
+heuristics do: corpus-wide wording ("main themes", "overall", "summarise") → global; wording about
+connections ("relationship between", "compare", "affect", "lead to", "why") or two or more entities of
+the graph named in the question → multi-hop; anything else → local. "global" is offered only when a
+pipeline for it is registered (community search belongs to its own recipe); otherwise global questions go
+to the multi-hop route, which is the graph route that reads most widely. A route whose pipeline's
+requirements are unmet here (no graph yet) falls back to the local route. The decision, its source and its
+reason are the first trace step; the chosen pipeline's steps then run on the same state.
+
+A policy fitted by ``kgrag tune --router`` and stored in the workspace (:mod:`.router_policy`) replaces
+both the LLM and the heuristics: its decision tree picks the pipeline from the question's features, and
+the trace's reason is ``rule: <conditions> → <pipeline>``. A chosen pipeline that cannot run here falls
+back to the policy's default, then to the local route.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+from kgrag.core.context import RouteDecision
+from kgrag.core.errors import KgragError
+from kgrag.graph.normalize import entity_key
+from kgrag.retrieval.pipelines import Pipeline, build_pipeline
+from kgrag.retrieval.query_context import QueryContext
+from kgrag.retrieval.requirements import enforce_requirements
+from kgrag.retrieval.steps.basic import QueryState
+from kgrag.retrieval.steps.graph_local import query_keywords
+from kgrag.retrieval.steps.query import ask
+from kgrag.retrieval.steps.router_policy import RouterPolicy, load_policy, question_features
+
+DEFAULT_ROUTES = {"local": "rerank", "multi-hop": "graph-mix-rerank", "global": "global"}
+"""Multi-hop goes to ``graph-mix-rerank``: on GraphRAG-Bench Medical (all 1,547 questions, ``llm = none``,
+the ``fused`` reranker) ``auto`` recalled 0.520 of the evidence that way against 0.501 with ``ppr``, and
+more on every question type (docs/results/medical-retrieval-quality.md)."""
+_GLOBAL = re.compile(
+    r"\b(main|overall|common|recurring|key|major) (themes?|topics?|trends?|ideas|patterns)\b|\bsummari[sz]e\b|"
+    r"\bsummary of\b|\bacross (the|all)\b|\bin general\b|\boverview\b",
+    re.IGNORECASE,
+)
+_MULTI_HOP = re.compile(
+    r"\b(relationship|relate[sd]?|connect(ed|ion)?|link(ed)?|between|compare[sd]?|comparison|differ(s|ence)?|"
+    r"versus|vs\.?|affect(s|ed)?|impact(s|ed)?|influence[sd]?|lead(s)? to|result(s)? in|cause[sd]?|why|"
+    r"mechanism|through|contribute[sd]?)\b",
+    re.IGNORECASE,
+)
+
+
+def heuristic_route(query: str, known_entity: object) -> tuple[str, str]:
+    """(route, reason) from cue words and how many graph entities the question names."""
+    if match := _GLOBAL.search(query):
+        return "global", f"corpus-wide wording {match.group(0)!r}"
+    named = [p for p in query_keywords(query) if callable(known_entity) and known_entity(entity_key(p))]
+    if match := _MULTI_HOP.search(query):
+        return "multi-hop", f"connective wording {match.group(0)!r}"
+    if len(named) >= 2:
+        return "multi-hop", f"names {len(named)} graph entities ({', '.join(named[:3])})"
+    return "local", "asks about one thing, no connective or corpus-wide wording"
+
+
+@dataclass(frozen=True)
+class Route:
+    """Decide the route, record it, run the routed pipeline's steps (see the module docstring)."""
+
+    routes: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_ROUTES))
+    name: str = "route"
+
+    def _decide(self, state: QueryState, env: QueryContext) -> tuple[str, str, str]:
+        has_global = self._global_problem(env) is None
+        note = "" if has_global else ' "global" is not available here; do not choose it.'
+        value, how, _ = ask(env, "route_query", state.query, "query.route", global_note=note)
+        if value is not None:
+            return value.route, value.reason or "LLM decision", "llm"
+        index = env.graph_index()
+        route, reason = heuristic_route(state.query, lambda key: key in index.by_key)
+        return route, reason, "heuristics" if how == "llm" or "no LLM" in how else f"heuristics ({how})"
+
+    def _global_problem(self, env: QueryContext) -> str | None:
+        """Why the global route cannot run here (no such pipeline, or its requirements — community
+        reports — are missing), or None when it can. A corpus-wide question is then best served by the
+        multi-hop route, which still spreads over the graph, not by a single-passage local search."""
+        name = self.routes.get("global", "")
+        if env.pipelines is None or not name or name not in env.pipelines:
+            return "no global pipeline registered"
+        try:
+            pipeline = self._build(name, env)
+            enforce_requirements(pipeline.name, pipeline.requires, env)
+        except KgragError as exc:
+            return f"no global pipeline available ({exc})"
+        return None
+
+    def _target(self, route: str, env: QueryContext) -> tuple[str, str]:
+        """(pipeline name, fallback note) for ``route``."""
+        if route == "global" and (problem := self._global_problem(env)) is not None:
+            return self.routes["multi-hop"], f"{problem}: multi-hop route instead"
+        name = self.routes.get(route, self.routes["local"])
+        try:
+            pipeline = self._build(name, env)
+            enforce_requirements(pipeline.name, pipeline.requires, env)
+        except KgragError as exc:
+            return self.routes["local"], f"{name} unavailable ({exc}): local route instead"
+        return name, ""
+
+    @staticmethod
+    def _build(name: str, env: QueryContext) -> Pipeline:
+        if env.pipelines is None:
+            raise KgragError("the query context has no pipeline registry to route with")
+        return build_pipeline(env.pipelines, name, env.config)
+
+    def _learned(self, policy: RouterPolicy, state: QueryState, env: QueryContext) -> tuple[dict[str, str], str]:
+        """(trace params, fallback note) of the stored policy's decision."""
+        chosen, rule = policy.decide(question_features(state.query, env, state.lexical_hits))
+        target, fallback = "", ""
+        for candidate in dict.fromkeys((chosen, policy.default, self.routes["local"])):
+            try:
+                pipeline = self._build(candidate, env)
+                enforce_requirements(pipeline.name, pipeline.requires, env)
+            except KgragError as exc:
+                fallback += f"{candidate} unavailable ({exc}); "
+                continue
+            target = candidate
+            break
+        if not target:
+            raise KgragError(f"auto: no pipeline of the stored router policy can run here: {fallback.rstrip('; ')}")
+        params = {"route": "learned", "pipeline": target, "decided_by": "policy", "reason": f"rule: {rule}"}
+        return params, fallback.removesuffix("; ")
+
+    def run(self, state: QueryState, env: QueryContext) -> None:
+        started = time.perf_counter()
+        policy = load_policy(env.store.meta.get)
+        if policy is not None:
+            params, fallback = self._learned(policy, state, env)
+            target = params["pipeline"]
+        else:
+            route, reason, source = self._decide(state, env)
+            target, fallback = self._target(route, env)
+            params = {"route": route, "pipeline": target, "decided_by": source, "reason": reason}
+        state.route = RouteDecision(params["route"], target, params["decided_by"], params["reason"], fallback)
+        state.record(self.name, params, 0, started, fallback)
+        for step in self._build(target, env).steps:
+            step.run(state, env)

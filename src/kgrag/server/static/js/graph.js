@@ -1,0 +1,280 @@
+// The graph explorer: the whole graph (or its largest communities) from GET /graph/overview, drawn on a
+// canvas by vis-network (served by kgrag from the pyvis package). Positions come from the server's igraph
+// layout, so the first paint needs no simulation; physics is a toggle. Nodes are coloured by community
+// and sized by degree; an edge shows its label on hover; double-click expands a neighbourhood.
+
+import { $, api, el, emit, on, state, status, ws } from "./api.js";
+import { entityPanel } from "./entity.js";
+
+const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+  "#bcbd22", "#393b79", "#ad494a", "#637939", "#7b4173", "#3182bd", "#e6550d", "#31a354"];
+const OTHER = "#a9b4be";
+
+let network = null;
+let nodes = null;
+let edges = null;
+let colours = new Map();
+let overview = null;
+let painted = false;
+let pending = null; // items to highlight once the graph is drawn
+
+function colourOf(community) {
+  return colours.get(community) || OTHER;
+}
+
+function nodeData(n) {
+  const colour = colourOf(n.community);
+  return {
+    id: n.id, label: n.name, value: n.degree, x: n.x, y: n.y,
+    title: `${n.name} (${n.type}) · ${n.degree} relations`,
+    color: { background: colour, border: colour, highlight: { background: "#ffd166", border: "#e63946" } },
+    entity: n,
+  };
+}
+
+function edgeData(e) {
+  return { id: e.id, from: e.source, to: e.target, title: e.label, relation: e };
+}
+
+function options(count) {
+  return {
+    autoResize: true,
+    physics: { enabled: false, solver: "forceAtlas2Based", stabilization: false },
+    interaction: { hover: true, tooltipDelay: 120, hideEdgesOnDrag: count > 800, hideEdgesOnZoom: count > 1500,
+      keyboard: { enabled: true, bindToWindow: false }, navigationButtons: false, multiselect: true },
+    layout: { improvedLayout: false },
+    nodes: { shape: "dot", borderWidth: 1, font: { size: 14, face: "system-ui" },
+      scaling: { min: 4, max: 34, label: { enabled: true, min: 10, max: 26, drawThreshold: 7, maxVisible: 30 } } },
+    edges: { smooth: false, width: 0.6, color: { color: "#c3ccd5", highlight: "#e63946", hover: "#1d3557" },
+      font: { size: 12, align: "middle", strokeWidth: 3 }, selectionWidth: 2 },
+  };
+}
+
+function paintMark() {
+  if (painted) return;
+  painted = true;
+  performance.mark("kgrag:graph-painted");
+  try { performance.measure("kgrag:graph-first-paint", "kgrag:graph-requested", "kgrag:graph-painted"); } catch { /* no start mark */ }
+  $("#graph-canvas").dataset.painted = String(nodes.length);
+  if (pending) { const items = pending; pending = null; highlight(items); }
+}
+
+function draw(data) {
+  overview = data;
+  colours = new Map(data.communities.slice(0, PALETTE.length).map((c, i) => [c.id, PALETTE[i]]));
+  nodes = new vis.DataSet(data.nodes.map(nodeData));
+  edges = new vis.DataSet(data.edges.map(edgeData));
+  const container = $("#graph-canvas");
+  if (network) network.destroy();
+  painted = false;
+  network = new vis.Network(container, { nodes, edges }, options(data.nodes.length));
+  const frame = container.querySelector(".vis-network"); // vis-network's keyboard listens on its own frame
+  if (frame) { frame.tabIndex = 0; frame.setAttribute("aria-label", "knowledge graph: arrow keys pan, + and - zoom"); }
+  network.once("afterDrawing", paintMark);
+  network.on("hoverEdge", ({ edge }) => edges.update({ id: edge, label: edges.get(edge).relation.label }));
+  network.on("blurEdge", ({ edge }) => edges.get(edge) && edges.update({ id: edge, label: undefined }));
+  network.on("selectNode", ({ nodes: ids }) => openEntity(ids[ids.length - 1]));
+  network.on("doubleClick", ({ nodes: ids }) => ids.length && expand(ids[0]));
+  network.on("selectEdge", ({ nodes: ids, edges: picked }) => {
+    if (!ids.length && picked.length) showRelation(edges.get(picked[0]).relation);
+  });
+  $("#graph-physics").checked = false;
+}
+
+function describe(data) {
+  const shown = `${data.nodes.length} of ${data.matched} matching entities (${data.total.entities} in all), ${data.edges.length} edges`;
+  const cut = data.sampled ? " · the largest communities, by degree within each" : "";
+  const source = data.community_source === "detected"
+    ? " · communities detected on the fly (run `kgrag graph communities` for stored ones with reports)" : "";
+  $("#graph-info").textContent = shown + cut + source;
+}
+
+function fillFilters(data) {
+  const type = $("#graph-type");
+  const chosen = type.value;
+  type.replaceChildren(new Option("any", ""), ...data.types.map((t) => new Option(`${t.type} (${t.count})`, t.type)));
+  type.value = chosen;
+  const level = $("#graph-level");
+  level.replaceChildren(...(data.levels.length ? data.levels : [{ level: "", communities: 0 }]).map((l) =>
+    new Option(l.level === "" ? "detected" : `${l.level} (${l.communities})`, l.level)));
+  level.value = data.level === null ? "" : String(data.level);
+  const community = $("#graph-community");
+  const current = community.value;
+  community.replaceChildren(new Option("all", ""), ...data.communities.slice(0, 200).map((c) =>
+    new Option(`${short(c.title || c.id)} (${c.matched})`, c.id)));
+  community.value = data.communities.some((c) => c.id === current) ? current : "";
+}
+
+const short = (text, most = 48) => (text.length > most ? text.slice(0, most - 1) + "…" : text);
+
+function legend(data) {
+  const items = data.communities.slice(0, PALETTE.length).map((c) =>
+    el("li", {}, el("button", { type: "button", class: "swatch-button", title: `${c.title || c.id}: show only this community`,
+      onclick: () => { $("#graph-community").value = c.id; load(); } },
+    el("span", { class: "swatch", "data-colour": colours.get(c.id) }), `${short(c.title || c.id)} · ${c.matched}`)));
+  $("#graph-legend").replaceChildren(el("ul", {}, items));
+  for (const swatch of document.querySelectorAll("#graph-legend .swatch")) swatch.style.background = swatch.dataset.colour;
+}
+
+function query() {
+  const params = new URLSearchParams({ max_nodes: $("#graph-max").value, min_degree: $("#graph-degree").value || "0" });
+  for (const [key, node] of [["type", "#graph-type"], ["level", "#graph-level"], ["community", "#graph-community"]]) {
+    if ($(node).value) params.set(key, $(node).value);
+  }
+  return params.toString();
+}
+
+export async function load() {
+  if (typeof vis === "undefined") {
+    $("#graph-info").textContent = "The graph view needs vis-network: pip install pyvis (kgrag[server]) and restart.";
+    return;
+  }
+  performance.clearMarks("kgrag:graph-requested");
+  performance.mark("kgrag:graph-requested");
+  $("#graph-info").textContent = "loading the graph…";
+  const asked = state.workspace;
+  try {
+    const data = await api(ws(`/graph/overview?${query()}`));
+    if (asked !== state.workspace) return; // the workspace changed while this one loaded
+    performance.mark("kgrag:graph-received");
+    if (!data.nodes.length) {
+      $("#graph-info").textContent = data.total.entities ? "no entity matches these filters" : "no graph yet: index documents with a graph extractor";
+      if (network) { network.destroy(); network = null; }
+      return;
+    }
+    fillFilters(data);
+    draw(data);
+    describe(data);
+    legend(data);
+    if ($("#graph-community").value) communityPanel($("#graph-community").value, data.level);
+  } catch (err) {
+    $("#graph-info").textContent = err.message;
+  }
+}
+
+async function openEntity(id) {
+  const node = nodes.get(id);
+  await entityPanel($("#graph-panel"), id, node ? node.entity : null, { expand: () => expand(id), focus: () => focusOn([id]) });
+}
+
+// The report of the community the view is limited to (written by `kgrag graph communities`).
+async function communityPanel(id, level) {
+  const panel = $("#graph-panel");
+  try {
+    const found = await api(ws(`/graph/communities?limit=500${level === null ? "" : `&level=${level}`}`));
+    const report = found.reports.find((r) => r.community_id === id);
+    if (!report) { panel.replaceChildren(el("h2", {}, id), el("p", { class: "muted" }, "this community has no report (too small, or none built yet)")); return; }
+    panel.replaceChildren(el("h2", {}, report.title || id), el("p", { class: "muted" }, `community ${id} · level ${report.level} · rating ${report.rating}`),
+      el("p", {}, report.summary),
+      el("ul", {}, (report.findings || []).map((f) => el("li", {}, f.summary + (f.explanation ? ` ${f.explanation}` : "")))));
+  } catch (err) {
+    panel.replaceChildren(el("p", { class: "error" }, err.message));
+  }
+}
+
+function showRelation(relation) {
+  const names = [nodes.get(relation.source), nodes.get(relation.target)].map((n) => (n ? n.label : "?"));
+  $("#graph-panel").replaceChildren(el("h2", {}, `${names[0]} — ${relation.label} — ${names[1]}`),
+    el("p", { class: "muted" }, `weight ${relation.weight}`));
+}
+
+function addEntities(entities, near) {
+  const origin = near ? network.getPosition(near) : { x: 0, y: 0 };
+  const fresh = entities.filter((e) => !nodes.get(e.id));
+  nodes.add(fresh.map((e, i) => {
+    const angle = (2 * Math.PI * i) / Math.max(fresh.length, 1);
+    const radius = 60 + 4 * Math.sqrt(fresh.length);
+    return nodeData({ id: e.id, name: e.name, type: e.type, degree: e.degree, community: "",
+      x: origin.x + radius * Math.cos(angle), y: origin.y + radius * Math.sin(angle) });
+  }));
+  return fresh.length;
+}
+
+function addRelations(relations) {
+  const fresh = relations.filter((r) => !edges.get(r.id) && nodes.get(r.source) && nodes.get(r.target));
+  edges.add(fresh.map((r) => edgeData({ id: r.id, source: r.source, target: r.target, label: r.label, weight: r.weight })));
+}
+
+export async function expand(id) {
+  try {
+    const hood = await api(ws(`/graph/entities/${encodeURIComponent(id)}/neighbourhood?limit=60`));
+    const added = addEntities(hood.entities, id);
+    addRelations(hood.relations);
+    network.selectNodes([id]);
+    status(`${added} neighbour(s) added` + (hood.truncated ? " (the neighbourhood was cut at 60)" : ""));
+    $("#graph-canvas").dataset.expanded = String((Number($("#graph-canvas").dataset.expanded) || 0) + 1);
+  } catch (err) {
+    status(err.message, "error");
+  }
+}
+
+function focusOn(ids) {
+  const present = ids.filter((i) => nodes.get(i));
+  if (!present.length) return;
+  network.selectNodes(present);
+  network.fit({ nodes: present, animation: { duration: 300 }, maxZoomLevel: 1.5 });
+}
+
+// Highlight what an answer used: its entities (added when the overview left them out) and relations.
+export async function highlight({ entities = [], relations = [] }) {
+  if (!network || !painted) { pending = { entities, relations }; return; }
+  const missing = entities.filter((id) => !nodes.get(id));
+  for (const id of missing.slice(0, 30)) {
+    try {
+      const hood = await api(ws(`/graph/entities/${encodeURIComponent(id)}/neighbourhood?limit=1`));
+      addEntities(hood.entities, null);
+    } catch { /* an entity removed since the answer */ }
+  }
+  const present = entities.filter((id) => nodes.get(id));
+  const presentEdges = relations.filter((id) => edges.get(id));
+  network.setSelection({ nodes: present, edges: presentEdges }, { highlightEdges: false });
+  if (present.length) network.fit({ nodes: present, animation: { duration: 300 }, maxZoomLevel: 1.5 });
+  $("#graph-info").textContent = `showing ${present.length} entities and ${presentEdges.length} relations the answer used`;
+}
+
+async function search() {
+  const text = $("#graph-search").value.trim();
+  if (!text) return;
+  if (!network) { $("#graph-info").textContent = "no graph is drawn here to search"; return; }
+  const needle = text.toLowerCase();
+  const drawn = nodes.get({ filter: (n) => n.label.toLowerCase().includes(needle) });
+  if (drawn.length) {
+    drawn.sort((a, b) => (a.label.toLowerCase() === needle ? -1 : 0) - (b.label.toLowerCase() === needle ? -1 : 0) || b.value - a.value);
+    focusOn(drawn.slice(0, 20).map((n) => n.id));
+    await openEntity(drawn[0].id);
+    $("#graph-info").textContent = `${drawn.length} drawn entit${drawn.length === 1 ? "y matches" : "ies match"} “${text}”`;
+    return;
+  }
+  const found = await api(ws(`/graph/entities?q=${encodeURIComponent(text)}&limit=10`));
+  if (!found.length) {
+    $("#graph-info").textContent = `no entity matches “${text}”`;
+    $("#graph-info").dataset.kind = "nomatch";
+    return;
+  }
+  addEntities(found, null);
+  await expand(found[0].id);
+  focusOn(found.map((e) => e.id));
+  await openEntity(found[0].id);
+  $("#graph-info").textContent = `${found.length} entit${found.length === 1 ? "y" : "ies"} matching “${text}” were not drawn: added`;
+}
+
+export function initGraph() {
+  $("#graph-filters").addEventListener("submit", (event) => { event.preventDefault(); load(); });
+  $("#graph-find").addEventListener("click", () => search().catch((err) => status(err.message, "error")));
+  $("#graph-search").addEventListener("keydown", (event) => {
+    if (event.key === "Enter") { event.preventDefault(); search().catch((err) => status(err.message, "error")); }
+  });
+  $("#graph-search").addEventListener("input", () => { delete $("#graph-info").dataset.kind; });
+  $("#graph-physics").addEventListener("change", (event) => network && network.setOptions({ physics: { enabled: event.target.checked } }));
+  $("#graph-fit").addEventListener("click", () => network && network.fit({ animation: { duration: 300 } }));
+  $("#graph-level").addEventListener("change", () => { $("#graph-community").value = ""; load(); });
+  document.addEventListener("keydown", (event) => {
+    const typing = ["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName);
+    if (event.key === "/" && !typing && !$("#view-graph").hidden) { event.preventDefault(); $("#graph-search").focus(); }
+  });
+  on("show:graph", load);
+  on("show-in-graph", (items) => { emit("go", "graph"); highlight(items); });
+  on("workspace", () => { if (network) { network.destroy(); network = null; } });
+  // For the browser tests and the console: how many nodes are drawn, and the zoom.
+  window.kgragGraph = { count: () => (nodes ? nodes.length : 0), scale: () => (network ? network.getScale() : 0) };
+}

@@ -1,0 +1,195 @@
+"""One typed accessor per registry kind: ``kinds.rerankers(ws).register("mine", my_factory, settings=MySettings)``.
+
+Each returns the workspace's own ``Registry[T]`` of that kind (built-ins, installed plug-ins, and what
+code registered on this workspace), typed by the :class:`~kgrag.core.builtins.RegistryKind` its layer
+declares. ``ws`` is a :class:`~kgrag.Workspace` or its :class:`~kgrag.workspace.components.Components`.
+A store backend, embedder or LLM provider that a workspace opens with is registered before it opens:
+``regs = Registries(); kinds.stores(regs).register(...)``, then ``Workspace.open(path, registries=regs)``.
+
+The kinds are declared beside what they produce, so this module imports those layers on first call.
+Two kinds are read below the workspace, where no workspace is at hand: prompt schemas (when a prompt
+file loads) and vector indexes (inside a store backend) come from the built-ins and installed plug-ins
+only, so registering one of those on a workspace's registry changes nothing; use an entry point. The
+``ray`` engine's workers likewise read files with the built-in and plug-in loaders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from kgrag.core.registries import Registries, RegistryKind
+from kgrag.core.registry import Registry
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from kgrag.communities.detect import BuilderFactory
+    from kgrag.config.denoise import DenoiseConfig
+    from kgrag.core.vector_index import VectorIndexFactory
+    from kgrag.denoise.reflect import ReflectorFactory
+    from kgrag.denoise.types import Blocker, Grouper, Matcher, Merger
+    from kgrag.documents.loaders import Loader
+    from kgrag.evaluation.metrics.base import Metric
+    from kgrag.graph.extract.choose import ExtractorFactory, SummarizerFactory
+    from kgrag.indexing.engines import EngineFactory
+    from kgrag.indexing.registries import PipelineEntry, StageFactory
+    from kgrag.models.embeddings import EmbedderFactory
+    from kgrag.models.llm.registry import ProviderFactory
+    from kgrag.retrieval.pipelines import PipelineFactory
+    from kgrag.retrieval.query_context import QueryResource
+    from kgrag.retrieval.rerank import RerankerFactory
+    from kgrag.store.registry import StoreFactory
+
+
+class HasRegistries(Protocol):
+    """A workspace or its components: anything holding a workspace's :class:`Registries`."""
+
+    @property
+    def registries(self) -> Registries: ...
+
+
+Owner = HasRegistries | Registries
+
+
+def _of(owner: Owner, kind: RegistryKind[Any]) -> Registry[Any]:
+    registries = owner if isinstance(owner, Registries) else owner.registries
+    return registries.get(kind)
+
+
+def stores(owner: Owner) -> Registry[StoreFactory]:
+    from kgrag.store.registry import STORES
+
+    return _of(owner, STORES)
+
+
+def vector_indexes(owner: Owner) -> Registry[VectorIndexFactory]:
+    from kgrag.core.vector_index import VECTOR_INDEXES
+
+    return _of(owner, VECTOR_INDEXES)
+
+
+def embedders(owner: Owner) -> Registry[EmbedderFactory]:
+    from kgrag.models.embeddings import EMBEDDERS
+
+    return _of(owner, EMBEDDERS)
+
+
+def llm_providers(owner: Owner) -> Registry[ProviderFactory]:
+    from kgrag.models.llm.registry import LLM_PROVIDERS
+
+    return _of(owner, LLM_PROVIDERS)
+
+
+def extractors(owner: Owner) -> Registry[ExtractorFactory]:
+    from kgrag.graph.extract.choose import EXTRACTORS
+
+    return _of(owner, EXTRACTORS)
+
+
+def summarizers(owner: Owner) -> Registry[SummarizerFactory]:
+    from kgrag.graph.extract.choose import SUMMARIZERS
+
+    return _of(owner, SUMMARIZERS)
+
+
+def prompt_schemas(owner: Owner) -> Registry[type[BaseModel]]:
+    from kgrag.prompts.loader import PROMPT_SCHEMAS
+
+    return _of(owner, PROMPT_SCHEMAS)
+
+
+def loaders(owner: Owner) -> Registry[Loader]:
+    from kgrag.documents.loaders import LOADERS
+
+    return _of(owner, LOADERS)
+
+
+def pipelines(owner: Owner) -> Registry[PipelineFactory]:
+    from kgrag.retrieval.pipelines import PIPELINES
+
+    return _of(owner, PIPELINES)
+
+
+def query_resources(owner: Owner) -> Registry[QueryResource[Any]]:
+    from kgrag.retrieval.query_context import QUERY_RESOURCES
+
+    return _of(owner, QUERY_RESOURCES)
+
+
+def answer_strategies(owner: Owner) -> Registry[Any]:
+    from kgrag.generation.recipes import ANSWER_STRATEGIES
+
+    return _of(owner, ANSWER_STRATEGIES)
+
+
+def rerankers(owner: Owner) -> Registry[RerankerFactory]:
+    from kgrag.retrieval.rerank import RERANKERS
+
+    return _of(owner, RERANKERS)
+
+
+def stages(owner: Owner) -> Registry[StageFactory]:
+    from kgrag.indexing.registries import STAGES
+
+    return _of(owner, STAGES)
+
+
+def index_pipelines(owner: Owner) -> Registry[PipelineEntry]:
+    from kgrag.indexing.registries import INDEX_PIPELINES
+
+    return _of(owner, INDEX_PIPELINES)
+
+
+def index_engines(owner: Owner) -> Registry[EngineFactory]:
+    from kgrag.indexing.registries import INDEX_ENGINES
+
+    return _of(owner, INDEX_ENGINES)
+
+
+def community_builders(owner: Owner) -> Registry[BuilderFactory]:
+    from kgrag.communities.detect import COMMUNITY_BUILDERS
+
+    return _of(owner, COMMUNITY_BUILDERS)
+
+
+def resolution_blockers(owner: Owner) -> Registry[Callable[[DenoiseConfig], Blocker]]:
+    from kgrag.denoise.resolve import BLOCKERS
+
+    return _of(owner, BLOCKERS)
+
+
+def resolution_matchers(owner: Owner) -> Registry[Callable[[DenoiseConfig], Matcher]]:
+    from kgrag.denoise.resolve import MATCHERS
+
+    return _of(owner, MATCHERS)
+
+
+def resolution_groupers(owner: Owner) -> Registry[Callable[[DenoiseConfig], Grouper]]:
+    from kgrag.denoise.resolve import GROUPERS
+
+    return _of(owner, GROUPERS)
+
+
+def resolution_mergers(owner: Owner) -> Registry[Callable[[DenoiseConfig], Merger]]:
+    from kgrag.denoise.resolve import MERGERS
+
+    return _of(owner, MERGERS)
+
+
+def triple_reflectors(owner: Owner) -> Registry[ReflectorFactory]:
+    from kgrag.denoise.runner import TRIPLE_REFLECTORS
+
+    return _of(owner, TRIPLE_REFLECTORS)
+
+
+def metrics(owner: Owner) -> Registry[Callable[[], Metric]]:
+    from kgrag.evaluation.metrics.base import METRICS
+
+    return _of(owner, METRICS)
+
+
+def judges(owner: Owner) -> Registry[Any]:
+    from kgrag.evaluation.judges.base import JUDGES
+
+    return _of(owner, JUDGES)
