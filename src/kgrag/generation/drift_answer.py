@@ -4,7 +4,7 @@
 The intermediate answers (the primer's first, then the answered follow-ups, best rated first) come from the
 ``drift_local`` and ``drift_primer`` trace steps; their ``[c:ID]`` markers are checked against the passages
 the search handed over, as every answer's citations are (:func:`~kgrag.generation.answer.extract_citations`).
-As many as fit the budget go to the ``drift_reduce`` prompt; if not even one fits, the best intermediate
+As many as fit the budget go to the ``drift_reduce`` prompt; if not even one fits, the first intermediate
 answer is the answer and no call is made. The trace gets a ``drift_reduce`` step; ``Answer.usage`` has the
 query's calls and prompt tokens in total. Without an LLM (or without the search's trace) the default
 strategy answers: extractive over the reports and local passages.
