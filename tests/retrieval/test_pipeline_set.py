@@ -27,8 +27,8 @@ from kgrag.retrieval.steps.query import prf_rewrites
 from kgrag.retrieval.steps.router import heuristic_route
 
 QUESTION = "Which rule did the Osprey firmware incident at Águas do Tejo lead to?"
-# `community` and `global` need built communities; tests/communities covers them on such a workspace.
-COMMUNITY_PIPELINES = {"community", "global"}
+# `community`, `global` and `drift` need built communities; tests/communities covers them on such a workspace.
+COMMUNITY_PIPELINES = {"community", "global", "drift"}
 ALL = sorted(set(KINDS["pipeline"].builtins) - COMMUNITY_PIPELINES)
 LLM_STEPS = {
     "qe": "expand_query",

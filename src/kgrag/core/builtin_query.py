@@ -50,6 +50,9 @@ QUERY_KINDS: dict[str, Kind] = {
             "auto": Builtin(
                 "kgrag.retrieval.recipes.auto:auto_pipeline", "kgrag.retrieval.pipeline_settings:AutoSettings"
             ),
+            "drift": Builtin(
+                "kgrag.retrieval.recipes.drift:drift_pipeline", "kgrag.retrieval.pipeline_settings:DriftSettings"
+            ),
         },
         base_settings="kgrag.config.retrieval:PipelineBaseSettings",
         section="retrieval.pipelines",
@@ -81,6 +84,7 @@ QUERY_KINDS: dict[str, Kind] = {
         {
             "default": "kgrag.generation.strategy:DEFAULT_STRATEGY",
             "global": "kgrag.generation.global_answer:GLOBAL_MAP_REDUCE",
+            "drift": "kgrag.generation.drift_answer:DRIFT_ANSWER",
         },
     ),
     "reranker": Kind(

@@ -88,6 +88,7 @@ KINDS: dict[str, Kind] = {
             "extraction_reply": "kgrag.graph.extract.parse:ExtractionReply",
             "community_report": "kgrag.communities.schemas:CommunityReportReply",
             "global_map": "kgrag.communities.schemas:MapReply",
+            "drift_step": "kgrag.prompts.schemas:DriftReply",
             "merge_decision": "kgrag.denoise.confirm:MergeDecision",
             "triple_scores": "kgrag.denoise.reflect_llm:TripleScores",
             "query_rewrites": "kgrag.prompts.schemas:QueryRewrites",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 
 class QueryRewrites(BaseModel):
@@ -48,3 +48,22 @@ class RouteChoice(BaseModel):
 
     route: Literal["local", "multi-hop", "global"]
     reason: str = ""
+
+
+class FollowUp(BaseModel):
+    """A question whose answer would improve the current answer, rated 0–100 by how much."""
+
+    question: str = Field(min_length=1)
+    score: int = 0
+
+    @field_validator("score")
+    @classmethod
+    def _clamp(cls, value: int) -> int:
+        return min(100, max(0, value))
+
+
+class DriftReply(BaseModel):
+    """What a primer or follow-up call returns."""
+
+    answer: str = ""
+    follow_ups: list[FollowUp] = Field(default_factory=list)
