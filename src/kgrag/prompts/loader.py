@@ -61,6 +61,7 @@ class Prompt:
     source: str
     example_variables: Mapping[str, str] = field(default_factory=dict)
     example_reply: str = ""
+    example_invented: bool = True  # False: the example is a real passage of the user's corpus (tuned prompts)
 
     @property
     def has_example(self) -> bool:
@@ -101,7 +102,8 @@ class Prompt:
 
     def _example_text(self, variables: Mapping[str, object]) -> str:
         example = self.render_part("user", {**variables, **self.example_variables})
-        return f"Example (invented names). For this input:\n{example}\nthe reply is:\n{self.example_reply}"
+        origin = "invented names" if self.example_invented else "from the documents"
+        return f"Example ({origin}). For this input:\n{example}\nthe reply is:\n{self.example_reply}"
 
     def example_block(self) -> str:
         """The example as shown to the model, for token arithmetic; empty without one."""
@@ -142,6 +144,11 @@ def _resolve_schema(name: str, what: str) -> Any:
         ) from exc
 
 
+def parse_prompt(text: str, source: str, expected_name: str) -> Prompt:
+    """A prompt file's text parsed and checked; ``source`` names it in errors."""
+    return _parse(text, source, expected_name)
+
+
 def _parse(text: str, source: str, expected_name: str) -> Prompt:
     try:
         data = tomllib.loads(text)
@@ -159,6 +166,9 @@ def _parse(text: str, source: str, expected_name: str) -> Prompt:
     if not isinstance(schema, str | dict):
         raise ConfigError(f"prompt file {source}: output_schema must be a string or a table")
     example_variables, example_reply = _example(data.get("example"), source)
+    invented = data.get("example", {}).get("invented", True) if isinstance(data.get("example"), dict) else True
+    if not isinstance(invented, bool):
+        raise ConfigError(f"prompt file {source}: [example] invented must be true or false")
     return Prompt(
         name=str(data["name"]),
         version=str(data["version"]),
@@ -169,6 +179,7 @@ def _parse(text: str, source: str, expected_name: str) -> Prompt:
         source=source,
         example_variables=example_variables,
         example_reply=example_reply,
+        example_invented=invented,
     )
 
 

@@ -25,6 +25,7 @@ from kgrag.core.errors import WorkspaceError
 from kgrag.store import open_store
 from kgrag.workspace.components import META_DIMENSION, META_MODEL, META_WINDOW, Components
 from kgrag.workspace.model_binding import stored_verdict
+from kgrag.workspace.prompt_dir import with_workspace_prompts
 
 if TYPE_CHECKING:  # types only: each sub-API module is imported when its sub-API is first used
     from kgrag.config import KgragConfig
@@ -42,6 +43,7 @@ if TYPE_CHECKING:  # types only: each sub-API module is imported when its sub-AP
     from kgrag.workspace.eval_api import EvalAPI
     from kgrag.workspace.graph_api import GraphAPI
     from kgrag.workspace.indexing_api import IndexingAPI
+    from kgrag.workspace.prompt_tune_api import PromptTuneAPI
     from kgrag.workspace.query_api import QueryAPI
     from kgrag.workspace.usage_api import UsageAPI
 
@@ -115,6 +117,12 @@ class Workspace:
 
         return UsageAPI(self.components)
 
+    @cached_property
+    def prompt_tune(self) -> PromptTuneAPI:
+        from kgrag.workspace.prompt_tune_api import PromptTuneAPI
+
+        return PromptTuneAPI(self.components)
+
     # -- lifecycle -------------------------------------------------------------------------------
     @classmethod
     def init(cls, path: Path | str | None = None, **overrides: Any) -> Workspace:
@@ -137,7 +145,7 @@ class Workspace:
             raise WorkspaceError(
                 f"{directory.resolve()} is not a kgrag workspace; run `kgrag init {directory}` or pass --workspace"
             )
-        config = load_config(directory, **overrides)
+        config = with_workspace_prompts(load_config(directory, **overrides), directory)
         store = open_store(config.store, directory)
         components = Components(directory, config, store, allow_model_change=allow_model_change)
         if not allow_model_change:

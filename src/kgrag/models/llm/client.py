@@ -25,7 +25,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -139,6 +139,13 @@ class LLMClient:
             if name not in self._prompts:
                 self._prompts[name] = load_prompt(name, self.settings.prompts_dir)
             return self._prompts[name]
+
+    def use_prompts_dir(self, directory: Path | None) -> None:
+        """Load prompts from ``directory`` from now on (overrides were just written): loaded ones are dropped."""
+        with self._lock:
+            self.settings = replace(self.settings, prompts_dir=directory)
+            self._prompts.clear()
+            self._template_tokens.clear()
 
     def _request(self, messages: Sequence[Message], prompt: PromptRef | None, params: Mapping[str, Any]) -> ChatRequest:
         merged: dict[str, Any] = {

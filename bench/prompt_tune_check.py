@@ -1,0 +1,145 @@
+"""Extraction with and without tuned prompts (``kgrag prompts tune``), on a few units of the sample corpus.
+
+Two set-ups, chosen with ``--model``:
+
+* ``scripted``: the fake OpenAI-compatible server of :mod:`kgrag.testing` answering with
+  :class:`kgrag.testing.extraction_responder.ExtractionResponder` (rules over the text; it ignores the entity
+  types it is sent, so it shows what tuning changes in the pipeline, not in a model);
+* ``gguf``: a small real model behind ``llama_cpp.server`` (the ``make llm-check`` venv and GGUF), slow on
+  a CPU, hence only a few documents.
+
+For each condition (``baseline``: shipped prompts; ``tuned-ner``: ``kgrag prompts tune --llm none``;
+``tuned-llm``: ``kgrag prompts tune`` with the same model) it makes a fresh workspace, tunes it over the
+whole sample corpus when asked, indexes ``--docs`` with LLM extraction and prints entities per unit, the
+grounded share of the entities the model named, and the entity types used. Figures go to ``--out`` (JSON).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "examples" / "sample" / "docs"
+DOCS = (
+    "access-policy-gatekeeper.md",
+    "team-security.md",
+    "product-heron.md",
+    "team-apps.md",
+    "hiring-process.md",
+    "riffle-leak-detection.md",
+)
+CONDITIONS = ("baseline", "tuned-ner", "tuned-llm")
+
+
+@contextmanager
+def _endpoint(args: argparse.Namespace, work: Path) -> Iterator[str]:
+    if args.model == "scripted":
+        from kgrag.testing import FakeOpenAIServer
+        from kgrag.testing.extraction_responder import ExtractionResponder
+
+        with FakeOpenAIServer(responder=ExtractionResponder().for_server) as server:
+            yield server.base_url
+        return
+    sys.path.insert(0, str(ROOT / "bench"))
+    from llm_check import llama_server
+
+    with llama_server(args.server_python, args.gguf, args.n_ctx, args.threads, work / "server.log") as url:
+        yield url
+
+
+def _workspace(path: Path, url: str) -> None:
+    from kgrag import Workspace
+
+    Workspace.init(path).close()
+    (path / "kgrag.toml").write_text(
+        '[graph]\nextractor = "llm"\ngleaning = false\n[communities]\nreports = "extractive"\n'
+        f'[llm]\nprovider = "openai"\nbase_url = "{url}"\nmodel = "local"\nmax_concurrency = 1\ntimeout_s = 900\n',
+        encoding="utf-8",
+    )
+
+
+def _cli(*arguments: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    return subprocess.run(
+        [sys.executable, "-m", "kgrag.cli", *arguments], capture_output=True, text=True, check=False, env=env
+    )
+
+
+def _units(ws: object) -> dict[str, int]:
+    sys.path.insert(0, str(ROOT / "bench"))
+    from llm_check import _units as count_units
+
+    return count_units(ws)
+
+
+def _measure(ws_path: Path, docs: Path) -> dict[str, object]:
+    from kgrag import Workspace
+
+    with Workspace.open(ws_path) as ws:
+        report = ws.index([docs])
+        types = Counter(e.type for e in ws.store.graph.entities())
+        calls = [c for c in ws.store.llm_ledger.calls() if c.stage == "index.extract"]
+        units = _units(ws)["units"]
+        named = report.entities + report.ungrounded_entities
+        return {
+            "units": units,
+            "chunks_failed": report.chunks_extraction_failed,
+            "entities": report.entities,
+            "entities_per_unit": round(report.entities / units, 2) if units else None,
+            "ungrounded_entities": report.ungrounded_entities,
+            "grounded_share": round(report.entities / named, 3) if named else None,
+            "relations": report.relations,
+            "types_used": dict(types.most_common()),
+            "prompt_version": sorted({f"{c.prompt_name}@{c.prompt_version}" for c in calls}),
+            "entity_types_config": ws.config.graph.entity_types,
+        }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", choices=("scripted", "gguf"), default="scripted")
+    parser.add_argument("--server-python", default=".llm-venv/bin/python")
+    parser.add_argument("--gguf", type=Path, default=Path(".llm-models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"))
+    parser.add_argument("--n-ctx", type=int, default=4096)
+    parser.add_argument("--threads", type=int, default=max(1, (os.cpu_count() or 2) - 1))
+    parser.add_argument("--conditions", nargs="+", choices=CONDITIONS, default=list(CONDITIONS))
+    parser.add_argument("--docs", type=int, default=len(DOCS), help="how many of the fixed documents to index")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench-results" / "prompt-tune.json")
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    work = Path(tempfile.mkdtemp(prefix="kgrag-ptune-"))
+    docs = work / "docs"
+    docs.mkdir()
+    for name in DOCS[: args.docs]:
+        shutil.copy(SAMPLE / name, docs / name)
+    figures: dict[str, object] = {"model": args.model, "docs": list(DOCS[: args.docs])}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with _endpoint(args, work) as url:
+        for condition in args.conditions:
+            ws = work / condition
+            _workspace(ws, url)
+            if condition != "baseline":
+                llm = "none" if condition == "tuned-ner" else "auto"
+                run = _cli("prompts", "tune", str(SAMPLE), "--llm", llm, "-w", str(ws))
+                figures[f"{condition}-tune"] = (run.stdout + run.stderr)[-3000:]
+                print(run.stdout, run.stderr, flush=True)
+                if run.returncode != 0:
+                    continue
+            figures[condition] = _measure(ws, docs)
+            print(condition, json.dumps(figures[condition], indent=1), flush=True)
+            args.out.write_text(json.dumps(figures, indent=1), encoding="utf-8")
+    print(f"figures: {args.out}; workspaces: {work}")
+
+
+if __name__ == "__main__":
+    main()
