@@ -39,6 +39,11 @@ DOCS = (
     "riffle-leak-detection.md",
 )
 CONDITIONS = ("baseline", "tuned-ner", "tuned-llm")
+SCRIPTED_PROPOSAL = {
+    "entity_types": ["person", "team", "product", "customer", "organization", "incident", "location", "policy"],
+    "domain": "Handbooks, product pages, incident reports and customer notes of a water-technology company.",
+    "language": "English",
+}
 
 
 @contextmanager
@@ -47,7 +52,16 @@ def _endpoint(args: argparse.Namespace, work: Path) -> Iterator[str]:
         from kgrag.testing import FakeOpenAIServer
         from kgrag.testing.extraction_responder import ExtractionResponder
 
-        with FakeOpenAIServer(responder=ExtractionResponder().for_server) as server:
+        rules = ExtractionResponder()
+
+        def responder(body: dict[str, object]) -> str:
+            messages = body["messages"]
+            assert isinstance(messages, list)
+            if "set up a knowledge-graph extractor" in str(messages[0]["content"]):
+                return json.dumps(SCRIPTED_PROPOSAL)  # the rules know no proposal prompt: a fixed, plausible one
+            return rules.for_server(body)
+
+        with FakeOpenAIServer(responder=responder) as server:
             yield server.base_url
         return
     sys.path.insert(0, str(ROOT / "bench"))
@@ -114,6 +128,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=max(1, (os.cpu_count() or 2) - 1))
     parser.add_argument("--conditions", nargs="+", choices=CONDITIONS, default=list(CONDITIONS))
     parser.add_argument("--docs", type=int, default=len(DOCS), help="how many of the fixed documents to index")
+    parser.add_argument("--sample-tokens", type=int, default=6000, help="`kgrag prompts tune --sample-tokens`")
     parser.add_argument("--out", type=Path, default=ROOT / "bench-results" / "prompt-tune.json")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -130,7 +145,17 @@ def main() -> None:
             _workspace(ws, url)
             if condition != "baseline":
                 llm = "none" if condition == "tuned-ner" else "auto"
-                run = _cli("prompts", "tune", str(SAMPLE), "--llm", llm, "-w", str(ws))
+                run = _cli(
+                    "prompts",
+                    "tune",
+                    str(SAMPLE),
+                    "--llm",
+                    llm,
+                    "--sample-tokens",
+                    str(args.sample_tokens),
+                    "-w",
+                    str(ws),
+                )
                 figures[f"{condition}-tune"] = (run.stdout + run.stderr)[-3000:]
                 print(run.stdout, run.stderr, flush=True)
                 if run.returncode != 0:

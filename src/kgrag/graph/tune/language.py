@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
-MIN_SHARE = 0.08  # function words are 30-50% of running prose; under 8% the text is not prose in this language
+MIN_SHARE = 0.15  # function words are 30-50% of running prose; under 15% the text is not prose in this language
+MIN_WORDS = 12  # fewer words say nothing (one "y" makes a line of code Spanish)
 
 PROFILES: dict[str, frozenset[str]] = {
     "English": frozenset(
@@ -63,7 +64,7 @@ def detect_language(texts: Iterable[str]) -> LanguageGuess:
     """The language whose function words cover most of ``texts``' words."""
     words = Counter(word.casefold() for text in texts for word in _WORD.findall(text))
     total = sum(words.values())
-    if total == 0:
+    if total < MIN_WORDS:
         return LanguageGuess(None, {})
     shares = {
         name: round(sum(n for word, n in words.items() if word in profile) / total, 3)

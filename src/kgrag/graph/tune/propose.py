@@ -62,7 +62,8 @@ def one_line(text: str, limit: int = 200) -> str:
 
 def propose(client: LLMClient, sample: Sequence[Passage], max_types: int) -> LLMProposal | None:
     """The model's proposal, cleaned; None when the call fails or proposes no usable type."""
-    shown, size = [], 0
+    shown: list[str] = []
+    size = 0
     for number, passage in enumerate(sample, 1):
         piece = f"[{number}] {' '.join(passage.text.split())}"
         if size + len(piece) > SAMPLE_CHARS and shown:
