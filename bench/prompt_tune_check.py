@@ -30,13 +30,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "examples" / "sample" / "docs"
-DOCS = (
-    "access-policy-gatekeeper.md",
-    "team-security.md",
-    "product-heron.md",
+DOCS = (  # the shortest sample documents: one extraction unit each
     "team-apps.md",
+    "access-policy-gatekeeper.md",
+    "product-heron.md",
     "hiring-process.md",
-    "riffle-leak-detection.md",
+    "onboarding-engineers.md",
+    "leave-and-time-off.md",
 )
 CONDITIONS = ("baseline", "tuned-ner", "tuned-llm")
 SCRIPTED_PROPOSAL = {
@@ -75,11 +75,53 @@ def _workspace(path: Path, url: str) -> None:
     from kgrag import Workspace
 
     Workspace.init(path).close()
+    record = json.dumps(str(path / "replies.jsonl"))
     (path / "kgrag.toml").write_text(
         '[graph]\nextractor = "llm"\ngleaning = false\n[communities]\nreports = "extractive"\n'
-        f'[llm]\nprovider = "openai"\nbase_url = "{url}"\nmodel = "local"\nmax_concurrency = 1\ntimeout_s = 900\n',
+        f'[llm]\nprovider = "openai"\nbase_url = "{url}"\nmodel = "local"\nmax_concurrency = 1\ntimeout_s = 1800\n'
+        f"record_file = {record}\n",
         encoding="utf-8",
     )
+
+
+def first_passes(record: Path) -> dict[str, object]:
+    """Per unit, from the recorded exchanges (so a run cut short still counts the units it finished): the
+    first-pass reply's entities, how many of their names occur in the unit text, and their types."""
+    from kgrag.graph.extract.parse import ExtractionReply
+    from kgrag.models.llm.structured import ReplyInvalid, parse_reply
+
+    units: dict[str, dict[str, object]] = {}
+    lines = record.read_text(encoding="utf-8").splitlines() if record.exists() else []
+    for line in lines:
+        entry = json.loads(line)
+        messages = entry["messages"]
+        if entry.get("prompt") != "extract_graph" or len(messages) != 2:
+            continue  # re-asks, other prompts
+        text = messages[-1]["content"].split("Text:\n", 1)[-1].casefold()
+        try:
+            reply, _ = parse_reply(entry["response"], entry.get("finish_reason"), ExtractionReply)
+            entities = [e for e in reply.entities if isinstance(e, dict) and isinstance(e.get("name"), str)]
+        except ReplyInvalid:
+            entities = None
+        units[text] = {
+            "valid": entities is not None,
+            "named": len(entities or []),
+            "grounded": sum(e["name"].strip().casefold() in text for e in entities or []),
+            "types": Counter(str(e.get("type", "")).casefold() for e in entities or []),
+        }
+    named = sum(int(u["named"]) for u in units.values())  # type: ignore[call-overload]
+    grounded = sum(int(u["grounded"]) for u in units.values())  # type: ignore[call-overload]
+    types: Counter[str] = Counter()
+    for u in units.values():
+        types.update(u["types"])  # type: ignore[arg-type]
+    return {
+        "units_answered": len(units),
+        "valid_first_replies": sum(bool(u["valid"]) for u in units.values()),
+        "named_per_unit": round(named / len(units), 2) if units else None,
+        "grounded_per_unit": round(grounded / len(units), 2) if units else None,
+        "grounded_share": round(grounded / named, 3) if named else None,
+        "types_named": dict(types.most_common()),
+    }
 
 
 def _cli(*arguments: str) -> subprocess.CompletedProcess[str]:
@@ -160,7 +202,10 @@ def main() -> None:
                 print(run.stdout, run.stderr, flush=True)
                 if run.returncode != 0:
                     continue
-            figures[condition] = _measure(ws, docs)
+            try:
+                figures[condition] = _measure(ws, docs)
+            finally:
+                figures[f"{condition}-first-passes"] = first_passes(ws / "replies.jsonl")
             print(condition, json.dumps(figures[condition], indent=1), flush=True)
             args.out.write_text(json.dumps(figures, indent=1), encoding="utf-8")
     print(f"figures: {args.out}; workspaces: {work}")

@@ -144,6 +144,12 @@ def test_tune_with_the_model_cleans_its_proposal_and_keeps_a_grounded_example(
         assert ws.config.graph.entity_types == result.types  # applied to the open workspace too
         header = (ws_path / "prompts" / "extract_graph.toml").read_text(encoding="utf-8").splitlines()[:8]
         assert any("model fake-model" in line for line in header)
+        # the same open workspace indexes again with the tuned prompt: every unit is asked afresh
+        known = {c.created_at for c in ws.store.llm_ledger.calls()}
+        ws.index([tmp_path / "docs"])
+        again = [c for c in ws.store.llm_ledger.calls() if c.stage == "index.extract" and c.created_at not in known]
+    assert again and {c.prompt_version for c in again} == {"2+tuned.1"}
+    assert not any(c.cache_hit for c in again)  # the version and text are in the cache key: nothing stale
     asked = recorder.systems()[before:]
     assert any("set up a knowledge-graph extractor" in s for s in asked)
     extract = load_prompt("extract_graph", ws_path / "prompts")
