@@ -199,6 +199,8 @@ def main() -> None:
                     str(ws),
                 )
                 figures[f"{condition}-tune"] = (run.stdout + run.stderr)[-3000:]
+                if (ws / "replies.jsonl").exists():  # the tuner's own calls are not extraction of the documents
+                    (ws / "replies.jsonl").rename(ws / "tune-replies.jsonl")
                 print(run.stdout, run.stderr, flush=True)
                 if run.returncode != 0:
                     continue

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from kgrag.cli.errors import run_guarded
@@ -71,18 +70,18 @@ def _print(result: object) -> None:
         for label, count in result.ner.labels.most_common():
             readable = READABLE_LABELS.get(label, label.lower())
             proposed = "value" if label in VALUE_LABELS else ("yes" if readable in result.types else "no")
-            table.add_row(escape(label), escape(readable), str(count), proposed)
+            table.add_row(label, readable, str(count), proposed)
         console.print(table)
-        heads = ", ".join(f"{escape(h)} {n}" for h, n in result.ner.heads.most_common(TOP_HEADS))
+        heads = ", ".join(f"{h} {n}" for h, n in result.ner.heads.most_common(TOP_HEADS))
         console.print(f"frequent noun-phrase heads: {heads or 'none'}")
     if result.llm is not None:
         console.print("proposed by the model (cleaned)")
-    console.print(f"entity types: {escape(', '.join(result.types))}")
-    console.print(f"domain: {escape(result.domain) or '-'}")
-    console.print(f"example: {escape(result.example_origin)}")
+    console.print(f"entity types: {', '.join(result.types)}")
+    console.print(f"domain: {result.domain or '-'}")
+    console.print(f"example: {result.example_origin}")
     for note in result.notes:
-        console.print(f"note: {escape(note)}")
+        console.print(f"note: {note}")
     for path, version in result.written:
-        console.print(f"wrote {escape(str(path))} (version {escape(version)})")
-    console.print(f"set graph.entity_types and graph.language in {escape(str(result.config_file))}")
+        console.print(f"wrote {path!s} (version {version})")
+    console.print(f"set graph.entity_types and graph.language in {result.config_file!s}")
     console.print("review the files, then run `kgrag index`: units are extracted again with the tuned prompts")
