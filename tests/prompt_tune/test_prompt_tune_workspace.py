@@ -227,3 +227,16 @@ def test_a_broken_override_file_is_one_clear_line_naming_it(
         assert len(lines) == 1, result.output
         assert str(target) in lines[0].replace("\n", "") and expected in lines[0]
         assert "Traceback" not in result.output
+
+
+def test_an_unusable_proposal_falls_back_to_ner_types_but_the_model_still_writes_the_example(tmp_path: Path) -> None:
+    recorder = Recorder(propose=False)  # the extraction rules answer the proposal prompt with no types
+    with FakeOpenAIServer(recorder) as fake:
+        ws_path = _workspace(tmp_path, fake.base_url)
+        with Workspace.open(ws_path) as ws:
+            result = ws.prompt_tune.tune(_options(), [_docs(tmp_path)])
+    assert result.llm is None and any("unusable" in note for note in result.notes)
+    assert result.ner is not None and result.types == result.ner.types(10)
+    assert result.example_origin.startswith("the model's extraction")
+    header = (ws_path / "prompts" / "extract_graph.toml").read_text(encoding="utf-8")
+    assert "spaCy NER labels" in header

@@ -142,7 +142,7 @@ class Tuner:
         result.language = detected or (result.llm.language if result.llm and result.llm.language else DEFAULT_LANGUAGE)
 
     def _example(self, result: TuneResult, sample: Sequence[Passage]) -> ExampleItems:
-        if self.client is not None and result.llm is not None:
+        if self.client is not None:  # the model writes the example even when its proposal was unusable
             made = llm_example(self.client, sample, result.types, result.language)
             if made is not None and made.grounded():
                 result.example_origin = "the model's extraction of a sampled passage (names checked against it)"
@@ -157,14 +157,14 @@ class Tuner:
         )
 
     def _header(self, result: TuneResult, options: TuneOptions) -> list[str]:
-        model = self.client.settings.model if self.client is not None and result.llm is not None else None
+        model = self.client.settings.model if self.client is not None else None
         return [
             f"command: kgrag prompts tune --llm {options.llm} --sample-tokens {options.sample_tokens} "
             f"--seed {options.seed} --max-types {options.max_types}",
             f"sample: {len(result.sample)} passages, {sum(p.tokens for p in result.sample)} tokens, "
             f"from {len({p.source for p in result.sample})} of {result.documents} documents",
-            f"proposed by: {f'model {model}' if model else 'spaCy NER labels and noun-phrase heads'}; "
-            f"example: {result.example_origin}",
+            f"model: {model or 'none'}; types proposed by: "
+            f"{'the model' if result.llm else 'spaCy NER labels and noun-phrase heads'}; example: {result.example_origin}",
             f"date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
             "entity types and language live in kgrag.toml [graph] (entity_types, language): "
             f"{', '.join(result.types)}; {result.language}",
