@@ -142,8 +142,8 @@ def test_tune_with_the_model_cleans_its_proposal_and_keeps_a_grounded_example(
         assert "$x" not in load_prompt("extract_graph", ws_path / "prompts").system.replace("$$x", "")
         assert result.example_origin.startswith("the model's extraction")
         assert ws.config.graph.entity_types == result.types  # applied to the open workspace too
-        header = (ws_path / "prompts" / "extract_graph.toml").read_text(encoding="utf-8").splitlines()[:8]
-        assert any("model fake-model" in line for line in header)
+        header = (ws_path / "prompts" / "extract_graph.toml").read_text(encoding="utf-8").splitlines()[:10]
+        assert any("model: fake-model; types proposed by: the model" in line for line in header)
         # the same open workspace indexes again with the tuned prompt: every unit is asked afresh
         known = {c.created_at for c in ws.store.llm_ledger.calls()}
         ws.index([tmp_path / "docs"])

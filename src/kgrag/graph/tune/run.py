@@ -164,7 +164,8 @@ class Tuner:
             f"sample: {len(result.sample)} passages, {sum(p.tokens for p in result.sample)} tokens, "
             f"from {len({p.source for p in result.sample})} of {result.documents} documents",
             f"model: {model or 'none'}; types proposed by: "
-            f"{'the model' if result.llm else 'spaCy NER labels and noun-phrase heads'}; example: {result.example_origin}",
+            f"{'the model' if result.llm else 'spaCy NER labels and noun-phrase heads'}",
+            f"example: {result.example_origin}",
             f"date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
             "entity types and language live in kgrag.toml [graph] (entity_types, language): "
             f"{', '.join(result.types)}; {result.language}",
