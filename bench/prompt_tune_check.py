@@ -98,6 +98,8 @@ def first_passes(record: Path) -> dict[str, object]:
         if entry.get("prompt") != "extract_graph" or len(messages) != 2:
             continue  # re-asks, other prompts
         text = messages[-1]["content"].split("Text:\n", 1)[-1].casefold()
+        if text in units:
+            continue  # the retry at another temperature: the first reply is the first pass
         try:
             reply, _ = parse_reply(entry["response"], entry.get("finish_reason"), ExtractionReply)
             entities = [e for e in reply.entities if isinstance(e, dict) and isinstance(e.get("name"), str)]

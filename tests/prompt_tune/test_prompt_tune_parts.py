@@ -103,3 +103,14 @@ def test_model_types_are_cleaned_and_model_text_is_cut() -> None:
     ]
     assert len(clean_types([f"type{chr(97 + i)}" for i in range(20)], 6)) == 6
     assert short_text("One two three. Four five six. Seven.", words=4) == "One two three."
+
+
+def test_quoting_the_input_is_not_copying_an_example_drawn_from_the_same_corpus() -> None:
+    from kgrag.models.llm.structured import copied_from_example
+
+    example = '{"entities": [{"name": "Apps", "description": "The Apps team in Lisbon is led by Lucas Moreau."}]}'
+    reply = {"entities": [{"name": "Apps", "description": "The Apps team in Lisbon is led by Lucas Moreau."}]}
+    unit = "Text:\nHeron is owned by the Apps team. The Apps team in Lisbon is led by Lucas Moreau."
+    assert copied_from_example(reply, example, unit) is None  # the unit says it: a quote
+    assert copied_from_example(reply, example, "Text:\nKestrel ships firmware to pumps in Bergen.") is not None
+    assert copied_from_example(reply, example) is not None

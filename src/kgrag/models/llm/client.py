@@ -200,10 +200,11 @@ class LLMClient:
         fmt = response_format(self.settings.json_mode, resolved.name, schema)
         request = self._request(messages, resolved.ref, {"response_format": fmt, **params})
         example = resolved.example_reply
+        given = str(messages[-1]["content"])  # the user turn: what the reply may quote
 
         def parse(text: str, finish: str | None) -> tuple[Any, bool]:
             value, repaired = parse_reply(text, finish, model)
-            check_not_copied(value, example)
+            check_not_copied(value, example, given)
             return value, repaired
 
         first = self.runner.run(request, stage, parse)
