@@ -38,7 +38,7 @@ DOCS = (  # the shortest sample documents: one extraction unit each
     "onboarding-engineers.md",
     "leave-and-time-off.md",
 )
-CONDITIONS = ("baseline", "tuned-ner", "tuned-llm")
+CONDITIONS = ("baseline", "tuned-ner", "tuned-llm", "tuned-ner-shipped-example")
 SCRIPTED_PROPOSAL = {
     "entity_types": ["person", "team", "product", "customer", "organization", "incident", "location", "policy"],
     "domain": "Handbooks, product pages, incident reports and customer notes of a water-technology company.",
@@ -188,18 +188,13 @@ def main() -> None:
             ws = work / condition
             _workspace(ws, url)
             if condition != "baseline":
-                llm = "none" if condition == "tuned-ner" else "auto"
+                llm = "auto" if condition == "tuned-llm" else "none"
+                example = "shipped" if condition.endswith("shipped-example") else "corpus"
+                tokens = str(args.sample_tokens)
                 run = _cli(
-                    "prompts",
-                    "tune",
-                    str(SAMPLE),
-                    "--llm",
-                    llm,
-                    "--sample-tokens",
-                    str(args.sample_tokens),
-                    "-w",
-                    str(ws),
-                )
+                    "prompts", "tune", str(SAMPLE), "--llm", llm, "--sample-tokens", tokens, "--example", example,
+                    "-w", str(ws),
+                )  # fmt: skip
                 figures[f"{condition}-tune"] = (run.stdout + run.stderr)[-3000:]
                 if (ws / "replies.jsonl").exists():  # the tuner's own calls are not extraction of the documents
                     (ws / "replies.jsonl").rename(ws / "tune-replies.jsonl")

@@ -240,3 +240,18 @@ def test_an_unusable_proposal_falls_back_to_ner_types_but_the_model_still_writes
     assert result.example_origin.startswith("the model's extraction")
     header = (ws_path / "prompts" / "extract_graph.toml").read_text(encoding="utf-8")
     assert "spaCy NER labels" in header
+
+
+def test_example_shipped_keeps_the_invented_examples_and_tunes_the_rest(
+    tmp_path: Path, server: tuple[FakeOpenAIServer, Recorder]
+) -> None:
+    fake, _ = server
+    ws_path = _workspace(tmp_path, fake.base_url)
+    result = _cli("prompts", "tune", str(_docs(tmp_path)), "--llm", "none", "--example", "shipped", "-w", str(ws_path))
+    assert result.exit_code == 0, result.output
+    tuned, shipped = load_prompt("extract_graph", ws_path / "prompts"), load_prompt("extract_graph")
+    assert tuned.example_invented and tuned.example_reply == shipped.example_reply
+    assert tuned.version == "2+tuned.1" and "About these documents" in tuned.system
+    assert "$language" in load_prompt("community_report", ws_path / "prompts").system
+    bad = _cli("prompts", "tune", "--example", "mine", "-w", str(ws_path))
+    assert bad.exit_code == 1 and "--example 'mine'" in bad.output

@@ -29,6 +29,14 @@ def tune_command(
     sample_tokens: Annotated[int, typer.Option("--sample-tokens", min=200, help="Token budget of the sample.")] = 6000,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the sample.")] = 0,
     max_types: Annotated[int, typer.Option("--max-types", min=2, max=30, help="Most entity types to propose.")] = 10,
+    example: Annotated[
+        str,
+        typer.Option(
+            "--example",
+            help="`corpus`: worked examples drawn from the sample; `shipped`: keep the invented ones (small models "
+            "copy an example's names and types).",
+        ),
+    ] = "corpus",
     force: Annotated[bool, typer.Option("--force", help="Replace prompt files written by hand.")] = False,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
@@ -41,8 +49,11 @@ def tune_command(
     def body() -> None:
         if llm not in ("auto", "none"):
             raise ConfigError(f"--llm {llm!r}: use `auto` or `none`")
+        if example not in ("corpus", "shipped"):
+            raise ConfigError(f"--example {example!r}: use `corpus` or `shipped`")
         mode: Literal["auto", "none"] = "auto" if llm == "auto" else "none"
-        options = TuneOptions(mode, sample_tokens, seed, max_types, force)
+        source: Literal["corpus", "shipped"] = "corpus" if example == "corpus" else "shipped"
+        options = TuneOptions(mode, sample_tokens, seed, max_types, force, source)
         with open_workspace(workspace) as ws:
             result = ws.prompt_tune.tune(options, paths or [])
         _print(result)

@@ -65,6 +65,7 @@ class Override:
     system: str
     example_variables: Mapping[str, str]
     example_reply: str
+    example_invented: bool = False  # True: the shipped prompt's invented example is kept
 
 
 def render_override(override: Override, version: str, header: Sequence[str]) -> str:
@@ -82,7 +83,7 @@ def render_override(override: Override, version: str, header: Sequence[str]) -> 
         f"user = {toml_string(base.user)}",
         "",
         "[example]",
-        "invented = false",
+        f"invented = {'true' if override.example_invented else 'false'}",
         f"reply = {toml_string(override.example_reply)}",
         "",
         "[example.variables]",

@@ -40,6 +40,7 @@ class TuneOptions:
     seed: int = 0
     max_types: int = 10
     force: bool = False
+    example: Literal["corpus", "shipped"] = "corpus"  # shipped: keep the invented examples, tune the rest
 
 
 @dataclass
@@ -70,8 +71,9 @@ def _ner_domain(profile: NerProfile) -> str:
     return f"they often mention {', '.join(heads)}" if heads else ""
 
 
-def build_overrides(example: ExampleItems, domain: str) -> list[Override]:
-    """The tuned ``extract_graph`` and ``community_report``, from the shipped prompts."""
+def build_overrides(example: ExampleItems | None, domain: str) -> list[Override]:
+    """The tuned ``extract_graph`` and ``community_report``, from the shipped prompts (with their invented
+    examples when ``example`` is None)."""
     note = f"\nAbout these documents: {_template_safe(domain.rstrip('.'))}." if domain else ""
     extract = load_prompt("extract_graph")
     report = load_prompt("community_report")
@@ -79,6 +81,11 @@ def build_overrides(example: ExampleItems, domain: str) -> list[Override]:
         report_system = report.system.replace(REPORT_LANGUAGE, "Write in $language.")
     else:
         report_system = f"{report.system}\nWrite in $language."
+    if example is None:
+        return [
+            Override(extract, extract.system + note, extract.example_variables, extract.example_reply, True),
+            Override(report, report_system + note, report.example_variables, report.example_reply, True),
+        ]
     return [
         Override(extract, extract.system + note, {"text": example.text}, example.extraction_reply()),
         Override(
@@ -111,7 +118,9 @@ class Tuner:
             if result.llm is None:
                 result.notes.append("the model's proposal was unusable; types come from NER")
         self._choose(result, options)
-        example = self._example(result, sample)
+        example = self._example(result, sample) if options.example == "corpus" else None
+        if example is None:
+            result.example_origin = "the shipped prompt's invented example (--example shipped)"
         header = self._header(result, options)
         result.written = write_overrides(
             prompts_dir, build_overrides(example, result.domain), header, force=options.force
