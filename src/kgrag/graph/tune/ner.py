@@ -5,7 +5,7 @@ example built from a real sentence of the corpus and the NER spans in it (so eve
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,8 +42,7 @@ GENERIC_HEADS = frozenset(
 )
 MIN_TYPE_SHARE = 0.02  # a NER type under 2% of the spans is noise (often a misread name)
 MIN_HEAD_COUNT = 3
-EXAMPLE_WORDS = (8, 40)  # an example sentence long enough to carry a relation, short enough to be cheap
-DESCRIPTION_WORDS = 12
+EXAMPLE_WORDS = (8, 25)  # an example sentence long enough to carry a relation, short enough to be cheap
 RELIABLE_LABELS = frozenset({"PERSON", "ORG", "GPE"})  # the labels a small pipeline gets right most often
 
 
@@ -56,12 +55,13 @@ class Candidate:
     names: tuple[tuple[str, str], ...]
     verb: str | None
 
-    def example(self, types: Sequence[str]) -> ExampleItems | None:
-        """The sentence as a worked example when every name's type is among ``types``."""
-        typed = [(name, READABLE_LABELS[label]) for name, label in self.names]
+    def example(self, types: Sequence[str], votes: Mapping[str, Counter[str]]) -> ExampleItems | None:
+        """The sentence as a worked example when every name's type is among ``types``; each name takes the
+        label spaCy gave it most often across the sample (one sentence's label is often wrong)."""
+        typed = [(name, READABLE_LABELS[_majority(name, label, votes)]) for name, label in self.names]
         if any(type_ not in types for _, type_ in typed):
             return None
-        entities = [entity_item(name, type_, _around(self.text, name)) for name, type_ in typed]
+        entities = [entity_item(name, type_, self.text) for name, type_ in typed]  # "one sentence from the text"
         relations = []
         if self.verb is not None:
             (first, _), (second, _) = typed[0], typed[1]
@@ -70,7 +70,8 @@ class Candidate:
 
     def score(self) -> int:
         reliable = sum(label in RELIABLE_LABELS for _, label in self.names)
-        return len({label for _, label in self.names}) * 2 + (3 if self.verb else 0) + reliable
+        # a relation in the example matters most: an example without one teaches a model to return none
+        return len({label for _, label in self.names}) * 2 + (8 if self.verb else 0) + 2 * reliable
 
 
 @dataclass
@@ -80,6 +81,7 @@ class NerProfile:
     labels: Counter[str] = field(default_factory=Counter)
     heads: Counter[str] = field(default_factory=Counter)
     candidates: list[Candidate] = field(default_factory=list)
+    votes: dict[str, Counter[str]] = field(default_factory=dict)  # span text → its labels in the sample
 
     def types(self, limit: int) -> list[str]:
         """Readable NER types over :data:`MIN_TYPE_SHARE`, most frequent first, then up to a third as many
@@ -99,18 +101,18 @@ class NerProfile:
     def example(self, types: Sequence[str]) -> ExampleItems | None:
         """The best-scoring candidate sentence whose names all have one of ``types``."""
         for candidate in sorted(self.candidates, key=lambda c: -c.score()):
-            made = candidate.example(types)
+            made = candidate.example(types, self.votes)
             if made is not None and made.grounded():
                 return made
         return None
 
 
-def _around(text: str, name: str, before: int = 4, after: int = DESCRIPTION_WORDS) -> str:
-    """The words of ``text`` around ``name`` (a short description that names it)."""
-    start = max(0, text.find(name))
-    head = text[:start].split()[-before:]
-    tail = text[start:].split()[:after]
-    return " ".join([*head, *tail]).strip(" ,;:")
+def _majority(name: str, label: str, votes: Mapping[str, Counter[str]]) -> str:
+    """The most frequent usable label of ``name`` in the sample (``label`` on a tie or when unseen)."""
+    counts = Counter({k: n for k, n in votes.get(name, Counter()).items() if k in READABLE_LABELS})
+    if not counts or counts[label] == max(counts.values()):
+        return label
+    return counts.most_common(1)[0][0]
 
 
 def profile_texts(nlp: Any, texts: Sequence[str]) -> NerProfile:
@@ -118,6 +120,8 @@ def profile_texts(nlp: Any, texts: Sequence[str]) -> NerProfile:
     profile = NerProfile()
     for doc in nlp.pipe(texts):
         profile.labels.update(ent.label_ for ent in doc.ents)
+        for ent in doc.ents:
+            profile.votes.setdefault(ent.text, Counter())[ent.label_] += 1
         for chunk in _noun_chunks(doc):
             head = chunk.root
             if head.pos_ == "NOUN" and head.ent_type_ == "" and head.is_alpha and len(head.text) > 2:
@@ -142,7 +146,9 @@ def _candidate(sentence: Any) -> Candidate | None:
         return None
     spans: dict[str, Any] = {}
     for ent in sentence.ents:
-        if ent.label_ not in VALUE_LABELS and ent.label_ in READABLE_LABELS and len(ent.text) > 1:
+        # one-word PERSON spans are mostly product or team names a small pipeline misreads
+        misread = ent.label_ == "PERSON" and len(ent) < 2
+        if ent.label_ not in VALUE_LABELS and ent.label_ in READABLE_LABELS and len(ent.text) > 1 and not misread:
             spans.setdefault(ent.text, ent)
     if not 2 <= len(spans) <= 4:
         return None
