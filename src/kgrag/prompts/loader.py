@@ -16,8 +16,11 @@ schema table. Short names keep exported prompt files valid when kgrag's modules 
 that shipped before short names existed are still accepted (:data:`LEGACY_SCHEMA_PATHS`).
 
 Users customise prompts by exporting them (:func:`export_prompts`), editing the copies, and pointing
-``llm.prompts_dir`` at that directory; a file there replaces the shipped prompt of the same name. The
-``version`` is part of the LLM cache key, so bumping it forces fresh answers even for identical text.
+``llm.prompts_dir`` at that directory (a workspace's own ``prompts/`` folder is used when it is unset); a
+file there replaces the shipped prompt of the same name. The ``version`` is part of the LLM cache key, so
+bumping it forces fresh answers even for identical text. ``invented = false`` in ``[example]`` marks an
+example drawn from the user's documents (``kgrag prompts tune``, :mod:`kgrag.prompts.overrides`); the model
+is told so instead of "invented names".
 """
 
 from __future__ import annotations
