@@ -12,8 +12,10 @@ from rich.table import Column, Table
 
 from kgrag.cli.errors import guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
+from kgrag.cli.prompt_tune_command import tune_command
 
-prompts_app = typer.Typer(no_args_is_help=True, help="List and export the LLM prompt files.")
+prompts_app = typer.Typer(no_args_is_help=True, help="List, export and tune the LLM prompt files.")
+prompts_app.command("tune")(tune_command)
 
 
 @guarded
@@ -59,15 +61,19 @@ def cost(
 @prompts_app.command("list")
 @guarded
 def list_command(workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
-    """Every prompt with its version and where it is loaded from (shipped or llm.prompts_dir)."""
+    """Every prompt with its version, whether a file overrides it (`tuned`: written by `kgrag prompts tune`)
+    and where it is loaded from (shipped, llm.prompts_dir or the workspace's prompts/ folder)."""
     from kgrag.prompts import list_prompts
+    from kgrag.prompts.overrides import is_tuned
 
     with open_workspace(workspace) as ws:
         prompts = list_prompts(ws.config.llm.prompts_dir)
-    table = Table("name", "version", "output", "description", "source")
+    table = Table("name", "version", "override", "output", "description", "source")
     for p in prompts:
         output = p.output_schema if isinstance(p.output_schema, str) else "json schema"
-        table.add_row(p.name, p.version, output, p.description, p.source)
+        shipped = p.source.startswith("kgrag/prompts/")
+        override = "-" if shipped else ("tuned" if is_tuned(Path(p.source)) else "edited")
+        table.add_row(p.name, p.version, override, output, p.description, p.source)
     new_console().print(table)
 
 

@@ -52,8 +52,16 @@ class LLMWriter:
     method = "llm"
     redoes_fallbacks = True  # reports that fell back in an earlier run are written again
 
-    def __init__(self, client: LLMClient, config: CommunitiesConfig, fallback: ExtractiveWriter, stage: str) -> None:
+    def __init__(
+        self,
+        client: LLMClient,
+        config: CommunitiesConfig,
+        fallback: ExtractiveWriter,
+        stage: str,
+        language: str = "English",
+    ) -> None:
         self.client = client
+        self.language = language  # graph.language, for prompts that say which language to write in
         self.config = config
         self.fallback = fallback
         self.stage = stage
@@ -71,6 +79,7 @@ class LLMWriter:
                 "material": m.text,
                 "findings": self.config.report_findings,
                 "max_words": SUMMARY_WORDS,
+                "language": self.language,
             }
             for m in materials
         ]

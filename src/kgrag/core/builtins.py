@@ -87,6 +87,7 @@ KINDS: dict[str, Kind] = {
         {
             "extraction_reply": "kgrag.graph.extract.parse:ExtractionReply",
             "community_report": "kgrag.communities.schemas:CommunityReportReply",
+            "domain_proposal": "kgrag.graph.tune.propose:DomainProposal",
             "global_map": "kgrag.communities.schemas:MapReply",
             "drift_step": "kgrag.prompts.schemas:DriftReply",
             "merge_decision": "kgrag.denoise.confirm:MergeDecision",

@@ -16,8 +16,11 @@ schema table. Short names keep exported prompt files valid when kgrag's modules 
 that shipped before short names existed are still accepted (:data:`LEGACY_SCHEMA_PATHS`).
 
 Users customise prompts by exporting them (:func:`export_prompts`), editing the copies, and pointing
-``llm.prompts_dir`` at that directory; a file there replaces the shipped prompt of the same name. The
-``version`` is part of the LLM cache key, so bumping it forces fresh answers even for identical text.
+``llm.prompts_dir`` at that directory (a workspace's own ``prompts/`` folder is used when it is unset); a
+file there replaces the shipped prompt of the same name. The ``version`` is part of the LLM cache key, so
+bumping it forces fresh answers even for identical text. ``invented = false`` in ``[example]`` marks an
+example drawn from the user's documents (``kgrag prompts tune``, :mod:`kgrag.prompts.overrides`); the model
+is told so instead of "invented names".
 """
 
 from __future__ import annotations
@@ -61,6 +64,7 @@ class Prompt:
     source: str
     example_variables: Mapping[str, str] = field(default_factory=dict)
     example_reply: str = ""
+    example_invented: bool = True  # False: the example is a real passage of the user's corpus (tuned prompts)
 
     @property
     def has_example(self) -> bool:
@@ -101,7 +105,8 @@ class Prompt:
 
     def _example_text(self, variables: Mapping[str, object]) -> str:
         example = self.render_part("user", {**variables, **self.example_variables})
-        return f"Example (invented names). For this input:\n{example}\nthe reply is:\n{self.example_reply}"
+        origin = "invented names" if self.example_invented else "from the documents"
+        return f"Example ({origin}). For this input:\n{example}\nthe reply is:\n{self.example_reply}"
 
     def example_block(self) -> str:
         """The example as shown to the model, for token arithmetic; empty without one."""
@@ -145,6 +150,11 @@ def _resolve_schema(name: str, what: str) -> Any:
         ) from exc
 
 
+def parse_prompt(text: str, source: str, expected_name: str) -> Prompt:
+    """A prompt file's text parsed and checked; ``source`` names it in errors."""
+    return _parse(text, source, expected_name)
+
+
 def _parse(text: str, source: str, expected_name: str) -> Prompt:
     try:
         data = tomllib.loads(text)
@@ -162,6 +172,9 @@ def _parse(text: str, source: str, expected_name: str) -> Prompt:
     if not isinstance(schema, str | dict):
         raise ConfigError(f"prompt file {source}: output_schema must be a string or a table")
     example_variables, example_reply = _example(data.get("example"), source)
+    invented = data.get("example", {}).get("invented", True) if isinstance(data.get("example"), dict) else True
+    if not isinstance(invented, bool):
+        raise ConfigError(f"prompt file {source}: [example] invented must be true or false")
     return Prompt(
         name=str(data["name"]),
         version=str(data["version"]),
@@ -172,6 +185,7 @@ def _parse(text: str, source: str, expected_name: str) -> Prompt:
         source=source,
         example_variables=example_variables,
         example_reply=example_reply,
+        example_invented=invented,
     )
 
 

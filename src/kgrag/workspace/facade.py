@@ -27,6 +27,7 @@ from kgrag.store import open_store
 from kgrag.store.registry import STORES
 from kgrag.workspace.components import META_DIMENSION, META_MODEL, META_WINDOW, Components
 from kgrag.workspace.model_binding import stored_verdict
+from kgrag.workspace.prompt_dir import with_workspace_prompts
 
 if TYPE_CHECKING:  # types only: each sub-API module is imported when its sub-API is first used
     from kgrag.config import KgragConfig
@@ -44,6 +45,7 @@ if TYPE_CHECKING:  # types only: each sub-API module is imported when its sub-AP
     from kgrag.workspace.eval_api import EvalAPI
     from kgrag.workspace.graph_api import GraphAPI
     from kgrag.workspace.indexing_api import IndexingAPI
+    from kgrag.workspace.prompt_tune_api import PromptTuneAPI
     from kgrag.workspace.query_api import QueryAPI
     from kgrag.workspace.usage_api import UsageAPI
 
@@ -117,6 +119,12 @@ class Workspace:
 
         return UsageAPI(self.components)
 
+    @cached_property
+    def prompt_tune(self) -> PromptTuneAPI:
+        from kgrag.workspace.prompt_tune_api import PromptTuneAPI
+
+        return PromptTuneAPI(self.components)
+
     # -- lifecycle -------------------------------------------------------------------------------
     @classmethod
     def init(
@@ -153,7 +161,7 @@ class Workspace:
                 f"{directory.resolve()} is not a kgrag workspace; run `kgrag init {directory}` or pass --workspace"
             )
         owner = registries or Registries()
-        config = load_config(directory, registries=owner, **overrides)
+        config = with_workspace_prompts(load_config(directory, registries=owner, **overrides), directory)
         store = open_store(config.store, directory, owner.get(STORES))
         components = Components(directory, config, store, registries=owner, allow_model_change=allow_model_change)
         if not allow_model_change:

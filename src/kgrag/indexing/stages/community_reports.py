@@ -28,7 +28,7 @@ def choose_writer(ctx: IndexContext, stage: str) -> ReportWriter:
         raise ConfigError("communities.reports = llm needs an LLM; set llm.provider or use `auto`/`extractive`")
     if config.reports == "extractive" or not llm_ready or ctx.llm is None:
         return extractive
-    return LLMWriter(ctx.llm, config, extractive, ledger_stage(stage))
+    return LLMWriter(ctx.llm, config, extractive, ledger_stage(stage), language=ctx.config.graph.language)
 
 
 @dataclass

@@ -25,7 +25,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -152,6 +152,13 @@ class LLMClient:
                 self._prompts[name] = load_prompt(name, self.settings.prompts_dir)
             return self._prompts[name]
 
+    def use_prompts_dir(self, directory: Path | None) -> None:
+        """Load prompts from ``directory`` from now on (overrides were just written): loaded ones are dropped."""
+        with self._lock:
+            self.settings = replace(self.settings, prompts_dir=directory)
+            self._prompts.clear()
+            self._template_tokens.clear()
+
     def _request(self, messages: Sequence[Message], prompt: PromptRef | None, params: Mapping[str, Any]) -> ChatRequest:
         merged: dict[str, Any] = {
             "temperature": self.settings.temperature,
@@ -205,10 +212,11 @@ class LLMClient:
         fmt = response_format(self.settings.json_mode, resolved.name, schema)
         request = self._request(messages, resolved.ref, {"response_format": fmt, **params})
         example = resolved.example_reply
+        given = str(messages[-1]["content"])  # the user turn: what the reply may quote
 
         def parse(text: str, finish: str | None) -> tuple[Any, bool]:
             value, repaired = parse_reply(text, finish, model)
-            check_not_copied(value, example)
+            check_not_copied(value, example, given)
             return value, repaired
 
         first = self.runner.run(request, stage, parse)

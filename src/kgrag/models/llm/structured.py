@@ -96,24 +96,27 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-def copied_from_example(value: Any, example_reply: str) -> str | None:
+def copied_from_example(value: Any, example_reply: str, request: str = "") -> str | None:
     """A sentence of the reply that is a verbatim copy of the prompt's worked example (small models copy
-    the example instead of answering), or None."""
+    the example instead of answering), or None. A sentence the ``request`` itself contains is quoted from
+    the input, not copied: an example drawn from the user's own documents (``kgrag prompts tune``) shares
+    sentences with the text it is shown next to."""
     if not example_reply:
         return None
     dumped = value.model_dump() if isinstance(value, BaseModel) else value
     folded = " ".join(example_reply.split()).casefold()
+    given = " ".join(request.split()).casefold()
     for text in _strings(dumped):
         for sentence in _SENTENCE_END.split(text):
-            words = sentence.split()
-            if len(words) >= COPY_MIN_WORDS and " ".join(words).casefold() in folded:
+            words = " ".join(sentence.split()).casefold()
+            if len(sentence.split()) >= COPY_MIN_WORDS and words in folded and words not in given:
                 return sentence
     return None
 
 
-def check_not_copied(value: Any, example_reply: str) -> None:
+def check_not_copied(value: Any, example_reply: str, request: str = "") -> None:
     """Raise :class:`ReplyInvalid` for a reply that copies the worked example (it is re-asked, never kept)."""
-    copied = copied_from_example(value, example_reply)
+    copied = copied_from_example(value, example_reply, request)
     if copied is not None:
         raise ReplyInvalid(
             f"it copies the example reply ({copied[:80]!r}); the example only shows the format: answer about the "
