@@ -39,6 +39,13 @@ SLOW_PATHS = (
     "graph_io/test_graph_io_dataset.py",
     "graph_llm/test_llm_extract_http.py",
     "foundation/test_lean_commands.py",
+    "llm/test_batch_indexing.py",
+    "llm/test_llm_deadlines.py",
+    "llm/test_llm_http_faults.py",
+    "evaluation/test_qgen_llm_free.py",
+    "server/test_docs_offline.py",
+    "server/test_csrf_rebinding.py",
+    "prompt_tune/test_prompt_tune_workspace.py",
 )
 
 
