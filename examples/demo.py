@@ -72,7 +72,11 @@ def answer_questions(ws: Workspace, console: Console) -> None:
 def side_by_side(ws: Workspace, console: Console) -> None:
     """One multi-hop question through four pipelines at the same context budget."""
     console.rule(f"[bold]{escape(MULTI_HOP)}[/bold]  (side by side)")
-    for row in map(summary_row, ws.querying.compare(MULTI_HOP, SIDE_BY_SIDE)):
+    for outcome in ws.querying.compare(MULTI_HOP, SIDE_BY_SIDE):
+        if outcome.response is None:
+            console.print(f"[bold magenta]{outcome.pipeline}[/bold magenta] [red]{escape(outcome.error or '')}[/red]\n")
+            continue
+        row = summary_row(outcome.response)
         route = f" → route {row['route']['route']}: {row['route']['pipeline']}" if row["route"] else ""
         console.print(f"[bold magenta]{row['pipeline']}[/bold magenta]{escape(route)}")
         console.print("  " + " ".join(row["answer"].split())[:300], markup=False)
@@ -109,16 +113,18 @@ def which_pipeline_pays_off(ws: Workspace, console: Console) -> None:
         quality = "".join("       –" if v is None else f"{v:8.3f}" for v in cells)
         tokens, ms = rows["cost.context_tokens"]["All"]["mean"], rows["cost.latency_ms"]["All"]["mean"]
         console.print(f"{name:<12}{quality}{tokens:8.0f}{ms:8.1f}")
-    console.print(answer_line(run.summary, "evidence-recall").replace("**", ""), markup=False)
+    console.print(answer_line(run, "evidence-recall").replace("**", ""), markup=False)
     report = f".venv/bin/kgrag eval report {run.record.id} -w demo-workspace"
     console.print(f"stored as evaluation run {run.record.id} ({report})")
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    """``python examples/demo.py [DIR]``: the demo in ``DIR`` (default ``demo-workspace`` in the repository)."""
+    workspace = Path(argv[1]) if len(argv) > 1 else WORKSPACE
     console = Console(highlight=False)
     started, cpu = time.perf_counter(), time.process_time()
     try:
-        with Workspace.init(WORKSPACE) as ws:
+        with Workspace.init(workspace) as ws:
             index(ws, console, started)
             answer_questions(ws, console)
             side_by_side(ws, console)
@@ -128,7 +134,7 @@ def main() -> int:
         return 1
     console.print(
         f"\ndemo finished in {time.perf_counter() - started:.1f}s ({time.process_time() - cpu:.1f} CPU s); "
-        f"workspace: {escape(str(WORKSPACE))}"
+        f"workspace: {escape(str(workspace))}"
     )
     console.print("[bold]Try next:[/bold]")
     for command in TRY_NEXT:
@@ -137,4 +143,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv))
