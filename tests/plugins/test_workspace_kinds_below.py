@@ -26,13 +26,13 @@ from kgrag.testing import ScriptedProvider
 from kgrag.workspace import kinds
 
 BASE_TOML = '[embedding]\nprovider = "fake"\n\n[graph]\nextractor = "none"\n'
-TRIAGE_PROMPT = '''name = "ticket_triage"
+TRIAGE_PROMPT = """name = "ticket_triage"
 version = "1"
 description = "Sort a support ticket into a queue."
 output_schema = "ticket_triage_reply"
 system = "You sort support tickets. Reply with JSON only."
 user = "Ticket: $ticket"
-'''
+"""
 
 
 class TicketTriage(BaseModel):
@@ -81,9 +81,11 @@ def test_a_schema_registered_on_a_workspace_validates_its_prompt_file_and_reply(
         assert judge.prompt("ticket_triage").schema_model() is TicketTriage
     others = Registries()
     _scripted(others)
-    with Workspace.open(theirs, registries=others) as other:
-        with pytest.raises(ConfigError, match=r"output_schema 'ticket_triage_reply' not found"):
-            other.components.llm().structured("ticket_triage", {"ticket": "Invoice twice"}, stage="t")
+    with (
+        Workspace.open(theirs, registries=others) as other,
+        pytest.raises(ConfigError, match=r"output_schema 'ticket_triage_reply' not found"),
+    ):
+        other.components.llm().structured("ticket_triage", {"ticket": "Invoice twice"}, stage="t")
     assert "ticket_triage_reply" not in kinds.prompt_schemas(Registries())
 
 
