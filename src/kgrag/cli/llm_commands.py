@@ -65,9 +65,10 @@ def list_command(workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> Non
     and where it is loaded from (shipped, llm.prompts_dir or the workspace's prompts/ folder)."""
     from kgrag.prompts import list_prompts
     from kgrag.prompts.overrides import is_tuned
+    from kgrag.workspace.kinds import prompt_schemas
 
     with open_workspace(workspace) as ws:
-        prompts = list_prompts(ws.config.llm.prompts_dir)
+        prompts = list_prompts(ws.config.llm.prompts_dir, prompt_schemas(ws))
     table = Table("name", "version", "override", "output", "description", "source")
     for p in prompts:
         output = p.output_schema if isinstance(p.output_schema, str) else "json schema"

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, Field, SerializeAsAny, field_validator, model_serializer, model_validator
+from pydantic import BaseModel, Field, PrivateAttr, SerializeAsAny, field_validator, model_serializer, model_validator
 
 from kgrag.config.base import Section
 from kgrag.config.entry_settings import check_tables, dump_tables, known_registry
-from kgrag.core.registry import settings_of
+from kgrag.core.registry import Registry, settings_of
 from kgrag.core.vector_index import AUTO, AnnParams
 
 S = TypeVar("S", bound=BaseModel)
@@ -139,9 +139,19 @@ class StoreConfig(Section):
     def _known_vector_index(cls, value: str) -> str:
         return value if value == AUTO else known_registry("vector_index").check(value, "store.vector_index")
 
+    _vector_indexes: Registry[Any] | None = PrivateAttr(default=None)
+
+    def with_vector_indexes(self, registry: Registry[Any]) -> StoreConfig:
+        """A copy whose :meth:`ann_params` look ``store.vector_index`` up in ``registry`` (a workspace's),
+        so every index the store and the graph build honours what was registered on that workspace."""
+        copy = self.model_copy()
+        copy._vector_indexes = registry
+        return copy
+
     def ann_params(self) -> AnnParams:
         """The vector-index choice as the core value every index builder takes."""
         return AnnParams(
+            indexes=self._vector_indexes,
             index=self.vector_index,
             threshold=self.ann_threshold,
             m=self.hnsw_m,

@@ -13,11 +13,12 @@ and switches to ``hnsw`` above it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kgrag.core.records import ScoredId
 from kgrag.core.registries import RegistryKind
+from kgrag.core.registry import Registry
 
 if TYPE_CHECKING:  # annotations only: the config imports this module, and `kgrag status` needs no NumPy
     import numpy as np
@@ -40,6 +41,7 @@ class AnnParams:
     ef_construction: int = 80
     ef_search: int = 96
     persist: bool = True
+    indexes: Registry[Any] | None = field(default=None, compare=False, repr=False)
 
 
 class VectorIndex(Protocol):
@@ -67,7 +69,8 @@ def chosen_index(params: AnnParams, size: int) -> str:
 def build_vector_index(ids: list[str], matrix: np.ndarray, params: AnnParams | None = None) -> VectorIndex:
     """The index ``params`` selects over ``ids`` and their (n, d) unit ``matrix`` (exact by default)."""
     params = params or AnnParams(index="exact")
-    index: VectorIndex = VECTOR_INDEXES.new().create(chosen_index(params, len(ids)), ids, matrix, params)
+    registry = params.indexes if params.indexes is not None else VECTOR_INDEXES.new()
+    index: VectorIndex = registry.create(chosen_index(params, len(ids)), ids, matrix, params)
     return index
 
 

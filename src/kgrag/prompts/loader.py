@@ -40,6 +40,7 @@ from pydantic import BaseModel
 from kgrag.core.errors import ConfigError, KgragError
 from kgrag.core.llm_types import Message, PromptRef
 from kgrag.core.registries import RegistryKind
+from kgrag.core.registry import Registry
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _REQUIRED = ("name", "version", "description", "output_schema", "system", "user")
@@ -65,6 +66,8 @@ class Prompt:
     example_variables: Mapping[str, str] = field(default_factory=dict)
     example_reply: str = ""
     example_invented: bool = True  # False: the example is a real passage of the user's corpus (tuned prompts)
+    # where a short ``output_schema`` name is looked up: a workspace's registry (None: built-ins and plug-ins)
+    schemas: Registry[type[BaseModel]] | None = field(default=None, compare=False, repr=False)
 
     @property
     def has_example(self) -> bool:
@@ -118,7 +121,7 @@ class Prompt:
         """The pydantic model named by ``output_schema``, or None for text and inline schemas."""
         if not isinstance(self.output_schema, str) or self.output_schema == TEXT_OUTPUT:
             return None
-        model = _resolve_schema(self.output_schema, f"prompt {self.name!r}: output_schema")
+        model = _resolve_schema(self.output_schema, f"prompt {self.name!r}: output_schema", self.schemas)
         if not (isinstance(model, type) and issubclass(model, BaseModel)):
             raise ConfigError(f"prompt {self.name!r}: output_schema {self.output_schema!r} is not a pydantic model")
         return model
@@ -134,9 +137,10 @@ class Prompt:
 PROMPT_SCHEMAS: RegistryKind[type[BaseModel]] = RegistryKind("prompt_schema")
 
 
-def _resolve_schema(name: str, what: str) -> Any:
-    """A registered short name, a legacy dotted path, or a user's ``package.module.Model``."""
-    schemas = PROMPT_SCHEMAS.new()
+def _resolve_schema(name: str, what: str, registry: Registry[type[BaseModel]] | None = None) -> Any:
+    """A registered short name (in ``registry``, a workspace's; default: built-ins and plug-ins), a legacy
+    dotted path, or a user's ``package.module.Model``."""
+    schemas = registry if registry is not None else PROMPT_SCHEMAS.new()
     short = LEGACY_SCHEMA_PATHS.get(name, name)
     if short in schemas:
         return schemas.load(short)
@@ -150,12 +154,15 @@ def _resolve_schema(name: str, what: str) -> Any:
         ) from exc
 
 
-def parse_prompt(text: str, source: str, expected_name: str) -> Prompt:
-    """A prompt file's text parsed and checked; ``source`` names it in errors."""
-    return _parse(text, source, expected_name)
+def parse_prompt(
+    text: str, source: str, expected_name: str, schemas: Registry[type[BaseModel]] | None = None
+) -> Prompt:
+    """A prompt file's text parsed and checked; ``source`` names it in errors; ``schemas`` is where its
+    ``output_schema`` name is looked up (default: built-ins and plug-ins)."""
+    return _parse(text, source, expected_name, schemas)
 
 
-def _parse(text: str, source: str, expected_name: str) -> Prompt:
+def _parse(text: str, source: str, expected_name: str, schemas: Registry[type[BaseModel]] | None = None) -> Prompt:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -186,6 +193,7 @@ def _parse(text: str, source: str, expected_name: str) -> Prompt:
         example_variables=example_variables,
         example_reply=example_reply,
         example_invented=invented,
+        schemas=schemas,
     )
 
 
@@ -211,27 +219,31 @@ def _shipped() -> dict[str, Any]:
     }
 
 
-def load_prompt(name: str, override_dir: Path | None = None) -> Prompt:
-    """The prompt ``name``: ``override_dir/<name>.toml`` when present, else the shipped file."""
+def load_prompt(
+    name: str, override_dir: Path | None = None, schemas: Registry[type[BaseModel]] | None = None
+) -> Prompt:
+    """The prompt ``name``: ``override_dir/<name>.toml`` when present, else the shipped file. ``schemas``
+    is the ``prompt_schema`` registry its ``output_schema`` is resolved in (a workspace's, so a schema
+    registered there validates its prompt files; default: built-ins and plug-ins)."""
     if not _NAME.match(name):
         raise ConfigError(f"prompt name {name!r} must be lower-case letters, digits and underscores")
     if override_dir is not None:
         candidate = Path(override_dir) / f"{name}.toml"
         if candidate.is_file():
-            return _parse(candidate.read_text(encoding="utf-8"), str(candidate), name)
+            return _parse(candidate.read_text(encoding="utf-8"), str(candidate), name, schemas)
     shipped = _shipped().get(name)
     if shipped is None:
         known = ", ".join(sorted(_shipped()))
         raise ConfigError(f"no prompt named {name!r} (shipped prompts: {known})")
-    return _parse(shipped.read_text(encoding="utf-8"), f"kgrag/prompts/{name}.toml", name)
+    return _parse(shipped.read_text(encoding="utf-8"), f"kgrag/prompts/{name}.toml", name, schemas)
 
 
-def list_prompts(override_dir: Path | None = None) -> list[Prompt]:
+def list_prompts(override_dir: Path | None = None, schemas: Registry[type[BaseModel]] | None = None) -> list[Prompt]:
     """Every prompt: shipped ones plus extra files in ``override_dir``, resolved as :func:`load_prompt`."""
     names = set(_shipped())
     if override_dir is not None and Path(override_dir).is_dir():
         names |= {p.stem for p in Path(override_dir).glob("*.toml") if _NAME.match(p.stem)}
-    return [load_prompt(name, override_dir) for name in sorted(names)]
+    return [load_prompt(name, override_dir, schemas) for name in sorted(names)]
 
 
 def export_prompts(directory: Path, overwrite: bool = False) -> list[Path]:

@@ -39,11 +39,12 @@ from kgrag.evaluation.tune import TuneReport
 from kgrag.evaluation.tune_reranker import RerankerTuneReport
 from kgrag.evaluation.tune_router import RouterTuneReport
 from kgrag.evaluation.verdicts import default_baseline
-from kgrag.models.llm import LLMClient, create_llm_client
+from kgrag.models.llm import LLMClient, build_provider, create_llm_client
 from kgrag.workspace.components import Components
 from kgrag.workspace.eval_pairwise import PairwiseRequest, pairwise_run
 from kgrag.workspace.eval_stored_retrieval import store_retrieval_run
 from kgrag.workspace.eval_tuning import tune_fused_reranker, tune_lambda_of
+from kgrag.workspace.kinds import llm_providers, prompt_schemas
 from kgrag.workspace.qgen_api import GeneratorChoice, default_kinds, generate, uses_llm
 from kgrag.workspace.query_api import QueryAPI
 
@@ -64,7 +65,15 @@ class EvalAPI:
     def _judge_client(self, model: str | None) -> LLMClient:
         llm = self._parts.config.llm
         config = llm if model is None else llm.model_copy(update={"model": model})
-        return create_llm_client(config, self._parts.store, run_id=new_eval_id("judge"))
+        # the workspace's providers and prompt schemas, like its own client's
+        provider = build_provider(config, llm_providers(self._parts))
+        return create_llm_client(
+            config,
+            self._parts.store,
+            run_id=new_eval_id("judge"),
+            provider=provider,
+            prompt_schemas=prompt_schemas(self._parts),
+        )
 
     def _check(self, pipelines: Sequence[str]) -> None:
         if not pipelines:

@@ -26,6 +26,7 @@ from kgrag.core.registries import Registries
 from kgrag.store import open_store
 from kgrag.store.registry import STORES
 from kgrag.workspace.components import META_DIMENSION, META_MODEL, META_WINDOW, Components
+from kgrag.workspace.kinds import with_registered_kinds
 from kgrag.workspace.model_binding import stored_verdict
 from kgrag.workspace.prompt_dir import with_workspace_prompts
 
@@ -161,7 +162,9 @@ class Workspace:
                 f"{directory.resolve()} is not a kgrag workspace; run `kgrag init {directory}` or pass --workspace"
             )
         owner = registries or Registries()
-        config = with_workspace_prompts(load_config(directory, registries=owner, **overrides), directory)
+        config = with_registered_kinds(
+            with_workspace_prompts(load_config(directory, registries=owner, **overrides), directory), owner
+        )
         store = open_store(config.store, directory, owner.get(STORES))
         components = Components(directory, config, store, registries=owner, allow_model_change=allow_model_change)
         if not allow_model_change:

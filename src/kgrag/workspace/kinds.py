@@ -7,10 +7,15 @@ A store backend, embedder or LLM provider that a workspace opens with is registe
 ``regs = Registries(); kinds.stores(regs).register(...)``, then ``Workspace.open(path, registries=regs)``.
 
 The kinds are declared beside what they produce, so this module imports those layers on first call.
-Two kinds are read below the workspace, where no workspace is at hand: prompt schemas (when a prompt
-file loads) and vector indexes (inside a store backend) come from the built-ins and installed plug-ins
-only, so registering one of those on a workspace's registry changes nothing; use an entry point. The
-``ray`` engine's workers likewise read files with the built-in and plug-in loaders.
+Two kinds are read below the workspace and are handed down to where they are used: the workspace's
+prompt schemas go to its LLM client (and to ``kgrag prompts list``), which passes them to every prompt
+file it loads, so ``output_schema = "my_schema"`` in a workspace prompt file finds a schema registered
+with ``prompt_schemas(ws).register("my_schema", MyModel)``; the workspace's vector indexes travel in
+its store config (:func:`with_registered_kinds`), so ``store.vector_index = "mine"`` builds the index
+registered as ``mine`` in the store backend and in the graph index. Register both before the workspace
+opens (``Workspace.open(path, registries=regs)``) or before its client or store first loads a prompt or
+builds an index. The ``ray`` engine's workers read files in other processes with the built-in and
+plug-in loaders.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ if TYPE_CHECKING:
 
     from kgrag.communities.detect import BuilderFactory
     from kgrag.config.denoise import DenoiseConfig
+    from kgrag.config.model import KgragConfig
     from kgrag.core.vector_index import VectorIndexFactory
     from kgrag.denoise.reflect import ReflectorFactory
     from kgrag.denoise.types import Blocker, Grouper, Matcher, Merger
@@ -193,3 +199,10 @@ def judges(owner: Owner) -> Registry[Any]:
     from kgrag.evaluation.judges.base import JUDGES
 
     return _of(owner, JUDGES)
+
+
+def with_registered_kinds(config: KgragConfig, owner: Owner) -> KgragConfig:
+    """``config`` whose store section carries the owner's ``vector_index`` registry, so the store backend
+    and the graph index build the indexes registered on that workspace (config values are unchanged)."""
+    store = config.store.with_vector_indexes(vector_indexes(owner))
+    return config.model_copy(update={"store": store})

@@ -85,6 +85,7 @@ def configured_client(
     from kgrag.models.llm import build_provider, create_llm_client
     from kgrag.models.llm.registry import LLM_PROVIDERS
     from kgrag.models.llm.window_fit import check_answer_window, fit_answer_to_window, fitted_line
+    from kgrag.prompts.loader import PROMPT_SCHEMAS
 
     owner = registries or Registries()
     provider = build_provider(config.llm, owner.get(LLM_PROVIDERS))
@@ -96,7 +97,14 @@ def configured_client(
     check_answer_window(fitted)
     notes = fitted_line(window, changes) if window is not None else []
     assumptions = estimate_assumptions_for(fitted, store, owner) if estimate else None
-    client = create_llm_client(fitted.llm, store, provider=provider, estimate=estimate, assumptions=assumptions)
+    client = create_llm_client(
+        fitted.llm,
+        store,
+        provider=provider,
+        estimate=estimate,
+        assumptions=assumptions,
+        prompt_schemas=owner.get(PROMPT_SCHEMAS),
+    )
     return client, fitted, notes
 
 

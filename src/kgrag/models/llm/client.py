@@ -33,6 +33,7 @@ from pydantic import BaseModel
 
 from kgrag.core.llm_types import ChatRequest, ChatResult, Message, PromptRef, StructuredResult, Usage
 from kgrag.core.llm_usage import LedgerSummary
+from kgrag.core.registry import Registry
 from kgrag.models.llm.base import UsageLedger
 from kgrag.models.llm.calls import CallRunner, Outcome
 from kgrag.models.llm.estimate import Estimate, EstimatingProvider
@@ -62,6 +63,9 @@ class ClientSettings:
     max_output_tokens: int = 1024
     json_mode: str = "off"
     prompts_dir: Path | None = None
+    # the ``prompt_schema`` registry prompt files resolve ``output_schema`` in (a workspace's; None: built-ins
+    # and plug-ins)
+    prompt_schemas: Registry[type[BaseModel]] | None = None
 
 
 def _combine(first: Usage, second: Usage) -> Usage:
@@ -149,7 +153,7 @@ class LLMClient:
 
         with self._lock:
             if name not in self._prompts:
-                self._prompts[name] = load_prompt(name, self.settings.prompts_dir)
+                self._prompts[name] = load_prompt(name, self.settings.prompts_dir, self.settings.prompt_schemas)
             return self._prompts[name]
 
     def use_prompts_dir(self, directory: Path | None) -> None:

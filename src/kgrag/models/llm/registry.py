@@ -15,6 +15,8 @@ import time
 import uuid
 from collections.abc import Callable
 
+from pydantic import BaseModel
+
 from kgrag.config import LLMConfig
 from kgrag.core.llm_types import Prices
 from kgrag.core.registries import RegistryKind
@@ -60,11 +62,14 @@ def create_llm_client(
     estimate: bool = False,
     counter: TextTokenCounter | None = None,
     assumptions: EstimateAssumptions | None = None,
+    prompt_schemas: Registry[type[BaseModel]] | None = None,
 ) -> LLMClient:
     """A client for ``cfg``. With ``store`` the cache and ledger are the store's repositories (they
     persist with it); without one they are in-memory fakes. ``provider`` replaces the configured one
     (tests); ``estimate`` wraps it so nothing is sent and :meth:`LLMClient.estimate` reports what would
-    have been, under ``assumptions`` (default: :func:`estimate_assumptions` of ``cfg``)."""
+    have been, under ``assumptions`` (default: :func:`estimate_assumptions` of ``cfg``). ``prompt_schemas``
+    is the registry its prompt files resolve ``output_schema`` in (a workspace's; default: built-ins and
+    plug-ins)."""
     cache: ResponseCache = store.llm_cache if store is not None else InMemoryResponseCache()
     ledger: UsageLedger = store.llm_ledger if store is not None else InMemoryLedger()
     chosen = provider if provider is not None else build_provider(cfg)
@@ -90,6 +95,7 @@ def create_llm_client(
         max_output_tokens=cfg.max_output_tokens,
         json_mode=cfg.json_mode,
         prompts_dir=cfg.prompts_dir,
+        prompt_schemas=prompt_schemas,
     )
     return LLMClient(runner, settings)
 
