@@ -7,6 +7,9 @@ from pathlib import Path
 
 from kgrag import Workspace
 from kgrag.core.builtins import new_registry
+from kgrag.indexing import IndexReport
+from kgrag.indexing.stages.reflect import ReflectReport
+from kgrag.indexing.stages.resolve import ResolveReport
 
 DOCS = {
     "a.txt": "Acme Robotics builds robots in Oslo. Acme Robotics employs Maria Lopez.",
@@ -14,8 +17,8 @@ DOCS = {
 }
 
 
-def _index(ws: Workspace, root: Path) -> None:
-    ws.index([root], pipeline="denoised")
+def _index(ws: Workspace, root: Path) -> IndexReport:
+    return ws.index([root], pipeline="denoised")
 
 
 def test_stages_are_registered_and_named_in_the_denoised_pipeline() -> None:
@@ -33,11 +36,15 @@ def test_denoised_pipeline_resolves_once_and_resumes_for_free(tmp_path: Path) ->
     with Workspace.init(
         tmp_path / "ws", embedding={"provider": "fake"}, graph={"extractor": "nlp"}, denoise=denoise
     ) as ws:
-        _index(ws, root)
+        report = _index(ws, root)
         runs = ws.denoise.runs()
         assert [r.status for r in runs] == ["applied", "applied"]  # one resolve run, one reflect run
+        resolved, reflected = report.stages["resolve"], report.stages["reflect"]
+        assert isinstance(resolved, ResolveReport) and isinstance(reflected, ReflectReport)
+        assert {resolved.run_id, reflected.run_id} == {r.id for r in runs} and resolved.counts
         entities = ws.graph.counts()["entities"]
-        _index(ws, root)
+        again = _index(ws, root)
+        assert "resolve" not in again.stages and "reflect" not in again.stages
         assert len(ws.denoise.runs()) == 2  # unchanged graph: both stages skipped
         assert ws.graph.counts()["entities"] == entities
         (root / "c.txt").write_text("Maria Lopez visited Oslo again.", encoding="utf-8")

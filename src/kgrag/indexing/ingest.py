@@ -26,8 +26,31 @@ from kgrag.indexing.sync import DUPLICATE_OF, drop_document, file_gone, file_of,
 from kgrag.store.base import Store
 
 LOAD_TIME, CHUNK_TIME, STORE_TIME = (timing_key(INGEST, part) for part in ("load", "chunk", "store"))
-__all__ = ["ChunkPlan", "Ingestor", "PendingFile", "build_chunk_records", "file_documents", "file_fingerprint"]
+__all__ = [
+    "ChunkPlan",
+    "IngestReport",
+    "Ingestor",
+    "PendingFile",
+    "build_chunk_records",
+    "file_documents",
+    "file_fingerprint",
+]
 _DONE = {DocumentStatus.CHUNKED, DocumentStatus.EMBEDDED, DocumentStatus.INDEXED}
+
+
+@dataclass
+class IngestReport:
+    """The ``ingest`` stage's counts: documents by what happened to them, and chunks written. A moved document
+    has the same content under a new path (re-pointed, nothing re-made); a duplicate is a copy of a stored
+    document's content (recorded, not stored twice)."""
+
+    documents_new: int = 0
+    documents_changed: int = 0
+    documents_unchanged: int = 0
+    documents_removed: int = 0
+    documents_moved: int = 0
+    documents_duplicate: int = 0
+    chunks_written: int = 0
 
 
 def file_fingerprint(path: Path) -> str:
@@ -106,7 +129,7 @@ class Ingestor:
             and d.metadata.get("chunking") == self.plan.signature
             for d in docs
         ):
-            report.documents_unchanged += len(docs)
+            report.stage(INGEST, IngestReport).documents_unchanged += len(docs)
             return None
         return PendingFile(path, docs, fingerprint)
 
@@ -128,7 +151,7 @@ class Ingestor:
             if stored.source not in keep:  # record gone from a json file, or an earlier failure entry
                 with self.store.transaction():
                     drop_document(self.store, stored)
-                report.documents_removed += stored.status != DocumentStatus.FAILED
+                report.stage(INGEST, IngestReport).documents_removed += stored.status != DocumentStatus.FAILED
         for doc in prepared.documents:
             self._ingest_document(doc, work.fingerprint, report)
 
@@ -158,7 +181,7 @@ class Ingestor:
             and existing.metadata.get("chunking") == self.plan.signature
             and not is_duplicate(existing)
         ):
-            report.documents_unchanged += 1
+            report.stage(INGEST, IngestReport).documents_unchanged += 1
             if existing.metadata != metadata:
                 self.store.documents.upsert(DocumentRecord(**{**record.__dict__, "status": existing.status}))
             return
@@ -175,11 +198,11 @@ class Ingestor:
             self.store.documents.upsert(record)
             self.store.chunks.replace_for_document(doc_id, chunks)
         report.add_time(STORE_TIME, time.perf_counter() - started)
-        report.chunks_written += len(chunks)
+        report.stage(INGEST, IngestReport).chunks_written += len(chunks)
         if existing is None or existing.status == DocumentStatus.FAILED or is_duplicate(existing):
-            report.documents_new += 1
+            report.stage(INGEST, IngestReport).documents_new += 1
         else:
-            report.documents_changed += 1
+            report.stage(INGEST, IngestReport).documents_changed += 1
 
     def _twin(self, content_hash: str, own_id: str) -> DocumentRecord | None:
         """A stored document with this content under another path, preferring one whose file is gone."""
@@ -205,7 +228,7 @@ class Ingestor:
                 self.store.documents.upsert(replace(moved, updated_at=time.time()))
                 if twin.metadata.get("chunking") != self.plan.signature:
                     self.store.chunks.replace_for_document(twin.id, build_chunk_records(twin.id, text, self.plan))
-                report.documents_moved += 1
+                report.stage(INGEST, IngestReport).documents_moved += 1
                 return
             if existing is not None and not is_duplicate(existing):
                 self.stale_hashes.add(existing.content_hash)
@@ -213,9 +236,9 @@ class Ingestor:
             self.store.documents.upsert(copy)
             self.store.chunks.replace_for_document(record.id, [])
         if existing is not None and existing.metadata.get(DUPLICATE_OF) == twin.id:
-            report.documents_unchanged += 1
+            report.stage(INGEST, IngestReport).documents_unchanged += 1
         else:
-            report.documents_duplicate += 1
+            report.stage(INGEST, IngestReport).documents_duplicate += 1
 
     def reconcile(self, report: IndexReport) -> None:
         """Copies whose document changed or went this run hold content no document has any more: read

@@ -9,7 +9,6 @@ files could be indexed ends ``failed`` with that summary as its error.
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path, PurePath
 from typing import Any, Literal
 
@@ -94,7 +93,7 @@ def start_index_job(
             report = hosted.ws.indexing.run(targets, progress, pipeline=pipeline, prune=files is None)
         finally:
             hosted.forget_roots()  # new documents' directories are hidden from the job's own notes on
-        result = asdict(report)
+        result = report.to_dict()
         problems = {PurePath(p["path"]).name: _reason(p["path"], p["reason"]) for p in result["problems"]}
         result["problems"] = [{"name": hosted.uploads.shown_name(n), "reason": r} for n, r in problems.items()]
         listed = files if files is not None else sorted(p for p in directory.iterdir() if p.is_file())

@@ -18,13 +18,16 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 
 from kgrag.core.errors import ConfigError
 from kgrag.core.progress import Progress, SilentProgress
-from kgrag.core.stages import EXTRACT
+from kgrag.core.stages import EMBED, EXTRACT, INGEST
 from kgrag.indexing import IndexReport
+from kgrag.indexing.ingest import IngestReport
 from kgrag.indexing.runner import pipeline_names
+from kgrag.indexing.stages.embed import EmbedReport
 from kgrag.models.llm import LLMClient
 from kgrag.models.llm.batch_book import BatchBook
 from kgrag.models.llm.batch_collect import BatchCollector, RoundBarrier
@@ -73,15 +76,16 @@ def run_batched(
     return report
 
 
-_PREFIX_COUNTS = ("documents_new", "documents_changed", "documents_removed", "documents_moved", "documents_duplicate",
-                  "chunks_written", "texts_embedded")  # fmt: skip
-
-
 def _fold(report: IndexReport, prefix: IndexReport) -> None:
-    """Put what the stages run before the rounds did into the final report (the final run found it done)."""
-    for name in _PREFIX_COUNTS:
-        setattr(report, name, getattr(report, name) + getattr(prefix, name))
-    report.documents_unchanged = prefix.documents_unchanged
+    """Put what the stages run before the rounds did into the final report (the final run found it done):
+    the ``ingest`` and ``embed`` counts add up, except unchanged documents, which the final run re-counts."""
+    for name, model in ((INGEST, IngestReport), (EMBED, EmbedReport)):
+        before = prefix.stages.get(name)
+        if isinstance(before, model):
+            after = report.stage(name, model)
+            for key, value in asdict(before).items():
+                setattr(after, key, getattr(after, key) + value)
+    report.stage(INGEST, IngestReport).documents_unchanged = prefix.documents_unchanged
     for stage, seconds in prefix.seconds.items():
         report.add_time(stage, seconds)
 

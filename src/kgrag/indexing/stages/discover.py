@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from kgrag.core.errors import DocumentError, KgragError
@@ -12,10 +13,18 @@ from kgrag.indexing.ingest import display_path
 from kgrag.indexing.report import FileProblem
 
 
+@dataclass
+class DiscoverReport:
+    """The ``discover`` stage's count: files found, skipped ones (special files, unlistable folders) included."""
+
+    files_seen: int = 0
+
+
 class DiscoverStage:
     """Fills ``ctx.files``; a path that does not exist stops the run before anything is written."""
 
     name = DISCOVER
+    report_model = DiscoverReport
 
     def run(self, ctx: IndexContext) -> None:
         documents = ctx.config.documents
@@ -26,4 +35,4 @@ class DiscoverStage:
             raise KgragError(f"{exc}; nothing was indexed") from exc
         for path, reason in skipped:  # special files, unlistable directories: named by the finalize stage
             ctx.report.problems.append(FileProblem(display_path(path), reason))
-        ctx.report.files_seen = len(ctx.files) + len(skipped)
+        ctx.report.stage(self.name, DiscoverReport).files_seen = len(ctx.files) + len(skipped)

@@ -10,6 +10,7 @@ the same way (the ``fused`` reranker scores passages by their best-matching sent
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -29,10 +30,18 @@ MODEL_TIME, STORE_TIME = timing_key(EMBED, "model"), timing_key(EMBED, "store")
 SENTENCES_LABEL = f"{progress_label(EMBED)} sentences"
 
 
+@dataclass
+class EmbedReport:
+    """The ``embed`` stage's count: chunk (and sentence) texts given a vector this run."""
+
+    texts_embedded: int = 0
+
+
 class EmbedStage:
     """Embeds the chunk texts that have no vector for the workspace's model yet."""
 
     name = EMBED
+    report_model = EmbedReport
 
     def run(self, ctx: IndexContext) -> None:
         batch_size = ctx.config.embedding.batch_size
@@ -99,7 +108,7 @@ def embed_and_store(
             started = time.perf_counter()
             store.vectors.put(embedder.name, pending)
             report.add_time(STORE_TIME, time.perf_counter() - started)
-            report.texts_embedded += len(pending)
+            report.stage(EMBED, EmbedReport).texts_embedded += len(pending)
             progress.advance(label, len(pending))
             pending, last_commit = [], time.perf_counter()
     progress.finish(label)

@@ -8,6 +8,7 @@ the last complete run for this model, so unchanged re-runs stay free. The model 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -20,10 +21,18 @@ from kgrag.models.embeddings import Embedder
 MODEL_TIME = timing_key(EMBED_GRAPH, "model")
 
 
+@dataclass
+class EmbedGraphReport:
+    """The ``embed-graph`` stage's count: entity and relation texts given a vector this run."""
+
+    graph_texts_embedded: int = 0
+
+
 class EmbedGraphStage:
     """Embeds new or re-summarised entities with the workspace's embedder."""
 
     name = EMBED_GRAPH
+    report_model = EmbedGraphReport
 
     def run(self, ctx: IndexContext) -> None:
         def embed(embedder: Embedder, texts: Sequence[str], batch_size: int) -> Iterator[np.ndarray]:
@@ -31,6 +40,6 @@ class EmbedGraphStage:
             the scale benchmark can tell model from framework time in the stage that dominates NLP builds."""
             return timed_blocks(ctx.compute.embed(embedder, texts, batch_size), ctx.report, MODEL_TIME)
 
-        ctx.report.graph_texts_embedded += ensure_graph_vectors(
+        ctx.report.stage(self.name, EmbedGraphReport).graph_texts_embedded += ensure_graph_vectors(
             ctx.store, ctx.embedder, progress=ctx.progress, embed=embed
         )

@@ -27,11 +27,16 @@ from kgrag.indexing.stages.refresh import refresh_only
 
 @dataclass
 class ExtractReport:
-    """What extraction read and left besides the run's chunk and graph counts: corpus tokens read (overlap
-    counted once), gleaning calls that failed (the first pass was kept), LLM entities and relations dropped
-    because the text does not hold their names, and descriptions whose summary fell back (summarised
-    again next run)."""
+    """What extraction did and left: chunks extracted and failed (retried next run), the graph's size after
+    it, graph texts embedded on the way, corpus tokens read (overlap counted once), gleaning calls that
+    failed (the first pass was kept), LLM entities and relations dropped because the text does not hold
+    their names, and descriptions whose summary fell back (summarised again next run)."""
 
+    chunks_extracted: int = 0
+    chunks_extraction_failed: int = 0
+    entities: int = 0
+    relations: int = 0
+    graph_texts_embedded: int = 0
     corpus_tokens: int = 0
     glean_failed: int = 0
     ungrounded_entities: int = 0
@@ -40,7 +45,9 @@ class ExtractReport:
 
     def incomplete(self) -> list[str]:
         """What the next run redoes, a phrase each."""
-        parts = [f"{self.glean_failed} gleaning calls failed"] if self.glean_failed else []
+        failed = self.chunks_extraction_failed
+        parts = [f"{failed} chunks failed extraction"] if failed else []
+        parts += [f"{self.glean_failed} gleaning calls failed"] if self.glean_failed else []
         return parts + ([f"{self.summaries_pending} summaries fell back"] if self.summaries_pending else [])
 
 
@@ -99,12 +106,12 @@ def account_llm(report: IndexReport, extractor: object) -> None:
 
 def account(report: IndexReport, stats: GraphBuildStats, stage: str) -> None:
     """Add one graph build's numbers to the run's report (parts timed as ``<stage>.<part>``)."""
-    report.chunks_extracted += stats.chunks_extracted
-    report.chunks_extraction_failed += stats.chunks_extraction_failed
     own = report.stage(EXTRACT, ExtractReport)
+    own.chunks_extracted += stats.chunks_extracted
+    own.chunks_extraction_failed += stats.chunks_extraction_failed
     own.corpus_tokens += stats.extracted_corpus_tokens
     own.summaries_pending = stats.aggregates_pending
-    report.graph_texts_embedded += stats.graph_texts_embedded
-    report.entities, report.relations = stats.entities, stats.relations
+    own.graph_texts_embedded += stats.graph_texts_embedded
+    own.entities, own.relations = stats.entities, stats.relations
     for part, seconds in stats.seconds.items():
         report.add_time(timing_key(stage, part), seconds)

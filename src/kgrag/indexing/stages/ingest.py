@@ -8,7 +8,7 @@ from __future__ import annotations
 from kgrag.core.stages import INGEST, progress_label
 from kgrag.documents.loaders import LOADERS
 from kgrag.indexing.context import IndexContext
-from kgrag.indexing.ingest import Ingestor
+from kgrag.indexing.ingest import Ingestor, IngestReport
 from kgrag.indexing.sync import prune
 
 
@@ -22,6 +22,7 @@ class IngestStage:
     (:mod:`kgrag.indexing.sync`)."""
 
     name = INGEST
+    report_model = IngestReport
 
     def run(self, ctx: IndexContext) -> None:
         ingestor = Ingestor(ctx.store, ctx.config.documents, ctx.plan, ctx.registries.get(LOADERS))
@@ -39,6 +40,6 @@ class IngestStage:
             ingestor.apply(work, result, ctx.report)
             ctx.progress.advance(label)
         if ctx.prune:
-            ctx.report.documents_removed += prune(ctx.store, ctx.paths)
+            ctx.report.stage(self.name, IngestReport).documents_removed += prune(ctx.store, ctx.paths)
         ingestor.reconcile(ctx.report)
         ctx.progress.finish(label)

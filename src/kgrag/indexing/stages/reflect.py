@@ -8,18 +8,25 @@ from __future__ import annotations
 
 from kgrag.denoise.runner import apply_denoise, unscored_relations
 from kgrag.indexing.context import IndexContext
-from kgrag.indexing.stages.resolve import denoise_inputs
+from kgrag.indexing.stages.resolve import ResolveReport, denoise_inputs
 
 REFLECT = "reflect"
+
+
+class ReflectReport(ResolveReport):
+    """The stage's reflection run, when one ran: its id and its counts (relations judged, dropped)."""
 
 
 class ReflectStage:
     """Scores new relations and drops those under ``denoise.drop_below``, as one undoable run."""
 
     name = REFLECT
+    report_model = ReflectReport
 
     def run(self, ctx: IndexContext) -> None:
         inputs = denoise_inputs(ctx, self.name)
         if inputs.config.reflection == "none" or not unscored_relations(inputs):
             return
-        apply_denoise(inputs, resolve=False, reflect=True, only_unscored=True)
+        outcome = apply_denoise(inputs, resolve=False, reflect=True, only_unscored=True)
+        own = ctx.report.stage(self.name, ReflectReport)
+        own.run_id, own.counts = outcome.run.id, dict(outcome.counts.get(self.name, {}))
