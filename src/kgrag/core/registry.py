@@ -167,6 +167,16 @@ class Registry(Generic[T]):
                 self._entries[name] = Entry(name, spec, "builtin", summary)
 
     # -- registration ------------------------------------------------------------------------------
+
+    def __copy__(self) -> Registry[T]:
+        """A registry is an identity (what a workspace registered), not a value: copies share it."""
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Registry[T]:
+        """Deep copies of what holds a registry (a config copied with ``model_copy(deep=True)``) share it
+        too: its entries and lock are not copied."""
+        return self
+
     def register(
         self,
         name: str,
