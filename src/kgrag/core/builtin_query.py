@@ -71,6 +71,7 @@ QUERY_KINDS: dict[str, Kind] = {
             "graph_entities": "kgrag.retrieval.resources.graph:GRAPH_ENTITIES",
             "vector_count": "kgrag.retrieval.resources.stored:VECTOR_COUNT",
             "communities": "kgrag.retrieval.resources.stored:COMMUNITIES",
+            "router_policy": "kgrag.retrieval.resources.stored:ROUTER_POLICY",
             "sentence_vectors_on": "kgrag.retrieval.resources.sentences:SENTENCE_VECTORS_ON",
             "sentence_matrix": "kgrag.retrieval.resources.sentences:SENTENCE_MATRIX",
             "sentence_means": "kgrag.retrieval.resources.sentences:SENTENCE_MEANS",

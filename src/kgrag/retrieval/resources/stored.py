@@ -8,6 +8,7 @@ from kgrag.retrieval.query_context import QueryContext, QueryResource
 
 if TYPE_CHECKING:
     from kgrag.communities.index import CommunityIndex
+    from kgrag.retrieval.steps.router_policy import RouterPolicy
 
 
 def _communities(ctx: QueryContext) -> CommunityIndex:
@@ -16,9 +17,17 @@ def _communities(ctx: QueryContext) -> CommunityIndex:
     return load_community_index(ctx.store, ctx.model_id)
 
 
+def _router_policy(ctx: QueryContext) -> RouterPolicy | None:
+    from kgrag.retrieval.steps.router_policy import load_policy
+
+    return load_policy(ctx.store.meta.get)
+
+
 VECTOR_COUNT: QueryResource[int] = QueryResource(
     "vector_count", lambda ctx: ctx.store.vectors.count(ctx.model_id), per_generation=True
 )
 """How many vectors the workspace's model has."""
 COMMUNITIES: QueryResource[CommunityIndex] = QueryResource("communities", _communities, per_generation=True)
 """Community reports with vectors for the workspace's model (possibly empty)."""
+ROUTER_POLICY: QueryResource[RouterPolicy | None] = QueryResource("router_policy", _router_policy, per_generation=True)
+"""The routing policy ``kgrag tune --router`` stored (None: none), read and validated once per write."""

@@ -27,10 +27,11 @@ from kgrag.graph.normalize import entity_key
 from kgrag.retrieval.pipelines import Pipeline, build_pipeline
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.requirements import enforce_requirements
+from kgrag.retrieval.resources.stored import ROUTER_POLICY
 from kgrag.retrieval.steps.basic import QueryState
 from kgrag.retrieval.steps.graph_local import query_keywords
 from kgrag.retrieval.steps.query import ask
-from kgrag.retrieval.steps.router_policy import RouterPolicy, load_policy, question_features
+from kgrag.retrieval.steps.router_policy import RouterPolicy, question_features
 
 DEFAULT_ROUTES = {"local": "rerank", "multi-hop": "graph-mix-rerank", "global": "global"}
 """Multi-hop goes to ``graph-mix-rerank``: on GraphRAG-Bench Medical (all 1,547 questions, ``llm = none``,
@@ -130,7 +131,7 @@ class Route:
 
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
-        policy = load_policy(env.store.meta.get)
+        policy = env.get(ROUTER_POLICY)
         if policy is not None:
             params, fallback = self._learned(policy, state, env)
             target = params["pipeline"]
