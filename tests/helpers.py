@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 from tests.graph.graph_fakes import WordExtractor
 
 from kgrag import Workspace
@@ -68,3 +70,22 @@ def index_with_word_extractor(
         summarizer=ExtractiveSummarizer(100),
     )
     return run_pipeline(context, pipeline, engine=engine)
+
+
+def scripted_workspace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rules: list[dict[str, str]], model: str = "judge-m"
+) -> Path:
+    """A workspace of the sample docs (fake embedder, no graph) whose LLM is the ``scripted`` provider
+    answering with ``rules``, configured through ``KGRAG_*`` variables so CLI commands in the test see it."""
+    from tests.conftest import SAMPLE_DOCS
+
+    monkeypatch.setenv("KGRAG_EMBEDDING__PROVIDER", "fake")
+    monkeypatch.setenv("KGRAG_LLM__PROVIDER", "scripted")
+    monkeypatch.setenv("KGRAG_LLM__MODEL", model)
+    script = tmp_path / "rules.jsonl"
+    script.write_text("\n".join(json.dumps(r) for r in rules) + "\n")
+    monkeypatch.setenv("KGRAG_LLM__SCRIPTED_FILE", str(script))
+    path = tmp_path / "ws"
+    with Workspace.init(path, graph={"extractor": "none"}) as ws:
+        ws.index([SAMPLE_DOCS])
+    return path

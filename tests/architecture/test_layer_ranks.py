@@ -6,11 +6,9 @@ design a reviewed decision instead of an accident of whichever imports came firs
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator
-from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[2] / "src" / "kgrag"
+from tests.architecture.test_layers import SRC, _modules, _package_of, kgrag_imports
 
 RANKS: dict[str, int] = {
     "core": 0,
@@ -35,23 +33,6 @@ RANKS: dict[str, int] = {
 }
 
 
-def _package_of(path: Path) -> str:
-    return path.relative_to(SRC).with_suffix("").parts[0]
-
-
-def _kgrag_imports(tree: ast.Module) -> Iterator[tuple[int, str]]:
-    for node in ast.walk(tree):
-        names: list[str] = []
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module]
-        elif isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        for name in names:
-            bits = name.split(".")
-            if bits[0] == "kgrag" and len(bits) > 1:
-                yield node.lineno, bits[1]
-
-
 def rank_violations(ranks: dict[str, int], imports: Iterator[tuple[str, int, str]]) -> list[str]:
     """``file:line pkg -> target`` for every import that does not go to a strictly lower rank."""
     bad: list[str] = []
@@ -64,10 +45,9 @@ def rank_violations(ranks: dict[str, int], imports: Iterator[tuple[str, int, str
 
 
 def _all_imports() -> Iterator[tuple[str, str, str]]:
-    for path in sorted(SRC.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for path, tree in _modules():
         me = _package_of(path)
-        for line, target in _kgrag_imports(tree):
+        for line, target in kgrag_imports(tree):
             yield f"{path.relative_to(SRC)}:{line}", me, target
 
 

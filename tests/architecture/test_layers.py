@@ -28,8 +28,8 @@ def _package_of(path: Path) -> str:
     return parts[0]
 
 
-def _imported_kgrag_packages(tree: ast.Module) -> set[str]:
-    found: set[str] = set()
+def kgrag_imports(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """(line, top-level kgrag package) of every import of kgrag in ``tree``, lazy ones included."""
     for node in ast.walk(tree):
         names: list[str] = []
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -39,8 +39,11 @@ def _imported_kgrag_packages(tree: ast.Module) -> set[str]:
         for name in names:
             bits = name.split(".")
             if bits[0] == "kgrag" and len(bits) > 1:
-                found.add(bits[1])
-    return found
+                yield node.lineno, bits[1]
+
+
+def _imported_kgrag_packages(tree: ast.Module) -> set[str]:
+    return {package for _, package in kgrag_imports(tree)}
 
 
 def package_graph() -> dict[str, set[str]]:

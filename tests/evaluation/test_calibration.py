@@ -7,7 +7,8 @@ import math
 from pathlib import Path
 
 import pytest
-from tests.conftest import SAMPLE_DOCS, SAMPLE_QUESTIONS
+from tests.conftest import SAMPLE_QUESTIONS
+from tests.helpers import scripted_workspace
 from typer.testing import CliRunner
 
 from kgrag import Workspace
@@ -159,15 +160,7 @@ RULES = [
 def test_calibrate_cli_warns_when_the_judge_generated_the_answers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("KGRAG_EMBEDDING__PROVIDER", "fake")
-    monkeypatch.setenv("KGRAG_LLM__PROVIDER", "scripted")
-    monkeypatch.setenv("KGRAG_LLM__MODEL", "judge-m")
-    script = tmp_path / "rules.jsonl"
-    script.write_text("\n".join(json.dumps(r) for r in RULES) + "\n")
-    monkeypatch.setenv("KGRAG_LLM__SCRIPTED_FILE", str(script))
-    ws = tmp_path / "ws"
-    with Workspace.init(ws, graph={"extractor": "none"}) as w:
-        w.index([SAMPLE_DOCS])
+    ws = scripted_workspace(tmp_path, monkeypatch, RULES)
     runner = CliRunner()
     common = ["--workspace", str(ws), "--out", str(tmp_path / "rep")]
     ran = runner.invoke(

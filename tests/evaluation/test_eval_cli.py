@@ -8,10 +8,10 @@ import re
 from pathlib import Path
 
 import pytest
-from tests.conftest import SAMPLE_DOCS, SAMPLE_QUESTIONS
+from tests.conftest import SAMPLE_QUESTIONS
+from tests.helpers import scripted_workspace
 from typer.testing import CliRunner
 
-from kgrag import Workspace
 from kgrag.cli.app import app
 
 ASPECTS = {"comprehensiveness": 3, "relevance": 4, "empowerment": 3, "directness": 4}
@@ -40,15 +40,7 @@ RULES = [
 
 
 def test_pairwise_qgen_list_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("KGRAG_EMBEDDING__PROVIDER", "fake")
-    monkeypatch.setenv("KGRAG_LLM__PROVIDER", "scripted")
-    monkeypatch.setenv("KGRAG_LLM__MODEL", "judge-m")
-    script = tmp_path / "rules.jsonl"
-    script.write_text("\n".join(json.dumps(r) for r in RULES) + "\n")
-    monkeypatch.setenv("KGRAG_LLM__SCRIPTED_FILE", str(script))
-    ws = tmp_path / "ws"
-    with Workspace.init(ws, graph={"extractor": "none"}) as w:
-        w.index([SAMPLE_DOCS])
+    ws = scripted_workspace(tmp_path, monkeypatch, RULES)
     runner = CliRunner()
     args = [
         "--dataset",

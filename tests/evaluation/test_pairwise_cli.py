@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.conftest import SAMPLE_DOCS, SAMPLE_QUESTIONS
+from tests.conftest import SAMPLE_QUESTIONS
+from tests.helpers import scripted_workspace
 from typer.testing import CliRunner
 
 from kgrag import Workspace
@@ -30,16 +31,7 @@ RULES = [
 
 @pytest.fixture
 def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("KGRAG_EMBEDDING__PROVIDER", "fake")
-    monkeypatch.setenv("KGRAG_LLM__PROVIDER", "scripted")
-    monkeypatch.setenv("KGRAG_LLM__MODEL", "judge-m")
-    script = tmp_path / "rules.jsonl"
-    script.write_text("\n".join(json.dumps(r) for r in RULES) + "\n")
-    monkeypatch.setenv("KGRAG_LLM__SCRIPTED_FILE", str(script))
-    path = tmp_path / "ws"
-    with Workspace.init(path, graph={"extractor": "none"}) as w:
-        w.index([SAMPLE_DOCS])
-    return path
+    return scripted_workspace(tmp_path, monkeypatch, RULES)
 
 
 def test_aa_check_and_identical_trials_are_reported(ws: Path, tmp_path: Path) -> None:

@@ -6,47 +6,17 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
+
+from tests.evaluation.qgen_fakes import fake_store
 
 from kgrag.config import LLMConfig
 from kgrag.core.graph_records import EntityRecord, RelationRecord
 from kgrag.core.llm_types import ChatRequest
-from kgrag.core.records import ChunkRecord
 from kgrag.evaluation.qgen import generate_questions
 from kgrag.evaluation.qgen.sources import SourceSampler
 from kgrag.models.llm import LLMClient, ScriptedProvider, ScriptRule, create_llm_client
 from kgrag.store import Store
-
-
-@dataclass
-class _Graph:
-    ents: list[EntityRecord] = field(default_factory=list)
-    rels: list[RelationRecord] = field(default_factory=list)
-
-    def entities(self) -> list[EntityRecord]:
-        return self.ents
-
-    def relations(self) -> list[RelationRecord]:
-        return self.rels
-
-
-@dataclass
-class _Chunks:
-    chunks: dict[str, ChunkRecord]
-
-    def iter_all(self) -> Any:
-        return iter(self.chunks.values())
-
-    def get_many(self, ids: list[str]) -> list[ChunkRecord]:
-        return [self.chunks[i] for i in ids if i in self.chunks]
-
-
-@dataclass
-class _Store:
-    graph: _Graph
-    chunks: _Chunks
-
 
 TEXTS = {
     "c1": "Kestrel is a telemetry service. Kestrel stores metrics in Shale.",
@@ -56,7 +26,6 @@ TEXTS = {
 
 
 def _store() -> Store:
-    chunks = {cid: ChunkRecord(cid, "d", i, 0, len(text), text, 10, cid) for i, (cid, text) in enumerate(TEXTS.items())}
     ents = [
         EntityRecord("e1", "kestrel", "Kestrel", "PRODUCT", "A telemetry service.", ("c1",)),
         EntityRecord("e2", "shale", "Shale", "PRODUCT", "A storage engine.", ("c1", "c2", "c3")),
@@ -66,7 +35,7 @@ def _store() -> Store:
         RelationRecord("r1", "e1", "e2", "stores in", "Kestrel stores metrics in Shale.", chunk_ids=("c1",)),
         RelationRecord("r2", "e2", "e3", "written by", "Ana wrote Shale.", chunk_ids=("c2",)),
     ]
-    return cast(Store, _Store(_Graph(ents, rels), _Chunks(chunks)))
+    return fake_store(TEXTS, ents, rels, tokens=lambda _: 10)
 
 
 def _supported(request: ChatRequest) -> str:

@@ -7,18 +7,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from tests.conftest import SAMPLE_DOCS
+from tests.evaluation.qgen_fakes import fake_store
 
 from kgrag import Workspace
 from kgrag.config import LLMConfig
 from kgrag.core.graph_records import EntityRecord, RelationRecord
 from kgrag.core.llm_types import ChatRequest
-from kgrag.core.records import ChunkRecord
 from kgrag.evaluation.qgen import generate_questions
 from kgrag.evaluation.qgen.sources import SourceSampler
 from kgrag.models.llm import LLMClient, ScriptedProvider, ScriptRule, create_llm_client
@@ -26,42 +24,6 @@ from kgrag.store import Store
 
 GENERATOR = "You write evaluation questions"
 CHECKER = "You check generated evaluation questions"
-
-
-@dataclass
-class _Graph:
-    ents: list[EntityRecord] = field(default_factory=list)
-    rels: list[RelationRecord] = field(default_factory=list)
-
-    def entities(self) -> list[EntityRecord]:
-        return self.ents
-
-    def relations(self) -> list[RelationRecord]:
-        return self.rels
-
-
-@dataclass
-class _Chunks:
-    chunks: dict[str, ChunkRecord]
-
-    def iter_all(self) -> Iterator[ChunkRecord]:
-        return iter(self.chunks.values())
-
-    def get_many(self, ids: list[str]) -> list[ChunkRecord]:
-        return [self.chunks[i] for i in ids if i in self.chunks]
-
-
-@dataclass
-class _Store:
-    graph: _Graph
-    chunks: _Chunks
-
-
-def _store(texts: dict[str, str], ents: list[EntityRecord], rels: list[RelationRecord]) -> Store:
-    chunks = {
-        cid: ChunkRecord(cid, "d", i, 0, len(t), t, len(t.split()), cid) for i, (cid, t) in enumerate(texts.items())
-    }
-    return cast(Store, _Store(_Graph(ents, rels), _Chunks(chunks)))
 
 
 def _client(model: str, rules: list[ScriptRule]) -> LLMClient:
@@ -100,7 +62,7 @@ def _big_graph() -> Store:
         for i in range(60)
         for j in (1, 7, 13)
     ]
-    return _store(texts, ents, rels)
+    return fake_store(texts, ents, rels)
 
 
 def test_whole_walk_is_named_and_passages_are_packed_whole_by_priority() -> None:
@@ -140,7 +102,7 @@ def _shale() -> Store:
     ents = [
         EntityRecord("e1", "shale", "Shale", "PRODUCT", "Shale is written in Rust and runs on Corve boxes.", ("s1",))
     ]
-    return _store(texts, ents, [])
+    return fake_store(texts, ents, [])
 
 
 def _asks(*pairs: tuple[str, str, list[int]]) -> Any:
@@ -208,7 +170,7 @@ HALL = {
 
 def _hall() -> Store:
     ents = [EntityRecord("a", "amberly hall", "Tolvey Hall", "FACILITY", "A hall.", ("h1", "h2", "h3"))]
-    return _store(HALL, ents, [])
+    return fake_store(HALL, ents, [])
 
 
 BRIDGE = ("Who designed the hall where the Brannock choir rehearses?", "Isel Marr, the architect of Tolvey Hall.")
