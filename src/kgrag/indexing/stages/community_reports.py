@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 
 from kgrag.communities.extractive import ExtractiveWriter
-from kgrag.communities.generate import ReportWriter, generate_reports
+from kgrag.communities.generate import ReportStats, ReportWriter, generate_reports
 from kgrag.communities.llm_writer import LLMWriter
 from kgrag.communities.vectors import embed_reports
 from kgrag.core.errors import ConfigError
@@ -32,18 +32,10 @@ def choose_writer(ctx: IndexContext, stage: str) -> ReportWriter:
 
 
 @dataclass
-class CommunityReportsReport:
-    """What the ``community-reports`` stage did (see :class:`~kgrag.communities.generate.ReportStats`),
-    plus the report vectors it embedded."""
+class CommunityReportsReport(ReportStats):
+    """What the ``community-reports`` stage did (the report run's :class:`ReportStats`), plus the report
+    vectors it embedded."""
 
-    communities: int = 0
-    kept: int = 0
-    written: int = 0
-    inherited: int = 0
-    trivial: int = 0
-    fallback: int = 0
-    naive_calls: int = 0
-    waiting: int = 0
     embedded: int = 0
 
 
