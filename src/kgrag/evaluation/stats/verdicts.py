@@ -1,0 +1,137 @@
+"""Paired comparisons between pipelines and the verdict a report may print.
+
+Every pipeline is compared with a baseline on the questions both measured: the per-question difference
+(averaged over runs) gets a paired t interval (:func:`kgrag.evaluation.stats.intervals.paired`). On a
+metric and a column (``Macro`` or ``All``), the pipeline with the highest mean is the *leader*; it is
+named *best* only when the paired t-tests of the leader against **every** other pipeline are all rejected
+under Holm's family-wise control (:mod:`kgrag.evaluation.stats.family`), so the chance of naming a best
+among equal pipelines stays at or below ``1 − level`` however many are compared. Otherwise the verdict
+says which pipelines are not distinguishable from the leader, with the interval that says so. Question
+types below ``min_stratum`` questions weigh less in ``Macro`` and are never given a verdict of their own.
+Higher is better for every quality metric and judge score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kgrag.evaluation.stats.family import adjusted, holm
+from kgrag.evaluation.stats.intervals import (
+    ALL,
+    MACRO,
+    Bootstrap,
+    Estimate,
+    QuestionValues,
+    column_mean,
+    paired,
+)
+
+PerQuestion = dict[str, dict[str, QuestionValues]]  # pipeline → metric → question values
+
+
+def default_baseline(pipelines: Sequence[str]) -> str | None:
+    """The first pipeline named (``--pipelines dense,bm25,...`` makes dense, plain RAG, the baseline)."""
+    return pipelines[0] if pipelines else None
+
+
+def _cells(found: dict[str, Estimate], baseline: str) -> dict[str, Any]:
+    return {
+        column: {"baseline": baseline, **estimate.as_cell(), "p": estimate.p_value()}
+        for column, estimate in found.items()
+    }
+
+
+def paired_table(per_question: PerQuestion, baseline: str, settings: Bootstrap) -> dict[str, Any]:
+    """metric → pipeline → column → ``{baseline, mean (of the difference), ci95, n, p}`` for every
+    pipeline other than ``baseline`` that shares the metric with it."""
+    base = per_question.get(baseline, {})
+    table: dict[str, dict[str, Any]] = {}
+    for metric, reference in sorted(base.items()):
+        rows = {
+            pipeline: _cells(paired(metrics[metric], reference, settings), baseline)
+            for pipeline, metrics in per_question.items()
+            if pipeline != baseline and metric in metrics
+        }
+        if rows:
+            table[metric] = rows
+    return table
+
+
+def record(values: Mapping[str, float], baseline: Mapping[str, float]) -> dict[str, int]:
+    """Wins, losses and ties of ``values`` against ``baseline`` on the questions both measured."""
+    shared = set(values) & set(baseline)
+    wins = sum(values[q] > baseline[q] for q in shared)
+    losses = sum(values[q] < baseline[q] for q in shared)
+    return {"wins": wins, "losses": losses, "ties": len(shared) - wins - losses}
+
+
+def fmt_ci(estimate: Estimate) -> str:
+    if estimate.ci95 is None:
+        return "no interval (fewer than 2 shared questions)"
+    low, high = estimate.ci95
+    return f"{estimate.mean:+.3f}, 95% CI [{low:+.3f}, {high:+.3f}], n = {estimate.n}"
+
+
+def leader_tests(
+    scored: Mapping[str, QuestionValues], column: str, settings: Bootstrap
+) -> tuple[str, dict[str, Estimate], dict[str, bool]]:
+    """The leader on ``column``, its paired difference to every other pipeline and which of those Holm
+    rejects (a rejection counts only for a positive difference)."""
+    means = {p: column_mean(values, column, settings.min_stratum) for p, values in scored.items()}
+    leader = max(sorted(means), key=lambda p: means[p])
+    against = {
+        other: paired(scored[leader], values, settings).get(column, Estimate(None, None, 0))
+        for other, values in sorted(scored.items())
+        if other != leader
+    }
+    rejected = holm({p: e.p_value() for p, e in against.items()}, settings.alpha)
+    return leader, against, {p: rejected[p] and (e.mean or 0) > 0 for p, e in against.items()}
+
+
+def verdict(per_question: PerQuestion, metric: str, settings: Bootstrap, column: str = MACRO) -> dict[str, Any]:
+    """``{"metric", "column", "best" (a pipeline or None), "text", "against": {pipeline: difference}}``."""
+    scored = {p: rows[metric] for p, rows in per_question.items() if rows.get(metric)}
+    if not scored:
+        return {"metric": metric, "column": column, "best": None, "text": f"No pipeline measured {metric}."}
+    if len(scored) == 1:
+        only = next(iter(scored))
+        return {"metric": metric, "column": column, "best": None, "text": f"Only {only} measured {metric}."}
+    leader, against, ahead = leader_tests(scored, column, settings)
+    holm_p = adjusted({p: e.p_value() for p, e in against.items()})
+    out: dict[str, Any] = {
+        "metric": metric,
+        "column": column,
+        "leader": leader,
+        "family": {"rule": "holm", "alpha": settings.alpha, "comparisons": len(against)},
+        "against": {p: {**e.as_cell(), "p": e.p_value(), "p_holm": holm_p[p]} for p, e in against.items()},
+    }
+    label = "type-macro mean" if column == MACRO else "question-weighted mean"
+    family = f"Holm over {len(against)} paired test{'s' if len(against) > 1 else ''}"
+    if all(ahead.values()):
+        out["best"] = leader
+        details = "; ".join(f"vs {p}: {fmt_ci(e)}" for p, e in against.items())
+        out["text"] = f"Best on {metric} ({label}): **{leader}**, ahead of every other pipeline ({family}; {details})."
+        return out
+    lower = {p: e for p, e in against.items() if not ahead[p]}
+    out["best"] = None
+    details = "; ".join(f"{leader} − {p}: {fmt_ci(e)}" for p, e in lower.items())
+    names = ", ".join([leader, *lower])
+    out["text"] = f"No significant difference on {metric} ({label}, {family}) between {names} ({details})."
+    return out
+
+
+def compare_all(
+    per_question: PerQuestion, metrics: Sequence[str], baseline: str | None, settings: Bootstrap
+) -> dict[str, Any]:
+    """The statistics block of a report: settings, baseline, paired table and one verdict per metric on
+    both the type-macro and the question-weighted mean."""
+    return {
+        "bootstrap": settings.describe(),
+        "baseline": baseline,
+        "paired": paired_table(per_question, baseline, settings) if baseline else {},
+        "verdicts": {m: {col: verdict(per_question, m, settings, col) for col in (MACRO, ALL)} for m in metrics},
+    }
+
+
+__all__ = ["ALL", "MACRO", "PerQuestion", "compare_all", "default_baseline", "paired_table", "record", "verdict"]
