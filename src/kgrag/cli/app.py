@@ -350,13 +350,17 @@ def eval_retrieval(
     k: Annotated[int, typer.Option("--k", help="Context items per question.")] = 5,
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Report directory (default: <workspace>/reports).")] = None,
+    baseline: Annotated[
+        str | None, typer.Option("--baseline", help="Pipeline paired differences are taken against (default: first).")
+    ] = None,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Evidence recall@k per question type, LLM-free; writes JSON, markdown and a plot."""
+    """Evidence recall@k per question type with 95% intervals, paired differences against a baseline
+    (wins/losses/ties) and a verdict, LLM-free; writes JSON, markdown and a plot."""
     from kgrag.cli.eval_command import run_retrieval_eval
 
-    run_retrieval_eval(workspace, dataset, pipelines, k, limit, out, new_console())
+    run_retrieval_eval(workspace, dataset, pipelines, k, limit, out, new_console(), baseline)
 
 
 def main() -> None:

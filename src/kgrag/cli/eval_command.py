@@ -14,16 +14,26 @@ from kgrag.evaluation.retrieval_eval import render_markdown
 
 
 def run_retrieval_eval(
-    workspace: Path | None, dataset: Path, pipelines: str, k: int, limit: int | None, out: Path | None, console: Console
+    workspace: Path | None,
+    dataset: Path,
+    pipelines: str,
+    k: int,
+    limit: int | None,
+    out: Path | None,
+    console: Console,
+    baseline: str | None = None,
 ) -> None:
     names = [p.strip() for p in pipelines.split(",") if p.strip()]
     if not names:
         raise KgragError("--pipelines is empty; name at least one pipeline (see `kgrag pipelines`)")
+    if baseline is not None and baseline not in names:
+        raise KgragError(f"--baseline {baseline!r} is not among --pipelines ({', '.join(names)})")
     items = load_dataset(dataset)[:limit] if limit else load_dataset(dataset)
     with open_workspace(workspace) as ws, Progress(console=console, transient=True) as bar:
         task = bar.add_task("questions", total=len(items))
         report = ws.eval.retrieval(items, names, k, on_question=lambda: bar.advance(task))
         out_dir = out or ws.path / "reports"
+    report.baseline = baseline
     paths = write_report(report, out_dir, str(dataset))
     console.print(render_markdown(report, str(dataset)))
     console.print("written: " + ", ".join(str(p) for p in paths.values()))

@@ -21,6 +21,8 @@ from kgrag.documents import TokenCounter
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.plots import Point, quality_vs_cost
 from kgrag.evaluation.recall import evidence_recall
+from kgrag.evaluation.retrieval_stats import render_statistics, retrieval_statistics
+from kgrag.evaluation.stats.intervals import Bootstrap
 
 Retriever = Callable[[str, str, int], RetrievalResult]
 
@@ -53,6 +55,12 @@ class RetrievalEvalReport:
     threshold: float
     pipelines: list[str]
     outcomes: list[QuestionOutcome] = field(default_factory=list)
+    baseline: str | None = None
+    settings: Bootstrap = field(default_factory=Bootstrap)
+
+    def statistics(self) -> dict[str, Any]:
+        """Intervals, paired differences against the baseline and verdicts (``retrieval_stats``)."""
+        return retrieval_statistics(self, self.baseline, self.settings)
 
     def table(self, metric: str = "recall") -> dict[str, dict[str, float]]:
         """pipeline → question type (and "All") → mean ``metric`` (``recall`` or ``chunk_recall``) over
@@ -149,7 +157,10 @@ def _recall_table(report: RetrievalEvalReport, metric: str, with_costs: bool) ->
     return lines
 
 
-def render_markdown(report: RetrievalEvalReport, dataset: str) -> str:
+def render_markdown(report: RetrievalEvalReport, dataset: str, stats: dict[str, Any] | None = None) -> str:
+    """The report as markdown: the two recall tables with costs, then for each measure its intervals,
+    paired differences against the baseline and verdicts."""
+    stats = stats or report.statistics()
     lines = [
         f"# Retrieval evaluation: evidence recall@{report.k}",
         "",
@@ -163,6 +174,14 @@ def render_markdown(report: RetrievalEvalReport, dataset: str) -> str:
         f"## Retrieved passages only (top-{report.k} chunks)",
         "",
         *_recall_table(report, "chunk_recall", with_costs=False),
+        "",
+        "## Intervals, paired differences and verdict: all context",
+        "",
+        *render_statistics(stats, "recall", report.pipelines),
+        "",
+        "## Intervals, paired differences and verdict: passages only",
+        "",
+        *render_statistics(stats, "chunk_recall", report.pipelines),
     ]
     return "\n".join(lines) + "\n"
 
@@ -179,6 +198,7 @@ def write_report(report: RetrievalEvalReport, out_dir: Path, dataset: str) -> di
         "markdown": out_dir / "retrieval_eval.md",
         "plot": out_dir / "retrieval_eval.png",
     }
+    stats = report.statistics()
     payload: dict[str, Any] = {
         "dataset": dataset,
         "k": report.k,
@@ -188,11 +208,12 @@ def write_report(report: RetrievalEvalReport, out_dir: Path, dataset: str) -> di
         "mean_context_tokens": report.mean_context_tokens(),
         "latency_ms": report.latency(),
         "counts": report.counts(),
+        "statistics": stats,
         "outcomes": [asdict(o) for o in report.outcomes],
     }
     try:
         paths["json"].write_text(json.dumps(payload, indent=2), encoding="utf-8")
-        paths["markdown"].write_text(render_markdown(report, dataset), encoding="utf-8")
+        paths["markdown"].write_text(render_markdown(report, dataset, stats), encoding="utf-8")
         _plot(report, paths["plot"])
     except OSError as exc:
         raise KgragError(f"{exc.filename or out_dir}: cannot write the evaluation report ({exc.strerror})") from exc

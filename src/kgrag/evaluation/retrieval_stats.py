@@ -1,0 +1,131 @@
+"""The statistics of ``kgrag eval retrieval``: per pipeline and question type the mean evidence recall
+with its 95 % interval and n, the paired difference against a baseline per type and overall with wins /
+losses / ties, and the same verdict rule as ``kgrag eval run`` (:mod:`kgrag.evaluation.stats`).
+
+A type below ``min_stratum`` questions is marked *(small)*: it is shown, weighs less in the type-macro
+mean and never decides a verdict on its own.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+from kgrag.core.errors import KgragError
+from kgrag.evaluation.stats.intervals import ALL, MACRO, Bootstrap, QuestionValues, estimates, paired
+from kgrag.evaluation.stats.verdicts import PerQuestion, record, verdict
+
+if TYPE_CHECKING:
+    from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
+
+MEASURES = ("recall", "chunk_recall")
+
+
+def per_question(report: RetrievalEvalReport) -> PerQuestion:
+    """pipeline → measure → question id → (type, value), questions without evidence left out."""
+    out: dict[str, dict[str, QuestionValues]] = defaultdict(lambda: {m: {} for m in MEASURES})
+    for o in report.outcomes:
+        for measure in MEASURES:
+            value = getattr(o, measure)
+            if value is not None:
+                out[o.pipeline][measure][o.id] = (o.question_type, float(value))
+    return dict(out)
+
+
+def pick_baseline(report: RetrievalEvalReport, baseline: str | None) -> str:
+    """``baseline`` when it is one of the report's pipelines, else the first named."""
+    if baseline is None:
+        return report.pipelines[0]
+    if baseline not in report.pipelines:
+        raise KgragError(f"--baseline {baseline!r} is not among --pipelines ({', '.join(report.pipelines)})")
+    return baseline
+
+
+def _paired_rows(values: PerQuestion, measure: str, baseline: str, settings: Bootstrap) -> dict[str, Any]:
+    reference = values.get(baseline, {}).get(measure, {})
+    rows: dict[str, Any] = {}
+    for pipeline, measures in values.items():
+        if pipeline == baseline:
+            continue
+        found = paired(measures[measure], reference, settings)
+        cells = {column: {**e.as_cell(), "p": e.p_value()} for column, e in found.items()}
+        shared = set(measures[measure]) & set(reference)
+        by_type: dict[str, set[str]] = defaultdict(set)
+        for q in shared:
+            by_type[reference[q][0]].add(q)
+        for column, ids in [*by_type.items(), (ALL, shared)]:
+            mine = {q: measures[measure][q][1] for q in ids}
+            cells[column]["record"] = record(mine, {q: reference[q][1] for q in ids})
+        rows[pipeline] = cells
+    return rows
+
+
+def retrieval_statistics(report: RetrievalEvalReport, baseline: str | None, settings: Bootstrap) -> dict[str, Any]:
+    """``{"settings", "baseline", measure: {"estimates", "paired", "verdicts"}}`` for both measures."""
+    chosen = pick_baseline(report, baseline)
+    values = per_question(report)
+    out: dict[str, Any] = {"settings": settings.describe(), "baseline": chosen}
+    for measure in MEASURES:
+        out[measure] = {
+            "estimates": {
+                p: {c: e.as_cell() for c, e in estimates(m[measure], settings).items()} for p, m in values.items()
+            },
+            "paired": _paired_rows(values, measure, chosen, settings),
+            "verdicts": {column: verdict(values, measure, settings, column) for column in (MACRO, ALL)},
+        }
+    return out
+
+
+def _cell(cell: dict[str, Any] | None, signed: bool = False) -> str:
+    if not cell or cell.get("mean") is None:
+        return "–"
+    fmt = "{:+.3f}" if signed else "{:.3f}"
+    text = fmt.format(cell["mean"])
+    if cell.get("ci95"):
+        low, high = cell["ci95"]
+        text += " [" + fmt.format(low) + ", " + fmt.format(high) + "]"
+    return text
+
+
+def _columns(block: dict[str, Any]) -> tuple[list[str], dict[str, int], set[str]]:
+    sizes: dict[str, int] = {}
+    small: set[str] = set()
+    for row in block["estimates"].values():
+        for column, cell in row.items():
+            sizes[column] = max(sizes.get(column, 0), cell["n"])
+            if cell.get("small"):
+                small.add(column)
+    types = sorted(c for c in sizes if c not in (ALL, MACRO))
+    return [*types, ALL, MACRO], sizes, small
+
+
+def render_statistics(stats: dict[str, Any], measure: str, pipelines: list[str]) -> list[str]:
+    """Markdown: the interval table, the paired-difference table and the verdict lines of ``measure``."""
+    block = stats[measure]
+    columns, sizes, small = _columns(block)
+    heads = [f"{c} (n={sizes[c]}{', small' if c in small else ''})" for c in columns]
+    lines = [
+        "Mean [95% CI] per question type; *small* types (under "
+        f"{stats['settings']['min_stratum']} questions) weigh less in Macro and decide nothing alone.",
+        "",
+        "| pipeline | " + " | ".join(heads) + " |",
+        "| --- | " + " | ".join("---:" for _ in columns) + " |",
+    ]
+    for pipeline in pipelines:
+        row = block["estimates"].get(pipeline, {})
+        lines.append(f"| {pipeline} | " + " | ".join(_cell(row.get(c)) for c in columns) + " |")
+    baseline = stats["baseline"]
+    lines += [
+        "",
+        f"Paired difference against the baseline **{baseline}** (pipeline − baseline, same questions), "
+        "wins/losses/ties on All:",
+        "",
+        "| pipeline | " + " | ".join(heads) + " | W/L/T |",
+        "| --- | " + " | ".join("---:" for _ in columns) + " | ---: |",
+    ]
+    for pipeline, cells in block["paired"].items():
+        tally = cells.get(ALL, {}).get("record") or {}
+        wlt = f"{tally.get('wins', 0)}/{tally.get('losses', 0)}/{tally.get('ties', 0)}"
+        lines.append(f"| {pipeline} | " + " | ".join(_cell(cells.get(c), True) for c in columns) + f" | {wlt} |")
+    lines += ["", *(f"- Verdict: {block['verdicts'][c]['text']}" for c in (MACRO, ALL))]
+    return lines
