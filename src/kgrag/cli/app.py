@@ -20,6 +20,7 @@ from kgrag.cli.community_commands import communities_command, report_command
 from kgrag.cli.compare_commands import compare, tune, tune_reranker
 from kgrag.cli.errors import exit_if_incomplete, guarded, run_app
 from kgrag.cli.eval_run_commands import eval_list, eval_pairwise, eval_report, eval_run
+from kgrag.cli.eval_plan_command import eval_plan
 from kgrag.cli.eval_trace_commands import eval_export
 from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.help import KgragGroup
@@ -52,6 +53,7 @@ eval_app.command("export")(eval_export)
 eval_app.command("pairwise")(eval_pairwise)
 eval_app.command("qgen")(eval_qgen)
 eval_app.command("calibrate")(eval_calibrate)
+eval_app.command("plan")(eval_plan)
 app.add_typer(prompts_app, name="prompts")
 app.command("cost")(cost)
 app.add_typer(graph_app, name="graph")
