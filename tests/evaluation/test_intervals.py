@@ -126,3 +126,30 @@ def test_cold_and_warm_latency_are_apart() -> None:
     row = summarize(scores)["p"]
     assert row["cost.latency_cold_ms"][ALL]["mean"] == 200.0 and row["cost.latency_warm_ms"][ALL]["mean"] == 5.0
     assert row["cost.latency_warm_ms"][ALL]["runs"] == 2
+
+
+def test_one_question_of_a_small_type_cannot_decide_a_verdict() -> None:
+    """Two pipelines that agree on 60 questions of three types and differ by 1.0 on the single question
+    of a fourth type: that question weighs 1/31 of Macro, and the verdict is checked without it."""
+    rng = np.random.default_rng(4)
+    a = {f"q{i:02d}": (TYPES[i % 3], float(v)) for i, v in enumerate(rng.uniform(0, 1, 60))}
+    b = {q: (t, v + float(rng.normal(0, 0.01))) for q, (t, v) in a.items()}
+    a["creative"], b["creative"] = ("Creative", 0.0), ("Creative", 1.0)
+    for column in (MACRO, ALL):
+        found = verdict({"a": {"m": a}, "b": {"m": b}}, "m", FAST, column)
+        assert found["best"] is None, found["text"]
+    macro = paired(b, a, FAST)[MACRO]
+    assert macro.mean is not None and macro.mean < 0.05  # the one question's weight is 1/31, not 1/4
+    assert paired(b, a, FAST)["Creative"].small
+
+
+def test_holm_names_a_clear_leader_among_many() -> None:
+    rng = np.random.default_rng(8)
+    difficulty = rng.uniform(0.2, 0.8, 80)
+    per_question = {
+        name: {"m": _values(np.clip(difficulty + shift + rng.normal(0, 0.05, 80), 0, 1))}
+        for name, shift in [("best", 0.15), *((f"p{i}", 0.0) for i in range(6))]
+    }
+    found = verdict(per_question, "m", FAST, ALL)
+    assert found["best"] == "best" and found["family"] == {"rule": "holm", "alpha": 0.05, "comparisons": 6}
+    assert all(cell["p_holm"] <= 0.05 for cell in found["against"].values())

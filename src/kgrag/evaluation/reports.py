@@ -1,11 +1,12 @@
 """`kgrag eval report RUN...`: markdown + JSON + PNG plots from stored runs.
 
 Every number is shown with its uncertainty: a cell reads ``mean [95 % CI] n=questions`` (the interval is
-a bootstrap over questions, :mod:`kgrag.evaluation.intervals`), followed by ``sd`` over runs when there
-were several. The header says what the spread over runs covers (generation, judging, both, or nothing).
-Each metric gets a verdict (:mod:`kgrag.evaluation.verdicts`) that names a best pipeline only when its
-paired difference to every other pipeline excludes 0, and a table of paired differences against the
-baseline. The cost table sits right under the headline, with prompt and completion tokens apart and
+over questions, :mod:`kgrag.evaluation.stats.intervals`), followed by ``sd`` over runs when there were
+several; a column header gives the questions of its type and marks a type under the minimum stratum
+size *small*. The header says what the spread over runs covers (generation, judging, both, or nothing).
+Each metric gets a verdict (:mod:`kgrag.evaluation.stats.verdicts`) that names a best pipeline only when
+Holm's procedure over its paired tests against every other pipeline rejects them all, and a table of
+paired differences against the baseline. The cost table sits right under the headline, with prompt and completion tokens apart and
 latency of the first (cold) run apart from the later (warm) ones, so a better score bought with more
 context is visible as such.
 """
@@ -58,10 +59,21 @@ def headline_metric(summary: dict[str, Any]) -> str | None:
     return metrics[0] if metrics else None
 
 
+def column_heads(summary: dict[str, Any], metric: str, columns: list[str]) -> list[str]:
+    """``Type (n=N)`` per column, ``, small`` added where the type is under the minimum stratum size."""
+    heads = []
+    for column in columns:
+        cells = [rows[metric][column] for rows in summary.values() if column in rows.get(metric, {})]
+        n = max((int(c.get("n") or 0) for c in cells), default=0)
+        small = any(c.get("small") for c in cells)
+        heads.append(f"{column} (n={n}{', small' if small else ''})")
+    return heads
+
+
 def metric_table(summary: dict[str, Any], metric: str, spread: bool = True) -> list[str]:
     columns = [*question_types(summary), ALL, MACRO]
     lines = [
-        "| pipeline | " + " | ".join(columns) + " | unmeasured |",
+        "| pipeline | " + " | ".join(column_heads(summary, metric, columns)) + " | unmeasured |",
         "| --- | " + " | ".join("---:" for _ in columns) + " | ---: |",
     ]
     for pipeline, rows in summary.items():
@@ -131,9 +143,8 @@ def _header(payload: dict[str, Any]) -> list[str]:
         f"{', ' + payload['sample'] if payload.get('sample') else ''}); "
         f"pipelines {', '.join(plan.get('pipelines', []))}; baseline {plan.get('baseline') or '–'}; "
         f"k = {plan.get('k')}; {plan.get('runs')} run(s); metric mode `{plan.get('mode')}`{replayed}.",
-        f"Cells: mean [95% CI] n = questions — a percentile bootstrap over questions stratified by type "
-        f"({boot.get('resamples', 2000)} resamples, seed {boot.get('seed', 0)}); each question's value is "
-        "first averaged over runs.",
+        f"Cells: mean [95% CI] n = questions — {boot.get('method', 'a bootstrap over questions')}; each "
+        "question's value is first averaged over runs; a small type weighs less in Macro and decides nothing.",
         f"sd = standard deviation over runs (shown when something varies); it covers: "
         f"{payload.get('variation') or 'not recorded for this run'}.",
         f"Judge: {json.dumps(judge) if judge else 'none (LLM-free metrics only)'}.",

@@ -53,7 +53,7 @@ class Bootstrap:
 
     @property
     def alpha(self) -> float:
-        return 1.0 - self.level
+        return round(1.0 - self.level, 10)
 
     def describe(self) -> dict[str, Any]:
         return {

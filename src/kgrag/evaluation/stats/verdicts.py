@@ -23,7 +23,9 @@ from kgrag.evaluation.stats.intervals import (
     Bootstrap,
     Estimate,
     QuestionValues,
+    by_type,
     column_mean,
+    estimates,
     paired,
 )
 
@@ -73,6 +75,27 @@ def fmt_ci(estimate: Estimate) -> str:
     return f"{estimate.mean:+.3f}, 95% CI [{low:+.3f}, {high:+.3f}], n = {estimate.n}"
 
 
+def robust_p(a: QuestionValues, b: QuestionValues, column: str, settings: Bootstrap) -> float | None:
+    """The p of ``a − b`` on ``column`` that a verdict uses. On ``Macro`` it is the larger of the p with
+    every type and the p without the types under ``min_stratum`` questions (or, when no type reaches it,
+    the p of ``All``), so a small type, even a single question, cannot make a difference significant on
+    its own: its weight is small, but a pipeline pair that agrees everywhere else would otherwise turn
+    that one question into a confident verdict."""
+    found = paired(a, b, settings)
+    p = found[column].p_value() if column in found else None
+    if column != MACRO or p is None:
+        return p
+    shared = sorted(set(a) & set(b))
+    diffs = {q: (a[q][0], a[q][1] - b[q][1]) for q in shared}
+    sizes = {t: len(v) for t, v in by_type(diffs).items()}
+    if all(n >= settings.min_stratum for n in sizes.values()):
+        return p
+    big = {q: v for q, v in diffs.items() if sizes[v[0]] >= settings.min_stratum}
+    check = estimates(big, settings).get(MACRO) if big else found.get(ALL)
+    other = check.p_value() if check is not None else None
+    return None if other is None else max(p, other)
+
+
 def leader_tests(
     scored: Mapping[str, QuestionValues], column: str, settings: Bootstrap
 ) -> tuple[str, dict[str, Estimate], dict[str, bool]]:
@@ -85,7 +108,8 @@ def leader_tests(
         for other, values in sorted(scored.items())
         if other != leader
     }
-    rejected = holm({p: e.p_value() for p, e in against.items()}, settings.alpha)
+    p_values = {other: robust_p(scored[leader], scored[other], column, settings) for other in against}
+    rejected = holm(p_values, settings.alpha)
     return leader, against, {p: rejected[p] and (e.mean or 0) > 0 for p, e in against.items()}
 
 
@@ -98,13 +122,14 @@ def verdict(per_question: PerQuestion, metric: str, settings: Bootstrap, column:
         only = next(iter(scored))
         return {"metric": metric, "column": column, "best": None, "text": f"Only {only} measured {metric}."}
     leader, against, ahead = leader_tests(scored, column, settings)
-    holm_p = adjusted({p: e.p_value() for p, e in against.items()})
+    p_values = {other: robust_p(scored[leader], scored[other], column, settings) for other in against}
+    holm_p = adjusted(p_values)
     out: dict[str, Any] = {
         "metric": metric,
         "column": column,
         "leader": leader,
         "family": {"rule": "holm", "alpha": settings.alpha, "comparisons": len(against)},
-        "against": {p: {**e.as_cell(), "p": e.p_value(), "p_holm": holm_p[p]} for p, e in against.items()},
+        "against": {p: {**e.as_cell(), "p": p_values[p], "p_holm": holm_p[p]} for p, e in against.items()},
     }
     label = "type-macro mean" if column == MACRO else "question-weighted mean"
     family = f"Holm over {len(against)} paired test{'s' if len(against) > 1 else ''}"
