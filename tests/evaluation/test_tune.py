@@ -63,6 +63,10 @@ def test_lambda_is_fitted_without_the_held_out_questions() -> None:
         ("All", "Complex Reasoning", "Contextual Summarize", "Fact Retrieval"), 1.0
     )
     assert held.recall["current"]["All"] == 0.0 and held.recall["dense"]["All"] == 0.0
+    assert held.intervals["fitted"]["All"] == {"mean": 1.0, "ci95": [1.0, 1.0], "n": 3}
+    gain = held.differences["fitted − current"]["All"]
+    assert gain["mean"] == 1.0 and gain["n"] == 3 and set(held.differences) == {"fitted − current", "fitted − dense"}
+    assert held.intervals["fitted"]["Fact Retrieval"]["n"] == 1 and held.intervals["fitted"]["Fact Retrieval"]["small"]
 
 
 def test_without_a_holdout_every_question_fits() -> None:

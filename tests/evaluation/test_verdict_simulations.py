@@ -8,14 +8,15 @@ from __future__ import annotations
 import pytest
 
 from kgrag.evaluation.stats.planner import power_at
-from kgrag.evaluation.stats.simulate import SHAPES, coverage, false_best, power, type_counts
+from kgrag.evaluation.stats.simulate import HARSH, SHAPES, coverage, false_best, power, type_counts
 
 REPS = 4000
 
 
+@pytest.mark.parametrize("shapes", [SHAPES, HARSH], ids=["skewed", "harsh"])
 @pytest.mark.parametrize("n", [16, 30, 68, 515])
-def test_intervals_cover_the_truth_at_every_size_and_stratum(n: int) -> None:
-    found = coverage(n, REPS, seed=n)
+def test_intervals_cover_the_truth_at_every_size_and_stratum(n: int, shapes: tuple) -> None:
+    found = coverage(n, REPS, seed=n, shapes=shapes)
     assert found.counts == type_counts(n) and min(found.counts) * 5 <= max(found.counts)  # a skewed mix
     assert found.all >= 0.93 and found.macro >= 0.93, found
     assert found.strata and all(value >= 0.93 for value in found.strata.values()), found

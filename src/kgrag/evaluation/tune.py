@@ -9,7 +9,9 @@ which changes the pipeline least) is what the workspace stores for the pipeline.
 With a held-out share, a stratified (by question type), seeded sample of the labelled questions is set
 aside: λ is fitted on the rest only, and the report scores the held-out questions at the fitted λ, at the
 λ the pipeline uses now and at λ = 1 (dense alone: the top k of the same dense pool), so a gain that is
-only an in-sample artefact shows as none on the held-out part.
+only an in-sample artefact shows as none on the held-out part. Each of those rows gets its 95 % interval
+per question type, and the fitted λ's paired difference to the other two rows its interval and n
+(:mod:`kgrag.evaluation.stats`), so a held-out gain is only read as one when its interval says so.
 """
 
 from __future__ import annotations
@@ -18,12 +20,14 @@ import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from kgrag.core.context import RetrievalResult
 from kgrag.core.errors import KgragError
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.recall import evidence_recall
 from kgrag.evaluation.sampling import stratified_sample
+from kgrag.evaluation.stats.intervals import Bootstrap, QuestionValues, estimates, paired
 
 GRID = tuple(round(i / 10, 1) for i in range(11))
 WIDE = 50
@@ -44,6 +48,10 @@ class HoldoutReport:
     questions: int
     current_lambda: float
     recall: dict[str, dict[str, float]] = field(default_factory=dict)
+    intervals: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    """row → column → ``{mean, ci95, n}`` (columns: each type, ``All``, ``Macro``)."""
+    differences: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    """``fitted − current`` and ``fitted − dense`` → column → ``{mean, ci95, n, p}`` (paired)."""
 
 
 @dataclass
@@ -70,6 +78,33 @@ def _recalls(results: Scored, lam: float, k: int, threshold: float) -> list[tupl
         (item.question_type, evidence_recall(item.evidence, _ranked(r, lam, k), threshold)) for item, r in results
     )
     return [(qtype, s) for qtype, s in scored if s is not None]
+
+
+def question_values(results: Scored, lam: float, k: int, threshold: float) -> QuestionValues:
+    """question id → (type, recall at ``lam``) for the questions whose evidence could be scored."""
+    out: QuestionValues = {}
+    for item, result in results:
+        value = evidence_recall(item.evidence, _ranked(result, lam, k), threshold)
+        if value is not None:
+            out[item.id] = (item.question_type, value)
+    return out
+
+
+def held_out_statistics(
+    held: Scored, rows: dict[str, float], k: int, threshold: float, settings: Bootstrap | None = None
+) -> tuple[dict[str, dict[str, dict[str, Any]]], dict[str, dict[str, dict[str, Any]]]]:
+    """Intervals per row and the fitted row's paired differences to the others, on the held-out part."""
+    chosen = settings or Bootstrap()
+    values = {row: question_values(held, lam, k, threshold) for row, lam in rows.items()}
+    intervals = {row: {c: e.as_cell() for c, e in estimates(v, chosen).items()} for row, v in values.items()}
+    differences = {
+        f"fitted − {row}": {
+            c: {**e.as_cell(), "p": e.p_value()} for c, e in paired(values["fitted"], v, chosen).items()
+        }
+        for row, v in values.items()
+        if row != "fitted"
+    }
+    return intervals, differences
 
 
 def mean_by_type(recalls: Iterable[tuple[str, float]]) -> dict[str, float]:
@@ -127,4 +162,5 @@ def tune_lambda(
         report.holdout.recall = {
             row: mean_by_type(_recalls(held_results, lam, k, threshold)) for row, lam in rows.items()
         }
+        report.holdout.intervals, report.holdout.differences = held_out_statistics(held_results, rows, k, threshold)
     return report
