@@ -5,6 +5,7 @@ to find a true difference of 0.05 at 68 questions is what the planner predicts."
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from kgrag.evaluation.stats.planner import power_at
@@ -46,3 +47,24 @@ def test_power_for_a_true_difference_of_005_at_68_questions_matches_the_planner(
 def test_shapes_are_skewed_with_point_masses() -> None:
     assert all(shape.zero > 0 and shape.one > 0 for shape in SHAPES)
     assert {round(shape.mean, 2) for shape in SHAPES} == {0.72, 0.3, 0.5, 0.23}
+
+
+def test_pairwise_win_rate_intervals_cover_the_true_relative_rate() -> None:
+    """Questions × trials of A / B / tie outcomes whose per-question win chances vary: the cluster t
+    interval of the relative win rate holds its level at 12 and 30 questions."""
+    from kgrag.evaluation.pairwise.stats import cluster_intervals
+
+    rng = np.random.default_rng(6)
+    win_a = np.clip(rng.normal(0.4, 0.3, 400_000), 0, 1)
+    tie = np.minimum(rng.uniform(0, 0.3, win_a.size), 1 - win_a)
+    truth = float(np.mean(win_a - (1 - win_a - tie)))
+    for questions, trials in ((12, 3), (30, 1)):
+        covered = 0
+        for _ in range(250):
+            picks = rng.integers(0, win_a.size, questions)
+            draws = rng.random((questions, trials))
+            a, t = win_a[picks, None], tie[picks, None]
+            table = np.where(draws < a, "A", np.where(draws < a + t, "tie", "B")).tolist()
+            low, high = cluster_intervals(table, 0.95)["relative"]
+            covered += low <= truth <= high
+        assert covered / 250 >= 0.93, (questions, trials, covered / 250)

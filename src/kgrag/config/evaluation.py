@@ -44,7 +44,7 @@ class EvaluationConfig(Section):
     runs: int = Field(
         3,
         ge=1,
-        description="Default repeats of `kgrag eval run`; reports show each mean with its bootstrap 95% "
+        description="Default repeats of `kgrag eval run`; reports show each mean with its 95% "
         "interval over questions, and the spread over runs where answers or judges vary (lundberg-2026 used 5).",
     )
     pairwise_repeats: int = Field(
@@ -89,7 +89,7 @@ class EvaluationConfig(Section):
     )
     confidence: float = Field(0.95, gt=0, lt=1, description="Confidence level of the intervals in pairwise reports.")
     bootstrap_samples: int = Field(
-        2000, ge=100, description="Resamples of questions for pairwise confidence intervals (cluster bootstrap)."
+        2000, ge=100, description="Resamples of the cluster bootstrap kept beside the pairwise t intervals."
     )
     qgen_min_subgraph_nodes: int = Field(
         50,

@@ -1,8 +1,10 @@
 """Win/tie rates with confidence intervals, relative win rate and position consistency.
 
 Outcomes form a questions × trials table. Trials share their questions, so they are not independent
-samples: intervals come from a *cluster* bootstrap that resamples questions (each with all its trials),
-which is honest about the question set being the main source of uncertainty.
+samples: the question is the cluster. The intervals the report and its verdict use are cluster t
+intervals of a ratio (:func:`kgrag.evaluation.stats.intervals.ratio_interval`, the statistics every
+kgrag comparison shares); :func:`bootstrap_ci`, the cluster bootstrap with a small-sample stretch, is
+kept for comparison.
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from scipy import stats as sps
+
+from kgrag.evaluation.stats.intervals import ratio_interval
 
 Outcome = str | None  # "A", "B", "tie", or None (unmeasured in that trial)
 
@@ -58,6 +63,26 @@ def bootstrap_ci(
     return out
 
 
+def cluster_intervals(table: Sequence[Sequence[Outcome]], confidence: float) -> dict[str, tuple[float, float]]:
+    """Each rate's cluster t interval over questions (rows), clipped to the rate's range."""
+    rows = [[o for o in row if o is not None] for row in table]
+    rows = [row for row in rows if row]
+    measured = np.asarray([len(row) for row in rows], dtype=np.float64)
+    counts = {
+        "win_a": np.asarray([row.count("A") for row in rows], dtype=np.float64),
+        "win_b": np.asarray([row.count("B") for row in rows], dtype=np.float64),
+        "tie": np.asarray([row.count("tie") for row in rows], dtype=np.float64),
+    }
+    counts["relative"] = counts["win_a"] - counts["win_b"]
+    out: dict[str, tuple[float, float]] = {}
+    for key, numerators in counts.items():
+        found = ratio_interval(numerators, measured, confidence)
+        if found is not None:
+            floor = -1.0 if key == "relative" else 0.0
+            out[key] = (max(floor, found[1][0]), min(1.0, found[1][1]))
+    return out
+
+
 def small_sample_factor(clusters: int, confidence: float) -> float:
     """How much wider than the percentile bootstrap an interval over ``clusters`` questions is made.
 
@@ -80,7 +105,7 @@ def summarize_outcomes(
     per_trial = [rates([row[t] for row in table]) for t in range(trials)]
     pooled = rates(_pooled(table))
     verdict = "no decision"
-    ci = bootstrap_ci(table, confidence, samples, seed) if pooled else {}
+    ci = cluster_intervals(table, confidence) if pooled else {}
     if pooled and "relative" in ci:
         lo, hi = ci["relative"]
         verdict = "A better" if lo > 0 else "B better" if hi < 0 else "tie within the confidence interval"

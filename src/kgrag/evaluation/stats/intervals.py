@@ -176,6 +176,19 @@ def t_estimate(values: np.ndarray, level: float, min_stratum: int = 0) -> Estima
     return Estimate(float(mean), (float(low), float(high)), n, float(se), df, small)
 
 
+def ratio_interval(numerators: np.ndarray, denominators: np.ndarray, level: float) -> tuple[float, Interval] | None:
+    """``Σ numerators / Σ denominators`` over clusters (questions, each with several trials) with a
+    cluster t interval: the ratio's linearised per-cluster values ``(num − R·den) / mean(den)`` go
+    through :func:`skew_t_bounds`. None below two clusters or without a denominator."""
+    total = float(denominators.sum())
+    if len(numerators) < 2 or total <= 0:
+        return None
+    ratio = float(numerators.sum()) / total
+    linear = (numerators - ratio * denominators) / denominators.mean()
+    low, high = skew_t_bounds(linear, level)
+    return ratio, (ratio + float(low), ratio + float(high))
+
+
 def by_type(values: Mapping[str, tuple[str, float]]) -> dict[str, np.ndarray]:
     """Question values grouped by type, both in sorted order."""
     groups: dict[str, list[float]] = defaultdict(list)
