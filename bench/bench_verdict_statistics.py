@@ -106,8 +106,9 @@ def method_rows(shapes: tuple[TypeShape, ...], reps: int, b: int) -> list[str]:
         groups = [s.draw(rng, (reps, c)) for s, c in zip(shapes, counts, strict=True)]
         truth_all = float(np.dot(counts, [s.mean for s in shapes]) / n)
         targets = [("All", np.concatenate(groups, axis=1), truth_all)]
-        targets += [(f"type {i + 1} (n={c})", g, s.mean) for i, (s, c, g) in enumerate(zip(shapes, counts, groups))
-                    if c >= MIN_STRATUM]  # fmt: skip
+        for i, (shape, c, g) in enumerate(zip(shapes, counts, groups, strict=True)):
+            if c >= MIN_STRATUM:
+                targets.append((f"type {i + 1} (n={c})", g, shape.mean))
         for label, x, truth in targets:
             cells = []
             for method in METHODS.values():
@@ -135,7 +136,7 @@ def main() -> None:
             c = coverage(n, 4000, seed=n, shapes=shapes)
             strata = ", ".join(f"type {i + 1}: {v:.3f}" for i, v in c.strata.items())
             print(f"| {name} | {n} ({'/'.join(map(str, c.counts))}) | {c.all:.3f} | {c.macro:.3f} | {strata} |")
-    print("\n### False \"Best\" among k equal pipelines (Holm over the leader's paired t-tests)\n")
+    print('\n### False "Best" among k equal pipelines (Holm over the leader\'s paired t-tests)\n')
     print("| k | questions | sets | All | Macro |\n| ---: | ---: | ---: | ---: | ---: |")
     for k in (2, 5, 13):
         for n in (16, 68):

@@ -19,8 +19,8 @@ from kgrag.cli.calibrate_command import eval_calibrate
 from kgrag.cli.community_commands import communities_command, report_command
 from kgrag.cli.compare_commands import compare, tune, tune_reranker
 from kgrag.cli.errors import exit_if_incomplete, guarded, run_app
-from kgrag.cli.eval_run_commands import eval_list, eval_pairwise, eval_report, eval_run
 from kgrag.cli.eval_plan_command import eval_plan
+from kgrag.cli.eval_run_commands import eval_list, eval_pairwise, eval_report, eval_run
 from kgrag.cli.eval_trace_commands import eval_export
 from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.help import KgragGroup

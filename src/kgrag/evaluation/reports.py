@@ -6,9 +6,9 @@ several; a column header gives the questions of its type and marks a type under 
 size *small*. The header says what the spread over runs covers (generation, judging, both, or nothing).
 Each metric gets a verdict (:mod:`kgrag.evaluation.stats.verdicts`) that names a best pipeline only when
 Holm's procedure over its paired tests against every other pipeline rejects them all, and a table of
-paired differences against the baseline. The cost table sits right under the headline, with prompt and completion tokens apart and
-latency of the first (cold) run apart from the later (warm) ones, so a better score bought with more
-context is visible as such.
+paired differences against the baseline. The cost table sits right under the headline, with prompt and
+completion tokens apart and latency of the first (cold) run apart from the later (warm) ones, so a
+better score bought with more context is visible as such.
 """
 
 from __future__ import annotations

@@ -3,12 +3,13 @@ Welch t interval for the type-macro mean with capped weights.
 
 The unit of uncertainty is the *question*: a score averaged over repeated runs is one value per question,
 and an interval says how much a mean would move with another draw of questions of the same kind. The
-method was chosen by measured coverage (``bench/verdict_statistics.py`` simulates question sets whose
-truth is known and compares the percentile, BCa and studentized bootstraps, Student's t, a
+method was chosen by measured coverage (``bench/bench_verdict_statistics.py`` simulates question sets
+whose truth is known and compares the percentile, BCa and studentized bootstraps, Student's t, a
 Cornish–Fisher-corrected t and Hall's transformed t; docs/results/verdict-statistics.md): the
-percentile and BCa bootstraps cover less than they claim at 10–30 questions, the plain t interval falls short on strata whose scores pile
-up at 0 or 1, and Hall's transformed t holds 0.93 on every stratum of ten or more questions measured,
-even where half the scores are 0, and needs no resampling, so it is the same on every machine.
+percentile and BCa bootstraps cover less than they claim at 10–30 questions, the plain t interval
+falls short on strata whose scores pile up at 0 or 1, and Hall's transformed t holds 0.93 on every
+stratum of ten or more questions measured, even where half the scores are 0. It needs no resampling,
+so it is the same on every machine.
 
 * A question type (a *stratum*) gets Hall's skewness-corrected t interval over its own questions (none
   below two); a type below ``min_stratum`` questions is flagged ``small``.
