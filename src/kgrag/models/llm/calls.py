@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgrag.core.errors import ModelError
-from kgrag.core.llm_types import ChatRequest, ChatResponse, Prices, Usage, UsageSource
+from kgrag.core.errors import ModelError, StreamCancelled
+from kgrag.core.llm_types import ChatRequest, ChatResponse, Prices, StreamSink, Usage, UsageSource
 from kgrag.core.llm_usage import CachedResponse, CallRecord
 from kgrag.models.llm.base import ChatProvider, LLMUnavailableError, ProviderError, ResponseCache, UsageLedger
 from kgrag.models.llm.batch_collect import DEFERRED, BatchCollector, Deferred
@@ -76,14 +76,23 @@ class CallRunner:
     def estimating(self) -> bool:
         return bool(getattr(self.provider, "estimating", False))
 
-    def run(self, request: ChatRequest, stage: str, parse: Parser | None = None) -> Outcome:
-        """One logical call; raises only for run-stopping problems (budget, window, endpoint down)."""
+    def run(
+        self, request: ChatRequest, stage: str, parse: Parser | None = None, sink: StreamSink | None = None
+    ) -> Outcome:
+        """One logical call; raises only for run-stopping problems (budget, window, endpoint down).
+
+        With ``sink`` the reply is streamed to it as it arrives (a cached reply, or one from a provider
+        that cannot stream, in one piece); the cache and the ledger see the call exactly as an unstreamed
+        one. A sink that raises :class:`StreamCancelled` stops the request: nothing is cached and the
+        ledger row says the call was cancelled."""
         if not self.provider.available:
             self.provider.complete(request)  # raises the provider's own "no LLM configured" error
         key = request.cache_key(self.provider.name)
         started = time.perf_counter()
         hit = self._from_cache(key, request, stage, parse, started)
         if hit is not None:
+            if sink is not None and hit.response.text:
+                sink(hit.response.text)
             return hit
         prompt_tokens = count_message_tokens(self.counter(), request.messages)
         max_tokens = request.max_tokens or 0
@@ -98,7 +107,7 @@ class CallRunner:
         attempts = _Attempts()
         spent = 0
         try:
-            response = self._send(request, prompt_tokens + max_tokens, attempts)
+            response = self._send(request, prompt_tokens + max_tokens, attempts, sink)
             # the budget trusts no server: it is charged the larger of the reported and the counted size,
             # so under-reported usage or a reply past max_tokens still counts in full
             counted_reply = self.counter().count(response.text)
@@ -113,6 +122,10 @@ class CallRunner:
                 attempts.errors,
                 error=str(exc),
             )
+            raise
+        except StreamCancelled:
+            usage = Usage(0, 0, "counted", 0.0, _ms(started), attempts.count)
+            self._record(request, stage, usage, attempts.errors, error="stream cancelled by the reader")
             raise
         finally:
             self.budget.settle(reserved, spent)
@@ -173,13 +186,21 @@ class CallRunner:
         self._record(request, stage, usage, [], estimated=True)
         return Outcome(response, usage, key, error="estimate mode: no call was made", estimated=True)
 
-    def _send(self, request: ChatRequest, rate_tokens: int, attempts: _Attempts) -> ChatResponse:
+    def _send(
+        self, request: ChatRequest, rate_tokens: int, attempts: _Attempts, sink: StreamSink | None = None
+    ) -> ChatResponse:
+        stream = getattr(self.provider, "stream", None) if sink is not None else None
         last: ProviderError | None = None
         for retry_index in range(self.retry.max_retries + 1):
             attempts.count += 1
             try:
                 with self.limits.slot(rate_tokens):
-                    return self.provider.complete(request)
+                    if stream is not None:
+                        return stream(request, sink)  # type: ignore[no-any-return]
+                    response = self.provider.complete(request)
+                if sink is not None and response.text:
+                    sink(response.text)
+                return response
             except ProviderError as exc:
                 if not exc.retryable:
                     raise
