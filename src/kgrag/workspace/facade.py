@@ -7,9 +7,9 @@
 
 :class:`Workspace` is a thin facade: the parts are built by :class:`~kgrag.workspace.components.Components`
 (the composition root) and the work is done by sub-APIs — ``ws.indexing``, ``ws.querying``,
-``ws.conversations``, ``ws.documents``, ``ws.graph``, ``ws.communities``, ``ws.denoise``, ``ws.eval``, ``ws.usage`` — that the
-CLI, the HTTP server and users all call, so nothing is implemented twice. The most used calls are also
-methods here.
+``ws.conversations``, ``ws.documents``, ``ws.graph``, ``ws.communities``, ``ws.denoise``, ``ws.eval``,
+``ws.usage`` — that the CLI, the HTTP server and users all call, so nothing is implemented twice. The most
+used calls are also methods here.
 """
 
 from __future__ import annotations

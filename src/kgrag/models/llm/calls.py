@@ -89,10 +89,8 @@ class CallRunner:
             self.provider.complete(request)  # raises the provider's own "no LLM configured" error
         key = request.cache_key(self.provider.name)
         started = time.perf_counter()
-        hit = self._from_cache(key, request, stage, parse, started)
+        hit = self._from_cache(key, request, stage, parse, started, sink)
         if hit is not None:
-            if sink is not None and hit.response.text:
-                sink(hit.response.text)
             return hit
         prompt_tokens = count_message_tokens(self.counter(), request.messages)
         max_tokens = request.max_tokens or 0
@@ -114,7 +112,7 @@ class CallRunner:
             usage = self._usage(response, prompt_tokens, counted_reply, started, attempts.count)
             self.largest_reply = max(self.largest_reply, counted_reply, usage.completion_tokens)
             spent = max(usage.total_tokens, prompt_tokens + counted_reply)
-        except ModelError as exc:
+        except (ModelError, StreamCancelled) as exc:  # a cancelled stream: its message says so
             self._record(
                 request,
                 stage,
@@ -122,10 +120,6 @@ class CallRunner:
                 attempts.errors,
                 error=str(exc),
             )
-            raise
-        except StreamCancelled:
-            usage = Usage(0, 0, "counted", 0.0, _ms(started), attempts.count)
-            self._record(request, stage, usage, attempts.errors, error="stream cancelled by the reader")
             raise
         finally:
             self.budget.settle(reserved, spent)
@@ -160,8 +154,15 @@ class CallRunner:
             self.cache.put(key, request, cached)
 
     def _from_cache(
-        self, key: str, request: ChatRequest, stage: str, parse: Parser | None, started: float
+        self,
+        key: str,
+        request: ChatRequest,
+        stage: str,
+        parse: Parser | None,
+        started: float,
+        sink: StreamSink | None = None,
     ) -> Outcome | None:
+        """The cached reply (handed to ``sink`` in one piece when streaming), or None."""
         if self.cache is None or not self.read_cache:
             return None
         cached = self.cache.get(key)
@@ -177,6 +178,8 @@ class CallRunner:
                 return None
         outcome.usage = Usage(cached.prompt_tokens, cached.completion_tokens, "cache", 0.0, _ms(started), 0, True)
         self._record(request, stage, outcome.usage, [])
+        if sink is not None and cached.text:
+            sink(cached.text)
         return outcome
 
     def _estimate(self, request: ChatRequest, key: str, stage: str, started: float) -> Outcome:
