@@ -1,5 +1,5 @@
 """A responder for the fake OpenAI server that answers like a careful model: for the ``answer`` prompt, the
-first sentence of the context passage sharing most words with the question, cited ``[c:ID]``; for the
+context sentence sharing most words with the question (plural ``s`` ignored), cited ``[c:ID]``; for the
 ``rewrite_question`` prompt, the latest question with the names of the previous one added. Anything else
 is echoed. Deterministic, so a streamed and an unstreamed run can be compared reply for reply."""
 
@@ -20,7 +20,7 @@ _STOP = frozenset(
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+    return {w.rstrip("s") for w in _WORD.findall(text.lower()) if w not in _STOP}
 
 
 def _user(body: dict[str, Any]) -> str:
@@ -35,8 +35,8 @@ def answer_reply(user: str) -> str:
     passages = _PASSAGE.findall(context)
     if not passages:
         return "I don't know based on the provided context."
-    cid, text = max(passages, key=lambda p: len(wanted & _words(p[1])))
-    sentence = _SENTENCE.split(text.strip())[0].rstrip()
+    sentences = [(cid, sentence.strip()) for cid, text in passages for sentence in _SENTENCE.split(text.strip())]
+    cid, sentence = max(sentences, key=lambda s: len(wanted & _words(s[1])))
     return f"{sentence} [c:{cid}]"
 
 
