@@ -115,6 +115,10 @@ class ConversationAPI:
         """Every stored conversation, most recently continued first."""
         return self._parts.store.conversations.list()
 
+    def find(self, conversation_id: str) -> ConversationRecord | None:
+        """The stored conversation ``conversation_id``, or None."""
+        return self._parts.store.conversations.get(conversation_id)
+
     def get(self, conversation_id: str) -> ConversationRecord:
         """The stored conversation ``conversation_id``; a clear error when there is none."""
         record = self._parts.store.conversations.get(conversation_id)
