@@ -113,6 +113,18 @@ def _note(answer: Answer, llm_available: bool) -> str:
     return "extractive answer" if llm_available else llm_free_note("query.generate")
 
 
+CONTEXT_ONLY_NOTE = "context only: no answer written (no LLM call)"
+
+
+def context_only(pipeline: Pipeline, ctx: QueryContext, question: str, k: int) -> QueryResponse:
+    """Retrieve with ``pipeline`` and write no answer (an empty ``context`` answer): what a reader who
+    wants the passages themselves, or another model's prompt, asks for."""
+    result = pipeline.run(question, ctx, k)
+    retrieval_ms = next((s.ms for s in result.trace if s.step == "total"), 0.0)
+    answer = Answer("", [], "context", cost_line=CONTEXT_ONLY_NOTE)
+    return QueryResponse(result=result, answer=answer, timings_ms={"retrieval": retrieval_ms, "generation": 0.0})
+
+
 def respond(
     pipeline: Pipeline,
     ctx: QueryContext,

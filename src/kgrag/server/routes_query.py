@@ -38,6 +38,9 @@ class QueryRequest(BaseModel):
         description='Ask as the next turn of this stored conversation (`"new"` starts one): the question is '
         "rewritten from the earlier turns before retrieval, and the turn is stored (GET /conversations).",
     )
+    context_only: bool = Field(
+        False, description="Retrieve only: the passages and trace, no answer written (no LLM call; mode `context`)."
+    )
 
 
 class CompareRequest(BaseModel):
@@ -186,12 +189,23 @@ def answer(hosted: HostedWorkspace, body: QueryRequest, question: str, sink: Str
     """The answer to ``body``, as a conversation's next turn when it names one; ``sink`` streams it."""
     if body.conversation_id is None:
         response = hosted.ws.querying.query(
-            question, body.pipeline, body.k, context_tokens=body.context_tokens, sink=sink
+            question,
+            body.pipeline,
+            body.k,
+            context_tokens=body.context_tokens,
+            sink=sink,
+            context_only=body.context_only,
         )
         return to_result(hosted, response)
     conversation = None if body.conversation_id == "new" else body.conversation_id
     reply = hosted.ws.conversations.ask(
-        question, conversation, body.pipeline, body.k, context_tokens=body.context_tokens, sink=sink
+        question,
+        conversation,
+        body.pipeline,
+        body.k,
+        context_tokens=body.context_tokens,
+        sink=sink,
+        context_only=body.context_only,
     )
     result = to_result(hosted, reply.response)
     result.conversation_id, result.standalone_question = reply.conversation_id, reply.rewrite.standalone

@@ -71,14 +71,18 @@ class ConversationAPI:
         *,
         context_tokens: int | None = None,
         sink: StreamSink | None = None,
+        context_only: bool = False,
     ) -> ConversationReply:
-        """Answer ``question`` as the next turn after ``history`` (stores nothing)."""
+        """Answer ``question`` as the next turn after ``history`` (stores nothing); ``context_only``
+        retrieves for the rewritten question and writes no answer."""
         if not question.strip():
             raise KgragError("the question is empty; type a question")
         generation = self._parts.config.generation
         budget = int((context_tokens or generation.context_tokens) * generation.history_share)
         rewrite, ms = timed_rewrite(question, history, self._parts.query_context.llm(), budget)
-        response = self._querying.query(rewrite.standalone, pipeline, k, context_tokens=context_tokens, sink=sink)
+        response = self._querying.query(
+            rewrite.standalone, pipeline, k, context_tokens=context_tokens, sink=sink, context_only=context_only
+        )
         response.result.trace.insert(0, rewrite.trace_step(ms))
         return ConversationReply(None, rewrite, response)
 
@@ -91,11 +95,20 @@ class ConversationAPI:
         *,
         context_tokens: int | None = None,
         sink: StreamSink | None = None,
+        context_only: bool = False,
     ) -> ConversationReply:
         """Answer ``question`` in the stored conversation ``conversation_id`` (a new one when None) and
         append the turn to it."""
         record = self._start() if conversation_id is None else self.get(conversation_id)
-        reply = self.answer(question, _turns(record), pipeline, k, context_tokens=context_tokens, sink=sink)
+        reply = self.answer(
+            question,
+            _turns(record),
+            pipeline,
+            k,
+            context_tokens=context_tokens,
+            sink=sink,
+            context_only=context_only,
+        )
         now = time.time()
         answer = reply.response.answer
         turn = ConversationTurn(

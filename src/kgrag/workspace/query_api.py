@@ -11,6 +11,7 @@ from kgrag.core.llm_types import StreamSink
 from kgrag.documents.records import unicode_text
 from kgrag.generation import QueryResponse, respond
 from kgrag.generation.recipes import ANSWER_STRATEGIES
+from kgrag.generation.respond import context_only as context_only_response
 from kgrag.retrieval import Pipeline, build_pipeline
 from kgrag.retrieval.listing import PipelineInfo, describe_pipelines
 from kgrag.workspace.components import Components
@@ -48,11 +49,17 @@ class QueryAPI:
         *,
         context_tokens: int | None = None,
         sink: StreamSink | None = None,
+        context_only: bool = False,
     ) -> QueryResponse:
         """Retrieve, then answer with the pipeline's own answer strategy, else the default one (the LLM
         when configured, with citations; else extractive). ``context_tokens`` overrides
         ``generation.context_tokens`` for this query only (a per-request budget). ``sink`` receives the
-        answer as it is written (streaming; see :func:`kgrag.generation.respond`)."""
+        answer as it is written (streaming; see :func:`kgrag.generation.respond`). ``context_only``
+        retrieves and writes no answer (:func:`kgrag.generation.respond.context_only`)."""
+        if context_only:
+            return context_only_response(
+                self.pipeline(pipeline), self._parts.query_context, _question(question), self._k(k)
+            )
         config = None
         if context_tokens is not None:
             _check_context_tokens(context_tokens)
