@@ -24,6 +24,7 @@ from typing import Literal
 from kgrag.core.context import TraceStep
 from kgrag.core.errors import KgragError
 from kgrag.models.llm.client import LLMClient
+from kgrag.prompts.schemas import StandaloneQuestion
 
 REWRITE_PROMPT = "rewrite_question"
 RewriteMethod = Literal["none", "llm", "names"]
@@ -140,12 +141,11 @@ def rewrite_question(question: str, history: Sequence[Turn], llm: LLMClient, bud
         return carry_names(question, turns)
     variables = {"history": render_history(turns), "question": question.strip()}
     try:
-        result = llm.structured(REWRITE_PROMPT, variables, stage="query.rewrite")
+        result = llm.structured(REWRITE_PROMPT, variables, StandaloneQuestion, stage="query.rewrite")
     except KgragError as exc:  # an endpoint down: the LLM-free rewrite still lets the question be answered
         fallback = carry_names(question, turns)
         return Rewrite(question, fallback.standalone, fallback.method, len(turns), f"LLM rewrite failed ({exc})")
-    value = result.value
-    standalone = str(getattr(value, "question", "") or "").strip()
+    standalone = result.value.question.strip() if result.value is not None else ""
     if result.ok and standalone:
         return Rewrite(question, standalone, "llm", len(turns))
     fallback = carry_names(question, turns)

@@ -199,7 +199,7 @@ class CallRunner:
             try:
                 with self.limits.slot(rate_tokens):
                     if stream is not None:
-                        return stream(request, sink)  # type: ignore[no-any-return]
+                        return stream(request, sink)
                     response = self.provider.complete(request)
                 if sink is not None and response.text:
                     sink(response.text)
