@@ -43,9 +43,40 @@ def source_line(chunk_id: str, sources: dict[str, SourceRef]) -> str:
     return ref.label() if ref is not None else "source unknown"
 
 
-def print_response(console: Console, response: QueryResponse, sources: dict[str, SourceRef]) -> None:
-    """The answer, then each retrieved item with its scores, a snippet and (for passages) its source."""
-    console.print(Text.assemble(("Answer", "bold"), f" ({response.answer.mode}): ", response.answer.text))
+class StreamPrinter:
+    """The sink of a streamed answer on the terminal: ``Answer:`` then each piece as it comes; when the
+    checked answer differs from what streamed (a citation the context did not hold was removed), it is
+    printed again as checked."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.pieces: list[str] = []
+
+    def __call__(self, delta: str) -> None:
+        if not self.pieces:
+            self.console.print(Text("Answer: ", style="bold"), end="")
+        self.pieces.append(delta)
+        self.console.print(Text(delta), end="")
+        self.console.file.flush()
+
+    def finish(self, checked: str) -> None:
+        """End the streamed line; print ``checked`` when it is not what streamed."""
+        streamed = "".join(self.pieces)
+        if self.pieces:
+            self.console.print()
+        if checked != streamed:
+            self.console.print(Text.assemble(("Answer as checked", "bold"), ": ", checked))
+
+
+def print_response(
+    console: Console, response: QueryResponse, sources: dict[str, SourceRef], printer: StreamPrinter | None = None
+) -> None:
+    """The answer (unless ``printer`` streamed it: then only its ending), then each retrieved item
+    with its scores, a snippet and (for passages) its source."""
+    if printer is None:
+        console.print(Text.assemble(("Answer", "bold"), f" ({response.answer.mode}): ", response.answer.text))
+    else:
+        printer.finish(response.answer.text)
     if response.answer.cost_line:
         console.print(response.answer.cost_line, style="dim")
     for warning in response.answer.warnings:

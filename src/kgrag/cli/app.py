@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kgrag.cli.calibrate_command import eval_calibrate
+from kgrag.cli.chat_command import chat
 from kgrag.cli.community_commands import communities_command, report_command
 from kgrag.cli.compare_commands import compare, tune, tune_reranker
 from kgrag.cli.errors import exit_if_incomplete, guarded, run_app
@@ -65,6 +66,7 @@ app.command("tune")(tune)
 app.command("tune-reranker")(tune_reranker)
 app.command("migrate")(migrate)
 app.command("show")(show_command)
+app.command("chat")(chat)
 
 
 def _print_version(value: bool) -> None:
@@ -308,20 +310,29 @@ def query(
     pipeline: Annotated[str | None, typer.Option("--pipeline", "-p", help="Pipeline name.")] = None,
     k: Annotated[int | None, typer.Option("--k", help="Context items to retrieve.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full response as JSON.")] = False,
+    stream: Annotated[
+        bool | None,
+        typer.Option(
+            "--stream/--no-stream",
+            help="Print the answer as it is written (default: on a terminal, not with --json or when piped).",
+        ),
+    ] = None,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Retrieve context for a question and answer it with citations."""
-    from kgrag.cli.answers import print_response, response_payload, response_sources
+    from kgrag.cli.answers import StreamPrinter, print_response, response_payload, response_sources
 
+    console = new_console()
+    printer = StreamPrinter(console) if (stream if stream is not None else console.is_terminal) else None
     with open_workspace(workspace) as ws:
         ws.querying.require_chunks()
-        response = ws.query(question, pipeline=pipeline, k=k)
+        response = ws.querying.query(question, pipeline, k, sink=None if as_json else printer)
         sources = response_sources(ws, [response])
     if as_json:
         typer.echo(json.dumps(response_payload(response, sources), indent=2))
     else:
-        print_response(new_console(), response, sources)
+        print_response(console, response, sources, printer)
 
 
 @app.command()

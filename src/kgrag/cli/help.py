@@ -19,7 +19,7 @@ from typer.core import TyperGroup
 PANELS: dict[str, tuple[str, ...]] = {
     "Workspace": ("init", "status", "cost", "prompts", "migrate"),
     "Index": ("index", "remove", "reindex"),
-    "Query": ("query", "compare", "show", "pipelines"),
+    "Query": ("query", "chat", "compare", "show", "pipelines"),
     "Graph": ("graph",),
     "Eval": ("eval", "tune", "tune-reranker"),
     "Serve": ("serve",),

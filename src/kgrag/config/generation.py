@@ -47,6 +47,14 @@ class GenerationConfig(Section):
         0.25, ge=0, le=1, description="Share of `context_tokens` for entities, relations and graph paths."
     )
     communities_share: float = Field(0.15, ge=0, le=1, description="Share of `context_tokens` for community reports.")
+    history_share: float = Field(
+        0.25,
+        ge=0,
+        le=1,
+        description="Conversations: the share of `context_tokens` the earlier turns may take when a follow-up "
+        "question is rewritten to stand on its own (the most recent turns first; older ones are left out). "
+        "0 reads no history: every question is taken as asked.",
+    )
 
     @model_validator(mode="after")
     def _some_share(self) -> GenerationConfig:

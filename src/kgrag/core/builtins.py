@@ -96,6 +96,7 @@ KINDS: dict[str, Kind] = {
             "hypothetical_passage": "kgrag.prompts.schemas:HypotheticalPassage",
             "expansion_and_passage": "kgrag.prompts.schemas:ExpansionAndPassage",
             "query_keywords": "kgrag.prompts.schemas:QueryKeywords",
+            "standalone_question": "kgrag.prompts.schemas:StandaloneQuestion",
             "rerank_ranking": "kgrag.prompts.schemas:RerankRanking",
             "route_choice": "kgrag.prompts.schemas:RouteChoice",
             "statement_verdicts": "kgrag.evaluation.judges.schemas:StatementVerdicts",

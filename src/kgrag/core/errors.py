@@ -30,3 +30,7 @@ class ModelError(KgragError):
 
 class BudgetExceededError(KgragError):
     """A token budget would be exceeded; work stops cleanly and stays resumable."""
+
+
+class StreamCancelled(KgragError):
+    """The reader of a streamed answer went away (a closed connection, Ctrl-C): the LLM request stops."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypedDict, TypeVar
 
@@ -15,6 +16,9 @@ T = TypeVar("T")
 
 Role = Literal["system", "user", "assistant"]
 UsageSource = Literal["api", "counted", "estimated", "cache", "batch"]
+StreamSink = Callable[[str], None]
+"""Receives a streamed reply piece by piece (text deltas, in order); raising
+:class:`~kgrag.core.errors.StreamCancelled` stops the request."""
 
 
 class Message(TypedDict):

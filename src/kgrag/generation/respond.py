@@ -14,6 +14,7 @@ from typing import Any
 
 from kgrag.config import KgragConfig
 from kgrag.core.context import RetrievalResult, RouteDecision, TraceStep
+from kgrag.core.llm_types import StreamSink
 from kgrag.core.registry import Registry
 from kgrag.generation.recipes import answer_strategy
 from kgrag.generation.strategy import AnswerStrategy
@@ -92,11 +93,36 @@ class QueryResponse:
         }
 
 
+class _Streamed:
+    """Passes deltas on to the caller's sink, remembering whether any came."""
+
+    def __init__(self, sink: StreamSink | None) -> None:
+        self.sink = sink
+        self.any = False
+
+    def __call__(self, delta: str) -> None:
+        self.any = True
+        if self.sink is not None:
+            self.sink(delta)
+
+
 def _note(answer: Answer, llm_available: bool) -> str:
     """The trace note of the answer step: which path answered, and why the LLM-free one when it did."""
     if answer.mode == "llm":
         return "llm answer"
     return "extractive answer" if llm_available else llm_free_note("query.generate")
+
+
+CONTEXT_ONLY_NOTE = "context only: no answer written (no LLM call)"
+
+
+def context_only(pipeline: Pipeline, ctx: QueryContext, question: str, k: int) -> QueryResponse:
+    """Retrieve with ``pipeline`` and write no answer (an empty ``context`` answer): what a reader who
+    wants the passages themselves, or another model's prompt, asks for."""
+    result = pipeline.run(question, ctx, k)
+    retrieval_ms = next((s.ms for s in result.trace if s.step == "total"), 0.0)
+    answer = Answer("", [], "context", cost_line=CONTEXT_ONLY_NOTE)
+    return QueryResponse(result=result, answer=answer, timings_ms={"retrieval": retrieval_ms, "generation": 0.0})
 
 
 def respond(
@@ -107,21 +133,29 @@ def respond(
     default: AnswerStrategy | None = None,
     config: KgragConfig | None = None,
     strategies: Registry[Any] | None = None,
+    sink: StreamSink | None = None,
 ) -> QueryResponse:
     """Retrieve with ``pipeline``, then answer with the strategy its recipe names (``default``, when
     given, replaces the default one); the trace gets a ``generate`` step and the timings split retrieval
     from generation. ``config`` replaces the context's config for the answer step only (one request's
     token budget), leaving the shared context untouched. ``strategies`` is the ``answer_strategy``
-    registry (default: built-ins and plug-ins)."""
+    registry (default: built-ins and plug-ins). ``sink`` receives the answer as it is written: an LLM
+    answer token by token, any other answer in one piece when it is done; the returned response is the
+    same as without it (its text is the checked one: a citation the context did not hold is removed)."""
     result = pipeline.run(question, ctx, k)
     retrieval_ms = next((s.ms for s in result.trace if s.step == "total"), 0.0)
     started = time.perf_counter()
     llm = ctx.llm()
+    streamed = _Streamed(sink)
+    if sink is not None:
+        llm = llm.streaming(streamed)
     config = config or ctx.config
     strategy = answer_strategy(pipeline, result, ctx, strategies)
     if default is not None and pipeline.answer is None and result.route is None:
         strategy = default
     answer = strategy.answer(question, result, llm, ctx.embedder(), config)
+    if sink is not None and not streamed.any and answer.text:
+        sink(answer.text)  # an extractive (or cached-elsewhere) answer: one piece
     if not answer.cost_line:  # every answer says what it cost, also when that is nothing
         answer.cost_line = f"no LLM call ({answer.mode} answer)"
     generation_ms = round((time.perf_counter() - started) * 1000, 3)

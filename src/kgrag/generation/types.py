@@ -9,11 +9,12 @@ from typing import Any, Literal
 
 @dataclass
 class Answer:
-    """An answer with the chunk ids it cites; ``idk`` is True when the context did not hold the answer."""
+    """An answer with the chunk ids it cites; ``idk`` is True when the context did not hold the answer.
+    ``mode`` ``context`` is no answer at all: the caller asked for the retrieved context only."""
 
     text: str
     citations: list[str]
-    mode: Literal["llm", "extractive"]
+    mode: Literal["llm", "extractive", "context"]
     idk: bool = False
     cost_line: str = ""
     usage: dict[str, Any] = field(default_factory=dict)

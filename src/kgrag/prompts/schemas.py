@@ -37,6 +37,12 @@ class QueryKeywords(BaseModel):
     high_level: list[str] = Field(default_factory=list)
 
 
+class StandaloneQuestion(BaseModel):
+    """A follow-up question of a conversation rewritten to stand on its own."""
+
+    question: str = Field(min_length=1)
+
+
 class RerankRanking(BaseModel):
     """Listwise reranking: candidate numbers, most relevant first."""
 

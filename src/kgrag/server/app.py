@@ -16,11 +16,13 @@ from fastapi import APIRouter, Depends, FastAPI
 from kgrag import __version__
 from kgrag.config import ServerConfig
 from kgrag.server import (
+    routes_conversations,
     routes_documents,
     routes_entities,
     routes_eval,
     routes_graph,
     routes_jobs,
+    routes_openai,
     routes_passages,
     routes_query,
     routes_settings,
@@ -65,9 +67,19 @@ def create_app(
     v1 = APIRouter(prefix="/v1")
     v1.include_router(routes_system.public)
     v1.include_router(routes_system.router)
+    v1.include_router(routes_openai.router, dependencies=[Depends(caller)])
     per_workspace = APIRouter(prefix="/workspaces/{workspace}", dependencies=[Depends(caller)])
     per_workspace.include_router(routes_system.workspace_router)
-    modules = (routes_query, routes_documents, routes_passages, routes_jobs, routes_graph, routes_entities, routes_eval)
+    modules = (
+        routes_query,
+        routes_conversations,
+        routes_documents,
+        routes_passages,
+        routes_jobs,
+        routes_graph,
+        routes_entities,
+        routes_eval,
+    )
     for module in (*modules, routes_settings):
         per_workspace.include_router(module.router)
     v1.include_router(per_workspace)

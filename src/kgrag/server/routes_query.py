@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
+from kgrag.core.llm_types import StreamSink
 from kgrag.generation import QueryResponse
 from kgrag.server.deps import WorkspaceDep
 from kgrag.server.errors import ApiError
@@ -30,6 +31,15 @@ class QueryRequest(BaseModel):
         ge=1,
         le=1_000_000,
         description="Token budget of the answer's context (default: generation.context_tokens).",
+    )
+    conversation_id: str | None = Field(
+        None,
+        max_length=64,
+        description='Ask as the next turn of this stored conversation (`"new"` starts one): the question is '
+        "rewritten from the earlier turns before retrieval, and the turn is stored (GET /conversations).",
+    )
+    context_only: bool = Field(
+        False, description="Retrieve only: the passages and trace, no answer written (no LLM call; mode `context`)."
     )
 
 
@@ -72,6 +82,10 @@ class QueryResult(BaseModel):
     context_tokens: int = Field(0, description="Tokens of context handed to the answer.")
     route: dict[str, Any] | None = Field(
         None, description="Where a routing pipeline (`auto`) sent the question: route, pipeline, decided_by, reason."
+    )
+    conversation_id: str | None = Field(None, description="The stored conversation this turn belongs to.")
+    standalone_question: str | None = Field(
+        None, description="In a conversation: the question as rewritten from the earlier turns and searched for."
     )
 
 
@@ -162,7 +176,7 @@ def to_result(hosted: HostedWorkspace, response: QueryResponse) -> QueryResult:
     )
 
 
-def _check_question(request: Request, question: str) -> str:
+def check_question(request: Request, question: str) -> str:
     limit = server_state(request).limits.max_question_chars
     if len(question) > limit:
         raise ApiError(413, "too_large", f"question longer than {limit} characters")
@@ -171,16 +185,41 @@ def _check_question(request: Request, question: str) -> str:
     return question
 
 
+def answer(hosted: HostedWorkspace, body: QueryRequest, question: str, sink: StreamSink | None = None) -> QueryResult:
+    """The answer to ``body``, as a conversation's next turn when it names one; ``sink`` streams it."""
+    if body.conversation_id is None:
+        response = hosted.ws.querying.query(
+            question,
+            body.pipeline,
+            body.k,
+            context_tokens=body.context_tokens,
+            sink=sink,
+            context_only=body.context_only,
+        )
+        return to_result(hosted, response)
+    conversation = None if body.conversation_id == "new" else body.conversation_id
+    reply = hosted.ws.conversations.ask(
+        question,
+        conversation,
+        body.pipeline,
+        body.k,
+        context_tokens=body.context_tokens,
+        sink=sink,
+        context_only=body.context_only,
+    )
+    result = to_result(hosted, reply.response)
+    result.conversation_id, result.standalone_question = reply.conversation_id, reply.rewrite.standalone
+    return result
+
+
 @router.post("/query", response_model=QueryResult, summary="Answer a question with one pipeline")
 def query(body: QueryRequest, hosted: WorkspaceDep, request: Request) -> QueryResult:
-    question = _check_question(request, body.question)
-    response = hosted.ws.querying.query(question, body.pipeline, body.k, context_tokens=body.context_tokens)
-    return to_result(hosted, response)
+    return answer(hosted, body, check_question(request, body.question))
 
 
 @router.post("/compare", response_model=CompareResult, summary="Answer a question with several pipelines")
 def compare(body: CompareRequest, hosted: WorkspaceDep, request: Request) -> CompareResult:
-    question = _check_question(request, body.question)
+    question = check_question(request, body.question)
     names = list(dict.fromkeys(body.pipelines))
     limit = server_state(request).limits.max_compare_pipelines
     if len(names) > limit:

@@ -14,6 +14,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from kgrag.core.community_records import CommunityRecord, CommunityReport, LevelStats
+from kgrag.core.conversation_records import ConversationRecord
 from kgrag.core.denoise_records import DenoiseRun, MergeCounts, MergeEntry, RelationScore
 from kgrag.core.eval_records import EvalRunRecord, EvalScore, EvalTrace
 from kgrag.core.graph_records import EntityMention, EntityRecord, RelationMention, RelationRecord
@@ -210,6 +211,18 @@ class EvalRunRepository(Protocol):
     def delete(self, run_id: str) -> bool: ...
 
 
+class ConversationRepository(Protocol):
+    """Conversations of ``kgrag chat`` and the API, kept so they can be continued, listed and deleted.
+
+    ``save`` replaces the conversation with the same id, turns included; writes are bookkeeping (they must
+    not advance :meth:`Store.generation`). ``list`` is most recently updated first."""
+
+    def save(self, conversation: ConversationRecord) -> None: ...
+    def get(self, conversation_id: str) -> ConversationRecord | None: ...
+    def list(self) -> list[ConversationRecord]: ...
+    def delete(self, conversation_id: str) -> bool: ...
+
+
 class Store(Protocol):
     """What the rest of kgrag needs from storage."""
 
@@ -234,6 +247,8 @@ class Store(Protocol):
     def llm_ledger(self) -> UsageLedgerRepository: ...
     @property
     def eval_runs(self) -> EvalRunRepository: ...
+    @property
+    def conversations(self) -> ConversationRepository: ...
 
     def transaction(self) -> AbstractContextManager[None]:
         """Everything written inside lands together or not at all; nested blocks are savepoints."""

@@ -77,6 +77,7 @@ TABLES: tuple[TableSpec, ...] = (
     TableSpec("eval_scores", ("rowid", "run_id", "run_index", "pipeline", "question_id", "question_type", "metric",
                               "value", "note"), ("rowid",)),
     TableSpec("eval_traces", ("rowid", "run_id", "run_index", "pipeline", "question_id", "record"), ("rowid",)),
+    TableSpec("conversations", ("id", "created_at", "updated_at", "title", "turns"), ("id",)),
     # inserting mentions fired the stale-flag triggers: put the flags back as they were
     TableSpec("entities", ("rowid", "stale"), ("rowid",), update=True),
     TableSpec("relations", ("rowid", "stale"), ("rowid",), update=True),

@@ -1,9 +1,9 @@
 """A real OpenAI-compatible HTTP server on 127.0.0.1 for tests and benchmarks, with fault injection.
 
 It answers ``POST /v1/chat/completions`` (reply text from a pluggable responder, usage block included)
-and ``POST /v1/embeddings`` (deterministic hash embeddings), non-streaming, over HTTP/1.1 keep-alive, so
-the client's real transport, timeouts and retries are exercised. Faults are injected at a rate or from a
-scripted sequence:
+and ``POST /v1/embeddings`` (deterministic hash embeddings) over HTTP/1.1 keep-alive, so the client's real
+transport, timeouts and retries are exercised (``stream: true``: :mod:`kgrag.testing.fake_stream`). Faults
+are injected at a rate or from a scripted sequence:
 
 * ``rate_limit`` 429 with ``Retry-After`` (and ``retry-after-ms``); ``server_error`` 500;
 * ``slow`` reply after ``slow_s`` (beyond the client's timeout); ``disconnect`` close without a reply;
@@ -35,6 +35,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
+
+from kgrag.testing.fake_embeddings import embeddings_reply
 
 FaultKind = Literal[
     "rate_limit",
@@ -97,6 +99,7 @@ class ServerStats:
     max_in_flight: int = 0
     faults: Counter[str] = field(default_factory=Counter)
     arrivals: list[float] = field(default_factory=list)
+    streams, streams_aborted = 0, 0  # streamed replies, and those whose client left before the end
 
     def max_in_window(self, window_s: float) -> int:
         """Most requests that arrived within any ``window_s`` seconds."""
@@ -128,6 +131,7 @@ class _State:
         self.stats = ServerStats()
         self.set_faults(faults)
         self.extension: Extension | None = None
+        self.stream_delay_s = 0.0
 
     def set_faults(self, faults: FaultPlan) -> None:
         with self.lock:
@@ -211,7 +215,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.rstrip("/") == "/v1/embeddings":
             with state.lock:
                 state.stats.embedding_requests += 1
-            self._send(200, _embeddings(body))
+            self._send(200, embeddings_reply(body))
             return
         with state.lock:
             state.stats.chat_requests += 1
@@ -221,7 +225,18 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if state.latency_s:
             time.sleep(state.latency_s)
+        if body.get("stream") is True:
+            self._send_stream(state, body, _completion(body, state, fault))
+            return
         self._send(200, _completion(body, state, fault))
+
+    def _send_stream(self, state: _State, body: dict[str, Any], reply: dict[str, Any]) -> None:
+        from kgrag.testing.fake_stream import send_events, sse_events
+
+        finished = send_events(self, sse_events(reply, body), state.stream_delay_s)
+        with state.lock:
+            state.stats.streams += 1
+            state.stats.streams_aborted += 0 if finished else 1
 
     def _llama_cpp_refusal(self, state: _State, body: dict[str, Any]) -> bool:
         """Refuse what llama-cpp-python's server refuses; True when a refusal was sent."""
@@ -319,19 +334,6 @@ def _completion(body: dict[str, Any], state: _State, fault: FaultKind | None) ->
     return reply
 
 
-def _embeddings(body: dict[str, Any]) -> dict[str, Any]:
-    from kgrag.models.embeddings import FakeEmbedder
-
-    texts = body.get("input", [])
-    texts = [texts] if isinstance(texts, str) else [str(t) for t in texts]
-    dimension = int(body.get("dimensions") or 64)
-    vectors: Any = FakeEmbedder(dimension=dimension).embed(texts) if texts else []
-    data = [{"object": "embedding", "index": i, "embedding": [float(x) for x in v]} for i, v in enumerate(vectors)]
-    tokens = sum(word_count(t) for t in texts)
-    return {"object": "list", "data": data, "model": body.get("model", "fake"),
-            "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}  # fmt: skip
-
-
 class FakeOpenAIServer:
     """``with FakeOpenAIServer(responder) as server:`` then point a client at ``server.base_url``."""
 
@@ -344,8 +346,10 @@ class FakeOpenAIServer:
         latency_s: float = 0.0,
         behaviour: Behaviour = "openai",
         context_window: int | None = None,
+        stream_delay_s: float = 0.0,
     ) -> None:
         self._state = _State(responder, faults or FaultPlan(), include_usage, latency_s, behaviour, context_window)
+        self._state.stream_delay_s = stream_delay_s
         self._server: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 

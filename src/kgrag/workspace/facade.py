@@ -7,9 +7,9 @@
 
 :class:`Workspace` is a thin facade: the parts are built by :class:`~kgrag.workspace.components.Components`
 (the composition root) and the work is done by sub-APIs — ``ws.indexing``, ``ws.querying``,
-``ws.documents``, ``ws.graph``, ``ws.communities``, ``ws.denoise``, ``ws.eval``, ``ws.usage`` — that the
-CLI, the HTTP server and users all call, so nothing is implemented twice. The most used calls are also
-methods here.
+``ws.conversations``, ``ws.documents``, ``ws.graph``, ``ws.communities``, ``ws.denoise``, ``ws.eval``,
+``ws.usage`` — that the CLI, the HTTP server and users all call, so nothing is implemented twice. The most
+used calls are also methods here.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # types only: each sub-API module is imported when its sub-AP
     from kgrag.retrieval import PipelineFactory
     from kgrag.store import Store
     from kgrag.workspace.communities_api import CommunitiesAPI
+    from kgrag.workspace.conversation_api import ConversationAPI
     from kgrag.workspace.denoise_api import DenoiseAPI
     from kgrag.workspace.documents_api import DocumentsAPI
     from kgrag.workspace.eval_api import EvalAPI
@@ -83,6 +84,12 @@ class Workspace:
         from kgrag.workspace.query_api import QueryAPI
 
         return QueryAPI(self.components)
+
+    @cached_property
+    def conversations(self) -> ConversationAPI:
+        from kgrag.workspace.conversation_api import ConversationAPI
+
+        return ConversationAPI(self.components, self.querying)
 
     @cached_property
     def documents(self) -> DocumentsAPI:

@@ -7,9 +7,11 @@ from dataclasses import dataclass
 
 from kgrag.core.context import RetrievalResult
 from kgrag.core.errors import KgragError
+from kgrag.core.llm_types import StreamSink
 from kgrag.documents.records import unicode_text
 from kgrag.generation import QueryResponse, respond
 from kgrag.generation.recipes import ANSWER_STRATEGIES
+from kgrag.generation.respond import context_only as context_only_response
 from kgrag.retrieval import Pipeline, build_pipeline
 from kgrag.retrieval.listing import PipelineInfo, describe_pipelines
 from kgrag.workspace.components import Components
@@ -40,11 +42,24 @@ class QueryAPI:
         return self.pipeline(pipeline).run(_question(question), self._parts.query_context, self._k(k))
 
     def query(
-        self, question: str, pipeline: str | None = None, k: int | None = None, *, context_tokens: int | None = None
+        self,
+        question: str,
+        pipeline: str | None = None,
+        k: int | None = None,
+        *,
+        context_tokens: int | None = None,
+        sink: StreamSink | None = None,
+        context_only: bool = False,
     ) -> QueryResponse:
         """Retrieve, then answer with the pipeline's own answer strategy, else the default one (the LLM
         when configured, with citations; else extractive). ``context_tokens`` overrides
-        ``generation.context_tokens`` for this query only (a per-request budget)."""
+        ``generation.context_tokens`` for this query only (a per-request budget). ``sink`` receives the
+        answer as it is written (streaming; see :func:`kgrag.generation.respond`). ``context_only``
+        retrieves and writes no answer (:func:`kgrag.generation.respond.context_only`)."""
+        if context_only:
+            return context_only_response(
+                self.pipeline(pipeline), self._parts.query_context, _question(question), self._k(k)
+            )
         config = None
         if context_tokens is not None:
             _check_context_tokens(context_tokens)
@@ -55,7 +70,13 @@ class QueryAPI:
         ctx = self._parts.query_context
         strategies = self._parts.registries.get(ANSWER_STRATEGIES)
         return respond(
-            self.pipeline(pipeline), ctx, _question(question), self._k(k), config=config, strategies=strategies
+            self.pipeline(pipeline),
+            ctx,
+            _question(question),
+            self._k(k),
+            config=config,
+            strategies=strategies,
+            sink=sink,
         )
 
     def compare(

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgrag.core.errors import ModelError
-from kgrag.core.llm_types import ChatRequest, ChatResponse, Prices, Usage, UsageSource
+from kgrag.core.errors import ModelError, StreamCancelled
+from kgrag.core.llm_types import ChatRequest, ChatResponse, Prices, StreamSink, Usage, UsageSource
 from kgrag.core.llm_usage import CachedResponse, CallRecord
 from kgrag.models.llm.base import ChatProvider, LLMUnavailableError, ProviderError, ResponseCache, UsageLedger
 from kgrag.models.llm.batch_collect import DEFERRED, BatchCollector, Deferred
@@ -76,13 +76,20 @@ class CallRunner:
     def estimating(self) -> bool:
         return bool(getattr(self.provider, "estimating", False))
 
-    def run(self, request: ChatRequest, stage: str, parse: Parser | None = None) -> Outcome:
-        """One logical call; raises only for run-stopping problems (budget, window, endpoint down)."""
+    def run(
+        self, request: ChatRequest, stage: str, parse: Parser | None = None, sink: StreamSink | None = None
+    ) -> Outcome:
+        """One logical call; raises only for run-stopping problems (budget, window, endpoint down).
+
+        With ``sink`` the reply is streamed to it as it arrives (a cached reply, or one from a provider
+        that cannot stream, in one piece); the cache and the ledger see the call exactly as an unstreamed
+        one. A sink that raises :class:`StreamCancelled` stops the request: nothing is cached and the
+        ledger row says the call was cancelled."""
         if not self.provider.available:
             self.provider.complete(request)  # raises the provider's own "no LLM configured" error
         key = request.cache_key(self.provider.name)
         started = time.perf_counter()
-        hit = self._from_cache(key, request, stage, parse, started)
+        hit = self._from_cache(key, request, stage, parse, started, sink)
         if hit is not None:
             return hit
         prompt_tokens = count_message_tokens(self.counter(), request.messages)
@@ -98,14 +105,14 @@ class CallRunner:
         attempts = _Attempts()
         spent = 0
         try:
-            response = self._send(request, prompt_tokens + max_tokens, attempts)
+            response = self._send(request, prompt_tokens + max_tokens, attempts, sink)
             # the budget trusts no server: it is charged the larger of the reported and the counted size,
             # so under-reported usage or a reply past max_tokens still counts in full
             counted_reply = self.counter().count(response.text)
             usage = self._usage(response, prompt_tokens, counted_reply, started, attempts.count)
             self.largest_reply = max(self.largest_reply, counted_reply, usage.completion_tokens)
             spent = max(usage.total_tokens, prompt_tokens + counted_reply)
-        except ModelError as exc:
+        except (ModelError, StreamCancelled) as exc:  # a cancelled stream: its message says so
             self._record(
                 request,
                 stage,
@@ -147,8 +154,15 @@ class CallRunner:
             self.cache.put(key, request, cached)
 
     def _from_cache(
-        self, key: str, request: ChatRequest, stage: str, parse: Parser | None, started: float
+        self,
+        key: str,
+        request: ChatRequest,
+        stage: str,
+        parse: Parser | None,
+        started: float,
+        sink: StreamSink | None = None,
     ) -> Outcome | None:
+        """The cached reply (handed to ``sink`` in one piece when streaming), or None."""
         if self.cache is None or not self.read_cache:
             return None
         cached = self.cache.get(key)
@@ -164,6 +178,8 @@ class CallRunner:
                 return None
         outcome.usage = Usage(cached.prompt_tokens, cached.completion_tokens, "cache", 0.0, _ms(started), 0, True)
         self._record(request, stage, outcome.usage, [])
+        if sink is not None and cached.text:
+            sink(cached.text)
         return outcome
 
     def _estimate(self, request: ChatRequest, key: str, stage: str, started: float) -> Outcome:
@@ -173,13 +189,21 @@ class CallRunner:
         self._record(request, stage, usage, [], estimated=True)
         return Outcome(response, usage, key, error="estimate mode: no call was made", estimated=True)
 
-    def _send(self, request: ChatRequest, rate_tokens: int, attempts: _Attempts) -> ChatResponse:
+    def _send(
+        self, request: ChatRequest, rate_tokens: int, attempts: _Attempts, sink: StreamSink | None = None
+    ) -> ChatResponse:
+        stream = getattr(self.provider, "stream", None) if sink is not None else None
         last: ProviderError | None = None
         for retry_index in range(self.retry.max_retries + 1):
             attempts.count += 1
             try:
                 with self.limits.slot(rate_tokens):
-                    return self.provider.complete(request)
+                    if stream is not None:
+                        return stream(request, sink)
+                    response = self.provider.complete(request)
+                if sink is not None and response.text:
+                    sink(response.text)
+                return response
             except ProviderError as exc:
                 if not exc.retryable:
                     raise

@@ -22,6 +22,7 @@ are cached as they arrive, so a stopped run resumes on rerun without paying twic
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -31,7 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
-from kgrag.core.llm_types import ChatRequest, ChatResult, Message, PromptRef, StructuredResult, Usage
+from kgrag.core.llm_types import ChatRequest, ChatResult, Message, PromptRef, StreamSink, StructuredResult, Usage
 from kgrag.core.llm_usage import LedgerSummary
 from kgrag.core.registry import Registry
 from kgrag.models.llm.base import UsageLedger
@@ -94,6 +95,14 @@ class LLMClient:
         self._schemas: dict[type[BaseModel], tuple[dict[str, Any], str]] = {}
         self._template_tokens: dict[str, int] = {}
         self._lock = threading.Lock()
+        self._sink: StreamSink | None = None
+
+    def streaming(self, sink: StreamSink) -> LLMClient:
+        """This client with its :meth:`chat` replies streamed to ``sink`` (structured calls are not: their
+        JSON means nothing to a reader until it is whole). Caches, limits, budget and ledger are shared."""
+        view = copy.copy(self)
+        view._sink = sink
+        return view
 
     @property
     def available(self) -> bool:
@@ -175,7 +184,7 @@ class LLMClient:
         self, messages: Sequence[Message], *, stage: str, prompt: PromptRef | None = None, **params: Any
     ) -> ChatResult:
         """Send ``messages`` and return the reply text (cached when non-empty)."""
-        outcome = self.runner.run(self._request(messages, prompt, params), stage)
+        outcome = self.runner.run(self._request(messages, prompt, params), stage, sink=self._sink)
         return ChatResult(
             outcome.response.text,
             outcome.usage,

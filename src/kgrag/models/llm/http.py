@@ -19,7 +19,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Literal
 
-from kgrag.core.llm_types import ChatRequest, ChatResponse
+from kgrag.core.llm_types import ChatRequest, ChatResponse, StreamSink
 from kgrag.models.llm.base import ProviderError
 from kgrag.models.llm.capabilities import (
     JSON_LADDER,
@@ -111,6 +111,19 @@ class OpenAICompatibleProvider:
             with self._negotiating:
                 return self._complete(request)
         return self._complete(request)
+
+    def stream(self, request: ChatRequest, sink: StreamSink) -> ChatResponse:
+        """One streamed attempt (:mod:`.streaming`): deltas go to ``sink`` as they arrive; a server that
+        refuses the streamed request is asked again unstreamed and its reply handed on in one piece."""
+        from kgrag.models.llm.streaming import read_stream
+
+        streamed = read_stream(self._client, self.wire_body(request), sink, self._timeout_s)
+        if streamed is not None:
+            return streamed
+        reply = self.complete(request)
+        if reply.text:
+            sink(reply.text)
+        return reply
 
     def wire_body(self, request: ChatRequest) -> dict[str, Any]:
         """The JSON body :meth:`complete` would send first (the JSON mode this server takes): a batch line's body."""

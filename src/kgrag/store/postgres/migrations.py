@@ -40,6 +40,15 @@ CREATE TABLE eval_traces (
 );
 CREATE INDEX eval_traces_run ON eval_traces(run_id, question_id);
 """
+CONVERSATIONS_DDL = """
+CREATE TABLE conversations (
+    id TEXT PRIMARY KEY,
+    created_at DOUBLE PRECISION NOT NULL,
+    updated_at DOUBLE PRECISION NOT NULL,
+    title TEXT NOT NULL DEFAULT '',
+    turns TEXT NOT NULL DEFAULT '[]'
+);
+"""
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
@@ -49,6 +58,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(3, "graph denoising: aliases, dropped relations, run logs, undo snapshots", DENOISE_DDL),
     Migration(4, "documents by content hash: identical files are stored once", CONTENT_HASH_DDL),
     Migration(5, "evaluation provenance: answers, contexts and judge calls per question", EVAL_TRACES_DDL),
+    Migration(6, "conversations: follow-up questions and their answers, per workspace", CONVERSATIONS_DDL),
 )
 LATEST = MIGRATIONS[-1].version
 

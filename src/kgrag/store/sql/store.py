@@ -8,6 +8,7 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Protocol
 
 from kgrag.store.sql.communities import SqlCommunities
+from kgrag.store.sql.conversations import SqlConversations
 from kgrag.store.sql.database import Dialect, SqlDatabase
 from kgrag.store.sql.documents import SqlDocuments, SqlMeta
 from kgrag.store.sql.eval_runs import SqlEvalRuns
@@ -47,6 +48,7 @@ class SqlStore:
         self.llm_cache = SqlResponseCache(shared)
         self.llm_ledger = SqlLedger(shared)
         self.eval_runs = SqlEvalRuns(shared)
+        self.conversations = SqlConversations(shared)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -15,6 +15,7 @@ from kgrag.store.sql.database import SQLITE
 from kgrag.store.sql.store import SqlStore
 from kgrag.store.sqlite.chunks import CHUNKS_DDL, SQLiteChunks
 from kgrag.store.sqlite.communities import COMMUNITIES_DDL
+from kgrag.store.sqlite.conversations import CONVERSATIONS_DDL
 from kgrag.store.sqlite.database import Database
 from kgrag.store.sqlite.denoise import SQLiteDenoise
 from kgrag.store.sqlite.denoise_schema import DENOISE_DDL
@@ -38,6 +39,7 @@ SCHEMAS: tuple[str, ...] = (
     LLM_CACHE_DDL,
     LLM_LEDGER_DDL,
     EVAL_RUNS_DDL,
+    CONVERSATIONS_DDL,
 )
 
 DEFAULT_FILE_NAME = "kgrag.sqlite3"

@@ -1,11 +1,18 @@
-// Ask and compare: one question through the chosen pipelines (POST /compare), each answer rendered as
-// markdown with its citations as links to the cited passage (opened in full, the cited sentence
-// highlighted), its cost and latency, the route `auto` took and why, and the full trace in a collapsible
-// view. "Show in graph" highlights the entities and relations the answer used in the explorer.
+// Ask as a conversation, and compare: with one pipeline chosen, each question is the next turn of a
+// conversation (POST /query/stream with its conversation id): the answer streams in as the model writes
+// it, and a follow-up ("and who leads it?") is rewritten from the earlier turns, the rewrite shown under
+// the question. With several pipelines, the question goes through each (POST /compare) side by side.
+// "Context only" retrieves without writing an answer. Every answer is rendered as markdown with its
+// citations as links to the cited passage (opened in full, the cited sentence highlighted), its cost and
+// latency, the route `auto` took and why, and the full trace in a collapsible view. "Show in graph"
+// highlights the entities and relations the answer used in the explorer.
 
 import { $, api, el, emit, formatNumber, on, state, status, ws } from "./api.js";
 import { renderMarkdown } from "./markdown.js";
 import { openPassage } from "./passage.js";
+import { postEvents } from "./stream.js";
+
+const chat = { conversation: null, controller: null };
 
 function pipelineBoxes() {
   const settings = state.settings;
@@ -65,12 +72,14 @@ function answerNode(outcome) {
   const box = el("article", { class: "answer", "data-pipeline": outcome.pipeline }, el("h3", {}, outcome.pipeline));
   if (outcome.error) { box.append(el("p", { class: "error" }, outcome.error)); return box; }
   const r = outcome.result;
+  if (r.mode === "context") box.classList.add("context-only");
   const byId = new Map(r.passages.map((p) => [p.chunk_id, p]));
   const cite = (id, sentence) => el("a", { href: `#passage-${id}`, class: "citation", "data-chunk": id, title: (byId.get(id) || {}).source || id,
     onclick: (event) => { event.preventDefault(); openPassage(id, { hint: sentence, fallback: byId.get(id) }); } },
   `[${1 + r.citations.indexOf(id)}]`);
   const text = el("div", { class: "text" });
-  text.append(renderMarkdown(r.answer || "(no answer)", { cite, known: new Set(r.citations) }));
+  if (r.mode === "context") text.append(el("p", { class: "muted" }, `context only: ${r.passages.length} passages, no answer written`));
+  else text.append(renderMarkdown(r.answer || "(no answer)", { cite, known: new Set(r.citations) }));
   box.append(...[routeNode(r), text, el("p", { class: "cost muted" }, costLine(r))].filter(Boolean));
   const entities = r.items.filter((i) => i.kind === "entity").map((i) => i.id);
   const relations = r.items.filter((i) => i.kind === "relation").map((i) => i.id);
@@ -84,29 +93,85 @@ function answerNode(outcome) {
   return box;
 }
 
+function turnNode(question) {
+  const answers = el("div", { class: "turn-answers" });
+  const turn = el("section", { class: "turn" }, el("p", { class: "question" }, question), answers);
+  $("#answers").append(turn);
+  return { turn, answers };
+}
+
+async function compareTurn(question, pipelines, k, contextOnly, answers) {
+  if (!contextOnly) {
+    const result = await api(ws("/compare"), { method: "POST", json: { question, pipelines, k } });
+    answers.replaceChildren(...result.outcomes.map(answerNode));
+    return;
+  }
+  const outcomes = await Promise.all(pipelines.map((pipeline) =>
+    api(ws("/query"), { method: "POST", json: { question, pipeline, k, context_only: true } })
+      .then((result) => ({ pipeline, result }), (err) => ({ pipeline, error: err.message }))));
+  answers.replaceChildren(...outcomes.map(answerNode));
+}
+
+async function streamTurn(question, pipeline, k, contextOnly, turn, answers) {
+  const live = el("div", { class: "text live", "aria-live": "polite" });
+  const box = el("article", { class: "answer streaming", "data-pipeline": pipeline }, el("h3", {}, pipeline), live);
+  answers.replaceChildren(box);
+  chat.controller = new AbortController();
+  const body = { question, pipeline, k, context_only: contextOnly, conversation_id: chat.conversation || "new" };
+  await postEvents(ws("/query/stream"), body, (name, data) => {
+    if (name === "delta") live.append(document.createTextNode(data.text));
+    else if (name === "error") box.replaceWith(answerNode({ pipeline, error: data.error.message }));
+    else if (name === "result") {
+      chat.conversation = data.conversation_id;
+      $("#conversation-id").textContent = chat.conversation ? `conversation ${chat.conversation}` : "";
+      if (data.standalone_question && data.standalone_question !== question) {
+        turn.querySelector(".question").after(el("p", { class: "standalone muted" }, `searched for: ${data.standalone_question}`));
+      }
+      box.replaceWith(answerNode({ pipeline, result: data }));
+    }
+  }, chat.controller.signal);
+}
+
 async function ask(event) {
   event.preventDefault();
   const pipelines = [...document.querySelectorAll("#pipelines input:checked")].map((b) => b.value);
   if (!pipelines.length) { status("pick at least one pipeline", "error"); return; }
   const question = $("#question").value.trim();
   if (!question) return;
-  $("#answers").replaceChildren(el("p", { class: "muted" }, "asking…"));
+  const k = Number($("#k").value) || null;
+  const contextOnly = $("#context-only").checked;
+  const { turn, answers } = turnNode(question);
+  answers.append(el("p", { class: "muted" }, "asking…"));
+  $("#question").value = "";
   $("#ask-button").disabled = true;
+  $("#stop-button").hidden = pipelines.length !== 1;
   try {
-    const body = { question, pipelines, k: Number($("#k").value) || null };
-    const result = await api(ws("/compare"), { method: "POST", json: body });
-    $("#answers").replaceChildren(...result.outcomes.map(answerNode));
+    if (pipelines.length === 1) await streamTurn(question, pipelines[0], k, contextOnly, turn, answers);
+    else await compareTurn(question, pipelines, k, contextOnly, answers);
   } catch (err) {
-    $("#answers").replaceChildren(el("p", { class: "error" }, err.message));
+    const stopped = err.name === "AbortError";
+    answers.append(el("p", { class: stopped ? "muted stopped" : "error" }, stopped ? "stopped" : err.message));
   } finally {
+    chat.controller = null;
     $("#ask-button").disabled = false;
+    $("#stop-button").hidden = true;
+    turn.scrollIntoView({ block: "nearest" });
   }
+}
+
+function newConversation() {
+  if (chat.controller) chat.controller.abort();
+  chat.conversation = null;
+  $("#conversation-id").textContent = "";
+  $("#answers").replaceChildren();
 }
 
 export function initAsk() {
   $("#ask").addEventListener("submit", ask);
+  $("#stop-button").addEventListener("click", () => chat.controller && chat.controller.abort());
+  $("#new-conversation").addEventListener("click", newConversation);
   on("workspace", () => {
-    $("#answers").replaceChildren();
+    newConversation();
     state.ready.then(pipelineBoxes).catch((err) => status(err.message, "error"));
   });
 }

@@ -13,7 +13,7 @@ function inline(text, cite, known) {
   const out = [];
   let last = 0;
   for (const match of text.matchAll(CITATION)) {
-    const id = match[1];
+    const id = match[1].replace(/^c:/, ""); // an LLM answer cites [c:ID], an extractive one [ID]
     if (known && !known.has(id)) continue;
     out.push(...emphasis(text.slice(last, match.index)));
     out.push(cite ? cite(id, sentenceAround(text, match.index)) : document.createTextNode(match[0]));

@@ -1,0 +1,160 @@
+"""Follow-up questions of a conversation, rewritten to stand on their own before retrieval.
+
+"And who leads it?" retrieves nothing useful by itself: retrieval and the answer need "who leads the
+Platform team?". The rewrite reads the most recent turns that fit the history budget
+(``generation.history_share`` of ``generation.context_tokens``) and
+
+* with an LLM: asks the ``rewrite_question`` prompt for the standalone question;
+* without one (or when its reply is unusable): carries the names of the previous question (its own
+  rewrite, so a chain of follow-ups keeps its subject) into a question that names nothing itself or
+  refers back with a pronoun: ``and who leads it? (Kestrel)``.
+
+The rewrite, how it was made and how many turns it read go into the trace, so a reader sees what was
+searched for.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from kgrag.core.context import TraceStep
+from kgrag.core.errors import KgragError
+from kgrag.models.llm.client import LLMClient
+from kgrag.prompts.schemas import StandaloneQuestion
+
+REWRITE_PROMPT = "rewrite_question"
+RewriteMethod = Literal["none", "llm", "names"]
+
+_NAME = re.compile(r"[A-Z][\w'&]*(?:[-.]\w+)*(?:[ \t]+(?:[A-Z][\w'&]*(?:[-.]\w+)*|\d+(?:\.\d+)*))*")
+# capitalised only because they start a sentence or a question: not names
+_LEADING = frozenset(
+    "a an the this that these those and or but so also then which what who whom whose when where why how "
+    "is are was were do does did can could should would will has have had in on at for of to from by with "
+    "tell list name give show explain describe please".split()
+)
+_REFERRING = frozenset(
+    "it its it's they them their theirs he him his she her hers this that these those there then one ones "
+    "same former latter".split()
+)
+_WORD = re.compile(r"[\w']+")
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One earlier exchange: the question as asked, what it was taken to mean, and the answer."""
+
+    question: str
+    answer: str
+    standalone: str = ""
+
+    @property
+    def meant(self) -> str:
+        """The question as retrieval searched for it (its rewrite, else as asked)."""
+        return self.standalone or self.question
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """The question as asked and as searched for, how it was rewritten, how many turns it read."""
+
+    question: str
+    standalone: str
+    method: RewriteMethod
+    turns: int = 0
+    note: str = ""
+
+    def trace_step(self, ms: float) -> TraceStep:
+        note = self.note or (f"{self.question!r} -> {self.standalone!r}" if self.method != "none" else "")
+        return TraceStep(
+            step="rewrite",
+            params={
+                "method": self.method,
+                "turns": self.turns,
+                "question": self.question,
+                "standalone": self.standalone,
+            },
+            n_out=1,
+            ms=ms,
+            note=note,
+        )
+
+
+def bounded_history(history: Sequence[Turn], budget_tokens: int, count: Callable[[str], int]) -> list[Turn]:
+    """The most recent turns whose text fits ``budget_tokens``, oldest first."""
+    kept: list[Turn] = []
+    spent = 0
+    for turn in reversed(history):
+        cost = count(turn.meant) + count(turn.answer)
+        if spent + cost > budget_tokens:
+            break
+        kept.append(turn)
+        spent += cost
+    return kept[::-1]
+
+
+def render_history(turns: Sequence[Turn]) -> str:
+    """The turns as the prompt shows them: ``User:`` and ``Assistant:`` lines."""
+    return "\n".join(f"User: {t.meant}\nAssistant: {' '.join(t.answer.split())}" for t in turns)
+
+
+def names_in(text: str) -> list[str]:
+    """Capitalised runs and identifiers (``Kestrel``, ``Rui Carvalho``, ``INC-2024-031``), each once,
+    without the question words a sentence starts with."""
+    found: list[str] = []
+    for match in _NAME.finditer(text):
+        words = match.group(0).split()
+        while words and words[0].lower() in _LEADING:
+            words = words[1:]
+        if words:
+            found.append(" ".join(words))
+    return list(dict.fromkeys(found))
+
+
+def carry_names(question: str, turns: Sequence[Turn]) -> Rewrite:
+    """The LLM-free rewrite: the previous question's names added to a question that refers back (a
+    pronoun) or names nothing itself; a question with names of its own and no pronoun is kept."""
+    if not turns:
+        return Rewrite(question, question, "none")
+    words = {w.lower() for w in _WORD.findall(question)}
+    own = names_in(question)
+    if own and not words & _REFERRING:
+        return Rewrite(question, question, "none", len(turns), "names its own subject: kept as asked")
+    lowered = question.lower()
+    carried = [name for name in names_in(turns[-1].meant) if name.lower() not in lowered]
+    if not carried:
+        return Rewrite(question, question, "none", len(turns), "no names in the previous question to carry")
+    standalone = f"{question.rstrip()} ({', '.join(carried)})"
+    return Rewrite(question, standalone, "names", len(turns))
+
+
+def rewrite_question(question: str, history: Sequence[Turn], llm: LLMClient, budget_tokens: int) -> Rewrite:
+    """``question`` made standalone from the turns of ``history`` that fit ``budget_tokens``: by the LLM
+    when one is configured, else (or when its reply is unusable) by carrying names."""
+    turns = bounded_history(history, budget_tokens, llm.count_tokens)
+    if not turns:
+        return Rewrite(question, question, "none", 0, "no earlier turn" if not history else "history over budget")
+    if not llm.available:
+        return carry_names(question, turns)
+    variables = {"history": render_history(turns), "question": question.strip()}
+    try:
+        result = llm.structured(REWRITE_PROMPT, variables, StandaloneQuestion, stage="query.rewrite")
+    except KgragError as exc:  # an endpoint down: the LLM-free rewrite still lets the question be answered
+        fallback = carry_names(question, turns)
+        return Rewrite(question, fallback.standalone, fallback.method, len(turns), f"LLM rewrite failed ({exc})")
+    standalone = result.value.question.strip() if result.value is not None else ""
+    if result.ok and standalone:
+        return Rewrite(question, standalone, "llm", len(turns))
+    fallback = carry_names(question, turns)
+    note = f"LLM rewrite unusable ({result.error or 'empty'}); {fallback.note or 'carried names'}"
+    return Rewrite(question, fallback.standalone, fallback.method, len(turns), note)
+
+
+def timed_rewrite(question: str, history: Sequence[Turn], llm: LLMClient, budget_tokens: int) -> tuple[Rewrite, float]:
+    """:func:`rewrite_question` with the milliseconds it took."""
+    started = time.perf_counter()
+    rewrite = rewrite_question(question, history, llm, budget_tokens)
+    return rewrite, round((time.perf_counter() - started) * 1000, 3)

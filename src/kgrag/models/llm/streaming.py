@@ -1,0 +1,134 @@
+"""Streamed chat completions: one ``stream: true`` POST read as server-sent events, deltas handed on as they
+arrive, the whole reply assembled into the same :class:`ChatResponse` a non-streamed call returns.
+
+The request the cache and the ledger see is the caller's, unchanged: ``stream`` and ``stream_options`` are
+added to the wire body only, so a streamed call and a non-streamed one share one cache key and write the
+same ledger row. ``stream_options.include_usage`` asks for the usage block (OpenAI, vLLM, llama.cpp send it
+in a last chunk); a server that sends none leaves the counts to the caller's local counter, as for a
+non-streamed reply without usage.
+
+Stopping: the sink may raise (the reader went away); the exception leaves the ``with`` block, which
+closes the HTTP response and with it the connection, so the server stops generating. ``llm.timeout_s``
+bounds the whole stream, as it bounds a non-streamed attempt.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kgrag.core.llm_types import ChatResponse, StreamSink
+from kgrag.models.llm.base import ProviderError
+
+if TYPE_CHECKING:
+    import httpx
+
+NOT_STREAMED = None
+"""What :func:`read_stream` returns when the server refused the streamed request (send it unstreamed)."""
+
+
+@dataclass
+class StreamAssembly:
+    """The reply so far: text pieces, the finish reason and the usage block when they come."""
+
+    pieces: list[str] = field(default_factory=list)
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+    def feed(self, line: str) -> str:
+        """Take one line of the event stream; returns the text delta it carried ("" for none)."""
+        if not line.startswith("data:"):
+            return ""
+        data = line[5:].strip()
+        if not data or data == "[DONE]":
+            return ""
+        try:
+            chunk = json.loads(data)
+        except ValueError as exc:
+            raise ProviderError("malformed: unreadable stream chunk", retryable=True) from exc
+        if not isinstance(chunk, dict):
+            return ""
+        self._usage(chunk.get("usage"))
+        choices = chunk.get("choices") or []
+        if not choices or not isinstance(choices[0], dict):
+            return ""
+        choice = choices[0]
+        if isinstance(choice.get("finish_reason"), str):
+            self.finish_reason = choice["finish_reason"]
+        delta = choice.get("delta") or {}
+        text = delta.get("content") if isinstance(delta, dict) else None
+        if text is None or text == "":
+            return ""
+        if not isinstance(text, str):
+            raise ProviderError("malformed: stream delta content is not text", retryable=True)
+        self.pieces.append(text)
+        return text
+
+    def _usage(self, usage: Any) -> None:
+        if not isinstance(usage, dict):
+            return
+        prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+        if isinstance(prompt, int) and not isinstance(prompt, bool) and prompt >= 0:
+            self.prompt_tokens = prompt
+        if isinstance(completion, int) and not isinstance(completion, bool) and completion >= 0:
+            self.completion_tokens = completion
+
+    def response(self) -> ChatResponse:
+        return ChatResponse("".join(self.pieces), self.finish_reason, self.prompt_tokens, self.completion_tokens)
+
+
+def stream_body(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` as a streamed request: the same fields plus ``stream`` and the usage option."""
+    return {**body, "stream": True, "stream_options": {"include_usage": True}}
+
+
+def read_stream(client: httpx.Client, body: dict[str, Any], sink: StreamSink, timeout_s: float) -> ChatResponse | None:
+    """POST ``body`` streamed and hand each delta to ``sink``; None when the server refused it (any status
+    but 200: the caller sends it unstreamed, where refusals are understood and corrected). A server that
+    answers with one JSON body instead of events is read as a whole and handed on in one piece."""
+    import httpx
+
+    deadline = time.monotonic() + timeout_s
+    try:
+        with client.stream("POST", "chat/completions", content=json.dumps(stream_body(body))) as reply:
+            if reply.status_code != 200:
+                reply.read()
+                return NOT_STREAMED
+            if "text/event-stream" not in reply.headers.get("content-type", ""):
+                reply.read()
+                return _whole(reply, sink)
+            assembly = StreamAssembly()
+            for line in reply.iter_lines():
+                if time.monotonic() > deadline:
+                    raise ProviderError(
+                        f"timeout: the stream took over llm.timeout_s = {timeout_s:g} s", retryable=True
+                    )
+                delta = assembly.feed(line)
+                if delta:
+                    sink(delta)
+            return assembly.response()
+    except httpx.TimeoutException as exc:
+        raise ProviderError(f"timeout: {type(exc).__name__}", retryable=True) from exc
+    except httpx.TransportError as exc:
+        raise ProviderError(f"connection: {type(exc).__name__}: {exc}", retryable=True) from exc
+
+
+def _whole(reply: httpx.Response, sink: StreamSink) -> ChatResponse:
+    try:
+        body = reply.json()
+        choice = body["choices"][0]
+        text = choice["message"].get("content") or ""
+        usage = body.get("usage") or {}
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+        raise ProviderError(f"malformed: unreadable response body ({type(exc).__name__})", retryable=True) from exc
+    if not isinstance(text, str):
+        raise ProviderError("malformed: message content is not text", retryable=True)
+    if text:
+        sink(text)
+    assembly = StreamAssembly(finish_reason=choice.get("finish_reason") if isinstance(choice, dict) else None)
+    assembly._usage(usage)
+    assembly.pieces.append(text)
+    return assembly.response()
