@@ -15,6 +15,7 @@ class DocumentsConfig(Section):
             "*.txt",
             "*.md",
             "*.markdown",
+            "*.rst",
             "*.html",
             "*.htm",
             "*.pdf",
