@@ -39,21 +39,26 @@ CODE_BLOCKS = {
 }
 MARKUP = re.compile(
     r"!!!|\?\?\?|^=== |\]\[|\{ ?[.#:]|--8<--|\*\[|^\.\. |:(?:class|func|meth|param|returns):|`|¶|\[source\]"
-    r"|\(\d\)!|\]\(|hl_lines|\{\{|\[\^",
+    r"|\(\d\)!|\]\(|hl_lines|\{\{|\[\^|^///",
     re.MULTILINE,
 )
 FACTS = {  # sentences that must survive the markup around them
     "mkdocs/models.md": ["Quillkit validates data on construction.", "A list default is copied", "model_dump()"],
-    "mkdocs/why.md": ["Quillkit 2.4 added strict mode for every field type."],
+    "mkdocs/why.md": [
+        "Quillkit 2.4 added strict mode for every field type.",
+        "Added in v2.3: Frozen models reject assignment to their fields.",
+        "Changed in v2.5: Strict mode also applies to dataclasses.",
+        "Why Rust?\n\nSpeed and safety.",
+    ],
     "mkdocs/settings.md": ["Variable names are case-insensitive by default.", "Finally the defaults."],
     "rst/quickstart.rst": [
         "an introduction to Session and get.",
-        "New in version 2.4. The timeout argument accepts a tuple",
+        "New in version 2.4: The timeout argument accepts a tuple",
         "Parcel follows redirects by default",
         "returns: the response.",
         "timeout | None",
     ],
-    "rst/untitled.rst": ["Deprecated since version 3.0. Use Session.send instead."],
+    "rst/untitled.rst": ["Deprecated since version 3.0: Use Session.send instead."],
     "sphinx/api.html": ["New in version 2.4: The timeout argument.", "The default timeout is None"],
 }
 

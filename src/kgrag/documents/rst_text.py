@@ -75,6 +75,7 @@ class _Writer:
         self.blocks: list[str] = []
         self.title = ""
         self.depth = depth
+        self.lead = ""  # an empty version note, put before the next paragraph it dates
 
     def children(self, node: nodes.Element, level: int, prefix: str = "") -> None:
         for child in node.children:
@@ -88,7 +89,8 @@ class _Writer:
         elif isinstance(node, nodes.title):
             self._title(node, level)
         elif isinstance(node, nodes.paragraph | nodes.term | nodes.line | nodes.attribution):
-            self.blocks.append(prefix + inline_text(node))
+            self.blocks.append(prefix + self.lead + inline_text(node))
+            self.lead = ""
         elif isinstance(node, nodes.literal_block | nodes.doctest_block):
             self._code(node)
         elif isinstance(node, nodes.comment | nodes.target | nodes.substitution_definition | nodes.raw):
@@ -153,7 +155,10 @@ class _Writer:
         if name in SILENT:
             return
         if name in VERSION_NOTES:
-            self.blocks.append(f"{VERSION_NOTES[name]} {args}." + (f" {_flat(body, self.depth)}" if body else ""))
+            if body:
+                self.blocks.append(f"{VERSION_NOTES[name]} {args}: {_flat(body, self.depth)}")
+            else:
+                self.lead = f"{VERSION_NOTES[name]} {args}: "
             return
         if args:
             self.blocks.append(args)
