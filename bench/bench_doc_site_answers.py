@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-PIPELINE = "hybrid"
+PIPELINE = "bm25"
 K = 5
 NOT_FOUND = "not found"
 PYDANTIC_PAGES = ("docs/concepts", "docs/why.md", "docs/install.md", "docs/version-policy.md")
@@ -86,7 +86,7 @@ QUESTIONS = (
     Question("pydantic", "Which language is the core validation logic of Pydantic written in?", ("rust",),
              ("written in rust",)),
     Question("requests", "Is SSL certificate verification enabled by default in Requests?", ("verify is set to true",
-             "ssl verification is enabled by default"), ("by default, ssl verification is enabled",
+             "ssl verification is enabled"), ("by default, ssl verification is enabled",
              "verify is set to true")),
     Question("requests", "For which HTTP verb does Requests not follow redirects by default?", ("head",),
              ("location redirection for all verbs except head",)),
@@ -165,7 +165,7 @@ def index(workspace: Path, sites: dict[str, Path]) -> dict[str, Any]:
     pages += copy_site(sites["requests"], REQUESTS_PAGES, docs / "requests", rst_as_txt)
     cpu, wall = cpu_s(), time.perf_counter()
     with Workspace.init(workspace) as ws:
-        ws.index([docs], pipeline="no-graph")
+        ws.index([docs], pipeline="fast")
         chunks = ws.status()["chunks"]
     return {
         "reused": False, "pages": pages, "rst_as_txt": rst_as_txt, "chunks": chunks,

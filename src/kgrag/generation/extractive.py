@@ -39,6 +39,7 @@ import numpy as np
 from kgrag.core.context import RetrievalResult
 from kgrag.documents import split_sentences
 from kgrag.documents.words import ordered_content_words
+from kgrag.generation.abstain import MISSING_SHARE, missing_share, missing_subject, subject_terms
 from kgrag.generation.answer_cues import answer_types, cue_share
 from kgrag.generation.sentence_kinds import states_something
 from kgrag.generation.types import Answer
@@ -169,6 +170,7 @@ def term_weights(terms: dict[str, float], held: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Scored:
+    terms: list[str]
     held: np.ndarray  # candidates x terms
     weights: np.ndarray  # terms, summing to 1
     bonus: np.ndarray  # per candidate: cue, rank prior and (embedding ranking) cosine
@@ -196,7 +198,7 @@ def _score(question: str, candidates: Sequence[_Candidate], embedder: Embedder |
     if ranking == "embedding" and embedder is not None:
         vectors = embedder.embed([question, *(c.text for c in candidates)])
         bonus = bonus + np.asarray(vectors[1:] @ vectors[0])
-    return _Scored(held, weights, bonus, coverage)
+    return _Scored(list(terms), held, weights, bonus, coverage)
 
 
 def _choose(scored: _Scored, n_sentences: int) -> list[int]:
@@ -231,17 +233,20 @@ def extractive_answer(
     min_coverage: float = DEFAULT_MIN_COVERAGE,
 ) -> Answer:
     """Up to ``n_sentences`` sentences of the retrieved context that answer ``question``, best first,
-    citing their chunks; :data:`NOT_FOUND` when the best covers less than ``min_coverage`` of it."""
+    citing their chunks; :data:`NOT_FOUND`, with the reason, when no sentence answers it
+    (:mod:`kgrag.generation.abstain`: the best covers less than ``min_coverage`` of the question, the
+    question names something no passage holds, or the passages are not about its subject)."""
     candidates = _candidates(result)
     if not candidates:
         return Answer(text=NO_CONTEXT, citations=[], mode="extractive", idk=True)
     scored = _score(question, candidates, embedder, ranking)
     chosen = _choose(scored, n_sentences)
     coverage = scored.coverage
+    chosen, reason = _check(question, candidates, scored, chosen, min_coverage)
     evidence = [_evidence(candidates[i], float(coverage[i])) for i in chosen]
-    unnamed = min_coverage > 0 and unmentioned_name(question, candidates) is not None
-    if coverage[chosen[0]] < min_coverage or unnamed:
-        return Answer(text=NOT_FOUND, citations=[], mode="extractive", idk=True, evidence=evidence[:1])
+    if reason:
+        text = f"{NOT_FOUND.removesuffix('.')} ({reason})."
+        return Answer(text=text, citations=[], mode="extractive", idk=True, evidence=evidence[:1])
     text = " ".join(f"{candidates[i].text} [{candidates[i].chunk_id}]" for i in chosen)
     return Answer(
         text=text,
@@ -249,6 +254,52 @@ def extractive_answer(
         mode="extractive",
         evidence=evidence,
     )
+
+
+def _check(
+    question: str, candidates: Sequence[_Candidate], scored: _Scored, chosen: list[int], min_coverage: float
+) -> tuple[list[int], str]:
+    """The sentences to state, or why none is stated: a name or subject no passage holds, a question
+    mostly off the passages, too little coverage. Sentences whose passage lacks the question's subject
+    give way to the best one whose passage holds it."""
+    if min_coverage <= 0:
+        return chosen, ""
+    name = unmentioned_name(question, candidates)
+    if name is not None:
+        return chosen, f"no retrieved passage mentions {name}"
+    passages = list({id(c.passage): c.passage for c in candidates}.values())
+    off = missing_share(scored.terms, np.array(list(question_terms(question).values())), passages)
+    if off > MISSING_SHARE:
+        return chosen, f"{off:.0%} of the question's words are in no retrieved passage"
+    subjects = subject_terms(question, stem)
+    if subjects:
+        about = [i for i in chosen if missing_subject(subjects, candidates[i].passage) is None]
+        if not about:
+            alone = scored.gains(np.zeros(scored.held.shape[1]))
+            order = [int(i) for i in np.argsort(-alone, kind="stable")]
+            about = [i for i in order if missing_subject(subjects, candidates[i].passage) is None][:1]
+        if not about:
+            return chosen, f"no retrieved passage is about {missing_subject(subjects, frozenset())}"
+        chosen = about
+    best = float(scored.coverage[chosen[0]])
+    if best < min_coverage:
+        return chosen, f"the best sentence covers {best:.2f} of the question, under this corpus's {min_coverage:.2f}"
+    return chosen, ""
+
+
+def null_coverage(question: str, sample: Sequence[str]) -> float | None:
+    """The best coverage of ``question`` by sentences of the corpus sample (unrelated to it but for chance),
+    weighted as :func:`extractive_answer` weighs a question's words; None without a sample."""
+    if not sample:
+        return None
+    terms = question_terms(question)
+    if not terms:
+        return None
+    words = [_stems(sentence) for sentence in sample]
+    held = np.array([[1.0 if t in w else 0.0 for t in terms] for w in words]).reshape(len(words), len(terms))
+    weights = term_weights(terms, held)
+    total = weights.sum()
+    return float((held @ (weights / total)).max()) if total > 0 else None
 
 
 def _evidence(candidate: _Candidate, coverage: float) -> dict[str, object]:

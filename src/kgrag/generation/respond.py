@@ -15,6 +15,7 @@ from typing import Any
 from kgrag.config import KgragConfig
 from kgrag.core.context import RetrievalResult, RouteDecision, TraceStep
 from kgrag.core.registry import Registry
+from kgrag.generation.corpus_sample import calibrated_config
 from kgrag.generation.recipes import answer_strategy
 from kgrag.generation.strategy import AnswerStrategy
 from kgrag.generation.types import Answer
@@ -118,6 +119,8 @@ def respond(
     started = time.perf_counter()
     llm = ctx.llm()
     config = config or ctx.config
+    if not llm.available:  # the LLM-free answer: its not-found threshold calibrated on this corpus
+        config = calibrated_config(config, question, ctx)
     strategy = answer_strategy(pipeline, result, ctx, strategies)
     if default is not None and pipeline.answer is None and result.route is None:
         strategy = default
