@@ -33,7 +33,8 @@ from kgrag.documents.words import ordered_content_words
 
 MISSING_SHARE = 0.5  # more of the question's words than this in no passage: off the corpus
 MIN_THRESHOLD = 0.12
-NULL_MARGIN = 1.25
+NULL_MARGIN = 1.5
+NULL_QUANTILE = 0.95
 SAMPLE_SIZE = 400
 _IDENTIFIER = re.compile(r"\b[A-Za-z_][\w]*(?:[._][\w]+)+(?:\(\))?|\b\w+\(\)")
 _KIND_NOUNS = (

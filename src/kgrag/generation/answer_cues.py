@@ -18,7 +18,18 @@ from collections.abc import Callable
 from typing import Literal
 
 AnswerType = Literal[
-    "person", "date", "number", "duration", "place", "cause", "version", "default", "yesno", "exception", "none"
+    "person",
+    "date",
+    "number",
+    "duration",
+    "place",
+    "cause",
+    "version",
+    "default",
+    "yesno",
+    "exception",
+    "howto",
+    "none",
 ]
 
 _MONTHS = (
@@ -162,6 +173,8 @@ def _software_kinds(text: str) -> list[AnswerType]:
         kinds.append("yesno")
     if _RAISES.search(text) and text.startswith(("what", "which")):
         kinds.append("exception")
+    if text.startswith(("how do i", "how can i", "how to", "how should i", "how do you")):
+        kinds.append("howto")
     return kinds
 
 
@@ -180,7 +193,8 @@ _FINDERS: dict[AnswerType, Callable[[str], list[str]]] = {
     "exception": _finder(_EXCEPTION),
 }
 # Kinds whose cue is the way the sentence says it, which the question itself may share ("default").
-_PHRASINGS: dict[AnswerType, re.Pattern[str]] = {"default": _DEFAULT, "yesno": _POLARITY}
+_HOWTO = re.compile(r"\b(?:set|pass|use|call|run|install|add|specify|give)\b[^.;]{0,60}\b(?:to|with|=)|\b\w+=\w+")
+_PHRASINGS: dict[AnswerType, re.Pattern[str]] = {"default": _DEFAULT, "yesno": _POLARITY, "howto": _HOWTO}
 
 
 def cue_share(kinds: tuple[AnswerType, ...], sentence: str, question_lower: str) -> float:

@@ -39,7 +39,7 @@ import numpy as np
 from kgrag.core.context import RetrievalResult
 from kgrag.documents import split_sentences
 from kgrag.documents.words import ordered_content_words
-from kgrag.generation.abstain import MISSING_SHARE, missing_share, missing_subject, subject_terms
+from kgrag.generation.abstain import MISSING_SHARE, NULL_QUANTILE, missing_share, missing_subject, subject_terms
 from kgrag.generation.answer_cues import answer_types, cue_share
 from kgrag.generation.sentence_kinds import states_something
 from kgrag.generation.types import Answer
@@ -56,6 +56,7 @@ DEFAULT_MIN_COVERAGE = 0.25  # generation.extractive_min_coverage; calibration: 
 Ranking = Literal["embedding", "lexical"]
 NO_CONTEXT = "I don't know: nothing relevant was retrieved for this question."
 NOT_FOUND = "Not found in the documents: no retrieved passage states an answer to this question."
+_FENCED = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?^ {0,3}\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _COMPOUND = re.compile(r"[A-Za-z0-9]+(?:[-_./:][A-Za-z0-9]+)+")
 # Capitalised words inside a question that are not names (an "I", a second question's lead word).
 QUESTION_LEAD = frozenset("i who what when where which why how is are does do did can could should and or".split())
@@ -106,12 +107,27 @@ def _candidates(result: RetrievalResult) -> list[_Candidate]:
             continue
         cite = item.chunk_ids[0] if item.chunk_ids else item.id
         passage = _stems(item.text)
-        for start, end in split_sentences(item.text):
-            sentence = " ".join(item.text[start:end].split())
+        prose = _FENCED.sub(lambda m: "\n" * m.group(0).count("\n"), item.text)  # code states no fact
+        for start, end in split_sentences(prose):
+            sentence = " ".join(prose[start:end].split())
+            if "```" in sentence or not sentence:  # a code block cut by the chunk's edge
+                continue
+            if sentence.endswith(":"):  # "To install it, run this command:" is answered by the code after it
+                sentence = f"{sentence} {_code_after(item.text, end)}".rstrip()
             if len(sentence) >= MIN_SENTENCE_CHARS and sentence not in seen and states_something(sentence):
                 seen.add(sentence)
                 out.append(_Candidate(sentence, cite, rank, _stems(sentence), passage))
     return out
+
+
+def _code_after(text: str, end: int) -> str:
+    """The first line of the fenced block right after ``end`` (a sentence introducing it), else ""."""
+    rest = text[end:].lstrip()
+    if not rest.startswith(("```", "~~~")):
+        return ""
+    lines = [line.strip() for line in rest.split("\n")[1:6]]
+    first = next((line for line in lines if line and not line.startswith(("```", "~~~"))), "")
+    return first[:160]
 
 
 _CAPITALISED = re.compile(r"\b[A-ZÀ-Ö][\w'-]*")
@@ -271,16 +287,28 @@ def _check(
     off = missing_share(scored.terms, np.array(list(question_terms(question).values())), passages)
     if off > MISSING_SHARE:
         return chosen, f"{off:.0%} of the question's words are in no retrieved passage"
+    names = [frozenset(stem(w) for w in ordered_content_words(name)) for name in question_names(question)]
     subjects = subject_terms(question, stem)
-    if subjects:
-        about = [i for i in chosen if missing_subject(subjects, candidates[i].passage) is None]
-        if not about:
+    names = [n for n in names if n]
+
+    def about(i: int) -> bool:
+        """The passage holds every identifier the question names, and its names (most of them, when it
+        names more than two: a long question names people its answer need not repeat)."""
+        passage = candidates[i].passage
+        held = sum(n <= passage for n in names)
+        return missing_subject(subjects, passage) is None and held >= (
+            len(names) if len(names) <= 2 else len(names) / 2
+        )
+
+    if subjects or names:
+        kept = [i for i in chosen if about(i)]
+        if not kept:
             alone = scored.gains(np.zeros(scored.held.shape[1]))
-            order = [int(i) for i in np.argsort(-alone, kind="stable")]
-            about = [i for i in order if missing_subject(subjects, candidates[i].passage) is None][:1]
-        if not about:
-            return chosen, f"no retrieved passage is about {missing_subject(subjects, frozenset())}"
-        chosen = about
+            kept = [i for i in (int(j) for j in np.argsort(-alone, kind="stable")) if about(i)][:1]
+        if not kept:
+            subject = missing_subject(subjects, frozenset()) if subjects else question_names(question)[0]
+            return chosen, f"no retrieved passage is about {subject}"
+        chosen = kept
     best = float(scored.coverage[chosen[0]])
     if best < min_coverage:
         return chosen, f"the best sentence covers {best:.2f} of the question, under this corpus's {min_coverage:.2f}"
@@ -288,8 +316,9 @@ def _check(
 
 
 def null_coverage(question: str, sample: Sequence[str]) -> float | None:
-    """The best coverage of ``question`` by sentences of the corpus sample (unrelated to it but for chance),
-    weighted as :func:`extractive_answer` weighs a question's words; None without a sample."""
+    """How well sentences of the corpus sample (unrelated to the question but for chance) cover
+    ``question``: the ``NULL_QUANTILE`` quantile of their coverage, weighted as :func:`extractive_answer`
+    weighs a question's words; None without a sample."""
     if not sample:
         return None
     terms = question_terms(question)
@@ -299,7 +328,7 @@ def null_coverage(question: str, sample: Sequence[str]) -> float | None:
     held = np.array([[1.0 if t in w else 0.0 for t in terms] for w in words]).reshape(len(words), len(terms))
     weights = term_weights(terms, held)
     total = weights.sum()
-    return float((held @ (weights / total)).max()) if total > 0 else None
+    return float(np.quantile(held @ (weights / total), NULL_QUANTILE)) if total > 0 else None
 
 
 def _evidence(candidate: _Candidate, coverage: float) -> dict[str, object]:
