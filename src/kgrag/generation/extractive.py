@@ -84,7 +84,7 @@ def stem(word: str) -> str:
         return word[:-3]
     if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
         return word[:-2]
-    if len(word) > 3 and word.endswith("es") and word[-3] in "sxz":
+    if len(word) > 3 and word.endswith(("sses", "xes", "zes", "shes", "ches")):  # "classes", not "raises"
         return word[:-2]
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]
@@ -110,13 +110,14 @@ def _candidates(result: RetrievalResult) -> list[_Candidate]:
         prose = _FENCED.sub(lambda m: "\n" * m.group(0).count("\n"), item.text)  # code states no fact
         for start, end in split_sentences(prose):
             sentence = " ".join(prose[start:end].split())
-            if "```" in sentence or not sentence:  # a code block cut by the chunk's edge
+            if "```" in sentence or len(sentence) < MIN_SENTENCE_CHARS or sentence in seen:  # "```": a cut block
                 continue
+            if not states_something(sentence):
+                continue
+            seen.add(sentence)
             if sentence.endswith(":"):  # "To install it, run this command:" is answered by the code after it
                 sentence = f"{sentence} {_code_after(item.text, end)}".rstrip()
-            if len(sentence) >= MIN_SENTENCE_CHARS and sentence not in seen and states_something(sentence):
-                seen.add(sentence)
-                out.append(_Candidate(sentence, cite, rank, _stems(sentence), passage))
+            out.append(_Candidate(sentence, cite, rank, _stems(sentence), passage))
     return out
 
 
