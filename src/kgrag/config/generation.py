@@ -29,7 +29,7 @@ class GenerationConfig(Section):
         description='The LLM-free answer says "Not found in the documents" when the best retrieved sentence '
         "holds less than this rarity-weighted share of the question's words; 0 always answers. With "
         "`extractive_calibrate` this is the ceiling of the threshold calibrated on the workspace's own "
-        "sentences (docs/answers.md).",
+        "sentences (docs/results/doc-site-answers.md).",
     )
     extractive_calibrate: bool = Field(
         True,

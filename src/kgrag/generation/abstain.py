@@ -8,8 +8,8 @@ and the question's other words. So the answer abstains, naming the reason, when
   ``itertools.pairwise``; a word before *module*, *function*, *parameter*, …) that the chosen sentence's
   passage does not hold (the next best sentence whose passage holds it is taken instead, when there is
   one);
-* **the question is off the corpus**: more than half of the question's words are in no retrieved passage
-  ("What is the boiling point of mercury?" over a library's documentation);
+* **the question is off the corpus**: it names no identifier and more than half of its words are in no
+  retrieved passage ("What is the boiling point of mercury?" over a library's documentation);
 * **the best sentence covers too little** of the question: less than the threshold, which is
   calibrated per corpus (:func:`calibrated_threshold`).
 

@@ -153,8 +153,6 @@ def answer_types(question: str) -> tuple[AnswerType, ...]:
     if "by whom" in text:
         found.append("person")
     found.extend(_software_kinds(text))
-    if "version" in found:
-        found = [kind for kind in found if kind != "date"]
     if not found and _QUANTITY_WORDS & set(re.findall(r"[a-z]+", text)):
         found.append("number")
     return tuple(dict.fromkeys(found))
@@ -166,7 +164,7 @@ def _software_kinds(text: str) -> list[AnswerType]:
     kinds: list[AnswerType] = []
     asks_when = text.startswith(("when", "since when", "since which", "in which", "in what", "which", "what"))
     if _VERSION_WORDS.search(text) and asks_when:
-        kinds.append("version")  # a "when" question about a release asks for a version, not a date
+        kinds.append("version")  # a "when" question about a release: a version (or a date) answers it
     if re.search(r"\bdefaults?\b", text):
         kinds.append("default")
     if _YES_NO.match(text):
@@ -202,6 +200,10 @@ def cue_share(kinds: tuple[AnswerType, ...], sentence: str, question_lower: str)
     in the question (``question_lower``: the question lower-cased); 0 when ``kinds`` is empty."""
     if not kinds:
         return 0.0
+    if "version" in kinds and "date" in kinds:  # "when was X added": a version or a date answers it
+        either = cue_share(("version",), sentence, question_lower) or cue_share(("date",), sentence, question_lower)
+        rest = tuple(k for k in kinds if k not in ("version", "date"))
+        return (either + cue_share(rest, sentence, question_lower) * len(rest)) / (1 + len(rest))
     held = 0
     for kind in kinds:
         if kind in _PHRASINGS:

@@ -192,6 +192,7 @@ class _Scored:
     weights: np.ndarray  # terms, summing to 1
     bonus: np.ndarray  # per candidate: cue, rank prior and (embedding ranking) cosine
     coverage: np.ndarray  # per candidate: the weighted share of the question's terms it holds
+    cues: np.ndarray  # per candidate: the share of the asked-for kinds of answer it holds
 
     def gains(self, covered: np.ndarray) -> np.ndarray:
         """Scores given the terms already ``covered`` by chosen sentences: new terms count fully, terms
@@ -215,7 +216,7 @@ def _score(question: str, candidates: Sequence[_Candidate], embedder: Embedder |
     if ranking == "embedding" and embedder is not None:
         vectors = embedder.embed([question, *(c.text for c in candidates)])
         bonus = bonus + np.asarray(vectors[1:] @ vectors[0])
-    return _Scored(list(terms), held, weights, bonus, coverage)
+    return _Scored(list(terms), held, weights, bonus, coverage, cues)
 
 
 def _choose(scored: _Scored, n_sentences: int) -> list[int]:
@@ -284,12 +285,12 @@ def _check(
     name = unmentioned_name(question, candidates)
     if name is not None:
         return chosen, f"no retrieved passage mentions {name}"
+    subjects = subject_terms(question, stem)
     passages = list({id(c.passage): c.passage for c in candidates}.values())
     off = missing_share(scored.terms, np.array(list(question_terms(question).values())), passages)
-    if off > MISSING_SHARE:
+    if not subjects and off > MISSING_SHARE:  # an identifier the passages hold keeps the question on them
         return chosen, f"{off:.0%} of the question's words are in no retrieved passage"
     names = [frozenset(stem(w) for w in ordered_content_words(name)) for name in question_names(question)]
-    subjects = subject_terms(question, stem)
     names = [n for n in names if n]
 
     def about(i: int) -> bool:
@@ -311,7 +312,8 @@ def _check(
             return chosen, f"no retrieved passage is about {subject}"
         chosen = kept
     best = float(scored.coverage[chosen[0]])
-    if best < min_coverage:
+    identified = bool(subjects) and scored.cues[chosen[0]] > 0  # its passage names the subject, it holds the kind
+    if best < min_coverage and not identified:
         return chosen, f"the best sentence covers {best:.2f} of the question, under this corpus's {min_coverage:.2f}"
     return chosen, ""
 
