@@ -8,9 +8,9 @@ nothing is downloaded here and nothing of them is committed). A tree that cannot
 before the reStructuredText loader) gets the same files named ``.txt``, which it indexes verbatim, as a
 user of that version would have had to.
 
-Each tree is indexed into a fresh workspace with the default config (``llm.provider = none``, the default
-embedder) and the ``no-graph`` indexing pipeline (``hybrid`` needs no graph), then each question is asked
-with ``hybrid`` (5 passages) and judged:
+Each tree is indexed into a fresh workspace with the default config (``llm.provider = none``) and the
+``fast`` indexing pipeline (chunks and BM25 only, so two trees index in seconds on a loaded machine), then
+each question is asked with ``bm25`` (5 passages) and judged:
 
 * evidence: a retrieved passage holds one of the question's evidence strings;
 * fact: the answer holds one of its fact strings and is not "not found";
