@@ -179,6 +179,16 @@ PruneOpt = Annotated[
 ]
 
 
+RetryFailedOpt = Annotated[
+    bool,
+    typer.Option(
+        "--retry-failed",
+        help="Read files that failed before again even if they did not change (by default a failed "
+        "file is retried once it changes). Same as documents.retry_failed = true for this run.",
+    ),
+]
+
+
 BatchOpt = Annotated[
     bool,
     typer.Option(
@@ -222,14 +232,7 @@ def index(
     ] = None,
     prune: PruneOpt = True,
     batch: BatchOpt = False,
-    retry_failed: Annotated[
-        bool,
-        typer.Option(
-            "--retry-failed",
-            help="Read files that failed before again even if they did not change (by default a failed "
-            "file is retried once it changes). Same as documents.retry_failed = true for this run.",
-        ),
-    ] = False,
+    retry_failed: RetryFailedOpt = False,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
