@@ -197,29 +197,29 @@ def test_the_default_metrics_come_from_the_registry_and_the_config(tmp_path: Pat
         assert ws.eval.default_metrics() == ["rouge-l"]
 
 
-def _load_rst(path: Path, data: bytes, cfg: Any) -> list[Any]:
+def _load_adoc(path: Path, data: bytes, cfg: Any) -> list[Any]:
     from kgrag.documents.records import LoadedDocument
 
     text = data.decode("utf-8").replace("=====\n", "")
-    return [LoadedDocument.from_text(str(path.resolve()), "reST", text, {"format": "rst"})]
+    return [LoadedDocument.from_text(str(path.resolve()), "reST", text, {"format": "adoc"})]
 
 
 def test_a_loader_registered_on_one_workspace_reads_its_files(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "guide.rst").write_text("Guide\n=====\nKestrel stores telemetry in Shale.\n", encoding="utf-8")
+    (docs / "guide.adoc").write_text("Guide\n=====\nKestrel stores telemetry in Shale.\n", encoding="utf-8")
     registries = Registries()
-    kinds.loaders(registries).register(".rst", _load_rst)
+    kinds.loaders(registries).register(".adoc", _load_adoc)
     ws_dir = tmp_path / "ws"
     ws_dir.mkdir()
-    (ws_dir / "kgrag.toml").write_text(BASE_TOML + '\n[documents]\ninclude = ["*.rst"]\n', encoding="utf-8")
+    (ws_dir / "kgrag.toml").write_text(BASE_TOML + '\n[documents]\ninclude = ["*.adoc"]\n', encoding="utf-8")
     with Workspace.open(ws_dir, registries=registries) as ws:
         report = ws.index([docs], pipeline="fast")
         assert report.documents_new == 1 and not report.problems
         assert [d.title for d in ws.store.documents.list()] == ["reST"]
     with Workspace.open(ws_dir) as other:  # without the loader the same file is a reported problem
-        (docs / "guide.rst").write_text("Guide\n=====\nChanged.\n", encoding="utf-8")
-        assert "unsupported file type '.rst'" in other.index([docs], pipeline="fast").problems[0].reason
+        (docs / "guide.adoc").write_text("Guide\n=====\nChanged.\n", encoding="utf-8")
+        assert "unsupported file type '.adoc'" in other.index([docs], pipeline="fast").problems[0].reason
 
 
 def test_the_eval_run_help_lists_the_default_metrics_from_the_registry() -> None:

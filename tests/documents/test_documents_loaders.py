@@ -48,14 +48,25 @@ def _write(tmp_path: Path, name: str, content: bytes | str) -> Path:
 
 def test_registry_is_fresh_per_call(tmp_path: Path) -> None:
     registry = loader_registry()
-    registry.register(".rst", lambda path, data, cfg: load_plain(path, data, cfg))
-    assert [doc.text for doc in load_path(_write(tmp_path, "a.rst", b"Title\n=====\n"), CFG, registry)] == [
+    registry.register(".adoc", lambda path, data, cfg: load_plain(path, data, cfg))
+    assert [doc.text for doc in load_path(_write(tmp_path, "a.adoc", b"Title\n=====\n"), CFG, registry)] == [
         "Title\n=====\n"
     ]
-    assert ".rst" not in loader_registry()
-    with pytest.raises(DocumentError, match=r"unsupported file type '\.rst'"):
-        load_path(_write(tmp_path, "b.rst", b"x"), CFG)
-    assert supported_suffixes() == [".docx", ".htm", ".html", ".json", ".jsonl", ".markdown", ".md", ".pdf", ".txt"]
+    assert ".adoc" not in loader_registry()
+    with pytest.raises(DocumentError, match=r"unsupported file type '\.adoc'"):
+        load_path(_write(tmp_path, "b.adoc", b"x"), CFG)
+    assert supported_suffixes() == [
+        ".docx",
+        ".htm",
+        ".html",
+        ".json",
+        ".jsonl",
+        ".markdown",
+        ".md",
+        ".pdf",
+        ".rst",
+        ".txt",
+    ]
 
 
 def test_markdown_title_hash_and_metadata(tmp_path: Path) -> None:
@@ -63,9 +74,9 @@ def test_markdown_title_hash_and_metadata(tmp_path: Path) -> None:
     path = _write(tmp_path, "notes.md", text)
     [doc] = load_path(path, CFG)
     assert doc.source == str(path.resolve())
-    assert doc.title == "Skin Basics"
-    assert doc.text == text
-    assert doc.content_hash == hashlib.sha256(text.encode()).hexdigest()
+    assert doc.title == "notes"  # a sub-heading names a part of the page, not the page: no H1, the file name
+    assert doc.text == "Intro line.\n\n## Skin Basics\n\nThe skin has 3 layers."
+    assert doc.content_hash == hashlib.sha256(doc.text.encode()).hexdigest()
     assert doc.metadata == {"format": "md", "path": str(path.resolve())}
 
 

@@ -112,7 +112,7 @@ def test_the_kind_of_answer_asked_for_breaks_a_tie() -> None:
 @pytest.mark.parametrize("question", ["Who owns Kestrel?", "What is the boiling point of mercury?"])
 def test_an_off_topic_question_is_not_found_and_cites_nothing(question: str) -> None:
     answer = extractive_answer(question, _result(CONTACTS, API_PAGE), None, 3)
-    assert answer.idk and answer.text == NOT_FOUND and answer.citations == []
+    assert answer.idk and answer.text.startswith(NOT_FOUND.removesuffix(".")) and answer.citations == []
     assert answer.evidence and answer.evidence[0]["coverage"] < 0.25  # the closest sentence, for inspection
 
 
@@ -126,7 +126,7 @@ after the last proxy has gone. Each registered type may name the methods its pro
 def test_a_question_about_a_name_no_passage_holds_is_not_found() -> None:
     # the passage covers "owns" well ("own", "owns"), but says nothing about Kestrel: not an answer
     answer = extractive_answer("Who owns Kestrel?", _result(MANAGERS), None, 3)
-    assert answer.idk and answer.text == NOT_FOUND and answer.citations == []
+    assert answer.idk and answer.text.startswith(NOT_FOUND.removesuffix(".")) and answer.citations == []
     assert answer.evidence and answer.evidence[0]["coverage"] >= 0.25  # coverage alone would have answered
     # an identifier the passage does not repeat is left to coverage (multi-hop answers often omit it)
     found = extractive_answer("Who was the incident commander for INC-2099-001?", _result(INCIDENT), None, 3)
@@ -206,4 +206,32 @@ def test_off_topic_questions_on_the_sample_corpus_end_to_end(sample_ws: Workspac
     found = sample_ws.query(on_topic.question, pipeline="bm25")
     assert not found.answer.idk and found.answer.citations
     missing = sample_ws.query("What is the boiling point of mercury at sea level?", pipeline="bm25")
-    assert missing.answer.idk and missing.answer.text == NOT_FOUND and missing.answer.citations == []
+    assert (
+        missing.answer.idk
+        and missing.answer.text.startswith(NOT_FOUND.removesuffix("."))
+        and not missing.answer.citations
+    )
+
+
+VERSIONED = """itertools.pairwise(iterable) returns successive overlapping pairs taken from the input iterable.
+The number of 2-tuples in the output iterator will be one fewer than the number of inputs. New in version 3.10.
+The pickle module implements binary protocols for serializing and de-serializing a Python object structure.
+Protocol version 5 was added in Python 3.8. Protocol version 4 was added in Python 3.4."""
+
+
+def test_a_version_question_is_answered_by_the_version_note() -> None:
+    answer = _answer("When did itertools.pairwise become available?", VERSIONED, n=1)
+    assert "3.10" in answer
+
+
+def test_a_fact_about_another_subject_is_not_stated() -> None:
+    answer = extractive_answer("In which Python version was the secrets module added?", _result(VERSIONED), None, 2)
+    assert answer.idk and "secrets" in answer.text and not answer.citations  # says why: the subject is missing
+
+
+def test_a_default_question_prefers_the_sentence_that_states_the_default() -> None:
+    passage = (
+        "The by_alias parameter controls serialization by alias for model dumps and exports. "
+        "By default, by_alias is False, so field names are used."
+    )
+    assert "By default, by_alias is False" in _answer("What is the default value of by_alias?", passage, n=1)

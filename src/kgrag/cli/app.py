@@ -25,6 +25,7 @@ from kgrag.cli.eval_run_commands import eval_list, eval_pairwise, eval_report, e
 from kgrag.cli.eval_trace_commands import eval_export
 from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.help import KgragGroup
+from kgrag.cli.index_lines import print_estimate, print_left_out
 from kgrag.cli.llm_commands import cost, prompts_app
 from kgrag.cli.migrate_command import migrate
 from kgrag.cli.notes import StderrNotes
@@ -37,7 +38,6 @@ from kgrag.core.errors import KgragError
 if TYPE_CHECKING:  # types only: the modules are imported inside the commands that use them
     from kgrag.core.records import DocumentRecord
     from kgrag.indexing import IndexReport
-    from kgrag.models.llm import Estimate
 
 app = typer.Typer(
     cls=KgragGroup,
@@ -90,14 +90,40 @@ def _root(
 @guarded
 def init(
     directory: Annotated[Path | None, typer.Argument(help="Workspace directory to create.")] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="On an existing workspace: write a fresh default kgrag.toml (the old one is kept as "
+            "kgrag.toml.bak); the index is kept.",
+        ),
+    ] = False,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Create a workspace: a commented kgrag.toml and the SQLite database."""
-    from kgrag.workspace import Workspace
+    """Create a workspace: a commented kgrag.toml and the SQLite database. An existing workspace is left
+    as it is (exit 0) unless --force."""
+    from kgrag.config import CONFIG_FILE_NAME
+    from kgrag.workspace import DB_FILE_NAME, Workspace, resolve_workspace_dir
 
-    with Workspace.init(directory or workspace) as ws:
-        new_console().print(Text.assemble("initialised workspace ", (str(ws.path.resolve()), "bold")))
+    target = resolve_workspace_dir(directory or workspace)
+    toml = target / CONFIG_FILE_NAME
+    console = new_console()
+    if toml.exists() or (target / DB_FILE_NAME).exists():
+        if not force:
+            console.print(
+                Text.assemble(
+                    "workspace ",
+                    (str(target.resolve()), "bold"),
+                    " already exists; nothing was changed "
+                    "(--force writes a fresh default kgrag.toml, keeping the index)",
+                )
+            )
+            return
+        if toml.exists():
+            toml.replace(toml.with_name(CONFIG_FILE_NAME + ".bak"))
+    with Workspace.init(target) as ws:
+        console.print(Text.assemble("initialised workspace ", (str(ws.path.resolve()), "bold")))
 
 
 def _print_index_report(console: Console, report: IndexReport) -> None:
@@ -108,6 +134,7 @@ def _print_index_report(console: Console, report: IndexReport) -> None:
         f"unchanged {report.documents_unchanged} · {moved}{copies}removed {report.documents_removed} · "
         f"chunks written {report.chunks_written} · texts embedded {report.texts_embedded}"
     )
+    print_left_out(console, report)
     if report.chunks_extracted or report.chunks_extraction_failed or report.entities:
         from kgrag.core.stages import EXTRACT
         from kgrag.indexing.stages.extract import ExtractReport
@@ -146,18 +173,22 @@ def _check_index_outcome(report: IndexReport, paths: list[Path]) -> None:
     exit_if_incomplete(report.incomplete)
 
 
-def _print_estimate(console: Console, cost: Estimate, new_chunks: int, batch_share: float) -> None:
-    console.print(f"estimate (nothing was changed or sent): {cost.line()} for {new_chunks} new chunks")
-    for line in (cost.prices_line(batch_share), *cost.predicted, *cost.assumptions):
-        console.print(f"  {line}", soft_wrap=True)
-
-
 PruneOpt = Annotated[
     bool,
     typer.Option(
         "--prune/--no-prune",
         help="Remove the documents of files deleted from the folders being indexed (files indexed from "
         "elsewhere stay); --no-prune keeps them.",
+    ),
+]
+
+
+RetryFailedOpt = Annotated[
+    bool,
+    typer.Option(
+        "--retry-failed",
+        help="Read files that failed before again even if they did not change (by default a failed "
+        "file is retried once it changes). Same as documents.retry_failed = true for this run.",
     ),
 ]
 
@@ -205,6 +236,7 @@ def index(
     ] = None,
     prune: PruneOpt = True,
     batch: BatchOpt = False,
+    retry_failed: RetryFailedOpt = False,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
@@ -218,13 +250,15 @@ def index(
     indexing = {k: v for k, v in {"engine": engine, "ray_address": ray_address}.items() if v is not None}
     if indexing:
         overrides["indexing"] = indexing  # validated with the config: an unknown engine names the field
+    if retry_failed:
+        overrides["documents"] = {"retry_failed": True}
     with open_workspace(workspace, **overrides) as ws, console_progress(console) as progress:
         if estimate:
             report, cost = ws.estimate_index(paths, progress=progress)
         else:
             report = ws.index(paths, progress=progress, prune=prune)
     if estimate:
-        _print_estimate(console, cost, report.chunks_written, ws.config.llm.batch_price_share)
+        print_estimate(console, cost, report.chunks_written, ws.config.llm.batch_price_share)
         return
     _print_index_report(console, report)
     _check_index_outcome(report, paths)

@@ -44,7 +44,12 @@ def show_command(
     for key in ("source", "status", "type", "label", "duplicate_of", "error"):
         if shown.facts.get(key):
             console.print(f"{key}: {shown.facts[key]}", style="dim")
-    if shown.text:
+    if shown.parts:  # a document: its text as stored, each chunk under a marker line
+        for n, (chunk_id, text) in enumerate(shown.parts, 1):
+            console.print()
+            console.print(f"── chunk {n}/{len(shown.parts)} · {chunk_id} ──", style="dim", markup=False)
+            console.print(text.lstrip("\n"), markup=False, highlight=False)
+    elif shown.text:
         console.print()
         console.print(shown.text)
     if shown.kind in ("entity", "relation") and shown.sources:

@@ -15,6 +15,7 @@ class DocumentsConfig(Section):
             "*.txt",
             "*.md",
             "*.markdown",
+            "*.rst",
             "*.html",
             "*.htm",
             "*.pdf",
@@ -27,6 +28,22 @@ class DocumentsConfig(Section):
     exclude: list[str] = Field(
         default_factory=lambda: [".*", "*~", "__pycache__"],
         description="Glob patterns of files or directories to skip; matched against every path component.",
+    )
+    ignore_files: list[str] = Field(
+        default_factory=lambda: [".kgragignore", ".gitignore"],
+        description="Files in gitignore syntax, read in every folder walked, whose patterns (relative to that "
+        "folder) keep files and folders out of the index.",
+    )
+    skip_generated: bool = Field(
+        True,
+        description="Skip templates (Jinja, Liquid, Handlebars HTML), generated output and vendored code "
+        "(`_build/`, `node_modules/`, `vendor/`, `theme/`, `*.min.js`, …) when walking a folder; counted "
+        "in the run's report. A file named on the command line is always read.",
+    )
+    retry_failed: bool = Field(
+        False,
+        description="Read files that failed before again even when they did not change (`kgrag index "
+        "--retry-failed` sets it for one run); by default such a file is retried only once it changes.",
     )
     max_file_mb: float = Field(50.0, gt=0, description="Files larger than this (MiB) are reported and skipped.")
     json_text_field: str = Field(

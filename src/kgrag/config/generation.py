@@ -27,8 +27,15 @@ class GenerationConfig(Section):
         ge=0,
         le=1,
         description='The LLM-free answer says "Not found in the documents" when the best retrieved sentence '
-        "holds less than this rarity-weighted share of the question's words; 0 always answers. Calibrated "
-        "on two corpora, each asked its own questions and the other's (docs/results/extractive-answer.md).",
+        "holds less than this rarity-weighted share of the question's words; 0 always answers. With "
+        "`extractive_calibrate` this is the ceiling of the threshold calibrated on the workspace's own "
+        "sentences (docs/results/doc-site-answers.md).",
+    )
+    extractive_calibrate: bool = Field(
+        True,
+        description="Calibrate the LLM-free answer's not-found threshold per corpus and question: the best "
+        "retrieved sentence must cover the question 1.25 times better than the best of a sample of the "
+        "workspace's own sentences does (at least 0.12, at most `extractive_min_coverage`).",
     )
     context_tokens: int = Field(
         3000,

@@ -161,8 +161,9 @@ KINDS: dict[str, Kind] = {
         "kgrag.loaders",
         {
             ".txt": "kgrag.documents.loaders:load_plain",
-            ".md": "kgrag.documents.loaders:load_plain",
-            ".markdown": "kgrag.documents.loaders:load_plain",
+            ".md": "kgrag.documents.loaders:load_markdown",
+            ".markdown": "kgrag.documents.loaders:load_markdown",
+            ".rst": "kgrag.documents.loaders:load_rst",
             ".html": "kgrag.documents.loaders:load_html",
             ".htm": "kgrag.documents.loaders:load_html",
             ".pdf": "kgrag.documents.loaders:load_pdf",

@@ -17,31 +17,41 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 
 from kgrag.core.errors import DocumentError
+from kgrag.documents.ignore import Ignored, IgnoreRules, Spec, folder_specs, generated_dir, generated_file, ignored
 
 Skipped = list[tuple[Path, str]]
 
 
 def discover(
-    paths: Sequence[Path], include: Sequence[str], exclude: Sequence[str], skipped: Skipped | None = None
+    paths: Sequence[Path],
+    include: Sequence[str],
+    exclude: Sequence[str],
+    skipped: Skipped | None = None,
+    rules: IgnoreRules | None = None,
+    passed: Ignored | None = None,
 ) -> list[Path]:
     """Files to index: named files as given, plus matching files under named directories.
 
     Patterns are matched case-insensitively, like the suffixes the loaders dispatch on. Files reached
     twice (overlapping arguments) are listed once, at their first position. Symlinked directories
     are not followed, so a link loop cannot make the walk endless. What is passed over (not a regular
-    file, a directory that cannot be listed) is appended to ``skipped`` as (path, reason).
+    file, a directory that cannot be listed) is appended to ``skipped`` as (path, reason); what ignore
+    files, templates and generated or vendored output keep out of a walk (:mod:`kgrag.documents.ignore`)
+    is counted in ``passed``.
     """
     found: list[Path] = []
     seen: set[Path] = set()
     passed_over: Skipped = skipped if skipped is not None else []
+    walk = _Walk(include, exclude, rules or IgnoreRules(), passed if passed is not None else Ignored(), passed_over)
     for path in paths:
         if not os.path.lexists(path):
             raise DocumentError(f"{path}: no such file or directory")
-        candidates = _walk(path, include, exclude, passed_over) if path.is_dir() else _named(path, passed_over)
+        candidates = walk.files(path) if path.is_dir() else _named(path, passed_over)
         for candidate in candidates:
             key = file_identity(candidate)
             if key not in seen:
@@ -77,34 +87,56 @@ def _kind(mode: int) -> str:
     return next((name for test, name in kinds if test(mode)), "a block device or other special file")
 
 
-def _walk(root: Path, include: Sequence[str], exclude: Sequence[str], skipped: Skipped) -> Iterator[Path]:
-    """Matching files under ``root``, depth-first with sorted names; excluded directories are pruned.
+@dataclass(frozen=True)
+class _Walk:
+    include: Sequence[str]
+    exclude: Sequence[str]
+    rules: IgnoreRules
+    passed: Ignored
+    skipped: Skipped
 
-    An explicit stack instead of recursion (``os.walk`` recurses on Python 3.11), so a directory tree of
-    any depth is walked without a ``RecursionError``; a directory that cannot be listed is skipped (its
-    files cannot be read either) is reported in ``skipped``, never an abort of the whole run.
-    """
-    stack = [str(root)]
-    while stack:
-        current = stack.pop()
-        try:
-            with os.scandir(current) as listing:
-                entries = sorted(listing, key=lambda entry: entry.name)
-        except OSError as exc:
-            reason = f"directory cannot be listed ({exc.strerror}), so none of its files were indexed"
-            skipped.append((Path(current), reason))
-            continue
-        directories: list[str] = []
-        for entry in entries:
-            if _is_directory(entry):
-                if not _matches(entry.name, exclude):
-                    directories.append(entry.path)
-            elif _matches(entry.name, include) and not _matches(entry.name, exclude):
-                if _is_regular(entry):
-                    yield Path(entry.path)
-                else:  # stat it to say why it is skipped (or to report a link that cannot be followed)
-                    yield from _named(Path(entry.path), skipped)
-        stack.extend(reversed(directories))  # sorted order, depth-first
+    def files(self, root: Path) -> Iterator[Path]:
+        """Matching files under ``root``, depth-first with sorted names; excluded and ignored directories are
+        pruned.
+
+        An explicit stack instead of recursion (``os.walk`` recurses on Python 3.11), so a directory tree of
+        any depth is walked without a ``RecursionError``; a directory that cannot be listed is skipped (its
+        files cannot be read either) is reported in ``skipped``, never an abort of the whole run.
+        """
+        stack: list[tuple[str, list[Spec]]] = [(str(root), [])]
+        while stack:
+            current, above = stack.pop()
+            try:
+                with os.scandir(current) as listing:
+                    entries = sorted(listing, key=lambda entry: entry.name)
+            except OSError as exc:
+                reason = f"directory cannot be listed ({exc.strerror}), so none of its files were indexed"
+                self.skipped.append((Path(current), reason))
+                continue
+            specs = above + folder_specs(Path(current), self.rules)
+            directories: list[tuple[str, list[Spec]]] = []
+            for entry in entries:
+                if _is_directory(entry):
+                    if not _matches(entry.name, self.exclude) and self._keep(Path(entry.path), specs, True):
+                        directories.append((entry.path, specs))
+                elif _matches(entry.name, self.include) and not _matches(entry.name, self.exclude):
+                    if not self._keep(Path(entry.path), specs, False):
+                        continue
+                    if _is_regular(entry):
+                        yield Path(entry.path)
+                    else:  # stat it to say why it is skipped (or to report a link that cannot be followed)
+                        yield from _named(Path(entry.path), self.skipped)
+            stack.extend(reversed(directories))  # sorted order, depth-first
+
+    def _keep(self, path: Path, specs: list[Spec], is_dir: bool) -> bool:
+        """False (and counted) for a path an ignore file, or the generated/vendored/template rules, leave out."""
+        if ignored(path, is_dir, specs):
+            self.passed.add(path, generated=False)
+            return False
+        if generated_dir(path.name, self.rules) if is_dir else generated_file(path, self.rules):
+            self.passed.add(path, generated=True)
+            return False
+        return True
 
 
 def _is_directory(entry: os.DirEntry[str]) -> bool:

@@ -43,6 +43,8 @@ _CHROME_NAMES = frozenset(
         "related",
         "footer",
         "headerlink",
+        "viewcode-link",  # Sphinx's "[source]" beside a signature
+        "viewcode-back",  # and "[docs]" on the source page
         "navigation",
         "nav",
         "navbar",

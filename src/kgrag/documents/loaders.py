@@ -83,20 +83,46 @@ def _metadata(path: Path) -> dict[str, str]:
 
 
 def load_plain(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
-    """Plain text or Markdown, kept verbatim; the first Markdown heading is the title.
-
-    Markdown front matter (a YAML ``---`` or TOML ``+++`` block at the top) is metadata, not text: it is
-    left out, and its ``title`` titles the document (:mod:`kgrag.documents.front_matter`).
-    """
+    """Plain text, kept verbatim; titled by a Markdown-style ``# heading`` if it has one, else the file name."""
     text = require_text(path, decode_text(path, data))
-    title = ""
-    if path.suffix.lower() in (".md", ".markdown"):
-        front = split_front_matter(text)
-        text, title = require_text(path, front.body, "the text after the front matter"), front.title
-    if not title:
-        heading = _MARKDOWN_HEADING.search(text)
-        title = heading.group(1).strip() if heading else path.stem
+    heading = _MARKDOWN_HEADING.search(text)
+    title = heading.group(1).strip() if heading else path.stem
     return [LoadedDocument.from_text(str(path), title, text, _metadata(path))]
+
+
+def load_markdown(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
+    """Markdown (MkDocs / Material included) as the reader sees it (:mod:`kgrag.documents.markdown_text`).
+
+    Front matter (a YAML ``---`` or TOML ``+++`` block at the top) is metadata, not text: it is left out
+    (:mod:`kgrag.documents.front_matter`). The title is the front matter's ``title``, else the first
+    level-1 heading, else the file name: a sub-heading names a part of the page, not the page.
+    """
+    from kgrag.documents.markdown_text import markdown_to_text
+
+    front = split_front_matter(require_text(path, decode_text(path, data)))
+    body = require_text(path, front.body, "the text after the front matter")
+    try:
+        page = markdown_to_text(body)
+    except Exception as exc:  # markdown-it bounds nesting itself; anything else is reported, never a crash
+        raise DocumentError(f"{path}: cannot parse Markdown ({type(exc).__name__}: {exc}); exclude the file") from exc
+    text = require_text(path, page.text, "the page's text")
+    return [LoadedDocument.from_text(str(path), front.title or page.h1 or path.stem, text, _metadata(path))]
+
+
+def load_rst(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
+    """reStructuredText (Sphinx sources included) as the reader sees it (:mod:`kgrag.documents.rst_text`);
+    titled by its first top-level section, else the file name."""
+    from kgrag.documents.rst_text import rst_to_text
+
+    source = require_text(path, decode_text(path, data))
+    try:
+        page = rst_to_text(source)
+    except Exception as exc:  # docutils raises its own errors on broken markup; report, never crash indexing
+        raise DocumentError(
+            f"{path}: cannot parse reStructuredText ({type(exc).__name__}: {exc}); fix the markup or exclude the file"
+        ) from exc
+    text = require_text(path, page.text, "the page's text")
+    return [LoadedDocument.from_text(str(path), page.title or path.stem, text, _metadata(path))]
 
 
 def load_html(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:

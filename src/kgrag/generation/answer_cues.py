@@ -1,7 +1,10 @@
 """What kind of answer a question asks for, and whether a sentence holds one.
 
 A factual question names the kind of its answer: *who* asks for a person or an organisation, *when* for
-a date, *how many* for a number, *how long* for a duration, *where* for a place, *why* for a cause. A
+a date, *how many* for a number, *how long* for a duration, *where* for a place, *why* for a cause; in
+software documentation *when was X added* or *since which version* for a version ("New in version 3.10",
+"Added in v2.11"), *what is the default* for a default ("defaults to", "by default"), *is/does X …* for a
+yes or no (a sentence that says "not", "only", "always", "disabled"). A
 sentence that covers the question's words *and* holds such a thing is far more often the answer than
 one that only repeats the question (a heading, a summary line). The cues are regular expressions, so
 they cost microseconds and need no model; a cue counts only when what it found is not already in the
@@ -14,7 +17,20 @@ import re
 from collections.abc import Callable
 from typing import Literal
 
-AnswerType = Literal["person", "date", "number", "duration", "place", "cause", "none"]
+AnswerType = Literal[
+    "person",
+    "date",
+    "number",
+    "duration",
+    "place",
+    "cause",
+    "version",
+    "default",
+    "yesno",
+    "exception",
+    "howto",
+    "none",
+]
 
 _MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december|"
@@ -50,6 +66,24 @@ _CAUSE = re.compile(
     r"reason|since|led to|leads to|triggered|resulted from|results from)\b",
     re.IGNORECASE,
 )
+
+# Software documentation: a version ("New in version 3.10", "Added in v2.11", "deprecated since 2.0"), a
+# default ("the default is 4", "defaults to None", "by default, …"), a yes or no.
+_VERSION = re.compile(
+    r"\b(?:new|added|changed|introduced|available|deprecated|removed)\b[^.;]{0,40}?\b(?:in|since)\s+"
+    r"(?:version\s+|python\s+|pydantic\s+)?v?\d+(?:\.\d+)+\b|\bversion\s+v?\d+(?:\.\d+)+\b|\bv\d+(?:\.\d+)+\b",
+    re.IGNORECASE,
+)
+_DEFAULT = re.compile(
+    r"\bdefaults?\s+(?:to|is|are|was|value\s+is)\b|\bby\s+default\b|\(the\s+default\)|\bdefault(?:s|ed)?\s*[:=]"
+    r"|\bis\s+the\s+default\b|\bdefault\s+\w+\s+(?:is|are)\b",
+    re.IGNORECASE,
+)
+_POLARITY = re.compile(r"\b(?:not|no|never|only|always|disabled|enabled|cannot|can't|won't|isn't|doesn't)\b", re.I)
+_VERSION_WORDS = re.compile(r"\b(?:version|versions|added|introduced|available|deprecated|removed|since)\b")
+_EXCEPTION = re.compile(r"\b[\w.]*(?:Error|Exception|Warning)\b")
+_RAISES = re.compile(r"\b(?:raise|raises|raised|exception|error)\b")
+_YES_NO = re.compile(r"^(?:is|are|does|do|did|can|could|will|would|should|has|have|was|were)\b")
 
 _FIRST_WORDS: tuple[tuple[str, AnswerType], ...] = (
     ("how many", "number"),
@@ -118,9 +152,28 @@ def answer_types(question: str) -> tuple[AnswerType, ...]:
     found.extend(_NOUN_KINDS[noun] for noun in _WHICH_NOUN.findall(text) if noun in _NOUN_KINDS)
     if "by whom" in text:
         found.append("person")
+    found.extend(_software_kinds(text))
     if not found and _QUANTITY_WORDS & set(re.findall(r"[a-z]+", text)):
         found.append("number")
     return tuple(dict.fromkeys(found))
+
+
+def _software_kinds(text: str) -> list[AnswerType]:
+    """Version, default and yes/no questions: "When was X added?", "Since which version …", "What is the
+    default …", "Does X validate …?"."""
+    kinds: list[AnswerType] = []
+    asks_when = text.startswith(("when", "since when", "since which", "in which", "in what", "which", "what"))
+    if _VERSION_WORDS.search(text) and asks_when:
+        kinds.append("version")  # a "when" question about a release: a version (or a date) answers it
+    if re.search(r"\bdefaults?\b", text):
+        kinds.append("default")
+    if _YES_NO.match(text):
+        kinds.append("yesno")
+    if _RAISES.search(text) and text.startswith(("what", "which")):
+        kinds.append("exception")
+    if text.startswith(("how do i", "how can i", "how to", "how should i", "how do you")):
+        kinds.append("howto")
+    return kinds
 
 
 def _finder(pattern: re.Pattern[str], group: int = 0) -> Callable[[str], list[str]]:
@@ -134,7 +187,12 @@ _FINDERS: dict[AnswerType, Callable[[str], list[str]]] = {
     "duration": _finder(_DURATION),
     "place": _finder(_PLACE, 1),
     "cause": _finder(_CAUSE),
+    "version": _finder(_VERSION),
+    "exception": _finder(_EXCEPTION),
 }
+# Kinds whose cue is the way the sentence says it, which the question itself may share ("default").
+_HOWTO = re.compile(r"\b(?:set|pass|use|call|run|install|add|specify|give)\b[^.;]{0,60}\b(?:to|with|=)|\b\w+=\w+")
+_PHRASINGS: dict[AnswerType, re.Pattern[str]] = {"default": _DEFAULT, "yesno": _POLARITY, "howto": _HOWTO}
 
 
 def cue_share(kinds: tuple[AnswerType, ...], sentence: str, question_lower: str) -> float:
@@ -142,8 +200,15 @@ def cue_share(kinds: tuple[AnswerType, ...], sentence: str, question_lower: str)
     in the question (``question_lower``: the question lower-cased); 0 when ``kinds`` is empty."""
     if not kinds:
         return 0.0
+    if "version" in kinds and "date" in kinds:  # "when was X added": a version or a date answers it
+        either = cue_share(("version",), sentence, question_lower) or cue_share(("date",), sentence, question_lower)
+        rest = tuple(k for k in kinds if k not in ("version", "date"))
+        return (either + cue_share(rest, sentence, question_lower) * len(rest)) / (1 + len(rest))
     held = 0
     for kind in kinds:
+        if kind in _PHRASINGS:
+            held += _PHRASINGS[kind].search(sentence) is not None
+            continue
         finder = _FINDERS.get(kind)
         if finder is None:
             continue

@@ -39,6 +39,7 @@ import numpy as np
 from kgrag.core.context import RetrievalResult
 from kgrag.documents import split_sentences
 from kgrag.documents.words import ordered_content_words
+from kgrag.generation.abstain import MISSING_SHARE, NULL_QUANTILE, missing_share, missing_subject, subject_terms
 from kgrag.generation.answer_cues import answer_types, cue_share
 from kgrag.generation.sentence_kinds import states_something
 from kgrag.generation.types import Answer
@@ -55,6 +56,7 @@ DEFAULT_MIN_COVERAGE = 0.25  # generation.extractive_min_coverage; calibration: 
 Ranking = Literal["embedding", "lexical"]
 NO_CONTEXT = "I don't know: nothing relevant was retrieved for this question."
 NOT_FOUND = "Not found in the documents: no retrieved passage states an answer to this question."
+_FENCED = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?^ {0,3}\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _COMPOUND = re.compile(r"[A-Za-z0-9]+(?:[-_./:][A-Za-z0-9]+)+")
 # Capitalised words inside a question that are not names (an "I", a second question's lead word).
 QUESTION_LEAD = frozenset("i who what when where which why how is are does do did can could should and or".split())
@@ -82,7 +84,7 @@ def stem(word: str) -> str:
         return word[:-3]
     if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
         return word[:-2]
-    if len(word) > 3 and word.endswith("es") and word[-3] in "sxz":
+    if len(word) > 3 and word.endswith(("sses", "xes", "zes", "shes", "ches")):  # "classes", not "raises"
         return word[:-2]
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]
@@ -105,12 +107,28 @@ def _candidates(result: RetrievalResult) -> list[_Candidate]:
             continue
         cite = item.chunk_ids[0] if item.chunk_ids else item.id
         passage = _stems(item.text)
-        for start, end in split_sentences(item.text):
-            sentence = " ".join(item.text[start:end].split())
-            if len(sentence) >= MIN_SENTENCE_CHARS and sentence not in seen and states_something(sentence):
-                seen.add(sentence)
-                out.append(_Candidate(sentence, cite, rank, _stems(sentence), passage))
+        prose = _FENCED.sub(lambda m: "\n" * m.group(0).count("\n"), item.text)  # code states no fact
+        for start, end in split_sentences(prose):
+            sentence = " ".join(prose[start:end].split())
+            if "```" in sentence or len(sentence) < MIN_SENTENCE_CHARS or sentence in seen:  # "```": a cut block
+                continue
+            if not states_something(sentence):
+                continue
+            seen.add(sentence)
+            if sentence.endswith(":"):  # "To install it, run this command:" is answered by the code after it
+                sentence = f"{sentence} {_code_after(item.text, end)}".rstrip()
+            out.append(_Candidate(sentence, cite, rank, _stems(sentence), passage))
     return out
+
+
+def _code_after(text: str, end: int) -> str:
+    """The first line of the fenced block right after ``end`` (a sentence introducing it), else ""."""
+    rest = text[end:].lstrip()
+    if not rest.startswith(("```", "~~~")):
+        return ""
+    lines = [line.strip() for line in rest.split("\n")[1:6]]
+    first = next((line for line in lines if line and not line.startswith(("```", "~~~"))), "")
+    return first[:160]
 
 
 _CAPITALISED = re.compile(r"\b[A-ZÀ-Ö][\w'-]*")
@@ -169,10 +187,12 @@ def term_weights(terms: dict[str, float], held: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Scored:
+    terms: list[str]
     held: np.ndarray  # candidates x terms
     weights: np.ndarray  # terms, summing to 1
     bonus: np.ndarray  # per candidate: cue, rank prior and (embedding ranking) cosine
     coverage: np.ndarray  # per candidate: the weighted share of the question's terms it holds
+    cues: np.ndarray  # per candidate: the share of the asked-for kinds of answer it holds
 
     def gains(self, covered: np.ndarray) -> np.ndarray:
         """Scores given the terms already ``covered`` by chosen sentences: new terms count fully, terms
@@ -196,7 +216,7 @@ def _score(question: str, candidates: Sequence[_Candidate], embedder: Embedder |
     if ranking == "embedding" and embedder is not None:
         vectors = embedder.embed([question, *(c.text for c in candidates)])
         bonus = bonus + np.asarray(vectors[1:] @ vectors[0])
-    return _Scored(held, weights, bonus, coverage)
+    return _Scored(list(terms), held, weights, bonus, coverage, cues)
 
 
 def _choose(scored: _Scored, n_sentences: int) -> list[int]:
@@ -231,17 +251,20 @@ def extractive_answer(
     min_coverage: float = DEFAULT_MIN_COVERAGE,
 ) -> Answer:
     """Up to ``n_sentences`` sentences of the retrieved context that answer ``question``, best first,
-    citing their chunks; :data:`NOT_FOUND` when the best covers less than ``min_coverage`` of it."""
+    citing their chunks; :data:`NOT_FOUND`, with the reason, when no sentence answers it
+    (:mod:`kgrag.generation.abstain`: the best covers less than ``min_coverage`` of the question, the
+    question names something no passage holds, or the passages are not about its subject)."""
     candidates = _candidates(result)
     if not candidates:
         return Answer(text=NO_CONTEXT, citations=[], mode="extractive", idk=True)
     scored = _score(question, candidates, embedder, ranking)
     chosen = _choose(scored, n_sentences)
     coverage = scored.coverage
+    chosen, reason = _check(question, candidates, scored, chosen, min_coverage)
     evidence = [_evidence(candidates[i], float(coverage[i])) for i in chosen]
-    unnamed = min_coverage > 0 and unmentioned_name(question, candidates) is not None
-    if coverage[chosen[0]] < min_coverage or unnamed:
-        return Answer(text=NOT_FOUND, citations=[], mode="extractive", idk=True, evidence=evidence[:1])
+    if reason:
+        text = f"{NOT_FOUND.removesuffix('.')} ({reason})."
+        return Answer(text=text, citations=[], mode="extractive", idk=True, evidence=evidence[:1])
     text = " ".join(f"{candidates[i].text} [{candidates[i].chunk_id}]" for i in chosen)
     return Answer(
         text=text,
@@ -249,6 +272,66 @@ def extractive_answer(
         mode="extractive",
         evidence=evidence,
     )
+
+
+def _check(
+    question: str, candidates: Sequence[_Candidate], scored: _Scored, chosen: list[int], min_coverage: float
+) -> tuple[list[int], str]:
+    """The sentences to state, or why none is stated: a name or subject no passage holds, a question
+    mostly off the passages, too little coverage. Sentences whose passage lacks the question's subject
+    give way to the best one whose passage holds it."""
+    if min_coverage <= 0:
+        return chosen, ""
+    name = unmentioned_name(question, candidates)
+    if name is not None:
+        return chosen, f"no retrieved passage mentions {name}"
+    subjects = subject_terms(question, stem)
+    passages = list({id(c.passage): c.passage for c in candidates}.values())
+    off = missing_share(scored.terms, np.array(list(question_terms(question).values())), passages)
+    if not subjects and off > MISSING_SHARE:  # an identifier the passages hold keeps the question on them
+        return chosen, f"{off:.0%} of the question's words are in no retrieved passage"
+    names = [frozenset(stem(w) for w in ordered_content_words(name)) for name in question_names(question)]
+    names = [n for n in names if n]
+
+    def about(i: int) -> bool:
+        """The passage holds every identifier the question names, and its names (most of them, when it
+        names more than two: a long question names people its answer need not repeat)."""
+        passage = candidates[i].passage
+        held = sum(n <= passage for n in names)
+        return missing_subject(subjects, passage) is None and held >= (
+            len(names) if len(names) <= 2 else len(names) / 2
+        )
+
+    if subjects or names:
+        kept = [i for i in chosen if about(i)]
+        if not kept:
+            alone = scored.gains(np.zeros(scored.held.shape[1]))
+            kept = [i for i in (int(j) for j in np.argsort(-alone, kind="stable")) if about(i)][:1]
+        if not kept:
+            subject = missing_subject(subjects, frozenset()) if subjects else question_names(question)[0]
+            return chosen, f"no retrieved passage is about {subject}"
+        chosen = kept
+    best = float(scored.coverage[chosen[0]])
+    identified = bool(subjects) and scored.cues[chosen[0]] > 0  # its passage names the subject, it holds the kind
+    if best < min_coverage and not identified:
+        return chosen, f"the best sentence covers {best:.2f} of the question, under this corpus's {min_coverage:.2f}"
+    return chosen, ""
+
+
+def null_coverage(question: str, sample: Sequence[str]) -> float | None:
+    """How well sentences of the corpus sample (unrelated to the question but for chance) cover
+    ``question``: the ``NULL_QUANTILE`` quantile of their coverage, weighted as :func:`extractive_answer`
+    weighs a question's words; None without a sample."""
+    if not sample:
+        return None
+    terms = question_terms(question)
+    if not terms:
+        return None
+    words = [_stems(sentence) for sentence in sample]
+    held = np.array([[1.0 if t in w else 0.0 for t in terms] for w in words]).reshape(len(words), len(terms))
+    weights = term_weights(terms, held)
+    total = weights.sum()
+    return float(np.quantile(held @ (weights / total), NULL_QUANTILE)) if total > 0 else None
 
 
 def _evidence(candidate: _Candidate, coverage: float) -> dict[str, object]:

@@ -16,6 +16,7 @@ from kgrag.config import KgragConfig
 from kgrag.core.context import RetrievalResult, RouteDecision, TraceStep
 from kgrag.core.llm_types import StreamSink
 from kgrag.core.registry import Registry
+from kgrag.generation.corpus_sample import calibrated_config
 from kgrag.generation.recipes import answer_strategy
 from kgrag.generation.strategy import AnswerStrategy
 from kgrag.generation.types import Answer
@@ -150,6 +151,8 @@ def respond(
     if sink is not None:
         llm = llm.streaming(streamed)
     config = config or ctx.config
+    if not llm.available:  # the LLM-free answer: its not-found threshold calibrated on this corpus
+        config = calibrated_config(config, question, ctx)
     strategy = answer_strategy(pipeline, result, ctx, strategies)
     if default is not None and pipeline.answer is None and result.route is None:
         strategy = default

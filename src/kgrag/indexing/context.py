@@ -56,6 +56,14 @@ class IndexContext:
     is asked when the ``embed`` stage runs, so the chunks this run stored count."""
     registries: Registries = field(default_factory=Registries)
     """The workspace's registries: community builders, denoising strategies, stage settings come from here."""
+    problems_noted: int = 0
+    """How many of ``report.problems`` were already shown (:meth:`note_problems`)."""
+
+    def note_problems(self) -> None:
+        """Show the problems reported since the last call, once each, as the run goes."""
+        for problem in self.report.problems[self.problems_noted :]:
+            self.progress.note(f"skipped {problem.path}: {problem.short_reason()}")
+        self.problems_noted = len(self.report.problems)
 
     def embeds_sentences(self) -> bool:
         """:attr:`sentence_vectors`, asked now."""

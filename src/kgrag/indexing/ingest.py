@@ -51,6 +51,7 @@ class IngestReport:
     documents_moved: int = 0
     documents_duplicate: int = 0
     chunks_written: int = 0
+    failed_unchanged: int = 0  # files that failed before and did not change: not read again
 
 
 def file_fingerprint(path: Path) -> str:
@@ -79,6 +80,11 @@ def is_storable_name(path: Path) -> bool:
 def display_path(path: Path) -> str:
     """``path`` as printable text, undecodable bytes written as ``\\xNN``."""
     return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def failed_before(docs: list[DocumentRecord], fingerprint: str) -> bool:
+    """Whether the file's only record is a failure of this very version of it (same size and mtime)."""
+    return all(d.status == DocumentStatus.FAILED and d.metadata.get("fingerprint") == fingerprint for d in docs)
 
 
 @dataclass(frozen=True)
@@ -123,6 +129,9 @@ class Ingestor:
         except OSError as exc:  # vanished or became unreadable since discovery
             self._record_failure(path, f"{path}: cannot read ({exc.strerror}); skipped", report, docs)
             return None
+        if docs and not self.cfg.retry_failed and failed_before(docs, fingerprint):
+            report.stage(INGEST, IngestReport).failed_unchanged += 1
+            return None
         if docs and all(
             d.status in _DONE
             and d.metadata.get("fingerprint") == fingerprint
@@ -144,7 +153,7 @@ class Ingestor:
         report.add_time(LOAD_TIME, prepared.load_seconds)
         report.add_time(CHUNK_TIME, prepared.chunk_seconds)
         if prepared.error is not None:
-            self._record_failure(work.path, prepared.error, report, work.docs)
+            self._record_failure(work.path, prepared.error, report, work.docs, work.fingerprint)
             return
         keep = {doc.loaded.source for doc in prepared.documents}
         for stored in work.docs:
@@ -261,7 +270,11 @@ class Ingestor:
                 )
         self.stale_hashes.clear()
 
-    def _record_failure(self, path: Path, reason: str, report: IndexReport, docs: list[DocumentRecord]) -> None:
+    def _record_failure(
+        self, path: Path, reason: str, report: IndexReport, docs: list[DocumentRecord], fingerprint: str = ""
+    ) -> None:
+        """Report the file; record it as failed (with its fingerprint, so that it is read again only once it
+        changes) unless an earlier good version of it is stored."""
         report.problems.append(FileProblem(path=str(path), reason=reason))
         source = str(file_identity(path))
         if docs:
@@ -274,6 +287,7 @@ class Ingestor:
                 content_hash="",
                 status=DocumentStatus.FAILED,
                 error=reason,
+                metadata={"fingerprint": fingerprint} if fingerprint else {},
                 updated_at=time.time(),
             )
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 from kgrag.core.stages import DISCOVER, EMBED, EMBED_GRAPH, EXTRACT, INGEST
@@ -16,6 +17,13 @@ class FileProblem:
 
     path: str
     reason: str
+
+    def short_reason(self) -> str:
+        """The reason without the path it often starts with (loaders name the file they read, resolved)."""
+        for prefix in dict.fromkeys((self.path, str(Path(self.path).absolute()), str(Path(self.path).resolve()))):
+            if self.reason.startswith(f"{prefix}: "):
+                return self.reason[len(prefix) + 2 :]
+        return self.reason
 
 
 # The run-summary counters, each read from the stage report that owns it (``{stage: (counter, ...)}``);

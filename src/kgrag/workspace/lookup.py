@@ -29,6 +29,8 @@ class Shown:
     text: str
     facts: dict[str, Any] = field(default_factory=dict)
     sources: list[SourceRef] = field(default_factory=list)
+    parts: list[tuple[str, str]] = field(default_factory=list)
+    """A document's text chunk by chunk: (chunk id, the text it adds past the previous chunk's end)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -41,15 +43,23 @@ class Shown:
         }
 
 
-def document_text(chunks: Sequence[ChunkRecord]) -> str:
-    """The document's text put back together from its (overlapping) chunks."""
-    text, covered = [], 0
+def document_parts(chunks: Sequence[ChunkRecord]) -> list[tuple[str, str]]:
+    """Each chunk's id and the text it adds past the end of the ones before it (chunks overlap). Chunks
+    hold no white space between them, so a chunk that starts past that end begins on a new line: the
+    text of two chunks is never glued ("```" closing one chunk, the next chunk's words on its line)."""
+    parts, covered = [], 0
     for chunk in sorted(chunks, key=lambda c: c.ord):
         if chunk.char_end <= covered:
             continue
-        text.append(chunk.text[max(0, covered - chunk.char_start) :])
+        gap = "\n" if covered and chunk.char_start > covered else ""
+        parts.append((chunk.id, gap + chunk.text[max(0, covered - chunk.char_start) :]))
         covered = chunk.char_end
-    return "".join(text)
+    return parts
+
+
+def document_text(chunks: Sequence[ChunkRecord]) -> str:
+    """The document's text put back together from its (overlapping) chunks."""
+    return "".join(text for _, text in document_parts(chunks))
 
 
 WINDOW = 32
@@ -122,7 +132,9 @@ def _document(store: Store, ident: str) -> Shown | None:
         facts["error"] = document.error
     if holder:
         facts["duplicate_of"] = holder
-    return Shown("document", document.id, document.title or document.source, document_text(chunks), facts)
+    parts = document_parts(chunks)
+    text = "".join(part for _, part in parts)
+    return Shown("document", document.id, document.title or document.source, text, facts, parts=parts)
 
 
 def _entity(store: Store, ident: str) -> Shown | None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from kgrag.core.errors import DocumentError, KgragError
 from kgrag.core.stages import DISCOVER
 from kgrag.documents import discover
+from kgrag.documents.ignore import Ignored, IgnoreRules
 from kgrag.indexing.context import IndexContext
 from kgrag.indexing.ingest import display_path
 from kgrag.indexing.report import FileProblem
@@ -15,9 +16,12 @@ from kgrag.indexing.report import FileProblem
 
 @dataclass
 class DiscoverReport:
-    """The ``discover`` stage's count: files found, skipped ones (special files, unlistable folders) included."""
+    """The ``discover`` stage's counts: files found, skipped ones (special files, unlistable folders)
+    included; files and folders left out by an ignore file, and as templates, generated or vendored."""
 
     files_seen: int = 0
+    files_ignored: int = 0
+    files_generated: int = 0
 
 
 class DiscoverStage:
@@ -29,10 +33,27 @@ class DiscoverStage:
     def run(self, ctx: IndexContext) -> None:
         documents = ctx.config.documents
         skipped: list[tuple[Path, str]] = []
+        rules = IgnoreRules(tuple(documents.ignore_files), documents.skip_generated)
+        passed = Ignored()
         try:
-            ctx.files = discover(list(ctx.paths), documents.include, documents.exclude, skipped)
+            ctx.files = discover(list(ctx.paths), documents.include, documents.exclude, skipped, rules, passed)
         except DocumentError as exc:  # a path that does not exist is a typo, not a file to skip
             raise KgragError(f"{exc}; nothing was indexed") from exc
-        for path, reason in skipped:  # special files, unlistable directories: named by the finalize stage
+        for path, reason in skipped:  # special files, unlistable directories
             ctx.report.problems.append(FileProblem(display_path(path), reason))
-        ctx.report.stage(self.name, DiscoverReport).files_seen = len(ctx.files) + len(skipped)
+        own = ctx.report.stage(self.name, DiscoverReport)
+        own.files_seen = len(ctx.files) + len(skipped)
+        own.files_ignored, own.files_generated = passed.by_ignore_file, passed.generated
+        ctx.note_problems()
+        if passed.by_ignore_file or passed.generated:
+            ctx.progress.note(ignored_line(passed))
+
+
+def ignored_line(passed: Ignored) -> str:
+    """One line for the files a walk left out on purpose, with an example or two."""
+    parts = []
+    if passed.by_ignore_file:
+        parts.append(f"{passed.by_ignore_file} by an ignore file (documents.ignore_files)")
+    if passed.generated:
+        parts.append(f"{passed.generated} as templates, generated or vendored (documents.skip_generated)")
+    return f"left out {' and '.join(parts)}, e.g. {', '.join(passed.examples[:2])}"

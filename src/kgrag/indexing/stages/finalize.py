@@ -29,10 +29,7 @@ class FinalizeStage:
     def run(self, ctx: IndexContext) -> None:
         extractor = ctx.extractor.name if ctx.extractor is not None else None
         finalize_statuses(ctx.store, extractor, ctx.embedder.name)
-        for problem in ctx.report.problems:
-            # Loader errors start with the path already; name it once.
-            reason = problem.reason.removeprefix(f"{problem.path}: ")
-            ctx.progress.note(f"skipped {problem.path}: {reason}")
+        ctx.note_problems()  # any a stage left unshown; the rest were shown as they happened
 
 
 def documents_lacking_vectors(store: Store, model: str) -> set[str]:

@@ -35,11 +35,14 @@ class IngestStage:
                 ctx.progress.advance(label)
             else:
                 pending.append(work)
+        ctx.note_problems()
         prepared = ctx.compute.prepare([work.path for work in pending], ctx.config.documents, ctx.plan)
         for work, result in zip(pending, prepared, strict=True):
             ingestor.apply(work, result, ctx.report)
+            ctx.note_problems()  # as it happens, once
             ctx.progress.advance(label)
         if ctx.prune:
             ctx.report.stage(self.name, IngestReport).documents_removed += prune(ctx.store, ctx.paths)
         ingestor.reconcile(ctx.report)
+        ctx.note_problems()
         ctx.progress.finish(label)

@@ -1,0 +1,125 @@
+"""Which files of a folder are not documents: ignore files, templates, generated and vendored files.
+
+A documentation folder holds more than its pages: the site generator's templates (a Jinja ``main.html``
+is not a page), its output (``_build/``, ``site/``), bundled third-party code (``node_modules/``,
+``vendor/``). Indexed, they put template tags and minified code into passages. When walking a folder:
+
+* ``.kgragignore`` and ``.gitignore`` (``documents.ignore_files``) in the folder or any folder below it
+  are read in gitignore syntax (``pathspec``), each matching paths relative to the folder it lies in;
+* with ``documents.skip_generated`` (the default), folders named like generated or vendored output or
+  like templates (:data:`GENERATED_DIRS`), minified files and source maps (:data:`GENERATED_FILES`), and
+  HTML files that are templates (Jinja/Liquid ``{% extends %}``/``{% block %}``…, Handlebars ``{{#if}}``/
+  ``{{> partial}}`` outside ``<pre>``/``<code>``) are skipped.
+
+Both are counted, never silent (:class:`Ignored`); a file the user names is always read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathspec import PathSpec
+
+GENERATED_DIRS = frozenset(
+    "node_modules bower_components vendor vendored third_party third-party site-packages _build _site "
+    "_static _templates templates theme themes overrides partials layouts _layouts _includes".split()
+)
+GENERATED_FILES = ("*.min.js", "*.min.css", "*.min.html", "*.map", "*.bundle.js")
+SNIFF_BYTES = 65_536
+_TEMPLATE_TAG = re.compile(
+    rb"\{%-?\s*(?:extends|block|endblock|include|import|from|macro|if|for|endif|endfor|set|raw|comment|assign|"
+    rb"capture|render|unless|case)\b|\{\{[#>/^]\s*[\w.-]+",
+)
+_VERBATIM = re.compile(rb"<(pre|code|script|textarea)\b.*?</\1\s*>", re.DOTALL | re.IGNORECASE)
+
+
+@dataclass
+class Ignored:
+    """Files passed over on purpose while walking: by an ignore file, and as templates/generated/vendored."""
+
+    by_ignore_file: int = 0
+    generated: int = 0
+    examples: list[str] = field(default_factory=list)  # the first few, for the message
+
+    def add(self, path: Path, generated: bool) -> None:
+        if generated:
+            self.generated += 1
+        else:
+            self.by_ignore_file += 1
+        if len(self.examples) < 3:
+            self.examples.append(str(path))
+
+
+@dataclass(frozen=True)
+class IgnoreRules:
+    """How a walk passes over files (see the module docstring)."""
+
+    ignore_files: Sequence[str] = (".kgragignore", ".gitignore")
+    skip_generated: bool = True
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One ignore file's patterns, matched relative to the folder it lies in."""
+
+    base: Path
+    spec: PathSpec
+
+    def matches(self, path: Path, is_dir: bool) -> bool:
+        try:
+            relative = path.relative_to(self.base).as_posix()
+        except ValueError:
+            return False
+        return bool(self.spec.match_file(relative + "/" if is_dir else relative))
+
+
+def folder_specs(folder: Path, rules: IgnoreRules) -> list[Spec]:
+    """The ignore files of ``folder`` (unreadable ones are passed over: they are not documents either)."""
+    from pathspec import GitIgnoreSpec
+
+    specs: list[Spec] = []
+    for name in rules.ignore_files:
+        try:
+            lines = (folder / name).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        specs.append(Spec(folder, GitIgnoreSpec.from_lines(lines)))
+    return specs
+
+
+def ignored(path: Path, is_dir: bool, specs: Sequence[Spec]) -> bool:
+    """Whether an ignore file above ``path`` matches it (the deepest file that has a say wins)."""
+    return any(spec.matches(path, is_dir) for spec in reversed(specs))
+
+
+def generated_dir(name: str, rules: IgnoreRules) -> bool:
+    return rules.skip_generated and name.lower() in GENERATED_DIRS
+
+
+def generated_file(path: Path, rules: IgnoreRules) -> bool:
+    """A minified file, a source map, or an HTML template (tags sniffed in its first 64 KiB, outside code)."""
+    if not rules.skip_generated:
+        return False
+    from fnmatch import fnmatchcase
+
+    name = path.name.lower()
+    if any(fnmatchcase(name, pattern) for pattern in GENERATED_FILES):
+        return True
+    if path.suffix.lower() not in (".html", ".htm"):
+        return False
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(SNIFF_BYTES)
+    except OSError:
+        return False  # the loader reports why it cannot be read
+    return is_template(head)
+
+
+def is_template(markup: bytes) -> bool:
+    """Whether HTML holds template tags (Jinja, Liquid, Handlebars) outside ``<pre>``/``<code>`` blocks."""
+    return _TEMPLATE_TAG.search(_VERBATIM.sub(b"", markup)) is not None

@@ -1,0 +1,168 @@
+"""A Markdown page as the text a reader sees: prose without markup, headings and code kept as Markdown.
+
+Indexed verbatim, Markdown puts its syntax into passages and answers: link targets, ``[text][ref]``
+cross-references, emphasis stars, table rules, HTML comments. The page is parsed with markdown-it-py
+(CommonMark, tables, strikethrough, footnotes and definition lists from mdit-py-plugins) after MkDocs
+blocks are unwrapped (:mod:`kgrag.documents.mkdocs_blocks`), and written back as plain paragraphs, with
+
+* headings as ``#`` headings (the passage's section is the last heading before it),
+* code blocks, fenced or indented, as fenced blocks with their content byte for byte (chunking keeps a
+  fenced block whole),
+* list items as ``- `` lines, table rows as cells joined by `` | ``,
+* links as their text, images as their alt text, inline code without its backticks, raw HTML as its text.
+
+A reference-style link whose definition is elsewhere (MkDocs autorefs: ``[BaseModel][pydantic.BaseModel]``)
+is left unresolved by any parser; it is written as its text too. The page's title is its first level-1
+heading ("" when it has none).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
+
+from kgrag.documents.mkdocs_blocks import unwrap_mkdocs
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+
+_UNRESOLVED_REFERENCE = re.compile(r"\[([^\[\]\n]+)\]\[[^\[\]\n]*\]")
+_TAG = re.compile(r"<!--.*?-->|<[^>\n]*>", re.DOTALL)
+_SPACES = re.compile(r"[ \t]+")
+_PLACEHOLDER = re.compile(r"\x00(\d+)\x00")
+
+
+@dataclass(frozen=True)
+class MarkdownPage:
+    """The page's text as described above, and its first level-1 heading."""
+
+    text: str
+    h1: str
+
+
+@cache
+def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.deflist import deflist_plugin
+    from mdit_py_plugins.footnote import footnote_plugin
+
+    return MarkdownIt("commonmark").enable(["table", "strikethrough"]).use(footnote_plugin).use(deflist_plugin)
+
+
+def markdown_to_text(source: str) -> MarkdownPage:
+    """``source`` (Markdown without front matter) as plain text with ``#`` headings and fenced code."""
+    tokens = _parser().parse(unwrap_mkdocs(source))
+    writer = _Writer()
+    for token in tokens:
+        writer.take(token)
+    return MarkdownPage(writer.text(), writer.h1)
+
+
+class _Writer:
+    """Writes block tokens out as paragraphs; list nesting indents items by two spaces."""
+
+    def __init__(self) -> None:
+        self.blocks: list[str] = []
+        self.h1 = ""
+        self.lists: list[int] = []  # per open list: the next item number, 0 for bullets
+        self.item_prefix = ""
+        self.heading = 0
+        self.row: list[str] | None = None
+
+    def text(self) -> str:
+        return "\n\n".join(block for block in self.blocks if block.strip())
+
+    def take(self, token: Token) -> None:
+        kind = token.type
+        if kind.endswith("list_open") or kind.endswith("list_close") or kind == "list_item_open":
+            self._list(token)
+        elif kind == "heading_open":
+            self.heading = int(token.tag[1:])
+        elif kind == "tr_open":
+            self.row = []
+        elif kind == "tr_close" and self.row is not None:
+            self.blocks.append(" | ".join(self.row))
+            self.row = None
+        elif kind == "inline":
+            self._inline(token)
+        elif kind in ("fence", "code_block"):
+            self._code(token)
+        elif kind == "html_block":
+            self._paragraph(_TAG.sub(" ", token.content))
+
+    def _list(self, token: Token) -> None:
+        if token.type == "list_item_open":
+            self.item_prefix = self._marker()
+        elif token.type == "ordered_list_open":
+            start = token.attrGet("start")
+            self.lists.append(int(start) if isinstance(start, int | str) and str(start).isdigit() else 1)
+        elif token.type == "bullet_list_open":
+            self.lists.append(0)
+        elif token.type in ("bullet_list_close", "ordered_list_close"):
+            self.lists.pop()
+
+    def _marker(self) -> str:
+        indent = "  " * (len(self.lists) - 1)
+        if not self.lists or self.lists[-1] == 0:
+            return indent + "- "
+        number = self.lists[-1]
+        self.lists[-1] += 1
+        return f"{indent}{number}. "
+
+    def _inline(self, token: Token) -> None:
+        text = inline_text(token.children or [])
+        if self.row is not None:
+            self.row.append(text)
+        elif self.heading:
+            if self.heading == 1 and not self.h1 and text:
+                self.h1 = text
+            self.blocks.append(f"{'#' * self.heading} {text}")
+            self.heading = 0
+        else:
+            self._paragraph(text)
+
+    def _paragraph(self, text: str) -> None:
+        text = " ".join(text.split(" \n")).strip()
+        if text:
+            self.blocks.append(self.item_prefix + text)
+            self.item_prefix = ""
+
+    def _code(self, token: Token) -> None:
+        content = token.content if token.content.endswith("\n") else token.content + "\n"
+        longest = max((len(m.group(0)) for m in re.finditer(r"^ {0,3}`{3,}", content, re.MULTILINE)), default=0)
+        fence = "`" * max(3, longest + 1)
+        if self.item_prefix.strip():
+            self.blocks.append(self.item_prefix.rstrip())
+            self.item_prefix = ""
+        language = token.info.strip().split(" ", 1)[0].split("{", 1)[0]  # not ``{hl_lines="4"}`` and the like
+        self.blocks.append(f"{fence}{language}\n{content}{fence}")
+
+
+def inline_text(children: list[Token]) -> str:
+    """The reader's text of an inline run: link text, image alt text, code without backticks.
+
+    Code spans stand in as placeholders while unresolved references are rewritten, so that
+    ``[`Model`][pkg.Model]`` becomes ``Model`` but ``a[0][1]`` inside code stays as it is."""
+    prose: list[str] = []
+    code: list[str] = []
+    for child in children:
+        kind = child.type
+        if kind == "code_inline":
+            prose.append(f"\x00{len(code)}\x00")
+            code.append(child.content)
+        elif kind == "text":
+            prose.append(child.content.replace("\x00", ""))
+        elif kind == "image":
+            prose.append(inline_text(child.children or []) or child.content)
+        elif kind == "softbreak":
+            prose.append(" ")
+        elif kind == "hardbreak":
+            prose.append("\n")
+        elif kind == "html_inline":
+            prose.append(" " if child.content.startswith("<br") else "")
+    text = _UNRESOLVED_REFERENCE.sub(r"\1", "".join(prose))
+    text = _PLACEHOLDER.sub(lambda m: code[int(m.group(1))], text)
+    return _SPACES.sub(" ", text).strip()

@@ -1,0 +1,206 @@
+"""A reStructuredText page as plain text with ``#`` headings and fenced code, parsed by docutils.
+
+Indexed verbatim, rST puts ``.. note::``, ``:class:`~pkg.Name```, ``::`` and heading underlines into
+passages. The page is parsed into a docutils tree (no file inclusion, no raw passthrough: a page must
+not read other files) and written back as the reader sees it: section titles as ``#`` headings by depth,
+paragraphs, ``- `` list items, field lists as ``name: value``, admonitions under their name, literal
+blocks as fenced code, tables as rows of cells joined by `` | ``.
+
+Sphinx's roles and directives are unknown to plain docutils, which keeps their source in the tree as an
+error: a role is written as its text (``:class:`Response <requests.Response>``` → ``Response``,
+``:func:`~requests.get``` → ``get``); a version note as its sentence (``.. versionadded:: 2.3`` →
+"New in version 2.3."), a description directive (``.. function:: get(url)``) as its signature followed by
+its content, parsed as rST again; directives that pull text from elsewhere (``autoclass``, ``toctree``,
+``literalinclude``, ``module``) add nothing. The title is the first top-level section's title.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from docutils import nodes
+
+_ROLE = re.compile(r"^:(?:[\w.+-]+:)*[\w.+-]+:`(?P<body>.*)`$", re.DOTALL)
+_DIRECTIVE = re.compile(r"^\.\. (?P<name>[\w:.+-]+)::[ \t]*(?P<args>[^\n]*)\n?(?P<body>.*)$", re.DOTALL)
+_OPTIONS = re.compile(r"\A(?:[ \t]+:[\w-]+:[^\n]*(?:\n|\Z))+")  # a directive's options, before its content
+VERSION_NOTES = {
+    "versionadded": "New in version",
+    "versionchanged": "Changed in version",
+    "deprecated": "Deprecated since version",
+    "versionremoved": "Removed in version",
+}
+SILENT = frozenset(
+    "toctree module currentmodule automodule autoclass autofunction automethod autoattribute autodata "
+    "autoexception literalinclude include index highlight tabularcolumns only ifconfig sectionauthor "
+    "codeauthor moduleauthor testsetup testcleanup raw".split()
+)
+MAX_NESTING = 8
+SETTINGS = {
+    "report_level": 5,
+    "halt_level": 5,
+    "warning_stream": None,  # replaced per call by a buffer
+    "file_insertion_enabled": False,
+    "raw_enabled": False,
+    "_disable_config": True,
+    "doctitle_xform": False,
+    "syntax_highlight": "none",
+    "input_encoding": "unicode",
+}
+
+
+@dataclass(frozen=True)
+class RstPage:
+    """The page's text as described above, and its first top-level section title."""
+
+    text: str
+    title: str
+
+
+def rst_to_text(source: str, depth: int = 0) -> RstPage:
+    """``source`` (reStructuredText) as plain text; ``depth`` counts directive bodies parsed again."""
+    from docutils.core import publish_doctree
+
+    doctree = publish_doctree(source, settings_overrides={**SETTINGS, "warning_stream": io.StringIO()})
+    writer = _Writer(depth)
+    writer.children(doctree, level=1)
+    return RstPage("\n\n".join(b for b in writer.blocks if b.strip()), writer.title)
+
+
+class _Writer:
+    def __init__(self, depth: int) -> None:
+        self.blocks: list[str] = []
+        self.title = ""
+        self.depth = depth
+        self.lead = ""  # an empty version note, put before the next paragraph it dates
+
+    def children(self, node: nodes.Element, level: int, prefix: str = "") -> None:
+        for child in node.children:
+            self.block(child, level, prefix)
+
+    def block(self, node: nodes.Node, level: int, prefix: str = "") -> None:
+        from docutils import nodes
+
+        if isinstance(node, nodes.section):
+            self.children(node, level + 1)
+        elif isinstance(node, nodes.title):
+            self._title(node, level)
+        elif isinstance(node, nodes.paragraph | nodes.term | nodes.line | nodes.attribution):
+            self.blocks.append(prefix + self.lead + inline_text(node))
+            self.lead = ""
+        elif isinstance(node, nodes.literal_block | nodes.doctest_block):
+            self._code(node)
+        elif isinstance(node, nodes.comment | nodes.target | nodes.substitution_definition | nodes.raw):
+            return
+        elif isinstance(node, nodes.Element):
+            self._element(node, level, prefix)
+
+    def _element(self, node: nodes.Element, level: int, prefix: str) -> None:
+        from docutils import nodes
+
+        if isinstance(node, nodes.list_item):
+            self._item(node, level, prefix or "- ")
+        elif isinstance(node, nodes.field):
+            name = inline_text(node.children[0])
+            self.children(node.children[1], level, f"{name}: ")
+        elif isinstance(node, nodes.Admonition):
+            self._admonition(node, level)
+        elif isinstance(node, nodes.row):
+            self.blocks.append(" | ".join(" ".join(inline_text(p) for p in entry.children) for entry in node.children))
+        elif isinstance(node, nodes.system_message):
+            self._unknown(node)
+        else:
+            self.children(node, level, prefix)
+
+    def _title(self, node: nodes.Element, level: int) -> None:
+        heading = inline_text(node)
+        if level == 2 and not self.title:
+            self.title = heading
+        self.blocks.append(f"{'#' * max(1, min(level - 1, 6))} {heading}")
+
+    def _item(self, node: nodes.Element, level: int, prefix: str) -> None:
+        for n, child in enumerate(node.children):
+            self.block(child, level, prefix if n == 0 else "")
+
+    def _admonition(self, node: nodes.Element, level: int) -> None:
+        from docutils import nodes
+
+        titles = [c for c in node.children if isinstance(c, nodes.title)]
+        name = inline_text(titles[0]) if titles else node.tagname.replace("_", " ").capitalize()
+        body = [c for c in node.children if not isinstance(c, nodes.title)]
+        self.blocks.append(f"{name}:")
+        for child in body:
+            self.block(child, level)
+
+    def _code(self, node: nodes.Element) -> None:
+        content = node.astext()
+        content = content if content.endswith("\n") else content + "\n"
+        language = next((c for c in node.get("classes", []) if c != "code"), "")
+        fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"^ {0,3}`{3,}", content, re.M)), default=0))
+        self.blocks.append(f"{fence}{language}\n{content}{fence}")
+
+    def _unknown(self, node: nodes.Element) -> None:
+        """A Sphinx directive docutils does not know, written from its source kept in the error."""
+        from docutils import nodes
+
+        sources = [c.astext() for c in node.children if isinstance(c, nodes.literal_block)]
+        match = _DIRECTIVE.match(sources[0]) if sources else None
+        if match is None:
+            return
+        name = match.group("name").rsplit(":", 1)[-1]
+        args, body = match.group("args").strip(), _dedent(_OPTIONS.sub("", match.group("body")))
+        if name in SILENT:
+            return
+        if name in VERSION_NOTES:
+            if body:
+                self.blocks.append(f"{VERSION_NOTES[name]} {args}: {_flat(body, self.depth)}")
+            else:
+                self.lead = f"{VERSION_NOTES[name]} {args}: "
+            return
+        if args:
+            self.blocks.append(args)
+        if body.strip() and self.depth < MAX_NESTING:
+            self.blocks.append(rst_to_text(body, self.depth + 1).text)
+
+
+def _flat(body: str, depth: int) -> str:
+    """A short directive body (a version note's sentence) as one paragraph of text."""
+    if depth >= MAX_NESTING:
+        return " ".join(body.split())
+    return " ".join(rst_to_text(body, depth + 1).text.split())
+
+
+def _dedent(text: str) -> str:
+    lines = text.split("\n")
+    widths = [len(line) - len(line.lstrip()) for line in lines if line.strip()]
+    cut = min(widths, default=0)
+    return "\n".join(line[cut:] for line in lines).strip("\n")
+
+
+def inline_text(node: nodes.Node) -> str:
+    """The reader's text of an inline run: an unknown (Sphinx) role as its text, a reference as its text."""
+    from docutils import nodes
+
+    if isinstance(node, nodes.problematic):
+        return role_text(node.astext())
+    if isinstance(node, nodes.Text):
+        return str(node)
+    if isinstance(node, nodes.Element):
+        return " ".join("".join(inline_text(child) for child in node.children).split())
+    return ""
+
+
+def role_text(source: str) -> str:
+    """``:role:`text <target>``` → ``text``; ``:role:`~a.b.name``` → ``name``; anything else unchanged."""
+    match = _ROLE.match(source.strip())
+    if match is None:
+        return source
+    body = match.group("body")
+    explicit = re.match(r"^(?P<text>.+?)\s*<[^<>]+>$", body, re.DOTALL)
+    if explicit:
+        return explicit.group("text")
+    body = body.lstrip("!")
+    return body.rsplit(".", 1)[-1] if body.startswith("~") else body

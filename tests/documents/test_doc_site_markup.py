@@ -1,0 +1,131 @@
+"""Pages as documentation sites write them (MkDocs Material, reStructuredText, Sphinx HTML) are indexed as
+the reader sees them: no markup in any chunk, every code block whole in one chunk, the right title."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from kgrag.config import DocumentsConfig
+from kgrag.documents.chunking import chunk_text
+from kgrag.documents.code_blocks import code_block_spans
+from kgrag.documents.loaders import load_path
+from kgrag.documents.markdown_text import markdown_to_text
+from kgrag.documents.mkdocs_blocks import unwrap_mkdocs
+from kgrag.documents.rst_text import role_text
+from kgrag.documents.tokens import TokenCounter
+
+SITES = Path(__file__).resolve().parents[1] / "fixtures" / "doc_sites"
+COUNTER = TokenCounter.for_encoding("cl100k_base")
+PAGES = sorted(p for p in SITES.rglob("*") if p.is_file())
+TITLES = {
+    "mkdocs/models.md": "Models",  # front matter
+    "mkdocs/settings.md": "Settings",  # setext H1
+    "mkdocs/why.md": "why",  # no H1: the file name, not the "## Speed" sub-heading
+    "rst/quickstart.rst": "Quickstart",
+    "rst/untitled.rst": "untitled",
+    "sphinx/api.html": "Developer Interface",
+}
+# (page, code blocks the reader sees, text every one of them holds)
+CODE_BLOCKS = {
+    "mkdocs/models.md": 3,
+    "mkdocs/settings.md": 1,
+    "mkdocs/why.md": 0,
+    "rst/quickstart.rst": 2,
+    "rst/untitled.rst": 0,
+    "sphinx/api.html": 1,
+}
+MARKUP = re.compile(
+    r"!!!|\?\?\?|^=== |\]\[|\{ ?[.#:]|--8<--|\*\[|^\.\. |:(?:class|func|meth|param|returns):|`|¶|\[source\]"
+    r"|\(\d\)!|\]\(|hl_lines|\{\{|\[\^|^///",
+    re.MULTILINE,
+)
+FACTS = {  # sentences that must survive the markup around them
+    "mkdocs/models.md": ["Quillkit validates data on construction.", "A list default is copied", "model_dump()"],
+    "mkdocs/why.md": [
+        "Quillkit 2.4 added strict mode for every field type.",
+        "Added in v2.3: Frozen models reject assignment to their fields.",
+        "Changed in v2.5: Strict mode also applies to dataclasses.",
+        "Why Rust?\n\nSpeed and safety.",
+    ],
+    "mkdocs/settings.md": ["Variable names are case-insensitive by default.", "Finally the defaults."],
+    "rst/quickstart.rst": [
+        "an introduction to Session and get.",
+        "New in version 2.4: The timeout argument accepts a tuple",
+        "Parcel follows redirects by default",
+        "returns: the response.",
+        "timeout | None",
+    ],
+    "rst/untitled.rst": ["Deprecated since version 3.0: Use Session.send instead."],
+    "sphinx/api.html": ["New in version 2.4: The timeout argument.", "The default timeout is None"],
+}
+
+
+def _name(path: Path) -> str:
+    return path.relative_to(SITES).as_posix()
+
+
+@pytest.mark.parametrize("path", PAGES, ids=_name)
+def test_pages_are_titled_and_keep_their_facts(path: Path) -> None:
+    [doc] = load_path(path, DocumentsConfig())
+    assert doc.title == TITLES[_name(path)]
+    for fact in FACTS[_name(path)]:
+        assert fact in doc.text
+
+
+@pytest.mark.parametrize("size", [40, 80, 400])
+@pytest.mark.parametrize("path", PAGES, ids=_name)
+def test_no_chunk_holds_markup_and_every_code_block_is_whole(path: Path, size: int) -> None:
+    [doc] = load_path(path, DocumentsConfig())
+    spans = code_block_spans(doc.text)
+    assert len(spans) == CODE_BLOCKS[_name(path)]
+    chunks = chunk_text(doc.text, COUNTER, size, size // 8)
+    code = [False] * len(doc.text)
+    for start, end in spans:
+        code[start:end] = [True] * (end - start)
+    for chunk in chunks:  # the prose of each chunk: its characters outside the page's code blocks
+        prose = "".join(ch for i, ch in enumerate(chunk.text, chunk.char_start) if not code[i])
+        assert not MARKUP.search(prose), (prose, MARKUP.search(prose))
+    for start, end in spans:
+        block = doc.text[start:end]
+        assert "(1)!" not in block and "{hl_lines" not in block
+        if COUNTER.count(block) <= size:  # a block longer than a chunk is cut between lines, by design
+            assert any(c.char_start <= start and end <= c.char_end for c in chunks), block
+
+
+def test_code_inside_tabs_and_admonitions_keeps_its_blank_lines_and_indentation() -> None:
+    page = markdown_to_text(
+        '=== "A"\n\n    !!! note\n        ```py\n        def f():\n\n\n            return 1\n        ```\n\nAfter.\n'
+    )
+    assert page.text == "A\n\nNote\n\n```py\ndef f():\n\n\n    return 1\n```\n\nAfter."
+
+
+def test_a_heading_underline_and_code_lookalikes_are_not_blocks() -> None:
+    assert (
+        unwrap_mkdocs("Title\n=====\n\n```\n!!! note in code\n```\n") == "Title\n=====\n\n```\n!!! note in code\n```\n"
+    )
+    assert markdown_to_text("See `a[0][1]` and [`Model`][pkg.Model].").text == "See a[0][1] and Model."
+
+
+@pytest.mark.parametrize(
+    ("source", "text"),
+    [
+        (":class:`Response <requests.Response>`", "Response"),
+        (":func:`~requests.api.get`", "get"),
+        (":py:meth:`Session.send`", "Session.send"),
+        ("plain", "plain"),
+    ],
+)
+def test_sphinx_roles_read_as_their_text(source: str, text: str) -> None:
+    assert role_text(source) == text
+
+
+def test_rst_never_reads_other_files(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP SECRET", encoding="utf-8")
+    page = tmp_path / "page.rst"
+    page.write_text(f"Page\n====\n\n.. include:: {secret}\n\n.. raw:: html\n\n   <b>raw</b>\n\nText.\n")
+    [doc] = load_path(page, DocumentsConfig())
+    assert "TOP SECRET" not in doc.text and "raw" not in doc.text and "Text." in doc.text
