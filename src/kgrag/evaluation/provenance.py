@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kgrag.core.errors import KgragError
-from kgrag.core.eval_records import EvalTrace
+from kgrag.core.eval_records import EvalTrace, answer_id
 
 TEXT_PREVIEW = 400  # characters of a context item shown in the per-question view (the JSONL keeps all)
 
@@ -41,14 +41,21 @@ def variation(runs: int, reuse_answers: bool, traces: Sequence[EvalTrace], judge
 
 
 def write_jsonl(traces: Sequence[EvalTrace], path: Path) -> int:
-    """One JSON object per trace (run id, run index, pipeline, question id and the record); returns the
-    count. Written to a temporary file first, so a failure never leaves half a file behind."""
+    """One JSON object per trace (its answer id — what human labels reference —, run id, run index,
+    pipeline, question id and the record); returns the count. Written to a temporary file first, so a
+    failure never leaves half a file behind."""
     tmp = path.with_name(path.name + ".part")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tmp.open("w", encoding="utf-8") as out:
             for t in traces:
-                row = {"run_id": t.run_id, "run": t.run_index, "pipeline": t.pipeline, "question_id": t.question_id}
+                row = {
+                    "answer_id": answer_id(t.run_id, t.question_id, t.pipeline, t.run_index),
+                    "run_id": t.run_id,
+                    "run": t.run_index,
+                    "pipeline": t.pipeline,
+                    "question_id": t.question_id,
+                }
                 out.write(json.dumps({**row, **t.record}, ensure_ascii=False) + "\n")
         tmp.replace(path)
     except OSError as exc:
