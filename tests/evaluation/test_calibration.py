@@ -77,11 +77,12 @@ def test_calibrate_per_judge_and_metric() -> None:
     coverage_human = [0.0, 0.5, 1.0, 0.25]
     coverage_judge = [0.1, 0.4, 0.9, 0.6]
     for i, value in enumerate(coverage_judge):
-        # two repeated runs whose mean is the judged value
-        scores += [_score(f"q{i}", "coverage:llm", value - 0.05, 0), _score(f"q{i}", "coverage:llm", value + 0.05, 1)]
-    labels = [Label(f"q{i}", "dense", "judge.panel", h) for i, h in enumerate(human)]
-    labels += [Label(f"q{i}", "dense", "coverage:llm", h) for i, h in enumerate(coverage_human)]
-    labels.append(Label("q-missing", "dense", "judge.panel", 3))
+        # two repeated runs: the labels name the second run's answers, whose score is the judged value
+        scores += [_score(f"q{i}", "coverage:llm", 1 - value, 0), _score(f"q{i}", "coverage:llm", value, 1)]
+    labels = [Label(f"q{i}", "dense", "judge.panel", h, "run-x", 0) for i, h in enumerate(human)]
+    labels += [Label(f"q{i}", "dense", "coverage:llm", h, "run-x", 1) for i, h in enumerate(coverage_human)]
+    labels.append(Label("q5", "dense", "coverage:llm", 0.5, "run-x", 1))  # that answer's coverage is unmeasured
+    scores.append(_score("q5", "coverage:llm", None, 1))
     result = calibrate(labels, scores, PANEL_PAYLOAD, "run-x")
     rows = {(r.judge, r.metric): r for r in result.rows}
 
@@ -100,10 +101,36 @@ def test_calibrate_per_judge_and_metric() -> None:
     # counts human 0:2 1:1 2:1, judge 0:1 1:2 2:1 → p_e = (2 + 2 + 1)/16 = 5/16; κ = (12/16 − 5/16)/(11/16) = 7/11
     assert cov.kappa == pytest.approx(7 / 11)
 
-    assert result.unmatched == 1 and result.labels == 11
+    assert result.unmatched == 1 and result.labels == 11 and "unmeasured" in result.warnings[-1]
     # judge-a generated the answers: warned; judge-b did not
     assert any("'judge-a' is also the generator" in w for w in result.warnings)
     assert not any("'judge-b'" in w for w in result.warnings)
+
+
+def test_labels_that_match_no_answer_are_refused() -> None:
+    scores = [_score("q0", "coverage:llm", 0.2, 0), _score("q0", "coverage:llm", 0.9, 1)]
+    scores.append(_score("q1", "coverage:llm", 0.4, 0))
+    with pytest.raises(KgragError, match=r"labels.csv:3: answer run-x\|q0\|dense\|2 matches no answer of run run-x"):
+        calibrate([Label("q0", "dense", "coverage:llm", 1, "run-x", 2, "labels.csv:3")], scores, {}, "run-x")
+    with pytest.raises(KgragError, match=r"matches no answer of run run-x"):
+        calibrate([Label("q0", "dense", "coverage:llm", 1, "run-y", 0)], scores, {}, "run-x")
+    with pytest.raises(KgragError, match=r"'q9' through 'dense' matches no answer"):
+        calibrate([Label("q9", "dense", "coverage:llm", 1)], scores, {}, "run-x")
+    with pytest.raises(KgragError, match=r"has no score 'coverage'"):
+        calibrate([Label("q0", "dense", "coverage", 1, "run-x", 0)], scores, {}, "run-x")
+    # an older label (no answer id) cannot say which of q0's two answers was read: a one-line migration message
+    with pytest.raises(KgragError, match=r"2 answers to 'q0' through 'dense'; add an answer_id column"):
+        calibrate([Label("q0", "dense", "coverage:llm", 1)], scores, {}, "run-x")
+    # ... and still works where the run holds one answer
+    assert calibrate([Label("q1", "dense", "coverage:llm", 0.4)], scores, {}, "run-x").rows[0].n == 1
+
+
+def test_labels_equal_to_the_judge_on_the_same_answers_agree_fully_where_run_means_would_not() -> None:
+    judged = {("q0", 0): 2, ("q0", 1): 5, ("q1", 0): 4, ("q1", 1): 1, ("q2", 0): 3, ("q2", 1): 3, ("q3", 0): 5}
+    scores = [_score(q, "judge.correctness", v, trial) for (q, trial), v in judged.items()]
+    keyed = [Label(q, "dense", "judge.correctness", v, "run-x", trial) for (q, trial), v in judged.items()]
+    row = calibrate(keyed, scores, {}, "run-x").rows[0]
+    assert row.n == 7 and row.kappa == pytest.approx(1.0) and row.spearman == pytest.approx(1.0)
 
 
 def test_no_warning_when_judge_and_generator_differ() -> None:
@@ -129,8 +156,17 @@ def test_labels_files(tmp_path: Path) -> None:
         load_labels(bad)
     missing = tmp_path / "missing.jsonl"
     missing.write_text('{"question_id": "q1", "metric": "judge.panel", "human": 3}\n')
-    with pytest.raises(KgragError, match=r"missing.jsonl:1: missing pipeline"):
+    with pytest.raises(KgragError, match=r"missing.jsonl:1: missing pipeline \(each label needs answer_id"):
         load_labels(missing)
+    keyed = tmp_path / "keyed.csv"
+    keyed.write_text("answer_id,metric,human\nrun-1|q|1|dense|2,judge.panel,4\n")  # a question id with the separator
+    assert load_labels(keyed) == [Label("q|1", "dense", "judge.panel", 4.0, "run-1", 2)]
+    keyed.write_text("answer_id,metric,human\nrun-1|q1|dense,judge.panel,4\n")
+    with pytest.raises(KgragError, match=r"keyed.csv:2: answer_id 'run-1\|q1\|dense' is not run\|question"):
+        load_labels(keyed)
+    keyed.write_text("answer_id,question_id,metric,human\nrun-1|q1|dense|0,q2,judge.panel,4\n")
+    with pytest.raises(KgragError, match=r"question_id 'q2' is not the one in answer_id"):
+        load_labels(keyed)
     with pytest.raises(KgragError, match=r"use a \.csv"):
         load_labels(tmp_path / "labels.txt")
 
@@ -200,3 +236,58 @@ def test_calibrate_cli_warns_when_the_judge_generated_the_answers(
     assert {r["judge"]: r["n"] for r in report["agreement"]}["judge-m"] == 3
     missing = runner.invoke(app, ["eval", "calibrate", str(tmp_path / "nope.csv"), *common])
     assert missing.exit_code != 0 and "Traceback" not in missing.output and "nope.csv" in missing.output
+
+
+def _panel(word: str, score: int) -> dict[str, str]:
+    return {"match": f"one judge on a panel.*{word}", "response": json.dumps({"reasoning": "seen", "score": score})}
+
+
+KEYED_RULES = [
+    _panel("Osprey", 2),
+    _panel("Tessellate", 5),
+    _panel("VP Engineering", 3),
+    _panel("wrote Shale", 4),
+    {"match": "Question:", "response": "The Platform team owns Shale."},
+]
+
+
+def test_calibrate_cli_on_exported_answer_ids_gives_kappa_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = scripted_workspace(tmp_path, monkeypatch, KEYED_RULES, model="gen-m")
+    items = json.loads(SAMPLE_QUESTIONS.read_text())[:4]
+    dataset = tmp_path / "four.json"
+    dataset.write_text(json.dumps(items))
+    runner = CliRunner()
+    common = ["--workspace", str(ws), "--out", str(tmp_path / "rep")]
+    ran = runner.invoke(
+        app,
+        [
+            *["eval", "run", "--dataset", str(dataset), "--pipelines", "bm25,dense", "--runs", "2"],
+            *["--metrics", "rouge-l", "--mode", "llm-free", "--judge", "panel", *common],
+        ],
+    )
+    assert ran.exit_code == 0, ran.output
+    export = tmp_path / "answers.jsonl"
+    assert runner.invoke(app, ["eval", "export", "latest", "--jsonl", str(export), "-w", str(ws)]).exit_code == 0
+    rows = [json.loads(line) for line in export.read_text().splitlines()]
+    with Workspace.open(ws) as w:
+        run = w.eval.get_run("latest")
+        runner.invoke(app, ["eval", "run", "--dataset", str(dataset), "--pipelines", "bm25", *common])  # a later run
+    panel = {(s.run_index, s.question_id, s.pipeline): s.value for s in run.scores if s.metric == "judge.panel"}
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(
+        "".join(
+            json.dumps({"answer_id": r["answer_id"], "metric": "judge.panel", "human": panel[key]}) + "\n"
+            for r in rows
+            if (key := (r["run"], r["question_id"], r["pipeline"])) and panel[key] is not None
+        )
+    )
+    result = runner.invoke(app, ["eval", "calibrate", str(labels), *common])
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "rep" / f"calibration-{run.record.id}.json").read_text())
+    row = {r["judge"]: r for r in report["agreement"]}["gen-m"]
+    assert row["n"] == 16 and row["kappa"] == pytest.approx(1.0) and report["unmatched"] == 0
+    stray = tmp_path / "stray.csv"
+    stray.write_text(f"answer_id,metric,human\n{run.record.id}|sample-a-001|bm25|7,judge.panel,4\n")
+    refused = runner.invoke(app, ["eval", "calibrate", str(stray), *common])
+    assert refused.exit_code != 0 and "Traceback" not in refused.output
+    assert "stray.csv:2: answer" in refused.output and "matches no answer" in refused.output

@@ -92,8 +92,10 @@ def test_cli_prints_intervals_shows_a_question_and_exports(scripted_ws: Path, tm
     export = tmp_path / "out" / "run.jsonl"
     exported = runner.invoke(app, ["eval", "export", "latest", "--jsonl", str(export), "-w", str(scripted_ws)])
     assert exported.exit_code == 0, exported.output
-    lines = [json.loads(line) for line in export.read_text(encoding="utf-8").splitlines()]
-    assert len(lines) == 24 and {"answer", "contexts", "judge_calls", "question_id", "run"} <= set(lines[0])
+    rows = [json.loads(line) for line in export.read_text(encoding="utf-8").splitlines()]
+    assert rows[0]["kind"] == "run" and rows[0]["plan"]["pipelines"] == ["bm25", "dense"]
+    lines = rows[1:]
+    assert len(lines) == 24 and {"answer", "contexts", "judge_calls", "question_id", "run", "scores"} <= set(lines[0])
     assert lines[0]["judge_calls"][0]["reply"]["reasoning"] == "names the owning team"
     question, run_id = lines[0]["question_id"], lines[0]["run_id"]
     shown = runner.invoke(app, ["eval", "report", run_id, "--question", question, "-w", str(scripted_ws)])

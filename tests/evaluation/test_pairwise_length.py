@@ -78,8 +78,9 @@ def test_equal_answers_eight_words_apart_are_a_tie_at_90_percent_of_seeds() -> N
         verdicts[result["verdict"]] += 1
         assert result["alignment"]["regenerated"] >= QUESTIONS - 1 and result["alignment"]["judge_rewrite"] == 0
         assert abs(result["length_gap"]["mean"]) <= 2 and {"spearman", "point_biserial"} <= set(result["length_gap"])
-        if seed < 10:  # the same pairs under the paper's fixed 10-word tolerance: the 8-word gap stays and decides
-            old = UnbiasedJudge().compare(_pairs(seed), _setup(), _settings(seed, tolerance_share=1.0))
+        if seed < 10:  # the paper's procedure, fixed 10-word tolerance: the 8-word gap stays inside it and decides
+            paper = _settings(seed, tolerance_share=1.0, exact_lengths=False)
+            old = UnbiasedJudge().compare(_pairs(seed), _setup(), paper)
             fixed[old["verdict"]] += 1
             assert old["length_gap"]["mean"] == -8 and old["alignment"]["within_tolerance"] == QUESTIONS
             assert "that side is the longer one in 12 of 12 pairs" in old["length_gap"]["length_flag"]
@@ -87,8 +88,48 @@ def test_equal_answers_eight_words_apart_are_a_tie_at_90_percent_of_seeds() -> N
     assert fixed["B better"] == 10, fixed
 
 
+def _short_pairs(seed: int) -> list[AnswerPair]:
+    """Equal answers from a generator that ends 2 words short of any length it is asked for: A 2 words
+    shorter than B, inside the 2-word tolerance, so nothing would be regenerated or padded."""
+    generator = _client(TargetLengthWriter(undershoot=0.0, jitter=0, short_by=2, seed=seed).provider(), "generator")
+    pairs = []
+    for i in range(QUESTIONS):
+        question = f"When does Kestrel valve {i} open?"
+        ctx = f"Kestrel valve {i} opens {PLAIN} and closes again by noon."
+        writer = _writer(generator, question, ctx)
+        a, b = stretch(ctx, 28), stretch(ctx, 30)
+        pairs.append(AnswerPair(f"q{i}", question, "Fact", a, b, ctx, ctx, writer, writer))
+    return pairs
+
+
+def test_a_gap_inside_the_tolerance_from_a_generator_ending_short_does_not_decide() -> None:
+    verdicts: Counter[str] = Counter()
+    paper: Counter[str] = Counter()
+    for seed in SEEDS:
+        result = UnbiasedJudge().compare(_short_pairs(seed), _setup(), _settings(seed))
+        verdicts[result["verdict"]] += 1
+        assert result["length_gap"]["equal"] == QUESTIONS and result["alignment"]["generator"]["flag"]
+        if seed < 10:  # the paper's procedure leaves the 2-word gap (inside its tolerance) and the judge follows it
+            old = UnbiasedJudge().compare(_short_pairs(seed), _setup(), _settings(seed, exact_lengths=False))
+            paper[old["verdict"]] += 1
+            assert old["length_gap"]["mean"] == -2 and old["length_gap"]["length_flag"]
+    assert verdicts["tie within the confidence interval"] >= 0.9 * len(SEEDS), verdicts
+    assert paper["B better"] == 10, paper
+
+
+def test_the_a_a_check_flags_a_generator_that_ends_short() -> None:
+    exact = aa_check(UnbiasedJudge(), _short_pairs(1), _setup(), _settings(1))
+    assert exact["generator"]["mean"] == 2 and "ends 2.0 words short" in exact["generator"]["flag"]
+    assert exact["flags"] == [exact["generator"]["flag"]]
+    paper = aa_check(UnbiasedJudge(), _short_pairs(1), _setup(), _settings(1, exact_lengths=False))
+    assert not paper["passed"] and paper["verdict"] == "A better" and len(paper["flags"]) == 2
+    payload = {"a": "a", "b": "b", "judge_name": "unbiased", "settings": {}, "result": {"aa_check": paper}}
+    assert "A/A check flag" in render_pairwise(payload)
+    assert sum(w.startswith("A/A check: the generator ends") for w in warnings_of(payload)) == 1
+
+
 def test_the_report_shows_the_residual_gap_and_its_correlation() -> None:
-    result = UnbiasedJudge().compare(_pairs(3), _setup(), _settings(3))
+    result = UnbiasedJudge().compare(_pairs(3), _setup(), _settings(3, exact_lengths=False))
     gaps = [row["gap"] for row in result["per_question"]]
     assert all(abs(g) <= 2 for g in gaps) and result["length_gap"]["pairs"] == len(gaps)
     spearman = result["length_gap"]["spearman"]

@@ -22,7 +22,7 @@ from kgrag.cli.compare_commands import compare, tune, tune_reranker
 from kgrag.cli.errors import exit_if_incomplete, guarded, run_app
 from kgrag.cli.eval_plan_command import eval_plan
 from kgrag.cli.eval_run_commands import eval_list, eval_pairwise, eval_report, eval_run
-from kgrag.cli.eval_trace_commands import eval_export
+from kgrag.cli.eval_trace_commands import eval_export, eval_rescore
 from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.help import KgragGroup
 from kgrag.cli.index_lines import print_estimate, print_left_out
@@ -51,6 +51,7 @@ eval_app.command("run")(eval_run)
 eval_app.command("list")(eval_list)
 eval_app.command("report")(eval_report)
 eval_app.command("export")(eval_export)
+eval_app.command("rescore")(eval_rescore)
 eval_app.command("pairwise")(eval_pairwise)
 eval_app.command("qgen")(eval_qgen)
 eval_app.command("calibrate")(eval_calibrate)

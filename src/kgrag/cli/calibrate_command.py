@@ -21,9 +21,15 @@ def _body(
 ) -> None:
     from kgrag.core.errors import KgragError
     from kgrag.evaluation import load_dataset
-    from kgrag.evaluation.judges.calibration import calibrate, load_labels, rejudge_plan, render_markdown, write_report
+    from kgrag.evaluation.judges.calibration import calibrate, rejudge_plan, render_markdown, write_report
+    from kgrag.evaluation.judges.labels import labelled_run, load_labels
 
     labels = load_labels(labels_path)
+    run_id = labelled_run(labels, run_id)
+    if dataset is not None and any(label.keyed for label in labels):
+        raise KgragError(
+            f"--dataset re-judges new answers, but {labels_path} labels answers of run {run_id}: drop --dataset"
+        )
     console = new_console()
     with open_workspace(workspace) as ws:
         if dataset is not None:
@@ -55,10 +61,13 @@ def _body(
 @guarded
 def eval_calibrate(
     labels: Annotated[
-        Path, typer.Argument(help="Human labels: .csv (header) or .jsonl with question_id, pipeline, metric, human.")
+        Path,
+        typer.Argument(
+            help="Human labels: .csv (header) or .jsonl with answer_id (from `eval export`), metric, human."
+        ),
     ],
     run: Annotated[
-        str, typer.Option("--run", help="Stored run whose scores are compared (default: latest).")
+        str, typer.Option("--run", help="Stored run whose scores are compared (default: the labels' run, else latest).")
     ] = "latest",
     dataset: Annotated[
         Path | None,

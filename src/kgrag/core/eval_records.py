@@ -51,3 +51,22 @@ class EvalTrace:
     pipeline: str
     question_id: str
     record: dict[str, Any] = field(default_factory=dict)
+
+
+ANSWER_ID_SEPARATOR = "|"
+
+
+def answer_id(run_id: str, question_id: str, pipeline: str, run_index: int) -> str:
+    """The stable id of one answer: ``run|question|pipeline|trial``. Exports carry it and human labels
+    reference it, so a label is compared with the scores of the very answer the person read."""
+    return ANSWER_ID_SEPARATOR.join((run_id, question_id, pipeline, str(run_index)))
+
+
+def parse_answer_id(value: str) -> tuple[str, str, str, int] | None:
+    """``(run_id, question_id, pipeline, run_index)`` of an :func:`answer_id`, or None if it is not one
+    (a question id may itself contain the separator; run ids, pipeline names and trials do not)."""
+    run_id, _, rest = value.strip().partition(ANSWER_ID_SEPARATOR)
+    parts = rest.rsplit(ANSWER_ID_SEPARATOR, 2)
+    if not run_id or len(parts) != 3 or not all(parts) or not parts[2].isdigit():
+        return None
+    return run_id, parts[0], parts[1], int(parts[2])

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kgrag.core.errors import KgragError
-from kgrag.core.eval_records import EvalTrace
+from kgrag.core.eval_records import EvalRunRecord, EvalScore, EvalTrace, answer_id
 
 TEXT_PREVIEW = 400  # characters of a context item shown in the per-question view (the JSONL keeps all)
 
@@ -40,16 +40,46 @@ def variation(runs: int, reuse_answers: bool, traces: Sequence[EvalTrace], judge
     return " and ".join(sources)
 
 
-def write_jsonl(traces: Sequence[EvalTrace], path: Path) -> int:
-    """One JSON object per trace (run id, run index, pipeline, question id and the record); returns the
-    count. Written to a temporary file first, so a failure never leaves half a file behind."""
+EXPORT_VERSION = 2
+
+
+def _run_line(record: EvalRunRecord) -> dict[str, Any]:
+    payload = record.payload
+    keep = ("plan", "judge", "settings", "models", "dataset", "questions")
+    return {"kind": "run", "export_version": EXPORT_VERSION, "run_id": record.id, **{k: payload.get(k) for k in keep}}
+
+
+def write_jsonl(
+    traces: Sequence[EvalTrace], path: Path, run: EvalRunRecord | None = None, scores: Sequence[EvalScore] = ()
+) -> int:
+    """With ``run``, a first line for the run (plan, judge set-up, the settings the metrics read); then one
+    JSON object per trace: its answer id (what human labels reference), run id, run index, pipeline,
+    question id, the record and every score of that answer (``scores``: name → value and note). Returns
+    the number of answers. Written to a temporary file first, so a failure never leaves half a file
+    behind."""
+    by_answer: dict[tuple[int, str, str], dict[str, Any]] = {}
+    for s in scores:
+        by_answer.setdefault((s.run_index, s.pipeline, s.question_id), {})[s.metric] = {
+            "value": s.value,
+            "note": s.note,
+        }
     tmp = path.with_name(path.name + ".part")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tmp.open("w", encoding="utf-8") as out:
+            if run is not None:
+                out.write(json.dumps(_run_line(run), ensure_ascii=False) + "\n")
             for t in traces:
-                row = {"run_id": t.run_id, "run": t.run_index, "pipeline": t.pipeline, "question_id": t.question_id}
-                out.write(json.dumps({**row, **t.record}, ensure_ascii=False) + "\n")
+                row = {
+                    "kind": "answer",
+                    "answer_id": answer_id(t.run_id, t.question_id, t.pipeline, t.run_index),
+                    "run_id": t.run_id,
+                    "run": t.run_index,
+                    "pipeline": t.pipeline,
+                    "question_id": t.question_id,
+                }
+                answer_scores = by_answer.get((t.run_index, t.pipeline, t.question_id), {})
+                out.write(json.dumps({**row, **t.record, "scores": answer_scores}, ensure_ascii=False) + "\n")
         tmp.replace(path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)

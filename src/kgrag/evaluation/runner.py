@@ -10,8 +10,9 @@ generator (for the extractive answer: everything retrieved), plus latency and th
 Because they are scores, they are aggregated, stored and compared exactly like quality is.
 
 Every answer also leaves an :class:`~kgrag.core.eval_records.EvalTrace`: the answer, the context items
-handed to the generator, the answer call's usage and every judge request and reply (reported by
-:func:`kgrag.evaluation.judges.call.recording`), so each stored score can be audited.
+handed to the generator, the dataset's evidence, the answer call's usage, every judge request and reply
+(reported by :func:`kgrag.evaluation.judges.call.recording`) and every semantic similarity a metric
+computed, so each stored score can be audited and computed again from the export alone.
 """
 
 from __future__ import annotations
@@ -131,7 +132,11 @@ class Answered:
 
 
 def _trace(
-    item: QAItem, response: QueryResponse, answer: str, judge_calls: list[dict[str, object]]
+    item: QAItem,
+    response: QueryResponse,
+    answer: str,
+    judge_calls: list[dict[str, object]],
+    similarities: list[dict[str, object]],
 ) -> dict[str, object]:
     contexts = [
         {"id": i.id, "kind": i.kind, "text": i.text, "score": i.score, "chunk_ids": list(i.chunk_ids)}
@@ -147,9 +152,26 @@ def _trace(
         "answer_mode": response.answer.mode,
         "citations": [str(c) for c in response.answer.citations],
         "contexts": contexts,
+        "evidence": list(item.evidence),
         "usage": usage,
         "judge_calls": judge_calls,
+        "similarities": similarities,
     }
+
+
+def recording_similarity(
+    similarity: Callable[[str, str], float],
+) -> tuple[Callable[[str, str], float], list[dict[str, object]]]:
+    """``similarity`` that also keeps each pair of texts it compared with the cosine, so an exported
+    run can be re-scored without the embedder (:mod:`kgrag.evaluation.rescore`)."""
+    seen: list[dict[str, object]] = []
+
+    def recorded(a: str, b: str) -> float:
+        value = similarity(a, b)
+        seen.append({"a": a, "b": b, "cosine": value})
+        return value
+
+    return recorded, seen
 
 
 def run_question(item: QAItem, pipeline: str, plan: RunPlan, parts: RunParts, run_index: int) -> Answered:
@@ -162,15 +184,17 @@ def run_question(item: QAItem, pipeline: str, plan: RunPlan, parts: RunParts, ru
     contexts = [i.text for i in response.result.items]
     answer = plain_answer(response.answer.text)
     sample = Sample(item.question, item.answer, answer, contexts, item.evidence, item.question_type)
+    similarity, similarities = recording_similarity(parts.tools.similarity)
+    recorded = dataclasses.replace(parts, tools=dataclasses.replace(parts.tools, similarity=similarity))
     with recording() as judge_calls:
-        scores = score_answer(sample, plan, parts, run_index)
+        scores = score_answer(sample, plan, recorded, run_index)
     scores.update(_answer_costs(response, parts, delta, latency_ms))
     judge_prompt = sum(int(str(c.get("prompt_tokens", 0))) for c in judge_calls)
     judge_completion = sum(int(str(c.get("completion_tokens", 0))) for c in judge_calls)
     scores["cost.judge_prompt_tokens"] = Measured(float(judge_prompt))
     scores["cost.judge_completion_tokens"] = Measured(float(judge_completion))
     scores["cost.judge_tokens"] = Measured(float(judge_prompt + judge_completion))
-    return Answered(scores, _trace(item, response, answer, judge_calls))
+    return Answered(scores, _trace(item, response, answer, judge_calls, similarities))
 
 
 @dataclass(frozen=True)

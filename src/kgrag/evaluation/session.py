@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from kgrag.config import KgragConfig
+from kgrag.config.evaluation import EvaluationConfig
 from kgrag.core.errors import KgragError
 from kgrag.core.eval_records import EvalRunRecord, EvalScore, EvalTrace
 from kgrag.core.registry import Registry
@@ -92,6 +93,17 @@ def metric_tools(config: KgragConfig, embedder: Embedder, setup: JudgeSetup | No
         temperature=setup.temperature if setup else ev.judge_temperature,
         settings=ev.metrics,
     )
+
+
+def scoring_settings(ev: EvaluationConfig) -> dict[str, Any]:
+    """What the metrics and judges read besides their inputs, stored with the run so an export can be
+    re-scored (:mod:`kgrag.evaluation.rescore`): the evidence overlap and each metric's and judge's table."""
+    return {
+        "evidence_overlap": ev.evidence_overlap,
+        "judge_temperature": ev.judge_temperature,
+        "metrics": {name: table.model_dump(mode="json") for name, table in ev.metrics.items()},
+        "judges": {name: table.model_dump(mode="json") for name, table in ev.judges.items()},
+    }
 
 
 def judge_disclosure(

@@ -20,8 +20,8 @@ side. The judge's rewrite fallback restates the answer's own words; answers that
 ``stubborn_marker`` are never lengthened (so the discard path is exercised).
 
 :class:`TargetLengthWriter` is a generator for the ``answer`` prompt: with the ``answer_length`` line it
-writes about ``(1 − undershoot) × target ± jitter`` words drawn from the context (models asked for N
-words tend to stop short), without it ``plain_words`` words.
+writes about ``(1 − undershoot) × target − short_by ± jitter`` words drawn from the context (models
+asked for N words tend to stop short), without it ``plain_words`` words.
 """
 
 from __future__ import annotations
@@ -167,6 +167,7 @@ class TargetLengthWriter:
     undershoot: float = 0.1
     jitter: int = 2
     plain_words: int = 30
+    short_by: int = 0
     seed: int = 0
     requests: list[int | None] = field(default_factory=list)
 
@@ -184,7 +185,8 @@ class TargetLengthWriter:
         target = int(found.group(1))
         self.requests.append(target)
         rng = random.Random(f"{self.seed}|{target}|{len(self.requests)}")
-        size = max(1, round(target * (1 - self.undershoot)) + rng.randint(-self.jitter, self.jitter))
+        size = round(target * (1 - self.undershoot)) - self.short_by + rng.randint(-self.jitter, self.jitter)
+        size = max(1, size)
         return stretch(" ".join(words), size)
 
     def provider(self) -> ScriptedProvider:

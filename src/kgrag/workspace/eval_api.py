@@ -34,6 +34,7 @@ from kgrag.evaluation.session import (
     new_eval_id,
     pick,
     provenance_summary,
+    scoring_settings,
 )
 from kgrag.evaluation.tune import TuneReport
 from kgrag.evaluation.tune_reranker import RerankerTuneReport
@@ -183,6 +184,7 @@ class EvalAPI:
             "dataset": dataset,
             "judge": judge_disclosure(setup, metric_objs, judge_objs, chosen_mode != "llm-free"),
             "models": self._models(),
+            "settings": scoring_settings(config.evaluation),
             **provenance_summary(plan, opts.bootstrap, output.traces, setup),
         }
         record = EvalRunRecord(run_id, "run", time.time(), dataset, label, payload)

@@ -1,11 +1,10 @@
 """Judges you can trust: agreement between human labels and a run's judge (and metric) scores.
 
-Labels are a small CSV (with a header) or JSONL file, one row per labelled score: ``question_id``,
-``pipeline``, ``metric`` (a score name as a run stores it: ``judge.panel``, ``judge.correctness``,
-``coverage:llm``, ``faithfulness@graphrag-bench:llm``, ...) and ``human`` (the person's score on the
-same scale). Each label is matched with the run's score of the same question, pipeline and metric
-(averaged over repeated runs); a panel label is also matched with each panel model's own score, so
-every judge gets its own row.
+Labels (:mod:`kgrag.evaluation.judges.labels`) name the answer they score by its answer id (run,
+question, pipeline, trial), so each is compared with the run's score of that very answer, never with a
+mean over other answers to the same question; a panel label is also matched with each panel model's own
+score, so every judge gets its own row. A label whose answer or metric the run does not hold is refused
+(one error naming its line): agreement over the labels that happen to match would look like an answer.
 
 Agreement per judge and metric, with n:
 
@@ -21,10 +20,7 @@ models are known to favour their own output and agreement on such a run says lit
 
 from __future__ import annotations
 
-import csv
 import json
-import math
-import statistics
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import asdict, dataclass
@@ -33,22 +29,13 @@ from typing import Any, Literal
 
 from kgrag.core.errors import KgragError
 from kgrag.core.eval_records import EvalScore
+from kgrag.evaluation.judges.labels import Label, labelled_run, load_labels
+
+__all__ = ["Label", "calibrate", "labelled_run", "load_labels", "rejudge_plan", "render_markdown", "write_report"]
 
 Scale = Literal["categorical", "continuous"]
 RunMode = Literal["llm-free", "llm", "both"]
 MAX_CATEGORIES = 11
-FIELDS = ("question_id", "pipeline", "metric", "human")
-_ALIASES = {"id": "question_id", "question": "question_id", "human_score": "human", "score": "human"}
-
-
-@dataclass(frozen=True)
-class Label:
-    """One human score of one metric for one question through one pipeline."""
-
-    question_id: str
-    pipeline: str
-    metric: str
-    human: float
 
 
 @dataclass(frozen=True)
@@ -82,58 +69,6 @@ class Calibration:
             "warnings": self.warnings,
             "agreement": [asdict(row) for row in self.rows],
         }
-
-
-def _row_label(row: dict[str, Any], where: str) -> Label:
-    fields = {_ALIASES.get(str(k).strip().lower(), str(k).strip().lower()): v for k, v in row.items() if k}
-    missing = [f for f in FIELDS if fields.get(f) in (None, "")]
-    if missing:
-        raise KgragError(f"{where}: missing {', '.join(missing)} (each label needs {', '.join(FIELDS)})")
-    try:
-        human = float(fields["human"])
-    except (TypeError, ValueError):
-        raise KgragError(f"{where}: human score {fields['human']!r} is not a number") from None
-    if not math.isfinite(human):
-        raise KgragError(f"{where}: human score must be a finite number")
-    return Label(
-        str(fields["question_id"]).strip(), str(fields["pipeline"]).strip(), str(fields["metric"]).strip(), human
-    )
-
-
-def _jsonl_rows(text: str, path: Path) -> Iterable[tuple[dict[str, Any], str]]:
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError as exc:
-            raise KgragError(f"{path}:{number}: not a JSON object ({exc.__class__.__name__})") from None
-        if not isinstance(row, dict):
-            raise KgragError(f"{path}:{number}: each line must be a JSON object with {', '.join(FIELDS)}")
-        yield row, f"{path}:{number}"
-
-
-def _csv_rows(text: str, path: Path) -> Iterable[tuple[dict[str, Any], str]]:
-    reader = csv.DictReader(text.splitlines())
-    for number, row in enumerate(reader, 2):
-        if any(str(v or "").strip() for v in row.values()):
-            yield row, f"{path}:{number}"
-
-
-def load_labels(path: Path) -> list[Label]:
-    """Labels from a ``.csv`` (header row) or ``.jsonl`` file; a bad row is one error naming its line."""
-    suffix = path.suffix.lower()
-    if suffix not in (".csv", ".jsonl"):
-        raise KgragError(f"labels file {path}: use a .csv (with a header) or .jsonl file")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise KgragError(f"labels file {path}: cannot read ({exc.__class__.__name__})") from None
-    rows = _csv_rows(text, path) if suffix == ".csv" else _jsonl_rows(text, path)
-    labels = [_row_label(row, where) for row, where in rows]
-    if not labels:
-        raise KgragError(f"labels file {path}: no labels (each row needs {', '.join(FIELDS)})")
-    return labels
 
 
 def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:
@@ -188,13 +123,35 @@ def agreement(judge: str, metric: str, human: Sequence[float], judged: Sequence[
     return Agreement(judge, metric, len(human), scale, kappa, rho, note)
 
 
-def _judged_means(scores: Iterable[EvalScore]) -> dict[tuple[str, str, str], float]:
-    """(question, pipeline, metric) → mean of the measured values over repeated runs."""
-    values: dict[tuple[str, str, str], list[float]] = defaultdict(list)
-    for s in scores:
-        if s.value is not None:
-            values[(s.question_id, s.pipeline, s.metric)].append(s.value)
-    return {key: statistics.fmean(v) for key, v in values.items()}
+Key = tuple[int, str, str, str]  # (trial, question, pipeline, metric)
+
+
+def _by_answer(scores: Iterable[EvalScore]) -> dict[Key, float | None]:
+    return {(s.run_index, s.question_id, s.pipeline, s.metric): s.value for s in scores}
+
+
+def _trial_of(label: Label, trials: dict[tuple[str, str], set[int]], run_id: str) -> int:
+    """The trial of the answer a label names; an older label (no answer id) only where that is unique."""
+    held = trials.get((label.question_id, label.pipeline), set())
+    if label.run_index is not None:
+        if label.run_id != run_id or label.run_index not in held:
+            raise KgragError(
+                f"{label.where or 'label'}: answer {label.run_id}|{label.question_id}|{label.pipeline}|"
+                f"{label.run_index} matches no answer of run {run_id} (copy answer_id from `kgrag eval export`)"
+            )
+        return label.run_index
+    if not held:
+        raise KgragError(
+            f"{label.where or 'label'}: question {label.question_id!r} through {label.pipeline!r} matches no "
+            f"answer of run {run_id}"
+        )
+    if len(held) > 1:
+        raise KgragError(
+            f"{label.where or 'label'}: run {run_id} has {len(held)} answers to {label.question_id!r} through "
+            f"{label.pipeline!r}; add an answer_id column naming the one labelled (from `kgrag eval export "
+            f"{run_id} --jsonl FILE`)"
+        )
+    return next(iter(held))
 
 
 def _judge_of(score_name: str, label_metric: str, judge_models: Sequence[str]) -> str:
@@ -229,16 +186,23 @@ def calibrate(
     """Match labels with the run's scores and compute agreement per judge and metric."""
     if bins < 2:
         raise KgragError("--bins must be at least 2")
-    judged = _judged_means(scores)
+    judged = _by_answer(scores)
     names = {s.metric for s in scores}
+    trials: dict[tuple[str, str], set[int]] = defaultdict(set)
+    for trial, question, pipeline, _ in judged:
+        trials[(question, pipeline)].add(trial)
     judge_models = [str(m) for m in ((payload.get("judge") or {}).get("models") or [])]
     pairs: dict[tuple[str, str], tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
     unmatched = 0
     for label in labels:
+        trial = _trial_of(label, trials, run_id)
+        if label.metric not in names:
+            known = ", ".join(sorted(n for n in names if not n.startswith("cost."))[:8])
+            raise KgragError(f"{label.where or 'label'}: run {run_id} has no score {label.metric!r} (it has {known})")
         series = [label.metric, *sorted(n for n in names if n.startswith(label.metric + ".") and "judge." in n)]
         matched = False
         for name in series:
-            value = judged.get((label.question_id, label.pipeline, name))
+            value = judged.get((trial, label.question_id, label.pipeline, name))
             if value is None:
                 continue
             matched = True
@@ -250,8 +214,8 @@ def calibrate(
     warnings = self_judging_warnings(payload)
     if unmatched:
         warnings.append(
-            f"{unmatched} of {len(labels)} labels match no measured score of run {run_id} "
-            "(check question_id, pipeline and the metric name, e.g. coverage:llm or judge.panel)"
+            f"{unmatched} of {len(labels)} labels are of answers whose score is unmeasured in run {run_id} "
+            "(a failed judge call, or a metric that does not apply): they are left out"
         )
     return Calibration(run_id, len(labels), unmatched, rows, warnings)
 
@@ -267,7 +231,7 @@ def render_markdown(result: Calibration) -> str:
     if result.warnings:
         lines.append("")
     lines += [
-        f"{result.labels} human labels, {result.unmatched} without a matching score.",
+        f"{result.labels} human labels, {result.unmatched} of answers whose score is unmeasured.",
         "",
         "| judge | metric | n | scale | Cohen's κ | Spearman ρ | note |",
         "| --- | --- | --- | --- | --- | --- | --- |",

@@ -7,10 +7,15 @@ if still short, it is padded without new content; a pair still further apart tha
 context it retrieved, with the target length in its prompt (:class:`AnswerWriter`). A later attempt
 asks for the previous request's length plus that attempt's shortfall (minus its overshoot), so a
 generator that always stops short is corrected rather than asked the same thing again. Attempts go on
-until the lengths match exactly or ``length_attempts`` are used: a judge that prefers longer answers
-turns even a gap inside the tolerance into verdicts when it leans one way, and regenerating costs a few
-generation calls against the 2·N·M judge calls each pair receives. The best attempt is kept: within
-the tolerance first, then one short of the target (padding can still close it), then the closest.
+until the lengths match exactly or ``length_attempts`` are used, even when the first gap is already
+inside the tolerance: a judge that prefers longer answers turns a gap inside the tolerance into verdicts
+when it leans one way (a generator that always ends two words short does exactly that), and
+regenerating costs a few generation calls against the 2·N·M judge calls each pair receives. The best
+attempt is kept: within the tolerance first, then one short of the target (padding can still close it),
+then the closest. Whatever gap is left is then closed exactly where padding can: the shorter answer of
+the two (whichever it is by then) is padded by the missing words, checked, and padded once more if the
+padder missed. Each regeneration's requested and written length is recorded (``regenerations``), so a
+report and the A/A check can tell a generator that systematically ends short.
 Only where the pipeline cannot regenerate (its own answer step, no LLM, an empty or "I don't know"
 reply) does the judge model rewrite the answer with ``eval_length_align``; each pair records which
 happened, so a report can say how many answers the judge wrote. Padding uses the pipeline's model where
@@ -89,7 +94,9 @@ class _Work:
     text: str
     target: int
     tolerance: int
+    other: str = ""
     steps: list[str] = field(default_factory=list)
+    regenerations: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def gap(self) -> int:
@@ -104,24 +111,47 @@ class _Work:
 def _attempts(work: _Work, writer: AnswerWriter | None, judge: LLMClient, settings: PairwiseSettings) -> None:
     ask = work.target
     for attempt in range(settings.length_attempts):
-        if work.gap == 0 or (attempt == 0 and abs(work.gap) <= work.tolerance):
+        if work.gap == 0 or (not settings.exact_lengths and attempt == 0 and abs(work.gap) <= work.tolerance):
             return
         made = writer.regenerate(ask, attempt) if writer is not None else None
         if made:
+            work.regenerations.append((ask, words(made)))
             work.take(made, REGENERATED)
             ask = max(1, ask + work.target - words(made))  # the next request corrects this one's miss
         else:
             work.take(_judge_rewrite(judge, work.pair, work.side, work.text, work.target, attempt), JUDGE_REWRITE)
 
 
-def _pad(work: _Work, writer: AnswerWriter | None, judge: LLMClient) -> None:
-    if work.gap <= work.tolerance:
-        return
-    padded = writer.pad(work.text, work.gap) if writer is not None else None
-    if padded:
-        work.take(padded, PADDED)
-    else:
-        work.take(_judge_pad(judge, work.pair.question, work.text, work.gap), JUDGE_PAD)
+PAD_TRIES = 2
+
+
+def _padded(text: str, missing: int, writer: AnswerWriter | None, judge: LLMClient, question: str) -> tuple[str, str]:
+    """``text`` lengthened by ``missing`` words (the pipeline's padder, else the judge's) and the step name."""
+    made = writer.pad(text, missing) if writer is not None else None
+    if made:
+        return made.strip(), PADDED
+    return _judge_pad(judge, question, text, missing), JUDGE_PAD
+
+
+def _close(work: _Work, judge: LLMClient, settings: PairwiseSettings) -> None:
+    """Pad whichever answer is shorter by exactly the words it lacks; a pad that misses is asked again,
+    and a pad that does not bring the lengths closer is not kept. Without ``exact_lengths`` only a gap
+    beyond the tolerance is padded (the paper's procedure)."""
+    allowed = 0 if settings.exact_lengths else work.tolerance
+    for _ in range(PAD_TRIES):
+        gap = words(work.other) - words(work.text)
+        if abs(gap) <= allowed:
+            return
+        short_side: Side = work.side if gap > 0 else ("b" if work.side == "a" else "a")
+        text = work.text if gap > 0 else work.other
+        made, step = _padded(text, abs(gap), work.pair.writer(short_side), judge, work.pair.question)
+        work.steps.append(step)
+        if not made or abs(words(made) - words(text) - abs(gap)) >= abs(gap):
+            continue  # the padder did not lengthen it, or overshot by the whole gap: keep the original
+        if gap > 0:
+            work.text = made
+        else:
+            work.other = made
 
 
 def align(pair: AnswerPair, client: LLMClient, settings: PairwiseSettings) -> Aligned:
@@ -129,20 +159,22 @@ def align(pair: AnswerPair, client: LLMClient, settings: PairwiseSettings) -> Al
     the judge's, used only where the pipeline cannot make the answer again itself."""
     la, lb = words(pair.answer_a), words(pair.answer_b)
     side: Side = "a" if la < lb else "b"
-    work = _Work(pair, side, pair.answer(side), max(la, lb), settings.tolerance(max(la, lb)))
+    other: Side = "b" if side == "a" else "a"
+    work = _Work(pair, side, pair.answer(side), max(la, lb), settings.tolerance(max(la, lb)), pair.answer(other))
     record: dict[str, Any] = {"question_id": pair.question_id, "gap_before": la - lb, "tolerance": work.tolerance}
-    writer = pair.writer(side)
     try:
-        _attempts(work, writer, client, settings)
-        _pad(work, writer, client)
+        _attempts(work, pair.writer(side), client, settings)
+        _close(work, client, settings)
     except LLMUnavailableError as exc:
-        record.update(steps=work.steps, aligned=False)
+        record.update(steps=work.steps, aligned=False, regenerations=work.regenerations)
         return Aligned(None, f"alignment call failed: {exc}", tuple(work.steps), record)
-    record.update(steps=list(work.steps), rewritten=side if work.steps else None)
-    if abs(work.gap) > work.tolerance:
+    record.update(steps=list(work.steps), rewritten=side if work.steps else None, regenerations=work.regenerations)
+    apart = abs(words(work.other) - words(work.text))
+    if apart > work.tolerance:
         record["aligned"] = False
-        note = f"still {abs(work.gap)} words apart (tolerance {work.tolerance}) after {len(work.steps)} rewrites"
+        note = f"still {apart} words apart (tolerance {work.tolerance}) after {len(work.steps)} rewrites"
         return Aligned(None, note, tuple(work.steps), record)
-    aligned = replace(pair, answer_a=work.text) if side == "a" else replace(pair, answer_b=work.text)
+    texts = {side: work.text, other: work.other}
+    aligned = replace(pair, answer_a=texts["a"], answer_b=texts["b"])
     record.update(aligned=True, gap_after=words(aligned.answer_a) - words(aligned.answer_b))
     return Aligned(aligned, "", tuple(work.steps), record)

@@ -11,6 +11,8 @@ from kgrag.config.evaluation import EvaluationConfig
 from kgrag.core.eval_records import EvalScore
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.judges.base import JudgeSetup
+from kgrag.evaluation.pairwise.alignment import words
+from kgrag.evaluation.pairwise.lengths import generator_shortfall
 from kgrag.evaluation.pairwise.types import AnswerPair, AnswerWriter, PairwiseJudge, PairwiseSettings
 from kgrag.generation import QueryResponse
 
@@ -109,17 +111,47 @@ def pairwise_scores(run_id: str, a: str, b: str, result: dict[str, Any]) -> list
     return scores
 
 
+def _aa_pairs(pairs: Sequence[AnswerPair]) -> tuple[list[AnswerPair], list[tuple[int, int]]]:
+    """A against A: where A's generator can write again, B's side is a fresh answer of A's length from
+    the same context (so a generator that ends short shows up, as it would in the comparison); else A's
+    own answer on both sides. Also each such request's (asked, written) word counts."""
+    out: list[AnswerPair] = []
+    requests: list[tuple[int, int]] = []
+    for pair in pairs:
+        mirrored = pair.mirrored()
+        target = words(pair.answer_a)
+        made = pair.writer_a.regenerate(target, 0) if pair.writer_a is not None and target else None
+        if made:
+            requests.append((target, words(made)))
+            mirrored = replace(mirrored, answer_b=made.strip())
+        out.append(mirrored)
+    return out, requests
+
+
+def _regenerations(result: dict[str, Any]) -> list[tuple[int, int]]:
+    records = (result.get("alignment") or {}).get("per_pair") or []
+    return [(int(asked), int(got)) for r in records for asked, got in r.get("regenerations") or []]
+
+
 def aa_check(
     judge: PairwiseJudge, pairs: Sequence[AnswerPair], setup: JudgeSetup, settings: PairwiseSettings
 ) -> dict[str, Any]:
-    """The A/A check: pipeline A's answers on both sides, judged as the comparison was. Any verdict but a
-    tie shows a bias the procedure did not remove (the sanity check of zeng-unbiased-eval)."""
-    result = judge.compare([p.mirrored() for p in pairs], setup, settings)
+    """The A/A check: pipeline A against itself, judged as the comparison was (the sanity check of
+    zeng-unbiased-eval). It fails on any verdict but a tie, or when the residual length gap of its own
+    pairs is flagged; ``generator`` says whether A's generator systematically misses a requested length
+    (flagged even when exact alignment closed every gap, since without it that gap decides verdicts)."""
+    mirrored, requests = _aa_pairs(pairs)
+    result = judge.compare(mirrored, setup, settings)
     verdict = str(result.get("verdict", "no decision"))
+    generator = generator_shortfall(requests + _regenerations(result))
+    gap_flag = str((result.get("length_gap") or {}).get("length_flag") or "")
     return {
         "questions": len(pairs),
         "verdict": verdict,
-        "passed": verdict.startswith("tie"),
+        "passed": verdict.startswith("tie") and not gap_flag,
+        "length_flag": gap_flag,
+        "generator": generator,
+        "flags": [f for f in (gap_flag, generator["flag"]) if f],
         "rates": result.get("rates"),
         "ci": result.get("ci"),
         "position_consistency": result.get("position_consistency"),

@@ -11,6 +11,10 @@ share of pairs where A is the longer one, and two correlations with the outcome:
 A verdict that goes the way of the mean gap is flagged when the correlation is clearly positive or the
 gap is one-sided (the same side longer in 80 % of pairs, which no correlation can show when every gap is
 equal): the comparison may measure length rather than quality.
+
+:func:`generator_shortfall` summarises how far the pipelines' generators miss a requested length (each
+regeneration's request against what it wrote): one that systematically ends short is what leaves
+one-sided gaps, and the A/A check names it even when alignment closed every gap.
 """
 
 from __future__ import annotations
@@ -101,3 +105,26 @@ def _flag(summary: dict[str, Any], verdict: str) -> str:
             "length; the verdict does not go the way of the mean gap, but a tighter tolerance would make it safer"
         )
     return ""
+
+
+SHORTFALL_WORDS = 1.0
+
+
+def generator_shortfall(requests: Sequence[tuple[int, int]]) -> dict[str, Any]:
+    """Requested minus written words over regenerations: mean, how many ended short / long, and a flag
+    when the generator misses one way (mean at least a word, the same way in 80 % of at least 3)."""
+    if not requests:
+        return {"regenerations": 0, "flag": ""}
+    misses = [asked - got for asked, got in requests]
+    mean = statistics.fmean(misses)
+    short, long = sum(m > 0 for m in misses), sum(m < 0 for m in misses)
+    one_way = short if mean > 0 else long
+    flag = ""
+    if len(misses) >= 3 and abs(mean) >= SHORTFALL_WORDS and one_way >= ONE_SIDED * len(misses):
+        how = "short of" if mean > 0 else "past"
+        flag = (
+            f"the generator ends {abs(mean):.1f} words {how} the requested length in {one_way} of {len(misses)} "
+            "regenerations: a gap it leaves favours one side with a judge that prefers longer answers, so only "
+            "exact length alignment (padding the shorter answer) keeps it from deciding verdicts"
+        )
+    return {"regenerations": len(misses), "mean": round(mean, 3), "short": short, "long": long, "flag": flag}

@@ -115,12 +115,13 @@ def _aa(result: dict[str, Any]) -> list[str]:
         return []
     r = aa.get("rates") or {}
     status = "passed" if aa["passed"] else "**FAILED** (the judge or the procedure favours a side)"
-    return [
+    lines = [
         "",
         f"A/A check (A's answers on both sides, {aa['questions']} questions): {aa['verdict']}, {status}; "
         f"A wins {_pct(r.get('win_a'))}, B wins {_pct(r.get('win_b'))}, ties {_pct(r.get('tie'))}, relative "
         f"{r.get('relative', 0):+.3f}{_ci(aa, 'relative')}.",
     ]
+    return lines + [f"**A/A check flag:** {flag}." for flag in aa.get("flags") or []]
 
 
 def render_pairwise(payload: dict[str, Any]) -> str:
@@ -176,6 +177,8 @@ def warnings_of(payload: dict[str, Any]) -> list[str]:
     aa = result.get("aa_check")
     if aa and not aa["passed"]:
         out.append(f"the A/A check did not come out a tie ({aa['verdict']}): do not trust the A vs B verdict")
+    if aa:
+        out += [f"A/A check: {flag}" for flag in aa.get("flags") or []]
     return out
 
 

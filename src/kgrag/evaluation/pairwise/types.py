@@ -72,7 +72,10 @@ class PairwiseSettings:
     allows 10 words on answers of about 200 tokens (~150 words, so ~7 %) and shows a 25-token gap
     (12.5 %) swinging win rates by over 50 points: a fixed 10 words is a third or more of a short
     answer, so short answers get a tolerance in proportion (5 %, at least 2 words), capped at the paper's
-    10 words for long ones."""
+    10 words for long ones. The tolerance only decides which pairs are discarded: with ``exact_lengths``
+    (the default) alignment still closes any gap inside it, since a judge that prefers longer answers
+    turns a small one-sided gap into verdicts; ``exact_lengths=False`` is the paper's procedure, which
+    leaves gaps inside the tolerance as they are."""
 
     repeats: int = 2
     trials: int = 25
@@ -82,6 +85,7 @@ class PairwiseSettings:
     tolerance_share: float = 0.05
     tolerance_min_words: int = 2
     length_attempts: int = 3
+    exact_lengths: bool = True
     confidence: float = 0.95
     bootstrap_samples: int = 2000
     seed: int = 0

@@ -25,7 +25,7 @@ from kgrag.evaluation.judges.base import JudgeSetup
 from kgrag.evaluation.judges.call import ask
 from kgrag.evaluation.judges.schemas import AspectComparison
 from kgrag.evaluation.pairwise.alignment import JUDGE_PAD, JUDGE_REWRITE, PADDED, REGENERATED, align, words
-from kgrag.evaluation.pairwise.lengths import gap_summary
+from kgrag.evaluation.pairwise.lengths import gap_summary, generator_shortfall
 from kgrag.evaluation.pairwise.stats import Outcome, consistency, summarize_outcomes
 from kgrag.evaluation.pairwise.types import AnswerPair, PairwiseSettings
 
@@ -124,6 +124,7 @@ def _aligned(
         "reasons": discarded[:20],
         "within_tolerance": sum(not r.get("steps") for r in records),
         **{key.replace("-", "_"): changed_by(key) for key in (REGENERATED, JUDGE_REWRITE, PADDED, JUDGE_PAD)},
+        "generator": generator_shortfall([tuple(x) for r in records for x in r.get("regenerations", ())]),
         "per_pair": records,
     }
     return kept, summary

@@ -7,7 +7,10 @@ clause in a long sentence, is the question (wording in :mod:`kgrag.evaluation.qg
 A candidate is kept only when it can be found and checked: the answer is distinctive (its phrase occurs
 in few chunks, so it is not a word every passage has), the question keeps a rare word that points at the
 passage, the question does not contain the answer, and the sentence does not open with a pronoun whose
-referent lies outside it.
+referent lies outside it. With ``strict`` (the default) the checks of
+:mod:`kgrag.evaluation.qgen.defects` also reject lines that are not prose (tables of contents, index
+lines, citations, contact blocks, headings run into text), answers a question gives away (acronyms,
+bracketed aliases, shared word stems) and questions cut from a subordinate clause.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from itertools import pairwise
 from typing import Any
 
 from kgrag.documents.words import content_words
+from kgrag.evaluation.qgen.defects import answer_defect, question_defect, sentence_defect
 from kgrag.evaluation.qgen.wording import LABELS, ask_around
 
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -140,13 +144,13 @@ def clause_of(span: Any, sent: Any) -> Any:
     return clause if inside and len(clause) >= MIN_TOKENS and clause.start >= sent.start else sent
 
 
-def usable_sentence(sent: Any) -> str | None:
+def usable_sentence(sent: Any, strict: bool = True) -> str | None:
     """Why a sentence cannot be evidence, or None when it can."""
     if not MIN_TOKENS <= len(sent) <= MAX_TOKENS:
         return "sentence too short or too long"
     if sent[0].lower_ in _OPENING_PRONOUNS:
         return "sentence opens with a pronoun"
-    return None
+    return sentence_defect(sent) if strict else None
 
 
 def well_formed(span: Any, label: str) -> bool:
@@ -187,7 +191,8 @@ def trusted_label(span: Any, sent: Any, label: str) -> str:
     if label in NAMES | TOPICS | {"LANGUAGE"} - {"PERSON"}:
         written_as_name = all(t.is_title or t.is_upper or t.like_num or t.is_punct for t in span)
         lone_opener = len(span) == 1 and span.start == sent.start
-        return label if written_as_name and not lone_opener else "THING"
+        acronym = len(span) == 1 and span[0].text.isupper() and label != "GPE"  # a test, a virus, a drug class
+        return label if written_as_name and not lone_opener and not acronym else "THING"
     if label == "MONEY" and not _CURRENCY.search(span.text):
         return "QUANTITY"
     if label == "PERCENT" and not _PERCENT.search(span.text):
@@ -195,7 +200,7 @@ def trusted_label(span: Any, sent: Any, label: str) -> str:
     return label
 
 
-def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarity) -> Cloze | str:
+def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarity, strict: bool = True) -> Cloze | str:
     """The question for ``span`` masked in ``sent``, or why there is none (a rejection reason)."""
     label = trusted_label(span, sent, label)
     answer = span.text.strip(" ,.;:()\"'")
@@ -211,12 +216,19 @@ def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarit
         return "question contains the answer"
     if question.count("(") != question.count(")"):
         return "question has an unbalanced bracket"  # one opened or closed in the part left out
+    if strict and (
+        why := answer_defect(span, answer, question, label)
+        or (question_defect(question) if template.startswith("in-place") else None)
+    ):
+        return why
     context = content_words(kept)
     if len(context) < 3:
         return "question too short"
     ranked = sorted(context, key=lambda w: (rarity.word_df[w], w))
     if rarity.word_df[ranked[0]] > rarity.max_df:
         return "question has no rare word"
+    if strict and rarity.word_df[ranked[1]] > rarity.max_df:
+        return "question has one rare word (ambiguous)"  # "One session can take how long?"
     anchor = sum(rarity.idf(rarity.word_df[w]) for w in ranked[:3]) / min(3, len(ranked))
     named = [e for e in sent.ents if e.label_ in NAMES | TOPICS and e.start != span.start]
     topics = tuple(sorted({e.text.lower() for e in named if e.text in question}))
@@ -234,15 +246,18 @@ def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarit
     )
 
 
-def clozes(passage: Passage, docs: Sequence[Any], rarity: Rarity, rejected: Counter[str]) -> list[Cloze]:
+def clozes(
+    passage: Passage, docs: Sequence[Any], rarity: Rarity, rejected: Counter[str], strict: bool = True
+) -> list[Cloze]:
     """The best-scoring question of each usable sentence of a passage's parsed prose lines."""
     best: list[Cloze] = []
     for doc in docs:
         for sent in doc.sents:
-            if (why := usable_sentence(sent)) is not None:
+            if (why := usable_sentence(sent, strict)) is not None:
                 rejected[why] += 1
                 continue
-            made = [make_cloze(passage, sent, span, label, rarity) for span, label in candidate_spans(sent)]
+            spans = candidate_spans(sent)
+            made = [make_cloze(passage, sent, span, label, rarity, strict) for span, label in spans]
             kept = [m for m in made if isinstance(m, Cloze)]
             rejected.update(m for m in made if isinstance(m, str))
             if kept:

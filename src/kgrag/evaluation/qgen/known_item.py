@@ -33,15 +33,18 @@ LLM_FREE_KINDS = ("known-item", "two-chunk")
 PAIRS_PER_TOPIC = 2
 
 
-def parse_candidates(passages: Sequence[Passage], nlp: Any, rarity: Rarity, rejected: Counter[str]) -> list[Cloze]:
-    """Every passage's candidates, in passage order (``nlp``: a loaded spaCy pipeline)."""
+def parse_candidates(
+    passages: Sequence[Passage], nlp: Any, rarity: Rarity, rejected: Counter[str], strict: bool = True
+) -> list[Cloze]:
+    """Every passage's candidates, in passage order (``nlp``: a loaded spaCy pipeline; ``strict``: the
+    defect checks of :mod:`kgrag.evaluation.qgen.defects`)."""
     lines = [(p, line) for p in passages for line in prose_lines(p.text)]
     docs_by_chunk: dict[str, list[Any]] = defaultdict(list)
     for (passage, _), doc in zip(lines, nlp.pipe([line for _, line in lines], batch_size=64), strict=True):
         docs_by_chunk[passage.chunk_id].append(doc)
     found: list[Cloze] = []
     for passage in passages:
-        found += clozes(passage, docs_by_chunk.get(passage.chunk_id, []), rarity, rejected)
+        found += clozes(passage, docs_by_chunk.get(passage.chunk_id, []), rarity, rejected, strict)
     return found
 
 
@@ -148,9 +151,11 @@ def known_item_questions(
     seed: int = 0,
     dedup_threshold: float = 0.8,
     on_question: Callable[[], None] | None = None,
+    strict: bool = True,
 ) -> QGenResult:
     """Up to ``per_kind`` questions of each of ``kinds`` (``known-item``, ``two-chunk``) from
-    ``passages``; the same passages, pipeline and seed give the same questions."""
+    ``passages``; the same passages, pipeline and seed give the same questions. ``strict=False`` leaves out
+    the defect checks (kept to measure what they change)."""
     unknown = [k for k in kinds if k not in LLM_FREE_KINDS]
     if unknown:
         raise KgragError(
@@ -158,7 +163,7 @@ def known_item_questions(
         )
     ordered = sorted(passages, key=lambda p: p.chunk_id)
     result, rarity = QGenResult(), Rarity(ordered)
-    candidates = parse_candidates(ordered, nlp, rarity, result.rejected)
+    candidates = parse_candidates(ordered, nlp, rarity, result.rejected, strict)
     result.generated = len(candidates)
     made: list[tuple[QAItem, dict[str, Any]]] = []
     if "known-item" in kinds:

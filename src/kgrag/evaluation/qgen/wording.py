@@ -49,16 +49,23 @@ IN_PLACE = {
     "THING": "what",
 }
 LABELS = frozenset([*FRONTED, "DATE", "CARDINAL"])
+_FREQUENCY = re.compile(r"^(every|each|per|once|twice|daily|weekly|monthly|yearly)\b", re.I)
 _YEAR = re.compile(r"^(in |since |by )?(19|20)\d\d$", re.I)
-_DURATION = re.compile(r"(?<![\w-])(years?|months?|weeks?|days?|hours?|minutes?|seconds|(?<=\d )second)(?![\w-])", re.I)
+_DURATION = re.compile(
+    r"(?<![\w-])(decades?|years?|months?|weeks?|days?|hours?|minutes?|seconds|(?<=\d )second)(?![\w-])", re.I
+)
 
 
 def question_word(label: str, text: str, next_pos: str, after_preposition: bool, fronted: bool) -> str:
     """The question word or phrase that stands for a span with entity ``label`` and ``text``."""
-    if label in ("DATE", "TIME") and _DURATION.search(text):
+    if label in ("DATE", "TIME") and _FREQUENCY.match(text):
+        word = "how often"
+    elif label in ("DATE", "TIME") and re.search(r"\bof age\b|\byears? old\b", text):
+        word = "how old"
+    elif label in ("DATE", "TIME") and _DURATION.search(text):
         word = "how long"
     elif label == "DATE":
-        word = "which year" if _YEAR.match(text) else "what date"
+        word = "which year" if _YEAR.match(text) else "what number" if text.isdigit() else "what date"
     elif label == "CARDINAL":
         word = "how many" if next_pos in ("NOUN", "PROPN") else "what number"
     elif label == "PERSON" and after_preposition:

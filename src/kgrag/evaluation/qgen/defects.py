@@ -1,0 +1,182 @@
+"""What makes an LLM-free question unfit to ask, found without an LLM.
+
+Real documents are not all prose: PDF extractions carry tables of contents ("Biopsy 13 Imaging 13"),
+index lines, page headers, contact blocks, citations and headings run into the sentence that follows
+("Skin basics Did you know …"). A question cut from such a line is garbled, and one whose answer sits
+beside its own definition ("the U.S. Food and Drug Administration (which organization)?" → FDA) or
+shares a word with the question is trivial. Each check returns the reason a sentence, or a span of it,
+is rejected (counted in the generation report), or None:
+
+- :func:`sentence_defect`: table-of-contents, index and page lines; citations and references; URLs,
+  e-mail addresses and phone numbers; cross-references ("See Part 4"); sentences that are questions;
+  headings run into the text; sentences without a verb (lists of names);
+- :func:`answer_defect`: a span glued to a hyphen ("three-dimensional"), inside brackets (an alias or
+  acronym given beside its expansion), an acronym whose expansion the question spells out (or the
+  reverse), a spelled-out small number or a lone adjective, an answer sharing a word stem with the
+  question;
+- :func:`question_defect`: a question asked in place that starts a subordinate clause ("That put them
+  …", "To repair …") or ends on a joining word.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+from typing import Any
+
+from kgrag.documents.words import content_words
+
+_DOT_LEADER = re.compile(r"(?:\.\s*){4,}|…{2,}|_{4,}")
+_CITATION = re.compile(
+    r"\bet al\b|\[\d+(?:\s*[,–-]\s*\d+)*\]|\bdoi\b|\bISBN\b|\bpp?\.\s*\d|\bVol\.\s*\d|"
+    r"\(\s*[A-Z][A-Za-z'-]+(?:\s+(?:and|&)\s+[A-Z][A-Za-z'-]+)?,?\s+(?:19|20)\d\d[a-z]?\s*\)|"
+    r"\b(?:19|20)\d\d\s*;\s*\d+\s*(?:\(\d+\))?\s*:\s*\d+"
+)
+_CONTACT = re.compile(
+    r"https?://|\bwww\.|\S+@\S+\.\w+|\b[\w-]+\.(?:gov|org|com|net|edu)\b|\b\d{3}[.\s-]\d{3}[.\s-]\d{4}\b"
+)
+_CROSS_REFERENCE = re.compile(
+    r"\b(?:see|turn to)\s+(?:part|chapter|page|section|table|figure|appendix)\b|"
+    r"^\s*(?:part|chapter|section|table|figure|appendix)\s+\d+",
+    re.I,
+)
+_STRUCTURE = re.compile(r"^(?:part|chapter|section|table|figure|appendix|page)\s+\d+", re.I)
+_VAGUE_DATE = re.compile(r"\d|^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|several|many)\b", re.I)
+_GLOSSARY = re.compile(r"^\s*[\w&/-]+(?:\s+[\w&/-]+){0,3}\s+[–—:-]\s+[A-Z]")
+_PAGE = re.compile(r"\bpage\s+\d+|\bp\.\s*\d+|^\s*[-–]?\s*\d{1,4}\s*[-–]?\s*$", re.I)
+_NUMBER_WORDS = frozenset("zero one two three four five six seven eight nine ten half dozen".split())
+_SUBORDINATE = frozenset("that which who whom whose to while if because although though when where".split())
+_JOINING_END = frozenset("and or but of to the a an with by for from in on at as than".split())
+_GLUED = re.compile(r"\b[A-Z][A-Z][a-z]{2,}\b")  # "MThis", "GWell": a line break lost between two words
+_STEM = 5
+_LEANING = frozenset("such so but also however similarly therefore thus then other another both".split())
+_QUOTES = re.compile(r"[“”\"]")
+_LIST_ITEM = re.compile(r"(?:,\s*|\b(?:and|or)\s+)(?:what|which \w+)\b|\b(?:what|which \w+),", re.I)
+_SLASHED = re.compile(r"(?:\bwhat|\bhow \w+|\bwhich \w+)\s+\w*/|\s/|/\s")
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:_STEM] for w in content_words(text) if len(w) >= 3}
+
+
+def _numbers_among_words(sent: Any) -> bool:
+    """Three or more bare numbers between words with no punctuation: a table of contents or index."""
+    numbers = [t for t in sent if t.like_num and not t.is_punct]
+    return len(numbers) >= 3 and not any(t.text in ",;:" for t in sent[:-1])
+
+
+def _heading_run_in(sent: Any) -> bool:
+    """A capitalised common word right after a lower-case word mid-sentence ("basics Did", "symptoms
+    Half"): a heading with no full stop run into the sentence after it."""
+    for prev, tok in pairwise(sent):
+        if tok.is_title and tok.pos_ not in ("PROPN", "X") and tok.text != "I" and prev.is_lower and prev.is_alpha:
+            return True
+    return False
+
+
+def _not_prose(sent: Any) -> str | None:
+    """A line of a table of contents, an index, a bibliography, a contact block or a glossary."""
+    text = sent.text
+    if _DOT_LEADER.search(text) or _numbers_among_words(sent) or _PAGE.search(text):
+        return "table of contents, index or page line"
+    if _CITATION.search(text):
+        return "citation or reference"
+    if _CONTACT.search(text):
+        return "address, link or phone number"
+    if _CROSS_REFERENCE.search(text):
+        return "cross-reference"
+    if _GLOSSARY.match(text):
+        return "glossary entry (term – definition)"
+    return None
+
+
+def sentence_defect(sent: Any) -> str | None:
+    """Why a parsed sentence cannot be evidence for a question, or None."""
+    text = sent.text
+    if why := _not_prose(sent):
+        return why
+    if text.rstrip().endswith("?"):
+        return "sentence is a question"
+    if sent[0].lower_ in _LEANING or text.lower().startswith(("for comparison", "in addition", "for example")):
+        return "sentence leans on the one before"  # "Such blood tests include …", "For comparison, …"
+    if _QUOTES.search(text):
+        return "quotation"
+    if any(len(t.text) == 1 and t.is_alpha and t.text not in "aAI" for t in sent):
+        return "bullet or list marker in the sentence"  # "… not very deep h", "h Thick saliva"
+    if _heading_run_in(sent):
+        return "heading run into the sentence"
+    if not any(t.pos_ in ("VERB", "AUX") for t in sent):
+        return "no verb (a list or a title)"
+    return None
+
+
+def _initials(words: list[str]) -> str:
+    return "".join(w[0] for w in words if w and w[0].isalpha()).lower()
+
+
+def _acronym_given(answer: str, question: str) -> bool:
+    """The answer is an acronym the question spells out, or the question holds the answer's acronym."""
+    answer_words = answer.replace("-", " ").split()
+    question_words = question.replace("-", " ").split()
+    if answer.isupper() and 2 <= len(answer) <= 8:
+        letters = answer.lower()
+        return any(_initials(question_words[i : i + len(letters)]) == letters for i in range(len(question_words)))
+    initials = _initials([w for w in answer_words if w[:1].isupper() or len(answer_words) > 1])
+    return len(initials) >= 2 and any(w.strip("()").lower().rstrip("s") == initials for w in question_words)
+
+
+def _shape_defect(span: Any, answer: str) -> str | None:
+    """A span cut badly out of its text: glued to a hyphen, bracketed, garbled or glued to a word."""
+    doc = span.doc
+    before = doc[span.start - 1] if span.start > 0 else None
+    after = doc[span.end] if span.end < len(doc) else None
+    if (after is not None and after.text in "-–/" and not span[-1].whitespace_) or (
+        before is not None and before.text in "-–/" and not before.whitespace_
+    ):
+        return "answer is part of a hyphenated word"
+    if before is not None and after is not None and before.text in "([—–" and after.text in ")]—–":
+        return "answer is in brackets or dashes (an alias or acronym)"
+    words = answer.lower().split()
+    if any(ch in answer for ch in "()[]") or len(set(words)) < len(words) or _GLUED.search(answer):
+        return "answer is garbled (a bracket, a repeated word or words run together)"
+    if words[0] in ("and", "or", "and/or", "but"):
+        return "answer starts with a joining word"
+    return None
+
+
+def answer_defect(span: Any, answer: str, question: str, label: str) -> str | None:
+    """Why a masked span makes a defective or trivial question, or None."""
+    if why := _shape_defect(span, answer):
+        return why
+    if _acronym_given(answer, question):
+        return "acronym gives the answer away"
+    if answer.lower() in _NUMBER_WORDS:
+        return "answer is a spelled-out small number"
+    if _STRUCTURE.match(answer):
+        return "answer is a part of the document (chapter, table, page)"
+    if label in ("DATE", "TIME") and (not _VAGUE_DATE.search(answer) or re.fullmatch(r"\d0'?s", answer)):
+        return "answer is a vague date (no number or amount, or a decade of life)"  # "the final week", "40s"
+    if span.root.dep_ == "appos" or " than " in f" {answer.lower()} ":
+        return "answer is an apposition or a comparison"
+    if not any(t.pos_ in ("NOUN", "PROPN", "NUM") for t in span):
+        return "answer is not a noun or a number"
+    if _stems(answer) & _stems(question):
+        return "question contains the answer's words"
+    return None
+
+
+def question_defect(question: str) -> str | None:
+    """Why a question asked in place reads as a cut-off clause, asks for one item of a list (any other
+    item would do as well), or breaks a unit apart; None when it does not."""
+    words = question.rstrip("?").split()
+    if not words:
+        return "question too short"
+    if question.count(",") >= 2 and _LIST_ITEM.search(question):
+        return "question asks for one item of a list"
+    if _SLASHED.search(question):
+        return "question breaks a unit or a pair apart"
+    if words[0].lower() in _SUBORDINATE:
+        return "question is a subordinate clause"
+    if words[-1].lower() in _JOINING_END:
+        return "question ends on a joining word"
+    return None

@@ -1,0 +1,118 @@
+"""The defect checks of LLM-free question generation, on sentences cut from real medical PDF text (the
+kinds of lines an audit found turned into unusable questions), parsed with the real spaCy pipeline."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import pytest
+
+from kgrag.config import KgragConfig
+from kgrag.evaluation.qgen.cloze import Passage
+from kgrag.evaluation.qgen.defects import answer_defect, question_defect, sentence_defect
+from kgrag.evaluation.qgen.known_item import known_item_questions
+from kgrag.graph.extract.nlp import SpacyExtractor
+
+
+@cache
+def _nlp() -> Any:
+    graph = KgragConfig().graph
+    return SpacyExtractor(graph.spacy_model, allow_torch=graph.spacy_torch).nlp
+
+
+def _sent(text: str) -> Any:
+    return next(iter(_nlp()(text).sents))
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("Testing 12 Test results 13 General health tests 14 Imaging tests 15 Blood tests 16", "table of contents"),
+        ("Overview of treatment .......... 24", "table of contents"),
+        ("Skin cancer rates rose sharply over two decades (Smith and Jones, 2019).", "citation"),
+        ("Survival improved in the later cohort, as Okafor et al reported in the trial.", "citation"),
+        ("Patients can call the Cancer Information Service at cancer.gov/contact for help.", "address, link"),
+        ("See Part 4 for more information on regional squamous cell cancer.", "cross-reference"),
+        ("Chapter 9: Osteosarcoma discusses osteosarcoma treatment options.", "cross-reference"),
+        ("Signs and symptoms Half of those with adrenal cancer will have symptoms caused by hormones.", "heading run"),
+        ("Hypodermis – The deepest tissue layer is made up of fat and connective tissue.", "glossary"),
+        ("The tumor is 2 cm or smaller and not very deep h", "bullet"),
+        ("What can you do to get the best care from your treatment team?", "sentence is a question"),
+    ],
+)
+def test_lines_that_are_not_prose_are_not_evidence(text: str, reason: str) -> None:
+    why = sentence_defect(_sent(text))
+    assert why is not None and reason in why
+
+
+def test_plain_prose_is_kept() -> None:
+    for text in (
+        "Cisplatin and carboplatin are platinum chemotherapies used to treat squamous cell skin cancer.",
+        "After surgery, your skin will continue healing for a period of between 6 to 10 weeks.",
+        "Asaph Hall worked for Peter Bogart during his early career as a carpenter.",
+    ):
+        assert sentence_defect(_sent(text)) is None, text
+
+
+def _span(text: str, answer: str) -> Any:
+    doc = _nlp()(text)
+    start = text.index(answer)
+    return doc.char_span(start, start + len(answer))
+
+
+@pytest.mark.parametrize(
+    ("text", "answer", "question", "label", "reason"),
+    [
+        ("The images make one detailed three-dimensional picture.", "three",
+         "The images make one detailed what-dimensional picture?", "CARDINAL", "hyphenated"),
+        ("It may be approved by the U.S. Food and Drug Administration (FDA) after a trial.", "FDA",
+         "approved by the U.S. Food and Drug Administration (what)?", "ORG", "brackets"),
+        ("EBRT, or external beam radiation therapy, aims a beam at the tumor.", "EBRT",
+         "What, or external beam radiation therapy, aims a beam at the tumor?", "ORG", "acronym"),
+        ("The most common type of skin cancer is basal cell carcinoma in adults.", "basal cell carcinoma",
+         "The most common type of BCC is what in adults?", "THING", "acronym"),
+        ("A SSTR-PET uses a tracer that binds to these SSTRs.", "SSTR-PET",
+         "What uses a tracer that binds to these SSTRs?", "THING", "answer's words"),
+        ("The two most common types of radiation are electrons and photons.", "two",
+         "What number most common types of radiation are electrons and photons?", "CARDINAL", "small number"),
+        ("Brachytherapy is typically started in the final week of treatment.", "the final week",
+         "Brachytherapy is typically started in how long of treatment?", "DATE", "vague date"),
+        ("The cancer is larger than 5 mm but smaller than 2 cm.", "larger than 5",
+         "The cancer is how many mm but smaller than 2 cm?", "CARDINAL", "comparison"),
+    ],
+)  # fmt: skip
+def test_answers_a_question_gives_away_or_mangles_are_rejected(
+    text: str, answer: str, question: str, label: str, reason: str
+) -> None:
+    span = _span(text, answer)
+    assert span is not None
+    why = answer_defect(span, answer, question, label)
+    assert why is not None and reason in why
+
+
+def test_a_plain_answer_passes_and_cut_off_clauses_do_not() -> None:
+    text = "Cisplatin and carboplatin are platinum chemotherapies used to treat skin cancer."
+    question = "What and carboplatin are platinum chemotherapies used to treat skin cancer?"
+    assert answer_defect(_span(text, "Cisplatin"), "Cisplatin", question, "THING") is None
+    assert question_defect("That put them at higher risk of skin cancer, such as what?") is not None
+    assert question_defect("To repair damage to what caused by sunlight?") is not None
+    assert question_defect("PET scans are performed how long after the tracer is injected?") is None
+
+
+def test_strict_generation_drops_the_defective_questions_of_a_pdf_like_passage() -> None:
+    lines = [
+        "Contents Testing 12 Test results 13 General health tests 14 Imaging tests 15 Blood tests 16",
+        "Merkel cell carcinoma can be approved for treatment by the Food and Drug Administration (FDA) now.",
+        "All the Merkel images are combined to make one detailed three-dimensional (3D) picture.",
+        "Signs and symptoms Half of those with Merkel tumors will have symptoms caused by hormones.",
+        "Avelumab is an immunotherapy given every 2 weeks to people with Merkel cell carcinoma.",
+    ]
+    passages = [Passage(f"c{i}", "d", line) for i, line in enumerate(lines)]
+    passages += [Passage(f"f{i}", "d", f"Filler passage {i} about general care and daily routines.") for i in range(30)]
+    loose = known_item_questions(passages, _nlp(), ("known-item",), 20, strict=False)
+    strict = known_item_questions(passages, _nlp(), ("known-item",), 20, strict=True)
+    bad = {"12", "13", "14", "15", "16", "FDA", "three", "Half"}
+    assert {i.answer for i in loose.items} & bad  # without the checks, some of these are asked
+    assert not {i.answer for i in strict.items} & bad
+    assert strict.rejected["table of contents, index or page line"] >= 1
