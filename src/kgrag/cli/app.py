@@ -118,7 +118,8 @@ def _print_index_report(console: Console, report: IndexReport) -> None:
                 f" · ungrounded dropped: {own.ungrounded_entities} entities, {own.ungrounded_relations} relations"
                 if own.ungrounded_entities or own.ungrounded_relations
                 else ""
-            ),
+            )
+            + (f" · unsupported relations dropped: {n}" if (n := own.unsupported_relations) else ""),
             markup=False,
         )
     for line in report.llm_lines:

@@ -16,6 +16,9 @@ merger as they are ready instead of all at the end):
 3. Items are validated one by one (:mod:`~kgrag.graph.extract.parse`); bad items are dropped, not the unit.
 4. Grounding (:mod:`~kgrag.graph.extract.attribution`): an entity whose name the unit's text does not
    contain, and a relation with such an endpoint, is dropped and counted (``ungrounded``), never stored.
+   Then the descriptions (:mod:`~kgrag.graph.extract.support`): a relation whose description is not drawn
+   from the sentences holding its ends is dropped and counted (``unsupported``); an entity description
+   that is empty or not drawn from the text is taken from the sentence that mentions the entity.
 5. Gleaning (:mod:`~kgrag.graph.extract.glean`): a unit whose first pass looks incomplete gets one
    ``glean_graph`` call re-sending its sparse chunks with the names already found, asking only for what
    is missing. A failed glean keeps the first pass (valid data, only possibly not all of it) and is
@@ -46,6 +49,7 @@ from kgrag.graph.extract.attribution import ChunkLocator, attribute, failed, gro
 from kgrag.graph.extract.glean import GleanPolicy
 from kgrag.graph.extract.parse import ExtractionReply, ParsedItems, dedupe_entities, dedupe_relations, parse_items
 from kgrag.graph.extract.split import MAX_SPLIT_DEPTH, merge_parts, split_unit
+from kgrag.graph.extract.support import check_support
 from kgrag.graph.extract.units import ExtractionUnit, build_units
 from kgrag.graph.types import ChunkExtraction
 from kgrag.models.llm.client import LLMClient
@@ -75,6 +79,9 @@ class ExtractionStats:
     dropped_items: int = 0
     ungrounded_entities: int = 0
     ungrounded_relations: int = 0
+    unsupported_relations: int = 0
+    descriptions_filled: int = 0
+    descriptions_replaced: int = 0
     glean_reasons: Counter[str] = field(default_factory=Counter)
 
 
@@ -199,6 +206,12 @@ class LLMExtractor:
         kept, entities, relations = ground(outcome.unit, items, grounding=self.grounding, locator=outcome.locator)
         self.stats.ungrounded_entities += entities
         self.stats.ungrounded_relations += relations
+        if not self.grounding:
+            return kept
+        kept, counts = check_support(outcome.unit.text, kept)
+        self.stats.unsupported_relations += counts.unsupported_relations
+        self.stats.descriptions_filled += counts.descriptions_filled
+        self.stats.descriptions_replaced += counts.descriptions_replaced
         return kept
 
     def _retry_smaller(self, outcomes: list[_UnitOutcome], depth: int = 0) -> None:

@@ -27,7 +27,7 @@ from kgrag.models.llm.base import ChatProvider, LLMUnavailableError, ProviderErr
 from kgrag.models.llm.batch_collect import DEFERRED, BatchCollector, Deferred
 from kgrag.models.llm.budget import TokenBudget
 from kgrag.models.llm.ratelimit import CallLimits
-from kgrag.models.llm.request_fit import fit_request
+from kgrag.models.llm.request_fit import cut_short, fit_request
 from kgrag.models.llm.retry import RetryPolicy, announce_wait
 from kgrag.models.llm.structured import ReplyInvalid
 from kgrag.models.llm.tokens import TextTokenCounter, count_message_tokens
@@ -123,7 +123,7 @@ class CallRunner:
             try:
                 outcome.value, outcome.repaired = parse(response.text, response.finish_reason)
             except ReplyInvalid as exc:
-                outcome.error = str(exc)
+                outcome.error = cut_short(str(exc), usage, max_tokens, self.context_window)
         if outcome.error is None and response.text and response.finish_reason != "length":
             self.store(key, request, response, usage)  # a reply cut at max_tokens is never cached
         self._record(request, stage, usage, attempts.errors, error=outcome.error)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from kgrag.core.errors import ModelError
-from kgrag.core.llm_types import ChatRequest, Message
+from kgrag.core.llm_types import ChatRequest, Message, Usage
 from kgrag.models.llm.tokens import TextTokenCounter, count_message_tokens
 
 MIN_REPLY_TOKENS = 256  # below this a structured reply is rarely complete: refuse rather than send
@@ -29,6 +29,8 @@ DROPPED_REPLY = "(my previous reply, omitted here: it did not fit the context wi
 CUT_REPLY = "(my previous reply, omitted here: it was cut off at the token limit)"  # a re-ask quotes no half reply
 CUT_MARK = "cut off at the token limit"  # in the error of a reply cut at max_tokens (structured.parse_reply)
 TOO_LARGE_MARK = "does not fit the context window"
+FILLED_SHARE = 0.75  # a reply this close to its room (or the window) was cut by the limit, not by a fault
+FIRST_REPLY_MARK = "(first reply:"  # a re-ask's error ends with the first reply's, after this
 
 # what sets a request's size, per prompt: the hint a too-large request names
 SIZE_SETTINGS = {
@@ -54,9 +56,30 @@ def size_settings(prompt_name: str | None) -> str:
 
 
 def is_size_failure(error: str | None) -> bool:
-    """True when a failed item's error says its reply was cut at the token limit or its request did not fit:
-    a smaller request may succeed where the same one would fail again."""
-    return error is not None and (CUT_MARK in error or TOO_LARGE_MARK in error or "was cut off" in error)
+    """True when a failed item's error says its last reply was cut at the token limit or its request did not
+    fit: a smaller request may succeed where the same one would fail again. Only the last try counts (a
+    re-ask's error quotes the first reply's after ``(first reply:``)."""
+    if error is None:
+        return False
+    last = error.split(FIRST_REPLY_MARK, 1)[0]
+    return CUT_MARK in last or TOO_LARGE_MARK in last
+
+
+def cut_short(error: str, usage: Usage, max_tokens: int, window: int | None) -> str:
+    """``error`` as it should be recorded: a reply said to be cut at the token limit that filled neither its
+    reply room nor the window (by :data:`FILLED_SHARE`) was cut by something else (a proxy, a dropped
+    stream): asking again is the remedy there, not a smaller request, so the error stops saying "token
+    limit" and :func:`is_size_failure` is False for it."""
+    if CUT_MARK not in error:
+        return error
+    filled = max_tokens and usage.completion_tokens >= FILLED_SHARE * max_tokens
+    full = window is not None and usage.prompt_tokens + usage.completion_tokens >= FILLED_SHARE * window
+    if filled or full or not max_tokens:
+        return error
+    return (
+        f"the reply stopped early ({usage.completion_tokens} of {max_tokens} reply tokens) marked as cut off; "
+        "give the complete answer again"
+    )
 
 
 def _drop_quoted_reply(messages: tuple[Message, ...]) -> tuple[Message, ...] | None:
