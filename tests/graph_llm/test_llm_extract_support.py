@@ -23,12 +23,12 @@ def test_a_relation_the_text_does_not_state_is_dropped_and_counted() -> None:
         [],
         [
             _relation("Velloran Tide", "Ostrimar Yards", "Velloran Tide bought electric boats from Ostrimar Yards."),
-            _relation("Velloran Tide", "Ostrimar Yards", "Ostrimar Yards acquired Velloran Tide in a hostile takeover."),
+            _relation("Velloran Tide", "Ostrimar Yards", "Ostrimar Yards acquired Velloran Tide in a takeover."),
             _relation("Ilse Varnow", "Port Quassel", ""),
         ],
     )
     kept, counts = check_support(TEXT, items)
-    assert [r.description for r in kept.relations][0].startswith("Velloran Tide bought")
+    assert kept.relations[0].description.startswith("Velloran Tide bought")
     assert counts.unsupported_relations == 1 and len(kept.relations) == 2
     filled = kept.relations[1].description  # no sentence holds both ends: the first holding either
     assert filled.startswith("Velloran Tide, a ferry line") and counts.descriptions_filled == 1
