@@ -70,3 +70,18 @@ def test_the_extractor_counts_unsupported_relations(kit: Any) -> None:
     assert extractor.stats.unsupported_relations > 0
     assert not any(x.relations for x in extractions)
     assert any(x.entities for x in extractions)
+
+
+def test_types_a_small_model_writes_are_read_against_the_list() -> None:
+    from kgrag.graph.extract.parse import normalise_type, render_types, typed_reply
+
+    allowed = ["person", "organization", "location", "concept"]
+    assert normalise_type("Person", allowed) == "person"
+    assert normalise_type("- organization", allowed) == "organization"
+    assert normalise_type("city", allowed) == "location" and normalise_type("company", allowed) == "organization"
+    assert normalise_type("the person", allowed) == "person"
+    copied = "one of person, organization, location, else concept"  # the prompt's wording, copied whole
+    assert normalise_type(copied, allowed) == "concept"
+    assert "\n" in render_types(allowed) and ", " not in render_types(allowed)
+    schema = typed_reply(("person", "location")).model_json_schema()
+    assert schema["properties"]["entities"]["items"]["properties"]["type"]["enum"] == ["person", "location", "concept"]

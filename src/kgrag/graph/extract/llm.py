@@ -47,7 +47,15 @@ from kgrag.core.stages import EXTRACT, GLEAN, ledger_stage
 from kgrag.documents import TokenCounter
 from kgrag.graph.extract.attribution import ChunkLocator, attribute, failed, ground, unit_locator
 from kgrag.graph.extract.glean import GleanPolicy
-from kgrag.graph.extract.parse import ExtractionReply, ParsedItems, dedupe_entities, dedupe_relations, parse_items
+from kgrag.graph.extract.parse import (
+    ExtractionReply,
+    ParsedItems,
+    dedupe_entities,
+    dedupe_relations,
+    parse_items,
+    render_types,
+    typed_reply,
+)
 from kgrag.graph.extract.split import MAX_SPLIT_DEPTH, merge_parts, split_unit
 from kgrag.graph.extract.support import check_support
 from kgrag.graph.extract.units import ExtractionUnit, build_units
@@ -125,6 +133,7 @@ class LLMExtractor:
         self.client = client
         self.counter = counter
         self.entity_types = list(entity_types)
+        self.reply_model = typed_reply(tuple(self.entity_types))  # the type enum in the schema servers enforce
         self.language = language
         self.unit_tokens = unit_tokens
         self.glean = glean or GleanPolicy()
@@ -162,7 +171,7 @@ class LLMExtractor:
 
     def _variables(self, text: str, found: str | None = None) -> dict[str, object]:
         variables: dict[str, object] = {
-            "entity_types": ", ".join(self.entity_types),
+            "entity_types": render_types(self.entity_types),
             "language": self.language,
             "text": text,
         }
@@ -177,7 +186,7 @@ class LLMExtractor:
         fresh call at :data:`RETRY_TEMPERATURE` for the items that still failed (``unit_calls`` >= 3)."""
         reask = self.unit_calls >= 2
         results = self.client.map_structured(
-            prompt, variables, ExtractionReply, stage=stage, reask=reask, **self._params
+            prompt, variables, self.reply_model, stage=stage, reask=reask, **self._params
         )
         if self.client.estimating or self.client.deferring:
             return results
@@ -192,7 +201,7 @@ class LLMExtractor:
         again = self.client.map_structured(
             prompt,
             [variables[i] for i in redo],
-            ExtractionReply,
+            self.reply_model,
             stage=stage,
             reask=False,
             cache_as=self._params,  # the next run asks the first request again: it finds this reply
@@ -233,7 +242,7 @@ class LLMExtractor:
             return
         units = [part for _, parts in halves for part in parts]
         results = self.client.map_structured(
-            EXTRACT_PROMPT, [self._variables(u.text) for u in units], ExtractionReply, stage=STAGE_EXTRACT,
+            EXTRACT_PROMPT, [self._variables(u.text) for u in units], self.reply_model, stage=STAGE_EXTRACT,
             reask=False, **self._params,
         )  # fmt: skip
         done = [self._first_outcome(unit, result, glean=False) for unit, result in zip(units, results, strict=True)]
