@@ -94,3 +94,36 @@ def test_cut_replies_are_retried_smaller_and_the_run_finishes(tmp_path: Path) ->
         again = CliRunner().invoke(app, ["index", str(docs), "-w", str(ws)])
         assert again.exit_code == 0, again.output
         assert responder.requests == []  # nothing left to extract: the rerun has nothing to redo
+
+
+def test_an_estimate_with_a_probe_predicts_the_cut_units_follow_ups(tmp_path: Path) -> None:
+    responder = RecordingResponder()
+    # no usage block: the stand-in counts words, kgrag then counts tokens, as the estimate does
+    standin = FakeOpenAIServer(responder, behaviour="llama-cpp-python", context_window=WINDOW, include_usage=False)
+    with standin as server:
+        ws, docs = _workspace(tmp_path, server)
+        shutil.copy(SAMPLE_DOCS / "team-platform.md", docs / "team.md")
+        blind = CliRunner().invoke(app, ["index", str(docs), "--estimate", "-w", str(ws)])
+        assert blind.exit_code == 0 and not responder.requests, blind.output  # no probe: nothing sent
+        probed = CliRunner().invoke(app, ["index", str(docs), "--estimate", "--probe", "-w", str(ws)])
+        assert probed.exit_code == 0, probed.output
+        assert "probe: one unit" in probed.output and responder.requests
+        with Workspace.open(ws) as opened:
+            _, estimate = opened.estimate_index([docs])
+            assert any("re-asks and retries per extraction call" in line for line in estimate.assumptions)
+            before = {run for run in opened.store.llm_ledger.run_ids()}
+        run = CliRunner().invoke(app, ["index", str(docs), "-w", str(ws)])
+        assert run.exit_code == 0, run.output
+        with Workspace.open(ws) as opened:
+            ledger = opened.store.llm_ledger
+            (run_id,) = [r for r in ledger.run_ids() if r not in before]
+            actual = ledger.summary(run_id).total
+    sent = actual.calls - actual.cache_hits
+    print(f"\n[probe estimate] {estimate.line()}; actual {sent} calls, {actual.billed_prompt_tokens} prompt + "
+          f"{actual.billed_completion_tokens} completion tokens")  # fmt: skip
+    for predicted, measured in (
+        (estimate.calls, sent),
+        (estimate.prompt_tokens, actual.billed_prompt_tokens),
+        (estimate.completion_tokens, actual.billed_completion_tokens),
+    ):
+        assert 0.5 * measured <= predicted <= 1.5 * measured

@@ -177,6 +177,14 @@ def index(
         bool,
         typer.Option("--estimate", help="Print the LLM calls, tokens and money the run would spend; change nothing."),
     ] = False,
+    probe: Annotated[
+        bool,
+        typer.Option(
+            "--probe",
+            help="With --estimate: first extract one sample unit for real (a few calls, cached for the run), "
+            "so the estimate uses this model's own reply sizes and re-ask rates.",
+        ),
+    ] = False,
     budget_tokens: Annotated[
         int | None,
         typer.Option(
@@ -209,6 +217,8 @@ def index(
     removed; a moved file keeps its index and a copy is not stored twice."""
     from kgrag.cli.progress import console_progress
 
+    if probe and not estimate:
+        raise KgragError("--probe goes with --estimate (it calibrates the estimate); add --estimate")
     console = new_console()
     llm = {k: v for k, v in {"max_tokens_budget": budget_tokens, "batch": batch or None}.items() if v}
     overrides: dict[str, Any] = {"llm": llm} if llm else {}
@@ -217,7 +227,7 @@ def index(
         overrides["indexing"] = indexing  # validated with the config: an unknown engine names the field
     with open_workspace(workspace, **overrides) as ws, console_progress(console) as progress:
         if estimate:
-            report, cost = ws.estimate_index(paths, progress=progress)
+            report, cost = ws.estimate_index(paths, progress=progress, probe=probe)
         else:
             report = ws.index(paths, progress=progress, prune=prune)
     if estimate:
