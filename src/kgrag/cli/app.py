@@ -159,6 +159,16 @@ PruneOpt = Annotated[
 ]
 
 
+ProbeOpt = Annotated[
+    bool,
+    typer.Option(
+        "--probe",
+        help="With --estimate: first extract one sample unit for real (a few calls, cached for the run), so "
+        "the estimate uses this model's own reply sizes and re-ask rates.",
+    ),
+]
+
+
 BatchOpt = Annotated[
     bool,
     typer.Option(
@@ -177,14 +187,7 @@ def index(
         bool,
         typer.Option("--estimate", help="Print the LLM calls, tokens and money the run would spend; change nothing."),
     ] = False,
-    probe: Annotated[
-        bool,
-        typer.Option(
-            "--probe",
-            help="With --estimate: first extract one sample unit for real (a few calls, cached for the run), "
-            "so the estimate uses this model's own reply sizes and re-ask rates.",
-        ),
-    ] = False,
+    probe: ProbeOpt = False,
     budget_tokens: Annotated[
         int | None,
         typer.Option(
