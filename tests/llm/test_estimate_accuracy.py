@@ -70,5 +70,5 @@ def test_estimate_calibrates_reply_sizes_from_the_workspace_ledger(tmp_path: Pat
         measured = sum(c.completion_tokens for c in calls) / len(calls)
         _, estimate = ws.indexing.estimate(docs[4:6])
     line = next(line for line in estimate.assumptions if line.startswith("calibrated from"))
-    assert f"mean of {len(calls)} calls" in line
+    assert f"from this model's last {len(calls)} sent calls" in line
     assert f"extraction replies {measured:.0f} completion tokens each" in json.dumps(estimate.assumptions)

@@ -88,11 +88,11 @@ def test_toml_strings_read_back_as_written(text: str) -> None:
 
 def test_versions_bump_per_base(tmp_path: Path) -> None:
     target = tmp_path / "extract_graph.toml"
-    assert next_version("2", target) == "2+tuned.1"
+    assert next_version("3", target) == "3+tuned.1"
     shipped = (Path(__file__).resolve().parents[2] / "src" / "kgrag" / "prompts" / "extract_graph.toml").read_text()
-    target.write_text(shipped.replace('version = "2"', 'version = "2+tuned.4"'), encoding="utf-8")
-    assert next_version("2", target) == "2+tuned.5"
-    assert next_version("3", target) == "3+tuned.1"  # kgrag shipped a new base prompt: counting restarts
+    target.write_text(shipped.replace('version = "3"', 'version = "3+tuned.4"'), encoding="utf-8")
+    assert next_version("3", target) == "3+tuned.5"
+    assert next_version("4", target) == "4+tuned.1"  # kgrag shipped a new base prompt: counting restarts
 
 
 def test_model_types_are_cleaned_and_model_text_is_cut() -> None:

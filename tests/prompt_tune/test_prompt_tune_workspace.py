@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from kgrag import Workspace
 from kgrag.cli.app import app
+from kgrag.graph.extract.parse import render_types
 from kgrag.prompts import load_prompt
 from kgrag.testing import FakeOpenAIServer
 from kgrag.testing.extraction_responder import ExtractionResponder
@@ -117,7 +118,7 @@ def test_llm_free_tune_writes_overrides_that_the_next_index_sends_and_records(
         types_used = {e.type for e in ws.store.graph.entities()}
     assert calls and {c.prompt_version for c in calls} == {extract.version}
     sent = [s for s in recorder.systems() if "You extract a knowledge graph" in s]
-    assert sent and all(", ".join(config["entity_types"]) in s for s in sent)
+    assert sent and all(render_types(config["entity_types"]) in s for s in sent)
     assert all(example_text in s and "Example (from the documents)" in s for s in sent)
     assert types_used <= set(config["entity_types"])
 
@@ -148,7 +149,7 @@ def test_tune_with_the_model_cleans_its_proposal_and_keeps_a_grounded_example(
         known = {c.created_at for c in ws.store.llm_ledger.calls()}
         ws.index([tmp_path / "docs"])
         again = [c for c in ws.store.llm_ledger.calls() if c.stage == "index.extract" and c.created_at not in known]
-    assert again and {c.prompt_version for c in again} == {"2+tuned.1"}
+    assert again and {c.prompt_version for c in again} == {"3+tuned.1"}
     assert not any(c.cache_hit for c in again)  # the version and text are in the cache key: nothing stale
     asked = recorder.systems()[before:]
     assert any("set up a knowledge-graph extractor" in s for s in asked)
@@ -198,7 +199,7 @@ def test_a_hand_written_override_is_kept_unless_forced(
     assert "edited" in listed
     forced = _cli("prompts", "tune", str(docs), "--llm", "none", "--force", "-w", str(ws_path))
     assert forced.exit_code == 0, forced.output
-    assert load_prompt("extract_graph", prompts).version == "2+tuned.1"
+    assert load_prompt("extract_graph", prompts).version == "3+tuned.1"
 
 
 @pytest.mark.parametrize(
@@ -251,7 +252,7 @@ def test_example_shipped_keeps_the_invented_examples_and_tunes_the_rest(
     assert result.exit_code == 0, result.output
     tuned, shipped = load_prompt("extract_graph", ws_path / "prompts"), load_prompt("extract_graph")
     assert tuned.example_invented and tuned.example_reply == shipped.example_reply
-    assert tuned.version == "2+tuned.1" and "About these documents" in tuned.system
+    assert tuned.version == "3+tuned.1" and "About these documents" in tuned.system
     assert "$language" in load_prompt("community_report", ws_path / "prompts").system
     bad = _cli("prompts", "tune", "--example", "mine", "-w", str(ws_path))
     assert bad.exit_code == 1 and "--example 'mine'" in bad.output

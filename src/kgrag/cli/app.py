@@ -150,7 +150,8 @@ def _print_index_report(console: Console, report: IndexReport) -> None:
                 f" · ungrounded dropped: {own.ungrounded_entities} entities, {own.ungrounded_relations} relations"
                 if own.ungrounded_entities or own.ungrounded_relations
                 else ""
-            ),
+            )
+            + (f" · unsupported relations dropped: {n}" if (n := own.unsupported_relations) else ""),
             markup=False,
         )
     for line in report.llm_lines:
@@ -192,6 +193,14 @@ RetryFailedOpt = Annotated[
         "file is retried once it changes). Same as documents.retry_failed = true for this run.",
     ),
 ]
+ProbeOpt = Annotated[
+    bool,
+    typer.Option(
+        "--probe",
+        help="With --estimate: first extract one sample unit for real (a few calls, cached for the run), so "
+        "the estimate uses this model's own reply sizes and re-ask rates.",
+    ),
+]
 
 
 BatchOpt = Annotated[
@@ -212,6 +221,7 @@ def index(
         bool,
         typer.Option("--estimate", help="Print the LLM calls, tokens and money the run would spend; change nothing."),
     ] = False,
+    probe: ProbeOpt = False,
     budget_tokens: Annotated[
         int | None,
         typer.Option(
@@ -245,6 +255,8 @@ def index(
     removed; a moved file keeps its index and a copy is not stored twice."""
     from kgrag.cli.progress import console_progress
 
+    if probe and not estimate:
+        raise KgragError("--probe goes with --estimate (it calibrates the estimate); add --estimate")
     console = new_console()
     llm = {k: v for k, v in {"max_tokens_budget": budget_tokens, "batch": batch or None}.items() if v}
     overrides: dict[str, Any] = {"llm": llm} if llm else {}
@@ -255,7 +267,7 @@ def index(
         overrides["documents"] = {"retry_failed": True}
     with open_workspace(workspace, **overrides) as ws, console_progress(console) as progress:
         if estimate:
-            report, cost = ws.estimate_index(paths, progress=progress)
+            report, cost = ws.estimate_index(paths, progress=progress, probe=probe)
         else:
             report = ws.index(paths, progress=progress, prune=prune)
     if estimate:

@@ -89,7 +89,10 @@ def _print(result: object) -> None:
     console.print(f"domain: {result.domain or '-'}")
     console.print(f"example: {result.example_origin}")
     for note in result.notes:
-        console.print(f"note: {note}")
+        console.print(f"note: {note}", markup=False)
+    if not result.kept:
+        console.print("nothing written: the shipped prompts extracted more on the A/B passage (see the note)")
+        return
     for path, version in result.written:
         console.print(f"wrote {path!s} (version {version})")
     console.print(f"set graph.entity_types and graph.language in {result.config_file!s}")

@@ -62,15 +62,18 @@ class GraphConfig(Section):
         True,
         description="LLM extraction keeps only entities whose names occur in the text they were extracted from "
         "(and relations between such entities); the others are dropped and counted as `ungrounded` in the "
-        "index report. Turn off only for text the model must translate or transliterate names from.",
+        "index report. A relation whose description is not drawn from the sentences holding its two ends is "
+        "dropped too (`unsupported`), and an empty or unsupported entity description is taken from the "
+        "sentence that mentions the entity. Turn off only for text the model must translate or "
+        "transliterate names from.",
     )
     grounding_similarity: int = Field(
         90,
         ge=50,
         le=101,
         description="Grounding: a name that is not found exactly, nor word for word, still counts as found when "
-        "its fuzzy similarity (rapidfuzz partial ratio, 0-100) to a stretch of the text reaches this; 101 "
-        "accepts exact and word-for-word matches only.",
+        "its fuzzy similarity (rapidfuzz ratio, 0-100) to a run of as many words of the text reaches this; "
+        "101 accepts exact and word-for-word matches only.",
     )
     gleaning: bool = Field(
         True, description="One extra LLM pass for missed items, only where the first pass looks incomplete."

@@ -15,8 +15,8 @@ are injected at a rate or from a scripted sequence:
 ``llama-cpp-python[server]`` 0.3.36): ``GET /v1/models`` lists the model ``owned_by: "me"`` and there is no
 ``/props``; ``response_format`` ``json_schema`` is refused with HTTP 500 ("Input should be 'text' or
 'json_object'"), ``json_object`` (with or without ``schema``) is taken; a prompt of ``context_window`` tokens
-or more is refused with HTTP 400 naming the window; a reply that would overflow the window stops there with
-``finish_reason: "length"`` whatever ``max_tokens`` asked.
+or more is refused with HTTP 400 naming the window; a reply that would overflow the window, or run past
+``max_tokens``, stops there with ``finish_reason: "length"``.
 
 :class:`ServerStats` counts requests, faults, the most requests in flight at once, and request arrival
 times, so tests can check concurrency and rate limits from the server's side.
@@ -308,6 +308,8 @@ def _completion(body: dict[str, Any], state: _State, fault: FaultKind | None) ->
         text = WRONG_SCHEMA_REPLY
     if state.context_window is not None:  # the reply stops where the window is full
         room = state.context_window - _prompt_tokens(body)
+        if state.behaviour == "llama-cpp-python" and body.get("max_tokens"):
+            room = min(room, int(body["max_tokens"]))  # and, as llama.cpp does, at max_tokens
         words = text.split(" ")
         if len(words) > room:
             text, finish = " ".join(words[: max(1, room)]), "length"

@@ -231,10 +231,11 @@ class Workspace:
         return self.indexing.run(paths, progress, pipeline=pipeline, engine=engine, prune=prune)
 
     def estimate_index(
-        self, paths: Sequence[Path | str], progress: Progress | None = None
+        self, paths: Sequence[Path | str], progress: Progress | None = None, *, probe: bool = False
     ) -> tuple[IndexReport, Estimate]:
-        """What indexing ``paths`` would spend on the LLM; nothing is sent or changed."""
-        return self.indexing.estimate(paths, progress)
+        """What indexing ``paths`` would spend on the LLM; nothing is sent or changed (``probe``: one sample
+        unit is extracted for real first, to calibrate the estimate; see :meth:`IndexingAPI.estimate`)."""
+        return self.indexing.estimate(paths, progress, probe=probe)
 
     def reindex_embeddings(self, progress: Progress | None = None) -> IndexReport:
         return self.indexing.reindex_embeddings(progress)

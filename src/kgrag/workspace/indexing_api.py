@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from kgrag.core.progress import Progress, SilentProgress
@@ -11,6 +12,7 @@ from kgrag.indexing import IndexContext, IndexRegistries, IndexReport, remove_do
 from kgrag.indexing.runner import resolve_stages, run_stages
 from kgrag.models.llm import Estimate
 from kgrag.workspace.components import Components
+from kgrag.workspace.estimate_probe import probe_extraction
 from kgrag.workspace.index_lock import indexing_lock
 
 LEXICAL_ONLY = "fast"  # discover, ingest (load + chunk), finalize: what an estimate without an LLM runs
@@ -52,14 +54,21 @@ class IndexingAPI:
                 return run_batched(self._parts, [Path(p) for p in paths], progress, pipeline, engine, prune)
             return run_parts(self._parts, [Path(p) for p in paths], progress, pipeline, engine, prune)
 
-    def estimate(self, paths: Sequence[Path | str], progress: Progress | None = None) -> tuple[IndexReport, Estimate]:
+    def estimate(
+        self, paths: Sequence[Path | str], progress: Progress | None = None, *, probe: bool = False
+    ) -> tuple[IndexReport, Estimate]:
         """What :meth:`run` would spend on the LLM, without calling it and without changing anything.
+
+        ``probe=True`` first extracts one sample unit for real (:mod:`kgrag.workspace.estimate_probe`), so
+        the estimate is calibrated by this model's own replies even before any run; only ledger rows and
+        cached replies are written.
 
         The run goes through the real code path inside a store dry run (everything it writes is rolled
         back; cached replies count as free) with an estimating LLM and a hashing embedder. Without an LLM
         (``llm.provider = none``) no stage can spend anything, so only discovery and chunking run (to
         count the new chunks): no model, no graph extraction.
         """
+        notes = probe_extraction(self._parts, [Path(p) for p in paths]) if probe else []
         estimating = self._parts.for_estimate()
         llm_free = self._parts.config.llm.provider == "none"
         with self._parts.store.dry_run():
@@ -71,6 +80,7 @@ class IndexingAPI:
                 )
                 estimate = Estimate(0, 0, 0, 0.0, NO_LLM) if llm_free else estimating.llm().estimate()
                 estimate = estimate or Estimate(0, 0, 0, 0.0)
+                estimate = replace(estimate, predicted=(*notes, *estimate.predicted))
             finally:
                 estimating.close(store=False)  # the store is this workspace's
         return report, estimate

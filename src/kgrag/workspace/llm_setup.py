@@ -181,30 +181,33 @@ def estimate_assumptions_for(
     pipelines = (registries or Registries()).get(INDEX_PIPELINES)
     entry = pipelines.load(name) if name in pipelines else ()
     stages: Sequence[str] = entry() if callable(entry) else entry  # a plug-in pipeline may be a callable
-    return calibrate_assumptions(replace(base, stages=_stage_predictions(config, stages)), store)
+    return calibrate_assumptions(replace(base, stages=_stage_predictions(config, stages)), store, config.llm.model)
 
 
-def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store) -> EstimateAssumptions:
-    """Replace assumed reply sizes and rates by what this workspace's real (sent, not cached) calls measured,
-    from the ledger's per-stage totals (one aggregate query, however many calls the workspace made)."""
-    by_stage = store.llm_ledger.summary().by_stage
+RECENT_RUNS = 20  # calibration reads the ledger of this many newest runs at most
 
-    def sent(stage: str) -> tuple[int, int]:
-        totals = by_stage.get(stage)
-        if totals is None:
-            return 0, 0
-        return totals.calls - totals.cache_hits - totals.estimated_calls, totals.billed_completion_tokens
 
-    extract_calls, extract_tokens = sent("index.extract")
-    glean_calls, glean_tokens = sent("index.glean")
-    if not extract_calls:
+def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model: str) -> EstimateAssumptions:
+    """Replace assumed reply sizes and rates by what ``model``'s own recent sent calls measured
+    (:func:`~kgrag.models.llm.reply_stats.measure_replies`: the reply size, the re-asks and retries)."""
+    from kgrag.models.llm.reply_stats import measure_replies
+
+    ledger = store.llm_ledger
+    runs = list(reversed(ledger.run_ids()))[:RECENT_RUNS]
+    recent = [record for run in runs for record in reversed(ledger.calls(run))]
+    extract = measure_replies(recent, model=model, stage="index.extract")
+    if extract is None:
         return assumptions
-    mean = extract_tokens / extract_calls
-    notes = [f"extraction replies (mean of {extract_calls} calls)", f"gleaning share ({glean_calls}/{extract_calls})"]
+    glean = measure_replies(recent, model=model, stage="index.glean")
+    glean_calls = glean.calls if glean is not None else 0
+    first_calls = extract.calls / (1 + extract.follow_up_rate)
     return replace(
         assumptions,
-        extraction_completion=mean,
-        glean_rate=glean_calls / extract_calls if assumptions.glean_rate else 0.0,
-        glean_completion_share=(glean_tokens / glean_calls) / mean if glean_calls and extract_tokens else 0.1,
-        calibrated=", ".join(notes),
+        extraction_completion=extract.mean_completion,
+        follow_up_rate=extract.follow_up_rate,
+        glean_rate=min(1.0, glean_calls / first_calls) if assumptions.glean_rate else 0.0,
+        glean_completion_share=(glean.mean_completion / extract.mean_completion)
+        if glean is not None and extract.mean_completion
+        else assumptions.glean_completion_share,
+        calibrated=extract.note("extraction"),
     )

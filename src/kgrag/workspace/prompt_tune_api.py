@@ -50,19 +50,24 @@ class PromptTuneAPI:
         return found, skipped
 
     def tune(self, options: TuneOptions, paths: Sequence[Path] = ()) -> TuneResult:
-        """Tune, write the overrides and kgrag.toml, and apply both to this open workspace."""
+        """Tune, check the tuned prompts against the shipped ones on one passage (when a model is
+        configured), and if they are not worse write the overrides and kgrag.toml and apply both to this
+        open workspace."""
         parts = self._parts
         sources, skipped = self.sources(paths)
-        client = parts.llm_if_configured() if options.llm == "auto" else None
+        client = parts.llm_if_configured() if options.llm == "auto" else None  # --llm none sends nothing
         graph = parts.config.graph
         tuner = Tuner(
             client,
             lambda: SpacyExtractor(model=graph.spacy_model, allow_torch=graph.spacy_torch).nlp,
             TokenCounter.for_encoding(parts.config.chunking.encoding).count,
+            ab_client=client,
         )
         directory = self.prompts_dir
         result = tuner.tune(sources, options, directory, parts.path / CONFIG_FILE_NAME)
         result.notes[:0] = skipped
+        if not result.kept:
+            return result  # nothing was written: the workspace keeps its prompts and types
         config = parts.config  # the client may have replaced it with one fitted to the server: read it now
         config.graph.entity_types = result.types
         config.graph.language = result.language

@@ -9,10 +9,16 @@ merger as they are ready instead of all at the end):
    cache, repair and one re-ask quoting the validation error are the LLM layer's). A unit whose reply is
    still unusable gets one last, different try: a fresh request at ``RETRY_TEMPERATURE`` (the same
    request again would get the same reply from a deterministic server). A failing unit costs at most
-   ``unit_calls`` calls (3) and is marked failed, reported and retried on the next run.
+   ``unit_calls`` calls (3) and is marked failed, reported and retried on the next run. A unit whose reply
+   was cut at the token limit, or whose request cannot fit the model's window, is retried smaller instead
+   (:mod:`~kgrag.graph.extract.split`: halves, then quarters, one call each); only what still cannot fit
+   fails, alone, with its reason, and every other unit goes on.
 3. Items are validated one by one (:mod:`~kgrag.graph.extract.parse`); bad items are dropped, not the unit.
 4. Grounding (:mod:`~kgrag.graph.extract.attribution`): an entity whose name the unit's text does not
    contain, and a relation with such an endpoint, is dropped and counted (``ungrounded``), never stored.
+   Then the descriptions (:mod:`~kgrag.graph.extract.support`): a relation whose description is not drawn
+   from the sentences holding its ends is dropped and counted (``unsupported``); an entity description
+   that is empty or not drawn from the text is taken from the sentence that mentions the entity.
 5. Gleaning (:mod:`~kgrag.graph.extract.glean`): a unit whose first pass looks incomplete gets one
    ``glean_graph`` call re-sending its sparse chunks with the names already found, asking only for what
    is missing. A failed glean keeps the first pass (valid data, only possibly not all of it) and is
@@ -41,10 +47,21 @@ from kgrag.core.stages import EXTRACT, GLEAN, ledger_stage
 from kgrag.documents import TokenCounter
 from kgrag.graph.extract.attribution import ChunkLocator, attribute, failed, ground, unit_locator
 from kgrag.graph.extract.glean import GleanPolicy
-from kgrag.graph.extract.parse import ExtractionReply, ParsedItems, dedupe_entities, dedupe_relations, parse_items
+from kgrag.graph.extract.parse import (
+    ExtractionReply,
+    ParsedItems,
+    dedupe_entities,
+    dedupe_relations,
+    parse_items,
+    render_types,
+    typed_reply,
+)
+from kgrag.graph.extract.split import MAX_SPLIT_DEPTH, merge_parts, split_unit
+from kgrag.graph.extract.support import check_support
 from kgrag.graph.extract.units import ExtractionUnit, build_units
 from kgrag.graph.types import ChunkExtraction
 from kgrag.models.llm.client import LLMClient
+from kgrag.models.llm.request_fit import is_size_failure
 from kgrag.models.llm.tokens import TextTokenCounter
 
 STAGE_EXTRACT = ledger_stage(EXTRACT)  # "index.extract"
@@ -64,11 +81,15 @@ class ExtractionStats:
     chunks: int = 0
     failed_units: int = 0
     retried_units: int = 0
+    split_units: int = 0
     gleaned_units: int = 0
     glean_failures: int = 0
     dropped_items: int = 0
     ungrounded_entities: int = 0
     ungrounded_relations: int = 0
+    unsupported_relations: int = 0
+    descriptions_filled: int = 0
+    descriptions_replaced: int = 0
     glean_reasons: Counter[str] = field(default_factory=Counter)
 
 
@@ -80,8 +101,11 @@ class _UnitOutcome:
     glean_reason: str | None = None
     locator: ChunkLocator | None = None  # the unit's, shared by grounding, gleaning and attribution
     grounding: bool = True
+    parts: list[_UnitOutcome] | None = None  # a unit retried smaller: the outcomes of its halves
 
     def extractions(self) -> list[ChunkExtraction]:
+        if self.parts is not None:
+            return merge_parts(self.unit, [part.extractions() for part in self.parts])
         if self.items is None:
             return failed(self.unit, self.error or "extraction failed")
         # items were grounded when they arrived: the same locator finds them again from its memo
@@ -109,6 +133,7 @@ class LLMExtractor:
         self.client = client
         self.counter = counter
         self.entity_types = list(entity_types)
+        self.reply_model = typed_reply(tuple(self.entity_types))  # the type enum in the schema servers enforce
         self.language = language
         self.unit_tokens = unit_tokens
         self.glean = glean or GleanPolicy()
@@ -140,12 +165,13 @@ class LLMExtractor:
     def _extract_batch(self, batch: Sequence[ExtractionUnit]) -> list[ChunkExtraction]:
         results = self._call(EXTRACT_PROMPT, [self._variables(u.text) for u in batch], STAGE_EXTRACT)
         outcomes = [self._first_outcome(unit, result) for unit, result in zip(batch, results, strict=True)]
+        self._retry_smaller(outcomes)
         self._glean([o for o in outcomes if o.glean_reason is not None])
         return [extraction for outcome in outcomes for extraction in outcome.extractions()]
 
     def _variables(self, text: str, found: str | None = None) -> dict[str, object]:
         variables: dict[str, object] = {
-            "entity_types": ", ".join(self.entity_types),
+            "entity_types": render_types(self.entity_types),
             "language": self.language,
             "text": text,
         }
@@ -160,11 +186,13 @@ class LLMExtractor:
         fresh call at :data:`RETRY_TEMPERATURE` for the items that still failed (``unit_calls`` >= 3)."""
         reask = self.unit_calls >= 2
         results = self.client.map_structured(
-            prompt, variables, ExtractionReply, stage=stage, reask=reask, **self._params
+            prompt, variables, self.reply_model, stage=stage, reask=reask, **self._params
         )
         if self.client.estimating or self.client.deferring:
             return results
-        redo = [i for i, result in enumerate(results) if not result.ok]
+        # a reply cut at the token limit (or a request too large) would fail again at any temperature: such a
+        # unit is retried smaller instead (_retry_smaller)
+        redo = [i for i, result in enumerate(results) if not result.ok and not is_size_failure(result.error)]
         if not redo or self.unit_calls < 3:
             return results
         if stage == STAGE_EXTRACT:
@@ -173,7 +201,7 @@ class LLMExtractor:
         again = self.client.map_structured(
             prompt,
             [variables[i] for i in redo],
-            ExtractionReply,
+            self.reply_model,
             stage=stage,
             reask=False,
             cache_as=self._params,  # the next run asks the first request again: it finds this reply
@@ -187,9 +215,47 @@ class LLMExtractor:
         kept, entities, relations = ground(outcome.unit, items, grounding=self.grounding, locator=outcome.locator)
         self.stats.ungrounded_entities += entities
         self.stats.ungrounded_relations += relations
+        if not self.grounding:
+            return kept
+        kept, counts = check_support(outcome.unit.text, kept)
+        self.stats.unsupported_relations += counts.unsupported_relations
+        self.stats.descriptions_filled += counts.descriptions_filled
+        self.stats.descriptions_replaced += counts.descriptions_replaced
         return kept
 
-    def _first_outcome(self, unit: ExtractionUnit, result: StructuredResult[ExtractionReply]) -> _UnitOutcome:
+    def _retry_smaller(self, outcomes: list[_UnitOutcome], depth: int = 0) -> None:
+        """Give every outcome that failed for its size (:func:`is_size_failure`) the outcomes of its unit's
+        halves (:mod:`~kgrag.graph.extract.split`), one call each, halving again up to ``MAX_SPLIT_DEPTH``;
+        a unit too small to split keeps its failure, with that said."""
+        if self.client.estimating or self.client.deferring:
+            return
+        halves: list[tuple[_UnitOutcome, list[ExtractionUnit]]] = []
+        for outcome in outcomes:
+            if outcome.items is not None or not is_size_failure(outcome.error):
+                continue
+            parts = split_unit(outcome.unit, self.counter) if depth < MAX_SPLIT_DEPTH else None
+            if parts is None:
+                outcome.error = f"{outcome.error} (a unit of {outcome.unit.n_tokens} tokens, not split further)"
+            else:
+                halves.append((outcome, parts))
+        if not halves:
+            return
+        units = [part for _, parts in halves for part in parts]
+        results = self.client.map_structured(
+            EXTRACT_PROMPT, [self._variables(u.text) for u in units], self.reply_model, stage=STAGE_EXTRACT,
+            reask=False, **self._params,
+        )  # fmt: skip
+        done = [self._first_outcome(unit, result, glean=False) for unit, result in zip(units, results, strict=True)]
+        self._retry_smaller(done, depth + 1)
+        self.stats.split_units += len(halves)
+        self.stats.failed_units -= len(halves)  # each failure is now its halves' (counted as they came)
+        start = 0
+        for outcome, parts in halves:
+            outcome.parts, start = done[start : start + len(parts)], start + len(parts)
+
+    def _first_outcome(
+        self, unit: ExtractionUnit, result: StructuredResult[ExtractionReply], *, glean: bool = True
+    ) -> _UnitOutcome:
         if self.client.estimating:  # nothing was sent, so nothing failed: an estimate must not say otherwise
             return _UnitOutcome(unit, items=ParsedItems([], []))
         if not result.ok or result.value is None:
@@ -198,7 +264,8 @@ class LLMExtractor:
         outcome = _UnitOutcome(unit, locator=unit_locator(unit, self.grounding_similarity), grounding=self.grounding)
         items = self._grounded(outcome, parse_items(result.value, self.entity_types))
         self.stats.dropped_items += items.dropped
-        outcome.items, outcome.glean_reason = items, self.glean.reason(unit, result, items)
+        outcome.items = items
+        outcome.glean_reason = self.glean.reason(unit, result, items) if glean else None
         if outcome.glean_reason is not None:
             self.stats.glean_reasons[outcome.glean_reason] += 1
         return outcome

@@ -18,8 +18,9 @@ garbled than merely terse. ``null`` counts as missing. A relation's ``strength``
 from __future__ import annotations
 
 import copy
+import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -165,6 +166,21 @@ class ExtractionReply(BaseModel):
         return self
 
 
+@functools.lru_cache(maxsize=32)
+def typed_reply(types: tuple[str, ...]) -> type[ExtractionReply]:
+    """:class:`ExtractionReply` whose schema limits an entity's ``type`` to ``types`` (and ``concept``): a
+    server that turns the schema into a grammar (llama.cpp takes it with ``json_object``; ``json_schema``
+    servers) cannot write anything else. Replies are still validated leniently (:func:`normalise_type`)."""
+    allowed = list(dict.fromkeys([*types, FALLBACK_TYPE]))
+
+    def with_enum(schema: dict[str, Any]) -> None:
+        _show_item_schema(schema)
+        schema["properties"]["entities"]["items"]["properties"]["type"] = {"type": "string", "enum": allowed}
+
+    config = ConfigDict(extra="ignore", json_schema_extra=with_enum)
+    return type("TypedExtractionReply", (ExtractionReply,), {"model_config": config, "__module__": __name__})
+
+
 def _first_error(model: type[BaseModel], raw: Any) -> str:
     """The first validation problem of one item, or ``""`` when it is valid."""
     try:
@@ -195,13 +211,43 @@ def name_key(name: str) -> str:
     return clean_name(name).casefold()
 
 
+# words a model writes for a type it was not offered, and the type they mean when the list holds it
+TYPE_SYNONYMS = {
+    "people": "person", "human": "person", "individual": "person", "author": "person",
+    "company": "organization", "organisation": "organization", "agency": "organization",
+    "institution": "organization", "university": "organization", "hospital": "organization",
+    "place": "location", "city": "location", "country": "location", "region": "location", "site": "location",
+    "disease": "condition", "illness": "condition", "drug": "medication", "medicine": "medication",
+    "tool": "technology", "software": "technology", "standard": "document", "file": "document",
+}  # fmt: skip
+
+
+_TYPE_WORD = re.compile(r"\w+")
+
+
+def _singular(word: str, known: Mapping[str, str]) -> str:
+    return word if word in known else word.removesuffix("s")
+
+
+def render_types(types: Sequence[str]) -> str:
+    """The type list as the prompts show it: one type a line, so the list itself is not a value to copy
+    (a one-line "one of a, b, c" is what small models wrote into every ``type``)."""
+    return "\n".join(f"- {name}" for name in types)
+
+
 def normalise_type(raw: str, allowed: Sequence[str]) -> str:
-    """The configured type matching ``raw`` (case-insensitive, ``_``/``-`` as spaces), else ``concept``."""
-    wanted = _SPACES.sub(" ", raw.replace("_", " ").replace("-", " ")).strip().casefold()
-    for candidate in allowed:
-        if candidate.casefold() == wanted:
-            return candidate
-    return FALLBACK_TYPE
+    """The configured type ``raw`` means, else ``concept``: the same word (case-insensitive, ``_``/``-`` as
+    spaces, list bullets and quotes stripped), a common synonym of one (:data:`TYPE_SYNONYMS`), or the one
+    allowed type a longer value names; a value naming several (a copied list) says nothing."""
+    wanted = _SPACES.sub(" ", raw.replace("_", " ").replace("-", " ")).strip(" .:*'\"`").casefold()
+    by_word = {candidate.casefold(): candidate for candidate in allowed}
+    if wanted in by_word:
+        return by_word[wanted]
+    synonym = TYPE_SYNONYMS.get(wanted, TYPE_SYNONYMS.get(wanted.removesuffix("s"), ""))
+    if synonym in by_word:
+        return by_word[synonym]
+    named = {by_word[_singular(w, by_word)] for w in _TYPE_WORD.findall(wanted) if _singular(w, by_word) in by_word}
+    return named.pop() if len(named) == 1 else FALLBACK_TYPE
 
 
 def _valid_name(name: str) -> bool:

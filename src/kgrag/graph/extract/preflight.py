@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from kgrag.config import KgragConfig
 from kgrag.documents import TokenCounter
-from kgrag.graph.extract.llm import extraction_max_tokens
+from kgrag.graph.extract.llm import EXTRACT_PROMPT, extraction_max_tokens
 from kgrag.models.llm.budget import check_context_window
+from kgrag.models.llm.request_fit import size_settings
 from kgrag.models.llm.window_fit import check_answer_window, fit_answer_to_window, fitted_line, template_tokens
 
 # What the layer adds to a structured prompt besides its templates and worked example (counted apart): the
@@ -66,6 +67,7 @@ def check_extraction_window(config: KgragConfig) -> None:
         window,
         extraction_prompt,
         min(extraction_max_tokens(config.llm, config.graph.unit_tokens), config.llm.max_output_tokens),
+        size_settings(EXTRACT_PROMPT),
     )
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from kgrag.graph.extract.parse import ExtractionReply, parse_items
+from kgrag.graph.extract.parse import ExtractionReply, parse_items, render_types
 from kgrag.graph.tune.example import ExampleItems, entity_item, relation_item
 from kgrag.graph.tune.sample import Passage
 from kgrag.models.llm import LLMClient
@@ -101,7 +101,7 @@ def llm_example(
     """A grounded extraction of a short passage by the model itself, or None when no try gives one."""
     candidates = sorted((short_text(p.text) for p in sample), key=lambda t: -len(set(re.findall(r"\b[A-Z]\w+", t))))
     for text in candidates[:EXAMPLE_TRIES]:
-        variables = {"entity_types": ", ".join(types), "language": language, "text": text}
+        variables = {"entity_types": render_types(types), "language": language, "text": text}
         result = client.structured(EXTRACT_PROMPT, variables, ExtractionReply, stage=STAGE)
         if not result.ok or result.value is None:
             continue

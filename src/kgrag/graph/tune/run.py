@@ -9,13 +9,16 @@ with a bumped version.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from kgrag.core.errors import ConfigError, KgragError
+from kgrag.config import GraphConfig
+from kgrag.core.errors import KgragError
+from kgrag.graph.tune.ab import ABResult, one_unit_ab
 from kgrag.graph.tune.config_edit import set_section_values
 from kgrag.graph.tune.example import ExampleItems
 from kgrag.graph.tune.language import LanguageGuess, detect_language
@@ -31,6 +34,7 @@ REPORT_LANGUAGE = "Write in the material's language."
 REPORT_NOTE = "entities and relations of one community"
 DEFAULT_LANGUAGE = "English"
 DOMAIN_HEADS = 6
+MIN_NER_TYPES = 3  # fewer NER-proposed types (concept included) than this: keep the shipped ones
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,12 @@ class TuneResult:
     written: list[tuple[Path, str]] = field(default_factory=list)
     config_file: Path | None = None
     notes: list[str] = field(default_factory=list)
+    ab: ABResult | None = None  # the one-unit A/B against the shipped prompts (None: no model to run it)
+
+    @property
+    def kept(self) -> bool:
+        """The tuned prompts were written (no A/B ran, or they passed it)."""
+        return self.ab is None or self.ab.kept
 
 
 def _template_safe(text: str) -> str:
@@ -100,10 +110,17 @@ def build_overrides(example: ExampleItems | None, domain: str) -> list[Override]
 class Tuner:
     """Runs :meth:`tune` with a workspace's parts: the LLM client (None: NER only) and a spaCy loader."""
 
-    def __init__(self, client: LLMClient | None, load_nlp: Callable[[], Any], count: Callable[[str], int]) -> None:
+    def __init__(
+        self,
+        client: LLMClient | None,
+        load_nlp: Callable[[], Any],
+        count: Callable[[str], int],
+        ab_client: LLMClient | None = None,
+    ) -> None:
         self.client = client
         self.load_nlp = load_nlp
         self.count = count
+        self.ab_client = ab_client  # runs the one-unit A/B (None: the prompts are written unchecked)
 
     def tune(
         self, sources: Sequence[SourceText], options: TuneOptions, prompts_dir: Path, config_file: Path
@@ -120,15 +137,35 @@ class Tuner:
         self._choose(result, options)
         example = self._example(result, sample) if options.example == "corpus" else None
         if example is None:
-            result.example_origin = "the shipped prompt's invented example (--example shipped)"
+            why = "--example shipped" if options.example == "shipped" else "no corpus example could be made"
+            result.example_origin = f"the shipped prompt's invented example ({why})"
         header = self._header(result, options)
-        result.written = write_overrides(
-            prompts_dir, build_overrides(example, result.domain), header, force=options.force
-        )
+        overrides = build_overrides(example, result.domain)
+        if not self._passes_ab(result, overrides, header):
+            return result  # nothing written: the shipped prompts stay in use
+        result.written = write_overrides(prompts_dir, overrides, header, force=options.force)
         note = f"set by kgrag prompts tune {datetime.now(UTC):%Y-%m-%d}"
         set_section_values(config_file, "graph", {"entity_types": result.types, "language": result.language}, note)
         result.config_file = config_file
         return result
+
+    def _passes_ab(self, result: TuneResult, overrides: list[Override], header: list[str]) -> bool:
+        """Run the one-unit A/B (:mod:`kgrag.graph.tune.ab`) on the longest sampled passage; True when the
+        tuned prompts may be written."""
+        if self.ab_client is None:
+            result.notes.append(
+                "no A/B against the shipped prompts: it needs the model (--llm auto with llm.provider set); "
+                "the tuned prompts are written unchecked"
+            )
+            return True
+        passage = max(result.sample, key=lambda p: p.tokens)
+        with tempfile.TemporaryDirectory(prefix="kgrag-tune-ab-") as scratch:
+            write_overrides(Path(scratch), overrides, header, force=True)
+            result.ab = one_unit_ab(
+                self.ab_client, self.count, passage.text, Path(scratch), result.types, result.language
+            )
+        result.notes.append(result.ab.line())
+        return result.ab.kept
 
     def _ner(self, sample: Sequence[Passage], *, required: bool, notes: list[str]) -> NerProfile | None:
         try:
@@ -145,12 +182,30 @@ class Tuner:
             result.types, result.domain = result.llm.types, result.llm.domain
         elif result.ner is not None:
             result.types, result.domain = result.ner.types(options.max_types), _ner_domain(result.ner)
+            if len(result.types) < MIN_NER_TYPES:  # a small corpus: too few names to tell its kinds apart
+                result.notes.append(f"spaCy found too few named things to propose types ({', '.join(result.types)})"
+                                    "; the shipped entity types are kept")  # fmt: skip
+                result.types = list(GraphConfig().entity_types)
         else:
-            raise KgragError("no entity types could be proposed: neither the model nor spaCy gave any")
+            raise KgragError(
+                "no entity types could be proposed: the model gave none and spaCy could not load; install the "
+                "spaCy model (graph.spacy_model) or tune with a model (--llm auto)"
+            )
         detected = result.language_guess.language
         result.language = detected or (result.llm.language if result.llm and result.llm.language else DEFAULT_LANGUAGE)
 
-    def _example(self, result: TuneResult, sample: Sequence[Passage]) -> ExampleItems:
+    def _no_example(self, result: TuneResult) -> str:
+        """What was missing for a corpus example, and what was done instead."""
+        sampled = sum(p.tokens for p in result.sample)
+        whole = len({p.source for p in result.sample}) == result.documents
+        more = "raise --sample-tokens to read more of the corpus, or " if not whole else ""
+        return (
+            f"no sampled sentence names two or more things spaCy recognises (sampled {sampled} tokens"
+            f"{', the whole corpus' if whole else ''}); the shipped invented example is kept ({more}tune with a "
+            "model, --llm auto, for an example from your documents)"
+        )
+
+    def _example(self, result: TuneResult, sample: Sequence[Passage]) -> ExampleItems | None:
         if self.client is not None:  # the model writes the example even when its proposal was unusable
             made = llm_example(self.client, sample, result.types, result.language)
             if made is not None and made.grounded():
@@ -161,9 +216,8 @@ class Tuner:
         if made is not None:
             result.example_origin = "a sampled sentence and the NER spans in it"
             return made
-        raise ConfigError(
-            "no sampled sentence names two or more things spaCy recognises; raise --sample-tokens or tune with a model"
-        )
+        result.notes.append(self._no_example(result))
+        return None
 
     def _header(self, result: TuneResult, options: TuneOptions) -> list[str]:
         model = self.client.settings.model if self.client is not None else None

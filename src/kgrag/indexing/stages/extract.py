@@ -30,7 +30,8 @@ class ExtractReport:
     """What extraction did and left: chunks extracted and failed (retried next run), the graph's size after
     it, graph texts embedded on the way, corpus tokens read (overlap counted once), gleaning calls that
     failed (the first pass was kept), LLM entities and relations dropped because the text does not hold
-    their names, and descriptions whose summary fell back (summarised again next run)."""
+    their names, LLM relations dropped because their description is not drawn from the text, and
+    descriptions whose summary fell back (summarised again next run)."""
 
     chunks_extracted: int = 0
     chunks_extraction_failed: int = 0
@@ -41,6 +42,7 @@ class ExtractReport:
     glean_failed: int = 0
     ungrounded_entities: int = 0
     ungrounded_relations: int = 0
+    unsupported_relations: int = 0
     summaries_pending: int = 0
 
     def incomplete(self) -> list[str]:
@@ -102,6 +104,7 @@ def account_llm(report: IndexReport, extractor: object) -> None:
         own.glean_failed += stats.glean_failures
         own.ungrounded_entities += stats.ungrounded_entities
         own.ungrounded_relations += stats.ungrounded_relations
+        own.unsupported_relations += stats.unsupported_relations
 
 
 def account(report: IndexReport, stats: GraphBuildStats, stage: str) -> None:

@@ -47,8 +47,14 @@ class TokenBudget:
             self._used += actual
 
 
-def check_context_window(configured_window: int | None, largest_prompt_tokens: int, max_output_tokens: int) -> None:
-    """Raise :class:`ModelError` when the prompt plus the reply cannot fit in the model's context window.
+def check_context_window(
+    configured_window: int | None,
+    largest_prompt_tokens: int,
+    max_output_tokens: int,
+    settings: str = "generation.context_tokens or llm.max_output_tokens",
+) -> None:
+    """Raise :class:`ModelError` when the prompt plus the reply cannot fit in the model's context window;
+    ``settings`` names what sets this request's size (an answer's by default), for the message.
 
     Servers rarely fail loudly here: Ollama, for one, silently drops the start of a prompt longer than its
     window, and it serves 2048 tokens unless told otherwise, so answers quietly lose their context.
@@ -60,8 +66,8 @@ def check_context_window(configured_window: int | None, largest_prompt_tokens: i
         return
     raise ModelError(
         f"a request needs {largest_prompt_tokens} prompt + {max_output_tokens} output = {needed} tokens but "
-        f"llm.context_window is {configured_window}. Lower generation.context_tokens or "
-        "llm.max_output_tokens, or raise the server's window and then llm.context_window. Common trap: "
+        f"llm.context_window is {configured_window}. Lower {settings}, "
+        "or raise the server's window and then llm.context_window. Common trap: "
         "Ollama serves a 2048-token window (num_ctx) by default and silently truncates longer prompts; "
         "start it with OLLAMA_CONTEXT_LENGTH=8192 or build a model with `PARAMETER num_ctx 8192` in its "
         "Modelfile. llama.cpp server takes `--ctx-size`, vLLM `--max-model-len`."

@@ -4,7 +4,8 @@ Kept apart from :class:`~kgrag.models.llm.client.LLMClient` so the client reads 
 this module as the one place where the order of those steps is decided:
 
 1. cache lookup (a hit that no longer validates is dropped and refetched);
-2. context-window check and budget reservation, both before anything is sent;
+2. fit to the context window (:mod:`~kgrag.models.llm.request_fit`) and budget reservation, both before
+   anything is sent;
 3. attempts under the concurrency slot and rate buckets, retrying transient faults with backoff;
 4. validation by the caller's parser; only an accepted, non-empty reply that was not cut off at
    ``max_tokens`` (``finish_reason == "length"``) is cached, so a half answer is never served again;
@@ -24,8 +25,9 @@ from kgrag.core.llm_types import ChatRequest, ChatResponse, Prices, StreamSink, 
 from kgrag.core.llm_usage import CachedResponse, CallRecord
 from kgrag.models.llm.base import ChatProvider, LLMUnavailableError, ProviderError, ResponseCache, UsageLedger
 from kgrag.models.llm.batch_collect import DEFERRED, BatchCollector, Deferred
-from kgrag.models.llm.budget import TokenBudget, check_context_window
+from kgrag.models.llm.budget import TokenBudget
 from kgrag.models.llm.ratelimit import CallLimits
+from kgrag.models.llm.request_fit import cut_short, fit_request
 from kgrag.models.llm.retry import RetryPolicy, announce_wait
 from kgrag.models.llm.structured import ReplyInvalid
 from kgrag.models.llm.tokens import TextTokenCounter, count_message_tokens
@@ -92,9 +94,9 @@ class CallRunner:
         hit = self._from_cache(key, request, stage, parse, started, sink)
         if hit is not None:
             return hit
-        prompt_tokens = count_message_tokens(self.counter(), request.messages)
+        # fitted, not refused: a quoted reply is dropped, the reply room lowered (request_fit)
+        request, prompt_tokens = fit_request(request, self.counter(), self.context_window)
         max_tokens = request.max_tokens or 0
-        check_context_window(self.context_window, prompt_tokens, max_tokens)
         if self.collector is not None:  # nothing is sent, cached or recorded: the batch will answer it
             self.collector.defer(Deferred(key, request, stage, parse))
             return Outcome(ChatResponse(""), Usage(), key, error=DEFERRED, estimated=True)
@@ -128,7 +130,7 @@ class CallRunner:
             try:
                 outcome.value, outcome.repaired = parse(response.text, response.finish_reason)
             except ReplyInvalid as exc:
-                outcome.error = str(exc)
+                outcome.error = cut_short(str(exc), usage, max_tokens, self.context_window)
         if outcome.error is None and response.text and response.finish_reason != "length":
             self.store(key, request, response, usage)  # a reply cut at max_tokens is never cached
         self._record(request, stage, usage, attempts.errors, error=outcome.error)

@@ -16,7 +16,9 @@ API (all methods are thread-safe)::
 Failure contract: an item whose reply cannot be validated after one re-ask comes back as a
 ``StructuredResult`` with ``value=None`` and ``error`` set; a run-stopping problem raises
 (:class:`~kgrag.core.errors.BudgetExceededError`, :class:`~kgrag.models.llm.base.LLMUnavailableError` when
-retries are exhausted, :class:`~kgrag.core.errors.ModelError` for a bad key/model/window). Accepted replies
+retries are exhausted, :class:`~kgrag.core.errors.ModelError` for a bad key/model/window). A structured
+request that cannot fit the context window even fitted (:mod:`~kgrag.models.llm.request_fit`) fails
+alone, as an item with its reason; a re-ask of a reply cut at the token limit quotes only the error. Accepted replies
 are cached as they arrive, so a stopped run resumes on rerun without paying twice.
 """
 
@@ -38,6 +40,7 @@ from kgrag.core.registry import Registry
 from kgrag.models.llm.base import UsageLedger
 from kgrag.models.llm.calls import CallRunner, Outcome
 from kgrag.models.llm.estimate import Estimate, EstimatingProvider
+from kgrag.models.llm.request_fit import CUT_REPLY, RequestTooLargeError, is_size_failure
 from kgrag.models.llm.structured import (
     check_not_copied,
     compact_schema,
@@ -232,16 +235,24 @@ class LLMClient:
             check_not_copied(value, example, given)
             return value, repaired
 
-        first = self.runner.run(request, stage, parse)
+        try:
+            first = self.runner.run(request, stage, parse)
+        except RequestTooLargeError as exc:  # this item alone cannot be sent; the others go on
+            return StructuredResult(None, str(exc), Usage(), "")
         if cache_as is not None and first.error is None and not first.estimated and not first.usage.cached:
             original = self._request(messages, resolved.ref, {"response_format": fmt, **cache_as})
             self.runner.store(original.cache_key(self.runner.provider.name), original, first.response, first.usage)
         if first.estimated or first.error is None or not reask:
             return self._result(first, first.usage, reasked=False)
         reask_text = wrapper.render_part("user", {"error": first.error})
-        conversation = tuple(reask_messages(messages, first.response.text, reask_text))
+        quoted = CUT_REPLY if is_size_failure(first.error) else first.response.text  # a half reply helps no one
+        conversation = tuple(reask_messages(messages, quoted, reask_text))
         retry = ChatRequest(conversation, request.model, request.params, request.prompt)
-        second = self.runner.run(retry, stage, parse)
+        try:
+            second = self.runner.run(retry, stage, parse)
+        except RequestTooLargeError as exc:
+            error = f"invalid reply, and its re-ask {exc} (first reply: {first.error})"
+            return StructuredResult(None, error, first.usage, first.response.text)
         usage = _combine(first.usage, second.usage)
         if second.error is None:
             self.runner.store(first.key, request, second.response, second.usage)

@@ -19,8 +19,10 @@ settable assumptions (:class:`EstimateAssumptions`, the ``llm.estimate_*`` field
   texts hold (:class:`StagePrediction`), each reply capped by its stage's ``max_tokens``.
 
 Every completion is capped by the request's ``max_tokens``: a server never returns more. When the workspace
-has already made real calls, the workspace layer replaces the reply sizes and the gleaning share by what
-its own ledger measured (``calibrated`` in the assumption lines).
+has already made real calls, the workspace layer replaces the reply sizes, the gleaning share and the
+rate of re-asks and retries by what the configured model's own recent calls measured
+(:mod:`kgrag.models.llm.reply_stats`; ``calibrated`` in the assumption lines); ``kgrag index --estimate
+--probe`` makes such calls first, on one sample unit.
 
 The client treats these replies as "not sent": it still consults the cache (a cached call would be free
 in the real run too) but never caches, retries, re-asks or charges the budget.
@@ -85,6 +87,7 @@ class EstimateAssumptions:
     summary_limit: int | None = None  # graph.max_description_tokens when LLM summaries follow extraction
     stages: tuple[StagePrediction, ...] = ()
     extraction_completion: float | None = None  # measured mean reply of an extraction call (calibration)
+    follow_up_rate: float = 0.0  # re-asks, retries and halves per first extraction call (measured)
     calibrated: str = ""  # where measured figures replaced the defaults, for the assumption lines
 
     def lines(self) -> list[str]:
@@ -106,6 +109,11 @@ class EstimateAssumptions:
             lines.append(
                 f"assumed: {stage.stage} {stage.per_name:g} calls per distinct name, ~{stage.prompt} prompt + "
                 f"~{stage.completion} completion tokens each ({stage.setting})"
+            )
+        if self.follow_up_rate:
+            lines.append(
+                f"assumed: {self.follow_up_rate:.2f} re-asks and retries per extraction call (replies rejected, "
+                "cut at the token limit or retried smaller), as measured"
             )
         if self.calibrated:
             lines.append(f"calibrated from this workspace's ledger: {self.calibrated}")
@@ -213,7 +221,7 @@ class EstimatingProvider:
     def report(self, prices: Prices) -> Estimate:
         with self._lock:
             total = _Tally(self._all.calls, self._all.prompt, self._all.completion)
-            parts = [("gleaning", self._gleaning()), ("summaries", self._summaries())]
+            parts = [("gleaning", self._gleaning()), ("summaries", self._summaries()), ("re-asks", self._follow_ups())]
             names = len(self._extract.units)
         for stage in self.assumptions.stages:
             parts.append((stage.stage, _Tally(*stage.tally(names))))
@@ -243,6 +251,13 @@ class EstimatingProvider:
             round(first.prompt * share),
             round(first.completion * share * self.assumptions.glean_completion_share),
         )
+
+    def _follow_ups(self) -> _Tally:
+        """The calls replies would cause (re-asks, retries, smaller halves), each about as large as a first pass."""
+        first, rate = self._extract, self.assumptions.follow_up_rate
+        if not first.calls or rate <= 0:
+            return _Tally()
+        return _Tally(round(first.calls * rate), round(first.prompt * rate), round(first.completion * rate))
 
     def _summaries(self) -> _Tally:
         limit, each = self.assumptions.summary_limit, self.assumptions.description_tokens

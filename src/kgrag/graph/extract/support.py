@@ -1,0 +1,142 @@
+"""Grounding beyond names: what a description says must come from the text it was extracted from.
+
+Name grounding (:mod:`~kgrag.graph.extract.attribution`) keeps an item whose names the text holds; the
+description a small model writes next to them can still say what the text does not ("X acquired Y" where
+the text says X sold to Y). This check is LLM-free and cheap:
+
+* the **evidence** of a relation is the unit's sentences that hold both its ends (or, when no sentence
+  does, those that hold either: a statement across a sentence boundary); of an entity, the sentences that
+  hold its name. A name found only fuzzily in no sentence makes the whole unit the evidence.
+* a description is **supported** when at least :data:`MIN_SUPPORT` of its content words (three letters
+  or more, not a stop word, not a word of the item's own names, compared by a crude stem) occur in its
+  evidence. A paraphrase keeps most of the text's words; an invented claim brings its own.
+* a relation with an unsupported description is dropped and counted (``unsupported_relations``); an
+  entity is never dropped for its description: an unsupported one is replaced by the first sentence that
+  mentions the entity, and an empty one (small models leave many empty) is filled from that sentence.
+  A relation with an empty description gets the first sentence that holds both ends.
+
+Descriptions written in another language than the text (``graph.language``) share few words with it, so
+the check runs only with ``graph.grounding`` on (off is for text whose names must be translated).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from kgrag.graph.extract.parse import ParsedItems
+from kgrag.graph.types import ExtractedEntity, ExtractedRelation
+
+MIN_SUPPORT = 0.5  # share of a description's content words its evidence must hold
+MAX_FILLED_WORDS = 40  # a sentence used as a description is cut to this many words
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+_WORDS = re.compile(r"[^\W\d_]{3,}|\d+")
+_SUFFIXES = ("ing", "ed", "es", "s", "ly")
+STOP_WORDS = frozenset(
+    "the and for with that this from into onto over under about after before during while which who whom whose "
+    "what when where why how are was were been being has have had does did doing can could will would shall "
+    "should may might must its their them they there then than also only such both each other some any all "
+    "not but nor yet very more most less least one two per via upon within without between among your our "
+    "his her him she these those here using used use".split()
+)
+
+
+def _stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            word = word[: -len(suffix)]
+            break
+    return word[:-1] if word.endswith("e") and len(word) >= 5 else word
+
+
+def content_words(text: str) -> set[str]:
+    """The stems of ``text``'s content words (see the module docstring)."""
+    return {_stem(w) for w in _WORDS.findall(text.casefold()) if w not in STOP_WORDS}
+
+
+@dataclass
+class SupportCounts:
+    """What :func:`check_support` changed in one unit's items."""
+
+    unsupported_relations: int = 0
+    descriptions_filled: int = 0
+    descriptions_replaced: int = 0
+
+
+class UnitEvidence:
+    """The sentences of one unit's text, and which of them mention a name."""
+
+    def __init__(self, text: str) -> None:
+        self.sentences = [s.strip() for s in _SENTENCES.split(text) if s.strip()]
+        self._folded = [" ".join(s.split()).casefold() for s in self.sentences]
+        self._words = [content_words(s) for s in self.sentences]
+        self._memo: dict[str, tuple[int, ...]] = {}
+
+    def mentions(self, name: str) -> tuple[int, ...]:
+        """Indices of the sentences holding ``name`` (the whole name, or every content word of it)."""
+        key = " ".join(name.split()).casefold()
+        if key not in self._memo:
+            exact = tuple(i for i, s in enumerate(self._folded) if key and key in s)
+            wanted = content_words(name)
+            loose = tuple(i for i, words in enumerate(self._words) if wanted and wanted <= words)
+            self._memo[key] = exact or loose
+        return self._memo[key]
+
+    def relation_sentences(self, source: str, target: str) -> tuple[int, ...]:
+        a, b = self.mentions(source), self.mentions(target)
+        return tuple(i for i in a if i in b) or tuple(sorted(set(a) | set(b)))
+
+    def supported(self, description: str, sentences: Sequence[int], names: Sequence[str]) -> bool:
+        """True when ``description`` draws at least :data:`MIN_SUPPORT` of its content words from ``sentences``
+        (all sentences when none is given)."""
+        own = set().union(*(content_words(n) for n in names))
+        words = content_words(description) - own
+        if not words:
+            return True
+        pool = [self._words[i] for i in sentences] if sentences else self._words
+        evidence = set().union(*pool) if pool else set()
+        return len(words & evidence) >= MIN_SUPPORT * len(words)
+
+    def sentence(self, indices: Sequence[int]) -> str:
+        """The first of ``indices``' sentences, cut to :data:`MAX_FILLED_WORDS` words ("" when none)."""
+        if not indices:
+            return ""
+        words = self.sentences[indices[0]].split()
+        return " ".join(words[:MAX_FILLED_WORDS]) + (" …" if len(words) > MAX_FILLED_WORDS else "")
+
+
+def _entity(evidence: UnitEvidence, entity: ExtractedEntity, counts: SupportCounts) -> ExtractedEntity:
+    where = evidence.mentions(entity.name)
+    if entity.description and evidence.supported(entity.description, where, [entity.name]):
+        return entity
+    sentence = evidence.sentence(where)
+    if not sentence:
+        return entity
+    if entity.description:
+        counts.descriptions_replaced += 1
+    else:
+        counts.descriptions_filled += 1
+    return replace(entity, description=sentence)
+
+
+def _relation(evidence: UnitEvidence, relation: ExtractedRelation, counts: SupportCounts) -> ExtractedRelation | None:
+    where = evidence.relation_sentences(relation.source, relation.target)
+    if not relation.description:
+        sentence = evidence.sentence(where)
+        counts.descriptions_filled += bool(sentence)
+        return replace(relation, description=sentence) if sentence else relation
+    if evidence.supported(relation.description, where, [relation.source, relation.target]):
+        return relation
+    counts.unsupported_relations += 1
+    return None
+
+
+def check_support(text: str, items: ParsedItems) -> tuple[ParsedItems, SupportCounts]:
+    """``items`` with unsupported relations dropped and entity descriptions filled or replaced from ``text``
+    (the unit's), and the counts of each."""
+    evidence = UnitEvidence(text)
+    counts = SupportCounts()
+    entities = [_entity(evidence, e, counts) for e in items.entities]
+    relations = [r for r in (_relation(evidence, r, counts) for r in items.relations) if r is not None]
+    return ParsedItems(entities, relations, items.dropped), counts

@@ -1,0 +1,66 @@
+"""What one model's recent replies measured: the figures an estimate takes instead of its assumptions.
+
+An estimate never sees a reply, so reply sizes and the calls replies cause (a re-ask of an invalid reply,
+the retry at another temperature, the halves of a unit whose reply was cut at the token limit) are
+predicted. The best predictor of a model is that model: :func:`measure_replies` reads the ledger rows of
+one model and stage, newest first, up to :data:`RECENT_CALLS` that were really sent (no cache hits, no
+estimates, no call that failed before any reply), and returns
+
+* the mean completion of those calls (failed replies included: a cut reply costs its full length);
+* the follow-up rate: calls caused by a previous reply per first call. The ledger does not link a re-ask
+  to its first call, so follow-ups are counted from the failed replies: each failure is followed by one
+  call, and a reply failed for its size by :data:`SIZE_FOLLOW_UPS` on average (a re-ask, then two halves).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from kgrag.core.llm_usage import CallRecord
+from kgrag.models.llm.request_fit import is_size_failure
+
+RECENT_CALLS = 200
+SIZE_FOLLOW_UPS = 1.5
+
+
+@dataclass(frozen=True)
+class ReplyStats:
+    """Measured on ``calls`` sent calls of one model and stage."""
+
+    calls: int
+    mean_prompt: float
+    mean_completion: float
+    follow_up_rate: float  # calls caused by a reply, per first call
+
+    def note(self, what: str) -> str:
+        return (
+            f"{what}: mean reply {self.mean_completion:.0f} tokens and {self.follow_up_rate:.2f} re-asks/retries "
+            f"per first call, from this model's last {self.calls} sent calls"
+        )
+
+
+def _sent(record: CallRecord) -> bool:
+    replied = record.completion_tokens > 0 or record.error is None
+    return not record.cache_hit and not record.estimated and record.attempts > 0 and replied
+
+
+def measure_replies(records: Iterable[CallRecord], *, model: str, stage: str) -> ReplyStats | None:
+    """The figures of ``model``'s last :data:`RECENT_CALLS` sent calls of ``stage`` (``records`` newest
+    first), or None when there is none."""
+    chosen: list[CallRecord] = []
+    for record in records:
+        if record.model == model and record.stage == stage and _sent(record):
+            chosen.append(record)
+            if len(chosen) >= RECENT_CALLS:
+                break
+    if not chosen:
+        return None
+    follow_ups = sum(SIZE_FOLLOW_UPS if is_size_failure(r.error) else 1.0 for r in chosen if r.error is not None)
+    first = max(1.0, len(chosen) - follow_ups)
+    return ReplyStats(
+        len(chosen),
+        sum(r.prompt_tokens for r in chosen) / len(chosen),
+        sum(r.completion_tokens for r in chosen) / len(chosen),
+        max(0.0, len(chosen) - first) / first,
+    )

@@ -1,0 +1,87 @@
+"""Descriptions checked against the text: unsupported relations dropped, entity descriptions filled."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kgrag.graph.extract.parse import ParsedItems
+from kgrag.graph.extract.support import check_support, content_words
+from kgrag.graph.types import ExtractedEntity, ExtractedRelation
+
+TEXT = (
+    "Velloran Tide, a ferry line based in Port Quassel, bought two electric boats from Ostrimar Yards. "
+    "Captain Ilse Varnow said the boats halve fuel costs."
+)
+
+
+def _relation(source: str, target: str, description: str) -> ExtractedRelation:
+    return ExtractedRelation(source, target, "linked", description)
+
+
+def test_a_relation_the_text_does_not_state_is_dropped_and_counted() -> None:
+    items = ParsedItems(
+        [],
+        [
+            _relation("Velloran Tide", "Ostrimar Yards", "Velloran Tide bought electric boats from Ostrimar Yards."),
+            _relation("Velloran Tide", "Ostrimar Yards", "Ostrimar Yards acquired Velloran Tide in a takeover."),
+            _relation("Ilse Varnow", "Port Quassel", ""),
+        ],
+    )
+    kept, counts = check_support(TEXT, items)
+    assert kept.relations[0].description.startswith("Velloran Tide bought")
+    assert counts.unsupported_relations == 1 and len(kept.relations) == 2
+    filled = kept.relations[1].description  # no sentence holds both ends: the first holding either
+    assert filled.startswith("Velloran Tide, a ferry line") and counts.descriptions_filled == 1
+
+
+def test_empty_or_invented_entity_descriptions_come_from_the_text() -> None:
+    items = ParsedItems(
+        [
+            ExtractedEntity("Ilse Varnow", "person", ""),
+            ExtractedEntity("Port Quassel", "location", "A volcanic island famous for its opera house."),
+            ExtractedEntity("Ostrimar Yards", "organization", "The yard that sold electric boats."),
+        ],
+        [],
+    )
+    kept, counts = check_support(TEXT, items)
+    descriptions = [e.description for e in kept.entities]
+    assert descriptions[0] == "Captain Ilse Varnow said the boats halve fuel costs."
+    assert descriptions[1].startswith("Velloran Tide, a ferry line based in Port Quassel")
+    assert descriptions[2] == "The yard that sold electric boats."  # a paraphrase of the text is kept
+    assert (counts.descriptions_filled, counts.descriptions_replaced) == (1, 1)
+    assert len(kept.entities) == 3  # an entity is never dropped for its description
+
+
+def test_content_words_compare_inflections() -> None:
+    assert content_words("the boats halved costs") == content_words("boat halve cost")
+
+
+def test_the_extractor_counts_unsupported_relations(kit: Any) -> None:
+    from kgrag.testing.extraction_responder import ExtractionResponder
+
+    class Inventing(ExtractionResponder):
+        def _first_pass(self, text: str) -> dict[str, Any]:
+            value = super()._first_pass(text)
+            for relation in value["relations"]:
+                relation["description"] = "They merged into one interplanetary shipping conglomerate yesterday."
+            return value
+
+    extractor, extractions = kit.run_extraction(kit.sample_chunks(limit=2), Inventing())
+    assert extractor.stats.unsupported_relations > 0
+    assert not any(x.relations for x in extractions)
+    assert any(x.entities for x in extractions)
+
+
+def test_types_a_small_model_writes_are_read_against_the_list() -> None:
+    from kgrag.graph.extract.parse import normalise_type, render_types, typed_reply
+
+    allowed = ["person", "organization", "location", "concept"]
+    assert normalise_type("Person", allowed) == "person"
+    assert normalise_type("- organization", allowed) == "organization"
+    assert normalise_type("city", allowed) == "location" and normalise_type("company", allowed) == "organization"
+    assert normalise_type("the person", allowed) == "person"
+    copied = "one of person, organization, location, else concept"  # the prompt's wording, copied whole
+    assert normalise_type(copied, allowed) == "concept"
+    assert "\n" in render_types(allowed) and ", " not in render_types(allowed)
+    schema = typed_reply(("person", "location")).model_json_schema()
+    assert schema["properties"]["entities"]["items"]["properties"]["type"]["enum"] == ["person", "location", "concept"]
