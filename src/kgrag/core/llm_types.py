@@ -14,7 +14,7 @@ from typing import Any, Generic, Literal, TypedDict, TypeVar
 T = TypeVar("T")
 
 Role = Literal["system", "user", "assistant"]
-UsageSource = Literal["api", "counted", "estimated", "cache", "batch"]
+UsageSource = Literal["api", "counted", "distrusted", "estimated", "cache", "batch"]
 
 
 class Message(TypedDict):
