@@ -7,7 +7,7 @@ this module as the one place where the order of those steps is decided:
 2. context-window check and budget reservation, both before anything is sent: the reservation is the
    prompt plus the reply's ceiling (:mod:`.reply_ceiling`), and a provider that reads replies as they
    arrive stops reading at that ceiling, so requests in flight can never bring back more than was
-   reserved for them (plus the ceiling's small slack);
+   reserved for them (plus the ceiling's small slack); without a budget replies are read whole;
 3. attempts under the concurrency slot and rate buckets, retrying transient faults with backoff;
 4. validation by the caller's parser; only an accepted, non-empty reply that was not cut off at
    ``max_tokens`` (``finish_reason == "length"``) is cached, so a half answer is never served again;
@@ -143,7 +143,8 @@ class CallRunner:
         if response.finish_reason == CEILING_FINISH:
             outcome.error = (
                 f"the reply passed its ceiling (max_tokens {request.max_tokens or 0}; {usage.completion_tokens} "
-                "tokens read): the server ignores max_tokens, so reading stopped there"
+                "tokens read): the server ignores max_tokens, so reading stopped there to hold "
+                "llm.max_tokens_budget; raise llm.max_output_tokens if its replies are meant to be this long"
             )
         elif parse is not None:
             try:
@@ -200,7 +201,8 @@ class CallRunner:
 
     def _send(self, request: ChatRequest, rate_tokens: int, attempts: _Attempts, ceiling: int) -> ChatResponse:
         last: ProviderError | None = None
-        within = getattr(self.provider, "complete_within", None)  # a provider that can stop reading a reply
+        # with a budget to hold, a provider that can stop reading a reply stops at its ceiling
+        within = getattr(self.provider, "complete_within", None) if self.budget.max_tokens is not None else None
         for retry_index in range(self.retry.max_retries + 1):
             attempts.count += 1
             try:

@@ -7,7 +7,9 @@ ceiling, with :data:`SLACK_SHARE` and :data:`SLACK_TOKENS` of room for a tokeniz
 differently, reading stops and the connection is closed, which is what makes a generating server stop
 (vLLM, llama.cpp and the project's test servers abort a request whose client has left). The call comes
 back as an empty reply with ``finish_reason`` :data:`CEILING_FINISH` and the tokens read as its
-completion, so it is charged, never cached, and never mistaken for an answer.
+completion, so it is charged, never cached, and never mistaken for an answer. Only a run with a token
+budget (``llm.max_tokens_budget``) reads to a ceiling; without one there is nothing to hold, and a
+long reply is read whole (within ``llm.timeout_s``).
 """
 
 from __future__ import annotations
