@@ -231,7 +231,8 @@ class CallRunner:
     ) -> Usage:
         """The reply's usage: per component the larger of the reported and the locally counted figure (the
         counted one stands in for a missing one); ``distrusted`` when the server reported under
-        :data:`DISTRUST_SHARE` of the local count (and :data:`DISTRUST_FLOOR` short), ``counted`` when it reported nothing."""
+        :data:`DISTRUST_SHARE` of the local count (and :data:`DISTRUST_FLOOR` short), ``counted`` when it
+        reported nothing."""
         reported = (response.prompt_tokens, response.completion_tokens)
         source: UsageSource = "counted" if None in reported else "api"
         counted = counted_prompt + counted_reply

@@ -95,9 +95,11 @@ class OpenAICompatibleProvider:
         self._negotiating = threading.Lock()
 
     def probe(self) -> ServerProfile:
-        """Look up the server's kind and context window (see :mod:`.capabilities`); keeps the JSON verdicts."""
+        """Look up the server's kind and context window (see :mod:`.capabilities`); keeps the JSON and
+        example verdicts."""
         found = probe_server(self._client, self.base_url, self.model)
         found.rejected, found.accepted = list(self.profile.rejected), self.profile.accepted
+        found.examples = self.profile.examples
         self.profile, self.profile_changed = found, True
         return found
 
