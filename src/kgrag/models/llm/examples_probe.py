@@ -50,7 +50,7 @@ def needs_examples(client: LLMClient) -> bool | None:
     client.use_examples(False)
     try:
         variables = {"text": PROBE_TEXT, "entity_types": PROBE_TYPES, "language": "English"}
-        result = client.structured(PROBE_PROMPT, variables, stage=PROBE_STAGE, reask=False)
+        result = client.structured(PROBE_PROMPT, variables, stage=PROBE_STAGE)  # with its one re-ask
     except KgragError:
         return None
     finally:
