@@ -100,3 +100,29 @@ def test_report_of_a_run(make_ws: MakeWs) -> None:
     assert "Sample merges" in again.markdown()
     with pytest.raises(KgragError, match="no denoising run"):
         ws.denoise.report("nope")
+
+
+def test_one_undo_restores_the_graph_after_a_kill_between_the_two_transactions(
+    make_ws: MakeWs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Resolution is committed, then the process dies before reflection's transaction; the next apply resumes
+    that run instead of snapshotting the half-applied graph, so a single undo gets back to the start."""
+    import kgrag.denoise.runner as runner
+
+    ws = make_ws(denoise={"reflection": "provenance"})
+    before = dump(ws)
+
+    def killed(*args: object, **kwargs: object) -> int:
+        raise KeyboardInterrupt  # what the process sees of a kill at this point: nothing after it runs
+
+    with monkeypatch.context() as patch:
+        patch.setattr(runner, "apply_reflection", killed)
+        with pytest.raises(KeyboardInterrupt):
+            ws.denoise.apply()
+    assert [r.status for r in ws.denoise.runs()] == ["applying"] and dump(ws) != before
+    ws.denoise.apply()
+    assert [r.status for r in ws.denoise.runs()] == ["applied"]
+    ws.denoise.undo()
+    assert dump(ws) == before
+    with pytest.raises(KgragError, match="nothing to undo"):
+        ws.denoise.undo()

@@ -108,6 +108,20 @@ def test_a_graph_import_that_is_not_a_file(ws_path: Path, tmp_path: Path, kind: 
     )
 
 
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (("query", "herons", "--k", "100000000000000000000000"), "--k"),
+        (("query", "herons", "--k", "-5"), "--k"),
+        (("eval", "run", "d.json", "--sample", "0"), "--sample"),
+        (("eval", "run", "d.json", "--seed", "-1"), "--seed"),
+        (("eval", "pairwise", "d.json", "a", "b", "--trials", str(10**30)), "--trials"),
+    ],
+)
+def test_numbers_out_of_range_are_refused_in_one_line(ws_path: Path, args: tuple[str, ...], option: str) -> None:
+    _one_line_user_error(_kgrag(*args, "-w", str(ws_path)), f"'{option}'")
+
+
 def test_serve_on_a_port_out_of_range(ws_path: Path) -> None:
     _one_line_user_error(_kgrag("serve", "-w", str(ws_path), "--port", "99999"), "--port 99999", "0-65535")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+import select
 import socket
 from pathlib import Path
 
@@ -68,7 +69,19 @@ def test_json_and_reads_pass_without_the_header(empty_ws: Workspace) -> None:
 
 def test_a_foreign_host_header_is_refused(empty_ws: Workspace) -> None:
     with _client(empty_ws, allowed_hosts=["kgrag.lan"]) as c:
-        for host in ("evil.example", "evil.example:8765", "127.0.0.1.evil.example", "localhost.", ""):
+        for host in (
+            "evil.example",
+            "evil.example:8765",
+            "127.0.0.1.evil.example",
+            "localhost.",
+            "",
+            "127.0.0.1:8765 evil",
+            "127.0.0.1 evil",
+            "127.0.0.1:",
+            "127.0.0.1:8765:1",
+            "[::1]x",
+            "127.0.0.1/x",
+        ):
             refused = c.get("/v1/workspaces", headers={"Host": host})
             assert refused.status_code == 400 and refused.json()["error"]["code"] == "bad_host", host
             assert c.post(UPLOAD, files=_form_file(), headers={**WRITE, "Host": host}).status_code == 400
@@ -77,14 +90,20 @@ def test_a_foreign_host_header_is_refused(empty_ws: Workspace) -> None:
     assert _stored(empty_ws) == []
 
 
-def test_wrong_keys_are_rate_limited_per_address(empty_ws: Workspace) -> None:
-    good = "right-key-0123456789abcdef"
-    with _client(empty_ws, KeyRing.parse([good], "test"), failed_auth_per_minute=5) as c:
-        assert c.get("/v1/workspaces", headers={"X-API-Key": good}).status_code == 200
-        codes = [c.get("/v1/workspaces", headers={"X-API-Key": f"guess-{i:020d}"}).status_code for i in range(5)]
-        assert codes == [401] * 5
-        locked = c.get("/v1/workspaces", headers={"X-API-Key": good})  # even the right key waits now
+def test_a_repeated_wrong_key_waits_and_the_right_key_is_still_accepted(empty_ws: Workspace) -> None:
+    """Behind a shared proxy every client has one address: one client's wrong key must not lock the others out."""
+    good, wrong = "right-key-0123456789abcdef", "wrong-key-0000000000000000"
+    with _client(empty_ws, KeyRing.parse([good], "test"), failed_auth_per_minute=10) as c:
+        codes = [c.get("/v1/workspaces", headers={"X-API-Key": wrong}).status_code for _ in range(10)]
+        assert codes == [401] * 10
+        locked = c.get("/v1/workspaces", headers={"X-API-Key": wrong})
         assert locked.status_code == 429 and int(locked.headers["retry-after"]) >= 1
+        assert c.get("/v1/workspaces", headers={"X-API-Key": good}).status_code == 200
+        guesses = [c.get("/v1/workspaces", headers={"X-API-Key": f"guess-{i:020d}"}).status_code for i in range(10)]
+        assert guesses == [401] * 10  # each new wrong key is checked (and fails): keys are >= 16 characters
+        assert c.get("/v1/workspaces", headers={"Authorization": f"Bearer {good}"}).status_code == 200
+        missing = [c.get("/v1/workspaces").status_code for _ in range(11)]
+        assert missing == [401] * 10 + [429]
 
 
 def test_docs_are_served_from_this_server_only(empty_ws: Workspace) -> None:
@@ -112,3 +131,29 @@ def test_real_server_refuses_rebinding_and_closes_slow_headers(empty_ws: Workspa
         with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
             sock.sendall(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # headers never finish
             assert sock.recv(1024) == b""  # closed by the server (our own 30 s timeout would raise instead)
+
+
+def test_real_server_refuses_a_host_with_trailing_junk_and_cuts_slow_bodies(empty_ws: Workspace) -> None:
+    limits = ServerConfig(body_timeout_s=1.0)
+    with RunningServer(create_app({"w": empty_ws}, limits), limits) as server:
+        junk = _raw(server.port, f"GET /v1/workspaces HTTP/1.1\r\nHost: 127.0.0.1:{server.port} evil\r\n\r\n".encode())
+        assert junk.startswith(b"HTTP/1.1 400") and b"bad_host" in junk
+        declared = 600
+        head = (
+            f"POST /v1/workspaces/w/query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {declared}\r\n\r\n"
+        )
+        sent = 0
+        with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+            sock.sendall(head.encode())
+            while sent < declared:  # a byte every 0.1 s: the whole body would take a minute
+                readable, _, _ = select.select([sock], [], [], 0.1)
+                if readable and sock.recv(1024) == b"":
+                    break  # closed by the server
+                try:
+                    sock.sendall(b" ")
+                except OSError:
+                    break
+                sent += 1
+        assert sent < declared  # cut before the body was complete
+        assert httpx.get(f"{server.url}/v1/workspaces", timeout=30).status_code == 200

@@ -31,6 +31,7 @@ from kgrag.cli.migrate_command import migrate
 from kgrag.cli.notes import StderrNotes
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 from kgrag.cli.qgen_command import eval_qgen
+from kgrag.cli.ranges import MAX_ITEMS, MAX_K
 from kgrag.cli.serve_command import serve
 from kgrag.cli.show_command import show_command
 from kgrag.core.errors import KgragError
@@ -355,7 +356,7 @@ def _print_status(console: Console, info: dict[str, object], docs: list[dict[str
 def query(
     question: Annotated[str, typer.Argument(help="The question.")],
     pipeline: Annotated[str | None, typer.Option("--pipeline", "-p", help="Pipeline name.")] = None,
-    k: Annotated[int | None, typer.Option("--k", help="Context items to retrieve.")] = None,
+    k: Annotated[int | None, typer.Option("--k", min=1, max=MAX_K, help="Context items to retrieve.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full response as JSON.")] = False,
     stream: Annotated[
         bool | None,
@@ -407,8 +408,10 @@ def eval_retrieval(
     pipelines: Annotated[
         str, typer.Option("--pipelines", help="Comma-separated pipeline names.")
     ] = "dense,bm25,hybrid",
-    k: Annotated[int, typer.Option("--k", help="Context items per question.")] = 5,
-    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")] = None,
+    k: Annotated[int, typer.Option("--k", min=1, max=MAX_K, help="Context items per question.")] = 5,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, max=MAX_ITEMS, help="Only the first N questions.")
+    ] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Report directory (default: <workspace>/reports).")] = None,
     baseline: Annotated[
         str | None, typer.Option("--baseline", help="Pipeline paired differences are taken against (default: first).")

@@ -9,6 +9,7 @@ import typer
 
 from kgrag.cli.errors import guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
+from kgrag.cli.ranges import MAX_BINS
 
 
 def _body(
@@ -75,7 +76,9 @@ def eval_calibrate(
             "--dataset", help="Re-judge instead: answer and score the labelled questions of this dataset again."
         ),
     ] = None,
-    bins: Annotated[int, typer.Option("--bins", help="Equal-width bins for κ on continuous scores.")] = 3,
+    bins: Annotated[
+        int, typer.Option("--bins", min=2, max=MAX_BINS, help="Equal-width bins for κ on continuous scores.")
+    ] = 3,
     out: Annotated[Path | None, typer.Option("--out", help="Report directory (default: <workspace>/reports).")] = None,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from kgrag.cli.errors import guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
+from kgrag.cli.ranges import MAX_BINS, MAX_ITEMS, MAX_K, MAX_SEED
 from kgrag.core.errors import KgragError
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ SNIPPET = 90
 
 # Options shared by the two fitting commands (`tune`, `tune-reranker`).
 DatasetOpt = Annotated[Path, typer.Option("--dataset", help="GraphRAG-Bench .json or .jsonl questions with evidence.")]
-LimitOpt = Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")]
+LimitOpt = Annotated[int | None, typer.Option("--limit", min=1, max=MAX_ITEMS, help="Only the first N questions.")]
 HoldoutOpt = Annotated[
     float,
     typer.Option(
@@ -35,7 +36,7 @@ HoldoutOpt = Annotated[
         help="Share of the questions held out (stratified by type) to score the fitted values on; 0 = fit on all.",
     ),
 ]
-SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the held-out sample.")]
+SeedOpt = Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="Seed of the held-out sample.")]
 
 
 def summary_row(response: QueryResponse, sources: dict[str, SourceRef] | None = None) -> dict[str, Any]:
@@ -94,7 +95,7 @@ def compare(
     pipelines: Annotated[
         str, typer.Option("--pipelines", "-p", help="Comma-separated pipeline names.")
     ] = "hybrid,graph-local,ppr,auto",
-    k: Annotated[int | None, typer.Option("--k", help="Passages per pipeline.")] = None,
+    k: Annotated[int | None, typer.Option("--k", min=1, max=MAX_K, help="Passages per pipeline.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
@@ -129,7 +130,7 @@ def labelled_questions(dataset: Path, limit: int | None) -> list[QAItem]:
 def tune(
     dataset: DatasetOpt,
     pipeline: Annotated[str, typer.Option("--pipeline", "-p", help="The λ-fused pipeline to tune.")] = "paths",
-    k: Annotated[int, typer.Option("--k", help="Passages scored per question.")] = 5,
+    k: Annotated[int, typer.Option("--k", min=1, max=MAX_K, help="Passages scored per question.")] = 5,
     limit: LimitOpt = None,
     holdout: HoldoutOpt = 0.0,
     seed: SeedOpt = 0,
@@ -138,7 +139,9 @@ def tune(
     pipelines: Annotated[
         str | None, typer.Option("--pipelines", help="With --router: comma-separated pipelines it may choose.")
     ] = None,
-    folds: Annotated[int, typer.Option("--folds", help="With --router: cross-validation folds.")] = 5,
+    folds: Annotated[
+        int, typer.Option("--folds", min=2, max=MAX_BINS, help="With --router: cross-validation folds.")
+    ] = 5,
     cache: Annotated[
         Path | None, typer.Option("--cache", help="With --router: directory keeping per-question outcomes to resume.")
     ] = None,

@@ -134,9 +134,14 @@ def run_app(app: typer.Typer, args: list[str] | None = None) -> NoReturn:
 
 
 def _show(exc: Any) -> None:
+    """A usage error as typer's panel on a terminal; piped, as one line naming the command's help."""
     if sys.stderr.isatty():
         from typer import rich_utils
 
         rich_utils.rich_format_error(exc)
-    else:
-        exc.show()
+        return
+    context = getattr(exc, "ctx", None)
+    message = " ".join(exc.format_message().split())
+    if context is not None and isinstance(exc, _click_exceptions().UsageError):
+        message += f" (see `{context.command_path} --help`)"
+    typer.echo(f"error: {message}", err=True)

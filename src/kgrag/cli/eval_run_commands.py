@@ -13,14 +13,16 @@ import typer
 
 from kgrag.cli.errors import guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
+from kgrag.cli.ranges import MAX_ITEMS, MAX_K, MAX_REPEATS, MAX_SEED
 from kgrag.core.registries import builtin_defaults
 
 DatasetOpt = Annotated[Path, typer.Option("--dataset", help="GraphRAG-Bench .json or .jsonl questions.")]
 OutOpt = Annotated[Path | None, typer.Option("--out", help="Report directory (default: <workspace>/reports).")]
 SampleOpt = Annotated[
-    int | None, typer.Option("--sample", help="Stratified sample of N questions (same type mix, seeded).")
+    int | None,
+    typer.Option("--sample", min=1, max=MAX_ITEMS, help="Stratified sample of N questions (same type mix, seeded)."),
 ]
-SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the stratified sample.")]
+SeedOpt = Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="Seed of the stratified sample.")]
 
 
 def _names(text: str) -> list[str]:
@@ -94,7 +96,9 @@ def eval_run(
     pipelines: Annotated[
         str, typer.Option("--pipelines", help="Comma-separated pipeline names.")
     ] = "dense,bm25,hybrid",
-    runs: Annotated[int | None, typer.Option("--runs", help="Repeats (default evaluation.runs).")] = None,
+    runs: Annotated[
+        int | None, typer.Option("--runs", min=1, max=MAX_REPEATS, help="Repeats (default evaluation.runs).")
+    ] = None,
     metrics: Annotated[
         str | None, typer.Option("--metrics", help=f"Comma-separated metric names (default: {_DEFAULT_METRICS}).")
     ] = None,
@@ -102,7 +106,7 @@ def eval_run(
         str | None, typer.Option("--mode", help="llm-free, llm or both (default: both with an LLM, else llm-free).")
     ] = None,
     judge: Annotated[str, typer.Option("--judge", help="Answer judges: panel, dimensions (comma-separated).")] = "",
-    k: Annotated[int | None, typer.Option("--k", help="Context items per question.")] = None,
+    k: Annotated[int | None, typer.Option("--k", min=1, max=MAX_K, help="Context items per question.")] = None,
     sample: SampleOpt = None,
     seed: SeedOpt = 0,
     label: Annotated[str, typer.Option("--label", help="A note stored with the run.")] = "",
@@ -114,7 +118,9 @@ def eval_run(
         float | None,
         typer.Option("--judge-temperature", help="Judge sampling temperature (default evaluation.judge_temperature)."),
     ] = None,
-    ci_seed: Annotated[int, typer.Option("--ci-seed", help="Seed of the bootstrap intervals.")] = 0,
+    ci_seed: Annotated[
+        int, typer.Option("--ci-seed", min=0, max=MAX_SEED, help="Seed of the bootstrap intervals.")
+    ] = 0,
     resamples: Annotated[int, typer.Option("--resamples", min=100, help="Bootstrap resamples.")] = 2000,
     out: OutOpt = None,
     workspace: WorkspaceOpt = None,
@@ -192,13 +198,16 @@ def eval_pairwise(
     dataset: DatasetOpt,
     judge: PairJudgeOpt = "unbiased",
     trials: Annotated[
-        int | None, typer.Option("--trials", help="M trials (default evaluation.pairwise_trials).")
+        int | None,
+        typer.Option("--trials", min=1, max=MAX_REPEATS, help="M trials (default evaluation.pairwise_trials)."),
     ] = None,
-    repeats: Annotated[int | None, typer.Option("--repeats", help="N repeats per order.")] = None,
+    repeats: Annotated[
+        int | None, typer.Option("--repeats", min=1, max=MAX_REPEATS, help="N repeats per order.")
+    ] = None,
     naive: NaiveOpt = False,
     aa_check: AACheckOpt = False,
     temperature: PairTemperatureOpt = None,
-    k: Annotated[int | None, typer.Option("--k", help="Context items per question.")] = None,
+    k: Annotated[int | None, typer.Option("--k", min=1, max=MAX_K, help="Context items per question.")] = None,
     sample: SampleOpt = None,
     seed: SeedOpt = 0,
     out: OutOpt = None,

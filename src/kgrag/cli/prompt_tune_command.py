@@ -11,6 +11,7 @@ from rich.table import Table
 
 from kgrag.cli.errors import guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
+from kgrag.cli.ranges import MAX_SEED
 
 TOP_HEADS = 12
 
@@ -28,7 +29,7 @@ def tune_command(
         ),
     ] = "auto",
     sample_tokens: Annotated[int, typer.Option("--sample-tokens", min=200, help="Token budget of the sample.")] = 6000,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the sample.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="Seed of the sample.")] = 0,
     max_types: Annotated[int, typer.Option("--max-types", min=2, max=30, help="Most entity types to propose.")] = 10,
     example: Annotated[
         str,

@@ -9,6 +9,7 @@ import typer
 
 from kgrag.cli.errors import guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
+from kgrag.cli.ranges import MAX_SEED
 
 _LLM_HELP = (
     "`none`: known-item questions from the chunks with spaCy, no LLM; `config`: the configured LLM; "
@@ -36,7 +37,9 @@ def eval_qgen(
         int | None,
         typer.Option("--per-kind", min=1, help="Attempts per kind with an LLM (10), questions per kind without (60)."),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the sampling: same seed, same questions.")] = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", min=0, max=MAX_SEED, help="Seed of the sampling: same seed, same questions.")
+    ] = 0,
     llm: Annotated[str, typer.Option("--llm", help=_LLM_HELP)] = "auto",
     judge_model: Annotated[
         str | None, typer.Option("--judge-model", help="Model checking answerability (default: the generating one).")

@@ -76,6 +76,14 @@ class LLMConfig(Section):
         "`json_schema` sends the schema (OpenAI, vLLM, LM Studio, recent Ollama). A fixed mode the server "
         "rejects stops the run with a message naming this setting.",
     )
+    prompt_examples: Literal["auto", "always", "never"] = Field(
+        "auto",
+        description="Whether prompts show their worked example (the `[example]` table). `auto` decides once "
+        "per server and model with one probe call on a fixed text: a model that answers the schema-only "
+        "prompt with a valid, grounded reply gets compact prompts (no examples: fewer prompt tokens on every "
+        "call); one that does not (small models) keeps the examples. The verdict is kept in the workspace. "
+        "Examples drawn from your documents (`kgrag prompts tune`) are always shown.",
+    )
     price_prompt_per_1m: float = Field(0.0, ge=0, description="Price in USD per 1M prompt tokens, for cost lines.")
     price_completion_per_1m: float = Field(
         0.0, ge=0, description="Price in USD per 1M completion tokens, for cost lines."

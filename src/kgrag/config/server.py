@@ -58,11 +58,17 @@ class ServerConfig(Section):
     failed_auth_per_minute: int = Field(
         10,
         ge=1,
-        description="Wrong or missing API keys a client address may send per minute (10 at once) before it "
-        "gets 429 for a while; stops key guessing.",
+        description="Times a client address may send the same wrong (or no) API key per minute (10 at once) "
+        "before that key gets 429 for a while; other keys from the address are still checked.",
     )
     header_timeout_s: float = Field(
         10.0, gt=0, description="Seconds a connection may take to send a request's headers before it is closed."
+    )
+    body_timeout_s: float = Field(
+        60.0,
+        gt=0,
+        description="Seconds a request's whole body may take to arrive once its headers are complete; past it "
+        "the connection is closed (slow-body clients). Raise it for large uploads over slow links.",
     )
     max_connections: int = Field(
         256, ge=1, description="Open connections and requests at once; past it new ones get 503 at once."

@@ -15,7 +15,7 @@ from typing import Any, Generic, Literal, TypedDict, TypeVar
 T = TypeVar("T")
 
 Role = Literal["system", "user", "assistant"]
-UsageSource = Literal["api", "counted", "estimated", "cache", "batch"]
+UsageSource = Literal["api", "counted", "distrusted", "estimated", "cache", "batch"]
 StreamSink = Callable[[str], None]
 """Receives a streamed reply piece by piece (text deltas, in order); raising
 :class:`~kgrag.core.errors.StreamCancelled` stops the request."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from kgrag.core.llm_types import Prices, UsageSource
 
 BATCH_SOURCE: UsageSource = "batch"  # the usage source of a call answered through the Batch API
+DISTRUSTED_SOURCE: UsageSource = "distrusted"  # the server under-reported: the row holds the local count
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class Totals:
     attempts: int = 0
     estimated_calls: int = 0
     batch_calls: int = 0  # answered through the Batch API (priced at the batch share)
+    distrusted_calls: int = 0  # the server reported under half the local count; the local count was kept
     prompt_tokens: int = 0
     completion_tokens: int = 0
     billed_prompt_tokens: int = 0
@@ -91,6 +93,7 @@ class Totals:
             attempts=rec.attempts,
             estimated_calls=int(rec.estimated),
             batch_calls=int(rec.usage_source == BATCH_SOURCE),
+            distrusted_calls=int(rec.usage_source == DISTRUSTED_SOURCE),
             prompt_tokens=rec.prompt_tokens,
             completion_tokens=rec.completion_tokens,
             billed_prompt_tokens=0 if rec.cache_hit else rec.prompt_tokens,
@@ -116,9 +119,12 @@ class LedgerSummary:
 
 def _line(t: Totals) -> str:
     batch = f", {t.batch_calls} batch" if t.batch_calls else ""
+    distrusted = (
+        f" ({t.distrusted_calls} calls counted here: the server reported under half)" if t.distrusted_calls else ""
+    )
     return (
         f"{t.calls} calls ({t.cache_hits} cached{batch}, {t.retries} retries, {t.errors} errors), "
-        f"{t.prompt_tokens} prompt + {t.completion_tokens} completion tokens, ${t.cost_usd:.4f}"
+        f"{t.prompt_tokens} prompt + {t.completion_tokens} completion tokens{distrusted}, ${t.cost_usd:.4f}"
     )
 
 

@@ -4,7 +4,9 @@ Order of one run: plan resolution (reads; may embed and ask the LLM) → one tra
 graph tables, record the run, merge/link, log, recompute what changed → plan reflection on the merged
 graph (reads; may ask the LLM) → one transaction: drop, log scores, record the fingerprint. LLM calls never
 run inside a write transaction (their cache writes come from worker threads). A crash between the two
-transactions leaves a run in state ``applying`` with its snapshot, which undo restores like any other.
+transactions leaves a run in state ``applying`` with its snapshot, which undo restores like any other;
+the next run resumes that run (:func:`begin_run`: same id, its snapshot kept) rather than snapshotting
+the half-applied graph, so one undo after any kill restores the graph as it was before both.
 """
 
 from __future__ import annotations
@@ -68,6 +70,22 @@ def _synonym_mentions(
     return out
 
 
+def begin_run(store: Store, run_id: str, created: str) -> tuple[DenoiseRun, bool]:
+    """The run to apply under: the last run when a kill left it ``applying`` (resumed: True, its snapshot
+    already holds the graph from before it), else a new run (False: it still needs its snapshot)."""
+    runs = store.denoise.runs()
+    if runs and runs[-1].status == APPLYING:
+        return runs[-1], True
+    return DenoiseRun(run_id, created, APPLYING, ""), False
+
+
+def start_run(store: Store, run: DenoiseRun, resumed: bool) -> None:
+    """Snapshot the graph under a new run and record the run (inside the caller's transaction)."""
+    if not resumed:
+        store.denoise.snapshot(run.id)
+        store.denoise.save_run(run)
+
+
 def apply_resolution(
     store: Store,
     plan: ResolutionPlan,
@@ -75,14 +93,15 @@ def apply_resolution(
     run: DenoiseRun,
     summarizer: Summarizer,
     counter: TokenCounter | None = None,
+    *,
+    resumed: bool = False,
 ) -> dict[str, int]:
-    """Snapshot, record the run, merge and link the planned groups, log them, recompute aggregates; all in
-    one transaction. Returns what changed."""
+    """Snapshot (unless ``resumed``), record the run, merge and link the planned groups, log them, recompute
+    aggregates; all in one transaction. Returns what changed."""
     records = {e.id: e for e in store.graph.entities([graph.ids[a] for g in plan.groups for a in g.aliases])}
     mapping = {graph.ids[a]: graph.ids[g.canonical] for g in plan.groups if g.mode == "merge" for a in g.aliases}
     with store.transaction():
-        store.denoise.snapshot(run.id)
-        store.denoise.save_run(run)
+        start_run(store, run, resumed)
         counts = store.denoise.merge_entities(mapping, run.id) if mapping else None
         synonyms = _synonym_mentions(plan, graph, records)
         if synonyms:

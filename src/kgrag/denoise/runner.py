@@ -15,7 +15,7 @@ from kgrag.core.denoise_records import DenoiseRun
 from kgrag.core.errors import ConfigError
 from kgrag.core.graph_records import EntityRecord
 from kgrag.core.registries import Registries, RegistryKind
-from kgrag.denoise.apply import APPLYING, apply_reflection, apply_resolution, finish_run
+from kgrag.denoise.apply import apply_reflection, apply_resolution, begin_run, finish_run, start_run
 from kgrag.denoise.confirm import confirm_groups
 from kgrag.denoise.reflect import ReflectContext, ReflectionPlan, ReflectorFactory, plan_reflection
 from kgrag.denoise.resolve import load_resolution_graph, plan_resolution, strategies
@@ -138,19 +138,20 @@ def apply_denoise(
 ) -> DenoiseOutcome:
     """Resolve, then reflect on the merged graph; one undoable run (see :mod:`kgrag.denoise.apply`)."""
     store = inputs.store
-    run = DenoiseRun(new_run_id(store), datetime.now(UTC).isoformat(timespec="seconds"), APPLYING, "")
+    run, resumed = begin_run(store, new_run_id(store), datetime.now(UTC).isoformat(timespec="seconds"))
     plan = DenoisePlan()
     counts: dict[str, dict[str, int]] = {}
     if resolve:
         plan.graph, plan.resolution, _ = plan_entities(inputs)
         counts["resolve"] = {**plan.resolution.counts}
         counts["resolve"].update(
-            apply_resolution(store, plan.resolution, plan.graph, run, inputs.summarizer, inputs.counter)
+            apply_resolution(
+                store, plan.resolution, plan.graph, run, inputs.summarizer, inputs.counter, resumed=resumed
+            )
         )
-    else:
+    elif not resumed:
         with store.transaction():
-            store.denoise.snapshot(run.id)
-            store.denoise.save_run(run)
+            start_run(store, run, resumed)
     if reflect and inputs.config.reflection != "none":
         plan.reflection = plan_relations(inputs, skip_scored=only_unscored)
         plan.names = {e.id: e.name for e in store.graph.entities()}

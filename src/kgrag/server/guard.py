@@ -5,7 +5,8 @@ it too. Two rules keep such pages out, checked before any route runs:
 
 * **Host**: the ``Host`` header must name this server (127.0.0.1, localhost, [::1], the bound ``host``,
   or ``server.allowed_hosts``). A rebinding attack points the attacker's own domain at 127.0.0.1, so its
-  requests carry that domain as ``Host`` and are refused.
+  requests carry that domain as ``Host`` and are refused. The header must be exactly ``host[:port]``;
+  anything after it (``127.0.0.1:8000 evil``) makes it malformed, refused whatever the allowed names.
 * **Cross-site writes**: a request that changes something (any method but GET, HEAD, OPTIONS) must be one
   a foreign page cannot send without the browser asking this server first (a CORS preflight, which it
   never grants): it carries ``X-Kgrag-Request``, an API key header, or a JSON body. A plain HTML form
@@ -19,6 +20,7 @@ there is no ambient credential for a forged request to ride on; these rules prot
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
@@ -32,6 +34,8 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 WILDCARDS = frozenset({"0.0.0.0", "::", ""})
 _KEY_HEADERS = ("authorization", "x-api-key")
+# RFC 9110 Host: a bracketed IPv6 literal or a name/IPv4 address, then an optional numeric port; nothing else
+_HOST_HEADER = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9._~-]+)(?::[0-9]{1,5})?", re.IGNORECASE)
 
 
 def host_name(value: str) -> str:
@@ -40,6 +44,13 @@ def host_name(value: str) -> str:
     if value.startswith("["):
         return value[1 : value.find("]")] if "]" in value else value
     return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def host_header_name(value: str) -> str | None:
+    """The name a ``Host`` header names (as :func:`host_name` gives it), or None when the header is not a
+    well-formed ``host[:port]`` (``127.0.0.1:8000 evil`` is not)."""
+    match = _HOST_HEADER.fullmatch(value)
+    return host_name(value) if match is not None else None
 
 
 def allowed_hosts(bind_host: str, extra: Iterable[str]) -> frozenset[str] | None:
@@ -84,7 +95,11 @@ class RequestGuardMiddleware:
             return
         headers = Headers(scope=scope)
         host = headers.get("host", "")
-        if self.hosts is not None and host_name(host) not in self.hosts:
+        name = host_header_name(host)
+        if name is None and host:
+            await error_response(400, "bad_host", f"malformed Host header {host[:100]!r}")(scope, receive, send)
+            return
+        if self.hosts is not None and name not in self.hosts:
             message = (
                 f"unknown Host {host[:100]!r}: this server answers to {', '.join(sorted(self.hosts))} "
                 "(add the name to server.allowed_hosts)"

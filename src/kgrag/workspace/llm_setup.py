@@ -38,13 +38,13 @@ class ProfiledProvider(Protocol):
     def probe(self) -> ServerProfile: ...
 
 
-def _key(provider: ProfiledProvider) -> str:
+def profile_store_key(provider: ProfiledProvider) -> str:
     from kgrag.models.llm.capabilities import profile_key
 
     return profile_key(provider.base_url, provider.model)
 
 
-def _unwrapped(provider: object) -> object:
+def unwrapped_provider(provider: object) -> object:
     """The provider inside recording or estimating wrappers (each exposes what it wraps as ``inner``)."""
     while (inner := getattr(provider, "inner", None)) is not None:
         provider = inner
@@ -56,10 +56,10 @@ def load_profile(provider: ChatProvider, meta: MetaRepository, *, probe: bool) -
     that do not talk to a server."""
     from kgrag.models.llm.capabilities import ServerProfile
 
-    provider = _unwrapped(provider)  # type: ignore[assignment]
+    provider = unwrapped_provider(provider)  # type: ignore[assignment]
     if not isinstance(provider, ProfiledProvider):
         return None
-    stored = ServerProfile.from_json(meta.get(_key(provider)))
+    stored = ServerProfile.from_json(meta.get(profile_store_key(provider)))
     if stored is not None:
         provider.profile = stored
     if probe and (stored is None or not stored.fresh(time.time())):
@@ -69,9 +69,9 @@ def load_profile(provider: ChatProvider, meta: MetaRepository, *, probe: bool) -
 
 def save_profile(client: LLMClient, meta: MetaRepository) -> None:
     """Keep what the run learnt about the server (called when the workspace closes, on the main thread)."""
-    inner = _unwrapped(client.runner.provider)
+    inner = unwrapped_provider(client.runner.provider)
     if isinstance(inner, ProfiledProvider) and inner.profile_changed:
-        meta.set(_key(inner), inner.profile.to_json())
+        meta.set(profile_store_key(inner), inner.profile.to_json())
         inner.profile_changed = False
 
 
@@ -105,6 +105,9 @@ def configured_client(
         assumptions=assumptions,
         prompt_schemas=owner.get(PROMPT_SCHEMAS),
     )
+    from kgrag.workspace.prompt_examples import apply_prompt_examples
+
+    apply_prompt_examples(client, fitted, store, estimate=estimate)
     return client, fitted, notes
 
 

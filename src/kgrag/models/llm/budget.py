@@ -1,7 +1,9 @@
 """Token budget and context-window checks: fail before sending, never after paying.
 
-The budget reserves each call's worst case (prompt tokens + ``max_tokens``) before it is sent and settles
-to the real usage afterwards, so concurrent workers cannot jointly overshoot the cap. Prompt sizes are
+The budget reserves each call's worst case (prompt tokens + the reply's ceiling: ``max_tokens``, or the
+longest reply this server sent past it) before it is sent and settles to the real usage afterwards, so
+concurrent workers cannot jointly overshoot the cap: reservations in flight never exceed what is left,
+and a reply is not read past its ceiling (:mod:`kgrag.models.llm.reply_ceiling`). Prompt sizes are
 counted offline with cl100k_base; a server with another tokenizer may report a few percent more, so a
 cap meant as a hard ceiling needs that much headroom.
 """

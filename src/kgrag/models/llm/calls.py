@@ -5,11 +5,17 @@ this module as the one place where the order of those steps is decided:
 
 1. cache lookup (a hit that no longer validates is dropped and refetched);
 2. fit to the context window (:mod:`~kgrag.models.llm.request_fit`) and budget reservation, both before
-   anything is sent;
+   anything is sent: the reservation is the prompt plus the reply's ceiling (:mod:`.reply_ceiling`), and a
+   provider that reads replies as they arrive stops reading at that ceiling, so requests in flight can never
+   bring back more than was reserved for them (plus the ceiling's small slack); without a budget replies are
+   read whole;
 3. attempts under the concurrency slot and rate buckets, retrying transient faults with backoff;
 4. validation by the caller's parser; only an accepted, non-empty reply that was not cut off at
    ``max_tokens`` (``finish_reason == "length"``) is cached, so a half answer is never served again;
-5. one ledger row, also for failures, with attempts and the reason for every retry.
+5. one ledger row, also for failures, with attempts and the reason for every retry. Its tokens are the
+   larger of what the server reported and what was counted here, component by component; a server
+   figure under half the local count is distrusted and the row says so (``usage_source =
+   "distrusted"``), so the cost line shows what really went over the wire.
 """
 
 from __future__ import annotations
@@ -27,12 +33,15 @@ from kgrag.models.llm.base import ChatProvider, LLMUnavailableError, ProviderErr
 from kgrag.models.llm.batch_collect import DEFERRED, BatchCollector, Deferred
 from kgrag.models.llm.budget import TokenBudget
 from kgrag.models.llm.ratelimit import CallLimits
+from kgrag.models.llm.reply_ceiling import CEILING_FINISH, ReplyCeiling, reply_ceiling_tokens
 from kgrag.models.llm.request_fit import cut_short, fit_request
 from kgrag.models.llm.retry import RetryPolicy, announce_wait
 from kgrag.models.llm.structured import ReplyInvalid
 from kgrag.models.llm.tokens import TextTokenCounter, count_message_tokens
 
 Parser = Callable[[str, str | None], tuple[Any, bool]]
+DISTRUST_SHARE = 0.5  # a reported figure under this share of the local count is not believed...
+DISTRUST_FLOOR = 32  # ...when it is also this many tokens short (chat overheads make tiny calls differ)
 
 
 @dataclass
@@ -70,7 +79,7 @@ class CallRunner:
     counter: Callable[[], TextTokenCounter]
     sleep: Callable[[float], None] = time.sleep
     rng: random.Random = field(default_factory=random.Random)
-    largest_reply: int = 0  # the longest reply seen, counted locally (a server may ignore max_tokens)
+    longest_overrun: int = 0  # the longest complete reply this server sent past its max_tokens (counted here)
     read_cache: bool = True  # False: every call goes to the server (replies are still cached for later runs)
     collector: BatchCollector | None = None  # collect mode: a miss is deferred to a batch, not sent
 
@@ -102,18 +111,19 @@ class CallRunner:
             return Outcome(ChatResponse(""), Usage(), key, error=DEFERRED, estimated=True)
         if self.estimating:
             return self._estimate(request, key, stage, started)
-        # a server seen to reply past max_tokens is expected to do it again: reserve what it really sends
-        reserved = self.budget.reserve(prompt_tokens + max(max_tokens, self.largest_reply))
+        ceiling = reply_ceiling_tokens(max_tokens, self.longest_overrun)
+        reserved = self.budget.reserve(prompt_tokens + ceiling)
         attempts = _Attempts()
         spent = 0
         try:
-            response = self._send(request, prompt_tokens + max_tokens, attempts, sink)
-            # the budget trusts no server: it is charged the larger of the reported and the counted size,
-            # so under-reported usage or a reply past max_tokens still counts in full
+            response = self._send(request, prompt_tokens + max_tokens, attempts, ceiling, sink)
+            # the budget and the ledger trust no server: each is charged the larger of the reported and the
+            # counted size, so under-reported usage or a reply past max_tokens still counts in full
             counted_reply = self.counter().count(response.text)
             usage = self._usage(response, prompt_tokens, counted_reply, started, attempts.count)
-            self.largest_reply = max(self.largest_reply, counted_reply, usage.completion_tokens)
-            spent = max(usage.total_tokens, prompt_tokens + counted_reply)
+            if response.finish_reason != CEILING_FINISH and usage.completion_tokens > max_tokens:
+                self.longest_overrun = max(self.longest_overrun, usage.completion_tokens)
+            spent = usage.total_tokens
         except (ModelError, StreamCancelled) as exc:  # a cancelled stream: its message says so
             self._record(
                 request,
@@ -125,8 +135,28 @@ class CallRunner:
             raise
         finally:
             self.budget.settle(reserved, spent)
+        return self._accept(request, stage, key, response, usage, attempts, parse)
+
+    def _accept(
+        self,
+        request: ChatRequest,
+        stage: str,
+        key: str,
+        response: ChatResponse,
+        usage: Usage,
+        attempts: _Attempts,
+        parse: Parser | None,
+    ) -> Outcome:
+        """Validate a fetched reply, cache it when it is whole and accepted, and write its ledger row."""
+        max_tokens = request.max_tokens or 0
         outcome = Outcome(response, usage, key)
-        if parse is not None:
+        if response.finish_reason == CEILING_FINISH:
+            outcome.error = (
+                f"the reply passed its ceiling (max_tokens {max_tokens}; {usage.completion_tokens} "
+                "tokens read): the server ignores max_tokens, so reading stopped there to hold "
+                "llm.max_tokens_budget; raise llm.max_output_tokens if its replies are meant to be this long"
+            )
+        elif parse is not None:
             try:
                 outcome.value, outcome.repaired = parse(response.text, response.finish_reason)
             except ReplyInvalid as exc:
@@ -139,11 +169,8 @@ class CallRunner:
     def accept_batch_reply(self, key: str, request: ChatRequest, stage: str, response: ChatResponse) -> Usage:
         """Cache a reply a batch returned (already checked by the caller) and write its ledger row, marked
         ``batch`` so it is priced at the batch share."""
-        prompt, completion = response.prompt_tokens, response.completion_tokens
-        if prompt is None:
-            prompt = count_message_tokens(self.counter(), request.messages)
-        if completion is None:
-            completion = self.counter().count(response.text)
+        prompt = max(response.prompt_tokens or 0, count_message_tokens(self.counter(), request.messages))
+        completion = max(response.completion_tokens or 0, self.counter().count(response.text))
         usage = Usage(prompt, completion, "batch", self.prices.batch_cost(prompt, completion), 0.0, 1)
         self.store(key, request, response, usage)
         self._record(request, stage, usage, [])
@@ -192,9 +219,16 @@ class CallRunner:
         return Outcome(response, usage, key, error="estimate mode: no call was made", estimated=True)
 
     def _send(
-        self, request: ChatRequest, rate_tokens: int, attempts: _Attempts, sink: StreamSink | None = None
+        self,
+        request: ChatRequest,
+        rate_tokens: int,
+        attempts: _Attempts,
+        ceiling: int,
+        sink: StreamSink | None = None,
     ) -> ChatResponse:
         stream = getattr(self.provider, "stream", None) if sink is not None else None
+        # with a budget to hold, a provider that can stop reading a reply stops at its ceiling
+        within = getattr(self.provider, "complete_within", None) if self.budget.max_tokens is not None else None
         last: ProviderError | None = None
         for retry_index in range(self.retry.max_retries + 1):
             attempts.count += 1
@@ -202,7 +236,10 @@ class CallRunner:
                 with self.limits.slot(rate_tokens):
                     if stream is not None:
                         return stream(request, sink)
-                    response = self.provider.complete(request)
+                    if within is None:
+                        response = self.provider.complete(request)
+                    else:
+                        response = within(request, ReplyCeiling(ceiling, self.counter().count))
                 if sink is not None and response.text:
                     sink(response.text)
                 return response
@@ -224,13 +261,17 @@ class CallRunner:
     def _usage(
         self, response: ChatResponse, counted_prompt: int, counted_reply: int, started: float, attempts: int
     ) -> Usage:
-        """The reply's usage as the server reported it, the locally counted figure standing in for a missing one."""
-        source: UsageSource = "api"
-        prompt, completion = response.prompt_tokens, response.completion_tokens
-        if prompt is None or completion is None:
-            source = "counted"
-            prompt = counted_prompt if prompt is None else prompt
-            completion = counted_reply if completion is None else completion
+        """The reply's usage: per component the larger of the reported and the locally counted figure (the
+        counted one stands in for a missing one); ``distrusted`` when the server reported under
+        :data:`DISTRUST_SHARE` of the local count (and :data:`DISTRUST_FLOOR` short), ``counted`` when it
+        reported nothing."""
+        reported = (response.prompt_tokens, response.completion_tokens)
+        source: UsageSource = "counted" if None in reported else "api"
+        counted = counted_prompt + counted_reply
+        if source == "api" and sum(r or 0 for r in reported) < min(DISTRUST_SHARE * counted, counted - DISTRUST_FLOOR):
+            source = "distrusted"
+        prompt = max(response.prompt_tokens or 0, counted_prompt)
+        completion = max(response.completion_tokens or 0, counted_reply)
         cost = self.prices.cost(prompt, completion)
         return Usage(prompt, completion, source, cost, _ms(started), attempts)
 

@@ -54,6 +54,7 @@ class ServerProfile:
     context_window: int | None = None
     rejected: list[str] = field(default_factory=list)
     accepted: str | None = None  # the JSON mode the server took (auto mode sends it without further trials)
+    examples: bool | None = None  # whether the model needs worked examples (None: not probed yet)
     probed_at: float = 0.0
 
     def json_mode(self, wanted: str) -> str:
@@ -86,6 +87,7 @@ class ServerProfile:
                 rejected=[str(m) for m in data.get("rejected", []) if m in JSON_LADDER],
                 accepted=data.get("accepted") if data.get("accepted") in JSON_LADDER else None,
                 probed_at=float(data.get("probed_at", 0.0)),
+                examples=data.get("examples") if isinstance(data.get("examples"), bool) else None,
             )
         except (ValueError, TypeError, AttributeError):
             return None

@@ -70,6 +70,9 @@ class ClientSettings:
     # the ``prompt_schema`` registry prompt files resolve ``output_schema`` in (a workspace's; None: built-ins
     # and plug-ins)
     prompt_schemas: Registry[type[BaseModel]] | None = None
+    # False: prompts drop their invented worked examples (a model that follows the schema alone;
+    # kgrag.models.llm.examples_probe decides); examples drawn from the user's documents stay
+    examples: bool = True
 
 
 def _combine(first: Usage, second: Usage) -> Usage:
@@ -165,8 +168,18 @@ class LLMClient:
 
         with self._lock:
             if name not in self._prompts:
-                self._prompts[name] = load_prompt(name, self.settings.prompts_dir, self.settings.prompt_schemas)
+                loaded = load_prompt(name, self.settings.prompts_dir, self.settings.prompt_schemas)
+                if not self.settings.examples and loaded.example_invented:
+                    loaded = replace(loaded, example_variables={}, example_reply="")
+                self._prompts[name] = loaded
             return self._prompts[name]
+
+    def use_examples(self, examples: bool) -> None:
+        """Show prompts' invented worked examples (True) or not, from now on; loaded prompts are dropped."""
+        with self._lock:
+            self.settings = replace(self.settings, examples=examples)
+            self._prompts.clear()
+            self._template_tokens.clear()
 
     def use_prompts_dir(self, directory: Path | None) -> None:
         """Load prompts from ``directory`` from now on (overrides were just written): loaded ones are dropped."""

@@ -31,6 +31,7 @@ from kgrag.models.llm.capabilities import (
     window_from_reply,
     window_in_error,
 )
+from kgrag.models.llm.reply_ceiling import CEILING_FINISH, ReplyCeiling, ReplyPastCeiling
 from kgrag.models.llm.retry import parse_retry_after
 
 if TYPE_CHECKING:
@@ -94,23 +95,30 @@ class OpenAICompatibleProvider:
         self._negotiating = threading.Lock()
 
     def probe(self) -> ServerProfile:
-        """Look up the server's kind and context window (see :mod:`.capabilities`); keeps the JSON verdicts."""
+        """Look up the server's kind and context window (see :mod:`.capabilities`); keeps the JSON and
+        example verdicts."""
         found = probe_server(self._client, self.base_url, self.model)
         found.rejected, found.accepted = list(self.profile.rejected), self.profile.accepted
+        found.examples = self.profile.examples
         self.profile, self.profile_changed = found, True
         return found
 
     def complete(self, request: ChatRequest) -> ChatResponse:
-        """One attempt, adapted to what the server is known to take (JSON mode, window); a rejected JSON mode
-        or a reply room that does not fit is corrected and resent at once, each at most once per mode.
+        """One attempt, its reply read whole (see :meth:`complete_within`)."""
+        return self.complete_within(request, None)
+
+    def complete_within(self, request: ChatRequest, ceiling: ReplyCeiling | None) -> ChatResponse:
+        """One attempt, adapted to what the server is known to take (JSON mode, window), its reply read only
+        up to ``ceiling`` (:mod:`.reply_ceiling`); a rejected JSON mode or a reply room that does not fit
+        is corrected and resent at once, each at most once per mode.
 
         Until the server has taken a JSON mode, structured requests go one at a time, so concurrent workers
         never send a mode the first of them is about to learn is refused.
         """
         if self.json_mode == "auto" and "response_format" in request.params and self.profile.accepted is None:
             with self._negotiating:
-                return self._complete(request)
-        return self._complete(request)
+                return self._complete(request, ceiling)
+        return self._complete(request, ceiling)
 
     def stream(self, request: ChatRequest, sink: StreamSink) -> ChatResponse:
         """One streamed attempt (:mod:`.streaming`): deltas go to ``sink`` as they arrive; a server that
@@ -131,11 +139,14 @@ class OpenAICompatibleProvider:
         self._adapt_format(params)
         return {"model": request.model, "messages": list(request.messages), **params}
 
-    def _complete(self, request: ChatRequest) -> ChatResponse:
+    def _complete(self, request: ChatRequest, ceiling: ReplyCeiling | None) -> ChatResponse:
         params = dict(request.params)
         for _ in range(len(JSON_LADDER) + 1):
             self._adapt_format(params)
-            response = self._post({"model": request.model, "messages": list(request.messages), **params})
+            try:
+                response = self._post({"model": request.model, "messages": list(request.messages), **params}, ceiling)
+            except ReplyPastCeiling as cut:
+                return ChatResponse("", CEILING_FINISH, None, cut.tokens)
             if response.status_code == 200:
                 self._accepted(params.get("response_format"))
                 return self._learn(_parse_completion(response), params.get("max_tokens"))
@@ -156,10 +167,10 @@ class OpenAICompatibleProvider:
             self.profile.context_window, self.profile_changed = window, True
         return reply
 
-    def _post(self, body: dict[str, Any]) -> httpx.Response:
+    def _post(self, body: dict[str, Any], ceiling: ReplyCeiling | None = None) -> httpx.Response:
         httpx = self._httpx
         try:
-            return self._stream_post(json.dumps(body))
+            return self._stream_post(json.dumps(body), ceiling)
         except httpx.TimeoutException as exc:
             raise ProviderError(f"timeout: {type(exc).__name__}", retryable=True) from exc
         except httpx.TransportError as exc:
@@ -216,13 +227,18 @@ class OpenAICompatibleProvider:
         params["max_tokens"] = room
         return True
 
-    def _stream_post(self, content: str) -> httpx.Response:
-        """POST and read the reply within ``timeout_s`` in all (a read-complete response, as ``post`` gives)."""
+    def _stream_post(self, content: str, ceiling: ReplyCeiling | None = None) -> httpx.Response:
+        """POST and read the reply within ``timeout_s`` in all (a read-complete response, as ``post`` gives);
+        a successful reply's content is counted against ``ceiling`` as it arrives, and reading stops past it
+        (:class:`ReplyPastCeiling`; leaving the block closes the connection)."""
         deadline = time.monotonic() + self._timeout_s
         with self._client.stream("POST", "chat/completions", content=content) as response:
             if response.is_stream_consumed:  # a transport that read the whole reply already (in-process ones)
                 response.read()
+                if ceiling is not None and response.status_code == 200:
+                    ceiling.feed(response.content)
                 return response
+            watched = ceiling if response.status_code == 200 else None
             declared = response.headers.get("content-length", "")
             expected = int(declared) if declared.isdigit() else -1
             chunks: list[bytes] = []
@@ -230,6 +246,8 @@ class OpenAICompatibleProvider:
             for chunk in response.iter_raw():
                 chunks.append(chunk)
                 received += len(chunk)
+                if watched is not None:
+                    watched.feed(chunk)
                 if received != expected and time.monotonic() > deadline:  # a complete reply is kept
                     raise ProviderError(
                         f"timeout: the reply took over llm.timeout_s = {self._timeout_s:g} s", retryable=True

@@ -1,0 +1,132 @@
+"""Prompt tokens with worked examples (``llm.prompt_examples = "always"``) and sized to the model (``auto``).
+
+Indexes a ~25k-token slice of the GraphRAG-Bench Medical corpus with the ``graphrag`` pipeline (LLM
+extraction, gleaning, summaries, communities, LLM community reports) against
+:class:`kgrag.testing.FakeOpenAIServer` answering with the scripted extraction responder, which follows
+the schema without examples, so ``auto``'s probe gives it compact prompts; then asks ``--n`` Medical
+questions with the ``global`` pipeline (map replies: one valid point). Both runs in this process, one
+after the other, same corpus, same questions. The server sends no usage block, so the ledger holds
+kgrag's own cl100k count of what was sent.
+
+Prints, per mode: index prompt tokens per corpus token without the community-report stage (what the
+``standard`` pipeline's stages spend) and with it, the extraction calls' own ratio, and ``global`` prompt
+tokens per query.
+
+    PYTHONPATH=src .venv/bin/python bench/bench_prompt_size.py [--tokens 25000] [--n 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from kgrag import Workspace
+from kgrag.models.llm.examples_probe import PROBE_STAGE
+from kgrag.models.llm.tokens import default_token_counter
+from kgrag.testing import FakeOpenAIServer
+from kgrag.testing.estimate_check import medical_slice
+from kgrag.testing.extraction_responder import ExtractionResponder
+from kgrag.testing.workspace_toml import write_workspace_toml
+
+ROOT = Path(__file__).resolve().parents[1]
+MEDICAL = ROOT.parent / "shared" / "datasets" / "graphrag-bench-medical"
+KEY_ENV = "KGRAG_BENCH_PROMPT_SIZE_KEY"
+MAP_SYSTEM = "You help answer a broad question"
+REPORT_STAGE = "index.community-reports"
+
+
+def _responder() -> Any:
+    extraction = ExtractionResponder()
+
+    def answer(body: dict[str, Any]) -> str:
+        system = str(body["messages"][0].get("content", ""))
+        if system.startswith(MAP_SYSTEM):
+            point = {"point": "The summaries name the treatments the question asks about.", "score": 60}
+            return json.dumps({"points": [{**point, "reports": ["R1"]}]})
+        return extraction.for_server(body)
+
+    return answer
+
+
+def _workspace(path: Path, base_url: str, mode: str) -> Path:
+    Workspace.init(path, embedding={"provider": "fake"}).close()
+    lines = {
+        "embedding.provider": '"fake"',
+        "graph.extractor": '"llm"',
+        "indexing.pipeline": '"graphrag"',
+        "communities.reports": '"llm"',
+        "llm.provider": '"openai"',
+        "llm.base_url": json.dumps(base_url),
+        "llm.model": '"bench-model"',
+        "llm.api_key_env": json.dumps(KEY_ENV),
+        "llm.prompt_examples": json.dumps(mode),
+    }
+    return write_workspace_toml(path, lines)
+
+
+def _prompt_tokens(ws: Workspace, prefix: str, skip: tuple[str, ...] = ()) -> int:
+    stages = ws.usage.summary().by_stage
+    return sum(t.prompt_tokens for s, t in stages.items() if s.startswith(prefix) and s not in skip)
+
+
+def run(mode: str, corpus: Path, questions: list[str], work: Path) -> dict[str, float]:
+    corpus_tokens = default_token_counter().count(corpus.read_text(encoding="utf-8"))
+    with FakeOpenAIServer(_responder(), include_usage=False) as server:
+        path = _workspace(work / mode, server.base_url, mode)
+        with Workspace.open(path) as ws:
+            ws.indexing.run([corpus])
+            stages = ws.usage.summary().by_stage
+            index_all = _prompt_tokens(ws, "index.")
+            reports = stages[REPORT_STAGE].prompt_tokens if REPORT_STAGE in stages else 0
+            extract = sum(stages[s].prompt_tokens for s in ("index.extract", "index.glean") if s in stages)
+            before = _prompt_tokens(ws, "query.")
+            for question in questions:
+                ws.query(question, "global")
+            per_query = (_prompt_tokens(ws, "query.") - before) / len(questions)
+            probe = stages[PROBE_STAGE].prompt_tokens if PROBE_STAGE in stages else 0
+    return {
+        "corpus": corpus_tokens,
+        "standard": (index_all - reports) / corpus_tokens,
+        "with_reports": index_all / corpus_tokens,
+        "extraction": extract / corpus_tokens,
+        "global": per_query,
+        "probe": probe,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tokens", type=int, default=25_000, help="size of the Medical slice")
+    parser.add_argument("--n", type=int, default=20, help="global questions")
+    args = parser.parse_args()
+    if not (MEDICAL / "corpus.json").exists():
+        print(f"Medical corpus not found under {MEDICAL}: skipped")
+        return 0
+    os.environ.setdefault(KEY_ENV, "sk-bench")
+    records = json.loads((MEDICAL / "questions.json").read_text(encoding="utf-8"))
+    questions = [r["question"] for r in random.Random(5).sample(records, args.n)]
+    with tempfile.TemporaryDirectory(prefix="kgrag-prompt-size-") as tmp:
+        work = Path(tmp)
+        corpus = medical_slice(MEDICAL / "corpus.json", work / "docs", args.tokens)
+        rows = {mode: run(mode, corpus, questions, work) for mode in ("always", "auto")}
+    print(f"Medical slice: {rows['auto']['corpus']:,.0f} corpus tokens; {args.n} global questions")
+    print("| prompts | index prompt / corpus token (standard stages) | with community reports | extraction calls "
+          "| global prompt tokens / query |")  # fmt: skip
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for mode, row in rows.items():
+        label = "with examples (always)" if mode == "always" else "sized to the model (auto: compact)"
+        print(
+            f"| {label} | {row['standard']:.2f} | {row['with_reports']:.2f} | {row['extraction']:.2f} "
+            f"| {row['global']:,.0f} |"
+        )
+    print(f"probe call (auto, once per server and model): {rows['auto']['probe']:.0f} prompt tokens, included above")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
