@@ -155,7 +155,9 @@ def edit_command(
     with open_workspace(workspace) as ws:
         entry = ws.graph.edit(op.value, target, value, progress=StderrNotes())
     after = f" → {entry['after']}" if entry["after"] else ""
-    new_console().print(Text(f"{entry['op']} {entry['before']}{after} (run {entry['run_id']}; undo: kgrag graph undo-denoise)"))
+    new_console().print(
+        Text(f"{entry['op']} {entry['before']}{after} (run {entry['run_id']}; undo: kgrag graph undo-denoise)")
+    )
 
 
 @graph_app.command("edits")

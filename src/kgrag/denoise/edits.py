@@ -71,11 +71,15 @@ def set_field(store: Store, entity_id: str, field: str, value: str) -> EditResul
     if field == "name" and not value:
         raise KgragError("the new name is empty")
     if len(value) > (MAX_NAME if field == "name" else MAX_DESCRIPTION):
-        raise KgragError(f"the new {field} is too long (at most {MAX_NAME if field == 'name' else MAX_DESCRIPTION} characters)")
+        raise KgragError(
+            f"the new {field} is too long (at most {MAX_NAME if field == 'name' else MAX_DESCRIPTION} characters)"
+        )
     entity = _entity(store, entity_id)
     before = str(getattr(entity, field))
     run = _start(store)
-    entry = _entry(run, "rename" if field == "name" else "describe", entity.id, before, value, key=entity.key, field=field)
+    entry = _entry(
+        run, "rename" if field == "name" else "describe", entity.id, before, value, key=entity.key, field=field
+    )
     with store.transaction():
         store.denoise.snapshot(run.id)
         store.denoise.save_run(run)
@@ -114,7 +118,8 @@ def delete_relation(store: Store, relation_id: str) -> EditResult:
         raise KgragError(f"no relation {relation_id!r}")
     relation = found[0]
     names = {e.id: e.name for e in store.graph.entities([relation.source_id, relation.target_id])}
-    shown = f"{names.get(relation.source_id, relation.source_id)} —{relation.label}— {names.get(relation.target_id, relation.target_id)}"
+    source, target = (names.get(i, i) for i in (relation.source_id, relation.target_id))
+    shown = f"{source} —{relation.label}— {target}"
     run = _start(store)
     entry = _entry(run, "delete_relation", relation.id, shown, "")
     with store.transaction():

@@ -68,7 +68,16 @@ def create_app(
     v1.include_router(routes_system.router)
     per_workspace = APIRouter(prefix="/workspaces/{workspace}", dependencies=[Depends(caller)])
     per_workspace.include_router(routes_system.workspace_router)
-    modules = (routes_query, routes_documents, routes_passages, routes_jobs, routes_graph, routes_graph_edit, routes_entities, routes_eval)
+    modules = (
+        routes_query,
+        routes_documents,
+        routes_passages,
+        routes_jobs,
+        routes_graph,
+        routes_graph_edit,
+        routes_entities,
+        routes_eval,
+    )
     for module in (*modules, routes_settings):
         per_workspace.include_router(module.router)
     v1.include_router(per_workspace)

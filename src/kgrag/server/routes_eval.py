@@ -106,7 +106,9 @@ def runs(
 
 
 @router.get(
-    "/eval/runs/{run_id}", summary="One stored run: its settings, judges, summary and statistics", responses=RUN_NOT_FOUND
+    "/eval/runs/{run_id}",
+    summary="One stored run: its settings, judges, summary and statistics",
+    responses=RUN_NOT_FOUND,
 )
 def report(hosted: WorkspaceDep, run_id: str) -> dict[str, Any]:
     """``stats`` holds the bootstrap settings, the baseline, the paired differences against it and the

@@ -40,6 +40,7 @@ class EditEntry(BaseModel):
     before: str
     after: str
     status: str = Field(description="applied, or undone")
+    merged_id: str | None = Field(None, description="merge: the entity folded into ``target`` (gone now).")
 
 
 @router.post(

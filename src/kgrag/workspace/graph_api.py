@@ -67,9 +67,7 @@ class GraphAPI:
 
         return search_entities(self._parts.query_context.graph_index(), text, limit)
 
-    def neighbourhood(
-        self, entity_id: str, depth: int = 1, limit: int = 50, offset: int = 0
-    ) -> Neighbourhood | None:
+    def neighbourhood(self, entity_id: str, depth: int = 1, limit: int = 50, offset: int = 0) -> Neighbourhood | None:
         """Entities within ``depth`` hops of ``entity_id`` (at most ``limit``, after skipping the first
         ``offset`` in rank order) and the relations among them; None when there is no such entity."""
         from kgrag.graph.browse import neighbourhood

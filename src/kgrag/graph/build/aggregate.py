@@ -124,7 +124,8 @@ def recompute_stale(store: Store, summarizer: Summarizer, counter: TokenCounter 
 
     Stale rows without mentions are orphans and are left to ``delete_orphans``; rows whose summary fell
     back stay flagged for the next refresh. Hand edits of names and descriptions still in force are laid
-    over the rebuilt entities (:mod:`kgrag.graph.build.overrides`). Returns the numbers of entities and relations rebuilt.
+    over the rebuilt entities (:mod:`kgrag.graph.build.overrides`). Returns the numbers of entities and
+    relations rebuilt.
     """
     counter = counter or TokenCounter.for_encoding()
     entity_ids = store.graph.stale_entity_ids()
