@@ -211,13 +211,14 @@ def test_intervals_and_paired_differences_of_a_real_run_are_shown(page: Page) ->
     """The stored run's own statistics, as the server returns them (nothing added to the response): the
     paired differences against the baseline, each with its interval, and the summary's intervals as
     error bars and table cells."""
-    run_id = httpx.get(f"{page.url}/v1/workspaces/sample/eval/runs", timeout=30).json()[0]["id"]
+    runs = httpx.get(f"{page.url}/v1/workspaces/sample/eval/runs", timeout=30).json()
+    run_id = next(r["id"] for r in runs if "questions.json" in (r["dataset"] or ""))  # dense, hybrid, graph-local
     run = httpx.get(f"{page.url}/v1/workspaces/sample/eval/runs/{run_id}", timeout=30).json()
     paired = run["stats"]["paired"]
     cell = paired["evidence-recall"]["hybrid"]["All"]
     view = page.open("eval")
-    view.locator("#eval-runs button.run").first.click()
-    view.wait_for_selector("#eval-detail .paired")
+    view.locator(f"#eval-runs button.run[data-run='{run_id}']").click()
+    view.wait_for_selector(f"#eval-detail[data-run='{run_id}'] .paired")
     shown = view.inner_text("#eval-detail .paired")
     assert f"Paired differences against {run['stats']['baseline']}" in shown
     assert f"{cell['mean']:+.3f}" in shown and f"[{cell['ci95'][0]:.3f}, {cell['ci95'][1]:.3f}]" in shown

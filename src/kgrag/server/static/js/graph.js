@@ -62,7 +62,7 @@ function paintMark() {
   performance.mark("kgrag:graph-painted");
   try { performance.measure("kgrag:graph-first-paint", "kgrag:graph-requested", "kgrag:graph-painted"); } catch { /* no start mark */ }
   $("#graph-canvas").dataset.painted = String(nodes.length);
-  flushPending();
+  setTimeout(flushPending); // after load() has written the view's description, which the highlight replaces
 }
 
 // "Show in graph" from another view: the fit waits until this view is shown and the canvas has its size
