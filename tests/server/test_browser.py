@@ -19,68 +19,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from tests.conftest import REPO
-from tests.server.conftest import free_port
-from tests.services import import_service, unavailable
-
-sync_api = import_service("playwright.sync_api", "Chromium", "playwright is not installed (pip install 'kgrag[dev]')")
-
-ARTIFACTS = REPO / "build" / "test-artifacts"
-QUESTIONS = REPO / "examples" / "sample" / "questions.json"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def _chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None:
-        unavailable("Chromium", "Debian chromium is not installed (run scripts/install-chromium.sh as root)")
-    return found
-
-
-def _cli(*args: str) -> None:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "HF_HUB_OFFLINE": "1"}
-    done = subprocess.run([sys.executable, "-m", "kgrag.cli", *args], env=env, capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
-
-
-def _serve(workspaces: dict[str, Path]) -> Iterator[str]:
-    """`kgrag serve` as a real subprocess on a free loopback port; terminated afterwards."""
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "HF_HUB_OFFLINE": "1"}
-    spec = [arg for name, path in workspaces.items() for arg in ("-w", f"{name}={path}")]
-    command = [sys.executable, "-m", "kgrag.cli", "serve", *spec, "--host", "127.0.0.1", "--port", str(port)]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):
-            if process.poll() is not None:
-                raise RuntimeError(f"kgrag serve exited: {process.stdout.read().decode() if process.stdout else ''}")
-            try:
-                if httpx.get(f"{url}/v1/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(30)
+from tests.server.browser_support import ARTIFACTS, QUESTIONS, Page, cli, first_paint_ms, launch, serve, sync_api
 
 
 @pytest.fixture(scope="module")
@@ -89,47 +34,18 @@ def served(sample_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     workspace = tmp_path_factory.mktemp("webapp") / "sample"
     shutil.copytree(sample_dir, workspace)
     pipelines = "dense,hybrid,graph-local"
-    _cli("eval", "run", "-w", str(workspace), "--dataset", str(QUESTIONS), "--pipelines", pipelines, "--runs", "1")
-    yield from _serve({"sample": workspace})
+    cli("eval", "run", "-w", str(workspace), "--dataset", str(QUESTIONS), "--pipelines", pipelines, "--runs", "1")
+    yield from serve({"sample": workspace})
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=_chromium(), headless=True, args=CHROMIUM_ARGS)
+        launched = launch(playwright)
         try:
             yield launched
         finally:
             launched.close()
-
-
-class Page:
-    """A page that records console errors, uncaught exceptions and requests leaving this server."""
-
-    def __init__(self, browser: Any, url: str, width: int = 1400) -> None:
-        self.url = url
-        self.page = browser.new_page(viewport={"width": width, "height": 900})
-        self.errors: list[str] = []
-        self.outside: list[str] = []
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.page.on("response", lambda r: self.errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.page.on("request", lambda r: None if r.url.startswith(url) else self.outside.append(r.url))
-
-    def open(self, view: str) -> Any:
-        self.page.goto(f"{self.url}/#{view}")
-        self.page.wait_for_selector(f"#view-{view}:not([hidden])")
-        return self.page
-
-    def shot(self, name: str) -> None:
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        self.page.screenshot(path=str(ARTIFACTS / f"webapp-{name}.png"))
-        assert (ARTIFACTS / f"webapp-{name}.png").stat().st_size > 5_000
-
-    def close(self) -> None:
-        self.page.close()
-        assert self.errors == [], self.errors
-        assert self.outside == []  # every asset comes from kgrag itself
 
 
 @pytest.fixture
@@ -139,24 +55,9 @@ def page(browser: Any, served: str) -> Iterator[Page]:
     opened.close()
 
 
-def _first_paint_ms(page: Any) -> float:
-    page.wait_for_selector("#graph-canvas[data-painted]", timeout=60_000)
-    measures = page.evaluate("performance.getEntriesByName('kgrag:graph-first-paint').map((m) => m.duration)")
-    painted = page.evaluate("performance.getEntriesByName('kgrag:graph-painted').map((m) => m.startTime)")
-    received = page.evaluate("performance.getEntriesByName('kgrag:graph-received').map((m) => m.startTime)")
-    assert measures and painted and received
-    timings = {
-        "since_request_ms": round(measures[0], 1),
-        "since_navigation_ms": round(painted[0], 1),
-        "drawing_ms": round(painted[0] - received[0], 1),
-    }
-    print(f"first graph paint: {timings}")
-    return float(timings["since_navigation_ms"])
-
-
 def test_the_graph_explorer_draws_the_whole_sample_graph_and_expands_a_neighbourhood(page: Page) -> None:
     view = page.open("graph")
-    _first_paint_ms(view)
+    first_paint_ms(view)
     drawn = int(view.get_attribute("#graph-canvas", "data-painted"))
     total = httpx.get(f"{page.url}/v1/workspaces/sample/graph/stats", timeout=30).json()["counts"]["entities"]
     assert drawn >= 100 and drawn == min(total, 1000)
@@ -306,31 +207,36 @@ def test_an_evaluation_run_is_shown_and_one_is_started_from_a_question_file(page
     assert "bm25" in view.locator("details.metric", has_text="evidence-recall").first.inner_text()
 
 
-def test_intervals_and_paired_differences_show_when_the_report_has_them(page: Page) -> None:
-    """The run report's statistics (``ci95`` per cell as ``[low, high]``, ``stats.paired`` per metric and
-    pipeline against the baseline): added to the stored run's real answer, they appear in the tables."""
-
-    def with_intervals(route: Any) -> None:
-        body = route.fetch().json()
-        for metrics in body["summary"].values():
-            for columns in metrics.values():
-                for stat in columns.values():
-                    stat["ci95"] = [stat["mean"] - 0.05, stat["mean"] + 0.05]
-        cell = {"mean": 0.12, "ci95": [0.04, 0.2], "n": 68}
-        body["stats"] = {"baseline": "dense", "paired": {"evidence-recall": {"hybrid": {"All": cell, "Macro": None}}}}
-        route.fulfill(json=body)
-
-    page.page.route("**/eval/runs/run-*", lambda route: with_intervals(route))
+def test_intervals_and_paired_differences_of_a_real_run_are_shown(page: Page) -> None:
+    """The stored run's own statistics, as the server returns them (nothing added to the response): the
+    paired differences against the baseline, each with its interval, and the summary's intervals as
+    error bars and table cells."""
+    runs = httpx.get(f"{page.url}/v1/workspaces/sample/eval/runs", timeout=30).json()
+    run_id = next(r["id"] for r in runs if "questions.json" in (r["dataset"] or ""))  # dense, hybrid, graph-local
+    run = httpx.get(f"{page.url}/v1/workspaces/sample/eval/runs/{run_id}", timeout=30).json()
+    paired = run["stats"]["paired"]
+    cell = paired["evidence-recall"]["hybrid"]["All"]
     view = page.open("eval")
-    view.locator("#eval-runs button.run").first.click()
-    view.wait_for_selector("#eval-detail .paired td.sig")
-    assert "Paired differences against dense" in view.inner_text("#eval-detail .paired")
-    assert "+0.120" in view.inner_text("#eval-detail .paired td.sig") and "[0.040, 0.200]" in view.inner_text(
-        "#eval-detail .paired"
-    )
+    view.locator(f"#eval-runs button.run[data-run='{run_id}']").click()
+    view.wait_for_selector(f"#eval-detail[data-run='{run_id}'] .paired")
+    shown = view.inner_text("#eval-detail .paired")
+    assert f"Paired differences against {run['stats']['baseline']}" in shown
+    assert f"{cell['mean']:+.3f}" in shown and f"[{cell['ci95'][0]:.3f}, {cell['ci95'][1]:.3f}]" in shown
+    assert sum(len(rows) for rows in paired.values()) == view.locator("#eval-detail .paired tbody tr").count()
     points = view.locator("#eval-detail svg.plot .point").count()
     assert points >= 2 and view.locator("#eval-detail svg.plot .bar").count() == points  # error bars on the plot
     assert view.locator("details.metric", has_text="evidence-recall").first.locator(".ci").count() >= points
+    labels = view.evaluate(
+        """() => [...document.querySelectorAll('#eval-detail svg.plot .label')].map((t) => {
+             const b = t.getBBox(); return [b.x, b.y, b.width, b.height]; })"""
+    )
+    overlapping = [
+        (a, b)
+        for i, a in enumerate(labels)
+        for b in labels[i + 1 :]
+        if a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+    ]
+    assert len(labels) == points and overlapping == []  # every pipeline's label legible
 
 
 @pytest.mark.parametrize("width", [800, 1920])
@@ -351,18 +257,18 @@ def test_every_view_fits_narrow_and_wide_windows(browser: Any, served: str, widt
 def test_measure_a_large_workspace(browser: Any) -> None:
     """Screenshots of every view over a large workspace and its first graph paint (printed, not asserted)."""
     directory = Path(os.environ["KGRAG_WEBAPP_WORKSPACE"])
-    for url in _serve({os.environ.get("KGRAG_WEBAPP_NAME", "large"): directory}):
+    for url in serve({os.environ.get("KGRAG_WEBAPP_NAME", "large"): directory}):
         opened = Page(browser, url)
         view = opened.open("graph")
-        first = _first_paint_ms(view)  # right after start: waits for the server's warm-up
+        first = first_paint_ms(view)  # right after start: waits for the server's warm-up
         # a first visit (empty browser cache) once the server is warm
         fresh = browser.new_context(viewport={"width": 1400, "height": 900})
         visit = fresh.new_page()
         visit.goto(f"{url}/#graph")
-        warm = _first_paint_ms(visit)
+        warm = first_paint_ms(visit)
         fresh.close()
         view.reload()
-        again = _first_paint_ms(view)  # a reload: scripts cached by the browser too
+        again = first_paint_ms(view)  # a reload: scripts cached by the browser too
         timings = {"right_after_start_ms": first, "first_visit_warm_server_ms": warm, "reload_ms": again}
         (ARTIFACTS / "webapp-large-timings.json").write_text(json.dumps(timings), encoding="utf-8")
         view.fill("#graph-search", os.environ.get("KGRAG_WEBAPP_ENTITY", "lymphoma"))

@@ -130,3 +130,51 @@ def import_command(
 
 graph_app.command("denoise")(denoise_command)
 graph_app.command("undo-denoise")(undo_denoise_command)
+
+
+class EditOp(StrEnum):
+    RENAME = "rename"
+    DESCRIBE = "describe"
+    MERGE = "merge"
+    DELETE_RELATION = "delete-relation"
+
+
+@graph_app.command("edit")
+@guarded
+def edit_command(
+    op: Annotated[EditOp, typer.Argument(help="rename, describe, merge or delete-relation.")],
+    target: Annotated[str, typer.Argument(help="The entity (id or name) to change or keep; or the relation id.")],
+    value: Annotated[str, typer.Argument(help="New name or description; merge: the entity folded in.")] = "",
+    workspace: WorkspaceOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Edit the graph by hand: each edit is logged (`kgrag graph edits`), undone by `kgrag graph undo-denoise`,
+    and kept when documents are re-indexed."""
+    if op is not EditOp.DELETE_RELATION and not value:
+        raise KgragError(f"`kgrag graph edit {op.value}` needs a value: the new text, or the entity to merge in")
+    with open_workspace(workspace) as ws:
+        entry = ws.graph.edit(op.value, target, value, progress=StderrNotes())
+    after = f" → {entry['after']}" if entry["after"] else ""
+    new_console().print(
+        Text(f"{entry['op']} {entry['before']}{after} (run {entry['run_id']}; undo: kgrag graph undo-denoise)")
+    )
+
+
+@graph_app.command("edits")
+@guarded
+def edits_command(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    workspace: WorkspaceOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """The log of hand edits of the graph, oldest first, with whether each is still in force."""
+    with open_workspace(workspace) as ws:
+        log = ws.graph.edits()
+    if as_json:
+        typer.echo(json.dumps(log, indent=2, ensure_ascii=False))
+        return
+    console = new_console()
+    if not log:
+        console.print("no hand edits yet (`kgrag graph edit` makes them)")
+    for e in log:
+        console.print(Text(f"{e['at']}  {e['run_id']}  {e['status']:<8} {e['op']:<15} {e['before']} → {e['after']}"))

@@ -51,6 +51,7 @@ class Neighbourhood:
     entities: list[EntityView] = field(default_factory=list)
     relations: list[RelationView] = field(default_factory=list)
     truncated: bool = False
+    offset: int = 0
 
 
 def entity_view(index: GraphIndex, entity: EntityRecord) -> EntityView:
@@ -87,15 +88,20 @@ def search_entities(index: GraphIndex, text: str, limit: int = 20) -> list[Entit
     return [entity_view(index, row[3]) for row in ranked[:limit]]
 
 
-def neighbourhood(index: GraphIndex, entity_id: str, depth: int = 1, limit: int = 50) -> Neighbourhood | None:
+def neighbourhood(
+    index: GraphIndex, entity_id: str, depth: int = 1, limit: int = 50, offset: int = 0
+) -> Neighbourhood | None:
     """Breadth-first from ``entity_id`` up to ``depth`` hops, strongest relations first, at most ``limit``
-    entities; None when the entity does not exist."""
+    entities counting the centre; ``offset`` skips that many neighbours in the same order (the next page
+    of a hub: ask again with ``offset`` grown by the neighbours received). Relations among every entity
+    ranked up to the page's end come along. None when the entity does not exist."""
     if entity_id not in index.entities:
         return None
     found: dict[str, int] = {entity_id: 0}
     queue: deque[str] = deque([entity_id])
     truncated = False
-    while queue:
+    cap = limit + offset
+    while queue and not truncated:
         current = queue.popleft()
         if found[current] >= depth:
             continue
@@ -104,17 +110,19 @@ def neighbourhood(index: GraphIndex, entity_id: str, depth: int = 1, limit: int 
             other = relation.target_id if relation.source_id == current else relation.source_id
             if other in found:
                 continue
-            if len(found) >= limit:
+            if len(found) >= cap:
                 truncated = True
                 break
             found[other] = found[current] + 1
             queue.append(other)
     relations = {rid for eid in found for rid in index.adjacency.get(eid, ())}
     kept = [index.relations[r] for r in sorted(relations)]
+    shown = [entity_id, *list(found)[1 + offset :]]
     return Neighbourhood(
         center=entity_id,
         depth=depth,
-        entities=[entity_view(index, index.entities[e]) for e in found],
+        entities=[entity_view(index, index.entities[e]) for e in shown],
         relations=[_relation_view(r) for r in kept if r.source_id in found and r.target_id in found],
         truncated=truncated,
+        offset=offset,
     )

@@ -21,6 +21,7 @@ from kgrag.server import (
     routes_entities,
     routes_eval,
     routes_graph,
+    routes_graph_edit,
     routes_jobs,
     routes_openai,
     routes_passages,
@@ -77,6 +78,7 @@ def create_app(
         routes_passages,
         routes_jobs,
         routes_graph,
+        routes_graph_edit,
         routes_entities,
         routes_eval,
     )

@@ -49,7 +49,19 @@ class DocumentOut(BaseModel):
 class DocumentList(BaseModel):
     counts: dict[str, int]
     chunks: int
+    total: int = Field(description="Documents matching the filters (``documents`` is one page of them).")
+    offset: int
     documents: list[DocumentOut]
+
+
+SortKey = Literal["order", "name", "status", "chunks", "entities", "updated"]
+_SORTS: dict[str, Any] = {
+    "name": lambda d: d.source_name.lower(),
+    "status": lambda d: (d.status, d.source_name.lower()),
+    "chunks": lambda d: d.chunks,
+    "entities": lambda d: d.entities,
+    "updated": lambda d: d.updated_at,
+}
 
 
 class FileResult(BaseModel):
@@ -127,14 +139,35 @@ def _document(hosted: HostedWorkspace, doc_id: str) -> DocumentRecord:
 
 @router.get("/documents", response_model=DocumentList, summary="List documents with status, reason and size")
 def list_documents(
-    hosted: WorkspaceDep, status: Annotated[DocumentStatus | None, Query(description="Only this status.")] = None
+    hosted: WorkspaceDep,
+    status: Annotated[DocumentStatus | None, Query(description="Only this status.")] = None,
+    state: Annotated[Status | None, Query(description="Only this shown status: indexed, failed or pending.")] = None,
+    q: Annotated[str | None, Query(max_length=200, description="Only names containing this text.")] = None,
+    sort: Annotated[SortKey, Query(description="Order: indexing order, name, status, size or time.")] = "order",
+    descending: Annotated[bool, Query(description="Reverse the order.")] = False,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+    limit: Annotated[int | None, Query(ge=1, le=1000, description="Page size (default: every document).")] = None,
 ) -> DocumentList:
-    docs = hosted.ws.documents.list(status)
+    """One page of the documents matching ``status`` (the indexer's stage), ``state`` (as shown) and
+    ``q``, sorted; ``total`` counts every match."""
     sizes = hosted.sizes()
+    shown = [_out(hosted, d, sizes.get(d.id)) for d in hosted.ws.documents.list(status)]
+    if state:
+        shown = [d for d in shown if d.status == state]
+    if q:
+        needle = q.lower()
+        shown = [d for d in shown if needle in d.source_name.lower() or needle in d.title.lower()]
+    if sort != "order":
+        shown.sort(key=_SORTS[sort], reverse=descending)
+    elif descending:
+        shown.reverse()
+    page = shown[offset : offset + limit] if limit else shown[offset:]
     return DocumentList(
         counts=hosted.ws.documents.counts(),
         chunks=hosted.ws.documents.chunk_count(),
-        documents=[_out(hosted, d, sizes.get(d.id)) for d in docs],
+        total=len(shown),
+        offset=offset,
+        documents=page,
     )
 
 
@@ -226,3 +259,54 @@ def delete_document(
     hosted.forget_roots()
     names = [hosted.source_name(s) for s in removed]
     return DeleteResult(document=shown, dry_run=False, removed=names, file_deleted=upload is not None, **counts)
+
+
+class BulkDelete(BaseModel):
+    ids: list[str] = Field(min_length=1, max_length=1000, description="The documents to remove.")
+    dry_run: bool = Field(True, description="Only say what would be removed (the default: preview first).")
+
+
+class BulkDeleteResult(BaseModel):
+    """What removing the documents together removed (or, with ``dry_run``, would remove)."""
+
+    dry_run: bool
+    documents: int
+    chunks: int
+    entities: int = Field(description="Entities found only in these documents, which go with them.")
+    relations: int
+    entities_touched: int
+    communities_stale: bool
+    removed: list[str] = Field(description="File names of the records removed (empty on a dry run).")
+    files_deleted: int
+
+
+@router.post(
+    "/documents/delete",
+    response_model=BulkDeleteResult,
+    summary="Remove several documents at once (a dry run unless dry_run is false)",
+    responses={**NOT_FOUND, 409: {"description": "An indexing job runs."}},
+)
+def delete_documents(hosted: WorkspaceDep, body: BulkDelete) -> BulkDeleteResult:
+    ids = list(dict.fromkeys(body.ids))
+    docs = [_document(hosted, i) for i in ids]
+    preview = hosted.ws.documents.removal_preview_many(ids)
+    if preview is None:
+        raise ApiError(404, "not_found", "a document of the list is gone; reload the list")
+    counts = {
+        "documents": len(docs),
+        "chunks": preview.chunks,
+        "entities": preview.entities,
+        "relations": preview.relations,
+        "entities_touched": preview.entities_touched,
+        "communities_stale": preview.communities_stale,
+    }
+    if body.dry_run:
+        return BulkDeleteResult(dry_run=True, removed=[], files_deleted=0, **counts)
+    with hosted.jobs.exclusive("remove documents"):
+        uploads = [u for u in (_is_upload(hosted, d.source) for d in docs) if u is not None]
+        for upload in uploads:
+            upload.unlink(missing_ok=True)
+        removed, _ = hosted.ws.indexing.remove(ids)
+    hosted.forget_roots()
+    names = [hosted.source_name(s) for s in removed]
+    return BulkDeleteResult(dry_run=False, removed=names, files_deleted=len(uploads), **counts)

@@ -105,10 +105,17 @@ def runs(
     ]
 
 
-@router.get("/eval/runs/{run_id}", summary="One stored run: its settings, judges and summary", responses=RUN_NOT_FOUND)
+@router.get(
+    "/eval/runs/{run_id}",
+    summary="One stored run: its settings, judges, summary and statistics",
+    responses=RUN_NOT_FOUND,
+)
 def report(hosted: WorkspaceDep, run_id: str) -> dict[str, Any]:
+    """``stats`` holds the bootstrap settings, the baseline, the paired differences against it and the
+    verdicts (empty for a run stored without them)."""
     found = _run(hosted, run_id)
-    return {"record": hosted.scrub(_names(asdict(found.record))), "summary": found.summary}
+    stats = hosted.scrub(_names(found.stats)) if found.stats else {}
+    return {"record": hosted.scrub(_names(asdict(found.record))), "summary": found.summary, "stats": stats}
 
 
 @router.get(

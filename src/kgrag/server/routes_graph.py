@@ -37,8 +37,11 @@ def neighbourhood(
     entity_id: str,
     depth: Annotated[int, Query(ge=1, le=3)] = 1,
     limit: Annotated[int, Query(ge=1, le=300)] = 50,
+    offset: Annotated[int, Query(ge=0, le=100_000, description="Skip this many neighbours (the next page).")] = 0,
 ) -> dict[str, Any]:
-    found = hosted.ws.graph.neighbourhood(entity_id, depth, limit)
+    """The centre and up to ``limit`` neighbours ranked after ``offset`` (strongest relations first);
+    ``truncated`` says more follow: ask again with ``offset + limit``."""
+    found = hosted.ws.graph.neighbourhood(entity_id, depth, limit, offset)
     if found is None:
         raise ApiError(404, "not_found", f"no entity {entity_id!r}")
     return asdict(found)

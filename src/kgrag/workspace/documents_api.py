@@ -97,16 +97,23 @@ class DocumentsAPI:
     def removal_preview(self, doc_id: str) -> RemovalPreview | None:
         """What ``ws.indexing.remove([doc_id])`` would remove, without removing anything; None when there
         is no such document."""
+        return self.removal_preview_many([doc_id])
+
+    def removal_preview_many(self, doc_ids: Sequence[str]) -> RemovalPreview | None:
+        """What ``ws.indexing.remove(doc_ids)`` would remove at once (an entity found only in documents of
+        the set goes too), without removing anything; None when one of them does not exist. Documents
+        taken over by a copy count as records only."""
         from kgrag.indexing.sync import DUPLICATE_OF
 
         store = self._parts.store
-        doc = store.documents.get(doc_id)
-        if doc is None:
+        docs = [store.documents.get(i) for i in doc_ids]
+        if not docs or any(d is None for d in docs):
             return None
-        copies = [d for d in store.documents.list() if d.metadata.get(DUPLICATE_OF) == doc.id]
-        if doc.metadata.get(DUPLICATE_OF) or copies:
+        copied = {d.metadata.get(DUPLICATE_OF) for d in store.documents.list()} - {None}
+        whole = [d for d in docs if d is not None and not d.metadata.get(DUPLICATE_OF) and d.id not in copied]
+        if not whole:
             return RemovalPreview(0, 0, 0, 0, False, True)
-        chunk_ids = {c.id for c in store.chunks.for_document(doc.id)}
+        chunk_ids = {c.id for d in whole for c in store.chunks.for_document(d.id)}
         touched = [e for e in store.graph.entities() if chunk_ids.intersection(e.chunk_ids)]
         gone = {e.id for e in touched if chunk_ids.issuperset(e.chunk_ids)}
         relations = store.graph.relations_of([e.id for e in touched]) if touched else []
@@ -119,4 +126,5 @@ class DocumentsAPI:
         stale = bool(touched_ids) and any(
             touched_ids.intersection(c.entity_ids) for c in store.communities.communities()
         )
-        return RemovalPreview(len(chunk_ids), len(gone), len(relations_gone), len(touched), stale, False)
+        taken = len(whole) < len(docs)
+        return RemovalPreview(len(chunk_ids), len(gone), len(relations_gone), len(touched), stale, taken)

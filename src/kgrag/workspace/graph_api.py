@@ -67,12 +67,12 @@ class GraphAPI:
 
         return search_entities(self._parts.query_context.graph_index(), text, limit)
 
-    def neighbourhood(self, entity_id: str, depth: int = 1, limit: int = 50) -> Neighbourhood | None:
-        """Entities within ``depth`` hops of ``entity_id`` (at most ``limit``) and the relations among them;
-        None when there is no such entity."""
+    def neighbourhood(self, entity_id: str, depth: int = 1, limit: int = 50, offset: int = 0) -> Neighbourhood | None:
+        """Entities within ``depth`` hops of ``entity_id`` (at most ``limit``, after skipping the first
+        ``offset`` in rank order) and the relations among them; None when there is no such entity."""
         from kgrag.graph.browse import neighbourhood
 
-        return neighbourhood(self._parts.query_context.graph_index(), entity_id, depth, limit)
+        return neighbourhood(self._parts.query_context.graph_index(), entity_id, depth, limit, offset)
 
     def overview(self, query: OverviewQuery) -> dict[str, Any]:
         """The whole graph (or its largest communities, when it exceeds ``query.max_nodes``) with a layout,
@@ -165,3 +165,30 @@ class GraphAPI:
 
         with indexing_lock(self._parts.path, self._parts.store, progress):
             return import_graphml(self._parts.store, path, companion_file=companion_file)
+
+    def edit(self, op: str, target: str, value: str = "", progress: Progress | None = None) -> dict[str, Any]:
+        """One hand edit of the graph, under the writer lock (it waits for a running ``kgrag index``):
+        ``rename`` or ``describe`` an entity (``value``: the new text), ``merge`` entity ``value`` into
+        entity ``target``, or ``delete-relation`` ``target``. Each is an undoable denoising run and a line of
+        :meth:`edits`; see :mod:`kgrag.denoise.edits`. Returns that line."""
+        from kgrag.denoise import edits
+
+        parts = self._parts
+        with indexing_lock(parts.path, parts.store, progress):
+            if op in ("rename", "describe"):
+                done = edits.set_field(parts.store, target, "name" if op == "rename" else "description", value)
+            elif op == "merge":
+                done = edits.merge(parts.store, target, value, parts.summarizer(), parts.chunk_plan()[0].counter)
+            elif op == "delete-relation":
+                done = edits.delete_relation(parts.store, target)
+            else:
+                from kgrag.core.errors import KgragError
+
+                raise KgragError(f"unknown graph edit {op!r}: rename, describe, merge or delete-relation")
+        return {**done.entry, "status": "applied"}
+
+    def edits(self) -> list[dict[str, Any]]:
+        """Every hand edit, oldest first, with its run's status (``applied``, or ``undone``)."""
+        from kgrag.denoise.edits import history
+
+        return history(self._parts.store)

@@ -20,6 +20,7 @@ from typing import TypeVar
 from kgrag.core.graph_ids import entity_id_for_key
 from kgrag.core.graph_records import EntityMention, EntityRecord, RelationMention, RelationRecord
 from kgrag.documents import TokenCounter
+from kgrag.graph.build.overrides import apply_overrides, overrides
 from kgrag.graph.build.summarize import Summarizer
 from kgrag.store.base import Store
 
@@ -122,15 +123,18 @@ def recompute_stale(store: Store, summarizer: Summarizer, counter: TokenCounter 
     """Rebuild every stale entity and relation from its mentions, one transaction per batch.
 
     Stale rows without mentions are orphans and are left to ``delete_orphans``; rows whose summary fell
-    back stay flagged for the next refresh. Returns the numbers of entities and relations rebuilt.
+    back stay flagged for the next refresh. Hand edits of names and descriptions still in force are laid
+    over the rebuilt entities (:mod:`kgrag.graph.build.overrides`). Returns the numbers of entities and
+    relations rebuilt.
     """
     counter = counter or TokenCounter.for_encoding()
     entity_ids = store.graph.stale_entity_ids()
+    edits = overrides(store) if entity_ids else {}
     for start in range(0, len(entity_ids), _BATCH):
         found = store.graph.entity_mentions(entity_ids[start : start + _BATCH])
         records, retry = _rebuilt(found, lambda i, ms: aggregate_entity(i, ms, summarizer, counter), summarizer)
         with store.transaction():
-            store.graph.save_entities(records)
+            store.graph.save_entities(apply_overrides(records, edits))
             store.graph.mark_stale(retry, [])
     relation_ids = store.graph.stale_relation_ids()
     for start in range(0, len(relation_ids), _BATCH):

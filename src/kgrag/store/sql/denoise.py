@@ -71,6 +71,7 @@ class SqlDenoise:
 
     def _move_relations(self, mapping: Mapping[str, str]) -> tuple[int, int]:
         rows = relations_touching(self._db, self._dialect, "id, source_id, target_id", list(mapping))
+        dropped = {r[0] for r in self._db.query("SELECT relation_id FROM denoise_dropped")}
         moved = loops = 0
         for rid, source_id, target_id in ((r[0], r[1], r[2]) for r in rows):
             new_s, new_t = mapping.get(source_id, source_id), mapping.get(target_id, target_id)
@@ -80,6 +81,9 @@ class SqlDenoise:
                 continue
             low, high = sorted((new_s, new_t))
             new_id = relation_id_for_pair(low, high)
+            if new_id != rid and new_id in dropped:  # re-keyed onto a relation removed on purpose: it stays gone
+                self._db.execute("DELETE FROM relations WHERE id = ?", (rid,))
+                continue
             self._db.execute(
                 "INSERT INTO relations(id, source_id, target_id, label) SELECT ?, ?, ?, label FROM relations "
                 "WHERE id = ? ON CONFLICT DO NOTHING",

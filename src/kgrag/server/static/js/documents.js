@@ -6,6 +6,13 @@ import { $, api, el, on, status, ws } from "./api.js";
 
 let jobTimer = null;
 let picked = [];
+const table = { offset: 0, limit: 50, total: 0, selected: new Set() };
+
+// A refusal (409 while a job runs, a file gone) is said in the view itself, next to what was clicked.
+function problem(err) {
+  $("#doc-error").replaceChildren(err ? el("p", { class: "error", role: "alert" }, err.message || String(err)) : "");
+  if (err) status(err.message || String(err), "error");
+}
 
 function statusCell(doc) {
   const kind = doc.status === "indexed" ? "ok" : doc.status === "failed" ? "bad" : "wait";
@@ -15,7 +22,10 @@ function statusCell(doc) {
 
 function row(doc) {
   const name = doc.source_name || doc.name || doc.id;
+  const box = el("input", { type: "checkbox", class: "pick", "aria-label": `select ${name}`, checked: table.selected.has(doc.id),
+    onchange: (event) => { if (event.target.checked) table.selected.add(doc.id); else table.selected.delete(doc.id); selection(); } });
   return el("tr", { "data-doc": doc.id },
+    el("td", {}, box),
     el("td", {}, el("div", {}, name), doc.title && doc.title !== name ? el("div", { class: "muted" }, doc.title) : null),
     statusCell(doc),
     el("td", { class: "num" }, doc.chunks ?? "–"),
@@ -25,12 +35,54 @@ function row(doc) {
       el("button", { type: "button", class: "delete danger", onclick: () => remove(doc) }, "Delete")));
 }
 
+function query() {
+  const params = new URLSearchParams({ offset: String(table.offset), limit: String(table.limit), sort: $("#doc-sort").value });
+  if ($("#doc-desc").checked) params.set("descending", "true");
+  if ($("#doc-state").value) params.set("state", $("#doc-state").value);
+  if ($("#doc-q").value.trim()) params.set("q", $("#doc-q").value.trim());
+  return params.toString();
+}
+
+function selection() {
+  const count = table.selected.size;
+  $("#doc-delete-selected").disabled = !count;
+  $("#doc-delete-selected").textContent = `Delete selected (${count})`;
+}
+
 export async function refreshDocuments() {
-  const data = await api(ws("/documents"));
+  const data = await api(ws(`/documents?${query()}`));
+  table.total = data.total ?? data.documents.length;
   const counts = Object.entries(data.counts).map(([k, v]) => `${v} ${k}`).join(", ") || "no documents";
   $("#doc-summary").textContent = `${counts} · ${data.chunks} chunks`;
+  const first = data.documents.length ? table.offset + 1 : 0;
+  $("#doc-page").textContent = `${first}–${table.offset + data.documents.length} of ${table.total}`;
+  $("#doc-prev").disabled = table.offset <= 0;
+  $("#doc-next").disabled = table.offset + table.limit >= table.total;
   $("#documents tbody").replaceChildren(...(data.documents.length ? data.documents.map(row)
-    : [el("tr", {}, el("td", { colspan: "5", class: "muted" }, "No documents yet: upload some above."))]));
+    : [el("tr", {}, el("td", { colspan: "6", class: "muted" }, table.total || data.counts && Object.keys(data.counts).length
+      ? "No document matches these filters." : "No documents yet: upload some above."))]));
+  $("#doc-all").checked = data.documents.length > 0 && data.documents.every((d) => table.selected.has(d.id));
+  selection();
+}
+
+async function deleteSelected() {
+  const ids = [...table.selected];
+  if (!ids.length) return;
+  problem(null);
+  let plan;
+  try {
+    plan = await api(ws("/documents/delete"), { method: "POST", json: { ids, dry_run: true } });
+  } catch (err) { problem(err); return; }
+  const lines = [`${plan.documents} documents`, `${plan.chunks} chunks`,
+    `${plan.entities} entities and ${plan.relations} relations found only in them`];
+  if (plan.communities_stale) lines.push("communities and their reports become stale until `kgrag graph communities` runs again");
+  if (!(await confirmDialog(`Delete ${plan.documents} documents?`, lines, "Delete"))) return;
+  try {
+    const done = await api(ws("/documents/delete"), { method: "POST", json: { ids, dry_run: false } });
+    status(`deleted ${done.removed.length} document(s)`);
+    table.selected.clear();
+  } catch (err) { problem(err); }
+  await refreshDocuments();
 }
 
 function confirmDialog(title, lines, action) {
@@ -63,8 +115,9 @@ async function remove(doc) {
   try {
     await api(ws(`/documents/${encodeURIComponent(doc.id)}`), { method: "DELETE" });
     status(`deleted ${name}`);
+    problem(null);
   } catch (err) {
-    status(err.message, "error");
+    problem(err);
   }
   await refreshDocuments();
 }
@@ -73,9 +126,10 @@ async function reindex(doc) {
   try {
     await api(ws(`/documents/${encodeURIComponent(doc.id)}/reindex`), { method: "POST" });
     status(`re-indexing ${doc.source_name || doc.name}`);
+    problem(null);
     await refreshJobs();
   } catch (err) {
-    status(err.message, "error");
+    problem(err);
   }
 }
 
@@ -87,8 +141,12 @@ function stageNode(stage) {
 
 function jobNode(job) {
   const running = job.state === "running" || job.state === "queued";
-  const node = el("div", { class: "job", "data-state": job.state, "data-job": job.id },
-    el("div", {}, el("strong", {}, job.kind), ` ${job.state}`, job.error ? el("span", { class: "error" }, ` · ${job.error}`) : null),
+  const outcome = job.result && job.result.outcome; // a job that indexed some files and not others is partial
+  const shown = job.state === "succeeded" && outcome === "partial" ? "partial" : job.state;
+  const summary = job.result && job.result.summary ? el("span", { class: shown === "partial" ? "error" : "muted" }, ` · ${job.result.summary}`) : null;
+  const node = el("div", { class: "job", "data-state": shown, "data-job": job.id },
+    el("div", {}, el("strong", {}, job.kind), " ", el("span", { class: `badge ${shown === "succeeded" ? "ok" : shown === "running" || shown === "queued" ? "wait" : "bad"}` }, shown),
+      summary, job.error ? el("span", { class: "error" }, ` · ${job.error}`) : null),
     ...(job.stages || []).map(stageNode));
   const problems = (job.result && job.result.problems) || [];
   if (problems.length) node.append(el("ul", { class: "problems" }, problems.map((p) => el("li", {}, `${p.name}: ${p.reason}`))));
@@ -154,5 +212,20 @@ export function initDocuments() {
     pick(event.dataTransfer.files);
   });
   drop.addEventListener("keydown", (event) => { if (event.key === "Enter" && event.target === drop) $("#files").click(); });
-  on("show:documents", () => refreshJobs().catch((err) => status(err.message, "error")));
+  on("show:documents", () => refreshJobs().catch(problem));
+  const again = () => { table.offset = 0; refreshDocuments().catch(problem); };
+  for (const id of ["#doc-state", "#doc-sort", "#doc-desc"]) $(id).addEventListener("change", again);
+  $("#doc-filters").addEventListener("submit", (event) => { event.preventDefault(); again(); });
+  $("#doc-prev").addEventListener("click", () => { table.offset = Math.max(0, table.offset - table.limit); refreshDocuments().catch(problem); });
+  $("#doc-next").addEventListener("click", () => { table.offset += table.limit; refreshDocuments().catch(problem); });
+  $("#doc-all").addEventListener("change", (event) => {
+    for (const box of document.querySelectorAll("#documents tbody input.pick")) {
+      box.checked = event.target.checked;
+      const id = box.closest("tr").dataset.doc;
+      if (event.target.checked) table.selected.add(id); else table.selected.delete(id);
+    }
+    selection();
+  });
+  $("#doc-delete-selected").addEventListener("click", () => deleteSelected().catch(problem));
+  on("workspace", () => { table.offset = 0; table.selected.clear(); });
 }

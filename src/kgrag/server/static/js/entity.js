@@ -39,7 +39,7 @@ function communities(list) {
       el("p", {}, c.summary || "(no report)")))));
 }
 
-export async function entityPanel(panel, id, known, { expand, focus }) {
+export async function entityPanel(panel, id, known, { expand, focus, prune = null, hide = null, edit = null }) {
   panel.replaceChildren(el("p", { class: "muted" }, "loading…"));
   let entity;
   try {
@@ -55,10 +55,13 @@ export async function entityPanel(panel, id, known, { expand, focus }) {
     el("p", { class: "muted" }, `${entity.type || "?"} · ${entity.degree ?? "?"} relations`),
     el("div", { class: "actions" },
       el("button", { type: "button", onclick: expand }, "Expand"),
-      el("button", { type: "button", onclick: focus }, "Centre")),
+      el("button", { type: "button", onclick: focus }, "Centre"),
+      prune ? el("button", { type: "button", class: "prune", title: "remove its neighbours that connect to nothing else drawn", onclick: prune }, "Prune") : null,
+      hide ? el("button", { type: "button", class: "hide", title: "remove it from this view (the graph is unchanged)", onclick: hide }, "Hide") : null),
     section("Description", el("p", { class: "description" }, entity.description || "(none)")),
     section("Aliases", aliases),
     section("Passages", passages(entity.passages || [], entity.passages_total)),
     section("Communities", communities(entity.communities ?? null)),
+    edit ? edit(entity) : null,
   );
 }

@@ -5,6 +5,8 @@
 
 import { $, api, el, emit, on, state, status, ws } from "./api.js";
 import { entityPanel } from "./entity.js";
+import { editEntity, relationActions } from "./graph_edit.js";
+import { applyViewSettings, hide, initGraphTools, nodeColour, prune } from "./graph_tools.js";
 
 const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
   "#bcbd22", "#393b79", "#ad494a", "#637939", "#7b4173", "#3182bd", "#e6550d", "#31a354"];
@@ -16,14 +18,17 @@ let edges = null;
 let colours = new Map();
 let overview = null;
 let painted = false;
-let pending = null; // items to highlight once the graph is drawn
+let pending = null; // items to highlight once the graph is drawn and its view shown
 
-function colourOf(community) {
-  return colours.get(community) || OTHER;
-}
+// What the view tools (graph_tools.js) and the edit panel reach: the drawn data sets and the network.
+export const drawn = {
+  get network() { return network; }, get nodes() { return nodes; }, get edges() { return edges; },
+  get overview() { return overview; }, palette: PALETTE, other: OTHER,
+  communityColour: (community) => colours.get(community) || OTHER,
+};
 
 function nodeData(n) {
-  const colour = colourOf(n.community);
+  const colour = nodeColour(n, drawn);
   return {
     id: n.id, label: n.name, value: n.degree, x: n.x, y: n.y,
     title: `${n.name} (${n.type}) · ${n.degree} relations`,
@@ -32,9 +37,10 @@ function nodeData(n) {
   };
 }
 
-function edgeData(e) {
+export function edgeData(e) {
   return { id: e.id, from: e.source, to: e.target, title: e.label, relation: e };
 }
+
 
 function options(count) {
   return {
@@ -44,7 +50,7 @@ function options(count) {
       keyboard: { enabled: true, bindToWindow: false }, navigationButtons: false, multiselect: true },
     layout: { improvedLayout: false },
     nodes: { shape: "dot", borderWidth: 1, font: { size: 14, face: "system-ui" },
-      scaling: { min: 4, max: 34, label: { enabled: true, min: 10, max: 26, drawThreshold: 7, maxVisible: 30 } } },
+      scaling: { min: 4, max: 34, label: { enabled: true, min: 10, max: 22, drawThreshold: 8, maxVisible: 18 } } },
     edges: { smooth: false, width: 0.6, color: { color: "#c3ccd5", highlight: "#e63946", hover: "#1d3557" },
       font: { size: 12, align: "middle", strokeWidth: 3 }, selectionWidth: 2 },
   };
@@ -56,7 +62,24 @@ function paintMark() {
   performance.mark("kgrag:graph-painted");
   try { performance.measure("kgrag:graph-first-paint", "kgrag:graph-requested", "kgrag:graph-painted"); } catch { /* no start mark */ }
   $("#graph-canvas").dataset.painted = String(nodes.length);
-  if (pending) { const items = pending; pending = null; highlight(items); }
+  setTimeout(flushPending); // after load() has written the view's description, which the highlight replaces
+}
+
+// "Show in graph" from another view: the fit waits until this view is shown and the canvas has its size
+// (a fit against the hidden, 0×0 canvas puts the entities off-screen).
+function flushPending() {
+  if (!pending || !network || !painted || $("#view-graph").hidden) return;
+  const items = pending;
+  pending = null;
+  resize();
+  highlight(items);
+}
+
+function resize() {
+  const box = $("#graph-canvas");
+  network.setSize(`${box.clientWidth}px`, `${box.clientHeight}px`); // a changed size makes vis measure again
+  network.setSize("100%", "100%");
+  network.redraw();
 }
 
 function draw(data) {
@@ -69,16 +92,23 @@ function draw(data) {
   painted = false;
   network = new vis.Network(container, { nodes, edges }, options(data.nodes.length));
   const frame = container.querySelector(".vis-network"); // vis-network's keyboard listens on its own frame
-  if (frame) { frame.tabIndex = 0; frame.setAttribute("aria-label", "knowledge graph: arrow keys pan, + and - zoom"); }
+  if (frame) {
+    frame.tabIndex = 0;
+    frame.setAttribute("aria-label", "knowledge graph: arrow keys pan, + and - zoom");
+    // Focus without scrolling: a press that scrolled the page would land the click on another node.
+    frame.addEventListener("mousedown", (event) => { event.preventDefault(); frame.focus({ preventScroll: true }); });
+  }
   network.once("afterDrawing", paintMark);
   network.on("hoverEdge", ({ edge }) => edges.update({ id: edge, label: edges.get(edge).relation.label }));
-  network.on("blurEdge", ({ edge }) => edges.get(edge) && edges.update({ id: edge, label: undefined }));
-  network.on("selectNode", ({ nodes: ids }) => openEntity(ids[ids.length - 1]));
-  network.on("doubleClick", ({ nodes: ids }) => ids.length && expand(ids[0]));
-  network.on("selectEdge", ({ nodes: ids, edges: picked }) => {
-    if (!ids.length && picked.length) showRelation(edges.get(picked[0]).relation);
+  network.on("blurEdge", ({ edge }) => edges.get(edge) && !$("#graph-edge-labels").checked && edges.update({ id: edge, label: undefined }));
+  // "click", not "selectNode": a node selected by dragging it is not selected again by a click on it
+  network.on("click", ({ nodes: ids, edges: picked }) => {
+    if (ids.length) openEntity(ids[ids.length - 1]);
+    else if (picked.length) showRelation(edges.get(picked[0]).relation);
   });
+  network.on("doubleClick", ({ nodes: ids }) => ids.length && expand(ids[0]));
   $("#graph-physics").checked = false;
+  applyViewSettings();
 }
 
 function describe(data) {
@@ -154,7 +184,27 @@ export async function load() {
 
 async function openEntity(id) {
   const node = nodes.get(id);
-  await entityPanel($("#graph-panel"), id, node ? node.entity : null, { expand: () => expand(id), focus: () => focusOn([id]) });
+  await entityPanel($("#graph-panel"), id, node ? node.entity : null, {
+    expand: () => expand(id), focus: () => focusOn([id]), prune: () => prune(id), hide: () => hide(id),
+    edit: (entity) => editEntity(entity, { edited: (changed) => edited(id, changed) }),
+  });
+}
+
+// After a hand edit: the drawn node takes its new name, a merged-away node goes, the panel reloads.
+async function edited(id, { name = null, removed = null } = {}) {
+  if (name && nodes.get(id)) {
+    const entity = { ...nodes.get(id).entity, name };
+    nodes.update({ id, entity, label: name, title: `${name} (${entity.type}) · ${entity.degree} relations` });
+  }
+  if (removed && nodes.get(removed)) nodes.remove(removed);
+  await openEntity(id);
+}
+
+// A view of some entities only (a start entity's neighbourhood): drawn like the overview.
+function drawPart(entities, relations, info) {
+  const base = overview || { communities: [], types: [], levels: [], level: null };
+  draw({ ...base, nodes: entities, edges: relations });
+  $("#graph-info").textContent = info;
 }
 
 // The report of the community the view is limited to (written by `kgrag graph communities`).
@@ -173,9 +223,10 @@ async function communityPanel(id, level) {
 }
 
 function showRelation(relation) {
-  const names = [nodes.get(relation.source), nodes.get(relation.target)].map((n) => (n ? n.label : "?"));
-  $("#graph-panel").replaceChildren(el("h2", {}, `${names[0]} — ${relation.label} — ${names[1]}`),
-    el("p", { class: "muted" }, `weight ${relation.weight}`));
+  const names = [nodes.get(relation.source), nodes.get(relation.target)].map((n) => (n ? n.entity.name : "?"));
+  $("#graph-panel").replaceChildren(el("h2", { class: "relation-name" }, `${names[0]} — ${relation.label} — ${names[1]}`),
+    el("p", { class: "muted" }, `weight ${relation.weight}`),
+    relationActions(relation, { deleted: () => { edges.remove(relation.id); $("#graph-panel").replaceChildren(el("p", { class: "muted" }, "relation deleted")); } }));
 }
 
 function addEntities(entities, near) {
@@ -195,15 +246,38 @@ function addRelations(relations) {
   edges.add(fresh.map((r) => edgeData({ id: r.id, source: r.source, target: r.target, label: r.label, weight: r.weight })));
 }
 
-export async function expand(id) {
+const pages = new Map(); // entity id → how many of its neighbours the explorer has asked for so far
+
+// Adds the next page of an entity's neighbours (strongest relations first). Pages whose neighbours are all
+// drawn already are skipped, so a hub drawn with its top neighbours still grows; while more are left,
+// "More neighbours" asks for the next page.
+export async function expand(id, { more = false } = {}) {
   try {
-    const hood = await api(ws(`/graph/entities/${encodeURIComponent(id)}/neighbourhood?limit=60`));
-    const added = addEntities(hood.entities, id);
-    addRelations(hood.relations);
+    let offset = more ? pages.get(id) || 0 : 0;
+    let added = 0;
+    let hood = null;
+    const page = Math.min(300, Math.max(5, Number($("#graph-page").value) || 60));
+    for (let tries = 0; tries < 20 && !added; tries++) {
+      hood = await api(ws(`/graph/entities/${encodeURIComponent(id)}/neighbourhood?limit=${page}&offset=${offset}`));
+      added = addEntities(hood.entities, id);
+      addRelations(hood.relations);
+      offset += Math.max(hood.entities.length - 1, 0);
+      if (!hood.truncated) break;
+    }
+    pages.set(id, offset);
     network.selectNodes([id]);
-    status(`${added} neighbour(s) added` + (hood.truncated ? " (the neighbourhood was cut at 60)" : ""));
+    const name = nodes.get(id) ? nodes.get(id).entity.name : id;
+    const info = $("#graph-info");
+    info.replaceChildren(`${added} neighbour(s) of ${name} added (${offset} of its neighbours asked for so far)`);
+    if (hood && hood.truncated) {
+      info.append(" · more are left ", el("button", { type: "button", id: "graph-more", onclick: () => expand(id, { more: true }) },
+        "More neighbours"));
+    } else {
+      info.append(" · that is all of them");
+    }
     $("#graph-canvas").dataset.expanded = String((Number($("#graph-canvas").dataset.expanded) || 0) + 1);
   } catch (err) {
+    $("#graph-info").textContent = err.message;
     status(err.message, "error");
   }
 }
@@ -217,7 +291,7 @@ function focusOn(ids) {
 
 // Highlight what an answer used: its entities (added when the overview left them out) and relations.
 export async function highlight({ entities = [], relations = [] }) {
-  if (!network || !painted) { pending = { entities, relations }; return; }
+  if (!network || !painted || $("#view-graph").hidden) { pending = { entities, relations }; return; }
   const missing = entities.filter((id) => !nodes.get(id));
   for (const id of missing.slice(0, 30)) {
     try {
@@ -237,12 +311,13 @@ async function search() {
   if (!text) return;
   if (!network) { $("#graph-info").textContent = "no graph is drawn here to search"; return; }
   const needle = text.toLowerCase();
-  const drawn = nodes.get({ filter: (n) => n.label.toLowerCase().includes(needle) });
-  if (drawn.length) {
-    drawn.sort((a, b) => (a.label.toLowerCase() === needle ? -1 : 0) - (b.label.toLowerCase() === needle ? -1 : 0) || b.value - a.value);
-    focusOn(drawn.slice(0, 20).map((n) => n.id));
-    await openEntity(drawn[0].id);
-    $("#graph-info").textContent = `${drawn.length} drawn entit${drawn.length === 1 ? "y matches" : "ies match"} “${text}”`;
+  const named = (n) => n.entity.name.toLowerCase();
+  const hits = nodes.get({ filter: (n) => named(n).includes(needle) });
+  if (hits.length) {
+    hits.sort((a, b) => (named(a) === needle ? -1 : 0) - (named(b) === needle ? -1 : 0) || b.value - a.value);
+    focusOn(hits.slice(0, 20).map((n) => n.id));
+    await openEntity(hits[0].id);
+    $("#graph-info").textContent = `${hits.length} drawn entit${hits.length === 1 ? "y matches" : "ies match"} “${text}”`;
     return;
   }
   const found = await api(ws(`/graph/entities?q=${encodeURIComponent(text)}&limit=10`));
@@ -273,8 +348,25 @@ export function initGraph() {
     if (event.key === "/" && !typing && !$("#view-graph").hidden) { event.preventDefault(); $("#graph-search").focus(); }
   });
   on("show:graph", load);
-  on("show-in-graph", (items) => { emit("go", "graph"); highlight(items); });
+  on("show-in-graph", (items) => { pending = items; emit("go", "graph"); flushPending(); });
+  on("view", (name) => { if (name === "graph") flushPending(); });
   on("workspace", () => { if (network) { network.destroy(); network = null; } });
   // For the browser tests and the console: how many nodes are drawn, and the zoom.
-  window.kgragGraph = { count: () => (nodes ? nodes.length : 0), scale: () => (network ? network.getScale() : 0) };
+  // Where a node is on the screen (null when not drawn): the browser tests drag and click nodes with it.
+  window.kgragGraph = {
+    count: () => (nodes ? nodes.length : 0),
+    scale: () => (network ? network.getScale() : 0),
+    screen: (id) => {
+      if (!network || !nodes.get(id)) return null;
+      const at = network.canvasToDOM(network.getPosition(id));
+      const box = $("#graph-canvas").getBoundingClientRect();
+      return { x: box.left + at.x, y: box.top + at.y, inside: at.x >= 0 && at.y >= 0 && at.x <= box.width && at.y <= box.height };
+    },
+    selected: () => (network ? network.getSelectedNodes() : []),
+    at: (x, y) => {
+      const box = $("#graph-canvas").getBoundingClientRect();
+      return network ? network.getNodeAt({ x: x - box.left, y: y - box.top }) ?? null : null;
+    },
+  };
+  initGraphTools({ drawn, reload: load, openEntity: (id) => openEntity(id), expand, drawPart, resize: () => network && resize() });
 }

@@ -67,6 +67,12 @@ async function loadSettings() {
   }
 }
 
+// The k boxes say the workspace's default (retrieval.k) instead of a bare "default".
+function showDefaults() {
+  const k = state.settings && state.settings.k;
+  for (const box of ["#k", "#eval-k"]) $(box).placeholder = k ? `default ${k}` : "default";
+}
+
 async function selectWorkspace(name) {
   state.workspace = name;
   shown.clear();
@@ -74,6 +80,7 @@ async function selectWorkspace(name) {
   emit("workspace", name);
   show(currentView());
   await state.ready;
+  showDefaults();
 }
 
 async function loadWorkspaces() {

@@ -20,6 +20,26 @@ function ticks(lo, hi, count = 5) {
   return out;
 }
 
+// Where each point's label goes: the first of a few spots around the point (right, left; above, below;
+// then further out) whose box overlaps no label placed before and no point, so close points stay legible.
+function placeLabels(spots, width, height) {
+  const taken = [];
+  const boxes = spots.map(({ cx, cy, text }) => ({ x: cx - 7, y: cy - 7, w: 14, h: 14, text }));
+  const hits = (b) => [...taken, ...boxes].some((o) => b.x < o.x + o.w && o.x < b.x + b.w && b.y < o.y + o.h && o.y < b.y + b.h);
+  return spots.map(({ cx, cy, text }) => {
+    const w = 6.4 * text.length + 2;
+    const h = 12;
+    const tries = [];
+    for (const dy of [-7, 13, -21, 27, -35, 41, -49, 55]) {
+      for (const side of cx > width * 0.7 ? [-1, 1] : [1, -1]) tries.push({ x: side > 0 ? cx + 9 : cx - 9 - w, y: cy + dy - h + 3, side });
+    }
+    const inside = (t) => t.x >= 0 && t.x + w <= width && t.y >= 0 && t.y + h <= height;
+    const spot = tries.find((t) => inside(t) && !hits({ x: t.x, y: t.y, w, h })) || tries[0];
+    taken.push({ x: spot.x, y: spot.y, w, h });
+    return { x: spot.side > 0 ? spot.x : spot.x + w, y: spot.y + h - 3, anchor: spot.side > 0 ? "start" : "end" };
+  });
+}
+
 // points: [{label, x, y, yLow?, yHigh?}]
 export function scatter(points, { xLabel, yLabel, width = 520, height = 320 }) {
   const m = { left: 56, right: 16, top: 14, bottom: 44 };
@@ -44,6 +64,7 @@ export function scatter(points, { xLabel, yLabel, width = 520, height = 320 }) {
   root.append(svg("text", { x: (width + m.left) / 2, y: height - 6, "text-anchor": "middle", class: "axis" }, xLabel));
   root.append(svg("text", { x: 12, y: height / 2, transform: `rotate(-90 12 ${height / 2})`, "text-anchor": "middle", class: "axis" }, yLabel));
   const readout = svg("text", { x: m.left + 6, y: m.top + 12, class: "readout" }, "");
+  const labels = placeLabels(points.map((p) => ({ cx: X(p.x), cy: Y(p.y), text: p.label })), width, height);
   points.forEach((p, i) => {
     const group = svg("g", { class: "point", tabindex: 0, "data-label": p.label });
     const interval = p.yLow !== undefined ? ` [${p.yLow.toFixed(3)}, ${p.yHigh.toFixed(3)}]` : "";
@@ -51,8 +72,7 @@ export function scatter(points, { xLabel, yLabel, width = 520, height = 320 }) {
     group.append(svg("title", {}, text));
     if (p.yLow !== undefined) group.append(svg("line", { x1: X(p.x), x2: X(p.x), y1: Y(p.yLow), y2: Y(p.yHigh), class: "bar" }));
     group.append(svg("circle", { cx: X(p.x), cy: Y(p.y), r: 6, class: `c${i % 8}` }));
-    const right = X(p.x) > width * 0.7; // labels near the right edge go to the left of their point
-    group.append(svg("text", { x: X(p.x) + (right ? -9 : 9), y: Y(p.y) - 7, "text-anchor": right ? "end" : "start", class: "label" }, p.label));
+    group.append(svg("text", { x: labels[i].x, y: labels[i].y, "text-anchor": labels[i].anchor, class: "label" }, p.label));
     const say = () => { readout.textContent = text; };
     group.addEventListener("mouseenter", say);
     group.addEventListener("focus", say);
