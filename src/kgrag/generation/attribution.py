@@ -31,7 +31,8 @@ from kgrag.generation.types import SentenceSupport
 from kgrag.models.embeddings import Embedder
 
 MARKER = re.compile(r"\[c:([^\[\]\s]+)\]")
-_LEADING_MARKERS = re.compile(r"^(?:\s*\[c:[^\[\]\s]+\])+")
+_LEADING_MARKERS = re.compile(r"(?:\s*\[c:[^\[\]\s]+\])+")  # used with match(): anchored at pos
+_SPACE_BEFORE_MARK = re.compile(r"\s+([.,;:!?])")
 # Words an answer uses to frame its claim ("Based on the context provided, ...") that no passage holds.
 FRAMING_WORDS = frozenset("based context provided according passage passages text document documents".split())
 
@@ -66,7 +67,7 @@ def answer_sentences(text: str) -> list[_Sentence]:
     out = []
     for start, end in pieces:
         piece = text[start:end]
-        claim = " ".join(MARKER.sub(" ", piece).split())
+        claim = _SPACE_BEFORE_MARK.sub(r"\1", " ".join(MARKER.sub(" ", piece).split()))
         if claim:
             cited = tuple(dict.fromkeys(MARKER.findall(piece)))
             out.append(_Sentence(start, end, claim, cited))
