@@ -42,7 +42,14 @@ from kgrag import Workspace
 from kgrag.config import LLMConfig
 from kgrag.core.llm_types import ChatRequest
 from kgrag.generation.answer import IDK_SENTENCE, generate_answer
-from kgrag.generation.attribution import SupportPassage, answer_sentences, embedding_support, lexical_support
+from kgrag.generation.attribution import (
+    Attributor,
+    SupportPassage,
+    answer_sentences,
+    content_stems,
+    embedding_support,
+    lexical_support,
+)
 from kgrag.models.llm import create_llm_client
 from kgrag.models.llm.scripted import ScriptedProvider, ScriptRule
 
@@ -74,9 +81,10 @@ class Case:
 
 
 def scripted_model(questions: dict[str, dict[str, Any]], seen: dict[str, set[str]]) -> ScriptedProvider:
-    """A model that answers each sample question with its reference answer, citing the context passages
-    that hold its evidence after every sentence, or says it does not know; ``seen`` gets the passage ids
-    each question's context showed."""
+    """A model that answers each sample question with its reference answer, citing after each sentence the
+    context passages that hold an evidence sentence sharing at least two content words with it (a
+    sentence that uses no evidence, "Welcome!", is left uncited), or says it does not know when no
+    passage holds evidence; ``seen`` gets the passage ids each question's context showed."""
 
     def reply(request: ChatRequest) -> str:
         user = request.messages[-1]["content"]
@@ -84,12 +92,16 @@ def scripted_model(questions: dict[str, dict[str, Any]], seen: dict[str, set[str
         entry = questions[question]
         passages = PASSAGE.findall(user)
         seen[question] = {pid for pid, _ in passages}
-        cited = [pid for pid, text in passages if any(holds(text, e) for e in entry["evidence"])]
-        if not cited:
+        held = [(pid, [e for e in entry["evidence"] if holds(text, e)]) for pid, text in passages]
+        if not any(evidence for _, evidence in held):
             return IDK_SENTENCE
-        marks = "".join(f"[c:{pid}]" for pid in cited)
-        sentences = [entry["answer"][a:b] for a, b in _spans(entry["answer"])]
-        return " ".join(f"{s.rstrip()} {marks}" for s in sentences)
+        out = []
+        for a, b in _spans(entry["answer"]):
+            sentence = entry["answer"][a:b].rstrip()
+            words = content_stems(sentence)
+            cited = [pid for pid, evidence in held if any(len(words & content_stems(e)) >= 2 for e in evidence)]
+            out.append(sentence + (" " + "".join(f"[c:{pid}]" for pid in cited) if cited else ""))
+        return " ".join(out)
 
     return ScriptedProvider([ScriptRule("Question:", reply)])
 
@@ -131,17 +143,6 @@ def _foreign(entries: list[dict[str, Any]], index: int, passages: list[SupportPa
 
 
 @dataclass
-class Scored:
-    """Per sentence: the best passage's score and whether the model cited it; per foreign claim its best score."""
-
-    best: list[float]
-    right: list[bool]
-    foreign: list[float]
-    case_of: list[int]
-    foreign_case: list[int]
-
-
-@dataclass
 class Parts:
     """Each case's embedding and lexical support matrices (sentences, then the foreign claim, by passage),
     computed once for every weight; ``cpu_s`` the CPU seconds per answer spent computing them."""
@@ -163,32 +164,45 @@ def score_parts(cases: list[Case], embedder: Any) -> Parts:
     return parts
 
 
-def score_cases(cases: list[Case], parts: Parts, weight: float) -> Scored:
-    """Every case scored at ``weight`` (embedding share) from the precomputed parts."""
-    scored = Scored([], [], [], [], [])
-    for number, case in enumerate(cases):
+@dataclass
+class Judged:
+    """At one threshold: per model-cited sentence whether the attribution meets the model's citations,
+    how many passages it attributed and how many of them the model cited; per foreign claim whether it
+    stayed unsupported."""
+
+    agree: list[bool]
+    attributed: list[int]
+    cited_share: list[float]
+    kept: list[bool]
+
+
+def judge(cases: list[Case], parts: Parts, weight: float, threshold: float, among: set[int]) -> Judged:
+    """The cases of ``among`` attributed at ``weight`` and ``threshold`` (the library's own pick)."""
+    attributor = Attributor(None, threshold, weight)
+    out = Judged([], [], [], [])
+    for number in sorted(among):
+        case = cases[number]
         matrix = weight * parts.embedding[number] + (1 - weight) * parts.lexical[number]
         for row, (_, cited) in enumerate(case.sentences):
-            best = int(np.argmax(matrix[row]))
-            scored.best.append(float(matrix[row, best]))
-            scored.right.append(case.passages[best].id in cited)
-            scored.case_of.append(number)
+            if not cited:
+                continue
+            chosen = {case.passages[i].id for i in attributor.pick(matrix[row])}
+            out.agree.append(bool(chosen & cited))
+            if chosen:
+                out.attributed.append(len(chosen))
+                out.cited_share.append(len(chosen & cited) / len(chosen))
         if case.foreign:
-            scored.foreign.append(float(matrix[-1].max()))
-            scored.foreign_case.append(number)
-    return scored
+            out.kept.append(not attributor.pick(matrix[-1]))
+    return out
 
 
-def _balanced(scored: Scored, threshold: float, cases: set[int]) -> float:
-    rows = zip(scored.right, scored.best, scored.case_of, strict=True)
-    pos = [r and b >= threshold for r, b, c in rows if c in cases]
-    neg = [f < threshold for f, c in zip(scored.foreign, scored.foreign_case, strict=True) if c in cases]
-    return (float(np.mean(pos)) + float(np.mean(neg))) / 2 if pos and neg else 0.0
+def _balanced(judged: Judged) -> float:
+    return (float(np.mean(judged.agree)) + float(np.mean(judged.kept))) / 2 if judged.agree and judged.kept else 0.0
 
 
-def calibrate(scored: Scored, cases: set[int]) -> float:
-    """The threshold maximising (agreement + unsupported kept) / 2 over ``cases`` (lowest on ties)."""
-    values = [_balanced(scored, float(t), cases) for t in THRESHOLDS]
+def calibrate(cases: list[Case], parts: Parts, weight: float, among: set[int]) -> float:
+    """The threshold maximising (agreement + unsupported kept) / 2 over ``among`` (lowest on ties)."""
+    values = [_balanced(judge(cases, parts, weight, float(t), among)) for t in THRESHOLDS]
     return float(THRESHOLDS[int(np.argmax(values))])
 
 
@@ -202,10 +216,11 @@ def wilson(hits: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return (round(centre - half, 3), round(centre + half, 3))
 
 
-def _rates(scored: Scored, thresholds: dict[int, float]) -> dict[str, Any]:
-    """Agreement and unsupported-kept with each case judged at its fold's threshold."""
-    agree = [r and b >= thresholds[c] for r, b, c in zip(scored.right, scored.best, scored.case_of, strict=True)]
-    kept = [f < thresholds[c] for f, c in zip(scored.foreign, scored.foreign_case, strict=True)]
+def _rates(judged: list[Judged]) -> dict[str, Any]:
+    agree = [a for j in judged for a in j.agree]
+    kept = [k for j in judged for k in j.kept]
+    attributed = [n for j in judged for n in j.attributed]
+    share = [x for j in judged for x in j.cited_share]
     return {
         "agreement": round(sum(agree) / len(agree), 3),
         "agreement_ci": wilson(sum(agree), len(agree)),
@@ -213,23 +228,25 @@ def _rates(scored: Scored, thresholds: dict[int, float]) -> dict[str, Any]:
         "unsupported_kept": round(sum(kept) / len(kept), 3),
         "unsupported_kept_ci": wilson(sum(kept), len(kept)),
         "foreign_claims": len(kept),
+        "passages_per_attributed_sentence": round(float(np.mean(attributed)), 2) if attributed else 0.0,
+        "attributed_passages_model_cited": round(float(np.mean(share)), 3) if share else 0.0,
     }
 
 
 def evaluate(cases: list[Case], weight: float, parts: Parts) -> dict[str, Any]:
-    """One row: two-fold thresholds at ``weight``, and the threshold calibrated on all questions."""
-    scored = score_cases(cases, parts, weight)
+    """One row: each half of the questions judged at the threshold calibrated on the other half, and the
+    threshold calibrated on all questions."""
     folds = [set(range(0, len(cases), 2)), set(range(1, len(cases), 2))]
-    fold_threshold = [calibrate(scored, folds[1]), calibrate(scored, folds[0])]  # each fold judged by the other
-    thresholds = {c: fold_threshold[0] if c in folds[0] else fold_threshold[1] for c in range(len(cases))}
-    row = {"weight": weight, "fold_thresholds": fold_threshold, **_rates(scored, thresholds)}
-    row["threshold_all"] = calibrate(scored, set(range(len(cases))))
+    thresholds = [calibrate(cases, parts, weight, folds[1]), calibrate(cases, parts, weight, folds[0])]
+    judged = [judge(cases, parts, weight, thresholds[i], folds[i]) for i in (0, 1)]
+    row = {"weight": weight, "fold_thresholds": thresholds, **_rates(judged)}
+    row["threshold_all"] = calibrate(cases, parts, weight, set(range(len(cases))))
     return row
 
 
 def top_passage_baseline(cases: list[Case]) -> dict[str, Any]:
     """Every sentence attributed to the top-ranked passage (no threshold: nothing is ever unsupported)."""
-    right = [case.passages[0].id in cited for case in cases for _, cited in case.sentences]
+    right = [case.passages[0].id in cited for case in cases for _, cited in case.sentences if cited]
     return {"weight": "top-ranked passage", "agreement": round(sum(right) / len(right), 3),
             "agreement_ci": wilson(sum(right), len(right)), "sentences": len(right),
             "unsupported_kept": 0.0, "unsupported_kept_ci": (0.0, 0.0)}  # fmt: skip
@@ -255,8 +272,9 @@ def main(argv: list[str] | None = None) -> int:
         parts = score_parts(cases, embedder)
         rows = [evaluate(cases, weight, parts) for weight in WEIGHTS]
         rows.append(top_passage_baseline(cases))
+        uncited = sum(1 for case in cases for _, cited in case.sentences if not cited)
         report = {"questions": len(cases) + idk, "answered": len(cases), "idk": idk, "k": args.k,
-                  "embedder": ws.config.embedding.model,
+                  "embedder": ws.config.embedding.model, "sentences_model_left_uncited": uncited,
                   "scoring_cpu_s_per_answer": round(parts.cpu_s, 4), "rows": rows}  # fmt: skip
     text = json.dumps(report, indent=2)
     print(text)

@@ -107,7 +107,7 @@ def test_model_cited_sentences_stay_cited_and_are_not_rescored() -> None:
 
 
 def _result(texts: dict[str, str]) -> RetrievalResult:
-    items = [ContextItem(id=cid, kind="chunk", text=text, score=1.0 / (n + 1)) for n, (cid, text) in enumerate(texts.items())]
+    items = [ContextItem(id=cid, kind="chunk", text=t, score=1.0 / (n + 1)) for n, (cid, t) in enumerate(texts.items())]
     return RetrievalResult(pipeline="test", query="q", items=items)
 
 
@@ -118,7 +118,8 @@ CONTEXT = {
 
 
 def _answer(reply: str, generation: GenerationConfig = DEFAULTS) -> Any:
-    client = create_llm_client(LLMConfig(provider="scripted", model="m"), provider=ScriptedProvider([ScriptRule("Question:", reply)]))
+    provider = ScriptedProvider([ScriptRule("Question:", reply)])
+    client = create_llm_client(LLMConfig(provider="scripted", model="m"), provider=provider)
     embedder = create_embedder(EmbeddingConfig(provider="fake"))
     attributor = attributor_for(generation, embedder)
     return generate_answer(client, "Who owns Gatekeeper?", _result(CONTEXT), generation, attributor=attributor)

@@ -145,9 +145,12 @@ def test_mcp_over_http_on_kgrag_serve_with_the_sdk_client(served: str, mcp_ws: t
     import httpx2
 
     async def run() -> dict[str, Any]:
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {KEY}"}, timeout=120) as http:
-            async with Client(streamable_http_client(f"{served}/mcp/sample", http_client=http)) as client:
-                return await _session(client, mcp_ws[1])
+        headers = {"Authorization": f"Bearer {KEY}"}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=120) as http,
+            Client(streamable_http_client(f"{served}/mcp/sample", http_client=http)) as client,
+        ):
+            return await _session(client, mcp_ws[1])
 
     out = asyncio.run(run())
     _check_session(out, mcp_ws[1])

@@ -13,9 +13,9 @@ from tests.conftest import SAMPLE_DOCS
 from kgrag import Workspace
 
 pytest.importorskip("mcp", reason="the MCP SDK is not installed (pip install 'kgrag[server]')")
-from mcp import Client  # noqa: E402
+from mcp import Client
 
-from kgrag.server.mcp_tools import build_mcp_server  # noqa: E402
+from kgrag.server.mcp_tools import build_mcp_server
 
 
 def _run(ws: Workspace, allow_index: bool, calls: list[tuple[str, dict[str, Any]]]) -> tuple[set[str], list[Any]]:

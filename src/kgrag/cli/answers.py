@@ -79,7 +79,9 @@ def print_support(console: Console, response: QueryResponse) -> None:
     sentences = response.answer.sentences
     if all(s.status == "cited" for s in sentences):
         return
-    console.print(Text.assemble("\n", ("Support", "bold"), " (per sentence: cited by the model, attributed by kgrag, unsupported):"))
+    legend = " (per sentence: cited by the model, attributed by kgrag, unsupported):"
+    console.print(Text.assemble("\n", ("Support", "bold"), legend))
     for sentence in sentences:
         where = f" → {', '.join(sentence.passages)}" if sentence.passages else ""
-        console.print(Text.assemble("- ", (f"[{sentence.status}{where}]", SUPPORT_STYLE[sentence.status]), " ", sentence.text))
+        mark = (f"[{sentence.status}{where}]", SUPPORT_STYLE[sentence.status])
+        console.print(Text.assemble("- ", mark, " ", sentence.text))

@@ -20,7 +20,7 @@ def mcp_command(
     workspace: WorkspaceOpt = None,
     allow_index: Annotated[
         bool,
-        typer.Option("--allow-index", help="Also offer the `index` tool (index files of this machine); off: read-only."),
+        typer.Option("--allow-index", help="Also offer the `index` tool (index files of this machine)."),
     ] = False,
     debug: DebugOpt = False,
 ) -> None:

@@ -6,18 +6,21 @@ every sentence without a marker is compared with the context passages the model 
 
 * **embedding**: the cosine between the sentence and the passage's best-matching sentence (the workspace's
   embedder, one call for the answer's and the passages' sentences together);
-* **lexical**: the share of the sentence's content words (lightly stemmed) that the passage holds, so a
-  name or a figure the embedder blurs still counts.
+* **lexical**: the share of the sentence's content words (lightly stemmed, weighted by how few of the
+  context passages hold them) that two consecutive sentences of the passage hold, so a name or a figure
+  the embedder blurs still counts.
 
 Their weighted sum is the sentence's support by that passage. The best passage at or above the threshold
 (``generation.attribution_threshold``, calibrated on the sample corpus by
-``bench/bench_citation_attribution.py``) is *attributed*; a sentence no passage reaches is *unsupported*;
+``bench/bench_citation_attribution.py``), and any other within :data:`MARGIN` of it, are *attributed*; a
+sentence no passage reaches is *unsupported*;
 a sentence that carries the model's own marker stays *cited*. Attribution never changes the answer text:
 it adds :class:`~kgrag.generation.types.SentenceSupport` records beside it.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,7 +30,7 @@ import numpy as np
 from kgrag.documents.sentences import sentence_texts, split_sentences
 from kgrag.documents.words import ordered_content_words
 from kgrag.generation.extractive import stem
-from kgrag.generation.types import SentenceSupport
+from kgrag.generation.types import SentenceSupport, SupportStatus
 from kgrag.models.embeddings import Embedder
 
 MARKER = re.compile(r"\[c:([^\[\]\s]+)\]")
@@ -74,19 +77,32 @@ def answer_sentences(text: str) -> list[_Sentence]:
     return out
 
 
-def _stems(text: str) -> set[str]:
+def content_stems(text: str) -> set[str]:
+    """The content words of ``text``, lightly stemmed, without the words answers frame claims with."""
     return {stem(w) for w in ordered_content_words(text) if w not in FRAMING_WORDS}
 
 
+def _windows(text: str) -> list[set[str]]:
+    """The content stems of each pair of consecutive sentences of a passage (a claim often joins two)."""
+    sentences = [content_stems(t) for t in sentence_texts(text)] or [content_stems(text)]
+    return [a | b for a, b in zip(sentences, [*sentences[1:], set()], strict=True)]
+
+
 def lexical_support(claims: Sequence[str], passages: Sequence[SupportPassage]) -> np.ndarray:
-    """``[claim, passage]``: the share of the claim's content stems the passage holds (0 for a claim
-    without content words)."""
-    held = [_stems(p.text) for p in passages]
+    """``[claim, passage]``: the share of the claim's content stems that two consecutive sentences of the
+    passage hold, each stem weighted by its rarity among the context passages (a name only one passage
+    holds says more than a word all of them hold); 0 for a claim without content words."""
+    held = [content_stems(p.text) for p in passages]
+    windows = [_windows(p.text) for p in passages]
     out = np.zeros((len(claims), len(passages)), dtype=np.float32)
     for row, claim in enumerate(claims):
-        words = _stems(claim)
-        if words:
-            out[row] = [len(words & h) / len(words) for h in held]
+        words = content_stems(claim)
+        if not words:
+            continue
+        weight = {w: math.log((len(passages) + 1) / (sum(w in h for h in held) + 0.5)) for w in words}
+        total = sum(weight.values())
+        for col, spans in enumerate(windows):
+            out[row, col] = max(sum(weight[w] for w in words & span) for span in spans) / total
     return out
 
 
@@ -115,21 +131,36 @@ def support_scores(
     return weight * embedding_support(claims, passages, embedder) + (1 - weight) * lexical
 
 
+MARGIN = 0.05
+"""Passages within this much of the best one (and over the threshold) are attributed too: a sentence that
+joins two facts is backed by both of their passages."""
+
+
 @dataclass(frozen=True)
 class Attributor:
     """Aligns answer sentences to passages: ``threshold`` on the combined score, ``weight`` of the
-    embedding part. ``embedder`` None scores lexically (weight ignored)."""
+    embedding part, ``margin`` below the best score within which other passages are attributed too.
+    ``embedder`` None scores lexically (weight ignored)."""
 
     embedder: Embedder | None
     threshold: float
     weight: float = 0.5
+    margin: float = MARGIN
 
     def scores(self, claims: Sequence[str], passages: Sequence[SupportPassage]) -> np.ndarray:
         return support_scores(claims, passages, self.embedder, self.weight)
 
+    def pick(self, row: np.ndarray) -> list[int]:
+        """The passages (columns of ``row``) attributed to a sentence: best first; none under the threshold."""
+        best = float(row.max()) if row.size else 0.0
+        if best < self.threshold:
+            return []
+        chosen = [int(i) for i in np.argsort(-row, kind="stable") if row[i] >= max(self.threshold, best - self.margin)]
+        return chosen
+
     def support(self, text: str, passages: Sequence[SupportPassage]) -> list[SentenceSupport]:
         """One record per sentence of ``text``: *cited* where the model put a marker, else *attributed*
-        to the best passage at or above the threshold, else *unsupported*."""
+        to the passages :meth:`pick` chooses, else *unsupported*."""
         sentences = answer_sentences(text)
         open_rows = [i for i, s in enumerate(sentences) if not s.cited]
         scores = self.scores([sentences[i].claim for i in open_rows], passages) if open_rows and passages else None
@@ -139,12 +170,9 @@ class Attributor:
             if sentence.cited:
                 out.append(SentenceSupport(sentence.claim, sentence.start, sentence.end, "cited", list(sentence.cited)))
                 continue
-            row = None if scores is None else scores[row_of[index]]
-            best = -1 if row is None else int(np.argmax(row))
-            score = 0.0 if row is None else round(float(row[best]), 4)
-            if row is not None and score >= self.threshold:
-                status, ids = "attributed", [passages[best].id]
-            else:
-                status, ids = "unsupported", []
+            row = np.zeros(0) if scores is None else scores[row_of[index]]
+            score = round(float(row.max()), 4) if row.size else 0.0
+            ids = [passages[i].id for i in self.pick(row)]
+            status: SupportStatus = "attributed" if ids else "unsupported"
             out.append(SentenceSupport(sentence.claim, sentence.start, sentence.end, status, ids, score))
         return out
