@@ -81,15 +81,17 @@ def print_response(
         console.print(response.answer.cost_line, style="dim")
     for warning in response.answer.warnings:
         console.print(f"warning: {warning}", style="yellow")
+    print_support(console, response)
     retrieval_ms = response.timings_ms.get("retrieval", 0)
     console.print(Text.assemble("\n", ("Context", "bold"), f" ({response.result.pipeline}, {retrieval_ms:.1f} ms):"))
-    cited = set(response.answer.citations)
+    cited, attributed = set(response.answer.citations), set(response.answer.attributed)
     for rank, item in enumerate(response.result.items, start=1):
         snippet = " ".join(item.text.split())[:SNIPPET]
         scores = ", ".join(f"{k}={v:.3g}" for k, v in item.scores.items())
         console.print(Text.assemble(f"{rank}. ", (item.id, "cyan"), f" ({scores}) {snippet}…"))
         if item.kind == "chunk":
             mark = ("  cited", "green") if item.id in cited else ""
+            mark = ("  attributed", "yellow") if item.id in attributed else mark
             console.print(Text.assemble("   ↳ ", source_line(item.id, sources), mark))
     listed = {item.id for item in response.result.items}
     extra = [cid for cid in response.answer.citations if cid not in listed]
@@ -97,3 +99,20 @@ def print_response(
         console.print(Text.assemble("\n", ("Cited", "bold"), " (graph provenance, not in the list above):"))
         for cid in extra:
             console.print(Text.assemble("- ", (cid, "cyan"), f": {source_line(cid, sources)}"))
+
+
+SUPPORT_STYLE = {"cited": "green", "attributed": "yellow", "unsupported": "red"}
+
+
+def print_support(console: Console, response: QueryResponse) -> None:
+    """Sentence by sentence, what backs the answer, when kgrag had to attribute (the model cited only some
+    sentences, or none): ``cited``, ``attributed → ID`` or ``unsupported``."""
+    sentences = response.answer.sentences
+    if all(s.status == "cited" for s in sentences):
+        return
+    legend = " (per sentence: cited by the model, attributed by kgrag, unsupported):"
+    console.print(Text.assemble("\n", ("Support", "bold"), legend))
+    for sentence in sentences:
+        where = f" → {', '.join(sentence.passages)}" if sentence.passages else ""
+        mark = (f"[{sentence.status}{where}]", SUPPORT_STYLE[sentence.status])
+        console.print(Text.assemble("- ", mark, " ", sentence.text))

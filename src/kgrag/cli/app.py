@@ -27,6 +27,7 @@ from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.help import KgragGroup
 from kgrag.cli.index_lines import print_estimate, print_left_out
 from kgrag.cli.llm_commands import cost, prompts_app
+from kgrag.cli.mcp_command import mcp_command
 from kgrag.cli.migrate_command import migrate
 from kgrag.cli.notes import StderrNotes
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
@@ -61,6 +62,7 @@ app.add_typer(prompts_app, name="prompts")
 app.command("cost")(cost)
 app.add_typer(graph_app, name="graph")
 app.command("serve")(serve)
+app.command("mcp")(mcp_command)
 graph_app.command("communities")(communities_command)
 graph_app.command("report")(report_command)
 app.command("compare")(compare)

@@ -62,6 +62,27 @@ class GenerationConfig(Section):
         "question is rewritten to stand on its own (the most recent turns first; older ones are left out). "
         "0 reads no history: every question is taken as asked.",
     )
+    attribution: Literal["auto", "off"] = Field(
+        "auto",
+        description="`auto`: every sentence of an LLM answer that carries no `[c:ID]` citation of the model's "
+        "own is aligned to the context passage that supports it (marked `attributed`), or marked "
+        "`unsupported` when no passage reaches `attribution_threshold`; `off`: model citations only.",
+    )
+    attribution_threshold: float = Field(
+        0.6,
+        ge=0,
+        le=1,
+        description="Least support (embedding × `attribution_embedding_weight` + lexical share × the rest) "
+        "for a passage to be attributed to an answer sentence. Calibrated on the sample corpus "
+        "(docs/results/citation-attribution.md).",
+    )
+    attribution_embedding_weight: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="Weight of the embedding cosine (sentence against the passage's closest sentence) in "
+        "the attribution score; the rest is the share of the sentence's content words the passage holds.",
+    )
 
     @model_validator(mode="after")
     def _some_share(self) -> GenerationConfig:

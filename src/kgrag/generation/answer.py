@@ -19,6 +19,7 @@ from typing import Any
 from kgrag.config import GenerationConfig
 from kgrag.core.context import RetrievalResult
 from kgrag.core.llm_types import ChatResult, Message, PromptRef
+from kgrag.generation.attribution import Attributor, SupportPassage
 from kgrag.generation.context import ContextBlock, build_context
 from kgrag.generation.types import Answer
 from kgrag.models.llm.client import LLMClient
@@ -145,12 +146,15 @@ def generate_answer(
     *,
     stage: str = "query.generate",
     target_words: int | None = None,
+    attributor: Attributor | None = None,
 ) -> Answer:
     """Answer ``question`` from ``result``'s items with citations checked against the context.
 
     The context budget is ``cfg.context_tokens``, lowered when the model's window (configured or learnt from
     the server) could not hold it with the prompt, the question and the reply. ``target_words`` asks for an
     answer of about that many words from the same context (pairwise evaluation's length alignment).
+    With ``attributor``, every sentence the model did not cite is attributed to the context passage that
+    supports it, or marked unsupported (:mod:`kgrag.generation.attribution`).
     """
     extra = 0 if target_words is None else client.template_tokens(LENGTH_PROMPT) + 8
     budget = _fitting_budget(client, question, cfg.context_tokens, extra)
@@ -173,9 +177,22 @@ def generate_answer(
     if chat.estimated:
         return Answer("", [], "llm", cost_line=cost_line(chat), usage=_usage(chat, block, []))
     text, citations, invented = extract_citations(chat.text, block.citable)
-    if chat.finish_reason == "length":
-        text = f"{text.rstrip()} {CUT_NOTE}"
     idk = is_idk(text)
-    if idk:
-        citations = []
-    return Answer(text, citations, "llm", idk=idk, cost_line=cost_line(chat), usage=_usage(chat, block, invented))
+    answer = Answer(text, [] if idk else citations, "llm", idk=idk, usage=_usage(chat, block, invented))
+    if attributor is not None and not idk:
+        attribute(answer, result, block, attributor)
+    if chat.finish_reason == "length":
+        answer.text = f"{text.rstrip()} {CUT_NOTE}"
+    answer.cost_line = cost_line(chat)
+    return answer
+
+
+def attribute(answer: Answer, result: RetrievalResult, block: ContextBlock, attributor: Attributor) -> None:
+    """Fill ``answer.sentences`` and add the passages attributed to sentences the model left uncited to
+    ``answer.citations`` (and ``answer.attributed``); only passages the context held are candidates."""
+    shown = set(block.item_ids)
+    passages = [SupportPassage(i.id, i.text) for i in result.items if i.kind == "chunk" and i.id in shown and i.text]
+    answer.sentences = attributor.support(answer.text, passages)
+    added = [cid for s in answer.sentences if s.status == "attributed" for cid in s.passages]
+    answer.attributed = [cid for cid in dict.fromkeys(added) if cid not in answer.citations]
+    answer.citations = [*answer.citations, *answer.attributed]

@@ -8,9 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from kgrag.config import KgragConfig
+from kgrag.config import GenerationConfig, KgragConfig
 from kgrag.core.context import RetrievalResult
 from kgrag.generation.answer import generate_answer
+from kgrag.generation.attribution import Attributor
 from kgrag.generation.extractive import Ranking, extractive_answer
 from kgrag.generation.types import Answer
 from kgrag.models.embeddings import Embedder
@@ -35,13 +36,20 @@ class LLMOrExtractive:
     def answer(
         self, question: str, result: RetrievalResult, llm: LLMClient, embedder: Embedder, config: KgragConfig
     ) -> Answer:
-        if llm.available:
-            return generate_answer(llm, question, result, config.generation)
         generation = config.generation
+        if llm.available:
+            return generate_answer(llm, question, result, generation, attributor=attributor_for(generation, embedder))
         ranking: Ranking = "embedding" if generation.extractive_ranking == "embedding" else "lexical"
         return extractive_answer(
             question, result, embedder, generation.extractive_sentences, ranking, generation.extractive_min_coverage
         )
+
+
+def attributor_for(generation: GenerationConfig, embedder: Embedder | None) -> Attributor | None:
+    """The attributor ``generation.attribution`` asks for (None when it is ``off``)."""
+    if generation.attribution == "off":
+        return None
+    return Attributor(embedder, generation.attribution_threshold, generation.attribution_embedding_weight)
 
 
 DEFAULT_STRATEGY = LLMOrExtractive()

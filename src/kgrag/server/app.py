@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from typing import Any, cast
 
 from fastapi import APIRouter, Depends, FastAPI
 
@@ -32,6 +33,7 @@ from kgrag.server import (
 from kgrag.server.deps import caller
 from kgrag.server.errors import install_error_handlers
 from kgrag.server.guard import RequestGuardMiddleware, allowed_hosts
+from kgrag.server.mcp_http import MCP_PATH, mcp_endpoint
 from kgrag.server.metrics import MetricsMiddleware
 from kgrag.server.page import mount_docs, mount_page
 from kgrag.server.scrub import ScrubMiddleware
@@ -55,9 +57,15 @@ def create_app(
     for name, ws in workspaces.items():
         state.host(name, ws)
 
+    mcp = mcp_endpoint(state)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        yield
+        if mcp is None:
+            yield
+        else:
+            async with mcp.running():
+                yield
         state.shutdown()
 
     app = FastAPI(
@@ -86,6 +94,8 @@ def create_app(
         per_workspace.include_router(module.router)
     v1.include_router(per_workspace)
     app.include_router(v1)
+    if mcp is not None:  # MCP streamable HTTP, one endpoint per workspace (kgrag.server.mcp_http)
+        app.add_route(MCP_PATH, cast(Any, mcp), methods=["GET", "POST", "DELETE"], include_in_schema=False)
     mount_page(app)
     mount_docs(app)
     app.add_middleware(ScrubMiddleware, scrubber=state.scrubber)

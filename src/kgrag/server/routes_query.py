@@ -61,6 +61,8 @@ class Passage(BaseModel):
     text: str
     score: float
     cited: bool
+    attributed: bool = False
+    """Cited because kgrag aligned an answer sentence the model left uncited to it (not by the model)."""
     span: list[int] | None = None
     excerpt: bool = False
     """Only some sentences of the chunk: the context budget's leftover room (``retrieval.excerpts``)."""
@@ -74,6 +76,16 @@ class QueryResult(BaseModel):
     mode: str
     idk: bool
     citations: list[str]
+    attributed: list[str] = Field(
+        default_factory=list,
+        description="The citations kgrag attributed to sentences the model left uncited (a subset of `citations`).",
+    )
+    sentences: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Each answer sentence with its support: `status` `cited` (by the model), `attributed` (by "
+        "kgrag, `passages` and `score`) or `unsupported` (no passage reaches the threshold).",
+    )
+    warnings: list[str] = Field(default_factory=list, description="What a reader should know before trusting it.")
     passages: list[Passage]
     items: list[dict[str, Any]] = Field(description="Every retrieved item (chunks, entities, relations) with scores.")
     trace: list[dict[str, Any]]
@@ -115,6 +127,7 @@ def _source_names(hosted: HostedWorkspace, doc_ids: set[str]) -> dict[str, str]:
 def _passages(hosted: HostedWorkspace, response: QueryResponse) -> list[Passage]:
     """Chunk items in rank order, plus cited chunks the ranking did not list (graph provenance)."""
     cited = set(response.answer.citations)
+    attributed = set(response.answer.attributed)
     chunks = [item for item in response.result.items if item.kind == "chunk"]
     listed = {item.id for item in chunks}
     extra = hosted.ws.documents.chunks([cid for cid in response.answer.citations if cid not in listed])
@@ -136,6 +149,7 @@ def _passages(hosted: HostedWorkspace, response: QueryResponse) -> list[Passage]
                 text=text,
                 score=item.score,
                 cited=item.id in cited,
+                attributed=item.id in attributed,
                 span=span,
                 excerpt=bool(item.metadata.get("excerpt")),
             )
@@ -163,6 +177,9 @@ def to_result(hosted: HostedWorkspace, response: QueryResponse) -> QueryResult:
         mode=response.answer.mode,
         idk=response.answer.idk,
         citations=response.answer.citations,
+        attributed=response.answer.attributed,
+        sentences=[s.to_dict() for s in response.answer.sentences],
+        warnings=response.answer.warnings,
         passages=_passages(hosted, response),
         items=[
             {k: v for k, v in item.items() if k != "text" or item["kind"] != "chunk"}

@@ -11,6 +11,7 @@ import { $, api, el, emit, formatNumber, on, state, status, ws } from "./api.js"
 import { renderMarkdown } from "./markdown.js";
 import { openPassage } from "./passage.js";
 import { postEvents } from "./stream.js";
+import { supportNode } from "./support.js";
 
 const chat = { conversation: null, controller: null };
 
@@ -63,7 +64,7 @@ function traceNode(result) {
 function passageNode(p) {
   const short = p.text.length > 300 ? p.text.slice(0, 300) + "…" : p.text;
   return el("li", { class: "passage" + (p.cited ? " cited" : ""), id: undefined, "data-chunk": p.chunk_id },
-    el("div", { class: "src" }, (p.cited ? "cited · " : "") + (p.source || p.doc_id || ""), el("span", { class: "muted mono" }, ` ${p.chunk_id}`)),
+    el("div", { class: "src" }, (p.attributed ? "attributed · " : p.cited ? "cited · " : "") + (p.source || p.doc_id || ""), el("span", { class: "muted mono" }, ` ${p.chunk_id}`)),
     el("div", {}, short),
     el("button", { type: "button", class: "link open-passage", onclick: () => openPassage(p.chunk_id, { fallback: p }) }, "open in full"));
 }
@@ -80,7 +81,7 @@ function answerNode(outcome) {
   const text = el("div", { class: "text" });
   if (r.mode === "context") text.append(el("p", { class: "muted" }, `context only: ${r.passages.length} passages, no answer written`));
   else text.append(renderMarkdown(r.answer || "(no answer)", { cite, known: new Set(r.citations) }));
-  box.append(...[routeNode(r), text, el("p", { class: "cost muted" }, costLine(r))].filter(Boolean));
+  box.append(...[routeNode(r), text, supportNode(r, openPassage), el("p", { class: "cost muted" }, costLine(r))].filter(Boolean));
   const entities = r.items.filter((i) => i.kind === "entity").map((i) => i.id);
   const relations = r.items.filter((i) => i.kind === "relation").map((i) => i.id);
   if (entities.length || relations.length) {
