@@ -24,6 +24,9 @@ from kgrag.retrieval.pipelines import Pipeline
 from kgrag.retrieval.query_context import QueryContext
 
 _OPTIONAL_COST_KEYS = ("cached", "context_tokens", "latency_ms")
+ANSWER_STAGES = ("query.generate", "query.global.reduce", "query.drift.reduce")
+"""The LLM calls that write the answer a reader sees, which a streamed query streams (a strategy's other
+calls, a map step's, are not shown; a plug-in strategy's answer arrives in one piece when it is done)."""
 
 
 @dataclass(frozen=True)
@@ -148,7 +151,7 @@ def respond(
     llm = ctx.llm()
     streamed = _Streamed(sink)
     if sink is not None:
-        llm = llm.streaming(streamed)
+        llm = llm.streaming(streamed, ANSWER_STAGES)
     config = config or ctx.config
     strategy = answer_strategy(pipeline, result, ctx, strategies)
     if default is not None and pipeline.answer is None and result.route is None:
