@@ -97,3 +97,16 @@ def test_kgrag_query_streams_the_answer_the_unstreamed_command_prints(
     assert lines[0] == f"Answer: {answer}"
     assert lines[1].startswith("LLM: ") and "Answer as checked" not in streamed.output  # cost line right after
     assert any("cited" in line for line in lines)  # then the sources
+
+
+def test_only_the_answer_stages_stream(llm_server: FakeOpenAIServer) -> None:
+    from kgrag.config import LLMConfig
+    from kgrag.models.llm import create_llm_client
+
+    client = create_llm_client(LLMConfig(provider="openai", base_url=llm_server.base_url, model="m"))
+    pieces: list[str] = []
+    view = client.streaming(pieces.append, ["query.global.reduce"])
+    messages: Any = [{"role": "user", "content": "one two three"}]
+    assert view.chat(messages, stage="query.global.map").text == "echo: one two three" and pieces == []
+    assert view.chat(messages, stage="query.global.reduce", seed=1).text == "".join(pieces) != ""
+    assert client.chat(messages, stage="query.global.reduce", seed=2).text and llm_server.stats.streams == 1

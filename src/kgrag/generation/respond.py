@@ -25,6 +25,9 @@ from kgrag.retrieval.pipelines import Pipeline
 from kgrag.retrieval.query_context import QueryContext
 
 _OPTIONAL_COST_KEYS = ("cached", "context_tokens", "latency_ms")
+ANSWER_STAGES = ("query.generate", "query.global.reduce", "query.drift.reduce")
+"""The LLM calls that write the answer a reader sees, which a streamed query streams (a strategy's other
+calls, a map step's, are not shown; a plug-in strategy's answer arrives in one piece when it is done)."""
 
 
 @dataclass(frozen=True)
@@ -149,7 +152,7 @@ def respond(
     llm = ctx.llm()
     streamed = _Streamed(sink)
     if sink is not None:
-        llm = llm.streaming(streamed)
+        llm = llm.streaming(streamed, ANSWER_STAGES)
     config = config or ctx.config
     if not llm.available:  # the LLM-free answer: its not-found threshold calibrated on this corpus
         config = calibrated_config(config, question, ctx)

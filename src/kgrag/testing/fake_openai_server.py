@@ -1,9 +1,8 @@
 """A real OpenAI-compatible HTTP server on 127.0.0.1 for tests and benchmarks, with fault injection.
 
-It answers ``POST /v1/chat/completions`` (reply text from a pluggable responder, usage block included)
-and ``POST /v1/embeddings`` (deterministic hash embeddings) over HTTP/1.1 keep-alive, so the client's real
-transport, timeouts and retries are exercised (``stream: true``: :mod:`kgrag.testing.fake_stream`). Faults
-are injected at a rate or from a scripted sequence:
+It answers ``POST /v1/chat/completions`` (reply from a pluggable responder, usage included; streamed:
+:mod:`kgrag.testing.fake_stream`) and ``POST /v1/embeddings`` (hash embeddings) over HTTP/1.1 keep-alive,
+so the client's real transport, timeouts and retries are exercised. Faults come at a rate or in sequence:
 
 * ``rate_limit`` 429 with ``Retry-After`` (and ``retry-after-ms``); ``server_error`` 500;
 * ``slow`` reply after ``slow_s`` (beyond the client's timeout); ``disconnect`` close without a reply;
@@ -35,8 +34,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
-
-from kgrag.testing.fake_embeddings import embeddings_reply
 
 FaultKind = Literal[
     "rate_limit",
@@ -99,7 +96,8 @@ class ServerStats:
     max_in_flight: int = 0
     faults: Counter[str] = field(default_factory=Counter)
     arrivals: list[float] = field(default_factory=list)
-    streams, streams_aborted = 0, 0  # streamed replies, and those whose client left before the end
+    streams: int = 0  # streamed replies
+    streams_aborted: int = 0  # streamed replies whose client left before the end
 
     def max_in_window(self, window_s: float) -> int:
         """Most requests that arrived within any ``window_s`` seconds."""
@@ -215,6 +213,8 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.rstrip("/") == "/v1/embeddings":
             with state.lock:
                 state.stats.embedding_requests += 1
+            from kgrag.testing.fake_embeddings import embeddings_reply
+
             self._send(200, embeddings_reply(body))
             return
         with state.lock:

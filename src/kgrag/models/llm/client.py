@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -102,12 +102,16 @@ class LLMClient:
         self._template_tokens: dict[str, int] = {}
         self._lock = threading.Lock()
         self._sink: StreamSink | None = None
+        self._streamed_stages: frozenset[str] | None = None
 
-    def streaming(self, sink: StreamSink) -> LLMClient:
-        """This client with its :meth:`chat` replies streamed to ``sink`` (structured calls are not: their
-        JSON means nothing to a reader until it is whole). Caches, limits, budget and ledger are shared."""
+    def streaming(self, sink: StreamSink, stages: Iterable[str] | None = None) -> LLMClient:
+        """This client with the replies of its :meth:`chat` calls of ``stages`` (None: every stage) streamed
+        to ``sink``; structured calls never are (their JSON means nothing to a reader until it is whole),
+        nor are the intermediate calls of other stages (a map step's replies). Caches, limits, budget and
+        ledger are shared."""
         view = copy.copy(self)
         view._sink = sink
+        view._streamed_stages = frozenset(stages) if stages is not None else None
         return view
 
     @property
@@ -200,7 +204,8 @@ class LLMClient:
         self, messages: Sequence[Message], *, stage: str, prompt: PromptRef | None = None, **params: Any
     ) -> ChatResult:
         """Send ``messages`` and return the reply text (cached when non-empty)."""
-        outcome = self.runner.run(self._request(messages, prompt, params), stage, sink=self._sink)
+        wanted = self._streamed_stages is None or stage in self._streamed_stages
+        outcome = self.runner.run(self._request(messages, prompt, params), stage, sink=self._sink if wanted else None)
         return ChatResult(
             outcome.response.text,
             outcome.usage,
