@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kgrag.core.errors import KgragError
+from kgrag.core.llm_types import StructuredResult
 
 if TYPE_CHECKING:
     from kgrag.models.llm.client import LLMClient
@@ -50,7 +51,7 @@ def needs_examples(client: LLMClient) -> bool | None:
     client.use_examples(False)
     try:
         variables = {"text": PROBE_TEXT, "entity_types": PROBE_TYPES, "language": "English"}
-        result = client.structured(PROBE_PROMPT, variables, stage=PROBE_STAGE)  # with its one re-ask
+        result: StructuredResult[Any] = client.structured(PROBE_PROMPT, variables, stage=PROBE_STAGE)
     except KgragError:
         return None
     finally:
