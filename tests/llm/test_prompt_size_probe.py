@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from kgrag import Workspace
-from kgrag.models.llm.examples_probe import PROBE_STAGE, PROBE_TEXT
+from kgrag.models.llm.examples_probe import PROBE_STAGE, PROBE_TEXT, PROBE_TRIES
 from kgrag.testing import FakeOpenAIServer
 from kgrag.testing.extraction_responder import ExtractionResponder
 from kgrag.testing.workspace_toml import write_workspace_toml
@@ -92,7 +92,7 @@ def test_a_model_echoing_the_schema_keeps_the_examples(tmp_path: Path, monkeypat
     with FakeOpenAIServer(recorder) as server:
         path = _workspace(tmp_path / "ws", server.base_url)
         _index(path, docs)
-    assert recorder.probes == 1
+    assert recorder.probes == 2 * PROBE_TRIES  # each try and its re-ask echoed the schema
     first_passes = [s for s in recorder.systems if s.startswith("You extract") and EXAMPLE_MARK in s]
     assert first_passes
     with Workspace.open(path) as ws:

@@ -5,7 +5,7 @@ Worked examples are what make a sub-1B model copy the reply's shape, and they co
 the schema-only prompt with a valid reply whose entities are all copied from the text does not need
 them, so its prompts go compact; a model that fails (invalid JSON, the schema echoed back, invented or
 missing names) keeps them. The verdict is kept in the server profile (``ServerProfile.examples``), so it
-costs one call per server and model.
+costs one call per server and model (a few more for a model whose replies do not validate).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kgrag.core.errors import KgragError
+from kgrag.core.llm_types import StructuredResult
 
 if TYPE_CHECKING:
     from kgrag.models.llm.client import LLMClient
@@ -26,6 +27,7 @@ PROBE_TEXT = (
 PROBE_NAMES = ("marta lindqvist", "coldbay analytics", "tromsø", "norwegian coast guard")
 MIN_NAMES_FOUND = 3
 PROBE_TYPES = "person, organization, location, concept"
+PROBE_TRIES = 3
 
 
 def _entities(value: Any) -> list[Any]:
@@ -45,16 +47,21 @@ def follows_schema_alone(value: Any) -> bool:
 
 def needs_examples(client: LLMClient) -> bool | None:
     """Send the probe with examples off; False (compact prompts) when the reply follows the schema alone,
-    True when it does not, None when the call could not be made (undecided: examples stay, probe again)."""
+    True when it does not, None when the call could not be made (undecided: examples stay, probe again).
+
+    A reply that could not be validated even after its re-ask is asked again, up to :data:`PROBE_TRIES`
+    times, so one garbled reply from a flaky endpoint does not decide for good; a valid reply with invented
+    names decides at once (a model does that again)."""
     shown = client.settings.examples
     client.use_examples(False)
     try:
         variables = {"text": PROBE_TEXT, "entity_types": PROBE_TYPES, "language": "English"}
-        result = client.structured(PROBE_PROMPT, variables, stage=PROBE_STAGE)  # with its one re-ask
+        for _ in range(PROBE_TRIES):
+            result: StructuredResult[Any] = client.structured(PROBE_PROMPT, variables, stage=PROBE_STAGE)
+            if result.value is not None:
+                return not follows_schema_alone(result.value)
     except KgragError:
         return None
     finally:
         client.use_examples(shown)
-    if result.value is None:
-        return True
-    return not follows_schema_alone(result.value)
+    return True
