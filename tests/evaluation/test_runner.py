@@ -100,7 +100,9 @@ def test_mean_std_over_runs_and_macro_vs_micro() -> None:
     row = summarize(scores)["p"]["m"]
     assert row["A"]["mean"] == pytest.approx(0.75) and row["A"]["std"] == pytest.approx(0.3535533905932738)
     assert row[ALL]["mean"] == pytest.approx((0.75 + 0.375) / 2)  # micro: per-run mean over questions
-    assert row[MACRO]["mean"] == pytest.approx((0.5 + 0.25) / 2)  # macro: per-run mean of type means
+    # macro: per-run weighted mean of type means; A (3 questions) and B (1) are both under the minimum
+    # stratum size, so they weigh 3 : 1
+    assert row[MACRO]["mean"] == pytest.approx((0.75 + 0.375) / 2)
     assert row["B"]["unmeasured"] == 1 and row[ALL]["unmeasured"] == 1 and row["B"]["n"] == 1  # questions
     assert row["A"]["n"] == 3 and row["A"]["ci95"] == [0.75, 0.75] and row["B"]["ci95"] is None
 

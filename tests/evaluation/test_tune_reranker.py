@@ -76,5 +76,7 @@ def test_tuning_fits_on_the_rest_and_scores_the_held_out_share() -> None:
     assert report.recall_current == 0.0 and report.recall_fitted == 1.0
     assert report.holdout["fitted"]["All"] == 1.0 and report.holdout["coverage"]["All"] == 0.0
     assert set(report.holdout["fitted"]) == {"All", "Fact Retrieval", "Complex Reasoning"}
+    gain = report.holdout_differences["fitted − coverage"]["All"]
+    assert gain["mean"] == 1.0 and gain["n"] == 4 and "fitted − current" in report.holdout_differences
     assert report.toml().splitlines()[:4] == ["[rerank]", 'provider = "fused"', "", "[rerank.fused]"]
     assert f"\nsimilarity = {report.fitted.similarity:g}" in report.toml()

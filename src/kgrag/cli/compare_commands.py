@@ -245,4 +245,6 @@ def reranker_holdout_table(report: RerankerTuneReport) -> Table:
     table = Table("", *types, title=f"held out: {report.holdout_questions} questions")
     for row, label in (("fitted", "fitted"), ("current", "in use"), ("coverage", "coverage alone (lexical)")):
         table.add_row(label, *(f"{report.holdout[row].get(t, 0.0):.3f}" for t in types))
+    for row, cells in report.holdout_differences.items():
+        table.add_row(row, *(_with_interval(None, cells.get(t), signed=True) for t in types))
     return table

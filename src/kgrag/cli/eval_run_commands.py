@@ -119,16 +119,16 @@ def eval_run(
         typer.Option("--judge-temperature", help="Judge sampling temperature (default evaluation.judge_temperature)."),
     ] = None,
     ci_seed: Annotated[
-        int, typer.Option("--ci-seed", min=0, max=MAX_SEED, help="Seed of the bootstrap intervals.")
+        int, typer.Option("--ci-seed", min=0, max=MAX_SEED, help="Seed of resampled intervals (means: analytic).")
     ] = 0,
-    resamples: Annotated[int, typer.Option("--resamples", min=100, help="Bootstrap resamples.")] = 2000,
+    resamples: Annotated[int, typer.Option("--resamples", min=100, help="Resamples of resampled intervals.")] = 2000,
     out: OutOpt = None,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Score pipelines on a QA dataset: every metric's mean with a 95% bootstrap interval over questions and
-    n, paired differences against a baseline, spread over runs and cost per question; stores the run
-    with every answer, context and judge reply, and writes its report."""
+    """Score pipelines on a QA dataset: every metric's mean with a 95% interval over questions and n,
+    paired differences against a baseline and a Holm verdict, spread over runs and cost per question;
+    stores the run with every answer, context and judge reply, and writes its report."""
     from kgrag.evaluation.intervals import Bootstrap
     from kgrag.evaluation.runner import RunOptions
 

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kgrag.core.eval_records import EvalScore
-from kgrag.evaluation.intervals import ALL, MACRO, Bootstrap, estimates
+from kgrag.evaluation.intervals import ALL, MACRO, MIN_STRATUM, Bootstrap, estimates
+from kgrag.evaluation.stats.intervals import macro_weights
 
 __all__ = ["ALL", "MACRO", "Cell", "QuestionValues", "question_types", "question_values", "summarize"]
 
@@ -57,8 +58,9 @@ class _Series:
     def per_question(self) -> QuestionValues:
         return {q: (t, statistics.fmean(runs.values())) for q, (t, runs) in self.values.items()}
 
-    def run_means(self) -> dict[str, list[float]]:
-        """Column → the mean of each run (the spread over runs is their standard deviation)."""
+    def run_means(self, min_stratum: int = MIN_STRATUM) -> dict[str, list[float]]:
+        """Column → the mean of each run (the spread over runs is their standard deviation); ``Macro``
+        weighs the types as the interval does (``min(n, min_stratum)``)."""
         by_run: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
         for question_type, runs in self.values.values():
             for run, value in runs.items():
@@ -68,7 +70,9 @@ class _Series:
             for question_type, vals in per_type.items():
                 columns[question_type].append(statistics.fmean(vals))
             columns[ALL].append(statistics.fmean([v for vals in per_type.values() for v in vals]))
-            columns[MACRO].append(statistics.fmean([statistics.fmean(vals) for vals in per_type.values()]))
+            weights = macro_weights([len(vals) for vals in per_type.values()], min_stratum)
+            means = [statistics.fmean(vals) for vals in per_type.values()]
+            columns[MACRO].append(float(sum(w * m for w, m in zip(weights, means, strict=True))))
         return columns
 
 
@@ -88,7 +92,7 @@ def _series(scores: Iterable[EvalScore]) -> dict[tuple[str, str], _Series]:
 
 def _row(series: _Series, settings: Bootstrap) -> dict[str, Cell]:
     found = estimates(series.per_question(), settings)
-    spreads = series.run_means()
+    spreads = series.run_means(settings.min_stratum)
     types = sorted((set(found) - {ALL, MACRO}) | set(series.missing))
     row: dict[str, Cell] = {}
     for column in [*types, ALL, MACRO]:

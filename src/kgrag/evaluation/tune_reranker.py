@@ -20,12 +20,14 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 import numpy as np
 
 from kgrag.core.context import ContextItem
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.recall import evidence_recall
+from kgrag.evaluation.stats.intervals import Bootstrap, paired
 from kgrag.evaluation.tune import mean_by_type, split_holdout
 from kgrag.models.rerankers.fused import FusedReranker, FusedWeights, fused_features
 
@@ -119,6 +121,9 @@ class RerankerTuneReport:
     holdout_questions: int = 0
     holdout: dict[str, dict[str, float]] = field(default_factory=dict)
     """Rows ``fitted``, ``current``, ``coverage`` → recall per question type and ``All``."""
+    holdout_differences: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    """``fitted − current`` and ``fitted − coverage`` → column → ``{mean, ci95, n, p}`` (paired over the
+    held-out questions, :mod:`kgrag.evaluation.stats`)."""
 
     def toml(self) -> str:
         """The ``[rerank]`` lines that select the fitted weights."""
@@ -157,4 +162,23 @@ def tune_fused_weights(
         held_pools = [pools[id(item)] for item in held]
         rows = {"fitted": fitted, "current": current, "coverage": FusedWeights(0.0, 0.0, 0.0, 0.0, 0.0)}
         report.holdout = {row: recall_by_type(held_pools, weights, k, budget) for row, weights in rows.items()}
+        report.holdout_differences = _differences(held_pools, rows, k, budget)
     return report
+
+
+def _differences(
+    pools: Sequence[ScoredPool], rows: dict[str, FusedWeights], k: int, budget: int
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """The fitted row's paired difference to each other row, per type, ``All`` and ``Macro``."""
+    values = {
+        row: {f"q{i}": (pool.question_type, pool_recall(pool, weights, k, budget)) for i, pool in enumerate(pools)}
+        for row, weights in rows.items()
+    }
+    settings = Bootstrap()
+    return {
+        f"fitted − {row}": {
+            c: {**e.as_cell(), "p": e.p_value()} for c, e in paired(values["fitted"], v, settings).items()
+        }
+        for row, v in values.items()
+        if row != "fitted"
+    }
