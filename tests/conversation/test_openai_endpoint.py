@@ -73,6 +73,7 @@ def test_the_openai_client_gets_the_same_cited_answer_streamed_and_not(base_url:
     assert citations and f"[c:{citations[0]['id']}]" in content  # inline, and as data
     assert "Rui Carvalho" in content and "\n\nSources:\n" in content
     assert citations[0]["source"] and citations[0]["text"]
+    assert citations[0]["attributed"] is False  # the scripted model cites its first sentence itself
     assert plain.usage is not None and plain.usage.completion_tokens > 0
     pieces, last = [], None
     for chunk in client.chat.completions.create(model="kgrag/sample/hybrid", messages=messages, stream=True):

@@ -6,8 +6,9 @@ The model name selects the workspace and the pipeline: ``kgrag/<workspace>/<pipe
 question, the earlier user/assistant pairs its history (``ws.conversations.answer``: the question is
 rewritten from them before retrieval; nothing is stored). The reply's text carries the ``[c:ID]``
 citations inline and ends with a ``Sources:`` list naming each cited passage's document; the same
-passages come back as data in the extra ``citations`` field (id, document, source, text), and the rewrite
-and the cost in ``kgrag``. ``stream: true`` streams ``chat.completion.chunk`` events, the last one holding
+passages come back as data in the extra ``citations`` field (id, document, source, text, and
+``attributed``: true when kgrag aligned an uncited sentence to it rather than the model citing it), and
+the rewrite and the cost in ``kgrag``. ``stream: true`` streams ``chat.completion.chunk`` events, the last one holding
 ``citations``, ``kgrag`` and ``usage``. Request fields kgrag does not use (``temperature``…) are ignored.
 Keys, loopback and rate limits are those of every other route.
 """
@@ -90,7 +91,10 @@ def _sources(result: QueryResult) -> str:
 def _extras(result: QueryResult, reply: ConversationReply) -> dict[str, Any]:
     cited = [p for p in result.passages if p.cited]
     return {
-        "citations": [{"id": p.chunk_id, "doc_id": p.doc_id, "source": p.source, "text": p.text} for p in cited],
+        "citations": [
+            {"id": p.chunk_id, "doc_id": p.doc_id, "source": p.source, "text": p.text, "attributed": p.attributed}
+            for p in cited
+        ],
         "kgrag": {
             "pipeline": result.pipeline,
             "question": reply.rewrite.question,
