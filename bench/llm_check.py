@@ -135,6 +135,7 @@ def _index(ws: object, docs: Path) -> dict[str, object]:
         "relations": extractor_stats.relations,
         "ungrounded_entities": extracted.ungrounded_entities,
         "ungrounded_relations": extracted.ungrounded_relations,
+        "unsupported_relations": extracted.unsupported_relations,
         "incomplete": extractor_stats.incomplete,
         "calls": {stage: t.calls for stage, t in usage.by_stage.items()},
         "prompt_tokens": {stage: t.prompt_tokens for stage, t in usage.by_stage.items()},
@@ -145,6 +146,37 @@ def _index(ws: object, docs: Path) -> dict[str, object]:
         "completion_tokens_per_s": round(completion / model_s, 2) if model_s else None,
         "warnings": report.warnings,
     }
+
+
+def _probe_estimate(ws: object, docs: Path) -> dict[str, object]:
+    """``kgrag index --estimate --probe`` before any other call: one real extraction of a sample unit, then
+    the estimate calibrated by it (compared with the real run by :func:`_estimate_ratios`)."""
+    _, estimate = ws.estimate_index([docs], probe=True)  # type: ignore[attr-defined]
+    return {
+        "calls": estimate.calls,
+        "prompt_tokens": estimate.prompt_tokens,
+        "completion_tokens": estimate.completion_tokens,
+        "lines": [*estimate.predicted, *estimate.assumptions],
+    }
+
+
+def _estimate_ratios(ws: object, estimate: dict[str, object], since: float) -> dict[str, float | None]:
+    """Estimate / actual of the calls sent after ``since`` (the index run; the probe's are cached by then)."""
+    calls = ws.store.llm_ledger.calls()  # type: ignore[attr-defined]
+    sent = [c for c in calls if c.created_at >= since and not c.cache_hit and not c.estimated]
+    measured = {
+        "calls": len(sent),
+        "prompt_tokens": sum(c.prompt_tokens for c in sent),
+        "completion_tokens": sum(c.completion_tokens for c in sent),
+    }
+    return {k: round(float(estimate[k]) / v, 2) if v else None for k, v in measured.items()}  # type: ignore[arg-type]
+
+
+def _types(ws: object) -> dict[str, int]:
+    """Stored entities per type: how often the model typed something other than ``concept``."""
+    from collections import Counter
+
+    return dict(Counter(e.type for e in ws.store.graph.entities()))  # type: ignore[attr-defined]
 
 
 def _units(ws: object) -> dict[str, int]:
@@ -194,7 +226,11 @@ def main() -> None:
     }
     with llama_server(args.server_python, args.gguf, args.n_ctx, args.threads, work / "server.log") as url:
         with Workspace.open(_workspace(work / "ws", url, args.record)) as ws:
+            figures["estimate_probe"] = _probe_estimate(ws, docs)
+            since = time.time()
             figures["index"] = _index(ws, docs)
+            figures["estimate_ratio"] = _estimate_ratios(ws, figures["estimate_probe"], since)  # type: ignore[arg-type]
+            figures["types"] = _types(ws)
             print(json.dumps(figures["index"], indent=1), flush=True)
             started = time.perf_counter()
             response = ws.query("Who owns Gatekeeper and what does it control?", pipeline="hybrid")

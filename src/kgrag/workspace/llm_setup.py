@@ -190,7 +190,7 @@ def estimate_assumptions_for(
 RECENT_RUNS = 20  # calibration reads the ledger of this many newest runs at most
 
 
-def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model: str) -> EstimateAssumptions:
+def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model: str | None) -> EstimateAssumptions:
     """Replace assumed reply sizes and rates by what ``model``'s own recent sent calls measured
     (:func:`~kgrag.models.llm.reply_stats.measure_replies`: the reply size, the re-asks and retries)."""
     from kgrag.models.llm.reply_stats import measure_replies

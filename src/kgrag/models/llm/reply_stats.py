@@ -45,12 +45,12 @@ def _sent(record: CallRecord) -> bool:
     return not record.cache_hit and not record.estimated and record.attempts > 0 and replied
 
 
-def measure_replies(records: Iterable[CallRecord], *, model: str, stage: str) -> ReplyStats | None:
+def measure_replies(records: Iterable[CallRecord], *, model: str | None, stage: str) -> ReplyStats | None:
     """The figures of ``model``'s last :data:`RECENT_CALLS` sent calls of ``stage`` (``records`` newest
-    first), or None when there is none."""
+    first; ``model`` None: any model's), or None when there is none."""
     chosen: list[CallRecord] = []
     for record in records:
-        if record.model == model and record.stage == stage and _sent(record):
+        if model in (None, record.model) and record.stage == stage and _sent(record):
             chosen.append(record)
             if len(chosen) >= RECENT_CALLS:
                 break
