@@ -83,7 +83,8 @@ def set_field(store: Store, entity_id: str, field: str, value: str) -> EditResul
     with store.transaction():
         store.denoise.snapshot(run.id)
         store.denoise.save_run(run)
-        store.graph.save_entities([replace(entity, **{field: value})])
+        changed = replace(entity, name=value) if field == "name" else replace(entity, description=value)
+        store.graph.save_entities([changed])
         append_edit(store, entry)
     return _finish(store, run, entry)
 

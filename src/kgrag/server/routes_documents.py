@@ -55,13 +55,7 @@ class DocumentList(BaseModel):
 
 
 SortKey = Literal["order", "name", "status", "chunks", "entities", "updated"]
-_SORTS: dict[str, Any] = {
-    "name": lambda d: d.source_name.lower(),
-    "status": lambda d: (d.status, d.source_name.lower()),
-    "chunks": lambda d: d.chunks,
-    "entities": lambda d: d.entities,
-    "updated": lambda d: d.updated_at,
-}
+_SIZED = {"chunks": lambda size: size.chunks, "entities": lambda size: size.entities}
 
 
 class FileResult(BaseModel):
@@ -149,25 +143,31 @@ def list_documents(
     limit: Annotated[int | None, Query(ge=1, le=1000, description="Page size (default: every document).")] = None,
 ) -> DocumentList:
     """One page of the documents matching ``status`` (the indexer's stage), ``state`` (as shown) and
-    ``q``, sorted; ``total`` counts every match."""
+    ``q``, sorted; ``total`` counts every match. Only the page is rendered (names scrubbed, sizes)."""
     sizes = hosted.sizes()
-    shown = [_out(hosted, d, sizes.get(d.id)) for d in hosted.ws.documents.list(status)]
+    docs = hosted.ws.documents.list(status)
     if state:
-        shown = [d for d in shown if d.status == state]
+        docs = [d for d in docs if contract_status(d.status) == state]
+    names: dict[str, str] = {}
+    if q or sort in ("name", "status"):  # only these read the names (what a client sees)
+        names = {d.id: hosted.source_name(d.source).lower() for d in docs}
     if q:
         needle = q.lower()
-        shown = [d for d in shown if needle in d.source_name.lower() or needle in d.title.lower()]
-    if sort != "order":
-        shown.sort(key=_SORTS[sort], reverse=descending)
+        docs = [d for d in docs if needle in names[d.id] or needle in (d.title or "").lower()]
+    if sort in _SIZED:
+        docs.sort(key=lambda d: _SIZED[sort](sizes.get(d.id) or DocumentSize()), reverse=descending)
+    elif sort != "order":
+        orders = {"name": lambda d: names[d.id], "status": lambda d: (contract_status(d.status), names[d.id])}
+        docs.sort(key=orders.get(sort, lambda d: d.updated_at), reverse=descending)
     elif descending:
-        shown.reverse()
-    page = shown[offset : offset + limit] if limit else shown[offset:]
+        docs.reverse()
+    page = docs[offset : offset + limit] if limit else docs[offset:]
     return DocumentList(
         counts=hosted.ws.documents.counts(),
         chunks=hosted.ws.documents.chunk_count(),
-        total=len(shown),
+        total=len(docs),
         offset=offset,
-        documents=page,
+        documents=[_out(hosted, d, sizes.get(d.id)) for d in page],
     )
 
 

@@ -55,4 +55,10 @@ def apply_overrides(records: Sequence[EntityRecord], edits: dict[str, dict[str, 
     """``records`` with the edited names and descriptions laid over what aggregation produced."""
     if not edits:
         return list(records)
-    return [replace(r, **edits[r.key]) if r.key in edits else r for r in records]
+    return [_edited(r, edits[r.key]) if r.key in edits else r for r in records]
+
+
+def _edited(record: EntityRecord, fields: dict[str, str]) -> EntityRecord:
+    return replace(
+        record, name=fields.get("name", record.name), description=fields.get("description", record.description)
+    )
