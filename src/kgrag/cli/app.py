@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -19,13 +19,13 @@ from kgrag.cli.calibrate_command import eval_calibrate
 from kgrag.cli.chat_command import chat
 from kgrag.cli.community_commands import communities_command, report_command
 from kgrag.cli.compare_commands import compare, tune, tune_reranker
-from kgrag.cli.errors import exit_if_incomplete, guarded, run_app
+from kgrag.cli.errors import guarded, run_app
 from kgrag.cli.eval_plan_command import eval_plan
 from kgrag.cli.eval_run_commands import eval_list, eval_pairwise, eval_report, eval_run
 from kgrag.cli.eval_trace_commands import eval_export, eval_rescore
 from kgrag.cli.graph_commands import graph_app
 from kgrag.cli.help import KgragGroup
-from kgrag.cli.index_lines import print_estimate, print_left_out
+from kgrag.cli.index_command import index, print_index_report
 from kgrag.cli.llm_commands import cost, prompts_app
 from kgrag.cli.mcp_command import mcp_command
 from kgrag.cli.migrate_command import migrate
@@ -39,7 +39,6 @@ from kgrag.core.errors import KgragError
 
 if TYPE_CHECKING:  # types only: the modules are imported inside the commands that use them
     from kgrag.core.records import DocumentRecord
-    from kgrag.indexing import IndexReport
 
 app = typer.Typer(
     cls=KgragGroup,
@@ -70,6 +69,7 @@ app.command("tune")(tune)
 app.command("tune-reranker")(tune_reranker)
 app.command("migrate")(migrate)
 app.command("show")(show_command)
+app.command("index")(index)
 app.command("chat")(chat)
 
 
@@ -130,156 +130,6 @@ def init(
         console.print(Text.assemble("initialised workspace ", (str(ws.path.resolve()), "bold")))
 
 
-def _print_index_report(console: Console, report: IndexReport) -> None:
-    moved = f"moved {n} · " if (n := report.documents_moved) else ""
-    copies = f"duplicates {n} (stored once) · " if (n := report.documents_duplicate) else ""
-    console.print(
-        f"files {report.files_seen} · new {report.documents_new} · changed {report.documents_changed} · "
-        f"unchanged {report.documents_unchanged} · {moved}{copies}removed {report.documents_removed} · "
-        f"chunks written {report.chunks_written} · texts embedded {report.texts_embedded}"
-    )
-    print_left_out(console, report)
-    if report.chunks_extracted or report.chunks_extraction_failed or report.entities:
-        from kgrag.core.stages import EXTRACT
-        from kgrag.indexing.stages.extract import ExtractReport
-
-        own = report.stage(EXTRACT, ExtractReport)
-        console.print(
-            f"graph: {report.chunks_extracted} chunks extracted ({report.chunks_extraction_failed} "
-            f"failed, {own.glean_failed} gleaning calls failed) · {report.entities} entities · "
-            f"{report.relations} relations"
-            + (f" · {n} summaries retried next run" if (n := own.summaries_pending) else "")
-            + (
-                f" · ungrounded dropped: {own.ungrounded_entities} entities, {own.ungrounded_relations} relations"
-                if own.ungrounded_entities or own.ungrounded_relations
-                else ""
-            )
-            + (f" · unsupported relations dropped: {n}" if (n := own.unsupported_relations) else ""),
-            markup=False,
-        )
-    for line in report.llm_lines:
-        console.print(f"llm {line}")
-    if report.extraction_prompt_ratio is not None:
-        console.print(f"extraction cost: {report.extraction_prompt_ratio:.2f} prompt tokens per corpus token")
-    if report.seconds:
-        console.print("time: " + ", ".join(f"{k} {v:.2f}s" for k, v in report.seconds.items()))
-    # Skipped files were already named once each, as they happened (the finalize stage's notes).
-
-
-def _check_index_outcome(report: IndexReport, paths: list[Path]) -> None:
-    """Nothing to index is not success: a script must see a non-zero exit when no file matched or every
-    file failed (the report above already named each failure). A folder emptied on purpose is not a
-    mistake: its files' documents were removed."""
-    if report.files_seen == 0 and not report.documents_removed:
-        shown = ", ".join(str(p) for p in paths)
-        raise KgragError(f"no file to index in {shown} (check the paths and documents.include/exclude)")
-    if report.problems and len(report.problems) >= report.files_seen:
-        raise KgragError(f"every file failed ({len(report.problems)} of {report.files_seen}); nothing was indexed")
-    exit_if_incomplete(report.incomplete)
-
-
-PruneOpt = Annotated[
-    bool,
-    typer.Option(
-        "--prune/--no-prune",
-        help="Remove the documents of files deleted from the folders being indexed (files indexed from "
-        "elsewhere stay); --no-prune keeps them.",
-    ),
-]
-
-
-RetryFailedOpt = Annotated[
-    bool,
-    typer.Option(
-        "--retry-failed",
-        help="Read files that failed before again even if they did not change (by default a failed "
-        "file is retried once it changes). Same as documents.retry_failed = true for this run.",
-    ),
-]
-ProbeOpt = Annotated[
-    bool,
-    typer.Option(
-        "--probe",
-        help="With --estimate: first extract one sample unit for real (a few calls, cached for the run), so "
-        "the estimate uses this model's own reply sizes and re-ask rates.",
-    ),
-]
-
-
-BatchOpt = Annotated[
-    bool,
-    typer.Option(
-        "--batch",
-        help="Send the LLM calls through the OpenAI Batch API (about half the price; results within the "
-        "batch window); a killed run resumes polling. Same as llm.batch = true. See docs/llm.md.",
-    ),
-]
-
-
-@app.command()
-@guarded
-def index(
-    paths: Annotated[list[Path], typer.Argument(help="Files or directories to index.")],
-    estimate: Annotated[
-        bool,
-        typer.Option("--estimate", help="Print the LLM calls, tokens and money the run would spend; change nothing."),
-    ] = False,
-    probe: ProbeOpt = False,
-    budget_tokens: Annotated[
-        int | None,
-        typer.Option(
-            "--budget-tokens",
-            min=1,
-            help="Stop cleanly before the LLM would exceed this many tokens (prompt + completion); re-run to continue.",
-        ),
-    ] = None,
-    engine: Annotated[
-        str | None,
-        typer.Option(
-            "--engine",
-            help="Indexing engine: local (this process) or ray (load, chunk, extract, embed on Ray; "
-            "pip install 'kgrag[ray]'). Default: indexing.engine.",
-        ),
-    ] = None,
-    ray_address: Annotated[
-        str | None,
-        typer.Option(
-            "--ray-address",
-            help="Ray cluster for --engine ray (auto, host:6379, ray://host:10001); unset: a local Ray for the run.",
-        ),
-    ] = None,
-    prune: PruneOpt = True,
-    batch: BatchOpt = False,
-    retry_failed: RetryFailedOpt = False,
-    workspace: WorkspaceOpt = None,
-    debug: DebugOpt = False,
-) -> None:
-    """Index files incrementally: unchanged files are skipped, changed ones re-processed, deleted ones
-    removed; a moved file keeps its index and a copy is not stored twice."""
-    from kgrag.cli.progress import console_progress
-
-    if probe and not estimate:
-        raise KgragError("--probe goes with --estimate (it calibrates the estimate); add --estimate")
-    console = new_console()
-    llm = {k: v for k, v in {"max_tokens_budget": budget_tokens, "batch": batch or None}.items() if v}
-    overrides: dict[str, Any] = {"llm": llm} if llm else {}
-    indexing = {k: v for k, v in {"engine": engine, "ray_address": ray_address}.items() if v is not None}
-    if indexing:
-        overrides["indexing"] = indexing  # validated with the config: an unknown engine names the field
-    if retry_failed:
-        overrides["documents"] = {"retry_failed": True}
-    with open_workspace(workspace, **overrides) as ws, console_progress(console) as progress:
-        if estimate:
-            report, cost = ws.estimate_index(paths, progress=progress, probe=probe)
-        else:
-            report = ws.index(paths, progress=progress, prune=prune)
-    if estimate:
-        print_estimate(console, cost, report.chunks_written, ws.config.llm.batch_price_share)
-        return
-    _print_index_report(console, report)
-    _check_index_outcome(report, paths)
-
-
 @app.command()
 @guarded
 def remove(
@@ -312,7 +162,7 @@ def reindex(
     console = new_console()
     with open_workspace(workspace, allow_model_change=True) as ws, console_progress(console) as progress:
         report = ws.reindex_embeddings(progress)
-    _print_index_report(console, report)
+    print_index_report(console, report)
 
 
 @app.command()

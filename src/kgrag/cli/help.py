@@ -22,7 +22,7 @@ PANELS: dict[str, tuple[str, ...]] = {
     "Query": ("query", "chat", "compare", "show", "pipelines"),
     "Graph": ("graph",),
     "Eval": ("eval", "tune", "tune-reranker"),
-    "Serve": ("serve",),
+    "Serve": ("serve", "mcp"),
 }
 """Top-level commands per help panel, in the order ``kgrag --help`` lists them."""
 

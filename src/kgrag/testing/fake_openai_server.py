@@ -36,16 +36,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 FaultKind = Literal[
-    "rate_limit",
-    "server_error",
-    "slow",
-    "disconnect",
-    "malformed_body",
-    "truncated",
-    "wrong_schema",
-    "non_string_content",
-    "null_content",
-]
+    "rate_limit", "server_error", "slow", "disconnect", "malformed_body", "truncated", "wrong_schema",
+    "non_string_content", "null_content",
+]  # fmt: skip
 ALL_FAULTS: tuple[FaultKind, ...] = (
     "rate_limit", "server_error", "slow", "disconnect", "malformed_body", "truncated", "wrong_schema",
 )  # fmt: skip

@@ -151,9 +151,7 @@ class EvalAPI:
         config = self._parts.config
         opts = options or RunOptions()
         questions = self._check_run(pipelines, items, opts)
-        chosen_mode: RunMode = mode or ("llm-free" if config.llm.provider == "none" else "both")
-        if chosen_mode != "llm-free" and config.llm.provider == "none":
-            raise KgragError("LLM-judged metrics need an LLM: set llm.provider, or use --mode llm-free")
+        chosen_mode = self._mode(mode)
         plan = RunPlan(
             list(pipelines),
             list(metrics or self.default_metrics()),
@@ -190,6 +188,14 @@ class EvalAPI:
         record = EvalRunRecord(run_id, "run", time.time(), dataset, label, payload)
         self._parts.store.eval_runs.save(record, output.scores, output.traces)
         return finish(record, output.scores)
+
+    def _mode(self, mode: RunMode | None) -> RunMode:
+        """The run's mode: as asked, else LLM-free without an LLM and both kinds of metric with one."""
+        provider = self._parts.config.llm.provider
+        chosen: RunMode = mode or ("llm-free" if provider == "none" else "both")
+        if chosen != "llm-free" and provider == "none":
+            raise KgragError("LLM-judged metrics need an LLM: set llm.provider, or use --mode llm-free")
+        return chosen
 
     def _models(self) -> dict[str, str]:
         llm = self._parts.config.llm
