@@ -81,7 +81,8 @@ def _heading_run_in(sent: Any) -> bool:
     Half"): a heading with no full stop run into the sentence after it. Other capitalised words are left
     alone (names a small tagger misreads: "approved by Security", "submitted in Ledgerly")."""
     for prev, tok in pairwise(sent):
-        run_in = (tok.is_stop or tok.lower_ in ("half", "key")) and not tok.ent_type_
+        named = tok.ent_type_ not in ("", "CARDINAL", "ORDINAL")  # "May" in "May 2024" is a month, not a verb
+        run_in = (tok.is_stop or tok.lower_ in ("half", "key")) and not named
         if tok.is_title and run_in and tok.text != "I" and prev.is_lower and prev.is_alpha:
             return True
     return False
