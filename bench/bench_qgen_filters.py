@@ -8,7 +8,13 @@ percentile bootstrap 95 % interval, then Kendall τ between each generated ranki
 one with a bootstrap interval (both question sets resampled together, 1,000 times). CPU seconds, not
 wall time, are reported (the machine is shared).
 
-    HF_HUB_OFFLINE=1 python bench/bench_qgen_filters.py WORKSPACE QUESTIONS.json [--per-kind 40] [--out F.json]
+    HF_HUB_OFFLINE=1 python bench/bench_qgen_filters.py --prepare DIR      # the two cuts, indexed
+    HF_HUB_OFFLINE=1 python bench/bench_qgen_filters.py DIR/medical/ws DIR/medical/questions.json --per-kind 100
+
+``--prepare`` writes the first 100k characters of GraphRAG-Bench Medical and of Novel-58553 from
+``../shared/datasets`` with the hand-written questions whose every evidence statement has at least 70 %
+of its content words in a window of three sentences of the cut, and indexes each (default settings, no
+LLM).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import statistics
 import time
 from collections import defaultdict
@@ -24,6 +31,7 @@ from pathlib import Path
 from scipy.stats import kendalltau
 
 from kgrag import Workspace
+from kgrag.documents.words import content_words
 from kgrag.evaluation.datasets import QAItem, load_dataset
 from kgrag.evaluation.qgen.cloze import Passage
 from kgrag.evaluation.qgen.known_item import known_item_questions
@@ -75,16 +83,56 @@ def generate(ws: Workspace, per_kind: int, strict: bool, seed: int) -> list[QAIt
     return result.items
 
 
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+CUT = 100_000
+
+
+def _covered(evidence: list[str], windows: list[set[str]]) -> bool:
+    for statement in evidence:
+        words = content_words(statement)
+        if not words or max(len(words & w) / len(words) for w in windows) < 0.7:
+            return False
+    return True
+
+
+def prepare(out: Path) -> None:
+    """The Medical and Novel-58553 cuts with their covered hand-written questions, each indexed."""
+    medical = json.loads((SHARED / "graphrag-bench-medical/corpus.json").read_text(encoding="utf-8"))[0]["context"]
+    novel = json.loads((SHARED / "graphrag-bench-novel/corpus.json").read_text(encoding="utf-8"))
+    cuts = {
+        "medical": (medical[:CUT], SHARED / "graphrag-bench-medical/questions.json", "Medical"),
+        "novel": (next(c["context"] for c in novel if c["corpus_name"] == "Novel-58553")[:CUT],
+                  SHARED / "graphrag-bench-novel/questions.json", "Novel-58553"),
+    }  # fmt: skip
+    for name, (text, questions, source) in cuts.items():
+        sentences = re.split(r"(?<=[.!?])\s+", text)
+        windows = [content_words(" ".join(sentences[i : i + 3])) for i in range(len(sentences))]
+        items = [q for q in json.loads(questions.read_text(encoding="utf-8")) if q["source"] == source]
+        kept = [q for q in items if q.get("evidence") and _covered(q["evidence"], windows)]
+        (out / name / "docs").mkdir(parents=True, exist_ok=True)
+        (out / name / "docs" / f"{name}.txt").write_text(text, encoding="utf-8")
+        (out / name / "questions.json").write_text(json.dumps(kept, indent=1), encoding="utf-8")
+        with Workspace.init(out / name / "ws") as ws:
+            ws.index([out / name / "docs"])
+        print(f"{name}: {len(text)} characters, {len(kept)} questions, indexed")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("workspace", type=Path)
-    parser.add_argument("questions", type=Path)
+    parser.add_argument("workspace", type=Path, nargs="?")
+    parser.add_argument("questions", type=Path, nargs="?")
+    parser.add_argument("--prepare", type=Path, help="Write and index the two cuts in this directory, then stop.")
     parser.add_argument("--per-kind", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--pipelines", default=PIPELINES)
     parser.add_argument("--out", type=Path, default=Path("/tmp/qgen-filters.json"))
     args = parser.parse_args()
+    if args.prepare is not None:
+        prepare(args.prepare)
+        return
+    if args.workspace is None or args.questions is None:
+        parser.error("give WORKSPACE and QUESTIONS, or --prepare DIR")
     pipelines = args.pipelines.split(",")
     rng = random.Random(args.seed)
     cpu = time.process_time()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.conftest import SAMPLE_QUESTIONS
@@ -69,19 +71,19 @@ def test_rescore_reproduces_every_score_of_an_export(exported: Path, tmp_path: P
     assert list((tmp_path / "again").glob("*.md"))
 
 
-def _rewrite(path: Path, change: object) -> Path:
+def _rewrite(path: Path, change: Callable[[list[dict[str, Any]]], object]) -> Path:
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    change(rows)  # type: ignore[operator]
+    change(rows)
     out = path.with_name("changed.jsonl")
     out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return out
 
 
 def test_rescore_catches_a_changed_score_or_reply_and_refuses_a_missing_input(exported: Path) -> None:
-    def score(rows: list[dict]) -> None:  # type: ignore[type-arg]
+    def score(rows: list[dict[str, Any]]) -> None:
         rows[1]["scores"]["answer-accuracy:llm"]["value"] = 0.123
 
-    def reply(rows: list[dict]) -> None:  # type: ignore[type-arg]
+    def reply(rows: list[dict[str, Any]]) -> None:
         for call in rows[2]["judge_calls"]:
             if call["prompt"] == "eval_reference_judge":
                 call["reply"]["score"] = 1
@@ -94,7 +96,7 @@ def test_rescore_catches_a_changed_score_or_reply_and_refuses_a_missing_input(ex
         done = runner.invoke(app, ["eval", "rescore", str(_rewrite(exported, change))])
         assert done.exit_code == 1 and "differs:" in done.output
 
-    def similarity(rows: list[dict]) -> None:  # type: ignore[type-arg]
+    def similarity(rows: list[dict[str, Any]]) -> None:
         rows[1]["similarities"] = []
 
     with pytest.raises(KgragError, match=r"\|0: the export holds no similarity"):

@@ -46,7 +46,8 @@ class ExportError(KgragError):
 
 def _key(prompt: str, variables: Mapping[str, object], seed: object, temperature: object) -> str:
     flat = {k: v if isinstance(v, str | int | float) else str(v) for k, v in variables.items()}
-    return json.dumps([prompt, flat, seed, float(temperature or 0.0)], sort_keys=True, ensure_ascii=False)
+    heat = float(temperature) if isinstance(temperature, int | float) else 0.0
+    return json.dumps([prompt, flat, seed, heat], sort_keys=True, ensure_ascii=False)
 
 
 class ReplayClient(LLMClient):
@@ -67,7 +68,7 @@ class ReplayClient(LLMClient):
     def available(self) -> bool:
         return True
 
-    def structured(  # type: ignore[override]
+    def structured(
         self,
         prompt: str | Prompt,
         variables: Mapping[str, object],
@@ -83,7 +84,7 @@ class ReplayClient(LLMClient):
         call = queue.pop(0)
         note = str(call.get("note") or "")
         if note.startswith("judge call failed"):
-            raise ProviderError(note.removeprefix("judge call failed: "))
+            raise ProviderError(note.removeprefix("judge call failed: "), retryable=False)
         usage = Usage(int(call.get("prompt_tokens") or 0), int(call.get("completion_tokens") or 0))
         reply = call.get("reply")
         if reply is None or schema_model is None:
@@ -160,7 +161,7 @@ def rescore_answer(run: Mapping[str, Any], row: Mapping[str, Any]) -> dict[str, 
         evidence_overlap=float(settings.get("evidence_overlap", 0.7)),
         temperature=temperature,
         seed=seed,
-        settings=settings.get("metrics") or {},  # type: ignore[arg-type]  # tables; settings_of reads dicts
+        settings=settings.get("metrics") or {},  # plain tables: settings_of reads dicts
     )
     mode = str(plan.get("mode", "llm-free"))
     scores: dict[str, Measured] = {}

@@ -170,8 +170,7 @@ class EvalAPI:
         setup = judge_setup(config, self.judge_factory, temperature=opts.judge_temperature) if wants_judge else None
         if judge_objs and setup is None:
             raise KgragError("judges need an LLM: set llm.provider (see docs/llm.md)")
-        run_id = new_eval_id("run")
-        parts = self._run_parts(metric_objs, judge_objs, setup)
+        run_id, parts = new_eval_id("run"), self._run_parts(metric_objs, judge_objs, setup)
         with fresh_calls(self._parts.llm_if_configured(), setup, not opts.reuse_answers):
             output = run_evaluation(questions, plan, parts, run_id, on_question)
         payload = {

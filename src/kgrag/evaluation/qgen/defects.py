@@ -49,27 +49,41 @@ _SUBORDINATE = frozenset("that which who whom whose to while if because although
 _JOINING_END = frozenset("and or but of to the a an with by for from in on at as than".split())
 _GLUED = re.compile(r"\b[A-Z][A-Z][a-z]{2,}\b")  # "MThis", "GWell": a line break lost between two words
 _STEM = 5
+_TOC_RUN = re.compile(r"[A-Za-z]\s+\d{1,3}\s+[A-Z]")
 _LEANING = frozenset("such so but also however similarly therefore thus then other another both".split())
 _QUOTES = re.compile(r"[“”\"]")
 _LIST_ITEM = re.compile(r"(?:,\s*|\b(?:and|or)\s+)(?:what|which \w+)\b|\b(?:what|which \w+),", re.I)
 _SLASHED = re.compile(r"(?:\bwhat|\bhow \w+|\bwhich \w+)\s+\w*/|\s/|/\s")
 
 
-def _stems(text: str) -> set[str]:
-    return {w[:_STEM] for w in content_words(text) if len(w) >= 3}
+def _words(text: str) -> set[str]:
+    return {w for w in content_words(re.sub(r"[-/]", " ", text)) if len(w) >= 3}
+
+
+def _shares_stem(answer: str, question: str) -> bool:
+    """A word of the answer and one of the question with the same first five letters, or one a prefix of
+    the other ("SSTR" in "SSTRs", "treat" in "treatment")."""
+    return any(
+        a[:_STEM] == q[:_STEM] or (len(a) >= 4 and q.startswith(a)) or (len(q) >= 4 and a.startswith(q))
+        for a in _words(answer)
+        for q in _words(question)
+    )
 
 
 def _numbers_among_words(sent: Any) -> bool:
-    """Three or more bare numbers between words with no punctuation: a table of contents or index."""
-    numbers = [t for t in sent if t.like_num and not t.is_punct]
-    return len(numbers) >= 3 and not any(t.text in ",;:" for t in sent[:-1])
+    """Two or more page numbers between a word and a capitalised word ("tests 12 Biopsy 13 Imaging"):
+    a table of contents or an index run together."""
+    return len(_TOC_RUN.findall(sent.text)) >= 2
 
 
 def _heading_run_in(sent: Any) -> bool:
-    """A capitalised common word right after a lower-case word mid-sentence ("basics Did", "symptoms
-    Half"): a heading with no full stop run into the sentence after it."""
+    """A capitalised stop word right after a lower-case word mid-sentence ("basics Did", "symptoms
+    Half"): a heading with no full stop run into the sentence after it. Other capitalised words are left
+    alone (names a small tagger misreads: "approved by Security", "submitted in Ledgerly")."""
     for prev, tok in pairwise(sent):
-        if tok.is_title and tok.pos_ not in ("PROPN", "X") and tok.text != "I" and prev.is_lower and prev.is_alpha:
+        named = tok.ent_type_ not in ("", "CARDINAL", "ORDINAL")  # "May" in "May 2024" is a month, not a verb
+        run_in = (tok.is_stop or tok.lower_ in ("half", "key")) and not named
+        if tok.is_title and run_in and tok.text != "I" and prev.is_lower and prev.is_alpha:
             return True
     return False
 
@@ -160,7 +174,7 @@ def answer_defect(span: Any, answer: str, question: str, label: str) -> str | No
         return "answer is an apposition or a comparison"
     if not any(t.pos_ in ("NOUN", "PROPN", "NUM") for t in span):
         return "answer is not a noun or a number"
-    if _stems(answer) & _stems(question):
+    if _shares_stem(answer, question):
         return "question contains the answer's words"
     return None
 
