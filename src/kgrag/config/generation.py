@@ -69,7 +69,7 @@ class GenerationConfig(Section):
         "`unsupported` when no passage reaches `attribution_threshold`; `off`: model citations only.",
     )
     attribution_threshold: float = Field(
-        0.6,
+        0.39,
         ge=0,
         le=1,
         description="Least support (embedding × `attribution_embedding_weight` + lexical share × the rest) "

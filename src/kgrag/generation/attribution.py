@@ -90,8 +90,8 @@ def _windows(text: str) -> list[set[str]]:
 
 def lexical_support(claims: Sequence[str], passages: Sequence[SupportPassage]) -> np.ndarray:
     """``[claim, passage]``: the share of the claim's content stems that two consecutive sentences of the
-    passage hold, each stem weighted by its rarity among the context passages (a name only one passage
-    holds says more than a word all of them hold); 0 for a claim without content words."""
+    passage hold, each stem weighted by 1 + its rarity among the context passages (a name only one passage
+    holds says more than a word all of them hold, which still counts); 0 for a claim without content words."""
     held = [content_stems(p.text) for p in passages]
     windows = [_windows(p.text) for p in passages]
     out = np.zeros((len(claims), len(passages)), dtype=np.float32)
@@ -99,7 +99,7 @@ def lexical_support(claims: Sequence[str], passages: Sequence[SupportPassage]) -
         words = content_stems(claim)
         if not words:
             continue
-        weight = {w: math.log((len(passages) + 1) / (sum(w in h for h in held) + 0.5)) for w in words}
+        weight = {w: 1 + math.log((len(passages) + 1) / (sum(w in h for h in held) + 0.5)) for w in words}
         total = sum(weight.values())
         for col, spans in enumerate(windows):
             out[row, col] = max(sum(weight[w] for w in words & span) for span in spans) / total

@@ -33,7 +33,7 @@ from kgrag.server import (
 from kgrag.server.deps import caller
 from kgrag.server.errors import install_error_handlers
 from kgrag.server.guard import RequestGuardMiddleware, allowed_hosts
-from kgrag.server.mcp_http import MCP_PATH, mcp_endpoint
+from kgrag.server.mcp_http import MCP_METHODS, MCP_PATH, mcp_endpoint
 from kgrag.server.metrics import MetricsMiddleware
 from kgrag.server.page import mount_docs, mount_page
 from kgrag.server.scrub import ScrubMiddleware
@@ -95,7 +95,7 @@ def create_app(
     v1.include_router(per_workspace)
     app.include_router(v1)
     if mcp is not None:  # MCP streamable HTTP, one endpoint per workspace (kgrag.server.mcp_http)
-        app.add_route(MCP_PATH, cast(Any, mcp), methods=["GET", "POST", "DELETE"], include_in_schema=False)
+        app.add_route(MCP_PATH, cast(Any, mcp), methods=MCP_METHODS, include_in_schema=False)
     mount_page(app)
     mount_docs(app)
     app.add_middleware(ScrubMiddleware, scrubber=state.scrubber)

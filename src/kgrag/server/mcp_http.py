@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 MCP_PATH = "/mcp/{workspace}"
+MCP_METHODS = ["POST"]
+"""Stateless JSON replies need no GET event stream and no DELETE of a session; other methods get 405."""
 
 
 class McpEndpoint:
@@ -37,13 +39,18 @@ class McpEndpoint:
     def __init__(self, state: ServerState, managers: dict[str, StreamableHTTPSessionManager]) -> None:
         self.state = state
         self.managers = managers
+        self.started = False
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
         async with AsyncExitStack() as stack:
             for manager in self.managers.values():
                 await stack.enter_async_context(manager.run())
-            yield
+            self.started = True
+            try:
+                yield
+            finally:
+                self.started = False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         name = str(scope.get("path_params", {}).get("workspace", ""))
@@ -54,6 +61,8 @@ class McpEndpoint:
                 raise ApiError(404, "not_found", f"no workspace named {name!r}")
             if not who.may_use(name):
                 raise ApiError(403, "forbidden", f"this API key may not use workspace {name!r}")
+            if not self.started:  # an app used without its lifespan (a test client outside `with`)
+                raise ApiError(503, "unavailable", "the MCP endpoint runs only while the server's lifespan does")
         except ApiError as exc:
             await error_response(exc.status, exc.code, exc.message, exc.headers)(scope, receive, send)
             return
