@@ -14,10 +14,16 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kgrag.testing.extraction_responder import ExtractionResponder
-from kgrag.testing.fake_openai_server import FakeOpenAIServer
+from kgrag.testing.fake_openai_server import FakeOpenAIServer, Responder
 from kgrag.testing.workspace_toml import write_workspace_toml
+
+if TYPE_CHECKING:
+    from kgrag import Workspace
+    from kgrag.core.llm_usage import Totals
+    from kgrag.models.llm import Estimate
 
 FIGURES = ("calls", "prompt_tokens", "completion_tokens", "cost_usd")
 KEY_ENV = "KGRAG_ESTIMATE_CHECK_KEY"
@@ -65,24 +71,57 @@ def write_workspace(path: Path, base_url: str, settings: dict[str, str] | None =
     return write_workspace_toml(path, lines)
 
 
-def compare(files: Sequence[Path], workdir: Path, settings: dict[str, str] | None = None) -> Comparison:
-    """Estimate, then index for real, ``files`` in two fresh workspaces under ``workdir``."""
+def compare(
+    files: Sequence[Path],
+    workdir: Path,
+    settings: dict[str, str] | None = None,
+    *,
+    responder: Responder | None = None,
+    probe: bool = False,
+    history: Sequence[Path] = (),
+) -> Comparison:
+    """Estimate, then index for real, ``files`` in two fresh workspaces under ``workdir``, against a fake
+    server answering with ``responder`` (default: the realistic scripted extraction responder). ``probe``:
+    estimate with ``--probe``; ``history``: files the estimate's workspace indexes for real first, so its
+    ledger calibrates the estimate. ``requests`` counts only what the estimate itself sent."""
     from kgrag import Workspace
 
     os.environ.setdefault(KEY_ENV, "sk-estimate-check")
-    responder = ExtractionResponder()
-    with FakeOpenAIServer(responder.for_server, include_usage=False) as server:  # cl100k counts, as real APIs
+    answer = responder or ExtractionResponder().for_server
+    with FakeOpenAIServer(answer, include_usage=False) as server:  # cl100k counts, as real APIs
         with Workspace.open(write_workspace(workdir / "estimate", server.base_url, settings)) as ws:
-            _, estimate = ws.indexing.estimate(list(files))
-        requests = server.stats.requests
+            if history:
+                ws.indexing.run(list(history))
+            before = server.stats.requests
+            _, estimate = ws.indexing.estimate(list(files), probe=probe)
+            requests = server.stats.requests - before
+            if probe or history:  # the run this estimate was for: the same workspace, its cache and ledger
+                return _measured(ws, files, estimate, requests)
         with Workspace.open(write_workspace(workdir / "real", server.base_url, settings)) as ws:
-            ws.indexing.run(list(files))
-            usage = ws.llm_usage()
-    total = usage.total
+            return _measured(ws, files, estimate, requests)
+
+
+def _figures(totals: Totals) -> dict[str, float]:
+    """What was paid: calls the cache did not answer, billed tokens, money."""
+    return {
+        "calls": float(totals.calls - totals.cache_hits),
+        "prompt_tokens": float(totals.billed_prompt_tokens),
+        "completion_tokens": float(totals.billed_completion_tokens),
+        "cost_usd": float(totals.cost_usd),
+    }
+
+
+def _measured(ws: Workspace, files: Sequence[Path], estimate: Estimate, requests: int) -> Comparison:
+    """Index ``files`` for real in ``ws``; the comparison with ``estimate`` of that run's ledger."""
+    ledger = ws.store.llm_ledger
+    earlier = set(ledger.run_ids())
+    ws.indexing.run(list(files))
+    runs = [run for run in ledger.run_ids() if run not in earlier]
+    usage = ws.llm_usage(runs[-1]) if len(runs) == 1 else ws.llm_usage()
     return Comparison(
         {f: float(getattr(estimate, f)) for f in FIGURES},
-        {f: float(getattr(total, f)) for f in FIGURES},
-        {stage: {f: float(getattr(t, f)) for f in FIGURES} for stage, t in sorted(usage.by_stage.items())},
+        _figures(usage.total),
+        {stage: _figures(t) for stage, t in sorted(usage.by_stage.items())},
         [*estimate.assumptions, *estimate.predicted],
         requests,
     )

@@ -14,7 +14,7 @@ estimates, no call that failed before any reply), and returns
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from kgrag.core.llm_usage import CallRecord
@@ -64,3 +64,26 @@ def measure_replies(records: Iterable[CallRecord], *, model: str, stage: str) ->
         sum(r.completion_tokens for r in chosen) / len(chosen),
         max(0.0, len(chosen) - first) / first,
     )
+
+
+def replies_by_prompt(
+    records: Iterable[CallRecord], *, model: str, skip: Collection[str] = ()
+) -> tuple[tuple[str, float, float], ...]:
+    """Per prompt name (those in ``skip`` left out): the mean completion and the follow-up rate of
+    ``model``'s last :data:`RECENT_CALLS` sent calls of it (``records`` newest first), as
+    :func:`measure_replies` counts them: what the estimate assumes for those prompts' calls."""
+    chosen: dict[str, list[CallRecord]] = {}
+    for record in records:
+        name = record.prompt_name
+        if record.model != model or name is None or name in skip or not _sent(record):
+            continue
+        kept = chosen.setdefault(name, [])
+        if len(kept) < RECENT_CALLS:
+            kept.append(record)
+    found = []
+    for name, calls in sorted(chosen.items()):
+        follow_ups = sum(SIZE_FOLLOW_UPS if is_size_failure(r.error) else 1.0 for r in calls if r.error is not None)
+        first = max(1.0, len(calls) - follow_ups)
+        mean = sum(r.completion_tokens for r in calls) / len(calls)
+        found.append((name, mean, max(0.0, len(calls) - first) / first))
+    return tuple(found)
