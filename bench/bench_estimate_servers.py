@@ -73,7 +73,7 @@ def main() -> None:
     if not MEDICAL.exists():
         sys.exit(f"Medical corpus not found at {MEDICAL}")
     mode = "ledger of an earlier slice" if args.ledger else "--probe"
-    lines = [f"| server | pipeline | calls (estimate / measured) | prompt tokens | completion tokens |",
+    lines = ["| server | pipeline | calls (estimate / measured) | prompt tokens | completion tokens |",
              "|---|---|---|---|---|"]  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="kgrag-estimate-") as tmp:
         history, target = slices(Path(tmp) / "docs", args.tokens, 2)

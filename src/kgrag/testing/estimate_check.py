@@ -112,12 +112,15 @@ def _figures(totals: Totals) -> dict[str, float]:
 
 
 def _measured(ws: Workspace, files: Sequence[Path], estimate: Estimate, requests: int) -> Comparison:
-    """Index ``files`` for real in ``ws``; the comparison with ``estimate`` of that run's ledger."""
+    """Index ``files`` for real in ``ws``; the comparison with ``estimate`` of the calls that run made
+    (ledger rows written after it started: a probe's calls are the estimate's own, not the run's)."""
+    from kgrag.core.llm_usage import Totals, build_summary
+
     ledger = ws.store.llm_ledger
-    earlier = set(ledger.run_ids())
+    seen = len(ledger.calls())
     ws.indexing.run(list(files))
-    runs = [run for run in ledger.run_ids() if run not in earlier]
-    usage = ws.llm_usage(runs[-1]) if len(runs) == 1 else ws.llm_usage()
+    groups = [(record.run_id, record.stage, Totals.of(record)) for record in ledger.calls()[seen:]]
+    usage = build_summary(groups, ws.components.prices())
     return Comparison(
         {f: float(getattr(estimate, f)) for f in FIGURES},
         _figures(usage.total),

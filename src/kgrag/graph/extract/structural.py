@@ -14,6 +14,7 @@ estimate predicts summaries from the names' spread itself).
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -42,7 +43,7 @@ def structural_items(text: str, name_share: float = 1.0, relation_share: float =
         names = [name for name in sentence if name.casefold() in kept]
         for name in names:
             entities.setdefault(name.casefold(), ExtractedEntity(name, STAND_IN_TYPE, ""))
-        for left, right in zip(names, names[1:], strict=False):
+        for left, right in itertools.pairwise(names):
             first, second = sorted((left.casefold(), right.casefold()))
             if first != second and (first, second) not in relations:
                 relations[(first, second)] = ExtractedRelation(left, right, "related to", "")

@@ -45,6 +45,8 @@ from kgrag.models.llm.tokens import TextTokenCounter, count_message_tokens
 ESTIMATE_FINISH_REASON = "estimate"
 EXTRACTION_PROMPTS = frozenset({"extract_graph", "glean_graph"})
 TEXT_MARKER = "Text:\n"
+EXAMPLE_INPUT = "For this input:\n"  # how a prompt's worked example is shown (kgrag.prompts.loader)
+EXAMPLE_REPLY = "\nthe reply is:\n"
 _WORD = r"[A-ZÀ-ÖØ-Þ][\w'&]*(?:[-.]\w+)*"
 _NAME = re.compile(_WORD + r"(?:[ \t]+(?:" + _WORD + r"|\d+(?:\.\d+)*))*")
 # Capitalised only because they start a sentence: not names, so stripped from the front of a run.
@@ -225,7 +227,7 @@ class EstimatingProvider:
         prompt = count_message_tokens(self._counter, request.messages)
         names = self._names(request)
         if names is None:
-            completion = self.assumptions.reply_for(request.prompt.name if request.prompt else None)
+            completion = self._other_reply(request)
         elif self.assumptions.extraction_completion is not None:
             completion = round(self.assumptions.extraction_completion)
         else:
@@ -239,6 +241,21 @@ class EstimatingProvider:
             elif request.prompt is not None:
                 self._by_prompt.setdefault(request.prompt.name, _Tally()).add(1, prompt, completion)
         return ChatResponse("", ESTIMATE_FINISH_REASON, prompt, completion)
+
+    def _other_reply(self, request: ChatRequest) -> int:
+        """A non-extraction call's reply: measured for its prompt, else as long as the prompt's worked example
+        reply scaled by how much larger the input is than the example's, else the default."""
+        name = request.prompt.name if request.prompt else None
+        if any(prompt == name for prompt, _, _ in self.assumptions.replies):
+            return self.assumptions.reply_for(name)
+        system = next((str(m.get("content", "")) for m in request.messages if m.get("role") == "system"), "")
+        head, marker, reply = system.rpartition(EXAMPLE_REPLY)
+        example_input = head.rpartition(EXAMPLE_INPUT)[2]
+        user = next((str(m.get("content", "")) for m in request.messages if m.get("role") == "user"), "")
+        if not marker or not example_input or not reply.strip():
+            return self.assumptions.completion_tokens
+        scale = max(1.0, self._counter.count(user) / max(1, self._counter.count(example_input)))
+        return min(self.assumptions.completion_tokens, round(self._counter.count(reply) * scale))
 
     @staticmethod
     def _names(request: ChatRequest) -> set[str] | None:

@@ -69,9 +69,10 @@ def measure_replies(records: Iterable[CallRecord], *, model: str, stage: str) ->
 def replies_by_prompt(
     records: Iterable[CallRecord], *, model: str, skip: Collection[str] = ()
 ) -> tuple[tuple[str, float, float], ...]:
-    """Per prompt name (those in ``skip`` left out): the mean completion and the follow-up rate of
-    ``model``'s last :data:`RECENT_CALLS` sent calls of it (``records`` newest first), as
-    :func:`measure_replies` counts them: what the estimate assumes for those prompts' calls."""
+    """Per prompt name (those in ``skip`` left out): the mean completion and the re-ask rate of ``model``'s
+    last :data:`RECENT_CALLS` sent calls of it (``records`` newest first): what the estimate assumes for
+    those prompts' calls. Such a call is re-asked at most once, and a re-ask fails about as often as a
+    first call, so the share of failed replies estimates the re-asks per first call (at most one)."""
     chosen: dict[str, list[CallRecord]] = {}
     for record in records:
         name = record.prompt_name
@@ -82,8 +83,6 @@ def replies_by_prompt(
             kept.append(record)
     found = []
     for name, calls in sorted(chosen.items()):
-        follow_ups = sum(SIZE_FOLLOW_UPS if is_size_failure(r.error) else 1.0 for r in calls if r.error is not None)
-        first = max(1.0, len(calls) - follow_ups)
         mean = sum(r.completion_tokens for r in calls) / len(calls)
-        found.append((name, mean, max(0.0, len(calls) - first) / first))
+        found.append((name, mean, sum(r.error is not None for r in calls) / len(calls)))
     return tuple(found)
