@@ -31,7 +31,13 @@ PIPELINES = {
 
 @pytest.mark.parametrize("pipeline", sorted(PIPELINES))
 def test_estimate_within_25_percent_of_the_real_run(tmp_path: Path, pipeline: str) -> None:
-    result = compare(sorted(SAMPLE_DOCS.iterdir()), tmp_path, PIPELINES[pipeline])
+    docs = sorted(SAMPLE_DOCS.iterdir())
+    if pipeline == "denoised-llm":
+        # this server answers merge confirmations and reflection invalidly, so each such call is asked again:
+        # how a model answers a prompt is known only from its calls, so the ledger of an earlier run calibrates
+        result = compare(docs[2:], tmp_path, PIPELINES[pipeline], history=docs[:2])
+    else:
+        result = compare(docs, tmp_path, PIPELINES[pipeline])
     assert result.requests == 0
     for figure in ("calls", "prompt_tokens"):
         assert result.ratio(figure) == pytest.approx(1.0, abs=TOLERANCE), f"{pipeline} {figure}\n{result.table()}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from kgrag.core.llm_types import ChatRequest, PromptRef
+from kgrag.core.llm_types import ChatRequest, Message, PromptRef
 from kgrag.core.llm_usage import CallRecord
 from kgrag.graph.extract.structural import structural_items
 from kgrag.models.llm.base import ChatProvider
@@ -59,7 +59,7 @@ def test_a_call_without_measurements_replies_as_long_as_its_worked_example() -> 
     counter = default_token_counter()
     provider = EstimatingProvider(NEVER, counter, EstimateAssumptions(completion_tokens=256))
     system = 'Judge.\n\nExample (invented names). For this input:\nA | B\nthe reply is:\n{"merge": true}'
-    messages = ({"role": "system", "content": system}, {"role": "user", "content": "C | D"})
+    messages = cast(tuple[Message, ...], ({"role": "system", "content": system}, {"role": "user", "content": "C | D"}))
     request = ChatRequest(messages, "m", prompt=PromptRef("confirm_merge", "1"))
     assert provider.complete(request).completion_tokens == counter.count('{"merge": true}')
     measured = EstimateAssumptions(replies=(("confirm_merge", 40.0, 0.5),))

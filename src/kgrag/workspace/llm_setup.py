@@ -154,20 +154,20 @@ def estimate_assumptions_for(
     pipelines = (registries or Registries()).get(INDEX_PIPELINES)
     entry = pipelines.load(name) if name in pipelines else ()
     stages: Sequence[str] = entry() if callable(entry) else entry  # a plug-in pipeline may be a callable
-    base = replace(base, stages=_stage_predictions(config, stages), **_stand_in_shares(store))
+    base = _stand_in_shares(replace(base, stages=_stage_predictions(config, stages)), store)
     return calibrate_assumptions(base, store, config.llm.model)
 
 
-def _stand_in_shares(store: Store) -> dict[str, float]:
-    """The shares of the estimate's stand-in graph the last ``--probe`` measured (none: keep it whole)."""
+def _stand_in_shares(assumptions: EstimateAssumptions, store: Store) -> EstimateAssumptions:
+    """With the shares of the estimate's stand-in graph the last ``--probe`` measured (none: keep it whole)."""
     from kgrag.workspace.estimate_probe import META_SHARES
 
     stored = (store.meta.get(META_SHARES) or "").split()
     try:
         names, relations = (float(value) for value in stored)
     except ValueError:
-        return {}
-    return {"name_share": names, "relation_share": relations}
+        return assumptions
+    return replace(assumptions, name_share=names, relation_share=relations)
 
 
 RECENT_RUNS = 20  # calibration reads the ledger of this many newest runs at most

@@ -277,8 +277,8 @@ class EstimatingProvider:
         for name, part in counted:
             rate = self.assumptions.follow_ups_for(name)
             if rate > 0:
-                parts.append((f"{name} re-asks", _Tally(round(part.calls * rate), part.prompt * rate,
-                                                         part.completion * rate)))  # fmt: skip
+                again = _Tally(round(part.calls * rate), round(part.prompt * rate), round(part.completion * rate))
+                parts.append((f"{name} re-asks", again))
         for _, part in parts:
             total.add(part.calls, part.prompt, part.completion)
         predicted = tuple(
