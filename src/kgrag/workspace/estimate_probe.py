@@ -87,10 +87,6 @@ def probe_extraction(parts: Components, paths: Sequence[Path]) -> list[str]:
     extractor: LLMExtractor = create_llm_extractor(parts.config, client)
     extractions = list(extractor.extract(chunks))
     _record_shares(parts, chunks, extractions)
-    from kgrag.workspace.llm_setup import save_profile
-
-    with parts.store.transaction():  # what the probe learnt (examples or compact prompts) is what the run uses
-        save_profile(client, parts.store.meta)
     spent = client.summary().total
     stats = extractor.stats
     tokens = sum(c.n_tokens for c in chunks)

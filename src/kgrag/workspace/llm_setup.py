@@ -155,7 +155,7 @@ def estimate_assumptions_for(
     entry = pipelines.load(name) if name in pipelines else ()
     stages: Sequence[str] = entry() if callable(entry) else entry  # a plug-in pipeline may be a callable
     base = _stand_in_shares(replace(base, stages=_stage_predictions(config, stages)), store)
-    return calibrate_assumptions(base, store, config.llm.model)
+    return calibrate_assumptions(base, store, config.llm.model or "")
 
 
 def _stand_in_shares(assumptions: EstimateAssumptions, store: Store) -> EstimateAssumptions:
