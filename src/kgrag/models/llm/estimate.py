@@ -45,6 +45,7 @@ from kgrag.models.llm.tokens import TextTokenCounter, count_message_tokens
 ESTIMATE_FINISH_REASON = "estimate"
 EXTRACTION_PROMPTS = frozenset({"extract_graph", "glean_graph"})
 TEXT_MARKER = "Text:\n"
+REASK_CORRECTION_TOKENS = 60  # the message that asks again, naming what was wrong with the reply
 EXAMPLE_INPUT = "For this input:\n"  # how a prompt's worked example is shown (kgrag.prompts.loader)
 EXAMPLE_REPLY = "\nthe reply is:\n"
 _WORD = r"[A-ZÀ-ÖØ-Þ][\w'&]*(?:[-.]\w+)*"
@@ -277,7 +278,9 @@ class EstimatingProvider:
         for name, part in counted:
             rate = self.assumptions.follow_ups_for(name)
             if rate > 0:
-                again = _Tally(round(part.calls * rate), round(part.prompt * rate), round(part.completion * rate))
+                calls = round(part.calls * rate)  # a re-ask re-sends the conversation, the bad reply and a correction
+                prompt = (part.prompt + part.completion) * rate + calls * REASK_CORRECTION_TOKENS
+                again = _Tally(calls, round(prompt), round(part.completion * rate))
                 parts.append((f"{name} re-asks", again))
         for _, part in parts:
             total.add(part.calls, part.prompt, part.completion)
