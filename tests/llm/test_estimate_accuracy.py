@@ -1,9 +1,10 @@
 """``--estimate`` is honest enough to plan money on: on the sample corpus, calls and prompt tokens are within
 ±25% of a real run of the same indexing pipeline against the fake OpenAI server with the realistic scripted
-extraction responder (every stage: extraction, gleaning, summaries, community reports, merge confirmation,
-triple reflection), while the estimate itself sends nothing. Reply sizes are checked against a real
-model's recorded run (tests/llm/test_recorded_replies.py): the scripted responder writes replies longer
-than any ``max_tokens``, which no real server returns."""
+extraction responder (every stage: extraction, gleaning and summaries predicted; community reports, merge
+confirmation and triple reflection counted on the estimate's LLM-free stand-in graph), while the estimate
+itself sends nothing. Reply sizes are checked against a real model's recorded run
+(tests/llm/test_recorded_replies.py): the scripted responder writes replies longer than any ``max_tokens``,
+which no real server returns."""
 
 from __future__ import annotations
 
@@ -30,17 +31,24 @@ PIPELINES = {
 
 @pytest.mark.parametrize("pipeline", sorted(PIPELINES))
 def test_estimate_within_25_percent_of_the_real_run(tmp_path: Path, pipeline: str) -> None:
-    result = compare(sorted(SAMPLE_DOCS.iterdir()), tmp_path, PIPELINES[pipeline])
+    docs = sorted(SAMPLE_DOCS.iterdir())
+    if pipeline == "denoised-llm":
+        # this server answers merge confirmations and reflection invalidly, so each such call is asked again:
+        # how a model answers a prompt is known only from its calls, so the ledger of an earlier run calibrates
+        result = compare(docs[2:], tmp_path, PIPELINES[pipeline], history=docs[:2])
+    else:
+        result = compare(docs, tmp_path, PIPELINES[pipeline])
     assert result.requests == 0
     for figure in ("calls", "prompt_tokens"):
         assert result.ratio(figure) == pytest.approx(1.0, abs=TOLERANCE), f"{pipeline} {figure}\n{result.table()}"
     assert any("gleaning" in line for line in result.assumptions)
     assert any("summaries" in line for line in result.assumptions)
     measured_stages = {stage.split(".")[-1] for stage in result.measured_by_stage}
+    # the stages after extraction are counted on the estimate's stand-in graph, not predicted per name
     if "community-reports" in measured_stages:
-        assert any("community reports" in line for line in result.assumptions)
+        assert any("counted: community_report" in line for line in result.assumptions)
     if "reflect" in measured_stages:
-        assert any("triple reflection" in line for line in result.assumptions)
+        assert any("counted: reflect_triples" in line for line in result.assumptions)
 
 
 def test_gleaning_off_predicts_no_gleaning(tmp_path: Path) -> None:

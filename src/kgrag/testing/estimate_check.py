@@ -14,10 +14,16 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kgrag.testing.extraction_responder import ExtractionResponder
-from kgrag.testing.fake_openai_server import FakeOpenAIServer
+from kgrag.testing.fake_openai_server import FakeOpenAIServer, Responder
 from kgrag.testing.workspace_toml import write_workspace_toml
+
+if TYPE_CHECKING:
+    from kgrag import Workspace
+    from kgrag.core.llm_usage import Totals
+    from kgrag.models.llm import Estimate
 
 FIGURES = ("calls", "prompt_tokens", "completion_tokens", "cost_usd")
 KEY_ENV = "KGRAG_ESTIMATE_CHECK_KEY"
@@ -65,24 +71,60 @@ def write_workspace(path: Path, base_url: str, settings: dict[str, str] | None =
     return write_workspace_toml(path, lines)
 
 
-def compare(files: Sequence[Path], workdir: Path, settings: dict[str, str] | None = None) -> Comparison:
-    """Estimate, then index for real, ``files`` in two fresh workspaces under ``workdir``."""
+def compare(
+    files: Sequence[Path],
+    workdir: Path,
+    settings: dict[str, str] | None = None,
+    *,
+    responder: Responder | None = None,
+    probe: bool = False,
+    history: Sequence[Path] = (),
+) -> Comparison:
+    """Estimate, then index for real, ``files`` in two fresh workspaces under ``workdir``, against a fake
+    server answering with ``responder`` (default: the realistic scripted extraction responder). ``probe``:
+    estimate with ``--probe``; ``history``: files the estimate's workspace indexes for real first, so its
+    ledger calibrates the estimate. ``requests`` counts only what the estimate itself sent."""
     from kgrag import Workspace
 
     os.environ.setdefault(KEY_ENV, "sk-estimate-check")
-    responder = ExtractionResponder()
-    with FakeOpenAIServer(responder.for_server, include_usage=False) as server:  # cl100k counts, as real APIs
+    answer = responder or ExtractionResponder().for_server
+    with FakeOpenAIServer(answer, include_usage=False) as server:  # cl100k counts, as real APIs
         with Workspace.open(write_workspace(workdir / "estimate", server.base_url, settings)) as ws:
-            _, estimate = ws.indexing.estimate(list(files))
-        requests = server.stats.requests
+            if history:
+                ws.indexing.run(list(history))
+            before = server.stats.requests
+            _, estimate = ws.indexing.estimate(list(files), probe=probe)
+            requests = server.stats.requests - before
+            if probe or history:  # the run this estimate was for: the same workspace, its cache and ledger
+                return _measured(ws, files, estimate, requests)
         with Workspace.open(write_workspace(workdir / "real", server.base_url, settings)) as ws:
-            ws.indexing.run(list(files))
-            usage = ws.llm_usage()
-    total = usage.total
+            return _measured(ws, files, estimate, requests)
+
+
+def _figures(totals: Totals) -> dict[str, float]:
+    """What was paid: calls the cache did not answer, billed tokens, money."""
+    return {
+        "calls": float(totals.calls - totals.cache_hits),
+        "prompt_tokens": float(totals.billed_prompt_tokens),
+        "completion_tokens": float(totals.billed_completion_tokens),
+        "cost_usd": float(totals.cost_usd),
+    }
+
+
+def _measured(ws: Workspace, files: Sequence[Path], estimate: Estimate, requests: int) -> Comparison:
+    """Index ``files`` for real in ``ws``; the comparison with ``estimate`` of the calls that run made
+    (ledger rows written after it started: a probe's calls are the estimate's own, not the run's)."""
+    from kgrag.core.llm_usage import Totals, build_summary
+
+    ledger = ws.store.llm_ledger
+    seen = len(ledger.calls())
+    ws.indexing.run(list(files))
+    groups = [(record.run_id, record.stage, Totals.of(record)) for record in ledger.calls()[seen:]]
+    usage = build_summary(groups, ws.components.prices())
     return Comparison(
         {f: float(getattr(estimate, f)) for f in FIGURES},
-        {f: float(getattr(total, f)) for f in FIGURES},
-        {stage: {f: float(getattr(t, f)) for f in FIGURES} for stage, t in sorted(usage.by_stage.items())},
+        _figures(usage.total),
+        {stage: _figures(t) for stage, t in sorted(usage.by_stage.items())},
         [*estimate.assumptions, *estimate.predicted],
         requests,
     )

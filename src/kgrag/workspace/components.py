@@ -254,7 +254,11 @@ class Components:
         hashing embedder of the recorded dimension (vectors are not what is being estimated). Use it
         inside ``store.dry_run()``."""
         from kgrag.models.embeddings import FakeEmbedder
+        from kgrag.workspace.llm_setup import save_profile
 
+        if self._llm is not None:  # what this workspace's client learnt (examples or compact prompts) so far
+            with self.store.transaction():
+                save_profile(self._llm, self.store.meta)
         dimension = self.store.meta.get(META_DIMENSION)
         return Components(
             self.path,

@@ -19,9 +19,30 @@ from kgrag.core.errors import KgragError
 from kgrag.core.records import ChunkRecord
 
 if TYPE_CHECKING:
+    from kgrag.graph.types import ChunkExtraction
     from kgrag.workspace.components import Components
 
 PROBE_DOCUMENTS = 8  # the sample unit is chosen among the units of this many documents
+META_SHARES = "estimate.stand_in_shares"  # "names relations": what the model returned per stand-in item
+
+
+def _record_shares(parts: Components, chunks: Sequence[ChunkRecord], extractions: Sequence[ChunkExtraction]) -> None:
+    """Store how many names and relations the model returned for the probe's unit per item of the
+    estimate's stand-in graph of the same text (:mod:`kgrag.graph.extract.structural`)."""
+    from kgrag.graph.extract.structural import structural_items
+
+    if any(x.error for x in extractions):
+        return
+    stand_in = structural_items("\n".join(c.text for c in chunks))
+    names = {e.name.casefold() for x in extractions for e in x.entities}
+    relations = {tuple(sorted((r.source.casefold(), r.target.casefold()))) for x in extractions for r in x.relations}
+    if not stand_in.entities:
+        return
+    name_share = len(names) / len(stand_in.entities)
+    kept = structural_items("\n".join(c.text for c in chunks), name_share)
+    relation_share = len(relations) / len(kept.relations) if kept.relations else 1.0
+    with parts.store.transaction():
+        parts.store.meta.set(META_SHARES, f"{min(1.0, name_share):.4f} {min(1.0, relation_share):.4f}")
 
 
 def _sample_chunks(parts: Components, paths: Sequence[Path]) -> list[ChunkRecord]:
@@ -65,6 +86,7 @@ def probe_extraction(parts: Components, paths: Sequence[Path]) -> list[str]:
         return ["probe: no readable text to probe"]
     extractor: LLMExtractor = create_llm_extractor(parts.config, client)
     extractions = list(extractor.extract(chunks))
+    _record_shares(parts, chunks, extractions)
     spent = client.summary().total
     stats = extractor.stats
     tokens = sum(c.n_tokens for c in chunks)

@@ -124,50 +124,20 @@ def fit_for_extraction(config: KgragConfig) -> tuple[KgragConfig, list[str]]:
     return fitted, fitted_line(window, changes) if window is not None else []
 
 
-# Per-distinct-name rates of the graph stages an estimate cannot run (it builds no graph), measured on the
-# sample corpus with the realistic scripted responder (bench/bench_estimate.py); a workspace with real calls
-# of its own replaces them through calibrate_assumptions().
-REPORTS_PER_NAME = 0.062  # community reports: one per ~16 distinct names (all levels)
-REPORT_TEMPLATE_TOKENS = 360  # report instructions + worked example, besides the material
-RESUMMARIES_PER_NAME = 0.023  # summaries redone for the entities denoising merges
-CONFIRM_PER_NAME = 0.25  # merge candidates the LLM is asked to confirm
-CONFIRM_PROMPT_TOKENS = 360
-RELATIONS_PER_NAME = 2.9  # relations the graph holds per distinct name, for LLM reflection batches
-REFLECT_PROMPT_TOKENS_PER_RELATION = 35
+# Per-distinct-name rate of the summaries entity merges redo (merged descriptions an estimate's stand-in
+# graph does not have), measured on the sample corpus with the realistic scripted responder
+# (bench/bench_estimate.py). Community reports, merge confirmations and reflection batches are counted on
+# the stand-in graph (kgrag.graph.extract.structural), not predicted.
+RESUMMARIES_PER_NAME = 0.023
 
 
 def _stage_predictions(config: KgragConfig, stages: Sequence[str]) -> tuple[StagePrediction, ...]:
     from kgrag.models.llm.estimate import StagePrediction
 
-    llm = config.llm
-    reply = llm.estimate_completion_tokens
-    found: list[StagePrediction] = []
-    if "community-reports" in stages and config.communities.reports != "extractive":
-        prompt = REPORT_TEMPLATE_TOKENS + config.communities.report_input_tokens
-        completion = min(reply, config.communities.report_max_tokens)
-        found.append(StagePrediction("community reports", REPORTS_PER_NAME, prompt, completion, "communities.reports"))
-    if "resolve" in stages:
-        summary = config.graph.max_description_tokens
-        found.append(
-            StagePrediction("summaries after merges", RESUMMARIES_PER_NAME, summary + 200, summary, "denoise.resolve")
-        )
-        if config.denoise.llm_confirm:
-            confirm = StagePrediction(
-                "merge confirmation", CONFIRM_PER_NAME, CONFIRM_PROMPT_TOKENS, 40, "denoise.llm_confirm"
-            )
-            found.append(confirm)
-    if "reflect" in stages and config.denoise.reflection == "llm":
-        batch = config.denoise.reflection_batch
-        found.append(
-            StagePrediction(
-                "triple reflection",
-                RELATIONS_PER_NAME / batch,
-                REFLECT_PROMPT_TOKENS_PER_RELATION * batch + 300,
-                min(reply * 2, 30 * batch),
-                "denoise.reflection = llm, denoise.reflection_batch",
-            )
-        )
-    return tuple(found)
+    if "resolve" not in stages:
+        return ()
+    summary = config.graph.max_description_tokens
+    return (StagePrediction("summaries after merges", RESUMMARIES_PER_NAME, summary + 200, summary, "denoise.resolve"),)
 
 
 def estimate_assumptions_for(
@@ -184,7 +154,20 @@ def estimate_assumptions_for(
     pipelines = (registries or Registries()).get(INDEX_PIPELINES)
     entry = pipelines.load(name) if name in pipelines else ()
     stages: Sequence[str] = entry() if callable(entry) else entry  # a plug-in pipeline may be a callable
-    return calibrate_assumptions(replace(base, stages=_stage_predictions(config, stages)), store, config.llm.model)
+    base = _stand_in_shares(replace(base, stages=_stage_predictions(config, stages)), store)
+    return calibrate_assumptions(base, store, config.llm.model or "")
+
+
+def _stand_in_shares(assumptions: EstimateAssumptions, store: Store) -> EstimateAssumptions:
+    """With the shares of the estimate's stand-in graph the last ``--probe`` measured (none: keep it whole)."""
+    from kgrag.workspace.estimate_probe import META_SHARES
+
+    stored = (store.meta.get(META_SHARES) or "").split()
+    try:
+        names, relations = (float(value) for value in stored)
+    except ValueError:
+        return assumptions
+    return replace(assumptions, name_share=names, relation_share=relations)
 
 
 RECENT_RUNS = 20  # calibration reads the ledger of this many newest runs at most
@@ -193,11 +176,15 @@ RECENT_RUNS = 20  # calibration reads the ledger of this many newest runs at mos
 def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model: str | None) -> EstimateAssumptions:
     """Replace assumed reply sizes and rates by what ``model``'s own recent sent calls measured
     (:func:`~kgrag.models.llm.reply_stats.measure_replies`: the reply size, the re-asks and retries)."""
+    from kgrag.models.llm.estimate import EXTRACTION_PROMPTS
     from kgrag.models.llm.reply_stats import measure_replies
 
     ledger = store.llm_ledger
     runs = list(reversed(ledger.run_ids()))[:RECENT_RUNS]
     recent = [record for run in runs for record in reversed(ledger.calls(run))]
+    from kgrag.models.llm.reply_stats import replies_by_prompt
+
+    assumptions = replace(assumptions, replies=replies_by_prompt(recent, model=model, skip=EXTRACTION_PROMPTS))
     extract = measure_replies(recent, model=model, stage="index.extract")
     if extract is None:
         return assumptions

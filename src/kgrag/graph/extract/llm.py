@@ -256,8 +256,10 @@ class LLMExtractor:
     def _first_outcome(
         self, unit: ExtractionUnit, result: StructuredResult[ExtractionReply], *, glean: bool = True
     ) -> _UnitOutcome:
-        if self.client.estimating:  # nothing was sent, so nothing failed: an estimate must not say otherwise
-            return _UnitOutcome(unit, items=ParsedItems([], []))
+        if self.client.estimating:  # nothing was sent: a stand-in graph from the text prices the later stages
+            from kgrag.graph.extract.structural import structural_items
+
+            return _UnitOutcome(unit, items=structural_items(unit.text, *self.client.stand_in_shares), grounding=False)
         if not result.ok or result.value is None:
             self.stats.failed_units += 1
             return _UnitOutcome(unit, error=f"LLM extraction failed: {result.error}")

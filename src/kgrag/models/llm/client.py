@@ -123,6 +123,15 @@ class LLMClient:
         return self.runner.estimating
 
     @property
+    def stand_in_shares(self) -> tuple[float, float]:
+        """In estimate mode, the shares of the stand-in graph's names and relations the model is expected to
+        return (:class:`~kgrag.models.llm.estimate.EstimateAssumptions`); (1, 1) otherwise."""
+        provider = self.runner.provider
+        if isinstance(provider, EstimatingProvider):
+            return provider.assumptions.name_share, provider.assumptions.relation_share
+        return 1.0, 1.0
+
+    @property
     def deferring(self) -> bool:
         """True in a batch collect round: a reply that is not cached is deferred, not fetched (callers skip
         their own retries of such items; see :mod:`kgrag.models.llm.batch_collect`)."""

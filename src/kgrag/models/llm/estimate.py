@@ -14,9 +14,12 @@ settable assumptions (:class:`EstimateAssumptions`, the ``llm.estimate_*`` field
 * description summaries: a name met in ``n`` units merges ``n`` descriptions of about
   ``description_tokens`` each; past ``graph.max_description_tokens`` it costs one summary call (its
   descriptions plus ``summary_overhead_tokens`` in, the limit out);
-* stages that run on the graph the estimate cannot build (community reports, LLM confirmation of entity
-  merges, LLM triple reflection, the summaries merges redo) are predicted per distinct name the extraction
-  texts hold (:class:`StagePrediction`), each reply capped by its stage's ``max_tokens``.
+* the stages after extraction (community reports, LLM confirmation of entity merges, LLM triple
+  reflection) run for real on a stand-in graph the extractor builds from the text LLM-free
+  (:mod:`kgrag.graph.extract.structural`), so their calls and prompts are counted from the graph's
+  structure; their replies are ``completion_tokens`` each, or the mean this model's recent calls of the
+  same prompt measured (``replies``). Only the summaries merges redo are still predicted per distinct name
+  (:class:`StagePrediction`), each reply capped by its stage's ``max_tokens``.
 
 Every completion is capped by the request's ``max_tokens``: a server never returns more. When the workspace
 has already made real calls, the workspace layer replaces the reply sizes, the gleaning share and the
@@ -42,6 +45,9 @@ from kgrag.models.llm.tokens import TextTokenCounter, count_message_tokens
 ESTIMATE_FINISH_REASON = "estimate"
 EXTRACTION_PROMPTS = frozenset({"extract_graph", "glean_graph"})
 TEXT_MARKER = "Text:\n"
+REASK_CORRECTION_TOKENS = 60  # the message that asks again, naming what was wrong with the reply
+EXAMPLE_INPUT = "For this input:\n"  # how a prompt's worked example is shown (kgrag.prompts.loader)
+EXAMPLE_REPLY = "\nthe reply is:\n"
 _WORD = r"[A-ZÀ-ÖØ-Þ][\w'&]*(?:[-.]\w+)*"
 _NAME = re.compile(_WORD + r"(?:[ \t]+(?:" + _WORD + r"|\d+(?:\.\d+)*))*")
 # Capitalised only because they start a sentence: not names, so stripped from the front of a run.
@@ -56,7 +62,12 @@ def _name(run: str) -> str:
     words = run.split()
     while words and words[0].casefold() in _FUNCTION_WORDS:
         words = words[1:]
-    return " ".join(words).casefold()
+    return " ".join(words)
+
+
+def names_in(text: str) -> list[str]:
+    """The capitalised names of ``text`` in order (leading sentence-initial function words stripped)."""
+    return [name for m in _NAME.finditer(text) if (name := _name(m.group(0)))]
 
 
 @dataclass(frozen=True)
@@ -89,6 +100,18 @@ class EstimateAssumptions:
     extraction_completion: float | None = None  # measured mean reply of an extraction call (calibration)
     follow_up_rate: float = 0.0  # re-asks, retries and halves per first extraction call (measured)
     calibrated: str = ""  # where measured figures replaced the defaults, for the assumption lines
+    replies: tuple[tuple[str, float, float], ...] = ()  # per prompt name: measured mean reply, follow-up rate
+    name_share: float = 1.0  # names the model returns per stand-in name (measured by --probe)
+    relation_share: float = 1.0  # relations the model returns per stand-in relation (measured by --probe)
+
+    def reply_for(self, prompt: str | None) -> int:
+        """The completion assumed for a non-extraction call of ``prompt``: measured, else the default."""
+        sizes = {name: size for name, size, _ in self.replies}
+        return round(sizes.get(prompt or "", self.completion_tokens))
+
+    def follow_ups_for(self, prompt: str) -> float:
+        """Re-asks and retries per call of ``prompt``, as measured (0 when never measured)."""
+        return next((rate for name, _, rate in self.replies if name == prompt), 0.0)
 
     def lines(self) -> list[str]:
         """The assumptions in words, for the estimate's output."""
@@ -117,6 +140,14 @@ class EstimateAssumptions:
             )
         if self.calibrated:
             lines.append(f"calibrated from this workspace's ledger: {self.calibrated}")
+        if self.replies:
+            measured = ", ".join(f"{name} {size:.0f} ({rate:.2f} re-asks)" for name, size, rate in self.replies)
+            lines.append(f"calibrated from this workspace's ledger: mean reply tokens of {measured}")
+        if (self.name_share, self.relation_share) != (1.0, 1.0):
+            lines.append(
+                f"calibrated by the probe: the stand-in graph keeps {self.name_share:.0%} of its names and "
+                f"{self.relation_share:.0%} of its relations (what the model returned on the probe's unit)"
+            )
         if self.summary_limit is not None:
             units = self.summary_limit / self.description_tokens
             lines.append(
@@ -182,6 +213,7 @@ class EstimatingProvider:
         self._lock = threading.Lock()
         self._all = _Tally()
         self._extract = _Tally()
+        self._by_prompt: dict[str, _Tally] = {}  # the counted calls of the stages after extraction
 
     @property
     def inner(self) -> ChatProvider:
@@ -196,7 +228,7 @@ class EstimatingProvider:
         prompt = count_message_tokens(self._counter, request.messages)
         names = self._names(request)
         if names is None:
-            completion = self.assumptions.completion_tokens
+            completion = self._other_reply(request)
         elif self.assumptions.extraction_completion is not None:
             completion = round(self.assumptions.extraction_completion)
         else:
@@ -207,7 +239,24 @@ class EstimatingProvider:
             if names is not None:
                 self._extract.add(1, prompt, completion)
                 self._extract.units.update(names)
+            elif request.prompt is not None:
+                self._by_prompt.setdefault(request.prompt.name, _Tally()).add(1, prompt, completion)
         return ChatResponse("", ESTIMATE_FINISH_REASON, prompt, completion)
+
+    def _other_reply(self, request: ChatRequest) -> int:
+        """A non-extraction call's reply: measured for its prompt, else as long as the prompt's worked example
+        reply scaled by how much larger the input is than the example's, else the default."""
+        name = request.prompt.name if request.prompt else None
+        if any(prompt == name for prompt, _, _ in self.assumptions.replies):
+            return self.assumptions.reply_for(name)
+        system = next((str(m.get("content", "")) for m in request.messages if m.get("role") == "system"), "")
+        head, marker, reply = system.rpartition(EXAMPLE_REPLY)
+        example_input = head.rpartition(EXAMPLE_INPUT)[2]
+        user = next((str(m.get("content", "")) for m in request.messages if m.get("role") == "user"), "")
+        if not marker or not example_input or not reply.strip():
+            return self.assumptions.completion_tokens
+        scale = max(1.0, self._counter.count(user) / max(1, self._counter.count(example_input)))
+        return min(self.assumptions.completion_tokens, round(self._counter.count(reply) * scale))
 
     @staticmethod
     def _names(request: ChatRequest) -> set[str] | None:
@@ -216,20 +265,31 @@ class EstimatingProvider:
             return None
         user = next((str(m.get("content", "")) for m in request.messages if m.get("role") == "user"), "")
         text = user.split(TEXT_MARKER, 1)[-1]
-        return {name for m in _NAME.finditer(text) if len(name := _name(m.group(0))) > 1}
+        return {name.casefold() for name in names_in(text) if len(name) > 1}
 
     def report(self, prices: Prices) -> Estimate:
         with self._lock:
             total = _Tally(self._all.calls, self._all.prompt, self._all.completion)
             parts = [("gleaning", self._gleaning()), ("summaries", self._summaries()), ("re-asks", self._follow_ups())]
             names = len(self._extract.units)
+            counted = sorted(self._by_prompt.items())
         for stage in self.assumptions.stages:
             parts.append((stage.stage, _Tally(*stage.tally(names))))
+        for name, part in counted:
+            rate = self.assumptions.follow_ups_for(name)
+            if rate > 0:
+                calls = round(part.calls * rate)  # a re-ask re-sends the conversation, the bad reply and a correction
+                prompt = (part.prompt + part.completion) * rate + calls * REASK_CORRECTION_TOKENS
+                again = _Tally(calls, round(prompt), round(part.completion * rate))
+                parts.append((f"{name} re-asks", again))
         for _, part in parts:
             total.add(part.calls, part.prompt, part.completion)
         predicted = tuple(
             f"of which predicted: {name} {part.calls} calls, {part.prompt} prompt + {part.completion} completion tokens"
             for name, part in parts
+        ) + tuple(
+            f"of which counted: {name} {part.calls} calls, {part.prompt} prompt + {part.completion} completion tokens"
+            for name, part in counted
         )
         return Estimate(
             total.calls,

@@ -14,7 +14,7 @@ estimates, no call that failed before any reply), and returns
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from kgrag.core.llm_usage import CallRecord
@@ -64,3 +64,25 @@ def measure_replies(records: Iterable[CallRecord], *, model: str | None, stage: 
         sum(r.completion_tokens for r in chosen) / len(chosen),
         max(0.0, len(chosen) - first) / first,
     )
+
+
+def replies_by_prompt(
+    records: Iterable[CallRecord], *, model: str, skip: Collection[str] = ()
+) -> tuple[tuple[str, float, float], ...]:
+    """Per prompt name (those in ``skip`` left out): the mean completion and the re-ask rate of ``model``'s
+    last :data:`RECENT_CALLS` sent calls of it (``records`` newest first): what the estimate assumes for
+    those prompts' calls. Such a call is re-asked at most once, and a re-ask fails about as often as a
+    first call, so the share of failed replies estimates the re-asks per first call (at most one)."""
+    chosen: dict[str, list[CallRecord]] = {}
+    for record in records:
+        name = record.prompt_name
+        if record.model != model or name is None or name in skip or not _sent(record):
+            continue
+        kept = chosen.setdefault(name, [])
+        if len(kept) < RECENT_CALLS:
+            kept.append(record)
+    found = []
+    for name, calls in sorted(chosen.items()):
+        mean = sum(r.completion_tokens for r in calls) / len(calls)
+        found.append((name, mean, sum(r.error is not None for r in calls) / len(calls)))
+    return tuple(found)

@@ -1,0 +1,66 @@
+"""The parts of the structural estimate: the stand-in graph, the per-prompt calibration, example-sized replies."""
+
+from __future__ import annotations
+
+from typing import cast
+
+from kgrag.core.llm_types import ChatRequest, Message, PromptRef
+from kgrag.core.llm_usage import CallRecord
+from kgrag.graph.extract.structural import structural_items
+from kgrag.models.llm.base import ChatProvider
+from kgrag.models.llm.estimate import EstimateAssumptions, EstimatingProvider
+from kgrag.models.llm.reply_stats import replies_by_prompt
+from kgrag.models.llm.tokens import default_token_counter
+
+TEXT = "Aspirin treats Fever. Aspirin and Ibuprofen relieve Pain in Adults. Fever worries Parents."
+
+
+def test_stand_in_graph_links_names_that_follow_each_other_in_a_sentence() -> None:
+    items = structural_items(TEXT)
+    assert [e.name for e in items.entities] == ["Aspirin", "Fever", "Ibuprofen", "Pain", "Adults", "Parents"]
+    pairs = {frozenset((r.source, r.target)) for r in items.relations}
+    assert frozenset(("Aspirin", "Fever")) in pairs and frozenset(("Pain", "Adults")) in pairs
+    assert frozenset(("Aspirin", "Parents")) not in pairs
+
+
+def test_shares_keep_the_most_frequent_names_and_fewer_relations() -> None:
+    items = structural_items(TEXT, name_share=0.33, relation_share=0.0)
+    assert {e.name for e in items.entities} == {"Aspirin", "Fever"}
+    assert items.relations == []
+
+
+def _record(prompt: str, completion: int, error: str | None = None) -> CallRecord:
+    return CallRecord("r", "index.resolve", "openai", "m", 100, completion, "api", 1.0, False, 1,
+                      prompt_name=prompt, error=error)  # fmt: skip
+
+
+def test_replies_by_prompt_measures_size_and_re_asks_per_prompt() -> None:
+    records = [_record("confirm_merge", 20), _record("confirm_merge", 4, "invalid"), _record("extract_graph", 900)]
+    assert replies_by_prompt(records, model="m", skip={"extract_graph"}) == (("confirm_merge", 12.0, 0.5),)
+
+
+class _Never:
+    """The provider an estimate stands in for: never called."""
+
+    name = "never"
+    available = True
+
+    def complete(self, request: ChatRequest) -> None:
+        raise AssertionError("an estimate sends nothing")
+
+    def close(self) -> None:
+        pass
+
+
+NEVER: ChatProvider = cast(ChatProvider, _Never())
+
+
+def test_a_call_without_measurements_replies_as_long_as_its_worked_example() -> None:
+    counter = default_token_counter()
+    provider = EstimatingProvider(NEVER, counter, EstimateAssumptions(completion_tokens=256))
+    system = 'Judge.\n\nExample (invented names). For this input:\nA | B\nthe reply is:\n{"merge": true}'
+    messages = cast(tuple[Message, ...], ({"role": "system", "content": system}, {"role": "user", "content": "C | D"}))
+    request = ChatRequest(messages, "m", prompt=PromptRef("confirm_merge", "1"))
+    assert provider.complete(request).completion_tokens == counter.count('{"merge": true}')
+    measured = EstimateAssumptions(replies=(("confirm_merge", 40.0, 0.5),))
+    assert EstimatingProvider(NEVER, counter, measured).complete(request).completion_tokens == 40
