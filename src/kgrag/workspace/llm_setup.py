@@ -177,13 +177,11 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
     """Replace assumed reply sizes and rates by what ``model``'s own recent sent calls measured
     (:func:`~kgrag.models.llm.reply_stats.measure_replies`: the reply size, the re-asks and retries)."""
     from kgrag.models.llm.estimate import EXTRACTION_PROMPTS
-    from kgrag.models.llm.reply_stats import measure_replies
+    from kgrag.models.llm.reply_stats import measure_replies, replies_by_prompt
 
     ledger = store.llm_ledger
     runs = list(reversed(ledger.run_ids()))[:RECENT_RUNS]
     recent = [record for run in runs for record in reversed(ledger.calls(run))]
-    from kgrag.models.llm.reply_stats import replies_by_prompt
-
     assumptions = replace(assumptions, replies=replies_by_prompt(recent, model=model, skip=EXTRACTION_PROMPTS))
     extract = measure_replies(recent, model=model, stage="index.extract")
     if extract is None:

@@ -67,16 +67,16 @@ def measure_replies(records: Iterable[CallRecord], *, model: str | None, stage: 
 
 
 def replies_by_prompt(
-    records: Iterable[CallRecord], *, model: str, skip: Collection[str] = ()
+    records: Iterable[CallRecord], *, model: str | None, skip: Collection[str] = ()
 ) -> tuple[tuple[str, float, float], ...]:
     """Per prompt name (those in ``skip`` left out): the mean completion and the re-ask rate of ``model``'s
-    last :data:`RECENT_CALLS` sent calls of it (``records`` newest first): what the estimate assumes for
-    those prompts' calls. Such a call is re-asked at most once, and a re-ask fails about as often as a
+    last :data:`RECENT_CALLS` sent calls of it (``records`` newest first; ``model`` None: any model's):
+    what the estimate assumes for those prompts' calls. Such a call is re-asked at most once, and a re-ask fails about as often as a
     first call, so the share of failed replies estimates the re-asks per first call (at most one)."""
     chosen: dict[str, list[CallRecord]] = {}
     for record in records:
         name = record.prompt_name
-        if record.model != model or name is None or name in skip or not _sent(record):
+        if model not in (None, record.model) or name is None or name in skip or not _sent(record):
             continue
         kept = chosen.setdefault(name, [])
         if len(kept) < RECENT_CALLS:
