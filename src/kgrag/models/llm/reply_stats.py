@@ -72,7 +72,8 @@ def replies_by_prompt(
     """Per prompt name (those in ``skip`` left out): the mean completion and the re-ask rate of ``model``'s
     last :data:`RECENT_CALLS` sent calls of it (``records`` newest first; ``model`` None: any model's):
     what the estimate assumes for those prompts' calls. Such a call is re-asked at most once, and a re-ask
-    fails about as often as a first call, so the share of failed replies estimates the re-asks per first call (at most one)."""
+    fails about as often as a first call, so the share of failed replies estimates the re-asks per first
+    call (at most one)."""
     chosen: dict[str, list[CallRecord]] = {}
     for record in records:
         name = record.prompt_name
