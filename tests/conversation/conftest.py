@@ -42,6 +42,8 @@ def llm_workspace(source: Path, target: Path, base_url: str, **extra: str) -> Pa
         "llm.provider": '"openai"',
         "llm.base_url": f'"{base_url}"',
         "llm.model": '"fake-model"',
+        # the tests count the answer's own requests: no examples probe (tests/llm/test_prompt_size_probe.py)
+        "llm.prompt_examples": '"always"',
         **extra,
     }
     return write_workspace_toml(target, lines)

@@ -268,7 +268,7 @@ def test_calibrate_cli_on_exported_answer_ids_gives_kappa_one(tmp_path: Path, mo
     assert ran.exit_code == 0, ran.output
     export = tmp_path / "answers.jsonl"
     assert runner.invoke(app, ["eval", "export", "latest", "--jsonl", str(export), "-w", str(ws)]).exit_code == 0
-    rows = [json.loads(line) for line in export.read_text().splitlines()]
+    rows = [row for line in export.read_text().splitlines() if (row := json.loads(line))["kind"] == "answer"]
     with Workspace.open(ws) as w:
         run = w.eval.get_run("latest")
         runner.invoke(app, ["eval", "run", "--dataset", str(dataset), "--pipelines", "bm25", *common])  # a later run

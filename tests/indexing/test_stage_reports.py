@@ -97,11 +97,11 @@ def test_the_json_summary_keeps_the_old_keys_and_lists_the_stages(fake_ws: Works
 
 
 def test_the_cli_summary_reads_the_stage_reports(fake_ws: Workspace, tmp_path: Path) -> None:
-    from kgrag.cli.app import _print_index_report
+    from kgrag.cli.index_command import print_index_report
 
     report = _index(fake_ws, [_corpus(tmp_path)])
     console = Console(record=True, width=400)
-    _print_index_report(console, report)
+    print_index_report(console, report)
     text = console.export_text()
     assert (
         "files 3 · new 2 · changed 0 · unchanged 0 · duplicates 1 (stored once) · removed 0 · chunks written 2" in text

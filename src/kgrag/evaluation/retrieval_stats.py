@@ -96,7 +96,7 @@ def _columns(block: dict[str, Any]) -> tuple[list[str], dict[str, int], set[str]
             if cell.get("small"):
                 small.add(column)
     types = sorted(c for c in sizes if c not in (ALL, MACRO))
-    return [*types, ALL, MACRO], sizes, small
+    return [*types, *(c for c in (ALL, MACRO) if c in sizes)], sizes, small
 
 
 def render_statistics(stats: dict[str, Any], measure: str, pipelines: list[str]) -> list[str]:
@@ -127,5 +127,6 @@ def render_statistics(stats: dict[str, Any], measure: str, pipelines: list[str])
         tally = cells.get(ALL, {}).get("record") or {}
         wlt = f"{tally.get('wins', 0)}/{tally.get('losses', 0)}/{tally.get('ties', 0)}"
         lines.append(f"| {pipeline} | " + " | ".join(_cell(cells.get(c), True) for c in columns) + f" | {wlt} |")
-    lines += ["", *(f"- Verdict: {block['verdicts'][c]['text']}" for c in (MACRO, ALL))]
+    verdicts = block.get("verdicts", {})
+    lines += ["", *(f"- Verdict: {verdicts[c]['text']}" for c in (MACRO, ALL) if c in verdicts)]
     return lines
