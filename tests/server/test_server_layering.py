@@ -31,4 +31,4 @@ def test_only_the_serve_command_imports_the_server() -> None:
         for node in ast.walk(tree)
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("kgrag.server")
     }
-    assert importers == {"cli/serve_command.py"}
+    assert importers == {"cli/serve_command.py", "cli/mcp_command.py"}  # `kgrag mcp` serves the MCP tools

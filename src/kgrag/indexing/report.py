@@ -20,10 +20,18 @@ class FileProblem:
 
     def short_reason(self) -> str:
         """The reason without the path it often starts with (loaders name the file they read, resolved)."""
-        for prefix in dict.fromkeys((self.path, str(Path(self.path).absolute()), str(Path(self.path).resolve()))):
+        for prefix in dict.fromkeys((self.path, str(Path(self.path).absolute()), _resolved(self.path))):
             if self.reason.startswith(f"{prefix}: "):
                 return self.reason[len(prefix) + 2 :]
         return self.reason
+
+
+def _resolved(path: str) -> str:
+    """``path`` resolved, or as it is when it cannot be (a symlink loop, an unreadable link)."""
+    try:
+        return str(Path(path).resolve())
+    except (OSError, RuntimeError):  # RuntimeError: "Symlink loop" on Python 3.11
+        return path
 
 
 # The run-summary counters, each read from the stage report that owns it (``{stage: (counter, ...)}``);
