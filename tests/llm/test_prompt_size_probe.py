@@ -29,6 +29,7 @@ def _workspace(path: Path, base_url: str, **settings: str) -> Path:
         "llm.base_url": json.dumps(base_url),
         "llm.model": '"m"',
         "llm.api_key_env": '"KGRAG_PROBE_TEST_KEY"',
+        "llm.prompt_examples": '"auto"',
         **settings,
     }
     return write_workspace_toml(path, lines)

@@ -77,8 +77,9 @@ class LLMConfig(Section):
         "rejects stops the run with a message naming this setting.",
     )
     prompt_examples: Literal["auto", "always", "never"] = Field(
-        "auto",
-        description="Whether prompts show their worked example (the `[example]` table). `auto` decides once "
+        "always",
+        description="Whether prompts show their worked example (the `[example]` table). `always` (the "
+        "default) keeps them, which small local models need; `auto` decides once "
         "per server and model with one probe call on a fixed text: a model that answers the schema-only "
         "prompt with a valid, grounded reply gets compact prompts (no examples: fewer prompt tokens on every "
         "call); one that does not (small models) keeps the examples. The verdict is kept in the workspace. "
