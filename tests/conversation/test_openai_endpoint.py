@@ -5,21 +5,16 @@ a follow-up is answered from the messages; the server's API keys apply."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 pytest.importorskip("fastapi", reason="the server extra is not installed (pip install 'kgrag[server]')")
 
 import openai
-from tests.server.conftest import free_port
+from tests.server.serve_support import serve
 
 pytestmark = pytest.mark.slow
 
@@ -27,35 +22,17 @@ KEY = "test-key-0123456789abcdef"
 QUESTION = "Who leads the Platform team?"
 
 
-def serve(workspace: Path, key_file: Path) -> Iterator[str]:
-    """``kgrag serve -w sample=WS --api-key-file FILE --port PORT``; yields its /v1 URL."""
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "HF_HUB_OFFLINE": "1",
-           "KGRAG_LLM__CACHE_ENABLED": "false"}  # fmt: skip
-    command = [sys.executable, "-m", "kgrag.cli", "serve", "-w", f"sample={workspace}", "--api-key-file",
-               str(key_file), "--host", "127.0.0.1", "--port", str(port)]  # fmt: skip
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):
-            if process.poll() is not None:
-                raise RuntimeError(f"kgrag serve exited: {process.stdout.read().decode() if process.stdout else ''}")
-            try:
-                if httpx.get(f"{url}/v1/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
+def serve_v1(workspace: Path, key_file: Path) -> Iterator[str]:
+    """``kgrag serve -w sample=WS --api-key-file FILE``; yields its /v1 URL."""
+    for url in serve({"sample": workspace}, "--api-key-file", str(key_file), env={"KGRAG_LLM__CACHE_ENABLED": "false"}):
         yield f"{url}/v1"
-    finally:
-        process.terminate()
-        process.wait(30)
 
 
 @pytest.fixture
 def base_url(llm_ws: Path, tmp_path: Path) -> Iterator[str]:
     keys = tmp_path / "keys.txt"
     keys.write_text(f"{KEY}\n", encoding="utf-8")
-    yield from serve(llm_ws, keys)
+    yield from serve_v1(llm_ws, keys)
 
 
 def _extra(obj: Any, name: str) -> Any:

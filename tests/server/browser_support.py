@@ -9,13 +9,9 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import httpx
 from tests.conftest import REPO
-from tests.server.conftest import free_port
 from tests.services import import_service, unavailable
 
 sync_api = import_service("playwright.sync_api", "Chromium", "playwright is not installed (pip install 'kgrag[dev]')")
@@ -44,29 +40,6 @@ def cli(*args: str) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "HF_HUB_OFFLINE": "1"}
     done = subprocess.run([sys.executable, "-m", "kgrag.cli", *args], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
-
-
-def serve(workspaces: dict[str, Path]) -> Iterator[str]:
-    """`kgrag serve` as a real subprocess on a free loopback port; terminated afterwards."""
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "HF_HUB_OFFLINE": "1"}
-    spec = [arg for name, path in workspaces.items() for arg in ("-w", f"{name}={path}")]
-    command = [sys.executable, "-m", "kgrag.cli", "serve", *spec, "--host", "127.0.0.1", "--port", str(port)]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):
-            if process.poll() is not None:
-                raise RuntimeError(f"kgrag serve exited: {process.stdout.read().decode() if process.stdout else ''}")
-            try:
-                if httpx.get(f"{url}/v1/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(30)
 
 
 def launch(playwright: Any) -> Any:

@@ -25,7 +25,8 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.server.browser_support import ARTIFACTS, QUESTIONS, Page, cli, first_paint_ms, launch, serve, sync_api
+from tests.server.browser_support import ARTIFACTS, QUESTIONS, Page, cli, first_paint_ms, launch, sync_api
+from tests.server.serve_support import serve
 
 
 @pytest.fixture(scope="module")

@@ -9,20 +9,16 @@ go to ``build/test-artifacts/``.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from tests.conftest import REPO
-from tests.server.conftest import free_port
+from tests.server.serve_support import serve
 from tests.services import import_service, unavailable
 
 from kgrag.testing import FakeOpenAIServer
@@ -50,24 +46,7 @@ def served(sample_dir: Path, llm: FakeOpenAIServer, tmp_path_factory: pytest.Tem
     write_workspace_toml(workspace, {"embedding.provider": '"fake"', "graph.extractor": '"none"',
                                      "llm.provider": '"openai"', "llm.base_url": f'"{llm.base_url}"',
                                      "llm.model": '"fake-model"', "llm.cache_enabled": "false"})  # fmt: skip
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "HF_HUB_OFFLINE": "1"}
-    command = [sys.executable, "-m", "kgrag.cli", "serve", "-w", f"sample={workspace}", "--port", str(port)]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):
-            if process.poll() is not None:
-                raise RuntimeError(f"kgrag serve exited: {process.stdout.read().decode() if process.stdout else ''}")
-            try:
-                if httpx.get(f"{url}/v1/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(30)
+    yield from serve({"sample": workspace})
 
 
 @pytest.fixture

@@ -11,8 +11,9 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.server.browser_support import Page, cli, launch, serve, sync_api, wait_until
+from tests.server.browser_support import Page, cli, launch, sync_api, wait_until
 from tests.server.conftest import SERVED_TOML
+from tests.server.serve_support import serve
 
 from kgrag.config import CONFIG_FILE_NAME
 

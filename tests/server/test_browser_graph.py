@@ -13,7 +13,8 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.server.browser_support import Page, launch, serve, sync_api, wait_until
+from tests.server.browser_support import Page, launch, sync_api, wait_until
+from tests.server.serve_support import serve
 
 G = "/v1/workspaces/sample/graph"
 

@@ -17,7 +17,8 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.server.browser_support import ARTIFACTS, Page, launch, serve, sync_api
+from tests.server.browser_support import ARTIFACTS, Page, launch, sync_api
+from tests.server.serve_support import serve
 
 pytestmark = pytest.mark.skipif(not os.environ.get("KGRAG_WEBAPP_WORKSPACE"), reason="set KGRAG_WEBAPP_WORKSPACE")
 ROUNDS = 5

@@ -10,14 +10,13 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from tests.server.conftest import free_port
+from tests.server.serve_support import serve
 
 from kgrag import Workspace
 from kgrag.config import CONFIG_FILE_NAME
@@ -121,24 +120,7 @@ def test_mcp_stdio_refuses_an_empty_workspace_with_one_line(tmp_path: Path) -> N
 @pytest.fixture(scope="module")
 def served(mcp_ws: tuple[Path, str]) -> Iterator[str]:
     """`kgrag serve` over the workspace (named `sample`) with one API key, on a free loopback port."""
-    port = free_port()
-    env = {**_env(), "KGRAG_API_KEYS": KEY}
-    command = [sys.executable, "-m", "kgrag.cli", "serve", "-w", f"sample={mcp_ws[0]}", "--port", str(port)]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(1200):
-            if process.poll() is not None:
-                raise RuntimeError(f"kgrag serve exited: {process.stdout.read().decode() if process.stdout else ''}")
-            try:
-                if httpx.get(f"{url}/v1/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(30)
+    yield from serve({"sample": mcp_ws[0]}, env={"KGRAG_API_KEYS": KEY}, polls=1200)
 
 
 def test_mcp_over_http_on_kgrag_serve_with_the_sdk_client(served: str, mcp_ws: tuple[Path, str]) -> None:
