@@ -20,6 +20,9 @@ pytestmark = pytest.mark.slow
 
 KEY = "test-key-0123456789abcdef"
 QUESTION = "Who leads the Platform team?"
+# bm25: the workspace's hashing embedder makes the dense half of hybrid noise, and the passage naming the
+# lead is then not always retrieved; what is under test is the endpoint, not the pipeline
+MODEL = "kgrag/sample/bm25"
 
 
 def serve_v1(workspace: Path, key_file: Path) -> Iterator[str]:
@@ -42,9 +45,9 @@ def _extra(obj: Any, name: str) -> Any:
 def test_the_openai_client_gets_the_same_cited_answer_streamed_and_not(base_url: str) -> None:
     client = openai.OpenAI(base_url=base_url, api_key=KEY)
     models = [m.id for m in client.models.list()]
-    assert "kgrag/sample" in models and "kgrag/sample/hybrid" in models
+    assert "kgrag/sample" in models and "kgrag/sample/hybrid" in models and MODEL in models
     messages: Any = [{"role": "user", "content": QUESTION}]
-    plain = client.chat.completions.create(model="kgrag/sample/hybrid", messages=messages)
+    plain = client.chat.completions.create(model=MODEL, messages=messages)
     content = plain.choices[0].message.content or ""
     citations = _extra(plain, "citations")
     assert citations and f"[c:{citations[0]['id']}]" in content  # inline, and as data
@@ -53,7 +56,7 @@ def test_the_openai_client_gets_the_same_cited_answer_streamed_and_not(base_url:
     assert citations[0]["attributed"] is False  # the scripted model cites its first sentence itself
     assert plain.usage is not None and plain.usage.completion_tokens > 0
     pieces, last = [], None
-    for chunk in client.chat.completions.create(model="kgrag/sample/hybrid", messages=messages, stream=True):
+    for chunk in client.chat.completions.create(model=MODEL, messages=messages, stream=True):
         if chunk.choices and chunk.choices[0].delta.content:
             pieces.append(chunk.choices[0].delta.content)
         last = chunk

@@ -138,6 +138,11 @@ def test_estimate_counts_cached_replies_as_free(llm_ws: Path, docs: Path, server
 
 
 def test_budget_stops_cleanly_then_resumes(llm_ws: Path, docs: Path) -> None:
+    # the stand-in sends each reply whole and ignores max_tokens; room for its longest extraction reply
+    # makes it a server that stays within max_tokens, as real ones do (a runaway server is
+    # tests/llm/test_budget_in_flight.py's case), so the reservations bound every reply and the cap holds
+    toml = llm_ws / "kgrag.toml"
+    toml.write_text(toml.read_text() + "max_output_tokens = 7000\n")
     result = CliRunner().invoke(app, ["index", str(docs), "--budget-tokens", "12000", "-w", str(llm_ws)])
     assert result.exit_code == 3, result.output  # finished, but incomplete: a script must see that
     assert "incomplete: " in result.output and "chunks failed extraction" in result.output

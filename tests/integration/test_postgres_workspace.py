@@ -65,15 +65,17 @@ def test_dense_and_graph_pipelines_answer_identically(indexed: tuple[Workspace, 
 
 
 def test_ppr_walks_the_same_graph(indexed: tuple[Workspace, Workspace]) -> None:
-    """PPR fuses its walk with BM25 (whose order differs); the PageRank scores and facts are the same."""
+    """PPR fuses its walk with BM25 (whose order differs, and with it which passages and which of their facts
+    make the top k); every passage and fact both stores return carries the same walk score."""
     lite, pg = indexed
     for question in QUESTIONS:
-        mine, theirs = (ws.retrieve(question, pipeline="ppr", k=5).items for ws in (pg, lite))
-        facts = [(i.id, round(i.scores.get("ppr", 0.0), 9)) for i in mine if i.kind != "chunk"]
-        assert facts == [(i.id, round(i.scores.get("ppr", 0.0), 9)) for i in theirs if i.kind != "chunk"], question
-        walked = {i.id: i.scores["ppr"] for i in mine if "ppr" in i.scores and i.kind == "chunk"}
-        reference = {i.id: i.scores["ppr"] for i in theirs if "ppr" in i.scores and i.kind == "chunk"}
-        assert all(abs(walked[c] - reference[c]) < 1e-9 for c in walked.keys() & reference.keys()), question
+        mine, theirs = ({i.id: i.scores for i in ws.retrieve(question, pipeline="ppr", k=5).items} for ws in (pg, lite))
+        shared = mine.keys() & theirs.keys()
+        assert shared, question
+        for item in shared:
+            for score in ("ppr", "graph_entity"):
+                if score in mine[item] or score in theirs[item]:
+                    assert abs(mine[item][score] - theirs[item][score]) < 1e-9, (question, item, score)
 
 
 @pytest.mark.parametrize("pipeline", ["bm25", "hybrid"])

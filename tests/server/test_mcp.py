@@ -35,13 +35,13 @@ KEY = "mcp-test-key-0123456789"
 
 
 @pytest.fixture(scope="module")
-def mcp_ws(sample_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+def mcp_ws(sample_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
     """A copy of the sample workspace answering with the scripted model: a cited reply naming the top
-    passage for one question, an uncited one for another. Returns the path and the cited chunk id."""
+    passage for one question, an uncited one for another. Returns the path, the cited chunk id and its text."""
     path = tmp_path_factory.mktemp("mcp") / "sample"
     shutil.copytree(sample_dir, path)
     with Workspace.open(path) as ws:
-        top = next(i.id for i in ws.querying.retrieve(CITED_Q, k=5).items if i.kind == "chunk")
+        top, text = next((i.id, i.text) for i in ws.querying.retrieve(CITED_Q, k=5).items if i.kind == "chunk")
     rules = path.parent / "rules.jsonl"
     lines = [
         {"match": "Question: Who leads", "response": f"Lucas Moreau leads the Apps team [c:{top}]."},
@@ -52,7 +52,7 @@ def mcp_ws(sample_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[
     toml = path / CONFIG_FILE_NAME
     llm = f'\n[llm]\nprovider = "scripted"\nmodel = "scripted-m"\nscripted_file = "{rules.as_posix()}"\n'
     toml.write_text(toml.read_text(encoding="utf-8") + llm, encoding="utf-8")
-    return path, top
+    return path, top, text or ""
 
 
 def _env() -> dict[str, str]:
@@ -79,7 +79,7 @@ async def _session(client: Client, cited_chunk: str) -> dict[str, Any]:
             "docs": docs, "graph": graph, "missing": missing}  # fmt: skip
 
 
-def _check_session(out: dict[str, Any], cited_chunk: str) -> None:
+def _check_session(out: dict[str, Any], cited_chunk: str, cited_text: str) -> None:
     assert out["tools"] == TOOLS  # read-only: no index tool without --allow-index
     cited = out["cited"]
     assert cited["answer"].startswith("Lucas Moreau leads the Apps team")
@@ -89,15 +89,15 @@ def _check_session(out: dict[str, Any], cited_chunk: str) -> None:
     uncited = out["uncited"]
     assert uncited["citations"] and all(c["kind"] == "attributed" for c in uncited["citations"])
     assert [s["status"] for s in uncited["sentences"]] == ["attributed"]
-    assert "Lisbon" in out["shown"]["text"] and out["shown"]["kind"] == "chunk"
+    assert out["shown"]["kind"] == "chunk" and cited_text and cited_text in out["shown"]["text"]
     assert out["found"]["passages"] and all(p["source"]["title"] for p in out["found"]["passages"])
     assert out["docs"]["total"] >= 30 and len(out["docs"]["documents"]) == 5
     assert out["graph"]["entities"] and out["graph"]["center"]
     assert out["missing"].is_error and "no passage, document" in out["missing"].content[0].text
 
 
-def test_mcp_over_stdio_lists_the_tools_and_answers_with_citations(mcp_ws: tuple[Path, str]) -> None:
-    path, top = mcp_ws
+def test_mcp_over_stdio_lists_the_tools_and_answers_with_citations(mcp_ws: tuple[Path, str, str]) -> None:
+    path, top, text = mcp_ws
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "kgrag.cli", "mcp", "-w", str(path)], env=_env(), cwd=str(path.parent)
     )
@@ -106,7 +106,7 @@ def test_mcp_over_stdio_lists_the_tools_and_answers_with_citations(mcp_ws: tuple
         async with Client(params) as client:
             return await _session(client, top)
 
-    _check_session(asyncio.run(run()), top)
+    _check_session(asyncio.run(run()), top, text)
 
 
 def test_mcp_stdio_refuses_an_empty_workspace_with_one_line(tmp_path: Path) -> None:
@@ -118,12 +118,12 @@ def test_mcp_stdio_refuses_an_empty_workspace_with_one_line(tmp_path: Path) -> N
 
 
 @pytest.fixture(scope="module")
-def served(mcp_ws: tuple[Path, str]) -> Iterator[str]:
+def served(mcp_ws: tuple[Path, str, str]) -> Iterator[str]:
     """`kgrag serve` over the workspace (named `sample`) with one API key, on a free loopback port."""
     yield from serve({"sample": mcp_ws[0]}, env={"KGRAG_API_KEYS": KEY}, polls=1200)
 
 
-def test_mcp_over_http_on_kgrag_serve_with_the_sdk_client(served: str, mcp_ws: tuple[Path, str]) -> None:
+def test_mcp_over_http_on_kgrag_serve_with_the_sdk_client(served: str, mcp_ws: tuple[Path, str, str]) -> None:
     import httpx2
 
     async def run() -> dict[str, Any]:
@@ -135,7 +135,7 @@ def test_mcp_over_http_on_kgrag_serve_with_the_sdk_client(served: str, mcp_ws: t
             return await _session(client, mcp_ws[1])
 
     out = asyncio.run(run())
-    _check_session(out, mcp_ws[1])
+    _check_session(out, mcp_ws[1], mcp_ws[2])
     assert "/" not in out["cited"]["citations"][0]["source"]["source"]  # a file name, never a server path
 
 

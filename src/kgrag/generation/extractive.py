@@ -76,8 +76,41 @@ class _Candidate:
     passage: frozenset[str]
 
 
+# Irregular past forms documents state facts with ("is led by", "was written by"), mapped to the form a
+# question asks with ("who leads", "who wrote"); ambiguous ones ("found", "left", "saw") are left out.
+_IRREGULAR = {
+    **dict.fromkeys(("led",), "lead"),
+    **dict.fromkeys(("wrote", "written"), "write"),
+    **dict.fromkeys(("built",), "build"),
+    **dict.fromkeys(("ran",), "run"),
+    **dict.fromkeys(("held",), "hold"),
+    **dict.fromkeys(("made",), "make"),
+    **dict.fromkeys(("began", "begun"), "begin"),
+    **dict.fromkeys(("chose", "chosen"), "choose"),
+    **dict.fromkeys(("bought",), "buy"),
+    **dict.fromkeys(("sold",), "sell"),
+    **dict.fromkeys(("sent",), "send"),
+    **dict.fromkeys(("paid",), "pay"),
+    **dict.fromkeys(("took", "taken"), "take"),
+    **dict.fromkeys(("gave", "given"), "give"),
+    **dict.fromkeys(("grew", "grown"), "grow"),
+    **dict.fromkeys(("broke", "broken"), "break"),
+    **dict.fromkeys(("kept",), "keep"),
+    **dict.fromkeys(("met",), "meet"),
+    **dict.fromkeys(("taught",), "teach"),
+    **dict.fromkeys(("brought",), "bring"),
+    **dict.fromkeys(("spent",), "spend"),
+    **dict.fromkeys(("won",), "win"),
+    **dict.fromkeys(("lost",), "lose"),
+    **dict.fromkeys(("drew", "drawn"), "draw"),
+}
+
+
 def stem(word: str) -> str:
-    """A light English stem, enough to match "owns"/"owned"/"owning" and "policies"/"policy"."""
+    """A light English stem, enough to match "owns"/"owned"/"owning", "policies"/"policy" and the common
+    irregular past forms ("led" = "leads")."""
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 5 and word.endswith("ing"):

@@ -13,7 +13,7 @@ from kgrag.generation.rewrite import names_in
 
 _PASSAGE = re.compile(r"^\[c:([^\]\s]+)\] (.+)$", re.MULTILINE)
 _WORD = re.compile(r"[a-z0-9]+")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")  # a heading, list item or table row is a line of its own
 _STOP = frozenset(
     "a an the and or of to in on at for by with is are was were who what which how does do it its".split()
 )
@@ -35,7 +35,12 @@ def answer_reply(user: str) -> str:
     passages = _PASSAGE.findall(context)
     if not passages:
         return "I don't know based on the provided context."
-    sentences = [(cid, sentence.strip()) for cid, text in passages for sentence in _SENTENCE.split(text.strip())]
+    sentences = [
+        (cid, sentence.strip())
+        for cid, text in passages
+        for sentence in _SENTENCE.split(text.strip())
+        if sentence.strip() and not sentence.lstrip().startswith(("#", "|"))  # not a heading or a table row
+    ] or [(passages[0][0], passages[0][1].strip())]
     cid, sentence = max(sentences, key=lambda s: len(wanted & _words(s[1])))
     return f"{sentence} [c:{cid}]"
 

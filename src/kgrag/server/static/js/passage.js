@@ -17,16 +17,25 @@ function fallbackSentences(text) {
 }
 
 function bestSentence(text, sentences, hint) {
+  // The sentence holding most of the hint's words; among equals, the one with fewest other words. Scoring
+  // by the hint's share (not the shorter side's) keeps a two-word heading from beating the sentence itself.
   if (!hint) return -1;
   const wanted = words(hint);
+  if (!wanted.size) return -1;
   let best = -1;
   let bestScore = 0;
+  let bestDice = 0;
   sentences.forEach((s, i) => {
     const have = words(text.slice(s.start, s.end));
     let shared = 0;
     for (const w of wanted) if (have.has(w)) shared++;
-    const score = shared / Math.max(1, Math.min(wanted.size, have.size));
-    if (score > bestScore) { best = i; bestScore = score; }
+    const score = shared / wanted.size;
+    const dice = (2 * shared) / (wanted.size + have.size);
+    if (score > bestScore || (score === bestScore && dice > bestDice)) {
+      best = i;
+      bestScore = score;
+      bestDice = dice;
+    }
   });
   return bestScore >= 0.3 ? best : -1;
 }
