@@ -109,6 +109,18 @@ def test_the_kind_of_answer_asked_for_breaks_a_tie() -> None:
     assert "protect customer fleets" in _answer("Why was the staged rollout rule introduced?", passage, n=1)
 
 
+def test_a_who_leads_question_is_answered_by_the_sentence_saying_led_by() -> None:
+    team = (
+        "# Harbour Team\n\nThe Harbour team builds and runs the billing backbone of the company. The team "
+        "sits in the Porto office and is led by Marta Quental."
+    )
+    text = _answer("Who leads the Harbour team?", team, n=1)
+    assert text.startswith("The team sits in the Porto office and is led by Marta Quental.")
+    assert "written by Aisha Okafor" in _answer(
+        "Who wrote Shale?", "Shale is a columnar store. It was written by Aisha Okafor in 2021.", n=1
+    )
+
+
 @pytest.mark.parametrize("question", ["Who owns Kestrel?", "What is the boiling point of mercury?"])
 def test_an_off_topic_question_is_not_found_and_cites_nothing(question: str) -> None:
     answer = extractive_answer(question, _result(CONTACTS, API_PAGE), None, 3)

@@ -6,7 +6,7 @@ Every sentence of the retrieved passages that can state a fact (not a heading, a
 
 * **coverage**: the share of the question's content words the sentence contains, each word weighted by
   its rarity among the candidate sentences (a name the passages rarely repeat counts more than a word
-  every passage shares), words compared by a light stem ("owns" = "owned"); a word only the sentence's
+  every passage shares), words compared by a light stem ("owns" = "owned", "led" = "leads"); a word only the sentence's
   passage holds (a heading or signature above it names the subject) counts ``PASSAGE_CREDIT``;
 * an **answer-type cue** (:mod:`.answer_cues`): the kind of thing the question asks for — a person for
   *who*, a date for *when*, a number for *how many*, a duration for *how long* — is in the sentence and
