@@ -49,16 +49,22 @@ class _Recorder:
         return str(self.inner(body))
 
 
+def _docs(tmp_path: Path, monkeypatch: Any) -> Path:
+    """A folder with one short document; the endpoint's key set."""
+    monkeypatch.setenv("KGRAG_PROBE_TEST_KEY", "sk-test")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Herons\n\nGrey herons hunt fish in the Thames estuary near Gravesend.\n")
+    return docs
+
+
 def _index(path: Path, docs: Path) -> None:
     with Workspace.open(path) as ws:
         ws.indexing.run([docs])
 
 
 def test_a_model_following_the_schema_gets_compact_prompts_once(tmp_path: Path, monkeypatch: Any) -> None:
-    monkeypatch.setenv("KGRAG_PROBE_TEST_KEY", "sk-test")
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a.md").write_text("# Herons\n\nGrey herons hunt fish in the Thames estuary near Gravesend.\n")
+    docs = _docs(tmp_path, monkeypatch)
     recorder = _Recorder(ExtractionResponder().for_server)
     with FakeOpenAIServer(recorder) as server:
         path = _workspace(tmp_path / "ws", server.base_url)
@@ -77,10 +83,7 @@ def test_a_model_following_the_schema_gets_compact_prompts_once(tmp_path: Path, 
 
 
 def test_a_model_echoing_the_schema_keeps_the_examples(tmp_path: Path, monkeypatch: Any) -> None:
-    monkeypatch.setenv("KGRAG_PROBE_TEST_KEY", "sk-test")
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a.md").write_text("# Herons\n\nGrey herons hunt fish in the Thames estuary near Gravesend.\n")
+    docs = _docs(tmp_path, monkeypatch)
     extractor = ExtractionResponder().for_server
 
     def small_model(body: dict[str, Any]) -> str:
@@ -101,10 +104,7 @@ def test_a_model_echoing_the_schema_keeps_the_examples(tmp_path: Path, monkeypat
 
 
 def test_always_and_never_decide_without_a_probe(tmp_path: Path, monkeypatch: Any) -> None:
-    monkeypatch.setenv("KGRAG_PROBE_TEST_KEY", "sk-test")
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a.md").write_text("# Herons\n\nGrey herons hunt fish in the Thames estuary near Gravesend.\n")
+    docs = _docs(tmp_path, monkeypatch)
     for mode, shown in (("always", True), ("never", False)):
         recorder = _Recorder(ExtractionResponder().for_server)
         with FakeOpenAIServer(recorder) as server:
@@ -119,10 +119,7 @@ def test_a_query_sends_no_probe_and_the_next_index_run_probes_once(tmp_path: Pat
     """The probe sizes the extraction and report prompts, so only indexing sends it: a query on an ``auto``
     workspace with no verdict yet is answered by the model without a probe request reaching the server,
     with the examples kept; the next index run then probes once."""
-    monkeypatch.setenv("KGRAG_PROBE_TEST_KEY", "sk-test")
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a.md").write_text("# Herons\n\nGrey herons hunt fish in the Thames estuary near Gravesend.\n")
+    docs = _docs(tmp_path, monkeypatch)
     recorder = _Recorder(ExtractionResponder().for_server)
     with FakeOpenAIServer(recorder) as server:
         path = _workspace(tmp_path / "ws", server.base_url, **{"llm.provider": '"none"', "graph.extractor": '"none"'})
