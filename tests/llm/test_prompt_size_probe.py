@@ -49,16 +49,22 @@ class _Recorder:
         return str(self.inner(body))
 
 
+def _docs(tmp_path: Path, monkeypatch: Any) -> Path:
+    """A folder with one short document; the endpoint's key set."""
+    monkeypatch.setenv("KGRAG_PROBE_TEST_KEY", "sk-test")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Herons\n\nGrey herons hunt fish in the Thames estuary near Gravesend.\n")
+    return docs
+
+
 def _index(path: Path, docs: Path) -> None:
     with Workspace.open(path) as ws:
         ws.indexing.run([docs])
 
 
 def test_a_model_following_the_schema_gets_compact_prompts_once(tmp_path: Path, monkeypatch: Any) -> None:
-    monkeypatch.setenv("KGRAG_PROBE_TEST_KEY", "sk-test")
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a.md").write_text("# Herons\n\nGrey herons hunt fish in the Thames estuary near Gravesend.\n")
+    docs = _docs(tmp_path, monkeypatch)
     recorder = _Recorder(ExtractionResponder().for_server)
     with FakeOpenAIServer(recorder) as server:
         path = _workspace(tmp_path / "ws", server.base_url)
@@ -77,10 +83,7 @@ def test_a_model_following_the_schema_gets_compact_prompts_once(tmp_path: Path, 
 
 
 def test_a_model_echoing_the_schema_keeps_the_examples(tmp_path: Path, monkeypatch: Any) -> None:
-    monkeypatch.setenv("KGRAG_PROBE_TEST_KEY", "sk-test")
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a.md").write_text("# Herons\n\nGrey herons hunt fish in the Thames estuary near Gravesend.\n")
+    docs = _docs(tmp_path, monkeypatch)
     extractor = ExtractionResponder().for_server
 
     def small_model(body: dict[str, Any]) -> str:
@@ -101,10 +104,7 @@ def test_a_model_echoing_the_schema_keeps_the_examples(tmp_path: Path, monkeypat
 
 
 def test_always_and_never_decide_without_a_probe(tmp_path: Path, monkeypatch: Any) -> None:
-    monkeypatch.setenv("KGRAG_PROBE_TEST_KEY", "sk-test")
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a.md").write_text("# Herons\n\nGrey herons hunt fish in the Thames estuary near Gravesend.\n")
+    docs = _docs(tmp_path, monkeypatch)
     for mode, shown in (("always", True), ("never", False)):
         recorder = _Recorder(ExtractionResponder().for_server)
         with FakeOpenAIServer(recorder) as server:
@@ -113,3 +113,24 @@ def test_always_and_never_decide_without_a_probe(tmp_path: Path, monkeypatch: An
         assert recorder.probes == 0
         extraction = [s for s in recorder.systems if s.startswith("You extract")]
         assert extraction and all((EXAMPLE_MARK in s) == shown for s in extraction)
+
+
+def test_a_query_sends_no_probe_and_the_next_index_run_probes_once(tmp_path: Path, monkeypatch: Any) -> None:
+    """The probe sizes the extraction and report prompts, so only indexing sends it: a query on an ``auto``
+    workspace with no verdict yet is answered by the model without a probe request reaching the server,
+    with the examples kept; the next index run then probes once."""
+    docs = _docs(tmp_path, monkeypatch)
+    recorder = _Recorder(ExtractionResponder().for_server)
+    with FakeOpenAIServer(recorder) as server:
+        path = _workspace(tmp_path / "ws", server.base_url, **{"llm.provider": '"none"', "graph.extractor": '"none"'})
+        _index(path, docs)  # indexed without an LLM: no verdict stored
+        _workspace(path, server.base_url)
+        with Workspace.open(path) as ws:
+            response = ws.query("Where do grey herons hunt fish?", pipeline="hybrid")
+        assert response.answer.text and server.stats.chat_requests > 0  # the model answered the query
+        assert recorder.probes == 0
+        (docs / "b.md").write_text("# Otters\n\nEurasian otters returned to the River Kennet in Berkshire.\n")
+        _index(path, docs)
+        assert recorder.probes == 1
+        extraction = [s for s in recorder.systems if s.startswith("You extract")]
+        assert extraction and not any(EXAMPLE_MARK in s for s in extraction)  # the verdict applied at once

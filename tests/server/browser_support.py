@@ -1,6 +1,10 @@
-"""What the browser tests share: Debian's chromium driven by Playwright, `kgrag serve` as a subprocess on
-a free port, a page that records console errors, failed responses and requests leaving the server, and
-the page's own first-paint marks."""
+"""What the browser tests share: Debian's chromium driven by Playwright, a page that records console
+errors, failed responses and requests leaving the server, and the page's own first-paint marks.
+
+The fixtures ``browser`` (one headless chromium per test module) and ``page`` (a fresh recording page per
+test, on the module's own ``served`` URL) are registered for ``tests/server`` by its conftest. Playwright
+is imported only when ``browser`` is set up, so the conftest and the tests without a browser load without
+it; a browser test without it skips (fails where services are required)."""
 
 from __future__ import annotations
 
@@ -9,15 +13,16 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from tests.conftest import REPO
 from tests.services import import_service, unavailable
 
-sync_api = import_service("playwright.sync_api", "Chromium", "playwright is not installed (pip install 'kgrag[dev]')")
-
 ARTIFACTS = REPO / "build" / "test-artifacts"
 QUESTIONS = REPO / "examples" / "sample" / "questions.json"
+NO_PLAYWRIGHT = "playwright is not installed (pip install 'kgrag[dev]')"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -98,3 +103,23 @@ def wait_until(page: Any, expression: str, timeout_s: float = 60) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"still false after {timeout_s} s: {expression}")
         page.wait_for_timeout(100)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Debian chromium for a whole test module."""
+    sync_api = import_service("playwright.sync_api", "Chromium", NO_PLAYWRIGHT)
+    with sync_api.sync_playwright() as playwright:
+        launched = launch(playwright)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def page(browser: Any, served: str) -> Iterator[Page]:
+    """A recording page on the module's ``served`` URL; on close it asserts no errors and no outside request."""
+    opened = Page(browser, served)
+    yield opened
+    opened.close()

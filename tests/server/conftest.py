@@ -1,5 +1,6 @@
 """Server-test fixtures: the sample corpus indexed once with a graph (fast word extractor), apps over
-workspaces, and a real uvicorn server on a free 127.0.0.1 port for tests that need sockets."""
+workspaces, a real uvicorn server on a free 127.0.0.1 port for tests that need sockets, and the browser
+tests' ``browser`` and ``page`` (from ``browser_support``)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from tests.conftest import SAMPLE_DOCS
 from tests.graph.graph_fakes import WordExtractor
+from tests.server.browser_support import browser, page  # noqa: F401 - the browser tests' fixtures, registered here
 
 from kgrag import Workspace
 from kgrag.config import CONFIG_FILE_NAME, ServerConfig

@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.server.browser_support import ARTIFACTS, QUESTIONS, Page, cli, first_paint_ms, launch, sync_api
+from tests.server.browser_support import ARTIFACTS, QUESTIONS, Page, cli, first_paint_ms
 from tests.server.serve_support import serve
 
 
@@ -37,23 +37,6 @@ def served(sample_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     pipelines = "dense,hybrid,graph-local"
     cli("eval", "run", "-w", str(workspace), "--dataset", str(QUESTIONS), "--pipelines", pipelines, "--runs", "1")
     yield from serve({"sample": workspace})
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        launched = launch(playwright)
-        try:
-            yield launched
-        finally:
-            launched.close()
-
-
-@pytest.fixture
-def page(browser: Any, served: str) -> Iterator[Page]:
-    opened = Page(browser, served)
-    yield opened
-    opened.close()
 
 
 def test_the_graph_explorer_draws_the_whole_sample_graph_and_expands_a_neighbourhood(page: Page) -> None:

@@ -17,18 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import REPO
+from tests.server.browser_support import ARTIFACTS, Page
 from tests.server.serve_support import serve
-from tests.services import import_service, unavailable
 
 from kgrag.testing import FakeOpenAIServer
 from kgrag.testing.answer_responder import answer_responder
 from kgrag.testing.workspace_toml import write_workspace_toml
 
-sync_api = import_service("playwright.sync_api", "Chromium", "playwright is not installed (pip install 'kgrag[dev]')")
-
-ARTIFACTS = REPO / "build" / "test-artifacts"
-ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-sync"]
 LEAD = "Rui Carvalho"
 SOME_TEXT = re.compile(r"\S")
 
@@ -50,24 +45,14 @@ def served(sample_dir: Path, llm: FakeOpenAIServer, tmp_path_factory: pytest.Tem
 
 
 @pytest.fixture
-def view(served: str) -> Iterator[Any]:
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        unavailable("Chromium", "Debian chromium is not installed (run scripts/install-chromium.sh as root)")
-    errors: list[str] = []
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, headless=True, args=ARGS)
-        page = browser.new_page(viewport={"width": 1300, "height": 900})
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(f"{served}/#ask")
-        page.wait_for_selector("#view-ask:not([hidden]) #pipelines input[data-pipeline='hybrid']")
-        for box in page.locator("#pipelines input").all():
-            box.set_checked(False)
-        page.check("#pipelines input[data-pipeline='hybrid']")
-        yield page
-        browser.close()
-    assert errors == []
+def view(page: Page) -> Any:
+    """The Ask view with only ``hybrid`` ticked."""
+    ask = page.open("ask")
+    ask.wait_for_selector("#view-ask:not([hidden]) #pipelines input[data-pipeline='hybrid']")
+    for box in ask.locator("#pipelines input").all():
+        box.set_checked(False)
+    ask.check("#pipelines input[data-pipeline='hybrid']")
+    return ask
 
 
 def _ask(page: Any, question: str) -> Any:

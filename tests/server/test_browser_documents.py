@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.server.browser_support import Page, cli, launch, sync_api, wait_until
+from tests.server.browser_support import Page, cli, wait_until
 from tests.server.conftest import SERVED_TOML
 from tests.server.serve_support import serve
 
@@ -39,23 +39,6 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def served(workspace: Path) -> Iterator[str]:
     yield from serve({"many": workspace})
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        launched = launch(playwright)
-        try:
-            yield launched
-        finally:
-            launched.close()
-
-
-@pytest.fixture
-def page(browser: Any, served: str) -> Iterator[Page]:
-    opened = Page(browser, served)
-    yield opened
-    opened.close()
 
 
 def _rows(view: Any) -> list[str]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.server.browser_support import Page, launch, sync_api, wait_until
+from tests.server.browser_support import Page, wait_until
 from tests.server.serve_support import serve
 
 G = "/v1/workspaces/sample/graph"
@@ -24,23 +24,6 @@ def served(sample_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     workspace = tmp_path_factory.mktemp("webapp-graph") / "sample"
     shutil.copytree(sample_dir, workspace)
     yield from serve({"sample": workspace})
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        launched = launch(playwright)
-        try:
-            yield launched
-        finally:
-            launched.close()
-
-
-@pytest.fixture
-def page(browser: Any, served: str) -> Iterator[Page]:
-    opened = Page(browser, served)
-    yield opened
-    opened.close()
 
 
 def _drawn(page: Page, max_nodes: int = 1000) -> Any:

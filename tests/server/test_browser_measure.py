@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.server.browser_support import ARTIFACTS, Page, launch, sync_api
+from tests.server.browser_support import ARTIFACTS, Page
 from tests.server.serve_support import serve
 
 pytestmark = pytest.mark.skipif(not os.environ.get("KGRAG_WEBAPP_WORKSPACE"), reason="set KGRAG_WEBAPP_WORKSPACE")
@@ -98,23 +98,20 @@ def _changed(view: Any, before: str, selector: str = "#doc-page") -> None:
         view.wait_for_timeout(20)
 
 
-def test_measure_edits_and_the_documents_table() -> None:
+def test_measure_edits_and_the_documents_table(browser: Any) -> None:
     directory = Path(os.environ["KGRAG_WEBAPP_WORKSPACE"])
     name = os.environ.get("KGRAG_WEBAPP_NAME", "large")
     for url in serve({name: directory}):
         api = f"{url}/v1/workspaces/{name}"
         hub = max(httpx.get(f"{api}/graph/overview", timeout=300).json()["nodes"], key=lambda n: n["degree"])
-        with sync_api.sync_playwright() as playwright:
-            browser = launch(playwright)
-            opened = Page(browser, url)
-            view = opened.open("graph")
-            view.wait_for_selector("#graph-canvas[data-painted]", timeout=300_000)
-            found = {"entities": httpx.get(f"{api}/graph/stats", timeout=60).json()["counts"]["entities"]}
-            found.update(_edits(view, api, hub))
-            opened.shot("large-graph-edit")
-            found.update(_documents(opened))
-            opened.close()
-            browser.close()
+        opened = Page(browser, url)
+        view = opened.open("graph")
+        view.wait_for_selector("#graph-canvas[data-painted]", timeout=300_000)
+        found = {"entities": httpx.get(f"{api}/graph/stats", timeout=60).json()["counts"]["entities"]}
+        found.update(_edits(view, api, hub))
+        opened.shot("large-graph-edit")
+        found.update(_documents(opened))
+        opened.close()
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         (ARTIFACTS / "webapp-large-edit-docs.json").write_text(json.dumps(found, indent=2), encoding="utf-8")
         print(json.dumps(found, indent=2))

@@ -6,20 +6,17 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
 from tests.server.conftest import RunningServer, build_workspace
-from tests.services import import_service, unavailable
 
 from kgrag import Workspace
 from kgrag.server import create_app
 from kgrag.server.openapi30 import downgrade
-
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 
 
 def test_docs_page_references_only_local_assets_and_no_inline_script(client: TestClient) -> None:
@@ -51,32 +48,24 @@ def test_every_operation_is_documented_with_a_summary(client: TestClient) -> Non
         assert f"/v1/workspaces/{{workspace}}{path}" in schema["paths"], path
 
 
-def test_swagger_ui_renders_offline_in_chromium(tmp_path: Path) -> None:
-    sync_api = import_service(
-        "playwright.sync_api", "Chromium", "playwright is not installed (pip install 'kgrag[dev]')"
-    )
-    executable = shutil.which("chromium") or shutil.which("chromium-browser")
-    if executable is None:
-        unavailable("Chromium", "Debian chromium is not installed (run scripts/install-chromium.sh as root)")
+def test_swagger_ui_renders_offline_in_chromium(browser: Any, tmp_path: Path) -> None:
     path = build_workspace(tmp_path / "d", [], graph=False)
     with Workspace.open(path) as ws, RunningServer(create_app({"d": ws})) as server:
         schema = httpx.get(f"{server.url}/openapi.json", timeout=30).json()
         expected = sum(len(verbs) for verbs in schema["paths"].values())
-        with sync_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
-            try:
-                page = browser.new_page()
-                outside: list[str] = []
-                problems: list[str] = []
-                page.on("request", lambda r: None if r.url.startswith(server.url) else outside.append(r.url))
-                page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-                page.on("pageerror", lambda e: problems.append(str(e)))
-                page.goto(f"{server.url}/docs")
-                page.wait_for_selector(".opblock-summary", timeout=60_000)
-                rendered = page.locator(".opblock").count()
-                title = page.locator(".info .title").inner_text()
-            finally:
-                browser.close()
+        page = browser.new_page()
+        try:
+            outside: list[str] = []
+            problems: list[str] = []
+            page.on("request", lambda r: None if r.url.startswith(server.url) else outside.append(r.url))
+            page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: problems.append(str(e)))
+            page.goto(f"{server.url}/docs")
+            page.wait_for_selector(".opblock-summary", timeout=60_000)
+            rendered = page.locator(".opblock").count()
+            title = page.locator(".info .title").inner_text()
+        finally:
+            page.close()
     assert outside == [] and problems == []
     assert "kgrag" in title and rendered >= expected
 

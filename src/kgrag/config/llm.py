@@ -80,7 +80,8 @@ class LLMConfig(Section):
         "always",
         description="Whether prompts show their worked example (the `[example]` table). `always` (the "
         "default) keeps them, which small local models need; `auto` decides once "
-        "per server and model with one probe call on a fixed text: a model that answers the schema-only "
+        "per server and model with one probe call on a fixed text, sent by the first indexing run (a query "
+        "never probes; it keeps the examples until a verdict is stored): a model that answers the schema-only "
         "prompt with a valid, grounded reply gets compact prompts (no examples: fewer prompt tokens on every "
         "call); one that does not (small models) keeps the examples. The verdict is kept in the workspace. "
         "Examples drawn from your documents (`kgrag prompts tune`) are always shown.",

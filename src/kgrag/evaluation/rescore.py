@@ -54,7 +54,8 @@ class ReplayClient(LLMClient):
     """A judge that answers each structured request with the reply recorded for the same prompt,
     variables, seed and temperature (in recorded order when the same request was made twice); a call
     that failed in the run fails again. Built on a real client, so prompts and versions resolve as
-    they did."""
+    they did; checked against :class:`~kgrag.evaluation.judge_client.JudgeClient` where the metrics and
+    judges take it."""
 
     def __init__(self, base: LLMClient, calls: Sequence[Mapping[str, Any]], where: str) -> None:
         super().__init__(base.runner, base.settings)

@@ -16,16 +16,17 @@ from __future__ import annotations
 
 import json
 import random
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Literal
+from http.server import BaseHTTPRequestHandler
+from typing import Literal
+
+from kgrag.testing.loopback_server import LoopbackServer
 
 UsageMode = Literal["honest", "zero", "one", "missing"]
 WORDS_PER_WRITE = 16
 
 
-class RunawayServer:
+class RunawayServer(LoopbackServer):
     """A chat endpoint on 127.0.0.1 whose replies are ``reply_words`` (a ``(low, high)`` range) long."""
 
     def __init__(
@@ -36,6 +37,7 @@ class RunawayServer:
         seed: int = 0,
         gap_s: float = 0.001,
     ) -> None:
+        super().__init__()
         self.reply_words = reply_words
         self.usage = usage
         self.gap_s = gap_s
@@ -44,24 +46,6 @@ class RunawayServer:
         self.reply_words_generated = 0
         self.hung_up = 0  # replies the client stopped reading
         self._rng = random.Random(seed)
-        self._lock = threading.Lock()
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                return None
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("content-length", "0"))) or b"{}")
-                owner._answer(self, body)
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
     @property
     def generated_tokens(self) -> int:
@@ -69,7 +53,8 @@ class RunawayServer:
         with self._lock:
             return self.prompt_words + self.reply_words_generated
 
-    def _answer(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+    def answer(self, handler: BaseHTTPRequestHandler, raw: bytes) -> None:
+        body = json.loads(raw or b"{}")
         prompt = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
         with self._lock:
             self.requests += 1
@@ -101,11 +86,3 @@ class RunawayServer:
         if figures is not None:
             usage = f', "usage": {{"prompt_tokens": {figures[0]}, "completion_tokens": {figures[1]}}}'
         return ('"}, "finish_reason": "stop"}]' + usage + "}").encode("utf-8")
-
-    def __enter__(self) -> RunawayServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()

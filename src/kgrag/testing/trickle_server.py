@@ -11,10 +11,10 @@ managed to send, so a test can tell the client gave up mid-reply.
 from __future__ import annotations
 
 import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from http.server import BaseHTTPRequestHandler
+
+from kgrag.testing.loopback_server import LoopbackServer
 
 REPLY_TEXT = "a slow but valid reply"
 
@@ -27,33 +27,19 @@ def _reply() -> bytes:
     return json.dumps(body).encode("utf-8")
 
 
-class TrickleServer:
+class TrickleServer(LoopbackServer):
     """A chat endpoint on 127.0.0.1 sending each reply one byte every ``gap_s`` seconds."""
 
     def __init__(self, gap_s: float = 0.1) -> None:
+        super().__init__()
         self.gap_s = gap_s
         self.bytes_sent = 0
         self.requests = 0
-        self._lock = threading.Lock()
-        owner = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                return None
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("content-length", "0")))
-                with owner._lock:
-                    owner.requests += 1
-                owner._trickle(self)
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+    def answer(self, handler: BaseHTTPRequestHandler, raw: bytes) -> None:
+        with self._lock:
+            self.requests += 1
+        self._trickle(handler)
 
     def _trickle(self, handler: BaseHTTPRequestHandler) -> None:
         data = _reply()
@@ -74,11 +60,3 @@ class TrickleServer:
     @property
     def reply_size(self) -> int:
         return len(_reply())
-
-    def __enter__(self) -> TrickleServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()

@@ -49,6 +49,7 @@ def run_batched(
         progress.note("llm.batch: no LLM is configured (llm.provider = none), so nothing is batched")
         return run_parts(parts, list(paths), progress, pipeline, engine, prune)
     client = parts.llm()  # first: it fits the config to the server's window
+    parts.llm_for_indexing()  # prompts sized to the model by a live probe, before any request is collected
     batches = _batch_runner(parts, client, progress)
     try:
         batches.resume()

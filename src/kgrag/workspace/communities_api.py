@@ -54,7 +54,7 @@ class CommunitiesAPI:
 
     def _build(self, rebuild: bool, progress: Progress) -> IndexReport:
         parts = self._parts
-        llm = parts.llm_if_configured()  # first: it fits the config to the server's context window
+        llm = parts.llm_for_indexing()  # first: it fits the config to the server's window, sizes prompts
         plan, _ = parts.chunk_plan()
         ctx = IndexContext(
             store=parts.store,

@@ -73,6 +73,7 @@ class Components:
         self._embedder_factory = embedder_factory or self._configured_embedder
         self._llm: LLMClient | None = None
         self._extraction_fitted = False
+        self._examples_decided = False
         self.registries = registries or Registries()
         """One registry per kind for this workspace (``kgrag.workspace.kinds`` has a typed accessor each):
         what code registers here is used by every part this workspace builds, and by no other workspace."""
@@ -193,10 +194,23 @@ class Components:
                 )
         return self._llm
 
-    def llm_for_extraction(self) -> LLMClient | None:
-        """:meth:`llm_if_configured`, with the config also fitted to graph extraction's requests (once): what
-        an indexing run takes, since it may extract; queries never pay for the extraction pre-flight."""
+    def llm_for_indexing(self) -> LLMClient | None:
+        """:meth:`llm_if_configured`, with ``llm.prompt_examples = "auto"`` decided first (the model probed
+        once when no verdict is stored): what indexing takes before its extraction and report calls, the
+        prompts the probe sizes. Queries never probe; a client made by a factory or an estimate is left as
+        it is."""
         client = self.llm_if_configured()
+        if client is not None and not self._examples_decided and self._llm_factory is None and not self._estimate_llm:
+            from kgrag.workspace.prompt_examples import decide_prompt_examples
+
+            decide_prompt_examples(client, self.config)
+            self._examples_decided = True
+        return client
+
+    def llm_for_extraction(self) -> LLMClient | None:
+        """:meth:`llm_for_indexing`, with the config also fitted to graph extraction's requests (once): what
+        an indexing run takes, since it may extract; queries never pay for the extraction pre-flight."""
+        client = self.llm_for_indexing()
         if client is not None and not self._extraction_fitted:
             from kgrag.workspace.llm_setup import fit_for_extraction
 

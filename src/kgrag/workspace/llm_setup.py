@@ -107,7 +107,7 @@ def configured_client(
     )
     from kgrag.workspace.prompt_examples import apply_prompt_examples
 
-    apply_prompt_examples(client, fitted, store, estimate=estimate)
+    apply_prompt_examples(client, fitted, store)  # the stored verdict; indexing probes when there is none
     return client, fitted, notes
 
 

@@ -15,7 +15,8 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from kgrag.core.llm_types import StructuredResult
-from kgrag.models.llm import LLMClient, LLMUnavailableError, ProviderError
+from kgrag.evaluation.judge_client import JudgeClient
+from kgrag.models.llm import LLMUnavailableError, ProviderError
 
 M = TypeVar("M", bound=BaseModel)
 _RECORDER: ContextVar[list[dict[str, Any]] | None] = ContextVar("kgrag_judge_recorder", default=None)
@@ -44,7 +45,7 @@ class JudgeReply(Generic[M]):
 
 
 def ask(
-    judge: LLMClient,
+    judge: JudgeClient,
     prompt: str,
     variables: Mapping[str, object],
     model: type[M],
@@ -69,7 +70,7 @@ def ask(
     return JudgeReply(result.value, "", tokens)
 
 
-def _report(request: dict[str, Any], judge: LLMClient, result: StructuredResult[Any] | None, note: str) -> None:
+def _report(request: dict[str, Any], judge: JudgeClient, result: StructuredResult[Any] | None, note: str) -> None:
     calls = _RECORDER.get()
     if calls is None:
         return

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry, settings_of
-from kgrag.models.llm import LLMClient
+from kgrag.evaluation.judge_client import JudgeClient
 
 S = TypeVar("S", bound=BaseModel)
 Mode = Literal["llm-free", "llm"]
@@ -67,7 +67,7 @@ class MetricTools:
     ``[evaluation.metrics.<name>]`` table (read with :meth:`settings_for`)."""
 
     similarity: Similarity
-    judge: LLMClient | None = None
+    judge: JudgeClient | None = None
     evidence_overlap: float = 0.7
     temperature: float = 0.0
     seed: int = 0
