@@ -244,3 +244,33 @@ def test_drift_needs_communities(make_ws: WorkspaceMaker, sample_docs: Path) -> 
     index_docs(ws, sample_docs)
     with pytest.raises(KgragError, match="kgrag graph communities"):
         ws.query(QUESTION, pipeline="drift")
+
+
+def test_the_answer_step_reads_the_typed_hand_off_not_the_trace(make_ws: WorkspaceMaker, sample_docs: Path) -> None:
+    """Renaming or dropping trace steps changes what a reader sees, never which intermediate answers the
+    reduce step gets (they once came from the ``drift_primer``/``drift_local`` steps by name, and a
+    renamed step silently dropped every one)."""
+    from kgrag.generation.drift_answer import DRIFT_ANSWER
+    from kgrag.retrieval.steps.drift_calls import PRIMER_QUESTION
+
+    ws = _built(make_ws, sample_docs, scripted(), retrieval=_options(depth=2, breadth=2))
+    result = ws.retrieve(QUESTION, pipeline="drift")
+    handed = result.intermediate
+    assert handed is not None and handed.partials[0].question == PRIMER_QUESTION and len(handed.partials) == 5
+    assert handed.llm_calls == 5 and 0 < handed.spent <= handed.limit
+    for step in result.trace:
+        step.step = f"renamed_{step.step}"
+        step.params = {}
+    parts = ws.components
+    answer = DRIFT_ANSWER.answer(QUESTION, result, parts.llm(), parts.embedder(), parts.config)
+    reduce = result.trace[-1]
+    assert reduce.step == "drift_reduce" and reduce.params["partials_used"] == 5
+    assert answer.usage is not None and answer.usage["llm_calls"] == 6
+    assert answer.text.startswith("Osprey sensors get firmware")
+
+
+def test_the_retrieval_time_is_the_results_own_field(make_ws: WorkspaceMaker, sample_docs: Path) -> None:
+    ws = _built(make_ws, sample_docs, scripted(), retrieval=_options(depth=1, breadth=1))
+    response = ws.query(QUESTION, pipeline="drift")
+    total = next(s for s in response.result.trace if s.step == "total")
+    assert response.timings_ms["retrieval"] == response.result.retrieval_ms == total.ms

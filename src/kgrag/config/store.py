@@ -98,9 +98,9 @@ class StoreConfig(Section):
         20_000,
         ge=1,
         description="With `vector_index = auto`, chunk collections of at least this many vectors use HNSW. "
-        "Exact search costs grow with the collection and pass a 20 ms per-query budget near this size on a busy "
-        "2-core machine, while HNSW stays fast at near-exact recall after a one-off, saved build "
-        "(bench/bench_ann.py, docs/vector-search.md, docs/results/design-measurements.md).",
+        "Exact search costs grow with the collection and outgrow a query's time budget near this size, while "
+        "HNSW stays fast at near-exact recall after a one-off, saved build (bench/bench_ann.py, "
+        "docs/vector-search.md; the figures: docs/results/design-measurements.md).",
     )
     hnsw_m: int = Field(32, ge=4, le=128, description="HNSW graph degree: more = higher recall, memory, build time.")
     hnsw_ef_construction: int = Field(
@@ -130,8 +130,8 @@ class StoreConfig(Section):
         8_000,
         ge=0,
         description="With `lexical_index = auto`, workspaces with more chunks keep searching FTS5: the copy's "
-        "memory grows with the corpus, and 8,000 keeps a query process under its 300 MB target "
-        "(docs/results/performance.md, docs/results/design-measurements.md).",
+        "memory grows with the corpus, and this bound keeps a query process within its memory target "
+        "(docs/results/performance.md; the figures: docs/results/design-measurements.md).",
     )
 
     @field_validator("vector_index")

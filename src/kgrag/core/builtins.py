@@ -68,9 +68,7 @@ KINDS: dict[str, Kind] = {
         "kgrag.extractors",
         {
             "nlp": "kgrag.graph.extract.choose:nlp_extractor",
-            "llm": Builtin(
-                "kgrag.graph.extract.choose:llm_extractor", "kgrag.models.rerankers.settings:ListwiseSettings"
-            ),
+            "llm": "kgrag.graph.extract.choose:llm_extractor",
         },
     ),
     "summarizer": Kind(

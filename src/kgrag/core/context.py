@@ -58,12 +58,38 @@ class RouteDecision:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class PartialAnswer:
+    """An answer a search wrote on its way to the context (DRIFT's primer or one of its follow-ups): the
+    question it answers and the answer, its ``[c:ID]`` markers as the model wrote them."""
+
+    question: str
+    answer: str
+
+
+@dataclass(frozen=True)
+class IntermediateAnswers:
+    """What a search that calls the LLM itself hands its answer step besides the context: its intermediate
+    answers (best first) and what it spent of the query's prompt budget (``limit``), so the answer step
+    fits its own call in what is left and reports the query's calls in total. A typed hand-off, so no
+    answer step rebuilds it from trace step names."""
+
+    partials: tuple[PartialAnswer, ...]
+    limit: int
+    spent: int
+    llm_calls: int
+    completion_tokens: int
+    skipped_for_budget: int
+
+
 @dataclass
 class RetrievalResult:
     """Ranked items plus the trace; ``queries`` lists every query string the pipeline searched with.
 
     ``route`` is set when a routing step chose another pipeline; ``context_tokens`` is what the context
-    budget spent on the items (None when the pipeline has no budget step). Presenters read these fields,
+    budget spent on the items (None when the pipeline has no budget step); ``intermediate`` is what a
+    search that answered on the way hands its answer step (DRIFT); ``retrieval_ms`` is the time of the
+    whole run (the ``total`` trace step shows it too). Presenters and answer steps read these fields,
     never the trace's step names."""
 
     pipeline: str
@@ -73,6 +99,8 @@ class RetrievalResult:
     queries: list[str] = field(default_factory=list)
     route: RouteDecision | None = None
     context_tokens: int | None = None
+    intermediate: IntermediateAnswers | None = None
+    retrieval_ms: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {

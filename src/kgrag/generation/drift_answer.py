@@ -1,13 +1,14 @@
 """The answer of the ``drift`` pipeline: one reduce call over the intermediate answers its search found
 (:mod:`kgrag.retrieval.steps.drift`), inside what is left of the query's prompt budget.
 
-The intermediate answers (the primer's first, then the answered follow-ups, best rated first) come from the
-``drift_local`` and ``drift_primer`` trace steps; their ``[c:ID]`` markers are checked against the passages
+The intermediate answers (the primer's first, then the answered follow-ups, best rated first) and the search's
+spend come typed from the search (:class:`~kgrag.core.context.IntermediateAnswers` on the result); their
+``[c:ID]`` markers are checked against the passages
 the search handed over, as every answer's citations are (:func:`~kgrag.generation.answer.extract_citations`).
 As many as fit the budget go to the ``drift_reduce`` prompt; if not even one fits, the first intermediate
 answer is the answer and no call is made. The trace gets a ``drift_reduce`` step; ``Answer.usage`` has the
-query's calls and prompt tokens in total. Without an LLM (or without the search's trace) the default
-strategy answers: extractive over the reports and local passages.
+query's calls and prompt tokens in total. Without an LLM (or when the search wrote none: it had no LLM) the
+default strategy answers: extractive over the reports and local passages.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from kgrag.config import KgragConfig
 from kgrag.core.context import RetrievalResult, TraceStep
@@ -27,7 +27,6 @@ from kgrag.models.embeddings import Embedder
 from kgrag.models.llm import LLMClient
 from kgrag.retrieval.pipeline_settings import DriftSettings
 from kgrag.retrieval.steps.drift_calls import (
-    PRIMER_QUESTION,
     REDUCE_PROMPT,
     STAGE_REDUCE,
     fit_lines,
@@ -35,18 +34,6 @@ from kgrag.retrieval.steps.drift_calls import (
     reduce_messages,
     reduce_words,
 )
-
-
-def _partials(result: RetrievalResult) -> tuple[list[tuple[str, str]], dict[str, Any]] | None:
-    """(question, answer) of every intermediate answer, and the search's ledger; None without the trace."""
-    steps = {s.step: s for s in result.trace}
-    primer, local = steps.get("drift_primer"), steps.get("drift_local")
-    if primer is None or local is None or "limit" not in local.params:
-        return None
-    out = [(PRIMER_QUESTION, str(primer.params["answer"]))] if primer.params.get("answer") else []
-    answered = [f for f in local.params["follow_ups"] if f["status"] == "answered" and f["answer"]]
-    out += [(str(f["question"]), str(f["answer"])) for f in sorted(answered, key=lambda f: -int(f["score"]))]
-    return out, local.params
 
 
 def _citable(result: RetrievalResult) -> frozenset[str]:
@@ -110,28 +97,27 @@ class DriftReduce:
     def answer(
         self, question: str, result: RetrievalResult, llm: LLMClient, embedder: Embedder, config: KgragConfig
     ) -> Answer:
-        found = _partials(result) if llm.available else None
+        found = result.intermediate if llm.available else None
         if found is None:
             return DEFAULT_STRATEGY.answer(question, result, llm, embedder, config)
-        partials, ledger = found
         settings = config.retrieval.pipeline_settings(result.pipeline, DriftSettings)
         citable = _citable(result)
-        cleaned = [(q, extract_citations(a, citable)[0]) for q, a in partials]
+        cleaned = [(p.question, extract_citations(p.answer, citable)[0]) for p in found.partials]
         lines = [partial_line(f"P{i + 1}", q, a) for i, (q, a) in enumerate(cleaned)]
         started = time.perf_counter()
-        done = _reduce(llm, question, lines, int(ledger["limit"]) - int(ledger["spent"]), settings)
+        done = _reduce(llm, question, lines, found.limit - found.spent, settings)
         text = done.text or (cleaned[0][1] if cleaned else "")  # no room or an empty reply: the first one stands
         text, citations, invented = extract_citations(text, citable) if text else (IDK_SENTENCE, [], [])
         result.trace.append(done.trace(len(citations), started))
-        calls = int(ledger["llm_calls"]) + (1 if done.prompt_tokens else 0)
-        spent = int(ledger["spent"]) + done.prompt_tokens
-        completion = int(ledger["completion_tokens"]) + done.completion_tokens
+        calls = found.llm_calls + (1 if done.prompt_tokens else 0)
+        spent = found.spent + done.prompt_tokens
+        completion = found.completion_tokens + done.completion_tokens
         usage = {
             "llm_calls": calls,
             "prompt_tokens": spent,
             "completion_tokens": completion,
             "budget": settings.max_prompt_tokens,
-            "skipped_for_budget": int(ledger["skipped_for_budget"]) + (done.status == "skipped: budget"),
+            "skipped_for_budget": found.skipped_for_budget + (done.status == "skipped: budget"),
             "invented_citations": invented,
         }
         cost = llm.runner.prices.cost(spent, completion)

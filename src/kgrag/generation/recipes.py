@@ -35,8 +35,9 @@ def answer_strategy(
     pipeline: Pipeline, result: RetrievalResult, ctx: QueryContext, strategies: Registry[Any] | None = None
 ) -> AnswerStrategy:
     """How ``result`` of ``pipeline`` is answered: the pipeline's own strategy, else that of the pipeline a
-    routing step sent the question to, else the default."""
+    routing step sent the question to, else the default; names are looked up in ``strategies`` (default:
+    the context's workspace registry)."""
     answer = pipeline.answer
-    if answer is None and result.route is not None and ctx.pipelines is not None:
+    if answer is None and result.route is not None:
         answer = build_pipeline(ctx.pipelines, result.route.pipeline, ctx.config).answer
-    return resolve_strategy(answer, strategies)
+    return resolve_strategy(answer, strategies if strategies is not None else ctx.registries.get(ANSWER_STRATEGIES))

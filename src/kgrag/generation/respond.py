@@ -124,7 +124,7 @@ def context_only(pipeline: Pipeline, ctx: QueryContext, question: str, k: int) -
     """Retrieve with ``pipeline`` and write no answer (an empty ``context`` answer): what a reader who
     wants the passages themselves, or another model's prompt, asks for."""
     result = pipeline.run(question, ctx, k)
-    retrieval_ms = next((s.ms for s in result.trace if s.step == "total"), 0.0)
+    retrieval_ms = result.retrieval_ms
     answer = Answer("", [], "context", cost_line=CONTEXT_ONLY_NOTE)
     return QueryResponse(result=result, answer=answer, timings_ms={"retrieval": retrieval_ms, "generation": 0.0})
 
@@ -147,7 +147,7 @@ def respond(
     answer token by token, any other answer in one piece when it is done; the returned response is the
     same as without it (its text is the checked one: a citation the context did not hold is removed)."""
     result = pipeline.run(question, ctx, k)
-    retrieval_ms = next((s.ms for s in result.trace if s.step == "total"), 0.0)
+    retrieval_ms = result.retrieval_ms
     started = time.perf_counter()
     llm = ctx.llm()
     streamed = _Streamed(sink)

@@ -58,12 +58,12 @@ def _sha256(path: Path) -> str:
 def session_options(onnxruntime: Any, intra_op_threads: int | None) -> tuple[Any, list[str]]:
     """Session options and disabled graph optimisers, chosen for a small start-up footprint.
 
-    Constant folding turns the int8 export's ``DequantizeLinear`` weights into float32 copies at load:
-    the session then takes ~245 MB instead of ~160 MB and twice as long to build, for no measured gain in
-    embedding speed (same vectors, cosine 1.0). Intra-op threads that spin while idle burn CPU a loaded
-    machine needs; without spinning a query embeds as fast and uses less CPU time. Memory patterns are
-    planned and kept per input shape, and entity texts come in many widths: on the sample corpus's
-    entities they held ~100 MB of indexing's peak for no measured speed (same vectors).
+    Constant folding turns the int8 export's ``DequantizeLinear`` weights into float32 copies at load: a
+    larger session, slower to build, for no measured gain in embedding speed (same vectors). Intra-op
+    threads that spin while idle burn CPU a loaded machine needs; without spinning a query embeds as fast
+    and uses less CPU time. Memory patterns are planned and kept per input shape, and entity texts come in
+    many widths: kept, they raise indexing's peak for no measured speed (same vectors). The figures:
+    docs/results/design-measurements.md.
     """
     options = onnxruntime.SessionOptions()
     if intra_op_threads is not None:  # a per-session setting: unlike torch's, it changes nothing else
@@ -107,11 +107,11 @@ class OnnxEmbedder:
 
     Threads follow the size of the call: each encoder run uses ``intra_op_threads`` (all a single query
     uses), and a call runs up to ``threads`` of its length-sorted batches at once (the batches are the
-    same as on one thread, so the vectors are too). Defaults, from ``bench/bench_embed_threads.py`` on 2
-    shared cores: onnxruntime's own intra-op count, because its idle threads do not spin (the session
-    turns spinning off), so unlike torch's they cost a loaded machine nothing and one thread was no
-    faster (query p50 0.87x under two busy loops); and one batch at a time, because each concurrent run
-    holds its own activations (sample corpus indexing peaked at 676 MB with 2 against ~535 MB with 1).
+    same as on one thread, so the vectors are too). Defaults (``bench/bench_embed_threads.py``; the
+    figures: docs/results/design-measurements.md): onnxruntime's own intra-op count, because its idle
+    threads do not spin (the session turns spinning off), so unlike torch's they cost a loaded machine
+    nothing and one thread was no faster; and one batch at a time, because each concurrent run holds its
+    own activations, which raises indexing's peak memory.
     """
 
     def __init__(
@@ -154,8 +154,8 @@ class OnnxEmbedder:
             return np.zeros((0, getattr(self, "dimension", 0)), dtype=np.float32)
         encodings = self._tokenizer.encode_batch(list(texts))
         # Length-sorted batches under a token budget: padding costs compute, and attention memory grows with
-        # batch x width^2, so long passages go a few at a time and short names many at a time (measured
-        # here: 4 x 256-token passages per call ran 2x faster and used 150 MB less than 32 per call).
+        # batch x width^2, so long passages go a few at a time and short names many at a time (measured:
+        # docs/results/design-measurements.md).
         order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
         batches: list[list[int]] = [[]]
         for index in order:

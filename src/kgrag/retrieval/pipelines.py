@@ -61,13 +61,11 @@ class Pipeline:
             queries=state.queries,
             route=state.route,
             context_tokens=state.context_tokens,
+            intermediate=state.intermediate,
+            retrieval_ms=round((time.perf_counter() - started) * 1000, 3),
         )
-        result.trace.append(_total(started, len(state.items)))
+        result.trace.append(TraceStep(step="total", params={}, n_out=len(state.items), ms=result.retrieval_ms))
         return result
-
-
-def _total(started: float, n_out: int) -> TraceStep:
-    return TraceStep(step="total", params={}, n_out=n_out, ms=round((time.perf_counter() - started) * 1000, 3))
 
 
 PipelineFactory = Callable[[str, KgragConfig], Pipeline]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 from kgrag.config import KgragConfig
 from kgrag.core.hot import HotValue
 from kgrag.core.lazy import Lazy
-from kgrag.core.registries import RegistryKind
+from kgrag.core.registries import Registries, RegistryKind
 from kgrag.core.registry import Registry
 from kgrag.store.base import Store
 
@@ -55,8 +55,10 @@ class QueryContext:
     with the workspace's ledger, the ``sentence_vectors`` decision): the context calls each factory at
     most once instead of the resource's own ``build``. ``embedder``, ``llm``, ``reranker`` and
     ``sentence_vectors`` are shorthands for those entries. ``pipelines`` is the workspace's pipeline
-    registry, so a routing step can run another pipeline by name. ``resources`` is the
-    ``query_resource`` registry (default: built-ins and plug-ins).
+    registry, so a routing step can run another pipeline by name. ``registries`` are the workspace's
+    registries: the resources build the embedder, LLM client and reranker from them, so what the workspace
+    registered is what a query uses (a context made without them owns fresh ones: built-ins and plug-ins).
+    ``pipelines`` and ``resources`` default to its ``pipeline`` and ``query_resource`` registries.
     """
 
     def __init__(
@@ -72,12 +74,14 @@ class QueryContext:
         provided: Mapping[str, Callable[[], Any]] | None = None,
         pipelines: Registry[Any] | None = None,
         resources: Registry[Any] | None = None,
+        registries: Registries | None = None,
     ) -> None:
         self.store = store
         self.config = config
         self.model_id = model_id
-        self.pipelines = pipelines
-        self.resources: Registry[Any] = resources or QUERY_RESOURCES.new()
+        self.registries = registries if registries is not None else Registries()
+        self.pipelines: Registry[Any] = pipelines if pipelines is not None else self.registries.get(_PIPELINES)
+        self.resources: Registry[Any] = resources if resources is not None else self.registries.get(QUERY_RESOURCES)
         shorthands: dict[str, Callable[[], Any] | None] = {
             "embedder": embedder,
             "llm": llm,
@@ -155,4 +159,6 @@ class QueryContext:
 
 
 QUERY_RESOURCES: RegistryKind[QueryResource[Any]] = RegistryKind("query_resource")
+_PIPELINES: RegistryKind[Any] = RegistryKind("pipeline")
+"""The pipeline kind (typed as ``PIPELINES`` in :mod:`kgrag.retrieval.pipelines`, which imports this module)."""
 """Named query-time resources (``KINDS["query_resource"]``): built-ins, plug-ins, a workspace's own."""

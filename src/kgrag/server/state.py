@@ -17,7 +17,7 @@ from fastapi import Request
 
 from kgrag.config import ServerConfig
 from kgrag.core.errors import ConfigError
-from kgrag.documents import supported_suffixes
+from kgrag.documents.loaders import LOADERS
 from kgrag.server.jobs import JobManager
 from kgrag.server.metrics import Metrics
 from kgrag.server.scrub import PathScrubber, default_roots
@@ -125,7 +125,8 @@ class ServerState:
             raise ConfigError(f"workspace name {name!r}: use letters, digits, '-' and '_' (at most 64)")
         if name in self.workspaces:
             raise ConfigError(f"two workspaces are named {name!r}; name them with NAME=PATH")
-        uploads = Uploads(uploads_dir(ws.path), self.limits, supported_suffixes())
+        suffixes = sorted(ws.components.registries.get(LOADERS).names())  # what this workspace can index
+        uploads = Uploads(uploads_dir(ws.path), self.limits, suffixes)
         hosted = HostedWorkspace(name, ws, JobManager(name), uploads)
         self.workspaces[name] = hosted
         self._scrubber = None

@@ -102,8 +102,6 @@ class Components:
     def query_context(self) -> QueryContext:
         """What every query reads: store, config, models and the hot indexes (one per workspace)."""
         from kgrag.retrieval import QueryContext
-        from kgrag.retrieval.query_context import QUERY_RESOURCES
-        from kgrag.retrieval.rerank import RERANKERS, create_reranker
 
         return QueryContext(
             self.store,
@@ -111,15 +109,8 @@ class Components:
             model_id=self.vector_key,
             embedder=self.embedder,
             llm=self.llm,
-            # the workspace's own reranker registry; built on first use from this context's resources
-            provided={
-                "reranker": lambda: create_reranker(
-                    self.config.rerank, self.rerank_resources(), self.registries.get(RERANKERS)
-                )
-            },
-            pipelines=self.pipelines,
-            resources=self.registries.get(QUERY_RESOURCES),
             sentence_vectors=self.sentence_vectors_on,
+            registries=self.registries,  # pipelines, resources and the reranker come from this workspace's
         )
 
     def sentence_vectors_on(self) -> bool:

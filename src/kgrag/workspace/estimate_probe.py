@@ -49,7 +49,7 @@ def _sample_chunks(parts: Components, paths: Sequence[Path]) -> list[ChunkRecord
     """The chunks of the probe's unit (median token size among the first documents' units)."""
     from kgrag.documents import chunk_text
     from kgrag.documents.discovery import discover
-    from kgrag.documents.loaders import load_path
+    from kgrag.documents.loaders import LOADERS, load_path
     from kgrag.documents.records import content_hash
     from kgrag.graph.extract.units import build_units
 
@@ -58,7 +58,7 @@ def _sample_chunks(parts: Components, paths: Sequence[Path]) -> list[ChunkRecord
     units = []
     for path in discover(list(paths), config.documents.include, config.documents.exclude)[:PROBE_DOCUMENTS]:
         try:
-            loaded = load_path(path, config.documents)
+            loaded = load_path(path, config.documents, parts.registries.get(LOADERS))
         except KgragError:
             continue  # the estimate names unreadable files; the probe only needs one readable one
         for number, document in enumerate(loaded):

@@ -10,7 +10,7 @@ from kgrag.config import CONFIG_FILE_NAME
 from kgrag.core.errors import DocumentError
 from kgrag.documents import TokenCounter
 from kgrag.documents.discovery import discover
-from kgrag.documents.loaders import load_path
+from kgrag.documents.loaders import LOADERS, load_path
 from kgrag.graph.extract.nlp import SpacyExtractor
 from kgrag.graph.tune.run import TuneOptions, Tuner, TuneResult
 from kgrag.graph.tune.sample import SourceText
@@ -42,9 +42,10 @@ class PromptTuneAPI:
                     texts.append(SourceText(doc.source, "\n\n".join(c.text for c in chunks)))
             return texts, []
         found, skipped = [], []
+        loaders = self._parts.registries.get(LOADERS)  # what this workspace indexes, it samples
         for path in discover(list(paths), config.documents.include, config.documents.exclude):
             try:
-                found += [SourceText(d.source, d.text) for d in load_path(path, config.documents)]
+                found += [SourceText(d.source, d.text) for d in load_path(path, config.documents, loaders)]
             except DocumentError as exc:
                 skipped.append(str(exc))
         return found, skipped

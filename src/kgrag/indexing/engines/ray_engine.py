@@ -15,6 +15,7 @@ import time
 from collections.abc import Sequence
 
 from kgrag.core.stages import EMBED, EMBED_GRAPH, EXTRACT, INGEST
+from kgrag.documents.loaders import LOADERS
 from kgrag.indexing.compute import LocalCompute
 from kgrag.indexing.context import IndexContext
 from kgrag.indexing.engines.ray_compute import RayCompute
@@ -44,7 +45,8 @@ class RayEngine:
                 with remote_llm_calls(ray, ctx.llm, ctx.config.llm.max_concurrency, ctx.progress):
                     return run_stages(ctx, stages)
             finally:
-                ctx.compute = LocalCompute()  # the session ends here; the context must not point into it
+                # the session ends here; the context must not point into it (the workspace's loaders, as local)
+                ctx.compute = LocalCompute(ctx.registries.get(LOADERS))
 
 
 def _note_placement(ctx: IndexContext, stages: Sequence[IndexStage]) -> None:

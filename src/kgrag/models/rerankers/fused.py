@@ -147,7 +147,8 @@ class FusedReranker:
     def fill(self, query: str, items: Sequence[ContextItem]) -> list[float | None] | None:
         """Stored-vector cosines of the items that came from neither first-stage search (None for the
         others). A BM25-only passage keeps no cosine: missing from the dense top of the pool is itself
-        information, and filling those too changed ``rerank``'s recall by 0.001 for ~2 ms per query."""
+        information, and filling those too barely changed ``rerank``'s recall for a cost on every query
+        (docs/results/design-measurements.md)."""
         missing = [
             i for i, item in enumerate(items) if item.scores.get("dense") is None and item.scores.get("bm25") is None
         ]

@@ -22,15 +22,20 @@ QUERY_CACHE_SIZE = 2048
 
 
 def _embedder(ctx: QueryContext) -> Embedder:
-    from kgrag.models.embeddings import create_embedder
+    from kgrag.models.embeddings import EMBEDDERS, create_embedder
 
-    return create_embedder(ctx.config.embedding)
+    return create_embedder(ctx.config.embedding, ctx.registries.get(EMBEDDERS))
 
 
 def _llm(ctx: QueryContext) -> LLMClient:
-    from kgrag.models.llm import create_llm_client
+    from kgrag.models.llm import build_provider, create_llm_client
+    from kgrag.models.llm.registry import LLM_PROVIDERS
+    from kgrag.prompts.loader import PROMPT_SCHEMAS
 
-    return create_llm_client(ctx.config.llm, ctx.store)
+    provider = build_provider(ctx.config.llm, ctx.registries.get(LLM_PROVIDERS))
+    return create_llm_client(
+        ctx.config.llm, ctx.store, provider=provider, prompt_schemas=ctx.registries.get(PROMPT_SCHEMAS)
+    )
 
 
 EMBEDDER: QueryResource[Embedder] = QueryResource("embedder", _embedder)

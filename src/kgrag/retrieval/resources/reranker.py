@@ -35,9 +35,9 @@ def rerank_resources(ctx: QueryContext) -> RerankResources:
 
 
 def _configured(ctx: QueryContext) -> Reranker:
-    from kgrag.retrieval.rerank import create_reranker
+    from kgrag.retrieval.rerank import RERANKERS, create_reranker
 
-    return create_reranker(ctx.config.rerank, rerank_resources(ctx))
+    return create_reranker(ctx.config.rerank, rerank_resources(ctx), ctx.registries.get(RERANKERS))
 
 
 RERANKER: QueryResource[Reranker] = QueryResource("reranker", _configured)

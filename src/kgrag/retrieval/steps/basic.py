@@ -14,7 +14,7 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from kgrag.core.context import ContextItem, RouteDecision, TraceStep
+from kgrag.core.context import ContextItem, IntermediateAnswers, RouteDecision, TraceStep
 from kgrag.core.records import ScoredId
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.steps.sentence_search import blend_sentence_scores
@@ -42,6 +42,8 @@ class QueryState:
     """Where a routing step sent the question (:class:`~kgrag.core.context.RouteDecision`)."""
     context_tokens: int | None = None
     """What the context budget spent on the items (set by ``FitBudget``)."""
+    intermediate: IntermediateAnswers | None = None
+    """Answers a search wrote on the way, for its answer step (set by ``DriftSearch``)."""
 
     def record(self, step: str, params: dict[str, Any], n_out: int, started: float, note: str = "") -> None:
         self.trace.append(

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgrag.core.context import ContextItem
+from kgrag.core.context import ContextItem, IntermediateAnswers, PartialAnswer
 from kgrag.core.errors import KgragError
 from kgrag.core.llm_types import Message
 from kgrag.models.llm import LLMClient
@@ -156,6 +156,7 @@ class DriftSearch:
                 follow.status = "not reached: depth" if follow.depth > self.settings.depth else "not chosen: breadth"
         state.items = _unique([*run.items.values(), *reports[: primer["reports"]]])
         state.record("drift_local", self._local_params(run, local.name), len(state.items), started)
+        state.intermediate = _intermediate(run, str(primer.get("answer") or ""))
 
     def _llm_free(
         self, state: QueryState, env: QueryContext, local: Pipeline, reports: list[ContextItem], started: float
@@ -269,6 +270,17 @@ class DriftSearch:
             "answered": answered,
             "follow_ups": [f.to_dict() for f in run.pool],
         }
+
+
+def _intermediate(run: _Run, primer_answer: str) -> IntermediateAnswers:
+    """The primer's answer, then the answered follow-ups best rated first, and the search's spend."""
+    partials = [PartialAnswer(PRIMER_QUESTION, primer_answer)] if primer_answer else []
+    answered = sorted((f for f in run.pool if f.status == "answered" and f.answer), key=lambda f: -f.score)
+    partials += [PartialAnswer(f.question, f.answer) for f in answered]
+    ledger = run.ledger
+    return IntermediateAnswers(
+        tuple(partials), ledger.limit, ledger.spent, ledger.calls, ledger.completion, ledger.skipped_for_budget
+    )
 
 
 def _unique(items: list[ContextItem]) -> list[ContextItem]:

@@ -34,9 +34,8 @@ from kgrag.retrieval.steps.query import ask
 from kgrag.retrieval.steps.router_policy import RouterPolicy, question_features
 
 DEFAULT_ROUTES = {"local": "rerank", "multi-hop": "graph-mix-rerank", "global": "global"}
-"""Multi-hop goes to ``graph-mix-rerank``: on GraphRAG-Bench Medical (all 1,547 questions, ``llm = none``,
-the ``fused`` reranker) ``auto`` recalled 0.520 of the evidence that way against 0.501 with ``ppr``, and
-more on every question type (docs/results/medical-retrieval-quality.md)."""
+"""Multi-hop goes to ``graph-mix-rerank``: routed there, ``auto`` recalled more of the evidence than with
+``ppr`` on GraphRAG-Bench Medical (the figures: docs/results/design-measurements.md)."""
 _GLOBAL = re.compile(
     r"\b(main|overall|common|recurring|key|major) (themes?|topics?|trends?|ideas|patterns)\b|\bsummari[sz]e\b|"
     r"\bsummary of\b|\bacross (the|all)\b|\bin general\b|\boverview\b",
