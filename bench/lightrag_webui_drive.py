@@ -61,7 +61,7 @@ def changed(page: Any, selector: str, before: str, timeout_s: float = 120) -> No
         page.wait_for_timeout(20)
 
 
-def documents(page: Any, timer: Timer, rounds: int, total: int) -> None:
+def documents(page: Any, timer: Timer, rounds: int) -> None:
     """The documents table: 50 rows a page, then next page, sort orders and the status filter."""
     rows = "table tbody"
     page.get_by_role("combobox").filter(has_text="10").click()
@@ -78,12 +78,11 @@ def documents(page: Any, timer: Timer, rounds: int, total: int) -> None:
         before = page.locator(rows).inner_text()
         cell = page.locator("table thead th", has_text=header).first
         timer.time("sort", cell.click, lambda shown=before: changed(page, rows, shown))
-    empty = page.get_by_text("No Documents", exact=True)
-    for _ in range(rounds):  # no document failed: the filter empties the table, and "All" fills it again
-        failed = page.get_by_role("button", name="Failed (0)")
-        timer.time("status_filter", failed.click, lambda: empty.wait_for(timeout=120_000))
-        every = page.get_by_role("button", name=f"All ({total})")
-        timer.time("status_filter", every.click, lambda: page.locator(f"{rows} tr").first.wait_for(timeout=120_000))
+    for _ in range(rounds):  # the failed documents (none, or those a cancelled run left) and back to all
+        for name in (r"^Failed \(\d+\)$", r"^All \(\d+\)$"):
+            before = page.locator("main").first.inner_text()
+            button = page.get_by_role("button", name=re.compile(name))
+            timer.time("status_filter", button.click, lambda shown=before: changed(page, "main", shown))
 
 
 def paginated_cpu(url: str, timer: Timer, rounds: int) -> None:
@@ -125,21 +124,25 @@ def edits(page: Any, timer: Timer, rounds: int, hub: str) -> None:
 
 
 @contextmanager
-def launch_browser() -> Iterator[tuple[Any, list[str]]]:
-    """Debian's chromium, one 1,400 x 900 page recording uncaught errors and HTTP errors."""
+def launch_browser(url: str) -> Iterator[tuple[Any, dict[str, list[str]]]]:
+    """Debian's chromium, one 1,400 x 900 page recording uncaught errors, console errors, HTTP errors and
+    requests that leave ``url`` (other than the page's own blob: and data: URLs)."""
     from playwright.sync_api import sync_playwright
 
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         raise SystemExit("Debian chromium is not installed: run `sh scripts/install-chromium.sh` as root")
-    errors: list[str] = []
+    seen: dict[str, list[str]] = {"errors": [], "console_errors": [], "outside_requests": []}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 900})
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-            yield page, errors
+            page.on("pageerror", lambda e: seen["errors"].append(str(e)))
+            page.on("response", lambda r: seen["errors"].append(f"{r.status} {r.url}") if r.status >= 400 else None)
+            page.on("console", lambda m: seen["console_errors"].append(m.text) if m.type == "error" else None)
+            page.on("request", lambda r: None if r.url.startswith((url, "blob:", "data:"))
+                    else seen["outside_requests"].append(r.url))  # fmt: skip
+            yield page, seen
         finally:
             browser.close()
 
@@ -149,11 +152,11 @@ def drive(url: str, pid: int, rounds: int, out_dir: Path, tmp: Path, cpu: Cpu) -
     total = httpx.get(f"{url}/documents/status_counts", timeout=60).json()["status_counts"]["all"]
     hub = httpx.get(f"{url}/graph/label/popular", params={"limit": 1}, timeout=60).json()[0]
     timer = Timer(pid, cpu)
-    with launch_browser() as (page, errors):
+    with launch_browser(url) as (page, seen):
         try:
             timer.time("open_to_first_rows", lambda: page.goto(f"{url}/webui/", timeout=300_000),
                        lambda: page.wait_for_selector("table tbody tr", timeout=300_000))  # fmt: skip
-            documents(page, timer, rounds, total)
+            documents(page, timer, rounds)
             out_dir.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(out_dir / "lightrag-webui-documents.png"))
             paginated_cpu(url, timer, rounds)
@@ -167,4 +170,4 @@ def drive(url: str, pid: int, rounds: int, out_dir: Path, tmp: Path, cpu: Cpu) -
     if rounds % 2:  # the hub keeps its name for the next run
         body = {"entity_name": f"{hub} (edited)", "updated_data": {"entity_name": hub}, "allow_rename": True}
         httpx.post(f"{url}/graph/entity/edit", json=body, timeout=120).raise_for_status()
-    return {"documents": total, "hub": hub, "timings": timer.summary(), "page_errors": errors}
+    return {"documents": total, "hub": hub, "timings": timer.summary(), **seen}
