@@ -78,11 +78,17 @@ def build_workspace(path: Path) -> Path:
 
 
 @contextmanager
-def process(command: list[str], env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """``command`` in a session of its own, output to ``log``; its process group is stopped by PID after."""
+def process(
+    command: list[str], env: dict[str, str], log: Path, cwd: Path | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``command`` in a session of its own (in ``cwd``, no standard input), output to ``log``; its process
+    group is stopped by PID after."""
     print("+", " ".join(command), flush=True)
     with log.open("wb") as out:
-        proc = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            command, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
     try:
         yield proc
     finally:
