@@ -125,7 +125,7 @@ class ServerState:
             raise ConfigError(f"workspace name {name!r}: use letters, digits, '-' and '_' (at most 64)")
         if name in self.workspaces:
             raise ConfigError(f"two workspaces are named {name!r}; name them with NAME=PATH")
-        suffixes = sorted(ws.components.registries.get(LOADERS).names())  # what this workspace can index
+        suffixes = sorted(ws.registries.get(LOADERS).names())  # what this workspace can index
         uploads = Uploads(uploads_dir(ws.path), self.limits, suffixes)
         hosted = HostedWorkspace(name, ws, JobManager(name), uploads)
         self.workspaces[name] = hosted
