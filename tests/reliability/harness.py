@@ -35,6 +35,10 @@ def llm_workspace(path: Path, base_url: str, **settings: str) -> Path:
         "llm.backoff_max_s": "0.01",
         "llm.max_retries": "6",
         "llm.timeout_s": "5",
+        # the stand-in ignores max_tokens and its longest extraction replies pass the default 2400: with room
+        # for them it answers within max_tokens as real servers do, so an injected cut reply reads as a
+        # fault to ask again, never as a reply too long for its unit (which would split the unit)
+        "llm.max_output_tokens": "8000",
         **settings,
     }
     return write_workspace_toml(path, lines)

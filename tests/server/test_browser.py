@@ -149,6 +149,7 @@ def test_a_document_is_uploaded_listed_and_deleted(page: Page, tmp_path: Path) -
     with view.expect_response(lambda r: r.url.endswith("/documents") and r.request.method == "POST") as sent:
         view.click("#upload-button")
     assert sent.value.ok, sent.value.text()
+    view.locator("#upload-result", has_text="uploaded").wait_for()  # the page renders the reply after it arrives
     assert "tool.exe" in view.inner_text("#upload-result")  # a refused file is named, with why
     row = view.locator("#documents tbody tr", has_text="herons.md")
     row.locator(".badge", has_text="indexed").wait_for(timeout=120_000)  # the job's progress refreshes the table
