@@ -88,7 +88,7 @@ def _workspace(path: Path, url: str, record: Path, context_window: int | None) -
         '[graph]\nextractor = "llm"\n'
         f'[llm]\nprovider = "openai"\nbase_url = "{url}"\nmodel = "local"\n{window}'
         # one request at a time: a CPU server queues the rest, and a queued request's clock is ticking
-        f"max_concurrency = 1\ntimeout_s = 900\nrecord_file = {json.dumps(str(record))}\n",
+        f"max_concurrency = 1\ntimeout_s = 3600\nrecord_file = {json.dumps(str(record))}\n",
         encoding="utf-8",
     )
     return path
@@ -270,6 +270,9 @@ def _arguments() -> argparse.Namespace:
                         "character offset) instead of the sample pair; repeat for more passages")  # fmt: skip
     parser.add_argument("--passage-chars", type=int, default=3200)
     parser.add_argument("--context-window", type=int, help="set llm.context_window (default: kgrag finds out)")
+    parser.add_argument("--nice", type=int, default=0,
+                        help="lower the priority of this process and its `kgrag` runs by this much once "
+                        "the server is up (the server keeps its own: a shared machine must not starve it)")  # fmt: skip
     parser.add_argument("--cli-runs", type=int, default=0,
                         help="index with `kgrag index` this many times (exit status, calls per run) "
                         "instead of once through the API")  # fmt: skip
@@ -344,6 +347,8 @@ def main() -> None:
         "load_average_start": os.getloadavg(),
     }
     with llama_server(args.server_python, args.gguf, args.n_ctx, args.threads, work / "server.log") as url:
+        if args.nice:
+            os.nice(args.nice)
         _indexing(args, work / "ws", docs, url, figures)
         if not args.skip_eval:
             _evaluation(work, figures)
