@@ -11,6 +11,11 @@ extraction, runs a query, then a judged evaluation of the questions those docume
 figures, writes them to ``--out`` (markdown) and stops the server by PID. Every exchange is recorded to
 ``--record`` (JSONL), from which ``tests/fixtures/llm_replies/`` takes the real reply shapes the test
 suite replays. Nothing here runs in ``make test``: a CPU model takes minutes per call.
+
+``--medical OFFSET`` (repeatable) indexes passages of the GraphRAG-Bench medical corpus instead of the sample
+pair, ``--n-ctx``/``--context-window`` size the server's and kgrag's window, ``--cli-runs N`` indexes with
+``kgrag index`` N times (exit status and calls of each run: does a rerun make progress?), ``--nice`` lowers
+this process's priority but not the server's.
 """
 
 from __future__ import annotations
