@@ -11,6 +11,11 @@ extraction, runs a query, then a judged evaluation of the questions those docume
 figures, writes them to ``--out`` (markdown) and stops the server by PID. Every exchange is recorded to
 ``--record`` (JSONL), from which ``tests/fixtures/llm_replies/`` takes the real reply shapes the test
 suite replays. Nothing here runs in ``make test``: a CPU model takes minutes per call.
+
+``--medical OFFSET`` (repeatable) indexes passages of the GraphRAG-Bench medical corpus instead of the sample
+pair, ``--n-ctx``/``--context-window`` size the server's and kgrag's window, ``--cli-runs N`` indexes with
+``kgrag index`` N times (exit status and calls of each run: does a rerun make progress?), ``--nice`` lowers
+this process's priority but not the server's.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "examples" / "sample"
 DOCS = ("team-security.md", "access-policy-gatekeeper.md")  # the pair whose text answers most sample questions (6)
+MEDICAL = ROOT.parent / "shared" / "datasets" / "graphrag-bench-medical" / "corpus.json"
 QUESTIONS = 5
 START_TIMEOUT_S = 120
 
@@ -78,18 +84,46 @@ def llama_server(python: str, gguf: Path, n_ctx: int, threads: int, log: Path) -
         print(f"llama server pid {process.pid} stopped", flush=True)
 
 
-def _workspace(path: Path, url: str, record: Path) -> Path:
+def _workspace(path: Path, url: str, record: Path, context_window: int | None) -> Path:
     from kgrag import Workspace
 
     Workspace.init(path).close()
+    window = f"context_window = {context_window}\n" if context_window else ""
     (path / "kgrag.toml").write_text(
         '[graph]\nextractor = "llm"\n'
-        f'[llm]\nprovider = "openai"\nbase_url = "{url}"\nmodel = "local"\n'
+        f'[llm]\nprovider = "openai"\nbase_url = "{url}"\nmodel = "local"\n{window}'
         # one request at a time: a CPU server queues the rest, and a queued request's clock is ticking
-        f"max_concurrency = 1\ntimeout_s = 900\nrecord_file = {json.dumps(str(record))}\n",
+        f"max_concurrency = 1\ntimeout_s = 3600\nrecord_file = {json.dumps(str(record))}\n",
         encoding="utf-8",
     )
     return path
+
+
+def _medical_passages(corpus: Path, offsets: list[int], chars: int, out: Path) -> list[str]:
+    """Passages of the GraphRAG-Bench medical corpus as documents: from the sentence that holds each
+    character offset, whole sentences up to ``chars`` characters (text nothing in kgrag was tuned on)."""
+    text = json.loads(corpus.read_text(encoding="utf-8"))[0]["context"]
+    names = []
+    for offset in offsets:
+        start = text.rfind(". ", 0, offset) + 2
+        end = text.rfind(". ", start, start + chars) + 1
+        name = f"medical-{offset}.md"
+        (out / name).write_text(text[start:end] + "\n", encoding="utf-8")
+        names.append(name)
+    return names
+
+
+def _query(ws: object, figures: dict[str, object]) -> None:
+    started = time.perf_counter()
+    response = ws.query("Who owns Gatekeeper and what does it control?", pipeline="hybrid")  # type: ignore[attr-defined]
+    figures["query"] = {
+        "answer": response.answer.text,
+        "citations": response.answer.citations,
+        "uncited": response.answer.uncited,
+        "cost_line": response.answer.cost_line,
+        "wall_s": round(time.perf_counter() - started, 1),
+    }
+    print(json.dumps(figures["query"], indent=1), flush=True)
 
 
 def _normalise(text: str) -> str:
@@ -136,6 +170,9 @@ def _index(ws: object, docs: Path) -> dict[str, object]:
         "ungrounded_entities": extracted.ungrounded_entities,
         "ungrounded_relations": extracted.ungrounded_relations,
         "unsupported_relations": extracted.unsupported_relations,
+        "descriptions_filled": extracted.descriptions_filled,
+        "descriptions_replaced": extracted.descriptions_replaced,
+        "incomplete_lines": report.incomplete,
         "incomplete": extractor_stats.incomplete,
         "calls": {stage: t.calls for stage, t in usage.by_stage.items()},
         "prompt_tokens": {stage: t.prompt_tokens for stage, t in usage.by_stage.items()},
@@ -196,7 +233,31 @@ def _units(ws: object) -> dict[str, int]:
     return {"units": units, "with_entity": with_entity}
 
 
-def main() -> None:
+def _cli_runs(ws_path: Path, docs: Path, runs: int) -> list[dict[str, object]]:
+    """``kgrag index`` as a user runs it, ``runs`` times: exit status, what it said, calls it sent."""
+    from kgrag import Workspace
+
+    out: list[dict[str, object]] = []
+    for _ in range(runs):
+        since, started = time.time(), time.perf_counter()
+        command = [sys.executable, "-m", "kgrag.cli", "index", str(docs), "-w", str(ws_path)]
+        run = subprocess.run(command, capture_output=True, text=True, check=False)
+        with Workspace.open(ws_path) as ws:
+            sent = [c for c in ws.store.llm_ledger.calls() if c.created_at >= since and not c.cache_hit]
+        out.append({
+            "exit": run.returncode,
+            "wall_s": round(time.perf_counter() - started, 1),
+            "calls_sent": len(sent),
+            "prompt_tokens": sum(c.prompt_tokens for c in sent),
+            "completion_tokens": sum(c.completion_tokens for c in sent),
+            "errors": [c.error for c in sent if c.error],
+            "output": (run.stdout[-2500:] + run.stderr[-1500:]),
+        })  # fmt: skip
+        print(json.dumps(out[-1], indent=1), flush=True)
+    return out
+
+
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server-python", required=True, help="python of the venv with llama-cpp-python[server]")
     parser.add_argument("--gguf", type=Path, required=True)
@@ -207,55 +268,96 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "bench-results" / "llm-check.json")
     parser.add_argument("--questions", type=int, default=QUESTIONS)
     parser.add_argument("--skip-eval", action="store_true")
-    args = parser.parse_args()
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    parser.add_argument("--skip-query", action="store_true")
+    parser.add_argument("--skip-probe", action="store_true", help="no `--estimate --probe` before indexing")
+    parser.add_argument("--medical", type=int, action="append", default=[], metavar="OFFSET",
+                        help="index passages of the GraphRAG-Bench medical corpus (from the sentence at this "
+                        "character offset) instead of the sample pair; repeat for more passages")  # fmt: skip
+    parser.add_argument("--passage-chars", type=int, default=3200)
+    parser.add_argument("--context-window", type=int, help="set llm.context_window (default: kgrag finds out)")
+    parser.add_argument("--nice", type=int, default=0,
+                        help="lower the priority of this process and its `kgrag` runs by this much once "
+                        "the server is up (the server keeps its own: a shared machine must not starve it)")  # fmt: skip
+    parser.add_argument("--cli-runs", type=int, default=0,
+                        help="index with `kgrag index` this many times (exit status, calls per run) "
+                        "instead of once through the API")  # fmt: skip
+    return parser.parse_args()
+
+
+def _documents(args: argparse.Namespace, docs: Path) -> list[str]:
+    """The documents to index, copied or cut into ``docs``; their names."""
+    docs.mkdir()
+    if args.medical:
+        return _medical_passages(MEDICAL, args.medical, args.passage_chars, docs)
+    for name in DOCS:
+        shutil.copy(SAMPLE / "docs" / name, docs / name)
+    return list(DOCS)
+
+
+def _indexing(args: argparse.Namespace, ws_path: Path, docs: Path, url: str, figures: dict[str, object]) -> None:
+    """The probe estimate (unless skipped), the index run(s) and what the graph holds after them."""
     from kgrag import Workspace
 
+    _workspace(ws_path, url, args.record, args.context_window)
+    if not args.skip_probe:
+        with Workspace.open(ws_path) as ws:
+            figures["estimate_probe"] = _probe_estimate(ws, docs)
+            print(json.dumps(figures["estimate_probe"], indent=1), flush=True)
+    since = time.time()
+    if args.cli_runs:
+        figures["cli_runs"] = _cli_runs(ws_path, docs, args.cli_runs)
+    with Workspace.open(ws_path) as ws:
+        if not args.cli_runs:
+            figures["index"] = _index(ws, docs)
+            print(json.dumps(figures["index"], indent=1), flush=True)
+        if "estimate_probe" in figures:
+            figures["estimate_ratio"] = _estimate_ratios(ws, figures["estimate_probe"], since)  # type: ignore[arg-type]
+        figures["types"] = _types(ws)
+        figures["descriptions_empty"] = sum(not e.description for e in ws.store.graph.entities())
+        print(json.dumps({k: figures.get(k) for k in ("estimate_ratio", "types")}, indent=1), flush=True)
+        args.out.write_text(json.dumps(figures, indent=1), encoding="utf-8")
+        if not args.skip_query:
+            _query(ws, figures)
+
+
+def _evaluation(work: Path, figures: dict[str, object]) -> None:
+    dataset = _questions(work / "questions.json")
+    started = time.perf_counter()
+    command = [sys.executable, "-m", "kgrag.cli", "eval", "run", "--dataset", str(dataset),
+               "-w", str(work / "ws"), "--pipelines", "hybrid", "--runs", "1",
+               "--out", str(work / "reports")]  # fmt: skip
+    run = subprocess.run(command, capture_output=True, text=True, check=False)
+    figures["eval"] = {
+        "questions": len(json.loads(dataset.read_text())),
+        "exit": run.returncode,
+        "wall_s": round(time.perf_counter() - started, 1),
+        "output": run.stdout[-3000:] + run.stderr[-1500:],
+    }
+    print(figures["eval"]["output"], flush=True)
+
+
+def main() -> None:
+    args = _arguments()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     args.record.parent.mkdir(parents=True, exist_ok=True)
     args.record.unlink(missing_ok=True)
     work = Path(tempfile.mkdtemp(prefix="kgrag-llm-check-"))
     docs = work / "docs"
-    docs.mkdir()
-    for name in DOCS:
-        shutil.copy(SAMPLE / "docs" / name, docs / name)
     figures: dict[str, object] = {
         "model": args.gguf.name,
         "n_ctx": args.n_ctx,
+        "context_window": args.context_window,
         "threads": args.threads,
-        "docs": list(DOCS),
+        "docs": _documents(args, docs),
+        "load_average_start": os.getloadavg(),
     }
     with llama_server(args.server_python, args.gguf, args.n_ctx, args.threads, work / "server.log") as url:
-        with Workspace.open(_workspace(work / "ws", url, args.record)) as ws:
-            figures["estimate_probe"] = _probe_estimate(ws, docs)
-            since = time.time()
-            figures["index"] = _index(ws, docs)
-            figures["estimate_ratio"] = _estimate_ratios(ws, figures["estimate_probe"], since)  # type: ignore[arg-type]
-            figures["types"] = _types(ws)
-            print(json.dumps(figures["index"], indent=1), flush=True)
-            started = time.perf_counter()
-            response = ws.query("Who owns Gatekeeper and what does it control?", pipeline="hybrid")
-            figures["query"] = {
-                "answer": response.answer.text,
-                "citations": response.answer.citations,
-                "uncited": response.answer.uncited,
-                "cost_line": response.answer.cost_line,
-                "wall_s": round(time.perf_counter() - started, 1),
-            }
-            print(json.dumps(figures["query"], indent=1), flush=True)
+        if args.nice:
+            os.nice(args.nice)
+        _indexing(args, work / "ws", docs, url, figures)
         if not args.skip_eval:
-            dataset = _questions(work / "questions.json")
-            started = time.perf_counter()
-            command = [sys.executable, "-m", "kgrag.cli", "eval", "run", "--dataset", str(dataset),
-                       "-w", str(work / "ws"), "--pipelines", "hybrid", "--runs", "1",
-                       "--out", str(work / "reports")]  # fmt: skip
-            run = subprocess.run(command, capture_output=True, text=True, check=False)
-            figures["eval"] = {
-                "questions": len(json.loads(dataset.read_text())),
-                "exit": run.returncode,
-                "wall_s": round(time.perf_counter() - started, 1),
-                "output": run.stdout[-3000:] + run.stderr[-1500:],
-            }
-            print(figures["eval"]["output"], flush=True)
+            _evaluation(work, figures)
+    figures["load_average_end"] = os.getloadavg()
     args.out.write_text(json.dumps(figures, indent=1), encoding="utf-8")
     print(f"figures: {args.out}\nreplies: {args.record}\nworkspace: {work / 'ws'}")
 

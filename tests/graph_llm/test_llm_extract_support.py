@@ -85,3 +85,35 @@ def test_types_a_small_model_writes_are_read_against_the_list() -> None:
     assert "\n" in render_types(allowed) and ", " not in render_types(allowed)
     schema = typed_reply(("person", "location")).model_json_schema()
     assert schema["properties"]["entities"]["items"]["properties"]["type"]["enum"] == ["person", "location", "concept"]
+
+
+def test_descriptions_taken_from_the_text_are_counted_in_the_index_report(kit: Any) -> None:
+    """Small models leave many descriptions empty: the run's report and index line say how many the text
+    filled, as they say how many relations were unsupported."""
+    import io
+
+    from rich.console import Console
+
+    from kgrag.cli.index_command import print_index_report
+    from kgrag.core.stages import EXTRACT
+    from kgrag.indexing.report import IndexReport
+    from kgrag.indexing.stages.extract import ExtractReport, account_llm
+    from kgrag.testing.extraction_responder import ExtractionResponder
+
+    class Terse(ExtractionResponder):
+        def _first_pass(self, text: str) -> dict[str, Any]:
+            value = super()._first_pass(text)
+            for entity in value["entities"]:
+                entity["description"] = ""
+            return value
+
+    extractor, _ = kit.run_extraction(kit.sample_chunks(limit=2), Terse())
+    report = IndexReport()
+    report.stage(EXTRACT, ExtractReport).chunks_extracted = 2
+    account_llm(report, extractor)
+    own = report.stage(EXTRACT, ExtractReport)
+    assert own.descriptions_filled == extractor.stats.descriptions_filled > 0
+    assert report.to_dict()["stages"][EXTRACT]["descriptions_filled"] == own.descriptions_filled
+    sink = io.StringIO()
+    print_index_report(Console(file=sink, width=400), report)
+    assert f"descriptions taken from the text: {own.descriptions_filled} empty" in sink.getvalue()

@@ -109,3 +109,27 @@ def test_a_real_judge_reply_that_copies_the_example_is_caught() -> None:
         if copied_from_example(value, prompt.example_reply) is not None:
             copies.append(record["where"])
     assert copies, "the recorded judge replies include copies of the example (see docs/results/local-models.md)"
+
+
+@pytest.mark.parametrize("record", EXTRACTIONS, ids=lambda r: r["where"])
+def test_a_real_reply_keeps_only_descriptions_drawn_from_its_text(record: dict[str, Any]) -> None:
+    """Grounding beyond names on what the model really wrote: every relation kept has a description the
+    sentences holding its ends support, every entity kept has a description, and the counts add up."""
+    from kgrag.graph.extract.support import UnitEvidence, check_support
+
+    text = _unit_text(record)
+    try:
+        reply, _ = parse_reply(record["response"], record.get("finish_reason"), ExtractionReply)
+    except ReplyInvalid:
+        return
+    items = parse_items(reply, TYPES)
+    kept, counts = check_support(text, items)
+    evidence = UnitEvidence(text)
+    assert len(kept.relations) + counts.unsupported_relations == len(items.relations)
+    for relation in kept.relations:
+        where = evidence.relation_sentences(relation.source, relation.target)
+        assert evidence.supported(relation.description, where, [relation.source, relation.target]), relation
+    assert len(kept.entities) == len(items.entities)
+    empty = sum(not e.description for e in items.entities)
+    assert counts.descriptions_filled >= sum(not e.description and evidence.mentions(e.name) for e in items.entities)
+    assert sum(not e.description for e in kept.entities) <= empty

@@ -41,7 +41,13 @@ def print_index_report(console: Console, report: IndexReport) -> None:
                 if own.ungrounded_entities or own.ungrounded_relations
                 else ""
             )
-            + (f" · unsupported relations dropped: {n}" if (n := own.unsupported_relations) else ""),
+            + (f" · unsupported relations dropped: {n}" if (n := own.unsupported_relations) else "")
+            + (
+                f" · descriptions taken from the text: {own.descriptions_filled} empty, "
+                f"{own.descriptions_replaced} unsupported"
+                if own.descriptions_filled or own.descriptions_replaced
+                else ""
+            ),
             markup=False,
         )
     for line in report.llm_lines:

@@ -30,8 +30,9 @@ class ExtractReport:
     """What extraction did and left: chunks extracted and failed (retried next run), the graph's size after
     it, graph texts embedded on the way, corpus tokens read (overlap counted once), gleaning calls that
     failed (the first pass was kept), LLM entities and relations dropped because the text does not hold
-    their names, LLM relations dropped because their description is not drawn from the text, and
-    descriptions whose summary fell back (summarised again next run)."""
+    their names, LLM relations dropped because their description is not drawn from the text, LLM entity
+    descriptions taken from the text because the model left them empty or wrote what the text does not
+    hold, and descriptions whose summary fell back (summarised again next run)."""
 
     chunks_extracted: int = 0
     chunks_extraction_failed: int = 0
@@ -43,6 +44,8 @@ class ExtractReport:
     ungrounded_entities: int = 0
     ungrounded_relations: int = 0
     unsupported_relations: int = 0
+    descriptions_filled: int = 0
+    descriptions_replaced: int = 0
     summaries_pending: int = 0
 
     def incomplete(self) -> list[str]:
@@ -105,6 +108,8 @@ def account_llm(report: IndexReport, extractor: object) -> None:
         own.ungrounded_entities += stats.ungrounded_entities
         own.ungrounded_relations += stats.ungrounded_relations
         own.unsupported_relations += stats.unsupported_relations
+        own.descriptions_filled += stats.descriptions_filled
+        own.descriptions_replaced += stats.descriptions_replaced
 
 
 def account(report: IndexReport, stats: GraphBuildStats, stage: str) -> None:
