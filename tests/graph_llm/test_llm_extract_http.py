@@ -24,6 +24,9 @@ def _config(base_url: str) -> LLMConfig:
         backoff_base_s=0.002,
         backoff_max_s=0.02,
         max_concurrency=8,
+        # room for the stand-in's longest extraction replies (it ignores max_tokens): an injected cut reply
+        # then reads as a fault to ask again, not as a reply too long for its unit, which would be split
+        max_output_tokens=8000,
     )
 
 
