@@ -26,11 +26,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -38,7 +36,7 @@ from typing import Any
 
 import httpx
 
-from bench_open_webui import free_port, process, wait_until_up
+from bench_open_webui import free_port, process, scratch_dir, wait_until_up
 from lightrag_notes import notes, responder
 from lightrag_webui_drive import drive
 
@@ -169,22 +167,12 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the servers on the way out
     if args.install or not (args.venv / "bin" / "lightrag-server").exists():
         install_lightrag(args.venv)
-    tmp = Path(tempfile.mkdtemp(prefix="kgrag-lrag-"))
-    keep = args.keep
-    try:
+    with scratch_dir("kgrag-lrag-", keep=args.keep) as tmp:
         found = run(args, tmp)
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(found, indent=2), encoding="utf-8")
-        print(json.dumps(found, indent=2))
-        return 0
-    except BaseException:
-        keep = True  # the logs say why
-        raise
-    finally:
-        if keep:
-            print(f"logs kept in {tmp}", file=sys.stderr)
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(found, indent=2), encoding="utf-8")
+    print(json.dumps(found, indent=2))
+    return 0
 
 
 if __name__ == "__main__":

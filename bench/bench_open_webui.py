@@ -243,6 +243,23 @@ def drive(url: str, model: str, question: str, out: Path, tmp: Path) -> str:
             browser.close()
 
 
+@contextmanager
+def scratch_dir(prefix: str, *, keep: bool = False) -> Iterator[Path]:
+    """A temporary folder for a bench's logs and data: removed afterwards, unless ``keep`` or the bench
+    failed (then its logs say why, and the path is printed)."""
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield tmp
+    except BaseException:
+        keep = True
+        raise
+    finally:
+        if keep:
+            print(f"logs and data kept in {tmp}", file=sys.stderr)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--venv", type=Path, default=REPO / ".owui-venv", help="Open WebUI's own venv")
@@ -255,24 +272,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.install or not (args.venv / "bin" / "open-webui").exists():
         install_open_webui(args.venv)
-    tmp = Path(tempfile.mkdtemp(prefix="kgrag-owui-"))
-    keep = args.keep
-    try:
-        with ExitStack() as stack:
-            workspace = args.workspace or build_workspace(tmp / "ws")
-            base_url = kgrag_serve(stack, workspace, tmp)
-            url = open_webui(stack, args.venv, base_url, tmp)
-            answer = drive(url, args.model, args.question, args.out, tmp)
-        print(f"answer shown by Open WebUI:\n{answer}\nscreenshot: {args.out}")
-        return 0
-    except BaseException:
-        keep = True  # the logs say why
-        raise
-    finally:
-        if keep:
-            print(f"logs and data kept in {tmp}", file=sys.stderr)
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
+    with scratch_dir("kgrag-owui-", keep=args.keep) as tmp, ExitStack() as stack:
+        workspace = args.workspace or build_workspace(tmp / "ws")
+        base_url = kgrag_serve(stack, workspace, tmp)
+        url = open_webui(stack, args.venv, base_url, tmp)
+        answer = drive(url, args.model, args.question, args.out, tmp)
+    print(f"answer shown by Open WebUI:\n{answer}\nscreenshot: {args.out}")
+    return 0
 
 
 if __name__ == "__main__":
