@@ -56,17 +56,25 @@ def test_content_words_compare_inflections() -> None:
     assert content_words("the boats halved costs") == content_words("boat halve cost")
 
 
-def test_the_extractor_counts_unsupported_relations(kit: Any) -> None:
+def _rewriting(items: str, description: str) -> Any:
+    """The extraction responder with every first-pass item of ``items`` ("entities" or "relations") given
+    ``description``: a model that invents relations, or one that leaves descriptions empty."""
     from kgrag.testing.extraction_responder import ExtractionResponder
 
-    class Inventing(ExtractionResponder):
+    class Rewriting(ExtractionResponder):
         def _first_pass(self, text: str) -> dict[str, Any]:
             value = super()._first_pass(text)
-            for relation in value["relations"]:
-                relation["description"] = "They merged into one interplanetary shipping conglomerate yesterday."
+            for item in value[items]:
+                item["description"] = description
             return value
 
-    extractor, extractions = kit.run_extraction(kit.sample_chunks(limit=2), Inventing())
+    return Rewriting()
+
+
+def test_the_extractor_counts_unsupported_relations(kit: Any) -> None:
+
+    inventing = _rewriting("relations", "They merged into one interplanetary shipping conglomerate yesterday.")
+    extractor, extractions = kit.run_extraction(kit.sample_chunks(limit=2), inventing)
     assert extractor.stats.unsupported_relations > 0
     assert not any(x.relations for x in extractions)
     assert any(x.entities for x in extractions)
@@ -98,16 +106,8 @@ def test_descriptions_taken_from_the_text_are_counted_in_the_index_report(kit: A
     from kgrag.core.stages import EXTRACT
     from kgrag.indexing.report import IndexReport
     from kgrag.indexing.stages.extract import ExtractReport, account_llm
-    from kgrag.testing.extraction_responder import ExtractionResponder
 
-    class Terse(ExtractionResponder):
-        def _first_pass(self, text: str) -> dict[str, Any]:
-            value = super()._first_pass(text)
-            for entity in value["entities"]:
-                entity["description"] = ""
-            return value
-
-    extractor, _ = kit.run_extraction(kit.sample_chunks(limit=2), Terse())
+    extractor, _ = kit.run_extraction(kit.sample_chunks(limit=2), _rewriting("entities", ""))
     report = IndexReport()
     report.stage(EXTRACT, ExtractReport).chunks_extracted = 2
     account_llm(report, extractor)
