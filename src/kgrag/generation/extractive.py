@@ -6,8 +6,8 @@ Every sentence of the retrieved passages that can state a fact (not a heading, a
 
 * **coverage**: the share of the question's content words the sentence contains, each word weighted by
   its rarity among the candidate sentences (a name the passages rarely repeat counts more than a word
-  every passage shares), words compared by a light stem ("owns" = "owned", "led" = "leads"); a word only the sentence's
-  passage holds (a heading or signature above it names the subject) counts ``PASSAGE_CREDIT``;
+  every passage shares), words compared by a light stem ("owns" = "owned", "led" = "leads"); a word only
+  the sentence's passage holds (a heading or signature above it names the subject) counts ``PASSAGE_CREDIT``;
 * an **answer-type cue** (:mod:`.answer_cues`): the kind of thing the question asks for — a person for
   *who*, a date for *when*, a number for *how many*, a duration for *how long* — is in the sentence and
   not already in the question;
@@ -79,30 +79,38 @@ class _Candidate:
 # Irregular past forms documents state facts with ("is led by", "was written by"), mapped to the form a
 # question asks with ("who leads", "who wrote"); ambiguous ones ("found", "left", "saw") are left out.
 _IRREGULAR = {
-    **dict.fromkeys(("led",), "lead"),
-    **dict.fromkeys(("wrote", "written"), "write"),
-    **dict.fromkeys(("built",), "build"),
-    **dict.fromkeys(("ran",), "run"),
-    **dict.fromkeys(("held",), "hold"),
-    **dict.fromkeys(("made",), "make"),
-    **dict.fromkeys(("began", "begun"), "begin"),
-    **dict.fromkeys(("chose", "chosen"), "choose"),
-    **dict.fromkeys(("bought",), "buy"),
-    **dict.fromkeys(("sold",), "sell"),
-    **dict.fromkeys(("sent",), "send"),
-    **dict.fromkeys(("paid",), "pay"),
-    **dict.fromkeys(("took", "taken"), "take"),
-    **dict.fromkeys(("gave", "given"), "give"),
-    **dict.fromkeys(("grew", "grown"), "grow"),
-    **dict.fromkeys(("broke", "broken"), "break"),
-    **dict.fromkeys(("kept",), "keep"),
-    **dict.fromkeys(("met",), "meet"),
-    **dict.fromkeys(("taught",), "teach"),
-    **dict.fromkeys(("brought",), "bring"),
-    **dict.fromkeys(("spent",), "spend"),
-    **dict.fromkeys(("won",), "win"),
-    **dict.fromkeys(("lost",), "lose"),
-    **dict.fromkeys(("drew", "drawn"), "draw"),
+    "led": "lead",
+    "wrote": "write",
+    "written": "write",
+    "built": "build",
+    "ran": "run",
+    "held": "hold",
+    "made": "make",
+    "began": "begin",
+    "begun": "begin",
+    "chose": "choose",
+    "chosen": "choose",
+    "bought": "buy",
+    "sold": "sell",
+    "sent": "send",
+    "paid": "pay",
+    "took": "take",
+    "taken": "take",
+    "gave": "give",
+    "given": "give",
+    "grew": "grow",
+    "grown": "grow",
+    "broke": "break",
+    "broken": "break",
+    "kept": "keep",
+    "met": "meet",
+    "taught": "teach",
+    "brought": "bring",
+    "spent": "spend",
+    "won": "win",
+    "lost": "lose",
+    "drew": "draw",
+    "drawn": "draw",
 }
 
 
