@@ -19,6 +19,8 @@ let colours = new Map();
 let overview = null;
 let painted = false;
 let pending = null; // items to highlight once the graph is drawn and its view shown
+let selectedAtPress = []; // the nodes selected when the last press on the canvas began
+let lastClicked; // the node the last click opened (undefined: none)
 
 // What the view tools (graph_tools.js) and the edit panel reach: the drawn data sets and the network.
 export const drawn = {
@@ -97,18 +99,36 @@ function draw(data) {
     frame.setAttribute("aria-label", "knowledge graph: arrow keys pan, + and - zoom");
     // Focus without scrolling: a press that scrolled the page would land the click on another node.
     frame.addEventListener("mousedown", (event) => { event.preventDefault(); frame.focus({ preventScroll: true }); });
+    // The selection as it was when the press began (the click has changed it by the time it is reported).
+    frame.addEventListener("pointerdown", () => { selectedAtPress = network.getSelectedNodes(); }, true);
   }
   network.once("afterDrawing", paintMark);
   network.on("hoverEdge", ({ edge }) => edges.update({ id: edge, label: edges.get(edge).relation.label }));
   network.on("blurEdge", ({ edge }) => edges.get(edge) && !$("#graph-edge-labels").checked && edges.update({ id: edge, label: undefined }));
   // "click", not "selectNode": a node selected by dragging it is not selected again by a click on it
-  network.on("click", ({ nodes: ids, edges: picked }) => {
-    if (ids.length) openEntity(ids[ids.length - 1]);
-    else if (picked.length) showRelation(edges.get(picked[0]).relation);
+  network.on("click", (params) => {
+    const id = clickedNode(params);
+    lastClicked = id;
+    if (id !== undefined) openEntity(id);
+    else if (params.edges.length) showRelation(edges.get(params.edges[0]).relation);
   });
-  network.on("doubleClick", ({ nodes: ids }) => ids.length && expand(ids[0]));
+  network.on("doubleClick", () => lastClicked !== undefined && expand(lastClicked)); // its clicks came first
   $("#graph-physics").checked = false;
   applyViewSettings();
+}
+
+// The node a click meant: the one drawn on top under the pointer. vis-network draws selected nodes above the
+// rest but picks by insertion order, so a node dropped onto another would open the one beneath it; and a
+// press held past the tap time toggles the node in the selection, so the selection cannot say either.
+function clickedNode({ pointer, nodes: picked }) {
+  const { x, y } = pointer.canvas;
+  const inside = (id) => {
+    const box = network.getBoundingBox(id);
+    return box && box.left <= x && x <= box.right && box.top <= y && y <= box.bottom;
+  };
+  const onTop = selectedAtPress.filter((id) => nodes.get(id)).find(inside) ?? network.getNodeAt(pointer.DOM);
+  if (onTop !== undefined && picked.length === 1 && picked[0] !== onTop) network.selectNodes([onTop]);
+  return onTop;
 }
 
 function describe(data) {
@@ -353,18 +373,22 @@ export function initGraph() {
   on("workspace", () => { if (network) { network.destroy(); network = null; } });
   // For the browser tests and the console: how many nodes are drawn, and the zoom.
   // Where a node is on the screen (null when not drawn): the browser tests drag and click nodes with it.
+  // The drawing surface inside the bordered box: mouse events are measured from it.
+  const canvasBox = () => ($("#graph-canvas canvas") || $("#graph-canvas")).getBoundingClientRect();
   window.kgragGraph = {
     count: () => (nodes ? nodes.length : 0),
+    ids: () => (nodes ? nodes.getIds() : []), // in the order they were added (vis-network's hit-test order)
     scale: () => (network ? network.getScale() : 0),
     screen: (id) => {
       if (!network || !nodes.get(id)) return null;
       const at = network.canvasToDOM(network.getPosition(id));
-      const box = $("#graph-canvas").getBoundingClientRect();
-      return { x: box.left + at.x, y: box.top + at.y, inside: at.x >= 0 && at.y >= 0 && at.x <= box.width && at.y <= box.height };
+      const box = canvasBox();
+      // Whole pixels: a mouse event lands on one, and a hit test at a fraction may pick another node.
+      return { x: Math.round(box.left + at.x), y: Math.round(box.top + at.y), inside: at.x >= 0 && at.y >= 0 && at.x <= box.width && at.y <= box.height };
     },
     selected: () => (network ? network.getSelectedNodes() : []),
     at: (x, y) => {
-      const box = $("#graph-canvas").getBoundingClientRect();
+      const box = canvasBox();
       return network ? network.getNodeAt({ x: x - box.left, y: y - box.top }) ?? null : null;
     },
   };
