@@ -23,8 +23,11 @@ demo: $(STAMP)
 browser:
 	@sh scripts/install-chromium.sh
 
+# The whole suite on two pytest-xdist workers, a test file to a worker (its module fixtures, servers and
+# browsers start once); `make test TEST_WORKERS=0` runs it in this one process.
+TEST_WORKERS ?= 2
 test: $(STAMP) browser
-	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q tests
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile tests
 
 # The fast lane: everything but the tests marked slow (subprocess end-to-end runs, servers and browsers,
 # fuzzing, crash kills, Ray, PostgreSQL, the shared datasets: tests/conftest.py SLOW_PATHS), on every core.

@@ -101,3 +101,30 @@ def medical_dir() -> Path:
     if not MEDICAL.exists():
         pytest.skip("../shared/datasets/graphrag-bench-medical is not present")
     return MEDICAL
+
+
+# The reliability figures (tests/reliability/totals.py): printed after the run; under pytest-xdist each
+# worker sends its own to the controller, which adds them up and prints them.
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    from tests.reliability.totals import snapshot
+
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["reliability_totals"] = snapshot()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: object, error: object) -> None:
+    from tests.reliability.totals import merge
+
+    merge(getattr(node, "workeroutput", {}).get("reliability_totals", {}))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    from tests.reliability.totals import summary_lines
+
+    lines = summary_lines()
+    if lines:
+        terminalreporter.section("reliability totals")
+        for line in lines:
+            terminalreporter.write_line(line)

@@ -1,5 +1,5 @@
-"""Figures the reliability tests add up over a run and ``make soak`` prints at the end (the summary in
-``tests/reliability/conftest.py``): kills survived, faults absorbed, bad inputs tried, server attacks
+"""Figures the reliability tests add up over a run and pytest prints at the end (the summary hooks in
+``tests/conftest.py``, which also add up the figures of pytest-xdist workers): kills survived, faults absorbed, bad inputs tried, server attacks
 refused, writers that waited. A test records what it tried and what held, e.g.
 ``record("kills", tried=5, held=5)``; the summary prints ``kills: 5 tried, 5 held``.
 """
@@ -35,3 +35,14 @@ def summary_lines() -> list[str]:
         f"{figure}: {TOTALS[figure]['held']} of {TOTALS[figure]['tried']} held — {LABELS.get(figure, figure)}"
         for figure in order
     ]
+
+
+def snapshot() -> dict[str, dict[str, int]]:
+    """The figures recorded in this process, as plain data (what an xdist worker sends its controller)."""
+    return {figure: dict(counts) for figure, counts in TOTALS.items()}
+
+
+def merge(figures: dict[str, dict[str, int]]) -> None:
+    """Add figures another process recorded (an xdist worker's :func:`snapshot`)."""
+    for figure, counts in figures.items():
+        record(figure, tried=int(counts.get("tried", 0)), held=int(counts.get("held", 0)))
