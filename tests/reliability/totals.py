@@ -1,7 +1,7 @@
 """Figures the reliability tests add up over a run and pytest prints at the end (the summary hooks in
-``tests/conftest.py``, which also add up the figures of pytest-xdist workers): kills survived, faults absorbed, bad inputs tried, server attacks
-refused, writers that waited. A test records what it tried and what held, e.g.
-``record("kills", tried=5, held=5)``; the summary prints ``kills: 5 tried, 5 held``.
+``tests/conftest.py``, which also add up the figures of pytest-xdist workers): kills survived, faults
+absorbed, bad inputs tried, server attacks refused, writers that waited. A test records what it tried and
+what held, e.g. ``record("kills", tried=5, held=5)``; the summary prints ``kills: 5 of 5 held``.
 """
 
 from __future__ import annotations
