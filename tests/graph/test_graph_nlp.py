@@ -117,8 +117,8 @@ def test_sample_corpus_sentences(extractor: SpacyExtractor) -> None:
 
 
 def test_name_tracks_what_is_extracted() -> None:
-    assert SpacyExtractor("m").name == "nlp:m:v2"
-    assert SpacyExtractor("m", noun_phrases=False).name == "nlp:m:v2:ents"
+    assert SpacyExtractor("m").name == "nlp:m:v3"
+    assert SpacyExtractor("m", noun_phrases=False).name == "nlp:m:v3:ents"
 
 
 def test_entities_only_mode(extractor: SpacyExtractor) -> None:

