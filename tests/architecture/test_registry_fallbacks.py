@@ -25,7 +25,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("graph/tune/run.py", "load_prompt"): "TODO: prompt tuning loads the shipped prompts' schemas",
     ("models/llm/window_fit.py", "load_prompt"): "TODO: template sizes of the prompts",
     ("prompts/overrides.py", "parse_prompt"): "TODO: checking written prompt overrides",
-    ("retrieval/steps/global_plan.py", "load_prompt"): "TODO: token planning of the global map/reduce prompts",
 }
 
 
