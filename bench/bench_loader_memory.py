@@ -38,7 +38,7 @@ from kgrag.documents import TokenCounter
 from kgrag.indexing.prepare import ChunkPlan, prepare_file
 started = time.perf_counter()
 plan = ChunkPlan(204, 25, TokenCounter.for_encoding("cl100k_base"))
-prepared = prepare_file(Path(sys.argv[1]), DocumentsConfig(), plan)
+prepared = prepare_file(Path(sys.argv[1]), DocumentsConfig(), plan, None)  # built-in loaders: no workspace
 chunks = sum(len(d.chunks or ()) for d in prepared.documents)
 print(json.dumps({"seconds": time.perf_counter() - started, "peak_rss_mb": resource.getrusage(
     resource.RUSAGE_SELF).ru_maxrss / 1024, "chunks": chunks, "error": prepared.error}))

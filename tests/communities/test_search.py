@@ -3,6 +3,7 @@ prompt-token budget (trace and ledger agree), broken map replies, the LLM-free a
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,8 @@ from kgrag import Workspace
 from kgrag.core.errors import KgragError
 from kgrag.generation.global_answer import NO_POINTS, STAGE_MAP, STAGE_REDUCE
 from kgrag.models.llm.scripted import ScriptedProvider
-from kgrag.retrieval.steps.global_plan import plan_batches
+from kgrag.prompts import load_prompt
+from kgrag.retrieval.steps.global_plan import MAP_PROMPT, REDUCE_PROMPT, plan_batches
 
 
 def _built(
@@ -76,14 +78,41 @@ def test_more_reports_than_the_budget_allows_are_cut(make_ws: WorkspaceMaker, sa
     ws = _built(make_ws, sample_docs)
     texts = [r.text for r in ws.store.communities.reports()] * 5
     counter = ws.components.llm().count_tokens
+    prompts = load_prompt(MAP_PROMPT), load_prompt(REDUCE_PROMPT)
     small = plan_batches(
-        "themes?", texts, ws.config.communities.model_copy(update={"global_max_prompt_tokens": 2600}), counter
+        "themes?", texts, ws.config.communities.model_copy(update={"global_max_prompt_tokens": 2600}), counter, *prompts
     )
-    large = plan_batches("themes?", texts, ws.config.communities, counter)
+    large = plan_batches("themes?", texts, ws.config.communities, counter, *prompts)
     assert 0 < small.reports < large.reports < len(texts)
     for plan in (small, large):
         assert sum(plan.batch_tokens) + plan.reduce_reserve <= plan.budget
         assert [i for b in plan.batches for i in b] == list(range(plan.reports))  # best first, none skipped
+
+
+def test_global_plans_its_batches_with_the_workspace_prompts(
+    make_ws: WorkspaceMaker, sample_docs: Path, tmp_path: Path
+) -> None:
+    """A workspace's own, longer map prompt: the retrieval step plans with it, as the map calls send it, so
+    fewer reports fit the budget than with the shipped prompt (which reads them all)."""
+    overrides = tmp_path / "prompts"
+    overrides.mkdir()
+    shipped = (resources.files("kgrag.prompts") / f"{MAP_PROMPT}.toml").read_text(encoding="utf-8")
+    last = 'return an empty list of points."""'
+    padding = " ".join(["Weigh each summary against the whole question before listing a point from it."] * 50)
+    assert shipped.count(last) == 1
+    (overrides / f"{MAP_PROMPT}.toml").write_text(shipped.replace(last, last[:-3] + f' {padding}"""'), encoding="utf-8")
+    budget = {"global_max_prompt_tokens": 2600}  # the shipped map prompt reads every report, the longer one some
+    plain = _built(make_ws, sample_docs, scripted_provider(), communities=budget)
+    own = _built(
+        make_ws, sample_docs, scripted_provider(), name="own", communities=budget, llm={"prompts_dir": str(overrides)}
+    )
+    planned = []
+    for ws in (plain, own):
+        response = ws.query("What are the main themes of these documents?", pipeline="global")
+        trace = {s.step: s for s in response.result.trace}
+        assert trace["global_candidates"].params["batches"] == trace["global_map"].params["llm_calls"]
+        planned.append(trace["global_candidates"].params["reports"])
+    assert 0 < planned[1] < planned[0]
 
 
 def test_broken_map_replies_lose_their_batch_only(make_ws: WorkspaceMaker, sample_docs: Path) -> None:

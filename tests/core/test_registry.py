@@ -70,3 +70,19 @@ def test_plugin_entry_point_is_found_and_cannot_shadow_a_builtin(tmp_path: Path)
         assert loaders.create(".toy") == "from plugin"
         assert loaders.entry(".txt").origin == "builtin"
     assert ".toy" not in new_registry("loader")
+
+
+def test_a_registry_travels_pickled_with_what_was_registered_on_it() -> None:
+    """A Ray worker gets the workspace's loaders and embedders this way: its local entries, not the lock
+    nor what the sender had imported already."""
+    import os.path
+    import pickle
+
+    registry: Registry[object] = Registry("thing", {"join": "os.path:join"})
+    registry.register("split", os.path.split)
+    registry.load("join")
+    copy = pickle.loads(pickle.dumps(registry))
+    assert copy.names() == ["join", "split"] and copy.entry("split").origin == "local"
+    assert copy.create("split", "a/b") == ("a", "b") and copy.load("join") is os.path.join
+    copy.register("base", os.path.basename)  # the copy has a lock of its own
+    assert "base" not in registry

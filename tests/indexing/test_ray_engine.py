@@ -19,13 +19,17 @@ from tests.reliability.harness import dump_tables
 from tests.services import import_service
 
 from kgrag import Workspace
-from kgrag.config import IndexingConfig
+from kgrag.config import EmbeddingConfig, IndexingConfig
 from kgrag.core.errors import KgragError
 from kgrag.core.progress import SilentProgress
+from kgrag.core.registries import Registries
+from kgrag.documents.records import LoadedDocument
 from kgrag.graph.types import Extractor
 from kgrag.indexing import IndexReport
+from kgrag.models.embeddings import FakeEmbedder
 from kgrag.models.llm import create_llm_client
 from kgrag.testing.extraction_responder import ExtractionResponder
+from kgrag.workspace import kinds
 from kgrag.workspace.components import Components
 
 import_service("ray.data", "Ray", "Ray is not installed (pip install 'kgrag[ray]'); Ray engine tests skipped")
@@ -129,3 +133,42 @@ def test_failed_ray_run_resumes_with_only_the_lost_work(tmp_path: Path, ray_up: 
     assert resumed.chunks_extracted == left  # only the lost work was redone
     assert resumed.chunks_written == 0 and resumed.texts_embedded == 0
     assert dump_tables(tmp_path / "ws" / "kgrag.sqlite3") == dump_tables(tmp_path / "clean" / "kgrag.sqlite3")
+
+
+def _load_adoc(path: Path, data: bytes, cfg: Any) -> list[LoadedDocument]:
+    """AsciiDoc, read as its text without title underlines (the title is the first line)."""
+    text = data.decode("utf-8").replace("=====\n", "")
+    return [LoadedDocument.from_text(str(path.resolve()), text.splitlines()[0], text, {"format": "adoc"})]
+
+
+class SignedEmbedder(FakeEmbedder):
+    """The hashing embedder with every vector negated: vectors no built-in embedder gives."""
+
+    def embed(self, texts: Any) -> Any:
+        return -super().embed(texts)
+
+
+def _signed(cfg: EmbeddingConfig) -> SignedEmbedder:
+    return SignedEmbedder(cfg.dimension or 64)
+
+
+def _index_adoc(directory: Path, docs: Path, engine: str) -> IndexReport:
+    """``docs`` indexed by a workspace that registered the ``.adoc`` loader and the ``signed`` embedder."""
+    registries = Registries()
+    kinds.loaders(registries).register(".adoc", _load_adoc)
+    kinds.embedders(registries).register("signed", _signed)
+    settings: dict[str, Any] = {"embedding": {"provider": "signed"}, "documents": {"include": ["*.adoc"]}}
+    with Workspace.init(directory, registries=registries, **settings, indexing=SMALL_BATCHES) as ws:
+        return ws.index([docs], pipeline="no-graph", engine=engine)
+
+
+def test_a_workspace_loader_and_embedder_are_used_on_ray_workers(tmp_path: Path, ray_up: None) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n in range(3):
+        (docs / f"guide-{n}.adoc").write_text(f"Guide {n}\n=====\nKestrel {n} stores telemetry in Shale.\n")
+    remote = _index_adoc(tmp_path / "ray", docs, "ray")
+    assert remote.documents_new == 3 and remote.texts_embedded == 3 and not remote.problems
+    _index_adoc(tmp_path / "local", docs, "local")
+    tables = dump_tables(tmp_path / "ray" / "kgrag.sqlite3")
+    assert tables == dump_tables(tmp_path / "local" / "kgrag.sqlite3")  # the same loader's text, the same vectors

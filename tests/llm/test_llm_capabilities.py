@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -27,6 +29,7 @@ from kgrag.models.llm.capabilities import (
     window_in_error,
 )
 from kgrag.models.llm.http import OpenAICompatibleProvider
+from kgrag.models.llm.window_fit import fit_answer_to_window
 from kgrag.testing.fake_openai_server import LLAMA_CPP_FORMAT_ERROR
 
 Handler = Callable[[httpx.Request], httpx.Response]
@@ -188,3 +191,17 @@ def test_fit_shrinks_sizes_to_a_small_window_instead_of_refusing() -> None:
     assert notes and "2048-token context window" in notes[0] and "graph.unit_tokens" in notes[0]
     same, none = fit_to_window(config, 131072)
     assert same.graph == config.graph and same.generation == config.generation and not none
+
+
+def test_fit_counts_the_workspace_answer_prompt_and_resolves_no_schema(tmp_path: Path) -> None:
+    """Window fit counts the templates of the prompt the workspace sends (its override directory) and never
+    resolves its ``output_schema``: a name only a workspace's registry knows needs no registry here."""
+    shipped = (resources.files("kgrag.prompts") / "answer.toml").read_text(encoding="utf-8")
+    longer = shipped.replace('output_schema = "text"', 'output_schema = "only_my_workspace_has_it"', 1)
+    longer = longer.replace('system = """', 'system = """' + "Read the whole context twice. " * 100, 1)
+    assert longer.count("only_my_workspace_has_it") == 1 and longer.count("twice") == 100
+    (tmp_path / "answer.toml").write_text(longer, encoding="utf-8")
+    llm = {"provider": "openai", "model": "m"}
+    shipped_fit, _ = fit_answer_to_window(KgragConfig.model_validate({"llm": llm}), 4096)
+    own_fit, _ = fit_answer_to_window(KgragConfig.model_validate({"llm": {**llm, "prompts_dir": str(tmp_path)}}), 4096)
+    assert 0 < own_fit.generation.context_tokens < shipped_fit.generation.context_tokens - 400

@@ -177,6 +177,18 @@ class Registry(Generic[T]):
         too: its entries and lock are not copied."""
         return self
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What a copy in another process needs (a Ray worker reading files with a workspace's loaders): the
+        entries, without the lock or the imported targets (the copy imports each again on first use)."""
+        state = dict(self.__dict__)
+        del state["_lock"]
+        state["_loaded"] = {}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
+
     def register(
         self,
         name: str,

@@ -105,9 +105,10 @@ def load_file(path: Path, cfg: DocumentsConfig, loaders: Registry[Loader] | None
     return PreparedFile(documents, load_seconds=time.perf_counter() - started)
 
 
-def prepare_file(path: Path, cfg: DocumentsConfig, plan: ChunkPlan) -> PreparedFile:
-    """Load ``path`` and chunk every document in it: the whole pure-compute part of ingesting a file."""
-    loaded = load_file(path, cfg)
+def prepare_file(path: Path, cfg: DocumentsConfig, plan: ChunkPlan, loaders: Registry[Loader] | None) -> PreparedFile:
+    """Load ``path`` with ``loaders`` (the workspace's; None: built-ins and plug-ins) and chunk every
+    document in it: the whole pure-compute part of ingesting a file."""
+    loaded = load_file(path, cfg, loaders)
     if loaded.error is not None:
         return loaded
     started = time.perf_counter()

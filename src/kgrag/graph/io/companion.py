@@ -81,7 +81,7 @@ def write_companion(path: Path, companion: Companion) -> None:
         raise KgragError(f"{path}: cannot write ({exc.strerror})") from exc
 
 
-def _parse(path: Path, data: dict[str, Any]) -> Companion:
+def _companion_from(path: Path, data: dict[str, Any]) -> Companion:
     try:
         documents = [
             DocumentRecord(
@@ -113,7 +113,7 @@ def read_companion(path: Path) -> Companion:
         raise KgragError(f"{path}: not a kgrag provenance companion (format {FORMAT!r} expected)")
     if data.get("version") != VERSION:
         raise KgragError(f"{path}: companion version {data.get('version')!r} is not supported (expected {VERSION})")
-    return _parse(path, data)
+    return _companion_from(path, data)
 
 
 def write_companion_documents(store: Store, companion: Companion) -> int:

@@ -11,7 +11,9 @@ extract            a picklable, LLM-free extractor (spaCy NLP,          merging 
                    plug-ins) in actors, ``ray_extract_batch`` groups    LLM extractor (see :mod:`.ray_llm`)
 =================  ==================================================  ==========================================
 
-Workers get only values (paths, chunk records, texts, config sections) and return values; the store
+Workers get only values (paths, chunk records, texts, config sections, and the workspace's ``loader`` and
+``embedder`` registries, pickled: what a workspace registered reads and embeds on the workers too) and
+return values; the store
 stays with the driver, which writes exactly what the local engine writes, in the same order. Model
 batches are cut exactly as the local engine cuts them (the same texts in each ``embed`` call), so even
 a model whose output depends on padding gives bit-identical vectors.
@@ -28,26 +30,31 @@ import numpy as np
 from kgrag.config import DocumentsConfig, EmbeddingConfig, KgragConfig
 from kgrag.core.progress import Progress
 from kgrag.core.records import ChunkRecord
+from kgrag.core.registries import Registries
+from kgrag.core.registry import Registry
+from kgrag.documents import Loader
+from kgrag.documents.loaders import LOADERS
 from kgrag.graph.types import ChunkExtraction, Extractor
 from kgrag.indexing.engines.ray_data import Batch, StageShape, ordered_map, pack, unpack
 from kgrag.indexing.prepare import ChunkPlan, PortablePlan, PreparedFile, prepare_file
-from kgrag.models.embeddings import Embedder, create_embedder
+from kgrag.models.embeddings import EMBEDDERS, Embedder, EmbedderFactory, create_embedder
 
 LOAD, EMBED, EXTRACT = "ingest (load+chunk)", "embed", "extract"
 
 
-def prepare_files(batch: Batch, cfg: DocumentsConfig, plan: PortablePlan) -> Batch:
-    """Ray task: load and chunk a batch of files."""
+def prepare_files(batch: Batch, cfg: DocumentsConfig, plan: PortablePlan, loaders: Registry[Loader]) -> Batch:
+    """Ray task: load (with the workspace's ``loaders``) and chunk a batch of files."""
     chunk_plan = plan.plan()
-    return pack([prepare_file(Path(path), cfg, chunk_plan) for path in unpack(batch)])
+    return pack([prepare_file(Path(path), cfg, chunk_plan, loaders) for path in unpack(batch)])
 
 
 class EmbedWorker:
-    """Ray actor: the workspace's embedding model, built once from ``[embedding]``; each item is one
-    model call's texts (the local engine's batch), so the calls are the same as the local engine's."""
+    """Ray actor: the workspace's embedding model, built once from ``[embedding]`` through the workspace's
+    ``embedder`` registry; each item is one model call's texts (the local engine's batch), so the calls
+    are the same as the local engine's."""
 
-    def __init__(self, cfg: EmbeddingConfig) -> None:
-        self.embedder = create_embedder(cfg)
+    def __init__(self, cfg: EmbeddingConfig, embedders: Registry[EmbedderFactory]) -> None:
+        self.embedder = create_embedder(cfg, embedders)
 
     def __call__(self, batch: Batch) -> Batch:
         return pack([self.embedder.embed(texts) for texts in unpack(batch)])
@@ -100,12 +107,14 @@ class RayExtractor:
 
 
 class RayCompute:
-    """Loading+chunking, embedding and (LLM-free) extraction on the Ray session ``ray``."""
+    """Loading+chunking, embedding and (LLM-free) extraction on the Ray session ``ray``, with the loaders
+    and embedders of ``registries`` (the workspace's)."""
 
     name = "ray"
 
-    def __init__(self, ray: ModuleType, config: KgragConfig, progress: Progress) -> None:
+    def __init__(self, ray: ModuleType, config: KgragConfig, progress: Progress, registries: Registries) -> None:
         self._ray, self._config, self._progress = ray, config, progress
+        self._loaders, self._embedders = registries.get(LOADERS), registries.get(EMBEDDERS)
         knobs = config.indexing
         self.load_shape = StageShape(knobs.ray_load_batch, knobs.ray_load_concurrency)
         self.extract_shape = StageShape(knobs.ray_extract_batch, knobs.ray_extract_concurrency, actors=True)
@@ -114,7 +123,7 @@ class RayCompute:
 
     def prepare(self, files: Sequence[Path], cfg: DocumentsConfig, plan: ChunkPlan) -> Iterator[PreparedFile]:
         yield from ordered_map(
-            self._ray, list(files), prepare_files, self.load_shape, LOAD, (cfg, PortablePlan.of(plan))
+            self._ray, list(files), prepare_files, self.load_shape, LOAD, (cfg, PortablePlan.of(plan), self._loaders)
         )
 
     def embed(self, embedder: Embedder, texts: Sequence[str], batch_size: int) -> Iterator[np.ndarray]:
@@ -128,7 +137,7 @@ class RayCompute:
         block = max(1, batch_size)
         calls = [list(texts[start : start + block]) for start in range(0, len(texts), block)]
         shape = StageShape(max(1, self.embed_texts // block), self.embed_concurrency, actors=True)
-        yield from ordered_map(self._ray, calls, EmbedWorker, shape, EMBED, (self._config.embedding,))
+        yield from ordered_map(self._ray, calls, EmbedWorker, shape, EMBED, (self._config.embedding, self._embedders))
 
     def extractor(self, extractor: Extractor) -> Extractor:
         """``extractor`` on Ray actors when it can travel there; else itself, on the driver, with a note."""

@@ -40,7 +40,7 @@ class RayEngine:
         with ray_session(ctx.config.indexing, ctx.progress) as ray:
             ctx.report.add_time(START_TIME, time.perf_counter() - started)
             _note_placement(ctx, stages)
-            ctx.compute = RayCompute(ray, ctx.config, ctx.progress)
+            ctx.compute = RayCompute(ray, ctx.config, ctx.progress, ctx.registries)
             try:
                 with remote_llm_calls(ray, ctx.llm, ctx.config.llm.max_concurrency, ctx.progress):
                     return run_stages(ctx, stages)

@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from kgrag.core.community_records import CommunityReport
 from kgrag.core.context import ContextItem
 from kgrag.documents import TokenCounter
+from kgrag.prompts import Prompt, load_prompt
+from kgrag.prompts.loader import PROMPT_SCHEMAS
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.resources.stored import COMMUNITIES
 from kgrag.retrieval.steps.basic import QueryState
-from kgrag.retrieval.steps.global_plan import plan_batches
+from kgrag.retrieval.steps.global_plan import MAP_PROMPT, REDUCE_PROMPT, plan_batches
 
 
 def report_item(report: CommunityReport, score: float, stream: str) -> ContextItem:
@@ -46,6 +48,12 @@ class CommunitySearch:
         state.record(self.name, {"k": state.k, "levels": list(self.levels)}, len(state.items), started)
 
 
+def _workspace_prompt(env: QueryContext, name: str) -> Prompt:
+    """The prompt ``name`` as the workspace's LLM client loads it: its override directory first, its
+    ``output_schema`` resolved in the workspace's ``prompt_schema`` registry."""
+    return load_prompt(name, env.config.llm.prompts_dir, env.registries.get(PROMPT_SCHEMAS))
+
+
 @dataclass(frozen=True)
 class GlobalCandidates:
     """Reports by similarity to the query, as many as the map calls of ``global`` can read within its
@@ -59,7 +67,8 @@ class GlobalCandidates:
         index = env.get(COMMUNITIES)
         hits = index.search(env.embed_query(state.query), len(index), config.search_levels)
         counter = TokenCounter.for_encoding()
-        plan = plan_batches(state.query, [r.text for r, _ in hits], config, counter.count)
+        map_prompt, reduce_prompt = (_workspace_prompt(env, name) for name in (MAP_PROMPT, REDUCE_PROMPT))
+        plan = plan_batches(state.query, [r.text for r, _ in hits], config, counter.count, map_prompt, reduce_prompt)
         keep = max(plan.reports, min(state.k, len(hits)))
         state.items = [report_item(report, score, "global") for report, score in hits[:keep]]
         params = {"budget": config.global_max_prompt_tokens, "batches": len(plan.batches), "reports": plan.reports}

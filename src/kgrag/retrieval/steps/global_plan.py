@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from kgrag.config import CommunitiesConfig
 from kgrag.core.llm_types import Message
-from kgrag.prompts import Prompt, load_prompt
+from kgrag.prompts import Prompt
 
 MAP_PROMPT = "global_map"
 REDUCE_PROMPT = "global_reduce"
@@ -55,8 +55,8 @@ class GlobalPlan:
         return sum(len(b) for b in self.batches)
 
 
-def reduce_reserve(question: str, config: CommunitiesConfig, count: Counter, prompt: Prompt | None = None) -> int:
-    empty = reduce_messages(prompt or load_prompt(REDUCE_PROMPT), question, [], config.global_answer_tokens)
+def reduce_reserve(question: str, config: CommunitiesConfig, count: Counter, prompt: Prompt) -> int:
+    empty = reduce_messages(prompt, question, [], config.global_answer_tokens)
     return message_tokens(empty, count) + REDUCE_POINT_TOKENS
 
 
@@ -65,16 +65,16 @@ def plan_batches(
     texts: Sequence[str],
     config: CommunitiesConfig,
     count: Counter,
-    map_prompt: Prompt | None = None,
-    reduce_prompt: Prompt | None = None,
+    map_prompt: Prompt,
+    reduce_prompt: Prompt,
 ) -> GlobalPlan:
     """Greedy, in rank order: a report joins the current batch while the batch stays under
     ``global_batch_tokens`` of reports, else opens a new one; planning stops at the first report whose
-    batch would no longer fit the budget."""
+    batch would no longer fit the budget. The prompts are the workspace's (its overrides, its schemas):
+    the ones the map and reduce calls will send."""
     budget = int(config.global_max_prompt_tokens * SAFETY)
     reserve = reduce_reserve(question, config, count, reduce_prompt)
-    prompt = map_prompt or load_prompt(MAP_PROMPT)
-    overhead = message_tokens(map_messages(prompt, question, []), count)
+    overhead = message_tokens(map_messages(map_prompt, question, []), count)
     left = budget - reserve
     batches: list[list[int]] = []
     sizes: list[int] = []
