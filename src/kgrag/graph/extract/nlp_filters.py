@@ -46,7 +46,7 @@ HEADING_WORDS = frozenset(
     "more next steps today guide about what why how when where who terms definitions tips".split()
 )
 NAME_CONNECTORS = frozenset("of do da de dos das del della di du von van der den la le".split())
-CODE_PUNCTUATION = re.compile(r"[=<>{};|\"\\$`]|^[^\w(\[\u2018\u201c]")
+CODE_PUNCTUATION = re.compile(r"[=<>{};|\"\\$`]|^[^\w(\[\u2018\u201c]|(?<!\w)'")
 BRACKETS = {")": "(", "]": "["}
 MAX_GAP_TOKENS = 10  # co-occurrence: at most this many tokens between two mentions in one sentence
 
@@ -103,8 +103,9 @@ def extend_name(span: Span) -> Span:
 
 
 def is_code_fragment(name: str) -> bool:
-    """A piece of code rather than a name: code punctuation (``=``, ``<``, ``|``, braces, quotes, a
-    leading symbol) or brackets that do not pair up ("os.major(device", "p[0"). An identifier with a
+    """A piece of code rather than a name: code punctuation (``=``, ``<``, ``|``, braces, double quotes,
+    a straight single quote opening a string rather than ending a possessive, a leading symbol) or
+    brackets that do not pair up ("os.major(device", "p[0"). An identifier with a
     call's empty brackets ("parse_args()") pairs up and is kept."""
     if CODE_PUNCTUATION.search(name):
         return True
