@@ -21,7 +21,10 @@ question gets a sentence per part), while it scores at least ``SECOND_SHARE`` of
 sentence covers less than ``generation.extractive_min_coverage`` of the question, no passage states the
 answer and the answer is :data:`NOT_FOUND` (``idk``), citing nothing; the closest sentence stays in
 ``evidence``. So is it when the question names something (a capitalised word past its first) that no
-retrieved passage contains: whatever those sentences say, they are not about it. ``lexical`` (and
+retrieved passage contains: whatever those sentences say, they are not about it. A sentence is stated
+only when it answers what is asked (:mod:`.abstain`): an exception name for "what does X raise", a
+version for "since which version", the subject doing what a yes/no question asks; the best such sentence
+replaces one that only repeats the question's words, and with none the answer is "not found". ``lexical`` (and
 ``auto``) load no model. Figures and the threshold's calibration:
 docs/results/extractive-answer.md.
 """
