@@ -118,3 +118,12 @@ def test_a_predicate_is_held_by_its_forms_and_its_opposite() -> None:
 )
 def test_the_kinds_a_sentence_must_hold(question: str, kinds: tuple[str, ...]) -> None:
     assert required_kinds(question) == kinds
+
+
+def test_an_exception_raised_under_another_condition_does_not_answer() -> None:
+    passage = (
+        "Assigning to a field of a frozen snapshot will fail with an exception. "
+        "If tern.load() is given a directory, then TypeError is raised."
+    )
+    answer = _ask("What exception is raised when assigning to a field of a frozen snapshot?", passage)
+    assert answer.idk and "TypeError" not in answer.text and "exception" in answer.text

@@ -60,6 +60,7 @@ _ASKS_EXCEPTION = re.compile(r"^(?:what|which)\b.*\braise[sd]?\b|^(?:what|which)
 # "Does Pydantic coerce values …", "Can r.json() raise …": an auxiliary, a one-token subject, the verb and
 # what follows it (its object runs to the first stop word: "validate default values | by default").
 _DO_QUESTION = re.compile(r"^(?:does|do|did|can|could|will|would|should|may|must)\s+(\S+)\s+([a-z]+)\b(.*)", re.I)
+_CONDITION = re.compile(r"\s(?:when|if|for|on|after|during)\s+(.+)$", re.I)  # not a leading "When …"
 _BE_QUESTION = re.compile(r"^(?:is|are|was|were)\s", re.I)
 _OPPOSITE_PREFIXES = ("dis", "non", "un", "in", "en")  # "enabled" and "disabled" answer the same question
 _NOT_SUBJECTS = frozenset("the a an this that which what each every any some new default same other".split())
@@ -141,14 +142,23 @@ def predicate_words(question: str) -> tuple[str, ...]:
     return ()
 
 
-def holds_predicate(words: Sequence[str], sentence: frozenset[str], stem: object) -> bool:
-    """Whether a sentence (its stems) holds each of ``words``, or its opposite ("disabled" for "enabled")."""
+def condition_words(question: str) -> tuple[str, ...]:
+    """The content words of the condition a kind-asking question sets ("What is raised *when assigning to a
+    field of a frozen dataclass*?", "… raise *for a bad response*?"): a sentence naming an exception for
+    another condition does not answer it."""
+    match = _CONDITION.search(question)
+    return tuple(ordered_content_words(match.group(1))) if match else ()
+
+
+def holds_predicate(words: Sequence[str], sentence: frozenset[str], stem: object, share: float = 1.0) -> bool:
+    """Whether a sentence (its stems) holds ``share`` of ``words`` (each, by default), a word's form or its
+    opposite counting ("validated" for "validate", "disabled" for "enabled")."""
     roots = {_root(word) for word in sentence}
+    held = 0
     for word in words:
         wanted = _root(stem(word))  # type: ignore[operator]
-        if not any(r == wanted or (len(wanted) >= 4 and r.startswith(wanted)) for r in roots):
-            return False
-    return True
+        held += any(r == wanted or (len(wanted) >= 4 and r.startswith(wanted)) for r in roots)
+    return held >= share * len(words)
 
 
 def _names_a_subject(token: str) -> bool:

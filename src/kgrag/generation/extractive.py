@@ -45,6 +45,7 @@ from kgrag.documents.words import ordered_content_words
 from kgrag.generation.abstain import (
     MISSING_SHARE,
     NULL_QUANTILE,
+    condition_words,
     holds_kinds,
     holds_predicate,
     missing_share,
@@ -290,10 +291,14 @@ def _check(
         return chosen, reason
     about = _about(question, candidates)
     required, predicate = required_kinds(question), predicate_words(question)
+    condition = condition_words(question) if required else ()
 
     def fits(i: int) -> bool:
+        """About the subject, of the asked-for kind, for the question's condition (half its words), and
+        saying what a yes/no question asks."""
         text, words = candidates[i].text, candidates[i].words
-        return about(i) and holds_kinds(required, text, question) and holds_predicate(predicate, words, stem)
+        kind = holds_kinds(required, text, question) and holds_predicate(condition, words, stem, 0.5)
+        return about(i) and kind and holds_predicate(predicate, words, stem)
 
     kept = [i for i in chosen if fits(i)]
     if not kept:
@@ -353,7 +358,12 @@ def _why_none(
         subjects = subject_terms(question, stem)
         subject = missing_subject(subjects, frozenset()) if subjects else question_names(question)[0]
         return f"no retrieved passage is about {subject}"
-    if not any(holds_kinds(required, candidates[i].text, question) for i in on_subject):  # type: ignore[arg-type]
+    condition = condition_words(question) if required else ()
+    if not any(
+        holds_kinds(required, candidates[i].text, question)  # type: ignore[arg-type]
+        and holds_predicate(condition, candidates[i].words, stem, 0.5)
+        for i in on_subject
+    ):
         return f"no retrieved sentence states the {' or '.join(required)} asked for"
     return f"no retrieved sentence about it says whether it does what the question asks ({' '.join(predicate)})"
 
