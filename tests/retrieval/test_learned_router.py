@@ -66,6 +66,7 @@ def test_auto_routes_by_the_stored_policy_and_names_the_rule(ws: Workspace) -> N
     route = creative.trace[0]
     assert route.params == {
         "route": "learned",
+        "label": "learned rule",
         "pipeline": "bm25",
         "decided_by": "policy",
         "reason": "rule: cue_creative > 0.5 → bm25",

@@ -82,6 +82,8 @@ def print_response(
     for warning in response.answer.warnings:
         console.print(f"warning: {warning}", style="yellow")
     print_support(console, response)
+    if response.route is not None:  # `auto`: what the router found the question to be, and where it went
+        console.print(Text.assemble("\n", ("Route", "bold"), ": ", response.route.line()))
     retrieval_ms = response.timings_ms.get("retrieval", 0)
     console.print(Text.assemble("\n", ("Context", "bold"), f" ({response.result.pipeline}, {retrieval_ms:.1f} ms):"))
     cited, attributed = set(response.answer.citations), set(response.answer.attributed)

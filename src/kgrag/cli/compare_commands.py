@@ -14,6 +14,7 @@ from rich.table import Table
 from kgrag.cli.errors import guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 from kgrag.cli.ranges import MAX_BINS, MAX_ITEMS, MAX_K, MAX_SEED
+from kgrag.core.context import RouteDecision
 from kgrag.core.errors import KgragError
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ def _table_row(row: dict[str, Any], sources: dict[str, SourceRef]) -> tuple[str,
     context = f"{row['context_tokens']} tok\n" + ", ".join(
         f"{n} {kind}" for kind, n in row["context_items"].items() if n
     )
-    route = f"\nroute: {row['route']['route']} → {row['route']['pipeline']}" if row["route"] else ""
+    route = f"\nroute: {RouteDecision(**row['route']).line()}" if row["route"] else ""
     cost_text = f"{row['retrieval_ms']:.0f} ms retrieval\n{row['cost_line'] or 'no LLM call'}"
     return (row["pipeline"] + route, row["answer"][:400], cited, context, cost_text)
 

@@ -45,14 +45,23 @@ class TraceStep:
 
 @dataclass(frozen=True)
 class RouteDecision:
-    """Where a routing pipeline (``auto``) sent the question: the route chosen, the pipeline that served
-    it, who decided (``llm`` or ``heuristics``), why, and a note when it fell back to another route."""
+    """Where a routing pipeline (``auto``) sent the question: the route chosen (the key of the router's
+    route table), the pipeline that served it, who decided (``llm``, ``heuristics`` or ``policy``), why, a
+    note when it fell back to another route, and ``label``: what the decider found the question to be
+    ("single fact", "multi-hop", "names 2 graph entities"), which need not be the route's name (the
+    heuristics send a question naming two graph entities to the multi-hop route without knowing it is one)."""
 
     route: str
     pipeline: str
     decided_by: str
     reason: str
     fallback: str = ""
+    label: str = ""
+
+    def line(self) -> str:
+        """The one line presenters print: ``label → pipeline (decided_by: reason)``, then any fallback."""
+        fallback = f"; {self.fallback}" if self.fallback else ""
+        return f"{self.label or self.route} → {self.pipeline} ({self.decided_by}: {self.reason}){fallback}"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -10,6 +10,12 @@ and the question's other words. So the answer abstains, naming the reason, when
   one);
 * **the question is off the corpus**: it names no identifier and more than half of its words are in no
   retrieved passage ("What is the boiling point of mercury?" over a library's documentation);
+* **no sentence is of the asked-for kind** (:func:`required_kinds`): a question asking what something
+  raises is answered only by a sentence naming an exception, one asking since which version only by a
+  sentence holding a version (or a date); a sentence that merely repeats the question's words is not one;
+* **no sentence says what a yes/no question asks** (:func:`predicate_stems`): "Does Pydantic validate
+  default values …?" is answered only by a sentence holding *validate* (or its opposite), not by one about
+  Pydantic's defaults in general;
 * **the best sentence covers too little** of the question: less than the threshold, which is
   calibrated per corpus (:func:`calibrated_threshold`).
 
@@ -29,7 +35,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kgrag.documents.words import ordered_content_words
+from kgrag.documents.words import STOP_WORDS, ordered_content_words
+from kgrag.generation.answer_cues import AnswerType, cue_share
 
 MISSING_SHARE = 0.5  # more of the question's words than this in no passage: off the corpus
 MIN_THRESHOLD = 0.12
@@ -42,6 +49,20 @@ _KIND_NOUNS = (
     "keyword|decorator|type|exception|command|variable"
 )
 _NAMED_BY_KIND = re.compile(rf"\b(?:the\s+)?([a-z_][\w]*)\s+(?:{_KIND_NOUNS})s?\b")
+# "Since which version …", "In what Python version …", "When was X added?": a version is what is asked for
+# (not "Which headers are removed when …", nor "When will X be removed?", which a release name answers).
+_ASKS_VERSION = re.compile(
+    r"^(?:since|in|from|with)?\s*(?:which|what)\s+(?:\w+\s+)?versions?\b|^since\s+when\b"
+    r"|^when\s+(?:was|were|did|has|have)\b.*\b(?:added|introduced|new|available|deprecated|removed|changed)\b"
+)
+# "What does X raise?", "Which exception …": the exception is what is asked for (not "what caused the error").
+_ASKS_EXCEPTION = re.compile(r"^(?:what|which)\b.*\braise[sd]?\b|^(?:what|which)\s+(?:exceptions?|errors?|warnings?)\b")
+# "Does Pydantic coerce values …", "Can r.json() raise …": an auxiliary, a one-token subject, the verb and
+# what follows it (its object runs to the first stop word: "validate default values | by default").
+_DO_QUESTION = re.compile(r"^(?:does|do|did|can|could|will|would|should|may|must)\s+(\S+)\s+([a-z]+)\b(.*)", re.I)
+_CONDITION = re.compile(r"\s(?:when|if|for|on|after|during)\s+(.+)$", re.I)  # not a leading "When …"
+_BE_QUESTION = re.compile(r"^(?:is|are|was|were)\s", re.I)
+_OPPOSITE_PREFIXES = ("dis", "non", "un", "in", "en")  # "enabled" and "disabled" answer the same question
 _NOT_SUBJECTS = frozenset("the a an this that which what each every any some new default same other".split())
 
 
@@ -82,3 +103,73 @@ def calibrated_threshold(null_coverage: float | None, ceiling: float) -> float:
     if null_coverage is None or ceiling <= 0:
         return ceiling
     return float(min(ceiling, max(MIN_THRESHOLD, NULL_MARGIN * null_coverage)))
+
+
+def required_kinds(question: str) -> tuple[AnswerType, ...]:
+    """The kinds of answer a sentence must hold to answer ``question``: a version (or a date) for a version
+    question, an exception name for "what does X raise"; () when any sentence about the subject may do."""
+    lowered = " ".join(question.lower().split())
+    required: list[AnswerType] = ["version"] if _ASKS_VERSION.search(lowered) else []
+    if _ASKS_EXCEPTION.search(lowered):
+        required.append("exception")
+    return tuple(required)
+
+
+def holds_kinds(required: Sequence[AnswerType], sentence: str, question: str) -> bool:
+    """Whether ``sentence`` holds something of each required kind not already in ``question`` (a date
+    stands for a version: "added in March 2021" answers "when was it added")."""
+    lowered = question.lower()
+    for kind in required:
+        either: tuple[AnswerType, ...] = ("version", "date") if kind == "version" else (kind,)
+        if not any(cue_share((k,), sentence, lowered) > 0 for k in either):
+            return False
+    return True
+
+
+def predicate_words(question: str) -> tuple[str, ...]:
+    """What a yes/no question asks its subject to do or be: the verb after a one-token subject and its
+    object ("Does Pydantic *validate default values* by default?"), or the last participle of an is/are
+    question ("Is SSL verification *enabled* by default?"); () when the question is not one or its verb
+    cannot be told."""
+    text = question.strip()
+    match = _DO_QUESTION.match(text)
+    if match and _names_a_subject(match.group(1)):
+        tokens = re.findall(r"[\w.()]+", match.group(3).lower())
+        stop = next((i for i, token in enumerate(tokens) if token in STOP_WORDS), len(tokens))
+        return tuple(ordered_content_words(" ".join([match.group(2), *tokens[:stop]])))
+    if _BE_QUESTION.match(text):
+        return tuple([w for w in ordered_content_words(text) if len(w) > 4 and w.endswith("ed")][-1:])
+    return ()
+
+
+def condition_words(question: str) -> tuple[str, ...]:
+    """The content words of the condition a kind-asking question sets ("What is raised *when assigning to a
+    field of a frozen dataclass*?", "… raise *for a bad response*?"): a sentence naming an exception for
+    another condition does not answer it."""
+    match = _CONDITION.search(question)
+    return tuple(ordered_content_words(match.group(1))) if match else ()
+
+
+def holds_predicate(words: Sequence[str], sentence: frozenset[str], stem: object, share: float = 1.0) -> bool:
+    """Whether a sentence (its stems) holds ``share`` of ``words`` (each, by default), a word's form or its
+    opposite counting ("validated" for "validate", "disabled" for "enabled")."""
+    roots = {_root(word) for word in sentence}
+    held = 0
+    for word in words:
+        wanted = _root(stem(word))  # type: ignore[operator]
+        held += any(r == wanted or (len(wanted) >= 4 and r.startswith(wanted)) for r in roots)
+    return held >= share * len(words)
+
+
+def _names_a_subject(token: str) -> bool:
+    """A capitalised name or an identifier (``Pydantic``, ``r.json()``, ``follow_symlinks``), not "the"."""
+    return token[:1].isupper() or any(c in token for c in "_.()")
+
+
+def _root(word: str) -> str:
+    """``word`` without a negating prefix and a final "e" ("validate" = "validat", "disabl" = "abl")."""
+    for prefix in _OPPOSITE_PREFIXES:
+        if word.startswith(prefix) and len(word) - len(prefix) >= 3:
+            word = word[len(prefix) :]
+            break
+    return word.removesuffix("e")

@@ -21,7 +21,10 @@ question gets a sentence per part), while it scores at least ``SECOND_SHARE`` of
 sentence covers less than ``generation.extractive_min_coverage`` of the question, no passage states the
 answer and the answer is :data:`NOT_FOUND` (``idk``), citing nothing; the closest sentence stays in
 ``evidence``. So is it when the question names something (a capitalised word past its first) that no
-retrieved passage contains: whatever those sentences say, they are not about it. ``lexical`` (and
+retrieved passage contains: whatever those sentences say, they are not about it. A sentence is stated
+only when it answers what is asked (:mod:`.abstain`): an exception name for "what does X raise", a
+version for "since which version", the subject doing what a yes/no question asks; the best such sentence
+replaces one that only repeats the question's words, and with none the answer is "not found". ``lexical`` (and
 ``auto``) load no model. Figures and the threshold's calibration:
 docs/results/extractive-answer.md.
 """
@@ -30,7 +33,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -39,9 +42,21 @@ import numpy as np
 from kgrag.core.context import RetrievalResult
 from kgrag.documents import split_sentences
 from kgrag.documents.words import ordered_content_words
-from kgrag.generation.abstain import MISSING_SHARE, NULL_QUANTILE, missing_share, missing_subject, subject_terms
+from kgrag.generation.abstain import (
+    MISSING_SHARE,
+    NULL_QUANTILE,
+    condition_words,
+    holds_kinds,
+    holds_predicate,
+    missing_share,
+    missing_subject,
+    predicate_words,
+    required_kinds,
+    subject_terms,
+)
 from kgrag.generation.answer_cues import answer_types, cue_share
 from kgrag.generation.sentence_kinds import states_something
+from kgrag.generation.stemming import stem
 from kgrag.generation.types import Answer
 from kgrag.models.embeddings import Embedder
 
@@ -76,62 +91,6 @@ class _Candidate:
     passage: frozenset[str]
 
 
-# Irregular past forms documents state facts with ("is led by", "was written by"), mapped to the form a
-# question asks with ("who leads", "who wrote"); ambiguous ones ("found", "left", "saw") are left out.
-_IRREGULAR = {
-    "led": "lead",
-    "wrote": "write",
-    "written": "write",
-    "built": "build",
-    "ran": "run",
-    "held": "hold",
-    "made": "make",
-    "began": "begin",
-    "begun": "begin",
-    "chose": "choose",
-    "chosen": "choose",
-    "bought": "buy",
-    "sold": "sell",
-    "sent": "send",
-    "paid": "pay",
-    "took": "take",
-    "taken": "take",
-    "gave": "give",
-    "given": "give",
-    "grew": "grow",
-    "grown": "grow",
-    "broke": "break",
-    "broken": "break",
-    "kept": "keep",
-    "met": "meet",
-    "taught": "teach",
-    "brought": "bring",
-    "spent": "spend",
-    "won": "win",
-    "lost": "lose",
-    "drew": "draw",
-    "drawn": "draw",
-}
-
-
-def stem(word: str) -> str:
-    """A light English stem, enough to match "owns"/"owned"/"owning", "policies"/"policy" and the common
-    irregular past forms ("led" = "leads")."""
-    if word in _IRREGULAR:
-        return _IRREGULAR[word]
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 5 and word.endswith("ing"):
-        return word[:-3]
-    if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
-        return word[:-2]
-    if len(word) > 3 and word.endswith(("sses", "xes", "zes", "shes", "ches")):  # "classes", not "raises"
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
 def _stems(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in ordered_content_words(text))
 
@@ -163,13 +122,17 @@ def _candidates(result: RetrievalResult) -> list[_Candidate]:
 
 
 def _code_after(text: str, end: int) -> str:
-    """The first line of the fenced block right after ``end`` (a sentence introducing it), else ""."""
+    """The first command or code line of the fenced block right after ``end`` (a sentence introducing it),
+    past a content tab's label ("pip", "uv") and the block's comment lines; "" when no block follows."""
     rest = text[end:].lstrip()
+    label, _, after = rest.partition("\n")
+    if not rest.startswith(("```", "~~~")) and len(label.split()) <= 2 and after.lstrip().startswith(("```", "~~~")):
+        rest = after.lstrip()  # a tab label above the block
     if not rest.startswith(("```", "~~~")):
         return ""
-    lines = [line.strip() for line in rest.split("\n")[1:6]]
-    first = next((line for line in lines if line and not line.startswith(("```", "~~~"))), "")
-    return first[:160]
+    lines = [line.strip() for line in rest.split("\n")[1:8]]
+    code = (line for line in lines if line and not line.startswith(("```", "~~~", "# ", "// ")))
+    return next(code, "")[:160]
 
 
 _CAPITALISED = re.compile(r"\b[A-ZÀ-Ö][\w'-]*")
@@ -319,44 +282,90 @@ def _check(
     question: str, candidates: Sequence[_Candidate], scored: _Scored, chosen: list[int], min_coverage: float
 ) -> tuple[list[int], str]:
     """The sentences to state, or why none is stated: a name or subject no passage holds, a question
-    mostly off the passages, too little coverage. Sentences whose passage lacks the question's subject
-    give way to the best one whose passage holds it."""
+    mostly off the passages, no sentence of the asked-for kind, too little coverage. Sentences that are not
+    about the question's subject or do not answer its kind give way to the best one that does."""
     if min_coverage <= 0:
         return chosen, ""
+    reason = _off_passages(question, candidates, scored)
+    if reason:
+        return chosen, reason
+    about = _about(question, candidates)
+    required, predicate = required_kinds(question), predicate_words(question)
+    condition = condition_words(question) if required else ()
+
+    def fits(i: int) -> bool:
+        """About the subject, of the asked-for kind, for the question's condition (half its words), and
+        saying what a yes/no question asks."""
+        text, words = candidates[i].text, candidates[i].words
+        kind = holds_kinds(required, text, question) and holds_predicate(condition, words, stem, 0.5)
+        return about(i) and kind and holds_predicate(predicate, words, stem)
+
+    kept = [i for i in chosen if fits(i)]
+    if not kept:
+        alone = scored.gains(np.zeros(scored.held.shape[1]))
+        kept = [i for i in (int(j) for j in np.argsort(-alone, kind="stable")) if fits(i)][:1]
+    if not kept:
+        return chosen, _why_none(question, candidates, about, required, predicate)
+    chosen = kept
+    best = float(scored.coverage[chosen[0]])
+    subjects = subject_terms(question, stem)
+    identified = bool(subjects) and scored.cues[chosen[0]] > 0  # its passage names the subject, it holds the kind
+    if best < min_coverage and not identified:
+        return chosen, f"the best sentence covers {best:.2f} of the question, under this corpus's {min_coverage:.2f}"
+    return chosen, ""
+
+
+def _off_passages(question: str, candidates: Sequence[_Candidate], scored: _Scored) -> str:
+    """Why the passages are not about the question at all (a name none holds, most words in none), or ""."""
     name = unmentioned_name(question, candidates)
     if name is not None:
-        return chosen, f"no retrieved passage mentions {name}"
-    subjects = subject_terms(question, stem)
+        return f"no retrieved passage mentions {name}"
     passages = list({id(c.passage): c.passage for c in candidates}.values())
     off = missing_share(scored.terms, np.array(list(question_terms(question).values())), passages)
-    if not subjects and off > MISSING_SHARE:  # an identifier the passages hold keeps the question on them
-        return chosen, f"{off:.0%} of the question's words are in no retrieved passage"
+    if not subject_terms(question, stem) and off > MISSING_SHARE:  # a named identifier keeps it on them
+        return f"{off:.0%} of the question's words are in no retrieved passage"
+    return ""
+
+
+def _about(question: str, candidates: Sequence[_Candidate]) -> Callable[[int], bool]:
+    """Whether a sentence's passage holds every identifier the question names, and its names (most of
+    them, when it names more than two: a long question names people its answer need not repeat)."""
+    subjects = subject_terms(question, stem)
     names = [frozenset(stem(w) for w in ordered_content_words(name)) for name in question_names(question)]
     names = [n for n in names if n]
 
     def about(i: int) -> bool:
-        """The passage holds every identifier the question names, and its names (most of them, when it
-        names more than two: a long question names people its answer need not repeat)."""
         passage = candidates[i].passage
         held = sum(n <= passage for n in names)
         return missing_subject(subjects, passage) is None and held >= (
             len(names) if len(names) <= 2 else len(names) / 2
         )
 
-    if subjects or names:
-        kept = [i for i in chosen if about(i)]
-        if not kept:
-            alone = scored.gains(np.zeros(scored.held.shape[1]))
-            kept = [i for i in (int(j) for j in np.argsort(-alone, kind="stable")) if about(i)][:1]
-        if not kept:
-            subject = missing_subject(subjects, frozenset()) if subjects else question_names(question)[0]
-            return chosen, f"no retrieved passage is about {subject}"
-        chosen = kept
-    best = float(scored.coverage[chosen[0]])
-    identified = bool(subjects) and scored.cues[chosen[0]] > 0  # its passage names the subject, it holds the kind
-    if best < min_coverage and not identified:
-        return chosen, f"the best sentence covers {best:.2f} of the question, under this corpus's {min_coverage:.2f}"
-    return chosen, ""
+    return about
+
+
+def _why_none(
+    question: str,
+    candidates: Sequence[_Candidate],
+    about: Callable[[int], bool],
+    required: Sequence[str],
+    predicate: Sequence[str],
+) -> str:
+    """The reason no sentence was kept: none is about the subject, none holds the asked-for kind, or
+    none says what a yes/no question asks."""
+    on_subject = [i for i in range(len(candidates)) if about(i)]
+    if not on_subject:
+        subjects = subject_terms(question, stem)
+        subject = missing_subject(subjects, frozenset()) if subjects else question_names(question)[0]
+        return f"no retrieved passage is about {subject}"
+    condition = condition_words(question) if required else ()
+    if not any(
+        holds_kinds(required, candidates[i].text, question)  # type: ignore[arg-type]
+        and holds_predicate(condition, candidates[i].words, stem, 0.5)
+        for i in on_subject
+    ):
+        return f"no retrieved sentence states the {' or '.join(required)} asked for"
+    return f"no retrieved sentence about it says whether it does what the question asks ({' '.join(predicate)})"
 
 
 def null_coverage(question: str, sample: Sequence[str]) -> float | None:

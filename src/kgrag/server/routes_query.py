@@ -93,7 +93,9 @@ class QueryResult(BaseModel):
     timings_ms: dict[str, float]
     context_tokens: int = Field(0, description="Tokens of context handed to the answer.")
     route: dict[str, Any] | None = Field(
-        None, description="Where a routing pipeline (`auto`) sent the question: route, pipeline, decided_by, reason."
+        None,
+        description="Where a routing pipeline (`auto`) sent the question: route, pipeline, decided_by, reason, "
+        "fallback, and label (what the router found the question to be, e.g. `single fact`).",
     )
     conversation_id: str | None = Field(None, description="The stored conversation this turn belongs to.")
     standalone_question: str | None = Field(

@@ -7,7 +7,9 @@ the graph named in the question → multi-hop; anything else → local. "global"
 pipeline for it is registered (community search belongs to its own recipe); otherwise global questions go
 to the multi-hop route, which is the graph route that reads most widely. A route whose pipeline's
 requirements are unmet here (no graph yet) falls back to the local route. The decision, its source and its
-reason are the first trace step; the chosen pipeline's steps then run on the same state.
+reason are the first trace step, with a label saying what the decider found the question to be ("single
+fact", "multi-hop", "names 2 graph entities": naming two entities sends a question to the multi-hop route
+without making it a multi-hop question); the chosen pipeline's steps then run on the same state.
 
 A policy fitted by ``kgrag tune --router`` and stored in the workspace (:mod:`.router_policy`) replaces
 both the LLM and the heuristics: its decision tree picks the pipeline from the question's features, and
@@ -51,14 +53,24 @@ _MULTI_HOP = re.compile(
 
 def heuristic_route(query: str, known_entity: object) -> tuple[str, str]:
     """(route, reason) from cue words and how many graph entities the question names."""
+    route, reason, _ = heuristic_decision(query, known_entity)
+    return route, reason
+
+
+def heuristic_decision(query: str, known_entity: object) -> tuple[str, str, str]:
+    """(route, reason, label): the label says what the cue words showed the question to be. Naming two
+    graph entities sends a question to the multi-hop route (the graph route that reads most widely), but
+    does not make it a multi-hop question ("Does Pydantic validate default values?" names two), so its
+    label says what was found, not "multi-hop"."""
     if match := _GLOBAL.search(query):
-        return "global", f"corpus-wide wording {match.group(0)!r}"
+        return "global", f"corpus-wide wording {match.group(0)!r}", "corpus-wide"
     named = [p for p in query_keywords(query) if callable(known_entity) and known_entity(entity_key(p))]
     if match := _MULTI_HOP.search(query):
-        return "multi-hop", f"connective wording {match.group(0)!r}"
+        return "multi-hop", f"connective wording {match.group(0)!r}", "multi-hop"
     if len(named) >= 2:
-        return "multi-hop", f"names {len(named)} graph entities ({', '.join(named[:3])})"
-    return "local", "asks about one thing, no connective or corpus-wide wording"
+        reason = f"{', '.join(named[:3])}; no connective or corpus-wide wording, sent to the graph route"
+        return "multi-hop", reason, f"names {len(named)} graph entities"
+    return "local", "one subject, no connective or corpus-wide wording", "single fact"
 
 
 @dataclass(frozen=True)
@@ -68,15 +80,18 @@ class Route:
     routes: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_ROUTES))
     name: str = "route"
 
-    def _decide(self, state: QueryState, env: QueryContext) -> tuple[str, str, str]:
+    def _decide(self, state: QueryState, env: QueryContext) -> dict[str, str]:
+        """The trace params of the LLM's or the heuristics' decision, without the pipeline."""
         has_global = self._global_problem(env) is None
         note = "" if has_global else ' "global" is not available here; do not choose it.'
         value, how, _ = ask(env, "route_query", state.query, "query.route", global_note=note)
         if value is not None:
-            return value.route, value.reason or "LLM decision", "llm"
+            reason, label = value.reason or "LLM decision", f"{value.route}, as the LLM judged"
+            return {"route": value.route, "label": label, "decided_by": "llm", "reason": reason}
         index = env.graph_index()
-        route, reason = heuristic_route(state.query, lambda key: key in index.by_key)
-        return route, reason, "heuristics" if how == "llm" or "no LLM" in how else f"heuristics ({how})"
+        route, reason, label = heuristic_decision(state.query, lambda key: key in index.by_key)
+        source = "heuristics" if how == "llm" or "no LLM" in how else f"heuristics ({how})"
+        return {"route": route, "label": label, "decided_by": source, "reason": reason}
 
     def _global_problem(self, env: QueryContext) -> str | None:
         """Why the global route cannot run here (no such pipeline, or its requirements — community
@@ -125,7 +140,8 @@ class Route:
             break
         if not target:
             raise KgragError(f"auto: no pipeline of the stored router policy can run here: {fallback.rstrip('; ')}")
-        params = {"route": "learned", "pipeline": target, "decided_by": "policy", "reason": f"rule: {rule}"}
+        params = {"route": "learned", "label": "learned rule", "pipeline": target, "decided_by": "policy"}
+        params["reason"] = f"rule: {rule}"
         return params, fallback.removesuffix("; ")
 
     def run(self, state: QueryState, env: QueryContext) -> None:
@@ -135,10 +151,12 @@ class Route:
             params, fallback = self._learned(policy, state, env)
             target = params["pipeline"]
         else:
-            route, reason, source = self._decide(state, env)
-            target, fallback = self._target(route, env)
-            params = {"route": route, "pipeline": target, "decided_by": source, "reason": reason}
-        state.route = RouteDecision(params["route"], target, params["decided_by"], params["reason"], fallback)
+            params = self._decide(state, env)
+            target, fallback = self._target(params["route"], env)
+            params["pipeline"] = target
+        state.route = RouteDecision(
+            params["route"], target, params["decided_by"], params["reason"], fallback, params["label"]
+        )
         state.record(self.name, params, 0, started, fallback)
         for step in self._build(target, env).steps:
             step.run(state, env)

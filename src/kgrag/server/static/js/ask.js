@@ -42,7 +42,9 @@ function routeNode(result) {
   const step = (result.trace || []).find((s) => s.step === "route");
   if (!step) return null;
   const p = step.params || {};
-  return el("p", { class: "route" }, el("strong", {}, "route: "), `${p.route} → ${p.pipeline}`,
+  // The label says what the router found the question to be (a question naming two graph entities is
+  // sent to the multi-hop route without being known to be multi-hop); the route key is the fallback.
+  return el("p", { class: "route" }, el("strong", {}, "route: "), `${p.label || p.route} → ${p.pipeline}`,
     el("span", { class: "muted" }, ` (${p.decided_by}: ${p.reason})`));
 }
 
