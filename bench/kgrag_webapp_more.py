@@ -73,6 +73,9 @@ def uploads(page: Any, url: str, timer: Timer, rounds: int, tmp: Path, per_round
 
 
 def ask(page: Any, timer: Timer, kind: str, question: str) -> str:
+    """``question`` in a new conversation (LightRAG's WebUI sends no history by default: 0 history turns),
+    timed from Enter to the answer's cost line, the stream finished."""
+    page.click("#new-conversation")
     turns = page.locator(".turn").count()
     page.fill("#question", question)
     turn = page.locator(".turn").nth(turns)
