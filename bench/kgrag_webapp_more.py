@@ -7,6 +7,7 @@ to the page showing the result, the server's CPU from /proc.
 from __future__ import annotations
 
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -44,12 +45,12 @@ def expand_and_prune(page: Any, url: str, timer: Timer, hubs: list[str]) -> dict
     for hub in hubs:
         open_hub(page, hub)
         before, info = page.evaluate(count), page.inner_text("#graph-info")
-        timer.time("expand_node", lambda: page.click("#graph-panel button:text('Expand')"),
-                   lambda i=info: info_changed(page, i, "added"))  # fmt: skip
+        expand = partial(page.click, "#graph-panel button:text('Expand')")
+        timer.time("expand_node", expand, partial(info_changed, page, info, "added"))
         after, info = page.evaluate(count), page.inner_text("#graph-info")
         changes["expand_added"].append(after - before)
-        timer.time("prune_node", lambda: page.click("#graph-panel button.prune"),
-                   lambda i=info: info_changed(page, i, "pruned"))  # fmt: skip
+        prune = partial(page.click, "#graph-panel button.prune")
+        timer.time("prune_node", prune, partial(info_changed, page, info, "pruned"))
         changes["prune_removed"].append(after - page.evaluate(count))
     return changes
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -46,11 +47,11 @@ def expand_and_prune(page: Any, timer: Timer, rounds: int, hubs: list[str]) -> d
     for hub in hubs[:rounds]:
         open_entity(page, hub)
         before = node_count(page)
-        timer.time("expand_node", panel_button(page, 0).click, lambda b=before: count_changed(page, b, 30))
+        timer.time("expand_node", panel_button(page, 0).click, partial(count_changed, page, before, 30))
         page.wait_for_timeout(1500)  # the layout settles
         after = node_count(page)
         changes["expand_added"].append(after - before)
-        timer.time("prune_node", panel_button(page, 1).click, lambda b=after: count_changed(page, b, 10))
+        timer.time("prune_node", panel_button(page, 1).click, partial(count_changed, page, after, 10))
         changes["prune_removed"].append(after - node_count(page))
     return changes
 
@@ -93,8 +94,8 @@ def uploads(page: Any, timer: Timer, rounds: int, tmp: Path, per_round: int) -> 
         dialog = page.get_by_role("dialog")
         dialog.wait_for(timeout=60_000)
         chooser = dialog.locator("input[type=file]")
-        timer.time("upload_to_processed", lambda f=files, c=chooser: c.set_input_files(f),
-                   lambda t=target: wait_processed(page, t))  # fmt: skip
+        choose = partial(chooser.set_input_files, files)
+        timer.time("upload_to_processed", choose, partial(wait_processed, page, target))
         page.keyboard.press("Escape")
         dialog.wait_for(state="hidden", timeout=60_000)
 
