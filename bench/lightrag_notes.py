@@ -91,7 +91,13 @@ def _descriptions(listed: str) -> list[str]:
 
 def responder(request: dict[str, Any]) -> str:
     """What the stand-in model answers: extraction rows for an input text, nothing more on a second pass,
-    a merged description when LightRAG asks for a summary, empty keywords for a query."""
+    a merged description when LightRAG asks for a summary, a query's keywords and its answer read off the
+    request (lightrag_answer.py)."""
+    from lightrag_answer import query_reply
+
+    reply = query_reply(request)
+    if reply is not None:
+        return reply
     messages = request.get("messages", [])
     prompt = str(messages[-1].get("content", "")) if messages else ""
     text = _fenced(prompt, "---Input Text---")
@@ -100,6 +106,4 @@ def responder(request: dict[str, Any]) -> str:
     listed = _fenced(prompt, "Description List")
     if listed is not None:
         return " ".join(_descriptions(listed))[:600]
-    if "keywords" in prompt.lower():
-        return json.dumps({"high_level_keywords": [], "low_level_keywords": []})
     return DONE  # the second extraction pass: nothing was missed
