@@ -1,10 +1,12 @@
 """The Documents view at scale in real Chromium: 1,200 small generated documents paged 50 at a time,
-filtered by status and name, sorted, several deleted at once after a dry run; a job where one file
-failed is shown as partial; a refusal (409) is said in the view; the k box shows the workspace's default.
-Every check reads the page or the server's own answers; nothing is injected."""
+filtered by status and name, sorted, several deleted at once after a dry run; an answer to filters changed
+since does not draw the table; a job where one file failed is shown as partial; a refusal (409) is said in
+the view; the k box shows the workspace's default. Every check reads the page or the server's own answers;
+nothing is injected (one answer is held back on its way, unchanged)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -43,6 +45,32 @@ def served(workspace: Path) -> Iterator[str]:
 
 def _rows(view: Any) -> list[str]:
     return [r.get_attribute("data-doc") or "" for r in view.locator("#documents tbody tr[data-doc]").all()]
+
+
+def test_an_answer_to_filters_changed_since_does_not_draw_the_table(page: Page) -> None:
+    """Filters changed quickly send several requests, and the answer to an earlier one can come last: here
+    the request for "failed only" is held on its way (then passed on unchanged) until the filter is back to
+    every status and that answer is drawn. The table shows what the filters shown ask for."""
+    listed = httpx.get(f"{page.url}{D}", timeout=60).json()
+    view = page.open("documents")
+    view.wait_for_selector("#documents tbody tr[data-doc]")
+    held: list[Any] = []
+    view.route("**/documents?*state=failed*", lambda route: held.append(route))
+    view.select_option("#doc-state", "failed")
+    deadline = time.monotonic() + 30
+    while not held and time.monotonic() < deadline:
+        view.wait_for_timeout(50)
+    assert held, "the page sent no request for failed documents"
+    with view.expect_response(lambda response: "/documents?" in response.url and "state=" not in response.url) as newer:
+        view.select_option("#doc-state", "")
+    newer.value.finished()
+    view.wait_for_timeout(300)  # the newer answer is drawn
+    with view.expect_response(lambda response: "state=failed" in response.url) as late:
+        held[0].continue_()
+    late.value.finished()
+    view.wait_for_timeout(500)  # the page has had the late answer
+    assert view.inner_text("#doc-page") == f"1–50 of {listed['total']}"
+    assert _rows(view) == [d["id"] for d in listed["documents"][:50]]
 
 
 def test_a_thousand_documents_are_paged_filtered_sorted_and_deleted_together(page: Page) -> None:

@@ -6,7 +6,8 @@ import { $, api, el, on, status, ws } from "./api.js";
 
 let jobTimer = null;
 let picked = [];
-const table = { offset: 0, limit: 50, total: 0, selected: new Set() };
+// `request` numbers the table's requests: only the latest one draws (filters changed quickly send several).
+const table = { offset: 0, limit: 50, total: 0, selected: new Set(), request: 0 };
 
 // A refusal (409 while a job runs, a file gone) is said in the view itself, next to what was clicked.
 function problem(err) {
@@ -50,7 +51,9 @@ function selection() {
 }
 
 export async function refreshDocuments() {
+  const mine = ++table.request;
   const data = await api(ws(`/documents?${query()}`));
+  if (mine !== table.request) return; // an answer to filters already changed again: a newer one draws
   table.total = data.total ?? data.documents.length;
   const counts = Object.entries(data.counts).map(([k, v]) => `${v} ${k}`).join(", ") || "no documents";
   $("#doc-summary").textContent = `${counts} · ${data.chunks} chunks`;
