@@ -124,6 +124,32 @@ def test_a_slow_press_on_a_node_just_dragged_opens_it(page: Page) -> None:
     view.locator("#graph-panel h2.entity-name", has_text=hub["name"]).wait_for()
 
 
+def test_an_overview_asked_for_filters_changed_since_does_not_draw(page: Page) -> None:
+    """Filters submitted twice in a row send two overview requests, and the first answer can come last:
+    here the request for 300 nodes is held on its way (then passed on unchanged) until the one for at most 1,000 is
+    drawn. The graph stays the one the filters shown ask for."""
+    view = _drawn(page)
+    held: list[Any] = []
+    view.route("**/graph/overview?*max_nodes=300*", lambda route: held.append(route))
+    view.select_option("#graph-max", "300")
+    view.click("#graph-filters button[type='submit']")
+    for _ in range(600):
+        if held:
+            break
+        view.wait_for_timeout(50)
+    assert held, "the page sent no overview request for 300 nodes"
+    view.select_option("#graph-max", "1000")
+    with view.expect_response(lambda r: "/graph/overview?" in r.url and "max_nodes=1000" in r.url) as newer:
+        view.click("#graph-filters button[type='submit']")
+    drawn = len(newer.value.json()["nodes"])
+    wait_until(view, f"window.kgragGraph.count() === {drawn}")
+    with view.expect_response(lambda r: "max_nodes=300" in r.url) as late:
+        held[0].continue_()
+    late.value.finished()
+    view.wait_for_timeout(500)  # the page has had the late answer
+    assert view.evaluate("window.kgragGraph.count()") == drawn != 300
+
+
 def test_expanding_a_hub_pages_through_all_its_neighbours(page: Page) -> None:
     view = _drawn(page, 300)
     hub = _hub(page, 300)

@@ -21,6 +21,7 @@ let painted = false;
 let pending = null; // items to highlight once the graph is drawn and its view shown
 let selectedAtPress = []; // the nodes selected when the last press on the canvas began
 let lastClicked; // the node the last click opened (undefined: none)
+let loads = 0; // numbers the overview requests: only the latest one draws
 
 // What the view tools (graph_tools.js) and the edit panel reach: the drawn data sets and the network.
 export const drawn = {
@@ -183,9 +184,11 @@ export async function load() {
   performance.mark("kgrag:graph-requested");
   $("#graph-info").textContent = "loading the graph…";
   const asked = state.workspace;
+  const mine = ++loads;
   try {
     const data = await api(ws(`/graph/overview?${query()}`));
-    if (asked !== state.workspace) return; // the workspace changed while this one loaded
+    // the workspace changed while this one loaded, or filters submitted since asked again: a newer one draws
+    if (asked !== state.workspace || mine !== loads) return;
     performance.mark("kgrag:graph-received");
     if (!data.nodes.length) {
       $("#graph-info").textContent = data.total.entities ? "no entity matches these filters" : "no graph yet: index documents with a graph extractor";
