@@ -31,8 +31,8 @@ import tempfile
 from pathlib import Path
 
 from bench_loader_memory import export
+from kgrag.graph.extract.nlp_filters import is_code_fragment
 
-REPO = Path(__file__).resolve().parents[1]
 DOCS = Path("/usr/share/doc/python3.11/html/library")
 INDEPENDENT = re.compile(r">>>|[=|\"'{}\[\]]")
 SHARES = ("code (extractor's test)", "code (independent test)", "API identifiers", "isolated")
@@ -65,9 +65,6 @@ def index(src: Path | None, workspace: Path, docs: Path, embedder: str) -> dict[
 
 
 def graph_figures(database: Path) -> dict[str, float]:
-    sys.path.insert(0, str(REPO / "src"))
-    from kgrag.graph.extract.nlp_filters import is_code_fragment
-
     con = sqlite3.connect(database)
     names = [name for (name,) in con.execute("SELECT name FROM entities")]
     linked = {end for pair in con.execute("SELECT source_id, target_id FROM relations") for end in pair}

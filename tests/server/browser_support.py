@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -123,3 +123,18 @@ def page(browser: Any, served: str) -> Iterator[Page]:
     opened = Page(browser, served)
     yield opened
     opened.close()
+
+
+def hold_request(page: Any, pattern: str, send: Callable[[], None], timeout_s: float = 30) -> Any:
+    """Run ``send`` (the action that makes the page ask) and hold the request matching ``pattern`` on its
+    way; returns the held route, which the caller passes on unchanged with ``continue_()`` when it likes
+    (how a test makes the server's own answer arrive late)."""
+    held: list[Any] = []
+    page.route(pattern, lambda route: held.append(route))
+    send()
+    deadline = time.monotonic() + timeout_s
+    while not held:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the page sent no request matching {pattern}")
+        page.wait_for_timeout(50)
+    return held[0]

@@ -6,14 +6,13 @@ nothing is injected (one answer is held back on its way, unchanged)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from tests.server.browser_support import Page, cli, wait_until
+from tests.server.browser_support import Page, cli, hold_request, wait_until
 from tests.server.conftest import SERVED_TOML
 from tests.server.serve_support import serve
 
@@ -54,19 +53,13 @@ def test_an_answer_to_filters_changed_since_does_not_draw_the_table(page: Page) 
     listed = httpx.get(f"{page.url}{D}", timeout=60).json()
     view = page.open("documents")
     view.wait_for_selector("#documents tbody tr[data-doc]")
-    held: list[Any] = []
-    view.route("**/documents?*state=failed*", lambda route: held.append(route))
-    view.select_option("#doc-state", "failed")
-    deadline = time.monotonic() + 30
-    while not held and time.monotonic() < deadline:
-        view.wait_for_timeout(50)
-    assert held, "the page sent no request for failed documents"
+    held = hold_request(view, "**/documents?*state=failed*", lambda: view.select_option("#doc-state", "failed"))
     with view.expect_response(lambda response: "/documents?" in response.url and "state=" not in response.url) as newer:
         view.select_option("#doc-state", "")
     newer.value.finished()
     view.wait_for_timeout(300)  # the newer answer is drawn
     with view.expect_response(lambda response: "state=failed" in response.url) as late:
-        held[0].continue_()
+        held.continue_()
     late.value.finished()
     view.wait_for_timeout(500)  # the page has had the late answer
     assert view.inner_text("#doc-page") == f"1–50 of {listed['total']}"

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.server.browser_support import Page, wait_until
+from tests.server.browser_support import Page, hold_request, wait_until
 from tests.server.serve_support import serve
 
 G = "/v1/workspaces/sample/graph"
@@ -129,22 +129,16 @@ def test_an_overview_asked_for_filters_changed_since_does_not_draw(page: Page) -
     here the request for 300 nodes is held on its way (then passed on unchanged) until the one for at most 1,000 is
     drawn. The graph stays the one the filters shown ask for."""
     view = _drawn(page)
-    held: list[Any] = []
-    view.route("**/graph/overview?*max_nodes=300*", lambda route: held.append(route))
     view.select_option("#graph-max", "300")
-    view.click("#graph-filters button[type='submit']")
-    for _ in range(600):
-        if held:
-            break
-        view.wait_for_timeout(50)
-    assert held, "the page sent no overview request for 300 nodes"
+    submit = "#graph-filters button[type='submit']"
+    held = hold_request(view, "**/graph/overview?*max_nodes=300*", lambda: view.click(submit))
     view.select_option("#graph-max", "1000")
     with view.expect_response(lambda r: "/graph/overview?" in r.url and "max_nodes=1000" in r.url) as newer:
-        view.click("#graph-filters button[type='submit']")
+        view.click(submit)
     drawn = len(newer.value.json()["nodes"])
     wait_until(view, f"window.kgragGraph.count() === {drawn}")
     with view.expect_response(lambda r: "max_nodes=300" in r.url) as late:
-        held[0].continue_()
+        held.continue_()
     late.value.finished()
     view.wait_for_timeout(500)  # the page has had the late answer
     assert view.evaluate("window.kgragGraph.count()") == drawn != 300
