@@ -1,6 +1,8 @@
-"""A loader and a reranker registered on one workspace are what every path of that workspace uses:
-indexing, prompt tuning's sampling, an upload through the server, and a query. Each of these once fell
-back to a registry of the built-ins alone, where the workspace's entries silently did not exist."""
+"""Kinds registered on one workspace are what every path of that workspace uses. A loader and a
+reranker: indexing, prompt tuning's sampling, an upload through the server, and a query. An answer
+strategy and a judge: a query, the server's query and OpenAI-compatible endpoints, and an evaluation run
+(its answers and their judging). Each of these once fell back to a registry of the built-ins alone, where
+the workspace's entries silently did not exist."""
 
 from __future__ import annotations
 
@@ -18,6 +20,12 @@ from kgrag.config import CONFIG_FILE_NAME
 from kgrag.core.context import ContextItem
 from kgrag.core.registries import Registries
 from kgrag.documents.records import LoadedDocument
+from kgrag.evaluation.aggregate import ALL
+from kgrag.evaluation.datasets import QAItem
+from kgrag.evaluation.metrics.base import Measured, Sample
+from kgrag.generation.types import Answer
+from kgrag.retrieval import Pipeline
+from kgrag.retrieval.steps import BM25Search, Hydrate, TakeTop, UseStream
 from kgrag.server import create_app
 from kgrag.workspace import kinds
 
@@ -74,3 +82,69 @@ def test_a_workspace_loader_and_reranker_are_used_by_index_tuning_upload_and_que
 
         result = ws.retrieve("Where does Kestrel store telemetry?", pipeline="rerank", k=2)  # a query
         assert seen == ["Where does Kestrel store telemetry?"] and result.items
+
+
+class StampedAnswer:
+    """Answers with the first passage's opening words, stamped, citing it (no LLM call)."""
+
+    def answer(self, question: str, result: Any, llm: Any, embedder: Any, config: Any) -> Answer:
+        first = result.items[0]
+        return Answer(f"stamped: {' '.join(first.text.split()[:6])}", [first.id], "extractive")
+
+
+class StampJudge:
+    """Scores 1 for a stamped answer, 0 otherwise, and notes every answer it judged."""
+
+    name = "stamp-judge"
+    paper = "none"
+    prompts: tuple[str, ...] = ()
+    scale = (0.0, 1.0)
+
+    def __init__(self, judged: list[str]) -> None:
+        self.judged = judged
+
+    def score(self, sample: Sample, setup: Any) -> dict[str, Measured]:
+        self.judged.append(sample.answer)
+        return {"stamped": Measured(1.0 if sample.answer.startswith("stamped: ") else 0.0)}
+
+
+def _stamped_pipeline(name: str, config: Any) -> Pipeline:
+    steps = (BM25Search(pool=10), UseStream("bm25"), TakeTop(), Hydrate())
+    return Pipeline(name, "BM25, answered by the stamped strategy", steps, answer="stamped")
+
+
+def test_a_workspace_answer_strategy_and_judge_are_used_by_query_server_openai_and_eval(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# Guide\n\n" + GUIDE.split("\n", 2)[2], encoding="utf-8")
+    judged: list[str] = []
+    registries = Registries()
+    kinds.answer_strategies(registries).register("stamped", StampedAnswer())  # type: ignore[arg-type]  # an object
+    kinds.pipelines(registries).register("stamped", _stamped_pipeline)
+    kinds.judges(registries).register("stamp-judge", lambda: StampJudge(judged))
+    ws_dir = tmp_path / "ws"
+    ws_dir.mkdir()
+    toml = SERVED_TOML + '\n[llm]\nprovider = "scripted"\nmodel = "no-calls"\n'  # a judge needs an LLM set up
+    (ws_dir / CONFIG_FILE_NAME).write_text(toml, encoding="utf-8")
+    question = "Where does Kestrel store its telemetry?"
+    with Workspace.open(ws_dir, registries=registries) as ws:
+        assert ws.index([docs]).documents_new == 1
+        expected = "stamped: # Guide Kestrel stores its telemetry"
+        assert ws.query(question, "stamped", 2).answer.text == expected  # a query
+
+        with TestClient(base_url="http://127.0.0.1", app=create_app({"w": ws})) as c:  # the server, two ways
+            body = {"question": question, "pipeline": "stamped", "k": 2}
+            served = c.post("/v1/workspaces/w/query", json=body, headers=WRITE)
+            assert served.status_code == 200, served.text
+            assert served.json()["answer"] == expected
+            models = c.get("/v1/models", headers=WRITE).json()["data"]
+            assert "kgrag/w/stamped" in [m["id"] for m in models]
+            chat = {"model": "kgrag/w/stamped", "messages": [{"role": "user", "content": question}]}
+            completion = c.post("/v1/chat/completions", json=chat, headers=WRITE)
+            assert completion.status_code == 200, completion.text
+            assert completion.json()["choices"][0]["message"]["content"].startswith(expected)
+
+        items = [QAItem("q1", question, "Shale", "Fact Retrieval", ["Kestrel stores its telemetry in Shale"])]
+        run = ws.eval.run(items, ["stamped"], runs=1, metrics=["evidence-recall"], judges=["stamp-judge"])
+        assert judged == [expected]  # the eval's answer came from the workspace's strategy, judged by its judge
+        assert run.summary["stamped"]["stamped"][ALL]["mean"] == 1.0  # the judge's own score, stored
