@@ -19,13 +19,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from tests.server.browser_support import ARTIFACTS, QUESTIONS, Page, cli, first_paint_ms
+from tests.server.browser_support import ARTIFACTS, QUESTIONS, Page, cli, first_paint_ms, hold_request, wait_until
 from tests.server.serve_support import serve
 
 
@@ -190,6 +191,47 @@ def test_an_evaluation_run_is_shown_and_one_is_started_from_a_question_file(page
     view.locator("#eval-detail svg.plot .point").nth(1).wait_for()  # evidence recall against context tokens
     assert view.locator("#eval-detail svg.plot .point").count() == 2
     assert "bm25" in view.locator("details.metric", has_text="evidence-recall").first.inner_text()
+
+
+def _two_runs(url: str) -> list[str]:
+    """The ids of the stored runs, newest first, after adding a small retrieval run when there is only one."""
+    runs = httpx.get(f"{url}/v1/workspaces/sample/eval/runs", timeout=30).json()
+    if len(runs) < 2:
+        questions = "".join(json.dumps(q) + "\n" for q in json.loads(QUESTIONS.read_text(encoding="utf-8"))[:2])
+        started = httpx.post(
+            f"{url}/v1/workspaces/sample/eval/retrieval",
+            files={"file": ("two.jsonl", questions.encode())},
+            data={"pipelines": "bm25"},
+            headers={"X-Kgrag-Request": "1"},
+            timeout=60,
+        )
+        assert started.status_code == 202, started.text
+        job = f"{url}/v1/workspaces/sample/jobs/{started.json()['job_id']}"
+        for _ in range(600):
+            if httpx.get(job, timeout=30).json()["state"] not in ("queued", "running"):
+                break
+            time.sleep(0.2)
+        runs = httpx.get(f"{url}/v1/workspaces/sample/eval/runs", timeout=30).json()
+    return [r["id"] for r in runs]
+
+
+def test_a_run_clicked_before_the_last_one_answered_does_not_replace_it(page: Page) -> None:
+    """Click run A, then run B before A's detail arrives: when A's answer comes last, B stays shown."""
+    newest, older = _two_runs(page.url)[:2]
+    view = page.open("eval")
+    heading = "#eval-detail h2"
+    view.locator(heading, has_text=newest).wait_for()  # the newest run opens on load
+    button = "#eval-runs button.run[data-run='{}']"
+    held = hold_request(view, f"**/eval/runs/{older}", lambda: view.click(button.format(older)))
+    view.click(button.format(newest))
+    view.locator(f"{heading}:text-is('{newest}')").wait_for()
+    wait_until(view, "document.querySelector('#eval-detail .questions') !== null")
+    with view.expect_response(lambda r: r.url.endswith(f"/eval/runs/{older}")) as late:
+        held.continue_()
+    late.value.finished()
+    view.wait_for_timeout(500)  # the page has had the late answer
+    assert view.inner_text(heading) == newest
+    assert view.get_attribute(button.format(newest), "aria-current") == "true"
 
 
 def test_intervals_and_paired_differences_of_a_real_run_are_shown(page: Page) -> None:

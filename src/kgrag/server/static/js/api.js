@@ -28,6 +28,17 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// Numbers a view's requests of one kind, so that only the answer to the latest may draw: answers can come
+// back in any order, and an earlier one arriving last would show what the user no longer asked for.
+//   const runRequests = latest();  …  const isLatest = runRequests(); await api(…); if (!isLatest()) return;
+export function latest() {
+  let counter = 0;
+  return () => {
+    const mine = ++counter;
+    return () => mine === counter;
+  };
+}
+
 export class ApiError extends Error {
   constructor(status, message) {
     super(message);

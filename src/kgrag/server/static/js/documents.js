@@ -2,12 +2,12 @@
 // entities, the name as uploaded), delete after showing what would go, re-index, upload by drag and drop
 // or the file picker with every refused file named with why, and each job's progress per stage.
 
-import { $, api, el, on, status, ws } from "./api.js";
+import { $, api, el, latest, on, status, ws } from "./api.js";
 
 let jobTimer = null;
 let picked = [];
-// `request` numbers the table's requests: only the latest one draws (filters changed quickly send several).
-const table = { offset: 0, limit: 50, total: 0, selected: new Set(), request: 0 };
+const table = { offset: 0, limit: 50, total: 0, selected: new Set() };
+const tableRequests = latest(); // filters changed quickly send several requests: only the latest one draws
 
 // A refusal (409 while a job runs, a file gone) is said in the view itself, next to what was clicked.
 function problem(err) {
@@ -51,9 +51,9 @@ function selection() {
 }
 
 export async function refreshDocuments() {
-  const mine = ++table.request;
+  const isLatest = tableRequests();
   const data = await api(ws(`/documents?${query()}`));
-  if (mine !== table.request) return; // an answer to filters already changed again: a newer one draws
+  if (!isLatest()) return; // an answer to filters already changed again: a newer one draws
   table.total = data.total ?? data.documents.length;
   const counts = Object.entries(data.counts).map(([k, v]) => `${v} ${k}`).join(", ") || "no documents";
   $("#doc-summary").textContent = `${counts} · ${data.chunks} chunks`;

@@ -3,10 +3,13 @@
 // with their intervals, a per-question drill-down (question, reference, each pipeline's answer and
 // context), and a form that starts a retrieval evaluation on an uploaded question file.
 
-import { $, api, el, formatNumber, on, status, ws } from "./api.js";
+import { $, api, el, formatNumber, latest, on, status, ws } from "./api.js";
 import { scatter } from "./plot.js";
 
 let current = null;
+// runs and questions clicked in quick succession: only the answer to the last click draws
+const runRequests = latest();
+const questionRequests = latest();
 
 function interval(stat) {
   const ci = stat && (stat.ci95 || stat.ci);
@@ -108,15 +111,16 @@ function genericBlock(title, value, depth = 0) {
     el("table", { class: "table compact kv" }, el("tbody", {}, rows)));
 }
 
-async function drillDown(runId, container) {
+async function drillDown(runId, container, isLatest) {
   let questions;
   let provenance = true;
   try {
     const found = await api(ws(`/eval/runs/${encodeURIComponent(runId)}/questions`));
+    if (!isLatest()) return;
     questions = Array.isArray(found) ? found : found.questions;
     provenance = Array.isArray(found) ? true : found.provenance;
   } catch (err) {
-    container.replaceChildren(el("p", { class: "muted" }, `per-question results are not available: ${err.message}`));
+    if (isLatest()) container.replaceChildren(el("p", { class: "muted" }, `per-question results are not available: ${err.message}`));
     return;
   }
   const detail = el("div", { class: "question-detail" });
@@ -128,9 +132,11 @@ async function drillDown(runId, container) {
 }
 
 async function showQuestion(runId, qid, detail) {
+  const isLatest = questionRequests();
   detail.replaceChildren(el("p", { class: "muted" }, "loading…"));
   try {
     const q = await api(ws(`/eval/runs/${encodeURIComponent(runId)}/questions/${encodeURIComponent(qid)}`));
+    if (!isLatest()) return;
     detail.replaceChildren(el("div", {},
       el("h4", {}, q.question ?? q.id), el("p", { class: "muted" }, q.type || ""),
       q.provenance === false ? el("p", { class: "muted" }, "This run kept scores only: no question text, answers or contexts.") : null,
@@ -144,7 +150,7 @@ async function showQuestion(runId, qid, detail) {
           el("ol", { class: "passages" }, (p.context || []).map((c) => el("li", { class: "passage" },
             el("div", { class: "src mono" }, `${c.kind || ""} ${c.id}${c.score !== undefined && c.score !== null ? ` · ${formatNumber(c.score)}` : ""}`), el("div", {}, c.text))))))))));
   } catch (err) {
-    detail.replaceChildren(el("p", { class: "error" }, err.message));
+    if (isLatest()) detail.replaceChildren(el("p", { class: "error" }, err.message));
   }
 }
 
@@ -152,9 +158,11 @@ async function openRun(runId) {
   current = runId;
   for (const item of document.querySelectorAll("#eval-runs button")) item.setAttribute("aria-current", String(item.dataset.run === runId));
   const box = $("#eval-detail");
+  const isLatest = runRequests();
   box.replaceChildren(el("p", { class: "muted" }, "loading…"));
   try {
     const run = await api(ws(`/eval/runs/${encodeURIComponent(runId)}`));
+    if (!isLatest()) return;
     const record = run.record;
     const summary = run.summary || {};
     const pipelines = pipelinesOf(summary);
@@ -173,9 +181,9 @@ async function openRun(runId) {
       !pipelines.length && !others.length ? el("p", { class: "muted" }, "this run stored no summary") : null,
       questions].filter(Boolean));
     box.dataset.run = runId;
-    await drillDown(runId, questions);
+    await drillDown(runId, questions, isLatest);
   } catch (err) {
-    box.replaceChildren(el("p", { class: "error" }, err.message));
+    if (isLatest()) box.replaceChildren(el("p", { class: "error" }, err.message));
   }
 }
 

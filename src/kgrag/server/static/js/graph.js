@@ -3,7 +3,7 @@
 // layout, so the first paint needs no simulation; physics is a toggle. Nodes are coloured by community
 // and sized by degree; an edge shows its label on hover; double-click expands a neighbourhood.
 
-import { $, api, el, emit, on, state, status, ws } from "./api.js";
+import { $, api, el, emit, latest, on, state, status, ws } from "./api.js";
 import { entityPanel } from "./entity.js";
 import { editEntity, relationActions } from "./graph_edit.js";
 import { applyViewSettings, hide, initGraphTools, nodeColour, prune } from "./graph_tools.js";
@@ -21,7 +21,7 @@ let painted = false;
 let pending = null; // items to highlight once the graph is drawn and its view shown
 let selectedAtPress = []; // the nodes selected when the last press on the canvas began
 let lastClicked; // the node the last click opened (undefined: none)
-let loads = 0; // numbers the overview requests: only the latest one draws
+const overviewRequests = latest(); // only the answer to the latest overview request draws
 
 // What the view tools (graph_tools.js) and the edit panel reach: the drawn data sets and the network.
 export const drawn = {
@@ -184,11 +184,11 @@ export async function load() {
   performance.mark("kgrag:graph-requested");
   $("#graph-info").textContent = "loading the graph…";
   const asked = state.workspace;
-  const mine = ++loads;
+  const isLatest = overviewRequests();
   try {
     const data = await api(ws(`/graph/overview?${query()}`));
     // the workspace changed while this one loaded, or filters submitted since asked again: a newer one draws
-    if (asked !== state.workspace || mine !== loads) return;
+    if (asked !== state.workspace || !isLatest()) return;
     performance.mark("kgrag:graph-received");
     if (!data.nodes.length) {
       $("#graph-info").textContent = data.total.entities ? "no entity matches these filters" : "no graph yet: index documents with a graph extractor";
