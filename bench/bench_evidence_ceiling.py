@@ -22,6 +22,7 @@ from kgrag.evaluation.ceiling import MISS_KINDS, ChunkWords, chunk_ceiling, miss
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.recall import evidence_recall
 from kgrag.evaluation.sampling import stratified_sample
+from kgrag.retrieval.steps.route_graph import RouteGraph
 from kgrag.retrieval.steps.router import DEFAULT_ROUTES, heuristic_route
 
 REPO = Path(__file__).resolve().parents[1]
@@ -68,10 +69,10 @@ def ceilings(ws: Workspace, items: list[QAItem], pipeline: str, k: int | None = 
 
 def routes(ws: Workspace, items: list[QAItem]) -> None:
     """The LLM-free router decision per question type (no community reports: global → multi-hop)."""
-    keys = ws.components.query_context.graph_index().by_key
+    graph = RouteGraph(ws.components.query_context.graph_index())
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     for item in items:
-        route, _ = heuristic_route(item.question, lambda key: key in keys)
+        route, _ = heuristic_route(item.question, graph)
         counts[item.question_type][route] += 1
     for qtype, row in sorted(counts.items()):
         shares = ", ".join(f"{route} → {DEFAULT_ROUTES[route]} {n}" for route, n in row.most_common())

@@ -1,8 +1,11 @@
-"""The line `auto` prints says what the router found the question to be, not only the route's name: a
-question naming two graph entities goes to the multi-hop route but is not called multi-hop, a question
-about one thing is a single fact; the CLI, the API trace and the typed decision carry the same label."""
+"""The line `auto` prints says what the router found the question to be, not only the route's name: two
+entities the graph links only through a third send a question to the multi-hop route as "linked via a
+third entity", a question about one thing (or two named together) is a single fact; the CLI, the API
+trace and the typed decision carry the same label."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import pytest
 from typer.testing import CliRunner
@@ -10,15 +13,27 @@ from typer.testing import CliRunner
 from kgrag import Workspace
 from kgrag.cli.app import app
 from kgrag.core.context import RouteDecision
+from kgrag.retrieval.steps.route_graph import Bridge
 from kgrag.retrieval.steps.router import heuristic_decision
 
-KNOWN = {"osprey", "heron"}.__contains__
+
+class Links:
+    """Osprey and Heron are entities, linked only through Kestrel."""
+
+    def known(self, phrase: str) -> bool:
+        return phrase.lower() in {"osprey", "heron"}
+
+    def bridge(self, named: Sequence[str]) -> Bridge | None:
+        return Bridge("Osprey", "Kestrel", "Heron") if len(named) >= 2 else None
+
+
+KNOWN = Links()
 
 
 @pytest.mark.parametrize(
     ("question", "route", "label"),
     [
-        ("Does Osprey send alerts to Heron by default?", "multi-hop", "names 2 graph entities"),
+        ("Does Osprey send alerts to Heron by default?", "multi-hop", "linked via a third entity"),
         ("How does the Osprey outage affect Heron?", "multi-hop", "multi-hop"),
         ("What is the expense limit for hotels?", "local", "single fact"),
         ("What are the main themes across the incident reports?", "global", "corpus-wide"),
@@ -28,26 +43,26 @@ def test_the_label_says_what_the_heuristics_found(question: str, route: str, lab
     decided, reason, said = heuristic_decision(question, KNOWN)
     assert (decided, said) == (route, label)
     if route == "multi-hop" and label != "multi-hop":
-        assert "connective" in reason and "osprey" in reason.lower()  # the features that decided
+        assert "connective" in reason and "Kestrel" in reason  # the features that decided
 
 
 def test_the_route_line_leads_with_the_label() -> None:
-    decision = RouteDecision("multi-hop", "graph-mix-rerank", "heuristics", "a, b", label="names 2 graph entities")
-    assert decision.line() == "names 2 graph entities → graph-mix-rerank (heuristics: a, b)"
+    decision = RouteDecision("multi-hop", "graph-mix-rerank", "heuristics", "a, b", label="linked via a third entity")
+    assert decision.line() == "linked via a third entity → graph-mix-rerank (heuristics: a, b)"
     assert RouteDecision("local", "rerank", "llm", "one thing").line().startswith("local → rerank")
 
 
-def test_a_one_fact_question_naming_two_graph_entities_is_not_called_multi_hop(graph_ws: Workspace) -> None:
-    """On a word-extractor graph "expense" and "hotels" are entities: the heuristics send this one-fact
-    question to the multi-hop route, and every presenter says why instead of calling it multi-hop."""
+def test_a_one_fact_question_naming_two_graph_entities_goes_to_the_local_route(graph_ws: Workspace) -> None:
+    """On a word-extractor graph "expense" and "hotels" are entities named in one passage: the question is a
+    single fact about both, routed to the local pipeline, and every presenter says so."""
     question = "What is the expense limit for hotels?"
     response = graph_ws.query(question, "auto", 3)
-    assert response.route is not None and response.route.route == "multi-hop"  # the routing is unchanged
-    assert response.route.label == "names 2 graph entities" and "expense, hotels" in response.route.reason
+    assert response.route is not None and response.route.route == "local"
+    assert response.route.label == "single fact" and "expense, hotels" in response.route.reason
     assert response.result.trace[0].params["label"] == response.route.label
     assert response.route.to_dict()["label"] == response.route.label  # what the API's `route` field carries
     cli = CliRunner().invoke(app, ["query", question, "-p", "auto", "--k", "3", "--no-stream",
                                    "-w", str(graph_ws.path)], env={"KGRAG_EMBEDDING__PROVIDER": "fake"})  # fmt: skip
     assert cli.exit_code == 0, cli.output
     route_line = next(line for line in cli.output.splitlines() if line.startswith("Route: "))
-    assert route_line.startswith("Route: names 2 graph entities → graph-mix-rerank") and "multi-hop" not in route_line
+    assert route_line.startswith("Route: single fact → rerank")

@@ -2,14 +2,17 @@
 
 With an LLM configured the ``route_query`` prompt decides; otherwise (or on an invalid reply) cue-word
 heuristics do: corpus-wide wording ("main themes", "overall", "summarise") → global; wording about
-connections ("relationship between", "compare", "affect", "lead to", "why") or two or more entities of
-the graph named in the question → multi-hop; anything else → local. "global" is offered only when a
+connections ("relationship between", "compare", "affect", "lead to", "why"), or two entities named in the
+question that the graph links only through a third one (:mod:`.route_graph`: not named together in any
+passage, not related directly, but sharing a neighbour) → multi-hop; anything else → local. Naming two
+things is not enough: a one-fact question often names its subject and what it asks about ("the default
+value of by_alias"), and a passage that names both answers it. "global" is offered only when a
 pipeline for it is registered (community search belongs to its own recipe); otherwise global questions go
 to the multi-hop route, which is the graph route that reads most widely. A route whose pipeline's
 requirements are unmet here (no graph yet) falls back to the local route. The decision, its source and its
 reason are the first trace step, with a label saying what the decider found the question to be ("single
-fact", "multi-hop", "names 2 graph entities": naming two entities sends a question to the multi-hop route
-without making it a multi-hop question); the chosen pipeline's steps then run on the same state.
+fact", "multi-hop", "linked via a third entity", "corpus-wide"); the chosen pipeline's steps then run on
+the same state.
 
 A policy fitted by ``kgrag tune --router`` and stored in the workspace (:mod:`.router_policy`) replaces
 both the LLM and the heuristics: its decision tree picks the pipeline from the question's features, and
@@ -21,11 +24,12 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from kgrag.core.context import RouteDecision
 from kgrag.core.errors import KgragError
-from kgrag.graph.normalize import entity_key
 from kgrag.retrieval.pipelines import Pipeline, build_pipeline
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.requirements import enforce_requirements
@@ -33,6 +37,7 @@ from kgrag.retrieval.resources.stored import ROUTER_POLICY
 from kgrag.retrieval.steps.basic import QueryState
 from kgrag.retrieval.steps.graph_local import query_keywords
 from kgrag.retrieval.steps.query import ask
+from kgrag.retrieval.steps.route_graph import Bridge, RouteGraph, outermost
 from kgrag.retrieval.steps.router_policy import RouterPolicy, question_features
 
 DEFAULT_ROUTES = {"local": "rerank", "multi-hop": "graph-mix-rerank", "global": "global"}
@@ -51,25 +56,32 @@ _MULTI_HOP = re.compile(
 )
 
 
-def heuristic_route(query: str, known_entity: object) -> tuple[str, str]:
-    """(route, reason) from cue words and how many graph entities the question names."""
-    route, reason, _ = heuristic_decision(query, known_entity)
+class EntityLinks(Protocol):
+    """What the heuristics ask of the graph (:class:`~.route_graph.RouteGraph` over the loaded index)."""
+
+    def known(self, phrase: str) -> bool: ...
+
+    def bridge(self, named: Sequence[str]) -> Bridge | None: ...
+
+
+def heuristic_route(query: str, graph: EntityLinks) -> tuple[str, str]:
+    """(route, reason) from cue words and how the graph links the entities the question names."""
+    route, reason, _ = heuristic_decision(query, graph)
     return route, reason
 
 
-def heuristic_decision(query: str, known_entity: object) -> tuple[str, str, str]:
-    """(route, reason, label): the label says what the cue words showed the question to be. Naming two
-    graph entities sends a question to the multi-hop route (the graph route that reads most widely), but
-    does not make it a multi-hop question ("Does Pydantic validate default values?" names two), so its
-    label says what was found, not "multi-hop"."""
+def heuristic_decision(query: str, graph: EntityLinks) -> tuple[str, str, str]:
+    """(route, reason, label): the label says what the cue words and the graph showed the question to be."""
     if match := _GLOBAL.search(query):
         return "global", f"corpus-wide wording {match.group(0)!r}", "corpus-wide"
-    named = [p for p in query_keywords(query) if callable(known_entity) and known_entity(entity_key(p))]
     if match := _MULTI_HOP.search(query):
         return "multi-hop", f"connective wording {match.group(0)!r}", "multi-hop"
+    named = outermost([p for p in query_keywords(query) if graph.known(p)])
+    if len(named) >= 2 and (bridge := graph.bridge(named)) is not None:
+        return "multi-hop", f"{bridge.describe()}; no connective or corpus-wide wording", "linked via a third entity"
     if len(named) >= 2:
-        reason = f"{', '.join(named[:3])}; no connective or corpus-wide wording, sent to the graph route"
-        return "multi-hop", reason, f"names {len(named)} graph entities"
+        reason = f"{', '.join(named[:3])}: named together in a passage, related directly, or not linked in the graph"
+        return "local", f"{reason}; no connective or corpus-wide wording", "single fact"
     return "local", "one subject, no connective or corpus-wide wording", "single fact"
 
 
@@ -88,8 +100,7 @@ class Route:
         if value is not None:
             reason, label = value.reason or "LLM decision", f"{value.route}, as the LLM judged"
             return {"route": value.route, "label": label, "decided_by": "llm", "reason": reason}
-        index = env.graph_index()
-        route, reason, label = heuristic_decision(state.query, lambda key: key in index.by_key)
+        route, reason, label = heuristic_decision(state.query, RouteGraph(env.graph_index()))
         source = "heuristics" if how == "llm" or "no LLM" in how else f"heuristics ({how})"
         return {"route": route, "label": label, "decided_by": source, "reason": reason}
 
