@@ -98,3 +98,4 @@ def test_features_at_query_time_need_no_label(ws: Workspace) -> None:
     assert values["cue_creative"] == 1.0 and values["wh_none"] == 1.0
     assert 0.0 <= values["pool_overlap"] <= 1.0 and values["top_agree"] in (0.0, 1.0)
     assert values["graph_entities"] >= 1.0  # "Kestrel" is an entity of the word-extractor graph
+    assert values["graph_bridge"] in (0.0, 1.0)

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgrag.core.errors import KgragError
-from kgrag.graph.normalize import entity_key
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.steps.basic import DenseSearch, QueryState, bm25_hits
 from kgrag.retrieval.steps.graph_local import query_keywords
+from kgrag.retrieval.steps.route_graph import RouteGraph, outermost
 
 POLICY_KEY = "router.policy"
 """Workspace meta key holding the policy's JSON."""
@@ -62,6 +62,7 @@ FEATURES: dict[str, str] = {
     "words": "words in the question",
     "phrases": "content words and phrases of the question (the graph's keyword lookup)",
     "graph_entities": "phrases of the question that name a graph entity",
+    "graph_bridge": "1 when two entities the question names are linked in the graph only through a third one",
     **{f"wh_{w}": f"1 when the question starts with {w!r}" for w in _WH},
     "wh_none": "1 when the question starts with none of what/which/how/why (imperatives, yes/no, conditions)",
     **{name: f"1 when the question matches the {name[4:]} cue words" for name in _CUES},
@@ -98,8 +99,10 @@ def question_features(query: str, env: QueryContext, lexical_hits: dict[str, Any
     """All :data:`FEATURES` of ``query`` in this workspace. ``lexical_hits`` is the run's BM25 memo
     (:attr:`QueryState.lexical_hits`), so the routed pipeline reuses this search."""
     values = text_features(query)
-    index = env.graph_index()
-    values["graph_entities"] = float(sum(1 for p in query_keywords(query) if entity_key(p) in index.by_key))
+    graph = RouteGraph(env.graph_index())
+    named = [p for p in query_keywords(query) if graph.known(p)]
+    values["graph_entities"] = float(len(named))
+    values["graph_bridge"] = float(graph.bridge(outermost(named)) is not None)
     scratch = QueryState(
         query=query, k=POOL, queries=[query], lexical_hits={} if lexical_hits is None else lexical_hits
     )
