@@ -95,8 +95,8 @@ def report(rows: list[dict[str, object]]) -> None:
         diff = [x - y for x, y in zip(after, before, strict=True)]
         tokens = f"{np.mean(column(mine, 'tokens_before')):.0f} / {np.mean(column(mine, 'tokens_after')):.0f}"
         cells = [qtype, str(len(mine)), routes(mine, "before"), routes(mine, "after")]
-        cells += [cell(column(mine, "rerank")), cell(column(mine, "gmr")), cell(before), cell(after), cell(diff, signed=True)]
-        cells.append(tokens)
+        cells += [cell(column(mine, "rerank")), cell(column(mine, "gmr")), cell(before), cell(after)]
+        cells += [cell(diff, signed=True), tokens]
         print("| " + " | ".join(cells) + " |")
 
 
