@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from kgrag.config import DocumentsConfig
+from kgrag.core.errors import DocumentError
 from kgrag.documents.discovery import discover
 from kgrag.documents.ignore import Ignored
 from kgrag.documents.loaders import load_path
@@ -218,3 +219,22 @@ def test_snippet_files_are_not_indexed_as_pages_of_their_own(tmp_path: Path) -> 
     assert sorted(p.name for p in found) == ["README.md", "index.md"]  # a README outside docs_dir is kept
     named = discover([SITE / "docs" / "snippets" / "support.md"], ["*.md"], [".*"])
     assert len(named) == 1  # a file named on the command line is always read
+
+
+def test_indexing_a_wider_folder_reads_a_page_again(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    (tmp_path / "note.md").write_text("Note.\n", encoding="utf-8")
+    page = _page(docs, '--8<-- "../note.md"\nText.\n')
+    with reading_within([docs]):
+        [doc] = load_path(page, DocumentsConfig())
+        metadata = doc.metadata
+        assert not includes_changed(metadata)
+    with reading_within([tmp_path]):  # the include refused before may be read now
+        assert includes_changed(metadata)
+
+
+def test_a_page_of_nothing_but_refused_includes_says_why(tmp_path: Path) -> None:
+    (tmp_path / "LICENSE.md").write_text("Licence text.\n", encoding="utf-8")
+    page = _page(tmp_path / "docs", '--8<-- "../LICENSE.md"\n')
+    with reading_within([tmp_path / "docs"]), pytest.raises(DocumentError, match="nothing but includes that were"):
+        load_path(page, DocumentsConfig())

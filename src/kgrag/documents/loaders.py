@@ -109,6 +109,11 @@ def load_markdown(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedD
         page = markdown_to_text(expanded.text)
     except Exception as exc:  # markdown-it bounds nesting itself; anything else is reported, never a crash
         raise DocumentError(f"{path}: cannot parse Markdown ({type(exc).__name__}: {exc}); exclude the file") from exc
+    if not page.text.strip() and expanded.left_out:
+        raise DocumentError(
+            f"{path}: the page holds nothing but includes that were left out ({'; '.join(expanded.left_out)}); "
+            "index a folder that holds the included files"
+        )
     text = require_text(path, page.text, "the page's text")
     metadata = {**_metadata(path), **expanded.metadata()}
     return [LoadedDocument.from_text(str(path), front.title or page.h1 or path.stem, text, metadata)]

@@ -41,6 +41,7 @@ MAX_DEPTH = 16
 ABSENT = "absent"
 INCLUDES = "includes"  # metadata: JSON {path: "size:mtime_ns" | "absent"}
 LEFT_OUT = "includes_left_out"  # metadata: JSON ["target (reason)", …]
+WITHIN = "includes_within"  # metadata: the folder includes could be read from
 
 _SINGLE = re.compile(r"""^(?P<indent>[ \t]*)(?P<escape>;*)-+8<-+[ \t]+(?P<q>["'])(?P<spec>.*?)(?P=q)[ \t]*$""")
 _DELIMITER = re.compile(r"^(?P<indent>[ \t]*)(?P<escape>;*)-+8<-+[ \t]*$")
@@ -84,12 +85,16 @@ class Expanded:
     text: str
     watched: dict[str, str] = field(default_factory=dict)
     left_out: list[str] = field(default_factory=list)
+    included: int = 0  # includes resolved, nested ones counted
+    within: str = ""  # the folder includes could be read from
 
     def metadata(self) -> dict[str, str]:
         """The document metadata that records this (nothing for a page without includes)."""
         out = {INCLUDES: json.dumps(self.watched, sort_keys=True)} if self.watched else {}
         if self.left_out:
             out[LEFT_OUT] = json.dumps(self.left_out)
+        if out:
+            out[WITHIN] = self.within
         return out
 
 
@@ -103,7 +108,11 @@ def file_state(path: Path) -> str:
 
 
 def includes_changed(metadata: dict[str, str]) -> bool:
-    """Whether a file a stored page included (or looked for) changed since the page was read."""
+    """Whether a file a stored page included (or looked for) changed since the page was read, or the folder
+    includes may be read from is another one in this run (within :func:`reading_within`)."""
+    within = metadata.get(WITHIN)
+    if within is not None and _within.get() and within != str(_boundary(Path(metadata.get("path", "")), None)):
+        return True
     raw = metadata.get(INCLUDES)
     if not raw:
         return False
@@ -128,13 +137,20 @@ def expand_snippets(text: str, page: Path, max_bytes: int) -> Expanded:
     if "8<-" not in text:
         return Expanded(text)
     site = find_site(page.parent)
-    roots = _within.get()
-    boundary = next((root for root in sorted(roots, key=lambda r: len(r.parts)) if _inside(page, root)), None)
-    if boundary is None:  # read outside an indexing run: the site (or the page's folder) is the limit
-        boundary = site.root if site is not None else page.parent
-    resolver = _Resolver(site, boundary, max_bytes)
+    resolver = _Resolver(site, _boundary(page, site), max_bytes)
     lines = resolver.lines(text.split("\n"), page, (page,), depth=0, top=True)
-    return Expanded("\n".join(lines), resolver.watched, resolver.left_out)
+    return Expanded("\n".join(lines), resolver.watched, resolver.left_out, resolver.included, str(resolver.boundary))
+
+
+def _boundary(page: Path, site: MkDocsSite | None) -> Path:
+    """The outermost folder being indexed that holds ``page``; outside an indexing run, the page's site root
+    (or its own folder)."""
+    roots = _within.get()
+    found = next((root for root in sorted(roots, key=lambda r: len(r.parts)) if _inside(page, root)), None)
+    if found is not None:
+        return found
+    site = site if site is not None else find_site(page.parent)
+    return site.root if site is not None else page.parent
 
 
 @dataclass
@@ -144,6 +160,7 @@ class _Resolver:
     budget: int
     watched: dict[str, str] = field(default_factory=dict)
     left_out: list[str] = field(default_factory=list)
+    included: int = 0
 
     def lines(self, lines: list[str], origin: Path, stack: tuple[Path, ...], depth: int, top: bool) -> list[str]:
         """``lines`` of ``origin`` with every notation replaced; ``top``: the page itself (a line that
@@ -206,6 +223,7 @@ class _Resolver:
         except DocumentError as exc:
             return self.refuse(spec, str(exc).removeprefix(f"{found}: ").split(";", 1)[0])
         self.budget -= len(content.encode("utf-8"))
+        self.included += 1
         lines = content.removesuffix("\n").split("\n")
         if selection is not None:
             picked = _select(lines, selection, self.site is not None and self.site.dedent_subsections)
