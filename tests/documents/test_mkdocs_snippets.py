@@ -113,7 +113,7 @@ def test_a_prose_mention_of_a_marker_stays_on_the_page_but_not_in_an_include(tmp
 
 def test_nesting_cycles_and_depth_are_bounded(tmp_path: Path) -> None:
     for n in range(MAX_DEPTH + 3):
-        (tmp_path / f"n{n}.md").write_text(f"Level {n}.\n--8<-- \"n{n + 1}.md\"\n", encoding="utf-8")
+        (tmp_path / f"n{n}.md").write_text(f'Level {n}.\n--8<-- "n{n + 1}.md"\n', encoding="utf-8")
     text, left_out = _expand(_page(tmp_path, '--8<-- "n0.md"\n'))
     assert f"Level {MAX_DEPTH - 1}." in text and f"Level {MAX_DEPTH}." not in text
     assert left_out == [f"n{MAX_DEPTH}.md (nested deeper than {MAX_DEPTH} includes)"]

@@ -96,8 +96,9 @@ def load_markdown(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedD
     Front matter (a YAML ``---`` or TOML ``+++`` block at the top) is metadata, not text: it is left out
     (:mod:`kgrag.documents.front_matter`). Snippet includes (``--8<-- "file"``) are replaced by the text
     they include (:mod:`kgrag.documents.snippets`); the files read and the includes left out are recorded
-    in the metadata, so that a change to an included file re-reads the page. The title is the front matter's ``title``, else the first
-    level-1 heading, else the file name: a sub-heading names a part of the page, not the page.
+    in the metadata, so that a change to an included file re-reads the page. The title is the front
+    matter's ``title``, else the first level-1 heading, else the file name: a sub-heading names a part of
+    the page, not the page.
     """
     from kgrag.documents.markdown_text import markdown_to_text
     from kgrag.documents.snippets import expand_snippets

@@ -1,6 +1,7 @@
 """The MkDocs site a Markdown page belongs to: where snippets are looked up, and which files are pages.
 
-A page's site is the nearest folder above it holding ``mkdocs.yml`` (or ``mkdocs.yaml``). From that file
+A page's site is the nearest folder above it holding ``mkdocs.yml`` (or ``mkdocs.yaml``) whose ``docs_dir``
+holds the page (else the nearest such folder). From that file
 only what reading the pages needs is taken: ``docs_dir`` (default ``docs``), ``exclude_docs`` (gitignore
 patterns relative to ``docs_dir``) and the ``pymdownx.snippets`` options ``base_path`` (a folder, or a
 file matched by its name; relative to the site root, where ``mkdocs`` runs) and ``dedent_subsections``.
@@ -40,17 +41,19 @@ class MkDocsSite:
         """Whether MkDocs renders ``path`` (a Markdown file under the site) as a page of its own.
 
         Not a page: a file inside ``docs_dir`` that ``exclude_docs`` matches, and a file outside
-        ``docs_dir`` inside a folder configured as a snippet ``base_path`` (other than the site root). Other
-        files outside ``docs_dir`` (a README, a changelog) are kept: the folder was given to be indexed."""
+        ``docs_dir`` that is a snippet ``base_path`` or lies in one (other than the site root). Other files
+        outside ``docs_dir`` (a README, a changelog) are kept: the folder was given to be indexed."""
         if path.suffix.lower() not in MARKDOWN_SUFFIXES:
             return True
         if _inside(path, self.docs_dir):
             return not (self.exclude_docs and _matches(self.exclude_docs, path.relative_to(self.docs_dir)))
-        return not any(base != self.root and base.is_dir() and _inside(path, base) for base in self.base_paths)
+        return not any(base != self.root and _inside(path, base) for base in self.base_paths)
 
 
 def find_site(folder: Path) -> MkDocsSite | None:
-    """The site of a page in ``folder``: the nearest folder at or above it with a MkDocs config."""
+    """The site of a page in ``folder``: the nearest MkDocs config above it whose ``docs_dir`` holds the
+    folder (a stray copy of a config elsewhere in the tree does not own the pages), else the nearest one."""
+    first: MkDocsSite | None = None
     for candidate in (folder, *folder.parents):
         for name in CONFIG_NAMES:
             config = candidate / name
@@ -58,8 +61,12 @@ def find_site(folder: Path) -> MkDocsSite | None:
                 stat = config.stat()
             except OSError:
                 continue
-            return _site(str(config), stat.st_size, stat.st_mtime_ns)
-    return None
+            site = _site(str(config), stat.st_size, stat.st_mtime_ns)
+            if _inside(folder, site.docs_dir):
+                return site
+            first = first or site
+            break
+    return first
 
 
 @lru_cache(maxsize=16)
@@ -99,7 +106,7 @@ def _load(config: Path, depth: int = 0) -> dict[str, Any]:
     try:
         with config.open("rb") as handle:
             raw = handle.read(_MAX_CONFIG_BYTES)
-        data = yaml.load(raw.decode("utf-8", "replace"), Loader=_tolerant_loader())  # noqa: S506 (a SafeLoader)
+        data = yaml.load(raw.decode("utf-8", "replace"), Loader=_tolerant_loader())  # a SafeLoader: no objects
     except (OSError, yaml.YAMLError, RecursionError):
         return {}
     if not isinstance(data, dict):

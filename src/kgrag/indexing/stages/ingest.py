@@ -16,9 +16,10 @@ from kgrag.indexing.sync import prune
 class IngestStage:
     """Reads each discovered file unless its fingerprint and chunking are unchanged; problems are reported.
 
-    Unchanged files are found first (no read); the others are read and chunked by the run's
-    ``ctx.compute`` (inline, or on the engine's workers) and written here, one transaction per document,
-    in discovery order (a page's snippet includes only from inside the folders being indexed). Then the documents of files deleted from the indexed folders are removed (one
+    Unchanged files (and pages none of whose snippet includes changed) are found first (no read); the
+    others are read and chunked by the run's ``ctx.compute`` (inline, or on the engine's workers; snippet
+    includes only from inside the folders being indexed) and written here, one transaction per document,
+    in discovery order. Then the documents of files deleted from the indexed folders are removed (one
     transaction; ``ctx.prune``), and copies whose content left its document are read again
     (:mod:`kgrag.indexing.sync`)."""
 
