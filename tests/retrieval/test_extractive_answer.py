@@ -270,3 +270,11 @@ def test_a_sentence_about_another_thing_of_the_same_kind_is_not_stated() -> None
     stated = _answer("In which version was the json parameter added?", passage + " The json parameter was added in "
                      "version 2.4.2.", n=1)  # fmt: skip
     assert "2.4.2" in stated
+
+
+def test_a_thing_singled_out_by_its_kind_must_be_named_as_one() -> None:
+    schema = "Pydantic follows the latest version of the JSON Schema specification (2020-12) when it generates schemas."
+    answer = extractive_answer("In which version was the json parameter added?", _result(schema), None, 2)
+    assert answer.idk  # "JSON Schema" is not the json parameter
+    proxies = "Requests reads the proxy configuration from the environment variables http_proxy and https_proxy."
+    assert "http_proxy" in _answer("Which environment variables does Requests read proxy settings from?", proxies, n=1)

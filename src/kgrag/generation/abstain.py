@@ -8,9 +8,9 @@ and the question's other words. So the answer abstains, naming the reason, when
   ``itertools.pairwise``; a word before *module*, *function*, *parameter*, …) that the chosen sentence's
   passage does not hold (the next best sentence whose passage holds it is taken instead, when there is
   one); an identifier must be in the passage as written (``by_alias``, not only the word *alias*, which
-  ``validate_by_alias`` also holds), and a subject named by its kind must be named as one of that sort of
-  thing (*json* followed by *parameter*, *argument*, *keyword*…: a passage on "JSON Schema" is not about the
-  ``json`` parameter);
+  ``validate_by_alias`` also holds), and a thing singled out by its kind ("the json parameter") must be
+  named as one of that sort of thing (*json* followed by *parameter*, *argument*, *keyword*…: a passage on
+  "JSON Schema" is not about the ``json`` parameter);
 * **the sentence is about another one of its kind**: asked about the ``json`` *parameter*, a sentence on
   "the ``exclude_if`` parameter" that does not name ``json`` states a fact about a different subject;
 * **the question is off the corpus**: it names no identifier and more than half of its words are in no
@@ -54,6 +54,7 @@ _KIND_NOUNS = (
     "keyword|decorator|type|exception|command|variable"
 )
 _NAMED_BY_KIND = re.compile(rf"\b(?:the\s+)?([a-z_][\w]*)\s+({_KIND_NOUNS})s?\b")
+_SINGLED_OUT = re.compile(rf"\bthe\s+([a-z_][\w]*)\s+(?:{_KIND_NOUNS})\b(?!s)")
 # "Since which version …", "In what Python version …", "When was X added?": a version is what is asked for
 # (not "Which headers are removed when …", nor "When will X be removed?", which a release name answers).
 _ASKS_VERSION = re.compile(
@@ -98,13 +99,14 @@ def identifiers_held(question: str, passage: str) -> bool:
 
 
 def kind_named(question: str, passage: str) -> bool:
-    """Whether ``passage`` names each subject the question names by its kind ("the json parameter") as such a
-    thing: the word followed, at most one word on, by any kind noun ("json parameter", "json keyword
-    argument", "json=" aside)."""
+    """Whether ``passage`` names each thing the question singles out by its kind ("the json parameter", "the
+    secrets module": *the*, one word, a kind noun in the singular) as such a thing: the word followed, at
+    most one word on, by any kind noun ("json parameter", "json keyword argument"). A class of things
+    ("environment variables", "proxy settings") is not singled out, so it is not checked."""
     lowered = passage.lower()
-    for match in _NAMED_BY_KIND.finditer(question.lower()):
+    for match in _SINGLED_OUT.finditer(question.lower()):
         word = match.group(1)
-        if word in _NOT_SUBJECTS or _IDENTIFIER.search(match.group(0)):
+        if word in _NOT_SUBJECTS or _IDENTIFIER.search(word):
             continue
         if re.search(rf"\b{re.escape(word)}\b(?:\s+\S+)?\s+(?:{_KIND_NOUNS})s?\b", lowered) is None:
             return False
