@@ -255,7 +255,7 @@ class _Resolver:
             if self.watched[str(resolved)] != ABSENT and resolved.is_file():
                 return resolved
         if outside:
-            return f"outside the folder being indexed ({self.boundary}): not read"
+            return "outside the folder being indexed: not read"
         return "not found"
 
     def bases(self, origin: Path) -> list[Path]:
