@@ -238,3 +238,10 @@ def test_a_page_of_nothing_but_refused_includes_says_why(tmp_path: Path) -> None
     page = _page(tmp_path / "docs", '--8<-- "../LICENSE.md"\n')
     with reading_within([tmp_path / "docs"]), pytest.raises(DocumentError, match="nothing but includes that were"):
         load_path(page, DocumentsConfig())
+
+
+def test_an_unclosed_block_is_named_and_its_lines_stay_text(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("Alpha.\n", encoding="utf-8")
+    text, left_out = _expand(_page(tmp_path, "Intro.\n--8<--\na.md\n"))
+    assert text == "Intro.\na.md\n"
+    assert left_out == ["page.md: a --8<-- block that is never closed (its opening line left out)"]
