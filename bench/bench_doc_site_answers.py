@@ -9,21 +9,27 @@ before the reStructuredText loader) gets the same files named ``.txt``, which it
 user of that version would have had to.
 
 Each tree is indexed into a fresh workspace with the default config (``llm.provider = none``) and the
-``fast`` indexing pipeline (chunks and BM25 only, so two trees index in seconds on a loaded machine), then
-each question is asked with ``bm25`` (5 passages) and judged:
+``fast`` indexing pipeline (chunks and BM25 only, so two trees index in seconds on a loaded machine), or
+with ``--index-pipeline standard`` (the default pipeline: embeddings and the spaCy graph), then each
+question is asked with every pipeline of ``--pipelines`` (default ``bm25``; e.g. ``bm25,hybrid,auto``; one
+workspace for all of them, 5 passages) and judged:
 
 * evidence: a retrieved passage holds one of the question's evidence strings;
 * fact: the answer holds one of its fact strings and is not "not found";
 * wrong: the answer is not "not found" and holds none of the fact strings, although it answers;
-* for the off-topic questions, the answer must be "not found".
+* for the off-topic questions, the answer must be "not found";
+* context tokens: the tokens of every item handed to the answer (the pipeline's context budget count when
+  it has one), per query.
 
 Strings are compared lower-cased with markup characters (`` ` ``, ``*``, "¶") removed and white space
 collapsed, so that an index holding raw markup is not penalised for the markup itself.
 
     HF_HUB_OFFLINE=1 .venv/bin/python bench/bench_doc_site_answers.py --pydantic ../pydantic \
-        --requests ../requests [--before /path/to/tree] [--workdir DIR] [--ask-only] [--json out.json]
+        --requests ../requests [--before /path/to/tree] [--workdir DIR] [--ask-only] [--json out.json] \
+        [--index-pipeline standard --pipelines bm25,hybrid,auto]
 
-``--workdir`` keeps each tree's workspace and reuses one that is already indexed.
+``--workdir`` keeps each tree's workspace (one per tree and indexing pipeline) and reuses one that is
+already indexed.
 """
 
 from __future__ import annotations
@@ -43,7 +49,6 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-PIPELINE = "bm25"
 K = 5
 NOT_FOUND = "not found"
 PYDANTIC_PAGES = ("docs/concepts", "docs/why.md", "docs/install.md", "docs/version-policy.md")
@@ -151,7 +156,7 @@ def copy_site(checkout: Path, pages: tuple[str, ...], target: Path, rst_as_txt: 
     return count
 
 
-def index(workspace: Path, sites: dict[str, Path]) -> dict[str, Any]:
+def index(workspace: Path, sites: dict[str, Path], index_pipeline: str) -> dict[str, Any]:
     """A fresh default workspace over copies of both sites; reused when already indexed."""
     from kgrag import Workspace
     from kgrag.documents.loaders import supported_suffixes
@@ -165,57 +170,68 @@ def index(workspace: Path, sites: dict[str, Path]) -> dict[str, Any]:
     pages += copy_site(sites["requests"], REQUESTS_PAGES, docs / "requests", rst_as_txt)
     cpu, wall = cpu_s(), time.perf_counter()
     with Workspace.init(workspace) as ws:
-        ws.index([docs], pipeline="fast")
+        ws.index([docs], pipeline=index_pipeline)
         chunks = ws.status()["chunks"]
     return {
-        "reused": False, "pages": pages, "rst_as_txt": rst_as_txt, "chunks": chunks,
+        "reused": False, "pages": pages, "rst_as_txt": rst_as_txt, "chunks": chunks, "index_pipeline": index_pipeline,
         "index_cpu_s": cpu_s() - cpu, "index_wall_s": time.perf_counter() - wall,
     }  # fmt: skip
 
 
-def ask(workspace: Path) -> dict[str, Any]:
-    """Every question; answers, the judgements and CPU time per query."""
+def ask(workspace: Path, pipelines: list[str]) -> dict[str, Any]:
+    """Every question with every pipeline; answers, the judgements, context tokens and CPU time per query."""
     from kgrag import Workspace
+    from kgrag.documents import TokenCounter
 
+    out: dict[str, Any] = {}
     with Workspace.open(workspace) as ws:
-        ws.query("warm-up: load the models", PIPELINE, K)
-        started = time.process_time()
-        rows = [ask_one(ws, question) for question in QUESTIONS]
-        cpu_ms = 1000 * (time.process_time() - started) / len(QUESTIONS)
-    return {"rows": rows, "query_cpu_ms": cpu_ms}
+        counter = TokenCounter.for_encoding(ws.config.chunking.encoding)
+        for pipeline in pipelines:
+            ws.query("warm-up: load the models", pipeline, K)
+            started = time.process_time()
+            rows = [ask_one(ws, question, pipeline, counter) for question in QUESTIONS]
+            cpu_ms = 1000 * (time.process_time() - started) / len(QUESTIONS)
+            out[pipeline] = {"rows": rows, "query_cpu_ms": cpu_ms}
+    return out
 
 
-def ask_one(ws: Any, question: Question) -> dict[str, Any]:
-    response = ws.query(question.text, PIPELINE, K)
-    texts = [item.text for item in response.result.items if item.kind == "chunk"]
+def ask_one(ws: Any, question: Question, pipeline: str, counter: Any) -> dict[str, Any]:
+    response = ws.query(question.text, pipeline, K)
+    result = response.result
+    texts = [item.text for item in result.items if item.kind == "chunk"]
     answer = response.answer.text
     refused = bool(getattr(response.answer, "idk", False)) or NOT_FOUND in normalize(answer)
     states = holds([answer], question.fact) and not refused
+    tokens = result.context_tokens
     return {
         "evidence": holds(texts, question.evidence) if question.evidence else False,
         "fact": refused if not question.evidence else states,
         "wrong": bool(question.evidence) and not refused and not states,
         "refused": refused,
         "answer": answer,
+        "context_tokens": tokens if tokens is not None else sum(counter.count(i.text) for i in result.items),
+        "route": result.route.to_dict() if result.route else None,
     }
 
 
-def measure(workspace: Path, sites: dict[str, Path], ask_only: bool) -> dict[str, Any]:
+def measure(workspace: Path, sites: dict[str, Path], ask_only: bool, index_pipeline: str,
+            pipelines: list[str]) -> dict[str, Any]:  # fmt: skip
     import kgrag
 
     result: dict[str, Any] = {"kgrag": kgrag.__file__, "load_before": os.getloadavg()}
     if not ask_only:
-        result.update(index(workspace, sites))
-    result.update(ask(workspace))
+        result.update(index(workspace, sites, index_pipeline))
+    result["pipelines"] = ask(workspace, pipelines)
     result["load_after"] = os.getloadavg()
     return result
 
 
-def run_tree(tree: Path, workspace: Path, sites: dict[str, Path], ask_only: bool) -> dict[str, Any]:
+def run_tree(tree: Path, workspace: Path, sites: dict[str, Path], args: argparse.Namespace) -> dict[str, Any]:
     """:func:`measure` with ``tree/src`` first on the path, in a subprocess."""
     env = {**os.environ, "PYTHONPATH": str(tree / "src"), "HF_HUB_OFFLINE": os.environ.get("HF_HUB_OFFLINE", "1")}
     command = [sys.executable, __file__, "--measure-only", str(workspace), "--pydantic", str(sites["pydantic"]),
-               "--requests", str(sites["requests"])] + (["--ask-only"] if ask_only else [])  # fmt: skip
+               "--requests", str(sites["requests"]), "--index-pipeline", args.index_pipeline,
+               "--pipelines", args.pipelines] + (["--ask-only"] if args.ask_only else [])  # fmt: skip
     done = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True, env=env)
     out = dict(json.loads(done.stdout.strip().splitlines()[-1]))
     out["tree"] = str(tree)
@@ -244,27 +260,28 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, int]:
 
 
 def print_table(results: dict[str, dict[str, Any]]) -> None:
-    labels = list(results)
-    print("| tree | evidence in top 5 | states the fact (of those) | states a wrong fact | not found, evidence "
-          "held | off-topic \"not found\" | CPU ms / query |")  # fmt: skip
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for label in labels:
-        t = totals(results[label]["rows"])
+    runs = {f"{tree} {pipeline}" if len(results) > 1 else pipeline: asked
+            for tree, result in results.items() for pipeline, asked in result["pipelines"].items()}  # fmt: skip
+    print("| run | evidence in top 5 | states the fact (of those) | states a wrong fact | not found, evidence "
+          "held | off-topic \"not found\" | context tokens / query | CPU ms / query |")  # fmt: skip
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for label, asked in runs.items():
+        t = totals(asked["rows"])
+        tokens = sum(r["context_tokens"] for r in asked["rows"]) / len(asked["rows"])
         print(f"| {label} | {t['evidence']}/{t['questions']} | {t['fact_held']}/{t['evidence']} | {t['wrong']} | "
-              f"{t['refused_held']} | {t['off_topic_not_found']}/{t['off_topic']} | "
-              f"{results[label]['query_cpu_ms']:.0f} |")  # fmt: skip
-    head = " | ".join(f"{label}: ev. | {label}: fact | {label}: answer" for label in labels)
-    print(f"\n| # | site | question | {head} |\n| --- | --- | --- |" + " :-: | :-: | --- |" * len(labels))
+              f"{t['refused_held']} | {t['off_topic_not_found']}/{t['off_topic']} | {tokens:.0f} | "
+              f"{asked['query_cpu_ms']:.0f} |")  # fmt: skip
+    head = " | ".join(f"{label}: ev. | {label}: fact | {label}: answer" for label in runs)
+    print(f"\n| # | site | question | {head} |\n| --- | --- | --- |" + " :-: | :-: | --- |" * len(runs))
     for i, question in enumerate(QUESTIONS):
         cells = []
-        for label in labels:
-            row = results[label]["rows"][i]
+        for asked in runs.values():
+            row = asked["rows"][i]
             evidence = "–" if not question.evidence else ("yes" if row["evidence"] else "no")
             verdict = "yes" if row["fact"] else ("WRONG" if row["wrong"] else "no")
             cells.append(f"{evidence} | {verdict} | {short(row['answer'])}")
         print(f"| {i + 1} | {question.site} | {question.text} | {' | '.join(cells)} |")
-    for label in labels:
-        r = results[label]
+    for label, r in results.items():
         indexed = "reused" if r.get("reused", True) else f"{r['index_cpu_s']:.0f} CPU s, {r['index_wall_s']:.0f} s wall"
         print(
             f"\n{label}: {r.get('chunks', '?')} chunks; indexing {indexed}; load {r['load_before']} → {r['load_after']}"
@@ -280,18 +297,24 @@ def main() -> int:
     parser.add_argument("--ask-only", action="store_true", help="reuse the workspaces in --workdir as they are")
     parser.add_argument("--only", choices=("before", "after"), help="run one tree")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--index-pipeline", default="fast", help="indexing pipeline (fast, standard, …)")
+    parser.add_argument("--pipelines", default="bm25", help="query pipelines, comma-separated (bm25,hybrid,auto)")
     parser.add_argument("--measure-only", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     sites = {"pydantic": args.pydantic.resolve(), "requests": args.requests.resolve()}
     if args.measure_only:
-        print(json.dumps(measure(args.measure_only, sites, args.ask_only)))
+        pipelines = [p.strip() for p in args.pipelines.split(",") if p.strip()]
+        print(json.dumps(measure(args.measure_only, sites, args.ask_only, args.index_pipeline, pipelines)))
         return 0
     trees = ([("before", args.before.resolve())] if args.before else []) + [("after", REPO)]
     trees = [(label, tree) for label, tree in trees if args.only in (None, label)]
     with tempfile.TemporaryDirectory(prefix="kgrag-docsites-") as tmp:
         workdir = args.workdir or Path(tmp)
         workdir.mkdir(parents=True, exist_ok=True)
-        results = {label: run_tree(tree, workdir.resolve() / label, sites, args.ask_only) for label, tree in trees}
+        results = {
+            label: run_tree(tree, workdir.resolve() / f"{label}-{args.index_pipeline}", sites, args)
+            for label, tree in trees
+        }
     print_table(results)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")

@@ -19,7 +19,6 @@ from kgrag.documents.tokens import TokenCounter
 
 SITES = Path(__file__).resolve().parents[1] / "fixtures" / "doc_sites"
 COUNTER = TokenCounter.for_encoding("cl100k_base")
-PAGES = sorted(p for p in SITES.rglob("*") if p.is_file())
 TITLES = {
     "mkdocs/models.md": "Models",  # front matter
     "mkdocs/settings.md": "Settings",  # setext H1
@@ -27,7 +26,9 @@ TITLES = {
     "rst/quickstart.rst": "Quickstart",
     "rst/untitled.rst": "untitled",
     "sphinx/api.html": "Developer Interface",
+    "mkdocs_site/docs/install.md": "Installing Quillkit",  # snippet includes: tests/documents/test_mkdocs_snippets.py
 }
+PAGES = sorted(SITES / name for name in TITLES)  # the site's snippet files and mkdocs.yml are not pages
 # (page, code blocks the reader sees, text every one of them holds)
 CODE_BLOCKS = {
     "mkdocs/models.md": 3,
@@ -36,6 +37,7 @@ CODE_BLOCKS = {
     "rst/quickstart.rst": 2,
     "rst/untitled.rst": 0,
     "sphinx/api.html": 1,
+    "mkdocs_site/docs/install.md": 3,  # a whole included file, a section, a line range
 }
 MARKUP = re.compile(
     r"!!!|\?\?\?|^=== |\]\[|\{ ?[.#:]|--8<--|\*\[|^\.\. |:(?:class|func|meth|param|returns):|`|¶|\[source\]"
@@ -60,6 +62,15 @@ FACTS = {  # sentences that must survive the markup around them
     ],
     "rst/untitled.rst": ["Deprecated since version 3.0: Use Session.send instead."],
     "sphinx/api.html": ["New in version 2.4: The timeout argument.", "The default timeout is None"],
+    "mkdocs_site/docs/install.md": [
+        "Quillkit is released under the Mulberry licence.",
+        "pip install quillkit\nquillkit --version\n```",
+        "Optional extras\n\nInstall quillkit[toml] to read settings from TOML files.",
+        "quillkit[watch] reloads settings when a file changes.",
+        'def defaults() -> dict[str, str]:\n    """Quillkit\'s defaults',
+        "Quillkit 4 is supported until March 2031.",
+        "Quillkit 4.2 added the watch extra. Quillkit 4.1 added TOML settings.",
+    ],
 }
 
 

@@ -172,3 +172,21 @@ def test_a_workspace_loader_and_embedder_are_used_on_ray_workers(tmp_path: Path,
     _index_adoc(tmp_path / "local", docs, "local")
     tables = dump_tables(tmp_path / "ray" / "kgrag.sqlite3")
     assert tables == dump_tables(tmp_path / "local" / "kgrag.sqlite3")  # the same loader's text, the same vectors
+
+
+def test_snippet_includes_are_read_within_the_folder_being_indexed_on_ray(tmp_path: Path, ray_up: None) -> None:
+    """The workers get the driver's folder limit: ``notes/part.inc`` lies in the indexed folder but outside
+    the page's own, so a worker reading with no limit of its own (the page's folder) would refuse it."""
+    site = tmp_path / "site"
+    (site / "docs").mkdir(parents=True)
+    (site / "notes").mkdir()
+    (tmp_path / "secret.md").write_text("PRIVATE NOTE\n", encoding="utf-8")
+    (site / "notes" / "part.inc").write_text("Kestrel keeps telemetry for 30 days.\n", encoding="utf-8")
+    (site / "docs" / "index.md").write_text('# Home\n\n--8<-- "notes/part.inc"\n--8<-- "../secret.md"\n')
+    texts = {}
+    for engine in ("local", "ray"):
+        with Workspace.init(tmp_path / engine, embedding={"provider": "fake"}, indexing=SMALL_BATCHES) as ws:
+            report = ws.index([site], pipeline="fast", engine=engine)
+            texts[engine] = [chunk.text for chunk in ws.store.chunks.iter_all()]
+        assert [note.reason.split(" (")[0] for note in report.notes] == ["includes left out: ../secret.md"]
+    assert texts["ray"] == texts["local"] and "30 days" in texts["local"][0] and "PRIVATE" not in texts["local"][0]

@@ -247,3 +247,34 @@ def test_a_default_question_prefers_the_sentence_that_states_the_default() -> No
         "By default, by_alias is False, so field names are used."
     )
     assert "By default, by_alias is False" in _answer("What is the default value of by_alias?", passage, n=1)
+
+
+def test_an_identifier_must_be_in_the_passage_as_written() -> None:
+    passage = (
+        "Field aliases are used for validation by default. In the event that the default value is not hashable, "
+        "a deep copy of the default value is made. ConfigDict.validate_by_alias is True by default."
+    )
+    answer = extractive_answer("What is the default value of by_alias?", _result(passage), None, 2)
+    assert answer.idk and "by_alias" in answer.text  # "alias" and "validate_by_alias" are not by_alias
+    held = "Calling Response.raise_for_status() raises an HTTPError for a response with a 4xx or 5xx status."
+    assert "HTTPError" in _answer("What does raise_for_status raise for a bad response?", held, n=1)
+
+
+def test_a_sentence_about_another_thing_of_the_same_kind_is_not_stated() -> None:
+    passage = (
+        "Added in v2.12: The exclude_if parameter. Added in v2.7.0: The deprecated parameter marks a field. "
+        "You can pass a dict to the json parameter of a request."
+    )
+    answer = extractive_answer("In which version was the json parameter added?", _result(passage), None, 2)
+    assert answer.idk and not answer.citations
+    stated = _answer("In which version was the json parameter added?", passage + " The json parameter was added in "
+                     "version 2.4.2.", n=1)  # fmt: skip
+    assert "2.4.2" in stated
+
+
+def test_a_thing_singled_out_by_its_kind_must_be_named_as_one() -> None:
+    schema = "Pydantic follows the latest version of the JSON Schema specification (2020-12) when it generates schemas."
+    answer = extractive_answer("In which version was the json parameter added?", _result(schema), None, 2)
+    assert answer.idk  # "JSON Schema" is not the json parameter
+    proxies = "Requests reads the proxy configuration from the environment variables http_proxy and https_proxy."
+    assert "http_proxy" in _answer("Which environment variables does Requests read proxy settings from?", proxies, n=1)

@@ -4,9 +4,11 @@ archive limits, JSON errors without tracebacks."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
+import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -198,3 +200,21 @@ def test_internal_errors_hide_details(empty_ws: Workspace) -> None:
         response = c.get("/v1/workspaces/w/documents")
         assert response.status_code == 500 and "secret" not in response.text
         assert response.headers["x-request-id"] in response.json()["error"]["message"]
+
+
+def test_an_uploaded_page_cannot_include_a_file_of_the_server(empty_ws: Workspace) -> None:
+    secret = empty_ws.path / "kgrag.toml"  # beside the uploads folder: readable by the server, not uploaded
+    page = f'# Notes\n\nKestrel stores telemetry.\n\n--8<-- "../kgrag.toml"\n--8<-- "{secret}"\n'.encode()
+    with _client(empty_ws) as c:
+        sent = c.post("/v1/workspaces/w/documents", files=[("files", ("notes.md", io.BytesIO(page)))], headers=WRITE)
+        job = sent.json()
+        for _ in range(1200):
+            job = c.get(f"/v1/workspaces/w/jobs/{sent.json()['job_id']}").json()
+            if job["state"] not in ("queued", "running"):
+                break
+            time.sleep(0.05)
+    text = "\n".join(chunk.text for chunk in empty_ws.store.chunks.iter_all())
+    assert "Kestrel stores telemetry." in text and "[embedding]" not in text and "provider" not in text
+    [note] = job["result"]["notes"]
+    assert note["name"] == "notes.md" and "outside the folder being indexed" in note["reason"]
+    assert str(empty_ws.path) not in json.dumps(job)  # no server path in the job's result

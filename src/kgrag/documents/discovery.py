@@ -17,12 +17,13 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
 
 from kgrag.core.errors import DocumentError
 from kgrag.documents.ignore import Ignored, IgnoreRules, Spec, folder_specs, generated_dir, generated_file, ignored
+from kgrag.documents.mkdocs_site import MARKDOWN_SUFFIXES, MkDocsSite, find_site
 
 Skipped = list[tuple[Path, str]]
 
@@ -94,6 +95,7 @@ class _Walk:
     rules: IgnoreRules
     passed: Ignored
     skipped: Skipped
+    sites: dict[str, MkDocsSite | None] = field(default_factory=dict)  # folder → its MkDocs site, per walk
 
     def files(self, root: Path) -> Iterator[Path]:
         """Matching files under ``root``, depth-first with sorted names; excluded and ignored directories are
@@ -136,7 +138,18 @@ class _Walk:
         if generated_dir(path.name, self.rules) if is_dir else generated_file(path, self.rules):
             self.passed.add(path, generated=True)
             return False
+        if not is_dir and path.suffix.lower() in MARKDOWN_SUFFIXES and not self._page(path):
+            self.passed.add(path, generated=False, not_page=True)
+            return False
         return True
+
+    def _page(self, path: Path) -> bool:
+        """False for a Markdown file its MkDocs site does not render (a snippet source)."""
+        folder = str(path.parent)
+        if folder not in self.sites:
+            self.sites[folder] = find_site(path.parent.resolve())
+        site = self.sites[folder]
+        return site is None or site.is_page(path.resolve())
 
 
 def _is_directory(entry: os.DirEntry[str]) -> bool:

@@ -11,7 +11,11 @@ is not a page), its output (``_build/``, ``site/``), bundled third-party code (`
   HTML files that are templates (Jinja/Liquid ``{% extends %}``/``{% block %}``…, Handlebars ``{{#if}}``/
   ``{{> partial}}`` outside ``<pre>``/``<code>``) are skipped.
 
-Both are counted, never silent (:class:`Ignored`); a file the user names is always read.
+* Markdown files of a MkDocs site that MkDocs would not render as pages (:meth:`kgrag.documents.mkdocs_site.
+  MkDocsSite.is_page`: excluded by ``exclude_docs``, or kept in a snippet ``base_path`` folder outside
+  ``docs_dir``) are skipped: their text reaches the index through the pages that include them.
+
+All are counted, never silent (:class:`Ignored`); a file the user names is always read.
 """
 
 from __future__ import annotations
@@ -44,10 +48,13 @@ class Ignored:
 
     by_ignore_file: int = 0
     generated: int = 0
+    not_pages: int = 0  # Markdown files of a MkDocs site that MkDocs does not render (snippet sources)
     examples: list[str] = field(default_factory=list)  # the first few, for the message
 
-    def add(self, path: Path, generated: bool) -> None:
-        if generated:
+    def add(self, path: Path, generated: bool, not_page: bool = False) -> None:
+        if not_page:
+            self.not_pages += 1
+        elif generated:
             self.generated += 1
         else:
             self.by_ignore_file += 1

@@ -94,19 +94,30 @@ def load_markdown(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedD
     """Markdown (MkDocs / Material included) as the reader sees it (:mod:`kgrag.documents.markdown_text`).
 
     Front matter (a YAML ``---`` or TOML ``+++`` block at the top) is metadata, not text: it is left out
-    (:mod:`kgrag.documents.front_matter`). The title is the front matter's ``title``, else the first
-    level-1 heading, else the file name: a sub-heading names a part of the page, not the page.
+    (:mod:`kgrag.documents.front_matter`). Snippet includes (``--8<-- "file"``) are replaced by the text
+    they include (:mod:`kgrag.documents.snippets`); the files read and the includes left out are recorded
+    in the metadata, so that a change to an included file re-reads the page. The title is the front
+    matter's ``title``, else the first level-1 heading, else the file name: a sub-heading names a part of
+    the page, not the page.
     """
     from kgrag.documents.markdown_text import markdown_to_text
+    from kgrag.documents.snippets import expand_snippets
 
     front = split_front_matter(require_text(path, decode_text(path, data)))
     body = require_text(path, front.body, "the text after the front matter")
+    expanded = expand_snippets(body, path, int(cfg.max_file_mb * 1024 * 1024))
     try:
-        page = markdown_to_text(body)
+        page = markdown_to_text(expanded.text)
     except Exception as exc:  # markdown-it bounds nesting itself; anything else is reported, never a crash
         raise DocumentError(f"{path}: cannot parse Markdown ({type(exc).__name__}: {exc}); exclude the file") from exc
+    if not page.text.strip() and expanded.left_out:
+        raise DocumentError(
+            f"{path}: the page holds nothing but includes that were left out ({'; '.join(expanded.left_out)}); "
+            "index a folder that holds the included files"
+        )
     text = require_text(path, page.text, "the page's text")
-    return [LoadedDocument.from_text(str(path), front.title or page.h1 or path.stem, text, _metadata(path))]
+    metadata = {**_metadata(path), **expanded.metadata()}
+    return [LoadedDocument.from_text(str(path), front.title or page.h1 or path.stem, text, metadata)]
 
 
 def load_rst(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:

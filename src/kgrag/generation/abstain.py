@@ -7,7 +7,12 @@ and the question's other words. So the answer abstains, naming the reason, when
 * **the subject is missing**: the question names an identifier (``exclude_if``, ``r.json()``,
   ``itertools.pairwise``; a word before *module*, *function*, *parameter*, …) that the chosen sentence's
   passage does not hold (the next best sentence whose passage holds it is taken instead, when there is
-  one);
+  one); an identifier must be in the passage as written (``by_alias``, not only the word *alias*, which
+  ``validate_by_alias`` also holds), and a thing singled out by its kind ("the json parameter") must be
+  named as one of that sort of thing (*json* followed by *parameter*, *argument*, *keyword*…: a passage on
+  "JSON Schema" is not about the ``json`` parameter);
+* **the sentence is about another one of its kind**: asked about the ``json`` *parameter*, a sentence on
+  "the ``exclude_if`` parameter" that does not name ``json`` states a fact about a different subject;
 * **the question is off the corpus**: it names no identifier and more than half of its words are in no
   retrieved passage ("What is the boiling point of mercury?" over a library's documentation);
 * **no sentence is of the asked-for kind** (:func:`required_kinds`): a question asking what something
@@ -48,7 +53,8 @@ _KIND_NOUNS = (
     "module|function|method|class|parameter|argument|attribute|option|setting|field|package|library|flag|"
     "keyword|decorator|type|exception|command|variable"
 )
-_NAMED_BY_KIND = re.compile(rf"\b(?:the\s+)?([a-z_][\w]*)\s+(?:{_KIND_NOUNS})s?\b")
+_NAMED_BY_KIND = re.compile(rf"\b(?:the\s+)?([a-z_][\w]*)\s+({_KIND_NOUNS})s?\b")
+_SINGLED_OUT = re.compile(rf"\bthe\s+([a-z_][\w]*)\s+(?:{_KIND_NOUNS})\b(?!s)")
 # "Since which version …", "In what Python version …", "When was X added?": a version is what is asked for
 # (not "Which headers are removed when …", nor "When will X be removed?", which a release name answers).
 _ASKS_VERSION = re.compile(
@@ -80,6 +86,45 @@ def subject_terms(question: str, stem: object) -> list[tuple[str, frozenset[str]
             if words:
                 found[word] = frozenset(stem(w) for w in words)  # type: ignore[operator]
     return list(found.items())
+
+
+def identifiers_held(question: str, passage: str) -> bool:
+    """Whether ``passage`` holds every identifier of ``question`` as written (case aside, ``()`` optional):
+    ``by_alias`` is not held by a passage that only has ``alias`` or ``validate_by_alias``."""
+    for match in _IDENTIFIER.finditer(question):
+        name = re.escape(match.group(0).removesuffix("()"))
+        if re.search(rf"(?<![\w]){name}(?![\w])", passage, re.IGNORECASE) is None:
+            return False
+    return True
+
+
+def kind_named(question: str, passage: str) -> bool:
+    """Whether ``passage`` names each thing the question singles out by its kind ("the json parameter", "the
+    secrets module": *the*, one word, a kind noun in the singular) as such a thing: the word followed, at
+    most one word on, by any kind noun ("json parameter", "json keyword argument"). A class of things
+    ("environment variables", "proxy settings") is not singled out, so it is not checked."""
+    lowered = passage.lower()
+    for match in _SINGLED_OUT.finditer(question.lower()):
+        word = match.group(1)
+        if word in _NOT_SUBJECTS or _IDENTIFIER.search(word):
+            continue
+        if re.search(rf"\b{re.escape(word)}\b(?:\s+\S+)?\s+(?:{_KIND_NOUNS})s?\b", lowered) is None:
+            return False
+    return True
+
+
+def names_another(question: str, sentence: str) -> bool:
+    """Whether ``sentence`` names another thing of the kind the question names its subject by ("the
+    ``exclude_if`` parameter" for "the ``json`` parameter") and not the question's one."""
+    lowered = sentence.lower()
+    for match in _NAMED_BY_KIND.finditer(question.lower()):
+        word, kind = match.groups()
+        if word in _NOT_SUBJECTS or re.search(rf"\b{re.escape(word)}\b", lowered):
+            continue
+        others = re.finditer(rf"\b([a-z_][\w]*)\s+{kind}s?\b", lowered)
+        if any(other.group(1) not in _NOT_SUBJECTS for other in others):
+            return True
+    return False
 
 
 def missing_subject(subjects: Sequence[tuple[str, frozenset[str]]], passage: frozenset[str]) -> str | None:

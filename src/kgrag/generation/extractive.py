@@ -48,8 +48,11 @@ from kgrag.generation.abstain import (
     condition_words,
     holds_kinds,
     holds_predicate,
+    identifiers_held,
+    kind_named,
     missing_share,
     missing_subject,
+    names_another,
     predicate_words,
     required_kinds,
     subject_terms,
@@ -89,6 +92,7 @@ class _Candidate:
     rank: int
     words: frozenset[str]
     passage: frozenset[str]
+    source: str = ""  # the passage's text
 
 
 def _stems(text: str) -> frozenset[str]:
@@ -117,7 +121,7 @@ def _candidates(result: RetrievalResult) -> list[_Candidate]:
             seen.add(sentence)
             if sentence.endswith(":"):  # "To install it, run this command:" is answered by the code after it
                 sentence = f"{sentence} {_code_after(item.text, end)}".rstrip()
-            out.append(_Candidate(sentence, cite, rank, _stems(sentence), passage))
+            out.append(_Candidate(sentence, cite, rank, _stems(sentence), passage, item.text))
     return out
 
 
@@ -328,15 +332,22 @@ def _off_passages(question: str, candidates: Sequence[_Candidate], scored: _Scor
 
 
 def _about(question: str, candidates: Sequence[_Candidate]) -> Callable[[int], bool]:
-    """Whether a sentence's passage holds every identifier the question names, and its names (most of
-    them, when it names more than two: a long question names people its answer need not repeat)."""
+    """Whether a sentence's passage holds every identifier the question names (as written; a subject named by
+    its kind named as such), and its names (most of them, when it names more than two: a long question
+    names people its answer need not repeat), and the sentence is not about another thing of the subject's
+    kind (:func:`names_another`)."""
     subjects = subject_terms(question, stem)
     names = [frozenset(stem(w) for w in ordered_content_words(name)) for name in question_names(question)]
     names = [n for n in names if n]
 
     def about(i: int) -> bool:
-        passage = candidates[i].passage
+        passage, candidate = candidates[i].passage, candidates[i]
         held = sum(n <= passage for n in names)
+        source = candidate.source
+        if names_another(question, candidate.text) or not (
+            identifiers_held(question, source) and kind_named(question, source)
+        ):
+            return False
         return missing_subject(subjects, passage) is None and held >= (
             len(names) if len(names) <= 2 else len(names) / 2
         )

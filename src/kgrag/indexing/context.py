@@ -58,12 +58,18 @@ class IndexContext:
     """The workspace's registries: community builders, denoising strategies, stage settings come from here."""
     problems_noted: int = 0
     """How many of ``report.problems`` were already shown (:meth:`note_problems`)."""
+    notes_noted: int = 0
+    """How many of ``report.notes`` were already shown."""
 
     def note_problems(self) -> None:
-        """Show the problems reported since the last call, once each, as the run goes."""
+        """Show the problems (and notes on files indexed in part) reported since the last call, once each,
+        as the run goes."""
         for problem in self.report.problems[self.problems_noted :]:
             self.progress.note(f"skipped {problem.path}: {problem.short_reason()}")
         self.problems_noted = len(self.report.problems)
+        for note in self.report.notes[self.notes_noted :]:
+            self.progress.note(f"{note.path}: {note.reason}")
+        self.notes_noted = len(self.report.notes)
 
     def embeds_sentences(self) -> bool:
         """:attr:`sentence_vectors`, asked now."""

@@ -20,6 +20,7 @@ from kgrag.core.registry import Registry
 from kgrag.core.stages import INGEST, timing_key
 from kgrag.documents import Loader
 from kgrag.documents.discovery import file_identity
+from kgrag.documents.snippets import includes_changed, left_out_of
 from kgrag.indexing.prepare import ChunkPlan, PreparedDocument, PreparedFile, build_chunk_records, load_file
 from kgrag.indexing.report import FileProblem, IndexReport
 from kgrag.indexing.sync import DUPLICATE_OF, drop_document, file_gone, file_of, is_duplicate
@@ -136,6 +137,7 @@ class Ingestor:
             d.status in _DONE
             and d.metadata.get("fingerprint") == fingerprint
             and d.metadata.get("chunking") == self.plan.signature
+            and not includes_changed(d.metadata)
             for d in docs
         ):
             report.stage(INGEST, IngestReport).documents_unchanged += len(docs)
@@ -163,6 +165,9 @@ class Ingestor:
                 report.stage(INGEST, IngestReport).documents_removed += stored.status != DocumentStatus.FAILED
         for doc in prepared.documents:
             self._ingest_document(doc, work.fingerprint, report)
+            left_out = left_out_of(doc.loaded.metadata)
+            if left_out:  # the page is indexed; what it could not include is said once, as the run goes
+                report.notes.append(FileProblem(str(work.path), "includes left out: " + "; ".join(left_out)))
 
     def _ingest_document(self, prepared: PreparedDocument, fingerprint: str, report: IndexReport) -> None:
         doc = prepared.loaded

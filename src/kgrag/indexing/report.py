@@ -67,6 +67,8 @@ class IndexReport:
     (``report_model``) and fills it through :meth:`stage`; ``asdict`` of this report includes them."""
     fallbacks: dict[str, int] = field(default_factory=dict)  # other LLM work that fell back, retried next run
     problems: list[FileProblem] = field(default_factory=list)
+    notes: list[FileProblem] = field(default_factory=list)
+    """Files indexed without part of what they reference (a snippet include missing or refused)."""
     warnings: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
 

@@ -97,6 +97,10 @@ def start_index_job(
         problems = {PurePath(p["path"]).name: _reason(p["path"], p["reason"]) for p in result["problems"]}
         result["problems"] = [{"name": hosted.uploads.shown_name(n), "reason": r} for n, r in problems.items()]
         listed = files if files is not None else sorted(p for p in directory.iterdir() if p.is_file())
+        result["notes"] = [  # pages indexed without an include: named as uploads, no server path shown
+            {"name": hosted.uploads.shown_name(PurePath(n["path"]).name), "reason": _reason(n["path"], n["reason"])}
+            for n in result["notes"]
+        ]
         result["files"] = _file_outcomes(hosted, listed, problems)
         result["outcome"], result["summary"] = summary(result["files"])
         return result

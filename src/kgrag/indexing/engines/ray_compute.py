@@ -34,6 +34,7 @@ from kgrag.core.registries import Registries
 from kgrag.core.registry import Registry
 from kgrag.documents import Loader
 from kgrag.documents.loaders import LOADERS
+from kgrag.documents.snippets import current_roots, reading_within
 from kgrag.graph.types import ChunkExtraction, Extractor
 from kgrag.indexing.engines.ray_data import Batch, StageShape, ordered_map, pack, unpack
 from kgrag.indexing.prepare import ChunkPlan, PortablePlan, PreparedFile, prepare_file
@@ -42,10 +43,14 @@ from kgrag.models.embeddings import EMBEDDERS, Embedder, EmbedderFactory, create
 LOAD, EMBED, EXTRACT = "ingest (load+chunk)", "embed", "extract"
 
 
-def prepare_files(batch: Batch, cfg: DocumentsConfig, plan: PortablePlan, loaders: Registry[Loader]) -> Batch:
-    """Ray task: load (with the workspace's ``loaders``) and chunk a batch of files."""
+def prepare_files(
+    batch: Batch, cfg: DocumentsConfig, plan: PortablePlan, loaders: Registry[Loader], roots: tuple[Path, ...] = ()
+) -> Batch:
+    """Ray task: load (with the workspace's ``loaders``; snippet includes only from inside ``roots``, the
+    driver's folders being indexed) and chunk a batch of files."""
     chunk_plan = plan.plan()
-    return pack([prepare_file(Path(path), cfg, chunk_plan, loaders) for path in unpack(batch)])
+    with reading_within(roots):
+        return pack([prepare_file(Path(path), cfg, chunk_plan, loaders) for path in unpack(batch)])
 
 
 class EmbedWorker:
@@ -123,8 +128,9 @@ class RayCompute:
 
     def prepare(self, files: Sequence[Path], cfg: DocumentsConfig, plan: ChunkPlan) -> Iterator[PreparedFile]:
         yield from ordered_map(
-            self._ray, list(files), prepare_files, self.load_shape, LOAD, (cfg, PortablePlan.of(plan), self._loaders)
-        )
+            self._ray, list(files), prepare_files, self.load_shape, LOAD,
+            (cfg, PortablePlan.of(plan), self._loaders, current_roots()),
+        )  # fmt: skip
 
     def embed(self, embedder: Embedder, texts: Sequence[str], batch_size: int) -> Iterator[np.ndarray]:
         """Vectors in the local engine's model batches of ``batch_size`` texts, several per Ray batch.

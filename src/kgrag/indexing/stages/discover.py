@@ -22,6 +22,7 @@ class DiscoverReport:
     files_seen: int = 0
     files_ignored: int = 0
     files_generated: int = 0
+    files_not_pages: int = 0  # MkDocs snippet sources (read through the pages that include them)
 
 
 class DiscoverStage:
@@ -44,8 +45,9 @@ class DiscoverStage:
         own = ctx.report.stage(self.name, DiscoverReport)
         own.files_seen = len(ctx.files) + len(skipped)
         own.files_ignored, own.files_generated = passed.by_ignore_file, passed.generated
+        own.files_not_pages = passed.not_pages
         ctx.note_problems()
-        if passed.by_ignore_file or passed.generated:
+        if passed.by_ignore_file or passed.generated or passed.not_pages:
             ctx.progress.note(ignored_line(passed))
 
 
@@ -56,4 +58,6 @@ def ignored_line(passed: Ignored) -> str:
         parts.append(f"{passed.by_ignore_file} by an ignore file (documents.ignore_files)")
     if passed.generated:
         parts.append(f"{passed.generated} as templates, generated or vendored (documents.skip_generated)")
+    if passed.not_pages:
+        parts.append(f"{passed.not_pages} as MkDocs snippet files, not pages (read where pages include them)")
     return f"left out {' and '.join(parts)}, e.g. {', '.join(passed.examples[:2])}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from kgrag.core.stages import INGEST, progress_label
 from kgrag.documents.loaders import LOADERS
+from kgrag.documents.snippets import reading_within
 from kgrag.indexing.context import IndexContext
 from kgrag.indexing.ingest import Ingestor, IngestReport
 from kgrag.indexing.sync import prune
@@ -15,8 +16,9 @@ from kgrag.indexing.sync import prune
 class IngestStage:
     """Reads each discovered file unless its fingerprint and chunking are unchanged; problems are reported.
 
-    Unchanged files are found first (no read); the others are read and chunked by the run's
-    ``ctx.compute`` (inline, or on the engine's workers) and written here, one transaction per document,
+    Unchanged files (and pages none of whose snippet includes changed) are found first (no read); the
+    others are read and chunked by the run's ``ctx.compute`` (inline, or on the engine's workers; snippet
+    includes only from inside the folders being indexed) and written here, one transaction per document,
     in discovery order. Then the documents of files deleted from the indexed folders are removed (one
     transaction; ``ctx.prune``), and copies whose content left its document are read again
     (:mod:`kgrag.indexing.sync`)."""
@@ -25,6 +27,10 @@ class IngestStage:
     report_model = IngestReport
 
     def run(self, ctx: IndexContext) -> None:
+        with reading_within(ctx.paths):  # snippet includes are read only from the folders being indexed
+            self._run(ctx)
+
+    def _run(self, ctx: IndexContext) -> None:
         ingestor = Ingestor(ctx.store, ctx.config.documents, ctx.plan, ctx.registries.get(LOADERS))
         label = progress_label(self.name)
         ctx.progress.start(label, len(ctx.files))
