@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from kgrag.core.registries import Registries
+from kgrag.models.llm.base import innermost
 
 if TYPE_CHECKING:
     from kgrag.config import KgragConfig
@@ -44,19 +45,12 @@ def profile_store_key(provider: ProfiledProvider) -> str:
     return profile_key(provider.base_url, provider.model)
 
 
-def unwrapped_provider(provider: object) -> object:
-    """The provider inside recording or estimating wrappers (each exposes what it wraps as ``inner``)."""
-    while (inner := getattr(provider, "inner", None)) is not None:
-        provider = inner
-    return provider
-
-
 def load_profile(provider: ChatProvider, meta: MetaRepository, *, probe: bool) -> ServerProfile | None:
     """The stored profile of ``provider``'s server (probed afresh when ``probe`` and stale); None for providers
     that do not talk to a server."""
     from kgrag.models.llm.capabilities import ServerProfile
 
-    provider = unwrapped_provider(provider)  # type: ignore[assignment]
+    provider = innermost(provider)
     if not isinstance(provider, ProfiledProvider):
         return None
     stored = ServerProfile.from_json(meta.get(profile_store_key(provider)))
@@ -69,7 +63,7 @@ def load_profile(provider: ChatProvider, meta: MetaRepository, *, probe: bool) -
 
 def save_profile(client: LLMClient, meta: MetaRepository) -> None:
     """Keep what the run learnt about the server (called when the workspace closes, on the main thread)."""
-    inner = unwrapped_provider(client.runner.provider)
+    inner = innermost(client.runner.provider)
     if isinstance(inner, ProfiledProvider) and inner.profile_changed:
         meta.set(profile_store_key(inner), inner.profile.to_json())
         inner.profile_changed = False
