@@ -29,6 +29,7 @@ from kgrag.workspace.model_binding import (
 )
 
 if TYPE_CHECKING:  # types only: the layers below load when a part is first built (see Components)
+    from kgrag.evaluation.service import EvalService, Querying
     from kgrag.graph.build.summarize import Summarizer
     from kgrag.graph.types import Extractor
     from kgrag.indexing import ChunkPlan, IndexRegistries
@@ -133,6 +134,12 @@ class Components:
         from kgrag.retrieval.resources.reranker import rerank_resources
 
         return rerank_resources(self.query_context)
+
+    def eval_service(self, querying: Querying) -> EvalService:
+        """The evaluation service over these parts, ``querying`` and this workspace's registries."""
+        from kgrag.evaluation.service import EvalService
+
+        return EvalService(self, querying, self.registries)
 
     # -- models ----------------------------------------------------------------------------------
     @property
