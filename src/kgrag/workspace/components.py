@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # types only: the layers below load when a part is first buil
     from kgrag.models.llm import LLMClient, Prices
     from kgrag.models.rerankers import RerankResources
     from kgrag.retrieval import PipelineFactory, QueryContext
+    from kgrag.tuning import TuningService
 
 __all__ = ["META_DIMENSION", "META_MODEL", "META_WINDOW", "Components"]
 
@@ -140,6 +141,13 @@ class Components:
         from kgrag.evaluation.service import EvalService
 
         return EvalService(self, querying, self.registries)
+
+    def tuning_service(self, querying: Querying) -> TuningService:
+        """The tuning service over these parts, ``querying`` and this workspace's registries."""
+        from kgrag.tuning import TuningService
+        from kgrag.workspace.prompt_dir import WORKSPACE_PROMPTS
+
+        return TuningService(self, querying, self.registries, self.path / WORKSPACE_PROMPTS)
 
     # -- models ----------------------------------------------------------------------------------
     @property

@@ -12,14 +12,14 @@ from kgrag.evaluation.pairwise.types import PairwiseSettings
 from kgrag.evaluation.qgen import QGenResult
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
 from kgrag.evaluation.runner import RunMode, RunOptions
-from kgrag.evaluation.service import EvalRequest, EvalService, PairwiseRequest, Questions, questions_of
+from kgrag.evaluation.service import EvalRequest, EvalService, PairwiseRequest, Questions
 from kgrag.evaluation.service.qgen import GeneratorChoice
 from kgrag.evaluation.session import EvalRun, JudgeFactory
 from kgrag.evaluation.tune import TuneReport
 from kgrag.evaluation.tune_reranker import RerankerTuneReport
 from kgrag.evaluation.tune_router import RouterTuneReport
+from kgrag.tuning import TuningService
 from kgrag.workspace.components import Components
-from kgrag.workspace.eval_tuning import tune_fused_reranker, tune_lambda_of
 from kgrag.workspace.query_api import QueryAPI
 
 __all__ = ["EvalAPI", "Questions"]
@@ -34,6 +34,7 @@ class EvalAPI:
         self._parts = parts
         self._querying = querying
         self._service: EvalService = parts.eval_service(querying)
+        self._tuning: TuningService = parts.tuning_service(querying)
 
     @property
     def judge_factory(self) -> JudgeFactory:
@@ -113,16 +114,12 @@ class EvalAPI:
         holdout: float = 0.0,
         seed: int = 0,
     ) -> TuneReport:
-        """Fit λ of a λ-fused pipeline on labelled ``items`` and (``save``) store it in the workspace (see
-        :func:`kgrag.workspace.eval_tuning.tune_lambda_of`)."""
-        return tune_lambda_of(
-            self._parts, self._querying, questions_of(items), pipeline, k, save=save, holdout=holdout, seed=seed
-        )
+        """The older spelling of ``ws.tune.fusion_lambda`` (:meth:`kgrag.tuning.TuningService.fusion_lambda`)."""
+        return self._tuning.fusion_lambda(items, pipeline, k, save=save, holdout=holdout, seed=seed)
 
     def tune_reranker(self, items: Questions, *, holdout: float = 0.0, seed: int = 0) -> RerankerTuneReport:
-        """Fit the ``fused`` reranker's weights on labelled ``items`` (see
-        :func:`kgrag.workspace.eval_tuning.tune_fused_reranker`); nothing is stored."""
-        return tune_fused_reranker(self._parts, self._querying, questions_of(items), holdout=holdout, seed=seed)
+        """The older spelling of ``ws.tune.reranker`` (:meth:`kgrag.tuning.TuningService.reranker`)."""
+        return self._tuning.reranker(items, holdout=holdout, seed=seed)
 
     def tune_router(
         self,
@@ -135,20 +132,12 @@ class EvalAPI:
         cache: Path | None = None,
         on_step: Callable[[str], None] | None = None,
     ) -> RouterTuneReport:
-        """Learn ``auto``'s routing policy on labelled ``items`` (:mod:`kgrag.evaluation.tune_router`):
-        ``folds``-fold cross-validated report, and (``save``) the policy fitted on all questions stored in
-        the workspace, where ``auto`` then uses it. ``cache`` keeps per-question outcomes to resume from."""
-        from kgrag.workspace.router_tuning import tune_router
-
-        questions = questions_of(items)
-        return tune_router(self._parts, self._querying, questions, pipelines, folds, seed, save, cache, on_step)
+        """The older spelling of ``ws.tune.router`` (:meth:`kgrag.tuning.TuningService.router`)."""
+        return self._tuning.router(items, pipelines, folds=folds, seed=seed, save=save, cache=cache, on_step=on_step)
 
     def forget_router_policy(self) -> bool:
-        """Remove a stored routing policy, so ``auto`` decides by LLM or heuristics again; False if none was
-        stored."""
-        from kgrag.workspace.router_tuning import forget_policy
-
-        return forget_policy(self._parts)
+        """The older spelling of ``ws.tune.forget_router`` (:meth:`kgrag.tuning.TuningService.forget_router`)."""
+        return self._tuning.forget_router()
 
     def runs(self, kind: str | None = None) -> list[EvalRunRecord]:
         """Stored evaluation runs, newest first (``kind``: ``run`` or ``pairwise``)."""

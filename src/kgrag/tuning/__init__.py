@@ -1,0 +1,11 @@
+"""Tuning a workspace to its corpus and questions: λ of a λ-fused pipeline, the ``fused`` reranker's
+weights, ``auto``'s learned routing policy and the extraction/report prompts.
+
+:class:`TuningService` is what the workspace builds (``Components.tuning_service``) with its parts and
+registries; ``ws.tune`` is its facade.
+"""
+
+from kgrag.tuning.ports import TuneParts
+from kgrag.tuning.service import TuningService
+
+__all__ = ["TuneParts", "TuningService"]
