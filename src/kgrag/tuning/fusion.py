@@ -7,13 +7,13 @@ from dataclasses import replace
 
 from kgrag.core.errors import KgragError
 from kgrag.evaluation.datasets import QAItem
-from kgrag.evaluation.tune import WIDE, TuneReport, tune_lambda
-from kgrag.evaluation.tune_reranker import RerankerTuneReport, ScoredPool, score_pool, tune_fused_weights
 from kgrag.models.rerankers.fused import FusedReranker, FusedWeights
 from kgrag.models.rerankers.settings import FusedSettings
 from kgrag.retrieval.steps.budget import FitBudget, item_tokens
 from kgrag.retrieval.steps.paths import DEFAULT_LAMBDA, FuseLambda, lambda_key
+from kgrag.tuning.lambda_fit import WIDE, TuneReport, tune_lambda
 from kgrag.tuning.ports import Querying, TuneParts
+from kgrag.tuning.reranker_fit import RerankerTuneReport, ScoredPool, score_pool, tune_fused_weights
 
 
 def tune_lambda_of(

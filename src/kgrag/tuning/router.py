@@ -1,5 +1,5 @@
 """Learning ``auto``'s routing policy (``kgrag tune --router``) over a workspace: which pipelines, how to
-retrieve and featurise, where the policy is stored (the learning itself: :mod:`kgrag.evaluation.tune_router`)."""
+retrieve and featurise, where the policy is stored (the learning itself: :mod:`kgrag.tuning.router_fit`)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from pathlib import Path
 from kgrag.core.errors import KgragError
 from kgrag.documents import TokenCounter
 from kgrag.evaluation.datasets import QAItem
-from kgrag.evaluation.tune_router import OutcomeCache, RouterTuneReport, Scorer, collect_rows, cross_validate
 from kgrag.retrieval.requirements import enforce_requirements
 from kgrag.retrieval.steps.router_policy import POLICY_KEY, question_features
 from kgrag.tuning.ports import Querying, TuneParts
+from kgrag.tuning.router_fit import OutcomeCache, RouterTuneReport, Scorer, collect_rows, cross_validate
 
 CANDIDATES = ("rerank", "combined", "graph-mix-rerank", "hybrid", "dense", "bm25")
 """Pipelines offered to the policy when none are named: LLM-free ones that read the chunks differently

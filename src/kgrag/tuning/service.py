@@ -10,11 +10,11 @@ from pathlib import Path
 
 from kgrag.core.registries import Registries
 from kgrag.evaluation.service import Questions, questions_of
-from kgrag.evaluation.tune import TuneReport
-from kgrag.evaluation.tune_reranker import RerankerTuneReport
-from kgrag.evaluation.tune_router import RouterTuneReport
+from kgrag.tuning.lambda_fit import TuneReport
 from kgrag.tuning.ports import Querying, TuneParts
 from kgrag.tuning.prompts import PromptTuner
+from kgrag.tuning.reranker_fit import RerankerTuneReport
+from kgrag.tuning.router_fit import RouterTuneReport
 
 
 class TuningService:

@@ -15,10 +15,10 @@ from kgrag.evaluation.runner import RunMode, RunOptions
 from kgrag.evaluation.service import EvalRequest, EvalService, PairwiseRequest, Questions
 from kgrag.evaluation.service.qgen import GeneratorChoice
 from kgrag.evaluation.session import EvalRun, JudgeFactory
-from kgrag.evaluation.tune import TuneReport
-from kgrag.evaluation.tune_reranker import RerankerTuneReport
-from kgrag.evaluation.tune_router import RouterTuneReport
 from kgrag.tuning import TuningService
+from kgrag.tuning.lambda_fit import TuneReport
+from kgrag.tuning.reranker_fit import RerankerTuneReport
+from kgrag.tuning.router_fit import RouterTuneReport
 from kgrag.workspace.components import Components
 from kgrag.workspace.query_api import QueryAPI
 

@@ -7,12 +7,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from kgrag.evaluation.service import Questions
-from kgrag.evaluation.tune import TuneReport
-from kgrag.evaluation.tune_reranker import RerankerTuneReport
-from kgrag.evaluation.tune_router import RouterTuneReport
 from kgrag.graph.tune.run import TuneOptions, TuneResult
 from kgrag.graph.tune.sample import SourceText
 from kgrag.tuning import TuningService
+from kgrag.tuning.lambda_fit import TuneReport
+from kgrag.tuning.reranker_fit import RerankerTuneReport
+from kgrag.tuning.router_fit import RouterTuneReport
 
 
 class TuneAPI:
