@@ -17,8 +17,7 @@ from kgrag.config import KgragConfig
 from kgrag.core.progress import Progress, SilentProgress
 from kgrag.core.registries import Registries
 from kgrag.core.registry import Registry
-from kgrag.store import Store
-from kgrag.workspace.model_binding import (
+from kgrag.models.binding import (
     META_DIMENSION,
     META_MODEL,
     META_WINDOW,
@@ -27,6 +26,7 @@ from kgrag.workspace.model_binding import (
     record_model,
     vector_key,
 )
+from kgrag.store import Store
 
 if TYPE_CHECKING:  # types only: the layers below load when a part is first built (see Components)
     from kgrag.evaluation.service import EvalService, Querying
@@ -67,7 +67,7 @@ class Components:
         self.config = config
         self.store = store
         self.vector_key = vector_key(store, self.embedding_model_id, allow_model_change)
-        """The ``provider:model`` key vectors are read and written under (see :mod:`.model_binding`)."""
+        """The ``provider:model`` key vectors are read and written under (see :mod:`kgrag.models.binding`)."""
         self._llm_factory = llm_factory
         self._estimate_llm = estimate_llm
         self.llm_notes: list[str] = []
@@ -207,7 +207,7 @@ class Components:
         it is."""
         client = self.llm_if_configured()
         if client is not None and not self._examples_decided and self._llm_factory is None and not self._estimate_llm:
-            from kgrag.workspace.prompt_examples import decide_prompt_examples
+            from kgrag.models.llm.prompt_examples import decide_prompt_examples
 
             decide_prompt_examples(client, self.config)
             self._examples_decided = True
@@ -274,7 +274,7 @@ class Components:
         hashing embedder of the recorded dimension (vectors are not what is being estimated). Use it
         inside ``store.dry_run()``."""
         from kgrag.models.embeddings import FakeEmbedder
-        from kgrag.workspace.llm_setup import save_profile
+        from kgrag.models.llm.profile_store import save_profile
 
         if self._llm is not None:  # what this workspace's client learnt (examples or compact prompts) so far
             with self.store.transaction():
@@ -292,7 +292,7 @@ class Components:
     def close(self, *, store: bool = True) -> None:
         """Close the LLM client and (unless ``store`` is False: a variant sharing it) the store."""
         if self._llm is not None:
-            from kgrag.workspace.llm_setup import save_profile
+            from kgrag.models.llm.profile_store import save_profile
 
             try:
                 save_profile(self._llm, self.store.meta)

@@ -5,7 +5,7 @@ rejected, cut at the token limit or retried smaller. The probe extracts one unit
 (the unit of median size among the first documents, formed exactly as indexing forms it, so its reply is
 cached and the real run pays nothing more for it), through the workspace's own client, so its calls land
 in the ledger; the estimate that follows is calibrated from them
-(:func:`~kgrag.workspace.llm_setup.calibrate_assumptions`). Nothing is written but the ledger rows and
+(:func:`~kgrag.indexing.estimate_assumptions.calibrate_assumptions`). Nothing is written but the ledger rows and
 the cached replies.
 """
 
@@ -23,13 +23,13 @@ if TYPE_CHECKING:
     from kgrag.workspace.components import Components
 
 PROBE_DOCUMENTS = 8  # the sample unit is chosen among the units of this many documents
-META_SHARES = "estimate.stand_in_shares"  # "names relations": what the model returned per stand-in item
 
 
 def _record_shares(parts: Components, chunks: Sequence[ChunkRecord], extractions: Sequence[ChunkExtraction]) -> None:
     """Store how many names and relations the model returned for the probe's unit per item of the
     estimate's stand-in graph of the same text (:mod:`kgrag.graph.extract.structural`)."""
     from kgrag.graph.extract.structural import structural_items
+    from kgrag.indexing.estimate_assumptions import META_SHARES
 
     if any(x.error for x in extractions):
         return

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 from kgrag.config import CONFIG_FILE_NAME, default_toml, load_config
 from kgrag.core.errors import WorkspaceError
 from kgrag.core.registries import Registries
+from kgrag.models.binding import stored_verdict
 from kgrag.store import open_store
 from kgrag.store.registry import STORES
 from kgrag.workspace.components import META_DIMENSION, META_MODEL, META_WINDOW, Components
 from kgrag.workspace.kinds import with_registered_kinds
-from kgrag.workspace.model_binding import stored_verdict
 from kgrag.workspace.prompt_dir import with_workspace_prompts
 
 if TYPE_CHECKING:  # types only: each sub-API module is imported when its sub-API is first used

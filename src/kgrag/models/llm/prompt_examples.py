@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kgrag.models.llm.base import innermost
-from kgrag.workspace.llm_setup import ProfiledProvider, profile_store_key
+from kgrag.models.llm.profile_store import ProfiledProvider, profile_store_key
 
 if TYPE_CHECKING:
     from kgrag.config import KgragConfig
