@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus
 from kgrag.documents.provenance import SourceRef
+from kgrag.graph.lookup import Shown, chunk_sources, show
 from kgrag.workspace.components import Components
-from kgrag.workspace.lookup import Shown, chunk_sources, show
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ from kgrag.indexing import IndexContext, IndexRegistries, IndexReport, remove_do
 from kgrag.indexing.runner import pipeline_names, resolve_stages, run_stages
 from kgrag.models.llm import Estimate, LLMClient
 from kgrag.workspace.components import Components
-from kgrag.workspace.estimate_probe import probe_extraction
 from kgrag.workspace.index_lock import indexing_lock
 
 Stages = Sequence[str] | None
@@ -80,7 +79,7 @@ class IndexingAPI:
     ) -> tuple[IndexReport, Estimate]:
         """What :meth:`run` would spend on the LLM, without calling it and without changing anything.
 
-        ``probe=True`` first extracts one sample unit for real (:mod:`kgrag.workspace.estimate_probe`), so
+        ``probe=True`` first extracts one sample unit for real (:mod:`kgrag.indexing.estimate_probe`), so
         the estimate is calibrated by this model's own replies even before any run; only ledger rows and
         cached replies are written.
 
@@ -89,7 +88,7 @@ class IndexingAPI:
         (``llm.provider = none``) no stage can spend anything, so only discovery and chunking run (to
         count the new chunks): no model, no graph extraction.
         """
-        notes = probe_extraction(self._parts, [Path(p) for p in paths]) if probe else []
+        notes = self._probe([Path(p) for p in paths]) if probe else []
         estimating = self._parts.for_estimate()
         llm_free = self._parts.config.llm.provider == "none"
         with self._parts.store.dry_run():
@@ -105,6 +104,12 @@ class IndexingAPI:
             finally:
                 estimating.close(store=False)  # the store is this workspace's
         return report, estimate
+
+    def _probe(self, paths: list[Path]) -> list[str]:
+        from kgrag.documents.loaders import LOADERS
+        from kgrag.indexing.estimate_probe import probe_extraction
+
+        return probe_extraction(self._parts, self._parts.registries.get(LOADERS), paths)
 
     def reindex_embeddings(self, progress: Progress | None = None) -> IndexReport:
         """Re-embed every chunk (and graph entity) with the configured model and make it the workspace's
