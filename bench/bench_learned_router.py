@@ -18,9 +18,9 @@ from pathlib import Path
 from kgrag import Workspace
 from kgrag.documents import TokenCounter
 from kgrag.evaluation import load_dataset
-from kgrag.evaluation.tune_router import ALL, OutcomeCache, Scorer, collect_rows, render_markdown
 from kgrag.retrieval.steps.router_policy import POLICY_KEY
-from kgrag.workspace.router_tuning import fingerprint
+from kgrag.tuning.router import fingerprint
+from kgrag.tuning.router_fit import ALL, OutcomeCache, Scorer, collect_rows, render_markdown
 
 REPO = Path(__file__).resolve().parents[1]
 MEDICAL = REPO.parent / "shared" / "datasets" / "graphrag-bench-medical"

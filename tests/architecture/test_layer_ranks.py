@@ -25,11 +25,12 @@ RANKS: dict[str, int] = {
     "generation": 8,
     "indexing": 9,
     "evaluation": 9,
-    "workspace": 10,
-    "server": 11,
-    "testing": 11,
-    "cli": 12,
-    "__init__": 13,
+    "tuning": 10,
+    "workspace": 11,
+    "server": 12,
+    "testing": 12,
+    "cli": 13,
+    "__init__": 14,
 }
 
 

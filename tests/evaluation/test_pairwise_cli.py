@@ -62,7 +62,7 @@ def test_naive_run_is_titled_naive(ws: Path, tmp_path: Path) -> None:
 
 def test_alignment_regenerates_with_the_pipeline_and_its_retrieved_context(ws: Path) -> None:
     from kgrag.evaluation.pairwise.writer import PipelineWriter
-    from kgrag.workspace.eval_pairwise import _writer
+    from kgrag.evaluation.service.pairwise import _writer
 
     with Workspace.open(ws) as w:
         question = "What happened during the May 2024 outage?"

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from kgrag.core.errors import KgragError
-from kgrag.evaluation.router_tree import TreeSettings, fit_policy, leaf_choice
-from kgrag.evaluation.tune_router import AUTO, Row, assign_folds, cross_validate, render_markdown
 from kgrag.retrieval.steps.router_policy import RouterPolicy, pool_features, text_features
+from kgrag.tuning.router_fit import AUTO, Row, assign_folds, cross_validate, render_markdown
+from kgrag.tuning.router_tree import TreeSettings, fit_policy, leaf_choice
 
 PIPES = ["rerank", "graph-mix-rerank", "bm25"]
 

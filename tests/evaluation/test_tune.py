@@ -9,7 +9,7 @@ import pytest
 from kgrag.core.context import ContextItem, RetrievalResult
 from kgrag.core.errors import KgragError
 from kgrag.evaluation.datasets import QAItem
-from kgrag.evaluation.tune import split_holdout, tune_lambda
+from kgrag.tuning.lambda_fit import split_holdout, tune_lambda
 
 EVIDENCE = "Osprey firmware rollouts are staged after the incident."
 TYPES = ("Fact Retrieval",) * 6 + ("Complex Reasoning",) * 3 + ("Contextual Summarize",)

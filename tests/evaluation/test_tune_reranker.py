@@ -7,14 +7,14 @@ import pytest
 
 from kgrag.core.context import ContextItem
 from kgrag.evaluation.datasets import QAItem
-from kgrag.evaluation.tune_reranker import (
+from kgrag.models.rerankers.fused import FusedWeights
+from kgrag.tuning.reranker_fit import (
     ScoredPool,
     coordinate_ascent,
     pool_recall,
     score_pool,
     tune_fused_weights,
 )
-from kgrag.models.rerankers.fused import FusedWeights
 
 ZERO = FusedWeights(0.0, 0.0, 0.0, 0.0, 0.0)
 

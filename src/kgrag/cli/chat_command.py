@@ -21,8 +21,8 @@ from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspac
 from kgrag.core.errors import KgragError
 
 if TYPE_CHECKING:
+    from kgrag.generation.conversation import ConversationReply
     from kgrag.workspace import Workspace
-    from kgrag.workspace.conversation_api import ConversationReply
 
 PROMPT = "you> "
 

@@ -20,8 +20,8 @@ from kgrag.core.errors import KgragError
 if TYPE_CHECKING:
     from kgrag.documents.provenance import SourceRef
     from kgrag.evaluation.datasets import QAItem
-    from kgrag.evaluation.tune import TuneReport
-    from kgrag.evaluation.tune_reranker import RerankerTuneReport
+    from kgrag.tuning.lambda_fit import TuneReport
+    from kgrag.tuning.reranker_fit import RerankerTuneReport
     from kgrag.workspace import QueryResponse
     from kgrag.workspace.query_api import PipelineOutcome
 

@@ -12,7 +12,7 @@ from kgrag.cli.options import open_workspace
 from kgrag.cli.progress import console_progress
 from kgrag.core.errors import KgragError
 from kgrag.evaluation.datasets import QAItem
-from kgrag.evaluation.tune_router import ALL, AUTO, RouterTuneReport
+from kgrag.tuning.router_fit import ALL, AUTO, RouterTuneReport
 
 
 def run_router_tuning(

@@ -22,13 +22,13 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from kgrag.generation.conversation import ConversationReply
 from kgrag.generation.rewrite import Turn
 from kgrag.server.deps import CallerDep
 from kgrag.server.errors import ApiError
 from kgrag.server.routes_query import QueryResult, check_question, to_result
 from kgrag.server.state import HostedWorkspace, server_state
 from kgrag.server.streams import Event, EventShapes, event_stream
-from kgrag.workspace.conversation_api import ConversationReply
 
 router = APIRouter(tags=["openai"])
 

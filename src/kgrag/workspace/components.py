@@ -17,8 +17,7 @@ from kgrag.config import KgragConfig
 from kgrag.core.progress import Progress, SilentProgress
 from kgrag.core.registries import Registries
 from kgrag.core.registry import Registry
-from kgrag.store import Store
-from kgrag.workspace.model_binding import (
+from kgrag.models.binding import (
     META_DIMENSION,
     META_MODEL,
     META_WINDOW,
@@ -27,8 +26,10 @@ from kgrag.workspace.model_binding import (
     record_model,
     vector_key,
 )
+from kgrag.store import Store
 
 if TYPE_CHECKING:  # types only: the layers below load when a part is first built (see Components)
+    from kgrag.evaluation.service import EvalService, Querying
     from kgrag.graph.build.summarize import Summarizer
     from kgrag.graph.types import Extractor
     from kgrag.indexing import ChunkPlan, IndexRegistries
@@ -36,6 +37,7 @@ if TYPE_CHECKING:  # types only: the layers below load when a part is first buil
     from kgrag.models.llm import LLMClient, Prices
     from kgrag.models.rerankers import RerankResources
     from kgrag.retrieval import PipelineFactory, QueryContext
+    from kgrag.tuning import TuningService
 
 __all__ = ["META_DIMENSION", "META_MODEL", "META_WINDOW", "Components"]
 
@@ -65,7 +67,7 @@ class Components:
         self.config = config
         self.store = store
         self.vector_key = vector_key(store, self.embedding_model_id, allow_model_change)
-        """The ``provider:model`` key vectors are read and written under (see :mod:`.model_binding`)."""
+        """The ``provider:model`` key vectors are read and written under (see :mod:`kgrag.models.binding`)."""
         self._llm_factory = llm_factory
         self._estimate_llm = estimate_llm
         self.llm_notes: list[str] = []
@@ -134,6 +136,19 @@ class Components:
 
         return rerank_resources(self.query_context)
 
+    def eval_service(self, querying: Querying) -> EvalService:
+        """The evaluation service over these parts, ``querying`` and this workspace's registries."""
+        from kgrag.evaluation.service import EvalService
+
+        return EvalService(self, querying, self.registries)
+
+    def tuning_service(self, querying: Querying) -> TuningService:
+        """The tuning service over these parts, ``querying`` and this workspace's registries."""
+        from kgrag.tuning import TuningService
+        from kgrag.workspace.prompt_dir import WORKSPACE_PROMPTS
+
+        return TuningService(self, querying, self.registries, self.path / WORKSPACE_PROMPTS)
+
     # -- models ----------------------------------------------------------------------------------
     @property
     def embedding_model_id(self) -> str:
@@ -192,7 +207,7 @@ class Components:
         it is."""
         client = self.llm_if_configured()
         if client is not None and not self._examples_decided and self._llm_factory is None and not self._estimate_llm:
-            from kgrag.workspace.prompt_examples import decide_prompt_examples
+            from kgrag.models.llm.prompt_examples import decide_prompt_examples
 
             decide_prompt_examples(client, self.config)
             self._examples_decided = True
@@ -259,7 +274,7 @@ class Components:
         hashing embedder of the recorded dimension (vectors are not what is being estimated). Use it
         inside ``store.dry_run()``."""
         from kgrag.models.embeddings import FakeEmbedder
-        from kgrag.workspace.llm_setup import save_profile
+        from kgrag.models.llm.profile_store import save_profile
 
         if self._llm is not None:  # what this workspace's client learnt (examples or compact prompts) so far
             with self.store.transaction():
@@ -277,7 +292,7 @@ class Components:
     def close(self, *, store: bool = True) -> None:
         """Close the LLM client and (unless ``store`` is False: a variant sharing it) the store."""
         if self._llm is not None:
-            from kgrag.workspace.llm_setup import save_profile
+            from kgrag.models.llm.profile_store import save_profile
 
             try:
                 save_profile(self._llm, self.store.meta)

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 from kgrag.config import CONFIG_FILE_NAME, default_toml, load_config
 from kgrag.core.errors import WorkspaceError
 from kgrag.core.registries import Registries
+from kgrag.models.binding import stored_verdict
 from kgrag.store import open_store
 from kgrag.store.registry import STORES
 from kgrag.workspace.components import META_DIMENSION, META_MODEL, META_WINDOW, Components
 from kgrag.workspace.kinds import with_registered_kinds
-from kgrag.workspace.model_binding import stored_verdict
 from kgrag.workspace.prompt_dir import with_workspace_prompts
 
 if TYPE_CHECKING:  # types only: each sub-API module is imported when its sub-API is first used
@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # types only: each sub-API module is imported when its sub-AP
     from kgrag.models.llm import Estimate, LedgerSummary
     from kgrag.retrieval import PipelineFactory
     from kgrag.store import Store
+    from kgrag.tuning import TuningService
     from kgrag.workspace.communities_api import CommunitiesAPI
     from kgrag.workspace.conversation_api import ConversationAPI
     from kgrag.workspace.denoise_api import DenoiseAPI
@@ -49,6 +50,7 @@ if TYPE_CHECKING:  # types only: each sub-API module is imported when its sub-AP
     from kgrag.workspace.indexing_api import IndexingAPI
     from kgrag.workspace.prompt_tune_api import PromptTuneAPI
     from kgrag.workspace.query_api import QueryAPI
+    from kgrag.workspace.tune_api import TuneAPI
     from kgrag.workspace.usage_api import UsageAPI
 
 DB_FILE_NAME = "kgrag.sqlite3"
@@ -128,10 +130,20 @@ class Workspace:
         return UsageAPI(self.components)
 
     @cached_property
+    def tune(self) -> TuneAPI:
+        from kgrag.workspace.tune_api import TuneAPI
+
+        return TuneAPI(self._tuning)
+
+    @cached_property
     def prompt_tune(self) -> PromptTuneAPI:
         from kgrag.workspace.prompt_tune_api import PromptTuneAPI
 
-        return PromptTuneAPI(self.components)
+        return PromptTuneAPI(self._tuning.prompts)
+
+    @cached_property
+    def _tuning(self) -> TuningService:
+        return self.components.tuning_service(self.querying)
 
     # -- lifecycle -------------------------------------------------------------------------------
     @classmethod

@@ -9,12 +9,12 @@ from pathlib import Path
 from kgrag.core.progress import Progress, SilentProgress
 from kgrag.core.stages import EXTRACT
 from kgrag.indexing import IndexContext, IndexRegistries, IndexReport, remove_documents, run_pipeline
-from kgrag.indexing.runner import resolve_stages, run_stages
-from kgrag.models.llm import Estimate
+from kgrag.indexing.runner import pipeline_names, resolve_stages, run_stages
+from kgrag.models.llm import Estimate, LLMClient
 from kgrag.workspace.components import Components
-from kgrag.workspace.estimate_probe import probe_extraction
 from kgrag.workspace.index_lock import indexing_lock
 
+Stages = Sequence[str] | None
 LEXICAL_ONLY = "fast"  # discover, ingest (load + chunk), finalize: what an estimate without an LLM runs
 NO_LLM = ("no LLM is configured (llm.provider = none): indexing makes no LLM calls",)
 
@@ -45,21 +45,41 @@ class IndexingAPI:
         cost nothing, and a killed or failed run resumes where it stopped. The folders end up indexed as
         they are: documents of files deleted from them are removed (unless ``prune`` is False), a moved file
         keeps its document, and a copy of an indexed file is recorded, not stored twice. With ``llm.batch``
-        the LLM calls go through the Batch API first (:mod:`kgrag.workspace.batch_indexing`)."""
+        the LLM calls go through the Batch API first (:mod:`kgrag.indexing.batch_mode`)."""
         progress = progress or SilentProgress()
+        files = [Path(p) for p in paths]
         with indexing_lock(self._parts.path, self._parts.store, progress):
             if self._parts.config.llm.batch:
-                from kgrag.workspace.batch_indexing import run_batched
+                return self._run_batched(files, progress, pipeline, engine, prune)
+            return run_parts(self._parts, files, progress, pipeline, engine, prune)
 
-                return run_batched(self._parts, [Path(p) for p in paths], progress, pipeline, engine, prune)
-            return run_parts(self._parts, [Path(p) for p in paths], progress, pipeline, engine, prune)
+    def _run_batched(
+        self, files: list[Path], progress: Progress, pipeline: str | None, engine: str | None, prune: bool
+    ) -> IndexReport:
+        from kgrag.indexing.batch_mode import BatchJob, run_batched
+
+        parts = self._parts
+
+        def client() -> LLMClient:
+            made = parts.llm()  # first: it fits the config to the server's window
+            parts.llm_for_indexing()  # prompts sized to the model by a live probe, before any request is collected
+            return made
+
+        def run(name: str | None, on: str | None, note: Progress, *, stages: Stages = None) -> IndexReport:
+            return run_parts(parts, files, note, name, on, prune, stages=stages)
+
+        def names(name: str) -> list[str]:
+            return pipeline_names(name, parts.index_registries)
+
+        job = BatchJob(parts.store, parts.config.llm, client, names, run)
+        return run_batched(job, pipeline or parts.config.indexing.pipeline, engine, progress)
 
     def estimate(
         self, paths: Sequence[Path | str], progress: Progress | None = None, *, probe: bool = False
     ) -> tuple[IndexReport, Estimate]:
         """What :meth:`run` would spend on the LLM, without calling it and without changing anything.
 
-        ``probe=True`` first extracts one sample unit for real (:mod:`kgrag.workspace.estimate_probe`), so
+        ``probe=True`` first extracts one sample unit for real (:mod:`kgrag.indexing.estimate_probe`), so
         the estimate is calibrated by this model's own replies even before any run; only ledger rows and
         cached replies are written.
 
@@ -68,7 +88,7 @@ class IndexingAPI:
         (``llm.provider = none``) no stage can spend anything, so only discovery and chunking run (to
         count the new chunks): no model, no graph extraction.
         """
-        notes = probe_extraction(self._parts, [Path(p) for p in paths]) if probe else []
+        notes = self._probe([Path(p) for p in paths]) if probe else []
         estimating = self._parts.for_estimate()
         llm_free = self._parts.config.llm.provider == "none"
         with self._parts.store.dry_run():
@@ -84,6 +104,12 @@ class IndexingAPI:
             finally:
                 estimating.close(store=False)  # the store is this workspace's
         return report, estimate
+
+    def _probe(self, paths: list[Path]) -> list[str]:
+        from kgrag.documents.loaders import LOADERS
+        from kgrag.indexing.estimate_probe import probe_extraction
+
+        return probe_extraction(self._parts, self._parts.registries.get(LOADERS), paths)
 
     def reindex_embeddings(self, progress: Progress | None = None) -> IndexReport:
         """Re-embed every chunk (and graph entity) with the configured model and make it the workspace's

@@ -7,11 +7,14 @@ and each attempt is visible in the ledger.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from kgrag.core.errors import ModelError
 from kgrag.core.llm_types import ChatRequest, ChatResponse
 from kgrag.store.base import LLMCacheRepository, UsageLedgerRepository
+
+if TYPE_CHECKING:
+    from kgrag.models.llm.batch_api import BatchAPI
 
 
 class ProviderError(ModelError):
@@ -45,6 +48,37 @@ class ChatProvider(Protocol):
     def complete(self, request: ChatRequest) -> ChatResponse: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class WrappingProvider(Protocol):
+    """A provider standing in front of another one (recording, estimating): it names the one it wraps."""
+
+    @property
+    def inner(self) -> ChatProvider: ...
+
+
+def innermost(provider: ChatProvider) -> ChatProvider:
+    """The provider that talks to the server, inside any :class:`WrappingProvider` layers."""
+    while isinstance(provider, WrappingProvider):
+        provider = provider.inner
+    return provider
+
+
+@runtime_checkable
+class BatchCapable(Protocol):
+    """A provider whose server also takes requests through a Batch API (``kgrag index --batch``): it says
+    how one request looks on the wire and opens the Batch API with its own endpoint and key."""
+
+    def wire_body(self, request: ChatRequest) -> dict[str, Any]: ...
+
+    def batch_api(self) -> BatchAPI: ...
+
+
+def batch_capability(provider: ChatProvider) -> BatchCapable | None:
+    """The batch-capable provider behind ``provider`` (through any wrappers), or None when it has none."""
+    found = innermost(provider)
+    return found if isinstance(found, BatchCapable) else None
 
 
 # The cache and ledger the client writes to are store repositories (persistent in a workspace; the

@@ -61,6 +61,7 @@ class BatchCollector:
     collected: dict[str, Deferred] = field(default_factory=dict)
     families: set[str] = field(default_factory=set)
     skipped: int = 0
+    stopped_at_barrier: bool = False  # the round ended at a barrier, not at the end of the pipeline
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def defer(self, deferred: Deferred) -> None:

@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -51,6 +52,7 @@ from kgrag.models.llm.structured import (
 )
 
 if TYPE_CHECKING:
+    from kgrag.models.llm.batch_collect import BatchCollector
     from kgrag.prompts.loader import Prompt
 
 M = TypeVar("M", bound=BaseModel)
@@ -136,6 +138,15 @@ class LLMClient:
         """True in a batch collect round: a reply that is not cached is deferred, not fetched (callers skip
         their own retries of such items; see :mod:`kgrag.models.llm.batch_collect`)."""
         return self.runner.collector is not None
+
+    @contextmanager
+    def collecting(self, collector: BatchCollector) -> Iterator[None]:
+        """During the block this client is in a batch collect round: a miss goes to ``collector``."""
+        before, self.runner.collector = self.runner.collector, collector
+        try:
+            yield
+        finally:
+            self.runner.collector = before
 
     def checkpoint(self) -> None:
         """Say that the requests after this point are built from the replies of those before it. In a batch

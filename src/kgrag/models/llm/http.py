@@ -37,6 +37,8 @@ from kgrag.models.llm.retry import parse_retry_after
 if TYPE_CHECKING:
     import httpx
 
+    from kgrag.models.llm.batch_api import BatchAPI
+
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 MIN_REPLY_TOKENS = 64  # below this a shrunk max_tokens leaves no room for a useful reply
 _PROMPT_IN_ERROR = re.compile(r"(\d+) in the messages|(\d+) in your prompt|prompt (?:has|is) (\d+) tokens", re.I)
@@ -79,6 +81,8 @@ class OpenAICompatibleProvider:
                 {"Authorization": f"Bearer {api_key}"} if api_key_header == "bearer" else {"api-key": api_key}
             )
         self.base_url = base_url.rstrip("/")
+        self._api_key = api_key
+        self._api_key_header: Literal["bearer", "api-key"] = api_key_header
         self._api_key_env = api_key_env
         self._timeout_s = timeout_s
         self._httpx = httpx
@@ -132,6 +136,12 @@ class OpenAICompatibleProvider:
         if reply.text:
             sink(reply.text)
         return reply
+
+    def batch_api(self) -> BatchAPI:
+        """The Batch API (``/files``, ``/batches``) of this provider's server, with the same key."""
+        from kgrag.models.llm.batch_api import BatchAPI as Api
+
+        return Api(self.base_url, self._api_key, api_key_header=self._api_key_header, timeout_s=self._timeout_s)
 
     def wire_body(self, request: ChatRequest) -> dict[str, Any]:
         """The JSON body :meth:`complete` would send first (the JSON mode this server takes): a batch line's body."""

@@ -14,7 +14,6 @@ import os
 from kgrag.config import LLMConfig
 from kgrag.core.errors import ConfigError
 from kgrag.models.llm.base import ChatProvider
-from kgrag.models.llm.batch_api import BatchAPI
 from kgrag.models.llm.http import OpenAICompatibleProvider
 from kgrag.models.llm.none import NoneProvider
 from kgrag.models.llm.scripted import ScriptedProvider
@@ -43,14 +42,4 @@ def openai_provider(cfg: LLMConfig) -> ChatProvider:
         max_connections=cfg.max_concurrency,
         json_mode=cfg.json_mode,
         model=cfg.model,
-    )
-
-
-def openai_batch_api(cfg: LLMConfig) -> BatchAPI:
-    """The Batch API (``/files``, ``/batches``) of the ``openai`` provider's server, with the same key."""
-    return BatchAPI(
-        cfg.base_url,
-        os.environ.get(cfg.api_key_env) or None,
-        api_key_header=cfg.api_key_header,
-        timeout_s=cfg.timeout_s,
     )

@@ -1,6 +1,6 @@
 """A learned routing policy for ``auto``: question features → pipeline, as a small decision tree stored as data.
 
-``kgrag tune --router`` fits the tree on labelled questions (:mod:`kgrag.evaluation.tune_router`) and
+``kgrag tune --router`` fits the tree on labelled questions (:mod:`kgrag.tuning.router_fit`) and
 stores it as JSON in the workspace's meta table under :data:`POLICY_KEY`; ``auto`` then routes by it
 instead of its cue-word heuristics, and its trace names the rule that fired. Nothing here is pickled or
 evaluated: a node is either a split (``feature``, ``threshold``, ``le``/``gt`` children) or a leaf

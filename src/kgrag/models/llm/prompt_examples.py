@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kgrag.workspace.llm_setup import ProfiledProvider, profile_store_key, unwrapped_provider
+from kgrag.models.llm.base import innermost
+from kgrag.models.llm.profile_store import ProfiledProvider, profile_store_key
 
 if TYPE_CHECKING:
     from kgrag.config import KgragConfig
@@ -28,7 +29,7 @@ def apply_prompt_examples(client: LLMClient, config: KgragConfig, store: Store) 
     if mode != "auto":
         client.use_examples(mode == "always")
         return
-    provider = unwrapped_provider(client.runner.provider)
+    provider = innermost(client.runner.provider)
     if not isinstance(provider, ProfiledProvider):
         return
     profile = provider.profile
@@ -45,7 +46,7 @@ def decide_prompt_examples(client: LLMClient, config: KgragConfig) -> None:
     (an unanswered probe leaves the examples on and undecided, to ask again next run)."""
     if config.llm.prompt_examples != "auto":
         return
-    provider = unwrapped_provider(client.runner.provider)
+    provider = innermost(client.runner.provider)
     if not isinstance(provider, ProfiledProvider) or provider.profile.examples is not None:
         return
     from kgrag.models.llm.examples_probe import needs_examples

@@ -1,4 +1,4 @@
-"""``ws.documents.show(ID)``: what an id in an answer, a trace or ``--json`` output stands for.
+"""What an id in an answer, a trace or ``--json`` output stands for (``ws.documents.show(ID)``, ``kgrag show``).
 
 Answers cite chunk ids, graph pipelines return entity and relation ids, ``kgrag status --documents`` lists
 document ids: this resolves any of them (or a document's file path) to its text with its source, so a

@@ -1,55 +1,44 @@
-"""``ws.eval.pairwise``: answer questions with two pipelines and compare the answers with a pairwise judge
-(unbiased or two-pass), stored as a ``pairwise`` run."""
+"""Pairwise evaluation (``ws.eval.pairwise``): answer questions with two pipelines and compare the answers
+with a pairwise judge (unbiased or two-pass), stored as a ``pairwise`` run."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from kgrag.core.errors import KgragError
 from kgrag.core.eval_records import EvalRunRecord
+from kgrag.core.registries import Registries
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.judges.base import JUDGES
 from kgrag.evaluation.pairwise.collect import aa_check as run_aa_check
 from kgrag.evaluation.pairwise.collect import answer_pairs, pairwise_scores, pairwise_settings
-from kgrag.evaluation.pairwise.types import AnswerWriter, PairwiseSettings
+from kgrag.evaluation.pairwise.types import AnswerWriter
 from kgrag.evaluation.pairwise.writer import pipeline_writer
+from kgrag.evaluation.service.ports import EvalParts, Querying
+from kgrag.evaluation.service.requests import PairwiseRequest
 from kgrag.evaluation.session import JudgeFactory, judge_setup, new_eval_id, pick
 from kgrag.generation import QueryResponse
-from kgrag.workspace.components import Components
-from kgrag.workspace.query_api import QueryAPI
-
-
-@dataclass(frozen=True)
-class PairwiseRequest:
-    """What to compare: pipelines ``a`` and ``b`` under ``judge`` (settings default to the config), at
-    ``k`` items, with an A/A check (A's answers on both sides) when ``aa_check``."""
-
-    a: str
-    b: str
-    judge: str = "unbiased"
-    settings: PairwiseSettings | None = None
-    k: int | None = None
-    dataset: str = ""
-    aa_check: bool = False
 
 
 def pairwise_run(
-    parts: Components,
-    querying: QueryAPI,
+    parts: EvalParts,
+    querying: Querying,
+    registries: Registries,
     judge_factory: JudgeFactory,
     items: list[QAItem],
     req: PairwiseRequest,
     on_question: Callable[[], None] | None = None,
 ) -> EvalRunRecord:
-    """Length alignment regenerates an answer with its pipeline's own generation step from the context it
-    retrieved (:func:`_writer`); the judge's rewrite is the fallback."""
+    """Compare the answers of ``req.a`` and ``req.b`` on ``items`` with ``req.judge`` (from ``registries``)
+    and store the run. Length alignment regenerates an answer with its pipeline's own generation step from
+    the context it retrieved (:func:`_writer`); the judge's rewrite is the fallback."""
     config = parts.config
     setup = judge_setup(config, judge_factory)
     if setup is None:
         raise KgragError("pairwise judging needs an LLM judge: set llm.provider (see docs/llm.md)")
-    judge_obj = pick(parts.registries.get(JUDGES), [req.judge], "judge")[req.judge]
+    judge_obj = pick(registries.get(JUDGES), [req.judge], "judge")[req.judge]
     if not hasattr(judge_obj, "compare"):
         raise KgragError(f"judge {req.judge!r} scores single answers; use `kgrag eval run --judge {req.judge}`")
     chosen = req.settings or pairwise_settings(config.evaluation)
@@ -82,7 +71,7 @@ def pairwise_run(
 
 
 def _writer(
-    parts: Components, querying: QueryAPI, pipeline: str, question: str, response: QueryResponse
+    parts: EvalParts, querying: Querying, pipeline: str, question: str, response: QueryResponse
 ) -> AnswerWriter | None:
     """``pipeline``'s own generation step for ``question``, over the context it retrieved."""
     ctx = parts.query_context

@@ -1,5 +1,5 @@
-"""Fitting a workspace's tunable knobs on labelled questions: λ of a λ-fused pipeline (``kgrag tune``)
-and the ``fused`` reranker's weights (``kgrag tune-reranker``); ``ws.eval.tune*`` call these."""
+"""Fitting retrieval's knobs on labelled questions: λ of a λ-fused pipeline (``kgrag tune``) and the
+``fused`` reranker's weights (``kgrag tune-reranker``)."""
 
 from __future__ import annotations
 
@@ -7,19 +7,18 @@ from dataclasses import replace
 
 from kgrag.core.errors import KgragError
 from kgrag.evaluation.datasets import QAItem
-from kgrag.evaluation.tune import WIDE, TuneReport, tune_lambda
-from kgrag.evaluation.tune_reranker import RerankerTuneReport, ScoredPool, score_pool, tune_fused_weights
 from kgrag.models.rerankers.fused import FusedReranker, FusedWeights
 from kgrag.models.rerankers.settings import FusedSettings
 from kgrag.retrieval.steps.budget import FitBudget, item_tokens
 from kgrag.retrieval.steps.paths import DEFAULT_LAMBDA, FuseLambda, lambda_key
-from kgrag.workspace.components import Components
-from kgrag.workspace.query_api import QueryAPI
+from kgrag.tuning.lambda_fit import WIDE, TuneReport, tune_lambda
+from kgrag.tuning.ports import Querying, TuneParts
+from kgrag.tuning.reranker_fit import RerankerTuneReport, ScoredPool, score_pool, tune_fused_weights
 
 
 def tune_lambda_of(
-    parts: Components,
-    querying: QueryAPI,
+    parts: TuneParts,
+    querying: Querying,
     items: list[QAItem],
     pipeline: str = "paths",
     k: int = 5,
@@ -54,7 +53,7 @@ def tune_lambda_of(
 
 
 def tune_fused_reranker(
-    parts: Components, querying: QueryAPI, items: list[QAItem], *, holdout: float = 0.0, seed: int = 0
+    parts: TuneParts, querying: Querying, items: list[QAItem], *, holdout: float = 0.0, seed: int = 0
 ) -> RerankerTuneReport:
     """Fit the ``fused`` reranker's weights on labelled ``items`` over the ``rerank`` pipeline's pool
     (hybrid search cut to its pool, hydrated), at that pipeline's k and context budget. Nothing is

@@ -34,8 +34,8 @@ from kgrag.core.context import RetrievalResult
 from kgrag.core.errors import KgragError
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.recall import evidence_recall
-from kgrag.evaluation.router_tree import TreeSettings, fit_policy
 from kgrag.retrieval.steps.router_policy import RouterPolicy
+from kgrag.tuning.router_tree import TreeSettings, fit_policy
 
 AUTO = "auto"
 ALL = "All"

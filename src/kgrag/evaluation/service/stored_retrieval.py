@@ -15,7 +15,7 @@ from kgrag.core.eval_records import EvalRunRecord, EvalScore
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
 from kgrag.evaluation.session import EvalRun, finish, new_eval_id
-from kgrag.store.base import Store
+from kgrag.store import Store
 
 RETRIEVAL_LABEL = "retrieval"
 

@@ -28,8 +28,8 @@ from kgrag.core.context import ContextItem
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.recall import evidence_recall
 from kgrag.evaluation.stats.intervals import Bootstrap, paired
-from kgrag.evaluation.tune import mean_by_type, split_holdout
 from kgrag.models.rerankers.fused import FusedReranker, FusedWeights, fused_features
+from kgrag.tuning.lambda_fit import mean_by_type, split_holdout
 
 GRID = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1.0)
 MAX_ROUNDS = 4

@@ -1,4 +1,4 @@
-"""``ws.eval.qgen``: question generation over this workspace, with or without an LLM.
+"""Question generation over a workspace (``ws.eval.qgen``) over this workspace, with or without an LLM.
 
 ``llm="none"`` (or ``"auto"`` without a configured LLM) generates known-item questions from the chunks
 with spaCy (:mod:`kgrag.evaluation.qgen.known_item`); otherwise the configured LLM generates them from the
@@ -17,15 +17,15 @@ from kgrag.evaluation.qgen import QGenResult, generate_questions
 from kgrag.evaluation.qgen.cloze import Passage
 from kgrag.evaluation.qgen.known_item import LLM_FREE_KINDS, known_item_questions
 from kgrag.evaluation.qgen.sources import SourceSampler
+from kgrag.evaluation.service.ports import EvalParts
 from kgrag.graph.extract.nlp import SpacyExtractor
 from kgrag.models.llm import LLMClient
-from kgrag.workspace.components import Components
 
 GeneratorChoice = Literal["auto", "none", "config"]
 LLM_KINDS_DEFAULT = ("node", "edge", "subgraph", "single-fact")
 
 
-def uses_llm(parts: Components, llm: GeneratorChoice) -> bool:
+def uses_llm(parts: EvalParts, llm: GeneratorChoice) -> bool:
     """Whether this choice generates with the configured LLM (``auto``: when one is configured)."""
     configured = parts.config.llm.provider != "none"
     if llm == "config" and not configured:
@@ -33,13 +33,13 @@ def uses_llm(parts: Components, llm: GeneratorChoice) -> bool:
     return llm == "config" or (llm == "auto" and configured)
 
 
-def default_kinds(parts: Components, llm: GeneratorChoice) -> tuple[str, ...]:
+def default_kinds(parts: EvalParts, llm: GeneratorChoice) -> tuple[str, ...]:
     """The kinds generated when none are named."""
     return LLM_KINDS_DEFAULT if uses_llm(parts, llm) else LLM_FREE_KINDS
 
 
 def generate(
-    parts: Components,
+    parts: EvalParts,
     kinds: Sequence[str],
     per_kind: int,
     *,

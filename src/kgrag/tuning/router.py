@@ -1,4 +1,5 @@
-"""The workspace side of ``kgrag tune --router``: which pipelines, how to retrieve and featurise, where to store."""
+"""Learning ``auto``'s routing policy (``kgrag tune --router``) over a workspace: which pipelines, how to
+retrieve and featurise, where the policy is stored (the learning itself: :mod:`kgrag.tuning.router_fit`)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,10 @@ from pathlib import Path
 from kgrag.core.errors import KgragError
 from kgrag.documents import TokenCounter
 from kgrag.evaluation.datasets import QAItem
-from kgrag.evaluation.tune_router import OutcomeCache, RouterTuneReport, Scorer, collect_rows, cross_validate
 from kgrag.retrieval.requirements import enforce_requirements
 from kgrag.retrieval.steps.router_policy import POLICY_KEY, question_features
-from kgrag.workspace.components import Components
-from kgrag.workspace.query_api import QueryAPI
+from kgrag.tuning.ports import Querying, TuneParts
+from kgrag.tuning.router_fit import OutcomeCache, RouterTuneReport, Scorer, collect_rows, cross_validate
 
 CANDIDATES = ("rerank", "combined", "graph-mix-rerank", "hybrid", "dense", "bm25")
 """Pipelines offered to the policy when none are named: LLM-free ones that read the chunks differently
@@ -22,7 +22,7 @@ are left out."""
 ROUTERS = {"auto"}
 
 
-def candidate_pipelines(parts: Components, querying: QueryAPI, names: Sequence[str] | None) -> list[str]:
+def candidate_pipelines(parts: TuneParts, querying: Querying, names: Sequence[str] | None) -> list[str]:
     """The named pipelines (each must exist and be able to run here), or the runnable :data:`CANDIDATES`."""
     ctx = parts.query_context
     chosen: list[str] = []
@@ -42,7 +42,7 @@ def candidate_pipelines(parts: Components, querying: QueryAPI, names: Sequence[s
     return chosen
 
 
-def fingerprint(parts: Components) -> str:
+def fingerprint(parts: TuneParts) -> str:
     """What the cached outcomes depend on besides the question: the index's sizes and the retrieval and
     rerank settings (a re-index or a changed setting scores the questions again)."""
     store = parts.store
@@ -64,8 +64,8 @@ def fingerprint(parts: Components) -> str:
 
 
 def tune_router(
-    parts: Components,
-    querying: QueryAPI,
+    parts: TuneParts,
+    querying: Querying,
     items: list[QAItem],
     pipelines: Sequence[str] | None,
     folds: int,
@@ -74,7 +74,9 @@ def tune_router(
     cache: Path | None,
     on_step: Callable[[str], None] | None,
 ) -> RouterTuneReport:
-    """See :meth:`kgrag.workspace.eval_api.EvalAPI.tune_router`."""
+    """Learn the policy on ``items`` over ``pipelines`` (None: the runnable :data:`CANDIDATES`), with a
+    ``folds``-fold cross-validated report; ``save`` stores the policy fitted on all questions, where
+    ``auto`` then uses it; ``cache`` keeps per-question outcomes to resume from."""
     querying.require_chunks()
     if not any(item.evidence for item in items):
         raise KgragError("no question in the dataset has evidence to tune against")
@@ -98,8 +100,8 @@ def tune_router(
     return report
 
 
-def forget_policy(parts: Components) -> bool:
-    """See :meth:`kgrag.workspace.eval_api.EvalAPI.forget_router_policy`."""
+def forget_policy(parts: TuneParts) -> bool:
+    """Remove a stored routing policy (``auto`` decides by LLM or heuristics again); False if none was."""
     if not parts.store.meta.get(POLICY_KEY):
         return False
     with parts.store.transaction():

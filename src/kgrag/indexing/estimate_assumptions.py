@@ -1,0 +1,93 @@
+"""What an estimate (``kgrag index --estimate``) assumes about the LLM's replies for a workspace: the
+indexing pipeline's stages, the stand-in graph's shares the last ``--probe`` measured, and reply sizes and
+rates calibrated by the workspace's own ledger where it has real calls."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from kgrag.core.registries import Registries
+
+if TYPE_CHECKING:
+    from kgrag.config import KgragConfig
+    from kgrag.models.llm import EstimateAssumptions
+    from kgrag.models.llm.estimate import StagePrediction
+    from kgrag.store.base import Store
+
+META_SHARES = "estimate.stand_in_shares"  # "names relations": what the model returned per stand-in item
+
+# Per-distinct-name rate of the summaries entity merges redo (merged descriptions an estimate's stand-in
+# graph does not have), measured on the sample corpus with the realistic scripted responder
+# (bench/bench_estimate.py). Community reports, merge confirmations and reflection batches are counted on
+# the stand-in graph (kgrag.graph.extract.structural), not predicted.
+RESUMMARIES_PER_NAME = 0.023
+
+
+def _stage_predictions(config: KgragConfig, stages: Sequence[str]) -> tuple[StagePrediction, ...]:
+    from kgrag.models.llm.estimate import StagePrediction
+
+    if "resolve" not in stages:
+        return ()
+    summary = config.graph.max_description_tokens
+    return (StagePrediction("summaries after merges", RESUMMARIES_PER_NAME, summary + 200, summary, "denoise.resolve"),)
+
+
+def estimate_assumptions_for(
+    config: KgragConfig, store: Store, registries: Registries | None = None
+) -> EstimateAssumptions:
+    """The estimate's assumptions for ``config`` and its indexing pipeline (``indexing.pipeline``, the one an
+    index run uses), calibrated by the workspace's own ledger where it has real calls."""
+    from kgrag.indexing.registries import INDEX_PIPELINES
+    from kgrag.models.llm import estimate_assumptions
+
+    graph = config.graph
+    base = estimate_assumptions(config.llm, graph.max_description_tokens, gleaning=graph.gleaning)
+    name = config.indexing.pipeline
+    pipelines = (registries or Registries()).get(INDEX_PIPELINES)
+    entry = pipelines.load(name) if name in pipelines else ()
+    stages: Sequence[str] = entry() if callable(entry) else entry  # a plug-in pipeline may be a callable
+    base = _stand_in_shares(replace(base, stages=_stage_predictions(config, stages)), store)
+    return calibrate_assumptions(base, store, config.llm.model or "")
+
+
+def _stand_in_shares(assumptions: EstimateAssumptions, store: Store) -> EstimateAssumptions:
+    """With the shares of the estimate's stand-in graph the last ``--probe`` measured (none: keep it whole)."""
+    stored = (store.meta.get(META_SHARES) or "").split()
+    try:
+        names, relations = (float(value) for value in stored)
+    except ValueError:
+        return assumptions
+    return replace(assumptions, name_share=names, relation_share=relations)
+
+
+RECENT_RUNS = 20  # calibration reads the ledger of this many newest runs at most
+
+
+def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model: str | None) -> EstimateAssumptions:
+    """Replace assumed reply sizes and rates by what ``model``'s own recent sent calls measured
+    (:func:`~kgrag.models.llm.reply_stats.measure_replies`: the reply size, the re-asks and retries)."""
+    from kgrag.models.llm.estimate import EXTRACTION_PROMPTS
+    from kgrag.models.llm.reply_stats import measure_replies, replies_by_prompt
+
+    ledger = store.llm_ledger
+    runs = list(reversed(ledger.run_ids()))[:RECENT_RUNS]
+    recent = [record for run in runs for record in reversed(ledger.calls(run))]
+    assumptions = replace(assumptions, replies=replies_by_prompt(recent, model=model, skip=EXTRACTION_PROMPTS))
+    extract = measure_replies(recent, model=model, stage="index.extract")
+    if extract is None:
+        return assumptions
+    glean = measure_replies(recent, model=model, stage="index.glean")
+    glean_calls = glean.calls if glean is not None else 0
+    first_calls = extract.calls / (1 + extract.follow_up_rate)
+    return replace(
+        assumptions,
+        extraction_completion=extract.mean_completion,
+        follow_up_rate=extract.follow_up_rate,
+        glean_rate=min(1.0, glean_calls / first_calls) if assumptions.glean_rate else 0.0,
+        glean_completion_share=(glean.mean_completion / extract.mean_completion)
+        if glean is not None and extract.mean_completion
+        else assumptions.glean_completion_share,
+        calibrated=extract.note("extraction"),
+    )
