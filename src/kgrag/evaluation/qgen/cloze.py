@@ -31,6 +31,7 @@ from kgrag.evaluation.qgen.wording import LABELS, ask_around
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _MARKUP = re.compile(r"[*_`]+")
 _LOWER_WORD = re.compile(r"(?<![\w-])[a-z]{2,}(?![\w-])")
+_LOWER_PAIR = re.compile(r"(?<![\w-])(?=([a-z]{2,} [a-z]{2,})(?![\w-]))")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9'’-]*")
 _SKIP_LINE = ("#", "|", "```", "<", "!")
 _OPENING_PRONOUNS = frozenset(
@@ -96,7 +97,9 @@ class Rarity:
                 self.chunks_with[word].add(chunk_id)
         self.word_df: Counter[str] = Counter({w: len(ids) for w, ids in self.chunks_with.items()})
         self.lower_df: Counter[str] = Counter(w for p in passages for w in set(_LOWER_WORD.findall(p.text)))
-        """Chunk frequencies of words written in lower case (to tell a common word capitalised mid-line)."""
+        self.lower_df.update(w for p in passages for w in set(_LOWER_PAIR.findall(p.text)))
+        """Chunk frequencies of words and word pairs written in lower case (to tell a common word capitalised
+        mid-line: a heading or list item run into the text)."""
         self._phrase_df: dict[str, int] = {}
         self.max_df = max(3, round(0.02 * self.n))
         self._followers: dict[tuple[str, str], Counter[str]] | None = None

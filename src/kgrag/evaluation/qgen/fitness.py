@@ -4,7 +4,7 @@ The defect checks of :mod:`kgrag.evaluation.qgen.defects` reject lines that are 
 of what passed them still found questions a reader cannot use. These checks reject each kind found
 (each returns the reason, counted in the generation report, or None):
 
-- :func:`fragment_defect`: the evidence is not one well-formed sentence: no finite main verb or no
+- :func:`fragment_defect`: the evidence is not one well-formed sentence: a table row, no main verb or no
   subject (a heading or a list), a colon that introduces a list or runs two lines together, several
   capitalised words mid-sentence outside names (table-of-contents or heading runs), words run together
   by PDF extraction ("beanshaped", "cancerThe": a word the corpus has only once that splits into two
@@ -31,7 +31,7 @@ from typing import Any, Protocol
 from kgrag.documents.words import content_words
 
 _FRAGMENT_SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
-_LIST_COLON = re.compile(r"(?<!\d):(?!\d)")
+_LIST_COLON = re.compile(r"(?<!\d):\s*[A-Z]")
 _GLUED_CASE = re.compile(r"[a-z]{2,}(?:The|This|These|Your|You|It|If|In|When|Some|Most|Ask|For|We|They)\b")
 _LEANING_WORDS = frozenset("it its they them their theirs this these those such he him his she her".split())
 _PEOPLE = frozenset("he him his she her".split())
@@ -74,29 +74,33 @@ def _glued(word: str, counts: Counts) -> bool:
 
 
 def _capitalised_run(sent: Any, counts: Counts) -> bool:
-    """Capitalised words right after lower-case ones: three or more (headings or a table of contents run
-    together: "Blood tests Imaging tests Biopsy …"), or one outside a name that the corpus also writes in
-    lower case ("Watery stool Urinary incontinence …": two list items run together)."""
+    """Capitalised words right after lower-case ones: three or more outside names (headings or a table
+    of contents run together: "Blood tests Imaging tests Biopsy …"), or one followed by a word that the
+    corpus writes after it in lower case elsewhere ("Watery stool Urinary incontinence …" beside
+    "urinary incontinence": two list items run together)."""
     hits = [t for prev, t in pairwise(sent) if t.is_title and prev.is_lower and prev.is_alpha and t.text != "I"]
-    return len(hits) >= 3 or any(not t.ent_type_ and counts.lower_df[t.lower_] >= 2 for t in hits)
+    doc = sent.doc
+    return len([t for t in hits if not t.ent_type_]) >= 3 or any(
+        t.i + 1 < len(doc) and counts.lower_df[f"{t.lower_} {doc[t.i + 1].text}"] >= 1 for t in hits
+    )
 
 
 def fragment_defect(sent: Any, counts: Counts) -> str | None:
     """Why a parsed sentence is not one well-formed sentence, or None."""
-    root = sent.root
-    if root.pos_ not in ("VERB", "AUX") or root.tag_ in ("VBG", "VBN") and not any(
-        c.dep_ == "aux" or c.dep_ == "auxpass" for c in root.children
-    ):
-        return "no finite main verb (a fragment)"
-    imperative = root.tag_ == "VB" and root.i == sent.start
-    if not imperative and not any(c.dep_ in _FRAGMENT_SUBJECTS for c in root.children):
-        return "main verb has no subject (a fragment)"
+    if "|" in sent.text:
+        return "table row"
     if _LIST_COLON.search(sent.text):
-        return "colon inside the sentence (a list or two lines run together)"
+        return "colon before a capitalised word (a list or two lines run together)"
     if _capitalised_run(sent, counts):
         return "capitalised words run together (headings or a table of contents)"
     if _GLUED_CASE.search(sent.text) or any(_glued(t.lower_, counts) for t in sent if t.is_lower):
         return "words run together (text extraction)"
+    root = sent.root
+    if root.pos_ not in ("VERB", "AUX"):
+        return "no finite main verb (a fragment)"
+    imperative = root.tag_ == "VB" and root.i == sent.start
+    if not imperative and not any(c.dep_ in _FRAGMENT_SUBJECTS for c in root.children):
+        return "main verb has no subject (a fragment)"
     return None
 
 
@@ -157,9 +161,10 @@ def guessable(span: Any, answer: str, counts: Counts) -> str | None:
 
 
 def ambiguous(question: str, answer: str, chunk_id: str, counts: Counts) -> str | None:
-    """Why the question may have another answer: another passage holds its three rarest words but not
+    """Why the question may have another answer: another passage holds its two rarest words but not
     the answer; or None."""
-    words = sorted(content_words(question), key=lambda w: (counts.word_df[w], w))[:AMBIGUITY_WORDS]
+    found = [w for w in content_words(question) if counts.word_df[w] > 0]  # not the question word
+    words = sorted(found, key=lambda w: (counts.word_df[w], w))[:AMBIGUITY_WORDS]
     if not words:
         return None
     for other in sorted(set.intersection(*(counts.chunks_with.get(w, set()) for w in words)) - {chunk_id}):
