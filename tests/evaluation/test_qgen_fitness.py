@@ -154,3 +154,24 @@ def test_near_duplicate_evidence_is_asked_once() -> None:
 
     kept = pick_known_items([a, b, c], 3, random.Random(0), 0.8)
     assert len(kept) == 2 and c in kept
+
+
+def test_a_question_word_opening_a_cut_phrase_is_rejected() -> None:
+    text = "For a brain MRI, a device is placed around your head."
+    assert "opens a phrase" in (wording_defect(_span(text, "brain MRI"), "For what, a device is placed?") or "")
+    assert wording_defect(_span(text, "brain MRI"), "A device is placed around your head for what?") is None
+
+
+def test_a_fronted_question_word_agrees_with_its_verb() -> None:
+    from kgrag.evaluation.qgen.wording import ask_around, singular_verb
+
+    assert [singular_verb(v) for v in ("study", "test", "reach", "have", "go")] == [
+        "studies", "tests", "reaches", "has", "goes"
+    ]  # fmt: skip
+    doc = _nlp()("Phase 4 trials study the long-term safety of an approved treatment.")
+    sent = next(iter(doc.sents))
+    question, _, _ = ask_around(sent, doc[0:3], "THING")
+    assert question == "What studies the long-term safety of an approved treatment?"
+    doc = _nlp()("Placebos are almost never used alone in cancer clinical trials.")
+    question, _, _ = ask_around(next(iter(doc.sents)), doc[0:1], "THING")
+    assert question.startswith("What are almost never used")

@@ -262,7 +262,8 @@ def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarit
         return why
     anchor = sum(rarity.idf(rarity.word_df[w]) for w in ranked[:3]) / min(3, len(ranked))
     named = [e for e in sent.ents if e.label_ in NAMES | TOPICS and e.start != span.start]
-    topics = tuple(sorted({e.text.lower() for e in named if e.text in question}))
+    acronyms = [t for t in sent if t.is_upper and len(t.text) >= 2 and t.is_alpha and not span.start <= t.i < span.end]
+    topics = tuple(sorted({e.text.lower() for e in [*named, *acronyms] if e.text in question}))
     return Cloze(
         passage.chunk_id,
         passage.doc_id,

@@ -44,6 +44,7 @@ _RANGE_NEXT = frozenset({"to", "-", "–", "and", "or"})
 _ONE_OF_SEVERAL = re.compile(
     r"\b(?:what|which \w+|who|whom)\s+(?:or|and)\b|\b(?:or|and|like|including|such as)\s+(?:what|which|who|whom)\b"
 )
+_FRONTED_PHRASE = re.compile(r"^(?:in|for|during|after|before|with|at|on|from) (?:what|which \w+),")
 _SUBJECT_COMMA = re.compile(r"^[^,]+, (?:is|are|was|were|has|have|can|may|will|does|do|should|must)\b")
 GLUE_MIN_CHARS, GLUE_PART_CHARS = 8, 3
 AMBIGUITY_WORDS = 2
@@ -140,6 +141,8 @@ def wording_defect(span: Any, question: str) -> str | None:
     inside = re.search(r"\(([^()]*)\)", lower)
     if inside and re.search(r"\b(?:what|which|how|who|whom)\b", inside.group(1)):
         return "question word inside brackets"
+    if _FRONTED_PHRASE.search(lower):
+        return "question word opens a phrase cut from its sentence ('In what, …')"
     if _SUBJECT_COMMA.search(question):
         return "comma between the subject and its verb (a part left out)"
     return None
