@@ -153,6 +153,8 @@ def write_read(passages: list[Passage], n: int, seed: int, out: Path, kinds: tup
     lines = ["| # | question | answer | evidence |", "| ---: | --- | --- | --- |"]
     lines += [f"| {r['n']} | {r['question']} | {r['answer']} | {' / '.join(r['evidence'])} |" for r in rows]
     out.with_suffix(".md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    two = sum(r["kind"] == "two-chunk" for r in rows)
+    print(f"{len(rows)} questions, {two} of them two-chunk ({two / max(1, len(rows)):.0%})")
     return result.rejected
 
 

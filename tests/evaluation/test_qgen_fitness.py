@@ -64,6 +64,7 @@ def _span(text: str, answer: str) -> Any:
         ("As lymph travels, it passes through hundreds of small beanshaped structures called nodes.",
          "run together"),
         ("Your multidisciplinary team and the specialists and care providers for your cancer.", "fragment"),
+        ("Cancers 3 mm or smaller are stage 1ACancers between 3 and 5 mm are stage 1B.", "run together"),
         ("Platform | Rui Carvalho | Any member of the security team approves it", "table row"),
     ],
 )  # fmt: skip
@@ -85,6 +86,7 @@ def test_well_formed_sentences_are_kept() -> None:
 def test_questions_that_lean_on_a_referent_outside_them_are_rejected() -> None:
     assert leaning_defect("You'll probably need to empty it more often at first, maybe how often?") is not None
     assert leaning_defect("In this case, your doctor may decide to perform it less often than how long?") is not None
+    assert leaning_defect("Treatment with both types of radiation can be completed within how long?") is not None
     assert leaning_defect("Which person worked for Peter Bogart during his early career?") is None
     assert leaning_defect("In adults, the bladder can hold how many cups of urine?") is None
 
@@ -102,6 +104,10 @@ def test_questions_that_lean_on_a_referent_outside_them_are_rejected() -> None:
          "Over-the-counter ointments like what or Silvadene can soothe the skin?", "one of several"),
         ("Trodelvy latches onto the protein Trop-2 on cancer cells.", "Trop-2",
          "Trodelvy latches onto the protein what on cancer cells?", "common noun"),
+        ("Osteosarcoma, Ewing sarcoma, and chondrosarcoma are the most common bone cancers.", "Osteosarcoma",
+         "What, Ewing sarcoma, and chondrosarcoma are the most common bone cancers?", "one of several"),
+        ("Primary mediastinal lymphomas are discussed in Chapter MGZL of this book.", "Chapter MGZL",
+         "Primary mediastinal lymphomas are discussed in what of this book?", "part of the document"),
     ],
 )  # fmt: skip
 def test_question_words_that_do_not_fit_are_rejected(text: str, answer: str, question: str, reason: str) -> None:

@@ -32,8 +32,10 @@ from kgrag.documents.words import content_words
 
 _FRAGMENT_SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
 _LIST_COLON = re.compile(r"(?<!\d):\s*[A-Z]")
-_GLUED_CASE = re.compile(r"[a-z]{2,}(?:The|This|These|Your|You|It|If|In|When|Some|Most|Ask|For|We|They)\b")
-_LEANING_WORDS = frozenset("it its they them their theirs this these those such he him his she her".split())
+_GLUED_CASE = re.compile(
+    r"[a-z]{2,}(?:The|This|These|Your|You|It|If|In|When|Some|Most|Ask|For|We|They)\b|[A-Z][A-Z][a-z]{3,}"
+)
+_LEANING_WORDS = frozenset("it its they them their theirs this these those such both he him his she her".split())
 _PEOPLE = frozenset("he him his she her".split())
 _CALENDAR = frozenset(
     "monday tuesday wednesday thursday friday saturday sunday january february march april june july august "
@@ -45,6 +47,8 @@ _ONE_OF_SEVERAL = re.compile(
     r"\b(?:what|which \w+|who|whom)\s+(?:or|and)\b|\b(?:or|and|like|including|such as)\s+(?:what|which|who|whom)\b"
 )
 _FRONTED_PHRASE = re.compile(r"^(?:in|for|during|after|before|with|at|on|from) (?:what|which \w+),")
+_FIRST_OF_SEVERAL = re.compile(r"^(?:what|which \w+|who)(?:,| [–—-] )")
+_DOCUMENT_PART = frozenset("chapter part section table figure appendix page".split())
 _SUBJECT_COMMA = re.compile(r"^[^,]+, (?:is|are|was|were|has|have|can|may|will|does|do|should|must)\b")
 GLUE_MIN_CHARS, GLUE_PART_CHARS = 8, 3
 AMBIGUITY_WORDS = 2
@@ -136,11 +140,13 @@ def wording_defect(span: Any, question: str) -> str | None:
         return "answer is one end of a range"
     if before is not None and before.pos_ == "NOUN" and not span[0].like_num:
         return "answer is named after a common noun (ask 'which protein', not 'the protein what')"
-    if _ONE_OF_SEVERAL.search(lower):
+    if _ONE_OF_SEVERAL.search(lower) or _FIRST_OF_SEVERAL.search(lower):
         return "question asks for one of several (a pair, a list or an example)"
     inside = re.search(r"\(([^()]*)\)", lower)
     if inside and re.search(r"\b(?:what|which|how|who|whom)\b", inside.group(1)):
         return "question word inside brackets"
+    if span[0].lower_ in _DOCUMENT_PART:
+        return "answer is a part of the document (a cross-reference)"
     if _FRONTED_PHRASE.search(lower):
         return "question word opens a phrase cut from its sentence ('In what, …')"
     if _SUBJECT_COMMA.search(question):
