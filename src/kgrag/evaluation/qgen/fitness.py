@@ -7,14 +7,16 @@ of what passed them still found questions a reader cannot use. These checks reje
 - :func:`fragment_defect`: the evidence is not one well-formed sentence: a table row, no main verb or no
   subject (a heading or a list), a colon that introduces a list or runs two lines together, several
   capitalised words mid-sentence outside names (table-of-contents or heading runs), words run together
-  by PDF extraction ("beanshaped", "cancerThe": a word the corpus has only once that splits into two
-  words it has often);
+  by PDF extraction ("beanshaped": a word the corpus has only once that splits into two words it has
+  often; "cancerThe", "1ACancers": a capital inside a word);
 - :func:`leaning_defect`: the question leans on a referent outside it ("empty it", "In this case",
-  "these patients");
+  "these patients", "both types");
 - :func:`wording_defect`: the question word does not fit the span (an age asked "how long", a
   frequency asked without its "every", a duration asked after "during" or before "of"), the span is
-  one end of a range ("what number to 30"), the question word sits in brackets, or a comma is left
-  between a subject and its verb;
+  one end of a range ("what number to 30"), one of several ("like what or Silvadene", "What, Ewing
+  sarcoma, and …"), named after a common noun ("the protein what") or a part of the document
+  ("Chapter …"), the question word sits in brackets or opens a phrase cut from its sentence ("In what,
+  …"), or a comma is left between a subject and its verb;
 - :func:`guessable`: the answer can be told without the text: a weekday or month name, or the word
   that nearly always follows the words before it in the corpus ("Monday through" → "Friday");
 - :func:`ambiguous`: another passage holds the question's rarest words but not the answer, so the
