@@ -65,6 +65,7 @@ def _span(text: str, answer: str) -> Any:
          "run together"),
         ("Your multidisciplinary team and the specialists and care providers for your cancer.", "fragment"),
         ("Cancers 3 mm or smaller are stage 1ACancers between 3 and 5 mm are stage 1B.", "run together"),
+        ("And in February, 1842, he died among strangers in a hospital at Rochester.", "joining word"),
         ("Platform | Rui Carvalho | Any member of the security team approves it", "table row"),
     ],
 )  # fmt: skip
@@ -87,6 +88,7 @@ def test_questions_that_lean_on_a_referent_outside_them_are_rejected() -> None:
     assert leaning_defect("You'll probably need to empty it more often at first, maybe how often?") is not None
     assert leaning_defect("In this case, your doctor may decide to perform it less often than how long?") is not None
     assert leaning_defect("Treatment with both types of radiation can be completed within how long?") is not None
+    assert leaning_defect("And in February, he died in a hospital at which place?") is not None
     assert leaning_defect("Which person worked for Peter Bogart during his early career?") is None
     assert leaning_defect("In adults, the bladder can hold how many cups of urine?") is None
 
@@ -106,6 +108,8 @@ def test_questions_that_lean_on_a_referent_outside_them_are_rejected() -> None:
          "Trodelvy latches onto the protein what on cancer cells?", "common noun"),
         ("Osteosarcoma, Ewing sarcoma, and chondrosarcoma are the most common bone cancers.", "Osteosarcoma",
          "What, Ewing sarcoma, and chondrosarcoma are the most common bone cancers?", "one of several"),
+        ("From the top of the ridge, Mt. Monadnock is clearly seen.", "Mt. Monadnock",
+         "From the top of which which location is clearly seen?", "doubled"),
         ("Primary mediastinal lymphomas are discussed in Chapter MGZL of this book.", "Chapter MGZL",
          "Primary mediastinal lymphomas are discussed in what of this book?", "part of the document"),
     ],
@@ -160,6 +164,13 @@ def test_near_duplicate_evidence_is_asked_once() -> None:
 
     kept = pick_known_items([a, b, c], 3, random.Random(0), 0.8)
     assert len(kept) == 2 and c in kept
+
+
+def test_a_year_is_asked_which_year() -> None:
+    from kgrag.evaluation.qgen.wording import question_word
+
+    assert question_word("DATE", "1767", "", True, False) == "which year"
+    assert question_word("DATE", "42", "", True, False) == "what number"
 
 
 def test_a_question_word_opening_a_cut_phrase_is_rejected() -> None:

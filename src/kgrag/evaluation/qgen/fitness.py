@@ -50,6 +50,8 @@ _ONE_OF_SEVERAL = re.compile(
 )
 _FRONTED_PHRASE = re.compile(r"^(?:in|for|during|after|before|with|at|on|from) (?:what|which \w+),")
 _FIRST_OF_SEVERAL = re.compile(r"^(?:what|which \w+|who)(?:,| [–—-] )")
+_JOINING_OPENERS = frozenset("and or nor yet".split())
+_DOUBLED = re.compile(r"\bwhich (?:what|which|who|whom|how)\b")
 _DOCUMENT_PART = frozenset("chapter part section table figure appendix page".split())
 _SUBJECT_COMMA = re.compile(r"^[^,]+, (?:is|are|was|were|has|have|can|may|will|does|do|should|must)\b")
 GLUE_MIN_CHARS, GLUE_PART_CHARS = 8, 3
@@ -96,6 +98,8 @@ def fragment_defect(sent: Any, counts: Counts) -> str | None:
     """Why a parsed sentence is not one well-formed sentence, or None."""
     if "|" in sent.text:
         return "table row"
+    if sent[0].lower_ in _JOINING_OPENERS:
+        return "sentence opens with a joining word (leans on the one before)"
     if _LIST_COLON.search(sent.text):
         return "colon before a capitalised word (a list or two lines run together)"
     if _capitalised_run(sent, counts):
@@ -117,7 +121,8 @@ def leaning_defect(question: str) -> str | None:
     words = re.findall(r"[A-Za-z]+", question)
     for i, word in enumerate(words):
         lower = word.lower()
-        if lower in _PEOPLE and any(w[0].isupper() and w.lower() not in _LEANING_WORDS for w in words[1:i]):
+        named = [w for w in words[1:i] if w[0].isupper() and w.lower() not in _LEANING_WORDS | _CALENDAR]
+        if lower in _PEOPLE and named:
             continue
         if lower in _LEANING_WORDS:
             return "question leans on a referent outside it (a pronoun or 'this')"
@@ -142,13 +147,21 @@ def wording_defect(span: Any, question: str) -> str | None:
         return "answer is one end of a range"
     if before is not None and before.pos_ == "NOUN" and not span[0].like_num:
         return "answer is named after a common noun (ask 'which protein', not 'the protein what')"
+    if span[0].lower_ in _DOCUMENT_PART:
+        return "answer is a part of the document (a cross-reference)"
+    return _phrasing_defect(question)
+
+
+def _phrasing_defect(question: str) -> str | None:
+    """Why the question's own wording around its question word does not read, or None."""
+    lower = question.lower()
     if _ONE_OF_SEVERAL.search(lower) or _FIRST_OF_SEVERAL.search(lower):
         return "question asks for one of several (a pair, a list or an example)"
     inside = re.search(r"\(([^()]*)\)", lower)
     if inside and re.search(r"\b(?:what|which|how|who|whom)\b", inside.group(1)):
         return "question word inside brackets"
-    if span[0].lower_ in _DOCUMENT_PART:
-        return "answer is a part of the document (a cross-reference)"
+    if _DOUBLED.search(lower):
+        return "question word doubled ('of which which location')"
     if _FRONTED_PHRASE.search(lower):
         return "question word opens a phrase cut from its sentence ('In what, …')"
     if _SUBJECT_COMMA.search(question):
