@@ -106,6 +106,8 @@ def test_questions_that_lean_on_a_referent_outside_them_are_rejected() -> None:
          "Over-the-counter ointments like what or Silvadene can soothe the skin?", "one of several"),
         ("Trodelvy latches onto the protein Trop-2 on cancer cells.", "Trop-2",
          "Trodelvy latches onto the protein what on cancer cells?", "common noun"),
+        ("Besides, the famous mathematician Benjamin Peirce taught at Harvard.", "Benjamin Peirce",
+         "Besides, the famous mathematician which person taught at Harvard?", "common noun"),
         ("Osteosarcoma, Ewing sarcoma, and chondrosarcoma are the most common bone cancers.", "Osteosarcoma",
          "What, Ewing sarcoma, and chondrosarcoma are the most common bone cancers?", "one of several"),
         ("From the top of the ridge, Mt. Monadnock is clearly seen.", "Mt. Monadnock",

@@ -145,8 +145,9 @@ def wording_defect(span: Any, question: str) -> str | None:
         return "question word does not fit (a duration asked in the wrong place)"
     if after is not None and after.lower_ in _RANGE_NEXT and span.end + 1 < len(doc) and doc[span.end + 1].like_num:
         return "answer is one end of a range"
-    if before is not None and before.pos_ == "NOUN" and not span[0].like_num:
-        return "answer is named after a common noun (ask 'which protein', not 'the protein what')"
+    modifier = before is not None and before.dep_ in ("amod", "compound") and span.start <= before.head.i < span.end
+    if before is not None and (before.pos_ == "NOUN" or modifier) and not span[0].like_num:
+        return "answer is named after a common noun or a modifier (ask 'which protein', not 'the protein what')"
     if span[0].lower_ in _DOCUMENT_PART:
         return "answer is a part of the document (a cross-reference)"
     return _phrasing_defect(question)
