@@ -36,6 +36,7 @@ import statistics
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
 from scipy.stats import kendalltau
 
@@ -145,7 +146,7 @@ def write_read(passages: list[Passage], n: int, seed: int, out: Path, kinds: tup
     """``n`` questions per kind for a reader: JSON and a Markdown table (question, answer, evidence)."""
     nlp = SpacyExtractor(KgragConfig().graph.spacy_model).nlp
     result = known_item_questions(passages, nlp, kinds, n, seed=seed)
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"n": i + 1, "kind": q.question_type, "question": q.question, "answer": q.answer, "evidence": q.evidence}
         for i, q in enumerate(result.items)
     ]
