@@ -11,6 +11,15 @@ wall time, are reported (the machine is shared).
     HF_HUB_OFFLINE=1 python bench/bench_qgen_filters.py --prepare DIR      # the two cuts, indexed
     HF_HUB_OFFLINE=1 python bench/bench_qgen_filters.py DIR/medical/ws DIR/medical/questions.json --per-kind 100
 
+    HF_HUB_OFFLINE=1 python bench/bench_qgen_filters.py --cut 900000:1050000 --n 25 --out FILE.json   # read one
+    HF_HUB_OFFLINE=1 python bench/bench_qgen_filters.py --blind-cut 200000:350000 --n 25 --out FILE.json
+
+``--cut`` and ``--blind-cut`` chunk a character range of Medical (``--source novel`` for Novel-58553) without
+indexing it, generate ``--n`` known-item questions (seeded) and write question, answer and evidence
+sentence to FILE (and FILE with ``.md``) for a reader; ``--cut`` also prints the rejection counts and
+the two-chunk share of a mixed set. ``--blind-cut`` writes nothing else, so the blind reader's cut
+stays unseen.
+
 ``--prepare`` writes the first 100k characters of GraphRAG-Bench Medical and of Novel-58553 from
 ``../shared/datasets`` with the hand-written questions whose every evidence statement has at least 70 %
 of its content words in a window of three sentences of the cut, and indexes each (default settings, no
@@ -25,12 +34,16 @@ import random
 import re
 import statistics
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
 from scipy.stats import kendalltau
 
 from kgrag import Workspace
+from kgrag.config import KgragConfig
+from kgrag.documents.chunking import chunk_text
+from kgrag.documents.tokens import TokenCounter
 from kgrag.documents.words import content_words
 from kgrag.evaluation.datasets import QAItem, load_dataset
 from kgrag.evaluation.qgen.cloze import Passage
@@ -117,6 +130,35 @@ def prepare(out: Path) -> None:
         print(f"{name}: {len(text)} characters, {len(kept)} questions, indexed")
 
 
+def cut_passages(source: str, span: str) -> list[Passage]:
+    """A character range of Medical or Novel-58553, chunked as indexing would (200 tokens, overlap 24)."""
+    start, end = (int(x) for x in span.split(":"))
+    if source == "medical":
+        text = json.loads((SHARED / "graphrag-bench-medical/corpus.json").read_text(encoding="utf-8"))[0]["context"]
+    else:
+        novel = json.loads((SHARED / "graphrag-bench-novel/corpus.json").read_text(encoding="utf-8"))
+        text = next(c["context"] for c in novel if c["corpus_name"] == "Novel-58553")
+    chunks = chunk_text(text[start:end], TokenCounter.for_encoding(), 200, 24)
+    return [Passage(f"{source}-{start}-{c.ord:05d}", f"{source}-{start}", c.text) for c in chunks]
+
+
+def write_read(passages: list[Passage], n: int, seed: int, out: Path, kinds: tuple[str, ...]) -> Counter[str]:
+    """``n`` questions per kind for a reader: JSON and a Markdown table (question, answer, evidence)."""
+    nlp = SpacyExtractor(KgragConfig().graph.spacy_model).nlp
+    result = known_item_questions(passages, nlp, kinds, n, seed=seed)
+    rows: list[dict[str, Any]] = [
+        {"n": i + 1, "kind": q.question_type, "question": q.question, "answer": q.answer, "evidence": q.evidence}
+        for i, q in enumerate(result.items)
+    ]
+    out.write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
+    lines = ["| # | question | answer | evidence |", "| ---: | --- | --- | --- |"]
+    lines += [f"| {r['n']} | {r['question']} | {r['answer']} | {' / '.join(r['evidence'])} |" for r in rows]
+    out.with_suffix(".md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    two = sum(r["kind"] == "two-chunk" for r in rows)
+    print(f"{len(rows)} questions, {two} of them two-chunk ({two / max(1, len(rows)):.0%})")
+    return result.rejected
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("workspace", type=Path, nargs="?")
@@ -127,7 +169,19 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--pipelines", default=PIPELINES)
     parser.add_argument("--out", type=Path, default=Path("/tmp/qgen-filters.json"))
+    parser.add_argument("--cut", help="START:END characters: write --n questions of this dev cut to --out.")
+    parser.add_argument("--blind-cut", help="START:END characters: write --n known-item questions only.")
+    parser.add_argument("--source", choices=("medical", "novel"), default="medical")
+    parser.add_argument("--n", type=int, default=25)
     args = parser.parse_args()
+    if args.blind_cut or args.cut:
+        passages = cut_passages(args.source, args.blind_cut or args.cut)
+        kinds = ("known-item",) if args.blind_cut else ("known-item", "two-chunk")
+        rejected = write_read(passages, args.n, args.seed, args.out, kinds)
+        if args.cut:
+            print(f"{len(passages)} passages; rejected {dict(rejected.most_common())}")
+        print(f"wrote {args.out} and {args.out.with_suffix('.md')}")
+        return
     if args.prepare is not None:
         prepare(args.prepare)
         return

@@ -25,10 +25,14 @@ from typing import Any
 
 from kgrag.documents.words import content_words
 from kgrag.evaluation.qgen.defects import answer_defect, question_defect, sentence_defect
+from kgrag.evaluation.qgen.fitness import ambiguous, fragment_defect, guessable, leaning_defect, wording_defect
 from kgrag.evaluation.qgen.wording import LABELS, ask_around
 
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _MARKUP = re.compile(r"[*_`]+")
+_LOWER_WORD = re.compile(r"(?<![\w-])[a-z]{2,}(?![\w-])")
+_LOWER_PAIR = re.compile(r"(?<![\w-])(?=([a-z]{2,} [a-z]{2,})(?![\w-]))")
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9'’-]*")
 _SKIP_LINE = ("#", "|", "```", "<", "!")
 _OPENING_PRONOUNS = frozenset(
     "it its this these they their them he she his her we our us that those here there".split()
@@ -92,8 +96,23 @@ class Rarity:
             for word in content_words(text):
                 self.chunks_with[word].add(chunk_id)
         self.word_df: Counter[str] = Counter({w: len(ids) for w, ids in self.chunks_with.items()})
+        self.lower_df: Counter[str] = Counter(w for p in passages for w in set(_LOWER_WORD.findall(p.text)))
+        self.lower_df.update(w for p in passages for w in set(_LOWER_PAIR.findall(p.text)))
+        """Chunk frequencies of words and word pairs written in lower case (to tell a common word capitalised
+        mid-line: a heading or list item run into the text)."""
         self._phrase_df: dict[str, int] = {}
         self.max_df = max(3, round(0.02 * self.n))
+        self._followers: dict[tuple[str, str], Counter[str]] | None = None
+
+    def followers(self, first: str, second: str) -> Counter[str]:
+        """How often each word follows the two words ``first second`` in the corpus (punctuation left out)."""
+        if self._followers is None:
+            self._followers = defaultdict(Counter)
+            for text in self.texts.values():
+                tokens = _TOKEN.findall(text)
+                for a, b, c in zip(tokens, tokens[1:], tokens[2:], strict=False):
+                    self._followers[(a, b)][c] += 1
+        return self._followers.get((first, second), Counter())
 
     @staticmethod
     def _pattern(phrase: str) -> re.Pattern[str]:
@@ -144,13 +163,13 @@ def clause_of(span: Any, sent: Any) -> Any:
     return clause if inside and len(clause) >= MIN_TOKENS and clause.start >= sent.start else sent
 
 
-def usable_sentence(sent: Any, strict: bool = True) -> str | None:
+def usable_sentence(sent: Any, rarity: Rarity, strict: bool = True) -> str | None:
     """Why a sentence cannot be evidence, or None when it can."""
     if not MIN_TOKENS <= len(sent) <= MAX_TOKENS:
         return "sentence too short or too long"
     if sent[0].lower_ in _OPENING_PRONOUNS:
         return "sentence opens with a pronoun"
-    return sentence_defect(sent) if strict else None
+    return (sentence_defect(sent) or fragment_defect(sent, rarity)) if strict else None
 
 
 def well_formed(span: Any, label: str) -> bool:
@@ -200,6 +219,16 @@ def trusted_label(span: Any, sent: Any, label: str) -> str:
     return label
 
 
+def _unfit(span: Any, answer: str, question: str, chunk_id: str, rarity: Rarity) -> str | None:
+    """The checks of :mod:`kgrag.evaluation.qgen.fitness` on a question that passed the others."""
+    return (
+        leaning_defect(question)
+        or wording_defect(span, question)
+        or guessable(span, answer, rarity)
+        or ambiguous(question, answer, chunk_id, rarity)
+    )
+
+
 def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarity, strict: bool = True) -> Cloze | str:
     """The question for ``span`` masked in ``sent``, or why there is none (a rejection reason)."""
     label = trusted_label(span, sent, label)
@@ -229,9 +258,12 @@ def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarit
         return "question has no rare word"
     if strict and rarity.word_df[ranked[1]] > rarity.max_df:
         return "question has one rare word (ambiguous)"  # "One session can take how long?"
+    if strict and (why := _unfit(span, answer, question, passage.chunk_id, rarity)):
+        return why
     anchor = sum(rarity.idf(rarity.word_df[w]) for w in ranked[:3]) / min(3, len(ranked))
     named = [e for e in sent.ents if e.label_ in NAMES | TOPICS and e.start != span.start]
-    topics = tuple(sorted({e.text.lower() for e in named if e.text in question}))
+    acronyms = [t for t in sent if t.is_upper and len(t.text) >= 2 and t.is_alpha and not span.start <= t.i < span.end]
+    topics = tuple(sorted({e.text.lower() for e in [*named, *acronyms] if e.text in question}))
     return Cloze(
         passage.chunk_id,
         passage.doc_id,
@@ -253,7 +285,7 @@ def clozes(
     best: list[Cloze] = []
     for doc in docs:
         for sent in doc.sents:
-            if (why := usable_sentence(sent, strict)) is not None:
+            if (why := usable_sentence(sent, rarity, strict)) is not None:
                 rejected[why] += 1
                 continue
             spans = candidate_spans(sent)

@@ -31,6 +31,9 @@ from kgrag.evaluation.qgen.generate import QGenResult
 
 LLM_FREE_KINDS = ("known-item", "two-chunk")
 PAIRS_PER_TOPIC = 2
+EVIDENCE_OVERLAP = 0.6
+"""Known-item questions whose evidence sentences share this share of content words are near-duplicates
+(the same sentence repeated in overlapping chunks or restated a page later)."""
 
 
 def parse_candidates(
@@ -55,12 +58,14 @@ def _shuffled(items: Iterable[Cloze], rng: random.Random) -> list[Cloze]:
 
 
 def pick_known_items(candidates: Sequence[Cloze], count: int, rng: random.Random, threshold: float) -> list[Cloze]:
-    """``count`` candidates, round robin over labels, one per chunk first, no near-duplicates."""
+    """``count`` candidates, round robin over labels, one per chunk first, no near-duplicates (of the
+    question, or of the evidence sentence)."""
     by_label: dict[str, list[Cloze]] = defaultdict(list)
     for c in _shuffled(candidates, rng):
         by_label[c.label].append(c)
     kept: list[Cloze] = []
     kept_words: list[set[str]] = []
+    kept_evidence: list[set[str]] = []
     per_chunk: Counter[str] = Counter()
     for cap in (1, 2, 3):
         queues = [list(by_label[label]) for label in sorted(by_label)]
@@ -68,10 +73,16 @@ def pick_known_items(candidates: Sequence[Cloze], count: int, rng: random.Random
             for queue in queues:
                 while queue:
                     c = queue.pop(0)
-                    if c in kept or per_chunk[c.chunk_id] >= cap or is_duplicate(c.question, kept_words, threshold):
+                    if (
+                        c in kept
+                        or per_chunk[c.chunk_id] >= cap
+                        or is_duplicate(c.question, kept_words, threshold)
+                        or is_duplicate(c.sentence, kept_evidence, EVIDENCE_OVERLAP)
+                    ):
                         continue
                     kept.append(c)
                     kept_words.append(content_words(c.question))
+                    kept_evidence.append(content_words(c.sentence))
                     per_chunk[c.chunk_id] += 1
                     break
                 if len(kept) >= count:

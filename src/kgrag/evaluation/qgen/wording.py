@@ -50,7 +50,7 @@ IN_PLACE = {
 }
 LABELS = frozenset([*FRONTED, "DATE", "CARDINAL"])
 _FREQUENCY = re.compile(r"^(every|each|per|once|twice|daily|weekly|monthly|yearly)\b", re.I)
-_YEAR = re.compile(r"^(in |since |by )?(19|20)\d\d$", re.I)
+_YEAR = re.compile(r"^(in |since |by )?(1[5-9]|20)\d\d$", re.I)
 _DURATION = re.compile(
     r"(?<![\w-])(decades?|years?|months?|weeks?|days?|hours?|minutes?|seconds|(?<=\d )second)(?![\w-])", re.I
 )
@@ -112,6 +112,35 @@ def side_parts(clause: Any, span: Any) -> set[int]:
     return {i for i in drop if clause.start <= i < clause.end}
 
 
+_IRREGULAR = {"have": "has", "do": "does", "go": "goes"}
+
+
+def singular_verb(verb: str) -> str:
+    """The third-person singular of a plural present verb ("study" → "studies"), so that a fronted
+    "What" replacing a plural subject agrees with its verb ("What studies …?", not "What study …?")."""
+    lower = verb.lower()
+    if lower in _IRREGULAR:
+        return _IRREGULAR[lower]
+    if re.search(r"(?:s|sh|ch|x|z|o)$", lower):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", lower):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _agreeing(after: str, span: Any, fronted: bool) -> str:
+    """``after`` with its first word made singular when a fronted question word replaces a plural subject
+    whose verb is a plural present other than "are"/"were" (those read well with "What")."""
+    doc = span.doc
+    verb = doc[span.end] if span.end < len(doc) else None
+    if not fronted or verb is None or span.root.tag_ not in ("NNS", "NNPS") or verb.tag_ != "VBP":
+        return after
+    if verb.lower_ in ("are", "were") or not after.lstrip().startswith(verb.text):
+        return after
+    stripped = after.lstrip()
+    return after[: len(after) - len(stripped)] + singular_verb(verb.text) + stripped[len(verb.text) :]
+
+
 def ask_around(clause: Any, span: Any, label: str) -> tuple[str, str, str]:
     """The question made from ``clause`` (a spaCy span, its side parts left out) with ``span`` replaced
     by its question word, the name of the template used, and the words kept around the span. A
@@ -128,7 +157,7 @@ def ask_around(clause: Any, span: Any, label: str) -> tuple[str, str, str]:
     after_preposition = start > first and doc[start - 1].pos_ == "ADP"
     word = question_word(label, span.text, next_pos, after_preposition, fronted)
     before = _joined([t for t in kept if t.i < start])
-    after = _joined([t for t in kept if t.i >= span.end])
+    after = _agreeing(_joined([t for t in kept if t.i >= span.end]), span, fronted)
     text = f"{before}{' ' if before and before[-1] != ' ' else ''}{word}{doc[span.end - 1].whitespace_}{after}"
     text = re.sub(r"\(\s+", "(", re.sub(r"\s+([,;:)])", r"\1", " ".join(text.split())))
     text = re.sub(r"([,;:])(\s*[,;:])+", r"\1", text)
