@@ -64,6 +64,10 @@ def test_the_stored_policy_is_what_auto_routes_by(ws_path: Path, tmp_path: Path)
     code, again = _tune(ws_path, "--pipelines", PIPES, "--cache", str(cache), "--dry-run")
     assert code == 0 and {p.name: p.stat().st_size for p in cache.glob("*.jsonl")} == sizes  # all from the cache
     assert again.split("auto (learned)")[1][:60] == first.split("auto (learned)")[1][:60]
+    grouped = ["tune", "router", "-w", str(ws_path), "--dataset", str(SAMPLE_QUESTIONS), "--folds", "2"]
+    grouped += ["--pipelines", PIPES, "--cache", str(cache), "--dry-run"]  # the group's spelling, same outcome
+    result = CliRunner().invoke(app, grouped, env={"COLUMNS": "220", "KGRAG_EMBEDDING__PROVIDER": "fake"})
+    assert result.exit_code == 0 and result.output == again
     with Workspace.open(ws_path, embedding={"provider": "fake"}) as ws:
         policy = RouterPolicy.from_json(ws.store.meta.get(POLICY_KEY) or "")
         assert set(policy.pipelines) == {"rerank", "bm25", "dense"} and policy.fitted_on == _labelled()

@@ -45,6 +45,8 @@ def test_cli_prints_the_held_out_table(tmp_path: Path) -> None:
     assert "current λ 0.7" in result.output and "dense (λ 1.0)" in result.output and "would store" in result.output
     bad = CliRunner().invoke(app, [*args[:-2], "1.5", "--dry-run"], env={"COLUMNS": "200"})
     assert bad.exit_code != 0 and "--holdout must be between 0 and 1" in bad.output
+    grouped = CliRunner().invoke(app, ["tune", "lambda", *args[1:]], env={"COLUMNS": "200"})  # the group's spelling
+    assert grouped.exit_code == 0 and grouped.output == result.output
 
 
 def test_reranker_weights_are_fitted_on_the_sample_questions(graph_ws: Workspace) -> None:
@@ -67,5 +69,7 @@ def test_cli_tune_reranker_prints_weights_and_toml(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "held out: 20 questions" in result.output and "coverage alone" in result.output
     assert '[rerank]\nprovider = "fused"\n\n[rerank.fused]\nsimilarity = ' in result.output
+    grouped = CliRunner().invoke(app, ["tune", "reranker", *args[1:]], env={"COLUMNS": "200"})  # the group's spelling
+    assert grouped.exit_code == 0 and grouped.output == result.output
     missing = CliRunner().invoke(app, [*args[:3], "--dataset", str(tmp_path / "nope.json")], env={"COLUMNS": "200"})
     assert missing.exit_code != 0 and "nope.json" in missing.output and "Traceback" not in missing.output

@@ -18,7 +18,7 @@ from rich.text import Text
 from kgrag.cli.calibrate_command import eval_calibrate
 from kgrag.cli.chat_command import chat
 from kgrag.cli.community_commands import communities_command, report_command
-from kgrag.cli.compare_commands import compare, tune, tune_reranker
+from kgrag.cli.compare_commands import compare, tune_reranker
 from kgrag.cli.errors import guarded, run_app
 from kgrag.cli.eval_plan_command import eval_plan
 from kgrag.cli.eval_run_commands import eval_list, eval_pairwise, eval_report, eval_run
@@ -35,6 +35,7 @@ from kgrag.cli.qgen_command import eval_qgen
 from kgrag.cli.ranges import MAX_ITEMS, MAX_K
 from kgrag.cli.serve_command import serve
 from kgrag.cli.show_command import show_command
+from kgrag.cli.tune_commands import tune_app
 from kgrag.core.errors import KgragError
 
 if TYPE_CHECKING:  # types only: the modules are imported inside the commands that use them
@@ -65,8 +66,8 @@ app.command("mcp")(mcp_command)
 graph_app.command("communities")(communities_command)
 graph_app.command("report")(report_command)
 app.command("compare")(compare)
-app.command("tune")(tune)
-app.command("tune-reranker")(tune_reranker)
+app.add_typer(tune_app, name="tune")
+app.command("tune-reranker", hidden=True)(tune_reranker)  # older spelling of `kgrag tune reranker`
 app.command("migrate")(migrate)
 app.command("show")(show_command)
 app.command("index")(index)
