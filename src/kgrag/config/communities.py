@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
 from kgrag.config.base import Section
-from kgrag.config.entry_settings import known_registry
+from kgrag.config.entry_settings import EntryTables, Tables, known_registry, tables_field
 
 
 class CommunitiesConfig(Section):
@@ -76,6 +76,11 @@ class CommunitiesConfig(Section):
         20, ge=0, le=100, description="`global` search: map points rated below this (0–100) are dropped before reduce."
     )
     global_answer_tokens: int = Field(500, ge=50, description="`global` search: most tokens of the final answer.")
+
+    builders: Annotated[Tables, EntryTables("community_builder", "communities.builders")] = tables_field(
+        "community_builder",
+        "One `[communities.builders.<name>]` table per community builder with settings (see *Entry settings*).",
+    )
 
     @field_validator("builder")
     @classmethod

@@ -7,9 +7,12 @@ when the denoiser builds them.
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import Field
 
 from kgrag.config.base import Section
+from kgrag.config.entry_settings import EntryTables, Tables, tables_field
 
 
 class DenoiseConfig(Section):
@@ -86,3 +89,23 @@ class DenoiseConfig(Section):
     drop_below: float = Field(0.2, ge=0.0, le=1.0, description="Relations scored under this are removed (deg-rag δ).")
     reflection_batch: int = Field(20, ge=1, description="Relations per LLM reflection prompt.")
     sample: int = Field(20, ge=0, description="Merges and drops listed in reports for review.")
+    blockers: Annotated[Tables, EntryTables("resolution_blocker", "denoise.blockers")] = tables_field(
+        "resolution_blocker",
+        "One `[denoise.blockers.<name>]` table per blocker with settings of its own (see *Entry settings*).",
+    )
+    matchers: Annotated[Tables, EntryTables("resolution_matcher", "denoise.matchers")] = tables_field(
+        "resolution_matcher",
+        "One `[denoise.matchers.<name>]` table per matcher with settings of its own (see *Entry settings*).",
+    )
+    groupers: Annotated[Tables, EntryTables("resolution_grouper", "denoise.groupers")] = tables_field(
+        "resolution_grouper",
+        "One `[denoise.groupers.<name>]` table per grouper with settings of its own (see *Entry settings*).",
+    )
+    mergers: Annotated[Tables, EntryTables("resolution_merger", "denoise.mergers")] = tables_field(
+        "resolution_merger",
+        "One `[denoise.mergers.<name>]` table per merge mode with settings of its own (see *Entry settings*).",
+    )
+    reflectors: Annotated[Tables, EntryTables("triple_reflector", "denoise.reflectors")] = tables_field(
+        "triple_reflector",
+        "One `[denoise.reflectors.<name>]` table per triple reflector with settings of its own (see *Entry settings*).",
+    )

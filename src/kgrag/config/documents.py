@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import Field
 
 from kgrag.config.base import Section
+from kgrag.config.entry_settings import EntryTables, Tables, tables_field
 
 
 class DocumentsConfig(Section):
@@ -53,3 +56,7 @@ class DocumentsConfig(Section):
         None, description="Optional record field used as the document's stable key; default is the record index."
     )
     json_title_field: str | None = Field(None, description="Optional record field used as the document title.")
+    loaders: Annotated[Tables, EntryTables("loader", "documents.loaders")] = tables_field(
+        "loader",
+        'One `[documents.loaders.<name>]` table per loader with settings, e.g. `[documents.loaders.".json"]`.',
+    )

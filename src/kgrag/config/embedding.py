@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
 from kgrag.config.base import Section
-from kgrag.config.entry_settings import known_registry
+from kgrag.config.entry_settings import EntryTables, Tables, known_registry, tables_field
 
 
 class EmbeddingConfig(Section):
@@ -92,6 +92,11 @@ class EmbeddingConfig(Section):
     base_url: str | None = Field(None, description="Endpoint base URL for the `openai` provider.")
     api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the endpoint key.")
     timeout_s: float = Field(60.0, gt=0, description="Per-request timeout for the `openai` provider.")
+
+    providers: Annotated[Tables, EntryTables("embedder", "embedding.providers")] = tables_field(
+        "embedder",
+        "One `[embedding.providers.<name>]` table per embedding provider with settings (see *Entry settings*).",
+    )
 
     @field_validator("provider")
     @classmethod

@@ -18,10 +18,11 @@ import logging
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel
-from pydantic_core import PydanticCustomError
+from pydantic import BaseModel, Field, GetCoreSchemaHandler, SerializeAsAny
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from kgrag.core.builtins import KINDS, new_registry
 from kgrag.core.errors import ConfigError
@@ -37,6 +38,9 @@ MIGRATIONS: list[tuple[str, str]] = []
 """(old key, new key) of every migrated key, for the migration table of ``docs/configuration.md``;
 filled by the modules that migrate, at import."""
 
+
+Tables = dict[str, SerializeAsAny[BaseModel]]
+"""A ``{entry name: settings}`` field's type (annotated with :class:`EntryTables`)."""
 
 _SCOPE: ContextVar[Registries | None] = ContextVar("kgrag_config_registries", default=None)
 
@@ -106,3 +110,61 @@ def _ctx(kind: str, where: str) -> dict[str, str]:
 def dump_tables(tables: Mapping[str, BaseModel]) -> dict[str, Any]:
     """The tables as TOML-ready data (only what was set), for ``model_dump`` and ``kgrag.toml`` output."""
     return {name: table.model_dump(mode="json", exclude_unset=True) for name, table in tables.items()}
+
+
+@dataclass(frozen=True)
+class EntryTables:
+    """Annotation of a ``{entry name: settings}`` field: its tables are validated against the settings model
+    each entry of ``kind`` declares (:func:`check_tables`, errors naming ``where.<name>.<key>``) and dumped
+    as set. ``Annotated[Tables, EntryTables("extractor", "graph.extractors")] = tables_field(...)``."""
+
+    kind: str
+    where: str
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.no_info_before_validator_function(
+            lambda value: check_tables(self.kind, value, self.where),
+            handler(source),
+            serialization=core_schema.plain_serializer_function_ser_schema(dump_tables),
+        )
+
+
+def tables_field(kind: str, description: str) -> Any:
+    """The ``Field`` of an :class:`EntryTables` field: empty by default, marked with its kind for the
+    generated docs and ``kgrag init``'s kgrag.toml."""
+    return Field(default_factory=dict, description=description, json_schema_extra={"entry_kind": kind})
+
+
+def move_keys(data: Any, section: str, moves: Mapping[str, tuple[str, ...]]) -> Any:
+    """Flat former keys of ``[section]`` moved into entry tables, with the one-line note each.
+
+    ``moves`` maps an old key to the ``"<field>.<entry>.<key>"`` places it is read as (a key two entries
+    read goes to both); a value the new table sets itself wins."""
+    if not isinstance(data, dict) or not moves.keys() & data.keys():
+        return data
+    data = dict(data)
+    for old in [key for key in data if key in moves]:
+        value = data.pop(old)
+        for place in moves[old]:
+            field, entry, key = _split_place(place)
+            tables = data.get(field)
+            tables = dict(tables) if isinstance(tables, Mapping) else {}
+            own = tables.get(entry)
+            table = own.model_dump(exclude_unset=True) if isinstance(own, BaseModel) else dict(own or {})
+            tables[entry] = {key: value, **table}
+            data[field] = tables
+        deprecated(f"{section}.{old}", " and ".join(f"{section}.{place}" for place in moves[old]))
+    return data
+
+
+def declare_moves(section: str, moves: Mapping[str, tuple[str, ...]]) -> None:
+    """List every move of :func:`move_keys` in the migration table of ``docs/configuration.md``."""
+    for old, places in moves.items():
+        migration(f"{section}.{old}", " and ".join(f"{section}.{place}" for place in places))
+
+
+def _split_place(place: str) -> tuple[str, str, str]:
+    """``"extractors.nlp.spacy_model"`` → field, entry, key; an entry name may hold dots (``".json"``)."""
+    field, _, rest = place.partition(".")
+    entry, _, key = rest.rpartition(".")
+    return field, entry, key

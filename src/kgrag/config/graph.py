@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import Field, field_validator
 
 from kgrag.config.base import Section
-from kgrag.config.entry_settings import known_registry
+from kgrag.config.entry_settings import EntryTables, Tables, known_registry, tables_field
 
 RESOLVED_EXTRACTORS = ("auto", "none")  # resolved in kgrag.graph.extract.choose, not registry entries
 
@@ -90,6 +92,15 @@ class GraphConfig(Section):
         description="Description summariser, by registry name: `llm` (the configured LLM, the extractive "
         "summary as its fallback), `extractive` (no LLM), or a plug-in (entry points `kgrag.summarizers`); "
         "`auto` = `llm` when an LLM is configured, else `extractive`.",
+    )
+
+    extractors: Annotated[Tables, EntryTables("extractor", "graph.extractors")] = tables_field(
+        "extractor",
+        "One `[graph.extractors.<name>]` table per extractor with settings of its own (see *Entry settings*).",
+    )
+    summarizers: Annotated[Tables, EntryTables("summarizer", "graph.summarizers")] = tables_field(
+        "summarizer",
+        "One `[graph.summarizers.<name>]` table per description summariser with settings of its own (plug-ins).",
     )
 
     @field_validator("summarizer")

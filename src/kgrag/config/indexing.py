@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, Field, SerializeAsAny, field_serializer, field_validator
 
 from kgrag.config.base import Section
-from kgrag.config.entry_settings import check_tables, dump_tables, known_registry
+from kgrag.config.entry_settings import EntryTables, Tables, check_tables, dump_tables, known_registry, tables_field
 from kgrag.core.registry import settings_of
 
 S = TypeVar("S", bound=BaseModel)
@@ -54,6 +54,15 @@ class IndexingConfig(Section):
         description="One `[indexing.stages.<name>]` table per stage with settings of its own (plug-in stages "
         "declare a settings model), validated against that model (see *Entry settings*).",
         json_schema_extra={"entry_kind": "stage"},
+    )
+
+    pipelines: Annotated[Tables, EntryTables("index_pipeline", "indexing.pipelines")] = tables_field(
+        "index_pipeline",
+        "One `[indexing.pipelines.<name>]` table per indexing pipeline with settings of its own (plug-ins).",
+    )
+    engines: Annotated[Tables, EntryTables("index_engine", "indexing.engines")] = tables_field(
+        "index_engine",
+        "One `[indexing.engines.<name>]` table per engine with settings of its own (see *Entry settings*).",
     )
 
     @field_validator("stages", mode="before")

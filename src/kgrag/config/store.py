@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field, PrivateAttr, SerializeAsAny, field_validator, model_serializer, model_validator
 
 from kgrag.config.base import Section
-from kgrag.config.entry_settings import check_tables, dump_tables, known_registry
+from kgrag.config.entry_settings import EntryTables, Tables, check_tables, dump_tables, known_registry, tables_field
 from kgrag.core.registry import Registry, settings_of
 from kgrag.core.vector_index import AUTO, AnnParams
 
@@ -132,6 +132,11 @@ class StoreConfig(Section):
         description="With `lexical_index = auto`, workspaces with more chunks keep searching FTS5: the copy's "
         "memory grows with the corpus, and this bound keeps a query process within its memory target "
         "(docs/results/performance.md; the figures: docs/results/design-measurements.md).",
+    )
+
+    vector_indexes: Annotated[Tables, EntryTables("vector_index", "store.vector_indexes")] = tables_field(
+        "vector_index",
+        "One `[store.vector_indexes.<name>]` table per vector index with settings of its own (plug-ins).",
     )
 
     @field_validator("vector_index")

@@ -78,6 +78,8 @@ QUERY_KINDS: dict[str, Kind] = {
             "passage_sentence_vectors": "kgrag.retrieval.resources.sentences:PASSAGE_SENTENCE_VECTORS",
             "reranker": "kgrag.retrieval.resources.reranker:RERANKER",
         },
+        base_settings=NO_SETTINGS,
+        section="retrieval.resources",
     ),
     "answer_strategy": Kind(
         "answer strategy",
@@ -87,6 +89,8 @@ QUERY_KINDS: dict[str, Kind] = {
             "global": "kgrag.generation.global_answer:GLOBAL_MAP_REDUCE",
             "drift": "kgrag.generation.drift_answer:DRIFT_ANSWER",
         },
+        base_settings=NO_SETTINGS,
+        section="retrieval.answer",
     ),
     "reranker": Kind(
         "reranker",

@@ -43,6 +43,8 @@ KINDS: dict[str, Kind] = {
             "exact": "NumPy matrix product: perfect recall, time linear in the number of vectors.",
             "hnsw": "faiss-cpu HNSW graph (extra `ann`): sub-millisecond approximate search; exact without faiss.",
         },
+        base_settings=NO_SETTINGS,
+        section="store.vector_indexes",
     ),
     "embedder": Kind(
         "embedding provider",
@@ -53,6 +55,8 @@ KINDS: dict[str, Kind] = {
             "openai": "kgrag.models.embeddings:openai_embedder",
             "fake": "kgrag.models.embeddings:fake_embedder",
         },
+        base_settings=NO_SETTINGS,
+        section="embedding.providers",
     ),
     "llm_provider": Kind(
         "LLM provider",
@@ -62,6 +66,8 @@ KINDS: dict[str, Kind] = {
             "openai": "kgrag.models.llm.providers:openai_provider",
             "scripted": "kgrag.models.llm.providers:scripted_provider",
         },
+        base_settings=NO_SETTINGS,
+        section="llm.providers",
     ),
     "extractor": Kind(
         "graph extractor",
@@ -70,6 +76,8 @@ KINDS: dict[str, Kind] = {
             "nlp": "kgrag.graph.extract.choose:nlp_extractor",
             "llm": "kgrag.graph.extract.choose:llm_extractor",
         },
+        base_settings=NO_SETTINGS,
+        section="graph.extractors",
     ),
     "summarizer": Kind(
         "description summariser",
@@ -78,6 +86,8 @@ KINDS: dict[str, Kind] = {
             "extractive": "kgrag.graph.build.summarize:extractive_summarizer",
             "llm": "kgrag.graph.build.summarize_llm:llm_summarizer",
         },
+        base_settings=NO_SETTINGS,
+        section="graph.summarizers",
     ),
     "prompt_schema": Kind(
         "prompt output schema",
@@ -109,6 +119,8 @@ KINDS: dict[str, Kind] = {
             "generated_questions": "kgrag.evaluation.judges.schemas:GeneratedQuestions",
             "answerability": "kgrag.evaluation.judges.schemas:Answerability",
         },
+        base_settings=NO_SETTINGS,
+        section="llm.prompt_schemas",
     ),
     "resolution_blocker": Kind(
         "entity-resolution blocker",
@@ -119,6 +131,8 @@ KINDS: dict[str, Kind] = {
             "structural": "kgrag.denoise.blocking:structural_blocker",
             "none": "kgrag.denoise.blocking:none_blocker",
         },
+        base_settings=NO_SETTINGS,
+        section="denoise.blockers",
     ),
     "resolution_matcher": Kind(
         "entity-resolution matcher",
@@ -130,11 +144,15 @@ KINDS: dict[str, Kind] = {
             "ego+neighbour": "kgrag.denoise.matching:ego_neighbour_matcher",
             "ego+typed-neighbour": "kgrag.denoise.matching:ego_typed_neighbour_matcher",
         },
+        base_settings=NO_SETTINGS,
+        section="denoise.matchers",
     ),
     "resolution_grouper": Kind(
         "entity-resolution grouper",
         "kgrag.resolution_groupers",
         {"greedy": "kgrag.denoise.grouping:greedy_grouper"},
+        base_settings=NO_SETTINGS,
+        section="denoise.groupers",
     ),
     "resolution_merger": Kind(
         "entity-resolution merge mode",
@@ -144,6 +162,8 @@ KINDS: dict[str, Kind] = {
             "link": "kgrag.denoise.grouping:synonym_merger",
             "both": "kgrag.denoise.grouping:mixed_merger",
         },
+        base_settings=NO_SETTINGS,
+        section="denoise.mergers",
     ),
     "triple_reflector": Kind(
         "triple reflector",
@@ -153,6 +173,8 @@ KINDS: dict[str, Kind] = {
             "llm": "kgrag.denoise.reflect_llm:llm_reflector",
             "none": "kgrag.denoise.reflect:no_reflector",
         },
+        base_settings=NO_SETTINGS,
+        section="denoise.reflectors",
     ),
     "loader": Kind(
         "document loader",
@@ -169,6 +191,8 @@ KINDS: dict[str, Kind] = {
             ".json": "kgrag.documents.json_records:load_json",
             ".jsonl": "kgrag.documents.json_records:load_jsonl",
         },
+        base_settings=NO_SETTINGS,
+        section="documents.loaders",
     ),
     **QUERY_KINDS,
     "stage": Kind(
@@ -220,6 +244,8 @@ KINDS: dict[str, Kind] = {
             "denoised": "standard plus resolve and reflect after extraction (a cleaner graph).",
             "graphrag": "standard plus communities and community-reports (report calls when an LLM is set).",
         },
+        base_settings=NO_SETTINGS,
+        section="indexing.pipelines",
     ),
     "index_engine": Kind(
         "indexing engine",
@@ -232,6 +258,8 @@ KINDS: dict[str, Kind] = {
             "local": "Every stage in this process (the default).",
             "ray": "The same stages; loading, chunking, extraction and embedding run as Ray Data stages.",
         },
+        base_settings=NO_SETTINGS,
+        section="indexing.engines",
     ),
     "community_builder": Kind(
         "community builder",
@@ -248,6 +276,8 @@ KINDS: dict[str, Kind] = {
             "components": "Connected components, one level (baseline, no randomness).",
             "graspologic": "graspologic-native hierarchical Leiden (optional package), as Microsoft GraphRAG.",
         },
+        base_settings=NO_SETTINGS,
+        section="communities.builders",
     ),
     "metric": Kind(
         "evaluation metric",
