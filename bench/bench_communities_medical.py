@@ -1,7 +1,7 @@
 """Communities on GraphRAG-Bench Medical: hierarchy, report cost, global query cost, evidence recall.
 
 Runs on a workspace that already holds the Medical corpus indexed with the standard pipeline (MiniLM +
-the spaCy graph), e.g. ``kgrag index corpus.json`` with ``documents.json_text_field = "context"``:
+the spaCy graph), e.g. ``kgrag index corpus.json`` with ``[documents.loaders.".json"] text_field = "context"``:
 
 1. builds communities and extractive reports (``ws.communities.build()``) and prints levels, counts,
    sizes and modularity per level, with the time of each builder on the same graph (leiden is the

@@ -92,7 +92,7 @@ def _kind_settings(key: str, section: str) -> list[str]:
         try:
             model = registry.settings_model(name)
         except ConfigError as exc:  # a broken plug-in is shown, not allowed to break the docs
-            out += [f"### `[{section}.{name}]`", "", f"Settings model unavailable: {exc}", ""]
+            out += [f"### `[{section}.{_key(name)}]`", "", f"Settings model unavailable: {exc}", ""]
             continue
         if model is None or model is base:
             continue
@@ -101,11 +101,16 @@ def _kind_settings(key: str, section: str) -> list[str]:
             continue
         entry = registry.entry(name)
         origin = "" if entry.origin == "builtin" else f" ({entry.origin})"
-        out += [f"### `[{section}.{name}]`{origin}", "", inspect.cleandoc(model.__doc__ or ""), ""]
+        out += [f"### `[{section}.{_key(name)}]`{origin}", "", inspect.cleandoc(model.__doc__ or ""), ""]
         rows = _rows(model)
         out += rows[:2] + [row for row in rows[2:] if row.split("`")[1] in keys]
         out.append("")
     return out
+
+
+def _key(name: str) -> str:
+    """An entry name as a TOML key: quoted when it holds a dot (``".json"``)."""
+    return f'"{name}"' if "." in name else name
 
 
 def _base_model(key: str) -> type[BaseModel] | None:

@@ -153,14 +153,23 @@ def move_keys(data: Any, section: str, moves: Mapping[str, tuple[str, ...]]) -> 
             table = own.model_dump(exclude_unset=True) if isinstance(own, BaseModel) else dict(own or {})
             tables[entry] = {key: value, **table}
             data[field] = tables
-        deprecated(f"{section}.{old}", " and ".join(f"{section}.{place}" for place in moves[old]))
+        deprecated(f"{section}.{old}", _places(section, moves[old]))
     return data
 
 
 def declare_moves(section: str, moves: Mapping[str, tuple[str, ...]]) -> None:
     """List every move of :func:`move_keys` in the migration table of ``docs/configuration.md``."""
     for old, places in moves.items():
-        migration(f"{section}.{old}", " and ".join(f"{section}.{place}" for place in places))
+        migration(f"{section}.{old}", _places(section, places))
+
+
+def _places(section: str, places: tuple[str, ...]) -> str:
+    """The new keys as written in kgrag.toml: an entry name holding a dot is quoted (``loaders.".json"``)."""
+    shown = []
+    for place in places:
+        field, entry, key = _split_place(place)
+        shown.append(f"{section}.{field}.{entry if '.' not in entry else chr(34) + entry + chr(34)}.{key}")
+    return " and ".join(shown)
 
 
 def _split_place(place: str) -> tuple[str, str, str]:

@@ -19,6 +19,8 @@ from typing import Any
 from kgrag.core.builtin_query import NO_SETTINGS, QUERY_KINDS
 from kgrag.core.registry import Builtin, Kind, Registry
 
+_JSON_RECORDS = "kgrag.documents.loader_settings:JsonRecordsSettings"
+
 KINDS: dict[str, Kind] = {
     "store": Kind(
         "store backend",
@@ -188,8 +190,8 @@ KINDS: dict[str, Kind] = {
             ".htm": "kgrag.documents.loaders:load_html",
             ".pdf": "kgrag.documents.loaders:load_pdf",
             ".docx": "kgrag.documents.loaders:load_docx",
-            ".json": "kgrag.documents.json_records:load_json",
-            ".jsonl": "kgrag.documents.json_records:load_jsonl",
+            ".json": Builtin("kgrag.documents.json_records:load_json", _JSON_RECORDS),
+            ".jsonl": Builtin("kgrag.documents.json_records:load_jsonl", _JSON_RECORDS),
         },
         base_settings=NO_SETTINGS,
         section="documents.loaders",
