@@ -143,8 +143,8 @@ class LLMConfig(Section):
         le=1,
         description="`--estimate`: share of first-pass extractions expected to be gleaned (one more call of "
         "the same size); the default is the upper end of what bench/bench_estimate.py sees with the default "
-        "`graph.gleaning` policy (docs/results/design-measurements.md). Set 1.0 for a model whose first passes "
-        "always look incomplete.",
+        "`graph.extractors.llm.gleaning` policy (docs/results/design-measurements.md). Set 1.0 for a model "
+        "whose first passes always look incomplete.",
     )
     estimate_glean_completion_share: float = Field(
         0.1,

@@ -75,8 +75,12 @@ KINDS: dict[str, Kind] = {
         "graph extractor",
         "kgrag.extractors",
         {
-            "nlp": "kgrag.graph.extract.choose:nlp_extractor",
-            "llm": "kgrag.graph.extract.choose:llm_extractor",
+            "nlp": Builtin(
+                "kgrag.graph.extract.choose:nlp_extractor", "kgrag.graph.extract.settings:NlpExtractorSettings"
+            ),
+            "llm": Builtin(
+                "kgrag.graph.extract.choose:llm_extractor", "kgrag.graph.extract.settings:LlmExtractorSettings"
+            ),
         },
         base_settings=NO_SETTINGS,
         section="graph.extractors",

@@ -51,6 +51,7 @@ def _sample_chunks(parts: Components, paths: Sequence[Path]) -> list[ChunkRecord
     from kgrag.documents.discovery import discover
     from kgrag.documents.loaders import LOADERS, load_path
     from kgrag.documents.records import content_hash
+    from kgrag.graph.extract.settings import llm_settings
     from kgrag.graph.extract.units import build_units
 
     config = parts.config
@@ -67,7 +68,7 @@ def _sample_chunks(parts: Components, paths: Sequence[Path]) -> list[ChunkRecord
                             c.text, c.n_tokens, content_hash(c.text))
                 for c in chunk_text(document.text, plan.counter, plan.size, plan.overlap)
             ]  # fmt: skip
-            units.extend(build_units(records, config.graph.unit_tokens, plan.counter))
+            units.extend(build_units(records, llm_settings(config).unit_tokens, plan.counter))
     if not units:
         return []
     units.sort(key=lambda unit: unit.n_tokens)

@@ -70,13 +70,14 @@ def create_extractor(
 def nlp_extractor(config: KgragConfig, client: LLMClient | None, progress: Progress) -> Extractor:
     """``KINDS["extractor"]["nlp"]``: spaCy entities, noun phrases and parse relations (no LLM)."""
     from kgrag.graph.extract.nlp import SpacyExtractor
+    from kgrag.graph.extract.settings import nlp_settings
 
-    graph = config.graph
+    own = nlp_settings(config)
     return SpacyExtractor(
-        graph.spacy_model,
-        processes=graph.spacy_processes,
-        noun_phrases=graph.noun_phrases,
-        allow_torch=graph.spacy_torch,
+        own.spacy_model,
+        processes=own.spacy_processes,
+        noun_phrases=own.noun_phrases,
+        allow_torch=own.spacy_torch,
     )
 
 
