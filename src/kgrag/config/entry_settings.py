@@ -15,6 +15,7 @@ the new key (:func:`deprecated`); ``docs/configuration.md`` lists them in its mi
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -38,6 +39,8 @@ MIGRATIONS: list[tuple[str, str]] = []
 """(old key, new key) of every migrated key, for the migration table of ``docs/configuration.md``;
 filled by the modules that migrate, at import."""
 
+
+_BARE = re.compile(r"[A-Za-z0-9_-]+")
 
 Tables = dict[str, SerializeAsAny[BaseModel]]
 """A ``{entry name: settings}`` field's type (annotated with :class:`EntryTables`)."""
@@ -163,12 +166,17 @@ def declare_moves(section: str, moves: Mapping[str, tuple[str, ...]]) -> None:
         migration(f"{section}.{old}", _places(section, places))
 
 
+def toml_key(name: str) -> str:
+    """``name`` as a TOML key: bare when it may be, else quoted (``".json"``, ``"ego+neighbour"``)."""
+    return name if _BARE.fullmatch(name) else f'"{name}"'
+
+
 def _places(section: str, places: tuple[str, ...]) -> str:
     """The new keys as written in kgrag.toml: an entry name holding a dot is quoted (``loaders.".json"``)."""
     shown = []
     for place in places:
         field, entry, key = _split_place(place)
-        shown.append(f"{section}.{field}.{entry if '.' not in entry else chr(34) + entry + chr(34)}.{key}")
+        shown.append(f"{section}.{field}.{toml_key(entry)}.{key}")
     return " and ".join(shown)
 
 

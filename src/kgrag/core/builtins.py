@@ -19,6 +19,7 @@ from typing import Any
 from kgrag.core.builtin_query import NO_SETTINGS, QUERY_KINDS
 from kgrag.core.registry import Builtin, Kind, Registry
 
+_DENOISE = "kgrag.denoise.settings"
 _JSON_RECORDS = "kgrag.documents.loader_settings:JsonRecordsSettings"
 
 KINDS: dict[str, Kind] = {
@@ -132,7 +133,7 @@ KINDS: dict[str, Kind] = {
         "entity-resolution blocker",
         "kgrag.resolution_blockers",
         {
-            "kmeans": "kgrag.denoise.blocking:kmeans_blocker",
+            "kmeans": Builtin("kgrag.denoise.blocking:kmeans_blocker", f"{_DENOISE}:KmeansBlockerSettings"),
             "type": "kgrag.denoise.blocking:type_blocker",
             "structural": "kgrag.denoise.blocking:structural_blocker",
             "none": "kgrag.denoise.blocking:none_blocker",
@@ -147,8 +148,10 @@ KINDS: dict[str, Kind] = {
             "ego": "kgrag.denoise.matching:ego_matcher",
             "neighbour": "kgrag.denoise.matching:neighbour_matcher",
             "typed-neighbour": "kgrag.denoise.matching:typed_neighbour_matcher",
-            "ego+neighbour": "kgrag.denoise.matching:ego_neighbour_matcher",
-            "ego+typed-neighbour": "kgrag.denoise.matching:ego_typed_neighbour_matcher",
+            "ego+neighbour": Builtin("kgrag.denoise.matching:ego_neighbour_matcher", f"{_DENOISE}:EgoMixSettings"),
+            "ego+typed-neighbour": Builtin(
+                "kgrag.denoise.matching:ego_typed_neighbour_matcher", f"{_DENOISE}:EgoMixSettings"
+            ),
         },
         base_settings=NO_SETTINGS,
         section="denoise.matchers",
@@ -156,7 +159,7 @@ KINDS: dict[str, Kind] = {
     "resolution_grouper": Kind(
         "entity-resolution grouper",
         "kgrag.resolution_groupers",
-        {"greedy": "kgrag.denoise.grouping:greedy_grouper"},
+        {"greedy": Builtin("kgrag.denoise.grouping:greedy_grouper", f"{_DENOISE}:GreedyGrouperSettings")},
         base_settings=NO_SETTINGS,
         section="denoise.groupers",
     ),
@@ -166,7 +169,7 @@ KINDS: dict[str, Kind] = {
         {
             "merge": "kgrag.denoise.grouping:direct_merger",
             "link": "kgrag.denoise.grouping:synonym_merger",
-            "both": "kgrag.denoise.grouping:mixed_merger",
+            "both": Builtin("kgrag.denoise.grouping:mixed_merger", f"{_DENOISE}:BothMergerSettings"),
         },
         base_settings=NO_SETTINGS,
         section="denoise.mergers",
@@ -176,7 +179,7 @@ KINDS: dict[str, Kind] = {
         "kgrag.triple_reflectors",
         {
             "provenance": "kgrag.denoise.reflect_provenance:provenance_reflector",
-            "llm": "kgrag.denoise.reflect_llm:llm_reflector",
+            "llm": Builtin("kgrag.denoise.reflect_llm:llm_reflector", f"{_DENOISE}:LlmReflectorSettings"),
             "none": "kgrag.denoise.reflect:no_reflector",
         },
         base_settings=NO_SETTINGS,
