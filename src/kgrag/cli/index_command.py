@@ -155,7 +155,9 @@ def index(
     console = new_console()
     llm = {k: v for k, v in {"max_tokens_budget": budget_tokens, "batch": batch or None}.items() if v}
     overrides: dict[str, Any] = {"llm": llm} if llm else {}
-    indexing = {k: v for k, v in {"engine": engine, "ray_address": ray_address}.items() if v is not None}
+    indexing: dict[str, object] = {"engine": engine} if engine is not None else {}
+    if ray_address is not None:
+        indexing["engines"] = {"ray": {"address": ray_address}}
     if indexing:
         overrides["indexing"] = indexing  # validated with the config: an unknown engine names the field
     if retry_failed:

@@ -261,7 +261,9 @@ KINDS: dict[str, Kind] = {
         "kgrag.index_engines",
         {
             "local": "kgrag.indexing.engines.local:LocalEngine",
-            "ray": "kgrag.indexing.engines.ray_engine:RayEngine",
+            "ray": Builtin(
+                "kgrag.indexing.engines.ray_engine:RayEngine", "kgrag.indexing.engines.ray_settings:RayEngineSettings"
+            ),
         },
         {
             "local": "Every stage in this process (the default).",
