@@ -34,7 +34,7 @@ def test_community_search_returns_k_distinct_reports(make_ws: WorkspaceMaker, sa
     assert all(i.chunk_ids and i.text.startswith("# ") for i in result.items)
     assert [i.score for i in result.items] == sorted((i.score for i in result.items), reverse=True)
     assert {"level", "title", "rating", "method"} <= set(result.items[0].metadata)
-    level0 = make_ws(name="other", communities={"search_levels": [0], "max_cluster_size": 10})
+    level0 = make_ws(name="other", communities={"search_levels": [0], "builders": {"leiden": {"max_cluster_size": 10}}})
     index_docs(level0, sample_docs)
     level0.communities.build()
     items = level0.retrieve("Osprey sensors firmware", pipeline="community", k=5).items

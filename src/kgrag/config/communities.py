@@ -3,12 +3,25 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from kgrag.config.base import Section
-from kgrag.config.entry_settings import EntryTables, Tables, known_registry, tables_field
+from kgrag.config.entry_settings import EntryTables, Tables, declare_moves, known_registry, move_keys, tables_field
+
+_LEIDENS = ("leiden", "graspologic")
+FORMER_KEYS: dict[str, tuple[str, ...]] = {
+    "max_cluster_size": tuple(f"builders.{b}.max_cluster_size" for b in _LEIDENS),
+    "max_levels": tuple(f"builders.{b}.max_levels" for b in _LEIDENS),
+    "seed": tuple(f"builders.{b}.seed" for b in (*_LEIDENS, "leiden-multires")),
+    "resolution": tuple(f"builders.{b}.resolution" for b in _LEIDENS),
+    "iterations": tuple(f"builders.{b}.iterations" for b in (*_LEIDENS, "leiden-multires")),
+    "resolutions": ("builders.leiden-multires.resolutions",),
+}
+"""Flat ``[communities]`` keys of the Leiden builders, and the builder tables they are read as."""
+
+declare_moves("communities", FORMER_KEYS)
 
 
 class CommunitiesConfig(Section):
@@ -17,29 +30,10 @@ class CommunitiesConfig(Section):
     builder: str = Field(
         "leiden",
         description="Community builder: `leiden` (igraph's Leiden applied recursively to communities above "
-        "`max_cluster_size`), `graspologic` (graspologic-native's hierarchical Leiden, as Microsoft GraphRAG "
-        "uses; optional package), `leiden-multires` (one level per entry of `resolutions`, "
-        "triple-layer-graphrag), `components` (connected components; a cheap baseline). Plug-ins: entry "
-        "points `kgrag.community_builders`.",
-    )
-    max_cluster_size: int = Field(
-        25,
-        ge=2,
-        description="Communities larger than this are partitioned again, one level finer. Microsoft GraphRAG "
-        "uses 10; 25 gives fewer, larger level-0 communities, so fewer report calls (docs/communities.md).",
-    )
-    max_levels: int = Field(4, ge=1, le=12, description="Most levels the hierarchy may have.")
-    seed: int = Field(
-        42, description="Random seed of the Leiden runs: the same graph and seed give the same communities."
-    )
-    resolution: float = Field(1.0, gt=0, description="Leiden modularity resolution (higher: smaller communities).")
-    resolutions: list[float] = Field(
-        default_factory=lambda: [2.0, 1.0, 0.5],
-        description="`leiden-multires`: one level per resolution, finest (largest value) first; 0.5/1.0/2.0 "
-        "as proposed in triple-layer-graphrag.",
-    )
-    iterations: int = Field(
-        2, ge=-1, description="Leiden iterations per run (-1: until stable); 2 as graspologic and igraph default."
+        "its `max_cluster_size`), `graspologic` (graspologic-native's hierarchical Leiden, as Microsoft "
+        "GraphRAG uses; optional package), `leiden-multires` (one level per entry of its `resolutions`, "
+        "triple-layer-graphrag), `components` (connected components; a cheap baseline); each builder's knobs "
+        "are in its `[communities.builders.<name>]` table. Plug-ins: entry points `kgrag.community_builders`.",
     )
     min_community_size: int = Field(
         5,
@@ -81,6 +75,11 @@ class CommunitiesConfig(Section):
         "community_builder",
         "One `[communities.builders.<name>]` table per community builder with settings (see *Entry settings*).",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _former_keys(cls, data: Any) -> Any:
+        return move_keys(data, "communities", FORMER_KEYS)
 
     @field_validator("builder")
     @classmethod

@@ -19,6 +19,7 @@ from typing import Any
 from kgrag.core.builtin_query import NO_SETTINGS, QUERY_KINDS
 from kgrag.core.registry import Builtin, Kind, Registry
 
+_BUILDERS = "kgrag.communities.builder_settings"
 _DENOISE = "kgrag.denoise.settings"
 _JSON_RECORDS = "kgrag.documents.loader_settings:JsonRecordsSettings"
 
@@ -276,14 +277,16 @@ KINDS: dict[str, Kind] = {
         "community builder",
         "kgrag.community_builders",
         {
-            "leiden": "kgrag.communities.leiden:LeidenBuilder",
-            "leiden-multires": "kgrag.communities.leiden:MultiResolutionBuilder",
+            "leiden": Builtin("kgrag.communities.leiden:LeidenBuilder", f"{_BUILDERS}:LeidenSettings"),
+            "leiden-multires": Builtin(
+                "kgrag.communities.leiden:MultiResolutionBuilder", f"{_BUILDERS}:MultiResolutionSettings"
+            ),
             "components": "kgrag.communities.leiden:ComponentsBuilder",
-            "graspologic": "kgrag.communities.graspologic:GraspologicBuilder",
+            "graspologic": Builtin("kgrag.communities.graspologic:GraspologicBuilder", f"{_BUILDERS}:LeidenSettings"),
         },
         {
-            "leiden": "igraph Leiden applied recursively to communities above communities.max_cluster_size.",
-            "leiden-multires": "One Leiden level per communities.resolutions entry (triple-layer-graphrag).",
+            "leiden": "igraph Leiden applied recursively to communities above its max_cluster_size.",
+            "leiden-multires": "One Leiden level per entry of its resolutions (triple-layer-graphrag).",
             "components": "Connected components, one level (baseline, no randomness).",
             "graspologic": "graspologic-native hierarchical Leiden (optional package), as Microsoft GraphRAG.",
         },
