@@ -1,5 +1,5 @@
 """The ``[communities]`` section of kgrag.toml: hierarchical communities, their reports, and the
-``community`` / ``global`` search knobs."""
+``community`` search knobs (the ``global`` ones are in ``[retrieval.answer.global]``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,15 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from kgrag.config.base import Section
-from kgrag.config.entry_settings import EntryTables, Tables, declare_moves, known_registry, move_keys, tables_field
+from kgrag.config.entry_settings import (
+    EntryTables,
+    Tables,
+    declare_moves,
+    known_registry,
+    migration,
+    move_keys,
+    tables_field,
+)
 
 _LEIDENS = ("leiden", "graspologic")
 FORMER_KEYS: dict[str, tuple[str, ...]] = {
@@ -22,6 +30,13 @@ FORMER_KEYS: dict[str, tuple[str, ...]] = {
 """Flat ``[communities]`` keys of the Leiden builders, and the builder tables they are read as."""
 
 declare_moves("communities", FORMER_KEYS)
+
+GLOBAL_KEYS = ("max_prompt_tokens", "batch_tokens", "min_score", "answer_tokens")
+"""``communities.global_<key>``, now ``retrieval.answer.global.<key>`` (moved by :class:`KgragConfig`,
+since the table sits in another section)."""
+
+for _key in GLOBAL_KEYS:
+    migration(f"communities.global_{_key}", f"retrieval.answer.global.{_key}")
 
 
 class CommunitiesConfig(Section):
@@ -58,19 +73,6 @@ class CommunitiesConfig(Section):
         default_factory=list,
         description="`community` search: levels to search (empty: all levels, feldt-hellstrom-2026).",
     )
-    global_max_prompt_tokens: int = Field(
-        6000,
-        ge=1000,
-        description="`global` search: prompt tokens one query may spend over all its map and reduce calls.",
-    )
-    global_batch_tokens: int = Field(
-        1400, ge=300, description="`global` search: report tokens per map call (one batch of reports)."
-    )
-    global_min_score: int = Field(
-        20, ge=0, le=100, description="`global` search: map points rated below this (0–100) are dropped before reduce."
-    )
-    global_answer_tokens: int = Field(500, ge=50, description="`global` search: most tokens of the final answer.")
-
     builders: Annotated[Tables, EntryTables("community_builder", "communities.builders")] = tables_field(
         "community_builder",
         "One `[communities.builders.<name>]` table per community builder with settings (see *Entry settings*).",

@@ -160,6 +160,27 @@ def move_keys(data: Any, section: str, moves: Mapping[str, tuple[str, ...]]) -> 
     return data
 
 
+def move_across(data: Any, old: str, new: str, moves: Mapping[str, str]) -> Any:
+    """Flat keys of section ``old`` that now live in entry tables of section ``new``: ``moves`` maps a key
+    to its ``"<field>.<entry>.<key>"`` place in ``new`` (run on the whole config, before the sections)."""
+    if not isinstance(data, dict) or not isinstance(data.get(old), Mapping) or not moves.keys() & data[old].keys():
+        return data
+    data = dict(data)
+    section = dict(data[old])
+    target = data.get(new)
+    target = target.model_dump(exclude_unset=True) if isinstance(target, BaseModel) else dict(target or {})
+    for key in [k for k in section if k in moves]:
+        field, entry, inner = _split_place(moves[key])
+        tables = dict(target.get(field) or {})
+        own = tables.get(entry)
+        table = own.model_dump(exclude_unset=True) if isinstance(own, BaseModel) else dict(own or {})
+        tables[entry] = {inner: section.pop(key), **table}
+        target[field] = tables
+        deprecated(f"{old}.{key}", _places(new, (moves[key],)))
+    data[old], data[new] = section, target
+    return data
+
+
 def declare_moves(section: str, moves: Mapping[str, tuple[str, ...]]) -> None:
     """List every move of :func:`move_keys` in the migration table of ``docs/configuration.md``."""
     for old, places in moves.items():

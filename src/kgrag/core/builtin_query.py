@@ -86,7 +86,10 @@ QUERY_KINDS: dict[str, Kind] = {
         "kgrag.answer_strategies",
         {
             "default": "kgrag.generation.strategy:DEFAULT_STRATEGY",
-            "global": "kgrag.generation.global_answer:GLOBAL_MAP_REDUCE",
+            "global": Builtin(
+                "kgrag.generation.global_answer:GLOBAL_MAP_REDUCE",
+                "kgrag.retrieval.answer_settings:GlobalAnswerSettings",
+            ),
             "drift": "kgrag.generation.drift_answer:DRIFT_ANSWER",
         },
         base_settings=NO_SETTINGS,

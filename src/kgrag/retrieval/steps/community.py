@@ -15,6 +15,7 @@ from kgrag.core.context import ContextItem
 from kgrag.documents import TokenCounter
 from kgrag.prompts import Prompt, load_prompt
 from kgrag.prompts.loader import PROMPT_SCHEMAS
+from kgrag.retrieval.answer_settings import global_answer_settings
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.resources.stored import COMMUNITIES
 from kgrag.retrieval.steps.basic import QueryState
@@ -68,8 +69,9 @@ class GlobalCandidates:
         hits = index.search(env.embed_query(state.query), len(index), config.search_levels)
         counter = TokenCounter.for_encoding()
         map_prompt, reduce_prompt = (_workspace_prompt(env, name) for name in (MAP_PROMPT, REDUCE_PROMPT))
-        plan = plan_batches(state.query, [r.text for r, _ in hits], config, counter.count, map_prompt, reduce_prompt)
+        budget = global_answer_settings(env.config)
+        plan = plan_batches(state.query, [r.text for r, _ in hits], budget, counter.count, map_prompt, reduce_prompt)
         keep = max(plan.reports, min(state.k, len(hits)))
         state.items = [report_item(report, score, "global") for report, score in hits[:keep]]
-        params = {"budget": config.global_max_prompt_tokens, "batches": len(plan.batches), "reports": plan.reports}
+        params = {"budget": budget.max_prompt_tokens, "batches": len(plan.batches), "reports": plan.reports}
         state.record(self.name, params, len(state.items), started)
