@@ -20,6 +20,7 @@ from kgrag.core.builtin_query import NO_SETTINGS, QUERY_KINDS
 from kgrag.core.registry import Builtin, Kind, Registry
 
 _BUILDERS = "kgrag.communities.builder_settings"
+_EMBED = "kgrag.models.embedder_settings"
 _DENOISE = "kgrag.denoise.settings"
 _JSON_RECORDS = "kgrag.documents.loader_settings:JsonRecordsSettings"
 
@@ -54,9 +55,11 @@ KINDS: dict[str, Kind] = {
         "embedding provider",
         "kgrag.embedders",
         {
-            "onnx": "kgrag.models.onnx_embedder:onnx_embedder",
-            "sentence-transformers": "kgrag.models.embeddings:local_embedder",
-            "openai": "kgrag.models.embeddings:openai_embedder",
+            "onnx": Builtin("kgrag.models.onnx_embedder:onnx_embedder", f"{_EMBED}:OnnxSettings"),
+            "sentence-transformers": Builtin(
+                "kgrag.models.embeddings:local_embedder", f"{_EMBED}:SentenceTransformersSettings"
+            ),
+            "openai": Builtin("kgrag.models.embeddings:openai_embedder", f"{_EMBED}:OpenAIEmbeddingSettings"),
             "fake": "kgrag.models.embeddings:fake_embedder",
         },
         base_settings=NO_SETTINGS,
