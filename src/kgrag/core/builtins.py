@@ -331,7 +331,10 @@ KINDS: dict[str, Kind] = {
             "panel": "kgrag.evaluation.judges.panel:ReferencePanel",
             "dimensions": "kgrag.evaluation.judges.dimensions:DimensionJudge",
             "two-pass": "kgrag.evaluation.pairwise.two_pass:TwoPassJudge",
-            "unbiased": "kgrag.evaluation.pairwise.unbiased:UnbiasedJudge",
+            "unbiased": Builtin(
+                "kgrag.evaluation.pairwise.unbiased:UnbiasedJudge",
+                "kgrag.evaluation.pairwise.judge_settings:UnbiasedJudgeSettings",
+            ),
         },
         {
             "panel": "Reference-based 1-5 score averaged over several judge models (feldt-hellstrom-2026).",
