@@ -43,7 +43,10 @@ KINDS: dict[str, Kind] = {
     "vector_index": Kind(
         "vector index",
         "kgrag.vector_indexes",
-        {"exact": "kgrag.core.dense_index:exact_index", "hnsw": "kgrag.core.hnsw_index:hnsw_index"},
+        {
+            "exact": "kgrag.core.dense_index:exact_index",
+            "hnsw": Builtin("kgrag.core.hnsw_index:hnsw_index", "kgrag.core.hnsw_settings:HnswSettings"),
+        },
         {
             "exact": "NumPy matrix product: perfect recall, time linear in the number of vectors.",
             "hnsw": "faiss-cpu HNSW graph (extra `ann`): sub-millisecond approximate search; exact without faiss.",
