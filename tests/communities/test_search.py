@@ -14,7 +14,7 @@ from kgrag.core.errors import KgragError
 from kgrag.generation.global_answer import NO_POINTS, STAGE_MAP, STAGE_REDUCE
 from kgrag.models.llm.scripted import ScriptedProvider
 from kgrag.prompts import load_prompt
-from kgrag.retrieval.answer_settings import global_answer_settings
+from kgrag.retrieval.pipeline_settings import GlobalSettings
 from kgrag.retrieval.steps.global_plan import MAP_PROMPT, REDUCE_PROMPT, plan_batches
 
 
@@ -57,7 +57,7 @@ def test_global_answer_stays_within_its_prompt_budget(make_ws: WorkspaceMaker, s
         make_ws,
         sample_docs,
         provider,
-        retrieval={"answer": {"global": {"max_prompt_tokens": budget, "batch_tokens": 600}}},
+        retrieval={"pipelines": {"global": {"max_prompt_tokens": budget, "batch_tokens": 600}}},
     )
     client = ws.components.llm()
     before = client.ledger.summary(client.run_id).by_stage
@@ -83,7 +83,7 @@ def test_more_reports_than_the_budget_allows_are_cut(make_ws: WorkspaceMaker, sa
     texts = [r.text for r in ws.store.communities.reports()] * 5
     counter = ws.components.llm().count_tokens
     prompts = load_prompt(MAP_PROMPT), load_prompt(REDUCE_PROMPT)
-    settings = global_answer_settings(ws.config)
+    settings = ws.config.retrieval.pipeline_settings("global", GlobalSettings)
     small = plan_batches("themes?", texts, settings.model_copy(update={"max_prompt_tokens": 2600}), counter, *prompts)
     large = plan_batches("themes?", texts, settings, counter, *prompts)
     assert 0 < small.reports < large.reports < len(texts)
@@ -104,7 +104,7 @@ def test_global_plans_its_batches_with_the_workspace_prompts(
     padding = " ".join(["Weigh each summary against the whole question before listing a point from it."] * 50)
     assert shipped.count(last) == 1
     (overrides / f"{MAP_PROMPT}.toml").write_text(shipped.replace(last, last[:-3] + f' {padding}"""'), encoding="utf-8")
-    budget = {"answer": {"global": {"max_prompt_tokens": 2600}}}  # the shipped map prompt reads every report
+    budget = {"pipelines": {"global": {"max_prompt_tokens": 2600}}}  # the shipped map prompt reads every report
     plain = _built(make_ws, sample_docs, scripted_provider(), retrieval=budget)
     own = _built(
         make_ws, sample_docs, scripted_provider(), name="own", retrieval=budget, llm={"prompts_dir": str(overrides)}
@@ -131,7 +131,7 @@ def test_low_rated_points_are_dropped(make_ws: WorkspaceMaker, sample_docs: Path
     provider = scripted_provider(map='{"points": [{"point": "weak", "score": 5, "reports": ["R1"]}]}')
     ws = _built(make_ws, sample_docs, provider)
     response = ws.query("What are the main themes?", pipeline="global")
-    assert response.answer.text == NO_POINTS  # 5 < retrieval.answer.global.min_score
+    assert response.answer.text == NO_POINTS  # 5 < retrieval.pipelines.global.min_score
 
 
 def test_global_without_an_llm_answers_extractively(make_ws: WorkspaceMaker, sample_docs: Path) -> None:

@@ -46,6 +46,10 @@ def _at(dumped: dict[str, Any], key: str) -> Any:
 
 
 def _same(old: Any, new: Any) -> bool:
+    """``new`` holds ``old``: equal values, or for a table every old key with its value (a table may have
+    gained entries moved into it from flat keys)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return all(key in new and _same(value, new[key]) for key, value in old.items())
     if old == "" and new is None:  # "" was the written spelling of "automatic"
         return True
     if isinstance(old, float | int) and isinstance(new, float | int) and not isinstance(old, bool):

@@ -1,5 +1,5 @@
 """The ``[communities]`` section of kgrag.toml: hierarchical communities, their reports, and the
-``community`` search knobs (the ``global`` ones are in ``[retrieval.answer.global]``)."""
+``community`` search knobs (the ``global`` ones are in ``[retrieval.pipelines.global]``)."""
 
 from __future__ import annotations
 
@@ -32,11 +32,11 @@ FORMER_KEYS: dict[str, tuple[str, ...]] = {
 declare_moves("communities", FORMER_KEYS)
 
 GLOBAL_KEYS = ("max_prompt_tokens", "batch_tokens", "min_score", "answer_tokens")
-"""``communities.global_<key>``, now ``retrieval.answer.global.<key>`` (moved by :class:`KgragConfig`,
+"""``communities.global_<key>``, now ``retrieval.pipelines.global.<key>`` (moved by :class:`KgragConfig`,
 since the table sits in another section)."""
 
 for _key in GLOBAL_KEYS:
-    migration(f"communities.global_{_key}", f"retrieval.answer.global.{_key}")
+    migration(f"communities.global_{_key}", f"retrieval.pipelines.global.{_key}")
 
 
 class CommunitiesConfig(Section):

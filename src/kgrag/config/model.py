@@ -58,8 +58,9 @@ class KgragConfig(BaseSettings):
     @model_validator(mode="before")
     @classmethod
     def _moved_across_sections(cls, data: Any) -> Any:
-        """``communities.global_*`` → ``[retrieval.answer.global]``, with the one-line note."""
-        return move_across(data, "communities", "retrieval", {f"global_{k}": f"answer.global.{k}" for k in GLOBAL_KEYS})
+        """``communities.global_*`` → ``[retrieval.pipelines.global]``, with the one-line note."""
+        moves = {f"global_{key}": f"pipelines.global.{key}" for key in GLOBAL_KEYS}
+        return move_across(data, "communities", "retrieval", moves)
 
     @classmethod
     def settings_customise_sources(

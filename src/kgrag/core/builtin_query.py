@@ -21,7 +21,10 @@ QUERY_KINDS: dict[str, Kind] = {
                 "kgrag.retrieval.pipeline_settings:GraphLocalSettings",
             ),
             "community": "kgrag.retrieval.recipes.community:community_pipeline",
-            "global": "kgrag.retrieval.recipes.global_reports:global_pipeline",
+            "global": Builtin(
+                "kgrag.retrieval.recipes.global_reports:global_pipeline",
+                "kgrag.retrieval.pipeline_settings:GlobalSettings",
+            ),
             "rerank": "kgrag.retrieval.recipes.rerank:rerank_pipeline",
             "qe": "kgrag.retrieval.recipes.qe:qe_pipeline",
             "hyde": "kgrag.retrieval.recipes.hyde:hyde_pipeline",
@@ -86,10 +89,7 @@ QUERY_KINDS: dict[str, Kind] = {
         "kgrag.answer_strategies",
         {
             "default": "kgrag.generation.strategy:DEFAULT_STRATEGY",
-            "global": Builtin(
-                "kgrag.generation.global_answer:GLOBAL_MAP_REDUCE",
-                "kgrag.retrieval.answer_settings:GlobalAnswerSettings",
-            ),
+            "global": "kgrag.generation.global_answer:GLOBAL_MAP_REDUCE",
             "drift": "kgrag.generation.drift_answer:DRIFT_ANSWER",
         },
         base_settings=NO_SETTINGS,

@@ -2,7 +2,7 @@
 feldt-hellstrom-2026 describes), inside a hard prompt-token budget.
 
 Map: each batch of reports (planned by :func:`plan_batches`, best first) goes to one call that lists the
-points it holds for the question, each rated 0–100. Points below ``min_score`` of ``[retrieval.answer.global]`` are
+points it holds for the question, each rated 0–100. Points below ``min_score`` of ``[retrieval.pipelines.global]`` are
 dropped. Reduce: the best points that fit the reserve go to one call that writes the answer. Map calls
 are checked against the budget before they are sent, so a query never spends more than
 ``max_prompt_tokens`` prompt tokens; the calls and tokens appear in the trace
@@ -26,7 +26,7 @@ from kgrag.generation.types import Answer
 from kgrag.models.embeddings import Embedder
 from kgrag.models.llm import LLMClient
 from kgrag.models.llm.structured import ReplyInvalid, parse_reply
-from kgrag.retrieval.answer_settings import global_answer_settings
+from kgrag.retrieval.pipeline_settings import GlobalSettings
 from kgrag.retrieval.steps.global_plan import (
     MAP_PROMPT,
     REDUCE_POINT_TOKENS,
@@ -78,11 +78,12 @@ class GlobalMapReduce:
         if not llm.available:
             return _extractive(question, items, embedder, config.generation.extractive_sentences)
         spend = Spend()
+        settings = config.retrieval.pipeline_settings(result.pipeline, GlobalSettings)
         started = time.perf_counter()
-        self._map(question, items, llm, config, spend)
+        self._map(question, items, llm, settings, spend)
         result.trace.append(_trace("global_map", spend, started, len(spend.points)))
         started, before = time.perf_counter(), (spend.calls, spend.prompt_tokens, spend.completion_tokens)
-        text, cited = self._reduce(question, llm, config, spend)
+        text, cited = self._reduce(question, llm, settings, spend)
         reduce_spend = Spend(
             spend.calls - before[0], spend.prompt_tokens - before[1], spend.completion_tokens - before[2]
         )
@@ -91,7 +92,7 @@ class GlobalMapReduce:
             "llm_calls": spend.calls,
             "prompt_tokens": spend.prompt_tokens,
             "completion_tokens": spend.completion_tokens,
-            "budget": global_answer_settings(config).max_prompt_tokens,
+            "budget": settings.max_prompt_tokens,
             "dropped_batches": spend.dropped_batches,
         }
         cost = llm.runner.prices.cost(spend.prompt_tokens, spend.completion_tokens)
@@ -101,8 +102,7 @@ class GlobalMapReduce:
         )
         return Answer(text, _citations(cited, items), "llm", idk=text == NO_POINTS, cost_line=line, usage=usage)
 
-    def _map(self, question: str, items: list[ContextItem], llm: LLMClient, config: KgragConfig, spend: Spend) -> None:
-        cfg = global_answer_settings(config)
+    def _map(self, question: str, items: list[ContextItem], llm: LLMClient, cfg: GlobalSettings, spend: Spend) -> None:
         map_prompt, reduce_prompt = llm.prompt(MAP_PROMPT), llm.prompt(REDUCE_PROMPT)
         plan = plan_batches(question, [i.text for i in items], cfg, llm.count_tokens, map_prompt, reduce_prompt)
         for batch in plan.batches:
@@ -121,8 +121,7 @@ class GlobalMapReduce:
                 continue  # a broken map reply loses its batch; re-asking would break the budget
             spend.points += [p for p in value.points if p.score >= cfg.min_score]
 
-    def _reduce(self, question: str, llm: LLMClient, config: KgragConfig, spend: Spend) -> tuple[str, list[str]]:
-        cfg = global_answer_settings(config)
+    def _reduce(self, question: str, llm: LLMClient, cfg: GlobalSettings, spend: Spend) -> tuple[str, list[str]]:
         ranked = sorted(spend.points, key=lambda p: -p.score)
         lines: list[str] = []
         used = 0

@@ -17,6 +17,7 @@ from kgrag.core.progress import Progress
 from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry
 from kgrag.graph.build.summarize import Summarizer
+from kgrag.graph.extract.settings import llm_settings, nlp_settings
 from kgrag.graph.types import Extractor
 from kgrag.models.llm.client import LLMClient
 
@@ -70,7 +71,6 @@ def create_extractor(
 def nlp_extractor(config: KgragConfig, client: LLMClient | None, progress: Progress) -> Extractor:
     """``KINDS["extractor"]["nlp"]``: spaCy entities, noun phrases and parse relations (no LLM)."""
     from kgrag.graph.extract.nlp import SpacyExtractor
-    from kgrag.graph.extract.settings import nlp_settings
 
     own = nlp_settings(config)
     return SpacyExtractor(
@@ -87,7 +87,7 @@ def llm_extractor(config: KgragConfig, client: LLMClient | None, progress: Progr
         raise ConfigError("graph.extractor = llm needs an LLM client; set llm.provider or graph.extractor = nlp")
     from kgrag.graph.extract.llm import create_llm_extractor
 
-    return create_llm_extractor(config, client)
+    return create_llm_extractor(config, client, llm_settings(config))
 
 
 def create_summarizer(

@@ -56,7 +56,7 @@ from kgrag.graph.extract.parse import (
     render_types,
     typed_reply,
 )
-from kgrag.graph.extract.settings import llm_settings
+from kgrag.graph.extract.settings import LlmExtractorSettings, llm_settings
 from kgrag.graph.extract.split import MAX_SPLIT_DEPTH, merge_parts, split_unit
 from kgrag.graph.extract.support import check_support
 from kgrag.graph.extract.units import ExtractionUnit, build_units
@@ -313,13 +313,15 @@ def extraction_cost_ratio(
     return spent / corpus_tokens
 
 
-def create_llm_extractor(config: KgragConfig, client: LLMClient) -> LLMExtractor:
+def create_llm_extractor(
+    config: KgragConfig, client: LLMClient, own: LlmExtractorSettings | None = None
+) -> LLMExtractor:
     """The extractor ``config`` describes, calling ``client``.
 
     The caller passes its own client (a workspace passes ``Components.llm()``) so that one cache, one
     ledger and one run id cover everything a command does; this function never builds one.
     """
-    own = llm_settings(config)
+    own = own or llm_settings(config)
     return LLMExtractor(
         client,
         TokenCounter.for_encoding(config.chunking.encoding),

@@ -15,7 +15,7 @@ from kgrag.core.context import ContextItem
 from kgrag.documents import TokenCounter
 from kgrag.prompts import Prompt, load_prompt
 from kgrag.prompts.loader import PROMPT_SCHEMAS
-from kgrag.retrieval.answer_settings import global_answer_settings
+from kgrag.retrieval.pipeline_settings import GlobalSettings
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.resources.stored import COMMUNITIES
 from kgrag.retrieval.steps.basic import QueryState
@@ -61,6 +61,8 @@ class GlobalCandidates:
     prompt budget (:func:`plan_batches`); at least ``k`` are ranked even when fewer fit."""
 
     name: str = "global_candidates"
+    pipeline: str = "global"
+    """The pipeline whose ``[retrieval.pipelines.<name>]`` table holds the budget (:class:`GlobalSettings`)."""
 
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
@@ -69,7 +71,7 @@ class GlobalCandidates:
         hits = index.search(env.embed_query(state.query), len(index), config.search_levels)
         counter = TokenCounter.for_encoding()
         map_prompt, reduce_prompt = (_workspace_prompt(env, name) for name in (MAP_PROMPT, REDUCE_PROMPT))
-        budget = global_answer_settings(env.config)
+        budget = env.config.retrieval.pipeline_settings(self.pipeline, GlobalSettings)
         plan = plan_batches(state.query, [r.text for r, _ in hits], budget, counter.count, map_prompt, reduce_prompt)
         keep = max(plan.reports, min(state.k, len(hits)))
         state.items = [report_item(report, score, "global") for report, score in hits[:keep]]

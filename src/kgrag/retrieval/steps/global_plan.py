@@ -2,7 +2,7 @@
 
 One plan serves both halves of the pipeline: the retrieval step uses it to choose how many reports
 (best first) the map calls can read, and the answer strategy uses it to batch them. The budget
-(``max_prompt_tokens`` of ``[retrieval.answer.global]``) covers every prompt token of the query: a reserve for the
+(``max_prompt_tokens`` of ``[retrieval.pipelines.global]``) covers every prompt token of the query: a reserve for the
 reduce call (its instructions, the question and up to :data:`REDUCE_POINT_TOKENS` of points) is set
 aside first, and map batches are added while their rendered prompts still fit what is left.
 """
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from kgrag.core.llm_types import Message
 from kgrag.prompts import Prompt
-from kgrag.retrieval.answer_settings import GlobalAnswerSettings
+from kgrag.retrieval.pipeline_settings import GlobalSettings
 
 MAP_PROMPT = "global_map"
 REDUCE_PROMPT = "global_reduce"
@@ -55,7 +55,7 @@ class GlobalPlan:
         return sum(len(b) for b in self.batches)
 
 
-def reduce_reserve(question: str, config: GlobalAnswerSettings, count: Counter, prompt: Prompt) -> int:
+def reduce_reserve(question: str, config: GlobalSettings, count: Counter, prompt: Prompt) -> int:
     empty = reduce_messages(prompt, question, [], config.answer_tokens)
     return message_tokens(empty, count) + REDUCE_POINT_TOKENS
 
@@ -63,7 +63,7 @@ def reduce_reserve(question: str, config: GlobalAnswerSettings, count: Counter, 
 def plan_batches(
     question: str,
     texts: Sequence[str],
-    config: GlobalAnswerSettings,
+    config: GlobalSettings,
     count: Counter,
     map_prompt: Prompt,
     reduce_prompt: Prompt,
