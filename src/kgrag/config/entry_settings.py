@@ -1,5 +1,5 @@
-"""Settings tables of registry entries: ``[retrieval.pipelines.<name>]``, ``[rerank.<name>]``,
-``[evaluation.metrics.<name>]``, ``[evaluation.judges.<name>]``, ``[indexing.stages.<name>]``.
+"""Settings tables of registry entries: every kind's ``[<section>.<name>]`` (``[retrieval.pipelines.<name>]``,
+``[rerank.<name>]``, ``[graph.extractors.<name>]``, ``[denoise.blockers.<name>]``... ``Kind.section`` names it).
 
 A section holds ``{entry name: its settings}``; each table is validated against the settings model the
 entry declares in its registry (:meth:`kgrag.core.registry.Registry.settings_model`), so a plug-in gets a
@@ -9,7 +9,8 @@ would be. Entries registered on a :class:`~kgrag.core.registries.Registries` pas
 ``Workspace.open(registries=...)`` are known (:func:`validating_with`).
 
 Old keys (the flat fields these tables replace) are moved to their new place with a one-line note naming
-the new key (:func:`deprecated`); ``docs/configuration.md`` lists them in its migration table.
+the new key (:func:`move_keys`, :func:`deprecated`); ``docs/configuration.md`` lists them in its migration
+table. A new ``{name: settings}`` field is ``Annotated[Tables, EntryTables(kind, where)] = tables_field(...)``.
 """
 
 from __future__ import annotations
