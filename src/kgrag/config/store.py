@@ -173,15 +173,16 @@ class StoreConfig(Section):
     def ann_params(self) -> AnnParams:
         """The vector-index choice as the core value every index builder takes (the HNSW knobs from the
         `hnsw` entry's table)."""
-        from kgrag.core.hnsw_index import hnsw_params  # numpy: only once an index is built
-
-        base = AnnParams(
+        hnsw = self.entry_settings("vector_indexes", "hnsw", HnswSettings)
+        return AnnParams(
             indexes=self._vector_indexes,
             index=self.vector_index,
             threshold=self.ann_threshold,
+            m=hnsw.m,
+            ef_construction=hnsw.ef_construction,
+            ef_search=hnsw.ef_search,
             persist=self.ann_persist,
         )
-        return hnsw_params(base, self.entry_settings("vector_indexes", "hnsw", HnswSettings))
 
 
 def store_from_url(url: str) -> dict[str, str | None]:

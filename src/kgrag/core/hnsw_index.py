@@ -12,24 +12,17 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from kgrag.core.dense_index import DenseIndex
-from kgrag.core.hnsw_settings import HnswSettings
 from kgrag.core.records import ScoredId
 from kgrag.core.vector_index import AnnParams, VectorIndex
 
 log = logging.getLogger(__name__)
 INSTALL_HINT = "pip install 'kgrag[ann]' (faiss-cpu)"
-
-
-def hnsw_params(base: AnnParams, settings: HnswSettings) -> AnnParams:
-    """``base`` with the graph degree and beams of the `hnsw` entry's ``[store.vector_indexes.hnsw]`` table."""
-    return replace(base, m=settings.m, ef_construction=settings.ef_construction, ef_search=settings.ef_search)
 
 
 def load_faiss() -> Any | None:
