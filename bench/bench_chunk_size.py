@@ -41,8 +41,8 @@ def workspace_settings(size: int, overlap: int) -> dict[str, str]:
     """A chunk-only Medical workspace; ``size`` 0 keeps the automatic chunk size."""
     chunking = {"chunking.size_tokens": str(size), "chunking.overlap_tokens": str(overlap)} if size else {}
     return {
-        "documents.json_text_field": '"context"',
-        "documents.json_id_field": '"corpus_name"',
+        'documents.loaders.".json".text_field': '"context"',
+        'documents.loaders.".json".id_field': '"corpus_name"',
         **chunking,
         "indexing.pipeline": '"no-graph"',
         "graph.extractor": '"none"',

@@ -1,7 +1,7 @@
 """Communities on GraphRAG-Bench Medical: hierarchy, report cost, global query cost, evidence recall.
 
 Runs on a workspace that already holds the Medical corpus indexed with the standard pipeline (MiniLM +
-the spaCy graph), e.g. ``kgrag index corpus.json`` with ``documents.json_text_field = "context"``:
+the spaCy graph), e.g. ``kgrag index corpus.json`` with ``[documents.loaders.".json"] text_field = "context"``:
 
 1. builds communities and extractive reports (``ws.communities.build()``) and prints levels, counts,
    sizes and modularity per level, with the time of each builder on the same graph (leiden is the
@@ -37,6 +37,7 @@ from kgrag.evaluation import evaluate_retrieval, load_dataset
 from kgrag.graph.analysis.igraph_view import to_igraph
 from kgrag.models.llm import create_llm_client
 from kgrag.models.llm.scripted import ScriptedProvider, ScriptRule
+from kgrag.retrieval.pipeline_settings import GlobalSettings
 from kgrag.store import open_store
 from kgrag.workspace.components import Components
 
@@ -125,9 +126,10 @@ def global_section(path: Path, questions: list[str]) -> None:
         prompt.append(answer.usage["prompt_tokens"])
         calls.append(answer.usage["llm_calls"])
     reports = [len(ws.retrieve(q, pipeline="global").items) for q in questions[:5]]
+    budget = config.retrieval.pipeline_settings("global", GlobalSettings).max_prompt_tokens
     print(
         f"global over {len(questions)} questions: prompt tokens per query mean {statistics.fmean(prompt):.0f}, "
-        f"max {max(prompt)} (budget {config.communities.global_max_prompt_tokens}); calls per query "
+        f"max {max(prompt)} (budget {budget}); calls per query "
         f"{statistics.fmean(calls):.1f}; reports read per query {statistics.fmean(reports):.1f}"
     )
     ws.close()

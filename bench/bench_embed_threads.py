@@ -2,11 +2,12 @@
 load, in the same run.
 
 ``--provider onnx`` (default): onnxruntime's default intra-op threads with batches one after another
-(kgrag's setting before, and still its default), one thread per encoder run
-(`embedding.intra_op_threads = 1`), and a large call's batches side by side (`embedding.threads` = the
+(kgrag's setting before, and still its default), one thread per encoder run (`intra_op_threads = 1` in
+`[embedding.providers.onnx]`), and a large call's batches side by side (`threads` of the same table = the
 cores). ``--provider sentence-transformers``: torch's default threads for every call (kgrag before: the
-count was set once per process) against the count chosen per call (`embedding.small_call_threads` for up
-to `small_call_texts` texts, torch's default above) and against that with `embedding.threads = 1` (one
+count was set once per process) against the count chosen per call (`small_call_threads` of
+`[embedding.providers.sentence-transformers]` for up to `small_call_texts` texts, torch's default above)
+and against that with `threads = 1` (one
 thread for every call), one model shared by the settings.
 
     .venv/bin/python bench/bench_embed_threads.py [--provider onnx|sentence-transformers] [--queries 60]
@@ -101,7 +102,7 @@ def _onnx_settings() -> dict[str, Embeds]:
 def _torch_settings() -> dict[str, Embeds]:
     """One loaded model, three thread policies: every call on torch's default count (before), the count
     per call size (after, the default: `small_call_threads` = 1 for a query), and one thread for every call
-    as well (after, with `embedding.threads = 1`: what a busy machine wants for batches too)."""
+    as well (after, with `threads = 1`: what a busy machine wants for batches too)."""
     from kgrag.models.embeddings import SentenceTransformerEmbedder
 
     after = SentenceTransformerEmbedder(DEFAULT_MINILM)

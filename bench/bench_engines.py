@@ -64,7 +64,7 @@ def run_one(engine: str, extractor: str, embedder: str, cpus: int) -> dict[str, 
     """Index the sample corpus with ``engine`` into a fresh workspace (in this process)."""
     with tempfile.TemporaryDirectory(prefix=f"kgrag-bench-{engine}-") as tmp:
         settings = {"embedding": {"provider": embedder}, "graph": {"extractor": extractor}}
-        indexing = {"engine": engine, "ray_num_cpus": cpus}
+        indexing = {"engine": engine, "engines": {"ray": {"num_cpus": cpus}}}
         with TreePeak() as tree, Workspace.init(Path(tmp) / "ws", **settings, indexing=indexing) as ws:
             started = time.perf_counter()
             report = ws.index([SAMPLE])

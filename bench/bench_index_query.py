@@ -92,7 +92,9 @@ def main() -> int:
     path = args.workspace or Path(tempfile.mkdtemp(prefix="kgrag-bench-"))
     try:
         with Workspace.init(
-            path, documents={"json_text_field": "context", "json_id_field": "corpus_name"}, graph={"extractor": "none"}
+            path,
+            documents={"loaders": {".json": {"text_field": "context", "id_field": "corpus_name"}}},
+            graph={"extractor": "none"},
         ) as ws:
             bench_index(ws)
             bench_queries(ws, args.questions)

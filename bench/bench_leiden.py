@@ -25,6 +25,7 @@ import time
 import igraph as ig
 import numpy as np
 
+from kgrag.communities.builder_settings import LeidenSettings
 from kgrag.communities.hierarchy import level_stats
 from kgrag.communities.leiden import leiden, seeded
 from kgrag.config import CommunitiesConfig
@@ -55,10 +56,11 @@ def main() -> None:
     started = time.perf_counter()
     graph = synthetic(args.nodes, args.edges, args.group, args.mix, 7)
     print(f"graph: {graph.vcount():,} nodes, {graph.ecount():,} edges, built in {time.perf_counter() - started:.1f} s")
-    config = CommunitiesConfig(max_cluster_size=args.max_cluster_size)
+    config = CommunitiesConfig(builders={"leiden": {"max_cluster_size": args.max_cluster_size}})
+    knobs = config.entry_settings("builders", "leiden", LeidenSettings)
     started = time.perf_counter()
-    with seeded(config.seed):
-        flat = leiden(graph, config.resolution, config.iterations)
+    with seeded(knobs.seed):
+        flat = leiden(graph, knobs.resolution, knobs.iterations)
     baseline = time.perf_counter() - started
     print(f"baseline flat igraph Leiden: {baseline:.1f} s, {int(flat.max()) + 1:,} communities")
     registry = new_registry("community_builder")

@@ -50,6 +50,7 @@ from kgrag.evaluation.qgen.cloze import Passage
 from kgrag.evaluation.qgen.known_item import known_item_questions
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
 from kgrag.graph.extract.nlp import SpacyExtractor
+from kgrag.graph.extract.settings import nlp_settings
 
 PIPELINES = "dense,bm25,hybrid,graph-local,graph-hybrid,graph-mix,ppr,paths,auto"
 Scores = dict[str, list[float]]
@@ -89,8 +90,8 @@ def mean_ci(values: list[float], rng: random.Random, samples: int = 2000) -> tup
 
 def generate(ws: Workspace, per_kind: int, strict: bool, seed: int) -> list[QAItem]:
     passages = [Passage(c.id, c.doc_id, c.text) for c in ws.store.chunks.iter_all()]
-    graph = ws.config.graph
-    nlp = SpacyExtractor(graph.spacy_model, allow_torch=graph.spacy_torch).nlp
+    own = nlp_settings(ws.config)
+    nlp = SpacyExtractor(own.spacy_model, allow_torch=own.spacy_torch).nlp
     result = known_item_questions(passages, nlp, ("known-item", "two-chunk"), per_kind, seed=seed, strict=strict)
     print(f"strict={strict}: {len(result.items)} questions; rejected {dict(result.rejected.most_common())}")
     return result.items

@@ -51,7 +51,7 @@ def synthetic_graph(n: int, seed: int = 0) -> ResolutionGraph:
 
 def one(n: int, blocker: str, matcher: str) -> dict[str, float]:
     graph = synthetic_graph(n)
-    config = DenoiseConfig(blocker=blocker, matcher=matcher, threshold=0.5, anchor_floor=0.5)
+    config = DenoiseConfig(blocker=blocker, matcher=matcher, threshold=0.5, groupers={"greedy": {"anchor_floor": 0.5}})
     started = time.perf_counter()
     plan = plan_resolution(graph, config, strategies(config))
     seconds = time.perf_counter() - started

@@ -219,6 +219,7 @@ def _types(ws: object) -> dict[str, int]:
 def _units(ws: object) -> dict[str, int]:
     """Extraction units and how many stored at least one grounded entity (provenance is per chunk)."""
     from kgrag.documents import TokenCounter
+    from kgrag.graph.extract.settings import llm_settings
     from kgrag.graph.extract.units import build_units
 
     store = ws.store  # type: ignore[attr-defined]
@@ -227,7 +228,7 @@ def _units(ws: object) -> dict[str, int]:
     units = with_entity = 0
     for doc in store.documents.list():
         chunks = store.chunks.for_document(doc.id)
-        for unit in build_units(chunks, config.graph.unit_tokens, TokenCounter.for_encoding()):
+        for unit in build_units(chunks, llm_settings(config).unit_tokens, TokenCounter.for_encoding()):
             units += 1
             with_entity += any(chunk.id in held for chunk in unit.chunks)
     return {"units": units, "with_entity": with_entity}

@@ -35,7 +35,7 @@ def planted(groups: int = 12, size: int = 30, seed: int = 3) -> ig.Graph:
 
 def test_same_seed_same_hierarchy_and_parents_nest() -> None:
     graph = planted()
-    config = CommunitiesConfig(max_cluster_size=10, seed=11)
+    config = CommunitiesConfig(builders={"leiden": {"max_cluster_size": 10, "seed": 11}})
     first, second = create_builder(config).build(graph), create_builder(config).build(graph)
     assert first.levels == second.levels >= 2
     for a, b in zip(first.memberships, second.memberships, strict=True):
@@ -50,7 +50,9 @@ def test_same_seed_same_hierarchy_and_parents_nest() -> None:
 
 def test_large_communities_are_split_down_to_the_max_size() -> None:
     graph = planted(groups=6, size=40)
-    hierarchy = create_builder(CommunitiesConfig(max_cluster_size=15, max_levels=6)).build(graph)
+    hierarchy = create_builder(CommunitiesConfig(builders={"leiden": {"max_cluster_size": 15, "max_levels": 6}})).build(
+        graph
+    )
     finest = np.bincount(hierarchy.memberships[0])
     coarsest = np.bincount(hierarchy.memberships[-1])
     assert coarsest.max() > 15  # the whole-graph partition has big communities...
@@ -59,7 +61,9 @@ def test_large_communities_are_split_down_to_the_max_size() -> None:
 
 def test_builders_are_registered_and_validated() -> None:
     graph = planted(groups=4, size=20)
-    multires = create_builder(CommunitiesConfig(builder="leiden-multires", resolutions=[2.0, 1.0, 0.5])).build(graph)
+    multires = create_builder(
+        CommunitiesConfig(builder="leiden-multires", builders={"leiden-multires": {"resolutions": [2.0, 1.0, 0.5]}})
+    ).build(graph)
     assert multires.levels == 3
     components = create_builder(CommunitiesConfig(builder="components")).build(graph)
     assert components.levels == 1 and int(components.memberships[0].max()) + 1 == len(graph.connected_components())
@@ -71,7 +75,7 @@ def test_builders_are_registered_and_validated() -> None:
 def test_graspologic_builder_is_seeded() -> None:
     graph = planted()
     graph.add_vertices(2)  # isolated vertices are not in its edge list: they must still get communities
-    config = CommunitiesConfig(builder="graspologic", max_cluster_size=10)
+    config = CommunitiesConfig(builder="graspologic", builders={"graspologic": {"max_cluster_size": 10}})
     first, second = create_builder(config).build(graph), create_builder(config).build(graph)
     assert all(np.array_equal(a, b) for a, b in zip(first.memberships, second.memberships, strict=True))
     assert all(len(m) == graph.vcount() for m in first.memberships)
@@ -93,7 +97,7 @@ def test_graspologic_missing_is_a_config_error(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_detection_on_a_workspace(make_ws: WorkspaceMaker, tmp_path: Path) -> None:
-    ws = make_ws(communities={"max_cluster_size": 3})
+    ws = make_ws(communities={"builders": {"leiden": {"max_cluster_size": 3}}})
     index_docs(ws, write_groups(tmp_path / "docs", GROUPS))
     stats = detect_communities(ws.store, ws.config.communities)
     assert stats.ran and stats.communities == len(ws.store.communities.communities())

@@ -29,7 +29,7 @@ def _report_requests(provider: ScriptedProvider) -> int:
 
 
 def test_extractive_reports_on_the_sample_corpus(make_ws: WorkspaceMaker, sample_docs: Path) -> None:
-    ws = make_ws(communities={"max_cluster_size": 10})
+    ws = make_ws(communities={"builders": {"leiden": {"max_cluster_size": 10}}})
     index_docs(ws, sample_docs)
     result = ws.communities.build()
     counts = result.report.communities
@@ -61,7 +61,7 @@ def test_extractive_reports_on_the_sample_corpus(make_ws: WorkspaceMaker, sample
 
 def test_llm_reports_cite_known_labels_and_inherit_without_calls(make_ws: WorkspaceMaker, sample_docs: Path) -> None:
     provider = scripted_provider()
-    ws = make_ws(provider, communities={"max_cluster_size": 10})
+    ws = make_ws(provider, communities={"builders": {"leiden": {"max_cluster_size": 10}}})
     index_docs(ws, sample_docs)
     result = ws.communities.build()
     reports = ws.store.communities.reports()

@@ -14,6 +14,7 @@ from kgrag.core.errors import KgragError
 from kgrag.generation.global_answer import NO_POINTS, STAGE_MAP, STAGE_REDUCE
 from kgrag.models.llm.scripted import ScriptedProvider
 from kgrag.prompts import load_prompt
+from kgrag.retrieval.pipeline_settings import GlobalSettings
 from kgrag.retrieval.steps.global_plan import MAP_PROMPT, REDUCE_PROMPT, plan_batches
 
 
@@ -34,7 +35,7 @@ def test_community_search_returns_k_distinct_reports(make_ws: WorkspaceMaker, sa
     assert all(i.chunk_ids and i.text.startswith("# ") for i in result.items)
     assert [i.score for i in result.items] == sorted((i.score for i in result.items), reverse=True)
     assert {"level", "title", "rating", "method"} <= set(result.items[0].metadata)
-    level0 = make_ws(name="other", communities={"search_levels": [0], "max_cluster_size": 10})
+    level0 = make_ws(name="other", communities={"search_levels": [0], "builders": {"leiden": {"max_cluster_size": 10}}})
     index_docs(level0, sample_docs)
     level0.communities.build()
     items = level0.retrieve("Osprey sensors firmware", pipeline="community", k=5).items
@@ -53,7 +54,10 @@ def test_pipelines_need_communities(make_ws: WorkspaceMaker, sample_docs: Path) 
 def test_global_answer_stays_within_its_prompt_budget(make_ws: WorkspaceMaker, sample_docs: Path, budget: int) -> None:
     provider = scripted_provider()
     ws = _built(
-        make_ws, sample_docs, provider, communities={"global_max_prompt_tokens": budget, "global_batch_tokens": 600}
+        make_ws,
+        sample_docs,
+        provider,
+        retrieval={"pipelines": {"global": {"max_prompt_tokens": budget, "batch_tokens": 600}}},
     )
     client = ws.components.llm()
     before = client.ledger.summary(client.run_id).by_stage
@@ -79,10 +83,9 @@ def test_more_reports_than_the_budget_allows_are_cut(make_ws: WorkspaceMaker, sa
     texts = [r.text for r in ws.store.communities.reports()] * 5
     counter = ws.components.llm().count_tokens
     prompts = load_prompt(MAP_PROMPT), load_prompt(REDUCE_PROMPT)
-    small = plan_batches(
-        "themes?", texts, ws.config.communities.model_copy(update={"global_max_prompt_tokens": 2600}), counter, *prompts
-    )
-    large = plan_batches("themes?", texts, ws.config.communities, counter, *prompts)
+    settings = ws.config.retrieval.pipeline_settings("global", GlobalSettings)
+    small = plan_batches("themes?", texts, settings.model_copy(update={"max_prompt_tokens": 2600}), counter, *prompts)
+    large = plan_batches("themes?", texts, settings, counter, *prompts)
     assert 0 < small.reports < large.reports < len(texts)
     for plan in (small, large):
         assert sum(plan.batch_tokens) + plan.reduce_reserve <= plan.budget
@@ -101,10 +104,10 @@ def test_global_plans_its_batches_with_the_workspace_prompts(
     padding = " ".join(["Weigh each summary against the whole question before listing a point from it."] * 50)
     assert shipped.count(last) == 1
     (overrides / f"{MAP_PROMPT}.toml").write_text(shipped.replace(last, last[:-3] + f' {padding}"""'), encoding="utf-8")
-    budget = {"global_max_prompt_tokens": 2600}  # the shipped map prompt reads every report, the longer one some
-    plain = _built(make_ws, sample_docs, scripted_provider(), communities=budget)
+    budget = {"pipelines": {"global": {"max_prompt_tokens": 2600}}}  # the shipped map prompt reads every report
+    plain = _built(make_ws, sample_docs, scripted_provider(), retrieval=budget)
     own = _built(
-        make_ws, sample_docs, scripted_provider(), name="own", communities=budget, llm={"prompts_dir": str(overrides)}
+        make_ws, sample_docs, scripted_provider(), name="own", retrieval=budget, llm={"prompts_dir": str(overrides)}
     )
     planned = []
     for ws in (plain, own):
@@ -128,7 +131,7 @@ def test_low_rated_points_are_dropped(make_ws: WorkspaceMaker, sample_docs: Path
     provider = scripted_provider(map='{"points": [{"point": "weak", "score": 5, "reports": ["R1"]}]}')
     ws = _built(make_ws, sample_docs, provider)
     response = ws.query("What are the main themes?", pipeline="global")
-    assert response.answer.text == NO_POINTS  # 5 < communities.global_min_score
+    assert response.answer.text == NO_POINTS  # 5 < retrieval.pipelines.global.min_score
 
 
 def test_global_without_an_llm_answers_extractively(make_ws: WorkspaceMaker, sample_docs: Path) -> None:

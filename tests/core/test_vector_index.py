@@ -79,12 +79,17 @@ def test_missing_faiss_falls_back_to_exact_with_a_warning(
 
 
 def test_config_fields_validate_and_map_to_params() -> None:
-    cfg = StoreConfig(vector_index="hnsw", ann_threshold=10, hnsw_m=16, hnsw_ef_search=200, ann_persist=False)
+    hnsw = {"hnsw": {"m": 16, "ef_search": 200}}
+    cfg = StoreConfig(vector_index="hnsw", ann_threshold=10, vector_indexes=hnsw, ann_persist=False)
     assert cfg.ann_params() == AnnParams(index="hnsw", threshold=10, m=16, ef_search=200, persist=False)
     assert StoreConfig().ann_params() == AnnParams()  # config defaults are the core defaults
     with pytest.raises(ValidationError, match=r"store\.vector_index"):
         StoreConfig(vector_index="annoy")
-    for bad in ({"ann_threshold": 0}, {"hnsw_m": 2}, {"hnsw_ef_search": 1}):
+    for bad in (
+        {"ann_threshold": 0},
+        {"vector_indexes": {"hnsw": {"m": 2}}},
+        {"vector_indexes": {"hnsw": {"ef_search": 1}}},
+    ):
         with pytest.raises(ValidationError):
             StoreConfig(**bad)
     assert KgragConfig(store={"vector_index": "exact"}).store.vector_index == "exact"

@@ -50,7 +50,8 @@ def build_graph(ws: Workspace) -> None:
     recompute_stale(ws.store, ExtractiveSummarizer(max_tokens=60))
 
 
-DENOISE = {"ego_text": "name", "blocker": "none", "threshold": 0.99, "anchor_floor": 0.99, "target_reduction": 0.4}
+DENOISE = {"ego_text": "name", "blocker": "none", "threshold": 0.99, "target_reduction": 0.4}
+DENOISE |= {"groupers": {"greedy": {"anchor_floor": 0.99}}}
 
 
 @pytest.fixture

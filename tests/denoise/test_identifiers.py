@@ -45,8 +45,9 @@ API_ENTITIES = [
     ("python 3.12", "Python 3.12", 4),
 ]
 # Everything is a candidate: the similarity guards are off, so only the identifier rule can keep names apart.
-LOOSE = {"ego_text": "name_type", "blocker": "none", "threshold": -1.0, "anchor_floor": -1.0}
-LOOSE |= {"target_reduction": 0.9, "max_group": 20, "reflection": "none", "candidates": 10}
+LOOSE: dict[str, object] = {"ego_text": "name_type", "blocker": "none", "threshold": -1.0}
+LOOSE |= {"groupers": {"greedy": {"anchor_floor": -1.0, "max_group": 20}}}
+LOOSE |= {"target_reduction": 0.9, "reflection": "none", "candidates": 10}
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,13 @@ def test_denoised_pipeline_resolves_once_and_resumes_for_free(tmp_path: Path) ->
     root.mkdir()
     for name, text in DOCS.items():
         (root / name).write_text(text, encoding="utf-8")
-    denoise = {"ego_text": "name", "blocker": "none", "threshold": 0.0, "anchor_floor": -1.0, "target_reduction": 0.2}
+    denoise = {
+        "ego_text": "name",
+        "blocker": "none",
+        "threshold": 0.0,
+        "groupers": {"greedy": {"anchor_floor": -1.0}},
+        "target_reduction": 0.2,
+    }
     with Workspace.init(
         tmp_path / "ws", embedding={"provider": "fake"}, graph={"extractor": "nlp"}, denoise=denoise
     ) as ws:

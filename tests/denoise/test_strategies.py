@@ -53,7 +53,22 @@ def two_clusters() -> ResolutionGraph:
 
 
 def cfg(**kw: object) -> DenoiseConfig:
-    base: dict[str, object] = {"blocker": "none", "threshold": 0.9, "anchor_floor": 0.9, "target_reduction": 0.9}
+    """A denoise config: the greedy grouper's guards, the mixed matchers' ``ego_weight`` and ``link_below`` go
+    into their strategies' tables."""
+    greedy: dict[str, object] = {"anchor_floor": 0.9} | {
+        k: kw.pop(k) for k in ("max_group", "anchor_floor", "same_type") if k in kw
+    }
+    base: dict[str, object] = {
+        "blocker": "none",
+        "threshold": 0.9,
+        "target_reduction": 0.9,
+        "groupers": {"greedy": greedy},
+    }
+    if "ego_weight" in kw:
+        weight = {"ego_weight": kw.pop("ego_weight")}
+        base["matchers"] = {"ego+neighbour": weight, "ego+typed-neighbour": weight}
+    if "link_below" in kw:
+        base["mergers"] = {"both": {"link_below": kw.pop("link_below")}}
     base.update(kw)
     return DenoiseConfig(**base)  # type: ignore[arg-type]
 

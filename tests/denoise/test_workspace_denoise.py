@@ -76,7 +76,14 @@ def test_undo_refuses_to_lose_later_changes_unless_forced(make_ws: MakeWs) -> No
 
 
 def test_second_run_does_not_shrink_the_graph_again(make_ws: MakeWs) -> None:
-    ws = make_ws(denoise={"reflection": "none", "threshold": 0.0, "anchor_floor": -1.0, "target_reduction": 0.4})
+    ws = make_ws(
+        denoise={
+            "reflection": "none",
+            "threshold": 0.0,
+            "groupers": {"greedy": {"anchor_floor": -1.0}},
+            "target_reduction": 0.4,
+        }
+    )
     ws.denoise.apply()
     assert ws.graph.counts()["entities"] == 6 - int(0.4 * 6)  # every pair may merge: the target stops it
     report, _ = ws.denoise.apply()

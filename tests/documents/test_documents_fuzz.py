@@ -36,7 +36,8 @@ _PAYLOADS = (
 def test_random_bytes_never_crash(tmp_path: Path, payload: bytes, suffix: str) -> None:
     path = tmp_path / f"fuzz{suffix}"
     path.write_bytes(payload)
-    cfg = DocumentsConfig(json_id_field="id", json_title_field="title")
+    fields = {"id_field": "id", "title_field": "title"}
+    cfg = DocumentsConfig(loaders={".json": fields, ".jsonl": fields})
     try:
         docs = load_path(path, cfg)
     except DocumentError as exc:

@@ -32,7 +32,7 @@ def test_json_list_of_records_uses_index_keys(tmp_path: Path) -> None:
 
 def test_json_single_object_with_configured_fields(tmp_path: Path) -> None:
     record = {"corpus_name": "Medical", "context": "Basal cell skin cancer is common.", "id": 7}
-    cfg = DocumentsConfig(json_text_field="context", json_id_field="id", json_title_field="corpus_name")
+    cfg = DocumentsConfig(loaders={".json": {"text_field": "context", "id_field": "id", "title_field": "corpus_name"}})
     [doc] = load_path(_write(tmp_path, "corpus.json", json.dumps(record)), cfg)
     assert doc.source.endswith("corpus.json#7")
     assert doc.title == "Medical"
@@ -61,7 +61,7 @@ def test_missing_text_field_names_the_available_keys(tmp_path: Path) -> None:
         DocumentError,
         match=r"corpus\.json: no record has the text field 'text' "
         r"\(available keys: context, corpus_name\); set "
-        r"documents\.json_text_field",
+        r'documents\.loaders\."\.json"\.text_field',
     ):
         load_path(path, CFG)
 
@@ -95,10 +95,10 @@ def test_malformed_json(tmp_path: Path, name: str, content: str, message: str) -
 def test_duplicate_configured_keys_are_an_error(tmp_path: Path) -> None:
     path = _write(tmp_path, "c.jsonl", '{"id": "a", "text": "x"}\n{"id": "a", "text": "y"}\n')
     with pytest.raises(DocumentError, match=r"records 0 and 1 share the key 'a'"):
-        load_path(path, DocumentsConfig(json_id_field="id"))
+        load_path(path, DocumentsConfig(loaders={".jsonl": {"id_field": "id"}}))
 
 
 def test_missing_configured_key_falls_back_to_index(tmp_path: Path) -> None:
     path = _write(tmp_path, "c.jsonl", '{"id": "a", "text": "x"}\n{"text": "y"}\n')
-    docs = load_path(path, DocumentsConfig(json_id_field="id"))
+    docs = load_path(path, DocumentsConfig(loaders={".jsonl": {"id_field": "id"}}))
     assert [doc.metadata["record"] for doc in docs] == ["a", "1"]

@@ -13,12 +13,13 @@ from kgrag.evaluation.qgen.cloze import Passage
 from kgrag.evaluation.qgen.defects import answer_defect, question_defect, sentence_defect
 from kgrag.evaluation.qgen.known_item import known_item_questions
 from kgrag.graph.extract.nlp import SpacyExtractor
+from kgrag.graph.extract.settings import nlp_settings
 
 
 @cache
 def _nlp() -> Any:
-    graph = KgragConfig().graph
-    return SpacyExtractor(graph.spacy_model, allow_torch=graph.spacy_torch).nlp
+    nlp = nlp_settings(KgragConfig())
+    return SpacyExtractor(nlp.spacy_model, allow_torch=nlp.spacy_torch).nlp
 
 
 def _sent(text: str) -> Any:

@@ -73,7 +73,7 @@ def test_json_records_are_documents_and_vanished_records_are_removed(tmp_path: P
         tmp_path / "ws",
         embedding={"provider": "fake"},
         graph={"extractor": "none"},
-        documents={"json_text_field": "context"},
+        documents={"loaders": {".jsonl": {"text_field": "context"}}},
     )
     data = tmp_path / "corpus.jsonl"
     data.write_text("\n".join(json.dumps({"context": f"Record number {i} text."}) for i in range(3)))

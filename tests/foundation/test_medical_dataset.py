@@ -25,7 +25,7 @@ def test_medical_corpus_indexes_and_evaluates(medical_dir: Path, tmp_path: Path)
         tmp_path / "ws",
         embedding={"provider": "fake"},
         graph={"extractor": "none"},
-        documents={"json_text_field": "context", "json_id_field": "corpus_name"},
+        documents={"loaders": {".json": {"text_field": "context", "id_field": "corpus_name"}}},
     ) as ws:
         report = ws.index([medical_dir / "corpus.json"])
         assert report.documents_new == 1 and report.chunks_written > 1000

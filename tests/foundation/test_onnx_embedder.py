@@ -26,7 +26,7 @@ DOCS = [SAMPLE_DOCS / "riffle-leak-detection.md", SAMPLE_DOCS / "expense-and-tra
 
 @pytest.fixture(scope="module")
 def onnx():  # type: ignore[no-untyped-def]
-    return create_embedder(EmbeddingConfig(provider="onnx", threads=1))
+    return create_embedder(EmbeddingConfig(provider="onnx", providers={"onnx": {"threads": 1}}))
 
 
 def test_default_provider_is_onnx_and_normalises(onnx) -> None:  # type: ignore[no-untyped-def]

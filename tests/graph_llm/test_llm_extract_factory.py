@@ -44,7 +44,11 @@ def test_factory_builds_from_config_and_records_usage_in_the_workspace_db(
         tmp_path / "ws",
         embedding={"provider": "fake"},
         llm={"provider": "scripted", "scripted_file": str(scripted_file), "max_concurrency": 3},
-        graph={"unit_tokens": 600, "entity_types": ["product", "concept"], "language": "Norwegian", "gleaning": False},
+        graph={
+            "entity_types": ["product", "concept"],
+            "language": "Norwegian",
+            "extractors": {"llm": {"unit_tokens": 600, "gleaning": False}},
+        },
     )
     extractor = create_llm_extractor(ws.config, ws.components.llm())
     assert isinstance(extractor, LLMExtractor)

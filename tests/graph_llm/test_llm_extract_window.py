@@ -50,7 +50,7 @@ def test_a_request_too_large_names_the_settings_that_size_it(kit: Any) -> None:
     with pytest.raises(RequestTooLargeError) as error:
         fit_request(_request("rules", "text " * 900), kit.counter, 1000)
     message = str(error.value)
-    assert "graph.unit_tokens" in message and "llm.context_window" in message
+    assert "graph.extractors.llm.unit_tokens" in message and "llm.context_window" in message
     assert "generation.context_tokens" not in message  # it does not size an extraction request
     assert is_size_failure(message)
 
@@ -78,5 +78,7 @@ def test_a_unit_that_cannot_fit_fails_alone_with_its_reason(kit: Any) -> None:
     extractions = list(extractor.extract(chunks))
     failed = [x for x in extractions if x.error]
     assert {x.chunk_id for x in failed} == {c.id for c in chunks if c.doc_id == "blob"}
-    assert all("graph.unit_tokens" in (x.error or "") and "not split further" in (x.error or "") for x in failed)
+    assert all(
+        "graph.extractors.llm.unit_tokens" in (x.error or "") and "not split further" in (x.error or "") for x in failed
+    )
     assert all(x.entities for x in extractions if not x.error)  # every other unit was still extracted

@@ -22,6 +22,7 @@ from kgrag.indexing.compute import LocalCompute
 from kgrag.indexing.engines.local import LocalEngine
 from kgrag.indexing.engines.ray_compute import independent_groups
 from kgrag.indexing.engines.ray_session import ray_session
+from kgrag.indexing.engines.ray_settings import RayEngineSettings
 from kgrag.indexing.runner import resolve_engine
 from kgrag.models.embeddings import FakeEmbedder
 
@@ -38,8 +39,8 @@ def test_config_names_the_engine_field(tmp_path: Path) -> None:
     assert IndexingConfig().engine == "local"
     with pytest.raises(ConfigError, match=r"indexing\.engine.*unknown indexing engine 'sparky'"):
         load_config(tmp_path, indexing={"engine": "sparky"})
-    with pytest.raises(ConfigError, match="ray_embed_concurrency"):
-        load_config(tmp_path, indexing={"ray_embed_concurrency": 0})
+    with pytest.raises(ConfigError, match=r"indexing\.engines\.ray\.embed_concurrency"):
+        load_config(tmp_path, indexing={"engines": {"ray": {"embed_concurrency": 0}}})
 
 
 def test_cli_rejects_an_unknown_engine_as_a_user_error(tmp_path: Path) -> None:
@@ -51,7 +52,7 @@ def test_cli_rejects_an_unknown_engine_as_a_user_error(tmp_path: Path) -> None:
 
 def test_missing_ray_tells_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # an import of ray now fails as if it were not installed
-    session = ray_session(IndexingConfig(), SilentProgress())
+    session = ray_session(RayEngineSettings(), SilentProgress())
     with pytest.raises(KgragError, match=r"pip install 'kgrag\[ray\]'"), session:
         pass
 

@@ -133,8 +133,8 @@ def _index(workspace: Path, env: dict[str, str], *engine: str) -> subprocess.Com
             "embedding.provider": '"fake"',
             "graph.extractor": '"words"',
             "llm.provider": '"none"',
-            "indexing.ray_extract_batch": "4",
-            "indexing.ray_load_batch": "2",
+            "indexing.engines.ray.extract_batch": "4",
+            "indexing.engines.ray.load_batch": "2",
         },
     )
     command = [sys.executable, "-m", "kgrag.cli", "index", str(SAMPLE_DOCS), "-w", str(workspace), *engine]

@@ -19,7 +19,7 @@ from tests.reliability.harness import dump_tables
 from tests.services import import_service
 
 from kgrag import Workspace
-from kgrag.config import EmbeddingConfig, IndexingConfig
+from kgrag.config import EmbeddingConfig
 from kgrag.core.errors import KgragError
 from kgrag.core.progress import SilentProgress
 from kgrag.core.registries import Registries
@@ -35,7 +35,7 @@ from kgrag.workspace.components import Components
 import_service("ray.data", "Ray", "Ray is not installed (pip install 'kgrag[ray]'); Ray engine tests skipped")
 pytestmark = pytest.mark.slow
 
-SMALL_BATCHES = {"ray_extract_batch": 4, "ray_embed_batch": 64, "ray_load_batch": 2}
+SMALL_BATCHES = {"engines": {"ray": {"extract_batch": 4, "embed_batch": 64, "load_batch": 2}}}
 
 
 @pytest.fixture(scope="module")
@@ -43,11 +43,12 @@ def ray_up() -> Iterator[None]:
     """A local Ray for the module, started through the engine's own session (so the tests' workers can
     import ``tests`` too, the repository root joins PYTHONPATH first)."""
     from kgrag.indexing.engines.ray_session import ray_session
+    from kgrag.indexing.engines.ray_settings import RayEngineSettings
 
     previous = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), previous) if p)
     try:
-        with ray_session(IndexingConfig(ray_num_cpus=2), SilentProgress()):
+        with ray_session(RayEngineSettings(num_cpus=2), SilentProgress()):
             yield
     finally:
         if previous is None:

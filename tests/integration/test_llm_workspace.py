@@ -171,7 +171,7 @@ def test_a_small_context_window_is_fitted_not_refused(llm_ws: Path, docs: Path, 
     result = CliRunner().invoke(app, ["index", str(docs), "-w", str(llm_ws)])
     assert result.exit_code == 0, result.output
     assert "fitted to the model's 2048-token context window" in result.output
-    assert "graph.unit_tokens 1200 -> " in result.output
+    assert "graph.extractors.llm.unit_tokens 1200 -> " in result.output
     assert server.stats.requests > 0
 
 

@@ -52,13 +52,13 @@ def test_estimate_within_25_percent_of_the_real_run(tmp_path: Path, pipeline: st
 
 
 def test_gleaning_off_predicts_no_gleaning(tmp_path: Path) -> None:
-    result = compare(sorted(SAMPLE_DOCS.iterdir())[:2], tmp_path, {"graph.gleaning": "false"})
+    result = compare(sorted(SAMPLE_DOCS.iterdir())[:2], tmp_path, {"graph.extractors.llm.gleaning": "false"})
     assert any("gleaning 0 calls" in line for line in result.assumptions)
 
 
 def test_no_call_is_predicted_to_reply_past_its_max_tokens(tmp_path: Path) -> None:
     os.environ.setdefault(KEY_ENV, "sk-estimate-check")
-    cap = {"llm.max_output_tokens": "200", "graph.unit_tokens": "300", "llm.context_window": "1500"}
+    cap = {"llm.max_output_tokens": "200", "graph.extractors.llm.unit_tokens": "300", "llm.context_window": "1500"}
     with Workspace.open(write_workspace(tmp_path / "ws", "http://127.0.0.1:9/v1", cap)) as ws:
         _, estimate = ws.indexing.estimate(sorted(SAMPLE_DOCS.iterdir())[:3])
     extraction_max_tokens = 600  # two reply tokens per unit token, within the 1500-token window

@@ -19,6 +19,7 @@ import pytest
 from kgrag.config import KgragConfig
 from kgrag.core.llm_types import ChatRequest
 from kgrag.graph.extract.preflight import fit_to_window, preflight_context_window
+from kgrag.graph.extract.settings import llm_settings
 from kgrag.models.llm.base import ProviderError
 from kgrag.models.llm.capabilities import (
     ServerProfile,
@@ -186,9 +187,9 @@ def test_fit_shrinks_sizes_to_a_small_window_instead_of_refusing() -> None:
         )
     fitted, notes = fit_to_window(config, 2048)
     preflight_context_window(fitted)  # fits now
-    assert fitted.graph.unit_tokens < config.graph.unit_tokens and fitted.llm.max_output_tokens == 512
+    assert llm_settings(fitted).unit_tokens < llm_settings(config).unit_tokens and fitted.llm.max_output_tokens == 512
     assert fitted.generation.context_tokens < config.generation.context_tokens
-    assert notes and "2048-token context window" in notes[0] and "graph.unit_tokens" in notes[0]
+    assert notes and "2048-token context window" in notes[0] and "graph.extractors.llm.unit_tokens" in notes[0]
     same, none = fit_to_window(config, 131072)
     assert same.graph == config.graph and same.generation == config.generation and not none
 

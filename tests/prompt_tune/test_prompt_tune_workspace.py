@@ -65,7 +65,7 @@ def _workspace(tmp_path: Path, base_url: str) -> Path:
         {
             "embedding.provider": '"fake"',
             "graph.extractor": '"llm"',
-            "graph.gleaning": "false",
+            "graph.extractors.llm.gleaning": "false",
             "communities.reports": '"extractive"',
             "llm.provider": '"openai"',
             "llm.base_url": json.dumps(base_url),

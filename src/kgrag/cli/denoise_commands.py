@@ -39,7 +39,7 @@ def _overrides(target: float | None, threshold: float | None, reflection: str | 
     section: dict[str, object] = {}
     if threshold is not None:
         section["threshold"] = threshold
-        section["anchor_floor"] = threshold
+        section["groupers"] = {"greedy": {"anchor_floor": threshold}}
     if target is not None:
         section["target_reduction"] = target
     if reflection is not None:

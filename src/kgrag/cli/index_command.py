@@ -155,8 +155,7 @@ def index(
     console = new_console()
     llm = {k: v for k, v in {"max_tokens_budget": budget_tokens, "batch": batch or None}.items() if v}
     overrides: dict[str, Any] = {"llm": llm} if llm else {}
-    indexing = {k: v for k, v in {"engine": engine, "ray_address": ray_address}.items() if v is not None}
-    if indexing:
+    if indexing := _engine_overrides(engine, ray_address):
         overrides["indexing"] = indexing  # validated with the config: an unknown engine names the field
     if retry_failed:
         overrides["documents"] = {"retry_failed": True}
@@ -170,3 +169,11 @@ def index(
         return
     print_index_report(console, report)
     check_index_outcome(report, paths)
+
+
+def _engine_overrides(engine: str | None, ray_address: str | None) -> dict[str, object]:
+    """``--engine`` and ``--ray-address`` as ``[indexing]`` overrides (the address in the ray engine's table)."""
+    indexing: dict[str, object] = {"engine": engine} if engine is not None else {}
+    if ray_address is not None:
+        indexing["engines"] = {"ray": {"address": ray_address}}
+    return indexing

@@ -11,18 +11,19 @@ from __future__ import annotations
 import igraph as ig
 import numpy as np
 
+from kgrag.communities.builder_settings import LeidenSettings
 from kgrag.communities.hierarchy import WEIGHT, Hierarchy, top_down
 from kgrag.config import CommunitiesConfig
 from kgrag.core.errors import ConfigError
 
 
 class GraspologicBuilder:
-    """Hierarchical Leiden by graspologic-native, seeded with ``communities.seed``."""
+    """Hierarchical Leiden by graspologic-native, seeded with ``seed`` of ``[communities.builders.graspologic]``."""
 
     name = "graspologic"
 
     def __init__(self, config: CommunitiesConfig) -> None:
-        self.config = config
+        self.config = config.entry_settings("builders", self.name, LeidenSettings)
 
     def build(self, graph: ig.Graph) -> Hierarchy:
         try:

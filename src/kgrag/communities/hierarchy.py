@@ -114,6 +114,14 @@ def top_down(levels_from_top: list[np.ndarray]) -> Hierarchy:
 
 
 def config_signature(config: CommunitiesConfig) -> str:
-    """What a hierarchy depends on besides the graph; a change rebuilds it."""
-    parts = (config.builder, config.max_cluster_size, config.max_levels, config.seed, config.resolution)
-    return "|".join(str(p) for p in (*parts, config.iterations, tuple(config.resolutions)))
+    """What a hierarchy depends on besides the graph; a change rebuilds it. The Leiden knobs are read from
+    the chosen builder's table (the `leiden` table for a builder without them), in the order the signature
+    always had, so a workspace keeps its communities across the move of these keys into the tables."""
+    from kgrag.communities.builder_settings import LeidenSettings, MultiResolutionSettings
+
+    name = config.builder if config.builder in ("leiden", "graspologic") else "leiden"
+    leiden = config.entry_settings("builders", name, LeidenSettings)
+    multires = config.entry_settings("builders", "leiden-multires", MultiResolutionSettings)
+    run = multires if config.builder == "leiden-multires" else leiden
+    parts = (config.builder, leiden.max_cluster_size, leiden.max_levels, run.seed, leiden.resolution)
+    return "|".join(str(p) for p in (*parts, run.iterations, tuple(multires.resolutions)))

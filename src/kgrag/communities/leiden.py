@@ -16,6 +16,7 @@ from contextlib import contextmanager
 import igraph as ig
 import numpy as np
 
+from kgrag.communities.builder_settings import LeidenSettings, MultiResolutionSettings
 from kgrag.communities.hierarchy import WEIGHT, Hierarchy, compact, top_down
 from kgrag.config import CommunitiesConfig
 
@@ -44,7 +45,7 @@ def leiden(graph: ig.Graph, resolution: float, iterations: int) -> np.ndarray:
     return np.asarray(clustering.membership, dtype=np.int64)
 
 
-def _split(graph: ig.Graph, current: np.ndarray, config: CommunitiesConfig) -> tuple[np.ndarray, bool]:
+def _split(graph: ig.Graph, current: np.ndarray, config: LeidenSettings) -> tuple[np.ndarray, bool]:
     """The next finer level: every community above ``max_cluster_size`` partitioned on its own subgraph,
     the others carried down unchanged. Returns the labels and whether anything split."""
     sizes = np.bincount(current)
@@ -74,7 +75,7 @@ class LeidenBuilder:
     name = "leiden"
 
     def __init__(self, config: CommunitiesConfig) -> None:
-        self.config = config
+        self.config = config.entry_settings("builders", self.name, LeidenSettings)
 
     def build(self, graph: ig.Graph) -> Hierarchy:
         with seeded(self.config.seed):
@@ -94,11 +95,12 @@ class MultiResolutionBuilder:
     name = "leiden-multires"
 
     def __init__(self, config: CommunitiesConfig) -> None:
-        self.config = config
+        self.config = config.entry_settings("builders", self.name, MultiResolutionSettings)
 
     def build(self, graph: ig.Graph) -> Hierarchy:
         with seeded(self.config.seed):
-            levels = [leiden(graph, r, self.config.iterations) for r in sorted(self.config.resolutions, reverse=True)]
+            ordered = sorted(self.config.resolutions, reverse=True)
+            levels = [leiden(graph, r, self.config.iterations) for r in ordered]
         return Hierarchy(tuple(compact(labels) for labels in levels))
 
 

@@ -5,9 +5,13 @@ default is "automatic" (``None``), so the ``size_tokens = ""`` placeholder of th
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, model_validator
+
+from kgrag.core.registry import settings_of
+
+S = TypeVar("S", bound=BaseModel)
 
 
 class Section(BaseModel):
@@ -23,3 +27,8 @@ class Section(BaseModel):
             return data
         automatic = {name for name, field in cls.model_fields.items() if field.default is None}
         return {key: None if value == "" and key in automatic else value for key, value in data.items()}
+
+    def entry_settings(self, field: str, name: str, model: type[S]) -> S:
+        """Entry ``name``'s settings in the ``{name: settings}`` field ``field`` (e.g. ``extractors``) as
+        ``model``: its table, else ``model``'s defaults."""
+        return settings_of(getattr(self, field), name, model)

@@ -1,14 +1,42 @@
 """The ``[communities]`` section of kgrag.toml: hierarchical communities, their reports, and the
-``community`` / ``global`` search knobs."""
+``community`` search knobs (the ``global`` ones are in ``[retrieval.pipelines.global]``)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from kgrag.config.base import Section
-from kgrag.config.entry_settings import known_registry
+from kgrag.config.entry_settings import (
+    EntryTables,
+    Tables,
+    declare_moves,
+    known_registry,
+    migration,
+    move_keys,
+    tables_field,
+)
+
+_LEIDENS = ("leiden", "graspologic")
+FORMER_KEYS: dict[str, tuple[str, ...]] = {
+    "max_cluster_size": tuple(f"builders.{b}.max_cluster_size" for b in _LEIDENS),
+    "max_levels": tuple(f"builders.{b}.max_levels" for b in _LEIDENS),
+    "seed": tuple(f"builders.{b}.seed" for b in (*_LEIDENS, "leiden-multires")),
+    "resolution": tuple(f"builders.{b}.resolution" for b in _LEIDENS),
+    "iterations": tuple(f"builders.{b}.iterations" for b in (*_LEIDENS, "leiden-multires")),
+    "resolutions": ("builders.leiden-multires.resolutions",),
+}
+"""Flat ``[communities]`` keys of the Leiden builders, and the builder tables they are read as."""
+
+declare_moves("communities", FORMER_KEYS)
+
+GLOBAL_KEYS = ("max_prompt_tokens", "batch_tokens", "min_score", "answer_tokens")
+"""``communities.global_<key>``, now ``retrieval.pipelines.global.<key>`` (moved by :class:`KgragConfig`,
+since the table sits in another section)."""
+
+for _key in GLOBAL_KEYS:
+    migration(f"communities.global_{_key}", f"retrieval.pipelines.global.{_key}")
 
 
 class CommunitiesConfig(Section):
@@ -17,29 +45,10 @@ class CommunitiesConfig(Section):
     builder: str = Field(
         "leiden",
         description="Community builder: `leiden` (igraph's Leiden applied recursively to communities above "
-        "`max_cluster_size`), `graspologic` (graspologic-native's hierarchical Leiden, as Microsoft GraphRAG "
-        "uses; optional package), `leiden-multires` (one level per entry of `resolutions`, "
-        "triple-layer-graphrag), `components` (connected components; a cheap baseline). Plug-ins: entry "
-        "points `kgrag.community_builders`.",
-    )
-    max_cluster_size: int = Field(
-        25,
-        ge=2,
-        description="Communities larger than this are partitioned again, one level finer. Microsoft GraphRAG "
-        "uses 10; 25 gives fewer, larger level-0 communities, so fewer report calls (docs/communities.md).",
-    )
-    max_levels: int = Field(4, ge=1, le=12, description="Most levels the hierarchy may have.")
-    seed: int = Field(
-        42, description="Random seed of the Leiden runs: the same graph and seed give the same communities."
-    )
-    resolution: float = Field(1.0, gt=0, description="Leiden modularity resolution (higher: smaller communities).")
-    resolutions: list[float] = Field(
-        default_factory=lambda: [2.0, 1.0, 0.5],
-        description="`leiden-multires`: one level per resolution, finest (largest value) first; 0.5/1.0/2.0 "
-        "as proposed in triple-layer-graphrag.",
-    )
-    iterations: int = Field(
-        2, ge=-1, description="Leiden iterations per run (-1: until stable); 2 as graspologic and igraph default."
+        "its `max_cluster_size`), `graspologic` (graspologic-native's hierarchical Leiden, as Microsoft "
+        "GraphRAG uses; optional package), `leiden-multires` (one level per entry of its `resolutions`, "
+        "triple-layer-graphrag), `components` (connected components; a cheap baseline); each builder's knobs "
+        "are in its `[communities.builders.<name>]` table. Plug-ins: entry points `kgrag.community_builders`.",
     )
     min_community_size: int = Field(
         5,
@@ -64,18 +73,15 @@ class CommunitiesConfig(Section):
         default_factory=list,
         description="`community` search: levels to search (empty: all levels, feldt-hellstrom-2026).",
     )
-    global_max_prompt_tokens: int = Field(
-        6000,
-        ge=1000,
-        description="`global` search: prompt tokens one query may spend over all its map and reduce calls.",
+    builders: Annotated[Tables, EntryTables("community_builder", "communities.builders")] = tables_field(
+        "community_builder",
+        "One `[communities.builders.<name>]` table per community builder with settings (see *Entry settings*).",
     )
-    global_batch_tokens: int = Field(
-        1400, ge=300, description="`global` search: report tokens per map call (one batch of reports)."
-    )
-    global_min_score: int = Field(
-        20, ge=0, le=100, description="`global` search: map points rated below this (0–100) are dropped before reduce."
-    )
-    global_answer_tokens: int = Field(500, ge=50, description="`global` search: most tokens of the final answer.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _former_keys(cls, data: Any) -> Any:
+        return move_keys(data, "communities", FORMER_KEYS)
 
     @field_validator("builder")
     @classmethod

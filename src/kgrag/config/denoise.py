@@ -7,9 +7,25 @@ when the denoiser builds them.
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Annotated, Any
+
+from pydantic import Field, model_validator
 
 from kgrag.config.base import Section
+from kgrag.config.entry_settings import EntryTables, Tables, declare_moves, move_keys, tables_field
+
+FORMER_KEYS: dict[str, tuple[str, ...]] = {
+    "kmeans_k": ("blockers.kmeans.k",),
+    "ego_weight": ("matchers.ego+neighbour.ego_weight", "matchers.ego+typed-neighbour.ego_weight"),
+    "max_group": ("groupers.greedy.max_group",),
+    "anchor_floor": ("groupers.greedy.anchor_floor",),
+    "same_type": ("groupers.greedy.same_type",),
+    "link_below": ("mergers.both.link_below",),
+    "reflection_batch": ("reflectors.llm.batch",),
+}
+"""Flat ``[denoise]`` keys of one strategy each, and the strategy table they are read as."""
+
+declare_moves("denoise", FORMER_KEYS)
 
 
 class DenoiseConfig(Section):
@@ -21,7 +37,6 @@ class DenoiseConfig(Section):
         "`type` (one block per entity type, large ones split by k-means), `structural` (neighbour sets), "
         "`none` (one block; small graphs only).",
     )
-    kmeans_k: int = Field(0, ge=0, description="k for k-means blocking; 0 = √(|E|/10) (deg-rag).")
     max_block: int = Field(
         2000, ge=10, description="Blocks larger than this are split again by k-means (bounds the pairwise work)."
     )
@@ -29,9 +44,8 @@ class DenoiseConfig(Section):
         "ego",
         description="Similarity: `ego` (cosine of the entity's own text vector), `neighbour` (mean of neighbour "
         "vectors), `typed-neighbour` (per-type neighbour means, averaged over shared types), `ego+neighbour`, "
-        "`ego+typed-neighbour` (weighted by ego_weight); ego matching is deg-rag's default.",
+        "`ego+typed-neighbour` (weighted by their `ego_weight`); ego matching is deg-rag's default.",
     )
-    ego_weight: float = Field(0.7, ge=0.0, le=1.0, description="Weight of the ego score in combined matchers.")
     ego_text: str = Field(
         "name_type",
         description="What the ego vector embeds: `name_type` (default), `name`, or `name_type_description` "
@@ -55,23 +69,14 @@ class DenoiseConfig(Section):
     grouper: str = Field(
         "greedy",
         description="Grouping: `greedy` union-find over pairs, best first, until target_reduction or threshold "
-        "(deg-rag), with the chain-merge guards below.",
+        "(deg-rag), with the chain-merge guards of `[denoise.groupers.greedy]`.",
     )
-    max_group: int = Field(8, ge=2, description="Chain-merge guard: no group grows beyond this many entities.")
-    anchor_floor: float = Field(
-        0.75,
-        ge=-1.0,
-        le=1.0,
-        description="Chain-merge guard: every member must match the group's anchor (its first, most-mentioned "
-        "entity) at least this well.",
-    )
-    same_type: bool = Field(False, description="Only merge entities of the same type.")
     merge_mode: str = Field(
         "merge",
         description="`merge` (aliases folded into the canonical entity), `link` (a `same_as` relation per alias; "
-        "nodes kept) or `both` (merge groups whose weakest link ≥ link_below, link the others).",
+        "nodes kept) or `both` (merge groups whose weakest link ≥ `link_below` of `[denoise.mergers.both]`, link "
+        "the others).",
     )
-    link_below: float = Field(0.9, ge=-1.0, le=1.0, description="`both` mode: groups weaker than this are linked.")
     canonical: str = Field(
         "most-mentioned", description="Canonical entity of a group: `most-mentioned`, `longest-name`, `shortest-name`."
     )
@@ -84,5 +89,29 @@ class DenoiseConfig(Section):
         "`provenance` (support from source sentences and chunk counts, no LLM) or `none`.",
     )
     drop_below: float = Field(0.2, ge=0.0, le=1.0, description="Relations scored under this are removed (deg-rag δ).")
-    reflection_batch: int = Field(20, ge=1, description="Relations per LLM reflection prompt.")
     sample: int = Field(20, ge=0, description="Merges and drops listed in reports for review.")
+    blockers: Annotated[Tables, EntryTables("resolution_blocker", "denoise.blockers")] = tables_field(
+        "resolution_blocker",
+        "One `[denoise.blockers.<name>]` table per blocker with settings of its own (see *Entry settings*).",
+    )
+    matchers: Annotated[Tables, EntryTables("resolution_matcher", "denoise.matchers")] = tables_field(
+        "resolution_matcher",
+        "One `[denoise.matchers.<name>]` table per matcher with settings of its own (see *Entry settings*).",
+    )
+    groupers: Annotated[Tables, EntryTables("resolution_grouper", "denoise.groupers")] = tables_field(
+        "resolution_grouper",
+        "One `[denoise.groupers.<name>]` table per grouper with settings of its own (see *Entry settings*).",
+    )
+    mergers: Annotated[Tables, EntryTables("resolution_merger", "denoise.mergers")] = tables_field(
+        "resolution_merger",
+        "One `[denoise.mergers.<name>]` table per merge mode with settings of its own (see *Entry settings*).",
+    )
+    reflectors: Annotated[Tables, EntryTables("triple_reflector", "denoise.reflectors")] = tables_field(
+        "triple_reflector",
+        "One `[denoise.reflectors.<name>]` table per triple reflector with settings of its own (see *Entry settings*).",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _former_keys(cls, data: Any) -> Any:
+        return move_keys(data, "denoise", FORMER_KEYS)

@@ -11,7 +11,7 @@ import inspect
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from kgrag.config.entry_settings import MIGRATIONS
+from kgrag.config.entry_settings import MIGRATIONS, toml_key
 from kgrag.config.loading import toml_value
 from kgrag.config.model import KgragConfig
 from kgrag.core.builtins import KINDS, new_registry
@@ -92,7 +92,7 @@ def _kind_settings(key: str, section: str) -> list[str]:
         try:
             model = registry.settings_model(name)
         except ConfigError as exc:  # a broken plug-in is shown, not allowed to break the docs
-            out += [f"### `[{section}.{name}]`", "", f"Settings model unavailable: {exc}", ""]
+            out += [f"### `[{section}.{toml_key(name)}]`", "", f"Settings model unavailable: {exc}", ""]
             continue
         if model is None or model is base:
             continue
@@ -101,7 +101,7 @@ def _kind_settings(key: str, section: str) -> list[str]:
             continue
         entry = registry.entry(name)
         origin = "" if entry.origin == "builtin" else f" ({entry.origin})"
-        out += [f"### `[{section}.{name}]`{origin}", "", inspect.cleandoc(model.__doc__ or ""), ""]
+        out += [f"### `[{section}.{toml_key(name)}]`{origin}", "", inspect.cleandoc(model.__doc__ or ""), ""]
         rows = _rows(model)
         out += rows[:2] + [row for row in rows[2:] if row.split("`")[1] in keys]
         out.append("")

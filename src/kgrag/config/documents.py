@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Annotated, Any, TypeVar
+
+from pydantic import BaseModel, Field, model_validator
 
 from kgrag.config.base import Section
+from kgrag.config.entry_settings import EntryTables, Tables, declare_moves, move_keys, tables_field
+
+S = TypeVar("S", bound=BaseModel)
+
+FORMER_KEYS: dict[str, tuple[str, ...]] = {
+    f"json_{key}": (f"loaders..json.{key}", f"loaders..jsonl.{key}")
+    for key in ("text_field", "id_field", "title_field")
+}
+"""Flat ``[documents]`` keys of the `.json`/`.jsonl` loaders, and the loader tables they are read as."""
+
+declare_moves("documents", FORMER_KEYS)
 
 
 class DocumentsConfig(Section):
@@ -46,10 +59,16 @@ class DocumentsConfig(Section):
         "--retry-failed` sets it for one run); by default such a file is retried only once it changes.",
     )
     max_file_mb: float = Field(50.0, gt=0, description="Files larger than this (MiB) are reported and skipped.")
-    json_text_field: str = Field(
-        "text", description="Field holding the text in .json/.jsonl records (e.g. `context` for GraphRAG-Bench)."
+    loaders: Annotated[Tables, EntryTables("loader", "documents.loaders")] = tables_field(
+        "loader",
+        'One `[documents.loaders.<name>]` table per loader with settings, e.g. `[documents.loaders.".json"]`.',
     )
-    json_id_field: str | None = Field(
-        None, description="Optional record field used as the document's stable key; default is the record index."
-    )
-    json_title_field: str | None = Field(None, description="Optional record field used as the document title.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _former_keys(cls, data: Any) -> Any:
+        return move_keys(data, "documents", FORMER_KEYS)
+
+    def loader_settings(self, loader: str, model: type[S]) -> S:
+        """Loader ``loader``'s settings as ``model`` (its ``[documents.loaders."<name>"]`` table, else defaults)."""
+        return self.entry_settings("loaders", loader, model)

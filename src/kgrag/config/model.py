@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -14,10 +14,11 @@ from pydantic_settings import (
 )
 
 from kgrag.config.chunking import ChunkingConfig
-from kgrag.config.communities import CommunitiesConfig
+from kgrag.config.communities import GLOBAL_KEYS, CommunitiesConfig
 from kgrag.config.denoise import DenoiseConfig
 from kgrag.config.documents import DocumentsConfig
 from kgrag.config.embedding import EmbeddingConfig
+from kgrag.config.entry_settings import move_across
 from kgrag.config.evaluation import EvaluationConfig
 from kgrag.config.generation import GenerationConfig
 from kgrag.config.graph import GraphConfig
@@ -53,6 +54,13 @@ class KgragConfig(BaseSettings):
     # NoDecode: KGRAG_STORE may be a URL (the shorthand), which StoreConfig reads itself, not JSON only
     store: Annotated[StoreConfig, NoDecode] = Field(default=StoreConfig(), description="Storage backend.")
     server: ServerConfig = Field(default=ServerConfig(), description="HTTP server (`kgrag serve`).")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _moved_across_sections(cls, data: Any) -> Any:
+        """``communities.global_*`` → ``[retrieval.pipelines.global]``, with the one-line note."""
+        moves = {f"global_{key}": f"pipelines.global.{key}" for key in GLOBAL_KEYS}
+        return move_across(data, "communities", "retrieval", moves)
 
     @classmethod
     def settings_customise_sources(

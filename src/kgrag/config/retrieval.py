@@ -3,12 +3,22 @@ pipeline, validated against the settings model that pipeline's registry entry de
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_serializer, field_validator
 
 from kgrag.config.base import Section
-from kgrag.config.entry_settings import check_tables, deprecated, dump_tables, ignored, known_registry, migration
+from kgrag.config.entry_settings import (
+    EntryTables,
+    Tables,
+    check_tables,
+    deprecated,
+    dump_tables,
+    ignored,
+    known_registry,
+    migration,
+    tables_field,
+)
 from kgrag.core.registry import settings_of
 
 S = TypeVar("S", bound=BaseModel)
@@ -117,6 +127,15 @@ class RetrievalConfig(Section):
         "`context_tokens` and `dense_sentence_share` (unset: the knobs above). The name must be a built-in "
         "or installed plug-in pipeline (see `kgrag pipelines`).",
         json_schema_extra={"entry_kind": "pipeline"},
+    )
+
+    resources: Annotated[Tables, EntryTables("query_resource", "retrieval.resources")] = tables_field(
+        "query_resource",
+        "One `[retrieval.resources.<name>]` table per query resource with settings of its own (plug-ins).",
+    )
+    answer: Annotated[Tables, EntryTables("answer_strategy", "retrieval.answer")] = tables_field(
+        "answer_strategy",
+        "One `[retrieval.answer.<name>]` table per answer strategy with settings of its own (see *Entry settings*).",
     )
 
     @field_validator("pipelines", mode="before")

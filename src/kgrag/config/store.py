@@ -3,16 +3,35 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field, PrivateAttr, SerializeAsAny, field_validator, model_serializer, model_validator
 
 from kgrag.config.base import Section
-from kgrag.config.entry_settings import check_tables, dump_tables, known_registry
+from kgrag.config.entry_settings import (
+    EntryTables,
+    Tables,
+    check_tables,
+    declare_moves,
+    dump_tables,
+    known_registry,
+    move_keys,
+    tables_field,
+)
+from kgrag.core.hnsw_settings import HnswSettings
 from kgrag.core.registry import Registry, settings_of
 from kgrag.core.vector_index import AUTO, AnnParams
 
 S = TypeVar("S", bound=BaseModel)
+
+FORMER_KEYS: dict[str, tuple[str, ...]] = {
+    "hnsw_m": ("vector_indexes.hnsw.m",),
+    "hnsw_ef_construction": ("vector_indexes.hnsw.ef_construction",),
+    "hnsw_ef_search": ("vector_indexes.hnsw.ef_search",),
+}
+"""Flat ``[store]`` keys of the `hnsw` index, and its table's keys they are read as."""
+
+declare_moves("store", FORMER_KEYS)
 
 
 class StoreConfig(Section):
@@ -34,6 +53,11 @@ class StoreConfig(Section):
         "`postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?schema=NAME]`; the workspace's tables live in "
         "that schema, default `kgrag_<workspace directory name>`. Other backends take their own URL.",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _former_keys(cls, data: Any) -> Any:
+        return move_keys(data, "store", FORMER_KEYS)
 
     @model_validator(mode="before")
     @classmethod
@@ -102,13 +126,6 @@ class StoreConfig(Section):
         "HNSW stays fast at near-exact recall after a one-off, saved build (bench/bench_ann.py, "
         "docs/vector-search.md; the figures: docs/results/design-measurements.md).",
     )
-    hnsw_m: int = Field(32, ge=4, le=128, description="HNSW graph degree: more = higher recall, memory, build time.")
-    hnsw_ef_construction: int = Field(
-        80, ge=8, le=1024, description="HNSW build beam: more = higher recall and slower build."
-    )
-    hnsw_ef_search: int = Field(
-        96, ge=8, le=4096, description="HNSW query beam (raised to k): more = higher recall and slower queries."
-    )
     ann_persist: bool = Field(
         True,
         description="Save built HNSW indexes next to the SQLite file (`<db>.ann/`), keyed by a hash of the "
@@ -134,6 +151,11 @@ class StoreConfig(Section):
         "(docs/results/performance.md; the figures: docs/results/design-measurements.md).",
     )
 
+    vector_indexes: Annotated[Tables, EntryTables("vector_index", "store.vector_indexes")] = tables_field(
+        "vector_index",
+        "One `[store.vector_indexes.<name>]` table per vector index with settings of its own (plug-ins).",
+    )
+
     @field_validator("vector_index")
     @classmethod
     def _known_vector_index(cls, value: str) -> str:
@@ -149,14 +171,16 @@ class StoreConfig(Section):
         return copy
 
     def ann_params(self) -> AnnParams:
-        """The vector-index choice as the core value every index builder takes."""
+        """The vector-index choice as the core value every index builder takes (the HNSW knobs from the
+        `hnsw` entry's table)."""
+        hnsw = self.entry_settings("vector_indexes", "hnsw", HnswSettings)
         return AnnParams(
             indexes=self._vector_indexes,
             index=self.vector_index,
             threshold=self.ann_threshold,
-            m=self.hnsw_m,
-            ef_construction=self.hnsw_ef_construction,
-            ef_search=self.hnsw_ef_search,
+            m=hnsw.m,
+            ef_construction=hnsw.ef_construction,
+            ef_search=hnsw.ef_search,
             persist=self.ann_persist,
         )
 

@@ -21,7 +21,10 @@ QUERY_KINDS: dict[str, Kind] = {
                 "kgrag.retrieval.pipeline_settings:GraphLocalSettings",
             ),
             "community": "kgrag.retrieval.recipes.community:community_pipeline",
-            "global": "kgrag.retrieval.recipes.global_reports:global_pipeline",
+            "global": Builtin(
+                "kgrag.retrieval.recipes.global_reports:global_pipeline",
+                "kgrag.retrieval.pipeline_settings:GlobalSettings",
+            ),
             "rerank": "kgrag.retrieval.recipes.rerank:rerank_pipeline",
             "qe": "kgrag.retrieval.recipes.qe:qe_pipeline",
             "hyde": "kgrag.retrieval.recipes.hyde:hyde_pipeline",
@@ -78,6 +81,8 @@ QUERY_KINDS: dict[str, Kind] = {
             "passage_sentence_vectors": "kgrag.retrieval.resources.sentences:PASSAGE_SENTENCE_VECTORS",
             "reranker": "kgrag.retrieval.resources.reranker:RERANKER",
         },
+        base_settings=NO_SETTINGS,
+        section="retrieval.resources",
     ),
     "answer_strategy": Kind(
         "answer strategy",
@@ -87,6 +92,8 @@ QUERY_KINDS: dict[str, Kind] = {
             "global": "kgrag.generation.global_answer:GLOBAL_MAP_REDUCE",
             "drift": "kgrag.generation.drift_answer:DRIFT_ANSWER",
         },
+        base_settings=NO_SETTINGS,
+        section="retrieval.answer",
     ),
     "reranker": Kind(
         "reranker",

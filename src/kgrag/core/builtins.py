@@ -19,6 +19,11 @@ from typing import Any
 from kgrag.core.builtin_query import NO_SETTINGS, QUERY_KINDS
 from kgrag.core.registry import Builtin, Kind, Registry
 
+_BUILDERS = "kgrag.communities.builder_settings"
+_EMBED = "kgrag.models.embedder_settings"
+_DENOISE = "kgrag.denoise.settings"
+_JSON_RECORDS = "kgrag.documents.loader_settings:JsonRecordsSettings"
+
 KINDS: dict[str, Kind] = {
     "store": Kind(
         "store backend",
@@ -38,21 +43,30 @@ KINDS: dict[str, Kind] = {
     "vector_index": Kind(
         "vector index",
         "kgrag.vector_indexes",
-        {"exact": "kgrag.core.dense_index:exact_index", "hnsw": "kgrag.core.hnsw_index:hnsw_index"},
+        {
+            "exact": "kgrag.core.dense_index:exact_index",
+            "hnsw": Builtin("kgrag.core.hnsw_index:hnsw_index", "kgrag.core.hnsw_settings:HnswSettings"),
+        },
         {
             "exact": "NumPy matrix product: perfect recall, time linear in the number of vectors.",
             "hnsw": "faiss-cpu HNSW graph (extra `ann`): sub-millisecond approximate search; exact without faiss.",
         },
+        base_settings=NO_SETTINGS,
+        section="store.vector_indexes",
     ),
     "embedder": Kind(
         "embedding provider",
         "kgrag.embedders",
         {
-            "onnx": "kgrag.models.onnx_embedder:onnx_embedder",
-            "sentence-transformers": "kgrag.models.embeddings:local_embedder",
-            "openai": "kgrag.models.embeddings:openai_embedder",
+            "onnx": Builtin("kgrag.models.onnx_embedder:onnx_embedder", f"{_EMBED}:OnnxSettings"),
+            "sentence-transformers": Builtin(
+                "kgrag.models.embeddings:local_embedder", f"{_EMBED}:SentenceTransformersSettings"
+            ),
+            "openai": Builtin("kgrag.models.embeddings:openai_embedder", f"{_EMBED}:OpenAIEmbeddingSettings"),
             "fake": "kgrag.models.embeddings:fake_embedder",
         },
+        base_settings=NO_SETTINGS,
+        section="embedding.providers",
     ),
     "llm_provider": Kind(
         "LLM provider",
@@ -62,14 +76,22 @@ KINDS: dict[str, Kind] = {
             "openai": "kgrag.models.llm.providers:openai_provider",
             "scripted": "kgrag.models.llm.providers:scripted_provider",
         },
+        base_settings=NO_SETTINGS,
+        section="llm.providers",
     ),
     "extractor": Kind(
         "graph extractor",
         "kgrag.extractors",
         {
-            "nlp": "kgrag.graph.extract.choose:nlp_extractor",
-            "llm": "kgrag.graph.extract.choose:llm_extractor",
+            "nlp": Builtin(
+                "kgrag.graph.extract.choose:nlp_extractor", "kgrag.graph.extract.settings:NlpExtractorSettings"
+            ),
+            "llm": Builtin(
+                "kgrag.graph.extract.choose:llm_extractor", "kgrag.graph.extract.settings:LlmExtractorSettings"
+            ),
         },
+        base_settings=NO_SETTINGS,
+        section="graph.extractors",
     ),
     "summarizer": Kind(
         "description summariser",
@@ -78,6 +100,8 @@ KINDS: dict[str, Kind] = {
             "extractive": "kgrag.graph.build.summarize:extractive_summarizer",
             "llm": "kgrag.graph.build.summarize_llm:llm_summarizer",
         },
+        base_settings=NO_SETTINGS,
+        section="graph.summarizers",
     ),
     "prompt_schema": Kind(
         "prompt output schema",
@@ -109,16 +133,20 @@ KINDS: dict[str, Kind] = {
             "generated_questions": "kgrag.evaluation.judges.schemas:GeneratedQuestions",
             "answerability": "kgrag.evaluation.judges.schemas:Answerability",
         },
+        base_settings=NO_SETTINGS,
+        section="llm.prompt_schemas",
     ),
     "resolution_blocker": Kind(
         "entity-resolution blocker",
         "kgrag.resolution_blockers",
         {
-            "kmeans": "kgrag.denoise.blocking:kmeans_blocker",
+            "kmeans": Builtin("kgrag.denoise.blocking:kmeans_blocker", f"{_DENOISE}:KmeansBlockerSettings"),
             "type": "kgrag.denoise.blocking:type_blocker",
             "structural": "kgrag.denoise.blocking:structural_blocker",
             "none": "kgrag.denoise.blocking:none_blocker",
         },
+        base_settings=NO_SETTINGS,
+        section="denoise.blockers",
     ),
     "resolution_matcher": Kind(
         "entity-resolution matcher",
@@ -127,14 +155,20 @@ KINDS: dict[str, Kind] = {
             "ego": "kgrag.denoise.matching:ego_matcher",
             "neighbour": "kgrag.denoise.matching:neighbour_matcher",
             "typed-neighbour": "kgrag.denoise.matching:typed_neighbour_matcher",
-            "ego+neighbour": "kgrag.denoise.matching:ego_neighbour_matcher",
-            "ego+typed-neighbour": "kgrag.denoise.matching:ego_typed_neighbour_matcher",
+            "ego+neighbour": Builtin("kgrag.denoise.matching:ego_neighbour_matcher", f"{_DENOISE}:EgoMixSettings"),
+            "ego+typed-neighbour": Builtin(
+                "kgrag.denoise.matching:ego_typed_neighbour_matcher", f"{_DENOISE}:EgoMixSettings"
+            ),
         },
+        base_settings=NO_SETTINGS,
+        section="denoise.matchers",
     ),
     "resolution_grouper": Kind(
         "entity-resolution grouper",
         "kgrag.resolution_groupers",
-        {"greedy": "kgrag.denoise.grouping:greedy_grouper"},
+        {"greedy": Builtin("kgrag.denoise.grouping:greedy_grouper", f"{_DENOISE}:GreedyGrouperSettings")},
+        base_settings=NO_SETTINGS,
+        section="denoise.groupers",
     ),
     "resolution_merger": Kind(
         "entity-resolution merge mode",
@@ -142,17 +176,21 @@ KINDS: dict[str, Kind] = {
         {
             "merge": "kgrag.denoise.grouping:direct_merger",
             "link": "kgrag.denoise.grouping:synonym_merger",
-            "both": "kgrag.denoise.grouping:mixed_merger",
+            "both": Builtin("kgrag.denoise.grouping:mixed_merger", f"{_DENOISE}:BothMergerSettings"),
         },
+        base_settings=NO_SETTINGS,
+        section="denoise.mergers",
     ),
     "triple_reflector": Kind(
         "triple reflector",
         "kgrag.triple_reflectors",
         {
             "provenance": "kgrag.denoise.reflect_provenance:provenance_reflector",
-            "llm": "kgrag.denoise.reflect_llm:llm_reflector",
+            "llm": Builtin("kgrag.denoise.reflect_llm:llm_reflector", f"{_DENOISE}:LlmReflectorSettings"),
             "none": "kgrag.denoise.reflect:no_reflector",
         },
+        base_settings=NO_SETTINGS,
+        section="denoise.reflectors",
     ),
     "loader": Kind(
         "document loader",
@@ -166,9 +204,11 @@ KINDS: dict[str, Kind] = {
             ".htm": "kgrag.documents.loaders:load_html",
             ".pdf": "kgrag.documents.loaders:load_pdf",
             ".docx": "kgrag.documents.loaders:load_docx",
-            ".json": "kgrag.documents.json_records:load_json",
-            ".jsonl": "kgrag.documents.json_records:load_jsonl",
+            ".json": Builtin("kgrag.documents.json_records:load_json", _JSON_RECORDS),
+            ".jsonl": Builtin("kgrag.documents.json_records:load_jsonl", _JSON_RECORDS),
         },
+        base_settings=NO_SETTINGS,
+        section="documents.loaders",
     ),
     **QUERY_KINDS,
     "stage": Kind(
@@ -220,34 +260,44 @@ KINDS: dict[str, Kind] = {
             "denoised": "standard plus resolve and reflect after extraction (a cleaner graph).",
             "graphrag": "standard plus communities and community-reports (report calls when an LLM is set).",
         },
+        base_settings=NO_SETTINGS,
+        section="indexing.pipelines",
     ),
     "index_engine": Kind(
         "indexing engine",
         "kgrag.index_engines",
         {
             "local": "kgrag.indexing.engines.local:LocalEngine",
-            "ray": "kgrag.indexing.engines.ray_engine:RayEngine",
+            "ray": Builtin(
+                "kgrag.indexing.engines.ray_engine:RayEngine", "kgrag.indexing.engines.ray_settings:RayEngineSettings"
+            ),
         },
         {
             "local": "Every stage in this process (the default).",
             "ray": "The same stages; loading, chunking, extraction and embedding run as Ray Data stages.",
         },
+        base_settings=NO_SETTINGS,
+        section="indexing.engines",
     ),
     "community_builder": Kind(
         "community builder",
         "kgrag.community_builders",
         {
-            "leiden": "kgrag.communities.leiden:LeidenBuilder",
-            "leiden-multires": "kgrag.communities.leiden:MultiResolutionBuilder",
+            "leiden": Builtin("kgrag.communities.leiden:LeidenBuilder", f"{_BUILDERS}:LeidenSettings"),
+            "leiden-multires": Builtin(
+                "kgrag.communities.leiden:MultiResolutionBuilder", f"{_BUILDERS}:MultiResolutionSettings"
+            ),
             "components": "kgrag.communities.leiden:ComponentsBuilder",
-            "graspologic": "kgrag.communities.graspologic:GraspologicBuilder",
+            "graspologic": Builtin("kgrag.communities.graspologic:GraspologicBuilder", f"{_BUILDERS}:LeidenSettings"),
         },
         {
-            "leiden": "igraph Leiden applied recursively to communities above communities.max_cluster_size.",
-            "leiden-multires": "One Leiden level per communities.resolutions entry (triple-layer-graphrag).",
+            "leiden": "igraph Leiden applied recursively to communities above its max_cluster_size.",
+            "leiden-multires": "One Leiden level per entry of its resolutions (triple-layer-graphrag).",
             "components": "Connected components, one level (baseline, no randomness).",
             "graspologic": "graspologic-native hierarchical Leiden (optional package), as Microsoft GraphRAG.",
         },
+        base_settings=NO_SETTINGS,
+        section="communities.builders",
     ),
     "metric": Kind(
         "evaluation metric",
@@ -284,7 +334,10 @@ KINDS: dict[str, Kind] = {
             "panel": "kgrag.evaluation.judges.panel:ReferencePanel",
             "dimensions": "kgrag.evaluation.judges.dimensions:DimensionJudge",
             "two-pass": "kgrag.evaluation.pairwise.two_pass:TwoPassJudge",
-            "unbiased": "kgrag.evaluation.pairwise.unbiased:UnbiasedJudge",
+            "unbiased": Builtin(
+                "kgrag.evaluation.pairwise.unbiased:UnbiasedJudge",
+                "kgrag.evaluation.pairwise.judge_settings:UnbiasedJudgeSettings",
+            ),
         },
         {
             "panel": "Reference-based 1-5 score averaged over several judge models (feldt-hellstrom-2026).",

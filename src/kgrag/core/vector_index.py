@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from kgrag.core.hnsw_settings import HnswSettings
 from kgrag.core.records import ScoredId
 from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry
@@ -25,6 +26,9 @@ if TYPE_CHECKING:  # annotations only: the config imports this module, and `kgra
 
 AUTO = "auto"
 
+_HNSW = HnswSettings.model_fields
+"""The HNSW defaults are written once, in the `hnsw` entry's settings model."""
+
 
 @dataclass(frozen=True)
 class AnnParams:
@@ -32,14 +36,15 @@ class AnnParams:
 
     ``m`` is the graph degree (memory and recall grow with it), ``ef_construction`` the build-time beam
     (build time and recall grow with it), ``ef_search`` the query-time beam (latency and recall grow
-    with it; raised to ``k`` when a search asks for more). Defaults are from ``bench/bench_ann.py``.
+    with it; raised to ``k`` when a search asks for more). Defaults are those of
+    ``[store.vector_indexes.hnsw]`` (from ``bench/bench_ann.py``).
     """
 
     index: str = AUTO
     threshold: int = 20_000
-    m: int = 32
-    ef_construction: int = 80
-    ef_search: int = 96
+    m: int = _HNSW["m"].default
+    ef_construction: int = _HNSW["ef_construction"].default
+    ef_search: int = _HNSW["ef_search"].default
     persist: bool = True
     indexes: Registry[Any] | None = field(default=None, compare=False, repr=False)
 

@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from kgrag.config.denoise import DenoiseConfig
+from kgrag.denoise.settings import KmeansBlockerSettings
 from kgrag.denoise.types import Blocker, ResolutionGraph
 
 KMEANS_ITERATIONS = 12
@@ -85,7 +86,7 @@ def split_large(graph: ResolutionGraph, blocks: list[np.ndarray], max_block: int
 def kmeans_blocks(graph: ResolutionGraph, config: DenoiseConfig) -> list[np.ndarray]:
     """Semantic blocking: k-means on ego vectors, k = √(|E|/10) unless configured."""
     indices = np.arange(graph.size)
-    k = config.kmeans_k or default_k(graph.size)
+    k = config.entry_settings("blockers", "kmeans", KmeansBlockerSettings).k or default_k(graph.size)
     blocks = _by_label(indices, spherical_kmeans(graph.vectors, k)) if graph.size else []
     return split_large(graph, blocks, config.max_block)
 

@@ -2,8 +2,9 @@
 
 Pairs are merged best first until the target share of entities is gone or the similarity falls under
 the threshold. Union-find alone chains: A≈B, B≈C, C≈D can fold "diabetes" into "insulin pump". Two
-guards stop that: a group never exceeds ``max_group`` entities, and every member of a merged group must
-match the group's *anchor* (its most-mentioned entity) at least at ``anchor_floor``.
+guards (``[denoise.groupers.greedy]``) stop that: a group never exceeds ``max_group`` entities, and every
+member of a merged group must match the group's *anchor* (its most-mentioned entity) at least at
+``anchor_floor``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from kgrag.config.denoise import DenoiseConfig
+from kgrag.denoise.settings import BothMergerSettings, GreedyGrouperSettings
 from kgrag.denoise.strings import StringSimilarity
 from kgrag.denoise.types import Group, Grouper, Merger, Pair, ResolutionGraph
 
@@ -88,6 +90,7 @@ def group_pairs(
     Returns the groups (canonical = anchor) and how many unions each guard refused.
     """
     target = int(config.target_reduction * graph.size)
+    own = config.entry_settings("groupers", "greedy", GreedyGrouperSettings)
     groups = _Groups(graph)
     refused = {"max_group": 0, "anchor_floor": 0, "type": 0}
     merged = 0
@@ -98,14 +101,14 @@ def group_pairs(
         if ra == rb:
             continue
         union = groups.members_of(ra) + groups.members_of(rb)
-        if len(union) > config.max_group:
+        if len(union) > own.max_group:
             refused["max_group"] += 1
             continue
         anchor = groups.better(groups.anchor.get(ra, ra), groups.anchor.get(rb, rb))
-        if config.same_type and graph.types[groups.anchor.get(ra, ra)] != graph.types[groups.anchor.get(rb, rb)]:
+        if own.same_type and graph.types[groups.anchor.get(ra, ra)] != graph.types[groups.anchor.get(rb, rb)]:
             refused["type"] += 1
             continue
-        if len(union) > 2 and float(np.min(vectors[union] @ vectors[anchor])) < config.anchor_floor:
+        if len(union) > 2 and float(np.min(vectors[union] @ vectors[anchor])) < own.anchor_floor:
             refused["anchor_floor"] += 1
             continue
         groups.union(ra, rb, anchor, pair.score)
@@ -133,7 +136,8 @@ def link_all(group: Group, config: DenoiseConfig) -> str:
 
 def merge_or_link(group: Group, config: DenoiseConfig) -> str:
     """Confident groups (weakest link ≥ ``link_below``) are merged, the others only linked."""
-    return "merge" if group.score >= config.link_below else "link"
+    link_below = config.entry_settings("mergers", "both", BothMergerSettings).link_below
+    return "merge" if group.score >= link_below else "link"
 
 
 def direct_merger(config: DenoiseConfig) -> Merger:

@@ -16,6 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from kgrag.config.denoise import DenoiseConfig
+from kgrag.denoise.settings import EgoMixSettings
 from kgrag.denoise.types import Matcher, Pair, ResolutionGraph
 
 
@@ -126,9 +127,10 @@ def typed_neighbour_matcher(config: DenoiseConfig) -> Matcher:
 
 def ego_neighbour_matcher(config: DenoiseConfig) -> Matcher:
     """``KINDS["resolution_matcher"]["ego+neighbour"]``."""
-    return EgoNeighbourMatcher(config.ego_weight)
+    return EgoNeighbourMatcher(config.entry_settings("matchers", "ego+neighbour", EgoMixSettings).ego_weight)
 
 
 def ego_typed_neighbour_matcher(config: DenoiseConfig) -> Matcher:
     """``KINDS["resolution_matcher"]["ego+typed-neighbour"]``."""
-    return EgoTypedNeighbourMatcher(config.ego_weight)
+    own = config.entry_settings("matchers", "ego+typed-neighbour", EgoMixSettings)
+    return EgoTypedNeighbourMatcher(own.ego_weight)

@@ -17,6 +17,7 @@ from kgrag.config.denoise import DenoiseConfig
 from kgrag.core.errors import ConfigError
 from kgrag.core.graph_records import RelationRecord
 from kgrag.denoise.reflect import ReflectContext, Reflector, Verdict
+from kgrag.denoise.settings import LlmReflectorSettings
 
 REFLECT_PROMPT = "reflect_triples"
 MAX_DESCRIPTION_CHARS = 300
@@ -67,7 +68,7 @@ def _verdicts(batch: Sequence[RelationRecord], value: TripleScores | None, error
 def score_by_llm(relations: Sequence[RelationRecord], ctx: ReflectContext) -> list[Verdict]:
     if ctx.llm is None or not ctx.llm.available:
         raise ConfigError("denoise.reflection = 'llm' needs an LLM; set llm.provider or use `provenance`")
-    size = ctx.config.reflection_batch
+    size = ctx.config.entry_settings("reflectors", "llm", LlmReflectorSettings).batch
     batches = [list(relations[s : s + size]) for s in range(0, len(relations), size)]
     variables = [{"triples": "\n".join(_line(i, r, ctx.names) for i, r in enumerate(b, start=1))} for b in batches]
     results = ctx.llm.map_structured(REFLECT_PROMPT, variables, TripleScores, stage=ctx.stage)

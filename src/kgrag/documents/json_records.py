@@ -1,7 +1,8 @@
 """Documents from .json and .jsonl record files, one document per record.
 
 Datasets such as GraphRAG-Bench ship their corpus as JSON records; which field holds the text, the
-key and the title is configured (``documents.json_*_field``). A file where no record has the text
+key and the title is configured per loader (``[documents.loaders.".json"]`` and ``".jsonl"``: ``text_field``,
+``id_field``, ``title_field``). A file where no record has the text
 field is almost always a configuration mistake, so it fails with the keys that *are* there; a file
 where only some records lack it is kept, and the skipped count travels in each document's metadata.
 """
@@ -14,6 +15,7 @@ from typing import Any
 
 from kgrag.config import DocumentsConfig
 from kgrag.core.errors import DocumentError
+from kgrag.documents.loader_settings import JsonRecordsSettings
 from kgrag.documents.reading import decode_text, normalize_newlines, require_text
 from kgrag.documents.records import LoadedDocument
 
@@ -40,7 +42,7 @@ def load_json(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocum
             f"{path}: top-level JSON is a {type(value).__name__}; expected a list of "
             "record objects or one record object"
         )
-    return documents_from_records(path, records, cfg, "json")
+    return documents_from_records(path, records, cfg.loader_settings(".json", JsonRecordsSettings), "json")
 
 
 def load_jsonl(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
@@ -60,30 +62,30 @@ def load_jsonl(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocu
             raise DocumentError(
                 f"{path}: cannot parse JSON on line {line_no} ({exc}); fix or remove that line"
             ) from exc
-    return documents_from_records(path, records, cfg, "jsonl")
+    return documents_from_records(path, records, cfg.loader_settings(".jsonl", JsonRecordsSettings), "jsonl")
 
 
-def documents_from_records(path: Path, records: list[Any], cfg: DocumentsConfig, fmt: str) -> list[LoadedDocument]:
+def documents_from_records(path: Path, records: list[Any], cfg: JsonRecordsSettings, fmt: str) -> list[LoadedDocument]:
     """One document per record with usable text; bad records are skipped only if some are good."""
     if not records:
         raise DocumentError(f"{path}: contains no records; add records or exclude the file")
     good: list[tuple[str, str, str]] = []
     first_index: dict[str, int] = {}
     for index, record in enumerate(records):
-        text = _record_text(record, cfg.json_text_field)
+        text = _record_text(record, cfg.text_field)
         if text is None:
             continue
-        key = _record_key(record, index, cfg.json_id_field)
+        key = _record_key(record, index, cfg.id_field)
         if key in first_index:
             raise DocumentError(
                 f"{path}: records {first_index[key]} and {index} share the key {key!r}; make "
-                f"documents.json_id_field ({cfg.json_id_field!r}) unique or unset it"
+                f'documents.loaders.".{fmt}".id_field ({cfg.id_field!r}) unique or unset it'
             )
         first_index[key] = index
-        title = _record_string(record, cfg.json_title_field) or f"{path.stem} #{key}"
+        title = _record_string(record, cfg.title_field) or f"{path.stem} #{key}"
         good.append((key, title, text))
     if not good:
-        raise _no_text_error(path, records, cfg.json_text_field)
+        raise _no_text_error(path, records, cfg.text_field, f'documents.loaders.".{fmt}".text_field')
     skipped = str(len(records) - len(good))
     return [
         LoadedDocument.from_text(
@@ -115,7 +117,7 @@ def _record_key(record: Any, index: int, id_field: str | None) -> str:
     return str(index)
 
 
-def _no_text_error(path: Path, records: list[Any], field: str) -> DocumentError:
+def _no_text_error(path: Path, records: list[Any], field: str, key: str) -> DocumentError:
     """Explain why no record had usable text, naming the keys the records do have."""
     objects = [record for record in records if isinstance(record, dict)]
     if not objects:
@@ -125,13 +127,12 @@ def _no_text_error(path: Path, records: list[Any], field: str) -> DocumentError:
         )
     if any(field in record for record in objects):
         return DocumentError(
-            f"{path}: the text field {field!r} is empty or not a string in every "
-            "record; fix the records or set documents.json_text_field"
+            f"{path}: the text field {field!r} is empty or not a string in every record; fix the records or set {key}"
         )
     keys = sorted({str(key) for record in objects for key in record})
     listed = ", ".join(keys[:_MAX_LISTED_KEYS]) + (", ..." if len(keys) > _MAX_LISTED_KEYS else "")
     return DocumentError(
         f"{path}: no record has the text field {field!r} (available keys: "
-        f"{listed or 'none'}); set documents.json_text_field to the field that holds "
+        f"{listed or 'none'}); set {key} to the field that holds "
         "the text"
     )

@@ -2,10 +2,10 @@
 feldt-hellstrom-2026 describes), inside a hard prompt-token budget.
 
 Map: each batch of reports (planned by :func:`plan_batches`, best first) goes to one call that lists the
-points it holds for the question, each rated 0–100. Points below ``communities.global_min_score`` are
+points it holds for the question, each rated 0–100. Points below ``min_score`` of ``[retrieval.pipelines.global]`` are
 dropped. Reduce: the best points that fit the reserve go to one call that writes the answer. Map calls
 are checked against the budget before they are sent, so a query never spends more than
-``communities.global_max_prompt_tokens`` prompt tokens; the calls and tokens appear in the trace
+``max_prompt_tokens`` prompt tokens; the calls and tokens appear in the trace
 (``global_map``, ``global_reduce``) and in ``Answer.usage``. Without an LLM the answer is extractive:
 the report sentences most similar to the question.
 """
@@ -26,6 +26,7 @@ from kgrag.generation.types import Answer
 from kgrag.models.embeddings import Embedder
 from kgrag.models.llm import LLMClient
 from kgrag.models.llm.structured import ReplyInvalid, parse_reply
+from kgrag.retrieval.pipeline_settings import GlobalSettings
 from kgrag.retrieval.steps.global_plan import (
     MAP_PROMPT,
     REDUCE_POINT_TOKENS,
@@ -77,11 +78,12 @@ class GlobalMapReduce:
         if not llm.available:
             return _extractive(question, items, embedder, config.generation.extractive_sentences)
         spend = Spend()
+        settings = config.retrieval.pipeline_settings(result.pipeline, GlobalSettings)
         started = time.perf_counter()
-        self._map(question, items, llm, config, spend)
+        self._map(question, items, llm, settings, spend)
         result.trace.append(_trace("global_map", spend, started, len(spend.points)))
         started, before = time.perf_counter(), (spend.calls, spend.prompt_tokens, spend.completion_tokens)
-        text, cited = self._reduce(question, llm, config, spend)
+        text, cited = self._reduce(question, llm, settings, spend)
         reduce_spend = Spend(
             spend.calls - before[0], spend.prompt_tokens - before[1], spend.completion_tokens - before[2]
         )
@@ -90,7 +92,7 @@ class GlobalMapReduce:
             "llm_calls": spend.calls,
             "prompt_tokens": spend.prompt_tokens,
             "completion_tokens": spend.completion_tokens,
-            "budget": config.communities.global_max_prompt_tokens,
+            "budget": settings.max_prompt_tokens,
             "dropped_batches": spend.dropped_batches,
         }
         cost = llm.runner.prices.cost(spend.prompt_tokens, spend.completion_tokens)
@@ -100,8 +102,7 @@ class GlobalMapReduce:
         )
         return Answer(text, _citations(cited, items), "llm", idk=text == NO_POINTS, cost_line=line, usage=usage)
 
-    def _map(self, question: str, items: list[ContextItem], llm: LLMClient, config: KgragConfig, spend: Spend) -> None:
-        cfg = config.communities
+    def _map(self, question: str, items: list[ContextItem], llm: LLMClient, cfg: GlobalSettings, spend: Spend) -> None:
         map_prompt, reduce_prompt = llm.prompt(MAP_PROMPT), llm.prompt(REDUCE_PROMPT)
         plan = plan_batches(question, [i.text for i in items], cfg, llm.count_tokens, map_prompt, reduce_prompt)
         for batch in plan.batches:
@@ -118,10 +119,9 @@ class GlobalMapReduce:
                 value, _ = parse_reply(reply.text, reply.finish_reason, MapReply)
             except ReplyInvalid:
                 continue  # a broken map reply loses its batch; re-asking would break the budget
-            spend.points += [p for p in value.points if p.score >= cfg.global_min_score]
+            spend.points += [p for p in value.points if p.score >= cfg.min_score]
 
-    def _reduce(self, question: str, llm: LLMClient, config: KgragConfig, spend: Spend) -> tuple[str, list[str]]:
-        cfg = config.communities
+    def _reduce(self, question: str, llm: LLMClient, cfg: GlobalSettings, spend: Spend) -> tuple[str, list[str]]:
         ranked = sorted(spend.points, key=lambda p: -p.score)
         lines: list[str] = []
         used = 0
@@ -134,10 +134,10 @@ class GlobalMapReduce:
             used += cost
         if not lines:
             return NO_POINTS, []
-        max_words = max(20, int(cfg.global_answer_tokens * 0.75))
+        max_words = max(20, int(cfg.answer_tokens * 0.75))
         prompt = llm.prompt(REDUCE_PROMPT)
         messages = reduce_messages(prompt, question, lines, max_words)
-        reply = llm.chat(messages, stage=STAGE_REDUCE, prompt=prompt.ref, max_tokens=cfg.global_answer_tokens)
+        reply = llm.chat(messages, stage=STAGE_REDUCE, prompt=prompt.ref, max_tokens=cfg.answer_tokens)
         spend.calls += 1
         spend.prompt_tokens += message_tokens(messages, llm.count_tokens)
         spend.completion_tokens += reply.usage.completion_tokens

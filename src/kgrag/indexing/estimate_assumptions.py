@@ -39,11 +39,12 @@ def estimate_assumptions_for(
 ) -> EstimateAssumptions:
     """The estimate's assumptions for ``config`` and its indexing pipeline (``indexing.pipeline``, the one an
     index run uses), calibrated by the workspace's own ledger where it has real calls."""
+    from kgrag.graph.extract.settings import llm_settings
     from kgrag.indexing.registries import INDEX_PIPELINES
     from kgrag.models.llm import estimate_assumptions
 
     graph = config.graph
-    base = estimate_assumptions(config.llm, graph.max_description_tokens, gleaning=graph.gleaning)
+    base = estimate_assumptions(config.llm, graph.max_description_tokens, gleaning=llm_settings(config).gleaning)
     name = config.indexing.pipeline
     pipelines = (registries or Registries()).get(INDEX_PIPELINES)
     entry = pipelines.load(name) if name in pipelines else ()

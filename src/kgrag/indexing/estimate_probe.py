@@ -71,6 +71,7 @@ def _sample_chunks(parts: ProbeParts, loaders: Registry[Loader], paths: Sequence
     from kgrag.documents.discovery import discover
     from kgrag.documents.loaders import load_path
     from kgrag.documents.records import content_hash
+    from kgrag.graph.extract.settings import llm_settings
     from kgrag.graph.extract.units import build_units
 
     config = parts.config
@@ -87,7 +88,7 @@ def _sample_chunks(parts: ProbeParts, loaders: Registry[Loader], paths: Sequence
                             c.text, c.n_tokens, content_hash(c.text))
                 for c in chunk_text(document.text, plan.counter, plan.size, plan.overlap)
             ]  # fmt: skip
-            units.extend(build_units(records, config.graph.unit_tokens, plan.counter))
+            units.extend(build_units(records, llm_settings(config).unit_tokens, plan.counter))
     if not units:
         return []
     units.sort(key=lambda unit: unit.n_tokens)

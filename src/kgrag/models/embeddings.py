@@ -19,6 +19,7 @@ from kgrag.config import EmbeddingConfig
 from kgrag.core.errors import ConfigError, ModelError
 from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry
+from kgrag.models.embedder_settings import OpenAIEmbeddingSettings, SentenceTransformersSettings
 from kgrag.models.torch_threads import TORCH_THREADS, threads_for_call
 
 DEFAULT_MINILM = "all-MiniLM-L6-v2"
@@ -192,18 +193,20 @@ class OpenAIEmbedder:
     """Any OpenAI-compatible ``/embeddings`` endpoint (OpenAI, Azure, vLLM, Ollama, TEI...)."""
 
     def __init__(self, cfg: EmbeddingConfig) -> None:
-        if not cfg.base_url and not os.environ.get(cfg.api_key_env):
+        own = cfg.entry_settings("providers", "openai", OpenAIEmbeddingSettings)
+        if not own.base_url and not os.environ.get(own.api_key_env):
             raise ConfigError(
-                f"embedding.provider = 'openai' needs embedding.base_url or the {cfg.api_key_env} variable"
+                "embedding.provider = 'openai' needs embedding.providers.openai.base_url or the "
+                f"{own.api_key_env} variable"
             )
         if cfg.dimension is None:
             raise ConfigError("embedding.dimension is required for embedding.provider = 'openai'")
         from openai import OpenAI
 
         self._client = OpenAI(
-            base_url=cfg.base_url,
-            api_key=os.environ.get(cfg.api_key_env, "unused"),
-            timeout=cfg.timeout_s,
+            base_url=own.base_url,
+            api_key=os.environ.get(own.api_key_env, "unused"),
+            timeout=own.timeout_s,
             max_retries=3,
         )
         self.name = cfg.model
@@ -242,12 +245,13 @@ def openai_embedder(cfg: EmbeddingConfig) -> Embedder:
 
 def local_embedder(cfg: EmbeddingConfig) -> Embedder:
     """Registry factory ``sentence-transformers``: a local model (torch is imported only here)."""
+    own = cfg.entry_settings("providers", "sentence-transformers", SentenceTransformersSettings)
     embedder = SentenceTransformerEmbedder(
         cfg.model,
         batch_size=cfg.batch_size,
-        threads=cfg.threads,
-        small_call_threads=cfg.small_call_threads,
-        small_call_texts=cfg.small_call_texts,
+        threads=own.threads,
+        small_call_threads=own.small_call_threads,
+        small_call_texts=own.small_call_texts,
     )
     if cfg.window_tokens:
         embedder.window_tokens = cfg.window_tokens

@@ -24,6 +24,7 @@ import numpy as np
 
 from kgrag.config import EmbeddingConfig
 from kgrag.core.errors import ModelError
+from kgrag.models.embedder_settings import OnnxSettings
 
 DEFAULT_MINILM = "all-MiniLM-L6-v2"
 BATCH_TOKENS = 1024  # padded tokens per encoder call (see OnnxEmbedder.embed)
@@ -92,7 +93,7 @@ def resolve_onnx_files(model: str, tokenizer: str | None = None) -> tuple[Path, 
         if not needed.is_file():
             raise ModelError(
                 f"embedding.model {model!r}: no {what} at {needed}; the `onnx` provider needs a local .onnx "
-                "file (or a directory with one) and its tokenizer.json (embedding.tokenizer)"
+                "file (or a directory with one) and its tokenizer.json (embedding.providers.onnx.tokenizer)"
             )
     return onnx, vocab
 
@@ -205,13 +206,14 @@ class OnnxEmbedder:
 
 def onnx_embedder(cfg: EmbeddingConfig) -> OnnxEmbedder:
     """Registry factory ``onnx``: a local ONNX export on onnxruntime (no torch)."""
-    model_file, tokenizer_file = resolve_onnx_files(cfg.model, cfg.tokenizer)
+    own = cfg.entry_settings("providers", "onnx", OnnxSettings)
+    model_file, tokenizer_file = resolve_onnx_files(cfg.model, own.tokenizer)
     return OnnxEmbedder(
         model_file,
         tokenizer_file,
         name=cfg.model,
         window_tokens=cfg.window_tokens or MINILM_WINDOW,
         batch_size=cfg.batch_size,
-        threads=cfg.threads,
-        intra_op_threads=cfg.intra_op_threads,
+        threads=own.threads,
+        intra_op_threads=own.intra_op_threads,
     )

@@ -97,3 +97,17 @@ class DriftSettings(PipelineBaseSettings):
         200, ge=20, description="Most tokens of one intermediate answer handed to the reduce call."
     )
     answer_tokens: int = Field(500, ge=50, description="Most completion tokens of the final answer.")
+
+
+class GlobalSettings(PipelineBaseSettings):
+    """Global search: map-reduce over community reports under one prompt budget; the pipeline plans the report
+    batches and the `global` answer strategy spends them, both from this table."""
+
+    max_prompt_tokens: int = Field(
+        6000, ge=1000, description="Prompt tokens one query may spend over all its map and reduce calls."
+    )
+    batch_tokens: int = Field(1400, ge=300, description="Report tokens per map call (one batch of reports).")
+    min_score: int = Field(
+        20, ge=0, le=100, description="Map points rated below this (0–100) are dropped before reduce."
+    )
+    answer_tokens: int = Field(500, ge=50, description="Most tokens of the final answer.")

@@ -14,6 +14,7 @@ from kgrag.documents import TokenCounter
 from kgrag.documents.discovery import discover
 from kgrag.documents.loaders import LOADERS, load_path
 from kgrag.graph.extract.nlp import SpacyExtractor
+from kgrag.graph.extract.settings import nlp_settings
 from kgrag.graph.tune.run import TuneOptions, Tuner, TuneResult
 from kgrag.graph.tune.sample import SourceText
 from kgrag.tuning.ports import TuneParts
@@ -61,10 +62,10 @@ class PromptTuner:
         parts = self._parts
         sources, skipped = self.sources(paths)
         client = parts.llm_if_configured() if options.llm == "auto" else None  # --llm none sends nothing
-        graph = parts.config.graph
+        nlp = nlp_settings(parts.config)
         tuner = Tuner(
             client,
-            lambda: SpacyExtractor(model=graph.spacy_model, allow_torch=graph.spacy_torch).nlp,
+            lambda: SpacyExtractor(model=nlp.spacy_model, allow_torch=nlp.spacy_torch).nlp,
             TokenCounter.for_encoding(parts.config.chunking.encoding).count,
             ab_client=client,
         )

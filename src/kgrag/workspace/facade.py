@@ -238,7 +238,7 @@ class Workspace:
         prune: bool = True,
     ) -> IndexReport:
         """Index files/directories incrementally (see :meth:`IndexingAPI.run`); ``engine="ray"`` runs the
-        heavy work on Ray (``indexing.ray_address``, else a local Ray); ``prune=False`` keeps the documents
+        heavy work on Ray (``indexing.engines.ray.address``, else a local Ray); ``prune=False`` keeps the documents
         of files deleted from the folders."""
         return self.indexing.run(paths, progress, pipeline=pipeline, engine=engine, prune=prune)
 

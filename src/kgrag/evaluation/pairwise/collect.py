@@ -12,6 +12,7 @@ from kgrag.core.eval_records import EvalScore
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.judges.base import JudgeSetup
 from kgrag.evaluation.pairwise.alignment import words
+from kgrag.evaluation.pairwise.judge_settings import UnbiasedJudgeSettings
 from kgrag.evaluation.pairwise.lengths import generator_shortfall
 from kgrag.evaluation.pairwise.types import AnswerPair, AnswerWriter, PairwiseJudge, PairwiseSettings
 from kgrag.generation import QueryResponse
@@ -20,13 +21,16 @@ _VALUE = {"A": 1.0, "B": 0.0, "tie": 0.5}
 
 
 def pairwise_settings(ev: EvaluationConfig) -> PairwiseSettings:
+    """The configured procedure: the `unbiased` judge's own knobs from its table, the shared ones from
+    ``[evaluation]``."""
+    own = ev.entry_settings("judges", "unbiased", UnbiasedJudgeSettings)
     return PairwiseSettings(
-        repeats=ev.pairwise_repeats,
-        trials=ev.pairwise_trials,
-        tolerance_words=ev.length_tolerance_words,
-        tolerance_share=ev.length_tolerance_share,
-        tolerance_min_words=ev.length_tolerance_min_words,
-        length_attempts=ev.length_attempts,
+        repeats=own.repeats,
+        trials=own.trials,
+        tolerance_words=own.length_tolerance_words,
+        tolerance_share=own.length_tolerance_share,
+        tolerance_min_words=own.length_tolerance_min_words,
+        length_attempts=own.length_attempts,
         confidence=ev.confidence,
         bootstrap_samples=ev.bootstrap_samples,
         temperature=ev.pairwise_temperature,

@@ -25,6 +25,7 @@ from kgrag.evaluation.judges.base import JudgeSetup
 from kgrag.evaluation.judges.call import ask
 from kgrag.evaluation.judges.schemas import AspectComparison
 from kgrag.evaluation.pairwise.alignment import JUDGE_PAD, JUDGE_REWRITE, PADDED, REGENERATED, align, words
+from kgrag.evaluation.pairwise.judge_settings import UnbiasedJudgeSettings
 from kgrag.evaluation.pairwise.lengths import gap_summary, generator_shortfall
 from kgrag.evaluation.pairwise.stats import Outcome, consistency, summarize_outcomes
 from kgrag.evaluation.pairwise.types import AnswerPair, PairwiseSettings
@@ -174,6 +175,7 @@ def _trial_note(info: dict[str, Any]) -> str:
 
 class UnbiasedJudge:
     name = "unbiased"
+    settings_model = UnbiasedJudgeSettings  # [evaluation.judges.unbiased], read into PairwiseSettings
     paper = "zeng-unbiased-eval"
     prompts = ("eval_pairwise_aspects", "eval_length_align", "eval_length_pad", "answer_length")
 

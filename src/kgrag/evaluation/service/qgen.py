@@ -19,6 +19,7 @@ from kgrag.evaluation.qgen.known_item import LLM_FREE_KINDS, known_item_question
 from kgrag.evaluation.qgen.sources import SourceSampler
 from kgrag.evaluation.service.ports import EvalParts
 from kgrag.graph.extract.nlp import SpacyExtractor
+from kgrag.graph.extract.settings import nlp_settings
 from kgrag.models.llm import LLMClient
 
 GeneratorChoice = Literal["auto", "none", "config"]
@@ -55,7 +56,7 @@ def generate(
     config = parts.config
     if not uses_llm(parts, llm):
         passages = [Passage(c.id, c.doc_id, c.text) for c in parts.store.chunks.iter_all()]
-        nlp = SpacyExtractor(config.graph.spacy_model, allow_torch=config.graph.spacy_torch).nlp
+        nlp = SpacyExtractor(nlp_settings(config).spacy_model, allow_torch=nlp_settings(config).spacy_torch).nlp
         return known_item_questions(
             passages,
             nlp,

@@ -17,6 +17,7 @@ from kgrag.core.progress import Progress
 from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry
 from kgrag.graph.build.summarize import Summarizer
+from kgrag.graph.extract.settings import llm_settings, nlp_settings
 from kgrag.graph.types import Extractor
 from kgrag.models.llm.client import LLMClient
 
@@ -71,12 +72,12 @@ def nlp_extractor(config: KgragConfig, client: LLMClient | None, progress: Progr
     """``KINDS["extractor"]["nlp"]``: spaCy entities, noun phrases and parse relations (no LLM)."""
     from kgrag.graph.extract.nlp import SpacyExtractor
 
-    graph = config.graph
+    own = nlp_settings(config)
     return SpacyExtractor(
-        graph.spacy_model,
-        processes=graph.spacy_processes,
-        noun_phrases=graph.noun_phrases,
-        allow_torch=graph.spacy_torch,
+        own.spacy_model,
+        processes=own.spacy_processes,
+        noun_phrases=own.noun_phrases,
+        allow_torch=own.spacy_torch,
     )
 
 
@@ -86,7 +87,7 @@ def llm_extractor(config: KgragConfig, client: LLMClient | None, progress: Progr
         raise ConfigError("graph.extractor = llm needs an LLM client; set llm.provider or graph.extractor = nlp")
     from kgrag.graph.extract.llm import create_llm_extractor
 
-    return create_llm_extractor(config, client)
+    return create_llm_extractor(config, client, llm_settings(config))
 
 
 def create_summarizer(

@@ -4,7 +4,7 @@ Flow per batch of units (a batch is a few times ``llm.max_concurrency`` units, s
 merger as they are ready instead of all at the end):
 
 1. :func:`~kgrag.graph.extract.units.build_units` groups consecutive chunks of one document into units
-   of up to ``graph.unit_tokens`` tokens; the instructions are paid once per unit, not once per chunk.
+   of up to ``graph.extractors.llm.unit_tokens`` tokens; the instructions are paid once per unit, not once per chunk.
 2. ``extract_graph`` runs over the batch through :meth:`LLMClient.map_structured` (concurrency, retries,
    cache, repair and one re-ask quoting the validation error are the LLM layer's). A unit whose reply is
    still unusable gets one last, different try: a fresh request at ``RETRY_TEMPERATURE`` (the same
@@ -56,6 +56,7 @@ from kgrag.graph.extract.parse import (
     render_types,
     typed_reply,
 )
+from kgrag.graph.extract.settings import LlmExtractorSettings, llm_settings
 from kgrag.graph.extract.split import MAX_SPLIT_DEPTH, merge_parts, split_unit
 from kgrag.graph.extract.support import check_support
 from kgrag.graph.extract.units import ExtractionUnit, build_units
@@ -312,23 +313,26 @@ def extraction_cost_ratio(
     return spent / corpus_tokens
 
 
-def create_llm_extractor(config: KgragConfig, client: LLMClient) -> LLMExtractor:
+def create_llm_extractor(
+    config: KgragConfig, client: LLMClient, own: LlmExtractorSettings | None = None
+) -> LLMExtractor:
     """The extractor ``config`` describes, calling ``client``.
 
     The caller passes its own client (a workspace passes ``Components.llm()``) so that one cache, one
     ledger and one run id cover everything a command does; this function never builds one.
     """
+    own = own or llm_settings(config)
     return LLMExtractor(
         client,
         TokenCounter.for_encoding(config.chunking.encoding),
         entity_types=config.graph.entity_types,
         language=config.graph.language,
-        unit_tokens=config.graph.unit_tokens,
-        glean=GleanPolicy(enabled=config.graph.gleaning),
+        unit_tokens=own.unit_tokens,
+        glean=GleanPolicy(enabled=own.gleaning),
         batch_units=4 * config.llm.max_concurrency,
-        max_output_tokens=extraction_max_tokens(config.llm, config.graph.unit_tokens),
-        grounding=config.graph.grounding,
-        grounding_similarity=config.graph.grounding_similarity,
+        max_output_tokens=extraction_max_tokens(config.llm, own.unit_tokens),
+        grounding=own.grounding,
+        grounding_similarity=own.grounding_similarity,
     )
 
 

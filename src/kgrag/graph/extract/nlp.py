@@ -340,7 +340,7 @@ class SpacyExtractor:
             except OSError as exc:
                 raise ModelError(
                     f"cannot load spaCy model {self.model!r} ({exc}); install it or set "
-                    "graph.spacy_model to an installed pipeline"
+                    "graph.extractors.nlp.spacy_model to an installed pipeline"
                 ) from exc
         return self._nlp
 

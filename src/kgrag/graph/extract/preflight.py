@@ -2,7 +2,7 @@
 
 The largest request a configuration produces is graph extraction of a full unit (with its reply room).
 When the window is known (``llm.context_window``, set by the client's own fit,
-:mod:`kgrag.models.llm.window_fit`), :func:`fit_extraction_to_window` shrinks ``graph.unit_tokens`` so
+:mod:`kgrag.models.llm.window_fit`), :func:`fit_extraction_to_window` shrinks ``graph.extractors.llm.unit_tokens`` so
 it fits, and :func:`check_extraction_window` checks the fitted configuration once, so a window too small
 for any useful request fails at once rather than an hour into indexing. The workspace runs them only
 where extraction runs (an indexing run), never for a query.
@@ -18,6 +18,7 @@ from __future__ import annotations
 from kgrag.config import KgragConfig
 from kgrag.documents import TokenCounter
 from kgrag.graph.extract.llm import EXTRACT_PROMPT, extraction_max_tokens
+from kgrag.graph.extract.settings import llm_settings, with_llm_settings
 from kgrag.models.llm.budget import check_context_window
 from kgrag.models.llm.request_fit import size_settings
 from kgrag.models.llm.window_fit import check_answer_window, fit_answer_to_window, fitted_line, template_tokens
@@ -37,7 +38,7 @@ def _extraction_overhead(config: KgragConfig, counter: TokenCounter) -> int:
 
 
 def fit_extraction_to_window(config: KgragConfig) -> tuple[KgragConfig, list[str]]:
-    """``config`` with ``graph.unit_tokens`` shrunk to fit ``llm.context_window``, and the changes.
+    """``config`` with ``graph.extractors.llm.unit_tokens`` shrunk to fit ``llm.context_window``, and the changes.
 
     Extraction keeps half of what the prompt leaves for the unit's text and half for the reply (a complete
     extraction is about as long as its text). Nothing grows."""
@@ -45,12 +46,12 @@ def fit_extraction_to_window(config: KgragConfig) -> tuple[KgragConfig, list[str
     if window is None or not _extracts_with_llm(config):
         return config, []
     counter = TokenCounter.for_encoding(config.chunking.encoding)
-    graph = config.graph
+    configured = llm_settings(config).unit_tokens
     unit = max(MIN_UNIT_TOKENS, (window - _extraction_overhead(config, counter)) // 2)
-    if unit >= graph.unit_tokens:
+    if unit >= configured:
         return config, []
-    changes = [f"graph.unit_tokens {graph.unit_tokens} -> {unit}"]
-    return config.model_copy(update={"graph": graph.model_copy(update={"unit_tokens": unit})}), changes
+    changes = [f"graph.extractors.llm.unit_tokens {configured} -> {unit}"]
+    return with_llm_settings(config, unit_tokens=unit), changes
 
 
 def check_extraction_window(config: KgragConfig) -> None:
@@ -60,13 +61,14 @@ def check_extraction_window(config: KgragConfig) -> None:
     if window is None or not _extracts_with_llm(config):
         return
     counter = TokenCounter.for_encoding(config.chunking.encoding)
-    extraction_prompt = _extraction_overhead(config, counter) + config.graph.unit_tokens
+    unit_tokens = llm_settings(config).unit_tokens
+    extraction_prompt = _extraction_overhead(config, counter) + unit_tokens
     # extraction_max_tokens already shrinks the reply room to fit the window; what must fit is the
     # prompt plus the configured minimum reply
     check_context_window(
         window,
         extraction_prompt,
-        min(extraction_max_tokens(config.llm, config.graph.unit_tokens), config.llm.max_output_tokens),
+        min(extraction_max_tokens(config.llm, unit_tokens), config.llm.max_output_tokens),
         size_settings(EXTRACT_PROMPT),
     )
 

@@ -5,7 +5,7 @@ offer its PyTorch wrappers. kgrag's ``local`` extra installs torch for the optio
 cross-encoders, so a plain ``import spacy`` costs RSS (docs/results/design-measurements.md)
 that the CNN pipelines (``en_core_web_sm/md/lg``) never touch — most of the gap between the indexing peak
 and its 500 MB target (docs/results/performance.md). Transformer pipelines (``*_trf``, spacy-transformers)
-do run on torch, so for them, or when ``graph.spacy_torch`` asks for it, nothing is blocked.
+do run on torch, so for them, or when ``graph.extractors.nlp.spacy_torch`` asks for it, nothing is blocked.
 
 The block is a meta-path finder that refuses ``torch`` only while the importing code is
 ``thinc.compat`` (found by walking the importing thread's frames), and it is removed as soon as spaCy is

@@ -7,7 +7,7 @@ every distinct capitalised name (the same rule the estimate prices replies by,
 :func:`kgrag.models.llm.estimate.names_in`) is an entity, and two names that follow each other in one
 sentence are related. The later stages then run for real on that graph inside the estimate's dry run,
 and the calls they make (one report per community the builder finds, one confirmation per candidate
-group the blocking step proposes, one reflection batch per ``denoise.reflection_batch`` relations) are
+group the blocking step proposes, one reflection batch per ``denoise.reflectors.llm.batch`` relations) are
 counted, not guessed. Descriptions stay empty, so no description summary is triggered twice (the
 estimate predicts summaries from the names' spread itself).
 """

@@ -16,7 +16,7 @@ the text says X sold to Y). This check is LLM-free and cheap:
   A relation with an empty description gets the first sentence that holds both ends.
 
 Descriptions written in another language than the text (``graph.language``) share few words with it, so
-the check runs only with ``graph.grounding`` on (off is for text whose names must be translated).
+the check runs only with ``graph.extractors.llm.grounding`` on (off is for text whose names must be translated).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Extraction units: runs of consecutive chunks of one document, sent to the LLM in one call.
 
 Every call repeats the instructions, so extracting per ~200-token chunk would spend most prompt tokens
-on the prompt itself. Grouping consecutive chunks into units of up to ``graph.unit_tokens`` tokens pays
+on the prompt itself. Grouping consecutive chunks into units of up to ``graph.extractors.llm.unit_tokens`` tokens pays
 the instructions once per unit instead. Chunks overlap (the chunker repeats trailing sentences), so a
 unit shows each chunk only from where the previous one ended: the model reads every sentence once, and
 the overlap is not paid twice.

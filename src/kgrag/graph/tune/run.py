@@ -189,7 +189,7 @@ class Tuner:
         else:
             raise KgragError(
                 "no entity types could be proposed: the model gave none and spaCy could not load; install the "
-                "spaCy model (graph.spacy_model) or tune with a model (--llm auto)"
+                "spaCy model (graph.extractors.nlp.spacy_model) or tune with a model (--llm auto)"
             )
         detected = result.language_guess.language
         result.language = detected or (result.llm.language if result.llm and result.llm.language else DEFAULT_LANGUAGE)

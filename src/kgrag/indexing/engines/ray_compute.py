@@ -3,12 +3,12 @@
 =================  ==================================================  ==========================================
 stage              on Ray (workers)                                    on the driver
 =================  ==================================================  ==========================================
-ingest             load + chunk, ``ray_load_batch`` files per task     unchanged-file check, one transaction per
+ingest             load + chunk, ``load_batch`` files per task     unchanged-file check, one transaction per
                                                                        document
 embed, embed-graph the embedding model, in actors (the model loads      which texts lack a vector; the writes
-                   once per actor), ``ray_embed_batch`` texts per call
+                   once per actor), ``embed_batch`` texts per call
 extract            a picklable, LLM-free extractor (spaCy NLP,          merging into the graph, summaries, the
-                   plug-ins) in actors, ``ray_extract_batch`` groups    LLM extractor (see :mod:`.ray_llm`)
+                   plug-ins) in actors, ``extract_batch`` groups    LLM extractor (see :mod:`.ray_llm`)
 =================  ==================================================  ==========================================
 
 Workers get only values (paths, chunk records, texts, config sections, and the workspace's ``loader`` and
@@ -37,6 +37,7 @@ from kgrag.documents.loaders import LOADERS
 from kgrag.documents.snippets import current_roots, reading_within
 from kgrag.graph.types import ChunkExtraction, Extractor
 from kgrag.indexing.engines.ray_data import Batch, StageShape, ordered_map, pack, unpack
+from kgrag.indexing.engines.ray_settings import ray_settings
 from kgrag.indexing.prepare import ChunkPlan, PortablePlan, PreparedFile, prepare_file
 from kgrag.models.embeddings import EMBEDDERS, Embedder, EmbedderFactory, create_embedder
 
@@ -120,11 +121,11 @@ class RayCompute:
     def __init__(self, ray: ModuleType, config: KgragConfig, progress: Progress, registries: Registries) -> None:
         self._ray, self._config, self._progress = ray, config, progress
         self._loaders, self._embedders = registries.get(LOADERS), registries.get(EMBEDDERS)
-        knobs = config.indexing
-        self.load_shape = StageShape(knobs.ray_load_batch, knobs.ray_load_concurrency)
-        self.extract_shape = StageShape(knobs.ray_extract_batch, knobs.ray_extract_concurrency, actors=True)
-        self.embed_texts = knobs.ray_embed_batch
-        self.embed_concurrency = knobs.ray_embed_concurrency
+        knobs = ray_settings(config.indexing)
+        self.load_shape = StageShape(knobs.load_batch, knobs.load_concurrency)
+        self.extract_shape = StageShape(knobs.extract_batch, knobs.extract_concurrency, actors=True)
+        self.embed_texts = knobs.embed_batch
+        self.embed_concurrency = knobs.embed_concurrency
 
     def prepare(self, files: Sequence[Path], cfg: DocumentsConfig, plan: ChunkPlan) -> Iterator[PreparedFile]:
         yield from ordered_map(

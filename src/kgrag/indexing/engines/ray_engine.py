@@ -21,6 +21,7 @@ from kgrag.indexing.context import IndexContext
 from kgrag.indexing.engines.ray_compute import RayCompute
 from kgrag.indexing.engines.ray_llm import remote_llm_calls
 from kgrag.indexing.engines.ray_session import ray_session
+from kgrag.indexing.engines.ray_settings import ray_settings
 from kgrag.indexing.report import IndexReport
 from kgrag.indexing.runner import run_stages
 from kgrag.indexing.stages import IndexStage
@@ -37,7 +38,7 @@ class RayEngine:
 
     def run(self, ctx: IndexContext, stages: Sequence[IndexStage]) -> IndexReport:
         started = time.perf_counter()
-        with ray_session(ctx.config.indexing, ctx.progress) as ray:
+        with ray_session(ray_settings(ctx.config.indexing), ctx.progress) as ray:
             ctx.report.add_time(START_TIME, time.perf_counter() - started)
             _note_placement(ctx, stages)
             ctx.compute = RayCompute(ray, ctx.config, ctx.progress, ctx.registries)

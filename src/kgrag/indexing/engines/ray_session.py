@@ -3,11 +3,11 @@
 Three cases, decided when the run starts (never at import: ``ray`` is an optional extra and heavy):
 
 * Ray is already initialised in this process (a notebook, a test session, a Ray job): use it, leave it up.
-* ``indexing.ray_address`` is set: connect to that cluster for the run, disconnect afterwards. The
+* ``indexing.engines.ray.address`` is set: connect to that cluster for the run, disconnect afterwards. The
   driver's kgrag package is shipped to the workers (``runtime_env.py_modules``) so they run the same
   code; its dependencies (numpy, spaCy, onnxruntime…) must be installed on the cluster. An address where
   nothing listens fails at once, and a failed connection says why (:mod:`.ray_address`).
-* Otherwise: start a local Ray with ``indexing.ray_num_cpus`` CPUs on 127.0.0.1, no dashboard, usage
+* Otherwise: start a local Ray with ``indexing.engines.ray.num_cpus`` CPUs on 127.0.0.1, no dashboard, usage
   statistics off, logs in a temporary directory, and stop it afterwards. Its workers import kgrag from
   the same directory as this process.
 """
@@ -21,10 +21,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
-from kgrag.config import IndexingConfig
 from kgrag.core.errors import ConfigError, KgragError
 from kgrag.core.progress import Progress
 from kgrag.indexing.engines.ray_address import connection_failure, unreachable_reason
+from kgrag.indexing.engines.ray_settings import RayEngineSettings
 
 INSTALL_HINT = "pip install 'kgrag[ray]'"
 USAGE_STATS = "RAY_USAGE_STATS_ENABLED"
@@ -52,12 +52,12 @@ def kgrag_source_dir() -> Path:
     return Path(kgrag.__file__).resolve().parents[1]
 
 
-def _local_init_args(config: IndexingConfig) -> dict[str, object]:
+def _local_init_args(config: RayEngineSettings) -> dict[str, object]:
     source = str(kgrag_source_dir())
     inherited = os.environ.get("PYTHONPATH", "")
     path = os.pathsep.join([source, *[p for p in inherited.split(os.pathsep) if p and p != source]])
     return {
-        "num_cpus": config.ray_num_cpus,
+        "num_cpus": config.num_cpus,
         "include_dashboard": False,
         "_node_ip_address": "127.0.0.1",
         "_temp_dir": tempfile.mkdtemp(prefix="kgrag-ray-"),
@@ -106,31 +106,33 @@ def _check_reachable(address: str, where: str) -> None:
     reason = unreachable_reason(address)
     if reason is not None:
         raise ConfigError(
-            f"indexing.ray_address (--ray-address): cannot reach {where}: {reason}; check the address and that "
+            f"indexing.engines.ray.address (--ray-address): cannot reach {where}: {reason}; check the address and that "
             "the cluster's head runs (`ray start --head --port=PORT` prints the address to use)"
         )
 
 
 @contextmanager
-def ray_session(config: IndexingConfig, progress: Progress) -> Iterator[ModuleType]:
+def ray_session(config: RayEngineSettings, progress: Progress) -> Iterator[ModuleType]:
     """``ray``, initialised for the duration of the block as described in the module docstring."""
     ray = import_ray()
     if ray.is_initialized():
         yield ray
         return
-    if config.ray_address:
-        args = _cluster_init_args(config.ray_address)
-        where = f"the Ray cluster at {config.ray_address}"
-        _check_reachable(config.ray_address, where)
+    if config.address:
+        args = _cluster_init_args(config.address)
+        where = f"the Ray cluster at {config.address}"
+        _check_reachable(config.address, where)
     else:
         args = _local_init_args(config)
-        where = f"a local Ray ({config.ray_num_cpus} CPUs)"
+        where = f"a local Ray ({config.num_cpus} CPUs)"
     progress.note(f"indexing engine ray: starting {where}")
     with _usage_stats_off():
         try:
             ray.init(**args)
         except (ConnectionError, ValueError, RuntimeError) as exc:
-            field = "indexing.ray_address (--ray-address)" if config.ray_address else "indexing.ray_num_cpus"
+            field = (
+                "indexing.engines.ray.address (--ray-address)" if config.address else "indexing.engines.ray.num_cpus"
+            )
             raise ConfigError(f"{field}: could not start or reach {where}: {connection_failure(exc)}") from exc
         try:
             yield ray

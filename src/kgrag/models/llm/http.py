@@ -285,7 +285,7 @@ class OpenAICompatibleProvider:
             window = window_in_error(detail)
             served = f" (the server's window is {window} tokens)" if window else ""
             hint = (
-                f" The prompt does not fit the model's window{served}: lower graph.unit_tokens or "
+                f" The prompt does not fit the model's window{served}: lower graph.extractors.llm.unit_tokens or "
                 "generation.context_tokens, or start the server with a larger window."
             )
         return ProviderError(

@@ -104,7 +104,8 @@ def estimate_assumptions(
     cfg: LLMConfig, summary_limit: int | None = None, *, gleaning: bool = True
 ) -> EstimateAssumptions:
     """The ``llm.estimate_*`` fields as the estimating provider's assumptions; ``summary_limit`` is
-    ``graph.max_description_tokens`` (None: no summaries predicted), ``gleaning`` is ``graph.gleaning``."""
+    ``graph.max_description_tokens`` (None: no summaries predicted), ``gleaning`` is
+    ``graph.extractors.llm.gleaning``."""
     return EstimateAssumptions(
         completion_tokens=cfg.estimate_completion_tokens,
         completion_per_name=cfg.estimate_completion_per_name,

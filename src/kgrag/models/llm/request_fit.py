@@ -32,10 +32,11 @@ TOO_LARGE_MARK = "does not fit the context window"
 FILLED_SHARE = 0.75  # a reply this close to its room (or the window) was cut by the limit, not by a fault
 FIRST_REPLY_MARK = "(first reply:"  # a re-ask's error ends with the first reply's, after this
 
+_UNIT = "graph.extractors.llm.unit_tokens (the text per extraction request; its reply room is about twice that)"
 # what sets a request's size, per prompt: the hint a too-large request names
 SIZE_SETTINGS = {
-    "extract_graph": "graph.unit_tokens (the text per extraction request; its reply room is about twice that)",
-    "glean_graph": "graph.unit_tokens (the text per extraction request; its reply room is about twice that)",
+    "extract_graph": _UNIT,
+    "glean_graph": _UNIT,
     "answer": "generation.context_tokens (the passages an answer carries) or llm.max_output_tokens",
     "community_report": "communities.report_input_tokens (the material per report)",
 }

@@ -15,6 +15,7 @@ from kgrag.core.context import ContextItem
 from kgrag.documents import TokenCounter
 from kgrag.prompts import Prompt, load_prompt
 from kgrag.prompts.loader import PROMPT_SCHEMAS
+from kgrag.retrieval.pipeline_settings import GlobalSettings
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.resources.stored import COMMUNITIES
 from kgrag.retrieval.steps.basic import QueryState
@@ -60,6 +61,8 @@ class GlobalCandidates:
     prompt budget (:func:`plan_batches`); at least ``k`` are ranked even when fewer fit."""
 
     name: str = "global_candidates"
+    pipeline: str = "global"
+    """The pipeline whose ``[retrieval.pipelines.<name>]`` table holds the budget (:class:`GlobalSettings`)."""
 
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
@@ -68,8 +71,9 @@ class GlobalCandidates:
         hits = index.search(env.embed_query(state.query), len(index), config.search_levels)
         counter = TokenCounter.for_encoding()
         map_prompt, reduce_prompt = (_workspace_prompt(env, name) for name in (MAP_PROMPT, REDUCE_PROMPT))
-        plan = plan_batches(state.query, [r.text for r, _ in hits], config, counter.count, map_prompt, reduce_prompt)
+        budget = env.config.retrieval.pipeline_settings(self.pipeline, GlobalSettings)
+        plan = plan_batches(state.query, [r.text for r, _ in hits], budget, counter.count, map_prompt, reduce_prompt)
         keep = max(plan.reports, min(state.k, len(hits)))
         state.items = [report_item(report, score, "global") for report, score in hits[:keep]]
-        params = {"budget": config.global_max_prompt_tokens, "batches": len(plan.batches), "reports": plan.reports}
+        params = {"budget": budget.max_prompt_tokens, "batches": len(plan.batches), "reports": plan.reports}
         state.record(self.name, params, len(state.items), started)

@@ -2,7 +2,7 @@
 
 One plan serves both halves of the pipeline: the retrieval step uses it to choose how many reports
 (best first) the map calls can read, and the answer strategy uses it to batch them. The budget
-(``communities.global_max_prompt_tokens``) covers every prompt token of the query: a reserve for the
+(``max_prompt_tokens`` of ``[retrieval.pipelines.global]``) covers every prompt token of the query: a reserve for the
 reduce call (its instructions, the question and up to :data:`REDUCE_POINT_TOKENS` of points) is set
 aside first, and map batches are added while their rendered prompts still fit what is left.
 """
@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from kgrag.config import CommunitiesConfig
 from kgrag.core.llm_types import Message
 from kgrag.prompts import Prompt
+from kgrag.retrieval.pipeline_settings import GlobalSettings
 
 MAP_PROMPT = "global_map"
 REDUCE_PROMPT = "global_reduce"
@@ -55,24 +55,24 @@ class GlobalPlan:
         return sum(len(b) for b in self.batches)
 
 
-def reduce_reserve(question: str, config: CommunitiesConfig, count: Counter, prompt: Prompt) -> int:
-    empty = reduce_messages(prompt, question, [], config.global_answer_tokens)
+def reduce_reserve(question: str, config: GlobalSettings, count: Counter, prompt: Prompt) -> int:
+    empty = reduce_messages(prompt, question, [], config.answer_tokens)
     return message_tokens(empty, count) + REDUCE_POINT_TOKENS
 
 
 def plan_batches(
     question: str,
     texts: Sequence[str],
-    config: CommunitiesConfig,
+    config: GlobalSettings,
     count: Counter,
     map_prompt: Prompt,
     reduce_prompt: Prompt,
 ) -> GlobalPlan:
     """Greedy, in rank order: a report joins the current batch while the batch stays under
-    ``global_batch_tokens`` of reports, else opens a new one; planning stops at the first report whose
+    ``batch_tokens`` of reports, else opens a new one; planning stops at the first report whose
     batch would no longer fit the budget. The prompts are the workspace's (its overrides, its schemas):
     the ones the map and reduce calls will send."""
-    budget = int(config.global_max_prompt_tokens * SAFETY)
+    budget = int(config.max_prompt_tokens * SAFETY)
     reserve = reduce_reserve(question, config, count, reduce_prompt)
     overhead = message_tokens(map_messages(map_prompt, question, []), count)
     left = budget - reserve
@@ -80,7 +80,7 @@ def plan_batches(
     sizes: list[int] = []
     for index, text in enumerate(texts):
         cost = count(report_line(f"R{index + 1}", text)) + 1
-        if batches and sizes[-1] - overhead + cost <= config.global_batch_tokens and cost <= left:
+        if batches and sizes[-1] - overhead + cost <= config.batch_tokens and cost <= left:
             batches[-1].append(index)
             sizes[-1] += cost
             left -= cost
