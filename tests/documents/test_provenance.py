@@ -13,8 +13,8 @@ from kgrag.config import DocumentsConfig
 from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus
 from kgrag.documents import TokenCounter, load_path
 from kgrag.documents.provenance import SourceRef, display_source, page_of, section_of, source_ref
-from kgrag.graph.lookup import WINDOW
 from kgrag.indexing.prepare import ChunkPlan, build_chunk_records
+from kgrag.retrieval.lookup import WINDOW
 
 HANDBOOK = (
     """# On-call handbook

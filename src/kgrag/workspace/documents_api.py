@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from kgrag.core.document_views import DocumentSize, RemovalPreview
 from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus
 from kgrag.documents.provenance import SourceRef
-from kgrag.graph.lookup import Shown, chunk_sources, show
 from kgrag.workspace.components import Components
+
+if TYPE_CHECKING:
+    from kgrag.retrieval.lookup import Shown
 
 
 class DocumentsAPI:
@@ -43,11 +46,15 @@ class DocumentsAPI:
     def sources(self, chunk_ids: Sequence[str]) -> dict[str, SourceRef]:
         """Where each chunk comes from (file or record, title, section, page), by chunk id; unknown ids are
         left out. Only the chunks back to each passage's section heading are read, not whole documents."""
+        from kgrag.retrieval.lookup import chunk_sources  # lazily: a query that cites passages loads no graph code
+
         return {ref.chunk_id: ref for ref in chunk_sources(self._parts.store, chunk_ids)}
 
     def show(self, ident: str) -> Shown | None:
         """The chunk, document (id, source or file path), entity or relation ``ident`` names, with its text
         and sources (``kgrag show``); None when nothing does."""
+        from kgrag.retrieval.lookup import show
+
         return show(self._parts.store, ident)
 
     def sizes(self) -> dict[str, DocumentSize]:
