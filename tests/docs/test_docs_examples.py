@@ -106,7 +106,8 @@ def _command_paths() -> list[str]:
             paths.append(prefix.strip())
             return
         for name, child in children.items():
-            walk(child, f"{prefix} {name}")
+            if not getattr(child, "hidden", False):  # an older spelling kept working, documented as such
+                walk(child, f"{prefix} {name}")
 
     walk(get_command(app), "")
     return sorted(paths)

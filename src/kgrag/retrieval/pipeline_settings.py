@@ -56,7 +56,7 @@ class PathsSettings(PipelineBaseSettings):
         None,
         ge=0,
         le=1,
-        description="Weight of the dense score in λ fusion; unset: the `kgrag tune` value, else 0.7.",
+        description="Weight of the dense score in λ fusion; unset: the `kgrag tune lambda` value, else 0.7.",
     )
     max_hops: int = Field(2, ge=1, le=4, description="Longest path in hops.")
 

@@ -1,5 +1,5 @@
-"""Fitting retrieval's knobs on labelled questions: λ of a λ-fused pipeline (``kgrag tune``) and the
-``fused`` reranker's weights (``kgrag tune-reranker``)."""
+"""Fitting retrieval's knobs on labelled questions: λ of a λ-fused pipeline (``kgrag tune lambda``) and the
+``fused`` reranker's weights (``kgrag tune reranker``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``kgrag tune``: fit the λ of a λ-fused pipeline (``paths``) on a labelled dataset.
+"""``kgrag tune lambda``: fit the λ of a λ-fused pipeline (``paths``) on a labelled dataset.
 
 Each question is retrieved once with a wide cut (the whole fused pool, hydrated), keeping every
 candidate's normalised dense and graph scores; each λ on the grid then re-ranks those candidates

@@ -1,4 +1,4 @@
-"""``kgrag tune-reranker``: fit the ``fused`` reranker's weights on a labelled dataset.
+"""``kgrag tune reranker``: fit the ``fused`` reranker's weights on a labelled dataset.
 
 The shipped weights were fitted on GraphRAG-Bench Medical; a corpus with other wording may want others.
 Each question's pool is retrieved once (the ``rerank`` pipeline up to its reranker), and for every

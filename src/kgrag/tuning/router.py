@@ -1,4 +1,4 @@
-"""Learning ``auto``'s routing policy (``kgrag tune --router``) over a workspace: which pipelines, how to
+"""Learning ``auto``'s routing policy (``kgrag tune router``) over a workspace: which pipelines, how to
 retrieve and featurise, where the policy is stored (the learning itself: :mod:`kgrag.tuning.router_fit`)."""
 
 from __future__ import annotations

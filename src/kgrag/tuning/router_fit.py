@@ -1,4 +1,4 @@
-"""``kgrag tune --router``: learn which pipeline answers which question, cross-validated by question.
+"""``kgrag tune router``: learn which pipeline answers which question, cross-validated by question.
 
 Every labelled question is retrieved once by every candidate pipeline and scored (evidence recall, the
 context tokens handed over), and its routing features are computed once

@@ -24,7 +24,7 @@ store read, no model call), else 0, as does a BM25-only candidate. The ranks are
 the pool's members by BM25 score and by that cosine (a candidate without one ranks ``n``). The default weights
 were fitted by logistic regression (does this passage hold an evidence sentence?) on held-out labelled
 questions and rounded (``docs/results/medical-retrieval-quality.md``). Other corpora can refit them with
-``kgrag tune-reranker``: they are the ``[rerank.fused]`` settings
+``kgrag tune reranker``: they are the ``[rerank.fused]`` settings
 (:class:`~kgrag.models.rerankers.settings.FusedSettings`)."""
 
 from __future__ import annotations

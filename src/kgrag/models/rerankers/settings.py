@@ -19,7 +19,7 @@ class RerankerSettings(BaseModel):
 class FusedSettings(RerankerSettings):
     """``fused``: weights of the first-stage signals; word coverage has weight 1. The defaults were fitted
     by logistic regression on half of GraphRAG-Bench Medical and rounded (lundberg-2026's pool of 50 → k);
-    refit them for a corpus unlike it with `kgrag tune-reranker`."""
+    refit them for a corpus unlike it with `kgrag tune reranker`."""
 
     similarity: float = Field(0.25, ge=0, description="Weight of the candidate's dense cosine to the question.")
     first_stage: float = Field(
