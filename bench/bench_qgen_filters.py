@@ -145,7 +145,7 @@ def cut_passages(source: str, span: str) -> list[Passage]:
 
 def write_read(passages: list[Passage], n: int, seed: int, out: Path, kinds: tuple[str, ...]) -> Counter[str]:
     """``n`` questions per kind for a reader: JSON and a Markdown table (question, answer, evidence)."""
-    nlp = SpacyExtractor(KgragConfig().graph.spacy_model).nlp
+    nlp = SpacyExtractor(nlp_settings(KgragConfig()).spacy_model).nlp
     result = known_item_questions(passages, nlp, kinds, n, seed=seed)
     rows: list[dict[str, Any]] = [
         {"n": i + 1, "kind": q.question_type, "question": q.question, "answer": q.answer, "evidence": q.evidence}

@@ -14,12 +14,13 @@ from kgrag.evaluation.qgen.cloze import Passage, Rarity
 from kgrag.evaluation.qgen.fitness import ambiguous, fragment_defect, guessable, leaning_defect, wording_defect
 from kgrag.evaluation.qgen.known_item import pick_known_items
 from kgrag.graph.extract.nlp import SpacyExtractor
+from kgrag.graph.extract.settings import nlp_settings
 
 
 @cache
 def _nlp() -> Any:
-    graph = KgragConfig().graph
-    return SpacyExtractor(graph.spacy_model, allow_torch=graph.spacy_torch).nlp
+    nlp = nlp_settings(KgragConfig())
+    return SpacyExtractor(nlp.spacy_model, allow_torch=nlp.spacy_torch).nlp
 
 
 _CORPUS = [

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 SNIPPET = 90
 
-# Options shared by the two fitting commands (`tune`, `tune-reranker`).
+# Options shared by the fitting commands (`kgrag tune <what>` and the older spellings).
 DatasetOpt = Annotated[Path, typer.Option("--dataset", help="GraphRAG-Bench .json or .jsonl questions with evidence.")]
 LimitOpt = Annotated[int | None, typer.Option("--limit", min=1, max=MAX_ITEMS, help="Only the first N questions.")]
 HoldoutOpt = Annotated[
@@ -38,6 +38,9 @@ HoldoutOpt = Annotated[
     ),
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="Seed of the held-out sample.")]
+LambdaPipelineOpt = Annotated[str, typer.Option("--pipeline", "-p", help="The λ-fused pipeline to tune.")]
+ScoredKOpt = Annotated[int, typer.Option("--k", min=1, max=MAX_K, help="Passages scored per question.")]
+DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Report only; store nothing.")]
 
 
 def summary_row(response: QueryResponse, sources: dict[str, SourceRef] | None = None) -> dict[str, Any]:
@@ -130,12 +133,12 @@ def labelled_questions(dataset: Path, limit: int | None) -> list[QAItem]:
 @guarded
 def tune(
     dataset: DatasetOpt,
-    pipeline: Annotated[str, typer.Option("--pipeline", "-p", help="The λ-fused pipeline to tune.")] = "paths",
-    k: Annotated[int, typer.Option("--k", min=1, max=MAX_K, help="Passages scored per question.")] = 5,
+    pipeline: LambdaPipelineOpt = "paths",
+    k: ScoredKOpt = 5,
     limit: LimitOpt = None,
     holdout: HoldoutOpt = 0.0,
     seed: SeedOpt = 0,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Report only; store nothing.")] = False,
+    dry_run: DryRunOpt = False,
     router: Annotated[bool, typer.Option("--router", help="Fit auto's routing policy instead of λ.")] = False,
     pipelines: Annotated[
         str | None, typer.Option("--pipelines", help="With --router: comma-separated pipelines it may choose.")

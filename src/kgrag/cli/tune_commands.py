@@ -16,8 +16,11 @@ from typer.core import TyperGroup
 
 from kgrag.cli.compare_commands import (
     DatasetOpt,
+    DryRunOpt,
     HoldoutOpt,
+    LambdaPipelineOpt,
     LimitOpt,
+    ScoredKOpt,
     SeedOpt,
     tune,
     tune_reranker,
@@ -25,12 +28,10 @@ from kgrag.cli.compare_commands import (
 from kgrag.cli.errors import guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt
 from kgrag.cli.prompt_tune_command import tune_command
-from kgrag.cli.ranges import MAX_BINS, MAX_K
+from kgrag.cli.ranges import MAX_BINS
 
 LEGACY = "legacy"
 """The hidden subcommand the older spelling (options right after ``tune``) runs: the λ/--router command."""
-
-DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Report only; store nothing.")]
 
 
 class TuneGroup(TyperGroup):
@@ -53,8 +54,8 @@ tune_app = typer.Typer(
 @guarded
 def tune_lambda(
     dataset: DatasetOpt,
-    pipeline: Annotated[str, typer.Option("--pipeline", "-p", help="The λ-fused pipeline to tune.")] = "paths",
-    k: Annotated[int, typer.Option("--k", min=1, max=MAX_K, help="Passages scored per question.")] = 5,
+    pipeline: LambdaPipelineOpt = "paths",
+    k: ScoredKOpt = 5,
     limit: LimitOpt = None,
     holdout: HoldoutOpt = 0.0,
     seed: SeedOpt = 0,
