@@ -164,6 +164,13 @@ def tune(
 
         run_router_tuning(items, workspace, pipelines, folds, seed, dry_run, cache, new_console())
         return
+    fit_lambda(items, pipeline, k, holdout, seed, dry_run, workspace)
+
+
+def fit_lambda(
+    items: list[QAItem], pipeline: str, k: int, holdout: float, seed: int, dry_run: bool, workspace: Path | None
+) -> None:
+    """Fit λ of ``pipeline`` on ``items``, print the grid (and the held-out table) and say what was stored."""
     with open_workspace(workspace) as ws:
         report = ws.eval.tune(items, pipeline, k, save=not dry_run, holdout=holdout, seed=seed)
     table = Table("λ", f"evidence recall@{k}")

@@ -22,11 +22,13 @@ from kgrag.cli.compare_commands import (
     LimitOpt,
     ScoredKOpt,
     SeedOpt,
+    fit_lambda,
+    labelled_questions,
     tune,
     tune_reranker,
 )
 from kgrag.cli.errors import guarded
-from kgrag.cli.options import DebugOpt, WorkspaceOpt
+from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console
 from kgrag.cli.prompt_tune_command import tune_command
 from kgrag.cli.ranges import MAX_BINS
 
@@ -64,7 +66,7 @@ def tune_lambda(
     debug: DebugOpt = False,
 ) -> None:
     """Fit λ (dense vs graph weight) of the `paths` pipeline on labelled questions and store it."""
-    tune(dataset, pipeline, k, limit, holdout, seed, dry_run, workspace=workspace, debug=debug)
+    fit_lambda(labelled_questions(dataset, limit), pipeline, k, holdout, seed, dry_run, workspace)
 
 
 @guarded
@@ -84,18 +86,10 @@ def tune_router(
     debug: DebugOpt = False,
 ) -> None:
     """Fit and store the policy `auto` routes questions by (cross-validated on the labelled questions)."""
-    tune(
-        dataset,
-        limit=limit,
-        seed=seed,
-        dry_run=dry_run,
-        router=True,
-        pipelines=pipelines,
-        folds=folds,
-        cache=cache,
-        workspace=workspace,
-        debug=debug,
-    )
+    from kgrag.cli.router_command import run_router_tuning
+
+    items = labelled_questions(dataset, limit)
+    run_router_tuning(items, workspace, pipelines, folds, seed, dry_run, cache, new_console())
 
 
 tune_app.command("lambda")(tune_lambda)

@@ -56,21 +56,18 @@ class RouteGraph:
 
     def bridge(self, named: Sequence[str]) -> Bridge | None:
         """The first pair of ``named`` entities (known names) linked only through a common neighbour."""
-        ids = [self.index.by_key[entity_key(name)] for name in named]
-        for i, first in enumerate(ids):
-            around = self._neighbours(first)
-            for second in ids[i + 1 :]:
-                if second == first or second in around or self._named_together(first, second):
-                    continue
-                if via := sorted(around & self._neighbours(second)):
-                    entities = self.index.entities
+        entities = self.index.entities
+        ids = list(dict.fromkeys(self.index.by_key[entity_key(name)] for name in named))
+        around = {i: self._neighbours(i) for i in ids}
+        chunks = {i: set(entities[i].chunk_ids) for i in ids}
+        for n, first in enumerate(ids):
+            for second in ids[n + 1 :]:
+                if second in around[first] or chunks[first] & chunks[second]:
+                    continue  # related directly, or named together in a passage: a single fact
+                if via := sorted(around[first] & around[second]):
                     return Bridge(entities[first].name, entities[via[0]].name, entities[second].name)
         return None
 
     def _neighbours(self, entity_id: str) -> set[str]:
         ends = (self.index.relations[rid] for rid in self.index.adjacency.get(entity_id, ()))
         return {r.target_id if r.source_id == entity_id else r.source_id for r in ends} - {entity_id}
-
-    def _named_together(self, first: str, second: str) -> bool:
-        entities = self.index.entities
-        return bool(set(entities[first].chunk_ids) & set(entities[second].chunk_ids))
