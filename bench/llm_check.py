@@ -13,7 +13,8 @@ figures, writes them to ``--out`` (markdown) and stops the server by PID. Every 
 suite replays. Nothing here runs in ``make test``: a CPU model takes minutes per call.
 
 ``--medical OFFSET`` (repeatable) indexes passages of the GraphRAG-Bench medical corpus instead of the sample
-pair, ``--n-ctx``/``--context-window`` size the server's and kgrag's window, ``--cli-runs N`` indexes with
+pair (``--novel OFFSET``: of a book of the Novel subset),
+``--n-ctx``/``--context-window`` size the server's and kgrag's window, ``--cli-runs N`` indexes with
 ``kgrag index`` N times (exit status and calls of each run: does a rerun make progress?), ``--nice`` lowers
 this process's priority but not the server's.
 """
@@ -41,6 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "examples" / "sample"
 DOCS = ("team-security.md", "access-policy-gatekeeper.md")  # the pair whose text answers most sample questions (6)
 MEDICAL = ROOT.parent / "shared" / "datasets" / "graphrag-bench-medical" / "corpus.json"
+NOVEL = ROOT.parent / "shared" / "datasets" / "graphrag-bench-novel" / "corpus.json"
 QUESTIONS = 5
 START_TIMEOUT_S = 120
 
@@ -99,15 +101,17 @@ def _workspace(path: Path, url: str, record: Path, context_window: int | None) -
     return path
 
 
-def _medical_passages(corpus: Path, offsets: list[int], chars: int, out: Path) -> list[str]:
-    """Passages of the GraphRAG-Bench medical corpus as documents: from the sentence that holds each
-    character offset, whole sentences up to ``chars`` characters (text nothing in kgrag was tuned on)."""
-    text = json.loads(corpus.read_text(encoding="utf-8"))[0]["context"]
+def _medical_passages(corpus: Path, offsets: list[int], chars: int, out: Path, book: str = "") -> list[str]:
+    """Passages of a GraphRAG-Bench corpus as documents (the medical one, or the Novel subset's ``book``):
+    from the sentence that holds each character offset, whole sentences up to ``chars`` characters (text
+    no prompt or threshold of kgrag was tuned on)."""
+    records = json.loads(corpus.read_text(encoding="utf-8"))
+    text = next(r["context"] for r in records if not book or r["corpus_name"] == book)
     names = []
     for offset in offsets:
         start = text.rfind(". ", 0, offset) + 2
         end = text.rfind(". ", start, start + chars) + 1
-        name = f"medical-{offset}.md"
+        name = f"{book.lower() or 'medical'}-{offset}.md"
         (out / name).write_text(text[start:end] + "\n", encoding="utf-8")
         names.append(name)
     return names
@@ -274,6 +278,15 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--medical", type=int, action="append", default=[], metavar="OFFSET",
                         help="index passages of the GraphRAG-Bench medical corpus (from the sentence at this "
                         "character offset) instead of the sample pair; repeat for more passages")  # fmt: skip
+    parser.add_argument(
+        "--novel",
+        type=int,
+        action="append",
+        default=[],
+        metavar="OFFSET",
+        help="as --medical, from the Novel subset's --novel-book (never the reserved books)",
+    )
+    parser.add_argument("--novel-book", default="Novel-58553")
     parser.add_argument("--passage-chars", type=int, default=3200)
     parser.add_argument("--context-window", type=int, help="set llm.context_window (default: kgrag finds out)")
     parser.add_argument("--nice", type=int, default=0,
@@ -290,6 +303,8 @@ def _documents(args: argparse.Namespace, docs: Path) -> list[str]:
     docs.mkdir()
     if args.medical:
         return _medical_passages(MEDICAL, args.medical, args.passage_chars, docs)
+    if args.novel:
+        return _medical_passages(NOVEL, args.novel, args.passage_chars, docs, args.novel_book)
     for name in DOCS:
         shutil.copy(SAMPLE / "docs" / name, docs / name)
     return list(DOCS)
