@@ -20,7 +20,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("models/llm/registry.py", "build_provider"): "create_llm_client's own default when no provider is given",
     ("indexing/stages/embed.py", "LocalCompute"): "embedding only: no loader is read",
     ("workspace/facade.py", "open_store"): "the vector indexes travel in the config (with_registered_kinds)",
-    ("workspace/migrate.py", "open_store"): "`kgrag migrate` copies a store by its config, without a workspace",
+    ("store/migrate.py", "open_store"): "`kgrag migrate` copies a store by its config, without a workspace",
     # a prompt read for its text alone: its output_schema is never resolved there, so no registry is read
     ("models/llm/window_fit.py", "load_prompt"): "counts templates (override directory included), not the schema",
     ("graph/tune/run.py", "load_prompt"): "tuning starts from the shipped prompts; their schema name is copied as text",

@@ -23,9 +23,9 @@ from typing import Any
 from tests.reliability.harness import DB_NAME, differences, dump_tables, health_problems, llm_workspace
 from tests.services import scaled
 
+from kgrag.store.index_lock import WAITING
 from kgrag.testing import FakeOpenAIServer
 from kgrag.testing.extraction_responder import ExtractionResponder
-from kgrag.workspace.index_lock import WAITING
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT_S = scaled(300.0)  # generous, and more on a loaded machine

@@ -18,7 +18,7 @@ from tests.reliability.totals import record
 from kgrag import Workspace
 from kgrag.core.errors import KgragError
 from kgrag.core.progress import SilentProgress
-from kgrag.workspace.index_lock import WAITING, indexing_lock
+from kgrag.store.index_lock import WAITING, indexing_lock
 
 
 @pytest.mark.slow

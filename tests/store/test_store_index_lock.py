@@ -20,10 +20,9 @@ from kgrag.config import StoreConfig
 from kgrag.core.progress import SilentProgress
 from kgrag.store import Store, open_store
 from kgrag.store.base import IndexLocking
-from kgrag.store.index_lock import LOCK_FILE_NAME, WAITING
+from kgrag.store.index_lock import LOCK_FILE_NAME, WAITING, indexing_lock
 from kgrag.store.postgres.index_lock import lock_key
 from kgrag.store.sqlite.store import SQLiteStore
-from kgrag.workspace.index_lock import indexing_lock
 
 TIMEOUT_S = 60.0  # only reached when a lock is broken; a working one answers at once
 

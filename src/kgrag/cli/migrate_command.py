@@ -1,6 +1,6 @@
 """`kgrag migrate`: copy a workspace to another store backend (e.g. SQLite → PostgreSQL), verified.
 
-The command parses, calls :func:`kgrag.workspace.migrate.migrate_store` with a rich progress bar, and
+The command parses, calls :func:`kgrag.store.migrate.migrate_store` with a rich progress bar, and
 prints the per-table counts and the line that switches the workspace to the new store.
 """
 
@@ -35,8 +35,8 @@ def migrate(
     """Copy the workspace's documents, chunks, vectors, graph, communities, denoise logs, LLM cache and
     ledger and eval runs into another store, in one verified transaction (all or nothing)."""
     from kgrag.cli.progress import console_progress
+    from kgrag.store.migrate import migrate_store
     from kgrag.workspace import resolve_workspace_dir
-    from kgrag.workspace.migrate import migrate_store
 
     console = new_console()
     directory = resolve_workspace_dir(workspace)

@@ -55,3 +55,11 @@ class IndexRegistries:
             summarizers=registries.get(SUMMARIZERS),
             engines=registries.get(INDEX_ENGINES),
         )
+
+    def adopt_into(self, registries: Registries) -> None:
+        """Make these the indexing registries of ``registries`` (a workspace opened with them uses them)."""
+        registries.adopt(STAGES, self.stages)
+        registries.adopt(INDEX_PIPELINES, self.pipelines)
+        registries.adopt(EXTRACTORS, self.extractors)
+        registries.adopt(SUMMARIZERS, self.summarizers)
+        registries.adopt(INDEX_ENGINES, self.engines)

@@ -310,7 +310,7 @@ class IndexLocking(Protocol):
     Two workspace directories may share one store (two machines, or two ``-w`` paths with the same
     PostgreSQL ``store.url``), so the lock belongs to the store, not to a directory: SQLite locks a file
     in the workspace directory, PostgreSQL its schema on the server. A plug-in store without this method
-    gets the workspace directory's file lock (:mod:`kgrag.workspace.index_lock`).
+    gets the workspace directory's file lock (:func:`kgrag.store.index_lock.indexing_lock`).
     """
 
     def indexing_lock(self, progress: Progress) -> AbstractContextManager[None]:

@@ -15,10 +15,14 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from kgrag.core.progress import Progress
+from kgrag.core.progress import Progress, SilentProgress
+
+if TYPE_CHECKING:
+    from kgrag.store.base import Store
 
 LOCK_FILE_NAME = ".kgrag-index.lock"
 WAITING = (
@@ -81,3 +85,16 @@ class ProcessLock:
             yield
         finally:
             self._lock.release()
+
+
+def indexing_lock(workspace: Path, store: Store, progress: Progress | None = None) -> AbstractContextManager[None]:
+    """Hold the indexing lock of ``store`` (a workspace's) for the block, waiting with :data:`WAITING`
+    (noted to ``progress``, when given) while another writer holds it. The lock belongs to the store,
+    since two workspace directories can share one; a plug-in store without a lock of its own
+    (:class:`~kgrag.store.base.IndexLocking`) gets the file lock of the workspace directory."""
+    from kgrag.store.base import IndexLocking
+
+    progress = progress or SilentProgress()
+    if isinstance(store, IndexLocking):
+        return store.indexing_lock(progress)
+    return file_lock(workspace, progress)

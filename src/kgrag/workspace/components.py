@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # types only: the layers below load when a part is first buil
     from kgrag.graph.types import Extractor
     from kgrag.indexing import ChunkPlan, IndexRegistries
     from kgrag.models.embeddings import Embedder, KeyedEmbedder
-    from kgrag.models.llm import LLMClient, Prices
+    from kgrag.models.llm import EstimateAssumptions, LLMClient, Prices
     from kgrag.models.rerankers import RerankResources
     from kgrag.retrieval import PipelineFactory, QueryContext
     from kgrag.tuning import TuningService
@@ -71,7 +71,7 @@ class Components:
         self._llm_factory = llm_factory
         self._estimate_llm = estimate_llm
         self.llm_notes: list[str] = []
-        """What fitting the LLM work to the server's context window changed (see :mod:`.llm_setup`)."""
+        """What fitting the LLM work to the server's context window changed (see :mod:`kgrag.models.llm.setup`)."""
         self._embedder_factory = embedder_factory or self._configured_embedder
         self._llm: LLMClient | None = None
         self._extraction_fitted = False
@@ -80,7 +80,7 @@ class Components:
         """One registry per kind for this workspace (``kgrag.workspace.kinds`` has a typed accessor each):
         what code registers here is used by every part this workspace builds, and by no other workspace."""
         if index_registries is not None:
-            _adopt(self.registries, index_registries)
+            index_registries.adopt_into(self.registries)
 
     # Built on first use, like the models: the indexing and retrieval layers (and NumPy, igraph) load only
     # in commands that index or query, so `kgrag status` or `kgrag cost` opens a workspace in a fraction
@@ -191,12 +191,17 @@ class Components:
             if self._llm_factory is not None:
                 self._llm = self._llm_factory()
             else:
-                from kgrag.workspace.llm_setup import configured_client
+                from kgrag.models.llm.setup import configured_client
+
+                def assumptions(config: KgragConfig) -> EstimateAssumptions:  # only an estimate loads indexing
+                    from kgrag.indexing.estimate_assumptions import estimate_assumptions_for
+
+                    return estimate_assumptions_for(config, self.store, self.registries)
 
                 # the config is replaced by the one fitted to the server's window: every part built after
                 # this (extractor, summariser, answer step) sizes its requests to fit
                 self._llm, self.config, self.llm_notes = configured_client(
-                    self.config, self.store, estimate=self._estimate_llm, registries=self.registries
+                    self.config, self.store, self.registries, estimate=assumptions if self._estimate_llm else None
                 )
         return self._llm
 
@@ -218,7 +223,7 @@ class Components:
         an indexing run takes, since it may extract; queries never pay for the extraction pre-flight."""
         client = self.llm_for_indexing()
         if client is not None and not self._extraction_fitted:
-            from kgrag.workspace.llm_setup import fit_for_extraction
+            from kgrag.graph.extract.preflight import fit_for_extraction
 
             self.config, notes = fit_for_extraction(self.config)
             self.llm_notes.extend(notes)
@@ -300,15 +305,3 @@ class Components:
                 self._llm.close()
         if store:
             self.store.close()
-
-
-def _adopt(registries: Registries, index: IndexRegistries) -> None:
-    """Use the indexing registries a caller passed in as this workspace's."""
-    from kgrag.graph.extract.choose import EXTRACTORS, SUMMARIZERS
-    from kgrag.indexing.registries import INDEX_ENGINES, INDEX_PIPELINES, STAGES
-
-    registries.adopt(STAGES, index.stages)
-    registries.adopt(INDEX_PIPELINES, index.pipelines)
-    registries.adopt(EXTRACTORS, index.extractors)
-    registries.adopt(SUMMARIZERS, index.summarizers)
-    registries.adopt(INDEX_ENGINES, index.engines)

@@ -86,3 +86,13 @@ def preflight_context_window(config: KgragConfig) -> None:
     """Both checks: the largest extraction request and the largest answer request must fit."""
     check_extraction_window(config)
     check_answer_window(config)
+
+
+def fit_for_extraction(config: KgragConfig) -> tuple[KgragConfig, list[str]]:
+    """``config`` (already fitted for answers by the client's setup) with graph extraction's sizes fitted
+    to ``llm.context_window`` and checked, and a note line when a size changed; the workspace calls it only
+    where graph extraction may run, so a query never loads the extraction code."""
+    fitted, changes = fit_extraction_to_window(config)
+    check_extraction_window(fitted)
+    window = fitted.llm.context_window
+    return fitted, fitted_line(window, changes) if window is not None else []

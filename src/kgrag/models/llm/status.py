@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from kgrag.core.llm_types import Prices
 from kgrag.models.llm.base import ResponseCache, UsageLedger
+
+if TYPE_CHECKING:
+    from kgrag.config.llm import LLMConfig
+    from kgrag.store.base import Store
 
 
 @dataclass(frozen=True)
@@ -44,4 +49,40 @@ def llm_status(cache: ResponseCache, ledger: UsageLedger, prices: Prices | None 
         cost_usd=total.cost_usd,
         runs=len(runs),
         last_run=runs[-1] if runs else None,
+    )
+
+
+@dataclass(frozen=True)
+class LLMOverview:
+    """The LLM line of ``kgrag status``."""
+
+    provider: str
+    model: str | None
+    cache_entries: int
+    calls: int
+    cache_hit_rate: float
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    pending_batches: list[str] = field(default_factory=list)  # Batch API batches a killed run left unfinished
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def llm_overview(store: Store, config: LLMConfig, prices: Prices) -> LLMOverview:
+    """The configured provider and model with :func:`llm_status` of ``store`` and its unfinished batches."""
+    from kgrag.models.llm.batch_book import BatchBook
+
+    status = llm_status(store.llm_cache, store.llm_ledger, prices)
+    return LLMOverview(
+        provider=config.provider,
+        model=config.model,
+        cache_entries=status.cache_entries,
+        calls=status.calls,
+        cache_hit_rate=round(status.hit_rate, 4),
+        prompt_tokens=status.prompt_tokens,
+        completion_tokens=status.completion_tokens,
+        cost_usd=round(status.cost_usd, 6),
+        pending_batches=[r.batch_id or r.id for r in BatchBook(store.meta).unfinished()],
     )

@@ -18,9 +18,9 @@ from kgrag.config.store import StoreConfig, store_from_url
 from kgrag.core.errors import ConfigError
 from kgrag.core.progress import Progress, SilentProgress
 from kgrag.store import open_store
+from kgrag.store.index_lock import indexing_lock
 from kgrag.store.postgres.url import redact
 from kgrag.store.transfer import CopyReport, copy_store
-from kgrag.workspace.index_lock import indexing_lock
 
 
 @dataclass(frozen=True)
