@@ -50,6 +50,15 @@ def test_locator_exact_then_words_then_fuzzy_else_nowhere() -> None:
     assert locator.locate("Carvalho Rui Kestrel") == ()  # some words present is not enough
 
 
+def test_a_fuzzy_match_spells_titles_and_initials_as_the_text_does() -> None:
+    """The 0.5B model named "Mrs. Hall" in a text that names only "Mr. Hall" (her husband); a one-letter
+    difference in a short word is another referent, while a longer word still tolerates an inflection."""
+    locator = ChunkLocator(["Mr. Hall went to Washington.", "Velloran Tide bought boats."])
+    assert locator.locate("Mrs. Hall") == ()
+    assert locator.locate("Mr Hall") == (0,)
+    assert locator.locate("Velloran Tides") == (1,)
+
+
 def test_relations_go_where_both_ends_are_else_to_either() -> None:
     chunks = _chunks("Alice Smith met Bob Jones.", "Bob Jones founded Acme Corp.", "Acme Corp hired Carol.")
     unit = build_units(chunks, 1000, COUNTER)[0]

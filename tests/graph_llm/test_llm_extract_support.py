@@ -52,6 +52,24 @@ def test_empty_or_invented_entity_descriptions_come_from_the_text() -> None:
     assert len(kept.entities) == 3  # an entity is never dropped for its description
 
 
+def test_a_description_naming_what_the_text_never_mentions_is_not_kept() -> None:
+    """Words shared with the text do not save a description that names someone the text does not: the
+    relation is dropped, the entity's description replaced by its sentence, or cleared without one."""
+    text = "Mr. Hall went to Washington and was appointed an aid in the Naval Observatory."
+    invented = "Captain Ilse Varnow, an aid appointed at the Naval Observatory in Washington."
+    items = ParsedItems(
+        [
+            ExtractedEntity("Naval Observatory", "organization", invented),
+            ExtractedEntity("Hall household", "organization", invented),
+            ExtractedEntity("Washington", "location", "The city where Mr. Hall was appointed."),
+        ],
+        [_relation("Mr. Hall", "Naval Observatory", invented)],
+    )
+    kept, counts = check_support(text, items)
+    assert [e.description for e in kept.entities] == [text, "", "The city where Mr. Hall was appointed."]
+    assert counts.descriptions_replaced == 2 and not kept.relations and counts.unsupported_relations == 1
+
+
 def test_content_words_compare_inflections() -> None:
     assert content_words("the boats halved costs") == content_words("boat halve cost")
 

@@ -130,6 +130,33 @@ def test_a_real_reply_keeps_only_descriptions_drawn_from_its_text(record: dict[s
         where = evidence.relation_sentences(relation.source, relation.target)
         assert evidence.supported(relation.description, where, [relation.source, relation.target]), relation
     assert len(kept.entities) == len(items.entities)
-    empty = sum(not e.description for e in items.entities)
     assert counts.descriptions_filled >= sum(not e.description and evidence.mentions(e.name) for e in items.entities)
-    assert sum(not e.description for e in kept.entities) <= empty
+    for before, after in zip(items.entities, kept.entities, strict=True):
+        if before.description and not after.description:  # cleared: unsupported, and no sentence names it
+            assert not evidence.mentions(before.name)
+            assert not evidence.supported(before.description, (), [before.name])
+
+
+EXAMPLE_WORDS = ("velloran", "quassel", "ostrimar", "ilse", "varnow", "brennis")
+
+
+def test_no_kept_description_carries_the_examples_names() -> None:
+    """The 0.5B model wrote real entities with the worked example's names in their descriptions ("Captain
+    Ilse Varnow, an assistant at the Naval Observatory …" for a person of a biography); a description that
+    names what its text never mentions is replaced or cleared, so none of them reaches the graph."""
+    from kgrag.graph.extract.support import check_support
+
+    carried = 0
+    for record in EXTRACTIONS:
+        text = _unit_text(record)
+        try:
+            reply, _ = parse_reply(record["response"], record.get("finish_reason"), ExtractionReply)
+        except ReplyInvalid:
+            continue
+        items = parse_items(reply, TYPES)
+        described = [*items.entities, *items.relations]
+        carried += sum(any(w in x.description.casefold() for w in EXAMPLE_WORDS) for x in described)
+        kept, _ = check_support(text, items)
+        for item in [*kept.entities, *kept.relations]:
+            assert not any(w in item.description.casefold() for w in EXAMPLE_WORDS), item
+    assert carried, "the recorded replies include descriptions that carry the example's names"

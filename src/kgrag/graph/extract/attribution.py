@@ -18,7 +18,8 @@ overlap belongs to both chunks): (1) the exact name on word boundaries; (2) ever
 letters of the name (a title or an initial may differ: "Dr. Ilse Varnow" for "Ilse Varnow"); (3) a fuzzy
 match of the whole name against every run of as many words in the chunk, at least ``min_similarity``
 (0-100, rapidfuzz's ratio; ``graph.extractors.llm.grounding_similarity``): an inflection or a typo ("Velloran Tides") is
-found, a fragment of a longer word ("Plat" in "platform") is not. A relation is grounded when both
+found, a fragment of a longer word ("Plat" in "platform") is not, and words of up to three letters (titles,
+initials) must be spelt as the text spells them, so "Mrs. Hall" is not found in a text about "Mr. Hall". A relation is grounded when both
 endpoints are, and belongs to the chunks where both occur, or, if they never occur together, to the
 chunks of either (the statement spans a boundary).
 """
@@ -35,6 +36,7 @@ from kgrag.graph.types import ChunkExtraction, ExtractedEntity, ExtractedRelatio
 
 DEFAULT_MIN_SIMILARITY = 90
 MIN_WORD_CHARS = 3
+SHORT_WORD_CHARS = 3  # a fuzzy match must spell words this short exactly: "Mrs. Hall" is not "Mr. Hall"
 _WORD = re.compile(r"\w+")
 _SPACES = re.compile(r"\s+")
 
@@ -80,10 +82,12 @@ class ChunkLocator:
         from rapidfuzz import fuzz, process  # only names that are neither exact nor word-for-word get here
 
         wanted = " ".join(words)
+        short = [(i, w) for i, w in enumerate(words) if len(w) <= SHORT_WORD_CHARS]
         found = []
         for index in range(len(self._texts)):
             runs = self._word_runs(index, len(words))
-            if runs and process.extractOne(wanted, runs, scorer=fuzz.ratio, score_cutoff=self._min_similarity):
+            hits = process.extract(wanted, runs, scorer=fuzz.ratio, score_cutoff=self._min_similarity, limit=None)
+            if any(all(runs[hit[2]].split(" ")[i] == w for i, w in short) for hit in hits):
                 found.append(index)
         return tuple(found)
 

@@ -10,9 +10,13 @@ the text says X sold to Y). This check is LLM-free and cheap:
 * a description is **supported** when at least :data:`MIN_SUPPORT` of its content words (three letters
   or more, not a stop word, not a word of the item's own names, compared by a crude stem) occur in its
   evidence. A paraphrase keeps most of the text's words; an invented claim brings its own.
+* a description that **names** something the unit never mentions (a capitalised word inside it, such as
+  a person from the prompt's worked example, that the unit's text does not hold) is unsupported whatever
+  its other words share: small models carry the example's names into descriptions of real entities.
 * a relation with an unsupported description is dropped and counted (``unsupported_relations``); an
   entity is never dropped for its description: an unsupported one is replaced by the first sentence that
-  mentions the entity, and an empty one (small models leave many empty) is filled from that sentence.
+  mentions the entity (or cleared when no sentence names it), and an empty one (small models leave many
+  empty) is filled from that sentence.
   A relation with an empty description gets the first sentence that holds both ends.
 
 Descriptions written in another language than the text (``graph.language``) share few words with it, so
@@ -32,6 +36,8 @@ MIN_SUPPORT = 0.5  # share of a description's content words its evidence must ho
 MAX_FILLED_WORDS = 40  # a sentence used as a description is cut to this many words
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORDS = re.compile(r"[^\W\d_]{3,}|\d+")
+_ABBREVIATION = re.compile(r"(?<!\w)[A-Z][a-z]{0,2}\.$")  # "Mr.", "Dr.", "J." end no sentence
+_LETTER_WORDS = re.compile(r"[^\W\d_]{3,}")
 _SUFFIXES = ("ing", "ed", "es", "s", "ly")
 STOP_WORDS = frozenset(
     "the and for with that this from into onto over under about after before during while which who whom whose "
@@ -40,6 +46,19 @@ STOP_WORDS = frozenset(
     "not but nor yet very more most less least one two per via upon within without between among your our "
     "his her him she these those here using used use".split()
 )
+
+
+def split_sentences(text: str) -> list[str]:
+    """``text``'s sentences, not cut after a title or an initial ("Mr. Hall", "J. Smith")."""
+    out: list[str] = []
+    for piece in (p.strip() for p in _SENTENCES.split(text)):
+        if not piece:
+            continue
+        if out and _ABBREVIATION.search(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
 
 
 def _stem(word: str) -> str:
@@ -68,10 +87,11 @@ class UnitEvidence:
     """The sentences of one unit's text, and which of them mention a name."""
 
     def __init__(self, text: str) -> None:
-        self.sentences = [s.strip() for s in _SENTENCES.split(text) if s.strip()]
+        self.sentences = split_sentences(text)
         self._folded = [" ".join(s.split()).casefold() for s in self.sentences]
         self._words = [content_words(s) for s in self.sentences]
         self._memo: dict[str, tuple[int, ...]] = {}
+        self._text = " ".join(text.split()).casefold()
 
     def mentions(self, name: str) -> tuple[int, ...]:
         """Indices of the sentences holding ``name`` (the whole name, or every content word of it)."""
@@ -90,6 +110,8 @@ class UnitEvidence:
     def supported(self, description: str, sentences: Sequence[int], names: Sequence[str]) -> bool:
         """True when ``description`` draws at least :data:`MIN_SUPPORT` of its content words from ``sentences``
         (all sentences when none is given)."""
+        if self.names_unknown(description):
+            return False
         own = set().union(*(content_words(n) for n in names))
         words = content_words(description) - own
         if not words:
@@ -97,6 +119,11 @@ class UnitEvidence:
         pool = [self._words[i] for i in sentences] if sentences else self._words
         evidence = set().union(*pool) if pool else set()
         return len(words & evidence) >= MIN_SUPPORT * len(words)
+
+    def names_unknown(self, description: str) -> bool:
+        """True when a capitalised word inside ``description`` (not its first word) is nowhere in the text."""
+        inner = _LETTER_WORDS.findall(description)[1:]
+        return any(w[0].isupper() and w.casefold() not in self._text for w in inner)
 
     def sentence(self, indices: Sequence[int]) -> str:
         """The first of ``indices``' sentences, cut to :data:`MAX_FILLED_WORDS` words ("" when none)."""
@@ -111,7 +138,7 @@ def _entity(evidence: UnitEvidence, entity: ExtractedEntity, counts: SupportCoun
     if entity.description and evidence.supported(entity.description, where, [entity.name]):
         return entity
     sentence = evidence.sentence(where)
-    if not sentence:
+    if not sentence and not entity.description:
         return entity
     if entity.description:
         counts.descriptions_replaced += 1
