@@ -1,6 +1,7 @@
 """What an estimate (``kgrag index --estimate``) assumes about the LLM's replies for a workspace: the
-indexing pipeline's stages, the stand-in graph's shares the last ``--probe`` measured, and reply sizes and
-rates calibrated by the workspace's own ledger where it has real calls."""
+indexing pipeline's stages, the stand-in graph's shares (measured by the last ``--probe`` or on the graph
+the workspace already holds, :mod:`kgrag.indexing.estimate_shares`), and reply sizes and rates calibrated
+by the workspace's own ledger where it has real calls."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ if TYPE_CHECKING:
     from kgrag.models.llm.estimate import StagePrediction
     from kgrag.store.base import Store
 
-META_SHARES = "estimate.stand_in_shares"  # "names relations": what the model returned per stand-in item
+META_SHARES = "estimate.stand_in_shares"  # "names relations units": what the model returned per stand-in item
+META_PROBE_REPLIES = "estimate.probe_replies"  # the probe's units: "names:mean reply:calls" each
 
 # Per-distinct-name rate of the summaries entity merges redo (merged descriptions an estimate's stand-in
 # graph does not have), measured on the sample corpus with the realistic scripted responder
@@ -49,18 +51,28 @@ def estimate_assumptions_for(
     pipelines = (registries or Registries()).get(INDEX_PIPELINES)
     entry = pipelines.load(name) if name in pipelines else ()
     stages: Sequence[str] = entry() if callable(entry) else entry  # a plug-in pipeline may be a callable
-    base = _stand_in_shares(replace(base, stages=_stage_predictions(config, stages)), store)
+    base = replace(base, stages=_stage_predictions(config, stages))
+    base = _stand_in_shares(base, store, llm_settings(config).unit_tokens)
     return calibrate_assumptions(base, store, config.llm.model or "")
 
 
-def _stand_in_shares(assumptions: EstimateAssumptions, store: Store) -> EstimateAssumptions:
-    """With the shares of the estimate's stand-in graph the last ``--probe`` measured (none: keep it whole)."""
-    stored = (store.meta.get(META_SHARES) or "").split()
-    try:
-        names, relations = (float(value) for value in stored)
-    except ValueError:
+def _stand_in_shares(assumptions: EstimateAssumptions, store: Store, unit_tokens: int) -> EstimateAssumptions:
+    """With the shares of the estimate's stand-in graph measured on the most units: by the last ``--probe``
+    or on the workspace's stored graph (none measured: the stand-in is kept whole)."""
+    from kgrag.indexing.estimate_shares import Shares, graph_shares
+
+    probed = Shares.parse(store.meta.get(META_SHARES))
+    stored = graph_shares(store, unit_tokens)
+    chosen = max((s for s in (probed, stored) if s is not None), key=lambda s: s.units, default=None)
+    if chosen is None:
         return assumptions
-    return replace(assumptions, name_share=names, relation_share=relations)
+    source = "the probe" if chosen is probed else "the stored graph"
+    return replace(
+        assumptions,
+        name_share=chosen.names,
+        relation_share=chosen.relations,
+        shares_source=f"{source} ({chosen.units} units)",
+    )
 
 
 RECENT_RUNS = 20  # calibration reads the ledger of this many newest runs at most
@@ -70,6 +82,7 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
     """Replace assumed reply sizes and rates by what ``model``'s own recent sent calls measured
     (:func:`~kgrag.models.llm.reply_stats.measure_replies`: the reply size, the re-asks and retries)."""
     from kgrag.models.llm.estimate import EXTRACTION_PROMPTS
+    from kgrag.models.llm.reply_fit import ReplyPoint, fit_replies
     from kgrag.models.llm.reply_stats import measure_replies, replies_by_prompt
 
     ledger = store.llm_ledger
@@ -79,6 +92,9 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
     extract = measure_replies(recent, model=model, stage="index.extract")
     if extract is None:
         return assumptions
+    fit = fit_replies(ReplyPoint.parse_all(store.meta.get(META_PROBE_REPLIES)))
+    if fit is not None and extract.calls <= fit.calls:  # the ledger knows no more extraction than the probe
+        assumptions = replace(assumptions, extraction_names=fit.names, extraction_per_name=fit.per_name)
     glean = measure_replies(recent, model=model, stage="index.glean")
     glean_calls = glean.calls if glean is not None else 0
     first_calls = extract.calls / (1 + extract.follow_up_rate)

@@ -70,6 +70,11 @@ def names_in(text: str) -> list[str]:
     return [name for m in _NAME.finditer(text) if (name := _name(m.group(0)))]
 
 
+def distinct_names(text: str) -> set[str]:
+    """The distinct (casefolded) names of ``text`` an extraction reply is priced by."""
+    return {name.casefold() for name in names_in(text) if len(name) > 1}
+
+
 @dataclass(frozen=True)
 class StagePrediction:
     """A stage predicted per distinct name: ``per_name`` calls each, of ``prompt`` and ``completion`` tokens."""
@@ -98,11 +103,14 @@ class EstimateAssumptions:
     summary_limit: int | None = None  # graph.max_description_tokens when LLM summaries follow extraction
     stages: tuple[StagePrediction, ...] = ()
     extraction_completion: float | None = None  # measured mean reply of an extraction call (calibration)
+    extraction_names: float = 0.0  # the mean distinct names of the texts that reply was measured on
+    extraction_per_name: float = 0.0  # measured: reply tokens more per further name (kgrag.models.llm.reply_fit)
     follow_up_rate: float = 0.0  # re-asks, retries and halves per first extraction call (measured)
     calibrated: str = ""  # where measured figures replaced the defaults, for the assumption lines
     replies: tuple[tuple[str, float, float], ...] = ()  # per prompt name: measured mean reply, follow-up rate
-    name_share: float = 1.0  # names the model returns per stand-in name (measured by --probe)
-    relation_share: float = 1.0  # relations the model returns per stand-in relation (measured by --probe)
+    name_share: float = 1.0  # names the model returns per stand-in name (measured)
+    relation_share: float = 1.0  # relations the model returns per stand-in relation (measured)
+    shares_source: str = "the probe"  # what measured the two shares, for the assumption line
 
     def reply_for(self, prompt: str | None) -> int:
         """The completion assumed for a non-extraction call of ``prompt``: measured, else the default."""
@@ -124,9 +132,14 @@ class EstimateAssumptions:
             "llm.estimate_glean_completion_share)",
         ]
         if self.extraction_completion is not None:
+            grows = (
+                f" at {self.extraction_names:.0f} distinct names, {self.extraction_per_name:.1f} more per further name"
+                if self.extraction_per_name
+                else ""
+            )
             lines[0] = (
-                f"assumed: extraction replies {self.extraction_completion:.0f} completion tokens each; other calls "
-                f"{self.completion_tokens}"
+                f"assumed: extraction replies {self.extraction_completion:.0f} completion tokens each{grows}; "
+                f"other calls {self.completion_tokens}"
             )
         for stage in self.stages:
             lines.append(
@@ -145,8 +158,8 @@ class EstimateAssumptions:
             lines.append(f"calibrated from this workspace's ledger: mean reply tokens of {measured}")
         if (self.name_share, self.relation_share) != (1.0, 1.0):
             lines.append(
-                f"calibrated by the probe: the stand-in graph keeps {self.name_share:.0%} of its names and "
-                f"{self.relation_share:.0%} of its relations (what the model returned on the probe's unit)"
+                f"calibrated by {self.shares_source}: the stand-in graph keeps {self.name_share:.0%} of its names "
+                f"and {self.relation_share:.0%} of its relations (what the model returned there)"
             )
         if self.summary_limit is not None:
             units = self.summary_limit / self.description_tokens
@@ -229,8 +242,9 @@ class EstimatingProvider:
         names = self._names(request)
         if names is None:
             completion = self._other_reply(request)
-        elif self.assumptions.extraction_completion is not None:
-            completion = round(self.assumptions.extraction_completion)
+        elif (measured := self.assumptions.extraction_completion) is not None:
+            per_name = self.assumptions.extraction_per_name
+            completion = round(max(0.0, measured + per_name * (len(names) - self.assumptions.extraction_names)))
         else:
             completion = round(self.assumptions.completion_per_name * len(names))
         completion = min(completion, request.max_tokens or completion)  # a server never returns more
@@ -264,8 +278,7 @@ class EstimatingProvider:
         if request.prompt is None or request.prompt.name not in EXTRACTION_PROMPTS:
             return None
         user = next((str(m.get("content", "")) for m in request.messages if m.get("role") == "user"), "")
-        text = user.split(TEXT_MARKER, 1)[-1]
-        return {name.casefold() for name in names_in(text) if len(name) > 1}
+        return distinct_names(user.split(TEXT_MARKER, 1)[-1])
 
     def report(self, prices: Prices) -> Estimate:
         with self._lock:
