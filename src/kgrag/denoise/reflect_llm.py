@@ -71,7 +71,9 @@ def score_by_llm(relations: Sequence[RelationRecord], ctx: ReflectContext) -> li
         raise ConfigError("denoise.reflection = 'llm' needs an LLM; set llm.provider or use `provenance`")
     size = ctx.config.entry_settings("reflectors", "llm", LlmReflectorSettings).batch
     batches = [list(relations[s : s + size]) for s in range(0, len(relations), size)]
-    variables = [{"triples": "\n".join(triple_line(i, r, ctx.names) for i, r in enumerate(b, start=1))} for b in batches]
+    variables = [
+        {"triples": "\n".join(triple_line(i, r, ctx.names) for i, r in enumerate(b, start=1))} for b in batches
+    ]
     results = ctx.llm.map_structured(REFLECT_PROMPT, variables, TripleScores, stage=ctx.stage)
     verdicts: list[Verdict] = []
     for batch, result in zip(batches, results, strict=True):

@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from kgrag.store.base import Store
 
 META_SHARES = "estimate.stand_in_shares"  # "names relations units": what the model returned per stand-in item
-META_PROBE_REPLIES = "estimate.probe_replies"  # the probe's units: "names:mean reply:calls" each
 
 # Per-distinct-name rate of the summaries entity merges redo (merged descriptions an estimate's stand-in
 # graph does not have), measured on the sample corpus with the realistic scripted responder
@@ -82,7 +81,6 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
     """Replace assumed reply sizes and rates by what ``model``'s own recent sent calls measured
     (:func:`~kgrag.models.llm.reply_stats.measure_replies`: the reply size, the re-asks and retries)."""
     from kgrag.models.llm.estimate import EXTRACTION_PROMPTS
-    from kgrag.models.llm.reply_fit import ReplyPoint, fit_replies
     from kgrag.models.llm.reply_stats import measure_replies, replies_by_prompt
 
     ledger = store.llm_ledger
@@ -92,9 +90,6 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
     extract = measure_replies(recent, model=model, stage="index.extract")
     if extract is None:
         return assumptions
-    fit = fit_replies(ReplyPoint.parse_all(store.meta.get(META_PROBE_REPLIES)))
-    if fit is not None and extract.calls <= fit.calls:  # the ledger knows no more extraction than the probe
-        assumptions = replace(assumptions, extraction_names=fit.names, extraction_per_name=fit.per_name)
     glean = measure_replies(recent, model=model, stage="index.glean")
     glean_calls = glean.calls if glean is not None else 0
     first_calls = extract.calls / (1 + extract.follow_up_rate)

@@ -6,11 +6,11 @@ extracts two units of the corpus for real (formed exactly as indexing forms them
 cached and the real run pays nothing more for them), through the workspace's own client, so their calls
 land in the ledger; the estimate that follows is calibrated from them
 (:func:`~kgrag.indexing.estimate_assumptions.calibrate_assumptions`). The two units are those at the
-first and third quartile of the names they hold (among the first documents' units): with two replies
-to texts of different name counts the estimate can tell a model whose reply grows with the names from
-one whose reply does not (:data:`META_PROBE_REPLIES`). When the pipeline denoises with the LLM, one
+first and third quartile of the names they hold (among the first documents' units): a model's reply
+grows with the names of a unit, or not, and the mean of two replies that bracket the typical unit is
+less at the mercy of one unit's names than a single reply. When the pipeline denoises with the LLM, one
 merge confirmation and one reflection batch follow (:mod:`kgrag.indexing.estimate_probe_denoise`).
-Nothing is written but the ledger rows, the cached replies and what was measured (meta).
+Nothing is written but the ledger rows, the cached replies and the shares measured (meta).
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ from typing import TYPE_CHECKING, Protocol
 from kgrag.core.errors import KgragError
 from kgrag.core.records import ChunkRecord
 from kgrag.core.registry import Registry
-from kgrag.indexing.estimate_assumptions import META_PROBE_REPLIES
-from kgrag.models.llm.reply_fit import ReplyPoint
 
 if TYPE_CHECKING:
     from kgrag.config import KgragConfig
@@ -116,10 +114,9 @@ def chosen_units(units: Sequence[ExtractionUnit]) -> list[ExtractionUnit]:
 def probe_extraction(parts: ProbeParts, loaders: Registry[Loader], paths: Sequence[Path]) -> list[str]:
     """Extract the sample units (of ``paths``, read with the workspace's ``loaders``) for real with
     ``parts``' client, then the denoising calls the pipeline would make; the lines saying what it did."""
-    from kgrag.graph.extract.llm import STAGE_EXTRACT, LLMExtractor, create_llm_extractor
+    from kgrag.graph.extract.llm import LLMExtractor, create_llm_extractor
     from kgrag.indexing.estimate_probe_denoise import probe_denoise
     from kgrag.indexing.runner import pipeline_names
-    from kgrag.models.llm.estimate import distinct_names
 
     client = parts.llm_for_extraction()  # first: it fits the config (unit size) to the server's window
     if client is None or parts.config.graph.extractor not in ("llm", "auto"):
@@ -129,27 +126,14 @@ def probe_extraction(parts: ProbeParts, loaders: Registry[Loader], paths: Sequen
         return ["probe: no readable text to probe"]
     extractor: LLMExtractor = create_llm_extractor(parts.config, client)
     done: list[tuple[str, Sequence[ChunkExtraction]]] = []
-    points: list[ReplyPoint] = []
+    split = 0
     for unit in units:
-        before = client.summary().by_stage.get(STAGE_EXTRACT)
         done.append((unit.text, list(extractor.extract(unit.chunks))))
-        after = client.summary().by_stage.get(STAGE_EXTRACT)
-        calls = (after.calls if after else 0) - (before.calls if before else 0)
-        if calls > 0 and after is not None:
-            completion = after.completion_tokens - (before.completion_tokens if before else 0)
-            points.append(ReplyPoint(len(distinct_names(unit.text)), completion / calls, calls))
+        split += extractor.stats.split_units
     _record_shares(parts, done)
-    _record_replies(parts, points)
     stages = pipeline_names(parts.config.indexing.pipeline, parts.index_registries)
     notes = probe_denoise(parts.config, client, stages, [x for _, extractions in done for x in extractions])
-    return [_spent_line(client, units, done, extractor.stats.split_units), *notes]
-
-
-def _record_replies(parts: ProbeParts, points: Sequence[ReplyPoint]) -> None:
-    """Store each probe unit's names and mean extraction reply (:data:`META_PROBE_REPLIES`)."""
-    if points:
-        with parts.store.transaction():
-            parts.store.meta.set(META_PROBE_REPLIES, " ".join(point.stored() for point in points))
+    return [_spent_line(client, units, done, split), *notes]
 
 
 def _spent_line(
@@ -159,9 +143,10 @@ def _spent_line(
     spent = client.summary().total
     tokens = "+".join(str(unit.n_tokens) for unit in units)
     failed = any(x.error for _, extractions in done for x in extractions)
-    smaller = f", retried as {split} smaller halves" if split else ""
+    outcome = ("failed" if failed else "extracted") + (f", retried as {split} smaller halves" if split else "")
+    count = "one unit" if len(units) == 1 else f"{len(units)} units"
     return (
-        f"probe: {len(units)} unit(s) of {tokens} tokens sent for real ({'failed' if failed else 'extracted'}"
-        f"{smaller}): {spent.calls} calls, {spent.billed_prompt_tokens} prompt + {spent.billed_completion_tokens} "
-        "completion tokens paid now (cached: the run reuses them)"
+        f"probe: {count} of {tokens} tokens sent for real ({outcome}): {spent.calls} calls, "
+        f"{spent.billed_prompt_tokens} prompt + {spent.billed_completion_tokens} completion tokens paid now "
+        "(cached: the run reuses them)"
     )

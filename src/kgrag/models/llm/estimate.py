@@ -25,7 +25,7 @@ Every completion is capped by the request's ``max_tokens``: a server never retur
 has already made real calls, the workspace layer replaces the reply sizes, the gleaning share and the
 rate of re-asks and retries by what the configured model's own recent calls measured
 (:mod:`kgrag.models.llm.reply_stats`; ``calibrated`` in the assumption lines); ``kgrag index --estimate
---probe`` makes such calls first, on one sample unit.
+--probe`` makes such calls first, on two sample units.
 
 The client treats these replies as "not sent": it still consults the cache (a cached call would be free
 in the real run too) but never caches, retries, re-asks or charges the budget.
@@ -103,8 +103,6 @@ class EstimateAssumptions:
     summary_limit: int | None = None  # graph.max_description_tokens when LLM summaries follow extraction
     stages: tuple[StagePrediction, ...] = ()
     extraction_completion: float | None = None  # measured mean reply of an extraction call (calibration)
-    extraction_names: float = 0.0  # the mean distinct names of the texts that reply was measured on
-    extraction_per_name: float = 0.0  # measured: reply tokens more per further name (kgrag.models.llm.reply_fit)
     follow_up_rate: float = 0.0  # re-asks, retries and halves per first extraction call (measured)
     calibrated: str = ""  # where measured figures replaced the defaults, for the assumption lines
     replies: tuple[tuple[str, float, float], ...] = ()  # per prompt name: measured mean reply, follow-up rate
@@ -132,14 +130,9 @@ class EstimateAssumptions:
             "llm.estimate_glean_completion_share)",
         ]
         if self.extraction_completion is not None:
-            grows = (
-                f" at {self.extraction_names:.0f} distinct names, {self.extraction_per_name:.1f} more per further name"
-                if self.extraction_per_name
-                else ""
-            )
             lines[0] = (
-                f"assumed: extraction replies {self.extraction_completion:.0f} completion tokens each{grows}; "
-                f"other calls {self.completion_tokens}"
+                f"assumed: extraction replies {self.extraction_completion:.0f} completion tokens each; other calls "
+                f"{self.completion_tokens}"
             )
         for stage in self.stages:
             lines.append(
@@ -242,9 +235,8 @@ class EstimatingProvider:
         names = self._names(request)
         if names is None:
             completion = self._other_reply(request)
-        elif (measured := self.assumptions.extraction_completion) is not None:
-            per_name = self.assumptions.extraction_per_name
-            completion = round(max(0.0, measured + per_name * (len(names) - self.assumptions.extraction_names)))
+        elif self.assumptions.extraction_completion is not None:
+            completion = round(self.assumptions.extraction_completion)
         else:
             completion = round(self.assumptions.completion_per_name * len(names))
         completion = min(completion, request.max_tokens or completion)  # a server never returns more
