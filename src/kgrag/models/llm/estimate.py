@@ -21,7 +21,8 @@ settable assumptions (:class:`EstimateAssumptions`, the ``llm.estimate_*`` field
   same prompt measured (``replies``). Only the summaries merges redo are still predicted per distinct name
   (:class:`StagePrediction`), each reply capped by its stage's ``max_tokens``.
 
-Every completion is capped by the request's ``max_tokens``: a server never returns more. When the workspace
+Every assumed completion is capped by the request's ``max_tokens``; a measured one is not (it is what
+this server sent for such requests, and some servers ignore ``max_tokens``). When the workspace
 has already made real calls, the workspace layer replaces the reply sizes, the gleaning share and the
 rate of re-asks and retries by what the configured model's own recent calls measured
 (:mod:`kgrag.models.llm.reply_stats`; ``calibrated`` in the assumption lines); ``kgrag index --estimate
@@ -233,13 +234,16 @@ class EstimatingProvider:
     def complete(self, request: ChatRequest) -> ChatResponse:
         prompt = count_message_tokens(self._counter, request.messages)
         names = self._names(request)
+        measured = self.assumptions.extraction_completion
         if names is None:
             completion = self._other_reply(request)
-        elif self.assumptions.extraction_completion is not None:
-            completion = round(self.assumptions.extraction_completion)
+            measured = completion if self._measured(request) else None
+        elif measured is not None:
+            completion = round(measured)
         else:
             completion = round(self.assumptions.completion_per_name * len(names))
-        completion = min(completion, request.max_tokens or completion)  # a server never returns more
+        if measured is None:  # an assumed reply never passes max_tokens; a measured one is what the server sent
+            completion = min(completion, request.max_tokens or completion)
         with self._lock:
             self._all.add(1, prompt, completion)
             if names is not None:
@@ -248,6 +252,10 @@ class EstimatingProvider:
             elif request.prompt is not None:
                 self._by_prompt.setdefault(request.prompt.name, _Tally()).add(1, prompt, completion)
         return ChatResponse("", ESTIMATE_FINISH_REASON, prompt, completion)
+
+    def _measured(self, request: ChatRequest) -> bool:
+        name = request.prompt.name if request.prompt else None
+        return any(prompt == name for prompt, _, _ in self.assumptions.replies)
 
     def _other_reply(self, request: ChatRequest) -> int:
         """A non-extraction call's reply: measured for its prompt, else as long as the prompt's worked example
