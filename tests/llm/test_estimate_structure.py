@@ -87,3 +87,12 @@ def test_the_probe_takes_the_units_at_the_quartiles_of_their_size() -> None:
     chosen = chosen_units(units)
     assert [len(unit.text.split(" and ")) for unit in chosen] == [3, 7]  # not the extremes, not one unit
     assert [len(unit.text.split(" and ")) for unit in chosen_units(units[:3])] == [5]  # too few: the median
+
+
+def test_a_relation_share_above_one_relates_names_further_apart() -> None:
+    neighbours = structural_items(TEXT)
+    more = structural_items(TEXT, relation_share=1.5)
+    assert len(more.relations) == -(-len(neighbours.relations) * 3 // 2)  # ceil(1.5 x)
+    pairs = {frozenset((r.source, r.target)) for r in more.relations}
+    assert frozenset(("Aspirin", "Pain")) in pairs  # two places apart in the second sentence
+    assert structural_items(TEXT, relation_share=9.0).relations  # bounded by the sentences' pairs

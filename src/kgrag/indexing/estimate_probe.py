@@ -8,7 +8,7 @@ land in the ledger; the estimate that follows is calibrated from them
 (:func:`~kgrag.indexing.estimate_assumptions.calibrate_assumptions`). The two units are those at the
 first and third quartile of size (tokens, then names; among the first documents' units): the mean of
 two replies that bracket the typical unit is less at the mercy of one unit's names than a single reply.
-When the pipeline denoises with the LLM, one merge confirmation and one reflection batch follow
+When the pipeline denoises with the LLM, a few merge confirmations and one reflection batch follow
 (:mod:`kgrag.indexing.estimate_probe_denoise`).
 Nothing is written but the ledger rows, the cached replies and the shares measured (meta).
 """

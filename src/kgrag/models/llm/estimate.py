@@ -153,7 +153,7 @@ class EstimateAssumptions:
         if (self.name_share, self.relation_share) != (1.0, 1.0):
             lines.append(
                 f"calibrated by {self.shares_source}: the stand-in graph keeps {self.name_share:.0%} of its names "
-                f"and {self.relation_share:.0%} of its relations (what the model returned there)"
+                f"and has {self.relation_share:.0%} of its relations (what the model returned there)"
             )
         if self.summary_limit is not None:
             units = self.summary_limit / self.description_tokens
