@@ -78,7 +78,7 @@ def test_shares_are_measured_against_the_stand_in_of_the_same_text() -> None:
     assert measure_shares([UnitSample("no names here.", frozenset(), frozenset())]) is None
 
 
-def test_the_probe_takes_the_units_at_the_quartiles_of_their_size() -> None:
+def test_the_probe_takes_the_units_at_the_quartiles_of_their_names() -> None:
     from kgrag.graph.extract.units import ExtractionUnit
     from kgrag.indexing.estimate_probe import chosen_units
 

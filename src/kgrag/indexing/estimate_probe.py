@@ -6,8 +6,9 @@ extracts two units of the corpus for real (formed exactly as indexing forms them
 cached and the real run pays nothing more for them), through the workspace's own client, so their calls
 land in the ledger; the estimate that follows is calibrated from them
 (:func:`~kgrag.indexing.estimate_assumptions.calibrate_assumptions`). The two units are those at the
-first and third quartile of size (tokens, then names; among the first documents' units): the mean of
-two replies that bracket the typical unit is less at the mercy of one unit's names than a single reply.
+first and third quartile of the distinct names they hold (among the first documents' units): a reply
+grows with the names of its unit, or not, and the mean of two replies that bracket the typical unit is
+less at the mercy of one unit's names than a single reply.
 When the pipeline denoises with the LLM, a few merge confirmations and one reflection batch follow
 (:mod:`kgrag.indexing.estimate_probe_denoise`).
 Nothing is written but the ledger rows, the cached replies and the shares measured (meta).
@@ -101,11 +102,11 @@ def _sample_units(parts: ProbeParts, loaders: Registry[Loader], paths: Sequence[
 
 
 def chosen_units(units: Sequence[ExtractionUnit]) -> list[ExtractionUnit]:
-    """The units the probe extracts: those at the first and third quartile of size (tokens, then distinct
-    names; one when there are fewer than four units: the median one)."""
+    """The units the probe extracts: those at the first and third quartile of the distinct names they
+    hold (one when there are fewer than four units: the median one)."""
     from kgrag.models.llm.estimate import distinct_names
 
-    ranked = sorted(units, key=lambda unit: (unit.n_tokens, len(distinct_names(unit.text))))
+    ranked = sorted(units, key=lambda unit: (len(distinct_names(unit.text)), unit.n_tokens))
     if len(ranked) < 4:
         return ranked[len(ranked) // 2 :][:1]
     return [ranked[len(ranked) // 4], ranked[(3 * len(ranked)) // 4]]
