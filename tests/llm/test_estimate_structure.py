@@ -64,3 +64,35 @@ def test_a_call_without_measurements_replies_as_long_as_its_worked_example() -> 
     assert provider.complete(request).completion_tokens == counter.count('{"merge": true}')
     measured = EstimateAssumptions(replies=(("confirm_merge", 40.0, 0.5),))
     assert EstimatingProvider(NEVER, counter, measured).complete(request).completion_tokens == 40
+
+
+def test_shares_are_measured_against_the_stand_in_of_the_same_text() -> None:
+    from kgrag.indexing.estimate_shares import Shares, UnitSample, measure_shares
+
+    # the model returned two of the six stand-in names and none of their relations
+    shares = measure_shares([UnitSample(TEXT, frozenset({"aspirin", "fever"}), frozenset())])
+    assert shares is not None and shares.units == 1
+    assert shares.names == 2 / 6 and shares.relations == 0.0
+    assert Shares.parse(shares.stored()) == Shares(round(2 / 6, 4), 0.0, 1)
+    assert Shares.parse("0.5 0.25") == Shares(0.5, 0.25, 1)  # stored before the unit count was kept
+    assert measure_shares([UnitSample("no names here.", frozenset(), frozenset())]) is None
+
+
+def test_the_probe_takes_the_units_at_the_quartiles_of_their_names() -> None:
+    from kgrag.graph.extract.units import ExtractionUnit
+    from kgrag.indexing.estimate_probe import chosen_units
+
+    words = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel", "India"]
+    units = [ExtractionUnit("d", (), " and ".join(words[:count]) + ".", 10) for count in (9, 1, 5, 3, 7)]
+    chosen = chosen_units(units)
+    assert [len(unit.text.split(" and ")) for unit in chosen] == [3, 7]  # not the extremes, not one unit
+    assert [len(unit.text.split(" and ")) for unit in chosen_units(units[:3])] == [5]  # too few: the median
+
+
+def test_a_relation_share_above_one_relates_names_further_apart() -> None:
+    neighbours = structural_items(TEXT)
+    more = structural_items(TEXT, relation_share=1.5)
+    assert len(more.relations) == -(-len(neighbours.relations) * 3 // 2)  # ceil(1.5 x)
+    pairs = {frozenset((r.source, r.target)) for r in more.relations}
+    assert frozenset(("Aspirin", "Pain")) in pairs  # two places apart in the second sentence
+    assert structural_items(TEXT, relation_share=9.0).relations  # bounded by the sentences' pairs

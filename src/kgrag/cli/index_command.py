@@ -93,8 +93,9 @@ ProbeOpt = Annotated[
     bool,
     typer.Option(
         "--probe",
-        help="With --estimate: first extract one sample unit for real (a few calls, cached for the run), so "
-        "the estimate uses this model's own reply sizes and re-ask rates.",
+        help="With --estimate: first extract two sample units for real (plus a few merge confirmations and one "
+        "reflection batch when the pipeline denoises with the LLM; a few calls, cached for the run), so the "
+        "estimate uses this model's own reply sizes, re-ask rates and share of the text's names.",
     ),
 ]
 

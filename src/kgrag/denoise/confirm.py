@@ -28,12 +28,16 @@ class MergeDecision(BaseModel):
     description: str = ""
 
 
+def entity_line(number: int, name: str, type_: str, description: str) -> str:
+    """One candidate of a confirmation prompt, as the model reads it."""
+    return f"{number}. {name} ({type_}): {' '.join(description.split())[:MAX_DESCRIPTION_CHARS]}"
+
+
 def _entities(group: Group, graph: ResolutionGraph, records: dict[str, EntityRecord]) -> str:
     lines = []
     for number, index in enumerate(group.members, start=1):
         record = records.get(graph.ids[index])
-        description = " ".join(record.description.split())[:MAX_DESCRIPTION_CHARS] if record else ""
-        lines.append(f"{number}. {graph.names[index]} ({graph.types[index]}): {description}")
+        lines.append(entity_line(number, graph.names[index], graph.types[index], record.description if record else ""))
     return "\n".join(lines)
 
 

@@ -41,7 +41,8 @@ class TripleScores(BaseModel):
     scores: list[Any] = Field(default_factory=list)
 
 
-def _line(number: int, r: RelationRecord, names: dict[str, str]) -> str:
+def triple_line(number: int, r: RelationRecord, names: dict[str, str]) -> str:
+    """One relation of a reflection batch, as the model reads it (``names``: entity id to name)."""
     description = " ".join(r.description.split())[:MAX_DESCRIPTION_CHARS]
     source, target = names.get(r.source_id, r.source_id), names.get(r.target_id, r.target_id)
     return f"{number}. {source} | {r.label} | {target}: {description}"
@@ -70,7 +71,9 @@ def score_by_llm(relations: Sequence[RelationRecord], ctx: ReflectContext) -> li
         raise ConfigError("denoise.reflection = 'llm' needs an LLM; set llm.provider or use `provenance`")
     size = ctx.config.entry_settings("reflectors", "llm", LlmReflectorSettings).batch
     batches = [list(relations[s : s + size]) for s in range(0, len(relations), size)]
-    variables = [{"triples": "\n".join(_line(i, r, ctx.names) for i, r in enumerate(b, start=1))} for b in batches]
+    variables = [
+        {"triples": "\n".join(triple_line(i, r, ctx.names) for i, r in enumerate(b, start=1))} for b in batches
+    ]
     results = ctx.llm.map_structured(REFLECT_PROMPT, variables, TripleScores, stage=ctx.stage)
     verdicts: list[Verdict] = []
     for batch, result in zip(batches, results, strict=True):

@@ -1,6 +1,7 @@
 """What an estimate (``kgrag index --estimate``) assumes about the LLM's replies for a workspace: the
-indexing pipeline's stages, the stand-in graph's shares the last ``--probe`` measured, and reply sizes and
-rates calibrated by the workspace's own ledger where it has real calls."""
+indexing pipeline's stages, the stand-in graph's shares (measured by the last ``--probe`` or on the graph
+the workspace already holds, :mod:`kgrag.indexing.estimate_shares`), and reply sizes and rates calibrated
+by the workspace's own ledger where it has real calls."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from kgrag.models.llm.estimate import StagePrediction
     from kgrag.store.base import Store
 
-META_SHARES = "estimate.stand_in_shares"  # "names relations": what the model returned per stand-in item
+META_SHARES = "estimate.stand_in_shares"  # "names relations units": what the model returned per stand-in item
 
 # Per-distinct-name rate of the summaries entity merges redo (merged descriptions an estimate's stand-in
 # graph does not have), measured on the sample corpus with the realistic scripted responder
@@ -49,18 +50,28 @@ def estimate_assumptions_for(
     pipelines = (registries or Registries()).get(INDEX_PIPELINES)
     entry = pipelines.load(name) if name in pipelines else ()
     stages: Sequence[str] = entry() if callable(entry) else entry  # a plug-in pipeline may be a callable
-    base = _stand_in_shares(replace(base, stages=_stage_predictions(config, stages)), store)
+    base = replace(base, stages=_stage_predictions(config, stages))
+    base = _stand_in_shares(base, store, llm_settings(config).unit_tokens)
     return calibrate_assumptions(base, store, config.llm.model or "")
 
 
-def _stand_in_shares(assumptions: EstimateAssumptions, store: Store) -> EstimateAssumptions:
-    """With the shares of the estimate's stand-in graph the last ``--probe`` measured (none: keep it whole)."""
-    stored = (store.meta.get(META_SHARES) or "").split()
-    try:
-        names, relations = (float(value) for value in stored)
-    except ValueError:
+def _stand_in_shares(assumptions: EstimateAssumptions, store: Store, unit_tokens: int) -> EstimateAssumptions:
+    """With the shares of the estimate's stand-in graph measured on the most units: by the last ``--probe``
+    or on the workspace's stored graph (none measured: the stand-in is kept whole)."""
+    from kgrag.indexing.estimate_shares import Shares, graph_shares
+
+    probed = Shares.parse(store.meta.get(META_SHARES))
+    stored = graph_shares(store, unit_tokens)
+    chosen = max((s for s in (probed, stored) if s is not None), key=lambda s: s.units, default=None)
+    if chosen is None:
         return assumptions
-    return replace(assumptions, name_share=names, relation_share=relations)
+    source = "the probe" if chosen is probed else "the stored graph"
+    return replace(
+        assumptions,
+        name_share=chosen.names,
+        relation_share=chosen.relations,
+        shares_source=f"{source} ({chosen.units} units)",
+    )
 
 
 RECENT_RUNS = 20  # calibration reads the ledger of this many newest runs at most

@@ -1,12 +1,17 @@
-"""``kgrag index --estimate --probe``: one real extraction of a sample unit before the estimate.
+"""``kgrag index --estimate --probe``: real extractions of two sample units before the estimate.
 
 An estimate before any call knows nothing about the model: how long its replies are, how often they are
-rejected, cut at the token limit or retried smaller. The probe extracts one unit of the corpus for real
-(the unit of median size among the first documents, formed exactly as indexing forms it, so its reply is
-cached and the real run pays nothing more for it), through the workspace's own client, so its calls land
-in the ledger; the estimate that follows is calibrated from them
-(:func:`~kgrag.indexing.estimate_assumptions.calibrate_assumptions`). Nothing is written but the ledger
-rows and the cached replies.
+rejected, cut at the token limit or retried smaller, how much of the text's names it returns. The probe
+extracts two units of the corpus for real (formed exactly as indexing forms them, so their replies are
+cached and the real run pays nothing more for them), through the workspace's own client, so their calls
+land in the ledger; the estimate that follows is calibrated from them
+(:func:`~kgrag.indexing.estimate_assumptions.calibrate_assumptions`). The two units are those at the
+first and third quartile of the distinct names they hold (among the first documents' units): a reply
+grows with the names of its unit, or not, and the mean of two replies that bracket the typical unit is
+less at the mercy of one unit's names than a single reply.
+When the pipeline denoises with the LLM, a few merge confirmations and one reflection batch follow
+(:mod:`kgrag.indexing.estimate_probe_denoise`).
+Nothing is written but the ledger rows, the cached replies and the shares measured (meta).
 """
 
 from __future__ import annotations
@@ -22,8 +27,10 @@ from kgrag.core.registry import Registry
 if TYPE_CHECKING:
     from kgrag.config import KgragConfig
     from kgrag.documents.loaders import Loader
+    from kgrag.graph.extract.units import ExtractionUnit
     from kgrag.graph.types import ChunkExtraction
     from kgrag.indexing.ingest import ChunkPlan
+    from kgrag.indexing.registries import IndexRegistries
     from kgrag.models.llm import LLMClient
     from kgrag.store import Store
 
@@ -41,32 +48,34 @@ class ProbeParts(Protocol):
 
     def llm_for_extraction(self) -> LLMClient | None: ...
 
+    @property
+    def index_registries(self) -> IndexRegistries: ...
 
-PROBE_DOCUMENTS = 8  # the sample unit is chosen among the units of this many documents
+
+PROBE_DOCUMENTS = 8  # the sample units are chosen among the units of this many documents
 
 
-def _record_shares(parts: ProbeParts, chunks: Sequence[ChunkRecord], extractions: Sequence[ChunkExtraction]) -> None:
-    """Store how many names and relations the model returned for the probe's unit per item of the
-    estimate's stand-in graph of the same text (:mod:`kgrag.graph.extract.structural`)."""
-    from kgrag.graph.extract.structural import structural_items
+def _record_shares(parts: ProbeParts, units: Sequence[tuple[str, Sequence[ChunkExtraction]]]) -> None:
+    """Store how many names and relations the model returned for the probe's units (text, extractions)
+    per item of the estimate's stand-in graph of the same texts (:mod:`kgrag.indexing.estimate_shares`)."""
     from kgrag.indexing.estimate_assumptions import META_SHARES
+    from kgrag.indexing.estimate_shares import UnitSample, measure_shares
 
-    if any(x.error for x in extractions):
-        return
-    stand_in = structural_items("\n".join(c.text for c in chunks))
-    names = {e.name.casefold() for x in extractions for e in x.entities}
-    relations = {tuple(sorted((r.source.casefold(), r.target.casefold()))) for x in extractions for r in x.relations}
-    if not stand_in.entities:
-        return
-    name_share = len(names) / len(stand_in.entities)
-    kept = structural_items("\n".join(c.text for c in chunks), name_share)
-    relation_share = len(relations) / len(kept.relations) if kept.relations else 1.0
-    with parts.store.transaction():
-        parts.store.meta.set(META_SHARES, f"{min(1.0, name_share):.4f} {min(1.0, relation_share):.4f}")
+    samples = []
+    for text, extractions in units:
+        if any(x.error for x in extractions):
+            return
+        names = frozenset(e.name.casefold() for x in extractions for e in x.entities)
+        pairs = (sorted((r.source.casefold(), r.target.casefold())) for x in extractions for r in x.relations)
+        samples.append(UnitSample(text, names, frozenset((first, second) for first, second in pairs)))
+    shares = measure_shares(samples)
+    if shares is not None:
+        with parts.store.transaction():
+            parts.store.meta.set(META_SHARES, shares.stored())
 
 
-def _sample_chunks(parts: ProbeParts, loaders: Registry[Loader], paths: Sequence[Path]) -> list[ChunkRecord]:
-    """The chunks of the probe's unit (median token size among the first documents' units)."""
+def _sample_units(parts: ProbeParts, loaders: Registry[Loader], paths: Sequence[Path]) -> list[ExtractionUnit]:
+    """The probe's units (:func:`chosen_units`) among the first documents' units."""
     from kgrag.documents import chunk_text
     from kgrag.documents.discovery import discover
     from kgrag.documents.loaders import load_path
@@ -76,7 +85,7 @@ def _sample_chunks(parts: ProbeParts, loaders: Registry[Loader], paths: Sequence
 
     config = parts.config
     plan, _ = parts.chunk_plan()
-    units = []
+    units: list[ExtractionUnit] = []
     for path in discover(list(paths), config.documents.include, config.documents.exclude)[:PROBE_DOCUMENTS]:
         try:
             loaded = load_path(path, config.documents, loaders)
@@ -89,33 +98,56 @@ def _sample_chunks(parts: ProbeParts, loaders: Registry[Loader], paths: Sequence
                 for c in chunk_text(document.text, plan.counter, plan.size, plan.overlap)
             ]  # fmt: skip
             units.extend(build_units(records, llm_settings(config).unit_tokens, plan.counter))
-    if not units:
-        return []
-    units.sort(key=lambda unit: unit.n_tokens)
-    return list(units[len(units) // 2].chunks)
+    return chosen_units(units)
+
+
+def chosen_units(units: Sequence[ExtractionUnit]) -> list[ExtractionUnit]:
+    """The units the probe extracts: those at the first and third quartile of the distinct names they
+    hold (one when there are fewer than four units: the median one)."""
+    from kgrag.models.llm.estimate import distinct_names
+
+    ranked = sorted(units, key=lambda unit: (len(distinct_names(unit.text)), unit.n_tokens))
+    if len(ranked) < 4:
+        return ranked[len(ranked) // 2 :][:1]
+    return [ranked[len(ranked) // 4], ranked[(3 * len(ranked)) // 4]]
 
 
 def probe_extraction(parts: ProbeParts, loaders: Registry[Loader], paths: Sequence[Path]) -> list[str]:
-    """Extract one sample unit (of ``paths``, read with the workspace's ``loaders``) for real with ``parts``'
-    client; the lines saying what it did and cost."""
+    """Extract the sample units (of ``paths``, read with the workspace's ``loaders``) for real with
+    ``parts``' client, then the denoising calls the pipeline would make; the lines saying what it did."""
     from kgrag.graph.extract.llm import LLMExtractor, create_llm_extractor
+    from kgrag.indexing.estimate_probe_denoise import probe_denoise
+    from kgrag.indexing.runner import pipeline_names
 
     client = parts.llm_for_extraction()  # first: it fits the config (unit size) to the server's window
     if client is None or parts.config.graph.extractor not in ("llm", "auto"):
         return ["probe: nothing to probe (no LLM graph extraction is configured)"]
-    chunks = _sample_chunks(parts, loaders, paths)
-    if not chunks:
+    units = _sample_units(parts, loaders, paths)
+    if not units:
         return ["probe: no readable text to probe"]
     extractor: LLMExtractor = create_llm_extractor(parts.config, client)
-    extractions = list(extractor.extract(chunks))
-    _record_shares(parts, chunks, extractions)
+    done: list[tuple[str, Sequence[ChunkExtraction]]] = []
+    split = 0
+    for unit in units:
+        done.append((unit.text, list(extractor.extract(unit.chunks))))
+        split += extractor.stats.split_units
+    _record_shares(parts, done)
+    stages = pipeline_names(parts.config.indexing.pipeline, parts.index_registries)
+    notes = probe_denoise(parts.config, client, stages, [x for _, extractions in done for x in extractions])
+    return [_spent_line(client, units, done, split), *notes]
+
+
+def _spent_line(
+    client: LLMClient, units: Sequence[ExtractionUnit], done: Sequence[tuple[str, Sequence[ChunkExtraction]]],
+    split: int,
+) -> str:  # fmt: skip
     spent = client.summary().total
-    stats = extractor.stats
-    tokens = sum(c.n_tokens for c in chunks)
-    outcome = "failed" if any(x.error for x in extractions) else "extracted"
-    smaller = f", retried as {stats.split_units} smaller halves" if stats.split_units else ""
-    return [
-        f"probe: one unit of {tokens} tokens sent for real ({outcome}{smaller}): {spent.calls} calls, "
+    tokens = "+".join(str(unit.n_tokens) for unit in units)
+    failed = any(x.error for _, extractions in done for x in extractions)
+    outcome = ("failed" if failed else "extracted") + (f", retried as {split} smaller halves" if split else "")
+    count = "one unit" if len(units) == 1 else f"{len(units)} units"
+    return (
+        f"probe: {count} of {tokens} tokens sent for real ({outcome}): {spent.calls} calls, "
         f"{spent.billed_prompt_tokens} prompt + {spent.billed_completion_tokens} completion tokens paid now "
         "(cached: the run reuses them)"
-    ]
+    )

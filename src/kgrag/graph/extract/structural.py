@@ -18,6 +18,7 @@ import itertools
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable
 
 from kgrag.graph.extract.parse import ParsedItems
 from kgrag.graph.types import ExtractedEntity, ExtractedRelation
@@ -32,22 +33,37 @@ def structural_items(text: str, name_share: float = 1.0, relation_share: float =
 
     ``name_share`` < 1 keeps only that share of the names, the most frequent in ``text`` first (a model
     that returns fewer entities names the salient ones); ``relation_share`` < 1 keeps that share of the
-    relations among them (in order of first appearance)."""
+    relations among them (in order of first appearance), > 1 adds relations between names further apart
+    in a sentence (two places, then three…) until there are that many times as many (a model that
+    relates more than neighbours)."""
     sentences = [names_in(sentence) for sentence in _SENTENCE.split(text)]
     counts = Counter(name.casefold() for names in sentences for name in names if len(name) > 1)
     keep = math.ceil(len(counts) * min(1.0, name_share))
     kept = {key for key, _ in counts.most_common(keep)}
     entities: dict[str, ExtractedEntity] = {}
     relations: dict[tuple[str, str], ExtractedRelation] = {}
-    for sentence in sentences:
-        names = [name for name in sentence if name.casefold() in kept]
+    kept_sentences = [[name for name in sentence if name.casefold() in kept] for sentence in sentences]
+    for names in kept_sentences:
         for name in names:
             entities.setdefault(name.casefold(), ExtractedEntity(name, STAND_IN_TYPE, ""))
-        for left, right in itertools.pairwise(names):
-            first, second = sorted((left.casefold(), right.casefold()))
-            if first != second and (first, second) not in relations:
-                relations[(first, second)] = ExtractedRelation(left, right, "related to", "")
-    chosen = list(relations.values())
-    if relation_share < 1:
-        chosen = chosen[: math.ceil(len(chosen) * relation_share)]
-    return ParsedItems(list(entities.values()), chosen)
+        _relate(relations, itertools.pairwise(names))
+    wanted = math.ceil(len(relations) * relation_share)
+    longest = max((len(names) for names in kept_sentences), default=0)
+    for distance in range(2, longest):
+        if len(relations) >= wanted:
+            break
+        for names in kept_sentences:
+            _relate(relations, zip(names, names[distance:], strict=False), wanted)
+    return ParsedItems(list(entities.values()), list(relations.values())[:wanted])
+
+
+def _relate(
+    relations: dict[tuple[str, str], ExtractedRelation], pairs: Iterable[tuple[str, str]], limit: int | None = None
+) -> None:
+    """Add a relation for each pair of different names not related yet (until there are ``limit``)."""
+    for left, right in pairs:
+        if limit is not None and len(relations) >= limit:
+            return
+        first, second = sorted((left.casefold(), right.casefold()))
+        if first != second and (first, second) not in relations:
+            relations[(first, second)] = ExtractedRelation(left, right, "related to", "")

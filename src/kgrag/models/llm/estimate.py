@@ -21,11 +21,12 @@ settable assumptions (:class:`EstimateAssumptions`, the ``llm.estimate_*`` field
   same prompt measured (``replies``). Only the summaries merges redo are still predicted per distinct name
   (:class:`StagePrediction`), each reply capped by its stage's ``max_tokens``.
 
-Every completion is capped by the request's ``max_tokens``: a server never returns more. When the workspace
+Every assumed completion is capped by the request's ``max_tokens``; a measured one is not (it is what
+this server sent for such requests, and some servers ignore ``max_tokens``). When the workspace
 has already made real calls, the workspace layer replaces the reply sizes, the gleaning share and the
 rate of re-asks and retries by what the configured model's own recent calls measured
 (:mod:`kgrag.models.llm.reply_stats`; ``calibrated`` in the assumption lines); ``kgrag index --estimate
---probe`` makes such calls first, on one sample unit.
+--probe`` makes such calls first, on two sample units.
 
 The client treats these replies as "not sent": it still consults the cache (a cached call would be free
 in the real run too) but never caches, retries, re-asks or charges the budget.
@@ -70,6 +71,11 @@ def names_in(text: str) -> list[str]:
     return [name for m in _NAME.finditer(text) if (name := _name(m.group(0)))]
 
 
+def distinct_names(text: str) -> set[str]:
+    """The distinct (casefolded) names of ``text`` an extraction reply is priced by."""
+    return {name.casefold() for name in names_in(text) if len(name) > 1}
+
+
 @dataclass(frozen=True)
 class StagePrediction:
     """A stage predicted per distinct name: ``per_name`` calls each, of ``prompt`` and ``completion`` tokens."""
@@ -101,8 +107,9 @@ class EstimateAssumptions:
     follow_up_rate: float = 0.0  # re-asks, retries and halves per first extraction call (measured)
     calibrated: str = ""  # where measured figures replaced the defaults, for the assumption lines
     replies: tuple[tuple[str, float, float], ...] = ()  # per prompt name: measured mean reply, follow-up rate
-    name_share: float = 1.0  # names the model returns per stand-in name (measured by --probe)
-    relation_share: float = 1.0  # relations the model returns per stand-in relation (measured by --probe)
+    name_share: float = 1.0  # names the model returns per stand-in name (measured)
+    relation_share: float = 1.0  # relations the model returns per stand-in relation (measured)
+    shares_source: str = "the probe"  # what measured the two shares, for the assumption line
 
     def reply_for(self, prompt: str | None) -> int:
         """The completion assumed for a non-extraction call of ``prompt``: measured, else the default."""
@@ -145,8 +152,8 @@ class EstimateAssumptions:
             lines.append(f"calibrated from this workspace's ledger: mean reply tokens of {measured}")
         if (self.name_share, self.relation_share) != (1.0, 1.0):
             lines.append(
-                f"calibrated by the probe: the stand-in graph keeps {self.name_share:.0%} of its names and "
-                f"{self.relation_share:.0%} of its relations (what the model returned on the probe's unit)"
+                f"calibrated by {self.shares_source}: the stand-in graph keeps {self.name_share:.0%} of its names "
+                f"and has {self.relation_share:.0%} of its relations (what the model returned there)"
             )
         if self.summary_limit is not None:
             units = self.summary_limit / self.description_tokens
@@ -227,13 +234,16 @@ class EstimatingProvider:
     def complete(self, request: ChatRequest) -> ChatResponse:
         prompt = count_message_tokens(self._counter, request.messages)
         names = self._names(request)
+        measured = self.assumptions.extraction_completion
         if names is None:
             completion = self._other_reply(request)
-        elif self.assumptions.extraction_completion is not None:
-            completion = round(self.assumptions.extraction_completion)
+            measured = completion if self._measured(request) else None
+        elif measured is not None:
+            completion = round(measured)
         else:
             completion = round(self.assumptions.completion_per_name * len(names))
-        completion = min(completion, request.max_tokens or completion)  # a server never returns more
+        if measured is None:  # an assumed reply never passes max_tokens; a measured one is what the server sent
+            completion = min(completion, request.max_tokens or completion)
         with self._lock:
             self._all.add(1, prompt, completion)
             if names is not None:
@@ -242,6 +252,10 @@ class EstimatingProvider:
             elif request.prompt is not None:
                 self._by_prompt.setdefault(request.prompt.name, _Tally()).add(1, prompt, completion)
         return ChatResponse("", ESTIMATE_FINISH_REASON, prompt, completion)
+
+    def _measured(self, request: ChatRequest) -> bool:
+        name = request.prompt.name if request.prompt else None
+        return any(prompt == name for prompt, _, _ in self.assumptions.replies)
 
     def _other_reply(self, request: ChatRequest) -> int:
         """A non-extraction call's reply: measured for its prompt, else as long as the prompt's worked example
@@ -264,8 +278,7 @@ class EstimatingProvider:
         if request.prompt is None or request.prompt.name not in EXTRACTION_PROMPTS:
             return None
         user = next((str(m.get("content", "")) for m in request.messages if m.get("role") == "user"), "")
-        text = user.split(TEXT_MARKER, 1)[-1]
-        return {name.casefold() for name in names_in(text) if len(name) > 1}
+        return distinct_names(user.split(TEXT_MARKER, 1)[-1])
 
     def report(self, prices: Prices) -> Estimate:
         with self._lock:

@@ -1,0 +1,117 @@
+"""How much of the estimate's stand-in graph a model keeps: measured on the units it really extracted.
+
+An estimate builds its graph from the text itself (:mod:`kgrag.graph.extract.structural`: every
+capitalised name an entity, neighbouring names related). A real model returns fewer names, and its own
+relations, some of which grounding drops; communities, merge candidates and reflection batches follow
+that graph, not the stand-in's. So the stand-in keeps only the shares a model was seen to return:
+
+* the names the model returned per stand-in name of the same unit, and
+* the relations it returned per relation of the stand-in cut down to that share of names,
+
+summed over the measured units. Two sources measure them: the ``--probe`` unit
+(:mod:`kgrag.indexing.estimate_probe`), and, in a workspace that has already indexed with the model, the
+stored graph itself (:func:`graph_shares`: each extracted unit, rebuilt from the chunk table as
+indexing built it, against its entity and relation mentions). The larger sample is used.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kgrag.store.base import Store
+
+MAX_UNITS = 64  # the stored graph is measured on this many extracted units at most (the first documents')
+
+
+@dataclass(frozen=True)
+class UnitSample:
+    """One extracted unit: its text, and the distinct names (keys) and relation pairs the model returned."""
+
+    text: str
+    names: frozenset[str]
+    relations: frozenset[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class Shares:
+    """Stand-in names and relations the model keeps, measured on ``units`` units."""
+
+    names: float
+    relations: float
+    units: int
+
+    def stored(self) -> str:
+        return f"{self.names:.4f} {self.relations:.4f} {self.units}"
+
+    @classmethod
+    def parse(cls, value: str | None) -> Shares | None:
+        """A stored value (``names relations [units]``; a value without a unit count is one unit's)."""
+        fields = (value or "").split()
+        try:
+            names, relations = float(fields[0]), float(fields[1])
+            units = int(fields[2]) if len(fields) > 2 else 1
+        except (IndexError, ValueError):
+            return None
+        return cls(names, relations, units)
+
+
+def measure_shares(samples: Iterable[UnitSample]) -> Shares | None:
+    """The shares over ``samples`` (None when their text holds no stand-in name)."""
+    from kgrag.graph.extract.structural import structural_items
+
+    samples = list(samples)
+    stand_in = sum(len(structural_items(s.text).entities) for s in samples)
+    if not stand_in:
+        return None
+    name_share = min(1.0, sum(len(s.names) for s in samples) / stand_in)
+    kept = sum(len(structural_items(s.text, name_share).relations) for s in samples)
+    returned = sum(len(s.relations) for s in samples)
+    relation_share = returned / kept if kept else 1.0  # above 1: the model relates more than neighbours
+    return Shares(name_share, relation_share, len(samples))
+
+
+def graph_shares(store: Store, unit_tokens: int, max_units: int = MAX_UNITS) -> Shares | None:
+    """The shares the workspace's stored graph shows (None without an extracted unit): its documents'
+    chunks grouped into units of ``unit_tokens`` as extraction groups them, each unit's entity and
+    relation mentions against the stand-in graph of its text. A unit without any mention is left out
+    (not extracted yet, or failed)."""
+    from kgrag.graph.extract.units import build_units
+    from kgrag.models.llm.tokens import default_token_counter
+
+    graph = store.graph
+    names: dict[str, set[str]] = defaultdict(set)
+    for mentions in graph.entity_mentions(graph.entity_ids()).values():
+        for entity in mentions:
+            names[entity.chunk_id].add(entity.entity_key)
+    if not names:
+        return None
+    pairs: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for relation_mentions in graph.relation_mentions(graph.relation_ids()).values():
+        for relation in relation_mentions:
+            first, second = sorted((relation.source_key, relation.target_key))
+            pairs[relation.chunk_id].add((first, second))
+    counter = default_token_counter()
+    samples: list[UnitSample] = []
+    for document in store.documents.list():
+        for unit in build_units(store.chunks.for_document(document.id), unit_tokens, counter):
+            ids = [chunk.id for chunk in unit.chunks]
+            if not any(names.get(i) for i in ids):
+                continue
+            samples.append(_sample(unit.text, ids, names, pairs))
+            if len(samples) >= max_units:
+                return measure_shares(samples)
+    return measure_shares(samples) if samples else None
+
+
+def _sample(
+    text: str, ids: Sequence[str], names: dict[str, set[str]], pairs: dict[str, set[tuple[str, str]]]
+) -> UnitSample:
+    return UnitSample(
+        text,
+        frozenset(key for i in ids for key in names.get(i, ())),
+        frozenset(pair for i in ids for pair in pairs.get(i, ())),
+    )
