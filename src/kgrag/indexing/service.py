@@ -81,8 +81,9 @@ class IndexingService:
     ) -> tuple[IndexReport, Estimate]:
         """What :meth:`run` would spend on the LLM, without calling it and without changing anything.
 
-        ``probe=True`` first extracts one sample unit for real (:mod:`kgrag.indexing.estimate_probe`), so
-        the estimate is calibrated by this model's own replies even before any run; only ledger rows and
+        ``probe=True`` first extracts two sample units for real (and, when the pipeline confirms merges or
+        reflects with the LLM, sends a few of those prompts; :mod:`kgrag.indexing.estimate_probe`), so the
+        estimate is calibrated by this model's own replies even before any run; only ledger rows and
         cached replies are written.
 
         The run goes through the real code path inside a store dry run (everything it writes is rolled
