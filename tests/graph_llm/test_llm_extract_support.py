@@ -70,6 +70,20 @@ def test_a_description_naming_what_the_text_never_mentions_is_not_kept() -> None
     assert counts.descriptions_replaced == 2 and not kept.relations and counts.unsupported_relations == 1
 
 
+def test_a_copied_clause_given_another_subject_is_not_kept() -> None:
+    """The 0.5B model's relation "Naval Observatory went to Washington, passed an examination …" copies a
+    sentence whose subject is Mr. Hall: every word is the text's, the statement is not."""
+    text = "In 1862 Mr. Hall went to Washington, passed an examination, and joined the Naval Observatory."
+    swapped = "Naval Observatory went to Washington, passed an examination, and joined the Naval Observatory."
+    true = "Mr. Hall went to Washington, passed an examination, and joined the Naval Observatory."
+    items = ParsedItems(
+        [],
+        [_relation("Naval Observatory", "Washington", swapped), _relation("Mr. Hall", "Washington", true)],
+    )
+    kept, counts = check_support(text, items)
+    assert [r.description for r in kept.relations] == [true] and counts.unsupported_relations == 1
+
+
 def test_content_words_compare_inflections() -> None:
     assert content_words("the boats halved costs") == content_words("boat halve cost")
 

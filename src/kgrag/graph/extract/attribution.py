@@ -17,11 +17,11 @@ Lookup for a name, case-insensitive, in the chunk's full text (overlaps included
 overlap belongs to both chunks): (1) the exact name on word boundaries; (2) every word of three or more
 letters of the name (a title or an initial may differ: "Dr. Ilse Varnow" for "Ilse Varnow"); (3) a fuzzy
 match of the whole name against every run of as many words in the chunk, at least ``min_similarity``
-(0-100, rapidfuzz's ratio; ``graph.extractors.llm.grounding_similarity``): an inflection or a typo ("Velloran Tides") is
-found, a fragment of a longer word ("Plat" in "platform") is not, and words of up to three letters (titles,
-initials) must be spelt as the text spells them, so "Mrs. Hall" is not found in a text about "Mr. Hall". A relation is grounded when both
-endpoints are, and belongs to the chunks where both occur, or, if they never occur together, to the
-chunks of either (the statement spans a boundary).
+(0-100, rapidfuzz's ratio; ``graph.extractors.llm.grounding_similarity``): an inflection or a typo
+("Velloran Tides") is found, a fragment of a longer word ("Plat" in "platform") is not, and words of up to
+three letters (titles, initials) must be spelt as the text spells them, so "Mrs. Hall" is not found in a
+text about "Mr. Hall". A relation is grounded when both endpoints are, and belongs to the chunks where
+both occur, or, if they never occur together, to the chunks of either (the statement spans a boundary).
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ the text says X sold to Y). This check is LLM-free and cheap:
 * a description that **names** something the unit never mentions (a capitalised word inside it, such as
   a person from the prompt's worked example, that the unit's text does not hold) is unsupported whatever
   its other words share: small models carry the example's names into descriptions of real entities.
+* a description that puts an item's name in front of a clause copied from a sentence whose subject is
+  someone else is unsupported too: the words are the text's, the statement is not.
 * a relation with an unsupported description is dropped and counted (``unsupported_relations``); an
   entity is never dropped for its description: an unsupported one is replaced by the first sentence that
   mentions the entity (or cleared when no sentence names it), and an empty one (small models leave many
@@ -37,6 +39,8 @@ MAX_FILLED_WORDS = 40  # a sentence used as a description is cut to this many wo
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORDS = re.compile(r"[^\W\d_]{3,}|\d+")
 _ABBREVIATION = re.compile(r"(?<!\w)[A-Z][a-z]{0,2}\.$")  # "Mr.", "Dr.", "J." end no sentence
+_NON_WORDS = re.compile(r"[\W_]+")
+MIN_COPIED_WORDS = 4  # a run this long after the item's name is a copied clause, not a paraphrase
 _LETTER_WORDS = re.compile(r"[^\W\d_]{3,}")
 _SUFFIXES = ("ing", "ed", "es", "s", "ly")
 STOP_WORDS = frozenset(
@@ -46,6 +50,11 @@ STOP_WORDS = frozenset(
     "not but nor yet very more most less least one two per via upon within without between among your our "
     "his her him she these those here using used use".split()
 )
+
+
+def _plain(text: str) -> str:
+    """Lower case, every run of non-word characters one space: for finding copied runs of words."""
+    return " ".join(_NON_WORDS.sub(" ", text.casefold()).split())
 
 
 def split_sentences(text: str) -> list[str]:
@@ -92,6 +101,7 @@ class UnitEvidence:
         self._words = [content_words(s) for s in self.sentences]
         self._memo: dict[str, tuple[int, ...]] = {}
         self._text = " ".join(text.split()).casefold()
+        self._plain = [_plain(s) for s in self.sentences]
 
     def mentions(self, name: str) -> tuple[int, ...]:
         """Indices of the sentences holding ``name`` (the whole name, or every content word of it)."""
@@ -110,7 +120,7 @@ class UnitEvidence:
     def supported(self, description: str, sentences: Sequence[int], names: Sequence[str]) -> bool:
         """True when ``description`` draws at least :data:`MIN_SUPPORT` of its content words from ``sentences``
         (all sentences when none is given)."""
-        if self.names_unknown(description):
+        if self.names_unknown(description) or self.subject_swapped(description, names):
             return False
         own = set().union(*(content_words(n) for n in names))
         words = content_words(description) - own
@@ -119,6 +129,21 @@ class UnitEvidence:
         pool = [self._words[i] for i in sentences] if sentences else self._words
         evidence = set().union(*pool) if pool else set()
         return len(words & evidence) >= MIN_SUPPORT * len(words)
+
+    def subject_swapped(self, description: str, names: Sequence[str]) -> bool:
+        """True when ``description`` is one of the item's names followed by a copied run of a sentence
+        whose own subject is someone else ("Naval Observatory went to Washington …" from "Mr. Hall went
+        to Washington …"): the words match, the statement does not."""
+        text = _plain(description)
+        for name in (_plain(n) for n in names):
+            rest = text[len(name) :].strip() if name and text.startswith(name + " ") else ""
+            if len(rest.split()) < MIN_COPIED_WORDS:
+                continue
+            for sentence in self._plain:
+                at = sentence.find(rest)
+                if at > 0 and not sentence[:at].strip().endswith(name):
+                    return True
+        return False
 
     def names_unknown(self, description: str) -> bool:
         """True when a capitalised word inside ``description`` (not its first word) is nowhere in the text."""
