@@ -172,7 +172,9 @@ class LLMConfig(Section):
 
     providers: Annotated[Tables, EntryTables("llm_provider", "llm.providers")] = tables_field(
         "llm_provider",
-        "One `[llm.providers.<name>]` table per LLM provider with settings of its own (see *Entry settings*).",
+        "One `[llm.providers.<name>]` table per LLM provider with settings of its own (see *Entry settings*): "
+        "`[llm.providers.openai]` holds the endpoint (`base_url`, `api_key_env`, `api_key_header`), "
+        "`[llm.providers.scripted]` its replay `file`.",
     )
     prompt_schemas: Annotated[Tables, EntryTables("prompt_schema", "llm.prompt_schemas")] = tables_field(
         "prompt_schema",
