@@ -166,8 +166,8 @@ class LLMConfig(Section):
     record_file: Path | None = Field(
         None,
         description="Append every exchange with the endpoint (request messages, reply text, finish reason) to "
-        'this JSONL file, replayable with `provider = "scripted"` and `llm.providers.scripted.file`: record a real model '
-        "once, then test and demo offline (`make llm-check` records its run this way).",
+        'this JSONL file, replayable with `provider = "scripted"` and `llm.providers.scripted.file`: record a real '
+        "model once, then test and demo offline (`make llm-check` records its run this way).",
     )
 
     providers: Annotated[Tables, EntryTables("llm_provider", "llm.providers")] = tables_field(
