@@ -54,10 +54,9 @@ def llm_ws(tmp_path: Path, server: FakeOpenAIServer, monkeypatch: pytest.MonkeyP
     Workspace.init(ws).close()
     (ws / "kgrag.toml").write_text(
         '[embedding]\nprovider = "fake"\n'
-        '[llm]\nprovider = "openai"\nmodel = "test-model"\n'
-        "backoff_base_s = 0.001\nprice_prompt_per_1m = 1.0\n"
+        f'[llm]\nprovider = "openai"\nproviders.openai.base_url = "{server.base_url}"\nmodel = "test-model"\n'
+        'providers.openai.api_key_env = "KGRAG_TEST_KEY"\nbackoff_base_s = 0.001\nprice_prompt_per_1m = 1.0\n'
         "price_completion_per_1m = 2.0\n"
-        f'[llm.providers.openai]\nbase_url = "{server.base_url}"\napi_key_env = "KGRAG_TEST_KEY"\n'
     )
     return ws
 
