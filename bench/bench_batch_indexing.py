@@ -37,7 +37,7 @@ def _workspace(path: Path, base_url: str, batch: bool) -> Path:
         "graph.extractor": '"llm"',
         "indexing.pipeline": '"graphrag"',
         "llm.provider": '"openai"',
-        "llm.base_url": f'"{base_url}"',
+        "llm.providers.openai.base_url": f'"{base_url}"',
         "llm.model": '"gpt-4o-mini"',
         "llm.batch": "true" if batch else "false",
         "llm.batch_poll_s": "0.01",

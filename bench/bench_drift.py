@@ -110,8 +110,8 @@ def _index(path: Path) -> str:
 
 
 def _configure(path: Path, base_url: str, pipeline: str, options: dict[str, Any]) -> None:
-    lines = [f'[llm]\nprovider = "openai"\nbase_url = "{base_url}"\nmodel = "counting"\n']
-    lines.append('api_key_env = "KGRAG_BENCH_KEY"\ncache_enabled = false\n')
+    lines = ['[llm]\nprovider = "openai"\nmodel = "counting"\ncache_enabled = false\n']
+    lines.append(f'[llm.providers.openai]\nbase_url = "{base_url}"\napi_key_env = "KGRAG_BENCH_KEY"\n')
     if options:
         lines.append(f"[retrieval.pipelines.{pipeline}]\n")
         lines += [f"{key} = {value}\n" for key, value in options.items()]

@@ -100,7 +100,8 @@ def _client_rows(base: str, workdir: Path, calls: int) -> list[tuple[str, float,
             "chat/completions", json={**BODY, "messages": [{"role": "user", "content": f"item {i}"}]}
         ).json()
 
-    cfg = LLMConfig(provider="openai", base_url=base, model="m", max_output_tokens=256, prompts_dir=workdir)
+    own = {"openai": {"base_url": base}}
+    cfg = LLMConfig(provider="openai", providers=own, model="m", max_output_tokens=256, prompts_dir=workdir)
     bare = create_llm_client(cfg.model_copy(update={"cache_enabled": False}))
     full = create_llm_client(cfg, open_store(StoreConfig(url="bench.sqlite3"), workdir))
 

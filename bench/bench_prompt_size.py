@@ -61,9 +61,9 @@ def _workspace(path: Path, base_url: str, mode: str) -> Path:
         "indexing.pipeline": '"graphrag"',
         "communities.reports": '"llm"',
         "llm.provider": '"openai"',
-        "llm.base_url": json.dumps(base_url),
+        "llm.providers.openai.base_url": json.dumps(base_url),
         "llm.model": '"bench-model"',
-        "llm.api_key_env": json.dumps(KEY_ENV),
+        "llm.providers.openai.api_key_env": json.dumps(KEY_ENV),
         "llm.prompt_examples": json.dumps(mode),
     }
     return write_workspace_toml(path, lines)

@@ -91,7 +91,8 @@ def main() -> int:
     print("| pipeline | answer prompt | query-side prompts | total prompt | context items (tokens) |")
     print("| --- | ---: | ---: | ---: | ---: |")
     with FakeOpenAIServer(responder, include_usage=False) as server:
-        llm = {"provider": "openai", "base_url": server.base_url, "model": "bench", "json_mode": "json_schema"}
+        own = {"openai": {"base_url": server.base_url}}
+        llm = {"provider": "openai", "providers": own, "model": "bench", "json_mode": "json_schema"}
         with Workspace.open(path, llm=llm) as ws:
             for pipeline in args.pipelines.split(","):
                 row = run(ws, pipeline, questions)

@@ -107,8 +107,9 @@ def measure(tmp: Path, count: int, rounds: int, cpu: Cpu, part: str = "all") -> 
     with ExitStack() as stack:
         llm = stack.enter_context(FakeOpenAIServer(answer_responder))
         write_workspace_toml(workspace, {"embedding.provider": '"fake"', "graph.extractor": '"nlp"',
-                                         "llm.provider": '"openai"', "llm.base_url": f'"{llm.base_url}"',
-                                         "llm.model": '"stand-in"', "llm.cache_enabled": "false"})  # fmt: skip
+                                         "llm.provider": '"openai"', "llm.model": '"stand-in"',
+                                         "llm.providers.openai.base_url": f'"{llm.base_url}"',
+                                         "llm.cache_enabled": "false"})  # fmt: skip
         proc = stack.enter_context(process(command, env, tmp / "kgrag.log"))
         url = f"http://127.0.0.1:{port}"
         wait_until_up(f"{url}/v1/health", proc, tmp / "kgrag.log", 600)

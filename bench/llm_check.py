@@ -93,7 +93,7 @@ def _workspace(path: Path, url: str, record: Path, context_window: int | None) -
     window = f"context_window = {context_window}\n" if context_window else ""
     (path / "kgrag.toml").write_text(
         '[graph]\nextractor = "llm"\n'
-        f'[llm]\nprovider = "openai"\nbase_url = "{url}"\nmodel = "local"\n{window}'
+        f'[llm]\nprovider = "openai"\nproviders.openai.base_url = "{url}"\nmodel = "local"\n{window}'
         # one request at a time: a CPU server queues the rest, and a queued request's clock is ticking
         f"max_concurrency = 1\ntimeout_s = 3600\nrecord_file = {json.dumps(str(record))}\n",
         encoding="utf-8",

@@ -78,7 +78,8 @@ def _workspace(path: Path, url: str) -> None:
     record = json.dumps(str(path / "replies.jsonl"))
     (path / "kgrag.toml").write_text(
         '[graph]\nextractor = "llm"\ngleaning = false\n[communities]\nreports = "extractive"\n'
-        f'[llm]\nprovider = "openai"\nbase_url = "{url}"\nmodel = "local"\nmax_concurrency = 1\ntimeout_s = 1800\n'
+        f'[llm]\nprovider = "openai"\nproviders.openai.base_url = "{url}"\nmodel = "local"\nmax_concurrency = 1\n'
+        "timeout_s = 1800\n"
         f"record_file = {record}\n",
         encoding="utf-8",
     )

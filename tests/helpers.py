@@ -84,7 +84,7 @@ def scripted_workspace(
     monkeypatch.setenv("KGRAG_LLM__MODEL", model)
     script = tmp_path / "rules.jsonl"
     script.write_text("\n".join(json.dumps(r) for r in rules) + "\n")
-    monkeypatch.setenv("KGRAG_LLM__SCRIPTED_FILE", str(script))
+    monkeypatch.setenv("KGRAG_LLM__PROVIDERS__SCRIPTED__FILE", str(script))
     path = tmp_path / "ws"
     with Workspace.init(path, graph={"extractor": "none"}) as ws:
         ws.index([SAMPLE_DOCS])

@@ -56,7 +56,7 @@ def test_reports_that_fell_back_make_the_command_exit_incomplete(
     replies = tmp_path / "replies.jsonl"
     replies.write_text('{"default": "not a report at all"}\n', encoding="utf-8")
     monkeypatch.setenv("KGRAG_LLM__PROVIDER", "scripted")
-    monkeypatch.setenv("KGRAG_LLM__SCRIPTED_FILE", str(replies))
+    monkeypatch.setenv("KGRAG_LLM__PROVIDERS__SCRIPTED__FILE", str(replies))
     result = CliRunner().invoke(app, ["graph", "communities", "-w", str(ws_path)])
     assert result.exit_code == 3, result.output
     assert "incomplete: " in result.output and "community reports fell back to extractive" in result.output

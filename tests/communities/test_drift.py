@@ -104,8 +104,8 @@ def _server_ws(tmp_path: Path, server: FakeOpenAIServer, sample_docs: Path, budg
     Workspace.init(path).close()
     (path / "kgrag.toml").write_text(
         '[embedding]\nprovider = "fake"\n[graph]\nextractor = "none"\n'
-        f'[llm]\nprovider = "openai"\nbase_url = "{server.base_url}"\nmodel = "m"\n'
-        'api_key_env = "KGRAG_DRIFT_KEY"\nbackoff_base_s = 0.001\n'
+        '[llm]\nprovider = "openai"\nmodel = "m"\nbackoff_base_s = 0.001\n'
+        f'[llm.providers.openai]\nbase_url = "{server.base_url}"\napi_key_env = "KGRAG_DRIFT_KEY"\n'
         f"[retrieval.pipelines.drift]\nmax_prompt_tokens = {budget}\n",
         encoding="utf-8",
     )

@@ -40,7 +40,7 @@ def llm_workspace(source: Path, target: Path, base_url: str, **extra: str) -> Pa
         "embedding.provider": '"fake"',
         "graph.extractor": '"none"',
         "llm.provider": '"openai"',
-        "llm.base_url": f'"{base_url}"',
+        "llm.providers.openai.base_url": f'"{base_url}"',
         "llm.model": '"fake-model"',
         # the tests count the answer's own requests: no examples probe (tests/llm/test_prompt_size_probe.py)
         "llm.prompt_examples": '"always"',

@@ -103,7 +103,8 @@ def test_only_the_answer_stages_stream(llm_server: FakeOpenAIServer) -> None:
     from kgrag.config import LLMConfig
     from kgrag.models.llm import create_llm_client
 
-    client = create_llm_client(LLMConfig(provider="openai", base_url=llm_server.base_url, model="m"))
+    own = {"openai": {"base_url": llm_server.base_url}}
+    client = create_llm_client(LLMConfig(provider="openai", providers=own, model="m"))
     pieces: list[str] = []
     view = client.streaming(pieces.append, ["query.global.reduce"])
     messages: Any = [{"role": "user", "content": "one two three"}]

@@ -22,7 +22,7 @@ def _llm(tmp_path: Path, rules: list[tuple[str, str]]) -> dict[str, object]:
     return {
         "provider": "scripted",
         "model": "scripted",
-        "scripted_file": str(scripted_file(tmp_path / "s.jsonl", rules)),
+        "providers": {"scripted": {"file": str(scripted_file(tmp_path / "s.jsonl", rules))}},
     }
 
 

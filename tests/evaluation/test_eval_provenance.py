@@ -35,7 +35,7 @@ def scripted_ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("KGRAG_EMBEDDING__PROVIDER", "fake")
     monkeypatch.setenv("KGRAG_LLM__PROVIDER", "scripted")
     monkeypatch.setenv("KGRAG_LLM__MODEL", "judge-s")
-    monkeypatch.setenv("KGRAG_LLM__SCRIPTED_FILE", str(script))
+    monkeypatch.setenv("KGRAG_LLM__PROVIDERS__SCRIPTED__FILE", str(script))
     return path
 
 

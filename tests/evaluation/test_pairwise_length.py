@@ -255,7 +255,8 @@ def test_small_sample_factor_widens_few_questions_only() -> None:
 def test_biased_judge_over_http_the_naive_protocol_is_fooled_and_the_unbiased_one_is_not() -> None:
     judge = BiasedJudge()
     with FakeOpenAIServer(judge.responder()) as server:
-        cfg = LLMConfig(provider="openai", base_url=server.base_url, model="biased", timeout_s=5)
+        own = {"openai": {"base_url": server.base_url}}
+        cfg = LLMConfig(provider="openai", providers=own, model="biased", timeout_s=5)
         setup = JudgeSetup((create_llm_client(cfg),), temperature=0.7)
         pairs = _pairs(1)[:8]  # B 8 words longer; the generator (not the server) regenerates A
         naive = UnbiasedJudge().compare(pairs, setup, PairwiseSettings.naive())

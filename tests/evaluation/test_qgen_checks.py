@@ -225,7 +225,7 @@ def test_workspace_qgen_uses_the_configured_budget_and_the_named_judge_model(tmp
     rules = tmp_path / "rules.jsonl"
     reply = {"reasoning": "r", "questions": [{"question": "Who leads the Platform team?", "answer": "Rui Carvalho"}]}
     rules.write_text(json.dumps({"match": GENERATOR, "response": json.dumps(reply)}) + "\n", encoding="utf-8")
-    llm = {"provider": "scripted", "model": "gen-m", "scripted_file": str(rules)}
+    llm = {"provider": "scripted", "model": "gen-m", "providers": {"scripted": {"file": str(rules)}}}
     with Workspace.init(
         tmp_path / "ws",
         embedding={"provider": "fake"},

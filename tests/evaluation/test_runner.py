@@ -65,7 +65,7 @@ def test_judged_run_discloses_the_judge_and_keeps_failures_unmeasured(tmp_path: 
         {"match": "Question:", "response": "Shale is owned by the Platform team."},
     ]
     script.write_text("\n".join(json.dumps(r) for r in rules) + "\n")
-    llm = {"provider": "scripted", "model": "judge-x", "scripted_file": str(script)}
+    llm = {"provider": "scripted", "model": "judge-x", "providers": {"scripted": {"file": str(script)}}}
     ws = Workspace.open(tmp_path / "ws", embedding={"provider": "fake"}, llm=llm)
     try:
         items = load_dataset(SAMPLE_QUESTIONS)[:2]

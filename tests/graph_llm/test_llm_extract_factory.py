@@ -43,7 +43,7 @@ def test_factory_builds_from_config_and_records_usage_in_the_workspace_db(
     ws = Workspace.init(
         tmp_path / "ws",
         embedding={"provider": "fake"},
-        llm={"provider": "scripted", "scripted_file": str(scripted_file), "max_concurrency": 3},
+        llm={"provider": "scripted", "providers": {"scripted": {"file": str(scripted_file)}}, "max_concurrency": 3},
         graph={
             "entity_types": ["product", "concept"],
             "language": "Norwegian",
@@ -83,7 +83,7 @@ def test_workspace_extractor_is_the_llm_extractor(tmp_path: Path, scripted_file:
     ws = Workspace.init(
         tmp_path / "ws",
         embedding={"provider": "fake"},
-        llm={"provider": "scripted", "scripted_file": str(scripted_file)},
+        llm={"provider": "scripted", "providers": {"scripted": {"file": str(scripted_file)}}},
         graph={"extractor": "llm"},
     )
     try:

@@ -17,7 +17,7 @@ REPLY_FAULT_RATE = 0.15
 def _config(base_url: str) -> LLMConfig:
     return LLMConfig(
         provider="openai",
-        base_url=base_url,
+        providers={"openai": {"base_url": base_url}},
         model="fake-model",
         timeout_s=0.5,
         max_retries=8,

@@ -54,8 +54,8 @@ def llm_ws(tmp_path: Path, server: FakeOpenAIServer, monkeypatch: pytest.MonkeyP
     Workspace.init(ws).close()
     (ws / "kgrag.toml").write_text(
         '[embedding]\nprovider = "fake"\n'
-        f'[llm]\nprovider = "openai"\nbase_url = "{server.base_url}"\nmodel = "test-model"\n'
-        'api_key_env = "KGRAG_TEST_KEY"\nbackoff_base_s = 0.001\nprice_prompt_per_1m = 1.0\n'
+        f'[llm]\nprovider = "openai"\nproviders.openai.base_url = "{server.base_url}"\nmodel = "test-model"\n'
+        'providers.openai.api_key_env = "KGRAG_TEST_KEY"\nbackoff_base_s = 0.001\nprice_prompt_per_1m = 1.0\n'
         "price_completion_per_1m = 2.0\n"
     )
     return ws
@@ -208,9 +208,8 @@ def test_graph_under_30_percent_faults_equals_the_clean_graph(
                 embedding={"provider": "fake"},
                 llm={
                     "provider": "openai",
-                    "base_url": server.base_url,
+                    "providers": {"openai": {"base_url": server.base_url, "api_key_env": "KGRAG_TEST_KEY"}},
                     "model": "m",
-                    "api_key_env": "KGRAG_TEST_KEY",
                     "timeout_s": 0.2,
                     "backoff_base_s": 0.001,
                     "backoff_max_s": 0.01,

@@ -51,7 +51,7 @@ def write_square_prompt(directory: Path, version: str = "1") -> Path:
 def _fast_config(base_url: str = "http://127.0.0.1:9/v1", **overrides: Any) -> LLMConfig:
     values: dict[str, Any] = {
         "provider": "openai",
-        "base_url": base_url,
+        "providers": {"openai": {"base_url": base_url}},
         "model": "fake-model",
         "timeout_s": 0.2,
         "max_retries": 8,

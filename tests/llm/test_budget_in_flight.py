@@ -23,7 +23,8 @@ CAP = 20_000
 
 
 def _client(base_url: str, **settings: object) -> LLMClient:
-    cfg = LLMConfig(provider="openai", model="m", base_url=base_url, max_retries=0, **settings)  # type: ignore[arg-type]
+    own = {"openai": {"base_url": base_url}}
+    cfg = LLMConfig(provider="openai", model="m", providers=own, max_retries=0, **settings)  # type: ignore[arg-type]
     provider = OpenAICompatibleProvider(base_url, json_mode="off", model="m", max_connections=8)
     return create_llm_client(cfg, provider=provider)
 

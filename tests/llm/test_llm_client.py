@@ -254,7 +254,7 @@ def test_recording_replays_byte_for_byte(tmp_path: Path, fast_cfg: Callable[...,
         client = create_llm_client(fast_cfg(server.base_url), provider=live)
         originals = [client.chat(a, stage="t").text for a in asks]
     recording.write_text(recording.read_text() + json.dumps({"match": "other", "response": "rule!"}) + "\n")
-    cfg = LLMConfig(provider="scripted", model="fake-model", scripted_file=recording)
+    cfg = LLMConfig(provider="scripted", model="fake-model", providers={"scripted": {"file": recording}})
     replay = create_llm_client(cfg)
     assert [replay.chat(a, stage="t").text for a in asks] == originals
     assert replay.chat([{"role": "user", "content": "the other one"}], stage="t").text == "rule!"
@@ -264,7 +264,7 @@ def test_bad_replay_file_is_a_config_error(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text("{not json\n")
     with pytest.raises(ConfigError, match=r"bad\.jsonl:1"):
-        create_llm_client(LLMConfig(provider="scripted", scripted_file=path))
+        create_llm_client(LLMConfig(provider="scripted", providers={"scripted": {"file": path}}))
 
 
 def test_openai_provider_requires_a_model() -> None:

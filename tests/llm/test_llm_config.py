@@ -49,7 +49,8 @@ def test_none_and_scripted_never_touch_the_network(monkeypatch: pytest.MonkeyPat
 
 def test_api_key_is_read_when_the_client_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MY_LLM_KEY", "sk-test")
-    cfg = LLMConfig(provider="openai", model="m", api_key_env="MY_LLM_KEY", api_key_header="api-key")
+    own = {"api_key_env": "MY_LLM_KEY", "api_key_header": "api-key"}
+    cfg = LLMConfig(provider="openai", model="m", providers={"openai": own})
     client = create_llm_client(cfg)
     provider = client.runner.provider
     assert isinstance(provider, OpenAICompatibleProvider)

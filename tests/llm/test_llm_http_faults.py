@@ -151,7 +151,7 @@ def test_request_rate_limit_is_respected_server_side(
 def test_non_retryable_errors_stop_at_once(fast_cfg: Callable[..., Any], square_reply: Any) -> None:
     with FakeOpenAIServer(square_reply) as server:
         client = create_llm_client(fast_cfg(server.base_url.removesuffix("/v1") + "/wrong"))
-        with pytest.raises(ModelError, match=r"HTTP 404.*llm\.base_url"):
+        with pytest.raises(ModelError, match=r"HTTP 404.*llm\.providers\.openai\.base_url"):
             client.chat([{"role": "user", "content": "item 1 x"}], stage="test")
         assert server.stats.requests == 1
 

@@ -60,7 +60,7 @@ def ws(tmp_path: Path, standin: FakeOpenAIServer) -> Path:
     Workspace.init(path).close()
     (path / "kgrag.toml").write_text(  # defaults everywhere else: json_mode, window, unit sizes
         '[embedding]\nprovider = "fake"\n[graph]\nextractor = "llm"\n'
-        f'[llm]\nprovider = "openai"\nbase_url = "{standin.base_url}"\nmodel = "qwen2.5-0.5b"\n'
+        f'[llm]\nprovider = "openai"\nproviders.openai.base_url = "{standin.base_url}"\nmodel = "qwen2.5-0.5b"\n'
     )
     return path
 

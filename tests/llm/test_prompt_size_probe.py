@@ -26,9 +26,9 @@ def _workspace(path: Path, base_url: str, **settings: str) -> Path:
         "embedding.provider": '"fake"',
         "graph.extractor": '"llm"',
         "llm.provider": '"openai"',
-        "llm.base_url": json.dumps(base_url),
+        "llm.providers.openai.base_url": json.dumps(base_url),
         "llm.model": '"m"',
-        "llm.api_key_env": '"KGRAG_PROBE_TEST_KEY"',
+        "llm.providers.openai.api_key_env": '"KGRAG_PROBE_TEST_KEY"',
         "llm.prompt_examples": '"auto"',
         **settings,
     }

@@ -54,7 +54,7 @@ def _workspace(tmp_path: Path, server: FakeOpenAIServer) -> tuple[Path, Path]:
     Workspace.init(path).close()
     (path / "kgrag.toml").write_text(
         '[embedding]\nprovider = "fake"\n[graph]\nextractor = "llm"\ngleaning = false\n'
-        f'[llm]\nprovider = "openai"\nbase_url = "{server.base_url}"\nmodel = "qwen2.5-0.5b"\n'
+        f'[llm]\nprovider = "openai"\nproviders.openai.base_url = "{server.base_url}"\nmodel = "qwen2.5-0.5b"\n'
         f'context_window = {WINDOW}\njson_mode = "json_object"\n'
     )
     docs = tmp_path / "docs"

@@ -18,6 +18,7 @@ import pytest
 
 from kgrag.config import load_config
 from kgrag.config.entry_settings import MIGRATIONS
+from kgrag.models.llm.provider_settings import OpenAIProviderSettings, ScriptedProviderSettings
 
 OLD_CONFIGS = Path(__file__).resolve().parents[1] / "fixtures" / "old_configs"
 COMMITS = ("3504667", "3d996f2")
@@ -90,6 +91,21 @@ def test_every_old_value_is_read_at_its_new_key(commit: str, tmp_path: Path, cap
             assert sum(line in note for note in notes) == 1, f"{commit}: no single note for {key}"
     assert len(notes) == len(old_keys.keys() & moves.keys()), notes
     assert all("\n" not in note for note in notes)
+
+
+@pytest.mark.parametrize("commit", COMMITS)
+def test_the_llm_endpoint_settings_are_read_as_the_openai_provider_s(commit: str, tmp_path: Path) -> None:
+    """The flat ``[llm]`` endpoint keys (and 3d996f2's ``scripted_file``) land in the provider tables the
+    provider factories read, not only somewhere in the dump."""
+    shutil.copy(OLD_CONFIGS / f"{commit}-set.toml", tmp_path / "kgrag.toml")
+    llm = load_config(tmp_path).llm
+    openai = llm.entry_settings("providers", "openai", OpenAIProviderSettings)
+    assert openai == OpenAIProviderSettings(
+        base_url="https://api.openai.com/v1-custom", api_key_env="OPENAI_API_KEY-custom", api_key_header="bearer"
+    )
+    assert "openai" in llm.providers and "base_url" not in llm.model_dump()
+    assert llm.entry_settings("providers", "scripted", ScriptedProviderSettings).file is None
+    assert ("scripted" in llm.providers) == (commit == "3d996f2")  # "" (automatic) was written there
 
 
 def test_the_fixtures_set_the_keys_that_moved() -> None:

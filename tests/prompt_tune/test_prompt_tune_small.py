@@ -28,7 +28,7 @@ def _workspace(tmp_path: Path, base_url: str) -> Path:
             "embedding.provider": '"fake"',
             "graph.extractor": '"llm"',
             "llm.provider": '"openai"',
-            "llm.base_url": json.dumps(base_url),
+            "llm.providers.openai.base_url": json.dumps(base_url),
             "llm.model": '"fake-model"',
         },
     )

@@ -68,7 +68,7 @@ def _workspace(tmp_path: Path, base_url: str) -> Path:
             "graph.extractors.llm.gleaning": "false",
             "communities.reports": '"extractive"',
             "llm.provider": '"openai"',
-            "llm.base_url": json.dumps(base_url),
+            "llm.providers.openai.base_url": json.dumps(base_url),
             "llm.model": '"fake-model"',
         },
     )

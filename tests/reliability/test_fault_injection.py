@@ -164,6 +164,7 @@ def llm_workspace_url(path: Path, base_url: str) -> None:
     """Point an existing workspace at another server (ports differ between servers)."""
     config = path / "kgrag.toml"
     lines = [
-        f'base_url = "{base_url}"' if line.startswith("base_url") else line for line in config.read_text().splitlines()
+        f'providers.openai.base_url = "{base_url}"' if line.startswith("providers.openai.base_url") else line
+        for line in config.read_text().splitlines()
     ]
     config.write_text("\n".join(lines) + "\n", encoding="utf-8")

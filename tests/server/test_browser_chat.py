@@ -39,7 +39,7 @@ def served(sample_dir: Path, llm: FakeOpenAIServer, tmp_path_factory: pytest.Tem
     workspace = tmp_path_factory.mktemp("chat") / "sample"
     shutil.copytree(sample_dir, workspace)
     write_workspace_toml(workspace, {"embedding.provider": '"fake"', "graph.extractor": '"none"',
-                                     "llm.provider": '"openai"', "llm.base_url": f'"{llm.base_url}"',
+                                     "llm.provider": '"openai"', "llm.providers.openai.base_url": f'"{llm.base_url}"',
                                      "llm.model": '"fake-model"', "llm.cache_enabled": "false"})  # fmt: skip
     yield from serve({"sample": workspace})
 

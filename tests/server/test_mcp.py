@@ -50,7 +50,7 @@ def mcp_ws(sample_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[
     ]
     rules.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
     toml = path / CONFIG_FILE_NAME
-    llm = f'\n[llm]\nprovider = "scripted"\nmodel = "scripted-m"\nscripted_file = "{rules.as_posix()}"\n'
+    llm = f'\n[llm]\nprovider = "scripted"\nmodel = "scripted-m"\nproviders.scripted.file = "{rules.as_posix()}"\n'
     toml.write_text(toml.read_text(encoding="utf-8") + llm, encoding="utf-8")
     return path, top, text or ""
 

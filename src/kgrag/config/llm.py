@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from kgrag.config.base import Section
-from kgrag.config.entry_settings import EntryTables, Tables, known_registry, tables_field
+from kgrag.config.entry_settings import EntryTables, Tables, declare_moves, known_registry, move_keys, tables_field
+
+FORMER_KEYS: dict[str, tuple[str, ...]] = {
+    "base_url": ("providers.openai.base_url",),
+    "api_key_env": ("providers.openai.api_key_env",),
+    "api_key_header": ("providers.openai.api_key_header",),
+    "scripted_file": ("providers.scripted.file",),
+}
+"""Flat ``[llm]`` keys of one provider, and the provider tables they are read as."""
+
+declare_moves("llm", FORMER_KEYS)
 
 
 class LLMConfig(Section):
@@ -18,25 +28,11 @@ class LLMConfig(Section):
         "none",
         description="LLM provider, by registry name. Built in: `none` runs every stage on its LLM-free "
         "path; `openai` calls any OpenAI-compatible /chat/completions endpoint (OpenAI, Azure, vLLM, "
-        "Ollama, llama.cpp server, LM Studio); `scripted` answers from `scripted_file` (tests, replays), "
-        "never touching the network. Plug-ins register under the `kgrag.llm_providers` entry-point group.",
-    )
-    base_url: str = Field(
-        "https://api.openai.com/v1",
-        description="Endpoint base URL ending before `/chat/completions`, e.g. `http://localhost:11434/v1` "
-        "(Ollama), `http://localhost:8000/v1` (vLLM), `http://localhost:1234/v1` (LM Studio).",
+        "Ollama, llama.cpp server, LM Studio); `scripted` answers from `llm.providers.scripted.file` (tests, "
+        "replays), never touching the network. A provider's own settings are in `[llm.providers.<name>]`. Plug-ins "
+        "register under the `kgrag.llm_providers` entry-point group.",
     )
     model: str | None = Field(None, description="Model name sent with each request; required for `openai`.")
-    api_key_env: str = Field(
-        "OPENAI_API_KEY",
-        description="Environment variable holding the key, read when the client is built. Unset is fine for "
-        "local servers that need no key.",
-    )
-    api_key_header: Literal["bearer", "api-key"] = Field(
-        "bearer",
-        description="`bearer` sends `Authorization: Bearer <key>`; `api-key` sends `api-key: <key>` "
-        "(Azure OpenAI keys).",
-    )
     timeout_s: float = Field(120.0, gt=0, description="Per-attempt HTTP timeout in seconds.")
     max_concurrency: int = Field(4, ge=1, description="Most requests in flight at once.")
     requests_per_minute: float | None = Field(
@@ -167,24 +163,28 @@ class LLMConfig(Section):
         description="Reuse stored responses for identical requests (provider, model, messages, "
         "parameters, prompt version).",
     )
-    scripted_file: Path | None = Field(
-        None, description="JSONL replay file for the `scripted` provider (recorded exchanges or rules)."
-    )
     record_file: Path | None = Field(
         None,
         description="Append every exchange with the endpoint (request messages, reply text, finish reason) to "
-        'this JSONL file, replayable with `provider = "scripted"` and `scripted_file`: record a real model '
-        "once, then test and demo offline (`make llm-check` records its run this way).",
+        'this JSONL file, replayable with `provider = "scripted"` and `llm.providers.scripted.file`: record a real '
+        "model once, then test and demo offline (`make llm-check` records its run this way).",
     )
 
     providers: Annotated[Tables, EntryTables("llm_provider", "llm.providers")] = tables_field(
         "llm_provider",
-        "One `[llm.providers.<name>]` table per LLM provider with settings of its own (see *Entry settings*).",
+        "One `[llm.providers.<name>]` table per LLM provider with settings of its own (see *Entry settings*): "
+        "`[llm.providers.openai]` holds the endpoint (`base_url`, `api_key_env`, `api_key_header`), "
+        "`[llm.providers.scripted]` its replay `file`.",
     )
     prompt_schemas: Annotated[Tables, EntryTables("prompt_schema", "llm.prompt_schemas")] = tables_field(
         "prompt_schema",
         "One `[llm.prompt_schemas.<name>]` table per prompt output schema with settings of its own (plug-ins).",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _former_keys(cls, data: Any) -> Any:
+        return move_keys(data, "llm", FORMER_KEYS)
 
     @field_validator("provider")
     @classmethod

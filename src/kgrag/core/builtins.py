@@ -21,6 +21,7 @@ from kgrag.core.registry import Builtin, Kind, Registry
 
 _BUILDERS = "kgrag.communities.builder_settings"
 _EMBED = "kgrag.models.embedder_settings"
+_LLM = "kgrag.models.llm.provider_settings"
 _DENOISE = "kgrag.denoise.settings"
 _JSON_RECORDS = "kgrag.documents.loader_settings:JsonRecordsSettings"
 
@@ -73,8 +74,8 @@ KINDS: dict[str, Kind] = {
         "kgrag.llm_providers",
         {
             "none": "kgrag.models.llm.providers:none_provider",
-            "openai": "kgrag.models.llm.providers:openai_provider",
-            "scripted": "kgrag.models.llm.providers:scripted_provider",
+            "openai": Builtin("kgrag.models.llm.providers:openai_provider", f"{_LLM}:OpenAIProviderSettings"),
+            "scripted": Builtin("kgrag.models.llm.providers:scripted_provider", f"{_LLM}:ScriptedProviderSettings"),
         },
         base_settings=NO_SETTINGS,
         section="llm.providers",

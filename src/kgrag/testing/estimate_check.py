@@ -62,9 +62,9 @@ def write_workspace(path: Path, base_url: str, settings: dict[str, str] | None =
         "embedding.provider": '"fake"',
         "graph.extractor": '"llm"',
         "llm.provider": '"openai"',
-        "llm.base_url": json.dumps(base_url),
+        "llm.providers.openai.base_url": json.dumps(base_url),
         "llm.model": '"test-model"',
-        "llm.api_key_env": json.dumps(KEY_ENV),
+        "llm.providers.openai.api_key_env": json.dumps(KEY_ENV),
         **PRICES,
         **(settings or {}),
     }

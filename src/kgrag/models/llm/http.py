@@ -278,9 +278,12 @@ class OpenAICompatibleProvider:
             )
         hint = ""
         if status in (401, 403):
-            hint = f" Set the {self._api_key_env} variable (llm.api_key_env) to a valid key."
+            hint = f" Set the {self._api_key_env} variable (llm.providers.openai.api_key_env) to a valid key."
         elif status == 404:
-            hint = f" Check llm.model ({model!r}) and llm.base_url ({self.base_url}; most servers end in /v1)."
+            hint = (
+                f" Check llm.model ({model!r}) and llm.providers.openai.base_url ({self.base_url}; most servers "
+                "end in /v1)."
+            )
         elif "context" in detail.lower() or "too long" in detail.lower():
             window = window_in_error(detail)
             served = f" (the server's window is {window} tokens)" if window else ""

@@ -25,7 +25,7 @@ class NoneProvider:
     def complete(self, request: ChatRequest) -> ChatResponse:
         raise ModelError(
             "no LLM is configured (llm.provider = none) but a stage tried to call one; set llm.provider "
-            "to 'openai' with llm.base_url and llm.model, or use the stage's LLM-free mode"
+            "to 'openai' with llm.providers.openai.base_url and llm.model, or use the stage's LLM-free mode"
         )
 
     def close(self) -> None:

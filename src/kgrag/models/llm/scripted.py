@@ -88,7 +88,7 @@ class ScriptedProvider:
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
         except OSError as exc:
-            raise ConfigError(f"llm.scripted_file {path}: cannot read ({exc})") from exc
+            raise ConfigError(f"llm.providers.scripted.file {path}: cannot read ({exc})") from exc
         for number, line in enumerate(lines, 1):
             if line.strip():
                 provider._add_line(line, f"{path}:{number}")
