@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from kgrag.core.errors import KgragError
 from kgrag.core.eval_records import EvalRunRecord, EvalScore, EvalTrace, answer_id
@@ -18,7 +18,15 @@ def _llm_answers(traces: Sequence[EvalTrace]) -> list[EvalTrace]:
     return [t for t in traces if t.record.get("answer_mode") == "llm"]
 
 
-def answer_counts(traces: Sequence[EvalTrace]) -> dict[str, int]:
+class AnswerCounts(TypedDict):
+    """Answers in a run, answers the LLM wrote and how many of those the cache replayed."""
+
+    answers: int
+    llm_answers: int
+    replayed_from_cache: int
+
+
+def answer_counts(traces: Sequence[EvalTrace]) -> AnswerCounts:
     """Answers in total, answers the LLM wrote, and how many of those were replayed from the cache."""
     llm = _llm_answers(traces)
     cached = sum(1 for t in llm if (t.record.get("usage") or {}).get("cached"))
