@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+
+from pydantic import JsonValue
 
 from kgrag.core.errors import KgragError
 from kgrag.evaluation.aggregate import ALL, MACRO, Cell, question_types
@@ -131,11 +132,16 @@ def answer_line(run: EvalRun, metric: str | None = None) -> str:
     )
 
 
-def _header(payload: dict[str, Any]) -> list[str]:
-    plan = payload.get("plan", {})
-    boot = payload.get("bootstrap") or {}
-    answers = payload.get("answers") or {}
-    judge = payload.get("judge") or {}
+def _obj(value: JsonValue) -> dict[str, JsonValue]:
+    return value if isinstance(value, dict) else {}
+
+
+def _header(payload: dict[str, JsonValue]) -> list[str]:
+    """The settings lines of a stored run's payload (plain JSON; a field an older run lacks reads as unknown)."""
+    plan, boot = _obj(payload.get("plan")), _obj(payload.get("bootstrap"))
+    answers, judge = _obj(payload.get("answers")), _obj(payload.get("judge"))
+    pipelines = plan.get("pipelines")
+    sample = payload.get("sample")
     replayed = (
         f"; {answers.get('replayed_from_cache', 0)} of {answers.get('llm_answers')} LLM answers replayed from the cache"
         if answers.get("llm_answers")
@@ -145,8 +151,9 @@ def _header(payload: dict[str, Any]) -> list[str]:
         f"# Evaluation run `{payload.get('id', '?')}`",
         "",
         f"Dataset `{payload.get('dataset', '?')}` ({payload.get('questions', '?')} questions"
-        f"{', ' + payload['sample'] if payload.get('sample') else ''}); "
-        f"pipelines {', '.join(plan.get('pipelines', []))}; baseline {plan.get('baseline') or '–'}; "
+        f"{', ' + str(sample) if sample else ''}); "
+        f"pipelines {', '.join(str(p) for p in pipelines) if isinstance(pipelines, list) else ''}; "
+        f"baseline {plan.get('baseline') or '–'}; "
         f"k = {plan.get('k')}; {plan.get('runs')} run(s); metric mode `{plan.get('mode')}`{replayed}.",
         f"Cells: mean [95% CI] n = questions — {boot.get('method', 'a bootstrap over questions')}; each "
         "question's value is first averaged over runs; a small type weighs less in Macro and decides nothing.",
