@@ -20,6 +20,7 @@ from kgrag.core.errors import KgragError
 if TYPE_CHECKING:
     from kgrag.documents.provenance import SourceRef
     from kgrag.evaluation.datasets import QAItem
+    from kgrag.evaluation.stats.cells import IntervalCell
     from kgrag.tuning.lambda_fit import TuneReport
     from kgrag.tuning.reranker_fit import RerankerTuneReport
     from kgrag.workspace import QueryResponse
@@ -199,19 +200,20 @@ def holdout_table(report: TuneReport) -> Table:
     for row, label in labels.items():
         cells = held.intervals.get(row, {})
         table.add_row(label, *(_with_interval(held.recall[row].get(t, 0.0), cells.get(t)) for t in types))
-    for row, cells in held.differences.items():
-        table.add_row(row, *(_with_interval(None, cells.get(t), signed=True) for t in types))
+    for row, diffs in held.differences.items():
+        table.add_row(row, *(_with_interval(None, diffs.get(t), signed=True) for t in types))
     return table
 
 
-def _with_interval(value: float | None, cell: dict[str, Any] | None, signed: bool = False) -> str:
+def _with_interval(value: float | None, cell: IntervalCell | None, signed: bool = False) -> str:
     """``0.512 [0.43, 0.60] n=12`` (or just the value when there is no interval)."""
     mean = cell.get("mean") if cell else value
     if mean is None:
         return "–"
     text = f"{mean:+.3f}" if signed else f"{mean:.3f}"
-    if cell and cell.get("ci95"):
-        low, high = cell["ci95"]
+    ci = cell.get("ci95") if cell else None
+    if ci:
+        low, high = ci
         text += f" [{low:+.2f}, {high:+.2f}]" if signed else f" [{low:.2f}, {high:.2f}]"
     return text + (f" n={cell['n']}" if cell else "")
 

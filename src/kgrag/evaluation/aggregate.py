@@ -21,15 +21,15 @@ import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from kgrag.core.eval_records import EvalScore
 from kgrag.evaluation.intervals import ALL, MACRO, MIN_STRATUM, Bootstrap, estimates
+from kgrag.evaluation.stats.cells import IntervalCell, Summary, SummaryCell
 from kgrag.evaluation.stats.intervals import macro_weights
 
-__all__ = ["ALL", "MACRO", "Cell", "QuestionValues", "question_types", "question_values", "summarize"]
+__all__ = ["ALL", "MACRO", "Cell", "QuestionValues", "Summary", "question_types", "question_values", "summarize"]
 
-Cell = dict[str, Any]
+Cell = SummaryCell
 LATENCY, COLD, WARM = "cost.latency_ms", "cost.latency_cold_ms", "cost.latency_warm_ms"
 QuestionValues = dict[str, tuple[str, float]]  # question id → (type, value averaged over runs)
 
@@ -99,19 +99,16 @@ def _row(series: _Series, settings: Bootstrap) -> dict[str, Cell]:
         estimate = found.get(column)
         runs = spreads.get(column, [])
         unmeasured = sum(series.missing.values()) if column in (ALL, MACRO) else series.missing.get(column, 0)
-        cell: Cell = estimate.as_cell() if estimate else {"mean": None, "ci95": None, "n": 0}
-        cell["std"] = mean_std(runs)[1]
-        cell["runs"] = len(runs)
-        cell["unmeasured"] = unmeasured
-        row[column] = cell
+        base: IntervalCell = estimate.as_cell() if estimate else {"mean": None, "ci95": None, "n": 0}
+        row[column] = {**base, "std": mean_std(runs)[1], "runs": len(runs), "unmeasured": unmeasured}
     return row
 
 
-def summarize(scores: Iterable[EvalScore], settings: Bootstrap | None = None) -> dict[str, dict[str, dict[str, Cell]]]:
+def summarize(scores: Iterable[EvalScore], settings: Bootstrap | None = None) -> Summary:
     """pipeline → metric → column (each question type, ``All``, ``Macro``) → cell with ``mean``, ``ci95``
     (``[low, high]`` or None), ``n`` (questions measured), ``std`` over runs, ``runs`` and ``unmeasured``."""
     chosen = settings or Bootstrap()
-    out: dict[str, dict[str, dict[str, Cell]]] = defaultdict(dict)
+    out: Summary = defaultdict(dict)
     for (pipeline, metric), series in sorted(_series(scores).items()):
         out[pipeline][metric] = _row(series, chosen)
     return dict(out)
@@ -125,6 +122,6 @@ def question_values(scores: Iterable[EvalScore]) -> dict[str, dict[str, Question
     return dict(out)
 
 
-def question_types(summary: dict[str, dict[str, dict[str, Cell]]]) -> list[str]:
+def question_types(summary: Summary) -> list[str]:
     """The question-type columns present, sorted, without ``All``/``Macro``."""
     return sorted({t for rows in summary.values() for row in rows.values() for t in row if t not in (ALL, MACRO)})

@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
+
+from pydantic import JsonValue
 
 from kgrag.core.errors import KgragError
 from kgrag.core.eval_records import EvalRunRecord, EvalScore, EvalTrace, answer_id
+from kgrag.evaluation.judges.call import JudgeCall
 
 TEXT_PREVIEW = 400  # characters of a context item shown in the per-question view (the JSONL keeps all)
 
@@ -18,7 +21,15 @@ def _llm_answers(traces: Sequence[EvalTrace]) -> list[EvalTrace]:
     return [t for t in traces if t.record.get("answer_mode") == "llm"]
 
 
-def answer_counts(traces: Sequence[EvalTrace]) -> dict[str, int]:
+class AnswerCounts(TypedDict):
+    """Answers in a run, answers the LLM wrote and how many of those the cache replayed."""
+
+    answers: int
+    llm_answers: int
+    replayed_from_cache: int
+
+
+def answer_counts(traces: Sequence[EvalTrace]) -> AnswerCounts:
     """Answers in total, answers the LLM wrote, and how many of those were replayed from the cache."""
     llm = _llm_answers(traces)
     cached = sum(1 for t in llm if (t.record.get("usage") or {}).get("cached"))
@@ -43,10 +54,41 @@ def variation(runs: int, reuse_answers: bool, traces: Sequence[EvalTrace], judge
 EXPORT_VERSION = 2
 
 
-def _run_line(record: EvalRunRecord) -> dict[str, Any]:
+class RunLine(TypedDict):
+    """The first line of an export: the run's plan, judge set-up, scoring settings, models and dataset,
+    copied from its stored payload as they are."""
+
+    kind: str
+    export_version: int
+    run_id: str
+    plan: JsonValue
+    judge: JsonValue
+    settings: JsonValue
+    models: JsonValue
+    dataset: JsonValue
+    questions: JsonValue
+
+
+class StoredScore(TypedDict):
+    """One score of an exported answer: its value (None when unmeasured) and why it is unmeasured."""
+
+    value: float | None
+    note: str
+
+
+def _run_line(record: EvalRunRecord) -> RunLine:
     payload = record.payload
-    keep = ("plan", "judge", "settings", "models", "dataset", "questions")
-    return {"kind": "run", "export_version": EXPORT_VERSION, "run_id": record.id, **{k: payload.get(k) for k in keep}}
+    return {
+        "kind": "run",
+        "export_version": EXPORT_VERSION,
+        "run_id": record.id,
+        "plan": payload.get("plan"),
+        "judge": payload.get("judge"),
+        "settings": payload.get("settings"),
+        "models": payload.get("models"),
+        "dataset": payload.get("dataset"),
+        "questions": payload.get("questions"),
+    }
 
 
 def write_jsonl(
@@ -57,7 +99,7 @@ def write_jsonl(
     question id, the record and every score of that answer (``scores``: name → value and note). Returns
     the number of answers. Written to a temporary file first, so a failure never leaves half a file
     behind."""
-    by_answer: dict[tuple[int, str, str], dict[str, Any]] = {}
+    by_answer: dict[tuple[int, str, str], dict[str, StoredScore]] = {}
     for s in scores:
         by_answer.setdefault((s.run_index, s.pipeline, s.question_id), {})[s.metric] = {
             "value": s.value,
@@ -87,7 +129,7 @@ def write_jsonl(
     return len(traces)
 
 
-def _judge_lines(calls: Sequence[dict[str, Any]]) -> list[str]:
+def _judge_lines(calls: Sequence[JudgeCall]) -> list[str]:
     lines = []
     for call in calls:
         reply = call.get("reply")

@@ -15,51 +15,56 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+
+from pydantic import JsonValue
 
 from kgrag.core.errors import KgragError
 from kgrag.evaluation.aggregate import ALL, MACRO, Cell, question_types
 from kgrag.evaluation.plots import Bar, Point, grouped_bars, quality_vs_cost
 from kgrag.evaluation.runner import COSTS
 from kgrag.evaluation.session import EvalRun
+from kgrag.evaluation.stats.cells import DifferenceCell, StatsBlock, Summary, Verdict
 
 QUALITY_ORDER = ("evidence-recall", "context-relevance", "rouge-l", "answer-accuracy", "coverage", "faithfulness")
 
 
 def fmt(cell: Cell | None, digits: int = 3, spread: bool = True) -> str:
     """``mean [low, high] n=N`` plus ``sd S`` over runs when there were several; ``–`` when unmeasured."""
-    if not cell or cell.get("mean") is None:
+    mean = cell.get("mean") if cell else None
+    if not cell or mean is None:
         return "–"
-    text = f"{float(cell['mean']):.{digits}f}"
+    text = f"{float(mean):.{digits}f}"
     ci = cell.get("ci95")
     text += f" [{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]" if ci else " [no CI]"
     text += f" n={cell.get('n', 0)}"
-    if spread and (cell.get("runs") or 0) > 1 and cell.get("std") is not None:
-        text += f" sd {float(cell['std']):.{digits}f}"
+    std = cell.get("std")
+    if spread and (cell.get("runs") or 0) > 1 and std is not None:
+        text += f" sd {float(std):.{digits}f}"
     return text
 
 
-def fmt_diff(cell: dict[str, Any] | None) -> str:
-    if not cell or cell.get("mean") is None:
+def fmt_diff(cell: DifferenceCell | None) -> str:
+    mean = cell.get("mean") if cell else None
+    if not cell or mean is None:
         return "–"
     ci = cell.get("ci95")
     interval = f" [{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else " [no CI]"
-    return f"{float(cell['mean']):+.3f}{interval} n={cell.get('n', 0)}"
+    return f"{float(mean):+.3f}{interval} n={cell.get('n', 0)}"
 
 
-def quality_metrics(summary: dict[str, Any]) -> list[str]:
+def quality_metrics(summary: Summary) -> list[str]:
     """Metric names in a stable, readable order (paper metrics first, judges after, costs excluded)."""
     names = {m for rows in summary.values() for m in rows if not m.startswith("cost.")}
     rank = {name: i for i, name in enumerate(QUALITY_ORDER)}
     return sorted(names, key=lambda m: (rank.get(m.split(":")[0], 99), m))
 
 
-def headline_metric(summary: dict[str, Any]) -> str | None:
+def headline_metric(summary: Summary) -> str | None:
     metrics = quality_metrics(summary)
     return metrics[0] if metrics else None
 
 
-def column_heads(summary: dict[str, Any], metric: str, columns: list[str]) -> list[str]:
+def column_heads(summary: Summary, metric: str, columns: list[str]) -> list[str]:
     """``Type (n=N)`` per column, ``, small`` added where the type is under the minimum stratum size."""
     heads = []
     for column in columns:
@@ -70,7 +75,7 @@ def column_heads(summary: dict[str, Any], metric: str, columns: list[str]) -> li
     return heads
 
 
-def metric_table(summary: dict[str, Any], metric: str, spread: bool = True) -> list[str]:
+def metric_table(summary: Summary, metric: str, spread: bool = True) -> list[str]:
     columns = [*question_types(summary), ALL, MACRO]
     lines = [
         "| pipeline | " + " | ".join(column_heads(summary, metric, columns)) + " | unmeasured |",
@@ -85,7 +90,7 @@ def metric_table(summary: dict[str, Any], metric: str, spread: bool = True) -> l
     return lines
 
 
-def paired_lines(stats: dict[str, Any], metric: str) -> list[str]:
+def paired_lines(stats: StatsBlock, metric: str) -> list[str]:
     rows = (stats.get("paired") or {}).get(metric) or {}
     if not rows:
         return []
@@ -99,7 +104,7 @@ def paired_lines(stats: dict[str, Any], metric: str) -> list[str]:
     return lines
 
 
-def cost_table(summary: dict[str, Any]) -> list[str]:
+def cost_table(summary: Summary) -> list[str]:
     heads = [c.removeprefix("cost.").replace("_", " ") for c in COSTS]
     lines = ["| pipeline | " + " | ".join(heads) + " |", "| --- | " + " | ".join("---:" for _ in COSTS) + " |"]
     for pipeline, rows in summary.items():
@@ -114,9 +119,10 @@ def answer_line(run: EvalRun, metric: str | None = None) -> str:
     metric = metric or headline_metric(run.summary)
     if metric is None:
         return "No pipeline could be scored."
-    verdict = ((run.stats.get("verdicts") or {}).get(metric) or {}).get(MACRO) or {}
-    text = str(verdict.get("text") or f"No verdict on {metric}.")
-    best = verdict.get("best")
+    verdicts: dict[str, dict[str, Verdict]] = run.stats.get("verdicts") or {}
+    verdict = verdicts.get(metric, {}).get(MACRO)
+    text = str((verdict["text"] if verdict else None) or f"No verdict on {metric}.")
+    best = verdict.get("best") if verdict else None
     if best is None:
         return text
     rows = run.summary[best]
@@ -126,11 +132,16 @@ def answer_line(run: EvalRun, metric: str | None = None) -> str:
     )
 
 
-def _header(payload: dict[str, Any]) -> list[str]:
-    plan = payload.get("plan", {})
-    boot = payload.get("bootstrap") or {}
-    answers = payload.get("answers") or {}
-    judge = payload.get("judge") or {}
+def _obj(value: JsonValue) -> dict[str, JsonValue]:
+    return value if isinstance(value, dict) else {}
+
+
+def _header(payload: dict[str, JsonValue]) -> list[str]:
+    """The settings lines of a stored run's payload (plain JSON; a field an older run lacks reads as unknown)."""
+    plan, boot = _obj(payload.get("plan")), _obj(payload.get("bootstrap"))
+    answers, judge = _obj(payload.get("answers")), _obj(payload.get("judge"))
+    pipelines = plan.get("pipelines")
+    sample = payload.get("sample")
     replayed = (
         f"; {answers.get('replayed_from_cache', 0)} of {answers.get('llm_answers')} LLM answers replayed from the cache"
         if answers.get("llm_answers")
@@ -140,8 +151,9 @@ def _header(payload: dict[str, Any]) -> list[str]:
         f"# Evaluation run `{payload.get('id', '?')}`",
         "",
         f"Dataset `{payload.get('dataset', '?')}` ({payload.get('questions', '?')} questions"
-        f"{', ' + payload['sample'] if payload.get('sample') else ''}); "
-        f"pipelines {', '.join(plan.get('pipelines', []))}; baseline {plan.get('baseline') or '–'}; "
+        f"{', ' + str(sample) if sample else ''}); "
+        f"pipelines {', '.join(str(p) for p in pipelines) if isinstance(pipelines, list) else ''}; "
+        f"baseline {plan.get('baseline') or '–'}; "
         f"k = {plan.get('k')}; {plan.get('runs')} run(s); metric mode `{plan.get('mode')}`{replayed}.",
         f"Cells: mean [95% CI] n = questions — {boot.get('method', 'a bootstrap over questions')}; each "
         "question's value is first averaged over runs; a small type weighs less in Macro and decides nothing.",
@@ -173,27 +185,33 @@ def render_run(run: EvalRun) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _points(summary: dict[str, Any], metric: str, cost: str) -> list[Point]:
+def _points(summary: Summary, metric: str, cost: str) -> list[Point]:
     points: list[Point] = []
     for pipeline, rows in summary.items():
         quality, spend = rows.get(metric, {}).get(MACRO), rows.get(cost, {}).get(ALL)
         if quality and spend and quality.get("mean") is not None and spend.get("mean") is not None:
             ci = quality.get("ci95")
-            points.append((pipeline, float(spend["mean"]), float(quality["mean"]), tuple(ci) if ci else None))
+            points.append(
+                (pipeline, float(spend["mean"] or 0), float(quality["mean"] or 0), (ci[0], ci[1]) if ci else None)
+            )
     return points
 
 
 def _bar(cell: Cell | None) -> Bar:
-    cell = cell or {}
-    ci = cell.get("ci95")
-    return float(cell.get("mean") or 0.0), (float(ci[0]), float(ci[1])) if ci else None
+    ci = cell.get("ci95") if cell else None
+    return float((cell.get("mean") if cell else None) or 0.0), (float(ci[0]), float(ci[1])) if ci else None
 
 
-def plot_run(summary: dict[str, Any], out_dir: Path, stem: str) -> list[Path]:
+def _mean(rows: dict[str, dict[str, Cell]], metric: str, column: str) -> float | None:
+    cell = rows.get(metric, {}).get(column)
+    return cell.get("mean") if cell else None
+
+
+def plot_run(summary: Summary, out_dir: Path, stem: str) -> list[Path]:
     """Per metric: quality vs context tokens and vs cost (LLM tokens, else warm latency); bars by type."""
     paths: list[Path] = []
-    uses_llm = any((rows.get("cost.total_tokens", {}).get(ALL) or {}).get("mean") for rows in summary.values())
-    warm = any((rows.get("cost.latency_warm_ms", {}).get(ALL) or {}).get("mean") for rows in summary.values())
+    uses_llm = any(_mean(rows, "cost.total_tokens", ALL) for rows in summary.values())
+    warm = any(_mean(rows, "cost.latency_warm_ms", ALL) for rows in summary.values())
     latency = ("cost.latency_warm_ms", "warm latency ms") if warm else ("cost.latency_cold_ms", "latency ms (one run)")
     cost_axis = ("cost.total_tokens", "LLM tokens per question") if uses_llm else latency
     types = question_types(summary)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, JsonValue
 
 from kgrag.config import LLMConfig
 from kgrag.core.errors import KgragError
@@ -107,10 +107,11 @@ def replayed_similarity(pairs: Sequence[Mapping[str, Any]], where: str) -> Calla
 
 @dataclass(frozen=True)
 class Export:
-    """An export read back: its run line and its answer lines."""
+    """An export read back: its run line and its answer lines, as the file holds them (a user's file:
+    each field is checked where a metric reads it)."""
 
-    run: dict[str, Any]
-    answers: list[dict[str, Any]]
+    run: dict[str, JsonValue]
+    answers: list[dict[str, JsonValue]]
 
 
 def read_export(path: Path) -> Export:
@@ -195,6 +196,21 @@ def _same(a: float | None, b: float | None) -> bool:
     return a == b or (a is not None and b is not None and abs(a - b) <= 1e-12)
 
 
+def _stored_scores(row: dict[str, JsonValue]) -> dict[str, tuple[float | None, str]]:
+    """score name → (stored value, note) of one exported answer."""
+    where = str(row.get("answer_id") or row.get("question_id"))
+    scores = row.get("scores") or {}
+    if not isinstance(scores, dict):
+        raise ExportError(f"{where}: the export's scores are not an object of score name → value and note")
+    out: dict[str, tuple[float | None, str]] = {}
+    for name, stored in scores.items():
+        value = stored.get("value") if isinstance(stored, dict) else "?"
+        if not isinstance(stored, dict) or not (value is None or isinstance(value, int | float)):
+            raise ExportError(f"{where}: stored score {name!r} is not {{value: number or null, note}}")
+        out[name] = (value, str(stored.get("note") or ""))
+    return out
+
+
 def rescore(export: Export) -> Rescored:
     """All answers rescored and compared with the export's stored scores."""
     run_id = str(export.run.get("run_id", ""))
@@ -202,10 +218,9 @@ def rescore(export: Export) -> Rescored:
     series: dict[str, list[int]] = {}
     differences: list[str] = []
     for row in export.answers:
-        stored: dict[str, Mapping[str, Any]] = row.get("scores") or {}
+        stored = _stored_scores(row)
         fresh = rescore_answer(export.run, row)
-        for name, old in stored.items():
-            value = old.get("value")
+        for name, (value, note) in stored.items():
             if not name.startswith("cost."):
                 counts = series.setdefault(name, [0, 0])
                 counts[0] += 1
@@ -218,13 +233,13 @@ def rescore(export: Export) -> Rescored:
             out.append(
                 EvalScore(
                     run_id,
-                    int(row.get("run", 0)),
+                    int(str(row.get("run", 0))),
                     str(row.get("pipeline")),
                     str(row.get("question_id")),
                     str(row.get("question_type", "")),
                     name,
                     value,
-                    str(old.get("note") or ""),
+                    note,
                 )
             )
     return Rescored(out, {k: (v[0], v[1]) for k, v in sorted(series.items())}, differences)

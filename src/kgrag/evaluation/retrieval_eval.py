@@ -11,9 +11,9 @@ import statistics
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from kgrag.core.context import RetrievalResult
 from kgrag.core.errors import KgragError
@@ -21,10 +21,38 @@ from kgrag.documents import TokenCounter
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.plots import Point, quality_vs_cost
 from kgrag.evaluation.recall import evidence_recall
-from kgrag.evaluation.retrieval_stats import render_statistics, retrieval_statistics
+from kgrag.evaluation.retrieval_stats import RetrievalStatistics, render_statistics, retrieval_statistics
 from kgrag.evaluation.stats.intervals import Bootstrap
 
 Retriever = Callable[[str, str, int], RetrievalResult]
+
+
+class OutcomeRow(TypedDict):
+    """One question through one pipeline in ``retrieval_eval.json``."""
+
+    id: str
+    question_type: str
+    pipeline: str
+    recall: float | None
+    latency_ms: float
+    retrieved: list[str]
+    chunk_recall: float | None
+    context_tokens: int
+
+
+class RetrievalReportPayload(TypedDict):
+    """``retrieval_eval.json``: the tables, the costs, the statistics and every outcome."""
+
+    dataset: str
+    k: int
+    threshold: float
+    summary: dict[str, dict[str, float]]
+    summary_chunks_only: dict[str, dict[str, float]]
+    mean_context_tokens: dict[str, float]
+    latency_ms: dict[str, dict[str, float]]
+    counts: dict[str, int]
+    statistics: RetrievalStatistics
+    outcomes: list[OutcomeRow]
 
 
 @dataclass
@@ -46,6 +74,19 @@ class QuestionOutcome:
     chunk_recall: float | None = None
     context_tokens: int = 0
 
+    def row(self) -> OutcomeRow:
+        """The outcome as the report's JSON keeps it (the fields in order)."""
+        return {
+            "id": self.id,
+            "question_type": self.question_type,
+            "pipeline": self.pipeline,
+            "recall": self.recall,
+            "latency_ms": self.latency_ms,
+            "retrieved": list(self.retrieved),
+            "chunk_recall": self.chunk_recall,
+            "context_tokens": self.context_tokens,
+        }
+
 
 @dataclass
 class RetrievalEvalReport:
@@ -58,7 +99,7 @@ class RetrievalEvalReport:
     baseline: str | None = None
     settings: Bootstrap = field(default_factory=Bootstrap)
 
-    def statistics(self) -> dict[str, Any]:
+    def statistics(self) -> RetrievalStatistics:
         """Intervals, paired differences against the baseline and verdicts (``retrieval_stats``)."""
         return retrieval_statistics(self, self.baseline, self.settings)
 
@@ -157,7 +198,7 @@ def _recall_table(report: RetrievalEvalReport, metric: str, with_costs: bool) ->
     return lines
 
 
-def render_markdown(report: RetrievalEvalReport, dataset: str, stats: dict[str, Any] | None = None) -> str:
+def render_markdown(report: RetrievalEvalReport, dataset: str, stats: RetrievalStatistics | None = None) -> str:
     """The report as markdown: the two recall tables with costs, then for each measure its intervals,
     paired differences against the baseline and verdicts."""
     stats = stats or report.statistics()
@@ -199,7 +240,7 @@ def write_report(report: RetrievalEvalReport, out_dir: Path, dataset: str) -> di
         "plot": out_dir / "retrieval_eval.png",
     }
     stats = report.statistics()
-    payload: dict[str, Any] = {
+    payload: RetrievalReportPayload = {
         "dataset": dataset,
         "k": report.k,
         "threshold": report.threshold,
@@ -209,7 +250,7 @@ def write_report(report: RetrievalEvalReport, out_dir: Path, dataset: str) -> di
         "latency_ms": report.latency(),
         "counts": report.counts(),
         "statistics": stats,
-        "outcomes": [asdict(o) for o in report.outcomes],
+        "outcomes": [o.row() for o in report.outcomes],
     }
     try:
         paths["json"].write_text(json.dumps(payload, indent=2), encoding="utf-8")

@@ -9,16 +9,36 @@ mean and never decides a verdict on its own.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 from kgrag.core.errors import KgragError
+from kgrag.evaluation.stats.cells import BootstrapSettings, DifferenceCell, IntervalCell, Tally, Verdict
 from kgrag.evaluation.stats.intervals import ALL, MACRO, Bootstrap, QuestionValues, estimates, paired
 from kgrag.evaluation.stats.verdicts import PerQuestion, record, verdict
 
 if TYPE_CHECKING:
     from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
 
-MEASURES = ("recall", "chunk_recall")
+Measure = Literal["recall", "chunk_recall"]
+MEASURES: tuple[Measure, Measure] = ("recall", "chunk_recall")
+
+
+class MeasureBlock(TypedDict):
+    """One measure: pipeline → column → interval, pipeline → column → paired difference against the
+    baseline (with wins/losses/ties), and column → verdict."""
+
+    estimates: dict[str, dict[str, IntervalCell]]
+    paired: dict[str, dict[str, DifferenceCell]]
+    verdicts: dict[str, Verdict]
+
+
+class RetrievalStatistics(TypedDict):
+    """The ``statistics`` of a retrieval evaluation's report."""
+
+    settings: BootstrapSettings
+    baseline: str
+    recall: MeasureBlock
+    chunk_recall: MeasureBlock
 
 
 def per_question(report: RetrievalEvalReport) -> PerQuestion:
@@ -41,14 +61,16 @@ def pick_baseline(report: RetrievalEvalReport, baseline: str | None) -> str:
     return baseline
 
 
-def _paired_rows(values: PerQuestion, measure: str, baseline: str, settings: Bootstrap) -> dict[str, Any]:
+def _paired_rows(
+    values: PerQuestion, measure: str, baseline: str, settings: Bootstrap
+) -> dict[str, dict[str, DifferenceCell]]:
     reference = values.get(baseline, {}).get(measure, {})
-    rows: dict[str, Any] = {}
+    rows: dict[str, dict[str, DifferenceCell]] = {}
     for pipeline, measures in values.items():
         if pipeline == baseline:
             continue
         found = paired(measures[measure], reference, settings)
-        cells = {column: {**e.as_cell(), "p": e.p_value()} for column, e in found.items()}
+        cells: dict[str, DifferenceCell] = {column: {**e.as_cell(), "p": e.p_value()} for column, e in found.items()}
         shared = set(measures[measure]) & set(reference)
         by_type: dict[str, set[str]] = defaultdict(set)
         for q in shared:
@@ -60,34 +82,42 @@ def _paired_rows(values: PerQuestion, measure: str, baseline: str, settings: Boo
     return rows
 
 
-def retrieval_statistics(report: RetrievalEvalReport, baseline: str | None, settings: Bootstrap) -> dict[str, Any]:
+def _block(values: PerQuestion, measure: Measure, baseline: str, settings: Bootstrap) -> MeasureBlock:
+    return {
+        "estimates": {
+            p: {c: e.as_cell() for c, e in estimates(m[measure], settings).items()} for p, m in values.items()
+        },
+        "paired": _paired_rows(values, measure, baseline, settings),
+        "verdicts": {column: verdict(values, measure, settings, column) for column in (MACRO, ALL)},
+    }
+
+
+def retrieval_statistics(report: RetrievalEvalReport, baseline: str | None, settings: Bootstrap) -> RetrievalStatistics:
     """``{"settings", "baseline", measure: {"estimates", "paired", "verdicts"}}`` for both measures."""
     chosen = pick_baseline(report, baseline)
     values = per_question(report)
-    out: dict[str, Any] = {"settings": settings.describe(), "baseline": chosen}
-    for measure in MEASURES:
-        out[measure] = {
-            "estimates": {
-                p: {c: e.as_cell() for c, e in estimates(m[measure], settings).items()} for p, m in values.items()
-            },
-            "paired": _paired_rows(values, measure, chosen, settings),
-            "verdicts": {column: verdict(values, measure, settings, column) for column in (MACRO, ALL)},
-        }
-    return out
+    return {
+        "settings": settings.describe(),
+        "baseline": chosen,
+        "recall": _block(values, "recall", chosen, settings),
+        "chunk_recall": _block(values, "chunk_recall", chosen, settings),
+    }
 
 
-def _cell(cell: dict[str, Any] | None, signed: bool = False) -> str:
-    if not cell or cell.get("mean") is None:
+def _cell(cell: IntervalCell | None, signed: bool = False) -> str:
+    mean = cell.get("mean") if cell else None
+    if not cell or mean is None:
         return "–"
     fmt = "{:+.3f}" if signed else "{:.3f}"
-    text = fmt.format(cell["mean"])
-    if cell.get("ci95"):
-        low, high = cell["ci95"]
+    text = fmt.format(mean)
+    ci = cell.get("ci95")
+    if ci:
+        low, high = ci
         text += " [" + fmt.format(low) + ", " + fmt.format(high) + "]"
     return text
 
 
-def _columns(block: dict[str, Any]) -> tuple[list[str], dict[str, int], set[str]]:
+def _columns(block: MeasureBlock) -> tuple[list[str], dict[str, int], set[str]]:
     sizes: dict[str, int] = {}
     small: set[str] = set()
     for row in block["estimates"].values():
@@ -99,7 +129,7 @@ def _columns(block: dict[str, Any]) -> tuple[list[str], dict[str, int], set[str]
     return [*types, *(c for c in (ALL, MACRO) if c in sizes)], sizes, small
 
 
-def render_statistics(stats: dict[str, Any], measure: str, pipelines: list[str]) -> list[str]:
+def render_statistics(stats: RetrievalStatistics, measure: Measure, pipelines: list[str]) -> list[str]:
     """Markdown: the interval table, the paired-difference table and the verdict lines of ``measure``."""
     block = stats[measure]
     columns, sizes, small = _columns(block)
@@ -124,8 +154,9 @@ def render_statistics(stats: dict[str, Any], measure: str, pipelines: list[str])
         "| --- | " + " | ".join("---:" for _ in columns) + " | ---: |",
     ]
     for pipeline, cells in block["paired"].items():
-        tally = cells.get(ALL, {}).get("record") or {}
-        wlt = f"{tally.get('wins', 0)}/{tally.get('losses', 0)}/{tally.get('ties', 0)}"
+        overall = cells.get(ALL)
+        tally: Tally = (overall.get("record") if overall else None) or {"wins": 0, "losses": 0, "ties": 0}
+        wlt = f"{tally['wins']}/{tally['losses']}/{tally['ties']}"
         lines.append(f"| {pipeline} | " + " | ".join(_cell(cells.get(c), True) for c in columns) + f" | {wlt} |")
     verdicts = block.get("verdicts", {})
     lines += ["", *(f"- Verdict: {verdicts[c]['text']}" for c in (MACRO, ALL) if c in verdicts)]

@@ -21,13 +21,13 @@ import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypedDict
 
 from kgrag.core.eval_records import EvalScore, EvalTrace
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.intervals import Bootstrap
 from kgrag.evaluation.judges.base import AnswerJudge, JudgeSetup
-from kgrag.evaluation.judges.call import recording
+from kgrag.evaluation.judges.call import JudgeCall, recording
 from kgrag.evaluation.metrics.base import Measured, Metric, MetricTools, Sample, measure
 from kgrag.evaluation.metrics.statements import plain_answer
 from kgrag.generation import QueryResponse
@@ -135,8 +135,8 @@ def _trace(
     item: QAItem,
     response: QueryResponse,
     answer: str,
-    judge_calls: list[dict[str, object]],
-    similarities: list[dict[str, object]],
+    judge_calls: list[JudgeCall],
+    similarities: list[SimilarityPair],
 ) -> dict[str, object]:
     contexts = [
         {"id": i.id, "kind": i.kind, "text": i.text, "score": i.score, "chunk_ids": list(i.chunk_ids)}
@@ -159,12 +159,20 @@ def _trace(
     }
 
 
+class SimilarityPair(TypedDict):
+    """Two texts the semantic similarity compared, with the cosine it gave."""
+
+    a: str
+    b: str
+    cosine: float
+
+
 def recording_similarity(
     similarity: Callable[[str, str], float],
-) -> tuple[Callable[[str, str], float], list[dict[str, object]]]:
+) -> tuple[Callable[[str, str], float], list[SimilarityPair]]:
     """``similarity`` that also keeps each pair of texts it compared with the cosine, so an exported
     run can be re-scored without the embedder (:mod:`kgrag.evaluation.rescore`)."""
-    seen: list[dict[str, object]] = []
+    seen: list[SimilarityPair] = []
 
     def recorded(a: str, b: str) -> float:
         value = similarity(a, b)
@@ -189,8 +197,8 @@ def run_question(item: QAItem, pipeline: str, plan: RunPlan, parts: RunParts, ru
     with recording() as judge_calls:
         scores = score_answer(sample, plan, recorded, run_index)
     scores.update(_answer_costs(response, parts, delta, latency_ms))
-    judge_prompt = sum(int(str(c.get("prompt_tokens", 0))) for c in judge_calls)
-    judge_completion = sum(int(str(c.get("completion_tokens", 0))) for c in judge_calls)
+    judge_prompt = sum(c["prompt_tokens"] for c in judge_calls)
+    judge_completion = sum(c["completion_tokens"] for c in judge_calls)
     scores["cost.judge_prompt_tokens"] = Measured(float(judge_prompt))
     scores["cost.judge_completion_tokens"] = Measured(float(judge_completion))
     scores["cost.judge_tokens"] = Measured(float(judge_prompt + judge_completion))

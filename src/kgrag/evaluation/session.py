@@ -8,9 +8,10 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict, TypeVar
 
 import numpy as np
+from pydantic import BaseModel, JsonValue
 
 from kgrag.config import KgragConfig
 from kgrag.config.evaluation import EvaluationConfig
@@ -19,15 +20,43 @@ from kgrag.core.eval_records import EvalRunRecord, EvalScore, EvalTrace
 from kgrag.core.registry import Registry
 from kgrag.evaluation.aggregate import question_values, summarize
 from kgrag.evaluation.intervals import Bootstrap
-from kgrag.evaluation.judges.base import AnswerJudge, JudgeSetup
+from kgrag.evaluation.judges.base import AnswerJudge, JudgeDisclosure, JudgeSetup
 from kgrag.evaluation.metrics.base import Metric, MetricTools
-from kgrag.evaluation.provenance import answer_counts, variation
+from kgrag.evaluation.provenance import AnswerCounts, answer_counts, variation
 from kgrag.evaluation.runner import RunPlan
+from kgrag.evaluation.stats.cells import BootstrapSettings, StatsBlock, Summary
 from kgrag.evaluation.verdicts import compare_all, default_baseline
 from kgrag.models.embeddings import Embedder
 from kgrag.models.llm import LLMClient
 
 JudgeFactory = Callable[[str | None], LLMClient]
+T = TypeVar("T")
+
+
+class ScoringSettings(TypedDict):
+    """What the metrics and judges of a run read besides their inputs; each table is the part's own
+    settings model dumped to JSON (its shape is the part's)."""
+
+    evidence_overlap: float
+    judge_temperature: float
+    metrics: dict[str, dict[str, JsonValue]]
+    judges: dict[str, dict[str, JsonValue]]
+
+
+class ProvenanceSummary(TypedDict):
+    """The run-level facts a report needs to be read right."""
+
+    bootstrap: BootstrapSettings
+    variation: str
+    answers: AnswerCounts
+
+
+class _StoredBootstrap(BaseModel):
+    """The interval settings kept in a stored run's payload (defaults for runs stored without them)."""
+
+    resamples: int = 2000
+    seed: int = 0
+    level: float = 0.95
 
 
 @dataclass(frozen=True)
@@ -38,8 +67,8 @@ class EvalRun:
 
     record: EvalRunRecord
     scores: list[EvalScore]
-    summary: dict[str, Any]
-    stats: dict[str, Any]
+    summary: Summary
+    stats: StatsBlock
 
 
 def new_eval_id(kind: str) -> str:
@@ -59,9 +88,9 @@ def embedder_similarity(embedder: Embedder) -> Callable[[str, str], float]:
     return similarity
 
 
-def pick(registry: Registry[Any], names: Sequence[str], what: str) -> dict[str, Any]:
+def pick(registry: Registry[Callable[[], T]], names: Sequence[str], what: str) -> dict[str, T]:
     """Instances of the named entries; an unknown name fails before anything runs, listing the known."""
-    chosen: dict[str, Any] = {}
+    chosen: dict[str, T] = {}
     for name in names:
         if name not in registry:
             raise KgragError(f"unknown {what} {name!r}; known: {', '.join(registry.names())}")
@@ -95,7 +124,7 @@ def metric_tools(config: KgragConfig, embedder: Embedder, setup: JudgeSetup | No
     )
 
 
-def scoring_settings(ev: EvaluationConfig) -> dict[str, Any]:
+def scoring_settings(ev: EvaluationConfig) -> ScoringSettings:
     """What the metrics and judges read besides their inputs, stored with the run so an export can be
     re-scored (:mod:`kgrag.evaluation.rescore`): the evidence overlap and each metric's and judge's table."""
     return {
@@ -108,7 +137,7 @@ def scoring_settings(ev: EvaluationConfig) -> dict[str, Any]:
 
 def judge_disclosure(
     setup: JudgeSetup | None, metrics: dict[str, Metric], judges: dict[str, AnswerJudge], llm_metrics: bool
-) -> dict[str, Any] | None:
+) -> JudgeDisclosure | None:
     """Models, prompt versions and temperature of every LLM call the scores depend on."""
     if setup is None or (not judges and not llm_metrics):
         return None
@@ -128,10 +157,10 @@ METRIC_PROMPTS = {
 }
 
 
-def bootstrap_of(payload: dict[str, Any]) -> Bootstrap:
+def bootstrap_of(payload: dict[str, JsonValue]) -> Bootstrap:
     """The interval settings a run was stored with (runs stored before intervals existed get the default)."""
-    stored = payload.get("bootstrap") or {}
-    return Bootstrap(int(stored.get("resamples", 2000)), int(stored.get("seed", 0)), float(stored.get("level", 0.95)))
+    stored = _StoredBootstrap.model_validate(payload.get("bootstrap") or {})
+    return Bootstrap(stored.resamples, stored.seed, stored.level)
 
 
 def finish(record: EvalRunRecord, scores: list[EvalScore], baseline: str | None = None) -> EvalRun:
@@ -150,7 +179,7 @@ def finish(record: EvalRunRecord, scores: list[EvalScore], baseline: str | None 
 
 def provenance_summary(
     plan: RunPlan, bootstrap: Bootstrap, traces: Sequence[EvalTrace], setup: JudgeSetup | None
-) -> dict[str, Any]:
+) -> ProvenanceSummary:
     """The run-level facts a report needs to be read right: interval settings, what varies between runs,
     and how many answers the LLM wrote or were replayed from the cache."""
     return {

@@ -20,13 +20,13 @@ import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from kgrag.core.context import RetrievalResult
 from kgrag.core.errors import KgragError
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.recall import evidence_recall
 from kgrag.evaluation.sampling import stratified_sample
+from kgrag.evaluation.stats.cells import DifferenceCell, IntervalCell
 from kgrag.evaluation.stats.intervals import Bootstrap, QuestionValues, estimates, paired
 
 GRID = tuple(round(i / 10, 1) for i in range(11))
@@ -48,9 +48,9 @@ class HoldoutReport:
     questions: int
     current_lambda: float
     recall: dict[str, dict[str, float]] = field(default_factory=dict)
-    intervals: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    intervals: dict[str, dict[str, IntervalCell]] = field(default_factory=dict)
     """row → column → ``{mean, ci95, n}`` (columns: each type, ``All``, ``Macro``)."""
-    differences: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    differences: dict[str, dict[str, DifferenceCell]] = field(default_factory=dict)
     """``fitted − current`` and ``fitted − dense`` → column → ``{mean, ci95, n, p}`` (paired)."""
 
 
@@ -92,12 +92,12 @@ def question_values(results: Scored, lam: float, k: int, threshold: float) -> Qu
 
 def held_out_statistics(
     held: Scored, rows: dict[str, float], k: int, threshold: float, settings: Bootstrap | None = None
-) -> tuple[dict[str, dict[str, dict[str, Any]]], dict[str, dict[str, dict[str, Any]]]]:
+) -> tuple[dict[str, dict[str, IntervalCell]], dict[str, dict[str, DifferenceCell]]]:
     """Intervals per row and the fitted row's paired differences to the others, on the held-out part."""
     chosen = settings or Bootstrap()
     values = {row: question_values(held, lam, k, threshold) for row, lam in rows.items()}
     intervals = {row: {c: e.as_cell() for c, e in estimates(v, chosen).items()} for row, v in values.items()}
-    differences = {
+    differences: dict[str, dict[str, DifferenceCell]] = {
         f"fitted − {row}": {
             c: {**e.as_cell(), "p": e.p_value()} for c, e in paired(values["fitted"], v, chosen).items()
         }

@@ -20,13 +20,13 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import Any
 
 import numpy as np
 
 from kgrag.core.context import ContextItem
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.recall import evidence_recall
+from kgrag.evaluation.stats.cells import DifferenceCell
 from kgrag.evaluation.stats.intervals import Bootstrap, paired
 from kgrag.models.rerankers.fused import FusedReranker, FusedWeights, fused_features
 from kgrag.tuning.lambda_fit import mean_by_type, split_holdout
@@ -121,7 +121,7 @@ class RerankerTuneReport:
     holdout_questions: int = 0
     holdout: dict[str, dict[str, float]] = field(default_factory=dict)
     """Rows ``fitted``, ``current``, ``coverage`` → recall per question type and ``All``."""
-    holdout_differences: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    holdout_differences: dict[str, dict[str, DifferenceCell]] = field(default_factory=dict)
     """``fitted − current`` and ``fitted − coverage`` → column → ``{mean, ci95, n, p}`` (paired over the
     held-out questions, :mod:`kgrag.evaluation.stats`)."""
 
@@ -168,7 +168,7 @@ def tune_fused_weights(
 
 def _differences(
     pools: Sequence[ScoredPool], rows: dict[str, FusedWeights], k: int, budget: int
-) -> dict[str, dict[str, dict[str, Any]]]:
+) -> dict[str, dict[str, DifferenceCell]]:
     """The fitted row's paired difference to each other row, per type, ``All`` and ``Macro``."""
     values = {
         row: {f"q{i}": (pool.question_type, pool_recall(pool, weights, k, budget)) for i, pool in enumerate(pools)}

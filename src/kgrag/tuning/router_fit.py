@@ -26,9 +26,10 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict, cast
 
 import numpy as np
+from pydantic import JsonValue
 
 from kgrag.core.context import RetrievalResult
 from kgrag.core.errors import KgragError
@@ -47,6 +48,25 @@ Retriever = Callable[[str, str], RetrievalResult]
 FeatureFn = Callable[[str], dict[str, float]]
 
 
+class Scored(TypedDict):
+    """One retrieval scored: evidence recall (None without scorable evidence) and context tokens."""
+
+    recall: float | None
+    context_tokens: int
+
+
+class Outcome(TypedDict):
+    """One cached line: the question (id and text) with either its routing features or one pipeline's
+    :class:`Scored` outcome; the cache adds the fingerprint of the settings it was scored under."""
+
+    id: str
+    question: str
+    features: NotRequired[dict[str, float]]
+    recall: NotRequired[float | None]
+    context_tokens: NotRequired[int]
+    fingerprint: NotRequired[str]
+
+
 @dataclass(frozen=True)
 class Row:
     """One labelled question: its routing features and each pipeline's recall and context tokens."""
@@ -56,6 +76,20 @@ class Row:
     features: dict[str, float]
     recall: dict[str, float]
     tokens: dict[str, int]
+
+
+def _outcome(record: dict[str, JsonValue]) -> Outcome | None:
+    """A cached line as an :class:`Outcome`, or None when a field has the wrong type (scored again)."""
+    features, recall, tokens = record.get("features", {}), record.get("recall"), record.get("context_tokens", 0)
+    typed = (
+        isinstance(record.get("id"), str)
+        and isinstance(record.get("question"), str)
+        and isinstance(features, dict)
+        and all(isinstance(v, int | float) for v in features.values())
+        and (recall is None or isinstance(recall, int | float))
+        and isinstance(tokens, int)
+    )
+    return cast(Outcome, record) if typed else None
 
 
 class OutcomeCache:
@@ -79,12 +113,12 @@ class OutcomeCache:
             raise KgragError(f"pipeline name {name!r} cannot name a cache file; run without --cache")
         return self.directory / f"{name}.jsonl"
 
-    def load(self, name: str, questions: dict[str, str]) -> dict[str, dict[str, Any]]:
+    def load(self, name: str, questions: dict[str, str]) -> dict[str, Outcome]:
         """Records of ``name`` whose id is in ``questions`` (id → text) with the same text and fingerprint."""
         path = self._path(name)
         if path is None or not path.exists():
             return {}
-        found: dict[str, dict[str, Any]] = {}
+        found: dict[str, Outcome] = {}
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as exc:
@@ -98,11 +132,12 @@ class OutcomeCache:
                 continue
             key = record.get("id")
             fresh = record.get("fingerprint") == self.fingerprint
-            if isinstance(key, str) and fresh and questions.get(key) == record.get("question"):
-                found[key] = record
+            outcome = _outcome(record) if isinstance(key, str) and fresh else None
+            if outcome is not None and questions.get(outcome["id"]) == outcome["question"]:
+                found[outcome["id"]] = outcome
         return found
 
-    def append(self, name: str, record: dict[str, Any]) -> None:
+    def append(self, name: str, record: Outcome) -> None:
         path = self._path(name)
         if path is None:
             return
@@ -125,7 +160,7 @@ class Scorer:
     threshold: float
     count_tokens: Callable[[str], int]
 
-    def __call__(self, item: QAItem, result: RetrievalResult) -> dict[str, Any]:
+    def __call__(self, item: QAItem, result: RetrievalResult) -> Scored:
         texts = [i.text for i in result.items]
         return {
             "recall": evidence_recall(item.evidence, texts, self.threshold),
@@ -146,16 +181,17 @@ def collect_rows(
     ``on_step`` is called with the pipeline name (or ``features``) after each question."""
     labelled = [item for item in items if item.evidence]
     questions = {item.id: item.question for item in labelled}
-    outcomes: dict[str, dict[str, dict[str, Any]]] = {}
+    outcomes: dict[str, dict[str, Outcome]] = {}
     for name in [*pipelines, FEATURES_FILE]:
         have = cache.load(name, questions)
         for item in labelled:
             if item.id not in have:
+                record: Outcome = {"id": item.id, "question": item.question}
                 if name == FEATURES_FILE:
-                    record: dict[str, Any] = {"features": features_of(item.question)}
+                    record["features"] = features_of(item.question)
                 else:
-                    record = scorer(item, retrieve(item.question, name))
-                record = {"id": item.id, "question": item.question, **record}
+                    scored = scorer(item, retrieve(item.question, name))
+                    record["recall"], record["context_tokens"] = scored["recall"], scored["context_tokens"]
                 cache.append(name, record)
                 have[item.id] = record
             if on_step is not None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypedDict, TypeVar
 
 from pydantic import BaseModel
 
@@ -16,6 +16,14 @@ from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry, settings_of
 from kgrag.evaluation.metrics.base import Measured, Sample
 from kgrag.models.llm import LLMClient
+
+
+class JudgeDisclosure(TypedDict):
+    """The judge set-up a run stores and every report prints."""
+
+    models: list[str]
+    prompts: dict[str, str]
+    temperature: float
 
 
 @dataclass(frozen=True)
@@ -40,7 +48,7 @@ class JudgeSetup:
     def with_seed(self, seed: int) -> JudgeSetup:
         return JudgeSetup(self.clients, self.temperature, seed, self.settings)
 
-    def describe(self, prompts: Sequence[str]) -> dict[str, Any]:
+    def describe(self, prompts: Sequence[str]) -> JudgeDisclosure:
         """Models, prompt names with versions, temperature: what a reader needs to trust or redo it."""
         client = self.primary
         versions = {name: client.prompt(name).version for name in prompts}

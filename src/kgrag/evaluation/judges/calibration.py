@@ -23,9 +23,11 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal, TypedDict
+
+from pydantic import JsonValue
 
 from kgrag.core.errors import KgragError
 from kgrag.core.eval_records import EvalScore
@@ -36,6 +38,28 @@ __all__ = ["Label", "calibrate", "labelled_run", "load_labels", "rejudge_plan", 
 Scale = Literal["categorical", "continuous"]
 RunMode = Literal["llm-free", "llm", "both"]
 MAX_CATEGORIES = 11
+
+
+class AgreementRow(TypedDict):
+    """One judge on one metric in the calibration JSON."""
+
+    judge: str
+    metric: str
+    n: int
+    scale: Scale
+    kappa: float | None
+    spearman: float | None
+    note: str
+
+
+class CalibrationReport(TypedDict):
+    """``calibration-<run>.json``."""
+
+    run_id: str
+    labels: int
+    unmatched: int
+    warnings: list[str]
+    agreement: list[AgreementRow]
 
 
 @dataclass(frozen=True)
@@ -50,6 +74,17 @@ class Agreement:
     spearman: float | None
     note: str = ""
 
+    def row(self) -> AgreementRow:
+        return {
+            "judge": self.judge,
+            "metric": self.metric,
+            "n": self.n,
+            "scale": self.scale,
+            "kappa": self.kappa,
+            "spearman": self.spearman,
+            "note": self.note,
+        }
+
 
 @dataclass(frozen=True)
 class Calibration:
@@ -61,13 +96,13 @@ class Calibration:
     rows: list[Agreement]
     warnings: list[str]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> CalibrationReport:
         return {
             "run_id": self.run_id,
             "labels": self.labels,
             "unmatched": self.unmatched,
             "warnings": self.warnings,
-            "agreement": [asdict(row) for row in self.rows],
+            "agreement": [row.row() for row in self.rows],
         }
 
 
@@ -164,12 +199,19 @@ def _judge_of(score_name: str, label_metric: str, judge_models: Sequence[str]) -
     return "llm-free"
 
 
-def self_judging_warnings(payload: dict[str, Any]) -> list[str]:
+def _judge_models(payload: dict[str, JsonValue]) -> list[JsonValue]:
+    """The judge models a stored run's payload names (none when it had no judge)."""
+    judge = payload.get("judge")
+    models = judge.get("models") if isinstance(judge, dict) else None
+    return models if isinstance(models, list) else []
+
+
+def self_judging_warnings(payload: dict[str, JsonValue]) -> list[str]:
     """A warning per judge model that also generated the answers being judged."""
-    generator = str((payload.get("models") or {}).get("llm") or "")
+    named = payload.get("models")
+    generator = str((named.get("llm") if isinstance(named, dict) else None) or "")
     generator_model = generator.split(":", 1)[1] if ":" in generator else generator
-    judge = payload.get("judge") or {}
-    models = [str(m) for m in judge.get("models") or [] if m]
+    models = [str(m) for m in _judge_models(payload) if m]
     if not generator_model or generator.startswith("none:"):
         return []
     return [
@@ -181,7 +223,7 @@ def self_judging_warnings(payload: dict[str, Any]) -> list[str]:
 
 
 def calibrate(
-    labels: Sequence[Label], scores: Sequence[EvalScore], payload: dict[str, Any], run_id: str, bins: int = 3
+    labels: Sequence[Label], scores: Sequence[EvalScore], payload: dict[str, JsonValue], run_id: str, bins: int = 3
 ) -> Calibration:
     """Match labels with the run's scores and compute agreement per judge and metric."""
     if bins < 2:
@@ -191,7 +233,7 @@ def calibrate(
     trials: dict[tuple[str, str], set[int]] = defaultdict(set)
     for trial, question, pipeline, _ in judged:
         trials[(question, pipeline)].add(trial)
-    judge_models = [str(m) for m in ((payload.get("judge") or {}).get("models") or [])]
+    judge_models = [str(m) for m in _judge_models(payload)]
     pairs: dict[tuple[str, str], tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
     unmatched = 0
     for label in labels:

@@ -10,22 +10,54 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypedDict, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, JsonValue
 
 from kgrag.core.llm_types import StructuredResult
 from kgrag.evaluation.judge_client import JudgeClient
 from kgrag.models.llm import LLMUnavailableError, ProviderError
 
 M = TypeVar("M", bound=BaseModel)
-_RECORDER: ContextVar[list[dict[str, Any]] | None] = ContextVar("kgrag_judge_recorder", default=None)
+
+
+class JudgeRequest(TypedDict):
+    """What one judge call asks: the prompt, the stage, the sampling and the prompt's variables."""
+
+    prompt: str
+    stage: str
+    temperature: float
+    seed: int
+    variables: Mapping[str, object]
+
+
+class JudgeCall(TypedDict):
+    """One judge call as a run stores it: the request (variables as plain values), the judge model and
+    prompt version, the validated reply dumped to JSON (its shape is the prompt's output schema; None when
+    there was none), the raw text, why it was unusable (``note``), and the tokens it took."""
+
+    prompt: str
+    stage: str
+    temperature: float
+    seed: int
+    variables: dict[str, str | int | float]
+    model: str
+    prompt_version: str
+    reply: dict[str, JsonValue] | None
+    raw: str
+    note: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached: bool
+
+
+_RECORDER: ContextVar[list[JudgeCall] | None] = ContextVar("kgrag_judge_recorder", default=None)
 
 
 @contextmanager
-def recording() -> Iterator[list[dict[str, Any]]]:
+def recording() -> Iterator[list[JudgeCall]]:
     """Collect every judge call made inside the block (request, reply, reasoning, tokens) into a list."""
-    calls: list[dict[str, Any]] = []
+    calls: list[JudgeCall] = []
     token = _RECORDER.set(calls)
     try:
         yield calls
@@ -56,7 +88,13 @@ def ask(
 ) -> JudgeReply[M]:
     """Ask once (the client repairs and re-asks once itself). ``seed`` is part of the request, so each
     repeat and trial is a distinct call rather than a cache hit of the first one."""
-    request = {"prompt": prompt, "stage": stage, "temperature": temperature, "seed": seed, "variables": variables}
+    request: JudgeRequest = {
+        "prompt": prompt,
+        "stage": stage,
+        "temperature": temperature,
+        "seed": seed,
+        "variables": variables,
+    }
     try:
         result = judge.structured(prompt, variables, model, stage=stage, temperature=temperature, seed=seed)
     except (LLMUnavailableError, ProviderError) as exc:  # this item only; ModelError/budget stop the run
@@ -70,19 +108,22 @@ def ask(
     return JudgeReply(result.value, "", tokens)
 
 
-def _report(request: dict[str, Any], judge: JudgeClient, result: StructuredResult[Any] | None, note: str) -> None:
+def _report(request: JudgeRequest, judge: JudgeClient, result: StructuredResult[Any] | None, note: str) -> None:
     calls = _RECORDER.get()
     if calls is None:
         return
     usage = result.usage if result is not None else None
     calls.append(
         {
-            **request,
-            "model": judge.settings.model,
-            "prompt_version": judge.prompt(request["prompt"]).version,
+            "prompt": request["prompt"],
+            "stage": request["stage"],
+            "temperature": request["temperature"],
+            "seed": request["seed"],
             "variables": {
                 k: v if isinstance(v, str | int | float) else str(v) for k, v in request["variables"].items()
             },
+            "model": judge.settings.model,
+            "prompt_version": judge.prompt(request["prompt"]).version,
             "reply": result.value.model_dump(mode="json") if result is not None and result.value is not None else None,
             "raw": result.raw_text if result is not None else "",
             "note": note,

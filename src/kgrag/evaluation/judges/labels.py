@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import JsonValue
+
 from kgrag.core.errors import KgragError
 from kgrag.core.eval_records import parse_answer_id
 
@@ -55,7 +57,7 @@ def _human(value: Any, where: str) -> float:
     return human
 
 
-def _row_label(row: dict[str, Any], where: str) -> Label:
+def _row_label(row: dict[str, JsonValue], where: str) -> Label:
     fields = {_ALIASES.get(str(k).strip().lower(), str(k).strip().lower()): v for k, v in row.items() if k}
     text = {k: str(v).strip() for k, v in fields.items() if v not in (None, "")}
     needed = ["metric", "human"] + ([] if "answer_id" in text else list(LEGACY))
@@ -78,7 +80,7 @@ def _row_label(row: dict[str, Any], where: str) -> Label:
     return Label(question_id, pipeline, text["metric"], human, run_id, run_index, where)
 
 
-def _jsonl_rows(text: str, path: Path) -> Iterable[tuple[dict[str, Any], str]]:
+def _jsonl_rows(text: str, path: Path) -> Iterable[tuple[dict[str, JsonValue], str]]:
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -91,7 +93,7 @@ def _jsonl_rows(text: str, path: Path) -> Iterable[tuple[dict[str, Any], str]]:
         yield row, f"{path}:{number}"
 
 
-def _csv_rows(text: str, path: Path) -> Iterable[tuple[dict[str, Any], str]]:
+def _csv_rows(text: str, path: Path) -> Iterable[tuple[dict[str, JsonValue], str]]:
     reader = csv.DictReader(text.splitlines())
     for number, row in enumerate(reader, 2):
         if any(str(v or "").strip() for v in row.values()):

@@ -25,8 +25,8 @@ it has one, else the judge's.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
+from kgrag.evaluation.pairwise.payloads import AlignRecord
 from kgrag.evaluation.pairwise.types import AnswerPair, AnswerWriter, PairwiseSettings, Side
 from kgrag.models.llm import LLMClient, LLMUnavailableError
 
@@ -44,8 +44,8 @@ class Aligned:
 
     pair: AnswerPair | None
     note: str
-    steps: tuple[str, ...] = ()
-    record: dict[str, Any] = field(default_factory=dict)
+    steps: tuple[str, ...]
+    record: AlignRecord
 
     @property
     def rewrites(self) -> int:
@@ -161,14 +161,18 @@ def align(pair: AnswerPair, client: LLMClient, settings: PairwiseSettings) -> Al
     side: Side = "a" if la < lb else "b"
     other: Side = "b" if side == "a" else "a"
     work = _Work(pair, side, pair.answer(side), max(la, lb), settings.tolerance(max(la, lb)), pair.answer(other))
-    record: dict[str, Any] = {"question_id": pair.question_id, "gap_before": la - lb, "tolerance": work.tolerance}
+    record: AlignRecord = {"question_id": pair.question_id, "gap_before": la - lb, "tolerance": work.tolerance}
     try:
         _attempts(work, pair.writer(side), client, settings)
         _close(work, client, settings)
     except LLMUnavailableError as exc:
-        record.update(steps=work.steps, aligned=False, regenerations=work.regenerations)
+        record["steps"] = work.steps
+        record["aligned"] = False
+        record["regenerations"] = work.regenerations
         return Aligned(None, f"alignment call failed: {exc}", tuple(work.steps), record)
-    record.update(steps=list(work.steps), rewritten=side if work.steps else None, regenerations=work.regenerations)
+    record["steps"] = list(work.steps)
+    record["rewritten"] = side if work.steps else None
+    record["regenerations"] = work.regenerations
     apart = abs(words(work.other) - words(work.text))
     if apart > work.tolerance:
         record["aligned"] = False
@@ -176,5 +180,6 @@ def align(pair: AnswerPair, client: LLMClient, settings: PairwiseSettings) -> Al
         return Aligned(None, note, tuple(work.steps), record)
     texts = {side: work.text, other: work.other}
     aligned = replace(pair, answer_a=texts["a"], answer_b=texts["b"])
-    record.update(aligned=True, gap_after=words(aligned.answer_a) - words(aligned.answer_b))
+    record["aligned"] = True
+    record["gap_after"] = words(aligned.answer_a) - words(aligned.answer_b)
     return Aligned(aligned, "", tuple(work.steps), record)

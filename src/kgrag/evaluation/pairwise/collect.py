@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TypedDict
 
 from kgrag.config.evaluation import EvaluationConfig
 from kgrag.core.eval_records import EvalScore
@@ -14,6 +14,7 @@ from kgrag.evaluation.judges.base import JudgeSetup
 from kgrag.evaluation.pairwise.alignment import words
 from kgrag.evaluation.pairwise.judge_settings import UnbiasedJudgeSettings
 from kgrag.evaluation.pairwise.lengths import generator_shortfall
+from kgrag.evaluation.pairwise.payloads import AACheck, PairwiseResult
 from kgrag.evaluation.pairwise.types import AnswerPair, AnswerWriter, PairwiseJudge, PairwiseSettings
 from kgrag.generation import QueryResponse
 
@@ -41,10 +42,24 @@ def _context(response: QueryResponse) -> str:
     return "\n\n".join(item.text for item in response.result.items)
 
 
-def cli_pairwise_settings(ev: EvaluationConfig, naive: bool, overrides: dict[str, Any]) -> PairwiseSettings:
+class Overrides(TypedDict, total=False):
+    """The command line's pairwise options; None leaves the configured value."""
+
+    trials: int | None
+    repeats: int | None
+    temperature: float | None
+
+
+def cli_pairwise_settings(ev: EvaluationConfig, naive: bool, overrides: Overrides) -> PairwiseSettings:
     """The configured settings (or the naive protocol) with the command line's non-None overrides."""
     settings = PairwiseSettings.naive() if naive else pairwise_settings(ev)
-    return replace(settings, **{key: value for key, value in overrides.items() if value is not None})
+    trials, repeats, temperature = overrides.get("trials"), overrides.get("repeats"), overrides.get("temperature")
+    return replace(
+        settings,
+        trials=settings.trials if trials is None else trials,
+        repeats=settings.repeats if repeats is None else repeats,
+        temperature=settings.temperature if temperature is None else temperature,
+    )
 
 
 def trial_note(settings: PairwiseSettings, judge_temperature: float, judge: str) -> str:
@@ -93,7 +108,7 @@ def answer_pairs(
     return pairs
 
 
-def pairwise_scores(run_id: str, a: str, b: str, result: dict[str, Any]) -> list[EvalScore]:
+def pairwise_scores(run_id: str, a: str, b: str, result: PairwiseResult) -> list[EvalScore]:
     """One score per question per trial: 1 = A won, 0 = B won, 0.5 = tie, None = unmeasured."""
     scores = []
     for row in result.get("per_question", []):
@@ -132,14 +147,15 @@ def _aa_pairs(pairs: Sequence[AnswerPair]) -> tuple[list[AnswerPair], list[tuple
     return out, requests
 
 
-def _regenerations(result: dict[str, Any]) -> list[tuple[int, int]]:
-    records = (result.get("alignment") or {}).get("per_pair") or []
+def _regenerations(result: PairwiseResult) -> list[tuple[int, int]]:
+    alignment = result.get("alignment")
+    records = (alignment.get("per_pair") if alignment else None) or []
     return [(int(asked), int(got)) for r in records for asked, got in r.get("regenerations") or []]
 
 
 def aa_check(
     judge: PairwiseJudge, pairs: Sequence[AnswerPair], setup: JudgeSetup, settings: PairwiseSettings
-) -> dict[str, Any]:
+) -> AACheck:
     """The A/A check: pipeline A against itself, judged as the comparison was (the sanity check of
     zeng-unbiased-eval). It fails on any verdict but a tie, or when the residual length gap of its own
     pairs is flagged; ``generator`` says whether A's generator systematically misses a requested length
@@ -148,7 +164,8 @@ def aa_check(
     result = judge.compare(mirrored, setup, settings)
     verdict = str(result.get("verdict", "no decision"))
     generator = generator_shortfall(requests + _regenerations(result))
-    gap_flag = str((result.get("length_gap") or {}).get("length_flag") or "")
+    gap = result.get("length_gap")
+    gap_flag = str((gap.get("length_flag") if gap else None) or "")
     return {
         "questions": len(pairs),
         "verdict": verdict,

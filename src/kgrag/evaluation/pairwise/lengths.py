@@ -23,11 +23,10 @@ import math
 import statistics
 import warnings
 from collections.abc import Sequence
-from typing import Any
 
 from scipy import stats as sps
 
-from kgrag.evaluation.pairwise.stats import Outcome
+from kgrag.evaluation.pairwise.payloads import Correlation, GapSummary, Outcome, Shortfall
 
 FLAG_CORRELATION = 0.3
 FLAG_P = 0.05
@@ -38,7 +37,7 @@ def _finite(value: float) -> float | None:
     return None if value is None or math.isnan(value) else float(value)
 
 
-def _correlation(kind: str, x: Sequence[float], y: Sequence[float]) -> dict[str, Any] | None:
+def _correlation(kind: str, x: Sequence[float], y: Sequence[float]) -> Correlation | None:
     """ρ or r with its p-value; None when either side is constant or there are fewer than 3 points."""
     if len(x) < 3 or len(set(x)) < 2 or len(set(y)) < 2:
         return None
@@ -56,7 +55,7 @@ def _net(row: Sequence[Outcome]) -> float | None:
     return (measured.count("A") - measured.count("B")) / len(measured)
 
 
-def gap_summary(gaps: Sequence[int], table: Sequence[Sequence[Outcome]], verdict: str) -> dict[str, Any]:
+def gap_summary(gaps: Sequence[int], table: Sequence[Sequence[Outcome]], verdict: str) -> GapSummary:
     """Mean/min/max of the signed gaps, the correlations with outcomes, and the length flag."""
     if not gaps:
         return {"pairs": 0}
@@ -64,9 +63,10 @@ def gap_summary(gaps: Sequence[int], table: Sequence[Sequence[Outcome]], verdict
     decided = [
         (float(g), 1.0 if o == "A" else 0.0) for g, row in zip(gaps, table, strict=True) for o in row if o in ("A", "B")
     ]
-    out: dict[str, Any] = {
+    mean = round(statistics.fmean(gaps), 3)
+    out: GapSummary = {
         "pairs": len(gaps),
-        "mean": round(statistics.fmean(gaps), 3),
+        "mean": mean,
         "min": min(gaps),
         "max": max(gaps),
         "a_longer": sum(g > 0 for g in gaps),
@@ -75,20 +75,20 @@ def gap_summary(gaps: Sequence[int], table: Sequence[Sequence[Outcome]], verdict
         "spearman": _correlation("spearman", [float(g) for g, _ in nets], [n for _, n in nets]),
         "point_biserial": _correlation("pointbiserial", [g for g, _ in decided], [w for _, w in decided]),
     }
-    out["length_flag"] = _flag(out, verdict)
+    out["length_flag"] = _flag(out, mean, verdict)
     return out
 
 
-def _flag(summary: dict[str, Any], verdict: str) -> str:
+def _flag(summary: GapSummary, mean: float, verdict: str) -> str:
     """A warning when the verdict goes the way the residual gap points and the gap predicts outcomes."""
-    leaning = "A better" if summary["mean"] > 0 else "B better" if summary["mean"] < 0 else ""
+    leaning = "A better" if mean > 0 else "B better" if mean < 0 else ""
     strong = [
         c
-        for c in (summary["spearman"], summary["point_biserial"])
+        for c in (summary.get("spearman"), summary.get("point_biserial"))
         if c and c["r"] >= FLAG_CORRELATION and (c["p"] or 0) < FLAG_P
     ]
-    longer = summary["a_longer"] if summary["mean"] > 0 else summary["b_longer"]
-    one_sided = abs(summary["mean"]) >= 1 and longer >= ONE_SIDED * summary["pairs"]
+    longer = summary.get("a_longer", 0) if mean > 0 else summary.get("b_longer", 0)
+    one_sided = abs(mean) >= 1 and longer >= ONE_SIDED * summary["pairs"]
     if leaning and verdict == leaning and (strong or one_sided):
         why = (
             "the gap predicts the outcomes"
@@ -96,7 +96,7 @@ def _flag(summary: dict[str, Any], verdict: str) -> str:
             else f"that side is the longer one in {longer} of {summary['pairs']} pairs"
         )
         return (
-            f"the verdict ({verdict}) goes the way of the residual length gap (mean {summary['mean']:+.1f} words) "
+            f"the verdict ({verdict}) goes the way of the residual length gap (mean {mean:+.1f} words) "
             f"and {why}: it may measure length rather than quality (tighten the length tolerance, or run --aa-check)"
         )
     if strong:
@@ -110,7 +110,7 @@ def _flag(summary: dict[str, Any], verdict: str) -> str:
 SHORTFALL_WORDS = 1.0
 
 
-def generator_shortfall(requests: Sequence[tuple[int, int]]) -> dict[str, Any]:
+def generator_shortfall(requests: Sequence[tuple[int, int]]) -> Shortfall:
     """Requested minus written words over regenerations: mean, how many ended short / long, and a flag
     when the generator misses one way (mean at least a word, the same way in 80 % of at least 3)."""
     if not requests:

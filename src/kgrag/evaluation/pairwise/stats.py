@@ -13,17 +13,21 @@ import math
 import random
 import statistics
 from collections.abc import Sequence
-from typing import Any
+from typing import Literal
 
 import numpy as np
 from scipy import stats as sps
 
+from kgrag.evaluation.pairwise.payloads import Outcome, OutcomeSummary, Rates
 from kgrag.evaluation.stats.intervals import ratio_interval
 
-Outcome = str | None  # "A", "B", "tie", or None (unmeasured in that trial)
+RateKey = Literal["win_a", "win_b", "tie", "relative"]
+RATE_KEYS: tuple[RateKey, ...] = ("win_a", "win_b", "tie", "relative")
+
+__all__ = ["Outcome", "bootstrap_ci", "consistency", "rates", "summarize_outcomes"]
 
 
-def rates(outcomes: Sequence[Outcome]) -> dict[str, float] | None:
+def rates(outcomes: Sequence[Outcome]) -> Rates | None:
     """Win A, win B, tie shares and the relative win rate (A − B) / (A + B + ties), zeng-unbiased-eval."""
     measured = [o for o in outcomes if o is not None]
     if not measured:
@@ -42,19 +46,19 @@ def bootstrap_ci(
 ) -> dict[str, tuple[float, float]]:
     """Percentile intervals of each rate, resampling questions (rows) with replacement."""
     rng = random.Random(seed)
-    draws: dict[str, list[float]] = {"win_a": [], "win_b": [], "tie": [], "relative": []}
+    draws: dict[RateKey, list[float]] = {key: [] for key in RATE_KEYS}
     for _ in range(samples):
         resampled = [table[rng.randrange(len(table))] for _ in table]
         r = rates(_pooled(resampled))
         if r is not None:
-            for key, value in r.items():
-                draws[key].append(value)
+            for key in RATE_KEYS:
+                draws[key].append(r[key])
     low, high = (1 - confidence) / 2, 1 - (1 - confidence) / 2
-    point = rates(_pooled(table)) or {}
+    point = rates(_pooled(table))
     widen = small_sample_factor(len(table), confidence)
     out: dict[str, tuple[float, float]] = {}
     for key, values in draws.items():
-        if values and key in point:
+        if values and point is not None:
             ordered = sorted(values)
             lo, hi = ordered[int(low * (len(ordered) - 1))], ordered[int(high * (len(ordered) - 1))]
             floor = -1.0 if key == "relative" else 0.0
@@ -99,7 +103,7 @@ def small_sample_factor(clusters: int, confidence: float) -> float:
 
 def summarize_outcomes(
     table: Sequence[Sequence[Outcome]], confidence: float, samples: int, seed: int
-) -> dict[str, Any]:
+) -> OutcomeSummary:
     """Pooled rates with CIs, per-trial rates (for box plots), and unmeasured counts."""
     trials = len(table[0]) if table else 0
     per_trial = [rates([row[t] for row in table]) for t in range(trials)]
@@ -121,10 +125,10 @@ def summarize_outcomes(
     }
 
 
-def _trial_spread(per_trial: Sequence[dict[str, float] | None]) -> dict[str, list[float]]:
+def _trial_spread(per_trial: Sequence[Rates | None]) -> dict[str, list[float]]:
     kept = [r for r in per_trial if r is not None]
     out: dict[str, list[float]] = {}
-    for key in ("win_a", "win_b", "tie", "relative"):
+    for key in RATE_KEYS:
         values = [r[key] for r in kept]
         if values:
             out[key] = [statistics.fmean(values), statistics.stdev(values) if len(values) > 1 else 0.0]

@@ -6,13 +6,12 @@ gap per pair and whether verdicts follow it."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from kgrag.evaluation.judges.base import JudgeSetup
 from kgrag.evaluation.judges.call import ask
 from kgrag.evaluation.judges.schemas import TwoPassVerdict
 from kgrag.evaluation.pairwise.alignment import words
 from kgrag.evaluation.pairwise.lengths import gap_summary
+from kgrag.evaluation.pairwise.payloads import CriterionSummary, PairwiseResult
 from kgrag.evaluation.pairwise.stats import consistency, summarize_outcomes
 from kgrag.evaluation.pairwise.types import AnswerPair, PairwiseSettings
 
@@ -40,40 +39,41 @@ class TwoPassJudge:
             return None
         return {c: _MAP[a_first][getattr(reply.value, c)] for c in CRITERIA}
 
-    def compare(self, pairs: list[AnswerPair], setup: JudgeSetup, settings: PairwiseSettings) -> dict[str, Any]:
+    def compare(self, pairs: list[AnswerPair], setup: JudgeSetup, settings: PairwiseSettings) -> PairwiseResult:
         temperature = setup.temperature if settings.temperature is None else settings.temperature
         passes = [(self._pass(p, setup, True, temperature), self._pass(p, setup, False, temperature)) for p in pairs]
         stats = (settings.confidence, settings.bootstrap_samples, settings.seed)
-        out: dict[str, Any] = {"criteria": {}}
+        criteria: dict[str, CriterionSummary] = {}
         for criterion in CRITERIA:
             table = [[x[criterion] if x else None, y[criterion] if y else None] for x, y in passes]
-            summary = summarize_outcomes(table, *stats) if pairs else {"rates": None}
             counts = {k: sum(o == k for row in table for o in row) for k in ("A", "B", "tie")}
-            out["criteria"][criterion] = {**summary, "counts": counts}
-        overall = out["criteria"]["overall"]
-        out.update(
-            rates=overall.get("rates"),
-            ci=overall.get("ci"),
-            verdict=overall.get("verdict", "no decision"),
-            confidence=settings.confidence,
-            unmeasured=overall.get("unmeasured", 0),
-            decisions=overall.get("decisions", 0),
-            per_trial=[],  # two passes of one trial: no per-trial spread to plot
-        )
+            criteria[criterion] = (
+                {**summarize_outcomes(table, *stats), "counts": counts} if pairs else {"rates": None, "counts": counts}
+            )
+        overall = criteria["overall"]
+        verdict = overall.get("verdict", "no decision")
         gaps = [words(p.answer_a) - words(p.answer_b) for p in pairs]
-        out["length_gap"] = gap_summary(
-            gaps, [[x["overall"] if x else None, y["overall"] if y else None] for x, y in passes], out["verdict"]
-        )
-        out["per_question"] = [
-            {
-                "question_id": p.question_id,
-                "question_type": p.question_type,
-                "outcomes": [x["overall"] if x else None, y["overall"] if y else None],
-                "gap": gap,
-            }
-            for p, (x, y), gap in zip(pairs, passes, gaps, strict=True)
-        ]
-        out["position_consistency"] = consistency(
-            [(x["overall"] if x else None, y["overall"] if y else None) for x, y in passes]
-        )
-        return out
+        outcomes = [[x["overall"] if x else None, y["overall"] if y else None] for x, y in passes]
+        return {
+            "criteria": criteria,
+            "rates": overall.get("rates"),
+            "ci": overall.get("ci"),
+            "verdict": verdict,
+            "confidence": settings.confidence,
+            "unmeasured": overall.get("unmeasured", 0),
+            "decisions": overall.get("decisions", 0),
+            "per_trial": [],  # two passes of one trial: no per-trial spread to plot
+            "length_gap": gap_summary(gaps, outcomes, verdict),
+            "per_question": [
+                {
+                    "question_id": p.question_id,
+                    "question_type": p.question_type,
+                    "outcomes": [x["overall"] if x else None, y["overall"] if y else None],
+                    "gap": gap,
+                }
+                for p, (x, y), gap in zip(pairs, passes, gaps, strict=True)
+            ],
+            "position_consistency": consistency(
+                [(x["overall"] if x else None, y["overall"] if y else None) for x, y in passes]
+            ),
+        }

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from kgrag.evaluation.judges.base import JudgeSetup
+from kgrag.evaluation.pairwise.payloads import PairwiseResult
 
 Side = Literal["a", "b"]
 
@@ -109,4 +110,4 @@ class PairwiseJudge(Protocol):
     paper: str
     prompts: tuple[str, ...]
 
-    def compare(self, pairs: list[AnswerPair], setup: JudgeSetup, settings: PairwiseSettings) -> dict[str, Any]: ...
+    def compare(self, pairs: list[AnswerPair], setup: JudgeSetup, settings: PairwiseSettings) -> PairwiseResult: ...

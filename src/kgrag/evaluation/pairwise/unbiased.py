@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
 
 from kgrag.evaluation.judges.base import JudgeSetup
 from kgrag.evaluation.judges.call import ask
@@ -27,11 +27,25 @@ from kgrag.evaluation.judges.schemas import AspectComparison
 from kgrag.evaluation.pairwise.alignment import JUDGE_PAD, JUDGE_REWRITE, PADDED, REGENERATED, align, words
 from kgrag.evaluation.pairwise.judge_settings import UnbiasedJudgeSettings
 from kgrag.evaluation.pairwise.lengths import gap_summary, generator_shortfall
-from kgrag.evaluation.pairwise.stats import Outcome, consistency, summarize_outcomes
+from kgrag.evaluation.pairwise.payloads import AlignmentSummary, AlignRecord, Outcome, PairwiseResult, TrialInfo
+from kgrag.evaluation.pairwise.stats import consistency, summarize_outcomes
 from kgrag.evaluation.pairwise.types import AnswerPair, PairwiseSettings
 
 ASPECTS = ("comprehensiveness", "relevance", "empowerment", "directness")
 Scores = dict[str, float]  # aspect → mean score
+Signature = tuple[tuple[int, ...] | None, tuple[int, ...] | None]
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """One question in one trial: the overall and per-aspect winners, each order's own winner, and the
+    raw points of every call (``signature``: tells whether two trials differ)."""
+
+    overall: Outcome
+    aspects: dict[str, Outcome]
+    ab: Outcome
+    ba: Outcome
+    signature: Signature
 
 
 def judge_temperature(setup: JudgeSetup, settings: PairwiseSettings) -> float:
@@ -75,33 +89,32 @@ def _total(scores: Scores) -> float:
     return sum(scores[k] for k in ASPECTS)
 
 
-def judge_pair(pair: AnswerPair, setup: JudgeSetup, settings: PairwiseSettings, trial: int) -> dict[str, Any]:
-    """One question in one trial: the overall and per-aspect winners, each order's own winner, and the
-    raw points of every call (``signature``)."""
+def judge_pair(pair: AnswerPair, setup: JudgeSetup, settings: PairwiseSettings, trial: int) -> Judgement:
+    """One question in one trial (:class:`Judgement`)."""
     seed = settings.seed * 100_000 + trial * 2
     ab = _one_order(pair, setup, True, seed, settings)
     ba = _one_order(pair, setup, False, seed + 1, settings) if settings.both_orders else None
     orders = [o for o in (ab, ba) if o is not None]
     signature = (ab[2] if ab else None, ba[2] if ba else None)
     if not orders or (settings.both_orders and len(orders) < 2):
-        return {"overall": None, "aspects": dict.fromkeys(ASPECTS), "ab": None, "ba": None, "signature": signature}
+        return Judgement(None, dict.fromkeys(ASPECTS), None, None, signature)
     a = {k: statistics.fmean(o[0][k] for o in orders) for k in ASPECTS}
     b = {k: statistics.fmean(o[1][k] for o in orders) for k in ASPECTS}
-    return {
-        "overall": _winner(_total(a), _total(b)),
-        "aspects": {k: _winner(a[k], b[k]) for k in ASPECTS},
-        "ab": _winner(_total(ab[0]), _total(ab[1])) if ab else None,
-        "ba": _winner(_total(ba[0]), _total(ba[1])) if ba else None,
-        "signature": signature,
-    }
+    return Judgement(
+        overall=_winner(_total(a), _total(b)),
+        aspects={k: _winner(a[k], b[k]) for k in ASPECTS},
+        ab=_winner(_total(ab[0]), _total(ab[1])) if ab else None,
+        ba=_winner(_total(ba[0]), _total(ba[1])) if ba else None,
+        signature=signature,
+    )
 
 
 def _aligned(
     pairs: Sequence[AnswerPair], setup: JudgeSetup, settings: PairwiseSettings
-) -> tuple[list[AnswerPair], dict[str, Any]]:
+) -> tuple[list[AnswerPair], AlignmentSummary]:
     """The pairs to judge and the alignment record: how many answers each route changed, the discards."""
     kept: list[AnswerPair] = []
-    records: list[dict[str, Any]] = []
+    records: list[AlignRecord] = []
     discarded: list[str] = []
     for pair in pairs:
         if not settings.align_lengths:
@@ -117,30 +130,33 @@ def _aligned(
     def changed_by(step: str) -> int:
         return sum(step in r.get("steps", ()) for r in records)
 
-    summary = {
+    summary: AlignmentSummary = {
         "enabled": settings.align_lengths,
         "pairs": len(pairs),
         "discarded": len(discarded),
         "discard_rate": len(discarded) / len(pairs) if pairs else 0.0,
         "reasons": discarded[:20],
         "within_tolerance": sum(not r.get("steps") for r in records),
-        **{key.replace("-", "_"): changed_by(key) for key in (REGENERATED, JUDGE_REWRITE, PADDED, JUDGE_PAD)},
-        "generator": generator_shortfall([tuple(x) for r in records for x in r.get("regenerations", ())]),
+        "regenerated": changed_by(REGENERATED),
+        "judge_rewrite": changed_by(JUDGE_REWRITE),
+        "padded": changed_by(PADDED),
+        "judge_pad": changed_by(JUDGE_PAD),
+        "generator": generator_shortfall([(x[0], x[1]) for r in records for x in r.get("regenerations", ())]),
         "per_pair": records,
     }
     return kept, summary
 
 
-def _same(row: Sequence[dict[str, Any]]) -> bool:
-    return all(r["signature"] == row[0]["signature"] for r in row)
+def _same(row: Sequence[Judgement]) -> bool:
+    return all(r.signature == row[0].signature for r in row)
 
 
 def run_trials(
     kept: Sequence[AnswerPair], setup: JudgeSetup, settings: PairwiseSettings
-) -> tuple[list[list[dict[str, Any]]], dict[str, Any]]:
+) -> tuple[list[list[Judgement]], TrialInfo]:
     """Questions × trials of judgements, and what the trials were: requested, run, identical or not."""
     temperature = judge_temperature(setup, settings)
-    rows: list[list[dict[str, Any]]] = [[] for _ in kept]
+    rows: list[list[Judgement]] = [[] for _ in kept]
     for trial in range(settings.trials):
         for row, pair in zip(rows, kept, strict=True):
             row.append(judge_pair(pair, setup, settings, trial))
@@ -148,17 +164,18 @@ def run_trials(
             break
     run = len(rows[0]) if rows else 0
     identical = run > 1 and bool(kept) and all(_same(row) for row in rows)
-    info: dict[str, Any] = {
+    info: TrialInfo = {
         "requested": settings.trials,
         "run": run,
         "temperature": temperature,
         "identical": identical,
+        "note": "",
     }
     info["note"] = _trial_note(info)
     return rows, info
 
 
-def _trial_note(info: dict[str, Any]) -> str:
+def _trial_note(info: TrialInfo) -> str:
     if not info["identical"]:
         return ""
     if info["temperature"] == 0:
@@ -179,19 +196,19 @@ class UnbiasedJudge:
     paper = "zeng-unbiased-eval"
     prompts = ("eval_pairwise_aspects", "eval_length_align", "eval_length_pad", "answer_length")
 
-    def compare(self, pairs: list[AnswerPair], setup: JudgeSetup, settings: PairwiseSettings) -> dict[str, Any]:
+    def compare(self, pairs: list[AnswerPair], setup: JudgeSetup, settings: PairwiseSettings) -> PairwiseResult:
         kept, alignment = _aligned(pairs, setup, settings)
         results, trials = run_trials(kept, setup, settings)
         stats = (settings.confidence, settings.bootstrap_samples, settings.seed)
-        overall: list[list[Outcome]] = [[r["overall"] for r in row] for row in results]
-        out: dict[str, Any] = summarize_outcomes(overall, *stats) if kept else {"rates": None, "verdict": "no decision"}
+        overall: list[list[Outcome]] = [[r.overall for r in row] for row in results]
+        out: PairwiseResult = (
+            {**summarize_outcomes(overall, *stats)} if kept else {"rates": None, "verdict": "no decision"}
+        )
         out["aspects"] = {
-            k: summarize_outcomes([[r["aspects"][k] for r in row] for row in results], *stats)["rates"]
-            if kept
-            else None
+            k: summarize_outcomes([[r.aspects[k] for r in row] for row in results], *stats)["rates"] if kept else None
             for k in ASPECTS
         }
-        out["position_consistency"] = consistency([(r["ab"], r["ba"]) for row in results for r in row])
+        out["position_consistency"] = consistency([(r.ab, r.ba) for row in results for r in row])
         out["alignment"] = alignment
         out["trials"] = trials
         gaps = [words(p.answer_a) - words(p.answer_b) for p in kept]
@@ -200,7 +217,7 @@ class UnbiasedJudge:
             {
                 "question_id": p.question_id,
                 "question_type": p.question_type,
-                "outcomes": [r["overall"] for r in row],
+                "outcomes": [r.overall for r in row],
                 "gap": gap,
             }
             for p, row, gap in zip(kept, results, gaps, strict=True)

@@ -16,7 +16,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from kgrag.core.errors import KgragError
 from kgrag.documents.words import content_words
@@ -46,6 +46,15 @@ PROMPTS = {
 }
 
 
+class ItemMeta(TypedDict):
+    """What a generated question is written with besides the dataset fields: the chunks it came from
+    and, for an LLM-free question, the answer's label and the template that worded it."""
+
+    chunk_ids: list[str]
+    answer_label: NotRequired[str]
+    template: NotRequired[str]
+
+
 @dataclass
 class QGenResult:
     """Kept questions (as dataset items) and what happened to the rest."""
@@ -54,7 +63,7 @@ class QGenResult:
     rejected: Counter[str] = field(default_factory=Counter)
     generated: int = 0
     notes: list[str] = field(default_factory=list)
-    meta: dict[str, dict[str, Any]] = field(default_factory=dict)
+    meta: dict[str, ItemMeta] = field(default_factory=dict)
     offered: Counter[str] = field(default_factory=Counter)
     """Pieces (entities, passages, relations, descriptions) the sources offered, and those the token
     budget left out, summed over every source."""

@@ -27,7 +27,7 @@ from kgrag.documents.words import content_words
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.qgen.checks import is_duplicate, jaccard
 from kgrag.evaluation.qgen.cloze import Cloze, Passage, Rarity, clozes, prose_lines
-from kgrag.evaluation.qgen.generate import QGenResult
+from kgrag.evaluation.qgen.generate import ItemMeta, QGenResult
 
 LLM_FREE_KINDS = ("known-item", "two-chunk")
 PAIRS_PER_TOPIC = 2
@@ -133,19 +133,19 @@ def _qid(kind: str, question: str) -> str:
     return "ki-" + hashlib.sha1(f"{kind}|{question}".encode()).hexdigest()[:10]
 
 
-def _single(c: Cloze) -> tuple[QAItem, dict[str, Any]]:
+def _single(c: Cloze) -> tuple[QAItem, ItemMeta]:
     item = QAItem(_qid("known-item", c.question), c.question, c.answer, "known-item", [c.sentence])
     return item, {"chunk_ids": [c.chunk_id], "answer_label": c.label, "template": c.template}
 
 
-def _joined(a: Cloze, b: Cloze) -> tuple[QAItem, dict[str, Any]]:
+def _joined(a: Cloze, b: Cloze) -> tuple[QAItem, ItemMeta]:
     second = b.question
     if not b.name_first:
         second = second[0].lower() + second[1:]
     question = f"{a.question} Also, {second}"
     answer, evidence = f"{a.answer}; {b.answer}", [a.sentence, b.sentence]
     item = QAItem(_qid("two-chunk", question), question, answer, "two-chunk", evidence)
-    meta = {
+    meta: ItemMeta = {
         "chunk_ids": [a.chunk_id, b.chunk_id],
         "answer_label": f"{a.label}+{b.label}",
         "template": f"{a.template}+{b.template}",
@@ -176,7 +176,7 @@ def known_item_questions(
     result, rarity = QGenResult(), Rarity(ordered)
     candidates = parse_candidates(ordered, nlp, rarity, result.rejected, strict)
     result.generated = len(candidates)
-    made: list[tuple[QAItem, dict[str, Any]]] = []
+    made: list[tuple[QAItem, ItemMeta]] = []
     if "known-item" in kinds:
         made += [_single(c) for c in pick_known_items(candidates, per_kind, random.Random(seed), dedup_threshold)]
     if "two-chunk" in kinds:

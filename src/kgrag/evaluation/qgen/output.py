@@ -8,26 +8,44 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from kgrag.core.errors import KgragError
-from kgrag.evaluation.qgen.generate import QGenResult
+from kgrag.evaluation.datasets import QAItem
+from kgrag.evaluation.qgen.generate import ItemMeta, QGenResult
 
 
-def records(result: QGenResult, source: str) -> list[dict[str, Any]]:
+class QuestionRecord(TypedDict):
+    """One written question: the GraphRAG-Bench fields, then how it was made (:class:`ItemMeta`)."""
+
+    id: str
+    source: str
+    question: str
+    answer: str
+    question_type: str
+    evidence: list[str]
+    chunk_ids: NotRequired[list[str]]
+    answer_label: NotRequired[str]
+    template: NotRequired[str]
+
+
+def records(result: QGenResult, source: str) -> list[QuestionRecord]:
     """One dataset record per kept question: the GraphRAG-Bench fields, then how it was made."""
-    return [
-        {
-            "id": item.id,
-            "source": source,
-            "question": item.question,
-            "answer": item.answer,
-            "question_type": item.question_type,
-            "evidence": item.evidence,
-            **result.meta.get(item.id, {}),
-        }
-        for item in result.items
-    ]
+    return [_record(item, source, result.meta.get(item.id)) for item in result.items]
+
+
+def _record(item: QAItem, source: str, meta: ItemMeta | None) -> QuestionRecord:
+    record: QuestionRecord = {
+        "id": item.id,
+        "source": source,
+        "question": item.question,
+        "answer": item.answer,
+        "question_type": item.question_type,
+        "evidence": item.evidence,
+    }
+    if meta:
+        record.update(meta)
+    return record
 
 
 def write_questions(path: Path, result: QGenResult, source: str) -> None:

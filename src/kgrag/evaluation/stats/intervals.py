@@ -27,11 +27,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats as sps
+
+from kgrag.evaluation.stats.cells import BootstrapSettings, IntervalCell
 
 ALL = "All"
 MACRO = "Macro"
@@ -56,9 +57,12 @@ class Bootstrap:
     def alpha(self) -> float:
         return round(1.0 - self.level, 10)
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> BootstrapSettings:
         return {
-            **asdict(self),
+            "resamples": self.resamples,
+            "seed": self.seed,
+            "level": self.level,
+            "min_stratum": self.min_stratum,
             "method": "t interval over questions with Hall's skewness correction; "
             "Macro: Welch t, a type weighs min(n, min_stratum)",
             "verdict": "Holm over the leader's paired t-tests against every other pipeline",
@@ -77,8 +81,8 @@ class Estimate:
     df: float | None = None
     small: bool = False
 
-    def as_cell(self) -> dict[str, Any]:
-        cell: dict[str, Any] = {"mean": self.mean, "ci95": list(self.ci95) if self.ci95 else None, "n": self.n}
+    def as_cell(self) -> IntervalCell:
+        cell: IntervalCell = {"mean": self.mean, "ci95": list(self.ci95) if self.ci95 else None, "n": self.n}
         if self.small:
             cell["small"] = True
         return cell

@@ -14,8 +14,8 @@ Higher is better for every quality metric and judge score.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
+from kgrag.evaluation.stats.cells import DifferenceCell, PairedTable, StatsBlock, Tally, Verdict
 from kgrag.evaluation.stats.family import adjusted, holm
 from kgrag.evaluation.stats.intervals import (
     ALL,
@@ -37,18 +37,18 @@ def default_baseline(pipelines: Sequence[str]) -> str | None:
     return pipelines[0] if pipelines else None
 
 
-def _cells(found: dict[str, Estimate], baseline: str) -> dict[str, Any]:
+def _cells(found: dict[str, Estimate], baseline: str) -> dict[str, DifferenceCell]:
     return {
         column: {"baseline": baseline, **estimate.as_cell(), "p": estimate.p_value()}
         for column, estimate in found.items()
     }
 
 
-def paired_table(per_question: PerQuestion, baseline: str, settings: Bootstrap) -> dict[str, Any]:
+def paired_table(per_question: PerQuestion, baseline: str, settings: Bootstrap) -> PairedTable:
     """metric → pipeline → column → ``{baseline, mean (of the difference), ci95, n, p}`` for every
     pipeline other than ``baseline`` that shares the metric with it."""
     base = per_question.get(baseline, {})
-    table: dict[str, dict[str, Any]] = {}
+    table: PairedTable = {}
     for metric, reference in sorted(base.items()):
         rows = {
             pipeline: _cells(paired(metrics[metric], reference, settings), baseline)
@@ -60,7 +60,7 @@ def paired_table(per_question: PerQuestion, baseline: str, settings: Bootstrap) 
     return table
 
 
-def record(values: Mapping[str, float], baseline: Mapping[str, float]) -> dict[str, int]:
+def record(values: Mapping[str, float], baseline: Mapping[str, float]) -> Tally:
     """Wins, losses and ties of ``values`` against ``baseline`` on the questions both measured."""
     shared = set(values) & set(baseline)
     wins = sum(values[q] > baseline[q] for q in shared)
@@ -113,7 +113,7 @@ def leader_tests(
     return leader, against, {p: rejected[p] and (e.mean or 0) > 0 for p, e in against.items()}
 
 
-def verdict(per_question: PerQuestion, metric: str, settings: Bootstrap, column: str = MACRO) -> dict[str, Any]:
+def verdict(per_question: PerQuestion, metric: str, settings: Bootstrap, column: str = MACRO) -> Verdict:
     """``{"metric", "column", "best" (a pipeline or None), "text", "against": {pipeline: difference}}``."""
     scored = {p: rows[metric] for p, rows in per_question.items() if rows.get(metric)}
     if not scored:
@@ -124,31 +124,32 @@ def verdict(per_question: PerQuestion, metric: str, settings: Bootstrap, column:
     leader, against, ahead = leader_tests(scored, column, settings)
     p_values = {other: robust_p(scored[leader], scored[other], column, settings) for other in against}
     holm_p = adjusted(p_values)
-    out: dict[str, Any] = {
+    label = "type-macro mean" if column == MACRO else "question-weighted mean"
+    family = f"Holm over {len(against)} paired test{'s' if len(against) > 1 else ''}"
+    if all(ahead.values()):
+        best: str | None = leader
+        details = "; ".join(f"vs {p}: {fmt_ci(e)}" for p, e in against.items())
+        text = f"Best on {metric} ({label}): **{leader}**, ahead of every other pipeline ({family}; {details})."
+    else:
+        lower = {p: e for p, e in against.items() if not ahead[p]}
+        best = None
+        details = "; ".join(f"{leader} − {p}: {fmt_ci(e)}" for p, e in lower.items())
+        names = ", ".join([leader, *lower])
+        text = f"No significant difference on {metric} ({label}, {family}) between {names} ({details})."
+    return {
         "metric": metric,
         "column": column,
         "leader": leader,
         "family": {"rule": "holm", "alpha": settings.alpha, "comparisons": len(against)},
         "against": {p: {**e.as_cell(), "p": p_values[p], "p_holm": holm_p[p]} for p, e in against.items()},
+        "best": best,
+        "text": text,
     }
-    label = "type-macro mean" if column == MACRO else "question-weighted mean"
-    family = f"Holm over {len(against)} paired test{'s' if len(against) > 1 else ''}"
-    if all(ahead.values()):
-        out["best"] = leader
-        details = "; ".join(f"vs {p}: {fmt_ci(e)}" for p, e in against.items())
-        out["text"] = f"Best on {metric} ({label}): **{leader}**, ahead of every other pipeline ({family}; {details})."
-        return out
-    lower = {p: e for p, e in against.items() if not ahead[p]}
-    out["best"] = None
-    details = "; ".join(f"{leader} − {p}: {fmt_ci(e)}" for p, e in lower.items())
-    names = ", ".join([leader, *lower])
-    out["text"] = f"No significant difference on {metric} ({label}, {family}) between {names} ({details})."
-    return out
 
 
 def compare_all(
     per_question: PerQuestion, metrics: Sequence[str], baseline: str | None, settings: Bootstrap
-) -> dict[str, Any]:
+) -> StatsBlock:
     """The statistics block of a report: settings, baseline, paired table and one verdict per metric on
     both the type-macro and the question-weighted mean."""
     return {
