@@ -17,6 +17,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pydantic import JsonValue
+
 from kgrag.config import KgragConfig
 from kgrag.core.context import RetrievalResult, TraceStep
 from kgrag.core.llm_types import Message
@@ -58,7 +60,7 @@ class _Reduce:
         return "skipped: budget" if self.offered else "nothing to reduce"
 
     def trace(self, citations: int, started: float) -> TraceStep:
-        params = {
+        params: dict[str, JsonValue] = {
             "llm_calls": 1 if self.prompt_tokens else 0,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+from pydantic import JsonValue
 
 from kgrag.communities.schemas import MapPoint, MapReply
 from kgrag.config import KgragConfig
@@ -145,7 +146,7 @@ class GlobalMapReduce:
 
 
 def _trace(step: str, spend: Spend, started: float, n_out: int) -> TraceStep:
-    params = {
+    params: dict[str, JsonValue] = {
         "llm_calls": spend.calls,
         "prompt_tokens": spend.prompt_tokens,
         "completion_tokens": spend.completion_tokens,

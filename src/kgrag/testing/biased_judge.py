@@ -26,6 +26,11 @@ asked for N words tend to stop short), without it ``plain_words`` words.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kgrag.testing.wire import ChatBody
+
 import itertools
 import json
 import random
@@ -155,7 +160,7 @@ class BiasedJudge:
         """The judge as a scripted provider (in-process, no HTTP)."""
         return ScriptedProvider([ScriptRule(r".", lambda r: self.reply(r.messages, r.params))])
 
-    def responder(self) -> Callable[[dict[str, Any]], str]:
+    def responder(self) -> Callable[[ChatBody], str]:
         """The judge as a :func:`~kgrag.testing.fake_openai_server.fake_openai_server` responder."""
         return lambda request: self.reply(request.get("messages", []), request)
 

@@ -20,6 +20,13 @@ responder (:meth:`ExtractionResponder.for_server`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypedDict
+
+from kgrag.graph.tune.example import EntityItem, ExtractionReply, RelationItem
+
+if TYPE_CHECKING:
+    from kgrag.testing.wire import ChatBody
+
 import itertools
 import json
 import math
@@ -94,10 +101,10 @@ def _short(sentence: str, words: int = 14) -> str:
     return " ".join(parts[:words])
 
 
-def extract_items(text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def extract_items(text: str) -> tuple[list[EntityItem], list[RelationItem]]:
     """The full extraction of ``text``: entity and relation dicts in order of first appearance."""
-    entities: dict[str, dict[str, Any]] = {}
-    pairs: dict[tuple[str, str], dict[str, Any]] = {}
+    entities: dict[str, EntityItem] = {}
+    pairs: dict[tuple[str, str], RelationItem] = {}
     counts: Counter[tuple[str, str]] = Counter()
     for sentence in (s.strip() for s in _SENTENCE.split(text)):
         mentions = _mentions(sentence)
@@ -122,7 +129,7 @@ def extract_items(text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
                     "keywords": [label.split()[-1]],
                 },
             )
-    relations = [dict(rel, strength=min(10, 4 + counts[key])) for key, rel in pairs.items()]
+    relations = [RelationItem(**rel, strength=min(10, 4 + counts[key])) for key, rel in pairs.items()]
     return list(entities.values()), relations
 
 
@@ -163,19 +170,57 @@ def _trailing_commas(value: Any) -> str:
     return json.dumps(value)
 
 
-def _drop_fields(value: dict[str, Any]) -> dict[str, Any]:
-    entities = [{k: v for k, v in e.items() if k != "name" or i % 3 != 1} for i, e in enumerate(value["entities"])]
-    relations = [{k: v for k, v in r.items() if k != "target" or i % 3 != 1} for i, r in enumerate(value["relations"])]
+class LooseEntity(TypedDict, total=False):
+    """An entity of a malformed reply: a field may be missing or of the wrong type."""
+
+    name: str
+    type: str
+    description: str | list[str]
+
+
+class LooseRelation(TypedDict, total=False):
+    """A relation of a malformed reply: a field may be missing or of the wrong type."""
+
+    source: str
+    target: str
+    label: str
+    description: str
+    keywords: list[str]
+    strength: int | str
+
+
+class LooseReply(TypedDict):
+    entities: list[LooseEntity]
+    relations: list[LooseRelation]
+
+
+def _drop_fields(value: ExtractionReply) -> LooseReply:
+    entities: list[LooseEntity] = []
+    for i, e in enumerate(value["entities"]):
+        entity: LooseEntity = {**e}
+        if i % 3 == 1:
+            entity.pop("name")
+        entities.append(entity)
+    relations: list[LooseRelation] = []
+    for i, r in enumerate(value["relations"]):
+        relation: LooseRelation = {**r}
+        if i % 3 == 1:
+            relation.pop("target")
+        relations.append(relation)
     return {"entities": entities, "relations": relations}
 
 
-def _bad_fields(value: dict[str, Any]) -> dict[str, Any]:
-    entities = [dict(e, description=[e["description"]]) if i % 3 == 1 else e for i, e in enumerate(value["entities"])]
-    relations = [dict(r, strength="high") if i % 3 == 1 else r for i, r in enumerate(value["relations"])]
+def _bad_fields(value: ExtractionReply) -> LooseReply:
+    entities: list[LooseEntity] = [
+        {**e, "description": [e["description"]]} if i % 3 == 1 else {**e} for i, e in enumerate(value["entities"])
+    ]
+    relations: list[LooseRelation] = [
+        {**r, "strength": "high"} if i % 3 == 1 else {**r} for i, r in enumerate(value["relations"])
+    ]
     return {"entities": entities, "relations": relations}
 
 
-def malform(value: dict[str, Any], kind: str) -> str:
+def malform(value: ExtractionReply, kind: str) -> str:
     """``value`` (an extraction reply) written the broken way ``kind`` names (see :data:`ALL_MALFORMATIONS`)."""
     clean = json.dumps(value, ensure_ascii=False)
     writers = {
@@ -256,7 +301,7 @@ class ExtractionResponder:
                     return self._rng.choice(list(self.random_faults))
         return None
 
-    def _first_pass(self, text: str) -> dict[str, Any]:
+    def _first_pass(self, text: str) -> ExtractionReply:
         entities, relations = extract_items(text)
         if self.first_pass_share >= 1:
             return {"entities": entities, "relations": relations}
@@ -268,7 +313,7 @@ class ExtractionResponder:
         }
 
     @staticmethod
-    def _glean(first: str, text: str) -> dict[str, Any]:
+    def _glean(first: str, text: str) -> ExtractionReply:
         found_line = first.split("\n", 1)[0].removeprefix(_SEPARATORS["glean"])
         found = {name.strip().casefold() for name in found_line.split(";")}
         entities, relations = extract_items(text)
@@ -294,7 +339,7 @@ class ExtractionResponder:
         self.__dict__.update(state)
         self._lock = threading.Lock()
 
-    def for_server(self, body: dict[str, Any]) -> str:
+    def for_server(self, body: ChatBody) -> str:
         """Responder signature of :class:`kgrag.testing.FakeOpenAIServer` (the request's JSON body)."""
         return self.reply(body.get("messages", []))
 
