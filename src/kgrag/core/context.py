@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Literal, TypedDict
+from typing import Literal
 
 from pydantic import JsonValue
+from typing_extensions import TypedDict
 
 ItemKind = Literal["chunk", "entity", "relation", "community", "path"]
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TypedDict
+
+from typing_extensions import TypedDict
 
 
 class TurnDict(TypedDict, total=False):

@@ -23,7 +23,7 @@ from kgrag.communities.schemas import MapPoint, MapReply
 from kgrag.config import KgragConfig
 from kgrag.core.context import ContextItem, RetrievalResult, TraceStep
 from kgrag.documents import split_sentences
-from kgrag.generation.types import Answer
+from kgrag.generation.types import Answer, AnswerUsage
 from kgrag.models.embeddings import Embedder
 from kgrag.models.llm import LLMClient
 from kgrag.models.llm.structured import ReplyInvalid, parse_reply
@@ -89,7 +89,7 @@ class GlobalMapReduce:
             spend.calls - before[0], spend.prompt_tokens - before[1], spend.completion_tokens - before[2]
         )
         result.trace.append(_trace("global_reduce", reduce_spend, started, 1 if reduce_spend.calls else 0))
-        usage = {
+        usage: AnswerUsage = {
             "llm_calls": spend.calls,
             "prompt_tokens": spend.prompt_tokens,
             "completion_tokens": spend.completion_tokens,

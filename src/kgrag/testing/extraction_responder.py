@@ -20,7 +20,9 @@ responder (:meth:`ExtractionResponder.for_server`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING
+
+from typing_extensions import TypedDict
 
 from kgrag.graph.tune.example import EntityItem, ExtractionReply, RelationItem
 

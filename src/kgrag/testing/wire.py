@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired
 
 from pydantic import JsonValue
+from typing_extensions import TypedDict
 
 from kgrag.core.llm_types import Message
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import NotRequired, TypedDict
+from typing import NotRequired
+
+from typing_extensions import TypedDict
 
 MAX_DESCRIPTION_WORDS = 30
 _SPACES = re.compile(r"\s+")

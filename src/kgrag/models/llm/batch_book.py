@@ -16,9 +16,10 @@ import json
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
-from typing import Literal, TypedDict
+from typing import Literal
 
 from pydantic import JsonValue
+from typing_extensions import TypedDict
 
 from kgrag.core.llm_types import ChatRequest, Message, PromptRef
 from kgrag.store.base import MetaRepository
