@@ -30,6 +30,7 @@ from kgrag.core.errors import KgragError
 from kgrag.documents.provenance import SourceDict
 from kgrag.generation.respond import CostDict
 from kgrag.generation.types import SentenceDict
+from kgrag.retrieval.lookup import ShownDict
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer
@@ -137,7 +138,7 @@ class WorkspaceTools:
         response = self.ws.querying.query(question, pipeline, k)
         return self.present(answer_payload(response, self._sources(response.answer.citations)))
 
-    def show(self, ident: str) -> dict[str, Any]:
+    def show(self, ident: str) -> ShownDict:
         shown = self.ws.documents.show(ident.strip())
         if shown is None:
             raise KgragError(
@@ -245,7 +246,7 @@ def build_mcp_server(ws: Workspace, *, allow_index: bool = False, present: Prese
         return _call(tools.ask, question=question, pipeline=pipeline, k=k)
 
     @server.tool(annotations=read_only)
-    def show(id: str) -> dict[str, Any]:
+    def show(id: str) -> ShownDict:
         """A passage (chunk id as cited), a document (id or file path), an entity or a relation: its text,
         where it comes from and its facts."""
         return _call(tools.show, ident=id)
