@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from pydantic import JsonValue
 from typing_extensions import TypedDict
+
+if TYPE_CHECKING:  # pydantic loads with the layers that validate; naming a JSON value needs none of it
+    from pydantic import JsonValue
 
 ItemKind = Literal["chunk", "entity", "relation", "community", "path"]
 

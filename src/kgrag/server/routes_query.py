@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field, JsonValue
 from typing_extensions import TypedDict
 
-from kgrag.core.context import ContextItemDict, ItemKind, RouteDict, TraceStepDict
+from kgrag.core.context import ContextItemDict, ItemKind, RouteDict
 from kgrag.core.llm_types import StreamSink
 from kgrag.generation import QueryResponse
 from kgrag.generation.respond import CostDict
@@ -72,6 +72,16 @@ class Passage(BaseModel):
     """Only some sentences of the chunk: the context budget's leftover room (``retrieval.excerpts``)."""
 
 
+class TraceOut(TypedDict):
+    """One trace step (:class:`~kgrag.core.context.TraceStepDict`, declared here for the response model)."""
+
+    step: str
+    params: dict[str, JsonValue]
+    n_out: int
+    ms: float
+    note: str
+
+
 class ItemOut(TypedDict):
     """A retrieved item as the answer lists it: a chunk's text is in ``passages``, not repeated here."""
 
@@ -122,7 +132,7 @@ class QueryResult(BaseModel):
     warnings: list[str] = Field(default_factory=list, description="What a reader should know before trusting it.")
     passages: list[Passage]
     items: list[ItemOut] = Field(description="Every retrieved item (chunks, entities, relations) with scores.")
-    trace: list[TraceStepDict]
+    trace: list[TraceOut]
     cost: CostDict = Field(description="LLM tokens and money of the answer (zero for extractive answers).")
     timings_ms: dict[str, float]
     context_tokens: int = Field(0, description="Tokens of context handed to the answer.")

@@ -4,30 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from typing_extensions import TypedDict
-
 if TYPE_CHECKING:
-    from kgrag.testing.wire import ChatBody
-
-
-class Embedding(TypedDict):
-    object: str
-    index: int
-    embedding: list[float]
-
-
-class EmbeddingUsage(TypedDict):
-    prompt_tokens: int
-    total_tokens: int
-
-
-class EmbeddingsReply(TypedDict):
-    """A ``/v1/embeddings`` reply."""
-
-    object: str
-    data: list[Embedding]
-    model: str
-    usage: EmbeddingUsage
+    from kgrag.testing.wire import ChatBody, Embedding, EmbeddingsReply
 
 
 def embeddings_reply(body: ChatBody) -> EmbeddingsReply:

@@ -33,14 +33,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from pydantic import JsonValue
-
-from kgrag.testing.wire import ChatBody, Completion, ErrorReply
-
-if TYPE_CHECKING:
-    from kgrag.testing.fake_embeddings import EmbeddingsReply
+from kgrag.testing.wire import ChatBody, Completion, Reply
 
 FaultKind = Literal[
     "rate_limit", "server_error", "slow", "disconnect", "malformed_body", "truncated", "wrong_schema",
@@ -277,12 +272,7 @@ class _Handler(BaseHTTPRequestHandler):
             return False
         return True
 
-    def _send(
-        self,
-        status: int,
-        payload: Completion | ErrorReply | EmbeddingsReply | dict[str, JsonValue],
-        headers: dict[str, str] | None = None,
-    ) -> None:
+    def _send(self, status: int, payload: Reply, headers: dict[str, str] | None = None) -> None:
         self._send_raw(status, json.dumps(payload).encode("utf-8"), headers)
 
     def _send_raw(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:

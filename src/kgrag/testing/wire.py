@@ -63,6 +63,30 @@ class ErrorReply(TypedDict):
     error: ErrorDetail
 
 
+class Embedding(TypedDict):
+    object: str
+    index: int
+    embedding: list[float]
+
+
+class EmbeddingUsage(TypedDict):
+    prompt_tokens: int
+    total_tokens: int
+
+
+class EmbeddingsReply(TypedDict):
+    """A ``/v1/embeddings`` reply."""
+
+    object: str
+    data: list[Embedding]
+    model: str
+    usage: EmbeddingUsage
+
+
+Reply = Completion | ErrorReply | EmbeddingsReply | dict[str, JsonValue]
+"""What the fake OpenAI server sends: a completion, an error, embeddings, or another small JSON object."""
+
+
 class RequestCounts(TypedDict):
     total: int
     completed: int
