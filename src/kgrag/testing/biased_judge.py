@@ -39,6 +39,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgrag.core.llm_types import Message
 from kgrag.models.llm import ScriptedProvider, ScriptRule
 
 _ANSWERS = re.compile(r"Answer 1:\n(?P<one>.*?)\n\nAnswer 2:\n(?P<two>.*)\Z", re.DOTALL)
@@ -48,7 +49,7 @@ _LENGTH_LINE = re.compile(r"Length: write about (\d+) words")
 _CONTEXT = re.compile(r"Context:\n(?P<context>.*?)\n\nQuestion:", re.DOTALL)
 ASPECTS = ("comprehensiveness", "relevance", "empowerment", "directness")
 CRITERIA = ("comprehensiveness", "diversity", "empowerment", "overall")
-Messages = Sequence[Mapping[str, Any]]
+Messages = Sequence[Message]
 
 
 def _part(messages: Messages, role: str) -> str:

@@ -36,11 +36,11 @@ import random
 import re
 import threading
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgrag.core.llm_types import ChatRequest
+from kgrag.core.llm_types import ChatRequest, Message
 from kgrag.models.llm.scripted import ScriptedProvider, ScriptRule
 
 LOSSLESS = ("fence", "prose", "trailing_comma", "single_quotes")
@@ -147,7 +147,7 @@ def _report(material: str) -> str:
                        "rating": min(10, 2 + len(lines) // 3)})  # fmt: skip
 
 
-def request_kind(messages: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
+def request_kind(messages: Sequence[Message]) -> tuple[str, str]:
     """(kind, first user message): kind is ``extract``, ``glean``, ``summarize``, ``report`` or ``other``.
 
     The first user message is used because a re-ask appends the bad reply and a correction after it.
@@ -269,7 +269,7 @@ class ExtractionResponder:
         for kind in [*self.random_faults, *([self.malformation] if self.malformation else [])]:
             malform({"entities": [], "relations": []}, kind)  # fail early on a misspelt kind
 
-    def reply(self, messages: Sequence[Mapping[str, Any]]) -> str:
+    def reply(self, messages: Sequence[Message]) -> str:
         """The reply text for one request."""
         kind, first = request_kind(messages)
         reask = any(m.get("role") == "assistant" for m in messages)

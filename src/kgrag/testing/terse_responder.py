@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kgrag.core.llm_types import Message
 from kgrag.graph.tune.example import EntityItem, ExtractionReply, RelationItem
 
 if TYPE_CHECKING:
@@ -27,9 +28,8 @@ import json
 import re
 import threading
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from kgrag.testing.extraction_responder import request_kind
 
@@ -68,7 +68,7 @@ class TerseResponder:
     calls: Counter[str] = field(default_factory=Counter)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def reply(self, messages: Sequence[Mapping[str, Any]]) -> str:
+    def reply(self, messages: Sequence[Message]) -> str:
         kind, first = request_kind(messages)
         system = next((str(m.get("content", "")) for m in messages if m.get("role") == "system"), "")
         if kind == "other" and "candidate duplicates" in system:
