@@ -4,13 +4,13 @@ pipelines, answered with cited passages, the trace and the cost, via ``ws.queryi
 from __future__ import annotations
 
 from pathlib import PurePath
-from typing import NotRequired
+from typing import Any, NotRequired
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field, JsonValue
 from typing_extensions import TypedDict
 
-from kgrag.core.context import ContextItemDict, ItemKind, RouteDict
+from kgrag.core.context import ContextItemDict, ItemKind, RouteDict, TraceStepDict
 from kgrag.core.llm_types import StreamSink
 from kgrag.generation import QueryResponse
 from kgrag.generation.respond import CostDict
@@ -96,6 +96,26 @@ class ItemOut(TypedDict):
     metadata: dict[str, JsonValue]
 
 
+def plain_json(value: Any) -> JsonValue:
+    """``value`` with its tuples and sets as lists, recursively: what a plug-in step may leave in its trace
+    parameters or an item's metadata, spelled as JSON has it (the response model takes JSON values)."""
+    if isinstance(value, dict):
+        return {str(k): plain_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [plain_json(v) for v in value]
+    return value
+
+
+def _plain_object(value: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    return {k: plain_json(v) for k, v in value.items()}
+
+
+def _trace_out(step: TraceStepDict) -> TraceOut:
+    return TraceOut(
+        step=step["step"], params=_plain_object(step["params"]), n_out=step["n_out"], ms=step["ms"], note=step["note"]
+    )
+
+
 def _item_out(item: ContextItemDict) -> ItemOut:
     out = ItemOut(
         kind=item["kind"],
@@ -105,7 +125,7 @@ def _item_out(item: ContextItemDict) -> ItemOut:
         doc_id=item["doc_id"],
         span=item["span"],
         scores=item["scores"],
-        metadata=item["metadata"],
+        metadata=_plain_object(item["metadata"]),
     )
     if item["kind"] != "chunk":
         out["text"] = item["text"]
@@ -228,7 +248,7 @@ def to_result(hosted: HostedWorkspace, response: QueryResponse) -> QueryResult:
         warnings=response.answer.warnings,
         passages=_passages(hosted, response),
         items=[_item_out(item) for item in data["retrieval"]["items"]],
-        trace=data["retrieval"]["trace"],
+        trace=[_trace_out(step) for step in data["retrieval"]["trace"]],
         cost=response.cost.to_dict(),
         timings_ms=response.timings_ms,
         context_tokens=response.context_tokens,
