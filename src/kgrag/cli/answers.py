@@ -7,14 +7,21 @@ Answer text, passages, titles and paths come from documents and models: they are
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
 
 if TYPE_CHECKING:
-    from kgrag.documents.provenance import SourceRef
+    from kgrag.documents.provenance import SourceDict, SourceRef
+    from kgrag.generation.respond import QueryResponseDict
     from kgrag.workspace import QueryResponse, Workspace
+
+    class ResponsePayload(QueryResponseDict):
+        """``kgrag query --json``: the response and the sources of its passages."""
+
+        sources: dict[str, SourceDict]
+
 
 SNIPPET = 160
 
@@ -30,11 +37,10 @@ def response_sources(ws: Workspace, responses: list[QueryResponse]) -> dict[str,
     return ws.documents.sources(list(dict.fromkeys(cid for r in responses for cid in passage_ids(r))))
 
 
-def response_payload(response: QueryResponse, sources: dict[str, SourceRef]) -> dict[str, Any]:
+def response_payload(response: QueryResponse, sources: dict[str, SourceRef]) -> ResponsePayload:
     """``kgrag query --json``: the response plus ``sources`` (chunk id → path, title, section, page, span)."""
-    payload = response.to_dict()
-    payload["sources"] = {cid: sources[cid].to_dict() for cid in passage_ids(response) if cid in sources}
-    return payload
+    found = {cid: sources[cid].to_dict() for cid in passage_ids(response) if cid in sources}
+    return {**response.to_dict(), "sources": found}
 
 
 def source_line(chunk_id: str, sources: dict[str, SourceRef]) -> str:

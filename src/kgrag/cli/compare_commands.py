@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, final
 
 import typer
 from rich.table import Table
@@ -18,7 +18,12 @@ from kgrag.core.context import RouteDecision
 from kgrag.core.errors import KgragError
 
 if TYPE_CHECKING:
-    from kgrag.documents.provenance import SourceRef
+    from typing import NotRequired
+
+    from typing_extensions import TypedDict
+
+    from kgrag.core.context import ContextItem, RouteDict
+    from kgrag.documents.provenance import SourceDict, SourceRef
     from kgrag.evaluation.datasets import QAItem
     from kgrag.evaluation.stats.cells import IntervalCell
     from kgrag.tuning.lambda_fit import TuneReport
@@ -27,6 +32,38 @@ if TYPE_CHECKING:
     from kgrag.workspace.query_api import PipelineOutcome
 
 SNIPPET = 90
+
+if TYPE_CHECKING:
+
+    class CitedRow(TypedDict):
+        """A cited passage: its id, the start of its text, where it comes from (when known)."""
+
+        id: str
+        text: str
+        source: NotRequired[SourceDict]
+
+    @final
+    class SummaryRow(TypedDict):
+        """What one pipeline did with the question (``kgrag compare --json``)."""
+
+        pipeline: str
+        answer: str
+        citations: list[CitedRow]
+        context_items: dict[str, int]
+        context_tokens: int
+        retrieval_ms: float
+        generation_ms: float
+        prompt_tokens: int
+        cost_line: str
+        route: RouteDict | None
+
+    @final
+    class FailedRow(TypedDict):
+        """A pipeline that could not answer, and why."""
+
+        pipeline: str
+        error: str | None
+
 
 # Options shared by the fitting commands (`kgrag tune <what>` and the older spellings).
 DatasetOpt = Annotated[Path, typer.Option("--dataset", help="GraphRAG-Bench .json or .jsonl questions with evidence.")]
@@ -44,7 +81,14 @@ ScoredKOpt = Annotated[int, typer.Option("--k", min=1, max=MAX_K, help="Passages
 DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Report only; store nothing.")]
 
 
-def summary_row(response: QueryResponse, sources: dict[str, SourceRef] | None = None) -> dict[str, Any]:
+def _cited(cid: str, items: dict[str, ContextItem], sources: dict[str, SourceRef]) -> CitedRow:
+    row: CitedRow = {"id": cid, "text": " ".join(items[cid].text.split())[:SNIPPET] if cid in items else ""}
+    if cid in sources:
+        row["source"] = sources[cid].to_dict()
+    return row
+
+
+def summary_row(response: QueryResponse, sources: dict[str, SourceRef] | None = None) -> SummaryRow:
     """What one pipeline did with the question: answer, cited passages (with where each comes from),
     context size, time, cost and, for a routing pipeline, the route it took."""
     sources = sources or {}
@@ -53,14 +97,7 @@ def summary_row(response: QueryResponse, sources: dict[str, SourceRef] | None = 
     return {
         "pipeline": response.result.pipeline,
         "answer": response.answer.text,
-        "citations": [
-            {
-                "id": cid,
-                "text": " ".join(items[cid].text.split())[:SNIPPET] if cid in items else "",
-                **({"source": sources[cid].to_dict()} if cid in sources else {}),
-            }
-            for cid in response.answer.citations
-        ],
+        "citations": [_cited(cid, items, sources) for cid in response.answer.citations],
         "context_items": {
             kind: sum(1 for i in items.values() if i.kind == kind) for kind in ("chunk", "entity", "relation", "path")
         },
@@ -73,14 +110,14 @@ def summary_row(response: QueryResponse, sources: dict[str, SourceRef] | None = 
     }
 
 
-def outcome_row(outcome: PipelineOutcome, sources: dict[str, SourceRef]) -> dict[str, Any]:
+def outcome_row(outcome: PipelineOutcome, sources: dict[str, SourceRef]) -> SummaryRow | FailedRow:
     """:func:`summary_row` of a pipeline that answered, else its name and why it could not."""
     if outcome.response is None:
         return {"pipeline": outcome.pipeline, "error": outcome.error}
     return summary_row(outcome.response, sources)
 
 
-def _table_row(row: dict[str, Any], sources: dict[str, SourceRef]) -> tuple[str, ...]:
+def _table_row(row: SummaryRow | FailedRow, sources: dict[str, SourceRef]) -> tuple[str, ...]:
     from kgrag.cli.answers import source_line
 
     if "error" in row:

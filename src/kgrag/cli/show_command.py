@@ -41,9 +41,18 @@ def show_command(
         return
     console = new_console()
     console.print(Text.assemble((f"{shown.kind} {shown.id}", "bold"), "  ", shown.heading))
-    for key in ("source", "status", "type", "label", "duplicate_of", "error"):
-        if shown.facts.get(key):
-            console.print(f"{key}: {shown.facts[key]}", style="dim")
+    facts = shown.facts
+    shown_facts = {
+        "source": facts.get("source"),
+        "status": facts.get("status"),
+        "type": facts.get("type"),
+        "label": facts.get("label"),
+        "duplicate_of": facts.get("duplicate_of"),
+        "error": facts.get("error"),
+    }
+    for key, value in shown_facts.items():
+        if value:
+            console.print(f"{key}: {value}", style="dim")
     if shown.parts:  # a document: its text as stored, each chunk under a marker line
         for n, (chunk_id, text) in enumerate(shown.parts, 1):
             console.print()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, JsonValue, field_validator
 
 
 def _untitled(node: Any) -> Any:
@@ -25,8 +25,8 @@ class CompactModel(BaseModel):
     report and map call, and the titles only repeat the field names (about 40 tokens a call)."""
 
     @classmethod
-    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        schema: dict[str, Any] = _untitled(super().model_json_schema(*args, **kwargs))
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, JsonValue]:
+        schema: dict[str, JsonValue] = _untitled(super().model_json_schema(*args, **kwargs))
         return schema
 
 

@@ -23,7 +23,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, Field, GetCoreSchemaHandler, SerializeAsAny
+from pydantic import BaseModel, Field, GetCoreSchemaHandler, JsonValue, SerializeAsAny
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from kgrag.core.builtins import KINDS, new_registry
@@ -111,7 +111,7 @@ def _ctx(kind: str, where: str) -> dict[str, str]:
     return {"where": where, "noun": KINDS[kind].noun}
 
 
-def dump_tables(tables: Mapping[str, BaseModel]) -> dict[str, Any]:
+def dump_tables(tables: Mapping[str, BaseModel]) -> dict[str, dict[str, JsonValue]]:
     """The tables as TOML-ready data (only what was set), for ``model_dump`` and ``kgrag.toml`` output."""
     return {name: table.model_dump(mode="json", exclude_unset=True) for name, table in tables.items()}
 

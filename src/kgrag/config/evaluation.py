@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SerializeAsAny, field_serializer, field_validator, model_validator
+from pydantic import BaseModel, Field, JsonValue, SerializeAsAny, field_serializer, field_validator, model_validator
 
 from kgrag.config.base import Section
 from kgrag.config.entry_settings import (
@@ -156,5 +156,5 @@ class EvaluationConfig(Section):
         return value
 
     @field_serializer("metrics", "judges")
-    def _dump_tables(self, value: dict[str, BaseModel]) -> dict[str, Any]:
+    def _dump_tables(self, value: dict[str, BaseModel]) -> dict[str, dict[str, JsonValue]]:
         return dump_tables(value)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, Field, SerializeAsAny, field_serializer, field_validator, model_validator
+from pydantic import BaseModel, Field, JsonValue, SerializeAsAny, field_serializer, field_validator, model_validator
 
 from kgrag.config.base import Section
 from kgrag.config.entry_settings import (
@@ -83,7 +83,7 @@ class IndexingConfig(Section):
         return check_tables("stage", value, "indexing.stages")
 
     @field_serializer("stages")
-    def _dump_stages(self, value: dict[str, BaseModel]) -> dict[str, Any]:
+    def _dump_stages(self, value: dict[str, BaseModel]) -> dict[str, dict[str, JsonValue]]:
         return dump_tables(value)
 
     def stage_settings(self, stage: str, model: type[S]) -> S:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_serializer, field_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, SerializeAsAny, field_serializer, field_validator
 
 from kgrag.config.base import Section
 from kgrag.config.entry_settings import (
@@ -149,7 +149,7 @@ class RetrievalConfig(Section):
         return check_tables("pipeline", value, "retrieval.pipelines")
 
     @field_serializer("pipelines")
-    def _dump_pipelines(self, value: dict[str, BaseModel]) -> dict[str, Any]:
+    def _dump_pipelines(self, value: dict[str, BaseModel]) -> dict[str, dict[str, JsonValue]]:
         return dump_tables(value)
 
     def pipeline_settings(self, pipeline: str, model: type[S]) -> S:

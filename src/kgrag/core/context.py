@@ -3,10 +3,63 @@ per-step scores and a trace of how the pipeline got there."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+import copy
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from typing_extensions import TypedDict
+
+if TYPE_CHECKING:  # pydantic loads with the layers that validate; naming a JSON value needs none of it
+    from pydantic import JsonValue
 
 ItemKind = Literal["chunk", "entity", "relation", "community", "path"]
+
+
+class ContextItemDict(TypedDict):
+    """A :class:`ContextItem` as JSON."""
+
+    kind: ItemKind
+    id: str
+    text: str
+    score: float
+    chunk_ids: list[str]
+    doc_id: str | None
+    span: tuple[int, int] | None
+    scores: dict[str, float]
+    metadata: dict[str, JsonValue]
+
+
+class TraceStepDict(TypedDict):
+    """A :class:`TraceStep` as JSON."""
+
+    step: str
+    params: dict[str, JsonValue]
+    n_out: int
+    ms: float
+    note: str
+
+
+class RouteDict(TypedDict):
+    """A :class:`RouteDecision` as JSON."""
+
+    route: str
+    pipeline: str
+    decided_by: str
+    reason: str
+    fallback: str
+    label: str
+
+
+class RetrievalDict(TypedDict):
+    """A :class:`RetrievalResult` as JSON (its items, trace and route; no intermediate answers)."""
+
+    pipeline: str
+    query: str
+    queries: list[str]
+    items: list[ContextItemDict]
+    trace: list[TraceStepDict]
+    route: RouteDict | None
+    context_tokens: int | None
 
 
 @dataclass
@@ -26,10 +79,22 @@ class ContextItem:
     doc_id: str | None = None
     span: tuple[int, int] | None = None
     scores: dict[str, float] = field(default_factory=dict)
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, JsonValue] = field(default_factory=dict)
+    """What the step that found the item notes about it (a name, a level, a path's explanation): JSON values
+    of each step's own choosing."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> ContextItemDict:
+        return ContextItemDict(
+            kind=self.kind,
+            id=self.id,
+            text=self.text,
+            score=self.score,
+            chunk_ids=list(self.chunk_ids),
+            doc_id=self.doc_id,
+            span=self.span,
+            scores=dict(self.scores),
+            metadata=copy.deepcopy(self.metadata),
+        )
 
 
 @dataclass
@@ -37,10 +102,15 @@ class TraceStep:
     """One step of a pipeline run: what it did, with which parameters, how long it took."""
 
     step: str
-    params: dict[str, Any]
+    params: dict[str, JsonValue]
+    """The step's own parameters and counts as shown to a reader (each step chooses its keys)."""
     n_out: int
     ms: float
     note: str = ""
+
+    def to_dict(self) -> TraceStepDict:
+        params = copy.deepcopy(self.params)
+        return TraceStepDict(step=self.step, params=params, n_out=self.n_out, ms=self.ms, note=self.note)
 
 
 @dataclass(frozen=True)
@@ -63,8 +133,15 @@ class RouteDecision:
         fallback = f"; {self.fallback}" if self.fallback else ""
         return f"{self.label or self.route} → {self.pipeline} ({self.decided_by}: {self.reason}){fallback}"
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> RouteDict:
+        return RouteDict(
+            route=self.route,
+            pipeline=self.pipeline,
+            decided_by=self.decided_by,
+            reason=self.reason,
+            fallback=self.fallback,
+            label=self.label,
+        )
 
 
 @dataclass(frozen=True)
@@ -111,13 +188,13 @@ class RetrievalResult:
     intermediate: IntermediateAnswers | None = None
     retrieval_ms: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "pipeline": self.pipeline,
-            "query": self.query,
-            "queries": self.queries,
-            "items": [item.to_dict() for item in self.items],
-            "trace": [asdict(step) for step in self.trace],
-            "route": self.route.to_dict() if self.route else None,
-            "context_tokens": self.context_tokens,
-        }
+    def to_dict(self) -> RetrievalDict:
+        return RetrievalDict(
+            pipeline=self.pipeline,
+            query=self.query,
+            queries=self.queries,
+            items=[item.to_dict() for item in self.items],
+            trace=[step.to_dict() for step in self.trace],
+            route=self.route.to_dict() if self.route else None,
+            context_tokens=self.context_tokens,
+        )

@@ -2,8 +2,30 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
+
+from typing_extensions import TypedDict
+
+
+class TurnDict(TypedDict, total=False):
+    """A :class:`ConversationTurn` as stored (a row written by an older kgrag may lack fields)."""
+
+    question: str
+    standalone: str
+    answer: str
+    citations: list[str]
+    pipeline: str
+    created_at: float
+
+
+class ConversationDict(TypedDict):
+    """A :class:`ConversationRecord` as JSON."""
+
+    id: str
+    created_at: float
+    updated_at: float
+    title: str
+    turns: list[TurnDict]
 
 
 @dataclass(frozen=True)
@@ -19,7 +41,7 @@ class ConversationTurn:
     created_at: float = 0.0
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ConversationTurn:
+    def from_dict(cls, data: TurnDict) -> ConversationTurn:
         return cls(
             question=str(data.get("question", "")),
             standalone=str(data.get("standalone", "")),
@@ -27,6 +49,16 @@ class ConversationTurn:
             citations=[str(c) for c in data.get("citations", [])],
             pipeline=str(data.get("pipeline", "")),
             created_at=float(data.get("created_at", 0.0)),
+        )
+
+    def to_dict(self) -> TurnDict:
+        return TurnDict(
+            question=self.question,
+            standalone=self.standalone,
+            answer=self.answer,
+            citations=list(self.citations),
+            pipeline=self.pipeline,
+            created_at=self.created_at,
         )
 
 
@@ -40,11 +72,11 @@ class ConversationRecord:
     title: str
     turns: tuple[ConversationTurn, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-            "title": self.title,
-            "turns": [asdict(t) for t in self.turns],
-        }
+    def to_dict(self) -> ConversationDict:
+        return ConversationDict(
+            id=self.id,
+            created_at=self.created_at,
+            updated_at=self.updated_at,
+            title=self.title,
+            turns=[t.to_dict() for t in self.turns],
+        )

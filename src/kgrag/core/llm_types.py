@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Generic, Literal, TypedDict, TypeVar
+
+if TYPE_CHECKING:
+    from pydantic import JsonValue
 
 T = TypeVar("T")
 
@@ -28,6 +31,11 @@ class Message(TypedDict):
     content: str
 
 
+def wire_messages(messages: Iterable[Message]) -> list[JsonValue]:
+    """``messages`` as the JSON a request body carries."""
+    return [{"role": m["role"], "content": m["content"]} for m in messages]
+
+
 @dataclass(frozen=True)
 class PromptRef:
     """Which prompt file (and which version of it) produced a request; its version is in the cache key."""
@@ -42,13 +50,14 @@ class ChatRequest:
 
     messages: tuple[Message, ...]
     model: str
-    params: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, JsonValue] = field(default_factory=dict)
+    """The request's wire parameters (``temperature``, ``max_tokens``, ``response_format``…), as sent."""
     prompt: PromptRef | None = None
 
     @property
     def max_tokens(self) -> int | None:
         value = self.params.get("max_tokens")
-        return int(value) if value is not None else None
+        return int(value) if isinstance(value, int | float | str) else None
 
     def cache_key(self, provider: str) -> str:
         """SHA-256 of the canonical JSON of provider, model, messages, parameters and prompt version."""

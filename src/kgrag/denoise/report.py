@@ -10,10 +10,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from kgrag.core.denoise_records import RelationScore
 from kgrag.denoise.types import ResolutionGraph, ResolutionPlan
 from kgrag.graph.analysis.render import comparison_markdown
-from kgrag.graph.analysis.stats import GraphStats
+from kgrag.graph.analysis.stats import GraphStats, GraphStatsDict
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,18 @@ class DropSample:
     reason: str
 
 
+class DenoiseReportDict(TypedDict):
+    """A :class:`DenoiseReport` as JSON."""
+
+    applied: bool
+    run_id: str
+    counts: dict[str, dict[str, int]]
+    merges: list[dict[str, str | float | list[str]]]
+    drops: list[dict[str, str | float]]
+    before: GraphStatsDict | None
+    after: GraphStatsDict | None
+
+
 @dataclass
 class DenoiseReport:
     """A plan (``applied`` False, ``run_id`` empty) or an applied run, ready for JSON or markdown."""
@@ -46,11 +60,16 @@ class DenoiseReport:
     before: GraphStats | None = None
     after: GraphStats | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["before"] = self.before.to_dict() if self.before else None
-        data["after"] = self.after.to_dict() if self.after else None
-        return data
+    def to_dict(self) -> DenoiseReportDict:
+        return DenoiseReportDict(
+            applied=self.applied,
+            run_id=self.run_id,
+            counts={stage: dict(numbers) for stage, numbers in self.counts.items()},
+            merges=[asdict(m) for m in self.merges],
+            drops=[asdict(d) for d in self.drops],
+            before=self.before.to_dict() if self.before else None,
+            after=self.after.to_dict() if self.after else None,
+        )
 
     def markdown(self) -> str:
         title = f"Denoising run {self.run_id}" if self.applied else "Denoising plan (dry run: nothing changed)"

@@ -13,9 +13,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from typing_extensions import TypedDict
 
 from kgrag.core.records import ChunkRecord, DocumentRecord
 
@@ -25,6 +26,19 @@ PAGE_STARTS = "page_starts"
 # Requires a non-space first character, unlike loaders' title pattern (see there), so a blank "#" line
 # is never a section heading.
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(\S.*?)[ \t#]*$", re.MULTILINE)
+
+
+class SourceDict(TypedDict):
+    """A :class:`SourceRef` as JSON (``span`` and ``sections`` as lists)."""
+
+    chunk_id: str
+    doc_id: str
+    source: str
+    title: str
+    section: str | None
+    page: int | None
+    span: list[int] | None
+    sections: list[str]
 
 
 @dataclass(frozen=True)
@@ -41,11 +55,17 @@ class SourceRef:
     sections: tuple[str, ...] = ()
     """Every section the passage touches, in order: ``section`` and the headings inside the passage."""
 
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["span"] = list(self.span) if self.span else None
-        data["sections"] = list(self.sections)
-        return data
+    def to_dict(self) -> SourceDict:
+        return SourceDict(
+            chunk_id=self.chunk_id,
+            doc_id=self.doc_id,
+            source=self.source,
+            title=self.title,
+            section=self.section,
+            page=self.page,
+            span=list(self.span) if self.span else None,
+            sections=list(self.sections),
+        )
 
     def label(self, cwd: Path | None = None) -> str:
         """One line for a terminal: ``docs/a.md · "Title" · § Section · p. 3`` (path relative to ``cwd``

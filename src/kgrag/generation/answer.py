@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
 
 from kgrag.config import GenerationConfig
 from kgrag.core.context import RetrievalResult
 from kgrag.core.llm_types import ChatResult, Message, PromptRef
 from kgrag.generation.attribution import Attributor, SupportPassage
 from kgrag.generation.context import ContextBlock, build_context
-from kgrag.generation.types import Answer
+from kgrag.generation.types import Answer, AnswerUsage
 from kgrag.models.llm.client import LLMClient
 
 IDK_SENTENCE = "I don't know based on the provided context."
@@ -71,8 +70,8 @@ def context_shares(cfg: GenerationConfig) -> dict[str, float]:
     return {"passages": cfg.passages_share, "graph": cfg.graph_share, "communities": cfg.communities_share}
 
 
-def _usage(chat: ChatResult | None, block: ContextBlock, invented: list[str]) -> dict[str, Any]:
-    usage: dict[str, Any] = {
+def _usage(chat: ChatResult | None, block: ContextBlock, invented: list[str]) -> AnswerUsage:
+    usage: AnswerUsage = {
         "context_tokens": block.tokens,
         "context_items": len(block.item_ids),
         "dropped_items": block.dropped,
@@ -81,13 +80,15 @@ def _usage(chat: ChatResult | None, block: ContextBlock, invented: list[str]) ->
     if chat is not None:
         u = chat.usage
         usage.update(
-            prompt_tokens=u.prompt_tokens,
-            completion_tokens=u.completion_tokens,
-            cost_usd=u.cost_usd,
-            cached=u.cached,
-            attempts=u.attempts,
-            latency_ms=round(u.latency_ms, 1),
-            token_source=u.source,
+            {
+                "prompt_tokens": u.prompt_tokens,
+                "completion_tokens": u.completion_tokens,
+                "cost_usd": u.cost_usd,
+                "cached": u.cached,
+                "attempts": u.attempts,
+                "latency_ms": round(u.latency_ms, 1),
+                "token_source": u.source,
+            }
         )
     return usage
 

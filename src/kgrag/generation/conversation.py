@@ -15,12 +15,12 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from kgrag.core.conversation_records import ConversationRecord, ConversationTurn
 from kgrag.core.errors import KgragError
 from kgrag.core.llm_types import StreamSink
-from kgrag.generation.respond import QueryResponse
+from kgrag.generation.respond import QueryResponse, QueryResponseDict
 from kgrag.generation.rewrite import Rewrite, Turn, timed_rewrite
 
 if TYPE_CHECKING:
@@ -29,6 +29,15 @@ if TYPE_CHECKING:
     from kgrag.store import Store
 
 TITLE_CHARS = 80
+
+
+class ReplyDict(QueryResponseDict):
+    """A :class:`ConversationReply` as JSON: the response's fields, the conversation and the rewrite."""
+
+    conversation_id: str | None
+    question: str
+    standalone_question: str
+    rewrite_method: str
 
 
 @dataclass
@@ -40,7 +49,7 @@ class ConversationReply:
     rewrite: Rewrite
     response: QueryResponse
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ReplyDict:
         return {
             **self.response.to_dict(),
             "conversation_id": self.conversation_id,

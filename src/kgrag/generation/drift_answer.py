@@ -17,12 +17,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pydantic import JsonValue
+
 from kgrag.config import KgragConfig
 from kgrag.core.context import RetrievalResult, TraceStep
 from kgrag.core.llm_types import Message
 from kgrag.generation.answer import IDK_SENTENCE, extract_citations
 from kgrag.generation.strategy import DEFAULT_STRATEGY
-from kgrag.generation.types import Answer
+from kgrag.generation.types import Answer, AnswerUsage
 from kgrag.models.embeddings import Embedder
 from kgrag.models.llm import LLMClient
 from kgrag.retrieval.pipeline_settings import DriftSettings
@@ -58,7 +60,7 @@ class _Reduce:
         return "skipped: budget" if self.offered else "nothing to reduce"
 
     def trace(self, citations: int, started: float) -> TraceStep:
-        params = {
+        params: dict[str, JsonValue] = {
             "llm_calls": 1 if self.prompt_tokens else 0,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
@@ -112,7 +114,7 @@ class DriftReduce:
         calls = found.llm_calls + (1 if done.prompt_tokens else 0)
         spent = found.spent + done.prompt_tokens
         completion = found.completion_tokens + done.completion_tokens
-        usage = {
+        usage: AnswerUsage = {
             "llm_calls": calls,
             "prompt_tokens": spent,
             "completion_tokens": completion,

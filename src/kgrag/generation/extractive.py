@@ -60,7 +60,7 @@ from kgrag.generation.abstain import (
 from kgrag.generation.answer_cues import answer_types, cue_share
 from kgrag.generation.sentence_kinds import states_something
 from kgrag.generation.stemming import stem
-from kgrag.generation.types import Answer
+from kgrag.generation.types import Answer, Evidence
 from kgrag.models.embeddings import Embedder
 
 MIN_SENTENCE_CHARS = 20
@@ -395,5 +395,5 @@ def null_coverage(question: str, sample: Sequence[str]) -> float | None:
     return float(np.quantile(held @ (weights / total), NULL_QUANTILE)) if total > 0 else None
 
 
-def _evidence(candidate: _Candidate, coverage: float) -> dict[str, object]:
+def _evidence(candidate: _Candidate, coverage: float) -> Evidence:
     return {"sentence": candidate.text, "chunk_id": candidate.chunk_id, "coverage": round(coverage, 4)}

@@ -17,12 +17,13 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+from pydantic import JsonValue
 
 from kgrag.communities.schemas import MapPoint, MapReply
 from kgrag.config import KgragConfig
 from kgrag.core.context import ContextItem, RetrievalResult, TraceStep
 from kgrag.documents import split_sentences
-from kgrag.generation.types import Answer
+from kgrag.generation.types import Answer, AnswerUsage
 from kgrag.models.embeddings import Embedder
 from kgrag.models.llm import LLMClient
 from kgrag.models.llm.structured import ReplyInvalid, parse_reply
@@ -88,7 +89,7 @@ class GlobalMapReduce:
             spend.calls - before[0], spend.prompt_tokens - before[1], spend.completion_tokens - before[2]
         )
         result.trace.append(_trace("global_reduce", reduce_spend, started, 1 if reduce_spend.calls else 0))
-        usage = {
+        usage: AnswerUsage = {
             "llm_calls": spend.calls,
             "prompt_tokens": spend.prompt_tokens,
             "completion_tokens": spend.completion_tokens,
@@ -145,7 +146,7 @@ class GlobalMapReduce:
 
 
 def _trace(step: str, spend: Spend, started: float, n_out: int) -> TraceStep:
-    params = {
+    params: dict[str, JsonValue] = {
         "llm_calls": spend.calls,
         "prompt_tokens": spend.prompt_tokens,
         "completion_tokens": spend.completion_tokens,

@@ -9,25 +9,54 @@ searching the trace for step names.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from kgrag.config import KgragConfig
-from kgrag.core.context import RetrievalResult, RouteDecision, TraceStep
+from kgrag.core.context import RetrievalDict, RetrievalResult, RouteDecision, RouteDict, TraceStep
 from kgrag.core.llm_types import StreamSink
 from kgrag.core.registry import Registry
 from kgrag.generation.corpus_sample import calibrated_config
 from kgrag.generation.recipes import answer_strategy
 from kgrag.generation.strategy import AnswerStrategy
-from kgrag.generation.types import Answer
+from kgrag.generation.types import Answer, AnswerDict
 from kgrag.models.llm import llm_free_note
 from kgrag.retrieval.pipelines import Pipeline
 from kgrag.retrieval.query_context import QueryContext
 
-_OPTIONAL_COST_KEYS = ("cached", "context_tokens", "latency_ms")
 ANSWER_STAGES = ("query.generate", "query.global.reduce", "query.drift.reduce")
 """The LLM calls that write the answer a reader sees, which a streamed query streams (a strategy's other
 calls, a map step's, are not shown; a plug-in strategy's answer arrives in one piece when it is done)."""
+
+
+class CostExtras(TypedDict, total=False):
+    """What the answer step reported besides tokens and money, when it did."""
+
+    cached: bool
+    context_tokens: int
+    latency_ms: float
+
+
+class CostDict(CostExtras):
+    """A :class:`QueryCost` as JSON: tokens and money, the extras present, the line."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    line: str
+
+
+class QueryResponseDict(TypedDict):
+    """A :class:`QueryResponse` as JSON."""
+
+    answer: AnswerDict
+    retrieval: RetrievalDict
+    timings_ms: dict[str, float]
+    route: RouteDict | None
+    context_tokens: int
+    cost: CostDict
 
 
 @dataclass(frozen=True)
@@ -40,23 +69,35 @@ class QueryCost:
     completion_tokens: int = 0
     cost_usd: float = 0.0
     line: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: CostExtras = field(default_factory=lambda: CostExtras())
 
     @classmethod
     def of(cls, answer: Answer) -> QueryCost:
         usage = answer.usage or {}
+        extra: CostExtras = {}
+        if "cached" in usage:
+            extra["cached"] = usage["cached"]
+        if "context_tokens" in usage:
+            extra["context_tokens"] = usage["context_tokens"]
+        if "latency_ms" in usage:
+            extra["latency_ms"] = usage["latency_ms"]
         return cls(
             prompt_tokens=int(usage.get("prompt_tokens", 0) or 0),
             completion_tokens=int(usage.get("completion_tokens", 0) or 0),
             cost_usd=float(usage.get("cost_usd", 0.0) or 0.0),
             line=answer.cost_line,
-            extra={key: usage[key] for key in _OPTIONAL_COST_KEYS if key in usage},
+            extra=extra,
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> CostDict:
         """``prompt_tokens``, ``completion_tokens``, ``cost_usd``, the optional keys present, ``line``."""
-        data = {k: v for k, v in asdict(self).items() if k not in ("extra", "line")}
-        return {**data, **self.extra, "line": self.line}
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost_usd": self.cost_usd,
+            **self.extra,
+            "line": self.line,
+        }
 
 
 @dataclass
@@ -86,7 +127,7 @@ class QueryResponse:
         """LLM tokens, money and the cost line of the answer."""
         return QueryCost.of(self.answer)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> QueryResponseDict:
         return {
             "answer": self.answer.to_dict(),
             "retrieval": self.result.to_dict(),

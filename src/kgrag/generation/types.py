@@ -3,10 +3,71 @@ one and the global map-reduce, returns this type; retrieval never names it)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+import copy
+from dataclasses import dataclass, field
+from typing import Literal
+
+from typing_extensions import TypedDict
 
 SupportStatus = Literal["cited", "attributed", "unsupported"]
+AnswerMode = Literal["llm", "extractive", "context"]
+
+
+class SentenceDict(TypedDict):
+    """A :class:`SentenceSupport` as JSON."""
+
+    text: str
+    start: int
+    end: int
+    status: SupportStatus
+    passages: list[str]
+    score: float | None
+
+
+class AnswerUsage(TypedDict, total=False):
+    """What the answer step spent and saw, as far as it reports it: the context it packed (an LLM answer),
+    the call's tokens, money, cache and latency, and a search-and-answer strategy's calls in total
+    (``global``, ``drift``)."""
+
+    context_tokens: int
+    context_items: int
+    dropped_items: int
+    invented_citations: list[str]
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    cached: bool
+    attempts: int
+    latency_ms: float
+    token_source: str
+    llm_calls: int
+    budget: int
+    dropped_batches: int
+    skipped_for_budget: int
+
+
+class Evidence(TypedDict):
+    """A sentence an extractive answer rests on: its passage and how much of the question it covers."""
+
+    sentence: str
+    chunk_id: str
+    coverage: float
+
+
+class AnswerDict(TypedDict):
+    """An :class:`Answer` as JSON, with its derived ``uncited`` and ``warnings``."""
+
+    text: str
+    citations: list[str]
+    mode: AnswerMode
+    idk: bool
+    cost_line: str
+    usage: AnswerUsage
+    evidence: list[Evidence]
+    attributed: list[str]
+    sentences: list[SentenceDict]
+    uncited: bool
+    warnings: list[str]
 
 
 @dataclass(frozen=True)
@@ -22,8 +83,15 @@ class SentenceSupport:
     passages: list[str]
     score: float | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> SentenceDict:
+        return SentenceDict(
+            text=self.text,
+            start=self.start,
+            end=self.end,
+            status=self.status,
+            passages=list(self.passages),
+            score=self.score,
+        )
 
 
 @dataclass
@@ -37,11 +105,11 @@ class Answer:
 
     text: str
     citations: list[str]
-    mode: Literal["llm", "extractive", "context"]
+    mode: AnswerMode
     idk: bool = False
     cost_line: str = ""
-    usage: dict[str, Any] = field(default_factory=dict)
-    evidence: list[dict[str, Any]] = field(default_factory=list)
+    usage: AnswerUsage = field(default_factory=lambda: AnswerUsage())
+    evidence: list[Evidence] = field(default_factory=list)
     attributed: list[str] = field(default_factory=list)
     sentences: list[SentenceSupport] = field(default_factory=list)
 
@@ -74,5 +142,17 @@ class Answer:
             out.append(f"{n} sentence{'s' if n != 1 else ''} of this answer no passage supports (marked 'unsupported')")
         return out
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "uncited": self.uncited, "warnings": self.warnings}
+    def to_dict(self) -> AnswerDict:
+        return AnswerDict(
+            text=self.text,
+            citations=list(self.citations),
+            mode=self.mode,
+            idk=self.idk,
+            cost_line=self.cost_line,
+            usage=copy.deepcopy(self.usage),
+            evidence=copy.deepcopy(self.evidence),
+            attributed=list(self.attributed),
+            sentences=[s.to_dict() for s in self.sentences],
+            uncited=self.uncited,
+            warnings=self.warnings,
+        )

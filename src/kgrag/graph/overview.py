@@ -20,7 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from kgrag.core.community_records import CommunityRecord
+from kgrag.core.graph_records import RelationRecord
 from kgrag.graph.index import GraphIndex
 
 MAX_EDGES_PER_NODE = 3
@@ -128,9 +131,28 @@ def _sample(matched: list[str], degree: dict[str, int], community_of: dict[str, 
     return kept + rest[: budget - len(kept)]
 
 
-def _edges(index: GraphIndex, kept: set[str], limit: int) -> list[dict[str, Any]]:
+class OverviewEdge(TypedDict):
+    """The strongest relation between two shown entities."""
+
+    id: str
+    source: str
+    target: str
+    label: str
+    weight: float
+
+
+class CommunityRow(TypedDict):
+    """A community drawn: how many of its entities matched and how many are shown."""
+
+    id: str
+    matched: int
+    shown: int
+    title: str
+
+
+def _edges(index: GraphIndex, kept: set[str], limit: int) -> list[OverviewEdge]:
     """One edge per pair of kept entities (the strongest relation), strongest first, at most ``limit``."""
-    best: dict[tuple[str, str], Any] = {}
+    best: dict[tuple[str, str], RelationRecord] = {}
     for eid in kept:
         for rid in index.adjacency.get(eid, ()):
             relation = index.relations[rid]
@@ -143,7 +165,7 @@ def _edges(index: GraphIndex, kept: set[str], limit: int) -> list[dict[str, Any]
                 best[pair] = relation
     ranked = sorted(best.values(), key=lambda r: (-r.weight, r.id))[:limit]
     return [
-        {"id": r.id, "source": r.source_id, "target": r.target_id, "label": r.label, "weight": r.weight} for r in ranked
+        OverviewEdge(id=r.id, source=r.source_id, target=r.target_id, label=r.label, weight=r.weight) for r in ranked
     ]
 
 
@@ -162,7 +184,7 @@ def _component_layout(graph: Any, size: int) -> list[tuple[float, float]]:
     return [((x - min(xs)) * side / span, (y - min(ys)) * side / span) for x, y in zip(xs, ys, strict=True)]
 
 
-def layout(ids: list[str], edges: list[dict[str, Any]]) -> list[tuple[float, float]]:
+def layout(ids: list[str], edges: Sequence[OverviewEdge]) -> list[tuple[float, float]]:
     """Positions for ``ids``: each connected component laid out on its own (Fruchterman-Reingold), then
     the components packed in rows, largest first, so small ones do not drift to the rim of a big one."""
     import igraph
@@ -192,7 +214,7 @@ def layout(ids: list[str], edges: list[dict[str, Any]]) -> list[tuple[float, flo
 
 def _community_rows(
     kept: list[str], matched: list[str], member: Membership, titles: dict[str, str]
-) -> list[dict[str, Any]]:
+) -> list[CommunityRow]:
     shown: dict[str, int] = defaultdict(int)
     total: dict[str, int] = defaultdict(int)
     for eid in matched:
@@ -200,7 +222,7 @@ def _community_rows(
     for eid in kept:
         shown[member.of.get(eid, "")] += 1
     order = sorted((cid for cid in shown if cid), key=lambda cid: (-total[cid], cid))
-    return [{"id": cid, "matched": total[cid], "shown": shown[cid], "title": titles.get(cid, "")} for cid in order]
+    return [CommunityRow(id=cid, matched=total[cid], shown=shown[cid], title=titles.get(cid, "")) for cid in order]
 
 
 def graph_overview(

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+from pydantic import JsonValue
 
 from kgrag.core.stages import DISCOVER, EMBED, EMBED_GRAPH, EXTRACT, INGEST
 
-R = TypeVar("R")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+R = TypeVar("R", bound="DataclassInstance")
 
 
 @dataclass
@@ -62,7 +67,7 @@ class IndexReport:
 
     llm_lines: list[str] = field(default_factory=list)  # this run's LLM usage per stage, if any
     extraction_prompt_ratio: float | None = None  # LLM prompt tokens per corpus token (target ≤ 2.5; peers spend 5–10)
-    stages: dict[str, Any] = field(default_factory=dict)
+    stages: dict[str, DataclassInstance] = field(default_factory=dict)
     """``{stage name: its report}``: a stage with counters of its own declares a report dataclass
     (``report_model``) and fills it through :meth:`stage`; ``asdict`` of this report includes them."""
     fallbacks: dict[str, int] = field(default_factory=dict)  # other LLM work that fell back, retried next run
@@ -94,7 +99,7 @@ class IndexReport:
         """Counter ``counter`` of stage ``stage``'s report (0 when the stage did not run or has no such count)."""
         return int(getattr(self.stages.get(stage), counter, 0))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JsonValue]:
         """The JSON summary: every counter of :data:`COUNTERS` at the top level, then the run's fields (with
         ``stages``, so a plug-in stage's report appears there without further work)."""
         counters = {name: getattr(self, name) for names in COUNTERS.values() for name in names}
@@ -166,7 +171,8 @@ class IndexReport:
         """What this run left for the next one, a phrase each (empty: the run's work is complete)."""
         parts: list[str] = []
         for own in self.stages.values():  # a stage report may name what it left (``incomplete()``)
-            parts.extend(own.incomplete() if callable(getattr(own, "incomplete", None)) else ())
+            left = getattr(own, "incomplete", None)
+            parts.extend(left() if callable(left) else ())
         parts.extend(f"{count} {what}" for what, count in self.fallbacks.items() if count)
         return parts
 

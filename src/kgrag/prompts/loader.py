@@ -32,10 +32,11 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, JsonValue
 
 from kgrag.core.errors import ConfigError, KgragError
 from kgrag.core.llm_types import Message, PromptRef
@@ -59,7 +60,7 @@ class Prompt:
     name: str
     version: str
     description: str
-    output_schema: str | dict[str, Any]
+    output_schema: str | dict[str, JsonValue]
     system: str
     user: str
     source: str
@@ -126,7 +127,7 @@ class Prompt:
             raise ConfigError(f"prompt {self.name!r}: output_schema {self.output_schema!r} is not a pydantic model")
         return model
 
-    def json_schema(self) -> dict[str, Any] | None:
+    def json_schema(self) -> dict[str, JsonValue] | None:
         """The JSON schema the reply must follow, or None when the prompt asks for free text."""
         if isinstance(self.output_schema, dict):
             return self.output_schema
@@ -211,7 +212,7 @@ def _example(table: object, source: str) -> tuple[dict[str, str], str]:
     return {str(k): v for k, v in variables.items()}, reply.strip()
 
 
-def _shipped() -> dict[str, Any]:
+def _shipped() -> dict[str, Traversable]:
     return {
         entry.name.removesuffix(".toml"): entry
         for entry in resources.files("kgrag.prompts").iterdir()

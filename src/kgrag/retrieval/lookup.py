@@ -10,13 +10,47 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
+
+from typing_extensions import TypedDict
 
 from kgrag.core.records import ChunkRecord, DocumentRecord
-from kgrag.documents.provenance import SourceRef, section_of, source_ref
+from kgrag.documents.provenance import SourceDict, SourceRef, section_of, source_ref
 from kgrag.store.base import Store
 
 ShownKind = Literal["chunk", "document", "entity", "relation"]
+
+
+class ShownFacts(TypedDict, total=False):
+    """The facts of a shown id, by kind: a chunk's document, position and tokens; a document's file, title,
+    status, chunks (and error, or the document it copies); an entity's name, type and passages; a
+    relation's label, ends and passages."""
+
+    doc_id: str
+    ord: int
+    tokens: int
+    source: str
+    title: str
+    status: str
+    chunks: list[str]
+    error: str
+    duplicate_of: str
+    name: str
+    type: str
+    chunk_ids: list[str]
+    label: str
+    source_id: str
+    target_id: str
+
+
+class ShownDict(ShownFacts):
+    """A :class:`Shown` as JSON: kind, id, heading and text, its facts, its sources."""
+
+    kind: ShownKind
+    id: str
+    heading: str
+    text: str
+    sources: list[SourceDict]
 
 
 @dataclass(frozen=True)
@@ -27,12 +61,12 @@ class Shown:
     id: str
     heading: str
     text: str
-    facts: dict[str, Any] = field(default_factory=dict)
+    facts: ShownFacts = field(default_factory=lambda: ShownFacts())
     sources: list[SourceRef] = field(default_factory=list)
     parts: list[tuple[str, str]] = field(default_factory=list)
     """A document's text chunk by chunk: (chunk id, the text it adds past the previous chunk's end)."""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ShownDict:
         return {
             "kind": self.kind,
             "id": self.id,
@@ -107,7 +141,7 @@ def _chunk(store: Store, ident: str) -> Shown | None:
     ref = _chunk_source(store, chunk, {})
     refs = [] if ref is None else [ref]
     heading = refs[0].label() if refs else f"chunk of a removed document {chunk.doc_id}"
-    facts = {"doc_id": chunk.doc_id, "ord": chunk.ord, "tokens": chunk.n_tokens}
+    facts: ShownFacts = {"doc_id": chunk.doc_id, "ord": chunk.ord, "tokens": chunk.n_tokens}
     return Shown("chunk", chunk.id, heading, chunk.text, facts, refs)
 
 
@@ -122,7 +156,7 @@ def _document(store: Store, ident: str) -> Shown | None:
         return None
     holder = document.metadata.get("duplicate_of")  # a copy: its text is its document's
     chunks = store.chunks.for_document(holder or document.id)
-    facts: dict[str, Any] = {
+    facts: ShownFacts = {
         "source": document.source,
         "title": document.title,
         "status": document.status.value,
@@ -142,7 +176,7 @@ def _entity(store: Store, ident: str) -> Shown | None:
     if not found:
         return None
     entity = found[0]
-    facts = {"name": entity.name, "type": entity.type, "chunk_ids": list(entity.chunk_ids)}
+    facts: ShownFacts = {"name": entity.name, "type": entity.type, "chunk_ids": list(entity.chunk_ids)}
     refs = chunk_sources(store, entity.chunk_ids, limit=20)
     return Shown("entity", entity.id, f"{entity.name} ({entity.type})", entity.description, facts, refs)
 
@@ -154,7 +188,7 @@ def _relation(store: Store, ident: str) -> Shown | None:
     relation = found[0]
     names = {e.id: e.name for e in store.graph.entities([relation.source_id, relation.target_id])}
     ends = f"{names.get(relation.source_id, relation.source_id)} — {names.get(relation.target_id, relation.target_id)}"
-    facts = {
+    facts: ShownFacts = {
         "label": relation.label,
         "source_id": relation.source_id,
         "target_id": relation.target_id,

@@ -17,12 +17,57 @@ from collections.abc import Callable, Sequence
 from statistics import fmean
 from typing import Any, Protocol
 
+from pydantic import JsonValue
+from typing_extensions import TypedDict
+
 from kgrag.core.eval_records import EvalScore
 from kgrag.evaluation.session import EvalRun
 from kgrag.workspace import Workspace
 
 MAX_CONTEXT_TEXT = 4000
 """Characters of one context item's text shown (a community report can be long)."""
+
+
+class QuestionRow(TypedDict):
+    """One question of a run: id, type, text (None where the run kept no provenance), its pipelines."""
+
+    id: str
+    type: str
+    question: str | None
+    pipelines: list[str]
+
+
+class ContextRow(TypedDict):
+    """One context item an answer was given (its text cut to :data:`MAX_CONTEXT_TEXT`)."""
+
+    id: str
+    kind: str
+    text: str
+    score: JsonValue
+
+
+class PipelineAnswer(TypedDict):
+    """One pipeline's answer to a question, its context, scores (means over repeats) and judges' calls."""
+
+    answer: JsonValue
+    citations: list[JsonValue]
+    context: list[ContextRow]
+    scores: dict[str, float | None]
+    unmeasured: dict[str, str]
+    judge_calls: list[JsonValue]
+    runs: int
+
+
+class QuestionDetail(TypedDict):
+    """One question of a run with every pipeline's answer."""
+
+    id: str
+    question: JsonValue
+    reference: JsonValue
+    type: str
+    evidence: list[str]
+    provenance: bool
+    pipelines: dict[str, PipelineAnswer]
 
 
 class Trace(Protocol):
@@ -56,10 +101,10 @@ def _items(run: EvalRun) -> dict[str, dict[str, Any]]:
     return {str(i["id"]): i for i in items if isinstance(i, dict) and "id" in i}
 
 
-def questions(ws: Workspace, run: EvalRun) -> list[dict[str, Any]]:
+def questions(ws: Workspace, run: EvalRun) -> list[QuestionRow]:
     """The run's questions in first-seen order, ``{id, type, question, pipelines}`` each (``question`` is
     None where the run kept no provenance)."""
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, QuestionRow] = {}
     kept = _items(run)
     for score in run.scores:
         entry = found.setdefault(
@@ -92,7 +137,7 @@ def _scores(rows: list[EvalScore]) -> tuple[dict[str, float | None], dict[str, s
     return {m: (fmean(v) if v else None) for m, v in sorted(values.items())}, notes
 
 
-def _context(record: dict[str, Any]) -> list[dict[str, Any]]:
+def _context(record: dict[str, Any]) -> list[ContextRow]:
     items = record.get("contexts") or []
     return [
         {
@@ -106,7 +151,7 @@ def _context(record: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def _retrieved(ws: Workspace, ids: list[str]) -> list[dict[str, Any]]:
+def _retrieved(ws: Workspace, ids: list[str]) -> list[ContextRow]:
     """Context items from the ids a retrieval evaluation kept: passages with their current text."""
     texts = {c.id: c.text for c in ws.documents.chunks(ids)}
     return [
@@ -115,7 +160,7 @@ def _retrieved(ws: Workspace, ids: list[str]) -> list[dict[str, Any]]:
     ]
 
 
-def question_detail(ws: Workspace, run: EvalRun, question_id: str) -> dict[str, Any] | None:
+def question_detail(ws: Workspace, run: EvalRun, question_id: str) -> QuestionDetail | None:
     """One question of the run: its text, reference, type and evidence, and per pipeline the answer, the
     context, the judges' calls (first repeat) and every metric's mean over repeats; None when the run has
     no such question."""
@@ -130,7 +175,7 @@ def question_detail(ws: Workspace, run: EvalRun, question_id: str) -> dict[str, 
     for row in rows:
         by_pipeline[row.pipeline].append(row)
     names = list(dict.fromkeys([*by_pipeline, *(t.pipeline for t in traces)]))
-    pipelines = {}
+    pipelines: dict[str, PipelineAnswer] = {}
     for name in names:
         mine = [t for t in traces if t.pipeline == name]
         record = mine[0].record if mine else {}

@@ -10,10 +10,12 @@ files could be indexed ends ``failed`` with that summary as its error.
 from __future__ import annotations
 
 from pathlib import Path, PurePath
-from typing import Any, Literal
+from typing import Literal
+
+from typing_extensions import TypedDict
 
 from kgrag.core.records import DocumentRecord, DocumentStatus
-from kgrag.server.jobs import JobProgress
+from kgrag.server.jobs import JobOut, JobProgress, JobResult
 from kgrag.server.state import HostedWorkspace
 
 
@@ -31,6 +33,15 @@ def _reason(path: str, reason: str) -> str:
 Status = Literal["indexed", "failed", "pending"]
 
 
+class FileOutcome(TypedDict):
+    """One file of an indexing job: the name it was uploaded under, its document, status and reason."""
+
+    name: str
+    document_id: str | None
+    status: Status
+    reason: str | None
+
+
 def contract_status(status: DocumentStatus) -> Status:
     """``indexed``, ``failed`` or ``pending`` (a document between stages is still pending)."""
     if status == DocumentStatus.INDEXED:
@@ -38,9 +49,9 @@ def contract_status(status: DocumentStatus) -> Status:
     return "failed" if status == DocumentStatus.FAILED else "pending"
 
 
-def _file_outcomes(hosted: HostedWorkspace, paths: list[Path], problems: dict[str, str]) -> list[dict[str, Any]]:
+def _file_outcomes(hosted: HostedWorkspace, paths: list[Path], problems: dict[str, str]) -> list[FileOutcome]:
     by_source = {doc.source: doc for doc in hosted.ws.documents.list()}
-    out = []
+    out: list[FileOutcome] = []
     for path in paths:
         key = str(path.resolve())
         doc = by_source.get(key) or by_source.get(str(path))
@@ -55,7 +66,7 @@ def _file_outcomes(hosted: HostedWorkspace, paths: list[Path], problems: dict[st
     return out
 
 
-def summary(files: list[dict[str, Any]]) -> tuple[str, str]:
+def summary(files: list[FileOutcome]) -> tuple[str, str]:
     """The job's ``outcome`` and one line saying how many files were indexed, and which failed why."""
     if not files:
         return "indexed", "nothing new to index"
@@ -79,13 +90,13 @@ def start_index_job(
     files: list[Path] | None = None,
     *,
     kind: str = "index",
-) -> dict[str, Any]:
+) -> JobOut:
     """Index ``files`` (default: every upload of the workspace; only new or changed files do work) in the
     background and return the job; its result says, per file, whether it was indexed and why not."""
     if pipeline is not None:
         hosted.ws.indexing.registries.pipelines.entry(pipeline)  # unknown names fail now, as a 400
 
-    def work(progress: JobProgress) -> dict[str, Any]:
+    def work(progress: JobProgress) -> JobResult:
         directory = hosted.uploads.directory
         directory.mkdir(parents=True, exist_ok=True)
         targets = files if files is not None else [directory]
@@ -94,15 +105,19 @@ def start_index_job(
         finally:
             hosted.forget_roots()  # new documents' directories are hidden from the job's own notes on
         result = report.to_dict()
-        problems = {PurePath(p["path"]).name: _reason(p["path"], p["reason"]) for p in result["problems"]}
+        problems = {PurePath(p.path).name: _reason(p.path, p.reason) for p in report.problems}
         result["problems"] = [{"name": hosted.uploads.shown_name(n), "reason": r} for n, r in problems.items()]
         listed = files if files is not None else sorted(p for p in directory.iterdir() if p.is_file())
         result["notes"] = [  # pages indexed without an include: named as uploads, no server path shown
-            {"name": hosted.uploads.shown_name(PurePath(n["path"]).name), "reason": _reason(n["path"], n["reason"])}
-            for n in result["notes"]
+            {"name": hosted.uploads.shown_name(PurePath(n.path).name), "reason": _reason(n.path, n.reason)}
+            for n in report.notes
         ]
-        result["files"] = _file_outcomes(hosted, listed, problems)
-        result["outcome"], result["summary"] = summary(result["files"])
+        outcomes = _file_outcomes(hosted, listed, problems)
+        result["files"] = [
+            {"name": f["name"], "document_id": f["document_id"], "status": f["status"], "reason": f["reason"]}
+            for f in outcomes
+        ]
+        result["outcome"], result["summary"] = summary(outcomes)
         return result
 
     job = hosted.jobs.start(kind, work)

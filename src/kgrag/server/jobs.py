@@ -10,14 +10,18 @@ completes.
 
 from __future__ import annotations
 
+import copy
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+
+from pydantic import JsonValue
+from typing_extensions import TypedDict
 
 from kgrag.core.errors import KgragError
 
@@ -48,6 +52,36 @@ class StageProgress:
     finished: bool = False
 
 
+class StageOut(TypedDict):
+    """One stage's progress as a client reads it."""
+
+    stage: str
+    total: int | None
+    done: int
+    finished: bool
+
+
+JobResult = dict[str, JsonValue]
+"""What a job's work returns: the JSON its kind writes (an index run's report, an eval run's summary)."""
+
+
+class JobOut(TypedDict):
+    """A job as a client reads it (the fields of :class:`Job`)."""
+
+    id: str
+    workspace: str
+    kind: str
+    state: JobState
+    created_at: float
+    started_at: float | None
+    finished_at: float | None
+    stages: list[StageOut]
+    notes: list[str]
+    result: JobResult | None
+    error: str | None
+    cancel_requested: bool
+
+
 @dataclass
 class Job:
     """What a client sees of a job: state, per-stage progress, notes, the report or the error."""
@@ -61,12 +95,26 @@ class Job:
     finished_at: float | None = None
     stages: list[StageProgress] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    result: dict[str, Any] | None = None
+    result: JobResult | None = None
     error: str | None = None
     cancel_requested: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> JobOut:
+        stages = [StageOut(stage=s.stage, total=s.total, done=s.done, finished=s.finished) for s in self.stages]
+        return JobOut(
+            id=self.id,
+            workspace=self.workspace,
+            kind=self.kind,
+            state=self.state,
+            created_at=self.created_at,
+            started_at=self.started_at,
+            finished_at=self.finished_at,
+            stages=stages,
+            notes=list(self.notes),
+            result=copy.deepcopy(self.result),
+            error=self.error,
+            cancel_requested=self.cancel_requested,
+        )
 
 
 Scrub = Callable[[Any], Any]
@@ -120,7 +168,7 @@ class JobProgress:
         self._check()
 
 
-Work = Callable[[JobProgress], dict[str, Any]]
+Work = Callable[[JobProgress], JobResult]
 
 
 class JobManager:
@@ -171,9 +219,7 @@ class JobManager:
         else:
             self._end(job, JobState.SUCCEEDED, result=result)
 
-    def _end(
-        self, job: Job, state: JobState, *, error: str | None = None, result: dict[str, Any] | None = None
-    ) -> None:
+    def _end(self, job: Job, state: JobState, *, error: str | None = None, result: JobResult | None = None) -> None:
         error = None if error is None else str(self.scrub(error))
         result = None if result is None else self.scrub(result)
         if state == JobState.SUCCEEDED and result is not None and result.get("outcome") == "failed":
@@ -191,17 +237,17 @@ class JobManager:
         """The queued or running job, if any (callers hold the lock or accept a racy answer)."""
         return next((j for j in self._jobs.values() if j.state in (JobState.QUEUED, JobState.RUNNING)), None)
 
-    def get(self, job_id: str) -> dict[str, Any] | None:
+    def get(self, job_id: str) -> JobOut | None:
         """A consistent copy of the job (progress changes under the lock while the job runs)."""
         with self._lock:
             job = self._jobs.get(job_id)
             return job.to_dict() if job else None
 
-    def list(self) -> list[dict[str, Any]]:
+    def list(self) -> list[JobOut]:
         with self._lock:
             return [j.to_dict() for j in sorted(self._jobs.values(), key=lambda j: -j.created_at)]
 
-    def cancel(self, job_id: str) -> dict[str, Any] | None:
+    def cancel(self, job_id: str) -> JobOut | None:
         """Ask a job to stop at its next progress tick; finished jobs are returned unchanged."""
         with self._lock:
             job = self._jobs.get(job_id)

@@ -21,16 +21,79 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from typing_extensions import TypedDict
 
 from kgrag import __version__
 from kgrag.core.errors import KgragError
+from kgrag.documents.provenance import SourceDict
+from kgrag.generation.respond import CostDict
+from kgrag.generation.types import SentenceDict
+from kgrag.retrieval.lookup import ShownDict
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer
 
     from kgrag.generation import QueryResponse
     from kgrag.workspace import Workspace
+
+R = TypeVar("R")
+
+
+class Passage(TypedDict):
+    """A retrieved passage with its source."""
+
+    chunk_id: str
+    score: float
+    text: str
+    source: SourceDict | None
+
+
+class SearchReply(TypedDict):
+    """``search``: the passages a pipeline retrieved for the query."""
+
+    query: str
+    pipeline: str
+    passages: list[Passage]
+
+
+class Citation(TypedDict):
+    """A cited passage: ``model-cited``, or ``attributed`` by kgrag; with its source."""
+
+    chunk_id: str
+    kind: str
+    source: SourceDict | None
+
+
+class AskReply(TypedDict):
+    """``ask``: the answer, its citations, the support of each sentence, warnings, cost and pipeline."""
+
+    answer: str
+    mode: str
+    idk: bool
+    pipeline: str
+    citations: list[Citation]
+    sentences: list[SentenceDict]
+    warnings: list[str]
+    cost: CostDict
+
+
+class DocumentRow(TypedDict):
+    id: str
+    source: str
+    title: str
+    status: str
+    error: str | None
+
+
+class DocumentsReply(TypedDict):
+    """``list_documents``: one page of the indexed documents and how many there are."""
+
+    total: int
+    offset: int
+    documents: list[DocumentRow]
+
 
 MAX_K = 50
 MAX_LIST = 1000
@@ -55,27 +118,27 @@ class WorkspaceTools:
         self.ws = ws
         self.present = present
 
-    def _sources(self, chunk_ids: list[str]) -> dict[str, dict[str, Any]]:
+    def _sources(self, chunk_ids: list[str]) -> dict[str, SourceDict]:
         return {cid: ref.to_dict() for cid, ref in self.ws.documents.sources(chunk_ids).items()}
 
-    def search(self, query: str, k: int = 5, pipeline: str | None = None) -> dict[str, Any]:
+    def search(self, query: str, k: int = 5, pipeline: str | None = None) -> SearchReply:
         _check_k(k)
         result = self.ws.querying.retrieve(query, pipeline, k)
         chunks = [item for item in result.items if item.kind == "chunk"]
         sources = self._sources([item.id for item in chunks])
-        passages = [
+        passages: list[Passage] = [
             {"chunk_id": item.id, "score": round(item.score, 6), "text": item.text, "source": sources.get(item.id)}
             for item in chunks
         ]
         return self.present({"query": query, "pipeline": result.pipeline, "passages": passages})
 
-    def ask(self, question: str, pipeline: str | None = None, k: int | None = None) -> dict[str, Any]:
+    def ask(self, question: str, pipeline: str | None = None, k: int | None = None) -> AskReply:
         if k is not None:
             _check_k(k)
         response = self.ws.querying.query(question, pipeline, k)
         return self.present(answer_payload(response, self._sources(response.answer.citations)))
 
-    def show(self, ident: str) -> dict[str, Any]:
+    def show(self, ident: str) -> ShownDict:
         shown = self.ws.documents.show(ident.strip())
         if shown is None:
             raise KgragError(
@@ -84,11 +147,11 @@ class WorkspaceTools:
             )
         return self.present(shown.to_dict())
 
-    def list_documents(self, limit: int = 100, offset: int = 0) -> dict[str, Any]:
+    def list_documents(self, limit: int = 100, offset: int = 0) -> DocumentsReply:
         if not 1 <= limit <= MAX_LIST or offset < 0:
             raise KgragError(f"limit must be 1-{MAX_LIST} and offset at least 0 (got {limit}, {offset})")
         documents = self.ws.documents.list()
-        rows = [
+        rows: list[DocumentRow] = [
             {"id": d.id, "source": d.source, "title": d.title, "status": str(d.status.value), "error": d.error}
             for d in documents[offset : offset + limit]
         ]
@@ -125,12 +188,12 @@ def _check_k(k: int) -> None:
         raise KgragError(f"k must be 1-{MAX_K} (got {k})")
 
 
-def answer_payload(response: QueryResponse, sources: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def answer_payload(response: QueryResponse, sources: dict[str, SourceDict]) -> AskReply:
     """An answer as the ``ask`` tool returns it: text, citations (each ``model-cited`` or ``attributed``,
     with its source), the support of each sentence, warnings, cost and the pipeline."""
     answer = response.answer
     attributed = set(answer.attributed)
-    citations = [
+    citations: list[Citation] = [
         {
             "chunk_id": cid,
             "kind": "attributed" if cid in attributed else "model-cited",
@@ -150,7 +213,7 @@ def answer_payload(response: QueryResponse, sources: dict[str, dict[str, Any]]) 
     }
 
 
-def _call(body: Callable[..., dict[str, Any]], **kwargs: Any) -> dict[str, Any]:
+def _call(body: Callable[..., R], **kwargs: Any) -> R:
     """Run a tool body; a user-facing error becomes the tool's error message, never a traceback."""
     from mcp.server.mcpserver.exceptions import ToolError
 
@@ -170,26 +233,26 @@ def build_mcp_server(ws: Workspace, *, allow_index: bool = False, present: Prese
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
     @server.tool(annotations=read_only)
-    def search(query: str, k: int = 5, pipeline: str | None = None) -> dict[str, Any]:
+    def search(query: str, k: int = 5, pipeline: str | None = None) -> SearchReply:
         """Passages of the workspace that answer `query`, best first, each with its source (file, title,
         section, page); no LLM call. `pipeline` as listed by `kgrag pipelines` (default: the workspace's)."""
         return _call(tools.search, query=query, k=k, pipeline=pipeline)
 
     @server.tool(annotations=read_only)
-    def ask(question: str, pipeline: str | None = None, k: int | None = None) -> dict[str, Any]:
+    def ask(question: str, pipeline: str | None = None, k: int | None = None) -> AskReply:
         """Answer `question` from the workspace with citations: each citation's passage id, source and kind
         ('model-cited', or 'attributed' by kgrag when the model cited nothing), the support of every
         sentence ('cited', 'attributed' or 'unsupported'), warnings and the LLM cost."""
         return _call(tools.ask, question=question, pipeline=pipeline, k=k)
 
     @server.tool(annotations=read_only)
-    def show(id: str) -> dict[str, Any]:
+    def show(id: str) -> ShownDict:
         """A passage (chunk id as cited), a document (id or file path), an entity or a relation: its text,
         where it comes from and its facts."""
         return _call(tools.show, ident=id)
 
     @server.tool(annotations=read_only)
-    def list_documents(limit: int = 100, offset: int = 0) -> dict[str, Any]:
+    def list_documents(limit: int = 100, offset: int = 0) -> DocumentsReply:
         """The indexed documents (id, source, title, status), `limit` from `offset`, and how many there are."""
         return _call(tools.list_documents, limit=limit, offset=offset)
 

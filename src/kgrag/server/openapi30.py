@@ -12,21 +12,26 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import JsonValue
+
 OPENAPI_30 = "3.0.3"
 _NULL = {"type": "null"}
 
 
-def _without_null(node: dict[str, Any], key: str) -> dict[str, Any]:
+def _without_null(node: dict[str, JsonValue], key: str) -> dict[str, JsonValue]:
     options = node[key]
+    if not isinstance(options, list):
+        return node
     kept = [o for o in options if o != _NULL]
     if len(kept) == len(options):
         return node
     rest = {k: v for k, v in node.items() if k != key}
-    merged = {**kept[0], **rest} if len(kept) == 1 else {**rest, key: kept}
+    only = kept[0] if len(kept) == 1 else None
+    merged: dict[str, JsonValue] = {**only, **rest} if isinstance(only, dict) else {**rest, key: kept}
     return {**merged, "nullable": True}
 
 
-def _bounds(node: dict[str, Any]) -> dict[str, Any]:
+def _bounds(node: dict[str, JsonValue]) -> dict[str, JsonValue]:
     for exclusive, inclusive in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
         value = node.get(exclusive)
         if isinstance(value, int | float) and not isinstance(value, bool):
@@ -34,7 +39,7 @@ def _bounds(node: dict[str, Any]) -> dict[str, Any]:
     return node
 
 
-def _node(node: dict[str, Any]) -> dict[str, Any]:
+def _node(node: dict[str, JsonValue]) -> dict[str, JsonValue]:
     for key in ("anyOf", "oneOf"):
         if isinstance(node.get(key), list):
             node = _without_null(node, key)
@@ -43,8 +48,8 @@ def _node(node: dict[str, Any]) -> dict[str, Any]:
     node = _bounds(node)
     if "const" in node:
         node = {k: v for k, v in node.items() if k != "const"} | {"enum": [node["const"]]}
-    if isinstance(node.get("examples"), list) and "schema" not in node:
-        examples = node["examples"]
+    examples = node.get("examples")
+    if isinstance(examples, list) and "schema" not in node:
         node = {k: v for k, v in node.items() if k != "examples"} | ({"example": examples[0]} if examples else {})
     return node
 

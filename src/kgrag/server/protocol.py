@@ -14,7 +14,9 @@ the client leave, and an upload in progress is discarded, as for any dropped con
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Literal
+
+from typing_extensions import TypedDict
 
 from kgrag.config import ServerConfig
 
@@ -65,7 +67,9 @@ class HeaderDeadline:
         super().on_message_complete()  # type: ignore[misc]
 
 
-def header_deadline_protocol(timeout_s: float, body_timeout_s: float = 60.0) -> type[asyncio.Protocol] | str:
+def header_deadline_protocol(
+    timeout_s: float, body_timeout_s: float = 60.0
+) -> type[asyncio.Protocol] | Literal["auto"]:
     """uvicorn's httptools protocol closing connections whose headers take over ``timeout_s`` seconds or
     whose body takes over ``body_timeout_s``; ``"auto"`` (no deadline) where httptools is not installed."""
     try:
@@ -76,7 +80,16 @@ def header_deadline_protocol(timeout_s: float, body_timeout_s: float = 60.0) -> 
     return type("HeaderDeadlineProtocol", (HeaderDeadline, HttpToolsProtocol), settings)
 
 
-def uvicorn_options(limits: ServerConfig) -> dict[str, Any]:
+class UvicornOptions(TypedDict):
+    """The keyword arguments of ``uvicorn.Config`` that :func:`uvicorn_options` sets."""
+
+    http: type[asyncio.Protocol] | Literal["auto"]
+    limit_concurrency: int
+    timeout_keep_alive: int
+    server_header: bool
+
+
+def uvicorn_options(limits: ServerConfig) -> UvicornOptions:
     """The uvicorn settings `kgrag serve` runs with under ``limits`` (tests start servers with the same)."""
     return {
         "http": header_deadline_protocol(limits.header_timeout_s, limits.body_timeout_s),

@@ -11,13 +11,12 @@ the checked text, which replaces what streamed), or one ``error`` event (``{"err
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
 
-from kgrag.core.conversation_records import ConversationRecord
+from kgrag.core.conversation_records import ConversationRecord, TurnDict
 from kgrag.server.deps import WorkspaceDep
 from kgrag.server.errors import ApiError
 from kgrag.server.routes_query import QueryRequest, QueryResult, answer, check_question
@@ -42,6 +41,10 @@ class ConversationList(BaseModel):
     conversations: list[ConversationSummary]
 
 
+class Deleted(TypedDict):
+    deleted: str
+
+
 class Conversation(BaseModel):
     """A stored conversation with its turns (question, standalone rewrite, answer, citations, pipeline)."""
 
@@ -49,7 +52,7 @@ class Conversation(BaseModel):
     title: str
     created_at: float
     updated_at: float
-    turns: list[dict[str, Any]]
+    turns: list[TurnDict]
 
 
 def _final_events(result: QueryResult) -> list[Event]:
@@ -103,7 +106,7 @@ def get_conversation(hosted: WorkspaceDep, conversation_id: str) -> Conversation
 
 
 @router.delete("/conversations/{conversation_id}", summary="Delete a conversation")
-def delete_conversation(hosted: WorkspaceDep, conversation_id: str) -> dict[str, Any]:
+def delete_conversation(hosted: WorkspaceDep, conversation_id: str) -> Deleted:
     if not hosted.ws.conversations.delete(conversation_id):
         raise ApiError(404, "not_found", f"no conversation {conversation_id!r}")
     return {"deleted": conversation_id}

@@ -10,7 +10,7 @@ cf. https://github.com/HKUDS/LightRAG/issues/2110).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, File, Query, UploadFile
 from pydantic import BaseModel, Field
@@ -19,13 +19,14 @@ from kgrag.core.records import DocumentRecord, DocumentStatus
 from kgrag.server.deps import WorkspaceDep
 from kgrag.server.errors import ApiError
 from kgrag.server.index_jobs import Status, contract_status, document_reason, start_index_job
+from kgrag.server.jobs import JobOut
 from kgrag.server.state import HostedWorkspace
 from kgrag.server.uploads import UploadOutcome
 from kgrag.workspace.documents_api import DocumentSize
 
 router = APIRouter(tags=["documents"])
 
-NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "No such document."}}
+NOT_FOUND: dict[int | str, dict[str, str]] = {404: {"description": "No such document."}}
 
 
 class DocumentOut(BaseModel):
@@ -70,7 +71,7 @@ class FileResult(BaseModel):
 class UploadResult(BaseModel):
     files: list[FileResult]
     job_id: str | None = Field(description="The indexing job for the accepted files (null with index=false).")
-    job: dict[str, Any] | None
+    job: JobOut | None
     skipped: list[dict[str, str]] = Field(description="Zip entries not extracted, with why (also in ``files``).")
 
 
@@ -91,7 +92,7 @@ class DeleteResult(BaseModel):
 
 class JobStarted(BaseModel):
     job_id: str
-    job: dict[str, Any]
+    job: JobOut
 
 
 def _is_upload(hosted: HostedWorkspace, source: str) -> Path | None:

@@ -14,7 +14,8 @@ from pathlib import Path, PurePosixPath
 from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, Query, Request, UploadFile
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
+from typing_extensions import TypedDict
 
 from kgrag.core.errors import KgragError
 from kgrag.evaluation.datasets import QAItem, load_dataset
@@ -22,12 +23,12 @@ from kgrag.evaluation.session import EvalRun
 from kgrag.server import eval_detail
 from kgrag.server.deps import WorkspaceDep
 from kgrag.server.errors import ApiError
-from kgrag.server.jobs import JobProgress
+from kgrag.server.jobs import JobOut, JobProgress, JobResult
 from kgrag.server.state import HostedWorkspace, server_state
 
 router = APIRouter(tags=["evaluation"])
 
-RUN_NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "No such run (or question)."}}
+RUN_NOT_FOUND: dict[int | str, dict[str, str]] = {404: {"description": "No such run (or question)."}}
 DATASET_SUFFIXES = (".json", ".jsonl")
 MAX_EVAL_K = 100
 
@@ -56,7 +57,7 @@ class PipelineAnswer(BaseModel):
     context: list[ContextItem]
     scores: dict[str, float | None]
     unmeasured: dict[str, str] = Field(description="Metric → why it could not be measured.")
-    judge_calls: list[dict[str, Any]] = Field(description="The judges' requests and replies (first repeat).")
+    judge_calls: list[JsonValue] = Field(description="The judges' requests and replies (first repeat).")
     runs: int
 
 
@@ -72,7 +73,17 @@ class QuestionDetail(BaseModel):
 
 class JobStarted(BaseModel):
     job_id: str
-    job: dict[str, Any]
+    job: JobOut
+
+
+class RunRow(TypedDict):
+    """A stored evaluation run as the list shows it."""
+
+    id: str
+    kind: str
+    created_at: float
+    dataset: str
+    label: str
 
 
 def _names(value: Any) -> Any:
@@ -96,11 +107,9 @@ def _run(hosted: HostedWorkspace, run_id: str) -> EvalRun:
 
 
 @router.get("/eval/runs", summary="Stored evaluation runs, newest first")
-def runs(
-    hosted: WorkspaceDep, kind: Annotated[str | None, Query(pattern="^(run|pairwise)$")] = None
-) -> list[dict[str, Any]]:
+def runs(hosted: WorkspaceDep, kind: Annotated[str | None, Query(pattern="^(run|pairwise)$")] = None) -> list[RunRow]:
     return [
-        {"id": r.id, "kind": r.kind, "created_at": r.created_at, "dataset": _names(r.dataset), "label": r.label}
+        RunRow(id=r.id, kind=r.kind, created_at=r.created_at, dataset=_names(r.dataset), label=r.label)
         for r in hosted.ws.eval.runs(kind)
     ]
 
@@ -195,13 +204,13 @@ def start_retrieval_eval(
     names = _pipelines(hosted, pipelines, limits.max_compare_pipelines)
     dataset = PurePosixPath((file.filename or "questions.json").replace("\\", "/")).name
 
-    def work(progress: JobProgress) -> dict[str, Any]:
+    def work(progress: JobProgress) -> JobResult:
         progress.start("questions", len(items))
         run = hosted.ws.eval.retrieval_run(
             items, names, k, dataset=dataset, on_question=lambda: progress.advance("questions")
         )
         progress.finish("questions")
-        return {"run_id": run.record.id, "questions": len(items), "pipelines": names, "k": k, "summary": run.summary}
+        return {"run_id": run.record.id, "questions": len(items), "pipelines": [*names], "k": k, "summary": run.summary}
 
     job = hosted.jobs.start("eval-retrieval", work)
     found = hosted.jobs.get(job.id)

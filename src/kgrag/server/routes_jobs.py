@@ -6,7 +6,7 @@ once, and the job goes on whether or not anyone is still connected.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 from kgrag.server.deps import WorkspaceDep
 from kgrag.server.errors import ApiError
 from kgrag.server.index_jobs import start_index_job
+from kgrag.server.jobs import JobOut
 
 router = APIRouter(tags=["jobs"])
 
@@ -26,17 +27,17 @@ class JobRequest(BaseModel):
 
 
 @router.post("/jobs", status_code=202, summary="Start an indexing job")
-def start_job(hosted: WorkspaceDep, body: JobRequest) -> dict[str, Any]:
+def start_job(hosted: WorkspaceDep, body: JobRequest) -> JobOut:
     return start_index_job(hosted, body.pipeline)
 
 
 @router.get("/jobs", summary="Jobs of this workspace, newest first")
-def list_jobs(hosted: WorkspaceDep) -> list[dict[str, Any]]:
+def list_jobs(hosted: WorkspaceDep) -> list[JobOut]:
     return hosted.jobs.list()
 
 
 @router.get("/jobs/{job_id}", summary="One job: state, progress per stage, report or error")
-def get_job(hosted: WorkspaceDep, job_id: str) -> dict[str, Any]:
+def get_job(hosted: WorkspaceDep, job_id: str) -> JobOut:
     job = hosted.jobs.get(job_id)
     if job is None:
         raise ApiError(404, "not_found", f"no job {job_id!r}")
@@ -44,7 +45,7 @@ def get_job(hosted: WorkspaceDep, job_id: str) -> dict[str, Any]:
 
 
 @router.post("/jobs/{job_id}/cancel", status_code=202, summary="Ask a job to stop")
-def cancel_job(hosted: WorkspaceDep, job_id: str) -> dict[str, Any]:
+def cancel_job(hosted: WorkspaceDep, job_id: str) -> JobOut:
     job = hosted.jobs.cancel(job_id)
     if job is None:
         raise ApiError(404, "not_found", f"no job {job_id!r}")

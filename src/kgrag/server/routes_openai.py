@@ -20,9 +20,11 @@ import uuid
 from typing import Any
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from typing_extensions import TypedDict
 
 from kgrag.generation.conversation import ConversationReply
+from kgrag.generation.respond import CostDict
 from kgrag.generation.rewrite import Turn
 from kgrag.server.deps import CallerDep
 from kgrag.server.errors import ApiError
@@ -40,7 +42,7 @@ class ChatMessage(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     role: str
-    content: str | list[dict[str, Any]] | None = None
+    content: str | list[dict[str, JsonValue]] | None = None
 
     def text(self) -> str:
         """The message's text (a list of content parts: its text parts joined)."""
@@ -88,7 +90,54 @@ def _sources(result: QueryResult) -> str:
     return SOURCES + "\n".join(f"[c:{p.chunk_id}] {p.source}" for p in cited) if cited else ""
 
 
-def _extras(result: QueryResult, reply: ConversationReply) -> dict[str, Any]:
+class CitedPassage(TypedDict):
+    id: str
+    doc_id: str | None
+    source: str
+    text: str
+    attributed: bool
+
+
+class KgragFacts(TypedDict):
+    """What kgrag adds to a completion: pipeline, the question and its rewrite, mode, idk and cost."""
+
+    pipeline: str
+    question: str
+    standalone_question: str
+    mode: str
+    idk: bool
+    cost: CostDict
+
+
+class CompletionUsage(TypedDict):
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
+class CompletionExtras(TypedDict):
+    """The fields a completion (or its last chunk) carries besides the OpenAI ones kgrag fills."""
+
+    citations: list[CitedPassage]
+    kgrag: KgragFacts
+    usage: CompletionUsage
+
+
+class ModelCard(TypedDict):
+    id: str
+    object: str
+    created: int
+    owned_by: str
+
+
+class ModelList(TypedDict):
+    """``GET /v1/models``: every workspace and its ready pipelines, as OpenAI models."""
+
+    object: str
+    data: list[ModelCard]
+
+
+def _extras(result: QueryResult, reply: ConversationReply) -> CompletionExtras:
     cited = [p for p in result.passages if p.cited]
     return {
         "citations": [
@@ -112,8 +161,8 @@ def _extras(result: QueryResult, reply: ConversationReply) -> dict[str, Any]:
 
 
 @router.get("/models", summary="The workspaces and pipelines, as OpenAI models")
-def list_models(request: Request, who: CallerDep) -> dict[str, Any]:
-    data = []
+def list_models(request: Request, who: CallerDep) -> ModelList:
+    data: list[ModelCard] = []
     for name, hosted in server_state(request).workspaces.items():
         if not who.may_use(name):
             continue

@@ -4,13 +4,17 @@ pipelines, answered with cited passages, the trace and the cost, via ``ws.queryi
 from __future__ import annotations
 
 from pathlib import PurePath
-from typing import Any
+from typing import Any, NotRequired
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
+from typing_extensions import TypedDict
 
+from kgrag.core.context import ContextItemDict, ItemKind, RouteDict, TraceStepDict
 from kgrag.core.llm_types import StreamSink
 from kgrag.generation import QueryResponse
+from kgrag.generation.respond import CostDict
+from kgrag.generation.types import SentenceDict
 from kgrag.server.deps import WorkspaceDep
 from kgrag.server.errors import ApiError
 from kgrag.server.state import HostedWorkspace, server_state
@@ -68,6 +72,66 @@ class Passage(BaseModel):
     """Only some sentences of the chunk: the context budget's leftover room (``retrieval.excerpts``)."""
 
 
+class TraceOut(TypedDict):
+    """One trace step (:class:`~kgrag.core.context.TraceStepDict`, declared here for the response model)."""
+
+    step: str
+    params: dict[str, JsonValue]
+    n_out: int
+    ms: float
+    note: str
+
+
+class ItemOut(TypedDict):
+    """A retrieved item as the answer lists it: a chunk's text is in ``passages``, not repeated here."""
+
+    kind: ItemKind
+    id: str
+    text: NotRequired[str]
+    score: int | float
+    chunk_ids: list[str]
+    doc_id: str | None
+    span: tuple[int, int] | None
+    scores: dict[str, float]
+    metadata: dict[str, JsonValue]
+
+
+def plain_json(value: Any) -> JsonValue:
+    """``value`` with its tuples and sets as lists, recursively: what a plug-in step may leave in its trace
+    parameters or an item's metadata, spelled as JSON has it (the response model takes JSON values)."""
+    if isinstance(value, dict):
+        return {str(k): plain_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [plain_json(v) for v in value]
+    return value
+
+
+def _plain_object(value: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    return {k: plain_json(v) for k, v in value.items()}
+
+
+def _trace_out(step: TraceStepDict) -> TraceOut:
+    return TraceOut(
+        step=step["step"], params=_plain_object(step["params"]), n_out=step["n_out"], ms=step["ms"], note=step["note"]
+    )
+
+
+def _item_out(item: ContextItemDict) -> ItemOut:
+    out = ItemOut(
+        kind=item["kind"],
+        id=item["id"],
+        score=item["score"],
+        chunk_ids=item["chunk_ids"],
+        doc_id=item["doc_id"],
+        span=item["span"],
+        scores=item["scores"],
+        metadata=_plain_object(item["metadata"]),
+    )
+    if item["kind"] != "chunk":
+        out["text"] = item["text"]
+    return out
+
+
 class QueryResult(BaseModel):
     """An answer, its passages (cited ones flagged), the graph items it used, its trace and cost."""
 
@@ -80,19 +144,19 @@ class QueryResult(BaseModel):
         default_factory=list,
         description="The citations kgrag attributed to sentences the model left uncited (a subset of `citations`).",
     )
-    sentences: list[dict[str, Any]] = Field(
+    sentences: list[SentenceDict] = Field(
         default_factory=list,
         description="Each answer sentence with its support: `status` `cited` (by the model), `attributed` (by "
         "kgrag, `passages` and `score`) or `unsupported` (no passage reaches the threshold).",
     )
     warnings: list[str] = Field(default_factory=list, description="What a reader should know before trusting it.")
     passages: list[Passage]
-    items: list[dict[str, Any]] = Field(description="Every retrieved item (chunks, entities, relations) with scores.")
-    trace: list[dict[str, Any]]
-    cost: dict[str, Any] = Field(description="LLM tokens and money of the answer (zero for extractive answers).")
+    items: list[ItemOut] = Field(description="Every retrieved item (chunks, entities, relations) with scores.")
+    trace: list[TraceOut]
+    cost: CostDict = Field(description="LLM tokens and money of the answer (zero for extractive answers).")
     timings_ms: dict[str, float]
     context_tokens: int = Field(0, description="Tokens of context handed to the answer.")
-    route: dict[str, Any] | None = Field(
+    route: RouteDict | None = Field(
         None,
         description="Where a routing pipeline (`auto`) sent the question: route, pipeline, decided_by, reason, "
         "fallback, and label (what the router found the question to be, e.g. `single fact`).",
@@ -183,11 +247,8 @@ def to_result(hosted: HostedWorkspace, response: QueryResponse) -> QueryResult:
         sentences=[s.to_dict() for s in response.answer.sentences],
         warnings=response.answer.warnings,
         passages=_passages(hosted, response),
-        items=[
-            {k: v for k, v in item.items() if k != "text" or item["kind"] != "chunk"}
-            for item in data["retrieval"]["items"]
-        ],
-        trace=data["retrieval"]["trace"],
+        items=[_item_out(item) for item in data["retrieval"]["items"]],
+        trace=[_trace_out(step) for step in data["retrieval"]["trace"]],
         cost=response.cost.to_dict(),
         timings_ms=response.timings_ms,
         context_tokens=response.context_tokens,

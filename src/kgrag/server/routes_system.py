@@ -2,15 +2,47 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse
+from typing_extensions import TypedDict
 
 from kgrag import __version__
 from kgrag.server.deps import CallerDep, WorkspaceDep
 from kgrag.server.state import server_state
+
+
+class Health(TypedDict):
+    status: str
+    version: str
+    auth: bool
+
+
+class WorkspaceRow(TypedDict):
+    """A workspace this key may use: documents per status and chunks."""
+
+    name: str
+    documents: dict[str, int]
+    chunks: int
+
+
+class RequirementRow(TypedDict):
+    name: str
+    met: bool
+    message: str
+
+
+class PipelineRow(TypedDict):
+    """A retrieval pipeline: where it comes from, what it needs here and whether it can run."""
+
+    name: str
+    origin: str
+    description: str
+    requirements: list[RequirementRow]
+    error: str
+    ready: bool
+
 
 public = APIRouter(tags=["system"])
 router = APIRouter(tags=["system"])
@@ -18,8 +50,8 @@ workspace_router = APIRouter(tags=["workspaces"])
 
 
 @public.get("/health", summary="Liveness (no key needed; says nothing about the data)")
-def health(request: Request) -> dict[str, Any]:
-    return {"status": "ok", "version": __version__, "auth": bool(server_state(request).keys)}
+def health(request: Request) -> Health:
+    return Health(status="ok", version=__version__, auth=bool(server_state(request).keys))
 
 
 @router.get("/metrics", response_class=PlainTextResponse, summary="Prometheus metrics")
@@ -36,10 +68,10 @@ def metrics(request: Request, who: CallerDep) -> str:
 
 
 @router.get("/workspaces", summary="Workspaces this key may use")
-def workspaces(request: Request, who: CallerDep) -> list[dict[str, Any]]:
+def workspaces(request: Request, who: CallerDep) -> list[WorkspaceRow]:
     state = server_state(request)
     return [
-        {"name": name, "documents": h.ws.documents.counts(), "chunks": h.ws.documents.chunk_count()}
+        WorkspaceRow(name=name, documents=h.ws.documents.counts(), chunks=h.ws.documents.chunk_count())
         for name, h in state.workspaces.items()
         if who.may_use(name)
     ]
@@ -54,5 +86,15 @@ def status(hosted: WorkspaceDep) -> dict[str, Any]:
 
 
 @workspace_router.get("/pipelines", summary="Retrieval pipelines and whether each can run here")
-def pipelines(hosted: WorkspaceDep) -> list[dict[str, Any]]:
-    return [{**asdict(info), "ready": info.ready} for info in hosted.ws.querying.pipelines()]
+def pipelines(hosted: WorkspaceDep) -> list[PipelineRow]:
+    return [
+        PipelineRow(
+            name=info.name,
+            origin=info.origin,
+            description=info.description,
+            requirements=[RequirementRow(name=r.name, met=r.met, message=r.message) for r in info.requirements],
+            error=info.error,
+            ready=info.ready,
+        )
+        for info in hosted.ws.querying.pipelines()
+    ]

@@ -22,6 +22,7 @@ from typing import Any, Generic, TypeVar
 
 from fastapi import Request
 from fastapi.responses import StreamingResponse
+from typing_extensions import TypedDict
 
 from kgrag.core.errors import BudgetExceededError, KgragError, ModelError, StreamCancelled
 from kgrag.core.llm_types import StreamSink
@@ -40,7 +41,19 @@ def sse(name: str | None, payload: Any) -> str:
     return (f"event: {name}\n" if name else "") + f"data: {data}\n\n"
 
 
-def _error_payload(exc: BaseException) -> dict[str, Any]:
+class ErrorDetail(TypedDict):
+    status: int
+    code: str
+    message: str
+
+
+class ErrorPayload(TypedDict):
+    """What an event stream sends when the answer fails (the shape of the server's error responses)."""
+
+    error: ErrorDetail
+
+
+def _error_payload(exc: BaseException) -> ErrorPayload:
     if isinstance(exc, BudgetExceededError):
         status, code = 429, "budget_exceeded"
     elif isinstance(exc, ModelError):
@@ -79,7 +92,7 @@ class EventShapes(Generic[T]):
 
     delta: Callable[[str], list[Event]]
     final: Callable[[T], list[Event]]
-    error: Callable[[dict[str, Any]], list[Event]]
+    error: Callable[[ErrorPayload], list[Event]]
 
     def of(self, kind: str, value: Any) -> list[Event]:
         if kind == "delta":

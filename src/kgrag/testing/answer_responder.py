@@ -5,9 +5,13 @@ is echoed. Deterministic, so a streamed and an unstreamed run can be compared re
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kgrag.testing.wire import ChatBody
+
 import json
 import re
-from typing import Any
 
 from kgrag.generation.rewrite import names_in
 
@@ -23,7 +27,7 @@ def _words(text: str) -> set[str]:
     return {w.rstrip("s") for w in _WORD.findall(text.lower()) if w not in _STOP}
 
 
-def _user(body: dict[str, Any]) -> str:
+def _user(body: ChatBody) -> str:
     users = [str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "user"]
     return users[-1] if users else ""
 
@@ -54,7 +58,7 @@ def rewrite_reply(user: str) -> str:
     return json.dumps({"question": standalone})
 
 
-def answer_responder(body: dict[str, Any]) -> str:
+def answer_responder(body: ChatBody) -> str:
     """Answers ``answer`` and ``rewrite_question`` requests as described above; echoes the rest."""
     user = _user(body)
     if "\nLatest question: " in user:

@@ -26,6 +26,11 @@ asked for N words tend to stop short), without it ``plain_words`` words.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kgrag.testing.wire import ChatBody
+
 import itertools
 import json
 import random
@@ -34,6 +39,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgrag.core.llm_types import Message
 from kgrag.models.llm import ScriptedProvider, ScriptRule
 
 _ANSWERS = re.compile(r"Answer 1:\n(?P<one>.*?)\n\nAnswer 2:\n(?P<two>.*)\Z", re.DOTALL)
@@ -43,7 +49,7 @@ _LENGTH_LINE = re.compile(r"Length: write about (\d+) words")
 _CONTEXT = re.compile(r"Context:\n(?P<context>.*?)\n\nQuestion:", re.DOTALL)
 ASPECTS = ("comprehensiveness", "relevance", "empowerment", "directness")
 CRITERIA = ("comprehensiveness", "diversity", "empowerment", "overall")
-Messages = Sequence[Mapping[str, Any]]
+Messages = Sequence[Message]
 
 
 def _part(messages: Messages, role: str) -> str:
@@ -155,7 +161,7 @@ class BiasedJudge:
         """The judge as a scripted provider (in-process, no HTTP)."""
         return ScriptedProvider([ScriptRule(r".", lambda r: self.reply(r.messages, r.params))])
 
-    def responder(self) -> Callable[[dict[str, Any]], str]:
+    def responder(self) -> Callable[[ChatBody], str]:
         """The judge as a :func:`~kgrag.testing.fake_openai_server.fake_openai_server` responder."""
         return lambda request: self.reply(request.get("messages", []), request)
 

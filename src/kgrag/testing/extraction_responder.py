@@ -20,6 +20,15 @@ responder (:meth:`ExtractionResponder.for_server`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from typing_extensions import TypedDict
+
+from kgrag.graph.tune.example import EntityItem, ExtractionReply, RelationItem
+
+if TYPE_CHECKING:
+    from kgrag.testing.wire import ChatBody
+
 import itertools
 import json
 import math
@@ -27,11 +36,11 @@ import random
 import re
 import threading
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgrag.core.llm_types import ChatRequest
+from kgrag.core.llm_types import ChatRequest, Message
 from kgrag.models.llm.scripted import ScriptedProvider, ScriptRule
 
 LOSSLESS = ("fence", "prose", "trailing_comma", "single_quotes")
@@ -94,10 +103,10 @@ def _short(sentence: str, words: int = 14) -> str:
     return " ".join(parts[:words])
 
 
-def extract_items(text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def extract_items(text: str) -> tuple[list[EntityItem], list[RelationItem]]:
     """The full extraction of ``text``: entity and relation dicts in order of first appearance."""
-    entities: dict[str, dict[str, Any]] = {}
-    pairs: dict[tuple[str, str], dict[str, Any]] = {}
+    entities: dict[str, EntityItem] = {}
+    pairs: dict[tuple[str, str], RelationItem] = {}
     counts: Counter[tuple[str, str]] = Counter()
     for sentence in (s.strip() for s in _SENTENCE.split(text)):
         mentions = _mentions(sentence)
@@ -122,7 +131,7 @@ def extract_items(text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
                     "keywords": [label.split()[-1]],
                 },
             )
-    relations = [dict(rel, strength=min(10, 4 + counts[key])) for key, rel in pairs.items()]
+    relations = [RelationItem(**rel, strength=min(10, 4 + counts[key])) for key, rel in pairs.items()]
     return list(entities.values()), relations
 
 
@@ -138,7 +147,7 @@ def _report(material: str) -> str:
                        "rating": min(10, 2 + len(lines) // 3)})  # fmt: skip
 
 
-def request_kind(messages: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
+def request_kind(messages: Sequence[Message]) -> tuple[str, str]:
     """(kind, first user message): kind is ``extract``, ``glean``, ``summarize``, ``report`` or ``other``.
 
     The first user message is used because a re-ask appends the bad reply and a correction after it.
@@ -163,19 +172,57 @@ def _trailing_commas(value: Any) -> str:
     return json.dumps(value)
 
 
-def _drop_fields(value: dict[str, Any]) -> dict[str, Any]:
-    entities = [{k: v for k, v in e.items() if k != "name" or i % 3 != 1} for i, e in enumerate(value["entities"])]
-    relations = [{k: v for k, v in r.items() if k != "target" or i % 3 != 1} for i, r in enumerate(value["relations"])]
+class LooseEntity(TypedDict, total=False):
+    """An entity of a malformed reply: a field may be missing or of the wrong type."""
+
+    name: str
+    type: str
+    description: str | list[str]
+
+
+class LooseRelation(TypedDict, total=False):
+    """A relation of a malformed reply: a field may be missing or of the wrong type."""
+
+    source: str
+    target: str
+    label: str
+    description: str
+    keywords: list[str]
+    strength: int | str
+
+
+class LooseReply(TypedDict):
+    entities: list[LooseEntity]
+    relations: list[LooseRelation]
+
+
+def _drop_fields(value: ExtractionReply) -> LooseReply:
+    entities: list[LooseEntity] = []
+    for i, e in enumerate(value["entities"]):
+        entity: LooseEntity = {**e}
+        if i % 3 == 1:
+            entity.pop("name")
+        entities.append(entity)
+    relations: list[LooseRelation] = []
+    for i, r in enumerate(value["relations"]):
+        relation: LooseRelation = {**r}
+        if i % 3 == 1:
+            relation.pop("target")
+        relations.append(relation)
     return {"entities": entities, "relations": relations}
 
 
-def _bad_fields(value: dict[str, Any]) -> dict[str, Any]:
-    entities = [dict(e, description=[e["description"]]) if i % 3 == 1 else e for i, e in enumerate(value["entities"])]
-    relations = [dict(r, strength="high") if i % 3 == 1 else r for i, r in enumerate(value["relations"])]
+def _bad_fields(value: ExtractionReply) -> LooseReply:
+    entities: list[LooseEntity] = [
+        {**e, "description": [e["description"]]} if i % 3 == 1 else {**e} for i, e in enumerate(value["entities"])
+    ]
+    relations: list[LooseRelation] = [
+        {**r, "strength": "high"} if i % 3 == 1 else {**r} for i, r in enumerate(value["relations"])
+    ]
     return {"entities": entities, "relations": relations}
 
 
-def malform(value: dict[str, Any], kind: str) -> str:
+def malform(value: ExtractionReply, kind: str) -> str:
     """``value`` (an extraction reply) written the broken way ``kind`` names (see :data:`ALL_MALFORMATIONS`)."""
     clean = json.dumps(value, ensure_ascii=False)
     writers = {
@@ -222,7 +269,7 @@ class ExtractionResponder:
         for kind in [*self.random_faults, *([self.malformation] if self.malformation else [])]:
             malform({"entities": [], "relations": []}, kind)  # fail early on a misspelt kind
 
-    def reply(self, messages: Sequence[Mapping[str, Any]]) -> str:
+    def reply(self, messages: Sequence[Message]) -> str:
         """The reply text for one request."""
         kind, first = request_kind(messages)
         reask = any(m.get("role") == "assistant" for m in messages)
@@ -256,7 +303,7 @@ class ExtractionResponder:
                     return self._rng.choice(list(self.random_faults))
         return None
 
-    def _first_pass(self, text: str) -> dict[str, Any]:
+    def _first_pass(self, text: str) -> ExtractionReply:
         entities, relations = extract_items(text)
         if self.first_pass_share >= 1:
             return {"entities": entities, "relations": relations}
@@ -268,7 +315,7 @@ class ExtractionResponder:
         }
 
     @staticmethod
-    def _glean(first: str, text: str) -> dict[str, Any]:
+    def _glean(first: str, text: str) -> ExtractionReply:
         found_line = first.split("\n", 1)[0].removeprefix(_SEPARATORS["glean"])
         found = {name.strip().casefold() for name in found_line.split(";")}
         entities, relations = extract_items(text)
@@ -294,7 +341,7 @@ class ExtractionResponder:
         self.__dict__.update(state)
         self._lock = threading.Lock()
 
-    def for_server(self, body: dict[str, Any]) -> str:
+    def for_server(self, body: ChatBody) -> str:
         """Responder signature of :class:`kgrag.testing.FakeOpenAIServer` (the request's JSON body)."""
         return self.reply(body.get("messages", []))
 

@@ -28,6 +28,16 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from kgrag.testing.fake_openai_server import FakeOpenAIServer, Responder, completion_body, echo_responder
+from kgrag.testing.wire import (
+    BatchCreate,
+    BatchInputLine,
+    BatchList,
+    BatchObject,
+    BatchOutputLine,
+    ChatBody,
+    ErrorReply,
+    FileObject,
+)
 
 JSON = "application/json"
 EXPIRED_MESSAGE = "This request could not be executed before the completion window expired."
@@ -42,7 +52,7 @@ class BatchPlan:
 
     polls_to_complete: int = 2
     fail_every: int = 0
-    fail_when: Callable[[dict[str, Any]], bool] | None = None
+    fail_when: Callable[[ChatBody], bool] | None = None
     expire_after: int | None = None
     refuse: bool = False
 
@@ -61,7 +71,7 @@ class BatchServerStats:
 
 @dataclass
 class _Batch:
-    body: dict[str, Any]
+    body: BatchObject
     number: int  # 1 for the first batch this server created
     polls: int = 0
 
@@ -147,7 +157,7 @@ class FakeBatchServer(FakeOpenAIServer):
             return _error(404, f"No such Batch object: {segments[-1]}")
         if method == "POST" and segments[-1] == "cancel":
             if batch.body["status"] not in ("completed", "failed", "expired"):
-                batch.body.update(status="cancelled", cancelled_at=int(time.time()))
+                batch.body["status"], batch.body["cancelled_at"] = "cancelled", int(time.time())
             return _ok(batch.body)
         if method == "GET":
             self.batch_stats.polls += 1
@@ -155,16 +165,17 @@ class FakeBatchServer(FakeOpenAIServer):
             return _ok(batch.body)
         return _error(405, "method not allowed")
 
-    def _create(self, request: dict[str, Any]) -> tuple[int, bytes, str]:
+    def _create(self, request: BatchCreate) -> tuple[int, bytes, str]:
         file_id = request.get("input_file_id")
-        if file_id not in self._files:
+        if file_id is None or file_id not in self._files:
             return _error(400, f"input_file_id {file_id!r} does not exist")
         if request.get("endpoint") != "/v1/chat/completions" or request.get("completion_window") != "24h":
             return _error(400, "endpoint must be /v1/chat/completions and completion_window 24h")
+        endpoint = request["endpoint"]
         batch_id = f"batch_{next(self._ids):06d}"
         now = int(time.time())
         self._batches[batch_id] = _Batch(number=len(self._batches) + 1, body={
-            "id": batch_id, "object": "batch", "endpoint": request["endpoint"], "errors": None,
+            "id": batch_id, "object": "batch", "endpoint": endpoint, "errors": None,
             "input_file_id": file_id, "completion_window": "24h", "status": "validating",
             "output_file_id": None, "error_file_id": None, "created_at": now, "in_progress_at": None,
             "expires_at": now + 86400, "finalizing_at": None, "completed_at": None, "failed_at": None,
@@ -183,8 +194,8 @@ class FakeBatchServer(FakeOpenAIServer):
             newest = newest[newest.index(after) + 1 :]
         limit = int((query.get("limit") or ["20"])[0])
         page = [self._batches[i].body for i in newest[:limit]]
-        return _ok({"object": "list", "data": page, "first_id": page[0]["id"] if page else None,
-                    "last_id": page[-1]["id"] if page else None, "has_more": len(newest) > limit})  # fmt: skip
+        return _ok(BatchList({"object": "list", "data": page, "first_id": page[0]["id"] if page else None,
+                    "last_id": page[-1]["id"] if page else None, "has_more": len(newest) > limit}))  # fmt: skip
 
     # -- processing ------------------------------------------------------------------------------
     def _advance(self, batch: _Batch) -> None:
@@ -192,51 +203,56 @@ class FakeBatchServer(FakeOpenAIServer):
         if body["status"] not in ("validating", "in_progress", "finalizing"):
             return
         batch.polls += 1
-        lines = [json.loads(x) for x in self._files[body["input_file_id"]].splitlines() if x.strip()]
+        lines: list[BatchInputLine] = [
+            json.loads(x) for x in self._files[body["input_file_id"]].splitlines() if x.strip()
+        ]
         body["request_counts"]["total"] = len(lines)
         if self.plan.refuse:
-            body.update(status="failed", failed_at=int(time.time()), errors={"object": "list", "data": [
-                {"code": "invalid_request", "message": "the batch was refused (injected)", "param": None,
-                 "line": 1}]})  # fmt: skip
+            body["status"], body["failed_at"] = "failed", int(time.time())
+            body["errors"] = {"object": "list", "data": [{"code": "invalid_request",
+                              "message": "the batch was refused (injected)", "param": None, "line": 1}]}  # fmt: skip
             return
         held = not self._released.is_set() and batch.number > self._hold_after
         if batch.polls < self.plan.polls_to_complete or held:
-            body.update(status="in_progress", in_progress_at=body["in_progress_at"] or int(time.time()))
+            body["status"], body["in_progress_at"] = "in_progress", body["in_progress_at"] or int(time.time())
             return
         self._finish(body, lines)
 
-    def _finish(self, body: dict[str, Any], lines: list[dict[str, Any]]) -> None:
-        output, errors = [], []
+    def _finish(self, body: BatchObject, lines: list[BatchInputLine]) -> None:
+        output: list[BatchOutputLine] = []
+        errors: list[BatchOutputLine] = []
         for number, line in enumerate(lines, 1):
             self.batch_stats.lines += 1
-            result = {"id": f"batch_req_{number:06d}", "custom_id": line.get("custom_id")}
+            line_id, custom_id = f"batch_req_{number:06d}", line.get("custom_id")
             if self.plan.expire_after is not None and number > self.plan.expire_after:
                 self.batch_stats.expired_lines += 1
-                errors.append(
-                    {**result, "response": None, "error": {"code": "batch_expired", "message": EXPIRED_MESSAGE}}
-                )
+                errors.append({"id": line_id, "custom_id": custom_id, "response": None,
+                               "error": {"code": "batch_expired", "message": EXPIRED_MESSAGE}})  # fmt: skip
             elif self._fails(number, line.get("body") or {}):
                 self.batch_stats.failed_lines += 1
-                failure = {"error": {"message": "internal error (injected)", "type": "server_error"}}
-                errors.append({**result, "response": {"status_code": 500, "request_id": f"req_{number}",
-                               "body": failure}, "error": None})  # fmt: skip
+                failure: ErrorReply = {"error": {"message": "internal error (injected)", "type": "server_error"}}
+                errors.append({"id": line_id, "custom_id": custom_id, "response": {"status_code": 500,
+                               "request_id": f"req_{number}", "body": failure}, "error": None})  # fmt: skip
             else:
                 reply = completion_body(self, line.get("body") or {})
-                output.append({**result, "response": {"status_code": 200, "request_id": f"req_{number}",
-                               "body": reply}, "error": None})  # fmt: skip
+                output.append({"id": line_id, "custom_id": custom_id, "response": {"status_code": 200,
+                               "request_id": f"req_{number}", "body": reply}, "error": None})  # fmt: skip
         now = int(time.time())
         expired = self.plan.expire_after is not None and self.plan.expire_after < len(lines)
-        body.update(status="expired" if expired else "completed", finalizing_at=now,
-                    **({"expired_at": now} if expired else {"completed_at": now}))  # fmt: skip
-        body["request_counts"].update(completed=len(output), failed=len(errors))
+        body["status"], body["finalizing_at"] = "expired" if expired else "completed", now
+        if expired:
+            body["expired_at"] = now
+        else:
+            body["completed_at"] = now
+        body["request_counts"]["completed"], body["request_counts"]["failed"] = len(output), len(errors)
         body["output_file_id"] = self._store(output)
         body["error_file_id"] = self._store(errors)
 
-    def _fails(self, number: int, request: dict[str, Any]) -> bool:
+    def _fails(self, number: int, request: ChatBody) -> bool:
         plan = self.plan
         return bool((plan.fail_every and number % plan.fail_every == 0) or (plan.fail_when and plan.fail_when(request)))
 
-    def _store(self, lines: list[dict[str, Any]]) -> str | None:
+    def _store(self, lines: list[BatchOutputLine]) -> str | None:
         if not lines:
             return None
         file_id = f"file-{next(self._ids):06d}"
@@ -244,7 +260,7 @@ class FakeBatchServer(FakeOpenAIServer):
         return file_id
 
 
-def _ok(payload: dict[str, Any]) -> tuple[int, bytes, str]:
+def _ok(payload: BatchObject | BatchList | FileObject) -> tuple[int, bytes, str]:
     return 200, json.dumps(payload).encode("utf-8"), JSON
 
 

@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
+from kgrag.testing.wire import ChatBody, Completion, Reply
+
 FaultKind = Literal[
     "rate_limit", "server_error", "slow", "disconnect", "malformed_body", "truncated", "wrong_schema",
     "non_string_content", "null_content",
@@ -42,12 +44,12 @@ FaultKind = Literal[
 ALL_FAULTS: tuple[FaultKind, ...] = (
     "rate_limit", "server_error", "slow", "disconnect", "malformed_body", "truncated", "wrong_schema",
 )  # fmt: skip
-Responder = Callable[[dict[str, Any]], str]
+Responder = Callable[[ChatBody], str]
 Extension = Callable[["_Handler", str, bytes], bool]  # more routes: True when it answered (the fake Batch API)
 WRONG_SCHEMA_REPLY = '{"unexpected": "shape"}'
 
 
-def echo_responder(request: dict[str, Any]) -> str:
+def echo_responder(request: ChatBody) -> str:
     """Default reply: the last user message, prefixed so tests can tell it came back."""
     users = [m.get("content", "") for m in request.get("messages", []) if m.get("role") == "user"]
     return "echo: " + (users[-1] if users else "")
@@ -223,7 +225,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._send(200, _completion(body, state, fault))
 
-    def _send_stream(self, state: _State, body: dict[str, Any], reply: dict[str, Any]) -> None:
+    def _send_stream(self, state: _State, body: ChatBody, reply: Completion) -> None:
         from kgrag.testing.fake_stream import send_events, sse_events
 
         finished = send_events(self, sse_events(reply, body), state.stream_delay_s)
@@ -231,7 +233,7 @@ class _Handler(BaseHTTPRequestHandler):
             state.stats.streams += 1
             state.stats.streams_aborted += 0 if finished else 1
 
-    def _llama_cpp_refusal(self, state: _State, body: dict[str, Any]) -> bool:
+    def _llama_cpp_refusal(self, state: _State, body: ChatBody) -> bool:
         """Refuse what llama-cpp-python's server refuses; True when a refusal was sent."""
         fmt = body.get("response_format")
         if isinstance(fmt, dict) and fmt.get("type") not in (None, "text", "json_object"):
@@ -270,7 +272,7 @@ class _Handler(BaseHTTPRequestHandler):
             return False
         return True
 
-    def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+    def _send(self, status: int, payload: Reply, headers: dict[str, str] | None = None) -> None:
         self._send_raw(status, json.dumps(payload).encode("utf-8"), headers)
 
     def _send_raw(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
@@ -283,16 +285,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
-def _prompt_tokens(body: dict[str, Any]) -> int:
+def _prompt_tokens(body: ChatBody) -> int:
     return sum(word_count(str(m.get("content", ""))) for m in body.get("messages", []))
 
 
-def completion_body(server: FakeOpenAIServer, body: dict[str, Any]) -> dict[str, Any]:
+def completion_body(server: FakeOpenAIServer, body: ChatBody) -> Completion:
     """The chat completion ``server`` answers ``body`` with (no fault), as a batch output line carries it."""
     return _completion(body, server._state, None)
 
 
-def _completion(body: dict[str, Any], state: _State, fault: FaultKind | None) -> dict[str, Any]:
+def _completion(body: ChatBody, state: _State, fault: FaultKind | None) -> Completion:
     text = state.responder(body)
     finish = "stop"
     if fault == "truncated":
@@ -301,17 +303,18 @@ def _completion(body: dict[str, Any], state: _State, fault: FaultKind | None) ->
         text = WRONG_SCHEMA_REPLY
     if state.context_window is not None:  # the reply stops where the window is full
         room = state.context_window - _prompt_tokens(body)
-        if state.behaviour == "llama-cpp-python" and body.get("max_tokens"):
-            room = min(room, int(body["max_tokens"]))  # and, as llama.cpp does, at max_tokens
+        max_tokens = body.get("max_tokens")
+        if state.behaviour == "llama-cpp-python" and max_tokens:
+            room = min(room, int(max_tokens))  # and, as llama.cpp does, at max_tokens
         words = text.split(" ")
         if len(words) > room:
             text, finish = " ".join(words[: max(1, room)]), "length"
-    content: Any = text
+    content: str | int | None = text
     if fault == "non_string_content":
         content = 12345
     elif fault == "null_content":
         content, text = None, ""
-    reply: dict[str, Any] = {
+    reply: Completion = {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
         "created": int(time.time()),

@@ -9,23 +9,39 @@ import json
 import re
 import time
 from http.server import BaseHTTPRequestHandler
-from typing import Any
+from typing import TYPE_CHECKING
+
+from pydantic import JsonValue
+
+if TYPE_CHECKING:
+    from kgrag.testing.wire import ChatBody, Completion
 
 _PIECE = re.compile(r"\s*\S+")
 
 
-def sse_events(reply: dict[str, Any], body: dict[str, Any]) -> list[bytes]:
+def sse_events(reply: Completion, body: ChatBody) -> list[bytes]:
     """``reply`` (an unstreamed completion) as the event lines of its stream, for the request ``body``."""
     choice = reply["choices"][0]
-    text = choice["message"]["content"] or ""
-    base = {"id": reply["id"], "object": "chat.completion.chunk", "created": reply["created"], "model": reply["model"]}
-    chunks: list[dict[str, Any]] = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant"}}]}]
+    text = str(choice["message"]["content"] or "")
+    base: dict[str, JsonValue] = {
+        "id": reply["id"],
+        "object": "chat.completion.chunk",
+        "created": reply["created"],
+        "model": reply["model"],
+    }
+    chunks: list[dict[str, JsonValue]] = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant"}}]}]
     for piece in _PIECE.findall(text):
         chunks.append({**base, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]})
     chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]})
     options = body.get("stream_options")
     if "usage" in reply and isinstance(options, dict) and options.get("include_usage"):
-        chunks.append({**base, "choices": [], "usage": reply["usage"]})
+        usage = reply["usage"]
+        counts: dict[str, JsonValue] = {
+            "prompt_tokens": usage["prompt_tokens"],
+            "completion_tokens": usage["completion_tokens"],
+            "total_tokens": usage["total_tokens"],
+        }
+        chunks.append({**base, "choices": [], "usage": counts})
     return [f"data: {json.dumps(chunk)}\n\n".encode() for chunk in chunks] + [b"data: [DONE]\n\n"]
 
 

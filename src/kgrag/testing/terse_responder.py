@@ -16,13 +16,20 @@ Every reply is valid, so it causes no re-asks.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from kgrag.core.llm_types import Message
+from kgrag.graph.tune.example import EntityItem, ExtractionReply, RelationItem
+
+if TYPE_CHECKING:
+    from kgrag.testing.wire import ChatBody
+
 import json
 import re
 import threading
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from kgrag.testing.extraction_responder import request_kind
 
@@ -43,9 +50,11 @@ def _words(text: str) -> list[str]:
     return list(seen.values())
 
 
-def _graph(names: Sequence[str]) -> dict[str, Any]:
-    entities = [{"name": n, "type": "concept", "description": f"{n} as the text describes it."} for n in names]
-    relations = [
+def _graph(names: Sequence[str]) -> ExtractionReply:
+    entities: list[EntityItem] = [
+        {"name": n, "type": "concept", "description": f"{n} as the text describes it."} for n in names
+    ]
+    relations: list[RelationItem] = [
         {"source": a, "target": b, "label": "linked to", "description": f"{a} is linked to {b}."}
         for a, b in zip(names, names[2:], strict=False)
     ]
@@ -59,7 +68,7 @@ class TerseResponder:
     calls: Counter[str] = field(default_factory=Counter)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def reply(self, messages: Sequence[Mapping[str, Any]]) -> str:
+    def reply(self, messages: Sequence[Message]) -> str:
         kind, first = request_kind(messages)
         system = next((str(m.get("content", "")) for m in messages if m.get("role") == "system"), "")
         if kind == "other" and "candidate duplicates" in system:
@@ -87,6 +96,6 @@ class TerseResponder:
             return json.dumps({"scores": [{"id": i, "score": 0.8, "reason": "plausible"} for i in ids]})
         return "I don't know."
 
-    def for_server(self, body: dict[str, Any]) -> str:
+    def for_server(self, body: ChatBody) -> str:
         """Responder signature of :class:`kgrag.testing.FakeOpenAIServer` (the request's JSON body)."""
         return self.reply(body.get("messages", []))

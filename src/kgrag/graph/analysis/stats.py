@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from typing_extensions import TypedDict
 
 if TYPE_CHECKING:  # igraph loads when stats are computed, not when GraphStats is named (e.g. a report type)
     import igraph as ig
@@ -38,6 +40,31 @@ class Hub:
     name: str
     degree: int
     type: str = ""
+
+
+class HubDict(TypedDict):
+    name: str
+    degree: int
+    type: str
+
+
+class GraphStatsDict(TypedDict):
+    """:class:`GraphStats` as JSON: histograms as ``[value, count]`` lists, hubs as objects."""
+
+    nodes: int
+    edges: int
+    average_degree: float
+    average_clustering: float
+    components: int
+    largest_component: int
+    median_component_size: float
+    isolated_nodes: int
+    max_degree: int
+    degree_histogram: list[list[int]]
+    component_size_histogram: list[list[int]]
+    top_hubs: list[HubDict]
+    type_histogram: list[list[str | int]]
+    clustering_convention: str
 
 
 @dataclass(frozen=True)
@@ -59,13 +86,24 @@ class GraphStats:
     type_histogram: list[tuple[str, int]] = field(default_factory=list)
     clustering_convention: str = CLUSTERING_CONVENTION
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> GraphStatsDict:
         """JSON-ready: histograms become lists of ``[value, count]``, hubs become objects."""
-        data = asdict(self)
-        data["degree_histogram"] = [list(pair) for pair in self.degree_histogram]
-        data["component_size_histogram"] = [list(pair) for pair in self.component_size_histogram]
-        data["type_histogram"] = [list(pair) for pair in self.type_histogram]
-        return data
+        return GraphStatsDict(
+            nodes=self.nodes,
+            edges=self.edges,
+            average_degree=self.average_degree,
+            average_clustering=self.average_clustering,
+            components=self.components,
+            largest_component=self.largest_component,
+            median_component_size=self.median_component_size,
+            isolated_nodes=self.isolated_nodes,
+            max_degree=self.max_degree,
+            degree_histogram=[list(pair) for pair in self.degree_histogram],
+            component_size_histogram=[list(pair) for pair in self.component_size_histogram],
+            top_hubs=[HubDict(name=h.name, degree=h.degree, type=h.type) for h in self.top_hubs],
+            type_histogram=[[name, count] for name, count in self.type_histogram],
+            clustering_convention=self.clustering_convention,
+        )
 
     def headline(self) -> dict[str, float | int]:
         """The numbers a before/after table shows."""

@@ -17,7 +17,6 @@ garbled than merely terse. ``null`` counts as missing. A relation's ``strength``
 
 from __future__ import annotations
 
-import copy
 import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -28,6 +27,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    JsonValue,
     StrictStr,
     ValidationError,
     ValidationInfo,
@@ -93,34 +93,40 @@ class RelationItem(BaseModel):
         return value
 
 
-def _string() -> dict[str, Any]:
+def _string() -> dict[str, JsonValue]:
     return {"type": "string"}
 
 
-# The schema the model sees (the LLM layer puts it in the system message, and sends it as
-# ``response_format`` in ``json_schema`` mode). Written by hand: pydantic's generated schema carries
-# titles and $defs that add tokens on every call and tell the model nothing more.
-REPLY_JSON_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "entities": {"type": "array", "items": {
-            "type": "object",
-            "properties": {"name": _string(), "type": _string(), "description": _string()},
-            "required": ["name", "type", "description"]}},
-        "relations": {"type": "array", "items": {
-            "type": "object",
-            "properties": {"source": _string(), "target": _string(), "label": _string(),
-                           "description": _string(), "keywords": {"type": "array", "items": _string()},
-                           "strength": {"type": "integer", "minimum": 1, "maximum": 10}},
-            "required": ["source", "target", "label", "description", "keywords", "strength"]}},
-    },
-    "required": ["entities", "relations"],
-}  # fmt: skip
+def reply_schema(types: Sequence[str] | None = None) -> dict[str, JsonValue]:
+    """The schema the model sees (the LLM layer puts it in the system message, and sends it as
+    ``response_format`` in ``json_schema`` mode); ``types`` limits an entity's ``type`` to an enum. Written
+    by hand: pydantic's generated schema carries titles and $defs that add tokens on every call and tell
+    the model nothing more."""
+    entity_type: dict[str, JsonValue] = {"type": "string", "enum": [*types]} if types is not None else _string()
+    return {
+        "type": "object",
+        "properties": {
+            "entities": {"type": "array", "items": {
+                "type": "object",
+                "properties": {"name": _string(), "type": entity_type, "description": _string()},
+                "required": ["name", "type", "description"]}},
+            "relations": {"type": "array", "items": {
+                "type": "object",
+                "properties": {"source": _string(), "target": _string(), "label": _string(),
+                               "description": _string(), "keywords": {"type": "array", "items": _string()},
+                               "strength": {"type": "integer", "minimum": 1, "maximum": 10}},
+                "required": ["source", "target", "label", "description", "keywords", "strength"]}},
+        },
+        "required": ["entities", "relations"],
+    }  # fmt: skip
 
 
-def _show_item_schema(schema: dict[str, Any]) -> None:
+REPLY_JSON_SCHEMA = reply_schema()
+
+
+def _show_item_schema(schema: dict[str, JsonValue]) -> None:
     schema.clear()
-    schema.update(copy.deepcopy(REPLY_JSON_SCHEMA))  # callers may edit what they get; the constant stays
+    schema.update(reply_schema())  # a new copy: callers may edit what they get
 
 
 class ExtractionReply(BaseModel):
@@ -173,9 +179,9 @@ def typed_reply(types: tuple[str, ...]) -> type[ExtractionReply]:
     servers) cannot write anything else. Replies are still validated leniently (:func:`normalise_type`)."""
     allowed = list(dict.fromkeys([*types, FALLBACK_TYPE]))
 
-    def with_enum(schema: dict[str, Any]) -> None:
-        _show_item_schema(schema)
-        schema["properties"]["entities"]["items"]["properties"]["type"] = {"type": "string", "enum": allowed}
+    def with_enum(schema: dict[str, JsonValue]) -> None:
+        schema.clear()
+        schema.update(reply_schema(allowed))
 
     config = ConfigDict(extra="ignore", json_schema_extra=with_enum)
     return type("TypedExtractionReply", (ExtractionReply,), {"model_config": config, "__module__": __name__})

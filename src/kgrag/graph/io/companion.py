@@ -19,6 +19,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from kgrag.core.errors import KgragError
 from kgrag.core.graph_records import EntityMention, RelationMention
 from kgrag.core.records import ChunkRecord, DocumentRecord, DocumentStatus
@@ -55,7 +57,18 @@ def collect_companion(store: Store, entity_ids: list[str], relation_ids: list[st
     return Companion(documents, chunks, entity_mentions, relation_mentions)
 
 
-def _document_dict(doc: DocumentRecord) -> dict[str, Any]:
+class CompanionDocument(TypedDict):
+    """A document as the companion file keeps it."""
+
+    id: str
+    source: str
+    title: str
+    content_hash: str
+    n_chars: int
+    metadata: dict[str, str]
+
+
+def _document_dict(doc: DocumentRecord) -> CompanionDocument:
     return {
         "id": doc.id,
         "source": doc.source,

@@ -7,7 +7,6 @@ counted here and spelled out by :meth:`ImportReport.notes`, which the CLI prints
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
 
 
 @dataclass
@@ -32,7 +31,8 @@ class ImportReport:
     self_loops_skipped: int = 0
     parallel_edges_merged: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, int | list[str]]:
+        """Every count, and ``notes``: a sentence per non-zero irregularity."""
         return {**asdict(self), "notes": self.notes()}
 
     def summary(self) -> str:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import NotRequired
+
+from typing_extensions import TypedDict
 
 MAX_DESCRIPTION_WORDS = 30
 _SPACES = re.compile(r"\s+")
@@ -17,11 +19,37 @@ def _short(text: str) -> str:
     return " ".join(words[:MAX_DESCRIPTION_WORDS])
 
 
-def entity_item(name: str, type_: str, description: str) -> dict[str, Any]:
+class EntityItem(TypedDict):
+    """An entity as the ``extract_graph`` reply writes it."""
+
+    name: str
+    type: str
+    description: str
+
+
+class RelationItem(TypedDict):
+    """A relation as the ``extract_graph`` reply writes it (``keywords`` and ``strength`` optional)."""
+
+    source: str
+    target: str
+    label: str
+    description: str
+    keywords: NotRequired[list[str]]
+    strength: NotRequired[int]
+
+
+class ExtractionReply(TypedDict):
+    """The ``extract_graph`` (and gleaning) reply."""
+
+    entities: list[EntityItem]
+    relations: list[RelationItem]
+
+
+def entity_item(name: str, type_: str, description: str) -> EntityItem:
     return {"name": name, "type": type_, "description": _short(description)}
 
 
-def relation_item(source: str, target: str, label: str, description: str) -> dict[str, Any]:
+def relation_item(source: str, target: str, label: str, description: str) -> RelationItem:
     return {
         "source": source,
         "target": target,
@@ -37,8 +65,8 @@ class ExampleItems:
     """A text and the grounded entities and relations of a good extraction of it."""
 
     text: str
-    entities: list[dict[str, Any]]
-    relations: list[dict[str, Any]]
+    entities: list[EntityItem]
+    relations: list[RelationItem]
 
     def grounded(self) -> bool:
         """Every entity name and relation endpoint occurs in the text (case-insensitively)."""
@@ -49,7 +77,8 @@ class ExampleItems:
         )
 
     def extraction_reply(self) -> str:
-        return json.dumps({"entities": self.entities, "relations": self.relations}, ensure_ascii=False)
+        reply: ExtractionReply = {"entities": self.entities, "relations": self.relations}
+        return json.dumps(reply, ensure_ascii=False)
 
     def report_material(self) -> str:
         lines = [f"[E{i}] {e['name']} ({e['type']}): {e['description']}" for i, e in enumerate(self.entities, 1)]

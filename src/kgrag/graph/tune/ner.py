@@ -7,9 +7,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgrag.graph.tune.example import ExampleItems, entity_item, relation_item
+
+if TYPE_CHECKING:
+    from spacy.tokens import Span
 
 # spaCy's OntoNotes labels → the type names the extraction prompt uses.
 READABLE_LABELS = {
@@ -144,7 +147,7 @@ def _candidate(sentence: Any) -> Candidate | None:
     text = sentence.text.strip()
     if not EXAMPLE_WORDS[0] <= words <= EXAMPLE_WORDS[1] or "\n" in text:
         return None
-    spans: dict[str, Any] = {}
+    spans: dict[str, Span] = {}
     for ent in sentence.ents:
         # one-word PERSON spans are mostly product or team names a small pipeline misreads
         misread = ent.label_ == "PERSON" and len(ent) < 2

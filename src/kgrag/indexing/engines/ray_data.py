@@ -16,9 +16,10 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, NotRequired
 
 import numpy as np
+from typing_extensions import TypedDict
 
 from kgrag.core.errors import KgragError
 
@@ -34,6 +35,16 @@ class StageShape:
     batch_size: int
     concurrency: int
     actors: bool = False
+
+
+class MapOptions(TypedDict):
+    """The keyword arguments of ``Dataset.map_batches`` that :func:`ordered_map` sets."""
+
+    batch_size: int
+    batch_format: str
+    compute: Any  # a Ray pool strategy (Ray has no type stubs)
+    fn_args: NotRequired[tuple[object, ...]]
+    fn_constructor_args: NotRequired[tuple[object, ...]]
 
 
 def unpack(batch: Batch) -> list[Any]:
@@ -75,8 +86,11 @@ def ordered_map(
         if shape.actors
         else data.TaskPoolStrategy(size=shape.concurrency)
     )
-    options: dict[str, Any] = {"batch_size": shape.batch_size, "batch_format": "numpy", "compute": pool}
-    options["fn_constructor_args" if shape.actors else "fn_args"] = tuple(args)  # actor: once per worker
+    options: MapOptions = {"batch_size": shape.batch_size, "batch_format": "numpy", "compute": pool}
+    if shape.actors:
+        options["fn_constructor_args"] = tuple(args)  # once per worker
+    else:
+        options["fn_args"] = tuple(args)
     mapped = dataset.map_batches(udf, **options)
     try:
         with _quiet_ray_data(context):

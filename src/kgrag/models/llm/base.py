@@ -7,7 +7,9 @@ and each attempt is visible in the ledger.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from pydantic import JsonValue
 
 from kgrag.core.errors import ModelError
 from kgrag.core.llm_types import ChatRequest, ChatResponse
@@ -70,7 +72,7 @@ class BatchCapable(Protocol):
     """A provider whose server also takes requests through a Batch API (``kgrag index --batch``): it says
     how one request looks on the wire and opens the Batch API with its own endpoint and key."""
 
-    def wire_body(self, request: ChatRequest) -> dict[str, Any]: ...
+    def wire_body(self, request: ChatRequest) -> dict[str, JsonValue]: ...
 
     def batch_api(self) -> BatchAPI: ...
 

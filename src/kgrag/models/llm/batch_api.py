@@ -16,6 +16,8 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from pydantic import JsonValue
+
 from kgrag.core.errors import ModelError
 from kgrag.core.llm_types import ChatResponse
 
@@ -55,22 +57,39 @@ class BatchStatus:
         return self.status in TERMINAL
 
     @classmethod
-    def from_json(cls, body: dict[str, Any]) -> BatchStatus:
-        counts = body.get("request_counts") or {}
-        error_list = (body.get("errors") or {}).get("data") or [] if isinstance(body.get("errors"), dict) else []
+    def from_json(cls, body: dict[str, JsonValue]) -> BatchStatus:
+        counts = _object(body.get("request_counts"))
+        error_list = _list(_object(body.get("errors")).get("data"))
         errors = tuple(f"{e.get('code', 'error')}: {e.get('message', '')}" for e in error_list if isinstance(e, dict))
         return cls(
             id=str(body["id"]),
             status=str(body.get("status", "")),
             input_file_id=str(body.get("input_file_id") or ""),
-            output_file_id=body.get("output_file_id") or None,
-            error_file_id=body.get("error_file_id") or None,
-            total=int(counts.get("total") or 0),
-            completed=int(counts.get("completed") or 0),
-            failed=int(counts.get("failed") or 0),
+            output_file_id=_text(body.get("output_file_id")),
+            error_file_id=_text(body.get("error_file_id")),
+            total=_number(counts.get("total")),
+            completed=_number(counts.get("completed")),
+            failed=_number(counts.get("failed")),
             errors=errors,
-            metadata={str(k): str(v) for k, v in (body.get("metadata") or {}).items()},
+            metadata={str(k): str(v) for k, v in _object(body.get("metadata")).items()},
         )
+
+
+def _object(value: JsonValue) -> dict[str, JsonValue]:
+    """``value`` when the server sent an object there, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: JsonValue) -> list[JsonValue]:
+    return value if isinstance(value, list) else []
+
+
+def _text(value: JsonValue) -> str | None:
+    return str(value) if value else None
+
+
+def _number(value: JsonValue) -> int:
+    return int(value) if isinstance(value, int | float | str) and value else 0
 
 
 @dataclass(frozen=True)
@@ -102,7 +121,7 @@ class BatchAPI:
         self._httpx = httpx
         self._client = httpx.Client(base_url=self.base_url + "/", headers=headers, timeout=timeout_s)
 
-    def upload(self, lines: list[dict[str, Any]], name: str) -> str:
+    def upload(self, lines: list[dict[str, JsonValue]], name: str) -> str:
         """Upload the request lines as a JSONL file with ``purpose=batch``; returns the file id."""
         data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode("utf-8")
         body = self._call("POST", "files", files={"file": (name, data, "application/jsonl")}, data={"purpose": "batch"})
@@ -120,14 +139,15 @@ class BatchAPI:
         it could note the id), looking through the newest ``pages`` pages."""
         after: str | None = None
         for _ in range(pages):
-            params: dict[str, Any] = {"limit": LIST_PAGE, **({"after": after} if after else {})}
+            params: dict[str, JsonValue] = {"limit": LIST_PAGE, **({"after": after} if after else {})}
             body = self._call("GET", "batches", params=params)
-            for item in body.get("data") or []:
-                if isinstance(item, dict) and (item.get("metadata") or {}).get(key) == value:
+            page = _list(body.get("data"))
+            for item in page:
+                if isinstance(item, dict) and _object(item.get("metadata")).get(key) == value:
                     return BatchStatus.from_json(item)
-            if not body.get("has_more") or not body.get("data"):
+            if not body.get("has_more") or not page:
                 return None
-            after = str(body["data"][-1]["id"])
+            after = str(_object(page[-1]).get("id"))
         return None
 
     def results(self, file_id: str) -> list[BatchResult]:
@@ -141,7 +161,7 @@ class BatchAPI:
                     found.append(parsed)
         return found
 
-    def _call(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+    def _call(self, method: str, path: str, **kwargs: Any) -> dict[str, JsonValue]:
         response = self._send(method, path, **kwargs)
         try:
             body = response.json()

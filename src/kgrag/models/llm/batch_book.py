@@ -16,9 +16,12 @@ import json
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
-from kgrag.core.llm_types import ChatRequest, PromptRef
+from pydantic import JsonValue
+from typing_extensions import TypedDict
+
+from kgrag.core.llm_types import ChatRequest, Message, PromptRef
 from kgrag.store.base import MetaRepository
 
 INDEX_KEY = "llm.batches"
@@ -43,17 +46,33 @@ class BatchRecord:
         return cls(uuid.uuid4().hex[:16], round_no, keys=keys, created_at=time.time())
 
 
-def request_to_json(request: ChatRequest) -> dict[str, Any]:
+class StoredRequest(TypedDict):
+    """A :class:`ChatRequest` as the meta table keeps it (``prompt``: name and version, or null)."""
+
+    messages: list[Message]
+    model: str
+    params: dict[str, JsonValue]
+    prompt: list[str] | None
+
+
+class StoredLine(TypedDict):
+    """One request of an unfinished batch: its ledger stage and the request."""
+
+    stage: str
+    request: StoredRequest
+
+
+def request_to_json(request: ChatRequest) -> StoredRequest:
     prompt = [request.prompt.name, request.prompt.version] if request.prompt else None
-    return {"messages": [dict(m) for m in request.messages], "model": request.model, "params": request.params,
-            "prompt": prompt}  # fmt: skip
+    return {"messages": [{"role": m["role"], "content": m["content"]} for m in request.messages],
+            "model": request.model, "params": request.params, "prompt": prompt}  # fmt: skip
 
 
-def request_from_json(data: dict[str, Any]) -> ChatRequest:
+def request_from_json(data: StoredRequest) -> ChatRequest:
     prompt = data.get("prompt")
     ref = PromptRef(str(prompt[0]), str(prompt[1])) if isinstance(prompt, list) and len(prompt) == 2 else None
-    messages = tuple({"role": m["role"], "content": m["content"]} for m in data["messages"])
-    return ChatRequest(messages, str(data["model"]), dict(data.get("params") or {}), ref)  # type: ignore[arg-type]
+    messages = tuple(Message(role=m["role"], content=m["content"]) for m in data["messages"])
+    return ChatRequest(messages, str(data["model"]), dict(data.get("params") or {}), ref)
 
 
 class BatchBook:
@@ -85,7 +104,9 @@ class BatchBook:
 
     def save_requests(self, record: BatchRecord, requests: dict[str, tuple[str, ChatRequest]]) -> None:
         """The requests of ``record`` by cache key, with their ledger stage (needed to ingest after a kill)."""
-        payload = {key: {"stage": stage, "request": request_to_json(req)} for key, (stage, req) in requests.items()}
+        payload: dict[str, StoredLine] = {
+            key: {"stage": stage, "request": request_to_json(req)} for key, (stage, req) in requests.items()
+        }
         self._set_requests({**self._all_requests(), record.id: payload})
 
     def requests(self, record: BatchRecord) -> dict[str, tuple[str, ChatRequest]]:
@@ -97,9 +118,9 @@ class BatchBook:
         self.save(record)
         self._set_requests({k: v for k, v in self._all_requests().items() if k != record.id})  # no longer needed
 
-    def _all_requests(self) -> dict[str, dict[str, Any]]:
+    def _all_requests(self) -> dict[str, dict[str, StoredLine]]:
         raw = self._meta.get(REQUESTS_KEY)
         return json.loads(raw) if raw else {}
 
-    def _set_requests(self, data: dict[str, dict[str, Any]]) -> None:
+    def _set_requests(self, data: dict[str, dict[str, StoredLine]]) -> None:
         self._meta.set(REQUESTS_KEY, json.dumps(data, ensure_ascii=False))

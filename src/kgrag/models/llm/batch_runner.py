@@ -18,7 +18,8 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+
+from pydantic import JsonValue
 
 from kgrag.core.llm_types import ChatRequest, ChatResponse
 from kgrag.models.llm.batch_api import ENDPOINT, BatchAPI, BatchAPIError, BatchResult, BatchStatus
@@ -76,7 +77,7 @@ class BatchRunner:
         api: BatchAPI,
         runner: CallRunner,
         book: BatchBook,
-        body: Callable[[ChatRequest], dict[str, Any]],
+        body: Callable[[ChatRequest], dict[str, JsonValue]],
         settings: BatchSettings,
         note: Callable[[str], None],
         sleep: Callable[[float], None] = time.sleep,
@@ -110,12 +111,17 @@ class BatchRunner:
         for record in records:  # all submitted first: the server works on them together
             self._complete(record, parsers)
 
-    def _parts(self, collected: list[Deferred]) -> list[list[tuple[Deferred, dict[str, Any]]]]:
+    def _parts(self, collected: list[Deferred]) -> list[list[tuple[Deferred, dict[str, JsonValue]]]]:
         """The lines in groups within ``max_requests`` lines and ``max_bytes`` of JSONL each."""
-        parts: list[list[tuple[Deferred, dict[str, Any]]]] = [[]]
+        parts: list[list[tuple[Deferred, dict[str, JsonValue]]]] = [[]]
         size = 0
         for deferred in collected:
-            line = {"custom_id": deferred.key, "method": "POST", "url": ENDPOINT, "body": self.body(deferred.request)}
+            line: dict[str, JsonValue] = {
+                "custom_id": deferred.key,
+                "method": "POST",
+                "url": ENDPOINT,
+                "body": self.body(deferred.request),
+            }
             length = len(json.dumps(line, ensure_ascii=False).encode("utf-8")) + 1
             if parts[-1] and (len(parts[-1]) >= self.settings.max_requests or size + length > self.settings.max_bytes):
                 parts.append([])
@@ -124,7 +130,7 @@ class BatchRunner:
             size += length
         return [part for part in parts if part]
 
-    def _submit(self, part: list[tuple[Deferred, dict[str, Any]]], round_no: int) -> BatchRecord:
+    def _submit(self, part: list[tuple[Deferred, dict[str, JsonValue]]], round_no: int) -> BatchRecord:
         record = BatchRecord.new(round_no, [d.key for d, _ in part])
         # the budget (--budget-tokens) holds the batch's worst case from before it is sent, as for a live call
         counter = self.runner.counter()

@@ -27,6 +27,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from pydantic import JsonValue
+
 if TYPE_CHECKING:
     import httpx
 
@@ -98,7 +100,7 @@ def profile_key(base_url: str, model: str) -> str:
     return f"llm_profile:{base_url.rstrip('/')}|{model}"
 
 
-def response_format_for(mode: str, name: str, schema: dict[str, Any] | None) -> dict[str, Any] | None:
+def response_format_for(mode: str, name: str, schema: dict[str, JsonValue] | None) -> dict[str, JsonValue] | None:
     """The ``response_format`` request field of one JSON mode (None: rely on the prompt alone)."""
     if mode == "json_schema" and schema is not None:
         return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": False}}

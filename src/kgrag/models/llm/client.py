@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, JsonValue
 
 from kgrag.core.llm_types import ChatRequest, ChatResult, Message, PromptRef, StreamSink, StructuredResult, Usage
 from kgrag.core.llm_usage import LedgerSummary
@@ -89,7 +89,7 @@ def _combine(first: Usage, second: Usage) -> Usage:
     )
 
 
-def _inline(schema: dict[str, Any] | None) -> tuple[dict[str, Any] | None, str]:
+def _inline(schema: dict[str, JsonValue] | None) -> tuple[dict[str, JsonValue] | None, str]:
     return schema, compact_schema(schema or {})
 
 
@@ -100,7 +100,7 @@ class LLMClient:
         self.runner = runner
         self.settings = settings
         self._prompts: dict[str, Prompt] = {}
-        self._schemas: dict[type[BaseModel], tuple[dict[str, Any], str]] = {}
+        self._schemas: dict[type[BaseModel], tuple[dict[str, JsonValue], str]] = {}
         self._template_tokens: dict[str, int] = {}
         self._lock = threading.Lock()
         self._sink: StreamSink | None = None
@@ -162,7 +162,7 @@ class LLMClient:
     def ledger(self) -> UsageLedger:
         return self.runner.ledger
 
-    def _schema(self, model: type[BaseModel]) -> tuple[dict[str, Any], str]:
+    def _schema(self, model: type[BaseModel]) -> tuple[dict[str, JsonValue], str]:
         """JSON schema of ``model`` and its compact text, built once per client (pydantic takes ~0.4 ms)."""
         with self._lock:
             if model not in self._schemas:
@@ -213,7 +213,7 @@ class LLMClient:
             self._template_tokens.clear()
 
     def _request(self, messages: Sequence[Message], prompt: PromptRef | None, params: Mapping[str, Any]) -> ChatRequest:
-        merged: dict[str, Any] = {
+        merged: dict[str, JsonValue] = {
             "temperature": self.settings.temperature,
             "max_tokens": self.settings.max_output_tokens,
         }

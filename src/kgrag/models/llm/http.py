@@ -17,9 +17,11 @@ import json
 import re
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
-from kgrag.core.llm_types import ChatRequest, ChatResponse, StreamSink
+from pydantic import JsonValue
+
+from kgrag.core.llm_types import ChatRequest, ChatResponse, StreamSink, wire_messages
 from kgrag.models.llm.base import ProviderError
 from kgrag.models.llm.capabilities import (
     JSON_LADDER,
@@ -143,18 +145,19 @@ class OpenAICompatibleProvider:
 
         return Api(self.base_url, self._api_key, api_key_header=self._api_key_header, timeout_s=self._timeout_s)
 
-    def wire_body(self, request: ChatRequest) -> dict[str, Any]:
+    def wire_body(self, request: ChatRequest) -> dict[str, JsonValue]:
         """The JSON body :meth:`complete` would send first (the JSON mode this server takes): a batch line's body."""
         params = dict(request.params)
         self._adapt_format(params)
-        return {"model": request.model, "messages": list(request.messages), **params}
+        return {"model": request.model, "messages": wire_messages(request.messages), **params}
 
     def _complete(self, request: ChatRequest, ceiling: ReplyCeiling | None) -> ChatResponse:
         params = dict(request.params)
         for _ in range(len(JSON_LADDER) + 1):
             self._adapt_format(params)
             try:
-                response = self._post({"model": request.model, "messages": list(request.messages), **params}, ceiling)
+                body = {"model": request.model, "messages": wire_messages(request.messages), **params}
+                response = self._post(body, ceiling)
             except ReplyPastCeiling as cut:
                 return ChatResponse("", CEILING_FINISH, None, cut.tokens)
             if response.status_code == 200:
@@ -177,7 +180,7 @@ class OpenAICompatibleProvider:
             self.profile.context_window, self.profile_changed = window, True
         return reply
 
-    def _post(self, body: dict[str, Any], ceiling: ReplyCeiling | None = None) -> httpx.Response:
+    def _post(self, body: dict[str, JsonValue], ceiling: ReplyCeiling | None = None) -> httpx.Response:
         httpx = self._httpx
         try:
             return self._stream_post(json.dumps(body), ceiling)
@@ -186,13 +189,14 @@ class OpenAICompatibleProvider:
         except httpx.TransportError as exc:
             raise ProviderError(f"connection: {type(exc).__name__}: {exc}", retryable=True) from exc
 
-    def _adapt_format(self, params: dict[str, Any]) -> None:
+    def _adapt_format(self, params: dict[str, JsonValue]) -> None:
         """In ``auto`` mode, send the strongest JSON mode this server has not rejected."""
         sent = params.get("response_format")
         if self.json_mode != "auto" or sent is None:
             return
         schema = _schema_of(sent)
-        name = sent.get("json_schema", {}).get("name", "reply") if isinstance(sent, dict) else "reply"
+        inner = sent.get("json_schema", {}) if isinstance(sent, dict) else None
+        name = str(inner.get("name", "reply")) if isinstance(inner, dict) else "reply"
         wanted = self.profile.json_mode("auto")
         if mode_of(sent) != wanted:
             fmt = response_format_for(wanted, name, schema)
@@ -201,7 +205,7 @@ class OpenAICompatibleProvider:
             else:
                 params["response_format"] = fmt
 
-    def _corrected(self, response: httpx.Response, params: dict[str, Any]) -> bool:
+    def _corrected(self, response: httpx.Response, params: dict[str, JsonValue]) -> bool:
         """Learn from a refusal that names its cause; True when ``params`` now make a request worth sending."""
         detail = _error_detail(response)
         status = response.status_code
@@ -225,7 +229,7 @@ class OpenAICompatibleProvider:
         self.profile_changed = True
         return True
 
-    def _shrink_reply(self, detail: str, window: int, params: dict[str, Any]) -> bool:
+    def _shrink_reply(self, detail: str, window: int, params: dict[str, JsonValue]) -> bool:
         match = _PROMPT_IN_ERROR.search(detail)
         if match is None:
             return False
@@ -301,7 +305,7 @@ class OpenAICompatibleProvider:
         self._client.close()
 
 
-def _schema_of(response_format: object) -> dict[str, Any] | None:
+def _schema_of(response_format: object) -> dict[str, JsonValue] | None:
     if not isinstance(response_format, dict):
         return None
     inner = response_format.get("json_schema")

@@ -19,6 +19,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pydantic import JsonValue
+
 from kgrag.core.llm_types import ChatResponse, StreamSink
 from kgrag.models.llm.base import ProviderError
 
@@ -80,12 +82,14 @@ class StreamAssembly:
         return ChatResponse("".join(self.pieces), self.finish_reason, self.prompt_tokens, self.completion_tokens)
 
 
-def stream_body(body: dict[str, Any]) -> dict[str, Any]:
+def stream_body(body: dict[str, JsonValue]) -> dict[str, JsonValue]:
     """``body`` as a streamed request: the same fields plus ``stream`` and the usage option."""
     return {**body, "stream": True, "stream_options": {"include_usage": True}}
 
 
-def read_stream(client: httpx.Client, body: dict[str, Any], sink: StreamSink, timeout_s: float) -> ChatResponse | None:
+def read_stream(
+    client: httpx.Client, body: dict[str, JsonValue], sink: StreamSink, timeout_s: float
+) -> ChatResponse | None:
     """POST ``body`` streamed and hand each delta to ``sink``; None when the server refused it (any status
     but 200: the caller sends it unstreamed, where refusals are understood and corrected). A server that
     answers with one JSON body instead of events is read as a whole and handed on in one piece."""

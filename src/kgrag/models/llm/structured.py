@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, JsonValue, ValidationError
 
 from kgrag.core.llm_types import Message
 from kgrag.models.llm.capabilities import response_format_for
@@ -32,7 +32,7 @@ class ReplyInvalid(Exception):
     """The reply cannot be used; the message is the reason shown to the model and recorded."""
 
 
-def compact_schema(schema: dict[str, Any]) -> str:
+def compact_schema(schema: dict[str, JsonValue]) -> str:
     """The schema as compact JSON: the model needs the structure, not the whitespace."""
     return json.dumps(schema, separators=(",", ":"), ensure_ascii=False)
 
@@ -45,7 +45,7 @@ def with_instruction(messages: list[Message], instruction: str) -> list[Message]
     return [{"role": "system", "content": instruction}, *messages]
 
 
-def response_format(json_mode: str, name: str, schema: dict[str, Any] | None) -> dict[str, Any] | None:
+def response_format(json_mode: str, name: str, schema: dict[str, JsonValue] | None) -> dict[str, JsonValue] | None:
     """The ``response_format`` request parameter for ``llm.json_mode``, or None to rely on the prompt.
 
     ``auto`` asks for the strongest mode (``json_schema``); the HTTP provider steps down to what the server

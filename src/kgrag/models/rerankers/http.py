@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import httpx
+from pydantic import JsonValue
 
 from kgrag.core.context import ContextItem
 from kgrag.core.errors import ConfigError, ModelError
@@ -54,10 +55,10 @@ class HTTPReranker:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(timeout=timeout_s, headers=headers)
 
-    def _body(self, query: str, texts: list[str], k: int) -> dict[str, Any]:
+    def _body(self, query: str, texts: list[str], k: int) -> dict[str, JsonValue]:
         if self.shape == "tei":
-            return {"query": query, "texts": texts}
-        body: dict[str, Any] = {"query": query, "documents": texts, "top_n": len(texts)}
+            return {"query": query, "texts": [*texts]}
+        body: dict[str, JsonValue] = {"query": query, "documents": [*texts], "top_n": len(texts)}
         if self.model:
             body["model"] = self.model
         return body

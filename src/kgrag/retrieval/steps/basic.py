@@ -10,9 +10,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 import numpy as np
+from pydantic import JsonValue
 
 from kgrag.core.context import ContextItem, IntermediateAnswers, RouteDecision, TraceStep
 from kgrag.core.records import ScoredId
@@ -45,7 +46,7 @@ class QueryState:
     intermediate: IntermediateAnswers | None = None
     """Answers a search wrote on the way, for its answer step (set by ``DriftSearch``)."""
 
-    def record(self, step: str, params: dict[str, Any], n_out: int, started: float, note: str = "") -> None:
+    def record(self, step: str, params: dict[str, JsonValue], n_out: int, started: float, note: str = "") -> None:
         self.trace.append(
             TraceStep(
                 step=step, params=params, n_out=n_out, ms=round((time.perf_counter() - started) * 1000, 3), note=note

@@ -10,6 +10,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from pydantic import JsonValue
+
 from kgrag.core.community_records import CommunityReport
 from kgrag.core.context import ContextItem
 from kgrag.documents import TokenCounter
@@ -75,5 +77,9 @@ class GlobalCandidates:
         plan = plan_batches(state.query, [r.text for r, _ in hits], budget, counter.count, map_prompt, reduce_prompt)
         keep = max(plan.reports, min(state.k, len(hits)))
         state.items = [report_item(report, score, "global") for report, score in hits[:keep]]
-        params = {"budget": budget.max_prompt_tokens, "batches": len(plan.batches), "reports": plan.reports}
+        params: dict[str, JsonValue] = {
+            "budget": budget.max_prompt_tokens,
+            "batches": len(plan.batches),
+            "reports": plan.reports,
+        }
         state.record(self.name, params, len(state.items), started)

@@ -23,7 +23,8 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+
+from pydantic import JsonValue
 
 from kgrag.core.context import ContextItem, IntermediateAnswers, PartialAnswer
 from kgrag.core.errors import KgragError
@@ -74,7 +75,8 @@ class FollowUpRecord:
     prompt_tokens: int = 0
     answer: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JsonValue]:
+        """The record as the ``drift_local`` trace step lists it."""
         return {
             "question": self.question,
             "score": self.score,
@@ -154,7 +156,8 @@ class DriftSearch:
         for follow in run.pool:
             if follow.status == "pending":
                 follow.status = "not reached: depth" if follow.depth > self.settings.depth else "not chosen: breadth"
-        state.items = _unique([*run.items.values(), *reports[: primer["reports"]]])
+        offered = primer["reports"]
+        state.items = _unique([*run.items.values(), *reports[: offered if isinstance(offered, int) else 0]])
         state.record("drift_local", self._local_params(run, local.name), len(state.items), started)
         state.intermediate = _intermediate(run, str(primer.get("answer") or ""))
 
@@ -176,9 +179,9 @@ class DriftSearch:
         found = len(state.items)
         FitBudget(tokens - used, excerpts=env.config.retrieval.excerpts).run(state, env)
         state.items = _unique([*state.items, *kept])
-        params = {"reports": len(kept), "status": "skipped: no LLM"}
+        params: dict[str, JsonValue] = {"reports": len(kept), "status": "skipped: no LLM"}
         state.record("drift_primer", params, len(kept), started, note=NO_LLM_NOTE)
-        local_params = {"local_pipeline": local.name, "follow_ups": [], "items": found}
+        local_params: dict[str, JsonValue] = {"local_pipeline": local.name, "follow_ups": [], "items": found}
         state.record("drift_local", local_params, len(state.items), started, note=NO_LLM_NOTE)
 
     def _local_pipeline(self, env: QueryContext) -> Pipeline:
@@ -195,10 +198,10 @@ class DriftSearch:
             step.run(state, env)
         return [item for item in state.items if item.text.strip()]
 
-    def _primer(self, run: _Run, reports: list[ContextItem]) -> dict[str, Any]:
+    def _primer(self, run: _Run, reports: list[ContextItem]) -> dict[str, JsonValue]:
         """The primer call over as many of the reports as fit; its answer is the first intermediate one."""
         prompt = run.llm.prompt(PRIMER_PROMPT)
-        params: dict[str, Any] = {"reports": 0, "report_ids": [], "status": "skipped: budget", "prompt_tokens": 0}
+        params: dict[str, JsonValue] = {"reports": 0, "report_ids": [], "status": "skipped: budget", "prompt_tokens": 0}
         params.update(answer="", proposed=[])
         variables = {"question": run.question, "follow_ups": self.settings.follow_ups}
 
@@ -259,7 +262,7 @@ class DriftSearch:
             follow.answer = run.keep_partial(f"P{len(run.pool)}", follow.question, reply.answer)
         run.propose(reply, depth + 1)
 
-    def _local_params(self, run: _Run, local: str) -> dict[str, Any]:
+    def _local_params(self, run: _Run, local: str) -> dict[str, JsonValue]:
         answered = sum(1 for f in run.pool if f.status == "answered")
         return {
             "depth": self.settings.depth,

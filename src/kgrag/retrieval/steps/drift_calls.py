@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+
+from pydantic import JsonValue
 
 from kgrag.core.context import ContextItem
 from kgrag.core.llm_types import Message
@@ -74,7 +75,7 @@ class DriftLedger:
         self.completion += completion_tokens
         self.calls += 1
 
-    def to_params(self) -> dict[str, Any]:
+    def to_params(self) -> dict[str, JsonValue]:
         return {
             "limit": self.limit,
             "spent": self.spent,

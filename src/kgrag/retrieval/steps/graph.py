@@ -152,7 +152,7 @@ class GraphLocalSearch:
             self.name,
             {
                 "top_entities": self.params.top_entities,
-                "keywords": result.keywords[:12],
+                "keywords": [*result.keywords[:12]],
                 "entities": len(result.entities),
                 "relations": len(result.relations),
                 "neighbours": len(result.neighbours),

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from pydantic import JsonValue
 
 from kgrag.core.context import ContextItem
 from kgrag.core.graph_records import RelationRecord
@@ -92,7 +93,7 @@ class RoundRobin:
         chunks = _round_robin([state.streams.get(s, []) for s in self.chunk_streams])
         facts = _round_robin([state.streams.get(s, []) for s in self.fact_streams])
         state.items = chunks + facts
-        params = {"chunk_streams": list(self.chunk_streams), "fact_streams": list(self.fact_streams)}
+        params: dict[str, JsonValue] = {"chunk_streams": [*self.chunk_streams], "fact_streams": [*self.fact_streams]}
         state.record(self.name, params, len(state.items), started)
 
 

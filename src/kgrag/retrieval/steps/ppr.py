@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
+from pydantic import JsonValue
 
 from kgrag.core.context import ContextItem
 from kgrag.graph.index import GraphIndex
@@ -94,7 +95,8 @@ class PersonalizedPageRank:
             item.score = item.scores["ppr"] = s
         facts = [(index.entities[view.ids[v]], float(ranks[v])) for v in top[:FACTS] if view.ids[v] in index.entities]
         state.streams["ppr_facts"] = [entity_item(pair, 0) for pair in facts]
-        params = {"seeds": [index.entities[e].name for e, _ in seeds if e in index.entities], "damping": self.damping}
+        names = [index.entities[e].name for e, _ in seeds if e in index.entities]
+        params: dict[str, JsonValue] = {"seeds": [*names], "damping": self.damping}
         state.record(self.name, params, len(ranked), started)
 
 
@@ -170,7 +172,7 @@ class PassagePageRank:
         graph = env.graph_snapshot().passage_graph
         entities = entity_reset(index, seeds, graph)
         passages = passage_reset(seed_scores(state, self.seed_streams, self.rrf_k))
-        params = {
+        params: dict[str, JsonValue] = {
             "seeds": [index.entities[e].name for e, _ in seeds],
             "passage_seeds": len(passages),
             "damping": self.damping,

@@ -17,6 +17,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import JsonValue
+
 from kgrag.core.llm_types import StructuredResult
 from kgrag.documents.words import content_words, ordered_content_words
 from kgrag.graph.normalize import entity_key
@@ -107,7 +109,7 @@ class ExpandQuery:
         proposed = value.rewrites if value is not None else None
         rewrites = _rewrites_or_fallback(proposed, state.query, self.n, FeedbackPassages(env, state, self.pool))
         state.queries.extend(rewrites)
-        state.record(self.name, {"rewrites": rewrites, "prompt_tokens": tokens}, len(rewrites), started, note)
+        state.record(self.name, {"rewrites": [*rewrites], "prompt_tokens": tokens}, len(rewrites), started, note)
 
 
 @dataclass(frozen=True)
@@ -141,7 +143,7 @@ class ExpandAndHypothesize:
         state.queries.extend(_rewrites_or_fallback(rewrites, state.query, self.n, feedback))
         passage = value.passage if value is not None else None
         state.hypothetical = _passage_or_fallback(passage, state.query, feedback)
-        params = {"rewrites": state.queries[1:], "prompt_tokens": tokens}
+        params: dict[str, JsonValue] = {"rewrites": [*state.queries[1:]], "prompt_tokens": tokens}
         state.record(self.name, params, len(state.queries) - 1 + len(state.hypothetical), started, note)
 
 
@@ -173,5 +175,9 @@ class ExtractKeywords:
             by_key = env.graph_index().by_key
             state.keywords = nlp_keywords(state.query, lambda key: key in by_key)
             note = note if value is None else "empty LLM keywords: LLM-free fallback"
-        params = {"low": state.keywords["low"], "high": state.keywords["high"], "prompt_tokens": tokens}
+        params: dict[str, JsonValue] = {
+            "low": [*state.keywords["low"]],
+            "high": [*state.keywords["high"]],
+            "prompt_tokens": tokens,
+        }
         state.record(self.name, params, sum(map(len, state.keywords.values())), started, note)

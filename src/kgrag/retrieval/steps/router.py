@@ -168,6 +168,6 @@ class Route:
         state.route = RouteDecision(
             params["route"], target, params["decided_by"], params["reason"], fallback, params["label"]
         )
-        state.record(self.name, params, 0, started, fallback)
+        state.record(self.name, {**params}, 0, started, fallback)
         for step in self._build(target, env).steps:
             step.run(state, env)

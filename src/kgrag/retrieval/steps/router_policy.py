@@ -19,9 +19,11 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+
+from typing_extensions import TypedDict
 
 from kgrag.core.errors import KgragError
+from kgrag.core.records import ScoredId
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.steps.basic import DenseSearch, QueryState, bm25_hits
 from kgrag.retrieval.steps.graph_local import query_keywords
@@ -95,7 +97,9 @@ def pool_features(dense: list[str], bm25: list[str]) -> dict[str, float]:
     return {"pool_overlap": overlap, "top_agree": agree}
 
 
-def question_features(query: str, env: QueryContext, lexical_hits: dict[str, Any] | None = None) -> dict[str, float]:
+def question_features(
+    query: str, env: QueryContext, lexical_hits: dict[str, tuple[int, list[ScoredId]]] | None = None
+) -> dict[str, float]:
     """All :data:`FEATURES` of ``query`` in this workspace. ``lexical_hits`` is the run's BM25 memo
     (:attr:`QueryState.lexical_hits`), so the routed pipeline reuses this search."""
     values = text_features(query)
@@ -115,6 +119,18 @@ def question_features(query: str, env: QueryContext, lexical_hits: dict[str, Any
     return values
 
 
+class NodeDict(TypedDict, total=False):
+    """A :class:`Node` as stored: a leaf (``pipeline``, ``questions``) or a split (``feature``, ``threshold``,
+    ``questions``, ``le``, ``gt``)."""
+
+    pipeline: str
+    feature: str
+    threshold: float
+    questions: int
+    le: NodeDict
+    gt: NodeDict
+
+
 @dataclass(frozen=True)
 class Node:
     """A split (``feature`` ≤ ``threshold`` goes to ``le``, else ``gt``) or, with ``pipeline`` set, a leaf.
@@ -127,7 +143,7 @@ class Node:
     gt: Node | None = None
     questions: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> NodeDict:
         if self.pipeline is not None:
             return {"pipeline": self.pipeline, "questions": self.questions}
         assert self.le is not None and self.gt is not None
