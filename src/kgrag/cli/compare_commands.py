@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, final
+from typing import TYPE_CHECKING, Annotated, final
 
 import typer
 from rich.table import Table

@@ -24,6 +24,7 @@ from kgrag.server import eval_detail
 from kgrag.server.deps import WorkspaceDep
 from kgrag.server.errors import ApiError
 from kgrag.server.jobs import JobOut, JobProgress, JobResult
+from kgrag.server.routes_query import plain_json
 from kgrag.server.state import HostedWorkspace, server_state
 
 router = APIRouter(tags=["evaluation"])
@@ -210,7 +211,13 @@ def start_retrieval_eval(
             items, names, k, dataset=dataset, on_question=lambda: progress.advance("questions")
         )
         progress.finish("questions")
-        return {"run_id": run.record.id, "questions": len(items), "pipelines": [*names], "k": k, "summary": run.summary}
+        return {
+            "run_id": run.record.id,
+            "questions": len(items),
+            "pipelines": [*names],
+            "k": k,
+            "summary": plain_json(run.summary),
+        }
 
     job = hosted.jobs.start("eval-retrieval", work)
     found = hosted.jobs.get(job.id)
