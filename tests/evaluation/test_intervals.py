@@ -50,6 +50,20 @@ def test_equal_distributions_get_no_verdict_at_most_seeds() -> None:
     assert named <= 4  # the test's level is 2.5 % per seed (one-sided): about 1 of 40 expected
 
 
+def test_the_verdict_line_gives_each_pairs_holm_adjusted_p() -> None:
+    """Each pair's interval is its own; with several comparisons it can exclude 0 while Holm leaves the
+    difference undecided, so the line says the adjusted p next to it (the figure the verdict used)."""
+    rng = np.random.default_rng(11)
+    scores = {name: {"m": _pair(rng, 40, shift=0.0)[0]} for name in ("a", "b", "c", "d")}
+    found = verdict(scores, "m", Bootstrap(resamples=500, seed=1))
+    against = found["against"]
+    assert len(against) == 3
+    for name, cell in against.items():
+        assert cell["p_holm"] is not None
+        assert f"{name}: " in found["text"] or f"vs {name}: " in found["text"]
+        assert f"Holm-adjusted p = {cell['p_holm']:.3f}" in found["text"]
+
+
 def test_no_best_without_an_interval_excluding_zero_against_every_other_pipeline() -> None:
     rng = np.random.default_rng(7)
     a, b = _pair(rng, 60, shift=0.25)

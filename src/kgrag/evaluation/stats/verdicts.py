@@ -75,6 +75,12 @@ def fmt_ci(estimate: Estimate) -> str:
     return f"{estimate.mean:+.3f}, 95% CI [{low:+.3f}, {high:+.3f}], n = {estimate.n}"
 
 
+def _holm(p: float | None) -> str:
+    """The Holm-adjusted p after an interval: the interval is each pair's own (not adjusted for the other
+    comparisons), so one that excludes 0 can still leave the difference undecided; the p says which."""
+    return "" if p is None else f", Holm-adjusted p = {p:.3f}"
+
+
 def robust_p(a: QuestionValues, b: QuestionValues, column: str, settings: Bootstrap) -> float | None:
     """The p of ``a − b`` on ``column`` that a verdict uses. On ``Macro`` it is the larger of the p with
     every type and the p without the types under ``min_stratum`` questions (or, when no type reaches it,
@@ -128,12 +134,12 @@ def verdict(per_question: PerQuestion, metric: str, settings: Bootstrap, column:
     family = f"Holm over {len(against)} paired test{'s' if len(against) > 1 else ''}"
     if all(ahead.values()):
         best: str | None = leader
-        details = "; ".join(f"vs {p}: {fmt_ci(e)}" for p, e in against.items())
+        details = "; ".join(f"vs {p}: {fmt_ci(e)}{_holm(holm_p[p])}" for p, e in against.items())
         text = f"Best on {metric} ({label}): **{leader}**, ahead of every other pipeline ({family}; {details})."
     else:
         lower = {p: e for p, e in against.items() if not ahead[p]}
         best = None
-        details = "; ".join(f"{leader} − {p}: {fmt_ci(e)}" for p, e in lower.items())
+        details = "; ".join(f"{leader} − {p}: {fmt_ci(e)}{_holm(holm_p[p])}" for p, e in lower.items())
         names = ", ".join([leader, *lower])
         text = f"No significant difference on {metric} ({label}, {family}) between {names} ({details})."
     return {
