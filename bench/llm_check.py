@@ -101,7 +101,7 @@ def _workspace(path: Path, url: str, record: Path, context_window: int | None) -
     return path
 
 
-def _medical_passages(corpus: Path, offsets: list[int], chars: int, out: Path, book: str = "") -> list[str]:
+def _passages(corpus: Path, offsets: list[int], chars: int, out: Path, book: str = "") -> list[str]:
     """Passages of a GraphRAG-Bench corpus as documents (the medical one, or the Novel subset's ``book``):
     from the sentence that holds each character offset, whole sentences up to ``chars`` characters (text
     no prompt or threshold of kgrag was tuned on)."""
@@ -302,9 +302,9 @@ def _documents(args: argparse.Namespace, docs: Path) -> list[str]:
     """The documents to index, copied or cut into ``docs``; their names."""
     docs.mkdir()
     if args.medical:
-        return _medical_passages(MEDICAL, args.medical, args.passage_chars, docs)
+        return _passages(MEDICAL, args.medical, args.passage_chars, docs)
     if args.novel:
-        return _medical_passages(NOVEL, args.novel, args.passage_chars, docs, args.novel_book)
+        return _passages(NOVEL, args.novel, args.passage_chars, docs, args.novel_book)
     for name in DOCS:
         shutil.copy(SAMPLE / "docs" / name, docs / name)
     return list(DOCS)

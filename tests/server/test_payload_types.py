@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from kgrag.server.routes_query import plain_json
+from kgrag.server.plain import plain_json
 
 
 def _response_schema(schema: dict, path: str, method: str = "get") -> dict:

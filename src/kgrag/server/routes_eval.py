@@ -24,7 +24,7 @@ from kgrag.server import eval_detail
 from kgrag.server.deps import WorkspaceDep
 from kgrag.server.errors import ApiError
 from kgrag.server.jobs import JobOut, JobProgress, JobResult
-from kgrag.server.routes_query import plain_json
+from kgrag.server.plain import plain_json
 from kgrag.server.state import HostedWorkspace, server_state
 
 router = APIRouter(tags=["evaluation"])

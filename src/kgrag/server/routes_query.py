@@ -4,7 +4,7 @@ pipelines, answered with cited passages, the trace and the cost, via ``ws.queryi
 from __future__ import annotations
 
 from pathlib import PurePath
-from typing import Any, NotRequired
+from typing import NotRequired
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field, JsonValue
@@ -17,6 +17,7 @@ from kgrag.generation.respond import CostDict
 from kgrag.generation.types import SentenceDict
 from kgrag.server.deps import WorkspaceDep
 from kgrag.server.errors import ApiError
+from kgrag.server.plain import plain_json
 from kgrag.server.state import HostedWorkspace, server_state
 
 router = APIRouter(tags=["query"])
@@ -94,16 +95,6 @@ class ItemOut(TypedDict):
     span: tuple[int, int] | None
     scores: dict[str, float]
     metadata: dict[str, JsonValue]
-
-
-def plain_json(value: Any) -> JsonValue:
-    """``value`` with its tuples and sets as lists, recursively: what a plug-in step may leave in its trace
-    parameters or an item's metadata, spelled as JSON has it (the response model takes JSON values)."""
-    if isinstance(value, dict):
-        return {str(k): plain_json(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [plain_json(v) for v in value]
-    return value
 
 
 def _plain_object(value: dict[str, JsonValue]) -> dict[str, JsonValue]:

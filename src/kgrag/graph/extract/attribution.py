@@ -87,7 +87,8 @@ class ChunkLocator:
         for index in range(len(self._texts)):
             runs = self._word_runs(index, len(words))
             hits = process.extract(wanted, runs, scorer=fuzz.ratio, score_cutoff=self._min_similarity, limit=None)
-            if any(all(runs[hit[2]].split(" ")[i] == w for i, w in short) for hit in hits):
+            tokens = self._tokens[index]
+            if any(all(tokens[start + i] == w for i, w in short) for _, _, start in hits):
                 found.append(index)
         return tuple(found)
 

@@ -41,7 +41,6 @@ _WORDS = re.compile(r"[^\W\d_]{3,}|\d+")
 _ABBREVIATION = re.compile(r"(?<!\w)[A-Z][a-z]{0,2}\.$")  # "Mr.", "Dr.", "J." end no sentence
 _NON_WORDS = re.compile(r"[\W_]+")
 MIN_COPIED_WORDS = 4  # a run this long after the item's name is a copied clause, not a paraphrase
-_LETTER_WORDS = re.compile(r"[^\W\d_]{3,}")
 _SUFFIXES = ("ing", "ed", "es", "s", "ly")
 STOP_WORDS = frozenset(
     "the and for with that this from into onto over under about after before during while which who whom whose "
@@ -100,7 +99,7 @@ class UnitEvidence:
         self._folded = [" ".join(s.split()).casefold() for s in self.sentences]
         self._words = [content_words(s) for s in self.sentences]
         self._memo: dict[str, tuple[int, ...]] = {}
-        self._text = " ".join(text.split()).casefold()
+        self._text = " ".join(self._folded)
         self._plain = [_plain(s) for s in self.sentences]
 
     def mentions(self, name: str) -> tuple[int, ...]:
@@ -147,7 +146,7 @@ class UnitEvidence:
 
     def names_unknown(self, description: str) -> bool:
         """True when a capitalised word inside ``description`` (not its first word) is nowhere in the text."""
-        inner = _LETTER_WORDS.findall(description)[1:]
+        inner = [w for w in _WORDS.findall(description) if not w.isdigit()][1:]
         return any(w[0].isupper() and w.casefold() not in self._text for w in inner)
 
     def sentence(self, indices: Sequence[int]) -> str:
