@@ -42,3 +42,14 @@ def test_fault_sequence_then_healthy() -> None:
         assert httpx.post(url, json=body).json()["choices"][0]["finish_reason"] == "stop"
         assert server.stats.faults == {"rate_limit": 1, "server_error": 1, "truncated": 1}
         assert server.stats.max_in_window(60) == 4 and server.stats.max_in_flight == 1
+
+
+def test_a_blocked_rate_injects_its_exact_share_in_every_block() -> None:
+    plan = FaultPlan(rate=0.3, kinds=("server_error",), seed=5, block=10)
+    with FakeOpenAIServer(faults=plan) as server:
+        url = server.base_url + "/chat/completions"
+        body = {"model": "m", "messages": [{"role": "user", "content": "a"}]}
+        codes = [httpx.post(url, json=body).status_code for _ in range(40)]
+    blocks = [codes[i : i + 10] for i in range(0, 40, 10)]
+    assert [block.count(500) for block in blocks] == [3, 3, 3, 3]
+    assert len({tuple(block) for block in blocks}) > 1  # the places are drawn, not a fixed pattern

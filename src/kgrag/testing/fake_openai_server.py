@@ -62,7 +62,12 @@ def word_count(text: str) -> int:
 
 @dataclass
 class FaultPlan:
-    """Which faults to inject: ``sequence`` first (one entry per request, None = healthy), then ``rate``."""
+    """Which faults to inject: ``sequence`` first (one entry per request, None = healthy), then ``rate``.
+
+    With ``block`` > 0 the rate is exact rather than drawn: each run of ``block`` requests carries
+    ``round(rate * block)`` faults at seeded random places, so a test can claim "30% of requests
+    failed" without a coin deciding it (faults may still come back to back).
+    """
 
     rate: float = 0.0
     kinds: tuple[FaultKind, ...] = ALL_FAULTS
@@ -70,6 +75,7 @@ class FaultPlan:
     retry_after_s: float = 0.05
     slow_s: float = 0.5
     seed: int = 0
+    block: int = 0
 
 
 Behaviour = Literal["openai", "llama-cpp-python"]
@@ -131,6 +137,18 @@ class _State:
             self.faults = faults
             self.sequence = list(faults.sequence)
             self.rng = random.Random(faults.seed)
+            self.block_plan: list[bool] = []
+
+    def _rate_fault(self) -> bool:
+        """Whether the next request gets a rate fault: a coin per request, or the block's exact share."""
+        block = self.faults.block
+        if block <= 0:
+            return self.rng.random() < self.faults.rate
+        if not self.block_plan:
+            hits = round(self.faults.rate * block)
+            self.block_plan = [True] * hits + [False] * (block - hits)
+            self.rng.shuffle(self.block_plan)
+        return self.block_plan.pop()
 
     def begin(self) -> FaultKind | None:
         with self.lock:
@@ -141,7 +159,7 @@ class _State:
             stats.arrivals.append(time.monotonic())
             if self.sequence:
                 fault = self.sequence.pop(0)
-            elif self.faults.rate > 0 and self.rng.random() < self.faults.rate:
+            elif self.faults.rate > 0 and self._rate_fault():
                 fault = self.rng.choice(self.faults.kinds)
             else:
                 fault = None
