@@ -167,3 +167,16 @@ def test_holm_names_a_clear_leader_among_many() -> None:
     found = verdict(per_question, "m", FAST, ALL)
     assert found["best"] == "best" and found["family"] == {"rule": "holm", "alpha": 0.05, "comparisons": 6}
     assert all(cell["p_holm"] <= 0.05 for cell in found["against"].values())
+
+
+def test_a_recall_interval_stays_within_what_a_recall_can_be() -> None:
+    """One hit among 17 questions skews Hall's interval past 0; with the range known it stops at 0,
+    and a difference of two such recalls stays within [-1, 1]."""
+    values = {f"q{i:02d}": ("Fact", 1.0 if i == 0 else 0.0) for i in range(17)}
+    raw = estimates(values, FAST)["Fact"].ci95
+    assert raw is not None and raw[0] < 0  # the range is what cuts it, not the method
+    cut = estimates(values, FAST, (0.0, 1.0))["Fact"]
+    assert cut.ci95 is not None and cut.ci95[0] == 0.0 and cut.ci95[1] == raw[1] and cut.mean == 1 / 17
+    ones = {q: ("Fact", 1.0 - v) for q, (_, v) in values.items()}
+    diff = paired(ones, values, FAST, (0.0, 1.0))[ALL]
+    assert diff.ci95 is not None and diff.ci95[0] >= -1.0 and diff.ci95[1] <= 1.0

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 Measure = Literal["recall", "chunk_recall"]
 MEASURES: tuple[Measure, Measure] = ("recall", "chunk_recall")
+RECALL_RANGE = (0.0, 1.0)  # a recall's possible values: intervals are cut to it
 
 
 class MeasureBlock(TypedDict):
@@ -69,7 +70,7 @@ def _paired_rows(
     for pipeline, measures in values.items():
         if pipeline == baseline:
             continue
-        found = paired(measures[measure], reference, settings)
+        found = paired(measures[measure], reference, settings, RECALL_RANGE)
         cells: dict[str, DifferenceCell] = {column: {**e.as_cell(), "p": e.p_value()} for column, e in found.items()}
         shared = set(measures[measure]) & set(reference)
         by_type: dict[str, set[str]] = defaultdict(set)
@@ -85,7 +86,8 @@ def _paired_rows(
 def _block(values: PerQuestion, measure: Measure, baseline: str, settings: Bootstrap) -> MeasureBlock:
     return {
         "estimates": {
-            p: {c: e.as_cell() for c, e in estimates(m[measure], settings).items()} for p, m in values.items()
+            p: {c: e.as_cell() for c, e in estimates(m[measure], settings, RECALL_RANGE).items()}
+            for p, m in values.items()
         },
         "paired": _paired_rows(values, measure, baseline, settings),
         "verdicts": {column: verdict(values, measure, settings, column) for column in (MACRO, ALL)},

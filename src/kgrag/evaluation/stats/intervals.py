@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import stats as sps
@@ -219,15 +219,28 @@ def macro_estimate(groups: Sequence[np.ndarray], level: float, min_stratum: int)
     return _estimate(float(mean), float(se), float(df), n, level)
 
 
-def estimates(values: Mapping[str, tuple[str, float]], settings: Bootstrap) -> dict[str, Estimate]:
-    """``question id → (type, value)`` to an :class:`Estimate` per type, ``All`` and ``Macro``."""
+def clipped(found: Estimate, bounds: Interval | None) -> Estimate:
+    """``found`` with its interval cut to ``bounds``, the range the mean can take (a recall cannot go
+    below 0): a skew-corrected interval of a stratum whose scores are nearly all 0 can reach past it.
+    Cutting never drops the true mean, so coverage is unchanged."""
+    if bounds is None or found.ci95 is None:
+        return found
+    low, high = found.ci95
+    return replace(found, ci95=(min(max(low, bounds[0]), bounds[1]), max(min(high, bounds[1]), bounds[0])))
+
+
+def estimates(
+    values: Mapping[str, tuple[str, float]], settings: Bootstrap, bounds: Interval | None = None
+) -> dict[str, Estimate]:
+    """``question id → (type, value)`` to an :class:`Estimate` per type, ``All`` and ``Macro``; intervals
+    are cut to ``bounds`` when the values' possible range is known."""
     groups = by_type(values)
     if not groups:
         return {}
     out = {t: t_estimate(g, settings.level, settings.min_stratum) for t, g in groups.items()}
     out[ALL] = t_estimate(np.concatenate(list(groups.values())), settings.level)
     out[MACRO] = macro_estimate(list(groups.values()), settings.level, settings.min_stratum)
-    return out
+    return {column: clipped(found, bounds) for column, found in out.items()}
 
 
 def column_mean(values: Mapping[str, tuple[str, float]], column: str, min_stratum: int = MIN_STRATUM) -> float:
@@ -244,11 +257,16 @@ def column_mean(values: Mapping[str, tuple[str, float]], column: str, min_stratu
 
 
 def paired(
-    a: Mapping[str, tuple[str, float]], b: Mapping[str, tuple[str, float]], settings: Bootstrap
+    a: Mapping[str, tuple[str, float]],
+    b: Mapping[str, tuple[str, float]],
+    settings: Bootstrap,
+    bounds: Interval | None = None,
 ) -> dict[str, Estimate]:
-    """Estimates of ``a − b`` over the questions both measured (per type, ``All``, ``Macro``)."""
+    """Estimates of ``a − b`` over the questions both measured (per type, ``All``, ``Macro``); with the
+    values' ``bounds`` a difference's interval is cut to the range a difference can take."""
     shared = sorted(set(a) & set(b))
-    return estimates({q: (a[q][0], a[q][1] - b[q][1]) for q in shared}, settings)
+    spread = None if bounds is None else (bounds[0] - bounds[1], bounds[1] - bounds[0])
+    return estimates({q: (a[q][0], a[q][1] - b[q][1]) for q in shared}, settings, spread)
 
 
 def excludes_zero(ci: Sequence[float] | None) -> bool:
