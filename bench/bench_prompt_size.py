@@ -53,9 +53,8 @@ def _responder() -> Any:
     return answer
 
 
-def _workspace(path: Path, base_url: str, mode: str) -> Path:
-    Workspace.init(path, embedding={"provider": "fake"}).close()
-    lines = {
+def _lines(base_url: str, mode: str) -> dict[str, str]:
+    return {
         "embedding.provider": '"fake"',
         "graph.extractor": '"llm"',
         "indexing.pipeline": '"graphrag"',
@@ -66,7 +65,21 @@ def _workspace(path: Path, base_url: str, mode: str) -> Path:
         "llm.providers.openai.api_key_env": json.dumps(KEY_ENV),
         "llm.prompt_examples": json.dumps(mode),
     }
-    return write_workspace_toml(path, lines)
+
+
+def _workspace(path: Path, base_url: str, mode: str) -> Path:
+    Workspace.init(path, embedding={"provider": "fake"}).close()
+    return write_workspace_toml(path, _lines(base_url, mode))
+
+
+def _global_per_query(path: Path, lines: dict[str, str], budget: int, questions: list[str]) -> float:
+    """Mean prompt tokens of one ``global`` query under ``budget`` (the workspace reopened with it)."""
+    write_workspace_toml(path, {**lines, "retrieval.pipelines.global.max_prompt_tokens": str(budget)})
+    with Workspace.open(path) as ws:
+        before = _prompt_tokens(ws, "query.")
+        for question in questions:
+            ws.query(question, "global")
+        return (_prompt_tokens(ws, "query.") - before) / len(questions)
 
 
 def _prompt_tokens(ws: Workspace, prefix: str, skip: tuple[str, ...] = ()) -> int:
@@ -74,7 +87,7 @@ def _prompt_tokens(ws: Workspace, prefix: str, skip: tuple[str, ...] = ()) -> in
     return sum(t.prompt_tokens for s, t in stages.items() if s.startswith(prefix) and s not in skip)
 
 
-def run(mode: str, corpus: Path, questions: list[str], work: Path) -> dict[str, float]:
+def run(mode: str, corpus: Path, questions: list[str], work: Path, budgets: list[int]) -> dict[str, float]:
     corpus_tokens = default_token_counter().count(corpus.read_text(encoding="utf-8"))
     with FakeOpenAIServer(_responder(), include_usage=False) as server:
         path = _workspace(work / mode, server.base_url, mode)
@@ -84,18 +97,17 @@ def run(mode: str, corpus: Path, questions: list[str], work: Path) -> dict[str, 
             index_all = _prompt_tokens(ws, "index.")
             reports = stages[REPORT_STAGE].prompt_tokens if REPORT_STAGE in stages else 0
             extract = sum(stages[s].prompt_tokens for s in ("index.extract", "index.glean") if s in stages)
-            before = _prompt_tokens(ws, "query.")
-            for question in questions:
-                ws.query(question, "global")
-            per_query = (_prompt_tokens(ws, "query.") - before) / len(questions)
             probe = stages[PROBE_STAGE].prompt_tokens if PROBE_STAGE in stages else 0
+        lines = _lines(server.base_url, mode)
+        spent = {f"global@{b}": _global_per_query(path, lines, b, questions) for b in budgets}
     return {
         "corpus": corpus_tokens,
         "standard": (index_all - reports) / corpus_tokens,
         "with_reports": index_all / corpus_tokens,
         "extraction": extract / corpus_tokens,
-        "global": per_query,
+        "global": spent[f"global@{budgets[0]}"],
         "probe": probe,
+        **spent,
     }
 
 
@@ -103,7 +115,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tokens", type=int, default=25_000, help="size of the Medical slice")
     parser.add_argument("--n", type=int, default=20, help="global questions")
+    parser.add_argument(
+        "--global-budgets", default="6000", help="comma-separated max_prompt_tokens of global (first: the table's)"
+    )
     args = parser.parse_args()
+    budgets = [int(b) for b in args.global_budgets.split(",")]
     if not (MEDICAL / "corpus.json").exists():
         print(f"Medical corpus not found under {MEDICAL}: skipped")
         return 0
@@ -113,7 +129,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="kgrag-prompt-size-") as tmp:
         work = Path(tmp)
         corpus = medical_slice(MEDICAL / "corpus.json", work / "docs", args.tokens)
-        rows = {mode: run(mode, corpus, questions, work) for mode in ("always", "auto")}
+        rows = {mode: run(mode, corpus, questions, work, budgets) for mode in ("always", "auto")}
     print(f"Medical slice: {rows['auto']['corpus']:,.0f} corpus tokens; {args.n} global questions")
     print("| prompts | index prompt / corpus token (standard stages) | with community reports | extraction calls "
           "| global prompt tokens / query |")  # fmt: skip
@@ -125,6 +141,9 @@ def main() -> int:
             f"| {row['global']:,.0f} |"
         )
     print(f"probe call (auto, once per server and model): {rows['auto']['probe']:.0f} prompt tokens, included above")
+    for budget in budgets[1:]:
+        per_query = ", ".join(f"{mode} {row[f'global@{budget}']:,.0f}" for mode, row in rows.items())
+        print(f"global prompt tokens / query with max_prompt_tokens = {budget}: {per_query}")
     return 0
 
 

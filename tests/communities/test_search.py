@@ -15,7 +15,13 @@ from kgrag.generation.global_answer import NO_POINTS, STAGE_MAP, STAGE_REDUCE
 from kgrag.models.llm.scripted import ScriptedProvider
 from kgrag.prompts import load_prompt
 from kgrag.retrieval.pipeline_settings import GlobalSettings
-from kgrag.retrieval.steps.global_plan import MAP_PROMPT, REDUCE_PROMPT, plan_batches
+from kgrag.retrieval.steps.global_plan import (
+    MAP_PROMPT,
+    MAP_REPLY_TOKENS,
+    REDUCE_POINT_TOKENS,
+    REDUCE_PROMPT,
+    plan_batches,
+)
 
 
 def _built(
@@ -90,6 +96,23 @@ def test_more_reports_than_the_budget_allows_are_cut(make_ws: WorkspaceMaker, sa
     for plan in (small, large):
         assert sum(plan.batch_tokens) + plan.reduce_reserve <= plan.budget
         assert [i for b in plan.batches for i in b] == list(range(plan.reports))  # best first, none skipped
+        assert plan.point_tokens == min(REDUCE_POINT_TOKENS, MAP_REPLY_TOKENS * len(plan.batches))
+
+
+def test_a_small_budget_reads_reports_instead_of_room_for_points_no_batch_returns() -> None:
+    """One map batch can bring back at most one capped reply of points, so a budget that fits one batch
+    reserves that much for the reduce call, not the whole points allowance, and reads more reports."""
+    counter = lambda text: len(text.split())  # noqa: E731 - a stand-in tokenizer
+    prompts = load_prompt(MAP_PROMPT), load_prompt(REDUCE_PROMPT)
+    texts = [" ".join(["word"] * 99)] * 40
+    budget = GlobalSettings(max_prompt_tokens=2000, batch_tokens=5000)
+    plan = plan_batches("themes?", texts, budget, counter, *prompts)
+    assert len(plan.batches) == 1 and plan.point_tokens == MAP_REPLY_TOKENS < REDUCE_POINT_TOKENS
+    assert sum(plan.batch_tokens) + plan.reduce_reserve <= plan.budget
+    room = plan.budget - plan.reduce_reserve - sum(plan.batch_tokens)
+    assert room < 101  # the next report (100 tokens) would not have fit
+    whole = REDUCE_POINT_TOKENS - MAP_REPLY_TOKENS
+    assert plan.reports * 100 > whole  # holding the whole allowance would have cost this many reports
 
 
 def test_global_plans_its_batches_with_the_workspace_prompts(
@@ -104,7 +127,7 @@ def test_global_plans_its_batches_with_the_workspace_prompts(
     padding = " ".join(["Weigh each summary against the whole question before listing a point from it."] * 50)
     assert shipped.count(last) == 1
     (overrides / f"{MAP_PROMPT}.toml").write_text(shipped.replace(last, last[:-3] + f' {padding}"""'), encoding="utf-8")
-    budget = {"pipelines": {"global": {"max_prompt_tokens": 2600}}}  # the shipped map prompt reads every report
+    budget = {"pipelines": {"global": {"max_prompt_tokens": 2000}}}  # the shipped map prompt reads every report
     plain = _built(make_ws, sample_docs, scripted_provider(), retrieval=budget)
     own = _built(
         make_ws, sample_docs, scripted_provider(), name="own", retrieval=budget, llm={"prompts_dir": str(overrides)}

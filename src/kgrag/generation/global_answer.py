@@ -30,7 +30,7 @@ from kgrag.models.llm.structured import ReplyInvalid, parse_reply
 from kgrag.retrieval.pipeline_settings import GlobalSettings
 from kgrag.retrieval.steps.global_plan import (
     MAP_PROMPT,
-    REDUCE_POINT_TOKENS,
+    MAP_REPLY_TOKENS,
     REDUCE_PROMPT,
     map_messages,
     message_tokens,
@@ -41,7 +41,6 @@ from kgrag.retrieval.steps.global_plan import (
 
 STAGE_MAP = "query.global.map"
 STAGE_REDUCE = "query.global.reduce"
-MAP_REPLY_TOKENS = 500
 NO_POINTS = "The community reports of this collection do not cover this question."
 _LABEL = re.compile(r"R(\d+)")
 
@@ -55,6 +54,7 @@ class Spend:
     completion_tokens: int = 0
     dropped_batches: int = 0
     points: list[MapPoint] = field(default_factory=list)
+    point_tokens: int = 0  # what the plan reserved for the reduce call's points
 
 
 def _citations(labels: list[str], items: list[ContextItem], per_report: int = 2) -> list[str]:
@@ -106,6 +106,7 @@ class GlobalMapReduce:
     def _map(self, question: str, items: list[ContextItem], llm: LLMClient, cfg: GlobalSettings, spend: Spend) -> None:
         map_prompt, reduce_prompt = llm.prompt(MAP_PROMPT), llm.prompt(REDUCE_PROMPT)
         plan = plan_batches(question, [i.text for i in items], cfg, llm.count_tokens, map_prompt, reduce_prompt)
+        spend.point_tokens = plan.point_tokens
         for batch in plan.batches:
             messages = map_messages(map_prompt, question, [report_line(f"R{i + 1}", items[i].text) for i in batch])
             cost = message_tokens(messages, llm.count_tokens)
@@ -129,7 +130,7 @@ class GlobalMapReduce:
         for p in ranked:
             line = f"- ({p.score}) {' '.join(p.point.split())} [{', '.join(p.reports)}]"
             cost = llm.count_tokens(line) + 1
-            if used + cost > REDUCE_POINT_TOKENS:
+            if used + cost > spend.point_tokens:
                 break
             lines.append(line)
             used += cost
