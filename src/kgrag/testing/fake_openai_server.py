@@ -24,26 +24,17 @@ times, so tests can check concurrency and rate limits from the server's side.
 from __future__ import annotations
 
 import json
-import random
 import sys
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
+from kgrag.testing.fake_faults import FaultKind, FaultPlan, FaultSchedule, ServerStats
 from kgrag.testing.wire import ChatBody, Completion, Reply
 
-FaultKind = Literal[
-    "rate_limit", "server_error", "slow", "disconnect", "malformed_body", "truncated", "wrong_schema",
-    "non_string_content", "null_content",
-]  # fmt: skip
-ALL_FAULTS: tuple[FaultKind, ...] = (
-    "rate_limit", "server_error", "slow", "disconnect", "malformed_body", "truncated", "wrong_schema",
-)  # fmt: skip
 Responder = Callable[[ChatBody], str]
 Extension = Callable[["_Handler", str, bytes], bool]  # more routes: True when it answered (the fake Batch API)
 WRONG_SCHEMA_REPLY = '{"unexpected": "shape"}'
@@ -60,55 +51,11 @@ def word_count(text: str) -> int:
     return len(text.split())
 
 
-@dataclass
-class FaultPlan:
-    """Which faults to inject: ``sequence`` first (one entry per request, None = healthy), then ``rate``.
-
-    With ``block`` > 0 the rate is exact rather than drawn: each run of ``block`` requests carries
-    ``round(rate * block)`` faults at seeded random places, so a test can claim "30% of requests
-    failed" without a coin deciding it (faults may still come back to back).
-    """
-
-    rate: float = 0.0
-    kinds: tuple[FaultKind, ...] = ALL_FAULTS
-    sequence: list[FaultKind | None] = field(default_factory=list)
-    retry_after_s: float = 0.05
-    slow_s: float = 0.5
-    seed: int = 0
-    block: int = 0
-
-
 Behaviour = Literal["openai", "llama-cpp-python"]
 LLAMA_CPP_FORMAT_ERROR = (
     "1 validation error: {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
     "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}"
 )
-
-
-@dataclass
-class ServerStats:
-    """What the server saw; read it after (or while) the client runs."""
-
-    requests: int = 0
-    format_rejections: Counter[str] = field(default_factory=Counter)  # response_format types refused
-    chat_requests: int = 0
-    embedding_requests: int = 0
-    in_flight: int = 0
-    max_in_flight: int = 0
-    faults: Counter[str] = field(default_factory=Counter)
-    arrivals: list[float] = field(default_factory=list)
-    streams: int = 0  # streamed replies
-    streams_aborted: int = 0  # streamed replies whose client left before the end
-
-    def max_in_window(self, window_s: float) -> int:
-        """Most requests that arrived within any ``window_s`` seconds."""
-        times = sorted(self.arrivals)
-        best, start = 0, 0
-        for end, t in enumerate(times):
-            while t - times[start] > window_s:
-                start += 1
-            best = max(best, end - start + 1)
-        return best
 
 
 class _State:
@@ -135,20 +82,7 @@ class _State:
     def set_faults(self, faults: FaultPlan) -> None:
         with self.lock:
             self.faults = faults
-            self.sequence = list(faults.sequence)
-            self.rng = random.Random(faults.seed)
-            self.block_plan: list[bool] = []
-
-    def _rate_fault(self) -> bool:
-        """Whether the next request gets a rate fault: a coin per request, or the block's exact share."""
-        block = self.faults.block
-        if block <= 0:
-            return self.rng.random() < self.faults.rate
-        if not self.block_plan:
-            hits = round(self.faults.rate * block)
-            self.block_plan = [True] * hits + [False] * (block - hits)
-            self.rng.shuffle(self.block_plan)
-        return self.block_plan.pop()
+            self.schedule = FaultSchedule(faults)
 
     def begin(self) -> FaultKind | None:
         with self.lock:
@@ -157,12 +91,7 @@ class _State:
             stats.in_flight += 1
             stats.max_in_flight = max(stats.max_in_flight, stats.in_flight)
             stats.arrivals.append(time.monotonic())
-            if self.sequence:
-                fault = self.sequence.pop(0)
-            elif self.faults.rate > 0 and self._rate_fault():
-                fault = self.rng.choice(self.faults.kinds)
-            else:
-                fault = None
+            fault = self.schedule.next()
             if fault is not None:
                 stats.faults[fault] += 1
             return fault
