@@ -229,6 +229,12 @@ def row(server: str, pipeline: str, result: Comparison) -> str:
         ratio = result.ratio(figure)
         mark = "ok" if abs(ratio - 1) <= TOLERANCE else "**off**"
         cells.append(f"{result.estimate[figure]:.0f} / {result.measured[figure]:.0f} = {ratio:.2f} {mark}")
+    inside = [figure.split("_")[0] for figure in FIGURES if result.in_range(figure)]
+    if result.low is not None and result.high is not None:
+        low, high = result.low, result.high
+        cells.append(
+            f"{low['calls']:.0f}–{high['calls']:.0f} calls, measured inside for: {', '.join(inside) or 'none'}"
+        )
     return f"| {server} | {pipeline} | " + " | ".join(cells) + " |"
 
 
@@ -244,8 +250,8 @@ def main() -> None:
     if not MEDICAL.exists():
         sys.exit(f"Medical corpus not found at {MEDICAL}")
     mode = "ledger of an earlier slice" if args.ledger else "--probe"
-    lines = ["| server | pipeline | calls (estimate / measured) | prompt tokens | completion tokens |",
-             "|---|---|---|---|---|"]  # fmt: skip
+    lines = ["| server | pipeline | calls (estimate / measured) | prompt tokens | completion tokens | range |",
+             "|---|---|---|---|---|---|"]  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="kgrag-estimate-") as tmp:
         history, target = slices(Path(tmp) / "docs", args.tokens, 2)
         for server in args.servers.split(","):

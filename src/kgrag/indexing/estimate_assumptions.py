@@ -70,6 +70,8 @@ def _stand_in_shares(assumptions: EstimateAssumptions, store: Store, unit_tokens
         assumptions,
         name_share=chosen.names,
         relation_share=chosen.relations,
+        entity_description=chosen.entity_description,
+        relation_description=chosen.relation_description,
         shares_source=f"{source} ({chosen.units} units)",
     )
 
@@ -81,12 +83,16 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
     """Replace assumed reply sizes and rates by what ``model``'s own recent sent calls measured
     (:func:`~kgrag.models.llm.reply_stats.measure_replies`: the reply size, the re-asks and retries)."""
     from kgrag.models.llm.estimate import EXTRACTION_PROMPTS
-    from kgrag.models.llm.reply_stats import measure_replies, replies_by_prompt
+    from kgrag.models.llm.reply_stats import measure_replies, replies_by_prompt, samples_by_prompt
 
     ledger = store.llm_ledger
     runs = list(reversed(ledger.run_ids()))[:RECENT_RUNS]
     recent = [record for run in runs for record in reversed(ledger.calls(run))]
-    assumptions = replace(assumptions, replies=replies_by_prompt(recent, model=model, skip=EXTRACTION_PROMPTS))
+    assumptions = replace(
+        assumptions,
+        replies=replies_by_prompt(recent, model=model, skip=EXTRACTION_PROMPTS),
+        reply_samples=samples_by_prompt(recent, model=model, skip=EXTRACTION_PROMPTS),
+    )
     extract = measure_replies(recent, model=model, stage="index.extract")
     if extract is None:
         return assumptions
@@ -97,6 +103,7 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
         assumptions,
         extraction_completion=extract.mean_completion,
         follow_up_rate=extract.follow_up_rate,
+        extract_sample=extract.sample(),
         glean_rate=min(1.0, glean_calls / first_calls) if assumptions.glean_rate else 0.0,
         glean_completion_share=(glean.mean_completion / extract.mean_completion)
         if glean is not None and extract.mean_completion

@@ -67,7 +67,11 @@ def _record_shares(parts: ProbeParts, units: Sequence[tuple[str, Sequence[ChunkE
             return
         names = frozenset(e.name.casefold() for x in extractions for e in x.entities)
         pairs = (sorted((r.source.casefold(), r.target.casefold())) for x in extractions for r in x.relations)
-        samples.append(UnitSample(text, names, frozenset((first, second) for first, second in pairs)))
+        described = (
+            [e.description for x in extractions for e in x.entities],
+            [r.description for x in extractions for r in x.relations],
+        )
+        samples.append(UnitSample(text, names, frozenset((first, second) for first, second in pairs), described))
     shares = measure_shares(samples)
     if shares is not None:
         with parts.store.transaction():
