@@ -121,3 +121,21 @@ def test_a_model_failing_replies_the_probe_did_not_see_falls_inside_the_range(tm
     for figure in ("calls", "prompt_tokens", "completion_tokens"):
         assert result.low[figure] <= result.estimate[figure] <= result.high[figure], figure
     assert result.in_range("calls"), result.table()
+
+
+def test_reportable_communities_are_counted_on_the_models_own_graph() -> None:
+    import itertools
+
+    from kgrag.config import CommunitiesConfig
+    from kgrag.indexing.estimate_communities import community_ratio, reportable_communities
+    from kgrag.indexing.estimate_shares import Shares, UnitSample
+
+    config = CommunitiesConfig()
+    groups = [[f"{side}{n}" for n in range(6)] for side in "ab"]
+    pairs = [pair for group in groups for pair in itertools.combinations(group, 2)]
+    assert reportable_communities([], pairs, config) == 2  # two cliques of six, min_community_size 5
+    assert reportable_communities(["x", "y"], [("x", "y")], config) == 0  # too small for a report
+    # the stand-in of a text without capitalised names has no community: the ratio says nothing
+    sample = UnitSample("plain lower-case text only.", frozenset(), frozenset(pairs))
+    assert community_ratio([sample], 1.0, 1.0, config) == 1.0
+    assert Shares.parse("0.5 0.25 3 10.0 20.0 2.0000") == Shares(0.5, 0.25, 3, 10.0, 20.0, 2.0)

@@ -51,17 +51,19 @@ def estimate_assumptions_for(
     entry = pipelines.load(name) if name in pipelines else ()
     stages: Sequence[str] = entry() if callable(entry) else entry  # a plug-in pipeline may be a callable
     base = replace(base, stages=_stage_predictions(config, stages))
-    base = _stand_in_shares(base, store, llm_settings(config).unit_tokens)
+    base = _stand_in_shares(base, store, llm_settings(config).unit_tokens, config)
     return calibrate_assumptions(base, store, config.llm.model or "")
 
 
-def _stand_in_shares(assumptions: EstimateAssumptions, store: Store, unit_tokens: int) -> EstimateAssumptions:
+def _stand_in_shares(
+    assumptions: EstimateAssumptions, store: Store, unit_tokens: int, config: KgragConfig
+) -> EstimateAssumptions:
     """With the shares of the estimate's stand-in graph measured on the most units: by the last ``--probe``
     or on the workspace's stored graph (none measured: the stand-in is kept whole)."""
     from kgrag.indexing.estimate_shares import Shares, graph_shares
 
     probed = Shares.parse(store.meta.get(META_SHARES))
-    stored = graph_shares(store, unit_tokens)
+    stored = graph_shares(store, unit_tokens, communities=config.communities)
     chosen = max((s for s in (probed, stored) if s is not None), key=lambda s: s.units, default=None)
     if chosen is None:
         return assumptions
@@ -72,6 +74,7 @@ def _stand_in_shares(assumptions: EstimateAssumptions, store: Store, unit_tokens
         relation_share=chosen.relations,
         entity_description=chosen.entity_description,
         relation_description=chosen.relation_description,
+        report_share=chosen.communities,
         shares_source=f"{source} ({chosen.units} units)",
     )
 

@@ -72,7 +72,7 @@ def _record_shares(parts: ProbeParts, units: Sequence[tuple[str, Sequence[ChunkE
             [r.description for x in extractions for r in x.relations],
         )
         samples.append(UnitSample(text, names, frozenset((first, second) for first, second in pairs), described))
-    shares = measure_shares(samples)
+    shares = measure_shares(samples, parts.config.communities)
     if shares is not None:
         with parts.store.transaction():
             parts.store.meta.set(META_SHARES, shares.stored())

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from kgrag.config import CommunitiesConfig
     from kgrag.store.base import Store
 
 MAX_UNITS = 64  # the stored graph is measured on this many extracted units at most (the first documents')
@@ -50,9 +51,10 @@ class Shares:
     units: int
     entity_description: float = 0.0  # mean tokens of an entity description as a prompt quotes it (0: none)
     relation_description: float = 0.0
+    communities: float = 1.0  # the model's reportable communities per stand-in one (estimate_communities)
 
     def stored(self) -> str:
-        described = f" {self.entity_description:.1f} {self.relation_description:.1f}"
+        described = f" {self.entity_description:.1f} {self.relation_description:.1f} {self.communities:.4f}"
         return f"{self.names:.4f} {self.relations:.4f} {self.units}" + described
 
     @classmethod
@@ -63,14 +65,17 @@ class Shares:
             names, relations = float(fields[0]), float(fields[1])
             units = int(fields[2]) if len(fields) > 2 else 1
             described = (float(fields[3]), float(fields[4])) if len(fields) > 4 else (0.0, 0.0)
+            communities = float(fields[5]) if len(fields) > 5 else 1.0
         except (IndexError, ValueError):
             return None
-        return cls(names, relations, units, *described)
+        return cls(names, relations, units, *described, communities)
 
 
-def measure_shares(samples: Iterable[UnitSample]) -> Shares | None:
-    """The shares over ``samples`` (None when their text holds no stand-in name)."""
+def measure_shares(samples: Iterable[UnitSample], communities: CommunitiesConfig | None = None) -> Shares | None:
+    """The shares over ``samples`` (None when their text holds no stand-in name); with ``communities``, the
+    ratio of reportable communities too (:mod:`kgrag.indexing.estimate_communities`)."""
     from kgrag.graph.extract.structural import structural_items
+    from kgrag.indexing.estimate_communities import community_ratio
 
     samples = list(samples)
     stand_in = sum(len(structural_items(s.text).entities) for s in samples)
@@ -80,7 +85,8 @@ def measure_shares(samples: Iterable[UnitSample]) -> Shares | None:
     kept = sum(len(structural_items(s.text, name_share).relations) for s in samples)
     returned = sum(len(s.relations) for s in samples)
     relation_share = returned / kept if kept else 1.0  # above 1: the model relates more than neighbours
-    return Shares(name_share, relation_share, len(samples), *_description_tokens(samples))
+    ratio = community_ratio(samples, name_share, relation_share, communities) if communities is not None else 1.0
+    return Shares(name_share, relation_share, len(samples), *_description_tokens(samples), ratio)
 
 
 def _description_tokens(samples: Sequence[UnitSample]) -> tuple[float, float]:
@@ -98,7 +104,9 @@ def _description_tokens(samples: Sequence[UnitSample]) -> tuple[float, float]:
     return means[0], means[1]
 
 
-def graph_shares(store: Store, unit_tokens: int, max_units: int = MAX_UNITS) -> Shares | None:
+def graph_shares(
+    store: Store, unit_tokens: int, max_units: int = MAX_UNITS, communities: CommunitiesConfig | None = None
+) -> Shares | None:
     """The shares the workspace's stored graph shows (None without an extracted unit): its documents'
     chunks grouped into units of ``unit_tokens`` as extraction groups them, each unit's entity and
     relation mentions against the stand-in graph of its text. A unit without any mention is left out
@@ -130,8 +138,8 @@ def graph_shares(store: Store, unit_tokens: int, max_units: int = MAX_UNITS) -> 
                 continue
             samples.append(_sample(unit.text, ids, names, pairs, described))
             if len(samples) >= max_units:
-                return measure_shares(samples)
-    return measure_shares(samples) if samples else None
+                return measure_shares(samples, communities)
+    return measure_shares(samples, communities) if samples else None
 
 
 def _sample(

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 
 from kgrag.core.llm_types import ChatRequest, ChatResponse, Prices
 from kgrag.models.llm.base import ChatProvider
+from kgrag.models.llm.estimate_counted import counted_share, quoted_descriptions
 from kgrag.models.llm.estimate_range import Bounds, FailureSample
 from kgrag.models.llm.tokens import TextTokenCounter, count_message_tokens
 
@@ -48,9 +49,6 @@ ESTIMATE_FINISH_REASON = "estimate"
 EXTRACTION_PROMPTS = frozenset({"extract_graph", "glean_graph"})
 TEXT_MARKER = "Text:\n"
 REASK_CORRECTION_TOKENS = 60  # the message that asks again, naming what was wrong with the reply
-# Prompts quoting the stand-in graph's (empty) descriptions, one numbered line each: entity or relation ones.
-QUOTED_DESCRIPTIONS = {"confirm_merge": 0, "reflect_triples": 1}
-_UNDESCRIBED_LINE = re.compile(r"^\d+\. .*:[ \t]*$", re.MULTILINE)
 EXAMPLE_INPUT = "For this input:\n"  # how a prompt's worked example is shown (kgrag.prompts.loader)
 EXAMPLE_REPLY = "\nthe reply is:\n"
 _WORD = r"[A-ZÀ-ÖØ-Þ][\w'&]*(?:[-.]\w+)*"
@@ -116,6 +114,7 @@ class EstimateAssumptions:
     shares_source: str = "the probe"  # what measured the two shares, for the assumption line
     entity_description: float = 0.0  # measured tokens of an entity description as quoted (0: not measured)
     relation_description: float = 0.0  # the same for a relation description
+    report_share: float = 1.0  # the model's reportable communities per stand-in one (measured)
     extract_sample: FailureSample = field(default_factory=FailureSample)  # the measured extraction calls (range)
     reply_samples: tuple[tuple[str, FailureSample], ...] = ()  # per prompt name: its measured calls
 
@@ -168,6 +167,8 @@ class EstimateAssumptions:
                 f"calibrated by {self.shares_source}: entity descriptions ~{self.entity_description:.0f} tokens and "
                 f"relation descriptions ~{self.relation_description:.0f} as the denoising prompts quote them"
             )
+        if self.report_share != 1.0:
+            lines.append(f"calibrated by {self.shares_source}: {self.report_share:.2f} reports per stand-in report")
         if self.summary_limit is not None:
             units = self.summary_limit / self.description_tokens
             lines.append(
@@ -253,7 +254,7 @@ class EstimatingProvider:
         return self._all.calls
 
     def complete(self, request: ChatRequest) -> ChatResponse:
-        prompt = count_message_tokens(self._counter, request.messages) + self._quoted_descriptions(request)
+        prompt = count_message_tokens(self._counter, request.messages) + quoted_descriptions(self.assumptions, request)
         names = self._names(request)
         measured = self.assumptions.extraction_completion
         if names is None:
@@ -274,16 +275,6 @@ class EstimatingProvider:
             elif request.prompt is not None:
                 self._by_prompt.setdefault(request.prompt.name, _Tally()).add(1, prompt, completion)
         return ChatResponse("", ESTIMATE_FINISH_REASON, prompt, completion)
-
-    def _quoted_descriptions(self, request: ChatRequest) -> int:
-        """The tokens the model's own descriptions would add to a prompt quoting the stand-in graph's empty
-        ones (one numbered line each ending in ``:``), as measured."""
-        side = QUOTED_DESCRIPTIONS.get(request.prompt.name if request.prompt else "")
-        if side is None:
-            return 0
-        each = (self.assumptions.entity_description, self.assumptions.relation_description)[side]
-        user = "\n".join(str(m.get("content", "")) for m in request.messages if m.get("role") == "user")
-        return round(each * len(_UNDESCRIBED_LINE.findall(user)))
 
     def _measured(self, request: ChatRequest) -> bool:
         name = request.prompt.name if request.prompt else None
@@ -318,6 +309,7 @@ class EstimatingProvider:
             parts = [("gleaning", self._gleaning()), ("summaries", self._summaries())]
             names = len(self._extract.units)
             counted = sorted(self._by_prompt.items())
+        counted = [(name, self._scaled(name, part, total)) for name, part in counted]
         for stage in self.assumptions.stages:
             parts.append((stage.stage, _Tally(*stage.tally(names))))
         for _, part in parts:
@@ -337,6 +329,13 @@ class EstimatingProvider:
         cost = prices.cost(total.prompt, total.completion)
         lines = tuple(self.assumptions.lines())
         return Estimate(total.calls, total.prompt, total.completion, cost, lines, predicted, names, low, high)
+
+    def _scaled(self, name: str, part: _Tally, total: _Tally) -> _Tally:
+        """A counted prompt's calls scaled by its measured share (``total`` follows)."""
+        share = counted_share(self.assumptions, name)
+        new = _Tally(round(part.calls * share), round(part.prompt * share), round(part.completion * share))
+        total.add(new.calls - part.calls, new.prompt - part.prompt, new.completion - part.completion)
+        return new
 
     def _bounds(self, prices: Prices, base: _Tally, counted: list[tuple[str, _Tally]], end: int) -> Bounds:
         """One end of the range (0 low, 1 high): ``base`` and the follow-ups at that end."""
