@@ -126,16 +126,18 @@ def test_a_model_failing_replies_the_probe_did_not_see_falls_inside_the_range(tm
 def test_reportable_communities_are_counted_on_the_models_own_graph() -> None:
     import itertools
 
+    from kgrag.communities.detect import COMMUNITY_BUILDERS
     from kgrag.config import CommunitiesConfig
-    from kgrag.indexing.estimate_communities import community_ratio, reportable_communities
+    from kgrag.core.registries import Registries
+    from kgrag.indexing.estimate_communities import community_counter, community_ratio
     from kgrag.indexing.estimate_shares import Shares, UnitSample
 
-    config = CommunitiesConfig()
+    count = community_counter(CommunitiesConfig(), Registries().get(COMMUNITY_BUILDERS))
     groups = [[f"{side}{n}" for n in range(6)] for side in "ab"]
     pairs = [pair for group in groups for pair in itertools.combinations(group, 2)]
-    assert reportable_communities([], pairs, config) == 2  # two cliques of six, min_community_size 5
-    assert reportable_communities(["x", "y"], [("x", "y")], config) == 0  # too small for a report
+    assert count([], pairs) == 2  # two cliques of six, min_community_size 5
+    assert count(["x", "y"], [("x", "y")]) == 0  # too small for a report
     # the stand-in of a text without capitalised names has no community: the ratio says nothing
     sample = UnitSample("plain lower-case text only.", frozenset(), frozenset(pairs))
-    assert community_ratio([sample], 1.0, 1.0, config) == 1.0
+    assert community_ratio([sample], 1.0, 1.0, count) == 1.0
     assert Shares.parse("0.5 0.25 3 10.0 20.0 2.0000") == Shares(0.5, 0.25, 3, 10.0, 20.0, 2.0)

@@ -13,6 +13,7 @@ from kgrag.core.registries import Registries
 
 if TYPE_CHECKING:
     from kgrag.config import KgragConfig
+    from kgrag.indexing.estimate_communities import CommunityCounter
     from kgrag.models.llm import EstimateAssumptions
     from kgrag.models.llm.estimate import StagePrediction
     from kgrag.store.base import Store
@@ -51,19 +52,26 @@ def estimate_assumptions_for(
     entry = pipelines.load(name) if name in pipelines else ()
     stages: Sequence[str] = entry() if callable(entry) else entry  # a plug-in pipeline may be a callable
     base = replace(base, stages=_stage_predictions(config, stages))
-    base = _stand_in_shares(base, store, llm_settings(config).unit_tokens, config)
+    base = _stand_in_shares(base, store, llm_settings(config).unit_tokens, _counter(config, registries))
     return calibrate_assumptions(base, store, config.llm.model or "")
 
 
+def _counter(config: KgragConfig, registries: Registries | None) -> CommunityCounter:
+    from kgrag.communities.detect import COMMUNITY_BUILDERS
+    from kgrag.indexing.estimate_communities import community_counter
+
+    return community_counter(config.communities, (registries or Registries()).get(COMMUNITY_BUILDERS))
+
+
 def _stand_in_shares(
-    assumptions: EstimateAssumptions, store: Store, unit_tokens: int, config: KgragConfig
+    assumptions: EstimateAssumptions, store: Store, unit_tokens: int, communities: CommunityCounter
 ) -> EstimateAssumptions:
     """With the shares of the estimate's stand-in graph measured on the most units: by the last ``--probe``
     or on the workspace's stored graph (none measured: the stand-in is kept whole)."""
     from kgrag.indexing.estimate_shares import Shares, graph_shares
 
     probed = Shares.parse(store.meta.get(META_SHARES))
-    stored = graph_shares(store, unit_tokens, communities=config.communities)
+    stored = graph_shares(store, unit_tokens, communities=communities)
     chosen = max((s for s in (probed, stored) if s is not None), key=lambda s: s.units, default=None)
     if chosen is None:
         return assumptions

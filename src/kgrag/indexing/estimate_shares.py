@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from kgrag.config import CommunitiesConfig
+    from kgrag.indexing.estimate_communities import CommunityCounter
     from kgrag.store.base import Store
 
 MAX_UNITS = 64  # the stored graph is measured on this many extracted units at most (the first documents')
@@ -71,7 +71,7 @@ class Shares:
         return cls(names, relations, units, *described, communities)
 
 
-def measure_shares(samples: Iterable[UnitSample], communities: CommunitiesConfig | None = None) -> Shares | None:
+def measure_shares(samples: Iterable[UnitSample], communities: CommunityCounter | None = None) -> Shares | None:
     """The shares over ``samples`` (None when their text holds no stand-in name); with ``communities``, the
     ratio of reportable communities too (:mod:`kgrag.indexing.estimate_communities`)."""
     from kgrag.graph.extract.structural import structural_items
@@ -105,7 +105,7 @@ def _description_tokens(samples: Sequence[UnitSample]) -> tuple[float, float]:
 
 
 def graph_shares(
-    store: Store, unit_tokens: int, max_units: int = MAX_UNITS, communities: CommunitiesConfig | None = None
+    store: Store, unit_tokens: int, max_units: int = MAX_UNITS, communities: CommunityCounter | None = None
 ) -> Shares | None:
     """The shares the workspace's stored graph shows (None without an extracted unit): its documents'
     chunks grouped into units of ``unit_tokens`` as extraction groups them, each unit's entity and
