@@ -8,7 +8,9 @@ the terse one (:mod:`kgrag.testing.terse_responder`, fewer entities, different r
 reply sizes). Each cell estimates with ``--probe`` (one unit extracted for real first, calibrating reply
 sizes from the ledger), then indexes the same files for real in the same workspace and divides.
 ``--ledger`` instead lets the workspace index an earlier slice for real first (a workspace with history:
-every stage's reply size calibrated from its ledger). Prints a markdown table (``--out`` writes it too).
+every stage's reply size calibrated from its ledger). Prints a markdown table (``--out`` writes it too),
+with the estimate's range (re-asks and retries at the ends of their interval) and whether each measured
+figure lies inside it. ``--servers`` also takes the held-out ``sloppy``, ``gleaner`` and ``lowercase``.
 
     PYTHONPATH=src .venv/bin/python bench/bench_estimate_servers.py [--tokens 6000] [--ledger] [--out F]
 """
