@@ -8,7 +8,9 @@ the terse one (:mod:`kgrag.testing.terse_responder`, fewer entities, different r
 reply sizes). Each cell estimates with ``--probe`` (one unit extracted for real first, calibrating reply
 sizes from the ledger), then indexes the same files for real in the same workspace and divides.
 ``--ledger`` instead lets the workspace index an earlier slice for real first (a workspace with history:
-every stage's reply size calibrated from its ledger). Prints a markdown table (``--out`` writes it too).
+every stage's reply size calibrated from its ledger). Prints a markdown table (``--out`` writes it too),
+with the estimate's range (re-asks and retries at the ends of their interval) and whether each measured
+figure lies inside it. ``--servers`` also takes the held-out ``sloppy``, ``gleaner`` and ``lowercase``.
 
     PYTHONPATH=src .venv/bin/python bench/bench_estimate_servers.py [--tokens 6000] [--ledger] [--out F]
 """
@@ -16,11 +18,13 @@ every stage's reply size calibrated from its ledger). Prints a markdown table (`
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import re
 import sys
 import tempfile
 import zlib
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -107,6 +111,88 @@ def sloppy_server(body: dict[str, Any]) -> str:
     return "I am not sure."
 
 
+_NOUN = re.compile(r"\b[a-z]{6,}\b")
+_COMMON = frozenset(
+    "between through should because however including usually several different without during within another "
+    "whether although important always before after around called caused causes common commonly could either "
+    "especially further having itself likely little little mostly nearly others rather really should something "
+    "sometimes though toward towards unless various whereas whether which while become becomes certain people "
+    "person things thing these those their there where about above below other often first second".split()
+)
+
+
+def _paragraph(sentences: Sequence[str], index: int) -> str:
+    """The sentence at ``index`` with its neighbours: a paragraph-long description."""
+    return " ".join(" ".join(sentences[max(0, index - 1) : index + 2]).split()[:90])
+
+
+def _noun_graph(text: str, skip: frozenset[str] = frozenset(), limit: int = 24) -> dict[str, Any]:
+    """Lower-case common nouns (six letters or more), the most frequent first, each described by two
+    sentences of the text; nouns of one sentence related in a chain, each relation described by a paragraph."""
+    sentences = [s for s in _SENTENCES.split(text) if s.strip()]
+    counts = Counter(w for s in sentences for w in _NOUN.findall(s) if w not in _COMMON and w not in skip)
+    kept = {w for w, _ in counts.most_common(limit)}
+    entities: dict[str, dict[str, str]] = {}
+    relations = []
+    for index, sentence in enumerate(sentences):
+        nouns = [w for w in dict.fromkeys(_NOUN.findall(sentence)) if w in kept]
+        for noun in nouns:
+            description = " ".join(" ".join(sentences[index : index + 2]).split()[:60])
+            entities.setdefault(noun, {"name": noun, "type": "concept", "description": description})
+        for left, right in itertools.pairwise(nouns):
+            relations.append({"source": left, "target": right, "label": "is discussed with",
+                              "description": _paragraph(sentences, index)})  # fmt: skip
+    return {"entities": list(entities.values()), "relations": relations}
+
+
+def _runaway(max_tokens: int) -> str:
+    """A reply that never closes its JSON and runs on to ``max_tokens`` (two tokens a repetition)."""
+    return '{"entities": [{"name": "patient", "description": "' + " the patient" * (max_tokens // 2)
+
+
+def lowercase_server(body: dict[str, Any]) -> str:
+    """Held out (written before any change it was run against): lower-case common nouns as entities with
+    long descriptions, relations with paragraph descriptions; a quarter of first extraction replies in
+    prose (re-asked), half of those re-asked in prose again, and then the temperature-0.7 retry runs on to
+    ``max_tokens``; a third of merge confirmations and reflections answered in prose (re-asked)."""
+    messages: Sequence[Mapping[str, Any]] = body.get("messages", [])
+    kind, first = request_kind(messages)
+    system = next((str(m.get("content", "")) for m in messages if m.get("role") == "system"), "")
+    again = any(m.get("role") == "assistant" for m in messages)
+    draw = zlib.crc32(first.encode()) % 8
+    if kind == "extract":
+        if float(body.get("temperature") or 0) > 0 and draw == 0:
+            return _runaway(int(body.get("max_tokens") or 2000))
+        if draw in (0, 1) and (not again or draw == 0):
+            return "The text describes several medical topics, such as symptoms and their treatment, in detail."
+        return json.dumps(_noun_graph(first.split("Text:\n", 1)[-1]))
+    if kind == "glean":
+        found_line, _, text = first.partition("\n")
+        found = frozenset(n.strip().casefold() for n in found_line.removeprefix("Found: ").split(";"))
+        return json.dumps(_noun_graph(text, found, limit=5))
+    if kind == "summarize":
+        return " ".join(first.split("\nNotes:\n", 1)[-1].replace("- ", " ").split()[:80])
+    if kind == "report":
+        finding = {"summary": "How the terms relate.", "explanation": " ".join(["explanation"] * 25), "refs": []}
+        return json.dumps({"title": "Related terms", "summary": " ".join(["summary"] * 20),
+                           "findings": [finding] * 2, "rating": 5})  # fmt: skip
+    return _lowercase_denoise(system, first, prose=draw % 3 == 0 and not again, merge=draw % 2 == 0)
+
+
+def _lowercase_denoise(system: str, first: str, *, prose: bool, merge: bool) -> str:
+    if "candidate duplicates" in system:
+        if prose:
+            return "These two entries seem to describe the same idea, so I would merge them."
+        description = " ".join(first.split()[:50])
+        return json.dumps({"merge": merge, "keep": 1, "description": description})
+    if "relations of a knowledge graph" in system:
+        if prose:
+            return "Most of these relations look reasonable to me, though a few are vague."
+        ids = [int(n) for n in re.findall(r"^(\d+)\. ", first, re.MULTILINE)]
+        return json.dumps({"scores": [{"id": i, "score": 0.7, "reason": "plausible in context"} for i in ids]})
+    return "I am not sure."
+
+
 SERVERS = {
     "realistic": lambda: ExtractionResponder().for_server,
     "terse": lambda: TerseResponder().for_server,
@@ -116,6 +202,9 @@ SERVERS = {
     "gleaner": lambda: (
         ExtractionResponder(first_pass_share=0.5, random_faults=("garbage", "truncated"), rate=0.15, seed=7).for_server
     ),
+    # held out, run once before the changes it checks and once after: lower-case nouns, long descriptions,
+    # re-asks and a retry that runs to max_tokens, denoising replies in prose
+    "lowercase": lambda: lowercase_server,
 }
 FIGURES = ("calls", "prompt_tokens", "completion_tokens")
 TOLERANCE = 0.25
@@ -142,6 +231,12 @@ def row(server: str, pipeline: str, result: Comparison) -> str:
         ratio = result.ratio(figure)
         mark = "ok" if abs(ratio - 1) <= TOLERANCE else "**off**"
         cells.append(f"{result.estimate[figure]:.0f} / {result.measured[figure]:.0f} = {ratio:.2f} {mark}")
+    inside = [figure.split("_")[0] for figure in FIGURES if result.in_range(figure)]
+    if result.low is not None and result.high is not None:
+        low, high = result.low, result.high
+        cells.append(
+            f"{low['calls']:.0f}–{high['calls']:.0f} calls, measured inside for: {', '.join(inside) or 'none'}"
+        )
     return f"| {server} | {pipeline} | " + " | ".join(cells) + " |"
 
 
@@ -157,8 +252,8 @@ def main() -> None:
     if not MEDICAL.exists():
         sys.exit(f"Medical corpus not found at {MEDICAL}")
     mode = "ledger of an earlier slice" if args.ledger else "--probe"
-    lines = ["| server | pipeline | calls (estimate / measured) | prompt tokens | completion tokens |",
-             "|---|---|---|---|---|"]  # fmt: skip
+    lines = ["| server | pipeline | calls (estimate / measured) | prompt tokens | completion tokens | range |",
+             "|---|---|---|---|---|---|"]  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="kgrag-estimate-") as tmp:
         history, target = slices(Path(tmp) / "docs", args.tokens, 2)
         for server in args.servers.split(","):

@@ -33,5 +33,7 @@ def print_left_out(console: Console, report: IndexReport) -> None:
 
 def print_estimate(console: Console, cost: Estimate, new_chunks: int, batch_share: float) -> None:
     console.print(f"estimate (nothing was changed or sent): {cost.line()} for {new_chunks} new chunks")
+    if (range_line := cost.range_line()) is not None:
+        console.print(f"  {range_line}", soft_wrap=True)
     for line in (cost.prices_line(batch_share), *cost.predicted, *cost.assumptions):
         console.print(f"  {line}", soft_wrap=True)

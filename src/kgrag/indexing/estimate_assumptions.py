@@ -13,6 +13,7 @@ from kgrag.core.registries import Registries
 
 if TYPE_CHECKING:
     from kgrag.config import KgragConfig
+    from kgrag.indexing.estimate_communities import CommunityCounter
     from kgrag.models.llm import EstimateAssumptions
     from kgrag.models.llm.estimate import StagePrediction
     from kgrag.store.base import Store
@@ -51,17 +52,26 @@ def estimate_assumptions_for(
     entry = pipelines.load(name) if name in pipelines else ()
     stages: Sequence[str] = entry() if callable(entry) else entry  # a plug-in pipeline may be a callable
     base = replace(base, stages=_stage_predictions(config, stages))
-    base = _stand_in_shares(base, store, llm_settings(config).unit_tokens)
+    base = _stand_in_shares(base, store, llm_settings(config).unit_tokens, _counter(config, registries))
     return calibrate_assumptions(base, store, config.llm.model or "")
 
 
-def _stand_in_shares(assumptions: EstimateAssumptions, store: Store, unit_tokens: int) -> EstimateAssumptions:
+def _counter(config: KgragConfig, registries: Registries | None) -> CommunityCounter:
+    from kgrag.communities.detect import COMMUNITY_BUILDERS
+    from kgrag.indexing.estimate_communities import community_counter
+
+    return community_counter(config.communities, (registries or Registries()).get(COMMUNITY_BUILDERS))
+
+
+def _stand_in_shares(
+    assumptions: EstimateAssumptions, store: Store, unit_tokens: int, communities: CommunityCounter
+) -> EstimateAssumptions:
     """With the shares of the estimate's stand-in graph measured on the most units: by the last ``--probe``
     or on the workspace's stored graph (none measured: the stand-in is kept whole)."""
     from kgrag.indexing.estimate_shares import Shares, graph_shares
 
     probed = Shares.parse(store.meta.get(META_SHARES))
-    stored = graph_shares(store, unit_tokens)
+    stored = graph_shares(store, unit_tokens, communities=communities)
     chosen = max((s for s in (probed, stored) if s is not None), key=lambda s: s.units, default=None)
     if chosen is None:
         return assumptions
@@ -70,6 +80,9 @@ def _stand_in_shares(assumptions: EstimateAssumptions, store: Store, unit_tokens
         assumptions,
         name_share=chosen.names,
         relation_share=chosen.relations,
+        entity_description=chosen.entity_description,
+        relation_description=chosen.relation_description,
+        report_share=chosen.communities,
         shares_source=f"{source} ({chosen.units} units)",
     )
 
@@ -81,12 +94,16 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
     """Replace assumed reply sizes and rates by what ``model``'s own recent sent calls measured
     (:func:`~kgrag.models.llm.reply_stats.measure_replies`: the reply size, the re-asks and retries)."""
     from kgrag.models.llm.estimate import EXTRACTION_PROMPTS
-    from kgrag.models.llm.reply_stats import measure_replies, replies_by_prompt
+    from kgrag.models.llm.reply_stats import measure_replies, replies_by_prompt, samples_by_prompt
 
     ledger = store.llm_ledger
     runs = list(reversed(ledger.run_ids()))[:RECENT_RUNS]
     recent = [record for run in runs for record in reversed(ledger.calls(run))]
-    assumptions = replace(assumptions, replies=replies_by_prompt(recent, model=model, skip=EXTRACTION_PROMPTS))
+    assumptions = replace(
+        assumptions,
+        replies=replies_by_prompt(recent, model=model, skip=EXTRACTION_PROMPTS),
+        reply_samples=samples_by_prompt(recent, model=model, skip=EXTRACTION_PROMPTS),
+    )
     extract = measure_replies(recent, model=model, stage="index.extract")
     if extract is None:
         return assumptions
@@ -97,6 +114,7 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
         assumptions,
         extraction_completion=extract.mean_completion,
         follow_up_rate=extract.follow_up_rate,
+        extract_sample=extract.sample(),
         glean_rate=min(1.0, glean_calls / first_calls) if assumptions.glean_rate else 0.0,
         glean_completion_share=(glean.mean_completion / extract.mean_completion)
         if glean is not None and extract.mean_completion

@@ -26,6 +26,7 @@ from kgrag.core.registry import Registry
 
 if TYPE_CHECKING:
     from kgrag.config import KgragConfig
+    from kgrag.core.registries import Registries
     from kgrag.documents.loaders import Loader
     from kgrag.graph.extract.units import ExtractionUnit
     from kgrag.graph.types import ChunkExtraction
@@ -51,6 +52,9 @@ class ProbeParts(Protocol):
     @property
     def index_registries(self) -> IndexRegistries: ...
 
+    @property
+    def registries(self) -> Registries: ...
+
 
 PROBE_DOCUMENTS = 8  # the sample units are chosen among the units of this many documents
 
@@ -67,8 +71,16 @@ def _record_shares(parts: ProbeParts, units: Sequence[tuple[str, Sequence[ChunkE
             return
         names = frozenset(e.name.casefold() for x in extractions for e in x.entities)
         pairs = (sorted((r.source.casefold(), r.target.casefold())) for x in extractions for r in x.relations)
-        samples.append(UnitSample(text, names, frozenset((first, second) for first, second in pairs)))
-    shares = measure_shares(samples)
+        described = (
+            [e.description for x in extractions for e in x.entities],
+            [r.description for x in extractions for r in x.relations],
+        )
+        samples.append(UnitSample(text, names, frozenset((first, second) for first, second in pairs), described))
+    from kgrag.communities.detect import COMMUNITY_BUILDERS
+    from kgrag.indexing.estimate_communities import community_counter
+
+    count = community_counter(parts.config.communities, parts.registries.get(COMMUNITY_BUILDERS))
+    shares = measure_shares(samples, count)
     if shares is not None:
         with parts.store.transaction():
             parts.store.meta.set(META_SHARES, shares.stored())

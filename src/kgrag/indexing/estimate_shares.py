@@ -8,7 +8,11 @@ that graph, not the stand-in's. So the stand-in keeps only the shares a model wa
 * the names the model returned per stand-in name of the same unit, and
 * the relations it returned per relation of the stand-in cut down to that share of names,
 
-summed over the measured units. Two sources measure them: the ``--probe`` unit
+summed over the measured units. The stand-in's entities and relations carry no description (so that no
+description summary is counted twice), while the denoising prompts quote each one; so the mean length of
+the model's descriptions (as those prompts cut them) is measured too, and the estimate adds it to each
+quoted line (:class:`~kgrag.models.llm.estimate.EstimateAssumptions` ``entity_description`` and
+``relation_description``). Two sources measure them: the ``--probe`` unit
 (:mod:`kgrag.indexing.estimate_probe`), and, in a workspace that has already indexed with the model, the
 stored graph itself (:func:`graph_shares`: each extracted unit, rebuilt from the chunk table as
 indexing built it, against its entity and relation mentions). The larger sample is used.
@@ -22,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from kgrag.indexing.estimate_communities import CommunityCounter
     from kgrag.store.base import Store
 
 MAX_UNITS = 64  # the stored graph is measured on this many extracted units at most (the first documents')
@@ -34,6 +39,7 @@ class UnitSample:
     text: str
     names: frozenset[str]
     relations: frozenset[tuple[str, str]]
+    descriptions: tuple[Sequence[str], Sequence[str]] = ((), ())  # the entities' and the relations'
 
 
 @dataclass(frozen=True)
@@ -43,9 +49,13 @@ class Shares:
     names: float
     relations: float
     units: int
+    entity_description: float = 0.0  # mean tokens of an entity description as a prompt quotes it (0: none)
+    relation_description: float = 0.0
+    communities: float = 1.0  # the model's reportable communities per stand-in one (estimate_communities)
 
     def stored(self) -> str:
-        return f"{self.names:.4f} {self.relations:.4f} {self.units}"
+        described = f" {self.entity_description:.1f} {self.relation_description:.1f} {self.communities:.4f}"
+        return f"{self.names:.4f} {self.relations:.4f} {self.units}" + described
 
     @classmethod
     def parse(cls, value: str | None) -> Shares | None:
@@ -54,14 +64,18 @@ class Shares:
         try:
             names, relations = float(fields[0]), float(fields[1])
             units = int(fields[2]) if len(fields) > 2 else 1
+            described = (float(fields[3]), float(fields[4])) if len(fields) > 4 else (0.0, 0.0)
+            communities = float(fields[5]) if len(fields) > 5 else 1.0
         except (IndexError, ValueError):
             return None
-        return cls(names, relations, units)
+        return cls(names, relations, units, *described, communities)
 
 
-def measure_shares(samples: Iterable[UnitSample]) -> Shares | None:
-    """The shares over ``samples`` (None when their text holds no stand-in name)."""
+def measure_shares(samples: Iterable[UnitSample], communities: CommunityCounter | None = None) -> Shares | None:
+    """The shares over ``samples`` (None when their text holds no stand-in name); with ``communities``, the
+    ratio of reportable communities too (:mod:`kgrag.indexing.estimate_communities`)."""
     from kgrag.graph.extract.structural import structural_items
+    from kgrag.indexing.estimate_communities import community_ratio
 
     samples = list(samples)
     stand_in = sum(len(structural_items(s.text).entities) for s in samples)
@@ -71,10 +85,28 @@ def measure_shares(samples: Iterable[UnitSample]) -> Shares | None:
     kept = sum(len(structural_items(s.text, name_share).relations) for s in samples)
     returned = sum(len(s.relations) for s in samples)
     relation_share = returned / kept if kept else 1.0  # above 1: the model relates more than neighbours
-    return Shares(name_share, relation_share, len(samples))
+    ratio = community_ratio(samples, name_share, relation_share, communities) if communities is not None else 1.0
+    return Shares(name_share, relation_share, len(samples), *_description_tokens(samples), ratio)
 
 
-def graph_shares(store: Store, unit_tokens: int, max_units: int = MAX_UNITS) -> Shares | None:
+def _description_tokens(samples: Sequence[UnitSample]) -> tuple[float, float]:
+    """Mean tokens of the samples' entity and relation descriptions, cut as the confirmation and
+    reflection prompts cut them."""
+    from kgrag.denoise.confirm import MAX_DESCRIPTION_CHARS as ENTITY_CHARS
+    from kgrag.denoise.reflect_llm import MAX_DESCRIPTION_CHARS as RELATION_CHARS
+    from kgrag.models.llm.tokens import default_token_counter
+
+    counter = default_token_counter()
+    means = []
+    for side, limit in ((0, ENTITY_CHARS), (1, RELATION_CHARS)):
+        texts = [" ".join(text.split())[:limit] for s in samples for text in s.descriptions[side]]
+        means.append(sum(counter.count(text) for text in texts) / len(texts) if texts else 0.0)
+    return means[0], means[1]
+
+
+def graph_shares(
+    store: Store, unit_tokens: int, max_units: int = MAX_UNITS, communities: CommunityCounter | None = None
+) -> Shares | None:
     """The shares the workspace's stored graph shows (None without an extracted unit): its documents'
     chunks grouped into units of ``unit_tokens`` as extraction groups them, each unit's entity and
     relation mentions against the stand-in graph of its text. A unit without any mention is left out
@@ -84,9 +116,11 @@ def graph_shares(store: Store, unit_tokens: int, max_units: int = MAX_UNITS) -> 
 
     graph = store.graph
     names: dict[str, set[str]] = defaultdict(set)
+    described: dict[str, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
     for mentions in graph.entity_mentions(graph.entity_ids()).values():
         for entity in mentions:
             names[entity.chunk_id].add(entity.entity_key)
+            described[entity.chunk_id][0].append(entity.description)
     if not names:
         return None
     pairs: dict[str, set[tuple[str, str]]] = defaultdict(set)
@@ -94,6 +128,7 @@ def graph_shares(store: Store, unit_tokens: int, max_units: int = MAX_UNITS) -> 
         for relation in relation_mentions:
             first, second = sorted((relation.source_key, relation.target_key))
             pairs[relation.chunk_id].add((first, second))
+            described[relation.chunk_id][1].append(relation.description)
     counter = default_token_counter()
     samples: list[UnitSample] = []
     for document in store.documents.list():
@@ -101,17 +136,25 @@ def graph_shares(store: Store, unit_tokens: int, max_units: int = MAX_UNITS) -> 
             ids = [chunk.id for chunk in unit.chunks]
             if not any(names.get(i) for i in ids):
                 continue
-            samples.append(_sample(unit.text, ids, names, pairs))
+            samples.append(_sample(unit.text, ids, names, pairs, described))
             if len(samples) >= max_units:
-                return measure_shares(samples)
-    return measure_shares(samples) if samples else None
+                return measure_shares(samples, communities)
+    return measure_shares(samples, communities) if samples else None
 
 
 def _sample(
-    text: str, ids: Sequence[str], names: dict[str, set[str]], pairs: dict[str, set[tuple[str, str]]]
+    text: str,
+    ids: Sequence[str],
+    names: dict[str, set[str]],
+    pairs: dict[str, set[tuple[str, str]]],
+    described: dict[str, tuple[list[str], list[str]]],
 ) -> UnitSample:
     return UnitSample(
         text,
         frozenset(key for i in ids for key in names.get(i, ())),
         frozenset(pair for i in ids for pair in pairs.get(i, ())),
+        (
+            [d for i in ids for d in described.get(i, ([], []))[0]],
+            [d for i in ids for d in described.get(i, ([], []))[1]],
+        ),
     )

@@ -39,6 +39,14 @@ class Comparison:
     measured_by_stage: dict[str, dict[str, float]]
     assumptions: list[str]
     requests: int
+    low: dict[str, float] | None = None  # the estimate's range (re-asks and retries at its ends)
+    high: dict[str, float] | None = None
+
+    def in_range(self, figure: str) -> bool | None:
+        """Whether the measured figure lies in the estimate's range (None: no range)."""
+        if self.low is None or self.high is None:
+            return None
+        return self.low[figure] <= self.measured[figure] <= self.high[figure]
 
     def ratio(self, figure: str) -> float:
         measured = self.measured[figure]
@@ -121,12 +129,17 @@ def _measured(ws: Workspace, files: Sequence[Path], estimate: Estimate, requests
     ws.indexing.run(list(files))
     groups = [(record.run_id, record.stage, Totals.of(record)) for record in ledger.calls()[seen:]]
     usage = build_summary(groups, ws.components.prices())
+    ends = [
+        {f: float(getattr(end, f)) for f in FIGURES} if end is not None else None
+        for end in (estimate.low, estimate.high)
+    ]
     return Comparison(
         {f: float(getattr(estimate, f)) for f in FIGURES},
         _figures(usage.total),
         {stage: _figures(t) for stage, t in sorted(usage.by_stage.items())},
         [*estimate.assumptions, *estimate.predicted],
         requests,
+        *ends,
     )
 
 

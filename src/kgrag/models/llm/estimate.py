@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 
 from kgrag.core.llm_types import ChatRequest, ChatResponse, Prices
 from kgrag.models.llm.base import ChatProvider
+from kgrag.models.llm.estimate_counted import counted_share, quoted_descriptions
+from kgrag.models.llm.estimate_range import Bounds, FailureSample
 from kgrag.models.llm.tokens import TextTokenCounter, count_message_tokens
 
 ESTIMATE_FINISH_REASON = "estimate"
@@ -110,6 +112,11 @@ class EstimateAssumptions:
     name_share: float = 1.0  # names the model returns per stand-in name (measured)
     relation_share: float = 1.0  # relations the model returns per stand-in relation (measured)
     shares_source: str = "the probe"  # what measured the two shares, for the assumption line
+    entity_description: float = 0.0  # measured tokens of an entity description as quoted (0: not measured)
+    relation_description: float = 0.0  # the same for a relation description
+    report_share: float = 1.0  # the model's reportable communities per stand-in one (measured)
+    extract_sample: FailureSample = field(default_factory=FailureSample)  # the measured extraction calls (range)
+    reply_samples: tuple[tuple[str, FailureSample], ...] = ()  # per prompt name: its measured calls
 
     def reply_for(self, prompt: str | None) -> int:
         """The completion assumed for a non-extraction call of ``prompt``: measured, else the default."""
@@ -155,6 +162,13 @@ class EstimateAssumptions:
                 f"calibrated by {self.shares_source}: the stand-in graph keeps {self.name_share:.0%} of its names "
                 f"and has {self.relation_share:.0%} of its relations (what the model returned there)"
             )
+        if self.entity_description or self.relation_description:
+            lines.append(
+                f"calibrated by {self.shares_source}: entity descriptions ~{self.entity_description:.0f} tokens and "
+                f"relation descriptions ~{self.relation_description:.0f} as the denoising prompts quote them"
+            )
+        if self.report_share != 1.0:
+            lines.append(f"calibrated by {self.shares_source}: {self.report_share:.2f} reports per stand-in report")
         if self.summary_limit is not None:
             units = self.summary_limit / self.description_tokens
             lines.append(
@@ -176,12 +190,19 @@ class Estimate:
     assumptions: tuple[str, ...] = ()
     predicted: tuple[str, ...] = field(default=())  # the predicted (not counted) parts, one line each
     names: int = 0  # distinct names the extraction texts hold (what the per-name predictions scale with)
+    low: Bounds | None = None  # the range re-asks and retries leave (kgrag.models.llm.estimate_range)
+    high: Bounds | None = None
 
     def line(self) -> str:
         return (
             f"{self.calls} LLM calls, ~{self.prompt_tokens} prompt + ~{self.completion_tokens} completion "
             f"tokens, ~${self.cost_usd:.4f}"
         )
+
+    def range_line(self) -> str | None:
+        from kgrag.models.llm.estimate_range import range_line
+
+        return range_line(self.low, self.high) if self.low is not None and self.high is not None else None
 
     def prices_line(self, batch_share: float) -> str:
         """Live and Batch API prices side by side (``llm.batch_price_share`` of the live price)."""
@@ -221,6 +242,7 @@ class EstimatingProvider:
         self._all = _Tally()
         self._extract = _Tally()
         self._by_prompt: dict[str, _Tally] = {}  # the counted calls of the stages after extraction
+        self._max_tokens = 0  # the largest max_tokens of an extraction request (a runaway reply's length)
 
     @property
     def inner(self) -> ChatProvider:
@@ -232,7 +254,7 @@ class EstimatingProvider:
         return self._all.calls
 
     def complete(self, request: ChatRequest) -> ChatResponse:
-        prompt = count_message_tokens(self._counter, request.messages)
+        prompt = count_message_tokens(self._counter, request.messages) + quoted_descriptions(self.assumptions, request)
         names = self._names(request)
         measured = self.assumptions.extraction_completion
         if names is None:
@@ -248,6 +270,7 @@ class EstimatingProvider:
             self._all.add(1, prompt, completion)
             if names is not None:
                 self._extract.add(1, prompt, completion)
+                self._max_tokens = max(self._max_tokens, request.max_tokens or 0)
                 self._extract.units.update(names)
             elif request.prompt is not None:
                 self._by_prompt.setdefault(request.prompt.name, _Tally()).add(1, prompt, completion)
@@ -283,20 +306,19 @@ class EstimatingProvider:
     def report(self, prices: Prices) -> Estimate:
         with self._lock:
             total = _Tally(self._all.calls, self._all.prompt, self._all.completion)
-            parts = [("gleaning", self._gleaning()), ("summaries", self._summaries()), ("re-asks", self._follow_ups())]
+            parts = [("gleaning", self._gleaning()), ("summaries", self._summaries())]
             names = len(self._extract.units)
             counted = sorted(self._by_prompt.items())
+        counted = [(name, self._scaled(name, part, total)) for name, part in counted]
         for stage in self.assumptions.stages:
             parts.append((stage.stage, _Tally(*stage.tally(names))))
-        for name, part in counted:
-            rate = self.assumptions.follow_ups_for(name)
-            if rate > 0:
-                calls = round(part.calls * rate)  # a re-ask re-sends the conversation, the bad reply and a correction
-                prompt = (part.prompt + part.completion) * rate + calls * REASK_CORRECTION_TOKENS
-                again = _Tally(calls, round(prompt), round(part.completion * rate))
-                parts.append((f"{name} re-asks", again))
         for _, part in parts:
             total.add(part.calls, part.prompt, part.completion)
+        low, high = (self._bounds(prices, total, counted, end) for end in (0, 1))
+        follow = self._follow_up_parts(counted, None)
+        for _, part in follow:
+            total.add(part.calls, part.prompt, part.completion)
+        parts.extend(follow)
         predicted = tuple(
             f"of which predicted: {name} {part.calls} calls, {part.prompt} prompt + {part.completion} completion tokens"
             for name, part in parts
@@ -304,15 +326,50 @@ class EstimatingProvider:
             f"of which counted: {name} {part.calls} calls, {part.prompt} prompt + {part.completion} completion tokens"
             for name, part in counted
         )
-        return Estimate(
-            total.calls,
-            total.prompt,
-            total.completion,
-            prices.cost(total.prompt, total.completion),
-            tuple(self.assumptions.lines()),
-            predicted,
-            names,
+        cost = prices.cost(total.prompt, total.completion)
+        lines = tuple(self.assumptions.lines())
+        return Estimate(total.calls, total.prompt, total.completion, cost, lines, predicted, names, low, high)
+
+    def _scaled(self, name: str, part: _Tally, total: _Tally) -> _Tally:
+        """A counted prompt's calls scaled by its measured share (``total`` follows)."""
+        share = counted_share(self.assumptions, name)
+        new = _Tally(round(part.calls * share), round(part.prompt * share), round(part.completion * share))
+        total.add(new.calls - part.calls, new.prompt - part.prompt, new.completion - part.completion)
+        return new
+
+    def _bounds(self, prices: Prices, base: _Tally, counted: list[tuple[str, _Tally]], end: int) -> Bounds:
+        """One end of the range (0 low, 1 high): ``base`` and the follow-ups at that end."""
+        total = _Tally(base.calls, base.prompt, base.completion)
+        for _, part in self._follow_up_parts(counted, end):
+            total.add(part.calls, part.prompt, part.completion)
+        return Bounds(total.calls, total.prompt, total.completion, prices.cost(total.prompt, total.completion))
+
+    def _follow_up_parts(self, counted: list[tuple[str, _Tally]], end: int | None) -> list[tuple[str, _Tally]]:
+        """Extraction re-asks and retries, and each counted prompt's re-asks: at the measured rates
+        (``end`` None) or at one end of their interval (:mod:`kgrag.models.llm.estimate_range`)."""
+        from kgrag.models.llm.estimate_range import extraction_rates, reask_rates
+
+        samples = dict(self.assumptions.reply_samples)
+        first = self._extract
+        rate = (
+            self.assumptions.follow_up_rate if end is None else extraction_rates(self.assumptions.extract_sample)[end]
         )
+        each = first.completion / first.calls if first.calls else 0.0
+        if end == 1:  # the high end: each follow-up runs on to max_tokens
+            each = max(each, float(self._max_tokens))
+        parts = []
+        if first.calls and rate > 0:
+            calls = round(first.calls * rate)
+            parts.append(("re-asks", _Tally(calls, round(first.prompt * rate), round(calls * each))))
+        for name, part in counted:
+            share = self.assumptions.follow_ups_for(name)
+            if end is not None:
+                share = reask_rates(samples.get(name, FailureSample()))[end]
+            if share > 0:
+                calls = round(part.calls * share)  # a re-ask re-sends the conversation, the bad reply and a correction
+                prompt = (part.prompt + part.completion) * share + calls * REASK_CORRECTION_TOKENS
+                parts.append((f"{name} re-asks", _Tally(calls, round(prompt), round(part.completion * share))))
+        return parts
 
     def _gleaning(self) -> _Tally:
         first, share = self._extract, self.assumptions.glean_rate
@@ -324,13 +381,6 @@ class EstimatingProvider:
             round(first.prompt * share),
             round(first.completion * share * self.assumptions.glean_completion_share),
         )
-
-    def _follow_ups(self) -> _Tally:
-        """The calls replies would cause (re-asks, retries, smaller halves), each about as large as a first pass."""
-        first, rate = self._extract, self.assumptions.follow_up_rate
-        if not first.calls or rate <= 0:
-            return _Tally()
-        return _Tally(round(first.calls * rate), round(first.prompt * rate), round(first.completion * rate))
 
     def _summaries(self) -> _Tally:
         limit, each = self.assumptions.summary_limit, self.assumptions.description_tokens

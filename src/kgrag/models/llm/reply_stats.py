@@ -18,6 +18,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from kgrag.core.llm_usage import CallRecord
+from kgrag.models.llm.estimate_range import FailureSample
 from kgrag.models.llm.request_fit import is_size_failure
 
 RECENT_CALLS = 200
@@ -32,6 +33,12 @@ class ReplyStats:
     mean_prompt: float
     mean_completion: float
     follow_up_rate: float  # calls caused by a reply, per first call
+    failed: int = 0  # replies that failed (each caused a follow-up)
+    follow_ups: float = 0.0  # calls those failures caused
+
+    def sample(self) -> FailureSample:
+        """What the estimate's range rests on (:mod:`kgrag.models.llm.estimate_range`)."""
+        return FailureSample(self.calls, self.failed, self.follow_ups)
 
     def note(self, what: str) -> str:
         return (
@@ -63,6 +70,8 @@ def measure_replies(records: Iterable[CallRecord], *, model: str | None, stage: 
         sum(r.prompt_tokens for r in chosen) / len(chosen),
         sum(r.completion_tokens for r in chosen) / len(chosen),
         max(0.0, len(chosen) - first) / first,
+        sum(r.error is not None for r in chosen),
+        follow_ups,
     )
 
 
@@ -74,6 +83,26 @@ def replies_by_prompt(
     what the estimate assumes for those prompts' calls. Such a call is re-asked at most once, and a re-ask
     fails about as often as a first call, so the share of failed replies estimates the re-asks per first
     call (at most one)."""
+    found = []
+    for name, calls in _by_prompt(records, model, skip):
+        mean = sum(r.completion_tokens for r in calls) / len(calls)
+        found.append((name, mean, sum(r.error is not None for r in calls) / len(calls)))
+    return tuple(found)
+
+
+def samples_by_prompt(
+    records: Iterable[CallRecord], *, model: str | None, skip: Collection[str] = ()
+) -> tuple[tuple[str, FailureSample], ...]:
+    """Per prompt name, as :func:`replies_by_prompt` chooses the calls: how many, and how many failed."""
+    return tuple(
+        (name, FailureSample(len(calls), failed := sum(r.error is not None for r in calls), float(failed)))
+        for name, calls in _by_prompt(records, model, skip)
+    )
+
+
+def _by_prompt(
+    records: Iterable[CallRecord], model: str | None, skip: Collection[str]
+) -> list[tuple[str, list[CallRecord]]]:
     chosen: dict[str, list[CallRecord]] = {}
     for record in records:
         name = record.prompt_name
@@ -82,8 +111,4 @@ def replies_by_prompt(
         kept = chosen.setdefault(name, [])
         if len(kept) < RECENT_CALLS:
             kept.append(record)
-    found = []
-    for name, calls in sorted(chosen.items()):
-        mean = sum(r.completion_tokens for r in calls) / len(calls)
-        found.append((name, mean, sum(r.error is not None for r in calls) / len(calls)))
-    return tuple(found)
+    return sorted(chosen.items())

@@ -1,0 +1,41 @@
+"""Corrections to the calls an estimate counts on its stand-in graph, from what the model was seen to do.
+
+The stages after extraction run for real on the stand-in graph (:mod:`kgrag.graph.extract.structural`),
+so their calls are counted, not guessed; two things about them the stand-in cannot show:
+
+* its entities and relations carry no description (so no summary is counted twice), while the
+  confirmation and reflection prompts quote one per numbered line: each line quoting an empty one is
+  priced at the mean length measured on the model's own (:func:`quoted_descriptions`);
+* a model whose entities are not capitalised names forms other communities: the counted community
+  reports are scaled by the measured ratio of reportable communities (:func:`counted_share`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kgrag.core.llm_types import ChatRequest
+    from kgrag.models.llm.estimate import EstimateAssumptions
+
+# Prompts quoting the stand-in graph's (empty) descriptions, one numbered line each: entity or relation ones.
+QUOTED_DESCRIPTIONS = {"confirm_merge": 0, "reflect_triples": 1}
+REPORT_PROMPT = "community_report"
+_UNDESCRIBED_LINE = re.compile(r"^\d+\. .*:[ \t]*$", re.MULTILINE)
+
+
+def quoted_descriptions(assumptions: EstimateAssumptions, request: ChatRequest) -> int:
+    """The tokens the model's own descriptions would add to ``request`` when it quotes the stand-in
+    graph's empty ones (one numbered line each ending in ``:``), as measured (0 when not measured)."""
+    side = QUOTED_DESCRIPTIONS.get(request.prompt.name if request.prompt else "")
+    if side is None:
+        return 0
+    each = (assumptions.entity_description, assumptions.relation_description)[side]
+    user = "\n".join(str(m.get("content", "")) for m in request.messages if m.get("role") == "user")
+    return round(each * len(_UNDESCRIBED_LINE.findall(user)))
+
+
+def counted_share(assumptions: EstimateAssumptions, prompt: str) -> float:
+    """What the counted calls of ``prompt`` are multiplied by (1 for all but the community reports)."""
+    return assumptions.report_share if prompt == REPORT_PROMPT else 1.0

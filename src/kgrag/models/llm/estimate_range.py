@@ -1,0 +1,88 @@
+"""The range an estimate gives beside its point figures: what re-asks and retries could add or take away.
+
+The calls a reply causes (a re-ask of an invalid reply, the retry at another temperature, the halves of a
+unit whose reply was cut at the token limit) are predicted from the share of failed replies this model's
+measured calls showed. Measured on the two calls of a probe, that share says little: two clean replies are
+as likely from a model that fails one reply in five as from one that never fails. So the point estimate
+keeps the measured rate, and the range beside it takes the rate at the ends of its Jeffreys interval
+(:data:`CONFIDENCE`; Beta(failed + ½, clean + ½), the usual interval for a share measured on few draws,
+wide when nothing was measured):
+
+* low: the lower end, each follow-up as large as a first call;
+* high: the upper end, each follow-up a reply that runs on to the request's ``max_tokens`` (a retry that
+  never closes its JSON costs the whole limit; a reply at least that long was measured otherwise).
+
+Extraction follow-ups per failed reply are as measured (:data:`PER_FAILURE` when no reply failed), at most
+:data:`MAX_FOLLOW_UPS` per first call; a denoising prompt's call is asked again at most once. Nothing else
+(the shares of names and relations, gleaning) is part of the range: it covers what replies cause.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+CONFIDENCE = 0.90  # two-sided level of the failure share's interval
+PER_FAILURE = 1.5  # follow-ups per failed extraction reply when none failed (a re-ask, then a retry or halves)
+MAX_FOLLOW_UPS = 2.0  # per first extraction call: a re-ask and a retry (graph.extractors.llm.unit_calls = 3)
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """One end of an estimate's range."""
+
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+
+
+@dataclass(frozen=True)
+class FailureSample:
+    """Measured calls of one prompt, the replies among them that failed, and the follow-ups they caused."""
+
+    calls: int = 0
+    failed: int = 0
+    follow_ups: float = 0.0
+
+    def stored(self) -> tuple[int, int, float]:
+        return self.calls, self.failed, self.follow_ups
+
+
+def failure_interval(failed: int, calls: int) -> tuple[float, float]:
+    """The Jeffreys interval (:data:`CONFIDENCE`) of a share of failed replies, ``failed`` of ``calls``."""
+    from scipy.stats import beta
+
+    failed = max(0, min(failed, calls))
+    tail = (1 - CONFIDENCE) / 2
+    a, b = failed + 0.5, calls - failed + 0.5
+    low = 0.0 if failed == 0 else float(beta.ppf(tail, a, b))
+    high = 1.0 if failed == calls and calls else float(beta.ppf(1 - tail, a, b))
+    return low, high
+
+
+def extraction_rates(sample: FailureSample) -> tuple[float, float]:
+    """Follow-ups per first extraction call at the two ends of the interval of ``sample``'s failure share."""
+    per_failure = sample.follow_ups / sample.failed if sample.failed else PER_FAILURE
+    low, high = failure_interval(sample.failed, sample.calls)
+    return _per_first(low * per_failure), _per_first(high * per_failure)
+
+
+def _per_first(share: float) -> float:
+    """Follow-ups per first call when ``share`` of all calls are follow-ups."""
+    cap = MAX_FOLLOW_UPS / (1 + MAX_FOLLOW_UPS)
+    share = min(share, cap)
+    return share / (1 - share)
+
+
+def reask_rates(sample: FailureSample) -> tuple[float, float]:
+    """Re-asks per call of a prompt asked again at most once: the failure share's interval."""
+    return failure_interval(sample.failed, sample.calls)
+
+
+def range_line(low: Bounds, high: Bounds) -> str:
+    """The range in words, for the estimate's output."""
+    return (
+        f"range (re-asks and retries at the ends of their {CONFIDENCE:.0%} interval): {low.calls}–{high.calls} calls, "
+        f"~{low.prompt_tokens}–{high.prompt_tokens} prompt + ~{low.completion_tokens}–{high.completion_tokens} "
+        f"completion tokens, ~${low.cost_usd:.4f}–{high.cost_usd:.4f}"
+    )
