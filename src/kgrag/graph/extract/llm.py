@@ -14,8 +14,10 @@ merger as they are ready instead of all at the end):
    (:mod:`~kgrag.graph.extract.split`: halves, then quarters, one call each); only what still cannot fit
    fails, alone, with its reason, and every other unit goes on.
 3. Items are validated one by one (:mod:`~kgrag.graph.extract.parse`); bad items are dropped, not the unit.
-4. Grounding (:mod:`~kgrag.graph.extract.attribution`): an entity whose name the unit's text does not
-   contain, and a relation with such an endpoint, is dropped and counted (``ungrounded``), never stored.
+4. Grounding: an entity whose name reads as a clause rather than a name (:mod:`~kgrag.graph.extract.clauses`),
+   and a relation with such an end, is dropped and counted (``clause``); then an entity whose name the unit's
+   text does not contain (:mod:`~kgrag.graph.extract.attribution`), and a relation with such an endpoint,
+   is dropped and counted (``ungrounded``), never stored.
    Then the descriptions (:mod:`~kgrag.graph.extract.support`): a relation whose description is not drawn
    from the sentences holding its ends is dropped and counted (``unsupported``); an entity description
    that is empty or not drawn from the text is taken from the sentence that mentions the entity.
@@ -46,6 +48,7 @@ from kgrag.core.records import ChunkRecord
 from kgrag.core.stages import EXTRACT, GLEAN, ledger_stage
 from kgrag.documents import TokenCounter
 from kgrag.graph.extract.attribution import ChunkLocator, attribute, failed, ground, unit_locator
+from kgrag.graph.extract.clauses import refuse_clauses
 from kgrag.graph.extract.glean import GleanPolicy
 from kgrag.graph.extract.parse import (
     ExtractionReply,
@@ -88,6 +91,8 @@ class ExtractionStats:
     dropped_items: int = 0
     ungrounded_entities: int = 0
     ungrounded_relations: int = 0
+    clause_entities: int = 0
+    clause_relations: int = 0
     unsupported_relations: int = 0
     descriptions_filled: int = 0
     descriptions_replaced: int = 0
@@ -213,6 +218,10 @@ class LLMExtractor:
         return results
 
     def _grounded(self, outcome: _UnitOutcome, items: ParsedItems) -> ParsedItems:
+        if self.grounding:
+            items, entities, relations = refuse_clauses(items)
+            self.stats.clause_entities += entities
+            self.stats.clause_relations += relations
         kept, entities, relations = ground(outcome.unit, items, grounding=self.grounding, locator=outcome.locator)
         self.stats.ungrounded_entities += entities
         self.stats.ungrounded_relations += relations
