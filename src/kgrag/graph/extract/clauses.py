@@ -22,6 +22,7 @@ A name is refused when one of these holds (each is rare in real names; the reaso
   are nouns and pass);
 * **too long**: more than :data:`MAX_NAME_WORDS` words.
 
+A part in brackets is a note on the name and is not judged ("Capt. Fox [his room-mate at McGrawville]").
 Refused entities are dropped and counted like ungrounded ones, and a relation with a refused end goes
 with them. The word lists are English: with ``graph.extractors.llm.grounding`` off (text whose names are
 translated) the check does not run.
@@ -36,6 +37,7 @@ from kgrag.graph.extract.parse import ParsedItems
 MAX_NAME_WORDS = 12  # longer than any organisation, disease or title name the test corpora hold
 MIN_WORDS_FOR_END_MARK = 3  # "Yahoo!" and "Jeopardy!" are names; "You will come?" is not
 _EDGE = "\"'“”‘’()[]{},;:"
+_BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'"})
 _BREAK = re.compile(r"(\S*)[.!?…]+[\"'”’)]*(?=\s+[\"'“‘(]*[A-Z])")
 _INITIALS = re.compile(r"^(?:[A-Za-z]{1,2}\.)*[A-Za-z]{1,2}$")  # "J", "U.S", "e.g", "Ph.D"
@@ -123,7 +125,10 @@ def _finite_auxiliary(words: list[str]) -> bool:
 
 
 def clause_reason(name: str) -> str | None:
-    """Why ``name`` reads as a clause rather than a name (see the module docstring), or None."""
+    """Why ``name`` reads as a clause rather than a name (see the module docstring), or None. A part in
+    brackets is a note on the name, not the name: "Capt. Fox [his room-mate at McGrawville]" is judged as
+    "Capt. Fox", "Follicular lymphoma (FL)" as "Follicular lymphoma"."""
+    name = _BRACKETED.sub(" ", name) if _BRACKETED.sub("", name).strip() else name
     words = _words(name)
     if len(words) > MAX_NAME_WORDS:
         return f"more than {MAX_NAME_WORDS} words"

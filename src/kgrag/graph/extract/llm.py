@@ -19,8 +19,9 @@ merger as they are ready instead of all at the end):
    text does not contain (:mod:`~kgrag.graph.extract.attribution`), and a relation with such an endpoint,
    is dropped and counted (``ungrounded``), never stored.
    Then the descriptions (:mod:`~kgrag.graph.extract.support`): a relation whose description is not drawn
-   from the sentences holding its ends is dropped and counted (``unsupported``); an entity description
-   that is empty or not drawn from the text is taken from the sentence that mentions the entity.
+   from the sentences holding its ends (or that copies a worked example's shape with a claim the text does
+   not make) is dropped and counted (``unsupported``); an entity description that is empty or not drawn
+   from the text is taken from the sentence that mentions the entity.
 5. Gleaning (:mod:`~kgrag.graph.extract.glean`): a unit whose first pass looks incomplete gets one
    ``glean_graph`` call re-sending its sparse chunks with the names already found, asking only for what
    is missing. A failed glean keeps the first pass (valid data, only possibly not all of it) and is
@@ -49,6 +50,7 @@ from kgrag.core.stages import EXTRACT, GLEAN, ledger_stage
 from kgrag.documents import TokenCounter
 from kgrag.graph.extract.attribution import ChunkLocator, attribute, failed, ground, unit_locator
 from kgrag.graph.extract.clauses import refuse_clauses
+from kgrag.graph.extract.example_shape import example_shapes
 from kgrag.graph.extract.glean import GleanPolicy
 from kgrag.graph.extract.parse import (
     ExtractionReply,
@@ -227,11 +229,16 @@ class LLMExtractor:
         self.stats.ungrounded_relations += relations
         if not self.grounding:
             return kept
-        kept, counts = check_support(outcome.unit.text, kept)
+        kept, counts = check_support(outcome.unit.text, kept, self._example_shapes())
         self.stats.unsupported_relations += counts.unsupported_relations
         self.stats.descriptions_filled += counts.descriptions_filled
         self.stats.descriptions_replaced += counts.descriptions_replaced
         return kept
+
+    def _example_shapes(self) -> tuple[tuple[str, ...], ...]:
+        """The shapes of the worked examples' descriptions, read from the prompts in use (memoised)."""
+        replies = tuple(self.client.prompt(name).example_reply for name in (EXTRACT_PROMPT, GLEAN_PROMPT))
+        return example_shapes(replies)
 
     def _retry_smaller(self, outcomes: list[_UnitOutcome], depth: int = 0) -> None:
         """Give every outcome that failed for its size (:func:`is_size_failure`) the outcomes of its unit's
