@@ -8,9 +8,10 @@ holds, so the content-word check passes it too; the claim ("port", "located") is
 
 The **shape** of a description is its lower-case word sequence with every name masked: the names the
 caller gives (the item's own, the example's), then any run of capitalised words after the first word (a
-description's first word is capitalised whatever it is): "the port where <name> is based". A description is **shaped like the example** when its shape is at
-least :data:`MIN_SHAPE_SIMILARITY` similar (difflib's ratio over words) to the shape of one of the
-example's descriptions of at least :data:`MIN_SHAPE_WORDS` words. The examples are read from the prompt
+description's first word is capitalised whatever it is): "the port where <name> is based". A
+description is **shaped like the example** when its shape is at least :data:`MIN_SHAPE_SIMILARITY`
+similar (difflib's ratio over words) to the shape of one of the example's descriptions of at least
+:data:`MIN_SHAPE_WORDS` words. The examples are read from the prompt
 files (the extraction and gleaning prompts' worked replies), never written here, so a tuned or
 overridden prompt brings its own. What such a description must then show is in
 :mod:`~kgrag.graph.extract.support`.
