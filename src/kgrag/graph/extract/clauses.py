@@ -13,11 +13,13 @@ A name is refused when one of these holds (each is rare in real names; the reaso
 * **first or second person**: a lower-case ``me``, ``my``, ``we``, ``us``, ``our``, ``you``, ``your`` …
   anywhere, a capitalised one followed by a lower-case word ("You feel", but "Our Lady", "My Fair Lady"
   pass), or ``I`` followed by a verb ("I wish", "I had"; "Type I diabetes", "World War I" pass);
+* **third person**: a lower-case ``he``, ``him``, ``his``, ``her``, ``its``, ``their`` … anywhere ("near
+  his lungs"): a name refers to something, it does not point back at what a sentence already named;
 * **a subject and its verb**: a personal or indefinite pronoun (``he``, ``she``, ``it``, ``they``,
   ``everyone`` …; capitalised only as the first word) followed by a lower-case word ("It may kill him",
   "everyone with FL needs …");
 * **a finite auxiliary between words**: ``is``, ``was``, ``had``, ``would`` … with a word before it and a
-  lower-case word after it ("The ball is in his chest"), or ``will``/``can``/``may``/``must``/``might``
+  lower-case word after it ("The ball is in the chest"), or ``will``/``can``/``may``/``must``/``might``
   followed by ``be``, ``not``, ``have`` … ("Things will be more settled"; "living will" and "trash can"
   are nouns and pass);
 * **too long**: more than :data:`MAX_NAME_WORDS` words.
