@@ -173,6 +173,8 @@ def _index(ws: object, docs: Path) -> dict[str, object]:
         "relations": extractor_stats.relations,
         "ungrounded_entities": extracted.ungrounded_entities,
         "ungrounded_relations": extracted.ungrounded_relations,
+        "clause_entities": extracted.clause_entities,
+        "clause_relations": extracted.clause_relations,
         "unsupported_relations": extracted.unsupported_relations,
         "descriptions_filled": extracted.descriptions_filled,
         "descriptions_replaced": extracted.descriptions_replaced,

@@ -18,9 +18,12 @@ import pytest
 from kgrag.core.records import ChunkRecord
 from kgrag.documents import TokenCounter
 from kgrag.graph.extract.attribution import attribute, ground
+from kgrag.graph.extract.clauses import clause_reason
+from kgrag.graph.extract.example_shape import example_shapes
 from kgrag.graph.extract.parse import ExtractionReply, parse_items
 from kgrag.graph.extract.units import build_units
 from kgrag.models.llm.structured import ReplyInvalid, parse_reply
+from kgrag.prompts import load_prompt
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "llm_replies"
 TYPES = ["person", "organization", "team", "product", "technology", "location", "event", "concept"]
@@ -38,6 +41,7 @@ def _records() -> list[dict[str, Any]]:
 
 
 RECORDS = _records()
+SHAPES = example_shapes(tuple(load_prompt(name).example_reply for name in ("extract_graph", "glean_graph")))
 EXTRACTIONS = [r for r in RECORDS if r.get("prompt") in ("extract_graph", "glean_graph")]
 
 
@@ -95,7 +99,6 @@ def test_a_real_judge_reply_that_copies_the_example_is_caught() -> None:
     """The 0.5B model, judging, copied sentences of the worked example into its reasoning: such a reply is
     re-asked and never kept as a verdict."""
     from kgrag.models.llm.structured import copied_from_example
-    from kgrag.prompts import load_prompt
 
     copies = []
     for record in JUDGES:
@@ -123,8 +126,8 @@ def test_a_real_reply_keeps_only_descriptions_drawn_from_its_text(record: dict[s
     except ReplyInvalid:
         return
     items = parse_items(reply, TYPES)
-    kept, counts = check_support(text, items)
-    evidence = UnitEvidence(text)
+    kept, counts = check_support(text, items, SHAPES)
+    evidence = UnitEvidence(text, SHAPES)
     assert len(kept.relations) + counts.unsupported_relations == len(items.relations)
     for relation in kept.relations:
         where = evidence.relation_sentences(relation.source, relation.target)
@@ -160,3 +163,60 @@ def test_no_kept_description_carries_the_examples_names() -> None:
         for item in [*kept.entities, *kept.relations]:
             assert not any(w in item.description.casefold() for w in EXAMPLE_WORDS), item
     assert carried, "the recorded replies include descriptions that carry the example's names"
+
+
+def _parsed(record: dict[str, Any]) -> Any:
+    try:
+        reply, _ = parse_reply(record["response"], record.get("finish_reason"), ExtractionReply)
+    except ReplyInvalid:
+        return None
+    return parse_items(reply, TYPES)
+
+
+# Sentences of a letter and of a medical passage the 0.5B model stored as entities (or relation ends).
+RECORDED_CLAUSES = {
+    "I wish I could go right on to you",
+    "You feel so troubled about you",
+    "You will write to me, won’t you",
+    "I had better take your time and visit at your leisure now",
+    "You had better take your time and visit at your leisure now",
+    "Things will be more settled in a couple of weeks",
+    "The ball is in his chest and probably lodged near his lungs",
+    "Not everyone with FL needs treatment right away",
+}
+
+
+def test_the_recorded_clauses_are_refused_and_no_recorded_name_is() -> None:
+    """Every name the model wrote, entity or relation end, judged by the clause check: the sentences it
+    copied as entities are refused, every other name (people, places, diseases, garbled names) is not."""
+    names = set()
+    for record in EXTRACTIONS:
+        items = _parsed(record)
+        if items is not None:
+            names |= {e.name for e in items.entities} | {n for r in items.relations for n in (r.source, r.target)}
+    refused = {name for name in names if clause_reason(name) is not None}
+    assert refused == RECORDED_CLAUSES
+    assert {"New York Central College", "Capt. Fox [his room-mate at McGrawville]", "Naval Observatory"} <= names
+
+
+def test_no_recorded_description_in_the_examples_shape_survives_unless_its_sentence_says_it() -> None:
+    """The second Novel run's "Rodman: The port where Naval Observatory is located" copies the example's
+    "The port where Velloran Tide is based" with the text's names; with the examples' shapes it is replaced
+    by the sentence that names Rodman, and so are the run's other example-shaped descriptions."""
+    from kgrag.graph.extract.example_shape import shape, shaped_like
+    from kgrag.graph.extract.support import check_support
+
+    replaced = []
+    for record in EXTRACTIONS:
+        items = _parsed(record)
+        if items is None or "novel-4096-run2" not in record["where"]:
+            continue
+        kept, _ = check_support(_unit_text(record), items, SHAPES)
+        for before, after in zip(items.entities, kept.entities, strict=True):
+            if (
+                shaped_like(shape(before.description, [before.name]), SHAPES)
+                and after.description != before.description
+            ):
+                replaced.append((before.name, before.description))
+    assert ("Rodman", "The port where Naval Observatory is located.") in replaced
+    assert len({name for name, _ in replaced}) >= 3  # Rodman, McGrawville, Washington, New York Central College

@@ -41,6 +41,11 @@ def print_index_report(console: Console, report: IndexReport) -> None:
                 if own.ungrounded_entities or own.ungrounded_relations
                 else ""
             )
+            + (
+                f" · clauses as names dropped: {own.clause_entities} entities, {own.clause_relations} relations"
+                if own.clause_entities or own.clause_relations
+                else ""
+            )
             + (f" · unsupported relations dropped: {n}" if (n := own.unsupported_relations) else "")
             + (
                 f" · descriptions taken from the text: {own.descriptions_filled} empty, "

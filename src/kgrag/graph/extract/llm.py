@@ -14,11 +14,14 @@ merger as they are ready instead of all at the end):
    (:mod:`~kgrag.graph.extract.split`: halves, then quarters, one call each); only what still cannot fit
    fails, alone, with its reason, and every other unit goes on.
 3. Items are validated one by one (:mod:`~kgrag.graph.extract.parse`); bad items are dropped, not the unit.
-4. Grounding (:mod:`~kgrag.graph.extract.attribution`): an entity whose name the unit's text does not
-   contain, and a relation with such an endpoint, is dropped and counted (``ungrounded``), never stored.
+4. Grounding: an entity whose name reads as a clause rather than a name (:mod:`~kgrag.graph.extract.clauses`),
+   and a relation with such an end, is dropped and counted (``clause``); then an entity whose name the unit's
+   text does not contain (:mod:`~kgrag.graph.extract.attribution`), and a relation with such an endpoint,
+   is dropped and counted (``ungrounded``), never stored.
    Then the descriptions (:mod:`~kgrag.graph.extract.support`): a relation whose description is not drawn
-   from the sentences holding its ends is dropped and counted (``unsupported``); an entity description
-   that is empty or not drawn from the text is taken from the sentence that mentions the entity.
+   from the sentences holding its ends (or that copies a worked example's shape with a claim the text does
+   not make) is dropped and counted (``unsupported``); an entity description that is empty or not drawn
+   from the text is taken from the sentence that mentions the entity.
 5. Gleaning (:mod:`~kgrag.graph.extract.glean`): a unit whose first pass looks incomplete gets one
    ``glean_graph`` call re-sending its sparse chunks with the names already found, asking only for what
    is missing. A failed glean keeps the first pass (valid data, only possibly not all of it) and is
@@ -46,6 +49,8 @@ from kgrag.core.records import ChunkRecord
 from kgrag.core.stages import EXTRACT, GLEAN, ledger_stage
 from kgrag.documents import TokenCounter
 from kgrag.graph.extract.attribution import ChunkLocator, attribute, failed, ground, unit_locator
+from kgrag.graph.extract.clauses import refuse_clauses
+from kgrag.graph.extract.example_shape import example_shapes
 from kgrag.graph.extract.glean import GleanPolicy
 from kgrag.graph.extract.parse import (
     ExtractionReply,
@@ -88,6 +93,8 @@ class ExtractionStats:
     dropped_items: int = 0
     ungrounded_entities: int = 0
     ungrounded_relations: int = 0
+    clause_entities: int = 0
+    clause_relations: int = 0
     unsupported_relations: int = 0
     descriptions_filled: int = 0
     descriptions_replaced: int = 0
@@ -213,16 +220,25 @@ class LLMExtractor:
         return results
 
     def _grounded(self, outcome: _UnitOutcome, items: ParsedItems) -> ParsedItems:
+        if self.grounding:
+            items, entities, relations = refuse_clauses(items)
+            self.stats.clause_entities += entities
+            self.stats.clause_relations += relations
         kept, entities, relations = ground(outcome.unit, items, grounding=self.grounding, locator=outcome.locator)
         self.stats.ungrounded_entities += entities
         self.stats.ungrounded_relations += relations
         if not self.grounding:
             return kept
-        kept, counts = check_support(outcome.unit.text, kept)
+        kept, counts = check_support(outcome.unit.text, kept, self._example_shapes())
         self.stats.unsupported_relations += counts.unsupported_relations
         self.stats.descriptions_filled += counts.descriptions_filled
         self.stats.descriptions_replaced += counts.descriptions_replaced
         return kept
+
+    def _example_shapes(self) -> tuple[tuple[str, ...], ...]:
+        """The shapes of the worked examples' descriptions, read from the prompts in use (memoised)."""
+        replies = tuple(self.client.prompt(name).example_reply for name in (EXTRACT_PROMPT, GLEAN_PROMPT))
+        return example_shapes(replies)
 
     def _retry_smaller(self, outcomes: list[_UnitOutcome], depth: int = 0) -> None:
         """Give every outcome that failed for its size (:func:`is_size_failure`) the outcomes of its unit's

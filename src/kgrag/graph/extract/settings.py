@@ -45,10 +45,14 @@ class LlmExtractorSettings(Section):
     grounding: bool = Field(
         True,
         description="Keep only entities whose names occur in the text they were extracted from (and relations "
-        "between such entities); the others are dropped and counted as `ungrounded` in the index report. A "
-        "relation whose description is not drawn from the sentences holding its two ends is dropped too "
-        "(`unsupported`), and an empty or unsupported entity description is taken from the sentence that "
-        "mentions the entity. Turn off only for text the model must translate or transliterate names from.",
+        "between such entities); the others are dropped and counted as `ungrounded` in the index report. An "
+        "entity whose name reads as a sentence rather than a name (English word rules: a first- or "
+        "second-person pronoun, a subject and its verb, a sentence break, over 12 words) is dropped with its "
+        "relations and counted as `clauses as names`. A relation whose description is not drawn from the "
+        "sentences holding its two ends, or copies a worked example's wording with a claim the text does not "
+        "make, is dropped too (`unsupported`), and an empty or unsupported entity description is taken from "
+        "the sentence that mentions the entity. Turn off only for text the model must translate or "
+        "transliterate names from.",
     )
     grounding_similarity: int = Field(
         90,

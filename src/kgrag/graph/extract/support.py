@@ -15,6 +15,11 @@ the text says X sold to Y). This check is LLM-free and cheap:
   its other words share: small models carry the example's names into descriptions of real entities.
 * a description that puts an item's name in front of a clause copied from a sentence whose subject is
   someone else is unsupported too: the words are the text's, the statement is not.
+* a description **shaped like a worked example's** (:mod:`~kgrag.graph.extract.example_shape`: "The port
+  where Naval Observatory is located" after "The port where Velloran Tide is based") must earn every word
+  the example lent it: it is supported only when one sentence of the unit holds the item's names and every
+  name the description mentions, and those sentences hold all of its other content words. Shape and names
+  are the text's; what it claims about them is the example's unless the text says it too.
 * a relation with an unsupported description is dropped and counted (``unsupported_relations``); an
   entity is never dropped for its description: an unsupported one is replaced by the first sentence that
   mentions the entity (or cleared when no sentence names it), and an empty one (small models leave many
@@ -31,6 +36,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from kgrag.graph.extract.example_shape import Shape, shape, shaped_like
 from kgrag.graph.extract.parse import ParsedItems
 from kgrag.graph.types import ExtractedEntity, ExtractedRelation
 
@@ -94,7 +100,10 @@ class SupportCounts:
 class UnitEvidence:
     """The sentences of one unit's text, and which of them mention a name."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, shapes: Sequence[tuple[str, ...]] = ()) -> None:
+        """``shapes``: those of the worked examples' descriptions (:func:`~kgrag.graph.extract.example_shape.
+        example_shapes`); none, and no description is checked for the example's shape."""
+        self.shapes = shapes
         self.sentences = split_sentences(text)
         self._folded = [" ".join(s.split()).casefold() for s in self.sentences]
         self._words = [content_words(s) for s in self.sentences]
@@ -121,6 +130,9 @@ class UnitEvidence:
         (all sentences when none is given)."""
         if self.names_unknown(description) or self.subject_swapped(description, names):
             return False
+        described = shape(description, names) if self.shapes else None
+        if described is not None and shaped_like(described, self.shapes):
+            return self.shape_supported(description, described, names)
         own = set().union(*(content_words(n) for n in names))
         words = content_words(description) - own
         if not words:
@@ -128,6 +140,18 @@ class UnitEvidence:
         pool = [self._words[i] for i in sentences] if sentences else self._words
         evidence = set().union(*pool) if pool else set()
         return len(words & evidence) >= MIN_SUPPORT * len(words)
+
+    def shape_supported(self, description: str, described: Shape, names: Sequence[str]) -> bool:
+        """Whether a description shaped like an example's is the text's: sentences holding the item's names
+        and every name it mentions together, and all its other content words in them."""
+        named = [*names, *described.names]
+        where = set(range(len(self.sentences)))
+        for name in named:
+            where &= set(self.mentions(name))
+        if not where:
+            return False
+        words = content_words(description) - set().union(*(content_words(n) for n in named))
+        return words <= set().union(*(self._words[i] for i in where))
 
     def subject_swapped(self, description: str, names: Sequence[str]) -> bool:
         """True when ``description`` is one of the item's names followed by a copied run of a sentence
@@ -183,10 +207,12 @@ def _relation(evidence: UnitEvidence, relation: ExtractedRelation, counts: Suppo
     return None
 
 
-def check_support(text: str, items: ParsedItems) -> tuple[ParsedItems, SupportCounts]:
+def check_support(
+    text: str, items: ParsedItems, shapes: Sequence[tuple[str, ...]] = ()
+) -> tuple[ParsedItems, SupportCounts]:
     """``items`` with unsupported relations dropped and entity descriptions filled or replaced from ``text``
-    (the unit's), and the counts of each."""
-    evidence = UnitEvidence(text)
+    (the unit's), and the counts of each. ``shapes``: the worked examples' description shapes."""
+    evidence = UnitEvidence(text, shapes)
     counts = SupportCounts()
     entities = [_entity(evidence, e, counts) for e in items.entities]
     relations = [r for r in (_relation(evidence, r, counts) for r in items.relations) if r is not None]

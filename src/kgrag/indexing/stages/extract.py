@@ -30,9 +30,10 @@ class ExtractReport:
     """What extraction did and left: chunks extracted and failed (retried next run), the graph's size after
     it, graph texts embedded on the way, corpus tokens read (overlap counted once), gleaning calls that
     failed (the first pass was kept), LLM entities and relations dropped because the text does not hold
-    their names, LLM relations dropped because their description is not drawn from the text, LLM entity
-    descriptions taken from the text because the model left them empty or wrote what the text does not
-    hold, and descriptions whose summary fell back (summarised again next run)."""
+    their names or because a name reads as a clause (a sentence copied as an entity), LLM relations dropped
+    because their description is not drawn from the text, LLM entity descriptions taken from the text
+    because the model left them empty or wrote what the text does not hold, and descriptions whose summary
+    fell back (summarised again next run)."""
 
     chunks_extracted: int = 0
     chunks_extraction_failed: int = 0
@@ -43,6 +44,8 @@ class ExtractReport:
     glean_failed: int = 0
     ungrounded_entities: int = 0
     ungrounded_relations: int = 0
+    clause_entities: int = 0
+    clause_relations: int = 0
     unsupported_relations: int = 0
     descriptions_filled: int = 0
     descriptions_replaced: int = 0
@@ -107,6 +110,8 @@ def account_llm(report: IndexReport, extractor: object) -> None:
         own.glean_failed += stats.glean_failures
         own.ungrounded_entities += stats.ungrounded_entities
         own.ungrounded_relations += stats.ungrounded_relations
+        own.clause_entities += stats.clause_entities
+        own.clause_relations += stats.clause_relations
         own.unsupported_relations += stats.unsupported_relations
         own.descriptions_filled += stats.descriptions_filled
         own.descriptions_replaced += stats.descriptions_replaced
