@@ -45,7 +45,9 @@ _VAGUE_DATE = re.compile(r"\d|^(?:a|an|one|two|three|four|five|six|seven|eight|n
 _GLOSSARY = re.compile(r"^\s*[\w&/-]+(?:\s+[\w&/-]+){0,3}\s+[–—:-]\s+[A-Z]")
 _PAGE = re.compile(r"\bpage\s+\d+|\bp\.\s*\d+|^\s*[-–]?\s*\d{1,4}\s*[-–]?\s*$", re.I)
 _NUMBER_WORDS = frozenset("zero one two three four five six seven eight nine ten half dozen".split())
-_SUBORDINATE = frozenset("that which who whom whose to while if because although though when where".split())
+_SUBORDINATE = frozenset(
+    "that which who whom whose to while if because although though when where since unless until whereas whether".split()
+)
 _JOINING_END = frozenset("and or but of to the a an with by for from in on at as than".split())
 _GLUED = re.compile(r"\b[A-Z][A-Z][a-z]{2,}\b")  # "MThis", "GWell": a line break lost between two words
 _STEM = 5
@@ -155,6 +157,8 @@ def _shape_defect(span: Any, answer: str) -> str | None:
         return "answer is garbled (a bracket, a repeated word or words run together)"
     if words[0] in ("and", "or", "and/or", "but"):
         return "answer starts with a joining word"
+    if "," in answer:
+        return "answer is a list (a comma inside)"
     return None
 
 
@@ -189,7 +193,7 @@ def question_defect(question: str) -> str | None:
         return "question asks for one item of a list"
     if _SLASHED.search(question):
         return "question breaks a unit or a pair apart"
-    if words[0].lower() in _SUBORDINATE:
+    if words[0].lower().strip(",;:") in _SUBORDINATE:
         return "question is a subordinate clause"
     if words[-1].lower() in _JOINING_END:
         return "question ends on a joining word"
