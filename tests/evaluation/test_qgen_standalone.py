@@ -23,7 +23,7 @@ from kgrag.evaluation.qgen.standalone import (
     placement_defect,
     voice_defect,
 )
-from kgrag.evaluation.qgen.wording import question_word
+from kgrag.evaluation.qgen.wording import ask_around, question_word
 from kgrag.graph.extract.nlp import SpacyExtractor
 from kgrag.graph.extract.settings import nlp_settings
 
@@ -177,3 +177,28 @@ def test_names_other_than_people_are_asked_with_what_and_an_age_with_what_age() 
     assert question_word("GPE", "Nellie", "", True, False) == "what"
     assert question_word("PERSON", "Mary Gilman", "", False, True) == "Who"
     assert question_word("DATE", "age 44", "", True, False) == "what age"
+
+
+def test_a_term_or_year_that_names_the_noun_after_it_is_not_an_answer() -> None:
+    survey = "GitHub's 2017 Open Source Survey showed incomplete documentation is the biggest problem."
+    assert not well_formed(_span(survey, "2017"), "DATE")  # "GitHub's which year Open Source Survey …?"
+    fund = "FLOSS/fund is a dedicated fund to provide no-strings attached financial support to FOSS projects globally."
+    assert not well_formed(_span(fund, "FOSS"), "THING")  # "… support to what projects globally?"
+    count = "Exercism is a programming exercise platform with over 350 contributors."
+    assert well_formed(_span(count, "over 350"), "CARDINAL")  # "how many contributors" is a count, kept
+
+
+def test_a_verb_sharing_its_object_with_the_next_is_not_cut_from_it() -> None:
+    text = "PVR enables maintainers to receive and address vulnerability reports, all within the GitHub platform."
+    doc = _nlp()(text)
+    question, _, _ = ask_around(doc[:], doc[0:1], "THING")
+    assert "receive and address vulnerability reports" in question  # not "to receive, all within …"
+    other = "Vendor pricing was based on stored data points, and keeping raw telemetry made the cost grow fast."
+    doc = _nlp()(other)
+    question, _, _ = ask_around(doc[:], doc[0:2], "THING")
+    assert "keeping" not in question  # a side clause with its own complement is still left out
+
+
+def test_a_question_cut_from_a_why_or_how_clause_is_rejected() -> None:
+    assert question_defect("Why a voting system doesn't exist for what?") is not None
+    assert question_defect("Part of the reason is that Atom Issues have no vote for what?") is None

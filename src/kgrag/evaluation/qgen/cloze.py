@@ -200,6 +200,10 @@ def well_formed(span: Any, label: str) -> bool:
         return False
     if label in MEASURES and ("PROPN" in tags or (following is not None and following.pos_ == "NOUN")):
         return label == "CARDINAL" and "PROPN" not in tags
+    if label == "DATE" and following is not None and following.pos_ == "PROPN":
+        return False  # a year naming something ("the 2017 Open Source Survey")
+    if label not in MEASURES and following is not None and following.tag_ in ("NN", "NNS"):
+        return False  # a name or term modifying the common noun after it ("CSS pixels", "FOSS projects")
     if label == "PERSON" and (len(span) < 2 or tags - {"PROPN", "PUNCT"}):
         return False
     return not (label in NAMES and "NUM" in tags)

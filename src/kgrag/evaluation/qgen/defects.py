@@ -46,8 +46,8 @@ _GLOSSARY = re.compile(r"^\s*[\w&/-]+(?:\s+[\w&/-]+){0,3}\s+[–—:-]\s+[A-Z]")
 _PAGE = re.compile(r"\bpage\s+\d+|\bp\.\s*\d+|^\s*[-–]?\s*\d{1,4}\s*[-–]?\s*$", re.I)
 _NUMBER_WORDS = frozenset("zero one two three four five six seven eight nine ten half dozen".split())
 _SUBORDINATE = frozenset(
-    "that which who whom whose to while if because although though when where since unless until whereas whether".split()
-)
+    "that which who whom whose to while if because although though when where since unless until".split()
+) | {"whereas", "whether", "why", "how"}
 _JOINING_END = frozenset("and or but of to the a an with by for from in on at as than".split())
 _GLUED = re.compile(r"\b[A-Z][A-Z][a-z]{2,}\b")  # "MThis", "GWell": a line break lost between two words
 _STEM = 5

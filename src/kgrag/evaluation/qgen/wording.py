@@ -109,12 +109,29 @@ def side_parts(clause: Any, span: Any) -> set[int]:
             continue
         if t.left_edge.i <= span.start and span.end - 1 <= t.right_edge.i:
             continue
+        if _shares_object(t):
+            continue
         drop.update(range(t.left_edge.i, t.right_edge.i + 1))
         j = t.left_edge.i - 1
         while j >= clause.start and doc[j].dep_ in ("cc", "punct", "mark"):
             drop.add(j)
             j -= 1
     return {i for i in drop if clause.start <= i < clause.end}
+
+
+_OBJECTS = frozenset({"dobj", "obj", "attr", "oprd"})
+
+
+def _shares_object(verb: Any) -> bool:
+    """Whether ``verb`` is the second of two verbs sharing its object and subject ("to receive and
+    address reports"): leaving it out would leave the first without its object."""
+    head = verb.head
+    if verb.dep_ != "conj" or head.pos_ not in ("VERB", "AUX"):
+        return False
+    own = {c.dep_ for c in verb.children}
+    complements = _OBJECTS | {"prep", "agent", "ccomp", "xcomp", "acomp", "dative", "prt"}
+    bare = not any(c.dep_ in complements for c in head.children)  # "to receive and address reports"
+    return bool(own & _OBJECTS) and not own & {"nsubj", "nsubjpass", "csubj", "expl"} and bare
 
 
 _IRREGULAR = {"have": "has", "do": "does", "go": "goes"}
