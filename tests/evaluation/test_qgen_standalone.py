@@ -11,7 +11,7 @@ import pytest
 
 from kgrag.config import KgragConfig
 from kgrag.evaluation.qgen.cloze import well_formed
-from kgrag.evaluation.qgen.defects import answer_defect, question_defect
+from kgrag.evaluation.qgen.defects import answer_defect, question_defect, sentence_defect
 from kgrag.evaluation.qgen.fitness import wording_defect
 from kgrag.evaluation.qgen.standalone import (
     clause_stands,
@@ -202,3 +202,28 @@ def test_a_verb_sharing_its_object_with_the_next_is_not_cut_from_it() -> None:
 def test_a_question_cut_from_a_why_or_how_clause_is_rejected() -> None:
     assert question_defect("Why a voting system doesn't exist for what?") is not None
     assert question_defect("Part of the reason is that Atom Issues have no vote for what?") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sudo dnf install procps-ng curl file",
+        "HOMEBREW_NO_AUTO_UPDATE=1 brew bundle exec bundle exec rake lint",
+        "See Support Tiers for unsupported multi-user environments.",
+        "timely responses in Slack, pulling weight on shared project tasks",
+    ],
+)
+def test_command_lines_cross_references_and_list_fragments_are_not_evidence(text: str) -> None:
+    assert sentence_defect(next(iter(_nlp()(text).sents))) is not None
+
+
+def test_plain_sentences_are_evidence() -> None:
+    for text in (
+        "Homebrew retains analytics events in InfluxDB for 365 days.",
+        "iOS builds are signed by the release team before every upload.",
+    ):
+        assert sentence_defect(next(iter(_nlp()(text).sents))) is None, text
+
+
+def test_a_duration_in_quarters_is_asked_how_long() -> None:
+    assert question_word("DATE", "two consecutive quarters", "", True, False) == "how long"

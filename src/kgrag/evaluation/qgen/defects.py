@@ -37,9 +37,10 @@ _CONTACT = re.compile(
 )
 _CROSS_REFERENCE = re.compile(
     r"\b(?:see|turn to)\s+(?:part|chapter|page|section|table|figure|appendix)\b|"
-    r"^\s*(?:part|chapter|section|table|figure|appendix)\s+\d+",
+    r"^\s*(?:part|chapter|section|table|figure|appendix)\s+\d+|^\s*see\s",
     re.I,
 )
+_COMMAND = re.compile(r"^\s*(?:sudo|\$)\s|(?:^|\s)[A-Z][A-Z0-9_]{2,}=\S")
 _STRUCTURE = re.compile(r"^(?:part|chapter|section|table|figure|appendix|page)\s+\d+", re.I)
 _VAGUE_DATE = re.compile(r"\d|^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|several|many)\b", re.I)
 _GLOSSARY = re.compile(r"^\s*[\w&/-]+(?:\s+[\w&/-]+){0,3}\s+[–—:-]\s+[A-Z]")
@@ -101,6 +102,8 @@ def _not_prose(sent: Any) -> str | None:
         return "address, link or phone number"
     if _CROSS_REFERENCE.search(text):
         return "cross-reference"
+    if _COMMAND.search(text) or (sent[0].is_lower and not text.rstrip().endswith((".", "!", ":"))):
+        return "command line or list fragment (lower-case start, no full stop)"
     if _GLOSSARY.match(text):
         return "glossary entry (term – definition)"
     return None

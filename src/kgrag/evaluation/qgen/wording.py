@@ -55,7 +55,8 @@ LABELS = frozenset([*FRONTED, "DATE", "CARDINAL"])
 _FREQUENCY = re.compile(r"^(every|each|per|once|twice|daily|weekly|monthly|yearly)\b", re.I)
 _YEAR = re.compile(r"^(in |since |by )?(1[5-9]|20)\d\d$", re.I)
 _DURATION = re.compile(
-    r"(?<![\w-])(decades?|years?|months?|weeks?|days?|hours?|minutes?|seconds|(?<=\d )second)(?![\w-])", re.I
+    r"(?<![\w-])(decades?|years?|quarters?|months?|weeks?|days?|hours?|minutes?|seconds|(?<=\d )second)(?![\w-])",
+    re.I,
 )
 
 
