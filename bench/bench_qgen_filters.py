@@ -13,12 +13,14 @@ wall time, are reported (the machine is shared).
 
     HF_HUB_OFFLINE=1 python bench/bench_qgen_filters.py --cut 900000:1050000 --n 25 --out FILE.json   # read one
     HF_HUB_OFFLINE=1 python bench/bench_qgen_filters.py --blind-cut 200000:350000 --n 25 --out FILE.json
+    HF_HUB_OFFLINE=1 python bench/bench_qgen_filters.py --dir DOCS --blind-cut 0:150000 --n 25 --out FILE.json
 
 ``--cut`` and ``--blind-cut`` chunk a character range of Medical (``--source novel`` for Novel-58553) without
 indexing it, generate ``--n`` known-item questions (seeded) and write question, answer and evidence
 sentence to FILE (and FILE with ``.md``) for a reader; ``--cut`` also prints the rejection counts and
 the two-chunk share of a mixed set. ``--blind-cut`` writes nothing else, so the blind reader's cut
-stays unseen.
+stays unseen. With ``--dir DOCS`` they read a folder of documents instead (files in path order until
+END characters, read by the indexing loaders).
 
 ``--prepare`` writes the first 100k characters of GraphRAG-Bench Medical and of Novel-58553 from
 ``../shared/datasets`` with the hand-written questions whose every evidence statement has at least 70 %
@@ -143,6 +145,23 @@ def cut_passages(source: str, span: str) -> list[Passage]:
     return [Passage(f"{source}-{start}-{c.ord:05d}", f"{source}-{start}", c.text) for c in chunks]
 
 
+def dir_passages(folder: Path, limit: int) -> list[Passage]:
+    """The documents of a folder (read by the indexing loaders, Markdown rendered, front matter left out),
+    in path order until ``limit`` characters, chunked as indexing would (200 tokens, overlap 24)."""
+    from kgrag.documents.loaders import load_path, supported_suffixes
+
+    cfg, counter, passages, total = KgragConfig().documents, TokenCounter.for_encoding(), [], 0
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in supported_suffixes()):
+        for doc in load_path(path, cfg):
+            doc_id = str(path.relative_to(folder))
+            chunks = chunk_text(doc.text, counter, 200, 24)
+            passages += [Passage(f"{doc_id}#{c.ord:05d}", doc_id, c.text) for c in chunks]
+            total += len(doc.text)
+        if total >= limit:
+            break
+    return passages
+
+
 def write_read(passages: list[Passage], n: int, seed: int, out: Path, kinds: tuple[str, ...]) -> Counter[str]:
     """``n`` questions per kind for a reader: JSON and a Markdown table (question, answer, evidence)."""
     nlp = SpacyExtractor(nlp_settings(KgragConfig()).spacy_model).nlp
@@ -174,9 +193,11 @@ def main() -> None:
     parser.add_argument("--blind-cut", help="START:END characters: write --n known-item questions only.")
     parser.add_argument("--source", choices=("medical", "novel"), default="medical")
     parser.add_argument("--n", type=int, default=25)
+    parser.add_argument("--dir", type=Path, help="With --blind-cut or --cut 0:LIMIT: a folder of documents instead.")
     args = parser.parse_args()
     if args.blind_cut or args.cut:
-        passages = cut_passages(args.source, args.blind_cut or args.cut)
+        span = args.blind_cut or args.cut
+        passages = dir_passages(args.dir, int(span.split(":")[1])) if args.dir else cut_passages(args.source, span)
         kinds = ("known-item",) if args.blind_cut else ("known-item", "two-chunk")
         rejected = write_read(passages, args.n, args.seed, args.out, kinds)
         if args.cut:

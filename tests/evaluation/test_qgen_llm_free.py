@@ -16,10 +16,14 @@ from typer.testing import CliRunner
 
 from kgrag import Workspace
 from kgrag.cli.app import app
+from kgrag.config import KgragConfig
 from kgrag.documents.words import content_words
 from kgrag.evaluation.datasets import load_dataset
 from kgrag.evaluation.qgen import QGenResult
-from kgrag.evaluation.qgen.cloze import clean
+from kgrag.evaluation.qgen.cloze import Passage, clean
+from kgrag.evaluation.qgen.known_item import known_item_questions
+from kgrag.graph.extract.nlp import SpacyExtractor
+from kgrag.graph.extract.settings import nlp_settings
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +53,7 @@ def _chunk_texts(ws_path: Path) -> dict[str, str]:
 
 def test_at_least_fifty_questions_with_evidence_holding_the_answer(generated: QGenResult, sample_ws: Path) -> None:
     items = generated.items
-    assert len(items) >= 20  # fewer but well-formed: the fitness checks reject fragments, tables, lists
+    assert len(items) >= 15  # fewer but well-formed: the fitness checks reject fragments, tables, lists, "also", "our"
     chunks = _chunk_texts(sample_ws)
     for item in items:
         parts = item.answer.split("; ") if item.question_type == "two-chunk" else [item.answer]
@@ -76,9 +80,31 @@ def test_answers_are_varied_and_distinctive(generated: QGenResult, sample_ws: Pa
     assert len(templates) >= 8 and {t.split(":")[0] for t in templates} == {"fronted", "in-place"}
 
 
+_PAIRED = [
+    "Marta Lindqvist founded a choir in Tolvey in 1987 with eleven singers from Bergen.",
+    "Marta Lindqvist recorded an album at the Halden Studios in Oslo in 2003.",
+    "Rain fell on the harbour for most of the week and the ferries kept to their timetable.",
+    "The market square fills with stalls selling bread, cheese and fish every Saturday morning.",
+    "A new bridge over the river opened to cyclists after two years of building work.",
+    "The library lends books, maps and records to anyone who lives in the county.",
+]
+
+
+def test_two_questions_about_one_name_in_two_chunks_are_asked_together() -> None:
+    own = nlp_settings(KgragConfig())
+    nlp = SpacyExtractor(own.spacy_model, allow_torch=own.spacy_torch).nlp
+    passages = [Passage(f"c{i}", "d", text) for i, text in enumerate(_PAIRED)]
+    result = known_item_questions(passages, nlp, ("known-item", "two-chunk"), 5)
+    pairs = [i for i in result.items if i.question_type == "two-chunk"]
+    assert len(pairs) == 1 and "Marta Lindqvist" in pairs[0].question and " Also, " in pairs[0].question
+    assert sorted(pairs[0].answer.split("; ")) == ["eleven", "the Halden Studios"]
+    assert sorted(result.meta[pairs[0].id]["chunk_ids"]) == ["c0", "c1"]
+
+
 def test_two_chunk_questions_need_both_chunks(generated: QGenResult, sample_ws: Path) -> None:
+    # the sample corpus leaves few candidates to pair after the checks (none at present): each pair found
+    # must need both chunks; that pairs are made at all is checked on a corpus made for it (above)
     pairs = [i for i in generated.items if i.question_type == "two-chunk"]
-    assert len(pairs) >= 1  # the defect and fitness checks leave few candidates to pair (1 on the sample corpus)
     chunks = _chunk_texts(sample_ws)
     for item in pairs:
         first, second = generated.meta[item.id]["chunk_ids"]
@@ -91,12 +117,12 @@ def test_two_chunk_questions_need_both_chunks(generated: QGenResult, sample_ws: 
 def test_same_seed_same_questions_other_seed_other_draw(sample_ws: Path, generated: QGenResult) -> None:
     with Workspace.open(sample_ws) as ws:
         again = ws.eval.qgen(None, None, seed=0, llm="none")
-        other = ws.eval.qgen(["known-item"], 20, seed=7, llm="none")
+        other = ws.eval.qgen(["known-item"], 10, seed=7, llm="none")
     assert [(i.id, i.question, i.answer, i.evidence) for i in again.items] == [
         (i.id, i.question, i.answer, i.evidence) for i in generated.items
     ]
-    assert len(other.items) == 20
-    assert {i.id for i in other.items} != {i.id for i in generated.items[:20]}
+    assert len(other.items) == 10  # fewer than the corpus's candidates, so the seed decides which
+    assert {i.id for i in other.items} != {i.id for i in generated.items[:10]}
 
 
 def test_cli_writes_a_dataset_that_retrieval_evaluation_reads(sample_ws: Path, tmp_path: Path) -> None:
@@ -109,7 +135,7 @@ def test_cli_writes_a_dataset_that_retrieval_evaluation_reads(sample_ws: Path, t
     rows = json.loads(out.read_text(encoding="utf-8"))
     sample_fields = set(json.loads(SAMPLE_QUESTIONS.read_text(encoding="utf-8"))[0]) - {"evidence_relations"}
     assert all(sample_fields <= set(r) for r in rows)
-    assert len(load_dataset(out)) == len(rows) >= 20
+    assert len(load_dataset(out)) == len(rows) >= 15
     jsonl = tmp_path / "generated.jsonl"
     assert runner.invoke(app, [*args, "--out", str(jsonl)]).exit_code == 0
     assert [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()] == rows

@@ -26,6 +26,16 @@ from typing import Any
 from kgrag.documents.words import content_words
 from kgrag.evaluation.qgen.defects import answer_defect, question_defect, sentence_defect
 from kgrag.evaluation.qgen.fitness import ambiguous, fragment_defect, guessable, leaning_defect, wording_defect
+from kgrag.evaluation.qgen.standalone import (
+    clause_stands,
+    computable,
+    cut_sentence,
+    label_number,
+    misparsed,
+    participle_opening,
+    placement_defect,
+    voice_defect,
+)
 from kgrag.evaluation.qgen.wording import LABELS, ask_around
 
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -152,7 +162,8 @@ def candidate_spans(sent: Any) -> list[tuple[Any, str]]:
 
 
 def clause_of(span: Any, sent: Any) -> Any:
-    """The clause of ``span`` in a long sentence (the subtree of its nearest verb), else the sentence."""
+    """The clause of ``span`` in a long sentence (the subtree of its nearest verb, when that is a finite
+    clause with a subject), else the sentence."""
     if len(sent) <= LONG_SENTENCE:
         return sent
     tok = span.root
@@ -160,7 +171,8 @@ def clause_of(span: Any, sent: Any) -> Any:
         tok = tok.head
     clause = sent.doc[tok.left_edge.i : tok.right_edge.i + 1]
     inside = clause.start <= span.start and span.end <= clause.end
-    return clause if inside and len(clause) >= MIN_TOKENS and clause.start >= sent.start else sent
+    whole = inside and len(clause) >= MIN_TOKENS and clause.start >= sent.start
+    return clause if whole and clause_stands(clause) else sent
 
 
 def usable_sentence(sent: Any, rarity: Rarity, strict: bool = True) -> str | None:
@@ -169,7 +181,7 @@ def usable_sentence(sent: Any, rarity: Rarity, strict: bool = True) -> str | Non
         return "sentence too short or too long"
     if sent[0].lower_ in _OPENING_PRONOUNS:
         return "sentence opens with a pronoun"
-    return (sentence_defect(sent) or fragment_defect(sent, rarity)) if strict else None
+    return (sentence_defect(sent) or cut_sentence(sent) or fragment_defect(sent, rarity)) if strict else None
 
 
 def well_formed(span: Any, label: str) -> bool:
@@ -181,12 +193,17 @@ def well_formed(span: Any, label: str) -> bool:
     following = doc[span.end] if span.end < len(doc) else None
     if tags & {"VERB", "AUX"} or span[-1].pos_ in ("CCONJ", "ADP", "DET", "PART"):
         return False
-    if span.root.dep_ == "compound" or any(a.lower_ == b.lower_ for a, b in pairwise(span)):
+    modifier = span.root.dep_ in ("nmod", "amod") and span.root.head.i >= span.end
+    if span.root.dep_ == "compound" or modifier or any(a.lower_ == b.lower_ for a, b in pairwise(span)):
         return False  # a modifier of the next noun ("Reed-Sternberg cells"), or a heading run into its text
     if following is not None and following.tag_ == "POS":
         return False
     if label in MEASURES and ("PROPN" in tags or (following is not None and following.pos_ == "NOUN")):
         return label == "CARDINAL" and "PROPN" not in tags
+    if label == "DATE" and following is not None and following.pos_ == "PROPN":
+        return False  # a year naming something ("the 2017 Open Source Survey")
+    if label not in MEASURES and following is not None and following.tag_ in ("NN", "NNS"):
+        return False  # a name or term modifying the common noun after it ("CSS pixels", "FOSS projects")
     if label == "PERSON" and (len(span) < 2 or tags - {"PROPN", "PUNCT"}):
         return False
     return not (label in NAMES and "NUM" in tags)
@@ -219,10 +236,17 @@ def trusted_label(span: Any, sent: Any, label: str) -> str:
     return label
 
 
-def _unfit(span: Any, answer: str, question: str, chunk_id: str, rarity: Rarity) -> str | None:
-    """The checks of :mod:`kgrag.evaluation.qgen.fitness` on a question that passed the others."""
+def _unfit(span: Any, clause: Any, answer: str, question: str, chunk_id: str, rarity: Rarity) -> str | None:
+    """The checks of :mod:`kgrag.evaluation.qgen.fitness` and :mod:`kgrag.evaluation.qgen.standalone` on a
+    question that passed the others."""
     return (
         leaning_defect(question)
+        or voice_defect(question)
+        or placement_defect(question)
+        or computable(answer, question)
+        or label_number(span)
+        or misparsed(span)
+        or participle_opening(clause, span)
         or wording_defect(span, question)
         or guessable(span, answer, rarity)
         or ambiguous(question, answer, chunk_id, rarity)
@@ -258,7 +282,7 @@ def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarit
         return "question has no rare word"
     if strict and rarity.word_df[ranked[1]] > rarity.max_df:
         return "question has one rare word (ambiguous)"  # "One session can take how long?"
-    if strict and (why := _unfit(span, answer, question, passage.chunk_id, rarity)):
+    if strict and (why := _unfit(span, clause, answer, question, passage.chunk_id, rarity)):
         return why
     anchor = sum(rarity.idf(rarity.word_df[w]) for w in ranked[:3]) / min(3, len(ranked))
     named = [e for e in sent.ents if e.label_ in NAMES | TOPICS and e.start != span.start]

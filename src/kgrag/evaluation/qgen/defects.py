@@ -37,15 +37,18 @@ _CONTACT = re.compile(
 )
 _CROSS_REFERENCE = re.compile(
     r"\b(?:see|turn to)\s+(?:part|chapter|page|section|table|figure|appendix)\b|"
-    r"^\s*(?:part|chapter|section|table|figure|appendix)\s+\d+",
+    r"^\s*(?:part|chapter|section|table|figure|appendix)\s+\d+|^\s*see\s",
     re.I,
 )
+_COMMAND = re.compile(r"^\s*(?:sudo|\$)\s|(?:^|\s)[A-Z][A-Z0-9_]{2,}=\S")
 _STRUCTURE = re.compile(r"^(?:part|chapter|section|table|figure|appendix|page)\s+\d+", re.I)
 _VAGUE_DATE = re.compile(r"\d|^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|several|many)\b", re.I)
 _GLOSSARY = re.compile(r"^\s*[\w&/-]+(?:\s+[\w&/-]+){0,3}\s+[–—:-]\s+[A-Z]")
 _PAGE = re.compile(r"\bpage\s+\d+|\bp\.\s*\d+|^\s*[-–]?\s*\d{1,4}\s*[-–]?\s*$", re.I)
 _NUMBER_WORDS = frozenset("zero one two three four five six seven eight nine ten half dozen".split())
-_SUBORDINATE = frozenset("that which who whom whose to while if because although though when where".split())
+_SUBORDINATE = frozenset(
+    "that which who whom whose to while if because although though when where since unless until".split()
+) | {"whereas", "whether", "why", "how"}
 _JOINING_END = frozenset("and or but of to the a an with by for from in on at as than".split())
 _GLUED = re.compile(r"\b[A-Z][A-Z][a-z]{2,}\b")  # "MThis", "GWell": a line break lost between two words
 _STEM = 5
@@ -99,6 +102,8 @@ def _not_prose(sent: Any) -> str | None:
         return "address, link or phone number"
     if _CROSS_REFERENCE.search(text):
         return "cross-reference"
+    if _COMMAND.search(text) or (sent[0].is_lower and not text.rstrip().endswith((".", "!", ":"))):
+        return "command line or list fragment (lower-case start, no full stop)"
     if _GLOSSARY.match(text):
         return "glossary entry (term – definition)"
     return None
@@ -155,6 +160,8 @@ def _shape_defect(span: Any, answer: str) -> str | None:
         return "answer is garbled (a bracket, a repeated word or words run together)"
     if words[0] in ("and", "or", "and/or", "but"):
         return "answer starts with a joining word"
+    if "," in answer:
+        return "answer is a list (a comma inside)"
     return None
 
 
@@ -189,7 +196,7 @@ def question_defect(question: str) -> str | None:
         return "question asks for one item of a list"
     if _SLASHED.search(question):
         return "question breaks a unit or a pair apart"
-    if words[0].lower() in _SUBORDINATE:
+    if words[0].lower().strip(",;:") in _SUBORDINATE:
         return "question is a subordinate clause"
     if words[-1].lower() in _JOINING_END:
         return "question ends on a joining word"

@@ -46,7 +46,8 @@ _CALENDAR = frozenset(
 _BAD_BEFORE_DURATION = frozenset("during than the over every each per".split())
 _RANGE_NEXT = frozenset({"to", "-", "–", "and", "or"})
 _ONE_OF_SEVERAL = re.compile(
-    r"\b(?:what|which \w+|who|whom)\s+(?:or|and)\b|\b(?:or|and|like|including|such as)\s+(?:what|which|who|whom)\b"
+    r"\b(?:what(?: \w+)?|which \w+|how \w+|who|whom),?\s+(?:or|and)\b|"
+    r"\b(?:or|and|like|including|such as)\s+(?:what|which|who|whom|how)\b"
 )
 _FRONTED_PHRASE = re.compile(r"^(?:in|for|during|after|before|with|at|on|from) (?:what|which \w+),")
 _FIRST_OF_SEVERAL = re.compile(r"^(?:what|which \w+|who)(?:,| [–—-] )")

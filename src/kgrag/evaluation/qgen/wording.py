@@ -4,7 +4,10 @@ sentence (or its clause) rewritten around it.
 A span that opens its clause is replaced by a fronted question word ("Aisha Okafor wrote Shale" →
 "Who wrote Shale?"); anywhere else it is asked in place ("Shale keeps raw telemetry for which length
 of time?"). The words are chosen by label so that a person is asked with "who", a year with "which
-year", a count with "how many", an organisation with "which organization", and so on.
+year", a count with "how many", an age with "what age", and so on. Names other than people and
+languages are asked with "what": a small model's organisation, place or product labels are wrong often
+enough ("which organization" for a performance score, "which place" for a person) that a plain "what"
+misleads less.
 """
 
 from __future__ import annotations
@@ -14,15 +17,15 @@ from typing import Any
 
 FRONTED = {
     "PERSON": "Who",
-    "ORG": "Which organization",
-    "GPE": "Which place",
-    "LOC": "Which location",
-    "FAC": "Which facility",
-    "PRODUCT": "Which product",
-    "EVENT": "Which event",
-    "NORP": "Which group",
-    "LAW": "Which rule",
-    "WORK_OF_ART": "Which work",
+    "ORG": "What",
+    "GPE": "What",
+    "LOC": "What",
+    "FAC": "What",
+    "PRODUCT": "What",
+    "EVENT": "What",
+    "NORP": "What",
+    "LAW": "What",
+    "WORK_OF_ART": "What",
     "LANGUAGE": "Which language",
     "MONEY": "What amount of money",
     "PERCENT": "What percentage",
@@ -32,15 +35,15 @@ FRONTED = {
 }
 IN_PLACE = {
     "PERSON": "which person",
-    "ORG": "which organization",
-    "GPE": "which place",
-    "LOC": "which location",
-    "FAC": "which facility",
-    "PRODUCT": "which product",
-    "EVENT": "which event",
-    "NORP": "which group",
-    "LAW": "which rule",
-    "WORK_OF_ART": "which work",
+    "ORG": "what",
+    "GPE": "what",
+    "LOC": "what",
+    "FAC": "what",
+    "PRODUCT": "what",
+    "EVENT": "what",
+    "NORP": "what",
+    "LAW": "what",
+    "WORK_OF_ART": "what",
     "LANGUAGE": "which language",
     "MONEY": "what amount of money",
     "PERCENT": "what percentage",
@@ -52,7 +55,8 @@ LABELS = frozenset([*FRONTED, "DATE", "CARDINAL"])
 _FREQUENCY = re.compile(r"^(every|each|per|once|twice|daily|weekly|monthly|yearly)\b", re.I)
 _YEAR = re.compile(r"^(in |since |by )?(1[5-9]|20)\d\d$", re.I)
 _DURATION = re.compile(
-    r"(?<![\w-])(decades?|years?|months?|weeks?|days?|hours?|minutes?|seconds|(?<=\d )second)(?![\w-])", re.I
+    r"(?<![\w-])(decades?|years?|quarters?|months?|weeks?|days?|hours?|minutes?|seconds|(?<=\d )second)(?![\w-])",
+    re.I,
 )
 
 
@@ -62,6 +66,8 @@ def question_word(label: str, text: str, next_pos: str, after_preposition: bool,
         word = "how often"
     elif label in ("DATE", "TIME") and re.search(r"\bof age\b|\byears? old\b", text):
         word = "how old"
+    elif label in ("DATE", "TIME") and re.match(r"(?:at )?ages? \d", text, re.I):
+        word = "what age"
     elif label in ("DATE", "TIME") and _DURATION.search(text):
         word = "how long"
     elif label == "DATE":
@@ -104,12 +110,29 @@ def side_parts(clause: Any, span: Any) -> set[int]:
             continue
         if t.left_edge.i <= span.start and span.end - 1 <= t.right_edge.i:
             continue
+        if _shares_object(t):
+            continue
         drop.update(range(t.left_edge.i, t.right_edge.i + 1))
         j = t.left_edge.i - 1
         while j >= clause.start and doc[j].dep_ in ("cc", "punct", "mark"):
             drop.add(j)
             j -= 1
     return {i for i in drop if clause.start <= i < clause.end}
+
+
+_OBJECTS = frozenset({"dobj", "obj", "attr", "oprd"})
+
+
+def _shares_object(verb: Any) -> bool:
+    """Whether ``verb`` is the second of two verbs sharing its object and subject ("to receive and
+    address reports"): leaving it out would leave the first without its object."""
+    head = verb.head
+    if verb.dep_ != "conj" or head.pos_ not in ("VERB", "AUX"):
+        return False
+    own = {c.dep_ for c in verb.children}
+    complements = _OBJECTS | {"prep", "agent", "ccomp", "xcomp", "acomp", "dative", "prt"}
+    bare = not any(c.dep_ in complements for c in head.children)  # "to receive and address reports"
+    return bool(own & _OBJECTS) and not own & {"nsubj", "nsubjpass", "csubj", "expl"} and bare
 
 
 _IRREGULAR = {"have": "has", "do": "does", "go": "goes"}
