@@ -200,10 +200,15 @@ def _probe_estimate(ws: object, docs: Path) -> dict[str, object]:
         "prompt_tokens": estimate.prompt_tokens,
         "completion_tokens": estimate.completion_tokens,
         "lines": [*estimate.predicted, *estimate.assumptions],
+        "range": {
+            end: {"calls": b.calls, "prompt_tokens": b.prompt_tokens, "completion_tokens": b.completion_tokens}
+            for end, b in (("low", estimate.low), ("high", estimate.high))
+            if b is not None
+        },
     }
 
 
-def _estimate_ratios(ws: object, estimate: dict[str, object], since: float) -> dict[str, float | None]:
+def _estimate_ratios(ws: object, estimate: dict[str, object], since: float) -> dict[str, object]:
     """Estimate / actual of the calls sent after ``since`` (the index run; the probe's are cached by then)."""
     calls = ws.store.llm_ledger.calls()  # type: ignore[attr-defined]
     sent = [c for c in calls if c.created_at >= since and not c.cache_hit and not c.estimated]
@@ -212,7 +217,12 @@ def _estimate_ratios(ws: object, estimate: dict[str, object], since: float) -> d
         "prompt_tokens": sum(c.prompt_tokens for c in sent),
         "completion_tokens": sum(c.completion_tokens for c in sent),
     }
-    return {k: round(float(estimate[k]) / v, 2) if v else None for k, v in measured.items()}  # type: ignore[arg-type]
+    ratios: dict[str, object] = {k: round(float(estimate[k]) / v, 2) if v else None for k, v in measured.items()}  # type: ignore[arg-type]
+    ends = estimate.get("range") or {}
+    if isinstance(ends, dict) and {"low", "high"} <= set(ends):
+        ratios["measured"] = measured
+        ratios["in_range"] = {k: ends["low"][k] <= v <= ends["high"][k] for k, v in measured.items()}
+    return ratios
 
 
 def _types(ws: object) -> dict[str, int]:
