@@ -27,10 +27,12 @@ from kgrag import Workspace
 from kgrag.documents import TokenCounter
 from kgrag.documents.words import content_words
 from kgrag.evaluation import load_dataset
+from kgrag.evaluation.ceiling import ChunkWords
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.recall import evidence_recall
 from kgrag.evaluation.sampling import stratified_sample
 from kgrag.evaluation.stats.intervals import t_estimate
+from kgrag.tuning.evidence_folds import evidence_folds
 
 PIPELINES = ("rerank", "graph-mix-rerank")
 Record = dict[str, object]
@@ -45,7 +47,7 @@ def run_one(ws: Workspace, item: QAItem, pipeline: str, count: TokenCounter) -> 
         "recall": evidence_recall(item.evidence, texts, ws.config.evaluation.evidence_overlap) or 0.0,
         "tokens": sum(count.count(t) for t in texts),
         "cpu": cpu,
-        "items": [{"kind": i.kind, "id": i.id, "text": i.text, "score": i.score} for i in items],
+        "items": [{"kind": i.kind, "id": i.id, "text": i.text, "rerank": i.scores.get("rerank")} for i in items],
     }
 
 
@@ -98,10 +100,43 @@ def _by(signal: Callable[[str, object], float]) -> Callable[[Record], str]:
     return rule
 
 
-def _top_score_margin(row: Record) -> str:
-    """`rerank`'s top passage barely ahead of its second (reranker unsure) → the graph's context."""
-    scores = [i["score"] for i in row["rerank"]["items"] if i["kind"] == "chunk"]  # type: ignore[index]
-    return PIPELINES[1] if len(scores) > 1 and scores[0] - scores[1] < 0.02 else PIPELINES[0]
+def _scores(record: object) -> list[float]:
+    return [float(i["rerank"] or 0.0) for i in record["items"] if i["kind"] == "chunk"]  # type: ignore[index]
+
+
+def rerank_margin(row: Record) -> float:
+    """How far `rerank`'s top passage is ahead of its second, in reranker score (small: the reranker is unsure)."""
+    scores = _scores(row["rerank"])
+    return scores[0] - scores[1] if len(scores) > 1 else 1.0
+
+
+def graph_lead(row: Record) -> float:
+    """How far the graph pool's top reranked passage is ahead of the hybrid pool's (same reranker)."""
+    a, b = _scores(row["rerank"]), _scores(row["graph-mix-rerank"])
+    return (b[0] if b else 0.0) - (a[0] if a else 0.0)
+
+
+def fit_threshold(rows: list[Record], signal: Callable[[Record], float], below: bool) -> float:
+    """The cut of ``signal`` (one of its quantiles) past which taking `graph-mix-rerank` recalls most on ``rows``."""
+    values = np.array([signal(r) for r in rows])
+    gain = np.array([float(r["graph-mix-rerank"]["recall"]) - float(r["rerank"]["recall"]) for r in rows])  # type: ignore[index]
+    best, best_gain = (-np.inf if below else np.inf), 0.0
+    for cut in np.unique(np.quantile(values, np.linspace(0.05, 0.95, 19))):
+        total = gain[values < cut].sum() if below else gain[values > cut].sum()
+        if total > best_gain:
+            best, best_gain = float(cut), float(total)
+    return best
+
+
+def cross_validated(rows: list[Record], folds: list[int], signal: Callable[[Record], float], below: bool) -> list[str]:
+    """Each row's choice by a threshold fitted on the other folds (`rerank` when no cut gains there)."""
+    cuts = {f: fit_threshold([r for r, g in zip(rows, folds, strict=True) if g != f], signal, below) for f in set(folds)}
+    chosen = []
+    for row, fold in zip(rows, folds, strict=True):
+        value, cut = signal(row), cuts[fold]
+        chosen.append(PIPELINES[1] if (value < cut if below else value > cut) else PIPELINES[0])
+    print(f"  {signal.__name__} cuts per fold: " + ", ".join(f"{cuts[f]:+.4f}" for f in sorted(cuts)))
+    return chosen
 
 
 def _disagree_coverage(row: Record) -> str:
@@ -120,7 +155,6 @@ RULES: dict[str, Callable[[Record], str]] = {
     "cover: passages only": _by(lambda q, r: _coverage(q, _texts(r, ("chunk",)))),
     "cover: top passage": _by(lambda q, r: _coverage(q, _texts(r, ("chunk",))[:1])),
     "cover: disagreeing only": _disagree_coverage,
-    "rerank margin < 0.02 → graph": _top_score_margin,
 }
 
 
@@ -131,16 +165,17 @@ def cell(values: list[float], signed: bool = False) -> str:
     return f"{est.mean:{form}}{ci}" if est.mean is not None else "–"
 
 
-def report(rows: list[Record]) -> None:
+def report(rows: list[Record], fitted: dict[str, list[str]]) -> None:
     types = sorted({str(r["type"]) for r in rows})
     groups = {t: [r for r in rows if r["type"] == t] for t in types} | {"All": rows}
     print("| rule | " + " | ".join(f"{t} (n={len(g)})" for t, g in groups.items()) + " | tokens | graph chosen |")
     print("|---|" + "---:|" * (len(groups) + 2))
-    for name, rule in RULES.items():
+    choices = {name: [rule(r) for r in rows] for name, rule in RULES.items()} | fitted
+    for name, chosen_all in choices.items():
         cells = []
-        chosen_all = [rule(r) for r in rows]
+        pick = {str(r["id"]): c for r, c in zip(rows, chosen_all, strict=True)}
         for group in groups.values():
-            picked = [float(r[rule(r)]["recall"]) for r in group]  # type: ignore[index]
+            picked = [float(r[pick[str(r["id"])]]["recall"]) for r in group]  # type: ignore[index]
             base = [float(r["rerank"]["recall"]) for r in group]  # type: ignore[index]
             diff = [x - y for x, y in zip(picked, base, strict=True)]
             cells.append(f"{cell(picked)}<br>Δ {cell(diff, signed=True)}")
@@ -162,6 +197,7 @@ def main() -> int:
     parser.add_argument("--sample", type=int, default=None, help="a stratified seeded sample of this size")
     parser.add_argument("--exclude-sample", type=int, default=None, help="every question except that sample")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--folds", type=int, default=5)
     args = parser.parse_args()
     items = [i for i in load_dataset(args.dataset) if i.evidence]
     if args.sample:
@@ -170,7 +206,16 @@ def main() -> int:
         drop = {i.id for i in stratified_sample(items, args.exclude_sample, args.seed)}
         items = [i for i in items if i.id not in drop]
     rows = list(collect(args.workspace, items, args.cache).values())
-    report(rows)
+    with Workspace.open(args.workspace) as ws:
+        chunks = ChunkWords(c.text for c in ws.store.chunks.iter_all())
+        threshold = ws.config.evaluation.evidence_overlap
+    split = evidence_folds(items, chunks, args.folds, args.seed, threshold)
+    print(f"{args.folds} folds by main evidence passage: {split.groups} groups, largest {split.largest_group}")
+    fitted = {
+        "CV: rerank margin < cut → graph": cross_validated(rows, split.fold, rerank_margin, below=True),
+        "CV: graph lead > cut → graph": cross_validated(rows, split.fold, graph_lead, below=False),
+    }
+    report(rows, fitted)
     return 0
 
 
