@@ -130,7 +130,9 @@ def fit_threshold(rows: list[Record], signal: Callable[[Record], float], below: 
 
 def cross_validated(rows: list[Record], folds: list[int], signal: Callable[[Record], float], below: bool) -> list[str]:
     """Each row's choice by a threshold fitted on the other folds (`rerank` when no cut gains there)."""
-    cuts = {f: fit_threshold([r for r, g in zip(rows, folds, strict=True) if g != f], signal, below) for f in set(folds)}
+    cuts = {}
+    for f in set(folds):
+        cuts[f] = fit_threshold([r for r, g in zip(rows, folds, strict=True) if g != f], signal, below)
     chosen = []
     for row, fold in zip(rows, folds, strict=True):
         value, cut = signal(row), cuts[fold]

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,7 +94,7 @@ def _rrf(state: QueryState, streams: tuple[str, ...], weight: float, k: int) -> 
     return sorted(scores, key=lambda i: -scores[i])
 
 
-def variant(agreement: bool):  # noqa: ANN201
+def variant(agreement: bool):
     def factory(name: str, config: KgragConfig) -> Pipeline:
         pool = config.retrieval.pool_for(name)
         return Pipeline(
