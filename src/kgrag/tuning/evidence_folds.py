@@ -1,16 +1,15 @@
 """Cross-validation folds that share no main evidence passage, so held-out questions are unseen as new ones are.
 
 Questions drawn at random into folds leak: GraphRAG-Bench asks several questions about the same passage,
-so a rule fitted on one of them is tested on its siblings and looks better than it will on new questions
-(the learned router's random folds promised +0.004 over ``rerank`` and gave −0.004 on unseen questions,
-``docs/results/learned-router.md``). Each question's *main evidence passage* is the chunk that holds the
-most of its evidence sentences (``threshold`` of a sentence's content words, as evidence recall counts a
-hit: :class:`kgrag.evaluation.ceiling.ChunkWords`; ties go to the first chunk), and questions with the same
-main passage go to the same fold; a question whose evidence no chunk holds is a group of its own. Linking
-questions through *every* chunk that holds some evidence sentence would be stricter, but on Medical it joins
-1,270 of 1,547 questions into one group (generic evidence sentences are held by many chunks), which leaves
-nothing to cross-validate. Groups are dealt largest first, each to the fold with the fewest questions so far
-(equal sizes in a seeded shuffled order).
+so a rule fitted on one of them is tested on its siblings and looks better held out than it does on new
+questions (``docs/results/learned-router.md``). Each question's *main evidence passage* is the chunk that
+holds the most of its evidence sentences (``threshold`` of a sentence's content words, as evidence recall
+counts a hit: :class:`kgrag.evaluation.ceiling.ChunkWords`; ties go to the first chunk), and questions with
+the same main passage go to the same fold; a question whose evidence no chunk holds is a group of its own.
+Linking questions through *every* chunk that holds some evidence sentence would be stricter, but generic
+evidence sentences are held by many chunks, so on a benchmark corpus that joins most questions into one
+group and leaves nothing to cross-validate (``docs/results/passage-graph-fusion.md``). Groups are dealt
+largest first, each to the fold with the fewest questions so far (equal sizes in a seeded shuffled order).
 """
 
 from __future__ import annotations
