@@ -1,15 +1,18 @@
 """Per-question choice between two pipelines' contexts by a query-time signal, on a labelled question set.
 
 `rerank` and `graph-mix-rerank` recall the same evidence on average but not on the same questions. This
-bench runs both on every question once (cached as JSON lines, so a sample's run is reused by the full
-one), then applies parameter-free choice rules that read only what is known at query time: the two
-contexts themselves and the question. Choosing one of two finished contexts is exactly measurable from the
-two pipelines' outcomes, so each rule's recall is what a pipeline running both and keeping the chosen
-context would hand over. Prints recall per question type with 95% t intervals and each rule's paired
-difference to `rerank` (`kgrag.evaluation.stats`), the context tokens and the CPU seconds per query.
+bench runs both on every question once (cached as JSON lines, so a sample's run is reused by the full one),
+then applies choice rules that read only what is known at query time: the two contexts themselves (their
+coverage of the question, their overlap, the reranker's scores) and the question. Rules with a cut are
+cross-validated: fitted on all folds but one of `kgrag.tuning.evidence_folds` (questions with the same main
+evidence passage share a fold) and applied to the held-out one. Choosing one of two finished contexts is
+exactly measurable from the two pipelines' outcomes, so each rule's recall is what a pipeline running both
+and keeping the chosen context would hand over. Prints recall per question type with 95% t intervals and
+each rule's paired difference to `rerank` (`kgrag.evaluation.stats`), the context tokens and the CPU ms per
+query.
 
     HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python bench/bench_context_pick.py --workspace WS \
-        --dataset questions.json --cache pick.jsonl [--sample 300 --seed 0 | --exclude-sample 300]
+        --dataset questions.json --cache pick.jsonl [--sample 300 --seed 0 | --exclude-sample 300] [--folds 5]
 """
 
 from __future__ import annotations
