@@ -47,6 +47,7 @@ def test_dry_run_reports_and_stores_nothing(ws_path: Path, tmp_path: Path) -> No
     code, out = _tune(ws_path, "--pipelines", PIPES, "--dry-run", "--cache", str(tmp_path / "cache"))
     assert code == 0, out
     assert "2-fold cross-validation" in out and "auto (learned)" in out and "would store the policy" in out
+    assert "Folds: questions sharing a main evidence passage kept in one fold" in out
     for name in ("rerank", "bm25", "dense", "Fact Retrieval", "All", "95% interval", "→"):
         assert name in out
     with Workspace.open(ws_path, embedding={"provider": "fake"}) as ws:

@@ -43,6 +43,7 @@ def run_router_tuning(
         )
     console.print(cv_table(report))
     console.print(versus_table(report))
+    console.print(f"Folds: {report.fold_rule}.", markup=False, highlight=False)
     console.print("auto All per fold: " + ", ".join(f"{v:.3f}" for v in report.fold_recall), highlight=False)
     console.print("Policy (fitted on all questions):", highlight=False)
     for rule in report.policy.rules():

@@ -9,9 +9,11 @@ from pathlib import Path
 
 from kgrag.core.errors import KgragError
 from kgrag.documents import TokenCounter
+from kgrag.evaluation.ceiling import ChunkWords
 from kgrag.evaluation.datasets import QAItem
 from kgrag.retrieval.requirements import enforce_requirements
 from kgrag.retrieval.steps.router_policy import POLICY_KEY, question_features
+from kgrag.tuning.evidence_folds import evidence_folds
 from kgrag.tuning.ports import Querying, TuneParts
 from kgrag.tuning.router_fit import OutcomeCache, RouterTuneReport, Scorer, collect_rows, cross_validate
 
@@ -92,7 +94,14 @@ def tune_router(
         OutcomeCache(cache, fingerprint(parts)),
         on_step,
     )
-    report = cross_validate(rows, names, folds, seed)
+    labelled = [item for item in items if item.evidence]  # the questions of ``rows``, in their order
+    chunks = ChunkWords(chunk.text for chunk in parts.store.chunks.iter_all())
+    split = evidence_folds(labelled, chunks, folds, seed, parts.config.evaluation.evidence_overlap)
+    report = cross_validate(rows, names, folds, seed, fold_of=split.fold)
+    report.fold_rule = (
+        f"questions sharing a main evidence passage kept in one fold ({split.groups} groups, "
+        f"the largest {split.largest_group} questions)"
+    )
     if save:
         with parts.store.transaction():
             parts.store.meta.set(POLICY_KEY, report.policy.to_json())

@@ -8,11 +8,14 @@ interrupted run resumes where it stopped. A record is reused only when its quest
 workspace fingerprint (model, chunks, vectors, graph size, retrieval and rerank settings) match, so a
 re-indexed workspace, a changed setting or an edited dataset is scored again.
 
-Fitting is then offline and cheap: ``folds``-fold cross-validation, folds drawn per question type from
-``seed``; a policy tree (:mod:`.router_tree`) is fitted on all folds but one and routes the questions of the
-held-out fold. The report compares those held-out routed outcomes with every single pipeline on the same
-questions, per question type, with the paired differences to the best single pipeline (best on All) and
-to the best pipeline of each type, with 95% intervals. The policy stored is fitted on all questions.
+Fitting is then offline and cheap: ``folds``-fold cross-validation; ``kgrag tune --router`` keeps the
+questions that share a main evidence passage in one fold (:mod:`kgrag.tuning.evidence_folds`), so a rule
+is not tested on siblings of the questions it was fitted on (without a chunk index, folds are drawn per
+question type from ``seed``); a policy tree (:mod:`.router_tree`) is fitted on all folds but one and
+routes the questions of the held-out fold. The report compares those held-out routed outcomes with every
+single pipeline on the same questions, per question type, with the paired differences to the best single
+pipeline (best on All) and to the best pipeline of each type, with 95% intervals. The policy stored is
+fitted on all questions.
 """
 
 from __future__ import annotations
@@ -251,6 +254,7 @@ class RouterTuneReport:
     routes: dict[str, dict[str, int]]
     policy: RouterPolicy
     stored: bool = False
+    fold_rule: str = "questions dealt into folds at random, per question type"
 
     @property
     def types(self) -> list[str]:
@@ -281,9 +285,11 @@ def cross_validate(
     seed: int = 0,
     settings: TreeSettings | None = None,
     dataset: str = "",
+    fold_of: Sequence[int] | None = None,
 ) -> RouterTuneReport:
-    """Fit on all folds but one, route the held-out fold; repeat per fold; then fit on everything."""
-    fold_of = assign_folds(rows, folds, seed)
+    """Fit on all folds but one, route the held-out fold; repeat per fold; then fit on everything.
+    ``fold_of`` gives each row's fold (default: :func:`assign_folds`)."""
+    fold_of = assign_folds(rows, folds, seed) if fold_of is None else list(fold_of)
     rewards = np.array([[row.recall[p] for p in pipelines] for row in rows], dtype=float)
     tokens = np.array([[row.tokens[p] for p in pipelines] for row in rows], dtype=float)
     chosen: list[str] = [""] * len(rows)
@@ -368,6 +374,13 @@ def render_markdown(report: RouterTuneReport) -> str:
             f"| [{type_diff - type_half:+.3f}, {type_diff + type_half:+.3f}] | {routes} |"
         )
     folds = ", ".join(f"{v:.3f}" for v in report.fold_recall)
-    lines += ["", f"auto All per fold: {folds}", "", "Policy (fitted on all questions):", ""]
+    lines += [
+        "",
+        f"Folds: {report.fold_rule}.",
+        f"auto All per fold: {folds}",
+        "",
+        "Policy (fitted on all questions):",
+        "",
+    ]
     lines += [f"- {rule}" for rule in report.policy.rules()]
     return "\n".join(lines) + "\n"
