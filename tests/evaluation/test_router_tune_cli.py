@@ -48,6 +48,9 @@ def test_dry_run_reports_and_stores_nothing(ws_path: Path, tmp_path: Path) -> No
     assert code == 0, out
     assert "2-fold cross-validation" in out and "auto (learned)" in out and "would store the policy" in out
     assert "Folds: questions sharing a main evidence passage kept in one fold" in out
+    for stage in ("rerank", "bm25", "dense", "features"):  # each pipeline's progress ends, none runs on
+        done = out.index(f"{stage}: done, {_labelled()}/{_labelled()}")
+        assert f"{stage}: running" not in out[done:]
     for name in ("rerank", "bm25", "dense", "Fact Retrieval", "All", "95% interval", "→"):
         assert name in out
     with Workspace.open(ws_path, embedding={"provider": "fake"}) as ws:

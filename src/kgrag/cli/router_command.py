@@ -30,17 +30,21 @@ def run_router_tuning(
         raise KgragError("--pipelines is empty; name the pipelines the router may choose (see `kgrag pipelines`)")
     labelled = sum(1 for item in items if item.evidence)
     with open_workspace(workspace) as ws, console_progress(console) as progress:
-        started: set[str] = set()
+        started: list[str] = []  # pipelines run one after another: a new one means the last is done
 
         def on_step(stage: str) -> None:
             if stage not in started:
-                started.add(stage)
+                if started:
+                    progress.finish(started[-1])
+                started.append(stage)
                 progress.start(stage, labelled)
             progress.advance(stage)
 
         report = ws.eval.tune_router(
             items, names, folds=folds, seed=seed, save=not dry_run, cache=cache, on_step=on_step
         )
+        if started:
+            progress.finish(started[-1])
     console.print(cv_table(report))
     console.print(versus_table(report))
     console.print(f"Folds: {report.fold_rule}.", markup=False, highlight=False)
