@@ -45,7 +45,11 @@ MODEL_FAULTS = (
 )
 # of all requests (exactly: 3 in every 10, see FaultPlan.block) / of first extraction replies: together > 30%
 SERVER_RATE, MODEL_RATE = 0.3, 0.5
-MAX_RUNS = 6
+# Runs until nothing is left: a summary or report whose call faults again on a rerun stays pending, so
+# the count has a tail (measured over 73 runs of seed 11: 2 runs 66 times, 3 four times, 4 twice, 5
+# once, and 6 in about one test run in ten over three seeds); 10 leaves the tail out without hiding a
+# run that makes no progress at all.
+MAX_RUNS = 10
 SEEDS = (11, 12, 13, 14, 15, 16) if os.environ.get("KGRAG_SOAK") else (11, 12, 13)  # `make soak` sets KGRAG_SOAK
 PIPELINE = {"indexing.pipeline": '"graphrag"'}
 QUESTION = "Who was the incident commander for INC-2024-031?"
