@@ -227,3 +227,24 @@ def test_graph_under_30_percent_faults_equals_the_clean_graph(
             graphs.append(_graph_snapshot(ws))
             ws.close()
     assert graphs[0] == graphs[1]
+
+
+def test_an_answer_the_server_cuts_is_asked_once_more_then_shown_cut(
+    llm_ws: Path, docs: Path, server: FakeOpenAIServer
+) -> None:
+    """A reply that stops at the token limit (``finish_reason: length``) is asked once more; a second cut
+    reply is kept as it came, saying it was cut and how to get all of it."""
+    from kgrag.generation.answer import CUT_NOTE
+    from kgrag.testing import FaultPlan
+
+    question = "Who was the incident commander for INC-2024-031?"
+    with Workspace.open(llm_ws) as ws:
+        ws.index([docs])
+        answers = []
+        for cuts in (["truncated", "truncated"], ["truncated", None]):  # a cut reply is never cached
+            server.set_faults(FaultPlan(sequence=list(cuts)))
+            before = server.stats.chat_requests
+            answers.append(ws.query(question, "hybrid").answer.text)  # hybrid: the answer is the only call
+            assert server.stats.chat_requests == before + 2
+    assert answers[0].endswith(CUT_NOTE) and len(answers[0].removesuffix(CUT_NOTE).strip()) < len(answers[1])
+    assert answers[1].startswith("Daniel Park was the incident commander") and CUT_NOTE not in answers[1]
