@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import cast
 
 import pytest
+from tests.conftest import MEDICAL as MEDICAL_DIR
+from tests.llm.test_estimate_structure import NEVER
 
 from kgrag.core.llm_types import ChatRequest, Message, PromptRef
 from kgrag.core.llm_usage import CallRecord
-from kgrag.models.llm.base import ChatProvider
 from kgrag.models.llm.estimate import EstimateAssumptions, EstimatingProvider
 from kgrag.models.llm.estimate_range import (
     MAX_FOLLOW_UPS,
@@ -23,22 +24,7 @@ from kgrag.models.llm.estimate_range import (
 from kgrag.models.llm.reply_stats import measure_replies, samples_by_prompt
 from kgrag.models.llm.tokens import default_token_counter
 
-
-class _Never:
-    """The provider an estimate stands in for: never called."""
-
-    name = "never"
-    available = True
-
-    def complete(self, request: ChatRequest) -> None:
-        raise AssertionError("an estimate sends nothing")
-
-    def close(self) -> None:
-        pass
-
-
-NEVER = cast(ChatProvider, _Never())
-MEDICAL = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "graphrag-bench-medical" / "corpus.json"
+MEDICAL = MEDICAL_DIR / "corpus.json"
 
 
 def test_two_clean_replies_leave_a_wide_interval_and_many_a_narrow_one() -> None:
@@ -126,13 +112,12 @@ def test_a_model_failing_replies_the_probe_did_not_see_falls_inside_the_range(tm
 def test_reportable_communities_are_counted_on_the_models_own_graph() -> None:
     import itertools
 
-    from kgrag.communities.detect import COMMUNITY_BUILDERS
     from kgrag.config import CommunitiesConfig
     from kgrag.core.registries import Registries
     from kgrag.indexing.estimate_communities import community_counter, community_ratio
     from kgrag.indexing.estimate_shares import Shares, UnitSample
 
-    count = community_counter(CommunitiesConfig(), Registries().get(COMMUNITY_BUILDERS))
+    count = community_counter(CommunitiesConfig(), Registries())
     groups = [[f"{side}{n}" for n in range(6)] for side in "ab"]
     pairs = [pair for group in groups for pair in itertools.combinations(group, 2)]
     assert count([], pairs) == 2  # two cliques of six, min_community_size 5

@@ -57,10 +57,9 @@ def estimate_assumptions_for(
 
 
 def _counter(config: KgragConfig, registries: Registries | None) -> CommunityCounter:
-    from kgrag.communities.detect import COMMUNITY_BUILDERS
     from kgrag.indexing.estimate_communities import community_counter
 
-    return community_counter(config.communities, (registries or Registries()).get(COMMUNITY_BUILDERS))
+    return community_counter(config.communities, registries or Registries())
 
 
 def _stand_in_shares(

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from kgrag.communities.detect import BuilderFactory
     from kgrag.config import CommunitiesConfig
+    from kgrag.core.registries import Registries
     from kgrag.core.registry import Registry
     from kgrag.indexing.estimate_shares import UnitSample
 
@@ -28,9 +29,11 @@ CommunityCounter = Callable[[Iterable[str], Iterable[tuple[str, str]]], int]
 MAX_RATIO = 10.0  # a handful of probed units cannot justify scaling the counted reports further
 
 
-def community_counter(config: CommunitiesConfig, builders: Registry[BuilderFactory]) -> CommunityCounter:
-    """:func:`reportable_communities` with the workspace's settings and community builders."""
-    return partial(reportable_communities, config=config, builders=builders)
+def community_counter(config: CommunitiesConfig, registries: Registries) -> CommunityCounter:
+    """:func:`reportable_communities` with the workspace's settings and its community builders."""
+    from kgrag.communities.detect import COMMUNITY_BUILDERS
+
+    return partial(reportable_communities, config=config, builders=registries.get(COMMUNITY_BUILDERS))
 
 
 def reportable_communities(

@@ -76,10 +76,9 @@ def _record_shares(parts: ProbeParts, units: Sequence[tuple[str, Sequence[ChunkE
             [r.description for x in extractions for r in x.relations],
         )
         samples.append(UnitSample(text, names, frozenset((first, second) for first, second in pairs), described))
-    from kgrag.communities.detect import COMMUNITY_BUILDERS
     from kgrag.indexing.estimate_communities import community_counter
 
-    count = community_counter(parts.config.communities, parts.registries.get(COMMUNITY_BUILDERS))
+    count = community_counter(parts.config.communities, parts.registries)
     shares = measure_shares(samples, count)
     if shares is not None:
         with parts.store.transaction():

@@ -1,8 +1,8 @@
 """Cross-validation folds that share no main evidence passage, so held-out questions are unseen as new ones are.
 
-Questions drawn at random into folds leak: GraphRAG-Bench asks several questions about the same passage,
-so a rule fitted on one of them is tested on its siblings and looks better held out than it does on new
-questions (``docs/results/learned-router.md``). Each question's *main evidence passage* is the chunk that
+Questions drawn at random into folds can leak: GraphRAG-Bench asks several questions about the same
+passage, so a rule fitted on one of them is tested on its siblings and can look better held out than it
+does on new questions (``docs/results/learned-router.md``). Each question's *main evidence passage* is the chunk that
 holds the most of its evidence sentences (``threshold`` of a sentence's content words, as evidence recall
 counts a hit: :class:`kgrag.evaluation.ceiling.ChunkWords`; ties go to the first chunk), and questions with
 the same main passage go to the same fold; a question whose evidence no chunk holds is a group of its own.
@@ -19,10 +19,10 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kgrag.core.errors import KgragError
 from kgrag.documents.words import content_words
 from kgrag.evaluation.ceiling import ChunkWords
 from kgrag.evaluation.datasets import QAItem
+from kgrag.tuning.router_fit import check_folds
 
 
 @dataclass(frozen=True)
@@ -51,10 +51,7 @@ def evidence_folds(
     items: Sequence[QAItem], chunks: ChunkWords, folds: int, seed: int = 0, threshold: float = 0.7
 ) -> EvidenceFolds:
     """``folds`` folds of ``items``; questions sharing a main evidence passage are in the same fold."""
-    if folds < 2:
-        raise KgragError(f"--folds must be at least 2 (got {folds})")
-    if len(items) < folds:
-        raise KgragError(f"{len(items)} labelled questions cannot be split into {folds} folds; lower --folds")
+    check_folds(len(items), folds)
     members: dict[tuple[str, int], list[int]] = defaultdict(list)
     for q, passage in enumerate(main_passages(items, chunks, threshold)):
         members[("chunk", passage) if passage is not None else ("question", q)].append(q)

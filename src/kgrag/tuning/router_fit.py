@@ -212,13 +212,18 @@ def collect_rows(
     ]
 
 
+def check_folds(questions: int, folds: int) -> None:
+    """Refuse a fold count that cannot cross-validate ``questions`` labelled questions, with one line."""
+    if folds < 2:
+        raise KgragError(f"--folds must be at least 2 (got {folds})")
+    if questions < folds:
+        raise KgragError(f"{questions} labelled questions cannot be split into {folds} folds; lower --folds")
+
+
 def assign_folds(rows: Sequence[Row], folds: int, seed: int) -> list[int]:
     """The fold of each row: each question type shuffled with ``seed`` and dealt round-robin, so every
     fold holds each type's share."""
-    if folds < 2:
-        raise KgragError(f"--folds must be at least 2 (got {folds})")
-    if len(rows) < folds:
-        raise KgragError(f"{len(rows)} labelled questions cannot be split into {folds} folds; lower --folds")
+    check_folds(len(rows), folds)
     by_type: dict[str, list[int]] = defaultdict(list)
     for index, row in enumerate(rows):
         by_type[row.question_type].append(index)

@@ -32,7 +32,7 @@ from typing import Any, Protocol
 
 from kgrag.documents.words import content_words
 
-_FRAGMENT_SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
+SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})  # a verb's own subject
 _LIST_COLON = re.compile(r"(?<!\d):\s*[A-Z]")
 _GLUED_CASE = re.compile(
     r"[a-z]{2,}(?:The|This|These|Your|You|It|If|In|When|Some|Most|Ask|For|We|They)\b|[A-Z][A-Z][a-z]{3,}"
@@ -111,7 +111,7 @@ def fragment_defect(sent: Any, counts: Counts) -> str | None:
     if root.pos_ not in ("VERB", "AUX"):
         return "no finite main verb (a fragment)"
     imperative = root.tag_ == "VB" and root.i == sent.start
-    if not imperative and not any(c.dep_ in _FRAGMENT_SUBJECTS for c in root.children):
+    if not imperative and not any(c.dep_ in SUBJECTS for c in root.children):
         return "main verb has no subject (a fragment)"
     return None
 

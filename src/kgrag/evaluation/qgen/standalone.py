@@ -18,6 +18,7 @@ import re
 from itertools import combinations
 from typing import Any
 
+from kgrag.evaluation.qgen.fitness import SUBJECTS
 from kgrag.evaluation.qgen.wording import side_parts
 
 _FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
@@ -36,7 +37,6 @@ _LABEL_NUMBER = re.compile(rf"(?:\bno\.|#)\s*{_QWORD}\b", re.I)
 _ABBREVIATION_END = re.compile(
     r"(?:\b[A-Z]\.|\b(?:Co|Corp|Inc|Ltd|Mr|Mrs|Ms|Dr|St|Jr|Sr|No|vs|etc|Prof|Gen|Capt|Col|Rev|Gov)\.)\s*$"
 )
-_SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
 _FINITE = frozenset({"VBZ", "VBP", "VBD", "MD"})
 _NUMBER = re.compile(r"(?<![\w.,])\d+(?:\.\d+)?(?![\w.,]*\d)")
 
@@ -135,5 +135,5 @@ def clause_stands(clause: Any) -> bool:
     verb = clause.root
     helpers = [c for c in verb.children if c.dep_ in ("aux", "auxpass")]
     finite = verb.tag_ in _FINITE or any(c.tag_ in _FINITE for c in helpers)
-    subject = any(c.dep_ in _SUBJECTS for c in verb.children)
+    subject = any(c.dep_ in SUBJECTS for c in verb.children)
     return finite and subject and not any(c.dep_ == "mark" for c in verb.children)
