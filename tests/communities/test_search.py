@@ -163,3 +163,19 @@ def test_global_without_an_llm_answers_extractively(make_ws: WorkspaceMaker, sam
     assert response.answer.mode == "extractive" and response.answer.usage["llm_calls"] == 0
     assert "[R" in response.answer.text and response.answer.citations
     assert all(i.kind == "community" for i in response.result.items)
+
+
+def test_global_hands_over_exactly_the_reports_its_map_calls_read(make_ws: WorkspaceMaker, sample_docs: Path) -> None:
+    """A budget that fits fewer reports than ``k``: the retrieval result holds only those, so a retrieval
+    evaluation counts the context the map calls read, and the map calls read every report handed over."""
+    small = {"pipelines": {"global": {"max_prompt_tokens": 2000, "batch_tokens": 600}}}
+    ws = _built(make_ws, sample_docs, scripted_provider(), retrieval=small)
+    total = len(ws.store.communities.reports())
+    question = "What are the main themes of these documents?"
+    result = ws.retrieve(question, pipeline="global", k=total)
+    planned = {s.step: s for s in result.trace}["global_candidates"].params["reports"]
+    assert isinstance(planned, int) and 0 < planned < total
+    assert len(result.items) == planned
+    response = ws.query(question, pipeline="global", k=total)
+    assert "map-reduce over" in response.answer.cost_line
+    assert f"over {planned} reports" in response.answer.cost_line

@@ -59,8 +59,10 @@ def _workspace_prompt(env: QueryContext, name: str) -> Prompt:
 
 @dataclass(frozen=True)
 class GlobalCandidates:
-    """Reports by similarity to the query, as many as the map calls of ``global`` can read within its
-    prompt budget (:func:`plan_batches`); at least ``k`` are ranked even when fewer fit."""
+    """Reports by similarity to the query, exactly as many as the map calls of ``global`` can read within
+    its prompt budget (:func:`plan_batches`), whatever ``k`` asks: the items are the context the answer
+    gets, so a retrieval evaluation counts what the map calls read, and the LLM-free extractive answer
+    picks its sentences from the same reports."""
 
     name: str = "global_candidates"
     pipeline: str = "global"
@@ -75,8 +77,7 @@ class GlobalCandidates:
         map_prompt, reduce_prompt = (_workspace_prompt(env, name) for name in (MAP_PROMPT, REDUCE_PROMPT))
         budget = env.config.retrieval.pipeline_settings(self.pipeline, GlobalSettings)
         plan = plan_batches(state.query, [r.text for r, _ in hits], budget, counter.count, map_prompt, reduce_prompt)
-        keep = max(plan.reports, min(state.k, len(hits)))
-        state.items = [report_item(report, score, "global") for report, score in hits[:keep]]
+        state.items = [report_item(report, score, "global") for report, score in hits[: plan.reports]]
         params: dict[str, JsonValue] = {
             "budget": budget.max_prompt_tokens,
             "batches": len(plan.batches),
