@@ -80,13 +80,14 @@ def tune_router(
     ``folds``-fold cross-validated report; ``save`` stores the policy fitted on all questions, where
     ``auto`` then uses it; ``cache`` keeps per-question outcomes to resume from."""
     querying.require_chunks()
-    if not any(item.evidence for item in items):
+    labelled = [item for item in items if item.evidence]  # the questions ``rows`` holds, in this order
+    if not labelled:
         raise KgragError("no question in the dataset has evidence to tune against")
     names = candidate_pipelines(parts, querying, pipelines)
     ctx = parts.query_context
     scorer = Scorer(parts.config.evaluation.evidence_overlap, TokenCounter.for_encoding().count)
     rows = collect_rows(
-        items,
+        labelled,
         names,
         lambda question, name: querying.retrieve(question, name),
         lambda question: question_features(question, ctx),
@@ -94,7 +95,6 @@ def tune_router(
         OutcomeCache(cache, fingerprint(parts)),
         on_step,
     )
-    labelled = [item for item in items if item.evidence]  # the questions of ``rows``, in their order
     chunks = ChunkWords(chunk.text for chunk in parts.store.chunks.iter_all())
     split = evidence_folds(labelled, chunks, folds, seed, parts.config.evaluation.evidence_overlap)
     report = cross_validate(rows, names, folds, seed, fold_of=split.fold)
