@@ -34,6 +34,33 @@ def test_a_relation_the_text_does_not_state_is_dropped_and_counted() -> None:
     assert filled.startswith("Velloran Tide, a ferry line") and counts.descriptions_filled == 1
 
 
+def test_a_relation_between_names_the_text_keeps_apart_has_no_evidence() -> None:
+    """Ends named in one sentence, or in two neighbouring ones, have evidence; ends named only further
+    apart do not, so the relation is dropped whatever words it borrows (a small model wrote "Metastatic
+    cancer tends to develop slowly" from a sentence about esophageal cancers, three sentences on)."""
+    text = (
+        "Metastatic cancer has spread to other parts of the body. Most esophageal cancers start in cells "
+        "that line the esophagus. Doctors grade each tumour. Esophageal cancers tend to develop slowly. "
+        "Surgery removes the tumour."
+    )
+    items = ParsedItems(
+        [],
+        [
+            _relation("Metastatic cancer", "esophageal cancers", "Metastatic cancer tends to develop slowly."),
+            _relation("Metastatic cancer", "esophageal cancers", ""),
+            _relation("Doctors", "Surgery", ""),
+            _relation("esophageal cancers", "Surgery", "Surgery removes esophageal cancers that develop slowly."),
+        ],
+    )
+    kept, counts = check_support(text, items)
+    assert [(r.source, r.target) for r in kept.relations] == [
+        ("Metastatic cancer", "esophageal cancers"),  # sentences 1 and 2 are neighbours
+        ("esophageal cancers", "Surgery"),  # sentences 4 and 5
+    ]
+    assert kept.relations[0].description.startswith("Metastatic cancer has spread")  # filled from the pair
+    assert counts.unsupported_relations == 2  # the borrowed words, and Doctors/Surgery two sentences apart
+
+
 def test_empty_or_invented_entity_descriptions_come_from_the_text() -> None:
     items = ParsedItems(
         [

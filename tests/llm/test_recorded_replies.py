@@ -131,6 +131,7 @@ def test_a_real_reply_keeps_only_descriptions_drawn_from_its_text(record: dict[s
     assert len(kept.relations) + counts.unsupported_relations == len(items.relations)
     for relation in kept.relations:
         where = evidence.relation_sentences(relation.source, relation.target)
+        assert where is not None, relation
         assert evidence.supported(relation.description, where, [relation.source, relation.target]), relation
     assert len(kept.entities) == len(items.entities)
     assert counts.descriptions_filled >= sum(not e.description and evidence.mentions(e.name) for e in items.entities)

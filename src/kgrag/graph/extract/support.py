@@ -4,9 +4,13 @@ Name grounding (:mod:`~kgrag.graph.extract.attribution`) keeps an item whose nam
 description a small model writes next to them can still say what the text does not ("X acquired Y" where
 the text says X sold to Y). This check is LLM-free and cheap:
 
-* the **evidence** of a relation is the unit's sentences that hold both its ends (or, when no sentence
-  does, those that hold either: a statement across a sentence boundary); of an entity, the sentences that
-  hold its name. A name found only fuzzily in no sentence makes the whole unit the evidence.
+* the **evidence** of a relation is the unit's sentences that hold both its ends, or, when no sentence
+  does, pairs of neighbouring sentences that hold one end each (a statement across one sentence
+  boundary: "Aspirin is an NSAID. It inhibits platelets."). Ends that are named only further apart have
+  no evidence, and the relation is unsupported: the text never states it, and a small model's relations
+  between distant names put one sentence's words under another sentence's subject. Of an entity, the
+  evidence is the sentences that hold its name. A name found only fuzzily in no sentence makes the
+  sentences of the other end the evidence (the whole unit when neither is found).
 * a description is **supported** when at least :data:`MIN_SUPPORT` of its content words (three letters
   or more, not a stop word, not a word of the item's own names, compared by a crude stem) occur in its
   evidence. A paraphrase keeps most of the text's words; an invented claim brings its own.
@@ -20,7 +24,8 @@ the text says X sold to Y). This check is LLM-free and cheap:
   the example lent it: it is supported only when one sentence of the unit holds the item's names and every
   name the description mentions, and those sentences hold all of its other content words. Shape and names
   are the text's; what it claims about them is the example's unless the text says it too.
-* a relation with an unsupported description is dropped and counted (``unsupported_relations``); an
+* a relation with an unsupported description, or with no evidence, is dropped and counted
+  (``unsupported_relations``); an
   entity is never dropped for its description: an unsupported one is replaced by the first sentence that
   mentions the entity (or cleared when no sentence names it), and an empty one (small models leave many
   empty) is filled from that sentence.
@@ -121,9 +126,17 @@ class UnitEvidence:
             self._memo[key] = exact or loose
         return self._memo[key]
 
-    def relation_sentences(self, source: str, target: str) -> tuple[int, ...]:
+    def relation_sentences(self, source: str, target: str) -> tuple[int, ...] | None:
+        """The evidence of a relation between ``source`` and ``target`` (see the module docstring); None
+        when both are named, but never in one sentence or in two neighbouring ones."""
         a, b = self.mentions(source), self.mentions(target)
-        return tuple(i for i in a if i in b) or tuple(sorted(set(a) | set(b)))
+        if not a or not b:
+            return tuple(sorted(set(a) | set(b)))
+        both = tuple(i for i in a if i in b)
+        if both:
+            return both
+        pairs = {n for i in a for j in b if abs(i - j) == 1 for n in (i, j)}
+        return tuple(sorted(pairs)) or None
 
     def supported(self, description: str, sentences: Sequence[int], names: Sequence[str]) -> bool:
         """True when ``description`` draws at least :data:`MIN_SUPPORT` of its content words from ``sentences``
@@ -197,6 +210,9 @@ def _entity(evidence: UnitEvidence, entity: ExtractedEntity, counts: SupportCoun
 
 def _relation(evidence: UnitEvidence, relation: ExtractedRelation, counts: SupportCounts) -> ExtractedRelation | None:
     where = evidence.relation_sentences(relation.source, relation.target)
+    if where is None:
+        counts.unsupported_relations += 1
+        return None
     if not relation.description:
         sentence = evidence.sentence(where)
         counts.descriptions_filled += bool(sentence)
