@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 
 from kgrag.core.llm_types import ChatRequest, ChatResponse, Prices
 from kgrag.models.llm.base import ChatProvider
-from kgrag.models.llm.estimate_counted import counted_share, held_lines, quoted_descriptions
+from kgrag.models.llm.estimate_counted import counted_share, held_parts, quoted_descriptions
 from kgrag.models.llm.estimate_range import Bounds, FailureSample
 from kgrag.models.llm.tokens import TextTokenCounter, count_message_tokens
 
@@ -310,7 +310,7 @@ class EstimatingProvider:
             parts = [("gleaning", self._gleaning()), ("summaries", self._summaries())]
             names = len(self._extract.units)
             counted = sorted(self._by_prompt.items())
-        held = held_lines(self.assumptions, counted)
+        held = held_parts(self.assumptions, counted)
         counted = [(name, self._scaled(name, part, total)) for name, part in counted]
         for stage in self.assumptions.stages:
             parts.append((stage.stage, _Tally(*stage.tally(names))))
@@ -321,16 +321,12 @@ class EstimatingProvider:
         for _, part in follow:
             total.add(part.calls, part.prompt, part.completion)
         parts.extend(follow)
-        predicted = (
-            tuple(
-                f"of which predicted: {name} {part.calls} calls, {part.prompt} prompt + {part.completion} completion tokens"
-                for name, part in parts
-            )
-            + tuple(
-                f"of which counted: {name} {part.calls} calls, {part.prompt} prompt + {part.completion} completion tokens"
-                for name, part in counted
-            )
-            + held
+        predicted = tuple(
+            f"of which predicted: {name} {part.calls} calls, {part.prompt} prompt + {part.completion} completion tokens"
+            for name, part in parts
+        ) + tuple(
+            f"of which counted: {name} {part.calls} calls, {part.prompt} prompt + {part.completion} completion tokens"
+            for name, part in [*counted, *held]
         )
         cost = prices.cost(total.prompt, total.completion)
         lines = tuple(self.assumptions.lines())

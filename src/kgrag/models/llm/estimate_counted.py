@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from kgrag.core.llm_types import ChatRequest
@@ -34,6 +34,7 @@ class CountedPart(Protocol):
     completion: int
 
 
+Part = TypeVar("Part", bound=CountedPart)
 _UNDESCRIBED_LINE = re.compile(r"^\d+\. .*:[ \t]*$", re.MULTILINE)
 
 
@@ -56,12 +57,11 @@ def counted_share(assumptions: EstimateAssumptions, prompt: str) -> float:
     return 0.0 if assumptions.held_back else assumptions.report_share
 
 
-def held_lines(assumptions: EstimateAssumptions, counted: Sequence[tuple[str, CountedPart]]) -> tuple[str, ...]:
-    """One line per prompt whose counted calls (``counted``, before scaling) are left out of the total
-    because their stage waits (:func:`counted_share` 0)."""
-    return tuple(
-        f"held back (not in the total): {name} {part.calls} calls, {part.prompt} prompt + {part.completion} "
-        "completion tokens"
+def held_parts(assumptions: EstimateAssumptions, counted: Sequence[tuple[str, Part]]) -> list[tuple[str, Part]]:
+    """The prompts whose counted calls (``counted``, before scaling) are left out of the total because their
+    stage waits (:func:`counted_share` 0), named as held back."""
+    return [
+        (f"{name} held back (not in the total)", part)
         for name, part in counted
         if part.calls and not counted_share(assumptions, name)
-    )
+    ]
