@@ -38,9 +38,12 @@ def test_held_back_reports_leave_the_total_and_are_shown_apart() -> None:
     full, held = priced.report(Prices()), waiting.report(Prices())
     assert full.calls == 1 and held.calls == 0
     assert held.assumptions[0] == "warning: 1 of 2 probed units failed"
-    held_line = "of which counted: community_report held back (not in the total) 1 calls"
+    held_line = "of which counted: held back (not in the total): community_report 1 calls"
     assert any(line.startswith(held_line) for line in held.predicted)
     assert not any("held back" in line for line in full.predicted)
+    no_communities = EstimatingProvider(NEVER, counter, EstimateAssumptions(report_share=0.0))
+    no_communities.complete(_report_request())  # a model without communities: none to report, none held back
+    assert not any("held back" in line for line in no_communities.report(Prices()).predicted)
 
 
 def test_more_units_are_new_distinct_and_few() -> None:
@@ -67,7 +70,7 @@ def test_a_probe_whose_units_all_fail_warns_and_prices_no_reports(tmp_path: Path
     failing = ExtractionResponder(fail_markers=(" the ",)).for_server
     result = compare(_slices(tmp_path, 1, 16_000), tmp_path / "work", GRAPHRAG, responder=failing, probe=True)
     assert result.assumptions[0].startswith("warning: 4 of 4 probed units failed extraction on every attempt")
-    assert any("community_report held back (not in the total)" in line for line in result.assumptions)
+    assert any("held back (not in the total): community_report" in line for line in result.assumptions)
     assert _reports_made(result) == 0
     _within(result)
 

@@ -61,7 +61,7 @@ def held_parts(assumptions: EstimateAssumptions, counted: Sequence[tuple[str, Pa
     """The prompts whose counted calls (``counted``, before scaling) are left out of the total because their
     stage waits (:func:`counted_share` 0), named as held back."""
     return [
-        (f"{name} held back (not in the total)", part)
+        (f"held back (not in the total): {name}", part)
         for name, part in counted
-        if part.calls and not counted_share(assumptions, name)
+        if assumptions.held_back and part.calls and not counted_share(assumptions, name)
     ]
