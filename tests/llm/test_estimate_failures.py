@@ -12,7 +12,7 @@ from tests.llm.test_estimate_servers import MEDICAL, _slices
 from tests.llm.test_estimate_structure import NEVER
 
 from kgrag.core.llm_types import ChatRequest, Message, Prices, PromptRef
-from kgrag.indexing.estimate_failures import MORE_UNITS, more_units
+from kgrag.indexing.estimate_failures import MORE_UNITS, more_units, probe_failures
 from kgrag.models.llm.estimate import EstimateAssumptions, EstimatingProvider
 from kgrag.models.llm.tokens import default_token_counter
 from kgrag.testing.estimate_check import Comparison, compare
@@ -73,6 +73,11 @@ def test_a_probe_whose_units_all_fail_warns_and_prices_no_reports(tmp_path: Path
     assert any("held back (not in the total): community_report" in line for line in result.assumptions)
     assert _reports_made(result) == 0
     _within(result)
+    from kgrag import Workspace
+
+    with Workspace.open(tmp_path / "work" / "estimate") as ws:  # the real run has extracted since the probe:
+        assert probe_failures(ws.store) == (0, 0)  # the probe's record is stale, the failed chunks say the rest
+        assert ws.store.graph.counts()["chunks_failed"] > 0
 
 
 @pytest.mark.slow

@@ -53,21 +53,38 @@ def more_units(ranked: Sequence[Unit], chosen: Sequence[Unit]) -> list[Unit]:
     return fresh[:MORE_UNITS]
 
 
-def record_probe_failures(store: Store, done: Sequence[Sequence[ChunkExtraction]]) -> int:
-    """Store how many of the probe's units (their extractions ``done``) failed; that number."""
+def record_probe_failures(store: Store, done: Sequence[Sequence[ChunkExtraction]], run_id: str) -> int:
+    """Store how many of the probe's units (their extractions ``done``) failed, with the probe's ledger
+    ``run_id``; that number."""
     failed = sum(any(x.error for x in extractions) for extractions in done)
+    seen = len(store.llm_ledger.calls(run_id))  # the run's rows so far: a later extraction makes this stale
     with store.transaction():
-        store.meta.set(META_PROBE_FAILED, f"{failed} {len(done)}")
+        store.meta.set(META_PROBE_FAILED, f"{failed} {len(done)} {run_id} {seen}")
     return failed
 
 
 def probe_failures(store: Store) -> tuple[int, int]:
-    """(failed, probed) units of the last ``--probe`` ((0, 0): none recorded)."""
-    try:
-        failed, probed = (int(part) for part in (store.meta.get(META_PROBE_FAILED) or "").split())
-    except ValueError:
+    """(failed, probed) units of the last ``--probe``, while no run has extracted since it ((0, 0): none
+    recorded, or a run since then: the chunks it left failed tell the rest)."""
+    parts = (store.meta.get(META_PROBE_FAILED) or "").split()
+    if len(parts) != 4 or not all(part.isdigit() for part in (*parts[:2], parts[3])):
         return 0, 0
-    return failed, probed
+    if not _latest(store, parts[2], int(parts[3])):
+        return 0, 0
+    return int(parts[0]), int(parts[1])
+
+
+def _latest(store: Store, probe_run: str, seen: int) -> bool:
+    """Whether no extraction call was sent after the probe's (the first ``seen`` rows of ``probe_run``)."""
+    ledger = store.llm_ledger
+    runs = ledger.run_ids()
+    if probe_run not in runs:
+        return False
+    later = [
+        *ledger.calls(probe_run)[seen:],
+        *(r for run in runs[runs.index(probe_run) + 1 :] for r in ledger.calls(run)),
+    ]
+    return not any(r.stage == EXTRACT_STAGE and not r.estimated for r in later)
 
 
 def held_back(assumptions: EstimateAssumptions, store: Store, stages: Sequence[str]) -> EstimateAssumptions:

@@ -173,7 +173,7 @@ def _widened(
         for unit in more_units(ranked_units(_candidate_units(parts, *source)), units):
             done.append((unit.text, list(extractor.extract(unit.chunks))))
             units = [*units, unit]
-    record_probe_failures(parts.store, [extractions for _, extractions in done])
+    record_probe_failures(parts.store, [extractions for _, extractions in done], client.run_id)
     return units
 
 
