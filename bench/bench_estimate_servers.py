@@ -10,9 +10,13 @@ sizes from the ledger), then indexes the same files for real in the same workspa
 ``--ledger`` instead lets the workspace index an earlier slice for real first (a workspace with history:
 every stage's reply size calibrated from its ledger). Prints a markdown table (``--out`` writes it too),
 with the estimate's range (re-asks and retries at the ends of their interval) and whether each measured
-figure lies inside it. ``--servers`` also takes the held-out ``sloppy``, ``gleaner`` and ``lowercase``.
+figure lies inside it. ``--servers`` also takes the held-out ``sloppy``, ``gleaner``, ``lowercase`` and ``verbose``
+(:mod:`estimate_verbose_server`).
 
-    PYTHONPATH=src .venv/bin/python bench/bench_estimate_servers.py [--tokens 6000] [--ledger] [--out F]
+``--before REF`` first runs the same cells in a child process on the estimate code of git ``REF`` (its
+``src/``; the servers stay this file's) and puts each figure's ratio there in front of this code's.
+
+    PYTHONPATH=src .venv/bin/python bench/bench_estimate_servers.py [--tokens 6000] [--ledger] [--before REF]
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import re
 import sys
 import tempfile
@@ -32,6 +37,9 @@ from typing import Any
 from kgrag.testing.estimate_check import Comparison, compare
 from kgrag.testing.extraction_responder import ExtractionResponder, request_kind
 from kgrag.testing.terse_responder import TerseResponder
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from estimate_verbose_server import verbose_server  # a sibling module of this script
 
 ROOT = Path(__file__).resolve().parents[1]
 MEDICAL = ROOT.parent / "shared" / "datasets" / "graphrag-bench-medical" / "corpus.json"
@@ -205,6 +213,10 @@ SERVERS = {
     # held out, run once before the changes it checks and once after: lower-case nouns, long descriptions,
     # re-asks and a retry that runs to max_tokens, denoising replies in prose
     "lowercase": lambda: lowercase_server,
+    # held out, written before the changes of round four and never used to tune them: a verbose chat model
+    # (fenced pretty-printed JSON, names and lower-case medical terms, every pair of a sentence related,
+    # gleaning ignored, one first extraction reply in nine cut off, prose merge confirmations)
+    "verbose": lambda: verbose_server,
 }
 FIGURES = ("calls", "prompt_tokens", "completion_tokens")
 TOLERANCE = 0.25
@@ -240,6 +252,45 @@ def row(server: str, pipeline: str, result: Comparison) -> str:
     return f"| {server} | {pipeline} | " + " | ".join(cells) + " |"
 
 
+def before_rows(ref: str, argv: Sequence[str], tmp: Path) -> dict[tuple[str, str], str]:
+    """The rows this script prints for ``argv`` when run on the estimate code of git ``ref`` (its ``src/``,
+    extracted under ``tmp``; the servers are this file's), by (server, pipeline)."""
+    import subprocess
+
+    code = tmp / "before"
+    code.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "src"], check=True, capture_output=True)
+    subprocess.run(["tar", "-x", "-C", str(code)], input=archive.stdout, check=True)
+    env = {**os.environ, "PYTHONPATH": str(code / "src")}
+    out = subprocess.run([sys.executable, __file__, *argv], env=env, check=True, capture_output=True, text=True)
+    rows = [line for line in out.stdout.splitlines() if line.startswith("| ") and not line.startswith("| server")]
+    return {(cells[1].strip(), cells[2].strip()): line for line in rows if (cells := line.split("|"))}
+
+
+def with_before(after: str, before: str | None) -> str:
+    """``after``'s row with each figure's ratio in ``before`` (the same cell on the older code) in front."""
+    if before is None:
+        return after
+    old, new = before.split(" | "), after.split(" | ")
+    for i in range(2, 2 + len(FIGURES)):
+        ratio = old[i].split("= ", 1)[-1].replace(" ok", "")
+        new[i] = f"{ratio} → {new[i]}"
+    return " | ".join(new)
+
+
+def without_before(argv: Sequence[str]) -> list[str]:
+    """``argv`` less ``--before REF`` (and ``--out F``: the child's table is read from its output)."""
+    out, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in ("--before", "--out"):
+            skip = True
+        elif not arg.startswith(("--before=", "--out=")):
+            out.append(arg)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tokens", type=int, default=6000, help="size of the Medical slice")
@@ -248,6 +299,7 @@ def main() -> None:
     parser.add_argument("--pipelines", default=",".join(PIPELINES))
     parser.add_argument("--verbose", action="store_true", help="print each cell's assumptions and stages")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--before", metavar="REF", help="also run the same cells on the src/ of git REF first")
     args = parser.parse_args()
     if not MEDICAL.exists():
         sys.exit(f"Medical corpus not found at {MEDICAL}")
@@ -255,6 +307,7 @@ def main() -> None:
     lines = ["| server | pipeline | calls (estimate / measured) | prompt tokens | completion tokens | range |",
              "|---|---|---|---|---|---|"]  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="kgrag-estimate-") as tmp:
+        before = before_rows(args.before, without_before(sys.argv[1:]), Path(tmp)) if args.before else {}
         history, target = slices(Path(tmp) / "docs", args.tokens, 2)
         for server in args.servers.split(","):
             for pipeline in args.pipelines.split(","):
@@ -264,9 +317,10 @@ def main() -> None:
                 if args.verbose:
                     print("\n".join(result.assumptions), file=sys.stderr)
                     print(json.dumps(result.measured_by_stage, indent=1), file=sys.stderr)
-                lines.append(row(server, pipeline, result))
+                lines.append(with_before(row(server, pipeline, result), before.get((server, pipeline))))
                 print(lines[-1], flush=True)
-    table = f"Medical slice of ~{args.tokens} tokens, calibration: {mode}\n\n" + "\n".join(lines) + "\n"
+    code = f"; ratio on {args.before} → this code's estimate / measured" if args.before else ""
+    table = f"Medical slice of ~{args.tokens} tokens, calibration: {mode}{code}\n\n" + "\n".join(lines) + "\n"
     print("\n" + table)
     if args.out:
         args.out.write_text(table, encoding="utf-8")

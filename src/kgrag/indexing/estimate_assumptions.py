@@ -42,6 +42,7 @@ def estimate_assumptions_for(
     """The estimate's assumptions for ``config`` and its indexing pipeline (``indexing.pipeline``, the one an
     index run uses), calibrated by the workspace's own ledger where it has real calls."""
     from kgrag.graph.extract.settings import llm_settings
+    from kgrag.indexing.estimate_failures import held_back
     from kgrag.indexing.registries import INDEX_PIPELINES
     from kgrag.models.llm import estimate_assumptions
 
@@ -53,6 +54,7 @@ def estimate_assumptions_for(
     stages: Sequence[str] = entry() if callable(entry) else entry  # a plug-in pipeline may be a callable
     base = replace(base, stages=_stage_predictions(config, stages))
     base = _stand_in_shares(base, store, llm_settings(config).unit_tokens, _counter(config, registries))
+    base = held_back(base, store, stages)
     return calibrate_assumptions(base, store, config.llm.model or "")
 
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from kgrag.config import KgragConfig
     from kgrag.core.registries import Registries
     from kgrag.documents.loaders import Loader
+    from kgrag.graph.extract.llm import LLMExtractor
     from kgrag.graph.extract.units import ExtractionUnit
     from kgrag.graph.types import ChunkExtraction
     from kgrag.indexing.ingest import ChunkPlan
@@ -87,6 +88,11 @@ def _record_shares(parts: ProbeParts, units: Sequence[tuple[str, Sequence[ChunkE
 
 def _sample_units(parts: ProbeParts, loaders: Registry[Loader], paths: Sequence[Path]) -> list[ExtractionUnit]:
     """The probe's units (:func:`chosen_units`) among the first documents' units."""
+    return chosen_units(_candidate_units(parts, loaders, paths))
+
+
+def _candidate_units(parts: ProbeParts, loaders: Registry[Loader], paths: Sequence[Path]) -> list[ExtractionUnit]:
+    """The units of the first documents, formed as indexing forms them."""
     from kgrag.documents import chunk_text
     from kgrag.documents.discovery import discover
     from kgrag.documents.loaders import load_path
@@ -109,24 +115,29 @@ def _sample_units(parts: ProbeParts, loaders: Registry[Loader], paths: Sequence[
                 for c in chunk_text(document.text, plan.counter, plan.size, plan.overlap)
             ]  # fmt: skip
             units.extend(build_units(records, llm_settings(config).unit_tokens, plan.counter))
-    return chosen_units(units)
+    return units
 
 
 def chosen_units(units: Sequence[ExtractionUnit]) -> list[ExtractionUnit]:
     """The units the probe extracts: those at the first and third quartile of the distinct names they
     hold (one when there are fewer than four units: the median one)."""
-    from kgrag.models.llm.estimate import distinct_names
-
-    ranked = sorted(units, key=lambda unit: (len(distinct_names(unit.text)), unit.n_tokens))
+    ranked = ranked_units(units)
     if len(ranked) < 4:
         return ranked[len(ranked) // 2 :][:1]
     return [ranked[len(ranked) // 4], ranked[(3 * len(ranked)) // 4]]
 
 
+def ranked_units(units: Sequence[ExtractionUnit]) -> list[ExtractionUnit]:
+    """``units`` by the distinct names they hold (then by size): the order the probe picks units in."""
+    from kgrag.models.llm.estimate import distinct_names
+
+    return sorted(units, key=lambda unit: (len(distinct_names(unit.text)), unit.n_tokens))
+
+
 def probe_extraction(parts: ProbeParts, loaders: Registry[Loader], paths: Sequence[Path]) -> list[str]:
     """Extract the sample units (of ``paths``, read with the workspace's ``loaders``) for real with
     ``parts``' client, then the denoising calls the pipeline would make; the lines saying what it did."""
-    from kgrag.graph.extract.llm import LLMExtractor, create_llm_extractor
+    from kgrag.graph.extract.llm import create_llm_extractor
     from kgrag.indexing.estimate_probe_denoise import probe_denoise
     from kgrag.indexing.runner import pipeline_names
 
@@ -142,10 +153,28 @@ def probe_extraction(parts: ProbeParts, loaders: Registry[Loader], paths: Sequen
     for unit in units:
         done.append((unit.text, list(extractor.extract(unit.chunks))))
         split += extractor.stats.split_units
+    units = _widened(parts, (loaders, paths), (extractor, client), units, done)
     _record_shares(parts, done)
     stages = pipeline_names(parts.config.indexing.pipeline, parts.index_registries)
     notes = probe_denoise(parts.config, client, stages, [x for _, extractions in done for x in extractions])
     return [_spent_line(client, units, done, split), *notes]
+
+
+def _widened(
+    parts: ProbeParts, source: tuple[Registry[Loader], Sequence[Path]], extracting: tuple[LLMExtractor, LLMClient],
+    units: list[ExtractionUnit], done: list[tuple[str, Sequence[ChunkExtraction]]],
+) -> list[ExtractionUnit]:  # fmt: skip
+    """The probed units, with :func:`~kgrag.indexing.estimate_failures.more_units` extracted too (appended to
+    ``done``) when the first units' replies faulted; how many failed is stored for the estimate."""
+    from kgrag.indexing.estimate_failures import faulted, more_units, record_probe_failures
+
+    extractor, client = extracting
+    if faulted(client, len(units), [extractions for _, extractions in done]):
+        for unit in more_units(ranked_units(_candidate_units(parts, *source)), units):
+            done.append((unit.text, list(extractor.extract(unit.chunks))))
+            units = [*units, unit]
+    record_probe_failures(parts.store, [extractions for _, extractions in done], client.run_id)
+    return units
 
 
 def _spent_line(

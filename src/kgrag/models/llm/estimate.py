@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 
 from kgrag.core.llm_types import ChatRequest, ChatResponse, Prices
 from kgrag.models.llm.base import ChatProvider
-from kgrag.models.llm.estimate_counted import counted_share, quoted_descriptions
+from kgrag.models.llm.estimate_counted import counted_share, held_parts, quoted_descriptions
 from kgrag.models.llm.estimate_range import Bounds, FailureSample
 from kgrag.models.llm.tokens import TextTokenCounter, count_message_tokens
 
@@ -117,6 +117,7 @@ class EstimateAssumptions:
     report_share: float = 1.0  # the model's reportable communities per stand-in one (measured)
     extract_sample: FailureSample = field(default_factory=FailureSample)  # the measured extraction calls (range)
     reply_samples: tuple[tuple[str, FailureSample], ...] = ()  # per prompt name: its measured calls
+    held_back: str = ""  # why the run will leave units failed and which stages wait (a warning), if so
 
     def reply_for(self, prompt: str | None) -> int:
         """The completion assumed for a non-extraction call of ``prompt``: measured, else the default."""
@@ -167,7 +168,7 @@ class EstimateAssumptions:
                 f"calibrated by {self.shares_source}: entity descriptions ~{self.entity_description:.0f} tokens and "
                 f"relation descriptions ~{self.relation_description:.0f} as the denoising prompts quote them"
             )
-        if self.report_share != 1.0:
+        if self.report_share != 1.0 and not self.held_back:
             lines.append(f"calibrated by {self.shares_source}: {self.report_share:.2f} reports per stand-in report")
         if self.summary_limit is not None:
             units = self.summary_limit / self.description_tokens
@@ -176,7 +177,7 @@ class EstimateAssumptions:
                 f"units ({self.description_tokens:g} tokens of description each, llm.estimate_description_tokens; "
                 f"graph.max_description_tokens = {self.summary_limit})"
             )
-        return lines
+        return [f"warning: {self.held_back}", *lines] if self.held_back else lines
 
 
 @dataclass(frozen=True)
@@ -309,6 +310,7 @@ class EstimatingProvider:
             parts = [("gleaning", self._gleaning()), ("summaries", self._summaries())]
             names = len(self._extract.units)
             counted = sorted(self._by_prompt.items())
+        held = held_parts(self.assumptions, counted)
         counted = [(name, self._scaled(name, part, total)) for name, part in counted]
         for stage in self.assumptions.stages:
             parts.append((stage.stage, _Tally(*stage.tally(names))))
@@ -324,7 +326,7 @@ class EstimatingProvider:
             for name, part in parts
         ) + tuple(
             f"of which counted: {name} {part.calls} calls, {part.prompt} prompt + {part.completion} completion tokens"
-            for name, part in counted
+            for name, part in [*counted, *held]
         )
         cost = prices.cost(total.prompt, total.completion)
         lines = tuple(self.assumptions.lines())

@@ -7,13 +7,15 @@ so their calls are counted, not guessed; two things about them the stand-in cann
   confirmation and reflection prompts quote one per numbered line: each line quoting an empty one is
   priced at the mean length measured on the model's own (:func:`quoted_descriptions`);
 * a model whose entities are not capitalised names forms other communities: the counted community
-  reports are scaled by the measured ratio of reportable communities (:func:`counted_share`).
+  reports are scaled by the measured ratio of reportable communities (:func:`counted_share`), or left
+  out when units will stay failed (:mod:`kgrag.indexing.estimate_failures`: detection waits).
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from kgrag.core.llm_types import ChatRequest
@@ -22,6 +24,17 @@ if TYPE_CHECKING:
 # Prompts quoting the stand-in graph's (empty) descriptions, one numbered line each: entity or relation ones.
 QUOTED_DESCRIPTIONS = {"confirm_merge": 0, "reflect_triples": 1}
 REPORT_PROMPT = "community_report"
+
+
+class CountedPart(Protocol):
+    """The counted calls of one prompt and their tokens."""
+
+    calls: int
+    prompt: int
+    completion: int
+
+
+Part = TypeVar("Part", bound=CountedPart)
 _UNDESCRIBED_LINE = re.compile(r"^\d+\. .*:[ \t]*$", re.MULTILINE)
 
 
@@ -37,5 +50,18 @@ def quoted_descriptions(assumptions: EstimateAssumptions, request: ChatRequest) 
 
 
 def counted_share(assumptions: EstimateAssumptions, prompt: str) -> float:
-    """What the counted calls of ``prompt`` are multiplied by (1 for all but the community reports)."""
-    return assumptions.report_share if prompt == REPORT_PROMPT else 1.0
+    """What the counted calls of ``prompt`` are multiplied by (1 for all but the community reports; none
+    of those when units will stay failed, ``held_back``: community detection then waits)."""
+    if prompt != REPORT_PROMPT:
+        return 1.0
+    return 0.0 if assumptions.held_back else assumptions.report_share
+
+
+def held_parts(assumptions: EstimateAssumptions, counted: Sequence[tuple[str, Part]]) -> list[tuple[str, Part]]:
+    """The prompts whose counted calls (``counted``, before scaling) are left out of the total because their
+    stage waits (:func:`counted_share` 0), named as held back."""
+    return [
+        (f"held back (not in the total): {name}", part)
+        for name, part in counted
+        if assumptions.held_back and part.calls and not counted_share(assumptions, name)
+    ]

@@ -9,7 +9,9 @@ estimates, no call that failed before any reply), and returns
 * the mean completion of those calls (failed replies included: a cut reply costs its full length);
 * the follow-up rate: calls caused by a previous reply per first call. The ledger does not link a re-ask
   to its first call, so follow-ups are counted from the failed replies: each failure is followed by one
-  call, and a reply failed for its size by :data:`SIZE_FOLLOW_UPS` on average (a re-ask, then two halves).
+  call, and a reply failed for its size by :data:`SIZE_FOLLOW_UPS` on average (a re-ask, then two halves);
+  but a unit whose every attempt failed stops after its last one, so there are never fewer first calls
+  than one per ``1 + MAX_FOLLOW_UPS`` calls not caused by a size failure.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from kgrag.core.llm_usage import CallRecord
-from kgrag.models.llm.estimate_range import FailureSample
+from kgrag.models.llm.estimate_range import MAX_FOLLOW_UPS, FailureSample
 from kgrag.models.llm.request_fit import is_size_failure
 
 RECENT_CALLS = 200
@@ -63,8 +65,11 @@ def measure_replies(records: Iterable[CallRecord], *, model: str | None, stage: 
                 break
     if not chosen:
         return None
-    follow_ups = sum(SIZE_FOLLOW_UPS if is_size_failure(r.error) else 1.0 for r in chosen if r.error is not None)
-    first = max(1.0, len(chosen) - follow_ups)
+    failed = [r for r in chosen if r.error is not None]
+    sized = sum(SIZE_FOLLOW_UPS for r in failed if is_size_failure(r.error))
+    follow_ups = sized + sum(not is_size_failure(r.error) for r in failed)
+    # a unit's last failed reply causes no call: without halves a unit makes at most 1 + MAX_FOLLOW_UPS calls
+    first = max(1.0, len(chosen) - follow_ups, (len(chosen) - sized) / (1 + MAX_FOLLOW_UPS))
     return ReplyStats(
         len(chosen),
         sum(r.prompt_tokens for r in chosen) / len(chosen),
