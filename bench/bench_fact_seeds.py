@@ -61,6 +61,7 @@ from kgrag.tuning.evidence_folds import evidence_folds
 from kgrag.workspace import kinds
 
 BASELINES = ("rerank", "ppr", "ppr-passages")
+TEXT = ("dense", "bm25")
 DEFAULT_ARMS = "rerank,ppr,ppr-passages,fact-ppr,fact-ppr-w0.5,fact-ppr-f20,fact-ppr-w0,fact-ppr-rerank"
 
 
@@ -98,7 +99,7 @@ class FactPageRank:
     damping: float = 0.5
     passage_weight: float = 0.8
     facts: int = 5
-    seed_streams: tuple[str, ...] = ("dense", "bm25")
+    seed_streams: tuple[str, ...] = TEXT
     rrf_k: int = 60
     name: str = "fact_ppr"
 
@@ -126,43 +127,34 @@ class FactPageRank:
         state.record(self.name, params, len(ranked), started)
 
 
-def fact_arm(passage_weight: float, facts: int, rerank: bool) -> Callable[[str, KgragConfig], Pipeline]:
+def walk_arm(seeds: str, passage_weight: float, facts: int, rerank: bool) -> Callable[[str, KgragConfig], Pipeline]:
+    """Dense + BM25 → PageRank over the passage graph from fact (or, as `ppr-passages`, entity) seeds →
+    the top k passages, or the pool of 50 reranked."""
+
     def factory(name: str, config: KgragConfig) -> Pipeline:
-        pool = config.retrieval.pool_for(name)
-        walk = FactPageRank(pool=pool, passage_weight=passage_weight, facts=facts, rrf_k=config.retrieval.rrf_k)
+        pool, rrf_k = config.retrieval.pool_for(name), config.retrieval.rrf_k
+        walk: FactPageRank | PassagePageRank
+        if seeds == "fact":
+            walk = FactPageRank(pool=pool, passage_weight=passage_weight, facts=facts, rrf_k=rrf_k)
+        else:
+            walk = PassagePageRank(pool=pool, passage_weight=passage_weight, seed_streams=TEXT, rrf_k=rrf_k)
         tail = (TakeTop(limit=pool), Hydrate(), Rerank()) if rerank else (TakeTop(),)
-        return Pipeline(
-            name,
-            "bench arm",
-            (DenseSearch(pool=pool), BM25Search(pool=pool), walk, UseStream("fact_ppr"), *tail, *finish(name, config)),
-            requires=GRAPH | EMBEDDINGS,
-        )
+        steps = (DenseSearch(pool=pool), BM25Search(pool=pool), walk, UseStream(walk.name))
+        return Pipeline(name, "bench arm", (*steps, *tail, *finish(name, config)), requires=GRAPH | EMBEDDINGS)
 
     return factory
 
 
-def ppr_passages_rerank(name: str, config: KgragConfig) -> Pipeline:
-    """The control arm: `ppr-passages`' pool (entity seeds) of 50, reranked like ``fact-ppr-rerank``."""
-    pool = config.retrieval.pool_for(name)
-    walk = PassagePageRank(pool=pool, seed_streams=("dense", "bm25"), rrf_k=config.retrieval.rrf_k)
-    steps = (DenseSearch(pool=pool), BM25Search(pool=pool), walk, UseStream("ppr_passages"))
-    return Pipeline(
-        name,
-        "bench arm",
-        (*steps, TakeTop(limit=pool), Hydrate(), Rerank(), *finish(name, config)),
-        requires=GRAPH | EMBEDDINGS,
-    )
-
-
 def arm_factory(name: str) -> Callable[[str, KgragConfig], Pipeline]:
-    """``fact-ppr[-wW][-fN][-rerank]`` or ``ppr-passages-rerank`` → its pipeline factory."""
+    """``(fact|entity)-ppr[-wW][-fN][-rerank]`` → its pipeline factory (``ppr-passages-rerank`` is
+    ``entity-ppr-rerank``; ``-fN``, the number of facts, only for fact seeds)."""
     if name == "ppr-passages-rerank":
-        return ppr_passages_rerank
-    match = re.fullmatch(r"fact-ppr(?:-w([0-9.]+))?(?:-f([0-9]+))?(-rerank)?", name)
+        name = "entity-ppr-rerank"
+    match = re.fullmatch(r"(fact|entity)-ppr(?:-w([0-9.]+))?(?:-f([0-9]+))?(-rerank)?", name)
     if not match:
-        raise SystemExit(f"unknown arm {name!r}: expected fact-ppr[-wW][-fN][-rerank] or a registered pipeline")
-    w, n, rerank = match.groups()
-    return fact_arm(float(w) if w else 0.8, int(n) if n else 5, bool(rerank))
+        raise SystemExit(f"unknown arm {name!r}: expected (fact|entity)-ppr[-wW][-fN][-rerank] or a pipeline")
+    seeds, w, n, rerank = match.groups()
+    return walk_arm(seeds, float(w) if w else 0.8, int(n) if n else 5, bool(rerank))
 
 
 def cell(values: Sequence[float], signed: bool = False) -> str:
@@ -253,7 +245,7 @@ def main() -> int:
     with Workspace.open(args.workspace) as ws:
         registry = kinds.pipelines(ws)
         for arm in arms:
-            if arm.startswith("fact-ppr") or arm == "ppr-passages-rerank":
+            if arm.startswith(("fact-ppr", "entity-ppr")) or arm == "ppr-passages-rerank":
                 registry.register(arm, arm_factory(arm), summary="bench arm")
         relations = len(graph_index(ws.components.query_context).relation_vectors)
         print(f"relation vectors: {relations}", flush=True)
