@@ -14,15 +14,23 @@ Arms (registered on the workspace for the run only; nothing here is a shipped pi
 
 - ``fact-ppr[-wW][-fN]``: fact seeds (top N facts, default 5) + passage seeds with share W (default 0.8,
   `ppr-passages`' default) → PageRank → the top k passages;
-- ``fact-ppr-rerank``: the same PageRank pool of 50, reranked by the workspace's reranker.
+- ``fact-ppr[-wW][-fN]-rerank``: the same PageRank pool of 50, reranked by the workspace's reranker;
+- ``entity-ppr[-wW][-rerank]``: the control, `ppr-passages`' entity seeds in the same arm
+  (``ppr-passages-rerank`` = ``entity-ppr-rerank``).
 
 `rerank`, `ppr` and `ppr-passages` run in the same process on the same questions as paired baselines.
 With ``--folds``, the arms named by ``--choose`` are also chosen per fold of
 `kgrag.tuning.evidence_folds` (questions with the same main evidence passage stay together): the arm best
-on the other folds answers the held-out fold (row ``cv-chosen``).
+on the other folds answers the held-out fold (row ``cv-chosen``). ``--previous`` reports the arms of an
+earlier ``--json`` beside this run's (same questions); ``--seed-stats N`` only prints where the entity
+seeds and the seeds of the top N facts point (passages mentioning them, share holding evidence).
 
     HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python bench/bench_fact_seeds.py --workspace WS \
         --dataset questions.json [--sample 300 --seed 0] [--arms rerank,ppr,fact-ppr] [--folds 5]
+
+The workspace needs relation vectors (``embed_graph(store, embedder, with_relations=True)`` of
+`kgrag.graph.build.vectors`; `kgrag index` embeds entities only); without them the fact arms have no
+fact seeds and walk from the passages alone.
 """
 
 from __future__ import annotations
@@ -43,6 +51,7 @@ from kgrag.config import KgragConfig
 from kgrag.core.context import ContextItem
 from kgrag.core.vector_index import VectorIndex
 from kgrag.documents import TokenCounter
+from kgrag.documents.words import content_words
 from kgrag.evaluation import load_dataset
 from kgrag.evaluation.ceiling import ChunkWords
 from kgrag.evaluation.recall import evidence_recall
@@ -54,7 +63,7 @@ from kgrag.retrieval.pipelines import Pipeline
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.recipes.parts import EMBEDDINGS, GRAPH, finish
 from kgrag.retrieval.steps.basic import BM25Search, DenseSearch, Hydrate, QueryState, TakeTop, UseStream
-from kgrag.retrieval.steps.graph import graph_index
+from kgrag.retrieval.steps.graph import graph_index, query_seeds
 from kgrag.retrieval.steps.ppr import PassagePageRank, mix_reset, passage_reset, seed_scores
 from kgrag.retrieval.steps.rerank import Rerank
 from kgrag.tuning.evidence_folds import evidence_folds
@@ -226,6 +235,43 @@ def merge_previous(rows: list[dict], path: Path, arms: list[str]) -> list[str]:
     return extra
 
 
+def seed_stats(ws: Workspace, items: list, facts: int) -> None:
+    """Where each kind of seed points, per question type: how many passages mention a seed entity (median)
+    and the share of them holding an evidence sentence; the same for the passages the recalled facts were
+    extracted from; and how many distinct sentences (descriptions) the recalled facts restate."""
+    ctx = ws.components.query_context
+    index = graph_index(ctx)
+    chunks = list(ws.store.chunks.iter_all())
+    position = {c.id: i for i, c in enumerate(chunks)}
+    words, overlap = ChunkWords(c.text for c in chunks), ws.config.evaluation.evidence_overlap
+    stats: dict[str, list[tuple[float, ...]]] = {}
+    for item in items:
+        holding = set().union(*(words.holding(w, overlap) for e in item.evidence if (w := content_words(e))))
+        recalled = recalled_facts(index, ctx.embed_query(item.question), facts)
+        ends = {e for r, _ in recalled for e in (index.relations[r].source_id, index.relations[r].target_id)}
+        sides = {
+            "entity seeds": {c for e, _ in query_seeds(ctx, item.question, 10)[1] for c in index.entities[e].chunk_ids},
+            "fact seeds": {c for e in ends if e in index.entities for c in index.entities[e].chunk_ids},
+            "fact passages": {c for r, _ in recalled for c in index.relations[r].chunk_ids},
+        }
+        row: list[float] = []
+        for passages in sides.values():
+            held = sum(position[c] in holding for c in passages if c in position)
+            row += [len(passages), held / len(passages) if passages else 0.0]
+        row.append(len({index.relations[r].description for r, _ in recalled}))
+        stats.setdefault(item.question_type, []).append(tuple(row))
+    stats["All"] = [r for rows in list(stats.values()) for r in rows]
+    print(
+        "| type | entity seeds: passages (median) | share holding evidence | fact seeds: passages | share "
+        f"| facts' own passages | share | distinct sentences in the top {facts} facts (mean) |"
+    )
+    print("|---|" + "---:|" * 7)
+    for kind, rows in stats.items():
+        a = np.asarray(rows)
+        cells = [f"{np.median(a[:, i]):.0f} | {np.mean(a[:, i + 1]):.3f}" for i in (0, 2, 4)]
+        print(f"| {kind} ({len(rows)}) | " + " | ".join(cells) + f" | {np.mean(a[:, 6]):.1f} |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--workspace", type=Path, required=True)
@@ -236,6 +282,7 @@ def main() -> int:
     parser.add_argument("--folds", type=int, default=0, help="cross-validate the choice among --choose")
     parser.add_argument("--choose", default="fact-ppr,fact-ppr-w0.5,fact-ppr-f20")
     parser.add_argument("--json", type=Path, default=None, help="write the per-question outcomes here")
+    parser.add_argument("--seed-stats", type=int, default=0, help="only print where the seeds of N facts point")
     parser.add_argument("--previous", type=Path, default=None, help="outcomes of other arms (--json) to report beside")
     args = parser.parse_args()
     items = [i for i in load_dataset(args.dataset) if i.evidence]
@@ -243,6 +290,9 @@ def main() -> int:
         items = stratified_sample(items, args.sample, args.seed)
     arms = args.arms.split(",")
     with Workspace.open(args.workspace) as ws:
+        if args.seed_stats:
+            seed_stats(ws, items, args.seed_stats)
+            return 0
         registry = kinds.pipelines(ws)
         for arm in arms:
             if arm.startswith(("fact-ppr", "entity-ppr")) or arm == "ppr-passages-rerank":
