@@ -15,6 +15,8 @@ Arms (registered on the workspace for the run only; nothing here is a shipped pi
 - ``fact-ppr[-wW][-fN]``: fact seeds (top N facts, default 5) + passage seeds with share W (default 0.8,
   `ppr-passages`' default) → PageRank → the top k passages;
 - ``fact-ppr[-wW][-fN]-rerank``: the same PageRank pool of 50, reranked by the workspace's reranker;
+- ``…-fp``: the recalled facts' own passages (the chunks each relation was extracted from) join dense
+  and BM25 as a third stream of passage seeds (RRF);
 - ``entity-ppr[-wW][-rerank]``: the control, `ppr-passages`' entity seeds in the same arm
   (``ppr-passages-rerank`` = ``entity-ppr-rerank``).
 
@@ -109,6 +111,7 @@ class FactPageRank:
     passage_weight: float = 0.8
     facts: int = 5
     seed_streams: tuple[str, ...] = TEXT
+    fact_passages: bool = False
     rrf_k: int = 60
     name: str = "fact_ppr"
 
@@ -118,7 +121,12 @@ class FactPageRank:
         graph = env.graph_snapshot().passage_graph
         facts = recalled_facts(index, env.embed_query(state.query), self.facts)
         entities = fact_reset(index, facts, graph)
-        passages = passage_reset(seed_scores(state, self.seed_streams, self.rrf_k)) if self.passage_weight else {}
+        streams = self.seed_streams
+        if self.fact_passages:  # the recalled facts' own passages, a third stream of passage seeds
+            chunk_ids = dict.fromkeys(c for r, _ in facts for c in index.relations[r].chunk_ids)
+            state.streams["fact_passages"] = [ContextItem(kind="chunk", id=c, text="", score=0.0) for c in chunk_ids]
+            streams = (*streams, "fact_passages")
+        passages = passage_reset(seed_scores(state, streams, self.rrf_k)) if self.passage_weight else {}
         if not entities and not passages:
             state.streams["fact_ppr"] = []
             state.record(self.name, {"facts": 0}, 0, started, "no fact and no passage to seed from")
@@ -136,7 +144,9 @@ class FactPageRank:
         state.record(self.name, params, len(ranked), started)
 
 
-def walk_arm(seeds: str, passage_weight: float, facts: int, rerank: bool) -> Callable[[str, KgragConfig], Pipeline]:
+def walk_arm(
+    seeds: str, passage_weight: float, facts: int, fact_passages: bool, rerank: bool
+) -> Callable[[str, KgragConfig], Pipeline]:
     """Dense + BM25 → PageRank over the passage graph from fact (or, as `ppr-passages`, entity) seeds →
     the top k passages, or the pool of 50 reranked."""
 
@@ -144,7 +154,7 @@ def walk_arm(seeds: str, passage_weight: float, facts: int, rerank: bool) -> Cal
         pool, rrf_k = config.retrieval.pool_for(name), config.retrieval.rrf_k
         walk: FactPageRank | PassagePageRank
         if seeds == "fact":
-            walk = FactPageRank(pool=pool, passage_weight=passage_weight, facts=facts, rrf_k=rrf_k)
+            walk = FactPageRank(pool, 0.5, passage_weight, facts, fact_passages=fact_passages, rrf_k=rrf_k)
         else:
             walk = PassagePageRank(pool=pool, passage_weight=passage_weight, seed_streams=TEXT, rrf_k=rrf_k)
         tail = (TakeTop(limit=pool), Hydrate(), Rerank()) if rerank else (TakeTop(),)
@@ -155,15 +165,16 @@ def walk_arm(seeds: str, passage_weight: float, facts: int, rerank: bool) -> Cal
 
 
 def arm_factory(name: str) -> Callable[[str, KgragConfig], Pipeline]:
-    """``(fact|entity)-ppr[-wW][-fN][-rerank]`` → its pipeline factory (``ppr-passages-rerank`` is
-    ``entity-ppr-rerank``; ``-fN``, the number of facts, only for fact seeds)."""
+    """``(fact|entity)-ppr[-wW][-fN][-fp][-rerank]`` → its pipeline factory (``ppr-passages-rerank`` is
+    ``entity-ppr-rerank``; ``-fN``, the number of facts, and ``-fp``, the facts' passages as seeds, only
+    for fact seeds)."""
     if name == "ppr-passages-rerank":
         name = "entity-ppr-rerank"
-    match = re.fullmatch(r"(fact|entity)-ppr(?:-w([0-9.]+))?(?:-f([0-9]+))?(-rerank)?", name)
+    match = re.fullmatch(r"(fact|entity)-ppr(?:-w([0-9.]+))?(?:-f([0-9]+))?(-fp)?(-rerank)?", name)
     if not match:
-        raise SystemExit(f"unknown arm {name!r}: expected (fact|entity)-ppr[-wW][-fN][-rerank] or a pipeline")
-    seeds, w, n, rerank = match.groups()
-    return walk_arm(seeds, float(w) if w else 0.8, int(n) if n else 5, bool(rerank))
+        raise SystemExit(f"unknown arm {name!r}: expected (fact|entity)-ppr[-wW][-fN][-fp][-rerank] or a pipeline")
+    seeds, w, n, fp, rerank = match.groups()
+    return walk_arm(seeds, float(w) if w else 0.8, int(n) if n else 5, bool(fp), bool(rerank))
 
 
 def cell(values: Sequence[float], signed: bool = False) -> str:
