@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from pydantic import JsonValue
 
 from kgrag import Workspace
 from kgrag.config import KgragConfig
@@ -140,7 +141,11 @@ class FactPageRank:
             ContextItem(kind="chunk", id=cid, text="", score=s, chunk_ids=[cid], scores={"fact_ppr": s})
             for cid, s in ranked
         ]
-        params = {"facts": [r for r, _ in facts], "seeds": len(entities), "passage_seeds": len(passages)}
+        params: dict[str, JsonValue] = {
+            "facts": [r for r, _ in facts],
+            "seeds": len(entities),
+            "passage_seeds": len(passages),
+        }
         state.record(self.name, params, len(ranked), started)
 
 
