@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from kgrag.store.base import Store
 
 META_SHARES = "estimate.stand_in_shares"  # "names relations units": what the model returned per stand-in item
+META_PROBE_NAMES = "estimate.probe_names"  # mean distinct names of the units the last probe extracted
 
 # Per-distinct-name rate of the summaries entity merges redo (merged descriptions an estimate's stand-in
 # graph does not have), measured on the sample corpus with the realistic scripted responder
@@ -114,6 +115,7 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
     return replace(
         assumptions,
         extraction_completion=extract.mean_completion,
+        extraction_names=_probe_names(store),
         follow_up_rate=extract.follow_up_rate,
         extract_sample=extract.sample(),
         glean_rate=min(1.0, glean_calls / first_calls) if assumptions.glean_rate else 0.0,
@@ -122,3 +124,11 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
         else assumptions.glean_completion_share,
         calibrated=extract.note("extraction"),
     )
+
+
+def _probe_names(store: Store) -> float | None:
+    """The mean distinct names of the units the last ``--probe`` extracted (None: no probe ran)."""
+    try:
+        return float(store.meta.get(META_PROBE_NAMES) or "")
+    except ValueError:
+        return None

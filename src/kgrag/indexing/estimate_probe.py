@@ -11,7 +11,8 @@ grows with the names of its unit, or not, and the mean of two replies that brack
 less at the mercy of one unit's names than a single reply.
 When the pipeline denoises with the LLM, a few merge confirmations and one reflection batch follow
 (:mod:`kgrag.indexing.estimate_probe_denoise`).
-Nothing is written but the ledger rows, the cached replies and the shares measured (meta).
+Nothing is written but the ledger rows, the cached replies, the shares measured and the probed units'
+mean distinct names (meta: the estimate scales the measured reply size to each unit's names from it).
 """
 
 from __future__ import annotations
@@ -86,6 +87,17 @@ def _record_shares(parts: ProbeParts, units: Sequence[tuple[str, Sequence[ChunkE
             parts.store.meta.set(META_SHARES, shares.stored())
 
 
+def _record_names(parts: ProbeParts, units: Sequence[ExtractionUnit]) -> None:
+    """Store the mean distinct names of the probe's units: what the measured reply size is scaled from
+    (:mod:`kgrag.models.llm.estimate_reply`)."""
+    from kgrag.indexing.estimate_assumptions import META_PROBE_NAMES
+    from kgrag.models.llm.estimate import distinct_names
+
+    mean = sum(len(distinct_names(unit.text)) for unit in units) / len(units)
+    with parts.store.transaction():
+        parts.store.meta.set(META_PROBE_NAMES, f"{mean:.2f}")
+
+
 def _sample_units(parts: ProbeParts, loaders: Registry[Loader], paths: Sequence[Path]) -> list[ExtractionUnit]:
     """The probe's units (:func:`chosen_units`) among the first documents' units."""
     return chosen_units(_candidate_units(parts, loaders, paths))
@@ -155,6 +167,7 @@ def probe_extraction(parts: ProbeParts, loaders: Registry[Loader], paths: Sequen
         split += extractor.stats.split_units
     units = _widened(parts, (loaders, paths), (extractor, client), units, done)
     _record_shares(parts, done)
+    _record_names(parts, units)
     stages = pipeline_names(parts.config.indexing.pipeline, parts.index_registries)
     notes = probe_denoise(parts.config, client, stages, [x for _, extractions in done for x in extractions])
     return [_spent_line(client, units, done, split), *notes]

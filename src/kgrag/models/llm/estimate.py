@@ -26,7 +26,8 @@ this server sent for such requests, and some servers ignore ``max_tokens``). Whe
 has already made real calls, the workspace layer replaces the reply sizes, the gleaning share and the
 rate of re-asks and retries by what the configured model's own recent calls measured
 (:mod:`kgrag.models.llm.reply_stats`; ``calibrated`` in the assumption lines); ``kgrag index --estimate
---probe`` makes such calls first, on two sample units.
+--probe`` makes such calls first, on two sample units; each unit's reply is then the measured one scaled
+by the unit's names (:mod:`kgrag.models.llm.estimate_reply`).
 
 The client treats these replies as "not sent": it still consults the cache (a cached call would be free
 in the real run too) but never caches, retries, re-asks or charges the budget.
@@ -43,6 +44,7 @@ from kgrag.core.llm_types import ChatRequest, ChatResponse, Prices
 from kgrag.models.llm.base import ChatProvider
 from kgrag.models.llm.estimate_counted import counted_share, held_parts, quoted_descriptions
 from kgrag.models.llm.estimate_range import Bounds, FailureSample
+from kgrag.models.llm.estimate_reply import measured_reply_line, name_scale
 from kgrag.models.llm.tokens import TextTokenCounter, count_message_tokens
 
 ESTIMATE_FINISH_REASON = "estimate"
@@ -106,6 +108,7 @@ class EstimateAssumptions:
     summary_limit: int | None = None  # graph.max_description_tokens when LLM summaries follow extraction
     stages: tuple[StagePrediction, ...] = ()
     extraction_completion: float | None = None  # measured mean reply of an extraction call (calibration)
+    extraction_names: float | None = None  # mean distinct names of the units measured (estimate_reply)
     follow_up_rate: float = 0.0  # re-asks, retries and halves per first extraction call (measured)
     calibrated: str = ""  # where measured figures replaced the defaults, for the assumption lines
     replies: tuple[tuple[str, float, float], ...] = ()  # per prompt name: measured mean reply, follow-up rate
@@ -139,10 +142,7 @@ class EstimateAssumptions:
             "llm.estimate_glean_completion_share)",
         ]
         if self.extraction_completion is not None:
-            lines[0] = (
-                f"assumed: extraction replies {self.extraction_completion:.0f} completion tokens each; other calls "
-                f"{self.completion_tokens}"
-            )
+            lines[0] = measured_reply_line(self)
         for stage in self.stages:
             lines.append(
                 f"assumed: {stage.stage} {stage.per_name:g} calls per distinct name, ~{stage.prompt} prompt + "
@@ -262,7 +262,7 @@ class EstimatingProvider:
             completion = self._other_reply(request)
             measured = completion if self._measured(request) else None
         elif measured is not None:
-            completion = round(measured)
+            completion = round(measured * name_scale(self.assumptions, len(names)))
         else:
             completion = round(self.assumptions.completion_per_name * len(names))
         if measured is None:  # an assumed reply never passes max_tokens; a measured one is what the server sent
