@@ -1,9 +1,10 @@
 """Do LLM-free generated questions rank retrieval pipelines as hand-written ones do, before and after the
-defect filters (:mod:`kgrag.evaluation.qgen.defects`)?
+defect filters (:mod:`kgrag.evaluation.qgen.defects`) and the quality floor (``qgen.quality``)?
 
 For one indexed workspace and its hand-written questions: generates known-item (+ two-chunk) questions
-from the workspace's chunks without the filters (``strict=False``) and with them, runs LLM-free evidence
-recall@k with each pipeline on the three sets, and prints per set the mean recall per pipeline with a
+from the workspace's chunks without the filters (``strict=False``, no quality floor), with them (no
+floor) and with them and the floor (the default), runs LLM-free evidence
+recall@k with each pipeline on every set, and prints per set the mean recall per pipeline with a
 percentile bootstrap 95 % interval, then Kendall τ between each generated ranking and the hand-written
 one with a bootstrap interval (both question sets resampled together, 1,000 times). CPU seconds, not
 wall time, are reported (the machine is shared).
@@ -50,6 +51,7 @@ from kgrag.documents.words import content_words
 from kgrag.evaluation.datasets import QAItem, load_dataset
 from kgrag.evaluation.qgen.cloze import Passage
 from kgrag.evaluation.qgen.known_item import known_item_questions
+from kgrag.evaluation.qgen.quality import MIN_QUALITY
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
 from kgrag.graph.extract.nlp import SpacyExtractor
 from kgrag.graph.extract.settings import nlp_settings
@@ -90,12 +92,14 @@ def mean_ci(values: list[float], rng: random.Random, samples: int = 2000) -> tup
     return statistics.fmean(values), means[int(0.025 * samples)], means[int(0.975 * samples) - 1]
 
 
-def generate(ws: Workspace, per_kind: int, strict: bool, seed: int) -> list[QAItem]:
+def generate(ws: Workspace, per_kind: int, strict: bool, seed: int, min_quality: float = 0.0) -> list[QAItem]:
     passages = [Passage(c.id, c.doc_id, c.text) for c in ws.store.chunks.iter_all()]
     own = nlp_settings(ws.config)
     nlp = SpacyExtractor(own.spacy_model, allow_torch=own.spacy_torch).nlp
-    result = known_item_questions(passages, nlp, ("known-item", "two-chunk"), per_kind, seed=seed, strict=strict)
-    print(f"strict={strict}: {len(result.items)} questions; rejected {dict(result.rejected.most_common())}")
+    kinds = ("known-item", "two-chunk")
+    result = known_item_questions(passages, nlp, kinds, per_kind, seed=seed, strict=strict, min_quality=min_quality)
+    print(f"strict={strict}, min_quality={min_quality}: {len(result.items)} of {result.generated} candidates; ", end="")
+    print(f"rejected {dict(result.rejected.most_common())}")
     return result.items
 
 
@@ -174,6 +178,9 @@ def write_read(passages: list[Passage], n: int, seed: int, out: Path, kinds: tup
     lines = ["| # | question | answer | evidence |", "| ---: | --- | --- | --- |"]
     lines += [f"| {r['n']} | {r['question']} | {r['answer']} | {' / '.join(r['evidence'])} |" for r in rows]
     out.with_suffix(".md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    questions = "".join(f"{r['n']}. {r['question']}\n" for r in rows)  # to read first, before any source
+    out.with_suffix(".questions.txt").write_text(questions, encoding="utf-8")
+    print(f"{result.generated} candidates passed the checks")
     two = sum(r["kind"] == "two-chunk" for r in rows)
     print(f"{len(rows)} questions, {two} of them two-chunk ({two / max(1, len(rows)):.0%})")
     return result.rejected
@@ -217,6 +224,7 @@ def main() -> None:
             "hand-written": load_dataset(args.questions),
             "generated, no filters": generate(ws, args.per_kind, False, args.seed),
             "generated, filters": generate(ws, args.per_kind, True, args.seed),
+            "generated, filters + quality floor": generate(ws, args.per_kind, True, args.seed, MIN_QUALITY),
         }
         scores = {name: per_question(ws.eval.retrieval(items, pipelines, args.k)) for name, items in sets.items()}
     means = {name: {p: statistics.fmean(v) for p, v in s.items()} for name, s in scores.items()}

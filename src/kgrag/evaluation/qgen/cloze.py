@@ -26,6 +26,7 @@ from typing import Any
 from kgrag.documents.words import content_words
 from kgrag.evaluation.qgen.defects import answer_defect, question_defect, sentence_defect
 from kgrag.evaluation.qgen.fitness import ambiguous, fragment_defect, guessable, leaning_defect, wording_defect
+from kgrag.evaluation.qgen.quality import quality, signs
 from kgrag.evaluation.qgen.standalone import (
     clause_stands,
     computable,
@@ -80,6 +81,8 @@ class Cloze:
     score: float
     name_first: bool = False
     """Whether the question opens with a proper noun (kept capitalised when it follows other words)."""
+    quality: float = 1.0
+    """The mean of the positive signs of :mod:`kgrag.evaluation.qgen.quality` (1.0 for one built by hand)."""
 
 
 def clean(text: str) -> str:
@@ -288,6 +291,7 @@ def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarit
     named = [e for e in sent.ents if e.label_ in NAMES | TOPICS and e.start != span.start]
     acronyms = [t for t in sent if t.is_upper and len(t.text) >= 2 and t.is_alpha and not span.start <= t.i < span.end]
     topics = tuple(sorted({e.text.lower() for e in [*named, *acronyms] if e.text in question}))
+    shown = quality(signs(sent, span, label, answer, question, passage.text, rarity))
     return Cloze(
         passage.chunk_id,
         passage.doc_id,
@@ -299,13 +303,15 @@ def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarit
         topics,
         rarity.idf(df) + anchor,
         question.split()[0] in {t.text for t in sent if t.pos_ == "PROPN"},
+        shown,
     )
 
 
 def clozes(
     passage: Passage, docs: Sequence[Any], rarity: Rarity, rejected: Counter[str], strict: bool = True
 ) -> list[Cloze]:
-    """The best-scoring question of each usable sentence of a passage's parsed prose lines."""
+    """The best question (by quality, then distinctiveness) of each usable sentence of a passage's parsed
+    prose lines."""
     best: list[Cloze] = []
     for doc in docs:
         for sent in doc.sents:
@@ -317,5 +323,5 @@ def clozes(
             kept = [m for m in made if isinstance(m, Cloze)]
             rejected.update(m for m in made if isinstance(m, str))
             if kept:
-                best.append(max(kept, key=lambda c: (c.score, c.answer)))
+                best.append(max(kept, key=lambda c: (c.quality, c.score, c.answer)))
     return best
