@@ -40,7 +40,7 @@ from kgrag.evaluation.qgen.standalone import (
 from kgrag.evaluation.qgen.wording import LABELS, ask_around
 
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_MARKUP = re.compile(r"[*_`]+")
+_MARKUP = re.compile(r"`+|(?<![A-Za-z0-9])[*_]+|[*_]+(?![A-Za-z0-9])")  # not inside a name: SCHED_RR
 _LOWER_WORD = re.compile(r"(?<![\w-])[a-z]{2,}(?![\w-])")
 _LOWER_PAIR = re.compile(r"(?<![\w-])(?=([a-z]{2,} [a-z]{2,})(?![\w-]))")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9'’-]*")
@@ -86,7 +86,8 @@ class Cloze:
 
 
 def clean(text: str) -> str:
-    """A line without markdown emphasis and list markers, spaces collapsed."""
+    """A line without markdown emphasis, backticks and list markers, spaces collapsed (an underscore or an
+    asterisk inside a word stays: ``FORCE_COLOR`` is a name, not emphasis)."""
     return " ".join(_MARKUP.sub("", _LIST_MARKER.sub("", text)).split())
 
 
