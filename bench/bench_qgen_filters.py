@@ -11,6 +11,7 @@ wall time, are reported (the machine is shared).
 
     HF_HUB_OFFLINE=1 python bench/bench_qgen_filters.py --prepare DIR      # the two cuts, indexed
     HF_HUB_OFFLINE=1 python bench/bench_qgen_filters.py DIR/medical/ws DIR/medical/questions.json --per-kind 100
+    HF_HUB_OFFLINE=1 python bench/bench_qgen_filters.py WS QUESTIONS --per-kind 1000 --best 50 --no-unfiltered
 
     HF_HUB_OFFLINE=1 python bench/bench_qgen_filters.py --cut 900000:1050000 --n 25 --out FILE.json   # read one
     HF_HUB_OFFLINE=1 python bench/bench_qgen_filters.py --blind-cut 200000:350000 --n 25 --out FILE.json
@@ -22,6 +23,9 @@ sentence to FILE (and FILE with ``.md``) for a reader; ``--cut`` also prints the
 the two-chunk share of a mixed set. ``--blind-cut`` writes nothing else, so the blind reader's cut
 stays unseen. With ``--dir DOCS`` they read a folder of documents instead (files in path order until
 END characters, read by the indexing loaders).
+
+``--best N`` asks N questions per kind of the set with the quality floor (all candidates of the others
+with a large ``--per-kind``); ``--no-unfiltered`` leaves out the set without the filters (to save CPU).
 
 ``--prepare`` writes the first 100k characters of GraphRAG-Bench Medical and of Novel-58553 from
 ``../shared/datasets`` with the hand-written questions whose every evidence statement has at least 70 %
@@ -186,6 +190,18 @@ def write_read(passages: list[Passage], n: int, seed: int, out: Path, kinds: tup
     return result.rejected
 
 
+def question_sets(ws: Workspace, args: argparse.Namespace) -> dict[str, list[QAItem]]:
+    """The hand-written set, then the generated ones: without the filters (unless left out), with them and
+    no quality floor, with them and the floor (``--best`` questions per kind)."""
+    sets = {"hand-written": load_dataset(args.questions)}
+    if not args.no_unfiltered:
+        sets["generated, no filters"] = generate(ws, args.per_kind, False, args.seed)
+    sets["generated, filters"] = generate(ws, args.per_kind, True, args.seed)
+    best = args.best or args.per_kind
+    sets["generated, filters + quality floor"] = generate(ws, best, True, args.seed, MIN_QUALITY)
+    return sets
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("workspace", type=Path, nargs="?")
@@ -200,6 +216,8 @@ def main() -> None:
     parser.add_argument("--blind-cut", help="START:END characters: write --n known-item questions only.")
     parser.add_argument("--source", choices=("medical", "novel"), default="medical")
     parser.add_argument("--n", type=int, default=25)
+    parser.add_argument("--best", type=int, help="Questions per kind for the set with the quality floor.")
+    parser.add_argument("--no-unfiltered", action="store_true", help="Leave out the set without the filters.")
     parser.add_argument("--dir", type=Path, help="With --blind-cut or --cut 0:LIMIT: a folder of documents instead.")
     args = parser.parse_args()
     if args.blind_cut or args.cut:
@@ -220,12 +238,7 @@ def main() -> None:
     rng = random.Random(args.seed)
     cpu = time.process_time()
     with Workspace.open(args.workspace) as ws:
-        sets = {
-            "hand-written": load_dataset(args.questions),
-            "generated, no filters": generate(ws, args.per_kind, False, args.seed),
-            "generated, filters": generate(ws, args.per_kind, True, args.seed),
-            "generated, filters + quality floor": generate(ws, args.per_kind, True, args.seed, MIN_QUALITY),
-        }
+        sets = question_sets(ws, args)
         scores = {name: per_question(ws.eval.retrieval(items, pipelines, args.k)) for name, items in sets.items()}
     means = {name: {p: statistics.fmean(v) for p, v in s.items()} for name, s in scores.items()}
     print(f"\nCPU {time.process_time() - cpu:.0f} s\n")
