@@ -10,8 +10,8 @@ the quality is their mean:
   lines of whole sentences, not headings, list items, table rows or code) and the sentence's own line is
   not a list item;
 - ``statement``: the sentence states a fact rather than instructing or pointing elsewhere: not an
-  imperative, no "you" as subject, no "e.g.", "for example", "below", "above", "following", "here", no
-  quotation marks;
+  imperative, no "you" as subject, no "e.g.", "for example", "below", "above", "following", "here",
+  "earlier", "later", "previous", "next", no quotation marks;
 - ``named subject``: the main clause's subject is a name or holds one (a proper noun, an entity, or the
   masked answer itself), so the fact is about something the corpus names;
 - ``specific answer``: the answer is a name written as one (capitalised words), a date, or a number with
@@ -19,7 +19,8 @@ the quality is their mean:
 - ``question word``: the question word fits the answer's shape ("how many" and "what number" only for a
   number, "who" and "which person" only for a name of two or more capitalised words);
 - ``plain words``: the question holds no code-like token (dotted or underscored names, brackets, slashes,
-  ``=`` or ``<``), no quotation mark and no stray ``..``, and has 8–24 words;
+  ``=`` or ``<``), no words glued together ("how manyGB"), no quotation mark and no stray ``..``, and has
+  8–24 words;
 - ``known topic``: the question names a thing (a proper noun outside the answer) that the corpus mentions
   in another passage too, so the question is about a subject of the corpus rather than a passing remark;
 - ``rare words``: the question holds four or more words few passages have (fewer: a proportional
