@@ -1,15 +1,17 @@
 """Do LLM-free generated questions rank retrieval pipelines as hand-written ones do, before and after the
-defect filters (:mod:`kgrag.evaluation.qgen.defects`)?
+defect filters (:mod:`kgrag.evaluation.qgen.defects`) and the quality floor (``qgen.quality``)?
 
 For one indexed workspace and its hand-written questions: generates known-item (+ two-chunk) questions
-from the workspace's chunks without the filters (``strict=False``) and with them, runs LLM-free evidence
-recall@k with each pipeline on the three sets, and prints per set the mean recall per pipeline with a
+from the workspace's chunks without the filters (``strict=False``, no quality floor), with them (no
+floor) and with them and the floor (the default), runs LLM-free evidence
+recall@k with each pipeline on every set, and prints per set the mean recall per pipeline with a
 percentile bootstrap 95 % interval, then Kendall τ between each generated ranking and the hand-written
 one with a bootstrap interval (both question sets resampled together, 1,000 times). CPU seconds, not
 wall time, are reported (the machine is shared).
 
     HF_HUB_OFFLINE=1 python bench/bench_qgen_filters.py --prepare DIR      # the two cuts, indexed
     HF_HUB_OFFLINE=1 python bench/bench_qgen_filters.py DIR/medical/ws DIR/medical/questions.json --per-kind 100
+    HF_HUB_OFFLINE=1 python bench/bench_qgen_filters.py WS QUESTIONS --per-kind 1000 --best 50 --no-unfiltered
 
     HF_HUB_OFFLINE=1 python bench/bench_qgen_filters.py --cut 900000:1050000 --n 25 --out FILE.json   # read one
     HF_HUB_OFFLINE=1 python bench/bench_qgen_filters.py --blind-cut 200000:350000 --n 25 --out FILE.json
@@ -21,6 +23,9 @@ sentence to FILE (and FILE with ``.md``) for a reader; ``--cut`` also prints the
 the two-chunk share of a mixed set. ``--blind-cut`` writes nothing else, so the blind reader's cut
 stays unseen. With ``--dir DOCS`` they read a folder of documents instead (files in path order until
 END characters, read by the indexing loaders).
+
+``--best N`` asks N questions per kind of the set with the quality floor (all candidates of the others
+with a large ``--per-kind``); ``--no-unfiltered`` leaves out the set without the filters (to save CPU).
 
 ``--prepare`` writes the first 100k characters of GraphRAG-Bench Medical and of Novel-58553 from
 ``../shared/datasets`` with the hand-written questions whose every evidence statement has at least 70 %
@@ -50,6 +55,7 @@ from kgrag.documents.words import content_words
 from kgrag.evaluation.datasets import QAItem, load_dataset
 from kgrag.evaluation.qgen.cloze import Passage
 from kgrag.evaluation.qgen.known_item import known_item_questions
+from kgrag.evaluation.qgen.quality import MIN_QUALITY
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
 from kgrag.graph.extract.nlp import SpacyExtractor
 from kgrag.graph.extract.settings import nlp_settings
@@ -90,12 +96,14 @@ def mean_ci(values: list[float], rng: random.Random, samples: int = 2000) -> tup
     return statistics.fmean(values), means[int(0.025 * samples)], means[int(0.975 * samples) - 1]
 
 
-def generate(ws: Workspace, per_kind: int, strict: bool, seed: int) -> list[QAItem]:
+def generate(ws: Workspace, per_kind: int, strict: bool, seed: int, min_quality: float = 0.0) -> list[QAItem]:
     passages = [Passage(c.id, c.doc_id, c.text) for c in ws.store.chunks.iter_all()]
     own = nlp_settings(ws.config)
     nlp = SpacyExtractor(own.spacy_model, allow_torch=own.spacy_torch).nlp
-    result = known_item_questions(passages, nlp, ("known-item", "two-chunk"), per_kind, seed=seed, strict=strict)
-    print(f"strict={strict}: {len(result.items)} questions; rejected {dict(result.rejected.most_common())}")
+    kinds = ("known-item", "two-chunk")
+    result = known_item_questions(passages, nlp, kinds, per_kind, seed=seed, strict=strict, min_quality=min_quality)
+    print(f"strict={strict}, min_quality={min_quality}: {len(result.items)} of {result.generated} candidates; ", end="")
+    print(f"rejected {dict(result.rejected.most_common())}")
     return result.items
 
 
@@ -174,9 +182,24 @@ def write_read(passages: list[Passage], n: int, seed: int, out: Path, kinds: tup
     lines = ["| # | question | answer | evidence |", "| ---: | --- | --- | --- |"]
     lines += [f"| {r['n']} | {r['question']} | {r['answer']} | {' / '.join(r['evidence'])} |" for r in rows]
     out.with_suffix(".md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    questions = "".join(f"{r['n']}. {r['question']}\n" for r in rows)  # to read first, before any source
+    out.with_suffix(".questions.txt").write_text(questions, encoding="utf-8")
+    print(f"{result.generated} candidates passed the checks")
     two = sum(r["kind"] == "two-chunk" for r in rows)
     print(f"{len(rows)} questions, {two} of them two-chunk ({two / max(1, len(rows)):.0%})")
     return result.rejected
+
+
+def question_sets(ws: Workspace, args: argparse.Namespace) -> dict[str, list[QAItem]]:
+    """The hand-written set, then the generated ones: without the filters (unless left out), with them and
+    no quality floor, with them and the floor (``--best`` questions per kind)."""
+    sets = {"hand-written": load_dataset(args.questions)}
+    if not args.no_unfiltered:
+        sets["generated, no filters"] = generate(ws, args.per_kind, False, args.seed)
+    sets["generated, filters"] = generate(ws, args.per_kind, True, args.seed)
+    best = args.best or args.per_kind
+    sets["generated, filters + quality floor"] = generate(ws, best, True, args.seed, MIN_QUALITY)
+    return sets
 
 
 def main() -> None:
@@ -193,6 +216,8 @@ def main() -> None:
     parser.add_argument("--blind-cut", help="START:END characters: write --n known-item questions only.")
     parser.add_argument("--source", choices=("medical", "novel"), default="medical")
     parser.add_argument("--n", type=int, default=25)
+    parser.add_argument("--best", type=int, help="Questions per kind for the set with the quality floor.")
+    parser.add_argument("--no-unfiltered", action="store_true", help="Leave out the set without the filters.")
     parser.add_argument("--dir", type=Path, help="With --blind-cut or --cut 0:LIMIT: a folder of documents instead.")
     args = parser.parse_args()
     if args.blind_cut or args.cut:
@@ -213,11 +238,7 @@ def main() -> None:
     rng = random.Random(args.seed)
     cpu = time.process_time()
     with Workspace.open(args.workspace) as ws:
-        sets = {
-            "hand-written": load_dataset(args.questions),
-            "generated, no filters": generate(ws, args.per_kind, False, args.seed),
-            "generated, filters": generate(ws, args.per_kind, True, args.seed),
-        }
+        sets = question_sets(ws, args)
         scores = {name: per_question(ws.eval.retrieval(items, pipelines, args.k)) for name, items in sets.items()}
     means = {name: {p: statistics.fmean(v) for p, v in s.items()} for name, s in scores.items()}
     print(f"\nCPU {time.process_time() - cpu:.0f} s\n")

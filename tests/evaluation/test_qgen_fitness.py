@@ -182,6 +182,21 @@ def test_a_question_word_opening_a_cut_phrase_is_rejected() -> None:
     assert wording_defect(_span(text, "brain MRI"), "A device is placed around your head for what?") is None
 
 
+def test_an_opening_phrase_left_uninverted_is_rejected() -> None:
+    # the Prometheus docs: "Every 6 weeks, a new Prometheus minor release cycle begins."
+    text = "Every 6 weeks, a new Prometheus minor release cycle begins."
+    why = wording_defect(_span(text, "Every 6 weeks"), "How often, a new Prometheus minor release cycle begins?")
+    assert "not inverted" in (why or "")
+    text = "After 2 hours, the WAL will be compacted and data that has not been sent will be lost."
+    assert wording_defect(_span(text, "2 hours"), "After how long, the WAL will be compacted?")
+    # a fronted subject followed by an apposition reads, and a question word later in the question is no opener
+    text = "Ravi Shah joined in 2024, the team's only new hire that year."
+    assert wording_defect(_span(text, "Ravi Shah"), "Who joined in 2024, the team's only new hire that year?") is None
+    text = "In 2020, CNCF sponsored a second audit by cure53 of Node Exporter."
+    question = "In 2020, what sponsored a second audit by cure53 of Node Exporter?"
+    assert wording_defect(_span(text, "CNCF"), question) is None
+
+
 def test_a_fronted_question_word_agrees_with_its_verb() -> None:
     from kgrag.evaluation.qgen.wording import ask_around, singular_verb
 

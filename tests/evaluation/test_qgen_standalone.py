@@ -111,6 +111,26 @@ def test_a_number_that_labels_something_is_not_asked_as_an_amount() -> None:
     assert label_number(_span("The protocol that RFC 809 specifies works the same way.", "809"))
     assert label_number(_span("The Halls bought the place at No. 18 Gay Street.", "18"))
     assert label_number(_span("A total of 43 crates are affected by the changes.", "43")) is None
+    # the label itself, asked in front of its number ("per what 800-38D?"), as generated from the Node.js docs
+    assert label_number(_span("Authentication tags of other lengths are invalid per NIST SP 800-38D.", "NIST SP"))
+    assert label_number(_span("Returns an array formatted according to RFC 5952 for DNS resolution.", "RFC"))
+    assert label_number(_span("Installation on other Linux distributions works like Ubuntu does.", "Ubuntu")) is None
+
+
+def test_a_sentence_cut_inside_a_dotted_name_is_not_evidence() -> None:
+    # the Node.js docs: "such as Intl.DateTimeFormat may be fully or partially supported, …"
+    doc = _nlp()("Features that require data, such as Intl.DateTimeFormat may be fully or partially supported.")
+    cut = [cut_sentence(s) for s in doc.sents]
+    assert len(cut) == 2 and all(c is not None for c in cut)  # the small model splits after "Intl."
+    whole = _nlp()("Installation on other Linux distributions works similarly to installing on Ubuntu.")
+    assert all(cut_sentence(s) is None for s in whole.sents)
+
+
+def test_cleaning_keeps_underscores_inside_names() -> None:
+    from kgrag.evaluation.qgen.cloze import clean
+
+    line = "- The `FORCE_COLOR` variable and **SCHED_RR** _may_ be set with *care*."
+    assert clean(line) == "The FORCE_COLOR variable and SCHED_RR may be set with care."
 
 
 def test_a_sentence_cut_at_an_abbreviation_or_without_a_main_clause_is_rejected() -> None:

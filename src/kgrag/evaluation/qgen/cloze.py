@@ -26,6 +26,7 @@ from typing import Any
 from kgrag.documents.words import content_words
 from kgrag.evaluation.qgen.defects import answer_defect, question_defect, sentence_defect
 from kgrag.evaluation.qgen.fitness import ambiguous, fragment_defect, guessable, leaning_defect, wording_defect
+from kgrag.evaluation.qgen.quality import quality, signs
 from kgrag.evaluation.qgen.standalone import (
     clause_stands,
     computable,
@@ -39,7 +40,7 @@ from kgrag.evaluation.qgen.standalone import (
 from kgrag.evaluation.qgen.wording import LABELS, ask_around
 
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_MARKUP = re.compile(r"[*_`]+")
+_MARKUP = re.compile(r"`+|(?<![A-Za-z0-9])[*_]+|[*_]+(?![A-Za-z0-9])")  # not inside a name: SCHED_RR
 _LOWER_WORD = re.compile(r"(?<![\w-])[a-z]{2,}(?![\w-])")
 _LOWER_PAIR = re.compile(r"(?<![\w-])(?=([a-z]{2,} [a-z]{2,})(?![\w-]))")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9'’-]*")
@@ -80,10 +81,13 @@ class Cloze:
     score: float
     name_first: bool = False
     """Whether the question opens with a proper noun (kept capitalised when it follows other words)."""
+    quality: float = 1.0
+    """The mean of the positive signs of :mod:`kgrag.evaluation.qgen.quality` (1.0 for one built by hand)."""
 
 
 def clean(text: str) -> str:
-    """A line without markdown emphasis and list markers, spaces collapsed."""
+    """A line without markdown emphasis, backticks and list markers, spaces collapsed (an underscore or an
+    asterisk inside a word stays: ``FORCE_COLOR`` is a name, not emphasis)."""
     return " ".join(_MARKUP.sub("", _LIST_MARKER.sub("", text)).split())
 
 
@@ -288,6 +292,7 @@ def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarit
     named = [e for e in sent.ents if e.label_ in NAMES | TOPICS and e.start != span.start]
     acronyms = [t for t in sent if t.is_upper and len(t.text) >= 2 and t.is_alpha and not span.start <= t.i < span.end]
     topics = tuple(sorted({e.text.lower() for e in [*named, *acronyms] if e.text in question}))
+    shown = quality(signs(sent, span, label, answer, question, passage.text, rarity))
     return Cloze(
         passage.chunk_id,
         passage.doc_id,
@@ -299,13 +304,15 @@ def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarit
         topics,
         rarity.idf(df) + anchor,
         question.split()[0] in {t.text for t in sent if t.pos_ == "PROPN"},
+        shown,
     )
 
 
 def clozes(
     passage: Passage, docs: Sequence[Any], rarity: Rarity, rejected: Counter[str], strict: bool = True
 ) -> list[Cloze]:
-    """The best-scoring question of each usable sentence of a passage's parsed prose lines."""
+    """The best question (by quality, then distinctiveness) of each usable sentence of a passage's parsed
+    prose lines."""
     best: list[Cloze] = []
     for doc in docs:
         for sent in doc.sents:
@@ -317,5 +324,5 @@ def clozes(
             kept = [m for m in made if isinstance(m, Cloze)]
             rejected.update(m for m in made if isinstance(m, str))
             if kept:
-                best.append(max(kept, key=lambda c: (c.score, c.answer)))
+                best.append(max(kept, key=lambda c: (c.quality, c.score, c.answer)))
     return best

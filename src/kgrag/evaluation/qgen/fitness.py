@@ -16,7 +16,8 @@ of what passed them still found questions a reader cannot use. These checks reje
   one end of a range ("what number to 30"), one of several ("like what or Silvadene", "What, Ewing
   sarcoma, and …"), named after a common noun ("the protein what") or a part of the document
   ("Chapter …"), the question word sits in brackets or opens a phrase cut from its sentence ("In what,
-  …"), or a comma is left between a subject and its verb;
+  …") or an opening phrase whose clause is left uninverted ("How often, a new cycle begins?"), or a comma
+  is left between a subject and its verb;
 - :func:`guessable`: the answer can be told without the text: a weekday or month name, or the word
   that nearly always follows the words before it in the corpus ("Monday through" → "Friday");
 - :func:`ambiguous`: another passage holds the question's rarest words but not the answer, so the
@@ -54,6 +55,7 @@ _FIRST_OF_SEVERAL = re.compile(r"^(?:what|which \w+|who)(?:,| [–—-] )")
 _JOINING_OPENERS = frozenset("and or nor yet".split())
 _DOUBLED = re.compile(r"\bwhich (?:what|which|who|whom|how)\b")
 _DOCUMENT_PART = frozenset("chapter part section table figure appendix page".split())
+_FRONTED_ADVERBIAL = re.compile(r"^(?:[\w-]+ ){0,2}(?:what|which|how|who|whom)\b[^,]{0,24}, ", re.I)
 _SUBJECT_COMMA = re.compile(r"^[^,]+, (?:is|are|was|were|has|have|can|may|will|does|do|should|must)\b")
 GLUE_MIN_CHARS, GLUE_PART_CHARS = 8, 3
 AMBIGUITY_WORDS = 2
@@ -151,7 +153,10 @@ def wording_defect(span: Any, question: str) -> str | None:
         return "answer is named after a common noun or a modifier (ask 'which protein', not 'the protein what')"
     if span[0].lower_ in _DOCUMENT_PART:
         return "answer is a part of the document (a cross-reference)"
-    return _phrasing_defect(question)
+    why = _phrasing_defect(question)
+    if why is None and _FRONTED_ADVERBIAL.match(question) and span.root.dep_ not in SUBJECTS:
+        return "question word in an opening phrase, the clause after it not inverted ('How often, a cycle begins?')"
+    return why
 
 
 def _phrasing_defect(question: str) -> str | None:

@@ -48,11 +48,13 @@ PROMPTS = {
 
 class ItemMeta(TypedDict):
     """What a generated question is written with besides the dataset fields: the chunks it came from
-    and, for an LLM-free question, the answer's label and the template that worded it."""
+    and, for an LLM-free question, the answer's label, the template that worded it and its quality
+    (:mod:`kgrag.evaluation.qgen.quality`)."""
 
     chunk_ids: list[str]
     answer_label: NotRequired[str]
     template: NotRequired[str]
+    quality: NotRequired[float]
 
 
 @dataclass

@@ -1,11 +1,13 @@
 """LLM-free question generation: known-item questions from the corpus itself.
 
-Every prose sentence of every chunk is parsed with spaCy; each yields at most one candidate (the most
-distinctive masked span, :mod:`kgrag.evaluation.qgen.cloze`). Two kinds are drawn from them, seeded:
+Every prose sentence of every chunk is parsed with spaCy; each yields at most one candidate (its best
+masked span, :mod:`kgrag.evaluation.qgen.cloze`). Precision over yield: every candidate that passed the
+checks is scored on positive signs of a good question (:mod:`kgrag.evaluation.qgen.quality`), those below
+a floor are dropped, and the best are kept. Two kinds are drawn from them, seeded:
 
-- ``known-item``: one sentence is the evidence, the masked span the answer. Candidates are drawn round
-  robin over entity labels (so people, dates, counts, organisations and products all get asked), at most
-  one per chunk before any chunk gets a second, and near-duplicates are dropped.
+- ``known-item``: one sentence is the evidence, the masked span the answer. The best candidates by
+  quality are taken (ties in seeded order), one per document before any document gets a second, and
+  near-duplicates are dropped.
 - ``two-chunk``: two known-item questions about the same named entity whose evidence lies in different
   chunks, asked together; kept only when neither chunk holds both answers, so no single passage answers
   it. The answer is both answers, the evidence both sentences.
@@ -28,6 +30,7 @@ from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.qgen.checks import is_duplicate, jaccard
 from kgrag.evaluation.qgen.cloze import Cloze, Passage, Rarity, clozes, prose_lines
 from kgrag.evaluation.qgen.generate import ItemMeta, QGenResult
+from kgrag.evaluation.qgen.quality import MIN_QUALITY
 
 LLM_FREE_KINDS = ("known-item", "two-chunk")
 PAIRS_PER_TOPIC = 2
@@ -57,36 +60,38 @@ def _shuffled(items: Iterable[Cloze], rng: random.Random) -> list[Cloze]:
     return ordered
 
 
-def pick_known_items(candidates: Sequence[Cloze], count: int, rng: random.Random, threshold: float) -> list[Cloze]:
-    """``count`` candidates, round robin over labels, one per chunk first, no near-duplicates (of the
-    question, or of the evidence sentence)."""
-    by_label: dict[str, list[Cloze]] = defaultdict(list)
-    for c in _shuffled(candidates, rng):
-        by_label[c.label].append(c)
+def pick_known_items(
+    candidates: Sequence[Cloze], count: int, rng: random.Random, threshold: float, min_quality: float = MIN_QUALITY
+) -> list[Cloze]:
+    """The ``count`` best candidates by quality (ties in seeded order), none below ``min_quality``, spread
+    over documents (one per document before any gets a second, then one per chunk the same way), no
+    near-duplicates (of the question, or of the evidence sentence)."""
+    ordered = sorted(
+        (c for c in _shuffled(candidates, rng) if c.quality >= min_quality), key=lambda c: -round(c.quality, 6)
+    )
     kept: list[Cloze] = []
     kept_words: list[set[str]] = []
     kept_evidence: list[set[str]] = []
+    per_doc: Counter[str] = Counter()
     per_chunk: Counter[str] = Counter()
-    for cap in (1, 2, 3):
-        queues = [list(by_label[label]) for label in sorted(by_label)]
-        while len(kept) < count and any(queues):
-            for queue in queues:
-                while queue:
-                    c = queue.pop(0)
-                    if (
-                        c in kept
-                        or per_chunk[c.chunk_id] >= cap
-                        or is_duplicate(c.question, kept_words, threshold)
-                        or is_duplicate(c.sentence, kept_evidence, EVIDENCE_OVERLAP)
-                    ):
-                        continue
-                    kept.append(c)
-                    kept_words.append(content_words(c.question))
-                    kept_evidence.append(content_words(c.sentence))
-                    per_chunk[c.chunk_id] += 1
-                    break
-                if len(kept) >= count:
-                    break
+    most = max(Counter(c.doc_id for c in ordered).values(), default=0)
+    for cap in range(1, 1 + most):  # a cap above the most candidates of one document binds nothing
+        for c in ordered:
+            if len(kept) >= count:
+                return kept
+            if (
+                c in kept
+                or per_doc[c.doc_id] >= cap
+                or per_chunk[c.chunk_id] >= cap
+                or is_duplicate(c.question, kept_words, threshold)
+                or is_duplicate(c.sentence, kept_evidence, EVIDENCE_OVERLAP)
+            ):
+                continue
+            kept.append(c)
+            kept_words.append(content_words(c.question))
+            kept_evidence.append(content_words(c.sentence))
+            per_doc[c.doc_id] += 1
+            per_chunk[c.chunk_id] += 1
     return kept
 
 
@@ -135,7 +140,13 @@ def _qid(kind: str, question: str) -> str:
 
 def _single(c: Cloze) -> tuple[QAItem, ItemMeta]:
     item = QAItem(_qid("known-item", c.question), c.question, c.answer, "known-item", [c.sentence])
-    return item, {"chunk_ids": [c.chunk_id], "answer_label": c.label, "template": c.template}
+    meta: ItemMeta = {
+        "chunk_ids": [c.chunk_id],
+        "answer_label": c.label,
+        "template": c.template,
+        "quality": round(c.quality, 3),
+    }
+    return item, meta
 
 
 def _joined(a: Cloze, b: Cloze) -> tuple[QAItem, ItemMeta]:
@@ -149,6 +160,7 @@ def _joined(a: Cloze, b: Cloze) -> tuple[QAItem, ItemMeta]:
         "chunk_ids": [a.chunk_id, b.chunk_id],
         "answer_label": f"{a.label}+{b.label}",
         "template": f"{a.template}+{b.template}",
+        "quality": round(min(a.quality, b.quality), 3),
     }
     return item, meta
 
@@ -163,10 +175,12 @@ def known_item_questions(
     dedup_threshold: float = 0.8,
     on_question: Callable[[], None] | None = None,
     strict: bool = True,
+    min_quality: float = MIN_QUALITY,
 ) -> QGenResult:
     """Up to ``per_kind`` questions of each of ``kinds`` (``known-item``, ``two-chunk``) from
     ``passages``; the same passages, pipeline and seed give the same questions. ``strict=False`` leaves out
-    the defect checks (kept to measure what they change)."""
+    the defect checks (kept to measure what they change); ``min_quality=0`` keeps candidates of any
+    quality (:mod:`kgrag.evaluation.qgen.quality`)."""
     unknown = [k for k in kinds if k not in LLM_FREE_KINDS]
     if unknown:
         raise KgragError(
@@ -176,11 +190,16 @@ def known_item_questions(
     result, rarity = QGenResult(), Rarity(ordered)
     candidates = parse_candidates(ordered, nlp, rarity, result.rejected, strict)
     result.generated = len(candidates)
+    below = sum(c.quality < min_quality for c in candidates)
+    if below:
+        result.rejected[f"quality below {min_quality:.2f} (kgrag.evaluation.qgen.quality)"] += below
     made: list[tuple[QAItem, ItemMeta]] = []
     if "known-item" in kinds:
-        made += [_single(c) for c in pick_known_items(candidates, per_kind, random.Random(seed), dedup_threshold)]
+        picked = pick_known_items(candidates, per_kind, random.Random(seed), dedup_threshold, min_quality)
+        made += [_single(c) for c in picked]
     if "two-chunk" in kinds:
-        pairs = pick_pairs(candidates, per_kind, random.Random(seed + 1), rarity)
+        good = [c for c in candidates if c.quality >= min_quality]
+        pairs = pick_pairs(good, per_kind, random.Random(seed + 1), rarity)
         made += [_joined(a, b) for a, b in pairs]
     for item, meta in made:
         result.items.append(item)

@@ -27,6 +27,7 @@ class QuestionRecord(TypedDict):
     chunk_ids: NotRequired[list[str]]
     answer_label: NotRequired[str]
     template: NotRequired[str]
+    quality: NotRequired[float]
 
 
 def records(result: QGenResult, source: str) -> list[QuestionRecord]:

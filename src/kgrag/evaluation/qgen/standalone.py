@@ -86,7 +86,11 @@ def computable(answer: str, question: str) -> str | None:
 
 def label_number(span: Any) -> str | None:
     """Why a number answer is a label rather than an amount ("RFC 809", "PS 2", "No. 18", "#24622"), or
-    None."""
+    an answer is the label of the number after it ("RFC" of "RFC 5952", "NIST SP" of "NIST SP 800-38D");
+    or None."""
+    after = span.doc[span.end] if span.end < len(span.doc) else None
+    if after is not None and re.match(r"\d", after.text) and all(t.is_upper or t.pos_ == "PROPN" for t in span):
+        return "answer is the label of the number after it ('RFC' of 'RFC 5952')"
     if not span[0].like_num or span.start == 0:
         return None
     before = span.doc[span.start - 1]
@@ -120,10 +124,14 @@ def participle_opening(clause: Any, span: Any) -> str | None:
 
 
 def cut_sentence(sent: Any) -> str | None:
-    """Why a parsed sentence is not a whole sentence: cut at an abbreviation, or a subordinate clause
-    with no main clause; None when it is whole."""
+    """Why a parsed sentence is not a whole sentence: cut at an abbreviation or inside a dotted name
+    ("Intl." | "DateTimeFormat may be …"), or a subordinate clause with no main clause; None when it is
+    whole."""
     if _ABBREVIATION_END.search(sent.text.rstrip()):
         return "sentence cut at an abbreviation"
+    text, start, end = sent.doc.text, sent.start_char, sent.end_char
+    if (start > 0 and not text[start - 1].isspace()) or (end < len(text) and not text[end].isspace()):
+        return "sentence cut inside a word (a dotted name)"
     if any(c.dep_ == "mark" for c in sent.root.children):
         return "sentence is a subordinate clause (no main clause)"
     return None
