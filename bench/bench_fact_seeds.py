@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import JsonValue
 
+from bench_graph_fusion import cell, measure
 from kgrag import Workspace
 from kgrag.config import KgragConfig
 from kgrag.core.context import ContextItem
@@ -57,9 +58,7 @@ from kgrag.documents import TokenCounter
 from kgrag.documents.words import content_words
 from kgrag.evaluation import load_dataset
 from kgrag.evaluation.ceiling import ChunkWords
-from kgrag.evaluation.recall import evidence_recall
 from kgrag.evaluation.sampling import stratified_sample
-from kgrag.evaluation.stats.intervals import t_estimate
 from kgrag.graph.index import GraphIndex
 from kgrag.graph.pagerank import PassageGraph
 from kgrag.retrieval.pipelines import Pipeline
@@ -67,7 +66,7 @@ from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.recipes.parts import EMBEDDINGS, GRAPH, finish
 from kgrag.retrieval.steps.basic import BM25Search, DenseSearch, Hydrate, QueryState, TakeTop, UseStream
 from kgrag.retrieval.steps.graph import graph_index, query_seeds
-from kgrag.retrieval.steps.ppr import PassagePageRank, mix_reset, passage_reset, seed_scores
+from kgrag.retrieval.steps.ppr import PassagePageRank, passage_reset, seed_scores, walk_passages
 from kgrag.retrieval.steps.rerank import Rerank
 from kgrag.tuning.evidence_folds import evidence_folds
 from kgrag.workspace import kinds
@@ -132,15 +131,9 @@ class FactPageRank:
             state.streams["fact_ppr"] = []
             state.record(self.name, {"facts": 0}, 0, started, "no fact and no passage to seed from")
             return
-        reset, off_graph = mix_reset(entities, passages, graph, self.passage_weight)
-        ranks = graph.walk.personalized(reset, self.damping).tolist()
-        scores = {graph.passage_ids[i]: ranks[graph.n_entities + i] for i in range(len(graph.passage_ids))}
-        scores.update({chunk_id: (1.0 - self.damping) * share for chunk_id, share in off_graph.items()})
-        ranked = sorted(scores.items(), key=lambda kv: -kv[1])[: self.pool]
-        state.streams["fact_ppr"] = [
-            ContextItem(kind="chunk", id=cid, text="", score=s, chunk_ids=[cid], scores={"fact_ppr": s})
-            for cid, s in ranked
-        ]
+        weights = (self.passage_weight, self.damping)
+        ranked = walk_passages(graph, entities, passages, weights, self.pool, "fact_ppr")
+        state.streams["fact_ppr"] = ranked
         params: dict[str, JsonValue] = {
             "facts": [r for r, _ in facts],
             "seeds": len(entities),
@@ -180,13 +173,6 @@ def arm_factory(name: str) -> Callable[[str, KgragConfig], Pipeline]:
         raise SystemExit(f"unknown arm {name!r}: expected (fact|entity)-ppr[-wW][-fN][-fp][-rerank] or a pipeline")
     seeds, w, n, fp, rerank = match.groups()
     return walk_arm(seeds, float(w) if w else 0.8, int(n) if n else 5, bool(fp), bool(rerank))
-
-
-def cell(values: Sequence[float], signed: bool = False) -> str:
-    est = t_estimate(np.asarray(values, dtype=float), 0.95)
-    form = "+.3f" if signed else ".3f"
-    ci = f" [{est.ci95[0]:{form}}, {est.ci95[1]:{form}}]" if est.ci95 else ""
-    return f"{est.mean:{form}}{ci}" if est.mean is not None else "–"
 
 
 def report(rows: list[dict], arms: list[str]) -> None:
@@ -230,12 +216,7 @@ def run_arms(ws: Workspace, items: list, arms: list[str]) -> list[dict]:
     for n, item in enumerate(items):
         row: dict = {"id": item.id, "type": item.question_type}
         for arm in arms:
-            cpu = time.process_time()
-            result = ws.retrieve(item.question, arm)
-            cpu = time.process_time() - cpu
-            texts = [i.text for i in result.items]
-            recall = evidence_recall(item.evidence, texts, overlap) or 0.0
-            row[arm] = {"recall": recall, "tokens": sum(count.count(t) for t in texts), "cpu": cpu}
+            row[arm], _ = measure(ws, item, arm, count, overlap)
         rows.append(row)
         if (n + 1) % 100 == 0:
             print(f"  {n + 1}/{len(items)} questions", flush=True)

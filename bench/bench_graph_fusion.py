@@ -23,8 +23,10 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -32,6 +34,7 @@ from kgrag import Workspace
 from kgrag.config import KgragConfig
 from kgrag.documents import TokenCounter
 from kgrag.evaluation import load_dataset
+from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.recall import evidence_recall
 from kgrag.evaluation.sampling import stratified_sample
 from kgrag.evaluation.stats.intervals import t_estimate
@@ -118,7 +121,17 @@ def variant(agreement: bool):
     return factory
 
 
-def cell(values: list[float], signed: bool = False) -> str:
+def measure(ws: Workspace, item: QAItem, pipeline: str, count: TokenCounter, overlap: float) -> tuple[dict, Any]:
+    """One question through one pipeline: its evidence recall, context tokens and CPU seconds, and the result."""
+    cpu = time.process_time()
+    result = ws.retrieve(item.question, pipeline)
+    cpu = time.process_time() - cpu
+    texts = [i.text for i in result.items]
+    recall = evidence_recall(item.evidence, texts, overlap) or 0.0
+    return {"recall": recall, "tokens": sum(count.count(t) for t in texts), "cpu": cpu}, result
+
+
+def cell(values: Sequence[float], signed: bool = False) -> str:
     est = t_estimate(np.asarray(values, dtype=float), 0.95)
     form = "+.3f" if signed else ".3f"
     ci = f" [{est.ci95[0]:{form}}, {est.ci95[1]:{form}}]" if est.ci95 else ""
@@ -167,15 +180,7 @@ def main() -> int:
         for n, item in enumerate(items):
             row: dict = {"id": item.id, "type": item.question_type}
             for p in pipelines:
-                cpu = time.process_time()
-                result = ws.retrieve(item.question, p)
-                cpu = time.process_time() - cpu
-                texts = [i.text for i in result.items]
-                row[p] = {
-                    "recall": evidence_recall(item.evidence, texts, overlap) or 0.0,
-                    "tokens": sum(count.count(t) for t in texts),
-                    "cpu": cpu,
-                }
+                row[p], result = measure(ws, item, p, count, overlap)
                 if p == "agree-rerank":
                     weights += [float(s.params["graph_weight"]) for s in result.trace if s.step == "agreement_fuse"]
             rows.append(row)

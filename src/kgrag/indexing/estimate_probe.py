@@ -98,11 +98,6 @@ def _record_names(parts: ProbeParts, units: Sequence[ExtractionUnit]) -> None:
         parts.store.meta.set(META_PROBE_NAMES, f"{mean:.2f}")
 
 
-def _sample_units(parts: ProbeParts, loaders: Registry[Loader], paths: Sequence[Path]) -> list[ExtractionUnit]:
-    """The probe's units (:func:`chosen_units`) among the first documents' units."""
-    return chosen_units(_candidate_units(parts, loaders, paths))
-
-
 def _candidate_units(parts: ProbeParts, loaders: Registry[Loader], paths: Sequence[Path]) -> list[ExtractionUnit]:
     """The units of the first documents, formed as indexing forms them."""
     from kgrag.documents import chunk_text
@@ -133,9 +128,13 @@ def _candidate_units(parts: ProbeParts, loaders: Registry[Loader], paths: Sequen
 def chosen_units(units: Sequence[ExtractionUnit]) -> list[ExtractionUnit]:
     """The units the probe extracts: those at the first and third quartile of the distinct names they
     hold (one when there are fewer than four units: the median one)."""
-    ranked = ranked_units(units)
+    return _quartiles(ranked_units(units))
+
+
+def _quartiles(ranked: Sequence[ExtractionUnit]) -> list[ExtractionUnit]:
+    """Of units ranked by :func:`ranked_units`, those :func:`chosen_units` picks."""
     if len(ranked) < 4:
-        return ranked[len(ranked) // 2 :][:1]
+        return list(ranked[len(ranked) // 2 :][:1])
     return [ranked[len(ranked) // 4], ranked[(3 * len(ranked)) // 4]]
 
 
@@ -156,7 +155,8 @@ def probe_extraction(parts: ProbeParts, loaders: Registry[Loader], paths: Sequen
     client = parts.llm_for_extraction()  # first: it fits the config (unit size) to the server's window
     if client is None or parts.config.graph.extractor not in ("llm", "auto"):
         return ["probe: nothing to probe (no LLM graph extraction is configured)"]
-    units = _sample_units(parts, loaders, paths)
+    ranked = ranked_units(_candidate_units(parts, loaders, paths))  # read and ranked once: the widening reuses it
+    units = _quartiles(ranked)
     if not units:
         return ["probe: no readable text to probe"]
     extractor: LLMExtractor = create_llm_extractor(parts.config, client)
@@ -165,7 +165,7 @@ def probe_extraction(parts: ProbeParts, loaders: Registry[Loader], paths: Sequen
     for unit in units:
         done.append((unit.text, list(extractor.extract(unit.chunks))))
         split += extractor.stats.split_units
-    units = _widened(parts, (loaders, paths), (extractor, client), units, done)
+    units = _widened(parts, ranked, (extractor, client), units, done)
     _record_shares(parts, done)
     _record_names(parts, units)
     stages = pipeline_names(parts.config.indexing.pipeline, parts.index_registries)
@@ -174,16 +174,17 @@ def probe_extraction(parts: ProbeParts, loaders: Registry[Loader], paths: Sequen
 
 
 def _widened(
-    parts: ProbeParts, source: tuple[Registry[Loader], Sequence[Path]], extracting: tuple[LLMExtractor, LLMClient],
+    parts: ProbeParts, ranked: Sequence[ExtractionUnit], extracting: tuple[LLMExtractor, LLMClient],
     units: list[ExtractionUnit], done: list[tuple[str, Sequence[ChunkExtraction]]],
 ) -> list[ExtractionUnit]:  # fmt: skip
-    """The probed units, with :func:`~kgrag.indexing.estimate_failures.more_units` extracted too (appended to
-    ``done``) when the first units' replies faulted; how many failed is stored for the estimate."""
+    """The probed units, with :func:`~kgrag.indexing.estimate_failures.more_units` of the ``ranked``
+    candidates extracted too (appended to ``done``) when the first units' replies faulted; how many failed
+    is stored for the estimate."""
     from kgrag.indexing.estimate_failures import faulted, more_units, record_probe_failures
 
     extractor, client = extracting
     if faulted(client, len(units), [extractions for _, extractions in done]):
-        for unit in more_units(ranked_units(_candidate_units(parts, *source)), units):
+        for unit in more_units(ranked, units):
             done.append((unit.text, list(extractor.extract(unit.chunks))))
             units = [*units, unit]
     record_probe_failures(parts.store, [extractions for _, extractions in done], client.run_id)

@@ -182,14 +182,29 @@ class PassagePageRank:
             state.streams[self.stream] = []
             state.record(self.name, params, 0, started, "no entity matched and no passage to seed from")
             return
-        reset, off_graph = mix_reset(entities, passages, graph, self.passage_weight)
-        ranks = graph.walk.personalized(reset, self.damping).tolist()
-        scores = {graph.passage_ids[i]: ranks[graph.n_entities + i] for i in range(len(graph.passage_ids))}
-        scores.update({chunk_id: (1.0 - self.damping) * share for chunk_id, share in off_graph.items()})
-        ranked = sorted(scores.items(), key=lambda kv: -kv[1])[: self.pool]
-        state.streams[self.stream] = [
-            ContextItem(kind="chunk", id=cid, text="", score=s, chunk_ids=[cid], scores={self.stream: s})
-            for cid, s in ranked
-        ]
+        ranked = walk_passages(graph, entities, passages, (self.passage_weight, self.damping), self.pool, self.stream)
+        state.streams[self.stream] = ranked
         note = "" if entities else "no entity matched: seeded by passages only"
         state.record(self.name, params, len(ranked), started, note)
+
+
+def walk_passages(
+    graph: PassageGraph,
+    entities: dict[int, float],
+    passages: dict[str, float],
+    weights: tuple[float, float],
+    pool: int,
+    stream: str,
+) -> list[ContextItem]:
+    """The ``pool`` passages of most PageRank mass from the reset :func:`mix_reset` makes of ``entities`` and
+    ``passages`` (``weights``: passage weight, damping), as items of ``stream``; a seeded passage without a
+    vertex keeps ``(1 − damping)`` × its reset share."""
+    passage_weight, damping = weights
+    reset, off_graph = mix_reset(entities, passages, graph, passage_weight)
+    ranks = graph.walk.personalized(reset, damping).tolist()
+    scores = {graph.passage_ids[i]: ranks[graph.n_entities + i] for i in range(len(graph.passage_ids))}
+    scores.update({chunk_id: (1.0 - damping) * share for chunk_id, share in off_graph.items()})
+    ranked = sorted(scores.items(), key=lambda kv: -kv[1])[:pool]
+    return [
+        ContextItem(kind="chunk", id=cid, text="", score=s, chunk_ids=[cid], scores={stream: s}) for cid, s in ranked
+    ]
