@@ -34,8 +34,8 @@ from kgrag.evaluation.ceiling import ChunkWords
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.recall import evidence_recall
 from kgrag.evaluation.sampling import stratified_sample
-from kgrag.evaluation.stats.intervals import t_estimate
 from kgrag.tuning.evidence_folds import evidence_folds
+from recall_cells import cell
 
 PIPELINES = ("rerank", "graph-mix-rerank")
 Record = dict[str, object]
@@ -161,13 +161,6 @@ RULES: dict[str, Callable[[Record], str]] = {
     "cover: top passage": _by(lambda q, r: _coverage(q, _texts(r, ("chunk",))[:1])),
     "cover: disagreeing only": _disagree_coverage,
 }
-
-
-def cell(values: list[float], signed: bool = False) -> str:
-    est = t_estimate(np.asarray(values, dtype=float), 0.95)
-    form = "+.3f" if signed else ".3f"
-    ci = f" [{est.ci95[0]:{form}}, {est.ci95[1]:{form}}]" if est.ci95 else ""
-    return f"{est.mean:{form}}{ci}" if est.mean is not None else "–"
 
 
 def report(rows: list[Record], fitted: dict[str, list[str]]) -> None:

@@ -49,7 +49,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import JsonValue
 
-from bench_graph_fusion import cell, measure
+from bench_graph_fusion import measure
 from kgrag import Workspace
 from kgrag.config import KgragConfig
 from kgrag.core.context import ContextItem
@@ -70,6 +70,7 @@ from kgrag.retrieval.steps.ppr import PassagePageRank, passage_reset, seed_score
 from kgrag.retrieval.steps.rerank import Rerank
 from kgrag.tuning.evidence_folds import evidence_folds
 from kgrag.workspace import kinds
+from recall_cells import cell
 
 BASELINES = ("rerank", "ppr", "ppr-passages")
 TEXT = ("dense", "bm25")

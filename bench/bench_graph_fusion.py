@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +36,6 @@ from kgrag.evaluation import load_dataset
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.recall import evidence_recall
 from kgrag.evaluation.sampling import stratified_sample
-from kgrag.evaluation.stats.intervals import t_estimate
 from kgrag.retrieval.pipelines import Pipeline
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.recipes.graph_local import local_params
@@ -49,6 +47,7 @@ from kgrag.retrieval.steps.lightrag import AppendStreams, GraphGlobalSearch, _ro
 from kgrag.retrieval.steps.query import ExtractKeywords
 from kgrag.retrieval.steps.rerank import Rerank
 from kgrag.workspace import kinds
+from recall_cells import cell
 
 TEXT = ("dense", "bm25")
 GRAPH_STREAMS = ("graph_local", "graph_global")
@@ -129,13 +128,6 @@ def measure(ws: Workspace, item: QAItem, pipeline: str, count: TokenCounter, ove
     texts = [i.text for i in result.items]
     recall = evidence_recall(item.evidence, texts, overlap) or 0.0
     return {"recall": recall, "tokens": sum(count.count(t) for t in texts), "cpu": cpu}, result
-
-
-def cell(values: Sequence[float], signed: bool = False) -> str:
-    est = t_estimate(np.asarray(values, dtype=float), 0.95)
-    form = "+.3f" if signed else ".3f"
-    ci = f" [{est.ci95[0]:{form}}, {est.ci95[1]:{form}}]" if est.ci95 else ""
-    return f"{est.mean:{form}}{ci}" if est.mean is not None else "–"
 
 
 def report(rows: list[dict], pipelines: list[str]) -> None:

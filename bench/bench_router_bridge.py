@@ -31,11 +31,11 @@ from kgrag.documents import TokenCounter
 from kgrag.evaluation import load_dataset
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.recall import evidence_recall
-from kgrag.evaluation.stats.intervals import t_estimate
 from kgrag.graph.normalize import entity_key
 from kgrag.retrieval.steps.graph_local import query_keywords
 from kgrag.retrieval.steps.route_graph import RouteGraph
 from kgrag.retrieval.steps.router import _GLOBAL, _MULTI_HOP, DEFAULT_ROUTES, heuristic_decision
+from recall_cells import cell
 
 ROUTED = {
     "local": DEFAULT_ROUTES["local"],
@@ -58,13 +58,6 @@ def outcome(ws: Workspace, item: QAItem, pipeline: str, count: TokenCounter) -> 
     texts = [i.text for i in ws.retrieve(item.question, pipeline).items]
     recall = evidence_recall(item.evidence, texts, ws.config.evaluation.evidence_overlap) or 0.0
     return recall, sum(count.count(t) for t in texts)
-
-
-def cell(values: list[float], signed: bool = False) -> str:
-    est = t_estimate(np.asarray(values, dtype=float), 0.95)
-    form = "+.3f" if signed else ".3f"
-    ci = f" [{est.ci95[0]:{form}}, {est.ci95[1]:{form}}]" if est.ci95 else ""
-    return f"{est.mean:{form}}{ci}" if est.mean is not None else "–"
 
 
 HEADER = (

@@ -1,0 +1,23 @@
+"""One table cell for the retrieval benches: a mean with its 95% t interval, cut to the range the mean can take.
+
+A recall lies in [0, 1] and a paired difference of two recalls in [-1, 1]; the skew-adjusted t interval of
+:func:`kgrag.evaluation.stats.intervals.t_estimate` can reach past those bounds when nearly every value is 0
+or 1, and :func:`~kgrag.evaluation.stats.intervals.clipped` cuts it back as ``kgrag eval retrieval`` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from kgrag.evaluation.stats.intervals import clipped, t_estimate
+
+
+def cell(values: Sequence[float], signed: bool = False) -> str:
+    """``mean [low, high]``; ``signed`` marks a paired difference (a sign on each figure, bounds ±1)."""
+    bounds = (-1.0, 1.0) if signed else (0.0, 1.0)
+    est = clipped(t_estimate(np.asarray(values, dtype=float), 0.95), bounds)
+    form = "+.3f" if signed else ".3f"
+    ci = f" [{est.ci95[0]:{form}}, {est.ci95[1]:{form}}]" if est.ci95 else ""
+    return f"{est.mean:{form}}{ci}" if est.mean is not None else "–"
