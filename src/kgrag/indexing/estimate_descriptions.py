@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kgrag.models.llm.estimate_summaries import DescribedName, DescribedNames, occurs, text_words
+from kgrag.models.llm.estimate_summaries import DescribedName, DescribedNames, TextIndex
 
 if TYPE_CHECKING:
     from kgrag.graph.types import ChunkExtraction
@@ -68,10 +68,10 @@ def extraction_share(units: Sequence[tuple[str, frozenset[str]]], surfaces: Mapp
     """Of the (unit, name) pairs where a unit's text names an entity (``surfaces`` by key) that
     the model extracted from another of ``units`` (text, extracted keys), the share where it extracted it
     from this one too (1 when no entity was named in two units)."""
-    indexed = [(text, text_words(text), keys) for text, keys in units]
+    index = TextIndex([text for text, _ in units])
     trials = hits = 0
     for key, names in surfaces.items():
-        naming = [keys for text, words, keys in indexed if occurs(names, text, words)]
+        naming = [units[n][1] for n in index.naming(names)]
         extracted = sum(key in keys for keys in naming)
         for keys in naming:
             if extracted - (key in keys) > 0:  # extracted elsewhere: this unit is a fair trial
@@ -86,10 +86,10 @@ def name_shares(
     """Per entity key, the share of ``units`` naming it that the model extracts it from: of the units
     naming it, those but the first it was extracted from (the one that made it an entity we know), with
     ``pooled`` (:func:`extraction_share`) standing for that first one; ``pooled`` when no unit extracted it."""
-    indexed = [(text, text_words(text), keys) for text, keys in units]
+    index = TextIndex([text for text, _ in units])
     shares = {}
     for key, names in surfaces.items():
-        naming = [keys for text, words, keys in indexed if occurs(names, text, words)]
+        naming = [units[n][1] for n in index.naming(names)]
         extracted = sum(key in keys for keys in naming)
         shares[key] = (extracted - 1 + pooled) / len(naming) if extracted else pooled
     return shares

@@ -52,27 +52,39 @@ class DescribedNames:
     units: int
 
 
+_WORD = re.compile(r"\w+")
+
+
 @lru_cache(maxsize=4096)
 def _pattern(surface: str) -> re.Pattern[str]:
     return re.compile(r"(?<!\w)" + re.escape(surface) + r"(?!\w)")
 
 
-def occurs(surfaces: Sequence[str], text: str, words: frozenset[str] | None = None) -> bool:
-    """Whether ``text`` names one of ``surfaces`` as written, as whole words (``words``: the text's words,
-    a cheap filter first)."""
-    for surface in surfaces:
-        if not surface:
-            continue
-        if words is not None and not all(word in words for word in surface.split()):
-            continue
-        if _pattern(surface).search(text):
-            return True
-    return False
+def occurs(surfaces: Sequence[str], text: str) -> bool:
+    """Whether ``text`` names one of ``surfaces`` as written, as whole words."""
+    return any(surface and _pattern(surface).search(text) for surface in surfaces)
 
 
-def text_words(text: str) -> frozenset[str]:
-    """The whole words of ``text`` (what :func:`occurs` filters by)."""
-    return frozenset(re.findall(r"\w+", text))
+class TextIndex:
+    """Texts by the words they hold, to find those naming an entity without searching every one."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self.texts = list(texts)
+        self._units: dict[str, set[int]] = {}
+        for number, text in enumerate(self.texts):
+            for word in set(_WORD.findall(text)):
+                self._units.setdefault(word, set()).add(number)
+
+    def naming(self, surfaces: Sequence[str]) -> set[int]:
+        """The numbers of the texts naming one of ``surfaces`` (as written, as whole words)."""
+        found: set[int] = set()
+        for surface in surfaces:
+            words = _WORD.findall(surface)
+            if not words:
+                continue
+            candidates = set.intersection(*(self._units.get(word, set()) for word in words))
+            found.update(n for n in candidates - found if occurs([surface], self.texts[n]))
+        return found
 
 
 def predicted_summaries(
@@ -82,11 +94,11 @@ def predicted_summaries(
     ``described``'s names at ``graph.max_description_tokens`` = ``limit`` (``overhead``: the prompt's own
     tokens; ``reply``: the measured summary reply, else the limit). A name whose descriptions already
     pass the limit counts as far as the run is likely to touch it (one of its units extracts it)."""
-    indexed = [(text, text_words(text)) for text in texts]
+    index = TextIndex(texts)
     each = described.mention_tokens + SEPARATOR_TOKENS
     calls = prompt = 0.0
     for name in described.names:
-        naming = sum(occurs(name.surfaces, text, words) for text, words in indexed)
+        naming = len(index.naming(name.surfaces))
         hit = described.hit if name.hit is None else name.hit
         tokens = name.known_tokens + hit * naming * each
         if tokens <= limit:
