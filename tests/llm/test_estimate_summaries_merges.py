@@ -3,6 +3,7 @@ confirmations scaled by the groups the resolution plan finds among the model's o
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import cast
 
 import pytest
@@ -152,3 +153,40 @@ def test_the_merge_ratio_is_stored_and_scales_only_the_confirmations() -> None:
 def _request(prompt: str, user: str) -> ChatRequest:
     messages = cast(tuple[Message, ...], ({"role": "system", "content": "Extract."}, {"role": "user", "content": user}))
     return ChatRequest(messages, "m", params={}, prompt=PromptRef(prompt, "1"))  # type: ignore[arg-type]
+
+
+def test_the_stored_graph_gives_each_entity_its_stored_descriptions(tmp_path: Path) -> None:
+    from tests.helpers import add_document
+
+    from kgrag import Workspace
+    from kgrag.core.graph_records import EntityMention
+    from kgrag.core.records import DocumentStatus
+    from kgrag.indexing.estimate_descriptions import META_PROBE_DESCRIBED, described_for, stored_described
+
+    texts = ["The patient took insulin daily.", "Insulin was raised for the patient.", "The patient slept."]
+    with Workspace.init(tmp_path / "ws", embedding={"provider": "fake"}, graph={"extractor": "none"}) as ws:
+        chunks = add_document(ws.store, "d", texts, DocumentStatus.EMBEDDED)
+        long = "A hormone given to the patient to lower the level of glucose in the blood."
+        with ws.store.transaction():
+            ws.store.graph.add_entity_mentions(
+                [
+                    EntityMention("insulin", chunks[0], "insulin", "concept", long),
+                    EntityMention("insulin", chunks[1], "Insulin", "concept", long + " Raised."),
+                    EntityMention("patient", chunks[0], "patient", "person", "One person."),
+                ]
+            )
+        described = stored_described(ws.store, unit_tokens=5)  # one unit per chunk
+        assert described is not None and described.units == 2  # the third unit holds no mention
+        by_name = {name.surfaces: name for name in described.names}
+        counter = default_token_counter()
+        insulin = by_name[("Insulin", "insulin")]
+        assert insulin.known_tokens == counter.count(long + "\n" + long + " Raised.") and not insulin.touched
+        # "patient" is named by both measured units and extracted from one: the pooled share (2 of 3 fair
+        # trials, insulin's two among them) stands for that one, over the two units naming it
+        assert by_name[("patient",)].hit == pytest.approx((0 + 2 / 3) / 2)
+        with ws.store.transaction():  # a probe's measure without the probe's record: stale, not used
+            ws.store.meta.set(
+                META_PROBE_DESCRIBED, '{"names": [[["x"], 999, 1.0]], "mention_tokens": 1, "hit": 1, "units": 9}'
+            )
+        merged = described_for(ws.store, 5)
+        assert merged is not None and merged.units == 2 and len(merged.names) == 2
