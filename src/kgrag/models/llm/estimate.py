@@ -11,11 +11,11 @@ settable assumptions (:class:`EstimateAssumptions`, the ``llm.estimate_*`` field
   relations, written as JSON); other calls assume ``completion_tokens`` each;
 * gleaning: a share ``glean_rate`` of the first passes get one more call re-sending a unit as large as the
   average one, answered with ``glean_completion_share`` of an average first-pass reply;
-* description summaries: from the model's own entities and description lengths where a probe or the
-  stored graph measured them (``described``, :mod:`kgrag.models.llm.estimate_summaries`); else a name met
-  in ``n`` units merges ``n`` descriptions of about ``description_tokens`` each, and past
-  ``graph.max_description_tokens`` it costs one summary call (its descriptions plus
-  ``summary_overhead_tokens`` in, the limit out);
+* description summaries: a name met in ``n`` units merges ``n`` descriptions of about
+  ``description_tokens`` each; past ``graph.max_description_tokens`` it costs one summary call (its
+  descriptions plus ``summary_overhead_tokens`` in, the limit out);
+  where a probe or the stored graph measured the model's own entities and description lengths
+  (``described``), summaries are predicted from those instead (:mod:`kgrag.models.llm.estimate_summaries`);
 * the stages after extraction (community reports, LLM confirmation of entity merges, LLM triple
   reflection) run for real on a stand-in graph the extractor builds from the text LLM-free
   (:mod:`kgrag.graph.extract.structural`), so their calls and prompts are counted from the graph's
