@@ -151,7 +151,8 @@ class LLMConfig(Section):
         20.0,
         gt=0,
         description="`--estimate`: description tokens an entity gets per unit naming it; a name met in more "
-        "than `graph.max_description_tokens` / this many units is predicted to cost one summary call.",
+        "than `graph.max_description_tokens` / this many units is predicted to cost one summary call. Used "
+        "only until `--probe` or a stored graph has measured the model's own descriptions.",
     )
     prompts_dir: Path | None = Field(
         None,

@@ -14,6 +14,7 @@ from kgrag.core.registries import Registries
 if TYPE_CHECKING:
     from kgrag.config import KgragConfig
     from kgrag.indexing.estimate_communities import CommunityCounter
+    from kgrag.indexing.estimate_merges import GroupCounter
     from kgrag.models.llm import EstimateAssumptions
     from kgrag.models.llm.estimate import StagePrediction
     from kgrag.store.base import Store
@@ -54,26 +55,49 @@ def estimate_assumptions_for(
     entry = pipelines.load(name) if name in pipelines else ()
     stages: Sequence[str] = entry() if callable(entry) else entry  # a plug-in pipeline may be a callable
     base = replace(base, stages=_stage_predictions(config, stages))
-    base = _stand_in_shares(base, store, llm_settings(config).unit_tokens, _counter(config, registries))
+    base = _stand_in_shares(base, store, llm_settings(config).unit_tokens, _counters(config, registries))
     base = held_back(base, store, stages)
+    base = _described(base, store, config)
     return calibrate_assumptions(base, store, config.llm.model or "")
 
 
-def _counter(config: KgragConfig, registries: Registries | None) -> CommunityCounter:
-    from kgrag.indexing.estimate_communities import community_counter
+def _described(assumptions: EstimateAssumptions, store: Store, config: KgragConfig) -> EstimateAssumptions:
+    """With the model's own names and description lengths (the summaries' prediction) where the probe or
+    the stored graph measured them (:mod:`kgrag.indexing.estimate_descriptions`), and the summary
+    prompt's own tokens counted."""
+    from kgrag.graph.extract.settings import llm_settings
+    from kgrag.indexing.estimate_descriptions import described_for, summary_prompt_tokens
 
-    return community_counter(config.communities, registries or Registries())
+    if assumptions.summary_limit is None:
+        return assumptions
+    described = described_for(store, llm_settings(config).unit_tokens)
+    if described is None:
+        return assumptions
+    overhead = summary_prompt_tokens(config.llm.prompts_dir)
+    return replace(
+        assumptions, described=described, summary_overhead_tokens=overhead or assumptions.summary_overhead_tokens
+    )
+
+
+def _counters(config: KgragConfig, registries: Registries | None) -> tuple[CommunityCounter, GroupCounter]:
+    """What the stored graph's communities and resolution groups are counted with."""
+    from kgrag.indexing.estimate_communities import community_counter
+    from kgrag.indexing.estimate_merges import group_counter
+
+    owner = registries or Registries()
+    return community_counter(config.communities, owner), group_counter(config.denoise, owner)
 
 
 def _stand_in_shares(
-    assumptions: EstimateAssumptions, store: Store, unit_tokens: int, communities: CommunityCounter
-) -> EstimateAssumptions:
+    assumptions: EstimateAssumptions, store: Store, unit_tokens: int,
+    counters: tuple[CommunityCounter, GroupCounter],
+) -> EstimateAssumptions:  # fmt: skip
     """With the shares of the estimate's stand-in graph measured on the most units: by the last ``--probe``
     or on the workspace's stored graph (none measured: the stand-in is kept whole)."""
     from kgrag.indexing.estimate_shares import Shares, graph_shares
 
     probed = Shares.parse(store.meta.get(META_SHARES))
-    stored = graph_shares(store, unit_tokens, communities=communities)
+    stored = graph_shares(store, unit_tokens, communities=counters[0], merges=counters[1])
     chosen = max((s for s in (probed, stored) if s is not None), key=lambda s: s.units, default=None)
     if chosen is None:
         return assumptions
@@ -85,6 +109,7 @@ def _stand_in_shares(
         entity_description=chosen.entity_description,
         relation_description=chosen.relation_description,
         report_share=chosen.communities,
+        merge_share=chosen.merges,
         shares_source=f"{source} ({chosen.units} units)",
     )
 

@@ -74,6 +74,12 @@ def probe_failures(store: Store) -> tuple[int, int]:
     return int(parts[0]), int(parts[1])
 
 
+def probe_is_current(store: Store) -> bool:
+    """Whether the last ``--probe`` recorded its units and no extraction call was sent after its own."""
+    parts = (store.meta.get(META_PROBE_FAILED) or "").split()
+    return len(parts) == 4 and parts[3].isdigit() and _latest(store, parts[2], int(parts[3]))
+
+
 def _latest(store: Store, probe_run: str, seen: int) -> bool:
     """Whether no extraction call was sent after the probe's (the first ``seen`` rows of ``probe_run``)."""
     ledger = store.llm_ledger

@@ -77,14 +77,25 @@ def _record_shares(parts: ProbeParts, units: Sequence[tuple[str, Sequence[ChunkE
             [e.description for x in extractions for e in x.entities],
             [r.description for x in extractions for r in x.relations],
         )
-        samples.append(UnitSample(text, names, frozenset((first, second) for first, second in pairs), described))
+        entities = [(e.name, e.type, e.description) for x in extractions for e in x.entities]
+        related = frozenset((first, second) for first, second in pairs)
+        samples.append(UnitSample(text, names, related, described, entities))
     from kgrag.indexing.estimate_communities import community_counter
+    from kgrag.indexing.estimate_merges import group_counter
 
     count = community_counter(parts.config.communities, parts.registries)
-    shares = measure_shares(samples, count)
+    shares = measure_shares(samples, count, group_counter(parts.config.denoise, parts.registries))
     if shares is not None:
         with parts.store.transaction():
             parts.store.meta.set(META_SHARES, shares.stored())
+
+
+def _record_described(parts: ProbeParts, units: Sequence[tuple[str, Sequence[ChunkExtraction]]]) -> None:
+    """Store the model's names and description lengths on the probe's units (text, extractions), for the
+    estimate's summaries (:mod:`kgrag.indexing.estimate_descriptions`)."""
+    from kgrag.indexing.estimate_descriptions import probe_described, record_probe
+
+    record_probe(parts.store, probe_described(units))
 
 
 def _record_names(parts: ProbeParts, units: Sequence[ExtractionUnit]) -> None:
@@ -167,6 +178,7 @@ def probe_extraction(parts: ProbeParts, loaders: Registry[Loader], paths: Sequen
         split += extractor.stats.split_units
     units = _widened(parts, ranked, (extractor, client), units, done)
     _record_shares(parts, done)
+    _record_described(parts, done)
     _record_names(parts, units)
     stages = pipeline_names(parts.config.indexing.pipeline, parts.index_registries)
     notes = probe_denoise(parts.config, client, stages, [x for _, extractions in done for x in extractions])

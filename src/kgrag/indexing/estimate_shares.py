@@ -22,11 +22,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from kgrag.indexing.estimate_communities import CommunityCounter
+    from kgrag.indexing.estimate_merges import GroupCounter
     from kgrag.store.base import Store
 
 MAX_UNITS = 64  # the stored graph is measured on this many extracted units at most (the first documents')
@@ -40,6 +41,7 @@ class UnitSample:
     names: frozenset[str]
     relations: frozenset[tuple[str, str]]
     descriptions: tuple[Sequence[str], Sequence[str]] = ((), ())  # the entities' and the relations'
+    entities: Sequence[tuple[str, str, str]] = ()  # name, type, description (estimate_merges)
 
 
 @dataclass(frozen=True)
@@ -52,10 +54,11 @@ class Shares:
     entity_description: float = 0.0  # mean tokens of an entity description as a prompt quotes it (0: none)
     relation_description: float = 0.0
     communities: float = 1.0  # the model's reportable communities per stand-in one (estimate_communities)
+    merges: float = 1.0  # the model's resolution groups per stand-in one (estimate_merges)
 
     def stored(self) -> str:
         described = f" {self.entity_description:.1f} {self.relation_description:.1f} {self.communities:.4f}"
-        return f"{self.names:.4f} {self.relations:.4f} {self.units}" + described
+        return f"{self.names:.4f} {self.relations:.4f} {self.units}" + described + f" {self.merges:.4f}"
 
     @classmethod
     def parse(cls, value: str | None) -> Shares | None:
@@ -66,16 +69,21 @@ class Shares:
             units = int(fields[2]) if len(fields) > 2 else 1
             described = (float(fields[3]), float(fields[4])) if len(fields) > 4 else (0.0, 0.0)
             communities = float(fields[5]) if len(fields) > 5 else 1.0
+            merges = float(fields[6]) if len(fields) > 6 else 1.0
         except (IndexError, ValueError):
             return None
-        return cls(names, relations, units, *described, communities)
+        return cls(names, relations, units, *described, communities, merges)
 
 
-def measure_shares(samples: Iterable[UnitSample], communities: CommunityCounter | None = None) -> Shares | None:
+def measure_shares(
+    samples: Iterable[UnitSample], communities: CommunityCounter | None = None, merges: GroupCounter | None = None
+) -> Shares | None:
     """The shares over ``samples`` (None when their text holds no stand-in name); with ``communities``, the
-    ratio of reportable communities too (:mod:`kgrag.indexing.estimate_communities`)."""
+    ratio of reportable communities too (:mod:`kgrag.indexing.estimate_communities`); with ``merges``, the
+    ratio of resolution groups (:mod:`kgrag.indexing.estimate_merges`)."""
     from kgrag.graph.extract.structural import structural_items
     from kgrag.indexing.estimate_communities import community_ratio
+    from kgrag.indexing.estimate_merges import merge_ratio
 
     samples = list(samples)
     stand_in = sum(len(structural_items(s.text).entities) for s in samples)
@@ -86,7 +94,8 @@ def measure_shares(samples: Iterable[UnitSample], communities: CommunityCounter 
     returned = sum(len(s.relations) for s in samples)
     relation_share = returned / kept if kept else 1.0  # above 1: the model relates more than neighbours
     ratio = community_ratio(samples, name_share, relation_share, communities) if communities is not None else 1.0
-    return Shares(name_share, relation_share, len(samples), *_description_tokens(samples), ratio)
+    groups = merge_ratio(samples, name_share, relation_share, merges) if merges is not None else 1.0
+    return Shares(name_share, relation_share, len(samples), *_description_tokens(samples), ratio, groups)
 
 
 def _description_tokens(samples: Sequence[UnitSample]) -> tuple[float, float]:
@@ -105,8 +114,9 @@ def _description_tokens(samples: Sequence[UnitSample]) -> tuple[float, float]:
 
 
 def graph_shares(
-    store: Store, unit_tokens: int, max_units: int = MAX_UNITS, communities: CommunityCounter | None = None
-) -> Shares | None:
+    store: Store, unit_tokens: int, max_units: int = MAX_UNITS, communities: CommunityCounter | None = None,
+    merges: GroupCounter | None = None,
+) -> Shares | None:  # fmt: skip
     """The shares the workspace's stored graph shows (None without an extracted unit): its documents'
     chunks grouped into units of ``unit_tokens`` as extraction groups them, each unit's entity and
     relation mentions against the stand-in graph of its text. A unit without any mention is left out
@@ -117,10 +127,12 @@ def graph_shares(
     graph = store.graph
     names: dict[str, set[str]] = defaultdict(set)
     described: dict[str, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
+    entities: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
     for mentions in graph.entity_mentions(graph.entity_ids()).values():
         for entity in mentions:
             names[entity.chunk_id].add(entity.entity_key)
             described[entity.chunk_id][0].append(entity.description)
+            entities[entity.chunk_id].append((entity.surface, entity.type, entity.description))
     if not names:
         return None
     pairs: dict[str, set[tuple[str, str]]] = defaultdict(set)
@@ -136,10 +148,11 @@ def graph_shares(
             ids = [chunk.id for chunk in unit.chunks]
             if not any(names.get(i) for i in ids):
                 continue
-            samples.append(_sample(unit.text, ids, names, pairs, described))
+            sample = _sample(unit.text, ids, names, pairs, described)
+            samples.append(replace(sample, entities=[e for i in ids for e in entities.get(i, ())]))
             if len(samples) >= max_units:
-                return measure_shares(samples, communities)
-    return measure_shares(samples, communities) if samples else None
+                return measure_shares(samples, communities, merges)
+    return measure_shares(samples, communities, merges) if samples else None
 
 
 def _sample(

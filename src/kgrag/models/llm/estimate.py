@@ -14,6 +14,8 @@ settable assumptions (:class:`EstimateAssumptions`, the ``llm.estimate_*`` field
 * description summaries: a name met in ``n`` units merges ``n`` descriptions of about
   ``description_tokens`` each; past ``graph.max_description_tokens`` it costs one summary call (its
   descriptions plus ``summary_overhead_tokens`` in, the limit out);
+  where a probe or the stored graph measured the model's own entities and description lengths
+  (``described``), summaries are predicted from those instead (:mod:`kgrag.models.llm.estimate_summaries`);
 * the stages after extraction (community reports, LLM confirmation of entity merges, LLM triple
   reflection) run for real on a stand-in graph the extractor builds from the text LLM-free
   (:mod:`kgrag.graph.extract.structural`), so their calls and prompts are counted from the graph's
@@ -45,10 +47,13 @@ from kgrag.models.llm.base import ChatProvider
 from kgrag.models.llm.estimate_counted import counted_share, held_parts, quoted_descriptions
 from kgrag.models.llm.estimate_range import Bounds, FailureSample
 from kgrag.models.llm.estimate_reply import measured_reply_line, name_scale
+from kgrag.models.llm.estimate_summaries import DescribedNames, predicted_summaries
 from kgrag.models.llm.tokens import TextTokenCounter, count_message_tokens
 
 ESTIMATE_FINISH_REASON = "estimate"
 EXTRACTION_PROMPTS = frozenset({"extract_graph", "glean_graph"})
+FIRST_PASS_PROMPT = "extract_graph"
+SUMMARY_PROMPT = "summarize_descriptions"
 TEXT_MARKER = "Text:\n"
 REASK_CORRECTION_TOKENS = 60  # the message that asks again, naming what was wrong with the reply
 EXAMPLE_INPUT = "For this input:\n"  # how a prompt's worked example is shown (kgrag.prompts.loader)
@@ -118,9 +123,11 @@ class EstimateAssumptions:
     entity_description: float = 0.0  # measured tokens of an entity description as quoted (0: not measured)
     relation_description: float = 0.0  # the same for a relation description
     report_share: float = 1.0  # the model's reportable communities per stand-in one (measured)
+    merge_share: float = 1.0  # the model's resolution groups (merge confirmations) per stand-in one (measured)
     extract_sample: FailureSample = field(default_factory=FailureSample)  # the measured extraction calls (range)
     reply_samples: tuple[tuple[str, FailureSample], ...] = ()  # per prompt name: its measured calls
     held_back: str = ""  # why the run will leave units failed and which stages wait (a warning), if so
+    described: DescribedNames | None = None  # the model's entities and description lengths (summaries)
 
     def reply_for(self, prompt: str | None) -> int:
         """The completion assumed for a non-extraction call of ``prompt``: measured, else the default."""
@@ -158,26 +165,49 @@ class EstimateAssumptions:
         if self.replies:
             measured = ", ".join(f"{name} {size:.0f} ({rate:.2f} re-asks)" for name, size, rate in self.replies)
             lines.append(f"calibrated from this workspace's ledger: mean reply tokens of {measured}")
+        lines.extend(self._stand_in_lines())
+        if self.summary_limit is not None:
+            lines.append(self._summary_line(self.summary_limit))
+        return [f"warning: {self.held_back}", *lines] if self.held_back else lines
+
+    def _stand_in_lines(self) -> list[str]:
+        """What the stand-in graph was calibrated by, in words."""
+        lines = []
+        source = self.shares_source
         if (self.name_share, self.relation_share) != (1.0, 1.0):
             lines.append(
-                f"calibrated by {self.shares_source}: the stand-in graph keeps {self.name_share:.0%} of its names "
+                f"calibrated by {source}: the stand-in graph keeps {self.name_share:.0%} of its names "
                 f"and has {self.relation_share:.0%} of its relations (what the model returned there)"
             )
         if self.entity_description or self.relation_description:
             lines.append(
-                f"calibrated by {self.shares_source}: entity descriptions ~{self.entity_description:.0f} tokens and "
+                f"calibrated by {source}: entity descriptions ~{self.entity_description:.0f} tokens and "
                 f"relation descriptions ~{self.relation_description:.0f} as the denoising prompts quote them"
             )
         if self.report_share != 1.0 and not self.held_back:
-            lines.append(f"calibrated by {self.shares_source}: {self.report_share:.2f} reports per stand-in report")
-        if self.summary_limit is not None:
-            units = self.summary_limit / self.description_tokens
+            lines.append(f"calibrated by {source}: {self.report_share:.2f} reports per stand-in report")
+        if self.merge_share != 1.0:
             lines.append(
-                f"assumed: summaries, one call per name met in more than {units:.0f} "
-                f"units ({self.description_tokens:g} tokens of description each, llm.estimate_description_tokens; "
-                f"graph.max_description_tokens = {self.summary_limit})"
+                f"calibrated by {source}: {self.merge_share:.2f} merge confirmations per stand-in one "
+                "(groups the resolution plan finds among this model's entities)"
             )
-        return [f"warning: {self.held_back}", *lines] if self.held_back else lines
+        return lines
+
+    def _summary_line(self, limit: int) -> str:
+        """How description summaries are predicted, in words."""
+        described = self.described
+        if described is None:
+            return (
+                f"assumed: summaries, one call per name met in more than {limit / self.description_tokens:.0f} "
+                f"units ({self.description_tokens:g} tokens of description each, llm.estimate_description_tokens; "
+                f"graph.max_description_tokens = {limit})"
+            )
+        return (
+            f"calibrated on {described.units} extracted units: summaries, one call per name of this model's "
+            f"{len(described.names)} whose descriptions pass graph.max_description_tokens = {limit}, at "
+            f"~{described.mention_tokens:.0f} tokens per description, from the share of units naming it that "
+            f"it was extracted from ({described.hit:.0%} on average)"
+        )
 
 
 @dataclass(frozen=True)
@@ -244,6 +274,7 @@ class EstimatingProvider:
         self._extract = _Tally()
         self._by_prompt: dict[str, _Tally] = {}  # the counted calls of the stages after extraction
         self._max_tokens = 0  # the largest max_tokens of an extraction request (a runaway reply's length)
+        self._texts: list[str] = []  # the first-pass units' texts (summaries, estimate_summaries)
 
     @property
     def inner(self) -> ChatProvider:
@@ -273,12 +304,16 @@ class EstimatingProvider:
                 self._extract.add(1, prompt, completion)
                 self._max_tokens = max(self._max_tokens, request.max_tokens or 0)
                 self._extract.units.update(names)
+                if request.prompt is not None and request.prompt.name == FIRST_PASS_PROMPT:
+                    self._texts.append(self._text(request))
             elif request.prompt is not None:
                 self._by_prompt.setdefault(request.prompt.name, _Tally()).add(1, prompt, completion)
         return ChatResponse("", ESTIMATE_FINISH_REASON, prompt, completion)
 
     def _measured(self, request: ChatRequest) -> bool:
-        name = request.prompt.name if request.prompt else None
+        return self._measured_prompt(request.prompt.name if request.prompt else None)
+
+    def _measured_prompt(self, name: str | None) -> bool:
         return any(prompt == name for prompt, _, _ in self.assumptions.replies)
 
     def _other_reply(self, request: ChatRequest) -> int:
@@ -297,12 +332,17 @@ class EstimatingProvider:
         return min(self.assumptions.completion_tokens, round(self._counter.count(reply) * scale))
 
     @staticmethod
-    def _names(request: ChatRequest) -> set[str] | None:
+    def _text(request: ChatRequest) -> str:
+        """The text an extraction request sends."""
+        user = next((str(m.get("content", "")) for m in request.messages if m.get("role") == "user"), "")
+        return user.split(TEXT_MARKER, 1)[-1]
+
+    @classmethod
+    def _names(cls, request: ChatRequest) -> set[str] | None:
         """Distinct capitalised names in an extraction request's text; None for other requests."""
         if request.prompt is None or request.prompt.name not in EXTRACTION_PROMPTS:
             return None
-        user = next((str(m.get("content", "")) for m in request.messages if m.get("role") == "user"), "")
-        return distinct_names(user.split(TEXT_MARKER, 1)[-1])
+        return distinct_names(cls._text(request))
 
     def report(self, prices: Prices) -> Estimate:
         with self._lock:
@@ -387,6 +427,14 @@ class EstimatingProvider:
     def _summaries(self) -> _Tally:
         limit, each = self.assumptions.summary_limit, self.assumptions.description_tokens
         tally = _Tally()
+        described = self.assumptions.described
+        if limit is not None and described is not None:  # measured: the model's own names and lengths
+            reply = self.assumptions.reply_for(SUMMARY_PROMPT) if self._measured_prompt(SUMMARY_PROMPT) else None
+            calls, prompt, completion = predicted_summaries(
+                self._texts, described, limit, self.assumptions.summary_overhead_tokens, reply
+            )
+            tally.add(round(calls), prompt, completion)
+            return tally
         if limit is None or each <= 0:
             return tally
         for units in self._extract.units.values():

@@ -6,9 +6,10 @@ so their calls are counted, not guessed; two things about them the stand-in cann
 * its entities and relations carry no description (so no summary is counted twice), while the
   confirmation and reflection prompts quote one per numbered line: each line quoting an empty one is
   priced at the mean length measured on the model's own (:func:`quoted_descriptions`);
-* a model whose entities are not capitalised names forms other communities: the counted community
-  reports are scaled by the measured ratio of reportable communities (:func:`counted_share`), or left
-  out when units will stay failed (:mod:`kgrag.indexing.estimate_failures`: detection waits).
+* a model whose entities are not capitalised names forms other communities and other merge candidates:
+  the counted community reports and merge confirmations are scaled by the measured ratios of reportable
+  communities and of resolution groups (:func:`counted_share`), the reports left out when units will stay
+  failed (:mod:`kgrag.indexing.estimate_failures`: detection waits).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 # Prompts quoting the stand-in graph's (empty) descriptions, one numbered line each: entity or relation ones.
 QUOTED_DESCRIPTIONS = {"confirm_merge": 0, "reflect_triples": 1}
 REPORT_PROMPT = "community_report"
+MERGE_PROMPT = "confirm_merge"
 
 
 class CountedPart(Protocol):
@@ -50,8 +52,11 @@ def quoted_descriptions(assumptions: EstimateAssumptions, request: ChatRequest) 
 
 
 def counted_share(assumptions: EstimateAssumptions, prompt: str) -> float:
-    """What the counted calls of ``prompt`` are multiplied by (1 for all but the community reports; none
-    of those when units will stay failed, ``held_back``: community detection then waits)."""
+    """What the counted calls of ``prompt`` are multiplied by (1 for all but the community reports and the
+    merge confirmations, scaled by their measured ratios; no report when units will stay failed,
+    ``held_back``: community detection then waits)."""
+    if prompt == MERGE_PROMPT:
+        return assumptions.merge_share
     if prompt != REPORT_PROMPT:
         return 1.0
     return 0.0 if assumptions.held_back else assumptions.report_share
