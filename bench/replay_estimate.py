@@ -52,6 +52,8 @@ def main() -> None:
             "actual": done.actual,
             "in_range": {f: done.low.get(f, 0) <= done.actual[f] <= done.high.get(f, 0) for f in FIGURES},
             "unrecorded": done.unrecorded,
+            "run_gleaning": done.gleaning,
+            "predicted_gleaning": next((x for x in done.lines if "predicted: gleaning" in x), ""),
         }
         print(json.dumps(row), flush=True)
         if args.lines:

@@ -37,6 +37,7 @@ class Replayed:
     high: dict[str, int]
     lines: tuple[str, ...]
     unrecorded: int
+    gleaning: tuple[int, int] = (0, 0)  # the run's gleaning calls and their prompt tokens
 
     def ratio(self, figure: str) -> float:
         return self.estimate[figure] / self.actual[figure] if self.actual[figure] else float("inf")
@@ -79,6 +80,7 @@ def replay(run: Recorded, corpus_file: Path, work: Path) -> Replayed:
             ws.index([docs])
             sent = [c for c in ws.store.llm_ledger.calls() if c.created_at >= since and not c.cache_hit]
             sent = [c for c in sent if not c.estimated]
+        glean = [c for c in sent if c.stage == "index.glean"]
         ends = [{f: getattr(b, f) for f in FIGURES} if b is not None else {} for b in (estimate.low, estimate.high)]
         return Replayed(
             {f: getattr(estimate, f) for f in FIGURES},
@@ -91,4 +93,5 @@ def replay(run: Recorded, corpus_file: Path, work: Path) -> Replayed:
             ends[1],
             (*estimate.predicted, *estimate.assumptions),
             server.unrecorded,
+            (len(glean), sum(c.prompt_tokens for c in glean)),
         )
