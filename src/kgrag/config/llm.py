@@ -137,8 +137,9 @@ class LLMConfig(Section):
         0.04,
         ge=0,
         le=1,
-        description="`--estimate`: share of first-pass extractions expected to be gleaned (one more call of "
-        "the same size); the default is the upper end of what bench/bench_estimate.py sees with the default "
+        description="`--estimate`: share of first-pass extractions expected to be gleaned (one more call, "
+        "priced at the gleaning request the run would build: the gleaning prompt and the chunks it re-sends); "
+        "the default is the upper end of what bench/bench_estimate.py sees with the default "
         "`graph.extractors.llm.gleaning` policy (docs/results/design-measurements.md). Set 1.0 for a model "
         "whose first passes always look incomplete.",
     )

@@ -121,6 +121,7 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
     """Replace assumed reply sizes and rates by what ``model``'s own recent sent calls measured
     (:func:`~kgrag.models.llm.reply_stats.measure_replies`: the reply size, the re-asks and retries)."""
     from kgrag.models.llm.estimate import EXTRACTION_PROMPTS
+    from kgrag.models.llm.estimate_range import extraction_point_rate
     from kgrag.models.llm.reply_stats import measure_replies, replies_by_prompt, samples_by_prompt
 
     ledger = store.llm_ledger
@@ -141,7 +142,7 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
         assumptions,
         extraction_completion=extract.mean_completion,
         extraction_names=_probe_names(store),
-        follow_up_rate=extract.follow_up_rate,
+        follow_up_rate=extraction_point_rate(extract.sample()),
         extract_sample=extract.sample(),
         glean_rate=min(1.0, glean_calls / first_calls) if assumptions.glean_rate else 0.0,
         glean_completion_share=(glean.mean_completion / extract.mean_completion)

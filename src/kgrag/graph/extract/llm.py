@@ -274,9 +274,7 @@ class LLMExtractor:
         self, unit: ExtractionUnit, result: StructuredResult[ExtractionReply], *, glean: bool = True
     ) -> _UnitOutcome:
         if self.client.estimating:  # nothing was sent: a stand-in graph from the text prices the later stages
-            from kgrag.graph.extract.structural import structural_items
-
-            return _UnitOutcome(unit, items=structural_items(unit.text, *self.client.stand_in_shares), grounding=False)
+            return self._stand_in_outcome(unit, result, glean=glean)
         if not result.ok or result.value is None:
             self.stats.failed_units += 1
             return _UnitOutcome(unit, error=f"LLM extraction failed: {result.error}")
@@ -289,12 +287,30 @@ class LLMExtractor:
             self.stats.glean_reasons[outcome.glean_reason] += 1
         return outcome
 
+    def _stand_in_outcome(
+        self, unit: ExtractionUnit, result: StructuredResult[ExtractionReply], *, glean: bool
+    ) -> _UnitOutcome:
+        """An estimate's outcome: the stand-in graph of the text at the model's measured shares. A unit the
+        run will send (its first pass not cached) gets the gleaning request the run would send were its
+        reply the stand-in, so the estimate prices a gleaning call by the text it re-sends
+        (:func:`kgrag.models.llm.estimate_glean.priced_gleaning`)."""
+        from kgrag.graph.extract.glean import FEW_ENTITIES
+        from kgrag.graph.extract.structural import structural_items
+
+        items = structural_items(unit.text, *self.client.stand_in_shares)
+        outcome = _UnitOutcome(unit, items=items, grounding=False)
+        if glean and self.glean.enabled and not result.usage.cached:
+            outcome.glean_reason = self.glean.reason(unit, result, items) or FEW_ENTITIES
+        return outcome
+
     def _glean(self, outcomes: Sequence[_UnitOutcome]) -> None:
         pending = [(o, o.items, o.glean_reason) for o in outcomes if o.items is not None and o.glean_reason is not None]
-        if not pending or self.client.estimating:
+        if not pending:
             return
         requests = [self.glean.request(o.unit, items, reason, o.locator) for o, items, reason in pending]
         results = self._call(GLEAN_PROMPT, [self._variables(r.text, r.found) for r in requests], STAGE_GLEAN)
+        if self.client.estimating:  # priced, not sent: how many are gleaned is the estimate's prediction
+            return
         self.stats.gleaned_units += len(pending)
         for (outcome, items, _), result in zip(pending, results, strict=True):
             if not result.ok or result.value is None:

@@ -9,8 +9,9 @@ settable assumptions (:class:`EstimateAssumptions`, the ``llm.estimate_*`` field
   (dense incident notes reply with ~4 JSON tokens per text token, clinical prose with ~1.8), so it is
   ``completion_per_name`` tokens per distinct capitalised name in the unit (an entity with its share of
   relations, written as JSON); other calls assume ``completion_tokens`` each;
-* gleaning: a share ``glean_rate`` of the first passes get one more call re-sending a unit as large as the
-  average one, answered with ``glean_completion_share`` of an average first-pass reply;
+* gleaning: a share ``glean_rate`` of the first passes get one more call, re-sending what the run would
+  re-send were the reply the stand-in graph (:mod:`kgrag.models.llm.estimate_glean`), answered with
+  ``glean_completion_share`` of an average first-pass reply;
 * description summaries: a name met in ``n`` units merges ``n`` descriptions of about
   ``description_tokens`` each; past ``graph.max_description_tokens`` it costs one summary call (its
   descriptions plus ``summary_overhead_tokens`` in, the limit out);
@@ -45,6 +46,7 @@ from dataclasses import dataclass, field
 from kgrag.core.llm_types import ChatRequest, ChatResponse, Prices
 from kgrag.models.llm.base import ChatProvider
 from kgrag.models.llm.estimate_counted import counted_share, held_parts, quoted_descriptions
+from kgrag.models.llm.estimate_glean import GLEAN_PROMPT, priced_gleaning
 from kgrag.models.llm.estimate_range import Bounds, FailureSample
 from kgrag.models.llm.estimate_reply import measured_reply_line, name_scale
 from kgrag.models.llm.estimate_summaries import DescribedNames, predicted_summaries
@@ -158,7 +160,7 @@ class EstimateAssumptions:
         if self.follow_up_rate:
             lines.append(
                 f"assumed: {self.follow_up_rate:.2f} re-asks and retries per extraction call (replies rejected, "
-                "cut at the token limit or retried smaller), as measured"
+                "cut at the token limit or retried smaller), as measured (at most a re-ask and a retry)"
             )
         if self.calibrated:
             lines.append(f"calibrated from this workspace's ledger: {self.calibrated}")
@@ -273,6 +275,7 @@ class EstimatingProvider:
         self._all = _Tally()
         self._extract = _Tally()
         self._by_prompt: dict[str, _Tally] = {}  # the counted calls of the stages after extraction
+        self._glean_priced = _Tally()  # gleaning requests built for the first passes (estimate_glean)
         self._max_tokens = 0  # the largest max_tokens of an extraction request (a runaway reply's length)
         self._texts: list[str] = []  # the first-pass units' texts (summaries, estimate_summaries)
 
@@ -287,6 +290,10 @@ class EstimatingProvider:
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         prompt = count_message_tokens(self._counter, request.messages) + quoted_descriptions(self.assumptions, request)
+        if request.prompt is not None and request.prompt.name == GLEAN_PROMPT:  # priced, predicted by the rate
+            with self._lock:
+                self._glean_priced.add(1, prompt, 0)
+            return ChatResponse("", ESTIMATE_FINISH_REASON, prompt, 0)
         names = self._names(request)
         measured = self.assumptions.extraction_completion
         if names is None:
@@ -414,15 +421,14 @@ class EstimatingProvider:
         return parts
 
     def _gleaning(self) -> _Tally:
-        first, share = self._extract, self.assumptions.glean_rate
-        if not first.calls or share <= 0:
-            return _Tally()
-        calls = round(first.calls * share)
-        return _Tally(
-            calls,
-            round(first.prompt * share),
-            round(first.completion * share * self.assumptions.glean_completion_share),
+        first, priced = self._extract, self._glean_priced
+        gleaning = priced_gleaning(
+            (first.calls, first.prompt, first.completion),
+            (priced.calls, priced.prompt),
+            self.assumptions.glean_rate,
+            self.assumptions.glean_completion_share,
         )
+        return _Tally(gleaning.calls, round(gleaning.prompt), round(gleaning.completion))
 
     def _summaries(self) -> _Tally:
         limit, each = self.assumptions.summary_limit, self.assumptions.description_tokens

@@ -4,7 +4,8 @@ The calls a reply causes (a re-ask of an invalid reply, the retry at another tem
 unit whose reply was cut at the token limit) are predicted from the share of failed replies this model's
 measured calls showed. Measured on the two calls of a probe, that share says little: two clean replies are
 as likely from a model that fails one reply in five as from one that never fails. So the point estimate
-keeps the measured rate, and the range beside it takes the rate at the ends of its Jeffreys interval
+keeps the measured share (:func:`extraction_point_rate`), and the range beside it takes the rate at the ends
+of its Jeffreys interval
 (:data:`CONFIDENCE`; Beta(failed + ½, clean + ½), the usual interval for a share measured on few draws,
 wide when nothing was measured):
 
@@ -65,6 +66,15 @@ def extraction_rates(sample: FailureSample) -> tuple[float, float]:
     per_failure = sample.follow_ups / sample.failed if sample.failed else PER_FAILURE
     low, high = failure_interval(sample.failed, sample.calls)
     return _per_first(low * per_failure), _per_first(high * per_failure)
+
+
+def extraction_point_rate(sample: FailureSample) -> float:
+    """Follow-ups per first extraction call for the point estimate: at the measured failure share, mapped as
+    the range's ends are (so at most :data:`MAX_FOLLOW_UPS`, and the point lies between them). A probe
+    unit retried to the end is not priced into every other unit at more calls than a unit can make."""
+    if not sample.calls or not sample.failed:
+        return 0.0
+    return _per_first(min(sample.failed, sample.calls) / sample.calls * (sample.follow_ups / sample.failed))
 
 
 def _per_first(share: float) -> float:

@@ -1,0 +1,97 @@
+"""``kgrag index --estimate --probe`` and the index run after it, on a recorded real-model run.
+
+The documents are cut from the shared GraphRAG-Bench corpora as ``bench/llm_check.py`` cut them for the
+recording; the model is a :class:`~kgrag.testing.replay_server.ReplayServer` of its replies. The
+workspace is ``llm_check``'s (default settings, ``max_concurrency = 1``) with hashed embeddings, which no
+LLM request depends on. Estimate ÷ actual is then the current code's on the recorded replies.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+FIGURES = ("calls", "prompt_tokens", "completion_tokens")
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """A recorded run: its replies and the passages it indexed (``corpus``: ``medical`` or a Novel book)."""
+
+    recording: Path
+    corpus: str
+    offsets: tuple[int, ...]
+    passage_chars: int = 3200
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """The estimate and the run that followed it, figure by figure; the estimate's lines; the replay's
+    faithfulness (``unrecorded`` requests: 0 when every request was a recorded one)."""
+
+    estimate: dict[str, int]
+    actual: dict[str, int]
+    low: dict[str, int]
+    high: dict[str, int]
+    lines: tuple[str, ...]
+    unrecorded: int
+    gleaning: tuple[int, int] = (0, 0)  # the run's gleaning calls and their prompt tokens
+
+    def ratio(self, figure: str) -> float:
+        return self.estimate[figure] / self.actual[figure] if self.actual[figure] else float("inf")
+
+
+def passages(corpus_file: Path, run: Recorded, out: Path) -> None:
+    """The recorded run's documents: from the sentence holding each offset, whole sentences up to
+    ``passage_chars`` characters (as ``bench/llm_check.py`` cuts them)."""
+    records = json.loads(corpus_file.read_text(encoding="utf-8"))
+    book = "" if run.corpus == "medical" else run.corpus
+    text = next(r["context"] for r in records if not book or r["corpus_name"] == book)
+    for offset in run.offsets:
+        start = text.rfind(". ", 0, offset) + 2
+        end = text.rfind(". ", start, start + run.passage_chars) + 1
+        (out / f"{book.lower() or 'medical'}-{offset}.md").write_text(text[start:end] + "\n", encoding="utf-8")
+
+
+def replay(run: Recorded, corpus_file: Path, work: Path) -> Replayed:
+    """Probe, estimate and index ``run``'s passages (cut from ``corpus_file``) in a fresh workspace under
+    ``work`` against its recorded replies."""
+    from kgrag import Workspace
+    from kgrag.testing.replay_server import ReplayServer
+    from kgrag.testing.workspace_toml import write_workspace_toml
+
+    docs = work / "docs"
+    docs.mkdir(parents=True)
+    passages(corpus_file, run, docs)
+    server = ReplayServer(run.recording)
+    with server:
+        path = work / "ws"
+        Workspace.init(path, embedding={"provider": "fake"}).close()
+        write_workspace_toml(path, {
+            "embedding.provider": '"fake"', "graph.extractor": '"llm"', "llm.provider": '"openai"',
+            "llm.providers.openai.base_url": json.dumps(server.base_url), "llm.model": '"local"',
+            "llm.max_concurrency": "1",
+        })  # fmt: skip
+        with Workspace.open(path) as ws:
+            _, estimate = ws.estimate_index([docs], probe=True)
+            since = time.time()
+            ws.index([docs])
+            sent = [c for c in ws.store.llm_ledger.calls() if c.created_at >= since and not c.cache_hit]
+            sent = [c for c in sent if not c.estimated]
+        glean = [c for c in sent if c.stage == "index.glean"]
+        ends = [{f: getattr(b, f) for f in FIGURES} if b is not None else {} for b in (estimate.low, estimate.high)]
+        return Replayed(
+            {f: getattr(estimate, f) for f in FIGURES},
+            {
+                "calls": len(sent),
+                "prompt_tokens": sum(c.prompt_tokens for c in sent),
+                "completion_tokens": sum(c.completion_tokens for c in sent),
+            },
+            ends[0],
+            ends[1],
+            (*estimate.predicted, *estimate.assumptions),
+            server.unrecorded,
+            (len(glean), sum(c.prompt_tokens for c in glean)),
+        )
