@@ -368,6 +368,7 @@ def main() -> None:
     args = _arguments()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     args.record.parent.mkdir(parents=True, exist_ok=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     args.record.unlink(missing_ok=True)
     work = Path(tempfile.mkdtemp(prefix="kgrag-llm-check-"))
     docs = work / "docs"
