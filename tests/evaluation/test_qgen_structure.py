@@ -99,3 +99,15 @@ def test_titles_and_coordinations_cut_apart_are_refused() -> None:
     assert coordinated(span)  # the other side of the pair shows what is asked
     sent, span = _parsed("Kestrel keeps 64 entries per queue on the Wren cluster.", "Wren cluster")
     assert coordinated(span) is None
+
+
+def test_ranges_decades_listing_numbers_and_appositions() -> None:
+    from kgrag.evaluation.qgen.fitness import wording_defect
+
+    _, span = _parsed("The tuning level of Kestrel takes a range of 1 to 5 on every queue.", "1 to 5")
+    assert "range" in (unsure_word(span, "CARDINAL") or "")
+    assert question_word("DATE", "the 1980s", "", True, False) == "which decade"
+    text = "Listing 7-3 shows how to open a Kestrel queue with a timeout."
+    assert "part of the document" in (wording_defect(_parsed(text, "7-3")[1], "Listing what number shows …?") or "")
+    question, _ = _asked("Kestrel, the queue of the Wren project, keeps every message for a week.", "a week", "DATE")
+    assert question.startswith("Kestrel keeps every message for")

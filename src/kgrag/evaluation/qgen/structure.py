@@ -20,13 +20,14 @@ a sentence make that question unusable however well the words are chosen, and th
 - :func:`unsure_word`: the question word cannot be told from the span's form: a common noun that is the
   agent of a passive ("addressed by the PR author": a person or a thing), or a number counting a singular
   or proper noun ("for at least one tick", "status code 400 Bad Request": a label or a bound, not a
-  count).
+  count), or a range of numbers ("a range of 0 to 3").
 
 Each returns the reason (counted in the generation report) or None.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from kgrag.evaluation.qgen.wording import fronted_phrase, side_parts
@@ -106,6 +107,8 @@ def unsure_word(span: Any, label: str) -> str | None:
     if root.dep_ == "pobj" and root.head.dep_ == "agent" and root.pos_ == "NOUN":
         return "question word unsure: a common noun as the agent of a passive (a person or a thing)"
     counted = root.head if root.dep_ == "nummod" else span.doc[span.end] if span.end < len(span.doc) else None
+    if label == "CARDINAL" and re.search(r"\d\s*(?:to|-|–)\s*\d", span.text):
+        return "question word unsure: a range of numbers ('0 to 3') asked as one number"
     if label == "CARDINAL" and counted is not None and counted.pos_ in ("NOUN", "PROPN") and counted.tag_ != "NNS":
         return "question word unsure: a number before a singular or proper noun (a label or a bound, not a count)"
     return None

@@ -76,6 +76,8 @@ def question_word(label: str, text: str, next_pos: str, after_preposition: bool,
         word = "what age"
     elif label in ("DATE", "TIME", "QUANTITY") and _DURATION.search(text):
         word = "how long ago" if re.search(r"\bago$", text, re.I) else "how long"
+    elif label == "DATE" and re.search(r"\b(?:1[5-9]|20)\d0'?s\b", text):
+        word = "which decade"
     elif label == "DATE":
         word = "which year" if _YEAR.search(text) else "what number" if text.isdigit() else "what date"
     elif label == "CARDINAL":
@@ -119,6 +121,9 @@ def side_parts(clause: Any, span: Any) -> set[int]:
         if _shares_object(t):
             continue
         drop.update(range(t.left_edge.i, t.right_edge.i + 1))
+        after = t.right_edge.i + 1
+        if t.dep_ == "appos" and after < clause.end and doc[after].text == ",":
+            drop.add(after)  # "Cargo, the build tool, makes …" → "Cargo makes …", no comma before the verb
         j = t.left_edge.i - 1
         while j >= clause.start and doc[j].dep_ in ("cc", "punct", "mark"):
             drop.add(j)
