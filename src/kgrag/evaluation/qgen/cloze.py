@@ -10,7 +10,10 @@ passage, the question does not contain the answer, and the sentence does not ope
 referent lies outside it. With ``strict`` (the default) the checks of
 :mod:`kgrag.evaluation.qgen.defects` also reject lines that are not prose (tables of contents, index
 lines, citations, contact blocks, headings run into text), answers a question gives away (acronyms,
-bracketed aliases, shared word stems) and questions cut from a subordinate clause.
+bracketed aliases, shared word stems) and questions cut from a subordinate clause, and those of
+:mod:`kgrag.evaluation.qgen.structure` reject spans placed where no question reads (a fronted clause, a
+subject naming nothing, one side of a coordination, a title run into the sentence, an unsure question
+word).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from kgrag.evaluation.qgen.standalone import (
     placement_defect,
     voice_defect,
 )
+from kgrag.evaluation.qgen.structure import coordinated, fronted_clause, outside_referent, title_cut, unsure_word
 from kgrag.evaluation.qgen.wording import LABELS, ask_around
 
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -52,6 +56,14 @@ MIN_TOKENS, MAX_TOKENS, LONG_SENTENCE = 6, 50, 28
 MAX_ANSWER_TOKENS = 6
 _CURRENCY = re.compile(r"[$€£¥]|\b(?:[A-Z]{3}|dollars?|euros?|pounds?|kron[aeo]r?|yen)\b")
 _PERCENT = re.compile(r"%|\bper ?cent\b", re.I)
+_DATE_FORM = re.compile(
+    r"\b(?:1[5-9]|20)\d\d(?:s\b)?|\b\d{1,2}[/.-]\d{1,2}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day|\b(?:centur(?:y|ies)|decades?|years?|quarters?|months?|weeks?|days?|"
+    r"hours?|minutes?|seconds?|spring|summer|autumn|fall|winter|today|yesterday|tomorrow|daily|weekly|monthly|yearly|"
+    r"annually)\b|(?<=\d)\s?(?:ns|µs|us|ms|s|secs?|mins?|h|hrs?)\b",
+    re.I,
+)
+_CLOCK = re.compile(r"\d:\d\d|\b[ap]\.?m\b|\bnoon\b|\bmidnight\b|o'clock", re.I)
 MEASURES = frozenset({"DATE", "TIME", "CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
 NAMES = frozenset({"PERSON", "GPE", "LOC", "NORP"})
 TOPICS = frozenset({"ORG", "PRODUCT", "FAC", "EVENT", "LAW", "WORK_OF_ART"})
@@ -185,7 +197,11 @@ def usable_sentence(sent: Any, rarity: Rarity, strict: bool = True) -> str | Non
         return "sentence too short or too long"
     if sent[0].lower_ in _OPENING_PRONOUNS:
         return "sentence opens with a pronoun"
-    return (sentence_defect(sent) or cut_sentence(sent) or fragment_defect(sent, rarity)) if strict else None
+    return (
+        (sentence_defect(sent) or cut_sentence(sent) or fragment_defect(sent, rarity) or title_cut(sent))
+        if strict
+        else None
+    )
 
 
 def well_formed(span: Any, label: str) -> bool:
@@ -227,12 +243,23 @@ def trusted_label(span: Any, sent: Any, label: str) -> str:
     """The entity label when the span's shape bears it out, else a plainer one: a name must be written as
     one (capitalised words, not a lone capitalised first word of the sentence), an amount of money needs
     a currency, a percentage a percent sign. A small model mislabels text outside its training domain
-    ("Mucus" as a place), and a question asking "which place" for a fluid misleads more than "what"."""
-    if label in NAMES | TOPICS | {"LANGUAGE"} - {"PERSON"}:
+    ("Mucus" as a place), and a question asking "which place" for a fluid misleads more than "what". A
+    person needs two or three capitalised proper nouns with no determiner before them, else it is asked
+    with "what"; a date or a time must look like one (a year, a month, a day, a unit of time, a clock
+    time): otherwise the label is "" and no question is asked."""
+    if label in (NAMES | TOPICS | {"LANGUAGE"}) - {"PERSON"}:
         written_as_name = all(t.is_title or t.is_upper or t.like_num or t.is_punct for t in span)
         lone_opener = len(span) == 1 and span.start == sent.start
         acronym = len(span) == 1 and span[0].text.isupper() and label != "GPE"  # a test, a virus, a drug class
         return label if written_as_name and not lone_opener and not acronym else "THING"
+    if label == "PERSON":
+        person = 2 <= len(span) <= 3 and all(t.is_title and t.pos_ == "PROPN" for t in span)
+        determined = span.start > 0 and span.doc[span.start - 1].pos_ == "DET"  # "the Prometheus UI"
+        return label if person and not determined else "THING"
+    if label in ("DATE", "TIME") and not (
+        _DATE_FORM.search(span.text) or (label == "TIME" and _CLOCK.search(span.text))
+    ):
+        return ""  # neither a date nor a duration by its form ("12-17ns" labelled a date): no question word fits
     if label == "MONEY" and not _CURRENCY.search(span.text):
         return "QUANTITY"
     if label == "PERCENT" and not _PERCENT.search(span.text):
@@ -257,15 +284,33 @@ def _unfit(span: Any, clause: Any, answer: str, question: str, chunk_id: str, ra
     )
 
 
+def _unfit_answer(span: Any, label: str, answer: str, rarity: Rarity) -> str | None:
+    """Why the span cannot be an answer: no question word fits its form (label ""), it is not a whole
+    answer, or it is not distinctive."""
+    if not label:
+        return "question word unsure: the label is not borne out by the span's form"
+    if len(span) > MAX_ANSWER_TOKENS or not well_formed(span, label):
+        return "span is not a whole answer"
+    return None if distinctive(answer, rarity) else "answer not distinctive"
+
+
+def _placed(span: Any, clause: Any, label: str, template: str) -> str | None:
+    """The checks of :mod:`kgrag.evaluation.qgen.structure` on where the span sits."""
+    return (
+        fronted_clause(clause, span, template)
+        or outside_referent(clause, span)
+        or coordinated(span)
+        or unsure_word(span, label)
+    )
+
+
 def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarity, strict: bool = True) -> Cloze | str:
     """The question for ``span`` masked in ``sent``, or why there is none (a rejection reason)."""
     label = trusted_label(span, sent, label)
     answer = span.text.strip(" ,.;:()\"'")
     answer_words = content_words(answer)
-    if len(span) > MAX_ANSWER_TOKENS or not well_formed(span, label):
-        return "span is not a whole answer"
-    if not distinctive(answer, rarity):
-        return "answer not distinctive"
+    if why := _unfit_answer(span, label, answer, rarity):
+        return why
     df = rarity.phrase_df(answer)
     clause = clause_of(span, sent)
     question, template, kept = ask_around(clause, span, label)
@@ -286,7 +331,10 @@ def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarit
         return "question has no rare word"
     if strict and rarity.word_df[ranked[1]] > rarity.max_df:
         return "question has one rare word (ambiguous)"  # "One session can take how long?"
-    if strict and (why := _unfit(span, clause, answer, question, passage.chunk_id, rarity)):
+    if strict and (
+        why := _unfit(span, clause, answer, question, passage.chunk_id, rarity)
+        or _placed(span, clause, label, template)
+    ):
         return why
     anchor = sum(rarity.idf(rarity.word_df[w]) for w in ranked[:3]) / min(3, len(ranked))
     named = [e for e in sent.ents if e.label_ in NAMES | TOPICS and e.start != span.start]

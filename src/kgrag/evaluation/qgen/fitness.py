@@ -54,7 +54,7 @@ _FRONTED_PHRASE = re.compile(r"^(?:in|for|during|after|before|with|at|on|from) (
 _FIRST_OF_SEVERAL = re.compile(r"^(?:what|which \w+|who)(?:,| [–—-] )")
 _JOINING_OPENERS = frozenset("and or nor yet".split())
 _DOUBLED = re.compile(r"\bwhich (?:what|which|who|whom|how)\b")
-_DOCUMENT_PART = frozenset("chapter part section table figure appendix page".split())
+_DOCUMENT_PART = frozenset("chapter part section table figure appendix page listing".split())
 _FRONTED_ADVERBIAL = re.compile(r"^(?:[\w-]+ ){0,2}(?:what|which|how|who|whom)\b[^,]{0,24}, ", re.I)
 _SUBJECT_COMMA = re.compile(r"^[^,]+, (?:is|are|was|were|has|have|can|may|will|does|do|should|must)\b")
 GLUE_MIN_CHARS, GLUE_PART_CHARS = 8, 3
@@ -151,7 +151,9 @@ def wording_defect(span: Any, question: str) -> str | None:
     modifier = before is not None and before.dep_ in ("amod", "compound") and span.start <= before.head.i < span.end
     if before is not None and (before.pos_ == "NOUN" or modifier) and not span[0].like_num:
         return "answer is named after a common noun or a modifier (ask 'which protein', not 'the protein what')"
-    if span[0].lower_ in _DOCUMENT_PART:
+    if span[0].lower_ in _DOCUMENT_PART or (
+        before is not None and before.lower_ in _DOCUMENT_PART and span[0].like_num
+    ):
         return "answer is a part of the document (a cross-reference)"
     why = _phrasing_defect(question)
     if why is None and _FRONTED_ADVERBIAL.match(question) and span.root.dep_ not in SUBJECTS:

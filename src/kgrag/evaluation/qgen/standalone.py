@@ -24,7 +24,7 @@ from kgrag.evaluation.qgen.wording import side_parts
 _FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
 _CONNECTIVES = frozenset(
     "also however instead too likewise moreover furthermore therefore thus hence nevertheless nonetheless "
-    "meanwhile otherwise others former latter aforementioned".split()
+    "meanwhile otherwise others former latter aforementioned additionally".split()
 )
 _QWORD = r"(?:what(?: \w+)?|which \w+|how \w+|who|whom)"
 _AFTER_POSSESSIVE = re.compile(rf"\b(?:your|my|our|their|his|her|its) {_QWORD}\b", re.I)

@@ -1,13 +1,18 @@
-"""How a masked span becomes a question: the question word chosen by the span's entity label, and the
-sentence (or its clause) rewritten around it.
+"""How a masked span becomes a question: the question word chosen by the span's entity label and form,
+and the sentence (or its clause) rewritten around it.
 
 A span that opens its clause is replaced by a fronted question word ("Aisha Okafor wrote Shale" →
 "Who wrote Shale?"); anywhere else it is asked in place ("Shale keeps raw telemetry for which length
-of time?"). The words are chosen by label so that a person is asked with "who", a year with "which
-year", a count with "how many", an age with "what age", and so on. Names other than people and
-languages are asked with "what": a small model's organisation, place or product labels are wrong often
-enough ("which organization" for a performance score, "which place" for a person) that a plain "what"
-misleads less.
+of time?"). A span in a phrase fronted before the subject and a comma ("Every 6 weeks, a new cycle
+begins") is asked with the clause after it inverted ("How often does a new cycle begin?"): its first
+auxiliary, or a main "be", moves before the subject, otherwise "do" does (:func:`fronted_phrase`,
+:func:`inverted`); a fronted phrase with a verb of its own ("Created in 2012, …") is not inverted, and
+the question is refused (:mod:`kgrag.evaluation.qgen.structure`). The words are chosen by label so that
+a person is asked with "who", a year with "which year", a count with "how many", an age with "what
+age", a number with a unit of time ("12-17ns", "2 hours") with "how long", and so on. Names other than
+people and languages are asked with "what": a small model's organisation, place or product labels are
+wrong often enough ("which organization" for a performance score, "which place" for a person) that a
+plain "what" misleads less.
 """
 
 from __future__ import annotations
@@ -53,9 +58,10 @@ IN_PLACE = {
 }
 LABELS = frozenset([*FRONTED, "DATE", "CARDINAL"])
 _FREQUENCY = re.compile(r"^(every|each|per|once|twice|daily|weekly|monthly|yearly)\b", re.I)
-_YEAR = re.compile(r"^(in |since |by )?(1[5-9]|20)\d\d$", re.I)
+_YEAR = re.compile(r"^(?:in |since |by |around |about )?(?:1[5-9]|20)\d\d$", re.I)
 _DURATION = re.compile(
-    r"(?<![\w-])(decades?|years?|quarters?|months?|weeks?|days?|hours?|minutes?|seconds|(?<=\d )second)(?![\w-])",
+    r"(?<![\w-])(decades?|years?|quarters?|months?|weeks?|days?|hours?|minutes?|seconds|(?<=\d )second)(?![\w-])|"
+    r"(?<![12]\d\d0)(?<=\d)\s?(?:ns|µs|us|ms|s|secs?|mins?|h|hrs?)(?![\w-])",
     re.I,
 )
 
@@ -68,10 +74,12 @@ def question_word(label: str, text: str, next_pos: str, after_preposition: bool,
         word = "how old"
     elif label in ("DATE", "TIME") and re.match(r"(?:at )?ages? \d", text, re.I):
         word = "what age"
-    elif label in ("DATE", "TIME") and _DURATION.search(text):
-        word = "how long"
+    elif label in ("DATE", "TIME", "QUANTITY") and _DURATION.search(text):
+        word = "how long ago" if re.search(r"\bago$", text, re.I) else "how long"
+    elif label == "DATE" and re.search(r"\b(?:1[5-9]|20)\d0'?s\b", text):
+        word = "which decade"
     elif label == "DATE":
-        word = "which year" if _YEAR.match(text) else "what number" if text.isdigit() else "what date"
+        word = "which year" if _YEAR.search(text) else "what number" if text.isdigit() else "what date"
     elif label == "CARDINAL":
         word = "how many" if next_pos in ("NOUN", "PROPN") else "what number"
     elif label == "PERSON" and after_preposition:
@@ -113,6 +121,9 @@ def side_parts(clause: Any, span: Any) -> set[int]:
         if _shares_object(t):
             continue
         drop.update(range(t.left_edge.i, t.right_edge.i + 1))
+        after = t.right_edge.i + 1
+        if t.dep_ == "appos" and after < clause.end and doc[after].text == ",":
+            drop.add(after)  # "Cargo, the build tool, makes …" → "Cargo makes …", no comma before the verb
         j = t.left_edge.i - 1
         while j >= clause.start and doc[j].dep_ in ("cc", "punct", "mark"):
             drop.add(j)
@@ -164,6 +175,78 @@ def _agreeing(after: str, span: Any, fronted: bool) -> str:
     return after[: len(after) - len(stripped)] + singular_verb(verb.text) + stripped[len(verb.text) :]
 
 
+_SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
+_DO = {"VBZ": "does", "VBD": "did", "VBP": "do"}
+
+
+def fronted_phrase(clause: Any, span: Any, kept: list[Any]) -> list[Any] | None:
+    """The kept tokens before the main clause's subject when they end on a comma and hold ``span`` (a
+    phrase fronted before the subject: "Every 6 weeks, …", "After 2 hours, …"), else None."""
+    root = clause.root
+    subjects = [c for c in root.children if c.dep_ in _SUBJECT_DEPS and c.i >= span.end]
+    if not subjects or span.root.dep_ in _SUBJECT_DEPS:
+        return None
+    begin = subjects[0].left_edge.i
+    phrase = [t for t in kept if t.i < begin]
+    if not phrase or phrase[-1].text != "," or span.end > phrase[-1].i:
+        return None
+    return phrase
+
+
+def inverted(clause: Any, rest: list[Any]) -> str | None:
+    """The main clause (its kept tokens ``rest``, from the subject on) inverted for a question: its first
+    auxiliary or a main "be" moved before the subject, otherwise "do" before it and the verb's lemma in
+    place ("a cycle begins" → "does a cycle begin"); None when the verb has neither form."""
+    root = clause.root
+    helpers = [c for c in root.children if c.dep_ in ("aux", "auxpass") and c.i < root.i]
+    subject_start = rest[0].i if rest else root.i
+    if helpers and helpers[0].i > subject_start:
+        moved, words = helpers[0], [t for t in rest if t.i != helpers[0].i]
+        head = moved.text
+    elif root.lemma_ == "be" and root.i > subject_start:
+        moved, words, head = root, [t for t in rest if t.i != root.i], root.text
+    elif root.tag_ in _DO and root.pos_ == "VERB" and root.i > subject_start:
+        words, head = rest, _DO[root.tag_]
+        return _with_lemma(head, words, root)
+    else:
+        return None
+    return _with_lemma(head, words, moved)
+
+
+def _with_lemma(head: str, words: list[Any], verb: Any) -> str:
+    """``head`` then ``words`` (the verb in its lemma when ``head`` is a form of "do"), the subject's first
+    word in lower case unless it is a name."""
+    out = [head.lower()]
+    for t in words:
+        text = t.lemma_ if head in _DO.values() and t.i == verb.i else t.text
+        first = t.i == words[0].i and t.pos_ != "PROPN" and not t.is_upper
+        out.append((text.lower() if first else text) + t.whitespace_)
+    return out[0] + " " + "".join(out[1:]).strip()
+
+
+def _fronted_question(clause: Any, span: Any, label: str, kept: list[Any]) -> str | None:
+    """The question for a span inside a phrase fronted before the subject: the phrase with the question
+    word, then the main clause inverted; None when the phrase holds a verb of its own or the clause does
+    not invert."""
+    phrase = fronted_phrase(clause, span, kept)
+    if phrase is None or any(t.pos_ in ("VERB", "AUX") for t in phrase):
+        return None
+    before = [t for t in phrase[:-1] if t.i < span.start and not (t.i == span.start - 1 and t.pos_ == "DET")]
+    after = [t for t in phrase[:-1] if t.i >= span.end]
+    bare = not before and not after
+    word = question_word(label, span.text, "", bool(before), not before)
+    if bare and label == "DATE" and word.lower() in ("what date", "which year", "what number"):
+        word = "When"
+    start = _joined(before)
+    lead = f"{start}{' ' if start and not start.endswith(' ') else ''}{word} {_joined(after)}".strip()
+    rest = [t for t in kept if t.i > phrase[-1].i]
+    main = inverted(clause, rest)
+    if main is None:
+        return None
+    text = _LOOSE_END.sub("", re.sub(r"\s+([,;:)])", r"\1", " ".join(f"{lead} {main}".split())))
+    return text[0].upper() + text[1:] + "?"
+
+
 def ask_around(clause: Any, span: Any, label: str) -> tuple[str, str, str]:
     """The question made from ``clause`` (a spaCy span, its side parts left out) with ``span`` replaced
     by its question word, the name of the template used, and the words kept around the span. A
@@ -178,6 +261,9 @@ def ask_around(clause: Any, span: Any, label: str) -> tuple[str, str, str]:
     fronted = start == first
     next_pos = doc[span.end].pos_ if span.end < len(doc) else ""
     after_preposition = start > first and doc[start - 1].pos_ == "ADP"
+    context = " ".join(t.text for t in kept if t.i != start or start == span.start)
+    if (asked := _fronted_question(clause, span, label, kept)) is not None:
+        return asked, f"inverted:{label.lower()}", context
     word = question_word(label, span.text, next_pos, after_preposition, fronted)
     before = _joined([t for t in kept if t.i < start])
     after = _agreeing(_joined([t for t in kept if t.i >= span.end]), span, fronted)
@@ -187,5 +273,4 @@ def ask_around(clause: Any, span: Any, label: str) -> tuple[str, str, str]:
     text = _LOOSE_START.sub("", _LOOSE_END.sub("", text))
     if not fronted and text:
         text = text[0].upper() + text[1:]
-    context = " ".join(t.text for t in kept if t.i != start or start == span.start)
     return text + "?", template_name(label, fronted), context

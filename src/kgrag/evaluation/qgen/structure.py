@@ -1,0 +1,114 @@
+"""Whether a known-item question's span sits where a question can be asked of it, read from the parse.
+
+The wording of :mod:`kgrag.evaluation.qgen.wording` replaces a span by its question word; some places in
+a sentence make that question unusable however well the words are chosen, and the parse shows them:
+
+- :func:`fronted_clause`: the span sits in a phrase fronted before the subject that the wording could not
+  invert, such as a participial or adverbial clause with its own verb ("Created in 2012, Prometheus has
+  been …" → "Created in which year, Prometheus has been …?");
+- :func:`outside_referent`: the question's subject or a place it names lies outside it: a main-clause
+  subject with a definite determiner that names nothing (no name, number or compound term: "The first
+  version was released in …"), or "here"/"there" pointing at the text around the sentence ("the best
+  type to use there");
+- :func:`coordinated`: the span, or a phrase it belongs to below its verb, is one side of a coordination
+  ("107 bytes on Linux and 103 bytes on macOS"): the other side shows what is asked, or the question asks
+  for one of several;
+- :func:`title_cut`: a capitalised verb form, adverb or function word after a word that is not
+  capitalised (lower case, or an all-capitals constant) marks a title or a table row run into the
+  sentence ("Scaling and Federating Prometheus on the … blog is a good starting point", "Constant
+  Description WSAEINTR Indicates …"), which the question would cut apart;
+- :func:`unsure_word`: the question word cannot be told from the span's form: a common noun that is the
+  agent of a passive ("addressed by the PR author": a person or a thing), or a number counting a singular
+  or proper noun ("for at least one tick", "status code 400 Bad Request": a label or a bound, not a
+  count), or a range of numbers ("a range of 0 to 3").
+
+Each returns the reason (counted in the generation report) or None.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kgrag.evaluation.qgen.wording import fronted_phrase, side_parts
+
+_SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass"})
+_DEFINITE = frozenset("the this that these those".split())
+_POINTING = frozenset("here there".split())
+_TITLE_TAGS = frozenset({"VBG", "VBN", "VBD", "VBZ", "VBP", "VB", "RB", "CC", "DT", "IN", "PRP", "TO"})
+
+
+def _kept(clause: Any, span: Any) -> list[Any]:
+    drop = side_parts(clause, span)
+    return [t for t in clause if t.i not in drop and not span.start <= t.i < span.end]
+
+
+def fronted_clause(clause: Any, span: Any, template: str) -> str | None:
+    """Why the span sits in a fronted phrase the question leaves uninverted, or None."""
+    if template.startswith("inverted:") or fronted_phrase(clause, span, _kept(clause, span)) is None:
+        return None
+    return "answer in a phrase fronted before the subject, not inverted ('Created in which year, X has …?')"
+
+
+def _names_something(tokens: list[Any], span: Any) -> bool:
+    """Whether a phrase holds a name, a number, a compound term ("the info function") or the span."""
+    return any(
+        t.pos_ in ("PROPN", "NUM")
+        or t.dep_ == "compound"
+        or t.ent_type_ not in ("", "ORDINAL")
+        or span.start <= t.i < span.end
+        for t in tokens
+    )
+
+
+def outside_referent(clause: Any, span: Any) -> str | None:
+    """Why the question leans on a subject or a place named outside it, or None."""
+    kept = _kept(clause, span)
+    if any(t.lower_ in _POINTING and t.dep_ != "expl" for t in kept):
+        return "question points at the text around it ('here', 'there')"
+    for subject in (c for c in clause.root.children if c.dep_ in _SUBJECTS):
+        words = list(subject.subtree)
+        definite = any(t.dep_ == "det" and t.lower_ in _DEFINITE and t.head.i == subject.i for t in words)
+        if definite and subject.pos_ == "NOUN" and not _names_something(words, span):
+            return "subject names nothing the question shows ('The first version was released …')"
+    return None
+
+
+def coordinated(span: Any) -> str | None:
+    """Why the span is one side of a coordination, or None: the phrase it belongs to (up to its nearest
+    verb, not into the clauses below it) holds a nominal conjunct."""
+    top = span.root
+    while top.head.i != top.i and top.head.pos_ not in ("VERB", "AUX"):
+        top = top.head
+    stack = [c for c in top.children if c.pos_ not in ("VERB", "AUX")]
+    while stack:
+        tok = stack.pop()
+        if tok.dep_ == "conj" and tok.pos_ in ("NOUN", "PROPN", "NUM"):  # "old and esoteric" gives nothing away
+            return "answer is one side of a coordination ('X and Y')"
+        stack += [c for c in tok.children if c.pos_ not in ("VERB", "AUX")]
+    return None
+
+
+def title_cut(sent: Any) -> str | None:
+    """Why the sentence holds a title run into it (a capitalised verb form, adverb or function word after
+    its first word), or None."""
+    for tok in sent[1:]:
+        before = sent.doc[tok.i - 1]
+        if not tok.is_title or tok.text == "I" or before.is_title or not before.is_alpha:
+            continue  # a capital after a name is part of the name ("Cloud Native Computing Foundation")
+        if tok.tag_ in _TITLE_TAGS or (tok.lower_.endswith("ing") and len(tok) > 5 and tok.ent_type_ != "GPE"):
+            return "a title run into the sentence (a capitalised verb form or function word mid-sentence)"
+    return None
+
+
+def unsure_word(span: Any, label: str) -> str | None:
+    """Why no question word fits the span for sure, or None."""
+    root = span.root
+    if root.dep_ == "pobj" and root.head.dep_ == "agent" and root.pos_ == "NOUN":
+        return "question word unsure: a common noun as the agent of a passive (a person or a thing)"
+    counted = root.head if root.dep_ == "nummod" else span.doc[span.end] if span.end < len(span.doc) else None
+    if label == "CARDINAL" and re.search(r"\d\s*(?:to|-|–)\s*\d", span.text):
+        return "question word unsure: a range of numbers ('0 to 3') asked as one number"
+    if label == "CARDINAL" and counted is not None and counted.pos_ in ("NOUN", "PROPN") and counted.tag_ != "NNS":
+        return "question word unsure: a number before a singular or proper noun (a label or a bound, not a count)"
+    return None

@@ -1,0 +1,113 @@
+"""Where a span sits decides whether a question can be asked of it: each rule of
+:mod:`kgrag.evaluation.qgen.structure`, the inversion of a fronted phrase and the question word chosen by
+the span's form, on sentences written for these tests and parsed with the real spaCy pipeline."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from kgrag.config import KgragConfig
+from kgrag.evaluation.qgen.cloze import trusted_label
+from kgrag.evaluation.qgen.structure import coordinated, fronted_clause, outside_referent, title_cut, unsure_word
+from kgrag.evaluation.qgen.wording import ask_around, question_word
+from kgrag.graph.extract.nlp import SpacyExtractor
+from kgrag.graph.extract.settings import nlp_settings
+
+
+@cache
+def _nlp() -> Any:
+    nlp = nlp_settings(KgragConfig())
+    return SpacyExtractor(nlp.spacy_model, allow_torch=nlp.spacy_torch).nlp
+
+
+def _parsed(text: str, answer: str) -> tuple[Any, Any]:
+    doc = _nlp()(text)
+    start = text.index(answer)
+    return next(iter(doc.sents)), doc.char_span(start, start + len(answer))
+
+
+def _asked(text: str, answer: str, label: str) -> tuple[str, str]:
+    sent, span = _parsed(text, answer)
+    question, template, _ = ask_around(sent, span, label)
+    return question, template
+
+
+def test_a_fronted_phrase_is_asked_with_the_clause_inverted() -> None:
+    question, template = _asked("Every 3 days, the Oslo backup runs on the cluster.", "Every 3 days", "DATE")
+    assert (question, template) == ("How often does the Oslo backup run on the cluster?", "inverted:date")
+    question, _ = _asked("After 5 minutes, the Tamsin cache will be flushed to disk.", "5 minutes", "TIME")
+    assert question == "After how long will the Tamsin cache be flushed to disk?"
+    question, _ = _asked("In 2019, the Rustacean team shipped the new borrow checker.", "2019", "DATE")
+    assert question == "In which year did the Rustacean team ship the new borrow checker?"
+    # a subject after a fronted phrase is asked as before
+    sent, span = _parsed("In 2021, Brightwater sponsored a review of the Tamsin cache.", "Brightwater")
+    question, template, _ = ask_around(sent, span, "ORG")
+    assert question.startswith("In 2021, what sponsored") and fronted_clause(sent, span, template) is None
+
+
+def test_a_span_in_a_fronted_clause_with_its_own_verb_is_refused() -> None:
+    sent, span = _parsed("Founded in 2011, Brightwater has grown to forty staff in Oslo.", "2011")
+    _, template, _ = ask_around(sent, span, "DATE")
+    assert not template.startswith("inverted")
+    assert "fronted" in (fronted_clause(sent, span, template) or "")
+
+
+def test_the_question_word_follows_the_span_form_not_the_label() -> None:
+    sent, span = _parsed("A Quillon lookup takes 40-60ms to finish under load.", "40-60ms")
+    assert trusted_label(span, sent, "DATE") == "DATE"
+    assert question_word("DATE", "40-60ms", "", False, False) == "how long"
+    sent, span = _parsed("The Quillon parser reached Version Four after the rewrite.", "Version Four")
+    assert trusted_label(span, sent, "DATE") == ""  # neither a date nor a duration: no question
+    sent, span = _parsed("The Hollis UI shows a chart of every sample in the panel.", "Hollis UI")
+    assert trusted_label(span, sent, "PERSON") == "THING"  # a determiner and an acronym: not a person
+    sent, span = _parsed("Mara Lindqvist wrote the first parser for the Quillon project.", "Mara Lindqvist")
+    assert trusted_label(span, sent, "PERSON") == "PERSON"
+
+
+def test_an_unsure_question_word_is_refused() -> None:
+    _, span = _parsed("Broken nightly builds must be fixed by the release manager of Quillon.", "release manager")
+    assert "agent" in (unsure_word(span, "THING") or "")
+    _, span = _parsed("Quillon lookups wait for 1 tick of the event loop before sending.", "1")
+    assert "singular" in (unsure_word(span, "CARDINAL") or "")
+    _, span = _parsed("Quillon lookups wait for 3 ticks of the event loop before sending.", "3")
+    assert unsure_word(span, "CARDINAL") is None
+
+
+def test_a_referent_outside_the_question_is_refused() -> None:
+    sent, span = _parsed("The second release was shipped in 2021 after a long beta.", "2021")
+    assert "subject names nothing" in (outside_referent(sent, span) or "")
+    sent, span = _parsed("Kestrel is the best queue to use there, as Wren is slower.", "Kestrel")
+    assert "'there'" in (outside_referent(sent, span) or "")
+    # a compound term or a name in the subject says what it is about
+    sent, span = _parsed("The retry function solves an old problem with the Kestrel queue.", "Kestrel queue")
+    assert outside_referent(sent, span) is None
+    sent, span = _parsed("There are three Kestrel queues in the Wren cluster.", "Wren cluster")
+    assert outside_referent(sent, span) is None  # an expletive 'there' points nowhere
+
+
+def test_titles_and_coordinations_cut_apart_are_refused() -> None:
+    sent, _ = _parsed("Tuning and Scaling Kestrel on the Wren blog is a good first read.", "Wren")
+    assert title_cut(sent)
+    sent, _ = _parsed("The Open Kestrel Computing Foundation hosts the Wren project.", "Wren")
+    assert title_cut(sent) is None
+    sent, _ = _parsed("Code Meaning EQUILL Indicates that the Kestrel queue is stuck.", "EQUILL")
+    assert title_cut(sent)  # a table row run into a line
+    sent, span = _parsed("Typical limits are 64 entries on Kestrel and 32 entries on Wren.", "Wren")
+    assert coordinated(span)
+    _, span = _parsed("Typical limits are 64 entries on Kestrel and 32 entries on Wren.", "64")
+    assert coordinated(span)  # the other side of the pair shows what is asked
+    sent, span = _parsed("Kestrel keeps 64 entries per queue on the Wren cluster.", "Wren cluster")
+    assert coordinated(span) is None
+
+
+def test_ranges_decades_listing_numbers_and_appositions() -> None:
+    from kgrag.evaluation.qgen.fitness import wording_defect
+
+    _, span = _parsed("The tuning level of Kestrel takes a range of 1 to 5 on every queue.", "1 to 5")
+    assert "range" in (unsure_word(span, "CARDINAL") or "")
+    assert question_word("DATE", "the 1980s", "", True, False) == "which decade"
+    text = "Listing 7-3 shows how to open a Kestrel queue with a timeout."
+    assert "part of the document" in (wording_defect(_parsed(text, "7-3")[1], "Listing what number shows …?") or "")
+    question, _ = _asked("Kestrel, the queue of the Wren project, keeps every message for a week.", "a week", "DATE")
+    assert question.startswith("Kestrel keeps every message for")
