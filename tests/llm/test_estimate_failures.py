@@ -13,7 +13,8 @@ from tests.llm.test_estimate_structure import NEVER
 
 from kgrag.core.llm_types import ChatRequest, Message, Prices, PromptRef
 from kgrag.indexing.estimate_failures import MORE_UNITS, more_units, probe_failures
-from kgrag.models.llm.estimate import EstimateAssumptions, EstimatingProvider
+from kgrag.models.llm.estimate import EstimatingProvider
+from kgrag.models.llm.estimate_assumed import EstimateAssumptions
 from kgrag.models.llm.tokens import default_token_counter
 from kgrag.testing.estimate_check import Comparison, compare
 from kgrag.testing.extraction_responder import ExtractionResponder

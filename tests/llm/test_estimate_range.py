@@ -13,7 +13,8 @@ from tests.llm.test_estimate_structure import NEVER
 
 from kgrag.core.llm_types import ChatRequest, Message, PromptRef
 from kgrag.core.llm_usage import CallRecord
-from kgrag.models.llm.estimate import EstimateAssumptions, EstimatingProvider
+from kgrag.models.llm.estimate import EstimatingProvider
+from kgrag.models.llm.estimate_assumed import EstimateAssumptions
 from kgrag.models.llm.estimate_range import (
     MAX_FOLLOW_UPS,
     FailureSample,

@@ -18,7 +18,8 @@ from tests.llm.test_estimate_structure import NEVER
 
 from kgrag import Workspace
 from kgrag.core.llm_types import ChatRequest, Message, PromptRef
-from kgrag.models.llm.estimate import EstimateAssumptions, EstimatingProvider, distinct_names
+from kgrag.models.llm.estimate import EstimatingProvider, distinct_names
+from kgrag.models.llm.estimate_assumed import EstimateAssumptions
 from kgrag.models.llm.estimate_reply import REPLY_FIXED_NAMES, name_scale
 from kgrag.models.llm.tokens import default_token_counter
 from kgrag.testing import FakeOpenAIServer

@@ -8,7 +8,8 @@ from kgrag.core.llm_types import ChatRequest, Message, PromptRef
 from kgrag.core.llm_usage import CallRecord
 from kgrag.graph.extract.structural import structural_items
 from kgrag.models.llm.base import ChatProvider
-from kgrag.models.llm.estimate import EstimateAssumptions, EstimatingProvider
+from kgrag.models.llm.estimate import EstimatingProvider
+from kgrag.models.llm.estimate_assumed import EstimateAssumptions
 from kgrag.models.llm.reply_stats import replies_by_prompt
 from kgrag.models.llm.tokens import default_token_counter
 

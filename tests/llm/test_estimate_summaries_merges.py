@@ -16,7 +16,8 @@ from kgrag.graph.types import ChunkExtraction, ExtractedEntity
 from kgrag.indexing.estimate_descriptions import extraction_share, name_shares, probe_described
 from kgrag.indexing.estimate_merges import group_counter, group_ratio, merge_ratio, resolution_groups
 from kgrag.indexing.estimate_shares import Shares, UnitSample
-from kgrag.models.llm.estimate import EstimateAssumptions, EstimatingProvider
+from kgrag.models.llm.estimate import EstimatingProvider
+from kgrag.models.llm.estimate_assumed import EstimateAssumptions
 from kgrag.models.llm.estimate_counted import counted_share
 from kgrag.models.llm.estimate_summaries import DescribedName, DescribedNames, occurs, predicted_summaries
 from kgrag.models.llm.tokens import default_token_counter

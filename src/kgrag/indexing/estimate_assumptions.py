@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from kgrag.indexing.estimate_communities import CommunityCounter
     from kgrag.indexing.estimate_merges import GroupCounter
     from kgrag.models.llm import EstimateAssumptions
-    from kgrag.models.llm.estimate import StagePrediction
+    from kgrag.models.llm.estimate_assumed import StagePrediction
     from kgrag.store.base import Store
 
 META_SHARES = "estimate.stand_in_shares"  # "names relations units": what the model returned per stand-in item
@@ -30,7 +30,7 @@ RESUMMARIES_PER_NAME = 0.023
 
 
 def _stage_predictions(config: KgragConfig, stages: Sequence[str]) -> tuple[StagePrediction, ...]:
-    from kgrag.models.llm.estimate import StagePrediction
+    from kgrag.models.llm.estimate_assumed import StagePrediction
 
     if "resolve" not in stages:
         return ()

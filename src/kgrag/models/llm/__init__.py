@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from kgrag.models.llm.base import ChatProvider, LLMUnavailableError, ProviderError, ResponseCache, UsageLedger
     from kgrag.models.llm.budget import TokenBudget, check_context_window
     from kgrag.models.llm.client import ClientSettings, LLMClient
-    from kgrag.models.llm.estimate import Estimate, EstimateAssumptions, EstimatingProvider
+    from kgrag.models.llm.estimate import Estimate, EstimatingProvider
+    from kgrag.models.llm.estimate_assumed import EstimateAssumptions
     from kgrag.models.llm.json_repair import JSONRepairError, Repaired, repair_json
     from kgrag.models.llm.none import NoneProvider, llm_free_note
     from kgrag.models.llm.recording import RecordingProvider
@@ -44,7 +45,7 @@ _WHERE = {
     "ChatResult": "kgrag.core.llm_types",
     "ClientSettings": "kgrag.models.llm.client",
     "Estimate": "kgrag.models.llm.estimate",
-    "EstimateAssumptions": "kgrag.models.llm.estimate",
+    "EstimateAssumptions": "kgrag.models.llm.estimate_assumed",
     "EstimatingProvider": "kgrag.models.llm.estimate",
     "InMemoryLedger": "kgrag.store.memory",
     "InMemoryResponseCache": "kgrag.store.memory",

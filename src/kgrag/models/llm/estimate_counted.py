@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from kgrag.core.llm_types import ChatRequest
-    from kgrag.models.llm.estimate import EstimateAssumptions
+    from kgrag.models.llm.estimate_assumed import EstimateAssumptions
 
 # Prompts quoting the stand-in graph's (empty) descriptions, one numbered line each: entity or relation ones.
 QUOTED_DESCRIPTIONS = {"confirm_merge": 0, "reflect_triples": 1}

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from kgrag.models.llm.estimate import EstimateAssumptions
+    from kgrag.models.llm.estimate_assumed import EstimateAssumptions
 
 # The part of a reply that does not grow with its unit's names, in names: fitted on recorded extraction
 # replies of a small local model on four corpora (docs/results/local-models.md). 0 would scale a reply in

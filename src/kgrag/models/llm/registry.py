@@ -25,7 +25,8 @@ from kgrag.models.llm.base import ChatProvider, ResponseCache, UsageLedger
 from kgrag.models.llm.budget import TokenBudget
 from kgrag.models.llm.calls import CallRunner
 from kgrag.models.llm.client import ClientSettings, LLMClient
-from kgrag.models.llm.estimate import EstimateAssumptions, EstimatingProvider
+from kgrag.models.llm.estimate import EstimatingProvider
+from kgrag.models.llm.estimate_assumed import EstimateAssumptions
 from kgrag.models.llm.ratelimit import CallLimits
 from kgrag.models.llm.retry import RetryPolicy
 from kgrag.models.llm.tokens import TextTokenCounter, default_token_counter
