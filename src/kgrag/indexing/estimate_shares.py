@@ -11,7 +11,7 @@ that graph, not the stand-in's. So the stand-in keeps only the shares a model wa
 summed over the measured units. The stand-in's entities and relations carry no description (so that no
 description summary is counted twice), while the denoising prompts quote each one; so the mean length of
 the model's descriptions (as those prompts cut them) is measured too, and the estimate adds it to each
-quoted line (:class:`~kgrag.models.llm.estimate.EstimateAssumptions` ``entity_description`` and
+quoted line (:class:`~kgrag.models.llm.estimate_assumed.EstimateAssumptions` ``entity_description`` and
 ``relation_description``). Two sources measure them: the ``--probe`` unit
 (:mod:`kgrag.indexing.estimate_probe`), and, in a workspace that has already indexed with the model, the
 stored graph itself (:func:`graph_shares`: each extracted unit, rebuilt from the chunk table as

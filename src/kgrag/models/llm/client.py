@@ -127,7 +127,7 @@ class LLMClient:
     @property
     def stand_in_shares(self) -> tuple[float, float]:
         """In estimate mode, the shares of the stand-in graph's names and relations the model is expected to
-        return (:class:`~kgrag.models.llm.estimate.EstimateAssumptions`); (1, 1) otherwise."""
+        return (:class:`~kgrag.models.llm.estimate_assumed.EstimateAssumptions`); (1, 1) otherwise."""
         provider = self.runner.provider
         if isinstance(provider, EstimatingProvider):
             return provider.assumptions.name_share, provider.assumptions.relation_share
