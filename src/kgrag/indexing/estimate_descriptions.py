@@ -56,6 +56,21 @@ def summary_prompt_tokens(prompts_dir: Path | None) -> int | None:
     return count_message_tokens(default_token_counter(), messages)
 
 
+def _measured(
+    units: Sequence[tuple[str, frozenset[str]]], descriptions: Mapping[str, list[str]],
+    surfaces: Mapping[str, set[str]], *, touched: bool,
+) -> DescribedNames:  # fmt: skip
+    """The names of ``descriptions`` (casefolded key → descriptions written), each with its surfaces, its
+    description tokens and its extraction share over ``units`` (text, keys extracted there); ``touched``:
+    the run surely merges them (the probe's units, which the run reuses)."""
+    named = {key: tuple(sorted(surfaces[key])) for key in descriptions}
+    share = extraction_share(units, named)
+    each = name_shares(units, named, share)
+    names = tuple(DescribedName(named[key], _tokens(texts), touched, each[key]) for key, texts in descriptions.items())
+    mean = _mean_tokens([t for texts in descriptions.values() for t in texts])
+    return DescribedNames(names, mean, share, len(units))
+
+
 def _mean_tokens(texts: Sequence[str]) -> float:
     from kgrag.models.llm.tokens import default_token_counter
 
@@ -109,12 +124,7 @@ def probe_described(units: Sequence[tuple[str, Sequence[ChunkExtraction]]]) -> D
         samples.append((text, keys))
     if not descriptions:
         return None
-    named = {key: tuple(sorted(surfaces[key])) for key in descriptions}
-    share = extraction_share(samples, named)
-    each = name_shares(samples, named, share)
-    names = tuple(DescribedName(named[key], _tokens(texts), True, each[key]) for key, texts in descriptions.items())
-    mean = _mean_tokens([t for texts in descriptions.values() for t in texts])
-    return DescribedNames(names, mean, share, len(units))
+    return _measured(samples, descriptions, surfaces, touched=True)
 
 
 def record_probe(store: Store, described: DescribedNames | None) -> None:
@@ -169,12 +179,7 @@ def stored_described(store: Store, unit_tokens: int, max_units: int = MAX_UNITS)
             keys = frozenset(key for chunk in unit.chunks for key in by_chunk.get(chunk.id, ()))
             if keys and len(units) < max_units:
                 units.append((unit.text, keys))
-    named = {key: tuple(sorted(surfaces[key])) for key in descriptions}
-    share = extraction_share(units, named)
-    each = name_shares(units, named, share)
-    names = tuple(DescribedName(named[key], _tokens(texts), False, each[key]) for key, texts in descriptions.items())
-    mean = _mean_tokens([t for texts in descriptions.values() for t in texts])
-    return DescribedNames(names, mean, share, len(units))
+    return _measured(units, descriptions, surfaces, touched=False)
 
 
 def described_for(store: Store, unit_tokens: int) -> DescribedNames | None:
