@@ -184,7 +184,8 @@ def write_read(passages: list[Passage], n: int, seed: int, out: Path, kinds: tup
     out.with_suffix(".md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     questions = "".join(f"{r['n']}. {r['question']}\n" for r in rows)  # to read first, before any source
     out.with_suffix(".questions.txt").write_text(questions, encoding="utf-8")
-    print(f"{result.generated} candidates passed the checks")
+    print(f"{result.generated} candidates passed the checks; {'; '.join(result.notes)}")
+    print(f"{sum(len(p.text) for p in passages):,} characters in the chunks read (overlaps counted twice)")
     two = sum(r["kind"] == "two-chunk" for r in rows)
     print(f"{len(rows)} questions, {two} of them two-chunk ({two / max(1, len(rows)):.0%})")
     return result.rejected

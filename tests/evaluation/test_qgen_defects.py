@@ -40,6 +40,9 @@ def _sent(text: str) -> Any:
         ("Hypodermis – The deepest tissue layer is made up of fat and connective tissue.", "glossary"),
         ("The tumor is 2 cm or smaller and not very deep h", "bullet"),
         ("What can you do to get the best care from your treatment team?", "sentence is a question"),
+        ("Diagram showing the weekly ferry schedule of the harbour office across three islands", "caption"),
+        ("Screenshot of the Tidewright planner listing every crossing of the week", "caption"),
+        ("Diagram showing a ferry route where the boat stops at each island of the harbour", "caption"),
     ],
 )
 def test_lines_that_are_not_prose_are_not_evidence(text: str, reason: str) -> None:
@@ -52,6 +55,9 @@ def test_plain_prose_is_kept() -> None:
         "Cisplatin and carboplatin are platinum chemotherapies used to treat squamous cell skin cancer.",
         "After surgery, your skin will continue healing for a period of between 6 to 10 weeks.",
         "Asaph Hall worked for Peter Bogart during his early career as a carpenter.",
+        "The harbour office showing the most crossings was given a second ferry.",
+        "The harbour office is showing the new crossings on its planner.",
+        "To plan the weekly crossings, use the Tidewright planner of the harbour office.",
     ):
         assert sentence_defect(_sent(text)) is None, text
 

@@ -14,7 +14,7 @@ from typing import Any
 from kgrag.config import KgragConfig
 from kgrag.evaluation.qgen.cloze import Cloze, Passage, Rarity
 from kgrag.evaluation.qgen.known_item import pick_known_items
-from kgrag.evaluation.qgen.quality import MIN_QUALITY, prose_share, quality, signs
+from kgrag.evaluation.qgen.quality import MIN_QUALITY, prose_share, quality, signs, trusted_shape
 from kgrag.graph.extract.nlp import SpacyExtractor
 from kgrag.graph.extract.settings import nlp_settings
 
@@ -118,3 +118,31 @@ def test_ties_are_ordered_by_the_seed_and_the_same_seed_repeats() -> None:
     assert len(draws) > 1
     assert pick_known_items(tied, 2, random.Random(3), 0.8) == pick_known_items(tied, 2, random.Random(3), 0.8)
     assert Counter(c.doc_id for c in pick_known_items(tied, 3, random.Random(0), 0.8)) == Counter(d0=1, d1=1, d2=1)
+
+
+def test_the_trusted_shape_is_a_one_word_name_asked_in_ten_words_or_more() -> None:
+    long_question = "Which scheduler does the harbour office use to plan the ferry crossings each week?"
+    assert trusted_shape("Tidewright", long_question)
+    assert trusted_shape("FTP", long_question)  # an acronym is written as a name too
+    assert not trusted_shape("Tidewright Labs", long_question)  # a name of two words
+    assert not trusted_shape("12", long_question)  # a number
+    assert not trusted_shape("K8s", long_question)  # a digit inside the word
+    assert not trusted_shape("scheduler", long_question)  # lower case
+    assert not trusted_shape("Tidewright", "Which scheduler plans the crossings?")  # five words
+
+
+def _named(doc: str, chunk: str, quality_: float, answer: str, words: str) -> Cloze:
+    sentence = f"The {words} office plans the weekly ferry crossings of its line with {answer}."
+    question = f"The {words} office plans the weekly ferry crossings of its line with what?"
+    return Cloze(chunk, doc, sentence, answer, "ORG", question, "in-place:org", (), 1.0, False, quality_)
+
+
+def test_the_trusted_shape_is_picked_before_better_scored_others() -> None:
+    best = _cloze("d1", "c1", 0.95, "alpine bravo")  # a number, the best quality
+    named = _named("d2", "c2", 0.80, "Tidewright", "harbour")
+    second = _named(
+        "d1", "c3", 0.78, "Quaymaster", "lighthouse keeper"
+    )  # a second one of d1: still before any other shape
+    assert pick_known_items([best, named, second], 2, random.Random(0), 0.8) == [named, second]
+    assert pick_known_items([best, named, second], 3, random.Random(0), 0.8) == [named, second, best]
+    assert pick_known_items([best, named, second], 2, random.Random(0), 0.8, trusted_first=False) == [best, named]

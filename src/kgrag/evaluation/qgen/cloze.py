@@ -9,7 +9,7 @@ in few chunks, so it is not a word every passage has), the question keeps a rare
 passage, the question does not contain the answer, and the sentence does not open with a pronoun whose
 referent lies outside it. With ``strict`` (the default) the checks of
 :mod:`kgrag.evaluation.qgen.defects` also reject lines that are not prose (tables of contents, index
-lines, citations, contact blocks, headings run into text), answers a question gives away (acronyms,
+lines, citations, contact blocks, headings run into text, captions), answers a question gives away (acronyms,
 bracketed aliases, shared word stems) and questions cut from a subordinate clause, and those of
 :mod:`kgrag.evaluation.qgen.structure` reject spans placed where no question reads (a fronted clause, a
 subject naming nothing, one side of a coordination, a title run into the sentence, an unsure question

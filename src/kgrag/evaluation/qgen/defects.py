@@ -58,6 +58,11 @@ _QUOTES = re.compile(r"[“”\"]")
 _LIST_ITEM = re.compile(r"(?:,\s*|\b(?:and|or)\s+)(?:what|which \w+)\b|\b(?:what|which \w+),", re.I)
 _SLASHED = re.compile(r"(?:\bwhat|\bhow \w+|\bwhich \w+)\s+\w*/|\s/|/\s")
 
+_FINITE = frozenset({"VBZ", "VBP", "VBD", "MD"})
+_CAPTION_ROOTS = frozenset({"VBG", "VBN", "NN", "NNS", "NNP", "NNPS"})
+"""A sentence whose head is a participle or a noun with no finite auxiliary of its own is a caption, not a
+statement, whatever finite verbs its relative clauses hold (an imperative's head is a base-form verb)."""
+
 
 def _words(text: str) -> set[str]:
     return {w for w in content_words(re.sub(r"[-/]", " ", text)) if len(w) >= 3}
@@ -126,6 +131,9 @@ def sentence_defect(sent: Any) -> str | None:
         return "heading run into the sentence"
     if not any(t.pos_ in ("VERB", "AUX") for t in sent):
         return "no verb (a list or a title)"
+    root = sent.root
+    if root.tag_ in _CAPTION_ROOTS and not any(c.tag_ in _FINITE for c in root.children if c.dep_.startswith("aux")):
+        return "no finite verb (a caption: an image's alt text, 'Diagram showing …')"
     return None
 
 

@@ -5,8 +5,10 @@ masked span, :mod:`kgrag.evaluation.qgen.cloze`). Precision over yield: every ca
 checks is scored on positive signs of a good question (:mod:`kgrag.evaluation.qgen.quality`), those below
 a floor are dropped, and the best are kept. Two kinds are drawn from them, seeded:
 
-- ``known-item``: one sentence is the evidence, the masked span the answer. The best candidates by
-  quality are taken (ties in seeded order), one per document before any document gets a second, and
+- ``known-item``: one sentence is the evidence, the masked span the answer. Candidates of the trusted
+  shape (a one-word name as the answer, a question of ten words or more:
+  :func:`kgrag.evaluation.qgen.quality.trusted_shape`) are taken before any other; within each group
+  the best by quality (ties in seeded order), one per document before any document gets a second, and
   near-duplicates are dropped.
 - ``two-chunk``: two known-item questions about the same named entity whose evidence lies in different
   chunks, asked together; kept only when neither chunk holds both answers, so no single passage answers
@@ -30,7 +32,7 @@ from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.qgen.checks import is_duplicate, jaccard
 from kgrag.evaluation.qgen.cloze import Cloze, Passage, Rarity, clozes, prose_lines
 from kgrag.evaluation.qgen.generate import ItemMeta, QGenResult
-from kgrag.evaluation.qgen.quality import MIN_QUALITY
+from kgrag.evaluation.qgen.quality import MIN_QUALITY, trusted_shape
 
 LLM_FREE_KINDS = ("known-item", "two-chunk")
 PAIRS_PER_TOPIC = 2
@@ -60,25 +62,18 @@ def _shuffled(items: Iterable[Cloze], rng: random.Random) -> list[Cloze]:
     return ordered
 
 
-def pick_known_items(
-    candidates: Sequence[Cloze], count: int, rng: random.Random, threshold: float, min_quality: float = MIN_QUALITY
-) -> list[Cloze]:
-    """The ``count`` best candidates by quality (ties in seeded order), none below ``min_quality``, spread
-    over documents (one per document before any gets a second, then one per chunk the same way), no
-    near-duplicates (of the question, or of the evidence sentence)."""
-    ordered = sorted(
-        (c for c in _shuffled(candidates, rng) if c.quality >= min_quality), key=lambda c: -round(c.quality, 6)
-    )
-    kept: list[Cloze] = []
-    kept_words: list[set[str]] = []
-    kept_evidence: list[set[str]] = []
-    per_doc: Counter[str] = Counter()
-    per_chunk: Counter[str] = Counter()
-    most = max(Counter(c.doc_id for c in ordered).values(), default=0)
+def _fill(group: Sequence[Cloze], count: int, threshold: float, kept: list[Cloze]) -> None:
+    """Adds to ``kept`` from ``group`` (best first) until ``count``: one per document before any gets a
+    second, then one per chunk the same way, no near-duplicates of the question or evidence sentence."""
+    kept_words = [content_words(c.question) for c in kept]
+    kept_evidence = [content_words(c.sentence) for c in kept]
+    per_doc = Counter(c.doc_id for c in kept)
+    per_chunk = Counter(c.chunk_id for c in kept)
+    most = max(Counter(c.doc_id for c in group).values(), default=0) + max(per_doc.values(), default=0)
     for cap in range(1, 1 + most):  # a cap above the most candidates of one document binds nothing
-        for c in ordered:
+        for c in group:
             if len(kept) >= count:
-                return kept
+                return
             if (
                 c in kept
                 or per_doc[c.doc_id] >= cap
@@ -92,6 +87,29 @@ def pick_known_items(
             kept_evidence.append(content_words(c.sentence))
             per_doc[c.doc_id] += 1
             per_chunk[c.chunk_id] += 1
+
+
+def pick_known_items(
+    candidates: Sequence[Cloze],
+    count: int,
+    rng: random.Random,
+    threshold: float,
+    min_quality: float = MIN_QUALITY,
+    trusted_first: bool = True,
+) -> list[Cloze]:
+    """The ``count`` best candidates by quality (ties in seeded order), none below ``min_quality``, spread
+    over documents (:func:`_fill`); with ``trusted_first`` those of the trusted shape
+    (:func:`kgrag.evaluation.qgen.quality.trusted_shape`) are all taken before any other."""
+    ordered = sorted(
+        (c for c in _shuffled(candidates, rng) if c.quality >= min_quality), key=lambda c: -round(c.quality, 6)
+    )
+    groups = [ordered]
+    if trusted_first:
+        trusted = [c for c in ordered if trusted_shape(c.answer, c.question)]
+        groups = [trusted, [c for c in ordered if not trusted_shape(c.answer, c.question)]]
+    kept: list[Cloze] = []
+    for group in groups:
+        _fill(group, count, threshold, kept)
     return kept
 
 
@@ -176,11 +194,12 @@ def known_item_questions(
     on_question: Callable[[], None] | None = None,
     strict: bool = True,
     min_quality: float = MIN_QUALITY,
+    trusted_first: bool = True,
 ) -> QGenResult:
     """Up to ``per_kind`` questions of each of ``kinds`` (``known-item``, ``two-chunk``) from
     ``passages``; the same passages, pipeline and seed give the same questions. ``strict=False`` leaves out
     the defect checks (kept to measure what they change); ``min_quality=0`` keeps candidates of any
-    quality (:mod:`kgrag.evaluation.qgen.quality`)."""
+    quality (:mod:`kgrag.evaluation.qgen.quality`); ``trusted_first=False`` ranks by quality alone."""
     unknown = [k for k in kinds if k not in LLM_FREE_KINDS]
     if unknown:
         raise KgragError(
@@ -193,12 +212,16 @@ def known_item_questions(
     below = sum(c.quality < min_quality for c in candidates)
     if below:
         result.rejected[f"quality below {min_quality:.2f} (kgrag.evaluation.qgen.quality)"] += below
+    good = [c for c in candidates if c.quality >= min_quality]
+    trusted = sum(trusted_shape(c.answer, c.question) for c in good)
+    result.notes.append(f"{trusted} of {len(good)} candidates above the quality floor have the trusted shape")
     made: list[tuple[QAItem, ItemMeta]] = []
     if "known-item" in kinds:
-        picked = pick_known_items(candidates, per_kind, random.Random(seed), dedup_threshold, min_quality)
+        picked = pick_known_items(
+            candidates, per_kind, random.Random(seed), dedup_threshold, min_quality, trusted_first
+        )
         made += [_single(c) for c in picked]
     if "two-chunk" in kinds:
-        good = [c for c in candidates if c.quality >= min_quality]
         pairs = pick_pairs(good, per_kind, random.Random(seed + 1), rarity)
         made += [_joined(a, b) for a, b in pairs]
     for item, meta in made:
