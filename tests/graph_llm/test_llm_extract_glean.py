@@ -109,3 +109,27 @@ def test_policy_reasons(kit: Any) -> None:
     assert policy.reason(unit, _result(), _items(20, 10)) is None
     assert GleanPolicy(enabled=False).reason(unit, _result(reasked=True), _items(0, 0)) is None
     assert GleanPolicy(min_tokens=10_000).reason(unit, _result(), _items(0, 0)) is None  # short: exempt
+
+
+@pytest.mark.parametrize("per_unit", [True, False])
+def test_an_estimate_with_measured_shares_gleans_only_units_whose_stand_in_looks_thin(kit: Any, per_unit: bool) -> None:
+    """The run gleans a unit whose first pass looks incomplete; with the stand-in's shares measured the
+    estimate decides that per unit on the stand-in first pass (the dense unit: not gleaned), else it
+    prices every unit's request and the gleaning rate says how many are sent (nothing is sent either way)."""
+    from kgrag.config.llm import LLMConfig
+    from kgrag.models.llm.estimate_assumed import EstimateAssumptions
+    from kgrag.models.llm.registry import create_llm_client
+
+    chunks = [*kit.chunk_records(DENSE * 8, "dense"), *kit.chunk_records(SPARSE * 3, "sparse")]
+    assumed = EstimateAssumptions(glean_rate=1.0, glean_by_stand_in=per_unit)
+    client = create_llm_client(
+        LLMConfig(provider="scripted"), provider=ExtractionResponder().provider(), counter=kit.counter,
+        estimate=True, assumptions=assumed,
+    )  # fmt: skip
+    extractor = kit.make_extractor(client)
+    list(extractor.extract(chunks))
+    estimate = client.estimate()
+    assert estimate is not None and extractor.stats.units == 2
+    gleaning = next(line for line in estimate.predicted if line.startswith("of which predicted: gleaning"))
+    calls = 1 if per_unit else 2  # the sparse unit alone; or every unit at the rate (1.0)
+    assert gleaning.startswith(f"of which predicted: gleaning {calls} calls")

@@ -34,6 +34,13 @@ def test_without_built_requests_a_gleaning_call_is_priced_as_a_first_pass() -> N
     assert priced_gleaning((4, 4000, 800), (4, 1600), rate=0.0, completion_share=0.25).calls == 0
 
 
+def test_per_unit_every_priced_request_is_predicted_sent_whatever_the_rate() -> None:
+    """Decided per unit on the stand-in (the requests built are those of the units the run would glean)."""
+    priced = priced_gleaning((4, 4000, 800), (1, 400), rate=0.0, completion_share=0.25, per_unit=True)
+    assert (priced.calls, priced.prompt, priced.completion) == (1, 400.0, 50.0)  # a quarter of a 200-token reply
+    assert priced_gleaning((4, 4000, 800), (0, 0), rate=0.5, completion_share=0.25, per_unit=True).calls == 0
+
+
 def test_the_point_follow_up_rate_is_the_measured_one_and_lies_in_the_range() -> None:
     assert extraction_point_rate(FailureSample()) == 0.0
     assert extraction_point_rate(FailureSample(calls=2)) == 0.0  # clean replies: no follow-ups

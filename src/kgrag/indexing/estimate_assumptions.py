@@ -111,6 +111,7 @@ def _stand_in_shares(
         report_share=chosen.communities,
         merge_share=chosen.merges,
         shares_source=f"{source} ({chosen.units} units)",
+        glean_by_stand_in=assumptions.glean_rate > 0,  # gleaning on: decided per unit on the stand-in
     )
 
 

@@ -293,14 +293,17 @@ class LLMExtractor:
         """An estimate's outcome: the stand-in graph of the text at the model's measured shares. A unit the
         run will send (its first pass not cached) gets the gleaning request the run would send were its
         reply the stand-in, so the estimate prices a gleaning call by the text it re-sends
-        (:func:`kgrag.models.llm.estimate_glean.priced_gleaning`)."""
+        (:func:`kgrag.models.llm.estimate_glean.priced_gleaning`): with the stand-in's shares measured, only
+        the units whose stand-in first pass looks incomplete (the run's own rule); else every such unit."""
         from kgrag.graph.extract.glean import FEW_ENTITIES
         from kgrag.graph.extract.structural import structural_items
 
         items = structural_items(unit.text, *self.client.stand_in_shares)
         outcome = _UnitOutcome(unit, items=items, grounding=False)
         if glean and self.glean.enabled and not result.usage.cached:
-            outcome.glean_reason = self.glean.reason(unit, result, items) or FEW_ENTITIES
+            outcome.glean_reason = self.glean.reason(unit, result, items)
+            if not self.client.stand_in_gleans:
+                outcome.glean_reason = outcome.glean_reason or FEW_ENTITIES
         return outcome
 
     def _glean(self, outcomes: Sequence[_UnitOutcome]) -> None:

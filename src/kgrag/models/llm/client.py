@@ -134,6 +134,14 @@ class LLMClient:
         return 1.0, 1.0
 
     @property
+    def stand_in_gleans(self) -> bool:
+        """In estimate mode with the stand-in's shares measured: whether a unit is gleaned is decided on its
+        stand-in first pass, as the run decides it on the real one (else every unit's gleaning request is
+        priced and the gleaning rate predicts how many are sent)."""
+        provider = self.runner.provider
+        return isinstance(provider, EstimatingProvider) and provider.assumptions.glean_by_stand_in
+
+    @property
     def deferring(self) -> bool:
         """True in a batch collect round: a reply that is not cached is deferred, not fetched (callers skip
         their own retries of such items; see :mod:`kgrag.models.llm.batch_collect`)."""

@@ -9,8 +9,9 @@ settable assumptions (:class:`EstimateAssumptions`, the ``llm.estimate_*`` field
   (dense incident notes reply with ~4 JSON tokens per text token, clinical prose with ~1.8), so it is
   ``completion_per_name`` tokens per distinct capitalised name in the unit (an entity with its share of
   relations, written as JSON); other calls assume ``completion_tokens`` each;
-* gleaning: a share ``glean_rate`` of the first passes get one more call, re-sending what the run would
-  re-send were the reply the stand-in graph (:mod:`kgrag.models.llm.estimate_glean`), answered with
+* gleaning: a share ``glean_rate`` of the first passes get one more call (with the stand-in's shares
+  measured: the units whose stand-in first pass looks incomplete), re-sending what the run would re-send
+  were the reply the stand-in graph (:mod:`kgrag.models.llm.estimate_glean`), answered with
   ``glean_completion_share`` of an average first-pass reply;
 * description summaries: a name met in ``n`` units merges ``n`` descriptions of about
   ``description_tokens`` each; past ``graph.max_description_tokens`` it costs one summary call (its
@@ -303,6 +304,7 @@ class EstimatingProvider:
             (priced.calls, priced.prompt),
             self.assumptions.glean_rate,
             self.assumptions.glean_completion_share,
+            per_unit=self.assumptions.glean_by_stand_in,
         )
         return _Tally(gleaning.calls, round(gleaning.prompt), round(gleaning.completion))
 

@@ -36,6 +36,7 @@ class EstimateAssumptions:
     completion_tokens: int = 256
     completion_per_name: float = 75.0
     glean_rate: float = 0.04
+    glean_by_stand_in: bool = False  # gleaning decided per unit on the stand-in graph (its shares measured)
     glean_completion_share: float = 0.1
     description_tokens: float = 20.0
     summary_overhead_tokens: int = 200
@@ -77,6 +78,11 @@ class EstimateAssumptions:
             f"{self.glean_completion_share:.0%} of a first pass (llm.estimate_glean_rate, "
             "llm.estimate_glean_completion_share)",
         ]
+        if self.glean_by_stand_in:
+            lines[1] = (
+                "assumed: gleaning the units whose stand-in first pass (at the measured shares) looks incomplete to "
+                f"the gleaning policy, each replying {self.glean_completion_share:.0%} of a first pass"
+            )
         if self.extraction_completion is not None:
             lines[0] = measured_reply_line(self)
         for stage in self.stages:

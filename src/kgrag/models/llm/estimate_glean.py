@@ -10,6 +10,13 @@ Those requests are counted, not sent, and not added to the total themselves; how
 sends is the gleaning share (``EstimateAssumptions.glean_rate``, measured by ``--probe`` or a ledger), so
 the prediction is that share of each priced request. Without priced requests (an extractor that never
 builds them) a gleaning call is priced as a first pass, as before.
+
+With the stand-in's shares measured (``EstimateAssumptions.glean_by_stand_in``), the extractor decides
+per unit, by the run's own rule (:class:`~kgrag.graph.extract.glean.GleanPolicy`) applied to the stand-in
+first pass, which units are gleaned, and builds requests for those alone: each is predicted sent. Whether
+a run gleans depends on how thin each unit's first pass is, so a share measured on other units (a probe's
+two, an earlier slice) does not carry over to units of a different density; the stand-in at the model's
+shares does.
 """
 
 from __future__ import annotations
@@ -29,14 +36,22 @@ class Gleaning:
 
 
 def priced_gleaning(
-    first: tuple[int, int, int], priced: tuple[int, int], rate: float, completion_share: float
+    first: tuple[int, int, int],
+    priced: tuple[int, int],
+    rate: float,
+    completion_share: float,
+    *,
+    per_unit: bool = False,
 ) -> Gleaning:
     """Gleaning of ``first`` passes (calls, prompt, completion tokens) at ``rate`` gleaning calls per first
     pass, each replying ``completion_share`` of a first pass; ``priced``: the gleaning requests counted for
-    those first passes (requests, prompt tokens), or (0, 0)."""
+    those first passes (requests, prompt tokens), or (0, 0). ``per_unit``: the requests are those of the
+    units the run is predicted to glean (decided per unit on the stand-in graph): each one is sent."""
     calls, prompt, completion = first
+    requests, resent = priced
+    if calls and per_unit:
+        return Gleaning(requests, float(resent), completion / calls * requests * completion_share)
     if not calls or rate <= 0:
         return Gleaning(0, 0.0, 0.0)
-    requests, resent = priced
     each = resent / requests if requests else prompt / calls
     return Gleaning(round(calls * rate), calls * rate * each, completion * rate * completion_share)
