@@ -72,3 +72,20 @@ def test_a_looping_reply_is_stopped_early_its_items_kept_and_nothing_asked_again
     assert responder.calls["extract-reask"] == 0 and extractor.stats.split_units == 0
     assert 0 < summary.completion_tokens < COPIES * clean_summary.completion_tokens / 2  # charged what was read
     assert "replies stopped in a repetition loop" in extractor.client.summary().lines()[-1]
+
+
+def test_a_whole_looping_reply_cut_at_max_tokens_is_cut_at_the_loop_without_a_re_ask(kit: Any) -> None:
+    """A provider that does not stream (here the scripted one) pays the reply, but not its follow-ups."""
+    from kgrag.models.llm.scripted import ScriptedProvider, ScriptRule
+
+    responder = ExtractionResponder()
+    looping = _looping(responder)
+    rule = ScriptRule(".", lambda request: looping({"messages": list(request.messages)}), finish_reason="length")
+    client = create_llm_client(LLMConfig(provider="scripted"), provider=ScriptedProvider([rule]), counter=kit.counter)
+    chunks = kit.sample_chunks(limit=1)
+    extractor = kit.make_extractor(client)
+    looped = kit.comparable(extractor.extract(chunks))
+    _, clean = kit.run_extraction(chunks, ExtractionResponder())
+    assert looped == kit.comparable(clean)
+    assert extractor.stats.loop_units == extractor.stats.units == client.summary().total.loop_calls
+    assert client.summary().total.calls == extractor.stats.units  # no re-ask, no split, no gleaning
