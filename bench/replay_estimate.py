@@ -54,6 +54,9 @@ def main() -> None:
             "unrecorded": done.unrecorded,
             "run_gleaning": done.gleaning,
             "predicted_gleaning": next((x for x in done.lines if "predicted: gleaning" in x), ""),
+            "graph": done.graph,
+            "loop_stops": done.loops,
+            "probe": done.probe,
         }
         print(json.dumps(row), flush=True)
         if args.lines:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 Role = Literal["system", "user", "assistant"]
-UsageSource = Literal["api", "counted", "distrusted", "estimated", "cache", "batch"]
+UsageSource = Literal["api", "counted", "distrusted", "estimated", "cache", "batch", "loop"]
 StreamSink = Callable[[str], None]
 """Receives a streamed reply piece by piece (text deltas, in order); raising
 :class:`~kgrag.core.errors.StreamCancelled` stops the request."""
@@ -120,6 +120,7 @@ class StructuredResult(Generic[T]):
     raw_text: str = ""
     repaired: bool = False
     reasked: bool = False
+    finish_reason: str | None = None  # the accepted reply's (``"loop"``: stopped in a repetition loop)
 
     @property
     def ok(self) -> bool:

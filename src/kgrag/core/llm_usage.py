@@ -18,6 +18,7 @@ from kgrag.core.llm_types import Prices, UsageSource
 
 BATCH_SOURCE: UsageSource = "batch"  # the usage source of a call answered through the Batch API
 DISTRUSTED_SOURCE: UsageSource = "distrusted"  # the server under-reported: the row holds the local count
+LOOP_SOURCE: UsageSource = "loop"  # the reply was stopped in a repetition loop: the tokens read, counted here
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ class Totals:
     estimated_calls: int = 0
     batch_calls: int = 0  # answered through the Batch API (priced at the batch share)
     distrusted_calls: int = 0  # the server reported under half the local count; the local count was kept
+    loop_calls: int = 0  # replies stopped in a repetition loop (their part before the loop was kept)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     billed_prompt_tokens: int = 0
@@ -94,6 +96,7 @@ class Totals:
             estimated_calls=int(rec.estimated),
             batch_calls=int(rec.usage_source == BATCH_SOURCE),
             distrusted_calls=int(rec.usage_source == DISTRUSTED_SOURCE),
+            loop_calls=int(rec.usage_source == LOOP_SOURCE),
             prompt_tokens=rec.prompt_tokens,
             completion_tokens=rec.completion_tokens,
             billed_prompt_tokens=0 if rec.cache_hit else rec.prompt_tokens,
@@ -122,8 +125,9 @@ def _line(t: Totals) -> str:
     distrusted = (
         f" ({t.distrusted_calls} calls counted here: the server reported under half)" if t.distrusted_calls else ""
     )
+    loops = f"; {t.loop_calls} replies stopped in a repetition loop" if t.loop_calls else ""
     return (
-        f"{t.calls} calls ({t.cache_hits} cached{batch}, {t.retries} retries, {t.errors} errors), "
+        f"{t.calls} calls ({t.cache_hits} cached{batch}, {t.retries} retries, {t.errors} errors{loops}), "
         f"{t.prompt_tokens} prompt + {t.completion_tokens} completion tokens{distrusted}, ${t.cost_usd:.4f}"
     )
 

@@ -12,6 +12,10 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kgrag.core.llm_usage import CallRecord
 
 FIGURES = ("calls", "prompt_tokens", "completion_tokens")
 
@@ -38,6 +42,9 @@ class Replayed:
     lines: tuple[str, ...]
     unrecorded: int
     gleaning: tuple[int, int] = (0, 0)  # the run's gleaning calls and their prompt tokens
+    graph: dict[str, int] | None = None  # the graph the run built: its entity and relation counts
+    loops: int = 0  # the run's replies stopped in a repetition loop
+    probe: dict[str, int] | None = None  # the estimate's probe: what it sent (its replies are cached for the run)
 
     def ratio(self, figure: str) -> float:
         return self.estimate[figure] / self.actual[figure] if self.actual[figure] else float("inf")
@@ -53,6 +60,14 @@ def passages(corpus_file: Path, run: Recorded, out: Path) -> None:
         start = text.rfind(". ", 0, offset) + 2
         end = text.rfind(". ", start, start + run.passage_chars) + 1
         (out / f"{book.lower() or 'medical'}-{offset}.md").write_text(text[start:end] + "\n", encoding="utf-8")
+
+
+def _figures(calls: list[CallRecord]) -> dict[str, int]:
+    return {
+        "calls": len(calls),
+        "prompt_tokens": sum(c.prompt_tokens for c in calls),
+        "completion_tokens": sum(c.completion_tokens for c in calls),
+    }
 
 
 def replay(run: Recorded, corpus_file: Path, work: Path) -> Replayed:
@@ -78,20 +93,21 @@ def replay(run: Recorded, corpus_file: Path, work: Path) -> Replayed:
             _, estimate = ws.estimate_index([docs], probe=True)
             since = time.time()
             ws.index([docs])
-            sent = [c for c in ws.store.llm_ledger.calls() if c.created_at >= since and not c.cache_hit]
-            sent = [c for c in sent if not c.estimated]
+            every = [c for c in ws.store.llm_ledger.calls() if not c.cache_hit and not c.estimated]
+            sent = [c for c in every if c.created_at >= since]
+            probed = [c for c in every if c.created_at < since]
+            graph = ws.graph.counts()
         glean = [c for c in sent if c.stage == "index.glean"]
         ends = [{f: getattr(b, f) for f in FIGURES} if b is not None else {} for b in (estimate.low, estimate.high)]
         return Replayed(
             {f: getattr(estimate, f) for f in FIGURES},
-            {
-                "calls": len(sent),
-                "prompt_tokens": sum(c.prompt_tokens for c in sent),
-                "completion_tokens": sum(c.completion_tokens for c in sent),
-            },
+            _figures(sent),
             ends[0],
             ends[1],
             (*estimate.predicted, *estimate.assumptions),
             server.unrecorded,
             (len(glean), sum(c.prompt_tokens for c in glean)),
+            {name: graph.get(name, 0) for name in ("entities", "relations")},
+            sum(1 for c in every if c.usage_source == "loop"),
+            _figures(probed),
         )

@@ -7,8 +7,9 @@ are a recorded request's, and reports the recorded usage, so the client, the est
 what they saw in the recorded run; the rest (the JSON-mode and window discovery) is answered as
 llama-cpp-python's server answers it (:class:`~kgrag.testing.fake_openai_server.FakeOpenAIServer`). A
 request the recording does not hold gets an empty reply and is counted (``unrecorded``): the replay is
-the recorded run only while that count is 0. What the code decides from the replies (the estimate, the
-graph) is then the current code's, without the model.
+the recorded run only while that count is 0. A streamed request (``stream: true``) is answered with
+the recorded reply as events, so a client that stops reading mid-reply reads only part of it. What the
+code decides from the replies (the estimate, the graph) is then the current code's, without the model.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from kgrag.testing.fake_openai_server import FakeOpenAIServer
+from kgrag.testing.fake_stream import send_events, sse_events
 
 CHAT_ROUTE = "/v1/chat/completions"
 WINDOW_PROBE_CHARS = 60_000  # a request this large is the window discovery's: the stand-in names the window
@@ -58,12 +60,16 @@ class ReplayServer(FakeOpenAIServer):
         else:
             self.answered += 1
             text, finish, usage = record["response"], record["finish_reason"], record["usage"]
-        handler._send(200, {
+        reply = {
             "id": "chatcmpl-replay",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": body.get("model", "local"),
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
             "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)},
-        })  # fmt: skip
+        }  # fmt: skip
+        if body.get("stream") is True:  # as llama.cpp streams it: a word per event, the usage last
+            send_events(handler, sse_events(reply, body), self._state.stream_delay_s)  # type: ignore[arg-type]
+        else:
+            handler._send(200, reply)
         return True

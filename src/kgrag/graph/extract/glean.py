@@ -21,6 +21,7 @@ from kgrag.core.llm_types import StructuredResult
 from kgrag.graph.extract.attribution import ChunkLocator, unit_locator
 from kgrag.graph.extract.parse import ParsedItems
 from kgrag.graph.extract.units import PART_SEPARATOR, ExtractionUnit, new_part
+from kgrag.models.llm.reply_loop import LOOP_FINISH
 
 REASKED = "re-asked"
 FEW_ENTITIES = "few entities"
@@ -57,8 +58,8 @@ class GleanPolicy:
 
     def reason(self, unit: ExtractionUnit, result: StructuredResult[Any], items: ParsedItems) -> str | None:
         """Why this unit should be gleaned, or None when its first pass looks complete."""
-        if not self.enabled:
-            return None
+        if not self.enabled or result.finish_reason == LOOP_FINISH:
+            return None  # a model that fell into repeating itself has shown it has nothing more to add
         # A re-ask is not a reason of its own: whether a reply had to be asked again depends on transient
         # faults (a cut or garbled transmission), and the graph must not. A re-asked answer that came
         # back shortened is caught by the density rules below, like any other thin answer.

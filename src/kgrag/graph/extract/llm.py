@@ -67,6 +67,7 @@ from kgrag.graph.extract.support import check_support
 from kgrag.graph.extract.units import ExtractionUnit, build_units
 from kgrag.graph.types import ChunkExtraction
 from kgrag.models.llm.client import LLMClient
+from kgrag.models.llm.reply_loop import LOOP_FINISH
 from kgrag.models.llm.request_fit import is_size_failure
 from kgrag.models.llm.tokens import TextTokenCounter
 
@@ -90,6 +91,7 @@ class ExtractionStats:
     split_units: int = 0
     gleaned_units: int = 0
     glean_failures: int = 0
+    loop_units: int = 0  # units whose reply was stopped in a repetition loop (its part before the loop kept)
     dropped_items: int = 0
     ungrounded_entities: int = 0
     ungrounded_relations: int = 0
@@ -194,7 +196,7 @@ class LLMExtractor:
         fresh call at :data:`RETRY_TEMPERATURE` for the items that still failed (``unit_calls`` >= 3)."""
         reask = self.unit_calls >= 2
         results = self.client.map_structured(
-            prompt, variables, self.reply_model, stage=stage, reask=reask, **self._params
+            prompt, variables, self.reply_model, stage=stage, reask=reask, loop_guard=True, **self._params
         )
         if self.client.estimating or self.client.deferring:
             return results
@@ -213,6 +215,7 @@ class LLMExtractor:
             stage=stage,
             reask=False,
             cache_as=self._params,  # the next run asks the first request again: it finds this reply
+            loop_guard=True,
             **params,
         )
         for index, result in zip(redo, again, strict=True):
@@ -260,7 +263,7 @@ class LLMExtractor:
         units = [part for _, parts in halves for part in parts]
         results = self.client.map_structured(
             EXTRACT_PROMPT, [self._variables(u.text) for u in units], self.reply_model, stage=STAGE_EXTRACT,
-            reask=False, **self._params,
+            reask=False, loop_guard=True, **self._params,
         )  # fmt: skip
         done = [self._first_outcome(unit, result, glean=False) for unit, result in zip(units, results, strict=True)]
         self._retry_smaller(done, depth + 1)
@@ -279,6 +282,7 @@ class LLMExtractor:
             self.stats.failed_units += 1
             return _UnitOutcome(unit, error=f"LLM extraction failed: {result.error}")
         outcome = _UnitOutcome(unit, locator=unit_locator(unit, self.grounding_similarity), grounding=self.grounding)
+        self.stats.loop_units += result.finish_reason == LOOP_FINISH
         items = self._grounded(outcome, parse_items(result.value, self.entity_types))
         self.stats.dropped_items += items.dropped
         outcome.items = items

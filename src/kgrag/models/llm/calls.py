@@ -11,7 +11,9 @@ this module as the one place where the order of those steps is decided:
    read whole;
 3. attempts under the concurrency slot and rate buckets, retrying transient faults with backoff;
 4. validation by the caller's parser; only an accepted, non-empty reply that was not cut off at
-   ``max_tokens`` (``finish_reason == "length"``) is cached, so a half answer is never served again;
+   ``max_tokens`` (``finish_reason == "length"``) is cached, so a half answer is never served again; a
+   reply stopped in a repetition loop (:mod:`.reply_loop`, callers that ask for it) is accepted as its part
+   before the loop and cached like any accepted reply (asked again, the model would loop again);
 5. one ledger row, also for failures, with attempts and the reason for every retry. Its tokens are the
    larger of what the server reported and what was counted here, component by component; a server
    figure under half the local count is distrusted and the row says so (``usage_source =
@@ -33,7 +35,8 @@ from kgrag.models.llm.base import ChatProvider, LLMUnavailableError, ProviderErr
 from kgrag.models.llm.batch_collect import DEFERRED, BatchCollector, Deferred
 from kgrag.models.llm.budget import TokenBudget
 from kgrag.models.llm.ratelimit import CallLimits
-from kgrag.models.llm.reply_ceiling import CEILING_FINISH, ReplyCeiling, reply_ceiling_tokens
+from kgrag.models.llm.reply_ceiling import CEILING_FINISH, ReplyCeiling, ReplyPastCeiling, reply_ceiling_tokens
+from kgrag.models.llm.reply_loop import LOOP_FINISH, LoopGuard, ReplyLooped, stop_at_loop
 from kgrag.models.llm.request_fit import cut_short, fit_request
 from kgrag.models.llm.retry import RetryPolicy, announce_wait
 from kgrag.models.llm.structured import ReplyInvalid
@@ -88,14 +91,21 @@ class CallRunner:
         return bool(getattr(self.provider, "estimating", False))
 
     def run(
-        self, request: ChatRequest, stage: str, parse: Parser | None = None, sink: StreamSink | None = None
+        self,
+        request: ChatRequest,
+        stage: str,
+        parse: Parser | None = None,
+        sink: StreamSink | None = None,
+        *,
+        loop_guard: bool = False,
     ) -> Outcome:
         """One logical call; raises only for run-stopping problems (budget, window, endpoint down).
 
         With ``sink`` the reply is streamed to it as it arrives (a cached reply, or one from a provider
         that cannot stream, in one piece); the cache and the ledger see the call exactly as an unstreamed
         one. A sink that raises :class:`StreamCancelled` stops the request: nothing is cached and the
-        ledger row says the call was cancelled."""
+        ledger row says the call was cancelled. With ``loop_guard`` a reply that falls into a repetition
+        loop (:mod:`.reply_loop`) is stopped there and comes back as what it said before the loop."""
         if not self.provider.available:
             self.provider.complete(request)  # raises the provider's own "no LLM configured" error
         key = request.cache_key(self.provider.name)
@@ -116,7 +126,7 @@ class CallRunner:
         attempts = _Attempts()
         spent = 0
         try:
-            response = self._send(request, prompt_tokens + max_tokens, attempts, ceiling, sink)
+            response = self._send(request, prompt_tokens + max_tokens, attempts, ceiling, sink, loop_guard)
             # the budget and the ledger trust no server: each is charged the larger of the reported and the
             # counted size, so under-reported usage or a reply past max_tokens still counts in full
             counted_reply = self.counter().count(response.text)
@@ -225,8 +235,42 @@ class CallRunner:
         attempts: _Attempts,
         ceiling: int,
         sink: StreamSink | None = None,
+        loop_guard: bool = False,
     ) -> ChatResponse:
-        stream = getattr(self.provider, "stream", None) if sink is not None else None
+        if loop_guard and getattr(self.provider, "streams_guarded", False):
+            return self._send_guarded(request, rate_tokens, attempts, ceiling, sink)
+        response = self._send_plain(request, rate_tokens, attempts, ceiling, sink)
+        return stop_at_loop(response, self.counter().count) if loop_guard else response
+
+    def _send_guarded(
+        self, request: ChatRequest, rate_tokens: int, attempts: _Attempts, ceiling: int, sink: StreamSink | None
+    ) -> ChatResponse:
+        """Stream the reply through a :class:`LoopGuard` (also holding its ceiling when there is a budget), so
+        reading stops at a loop and the connection closes."""
+        limit = ReplyCeiling(ceiling, self.counter().count).limit if self.budget.max_tokens is not None else None
+        stream: Callable[[ChatRequest, StreamSink], ChatResponse] = self.provider.stream  # type: ignore[attr-defined]
+
+        def streamed(chat: ChatRequest, shown: StreamSink | None) -> ChatResponse:
+            guard = LoopGuard(self.counter().count, limit)  # one per attempt
+            try:
+                return stream(chat, guard.watching(shown))
+            except ReplyLooped as looped:
+                return ChatResponse(looped.text, LOOP_FINISH, None, looped.tokens)
+            except ReplyPastCeiling as cut:
+                return ChatResponse("", CEILING_FINISH, None, cut.tokens)
+
+        return self._send_plain(request, rate_tokens, attempts, ceiling, sink, streamed)
+
+    def _send_plain(
+        self,
+        request: ChatRequest,
+        rate_tokens: int,
+        attempts: _Attempts,
+        ceiling: int,
+        sink: StreamSink | None = None,
+        guarded: Callable[[ChatRequest, StreamSink | None], ChatResponse] | None = None,
+    ) -> ChatResponse:
+        stream = guarded or (getattr(self.provider, "stream", None) if sink is not None else None)
         # with a budget to hold, a provider that can stop reading a reply stops at its ceiling
         within = getattr(self.provider, "complete_within", None) if self.budget.max_tokens is not None else None
         last: ProviderError | None = None
@@ -267,6 +311,8 @@ class CallRunner:
         reported nothing."""
         reported = (response.prompt_tokens, response.completion_tokens)
         source: UsageSource = "counted" if None in reported else "api"
+        if response.finish_reason == LOOP_FINISH:
+            source = "loop"  # the tokens read before the loop stopped the reply, counted here
         counted = counted_prompt + counted_reply
         if source == "api" and sum(r or 0 for r in reported) < min(DISTRUST_SHARE * counted, counted - DISTRUST_FLOOR):
             source = "distrusted"

@@ -258,13 +258,16 @@ class LLMClient:
         stage: str,
         reask: bool = True,
         cache_as: Mapping[str, Any] | None = None,
+        loop_guard: bool = False,
         **params: Any,
     ) -> StructuredResult[M]:
         """Ask for JSON matching ``schema_model`` (default: the prompt's ``output_schema`` model), repair,
         validate, re-ask once with the error (unless ``reask`` is False: the caller has its own next try);
         see the module docstring for the failure contract. ``cache_as``: the parameters of the request this
         one retries differently (another temperature); an accepted reply is cached for that request too,
-        so the next run finds it under the request it makes."""
+        so the next run finds it under the request it makes. ``loop_guard``: a reply that falls into a
+        repetition loop is stopped there and its part before the loop taken (:mod:`.reply_loop`); for
+        replies that are lists of items (extraction)."""
         resolved = self.prompt(prompt) if isinstance(prompt, str) else prompt
         model = schema_model or resolved.schema_model()
         schema, schema_text = self._schema(model) if model is not None else _inline(resolved.json_schema())
@@ -282,7 +285,7 @@ class LLMClient:
             return value, repaired
 
         try:
-            first = self.runner.run(request, stage, parse)
+            first = self.runner.run(request, stage, parse, loop_guard=loop_guard)
         except RequestTooLargeError as exc:  # this item alone cannot be sent; the others go on
             return StructuredResult(None, str(exc), Usage(), "")
         if cache_as is not None and first.error is None and not first.estimated and not first.usage.cached:
@@ -295,7 +298,7 @@ class LLMClient:
         conversation = tuple(reask_messages(messages, quoted, reask_text))
         retry = ChatRequest(conversation, request.model, request.params, request.prompt)
         try:
-            second = self.runner.run(retry, stage, parse)
+            second = self.runner.run(retry, stage, parse, loop_guard=loop_guard)
         except RequestTooLargeError as exc:
             error = f"invalid reply, and its re-ask {exc} (first reply: {first.error})"
             return StructuredResult(None, error, first.usage, first.response.text)
@@ -308,7 +311,10 @@ class LLMClient:
 
     @staticmethod
     def _result(outcome: Outcome, usage: Usage, *, reasked: bool) -> StructuredResult[Any]:
-        return StructuredResult(outcome.value, outcome.error, usage, outcome.response.text, outcome.repaired, reasked)
+        response = outcome.response
+        return StructuredResult(
+            outcome.value, outcome.error, usage, response.text, outcome.repaired, reasked, response.finish_reason
+        )
 
     def map_structured(
         self,
@@ -319,6 +325,7 @@ class LLMClient:
         stage: str,
         reask: bool = True,
         cache_as: Mapping[str, Any] | None = None,
+        loop_guard: bool = False,
         **params: Any,
     ) -> list[StructuredResult[M]]:
         """:meth:`structured` over many items, up to ``llm.max_concurrency`` at once, results in input order.
@@ -329,18 +336,16 @@ class LLMClient:
         resolved = self.prompt(prompt) if isinstance(prompt, str) else prompt
         self.prompt(EXAMPLE_PROMPT if resolved.has_example else STRUCTURED_PROMPT)
         workers = min(self.runner.limits.max_concurrency, len(variables_list))
-        if workers <= 1:
-            return [
-                self.structured(resolved, v, schema_model, stage=stage, reask=reask, cache_as=cache_as, **params)
-                for v in variables_list
-            ]
-        results: list[StructuredResult[M] | None] = [None] * len(variables_list)
 
         def one(variables: Mapping[str, object]) -> StructuredResult[M]:
             return self.structured(
-                resolved, variables, schema_model, stage=stage, reask=reask, cache_as=cache_as, **params
-            )
+                resolved, variables, schema_model, stage=stage, reask=reask, cache_as=cache_as,
+                loop_guard=loop_guard, **params,
+            )  # fmt: skip
 
+        if workers <= 1:
+            return [one(v) for v in variables_list]
+        results: list[StructuredResult[M] | None] = [None] * len(variables_list)
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kgrag-llm") as pool:
             futures = {pool.submit(one, v): index for index, v in enumerate(variables_list)}
             try:

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 MIN_REPLY_TOKENS = 64  # below this a shrunk max_tokens leaves no room for a useful reply
+LOCAL_SERVERS = frozenset({"llama.cpp", "llama-cpp-python", "ollama", "vllm"})  # the kinds the probe names
 _PROMPT_IN_ERROR = re.compile(r"(\d+) in the messages|(\d+) in your prompt|prompt (?:has|is) (\d+) tokens", re.I)
 
 
@@ -126,14 +127,22 @@ class OpenAICompatibleProvider:
                 return self._complete(request, ceiling)
         return self._complete(request, ceiling)
 
+    @property
+    def streams_guarded(self) -> bool:
+        """Whether loop-guarded calls (:mod:`.reply_loop`) are streamed: on a local server the probe named,
+        where small models loop and the generating is the user's own machine's time."""
+        return self.profile.server in LOCAL_SERVERS
+
     def stream(self, request: ChatRequest, sink: StreamSink) -> ChatResponse:
         """One streamed attempt (:mod:`.streaming`): deltas go to ``sink`` as they arrive; a server that
-        refuses the streamed request is asked again unstreamed and its reply handed on in one piece."""
+        refuses the streamed request is asked again unstreamed and its reply handed on in one piece, as is a
+        structured request sent before the server has taken a JSON mode (refusals are learnt unstreamed)."""
         from kgrag.models.llm.streaming import read_stream
 
-        streamed = read_stream(self._client, self.wire_body(request), sink, self._timeout_s)
+        settling = self.json_mode == "auto" and "response_format" in request.params and self.profile.accepted is None
+        streamed = None if settling else read_stream(self._client, self.wire_body(request), sink, self._timeout_s)
         if streamed is not None:
-            return streamed
+            return self._learn(streamed, request.params.get("max_tokens"))
         reply = self.complete(request)
         if reply.text:
             sink(reply.text)

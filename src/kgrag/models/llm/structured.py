@@ -4,7 +4,8 @@ Policy (documented in the client): a reply is parsed leniently (:mod:`json_repai
 pydantic. A reply cut off at ``max_tokens`` (``finish_reason == "length"``) is rejected outright rather
 than repaired, because closing its brackets would turn a half answer into a plausible-looking whole one;
 for the same reason a reply whose JSON simply stops (a provider that cut it without saying so) is
-rejected too, although fences, prose, quotes and commas are still repaired.
+rejected too, although fences, prose, quotes and commas are still repaired. A reply stopped in a
+repetition loop (:mod:`.reply_loop`) is whole JSON up to the loop; its repeated items are dropped.
 A rejected reply is never cached; the caller re-asks once, quoting the error, and then gives up on that
 item with the reason recorded.
 """
@@ -20,6 +21,7 @@ from pydantic import BaseModel, JsonValue, ValidationError
 from kgrag.core.llm_types import Message
 from kgrag.models.llm.capabilities import response_format_for
 from kgrag.models.llm.json_repair import JSONRepairError, repair_json
+from kgrag.models.llm.reply_loop import LOOP_FINISH, drop_repeats
 
 MAX_ECHOED_REPLY_CHARS = 4000
 MAX_ERROR_CHARS = 600
@@ -74,10 +76,11 @@ def parse_reply(text: str, finish_reason: str | None, model: type[BaseModel] | N
         raise ReplyInvalid(f"it is not JSON ({exc})"[:MAX_ERROR_CHARS]) from None
     if TRUNCATION_FIX in repaired.fixes:  # closing the brackets would accept the first part as the whole
         raise ReplyInvalid("the JSON stops before its end (it was cut off); give the complete JSON again")
+    value = drop_repeats(repaired.value) if finish_reason == LOOP_FINISH else repaired.value
     if model is None:
-        return repaired.value, repaired.repaired
+        return value, repaired.repaired
     try:
-        return model.model_validate(repaired.value), repaired.repaired
+        return model.model_validate(value), repaired.repaired
     except ValidationError as exc:
         raise ReplyInvalid(_validation_message(exc)[:MAX_ERROR_CHARS]) from None
 

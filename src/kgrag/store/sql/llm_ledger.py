@@ -21,7 +21,8 @@ _SUMMARY = (
     "SUM(CASE WHEN cache_hit <> 0 THEN 0 ELSE prompt_tokens END), "
     "SUM(CASE WHEN cache_hit <> 0 THEN 0 ELSE completion_tokens END), SUM(latency_ms), "
     "SUM(CASE WHEN usage_source = 'batch' THEN 1 ELSE 0 END), "
-    "SUM(CASE WHEN usage_source = 'distrusted' THEN 1 ELSE 0 END) "
+    "SUM(CASE WHEN usage_source = 'distrusted' THEN 1 ELSE 0 END), "
+    "SUM(CASE WHEN usage_source = 'loop' THEN 1 ELSE 0 END) "
     "FROM llm_calls {where} GROUP BY run_id, stage, CASE WHEN usage_source = 'batch' THEN 1 ELSE 0 END"
 )
 
@@ -41,6 +42,7 @@ def _row_totals(r: Row) -> Totals:
         latency_ms=float(r[11] or 0.0),
         batch_calls=int(r[12] or 0),
         distrusted_calls=int(r[13] or 0),
+        loop_calls=int(r[14] or 0),
     )
 
 
