@@ -47,7 +47,10 @@ class Replayed:
     probe: dict[str, int] | None = None  # the estimate's probe: what it sent (its replies are cached for the run)
 
     def ratio(self, figure: str) -> float:
-        return self.estimate[figure] / self.actual[figure] if self.actual[figure] else float("inf")
+        """Estimate ÷ actual; 1 when both are 0 (nothing was left to predict, and nothing was predicted)."""
+        if not self.actual[figure]:
+            return 1.0 if not self.estimate[figure] else float("inf")
+        return self.estimate[figure] / self.actual[figure]
 
 
 def passages(corpus_file: Path, run: Recorded, out: Path) -> None:
