@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 from kgrag.config import LLMConfig
@@ -34,16 +35,18 @@ def _looping(responder: ExtractionResponder) -> Any:
     return reply
 
 
-def _run(kit: Any, server: FakeOpenAIServer, chunks: list[Any]) -> tuple[Any, Any]:
+def _run(kit: Any, server: FakeOpenAIServer, chunks: list[Any], record: Path | None = None) -> tuple[Any, Any]:
     config = LLMConfig(
         provider="openai",
         providers={"openai": {"base_url": server.base_url}},
         model="m",
         max_concurrency=2,
         json_mode="json_object",  # settled: every call streams (an unsettled mode is learnt unstreamed)
+        record_file=record,
     )
     client = create_llm_client(config, counter=kit.counter)
-    client.runner.provider.probe()  # as a workspace does: the server is a local one (loop-guarded calls stream)
+    provider = client.runner.provider
+    getattr(provider, "inner", provider).probe()  # as a workspace does: the server is a local one
     extractor = kit.make_extractor(client)
     return extractor, kit.comparable(extractor.extract(chunks))
 
@@ -89,3 +92,28 @@ def test_a_whole_looping_reply_cut_at_max_tokens_is_cut_at_the_loop_without_a_re
     assert looped == kit.comparable(clean)
     assert extractor.stats.loop_units == extractor.stats.units == client.summary().total.loop_calls
     assert client.summary().total.calls == extractor.stats.units  # no re-ask, no split, no gleaning
+
+
+def test_recording_a_run_keeps_the_loop_guard_and_its_replay_gives_the_same_graph(kit: Any, tmp_path: Path) -> None:
+    """`llm.record_file` (what `make llm-check` records real replies with) streams guarded calls as well,
+    records a stopped reply as the call came back, and replays it offline to the same graph."""
+    from kgrag.models.llm.scripted import ScriptedProvider
+
+    chunks = kit.sample_chunks(limit=1)
+    record = tmp_path / "replies.jsonl"
+    with FakeOpenAIServer(_looping(ExtractionResponder()), behaviour=LOCAL, stream_delay_s=0.001) as server:
+        extractor, looped = _run(kit, server, chunks, record)
+        deadline = time.monotonic() + 10
+        while server.stats.streams_aborted < extractor.stats.units and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert server.stats.streams_aborted == extractor.stats.units  # hung up on while recording
+    rows = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
+    assert [row["finish_reason"] for row in rows] == ["loop"] * extractor.stats.units
+    replayed = create_llm_client(
+        LLMConfig(provider="scripted", model="m", json_mode="json_object"),
+        provider=ScriptedProvider.from_file(record),
+        counter=kit.counter,
+    )
+    again = kit.make_extractor(replayed)
+    assert kit.comparable(again.extract(chunks)) == looped
+    assert again.stats.loop_units == extractor.stats.units
