@@ -126,7 +126,10 @@ class CallRunner:
         attempts = _Attempts()
         spent = 0
         try:
-            response = self._send(request, prompt_tokens + max_tokens, attempts, ceiling, sink, loop_guard)
+            guarded = self._guarded_stream(ceiling) if loop_guard else None
+            response = self._send(request, prompt_tokens + max_tokens, attempts, ceiling, sink, guarded)
+            if loop_guard and guarded is None:  # read whole: a reply that looped is cut at the loop now
+                response = stop_at_loop(response, self.counter().count)
             # the budget and the ledger trust no server: each is charged the larger of the reported and the
             # counted size, so under-reported usage or a reply past max_tokens still counts in full
             counted_reply = self.counter().count(response.text)
@@ -228,25 +231,12 @@ class CallRunner:
         self._record(request, stage, usage, [], estimated=True)
         return Outcome(response, usage, key, error="estimate mode: no call was made", estimated=True)
 
-    def _send(
-        self,
-        request: ChatRequest,
-        rate_tokens: int,
-        attempts: _Attempts,
-        ceiling: int,
-        sink: StreamSink | None = None,
-        loop_guard: bool = False,
-    ) -> ChatResponse:
-        if loop_guard and getattr(self.provider, "streams_guarded", False):
-            return self._send_guarded(request, rate_tokens, attempts, ceiling, sink)
-        response = self._send_plain(request, rate_tokens, attempts, ceiling, sink)
-        return stop_at_loop(response, self.counter().count) if loop_guard else response
-
-    def _send_guarded(
-        self, request: ChatRequest, rate_tokens: int, attempts: _Attempts, ceiling: int, sink: StreamSink | None
-    ) -> ChatResponse:
-        """Stream the reply through a :class:`LoopGuard` (also holding its ceiling when there is a budget), so
-        reading stops at a loop and the connection closes."""
+    def _guarded_stream(self, ceiling: int) -> Callable[[ChatRequest, StreamSink | None], ChatResponse] | None:
+        """A stream that reads the reply through a :class:`LoopGuard` (also holding its ceiling when there is a
+        budget), so reading stops at a loop and the connection closes; None when the provider does not
+        stream loop-guarded calls (``streams_guarded``)."""
+        if not getattr(self.provider, "streams_guarded", False):
+            return None
         limit = ReplyCeiling(ceiling, self.counter().count).limit if self.budget.max_tokens is not None else None
         stream: Callable[[ChatRequest, StreamSink], ChatResponse] = self.provider.stream  # type: ignore[attr-defined]
 
@@ -259,9 +249,9 @@ class CallRunner:
             except ReplyPastCeiling as cut:
                 return ChatResponse("", CEILING_FINISH, None, cut.tokens)
 
-        return self._send_plain(request, rate_tokens, attempts, ceiling, sink, streamed)
+        return streamed
 
-    def _send_plain(
+    def _send(
         self,
         request: ChatRequest,
         rate_tokens: int,

@@ -57,7 +57,7 @@ class LoopGuard:
     _escape: bool = False
     _open: list[tuple[str, int]] = field(default_factory=list)
     _seen: Counter[str] = field(default_factory=Counter)
-    _kept: str = ""  # the reply up to the end of the last complete item, its brackets closed
+    _kept: tuple[int, str] = (0, "")  # where the last complete item ends, and the closers of what is open there
     _read: int = 0
 
     def feed(self, delta: str) -> None:
@@ -102,9 +102,9 @@ class LoopGuard:
         key = _canonical(raw)
         self._seen[key] += 1
         if self._seen[key] >= REPEATS:
-            raise ReplyLooped(self._kept, self.count(self._text))
-        closers = "".join(_CLOSE[opener] for opener, _ in reversed(self._open))
-        self._kept = self._text[:end] + closers
+            kept_end, closers = self._kept
+            raise ReplyLooped(self._text[:kept_end] + closers, self.count(self._text))
+        self._kept = (end, "".join(_CLOSE[opener] for opener, _ in reversed(self._open)))
 
 
 def _canonical(raw: str) -> str:
