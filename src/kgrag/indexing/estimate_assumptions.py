@@ -137,14 +137,15 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
     if extract is None:
         return assumptions
     glean = measure_replies(recent, model=model, stage="index.glean")
+    sample = extract.sample()
     glean_calls = glean.calls if glean is not None else 0
     first_calls = extract.calls / (1 + extract.follow_up_rate)
     return replace(
         assumptions,
         extraction_completion=extract.mean_completion,
         extraction_names=_probe_names(store),
-        follow_up_rate=extraction_point_rate(extract.sample()),
-        extract_sample=extract.sample(),
+        follow_up_rate=extraction_point_rate(sample),
+        extract_sample=sample,
         glean_rate=min(1.0, glean_calls / first_calls) if assumptions.glean_rate else 0.0,
         glean_completion_share=(glean.mean_completion / extract.mean_completion)
         if glean is not None and extract.mean_completion

@@ -64,8 +64,9 @@ def _measured(
     description tokens and its extraction share over ``units`` (text, keys extracted there); ``touched``:
     the run surely merges them (the probe's units, which the run reuses)."""
     named = {key: tuple(sorted(surfaces[key])) for key in descriptions}
-    share = extraction_share(units, named)
-    each = name_shares(units, named, share)
+    naming = units_naming(units, named)  # searched once: both shares read it
+    share = extraction_share(units, named, naming)
+    each = name_shares(units, named, share, naming)
     names = tuple(DescribedName(named[key], _tokens(texts), touched, each[key]) for key, texts in descriptions.items())
     mean = _mean_tokens([t for texts in descriptions.values() for t in texts])
     return DescribedNames(names, mean, share, len(units))
@@ -79,16 +80,26 @@ def _mean_tokens(texts: Sequence[str]) -> float:
     return sum(counter.count(t) for t in kept) / len(kept) if kept else 0.0
 
 
-def extraction_share(units: Sequence[tuple[str, frozenset[str]]], surfaces: Mapping[str, Sequence[str]]) -> float:
+Naming = Mapping[str, list[frozenset[str]]]  # entity key → the extracted keys of each unit naming it
+
+
+def units_naming(units: Sequence[tuple[str, frozenset[str]]], surfaces: Mapping[str, Sequence[str]]) -> Naming:
+    """Per entity key (``surfaces`` by key), the extracted keys of each of ``units`` (text, extracted keys)
+    whose text names it."""
+    index = TextIndex([text for text, _ in units])
+    return {key: [units[n][1] for n in index.naming(names)] for key, names in surfaces.items()}
+
+
+def extraction_share(
+    units: Sequence[tuple[str, frozenset[str]]], surfaces: Mapping[str, Sequence[str]], naming: Naming | None = None
+) -> float:
     """Of the (unit, name) pairs where a unit's text names an entity (``surfaces`` by key) that
     the model extracted from another of ``units`` (text, extracted keys), the share where it extracted it
-    from this one too (1 when no entity was named in two units)."""
-    index = TextIndex([text for text, _ in units])
+    from this one too (1 when no entity was named in two units); ``naming``: :func:`units_naming`, if known."""
     trials = hits = 0
-    for key, names in surfaces.items():
-        naming = [units[n][1] for n in index.naming(names)]
-        extracted = sum(key in keys for keys in naming)
-        for keys in naming:
+    for key, naming_it in (naming if naming is not None else units_naming(units, surfaces)).items():
+        extracted = sum(key in keys for keys in naming_it)
+        for keys in naming_it:
             if extracted - (key in keys) > 0:  # extracted elsewhere: this unit is a fair trial
                 trials += 1
                 hits += key in keys
@@ -96,17 +107,17 @@ def extraction_share(units: Sequence[tuple[str, frozenset[str]]], surfaces: Mapp
 
 
 def name_shares(
-    units: Sequence[tuple[str, frozenset[str]]], surfaces: Mapping[str, Sequence[str]], pooled: float
-) -> dict[str, float]:
+    units: Sequence[tuple[str, frozenset[str]]], surfaces: Mapping[str, Sequence[str]], pooled: float,
+    naming: Naming | None = None,
+) -> dict[str, float]:  # fmt: skip
     """Per entity key, the share of ``units`` naming it that the model extracts it from: of the units
     naming it, those but the first it was extracted from (the one that made it an entity we know), with
-    ``pooled`` (:func:`extraction_share`) standing for that first one; ``pooled`` when no unit extracted it."""
-    index = TextIndex([text for text, _ in units])
+    ``pooled`` (:func:`extraction_share`) standing for that first one; ``pooled`` when no unit extracted it.
+    ``naming``: :func:`units_naming`, if known."""
     shares = {}
-    for key, names in surfaces.items():
-        naming = [units[n][1] for n in index.naming(names)]
-        extracted = sum(key in keys for keys in naming)
-        shares[key] = (extracted - 1 + pooled) / len(naming) if extracted else pooled
+    for key, naming_it in (naming if naming is not None else units_naming(units, surfaces)).items():
+        extracted = sum(key in keys for keys in naming_it)
+        shares[key] = (extracted - 1 + pooled) / len(naming_it) if extracted else pooled
     return shares
 
 

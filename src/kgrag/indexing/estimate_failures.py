@@ -66,18 +66,23 @@ def record_probe_failures(store: Store, done: Sequence[Sequence[ChunkExtraction]
 def probe_failures(store: Store) -> tuple[int, int]:
     """(failed, probed) units of the last ``--probe``, while no run has extracted since it ((0, 0): none
     recorded, or a run since then: the chunks it left failed tell the rest)."""
-    parts = (store.meta.get(META_PROBE_FAILED) or "").split()
-    if len(parts) != 4 or not all(part.isdigit() for part in (*parts[:2], parts[3])):
-        return 0, 0
-    if not _latest(store, parts[2], int(parts[3])):
-        return 0, 0
-    return int(parts[0]), int(parts[1])
+    return _current_probe(store) or (0, 0)
 
 
 def probe_is_current(store: Store) -> bool:
     """Whether the last ``--probe`` recorded its units and no extraction call was sent after its own."""
+    return _current_probe(store) is not None
+
+
+def _current_probe(store: Store) -> tuple[int, int] | None:
+    """(failed, probed) units of the last ``--probe`` as :func:`record_probe_failures` stored them, or None
+    when none is recorded or an extraction call was sent after the probe's."""
     parts = (store.meta.get(META_PROBE_FAILED) or "").split()
-    return len(parts) == 4 and parts[3].isdigit() and _latest(store, parts[2], int(parts[3]))
+    if len(parts) != 4 or not all(part.isdigit() for part in (*parts[:2], parts[3])):
+        return None
+    if not _latest(store, parts[2], int(parts[3])):
+        return None
+    return int(parts[0]), int(parts[1])
 
 
 def _latest(store: Store, probe_run: str, seen: int) -> bool:
