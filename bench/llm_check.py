@@ -105,16 +105,9 @@ def _passages(corpus: Path, offsets: list[int], chars: int, out: Path, book: str
     """Passages of a GraphRAG-Bench corpus as documents (the medical one, or the Novel subset's ``book``):
     from the sentence that holds each character offset, whole sentences up to ``chars`` characters (text
     no prompt or threshold of kgrag was tuned on)."""
-    records = json.loads(corpus.read_text(encoding="utf-8"))
-    text = next(r["context"] for r in records if not book or r["corpus_name"] == book)
-    names = []
-    for offset in offsets:
-        start = text.rfind(". ", 0, offset) + 2
-        end = text.rfind(". ", start, start + chars) + 1
-        name = f"{book.lower() or 'medical'}-{offset}.md"
-        (out / name).write_text(text[start:end] + "\n", encoding="utf-8")
-        names.append(name)
-    return names
+    from kgrag.testing.replay_estimate import cut_passages
+
+    return cut_passages(corpus, offsets, chars, out, book)
 
 
 def _query(ws: object, figures: dict[str, object]) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -53,16 +54,25 @@ class Replayed:
         return self.estimate[figure] / self.actual[figure]
 
 
-def passages(corpus_file: Path, run: Recorded, out: Path) -> None:
-    """The recorded run's documents: from the sentence holding each offset, whole sentences up to
-    ``passage_chars`` characters (as ``bench/llm_check.py`` cuts them)."""
+def cut_passages(corpus_file: Path, offsets: Sequence[int], chars: int, out: Path, book: str = "") -> list[str]:
+    """Passages of a GraphRAG-Bench corpus as documents in ``out`` (the medical one, or the Novel subset's
+    ``book``): from the sentence that holds each character offset, whole sentences up to ``chars``
+    characters; their file names. ``bench/llm_check.py`` cuts its documents with this too."""
     records = json.loads(corpus_file.read_text(encoding="utf-8"))
-    book = "" if run.corpus == "medical" else run.corpus
     text = next(r["context"] for r in records if not book or r["corpus_name"] == book)
-    for offset in run.offsets:
+    names = []
+    for offset in offsets:
         start = text.rfind(". ", 0, offset) + 2
-        end = text.rfind(". ", start, start + run.passage_chars) + 1
-        (out / f"{book.lower() or 'medical'}-{offset}.md").write_text(text[start:end] + "\n", encoding="utf-8")
+        end = text.rfind(". ", start, start + chars) + 1
+        name = f"{book.lower() or 'medical'}-{offset}.md"
+        (out / name).write_text(text[start:end] + "\n", encoding="utf-8")
+        names.append(name)
+    return names
+
+
+def passages(corpus_file: Path, run: Recorded, out: Path) -> None:
+    """The recorded run's documents, cut as ``bench/llm_check.py`` cut them for the recording."""
+    cut_passages(corpus_file, run.offsets, run.passage_chars, out, "" if run.corpus == "medical" else run.corpus)
 
 
 def _figures(calls: list[CallRecord]) -> dict[str, int]:
