@@ -103,10 +103,11 @@ def pick_known_items(
     ordered = sorted(
         (c for c in _shuffled(candidates, rng) if c.quality >= min_quality), key=lambda c: -round(c.quality, 6)
     )
-    groups = [ordered]
+    groups: list[list[Cloze]] = [ordered]
     if trusted_first:
-        trusted = [c for c in ordered if trusted_shape(c.answer, c.question)]
-        groups = [trusted, [c for c in ordered if not trusted_shape(c.answer, c.question)]]
+        groups = [[], []]  # the trusted shape, then the rest, each in the order above
+        for c in ordered:
+            groups[0 if trusted_shape(c.answer, c.question) else 1].append(c)
     kept: list[Cloze] = []
     for group in groups:
         _fill(group, count, threshold, kept)
