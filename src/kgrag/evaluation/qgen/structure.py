@@ -30,9 +30,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kgrag.evaluation.qgen.wording import fronted_phrase, side_parts
+from kgrag.evaluation.qgen.wording import SUBJECT_DEPS, fronted_phrase, side_parts
 
-_SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass"})
+_SUBJECTS = SUBJECT_DEPS - {"expl"}  # a subject that can name something
 _DEFINITE = frozenset("the this that these those".split())
 _POINTING = frozenset("here there".split())
 _TITLE_TAGS = frozenset({"VBG", "VBN", "VBD", "VBZ", "VBP", "VB", "RB", "CC", "DT", "IN", "PRP", "TO"})

@@ -175,7 +175,7 @@ def _agreeing(after: str, span: Any, fronted: bool) -> str:
     return after[: len(after) - len(stripped)] + singular_verb(verb.text) + stripped[len(verb.text) :]
 
 
-_SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
+SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})  # "expl": the "there" of "there is"
 _DO = {"VBZ": "does", "VBD": "did", "VBP": "do"}
 
 
@@ -183,8 +183,8 @@ def fronted_phrase(clause: Any, span: Any, kept: list[Any]) -> list[Any] | None:
     """The kept tokens before the main clause's subject when they end on a comma and hold ``span`` (a
     phrase fronted before the subject: "Every 6 weeks, …", "After 2 hours, …"), else None."""
     root = clause.root
-    subjects = [c for c in root.children if c.dep_ in _SUBJECT_DEPS and c.i >= span.end]
-    if not subjects or span.root.dep_ in _SUBJECT_DEPS:
+    subjects = [c for c in root.children if c.dep_ in SUBJECT_DEPS and c.i >= span.end]
+    if not subjects or span.root.dep_ in SUBJECT_DEPS:
         return None
     begin = subjects[0].left_edge.i
     phrase = [t for t in kept if t.i < begin]
