@@ -10,8 +10,9 @@ sizes from the ledger), then indexes the same files for real in the same workspa
 ``--ledger`` instead lets the workspace index an earlier slice for real first (a workspace with history:
 every stage's reply size calibrated from its ledger). Prints a markdown table (``--out`` writes it too),
 with the estimate's range (re-asks and retries at the ends of their interval) and whether each measured
-figure lies inside it. ``--servers`` also takes the held-out ``sloppy``, ``gleaner``, ``lowercase`` and ``verbose``
-(:mod:`estimate_verbose_server`).
+figure lies inside it. ``--servers`` also takes ``sloppy``, ``gleaner``, ``lowercase``, ``verbose``
+(:mod:`estimate_verbose_server`) and ``heldout`` (:mod:`estimate_heldout_server`: a capable instruction model,
+written without reading the estimate's code).
 
 ``--before REF`` first runs the same cells in a child process on the estimate code of git ``REF`` (its
 ``src/``; the servers stay this file's) and puts each figure's ratio there in front of this code's.
@@ -39,7 +40,8 @@ from kgrag.testing.extraction_responder import ExtractionResponder, request_kind
 from kgrag.testing.terse_responder import TerseResponder
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from estimate_verbose_server import verbose_server  # a sibling module of this script
+from estimate_heldout_server import heldout_server  # sibling modules of this script
+from estimate_verbose_server import verbose_server
 
 ROOT = Path(__file__).resolve().parents[1]
 MEDICAL = ROOT.parent / "shared" / "datasets" / "graphrag-bench-medical" / "corpus.json"
@@ -217,6 +219,10 @@ SERVERS = {
     # (fenced pretty-printed JSON, names and lower-case medical terms, every pair of a sentence related,
     # gleaning ignored, one first extraction reply in nine cut off, prose merge confirmations)
     "verbose": lambda: verbose_server,
+    # held out, written without reading the estimate's code or results: a capable instruction model (noun
+    # phrases ranked by frequency, varying relation density, gleaning that often finds nothing, reports
+    # and summaries sized by their input, a few fenced or chatty replies, replies cut at max_tokens)
+    "heldout": lambda: heldout_server,
 }
 FIGURES = ("calls", "prompt_tokens", "completion_tokens")
 TOLERANCE = 0.25
