@@ -163,6 +163,7 @@ def test_the_stored_graph_gives_each_entity_its_stored_descriptions(tmp_path: Pa
     from kgrag.core.graph_records import EntityMention
     from kgrag.core.records import DocumentStatus
     from kgrag.indexing.estimate_descriptions import META_PROBE_DESCRIBED, described_for, stored_described
+    from kgrag.indexing.estimate_stored import read_stored_graph
 
     texts = ["The patient took insulin daily.", "Insulin was raised for the patient.", "The patient slept."]
     with Workspace.init(tmp_path / "ws", embedding={"provider": "fake"}, graph={"extractor": "none"}) as ws:
@@ -176,7 +177,9 @@ def test_the_stored_graph_gives_each_entity_its_stored_descriptions(tmp_path: Pa
                     EntityMention("patient", chunks[0], "patient", "person", "One person."),
                 ]
             )
-        described = stored_described(ws.store, unit_tokens=5)  # one unit per chunk
+        graph = read_stored_graph(ws.store, unit_tokens=5)  # one unit per chunk
+        assert graph is not None and len(graph.units) == 2  # the third unit holds no mention
+        described = stored_described(graph)
         assert described is not None and described.units == 2  # the third unit holds no mention
         by_name = {name.surfaces: name for name in described.names}
         counter = default_token_counter()
@@ -189,5 +192,5 @@ def test_the_stored_graph_gives_each_entity_its_stored_descriptions(tmp_path: Pa
             ws.store.meta.set(
                 META_PROBE_DESCRIBED, '{"names": [[["x"], 999, 1.0]], "mention_tokens": 1, "hit": 1, "units": 9}'
             )
-        merged = described_for(ws.store, 5)
+        merged = described_for(ws.store, graph)
         assert merged is not None and merged.units == 2 and len(merged.names) == 2

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from kgrag.config import KgragConfig
     from kgrag.indexing.estimate_communities import CommunityCounter
     from kgrag.indexing.estimate_merges import GroupCounter
+    from kgrag.indexing.estimate_stored import StoredGraph
     from kgrag.models.llm import EstimateAssumptions
     from kgrag.models.llm.estimate_assumed import StagePrediction
     from kgrag.store.base import Store
@@ -45,6 +46,7 @@ def estimate_assumptions_for(
     index run uses), calibrated by the workspace's own ledger where it has real calls."""
     from kgrag.graph.extract.settings import llm_settings
     from kgrag.indexing.estimate_failures import held_back
+    from kgrag.indexing.estimate_stored import read_stored_graph
     from kgrag.indexing.registries import INDEX_PIPELINES
     from kgrag.models.llm import estimate_assumptions
 
@@ -55,22 +57,24 @@ def estimate_assumptions_for(
     entry = pipelines.load(name) if name in pipelines else ()
     stages: Sequence[str] = entry() if callable(entry) else entry  # a plug-in pipeline may be a callable
     base = replace(base, stages=_stage_predictions(config, stages))
-    base = _stand_in_shares(base, store, llm_settings(config).unit_tokens, _counters(config, registries))
+    stored = read_stored_graph(store, llm_settings(config).unit_tokens)  # once: both measures read it
+    base = _stand_in_shares(base, store, stored, _counters(config, registries))
     base = held_back(base, store, stages)
-    base = _described(base, store, config)
+    base = _described(base, store, stored, config)
     return calibrate_assumptions(base, store, config.llm.model or "")
 
 
-def _described(assumptions: EstimateAssumptions, store: Store, config: KgragConfig) -> EstimateAssumptions:
+def _described(
+    assumptions: EstimateAssumptions, store: Store, stored: StoredGraph | None, config: KgragConfig
+) -> EstimateAssumptions:
     """With the model's own names and description lengths (the summaries' prediction) where the probe or
     the stored graph measured them (:mod:`kgrag.indexing.estimate_descriptions`), and the summary
     prompt's own tokens counted."""
-    from kgrag.graph.extract.settings import llm_settings
     from kgrag.indexing.estimate_descriptions import described_for, summary_prompt_tokens
 
     if assumptions.summary_limit is None:
         return assumptions
-    described = described_for(store, llm_settings(config).unit_tokens)
+    described = described_for(store, stored)
     if described is None:
         return assumptions
     overhead = summary_prompt_tokens(config.llm.prompts_dir)
@@ -89,7 +93,7 @@ def _counters(config: KgragConfig, registries: Registries | None) -> tuple[Commu
 
 
 def _stand_in_shares(
-    assumptions: EstimateAssumptions, store: Store, unit_tokens: int,
+    assumptions: EstimateAssumptions, store: Store, stored_graph: StoredGraph | None,
     counters: tuple[CommunityCounter, GroupCounter],
 ) -> EstimateAssumptions:  # fmt: skip
     """With the shares of the estimate's stand-in graph measured on the most units: by the last ``--probe``
@@ -97,7 +101,7 @@ def _stand_in_shares(
     from kgrag.indexing.estimate_shares import Shares, graph_shares
 
     probed = Shares.parse(store.meta.get(META_SHARES))
-    stored = graph_shares(store, unit_tokens, communities=counters[0], merges=counters[1])
+    stored = graph_shares(stored_graph, counters[0], counters[1]) if stored_graph is not None else None
     chosen = max((s for s in (probed, stored) if s is not None), key=lambda s: s.units, default=None)
     if chosen is None:
         return assumptions

@@ -7,9 +7,9 @@ sources measure them, as for the stand-in's shares (:mod:`kgrag.indexing.estimat
 * the ``--probe`` units (:func:`record_probe`): the names the model extracted there, with the tokens of
   their descriptions (the run reuses those replies, so they are merged in the run for sure);
 * the workspace's stored graph (:func:`stored_described`): every stored entity with the tokens of its
-  distinct mention descriptions (the run merges new ones into them), and, on its extracted units rebuilt
-  from the chunk table, the mean description length and the share of units naming an entity in their
-  text that the model extracted it from.
+  distinct mention descriptions (the run merges new ones into them), and, on its extracted units
+  (:mod:`kgrag.indexing.estimate_stored`), the mean description length and the share of units naming an
+  entity in their text that the model extracted it from.
 
 Both are used together while the probe is the newest extraction; the mean length and the share come from
 whichever measured more units.
@@ -27,10 +27,10 @@ from kgrag.models.llm.estimate_summaries import DescribedName, DescribedNames, T
 
 if TYPE_CHECKING:
     from kgrag.graph.types import ChunkExtraction
+    from kgrag.indexing.estimate_stored import StoredGraph
     from kgrag.store.base import Store
 
 META_PROBE_DESCRIBED = "estimate.probe_described"  # JSON: the probe's DescribedNames
-MAX_UNITS = 64  # units of the stored graph the share of units extracting a name is measured on
 
 
 def _tokens(texts: Iterable[str]) -> int:
@@ -167,36 +167,29 @@ def _probe(store: Store) -> DescribedNames | None:
         return None
 
 
-def stored_described(store: Store, unit_tokens: int, max_units: int = MAX_UNITS) -> DescribedNames | None:
-    """What the workspace's stored graph shows (None without a stored entity)."""
-    from kgrag.graph.extract.units import build_units
-    from kgrag.models.llm.tokens import default_token_counter
-
-    graph = store.graph
+def stored_described(stored: StoredGraph) -> DescribedNames | None:
+    """What the workspace's stored graph shows: every stored entity's descriptions and surfaces, measured
+    on the extracted units :func:`~kgrag.indexing.estimate_stored.read_stored_graph` read."""
     descriptions: dict[str, list[str]] = defaultdict(list)
     surfaces: dict[str, set[str]] = defaultdict(set)
     by_chunk: dict[str, set[str]] = defaultdict(set)
-    for mentions in graph.entity_mentions(graph.entity_ids()).values():
+    for chunk_id, mentions in stored.entities.items():
         for mention in mentions:
             descriptions[mention.entity_key].append(mention.description)
             surfaces[mention.entity_key].add(mention.surface.strip())
-            by_chunk[mention.chunk_id].add(mention.entity_key)
-    if not descriptions:
-        return None
-    counter = default_token_counter()
-    units: list[tuple[str, frozenset[str]]] = []
-    for document in store.documents.list():
-        for unit in build_units(store.chunks.for_document(document.id), unit_tokens, counter):
-            keys = frozenset(key for chunk in unit.chunks for key in by_chunk.get(chunk.id, ()))
-            if keys and len(units) < max_units:
-                units.append((unit.text, keys))
-    return _measured(units, descriptions, surfaces, touched=False)
+            by_chunk[chunk_id].add(mention.entity_key)
+    units = [
+        (unit.text, frozenset(key for chunk_id in unit.chunk_ids for key in by_chunk.get(chunk_id, ())))
+        for unit in stored.units
+    ]
+    return _measured(units, descriptions, surfaces, touched=False) if descriptions else None
 
 
-def described_for(store: Store, unit_tokens: int) -> DescribedNames | None:
-    """The stored graph's entities with the current probe's added (the probe's descriptions join a stored
-    entity that shares a name); the length and share of whichever measured more units."""
-    probed, stored = _probe(store), stored_described(store, unit_tokens)
+def described_for(store: Store, graph: StoredGraph | None) -> DescribedNames | None:
+    """The stored graph's entities (``graph``, as read once for the estimate) with the current probe's added
+    (the probe's descriptions join a stored entity that shares a name); the length and share of whichever
+    measured more units."""
+    probed, stored = _probe(store), (stored_described(graph) if graph is not None else None)
     if probed is None or stored is None:
         return probed or stored
     index = {surface.casefold(): n for n, name in enumerate(stored.names) for surface in name.surfaces}

@@ -14,8 +14,8 @@ the model's descriptions (as those prompts cut them) is measured too, and the es
 quoted line (:class:`~kgrag.models.llm.estimate_assumed.EstimateAssumptions` ``entity_description`` and
 ``relation_description``). Two sources measure them: the ``--probe`` unit
 (:mod:`kgrag.indexing.estimate_probe`), and, in a workspace that has already indexed with the model, the
-stored graph itself (:func:`graph_shares`: each extracted unit, rebuilt from the chunk table as
-indexing built it, against its entity and relation mentions). The larger sample is used.
+stored graph itself (:func:`graph_shares`: each extracted unit as :mod:`kgrag.indexing.estimate_stored`
+reads it, against its entity and relation mentions). The larger sample is used.
 """
 
 from __future__ import annotations
@@ -28,9 +28,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from kgrag.indexing.estimate_communities import CommunityCounter
     from kgrag.indexing.estimate_merges import GroupCounter
-    from kgrag.store.base import Store
-
-MAX_UNITS = 64  # the stored graph is measured on this many extracted units at most (the first documents')
+    from kgrag.indexing.estimate_stored import StoredGraph
 
 
 @dataclass(frozen=True)
@@ -114,44 +112,31 @@ def _description_tokens(samples: Sequence[UnitSample]) -> tuple[float, float]:
 
 
 def graph_shares(
-    store: Store, unit_tokens: int, max_units: int = MAX_UNITS, communities: CommunityCounter | None = None,
-    merges: GroupCounter | None = None,
-) -> Shares | None:  # fmt: skip
-    """The shares the workspace's stored graph shows (None without an extracted unit): its documents'
-    chunks grouped into units of ``unit_tokens`` as extraction groups them, each unit's entity and
-    relation mentions against the stand-in graph of its text. A unit without any mention is left out
-    (not extracted yet, or failed)."""
-    from kgrag.graph.extract.units import build_units
-    from kgrag.models.llm.tokens import default_token_counter
-
-    graph = store.graph
+    stored: StoredGraph, communities: CommunityCounter | None = None, merges: GroupCounter | None = None
+) -> Shares | None:
+    """The shares the workspace's stored graph shows (None without an extracted unit): each of its extracted
+    units' entity and relation mentions against the stand-in graph of the unit's text."""
     names: dict[str, set[str]] = defaultdict(set)
     described: dict[str, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
     entities: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
-    for mentions in graph.entity_mentions(graph.entity_ids()).values():
+    for chunk_id, mentions in stored.entities.items():
         for entity in mentions:
-            names[entity.chunk_id].add(entity.entity_key)
-            described[entity.chunk_id][0].append(entity.description)
-            entities[entity.chunk_id].append((entity.surface, entity.type, entity.description))
-    if not names:
-        return None
+            names[chunk_id].add(entity.entity_key)
+            described[chunk_id][0].append(entity.description)
+            entities[chunk_id].append((entity.surface, entity.type, entity.description))
     pairs: dict[str, set[tuple[str, str]]] = defaultdict(set)
-    for relation_mentions in graph.relation_mentions(graph.relation_ids()).values():
+    for chunk_id, relation_mentions in stored.relations.items():
         for relation in relation_mentions:
             first, second = sorted((relation.source_key, relation.target_key))
-            pairs[relation.chunk_id].add((first, second))
-            described[relation.chunk_id][1].append(relation.description)
-    counter = default_token_counter()
-    samples: list[UnitSample] = []
-    for document in store.documents.list():
-        for unit in build_units(store.chunks.for_document(document.id), unit_tokens, counter):
-            ids = [chunk.id for chunk in unit.chunks]
-            if not any(names.get(i) for i in ids):
-                continue
-            sample = _sample(unit.text, ids, names, pairs, described)
-            samples.append(replace(sample, entities=[e for i in ids for e in entities.get(i, ())]))
-            if len(samples) >= max_units:
-                return measure_shares(samples, communities, merges)
+            pairs[chunk_id].add((first, second))
+            described[chunk_id][1].append(relation.description)
+    samples = [
+        replace(
+            _sample(unit.text, unit.chunk_ids, names, pairs, described),
+            entities=[e for i in unit.chunk_ids for e in entities.get(i, ())],
+        )
+        for unit in stored.units
+    ]
     return measure_shares(samples, communities, merges) if samples else None
 
 
