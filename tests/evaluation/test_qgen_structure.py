@@ -111,3 +111,20 @@ def test_ranges_decades_listing_numbers_and_appositions() -> None:
     assert "part of the document" in (wording_defect(_parsed(text, "7-3")[1], "Listing what number shows …?") or "")
     question, _ = _asked("Kestrel, the queue of the Wren project, keeps every message for a week.", "a week", "DATE")
     assert question.startswith("Kestrel keeps every message for")
+
+
+def test_the_year_rules_share_one_pattern_and_agree_on_its_bounds() -> None:
+    """The date form (which spans may be asked as dates), the year and the decade wordings read a year
+    with one pattern, written once in the package, so a change of its range reaches all three."""
+    from pathlib import Path
+
+    import kgrag.evaluation.qgen as qgen
+    from kgrag.evaluation.qgen.cloze import _DATE_FORM
+
+    sources = [path.read_text(encoding="utf-8") for path in Path(qgen.__file__).parent.glob("*.py")]
+    assert sum(text.count("1[5-9]|20") for text in sources) == 1
+    for year, is_year in (("1499", False), ("1500", True), ("1987", True), ("2099", True), ("2100", False)):
+        assert bool(_DATE_FORM.search(f"in {year}")) is is_year
+        assert (question_word("DATE", f"in {year}", "", True, False) == "which year") is is_year
+        decade = question_word("DATE", f"the {year[:3]}0s", "", True, False)
+        assert (decade == "which decade") is is_year

@@ -41,7 +41,7 @@ from kgrag.evaluation.qgen.standalone import (
     voice_defect,
 )
 from kgrag.evaluation.qgen.structure import coordinated, fronted_clause, outside_referent, title_cut, unsure_word
-from kgrag.evaluation.qgen.wording import LABELS, ask_around
+from kgrag.evaluation.qgen.wording import LABELS, YEAR, ask_around
 
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _MARKUP = re.compile(r"`+|(?<![A-Za-z0-9])[*_]+|[*_]+(?![A-Za-z0-9])")  # not inside a name: SCHED_RR
@@ -57,7 +57,8 @@ MAX_ANSWER_TOKENS = 6
 _CURRENCY = re.compile(r"[$€£¥]|\b(?:[A-Z]{3}|dollars?|euros?|pounds?|kron[aeo]r?|yen)\b")
 _PERCENT = re.compile(r"%|\bper ?cent\b", re.I)
 _DATE_FORM = re.compile(
-    r"\b(?:1[5-9]|20)\d\d(?:s\b)?|\b\d{1,2}[/.-]\d{1,2}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
+    rf"\b{YEAR}(?:s\b)?|"
+    r"\b\d{1,2}[/.-]\d{1,2}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
     r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day|\b(?:centur(?:y|ies)|decades?|years?|quarters?|months?|weeks?|days?|"
     r"hours?|minutes?|seconds?|spring|summer|autumn|fall|winter|today|yesterday|tomorrow|daily|weekly|monthly|yearly|"
     r"annually)\b|(?<=\d)\s?(?:ns|µs|us|ms|s|secs?|mins?|h|hrs?)\b",
