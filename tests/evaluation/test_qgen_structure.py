@@ -9,6 +9,7 @@ from typing import Any
 
 from kgrag.config import KgragConfig
 from kgrag.evaluation.qgen.cloze import trusted_label
+from kgrag.evaluation.qgen.labels import NameLabels
 from kgrag.evaluation.qgen.structure import coordinated, fronted_clause, outside_referent, title_cut, unsure_word
 from kgrag.evaluation.qgen.wording import ask_around, question_word
 from kgrag.graph.extract.nlp import SpacyExtractor
@@ -128,3 +129,42 @@ def test_the_year_rules_share_one_pattern_and_agree_on_its_bounds() -> None:
         assert (question_word("DATE", f"in {year}", "", True, False) == "which year") is is_year
         decade = question_word("DATE", f"the {year[:3]}0s", "", True, False)
         assert (decade == "which decade") is is_year
+
+
+def test_a_name_the_corpus_labels_otherwise_is_not_asked_who() -> None:
+    """spaCy labels "Kestrel Swarm" a person in this sentence and "Swarm" a place wherever it stands alone:
+    the corpus's labels overrule the one sentence's, and the question asks "what", not "who"."""
+    labels = NameLabels()
+    for text in ("The monitoring agents run on the Swarm hosts.", "This guide assumes that you have a Swarm running."):
+        labels.add(_nlp()(text))
+    sent, span = _parsed("Kestrel Swarm exposes the desired state of the tasks over the API.", "Kestrel Swarm")
+    labels.add(sent.doc)
+    assert [e.label_ for e in sent.ents if e.text == "Kestrel Swarm"] == ["PERSON"]  # the slip guarded against
+    assert trusted_label(span, sent, "PERSON") == "PERSON"  # the sentence alone cannot tell
+    label = trusted_label(span, sent, "PERSON", labels)
+    assert label == "THING"
+    assert ask_around(sent, span, label)[0] == "What exposes the desired state of the tasks over the API?"
+    # a person's name that no other label contradicts is still asked "who"
+    sent, span = _parsed("Mara Lindqvist exposes the desired state of the tasks over the API.", "Mara Lindqvist")
+    labels.add(sent.doc)
+    assert trusted_label(span, sent, "PERSON", labels) == "PERSON"
+    assert ask_around(sent, span, "PERSON")[0].startswith("Who exposes")
+
+
+def test_a_person_needs_most_of_the_names_mentions_labelled_one() -> None:
+    from spacy.tokens import Doc, Span
+
+    def mention(name: str, label: str) -> Doc:
+        doc = Doc(_nlp().vocab, words=[*name.split(), "runs", "."])
+        doc.ents = [Span(doc, 0, len(name.split()), label=label)]
+        return doc
+
+    labels = NameLabels()
+    for label in ("PERSON", "ORG", "ORG"):
+        labels.add(mention("Vestry Water", label))
+    labels.add(mention("Ada Quill", "PERSON"))
+    labels.add(mention("Ada Quill", "GPE"))  # a tie is no majority
+    for label in ("PERSON", "PERSON", "GPE"):
+        labels.add(mention("Tomas Brekke", label))
+    assert not labels.bears_out_person("Vestry Water") and not labels.bears_out_person("ada  quill")
+    assert labels.bears_out_person("Tomas Brekke") and labels.bears_out_person("Nobody Seen")
