@@ -9,6 +9,7 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.conftest import SAMPLE_DOCS, SAMPLE_QUESTIONS
@@ -41,6 +42,35 @@ def sample_ws(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def generated(sample_ws: Path) -> QGenResult:
     with Workspace.open(sample_ws) as ws:
         return ws.eval.qgen(None, None, seed=0, llm="none")
+
+
+CliRun = tuple[str, Path, list[dict[str, Any]]]
+"""What one ``kgrag eval qgen`` printed, the file it wrote, and the records in it."""
+
+
+def _cli_qgen(sample_ws: Path, out: Path, *options: str) -> CliRun:
+    """``kgrag eval qgen --llm none`` writing ``out``: the command's output and the records it wrote. Each
+    call is a generation of its own (a pipeline loaded and the corpus parsed afresh)."""
+    result = CliRunner().invoke(
+        app, ["eval", "qgen", "--llm", "none", "-w", str(sample_ws), *options, "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    text = out.read_text(encoding="utf-8")
+    rows = json.loads(text) if out.suffix == ".json" else [json.loads(line) for line in text.splitlines()]
+    return result.output, out, rows
+
+
+@pytest.fixture(scope="module")
+def cli_same_seed(sample_ws: Path, tmp_path_factory: pytest.TempPathFactory) -> CliRun:
+    """The command's file for the settings of ``generated`` (seed 0, the default kinds and count)."""
+    return _cli_qgen(sample_ws, tmp_path_factory.mktemp("cli") / "generated.json", "--seed", "0")
+
+
+@pytest.fixture(scope="module")
+def cli_other_seed(sample_ws: Path, tmp_path_factory: pytest.TempPathFactory) -> CliRun:
+    """Fewer known-item questions than the corpus has, another seed, one record per line."""
+    out = tmp_path_factory.mktemp("cli") / "generated.jsonl"
+    return _cli_qgen(sample_ws, out, "--kinds", "known-item", "--per-kind", "5", "--seed", "7")
 
 
 def _holds(text: str, phrase: str) -> bool:
@@ -118,36 +148,40 @@ def test_two_chunk_questions_need_both_chunks(generated: QGenResult, sample_ws: 
         assert not (_holds(chunks[first], a) and _holds(chunks[first], b))
 
 
-def test_same_seed_same_questions_other_seed_other_draw(sample_ws: Path, generated: QGenResult) -> None:
-    with Workspace.open(sample_ws) as ws:
-        again = ws.eval.qgen(None, None, seed=0, llm="none")
-        other = ws.eval.qgen(["known-item"], 5, seed=7, llm="none")
-    assert [(i.id, i.question, i.answer, i.evidence) for i in again.items] == [
+def test_same_seed_same_questions_other_seed_other_draw(
+    generated: QGenResult,
+    cli_same_seed: CliRun,
+    cli_other_seed: CliRun,
+) -> None:
+    # two independent generations with one seed: the API's and the command's, each parsing the corpus afresh
+    _, _, rows = cli_same_seed
+    assert [(r["id"], r["question"], r["answer"], r["evidence"]) for r in rows] == [
         (i.id, i.question, i.answer, i.evidence) for i in generated.items
     ]
     # fewer asked than the corpus has: the best are kept (the seed only orders ties)
-    assert len(other.items) == 5
-    kept = {i.id for i in other.items}
+    _, _, other = cli_other_seed
+    assert len(other) == 5 and {r["question_type"] for r in other} == {"known-item"}
+    kept = {r["id"] for r in other}
     left_out = [generated.meta[i.id]["quality"] for i in generated.items if i.id not in kept]
-    assert max(left_out) <= max(other.meta[i]["quality"] for i in kept)
+    assert max(left_out) <= max(r["quality"] for r in other)
 
 
-def test_cli_writes_a_dataset_that_retrieval_evaluation_reads(sample_ws: Path, tmp_path: Path) -> None:
-    runner = CliRunner()
-    out = tmp_path / "generated.json"
-    args = ["eval", "qgen", "--llm", "none", "-w", str(sample_ws), "--per-kind", "30", "--seed", "3"]
-    result = runner.invoke(app, [*args, "--out", str(out)])
-    assert result.exit_code == 0, result.output
-    assert "kept" in result.output and "rejected" in result.output
-    rows = json.loads(out.read_text(encoding="utf-8"))
+def test_cli_writes_a_dataset_that_retrieval_evaluation_reads(
+    sample_ws: Path,
+    tmp_path: Path,
+    cli_same_seed: CliRun,
+    cli_other_seed: CliRun,
+) -> None:
+    output, out, rows = cli_same_seed
+    assert "kept" in output and "rejected" in output
     sample_fields = set(json.loads(SAMPLE_QUESTIONS.read_text(encoding="utf-8"))[0]) - {"evidence_relations"}
     assert all(sample_fields <= set(r) for r in rows)
     assert len(load_dataset(out)) == len(rows) >= 8
     assert all(r["quality"] >= MIN_QUALITY for r in rows)
-    jsonl = tmp_path / "generated.jsonl"
-    assert runner.invoke(app, [*args, "--out", str(jsonl)]).exit_code == 0
-    assert [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()] == rows
-    report = runner.invoke(
+    # one record per line holds the same record as the list does, question by question
+    by_id = {r["id"]: r for r in rows}
+    assert all(r == by_id[r["id"]] for r in cli_other_seed[2])
+    report = CliRunner().invoke(
         app,
         [
             "eval",

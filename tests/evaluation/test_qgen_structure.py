@@ -9,6 +9,7 @@ from typing import Any
 
 from kgrag.config import KgragConfig
 from kgrag.evaluation.qgen.cloze import trusted_label
+from kgrag.evaluation.qgen.labels import NameLabels
 from kgrag.evaluation.qgen.structure import coordinated, fronted_clause, outside_referent, title_cut, unsure_word
 from kgrag.evaluation.qgen.wording import ask_around, question_word
 from kgrag.graph.extract.nlp import SpacyExtractor
@@ -111,3 +112,59 @@ def test_ranges_decades_listing_numbers_and_appositions() -> None:
     assert "part of the document" in (wording_defect(_parsed(text, "7-3")[1], "Listing what number shows …?") or "")
     question, _ = _asked("Kestrel, the queue of the Wren project, keeps every message for a week.", "a week", "DATE")
     assert question.startswith("Kestrel keeps every message for")
+
+
+def test_the_year_rules_share_one_pattern_and_agree_on_its_bounds() -> None:
+    """The date form (which spans may be asked as dates), the year and the decade wordings read a year
+    with one pattern, written once in the package, so a change of its range reaches all three."""
+    from pathlib import Path
+
+    import kgrag.evaluation.qgen as qgen
+    from kgrag.evaluation.qgen.cloze import _DATE_FORM
+
+    sources = [path.read_text(encoding="utf-8") for path in Path(qgen.__file__).parent.glob("*.py")]
+    assert sum(text.count("1[5-9]|20") for text in sources) == 1
+    for year, is_year in (("1499", False), ("1500", True), ("1987", True), ("2099", True), ("2100", False)):
+        assert bool(_DATE_FORM.search(f"in {year}")) is is_year
+        assert (question_word("DATE", f"in {year}", "", True, False) == "which year") is is_year
+        decade = question_word("DATE", f"the {year[:3]}0s", "", True, False)
+        assert (decade == "which decade") is is_year
+
+
+def test_a_name_the_corpus_labels_otherwise_is_not_asked_who() -> None:
+    """spaCy labels "Kestrel Swarm" a person in this sentence and "Swarm" a place wherever it stands alone:
+    the corpus's labels overrule the one sentence's, and the question asks "what", not "who"."""
+    labels = NameLabels()
+    for text in ("The monitoring agents run on the Swarm hosts.", "This guide assumes that you have a Swarm running."):
+        labels.add(_nlp()(text))
+    sent, span = _parsed("Kestrel Swarm exposes the desired state of the tasks over the API.", "Kestrel Swarm")
+    labels.add(sent.doc)
+    assert [e.label_ for e in sent.ents if e.text == "Kestrel Swarm"] == ["PERSON"]  # the slip guarded against
+    assert trusted_label(span, sent, "PERSON") == "PERSON"  # the sentence alone cannot tell
+    label = trusted_label(span, sent, "PERSON", labels)
+    assert label == "THING"
+    assert ask_around(sent, span, label)[0] == "What exposes the desired state of the tasks over the API?"
+    # a person's name that no other label contradicts is still asked "who"
+    sent, span = _parsed("Mara Lindqvist exposes the desired state of the tasks over the API.", "Mara Lindqvist")
+    labels.add(sent.doc)
+    assert trusted_label(span, sent, "PERSON", labels) == "PERSON"
+    assert ask_around(sent, span, "PERSON")[0].startswith("Who exposes")
+
+
+def test_a_person_needs_most_of_the_names_mentions_labelled_one() -> None:
+    from spacy.tokens import Doc, Span
+
+    def mention(name: str, label: str) -> Doc:
+        doc = Doc(_nlp().vocab, words=[*name.split(), "runs", "."])
+        doc.ents = [Span(doc, 0, len(name.split()), label=label)]
+        return doc
+
+    labels = NameLabels()
+    for label in ("PERSON", "ORG", "ORG"):
+        labels.add(mention("Vestry Water", label))
+    labels.add(mention("Ada Quill", "PERSON"))
+    labels.add(mention("Ada Quill", "GPE"))  # a tie is no majority
+    for label in ("PERSON", "PERSON", "GPE"):
+        labels.add(mention("Tomas Brekke", label))
+    assert not labels.bears_out_person("Vestry Water") and not labels.bears_out_person("ada  quill")
+    assert labels.bears_out_person("Tomas Brekke") and labels.bears_out_person("Nobody Seen")

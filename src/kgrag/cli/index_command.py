@@ -55,6 +55,8 @@ def print_index_report(console: Console, report: IndexReport) -> None:
             ),
             markup=False,
         )
+        if line := own.llm_line():
+            console.print(line, markup=False)
     for line in report.llm_lines:
         console.print(f"llm {line}")
     if report.extraction_prompt_ratio is not None:

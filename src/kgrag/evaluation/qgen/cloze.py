@@ -29,6 +29,7 @@ from typing import Any
 from kgrag.documents.words import content_words
 from kgrag.evaluation.qgen.defects import answer_defect, question_defect, sentence_defect
 from kgrag.evaluation.qgen.fitness import ambiguous, fragment_defect, guessable, leaning_defect, wording_defect
+from kgrag.evaluation.qgen.labels import NameLabels
 from kgrag.evaluation.qgen.quality import quality, signs
 from kgrag.evaluation.qgen.standalone import (
     clause_stands,
@@ -41,7 +42,7 @@ from kgrag.evaluation.qgen.standalone import (
     voice_defect,
 )
 from kgrag.evaluation.qgen.structure import coordinated, fronted_clause, outside_referent, title_cut, unsure_word
-from kgrag.evaluation.qgen.wording import LABELS, ask_around
+from kgrag.evaluation.qgen.wording import LABELS, YEAR, ask_around
 
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _MARKUP = re.compile(r"`+|(?<![A-Za-z0-9])[*_]+|[*_]+(?![A-Za-z0-9])")  # not inside a name: SCHED_RR
@@ -57,7 +58,8 @@ MAX_ANSWER_TOKENS = 6
 _CURRENCY = re.compile(r"[$€£¥]|\b(?:[A-Z]{3}|dollars?|euros?|pounds?|kron[aeo]r?|yen)\b")
 _PERCENT = re.compile(r"%|\bper ?cent\b", re.I)
 _DATE_FORM = re.compile(
-    r"\b(?:1[5-9]|20)\d\d(?:s\b)?|\b\d{1,2}[/.-]\d{1,2}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
+    rf"\b{YEAR}(?:s\b)?|"
+    r"\b\d{1,2}[/.-]\d{1,2}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
     r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day|\b(?:centur(?:y|ies)|decades?|years?|quarters?|months?|weeks?|days?|"
     r"hours?|minutes?|seconds?|spring|summer|autumn|fall|winter|today|yesterday|tomorrow|daily|weekly|monthly|yearly|"
     r"annually)\b|(?<=\d)\s?(?:ns|µs|us|ms|s|secs?|mins?|h|hrs?)\b",
@@ -112,7 +114,8 @@ def prose_lines(text: str) -> Iterator[str]:
 
 
 class Rarity:
-    """Chunk frequencies of words and phrases over the whole corpus (markup removed, lower-cased)."""
+    """Chunk frequencies of words and phrases over the whole corpus (markup removed, lower-cased), and the
+    entity labels of its names (``labels``, filled as the corpus is parsed)."""
 
     def __init__(self, passages: Sequence[Passage]) -> None:
         self.texts = {p.chunk_id: " " + " ".join(clean(p.text).lower().split()) + " " for p in passages}
@@ -129,6 +132,7 @@ class Rarity:
         self._phrase_df: dict[str, int] = {}
         self.max_df = max(3, round(0.02 * self.n))
         self._followers: dict[tuple[str, str], Counter[str]] | None = None
+        self.labels = NameLabels()
 
     def followers(self, first: str, second: str) -> Counter[str]:
         """How often each word follows the two words ``first second`` in the corpus (punctuation left out)."""
@@ -239,13 +243,14 @@ def distinctive(answer: str, rarity: Rarity) -> bool:
     return 0 < df <= rarity.max_df and (rare_word or any(ch.isdigit() for ch in answer))
 
 
-def trusted_label(span: Any, sent: Any, label: str) -> str:
+def trusted_label(span: Any, sent: Any, label: str, labels: NameLabels | None = None) -> str:
     """The entity label when the span's shape bears it out, else a plainer one: a name must be written as
     one (capitalised words, not a lone capitalised first word of the sentence), an amount of money needs
     a currency, a percentage a percent sign. A small model mislabels text outside its training domain
     ("Mucus" as a place), and a question asking "which place" for a fluid misleads more than "what". A
-    person needs two or three capitalised proper nouns with no determiner before them, else it is asked
-    with "what"; a date or a time must look like one (a year, a month, a day, a unit of time, a clock
+    person needs two or three capitalised proper nouns with no determiner before them, and the corpus's
+    ``labels`` of the name must agree (:meth:`NameLabels.bears_out_person`), else it is asked with
+    "what"; a date or a time must look like one (a year, a month, a day, a unit of time, a clock
     time): otherwise the label is "" and no question is asked."""
     if label in (NAMES | TOPICS | {"LANGUAGE"}) - {"PERSON"}:
         written_as_name = all(t.is_title or t.is_upper or t.like_num or t.is_punct for t in span)
@@ -255,7 +260,8 @@ def trusted_label(span: Any, sent: Any, label: str) -> str:
     if label == "PERSON":
         person = 2 <= len(span) <= 3 and all(t.is_title and t.pos_ == "PROPN" for t in span)
         determined = span.start > 0 and span.doc[span.start - 1].pos_ == "DET"  # "the Prometheus UI"
-        return label if person and not determined else "THING"
+        agreed = labels is None or labels.bears_out_person(span.text)
+        return label if person and not determined and agreed else "THING"
     if label in ("DATE", "TIME") and not (
         _DATE_FORM.search(span.text) or (label == "TIME" and _CLOCK.search(span.text))
     ):
@@ -306,7 +312,7 @@ def _placed(span: Any, clause: Any, label: str, template: str) -> str | None:
 
 def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarity, strict: bool = True) -> Cloze | str:
     """The question for ``span`` masked in ``sent``, or why there is none (a rejection reason)."""
-    label = trusted_label(span, sent, label)
+    label = trusted_label(span, sent, label, rarity.labels)
     answer = span.text.strip(" ,.;:()\"'")
     answer_words = content_words(answer)
     if why := _unfit_answer(span, label, answer, rarity):

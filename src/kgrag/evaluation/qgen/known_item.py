@@ -50,6 +50,7 @@ def parse_candidates(
     docs_by_chunk: dict[str, list[Any]] = defaultdict(list)
     for (passage, _), doc in zip(lines, nlp.pipe([line for _, line in lines], batch_size=64), strict=True):
         docs_by_chunk[passage.chunk_id].append(doc)
+        rarity.labels.add(doc)  # every name's labels are counted before any is asked about
     found: list[Cloze] = []
     for passage in passages:
         found += clozes(passage, docs_by_chunk.get(passage.chunk_id, []), rarity, rejected, strict)

@@ -58,7 +58,11 @@ IN_PLACE = {
 }
 LABELS = frozenset([*FRONTED, "DATE", "CARDINAL"])
 _FREQUENCY = re.compile(r"^(every|each|per|once|twice|daily|weekly|monthly|yearly)\b", re.I)
-_YEAR = re.compile(r"^(?:in |since |by |around |about )?(?:1[5-9]|20)\d\d$", re.I)
+YEAR = r"(?:1[5-9]|20)\d\d"
+"""A year as prose writes one (1500-2099), shared by every rule that reads a year or a decade (here and
+:mod:`kgrag.evaluation.qgen.cloze`), so that they agree on what a year is."""
+_YEAR = re.compile(rf"^(?:in |since |by |around |about )?{YEAR}$", re.I)
+_DECADE = re.compile(rf"\b(?={YEAR})\d{{3}}0'?s\b")  # a year ending in 0, then "s": "the 1960s", "1990's"
 _DURATION = re.compile(
     r"(?<![\w-])(decades?|years?|quarters?|months?|weeks?|days?|hours?|minutes?|seconds|(?<=\d )second)(?![\w-])|"
     r"(?<![12]\d\d0)(?<=\d)\s?(?:ns|µs|us|ms|s|secs?|mins?|h|hrs?)(?![\w-])",
@@ -76,7 +80,7 @@ def question_word(label: str, text: str, next_pos: str, after_preposition: bool,
         word = "what age"
     elif label in ("DATE", "TIME", "QUANTITY") and _DURATION.search(text):
         word = "how long ago" if re.search(r"\bago$", text, re.I) else "how long"
-    elif label == "DATE" and re.search(r"\b(?:1[5-9]|20)\d0'?s\b", text):
+    elif label == "DATE" and _DECADE.search(text):
         word = "which decade"
     elif label == "DATE":
         word = "which year" if _YEAR.search(text) else "what number" if text.isdigit() else "what date"

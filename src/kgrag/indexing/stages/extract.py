@@ -32,8 +32,10 @@ class ExtractReport:
     failed (the first pass was kept), LLM entities and relations dropped because the text does not hold
     their names or because a name reads as a clause (a sentence copied as an entity), LLM relations dropped
     because their description is not drawn from the text, LLM entity descriptions taken from the text
-    because the model left them empty or wrote what the text does not hold, and descriptions whose summary
-    fell back (summarised again next run)."""
+    because the model left them empty or wrote what the text does not hold, descriptions whose summary
+    fell back (summarised again next run), and what the LLM extractor did with its units (``llm_units``:
+    units sent; of them split for their size, retried at a new temperature, gleaned, stopped in a
+    repetition loop, failed; reply items dropped as invalid)."""
 
     chunks_extracted: int = 0
     chunks_extraction_failed: int = 0
@@ -50,6 +52,13 @@ class ExtractReport:
     descriptions_filled: int = 0
     descriptions_replaced: int = 0
     summaries_pending: int = 0
+    llm_units: int = 0
+    llm_units_split: int = 0
+    llm_units_retried: int = 0
+    llm_units_gleaned: int = 0
+    llm_units_loop_stopped: int = 0
+    llm_units_failed: int = 0
+    llm_items_invalid: int = 0
 
     def incomplete(self) -> list[str]:
         """What the next run redoes, a phrase each."""
@@ -57,6 +66,21 @@ class ExtractReport:
         parts = [f"{failed} chunks failed extraction"] if failed else []
         parts += [f"{self.glean_failed} gleaning calls failed"] if self.glean_failed else []
         return parts + ([f"{self.summaries_pending} summaries fell back"] if self.summaries_pending else [])
+
+    def llm_line(self) -> str | None:
+        """The LLM extractor's unit counters in one line, the units then each non-zero count (None: no unit
+        was sent to an LLM this run)."""
+        if not self.llm_units:
+            return None
+        counts = (
+            (self.llm_units_split, "split"),
+            (self.llm_units_retried, "retried"),
+            (self.llm_units_gleaned, "gleaned"),
+            (self.llm_units_loop_stopped, "stopped in a repetition loop"),
+            (self.llm_units_failed, "failed"),
+            (self.llm_items_invalid, "invalid items dropped"),
+        )
+        return ", ".join([f"LLM extraction: {self.llm_units} units", *(f"{n} {what}" for n, what in counts if n)])
 
 
 class ExtractStage:
@@ -101,7 +125,8 @@ def _trim_heap() -> None:
 
 
 def account_llm(report: IndexReport, extractor: object) -> None:
-    """Copy an LLM extractor's failures and grounding drops into the report (other extractors have none)."""
+    """Copy an LLM extractor's unit counters, failures and grounding drops into the report (other
+    extractors have none)."""
     from kgrag.graph.extract.llm import ExtractionStats
 
     stats = getattr(extractor, "stats", None)
@@ -115,6 +140,13 @@ def account_llm(report: IndexReport, extractor: object) -> None:
         own.unsupported_relations += stats.unsupported_relations
         own.descriptions_filled += stats.descriptions_filled
         own.descriptions_replaced += stats.descriptions_replaced
+        own.llm_units += stats.units
+        own.llm_units_split += stats.split_units
+        own.llm_units_retried += stats.retried_units
+        own.llm_units_gleaned += stats.gleaned_units
+        own.llm_units_loop_stopped += stats.loop_units
+        own.llm_units_failed += stats.failed_units
+        own.llm_items_invalid += stats.dropped_items
 
 
 def account(report: IndexReport, stats: GraphBuildStats, stage: str) -> None:

@@ -1,0 +1,47 @@
+"""The entity labels spaCy gives each name across the corpus, so that one sentence's label is checked
+against the others before a question word is chosen by it.
+
+The small English model labels a product or a service a person often enough ("Docker Swarm exposes the
+desired state …" → PERSON), and "Who exposes …?" then misleads. Its other labels of the same name, or of
+the name's words standing alone ("part of the Swarm" → a place), show the slip: a span is asked as a person
+only when spaCy labels the name a person in more than half of its mentions, and each of its words that
+is labelled on its own as well (:meth:`NameLabels.bears_out_person`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any
+
+PERSON = "PERSON"
+
+
+def _key(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _not_a_person(labels: Counter[str] | None) -> bool:
+    """Whether a name's labelled mentions are a person in half of them or fewer (None: never labelled)."""
+    return labels is not None and labels[PERSON] * 2 <= labels.total()
+
+
+class NameLabels:
+    """Counts of each name's entity labels (lower-cased), and of each word's when it is a name alone."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, Counter[str]] = defaultdict(Counter)
+        self.words: dict[str, Counter[str]] = defaultdict(Counter)
+
+    def add(self, doc: Any) -> None:
+        """Count the entities of one parsed text (a spaCy ``Doc``)."""
+        for ent in doc.ents:
+            key = _key(ent.text)
+            self.names[key][ent.label_] += 1
+            if len(ent) == 1:
+                self.words[key][ent.label_] += 1
+
+    def bears_out_person(self, name: str) -> bool:
+        """Whether the corpus's labels agree that ``name`` is a person: labelled one in more than half of its
+        mentions, and each of its words that is a name alone too (a word never labelled alone says nothing)."""
+        key = _key(name)
+        return not any(_not_a_person(labels) for labels in (self.names.get(key), *map(self.words.get, key.split())))
