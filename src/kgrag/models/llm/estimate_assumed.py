@@ -135,10 +135,10 @@ class EstimateAssumptions:
         if self.summary_limit is not None:
             lines.append(self._summary_line(self.summary_limit))
         if self.merge_summaries is not None:
-            measured = self.merge_summaries
+            after = self.merge_summaries
             lines.append(
-                f"calibrated from this workspace's ledger: summaries after merges {measured.rate:.3f} per merge "
-                f"confirmation ({measured.summaries} after the {measured.confirmations} confirmations its earlier "
+                f"calibrated from this workspace's ledger: summaries after merges {after.rate:.3f} per merge "
+                f"confirmation ({after.summaries} after the {after.confirmations} confirmations its earlier "
                 "resolutions sent)"
             )
         return [f"warning: {self.held_back}", *lines] if self.held_back else lines
