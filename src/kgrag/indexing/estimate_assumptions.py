@@ -27,7 +27,7 @@ META_PROBE_NAMES = "estimate.probe_names"  # mean distinct names of the units th
 # Per-distinct-name rate of the summaries entity merges redo (merged descriptions an estimate's stand-in
 # graph does not have): the fallback for a workspace whose ledger holds no resolution with LLM confirmation
 # (then the rate is measured per confirmation, estimate_merges.merge_summaries). A single measurement: the
-# sample corpus (examples/) indexed with the denoised pipeline against the realistic scripted responder
+# sample corpus (examples/sample) indexed with the denoised pipeline against the realistic scripted responder
 # (bench/bench_estimate.py, when the estimate's stages were added), never checked on another server.
 # Community reports, merge confirmations and reflection batches are counted on the stand-in graph
 # (kgrag.graph.extract.structural), not predicted.
