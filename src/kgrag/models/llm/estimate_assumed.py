@@ -83,11 +83,11 @@ class EstimateAssumptions:
     relation_description: float = 0.0  # the same for a relation description
     report_share: float = 1.0  # the model's reportable communities per stand-in one (measured)
     merge_share: float = 1.0  # the model's resolution groups (merge confirmations) per stand-in one (measured)
+    merge_summaries: MergeSummaries | None = None  # summaries after merges per confirmation, as measured
     extract_sample: FailureSample = field(default_factory=FailureSample)  # the measured extraction calls (range)
     reply_samples: tuple[tuple[str, FailureSample], ...] = ()  # per prompt name: its measured calls
     held_back: str = ""  # why the run will leave units failed and which stages wait (a warning), if so
     described: DescribedNames | None = None  # the model's entities and description lengths (summaries)
-    merge_summaries: MergeSummaries | None = None  # summaries after merges per confirmation, as measured
 
     def reply_for(self, prompt: str | None) -> int:
         """The completion assumed for a non-extraction call of ``prompt``: measured, else the default."""
