@@ -13,6 +13,7 @@ from kgrag.core.registries import Registries
 
 if TYPE_CHECKING:
     from kgrag.config import KgragConfig
+    from kgrag.core.llm_usage import CallRecord
     from kgrag.indexing.estimate_communities import CommunityCounter
     from kgrag.indexing.estimate_merges import GroupCounter
     from kgrag.indexing.estimate_stored import StoredGraph
@@ -24,19 +25,26 @@ META_SHARES = "estimate.stand_in_shares"  # "names relations units": what the mo
 META_PROBE_NAMES = "estimate.probe_names"  # mean distinct names of the units the last probe extracted
 
 # Per-distinct-name rate of the summaries entity merges redo (merged descriptions an estimate's stand-in
-# graph does not have), measured on the sample corpus with the realistic scripted responder
-# (bench/bench_estimate.py). Community reports, merge confirmations and reflection batches are counted on
-# the stand-in graph (kgrag.graph.extract.structural), not predicted.
+# graph does not have): the fallback for a workspace whose ledger holds no resolution with LLM confirmation
+# (then the rate is measured per confirmation, estimate_merges.merge_summaries). A single measurement: the
+# sample corpus (examples/sample) indexed with the denoised pipeline against the realistic scripted responder
+# (bench/bench_estimate.py, when the estimate's stages were added), never checked on another server.
+# Community reports, merge confirmations and reflection batches are counted on the stand-in graph
+# (kgrag.graph.extract.structural), not predicted.
 RESUMMARIES_PER_NAME = 0.023
 
 
 def _stage_predictions(config: KgragConfig, stages: Sequence[str]) -> tuple[StagePrediction, ...]:
-    from kgrag.models.llm.estimate_assumed import StagePrediction
+    """The stages predicted per distinct name: the summaries after merges, when the pipeline resolves
+    (with LLM confirmation only a confirmed group is merged: no confirmation counted, none predicted)."""
+    from kgrag.models.llm.estimate_assumed import AFTER_MERGES, StagePrediction
+    from kgrag.models.llm.estimate_counted import MERGE_PROMPT
 
     if "resolve" not in stages:
         return ()
     summary = config.graph.max_description_tokens
-    return (StagePrediction("summaries after merges", RESUMMARIES_PER_NAME, summary + 200, summary, "denoise.resolve"),)
+    requires = MERGE_PROMPT if config.denoise.llm_confirm else ""
+    return (StagePrediction(AFTER_MERGES, RESUMMARIES_PER_NAME, summary + 200, summary, "denoise.resolve", requires),)
 
 
 def estimate_assumptions_for(
@@ -131,12 +139,14 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
 
     ledger = store.llm_ledger
     runs = list(reversed(ledger.run_ids()))[:RECENT_RUNS]
-    recent = [record for run in runs for record in reversed(ledger.calls(run))]
+    calls = {run: ledger.calls(run) for run in runs}
+    recent = [record for run in runs for record in reversed(calls[run])]
     assumptions = replace(
         assumptions,
         replies=replies_by_prompt(recent, model=model, skip=EXTRACTION_PROMPTS),
         reply_samples=samples_by_prompt(recent, model=model, skip=EXTRACTION_PROMPTS),
     )
+    assumptions = _merge_summaries(assumptions, store, [calls[run] for run in reversed(runs)], model)
     extract = measure_replies(recent, model=model, stage="index.extract")
     if extract is None:
         return assumptions
@@ -156,6 +166,30 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
         else assumptions.glean_completion_share,
         calibrated=extract.note("extraction"),
     )
+
+
+def _merge_summaries(
+    assumptions: EstimateAssumptions, store: Store, runs: Sequence[Sequence[CallRecord]], model: str | None
+) -> EstimateAssumptions:
+    """With the summaries after merges measured per merge confirmation on ``runs`` (the ledger's, oldest
+    first; :func:`~kgrag.indexing.estimate_merges.merge_summaries`) instead of the per-name rate, when
+    they follow LLM confirmations and the workspace has applied a resolution (a probe's confirmations
+    merge nothing, so a probe alone measures nothing)."""
+    from kgrag.denoise.apply import APPLIED
+    from kgrag.indexing.estimate_merges import merge_summaries
+    from kgrag.models.llm.estimate_assumed import AFTER_MERGES
+    from kgrag.models.llm.estimate_counted import MERGE_PROMPT
+
+    stage = next((s for s in assumptions.stages if s.stage == AFTER_MERGES), None)
+    if stage is None or stage.requires != MERGE_PROMPT:
+        return assumptions
+    if not any(run.status == APPLIED for run in store.denoise.runs()):
+        return assumptions
+    measured = merge_summaries(runs, model)
+    if measured is None:
+        return assumptions
+    kept = tuple(s for s in assumptions.stages if s is not stage)
+    return replace(assumptions, stages=kept, merge_summaries=measured)
 
 
 def _probe_names(store: Store) -> float | None:

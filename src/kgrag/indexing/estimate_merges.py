@@ -11,6 +11,11 @@ matching, grouping) runs over the model's own entities and over the stand-in's e
 groups. Both sides embed with the hashing embedder the estimate's own run uses, so the ratio compares the
 two entity sets, not two embedders. A stand-in without any group on those units says nothing: the ratio
 is then 1.
+
+The summaries merges make the run redo are not seen either (the estimate confirms no merge). Where the
+workspace has resolved with LLM confirmation before, :func:`merge_summaries` reads them from its ledger:
+a resolution sends its confirmations, applies the confirmed merges and re-summarises what they joined,
+so the summary calls that follow a run of confirmation calls are that resolution's re-summaries.
 """
 
 from __future__ import annotations
@@ -21,14 +26,18 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from kgrag.config import DenoiseConfig
+    from kgrag.core.llm_usage import CallRecord
     from kgrag.core.registries import Registries
     from kgrag.indexing.estimate_shares import UnitSample
+    from kgrag.models.llm.estimate_assumed import MergeSummaries
 
 Entity = tuple[str, str, str]  # name, type, description
 GroupCounter = Callable[[Sequence[Entity], Iterable[tuple[str, str]]], int]
 
 MAX_RATIO = 10.0  # a handful of probed units cannot justify scaling the counted confirmations further
 EMBEDDING_DIMENSION = 64  # the hashing embedder's, when the workspace recorded none
+CONFIRM_STAGE = "index.resolve"  # the ledger stages of a resolution's confirmations and of summaries
+SUMMARY_STAGE = "index.summarize"
 
 
 def group_counter(config: DenoiseConfig, registries: Registries, dimension: int | None = None) -> GroupCounter:
@@ -93,3 +102,34 @@ def group_ratio(model: int, stand_in: int) -> float:
         return 1.0
     low, high = failure_interval(model, model + stand_in)
     return 1.0 if low <= 0.5 <= high else min(MAX_RATIO, model / stand_in)
+
+
+def merge_summaries(runs: Iterable[Sequence[CallRecord]], model: str | None) -> MergeSummaries | None:
+    """The summary calls that followed ``model``'s merge confirmations in ``runs`` (each run's ledger
+    rows, oldest first), per confirmation call sent; None when no confirmation was sent.
+
+    A confirmation (sent or answered from the cache) opens or continues a resolution; the summary calls
+    right after it are its re-summaries, and any other call ends it. Only calls really sent count (no
+    cache hits, no estimated rows); another model's rows end a resolution too.
+    """
+    from kgrag.models.llm.estimate_assumed import MergeSummaries
+
+    confirmations = summaries = prompt = completion = 0
+    for records in runs:
+        resolving = False
+        for record in records:
+            ours = not record.estimated and model in (None, record.model)
+            paid = ours and not record.cache_hit
+            if ours and record.stage == CONFIRM_STAGE:
+                resolving = True
+                confirmations += paid
+            elif resolving and ours and record.stage == SUMMARY_STAGE:
+                summaries += paid
+                prompt += record.prompt_tokens if paid else 0
+                completion += record.completion_tokens if paid else 0
+            else:
+                resolving = False
+    if not confirmations:
+        return None
+    each = max(1, summaries)
+    return MergeSummaries(confirmations, summaries, round(prompt / each), round(completion / each))

@@ -22,8 +22,10 @@ settable assumptions (:class:`EstimateAssumptions`, the ``llm.estimate_*`` field
   reflection) run for real on a stand-in graph the extractor builds from the text LLM-free
   (:mod:`kgrag.graph.extract.structural`), so their calls and prompts are counted from the graph's
   structure; their replies are ``completion_tokens`` each, or the mean this model's recent calls of the
-  same prompt measured (``replies``). Only the summaries merges redo are still predicted per distinct name
-  (:class:`StagePrediction`), each reply capped by its stage's ``max_tokens``.
+  same prompt measured (``replies``). The summaries merges redo are not seen (no merge is confirmed
+  here): once the workspace's earlier resolutions measured them, per merge confirmation call counted
+  (``merge_summaries``), else per distinct name (:class:`StagePrediction`), each reply capped by its
+  stage's ``max_tokens``.
 
 Every assumed completion is capped by the request's ``max_tokens``; a measured one is not (it is what
 this server sent for such requests, and some servers ignore ``max_tokens``). When the workspace
@@ -46,8 +48,8 @@ from dataclasses import dataclass, field
 
 from kgrag.core.llm_types import ChatRequest, ChatResponse, Prices
 from kgrag.models.llm.base import ChatProvider
-from kgrag.models.llm.estimate_assumed import EstimateAssumptions
-from kgrag.models.llm.estimate_counted import counted_share, held_parts, quoted_descriptions
+from kgrag.models.llm.estimate_assumed import AFTER_MERGES, EstimateAssumptions
+from kgrag.models.llm.estimate_counted import MERGE_PROMPT, counted_share, held_parts, quoted_descriptions
 from kgrag.models.llm.estimate_glean import GLEAN_PROMPT, priced_gleaning
 from kgrag.models.llm.estimate_range import Bounds, FailureSample
 from kgrag.models.llm.estimate_reply import name_scale
@@ -237,7 +239,11 @@ class EstimatingProvider:
         held = held_parts(self.assumptions, counted)
         counted = [(name, self._scaled(name, part, total)) for name, part in counted]
         for stage in self.assumptions.stages:
-            parts.append((stage.stage, _Tally(*stage.tally(names))))
+            follows = not stage.requires or any(name == stage.requires and part.calls for name, part in counted)
+            parts.append((stage.stage, _Tally(*stage.tally(names)) if follows else _Tally()))
+        after_merges = self._after_merges(counted)
+        if after_merges is not None:
+            parts.append((AFTER_MERGES, after_merges))
         for _, part in parts:
             total.add(part.calls, part.prompt, part.completion)
         low, high = (self._bounds(prices, total, counted, end) for end in (0, 1))
@@ -262,6 +268,16 @@ class EstimatingProvider:
         new = _Tally(round(part.calls * share), round(part.prompt * share), round(part.completion * share))
         total.add(new.calls - part.calls, new.prompt - part.prompt, new.completion - part.completion)
         return new
+
+    def _after_merges(self, counted: list[tuple[str, _Tally]]) -> _Tally | None:
+        """The summaries merges redo, at the measured rate per merge confirmation call (the counted ones and
+        their re-asks, as the ledger counts them); None when not measured (then predicted per name)."""
+        measured = self.assumptions.merge_summaries
+        if measured is None:
+            return None
+        confirming = [(name, part) for name, part in counted if name == MERGE_PROMPT]
+        calls = sum(part.calls for _, part in [*confirming, *self._follow_up_parts(confirming, None)])
+        return _Tally(*measured.tally(calls))
 
     def _bounds(self, prices: Prices, base: _Tally, counted: list[tuple[str, _Tally]], end: int) -> Bounds:
         """One end of the range (0 low, 1 high): ``base`` and the follow-ups at that end."""

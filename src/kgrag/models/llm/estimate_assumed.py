@@ -13,6 +13,8 @@ from kgrag.models.llm.estimate_range import FailureSample
 from kgrag.models.llm.estimate_reply import measured_reply_line
 from kgrag.models.llm.estimate_summaries import DescribedNames
 
+AFTER_MERGES = "summaries after merges"  # the stage merges' re-summaries are predicted as
+
 
 @dataclass(frozen=True)
 class StagePrediction:
@@ -23,9 +25,36 @@ class StagePrediction:
     prompt: int
     completion: int
     setting: str  # the setting that explains it, for the assumption line
+    requires: str = ""  # a prompt whose counted calls it follows: none counted, none predicted
 
     def tally(self, names: int) -> tuple[int, int, int]:
         calls = round(names * self.per_name)
+        return calls, calls * self.prompt, calls * self.completion
+
+
+@dataclass(frozen=True)
+class MergeSummaries:
+    """The summaries that merges made the workspace's earlier runs redo, per merge confirmation they sent.
+
+    A confirmed merge re-summarises the merged entity (and the relations it joins) only when their joined
+    descriptions pass the summary limit, and how often that happens depends on how often the model
+    confirms and how long its descriptions are: both this model's. So once the workspace has resolved
+    with LLM confirmation, the estimate predicts these summaries per confirmation it counts, at the rate
+    and the sizes the earlier runs showed (:func:`~kgrag.indexing.estimate_merges.merge_summaries`).
+    """
+
+    confirmations: int  # confirmation calls sent (paid) by the earlier runs' resolutions
+    summaries: int  # summary calls sent right after those confirmations (the merges' re-summaries)
+    prompt: int = 0  # mean prompt tokens of one such summary (0: none seen)
+    completion: int = 0
+
+    @property
+    def rate(self) -> float:
+        return self.summaries / self.confirmations if self.confirmations else 0.0
+
+    def tally(self, confirmations: int) -> tuple[int, int, int]:
+        """Calls, prompt and completion tokens for a run sending ``confirmations`` confirmation calls."""
+        calls = round(confirmations * self.rate)
         return calls, calls * self.prompt, calls * self.completion
 
 
@@ -54,6 +83,7 @@ class EstimateAssumptions:
     relation_description: float = 0.0  # the same for a relation description
     report_share: float = 1.0  # the model's reportable communities per stand-in one (measured)
     merge_share: float = 1.0  # the model's resolution groups (merge confirmations) per stand-in one (measured)
+    merge_summaries: MergeSummaries | None = None  # summaries after merges per confirmation, as measured
     extract_sample: FailureSample = field(default_factory=FailureSample)  # the measured extraction calls (range)
     reply_samples: tuple[tuple[str, FailureSample], ...] = ()  # per prompt name: its measured calls
     held_back: str = ""  # why the run will leave units failed and which stages wait (a warning), if so
@@ -89,6 +119,7 @@ class EstimateAssumptions:
             lines.append(
                 f"assumed: {stage.stage} {stage.per_name:g} calls per distinct name, ~{stage.prompt} prompt + "
                 f"~{stage.completion} completion tokens each ({stage.setting})"
+                + (f", none without a counted {stage.requires} call" if stage.requires else "")
             )
         if self.follow_up_rate:
             lines.append(
@@ -103,6 +134,13 @@ class EstimateAssumptions:
         lines.extend(self._stand_in_lines())
         if self.summary_limit is not None:
             lines.append(self._summary_line(self.summary_limit))
+        if self.merge_summaries is not None:
+            after = self.merge_summaries
+            lines.append(
+                f"calibrated from this workspace's ledger: summaries after merges {after.rate:.3f} per merge "
+                f"confirmation ({after.summaries} after the {after.confirmations} confirmations its earlier "
+                "resolutions sent)"
+            )
         return [f"warning: {self.held_back}", *lines] if self.held_back else lines
 
     def _stand_in_lines(self) -> list[str]:
