@@ -7,8 +7,9 @@ and prints per pipeline: the ledger's calls, attempts and tokens per stage, what
 (requests by prompt kind, re-asks, replies cut at ``max_tokens``), the graph's size and the run's warnings
 and fallbacks. Exits non-zero when a graph is empty or an expected stage made no call. No estimate is run.
 
-``--description-tokens N`` lowers ``graph.max_description_tokens`` (default 300), so that the summary stage
-is reached on a small slice too: this model's descriptions are short and seldom add up to 300 tokens.
+``--skip N`` starts the slice after the corpus's first N tokens. ``--description-tokens N`` lowers
+``graph.max_description_tokens`` (default 300), so that the summary stage is reached on a small slice too:
+this model's descriptions are short and seldom add up to 300 tokens.
 ``--llama-cpp`` makes the server answer as llama-cpp-python's does (``json_schema`` refused, replies
 stopped at ``max_tokens`` words with ``finish_reason: "length"``, a ``--window`` context window).
 
@@ -79,6 +80,7 @@ class Tally:
             self.counts[f"{kind} re-ask"] += again
             self.counts[f"{kind} cut at max_tokens"] += bool(limit) and self.counter.count(reply) >= limit
             self.counts[f"{kind} not JSON"] += kind not in ("summarize", "other") and not _is_json(reply)
+            self.counts[f"{kind} score out of range"] += kind == "reflect" and _out_of_range(reply)
         return reply
 
 
@@ -90,12 +92,22 @@ def _is_json(reply: str) -> bool:
     return True
 
 
-def medical_slice(out: Path, tokens: int) -> Path:
+def _out_of_range(reply: str) -> bool:
+    try:
+        scores = json.loads(reply).get("scores", [])
+    except (ValueError, AttributeError):
+        return False
+    return any(isinstance(s, dict) and not 0 <= float(s.get("score", 0)) <= 1 for s in scores)
+
+
+def medical_slice(out: Path, tokens: int, skip: int = 0) -> Path:
+    """About ``tokens`` (4 characters a token) of the Medical corpus after the first ``skip``, cut at lines."""
     records = json.loads(MEDICAL.read_text(encoding="utf-8"))
     text = "\n\n".join(str(r.get("context", "")) for r in records)
-    end = text.find("\n", tokens * 4)
+    start = text.find("\n", skip * 4) + 1 if skip else 0
+    end = text.find("\n", start + tokens * 4)
     path = out / "medical.txt"
-    path.write_text(text[: end if end > 0 else tokens * 4] + "\n", encoding="utf-8")
+    path.write_text(text[start : end if end > 0 else start + tokens * 4] + "\n", encoding="utf-8")
     return path
 
 
@@ -152,6 +164,7 @@ def run_pipeline(name: str, doc: Path, workdir: Path, args: argparse.Namespace) 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tokens", type=int, default=8000)
+    parser.add_argument("--skip", type=int, default=0, help="tokens of the corpus to skip before the slice")
     parser.add_argument("--pipelines", default=",".join(PIPELINES))
     parser.add_argument("--description-tokens", type=int, help="graph.max_description_tokens (summaries)")
     parser.add_argument("--llama-cpp", action="store_true", help="answer as llama-cpp-python's server does")
@@ -160,7 +173,7 @@ def main() -> None:
     os.environ.setdefault(KEY_ENV, "sk-heldout2-check")
     problems: list[str] = []
     with tempfile.TemporaryDirectory(prefix="kgrag-heldout2-") as tmp:
-        doc = medical_slice(Path(tmp), args.tokens)
+        doc = medical_slice(Path(tmp), args.tokens, args.skip)
         for name in args.pipelines.split(","):
             problems += run_pipeline(name, doc, Path(tmp), args)
     print("\n" + ("\n".join(problems) if problems else "all pipelines indexed, every expected stage called"))

@@ -11,10 +11,10 @@ uneven and sometimes repetitive, with rules unlike those of the other scripted s
   or wrong (a two-word name is a person, an acronym an organization, now and then a type the list does not
   have); each description copies the clause of the first sentence that names it, or says ``X is a type``;
   an entity is now and then listed twice;
-* relations are few (none to three a unit), between names that follow each other in a sentence, with a
-  handful of stock labels; one unit in six has a relation to a name that is not in the unit (a name of the
-  prompt's worked example when one is shown, else a made-up short form); keywords are often left out and
-  the strength is nearly always 8;
+* relations are few (none to four a unit, two on average), between names that follow each other in a
+  sentence, with a handful of stock labels; one unit in six has a relation to a name that is not in the
+  unit (a name of the prompt's worked example when one is shown, else a made-up short form); keywords are
+  often left out and the strength is nearly always 8;
 * about 8% of first extraction replies are invalid: the JSON stops before its closing brackets, or a
   sentence of prose comes before it; a few of those instead repeat their last relation until ``max_tokens``;
   a re-ask is answered with a shorter valid reply (one in seven fails again);
@@ -27,7 +27,8 @@ uneven and sometimes repetitive, with rules unlike those of the other scripted s
   and give a short reason as the description (``merge`` written as ``"yes"``/``"no"`` now and then); about
   15% are answered in prose without the JSON (the re-ask is answered in JSON five times in six);
 * reflection scores every relation 0.7–1.0 with a stock reason, but one reply in eight scores on a 1–10
-  scale and some items get 1.5 or -1 (out of the schema's range), and one in ten stops after half the items;
+  scale, in one in seven a tenth of the items get 1.5 or -1 (out of the schema's range), and one in ten
+  stops after half the items;
 * a reply longer than the request's ``max_tokens`` (cl100k tokens) is cut there, as llama.cpp stops
   generating. The responder returns text only: ``FakeOpenAIServer`` reports ``finish_reason`` ``stop`` for
   it unless the server is made with ``behaviour="llama-cpp-python"`` and a ``context_window``, where it
@@ -178,7 +179,7 @@ def _short_form(name: str, example: bool, rng: random.Random) -> str:
 
 def _relations(sentences: Sequence[str], names: Sequence[str], seed: str, example: bool) -> list[dict[str, Any]]:
     rng = _rng(seed, "relations")
-    wanted = rng.choice((0, 1, 1, 2, 2, 3))
+    wanted = rng.choice((0, 1, 2, 2, 3, 3, 4))
     out: list[dict[str, Any]] = []
     for sentence in sentences:
         folded = sentence.casefold()
@@ -331,6 +332,7 @@ def _reflect(request: Request) -> str:
     ids = [int(n) for n in re.findall(r"^(\d+)\. ", request.first, re.MULTILINE)]
     rng = request.rng("reflect")
     ten_scale = rng.random() < 1 / 8
+    stray = 0.1 if rng.random() < 0.15 else 0.0  # a few items of a reply scored out of range
     if rng.random() < 0.1:
         ids = ids[: max(1, len(ids) // 2)]
     scores = []
@@ -338,7 +340,7 @@ def _reflect(request: Request) -> str:
         score: float = rng.choice((0.7, 0.8, 0.8, 0.9, 0.9, 1.0))
         if ten_scale:
             score = round(score * 10)
-        elif rng.random() < 0.05:
+        elif rng.random() < stray:
             score = rng.choice((1.5, -1))
         scores.append({"id": number, "score": score, "reason": rng.choice(_REASONS)})
     return _json({"scores": scores})
