@@ -22,7 +22,8 @@ uneven and sometimes repetitive, with rules unlike those of the other scripted s
   found (with fresh descriptions) for about two in five, and gives one or two new names otherwise;
 * summaries are one or two formulaic sentences built from the first notes (``X is ...``), far under the
   word limit, now and then with a sentence said twice; community reports have a stock title, a two-sentence
-  summary naming the first items and one to three findings whatever is asked, refs sometimes not labels;
+  summary naming the first items and one to three findings whatever is asked, refs sometimes not labels
+  (one first report in twenty-five has a sentence before its JSON);
 * merge confirmations say yes to names that share a word and to a third of the rest, keep entity 1,
   and give a short reason as the description (``merge`` written as ``"yes"``/``"no"`` now and then); about
   15% are answered in prose without the JSON (the re-ask is answered in JSON five times in six);
