@@ -11,8 +11,9 @@ sizes from the ledger), then indexes the same files for real in the same workspa
 every stage's reply size calibrated from its ledger). Prints a markdown table (``--out`` writes it too),
 with the estimate's range (re-asks and retries at the ends of their interval) and whether each measured
 figure lies inside it. ``--servers`` also takes ``sloppy``, ``gleaner``, ``lowercase``, ``verbose``
-(:mod:`estimate_verbose_server`) and ``heldout`` (:mod:`estimate_heldout_server`: a capable instruction model,
-written without reading the estimate's code).
+(:mod:`estimate_verbose_server`), ``heldout`` (:mod:`estimate_heldout_server`: a capable instruction model)
+and ``heldout2`` (:mod:`estimate_heldout2_server`: a small local model), both written without reading the
+estimate's code.
 
 ``--before REF`` first runs the same cells in a child process on the estimate code of git ``REF`` (its
 ``src/``; the servers stay this file's) and puts each figure's ratio there in front of this code's.
@@ -40,7 +41,8 @@ from kgrag.testing.extraction_responder import ExtractionResponder, request_kind
 from kgrag.testing.terse_responder import TerseResponder
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from estimate_heldout_server import heldout_server  # sibling modules of this script
+from estimate_heldout2_server import heldout2_server  # sibling modules of this script
+from estimate_heldout_server import heldout_server
 from estimate_verbose_server import verbose_server
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -223,6 +225,10 @@ SERVERS = {
     # phrases ranked by frequency, varying relation density, gleaning that often finds nothing, reports
     # and summaries sized by their input, a few fenced or chatty replies, replies cut at max_tokens)
     "heldout": lambda: heldout_server,
+    # held out, written without reading the estimate's code or results and run once, after the fixes of
+    # round seven: a small local model (the first few names of a unit, generic or wrong types, gleaning that
+    # repeats found names, invalid JSON and prose confirmations now and then, out-of-range reflection scores)
+    "heldout2": lambda: heldout2_server,
 }
 FIGURES = ("calls", "prompt_tokens", "completion_tokens")
 TOLERANCE = 0.25
