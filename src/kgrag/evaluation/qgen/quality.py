@@ -7,8 +7,8 @@ the best (:func:`kgrag.evaluation.qgen.known_item.pick_known_items`). Each sign 
 the quality is their mean:
 
 - ``prose``: the passage the sentence comes from is running prose (the share of its characters in
-  lines of whole sentences, not headings, list items, table rows or code) and the sentence's own line is
-  not a list item;
+  lines of whole sentences, soft-wrapped lines joined, not headings, list items, table rows or code) and
+  the sentence's own line is not a list item;
 - ``statement``: the sentence states a fact rather than instructing or pointing elsewhere: not an
   imperative, no "you" as subject, no "e.g.", "for example", "below", "above", "following", "here",
   "earlier", "later", "previous", "next", no quotation marks;
