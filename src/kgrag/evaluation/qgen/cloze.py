@@ -30,6 +30,7 @@ from kgrag.documents.words import content_words
 from kgrag.evaluation.qgen.defects import answer_defect, question_defect, sentence_defect
 from kgrag.evaluation.qgen.fitness import ambiguous, fragment_defect, guessable, leaning_defect, wording_defect
 from kgrag.evaluation.qgen.labels import NameLabels
+from kgrag.evaluation.qgen.paragraphs import paragraphs
 from kgrag.evaluation.qgen.quality import quality, signs
 from kgrag.evaluation.qgen.standalone import (
     clause_stands,
@@ -106,8 +107,9 @@ def clean(text: str) -> str:
 
 
 def prose_lines(text: str) -> Iterator[str]:
-    """The lines of a chunk that read as prose (not headings, table rows, code fences or markup)."""
-    for raw in text.splitlines():
+    """The units of a chunk (:func:`kgrag.evaluation.qgen.paragraphs.paragraphs`: lines, soft-wrapped ones
+    joined) that read as prose (not headings, table rows, code fences or markup)."""
+    for raw in paragraphs(text):
         line = raw.strip()
         if line and not line.startswith(_SKIP_LINE) and len(line.split()) >= MIN_TOKENS:
             yield clean(line)
@@ -125,8 +127,9 @@ class Rarity:
             for word in content_words(text):
                 self.chunks_with[word].add(chunk_id)
         self.word_df: Counter[str] = Counter({w: len(ids) for w, ids in self.chunks_with.items()})
-        self.lower_df: Counter[str] = Counter(w for p in passages for w in set(_LOWER_WORD.findall(p.text)))
-        self.lower_df.update(w for p in passages for w in set(_LOWER_PAIR.findall(p.text)))
+        units = ["\n".join(paragraphs(p.text)) for p in passages]  # a pair may span a soft line break
+        self.lower_df: Counter[str] = Counter(w for text in units for w in set(_LOWER_WORD.findall(text)))
+        self.lower_df.update(w for text in units for w in set(_LOWER_PAIR.findall(text)))
         """Chunk frequencies of words and word pairs written in lower case (to tell a common word capitalised
         mid-line: a heading or list item run into the text)."""
         self._phrase_df: dict[str, int] = {}

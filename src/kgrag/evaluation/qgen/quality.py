@@ -7,8 +7,8 @@ the best (:func:`kgrag.evaluation.qgen.known_item.pick_known_items`). Each sign 
 the quality is their mean:
 
 - ``prose``: the passage the sentence comes from is running prose (the share of its characters in
-  lines of whole sentences, not headings, list items, table rows or code) and the sentence's own line is
-  not a list item;
+  lines of whole sentences, soft-wrapped lines joined, not headings, list items, table rows or code) and
+  the sentence's own line is not a list item;
 - ``statement``: the sentence states a fact rather than instructing or pointing elsewhere: not an
   imperative, no "you" as subject, no "e.g.", "for example", "below", "above", "following", "here",
   "earlier", "later", "previous", "next", no quotation marks;
@@ -41,6 +41,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from kgrag.documents.words import content_words
+from kgrag.evaluation.qgen.paragraphs import paragraphs
 
 SIGNS = (
     "prose",
@@ -83,9 +84,10 @@ class Frequencies(Protocol):
 
 
 def prose_share(text: str) -> float:
-    """The share of a passage's non-blank characters in lines that read as whole sentences of prose."""
+    """The share of a passage's non-blank characters in units (lines, soft-wrapped ones joined:
+    :func:`kgrag.evaluation.qgen.paragraphs.paragraphs`) that read as whole sentences of prose."""
     total = prose = 0
-    for raw in text.splitlines():
+    for raw in paragraphs(text):
         line = raw.strip()
         if not line:
             continue
@@ -97,8 +99,9 @@ def prose_share(text: str) -> float:
 
 
 def _line_of(text: str, sentence: str) -> str:
+    """The unit of ``text`` (a line, soft-wrapped lines joined) that holds the first words of ``sentence``."""
     head = sentence.split()[:4]
-    for raw in text.splitlines():
+    for raw in paragraphs(text):
         if head and " ".join(head) in " ".join(raw.replace("*", "").replace("_", "").split()):
             return raw
     return ""
