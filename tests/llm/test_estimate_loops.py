@@ -103,3 +103,27 @@ def test_a_probe_whose_reply_loops_is_stopped_and_prices_the_run_by_it(tmp_path:
     read = sum(c.completion_tokens for c in probed) / len(probed)
     assert any(f"each priced at the {read:.0f} tokens read before the loop" in line for line in estimate.assumptions)
     assert any(line.startswith("of which predicted: gleaning 0 calls") for line in estimate.predicted)
+
+
+def test_the_range_takes_the_loop_share_at_the_ends_of_its_interval_for_the_gleaning() -> None:
+    """One probed unit that did not loop does not rule out a model that loops on most units: the low end
+    glean less (looped units are not gleaned); the point keeps the measured share (none)."""
+    measured = EstimateAssumptions(extraction_completion=200.0, glean_by_stand_in=True, glean_completion_share=0.5)
+    clean_one = replace(measured, loops=LoopShare(share=0.0, completion=0.0, loops=0, first_calls=1.0))
+    unmeasured = _range(measured)
+    point, low, high = _range(clean_one)
+    assert point == unmeasured[0] == 8  # four first passes, four gleaning calls
+    assert unmeasured[1] == 8  # nothing measured: no loop term
+    assert high == unmeasured[2]  # the high end: no loop (the interval's low end), re-asks as before
+    assert low == 4 + round(4 * (1 - LoopShare(0.0, 0.0, 0, 1.0).interval()[1]))
+    assert LoopShare(0.0, 0.0, 0, 1.0).interval() == pytest.approx((0.0, 0.771), abs=1e-3)
+
+
+def _range(assumptions: EstimateAssumptions) -> tuple[int, int, int]:
+    provider = EstimatingProvider(NEVER, default_token_counter(), assumptions)
+    for _ in range(4):
+        provider.complete(_request("extract_graph"))
+        provider.complete(_request("glean_graph"))
+    report = provider.report(Prices())
+    assert report.low is not None and report.high is not None
+    return report.calls, report.low.calls, report.high.calls

@@ -266,10 +266,13 @@ class EstimatingProvider:
         return new
 
     def _bounds(self, prices: Prices, base: _Tally, counted: list[tuple[str, _Tally]], end: int) -> Bounds:
-        """One end of the range (0 low, 1 high): ``base`` and the follow-ups at that end."""
+        """One end of the range (0 low, 1 high): ``base`` and the follow-ups at that end, and the gleaning
+        with the loop share at the other end of its interval (more loops, less gleaning)."""
         total = _Tally(base.calls, base.prompt, base.completion)
         for _, part in self._follow_up_parts(counted, end):
             total.add(part.calls, part.prompt, part.completion)
+        point, at_end = self._gleaning(), self._gleaning(self.assumptions.loops.interval()[1 - end])
+        total.add(at_end.calls - point.calls, at_end.prompt - point.prompt, at_end.completion - point.completion)
         return Bounds(total.calls, total.prompt, total.completion, prices.cost(total.prompt, total.completion))
 
     def _follow_up_parts(self, counted: list[tuple[str, _Tally]], end: int | None) -> list[tuple[str, _Tally]]:
@@ -299,7 +302,8 @@ class EstimatingProvider:
                 parts.append((f"{name} re-asks", _Tally(calls, round(prompt), round(part.completion * share))))
         return parts
 
-    def _gleaning(self) -> _Tally:
+    def _gleaning(self, loop_share: float | None = None) -> _Tally:
+        """Gleaning, with ``loop_share`` of the first passes stopped in a loop (None: the measured share)."""
         first, priced, loops = self._extract, self._glean_priced, self.assumptions.loops
         gleaning = priced_gleaning(
             (first.calls, first.prompt, loops.unlooped(first.completion, first.calls)),
@@ -309,7 +313,7 @@ class EstimatingProvider:
             per_unit=self.assumptions.glean_by_stand_in,
         )
         # the stand-in's per-unit choice knows nothing of loops: a looped unit is not gleaned
-        kept = 1 - loops.share if self.assumptions.glean_by_stand_in else 1.0
+        kept = 1 - (loops.share if loop_share is None else loop_share) if self.assumptions.glean_by_stand_in else 1.0
         return _Tally(round(gleaning.calls * kept), round(gleaning.prompt * kept), round(gleaning.completion * kept))
 
     def _summaries(self) -> _Tally:

@@ -15,7 +15,11 @@ extraction calls):
 
 The share is the measured one, as for failed replies (:func:`~kgrag.models.llm.estimate_range.
 extraction_point_rate`): on the one or two units of a probe it is 0 or 1 (or a half), so an estimate that
-rests on it says how many replies it was measured on.
+rests on it says how many replies it was measured on, and the estimate's range takes the share at the
+ends of its Jeffreys interval (:func:`~kgrag.models.llm.estimate_range.failure_interval`) for the
+gleaning: a probe whose one unit did not loop does not rule out a model that loops on most units, and
+units that loop are not gleaned. Only the gleaning moves with it: what a loop that was never seen would
+read is unknown.
 """
 
 from __future__ import annotations
@@ -31,6 +35,14 @@ class LoopShare:
     completion: float = 0.0
     loops: int = 0  # the looped replies measured
     first_calls: float = 0.0  # the first calls they were measured among
+
+    def interval(self) -> tuple[float, float]:
+        """The share's Jeffreys interval (the measured share at both ends when nothing was measured)."""
+        from kgrag.models.llm.estimate_range import failure_interval
+
+        if self.first_calls <= 0:
+            return self.share, self.share
+        return failure_interval(self.loops, max(self.loops, round(self.first_calls)))
 
     def first_pass(self, unlooped: float) -> float:
         """The completion of a first pass whose reply, when it does not loop, is ``unlooped`` tokens."""
