@@ -27,6 +27,8 @@ RUNS = {  # recorded run: (replies, corpus, passage offsets) as bench/llm_check.
     "Novel-26183": (QWEN + "novel26183-4096.jsonl", "Novel-26183", (60000, 200000, 380000)),
     "medical": (QWEN + "medical-4096.jsonl", "medical", (112300, 131700, 962300)),
     "Novel-58553-fresh": (QWEN + "novel58553-fresh-4096.jsonl", "Novel-58553", (10000, 80000, 160000)),
+    "medical-fresh": (QWEN + "medical-fresh-4096.jsonl", "medical", (200000, 420000, 680000)),
+    "medical-loop": (QWEN + "medical-loop-4096.jsonl", "medical", (300000, 550000, 800000)),
 }  # fmt: skip
 
 

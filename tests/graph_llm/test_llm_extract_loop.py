@@ -35,13 +35,15 @@ def _looping(responder: ExtractionResponder) -> Any:
     return reply
 
 
-def _run(kit: Any, server: FakeOpenAIServer, chunks: list[Any], record: Path | None = None) -> tuple[Any, Any]:
+def _run(
+    kit: Any, server: FakeOpenAIServer, chunks: list[Any], record: Path | None = None, json_mode: str = "json_object"
+) -> tuple[Any, Any]:
     config = LLMConfig(
         provider="openai",
         providers={"openai": {"base_url": server.base_url}},
         model="m",
         max_concurrency=2,
-        json_mode="json_object",  # settled: every call streams (an unsettled mode is learnt unstreamed)
+        json_mode=json_mode,
         record_file=record,
     )
     client = create_llm_client(config, counter=kit.counter)
@@ -75,6 +77,33 @@ def test_a_looping_reply_is_stopped_early_its_items_kept_and_nothing_asked_again
     assert responder.calls["extract-reask"] == 0 and extractor.stats.split_units == 0
     assert 0 < summary.completion_tokens < COPIES * clean_summary.completion_tokens / 2  # charged what was read
     assert "replies stopped in a repetition loop" in extractor.client.summary().lines()[-1]
+
+
+def _hung_up(server: FakeOpenAIServer, streams: int) -> int:
+    deadline = time.monotonic() + 10
+    while server.stats.streams_aborted < streams and time.monotonic() < deadline:
+        time.sleep(0.01)  # the server notices a closed connection at its next write
+    return server.stats.streams_aborted
+
+
+def test_the_first_call_is_loop_stopped_while_the_json_mode_is_learnt(kit: Any) -> None:
+    """``json_mode = "auto"`` on a server that refuses ``json_schema`` (as llama-cpp-python does) and loops
+    on ``json_object``: the first call, sent while the mode is learnt, is streamed and stopped at its loop
+    like every later one, the refused mode is sent once (concurrent workers wait for the verdict), and the
+    mode the server took is kept."""
+    chunks = kit.sample_chunks(limit=2)
+    responder = ExtractionResponder()
+    with FakeOpenAIServer(_looping(responder), behaviour=LOCAL, stream_delay_s=0.001) as server:
+        extractor, _ = _run(kit, server, chunks, json_mode="auto")
+        units = extractor.stats.units
+        aborted = _hung_up(server, units)
+        rejected, requests = dict(server.stats.format_rejections), server.stats.chat_requests
+    provider = extractor.client.runner.provider
+    assert units >= 2
+    assert aborted == units  # the first call too: read only up to its loop
+    assert rejected == {"json_schema": 1} and requests == units + 1  # one refusal, then one request per unit
+    assert provider.profile.accepted == "json_object_schema" and provider.profile.rejected == ["json_schema"]
+    assert extractor.stats.loop_units == units == extractor.client.summary().total.loop_calls
 
 
 def test_a_whole_looping_reply_cut_at_max_tokens_is_cut_at_the_loop_without_a_re_ask(kit: Any) -> None:

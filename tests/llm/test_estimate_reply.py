@@ -66,11 +66,13 @@ def test_without_the_measured_units_names_every_unit_is_priced_at_the_measured_m
 
 def _clean_first_replies(path: Path) -> list[tuple[int, int]]:
     """(distinct names of the unit, completion tokens) of each unit's first complete extraction reply in one
-    recorded run; the halves of a unit retried smaller are left out (follow-ups, priced apart)."""
+    recorded run; the halves of a unit retried smaller are left out (follow-ups, priced apart), and so are
+    replies recorded without the server's count (streamed from llama-cpp-python, which sends none)."""
     replies: dict[str, int] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
-        if record["prompt"] == "extract_graph" and record["finish_reason"] == "stop" and len(record["messages"]) == 2:
+        first = record["prompt"] == "extract_graph" and len(record["messages"]) == 2
+        if first and record["finish_reason"] == "stop" and record["usage"][1] is not None:
             replies.setdefault(record["messages"][-1]["content"].split("Text:\n", 1)[-1], record["usage"][1])
     flat = {text: " ".join(text.split()) for text in replies}
     units = [t for t in replies if not any(flat[t][:80] in flat[o] and len(o) > len(t) for o in replies)]

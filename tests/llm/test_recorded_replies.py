@@ -184,6 +184,7 @@ RECORDED_CLAUSES = {
     "Things will be more settled in a couple of weeks",
     "The ball is in his chest and probably lodged near his lungs",
     "Not everyone with FL needs treatment right away",
+    "B-cell or B-ALL T cell or T-ALL B-ALL B-cell ALL or B-ALL starts in B-cell lymphocytes",  # a run-on of a list
 }
 
 

@@ -134,6 +134,7 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
     """Replace assumed reply sizes and rates by what ``model``'s own recent sent calls measured
     (:func:`~kgrag.models.llm.reply_stats.measure_replies`: the reply size, the re-asks and retries)."""
     from kgrag.models.llm.estimate import EXTRACTION_PROMPTS
+    from kgrag.models.llm.estimate_loops import LoopShare
     from kgrag.models.llm.estimate_range import extraction_point_rate
     from kgrag.models.llm.reply_stats import measure_replies, replies_by_prompt, samples_by_prompt
 
@@ -154,16 +155,18 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
     sample = extract.sample()
     glean_calls = glean.calls if glean is not None else 0
     first_calls = extract.calls / (1 + extract.follow_up_rate)
+    reply = extract.unlooped_completion  # a looped reply is priced apart, at what was read (loops)
     return replace(
         assumptions,
-        extraction_completion=extract.mean_completion,
+        extraction_completion=reply,
         extraction_names=_probe_names(store),
         follow_up_rate=extraction_point_rate(sample),
         extract_sample=sample,
         glean_rate=min(1.0, glean_calls / first_calls) if assumptions.glean_rate else 0.0,
-        glean_completion_share=(glean.mean_completion / extract.mean_completion)
-        if glean is not None and extract.mean_completion
+        glean_completion_share=(glean.mean_completion / reply)
+        if glean is not None and reply
         else assumptions.glean_completion_share,
+        loops=LoopShare(extract.loop_share, extract.loop_completion, extract.loops, first_calls),
         calibrated=extract.note("extraction"),
     )
 

@@ -3,7 +3,8 @@
 A run recorded by ``llm.record_file`` (``bench/llm_check.py --record``; ``tests/fixtures/llm_replies/``)
 holds every request the model answered, with its reply, finish reason and the server's token counts.
 :class:`ReplayServer` answers a chat request with the recorded reply when its messages and temperature
-are a recorded request's, and reports the recorded usage, so the client, the estimate and the ledger see
+are a recorded request's, and reports the recorded usage (null where none was recorded: a streamed reply
+from llama-cpp-python comes without one), so the client, the estimate and the ledger see
 what they saw in the recorded run; the rest (the JSON-mode and window discovery) is answered as
 llama-cpp-python's server answers it (:class:`~kgrag.testing.fake_openai_server.FakeOpenAIServer`). A
 request the recording does not hold gets an empty reply and is counted (``unrecorded``): the replay is
@@ -66,7 +67,10 @@ class ReplayServer(FakeOpenAIServer):
             "created": int(time.time()),
             "model": body.get("model", "local"),
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
-            "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)},
+            # a figure not recorded stays null (read as missing): llama-cpp-python streams no usage, and a
+            # reply stopped at a loop was recorded with the tokens the client read, which it is charged again
+            "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1],
+                      "total_tokens": None if None in usage else sum(usage)},
         }  # fmt: skip
         if body.get("stream") is True:  # as llama.cpp streams it: a word per event, the usage last
             send_events(handler, sse_events(reply, body), self._state.stream_delay_s)  # type: ignore[arg-type]

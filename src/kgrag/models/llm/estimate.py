@@ -13,6 +13,8 @@ settable assumptions (:class:`EstimateAssumptions`, the ``llm.estimate_*`` field
   measured: the units whose stand-in first pass looks incomplete), re-sending what the run would re-send
   were the reply the stand-in graph (:mod:`kgrag.models.llm.estimate_glean`), answered with
   ``glean_completion_share`` of an average first-pass reply;
+* repetition loops: the measured share of first passes stopped in a loop is priced at what was read
+  before the loop, and those units are not gleaned (:mod:`kgrag.models.llm.estimate_loops`);
 * description summaries: a name met in ``n`` units merges ``n`` descriptions of about
   ``description_tokens`` each; past ``graph.max_description_tokens`` it costs one summary call (its
   descriptions plus ``summary_overhead_tokens`` in, the limit out);
@@ -178,8 +180,8 @@ class EstimatingProvider:
         if names is None:
             completion = self._other_reply(request)
             measured = completion if self._measured(request) else None
-        elif measured is not None:
-            completion = round(measured * name_scale(self.assumptions, len(names)))
+        elif measured is not None:  # a share of first passes stops in a loop, priced at what was read
+            completion = round(self.assumptions.loops.first_pass(measured * name_scale(self.assumptions, len(names))))
         else:
             completion = round(self.assumptions.completion_per_name * len(names))
         if measured is None:  # an assumed reply never passes max_tokens; a measured one is what the server sent
@@ -280,10 +282,13 @@ class EstimatingProvider:
         return _Tally(*measured.tally(calls))
 
     def _bounds(self, prices: Prices, base: _Tally, counted: list[tuple[str, _Tally]], end: int) -> Bounds:
-        """One end of the range (0 low, 1 high): ``base`` and the follow-ups at that end."""
+        """One end of the range (0 low, 1 high): ``base`` and the follow-ups at that end, and the gleaning
+        with the loop share at the other end of its interval (more loops, less gleaning)."""
         total = _Tally(base.calls, base.prompt, base.completion)
         for _, part in self._follow_up_parts(counted, end):
             total.add(part.calls, part.prompt, part.completion)
+        point, at_end = self._gleaning(), self._gleaning(self.assumptions.loops.interval()[1 - end])
+        total.add(at_end.calls - point.calls, at_end.prompt - point.prompt, at_end.completion - point.completion)
         return Bounds(total.calls, total.prompt, total.completion, prices.cost(total.prompt, total.completion))
 
     def _follow_up_parts(self, counted: list[tuple[str, _Tally]], end: int | None) -> list[tuple[str, _Tally]]:
@@ -313,16 +318,19 @@ class EstimatingProvider:
                 parts.append((f"{name} re-asks", _Tally(calls, round(prompt), round(part.completion * share))))
         return parts
 
-    def _gleaning(self) -> _Tally:
-        first, priced = self._extract, self._glean_priced
+    def _gleaning(self, loop_share: float | None = None) -> _Tally:
+        """Gleaning, with ``loop_share`` of the first passes stopped in a loop (None: the measured share)."""
+        first, priced, loops = self._extract, self._glean_priced, self.assumptions.loops
         gleaning = priced_gleaning(
-            (first.calls, first.prompt, first.completion),
+            (first.calls, first.prompt, loops.unlooped(first.completion, first.calls)),
             (priced.calls, priced.prompt),
             self.assumptions.glean_rate,
             self.assumptions.glean_completion_share,
             per_unit=self.assumptions.glean_by_stand_in,
         )
-        return _Tally(gleaning.calls, round(gleaning.prompt), round(gleaning.completion))
+        # the stand-in's per-unit choice knows nothing of loops: a looped unit is not gleaned
+        kept = 1 - (loops.share if loop_share is None else loop_share) if self.assumptions.glean_by_stand_in else 1.0
+        return _Tally(round(gleaning.calls * kept), round(gleaning.prompt * kept), round(gleaning.completion * kept))
 
     def _summaries(self) -> _Tally:
         limit, each = self.assumptions.summary_limit, self.assumptions.description_tokens

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kgrag.models.llm.estimate_loops import LoopShare
 from kgrag.models.llm.estimate_range import FailureSample
 from kgrag.models.llm.estimate_reply import measured_reply_line
 from kgrag.models.llm.estimate_summaries import DescribedNames
@@ -88,6 +89,7 @@ class EstimateAssumptions:
     reply_samples: tuple[tuple[str, FailureSample], ...] = ()  # per prompt name: its measured calls
     held_back: str = ""  # why the run will leave units failed and which stages wait (a warning), if so
     described: DescribedNames | None = None  # the model's entities and description lengths (summaries)
+    loops: LoopShare = field(default_factory=LoopShare)  # first passes stopped in a repetition loop (measured)
 
     def reply_for(self, prompt: str | None) -> int:
         """The completion assumed for a non-extraction call of ``prompt``: measured, else the default."""
@@ -128,6 +130,8 @@ class EstimateAssumptions:
             )
         if self.calibrated:
             lines.append(f"calibrated from this workspace's ledger: {self.calibrated}")
+        if self.loops.line():
+            lines.append(self.loops.line())
         if self.replies:
             measured = ", ".join(f"{name} {size:.0f} ({rate:.2f} re-asks)" for name, size, rate in self.replies)
             lines.append(f"calibrated from this workspace's ledger: mean reply tokens of {measured}")

@@ -36,7 +36,7 @@ class Gleaning:
 
 
 def priced_gleaning(
-    first: tuple[int, int, int],
+    first: tuple[int, float, float],
     priced: tuple[int, int],
     rate: float,
     completion_share: float,

@@ -14,8 +14,10 @@ wide when nothing was measured):
   never closes its JSON costs the whole limit; a reply at least that long was measured otherwise).
 
 Extraction follow-ups per failed reply are as measured (:data:`PER_FAILURE` when no reply failed), at most
-:data:`MAX_FOLLOW_UPS` per first call; a denoising prompt's call is asked again at most once. Nothing else
-(the shares of names and relations, gleaning) is part of the range: it covers what replies cause.
+:data:`MAX_FOLLOW_UPS` per first call; a denoising prompt's call is asked again at most once. The share of
+first passes stopped in a repetition loop is taken at the ends of its interval the same way, for the
+gleaning it takes away (:mod:`.estimate_loops`). Nothing else (the shares of names and relations) is part
+of the range: it covers what replies cause.
 """
 
 from __future__ import annotations
@@ -92,7 +94,7 @@ def reask_rates(sample: FailureSample) -> tuple[float, float]:
 def range_line(low: Bounds, high: Bounds) -> str:
     """The range in words, for the estimate's output."""
     return (
-        f"range (re-asks and retries at the ends of their {CONFIDENCE:.0%} interval): {low.calls}–{high.calls} calls, "
-        f"~{low.prompt_tokens}–{high.prompt_tokens} prompt + ~{low.completion_tokens}–{high.completion_tokens} "
-        f"completion tokens, ~${low.cost_usd:.4f}–{high.cost_usd:.4f}"
+        f"range (re-asks, retries and loops at the ends of their {CONFIDENCE:.0%} interval): "
+        f"{low.calls}–{high.calls} calls, ~{low.prompt_tokens}–{high.prompt_tokens} prompt + "
+        f"~{low.completion_tokens}–{high.completion_tokens} completion tokens, ~${low.cost_usd:.4f}–{high.cost_usd:.4f}"
     )

@@ -122,10 +122,14 @@ class OpenAICompatibleProvider:
         Until the server has taken a JSON mode, structured requests go one at a time, so concurrent workers
         never send a mode the first of them is about to learn is refused.
         """
-        if self.json_mode == "auto" and "response_format" in request.params and self.profile.accepted is None:
+        if self._settling(request):
             with self._negotiating:
                 return self._complete(request, ceiling)
         return self._complete(request, ceiling)
+
+    def _settling(self, request: ChatRequest) -> bool:
+        """Whether ``request`` is structured and the server has not taken a JSON mode yet (auto mode)."""
+        return self.json_mode == "auto" and "response_format" in request.params and self.profile.accepted is None
 
     @property
     def streams_guarded(self) -> bool:
@@ -134,19 +138,18 @@ class OpenAICompatibleProvider:
         return self.profile.server in LOCAL_SERVERS
 
     def stream(self, request: ChatRequest, sink: StreamSink) -> ChatResponse:
-        """One streamed attempt (:mod:`.streaming`): deltas go to ``sink`` as they arrive; a server that
-        refuses the streamed request is asked again unstreamed and its reply handed on in one piece, as is a
-        structured request sent before the server has taken a JSON mode (refusals are learnt unstreamed)."""
-        from kgrag.models.llm.streaming import read_stream
+        """One streamed attempt (:mod:`.streaming`): deltas go to ``sink`` as they arrive.
 
-        settling = self.json_mode == "auto" and "response_format" in request.params and self.profile.accepted is None
-        streamed = None if settling else read_stream(self._client, self.wire_body(request), sink, self._timeout_s)
-        if streamed is not None:
-            return self._learn(streamed, request.params.get("max_tokens"))
-        reply = self.complete(request)
-        if reply.text:
-            sink(reply.text)
-        return reply
+        Refusals are learnt as :meth:`complete_within` learns them: a refused JSON mode steps down the JSON
+        ladder, a window named in an error shrinks the reply room, and the request is streamed again. A
+        structured request sent before the server has taken a JSON mode is streamed too (so a guarded first
+        call is stopped at a loop like every later one), one at a time like the unstreamed ones; the mode
+        is kept as accepted once the server streams a reply for it. A refusal that names neither is sent
+        unstreamed, where it is reported, and that reply is handed on in one piece."""
+        if self._settling(request):
+            with self._negotiating:
+                return self._stream(request, sink)
+        return self._stream(request, sink)
 
     def batch_api(self) -> BatchAPI:
         """The Batch API (``/files``, ``/batches``) of this provider's server, with the same key."""
@@ -175,6 +178,37 @@ class OpenAICompatibleProvider:
             if not self._corrected(response, params):
                 raise self._status_error(response, request.model)
         raise self._status_error(response, request.model)
+
+    def _stream(self, request: ChatRequest, sink: StreamSink) -> ChatResponse:
+        from kgrag.models.llm.streaming import Refused, read_stream
+
+        params = dict(request.params)
+        for _ in range(len(JSON_LADDER) + 1):
+            self._adapt_format(params)
+            body: dict[str, JsonValue] = {"model": request.model, "messages": wire_messages(request.messages), **params}
+            sent = params.get("response_format")
+            streamed = read_stream(self._client, body, self._accepting(sent, sink), self._timeout_s)
+            if not isinstance(streamed, Refused):
+                self._accepted(sent)  # also for a reply with no text
+                return self._learn(streamed, params.get("max_tokens"))
+            if not self._corrected(streamed.response, params):
+                break
+        reply = self._complete(request, None)  # not complete(): the caller may hold the negotiating lock
+        if reply.text:
+            sink(reply.text)
+        return reply
+
+    def _accepting(self, sent: object, sink: StreamSink) -> StreamSink:
+        """``sink``, keeping ``sent`` as the accepted JSON mode at the first delta: the server took it, even
+        when the sink then stops the reply (a loop, a ceiling, a reader gone)."""
+        if self.json_mode != "auto" or sent is None or self.profile.accepted is not None:
+            return sink
+
+        def accepting(delta: str) -> None:
+            self._accepted(sent)
+            sink(delta)
+
+        return accepting
 
     def _accepted(self, sent: object) -> None:
         if self.json_mode == "auto" and sent is not None and self.profile.accepted is None:

@@ -51,8 +51,7 @@ class LoopGuard:
 
     count: Callable[[str], int]
     limit: int | None = None
-    _text: str = ""
-    _pos: int = 0
+    _chars: list[str] = field(default_factory=list)  # the reply so far, a character each: appended, never copied
     _string: bool = False
     _escape: bool = False
     _open: list[tuple[str, int]] = field(default_factory=list)
@@ -62,13 +61,13 @@ class LoopGuard:
 
     def feed(self, delta: str) -> None:
         """Take the next piece of the reply; raise :class:`ReplyLooped` at a loop."""
-        self._text += delta
+        start = len(self._chars)
+        self._chars.extend(delta)
         self._read += self.count(delta)
         if self.limit is not None and self._read > self.limit:
             raise ReplyPastCeiling(self._read)
-        for pos in range(self._pos, len(self._text)):
-            self._step(self._text[pos], pos)
-        self._pos = len(self._text)
+        for pos, char in enumerate(delta, start):
+            self._step(char, pos)
 
     def watching(self, sink: StreamSink | None) -> StreamSink:
         """A stream sink that feeds this guard, then ``sink`` (when there is one)."""
@@ -96,14 +95,14 @@ class LoopGuard:
         elif char in "}]" and self._open:
             opener, start = self._open.pop()
             if char == "}" and opener == "{" and self._open and self._open[-1][0] == "[":
-                self._item(self._text[start : pos + 1], pos + 1)
+                self._item("".join(self._chars[start : pos + 1]), pos + 1)
 
     def _item(self, raw: str, end: int) -> None:
         key = _canonical(raw)
         self._seen[key] += 1
         if self._seen[key] >= REPEATS:
             kept_end, closers = self._kept
-            raise ReplyLooped(self._text[:kept_end] + closers, self.count(self._text))
+            raise ReplyLooped("".join(self._chars[:kept_end]) + closers, self.count("".join(self._chars)))
         self._kept = (end, "".join(_CLOSE[opener] for opener, _ in reversed(self._open)))
 
 

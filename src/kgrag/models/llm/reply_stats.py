@@ -11,7 +11,11 @@ estimates, no call that failed before any reply), and returns
   to its first call, so follow-ups are counted from the failed replies: each failure is followed by one
   call, and a reply failed for its size by :data:`SIZE_FOLLOW_UPS` on average (a re-ask, then two halves);
   but a unit whose every attempt failed stops after its last one, so there are never fewer first calls
-  than one per ``1 + MAX_FOLLOW_UPS`` calls not caused by a size failure.
+  than one per ``1 + MAX_FOLLOW_UPS`` calls not caused by a size failure;
+* the replies stopped in a repetition loop (``usage_source`` ``loop``, :mod:`.reply_loop`) and their mean
+  size: what was read before the loop, which is what the run pays for such a reply when its calls are
+  read the same way (streamed to a local server, or read whole elsewhere). Such a reply is accepted, so it
+  causes no follow-up and is not gleaned.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from kgrag.core.llm_usage import CallRecord
+from kgrag.core.llm_usage import LOOP_SOURCE, CallRecord
 from kgrag.models.llm.estimate_range import MAX_FOLLOW_UPS, FailureSample
 from kgrag.models.llm.request_fit import is_size_failure
 
@@ -37,6 +41,25 @@ class ReplyStats:
     follow_up_rate: float  # calls caused by a reply, per first call
     failed: int = 0  # replies that failed (each caused a follow-up)
     follow_ups: float = 0.0  # calls those failures caused
+    loops: int = 0  # replies stopped in a repetition loop
+    loop_completion: float = 0.0  # their mean completion (what was read before the loop)
+
+    @property
+    def first_calls(self) -> float:
+        """The first calls among the measured ones (the rest were caused by a previous reply)."""
+        return self.calls / (1 + self.follow_up_rate)
+
+    @property
+    def loop_share(self) -> float:
+        """Replies stopped in a loop per first call (at most 1)."""
+        return min(1.0, self.loops / self.first_calls) if self.calls else 0.0
+
+    @property
+    def unlooped_completion(self) -> float:
+        """The mean completion of the replies that did not stop in a loop (of all, when every one did)."""
+        if self.loops >= self.calls:
+            return self.mean_completion
+        return (self.calls * self.mean_completion - self.loops * self.loop_completion) / (self.calls - self.loops)
 
     def sample(self) -> FailureSample:
         """What the estimate's range rests on (:mod:`kgrag.models.llm.estimate_range`)."""
@@ -70,6 +93,7 @@ def measure_replies(records: Iterable[CallRecord], *, model: str | None, stage: 
     follow_ups = sized + sum(not is_size_failure(r.error) for r in failed)
     # a unit's last failed reply causes no call: without halves a unit makes at most 1 + MAX_FOLLOW_UPS calls
     first = max(1.0, len(chosen) - follow_ups, (len(chosen) - sized) / (1 + MAX_FOLLOW_UPS))
+    looped = [r.completion_tokens for r in chosen if r.usage_source == LOOP_SOURCE]
     return ReplyStats(
         len(chosen),
         sum(r.prompt_tokens for r in chosen) / len(chosen),
@@ -77,6 +101,8 @@ def measure_replies(records: Iterable[CallRecord], *, model: str | None, stage: 
         max(0.0, len(chosen) - first) / first,
         sum(r.error is not None for r in chosen),
         follow_ups,
+        len(looped),
+        sum(looped) / len(looped) if looped else 0.0,
     )
 
 

@@ -27,8 +27,14 @@ from kgrag.models.llm.base import ProviderError
 if TYPE_CHECKING:
     import httpx
 
-NOT_STREAMED = None
-"""What :func:`read_stream` returns when the server refused the streamed request (send it unstreamed)."""
+
+@dataclass(frozen=True)
+class Refused:
+    """What :func:`read_stream` returns when the server answered the streamed request with an error status:
+    its response, read whole, for the caller to learn from (a refused JSON mode, a window it names) or to
+    send the request unstreamed."""
+
+    response: httpx.Response
 
 
 @dataclass
@@ -89,10 +95,10 @@ def stream_body(body: dict[str, JsonValue]) -> dict[str, JsonValue]:
 
 def read_stream(
     client: httpx.Client, body: dict[str, JsonValue], sink: StreamSink, timeout_s: float
-) -> ChatResponse | None:
-    """POST ``body`` streamed and hand each delta to ``sink``; None when the server refused it (any status
-    but 200: the caller sends it unstreamed, where refusals are understood and corrected). A server that
-    answers with one JSON body instead of events is read as a whole and handed on in one piece."""
+) -> ChatResponse | Refused:
+    """POST ``body`` streamed and hand each delta to ``sink``; :class:`Refused` when the server answered with
+    any status but 200 (nothing reached ``sink``). A server that answers with one JSON body instead of
+    events is read as a whole and handed on in one piece."""
     import httpx
 
     deadline = time.monotonic() + timeout_s
@@ -100,7 +106,7 @@ def read_stream(
         with client.stream("POST", "chat/completions", content=json.dumps(stream_body(body))) as reply:
             if reply.status_code != 200:
                 reply.read()
-                return NOT_STREAMED
+                return Refused(reply)
             if "text/event-stream" not in reply.headers.get("content-type", ""):
                 reply.read()
                 return _whole(reply, sink)
