@@ -4,6 +4,7 @@ lengths the denoising prompts carry."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import cast
 
@@ -21,6 +22,7 @@ from kgrag.models.llm.estimate_range import (
     extraction_rates,
     failure_interval,
     reask_rates,
+    reply_size_factors,
 )
 from kgrag.models.llm.reply_stats import measure_replies, samples_by_prompt
 from kgrag.models.llm.tokens import default_token_counter
@@ -57,6 +59,29 @@ def test_the_ledger_gives_the_samples_the_range_rests_on() -> None:
     assert samples == (("confirm_merge", FailureSample(2, 1, 1.0)),)
 
 
+def test_the_reply_size_interval_is_wide_on_two_replies_and_absent_on_one() -> None:
+    from scipy.stats import t
+
+    low, high = reply_size_factors(100.0, 20.0, 2)
+    half = t.ppf(0.95, 1) * 20.0 / 2**0.5 / 100.0  # Student t, one degree of freedom
+    assert (low, high) == (pytest.approx(max(0.0, 1 - half)), pytest.approx(1 + half))
+    wide, narrow = reply_size_factors(100.0, 20.0, 3), reply_size_factors(100.0, 20.0, 30)
+    assert wide[1] - wide[0] > narrow[1] - narrow[0] and narrow[0] > 0.9
+    assert reply_size_factors(100.0, 20.0, 1) == (1.0, 1.0)  # one reply: its spread is unknown
+    assert reply_size_factors(100.0, 0.0, 5) == (1.0, 1.0)
+
+
+def test_the_ledger_measures_the_spread_of_the_replies_that_did_not_loop() -> None:
+    sizes = [(120, "api"), (80, "api"), (400, "loop")]
+    records = [
+        CallRecord("r", "index.extract", "openai", "m", 100, c, src, 1.0, False, 1, prompt_name="extract_graph")
+        for c, src in sizes
+    ]
+    stats = measure_replies(records, model="m", stage="index.extract")
+    assert stats is not None and stats.unlooped_sd == pytest.approx(28.2843, abs=1e-3)  # stdev of 120 and 80
+    assert stats.unlooped_completion == pytest.approx(100.0)
+
+
 def _request(prompt: str, user: str, max_tokens: int | None = None) -> ChatRequest:
     messages = cast(tuple[Message, ...], ({"role": "system", "content": "Judge."}, {"role": "user", "content": user}))
     params: dict[str, object] = {"max_tokens": max_tokens} if max_tokens else {}
@@ -90,6 +115,15 @@ def test_the_high_end_lets_every_follow_up_run_to_max_tokens() -> None:
     assert estimate.high.calls == 2 + round(2 * MAX_FOLLOW_UPS)
     assert estimate.high.completion_tokens == estimate.completion_tokens + 4 * 1000
     assert estimate.range_line() is not None and "2–6 calls" in (estimate.range_line() or "")
+    spread = EstimatingProvider(NEVER, counter, replace(assumptions, reply_size=(0.5, 1.5)))
+    for text in ("Aspirin treats Fever.", "Ibuprofen relieves Pain."):
+        spread.complete(_request("extract_graph", f"Text:\n{text}", max_tokens=1000))
+    wider = spread.report(Prices(1.0, 1.0))
+    assert wider.completion_tokens == estimate.completion_tokens  # the point does not move
+    first_passes = estimate.completion_tokens
+    assert wider.low is not None and wider.high is not None
+    assert wider.low.completion_tokens == estimate.low.completion_tokens - round(0.5 * first_passes)
+    assert wider.high.completion_tokens == estimate.high.completion_tokens + round(0.5 * first_passes)
 
 
 @pytest.mark.slow

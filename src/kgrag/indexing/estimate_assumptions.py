@@ -135,7 +135,7 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
     (:func:`~kgrag.models.llm.reply_stats.measure_replies`: the reply size, the re-asks and retries)."""
     from kgrag.models.llm.estimate import EXTRACTION_PROMPTS
     from kgrag.models.llm.estimate_loops import LoopShare
-    from kgrag.models.llm.estimate_range import extraction_point_rate
+    from kgrag.models.llm.estimate_range import extraction_point_rate, reply_size_factors
     from kgrag.models.llm.reply_stats import measure_replies, replies_by_prompt, samples_by_prompt
 
     ledger = store.llm_ledger
@@ -167,6 +167,7 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
         if glean is not None and reply
         else assumptions.glean_completion_share,
         loops=LoopShare(extract.loop_share, extract.loop_completion, extract.loops, first_calls),
+        reply_size=reply_size_factors(reply, extract.unlooped_sd, extract.calls - extract.loops),
         calibrated=extract.note("extraction"),
     )
 

@@ -282,11 +282,15 @@ class EstimatingProvider:
         return _Tally(*measured.tally(calls))
 
     def _bounds(self, prices: Prices, base: _Tally, counted: list[tuple[str, _Tally]], end: int) -> Bounds:
-        """One end of the range (0 low, 1 high): ``base`` and the follow-ups at that end, and the gleaning
-        with the loop share at the other end of its interval (more loops, less gleaning)."""
+        """One end of the range (0 low, 1 high): ``base`` and the follow-ups at that end, the first passes'
+        replies that do not loop at that end of their size's interval, and the gleaning with the loop share
+        at the other end of its interval (more loops, less gleaning)."""
         total = _Tally(base.calls, base.prompt, base.completion)
         for _, part in self._follow_up_parts(counted, end):
             total.add(part.calls, part.prompt, part.completion)
+        first, loops = self._extract, self.assumptions.loops
+        clean = (1 - loops.share) * loops.unlooped(first.completion, first.calls)
+        total.add(0, 0, round((self.assumptions.reply_size[end] - 1) * clean))
         point, at_end = self._gleaning(), self._gleaning(self.assumptions.loops.interval()[1 - end])
         total.add(at_end.calls - point.calls, at_end.prompt - point.prompt, at_end.completion - point.completion)
         return Bounds(total.calls, total.prompt, total.completion, prices.cost(total.prompt, total.completion))

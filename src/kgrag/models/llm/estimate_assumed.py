@@ -90,6 +90,7 @@ class EstimateAssumptions:
     held_back: str = ""  # why the run will leave units failed and which stages wait (a warning), if so
     described: DescribedNames | None = None  # the model's entities and description lengths (summaries)
     loops: LoopShare = field(default_factory=LoopShare)  # first passes stopped in a repetition loop (measured)
+    reply_size: tuple[float, float] = (1.0, 1.0)  # the measured first-pass reply at its interval's ends (range)
 
     def reply_for(self, prompt: str | None) -> int:
         """The completion assumed for a non-extraction call of ``prompt``: measured, else the default."""

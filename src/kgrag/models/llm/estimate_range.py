@@ -16,8 +16,13 @@ wide when nothing was measured):
 Extraction follow-ups per failed reply are as measured (:data:`PER_FAILURE` when no reply failed), at most
 :data:`MAX_FOLLOW_UPS` per first call; a denoising prompt's call is asked again at most once. The share of
 first passes stopped in a repetition loop is taken at the ends of its interval the same way, for the
-gleaning it takes away (:mod:`.estimate_loops`). Nothing else (the shares of names and relations) is part
-of the range: it covers what replies cause.
+gleaning it takes away (:mod:`.estimate_loops`).
+
+The size of an extraction reply is a mean measured on as few as the probe's two replies, and a model's
+replies vary from unit to unit. So the range also takes the first passes' completion at the ends of that
+mean's Student t interval (:func:`reply_size_factors`, the same :data:`CONFIDENCE`: wide on two replies,
+as it should be; none on one reply, whose spread is unknown). Nothing else (the shares of names and
+relations) is part of the range: it covers what replies cause and how large they are.
 """
 
 from __future__ import annotations
@@ -63,6 +68,17 @@ def failure_interval(failed: int, calls: int) -> tuple[float, float]:
     return low, high
 
 
+def reply_size_factors(mean: float, sd: float, replies: int) -> tuple[float, float]:
+    """The ends of the :data:`CONFIDENCE` Student t interval of a mean reply size measured on ``replies``
+    replies with sample standard deviation ``sd``, as factors of the mean ((1, 1) below two replies)."""
+    from scipy.stats import t
+
+    if replies < 2 or mean <= 0 or sd <= 0:
+        return 1.0, 1.0
+    half = float(t.ppf(1 - (1 - CONFIDENCE) / 2, replies - 1)) * sd / replies**0.5 / mean
+    return max(0.0, 1 - half), 1 + half
+
+
 def extraction_rates(sample: FailureSample) -> tuple[float, float]:
     """Follow-ups per first extraction call at the two ends of the interval of ``sample``'s failure share."""
     per_failure = sample.follow_ups / sample.failed if sample.failed else PER_FAILURE
@@ -94,7 +110,7 @@ def reask_rates(sample: FailureSample) -> tuple[float, float]:
 def range_line(low: Bounds, high: Bounds) -> str:
     """The range in words, for the estimate's output."""
     return (
-        f"range (re-asks, retries and loops at the ends of their {CONFIDENCE:.0%} interval): "
+        f"range (re-asks, retries, loops and the reply size at the ends of their {CONFIDENCE:.0%} interval): "
         f"{low.calls}–{high.calls} calls, ~{low.prompt_tokens}–{high.prompt_tokens} prompt + "
         f"~{low.completion_tokens}–{high.completion_tokens} completion tokens, ~${low.cost_usd:.4f}–{high.cost_usd:.4f}"
     )

@@ -20,6 +20,7 @@ estimates, no call that failed before any reply), and returns
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
@@ -43,6 +44,7 @@ class ReplyStats:
     follow_ups: float = 0.0  # calls those failures caused
     loops: int = 0  # replies stopped in a repetition loop
     loop_completion: float = 0.0  # their mean completion (what was read before the loop)
+    unlooped_sd: float = 0.0  # the sample standard deviation of the completion of the replies that did not loop
 
     @property
     def first_calls(self) -> float:
@@ -94,6 +96,7 @@ def measure_replies(records: Iterable[CallRecord], *, model: str | None, stage: 
     # a unit's last failed reply causes no call: without halves a unit makes at most 1 + MAX_FOLLOW_UPS calls
     first = max(1.0, len(chosen) - follow_ups, (len(chosen) - sized) / (1 + MAX_FOLLOW_UPS))
     looped = [r.completion_tokens for r in chosen if r.usage_source == LOOP_SOURCE]
+    clean = [r.completion_tokens for r in chosen if r.usage_source != LOOP_SOURCE]
     return ReplyStats(
         len(chosen),
         sum(r.prompt_tokens for r in chosen) / len(chosen),
@@ -103,6 +106,7 @@ def measure_replies(records: Iterable[CallRecord], *, model: str | None, stage: 
         follow_ups,
         len(looped),
         sum(looped) / len(looped) if looped else 0.0,
+        statistics.stdev(clean) if len(clean) > 1 else 0.0,
     )
 
 
