@@ -288,30 +288,12 @@ class OpenAICompatibleProvider:
         """POST and read the reply within ``timeout_s`` in all (a read-complete response, as ``post`` gives);
         a successful reply's content is counted against ``ceiling`` as it arrives, and reading stops past it
         (:class:`ReplyPastCeiling`; leaving the block closes the connection)."""
+        from kgrag.models.llm.streaming import read_body
+
         deadline = time.monotonic() + self._timeout_s
         with self._client.stream("POST", "chat/completions", content=content) as response:
-            if response.is_stream_consumed:  # a transport that read the whole reply already (in-process ones)
-                response.read()
-                if ceiling is not None and response.status_code == 200:
-                    ceiling.feed(response.content)
-                return response
-            watched = ceiling if response.status_code == 200 else None
-            declared = response.headers.get("content-length", "")
-            expected = int(declared) if declared.isdigit() else -1
-            chunks: list[bytes] = []
-            received = 0
-            for chunk in response.iter_raw():
-                chunks.append(chunk)
-                received += len(chunk)
-                if watched is not None:
-                    watched.feed(chunk)
-                if received != expected and time.monotonic() > deadline:  # a complete reply is kept
-                    raise ProviderError(
-                        f"timeout: the reply took over llm.timeout_s = {self._timeout_s:g} s", retryable=True
-                    )
-        return self._httpx.Response(
-            response.status_code, headers=response.headers, content=b"".join(chunks), request=response.request
-        )
+            feed = ceiling.feed if ceiling is not None and response.status_code == 200 else None
+            return read_body(response, deadline, self._timeout_s, feed)
 
     def _status_error(self, response: httpx.Response, model: str) -> ProviderError:
         status = response.status_code

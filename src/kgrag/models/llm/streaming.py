@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -105,11 +106,9 @@ def read_stream(
     try:
         with client.stream("POST", "chat/completions", content=json.dumps(stream_body(body))) as reply:
             if reply.status_code != 200:
-                reply.read()
-                return Refused(reply)
+                return Refused(read_body(reply, deadline, timeout_s))
             if "text/event-stream" not in reply.headers.get("content-type", ""):
-                reply.read()
-                return _whole(reply, sink)
+                return _whole(read_body(reply, deadline, timeout_s), sink)
             assembly = StreamAssembly()
             for line in reply.iter_lines():
                 if time.monotonic() > deadline:
@@ -124,6 +123,36 @@ def read_stream(
         raise ProviderError(f"timeout: {type(exc).__name__}", retryable=True) from exc
     except httpx.TransportError as exc:
         raise ProviderError(f"connection: {type(exc).__name__}: {exc}", retryable=True) from exc
+
+
+def read_body(
+    response: httpx.Response, deadline: float, timeout_s: float, feed: Callable[[bytes], object] | None = None
+) -> httpx.Response:
+    """The whole body of a ``response`` opened with ``client.stream``, read by ``deadline`` (a read-complete
+    response, as ``post`` gives). A body that trickles in, each piece well within any per-read timeout, is
+    given up on at the deadline (:class:`ProviderError`, retryable), unless it is complete by then. ``feed``
+    sees each piece as it arrives (a reply ceiling counting it, which may stop the reading by raising)."""
+    import httpx
+
+    if response.is_stream_consumed:  # a transport that read the whole reply already (in-process ones)
+        response.read()
+        if feed is not None:
+            feed(response.content)
+        return response
+    declared = response.headers.get("content-length", "")
+    expected = int(declared) if declared.isdigit() else -1
+    chunks: list[bytes] = []
+    received = 0
+    for chunk in response.iter_raw():
+        chunks.append(chunk)
+        received += len(chunk)
+        if feed is not None:
+            feed(chunk)
+        if received != expected and time.monotonic() > deadline:  # a complete reply is kept
+            raise ProviderError(f"timeout: the reply took over llm.timeout_s = {timeout_s:g} s", retryable=True)
+    return httpx.Response(
+        response.status_code, headers=response.headers, content=b"".join(chunks), request=response.request
+    )
 
 
 def _whole(reply: httpx.Response, sink: StreamSink) -> ChatResponse:
