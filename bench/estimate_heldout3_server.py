@@ -9,22 +9,23 @@ verbose, so its replies grow with the unit's content:
   (lower-case two-word terms said at least twice, long words said three times or more), ranked by how
   often the unit mentions them; how many grows with the unit's length and saturates at a ceiling of 15–25
   drawn per unit; types come from word cues among the types the prompt lists, one in ten a plausible
-  wrong one; a description is short (six to ten words) for an entity mentioned once, one full sentence of
-  the text for one mentioned twice, and two sentences (the text's and a note on its role) for a central
+  wrong one; a description is short (five to nine words) for an entity mentioned once, one full sentence of
+  the text (9–18 words) for one mentioned twice, and two sentences (the text's and a second mention) for a central
   one mentioned three times or more;
 * relations link entities named in the same sentence (most pairs) or in adjacent sentences (some), up to
-  about one and a half per entity, labelled with the verb phrase between the two names when there is one,
-  described by the sentence (cut when long), with one to three keywords and a strength that falls with
+  about one per entity, labelled with the verb phrase between the two names when there is one,
+  described by the sentence (its first 6–12 words), with one to three keywords and a strength that falls with
   distance;
 * about 5% of first extraction replies are wrapped in a ```json fence after a one-line preface; a re-ask
   is answered with bare JSON;
 * gleaning adds two to eight items (candidates beyond the first pass's ceiling and relations among them
   and what was found) on dense units, those with more candidates than were found, and empty lists on
   sparse ones;
-* summaries are rewritten at about 55–75% of the notes' words (within the word limit), so they grow with
+* summaries shorten each distinct note to 55–75% of its words (within the word limit), so they grow with
   their input; community reports have a specific title, a summary of two to four sentences, and three to
   six findings (as many as asked at most, more for more material) of two or three sentences each, with
-  refs to the material's labels, and a rating;
+  refs to the material's labels, and a rating; a re-ask (after a reply cut at ``max_tokens``) gets three
+  findings of two sentences;
 * merge confirmations are JSON always: yes for names equal up to case, punctuation and a plural, and for
   an abbreviation of the other name (its initials), no otherwise; keep the fuller name, and a one-sentence
   reason as the description;
@@ -81,7 +82,9 @@ _TYPE_CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("person", ("dr.", "doctor", "patient", "surgeon", "nurse", "oncologist")),
 )  # fmt: skip
 _VERBS = frozenset("cause treat form grow spread affect include lead reduce increase lower raise help".split())
-_VAGUE_LABELS = frozenset({"related to", "is related to", "associated with", "mentioned with", "linked to"})
+_VAGUE_LABELS = frozenset(
+    {"related to", "is related to", "associated with", "is associated with", "is discussed together with", "linked to"}
+)
 _GENERIC = frozenset({"it", "they", "this", "that", "the", "thing", "things", "people", "person", "part", "type"})
 _COUNTER: list[TokenCounter] = []
 
@@ -181,7 +184,7 @@ def _candidates(text: str, sentences: Sequence[str]) -> list[tuple[str, int]]:
 def _ceiling(words: int, rng: random.Random) -> int:
     """How many entities a unit of ``words`` words gets: grows with the unit, saturates at 15–25."""
     top = rng.randint(15, 25)
-    return max(1, round(top * (1 - math.exp(-words / rng.uniform(260, 420)))))
+    return max(1, round(top * (1 - math.exp(-words / rng.uniform(350, 550)))))
 
 
 def _type(name: str, types: Sequence[str], rng: random.Random) -> str:
@@ -200,12 +203,12 @@ def _describe(name: str, mentions: int, sentences: Sequence[str], rng: random.Ra
     first = said[0] if said else name
     if mentions <= 1:
         clause = next((c.strip() for c in re.split(r"[,;:()]", first) if name.casefold() in c.casefold()), first)
-        return _words(clause, rng.randint(6, 10))
-    sentence = _words(first, rng.randint(14, 26))
+        return _words(clause, rng.randint(5, 9))
+    sentence = _words(first, rng.randint(9, 18))
     if mentions == 2:
         return sentence
     other = said[1] if len(said) > 1 else first
-    return f"{sentence} The text returns to it {mentions} times: " + _words(other, rng.randint(10, 22))
+    return f"{sentence} It comes up {mentions} times, also here: " + _words(other, rng.randint(5, 10))
 
 
 def _entity(name: str, mentions: int, sentences: Sequence[str], types: Sequence[str], seed: str) -> dict[str, str]:
@@ -233,7 +236,7 @@ def _relation(source: str, target: str, sentence: str, distance: int, rng: rando
         "source": source,
         "target": target,
         "label": label,
-        "description": _words(sentence, rng.randint(12, 30)),
+        "description": _words(sentence, rng.randint(6, 12)),
         "keywords": keywords,
         "strength": max(3, rng.randint(6, 9) - 2 * distance),
     }
@@ -266,7 +269,7 @@ def _graph(text: str, types: Sequence[str], seed: str) -> tuple[dict[str, Any], 
     ceiling = _ceiling(len(text.split()), _rng(seed, "ceiling"))
     chosen, rest = candidates[:ceiling], candidates[ceiling:]
     entities = [_entity(n, c, sentences, types, seed) for n, c in chosen]
-    relations = _relations(sentences, [n for n, _ in chosen], seed, limit=max(1, ceiling * 3 // 2))
+    relations = _relations(sentences, [n for n, _ in chosen], seed, limit=max(1, len(chosen)))
     return {"entities": entities, "relations": relations}, rest
 
 
@@ -307,17 +310,15 @@ def _glean(request: Request) -> str:
 
 def _summary(request: Request) -> str:
     head, _, notes = request.first.partition("\nNotes:\n")
-    kind, _, name = head.partition(":")
-    name = name.strip()
+    name = head.partition(":")[2].strip()
     lines = [line.removeprefix("- ").strip() for line in notes.splitlines() if line.strip()]
     limit = int(m.group(1)) if (m := re.search(r"at most (\d+) words", request.system)) else 120
-    rng = request.rng("summary")
-    target = min(limit, max(12, round(sum(len(line.split()) for line in lines) * rng.uniform(0.55, 0.75))))
-    facts = list(dict.fromkeys(lines))
-    opener = f"{name} is a {kind.strip().casefold() or 'entity'} that"
-    parts = [opener] + [f"{f[:1].lower()}{f[1:].rstrip('.')}," for f in facts[:-1]] + facts[-1:]
-    text = " ".join(parts) if facts else f"{name} is mentioned in the documents."
-    return _words(text, target)
+    ratio = request.rng("summary").uniform(0.55, 0.75)
+    facts = list({line.casefold(): line for line in lines}.values())  # repeats dropped
+    sentences = [_words(fact, max(4, round(len(fact.split()) * ratio))) for fact in facts]
+    if sentences and name.casefold() not in sentences[0].casefold():
+        sentences[0] = f"{name}: {sentences[0]}"
+    return _words(" ".join(sentences) or f"{name} is mentioned in the documents.", limit)
 
 
 _MATERIAL = re.compile(r"^\[([ERC]\d+)\] (.+)$", re.MULTILINE)
@@ -337,17 +338,17 @@ def _report(request: Request) -> str:
     if len(names) > 2 and rng.random() < 0.5:
         title += f" in relation to {names[2]}"
     bodies = [t.split(": ", 1)[-1] for _, t in items] or [names[0]]
-    summary = " ".join(_words(b, rng.randint(12, 24)) for b in bodies[: rng.randint(2, 4)])
+    summary = " ".join(_words(b, rng.randint(8, 14)) for b in bodies[: rng.randint(1, 3)])
     summary = _words(f"This group centres on {', '.join(names[:4])}. {summary}", limit)
-    count = min(asked, max(3, min(6, 2 + len(items) // 4)))
+    count = 3 if request.again else min(asked, max(3, min(6, 1 + len(items) // 6)))
     findings = []
     for index in range(count):
         label, text = items[index % len(items)] if items else ("E1", names[0])
         related = [lab for lab, t in items if _item_name(text) in t and lab != label][:3]
-        sentences = [_words(text.split(": ", 1)[-1], rng.randint(14, 26))]
+        sentences = [_words(text.split(": ", 1)[-1], rng.randint(8, 14))]
         sentences += [f"This links {_item_name(text)} to {len(related)} other items of the group."]
-        if rng.random() < 0.5:
-            sentences.append(_words(bodies[(index + 1) % len(bodies)], rng.randint(10, 18)))
+        if rng.random() < 0.5 and not request.again:
+            sentences.append(_words(bodies[(index + 1) % len(bodies)], rng.randint(6, 10)))
         findings.append({"summary": f"{_item_name(text)} plays a key role in this group.",
                          "explanation": " ".join(sentences), "refs": [label, *related]})  # fmt: skip
     rating = min(10, 4 + len(items) // 5 + rng.randint(0, 2))
