@@ -6,21 +6,22 @@ scripted fake server and the other scripted servers (to differ from them) only. 
 verbose, so its replies grow with the unit's content:
 
 * extraction lists the unit's named things (capitalised runs and acronyms) *and* its key concepts
-  (lower-case two-word terms said at least twice, long words said three times or more), ranked by how
-  often the unit mentions them; how many grows with the unit's length and saturates at a ceiling of 15–25
-  drawn per unit; types come from word cues among the types the prompt lists, one in ten a plausible
-  wrong one; a description is short (five to nine words) for an entity mentioned once, one full sentence of
-  the text (9–18 words) for one mentioned twice, and two sentences (the text's and a second mention) for a central
-  one mentioned three times or more;
+  (lower-case terms of two to four words said at least twice, long words said three times or more),
+  ranked by how often the unit mentions them; how many grows with the unit's length and saturates at a
+  ceiling of 15–25 drawn per unit (so long units fall under one entity per 100 tokens); types come from
+  word cues among the types the prompt lists, one in ten another type of the list; a description is
+  short (five to nine words) for an entity mentioned once, one sentence of the text (9–18 words) for one
+  mentioned twice, and two sentences (the text's first and second mention) for a central one mentioned
+  three times or more;
 * relations link entities named in the same sentence (most pairs) or in adjacent sentences (some), up to
-  about one per entity, labelled with the verb phrase between the two names when there is one,
-  described by the sentence (its first 6–12 words), with one to three keywords and a strength that falls with
-  distance;
+  one per entity, labelled with the verb phrase between the two names when there is one, described by
+  the sentence (its first 6–12 words), with one to three keywords and a strength that falls with
+  distance; a dense unit's reply runs to about twice its tokens;
 * about 5% of first extraction replies are wrapped in a ```json fence after a one-line preface; a re-ask
   is answered with bare JSON;
-* gleaning adds two to eight items (candidates beyond the first pass's ceiling and relations among them
-  and what was found) on dense units, those with more candidates than were found, and empty lists on
-  sparse ones;
+* gleaning adds two to eight items (candidates beyond the first pass's ceiling, then others not found,
+  and relations from them) on dense text (150 words or more with two or more candidates not found), and
+  empty lists on sparse text;
 * summaries shorten each distinct note to 55–75% of its words (within the word limit), so they grow with
   their input; community reports have a specific title, a summary of two to four sentences, and three to
   six findings (as many as asked at most, more for more material) of two or three sentences each, with
@@ -36,8 +37,8 @@ verbose, so its replies grow with the unit's content:
   cut reply in its default behaviour (kgrag sees JSON that stops short), and reports ``length`` itself
   only when made with ``behaviour="llama-cpp-python"`` and a ``context_window``.
 
-Deterministic: every draw is seeded by a hash of the request's messages and temperature, never by arrival
-order.
+Deterministic: every draw is seeded by a hash of the request's text (its messages and temperature; the
+unit's text for what is extracted from it), never by arrival order.
 """
 
 from __future__ import annotations
