@@ -1,0 +1,188 @@
+"""Does kgrag index for real against the mid-sized-open-model server (:mod:`estimate_heldout3_server`)?
+
+Indexes the first ``--tokens`` (about 4 characters a token) of the GraphRAG-Bench Medical corpus with the
+``standard``, ``graphrag`` and ``denoised`` pipelines (denoising with LLM merge confirmation and LLM triple
+reflection), each in a fresh workspace against ``FakeOpenAIServer`` answering with ``heldout3_server``,
+and prints per pipeline: the ledger's calls, attempts and tokens per stage, what the server was asked
+(requests by prompt kind, re-asks, replies cut at ``max_tokens``), the graph's size and the run's warnings
+and fallbacks. Exits non-zero when a graph is empty or an expected stage made no call. No estimate is run.
+
+``--skip N`` starts the slice after the corpus's first N tokens. ``--description-tokens N`` lowers
+``graph.max_description_tokens`` (default 300), so that the summary stage is reached on a small slice too:
+merged descriptions must add up to more than that before a summary is asked for.
+``--set KEY=VALUE`` adds a kgrag.toml setting (``--set graph.extractors.llm.unit_tokens=2400``: longer units,
+which this model leaves under one entity per 100 tokens, so they are gleaned).
+``--llama-cpp`` makes the server answer as llama-cpp-python's does (``json_schema`` refused, replies
+stopped at ``max_tokens`` words with ``finish_reason: "length"``, a ``--window`` context window).
+
+    PYTHONPATH=src .venv/bin/python bench/check_heldout3_server.py [--tokens 8000] [--llama-cpp]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import threading
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any, cast
+
+from kgrag.documents import TokenCounter
+from kgrag.testing.fake_openai_server import FakeOpenAIServer
+from kgrag.testing.wire import ChatBody
+from kgrag.testing.workspace_toml import write_workspace_toml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from estimate_heldout3_server import heldout3_server  # a sibling module of this script
+
+ROOT = Path(__file__).resolve().parents[1]
+MEDICAL = ROOT.parent / "shared" / "datasets" / "graphrag-bench-medical" / "corpus.json"
+KEY_ENV = "KGRAG_HELDOUT3_CHECK_KEY"
+PIPELINES = {
+    "standard": {},
+    "graphrag": {"indexing.pipeline": '"graphrag"'},
+    "denoised": {"indexing.pipeline": '"denoised"', "denoise.llm_confirm": "true", "denoise.reflection": '"llm"'},
+}
+EXPECTED = {  # stages each pipeline must call (ledger stage names start with these)
+    "standard": ("index.extract",),
+    "graphrag": ("index.extract", "index.community-reports"),
+    "denoised": ("index.extract", "index.resolve", "index.reflect"),
+}  # index.glean is not required: kgrag gleans only units whose first pass looks incomplete
+KINDS = (
+    ("You extract a knowledge graph", "extract"),
+    ("A knowledge graph was extracted", "glean"),
+    ("You merge notes about one", "summarize"),
+    ("You write a briefing note", "report"),
+    ("You review candidate duplicates", "merge"),
+    ("You check relations of a knowledge graph", "reflect"),
+)
+
+
+class Tally:
+    """What the server was asked and answered, by prompt kind (thread-safe: the server is threaded)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.counts: Counter[str] = Counter()
+        self.counter = TokenCounter.for_encoding("cl100k_base")
+
+    def __call__(self, request: ChatBody) -> str:
+        body = cast("dict[str, Any]", request)
+        messages = body.get("messages", [])
+        system = next((str(m.get("content", "")) for m in messages if m.get("role") == "system"), "")
+        kind = next((k for opening, k in KINDS if system.startswith(opening)), "other")
+        reply = heldout3_server(body)
+        again = any(m.get("role") == "assistant" for m in messages)
+        limit = int(body.get("max_tokens") or 0)
+        with self.lock:
+            self.counts[kind] += 1
+            self.counts[f"{kind} re-ask"] += again
+            self.counts[f"{kind} cut at max_tokens"] += bool(limit) and self.counter.count(reply) >= limit
+            self.counts[f"{kind} not JSON"] += kind not in ("summarize", "other") and not _is_json(reply)
+            self.counts[f"{kind} score out of range"] += kind == "reflect" and _out_of_range(reply)
+        return reply
+
+
+def _is_json(reply: str) -> bool:
+    try:
+        json.loads(reply)
+    except ValueError:
+        return False
+    return True
+
+
+def _out_of_range(reply: str) -> bool:
+    try:
+        scores = json.loads(reply).get("scores", [])
+    except (ValueError, AttributeError):
+        return False
+    return any(isinstance(s, dict) and not 0 <= float(s.get("score", 0)) <= 1 for s in scores)
+
+
+def medical_slice(out: Path, tokens: int, skip: int = 0) -> Path:
+    """About ``tokens`` (4 characters a token) of the Medical corpus after the first ``skip``, cut at lines."""
+    records = json.loads(MEDICAL.read_text(encoding="utf-8"))
+    text = "\n\n".join(str(r.get("context", "")) for r in records)
+    start = text.find("\n", skip * 4) + 1 if skip else 0
+    end = text.find("\n", start + tokens * 4)
+    path = out / "medical.txt"
+    path.write_text(text[start : end if end > 0 else start + tokens * 4] + "\n", encoding="utf-8")
+    return path
+
+
+def workspace(path: Path, base_url: str, settings: dict[str, str]) -> Path:
+    from kgrag import Workspace
+
+    Workspace.init(path, embedding={"provider": "fake"}).close()
+    lines = {
+        "embedding.provider": '"fake"',
+        "graph.extractor": '"llm"',
+        "llm.provider": '"openai"',
+        "llm.providers.openai.base_url": json.dumps(base_url),
+        "llm.model": '"test-model"',
+        "llm.providers.openai.api_key_env": json.dumps(KEY_ENV),
+        **settings,
+    }
+    return write_workspace_toml(path, lines)
+
+
+def run_pipeline(name: str, doc: Path, workdir: Path, args: argparse.Namespace) -> list[str]:
+    """Index ``doc`` with pipeline ``name``; the problems found (empty graph, stage without calls)."""
+    from kgrag import Workspace
+
+    tally = Tally()
+    server_kwargs: dict[str, Any] = {"include_usage": False}
+    if args.llama_cpp:
+        server_kwargs.update(behaviour="llama-cpp-python", context_window=args.window)
+    with FakeOpenAIServer(tally, **server_kwargs) as server:
+        settings = dict(PIPELINES[name])
+        if args.description_tokens:
+            settings["graph.max_description_tokens"] = str(args.description_tokens)
+        settings.update(item.split("=", 1) for item in args.set)
+        with Workspace.open(workspace(workdir / name, server.base_url, settings)) as ws:
+            report = ws.indexing.run([doc])
+            calls = ws.store.llm_ledger.calls()
+            graph = ws.store.graph.counts()
+            communities = ws.store.communities.counts()
+    stages: dict[str, Counter[str]] = defaultdict(Counter)
+    for call in calls:
+        stage = stages[call.stage]
+        stage.update(calls=1, attempts=call.attempts, prompt=call.prompt_tokens, completion=call.completion_tokens)
+    print(f"\n## {name}: graph {graph}, communities {communities}")
+    for stage_name, figures in sorted(stages.items()):
+        print(f"  {stage_name:<28} " + ", ".join(f"{k} {v}" for k, v in figures.items()))
+    print("  server: " + ", ".join(f"{k} {v}" for k, v in sorted(tally.counts.items()) if v))
+    for line in [*report.warnings, *(f"fallback {k}: {v}" for k, v in report.fallbacks.items())]:
+        print(f"  warning: {line}")
+    expected = [*EXPECTED[name], *(["index.summarize"] if args.description_tokens else [])]
+    problems = [f"{name}: no call in {s}" for s in expected if not any(k.startswith(s) for k in stages)]
+    if not any(graph.get(k) for k in graph if "entit" in k):
+        problems.append(f"{name}: empty graph {graph}")
+    return problems
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tokens", type=int, default=8000)
+    parser.add_argument("--skip", type=int, default=0, help="tokens of the corpus to skip before the slice")
+    parser.add_argument("--pipelines", default=",".join(PIPELINES))
+    parser.add_argument("--description-tokens", type=int, help="graph.max_description_tokens (summaries)")
+    parser.add_argument("--set", action="append", default=[], help="KEY=TOML value for kgrag.toml (repeatable)")
+    parser.add_argument("--llama-cpp", action="store_true", help="answer as llama-cpp-python's server does")
+    parser.add_argument("--window", type=int, default=8192, help="context window with --llama-cpp (words)")
+    args = parser.parse_args()
+    os.environ.setdefault(KEY_ENV, "sk-heldout3-check")
+    problems: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="kgrag-heldout3-") as tmp:
+        doc = medical_slice(Path(tmp), args.tokens, args.skip)
+        for name in args.pipelines.split(","):
+            problems += run_pipeline(name, doc, Path(tmp), args)
+    print("\n" + ("\n".join(problems) if problems else "all pipelines indexed, every expected stage called"))
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == "__main__":
+    main()
