@@ -12,8 +12,8 @@ every stage's reply size calibrated from its ledger). Prints a markdown table (`
 with the estimate's range (re-asks and retries at the ends of their interval) and whether each measured
 figure lies inside it. ``--servers`` also takes ``sloppy``, ``gleaner``, ``lowercase``, ``verbose``
 (:mod:`estimate_verbose_server`), ``heldout`` (:mod:`estimate_heldout_server`: a capable instruction model)
-and ``heldout2`` (:mod:`estimate_heldout2_server`: a small local model), both written without reading the
-estimate's code.
+``heldout2`` (:mod:`estimate_heldout2_server`: a small local model) and ``heldout3``
+(:mod:`estimate_heldout3_server`: a mid-sized open model), all three written without reading the estimate's code.
 
 ``--before REF`` first runs the same cells in a child process on the estimate code of git ``REF`` (its
 ``src/``; the servers stay this file's) and puts each figure's ratio there in front of this code's.
@@ -42,6 +42,7 @@ from kgrag.testing.terse_responder import TerseResponder
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from estimate_heldout2_server import heldout2_server  # sibling modules of this script
+from estimate_heldout3_server import heldout3_server
 from estimate_heldout_server import heldout_server
 from estimate_verbose_server import verbose_server
 
@@ -229,6 +230,10 @@ SERVERS = {
     # round seven: a small local model (the first few names of a unit, generic or wrong types, gleaning that
     # repeats found names, invalid JSON and prose confirmations now and then, out-of-range reflection scores)
     "heldout2": lambda: heldout2_server,
+    # held out, written without reading the estimate's code or results and run once, after the reply size's
+    # interval entered the range: a mid-sized open model (named things and key concepts up to a ceiling of
+    # 15-25, descriptions long for central entities, dense relations, long structured reports, careful merges)
+    "heldout3": lambda: heldout3_server,
 }
 FIGURES = ("calls", "prompt_tokens", "completion_tokens")
 TOLERANCE = 0.25
