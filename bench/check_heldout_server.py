@@ -1,8 +1,10 @@
-"""Does kgrag index for real against the mid-sized-open-model server (:mod:`estimate_heldout3_server`)?
+"""Does kgrag index for real against a held-out estimate server (``--server``: ``heldout2``, the small local
+model of :mod:`estimate_heldout2_server`, or ``heldout3``, the mid-sized open model of
+:mod:`estimate_heldout3_server`)?
 
 Indexes the first ``--tokens`` (about 4 characters a token) of the GraphRAG-Bench Medical corpus with the
 ``standard``, ``graphrag`` and ``denoised`` pipelines (denoising with LLM merge confirmation and LLM triple
-reflection), each in a fresh workspace against ``FakeOpenAIServer`` answering with ``heldout3_server``,
+reflection), each in a fresh workspace against ``FakeOpenAIServer`` answering as that server,
 and prints per pipeline: the ledger's calls, attempts and tokens per stage, what the server was asked
 (requests by prompt kind, re-asks, replies cut at ``max_tokens``), the graph's size and the run's warnings
 and fallbacks. Exits non-zero when a graph is empty or an expected stage made no call. No estimate is run.
@@ -11,11 +13,11 @@ and fallbacks. Exits non-zero when a graph is empty or an expected stage made no
 ``graph.max_description_tokens`` (default 300), so that the summary stage is reached on a small slice too:
 merged descriptions must add up to more than that before a summary is asked for.
 ``--set KEY=VALUE`` adds a kgrag.toml setting (``--set graph.extractors.llm.unit_tokens=2400``: longer units,
-which this model leaves under one entity per 100 tokens, so they are gleaned).
+which heldout3 leaves under one entity per 100 tokens, so they are gleaned).
 ``--llama-cpp`` makes the server answer as llama-cpp-python's does (``json_schema`` refused, replies
 stopped at ``max_tokens`` words with ``finish_reason: "length"``, a ``--window`` context window).
 
-    PYTHONPATH=src .venv/bin/python bench/check_heldout3_server.py [--tokens 8000] [--llama-cpp]
+    PYTHONPATH=src .venv/bin/python bench/check_heldout_server.py --server heldout3 [--tokens 8000] [--llama-cpp]
 """
 
 from __future__ import annotations
@@ -27,20 +29,22 @@ import sys
 import tempfile
 import threading
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
 from kgrag.documents import TokenCounter
+from kgrag.testing.estimate_check import KEY_ENV, write_workspace
 from kgrag.testing.fake_openai_server import FakeOpenAIServer
 from kgrag.testing.wire import ChatBody
-from kgrag.testing.workspace_toml import write_workspace_toml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from estimate_heldout3_server import heldout3_server  # a sibling module of this script
+from estimate_heldout2_server import heldout2_server  # sibling modules of this script
+from estimate_heldout3_server import heldout3_server
 
 ROOT = Path(__file__).resolve().parents[1]
 MEDICAL = ROOT.parent / "shared" / "datasets" / "graphrag-bench-medical" / "corpus.json"
-KEY_ENV = "KGRAG_HELDOUT3_CHECK_KEY"
+SERVERS = {"heldout2": heldout2_server, "heldout3": heldout3_server}
 PIPELINES = {
     "standard": {},
     "graphrag": {"indexing.pipeline": '"graphrag"'},
@@ -64,7 +68,8 @@ KINDS = (
 class Tally:
     """What the server was asked and answered, by prompt kind (thread-safe: the server is threaded)."""
 
-    def __init__(self) -> None:
+    def __init__(self, responder: Callable[[dict[str, Any]], str]) -> None:
+        self.responder = responder
         self.lock = threading.Lock()
         self.counts: Counter[str] = Counter()
         self.counter = TokenCounter.for_encoding("cl100k_base")
@@ -74,7 +79,7 @@ class Tally:
         messages = body.get("messages", [])
         system = next((str(m.get("content", "")) for m in messages if m.get("role") == "system"), "")
         kind = next((k for opening, k in KINDS if system.startswith(opening)), "other")
-        reply = heldout3_server(body)
+        reply = self.responder(body)
         again = any(m.get("role") == "assistant" for m in messages)
         limit = int(body.get("max_tokens") or 0)
         with self.lock:
@@ -113,27 +118,11 @@ def medical_slice(out: Path, tokens: int, skip: int = 0) -> Path:
     return path
 
 
-def workspace(path: Path, base_url: str, settings: dict[str, str]) -> Path:
-    from kgrag import Workspace
-
-    Workspace.init(path, embedding={"provider": "fake"}).close()
-    lines = {
-        "embedding.provider": '"fake"',
-        "graph.extractor": '"llm"',
-        "llm.provider": '"openai"',
-        "llm.providers.openai.base_url": json.dumps(base_url),
-        "llm.model": '"test-model"',
-        "llm.providers.openai.api_key_env": json.dumps(KEY_ENV),
-        **settings,
-    }
-    return write_workspace_toml(path, lines)
-
-
 def run_pipeline(name: str, doc: Path, workdir: Path, args: argparse.Namespace) -> list[str]:
     """Index ``doc`` with pipeline ``name``; the problems found (empty graph, stage without calls)."""
     from kgrag import Workspace
 
-    tally = Tally()
+    tally = Tally(SERVERS[args.server])
     server_kwargs: dict[str, Any] = {"include_usage": False}
     if args.llama_cpp:
         server_kwargs.update(behaviour="llama-cpp-python", context_window=args.window)
@@ -142,7 +131,7 @@ def run_pipeline(name: str, doc: Path, workdir: Path, args: argparse.Namespace) 
         if args.description_tokens:
             settings["graph.max_description_tokens"] = str(args.description_tokens)
         settings.update(item.split("=", 1) for item in args.set)
-        with Workspace.open(workspace(workdir / name, server.base_url, settings)) as ws:
+        with Workspace.open(write_workspace(workdir / name, server.base_url, settings)) as ws:
             report = ws.indexing.run([doc])
             calls = ws.store.llm_ledger.calls()
             graph = ws.store.graph.counts()
@@ -166,6 +155,7 @@ def run_pipeline(name: str, doc: Path, workdir: Path, args: argparse.Namespace) 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--server", choices=sorted(SERVERS), default="heldout3")
     parser.add_argument("--tokens", type=int, default=8000)
     parser.add_argument("--skip", type=int, default=0, help="tokens of the corpus to skip before the slice")
     parser.add_argument("--pipelines", default=",".join(PIPELINES))
@@ -174,9 +164,9 @@ def main() -> None:
     parser.add_argument("--llama-cpp", action="store_true", help="answer as llama-cpp-python's server does")
     parser.add_argument("--window", type=int, default=8192, help="context window with --llama-cpp (words)")
     args = parser.parse_args()
-    os.environ.setdefault(KEY_ENV, "sk-heldout3-check")
+    os.environ.setdefault(KEY_ENV, "sk-heldout-check")
     problems: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="kgrag-heldout3-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"kgrag-{args.server}-") as tmp:
         doc = medical_slice(Path(tmp), args.tokens, args.skip)
         for name in args.pipelines.split(","):
             problems += run_pipeline(name, doc, Path(tmp), args)
