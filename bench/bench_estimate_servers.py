@@ -14,6 +14,9 @@ figure lies inside it. ``--servers`` also takes ``sloppy``, ``gleaner``, ``lower
 (:mod:`estimate_verbose_server`), ``heldout`` (:mod:`estimate_heldout_server`: a capable instruction model)
 ``heldout2`` (:mod:`estimate_heldout2_server`: a small local model) and ``heldout3``
 (:mod:`estimate_heldout3_server`: a mid-sized open model), all three written without reading the estimate's code.
+Those three stop each reply at ``max_tokens`` with ``finish_reason: "length"``, as their writers specified
+(``FakeOpenAIServer(cut_at_max_tokens=True)``); ``--cut-at-max-tokens`` makes every server do so (the others
+otherwise send their replies whole, as a server that ignores ``max_tokens``).
 
 ``--before REF`` first runs the same cells in a child process on the estimate code of git ``REF`` (its
 ``src/``; the servers stay this file's) and puts each figure's ratio there in front of this code's.
@@ -235,6 +238,9 @@ SERVERS = {
     # 15-25, descriptions long for central entities, dense relations, long structured reports, careful merges)
     "heldout3": lambda: heldout3_server,
 }
+# servers whose writers specified replies stopped at max_tokens with finish_reason length, as hosted APIs and
+# llama.cpp do (FakeOpenAIServer's cut_at_max_tokens); the others' replies go out whole
+HONOURS_MAX_TOKENS = frozenset({"heldout", "heldout2", "heldout3"})
 FIGURES = ("calls", "prompt_tokens", "completion_tokens")
 TOLERANCE = 0.25
 
@@ -308,6 +314,12 @@ def without_before(argv: Sequence[str]) -> list[str]:
     return out
 
 
+def _transport(server: str, cut: bool) -> dict[str, bool]:
+    """``compare``'s server option for ``server`` (empty when it ignores max_tokens, so that ``--before`` on
+    code older than the option still runs those servers)."""
+    return {"cut_at_max_tokens": True} if cut or server in HONOURS_MAX_TOKENS else {}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tokens", type=int, default=6000, help="size of the Medical slice")
@@ -315,6 +327,11 @@ def main() -> None:
     parser.add_argument("--servers", default="realistic,terse", help=f"of {', '.join(SERVERS)}")
     parser.add_argument("--pipelines", default=",".join(PIPELINES))
     parser.add_argument("--verbose", action="store_true", help="print each cell's assumptions and stages")
+    parser.add_argument(
+        "--cut-at-max-tokens",
+        action="store_true",
+        help="the server stops replies at max_tokens with finish_reason length, as hosted APIs do",
+    )
     parser.add_argument("--out", type=Path)
     parser.add_argument("--before", metavar="REF", help="also run the same cells on the src/ of git REF first")
     args = parser.parse_args()
@@ -330,7 +347,8 @@ def main() -> None:
             for pipeline in args.pipelines.split(","):
                 result = compare([target], Path(tmp) / f"{server}-{pipeline}", PIPELINES[pipeline],
                                  responder=SERVERS[server](), probe=not args.ledger,
-                                 history=[history] if args.ledger else ())  # fmt: skip
+                                 history=[history] if args.ledger else (),
+                                 **_transport(server, args.cut_at_max_tokens))  # fmt: skip
                 if args.verbose:
                     print("\n".join(result.assumptions), file=sys.stderr)
                     print(json.dumps(result.measured_by_stage, indent=1), file=sys.stderr)

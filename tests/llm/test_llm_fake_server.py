@@ -53,3 +53,23 @@ def test_a_blocked_rate_injects_its_exact_share_in_every_block() -> None:
     blocks = [codes[i : i + 10] for i in range(0, 40, 10)]
     assert [block.count(500) for block in blocks] == [3, 3, 3, 3]
     assert len({tuple(block) for block in blocks}) > 1  # the places are drawn, not a fixed pattern
+
+
+def test_a_server_honouring_max_tokens_stops_a_long_reply_there_with_length() -> None:
+    from kgrag.documents.tokens import TokenCounter
+
+    long_reply = "word " * 300
+
+    def responder(_: object) -> str:
+        return long_reply
+
+    counter = TokenCounter.for_encoding("cl100k_base")
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 50}
+    with FakeOpenAIServer(responder, cut_at_max_tokens=True) as server:
+        choice = httpx.post(f"{server.base_url}/chat/completions", json=body).json()["choices"][0]
+        short = httpx.post(f"{server.base_url}/chat/completions", json={**body, "max_tokens": 1000}).json()
+    assert choice["finish_reason"] == "length" and len(counter.encode(choice["message"]["content"])) == 50
+    assert short["choices"][0]["finish_reason"] == "stop"  # a reply under max_tokens goes out whole
+    with FakeOpenAIServer(responder) as ignoring:  # the default ignores max_tokens, as some servers do
+        whole = httpx.post(f"{ignoring.base_url}/chat/completions", json=body).json()["choices"][0]
+    assert whole["finish_reason"] == "stop" and whole["message"]["content"] == long_reply

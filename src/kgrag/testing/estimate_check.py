@@ -87,16 +87,19 @@ def compare(
     responder: Responder | None = None,
     probe: bool = False,
     history: Sequence[Path] = (),
+    cut_at_max_tokens: bool = False,
 ) -> Comparison:
     """Estimate, then index for real, ``files`` in two fresh workspaces under ``workdir``, against a fake
     server answering with ``responder`` (default: the realistic scripted extraction responder). ``probe``:
     estimate with ``--probe``; ``history``: files the estimate's workspace indexes for real first, so its
-    ledger calibrates the estimate. ``requests`` counts only what the estimate itself sent."""
+    ledger calibrates the estimate; ``cut_at_max_tokens``: the server stops replies at ``max_tokens`` with
+    ``length`` (:class:`FakeOpenAIServer`). ``requests`` counts only what the estimate itself sent."""
     from kgrag import Workspace
 
     os.environ.setdefault(KEY_ENV, "sk-estimate-check")
     answer = responder or ExtractionResponder().for_server
-    with FakeOpenAIServer(answer, include_usage=False) as server:  # cl100k counts, as real APIs
+    # no usage block: kgrag counts with cl100k, as real APIs do
+    with FakeOpenAIServer(answer, include_usage=False, cut_at_max_tokens=cut_at_max_tokens) as server:
         with Workspace.open(write_workspace(workdir / "estimate", server.base_url, settings)) as ws:
             if history:
                 ws.indexing.run(list(history))

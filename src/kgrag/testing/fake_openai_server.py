@@ -17,6 +17,11 @@ so the client's real transport, timeouts and retries are exercised. Faults come 
 or more is refused with HTTP 400 naming the window; a reply that would overflow the window, or run past
 ``max_tokens``, stops there with ``finish_reason: "length"``.
 
+``cut_at_max_tokens=True`` makes the default server honour ``max_tokens`` as hosted APIs do: a reply of that
+many cl100k tokens or more (the responder's own, cut or not) stops at ``max_tokens`` with
+``finish_reason: "length"``. Without it, a responder's reply goes out whole with ``stop`` (a server that
+ignores ``max_tokens``, or a responder that cuts its replies and says nothing).
+
 :class:`ServerStats` counts requests, faults, the most requests in flight at once, and request arrival
 times, so tests can check concurrency and rate limits from the server's side.
 """
@@ -67,8 +72,10 @@ class _State:
         latency_s: float,
         behaviour: Behaviour = "openai",
         context_window: int | None = None,
+        cut_at_max_tokens: bool = False,
     ) -> None:
         self.responder = responder
+        self.cut_at_max_tokens = cut_at_max_tokens
         self.include_usage = include_usage
         self.latency_s = latency_s
         self.behaviour = behaviour
@@ -241,6 +248,17 @@ def completion_body(server: FakeOpenAIServer, body: ChatBody) -> Completion:
     return _completion(body, server._state, None)
 
 
+def _cut_at(text: str, max_tokens: int, finish: str) -> tuple[str, str]:
+    """``text`` stopped at ``max_tokens`` cl100k tokens with ``length`` when it has that many or more."""
+    from kgrag.documents.tokens import TokenCounter
+
+    counter = TokenCounter.for_encoding("cl100k_base")
+    tokens = counter.encode(text)
+    if len(tokens) < max_tokens:
+        return text, finish
+    return counter.decode(tokens[:max_tokens]), "length"
+
+
 def _completion(body: ChatBody, state: _State, fault: FaultKind | None) -> Completion:
     text = state.responder(body)
     finish = "stop"
@@ -248,6 +266,8 @@ def _completion(body: ChatBody, state: _State, fault: FaultKind | None) -> Compl
         text, finish = text[: max(1, len(text) // 2)], "length"
     elif fault == "wrong_schema":
         text = WRONG_SCHEMA_REPLY
+    if state.cut_at_max_tokens and body.get("max_tokens"):
+        text, finish = _cut_at(text, int(body.get("max_tokens") or 0), finish)
     if state.context_window is not None:  # the reply stops where the window is full
         room = state.context_window - _prompt_tokens(body)
         max_tokens = body.get("max_tokens")
@@ -292,8 +312,11 @@ class FakeOpenAIServer:
         behaviour: Behaviour = "openai",
         context_window: int | None = None,
         stream_delay_s: float = 0.0,
+        cut_at_max_tokens: bool = False,
     ) -> None:
-        self._state = _State(responder, faults or FaultPlan(), include_usage, latency_s, behaviour, context_window)
+        self._state = _State(
+            responder, faults or FaultPlan(), include_usage, latency_s, behaviour, context_window, cut_at_max_tokens
+        )
         self._state.stream_delay_s = stream_delay_s
         self._server: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
