@@ -154,7 +154,6 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
     glean = measure_replies(recent, model=model, stage="index.glean")
     sample = extract.sample()
     glean_calls = glean.calls if glean is not None else 0
-    first_calls = extract.calls / (1 + extract.follow_up_rate)
     reply = extract.unlooped_completion  # a looped reply is priced apart, at what was read (loops)
     return replace(
         assumptions,
@@ -162,11 +161,11 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
         extraction_names=_probe_names(store),
         follow_up_rate=extraction_point_rate(sample),
         extract_sample=sample,
-        glean_rate=min(1.0, glean_calls / first_calls) if assumptions.glean_rate else 0.0,
+        glean_rate=min(1.0, glean_calls / extract.first_calls) if assumptions.glean_rate else 0.0,
         glean_completion_share=(glean.mean_completion / reply)
         if glean is not None and reply
         else assumptions.glean_completion_share,
-        loops=LoopShare(extract.loop_share, extract.loop_completion, extract.loops, first_calls),
+        loops=LoopShare(extract.loop_share, extract.loop_completion, extract.loops, extract.first_calls),
         reply_size=reply_size_factors(reply, extract.unlooped_sd, extract.calls - extract.loops),
         calibrated=extract.note("extraction"),
     )

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -130,13 +130,7 @@ def graph_shares(
             first, second = sorted((relation.source_key, relation.target_key))
             pairs[chunk_id].add((first, second))
             described[chunk_id][1].append(relation.description)
-    samples = [
-        replace(
-            _sample(unit.text, unit.chunk_ids, names, pairs, described),
-            entities=[e for i in unit.chunk_ids for e in entities.get(i, ())],
-        )
-        for unit in stored.units
-    ]
+    samples = [_sample(unit.text, unit.chunk_ids, names, pairs, described, entities) for unit in stored.units]
     return measure_shares(samples, communities, merges) if samples else None
 
 
@@ -146,7 +140,9 @@ def _sample(
     names: dict[str, set[str]],
     pairs: dict[str, set[tuple[str, str]]],
     described: dict[str, tuple[list[str], list[str]]],
+    entities: dict[str, list[tuple[str, str, str]]],
 ) -> UnitSample:
+    """The unit of ``text`` made of chunks ``ids``, with what the stored graph holds for those chunks."""
     return UnitSample(
         text,
         frozenset(key for i in ids for key in names.get(i, ())),
@@ -155,4 +151,5 @@ def _sample(
             [d for i in ids for d in described.get(i, ([], []))[0]],
             [d for i in ids for d in described.get(i, ([], []))[1]],
         ),
+        [e for i in ids for e in entities.get(i, ())],
     )

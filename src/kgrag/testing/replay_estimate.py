@@ -87,6 +87,7 @@ def replay(run: Recorded, corpus_file: Path, work: Path) -> Replayed:
     """Probe, estimate and index ``run``'s passages (cut from ``corpus_file``) in a fresh workspace under
     ``work`` against its recorded replies."""
     from kgrag import Workspace
+    from kgrag.core.llm_usage import LOOP_SOURCE
     from kgrag.testing.replay_server import ReplayServer
     from kgrag.testing.workspace_toml import write_workspace_toml
 
@@ -121,6 +122,6 @@ def replay(run: Recorded, corpus_file: Path, work: Path) -> Replayed:
             server.unrecorded,
             (len(glean), sum(c.prompt_tokens for c in glean)),
             {name: graph.get(name, 0) for name in ("entities", "relations")},
-            sum(1 for c in every if c.usage_source == "loop"),
+            sum(1 for c in every if c.usage_source == LOOP_SOURCE),
             _figures(probed),
         )

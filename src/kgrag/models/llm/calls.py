@@ -30,7 +30,7 @@ from typing import Any
 
 from kgrag.core.errors import ModelError, StreamCancelled
 from kgrag.core.llm_types import ChatRequest, ChatResponse, Prices, StreamSink, Usage, UsageSource
-from kgrag.core.llm_usage import CachedResponse, CallRecord
+from kgrag.core.llm_usage import LOOP_SOURCE, CachedResponse, CallRecord
 from kgrag.models.llm.base import ChatProvider, LLMUnavailableError, ProviderError, ResponseCache, UsageLedger
 from kgrag.models.llm.batch_collect import DEFERRED, BatchCollector, Deferred
 from kgrag.models.llm.budget import TokenBudget
@@ -302,7 +302,7 @@ class CallRunner:
         reported = (response.prompt_tokens, response.completion_tokens)
         source: UsageSource = "counted" if None in reported else "api"
         if response.finish_reason == LOOP_FINISH:
-            source = "loop"  # the tokens read before the loop stopped the reply, counted here
+            source = LOOP_SOURCE  # the tokens read before the loop stopped the reply, counted here
         counted = counted_prompt + counted_reply
         if source == "api" and sum(r or 0 for r in reported) < min(DISTRUST_SHARE * counted, counted - DISTRUST_FLOOR):
             source = "distrusted"

@@ -60,7 +60,6 @@ from kgrag.models.llm.tokens import TextTokenCounter, count_message_tokens
 
 ESTIMATE_FINISH_REASON = "estimate"
 EXTRACTION_PROMPTS = frozenset({"extract_graph", "glean_graph"})
-FIRST_PASS_PROMPT = "extract_graph"
 SUMMARY_PROMPT = "summarize_descriptions"
 TEXT_MARKER = "Text:\n"
 REASK_CORRECTION_TOKENS = 60  # the message that asks again, naming what was wrong with the reply
@@ -192,8 +191,7 @@ class EstimatingProvider:
                 self._extract.add(1, prompt, completion)
                 self._max_tokens = max(self._max_tokens, request.max_tokens or 0)
                 self._extract.units.update(names)
-                if request.prompt is not None and request.prompt.name == FIRST_PASS_PROMPT:
-                    self._texts.append(self._text(request))
+                self._texts.append(self._text(request))  # a first pass: gleaning requests returned above
             elif request.prompt is not None:
                 self._by_prompt.setdefault(request.prompt.name, _Tally()).add(1, prompt, completion)
         return ChatResponse("", ESTIMATE_FINISH_REASON, prompt, completion)
@@ -291,7 +289,7 @@ class EstimatingProvider:
         first, loops = self._extract, self.assumptions.loops
         clean = (1 - loops.share) * loops.unlooped(first.completion, first.calls)
         total.add(0, 0, round((self.assumptions.reply_size[end] - 1) * clean))
-        point, at_end = self._gleaning(), self._gleaning(self.assumptions.loops.interval()[1 - end])
+        point, at_end = self._gleaning(), self._gleaning(loops.interval()[1 - end])
         total.add(at_end.calls - point.calls, at_end.prompt - point.prompt, at_end.completion - point.completion)
         return Bounds(total.calls, total.prompt, total.completion, prices.cost(total.prompt, total.completion))
 

@@ -17,6 +17,7 @@ import json
 import re
 import threading
 import time
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import JsonValue
@@ -122,14 +123,14 @@ class OpenAICompatibleProvider:
         Until the server has taken a JSON mode, structured requests go one at a time, so concurrent workers
         never send a mode the first of them is about to learn is refused.
         """
-        if self._settling(request):
-            with self._negotiating:
-                return self._complete(request, ceiling)
-        return self._complete(request, ceiling)
+        with self._turn(request):
+            return self._complete(request, ceiling)
 
-    def _settling(self, request: ChatRequest) -> bool:
-        """Whether ``request`` is structured and the server has not taken a JSON mode yet (auto mode)."""
-        return self.json_mode == "auto" and "response_format" in request.params and self.profile.accepted is None
+    def _turn(self, request: ChatRequest) -> AbstractContextManager[object]:
+        """What ``request`` waits for: the negotiating lock while it is structured and the server has not
+        taken a JSON mode yet (auto mode), so such requests go one at a time; nothing otherwise."""
+        settling = self.json_mode == "auto" and "response_format" in request.params and self.profile.accepted is None
+        return self._negotiating if settling else nullcontext()
 
     @property
     def streams_guarded(self) -> bool:
@@ -146,10 +147,8 @@ class OpenAICompatibleProvider:
         call is stopped at a loop like every later one), one at a time like the unstreamed ones; the mode
         is kept as accepted once the server streams a reply for it. A refusal that names neither is sent
         unstreamed, where it is reported, and that reply is handed on in one piece."""
-        if self._settling(request):
-            with self._negotiating:
-                return self._stream(request, sink)
-        return self._stream(request, sink)
+        with self._turn(request):
+            return self._stream(request, sink)
 
     def batch_api(self) -> BatchAPI:
         """The Batch API (``/files``, ``/batches``) of this provider's server, with the same key."""
@@ -161,15 +160,14 @@ class OpenAICompatibleProvider:
         """The JSON body :meth:`complete` would send first (the JSON mode this server takes): a batch line's body."""
         params = dict(request.params)
         self._adapt_format(params)
-        return {"model": request.model, "messages": wire_messages(request.messages), **params}
+        return _body(request, params)
 
     def _complete(self, request: ChatRequest, ceiling: ReplyCeiling | None) -> ChatResponse:
         params = dict(request.params)
         for _ in range(len(JSON_LADDER) + 1):
             self._adapt_format(params)
             try:
-                body = {"model": request.model, "messages": wire_messages(request.messages), **params}
-                response = self._post(body, ceiling)
+                response = self._post(_body(request, params), ceiling)
             except ReplyPastCeiling as cut:
                 return ChatResponse("", CEILING_FINISH, None, cut.tokens)
             if response.status_code == 200:
@@ -185,9 +183,8 @@ class OpenAICompatibleProvider:
         params = dict(request.params)
         for _ in range(len(JSON_LADDER) + 1):
             self._adapt_format(params)
-            body: dict[str, JsonValue] = {"model": request.model, "messages": wire_messages(request.messages), **params}
             sent = params.get("response_format")
-            streamed = read_stream(self._client, body, self._accepting(sent, sink), self._timeout_s)
+            streamed = read_stream(self._client, _body(request, params), self._accepting(sent, sink), self._timeout_s)
             if not isinstance(streamed, Refused):
                 self._accepted(sent)  # also for a reply with no text
                 return self._learn(streamed, params.get("max_tokens"))
@@ -328,6 +325,11 @@ class OpenAICompatibleProvider:
 
     def close(self) -> None:
         self._client.close()
+
+
+def _body(request: ChatRequest, params: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    """The JSON body of ``request`` sent with ``params`` (its parameters as adapted to this server)."""
+    return {"model": request.model, "messages": wire_messages(request.messages), **params}
 
 
 def _schema_of(response_format: object) -> dict[str, JsonValue] | None:
