@@ -33,7 +33,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
-from kgrag.documents import TokenCounter
 from kgrag.testing.estimate_check import KEY_ENV, write_workspace
 from kgrag.testing.fake_openai_server import FakeOpenAIServer
 from kgrag.testing.wire import ChatBody
@@ -41,6 +40,7 @@ from kgrag.testing.wire import ChatBody
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from estimate_heldout2_server import heldout2_server  # sibling modules of this script
 from estimate_heldout3_server import heldout3_server
+from scripted_requests import cl100k, prompt_kind
 
 ROOT = Path(__file__).resolve().parents[1]
 MEDICAL = ROOT.parent / "shared" / "datasets" / "graphrag-bench-medical" / "corpus.json"
@@ -55,14 +55,6 @@ EXPECTED = {  # stages each pipeline must call (ledger stage names start with th
     "graphrag": ("index.extract", "index.community-reports"),
     "denoised": ("index.extract", "index.resolve", "index.reflect"),
 }  # index.glean is not required: kgrag gleans only units whose first pass looks incomplete
-KINDS = (
-    ("You extract a knowledge graph", "extract"),
-    ("A knowledge graph was extracted", "glean"),
-    ("You merge notes about one", "summarize"),
-    ("You write a briefing note", "report"),
-    ("You review candidate duplicates", "merge"),
-    ("You check relations of a knowledge graph", "reflect"),
-)
 
 
 class Tally:
@@ -72,20 +64,19 @@ class Tally:
         self.responder = responder
         self.lock = threading.Lock()
         self.counts: Counter[str] = Counter()
-        self.counter = TokenCounter.for_encoding("cl100k_base")
 
     def __call__(self, request: ChatBody) -> str:
         body = cast("dict[str, Any]", request)
         messages = body.get("messages", [])
         system = next((str(m.get("content", "")) for m in messages if m.get("role") == "system"), "")
-        kind = next((k for opening, k in KINDS if system.startswith(opening)), "other")
+        kind = prompt_kind(system)
         reply = self.responder(body)
         again = any(m.get("role") == "assistant" for m in messages)
         limit = int(body.get("max_tokens") or 0)
         with self.lock:
             self.counts[kind] += 1
             self.counts[f"{kind} re-ask"] += again
-            self.counts[f"{kind} cut at max_tokens"] += bool(limit) and self.counter.count(reply) >= limit
+            self.counts[f"{kind} cut at max_tokens"] += bool(limit) and cl100k().count(reply) >= limit
             self.counts[f"{kind} not JSON"] += kind not in ("summarize", "other") and not _is_json(reply)
             self.counts[f"{kind} score out of range"] += kind == "reflect" and _out_of_range(reply)
         return reply

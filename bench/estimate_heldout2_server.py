@@ -49,7 +49,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from kgrag.documents import TokenCounter
+from scripted_requests import cl100k, cut_at_max_tokens, prompt_kind  # a sibling module of this script
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’-]*")
@@ -70,13 +70,6 @@ _LABELS = ("is related to", "has", "causes", "is a type of", "treats", "includes
 _REASONS = ("The relation is correct.", "Both entities are mentioned in the text.", "This is a valid relation.",
             "The relation makes sense.")  # fmt: skip
 _EXAMPLE_NAMES = ("Velloran Tide", "Port Quassel", "Ostrimar Yards")
-_COUNTER: list[TokenCounter] = []
-
-
-def _tokens() -> TokenCounter:
-    if not _COUNTER:
-        _COUNTER.append(TokenCounter.for_encoding("cl100k_base"))
-    return _COUNTER[0]
 
 
 def _rng(*parts: str) -> random.Random:
@@ -233,7 +226,7 @@ def _looping(graph: dict[str, Any], max_tokens: int) -> str:
     items = graph["relations"] or graph["entities"] or [{"name": "cancer", "type": "concept"}]
     head = _json(graph)[:-2]
     repeat = ", " + _json(items[-1])
-    count = max(1, max_tokens // max(1, _tokens().count(repeat)) + 2)
+    count = max(1, max_tokens // max(1, cl100k().count(repeat)) + 2)
     return head + repeat * count
 
 
@@ -374,24 +367,18 @@ class Request:
         return _rng(purpose, self.seed)
 
 
-_KINDS: tuple[tuple[str, Callable[[Request], str]], ...] = (
-    ("You extract a knowledge graph", _extract),
-    ("A knowledge graph was extracted", _glean),
-    ("You merge notes about one", _summary),
-    ("You write a briefing note", _report),
-    ("You review candidate duplicates", _merge),
-    ("You check relations of a knowledge graph", _reflect),
-)
+_ANSWERS: dict[str, Callable[[Request], str]] = {
+    "extract": _extract,
+    "glean": _glean,
+    "summarize": _summary,
+    "report": _report,
+    "merge": _merge,
+    "reflect": _reflect,
+}
 
 
 def heldout2_server(body: dict[str, Any]) -> str:
     """Answers one chat request as the small local model described in the module docstring."""
     request = Request(body)
-    answer = next((reply for opening, reply in _KINDS if request.system.startswith(opening)), _other)
-    reply = answer(request)
-    if request.max_tokens:
-        counter = _tokens()
-        tokens = counter.encode(reply)
-        if len(tokens) > request.max_tokens:
-            reply = counter.decode(tokens[: request.max_tokens])
-    return reply
+    answer = _ANSWERS.get(prompt_kind(request.system), _other)
+    return cut_at_max_tokens(answer(request), request.max_tokens)

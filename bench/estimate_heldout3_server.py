@@ -53,7 +53,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from kgrag.documents import TokenCounter
+from scripted_requests import cut_at_max_tokens, prompt_kind  # a sibling module of this script
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _CAPS = re.compile(r"\b[A-Z][A-Za-z0-9'’-]*(?:\s+(?:of\s+|and\s+)?[A-Z][A-Za-z0-9'’-]*){0,3}")
@@ -87,13 +87,6 @@ _VAGUE_LABELS = frozenset(
     {"related to", "is related to", "associated with", "is associated with", "is discussed together with", "linked to"}
 )
 _GENERIC = frozenset({"it", "they", "this", "that", "the", "thing", "things", "people", "person", "part", "type"})
-_COUNTER: list[TokenCounter] = []
-
-
-def _tokens() -> TokenCounter:
-    if not _COUNTER:
-        _COUNTER.append(TokenCounter.for_encoding("cl100k_base"))
-    return _COUNTER[0]
 
 
 def _rng(*parts: str) -> random.Random:
@@ -430,24 +423,18 @@ class Request:
         return _rng(purpose, self.seed)
 
 
-_KINDS: tuple[tuple[str, Callable[[Request], str]], ...] = (
-    ("You extract a knowledge graph", _extract),
-    ("A knowledge graph was extracted", _glean),
-    ("You merge notes about one", _summary),
-    ("You write a briefing note", _report),
-    ("You review candidate duplicates", _merge),
-    ("You check relations of a knowledge graph", _reflect),
-)
+_ANSWERS: dict[str, Callable[[Request], str]] = {
+    "extract": _extract,
+    "glean": _glean,
+    "summarize": _summary,
+    "report": _report,
+    "merge": _merge,
+    "reflect": _reflect,
+}
 
 
 def heldout3_server(body: dict[str, Any]) -> str:
     """Answers one chat request as the mid-sized open model described in the module docstring."""
     request = Request(body)
-    answer = next((reply for opening, reply in _KINDS if request.system.startswith(opening)), _other)
-    reply = answer(request)
-    if request.max_tokens:
-        counter = _tokens()
-        tokens = counter.encode(reply)
-        if len(tokens) > request.max_tokens:
-            reply = counter.decode(tokens[: request.max_tokens])
-    return reply
+    answer = _ANSWERS.get(prompt_kind(request.system), _other)
+    return cut_at_max_tokens(answer(request), request.max_tokens)

@@ -39,7 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kgrag.documents import TokenCounter
+from scripted_requests import cut_at_max_tokens, prompt_kind  # a sibling module of this script
 
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’-]*(?:::[A-Za-z0-9]+)?|\d[\d.,%]*")
@@ -89,13 +89,6 @@ _REASONS = {
     "fragment": ("One end is a generic word or fragment, not an entity.",
                  "An end is not a real entity."),
 }  # fmt: skip
-_COUNTER: list[TokenCounter] = []
-
-
-def _tokens() -> TokenCounter:
-    if not _COUNTER:
-        _COUNTER.append(TokenCounter.for_encoding("cl100k_base"))
-    return _COUNTER[0]
 
 
 def _rng(*parts: str) -> random.Random:
@@ -463,30 +456,16 @@ def _answer(kind: str, first: str, system: str, concise: bool) -> str:
     return "{}"
 
 
-_KINDS = (
-    ("You extract a knowledge graph", "extract"),
-    ("A knowledge graph was extracted", "glean"),
-    ("You merge notes about one", "summarize"),
-    ("You write a briefing note", "report"),
-    ("You review candidate duplicates", "merge"),
-    ("You check relations of a knowledge graph", "reflect"),
-)
-
-
 def heldout_server(body: Mapping[str, Any]) -> str:
     """Answers one chat request as the model described in the module docstring."""
     messages: Sequence[Mapping[str, Any]] = body.get("messages", [])
     system = next((str(m.get("content", "")) for m in messages if m.get("role") == "system"), "")
     users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
     first = users[0] if users else ""
-    kind = next((k for opening, k in _KINDS if system.startswith(opening)), "other")
+    kind = prompt_kind(system)
     again = len(users) > 1
     concise = again and "cut off" in users[-1]
     reply = _answer(kind, first, system, concise)
     if not again and kind != "summarize":
         reply = _slipped(reply, _rng("slip", json.dumps(messages, sort_keys=True)))
-    limit = int(body.get("max_tokens") or 0)
-    counter = _tokens()
-    if limit and counter.count(reply) > limit:
-        reply = counter.decode(counter.encode(reply)[:limit])
-    return reply
+    return cut_at_max_tokens(reply, int(body.get("max_tokens") or 0))

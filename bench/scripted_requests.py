@@ -1,0 +1,41 @@
+"""What the bench's scripted estimate servers share: which of kgrag's prompts a request is, and a reply cut
+at ``max_tokens`` as a server stops generating there.
+
+The held-out servers (:mod:`estimate_heldout_server`, :mod:`estimate_heldout2_server`,
+:mod:`estimate_heldout3_server`) and their real-indexing check tell a request's prompt by the opening of its
+system message; the openings are kgrag's prompt files' and change with them, so they are written once here.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from kgrag.documents import TokenCounter
+
+PROMPT_KINDS = (
+    ("You extract a knowledge graph", "extract"),
+    ("A knowledge graph was extracted", "glean"),
+    ("You merge notes about one", "summarize"),
+    ("You write a briefing note", "report"),
+    ("You review candidate duplicates", "merge"),
+    ("You check relations of a knowledge graph", "reflect"),
+)
+
+
+def prompt_kind(system: str) -> str:
+    """The kind of kgrag prompt whose system message is ``system`` (``other`` when none matches)."""
+    return next((kind for opening, kind in PROMPT_KINDS if system.startswith(opening)), "other")
+
+
+@lru_cache(maxsize=1)
+def cl100k() -> TokenCounter:
+    """The cl100k counter the servers count and cut replies with (loaded once)."""
+    return TokenCounter.for_encoding("cl100k_base")
+
+
+def cut_at_max_tokens(reply: str, max_tokens: int) -> str:
+    """``reply`` stopped at ``max_tokens`` cl100k tokens (whole when it is shorter, or ``max_tokens`` is 0)."""
+    if not max_tokens:
+        return reply
+    tokens = cl100k().encode(reply)
+    return cl100k().decode(tokens[:max_tokens]) if len(tokens) > max_tokens else reply
