@@ -49,7 +49,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from scripted_requests import cl100k, cut_at_max_tokens, prompt_kind  # a sibling module of this script
+from scripted_requests import ScriptedRequest, cl100k, cut_at_max_tokens, prompt_kind  # a sibling module of this script
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’-]*")
@@ -347,21 +347,12 @@ def _other(request: Request) -> str:
 # ---- the responder ---------------------------------------------------------------------------------
 
 
-class Request:
-    """What a reply depends on: the prompt kind, the first user message, the system text, whether it is a
-    re-ask, the entity types offered, whether the worked example is shown, and ``max_tokens``."""
+class Request(ScriptedRequest):
+    """A :class:`ScriptedRequest`, and whether the prompt's worked example is shown."""
 
     def __init__(self, body: Mapping[str, Any]) -> None:
-        messages: Sequence[Mapping[str, Any]] = body.get("messages", [])
-        self.system = next((str(m.get("content", "")) for m in messages if m.get("role") == "system"), "")
-        users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
-        self.first = users[0] if users else ""
-        self.again = any(m.get("role") == "assistant" for m in messages)
-        self.types = tuple(re.findall(r"^- (\w+)$", self.system, re.MULTILINE))
+        super().__init__(body)
         self.example = any(name in self.system for name in _EXAMPLE_NAMES)
-        self.max_tokens = int(body.get("max_tokens") or 0)
-        text = "\x1f".join(str(m.get("content", "")) for m in messages)
-        self.seed = f"{text}\x1f{body.get('temperature')}"
 
     def rng(self, purpose: str) -> random.Random:
         return _rng(purpose, self.seed)

@@ -50,10 +50,10 @@ import math
 import random
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from scripted_requests import cut_at_max_tokens, prompt_kind  # a sibling module of this script
+from scripted_requests import ScriptedRequest, cut_at_max_tokens, prompt_kind  # a sibling module of this script
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _CAPS = re.compile(r"\b[A-Z][A-Za-z0-9'’-]*(?:\s+(?:of\s+|and\s+)?[A-Z][A-Za-z0-9'’-]*){0,3}")
@@ -404,20 +404,8 @@ def _other(request: Request) -> str:
 # ---- the responder ---------------------------------------------------------------------------------
 
 
-class Request:
-    """What a reply depends on: the system text, the first user message, whether it is a re-ask, the entity
-    types offered, ``max_tokens``, and a seed from the whole request's text."""
-
-    def __init__(self, body: Mapping[str, Any]) -> None:
-        messages: Sequence[Mapping[str, Any]] = body.get("messages", [])
-        self.system = next((str(m.get("content", "")) for m in messages if m.get("role") == "system"), "")
-        users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
-        self.first = users[0] if users else ""
-        self.again = any(m.get("role") == "assistant" for m in messages)
-        self.types = tuple(re.findall(r"^- (\w+)$", self.system, re.MULTILINE))
-        self.max_tokens = int(body.get("max_tokens") or 0)
-        text = "\x1f".join(str(m.get("content", "")) for m in messages)
-        self.seed = f"{text}\x1f{body.get('temperature')}"
+class Request(ScriptedRequest):
+    """A :class:`ScriptedRequest` with this server's draws."""
 
     def rng(self, purpose: str) -> random.Random:
         return _rng(purpose, self.seed)

@@ -8,7 +8,10 @@ system message; the openings are kgrag's prompt files' and change with them, so 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from typing import Any
 
 from kgrag.documents import TokenCounter
 
@@ -39,3 +42,20 @@ def cut_at_max_tokens(reply: str, max_tokens: int) -> str:
         return reply
     tokens = cl100k().encode(reply)
     return cl100k().decode(tokens[:max_tokens]) if len(tokens) > max_tokens else reply
+
+
+class ScriptedRequest:
+    """What a scripted reply depends on: the system text, the first user message, whether it is a re-ask,
+    the entity types offered, ``max_tokens``, and a seed from the whole request's text (its messages and
+    temperature), never from the order requests arrive in."""
+
+    def __init__(self, body: Mapping[str, Any]) -> None:
+        messages: Sequence[Mapping[str, Any]] = body.get("messages", [])
+        self.system = next((str(m.get("content", "")) for m in messages if m.get("role") == "system"), "")
+        users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
+        self.first = users[0] if users else ""
+        self.again = any(m.get("role") == "assistant" for m in messages)
+        self.types = tuple(re.findall(r"^- (\w+)$", self.system, re.MULTILINE))
+        self.max_tokens = int(body.get("max_tokens") or 0)
+        text = "\x1f".join(str(m.get("content", "")) for m in messages)
+        self.seed = f"{text}\x1f{body.get('temperature')}"
