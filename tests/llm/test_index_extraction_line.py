@@ -3,10 +3,13 @@ appear in one line of the summary and in the JSON report's ``extract`` stage."""
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
+import pytest
 from rich.console import Console
 from tests.conftest import SAMPLE_DOCS
 from typer.testing import CliRunner
@@ -14,6 +17,8 @@ from typer.testing import CliRunner
 from kgrag import Workspace
 from kgrag.cli.app import app
 from kgrag.cli.index_command import print_index_report
+from kgrag.graph.build import builder
+from kgrag.indexing.stages import extract as extract_stage
 from kgrag.testing import FakeOpenAIServer
 from kgrag.testing.extraction_responder import ExtractionResponder
 
@@ -63,3 +68,21 @@ def test_a_clean_run_reports_the_units_alone(tmp_path: Path) -> None:
     console = Console(record=True, width=400)
     print_index_report(console, report)
     assert f"LLM extraction: {extract['llm_units']} units\n" in console.export_text()
+
+
+def test_the_counters_sum_every_window_of_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the graph builder calls the extractor once per window of documents: with one document per window
+    # the run's counters must still be the sum over both documents, as in a run of one window
+    responder = ExtractionResponder(first_pass_share=0.1, fail_markers=(MARKER,))
+    counts: list[dict[str, Any]] = []
+    for windows in (False, True):
+        if windows:
+            monkeypatch.setattr(builder, "WINDOW_BATCHES", 1)
+            monkeypatch.setattr(extract_stage, "build_graph", functools.partial(builder.build_graph, batch_chunks=1))
+        with FakeOpenAIServer(responder.for_server) as server:
+            ws, docs = _workspace(tmp_path / str(windows), server)
+            with Workspace.open(ws) as opened:
+                extract: dict[str, Any] = opened.index([docs]).to_dict()["stages"]["extract"]  # type: ignore[index,call-overload,assignment]
+        counts.append({key: value for key, value in extract.items() if key.startswith("llm_") or key == "glean_failed"})
+    assert counts[0]["llm_units"] >= 2 and counts[0]["llm_units_failed"] == 1
+    assert counts[1] == counts[0]

@@ -36,9 +36,8 @@ reason, so nothing is silently dropped, and finished calls are cached for the re
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from kgrag.config import KgragConfig, LLMConfig
@@ -52,6 +51,7 @@ from kgrag.graph.extract.attribution import ChunkLocator, attribute, failed, gro
 from kgrag.graph.extract.clauses import refuse_clauses
 from kgrag.graph.extract.example_shape import example_shapes
 from kgrag.graph.extract.glean import GleanPolicy
+from kgrag.graph.extract.llm_stats import ExtractionStats
 from kgrag.graph.extract.parse import (
     ExtractionReply,
     ParsedItems,
@@ -78,29 +78,6 @@ GLEAN_PROMPT = "glean_graph"
 OUTPUT_TOKENS_PER_UNIT_TOKEN = 2
 PROMPT_OVERHEAD_TOKENS = 600  # instructions + worked example + format line + found names, with headroom
 RETRY_TEMPERATURE = 0.7  # the last try of a failing unit samples another reply instead of repeating one
-
-
-@dataclass
-class ExtractionStats:
-    """What the last :meth:`LLMExtractor.extract` call did, for the indexing report and tests."""
-
-    units: int = 0
-    chunks: int = 0
-    failed_units: int = 0
-    retried_units: int = 0
-    split_units: int = 0
-    gleaned_units: int = 0
-    glean_failures: int = 0
-    loop_units: int = 0  # units whose reply was stopped in a repetition loop (its part before the loop kept)
-    dropped_items: int = 0
-    ungrounded_entities: int = 0
-    ungrounded_relations: int = 0
-    clause_entities: int = 0
-    clause_relations: int = 0
-    unsupported_relations: int = 0
-    descriptions_filled: int = 0
-    descriptions_replaced: int = 0
-    glean_reasons: Counter[str] = field(default_factory=Counter)
 
 
 @dataclass
@@ -152,7 +129,8 @@ class LLMExtractor:
         self.grounding = grounding
         self.grounding_similarity = grounding_similarity
         self._params: dict[str, Any] = {"max_tokens": max_output_tokens} if max_output_tokens else {}
-        self.stats = ExtractionStats()
+        self.stats = ExtractionStats()  # the last extract call's
+        self.totals = ExtractionStats()  # every extract call's, summed (the indexing report's)
         versions = f"{client.prompt(EXTRACT_PROMPT).version}+{client.prompt(GLEAN_PROMPT).version}"
         self.name = f"llm:{client.settings.model}:{EXTRACT_PROMPT}@{versions}"
 
@@ -160,17 +138,20 @@ class LLMExtractor:
         """Per-chunk extractions in document order; every input chunk gets exactly one."""
         units = build_units(chunks, self.unit_tokens, self.counter)
         self.stats = ExtractionStats(units=len(units), chunks=sum(len(u.chunks) for u in units))
-        for start in range(0, len(units), self.batch_units):
-            batch = units[start : start + self.batch_units]
-            try:
-                extractions = self._extract_batch(batch)
-            except (ModelError, BudgetExceededError) as exc:
-                rest = units[start:]
-                self.stats.failed_units += len(rest)
-                reason = f"{type(exc).__name__}: {exc}"
-                yield from (extraction for unit in rest for extraction in failed(unit, reason))
-                return
-            yield from extractions
+        try:
+            for start in range(0, len(units), self.batch_units):
+                batch = units[start : start + self.batch_units]
+                try:
+                    extractions = self._extract_batch(batch)
+                except (ModelError, BudgetExceededError) as exc:
+                    rest = units[start:]
+                    self.stats.failed_units += len(rest)
+                    reason = f"{type(exc).__name__}: {exc}"
+                    yield from (extraction for unit in rest for extraction in failed(unit, reason))
+                    return
+                yield from extractions
+        finally:
+            self.totals.add(self.stats)
 
     def _extract_batch(self, batch: Sequence[ExtractionUnit]) -> list[ChunkExtraction]:
         results = self._call(EXTRACT_PROMPT, [self._variables(u.text) for u in batch], STAGE_EXTRACT)

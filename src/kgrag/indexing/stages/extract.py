@@ -17,12 +17,16 @@ import ctypes
 import ctypes.util
 import gc
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kgrag.core.stages import EXTRACT, progress_label, timing_key
 from kgrag.graph.build.builder import GraphBuildStats, build_graph
 from kgrag.indexing.context import IndexContext
 from kgrag.indexing.report import IndexReport
 from kgrag.indexing.stages.refresh import refresh_only
+
+if TYPE_CHECKING:
+    from kgrag.graph.extract.llm_stats import ExtractionStats
 
 
 @dataclass
@@ -94,6 +98,7 @@ class ExtractStage:
             refresh_only(ctx)
             return
         _release(ctx.embedder)
+        before = llm_totals(ctx.extractor)
         stats = build_graph(
             ctx.store,
             ctx.compute.extractor(ctx.extractor),
@@ -104,7 +109,7 @@ class ExtractStage:
         )
         _release(ctx.extractor)
         account(ctx.report, stats, self.name)
-        account_llm(ctx.report, ctx.extractor)
+        account_llm(ctx.report, ctx.extractor, before)
 
 
 def _release(model: object) -> None:
@@ -124,29 +129,41 @@ def _trim_heap() -> None:
         trim(0)
 
 
-def account_llm(report: IndexReport, extractor: object) -> None:
-    """Copy an LLM extractor's unit counters, failures and grounding drops into the report (other
-    extractors have none)."""
-    from kgrag.graph.extract.llm import ExtractionStats
+def llm_totals(extractor: object) -> ExtractionStats | None:
+    """A copy of an LLM extractor's counters summed over its ``extract`` calls so far (None for other
+    extractors): the stage reports what was added after it."""
+    from kgrag.graph.extract.llm_stats import ExtractionStats
 
-    stats = getattr(extractor, "stats", None)
-    if isinstance(stats, ExtractionStats):
-        own = report.stage(EXTRACT, ExtractReport)
-        own.glean_failed += stats.glean_failures
-        own.ungrounded_entities += stats.ungrounded_entities
-        own.ungrounded_relations += stats.ungrounded_relations
-        own.clause_entities += stats.clause_entities
-        own.clause_relations += stats.clause_relations
-        own.unsupported_relations += stats.unsupported_relations
-        own.descriptions_filled += stats.descriptions_filled
-        own.descriptions_replaced += stats.descriptions_replaced
-        own.llm_units += stats.units
-        own.llm_units_split += stats.split_units
-        own.llm_units_retried += stats.retried_units
-        own.llm_units_gleaned += stats.gleaned_units
-        own.llm_units_loop_stopped += stats.loop_units
-        own.llm_units_failed += stats.failed_units
-        own.llm_items_invalid += stats.dropped_items
+    totals = getattr(extractor, "totals", None)
+    return totals.copy() if isinstance(totals, ExtractionStats) else None
+
+
+def account_llm(report: IndexReport, extractor: object, before: ExtractionStats | None = None) -> None:
+    """Copy what an LLM extractor's units, failures and grounding drops added since ``before`` (every
+    ``extract`` call of the stage: the builder calls it once per window of documents) into the report
+    (other extractors have none)."""
+    from kgrag.graph.extract.llm_stats import ExtractionStats
+
+    totals = getattr(extractor, "totals", None)
+    if not isinstance(totals, ExtractionStats):
+        return
+    stats = totals.since(before) if before is not None else totals
+    own = report.stage(EXTRACT, ExtractReport)
+    own.glean_failed += stats.glean_failures
+    own.ungrounded_entities += stats.ungrounded_entities
+    own.ungrounded_relations += stats.ungrounded_relations
+    own.clause_entities += stats.clause_entities
+    own.clause_relations += stats.clause_relations
+    own.unsupported_relations += stats.unsupported_relations
+    own.descriptions_filled += stats.descriptions_filled
+    own.descriptions_replaced += stats.descriptions_replaced
+    own.llm_units += stats.units
+    own.llm_units_split += stats.split_units
+    own.llm_units_retried += stats.retried_units
+    own.llm_units_gleaned += stats.gleaned_units
+    own.llm_units_loop_stopped += stats.loop_units
+    own.llm_units_failed += stats.failed_units
+    own.llm_items_invalid += stats.dropped_items
 
 
 def account(report: IndexReport, stats: GraphBuildStats, stage: str) -> None:
