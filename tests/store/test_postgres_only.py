@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ from tests.store.pg_fixture import SchemaUrl
 
 from kgrag.config import StoreConfig
 from kgrag.core.errors import ConfigError, WorkspaceError
+from kgrag.core.llm_usage import CallLink
 from kgrag.documents.records import content_hash
 from kgrag.store import open_store
 from kgrag.store.postgres import PostgresStore, parse_target
@@ -52,6 +54,25 @@ def test_a_version_1_schema_upgrades_in_place(pg_schema_url: SchemaUrl, tmp_path
     again = _store(url, tmp_path)  # idempotent: nothing left to apply
     assert again.db.scalar("SELECT COUNT(*) FROM schema_migrations") == LATEST
     again.close()
+
+
+def test_a_ledger_without_links_upgrades_in_place(pg_schema_url: SchemaUrl, tmp_path: Path) -> None:
+    url = pg_schema_url(tmp_path)
+    old = PgDatabase(parse_target(url, tmp_path), migrate_upto=6)  # the ledger before its links
+    with old.transaction():
+        old.execute(
+            "INSERT INTO llm_calls (run_id, stage, provider, model, prompt_tokens, completion_tokens, usage_source, "
+            "latency_ms, cache_hit, estimated, attempts, error, created_at) "
+            "VALUES ('old', 'index.extract', 'openai', 'm', 900, 2400, 'api', 5.0, 0, 0, 1, 'cut', 1.0)"
+        )
+    old.close()
+    store = _store(url, tmp_path)
+    (row,) = store.llm_ledger.calls()
+    assert (row.run_id, row.completion_tokens, row.error, row.link) == ("old", 2400, "cut", None)
+    linked = replace(row, run_id="new", unit_key="k1", call_role="half")
+    store.llm_ledger.record(linked)
+    assert store.llm_ledger.calls() == [row, linked] and linked.link == CallLink("k1", "half")
+    store.close()
 
 
 def test_a_schema_from_a_newer_kgrag_is_refused(pg_schema_url: SchemaUrl, tmp_path: Path) -> None:

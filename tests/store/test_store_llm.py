@@ -3,11 +3,13 @@ fakes, persist with the store, and never advance the content generation."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from tests.store.backends import StoreMaker
 
 from kgrag.core.llm_types import ChatRequest, Prices, PromptRef
-from kgrag.core.llm_usage import CachedResponse, CallRecord
+from kgrag.core.llm_usage import CachedResponse, CallLink, CallRecord
 from kgrag.store import InMemoryLedger, InMemoryResponseCache, LLMCacheRepository, Store, UsageLedgerRepository
 
 REQUEST = ChatRequest(({"role": "user", "content": "hi"},), "m", prompt=PromptRef("answer", "2"))
@@ -52,17 +54,19 @@ def _exercise_ledger(ledger: UsageLedgerRepository) -> None:
         _record("r1", "index.extract"),
         _record("r1", "index.extract", hit=True),
         _record("r2", "query.generate", error="boom", tokens=100),
+        replace(_record("r2", "index.extract"), unit_key="0123abcd", call_role="half"),  # a linked row
     ]
     for rec in records:
         ledger.record(rec)
     assert ledger.run_ids() == ["r1", "r2"]
     assert ledger.calls() == records and ledger.calls("r2") == records[2:]
+    assert ledger.calls("r2")[-1].link == CallLink("0123abcd", "half") and records[0].link is None
     summary = ledger.summary(prices=Prices(1_000_000.0, 2_000_000.0))
-    assert summary.total.calls == 3 and summary.total.cache_hits == 1 and summary.total.errors == 1
-    assert summary.total.prompt_tokens == 120 and summary.total.billed_prompt_tokens == 110
-    assert summary.total.cost_usd == pytest.approx(110 * 1.0 + 55 * 2.0)
-    assert summary.by_stage["index.extract"].calls == 2 and summary.by_run["r2"].errors == 1
-    assert summary.total.retries == 2  # 4 attempts for the 2 calls that reached the provider
+    assert summary.total.calls == 4 and summary.total.cache_hits == 1 and summary.total.errors == 1
+    assert summary.total.prompt_tokens == 130 and summary.total.billed_prompt_tokens == 120
+    assert summary.total.cost_usd == pytest.approx(120 * 1.0 + 60 * 2.0)
+    assert summary.by_stage["index.extract"].calls == 3 and summary.by_run["r2"].errors == 1
+    assert summary.total.retries == 3  # 6 attempts for the 3 calls that reached the provider
     only = ledger.summary(run_id="r1")
     assert only.total.calls == 2 and set(only.by_run) == {"r1"} and only.total.cost_usd == 0.0
 

@@ -20,6 +20,14 @@ BATCH_SOURCE: UsageSource = "batch"  # the usage source of a call answered throu
 DISTRUSTED_SOURCE: UsageSource = "distrusted"  # the server under-reported: the row holds the local count
 LOOP_SOURCE: UsageSource = "loop"  # the reply was stopped in a repetition loop: the tokens read, counted here
 
+# Why a linked call was made (``CallRecord.call_role``): the first pass of a unit, or a call a reply caused
+FIRST_ROLE = "first"  # a unit's first extraction call
+GLEAN_ROLE = "glean"  # a unit's gleaning call (the first call of the gleaning stage)
+REASK_ROLE = "reask"  # the same request again, quoting what was wrong with the previous reply
+RETRY_ROLE = "retry"  # a fresh request at another temperature after the re-ask failed too
+HALF_ROLE = "half"  # a smaller part of a unit whose reply was cut at the token limit (halves, quarters)
+FIRST_ROLES = frozenset({FIRST_ROLE, GLEAN_ROLE})  # the calls no earlier reply caused
+
 
 @dataclass(frozen=True)
 class CachedResponse:
@@ -32,8 +40,25 @@ class CachedResponse:
 
 
 @dataclass(frozen=True)
+class CallLink:
+    """The unit of work a call serves (``key``, stable across runs) and why it was made (``role``, one of the
+    ``*_ROLE`` names): what lets the ledger count the calls a reply caused per first call exactly."""
+
+    key: str
+    role: str
+
+    def as_role(self, role: str) -> CallLink:
+        """The same unit's link for a call made in ``role``."""
+        return CallLink(self.key, role)
+
+
+@dataclass(frozen=True)
 class CallRecord:
-    """One logical call: ``attempts`` counts HTTP attempts, ``attempt_errors`` lists why retries happened."""
+    """One logical call: ``attempts`` counts HTTP attempts, ``attempt_errors`` lists why retries happened.
+
+    ``unit_key`` and ``call_role`` link the calls of one unit of work (:class:`CallLink`); None on calls made
+    without a link (every call but extraction's and gleaning's) and on rows written before the ledger had
+    them."""
 
     run_id: str
     stage: str
@@ -51,6 +76,15 @@ class CallRecord:
     attempt_errors: tuple[str, ...] = ()
     error: str | None = None
     created_at: float = 0.0
+    unit_key: str | None = None
+    call_role: str | None = None
+
+    @property
+    def link(self) -> CallLink | None:
+        """The row's link, or None when it has none."""
+        if self.unit_key is None or self.call_role is None:
+            return None
+        return CallLink(self.unit_key, self.call_role)
 
 
 @dataclass(frozen=True)

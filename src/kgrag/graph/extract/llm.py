@@ -28,6 +28,11 @@ merger as they are ready instead of all at the end):
    counted in the run's report.
 6. Items are attributed to chunks (:mod:`~kgrag.graph.extract.attribution`).
 
+Every call's ledger row is linked to its unit (:attr:`~kgrag.graph.extract.units.ExtractionUnit.key`) with
+its role: the first pass, its re-ask, the retry, a half (or quarter) of a unit retried smaller, the
+gleaning call and its own re-ask and retry. The estimate counts the calls a reply caused per first call
+from these links (:mod:`kgrag.models.llm.reply_stats`).
+
 A unit that still fails yields ``ChunkExtraction(error=...)`` for each of its chunks, which the merger
 records and the next run retries. A run-stopping error (endpoint down after all retries, token budget
 spent, bad key) ends the run: the current batch and every later unit yield error extractions with the
@@ -43,7 +48,7 @@ from typing import Any
 from kgrag.config import KgragConfig, LLMConfig
 from kgrag.core.errors import BudgetExceededError, ModelError
 from kgrag.core.llm_types import StructuredResult
-from kgrag.core.llm_usage import LedgerSummary
+from kgrag.core.llm_usage import FIRST_ROLE, GLEAN_ROLE, HALF_ROLE, RETRY_ROLE, CallLink, LedgerSummary
 from kgrag.core.records import ChunkRecord
 from kgrag.core.stages import EXTRACT, GLEAN, ledger_stage
 from kgrag.documents import TokenCounter
@@ -89,6 +94,7 @@ class _UnitOutcome:
     locator: ChunkLocator | None = None  # the unit's, shared by grounding, gleaning and attribution
     grounding: bool = True
     parts: list[_UnitOutcome] | None = None  # a unit retried smaller: the outcomes of its halves
+    root: str = ""  # the key of the unit whose first pass this one is or follows (a half's: its whole unit's)
 
     def extractions(self) -> list[ChunkExtraction]:
         if self.parts is not None:
@@ -154,7 +160,8 @@ class LLMExtractor:
             self.totals.add(self.stats)
 
     def _extract_batch(self, batch: Sequence[ExtractionUnit]) -> list[ChunkExtraction]:
-        results = self._call(EXTRACT_PROMPT, [self._variables(u.text) for u in batch], STAGE_EXTRACT)
+        links = [CallLink(unit.key, FIRST_ROLE) for unit in batch]
+        results = self._call(EXTRACT_PROMPT, [self._variables(u.text) for u in batch], STAGE_EXTRACT, links)
         outcomes = [self._first_outcome(unit, result) for unit, result in zip(batch, results, strict=True)]
         self._retry_smaller(outcomes)
         self._glean([o for o in outcomes if o.glean_reason is not None])
@@ -171,14 +178,16 @@ class LLMExtractor:
         return variables
 
     def _call(
-        self, prompt: str, variables: Sequence[Mapping[str, object]], stage: str
+        self, prompt: str, variables: Sequence[Mapping[str, object]], stage: str, links: Sequence[CallLink]
     ) -> list[StructuredResult[ExtractionReply]]:
         """``map_structured`` (a call and, with ``unit_calls`` >= 2, one re-ask quoting the error), then one
-        fresh call at :data:`RETRY_TEMPERATURE` for the items that still failed (``unit_calls`` >= 3)."""
+        fresh call at :data:`RETRY_TEMPERATURE` for the items that still failed (``unit_calls`` >= 3);
+        ``links``: each item's first call's ledger link."""
         reask = self.unit_calls >= 2
         results = self.client.map_structured(
-            prompt, variables, self.reply_model, stage=stage, reask=reask, loop_guard=True, **self._params
-        )
+            prompt, variables, self.reply_model, stage=stage, reask=reask, loop_guard=True, links=links,
+            **self._params,
+        )  # fmt: skip
         if self.client.estimating or self.client.deferring:
             return results
         # a reply cut at the token limit (or a request too large) would fail again at any temperature: such a
@@ -197,6 +206,7 @@ class LLMExtractor:
             reask=False,
             cache_as=self._params,  # the next run asks the first request again: it finds this reply
             loop_guard=True,
+            links=[links[i].as_role(RETRY_ROLE) for i in redo],
             **params,
         )
         for index, result in zip(redo, again, strict=True):
@@ -242,11 +252,15 @@ class LLMExtractor:
         if not halves:
             return
         units = [part for _, parts in halves for part in parts]
+        links = [CallLink(outcome.root, HALF_ROLE) for outcome, parts in halves for _ in parts]
         results = self.client.map_structured(
             EXTRACT_PROMPT, [self._variables(u.text) for u in units], self.reply_model, stage=STAGE_EXTRACT,
-            reask=False, loop_guard=True, **self._params,
+            reask=False, loop_guard=True, links=links, **self._params,
         )  # fmt: skip
-        done = [self._first_outcome(unit, result, glean=False) for unit, result in zip(units, results, strict=True)]
+        done = [
+            self._first_outcome(unit, result, glean=False, root=link.key)
+            for unit, result, link in zip(units, results, links, strict=True)
+        ]
         self._retry_smaller(done, depth + 1)
         self.stats.split_units += len(halves)
         self.stats.failed_units -= len(halves)  # each failure is now its halves' (counted as they came)
@@ -255,14 +269,22 @@ class LLMExtractor:
             outcome.parts, start = done[start : start + len(parts)], start + len(parts)
 
     def _first_outcome(
-        self, unit: ExtractionUnit, result: StructuredResult[ExtractionReply], *, glean: bool = True
+        self,
+        unit: ExtractionUnit,
+        result: StructuredResult[ExtractionReply],
+        *,
+        glean: bool = True,
+        root: str | None = None,
     ) -> _UnitOutcome:
+        """``unit``'s outcome from its reply; ``root``: the key of the whole unit a half belongs to."""
+        root = root or unit.key
         if self.client.estimating:  # nothing was sent: a stand-in graph from the text prices the later stages
             return self._stand_in_outcome(unit, result, glean=glean)
         if not result.ok or result.value is None:
             self.stats.failed_units += 1
-            return _UnitOutcome(unit, error=f"LLM extraction failed: {result.error}")
-        outcome = _UnitOutcome(unit, locator=unit_locator(unit, self.grounding_similarity), grounding=self.grounding)
+            return _UnitOutcome(unit, error=f"LLM extraction failed: {result.error}", root=root)
+        locator = unit_locator(unit, self.grounding_similarity)
+        outcome = _UnitOutcome(unit, locator=locator, grounding=self.grounding, root=root)
         self.stats.loop_units += result.finish_reason == LOOP_FINISH
         items = self._grounded(outcome, parse_items(result.value, self.entity_types))
         self.stats.dropped_items += items.dropped
@@ -284,7 +306,7 @@ class LLMExtractor:
         from kgrag.graph.extract.structural import structural_items
 
         items = structural_items(unit.text, *self.client.stand_in_shares)
-        outcome = _UnitOutcome(unit, items=items, grounding=False)
+        outcome = _UnitOutcome(unit, items=items, grounding=False, root=unit.key)
         if glean and self.glean.enabled and not result.usage.cached:
             outcome.glean_reason = self.glean.reason(unit, result, items)
             if not self.client.stand_in_gleans:
@@ -296,7 +318,9 @@ class LLMExtractor:
         if not pending:
             return
         requests = [self.glean.request(o.unit, items, reason, o.locator) for o, items, reason in pending]
-        results = self._call(GLEAN_PROMPT, [self._variables(r.text, r.found) for r in requests], STAGE_GLEAN)
+        links = [CallLink(o.root, GLEAN_ROLE) for o, _, _ in pending]
+        variables = [self._variables(r.text, r.found) for r in requests]
+        results = self._call(GLEAN_PROMPT, variables, STAGE_GLEAN, links)
         if self.client.estimating:  # priced, not sent: how many are gleaned is the estimate's prediction
             return
         self.stats.gleaned_units += len(pending)

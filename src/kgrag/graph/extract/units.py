@@ -12,6 +12,7 @@ that extracts a few scattered chunks never glues unrelated passages together.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -33,6 +34,11 @@ class ExtractionUnit:
     @property
     def chunk_ids(self) -> tuple[str, ...]:
         return tuple(chunk.id for chunk in self.chunks)
+
+    @property
+    def key(self) -> str:
+        """A stable key of the unit (its chunks), for the LLM ledger's links between a unit's calls."""
+        return hashlib.sha256("\n".join(self.chunk_ids).encode("utf-8")).hexdigest()[:16]
 
 
 def new_part(previous: ChunkRecord | None, chunk: ChunkRecord) -> str:

@@ -14,7 +14,9 @@ this module as the one place where the order of those steps is decided:
    ``max_tokens`` (``finish_reason == "length"``) is cached, so a half answer is never served again; a
    reply stopped in a repetition loop (:mod:`.reply_loop`, callers that ask for it) is accepted as its part
    before the loop and cached like any accepted reply (asked again, the model would loop again);
-5. one ledger row, also for failures, with attempts and the reason for every retry. Its tokens are the
+5. one ledger row, also for failures, with attempts and the reason for every retry, and the caller's
+   :class:`~kgrag.core.llm_usage.CallLink` (the unit the call serves and why it was made) when it gave one.
+   Its tokens are the
    larger of what the server reported and what was counted here, component by component; a server
    figure under half the local count is distrusted and the row says so (``usage_source =
    "distrusted"``), so the cost line shows what really went over the wire.
@@ -30,7 +32,7 @@ from typing import Any
 
 from kgrag.core.errors import ModelError, StreamCancelled
 from kgrag.core.llm_types import ChatRequest, ChatResponse, Prices, StreamSink, Usage, UsageSource
-from kgrag.core.llm_usage import LOOP_SOURCE, CachedResponse, CallRecord
+from kgrag.core.llm_usage import LOOP_SOURCE, CachedResponse, CallLink, CallRecord
 from kgrag.models.llm.base import ChatProvider, LLMUnavailableError, ProviderError, ResponseCache, UsageLedger
 from kgrag.models.llm.batch_collect import DEFERRED, BatchCollector, Deferred
 from kgrag.models.llm.budget import TokenBudget
@@ -98,6 +100,7 @@ class CallRunner:
         sink: StreamSink | None = None,
         *,
         loop_guard: bool = False,
+        link: CallLink | None = None,
     ) -> Outcome:
         """One logical call; raises only for run-stopping problems (budget, window, endpoint down).
 
@@ -105,22 +108,23 @@ class CallRunner:
         that cannot stream, in one piece); the cache and the ledger see the call exactly as an unstreamed
         one. A sink that raises :class:`StreamCancelled` stops the request: nothing is cached and the
         ledger row says the call was cancelled. With ``loop_guard`` a reply that falls into a repetition
-        loop (:mod:`.reply_loop`) is stopped there and comes back as what it said before the loop."""
+        loop (:mod:`.reply_loop`) is stopped there and comes back as what it said before the loop. ``link``
+        goes into the call's ledger row."""
         if not self.provider.available:
             self.provider.complete(request)  # raises the provider's own "no LLM configured" error
         key = request.cache_key(self.provider.name)
         started = time.perf_counter()
-        hit = self._from_cache(key, request, stage, parse, started, sink)
+        hit = self._from_cache(key, request, stage, parse, started, sink, link)
         if hit is not None:
             return hit
         # fitted, not refused: a quoted reply is dropped, the reply room lowered (request_fit)
         request, prompt_tokens = fit_request(request, self.counter(), self.context_window)
         max_tokens = request.max_tokens or 0
         if self.collector is not None:  # nothing is sent, cached or recorded: the batch will answer it
-            self.collector.defer(Deferred(key, request, stage, parse))
+            self.collector.defer(Deferred(key, request, stage, parse))  # its batch row is written unlinked
             return Outcome(ChatResponse(""), Usage(), key, error=DEFERRED, estimated=True)
         if self.estimating:
-            return self._estimate(request, key, stage, started)
+            return self._estimate(request, key, stage, started, link)
         ceiling = reply_ceiling_tokens(max_tokens, self.longest_overrun)
         reserved = self.budget.reserve(prompt_tokens + ceiling)
         attempts = _Attempts()
@@ -144,11 +148,12 @@ class CallRunner:
                 Usage(0, 0, "counted", 0.0, _ms(started), attempts.count),  # failed attempts bill nothing
                 attempts.errors,
                 error=str(exc),
+                link=link,
             )
             raise
         finally:
             self.budget.settle(reserved, spent)
-        return self._accept(request, stage, key, response, usage, attempts, parse)
+        return self._accept(request, stage, key, response, usage, attempts, parse, link)
 
     def _accept(
         self,
@@ -159,6 +164,7 @@ class CallRunner:
         usage: Usage,
         attempts: _Attempts,
         parse: Parser | None,
+        link: CallLink | None = None,
     ) -> Outcome:
         """Validate a fetched reply, cache it when it is whole and accepted, and write its ledger row."""
         max_tokens = request.max_tokens or 0
@@ -176,7 +182,7 @@ class CallRunner:
                 outcome.error = cut_short(str(exc), usage, max_tokens, self.context_window)
         if outcome.error is None and response.text and response.finish_reason != "length":
             self.store(key, request, response, usage)  # a reply cut at max_tokens is never cached
-        self._record(request, stage, usage, attempts.errors, error=outcome.error)
+        self._record(request, stage, usage, attempts.errors, error=outcome.error, link=link)
         return outcome
 
     def accept_batch_reply(self, key: str, request: ChatRequest, stage: str, response: ChatResponse) -> Usage:
@@ -203,6 +209,7 @@ class CallRunner:
         parse: Parser | None,
         started: float,
         sink: StreamSink | None = None,
+        link: CallLink | None = None,
     ) -> Outcome | None:
         """The cached reply (handed to ``sink`` in one piece when streaming), or None."""
         if self.cache is None or not self.read_cache:
@@ -219,16 +226,16 @@ class CallRunner:
                 self.cache.delete(key)  # stale: the schema changed without a prompt version bump
                 return None
         outcome.usage = Usage(cached.prompt_tokens, cached.completion_tokens, "cache", 0.0, _ms(started), 0, True)
-        self._record(request, stage, outcome.usage, [])
+        self._record(request, stage, outcome.usage, [], link=link)
         if sink is not None and cached.text:
             sink(cached.text)
         return outcome
 
-    def _estimate(self, request: ChatRequest, key: str, stage: str, started: float) -> Outcome:
+    def _estimate(self, request: ChatRequest, key: str, stage: str, started: float, link: CallLink | None) -> Outcome:
         response = self.provider.complete(request)
         prompt, completion = response.prompt_tokens or 0, response.completion_tokens or 0
         usage = Usage(prompt, completion, "estimated", self.prices.cost(prompt, completion), _ms(started), 0)
-        self._record(request, stage, usage, [], estimated=True)
+        self._record(request, stage, usage, [], estimated=True, link=link)
         return Outcome(response, usage, key, error="estimate mode: no call was made", estimated=True)
 
     def _guarded_stream(self, ceiling: int) -> Callable[[ChatRequest, StreamSink | None], ChatResponse] | None:
@@ -320,6 +327,7 @@ class CallRunner:
         *,
         error: str | None = None,
         estimated: bool = False,
+        link: CallLink | None = None,
     ) -> None:
         prompt = request.prompt
         self.ledger.record(
@@ -340,6 +348,8 @@ class CallRunner:
                 attempt_errors=tuple(errors),
                 error=error,
                 created_at=time.time(),
+                unit_key=link.key if link else None,
+                call_role=link.role if link else None,
             )
         )
 

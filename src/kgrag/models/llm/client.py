@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, JsonValue
 
 from kgrag.core.llm_types import ChatRequest, ChatResult, Message, PromptRef, StreamSink, StructuredResult, Usage
-from kgrag.core.llm_usage import LedgerSummary
+from kgrag.core.llm_usage import REASK_ROLE, CallLink, LedgerSummary
 from kgrag.core.registry import Registry
 from kgrag.models.llm.base import UsageLedger
 from kgrag.models.llm.calls import CallRunner, Outcome
@@ -259,6 +259,7 @@ class LLMClient:
         reask: bool = True,
         cache_as: Mapping[str, Any] | None = None,
         loop_guard: bool = False,
+        link: CallLink | None = None,
         **params: Any,
     ) -> StructuredResult[M]:
         """Ask for JSON matching ``schema_model`` (default: the prompt's ``output_schema`` model), repair,
@@ -267,7 +268,8 @@ class LLMClient:
         one retries differently (another temperature); an accepted reply is cached for that request too,
         so the next run finds it under the request it makes. ``loop_guard``: a reply that falls into a
         repetition loop is stopped there and its part before the loop taken (:mod:`.reply_loop`); for
-        replies that are lists of items (extraction)."""
+        replies that are lists of items (extraction). ``link``: the unit the call serves and its role, written
+        into the ledger row (its re-ask's row gets the same unit as a re-ask)."""
         resolved = self.prompt(prompt) if isinstance(prompt, str) else prompt
         model = schema_model or resolved.schema_model()
         schema, schema_text = self._schema(model) if model is not None else _inline(resolved.json_schema())
@@ -285,7 +287,7 @@ class LLMClient:
             return value, repaired
 
         try:
-            first = self.runner.run(request, stage, parse, loop_guard=loop_guard)
+            first = self.runner.run(request, stage, parse, loop_guard=loop_guard, link=link)
         except RequestTooLargeError as exc:  # this item alone cannot be sent; the others go on
             return StructuredResult(None, str(exc), Usage(), "")
         if cache_as is not None and first.error is None and not first.estimated and not first.usage.cached:
@@ -298,7 +300,8 @@ class LLMClient:
         conversation = tuple(reask_messages(messages, quoted, reask_text))
         retry = ChatRequest(conversation, request.model, request.params, request.prompt)
         try:
-            second = self.runner.run(retry, stage, parse, loop_guard=loop_guard)
+            again = link.as_role(REASK_ROLE) if link is not None else None
+            second = self.runner.run(retry, stage, parse, loop_guard=loop_guard, link=again)
         except RequestTooLargeError as exc:
             error = f"invalid reply, and its re-ask {exc} (first reply: {first.error})"
             return StructuredResult(None, error, first.usage, first.response.text)
@@ -326,9 +329,11 @@ class LLMClient:
         reask: bool = True,
         cache_as: Mapping[str, Any] | None = None,
         loop_guard: bool = False,
+        links: Sequence[CallLink | None] | None = None,
         **params: Any,
     ) -> list[StructuredResult[M]]:
-        """:meth:`structured` over many items, up to ``llm.max_concurrency`` at once, results in input order.
+        """:meth:`structured` over many items, up to ``llm.max_concurrency`` at once, results in input order
+        (``links``: each item's ledger link, in the same order).
 
         A run-stopping error cancels the items not yet started and is re-raised; items already accepted
         are in the cache.
@@ -336,18 +341,22 @@ class LLMClient:
         resolved = self.prompt(prompt) if isinstance(prompt, str) else prompt
         self.prompt(EXAMPLE_PROMPT if resolved.has_example else STRUCTURED_PROMPT)
         workers = min(self.runner.limits.max_concurrency, len(variables_list))
+        linked = list(links) if links is not None else [None] * len(variables_list)
+        if len(linked) != len(variables_list):
+            raise ValueError(f"{len(linked)} links for {len(variables_list)} items")
 
-        def one(variables: Mapping[str, object]) -> StructuredResult[M]:
+        def one(variables: Mapping[str, object], link: CallLink | None) -> StructuredResult[M]:
             return self.structured(
                 resolved, variables, schema_model, stage=stage, reask=reask, cache_as=cache_as,
-                loop_guard=loop_guard, **params,
+                loop_guard=loop_guard, link=link, **params,
             )  # fmt: skip
 
         if workers <= 1:
-            return [one(v) for v in variables_list]
+            return [one(v, link) for v, link in zip(variables_list, linked, strict=True)]
         results: list[StructuredResult[M] | None] = [None] * len(variables_list)
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kgrag-llm") as pool:
-            futures = {pool.submit(one, v): index for index, v in enumerate(variables_list)}
+            items = enumerate(zip(variables_list, linked, strict=True))
+            futures = {pool.submit(one, v, link): index for index, (v, link) in items}
             try:
                 for future in as_completed(futures):
                     results[futures[future]] = future.result()

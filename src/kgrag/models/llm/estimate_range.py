@@ -14,7 +14,9 @@ wide when nothing was measured):
   never closes its JSON costs the whole limit; a reply at least that long was measured otherwise).
 
 Extraction follow-ups per failed reply are as measured (:data:`PER_FAILURE` when no reply failed), at most
-:data:`MAX_FOLLOW_UPS` per first call; a denoising prompt's call is asked again at most once. The share of
+:data:`MAX_FOLLOW_UPS` per first call, or, where the ledger linked each follow-up to its unit's first call,
+at most the most follow-ups one measured unit made (halves cut again make more than a re-ask and a retry);
+a denoising prompt's call is asked again at most once. The share of
 first passes stopped in a repetition loop is taken at the ends of its interval the same way, for the
 gleaning it takes away (:mod:`.estimate_loops`).
 
@@ -46,11 +48,14 @@ class Bounds:
 
 @dataclass(frozen=True)
 class FailureSample:
-    """Measured calls of one prompt, the replies among them that failed, and the follow-ups they caused."""
+    """Measured calls of one prompt, the replies among them that failed, and the follow-ups they caused;
+    ``most``: the follow-ups per first call a unit can make (:data:`MAX_FOLLOW_UPS`, or more where linked
+    units were seen making more)."""
 
     calls: int = 0
     failed: int = 0
     follow_ups: float = 0.0
+    most: float = MAX_FOLLOW_UPS
 
     def stored(self) -> tuple[int, int, float]:
         return self.calls, self.failed, self.follow_ups
@@ -83,21 +88,22 @@ def extraction_rates(sample: FailureSample) -> tuple[float, float]:
     """Follow-ups per first extraction call at the two ends of the interval of ``sample``'s failure share."""
     per_failure = sample.follow_ups / sample.failed if sample.failed else PER_FAILURE
     low, high = failure_interval(sample.failed, sample.calls)
-    return _per_first(low * per_failure), _per_first(high * per_failure)
+    return _per_first(low * per_failure, sample.most), _per_first(high * per_failure, sample.most)
 
 
 def extraction_point_rate(sample: FailureSample) -> float:
     """Follow-ups per first extraction call for the point estimate: at the measured failure share, mapped as
-    the range's ends are (so at most :data:`MAX_FOLLOW_UPS`, and the point lies between them). A probe
-    unit retried to the end is not priced into every other unit at more calls than a unit can make."""
+    the range's ends are (so at most ``sample.most``, and the point lies between them). A probe unit retried
+    to the end is not priced into every other unit at more calls than a unit can make."""
     if not sample.calls or not sample.failed:
         return 0.0
-    return _per_first(min(sample.failed, sample.calls) / sample.calls * (sample.follow_ups / sample.failed))
+    share = min(sample.failed, sample.calls) / sample.calls * (sample.follow_ups / sample.failed)
+    return _per_first(share, sample.most)
 
 
-def _per_first(share: float) -> float:
-    """Follow-ups per first call when ``share`` of all calls are follow-ups."""
-    cap = MAX_FOLLOW_UPS / (1 + MAX_FOLLOW_UPS)
+def _per_first(share: float, most: float = MAX_FOLLOW_UPS) -> float:
+    """Follow-ups per first call when ``share`` of all calls are follow-ups, at most ``most``."""
+    cap = most / (1 + most)
     share = min(share, cap)
     return share / (1 - share)
 

@@ -7,11 +7,15 @@ one model and stage, newest first, up to :data:`RECENT_CALLS` that were really s
 estimates, no call that failed before any reply), and returns
 
 * the mean completion of those calls (failed replies included: a cut reply costs its full length);
-* the follow-up rate: calls caused by a previous reply per first call. The ledger does not link a re-ask
-  to its first call, so follow-ups are counted from the failed replies: each failure is followed by one
-  call, and a reply failed for its size by :data:`SIZE_FOLLOW_UPS` on average (a re-ask, then two halves);
-  but a unit whose every attempt failed stops after its last one, so there are never fewer first calls
-  than one per ``1 + MAX_FOLLOW_UPS`` calls not caused by a size failure;
+* the follow-up rate: calls caused by a previous reply per first call. A row linked to its unit
+  (:class:`~kgrag.core.llm_usage.CallLink`: extraction and gleaning calls) says whether it is a first call
+  (``first``, ``glean``) or one a reply caused (``reask``, ``retry``, ``half``), so those are counted as
+  they are, and so is the most follow-ups one unit made (what :class:`~kgrag.models.llm.estimate_range.
+  FailureSample` caps the rate at). Rows without a link (written before the ledger had links, or sent
+  through a batch) are counted from their failed replies: each failure is followed by one call, and a reply
+  failed for its size by :data:`SIZE_FOLLOW_UPS` on average (a re-ask, then two halves); but a unit whose
+  every attempt failed stops after its last one, so there are never fewer first calls than one per
+  ``1 + MAX_FOLLOW_UPS`` calls not caused by a size failure;
 * the replies stopped in a repetition loop (``usage_source`` ``loop``, :mod:`.reply_loop`) and their mean
   size: what was read before the loop, which is what the run pays for such a reply when its calls are
   read the same way (streamed to a local server, or read whole elsewhere). Such a reply is accepted, so it
@@ -21,10 +25,11 @@ estimates, no call that failed before any reply), and returns
 from __future__ import annotations
 
 import statistics
-from collections.abc import Collection, Iterable
+from collections import Counter
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from kgrag.core.llm_usage import LOOP_SOURCE, CallRecord
+from kgrag.core.llm_usage import FIRST_ROLES, HALF_ROLE, LOOP_SOURCE, CallRecord
 from kgrag.models.llm.estimate_range import MAX_FOLLOW_UPS, FailureSample
 from kgrag.models.llm.request_fit import is_size_failure
 
@@ -45,6 +50,10 @@ class ReplyStats:
     loops: int = 0  # replies stopped in a repetition loop
     loop_completion: float = 0.0  # their mean completion (what was read before the loop)
     unlooped_sd: float = 0.0  # the sample standard deviation of the completion of the replies that did not loop
+    linked: int = 0  # calls whose ledger row links them to their unit (counted, not inferred)
+    most: float = MAX_FOLLOW_UPS  # the most follow-ups per first call a unit can make (more where one was seen)
+    roles: tuple[tuple[str, int], ...] = ()  # the linked calls per role
+    halves_cut: int = 0  # linked halves (or quarters) whose reply was cut again
 
     @property
     def first_calls(self) -> float:
@@ -65,12 +74,17 @@ class ReplyStats:
 
     def sample(self) -> FailureSample:
         """What the estimate's range rests on (:mod:`kgrag.models.llm.estimate_range`)."""
-        return FailureSample(self.calls, self.failed, self.follow_ups)
+        return FailureSample(self.calls, self.failed, self.follow_ups, self.most)
 
     def note(self, what: str) -> str:
+        linked = ""
+        if self.linked:
+            roles = ", ".join(f"{count} {role}" for role, count in self.roles)
+            cut = f"; {self.halves_cut} halves cut again" if self.halves_cut else ""
+            linked = f" ({self.linked} linked to their unit: {roles}{cut})"
         return (
             f"{what}: mean reply {self.mean_completion:.0f} tokens and {self.follow_up_rate:.2f} re-asks/retries "
-            f"per first call, from this model's last {self.calls} sent calls"
+            f"per first call, from this model's last {self.calls} sent calls{linked}"
         )
 
 
@@ -90,11 +104,12 @@ def measure_replies(records: Iterable[CallRecord], *, model: str | None, stage: 
                 break
     if not chosen:
         return None
-    failed = [r for r in chosen if r.error is not None]
-    sized = sum(SIZE_FOLLOW_UPS for r in failed if is_size_failure(r.error))
-    follow_ups = sized + sum(not is_size_failure(r.error) for r in failed)
-    # a unit's last failed reply causes no call: without halves a unit makes at most 1 + MAX_FOLLOW_UPS calls
-    first = max(1.0, len(chosen) - follow_ups, (len(chosen) - sized) / (1 + MAX_FOLLOW_UPS))
+    linked = [r for r in chosen if r.link is not None]
+    inferred, inferred_first = _inferred([r for r in chosen if r.link is None])
+    firsts = sum(r.call_role in FIRST_ROLES for r in linked)
+    follow_ups = inferred + len(linked) - firsts
+    first = max(1.0, inferred_first + firsts)
+    roles = Counter(str(r.call_role) for r in linked)
     looped = [r.completion_tokens for r in chosen if r.usage_source == LOOP_SOURCE]
     clean = [r.completion_tokens for r in chosen if r.usage_source != LOOP_SOURCE]
     return ReplyStats(
@@ -107,7 +122,30 @@ def measure_replies(records: Iterable[CallRecord], *, model: str | None, stage: 
         len(looped),
         sum(looped) / len(looped) if looped else 0.0,
         statistics.stdev(clean) if len(clean) > 1 else 0.0,
+        len(linked),
+        max(MAX_FOLLOW_UPS, _most_per_unit(linked)),
+        tuple(sorted(roles.items())),
+        sum(r.call_role == HALF_ROLE and is_size_failure(r.error) for r in linked),
     )
+
+
+def _inferred(records: Sequence[CallRecord]) -> tuple[float, float]:
+    """The follow-ups and first calls among ``records`` (rows without links), inferred from their failed
+    replies; (0, 0) for none."""
+    if not records:
+        return 0.0, 0.0
+    failed = [r for r in records if r.error is not None]
+    sized = sum(SIZE_FOLLOW_UPS for r in failed if is_size_failure(r.error))
+    follow_ups = sized + sum(not is_size_failure(r.error) for r in failed)
+    # a unit's last failed reply causes no call: without halves a unit makes at most 1 + MAX_FOLLOW_UPS calls
+    return follow_ups, max(1.0, len(records) - follow_ups, (len(records) - sized) / (1 + MAX_FOLLOW_UPS))
+
+
+def _most_per_unit(linked: Sequence[CallRecord]) -> int:
+    """The most follow-ups one unit's first call had among ``linked`` (per run: a unit may be extracted again
+    in a later run)."""
+    per_unit = Counter((r.run_id, r.unit_key) for r in linked if r.call_role not in FIRST_ROLES)
+    return max(per_unit.values(), default=0)
 
 
 def replies_by_prompt(

@@ -49,6 +49,10 @@ CREATE TABLE conversations (
     turns TEXT NOT NULL DEFAULT '[]'
 );
 """
+LEDGER_LINKS_DDL = """
+ALTER TABLE llm_calls ADD COLUMN unit_key TEXT;
+ALTER TABLE llm_calls ADD COLUMN call_role TEXT;
+"""
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
@@ -59,6 +63,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "documents by content hash: identical files are stored once", CONTENT_HASH_DDL),
     Migration(5, "evaluation provenance: answers, contexts and judge calls per question", EVAL_TRACES_DDL),
     Migration(6, "conversations: follow-up questions and their answers, per workspace", CONVERSATIONS_DDL),
+    Migration(7, "LLM ledger links: the unit each extraction call serves and why it was made", LEDGER_LINKS_DDL),
 )
 LATEST = MIGRATIONS[-1].version
 

@@ -1,5 +1,7 @@
 """The LLM usage ledger as a table of the workspace database: one row per logical call (attempts folded
-in), so cost, retries and the cache hit rate survive the process and ``kgrag cost`` can show history."""
+in), so cost, retries and the cache hit rate survive the process and ``kgrag cost`` can show history.
+``unit_key`` and ``call_role`` link a unit's calls (:class:`~kgrag.core.llm_usage.CallLink`); NULL on
+rows written before the table had them."""
 
 from __future__ import annotations
 
@@ -11,9 +13,9 @@ from kgrag.store.sql.database import Row, SqlDatabase
 
 _COLUMNS = (
     "run_id, stage, provider, model, prompt_name, prompt_version, prompt_tokens, completion_tokens, "
-    "usage_source, latency_ms, cache_hit, estimated, attempts, attempt_errors, error, created_at"
+    "usage_source, latency_ms, cache_hit, estimated, attempts, attempt_errors, error, created_at, unit_key, call_role"
 )
-_INSERT = f"INSERT INTO llm_calls ({_COLUMNS}) VALUES ({', '.join(['?'] * 16)})"
+_INSERT = f"INSERT INTO llm_calls ({_COLUMNS}) VALUES ({', '.join(['?'] * 18)})"
 # CASE rather than summing booleans: SQLite's comparisons are integers, PostgreSQL's are not
 _SUMMARY = (
     "SELECT run_id, stage, COUNT(*), SUM(cache_hit), SUM(CASE WHEN error IS NOT NULL THEN 1 ELSE 0 END), "
@@ -64,6 +66,8 @@ def _row_record(r: Row) -> CallRecord:
         attempt_errors=tuple(e for e in str(r[13]).split(",") if e),
         error=r[14],
         created_at=float(r[15]),
+        unit_key=r[16],
+        call_role=r[17],
     )
 
 
@@ -86,6 +90,8 @@ def record_row(rec: CallRecord) -> tuple[Any, ...]:
         ",".join(rec.attempt_errors),
         rec.error,
         rec.created_at,
+        rec.unit_key,
+        rec.call_role,
     )
 
 

@@ -46,7 +46,9 @@ class Database:
     anyway, and one connection keeps the hot read path free of connection set-up.
     """
 
-    def __init__(self, path: Path | str, schemas: Sequence[str]) -> None:
+    def __init__(self, path: Path | str, schemas: Sequence[str], added: Sequence[tuple[str, str, str]] = ()) -> None:
+        """Open ``path`` and create ``schemas``; ``added``: the (table, column, declaration) of columns added
+        to tables after their first release, added to an older database's tables in the same transaction."""
         self.path = str(path)
         try:
             self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
@@ -64,6 +66,7 @@ class Database:
                 for ddl in schemas:
                     for statement in _split_statements(ddl):
                         self._conn.execute(statement)
+                self._add_columns(added)
         except WorkspaceError:
             self._conn.close()
             raise
@@ -76,6 +79,13 @@ class Database:
             raise WorkspaceError(
                 f"{self.path}: not a usable kgrag database ({exc}); move it away and run `kgrag init`"
             ) from exc
+
+    def _add_columns(self, added: Sequence[tuple[str, str, str]]) -> None:
+        """Add each missing column of ``added`` (a database created before it was); rows read NULL in it."""
+        for table, column, declaration in added:
+            present = {str(row[1]) for row in self._conn.execute(f"PRAGMA table_info({table})")}
+            if column not in present:
+                self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
 
     @contextmanager
     def transaction(self, *, content: bool = True) -> Iterator[None]:

@@ -24,7 +24,7 @@ from kgrag.store.sqlite.eval_runs import EVAL_RUNS_DDL
 from kgrag.store.sqlite.graph_schema import GRAPH_DDL
 from kgrag.store.sqlite.lexical_hot import LexicalParams
 from kgrag.store.sqlite.llm_cache import LLM_CACHE_DDL
-from kgrag.store.sqlite.llm_ledger import LLM_LEDGER_DDL
+from kgrag.store.sqlite.llm_ledger import LLM_LEDGER_ADDED, LLM_LEDGER_DDL
 from kgrag.store.sqlite.rows import SQLiteRows
 from kgrag.store.sqlite.vectors import VECTORS_DDL, SQLiteVectors
 
@@ -62,7 +62,7 @@ class SQLiteStore(SqlStore):
         lock_dir: Path | None = None,
         lexical: LexicalParams | None = None,
     ) -> None:
-        self.db = Database(path, SCHEMAS + extra_schemas)
+        self.db = Database(path, SCHEMAS + extra_schemas, LLM_LEDGER_ADDED)
         in_memory = str(path) == ":memory:"
         # The workspace's lock file is the one every kgrag version takes; the database's directory is
         # locked too, so two workspaces sharing one database file (an absolute ``store.url``) take turns.
