@@ -142,14 +142,8 @@ class CallRunner:
                 self.longest_overrun = max(self.longest_overrun, usage.completion_tokens)
             spent = usage.total_tokens
         except (ModelError, StreamCancelled) as exc:  # a cancelled stream: its message says so
-            self._record(
-                request,
-                stage,
-                Usage(0, 0, "counted", 0.0, _ms(started), attempts.count),  # failed attempts bill nothing
-                attempts.errors,
-                error=str(exc),
-                link=link,
-            )
+            failed = Usage(0, 0, "counted", 0.0, _ms(started), attempts.count)  # failed attempts bill nothing
+            self._record(request, stage, failed, attempts.errors, error=str(exc), link=link)
             raise
         finally:
             self.budget.settle(reserved, spent)

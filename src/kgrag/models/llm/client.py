@@ -267,9 +267,8 @@ class LLMClient:
         see the module docstring for the failure contract. ``cache_as``: the parameters of the request this
         one retries differently (another temperature); an accepted reply is cached for that request too,
         so the next run finds it under the request it makes. ``loop_guard``: a reply that falls into a
-        repetition loop is stopped there and its part before the loop taken (:mod:`.reply_loop`); for
-        replies that are lists of items (extraction). ``link``: the unit the call serves and its role, written
-        into the ledger row (its re-ask's row gets the same unit as a re-ask)."""
+        repetition loop is cut there (:mod:`.reply_loop`; for lists of items). ``link``: the unit the call
+        serves and its role, for the ledger row (its re-ask's row: the same unit, as a re-ask)."""
         resolved = self.prompt(prompt) if isinstance(prompt, str) else prompt
         model = schema_model or resolved.schema_model()
         schema, schema_text = self._schema(model) if model is not None else _inline(resolved.json_schema())
@@ -295,9 +294,8 @@ class LLMClient:
             self.runner.store(original.cache_key(self.runner.provider.name), original, first.response, first.usage)
         if first.estimated or first.error is None or not reask:
             return self._result(first, first.usage, reasked=False)
-        reask_text = wrapper.render_part("user", {"error": first.error})
         quoted = CUT_REPLY if is_size_failure(first.error) else first.response.text  # a half reply helps no one
-        conversation = tuple(reask_messages(messages, quoted, reask_text))
+        conversation = tuple(reask_messages(messages, quoted, wrapper.render_part("user", {"error": first.error})))
         retry = ChatRequest(conversation, request.model, request.params, request.prompt)
         try:
             again = link.as_role(REASK_ROLE) if link is not None else None
