@@ -12,15 +12,18 @@ Two steps on this machine, with the training between them on an accelerator
 - ``eval``: each arm's scores (question id → chunk id → score) reorder the same pool in a pipeline
   registered on the workspace for the run only (hybrid first stage, top 50, the arm's order cut to k, then
   the shipped budget step with its excerpts), so the context is filled exactly as `rerank` fills it.
-  Arms: `fused` from the dump (must reproduce `rerank` question by question), the cross-encoder alone,
-  and fused + w · cross-encoder with w fitted on the training folds only (z-scored per pool).
-  Prints recall per question type with 95% t intervals, the paired difference to `rerank` and the
-  context tokens.
+  Arms: `fused` from the dump (must reproduce `rerank` question by question); per score set, the
+  cross-encoder alone, fused + w · cross-encoder (both z-scored per pool) with w fitted on the training
+  folds only (or set with ``--fixed-weight``), and a logistic regression over the `fused` features and
+  the cross-encoder score, fitted on the training folds; and the same regression without the
+  cross-encoder (the control for the refit). Prints recall per question type with 95% t intervals, the
+  paired difference to `rerank` and the context tokens.
 
     HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python bench/bench_cross_encoder.py dump --workspace WS \
         --dataset questions.json --out DIR/medical [--source BOOK ...]
     HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python bench/bench_cross_encoder.py eval --workspace WS \
-        --dataset questions.json --pools DIR/medical.pools.json --scores ce.json [--scores-name NAME ...]
+        --dataset questions.json --pools DIR/medical.pools.json --scores ce.json [--scores-name NAME ...] \
+        [--fixed-weight NAME=W --only "w fixed"] [--fit-weight] [--json OUT.json]
 """
 
 from __future__ import annotations
