@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from kgrag.indexing.estimate_stored import StoredGraph
     from kgrag.models.llm import EstimateAssumptions
     from kgrag.models.llm.estimate_assumed import StagePrediction
+    from kgrag.models.llm.estimate_cuts import CutChance
+    from kgrag.models.llm.reply_stats import ReplyStats
     from kgrag.store.base import Store
 
 META_SHARES = "estimate.stand_in_shares"  # "names relations units": what the model returned per stand-in item
@@ -69,7 +71,7 @@ def estimate_assumptions_for(
     base = _stand_in_shares(base, store, stored, _counters(config, registries))
     base = held_back(base, store, stages)
     base = _described(base, store, stored, config)
-    return calibrate_assumptions(base, store, config.llm.model or "")
+    return calibrate_assumptions(base, store, config.llm.model or "", stored)
 
 
 def _described(
@@ -130,9 +132,12 @@ def _stand_in_shares(
 RECENT_RUNS = 20  # calibration reads the ledger of this many newest runs at most
 
 
-def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model: str | None) -> EstimateAssumptions:
+def calibrate_assumptions(
+    assumptions: EstimateAssumptions, store: Store, model: str | None, stored: StoredGraph | None = None
+) -> EstimateAssumptions:
     """Replace assumed reply sizes and rates by what ``model``'s own recent sent calls measured
-    (:func:`~kgrag.models.llm.reply_stats.measure_replies`: the reply size, the re-asks and retries)."""
+    (:func:`~kgrag.models.llm.reply_stats.measure_replies`: the reply size, the re-asks and retries, and the
+    first passes cut at the token limit, :func:`_cuts`, their units' names read on ``stored``)."""
     from kgrag.models.llm.estimate import EXTRACTION_PROMPTS
     from kgrag.models.llm.estimate_loops import LoopShare
     from kgrag.models.llm.estimate_range import extraction_point_rate, reply_size_factors
@@ -168,7 +173,20 @@ def calibrate_assumptions(assumptions: EstimateAssumptions, store: Store, model:
         loops=LoopShare(extract.loop_share, extract.loop_completion, extract.loops, extract.first_calls),
         reply_size=reply_size_factors(reply, extract.unlooped_sd, extract.calls - extract.loops),
         calibrated=extract.note("extraction"),
+        cuts=_cuts(extract, stored),
     )
+
+
+def _cuts(extract: ReplyStats, stored: StoredGraph | None) -> CutChance | None:
+    """The first passes' cut chance (:mod:`kgrag.models.llm.estimate_cuts`) from the linked first passes of
+    ``extract`` whose unit the stored graph holds (its distinct names read on its text; a unit not stored,
+    such as a probe's, is left out)."""
+    from kgrag.models.llm.estimate import distinct_names
+    from kgrag.models.llm.estimate_cuts import fit_cut_chance
+
+    names = {unit.key: len(distinct_names(unit.text)) for unit in stored.units} if stored else {}
+    firsts = [(names[key], size, cut) for key, size, cut in extract.firsts if key in names]
+    return fit_cut_chance(firsts, extract.per_cut, extract.per_whole)
 
 
 def _merge_summaries(

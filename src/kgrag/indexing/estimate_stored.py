@@ -29,6 +29,13 @@ class StoredUnit:
     text: str
     chunk_ids: tuple[str, ...]
 
+    @property
+    def key(self) -> str:
+        """The unit's key, as the LLM ledger links its calls to it."""
+        from kgrag.graph.extract.units import unit_key
+
+        return unit_key(self.chunk_ids)
+
 
 @dataclass(frozen=True)
 class StoredGraph:

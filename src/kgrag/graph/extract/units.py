@@ -38,7 +38,12 @@ class ExtractionUnit:
     @property
     def key(self) -> str:
         """A stable key of the unit (its chunks), for the LLM ledger's links between a unit's calls."""
-        return hashlib.sha256("\n".join(self.chunk_ids).encode("utf-8")).hexdigest()[:16]
+        return unit_key(self.chunk_ids)
+
+
+def unit_key(chunk_ids: Sequence[str]) -> str:
+    """The key of the unit of ``chunk_ids`` (:attr:`ExtractionUnit.key`)."""
+    return hashlib.sha256("\n".join(chunk_ids).encode("utf-8")).hexdigest()[:16]
 
 
 def new_part(previous: ChunkRecord | None, chunk: ChunkRecord) -> str:

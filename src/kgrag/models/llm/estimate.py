@@ -35,7 +35,9 @@ has already made real calls, the workspace layer replaces the reply sizes, the g
 rate of re-asks and retries by what the configured model's own recent calls measured
 (:mod:`kgrag.models.llm.reply_stats`; ``calibrated`` in the assumption lines); ``kgrag index --estimate
 --probe`` makes such calls first, on two sample units; each unit's reply is then the measured one scaled
-by the unit's names (:mod:`kgrag.models.llm.estimate_reply`).
+by the unit's names (:mod:`kgrag.models.llm.estimate_reply`). Where the ledger's first passes fit a reply
+size per unit, each unit's chance of a first pass cut at ``max_tokens`` moves the follow-up rate from the
+measured units' cut share to these units' (:mod:`kgrag.models.llm.estimate_cuts`).
 
 The client treats these replies as "not sent": it still consults the cache (a cached call would be free
 in the real run too) but never caches, retries, re-asks or charges the budget.
@@ -158,6 +160,7 @@ class EstimatingProvider:
         self._glean_priced = _Tally()  # gleaning requests built for the first passes (estimate_glean)
         self._max_tokens = 0  # the largest max_tokens of an extraction request (a runaway reply's length)
         self._texts: list[str] = []  # the first-pass units' texts (summaries, estimate_summaries)
+        self._cut_chance = 0.0  # the first passes' cut chances summed (estimate_cuts)
 
     @property
     def inner(self) -> ChatProvider:
@@ -185,10 +188,12 @@ class EstimatingProvider:
             completion = round(self.assumptions.completion_per_name * len(names))
         if measured is None:  # an assumed reply never passes max_tokens; a measured one is what the server sent
             completion = min(completion, request.max_tokens or completion)
+        cuts = self.assumptions.cuts
         with self._lock:
             self._all.add(1, prompt, completion)
             if names is not None:
                 self._extract.add(1, prompt, completion)
+                self._cut_chance += cuts.chance(len(names), request.max_tokens) if cuts is not None else 0.0
                 self._max_tokens = max(self._max_tokens, request.max_tokens or 0)
                 self._extract.units.update(names)
                 self._texts.append(self._text(request))  # a first pass: gleaning requests returned above
@@ -300,9 +305,7 @@ class EstimatingProvider:
 
         samples = dict(self.assumptions.reply_samples)
         first = self._extract
-        rate = (
-            self.assumptions.follow_up_rate if end is None else extraction_rates(self.assumptions.extract_sample)[end]
-        )
+        rate = self._follow_up_rate() if end is None else extraction_rates(self.assumptions.extract_sample)[end]
         each = first.completion / first.calls if first.calls else 0.0
         if end == 1:  # the high end: each follow-up runs on to max_tokens
             each = max(each, float(self._max_tokens))
@@ -319,6 +322,13 @@ class EstimatingProvider:
                 prompt = (part.prompt + part.completion) * share + calls * REASK_CORRECTION_TOKENS
                 parts.append((f"{name} re-asks", _Tally(calls, round(prompt), round(part.completion * share))))
         return parts
+
+    def _follow_up_rate(self) -> float:
+        """Extraction follow-ups per first pass: as measured, moved by these units' cut chances."""
+        cuts, first = self.assumptions.cuts, self._extract
+        if cuts is None or not first.calls:
+            return self.assumptions.follow_up_rate
+        return cuts.rate(self.assumptions.follow_up_rate, self._cut_chance / first.calls)
 
     def _gleaning(self, loop_share: float | None = None) -> _Tally:
         """Gleaning, with ``loop_share`` of the first passes stopped in a loop (None: the measured share)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kgrag.models.llm.estimate_cuts import CutChance
 from kgrag.models.llm.estimate_loops import LoopShare
 from kgrag.models.llm.estimate_range import FailureSample
 from kgrag.models.llm.estimate_reply import measured_reply_line
@@ -91,6 +92,7 @@ class EstimateAssumptions:
     described: DescribedNames | None = None  # the model's entities and description lengths (summaries)
     loops: LoopShare = field(default_factory=LoopShare)  # first passes stopped in a repetition loop (measured)
     reply_size: tuple[float, float] = (1.0, 1.0)  # the measured first-pass reply at its interval's ends (range)
+    cuts: CutChance | None = None  # each unit's chance of a first pass cut at max_tokens (measured)
 
     def reply_for(self, prompt: str | None) -> int:
         """The completion assumed for a non-extraction call of ``prompt``: measured, else the default."""
@@ -131,8 +133,7 @@ class EstimateAssumptions:
             )
         if self.calibrated:
             lines.append(f"calibrated from this workspace's ledger: {self.calibrated}")
-        if self.loops.line():
-            lines.append(self.loops.line())
+        lines.extend(line for line in (self.cuts.line() if self.cuts else "", self.loops.line()) if line)
         if self.replies:
             measured = ", ".join(f"{name} {size:.0f} ({rate:.2f} re-asks)" for name, size, rate in self.replies)
             lines.append(f"calibrated from this workspace's ledger: mean reply tokens of {measured}")

@@ -16,6 +16,9 @@ estimates, no call that failed before any reply), and returns
   failed for its size by :data:`SIZE_FOLLOW_UPS` on average (a re-ask, then two halves); but a unit whose
   every attempt failed stops after its last one, so there are never fewer first calls than one per
   ``1 + MAX_FOLLOW_UPS`` calls not caused by a size failure;
+* the linked first passes (unit key, completion, whether cut at the token limit) and the follow-ups of
+  the units whose first pass was cut: what each unit's cut chance is fitted and priced from
+  (:mod:`kgrag.models.llm.estimate_cuts`);
 * the replies stopped in a repetition loop (``usage_source`` ``loop``, :mod:`.reply_loop`) and their mean
   size: what was read before the loop, which is what the run pays for such a reply when its calls are
   read the same way (streamed to a local server, or read whole elsewhere). Such a reply is accepted, so it
@@ -29,7 +32,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from kgrag.core.llm_usage import FIRST_ROLES, HALF_ROLE, LOOP_SOURCE, CallRecord
+from kgrag.core.llm_usage import FIRST_ROLE, FIRST_ROLES, GLEAN_ROLE, HALF_ROLE, LOOP_SOURCE, CallRecord
 from kgrag.models.llm.estimate_range import MAX_FOLLOW_UPS, FailureSample
 from kgrag.models.llm.request_fit import is_size_failure
 
@@ -54,6 +57,21 @@ class ReplyStats:
     most: float = MAX_FOLLOW_UPS  # the most follow-ups per first call a unit can make (more where one was seen)
     roles: tuple[tuple[str, int], ...] = ()  # the linked calls per role
     halves_cut: int = 0  # linked halves (or quarters) whose reply was cut again
+    firsts: tuple[tuple[str, int, bool], ...] = ()  # linked first passes: unit key, completion, cut at the limit
+    cut_follow_ups: int = 0  # linked follow-ups of the units whose first pass was cut
+
+    @property
+    def per_cut(self) -> float:
+        """Follow-ups per linked first pass cut at the token limit (:data:`SIZE_FOLLOW_UPS` when none was)."""
+        cut = sum(c for _, _, c in self.firsts)
+        return self.cut_follow_ups / cut if cut else SIZE_FOLLOW_UPS
+
+    @property
+    def per_whole(self) -> float:
+        """Follow-ups per linked first pass not cut (0 when none was linked)."""
+        whole = sum(not c for _, _, c in self.firsts)
+        follow_ups = self.linked - len(self.firsts) - dict(self.roles).get(GLEAN_ROLE, 0) - self.cut_follow_ups
+        return max(0, follow_ups) / whole if whole else 0.0
 
     @property
     def first_calls(self) -> float:
@@ -126,6 +144,7 @@ def measure_replies(records: Iterable[CallRecord], *, model: str | None, stage: 
         max(MAX_FOLLOW_UPS, _most_per_unit(linked)),
         tuple(sorted(roles.items())),
         sum(r.call_role == HALF_ROLE and is_size_failure(r.error) for r in linked),
+        *_first_passes(linked),
     )
 
 
@@ -139,6 +158,15 @@ def _inferred(records: Sequence[CallRecord]) -> tuple[float, float]:
     follow_ups = sized + sum(not is_size_failure(r.error) for r in failed)
     # a unit's last failed reply causes no call: without halves a unit makes at most 1 + MAX_FOLLOW_UPS calls
     return follow_ups, max(1.0, len(records) - follow_ups, (len(records) - sized) / (1 + MAX_FOLLOW_UPS))
+
+
+def _first_passes(linked: Sequence[CallRecord]) -> tuple[tuple[tuple[str, int, bool], ...], int]:
+    """The linked first passes (unit key, completion, cut at the token limit) and the follow-ups of the units
+    whose first pass was cut (per run: a unit may be extracted again in a later run)."""
+    firsts = [r for r in linked if r.call_role == FIRST_ROLE]
+    cut = {(r.run_id, r.unit_key) for r in firsts if is_size_failure(r.error)}
+    follow_ups = sum(r.call_role not in FIRST_ROLES and (r.run_id, r.unit_key) in cut for r in linked)
+    return tuple((str(r.unit_key), r.completion_tokens, is_size_failure(r.error)) for r in firsts), follow_ups
 
 
 def _most_per_unit(linked: Sequence[CallRecord]) -> int:
