@@ -1,13 +1,15 @@
 """Does kgrag index for real against a held-out estimate server (``--server``: ``heldout2``, the small local
-model of :mod:`estimate_heldout2_server`, or ``heldout3``, the mid-sized open model of
-:mod:`estimate_heldout3_server`)?
+model of :mod:`estimate_heldout2_server`, ``heldout3``, the mid-sized open model of
+:mod:`estimate_heldout3_server`, or ``heldout4``, the verbose hosted model of :mod:`estimate_heldout4_server`)?
 
 Indexes the first ``--tokens`` (about 4 characters a token) of the GraphRAG-Bench Medical corpus with the
 ``standard``, ``graphrag`` and ``denoised`` pipelines (denoising with LLM merge confirmation and LLM triple
-reflection), each in a fresh workspace against ``FakeOpenAIServer`` answering as that server,
-and prints per pipeline: the ledger's calls, attempts and tokens per stage, what the server was asked
-(requests by prompt kind, re-asks, replies cut at ``max_tokens``), the graph's size and the run's warnings
-and fallbacks. Exits non-zero when a graph is empty or an expected stage made no call. No estimate is run.
+reflection), each in a fresh workspace against ``FakeOpenAIServer`` answering as that server (``heldout4``
+with ``cut_at_max_tokens=True``: a hosted API cuts its replies and says ``length``), and prints per
+pipeline: the ledger's calls, attempts and tokens per stage (extraction by call role: first, re-ask, half,
+glean, ...), what the server was asked (requests by prompt kind, re-asks, replies cut at ``max_tokens``,
+re-asks cut again), the graph's size, the run's warnings and fallbacks, and the errors of failed chunks.
+Exits non-zero when a graph is empty or an expected stage made no call. No estimate is run.
 
 ``--skip N`` starts the slice after the corpus's first N tokens. ``--description-tokens N`` lowers
 ``graph.max_description_tokens`` (default 300), so that the summary stage is reached on a small slice too:
@@ -40,11 +42,13 @@ from kgrag.testing.wire import ChatBody
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from estimate_heldout2_server import heldout2_server  # sibling modules of this script
 from estimate_heldout3_server import heldout3_server
+from estimate_heldout4_server import heldout4_server
 from scripted_requests import cl100k, prompt_kind
 
 ROOT = Path(__file__).resolve().parents[1]
 MEDICAL = ROOT.parent / "shared" / "datasets" / "graphrag-bench-medical" / "corpus.json"
-SERVERS = {"heldout2": heldout2_server, "heldout3": heldout3_server}
+SERVERS = {"heldout2": heldout2_server, "heldout3": heldout3_server, "heldout4": heldout4_server}
+CUTTING = frozenset({"heldout4"})  # servers whose replies the transport cuts at max_tokens (finish "length")
 PIPELINES = {
     "standard": {},
     "graphrag": {"indexing.pipeline": '"graphrag"'},
@@ -76,7 +80,9 @@ class Tally:
         with self.lock:
             self.counts[kind] += 1
             self.counts[f"{kind} re-ask"] += again
-            self.counts[f"{kind} cut at max_tokens"] += bool(limit) and cl100k().count(reply) >= limit
+            cut = bool(limit) and cl100k().count(reply) >= limit
+            self.counts[f"{kind} cut at max_tokens"] += cut
+            self.counts[f"{kind} re-ask cut at max_tokens"] += again and cut
             self.counts[f"{kind} not JSON"] += kind not in ("summarize", "other") and not _is_json(reply)
             self.counts[f"{kind} score out of range"] += kind == "reflect" and _out_of_range(reply)
         return reply
@@ -115,6 +121,8 @@ def run_pipeline(name: str, doc: Path, workdir: Path, args: argparse.Namespace) 
 
     tally = Tally(SERVERS[args.server])
     server_kwargs: dict[str, Any] = {"include_usage": False}
+    if args.server in CUTTING:
+        server_kwargs.update(cut_at_max_tokens=True)
     if args.llama_cpp:
         server_kwargs.update(behaviour="llama-cpp-python", context_window=args.window)
     with FakeOpenAIServer(tally, **server_kwargs) as server:
@@ -127,15 +135,19 @@ def run_pipeline(name: str, doc: Path, workdir: Path, args: argparse.Namespace) 
             calls = ws.store.llm_ledger.calls()
             graph = ws.store.graph.counts()
             communities = ws.store.communities.counts()
+            # the failed chunks of every extractor (the LLM extractor's name carries its model and prompt versions)
+            rows = ws.store.graph._db.query("SELECT DISTINCT extractor FROM chunk_extractions WHERE error IS NOT NULL")
+            errors = [e for (name,) in rows for e in ws.store.graph.extraction_errors(str(name), limit=5)]
     stages: dict[str, Counter[str]] = defaultdict(Counter)
     for call in calls:
-        stage = stages[call.stage]
+        stage = stages[call.stage if call.stage != "index.extract" else f"index.extract {call.call_role or 'call'}"]
         stage.update(calls=1, attempts=call.attempts, prompt=call.prompt_tokens, completion=call.completion_tokens)
     print(f"\n## {name}: graph {graph}, communities {communities}")
     for stage_name, figures in sorted(stages.items()):
         print(f"  {stage_name:<28} " + ", ".join(f"{k} {v}" for k, v in figures.items()))
     print("  server: " + ", ".join(f"{k} {v}" for k, v in sorted(tally.counts.items()) if v))
-    for line in [*report.warnings, *(f"fallback {k}: {v}" for k, v in report.fallbacks.items())]:
+    failed = [f"failed chunk {chunk}: {error}" for chunk, error in errors]
+    for line in [*report.warnings, *(f"fallback {k}: {v}" for k, v in report.fallbacks.items()), *failed]:
         print(f"  warning: {line}")
     expected = [*EXPECTED[name], *(["index.summarize"] if args.description_tokens else [])]
     problems = [f"{name}: no call in {s}" for s in expected if not any(k.startswith(s) for k in stages)]
