@@ -161,7 +161,9 @@ def _type(name: str, types: Sequence[str]) -> str:
 # ---- extraction ------------------------------------------------------------------------------------
 
 
-def _entity(name: str, sentences: Sequence[str], types: Sequence[str], brief: bool, rng: random.Random) -> dict:
+def _entity(
+    name: str, sentences: Sequence[str], types: Sequence[str], brief: bool, rng: random.Random
+) -> dict[str, str]:
     kind = _type(name, types)
     said = _said_in(name, sentences) or [name]
     if brief:
@@ -182,7 +184,7 @@ def _label(sentence: str, source: str, target: str) -> str:
     return "is part of" if " of " in f" {sentence[start:end]} " else "is associated with"
 
 
-def _relations(sentences: Sequence[str], names: Sequence[str], brief: bool, rng: random.Random) -> list[dict]:
+def _relations(sentences: Sequence[str], names: Sequence[str], brief: bool, rng: random.Random) -> list[dict[str, Any]]:
     rate = rng.uniform(0.6, 1.0) * (0.75 if brief else 1.0)
     limit = max(1, round(rate * len(names)))
     out: list[dict[str, Any]] = []
@@ -263,7 +265,7 @@ def _head(item: str) -> str:
     return re.split(r" \(| — |: ", item, maxsplit=1)[0].strip()
 
 
-def _findings(items: Sequence[tuple[str, str]], count: int, brief: bool, rng: random.Random) -> list[dict]:
+def _findings(items: Sequence[tuple[str, str]], count: int, brief: bool, rng: random.Random) -> list[dict[str, Any]]:
     findings = []
     for index in range(count):
         label, item = items[index % len(items)]
