@@ -12,9 +12,10 @@ every stage's reply size calibrated from its ledger). Prints a markdown table (`
 with the estimate's range (re-asks and retries at the ends of their interval) and whether each measured
 figure lies inside it. ``--servers`` also takes ``sloppy``, ``gleaner``, ``lowercase``, ``verbose``
 (:mod:`estimate_verbose_server`), ``heldout`` (:mod:`estimate_heldout_server`: a capable instruction model)
-``heldout2`` (:mod:`estimate_heldout2_server`: a small local model) and ``heldout3``
-(:mod:`estimate_heldout3_server`: a mid-sized open model), all three written without reading the estimate's code.
-Those three stop each reply at ``max_tokens`` with ``finish_reason: "length"``, as their writers specified
+``heldout2`` (:mod:`estimate_heldout2_server`: a small local model), ``heldout3``
+(:mod:`estimate_heldout3_server`: a mid-sized open model) and ``heldout4`` (:mod:`estimate_heldout4_server`: a
+verbose hosted model under a tight output cap), all four written without reading the estimate's code.
+Those four stop each reply at ``max_tokens`` with ``finish_reason: "length"``, as their writers specified
 (``FakeOpenAIServer(cut_at_max_tokens=True)``); ``--cut-at-max-tokens`` makes every server do so (the others
 otherwise send their replies whole, as a server that ignores ``max_tokens``).
 
@@ -46,6 +47,7 @@ from kgrag.testing.terse_responder import TerseResponder
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from estimate_heldout2_server import heldout2_server  # sibling modules of this script
 from estimate_heldout3_server import heldout3_server
+from estimate_heldout4_server import heldout4_server
 from estimate_heldout_server import heldout_server
 from estimate_verbose_server import verbose_server
 
@@ -237,10 +239,14 @@ SERVERS = {
     # interval entered the range: a mid-sized open model (named things and key concepts up to a ceiling of
     # 15-25, descriptions long for central entities, dense relations, long structured reports, careful merges)
     "heldout3": lambda: heldout3_server,
+    # held out, written without reading the estimate's code or results and run once, after each unit's cut
+    # chance: a verbose hosted model under a tight output cap (rich descriptions, no ceiling on entities, a
+    # quarter to two fifths of first extraction replies cut at max_tokens, brief re-asks, long reports)
+    "heldout4": lambda: heldout4_server,
 }
 # servers whose writers specified replies stopped at max_tokens with finish_reason length, as hosted APIs and
 # llama.cpp do (FakeOpenAIServer's cut_at_max_tokens); the others' replies go out whole
-HONOURS_MAX_TOKENS = frozenset({"heldout", "heldout2", "heldout3"})
+HONOURS_MAX_TOKENS = frozenset({"heldout", "heldout2", "heldout3", "heldout4"})
 FIGURES = ("calls", "prompt_tokens", "completion_tokens")
 TOLERANCE = 0.25
 
