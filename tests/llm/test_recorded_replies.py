@@ -185,6 +185,8 @@ RECORDED_CLAUSES = {
     "The ball is in his chest and probably lodged near his lungs",
     "Not everyone with FL needs treatment right away",
     "B-cell or B-ALL T cell or T-ALL B-ALL B-cell ALL or B-ALL starts in B-cell lymphocytes",  # a run-on of a list
+    "Tumors are measured in centimeters (cm)",  # the twelve medical passages
+    "a prognosis is needed to make treatment decisions",
 }
 
 
