@@ -29,6 +29,10 @@ RUNS = {  # recorded run: (replies, corpus, passage offsets) as bench/llm_check.
     "Novel-58553-fresh": (QWEN + "novel58553-fresh-4096.jsonl", "Novel-58553", (10000, 80000, 160000)),
     "medical-fresh": (QWEN + "medical-fresh-4096.jsonl", "medical", (200000, 420000, 680000)),
     "medical-loop": (QWEN + "medical-loop-4096.jsonl", "medical", (300000, 550000, 800000)),
+    "medical-12": (QWEN + "medical12-4096.jsonl", "medical",
+                   (60000, 145000, 230000, 315000, 400000, 485000, 570000, 655000, 740000, 825000, 910000, 995000)),
+    "Novel-26183-12": (QWEN + "novel26183-12-4096.jsonl", "Novel-26183",
+                       (30000, 66000, 102000, 138000, 174000, 210000, 246000, 282000, 318000, 354000, 390000, 426000)),
 }  # fmt: skip
 
 

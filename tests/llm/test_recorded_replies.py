@@ -26,6 +26,7 @@ from kgrag.models.llm.structured import ReplyInvalid, parse_reply
 from kgrag.prompts import load_prompt
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "llm_replies"
+MARKS = ".,;:'\"()‘’“”"  # around a word, not part of the name the lookup finds
 TYPES = ["person", "organization", "team", "product", "technology", "location", "event", "concept"]
 
 
@@ -78,7 +79,21 @@ def test_a_real_reply_becomes_grounded_items_or_a_counted_failure(record: dict[s
     stored = attribute(unit, items).extractions[0]
     for entity in stored.entities:  # nothing the text does not name is ever attributed to it
         words = [w for w in entity.name.casefold().split() if len(w) >= 3]
-        assert entity.name.casefold() in folded or all(w.strip(".,") in folded for w in words), entity.name
+        named = entity.name.casefold() in folded or all(w.strip(MARKS) in folded for w in words)
+        assert named or _spelt_nearly(entity.name.casefold(), folded), entity.name
+
+
+def _spelt_nearly(name: str, folded: str) -> bool:
+    """Whether a run of as many words of ``folded`` matches ``name`` at the grounding's similarity (a typo
+    the lookup finds by design: "Schrummel" for the text's "Schummel")."""
+    from rapidfuzz import fuzz
+
+    from kgrag.graph.extract.attribution import DEFAULT_MIN_SIMILARITY
+
+    name = " ".join(w.strip(MARKS) for w in name.split())
+    size, words = len(name.split()), [w.strip(MARKS) for w in folded.split()]
+    runs = (" ".join(words[i : i + size]) for i in range(len(words) - size + 1))
+    return any(fuzz.ratio(name, run) >= DEFAULT_MIN_SIMILARITY for run in runs)
 
 
 def test_the_example_names_never_reach_the_graph() -> None:
@@ -185,6 +200,10 @@ RECORDED_CLAUSES = {
     "The ball is in his chest and probably lodged near his lungs",
     "Not everyone with FL needs treatment right away",
     "B-cell or B-ALL T cell or T-ALL B-ALL B-cell ALL or B-ALL starts in B-cell lymphocytes",  # a run-on of a list
+    "Tumors are measured in centimeters (cm)",  # the twelve medical passages
+    "a prognosis is needed to make treatment decisions",
+    "Kozen Ridderhoff in his study of Frau la Roche",  # the twelve Novel-26183 passages
+    "Kurz expresses this opinion, which may have been derived from criticisms in the eighteenth century journals",
 }
 
 

@@ -8,7 +8,8 @@ land in the ledger; the estimate that follows is calibrated from them
 (:func:`~kgrag.indexing.estimate_assumptions.calibrate_assumptions`). The two units are those at the
 first and third quartile of the distinct names they hold (among the first documents' units): a reply
 grows with the names of its unit, or not, and the mean of two replies that bracket the typical unit is
-less at the mercy of one unit's names than a single reply.
+less at the mercy of one unit's names than a single reply. When their costs differ widely it extracts more
+(:mod:`kgrag.indexing.estimate_probe_size`).
 When the pipeline denoises with the LLM, a few merge confirmations and one reflection batch follow
 (:mod:`kgrag.indexing.estimate_probe_denoise`).
 Nothing is written but the ledger rows, the cached replies, the shares measured and the probed units'
@@ -18,6 +19,7 @@ mean distinct names (meta: the estimate scales the measured reply size to each u
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -109,8 +111,11 @@ def _record_names(parts: ProbeParts, units: Sequence[ExtractionUnit]) -> None:
         parts.store.meta.set(META_PROBE_NAMES, f"{mean:.2f}")
 
 
-def _candidate_units(parts: ProbeParts, loaders: Registry[Loader], paths: Sequence[Path]) -> list[ExtractionUnit]:
-    """The units of the first documents, formed as indexing forms them."""
+def _candidate_units(
+    parts: ProbeParts, loaders: Registry[Loader], paths: Sequence[Path]
+) -> tuple[list[ExtractionUnit], int]:
+    """The units of the first documents, formed as indexing forms them, and the corpus's units as many
+    per document as those (what the probe's size limit is a share of)."""
     from kgrag.documents import chunk_text
     from kgrag.documents.discovery import discover
     from kgrag.documents.loaders import load_path
@@ -121,7 +126,8 @@ def _candidate_units(parts: ProbeParts, loaders: Registry[Loader], paths: Sequen
     config = parts.config
     plan, _ = parts.chunk_plan()
     units: list[ExtractionUnit] = []
-    for path in discover(list(paths), config.documents.include, config.documents.exclude)[:PROBE_DOCUMENTS]:
+    found = discover(list(paths), config.documents.include, config.documents.exclude)
+    for path in found[:PROBE_DOCUMENTS]:
         try:
             loaded = load_path(path, config.documents, loaders)
         except KgragError:
@@ -133,7 +139,8 @@ def _candidate_units(parts: ProbeParts, loaders: Registry[Loader], paths: Sequen
                 for c in chunk_text(document.text, plan.counter, plan.size, plan.overlap)
             ]  # fmt: skip
             units.extend(build_units(records, llm_settings(config).unit_tokens, plan.counter))
-    return units
+    read = min(len(found), PROBE_DOCUMENTS)
+    return units, round(len(units) * len(found) / read) if read else 0
 
 
 def chosen_units(units: Sequence[ExtractionUnit]) -> list[ExtractionUnit]:
@@ -160,46 +167,89 @@ def probe_extraction(parts: ProbeParts, loaders: Registry[Loader], paths: Sequen
     """Extract the sample units (of ``paths``, read with the workspace's ``loaders``) for real with
     ``parts``' client, then the denoising calls the pipeline would make; the lines saying what it did."""
     from kgrag.graph.extract.llm import create_llm_extractor
+    from kgrag.indexing.estimate_failures import record_probe_failures
     from kgrag.indexing.estimate_probe_denoise import probe_denoise
     from kgrag.indexing.runner import pipeline_names
 
     client = parts.llm_for_extraction()  # first: it fits the config (unit size) to the server's window
     if client is None or parts.config.graph.extractor not in ("llm", "auto"):
         return ["probe: nothing to probe (no LLM graph extraction is configured)"]
-    ranked = ranked_units(_candidate_units(parts, loaders, paths))  # read and ranked once: the widening reuses it
+    candidates, corpus_units = _candidate_units(parts, loaders, paths)
+    ranked = ranked_units(candidates)  # read and ranked once: the widening reuses it
     units = _quartiles(ranked)
     if not units:
         return ["probe: no readable text to probe"]
     extractor: LLMExtractor = create_llm_extractor(parts.config, client)
-    done: list[tuple[str, Sequence[ChunkExtraction]]] = []
-    split = 0
+    probed = _Probed()
     for unit in units:
-        done.append((unit.text, list(extractor.extract(unit.chunks))))
-        split += extractor.stats.split_units
-    units = _widened(parts, ranked, (extractor, client), units, done)
+        probed.extract(unit, (extractor, client))
+    units = _widened(ranked, (extractor, client), units, probed)
+    units = _sized(ranked, corpus_units, (extractor, client), units, probed)
+    done = probed.done
+    record_probe_failures(parts.store, [extractions for _, extractions in done], client.run_id)
     _record_shares(parts, done)
     _record_described(parts, done)
     _record_names(parts, units)
     stages = pipeline_names(parts.config.indexing.pipeline, parts.index_registries)
     notes = probe_denoise(parts.config, client, stages, [x for _, extractions in done for x in extractions])
-    return [_spent_line(client, units, done, split), *notes]
+    return [_spent_line(client, units, done, probed.split), *notes]
+
+
+@dataclass
+class _Probed:
+    """What the probe extracted: each unit's text and extractions, its completion, the halves it was split into."""
+
+    done: list[tuple[str, Sequence[ChunkExtraction]]] = field(default_factory=list)
+    costs: list[float] = field(default_factory=list)
+    split: int = 0
+
+    def extract(self, unit: ExtractionUnit, extracting: tuple[LLMExtractor, LLMClient]) -> None:
+        """Extract ``unit`` for real and keep what it gave and cost."""
+        from kgrag.indexing.estimate_probe_size import unit_cost
+
+        extractor, client = extracting
+        before = _extract_completion(client)
+        self.done.append((unit.text, list(extractor.extract(unit.chunks))))
+        self.costs.append(unit_cost(before, _extract_completion(client)))
+        self.split += extractor.stats.split_units
+
+
+def _extract_completion(client: LLMClient) -> int:
+    from kgrag.indexing.estimate_probe_size import EXTRACT_STAGE
+
+    spent = client.summary().by_stage.get(EXTRACT_STAGE)
+    return spent.billed_completion_tokens if spent is not None else 0
 
 
 def _widened(
-    parts: ProbeParts, ranked: Sequence[ExtractionUnit], extracting: tuple[LLMExtractor, LLMClient],
-    units: list[ExtractionUnit], done: list[tuple[str, Sequence[ChunkExtraction]]],
+    ranked: Sequence[ExtractionUnit], extracting: tuple[LLMExtractor, LLMClient], units: list[ExtractionUnit],
+    probed: _Probed,
 ) -> list[ExtractionUnit]:  # fmt: skip
     """The probed units, with :func:`~kgrag.indexing.estimate_failures.more_units` of the ``ranked``
-    candidates extracted too (appended to ``done``) when the first units' replies faulted; how many failed
-    is stored for the estimate."""
-    from kgrag.indexing.estimate_failures import faulted, more_units, record_probe_failures
+    candidates extracted too when the first units' replies faulted."""
+    from kgrag.indexing.estimate_failures import faulted, more_units
 
-    extractor, client = extracting
-    if faulted(client, len(units), [extractions for _, extractions in done]):
+    if faulted(extracting[1], len(units), [extractions for _, extractions in probed.done]):
         for unit in more_units(ranked, units):
-            done.append((unit.text, list(extractor.extract(unit.chunks))))
+            probed.extract(unit, extracting)
             units = [*units, unit]
-    record_probe_failures(parts.store, [extractions for _, extractions in done], client.run_id)
+    return units
+
+
+def _sized(
+    ranked: Sequence[ExtractionUnit], corpus_units: int, extracting: tuple[LLMExtractor, LLMClient],
+    units: list[ExtractionUnit], probed: _Probed,
+) -> list[ExtractionUnit]:  # fmt: skip
+    """The probed units, with more of the ``ranked`` candidates extracted while what a unit costs is unsure
+    (:mod:`kgrag.indexing.estimate_probe_size`), within the corpus's limit."""
+    from kgrag.indexing.estimate_probe_size import cost_known, spread, unit_limit
+
+    limit = unit_limit(corpus_units)
+    for unit in spread(ranked, units):
+        if len(units) >= limit or cost_known(probed.costs):
+            break
+        probed.extract(unit, extracting)
+        units = [*units, unit]
     return units
 
 
