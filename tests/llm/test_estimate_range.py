@@ -39,6 +39,18 @@ def test_two_clean_replies_leave_a_wide_interval_and_many_a_narrow_one() -> None
     assert failure_interval(0, 0) == (0.0, pytest.approx(1.0, abs=0.01))  # nothing measured: anything goes
 
 
+def test_the_runs_own_share_is_wider_on_few_calls_and_the_models_on_many() -> None:
+    # one cut in eight where the model cuts one in four: the run draws its own replies
+    model_low, model_high = failure_interval(6, 24)
+    run_low, run_high = failure_interval(6, 24, new=8)
+    assert run_low <= 1 / 8 < model_low and run_high > model_high
+    assert all(share * 8 == round(share * 8) for share in (run_low, run_high))  # whole calls of the eight
+    many = failure_interval(6, 24, new=100_000)
+    assert many == pytest.approx((model_low, model_high), abs=0.01)  # a long run shows the model's own share
+    assert failure_interval(0, 24, new=8)[0] == 0.0 and failure_interval(24, 24, new=8)[1] == 1.0
+    assert extraction_rates(FailureSample(24, 6, 8.0), new=8)[0] < extraction_rates(FailureSample(24, 6, 8.0))[0]
+
+
 def test_extraction_rates_are_bounded_by_the_calls_a_unit_can_make() -> None:
     assert extraction_rates(FailureSample()) == (0.0, pytest.approx(MAX_FOLLOW_UPS))
     low, high = extraction_rates(FailureSample(calls=40, failed=4, follow_ups=4.0))

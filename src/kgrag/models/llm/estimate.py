@@ -301,11 +301,11 @@ class EstimatingProvider:
     def _follow_up_parts(self, counted: list[tuple[str, _Tally]], end: int | None) -> list[tuple[str, _Tally]]:
         """Extraction re-asks and retries, and each counted prompt's re-asks: at the measured rates
         (``end`` None) or at one end of their interval (:mod:`kgrag.models.llm.estimate_range`)."""
-        from kgrag.models.llm.estimate_range import extraction_rates, reask_rates
+        from kgrag.models.llm.estimate_range import reask_rates
 
         samples = dict(self.assumptions.reply_samples)
         first = self._extract
-        rate = self._follow_up_rate() if end is None else extraction_rates(self.assumptions.extract_sample)[end]
+        rate = self._follow_up_rate() if end is None else self._follow_up_end(end)
         each = first.completion / first.calls if first.calls else 0.0
         if end == 1:  # the high end: each follow-up runs on to max_tokens
             each = max(each, float(self._max_tokens))
@@ -316,7 +316,7 @@ class EstimatingProvider:
         for name, part in counted:
             share = self.assumptions.follow_ups_for(name)
             if end is not None:
-                share = reask_rates(samples.get(name, FailureSample()))[end]
+                share = reask_rates(samples.get(name, FailureSample()), part.calls)[end]
             if share > 0:
                 calls = round(part.calls * share)  # a re-ask re-sends the conversation, the bad reply and a correction
                 prompt = (part.prompt + part.completion) * share + calls * REASK_CORRECTION_TOKENS
@@ -329,6 +329,16 @@ class EstimatingProvider:
         if cuts is None or not first.calls:
             return self.assumptions.follow_up_rate
         return cuts.rate(self.assumptions.follow_up_rate, self._cut_chance / first.calls)
+
+    def _follow_up_end(self, end: int) -> float:
+        """Extraction follow-ups per first pass at one end of the range: the interval of the share the run's
+        own calls will show, moved as the point is by the units' cut chances."""
+        from kgrag.models.llm.estimate_range import extraction_rates
+
+        point = self._follow_up_rate()
+        new = max(1, round(self._extract.calls * (1 + point)))
+        moved = point - self.assumptions.follow_up_rate  # 0 without a cut chance
+        return max(0.0, extraction_rates(self.assumptions.extract_sample, new)[end] + moved)
 
     def _gleaning(self, loop_share: float | None = None) -> _Tally:
         """Gleaning, with ``loop_share`` of the first passes stopped in a loop (None: the measured share)."""

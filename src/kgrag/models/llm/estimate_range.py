@@ -7,7 +7,9 @@ as likely from a model that fails one reply in five as from one that never fails
 keeps the measured share (:func:`extraction_point_rate`), and the range beside it takes the rate at the ends
 of its Jeffreys interval
 (:data:`CONFIDENCE`; Beta(failed + ½, clean + ½), the usual interval for a share measured on few draws,
-wide when nothing was measured):
+wide when nothing was measured), as the share the run's own calls will show (the predictive interval: a
+run of eight units draws its own failures, :func:`failure_interval`), moved as the point is by each unit's
+cut chance (:mod:`.estimate_cuts`):
 
 * low: the lower end, each follow-up as large as a first call;
 * high: the upper end, each follow-up a reply that runs on to the request's ``max_tokens`` (a retry that
@@ -61,13 +63,22 @@ class FailureSample:
         return self.calls, self.failed, self.follow_ups
 
 
-def failure_interval(failed: int, calls: int) -> tuple[float, float]:
-    """The Jeffreys interval (:data:`CONFIDENCE`) of a share of failed replies, ``failed`` of ``calls``."""
-    from scipy.stats import beta
+def failure_interval(failed: int, calls: int, new: int | None = None) -> tuple[float, float]:
+    """The Jeffreys interval (:data:`CONFIDENCE`) of a share of failed replies, ``failed`` of ``calls``.
+
+    With ``new``, the share among the ``new`` calls of the run being estimated instead: the run draws its
+    own replies, so on a few units its share can land well outside the interval of the model's share (one
+    cut reply in eight where the model cuts one in four). That is the predictive interval, the quantiles of
+    the beta-binomial count over ``new`` calls under the same Jeffreys posterior, as shares."""
+    from scipy.stats import beta, betabinom
 
     failed = max(0, min(failed, calls))
     tail = (1 - CONFIDENCE) / 2
     a, b = failed + 0.5, calls - failed + 0.5
+    if new is not None and new > 0:
+        low = 0.0 if failed == 0 else float(betabinom.ppf(tail, new, a, b)) / new
+        high = 1.0 if failed == calls and calls else float(betabinom.ppf(1 - tail, new, a, b)) / new
+        return low, high
     low = 0.0 if failed == 0 else float(beta.ppf(tail, a, b))
     high = 1.0 if failed == calls and calls else float(beta.ppf(1 - tail, a, b))
     return low, high
@@ -84,10 +95,11 @@ def reply_size_factors(mean: float, sd: float, replies: int) -> tuple[float, flo
     return max(0.0, 1 - half), 1 + half
 
 
-def extraction_rates(sample: FailureSample) -> tuple[float, float]:
-    """Follow-ups per first extraction call at the two ends of the interval of ``sample``'s failure share."""
+def extraction_rates(sample: FailureSample, new: int | None = None) -> tuple[float, float]:
+    """Follow-ups per first extraction call at the two ends of the interval of ``sample``'s failure share
+    (with ``new``: of the share among the run's ``new`` calls, :func:`failure_interval`)."""
     per_failure = sample.follow_ups / sample.failed if sample.failed else PER_FAILURE
-    low, high = failure_interval(sample.failed, sample.calls)
+    low, high = failure_interval(sample.failed, sample.calls, new)
     return _per_first(low * per_failure, sample.most), _per_first(high * per_failure, sample.most)
 
 
@@ -108,9 +120,10 @@ def _per_first(share: float, most: float = MAX_FOLLOW_UPS) -> float:
     return share / (1 - share)
 
 
-def reask_rates(sample: FailureSample) -> tuple[float, float]:
-    """Re-asks per call of a prompt asked again at most once: the failure share's interval."""
-    return failure_interval(sample.failed, sample.calls)
+def reask_rates(sample: FailureSample, new: int | None = None) -> tuple[float, float]:
+    """Re-asks per call of a prompt asked again at most once: the failure share's interval (with ``new``:
+    among the run's ``new`` calls)."""
+    return failure_interval(sample.failed, sample.calls, new)
 
 
 def range_line(low: Bounds, high: Bounds) -> str:
