@@ -21,10 +21,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
+from kgrag.core.stages import EXTRACT, ledger_stage
+
 SIZE_TOLERANCE = 0.5  # the mean cost per unit is known when its interval is within ± this share of it
 MAX_UNITS = 8  # the most units a probe extracts for the reply size
 MAX_SHARE = 0.25  # and at most this share of the corpus's units
-EXTRACT_STAGE = "index.extract"
+EXTRACT_STAGE = ledger_stage(EXTRACT)  # the ledger stage of extraction calls ("index.extract")
 Unit = TypeVar("Unit")
 
 
