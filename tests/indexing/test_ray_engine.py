@@ -96,6 +96,11 @@ def _llm_workspace(directory: Path, responder: ExtractionResponder, engine: str)
     return Workspace(wired)
 
 
+def _extract_stage(report: IndexReport) -> dict[str, Any]:
+    stages: dict[str, dict[str, Any]] = report.to_dict()["stages"]  # type: ignore[assignment]
+    return stages["extract"]
+
+
 def _sent_calls(ws: Workspace) -> int:
     return sum(t.calls - t.cache_hits for t in ws.llm_usage().by_stage.values())
 
@@ -103,13 +108,16 @@ def _sent_calls(ws: Workspace) -> int:
 def test_llm_extraction_on_ray_sends_the_same_calls(tmp_path: Path, ray_up: None) -> None:
     local_responder, ray_responder = ExtractionResponder(), ExtractionResponder()
     with _llm_workspace(tmp_path / "local", local_responder, "local") as ws:
-        ws.index([SAMPLE_DOCS], engine="local")
+        local_report = ws.index([SAMPLE_DOCS], engine="local")
         local_calls = _sent_calls(ws)
     with _llm_workspace(tmp_path / "ray", ray_responder, "ray") as ws:
         progress = SilentProgress()
-        ws.index([SAMPLE_DOCS], progress, engine="ray")
+        ray_report = ws.index([SAMPLE_DOCS], progress, engine="ray")
         ray_calls = _sent_calls(ws)
     assert local_calls > 20 and ray_calls == local_calls
+    # the extractor's unit counters reach the report on Ray as locally (the LLM extractor runs on the driver)
+    counters = {key: value for key, value in _extract_stage(local_report).items() if key.startswith("llm_")}
+    assert counters["llm_units"] > 1 and counters == {k: _extract_stage(ray_report)[k] for k in counters}
     assert sum(ray_responder.calls.values()) == 0  # every request was answered by the copy in the Ray actor
     assert any("extraction (llm:" in note and "runs on the driver" in note for note in progress.notes)
     local = dump_tables(tmp_path / "local" / "kgrag.sqlite3")
