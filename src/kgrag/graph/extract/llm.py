@@ -136,7 +136,7 @@ class LLMExtractor:
         self.grounding_similarity = grounding_similarity
         self._params: dict[str, Any] = {"max_tokens": max_output_tokens} if max_output_tokens else {}
         self.stats = ExtractionStats()  # the last extract call's
-        self.totals = ExtractionStats()  # every extract call's, summed (the indexing report's)
+        self.totals = ExtractionStats()  # every extract call's since the last take_totals, summed
         versions = f"{client.prompt(EXTRACT_PROMPT).version}+{client.prompt(GLEAN_PROMPT).version}"
         self.name = f"llm:{client.settings.model}:{EXTRACT_PROMPT}@{versions}"
 
@@ -158,6 +158,11 @@ class LLMExtractor:
                 yield from extractions
         finally:
             self.totals.add(self.stats)
+
+    def take_totals(self) -> ExtractionStats:
+        """The counters of every ``extract`` call since the last take (the indexing report's), starting again."""
+        totals, self.totals = self.totals, ExtractionStats()
+        return totals
 
     def _extract_batch(self, batch: Sequence[ExtractionUnit]) -> list[ChunkExtraction]:
         links = [CallLink(unit.key, FIRST_ROLE) for unit in batch]

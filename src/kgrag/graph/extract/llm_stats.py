@@ -1,7 +1,7 @@
 """Counters of the LLM extractor: what one ``extract`` call did with its units, and their sum over calls.
 
 The graph builder calls ``extract`` once per window of documents, so a run of many windows makes many
-calls; the indexing report needs the run's sum (:attr:`LLMExtractor.totals`), while tests and the
+calls; the indexing report takes the run's sum (:attr:`LLMExtractor.totals`), while tests and the
 estimate's probe read the last call alone (:attr:`LLMExtractor.stats`).
 """
 
@@ -43,22 +43,3 @@ class ExtractionStats:
                 mine.update(theirs)
             else:
                 setattr(self, spec.name, mine + theirs)
-
-    def since(self, earlier: ExtractionStats) -> ExtractionStats:
-        """The counts added after ``earlier`` (a copy of these totals taken before)."""
-        delta = ExtractionStats()
-        delta.add(self)
-        for spec in fields(self):
-            value, before = getattr(delta, spec.name), getattr(earlier, spec.name)
-            if isinstance(value, Counter):
-                value.subtract(before)
-                setattr(delta, spec.name, +value)  # keep only positive counts
-            else:
-                setattr(delta, spec.name, value - before)
-        return delta
-
-    def copy(self) -> ExtractionStats:
-        """An independent copy (the glean reasons too)."""
-        twin = ExtractionStats()
-        twin.add(self)
-        return twin

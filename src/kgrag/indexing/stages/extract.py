@@ -17,16 +17,12 @@ import ctypes
 import ctypes.util
 import gc
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from kgrag.core.stages import EXTRACT, progress_label, timing_key
 from kgrag.graph.build.builder import GraphBuildStats, build_graph
 from kgrag.indexing.context import IndexContext
 from kgrag.indexing.report import IndexReport
 from kgrag.indexing.stages.refresh import refresh_only
-
-if TYPE_CHECKING:
-    from kgrag.graph.extract.llm_stats import ExtractionStats
 
 
 @dataclass
@@ -98,7 +94,6 @@ class ExtractStage:
             refresh_only(ctx)
             return
         _release(ctx.embedder)
-        before = llm_totals(ctx.extractor)
         stats = build_graph(
             ctx.store,
             ctx.compute.extractor(ctx.extractor),
@@ -109,7 +104,7 @@ class ExtractStage:
         )
         _release(ctx.extractor)
         account(ctx.report, stats, self.name)
-        account_llm(ctx.report, ctx.extractor, before)
+        account_llm(ctx.report, ctx.extractor)
 
 
 def _release(model: object) -> None:
@@ -129,25 +124,16 @@ def _trim_heap() -> None:
         trim(0)
 
 
-def llm_totals(extractor: object) -> ExtractionStats | None:
-    """A copy of an LLM extractor's counters summed over its ``extract`` calls so far (None for other
-    extractors): the stage reports what was added after it."""
+def account_llm(report: IndexReport, extractor: object) -> None:
+    """Move an LLM extractor's counters summed over its ``extract`` calls (the builder makes one per window
+    of documents; :meth:`~kgrag.graph.extract.llm.LLMExtractor.take_totals`) into the report: its units,
+    failures and grounding drops (other extractors have none)."""
     from kgrag.graph.extract.llm_stats import ExtractionStats
 
-    totals = getattr(extractor, "totals", None)
-    return totals.copy() if isinstance(totals, ExtractionStats) else None
-
-
-def account_llm(report: IndexReport, extractor: object, before: ExtractionStats | None = None) -> None:
-    """Copy what an LLM extractor's units, failures and grounding drops added since ``before`` (every
-    ``extract`` call of the stage: the builder calls it once per window of documents) into the report
-    (other extractors have none)."""
-    from kgrag.graph.extract.llm_stats import ExtractionStats
-
-    totals = getattr(extractor, "totals", None)
-    if not isinstance(totals, ExtractionStats):
+    take = getattr(extractor, "take_totals", None)
+    stats = take() if callable(take) else None
+    if not isinstance(stats, ExtractionStats):
         return
-    stats = totals.since(before) if before is not None else totals
     own = report.stage(EXTRACT, ExtractReport)
     own.glean_failed += stats.glean_failures
     own.ungrounded_entities += stats.ungrounded_entities
