@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from kgrag.documents import TokenCounter
+from kgrag.testing.fake_openai_server import cut_at_max_tokens as cut_reply
 
 PROMPT_KINDS = (
     ("You extract a knowledge graph", "extract"),
@@ -37,11 +38,9 @@ def cl100k() -> TokenCounter:
 
 
 def cut_at_max_tokens(reply: str, max_tokens: int) -> str:
-    """``reply`` stopped at ``max_tokens`` cl100k tokens (whole when it is shorter, or ``max_tokens`` is 0)."""
-    if not max_tokens:
-        return reply
-    tokens = cl100k().encode(reply)
-    return cl100k().decode(tokens[:max_tokens]) if len(tokens) > max_tokens else reply
+    """``reply`` stopped at ``max_tokens`` cl100k tokens (whole when it is shorter, or ``max_tokens`` is 0), as
+    the fake server's cutting transport stops it."""
+    return cut_reply(reply, max_tokens)[0] if max_tokens else reply
 
 
 class ScriptedRequest:

@@ -248,15 +248,16 @@ def completion_body(server: FakeOpenAIServer, body: ChatBody) -> Completion:
     return _completion(body, server._state, None)
 
 
-def _cut_at(text: str, max_tokens: int, finish: str) -> tuple[str, str]:
-    """``text`` stopped at ``max_tokens`` cl100k tokens with ``length`` when it has that many or more."""
+def cut_at_max_tokens(text: str, max_tokens: int) -> tuple[str, bool]:
+    """``text`` stopped at ``max_tokens`` cl100k tokens, and whether it was (it has that many or more, as
+    a server honouring ``max_tokens`` reports ``length`` then)."""
     from kgrag.documents.tokens import TokenCounter
 
     counter = TokenCounter.for_encoding("cl100k_base")
     tokens = counter.encode(text)
     if len(tokens) < max_tokens:
-        return text, finish
-    return counter.decode(tokens[:max_tokens]), "length"
+        return text, False
+    return counter.decode(tokens[:max_tokens]), True
 
 
 def _completion(body: ChatBody, state: _State, fault: FaultKind | None) -> Completion:
@@ -267,7 +268,8 @@ def _completion(body: ChatBody, state: _State, fault: FaultKind | None) -> Compl
     elif fault == "wrong_schema":
         text = WRONG_SCHEMA_REPLY
     if state.cut_at_max_tokens and body.get("max_tokens"):
-        text, finish = _cut_at(text, int(body.get("max_tokens") or 0), finish)
+        text, cut = cut_at_max_tokens(text, int(body.get("max_tokens") or 0))
+        finish = "length" if cut else finish
     if state.context_window is not None:  # the reply stops where the window is full
         room = state.context_window - _prompt_tokens(body)
         max_tokens = body.get("max_tokens")

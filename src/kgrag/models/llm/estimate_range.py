@@ -59,9 +59,6 @@ class FailureSample:
     follow_ups: float = 0.0
     most: float = MAX_FOLLOW_UPS
 
-    def stored(self) -> tuple[int, int, float]:
-        return self.calls, self.failed, self.follow_ups
-
 
 def failure_interval(failed: int, calls: int, new: int | None = None) -> tuple[float, float]:
     """The Jeffreys interval (:data:`CONFIDENCE`) of a share of failed replies, ``failed`` of ``calls``.
