@@ -281,7 +281,7 @@ class EstimatingProvider:
         if measured is None:
             return None
         confirming = [(name, part) for name, part in counted if name == MERGE_PROMPT]
-        calls = sum(part.calls for _, part in [*confirming, *self._follow_up_parts(confirming, None)])
+        calls = sum(part.calls for _, part in [*confirming, *self._reasks(confirming, None)])
         return _Tally(*measured.tally(calls))
 
     def _bounds(self, prices: Prices, base: _Tally, counted: list[tuple[str, _Tally]], end: int) -> Bounds:
@@ -301,9 +301,6 @@ class EstimatingProvider:
     def _follow_up_parts(self, counted: list[tuple[str, _Tally]], end: int | None) -> list[tuple[str, _Tally]]:
         """Extraction re-asks and retries, and each counted prompt's re-asks: at the measured rates
         (``end`` None) or at one end of their interval (:mod:`kgrag.models.llm.estimate_range`)."""
-        from kgrag.models.llm.estimate_range import reask_rates
-
-        samples = dict(self.assumptions.reply_samples)
         first = self._extract
         rate = self._follow_up_rate() if end is None else self._follow_up_end(end)
         each = first.completion / first.calls if first.calls else 0.0
@@ -313,6 +310,14 @@ class EstimatingProvider:
         if first.calls and rate > 0:
             calls = round(first.calls * rate)
             parts.append(("re-asks", _Tally(calls, round(first.prompt * rate), round(calls * each))))
+        return parts + self._reasks(counted, end)
+
+    def _reasks(self, counted: list[tuple[str, _Tally]], end: int | None) -> list[tuple[str, _Tally]]:
+        """Each counted prompt's re-asks, at its measured rate (``end`` None) or one end of its interval."""
+        from kgrag.models.llm.estimate_range import reask_rates
+
+        samples = dict(self.assumptions.reply_samples)
+        parts = []
         for name, part in counted:
             share = self.assumptions.follow_ups_for(name)
             if end is not None:
