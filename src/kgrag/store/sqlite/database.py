@@ -82,9 +82,11 @@ class Database:
 
     def _add_columns(self, added: Sequence[tuple[str, str, str]]) -> None:
         """Add each missing column of ``added`` (a database created before it was); rows read NULL in it."""
+        present: dict[str, set[str]] = {}  # each table's columns, read once
         for table, column, declaration in added:
-            present = {str(row[1]) for row in self._conn.execute(f"PRAGMA table_info({table})")}
-            if column not in present:
+            if table not in present:
+                present[table] = {str(row[1]) for row in self._conn.execute(f"PRAGMA table_info({table})")}
+            if column not in present[table]:
                 self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
 
     @contextmanager
