@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from kgrag.communities.detect import BuilderFactory
     from kgrag.config import CommunitiesConfig
+    from kgrag.core.community_records import CommunityRecord
     from kgrag.core.registries import Registries
     from kgrag.core.registry import Registry
     from kgrag.indexing.estimate_shares import UnitSample
@@ -43,6 +44,14 @@ def reportable_communities(
     """Communities of at least ``communities.min_community_size`` entities (on every level) that the
     configured builder (of ``builders``) finds in the graph of ``names`` (keys) and relation ``pairs``
     (unit weights)."""
+    return len(reportable_groups(names, pairs, config=config, builders=builders))
+
+
+def reportable_groups(
+    names: Iterable[str], pairs: Iterable[tuple[str, str]], *, config: CommunitiesConfig,
+    builders: Registry[BuilderFactory],
+) -> list[CommunityRecord]:  # fmt: skip
+    """The communities :func:`reportable_communities` counts, their ``entity_ids`` the keys of ``names``."""
     import igraph as ig
 
     from kgrag.communities.detect import create_builder
@@ -51,13 +60,13 @@ def reportable_communities(
     pairs = [(a, b) for a, b in pairs if a != b]
     ids = sorted(set(names) | {key for pair in pairs for key in pair})
     if not ids:
-        return 0
+        return []
     index = {key: number for number, key in enumerate(ids)}
     edges = sorted({tuple(sorted((index[a], index[b]))) for a, b in pairs})
     graph = ig.Graph(n=len(ids), edges=edges)
     graph.es[WEIGHT] = [1.0] * len(edges)
     records = to_records(create_builder(config, builders).build(graph), ids)
-    return sum(record.size >= config.min_community_size for record in records)
+    return [record for record in records if record.size >= config.min_community_size]
 
 
 def community_ratio(

@@ -11,7 +11,8 @@ grows with the names of its unit, or not, and the mean of two replies that brack
 less at the mercy of one unit's names than a single reply. When their costs differ widely it extracts more
 (:mod:`kgrag.indexing.estimate_probe_size`).
 When the pipeline denoises with the LLM, a few merge confirmations and one reflection batch follow
-(:mod:`kgrag.indexing.estimate_probe_denoise`).
+(:mod:`kgrag.indexing.estimate_probe_denoise`); when it writes LLM community reports, one report
+(:mod:`kgrag.indexing.estimate_probe_report`).
 Nothing is written but the ledger rows, the cached replies, the shares measured and the probed units'
 mean distinct names (meta: the estimate scales the measured reply size to each unit's names from it).
 """
@@ -166,9 +167,11 @@ def ranked_units(units: Sequence[ExtractionUnit]) -> list[ExtractionUnit]:
 def probe_extraction(parts: ProbeParts, loaders: Registry[Loader], paths: Sequence[Path]) -> list[str]:
     """Extract the sample units (of ``paths``, read with the workspace's ``loaders``) for real with
     ``parts``' client, then the denoising calls the pipeline would make; the lines saying what it did."""
+    from kgrag.communities.detect import COMMUNITY_BUILDERS
     from kgrag.graph.extract.llm import create_llm_extractor
     from kgrag.indexing.estimate_failures import record_probe_failures
     from kgrag.indexing.estimate_probe_denoise import probe_denoise
+    from kgrag.indexing.estimate_probe_report import probe_report
     from kgrag.indexing.runner import pipeline_names
 
     client = parts.llm_for_extraction()  # first: it fits the config (unit size) to the server's window
@@ -191,7 +194,9 @@ def probe_extraction(parts: ProbeParts, loaders: Registry[Loader], paths: Sequen
     _record_described(parts, done)
     _record_names(parts, units)
     stages = pipeline_names(parts.config.indexing.pipeline, parts.index_registries)
-    notes = probe_denoise(parts.config, client, stages, [x for _, extractions in done for x in extractions])
+    extracted = [x for _, extractions in done for x in extractions]
+    notes = probe_denoise(parts.config, client, stages, extracted)
+    notes += probe_report(parts.config, client, stages, extracted, parts.registries.get(COMMUNITY_BUILDERS))
     return [_spent_line(client, units, done, probed.split), *notes]
 
 
