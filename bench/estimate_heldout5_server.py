@@ -12,19 +12,22 @@ the model plans in words) followed by the answer, so a reply's size is its think
 thinking grows with the work the prompt asks for:
 
 * extraction thinks through the unit's candidates one line each: capitalised names and acronyms (an
-  acronym in brackets after its expansion included), and lower-case terms of two or three words the unit
-  says at least twice, each kept, and a few one-off phrases and sentence-opening words considered and
+  acronym in brackets after its expansion included; a lone capitalised word only when the unit writes it
+  so twice and never in lower case), and lower-case terms of two to four words the unit says at least
+  twice (the longest first), each kept unless said once in a sentence that names no other candidate (then
+  thought about and left out), plus a few one-off phrases and sentence-opening words considered and
   rejected; then one line per planned relation, and a closing line. One request in six double-checks every
   kept name against the text (a second pass), and one in fifteen also reconsiders every type, which is
   what pushes a dense unit's reply past ``max_tokens``. The answer after it is concise: every kept
-  candidate (no per-unit share, no ceiling) with a description of 8–14 words from its first sentence;
+  candidate (no per-unit share, no ceiling) with a description of 4–9 words from its first sentence;
   relations only where a verb (or ``such as``, ``including``, a bracketed short form) stands between two
-  kept entities of one sentence, from the sentence's first entity to at most three others, described by
-  the sentence (10–18 words, at least up to the later end), with one or two keywords and a strength;
+  kept entities of one sentence that is not a question, from the sentence's first entity to at most two
+  others, described by the sentence (9–16 words, at least up to the later end), with one or two keywords
+  and a strength;
 * the answer is bare JSON (``", "`` separators) seven times in ten and a fenced, two-space-indented
-  ```json block otherwise (per request); one first extraction reply in twenty quotes the text inside a
-  description with unescaped double quotes (invalid JSON, re-asked), and one in twenty-five names the list
-  ``relationships`` instead of ``relations`` (valid, but without relations);
+  ```json block otherwise (per request; 15% on a re-ask); one first extraction reply in twenty quotes the
+  text inside a description with unescaped double quotes (invalid JSON, re-asked), and one in twenty-five
+  names the list ``relationships`` instead of ``relations`` (valid, but without relations);
 * a re-ask thinks in two or three sentences: after a cut reply it answers briefly (the entities the unit
   names twice or that are capitalised, at most three in five of them and at least four, descriptions of
   three to six words, one relation a sentence at most), though one such re-ask in six first thinks the
@@ -32,29 +35,29 @@ thinking grows with the work the prompt asks for:
   invalid reply it sends the same answer with its quoting fixed; a half of a unit is asked afresh and
   thinks it through in full;
 * gleaning thinks through the found list and every candidate not in it (one-off phrases with a domain head
-  included, since it is asked about misses), then adds up to four of them with their relations to found
-  entities and up to two relations between found entities; when nothing is left to add it says so after
-  thinking and returns empty lists;
+  included, since it is asked about misses), then adds none to four of them (drawn per request) with their
+  relations to found entities, and up to two relations between found entities (always when it adds an
+  entity, in half the replies otherwise); when it adds nothing it says so and returns empty lists;
 * summaries think through the notes (one short line each for the first twelve, then a line for the rest, a
   word count now and then) and merge the distinct notes, each kept to 30–50% of its words, into well under
   the word limit (40–70% of it at most), so a summary asked for under a small ``max_tokens`` can still run
   past it with its thinking; the same request is answered the same way again;
 * community reports think through the material (one line an item, up to fourteen) and plan each finding,
-  then give a specific title, a two-sentence summary and as many findings as asked when the material holds
-  that many items (fewer for small groups), each a one-sentence summary, an explanation and refs, with a
-  rating, which rarely fits the report's ``max_tokens``; the re-ask after a cut thinks briefly and gives a
-  one-sentence summary and two or three findings with short explanations;
-* merge confirmations think about each candidate and each pair, then say yes for names equal up to case,
-  punctuation and a plural, for an acronym of the other name (its initials, or written in brackets after
-  it), and for a name of two words or more that opens the other (``NCCN Guidelines``, ``NCCN Guidelines for
-  Patients``) when their descriptions share a content word, unless one reads as a treatment or test and
-  the other as a disease; they keep the fullest name and give a
-  one-sentence description; they are never near the cap;
-* reflection thinks one line a relation (its ends and label, a verdict) and scores every one with a reason
-  of six to twelve words: near 0.1 for a pronoun or fragment end, about 0.4 for a generic end, 0.5–0.6 when
-  the description names neither end, 0.65–0.8 for a vague label, 0.85–0.97 otherwise; a full batch's
-  thinking and answer together sit near the cap, and the re-ask after a cut gives reasons of three to five
-  words after a one-sentence thought.
+  then give a title naming the first three items, a two-sentence summary and one finding per two items of
+  material up to the number asked (entities first, each once), each a one-sentence summary, an explanation
+  of 12–24 words and refs, with a rating, which almost never fits a report's ``max_tokens``; the re-ask after a
+  cut thinks briefly and gives a one-sentence summary and two or three findings with short explanations;
+* merge confirmations think about each candidate and whether each other one is the first, then say yes (for
+  the group, only when all are) for names equal up to case, punctuation and a plural, for an acronym of the
+  other name (its initials, or written in brackets after it), and for a name of two words or more that
+  opens the other (``NCCN Guidelines``, ``NCCN Guidelines for Patients``) when their descriptions share a
+  content word, unless one reads as a treatment or test and the other as a disease; they keep the fullest
+  name and give a one-sentence description; they are never near the cap;
+* reflection thinks one short line a relation (its ends, a verdict in two words, the score) and scores
+  every one with a reason of six to twelve words: near 0.1 for a pronoun or fragment end, about 0.4 for a
+  generic end, 0.5–0.6 when the description names neither end, 0.65–0.8 for a vague label, 0.85–0.97
+  otherwise; a full batch's thinking and answer together sit near the cap, and the re-ask after a cut gives
+  reasons of three to five words after a one-sentence thought.
 
 Deterministic: every draw is seeded by a hash of the request's text (its messages and temperature; the
 unit's text for what is extracted from it), never by arrival order.
@@ -562,6 +565,15 @@ def _merge(request: Request) -> str:
     return request.answer("\n".join(lines), {"merge": merge, "keep": keep if merge else 1, "description": description})
 
 
+_VERDICTS = {  # what the thinking calls each reason
+    "One end is a pronoun or a fragment, not an entity.": "pronoun end",
+    "One end is too generic to be a real entity here.": "generic end",
+    "The description does not clearly state this link between them.": "not stated",
+    "Both ends are real, but the label is rather vague.": "vague label",
+    "Both ends are specific entities and the text states the link.": "solid",
+}
+
+
 def _verdict(source: str, label: str, target: str, description: str, rng: random.Random) -> tuple[float, str]:
     ends = (source.strip().casefold(), target.strip().casefold())
     said = description.casefold()
@@ -588,7 +600,7 @@ def _reflect(request: Request) -> str:
         if brief:
             reason = " ".join(reason.split()[: rng.randint(3, 5)]).rstrip(",") + "."
         else:
-            lines.append(f"{number}: {source} {label} {target}. {reason.split(',')[0].rstrip('.')}, so {score:.1f}.")
+            lines.append(f"{number}: {source}, {target}: {_VERDICTS[reason]}, {score:.1f}.")
         scores.append({"id": int(number), "score": round(score, 2), "reason": reason})
     thought = "The reply was cut off; the same scores with much shorter reasons." if brief else "\n".join(lines)
     return request.answer(thought, {"scores": scores})
