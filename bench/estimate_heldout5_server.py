@@ -49,10 +49,12 @@ thinking grows with the work the prompt asks for:
   cut thinks briefly and gives a one-sentence summary and two or three findings with short explanations;
 * merge confirmations think about each candidate and whether each other one is the first, then say yes (for
   the group, only when all are) for names equal up to case, punctuation and a plural, for an acronym of the
-  other name (its initials, or written in brackets after it), and for a name of two words or more that
-  opens the other (``NCCN Guidelines``, ``NCCN Guidelines for Patients``) when their descriptions share a
-  content word, unless one reads as a treatment or test and the other as a disease; they keep the fullest
-  name and give a one-sentence description; they are never near the cap;
+  other name (its initials, or written in brackets after it), and, when their descriptions share a content
+  word, for a name of two words or more that opens the other, which goes on with a function word or
+  ``alone`` (``NCCN Guidelines``, ``NCCN Guidelines for Patients``), or that the other repeats after one
+  loose modifier (``nearby lymph nodes``), unless one reads as a treatment or test and the other as a
+  disease; they keep the fullest name without such a modifier and give a one-sentence description; they
+  are never near the cap;
 * reflection thinks one short line a relation (its ends, a verdict in two words, the score) and scores
   every one with a reason of six to twelve words: near 0.1 for a pronoun or fragment end, about 0.4 for a
   generic end, 0.5–0.6 when the description names neither end, 0.65–0.8 for a vague label, 0.85–0.97
@@ -113,6 +115,7 @@ _PRONOUNS = frozenset(
     {"it", "they", "this", "that", "he", "she", "them", "those", "these", "which", "others", "some", "you", "we"}
 )
 _GENERIC = frozenset({"the", "a", "an", "thing", "things", "people", "part", "type", "area", "areas", "way"})
+_LOOSE_MODIFIERS = frozenset("nearby standard usual common general overall main typical normal".split())
 _VAGUE = ("related to", "associated with", "linked to", "connected to", "mentioned with", "involves")
 _CUT_MARK = "cut off"
 _BRACKETS = re.compile(r"[{}\[\]]")
@@ -230,7 +233,7 @@ class Reading:
         opens a longer candidate (``Key`` of ``Key points``) is a part of it, not a thing of its own."""
         written: dict[str, tuple[int, str]] = {}
         for thing in things:
-            thing = re.sub(r"\b(\w+) \1\b", r"\1", thing)  # a heading run into its own text
+            thing = re.sub(r"\b(\w+(?: \w+){0,3}) \1\b", r"\1", thing)  # a heading run into its own text
             found = re.search(rf"(?<![\w-]){re.escape(thing)}(?![\w-])", self.text, flags=re.IGNORECASE)
             if found:
                 written.setdefault(thing.casefold(), (found.start(), found.group(0)))
@@ -538,8 +541,17 @@ def _same(a: tuple[str, str], b: tuple[str, str]) -> bool:
     if bool(_TREATMENT.search(name_a.casefold())) != bool(_TREATMENT.search(name_b.casefold())):
         return False
     short, long = sorted((name_a.casefold().split(), name_b.casefold().split()), key=len)
-    prefix = len(short) >= 2 and long[: len(short)] == short  # NCCN Guidelines / NCCN Guidelines for Patients
-    return prefix and bool(_content(text_a) & _content(text_b))
+    # NCCN Guidelines / NCCN Guidelines for Patients: the longer name goes on with a function word (or "alone")
+    prefix = len(short) >= 2 and long[: len(short)] == short and long[len(short)] in {*_STOP, "alone"}
+    # lymph nodes / nearby lymph nodes: one modifier that does not make a kind of its own
+    suffix = len(long) == len(short) + 1 and long[1:] == short and long[0] in _LOOSE_MODIFIERS
+    return (prefix or suffix) and bool(_content(text_a) & _content(text_b))
+
+
+def _loose(name: str) -> bool:
+    """A name that is another one with a loose modifier before it or ``alone`` after it (not the one to keep)."""
+    words = name.casefold().split()
+    return len(words) > 1 and (words[0] in _LOOSE_MODIFIERS or words[-1] == "alone")
 
 
 def _merge(request: Request) -> str:
@@ -558,11 +570,12 @@ def _merge(request: Request) -> str:
             f'Is "{other[0]}" the same as "{entities[0][0]}"? Looking at the names and descriptions, it is {why}.'
         )
     merge = bool(verdicts) and all(verdicts)
-    keep = max(range(len(entities)), key=lambda i: (len(entities[i][0].split()), len(entities[i][0]))) + 1
+    plain = [i for i, (n, _) in enumerate(entities) if not _loose(n)] or list(range(len(entities)))
+    keep = max(plain, key=lambda i: (len(entities[i][0].split()), len(entities[i][0]))) + 1 if merge else 1
     lines.append(f"So {'merge, keeping entity ' + str(keep) if merge else 'do not merge'}.")
-    name = entities[keep - 1][0]
-    description = _clip(f"{name}: " + (entities[keep - 1][1] or "an entity of the documents"), rng.randint(14, 24))
-    return request.answer("\n".join(lines), {"merge": merge, "keep": keep if merge else 1, "description": description})
+    name, said = entities[keep - 1]
+    description = _clip(f"{name}: " + (said or "an entity of the documents"), rng.randint(14, 24))
+    return request.answer("\n".join(lines), {"merge": merge, "keep": keep, "description": description})
 
 
 _VERDICTS = {  # what the thinking calls each reason
