@@ -13,9 +13,10 @@ with the estimate's range (re-asks and retries at the ends of their interval) an
 figure lies inside it. ``--servers`` also takes ``sloppy``, ``gleaner``, ``lowercase``, ``verbose``
 (:mod:`estimate_verbose_server`), ``heldout`` (:mod:`estimate_heldout_server`: a capable instruction model)
 ``heldout2`` (:mod:`estimate_heldout2_server`: a small local model), ``heldout3``
-(:mod:`estimate_heldout3_server`: a mid-sized open model) and ``heldout4`` (:mod:`estimate_heldout4_server`: a
-verbose hosted model under a tight output cap), all four written without reading the estimate's code.
-Those four stop each reply at ``max_tokens`` with ``finish_reason: "length"``, as their writers specified
+(:mod:`estimate_heldout3_server`: a mid-sized open model), ``heldout4`` (:mod:`estimate_heldout4_server`: a
+verbose hosted model under a tight output cap) and ``heldout5`` (:mod:`estimate_heldout5_server`: a reasoning
+model whose thinking comes with every reply), all five written without reading the estimate's code.
+Those five stop each reply at ``max_tokens`` with ``finish_reason: "length"``, as their writers specified
 (``FakeOpenAIServer(cut_at_max_tokens=True)``); ``--cut-at-max-tokens`` makes every server do so (the others
 otherwise send their replies whole, as a server that ignores ``max_tokens``).
 
@@ -48,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from estimate_heldout2_server import heldout2_server  # sibling modules of this script
 from estimate_heldout3_server import heldout3_server
 from estimate_heldout4_server import heldout4_server
+from estimate_heldout5_server import heldout5_server
 from estimate_heldout_server import heldout_server
 from estimate_verbose_server import verbose_server
 
@@ -243,10 +245,14 @@ SERVERS = {
     # chance: a verbose hosted model under a tight output cap (rich descriptions, no ceiling on entities, a
     # quarter to two fifths of first extraction replies cut at max_tokens, brief re-asks, long reports)
     "heldout4": lambda: heldout4_server,
+    # held out, written without reading the estimate's code or results: a reasoning model that thinks aloud (a
+    # <think> block before every answer, sized by the work the prompt asks for; concise answers, some fenced;
+    # dense units and most community reports cut at max_tokens, brief re-asks, careful merges)
+    "heldout5": lambda: heldout5_server,
 }
 # servers whose writers specified replies stopped at max_tokens with finish_reason length, as hosted APIs and
 # llama.cpp do (FakeOpenAIServer's cut_at_max_tokens); the others' replies go out whole
-HONOURS_MAX_TOKENS = frozenset({"heldout", "heldout2", "heldout3", "heldout4"})
+HONOURS_MAX_TOKENS = frozenset({"heldout", "heldout2", "heldout3", "heldout4", "heldout5"})
 FIGURES = ("calls", "prompt_tokens", "completion_tokens")
 TOLERANCE = 0.25
 

@@ -1,14 +1,16 @@
 """Does kgrag index for real against a held-out estimate server (``--server``: ``heldout2``, the small local
 model of :mod:`estimate_heldout2_server`, ``heldout3``, the mid-sized open model of
-:mod:`estimate_heldout3_server`, or ``heldout4``, the verbose hosted model of :mod:`estimate_heldout4_server`)?
+:mod:`estimate_heldout3_server`, ``heldout4``, the verbose hosted model of :mod:`estimate_heldout4_server`, or
+``heldout5``, the reasoning model that thinks aloud of :mod:`estimate_heldout5_server`)?
 
 Indexes the first ``--tokens`` (about 4 characters a token) of the GraphRAG-Bench Medical corpus with the
 ``standard``, ``graphrag`` and ``denoised`` pipelines (denoising with LLM merge confirmation and LLM triple
-reflection), each in a fresh workspace against ``FakeOpenAIServer`` answering as that server (``heldout4``
-with ``cut_at_max_tokens=True``: a hosted API cuts its replies and says ``length``), and prints per
+reflection), each in a fresh workspace against ``FakeOpenAIServer`` answering as that server (``heldout4`` and
+``heldout5`` with ``cut_at_max_tokens=True``: their servers cut replies and say ``length``), and prints per
 pipeline: the ledger's calls, attempts and tokens per stage (extraction by call role: first, re-ask, half,
 glean, ...), what the server was asked (requests by prompt kind, re-asks, replies cut at ``max_tokens``,
-re-asks cut again), the graph's size, the run's warnings and fallbacks, and the errors of failed chunks.
+re-asks cut again, answers not JSON after any ``<think>`` block), the graph's size, the run's warnings and
+fallbacks, and the errors of failed chunks.
 Exits non-zero when a graph is empty or an expected stage made no call. No estimate is run.
 
 ``--skip N`` starts the slice after the corpus's first N tokens. ``--description-tokens N`` lowers
@@ -43,12 +45,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from estimate_heldout2_server import heldout2_server  # sibling modules of this script
 from estimate_heldout3_server import heldout3_server
 from estimate_heldout4_server import heldout4_server
+from estimate_heldout5_server import heldout5_server
 from scripted_requests import cl100k, prompt_kind
 
 ROOT = Path(__file__).resolve().parents[1]
 MEDICAL = ROOT.parent / "shared" / "datasets" / "graphrag-bench-medical" / "corpus.json"
-SERVERS = {"heldout2": heldout2_server, "heldout3": heldout3_server, "heldout4": heldout4_server}
-CUTTING = frozenset({"heldout4"})  # servers whose replies the transport cuts at max_tokens (finish "length")
+SERVERS = {
+    "heldout2": heldout2_server,
+    "heldout3": heldout3_server,
+    "heldout4": heldout4_server,
+    "heldout5": heldout5_server,
+}
+# servers whose replies the transport cuts at max_tokens (finish "length")
+CUTTING = frozenset({"heldout4", "heldout5"})
 PIPELINES = {
     "standard": {},
     "graphrag": {"indexing.pipeline": '"graphrag"'},
@@ -88,9 +97,14 @@ class Tally:
         return reply
 
 
+def _answer(reply: str) -> str:
+    """The reply after a reasoning model's ``<think>`` block (the whole reply when it has none)."""
+    return reply.split("</think>", 1)[-1].strip()
+
+
 def _is_json(reply: str) -> bool:
     try:
-        json.loads(reply)
+        json.loads(_answer(reply))
     except ValueError:
         return False
     return True
@@ -98,7 +112,7 @@ def _is_json(reply: str) -> bool:
 
 def _out_of_range(reply: str) -> bool:
     try:
-        scores = json.loads(reply).get("scores", [])
+        scores = json.loads(_answer(reply)).get("scores", [])
     except (ValueError, AttributeError):
         return False
     return any(isinstance(s, dict) and not 0 <= float(s.get("score", 0)) <= 1 for s in scores)
