@@ -94,31 +94,3 @@ def test_gleaning_calls_are_linked_to_their_unit(kit: Any) -> None:
     firsts = {r.unit_key for r in rows if r.call_role == "first"}
     assert gleans and {r.call_role for r in gleans} == {"glean"} and {r.unit_key for r in gleans} <= firsts
     assert extractor.stats.gleaned_units == len(gleans)
-
-
-@dataclass
-class _InvalidFirst:
-    """A server whose first reply to any request is not JSON; asked again, it answers properly."""
-
-    name: str = "scripted"
-    available: bool = True
-
-    def complete(self, request: ChatRequest) -> ChatResponse:
-        if any(m["role"] == "assistant" for m in request.messages):
-            return ChatResponse('{"merge": false, "keep": 1, "description": ""}', "stop", None, None)
-        return ChatResponse("I think these are the same thing.", "stop", None, None)
-
-    def close(self) -> None:
-        return None
-
-
-def test_a_re_ask_of_a_call_serving_no_unit_records_its_role_alone(kit: Any) -> None:
-    from kgrag.denoise.confirm import CONFIRM_PROMPT, MergeDecision
-
-    client = _client(kit, _InvalidFirst())
-    groups = [{"entities": f"1. Aspirin{n} (drug): a drug.\n2. ASA{n} (drug): the same drug."} for n in range(3)]
-    results = client.map_structured(CONFIRM_PROMPT, groups, MergeDecision, stage="index.resolve")
-    assert all(r.ok for r in results)
-    rows = client.ledger.calls(client.run_id)
-    assert sorted(str(r.call_role) for r in rows) == ["None"] * 3 + ["reask"] * 3
-    assert all(r.unit_key is None and r.link is None for r in rows)  # no unit: nothing linked

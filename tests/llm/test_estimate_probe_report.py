@@ -1,6 +1,6 @@
 """The probe writes one community report for real when the pipeline writes LLM reports, so the estimate
 prices how this model answers the report prompt: a model whose reports run past
-``communities.report_max_tokens`` pays a re-ask for most of them, which nothing else the probe sends shows."""
+``communities.report_max_tokens`` pays a re-ask for each of them, which nothing else the probe sends shows."""
 
 from __future__ import annotations
 
@@ -63,12 +63,11 @@ def test_no_report_is_probed_without_a_community_large_enough() -> None:
 
 
 def _long_reports(body: ChatBody) -> str:
-    """The realistic responder, except that a first report request gets a long report (eight findings of
-    three sentences) stopped at the request's ``max_tokens``, as a model writing past its cap; its re-ask
-    gets the short one."""
-    messages = body.get("messages", [])
-    kind, _ = request_kind(messages)
-    if kind != "report" or any(m.get("role") == "assistant" for m in messages):
+    """The realistic responder, except that every report request, re-asks included, gets a long report
+    (eight findings of three sentences) stopped at the request's ``max_tokens``: a model that cannot write
+    a report within the cap (each report is asked again, then falls back to the extractive one)."""
+    kind, _ = request_kind(body.get("messages", []))
+    if kind != "report":
         return ExtractionResponder().for_server(body)
     sentence = "This finding restates at length how the members of the group relate to one another in the text."
     findings = [

@@ -10,7 +10,7 @@ from kgrag.graph.extract.structural import structural_items
 from kgrag.models.llm.base import ChatProvider
 from kgrag.models.llm.estimate import EstimatingProvider
 from kgrag.models.llm.estimate_assumed import EstimateAssumptions
-from kgrag.models.llm.reply_stats import replies_by_prompt, samples_by_prompt
+from kgrag.models.llm.reply_stats import replies_by_prompt
 from kgrag.models.llm.tokens import default_token_counter
 
 TEXT = "Aspirin treats Fever. Aspirin and Ibuprofen relieve Pain in Adults. Fever worries Parents."
@@ -30,26 +30,14 @@ def test_shares_keep_the_most_frequent_names_and_fewer_relations() -> None:
     assert items.relations == []
 
 
-def _record(prompt: str, completion: int, error: str | None = None, role: str | None = None) -> CallRecord:
+def _record(prompt: str, completion: int, error: str | None = None) -> CallRecord:
     return CallRecord("r", "index.resolve", "openai", "m", 100, completion, "api", 1.0, False, 1,
-                      prompt_name=prompt, error=error, call_role=role)  # fmt: skip
+                      prompt_name=prompt, error=error)  # fmt: skip
 
 
 def test_replies_by_prompt_measures_size_and_re_asks_per_prompt() -> None:
-    # rows without roles (written before re-asks recorded theirs): a re-ask is inferred to fail as often as
-    # a first call, so the share of failed replies is the re-asks per first call
     records = [_record("confirm_merge", 20), _record("confirm_merge", 4, "invalid"), _record("extract_graph", 900)]
     assert replies_by_prompt(records, model="m", skip={"extract_graph"}) == (("confirm_merge", 12.0, 0.5),)
-
-
-def test_re_asks_are_counted_by_their_role_where_the_rows_record_it() -> None:
-    # every report is cut and asked again, and every re-ask succeeds: one re-ask per first call, which the
-    # share of failed replies (one in two) would halve
-    cut = "the reply was cut off at the token limit; give a shorter complete answer"
-    records = [_record("community_report", 400, cut), _record("community_report", 150, role="reask")] * 3
-    assert replies_by_prompt(records, model="m") == (("community_report", 275.0, 1.0),)
-    ((_, sample),) = samples_by_prompt(records, model="m")
-    assert (sample.calls, sample.failed) == (3, 3)
 
 
 class _Never:

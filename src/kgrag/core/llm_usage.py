@@ -42,9 +42,7 @@ class CachedResponse:
 @dataclass(frozen=True)
 class CallLink:
     """The unit of work a call serves (``key``, stable across runs) and why it was made (``role``, one of the
-    ``*_ROLE`` names): what lets the ledger count the calls a reply caused per first call exactly. A call
-    that serves no unit but is still a follow-up (the re-ask of any structured call) has the key ``""``:
-    its row records the role alone."""
+    ``*_ROLE`` names): what lets the ledger count the calls a reply caused per first call exactly."""
 
     key: str
     role: str
@@ -60,8 +58,7 @@ class CallRecord:
 
     ``unit_key`` and ``call_role`` link the calls of one unit of work (:class:`CallLink`); None on calls made
     without a link (every call but extraction's and gleaning's) and on rows written before the ledger had
-    them, except that every structured re-ask records its ``call_role`` (with ``unit_key`` None when its
-    call serves no unit)."""
+    them."""
 
     run_id: str
     stage: str

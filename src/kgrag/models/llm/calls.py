@@ -342,7 +342,7 @@ class CallRunner:
                 attempt_errors=tuple(errors),
                 error=error,
                 created_at=time.time(),
-                unit_key=(link.key or None) if link else None,
+                unit_key=link.key if link else None,
                 call_role=link.role if link else None,
             )
         )

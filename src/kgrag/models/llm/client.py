@@ -298,7 +298,7 @@ class LLMClient:
         conversation = tuple(reask_messages(messages, quoted, wrapper.render_part("user", {"error": first.error})))
         retry = ChatRequest(conversation, request.model, request.params, request.prompt)
         try:
-            again = link.as_role(REASK_ROLE) if link is not None else CallLink("", REASK_ROLE)
+            again = link.as_role(REASK_ROLE) if link is not None else None
             second = self.runner.run(retry, stage, parse, loop_guard=loop_guard, link=again)
         except RequestTooLargeError as exc:
             error = f"invalid reply, and its re-ask {exc} (first reply: {first.error})"

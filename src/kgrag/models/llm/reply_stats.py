@@ -32,7 +32,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from kgrag.core.llm_usage import FIRST_ROLE, FIRST_ROLES, GLEAN_ROLE, HALF_ROLE, LOOP_SOURCE, REASK_ROLE, CallRecord
+from kgrag.core.llm_usage import FIRST_ROLE, FIRST_ROLES, GLEAN_ROLE, HALF_ROLE, LOOP_SOURCE, CallRecord
 from kgrag.models.llm.estimate_range import MAX_FOLLOW_UPS, FailureSample
 from kgrag.models.llm.request_fit import is_size_failure
 
@@ -179,38 +179,26 @@ def _most_per_unit(linked: Sequence[CallRecord]) -> int:
 def replies_by_prompt(
     records: Iterable[CallRecord], *, model: str | None, skip: Collection[str] = ()
 ) -> tuple[tuple[str, float, float], ...]:
-    """Per prompt name (those in ``skip`` left out): the mean completion and the re-asks per first call of
-    ``model``'s last :data:`RECENT_CALLS` sent calls of it (``records`` newest first; ``model`` None: any
-    model's): what the estimate assumes for those prompts' calls (:func:`reask_share`)."""
+    """Per prompt name (those in ``skip`` left out): the mean completion and the re-ask rate of ``model``'s
+    last :data:`RECENT_CALLS` sent calls of it (``records`` newest first; ``model`` None: any model's):
+    what the estimate assumes for those prompts' calls. Such a call is re-asked at most once, and a re-ask
+    fails about as often as a first call, so the share of failed replies estimates the re-asks per first
+    call (at most one)."""
     found = []
     for name, calls in _by_prompt(records, model, skip):
         mean = sum(r.completion_tokens for r in calls) / len(calls)
-        firsts, reasks = reask_share(calls)
-        found.append((name, mean, min(1.0, reasks / firsts) if firsts else 0.0))
+        found.append((name, mean, sum(r.error is not None for r in calls) / len(calls)))
     return tuple(found)
 
 
 def samples_by_prompt(
     records: Iterable[CallRecord], *, model: str | None, skip: Collection[str] = ()
 ) -> tuple[tuple[str, FailureSample], ...]:
-    """Per prompt name, as :func:`replies_by_prompt` chooses the calls: how many first calls, and how many
-    of them were asked again."""
-    samples = []
-    for name, calls in _by_prompt(records, model, skip):
-        firsts, reasks = reask_share(calls)
-        samples.append((name, FailureSample(firsts, reasks, float(reasks))))
-    return tuple(samples)
-
-
-def reask_share(calls: Sequence[CallRecord]) -> tuple[int, int]:
-    """(first calls, re-asks) among ``calls`` of one prompt, each asked again at most once. Re-asks are
-    counted by their recorded role; calls recorded before re-asks had one are told apart by inference: a
-    re-ask fails about as often as a first call, so the share of failed replies is the re-asks per first
-    call."""
-    reasks = sum(r.call_role == REASK_ROLE for r in calls)
-    if reasks:
-        return len(calls) - reasks, reasks
-    return len(calls), sum(r.error is not None for r in calls)
+    """Per prompt name, as :func:`replies_by_prompt` chooses the calls: how many, and how many failed."""
+    return tuple(
+        (name, FailureSample(len(calls), failed := sum(r.error is not None for r in calls), float(failed)))
+        for name, calls in _by_prompt(records, model, skip)
+    )
 
 
 def _by_prompt(

@@ -1,7 +1,7 @@
 """The LLM usage ledger as a table of the workspace database: one row per logical call (attempts folded
 in), so cost, retries and the cache hit rate survive the process and ``kgrag cost`` can show history.
 ``unit_key`` and ``call_role`` link a unit's calls (:class:`~kgrag.core.llm_usage.CallLink`); NULL on
-rows written before the table had them (a re-ask of a call that serves no unit has its role alone)."""
+rows written before the table had them."""
 
 from __future__ import annotations
 
