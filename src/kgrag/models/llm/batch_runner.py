@@ -26,6 +26,7 @@ from kgrag.models.llm.batch_api import ENDPOINT, BatchAPI, BatchAPIError, BatchR
 from kgrag.models.llm.batch_book import BatchBook, BatchRecord
 from kgrag.models.llm.batch_collect import Deferred
 from kgrag.models.llm.calls import CallRunner, Parser
+from kgrag.models.llm.reasoning import answer_only
 from kgrag.models.llm.structured import ReplyInvalid
 from kgrag.models.llm.tokens import count_message_tokens
 
@@ -230,7 +231,7 @@ class BatchRunner:
         cache = self.runner.cache
         if cache is not None and cache.get(result.custom_id) is not None:
             return 0  # ingested by a run killed before it could mark the batch done: recorded once only
-        if not _usable(response, parse):
+        if not _usable(answer_only(response), parse):
             self.stats.invalid += 1
             return None
         stage, request = entry

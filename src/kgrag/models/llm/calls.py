@@ -37,6 +37,7 @@ from kgrag.models.llm.base import ChatProvider, LLMUnavailableError, ProviderErr
 from kgrag.models.llm.batch_collect import DEFERRED, BatchCollector, Deferred
 from kgrag.models.llm.budget import TokenBudget
 from kgrag.models.llm.ratelimit import CallLimits
+from kgrag.models.llm.reasoning import answer_only
 from kgrag.models.llm.reply_ceiling import CEILING_FINISH, ReplyCeiling, ReplyPastCeiling, reply_ceiling_tokens
 from kgrag.models.llm.reply_loop import LOOP_FINISH, LoopGuard, ReplyLooped, stop_at_loop
 from kgrag.models.llm.request_fit import cut_short, fit_request
@@ -138,6 +139,7 @@ class CallRunner:
             # counted size, so under-reported usage or a reply past max_tokens still counts in full
             counted_reply = self.counter().count(response.text)
             usage = self._usage(response, prompt_tokens, counted_reply, started, attempts.count)
+            response = answer_only(response)  # a reasoning model's thinking is paid for, then dropped
             if response.finish_reason != CEILING_FINISH and usage.completion_tokens > max_tokens:
                 self.longest_overrun = max(self.longest_overrun, usage.completion_tokens)
             spent = usage.total_tokens
@@ -185,7 +187,7 @@ class CallRunner:
         prompt = max(response.prompt_tokens or 0, count_message_tokens(self.counter(), request.messages))
         completion = max(response.completion_tokens or 0, self.counter().count(response.text))
         usage = Usage(prompt, completion, "batch", self.prices.batch_cost(prompt, completion), 0.0, 1)
-        self.store(key, request, response, usage)
+        self.store(key, request, answer_only(response), usage)
         self._record(request, stage, usage, [])
         return usage
 
