@@ -4,6 +4,7 @@ prices how this model answers the report prompt: a model whose reports run past
 
 from __future__ import annotations
 
+import itertools
 import json
 from functools import partial
 from pathlib import Path
@@ -41,7 +42,7 @@ def test_the_probe_reports_on_a_community_of_what_the_model_extracted() -> None:
     extractions = [
         _extraction("c1", square, [(a, b) for i, a in enumerate(square) for b in square[i + 1 :]]),
         # the same names again (case differs) and a repeated relation: merged as the graph builder merges them
-        _extraction("c2", [n.upper() for n in square[:2]] + line, [("ALDER", "BIRCH")] + list(zip(line, line[1:]))),
+        _extraction("c2", [n.upper() for n in square[:2]] + line, [("ALDER", "BIRCH"), *itertools.pairwise(line)]),
         ChunkExtraction("c3", [ExtractedEntity("Broken", "concept", "")], [], error="invalid reply"),
     ]
     job = probe_job(extractions, _groups())

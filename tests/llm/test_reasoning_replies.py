@@ -9,16 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.llm.conftest import item_number  # the squares task's item number
 
 from kgrag.config import LLMConfig
 from kgrag.models.llm import create_llm_client
 from kgrag.models.llm.reasoning import without_reasoning
 from kgrag.store import Store
 from kgrag.testing import FakeOpenAIServer
-from tests.llm.conftest import item_number  # the squares task's item number
 
 THINKING = (
-    "The user wants a square. I could answer {\"n\": 0, \"square\": 1} but that is wrong; let me compute "
+    'The user wants a square. I could answer {"n": 0, "square": 1} but that is wrong; let me compute '
     "it properly, step by step, checking the multiplication twice before writing the answer."
 )
 
@@ -26,7 +26,7 @@ THINKING = (
 @pytest.mark.parametrize(
     ("reply", "answer"),
     [
-        ("<think>\nplan {a} first\n</think>\n\n{\"x\": 1}", '{"x": 1}'),
+        ('<think>\nplan {a} first\n</think>\n\n{"x": 1}', '{"x": 1}'),
         ("  <thinking>why</thinking>The answer.", "The answer."),
         ("the template opened the block in the prompt</think>The answer.", "The answer."),  # no opening tag
         ("<think>still thinking when the token limit came", ""),  # cut inside the thinking: no answer
