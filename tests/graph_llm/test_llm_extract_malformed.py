@@ -134,7 +134,9 @@ def test_parse_items_validates_each_item_on_its_own() -> None:
     assert items.dropped == 6 + 3  # duplicates are merged, not counted as dropped; nulls take defaults
 
 
-@pytest.mark.parametrize("value", [{"nodes": []}, [], "text", {"entities": "none"}])
+@pytest.mark.parametrize(
+    "value", [{"nodes": []}, [], "text", {"entities": "none"}, {"entities": [], "links": [{"source": "a"}]}]
+)
 def test_the_envelope_rejects_the_wrong_shape_so_the_layer_reasks(value: Any) -> None:
     with pytest.raises(ValidationError):
         ExtractionReply.model_validate(value)
@@ -144,6 +146,14 @@ def test_the_envelope_accepts_partial_and_null_lists() -> None:
     relation = {"source": "a", "target": "b"}
     assert ExtractionReply.model_validate({"entities": None, "relations": [relation]}).entities == []
     assert ExtractionReply.model_validate({"relations": []}).entities == []
+
+
+def test_relationships_are_read_as_relations() -> None:
+    relation = {"source": "a", "target": "b"}
+    reply = ExtractionReply.model_validate({"entities": [], "relationships": [relation]})
+    assert reply.relations == [relation]
+    assert ExtractionReply.model_validate({"entities": [], "relations": [], "notes": [{"x": 1}]}).relations == []
+    assert ExtractionReply.model_validate({"entities": [], "keywords": ["a", "b"]}).relations == []
 
 
 def test_every_malformation_is_really_broken() -> None:

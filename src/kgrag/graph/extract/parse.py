@@ -129,6 +129,15 @@ def _show_item_schema(schema: dict[str, JsonValue]) -> None:
     schema.update(reply_schema())  # a new copy: callers may edit what they get
 
 
+def _objects(value: Any) -> bool:
+    """Whether ``value`` is a non-empty list of JSON objects (what relation items are)."""
+    return isinstance(value, list) and bool(value) and all(isinstance(item, dict) for item in value)
+
+
+RELATIONS_SYNONYM = "relationships"  # read as "relations"
+KNOWN_KEYS = frozenset({"entities", "relations", RELATIONS_SYNONYM})
+
+
 class ExtractionReply(BaseModel):
     """The envelope the LLM layer validates: two lists of anything, items checked later one by one.
 
@@ -144,11 +153,19 @@ class ExtractionReply(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _needs_a_known_key(cls, data: Any) -> Any:
-        """``{"nodes": [...]}`` must fail (and be re-asked), not pass as an empty extraction."""
+        """``{"nodes": [...]}`` must fail (and be re-asked), not pass as an empty extraction; so must a
+        list of objects under a key of its own beside the entities (``"links": [{...}]``), whose items
+        would be lost (a list of words, such as keywords, is not).
+        ``relationships``, the word many extraction prompts use, is read as ``relations``."""
         if not isinstance(data, dict):
             raise ValueError("expected a JSON object with 'entities' and 'relations' lists")
+        if "relations" not in data and RELATIONS_SYNONYM in data:
+            data = {**data, "relations": data[RELATIONS_SYNONYM]}
         if "entities" not in data and "relations" not in data:
             raise ValueError("expected keys 'entities' and 'relations'; found " + ", ".join(map(str, data)))
+        unknown = [str(k) for k, v in data.items() if k not in KNOWN_KEYS and _objects(v)]
+        if "relations" not in data and unknown:
+            raise ValueError(f"expected the relations under the key 'relations'; found {', '.join(unknown)}")
         return {key: ([] if data.get(key) is None else data.get(key)) for key in ("entities", "relations")}
 
     @model_validator(mode="after")
