@@ -46,6 +46,17 @@ def to_report(job: Job, material: Material, reply: CommunityReportReply, finding
     )
 
 
+def report_variables(material: Material, config: CommunitiesConfig, language: str) -> dict[str, object]:
+    """The ``community_report`` prompt's variables for one community's ``material``."""
+    return {
+        "level_note": material.note,
+        "material": material.text,
+        "findings": config.report_findings,
+        "max_words": SUMMARY_WORDS,
+        "language": language,
+    }
+
+
 class LLMWriter:
     """Writes reports with ``client``; the extractive writer covers items whose reply failed."""
 
@@ -73,16 +84,7 @@ class LLMWriter:
 
     def write(self, jobs: Sequence[Job]) -> list[CommunityReport]:
         materials = [build_material(job, self.config.report_input_tokens, self.client.count_tokens) for job in jobs]
-        variables = [
-            {
-                "level_note": m.note,
-                "material": m.text,
-                "findings": self.config.report_findings,
-                "max_words": SUMMARY_WORDS,
-                "language": self.language,
-            }
-            for m in materials
-        ]
+        variables = [report_variables(m, self.config, self.language) for m in materials]
         results = self.client.map_structured(
             REPORT_PROMPT, variables, CommunityReportReply, stage=self.stage, max_tokens=self.config.report_max_tokens
         )

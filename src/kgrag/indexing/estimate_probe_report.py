@@ -41,7 +41,7 @@ def probe_report(
     """Write one community report with ``client`` when the pipeline (``stages``) writes LLM reports and the
     probe's ``extractions`` form a community large enough for one (found by the configured builder of
     ``builders``); the line saying so (none when nothing was sent)."""
-    from kgrag.communities.llm_writer import REPORT_PROMPT, SUMMARY_WORDS
+    from kgrag.communities.llm_writer import REPORT_PROMPT, report_variables
     from kgrag.communities.material import build_material
     from kgrag.communities.schemas import CommunityReportReply
 
@@ -52,15 +52,8 @@ def probe_report(
     if job is None:
         return []
     material = build_material(job, settings.report_input_tokens, client.count_tokens)
-    variables = {
-        "level_note": material.note,
-        "material": material.text,
-        "findings": settings.report_findings,
-        "max_words": SUMMARY_WORDS,
-        "language": config.graph.language,
-    }
     client.map_structured(
-        REPORT_PROMPT, [variables], CommunityReportReply,
+        REPORT_PROMPT, [report_variables(material, settings, config.graph.language)], CommunityReportReply,
         stage=ledger_stage(COMMUNITY_REPORTS), max_tokens=settings.report_max_tokens,
     )  # fmt: skip
     return [
