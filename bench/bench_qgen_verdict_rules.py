@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from bench_qgen_shapes import wilson
 from kgrag.config import KgragConfig
 from kgrag.evaluation.qgen import referents
 from kgrag.evaluation.qgen.cloze import candidate_spans, clause_of, trusted_label
@@ -109,11 +110,33 @@ def pointing_word(p: Parsed) -> bool:
     return bool(_POINTING.search(p.question.rstrip("?")))
 
 
+def common_noun_answer(p: Parsed) -> bool:
+    """A one-word answer that is a common noun (capitalised only as its sentence's first word)."""
+    t = p.span[0]
+    return len(p.span) == 1 and t.pos_ == "NOUN" and (t.is_lower or (t.i == p.sent.start and not t.is_upper))
+
+
+_COMPARING = frozenset({"other", "another", "typical", "similar"})
+
+
+def comparison_without_term(p: Parsed) -> bool:
+    """A comparative or "other"/"typical" modifier in the question with no "than"/"as"/"from"/"to" after
+    it ("An easier solution", "Several other utilities")."""
+    kept = _kept(p)
+    for t in kept:
+        comparing = (t.tag_ == "JJR" and t.dep_ == "amod") or (t.lower_ in _COMPARING and t.dep_ in ("amod", "det"))
+        term = any(x.lower_ in ("than", "as", "from", "to") for x in kept if x.i > t.i)
+        if comparing and not term and not (t.i > 0 and t.doc[t.i - 1].lower_ == "each"):
+            return True
+    return False
+
+
 KEPT: dict[str, Callable[[Parsed], object]] = {
     "sequence_adverb": lambda p: referents.sequence_adverb(p.question),
     "open_comparison": lambda p: referents.open_comparison(p.question),
     "markup_residue": lambda p: referents.markup_residue(p.question),
     "postmodified_span": lambda p: referents.postmodified_span(p.span),
+    "second_question_word": lambda p: referents.second_question_word(p.clause, p.span),
     "name_cut": lambda p: referents.name_cut(p.span),
 }
 NOT_KEPT: dict[str, Callable[[Parsed], object]] = {
@@ -121,6 +144,8 @@ NOT_KEPT: dict[str, Callable[[Parsed], object]] = {
     "generic_definite": generic_definite,
     "quantified_subject": quantified_subject,
     "pointing_word": pointing_word,
+    "common_noun_answer": common_noun_answer,
+    "comparison_without_term": comparison_without_term,
 }
 
 
@@ -148,12 +173,13 @@ def main() -> None:
     for name, rule in rules.items():
         print(_line(name, [r for r, (p, _) in zip(rows, parsed, strict=True) if rule(p)]))
     union = [r for r, (p, _) in zip(rows, parsed, strict=True) if any(rule(p) for rule in KEPT.values())]
-    print(_line("the five kept, together", union))
+    print(_line("the six kept, together", union))
     for subset, label in ((rows, "all"), ([r for r in rows if trusted_shape(r["answer"], r["question"])], "trusted")):
         left = [r for r in subset if r not in union]
-        usable = sum(r["usable"] for r in subset)
-        print(f"{label}: {usable} of {len(subset)} usable; without the removed: {sum(r['usable'] for r in left)} "
-              f"of {len(left)}")  # fmt: skip
+        for name, group in (("", subset), ("without the removed: ", left)):
+            k = sum(r["usable"] for r in group)
+            lo, hi = wilson(k, len(group))
+            print(f"{label}, {name}{k} of {len(group)} usable ({k / len(group):.0%} [{lo:.0%}, {hi:.0%}])")
     if args.show:
         for r, (p, _) in zip(rows, parsed, strict=True):
             if rules[args.show](p):

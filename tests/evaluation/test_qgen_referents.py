@@ -14,6 +14,7 @@ from kgrag.evaluation.qgen.referents import (
     name_cut,
     open_comparison,
     postmodified_span,
+    second_question_word,
     sequence_adverb,
 )
 from kgrag.graph.extract.nlp import SpacyExtractor
@@ -29,6 +30,11 @@ def _nlp() -> Any:
 def _span(text: str, answer: str) -> Any:
     start = text.index(answer)
     return _nlp()(text).char_span(start, start + len(answer))
+
+
+def _sent_span(text: str, answer: str) -> tuple[Any, Any]:
+    span = _span(text, answer)
+    return span.sent, span
 
 
 def test_an_adverb_placing_the_question_after_the_text_before_is_refused() -> None:
@@ -97,3 +103,13 @@ def test_the_generator_refuses_a_question_that_leans_on_the_sentence_before() ->
         Passage("c0", "d0", without_then), sent, span, "ORG", Rarity([Passage("c0", "d0", without_then), *passages[1:]])
     )
     assert not isinstance(kept, str) and kept.answer == "Brightwater"
+
+
+def test_a_question_word_of_the_sentence_s_own_is_refused() -> None:
+    text = "Quillon began as an exploration of what the next version of Tamsin could look like."
+    sent, span = _sent_span(text, "Tamsin")
+    assert second_question_word(sent, span)
+    text = "The Quillon guide shows how Brightwater jobs are scheduled on the Oslo cluster."
+    assert second_question_word(*_sent_span(text, "Brightwater"))
+    text = "The Quillon guide shows that Brightwater jobs are scheduled on the Oslo cluster."
+    assert second_question_word(*_sent_span(text, "Brightwater")) is None

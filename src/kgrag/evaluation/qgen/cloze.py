@@ -37,6 +37,7 @@ from kgrag.evaluation.qgen.referents import (
     name_cut,
     open_comparison,
     postmodified_span,
+    second_question_word,
     sequence_adverb,
 )
 from kgrag.evaluation.qgen.standalone import (
@@ -297,6 +298,7 @@ def _unfit(span: Any, clause: Any, answer: str, question: str, chunk_id: str, ra
         or label_number(span)
         or misparsed(span)
         or postmodified_span(span)
+        or second_question_word(clause, span)
         or name_cut(span)
         or participle_opening(clause, span)
         or wording_defect(span, question)

@@ -17,6 +17,9 @@ garbled. Each check below returns the reason (counted in the generation report),
 - :func:`postmodified_span`: the span is followed by a participle that modifies it, which the question
   word then carries ("executed by what not running in debug mode", "The result is what shown
   earlier?");
+- :func:`second_question_word`: the words kept around the span hold a question word of the sentence's own
+  ("an exploration of what the next iteration of what could look like?", "shows how what could be
+  defined"), so the question asks two things or reads as one garbled clause;
 - :func:`name_cut`: the answer is a name after an article and before a lower-case noun, so it is a
   modifier cut from its noun phrase ("the Docutils doctree structure" asked as "translate from what?"),
   including a noun the tagger read as a present-tense verb with no subject of its own.
@@ -27,12 +30,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kgrag.evaluation.qgen.wording import SUBJECT_DEPS
+from kgrag.evaluation.qgen.wording import SUBJECT_DEPS, side_parts
 
 _IF_THEN = frozenset({"if", "when", "once", "whenever"})
 _BESIDE = frozenset({"alternatively", "meantime", "meanwhile"})
 _OPEN_COMPARISON = re.compile(r"\bthan (?:what|which \w+|who|whom)\?$", re.I)
 _ARTICLES = frozenset({"the", "a", "an"})
+_OWN_QUESTION_WORDS = frozenset({"what", "how", "whatever"})
 
 
 def sequence_adverb(question: str) -> str | None:
@@ -73,6 +77,15 @@ def postmodified_span(span: Any) -> str | None:
     prenominal = following is not None and following.pos_ in ("NOUN", "ADJ", "PROPN")
     if after.tag_ in ("VBG", "VBN") and after.dep_ == "acl" and after.head.i == span.root.i and not prenominal:
         return "question word followed by the span's own participle ('what shown earlier')"
+    return None
+
+
+def second_question_word(clause: Any, span: Any) -> str | None:
+    """Why the question would hold a second question word, one of its sentence's own ("what", "how"),
+    or None."""
+    drop = side_parts(clause, span)
+    if any(t.lower_ in _OWN_QUESTION_WORDS for t in clause if t.i not in drop and not span.start <= t.i < span.end):
+        return "question holds a second question word from its sentence ('what', 'how')"
     return None
 
 
