@@ -18,11 +18,11 @@ wall time, are reported (the machine is shared).
     HF_HUB_OFFLINE=1 python bench/bench_qgen_filters.py --dir DOCS --blind-cut 0:150000 --n 25 --out FILE.json
 
 ``--cut`` and ``--blind-cut`` chunk a character range of Medical (``--source novel`` for Novel-58553) without
-indexing it, generate ``--n`` known-item questions (seeded) and write question, answer and evidence
-sentence to FILE (and FILE with ``.md``) for a reader; ``--cut`` also prints the rejection counts and
-the two-chunk share of a mixed set. ``--blind-cut`` writes nothing else, so the blind reader's cut
-stays unseen. With ``--dir DOCS`` they read a folder of documents instead (files in path order until
-END characters, read by the indexing loaders).
+indexing it, generate ``--n`` known-item questions (seeded) and write question, answer, evidence
+sentence and chunk ids (``PATH#NNNNN`` with ``--dir``) to FILE (and FILE with ``.md``) for a reader;
+``--cut`` also prints the rejection counts and the two-chunk share of a mixed set. ``--blind-cut``
+writes nothing else, so the blind reader's cut stays unseen. With ``--dir DOCS`` they read a folder of
+documents instead (files in path order until END characters, read by the indexing loaders).
 
 ``--best N`` asks N questions per kind of the set with the quality floor (all candidates of the others
 with a large ``--per-kind``); ``--no-unfiltered`` leaves out the set without the filters (to save CPU).
@@ -175,7 +175,14 @@ def write_read(passages: list[Passage], n: int, seed: int, out: Path, kinds: tup
     nlp = SpacyExtractor(nlp_settings(KgragConfig()).spacy_model).nlp
     result = known_item_questions(passages, nlp, kinds, n, seed=seed)
     rows: list[dict[str, Any]] = [
-        {"n": i + 1, "kind": q.question_type, "question": q.question, "answer": q.answer, "evidence": q.evidence}
+        {
+            "n": i + 1,
+            "kind": q.question_type,
+            "question": q.question,
+            "answer": q.answer,
+            "evidence": q.evidence,
+            "chunk_ids": result.meta[q.id]["chunk_ids"],
+        }
         for i, q in enumerate(result.items)
     ]
     out.write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")

@@ -32,6 +32,14 @@ from kgrag.evaluation.qgen.fitness import ambiguous, fragment_defect, guessable,
 from kgrag.evaluation.qgen.labels import NameLabels
 from kgrag.evaluation.qgen.paragraphs import paragraphs
 from kgrag.evaluation.qgen.quality import quality, signs
+from kgrag.evaluation.qgen.referents import (
+    markup_residue,
+    name_cut,
+    open_comparison,
+    postmodified_span,
+    second_question_word,
+    sequence_adverb,
+)
 from kgrag.evaluation.qgen.standalone import (
     clause_stands,
     computable,
@@ -277,15 +285,21 @@ def trusted_label(span: Any, sent: Any, label: str, labels: NameLabels | None = 
 
 
 def _unfit(span: Any, clause: Any, answer: str, question: str, chunk_id: str, rarity: Rarity) -> str | None:
-    """The checks of :mod:`kgrag.evaluation.qgen.fitness` and :mod:`kgrag.evaluation.qgen.standalone` on a
-    question that passed the others."""
+    """The checks of :mod:`kgrag.evaluation.qgen.fitness`, ``standalone`` and ``referents`` on a question
+    that passed the others."""
     return (
         leaning_defect(question)
         or voice_defect(question)
+        or sequence_adverb(question)
+        or open_comparison(question)
+        or markup_residue(question)
         or placement_defect(question)
         or computable(answer, question)
         or label_number(span)
         or misparsed(span)
+        or postmodified_span(span)
+        or second_question_word(clause, span)
+        or name_cut(span)
         or participle_opening(clause, span)
         or wording_defect(span, question)
         or guessable(span, answer, rarity)

@@ -1,0 +1,190 @@
+"""How many not-usable and usable questions of the blind reads each stand-alone rule removes.
+
+``bench/data/qgen_blind_verdicts.json`` holds every question of the blind reads in
+``docs/results/qgen-blind-read-*.md`` (question, answer, source sentence and file, verdict, the reader's
+reason, and the failure class read from the reason). For each question the source sentence is parsed
+alone, the answer's span found among the generator's candidate spans (else by its characters) and the
+question rebuilt from it (:func:`kgrag.evaluation.qgen.wording.ask_around`); each rule then runs on the
+rebuilt parse and the recorded question. The rules of :mod:`kgrag.evaluation.qgen.referents` are the
+ones kept; the others here were measured and not kept (they removed about as many usable questions as
+not usable ones).
+
+    HF_HUB_OFFLINE=1 python bench/bench_qgen_verdict_rules.py [--show RULE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from bench_qgen_shapes import wilson
+from kgrag.config import KgragConfig
+from kgrag.evaluation.qgen import referents
+from kgrag.evaluation.qgen.cloze import candidate_spans, clause_of, trusted_label
+from kgrag.evaluation.qgen.quality import trusted_shape
+from kgrag.evaluation.qgen.wording import ask_around, side_parts
+from kgrag.graph.extract.nlp import SpacyExtractor
+from kgrag.graph.extract.settings import nlp_settings
+
+VERDICTS = Path(__file__).parent / "data" / "qgen_blind_verdicts.json"
+
+
+class Parsed(NamedTuple):
+    sent: Any
+    span: Any
+    clause: Any
+    question: str  # as the reader saw it
+
+
+def parse(nlp: Any, row: dict[str, Any]) -> tuple[Parsed, bool]:
+    """The parse of a read question's source sentence and whether the rebuilt question is the read one."""
+    doc = nlp(row["source"])
+    for sent in doc.sents:
+        for span, label in candidate_spans(sent):
+            if span.text.strip(" ,.;:()\"'") == row["answer"]:
+                clause = clause_of(span, sent)
+                rebuilt, _, _ = ask_around(clause, span, trusted_label(span, sent, label))
+                return Parsed(sent, span, clause, row["question"]), rebuilt == row["question"]
+    start = row["source"].index(row["answer"])
+    span = doc.char_span(start, start + len(row["answer"]), alignment_mode="expand")
+    clause = clause_of(span, span.sent)
+    rebuilt, _, _ = ask_around(clause, span, "THING")
+    return Parsed(span.sent, span, clause, row["question"]), rebuilt == row["question"]
+
+
+def _kept(p: Parsed) -> list[Any]:
+    drop = side_parts(p.clause, p.span)
+    return [t for t in p.clause if t.i not in drop and not p.span.start <= t.i < p.span.end]
+
+
+def _names(tokens: list[Any], span: Any) -> bool:
+    return any(
+        t.pos_ in ("PROPN", "NUM") or t.ent_type_ not in ("", "ORDINAL") or span.start <= t.i < span.end for t in tokens
+    )
+
+
+def shorthand_answer(p: Parsed) -> bool:
+    """A one-word answer written "the X" in its sentence (the text's shorthand for something named
+    before)."""
+    span = p.span
+    return len(span) == 1 and span.start > 0 and span.doc[span.start - 1].lower_ == "the" and not span[0].like_num
+
+
+def generic_definite(p: Parsed) -> bool:
+    """A "the NOUN" in the question with no modifier, its head word nowhere else in the question."""
+    kept = _kept(p)
+    ids = {t.i for t in kept}
+    for t in kept:
+        definite = any(c.dep_ == "det" and c.lower_ == "the" for c in t.children)
+        modified = any(c.dep_ not in ("det", "punct") and c.i in ids for c in t.children)
+        again = any(x.lemma_.lower() == t.lemma_.lower() and x.i != t.i for x in kept)
+        if t.pos_ == "NOUN" and definite and not modified and not again:
+            return True
+    return False
+
+
+_QUANTIFIERS = frozenset("some any several many another other typical various most few".split())
+
+
+def quantified_subject(p: Parsed) -> bool:
+    """The clause's subject opens with a quantifier ("Some existing APIs", "Typical values") and names
+    nothing."""
+    for s in (c for c in p.clause.root.children if c.dep_ in ("nsubj", "nsubjpass")):
+        words = list(s.subtree)
+        quantified = words[0].lower_ in _QUANTIFIERS and s.pos_ == "NOUN"
+        if quantified and not p.span.start <= s.i < p.span.end and not _names(words, p.span):
+            return True
+    return False
+
+
+_POINTING = re.compile(r"\b(?:above|below|following|such|aforementioned|former|latter|previous|earlier)\b", re.I)
+
+
+def pointing_word(p: Parsed) -> bool:
+    """The question holds a word pointing at the text around it ("below", "earlier", "following")."""
+    return bool(_POINTING.search(p.question.rstrip("?")))
+
+
+def common_noun_answer(p: Parsed) -> bool:
+    """A one-word answer that is a common noun (capitalised only as its sentence's first word)."""
+    t = p.span[0]
+    return len(p.span) == 1 and t.pos_ == "NOUN" and (t.is_lower or (t.i == p.sent.start and not t.is_upper))
+
+
+_COMPARING = frozenset({"other", "another", "typical", "similar"})
+
+
+def comparison_without_term(p: Parsed) -> bool:
+    """A comparative or "other"/"typical" modifier in the question with no "than"/"as"/"from"/"to" after
+    it ("An easier solution", "Several other utilities")."""
+    kept = _kept(p)
+    for t in kept:
+        comparing = (t.tag_ == "JJR" and t.dep_ == "amod") or (t.lower_ in _COMPARING and t.dep_ in ("amod", "det"))
+        term = any(x.lower_ in ("than", "as", "from", "to") for x in kept if x.i > t.i)
+        if comparing and not term and not (t.i > 0 and t.doc[t.i - 1].lower_ == "each"):
+            return True
+    return False
+
+
+KEPT: dict[str, Callable[[Parsed], object]] = {
+    "sequence_adverb": lambda p: referents.sequence_adverb(p.question),
+    "open_comparison": lambda p: referents.open_comparison(p.question),
+    "markup_residue": lambda p: referents.markup_residue(p.question),
+    "postmodified_span": lambda p: referents.postmodified_span(p.span),
+    "second_question_word": lambda p: referents.second_question_word(p.clause, p.span),
+    "name_cut": lambda p: referents.name_cut(p.span),
+}
+NOT_KEPT: dict[str, Callable[[Parsed], object]] = {
+    "shorthand_answer": shorthand_answer,
+    "generic_definite": generic_definite,
+    "quantified_subject": quantified_subject,
+    "pointing_word": pointing_word,
+    "common_noun_answer": common_noun_answer,
+    "comparison_without_term": comparison_without_term,
+}
+
+
+def _line(name: str, hits: list[dict[str, Any]]) -> str:
+    bad = [r for r in hits if not r["usable"]]
+    good = [r for r in hits if r["usable"]]
+    trusted = [sum(trusted_shape(r["answer"], r["question"]) for r in rows) for rows in (bad, good)]
+    where = ", ".join(f"{r['corpus']} {r['number']}{' (usable)' if r['usable'] else ''}" for r in hits)
+    return f"| {name} | {len(bad)} | {len(good)} | {trusted[0]} | {trusted[1]} | {where} |"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--show", help="Print the questions a rule removes and those it keeps that are not usable.")
+    args = parser.parse_args()
+    own = nlp_settings(KgragConfig())
+    nlp = SpacyExtractor(own.spacy_model, allow_torch=own.spacy_torch).nlp
+    rows = json.loads(VERDICTS.read_text(encoding="utf-8"))
+    parsed = [parse(nlp, r) for r in rows]
+    print(f"{len(rows)} questions, {sum(same for _, same in parsed)} rebuilt as read from the sentence alone")
+    print(f"failure classes: {dict(Counter(r['failure'] for r in rows if not r['usable']).most_common())}\n")
+    print("| rule | not usable removed | usable lost | trusted shape: removed | lost | questions |")
+    print("| --- | ---: | ---: | ---: | ---: | --- |")
+    rules = {**KEPT, **NOT_KEPT}
+    for name, rule in rules.items():
+        print(_line(name, [r for r, (p, _) in zip(rows, parsed, strict=True) if rule(p)]))
+    union = [r for r, (p, _) in zip(rows, parsed, strict=True) if any(rule(p) for rule in KEPT.values())]
+    print(_line("the six kept, together", union))
+    for subset, label in ((rows, "all"), ([r for r in rows if trusted_shape(r["answer"], r["question"])], "trusted")):
+        left = [r for r in subset if r not in union]
+        for name, group in (("", subset), ("without the removed: ", left)):
+            k = sum(r["usable"] for r in group)
+            lo, hi = wilson(k, len(group))
+            print(f"{label}, {name}{k} of {len(group)} usable ({k / len(group):.0%} [{lo:.0%}, {hi:.0%}])")
+    if args.show:
+        for r, (p, _) in zip(rows, parsed, strict=True):
+            if rules[args.show](p):
+                print(f"{'usable' if r['usable'] else r['verdict']}: {r['question']} -> {r['answer']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,115 @@
+"""A question that leans on the sentences around its source, or whose answer is cut from its noun phrase,
+is refused: each rule of :mod:`kgrag.evaluation.qgen.referents`, on questions and sentences written for
+these tests (the span rules parsed with the real spaCy pipeline)."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from kgrag.config import KgragConfig
+from kgrag.evaluation.qgen.cloze import Passage, Rarity, candidate_spans, make_cloze
+from kgrag.evaluation.qgen.referents import (
+    markup_residue,
+    name_cut,
+    open_comparison,
+    postmodified_span,
+    second_question_word,
+    sequence_adverb,
+)
+from kgrag.graph.extract.nlp import SpacyExtractor
+from kgrag.graph.extract.settings import nlp_settings
+
+
+@cache
+def _nlp() -> Any:
+    nlp = nlp_settings(KgragConfig())
+    return SpacyExtractor(nlp.spacy_model, allow_torch=nlp.spacy_torch).nlp
+
+
+def _span(text: str, answer: str) -> Any:
+    start = text.index(answer)
+    return _nlp()(text).char_span(start, start + len(answer))
+
+
+def _sent_span(text: str, answer: str) -> tuple[Any, Any]:
+    span = _span(text, answer)
+    return span.sent, span
+
+
+def test_an_adverb_placing_the_question_after_the_text_before_is_refused() -> None:
+    assert sequence_adverb("Any waiting Tamsin jobs are then released to what?")
+    assert sequence_adverb("A Quillon transform then walks the document to build what?")
+    assert sequence_adverb("Alternatively, what formats Quillon files on save?")
+    assert sequence_adverb("In the meantime, what received the Brightwater job?")
+
+
+def test_then_after_the_question_s_own_condition_is_kept() -> None:
+    assert sequence_adverb("If the Tamsin cache is full, then what evicts the oldest entry?") is None
+    assert sequence_adverb("When a Quillon node fails, what then takes over its shards?") is None
+    assert sequence_adverb("What writes the Tamsin cache to disk every night?") is None
+
+
+def test_the_term_of_a_comparison_is_not_asked() -> None:
+    assert open_comparison("Quillon buffers output in a different manner than what?")
+    assert open_comparison("Tamsin updates the tree more efficiently than which library?")
+    assert open_comparison("What is faster than the Quillon parser on large files?") is None
+
+
+def test_an_angle_bracket_left_in_the_question_is_refused() -> None:
+    assert markup_residue("The API converts from < what> to wide strings?")
+    assert markup_residue("What converts Quillon records to wide strings?") is None
+
+
+def test_a_participle_modifying_the_span_is_not_carried_by_the_question_word() -> None:
+    assert postmodified_span(_span("Bytecode executed by a Quillon not running in debug mode may crash.", "Quillon"))
+    assert postmodified_span(_span("The result is the Tamsin layout shown earlier.", "Tamsin layout"))
+
+
+def test_a_participle_before_a_noun_or_a_span_at_the_end_is_kept() -> None:
+    assert postmodified_span(_span("Quillon is an MIT licensed open source project.", "MIT")) is None
+    assert postmodified_span(_span("The Quillon scheduler runs nightly jobs in Oslo.", "Oslo")) is None
+
+
+def test_a_name_cut_from_its_noun_phrase_is_refused() -> None:
+    assert name_cut(_span("The Writer translates from the Quillon tree to the target format.", "Quillon"))
+    # the tagger reads the noun after the name as a verb with no subject of its own
+    assert name_cut(_span("The Writer translates from the Docutils doctree structure to HTML.", "Docutils"))
+
+
+def test_a_whole_name_or_an_amount_is_kept() -> None:
+    assert name_cut(_span("Each node of the syntax tree is defined by the ASDL in the parser.", "ASDL")) is None
+    assert name_cut(_span("After the Reader has finished, the Publisher calls the transforms.", "Reader")) is None
+    assert name_cut(_span("Results were shared at the 2017 survey meeting in Oslo.", "2017")) is None
+
+
+def test_the_generator_refuses_a_question_that_leans_on_the_sentence_before() -> None:
+    text = "Waiting threads of the Tamsin runtime are then handed over to Brightwater for scheduling."
+    others = [
+        "The Oslo office writes reports about Norway every week for the council.",
+        "Lighthouse keepers in Bergen trim the wicks before dusk each evening.",
+    ]
+    passages = [Passage("c0", "d0", text)] + [Passage(f"c{i}", f"d{i}", t) for i, t in enumerate(others, 1)]
+    rarity, doc = Rarity(passages), _nlp()(text)
+    rarity.labels.add(doc)
+    sent = next(iter(doc.sents))
+    span = next(s for s, _ in candidate_spans(sent) if s.text == "Brightwater")
+    assert make_cloze(passages[0], sent, span, "ORG", rarity) == sequence_adverb("are then handed over to what?")
+    without_then = text.replace(" then", "")
+    doc = _nlp()(without_then)
+    sent = next(iter(doc.sents))
+    span = next(s for s, _ in candidate_spans(sent) if s.text == "Brightwater")
+    kept = make_cloze(
+        Passage("c0", "d0", without_then), sent, span, "ORG", Rarity([Passage("c0", "d0", without_then), *passages[1:]])
+    )
+    assert not isinstance(kept, str) and kept.answer == "Brightwater"
+
+
+def test_a_question_word_of_the_sentence_s_own_is_refused() -> None:
+    text = "Quillon began as an exploration of what the next version of Tamsin could look like."
+    sent, span = _sent_span(text, "Tamsin")
+    assert second_question_word(sent, span)
+    text = "The Quillon guide shows how Brightwater jobs are scheduled on the Oslo cluster."
+    assert second_question_word(*_sent_span(text, "Brightwater"))
+    text = "The Quillon guide shows that Brightwater jobs are scheduled on the Oslo cluster."
+    assert second_question_word(*_sent_span(text, "Brightwater")) is None
