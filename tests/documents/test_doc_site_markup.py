@@ -14,7 +14,7 @@ from kgrag.documents.code_blocks import code_block_spans
 from kgrag.documents.loaders import load_path
 from kgrag.documents.markdown_text import markdown_to_text
 from kgrag.documents.mkdocs_blocks import unwrap_mkdocs
-from kgrag.documents.rst_text import role_text
+from kgrag.documents.rst_text import role_text, rst_to_text
 from kgrag.documents.tokens import TokenCounter
 
 SITES = Path(__file__).resolve().parents[1] / "fixtures" / "doc_sites"
@@ -140,3 +140,17 @@ def test_rst_never_reads_other_files(tmp_path: Path) -> None:
     page.write_text(f"Page\n====\n\n.. include:: {secret}\n\n.. raw:: html\n\n   <b>raw</b>\n\nText.\n")
     [doc] = load_path(page, DocumentsConfig())
     assert "TOP SECRET" not in doc.text and "raw" not in doc.text and "Text." in doc.text
+
+
+def test_a_substitution_nested_in_a_definition_and_defined_only_by_the_site_still_parses() -> None:
+    # Sphinx sites define some substitutions (|br| for a line break) in their configuration; docutils alone
+    # cannot resolve one nested in another's definition
+    source = (
+        "Modes\n=====\n\n"
+        ".. |enable_mode| replace:: Enable Mode |br| (Privilege Escalation)\n\n"
+        "Use |enable_mode| on the switch; |undefined| stays as written.\n"
+    )
+    page = rst_to_text(source)
+    assert " ".join(page.text.split()).endswith(
+        "Use Enable Mode (Privilege Escalation) on the switch; |undefined| stays as written."
+    )

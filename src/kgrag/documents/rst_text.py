@@ -52,6 +52,32 @@ SETTINGS = {
 }
 
 
+_SUBSTITUTION_DEFINITION = re.compile(r"^\.\. \|(?P<name>[^|\n]+)\|[ \t]+[\w:.+-]+::(?P<body>[^\n]*)$", re.MULTILINE)
+_SUBSTITUTION_REFERENCE = re.compile(r"\|(?P<name>[^|\s](?:[^|\n]*[^|\s])?)\|")
+
+
+def with_nested_substitutions(source: str) -> str:
+    """``source`` with a blank definition for each substitution that another substitution's definition
+    uses but the page never defines (Sphinx sites define such ones, ``|br|`` for a line break, in their
+    configuration). docutils cannot resolve an undefined one nested in a definition and stops with an
+    error; a blank stands in for what the site's configuration would have put there."""
+    defined = {_normal(m.group("name")) for m in _SUBSTITUTION_DEFINITION.finditer(source)}
+    nested = {
+        _normal(ref.group("name"))
+        for definition in _SUBSTITUTION_DEFINITION.finditer(source)
+        for ref in _SUBSTITUTION_REFERENCE.finditer(definition.group("body"))
+    }
+    missing = sorted(nested - defined)
+    if not missing:
+        return source
+    return source + "\n\n" + "\n".join(f".. |{name}| unicode:: U+0020" for name in missing) + "\n"
+
+
+def _normal(name: str) -> str:
+    """A substitution name as docutils compares them: case and runs of whitespace ignored."""
+    return " ".join(name.lower().split())
+
+
 @dataclass(frozen=True)
 class RstPage:
     """The page's text as described above, and its first top-level section title."""
@@ -64,6 +90,7 @@ def rst_to_text(source: str, depth: int = 0) -> RstPage:
     """``source`` (reStructuredText) as plain text; ``depth`` counts directive bodies parsed again."""
     from docutils.core import publish_doctree
 
+    source = with_nested_substitutions(source)
     doctree = publish_doctree(source, settings_overrides={**SETTINGS, "warning_stream": io.StringIO()})
     writer = _Writer(depth)
     writer.children(doctree, level=1)
