@@ -42,7 +42,8 @@ class ReplayServer(FakeOpenAIServer):
         for line in recording.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 record = json.loads(line)
-                self.replies.setdefault(_key(record["messages"], record["params"].get("temperature")), []).append(record)
+                key = _key(record["messages"], record["params"].get("temperature"))
+                self.replies.setdefault(key, []).append(record)
         self.answered = 0
         self.unrecorded = 0
         self._state.extension = self._route
