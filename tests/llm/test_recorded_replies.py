@@ -149,7 +149,8 @@ def test_a_real_reply_keeps_only_descriptions_drawn_from_its_text(record: dict[s
         assert where is not None, relation
         assert evidence.supported(relation.description, where, [relation.source, relation.target]), relation
     assert len(kept.entities) == len(items.entities)
-    assert counts.descriptions_filled >= sum(not e.description and evidence.mentions(e.name) for e in items.entities)
+    undescribed = [e for e in items.entities if not e.description and evidence.mentions(e.name)]
+    assert counts.descriptions_filled >= len(undescribed)
     for before, after in zip(items.entities, kept.entities, strict=True):
         if before.description and not after.description:  # cleared: unsupported, and no sentence names it
             assert not evidence.mentions(before.name)
@@ -205,6 +206,8 @@ RECORDED_CLAUSES = {
     "Kozen Ridderhoff in his study of Frau la Roche",  # the twelve Novel-26183 passages
     "Kurz expresses this opinion, which may have been derived from criticisms in the eighteenth century journals",
 }
+# Not a clause: a chapter heading of the twelve Novel-10762 passages, refused for the full stop after its numeral.
+RECORDED_HEADINGS = {"XVII. SHADOWS OF THE COMING RACE"}
 
 
 def test_the_recorded_clauses_are_refused_and_no_recorded_name_is() -> None:
@@ -216,7 +219,7 @@ def test_the_recorded_clauses_are_refused_and_no_recorded_name_is() -> None:
         if items is not None:
             names |= {e.name for e in items.entities} | {n for r in items.relations for n in (r.source, r.target)}
     refused = {name for name in names if clause_reason(name) is not None}
-    assert refused == RECORDED_CLAUSES
+    assert refused == RECORDED_CLAUSES | RECORDED_HEADINGS
     assert {"New York Central College", "Capt. Fox [his room-mate at McGrawville]", "Naval Observatory"} <= names
 
 

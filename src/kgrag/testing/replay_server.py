@@ -9,7 +9,9 @@ what they saw in the recorded run; the rest (the JSON-mode and window discovery)
 llama-cpp-python's server answers it (:class:`~kgrag.testing.fake_openai_server.FakeOpenAIServer`). A
 request the recording does not hold gets an empty reply and is counted (``unrecorded``): the replay is
 the recorded run only while that count is 0. A streamed request (``stream: true``) is answered with
-the recorded reply as events, so a client that stops reading mid-reply reads only part of it. What the
+the recorded reply as events, so a client that stops reading mid-reply reads only part of it. A request
+recorded more than once (a retry at a temperature above 0 asked again in a later run) gets its recorded
+replies in the order they were recorded, the last one again once they are used up. What the
 code decides from the replies (the estimate, the graph) is then the current code's, without the model.
 """
 
@@ -36,14 +38,22 @@ class ReplayServer(FakeOpenAIServer):
 
     def __init__(self, recording: Path, context_window: int = 4096) -> None:
         super().__init__(behaviour="llama-cpp-python", context_window=context_window)
-        self.replies: dict[str, dict[str, Any]] = {}
+        self.replies: dict[str, list[dict[str, Any]]] = {}
         for line in recording.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 record = json.loads(line)
-                self.replies[_key(record["messages"], record["params"].get("temperature"))] = record
+                key = _key(record["messages"], record["params"].get("temperature"))
+                self.replies.setdefault(key, []).append(record)
         self.answered = 0
         self.unrecorded = 0
         self._state.extension = self._route
+
+    def _next(self, key: str) -> dict[str, Any] | None:
+        """The next recorded reply to the request of ``key`` (the last one stays), or None."""
+        recorded = self.replies.get(key)
+        if not recorded:
+            return None
+        return recorded.pop(0) if len(recorded) > 1 else recorded[0]
 
     def _route(self, handler: Any, method: str, raw: bytes) -> bool:
         if method != "POST" or handler.path.rstrip("/") != CHAT_ROUTE:
@@ -52,7 +62,7 @@ class ReplayServer(FakeOpenAIServer):
         fmt = body.get("response_format")
         if isinstance(fmt, dict) and fmt.get("type") not in (None, "text", "json_object"):
             return False  # refused as llama-cpp-python refuses it
-        record = self.replies.get(_key(body.get("messages"), body.get("temperature")))
+        record = self._next(_key(body.get("messages"), body.get("temperature")))
         if record is None and len(json.dumps(body.get("messages"))) > WINDOW_PROBE_CHARS:
             return False
         text, finish, usage = "", "stop", [0, 0]
