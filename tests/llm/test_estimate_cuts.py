@@ -136,3 +136,17 @@ def test_a_stored_unit_has_the_key_the_ledger_links_its_calls_to() -> None:
     chunks = [ChunkRecord(f"c{i}", "d", i, 0, len(t), t, 6, str(i)) for i, t in enumerate(texts)]
     unit = build_units(chunks, 100, default_token_counter())[0]
     assert StoredUnit(unit.text, unit.chunk_ids).key == unit.key
+
+
+def test_follow_ups_are_priced_at_the_measured_follow_up_reply() -> None:
+    def follow_up_completion(assumptions: EstimateAssumptions) -> int:
+        provider = EstimatingProvider(NEVER, default_token_counter(), assumptions)
+        for _ in range(10):
+            provider.complete(_request(UNIT, 5000))
+        first = provider.report(Prices())
+        return first.completion_tokens
+
+    same = EstimateAssumptions(extraction_completion=400.0, follow_up_rate=0.5)
+    apart = EstimateAssumptions(extraction_completion=400.0, follow_up_rate=0.5, follow_up_completion=800.0)
+    # five follow-ups of ten units: at the first passes' size, then at the 800 tokens they were measured at
+    assert follow_up_completion(apart) - follow_up_completion(same) == pytest.approx(5 * (800 - 400), rel=0.2)

@@ -90,3 +90,24 @@ def test_the_point_rate_follows_linked_units_past_a_re_ask_and_a_retry() -> None
     sample = stats.sample()
     low, high = extraction_rates(sample)
     assert low <= extraction_point_rate(sample) == 7 <= high == 7  # not held at a re-ask and a retry
+
+
+def test_first_passes_and_follow_ups_are_sized_apart() -> None:
+    # a small model copies the worked example on one unit, and that long rejected reply is asked again twice:
+    # the first passes' size is what the clean units replied, not pulled up by the rejected unit's follow-ups
+    looped = CallRecord("r", "index.extract", "openai", "small", 1000, 1600, "loop", 1.0, False, 1, unit_key="c",
+                        call_role="first")  # fmt: skip
+    rows = [
+        _linked(740, "first", "copies the example", unit="a"),
+        _linked(720, "reask", "copies the example", unit="a"),
+        _linked(460, "retry", unit="a"),
+        _linked(250, "first", unit="b"),
+        looped,  # a reply stopped in a loop is priced apart
+    ]
+    stats = measure_replies(rows, model="small", stage="index.extract")
+    assert stats is not None
+    assert stats.first_completion == pytest.approx((740 + 250) / 2)
+    assert stats.follow_up_completion == pytest.approx((720 + 460) / 2)
+    assert "first passes 495, follow-ups 590" in stats.note("extraction")
+    unlinked = measure_replies([_row("small", 300)], model="small", stage="index.extract")
+    assert unlinked is not None and unlinked.first_completion is None and unlinked.follow_up_completion is None

@@ -159,10 +159,14 @@ def calibrate_assumptions(
     glean = measure_replies(recent, model=model, stage="index.glean")
     sample = extract.sample()
     glean_calls = glean.calls if glean is not None else 0
-    reply = extract.unlooped_completion  # a looped reply is priced apart, at what was read (loops)
+    # first passes priced at the first passes' replies, follow-ups at theirs (a rejected reply is not a first
+    # pass's size); a looped reply is priced apart, at what was read (loops)
+    first = extract.first_completion
+    reply = extract.unlooped_completion if first is None else first
     return replace(
         assumptions,
         extraction_completion=reply,
+        follow_up_completion=extract.follow_up_completion,
         extraction_names=_probe_names(store),
         follow_up_rate=extraction_point_rate(sample),
         extract_sample=sample,

@@ -74,6 +74,7 @@ class EstimateAssumptions:
     summary_limit: int | None = None  # graph.max_description_tokens when LLM summaries follow extraction
     stages: tuple[StagePrediction, ...] = ()
     extraction_completion: float | None = None  # measured mean reply of an extraction call (calibration)
+    follow_up_completion: float | None = None  # measured mean reply of an extraction re-ask, retry or half
     extraction_names: float | None = None  # mean distinct names of the units measured (estimate_reply)
     follow_up_rate: float = 0.0  # re-asks, retries and halves per first extraction call (measured)
     calibrated: str = ""  # where measured figures replaced the defaults, for the assumption lines

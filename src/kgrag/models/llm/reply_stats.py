@@ -59,6 +59,8 @@ class ReplyStats:
     halves_cut: int = 0  # linked halves (or quarters) whose reply was cut again
     firsts: tuple[tuple[str, int, bool], ...] = ()  # linked first passes: unit key, completion, cut at the limit
     cut_follow_ups: int = 0  # linked follow-ups of the units whose first pass was cut
+    first_completion: float | None = None  # mean completion of the linked first passes that did not loop
+    follow_up_completion: float | None = None  # the same of the linked follow-ups (re-asks, retries, halves)
 
     @property
     def per_cut(self) -> float:
@@ -100,9 +102,12 @@ class ReplyStats:
             roles = ", ".join(f"{count} {role}" for role, count in self.roles)
             cut = f"; {self.halves_cut} halves cut again" if self.halves_cut else ""
             linked = f" ({self.linked} linked to their unit: {roles}{cut})"
+        sizes = ""
+        if self.first_completion is not None and self.follow_up_completion is not None:
+            sizes = f" (first passes {self.first_completion:.0f}, follow-ups {self.follow_up_completion:.0f})"
         return (
-            f"{what}: mean reply {self.mean_completion:.0f} tokens and {self.follow_up_rate:.2f} re-asks/retries "
-            f"per first call, from this model's last {self.calls} sent calls{linked}"
+            f"{what}: mean reply {self.mean_completion:.0f} tokens{sizes} and {self.follow_up_rate:.2f} "
+            f"re-asks/retries per first call, from this model's last {self.calls} sent calls{linked}"
         )
 
 
@@ -145,7 +150,20 @@ def measure_replies(records: Iterable[CallRecord], *, model: str | None, stage: 
         tuple(sorted(roles.items())),
         sum(r.call_role == HALF_ROLE and is_size_failure(r.error) for r in linked),
         *_first_passes(linked),
+        first_completion=_mean(r.completion_tokens for r in linked if r.call_role == FIRST_ROLE and _whole(r)),
+        follow_up_completion=_mean(r.completion_tokens for r in linked if r.call_role not in FIRST_ROLES and _whole(r)),
     )
+
+
+def _whole(record: CallRecord) -> bool:
+    """Whether ``record``'s reply was read whole (not stopped in a repetition loop)."""
+    return record.usage_source != LOOP_SOURCE
+
+
+def _mean(values: Iterable[int]) -> float | None:
+    """The mean of ``values``; None for none."""
+    found = list(values)
+    return sum(found) / len(found) if found else None
 
 
 def _inferred(records: Sequence[CallRecord]) -> tuple[float, float]:
