@@ -154,3 +154,13 @@ def test_a_substitution_nested_in_a_definition_and_defined_only_by_the_site_stil
     assert " ".join(page.text.split()).endswith(
         "Use Enable Mode (Privilege Escalation) on the switch; |undefined| stays as written."
     )
+
+
+def test_footnote_and_citation_references_do_not_run_into_the_sentence() -> None:
+    source = (
+        "Title\n=====\n\nThe PEP was written by Brett Cannon [#bc]_ and reviewed [2]_ later [CIT2002]_.\n\n"
+        ".. [#bc] A core developer.\n.. [2] Second note.\n.. [CIT2002] A citation.\n"
+    )
+    text = rst_to_text(source).text
+    assert "written by Brett Cannon and reviewed later." in text
+    assert "A core developer." in text and "A citation." in text  # the notes themselves are kept

@@ -208,7 +208,8 @@ def _dedent(text: str) -> str:
 
 
 def inline_text(node: nodes.Node) -> str:
-    """The reader's text of an inline run: an unknown (Sphinx) role as its text, a reference as its text."""
+    """The reader's text of an inline run: an unknown (Sphinx) role as its text, a reference as its text, a
+    footnote or citation reference as nothing (the note itself is kept where the page puts it)."""
     from docutils import nodes
 
     if isinstance(node, nodes.problematic):
@@ -216,7 +217,13 @@ def inline_text(node: nodes.Node) -> str:
     if isinstance(node, nodes.Text):
         return str(node)
     if isinstance(node, nodes.Element):
-        return " ".join("".join(inline_text(child) for child in node.children).split())
+        parts: list[str] = []
+        for child in node.children:
+            if isinstance(child, nodes.footnote_reference | nodes.citation_reference):
+                parts[-1:] = [part.rstrip() for part in parts[-1:]]  # "Cannon [#]_." reads "Cannon."
+                continue
+            parts.append(inline_text(child))
+        return " ".join("".join(parts).split())
     return ""
 
 
