@@ -25,7 +25,9 @@ QUERY_KINDS: dict[str, Kind] = {
                 "kgrag.retrieval.recipes.global_reports:global_pipeline",
                 "kgrag.retrieval.pipeline_settings:GlobalSettings",
             ),
-            "rerank": "kgrag.retrieval.recipes.rerank:rerank_pipeline",
+            "rerank": Builtin(
+                "kgrag.retrieval.recipes.rerank:rerank_pipeline", "kgrag.retrieval.pipeline_settings:RerankSettings"
+            ),
             "qe": "kgrag.retrieval.recipes.qe:qe_pipeline",
             "hyde": "kgrag.retrieval.recipes.hyde:hyde_pipeline",
             "combined": "kgrag.retrieval.recipes.combined:combined_pipeline",
