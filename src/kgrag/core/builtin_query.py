@@ -25,9 +25,7 @@ QUERY_KINDS: dict[str, Kind] = {
                 "kgrag.retrieval.recipes.global_reports:global_pipeline",
                 "kgrag.retrieval.pipeline_settings:GlobalSettings",
             ),
-            "rerank": Builtin(
-                "kgrag.retrieval.recipes.rerank:rerank_pipeline", "kgrag.retrieval.pipeline_settings:RerankSettings"
-            ),
+            "rerank": "kgrag.retrieval.recipes.rerank:rerank_pipeline",
             "qe": "kgrag.retrieval.recipes.qe:qe_pipeline",
             "hyde": "kgrag.retrieval.recipes.hyde:hyde_pipeline",
             "combined": "kgrag.retrieval.recipes.combined:combined_pipeline",

@@ -30,20 +30,6 @@ class GraphGlobalSettings(PipelineBaseSettings):
     max_relations: int = Field(20, ge=1, description="Relations the high-level keywords select.")
 
 
-class RerankSettings(PipelineBaseSettings):
-    """Hybrid search reranked (``rerank``)."""
-
-    diversity: float = Field(
-        0.0,
-        ge=0,
-        le=2,
-        description="Penalty of maximal marginal relevance when choosing the k passages from the reranked "
-        "pool: each next passage maximises its reranker score (rescaled to 0–1 per question) minus this times "
-        "its largest similarity (stored-vector cosine; 1 for overlapping neighbour chunks) to those already "
-        "chosen. 0 (default): the reranker's top k (docs/results/context-diversity.md).",
-    )
-
-
 class PprSettings(PipelineBaseSettings):
     """Personalized PageRank over the entity graph (``ppr``)."""
 

@@ -17,9 +17,6 @@ class Rerank:
     reranker, so one recipe serves both set-ups. Passages must be hydrated first: rerankers read text."""
 
     name: str = "rerank"
-    keep: int | None = None
-    """Cut to this many instead of ``k``: a later step (:class:`~kgrag.retrieval.steps.diversity.Diversify`)
-    chooses the ``k`` from them."""
 
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
@@ -29,6 +26,5 @@ class Rerank:
             return
         passages = [item for item in state.items if item.kind == "chunk"]
         facts = [item for item in state.items if item.kind != "chunk"]
-        cut = self.keep if self.keep is not None else state.k
-        state.items = reranker.rerank(state.query, passages, cut) + facts
-        state.record(self.name, {"k": cut, "reranker": type(reranker).__name__}, len(state.items), started)
+        state.items = reranker.rerank(state.query, passages, state.k) + facts
+        state.record(self.name, {"k": state.k, "reranker": type(reranker).__name__}, len(state.items), started)
