@@ -13,7 +13,8 @@ from tests.llm.conftest import item_number  # the squares task's item number
 
 from kgrag.config import LLMConfig
 from kgrag.models.llm import create_llm_client
-from kgrag.models.llm.reasoning import without_reasoning
+from kgrag.models.llm.reasoning import ThinkingFilter, without_reasoning
+from kgrag.models.llm.reply_loop import LoopGuard
 from kgrag.store import Store
 from kgrag.testing import FakeOpenAIServer
 
@@ -61,3 +62,40 @@ def test_a_real_client_pays_for_the_thinking_and_uses_only_the_answer(
         sent = server.stats.requests
         again = client.chat([{"role": "user", "content": "The capital of France?"}], stage="answer")
         assert server.stats.requests == sent and again.text == chat.text  # the cache holds the answer only
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    return [text[start : start + size] for start in range(0, len(text), size)]
+
+
+@pytest.mark.parametrize("size", [1, 3, 7, 1000])
+@pytest.mark.parametrize(
+    ("reply", "shown"),
+    [
+        ('<think>\nplan {a} first </th ink?</think>\n\n{"a": 1}', '{"a": 1}'),
+        ("  <thinking>why</thinking>The answer.", "The answer."),
+        ("Paris is the capital.", "Paris is the capital."),  # no thinking: every piece, spaces included
+        ("<table>rows</table> after", "<table>rows</table> after"),  # a tag that is not a thinking one
+        ("<think>cut inside the thinking", ""),
+    ],
+)
+def test_a_streamed_reply_shows_only_its_answer_whatever_the_pieces(reply: str, shown: str, size: int) -> None:
+    answer = ThinkingFilter()
+    assert "".join(answer.feed(piece) for piece in _pieces(reply, size)) == shown
+
+
+def test_a_streamed_answer_and_the_loop_guard_skip_the_thinking(
+    store: Store, prompts_dir: Path, fast_cfg: Callable[..., LLMConfig]
+) -> None:
+    with FakeOpenAIServer(_thinking_server, include_usage=False) as server:
+        client = create_llm_client(fast_cfg(server.base_url, prompts_dir=prompts_dir, timeout_s=5.0), store)
+        pieces: list[str] = []
+        view = client.streaming(pieces.append, ["answer"])
+        result = view.chat([{"role": "user", "content": "The capital of France?"}], stage="answer")
+        assert server.stats.streams == 1 and len(pieces) > 1
+        assert "".join(pieces) == result.text == "Paris is the capital of France."
+    # a brace or a repeated object in the thinking is not the JSON the guard follows
+    thinking = '<think>{"name": "A"} {"name": "A"} [{"name": "A"}, {"name": "A"}, {"name": "A"}]</think>'
+    guard = LoopGuard(lambda text: len(text.split()))
+    for piece in _pieces(thinking + json.dumps({"entities": [{"name": "A"}, {"name": "B"}]}), 5):
+        guard.feed(piece)  # no loop: the answer names A once

@@ -37,7 +37,7 @@ from kgrag.models.llm.base import ChatProvider, LLMUnavailableError, ProviderErr
 from kgrag.models.llm.batch_collect import DEFERRED, BatchCollector, Deferred
 from kgrag.models.llm.budget import TokenBudget
 from kgrag.models.llm.ratelimit import CallLimits
-from kgrag.models.llm.reasoning import answer_only
+from kgrag.models.llm.reasoning import answer_only, answer_sink
 from kgrag.models.llm.reply_ceiling import CEILING_FINISH, ReplyCeiling, ReplyPastCeiling, reply_ceiling_tokens
 from kgrag.models.llm.reply_loop import LOOP_FINISH, LoopGuard, ReplyLooped, stop_at_loop
 from kgrag.models.llm.request_fit import cut_short, fit_request
@@ -120,6 +120,7 @@ class CallRunner:
             return hit
         # fitted, not refused: a quoted reply is dropped, the reply room lowered (request_fit)
         request, prompt_tokens = fit_request(request, self.counter(), self.context_window)
+        sink = answer_sink(sink) if sink is not None else None  # a reasoning model's thinking is not shown
         max_tokens = request.max_tokens or 0
         if self.collector is not None:  # nothing is sent, cached or recorded: the batch will answer it
             self.collector.defer(Deferred(key, request, stage, parse))  # its batch row is written unlinked

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgrag.core.llm_types import ChatResponse, StreamSink
+from kgrag.models.llm.reasoning import ThinkingFilter
 from kgrag.models.llm.reply_ceiling import ReplyPastCeiling
 
 LOOP_FINISH = "loop"  # the finish reason of a reply whose reading stopped at a repetition loop
@@ -58,15 +59,20 @@ class LoopGuard:
     _seen: Counter[str] = field(default_factory=Counter)
     _kept: tuple[int, str] = (0, "")  # where the last complete item ends, and the closers of what is open there
     _read: int = 0
+    _pieces: list[str] = field(default_factory=list)  # the reply as read, a thinking block included
+    _answer: ThinkingFilter = field(default_factory=ThinkingFilter)
 
     def feed(self, delta: str) -> None:
-        """Take the next piece of the reply; raise :class:`ReplyLooped` at a loop."""
-        start = len(self._chars)
-        self._chars.extend(delta)
+        """Take the next piece of the reply; raise :class:`ReplyLooped` at a loop. The JSON is followed in
+        the answer only: a reasoning model's thinking before it is read, counted and not followed."""
+        self._pieces.append(delta)
         self._read += self.count(delta)
         if self.limit is not None and self._read > self.limit:
             raise ReplyPastCeiling(self._read)
-        for pos, char in enumerate(delta, start):
+        visible = self._answer.feed(delta)
+        start = len(self._chars)
+        self._chars.extend(visible)
+        for pos, char in enumerate(visible, start):
             self._step(char, pos)
 
     def watching(self, sink: StreamSink | None) -> StreamSink:
@@ -102,7 +108,7 @@ class LoopGuard:
         self._seen[key] += 1
         if self._seen[key] >= REPEATS:
             kept_end, closers = self._kept
-            raise ReplyLooped("".join(self._chars[:kept_end]) + closers, self.count("".join(self._chars)))
+            raise ReplyLooped("".join(self._chars[:kept_end]) + closers, self.count("".join(self._pieces)))
         self._kept = (end, "".join(_CLOSE[opener] for opener, _ in reversed(self._open)))
 
 
