@@ -18,6 +18,7 @@ code decides from the replies (the estimate, the graph) is then the current code
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -46,14 +47,16 @@ class ReplayServer(FakeOpenAIServer):
                 self.replies.setdefault(key, []).append(record)
         self.answered = 0
         self.unrecorded = 0
+        self._taking = threading.Lock()  # requests are served on several threads
         self._state.extension = self._route
 
     def _next(self, key: str) -> dict[str, Any] | None:
         """The next recorded reply to the request of ``key`` (the last one stays), or None."""
-        recorded = self.replies.get(key)
-        if not recorded:
-            return None
-        return recorded.pop(0) if len(recorded) > 1 else recorded[0]
+        with self._taking:
+            recorded = self.replies.get(key)
+            if not recorded:
+                return None
+            return recorded.pop(0) if len(recorded) > 1 else recorded[0]
 
     def _route(self, handler: Any, method: str, raw: bytes) -> bool:
         if method != "POST" or handler.path.rstrip("/") != CHAT_ROUTE:
