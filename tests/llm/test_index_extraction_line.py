@@ -86,3 +86,14 @@ def test_the_counters_sum_every_window_of_a_run(tmp_path: Path, monkeypatch: pyt
         counts.append({key: value for key, value in extract.items() if key.startswith("llm_") or key == "glean_failed"})
     assert counts[0]["llm_units"] >= 2 and counts[0]["llm_units_failed"] == 1
     assert counts[1] == counts[0]
+
+
+def test_every_counter_the_report_takes_names_a_field_of_both_sides() -> None:
+    from dataclasses import fields
+
+    from kgrag.graph.extract.llm_stats import ExtractionStats
+
+    report = {f.name for f in fields(extract_stage.ExtractReport)}
+    stats = {f.name for f in fields(ExtractionStats)}
+    assert all(mine in report and theirs in stats for mine, theirs in extract_stage.LLM_COUNTERS)
+    assert len({mine for mine, _ in extract_stage.LLM_COUNTERS}) == len(extract_stage.LLM_COUNTERS)

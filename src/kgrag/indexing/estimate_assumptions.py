@@ -188,7 +188,9 @@ def _cuts(extract: ReplyStats, stored: StoredGraph | None) -> CutChance | None:
     from kgrag.models.llm.estimate import distinct_names
     from kgrag.models.llm.estimate_cuts import fit_cut_chance
 
-    names = {unit.key: len(distinct_names(unit.text)) for unit in stored.units} if stored else {}
+    wanted = {key for key, _, _ in extract.firsts}  # the names are read on these units only
+    units = [unit for unit in stored.units if unit.key in wanted] if stored else []
+    names = {unit.key: len(distinct_names(unit.text)) for unit in units}
     firsts = [(names[key], size, cut) for key, size, cut in extract.firsts if key in names]
     return fit_cut_chance(firsts, extract.per_cut, extract.per_whole)
 

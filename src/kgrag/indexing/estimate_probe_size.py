@@ -58,7 +58,7 @@ def unit_limit(corpus_units: int) -> int:
 
 def spread(ranked: Sequence[Unit], chosen: Sequence[Unit]) -> list[Unit]:
     """The units of ``ranked`` not ``chosen`` yet, in the order the probe adds them: at the median, then at
-    the eighths, sixteenths, … of the ranking (outermost first), so that each unit added fills the widest gap."""
+    the quarters, eighths, … of the ranking (outermost first), so that each unit added fills the widest gap."""
     count, order, seen = len(ranked), [], set()
     parts = 2
     while parts <= 2 * count:

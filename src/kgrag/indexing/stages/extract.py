@@ -124,6 +124,26 @@ def _trim_heap() -> None:
         trim(0)
 
 
+# ExtractReport field <- ExtractionStats field: the LLM extractor's counters the report carries
+LLM_COUNTERS = (
+    ("glean_failed", "glean_failures"),
+    ("ungrounded_entities", "ungrounded_entities"),
+    ("ungrounded_relations", "ungrounded_relations"),
+    ("clause_entities", "clause_entities"),
+    ("clause_relations", "clause_relations"),
+    ("unsupported_relations", "unsupported_relations"),
+    ("descriptions_filled", "descriptions_filled"),
+    ("descriptions_replaced", "descriptions_replaced"),
+    ("llm_units", "units"),
+    ("llm_units_split", "split_units"),
+    ("llm_units_retried", "retried_units"),
+    ("llm_units_gleaned", "gleaned_units"),
+    ("llm_units_loop_stopped", "loop_units"),
+    ("llm_units_failed", "failed_units"),
+    ("llm_items_invalid", "dropped_items"),
+)
+
+
 def account_llm(report: IndexReport, extractor: object) -> None:
     """Move an LLM extractor's counters summed over its ``extract`` calls (the builder makes one per window
     of documents; :meth:`~kgrag.graph.extract.llm.LLMExtractor.take_totals`) into the report: its units,
@@ -135,21 +155,8 @@ def account_llm(report: IndexReport, extractor: object) -> None:
     if not isinstance(stats, ExtractionStats):
         return
     own = report.stage(EXTRACT, ExtractReport)
-    own.glean_failed += stats.glean_failures
-    own.ungrounded_entities += stats.ungrounded_entities
-    own.ungrounded_relations += stats.ungrounded_relations
-    own.clause_entities += stats.clause_entities
-    own.clause_relations += stats.clause_relations
-    own.unsupported_relations += stats.unsupported_relations
-    own.descriptions_filled += stats.descriptions_filled
-    own.descriptions_replaced += stats.descriptions_replaced
-    own.llm_units += stats.units
-    own.llm_units_split += stats.split_units
-    own.llm_units_retried += stats.retried_units
-    own.llm_units_gleaned += stats.gleaned_units
-    own.llm_units_loop_stopped += stats.loop_units
-    own.llm_units_failed += stats.failed_units
-    own.llm_items_invalid += stats.dropped_items
+    for mine, theirs in LLM_COUNTERS:
+        setattr(own, mine, getattr(own, mine) + getattr(stats, theirs))
 
 
 def account(report: IndexReport, stats: GraphBuildStats, stage: str) -> None:

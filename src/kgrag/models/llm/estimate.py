@@ -303,8 +303,9 @@ class EstimatingProvider:
         (``end`` None) or at one end of their interval (:mod:`kgrag.models.llm.estimate_range`)."""
         first = self._extract
         rate = self._follow_up_rate() if end is None else self._follow_up_end(end)
-        measured = self.assumptions.follow_up_completion
-        each = measured if measured is not None else first.completion / first.calls if first.calls else 0.0
+        each = first.completion / first.calls if first.calls else 0.0  # a follow-up as large as a first pass
+        if self.assumptions.follow_up_completion is not None:  # unless the follow-ups' replies were measured
+            each = self.assumptions.follow_up_completion
         if end == 1:  # the high end: each follow-up runs on to max_tokens
             each = max(each, float(self._max_tokens))
         parts = []

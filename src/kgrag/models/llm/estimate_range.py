@@ -72,12 +72,14 @@ def failure_interval(failed: int, calls: int, new: int | None = None) -> tuple[f
     failed = max(0, min(failed, calls))
     tail = (1 - CONFIDENCE) / 2
     a, b = failed + 0.5, calls - failed + 0.5
-    if new is not None and new > 0:
-        low = 0.0 if failed == 0 else float(betabinom.ppf(tail, new, a, b)) / new
-        high = 1.0 if failed == calls and calls else float(betabinom.ppf(1 - tail, new, a, b)) / new
-        return low, high
-    low = 0.0 if failed == 0 else float(beta.ppf(tail, a, b))
-    high = 1.0 if failed == calls and calls else float(beta.ppf(1 - tail, a, b))
+
+    def share(q: float) -> float:
+        if new is not None and new > 0:
+            return float(betabinom.ppf(q, new, a, b)) / new
+        return float(beta.ppf(q, a, b))
+
+    low = 0.0 if failed == 0 else share(tail)
+    high = 1.0 if failed == calls and calls else share(1 - tail)
     return low, high
 
 
