@@ -61,6 +61,15 @@ class LLMConfig(Section):
         "`OLLAMA_CONTEXT_LENGTH` is raised.",
     )
     max_output_tokens: int = Field(1024, ge=1, description="`max_tokens` sent with each request.")
+    max_thinking_tokens: int = Field(
+        4096,
+        ge=0,
+        description="Most tokens added to a request's `max_tokens` for a reasoning model's thinking, which "
+        "servers count against `max_tokens` whether the reply shows it (a `<think>` block) or not. The room is "
+        "learned per run from the model's replies: the thinking blocks it shows, and replies cut at "
+        "`max_tokens` before any answer, which are sent again once at once with more room (both sends "
+        "billed). Models that do not think are never given any. 0: never add room or send again.",
+    )
     temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature (0 keeps the cache useful).")
     json_mode: Literal["auto", "off", "json_object", "json_object_schema", "json_schema"] = Field(
         "auto",

@@ -22,6 +22,11 @@ many cl100k tokens or more (the responder's own, cut or not) stops at ``max_toke
 ``finish_reason: "length"``. Without it, a responder's reply goes out whole with ``stop`` (a server that
 ignores ``max_tokens``, or a responder that cuts its replies and says nothing).
 
+``reasoning_apart=True`` answers as a server with a reasoning parser does (vLLM ``--reasoning-parser``,
+llama.cpp's default): a ``<think>`` block that opens the responder's reply (after any cut at ``max_tokens``)
+goes out as ``message.reasoning_content``, the rest as ``content`` (empty when the cut came inside the
+thinking), and usage still counts the thinking as completion tokens.
+
 :class:`ServerStats` counts requests, faults, the most requests in flight at once, and request arrival
 times, so tests can check concurrency and rate limits from the server's side.
 """
@@ -38,7 +43,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 from kgrag.testing.fake_faults import FaultKind, FaultPlan, FaultSchedule, ServerStats
-from kgrag.testing.wire import ChatBody, Completion, Reply
+from kgrag.testing.wire import ChatBody, Completion, Reply, ReplyMessage
 
 Responder = Callable[[ChatBody], str]
 Extension = Callable[["_Handler", str, bytes], bool]  # more routes: True when it answered (the fake Batch API)
@@ -85,6 +90,7 @@ class _State:
         self.set_faults(faults)
         self.extension: Extension | None = None
         self.stream_delay_s = 0.0
+        self.reasoning_apart = False
 
     def set_faults(self, faults: FaultPlan) -> None:
         with self.lock:
@@ -260,6 +266,27 @@ def cut_at_max_tokens(text: str, max_tokens: int) -> tuple[str, bool]:
     return counter.decode(tokens[:max_tokens]), True
 
 
+def _reasoning_apart(text: str) -> tuple[str, str]:
+    """(thinking, answer) of a reply that may open with a ``<think>`` block (cut inside it: no answer)."""
+    head = text.lstrip()
+    if not head.startswith("<think>"):
+        return "", text
+    thinking, _, answer = head[len("<think>") :].partition("</think>")
+    return thinking.strip(), answer.lstrip()
+
+
+def _window_cut(text: str, finish: str, body: ChatBody, state: _State, window: int) -> tuple[str, str]:
+    """The reply stopped where the window is full (and, as llama.cpp does, at ``max_tokens``)."""
+    room = window - _prompt_tokens(body)
+    max_tokens = body.get("max_tokens")
+    if state.behaviour == "llama-cpp-python" and max_tokens:
+        room = min(room, int(max_tokens))
+    words = text.split(" ")
+    if len(words) > room:
+        return " ".join(words[: max(1, room)]), "length"
+    return text, finish
+
+
 def _completion(body: ChatBody, state: _State, fault: FaultKind | None) -> Completion:
     text = state.responder(body)
     finish = "stop"
@@ -270,25 +297,22 @@ def _completion(body: ChatBody, state: _State, fault: FaultKind | None) -> Compl
     if state.cut_at_max_tokens and body.get("max_tokens"):
         text, cut = cut_at_max_tokens(text, int(body.get("max_tokens") or 0))
         finish = "length" if cut else finish
-    if state.context_window is not None:  # the reply stops where the window is full
-        room = state.context_window - _prompt_tokens(body)
-        max_tokens = body.get("max_tokens")
-        if state.behaviour == "llama-cpp-python" and max_tokens:
-            room = min(room, int(max_tokens))  # and, as llama.cpp does, at max_tokens
-        words = text.split(" ")
-        if len(words) > room:
-            text, finish = " ".join(words[: max(1, room)]), "length"
+    if state.context_window is not None:
+        text, finish = _window_cut(text, finish, body, state, state.context_window)
     content: str | int | None = text
     if fault == "non_string_content":
         content = 12345
     elif fault == "null_content":
         content, text = None, ""
+    message: ReplyMessage = {"role": "assistant", "content": content}
+    if state.reasoning_apart and isinstance(content, str):
+        message["reasoning_content"], message["content"] = _reasoning_apart(content)
     reply: Completion = {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": body.get("model", "fake"),
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
     }
     if state.include_usage:
         prompt = _prompt_tokens(body)
@@ -315,11 +339,13 @@ class FakeOpenAIServer:
         context_window: int | None = None,
         stream_delay_s: float = 0.0,
         cut_at_max_tokens: bool = False,
+        reasoning_apart: bool = False,
     ) -> None:
         self._state = _State(
             responder, faults or FaultPlan(), include_usage, latency_s, behaviour, context_window, cut_at_max_tokens
         )
         self._state.stream_delay_s = stream_delay_s
+        self._state.reasoning_apart = reasoning_apart
         self._server: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 

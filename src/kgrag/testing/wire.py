@@ -29,6 +29,8 @@ class ReplyMessage(TypedDict):
     role: Literal["assistant"]
     content: str | int | None
     """Text, or the wrong value a content fault injects (a number, null)."""
+    reasoning_content: NotRequired[str]
+    """A reasoning model's thinking, sent apart by servers with a reasoning parser."""
 
 
 class Choice(TypedDict):

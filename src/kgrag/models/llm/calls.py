@@ -31,23 +31,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgrag.core.errors import ModelError, StreamCancelled
-from kgrag.core.llm_types import ChatRequest, ChatResponse, Prices, StreamSink, Usage, UsageSource
-from kgrag.core.llm_usage import LOOP_SOURCE, CachedResponse, CallLink, CallRecord
+from kgrag.core.llm_types import ChatRequest, ChatResponse, Prices, StreamSink, Usage
+from kgrag.core.llm_usage import CachedResponse, CallLink, CallRecord
 from kgrag.models.llm.base import ChatProvider, LLMUnavailableError, ProviderError, ResponseCache, UsageLedger
 from kgrag.models.llm.batch_collect import DEFERRED, BatchCollector, Deferred
 from kgrag.models.llm.budget import TokenBudget
+from kgrag.models.llm.call_usage import both_sends, elapsed_ms, reply_usage
 from kgrag.models.llm.ratelimit import CallLimits
 from kgrag.models.llm.reasoning import answer_only, answer_sink
 from kgrag.models.llm.reply_ceiling import CEILING_FINISH, ReplyCeiling, ReplyPastCeiling, reply_ceiling_tokens
 from kgrag.models.llm.reply_loop import LOOP_FINISH, LoopGuard, ReplyLooped, stop_at_loop
-from kgrag.models.llm.request_fit import cut_short, fit_request
+from kgrag.models.llm.request_fit import RequestTooLargeError, cut_short, fit_request
 from kgrag.models.llm.retry import RetryPolicy, announce_wait
 from kgrag.models.llm.structured import ReplyInvalid
+from kgrag.models.llm.thinking_room import ThinkingRoom
 from kgrag.models.llm.tokens import TextTokenCounter, count_message_tokens
 
 Parser = Callable[[str, str | None], tuple[Any, bool]]
-DISTRUST_SHARE = 0.5  # a reported figure under this share of the local count is not believed...
-DISTRUST_FLOOR = 32  # ...when it is also this many tokens short (chat overheads make tiny calls differ)
 
 
 @dataclass
@@ -88,6 +88,7 @@ class CallRunner:
     longest_overrun: int = 0  # the longest complete reply this server sent past its max_tokens (counted here)
     read_cache: bool = True  # False: every call goes to the server (replies are still cached for later runs)
     collector: BatchCollector | None = None  # collect mode: a miss is deferred to a batch, not sent
+    thinking: ThinkingRoom = field(default_factory=lambda: ThinkingRoom(0))  # a reasoning model's room
 
     @property
     def estimating(self) -> bool:
@@ -118,39 +119,80 @@ class CallRunner:
         hit = self._from_cache(key, request, stage, parse, started, sink, link)
         if hit is not None:
             return hit
-        # fitted, not refused: a quoted reply is dropped, the reply room lowered (request_fit)
-        request, prompt_tokens = fit_request(request, self.counter(), self.context_window)
-        sink = answer_sink(sink) if sink is not None else None  # a reasoning model's thinking is not shown
-        max_tokens = request.max_tokens or 0
+        original = request
+        # fitted, not refused: a quoted reply is dropped, the reply room lowered (request_fit); a reasoning
+        # model's learned thinking room is added first, and left out when the request then no longer fits
+        request, prompt_tokens = self._widened(original) or fit_request(original, self.counter(), self.context_window)
         if self.collector is not None:  # nothing is sent, cached or recorded: the batch will answer it
             self.collector.defer(Deferred(key, request, stage, parse))  # its batch row is written unlinked
             return Outcome(ChatResponse(""), Usage(), key, error=DEFERRED, estimated=True)
         if self.estimating:
             return self._estimate(request, key, stage, started, link)
+        attempts = _Attempts()
+        response, usage, cut = self._fetch(request, stage, prompt_tokens, attempts, sink, loop_guard, started, link)
+        if cut:  # a reasoning model spent the room thinking: once more at once, with the room it lacked
+            wider = self._widened(original)
+            if wider is not None and (wider[0].max_tokens or 0) > (request.max_tokens or 0):
+                attempts.errors.append(
+                    f"cut at max_tokens {request.max_tokens} before it answered ({usage.completion_tokens} "
+                    f"tokens of thinking): sent again with max_tokens {wider[0].max_tokens}"
+                )
+                request, prompt_tokens = wider
+                sent = (request, stage, prompt_tokens, attempts, sink, loop_guard, started, link, usage)
+                response, second, _ = self._fetch(*sent)
+                usage = both_sends(usage, second)
+        return self._accept(request, stage, key, response, usage, attempts, parse, link)
+
+    def _widened(self, request: ChatRequest) -> tuple[ChatRequest, int] | None:
+        """``request`` with the thinking room added and fitted to the window; None when it no longer fits
+        (the narrower request was sent and answered, so its reply stands)."""
+        try:
+            return fit_request(self.thinking.widen(request), self.counter(), self.context_window)
+        except RequestTooLargeError:
+            return None
+
+    def _fetch(
+        self,
+        request: ChatRequest,
+        stage: str,
+        prompt_tokens: int,
+        attempts: _Attempts,
+        sink: StreamSink | None,
+        loop_guard: bool,
+        started: float,
+        link: CallLink | None,
+        prior: Usage | None = None,
+    ) -> tuple[ChatResponse, Usage, bool]:
+        """Send ``request`` under one budget reservation: the reply without its thinking, its usage, and
+        whether it was cut while the model was still thinking (:class:`ThinkingRoom`). ``prior``: what
+        earlier sends of the same call billed, recorded with a failure."""
+        max_tokens = request.max_tokens or 0
         ceiling = reply_ceiling_tokens(max_tokens, self.longest_overrun)
         reserved = self.budget.reserve(prompt_tokens + ceiling)
-        attempts = _Attempts()
         spent = 0
+        shown = answer_sink(sink) if sink is not None else None  # a reasoning model's thinking is not shown
         try:
             guarded = self._guarded_stream(ceiling) if loop_guard else None
-            response = self._send(request, prompt_tokens + max_tokens, attempts, ceiling, sink, guarded)
+            raw = self._send(request, prompt_tokens + max_tokens, attempts, ceiling, shown, guarded)
             if loop_guard and guarded is None:  # read whole: a reply that looped is cut at the loop now
-                response = stop_at_loop(response, self.counter().count)
+                raw = stop_at_loop(raw, self.counter().count)
             # the budget and the ledger trust no server: each is charged the larger of the reported and the
             # counted size, so under-reported usage or a reply past max_tokens still counts in full
-            counted_reply = self.counter().count(response.text)
-            usage = self._usage(response, prompt_tokens, counted_reply, started, attempts.count)
-            response = answer_only(response)  # a reasoning model's thinking is paid for, then dropped
+            counted_reply = self.counter().count(raw.text)
+            usage = reply_usage(raw, prompt_tokens, counted_reply, self.prices, started, attempts.count)
+            response = answer_only(raw)  # a reasoning model's thinking is paid for, then dropped
             if response.finish_reason != CEILING_FINISH and usage.completion_tokens > max_tokens:
                 self.longest_overrun = max(self.longest_overrun, usage.completion_tokens)
             spent = usage.total_tokens
         except (ModelError, StreamCancelled) as exc:  # a cancelled stream: its message says so
-            failed = Usage(0, 0, "counted", 0.0, _ms(started), attempts.count)  # failed attempts bill nothing
+            # failed attempts bill nothing; an earlier send of this call did
+            failed = prior or Usage(0, 0, "counted", 0.0, elapsed_ms(started), attempts.count)
             self._record(request, stage, failed, attempts.errors, error=str(exc), link=link)
             raise
         finally:
             self.budget.settle(reserved, spent)
-        return self._accept(request, stage, key, response, usage, attempts, parse, link)
+        thinking = counted_reply - self.counter().count(response.text) if response is not raw else 0
+        return response, usage, self.thinking.learn(raw, response, usage.completion_tokens, thinking)
 
     def _accept(
         self,
@@ -222,7 +264,8 @@ class CallRunner:
             except ReplyInvalid:
                 self.cache.delete(key)  # stale: the schema changed without a prompt version bump
                 return None
-        outcome.usage = Usage(cached.prompt_tokens, cached.completion_tokens, "cache", 0.0, _ms(started), 0, True)
+        latency = elapsed_ms(started)
+        outcome.usage = Usage(cached.prompt_tokens, cached.completion_tokens, "cache", 0.0, latency, 0, True)
         self._record(request, stage, outcome.usage, [], link=link)
         if sink is not None and cached.text:
             sink(cached.text)
@@ -231,7 +274,7 @@ class CallRunner:
     def _estimate(self, request: ChatRequest, key: str, stage: str, started: float, link: CallLink | None) -> Outcome:
         response = self.provider.complete(request)
         prompt, completion = response.prompt_tokens or 0, response.completion_tokens or 0
-        usage = Usage(prompt, completion, "estimated", self.prices.cost(prompt, completion), _ms(started), 0)
+        usage = Usage(prompt, completion, "estimated", self.prices.cost(prompt, completion), elapsed_ms(started), 0)
         self._record(request, stage, usage, [], estimated=True, link=link)
         return Outcome(response, usage, key, error="estimate mode: no call was made", estimated=True)
 
@@ -296,25 +339,6 @@ class CallRunner:
             "llm.max_retries or lower llm.max_concurrency if this repeats."
         ) from last
 
-    def _usage(
-        self, response: ChatResponse, counted_prompt: int, counted_reply: int, started: float, attempts: int
-    ) -> Usage:
-        """The reply's usage: per component the larger of the reported and the locally counted figure (the
-        counted one stands in for a missing one); ``distrusted`` when the server reported under
-        :data:`DISTRUST_SHARE` of the local count (and :data:`DISTRUST_FLOOR` short), ``counted`` when it
-        reported nothing."""
-        reported = (response.prompt_tokens, response.completion_tokens)
-        source: UsageSource = "counted" if None in reported else "api"
-        if response.finish_reason == LOOP_FINISH:
-            source = LOOP_SOURCE  # the tokens read before the loop stopped the reply, counted here
-        counted = counted_prompt + counted_reply
-        if source == "api" and sum(r or 0 for r in reported) < min(DISTRUST_SHARE * counted, counted - DISTRUST_FLOOR):
-            source = "distrusted"
-        prompt = max(response.prompt_tokens or 0, counted_prompt)
-        completion = max(response.completion_tokens or 0, counted_reply)
-        cost = self.prices.cost(prompt, completion)
-        return Usage(prompt, completion, source, cost, _ms(started), attempts)
-
     def _record(
         self,
         request: ChatRequest,
@@ -349,7 +373,3 @@ class CallRunner:
                 call_role=link.role if link else None,
             )
         )
-
-
-def _ms(started: float) -> float:
-    return (time.perf_counter() - started) * 1000.0

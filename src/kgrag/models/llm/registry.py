@@ -29,6 +29,7 @@ from kgrag.models.llm.estimate import EstimatingProvider
 from kgrag.models.llm.estimate_assumed import EstimateAssumptions
 from kgrag.models.llm.ratelimit import CallLimits
 from kgrag.models.llm.retry import RetryPolicy
+from kgrag.models.llm.thinking_room import ThinkingRoom
 from kgrag.models.llm.tokens import TextTokenCounter, default_token_counter
 from kgrag.store.base import Store
 from kgrag.store.memory import InMemoryLedger, InMemoryResponseCache
@@ -89,6 +90,7 @@ def create_llm_client(
         run_id=run_id or new_run_id(),
         counter=get_counter,
         rng=random.Random(),
+        thinking=ThinkingRoom(cfg.max_thinking_tokens),
     )
     settings = ClientSettings(
         model=cfg.model or chosen.name,
