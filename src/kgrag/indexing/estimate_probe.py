@@ -6,10 +6,10 @@ extracts two units of the corpus for real (formed exactly as indexing forms them
 cached and the real run pays nothing more for them), through the workspace's own client, so their calls
 land in the ledger; the estimate that follows is calibrated from them
 (:func:`~kgrag.indexing.estimate_assumptions.calibrate_assumptions`). The two units are those at the
-first and third quartile of the distinct names they hold (among the first documents' units): a reply
-grows with the names of its unit, or not, and the mean of two replies that bracket the typical unit is
-less at the mercy of one unit's names than a single reply. When their costs differ widely it extracts more
-(:mod:`kgrag.indexing.estimate_probe_size`).
+first and third quartile of the distinct names they hold (among the units of eight documents spread over
+the corpus's files): a reply grows with the names of its unit, or not, and the mean of two replies that
+bracket the typical unit is less at the mercy of one unit's names than a single reply. When their costs
+differ widely it extracts more (:mod:`kgrag.indexing.estimate_probe_size`).
 When the pipeline denoises with the LLM, a few merge confirmations and one reflection batch follow
 (:mod:`kgrag.indexing.estimate_probe_denoise`); when it writes LLM community reports, one report
 (:mod:`kgrag.indexing.estimate_probe_report`).
@@ -115,8 +115,9 @@ def _record_names(parts: ProbeParts, units: Sequence[ExtractionUnit]) -> None:
 def _candidate_units(
     parts: ProbeParts, loaders: Registry[Loader], paths: Sequence[Path]
 ) -> tuple[list[ExtractionUnit], int]:
-    """The units of the first documents, formed as indexing forms them, and the corpus's units as many
-    per document as those (what the probe's size limit is a share of)."""
+    """The units of :data:`PROBE_DOCUMENTS` documents spread evenly over the corpus's files in name order
+    (so a corpus whose later files differ from its first ones is sampled across), formed as indexing forms
+    them, and the corpus's units as many per document as those (what the probe's size limit is a share of)."""
     from kgrag.documents import chunk_text
     from kgrag.documents.discovery import discover
     from kgrag.documents.loaders import load_path
@@ -128,7 +129,7 @@ def _candidate_units(
     plan, _ = parts.chunk_plan()
     units: list[ExtractionUnit] = []
     found = discover(list(paths), config.documents.include, config.documents.exclude)
-    for path in found[:PROBE_DOCUMENTS]:
+    for path in spread(found, PROBE_DOCUMENTS):
         try:
             loaded = load_path(path, config.documents, loaders)
         except KgragError:
@@ -142,6 +143,13 @@ def _candidate_units(
             units.extend(build_units(records, llm_settings(config).unit_tokens, plan.counter))
     read = min(len(found), PROBE_DOCUMENTS)
     return units, round(len(units) * len(found) / read) if read else 0
+
+
+def spread(items: Sequence[Path], count: int) -> list[Path]:
+    """``count`` of ``items`` evenly spaced in their order (each the middle of its share), all when fewer."""
+    if len(items) <= count:
+        return list(items)
+    return [items[(2 * i + 1) * len(items) // (2 * count)] for i in range(count)]
 
 
 def chosen_units(units: Sequence[ExtractionUnit]) -> list[ExtractionUnit]:
