@@ -1,21 +1,24 @@
 """Neighbour passages handed over without their shared overlap, against the same pipeline handing both whole.
 
-Consecutive chunks of a document repeat the chunking overlap; when a context holds both, the budget step
-(``FitBudget(overlap=True)``, :mod:`kgrag.retrieval.steps.overlap`) cuts the later-chosen one to the text
-the context does not hold yet, by the stored chunk offsets, and the freed tokens go to the next passages
-and excerpts. Per question and pipeline (``--pipelines``, default `rerank` and `hybrid`) both variants run
-whole in the same process, alternating which runs first, with the question's vector cached (the framework
-CPU per query, process time). ``off`` is the pipeline as it was before the step existed.
+Consecutive chunks of a document repeat the chunking overlap. When a context holds both, the budget step
+of ``overlap_step.py`` (carried there for the record: measured and not kept, docs/results/context-overlap.md)
+hands the later-chosen one over without the text the context already holds, found by the stored chunk
+offsets, and the freed tokens go to the next passages and excerpts: ``cut`` as its own item cut to the
+rest of its chunk, ``merge`` joined to its neighbour in one item (their union, both chunk ids). ``off`` is
+the shipped pipeline. Per question and pipeline (``--pipelines``, default `rerank` and `hybrid`) the three
+run whole in the same process, in a rotating order, with the question's vector cached (the framework CPU
+per query, process time).
 
 Evidence recall is counted as ``kgrag eval retrieval`` counts it: a sentence is recalled when one item
-holds enough of its content words. A cut passage is a slice of its chunk, so per item it can only hold
-less than the whole chunk did. To tell a gain from the freed tokens apart from a gain from larger items,
-each context is also scored two other ways: ``merged`` (the chunk items of one document with consecutive
-chunk numbers joined into one item, their union: a sentence that crosses the boundary of a neighbour pair
-can then count) and ``whole`` (every chunk item scored on its full chunk text: what the same selection
-would recall with today's whole items). Prints recall per question type with 95% t intervals and the
-paired difference to ``off`` (`kgrag.evaluation.stats`), the tokens handed over (the items' text, in the
-chunking encoding) and the budget's own count (labels included), the cuts made, and the CPU.
+holds enough of its content words. A cut passage is a slice of its chunk, so it can only hold less than
+the whole chunk did; a merged item holds more than either chunk. To tell a gain from the freed tokens
+apart from a gain from larger items, each context is scored three ways: ``items`` (as handed over),
+``merged`` (besides, the chunk items of one document with consecutive chunk numbers joined into one item:
+a sentence whose words straddle a neighbour pair's boundary can then count) and ``whole`` (the same
+selection split back into one item per chunk, each with its full chunk text: what it would recall as
+today's whole items). Prints recall per question type with 95% t intervals and the paired difference to
+``off`` scored by items (`kgrag.evaluation.stats`), the tokens handed over (the items' text, in the
+chunking encoding) and the budget's own count (labels included), the cuts and joins made, and the CPU.
 
     HF_HUB_OFFLINE=1 KGRAG_EMBEDDING__PROVIDERS__ONNX__THREADS=1 nice -n 10 .venv/bin/python \
         bench/bench_context_overlap.py --workspace WS --dataset questions.json --cache rows.jsonl [--sample 300]
@@ -27,7 +30,6 @@ import argparse
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -41,43 +43,48 @@ from kgrag.evaluation.recall import evidence_recall
 from kgrag.evaluation.sampling import stratified_sample
 from kgrag.evaluation.stats.intervals import t_estimate
 from kgrag.retrieval.pipelines import Pipeline
-from kgrag.retrieval.steps.budget import FitBudget
+from overlap_step import with_overlap
 from recall_cells import cell
 
-VARIANTS = ("off", "on")
+VARIANTS = ("off", "cut", "merge")
 SCORINGS = ("items", "merged", "whole")
 Row = dict[str, object]
 
 
-def with_overlap(pipeline: Pipeline, on: bool) -> Pipeline:
-    """``pipeline`` with its budget step's ``overlap`` set to ``on``."""
-    steps = tuple(replace(s, overlap=on) if isinstance(s, FitBudget) else s for s in pipeline.steps)
-    return replace(pipeline, steps=steps)
-
-
-def merged_texts(items: Sequence[ContextItem]) -> list[str]:
-    """The items' texts with the chunk items of one document and consecutive chunk numbers joined (in
-    document order) into one text; other items (excerpts, facts) as they are."""
-    runs: dict[tuple[str, int], str] = {}
+def merged_texts(items: Sequence[ContextItem], where: dict[str, tuple[str, int]]) -> list[str]:
+    """The items' texts with the passages of one document whose chunks are consecutive (``where``: each
+    chunk's document and number) joined, in document order, into one text; excerpts and facts as they are."""
+    runs: list[tuple[str, int, int, str]] = []
     rest: list[str] = []
     for item in items:
-        ord_ = item.metadata.get("ord")
-        if item.kind == "chunk" and not item.metadata.get("excerpt") and isinstance(ord_, int) and item.doc_id:
-            runs[(item.doc_id, ord_)] = item.text
-        else:
+        places = [where[c] for c in item.chunk_ids if c in where]
+        if item.kind != "chunk" or item.metadata.get("excerpt") or not places:
             rest.append(item.text)
-    joined: list[str] = []
-    for doc, ord_ in sorted(runs):
-        if joined and (doc, ord_ - 1) in runs:
-            joined[-1] += " " + runs[(doc, ord_)]
+            continue
+        ords = [o for _, o in places]
+        runs.append((places[0][0], min(ords), max(ords), item.text))
+    joined: list[tuple[str, int, str]] = []
+    for doc, low, high, text in sorted(runs):
+        if joined and joined[-1][0] == doc and low <= joined[-1][1] + 1:
+            joined[-1] = (doc, max(high, joined[-1][1]), joined[-1][2] + " " + text)
         else:
-            joined.append(runs[(doc, ord_)])
-    return joined + rest
+            joined.append((doc, high, text))
+    return [text for _, _, text in joined] + rest
 
 
 def whole_texts(items: Sequence[ContextItem], chunk_text: dict[str, str]) -> list[str]:
-    """Every cut chunk item scored on its full chunk text (excerpts and facts as they are)."""
-    return [chunk_text.get(i.id, i.text) if "chunk_span" in i.metadata else i.text for i in items]
+    """The items split back into one item per chunk: every cut or joined chunk item replaced by the full
+    texts of its chunks (excerpts and facts as they are)."""
+    texts: list[str] = []
+    for i in items:
+        changed = _changed(i)
+        texts += [chunk_text.get(c, i.text) for c in i.chunk_ids] if changed else [i.text]
+    return texts
+
+
+def _changed(item: ContextItem) -> bool:
+    """A passage cut or joined by the step (an excerpt of a cut passage keeps its metadata but is not one)."""
+    return not item.metadata.get("excerpt") and ("chunk_span" in item.metadata or bool(item.metadata.get("merged")))
 
 
 def neighbour_pairs(items: Sequence[ContextItem]) -> int:
@@ -93,10 +100,11 @@ def outcome(
     overlap, count = float(env["overlap"]), env["count"]  # type: ignore[arg-type]
     texts = {
         "items": [i.text for i in items],
-        "merged": merged_texts(items),
+        "merged": merged_texts(items, env["where"]),  # type: ignore[arg-type]
         "whole": whole_texts(items, chunk_text),
     }
-    cut = [i for i in items if "chunk_span" in i.metadata]
+    cut = [i for i in items if _changed(i) and not i.metadata.get("merged")]
+    joined = [i for i in items if i.metadata.get("merged")]
     return {
         **{f"recall_{k}": evidence_recall(item.evidence, v, overlap) or 0.0 for k, v in texts.items()},
         "tokens": sum(count.count(i.text) for i in items),  # type: ignore[attr-defined]
@@ -105,6 +113,11 @@ def outcome(
         "excerpts": sum(bool(i.metadata.get("excerpt")) for i in items),
         "cut": len(cut),
         "cut_tokens": sum(count.count(chunk_text[i.id]) - count.count(i.text) for i in cut),  # type: ignore[attr-defined]
+        "joined": sum(len(i.chunk_ids) - 1 for i in joined),
+        "joined_tokens": sum(  # the chunks' own tokens (labels apart) less their union's
+            sum(count.count(chunk_text[c]) for c in i.chunk_ids) - count.count(i.text)  # type: ignore[attr-defined]
+            for i in joined
+        ),
         "pairs": neighbour_pairs(items),
         "ids": [f"{i.kind}:{i.id}:{len(i.text)}" for i in items],
     }
@@ -113,12 +126,11 @@ def outcome(
 def run_question(ws: Workspace, item: QAItem, pipelines: dict[str, dict[str, Pipeline]], n: int, env: Row) -> Row:
     ctx = ws.components.query_context
     k = ws.config.retrieval.k
-    ctx.embed_query(item.question)  # cached: neither timed run pays for the embedder
+    ctx.embed_query(item.question)  # cached: no timed run pays for the embedder
     row: Row = {"id": item.id, "type": item.question_type}
     chunk_text: dict[str, str] = env["chunk_text"]  # type: ignore[assignment]
     for name, variants in pipelines.items():
-        order = VARIANTS if n % 2 == 0 else VARIANTS[::-1]
-        for variant in order:
+        for variant in VARIANTS[n % 3 :] + VARIANTS[: n % 3]:
             started = time.process_time()
             result = variants[variant].run(item.question, ctx, k)
             cpu = time.process_time() - started
@@ -137,14 +149,14 @@ def collect(ws_path: Path, items: list[QAItem], names: Sequence[str], cache: Pat
     todo = [i for i in items if i.id not in have]
     if todo:
         with Workspace.open(ws_path) as ws, cache.open("a", encoding="utf-8") as out:
+            chunks = list(ws.store.chunks.iter_all())
             env: Row = {
                 "overlap": ws.config.evaluation.evidence_overlap,
                 "count": TokenCounter.for_encoding(ws.config.chunking.encoding),
-                "chunk_text": {c.id: c.text for c in ws.store.chunks.iter_all()},
+                "chunk_text": {c.id: c.text for c in chunks},
+                "where": {c.id: (c.doc_id, c.ord) for c in chunks},
             }
-            pipelines = {
-                name: {v: with_overlap(ws.querying.pipeline(name), v == "on") for v in VARIANTS} for name in names
-            }
+            pipelines = {name: {v: with_overlap(ws.querying.pipeline(name), v) for v in VARIANTS} for name in names}
             for n, item in enumerate(todo):
                 row = run_question(ws, item, pipelines, n, env)
                 out.write(json.dumps(row) + "\n")
@@ -159,7 +171,8 @@ def value(row: Row, key: str, field: str) -> float:
 
 
 def report(rows: list[Row], name: str) -> None:
-    """Recall per question type for each variant and scoring, with the paired difference to ``off``."""
+    """Recall per question type for each variant and scoring, with the paired difference to ``off``
+    scored by items; what each variant cut and joined; the CPU."""
     types = sorted({str(r["type"]) for r in rows})
     groups = {t: [r for r in rows if r["type"] == t] for t in types} | {"All": rows}
     print(f"\n### `{name}`\n")
@@ -180,28 +193,37 @@ def report(rows: list[Row], name: str) -> None:
             tokens = np.mean([value(r, key, "tokens") for r in rows])
             budget = np.mean([value(r, key, "budget_tokens") for r in rows])
             print(f"| {variant}, {scoring} | " + " | ".join(cells) + f" | {tokens:.0f} | {budget:.0f} |")
-    on, off = f"{name}:on", base
-    moved = [value(r, on, "recall_items") - value(r, off, "recall_items") for r in rows]
-    same = sum(r[on]["ids"] == r[off]["ids"] for r in rows)  # type: ignore[index]
+    off = base
     print(
         f"\n{name}: questions with a neighbour pair (off) {sum(value(r, off, 'pairs') > 0 for r in rows)} of "
-        f"{len(rows)}; on cuts {np.mean([value(r, on, 'cut') for r in rows]):.2f} items per query "
-        f"({sum(value(r, on, 'cut') > 0 for r in rows)} questions), "
-        f"{np.mean([value(r, on, 'cut_tokens') for r in rows]):.1f} chunk tokens left out per query; "
-        f"items per query off {np.mean([value(r, off, 'items') for r in rows]):.2f}, on "
-        f"{np.mean([value(r, on, 'items') for r in rows]):.2f} (excerpts off "
-        f"{np.mean([value(r, off, 'excerpts') for r in rows]):.2f}, "
-        f"on {np.mean([value(r, on, 'excerpts') for r in rows]):.2f}); "
-        f"context unchanged on {same}; recall up on {sum(d > 0 for d in moved)}, down on {sum(d < 0 for d in moved)}"
+        f"{len(rows)}; items per query off {np.mean([value(r, off, 'items') for r in rows]):.2f} (excerpts "
+        f"{np.mean([value(r, off, 'excerpts') for r in rows]):.2f})"
     )
+    for variant in VARIANTS[1:]:
+        key = f"{name}:{variant}"
+        moved = [value(r, key, "recall_items") - value(r, off, "recall_items") for r in rows]
+        changed = [value(r, key, "cut") + value(r, key, "joined") for r in rows]
+        saved = [value(r, key, "cut_tokens") + value(r, key, "joined_tokens") for r in rows]
+        print(
+            f"{name}, {variant}: {np.mean([value(r, key, 'cut') for r in rows]):.2f} passages cut and "
+            f"{np.mean([value(r, key, 'joined') for r in rows]):.2f} joined per query "
+            f"({sum(c > 0 for c in changed)} questions), {np.mean(saved):.1f} chunk tokens not repeated per query; "
+            f"items {np.mean([value(r, key, 'items') for r in rows]):.2f} (excerpts "
+            f"{np.mean([value(r, key, 'excerpts') for r in rows]):.2f}); context unchanged on "
+            f"{sum(r[key]['ids'] == r[off]['ids'] for r in rows)}; recall by items up on "  # type: ignore[index]
+            f"{sum(d > 0 for d in moved)}, down on {sum(d < 0 for d in moved)}"
+        )
+        both_merged = [value(r, key, "recall_merged") - value(r, off, "recall_merged") for r in rows]
+        print(f"{name}, {variant} against off, both scored merged: Δ {cell(both_merged, signed=True)} (All)")
     cpu = {v: np.array([1000 * value(r, f"{name}:{v}", "cpu") for r in rows]) for v in VARIANTS}
-    extra = t_estimate(cpu["on"] - cpu["off"], 0.95)
-    low, high = extra.ci95 or (float("nan"), float("nan"))
-    print(
-        f"{name}: framework CPU ms per query (question vector cached): off {cpu['off'].mean():.2f} (median "
-        f"{np.median(cpu['off']):.2f}), on {cpu['on'].mean():.2f} (median {np.median(cpu['on']):.2f}), paired "
-        f"difference {extra.mean:+.2f} [{low:+.2f}, {high:+.2f}]"
-    )
+    line = f"{name}: framework CPU ms per query (question vector cached): off {cpu['off'].mean():.2f} "
+    line += f"(median {np.median(cpu['off']):.2f})"
+    for variant in VARIANTS[1:]:
+        extra = t_estimate(cpu[variant] - cpu["off"], 0.95)
+        low, high = extra.ci95 or (float("nan"), float("nan"))
+        line += f", {variant} {cpu[variant].mean():.2f} (median {np.median(cpu[variant]):.2f}; paired difference "
+        line += f"{extra.mean:+.2f} [{low:+.2f}, {high:+.2f}])"
+    print(line)
 
 
 def main() -> int:

@@ -15,10 +15,7 @@ order among themselves (the passage values are handed out again in that order). 
 with less context), and a fact whose source passages are all already in the context is skipped: its
 evidence is there. Passages stay capped at k, so
 "recall@k" keeps meaning k passages. Items are added whole; a passage larger than the whole budget is
-still kept when it comes first, since an empty context answers nothing. A passage that shares text with
-one of its document's passages already chosen (neighbour chunks repeat the chunking overlap) is added
-without the shared part and costs only the rest (:mod:`.overlap`); the excerpts' source passages are cut
-the same way, so no sentence is handed over twice.
+still kept when it comes first, since an empty context answers nothing.
 """
 
 from __future__ import annotations
@@ -37,7 +34,6 @@ from kgrag.retrieval.resources.stored import VECTOR_COUNT
 from kgrag.retrieval.resources.text import passage_sentences
 from kgrag.retrieval.steps.basic import QueryState
 from kgrag.retrieval.steps.excerpts import EXCERPT_SOURCES, excerpts
-from kgrag.retrieval.steps.overlap import Span, held_spans, without_held
 
 FACT_KINDS = frozenset({"entity", "relation"})
 LABEL_TOKENS = 6
@@ -128,8 +124,6 @@ class FitBudget:
     fact_weight: float = 0.8
     excerpts: bool = True
     """Fill the room the whole items leave with sentences of the next passages (:mod:`.excerpts`)."""
-    overlap: bool = True
-    """Hand a passage over without the text its document's passages already chosen hold (:mod:`.overlap`)."""
     name: str = "fit_budget"
 
     def run(self, state: QueryState, env: QueryContext) -> None:
@@ -145,9 +139,9 @@ class FitBudget:
             for item, value in zip(items, values, strict=True):
                 item.scores["budget_value"] = round(value, 6)
             order = [items[i] for i in sorted(range(len(items)), key=lambda i: -values[i])]
-        picked, spent, by_kind = self._fill(order, env, state.k)
-        chosen = list(picked.values())
-        state.items = [picked[id(item)] for item in items if id(item) in picked]  # order by the pipeline
+        chosen, spent, by_kind = self._fill(order, env, state.k)
+        kept = {id(item) for item in chosen}
+        state.items = [item for item in items if id(item) in kept]  # selection by value, order by the pipeline
         added = self._excerpts(state, pool, chosen, self.tokens - spent, env) if self.excerpts else []
         if added:
             state.items.extend(added)
@@ -156,24 +150,17 @@ class FitBudget:
         state.context_tokens = spent
         state.record(self.name, {"tokens": self.tokens, "spent": spent, "by_kind": by_kind}, len(state.items), started)
 
+    @staticmethod
     def _excerpts(
-        self,
-        state: QueryState,
-        pool: Sequence[ContextItem],
-        chosen: Sequence[ContextItem],
-        room: int,
-        env: QueryContext,
+        state: QueryState, pool: Sequence[ContextItem], chosen: Sequence[ContextItem], room: int, env: QueryContext
     ) -> list[ContextItem]:
         """Excerpts of the pipeline's best passages left out of ``chosen``, within ``room`` and the cap of k
-        passages (each without the text ``chosen`` already holds)."""
+        passages."""
         whole = {item.id for item in chosen if item.kind == "chunk"}
         slots = min(EXCERPT_SOURCES, state.k - len(whole))
         if slots <= 0:
             return []
         left_out = [item for item in pool if item.kind == "chunk" and item.id not in whole]
-        if self.overlap:
-            held = held_spans(chosen)
-            left_out = [cut for item in left_out if (cut := without_held(item, held, env.count_tokens)) is not None]
         sources = [item for item in left_out if item.text.strip()][:slots]
         return excerpts(state.query, sources, room, env.count_tokens, LABEL_TOKENS, partial(passage_sentences, env))
 
@@ -183,34 +170,22 @@ class FitBudget:
         passages = [i for i in items if i.kind == "chunk" and i.text.strip()][:k]
         return passages + [i for i in items if i.kind != "chunk" and i.text.strip()]
 
-    def _fill(
-        self, order: Sequence[ContextItem], env: QueryContext, k: int
-    ) -> tuple[dict[int, ContextItem], int, dict]:
-        """The items chosen, in ``order``, keyed by the ``id()`` of the candidate each one stands for (a
-        passage cut to what the context does not hold yet is a copy), with the tokens they cost."""
-        chosen: dict[int, ContextItem] = {}
+    def _fill(self, order: Sequence[ContextItem], env: QueryContext, k: int) -> tuple[list[ContextItem], int, dict]:
+        chosen: list[ContextItem] = []
         passages: set[str] = set()
-        held: dict[str, list[Span]] = {}
         spent = 0
         by_kind: dict[str, int] = {}
-        for candidate in order:
-            item: ContextItem | None = candidate
-            if candidate.kind == "chunk" and len(passages) >= k:
+        for item in order:
+            if item.kind == "chunk" and len(passages) >= k:
                 continue
-            if candidate.kind != "chunk" and candidate.chunk_ids and passages.issuperset(candidate.chunk_ids):
-                continue
-            if self.overlap and candidate.kind == "chunk":
-                item = without_held(candidate, held, env.count_tokens)
-            if item is None:
+            if item.kind != "chunk" and item.chunk_ids and passages.issuperset(item.chunk_ids):
                 continue
             cost = item_tokens(item, env)
             if spent + cost > self.tokens and chosen:
                 continue
-            chosen[id(candidate)] = item
+            chosen.append(item)
             spent += cost
             by_kind[item.kind] = by_kind.get(item.kind, 0) + cost
             if item.kind == "chunk":
                 passages.add(item.id)
-                if item.span is not None and item.doc_id is not None:
-                    held.setdefault(item.doc_id, []).append(item.span)
         return chosen, spent, by_kind
