@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kgrag.core.registries import Registries
 
@@ -178,7 +178,22 @@ def calibrate_assumptions(
         reply_size=reply_size_factors(reply, extract.unlooped_sd, extract.calls - extract.loops),
         calibrated=extract.note("extraction"),
         cuts=_cuts(extract, stored),
+        **_glean_fit(assumptions, stored, recent, model),
     )
+
+
+def _glean_fit(
+    assumptions: EstimateAssumptions, stored: StoredGraph | None, recent: Sequence[CallRecord], model: str | None
+) -> dict[str, Any]:
+    """The gleaning decision's scale fitted on the units the ledger's run gleaned
+    (:mod:`kgrag.indexing.estimate_glean_fit`), when gleaning is decided per unit on a stand-in whose
+    shares the stored graph measured; no change otherwise."""
+    from kgrag.indexing.estimate_glean_fit import fit_glean_scale
+
+    if not assumptions.glean_by_stand_in or stored is None or not assumptions.shares_source.startswith("the stored"):
+        return {}
+    fit = fit_glean_scale(stored, recent, model, (assumptions.name_share, assumptions.relation_share))
+    return {"glean_scale": fit.scale, "glean_fit": fit.line()} if fit is not None else {}
 
 
 def _cuts(extract: ReplyStats, stored: StoredGraph | None) -> CutChance | None:

@@ -310,10 +310,12 @@ class LLMExtractor:
         from kgrag.graph.extract.glean import FEW_ENTITIES
         from kgrag.graph.extract.structural import structural_items
 
-        items = structural_items(unit.text, *self.client.stand_in_shares)
+        shares, decided_on = self.client.stand_in_shares, self.client.stand_in_glean_shares
+        items = structural_items(unit.text, *shares)
         outcome = _UnitOutcome(unit, items=items, grounding=False, root=unit.key)
         if glean and self.glean.enabled and not result.usage.cached:
-            outcome.glean_reason = self.glean.reason(unit, result, items)
+            first_pass = items if decided_on == shares else structural_items(unit.text, *decided_on)
+            outcome.glean_reason = self.glean.reason(unit, result, first_pass)
             if not self.client.stand_in_gleans:
                 outcome.glean_reason = outcome.glean_reason or FEW_ENTITIES
         return outcome

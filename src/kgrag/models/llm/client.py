@@ -134,6 +134,15 @@ class LLMClient:
         return 1.0, 1.0
 
     @property
+    def stand_in_glean_shares(self) -> tuple[float, float]:
+        """The shares of the stand-in first pass the gleaning decision is made on: :attr:`stand_in_shares`
+        at the scale fitted on the run's gleaned units (:mod:`kgrag.indexing.estimate_glean_fit`)."""
+        names, relations = self.stand_in_shares
+        provider = self.runner.provider
+        scale = provider.assumptions.glean_scale if isinstance(provider, EstimatingProvider) else 1.0
+        return names * scale, relations * scale
+
+    @property
     def stand_in_gleans(self) -> bool:
         """In estimate mode with the stand-in's shares measured: whether a unit is gleaned is decided on its
         stand-in first pass, as the run decides it on the real one (else every unit's gleaning request is

@@ -68,6 +68,8 @@ class EstimateAssumptions:
     completion_per_name: float = 75.0
     glean_rate: float = 0.04
     glean_by_stand_in: bool = False  # gleaning decided per unit on the stand-in graph (its shares measured)
+    glean_scale: float = 1.0  # the shares' scale for that decision, fitted on the run's gleaned units
+    glean_fit: str = ""  # what the scale was fitted on, for the assumption lines
     glean_completion_share: float = 0.1
     description_tokens: float = 20.0
     summary_overhead_tokens: int = 200
@@ -134,6 +136,8 @@ class EstimateAssumptions:
             )
         if self.calibrated:
             lines.append(f"calibrated from this workspace's ledger: {self.calibrated}")
+        if self.glean_fit:
+            lines.append(self.glean_fit)
         lines.extend(line for line in (self.cuts.line() if self.cuts else "", self.loops.line()) if line)
         if self.replies:
             measured = ", ".join(f"{name} {size:.0f} ({rate:.2f} re-asks)" for name, size, rate in self.replies)
