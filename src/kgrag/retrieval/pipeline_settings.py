@@ -117,7 +117,7 @@ class GlobalSettings(PipelineBaseSettings):
         description="Read only the reports that stand out for the query: a cosine at least this many robust "
         "deviations (1.4826 × the median absolute deviation) above the median cosine of the query against "
         "every report, so the cut follows each query's own cosines, not a fixed threshold; the best report is "
-        "always read. On a corpus with many reports the budget binds first and nothing changes; on a small one "
+        "always read. On a corpus with many reports the budget usually binds first; on a small one "
         "a query reads the few reports that stand out instead of all of them (docs/results/prompt-size.md). "
         "0 = off: every report in similarity order, as many as `max_prompt_tokens` fits.",
     )
