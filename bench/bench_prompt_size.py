@@ -10,9 +10,14 @@ kgrag's own cl100k count of what was sent.
 
 Prints, per mode: index prompt tokens per corpus token without the community-report stage (what the
 ``standard`` pipeline's stages spend) and with it, the extraction calls' own ratio, and ``global`` prompt
-tokens per query.
+tokens per query. The table's ``global`` figure is at the default settings;
+``--report-spreads`` also measures ``global`` at other relevance cuts (``report_spreads`` of
+``[retrieval.pipelines.global]``, 0 = off), on the same index and questions;
+``--embedder onnx`` indexes with the local MiniLM model instead of the fake hashing embedder (64
+hashed word buckets: its cosines are word overlap, a weak stand-in for what a relevance cut reads).
 
-    PYTHONPATH=src .venv/bin/python bench/bench_prompt_size.py [--tokens 25000] [--n 20]
+    PYTHONPATH=src .venv/bin/python bench/bench_prompt_size.py [--tokens 25000] [--n 20] \
+        [--embedder onnx] [--modes auto] [--report-spreads 1.5,2]
 """
 
 from __future__ import annotations
@@ -53,9 +58,9 @@ def _responder() -> Any:
     return answer
 
 
-def _lines(base_url: str, mode: str) -> dict[str, str]:
+def _lines(base_url: str, mode: str, embedder: str) -> dict[str, str]:
     return {
-        "embedding.provider": '"fake"',
+        "embedding.provider": json.dumps(embedder),
         "graph.extractor": '"llm"',
         "indexing.pipeline": '"graphrag"',
         "communities.reports": '"llm"',
@@ -67,19 +72,23 @@ def _lines(base_url: str, mode: str) -> dict[str, str]:
     }
 
 
-def _workspace(path: Path, base_url: str, mode: str) -> Path:
-    Workspace.init(path, embedding={"provider": "fake"}).close()
-    return write_workspace_toml(path, _lines(base_url, mode))
+def _workspace(path: Path, base_url: str, mode: str, embedder: str) -> Path:
+    Workspace.init(path, embedding={"provider": embedder}).close()
+    return write_workspace_toml(path, _lines(base_url, mode, embedder))
 
 
-def _global_per_query(path: Path, lines: dict[str, str], budget: int, questions: list[str]) -> float:
-    """Mean prompt tokens of one ``global`` query under ``budget`` (the workspace reopened with it)."""
-    write_workspace_toml(path, {**lines, "retrieval.pipelines.global.max_prompt_tokens": str(budget)})
+def _global_per_query(
+    path: Path, lines: dict[str, str], budget: int, questions: list[str], spreads: float | None = None
+) -> tuple[float, float]:
+    """Mean prompt tokens and reports read of one ``global`` query under ``budget`` and relevance cut
+    ``spreads`` (None: the default), the workspace reopened with them."""
+    table = "retrieval.pipelines.global"
+    cut = {} if spreads is None else {f"{table}.report_spreads": repr(spreads)}
+    write_workspace_toml(path, {**lines, f"{table}.max_prompt_tokens": str(budget), **cut})
     with Workspace.open(path) as ws:
         before = _prompt_tokens(ws, "query.")
-        for question in questions:
-            ws.query(question, "global")
-        return (_prompt_tokens(ws, "query.") - before) / len(questions)
+        reports = sum(len(ws.query(question, "global").result.items) for question in questions)
+        return (_prompt_tokens(ws, "query.") - before) / len(questions), reports / len(questions)
 
 
 def _prompt_tokens(ws: Workspace, prefix: str, skip: tuple[str, ...] = ()) -> int:
@@ -87,10 +96,12 @@ def _prompt_tokens(ws: Workspace, prefix: str, skip: tuple[str, ...] = ()) -> in
     return sum(t.prompt_tokens for s, t in stages.items() if s.startswith(prefix) and s not in skip)
 
 
-def run(mode: str, corpus: Path, questions: list[str], work: Path, budgets: list[int]) -> dict[str, float]:
+def run(
+    mode: str, corpus: Path, questions: list[str], work: Path, budgets: list[int], embedder: str, spreads: list[float]
+) -> dict[str, float]:
     corpus_tokens = default_token_counter().count(corpus.read_text(encoding="utf-8"))
     with FakeOpenAIServer(_responder(), include_usage=False) as server:
-        path = _workspace(work / mode, server.base_url, mode)
+        path = _workspace(work / mode, server.base_url, mode, embedder)
         with Workspace.open(path) as ws:
             ws.indexing.run([corpus])
             stages = ws.usage.summary().by_stage
@@ -98,16 +109,20 @@ def run(mode: str, corpus: Path, questions: list[str], work: Path, budgets: list
             reports = stages[REPORT_STAGE].prompt_tokens if REPORT_STAGE in stages else 0
             extract = sum(stages[s].prompt_tokens for s in ("index.extract", "index.glean") if s in stages)
             probe = stages[PROBE_STAGE].prompt_tokens if PROBE_STAGE in stages else 0
-        lines = _lines(server.base_url, mode)
+            reports_stored = len(ws.store.communities.reports())
+        lines = _lines(server.base_url, mode, embedder)
         spent = {f"global@{b}": _global_per_query(path, lines, b, questions) for b in budgets}
+        spent |= {f"spreads@{z:g}": _global_per_query(path, lines, budgets[0], questions, z) for z in spreads}
     return {
         "corpus": corpus_tokens,
         "standard": (index_all - reports) / corpus_tokens,
         "with_reports": index_all / corpus_tokens,
         "extraction": extract / corpus_tokens,
-        "global": spent[f"global@{budgets[0]}"],
+        "global": spent[f"global@{budgets[0]}"][0],
         "probe": probe,
-        **spent,
+        "reports": reports_stored,
+        **{key: tokens for key, (tokens, _) in spent.items()},
+        **{f"read:{key}": read for key, (_, read) in spent.items()},
     }
 
 
@@ -118,8 +133,14 @@ def main() -> int:
     parser.add_argument(
         "--global-budgets", default="6000", help="comma-separated max_prompt_tokens of global (first: the table's)"
     )
+    parser.add_argument("--embedder", default="fake", help="embedding provider: fake (hashing) or onnx (MiniLM)")
+    parser.add_argument("--modes", default="always,auto", help="comma-separated llm.prompt_examples values")
+    parser.add_argument(
+        "--report-spreads", default="0", help="comma-separated report_spreads of global to measure too (0 = off)"
+    )
     args = parser.parse_args()
     budgets = [int(b) for b in args.global_budgets.split(",")]
+    spreads = [float(z) for z in args.report_spreads.split(",") if z]
     if not (MEDICAL / "corpus.json").exists():
         print(f"Medical corpus not found under {MEDICAL}: skipped")
         return 0
@@ -129,8 +150,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="kgrag-prompt-size-") as tmp:
         work = Path(tmp)
         corpus = medical_slice(MEDICAL / "corpus.json", work / "docs", args.tokens)
-        rows = {mode: run(mode, corpus, questions, work, budgets) for mode in ("always", "auto")}
-    print(f"Medical slice: {rows['auto']['corpus']:,.0f} corpus tokens; {args.n} global questions")
+        modes = args.modes.split(",")
+        rows = {mode: run(mode, corpus, questions, work, budgets, args.embedder, spreads) for mode in modes}
+    first = rows[modes[0]]
+    print(
+        f"Medical slice: {first['corpus']:,.0f} corpus tokens, {first['reports']:.0f} community reports; "
+        f"{args.n} global questions; embedder {args.embedder}"
+    )
     print("| prompts | index prompt / corpus token (standard stages) | with community reports | extraction calls "
           "| global prompt tokens / query |")  # fmt: skip
     print("| --- | ---: | ---: | ---: | ---: |")
@@ -140,11 +166,21 @@ def main() -> int:
             f"| {label} | {row['standard']:.2f} | {row['with_reports']:.2f} | {row['extraction']:.2f} "
             f"| {row['global']:,.0f} |"
         )
-    print(f"probe call (auto, once per server and model): {rows['auto']['probe']:.0f} prompt tokens, included above")
-    for budget in budgets[1:]:
-        per_query = ", ".join(f"{mode} {row[f'global@{budget}']:,.0f}" for mode, row in rows.items())
-        print(f"global prompt tokens / query with max_prompt_tokens = {budget}: {per_query}")
+    if "auto" in rows:
+        print(f"probe call (auto, once per server and model): {rows['auto']['probe']:.0f} prompt tokens, included")
+    _global_lines(rows, [f"global@{b}" for b in budgets] + [f"spreads@{z:g}" for z in spreads])
     return 0
+
+
+def _global_lines(rows: dict[str, dict[str, float]], keys: list[str]) -> None:
+    """``global`` prompt tokens and reports read per query, per budget (``global@B``, default cut) and
+    per relevance cut (``spreads@Z``, first budget)."""
+    for key in keys:
+        setting = key.replace("global@", "max_prompt_tokens = ").replace("spreads@", "report_spreads = ")
+        per_query = ", ".join(
+            f"{mode} {row[key]:,.0f} ({row['read:' + key]:.1f} reports)" for mode, row in rows.items()
+        )
+        print(f"global prompt tokens / query with {setting}: {per_query}")
 
 
 if __name__ == "__main__":

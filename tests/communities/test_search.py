@@ -127,7 +127,8 @@ def test_global_plans_its_batches_with_the_workspace_prompts(
     padding = " ".join(["Weigh each summary against the whole question before listing a point from it."] * 50)
     assert shipped.count(last) == 1
     (overrides / f"{MAP_PROMPT}.toml").write_text(shipped.replace(last, last[:-3] + f' {padding}"""'), encoding="utf-8")
-    budget = {"pipelines": {"global": {"max_prompt_tokens": 2000}}}  # the shipped map prompt reads every report
+    # the shipped map prompt reads every report (no relevance cut, so the budget alone decides)
+    budget = {"pipelines": {"global": {"max_prompt_tokens": 2000, "report_spreads": 0}}}
     plain = _built(make_ws, sample_docs, scripted_provider(), retrieval=budget)
     own = _built(
         make_ws, sample_docs, scripted_provider(), name="own", retrieval=budget, llm={"prompts_dir": str(overrides)}

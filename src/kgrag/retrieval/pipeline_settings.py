@@ -111,3 +111,13 @@ class GlobalSettings(PipelineBaseSettings):
         20, ge=0, le=100, description="Map points rated below this (0–100) are dropped before reduce."
     )
     answer_tokens: int = Field(500, ge=50, description="Most tokens of the final answer.")
+    report_spreads: float = Field(
+        1.5,
+        ge=0,
+        description="Read only the reports that stand out for the query: a cosine at least this many robust "
+        "deviations (1.4826 × the median absolute deviation) above the median cosine of the query against "
+        "every report, so the cut follows each query's own cosines, not a fixed threshold; the best report is "
+        "always read. On a corpus with many reports the budget usually binds first; on a small one "
+        "a query reads the few reports that stand out instead of all of them (docs/results/prompt-size.md). "
+        "0 = off: every report in similarity order, as many as `max_prompt_tokens` fits.",
+    )

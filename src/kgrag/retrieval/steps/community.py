@@ -22,6 +22,7 @@ from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.resources.stored import COMMUNITIES
 from kgrag.retrieval.steps.basic import QueryState
 from kgrag.retrieval.steps.global_plan import MAP_PROMPT, REDUCE_PROMPT, plan_batches
+from kgrag.retrieval.steps.report_relevance import relevant_count
 
 
 def report_item(report: CommunityReport, score: float, stream: str) -> ContextItem:
@@ -59,7 +60,8 @@ def _workspace_prompt(env: QueryContext, name: str) -> Prompt:
 
 @dataclass(frozen=True)
 class GlobalCandidates:
-    """Reports by similarity to the query, exactly as many as the map calls of ``global`` can read within
+    """Reports by similarity to the query (only those that stand out for it when ``report_spreads`` is
+    set, :func:`relevant_count`), exactly as many as the map calls of ``global`` can read within
     its prompt budget (:func:`plan_batches`), whatever ``k`` asks: the items are the context the answer
     gets, so a retrieval evaluation counts what the map calls read, and the LLM-free extractive answer
     picks its sentences from the same reports."""
@@ -76,6 +78,7 @@ class GlobalCandidates:
         counter = TokenCounter.for_encoding()
         map_prompt, reduce_prompt = (_workspace_prompt(env, name) for name in (MAP_PROMPT, REDUCE_PROMPT))
         budget = env.config.retrieval.pipeline_settings(self.pipeline, GlobalSettings)
+        hits = hits[: relevant_count([score for _, score in hits], budget.report_spreads)]
         plan = plan_batches(state.query, [r.text for r, _ in hits], budget, counter.count, map_prompt, reduce_prompt)
         state.items = [report_item(report, score, "global") for report, score in hits[: plan.reports]]
         params: dict[str, JsonValue] = {
@@ -83,4 +86,6 @@ class GlobalCandidates:
             "batches": len(plan.batches),
             "reports": plan.reports,
         }
+        if budget.report_spreads > 0:
+            params["relevant"] = len(hits)
         state.record(self.name, params, len(state.items), started)
