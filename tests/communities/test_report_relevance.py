@@ -33,6 +33,7 @@ def test_the_best_report_is_always_read_and_nothing_comes_from_nothing() -> None
     assert relevant_count([], 3.0) == 0
     assert relevant_count([0.5, 0.4, 0.3, 0.2, 0.1], 100.0) == 1
     assert relevant_count([0.5, 0.5, 0.3, 0.2, 0.1], 100.0) == 2  # the best's ties with it
+    assert relevant_count([float("nan"), 0.4, 0.3], 1.5) == 1  # a vector that was not a number
 
 
 def test_equal_cosines_say_nothing_so_every_report_is_read() -> None:

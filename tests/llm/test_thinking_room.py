@@ -38,11 +38,27 @@ def test_the_room_grows_only_for_a_reply_cut_before_it_answered() -> None:
     plain = ChatResponse("An answer.", "length")
     assert not room.learn(plain, plain, 100, 0) and room.tokens == 0  # cut inside an answer: not thinking
     assert room.widen(_request(50)).max_tokens == 50
-    cut = ChatResponse("<think>so", "length")
-    assert room.learn(cut, ChatResponse("", "length"), 100, 100) and room.tokens == 400
+    cut, nothing = ChatResponse("<think>so", "length"), ChatResponse("", "length")
+    assert room.learn(cut, nothing, 100, 100) and room.tokens == 400
     assert room.widen(_request(50)).max_tokens == 450 and room.widen(_request(None)).max_tokens is None
-    assert room.learn(cut, ChatResponse("", "length"), 450, 450) and room.tokens == 1000  # capped at the limit
-    assert not room.learn(cut, ChatResponse("", "length"), 1050, 1050)  # at the limit: not worth a resend
+    assert room.learn(cut, nothing, 450, 450, sent_room=400) and room.tokens == 1000  # capped at the limit
+    assert not room.learn(cut, nothing, 1050, 1050, sent_room=1000)  # at the limit: not worth a resend
+
+
+def test_replies_cut_in_one_wave_do_not_compound_the_room() -> None:
+    room = ThinkingRoom(4096)
+    cut, nothing = ChatResponse("<think>so", "length"), ChatResponse("", "length")
+    assert all(room.learn(cut, nothing, 100, 100) for _ in range(5))  # five sent narrow, cut together
+    assert room.tokens == 400  # each says the same: four times what it spent
+    assert room.learn(cut, nothing, 100, 100)  # a narrow one cut after the room grew is still sent again
+
+
+def test_a_reply_of_whitespace_alone_is_not_thinking() -> None:
+    room = ThinkingRoom(4096)
+    runaway = ChatResponse(" \n" * 50, "length")
+    assert not room.learn(runaway, runaway, 100, 0) and room.tokens == 0
+    hidden = ChatResponse("", "length")  # a reasoning parser sent the thinking apart
+    assert room.learn(hidden, hidden, 100, 0) and room.tokens == 400
 
 
 def test_thinking_seen_whole_sets_the_room_with_a_margin() -> None:
@@ -92,3 +108,48 @@ def test_a_model_that_does_not_think_is_never_widened(store: Store, fast_cfg: Ca
         reply = client.chat([{"role": "user", "content": "Say a lot."}], stage="answer", max_tokens=50)
         assert reply.text and server.stats.requests == 1
         assert client.runner.thinking.tokens == 0
+
+
+def test_a_server_running_away_in_newlines_is_not_sent_again(store: Store, fast_cfg: Callable[..., LLMConfig]) -> None:
+    with FakeOpenAIServer(lambda body: " \n" * 3000, cut_at_max_tokens=True) as server:
+        client = create_llm_client(fast_cfg(server.base_url, timeout_s=5.0), store)
+        reply = client.chat([{"role": "user", "content": "JSON please."}], stage="answer", max_tokens=100)
+        assert reply.finish_reason == "length" and server.stats.requests == 1
+        assert client.runner.thinking.tokens == 0
+
+
+def test_a_budget_that_cannot_hold_the_room_sends_the_request_without_it(
+    store: Store, fast_cfg: Callable[..., LLMConfig]
+) -> None:
+    with FakeOpenAIServer(_thinker(12), cut_at_max_tokens=True) as server:
+        config = fast_cfg(server.base_url, timeout_s=5.0).model_copy(update={"max_tokens_budget": 700})
+        client = create_llm_client(config, store)
+        client.runner.thinking.tokens = 2000  # learned earlier in the run
+        with pytest.raises(SummaryCutError):  # narrow: cut while thinking, and no budget for a wider send
+            llm_summarize(client, "Aspirin", ["A pain reliever."], 60)
+        rows = client.ledger.calls(client.run_id)
+        assert len(rows) == server.stats.requests == 2  # every send that was made has its ledger row
+        assert all(row.completion_tokens <= 98 for row in rows)  # sent without the room the budget lacked
+        assert client.runner.budget.used == sum(row.prompt_tokens + row.completion_tokens for row in rows)
+
+
+def test_the_room_never_drops_a_quoted_reply_to_fit_the_window(fast_cfg: Callable[..., LLMConfig]) -> None:
+    from kgrag.models.llm.request_fit import fit_request
+    from kgrag.models.llm.tokens import default_token_counter
+
+    counter = default_token_counter()
+    quoted = "An earlier reply that the re-ask quotes. " * 40
+    messages = (
+        {"role": "user", "content": "Extract."},
+        {"role": "assistant", "content": quoted},
+        {"role": "user", "content": "That was not JSON."},
+    )
+    request = ChatRequest(messages, "m", {"max_tokens": 300})
+    window = counter.count(quoted) + 400
+    base, _ = fit_request(request, counter, window)
+    assert base.messages == request.messages  # fits as it is
+    room = ThinkingRoom(4096, tokens=600)
+    assert room.widened(base, lambda wide: fit_request(wide, counter, window)) is None  # not by dropping the quote
+    small = ThinkingRoom(4096, tokens=20)
+    widened = small.widened(base, lambda wide: fit_request(wide, counter, window))
+    assert widened is not None and widened[0].messages == request.messages and widened[0].max_tokens == 320

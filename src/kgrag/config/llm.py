@@ -68,7 +68,9 @@ class LLMConfig(Section):
         "servers count against `max_tokens` whether the reply shows it (a `<think>` block) or not. The room is "
         "learned per run from the model's replies: the thinking blocks it shows, and replies cut at "
         "`max_tokens` before any answer, which are sent again once at once with more room (both sends "
-        "billed). Models that do not think are never given any. 0: never add room or send again.",
+        "billed). A model that shows no thinking and never comes back with nothing at the limit gets none; "
+        "the room is left out where the context window or the token budget cannot hold it. 0: never add "
+        "room or send again.",
     )
     temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature (0 keeps the cache useful).")
     json_mode: Literal["auto", "off", "json_object", "json_object_schema", "json_schema"] = Field(

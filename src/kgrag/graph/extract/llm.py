@@ -302,19 +302,17 @@ class LLMExtractor:
     def _stand_in_outcome(
         self, unit: ExtractionUnit, result: StructuredResult[ExtractionReply], *, glean: bool
     ) -> _UnitOutcome:
-        """An estimate's outcome: the stand-in graph of the text at the model's measured shares. A unit the
-        run will send (its first pass not cached) gets the gleaning request the run would send were its
-        reply the stand-in, so the estimate prices a gleaning call by the text it re-sends
-        (:func:`kgrag.models.llm.estimate_glean.priced_gleaning`): with the stand-in's shares measured, only
-        the units whose stand-in first pass looks incomplete (the run's own rule); else every such unit."""
+        """An estimate's outcome: the stand-in graph of the text at the model's measured shares. A unit the run
+        will send gets the gleaning request it would send were its reply the stand-in (priced by the text it
+        re-sends, :func:`kgrag.models.llm.estimate_glean.priced_gleaning`): with the shares measured, only if
+        the run's own rule finds the stand-in at the fitted shares incomplete; else every such unit."""
         from kgrag.graph.extract.glean import FEW_ENTITIES
         from kgrag.graph.extract.structural import structural_items
 
-        shares, decided_on = self.client.stand_in_shares, self.client.stand_in_glean_shares
-        items = structural_items(unit.text, *shares)
+        items = structural_items(unit.text, *self.client.stand_in_shares)
         outcome = _UnitOutcome(unit, items=items, grounding=False, root=unit.key)
         if glean and self.glean.enabled and not result.usage.cached:
-            first_pass = items if decided_on == shares else structural_items(unit.text, *decided_on)
+            first_pass = structural_items(unit.text, *self.client.stand_in_glean_shares)
             outcome.glean_reason = self.glean.reason(unit, result, first_pass)
             if not self.client.stand_in_gleans:
                 outcome.glean_reason = outcome.glean_reason or FEW_ENTITIES

@@ -35,16 +35,16 @@ from kgrag.core.llm_types import ChatRequest, ChatResponse, Prices, StreamSink, 
 from kgrag.core.llm_usage import CachedResponse, CallLink, CallRecord
 from kgrag.models.llm.base import ChatProvider, LLMUnavailableError, ProviderError, ResponseCache, UsageLedger
 from kgrag.models.llm.batch_collect import DEFERRED, BatchCollector, Deferred
-from kgrag.models.llm.budget import TokenBudget
+from kgrag.models.llm.budget import BudgetExceededError, TokenBudget
 from kgrag.models.llm.call_usage import both_sends, elapsed_ms, reply_usage
 from kgrag.models.llm.ratelimit import CallLimits
 from kgrag.models.llm.reasoning import answer_only, answer_sink
 from kgrag.models.llm.reply_ceiling import CEILING_FINISH, ReplyCeiling, ReplyPastCeiling, reply_ceiling_tokens
 from kgrag.models.llm.reply_loop import LOOP_FINISH, LoopGuard, ReplyLooped, stop_at_loop
-from kgrag.models.llm.request_fit import RequestTooLargeError, cut_short, fit_request
+from kgrag.models.llm.request_fit import cut_short, fit_request
 from kgrag.models.llm.retry import RetryPolicy, announce_wait
 from kgrag.models.llm.structured import ReplyInvalid
-from kgrag.models.llm.thinking_room import ThinkingRoom
+from kgrag.models.llm.thinking_room import ThinkingRoom, sent_room
 from kgrag.models.llm.tokens import TextTokenCounter, count_message_tokens
 
 Parser = Callable[[str, str | None], tuple[Any, bool]]
@@ -67,6 +67,18 @@ class Outcome:
 class _Attempts:
     count: int = 0
     errors: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Call:
+    """What every send of one logical call shares."""
+
+    stage: str
+    attempts: _Attempts
+    sink: StreamSink | None
+    loop_guard: bool
+    started: float
+    link: CallLink | None
 
 
 @dataclass
@@ -119,62 +131,69 @@ class CallRunner:
         hit = self._from_cache(key, request, stage, parse, started, sink, link)
         if hit is not None:
             return hit
-        original = request
         # fitted, not refused: a quoted reply is dropped, the reply room lowered (request_fit); a reasoning
-        # model's learned thinking room is added first, and left out when the request then no longer fits
-        request, prompt_tokens = self._widened(original) or fit_request(original, self.counter(), self.context_window)
+        # model's learned thinking room is added where the window holds it beside the same messages
+        base, base_tokens = fit_request(request, self.counter(), self.context_window)
+        request, prompt_tokens = self._widened(base) or (base, base_tokens)
         if self.collector is not None:  # nothing is sent, cached or recorded: the batch will answer it
             self.collector.defer(Deferred(key, request, stage, parse))  # its batch row is written unlinked
             return Outcome(ChatResponse(""), Usage(), key, error=DEFERRED, estimated=True)
         if self.estimating:
             return self._estimate(request, key, stage, started, link)
-        attempts = _Attempts()
-        response, usage, cut = self._fetch(request, stage, prompt_tokens, attempts, sink, loop_guard, started, link)
-        if cut:  # a reasoning model spent the room thinking: once more at once, with the room it lacked
-            wider = self._widened(original)
-            if wider is not None and (wider[0].max_tokens or 0) > (request.max_tokens or 0):
-                attempts.errors.append(
-                    f"cut at max_tokens {request.max_tokens} before it answered ({usage.completion_tokens} "
-                    f"tokens of thinking): sent again with max_tokens {wider[0].max_tokens}"
-                )
-                request, prompt_tokens = wider
-                sent = (request, stage, prompt_tokens, attempts, sink, loop_guard, started, link, usage)
-                response, second, _ = self._fetch(*sent)
-                usage = both_sends(usage, second)
-        return self._accept(request, stage, key, response, usage, attempts, parse, link)
-
-    def _widened(self, request: ChatRequest) -> tuple[ChatRequest, int] | None:
-        """``request`` with the thinking room added and fitted to the window; None when it no longer fits
-        (the narrower request was sent and answered, so its reply stands)."""
+        call = _Call(stage, _Attempts(), sink, loop_guard, started, link)
         try:
-            return fit_request(self.thinking.widen(request), self.counter(), self.context_window)
-        except RequestTooLargeError:
+            response, usage, cut = self._fetch(request, prompt_tokens, call, room=sent_room(base, request))
+        except BudgetExceededError:
+            if request is base:
+                raise
+            request, prompt_tokens = base, base_tokens  # the budget holds the request, not its thinking room
+            response, usage, cut = self._fetch(request, prompt_tokens, call)
+        last = usage
+        again = self._send_wider(base, request, usage, call) if cut else None
+        if again is not None:
+            (request, prompt_tokens), (response, last) = again
+            usage = both_sends(usage, last)
+        return self._accept(request, stage, key, response, usage, call.attempts, parse, link, sized=last)
+
+    def _send_wider(
+        self, base: ChatRequest, sent: ChatRequest, usage: Usage, call: _Call
+    ) -> tuple[tuple[ChatRequest, int], tuple[ChatResponse, Usage]] | None:
+        """A reasoning model spent ``sent``'s room thinking: ``base`` once more at once with the room it
+        lacked (the request, its prompt tokens, the reply and its usage); None when the room cannot grow
+        or the window or the budget cannot hold it (the cut reply stands)."""
+        wider = self._widened(base)
+        if wider is None or (wider[0].max_tokens or 0) <= (sent.max_tokens or 0):
             return None
+        try:
+            response, again, _ = self._fetch(*wider, call, prior=usage, room=sent_room(base, wider[0]))
+        except BudgetExceededError:
+            return None
+        call.attempts.errors.append(
+            f"cut at max_tokens {sent.max_tokens} before it answered ({usage.completion_tokens} tokens of "
+            f"thinking): sent again with max_tokens {wider[0].max_tokens}"
+        )
+        return wider, (response, again)
+
+    def _widened(self, fitted: ChatRequest) -> tuple[ChatRequest, int] | None:
+        return self.thinking.widened(fitted, lambda wide: fit_request(wide, self.counter(), self.context_window))
 
     def _fetch(
-        self,
-        request: ChatRequest,
-        stage: str,
-        prompt_tokens: int,
-        attempts: _Attempts,
-        sink: StreamSink | None,
-        loop_guard: bool,
-        started: float,
-        link: CallLink | None,
-        prior: Usage | None = None,
+        self, request: ChatRequest, prompt_tokens: int, call: _Call, *, prior: Usage | None = None, room: int = 0
     ) -> tuple[ChatResponse, Usage, bool]:
         """Send ``request`` under one budget reservation: the reply without its thinking, its usage, and
-        whether it was cut while the model was still thinking (:class:`ThinkingRoom`). ``prior``: what
-        earlier sends of the same call billed, recorded with a failure."""
+        whether it was cut while the model was still thinking and the room has grown past the ``room`` it
+        was sent with (:class:`ThinkingRoom`). ``prior``: what an earlier send of the same call billed,
+        recorded with a failure."""
+        attempts, started = call.attempts, call.started
         max_tokens = request.max_tokens or 0
         ceiling = reply_ceiling_tokens(max_tokens, self.longest_overrun)
         reserved = self.budget.reserve(prompt_tokens + ceiling)
         spent = 0
-        shown = answer_sink(sink) if sink is not None else None  # a reasoning model's thinking is not shown
+        shown = answer_sink(call.sink) if call.sink is not None else None  # a reasoning model's thinking is hidden
         try:
-            guarded = self._guarded_stream(ceiling) if loop_guard else None
+            guarded = self._guarded_stream(ceiling) if call.loop_guard else None
             raw = self._send(request, prompt_tokens + max_tokens, attempts, ceiling, shown, guarded)
-            if loop_guard and guarded is None:  # read whole: a reply that looped is cut at the loop now
+            if call.loop_guard and guarded is None:  # read whole: a reply that looped is cut at the loop now
                 raw = stop_at_loop(raw, self.counter().count)
             # the budget and the ledger trust no server: each is charged the larger of the reported and the
             # counted size, so under-reported usage or a reply past max_tokens still counts in full
@@ -185,14 +204,14 @@ class CallRunner:
                 self.longest_overrun = max(self.longest_overrun, usage.completion_tokens)
             spent = usage.total_tokens
         except (ModelError, StreamCancelled) as exc:  # a cancelled stream: its message says so
-            # failed attempts bill nothing; an earlier send of this call did
-            failed = prior or Usage(0, 0, "counted", 0.0, elapsed_ms(started), attempts.count)
-            self._record(request, stage, failed, attempts.errors, error=str(exc), link=link)
+            failed = Usage(0, 0, "counted", 0.0, elapsed_ms(started), attempts.count)  # failed attempts bill nothing
+            failed = both_sends(prior, failed) if prior is not None else failed  # an earlier send of this call did
+            self._record(request, call.stage, failed, attempts.errors, error=str(exc), link=call.link)
             raise
         finally:
             self.budget.settle(reserved, spent)
         thinking = counted_reply - self.counter().count(response.text) if response is not raw else 0
-        return response, usage, self.thinking.learn(raw, response, usage.completion_tokens, thinking)
+        return response, usage, self.thinking.learn(raw, response, usage.completion_tokens, thinking, room)
 
     def _accept(
         self,
@@ -204,13 +223,17 @@ class CallRunner:
         attempts: _Attempts,
         parse: Parser | None,
         link: CallLink | None = None,
+        *,
+        sized: Usage | None = None,
     ) -> Outcome:
-        """Validate a fetched reply, cache it when it is whole and accepted, and write its ledger row."""
+        """Validate a fetched reply, cache it when it is whole and accepted, and write its ledger row.
+        ``sized``: the usage of the send that brought ``response`` back, when ``usage`` bills more than one."""
         max_tokens = request.max_tokens or 0
+        sized = sized or usage
         outcome = Outcome(response, usage, key)
         if response.finish_reason == CEILING_FINISH:
             outcome.error = (
-                f"the reply passed its ceiling (max_tokens {max_tokens}; {usage.completion_tokens} "
+                f"the reply passed its ceiling (max_tokens {max_tokens}; {sized.completion_tokens} "
                 "tokens read): the server ignores max_tokens, so reading stopped there to hold "
                 "llm.max_tokens_budget; raise llm.max_output_tokens if its replies are meant to be this long"
             )
@@ -218,7 +241,7 @@ class CallRunner:
             try:
                 outcome.value, outcome.repaired = parse(response.text, response.finish_reason)
             except ReplyInvalid as exc:
-                outcome.error = cut_short(str(exc), usage, max_tokens, self.context_window)
+                outcome.error = cut_short(str(exc), sized, max_tokens, self.context_window)
         if outcome.error is None and response.text and response.finish_reason != "length":
             self.store(key, request, response, usage)  # a reply cut at max_tokens is never cached
         self._record(request, stage, usage, attempts.errors, error=outcome.error, link=link)

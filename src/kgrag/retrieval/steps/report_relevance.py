@@ -32,4 +32,4 @@ def relevant_count(scores: Sequence[float], spreads: float) -> int:
         kept = int(np.count_nonzero(values >= median + spreads * deviation))
     else:
         kept = int(np.count_nonzero(values > median)) or int(np.count_nonzero(values >= median))
-    return kept or int(np.count_nonzero(values >= values.max()))
+    return kept or int(np.count_nonzero(values >= values.max())) or 1  # 1: a cosine was not a number
