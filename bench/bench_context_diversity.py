@@ -58,6 +58,7 @@ from kgrag.retrieval.resources.reranker import RERANKER
 from kgrag.retrieval.steps.basic import QueryState
 from kgrag.tuning.evidence_folds import evidence_folds
 from recall_cells import cell
+from row_cache import cached_rows
 
 GRID = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0)
 SIMILARITIES = ("both", "cosine", "adjacent")
@@ -172,11 +173,7 @@ def run_question(ws: Workspace, item: QAItem, rerank: Pipeline, timed: tuple[str
 
 
 def collect(ws_path: Path, items: list[QAItem], timed: tuple[str, float], cache: Path) -> list[Row]:
-    have: dict[str, Row] = {}
-    if cache.exists():
-        for line in cache.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            have[row["id"]] = row
+    have: dict[str, Row] = cached_rows(cache)
     todo = [i for i in items if i.id not in have]
     if todo:
         with Workspace.open(ws_path) as ws, cache.open("a", encoding="utf-8") as out:

@@ -45,6 +45,7 @@ from kgrag.evaluation.stats.intervals import t_estimate
 from kgrag.retrieval.pipelines import Pipeline
 from overlap_step import with_overlap
 from recall_cells import cell
+from row_cache import cached_rows
 
 VARIANTS = ("off", "cut", "merge")
 SCORINGS = ("items", "merged", "whole")
@@ -141,11 +142,7 @@ def run_question(ws: Workspace, item: QAItem, pipelines: dict[str, dict[str, Pip
 
 
 def collect(ws_path: Path, items: list[QAItem], names: Sequence[str], cache: Path) -> list[Row]:
-    have: dict[str, Row] = {}
-    if cache.exists():
-        for line in cache.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            have[row["id"]] = row
+    have: dict[str, Row] = cached_rows(cache)
     todo = [i for i in items if i.id not in have]
     if todo:
         with Workspace.open(ws_path) as ws, cache.open("a", encoding="utf-8") as out:

@@ -36,6 +36,7 @@ from kgrag.evaluation.recall import evidence_recall
 from kgrag.evaluation.sampling import stratified_sample
 from kgrag.tuning.evidence_folds import evidence_folds
 from recall_cells import cell
+from row_cache import cached_rows
 
 PIPELINES = ("rerank", "graph-mix-rerank")
 Record = dict[str, object]
@@ -55,11 +56,7 @@ def run_one(ws: Workspace, item: QAItem, pipeline: str, count: TokenCounter) -> 
 
 
 def collect(ws_path: Path, items: list[QAItem], cache: Path) -> dict[str, Record]:
-    have: dict[str, Record] = {}
-    if cache.exists():
-        for line in cache.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            have[row["id"]] = row
+    have: dict[str, Record] = cached_rows(cache)
     todo = [i for i in items if i.id not in have]
     if todo:
         count = TokenCounter.for_encoding()
