@@ -225,6 +225,22 @@ def test_off_topic_questions_on_the_sample_corpus_end_to_end(sample_ws: Workspac
     )
 
 
+def test_the_corpus_sample_is_stemmed_once_per_store_generation(sample_ws: Workspace) -> None:
+    from kgrag.generation.corpus_sample import CORPUS_SAMPLE, SAMPLE_STEMS, null_coverage
+    from kgrag.generation.extractive import sentence_stems
+
+    ctx = sample_ws.components.query_context
+    sample_ws.query("What is the boiling point of mercury at sea level?", pipeline="bm25")
+    stems = ctx.get(SAMPLE_STEMS)
+    sample_ws.query("Who maintains the harbour lights?", pipeline="bm25")
+    assert ctx.get(SAMPLE_STEMS) is stems and stems  # kept between queries, not re-stemmed
+    assert list(stems) == [sentence_stems(sentence) for sentence in ctx.get(CORPUS_SAMPLE)]
+    question = "Who maintains the harbour lights?"
+    coverage = null_coverage(question, stems)
+    assert coverage is not None and 0.0 <= coverage <= 1.0
+    assert null_coverage(question, ()) is None and null_coverage("the of and", stems) is None
+
+
 VERSIONED = """itertools.pairwise(iterable) returns successive overlapping pairs taken from the input iterable.
 The number of 2-tuples in the output iterator will be one fewer than the number of inputs. New in version 3.10.
 The pickle module implements binary protocols for serializing and de-serializing a Python object structure.

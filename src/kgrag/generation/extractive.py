@@ -44,7 +44,6 @@ from kgrag.documents import split_sentences
 from kgrag.documents.words import ordered_content_words
 from kgrag.generation.abstain import (
     MISSING_SHARE,
-    NULL_QUANTILE,
     condition_words,
     holds_kinds,
     holds_predicate,
@@ -95,7 +94,8 @@ class _Candidate:
     source: str = ""  # the passage's text
 
 
-def _stems(text: str) -> frozenset[str]:
+def sentence_stems(text: str) -> frozenset[str]:
+    """The stems of ``text``'s content words: what a sentence is matched against a question's terms with."""
     return frozenset(stem(w) for w in ordered_content_words(text))
 
 
@@ -110,7 +110,7 @@ def _candidates(result: RetrievalResult) -> list[_Candidate]:
         if not item.text:
             continue
         cite = item.chunk_ids[0] if item.chunk_ids else item.id
-        passage = _stems(item.text)
+        passage = sentence_stems(item.text)
         prose = _FENCED.sub(lambda m: "\n" * m.group(0).count("\n"), item.text)  # code states no fact
         for start, end in split_sentences(prose):
             sentence = " ".join(prose[start:end].split())
@@ -121,7 +121,7 @@ def _candidates(result: RetrievalResult) -> list[_Candidate]:
             seen.add(sentence)
             if sentence.endswith(":"):  # "To install it, run this command:" is answered by the code after it
                 sentence = f"{sentence} {_code_after(item.text, end)}".rstrip()
-            out.append(_Candidate(sentence, cite, rank, _stems(sentence), passage, item.text))
+            out.append(_Candidate(sentence, cite, rank, sentence_stems(sentence), passage, item.text))
     return out
 
 
@@ -377,22 +377,6 @@ def _why_none(
     ):
         return f"no retrieved sentence states the {' or '.join(required)} asked for"
     return f"no retrieved sentence about it says whether it does what the question asks ({' '.join(predicate)})"
-
-
-def null_coverage(question: str, sample: Sequence[str]) -> float | None:
-    """How well sentences of the corpus sample (unrelated to the question but for chance) cover
-    ``question``: the ``NULL_QUANTILE`` quantile of their coverage, weighted as :func:`extractive_answer`
-    weighs a question's words; None without a sample."""
-    if not sample:
-        return None
-    terms = question_terms(question)
-    if not terms:
-        return None
-    words = [_stems(sentence) for sentence in sample]
-    held = np.array([[1.0 if t in w else 0.0 for t in terms] for w in words]).reshape(len(words), len(terms))
-    weights = term_weights(terms, held)
-    total = weights.sum()
-    return float(np.quantile(held @ (weights / total), NULL_QUANTILE)) if total > 0 else None
 
 
 def _evidence(candidate: _Candidate, coverage: float) -> Evidence:
