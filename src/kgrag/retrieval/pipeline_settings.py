@@ -112,7 +112,7 @@ class GlobalSettings(PipelineBaseSettings):
     )
     answer_tokens: int = Field(500, ge=50, description="Most tokens of the final answer.")
     report_spreads: float = Field(
-        1.5,
+        1.0,
         ge=0,
         description="Read only the reports that stand out for the query: a cosine at least this many robust "
         "deviations (1.4826 × the median absolute deviation) above the median cosine of the query against "
