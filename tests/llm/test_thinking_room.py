@@ -153,3 +153,14 @@ def test_the_room_never_drops_a_quoted_reply_to_fit_the_window(fast_cfg: Callabl
     small = ThinkingRoom(4096, tokens=20)
     widened = small.widened(base, lambda wide: fit_request(wide, counter, window))
     assert widened is not None and widened[0].messages == request.messages and widened[0].max_tokens == 320
+
+
+def test_a_streamed_reply_cut_while_thinking_shows_only_the_answer_of_the_wider_send(
+    store: Store, fast_cfg: Callable[..., LLMConfig]
+) -> None:
+    with FakeOpenAIServer(_thinker(12), cut_at_max_tokens=True) as server:
+        shown: list[str] = []
+        client = create_llm_client(fast_cfg(server.base_url, timeout_s=5.0), store).streaming(shown.append)
+        reply = client.chat([{"role": "user", "content": "Summarise."}], stage="answer", max_tokens=60)
+        assert reply.text == SUMMARY and server.stats.requests == 2  # cut while thinking, then sent wider
+        assert "".join(shown).strip() == SUMMARY  # neither send's thinking, the answer once
