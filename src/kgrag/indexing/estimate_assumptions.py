@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 META_SHARES = "estimate.stand_in_shares"  # "names relations units": what the model returned per stand-in item
 META_PROBE_NAMES = "estimate.probe_names"  # mean distinct names of the units the last probe extracted
+GRAPH_SOURCE = "the stored graph"  # what measured the stand-in's shares when the stored graph did
 
 # Per-distinct-name rate of the summaries entity merges redo (merged descriptions an estimate's stand-in
 # graph does not have): the fallback for a workspace whose ledger holds no resolution with LLM confirmation
@@ -115,7 +116,7 @@ def _stand_in_shares(
     chosen = max((s for s in (probed, stored) if s is not None), key=lambda s: s.units, default=None)
     if chosen is None:
         return assumptions
-    source = "the probe" if chosen is probed else "the stored graph"
+    source = "the probe" if chosen is probed else GRAPH_SOURCE
     return replace(
         assumptions,
         name_share=chosen.names,
@@ -190,7 +191,7 @@ def _glean_fit(
     shares the stored graph measured; no change otherwise."""
     from kgrag.indexing.estimate_glean_fit import fit_glean_scale
 
-    if not assumptions.glean_by_stand_in or stored is None or not assumptions.shares_source.startswith("the stored"):
+    if not assumptions.glean_by_stand_in or stored is None or not assumptions.shares_source.startswith(GRAPH_SOURCE):
         return {}
     fit = fit_glean_scale(stored, recent, model, (assumptions.name_share, assumptions.relation_share))
     return {"glean_scale": fit.scale, "glean_fit": fit.line()} if fit is not None else {}

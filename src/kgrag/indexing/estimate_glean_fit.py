@@ -59,7 +59,8 @@ def fit_glean_scale(
     if len(units) < MIN_UNITS:
         return None
     gleaned = len(_linked(recent, model, GLEAN_STAGE, GLEAN_ROLE) & {unit.key for unit in units})
-    counts = {scale: _gleaned(units, shares, scale) for scale in SCALES}
+    rule = _GleanRule(units)
+    counts = {scale: rule.gleaned(shares, scale) for scale in SCALES}
     best = min(SCALES, key=lambda scale: (abs(counts[scale] - gleaned), abs(scale - 1.0)))
     return GleanFit(best, len(units), gleaned, counts[best], counts[1.0])
 
@@ -78,20 +79,29 @@ def _linked(recent: Sequence[CallRecord], model: str | None, stage: str, role: s
     }
 
 
-def _gleaned(units: Sequence[StoredUnit], shares: tuple[float, float], scale: float) -> int:
-    """How many of ``units`` the run's rule gleans when each first pass is the stand-in at ``scale`` × the
-    shares."""
-    from kgrag.core.llm_types import StructuredResult, Usage
-    from kgrag.documents import TokenCounter
-    from kgrag.graph.extract.glean import GleanPolicy
-    from kgrag.graph.extract.structural import structural_items
-    from kgrag.graph.extract.units import ExtractionUnit
+class _GleanRule:
+    """The run's gleaning rule over the stored units, each built (and its tokens counted) once for every
+    scale tried."""
 
-    policy, counter = GleanPolicy(), TokenCounter.for_encoding()
-    whole: StructuredResult[object] = StructuredResult(None, None, Usage())  # a first pass that did not loop
-    count = 0
-    for unit in units:
-        items = structural_items(unit.text, shares[0] * scale, shares[1] * scale)
-        extraction = ExtractionUnit("", (), unit.text, counter.count(unit.text))
-        count += policy.reason(extraction, whole, items) is not None
-    return count
+    def __init__(self, units: Sequence[StoredUnit]) -> None:
+        from kgrag.core.llm_types import StructuredResult, Usage
+        from kgrag.documents import TokenCounter
+        from kgrag.graph.extract.glean import GleanPolicy
+        from kgrag.graph.extract.units import ExtractionUnit
+
+        counter = TokenCounter.for_encoding()
+        self.policy = GleanPolicy()
+        self.whole: StructuredResult[object] = StructuredResult(None, None, Usage())  # a first pass that did not loop
+        self.units = [ExtractionUnit("", (), unit.text, counter.count(unit.text)) for unit in units]
+
+    def gleaned(self, shares: tuple[float, float], scale: float) -> int:
+        """How many of the units the rule gleans when each first pass is the stand-in at ``scale`` × the
+        shares."""
+        from kgrag.graph.extract.structural import structural_items
+
+        names, relations = shares[0] * scale, shares[1] * scale
+        items = (structural_items(unit.text, names, relations) for unit in self.units)
+        return sum(
+            self.policy.reason(unit, self.whole, found) is not None
+            for unit, found in zip(self.units, items, strict=True)
+        )

@@ -55,7 +55,7 @@ from kgrag.documents import TokenCounter
 from kgrag.graph.extract.attribution import ChunkLocator, attribute, failed, ground, unit_locator
 from kgrag.graph.extract.clauses import refuse_clauses
 from kgrag.graph.extract.example_shape import example_shapes
-from kgrag.graph.extract.glean import GleanPolicy
+from kgrag.graph.extract.glean import FEW_ENTITIES, GleanPolicy
 from kgrag.graph.extract.llm_stats import ExtractionStats
 from kgrag.graph.extract.parse import (
     ExtractionReply,
@@ -160,7 +160,7 @@ class LLMExtractor:
             self.totals.add(self.stats)
 
     def take_totals(self) -> ExtractionStats:
-        """The counters of every ``extract`` call since the last take (the indexing report's), starting again."""
+        """The counters of every ``extract`` call since the last take (the indexing report's); resets them."""
         totals, self.totals = self.totals, ExtractionStats()
         return totals
 
@@ -306,13 +306,13 @@ class LLMExtractor:
         will send gets the gleaning request it would send were its reply the stand-in (priced by the text it
         re-sends, :func:`kgrag.models.llm.estimate_glean.priced_gleaning`): with the shares measured, only if
         the run's own rule finds the stand-in at the fitted shares incomplete; else every such unit."""
-        from kgrag.graph.extract.glean import FEW_ENTITIES
         from kgrag.graph.extract.structural import structural_items
 
         items = structural_items(unit.text, *self.client.stand_in_shares)
         outcome = _UnitOutcome(unit, items=items, grounding=False, root=unit.key)
         if glean and self.glean.enabled and not result.usage.cached:
-            first_pass = structural_items(unit.text, *self.client.stand_in_glean_shares)
+            scaled = self.client.stand_in_glean_shares  # None: decided on the stand-in graph itself
+            first_pass = items if scaled is None else structural_items(unit.text, *scaled)
             outcome.glean_reason = self.glean.reason(unit, result, first_pass)
             if not self.client.stand_in_gleans:
                 outcome.glean_reason = outcome.glean_reason or FEW_ENTITIES

@@ -134,12 +134,15 @@ class LLMClient:
         return 1.0, 1.0
 
     @property
-    def stand_in_glean_shares(self) -> tuple[float, float]:
-        """The shares of the stand-in first pass the gleaning decision is made on: :attr:`stand_in_shares`
-        at the scale fitted on the run's gleaned units (:mod:`kgrag.indexing.estimate_glean_fit`)."""
-        names, relations = self.stand_in_shares
+    def stand_in_glean_shares(self) -> tuple[float, float] | None:
+        """The shares of the stand-in first pass the gleaning decision is made on when they differ from
+        :attr:`stand_in_shares` (scaled to the run's gleaned units, :mod:`kgrag.indexing.estimate_glean_fit`);
+        None when the decision is made on the stand-in graph itself."""
         provider = self.runner.provider
         scale = provider.assumptions.glean_scale if isinstance(provider, EstimatingProvider) else 1.0
+        if scale == 1.0:
+            return None
+        names, relations = self.stand_in_shares
         return names * scale, relations * scale
 
     @property
