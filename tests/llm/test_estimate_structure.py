@@ -93,14 +93,15 @@ def test_the_probe_takes_the_units_at_the_quartiles_of_their_names() -> None:
 def test_the_probe_reads_documents_spread_over_the_corpus_not_its_first_files() -> None:
     from pathlib import Path
 
-    from kgrag.indexing.estimate_probe import spread
+    from kgrag.indexing.estimate_probe import spread_files
 
     files = [Path(f"{n:02d}.md") for n in range(20)]
-    picked = spread(files, 8)
+    picked = spread_files(files, 8)
     assert len(set(picked)) == 8 and picked == sorted(picked)
     assert picked[0] == Path("01.md") and picked[-1] == Path("18.md")  # the middle of the first and last share
-    assert spread(files[:5], 8) == files[:5] and spread(files[:8], 8) == files[:8] and spread([], 8) == []
-    assert spread(files[:9], 8) == [files[i] for i in (0, 1, 2, 3, 5, 6, 7, 8)]
+    assert spread_files(files[:5], 8) == files[:5] and spread_files(files[:8], 8) == files[:8]
+    assert spread_files([], 8) == []
+    assert spread_files(files[:9], 8) == [files[i] for i in (0, 1, 2, 3, 5, 6, 7, 8)]
 
 
 def test_a_relation_share_above_one_relates_names_further_apart() -> None:

@@ -129,7 +129,7 @@ def _candidate_units(
     plan, _ = parts.chunk_plan()
     units: list[ExtractionUnit] = []
     found = discover(list(paths), config.documents.include, config.documents.exclude)
-    for path in spread(found, PROBE_DOCUMENTS):
+    for path in spread_files(found, PROBE_DOCUMENTS):
         try:
             loaded = load_path(path, config.documents, loaders)
         except KgragError:
@@ -145,7 +145,7 @@ def _candidate_units(
     return units, round(len(units) * len(found) / read) if read else 0
 
 
-def spread(items: Sequence[Path], count: int) -> list[Path]:
+def spread_files(items: Sequence[Path], count: int) -> list[Path]:
     """``count`` of ``items`` evenly spaced in their order (each the middle of its share), all when fewer."""
     if len(items) <= count:
         return list(items)
