@@ -3,27 +3,18 @@ kinds of lines an audit found turned into unusable questions), parsed with the r
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 import pytest
+from tests.evaluation.qgen_spacy import answer_span, spacy_nlp
 
-from kgrag.config import KgragConfig
 from kgrag.evaluation.qgen.cloze import Passage
 from kgrag.evaluation.qgen.defects import answer_defect, question_defect, sentence_defect
 from kgrag.evaluation.qgen.known_item import known_item_questions
-from kgrag.graph.extract.nlp import SpacyExtractor
-from kgrag.graph.extract.settings import nlp_settings
-
-
-@cache
-def _nlp() -> Any:
-    nlp = nlp_settings(KgragConfig())
-    return SpacyExtractor(nlp.spacy_model, allow_torch=nlp.spacy_torch).nlp
 
 
 def _sent(text: str) -> Any:
-    return next(iter(_nlp()(text).sents))
+    return next(iter(spacy_nlp()(text).sents))
 
 
 @pytest.mark.parametrize(
@@ -62,12 +53,6 @@ def test_plain_prose_is_kept() -> None:
         assert sentence_defect(_sent(text)) is None, text
 
 
-def _span(text: str, answer: str) -> Any:
-    doc = _nlp()(text)
-    start = text.index(answer)
-    return doc.char_span(start, start + len(answer))
-
-
 @pytest.mark.parametrize(
     ("text", "answer", "question", "label", "reason"),
     [
@@ -92,7 +77,7 @@ def _span(text: str, answer: str) -> Any:
 def test_answers_a_question_gives_away_or_mangles_are_rejected(
     text: str, answer: str, question: str, label: str, reason: str
 ) -> None:
-    span = _span(text, answer)
+    span = answer_span(text, answer)
     assert span is not None
     why = answer_defect(span, answer, question, label)
     assert why is not None and reason in why
@@ -101,7 +86,7 @@ def test_answers_a_question_gives_away_or_mangles_are_rejected(
 def test_a_plain_answer_passes_and_cut_off_clauses_do_not() -> None:
     text = "Cisplatin and carboplatin are platinum chemotherapies used to treat skin cancer."
     question = "What and carboplatin are platinum chemotherapies used to treat skin cancer?"
-    assert answer_defect(_span(text, "Cisplatin"), "Cisplatin", question, "THING") is None
+    assert answer_defect(answer_span(text, "Cisplatin"), "Cisplatin", question, "THING") is None
     assert question_defect("That put them at higher risk of skin cancer, such as what?") is not None
     assert question_defect("To repair damage to what caused by sunlight?") is not None
     assert question_defect("PET scans are performed how long after the tracer is injected?") is None
@@ -117,8 +102,8 @@ def test_strict_generation_drops_the_defective_questions_of_a_pdf_like_passage()
     ]
     passages = [Passage(f"c{i}", "d", line) for i, line in enumerate(lines)]
     passages += [Passage(f"f{i}", "d", f"Filler passage {i} about general care and daily routines.") for i in range(30)]
-    loose = known_item_questions(passages, _nlp(), ("known-item",), 20, strict=False)
-    strict = known_item_questions(passages, _nlp(), ("known-item",), 20, strict=True)
+    loose = known_item_questions(passages, spacy_nlp(), ("known-item",), 20, strict=False)
+    strict = known_item_questions(passages, spacy_nlp(), ("known-item",), 20, strict=True)
     bad = {"12", "13", "14", "15", "16", "FDA", "three", "Half"}
     assert {i.answer for i in loose.items} & bad  # without the checks, some of these are asked
     assert not {i.answer for i in strict.items} & bad

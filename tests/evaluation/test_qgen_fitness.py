@@ -8,20 +8,11 @@ from functools import cache
 from typing import Any
 
 import pytest
+from tests.evaluation.qgen_spacy import answer_span, spacy_nlp
 
-from kgrag.config import KgragConfig
 from kgrag.evaluation.qgen.cloze import Passage, Rarity
 from kgrag.evaluation.qgen.fitness import ambiguous, fragment_defect, guessable, leaning_defect, wording_defect
 from kgrag.evaluation.qgen.known_item import pick_known_items
-from kgrag.graph.extract.nlp import SpacyExtractor
-from kgrag.graph.extract.settings import nlp_settings
-
-
-@cache
-def _nlp() -> Any:
-    nlp = nlp_settings(KgragConfig())
-    return SpacyExtractor(nlp.spacy_model, allow_torch=nlp.spacy_torch).nlp
-
 
 _CORPUS = [
     "Lymph travels through small bean nodes in the neck.",
@@ -45,13 +36,7 @@ def _rarity() -> Rarity:
 
 
 def _sent(text: str) -> Any:
-    return next(iter(_nlp()(text).sents))
-
-
-def _span(text: str, answer: str) -> Any:
-    doc = _nlp()(text)
-    start = text.index(answer)
-    return doc.char_span(start, start + len(answer))
+    return next(iter(spacy_nlp()(text).sents))
 
 
 @pytest.mark.parametrize(
@@ -118,32 +103,32 @@ def test_questions_that_lean_on_a_referent_outside_them_are_rejected() -> None:
     ],
 )  # fmt: skip
 def test_question_words_that_do_not_fit_are_rejected(text: str, answer: str, question: str, reason: str) -> None:
-    why = wording_defect(_span(text, answer), question)
+    why = wording_defect(answer_span(text, answer), question)
     assert why is not None and reason in why
 
 
 def test_fitting_question_words_are_kept() -> None:
     text = "The dose is instilled for 24 hours after surgery."
-    assert wording_defect(_span(text, "24 hours"), "The dose is instilled for how long after surgery?") is None
+    assert wording_defect(answer_span(text, "24 hours"), "The dose is instilled for how long after surgery?") is None
     text = "Try to exercise at a moderate intensity for at least 150 minutes per week."
-    assert wording_defect(_span(text, "at least 150 minutes"), "Try to exercise for how long per week?") is None
+    assert wording_defect(answer_span(text, "at least 150 minutes"), "Try to exercise for how long per week?") is None
 
 
 def test_answers_told_without_the_text_are_guessable() -> None:
     text = "Radiation is given Monday through Friday for five weeks."
-    assert guessable(_span(text, "Friday"), "Friday", _rarity()) is not None  # a weekday
+    assert guessable(answer_span(text, "Friday"), "Friday", _rarity()) is not None  # a weekday
     text = "The shaped beam treats the tumor from several angles."
-    assert guessable(_span(text, "tumor"), "tumor", _rarity()) is None
+    assert guessable(answer_span(text, "tumor"), "tumor", _rarity()) is None
     text = "Many clinics stay open from Monday through June on weekdays."
-    assert guessable(_span(text, "June"), "June", _rarity()) is not None
+    assert guessable(answer_span(text, "June"), "June", _rarity()) is not None
 
 
 def test_the_corpus_continuation_is_guessable_and_a_rare_one_is_not() -> None:
     rarity = Rarity([Passage(f"c{i}", "d", f"Patients take folic acid daily in trial {i}.") for i in range(4)])
     text = "Patients take folic acid daily in trial 9."
-    assert guessable(_span(text, "acid"), "acid", rarity) is not None  # "take folic" is always followed by "acid"
+    assert guessable(answer_span(text, "acid"), "acid", rarity) is not None  # "take folic" is always followed by "acid"
     rarity = Rarity([Passage(f"c{i}", "d", f"Patients take folic {w} daily.") for i, w in enumerate("abcd")])
-    assert guessable(_span(text, "acid"), "acid", rarity) is None
+    assert guessable(answer_span(text, "acid"), "acid", rarity) is None
 
 
 def test_a_question_another_passage_could_answer_differently_is_ambiguous() -> None:
@@ -178,23 +163,26 @@ def test_a_year_is_asked_which_year() -> None:
 
 def test_a_question_word_opening_a_cut_phrase_is_rejected() -> None:
     text = "For a brain MRI, a device is placed around your head."
-    assert "opens a phrase" in (wording_defect(_span(text, "brain MRI"), "For what, a device is placed?") or "")
-    assert wording_defect(_span(text, "brain MRI"), "A device is placed around your head for what?") is None
+    assert "opens a phrase" in (wording_defect(answer_span(text, "brain MRI"), "For what, a device is placed?") or "")
+    assert wording_defect(answer_span(text, "brain MRI"), "A device is placed around your head for what?") is None
 
 
 def test_an_opening_phrase_left_uninverted_is_rejected() -> None:
     # the Prometheus docs: "Every 6 weeks, a new Prometheus minor release cycle begins."
     text = "Every 6 weeks, a new Prometheus minor release cycle begins."
-    why = wording_defect(_span(text, "Every 6 weeks"), "How often, a new Prometheus minor release cycle begins?")
+    why = wording_defect(answer_span(text, "Every 6 weeks"), "How often, a new Prometheus minor release cycle begins?")
     assert "not inverted" in (why or "")
     text = "After 2 hours, the WAL will be compacted and data that has not been sent will be lost."
-    assert wording_defect(_span(text, "2 hours"), "After how long, the WAL will be compacted?")
+    assert wording_defect(answer_span(text, "2 hours"), "After how long, the WAL will be compacted?")
     # a fronted subject followed by an apposition reads, and a question word later in the question is no opener
     text = "Ravi Shah joined in 2024, the team's only new hire that year."
-    assert wording_defect(_span(text, "Ravi Shah"), "Who joined in 2024, the team's only new hire that year?") is None
+    assert (
+        wording_defect(answer_span(text, "Ravi Shah"), "Who joined in 2024, the team's only new hire that year?")
+        is None
+    )
     text = "In 2020, CNCF sponsored a second audit by cure53 of Node Exporter."
     question = "In 2020, what sponsored a second audit by cure53 of Node Exporter?"
-    assert wording_defect(_span(text, "CNCF"), question) is None
+    assert wording_defect(answer_span(text, "CNCF"), question) is None
 
 
 def test_a_fronted_question_word_agrees_with_its_verb() -> None:
@@ -203,10 +191,10 @@ def test_a_fronted_question_word_agrees_with_its_verb() -> None:
     assert [singular_verb(v) for v in ("study", "test", "reach", "have", "go")] == [
         "studies", "tests", "reaches", "has", "goes"
     ]  # fmt: skip
-    doc = _nlp()("Phase 4 trials study the long-term safety of an approved treatment.")
+    doc = spacy_nlp()("Phase 4 trials study the long-term safety of an approved treatment.")
     sent = next(iter(doc.sents))
     question, _, _ = ask_around(sent, doc[0:3], "THING")
     assert question == "What studies the long-term safety of an approved treatment?"
-    doc = _nlp()("Placebos are almost never used alone in cancer clinical trials.")
+    doc = spacy_nlp()("Placebos are almost never used alone in cancer clinical trials.")
     question, _, _ = ask_around(next(iter(doc.sents)), doc[0:1], "THING")
     assert question.startswith("What are almost never used")

@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from functools import cache
-from typing import Any
 
-from kgrag.config import KgragConfig
+from tests.evaluation.qgen_spacy import spacy_nlp
+
 from kgrag.evaluation.qgen.cloze import Cloze, Passage, Rarity
 from kgrag.evaluation.qgen.known_item import pick_known_items
 from kgrag.evaluation.qgen.quality import MIN_QUALITY, prose_share, quality, signs, trusted_shape
-from kgrag.graph.extract.nlp import SpacyExtractor
-from kgrag.graph.extract.settings import nlp_settings
 
 PROSE = (
     "Homebrew retains analytics events in InfluxDB for 365 days. The data is aggregated before anyone reads "
@@ -25,14 +22,8 @@ PROSE = (
 LIST = "## Steps\n\n- Click Add Icons from Library.\n- Save the file.\n\n```\nbrew install foo\n```\n| a | b |"
 
 
-@cache
-def _nlp() -> Any:
-    nlp = nlp_settings(KgragConfig())
-    return SpacyExtractor(nlp.spacy_model, allow_torch=nlp.spacy_torch).nlp
-
-
 def _signs(sentence: str, answer: str, question: str, label: str, passage: str) -> dict[str, float]:
-    sent = next(iter(_nlp()(sentence).sents))
+    sent = next(iter(spacy_nlp()(sentence).sents))
     start = sentence.index(answer)
     span = sent.doc.char_span(start, start + len(answer))
     rarity = Rarity([Passage("c1", "d1", passage), Passage("c2", "d2", "Homebrew has a tap for fonts on macOS.")])

@@ -4,10 +4,10 @@ these tests (the span rules parsed with the real spaCy pipeline)."""
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
-from kgrag.config import KgragConfig
+from tests.evaluation.qgen_spacy import answer_span, spacy_nlp
+
 from kgrag.evaluation.qgen.cloze import Passage, Rarity, candidate_spans, make_cloze
 from kgrag.evaluation.qgen.referents import (
     markup_residue,
@@ -17,23 +17,10 @@ from kgrag.evaluation.qgen.referents import (
     second_question_word,
     sequence_adverb,
 )
-from kgrag.graph.extract.nlp import SpacyExtractor
-from kgrag.graph.extract.settings import nlp_settings
-
-
-@cache
-def _nlp() -> Any:
-    nlp = nlp_settings(KgragConfig())
-    return SpacyExtractor(nlp.spacy_model, allow_torch=nlp.spacy_torch).nlp
-
-
-def _span(text: str, answer: str) -> Any:
-    start = text.index(answer)
-    return _nlp()(text).char_span(start, start + len(answer))
 
 
 def _sent_span(text: str, answer: str) -> tuple[Any, Any]:
-    span = _span(text, answer)
+    span = answer_span(text, answer)
     return span.sent, span
 
 
@@ -62,25 +49,27 @@ def test_an_angle_bracket_left_in_the_question_is_refused() -> None:
 
 
 def test_a_participle_modifying_the_span_is_not_carried_by_the_question_word() -> None:
-    assert postmodified_span(_span("Bytecode executed by a Quillon not running in debug mode may crash.", "Quillon"))
-    assert postmodified_span(_span("The result is the Tamsin layout shown earlier.", "Tamsin layout"))
+    assert postmodified_span(
+        answer_span("Bytecode executed by a Quillon not running in debug mode may crash.", "Quillon")
+    )
+    assert postmodified_span(answer_span("The result is the Tamsin layout shown earlier.", "Tamsin layout"))
 
 
 def test_a_participle_before_a_noun_or_a_span_at_the_end_is_kept() -> None:
-    assert postmodified_span(_span("Quillon is an MIT licensed open source project.", "MIT")) is None
-    assert postmodified_span(_span("The Quillon scheduler runs nightly jobs in Oslo.", "Oslo")) is None
+    assert postmodified_span(answer_span("Quillon is an MIT licensed open source project.", "MIT")) is None
+    assert postmodified_span(answer_span("The Quillon scheduler runs nightly jobs in Oslo.", "Oslo")) is None
 
 
 def test_a_name_cut_from_its_noun_phrase_is_refused() -> None:
-    assert name_cut(_span("The Writer translates from the Quillon tree to the target format.", "Quillon"))
+    assert name_cut(answer_span("The Writer translates from the Quillon tree to the target format.", "Quillon"))
     # the tagger reads the noun after the name as a verb with no subject of its own
-    assert name_cut(_span("The Writer translates from the Docutils doctree structure to HTML.", "Docutils"))
+    assert name_cut(answer_span("The Writer translates from the Docutils doctree structure to HTML.", "Docutils"))
 
 
 def test_a_whole_name_or_an_amount_is_kept() -> None:
-    assert name_cut(_span("Each node of the syntax tree is defined by the ASDL in the parser.", "ASDL")) is None
-    assert name_cut(_span("After the Reader has finished, the Publisher calls the transforms.", "Reader")) is None
-    assert name_cut(_span("Results were shared at the 2017 survey meeting in Oslo.", "2017")) is None
+    assert name_cut(answer_span("Each node of the syntax tree is defined by the ASDL in the parser.", "ASDL")) is None
+    assert name_cut(answer_span("After the Reader has finished, the Publisher calls the transforms.", "Reader")) is None
+    assert name_cut(answer_span("Results were shared at the 2017 survey meeting in Oslo.", "2017")) is None
 
 
 def test_the_generator_refuses_a_question_that_leans_on_the_sentence_before() -> None:
@@ -90,13 +79,13 @@ def test_the_generator_refuses_a_question_that_leans_on_the_sentence_before() ->
         "Lighthouse keepers in Bergen trim the wicks before dusk each evening.",
     ]
     passages = [Passage("c0", "d0", text)] + [Passage(f"c{i}", f"d{i}", t) for i, t in enumerate(others, 1)]
-    rarity, doc = Rarity(passages), _nlp()(text)
+    rarity, doc = Rarity(passages), spacy_nlp()(text)
     rarity.labels.add(doc)
     sent = next(iter(doc.sents))
     span = next(s for s, _ in candidate_spans(sent) if s.text == "Brightwater")
     assert make_cloze(passages[0], sent, span, "ORG", rarity) == sequence_adverb("are then handed over to what?")
     without_then = text.replace(" then", "")
-    doc = _nlp()(without_then)
+    doc = spacy_nlp()(without_then)
     sent = next(iter(doc.sents))
     span = next(s for s, _ in candidate_spans(sent) if s.text == "Brightwater")
     kept = make_cloze(

@@ -4,12 +4,11 @@ Novel-58553 and Rust RFC text — and keeps a plain one; sentences are parsed wi
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 import pytest
+from tests.evaluation.qgen_spacy import answer_span, spacy_nlp
 
-from kgrag.config import KgragConfig
 from kgrag.evaluation.qgen.cloze import well_formed
 from kgrag.evaluation.qgen.defects import answer_defect, question_defect, sentence_defect
 from kgrag.evaluation.qgen.fitness import wording_defect
@@ -24,20 +23,10 @@ from kgrag.evaluation.qgen.standalone import (
     voice_defect,
 )
 from kgrag.evaluation.qgen.wording import ask_around, question_word
-from kgrag.graph.extract.nlp import SpacyExtractor
-from kgrag.graph.extract.settings import nlp_settings
-
-
-@cache
-def _nlp() -> Any:
-    nlp = nlp_settings(KgragConfig())
-    return SpacyExtractor(nlp.spacy_model, allow_torch=nlp.spacy_torch).nlp
 
 
 def _span(text: str, answer: str) -> Any:
-    doc = _nlp()(text)
-    start = text.index(answer)
-    span = doc.char_span(start, start + len(answer))
+    span = answer_span(text, answer)
     assert span is not None
     return span
 
@@ -119,10 +108,10 @@ def test_a_number_that_labels_something_is_not_asked_as_an_amount() -> None:
 
 def test_a_sentence_cut_inside_a_dotted_name_is_not_evidence() -> None:
     # the Node.js docs: "such as Intl.DateTimeFormat may be fully or partially supported, …"
-    doc = _nlp()("Features that require data, such as Intl.DateTimeFormat may be fully or partially supported.")
+    doc = spacy_nlp()("Features that require data, such as Intl.DateTimeFormat may be fully or partially supported.")
     cut = [cut_sentence(s) for s in doc.sents]
     assert len(cut) == 2 and all(c is not None for c in cut)  # the small model splits after "Intl."
-    whole = _nlp()("Installation on other Linux distributions works similarly to installing on Ubuntu.")
+    whole = spacy_nlp()("Installation on other Linux distributions works similarly to installing on Ubuntu.")
     assert all(cut_sentence(s) is None for s in whole.sents)
 
 
@@ -134,7 +123,7 @@ def test_cleaning_keeps_underscores_inside_names() -> None:
 
 
 def test_a_sentence_cut_at_an_abbreviation_or_without_a_main_clause_is_rejected() -> None:
-    nlp = _nlp()
+    nlp = spacy_nlp()
     cut = next(nlp("A year after the war broke out, the staff of workers at the U.S.").sents)
     assert cut_sentence(cut) is not None and "abbreviation" in (cut_sentence(cut) or "")
     sub = next(nlp("Since so much of the semantics of Rust are embedded in the trans step which converts to IR.").sents)
@@ -156,7 +145,7 @@ def test_a_participle_cut_from_the_middle_of_a_sentence_is_rejected() -> None:
 
 
 def test_a_clause_is_asked_alone_only_when_it_has_a_finite_verb_and_a_subject() -> None:
-    doc = _nlp()("The attribute was added to the language, indicating the function should have emission disabled.")
+    doc = spacy_nlp()("The attribute was added to the language, indicating the function should have emission disabled.")
     indicating = next(t for t in doc if t.text == "indicating")
     assert not clause_stands(doc[indicating.left_edge.i : indicating.right_edge.i + 1])
     have = next(t for t in doc if t.text == "have")
@@ -210,11 +199,11 @@ def test_a_term_or_year_that_names_the_noun_after_it_is_not_an_answer() -> None:
 
 def test_a_verb_sharing_its_object_with_the_next_is_not_cut_from_it() -> None:
     text = "PVR enables maintainers to receive and address vulnerability reports, all within the GitHub platform."
-    doc = _nlp()(text)
+    doc = spacy_nlp()(text)
     question, _, _ = ask_around(doc[:], doc[0:1], "THING")
     assert "receive and address vulnerability reports" in question  # not "to receive, all within …"
     other = "Vendor pricing was based on stored data points, and keeping raw telemetry made the cost grow fast."
-    doc = _nlp()(other)
+    doc = spacy_nlp()(other)
     question, _, _ = ask_around(doc[:], doc[0:2], "THING")
     assert "keeping" not in question  # a side clause with its own complement is still left out
 
@@ -234,7 +223,7 @@ def test_a_question_cut_from_a_why_or_how_clause_is_rejected() -> None:
     ],
 )
 def test_command_lines_cross_references_and_list_fragments_are_not_evidence(text: str) -> None:
-    assert sentence_defect(next(iter(_nlp()(text).sents))) is not None
+    assert sentence_defect(next(iter(spacy_nlp()(text).sents))) is not None
 
 
 def test_plain_sentences_are_evidence() -> None:
@@ -242,7 +231,7 @@ def test_plain_sentences_are_evidence() -> None:
         "Homebrew retains analytics events in InfluxDB for 365 days.",
         "iOS builds are signed by the release team before every upload.",
     ):
-        assert sentence_defect(next(iter(_nlp()(text).sents))) is None, text
+        assert sentence_defect(next(iter(spacy_nlp()(text).sents))) is None, text
 
 
 def test_a_duration_in_quarters_is_asked_how_long() -> None:

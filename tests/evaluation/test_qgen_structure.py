@@ -4,26 +4,18 @@ the span's form, on sentences written for these tests and parsed with the real s
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
-from kgrag.config import KgragConfig
+from tests.evaluation.qgen_spacy import spacy_nlp
+
 from kgrag.evaluation.qgen.cloze import trusted_label
 from kgrag.evaluation.qgen.labels import NameLabels
 from kgrag.evaluation.qgen.structure import coordinated, fronted_clause, outside_referent, title_cut, unsure_word
 from kgrag.evaluation.qgen.wording import ask_around, question_word
-from kgrag.graph.extract.nlp import SpacyExtractor
-from kgrag.graph.extract.settings import nlp_settings
-
-
-@cache
-def _nlp() -> Any:
-    nlp = nlp_settings(KgragConfig())
-    return SpacyExtractor(nlp.spacy_model, allow_torch=nlp.spacy_torch).nlp
 
 
 def _parsed(text: str, answer: str) -> tuple[Any, Any]:
-    doc = _nlp()(text)
+    doc = spacy_nlp()(text)
     start = text.index(answer)
     return next(iter(doc.sents)), doc.char_span(start, start + len(answer))
 
@@ -136,7 +128,7 @@ def test_a_name_the_corpus_labels_otherwise_is_not_asked_who() -> None:
     the corpus's labels overrule the one sentence's, and the question asks "what", not "who"."""
     labels = NameLabels()
     for text in ("The monitoring agents run on the Swarm hosts.", "This guide assumes that you have a Swarm running."):
-        labels.add(_nlp()(text))
+        labels.add(spacy_nlp()(text))
     sent, span = _parsed("Kestrel Swarm exposes the desired state of the tasks over the API.", "Kestrel Swarm")
     labels.add(sent.doc)
     assert [e.label_ for e in sent.ents if e.text == "Kestrel Swarm"] == ["PERSON"]  # the slip guarded against
@@ -155,7 +147,7 @@ def test_a_person_needs_most_of_the_names_mentions_labelled_one() -> None:
     from spacy.tokens import Doc, Span
 
     def mention(name: str, label: str) -> Doc:
-        doc = Doc(_nlp().vocab, words=[*name.split(), "runs", "."])
+        doc = Doc(spacy_nlp().vocab, words=[*name.split(), "runs", "."])
         doc.ents = [Span(doc, 0, len(name.split()), label=label)]
         return doc
 
