@@ -10,6 +10,7 @@ from functools import partial
 from pathlib import Path
 
 import pytest
+from tests.conftest import MEDICAL as MEDICAL_DIR
 
 from kgrag.communities.detect import COMMUNITY_BUILDERS
 from kgrag.config import CommunitiesConfig
@@ -17,12 +18,12 @@ from kgrag.core.registries import Registries
 from kgrag.graph.types import ChunkExtraction, ExtractedEntity, ExtractedRelation
 from kgrag.indexing.estimate_communities import reportable_groups
 from kgrag.indexing.estimate_probe_report import probe_job
-from kgrag.testing.estimate_check import compare
+from kgrag.testing.estimate_check import compare, medical_slices
 from kgrag.testing.extraction_responder import ExtractionResponder, request_kind
 from kgrag.testing.fake_openai_server import cut_at_max_tokens
 from kgrag.testing.wire import ChatBody
 
-MEDICAL = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "graphrag-bench-medical" / "corpus.json"
+MEDICAL = MEDICAL_DIR / "corpus.json"
 SLICE_CHARACTERS = 32_000
 
 
@@ -81,10 +82,7 @@ def _long_reports(body: ChatBody) -> str:
 @pytest.mark.slow
 @pytest.mark.skipif(not MEDICAL.exists(), reason="the shared Medical corpus is not present")
 def test_the_probe_prices_reports_asked_again_after_a_cut(tmp_path: Path) -> None:
-    records = json.loads(MEDICAL.read_text(encoding="utf-8"))
-    text = "\n\n".join(str(r.get("context", "")) for r in records)
-    target = tmp_path / "medical.txt"
-    target.write_text(text[: text.find("\n", SLICE_CHARACTERS)] + "\n", encoding="utf-8")
+    (target,) = medical_slices(MEDICAL, tmp_path, 1, SLICE_CHARACTERS)
     settings = {"indexing.pipeline": '"graphrag"'}
     result = compare([target], tmp_path / "work", settings, responder=_long_reports, probe=True)
     assert any(line.startswith("probe: one community report written for real") for line in result.assumptions)

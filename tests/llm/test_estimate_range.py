@@ -3,7 +3,6 @@ lengths the denoising prompts carry."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import cast
@@ -141,13 +140,10 @@ def test_the_high_end_lets_every_follow_up_run_to_max_tokens() -> None:
 @pytest.mark.slow
 @pytest.mark.skipif(not MEDICAL.exists(), reason="the shared Medical corpus is not present")
 def test_a_model_failing_replies_the_probe_did_not_see_falls_inside_the_range(tmp_path: Path) -> None:
-    from kgrag.testing.estimate_check import compare
+    from kgrag.testing.estimate_check import compare, medical_slices
     from kgrag.testing.extraction_responder import ExtractionResponder
 
-    records = json.loads(MEDICAL.read_text(encoding="utf-8"))
-    text = "\n\n".join(str(r.get("context", "")) for r in records)
-    target = tmp_path / "medical.txt"
-    target.write_text(text[: text.find("\n", 32_000)] + "\n", encoding="utf-8")
+    (target,) = medical_slices(MEDICAL, tmp_path, 1, 32_000)
     responder = ExtractionResponder(random_faults=("garbage",), rate=0.3, seed=11).for_server
     result = compare([target], tmp_path / "work", responder=responder, probe=True)
     assert result.low is not None and result.high is not None

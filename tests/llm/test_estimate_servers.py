@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kgrag.testing.estimate_check import Comparison, compare
+from kgrag.testing.estimate_check import Comparison, compare, medical_slices
 from kgrag.testing.extraction_responder import ExtractionResponder
 from kgrag.testing.terse_responder import TerseResponder
 
@@ -27,18 +27,7 @@ def _slice(out: Path) -> Path:
 
 def _slices(out: Path, count: int, characters: int = SLICE_CHARACTERS) -> list[Path]:
     """``count`` consecutive slices of the Medical corpus of about ``characters`` each."""
-    import json
-
-    records = json.loads(MEDICAL.read_text(encoding="utf-8"))
-    text = "\n\n".join(str(r.get("context", "")) for r in records)
-    paths, start = [], 0
-    for number in range(count):
-        end = text.find("\n", start + characters)
-        path = out / f"medical-{number}.txt"
-        path.write_text(text[start:end] + "\n", encoding="utf-8")
-        paths.append(path)
-        start = end + 1
-    return paths
+    return medical_slices(MEDICAL, out, count, characters)
 
 
 def _within(result: Comparison, what: str) -> None:

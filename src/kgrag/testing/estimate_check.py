@@ -146,12 +146,30 @@ def _measured(ws: Workspace, files: Sequence[Path], estimate: Estimate, requests
     )
 
 
+def _medical_text(corpus: Path) -> str:
+    records = json.loads(corpus.read_text(encoding="utf-8"))
+    return "\n\n".join(str(r.get("context", "")) for r in records)
+
+
+def medical_slices(corpus: Path, out_dir: Path, count: int = 1, characters: int = 32_000) -> list[Path]:
+    """``count`` consecutive slices of the GraphRAG-Bench Medical corpus of about ``characters`` each, each
+    cut at a line, as ``medical-<n>.txt`` files."""
+    text = _medical_text(corpus)
+    paths, start = [], 0
+    for number in range(count):
+        end = text.find("\n", start + characters)
+        path = out_dir / f"medical-{number}.txt"
+        path.write_text(text[start:end] + "\n", encoding="utf-8")
+        paths.append(path)
+        start = end + 1
+    return paths
+
+
 def medical_slice(corpus: Path, out_dir: Path, tokens: int = 25_000) -> Path:
     """The first ``tokens`` (cl100k) of the GraphRAG-Bench Medical corpus as one text file, cut at a line."""
     from kgrag.models.llm.tokens import default_token_counter
 
-    records = json.loads(corpus.read_text(encoding="utf-8"))
-    text = "\n\n".join(str(r.get("context", "")) for r in records)
+    text = _medical_text(corpus)
     counter = default_token_counter()
     lines, used = [], 0
     for line in text.splitlines():
