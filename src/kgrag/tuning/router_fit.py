@@ -21,7 +21,6 @@ fitted on all questions.
 from __future__ import annotations
 
 import json
-import math
 import random
 import re
 import statistics
@@ -38,6 +37,7 @@ from kgrag.core.context import RetrievalResult
 from kgrag.core.errors import KgragError
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.recall import evidence_recall
+from kgrag.evaluation.stats.intervals import difference_estimate
 from kgrag.retrieval.steps.router_policy import RouterPolicy
 from kgrag.tuning.router_tree import TreeSettings, fit_policy
 
@@ -276,11 +276,12 @@ def _mean(values: Sequence[float]) -> float:
 
 
 def _paired(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
-    """Mean of a − b and its 95% half-width (normal approximation)."""
-    diff = [x - y for x, y in zip(a, b, strict=True)]
-    if len(diff) < 2:
-        return _mean(diff), 0.0
-    return _mean(diff), 1.96 * statistics.stdev(diff) / math.sqrt(len(diff))
+    """Mean of a − b and the half-width of its 95% paired-difference interval (recalls: a difference
+    is at most 1), as every comparison of the evaluation gets it."""
+    found = difference_estimate(np.subtract(a, b, dtype=float), 0.95, 1.0)
+    if found.ci95 is None:
+        return found.mean or 0.0, 0.0
+    return found.mean or 0.0, (found.ci95[1] - found.ci95[0]) / 2
 
 
 def cross_validate(

@@ -20,7 +20,18 @@ so it is the same on every machine.
   the pooled within-type spread (one question says nothing about spread), and its degrees of freedom come
   from Welch–Satterthwaite.
 
-A paired difference feeds ``a − b`` per shared question through the same function, which keeps the pairing.
+A paired difference ``a − b`` per shared question gets its own interval (:func:`difference_stats`): two
+pipelines often score the same on most questions, so the differences pile up at exactly 0 with a few large
+values either way. There the skewness correction misleads (its sample skewness comes from a handful of
+values) and the sample spread underestimates the real one (it rests on how many questions happened to
+differ): both intervals covered 0.76–0.92 on such sets of 16–100 questions. The difference's standard
+error is therefore taken over the sample plus two pseudo-differences, one each way, of the typical size
+of a difference that was observed (the root mean square of the non-zero ones; the largest difference the
+scores allow when none differs), in the spirit of adding two successes and two failures to a proportion
+(agresti-coull-1998); the interval is Student's t around the observed mean, and the p of
+:meth:`Estimate.p_value` inverts that same interval, so a difference is significant exactly when its
+interval excludes 0. Measured on sparse, dense and mixed difference shapes, it holds ≥ 0.95 from 16
+questions, and is as wide as Student's t once most questions differ.
 """
 
 from __future__ import annotations
@@ -63,7 +74,8 @@ class Bootstrap:
             "seed": self.seed,
             "level": self.level,
             "min_stratum": self.min_stratum,
-            "method": "t interval over questions with Hall's skewness correction; "
+            "method": "t interval over questions with Hall's skewness correction; a paired difference: "
+            "Student's t with two pseudo-differences of the typical observed size in its standard error; "
             "Macro: Welch t, a type weighs min(n, min_stratum)",
             "verdict": "Holm over the leader's paired t-tests against every other pipeline",
         }
@@ -136,10 +148,43 @@ def skew_t_bounds(values: np.ndarray, level: float) -> tuple[np.ndarray, np.ndar
     return mean - inverse(q) * se, mean - inverse(-q) * se
 
 
-def macro_stats(groups: Sequence[np.ndarray], min_stratum: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def pseudo_variance(values: np.ndarray, largest: float) -> np.ndarray:
+    """The sample variance of paired differences along the last axis, with two pseudo-differences ``±m``
+    added (``m`` the root mean square of the non-zero differences, ``largest`` where all are 0): a set
+    in which few questions differ cannot claim less spread than one more difference each way would give.
+    Only the spread uses the pseudo pair; the mean of the differences is left as it is."""
+    n = values.shape[-1]
+    differing = np.count_nonzero(values, axis=-1)
+    squares = (values**2).sum(axis=-1)
+    typical = np.where(differing > 0, np.sqrt(squares / np.maximum(differing, 1)), largest)
+    augmented_mean = values.sum(axis=-1) / (n + 2)
+    spread = squares + 2 * typical**2 - (n + 2) * augmented_mean**2
+    return np.asarray(np.maximum(spread, 0.0) / (n + 1), dtype=np.float64)
+
+
+def difference_stats(values: np.ndarray, largest: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """Mean, standard error and degrees of freedom of paired differences along the last axis (≥ 2
+    values): the standard error of :func:`pseudo_variance`, Student's n − 1 degrees of freedom."""
+    n = values.shape[-1]
+    return values.mean(axis=-1), np.sqrt(pseudo_variance(values, largest) / n), float(n - 1)
+
+
+def difference_estimate(values: np.ndarray, level: float, largest: float, min_stratum: int = 0) -> Estimate:
+    """The mean paired difference with the t interval of :func:`difference_stats` (none below two)."""
+    n = len(values)
+    if n < 2:
+        return t_estimate(values, level, min_stratum)
+    mean, se, df = difference_stats(values, largest)
+    return _estimate(float(mean), float(se), df, n, level, n < min_stratum)
+
+
+def macro_stats(
+    groups: Sequence[np.ndarray], min_stratum: int, largest: float | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``Macro`` mean, standard error and Welch–Satterthwaite degrees of freedom along the last axis of
     each group (one array per type, at least two values in all). A type below ``min_stratum`` weighs
-    ``n / min_stratum`` of a full one and its spread is at least the pooled within-type spread."""
+    ``n / min_stratum`` of a full one and its spread is at least the pooled within-type spread. With
+    ``largest`` the groups are paired differences and each type's own spread is :func:`pseudo_variance`."""
     sizes = [g.shape[-1] for g in groups]
     weights = macro_weights(sizes, min_stratum)
     mean = sum(w * g.mean(axis=-1) for w, g in zip(weights, groups, strict=True))
@@ -152,7 +197,10 @@ def macro_stats(groups: Sequence[np.ndarray], min_stratum: int) -> tuple[np.ndar
         pooled, pooled_df = stacked.var(axis=-1, ddof=1), float(stacked.shape[-1] - 1)
     parts, dfs = [], []
     for w, g, n in zip(weights, groups, sizes, strict=True):
-        own = g.var(axis=-1, ddof=1) if n > 1 else np.zeros_like(g[..., 0])
+        if n < 2:
+            own = np.zeros_like(g[..., 0])
+        else:
+            own = g.var(axis=-1, ddof=1) if largest is None else pseudo_variance(g, largest)
         variance = own if n >= min_stratum else np.maximum(own, pooled)
         parts.append(w * w * variance / n)
         dfs.append(float(n - 1) if n >= min_stratum else max(pooled_df, 1.0))
@@ -209,13 +257,16 @@ def macro_weights(sizes: Sequence[int], min_stratum: int) -> np.ndarray:
     return capped / capped.sum()
 
 
-def macro_estimate(groups: Sequence[np.ndarray], level: float, min_stratum: int) -> Estimate:
-    """``Macro`` over ``groups`` (one array per type) with capped weights and a Welch–Satterthwaite t."""
+def macro_estimate(
+    groups: Sequence[np.ndarray], level: float, min_stratum: int, largest: float | None = None
+) -> Estimate:
+    """``Macro`` over ``groups`` (one array per type) with capped weights and a Welch–Satterthwaite t;
+    ``largest`` marks the groups as paired differences (:func:`macro_stats`)."""
     n = sum(len(g) for g in groups)
     if n < 2:
         weights = macro_weights([len(g) for g in groups], min_stratum)
         return Estimate(float(sum(w * g.mean() for w, g in zip(weights, groups, strict=True))), None, n)
-    mean, se, df = macro_stats(groups, min_stratum)
+    mean, se, df = macro_stats(groups, min_stratum, largest)
     return _estimate(float(mean), float(se), float(df), n, level)
 
 
@@ -230,16 +281,26 @@ def clipped(found: Estimate, bounds: Interval | None) -> Estimate:
 
 
 def estimates(
-    values: Mapping[str, tuple[str, float]], settings: Bootstrap, bounds: Interval | None = None
+    values: Mapping[str, tuple[str, float]],
+    settings: Bootstrap,
+    bounds: Interval | None = None,
+    largest: float | None = None,
 ) -> dict[str, Estimate]:
     """``question id → (type, value)`` to an :class:`Estimate` per type, ``All`` and ``Macro``; intervals
-    are cut to ``bounds`` when the values' possible range is known."""
+    are cut to ``bounds`` when the values' possible range is known. ``largest`` (the largest difference
+    the scores allow) marks the values as paired differences: their intervals are those of
+    :func:`difference_stats`."""
     groups = by_type(values)
     if not groups:
         return {}
-    out = {t: t_estimate(g, settings.level, settings.min_stratum) for t, g in groups.items()}
-    out[ALL] = t_estimate(np.concatenate(list(groups.values())), settings.level)
-    out[MACRO] = macro_estimate(list(groups.values()), settings.level, settings.min_stratum)
+    level, floor = settings.level, settings.min_stratum
+    if largest is None:
+        out = {t: t_estimate(g, level, floor) for t, g in groups.items()}
+        out[ALL] = t_estimate(np.concatenate(list(groups.values())), level)
+    else:
+        out = {t: difference_estimate(g, level, largest, floor) for t, g in groups.items()}
+        out[ALL] = difference_estimate(np.concatenate(list(groups.values())), level, largest)
+    out[MACRO] = macro_estimate(list(groups.values()), level, floor, largest)
     return {column: clipped(found, bounds) for column, found in out.items()}
 
 
@@ -262,11 +323,25 @@ def paired(
     settings: Bootstrap,
     bounds: Interval | None = None,
 ) -> dict[str, Estimate]:
-    """Estimates of ``a − b`` over the questions both measured (per type, ``All``, ``Macro``); with the
-    values' ``bounds`` a difference's interval is cut to the range a difference can take."""
+    """Estimates of ``a − b`` over the questions both measured (per type, ``All``, ``Macro``), with the
+    intervals of :func:`difference_stats`; with the values' ``bounds`` a difference's interval is cut to
+    the range a difference can take. The largest possible difference (the pseudo-differences' size when
+    no question differs) is the width of ``bounds``, else the largest score magnitude either side has."""
     shared = sorted(set(a) & set(b))
     spread = None if bounds is None else (bounds[0] - bounds[1], bounds[1] - bounds[0])
-    return estimates({q: (a[q][0], a[q][1] - b[q][1]) for q in shared}, settings, spread)
+    largest = largest_difference(a, b, bounds)
+    return estimates({q: (a[q][0], a[q][1] - b[q][1]) for q in shared}, settings, spread, largest)
+
+
+def largest_difference(
+    a: Mapping[str, tuple[str, float]], b: Mapping[str, tuple[str, float]], bounds: Interval | None = None
+) -> float:
+    """The largest difference two pipelines' scores allow: the width of ``bounds`` when the range is
+    known, else the largest score magnitude either side has on the questions both measured."""
+    if bounds is not None:
+        return bounds[1] - bounds[0]
+    shared = set(a) & set(b)
+    return max((abs(side[q][1]) for side in (a, b) for q in shared), default=0.0)
 
 
 def excludes_zero(ci: Sequence[float] | None) -> bool:

@@ -1,7 +1,8 @@
 """How many questions separate two pipelines: the power of the paired t-test that names a best.
 
 From a pilot run, the standard deviation of the per-question difference between two pipelines (the
-*paired* SD, which is small when the pipelines find the same questions easy) and a difference worth
+*paired* SD, which is small when the pipelines find the same questions easy; taken with the two
+pseudo-differences the verdict's test counts, :func:`.intervals.pseudo_variance`) and a difference worth
 finding give the smallest number of questions at which the verdict's paired test finds that difference
 with the asked power. With k pipelines compared, Holm's procedure tests the closest rival at ``alpha``
 only after the others at smaller levels; planning at ``alpha / (k − 1)`` (Bonferroni, Holm's first
@@ -15,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats as sps
+
+from kgrag.evaluation.stats.intervals import pseudo_variance
 
 MAX_QUESTIONS = 1_000_000
 
@@ -89,7 +92,8 @@ def plan(
         diffs = np.asarray([pilot[pipeline][q] - pilot[baseline][q] for q in shared], dtype=np.float64)
         if len(diffs) < 2:
             continue
-        sd, observed = float(diffs.std(ddof=1)), float(diffs.mean())
+        largest = max(max(abs(pilot[p][q]) for q in shared) for p in (pipeline, baseline))
+        sd, observed = float(np.sqrt(pseudo_variance(diffs, largest))), float(diffs.mean())
         plans.append(
             Plan(
                 pipeline,

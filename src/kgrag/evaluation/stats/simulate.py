@@ -1,7 +1,8 @@
 """Simulations with known truth: how often the intervals cover, how often equal pipelines get a "best"
-and how often a real difference is found. The test suite and ``bench/verdict_statistics.py`` run these
-on the production formulas (:func:`.intervals.t_stats`, :func:`.intervals.macro_stats`,
-:func:`.family.holm_rejects_all`), vectorised over thousands of simulated question sets at once.
+and how often a real difference is found. The test suite and ``bench/bench_verdict_statistics.py`` run
+these on the production formulas (:func:`.intervals.skew_t_bounds`, :func:`.intervals.difference_stats`,
+:func:`.intervals.macro_stats`, :func:`.family.holm_rejects_all`), vectorised over thousands of simulated
+question sets at once.
 
 Scores follow the shapes evaluation scores have: per question type a mixture of exact 0s, exact 1s and a
 skewed Beta in between, with type means from 0.15 to 0.75, and question-type mixes as unbalanced as a
@@ -19,11 +20,11 @@ from scipy import stats as sps
 from kgrag.evaluation.stats.family import holm_rejects_all
 from kgrag.evaluation.stats.intervals import (
     MIN_STRATUM,
+    difference_stats,
     macro_stats,
     macro_weights,
     skew_t_bounds,
     t_half_width,
-    t_stats,
 )
 
 
@@ -62,6 +63,47 @@ HARSH = (
 """Harsher shapes: 40 % of one type's scores are 1, half of another's are 0."""
 MIX = (0.65, 0.20, 0.10, 0.05)
 """The skewed type mix: one type with two thirds of the questions, one with a twentieth."""
+
+
+@dataclass(frozen=True)
+class DifferenceShape:
+    """Paired differences of two pipelines: a question differs with probability ``differ``, downwards
+    with probability ``down`` of those, by a size drawn from ``sizes`` (the steps a recall over a few
+    evidence sentences takes); the others are exactly 0."""
+
+    differ: float
+    down: float
+    sizes: tuple[float, ...] = (0.2, 0.25, 1 / 3, 0.5, 2 / 3, 1.0)
+
+    @property
+    def mean(self) -> float:
+        return self.differ * (1 - 2 * self.down) * float(np.mean(self.sizes))
+
+    def draw(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        u = rng.random(shape)
+        size = rng.choice(np.asarray(self.sizes), shape)
+        return np.where(u < self.differ * self.down, -size, np.where(u < self.differ, size, 0.0))
+
+
+DIFFERENCES = {
+    "4 % differ, 3 of 4 down": DifferenceShape(0.04, 0.75),
+    "14 % differ, either way": DifferenceShape(0.14, 0.5),
+    "14 % differ, 5 of 7 down": DifferenceShape(0.14, 5 / 7),
+    "20 % differ, 3 of 4 down": DifferenceShape(0.20, 0.75),
+    "40 % differ, 3 of 5 down": DifferenceShape(0.40, 0.6),
+    "90 % differ, 2 of 5 down": DifferenceShape(0.90, 0.4),
+}
+"""Difference shapes of two pipelines compared on the same questions, from nearly identical (few
+questions differ, the usual case when one pipeline routes to another) to different on almost every
+question."""
+
+
+def difference_coverage(shape: DifferenceShape, n: int, reps: int, seed: int, level: float = 0.95) -> float:
+    """Share of ``reps`` simulated sets of ``n`` paired differences whose interval (the production
+    :func:`.intervals.difference_stats`, largest difference 1) holds the true mean difference."""
+    values = shape.draw(np.random.default_rng(seed), (reps, n))
+    mean, se, df = difference_stats(values, 1.0)
+    return _covered(mean, se, df, shape.mean, level)
 
 
 def type_counts(n: int, mix: Sequence[float] = MIX) -> list[int]:
@@ -140,12 +182,13 @@ def best_rate(groups: Sequence[np.ndarray], column: str, alpha: float, min_strat
     others = np.asarray([[j for j in range(k) if j != i] for i in range(k)])[leader]  # (reps, k - 1)
     diffs = [g[rows, leader[:, None]][:, :, :] - g[rows, others] for g in groups]  # (reps, k - 1, n_type)
     if column == "All":
-        mean, p = _p_values(*t_stats(np.concatenate(diffs, axis=-1)))
+        mean, p = _p_values(*difference_stats(np.concatenate(diffs, axis=-1), 1.0))
     else:
-        mean, p = _p_values(*macro_stats(diffs, min_stratum))
+        mean, p = _p_values(*macro_stats(diffs, min_stratum, 1.0))
         big = [d for d in diffs if d.shape[-1] >= min_stratum]
         if len(big) < len(diffs):  # the verdict's check without the small types (verdicts.robust_p)
-            check = macro_stats(big, min_stratum) if big else t_stats(np.concatenate(diffs, axis=-1))
+            whole = np.concatenate(diffs, axis=-1)
+            check = macro_stats(big, min_stratum, 1.0) if big else difference_stats(whole, 1.0)
             p = np.maximum(p, _p_values(*check)[1])
     named = holm_rejects_all(p, alpha) & np.all(mean > 0, axis=1)
     return float(np.mean(named))
@@ -189,6 +232,5 @@ def power(n: int, shift: float, noise: float, reps: int, seed: int, alpha: float
 def _first_named(groups: Sequence[np.ndarray], alpha: float) -> float:
     """Share of sets where pipeline 0 leads on ``All`` and is named best."""
     diff = np.concatenate([g[:, 0, :] - g[:, 1, :] for g in groups], axis=-1)
-    mean, se, df = t_stats(diff)
-    p = 2 * sps.t.sf(np.abs(mean / se), df)
+    mean, p = _p_values(*difference_stats(diff, 1.0))
     return float(np.mean((p <= alpha) & (mean > 0)))

@@ -1,7 +1,8 @@
 """Paired comparisons between pipelines and the verdict a report may print.
 
 Every pipeline is compared with a baseline on the questions both measured: the per-question difference
-(averaged over runs) gets a paired t interval (:func:`kgrag.evaluation.stats.intervals.paired`). On a
+(averaged over runs) gets a paired t interval (:func:`kgrag.evaluation.stats.intervals.paired`), whose
+standard error counts two pseudo-differences so that a few differing questions cannot look certain. On a
 metric and a column (``Macro`` or ``All``), the pipeline with the highest mean is the *leader*; it is
 named *best* only when the paired t-tests of the leader against **every** other pipeline are all rejected
 under Holm's family-wise control (:mod:`kgrag.evaluation.stats.family`), so the chance of naming a best
@@ -26,6 +27,7 @@ from kgrag.evaluation.stats.intervals import (
     by_type,
     column_mean,
     estimates,
+    largest_difference,
     paired,
 )
 
@@ -97,7 +99,7 @@ def robust_p(a: QuestionValues, b: QuestionValues, column: str, settings: Bootst
     if all(n >= settings.min_stratum for n in sizes.values()):
         return p
     big = {q: v for q, v in diffs.items() if sizes[v[0]] >= settings.min_stratum}
-    check = estimates(big, settings).get(MACRO) if big else found.get(ALL)
+    check = estimates(big, settings, largest=largest_difference(a, b)).get(MACRO) if big else found.get(ALL)
     other = check.p_value() if check is not None else None
     return None if other is None else max(p, other)
 
