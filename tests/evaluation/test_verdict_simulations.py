@@ -9,12 +9,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kgrag.evaluation.stats.intervals import Bootstrap, paired, skew_t_bounds
+from kgrag.evaluation.stats.intervals import Bootstrap, estimates, paired, skew_t_bounds
 from kgrag.evaluation.stats.planner import power_at
 from kgrag.evaluation.stats.simulate import (
     DIFFERENCES,
     HARSH,
     SHAPES,
+    SPARSE,
     coverage,
     difference_coverage,
     false_best,
@@ -25,7 +26,7 @@ from kgrag.evaluation.stats.simulate import (
 REPS = 4000
 
 
-@pytest.mark.parametrize("shapes", [SHAPES, HARSH], ids=["skewed", "harsh"])
+@pytest.mark.parametrize("shapes", [SHAPES, HARSH, SPARSE], ids=["skewed", "harsh", "piled-at-one-end"])
 @pytest.mark.parametrize("n", [16, 30, 68, 515])
 def test_intervals_cover_the_truth_at_every_size_and_stratum(n: int, shapes: tuple) -> None:
     found = coverage(n, REPS, seed=n, shapes=shapes)
@@ -107,3 +108,13 @@ def test_the_p_of_a_paired_difference_inverts_its_interval() -> None:
         assert (found.ci95[1] < 0) == (found.p_value() < 0.05), found
     same = paired(base, base, Bootstrap(), (0.0, 1.0))["All"]
     assert same.mean == 0 and same.ci95 is not None and same.ci95[0] < 0 < same.ci95[1]  # no certainty from ties
+
+
+def test_a_type_where_every_score_is_0_still_gets_an_interval() -> None:
+    """No hit in 11 questions is not proof that the pipeline never finds anything there: with the
+    scores' range known, the interval reaches about where three hits in 11 would put the mean."""
+    nothing = {f"q{i}": ("Creative Generation", 0.0) for i in range(11)}
+    found = estimates(nothing, Bootstrap(), (0.0, 1.0))["Creative Generation"]
+    assert found.mean == 0 and found.ci95 is not None
+    assert found.ci95[0] == 0 and 0.15 < found.ci95[1] < 0.35, found
+    assert estimates(nothing, Bootstrap())["Creative Generation"].ci95 == (0.0, 0.0)  # range unknown

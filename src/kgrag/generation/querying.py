@@ -4,7 +4,8 @@ registries, passed in by the workspace)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -55,6 +56,21 @@ class QueryService:
         """The named pipeline (default ``retrieval.default_pipeline``), built for this workspace's config."""
         config = self._parts.config
         return build_pipeline(self._parts.pipelines, name or config.retrieval.default_pipeline, config)
+
+    def shared_preparation(self, pipelines: Sequence[str]) -> Callable[[str], float | None] | None:
+        """When any of ``pipelines`` reads vectors: a function that embeds a question into the query
+        context's cache (what those pipelines then share) and returns the milliseconds it took; else None.
+        Comparisons time it apart so the first pipeline to run a question is not charged for it."""
+        if not any("embeddings" in self.pipeline(name).requires for name in pipelines):
+            return None
+        context = self._parts.query_context
+
+        def embed(question: str) -> float:
+            started = time.perf_counter()
+            context.embed_query(_question(question))
+            return (time.perf_counter() - started) * 1000
+
+        return embed
 
     def retrieve(self, question: str, pipeline: str | None = None, k: int | None = None) -> RetrievalResult:
         """Ranked context items with provenance and a trace; the pipeline's requirements are checked first."""

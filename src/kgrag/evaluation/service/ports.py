@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
     from kgrag.config import KgragConfig
     from kgrag.core.context import RetrievalResult
     from kgrag.generation import QueryResponse
@@ -26,6 +28,8 @@ class Querying(Protocol):
     def query(self, question: str, pipeline: str | None = None, k: int | None = None) -> QueryResponse: ...
 
     def require_chunks(self) -> None: ...
+
+    def shared_preparation(self, pipelines: Sequence[str]) -> Callable[[str], float | None] | None: ...
 
 
 class EvalParts(Protocol):

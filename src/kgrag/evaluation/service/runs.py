@@ -86,7 +86,10 @@ class EvalService:
         questions = questions_of(items)
         self.check(pipelines)
         threshold = self._parts.config.evaluation.evidence_overlap
-        return evaluate_retrieval(questions, list(pipelines), k, threshold, self._querying.retrieve, on_question)
+        prepare = self._querying.shared_preparation(pipelines)
+        return evaluate_retrieval(
+            questions, list(pipelines), k, threshold, self._querying.retrieve, on_question, prepare
+        )
 
     def retrieval_run(
         self, items: Questions, pipelines: Sequence[str], k: int, dataset: str, label: str, on_question: OnQuestion

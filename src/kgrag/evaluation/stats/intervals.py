@@ -12,7 +12,8 @@ stratum of ten or more questions measured, even where half the scores are 0. It 
 so it is the same on every machine.
 
 * A question type (a *stratum*) gets Hall's skewness-corrected t interval over its own questions (none
-  below two); a type below ``min_stratum`` questions is flagged ``small``.
+  below two), widened where most of its scores sit at one end (:func:`score_bounds`); a type below
+  ``min_stratum`` questions is flagged ``small``.
 * ``All`` is the question-weighted mean of every question, with the same interval over all of them.
 * ``Macro`` weighs each type by ``min(n_type, min_stratum)``: types with at least ``min_stratum``
   questions weigh the same, a smaller type weighs in proportion to its size, so one question cannot carry
@@ -37,7 +38,7 @@ questions, and is as wide as Student's t once most questions differ.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -148,6 +149,39 @@ def skew_t_bounds(values: np.ndarray, level: float) -> tuple[np.ndarray, np.ndar
     return mean - inverse(q) * se, mean - inverse(-q) * se
 
 
+def pile_variance(values: np.ndarray, largest: float | None) -> np.ndarray:
+    """Where at least half the scores sit at the sample's lowest or highest value (a type where nearly
+    every recall is 0), the :func:`pseudo_variance` of the scores' distances from that pile; else 0.
+    ``largest``: the width of the scores' range (the pseudo pair's size when every score is the same;
+    none when it is unknown)."""
+    out = np.zeros(values.shape[:-1])
+    for end in (values.min(axis=-1, keepdims=True), values.max(axis=-1, keepdims=True)):
+        piled = (values == end).mean(axis=-1) >= 0.5
+        out = np.where(piled, np.maximum(out, pseudo_variance(values - end, largest or 0.0)), out)
+    return out
+
+
+def score_bounds(values: np.ndarray, level: float, largest: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Hall's interval (:func:`skew_t_bounds`) along the last axis, each side at least the t half-width
+    of :func:`pile_variance`. Where most scores sit at one end, Hall's skewness rests on a handful of
+    values, and when every score is 0 its interval is [0, 0]; the pseudo pair keeps "no hit in 11
+    questions" from reading as certainty."""
+    low, high = skew_t_bounds(values, level)
+    mean, _, df = t_stats(values)
+    floor = t_half_width(np.sqrt(pile_variance(values, largest) / values.shape[-1]), df, level)
+    return np.minimum(low, mean - floor), np.maximum(high, mean + floor)
+
+
+def score_spread(largest: float | None) -> Callable[[np.ndarray], np.ndarray]:
+    """A score type's variance for ``Macro``: the sample variance, at least :func:`pile_variance`."""
+    return lambda values: np.maximum(values.var(axis=-1, ddof=1), pile_variance(values, largest))
+
+
+def difference_spread(largest: float) -> Callable[[np.ndarray], np.ndarray]:
+    """A paired-difference type's variance for ``Macro``: :func:`pseudo_variance`."""
+    return lambda values: pseudo_variance(values, largest)
+
+
 def pseudo_variance(values: np.ndarray, largest: float) -> np.ndarray:
     """The sample variance of paired differences along the last axis, with two pseudo-differences ``±m``
     added (``m`` the root mean square of the non-zero differences, ``largest`` where all are 0): a set
@@ -179,29 +213,26 @@ def difference_estimate(values: np.ndarray, level: float, largest: float, min_st
 
 
 def macro_stats(
-    groups: Sequence[np.ndarray], min_stratum: int, largest: float | None = None
+    groups: Sequence[np.ndarray], min_stratum: int, spread: Callable[[np.ndarray], np.ndarray] | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``Macro`` mean, standard error and Welch–Satterthwaite degrees of freedom along the last axis of
     each group (one array per type, at least two values in all). A type below ``min_stratum`` weighs
-    ``n / min_stratum`` of a full one and its spread is at least the pooled within-type spread. With
-    ``largest`` the groups are paired differences and each type's own spread is :func:`pseudo_variance`."""
+    ``n / min_stratum`` of a full one and its spread is at least the pooled within-type spread.
+    ``spread`` gives a type's variance (:func:`score_spread`, :func:`difference_spread`; default the
+    sample variance)."""
+    variance_of = spread or (lambda values: values.var(axis=-1, ddof=1))
     sizes = [g.shape[-1] for g in groups]
     weights = macro_weights(sizes, min_stratum)
     mean = sum(w * g.mean(axis=-1) for w, g in zip(weights, groups, strict=True))
-    big = [g for g in groups if g.shape[-1] > 1]
-    pooled_df = float(sum(g.shape[-1] - 1 for g in big))
-    if big:
-        pooled = sum(((g - g.mean(axis=-1, keepdims=True)) ** 2).sum(axis=-1) for g in big) / pooled_df
+    own = [variance_of(g) if g.shape[-1] > 1 else np.zeros(g.shape[:-1]) for g in groups]
+    pooled_df = float(sum(n - 1 for n in sizes if n > 1))
+    if pooled_df > 0:
+        pooled = sum((n - 1) * v for n, v in zip(sizes, own, strict=True) if n > 1) / pooled_df
     else:
-        stacked = np.concatenate(list(groups), axis=-1)
-        pooled, pooled_df = stacked.var(axis=-1, ddof=1), float(stacked.shape[-1] - 1)
+        pooled, pooled_df = variance_of(np.concatenate(list(groups), axis=-1)), float(sum(sizes) - 1)
     parts, dfs = [], []
-    for w, g, n in zip(weights, groups, sizes, strict=True):
-        if n < 2:
-            own = np.zeros_like(g[..., 0])
-        else:
-            own = g.var(axis=-1, ddof=1) if largest is None else pseudo_variance(g, largest)
-        variance = own if n >= min_stratum else np.maximum(own, pooled)
+    for w, mine, n in zip(weights, own, sizes, strict=True):
+        variance = mine if n >= min_stratum else np.maximum(mine, pooled)
         parts.append(w * w * variance / n)
         dfs.append(float(n - 1) if n >= min_stratum else max(pooled_df, 1.0))
     var = sum(parts)
@@ -216,8 +247,9 @@ def _estimate(mean: float, se: float, df: float, n: int, level: float, small: bo
     return Estimate(mean, (mean - half, mean + half), n, se, df, small)
 
 
-def t_estimate(values: np.ndarray, level: float, min_stratum: int = 0) -> Estimate:
-    """The mean of ``values`` with its t interval (no interval below two values)."""
+def t_estimate(values: np.ndarray, level: float, min_stratum: int = 0, largest: float | None = None) -> Estimate:
+    """The mean of ``values`` with the interval of :func:`score_bounds` (none below two values);
+    ``largest``: the width of the scores' range, when known."""
     n = len(values)
     small = n < min_stratum
     if n == 0:
@@ -225,7 +257,7 @@ def t_estimate(values: np.ndarray, level: float, min_stratum: int = 0) -> Estima
     if n < 2:
         return Estimate(float(values.mean()), None, n, small=small)
     mean, se, df = t_stats(values)
-    low, high = skew_t_bounds(values, level)
+    low, high = score_bounds(values, level, largest)
     return Estimate(float(mean), (float(low), float(high)), n, float(se), df, small)
 
 
@@ -258,15 +290,18 @@ def macro_weights(sizes: Sequence[int], min_stratum: int) -> np.ndarray:
 
 
 def macro_estimate(
-    groups: Sequence[np.ndarray], level: float, min_stratum: int, largest: float | None = None
+    groups: Sequence[np.ndarray],
+    level: float,
+    min_stratum: int,
+    spread: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> Estimate:
     """``Macro`` over ``groups`` (one array per type) with capped weights and a Welch–Satterthwaite t;
-    ``largest`` marks the groups as paired differences (:func:`macro_stats`)."""
+    ``spread``: each type's variance (:func:`macro_stats`)."""
     n = sum(len(g) for g in groups)
     if n < 2:
         weights = macro_weights([len(g) for g in groups], min_stratum)
         return Estimate(float(sum(w * g.mean() for w, g in zip(weights, groups, strict=True))), None, n)
-    mean, se, df = macro_stats(groups, min_stratum, largest)
+    mean, se, df = macro_stats(groups, min_stratum, spread)
     return _estimate(float(mean), float(se), float(df), n, level)
 
 
@@ -295,12 +330,15 @@ def estimates(
         return {}
     level, floor = settings.level, settings.min_stratum
     if largest is None:
-        out = {t: t_estimate(g, level, floor) for t, g in groups.items()}
-        out[ALL] = t_estimate(np.concatenate(list(groups.values())), level)
+        width = None if bounds is None else bounds[1] - bounds[0]
+        out = {t: t_estimate(g, level, floor, width) for t, g in groups.items()}
+        out[ALL] = t_estimate(np.concatenate(list(groups.values())), level, largest=width)
+        spread = score_spread(width)
     else:
         out = {t: difference_estimate(g, level, largest, floor) for t, g in groups.items()}
         out[ALL] = difference_estimate(np.concatenate(list(groups.values())), level, largest)
-    out[MACRO] = macro_estimate(list(groups.values()), level, floor, largest)
+        spread = difference_spread(largest)
+    out[MACRO] = macro_estimate(list(groups.values()), level, floor, spread)
     return {column: clipped(found, bounds) for column, found in out.items()}
 
 

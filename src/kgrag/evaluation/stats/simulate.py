@@ -1,6 +1,6 @@
 """Simulations with known truth: how often the intervals cover, how often equal pipelines get a "best"
 and how often a real difference is found. The test suite and ``bench/bench_verdict_statistics.py`` run
-these on the production formulas (:func:`.intervals.skew_t_bounds`, :func:`.intervals.difference_stats`,
+these on the production formulas (:func:`.intervals.score_bounds`, :func:`.intervals.difference_stats`,
 :func:`.intervals.macro_stats`, :func:`.family.holm_rejects_all`), vectorised over thousands of simulated
 question sets at once.
 
@@ -20,10 +20,12 @@ from scipy import stats as sps
 from kgrag.evaluation.stats.family import holm_rejects_all
 from kgrag.evaluation.stats.intervals import (
     MIN_STRATUM,
+    difference_spread,
     difference_stats,
     macro_stats,
     macro_weights,
-    skew_t_bounds,
+    score_bounds,
+    score_spread,
     t_half_width,
 )
 
@@ -61,6 +63,14 @@ HARSH = (
     TypeShape(0.50, 0.05, 1, 4),  # half zeros
 )
 """Harsher shapes: 40 % of one type's scores are 1, half of another's are 0."""
+SPARSE = (
+    TypeShape(0.90, 0.0, 2, 3),  # nine in ten scores 0: a type the pipelines rarely find anything for
+    TypeShape(0.05, 0.90, 4, 1),  # nine in ten scores 1
+    TypeShape(0.60, 0.02, 2, 3),
+    TypeShape(0.95, 0.0, 2, 3),
+)
+"""Scores piled at one end: nine in ten questions scoring 0 (or 1), where a stratum of ten questions
+often holds no other value."""
 MIX = (0.65, 0.20, 0.10, 0.05)
 """The skewed type mix: one type with two thirds of the questions, one with a twentieth."""
 
@@ -152,13 +162,13 @@ def coverage(
     means = [shape.mean for shape in shapes]
     all_truth = float(np.dot(counts, means) / n)
     macro_truth = float(np.dot(macro_weights(counts, min_stratum), means))
-    all_cov = _inside(skew_t_bounds(np.concatenate(groups, axis=-1), level), all_truth)
-    mean, se, mdf = macro_stats(groups, min_stratum)
+    all_cov = _inside(score_bounds(np.concatenate(groups, axis=-1), level, 1.0), all_truth)
+    mean, se, mdf = macro_stats(groups, min_stratum, score_spread(1.0))
     macro_cov = _covered(mean, se, mdf, macro_truth, level)
     strata = {}
     for index, g in enumerate(groups):
         if g.shape[-1] >= min_stratum:
-            strata[index] = _inside(skew_t_bounds(g, level), means[index])
+            strata[index] = _inside(score_bounds(g, level, 1.0), means[index])
     return Coverage(n, counts, all_cov, macro_cov, strata)
 
 
@@ -184,11 +194,11 @@ def best_rate(groups: Sequence[np.ndarray], column: str, alpha: float, min_strat
     if column == "All":
         mean, p = _p_values(*difference_stats(np.concatenate(diffs, axis=-1), 1.0))
     else:
-        mean, p = _p_values(*macro_stats(diffs, min_stratum, 1.0))
+        mean, p = _p_values(*macro_stats(diffs, min_stratum, difference_spread(1.0)))
         big = [d for d in diffs if d.shape[-1] >= min_stratum]
         if len(big) < len(diffs):  # the verdict's check without the small types (verdicts.robust_p)
             whole = np.concatenate(diffs, axis=-1)
-            check = macro_stats(big, min_stratum, 1.0) if big else difference_stats(whole, 1.0)
+            check = macro_stats(big, min_stratum, difference_spread(1.0)) if big else difference_stats(whole, 1.0)
             p = np.maximum(p, _p_values(*check)[1])
     named = holm_rejects_all(p, alpha) & np.all(mean > 0, axis=1)
     return float(np.mean(named))
