@@ -44,3 +44,21 @@ def test_indexes_without_search_many_are_searched_one_by_one() -> None:
     index = OneByOne()
     assert search_many(index, np.eye(2, dtype=np.float32), 5) == [[ScoredId("a", 1.0)], [ScoredId("a", 0.0)]]
     assert index.calls == 2
+
+
+def test_negligible_components_are_held_as_zeros_with_the_same_scores() -> None:
+    """A dead dimension (MiniLM leaves components near 1e-32) is zeroed in the index, not in the caller's
+    array, and every score stays the same to the last bit."""
+    matrix = _unit(500, 384, 3)
+    matrix[:, [7, 100]] = np.float32(1e-32) * np.sign(np.random.default_rng(4).normal(size=(500, 2)))
+    query = _unit(1, 384, 5)[0]
+    query[[7, 100]] = np.float32(-3e-33)
+    original = matrix.copy()
+    index = DenseIndex([f"c{i}" for i in range(500)], matrix)
+    assert np.array_equal(matrix, original)
+    assert not index.matrix[:, [7, 100]].any()
+    assert np.array_equal(index.matrix[:, :7], matrix[:, :7])
+    full = np.einsum("ij,j->i", matrix, query)
+    hits = index.search(query, 500)
+    order = np.argsort(-full, kind="stable")
+    assert [(hit.id, hit.score) for hit in hits] == [(f"c{i}", float(full[i])) for i in order]

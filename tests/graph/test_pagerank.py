@@ -1,6 +1,7 @@
 """Personalized PageRank runs igraph's PRPACK on one OpenMP thread: the same values as igraph's default
-call, the same result on every call, and the caller's OpenMP setting restored afterwards; PageRank scored
-back to passages equals a plain loop."""
+call, the same result on every call, and the caller's OpenMP setting restored afterwards; the sparse solve
+gives igraph's values too; the partial sort orders as a full stable sort; PageRank scored back to passages
+equals a plain loop."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 from threadpoolctl import ThreadpoolController
 
-from kgrag.graph.pagerank import OneThreadPageRank, VertexPassages
+from kgrag.graph.pagerank import OneThreadPageRank, SparsePageRank, VertexPassages, top_order
 
 
 def _igraph(graph: ig.Graph, reset: np.ndarray, damping: float) -> np.ndarray:
@@ -62,3 +63,34 @@ def test_passage_scores_equal_a_loop_over_the_vertices() -> None:
     loop = sorted(expected.items(), key=lambda kv: -kv[1])[:25]
     assert passages.scores(top, ranks[top], 25) == loop
     assert passages.scores(np.array([v for v, c in enumerate(per_vertex) if not c][:3]), np.ones(3), 5) == []
+
+
+@pytest.mark.parametrize("damping", [0.5, 0.85])
+def test_the_sparse_solve_gives_igraphs_values(damping: float) -> None:
+    """Isolated vertices (one of them seeded), parallel edges and self-loops (counted twice, as igraph
+    does); components no seed reaches stay exactly 0; the factorisation is made once per damping."""
+    rng = np.random.default_rng(7)
+    graph = _random_graph(rng, 2000, 2600)
+    graph.add_edges([(3, 3), (5, 5), (1, 2), (1, 2)], attributes={"weight": [2.0, 1.0, 0.5, 1.5]})
+    walk = SparsePageRank(graph)
+    isolated = [v for v in range(2000) if graph.degree(v) == 0]
+    for _ in range(3):
+        reset = np.zeros(2000)
+        reset[[*rng.choice(2000, 10, replace=False), 1, 3, 5, isolated[0]]] = rng.uniform(0.1, 1.0, 14)
+        mine = walk.personalized(reset, damping)
+        reference = _igraph(graph, reset, damping)
+        assert mine.sum() == pytest.approx(1.0, abs=1e-12)
+        assert mine == pytest.approx(reference, abs=1e-10)
+        assert np.array_equal(mine == 0, reference == 0)
+    assert list(walk._factors) == [damping]
+
+
+def test_the_sparse_solve_of_an_edgeless_graph_keeps_the_reset() -> None:
+    assert SparsePageRank(ig.Graph(n=3)).personalized([0.0, 2.0, 2.0], 0.5).tolist() == [0.0, 0.5, 0.5]
+
+
+def test_the_partial_sort_orders_as_a_stable_full_sort() -> None:
+    rng = np.random.default_rng(3)
+    for values in (np.round(rng.random(5000), 2), np.zeros(300), rng.random(150), np.r_[rng.random(50), np.zeros(900)]):
+        for limit in (1, 7, 200):
+            assert np.array_equal(top_order(values, limit), np.argsort(-values, kind="stable")[:limit])

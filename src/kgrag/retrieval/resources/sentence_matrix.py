@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from kgrag.core.dense_index import without_negligible
 from kgrag.documents.records import content_hash
 from kgrag.documents.sentences import sentence_texts
 from kgrag.store.base import Store
@@ -75,7 +76,8 @@ class SentenceMatrix:
                 return cls(np.zeros((0, 0), dtype=np.float32), complete=False)
         stored = dict(iter_stored_vectors(store, model, list(unique)))
         row_of = {text_hash: row for row, text_hash in enumerate(stored)}
-        vectors = np.vstack(list(stored.values())).astype(np.float32) if stored else np.zeros((0, 0), np.float32)
+        # negligible components zeroed as in the dense index: the same scores without underflowing products
+        vectors = without_negligible(np.vstack(list(stored.values()))) if stored else np.zeros((0, 0), np.float32)
         rows = {
             chunk_id: np.array([row_of[h] for h in hashes if h in row_of], dtype=np.int64)
             for chunk_id, hashes in chunk_hashes.items()

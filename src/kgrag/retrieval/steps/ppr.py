@@ -5,9 +5,10 @@ per graph version by the query context's graph snapshot (:mod:`kgrag.graph.snaps
 **ppr** (fast-graphrag, HippoRAG; see ``zeng-unbiased-eval`` and ``deg-rag`` in docs/references.md for
 why PPR and a clean graph help). Seeds are the entities the question matches (entity-vector similarity
 plus typed names, as in graph-local), each weighted by its match score and its *specificity* (an entity
-cited by few passages says more than one cited everywhere). igraph's PRPACK solver, on one OpenMP thread
-(its worker threads cost several times the CPU on a busy machine), spreads that mass over the weighted
-graph; a passage scores the PageRank of the entities it mentions, each divided by how many passages
+cited by few passages says more than one cited everywhere). PageRank spreads that mass over the weighted
+graph (:class:`kgrag.graph.pagerank.SparsePageRank`: igraph's stationary distribution as one sparse solve
+over a factorisation made once per graph version, not PRPACK's iterations over the whole graph per
+question); a passage scores the PageRank of the entities it mentions, each divided by how many passages
 mention it, so multi-hop neighbours reached through the graph lift the passages that connect them.
 
 **ppr-passages** (hipporag2).
@@ -48,7 +49,7 @@ from pydantic import JsonValue
 
 from kgrag.core.context import ContextItem
 from kgrag.graph.index import GraphIndex
-from kgrag.graph.pagerank import PassageGraph
+from kgrag.graph.pagerank import PassageGraph, top_order
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.steps.basic import QueryState
 from kgrag.retrieval.steps.graph import chunk_items, entity_item, query_seeds
@@ -88,7 +89,7 @@ class PersonalizedPageRank:
             state.record(self.name, {"seeds": 0}, 0, started, "no entity matched the question")
             return
         ranks = view.walk.personalized(reset, self.damping)
-        top = np.argsort(-ranks, kind="stable")[:SPREAD_ENTITIES]  # ties: vertex order
+        top = top_order(ranks, SPREAD_ENTITIES)  # ties: vertex order
         ranked = snapshot.vertex_passages.scores(top, ranks[top], self.pool)
         state.streams["ppr"] = chunk_items([(c, 0, s) for c, s in ranked], "ppr")
         for item, (_, s) in zip(state.streams["ppr"], ranked, strict=True):
