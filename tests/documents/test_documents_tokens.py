@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import tiktoken
+from tests.conftest import SAMPLE_DOCS
 
 from kgrag.core.errors import ConfigError
 from kgrag.documents import tokens
@@ -58,3 +59,25 @@ def test_loading_never_touches_the_network(monkeypatch: pytest.MonkeyPatch, tmp_
         assert TokenCounter.for_encoding("cl100k_base").count("offline works") == 2
     finally:
         tokens._load_offline_encoding.cache_clear()
+
+
+def test_the_lower_bound_never_exceeds_the_count() -> None:
+    """Each whitespace-separated word costs a token in every offline encoding (its pre-tokenizer never joins
+    two words), so ``at_least`` may skip encoding an item the budget cannot hold."""
+    texts = [
+        "",
+        "   ",
+        "a b c d e f g",
+        "x" * 5000,
+        "1234567 89 0.5% -- ... !!",
+        "line one\n\n  line two\tthree",
+        "before <|endoftext|> after",
+        "Grüße, 世界! don't we'll",
+        " ".join(["word"] * 3000),
+    ]
+    texts += [p for doc in sorted(SAMPLE_DOCS.glob("*.md")) for p in doc.read_text(encoding="utf-8").split("\n\n")]
+    for name in offline_encoding_names():
+        counter = TokenCounter.for_encoding(name)
+        for text in texts:
+            assert counter.at_least(text) <= counter.count(text), (name, text[:60])
+    assert TokenCounter.for_encoding().at_least("Aisha Okafor wrote Shale.") == 4

@@ -12,6 +12,7 @@ import pytest
 from kgrag import Workspace
 from kgrag.core.context import ContextItem
 from kgrag.documents import content_hash
+from kgrag.retrieval.steps import budget
 from kgrag.retrieval.steps.budget import similarities
 
 
@@ -36,3 +37,36 @@ def test_passage_cosines_come_from_chunk_vectors(sample_ws: Workspace, monkeypat
     assert found[: len(passages)] == expected  # the same numbers, bit for bit
     assert found[-2] == expected[0] and found[-1] is None
     assert sorted(hashes_read) == sorted([content_hash(passages[0].text), content_hash("")])  # not the passages
+
+
+QUESTIONS = (
+    "Who wrote Shale and which team owns it?",
+    "Which team owns Kestrel?",
+    "What does the travel policy say about hotels?",
+    "Who leads the Platform team?",
+)
+
+
+@pytest.mark.parametrize("pipeline", ["graph-mix-rerank", "ppr", "graph-local"])
+def test_facts_bounded_over_the_budget_are_skipped_uncounted_with_the_same_choice(
+    graph_ws: Workspace, monkeypatch: pytest.MonkeyPatch, pipeline: str
+) -> None:
+    """The lower bound only spares the encoding of items the budget would pass over anyway: the same items
+    and token total as counting every one, with fewer counts where many facts compete."""
+    env = graph_ws.components.query_context
+    counted: list[str] = []
+    count = env.count_tokens
+
+    def spy(text: str) -> int:
+        counted.append(text)
+        return count(text)
+
+    monkeypatch.setattr(env, "count_tokens", spy)
+    bounded = [graph_ws.retrieve(q, pipeline, 3) for q in QUESTIONS]
+    with_bound = len(counted)
+    monkeypatch.setattr(budget, "cannot_fit", lambda item, env, room: False)
+    counted.clear()
+    full = [graph_ws.retrieve(q, pipeline, 3) for q in QUESTIONS]
+    assert [[(i.kind, i.id) for i in r.items] for r in bounded] == [[(i.kind, i.id) for i in r.items] for r in full]
+    assert [r.context_tokens for r in bounded] == [r.context_tokens for r in full]
+    assert with_bound < len(counted) if pipeline == "graph-mix-rerank" else with_bound <= len(counted)

@@ -110,6 +110,17 @@ class TokenCounter:
             total += len(tokens) if tokens is not None else -(-len(piece) // FALLBACK_CHARS_PER_TOKEN)
         return total
 
+    def at_least(self, text: str) -> int:
+        """A lower bound of :meth:`count` that encodes nothing: per bounded piece, its whitespace-separated
+        words or, if fewer, the tokens the character fallback would count. Every tiktoken encoding splits
+        text before its BPE into pre-tokens that never hold two words (each is a word with at most one
+        leading space or sign, a run of digits or signs, or whitespace), so each word costs at least one
+        token. A context budget skips, uncounted, an item this bound already puts over what is left."""
+        total = 0
+        for _, piece in bounded_pieces(text):
+            total += min(len(piece.split()), -(-len(piece) // FALLBACK_CHARS_PER_TOKEN))
+        return total
+
     def encode(self, text: str) -> list[int]:
         """Token ids of ``text``, encoded in bounded pieces; they decode back to ``text`` exactly."""
         return [token for _, tokens in self._encoded_pieces(text) for token in tokens]

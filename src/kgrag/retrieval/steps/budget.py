@@ -31,7 +31,7 @@ from kgrag.core.context import ContextItem
 from kgrag.documents import content_hash
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.resources.stored import VECTOR_COUNT
-from kgrag.retrieval.resources.text import passage_sentences
+from kgrag.retrieval.resources.text import TOKENIZER, passage_sentences
 from kgrag.retrieval.steps.basic import QueryState
 from kgrag.retrieval.steps.excerpts import EXCERPT_SOURCES, excerpts
 
@@ -44,6 +44,16 @@ def item_tokens(item: ContextItem, env: QueryContext) -> int:
     """Tokens ``item`` costs in the context (stored chunk size when known)."""
     known = item.metadata.get("n_tokens")
     return (int(known) if isinstance(known, int) else env.count_tokens(item.text)) + LABEL_TOKENS
+
+
+def cannot_fit(item: ContextItem, env: QueryContext, room: int) -> bool:
+    """Whether ``item`` surely costs more than ``room`` tokens, told without encoding it
+    (:meth:`~kgrag.documents.TokenCounter.at_least`): the budget passes over most graph facts once
+    its passages are in, and encoding each only to learn that was most of its CPU."""
+    if isinstance(item.metadata.get("n_tokens"), int):
+        return False  # the stored count is at hand: no encoding to save
+    at_least = getattr(env.get(TOKENIZER), "at_least", None)  # a plug-in counter may not bound
+    return at_least is not None and at_least(item.text) + LABEL_TOKENS > room
 
 
 def similarities(items: Sequence[ContextItem], env: QueryContext, query: str) -> list[float | None]:
@@ -180,6 +190,8 @@ class FitBudget:
                 continue
             if item.kind != "chunk" and item.chunk_ids and passages.issuperset(item.chunk_ids):
                 continue
+            if chosen and cannot_fit(item, env, self.tokens - spent):
+                continue  # as the check below would, without counting its tokens
             cost = item_tokens(item, env)
             if spent + cost > self.tokens and chosen:
                 continue
