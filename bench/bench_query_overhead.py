@@ -19,6 +19,7 @@ Skips when the dataset is absent.
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import sqlite3
 import statistics
@@ -28,9 +29,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from kgrag import Workspace
 from kgrag.evaluation import load_dataset
 from kgrag.evaluation.sampling import stratified_sample
+from kgrag.evaluation.stats.intervals import ratio_interval, t_estimate
 from kgrag.models.rerankers.basic import KeepOrderReranker, WordOverlapReranker
 from kgrag.models.rerankers.fused import FusedReranker
 
@@ -94,7 +98,10 @@ def _copy(workspace: Path) -> Path:
     return target
 
 
-def measure(ws: Workspace, pipeline: str, questions: Sequence[str], clock: ModelClock) -> dict[str, float]:
+def measure(
+    ws: Workspace, pipeline: str, questions: Sequence[str], clock: ModelClock
+) -> tuple[dict[str, float], list[float]]:
+    """The row's figures and the framework CPU milliseconds of each question, in question order."""
     for _ in range(WARM_UP):
         ws.retrieve(WARM_UP_QUESTION, pipeline)  # hot indexes load (lexical: after 8 searches)
     ws.query(WARM_UP_QUESTION, pipeline)
@@ -107,18 +114,22 @@ def measure(ws: Workspace, pipeline: str, questions: Sequence[str], clock: Model
         cpu_ms.append(1000 * (time.thread_time() - cpu - clock.cpu))
         model_ms.append(1000 * clock.wall)
     cpu_sorted = sorted(cpu_ms)
-    return {
+    row = {
         "cpu_p50": statistics.median(cpu_ms),
         "cpu_p95": cpu_sorted[int(0.95 * (len(cpu_sorted) - 1))],
         "wall_p50": statistics.median(wall_ms),
         "model_p50": statistics.median(model_ms),
     }
+    return row, cpu_ms
 
 
-def medical_setup(description: str, n: int, seed: int) -> tuple[argparse.Namespace, Path, list[str]] | None:
-    """The options every per-pipeline Medical bench shares (``--workspace``, ``--pipelines``, ``--n``,
-    ``--copy``), the workspace to use and the sampled questions; None (after saying so) without the data."""
-    parser = argparse.ArgumentParser(description=description)
+def medical_setup(
+    description: str, n: int, seed: int, parser: argparse.ArgumentParser | None = None
+) -> tuple[argparse.Namespace, Path, list[str]] | None:
+    """The options every per-pipeline Medical bench shares (``--workspace``, ``--dataset``, ``--pipelines``,
+    ``--n``, ``--copy``, added to ``parser`` when given), the workspace to use and the sampled questions;
+    None (after saying so) without the data."""
+    parser = parser or argparse.ArgumentParser(description=description)
     parser.add_argument("--workspace", type=Path, required=True)
     parser.add_argument("--dataset", type=Path, default=MEDICAL, help="folder holding questions.json")
     parser.add_argument("--pipelines", default=f"{CHUNK},{GRAPH}")
@@ -134,8 +145,27 @@ def medical_setup(description: str, n: int, seed: int) -> tuple[argparse.Namespa
     return args, path, questions
 
 
+def _ratio(values: list[float], baseline: list[float] | None) -> str:
+    """Mean framework CPU over hybrid's on the same questions, with its 95% interval (question clusters)."""
+    found = ratio_interval(np.array(values), np.array(baseline), 0.95) if baseline else None
+    return f"{found[0]:.2f}x [{found[1][0]:.2f}, {found[1][1]:.2f}]" if found else ""
+
+
+def _compare(before: dict[str, list[float]], after: dict[str, list[float]]) -> None:
+    """Per pipeline: after − before framework CPU, paired by question (mean and 95% t interval)."""
+    print("after - before, framework CPU ms per question (mean [95% interval]), same questions:")
+    for pipeline, values in after.items():
+        if len(before.get(pipeline, [])) == len(values):
+            found = t_estimate(np.array(values) - np.array(before[pipeline]), 0.95)
+            interval = f"[{found.ci95[0]:+.2f}, {found.ci95[1]:+.2f}]" if found.ci95 else ""
+            print(f"  {pipeline:<18} {found.mean or 0.0:+.2f} {interval}")
+
+
 def main() -> int:
-    setup = medical_setup(__doc__.splitlines()[0], n=40, seed=1)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", type=Path, help="write each question's framework CPU ms per pipeline here")
+    parser.add_argument("--compare", type=Path, help="another tree's --json file: paired differences")
+    setup = medical_setup(__doc__.splitlines()[0], n=40, seed=1, parser=parser)
     if setup is None:
         return 0
     args, path, questions = setup
@@ -144,21 +174,26 @@ def main() -> int:
     print(f"{len(questions)} questions of {args.dataset.name} per pipeline; llm = none; framework = query - models")
     print(
         f"{'pipeline':<18} {'cpu p50':>8} {'cpu p95':>8} {'wall p50':>9} {'model p50':>10} {'target':>7}"
-        f" {'p50/target':>10} {'/hybrid':>8}"
+        f" {'p50/target':>10} {'p50/hybrid':>10}  mean/hybrid [95%]"
     )
-    baseline: float | None = None
+    per_question: dict[str, list[float]] = {}
     with Workspace.open(path, llm={"provider": "none"}) as ws:
         instrument(ws, clock)
         for pipeline in args.pipelines.split(","):
-            row = measure(ws, pipeline, questions, clock)
+            row, per_question[pipeline] = measure(ws, pipeline, questions, clock)
             target = TARGET_MS["graph" if pipeline in graph else "chunk"]
-            baseline = row["cpu_p50"] if pipeline == "hybrid" else baseline
-            ratio = f"{row['cpu_p50'] / baseline:7.2f}x" if baseline else f"{'':>8}"
+            hybrid = per_question.get("hybrid")
+            p50_ratio = f"{row['cpu_p50'] / statistics.median(hybrid):9.2f}x" if hybrid else f"{'':>10}"
             print(
                 f"{pipeline:<18} {row['cpu_p50']:7.2f}ms {row['cpu_p95']:7.1f}ms {row['wall_p50']:8.1f}ms "
-                f"{row['model_p50']:9.1f}ms {target:6.0f}ms {row['cpu_p50'] / target:9.2f}x {ratio}",
+                f"{row['model_p50']:9.1f}ms {target:6.0f}ms {row['cpu_p50'] / target:9.2f}x {p50_ratio}  "
+                f"{_ratio(per_question[pipeline], hybrid)}",
                 flush=True,
             )
+    if args.json:
+        args.json.write_text(json.dumps(per_question), encoding="utf-8")
+    if args.compare:
+        _compare(json.loads(args.compare.read_text(encoding="utf-8")), per_question)
     if args.copy:
         shutil.rmtree(path.parent, ignore_errors=True)
     return 0

@@ -5,6 +5,8 @@ equals a plain loop."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import igraph as ig
 import numpy as np
 import pytest
@@ -94,3 +96,14 @@ def test_the_partial_sort_orders_as_a_stable_full_sort() -> None:
     for values in (np.round(rng.random(5000), 2), np.zeros(300), rng.random(150), np.r_[rng.random(50), np.zeros(900)]):
         for limit in (1, 7, 200):
             assert np.array_equal(top_order(values, limit), np.argsort(-values, kind="stable")[:limit])
+
+
+def test_the_sparse_solve_from_many_threads_at_once() -> None:
+    """A server's queries share one walk: the factorisation is made once and concurrent solves agree."""
+    rng = np.random.default_rng(9)
+    walk = SparsePageRank(_random_graph(rng, 3000, 4000))
+    resets = [rng.random(3000) * (rng.random(3000) < 0.01) for _ in range(16)]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        together = list(pool.map(lambda reset: walk.personalized(reset, 0.5), resets))
+    assert all(np.array_equal(a, walk.personalized(r, 0.5)) for a, r in zip(together, resets, strict=True))
+    assert len(walk._factors) == 1

@@ -71,9 +71,13 @@ def test_a_committed_write_gives_the_next_query_a_new_snapshot(graph_ws: Workspa
     graph = _counting(graph_ws)
     graph_ws.retrieve("Who leads the Platform team?", "ppr", 5)
     before = graph_ws.components.query_context.graph_snapshot()
+    factors = before.igraph.walk._factors
+    assert list(factors) == [0.5]  # ppr's factorisation, kept with this generation's graph
     relation = graph_ws.store.graph.relations()[0]
     graph_ws.store.graph.save_relations([relation])  # the same relation again: still a committed write
     graph_ws.retrieve("Who leads the Platform team?", "ppr", 5)
     graph_ws.retrieve("Which team owns Osprey?", "ppr-passages", 5)
     assert graph.reads == 4  # one read before the write, one after it
-    assert graph_ws.components.query_context.graph_snapshot() is not before
+    after = graph_ws.components.query_context.graph_snapshot()
+    assert after is not before
+    assert after.igraph.walk._factors is not factors and list(after.igraph.walk._factors) == [0.5]  # made again
