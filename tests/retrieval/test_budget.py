@@ -12,6 +12,7 @@ import pytest
 from kgrag import Workspace
 from kgrag.core.context import ContextItem
 from kgrag.documents import content_hash
+from kgrag.graph.texts import entity_text, relation_text
 from kgrag.retrieval.steps import budget
 from kgrag.retrieval.steps.budget import similarities
 
@@ -70,3 +71,22 @@ def test_facts_bounded_over_the_budget_are_skipped_uncounted_with_the_same_choic
     assert [[(i.kind, i.id) for i in r.items] for r in bounded] == [[(i.kind, i.id) for i in r.items] for r in full]
     assert [r.context_tokens for r in bounded] == [r.context_tokens for r in full]
     assert with_bound < len(counted) if pipeline == "graph-mix-rerank" else with_bound <= len(counted)
+
+
+def test_fact_texts_are_remembered_and_fact_vectors_match_the_store(graph_ws: Workspace) -> None:
+    """The budget's fact vectors come from the graph index by the fact's remembered text: the vector the
+    store holds for that text, and no answer for a text that is not the fact's."""
+    env = graph_ws.components.query_context
+    index = env.graph_index()
+    names = {e.id: e.name for e in index.entities.values()}
+    facts = [("entity", e.id, entity_text(e)) for e in index.entities.values()]
+    facts += [("relation", r.id, relation_text(r, names)) for r in index.relations.values()]
+    stored = env.store.vectors.get(env.model_id, [content_hash(text) for _, _, text in facts])
+    for kind, fact_id, text in facts:
+        assert index.fact_text(kind, fact_id) == text
+        known, vector = index.fact_vector(kind, fact_id, text)
+        expected = stored.get(content_hash(text))
+        assert known and (vector is None if expected is None else np.array_equal(vector, expected))
+        assert index.fact_vector(kind, fact_id, text + " (edited)") == (False, None)
+    assert index.fact_text("community", "r1") is None and index.fact_text("entity", "no such id") is None
+    assert len(index._texts) == len(facts)

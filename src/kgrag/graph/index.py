@@ -49,6 +49,8 @@ class GraphIndex:
     adjacency: dict[str, list[str]] = field(default_factory=dict)
     entity_vectors: VectorIndex = field(default_factory=lambda: DenseIndex([], np.zeros((0, 0))))
     relation_vectors: VectorIndex = field(default_factory=lambda: DenseIndex([], np.zeros((0, 0))))
+    _texts: dict[tuple[str, str], str] = field(default_factory=dict, repr=False, compare=False)
+    """(kind, id) → :meth:`fact_text`, filled as facts are met."""
 
     @property
     def empty(self) -> bool:
@@ -60,18 +62,30 @@ class GraphIndex:
         once per index instead of once per query (it scans every relation)."""
         return max((r.weight for r in self.relations.values()), default=1.0) or 1.0
 
+    def fact_text(self, kind: str, item_id: str) -> str | None:
+        """The embedded text of an entity or relation (:mod:`kgrag.graph.texts`), None for another kind or
+        an unknown id; remembered once made (the context budget asks for the same facts' texts on every
+        query that meets them; a race makes one twice, harmlessly)."""
+        key = (kind, item_id)
+        text = self._texts.get(key)
+        if text is None:
+            if kind == "entity" and (entity := self.entities.get(item_id)) is not None:
+                text = entity_text(entity)
+            elif kind == "relation" and (relation := self.relations.get(item_id)) is not None:
+                ends = (relation.source_id, relation.target_id)
+                text = relation_text(relation, {e: self.entities[e].name for e in ends if e in self.entities})
+            else:
+                return None
+            self._texts[key] = text
+        return text
+
     def fact_vector(self, kind: str, item_id: str, text: str) -> tuple[bool, np.ndarray | None]:
         """The stored vector of an entity or relation whose context text is ``text``, as the load found it:
         ``(True, vector)``, or ``(True, None)`` when the store had none for that text. ``(False, None)`` when
         this index cannot say (another kind, another text, an approximate index keeping no vectors): the
         caller then asks the store by the text's hash, which is what this answer equals."""
-        if kind == "entity" and (entity := self.entities.get(item_id)) is not None:
-            if entity_text(entity) == text:
-                return _stored(self.entity_vectors, item_id)
-        elif kind == "relation" and (relation := self.relations.get(item_id)) is not None:
-            ends = (relation.source_id, relation.target_id)
-            if relation_text(relation, {e: self.entities[e].name for e in ends if e in self.entities}) == text:
-                return _stored(self.relation_vectors, item_id)
+        if self.fact_text(kind, item_id) == text:
+            return _stored(self.entity_vectors if kind == "entity" else self.relation_vectors, item_id)
         return False, None
 
     def relations_of(self, entity_ids: Sequence[str]) -> list[RelationRecord]:
