@@ -153,8 +153,10 @@ class VertexPassages:
         columns = self.columns[firsts + places]
         # bincount adds each weight in turn, in citation order, as a loop over the vertices would
         totals = np.bincount(columns, weights=np.repeat(weights / sizes, sizes), minlength=len(self.chunk_ids))
-        touched, first = np.unique(columns, return_index=True)
-        best = touched[np.lexsort((first, -totals[touched]))][:limit]
+        first = np.full(len(self.chunk_ids), len(columns))
+        np.minimum.at(first, columns, np.arange(len(columns)))  # each passage's first citation
+        touched = np.flatnonzero(first < len(columns))
+        best = touched[np.lexsort((first[touched], -totals[touched]))][:limit]
         return [(self.chunk_ids[c], float(totals[c])) for c in best]
 
 

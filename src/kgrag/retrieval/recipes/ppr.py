@@ -22,7 +22,7 @@ def ppr_pipeline(name: str, config: KgragConfig) -> Pipeline:
             DenseSearch(pool=pool),
             BM25Search(pool=pool),
             PersonalizedPageRank(pool=pool, damping=settings.damping),
-            FuseRRF(("dense", "bm25", "ppr"), k=config.retrieval.rrf_k_for(name)),
+            FuseRRF(("dense", "bm25", "ppr"), k=config.retrieval.rrf_k_for(name), keep="k"),  # fuse only what is kept
             TakeTop(),
             AppendStreams(("ppr_facts",)),
             *finish(name, config),
