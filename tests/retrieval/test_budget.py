@@ -65,7 +65,7 @@ def test_facts_bounded_over_the_budget_are_skipped_uncounted_with_the_same_choic
     monkeypatch.setattr(env, "count_tokens", spy)
     bounded = [graph_ws.retrieve(q, pipeline, 3) for q in QUESTIONS]
     with_bound = len(counted)
-    monkeypatch.setattr(budget, "cannot_fit", lambda item, env, room: False)
+    monkeypatch.setattr(budget, "token_floor", lambda env: lambda item: 0)
     counted.clear()
     full = [graph_ws.retrieve(q, pipeline, 3) for q in QUESTIONS]
     assert [[(i.kind, i.id) for i in r.items] for r in bounded] == [[(i.kind, i.id) for i in r.items] for r in full]

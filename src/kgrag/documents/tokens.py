@@ -116,10 +116,9 @@ class TokenCounter:
         text before its BPE into pre-tokens that never hold two words (each is a word with at most one
         leading space or sign, a run of digits or signs, or whitespace), so each word costs at least one
         token. A context budget skips, uncounted, an item this bound already puts over what is left."""
-        total = 0
-        for _, piece in bounded_pieces(text):
-            total += min(len(piece.split()), -(-len(piece) // FALLBACK_CHARS_PER_TOKEN))
-        return total
+        if len(text) <= PIECE_CHARS:  # one piece (a fact, a sentence): no generator
+            return min(len(text.split()), -(-len(text) // FALLBACK_CHARS_PER_TOKEN))
+        return sum(min(len(p.split()), -(-len(p) // FALLBACK_CHARS_PER_TOKEN)) for _, p in bounded_pieces(text))
 
     def encode(self, text: str) -> list[int]:
         """Token ids of ``text``, encoded in bounded pieces; they decode back to ``text`` exactly."""

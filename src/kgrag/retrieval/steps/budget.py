@@ -21,7 +21,7 @@ still kept when it comes first, since an empty context answers nothing.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -46,14 +46,20 @@ def item_tokens(item: ContextItem, env: QueryContext) -> int:
     return (int(known) if isinstance(known, int) else env.count_tokens(item.text)) + LABEL_TOKENS
 
 
-def cannot_fit(item: ContextItem, env: QueryContext, room: int) -> bool:
-    """Whether ``item`` surely costs more than ``room`` tokens, told without encoding it
-    (:meth:`~kgrag.documents.TokenCounter.at_least`): the budget passes over most graph facts once
-    its passages are in, and encoding each only to learn that was most of its CPU."""
-    if isinstance(item.metadata.get("n_tokens"), int):
-        return False  # the stored count is at hand: no encoding to save
-    at_least = getattr(env.get(TOKENIZER), "at_least", None)  # a plug-in counter may not bound
-    return at_least is not None and at_least(item.text) + LABEL_TOKENS > room
+def token_floor(env: QueryContext) -> Callable[[ContextItem], int]:
+    """A lower bound of :func:`item_tokens` told without encoding: the stored count where known, else
+    :meth:`~kgrag.documents.TokenCounter.at_least` (0 from a plug-in counter that cannot bound). The
+    budget passes over most graph facts once its passages are in, and encoding each only to learn that
+    was most of its CPU."""
+    at_least: Callable[[str], int] | None = getattr(env.get(TOKENIZER), "at_least", None)
+
+    def floor(item: ContextItem) -> int:
+        known = item.metadata.get("n_tokens")
+        if isinstance(known, int):
+            return known + LABEL_TOKENS
+        return (at_least(item.text) if at_least is not None else 0) + LABEL_TOKENS
+
+    return floor
 
 
 def similarities(items: Sequence[ContextItem], env: QueryContext, query: str) -> list[float | None]:
@@ -184,13 +190,14 @@ class FitBudget:
         chosen: list[ContextItem] = []
         passages: set[str] = set()
         spent = 0
+        floor = token_floor(env)
         by_kind: dict[str, int] = {}
         for item in order:
             if item.kind == "chunk" and len(passages) >= k:
                 continue
             if item.kind != "chunk" and item.chunk_ids and passages.issuperset(item.chunk_ids):
                 continue
-            if chosen and cannot_fit(item, env, self.tokens - spent):
+            if chosen and floor(item) > self.tokens - spent:
                 continue  # as the check below would, without counting its tokens
             cost = item_tokens(item, env)
             if spent + cost > self.tokens and chosen:
