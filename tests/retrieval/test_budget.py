@@ -90,3 +90,14 @@ def test_fact_texts_are_remembered_and_fact_vectors_match_the_store(graph_ws: Wo
         assert index.fact_vector(kind, fact_id, text + " (edited)") == (False, None)
     assert index.fact_text("community", "r1") is None and index.fact_text("entity", "no such id") is None
     assert len(index._texts) == len(facts)
+
+
+def test_passages_with_stored_counts_load_no_tokenizer(sample_ws: Workspace) -> None:
+    """The floor asks for the counter only for an item without a stored count: filling the budget with
+    stored passages alone loads no tokenizer (a cold BM25 query stays light)."""
+    sample_ws.components.__dict__.pop("query_context", None)  # a fresh context: nothing loaded yet
+    env = sample_ws.components.query_context
+    items = [ContextItem("chunk", f"c{i}", "word " * 300, 0.0, metadata={"n_tokens": 300}) for i in range(6)]
+    chosen, spent, _ = budget.FitBudget(1000)._fill(items, env, 5)
+    assert len(chosen) == 3 and spent == 3 * (300 + budget.LABEL_TOKENS)
+    assert not env.created("tokenizer")

@@ -50,13 +50,17 @@ def token_floor(env: QueryContext) -> Callable[[ContextItem], int]:
     """A lower bound of :func:`item_tokens` told without encoding: the stored count where known, else
     :meth:`~kgrag.documents.TokenCounter.at_least` (0 from a plug-in counter that cannot bound). The
     budget passes over most graph facts once its passages are in, and encoding each only to learn that
-    was most of its CPU."""
-    at_least: Callable[[str], int] | None = getattr(env.get(TOKENIZER), "at_least", None)
+    was most of its CPU. The counter is asked for only when an item has no stored count (a BM25 query's
+    passages all have one, and it loads no tokenizer)."""
+    bound: list[Callable[[str], int] | None] = []
 
     def floor(item: ContextItem) -> int:
         known = item.metadata.get("n_tokens")
         if isinstance(known, int):
             return known + LABEL_TOKENS
+        if not bound:
+            bound.append(getattr(env.get(TOKENIZER), "at_least", None))
+        at_least = bound[0]
         return (at_least(item.text) if at_least is not None else 0) + LABEL_TOKENS
 
     return floor
