@@ -118,3 +118,22 @@ def test_a_type_where_every_score_is_0_still_gets_an_interval() -> None:
     assert found.mean == 0 and found.ci95 is not None
     assert found.ci95[0] == 0 and 0.15 < found.ci95[1] < 0.35, found
     assert estimates(nothing, Bootstrap())["Creative Generation"].ci95 == (0.0, 0.0)  # range unknown
+
+
+def test_pairwise_relative_win_rate_covers_when_the_judge_mostly_calls_ties() -> None:
+    """Nine trials in ten a tie, A slightly ahead: the relative win rate piles up at 0 per question, as a
+    paired difference does, and still holds its level at 12 × 3 and 30 × 1 (Hall's interval alone
+    covered 0.84–0.86 here)."""
+    from kgrag.evaluation.pairwise.stats import cluster_intervals
+
+    rng = np.random.default_rng(3)
+    win_a, tie = 0.06, 0.90
+    truth = win_a - (1 - win_a - tie)
+    for questions, trials in ((12, 3), (30, 1)):
+        covered = 0
+        for _ in range(400):
+            draws = rng.random((questions, trials))
+            table = np.where(draws < win_a, "A", np.where(draws < win_a + tie, "tie", "B")).tolist()
+            low, high = cluster_intervals(table, 0.95)["relative"]
+            covered += low <= truth <= high
+        assert covered / 400 >= 0.93, (questions, trials, covered / 400)

@@ -80,7 +80,7 @@ def cluster_intervals(table: Sequence[Sequence[Outcome]], confidence: float) -> 
     counts["relative"] = counts["win_a"] - counts["win_b"]
     out: dict[str, tuple[float, float]] = {}
     for key, numerators in counts.items():
-        found = ratio_interval(numerators, measured, confidence)
+        found = ratio_interval(numerators, measured, confidence, difference=key == "relative")
         if found is not None:
             floor = -1.0 if key == "relative" else 0.0
             out[key] = (max(floor, found[1][0]), min(1.0, found[1][1]))

@@ -261,17 +261,29 @@ def t_estimate(values: np.ndarray, level: float, min_stratum: int = 0, largest: 
     return Estimate(float(mean), (float(low), float(high)), n, float(se), df, small)
 
 
-def ratio_interval(numerators: np.ndarray, denominators: np.ndarray, level: float) -> tuple[float, Interval] | None:
+def ratio_interval(
+    numerators: np.ndarray, denominators: np.ndarray, level: float, *, difference: bool = False
+) -> tuple[float, Interval] | None:
     """``Σ numerators / Σ denominators`` over clusters (questions, each with several trials) with a
     cluster t interval: the ratio's linearised per-cluster values ``(num − R·den) / mean(den)`` go
-    through :func:`skew_t_bounds`. None below two clusters or without a denominator."""
+    through :func:`skew_t_bounds`. None below two clusters or without a denominator.
+
+    Rates whose trials are mostly one outcome (a win rate of nearly 0 when the judge mostly calls ties)
+    pile up like the scores of :func:`score_bounds`, and a rate that is a difference of two (wins of A
+    minus wins of B, ``difference``) piles up at 0 like a paired difference: each side then reaches at
+    least the t half-width of the same pseudo-observation spread (:func:`pile_variance`, or
+    :func:`pseudo_variance` for a difference) of the per-cluster rates ``num / mean(den)`` (a rate and a
+    difference of two are at most 1 in size)."""
     total = float(denominators.sum())
     if len(numerators) < 2 or total <= 0:
         return None
     ratio = float(numerators.sum()) / total
     linear = (numerators - ratio * denominators) / denominators.mean()
     low, high = skew_t_bounds(linear, level)
-    return ratio, (ratio + float(low), ratio + float(high))
+    per_cluster = numerators / denominators.mean()
+    spread = pseudo_variance(per_cluster, 1.0) if difference else pile_variance(per_cluster, 1.0)
+    floor = float(t_half_width(np.sqrt(spread / len(numerators)), len(numerators) - 1, level))
+    return ratio, (ratio + min(float(low), -floor), ratio + max(float(high), floor))
 
 
 def by_type(values: Mapping[str, tuple[str, float]]) -> dict[str, np.ndarray]:
