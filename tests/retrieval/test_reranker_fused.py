@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
@@ -12,12 +11,10 @@ from hypothesis import strategies as st
 from kgrag import Workspace
 from kgrag.config import RerankConfig
 from kgrag.core.context import ContextItem
-from kgrag.documents.words import content_words
 from kgrag.models.embeddings import FakeEmbedder
 from kgrag.models.rerankers import RerankResources
-from kgrag.models.rerankers.fused import FusedReranker, FusedWeights, fused_features, pool_ranks
+from kgrag.models.rerankers.fused import FusedReranker, FusedWeights, pool_ranks
 from kgrag.retrieval.rerank import WordOverlapReranker, create_reranker
-from kgrag.retrieval.resources.text import PASSAGE_WORDS
 
 
 def _item(n: int, text: str, **scores: float) -> ContextItem:
@@ -149,30 +146,3 @@ def test_the_workspace_reranker_fills_cosines_from_stored_vectors(graph_ws: Work
     graph_found = [ContextItem(kind="chunk", id=i.id, text=i.text, score=0.0) for i in passages]  # no dense score
     filled = reranker.fill("Osprey firmware incident", graph_found)
     assert filled is not None and all(isinstance(value, float) for value in filled)
-
-
-@given(st.lists(st.text(alphabet="ab1 -.İé\n", max_size=30), max_size=8), st.text(alphabet="ab1 -.İé", max_size=20))
-def test_remembered_passage_words_give_the_same_features(texts: list[str], query: str) -> None:
-    pool = [_item(n, text, dense=0.1 * n) for n, text in enumerate(texts)]
-    asked: list[int] = []
-
-    def words(passages: Sequence[str]) -> list[frozenset[str]]:
-        asked.append(len(passages))
-        return [frozenset(content_words(text)) for text in passages]
-
-    found = fused_features(query, pool, passage_words=words)
-    assert (found == fused_features(query, pool)).all() and asked == [len(pool)]
-
-
-def test_the_workspace_reranker_remembers_passage_words_per_generation(graph_ws: Workspace) -> None:
-    ctx = graph_ws.components.query_context
-    reranker = ctx.get("reranker")
-    assert isinstance(reranker, FusedReranker) and reranker.passage_words is not None
-    question = "Which rule did the Osprey firmware incident lead to?"
-    passages = [i for i in graph_ws.retrieve(question, "graph-mix-rerank", 5).items if i.kind == "chunk"]
-    cache = ctx.get(PASSAGE_WORDS)
-    assert {i.text for i in passages} <= set(cache._values)
-    assert reranker.passage_words([passages[0].text]) == [frozenset(content_words(passages[0].text))]
-    relation = graph_ws.store.graph.relations()[0]
-    graph_ws.store.graph.save_relations([relation])  # a committed write: a new generation, a new cache
-    assert ctx.get(PASSAGE_WORDS) is not cache and len(ctx.get(PASSAGE_WORDS)) == 0

@@ -70,7 +70,6 @@ QUERY_KINDS: dict[str, Kind] = {
             "tokenizer": "kgrag.retrieval.resources.text:TOKENIZER",
             "token_counts": "kgrag.retrieval.resources.text:TOKEN_COUNTS",
             "passage_sentences": "kgrag.retrieval.resources.text:PASSAGE_SENTENCES",
-            "passage_words": "kgrag.retrieval.resources.text:PASSAGE_WORDS",
             "graph": "kgrag.retrieval.resources.graph:GRAPH",
             "graph_entities": "kgrag.retrieval.resources.graph:GRAPH_ENTITIES",
             "vector_count": "kgrag.retrieval.resources.stored:VECTOR_COUNT",

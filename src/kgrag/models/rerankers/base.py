@@ -11,8 +11,6 @@ from kgrag.models.llm import LLMClient
 
 Similarities = Callable[[str, Sequence[ContextItem]], list[float | None]]
 """``(query, items) -> cosine per item``, from vectors the index already stored (no model call for them)."""
-PassageWords = Callable[[Sequence[str]], list[frozenset[str]]]
-"""``texts -> content_words(text)`` of each (:func:`kgrag.documents.words.content_words`), possibly remembered."""
 
 
 @dataclass(frozen=True)
@@ -28,9 +26,6 @@ class RerankResources:
     sentence_similarities: Similarities | None = None
     """Mean cosine of each passage's best sentences to the query, from the sentence vectors indexing
     stored (None where none are); set only when ``embedding.sentence_vectors`` is on."""
-    passage_words: PassageWords | None = None
-    """The content words of each passage text, remembered across queries by the workspace; without it a
-    reranker finds the query's words in each text itself."""
 
 
 def reorder(items: Sequence[ContextItem], scores: Sequence[float], k: int, key: str = "rerank") -> list[ContextItem]:

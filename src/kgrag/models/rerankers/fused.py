@@ -36,7 +36,7 @@ import numpy as np
 
 from kgrag.core.context import ContextItem
 from kgrag.documents.words import content_word_finder, content_words
-from kgrag.models.rerankers.base import PassageWords, RerankResources, Similarities, reorder
+from kgrag.models.rerankers.base import RerankResources, Similarities, reorder
 from kgrag.models.rerankers.settings import FusedSettings
 
 _DEFAULTS = FusedSettings().model_dump()  # the defaults are written once, in FusedSettings
@@ -77,7 +77,6 @@ def fused_features(
     items: Sequence[ContextItem],
     filled: Sequence[float | None] | None = None,
     sentences: Sequence[float | None] | None = None,
-    passage_words: PassageWords | None = None,
 ) -> np.ndarray:
     """One row per item: word coverage, cosine to the query, 1/(1 + position), 1/(1 + BM25 rank), 1/(1 +
     cosine rank), best-sentence cosine — the columns :meth:`FusedWeights.vector` weighs (``kgrag
@@ -86,10 +85,9 @@ def fused_features(
     The cosine is the item's ``dense`` score, else its ``filled`` value (the stored vector's cosine, for
     passages that came from a stream without one), else 0; the cosine rank orders the items that have one.
     The best-sentence cosine is the item's ``sentences`` value, else its cosine; all 0 without
-    ``sentences``. Coverage is ``wanted & content_words(text)``: from ``passage_words`` (the passages'
-    remembered word sets) when given, else by finding each query word in each text."""
+    ``sentences``."""
     wanted = content_words(query)
-    found = _coverage(wanted, [item.text for item in items], passage_words)
+    find = content_word_finder(wanted)
     cosines = [
         dense if (dense := item.scores.get("dense")) is not None else (filled[i] if filled else None)
         for i, item in enumerate(items)
@@ -98,7 +96,7 @@ def fused_features(
     cosine_ranks = pool_ranks(cosines)
     rows = [
         (
-            found[position] / max(1, len(wanted)),
+            len(find(item.text)) / max(1, len(wanted)),
             float(cosines[position] or 0.0),
             1 / (1 + position),
             1 / (1 + bm25_ranks[position]),
@@ -108,14 +106,6 @@ def fused_features(
         for position, item in enumerate(items)
     ]
     return np.array(rows, dtype=np.float64).reshape(len(rows), 6)
-
-
-def _coverage(wanted: set[str], texts: list[str], passage_words: PassageWords | None) -> list[int]:
-    """How many of ``wanted`` each text holds as a content word."""
-    if passage_words is not None:
-        return [len(wanted.intersection(words)) for words in passage_words(texts)]
-    find = content_word_finder(wanted)
-    return [len(find(text)) for text in texts]
 
 
 def _sentence_value(sentences: Sequence[float | None] | None, position: int, cosine: float | None) -> float:
@@ -136,7 +126,6 @@ class FusedReranker:
     weights: FusedWeights = FusedWeights()
     similarities: Similarities | None = None
     sentence_similarities: Similarities | None = None
-    passage_words: PassageWords | None = None
 
     def scores(self, query: str, items: Sequence[ContextItem]) -> list[float]:
         """The fused score of every item (exposed so a trace or a tuning run can read it)."""
@@ -144,8 +133,7 @@ class FusedReranker:
 
     def features(self, query: str, items: Sequence[ContextItem]) -> np.ndarray:
         """The :func:`fused_features` rows this reranker weighs, with its cosine fill and sentence scores."""
-        fill, sentences = self.fill(query, items), self.sentence_scores(query, items)
-        return fused_features(query, items, fill, sentences, self.passage_words)
+        return fused_features(query, items, self.fill(query, items), self.sentence_scores(query, items))
 
     def sentence_scores(self, query: str, items: Sequence[ContextItem]) -> list[float | None] | None:
         """Best-sentence cosines of the items (None without stored sentence vectors, and when no item has
@@ -178,5 +166,4 @@ class FusedReranker:
 
 def fused_reranker(settings: FusedSettings, resources: RerankResources) -> FusedReranker:
     """Registry factory ``fused``: the weights come from ``[rerank.fused]``."""
-    weights = FusedWeights.from_settings(settings)
-    return FusedReranker(weights, resources.similarities, resources.sentence_similarities, resources.passage_words)
+    return FusedReranker(FusedWeights.from_settings(settings), resources.similarities, resources.sentence_similarities)

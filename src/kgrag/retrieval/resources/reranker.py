@@ -1,6 +1,6 @@
 """The reranker a ``Rerank`` step uses: the one ``rerank.provider`` names, built on first use from the
-query context itself (its models, stored-vector cosines, remembered passage words and, with sentence vectors
-stored, best-sentence cosines), so the wiring runs one way: context → resources → reranker."""
+query context itself (its models, stored-vector cosines and, with sentence vectors stored,
+best-sentence cosines), so the wiring runs one way: context → resources → reranker."""
 
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ def rerank_resources(ctx: QueryContext) -> RerankResources:
     """What a reranker may use: the models as factories, stored-vector cosines and, with
     ``embedding.sentence_vectors`` on, best-sentence cosines (all read through ``ctx``)."""
     from kgrag.models.rerankers import RerankResources
-    from kgrag.retrieval.resources.text import passage_words
     from kgrag.retrieval.steps.budget import similarities
     from kgrag.retrieval.steps.sentence_scores import best_sentence_similarities
 
@@ -31,11 +30,8 @@ def rerank_resources(ctx: QueryContext) -> RerankResources:
     def sentence_cosines(query: str, items: Sequence[ContextItem]) -> list[float | None]:
         return best_sentence_similarities(items, ctx, query)
 
-    def words(texts: Sequence[str]) -> list[frozenset[str]]:
-        return passage_words(ctx, texts)
-
     sentences = sentence_cosines if ctx.get(SENTENCE_VECTORS_ON) else None
-    return RerankResources(lambda: ctx.get(EMBEDDER), lambda: ctx.get(LLM), passage_cosines, sentences, words)
+    return RerankResources(lambda: ctx.get(EMBEDDER), lambda: ctx.get(LLM), passage_cosines, sentences)
 
 
 def _configured(ctx: QueryContext) -> Reranker:

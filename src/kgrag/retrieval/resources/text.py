@@ -1,9 +1,8 @@
-"""Token counts, sentence splits and content words of texts, remembered across queries (budgets and excerpts count and
+"""Token counts and sentence splits of texts, remembered across queries (budgets and excerpts count and
 split the same passages and graph facts again and again)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from kgrag.retrieval.query_context import QueryContext, QueryResource
@@ -18,9 +17,6 @@ counting them again with tiktoken is a visible share of a graph query's budget s
 (docs/results/design-measurements.md)."""
 SENTENCE_CACHE_CHUNKS = 2048
 """Passages whose sentence split is remembered."""
-PASSAGE_WORDS_CACHE = 2048
-"""Passages whose content-word set is remembered (~10 KB each for a 500-token chunk: ≤ ~20 MB whatever the
-corpus size); a graph pipeline's reranker meets the same few hundred passages across questions."""
 
 
 def _tokenizer(ctx: QueryContext) -> TokenCounter:
@@ -34,19 +30,6 @@ TOKEN_COUNTS: QueryResource[TextCache[int]] = QueryResource("token_counts", lamb
 PASSAGE_SENTENCES: QueryResource[TextCache[list[str]]] = QueryResource(
     "passage_sentences", lambda ctx: TextCache(SENTENCE_CACHE_CHUNKS)
 )
-
-PASSAGE_WORDS: QueryResource[TextCache[frozenset[str]]] = QueryResource(
-    "passage_words", lambda ctx: TextCache(PASSAGE_WORDS_CACHE), per_generation=True
-)
-"""Emptied after every committed write, like every value derived from stored passages."""
-
-
-def passage_words(ctx: QueryContext, texts: Sequence[str]) -> list[frozenset[str]]:
-    """``documents.words.content_words`` of each passage text, remembered: the ``fused`` reranker's word
-    coverage is then a set intersection per passage instead of a text search per query word."""
-    from kgrag.documents.words import content_words
-
-    return ctx.get(PASSAGE_WORDS).get_many(texts, lambda missing: [frozenset(content_words(t)) for t in missing])
 
 
 def passage_sentences(ctx: QueryContext, text: str) -> list[str]:
