@@ -62,12 +62,3 @@ def test_negligible_components_are_held_as_zeros_with_the_same_scores() -> None:
     hits = index.search(query, 500)
     order = np.argsort(-full, kind="stable")
     assert [(hit.id, hit.score) for hit in hits] == [(f"c{i}", float(full[i])) for i in order]
-
-
-def test_scores_many_then_top_is_the_search_of_each_query() -> None:
-    index = DenseIndex([f"e{i}" for i in range(500)], _unit(500, 64, 3))
-    queries = _unit(2, 64, 4)
-    rows = index.scores_many(queries)
-    for row, query in zip(rows, queries, strict=True):
-        assert index.top(row, 50) == index.search(query, 50) and index.top(row, 20) == index.search(query, 20)
-    assert index.top(rows[0], 0) == []

@@ -81,22 +81,3 @@ def test_qe_searches_the_question_once(sample_ws: Workspace, monkeypatch: pytest
     result = sample_ws.retrieve(question, "qe")
     assert asked.count(question) == 1 and len(result.queries) > 1
     assert sorted(asked) == sorted(result.queries)
-
-
-def test_a_mix_search_scores_the_question_and_its_keywords_in_one_product(graph_ws: Workspace) -> None:
-    from kgrag.retrieval.steps.graph import GraphLocalSearch
-    from kgrag.retrieval.steps.lightrag import GraphGlobalSearch
-    from kgrag.retrieval.steps.query import ExtractKeywords
-
-    ctx = graph_ws.components.query_context
-    question = "Which rule did the Osprey firmware incident lead to?"
-    states = []
-    for with_global in (False, True):
-        state = QueryState(query=question, k=5, queries=[question])
-        for step in (ExtractKeywords(), GraphLocalSearch(with_global=with_global), GraphGlobalSearch()):
-            step.run(state, ctx)
-        states.append(state)
-    alone, together = states
-    assert len(together.entity_scores) == 2 and len(alone.entity_scores) == 1  # the keywords scored up front
-    for stream in ("graph_local", "graph_local_facts", "graph_global", "graph_global_facts"):
-        assert [(i.id, i.scores) for i in together.streams[stream]] == [(i.id, i.scores) for i in alone.streams[stream]]

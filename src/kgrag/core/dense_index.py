@@ -63,27 +63,18 @@ class DenseIndex:
         # busy machine (an order of magnitude slower there: docs/results/design-measurements.md; same top
         # results). One query's search is too small to gain from threads anyway.
         scores = np.einsum("ij,j->i", self.matrix, np.asarray(query_vector, dtype=np.float32).reshape(-1))
-        return self.top(scores, limit)
+        return self._top(scores, limit)
 
     def search_many(self, query_vectors: np.ndarray, limit: int) -> list[list[ScoredId]]:
         """``search`` of each row of ``query_vectors``, reading the matrix once for all of them (qe and
         combined search 3-4 queries per question); each score is the same sum as ``search`` computes
         (einsum's inner loop over a row either way: ``tests/core/test_dense_index.py``)."""
-        if not self.ids or limit <= 0:
-            return [[] for _ in range(len(query_vectors))]
-        return [self.top(row, limit) for row in self.scores_many(query_vectors)]
-
-    def scores_many(self, query_vectors: np.ndarray) -> np.ndarray:
-        """The cosine of every row to each of ``query_vectors`` (one row of scores per query, the matrix read
-        once): what :meth:`search_many` ranks, so ``top(scores_many(v)[i], limit)`` is its i-th result and
-        each score is the sum :meth:`search` computes."""
         queries = np.asarray(query_vectors, dtype=np.float32).reshape(len(query_vectors), -1)
-        return np.einsum("ij,kj->ki", self.matrix, queries)
-
-    def top(self, scores: np.ndarray, limit: int) -> list[ScoredId]:
-        """The ``limit`` best of one row of scores (as :meth:`search` ranks them), best first."""
         if not self.ids or limit <= 0:
-            return []
+            return [[] for _ in range(len(queries))]
+        return [self._top(row, limit) for row in np.einsum("ij,kj->ki", self.matrix, queries)]
+
+    def _top(self, scores: np.ndarray, limit: int) -> list[ScoredId]:
         limit = min(limit, len(self.ids))
         top = np.argpartition(-scores, limit - 1)[:limit]
         top = top[np.argsort(-scores[top], kind="stable")]

@@ -18,7 +18,7 @@ def graph_hybrid_pipeline(name: str, config: KgragConfig) -> Pipeline:
         "LightRAG hybrid: local + global graph search merged round-robin (lundberg-2026).",
         (
             ExtractKeywords(),
-            GraphLocalSearch(local_params(config, name), with_global=True),
+            GraphLocalSearch(local_params(config, name)),
             GraphGlobalSearch(),
             RoundRobin(("graph_local", "graph_global"), ("graph_local_facts", "graph_global_facts")),
             *finish(name, config),

@@ -20,7 +20,7 @@ def mix_search(name: str, config: KgragConfig) -> tuple[Step, ...]:
     """The mix first stage, shared with ``graph-mix-rerank``."""
     return (
         ExtractKeywords(),
-        GraphLocalSearch(local_params(config, name), with_global=True),
+        GraphLocalSearch(local_params(config, name)),
         GraphGlobalSearch(),
         DenseSearch(pool=config.retrieval.pool_for(name)),
         RoundRobin(MIX_CHUNKS, MIX_FACTS),

@@ -39,9 +39,6 @@ class QueryState:
     """The pipeline running (its ``[retrieval.pipelines.<name>]`` settings apply to steps that read them)."""
     lexical_hits: dict[str, tuple[int, list[ScoredId]]] = field(default_factory=dict)
     """BM25 hits this run already searched, by query text, with the limit searched (:func:`bm25_hits`)."""
-    entity_scores: dict[str, np.ndarray] = field(default_factory=dict)
-    """Every entity's cosine to each text this run scored at once (a question and its keywords: one read of
-    the entity matrix), by text (:func:`kgrag.retrieval.steps.graph.entity_hits`)."""
     route: RouteDecision | None = None
     """Where a routing step sent the question (:class:`~kgrag.core.context.RouteDecision`)."""
     context_tokens: int | None = None

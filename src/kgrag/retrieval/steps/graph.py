@@ -12,16 +12,11 @@ not.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from kgrag.core.context import ContextItem
-from kgrag.core.dense_index import DenseIndex
 from kgrag.core.errors import KgragError
 from kgrag.core.graph_records import EntityRecord, RelationRecord
-from kgrag.core.records import ScoredId
 from kgrag.graph.index import GraphIndex
 from kgrag.graph.texts import entity_text, relation_text
 from kgrag.retrieval.query_context import QueryContext
@@ -55,33 +50,6 @@ def query_seeds(ctx: QueryContext, query: str, limit: int) -> tuple[GraphIndex, 
     matched = score_entities(index, vector, query_keywords(query), LocalSearchParams())
     ranked = sorted(((e, s) for e, s in matched.items() if e in index.entities), key=lambda kv: -kv[1])
     return index, ranked[:limit]
-
-
-def high_level_text(state: QueryState) -> str:
-    """What global search matches: the high-level keywords, else the question."""
-    return " ".join(state.keywords.get("high") or []) or state.query
-
-
-def score_all_entities(state: QueryState, env: QueryContext, index: GraphIndex, texts: Sequence[str]) -> None:
-    """Every entity's cosine to each of ``texts`` not scored yet in this run, in one product with the entity
-    matrix (:meth:`~kgrag.core.dense_index.DenseIndex.scores_many`): a mix search matches the question and
-    its keywords against the same matrix, and reading it once instead of twice is most of a search. Does
-    nothing for an approximate index, which :func:`entity_hits` searches text by text."""
-    vectors = index.entity_vectors
-    missing = [text for text in dict.fromkeys(texts) if text not in state.entity_scores]
-    if not isinstance(vectors, DenseIndex) or not len(vectors) or not missing:
-        return
-    rows = vectors.scores_many(np.stack([env.embed_query(text) for text in missing]))
-    state.entity_scores.update(zip(missing, rows, strict=True))
-
-
-def entity_hits(state: QueryState, env: QueryContext, index: GraphIndex, text: str, limit: int) -> list[ScoredId]:
-    """The ``limit`` entities nearest ``text``: exactly what a search of its vector finds, ranked from the
-    scores :func:`score_all_entities` kept when it ran for ``text``."""
-    scores = state.entity_scores.get(text)
-    if scores is not None and isinstance(index.entity_vectors, DenseIndex):
-        return index.entity_vectors.top(scores, limit)
-    return index.entity_vectors.search(env.embed_query(text), limit)
 
 
 def entity_item(scored: tuple[EntityRecord, float], hop: int) -> ContextItem:
@@ -167,21 +135,13 @@ class GraphLocalSearch:
     """Query → matching entities → their relations and neighbours → chunks by provenance count."""
 
     params: LocalSearchParams = field(default_factory=LocalSearchParams)
-    with_global: bool = False
-    """A ``GraphGlobalSearch`` follows: when it will match entities (no relation vectors), its keywords
-    are scored in the same product as the question (:func:`score_all_entities`)."""
     name: str = "graph_local"
 
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
         index = graph_index(env)
         vector = env.embed_query(state.query) if len(index.entity_vectors) else None
-        hits = None
-        if vector is not None:
-            also = [high_level_text(state)] if self.with_global and not len(index.relation_vectors) else []
-            score_all_entities(state, env, index, [state.query, *also])
-            hits = entity_hits(state, env, index, state.query, self.params.candidate_pool)
-        result = local_search(index, state.query, vector, self.params, hits)
+        result = local_search(index, state.query, vector, self.params)
         result.chunks = break_ties(result.chunks, state.k, env, state.query)
         state.items = _items(result, index, state.k)
         state.streams["graph_chunks"] = [item for item in state.items if item.kind == "chunk"]

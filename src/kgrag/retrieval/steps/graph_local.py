@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kgrag.core.graph_records import EntityRecord, RelationRecord
-from kgrag.core.records import ScoredId
 from kgrag.documents.words import STOP_WORDS
 from kgrag.graph.index import GraphIndex
 from kgrag.graph.normalize import entity_key
@@ -74,19 +73,13 @@ class LocalSearchResult:
 
 
 def score_entities(
-    index: GraphIndex,
-    query_vector: np.ndarray | None,
-    keywords: Sequence[str],
-    params: LocalSearchParams,
-    hits: Sequence[ScoredId] | None = None,
+    index: GraphIndex, query_vector: np.ndarray | None, keywords: Sequence[str], params: LocalSearchParams
 ) -> dict[str, float]:
-    """Entity id → match score (cosine similarity plus keyword boost). ``hits`` are the
-    ``candidate_pool`` entities nearest the query vector when the caller searched them already."""
+    """Entity id → match score (cosine similarity plus keyword boost)."""
     scores: dict[str, float] = {}
-    if hits is None and query_vector is not None and len(index.entity_vectors):
-        hits = index.entity_vectors.search(query_vector, params.candidate_pool)
-    for hit in hits or ():
-        scores[hit.id] = hit.score
+    if query_vector is not None and len(index.entity_vectors):
+        for hit in index.entity_vectors.search(query_vector, params.candidate_pool):
+            scores[hit.id] = hit.score
     for keyword in keywords:
         entity_id = index.by_key.get(entity_key(keyword))
         if entity_id is not None:
@@ -140,16 +133,11 @@ def rank_chunks(
 
 
 def local_search(
-    index: GraphIndex,
-    query: str,
-    query_vector: np.ndarray | None,
-    params: LocalSearchParams,
-    hits: Sequence[ScoredId] | None = None,
+    index: GraphIndex, query: str, query_vector: np.ndarray | None, params: LocalSearchParams
 ) -> LocalSearchResult:
-    """Run the four steps of the module docstring over an in-memory graph index (``hits``: as
-    :func:`score_entities` takes them)."""
+    """Run the four steps of the module docstring over an in-memory graph index."""
     keywords = query_keywords(query)
-    scores = score_entities(index, query_vector, keywords, params, hits)
+    scores = score_entities(index, query_vector, keywords, params)
     top = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[: params.top_entities]
     selected = dict(top)
     entities = [(index.entities[eid], score) for eid, score in top if eid in index.entities]

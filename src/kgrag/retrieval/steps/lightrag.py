@@ -11,7 +11,6 @@ before any mode contributes its second best; facts from every mode follow, de-du
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,18 +18,10 @@ from pydantic import JsonValue
 
 from kgrag.core.context import ContextItem
 from kgrag.core.graph_records import RelationRecord
-from kgrag.core.records import ScoredId
 from kgrag.graph.index import GraphIndex
 from kgrag.retrieval.query_context import QueryContext
 from kgrag.retrieval.steps.basic import QueryState
-from kgrag.retrieval.steps.graph import (
-    chunk_items,
-    entity_hits,
-    entity_item,
-    graph_index,
-    high_level_text,
-    relation_item,
-)
+from kgrag.retrieval.steps.graph import chunk_items, entity_item, graph_index, relation_item
 
 
 @dataclass(frozen=True)
@@ -43,11 +34,8 @@ class GraphGlobalSearch:
     def run(self, state: QueryState, env: QueryContext) -> None:
         started = time.perf_counter()
         index = graph_index(env)
-        text, limit = high_level_text(state), self.top_relations
-        if len(index.relation_vectors):
-            relations, note = _nearest_relations(index, env.embed_query(text), limit)
-        else:
-            relations, note = _relations_of_entities(index, entity_hits(state, env, index, text, limit), limit)
+        text = " ".join(state.keywords.get("high") or []) or state.query
+        relations, note = _match_relations(index, env.embed_query(text), self.top_relations)
         citations: dict[str, int] = {}
         support: dict[str, float] = {}
         for relation, score in relations:
@@ -66,21 +54,16 @@ class GraphGlobalSearch:
         state.record(self.name, {"keywords": text, "relations": len(relations)}, len(ranked), started, note)
 
 
-def _nearest_relations(
+def _match_relations(
     index: GraphIndex, vector: np.ndarray, limit: int
 ) -> tuple[list[tuple[RelationRecord, float]], str]:
-    """Relations nearest the keywords by their own vectors."""
-    hits = index.relation_vectors.search(vector, limit)
-    return [(index.relations[h.id], h.score) for h in hits if h.id in index.relations], ""
-
-
-def _relations_of_entities(
-    index: GraphIndex, hits: Sequence[ScoredId], limit: int
-) -> tuple[list[tuple[RelationRecord, float]], str]:
-    """Without relation vectors (the default ``embed-graph`` embeds entities only): the ``limit`` relations
-    of the entities nearest the keywords (``hits``), scored by their ends' mean similarity, so global
-    search still works, coarser, on every graph."""
-    near = {h.id: h.score for h in hits}
+    """Relations nearest the keywords: by relation vectors when the graph has them, else (the default
+    ``embed-graph`` embeds entities only) relations of the nearest entities, scored by their ends' mean
+    similarity, so global search still works, coarser, on every graph."""
+    if len(index.relation_vectors):
+        hits = index.relation_vectors.search(vector, limit)
+        return [(index.relations[h.id], h.score) for h in hits if h.id in index.relations], ""
+    near = {h.id: h.score for h in index.entity_vectors.search(vector, limit)}
     scored = [
         (r, (near.get(r.source_id, 0.0) + near.get(r.target_id, 0.0)) / 2) for r in index.relations_of(list(near))
     ]
