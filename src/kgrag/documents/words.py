@@ -7,7 +7,8 @@ same everywhere it is used, which is what matters for comparing pipelines.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Sequence
 
 _WORD = re.compile(r"[a-z0-9]+")
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")  # what _WORD's tokens are made of
@@ -43,6 +44,41 @@ def content_word_finder(words: Iterable[str]) -> Callable[[str], set[str]]:
         return {word for word in wanted if _stands_alone(lowered, word)}
 
     return find
+
+
+def content_word_counts(words: Iterable[str], texts: Sequence[str]) -> list[int]:
+    """How many of ``words`` (content words) each text holds: ``len(content_word_finder(words)(text))`` for
+    every text, found in one pass per word over all the texts joined (a separator no word can span) instead
+    of one search per word and text. A word that stands alone in a text is not looked for again in it, so
+    the work per word is one scan plus its matches: a reranker checks ~10 words against ~60 passages
+    per query, and the per-text calls were most of its time."""
+    wanted = list(dict.fromkeys(words))
+    lowered = [text.lower() for text in texts]
+    starts, at = [], 0
+    for text in lowered:
+        starts.append(at)
+        at += len(text) + 1
+    joined = "\n".join(lowered)
+    counts = [0] * len(texts)
+    for word in wanted:
+        for index in _texts_holding(joined, word, starts):
+            counts[index] += 1
+    return counts
+
+
+def _texts_holding(joined: str, word: str, starts: list[int]) -> Iterable[int]:
+    """Indexes of the texts (starting at ``starts`` in ``joined``) where ``word`` stands alone."""
+    start, size, end_of_text = 0, len(word), len(joined)
+    while (at := joined.find(word, start)) >= 0:
+        end = at + size
+        if (at == 0 or joined[at - 1] not in _ALNUM) and (end == end_of_text or joined[end] not in _ALNUM):
+            index = bisect_right(starts, at) - 1
+            yield index
+            if index + 1 == len(starts):
+                return
+            start = starts[index + 1]
+        else:
+            start = at + 1
 
 
 def _stands_alone(text: str, word: str) -> bool:

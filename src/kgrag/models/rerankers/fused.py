@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kgrag.core.context import ContextItem
-from kgrag.documents.words import content_word_finder, content_words
+from kgrag.documents.words import content_word_counts, content_words
 from kgrag.models.rerankers.base import RerankResources, Similarities, reorder
 from kgrag.models.rerankers.settings import FusedSettings
 
@@ -87,7 +87,7 @@ def fused_features(
     The best-sentence cosine is the item's ``sentences`` value, else its cosine; all 0 without
     ``sentences``."""
     wanted = content_words(query)
-    find = content_word_finder(wanted)
+    found = content_word_counts(wanted, [item.text for item in items])
     cosines = [
         dense if (dense := item.scores.get("dense")) is not None else (filled[i] if filled else None)
         for i, item in enumerate(items)
@@ -96,7 +96,7 @@ def fused_features(
     cosine_ranks = pool_ranks(cosines)
     rows = [
         (
-            len(find(item.text)) / max(1, len(wanted)),
+            found[position] / max(1, len(wanted)),
             float(cosines[position] or 0.0),
             1 / (1 + position),
             1 / (1 + bm25_ranks[position]),
