@@ -25,14 +25,14 @@ A paired difference ``a − b`` per shared question gets its own interval (:func
 pipelines often score the same on most questions, so the differences pile up at exactly 0 with a few large
 values either way. There the skewness correction misleads (its sample skewness comes from a handful of
 values) and the sample spread underestimates the real one (it rests on how many questions happened to
-differ): both intervals covered 0.76–0.92 on such sets of 16–100 questions. The difference's standard
+differ), so both intervals cover far less than they claim on such sets. The difference's standard
 error is therefore taken over the sample plus two pseudo-differences, one each way, of the typical size
 of a difference that was observed (the root mean square of the non-zero ones; the largest difference the
 scores allow when none differs), in the spirit of adding two successes and two failures to a proportion
 (agresti-coull-1998); the interval is Student's t around the observed mean, and the p of
 :meth:`Estimate.p_value` inverts that same interval, so a difference is significant exactly when its
-interval excludes 0. Measured on sparse, dense and mixed difference shapes, it holds ≥ 0.95 from 16
-questions, and is as wide as Student's t once most questions differ.
+interval excludes 0. Its coverage on sparse, mixed and dense difference shapes, and its width against
+Student's t, are measured in docs/results/verdict-statistics.md.
 """
 
 from __future__ import annotations
