@@ -137,3 +137,28 @@ def test_pairwise_relative_win_rate_covers_when_the_judge_mostly_calls_ties() ->
             low, high = cluster_intervals(table, 0.95)["relative"]
             covered += low <= truth <= high
         assert covered / 400 >= 0.93, (questions, trials, covered / 400)
+
+
+def test_one_tiny_difference_does_not_collapse_an_interval() -> None:
+    """A type where two pipelines tie everywhere and the same type with one difference of 0.001: the
+    pseudo pair moves towards the observed size gradually, so the interval and Macro's p barely move."""
+    a = {f"a{i}": ("A", 0.1) for i in range(12)} | {f"b{i}": ("B", 0.25 if i < 14 else 0.0) for i in range(40)}
+    b = {f"a{i}": ("A", 0.1) for i in range(12)} | {f"b{i}": ("B", 0.0) for i in range(40)}
+    tied = paired(a, b, Bootstrap(), (0.0, 1.0))
+    nudged = paired(a | {"a0": ("A", 0.101)}, b, Bootstrap(), (0.0, 1.0))
+    assert tied["A"].ci95 is not None and nudged["A"].ci95 is not None
+    assert nudged["A"].ci95[1] > 0.5 * tied["A"].ci95[1]
+    assert nudged["Macro"].p_value() > 0.2 and tied["Macro"].p_value() > 0.2  # type: ignore[operator]
+
+
+def test_a_verdict_tests_the_differences_its_table_shows() -> None:
+    """With the scores' range given to both, the verdict names a best only where the table's interval
+    excludes 0 (a tied type's spread depends on the range)."""
+    from kgrag.evaluation.stats.verdicts import verdict
+
+    a = {f"a{i}": ("A", 0.1) for i in range(12)} | {f"b{i}": ("B", 0.25 if i < 14 else 0.0) for i in range(40)}
+    b = {f"a{i}": ("A", 0.1) for i in range(12)} | {f"b{i}": ("B", 0.0) for i in range(40)}
+    table = paired(a, b, Bootstrap(), (0.0, 1.0))["Macro"]
+    found = verdict({"p1": {"recall": a}, "p2": {"recall": b}}, "recall", Bootstrap(), "Macro", (0.0, 1.0))
+    assert table.ci95 is not None
+    assert (found["best"] == "p1") == (table.ci95[0] > 0), (found["text"], table.ci95)

@@ -107,3 +107,19 @@ def test_the_sparse_solve_from_many_threads_at_once() -> None:
         together = list(pool.map(lambda reset: walk.personalized(reset, 0.5), resets))
     assert all(np.array_equal(a, walk.personalized(r, 0.5)) for a, r in zip(together, resets, strict=True))
     assert len(walk._factors) == 1
+
+
+def test_large_graphs_are_walked_by_igraph_not_factorised(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A factorisation's fill can outgrow the graph by orders of magnitude on hub-heavy graphs; above
+    the size limit the walk is igraph's, with the same distribution."""
+    from kgrag.graph import pagerank
+
+    graph = ig.Graph.Barabasi(300, 3)
+    graph.es["weight"] = [1.0] * graph.ecount()
+    assert isinstance(pagerank.personalized_walk(graph), SparsePageRank)
+    monkeypatch.setattr(pagerank, "SPARSE_SOLVE_MAX_EDGES", graph.ecount() - 1)
+    walk = pagerank.personalized_walk(graph)
+    assert isinstance(walk, OneThreadPageRank)
+    reset = [1.0 if v % 50 == 0 else 0.0 for v in range(graph.vcount())]
+    expected = SparsePageRank(graph).personalized(reset, 0.5)
+    assert np.allclose(walk.personalized(reset, 0.5), expected, atol=1e-9)

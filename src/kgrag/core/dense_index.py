@@ -9,7 +9,7 @@ generation changes.
 Components of magnitude below :data:`NEGLIGIBLE` are held as zeros. Some models leave a dimension dead
 (MiniLM's outputs hold two components near 1e-32 in every vector): each product of two such components
 underflows, and an underflowing multiply takes the processor's slow path, which made an exact search
-over MiniLM entity vectors about 1.6× slower than over the same matrix with those components zeroed
+over MiniLM entity vectors markedly slower than over the same matrix with those components zeroed
 (docs/results/performance.md). A cosine of unit vectors cannot tell the difference: a term of 1e-30 is
 far below the last bit of any sum it is added to, so the scores are the same to the last bit.
 """

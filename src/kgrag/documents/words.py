@@ -50,8 +50,8 @@ def content_word_counts(words: Iterable[str], texts: Sequence[str]) -> list[int]
     """How many of ``words`` (content words) each text holds: ``len(content_word_finder(words)(text))`` for
     every text, found in one pass per word over all the texts joined (a separator no word can span) instead
     of one search per word and text. A word that stands alone in a text is not looked for again in it, so
-    the work per word is one scan plus its matches: a reranker checks ~10 words against ~60 passages
-    per query, and the per-text calls were most of its time."""
+    the work per word is one scan plus its matches: a reranker checks a question's few words against a
+    pool of passages on every query, where a search per word and passage was most of its time."""
     wanted = list(dict.fromkeys(words))
     lowered = [text.lower() for text in texts]
     starts, at = [], 0

@@ -90,7 +90,7 @@ def _block(values: PerQuestion, measure: Measure, baseline: str, settings: Boots
             for p, m in values.items()
         },
         "paired": _paired_rows(values, measure, baseline, settings),
-        "verdicts": {column: verdict(values, measure, settings, column) for column in (MACRO, ALL)},
+        "verdicts": {column: verdict(values, measure, settings, column, RECALL_RANGE) for column in (MACRO, ALL)},
     }
 
 

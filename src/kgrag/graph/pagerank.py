@@ -160,10 +160,24 @@ class VertexPassages:
         return [(self.chunk_ids[c], float(totals[c])) for c in best]
 
 
+SPARSE_SOLVE_MAX_EDGES = 20_000
+"""Entity graphs with at most this many edges are walked by :class:`SparsePageRank`; larger ones by
+igraph (:class:`OneThreadPageRank`). The factorisation's fill grows much faster than the graph where hubs
+are many, and it is built once per graph version while the first query waits: this size keeps the build
+short and small on random and preferential-attachment graphs (measured in docs/results/performance.md).
+Both give the same distribution to PRPACK's tolerance."""
+
+
+def personalized_walk(graph: ig.Graph) -> SparsePageRank | OneThreadPageRank:
+    """The personalized-PageRank solver for ``graph``: the sparse solve up to :data:`SPARSE_SOLVE_MAX_EDGES`
+    edges, igraph beyond."""
+    return SparsePageRank(graph) if graph.ecount() <= SPARSE_SOLVE_MAX_EDGES else OneThreadPageRank(graph)
+
+
 class IGraphView:
     """An igraph graph of the entity graph, the entity id of each vertex and the vertex of each id, the
     global PageRank (node importance for path scoring, normalised by the largest) and its personalized
-    PageRank (:class:`OneThreadPageRank`)."""
+    PageRank (:func:`personalized_walk`)."""
 
     def __init__(self, graph: ig.Graph, ids: list[str]) -> None:
         self.graph = graph
@@ -173,7 +187,7 @@ class IGraphView:
         ranks = graph.pagerank(weights=weights) if graph.vcount() else []
         top = max(ranks, default=0.0) or 1.0
         self.importance = {entity_id: ranks[v] / top for v, entity_id in enumerate(ids)}
-        self.walk = SparsePageRank(graph)
+        self.walk = personalized_walk(graph)
 
     def vertex_passages(self, entities: Mapping[str, EntityRecord]) -> VertexPassages:
         """The passages each vertex's entity cites."""

@@ -27,8 +27,8 @@ values either way. There the skewness correction misleads (its sample skewness c
 values) and the sample spread underestimates the real one (it rests on how many questions happened to
 differ), so both intervals cover far less than they claim on such sets. The difference's standard
 error is therefore taken over the sample plus two pseudo-differences, one each way, of the typical size
-of a difference that was observed (the root mean square of the non-zero ones; the largest difference the
-scores allow when none differs), in the spirit of adding two successes and two failures to a proportion
+of a difference that was observed (the root mean square of the non-zero ones, with the largest difference
+the scores allow counted as one more), in the spirit of adding two successes and two failures to a proportion
 (agresti-coull-1998); the interval is Student's t around the observed mean, and the p of
 :meth:`Estimate.p_value` inverts that same interval, so a difference is significant exactly when its
 interval excludes 0. Its coverage on sparse, mixed and dense difference shapes, and its width against
@@ -184,13 +184,16 @@ def difference_spread(largest: float) -> Callable[[np.ndarray], np.ndarray]:
 
 def pseudo_variance(values: np.ndarray, largest: float) -> np.ndarray:
     """The sample variance of paired differences along the last axis, with two pseudo-differences ``±m``
-    added (``m`` the root mean square of the non-zero differences, ``largest`` where all are 0): a set
-    in which few questions differ cannot claim less spread than one more difference each way would give.
-    Only the spread uses the pseudo pair; the mean of the differences is left as it is."""
+    added: a set in which few questions differ cannot claim less spread than one more difference each
+    way would give. ``m²`` is the mean square of the non-zero differences with ``largest²`` counted as one
+    more of them, so it is ``largest`` when none differs and moves smoothly towards the observed sizes as
+    more do (one tiny difference cannot collapse it). Only the spread uses the pseudo pair; the mean of
+    the differences is left as it is."""
     n = values.shape[-1]
     differing = np.count_nonzero(values, axis=-1)
     squares = (values**2).sum(axis=-1)
-    typical = np.where(differing > 0, np.sqrt(squares / np.maximum(differing, 1)), largest)
+    prior = 1 if largest > 0 else 0
+    typical = np.sqrt((squares + largest**2) / np.maximum(differing + prior, 1))
     augmented_mean = values.sum(axis=-1) / (n + 2)
     spread = squares + 2 * typical**2 - (n + 2) * augmented_mean**2
     return np.asarray(np.maximum(spread, 0.0) / (n + 1), dtype=np.float64)
@@ -376,7 +379,7 @@ def paired(
     """Estimates of ``a − b`` over the questions both measured (per type, ``All``, ``Macro``), with the
     intervals of :func:`difference_stats`; with the values' ``bounds`` a difference's interval is cut to
     the range a difference can take. The largest possible difference (the pseudo-differences' size when
-    no question differs) is the width of ``bounds``, else the largest score magnitude either side has."""
+    no question differs) is :func:`largest_difference`."""
     shared = sorted(set(a) & set(b))
     spread = None if bounds is None else (bounds[0] - bounds[1], bounds[1] - bounds[0])
     largest = largest_difference(a, b, bounds)
@@ -387,11 +390,13 @@ def largest_difference(
     a: Mapping[str, tuple[str, float]], b: Mapping[str, tuple[str, float]], bounds: Interval | None = None
 ) -> float:
     """The largest difference two pipelines' scores allow: the width of ``bounds`` when the range is
-    known, else the largest score magnitude either side has on the questions both measured."""
+    known, else the larger of the spread and the largest magnitude of the scores either side has on the
+    questions both measured (scores of both signs can differ by more than either's magnitude)."""
     if bounds is not None:
         return bounds[1] - bounds[0]
     shared = set(a) & set(b)
-    return max((abs(side[q][1]) for side in (a, b) for q in shared), default=0.0)
+    seen = [side[q][1] for side in (a, b) for q in shared]
+    return max(max(seen) - min(seen), max(abs(v) for v in seen)) if seen else 0.0
 
 
 def excludes_zero(ci: Sequence[float] | None) -> bool:

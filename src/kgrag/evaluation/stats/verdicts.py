@@ -23,6 +23,7 @@ from kgrag.evaluation.stats.intervals import (
     MACRO,
     Bootstrap,
     Estimate,
+    Interval,
     QuestionValues,
     by_type,
     column_mean,
@@ -83,13 +84,16 @@ def _holm(p: float | None) -> str:
     return "" if p is None else f", Holm-adjusted p = {p:.3f}"
 
 
-def robust_p(a: QuestionValues, b: QuestionValues, column: str, settings: Bootstrap) -> float | None:
+def robust_p(
+    a: QuestionValues, b: QuestionValues, column: str, settings: Bootstrap, bounds: Interval | None = None
+) -> float | None:
     """The p of ``a − b`` on ``column`` that a verdict uses. On ``Macro`` it is the larger of the p with
     every type and the p without the types under ``min_stratum`` questions (or, when no type reaches it,
     the p of ``All``), so a small type, even a single question, cannot make a difference significant on
     its own: its weight is small, but a pipeline pair that agrees everywhere else would otherwise turn
-    that one question into a confident verdict."""
-    found = paired(a, b, settings)
+    that one question into a confident verdict. ``bounds``: the scores' range, as the paired table
+    was given it, so the verdict tests the differences the table shows."""
+    found = paired(a, b, settings, bounds)
     p = found[column].p_value() if column in found else None
     if column != MACRO or p is None:
         return p
@@ -99,38 +103,46 @@ def robust_p(a: QuestionValues, b: QuestionValues, column: str, settings: Bootst
     if all(n >= settings.min_stratum for n in sizes.values()):
         return p
     big = {q: v for q, v in diffs.items() if sizes[v[0]] >= settings.min_stratum}
-    check = estimates(big, settings, largest=largest_difference(a, b)).get(MACRO) if big else found.get(ALL)
+    largest = largest_difference(a, b, bounds)
+    check = estimates(big, settings, largest=largest).get(MACRO) if big else found.get(ALL)
     other = check.p_value() if check is not None else None
     return None if other is None else max(p, other)
 
 
 def leader_tests(
-    scored: Mapping[str, QuestionValues], column: str, settings: Bootstrap
+    scored: Mapping[str, QuestionValues], column: str, settings: Bootstrap, bounds: Interval | None = None
 ) -> tuple[str, dict[str, Estimate], dict[str, bool]]:
     """The leader on ``column``, its paired difference to every other pipeline and which of those Holm
     rejects (a rejection counts only for a positive difference)."""
     means = {p: column_mean(values, column, settings.min_stratum) for p, values in scored.items()}
     leader = max(sorted(means), key=lambda p: means[p])
     against = {
-        other: paired(scored[leader], values, settings).get(column, Estimate(None, None, 0))
+        other: paired(scored[leader], values, settings, bounds).get(column, Estimate(None, None, 0))
         for other, values in sorted(scored.items())
         if other != leader
     }
-    p_values = {other: robust_p(scored[leader], scored[other], column, settings) for other in against}
+    p_values = {other: robust_p(scored[leader], scored[other], column, settings, bounds) for other in against}
     rejected = holm(p_values, settings.alpha)
     return leader, against, {p: rejected[p] and (e.mean or 0) > 0 for p, e in against.items()}
 
 
-def verdict(per_question: PerQuestion, metric: str, settings: Bootstrap, column: str = MACRO) -> Verdict:
-    """``{"metric", "column", "best" (a pipeline or None), "text", "against": {pipeline: difference}}``."""
+def verdict(
+    per_question: PerQuestion,
+    metric: str,
+    settings: Bootstrap,
+    column: str = MACRO,
+    bounds: Interval | None = None,
+) -> Verdict:
+    """``{"metric", "column", "best" (a pipeline or None), "text", "against": {pipeline: difference}}``;
+    ``bounds``: the scores' range when known (recall: [0, 1]), as the paired table had it."""
     scored = {p: rows[metric] for p, rows in per_question.items() if rows.get(metric)}
     if not scored:
         return {"metric": metric, "column": column, "best": None, "text": f"No pipeline measured {metric}."}
     if len(scored) == 1:
         only = next(iter(scored))
         return {"metric": metric, "column": column, "best": None, "text": f"Only {only} measured {metric}."}
-    leader, against, ahead = leader_tests(scored, column, settings)
-    p_values = {other: robust_p(scored[leader], scored[other], column, settings) for other in against}
+    leader, against, ahead = leader_tests(scored, column, settings, bounds)
+    p_values = {other: robust_p(scored[leader], scored[other], column, settings, bounds) for other in against}
     holm_p = adjusted(p_values)
     label = "type-macro mean" if column == MACRO else "question-weighted mean"
     family = f"Holm over {len(against)} paired test{'s' if len(against) > 1 else ''}"

@@ -6,10 +6,11 @@ per graph version by the query context's graph snapshot (:mod:`kgrag.graph.snaps
 why PPR and a clean graph help). Seeds are the entities the question matches (entity-vector similarity
 plus typed names, as in graph-local), each weighted by its match score and its *specificity* (an entity
 cited by few passages says more than one cited everywhere). PageRank spreads that mass over the weighted
-graph (:class:`kgrag.graph.pagerank.SparsePageRank`: igraph's stationary distribution as one sparse solve
+graph (:func:`kgrag.graph.pagerank.personalized_walk`: igraph's stationary distribution as one sparse solve
 over a factorisation made once per graph version, not PRPACK's iterations over the whole graph per
-question); a passage scores the PageRank of the entities it mentions, each divided by how many passages
-mention it, so multi-hop neighbours reached through the graph lift the passages that connect them.
+question, on graphs up to ``SPARSE_SOLVE_MAX_EDGES`` edges; igraph beyond); a passage scores the
+PageRank of the entities it mentions, each divided by how many passages mention it, so multi-hop
+neighbours reached through the graph lift the passages that connect them.
 
 **ppr-passages** (hipporag2).
 
