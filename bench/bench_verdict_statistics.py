@@ -18,14 +18,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy import stats as sps
 
-from kgrag.evaluation.stats.intervals import (
-    MIN_STRATUM,
-    difference_stats,
-    skew_t_bounds,
-    skewness,
-    t_half_width,
-    t_stats,
-)
+from kgrag.evaluation.stats.intervals import MIN_STRATUM
 from kgrag.evaluation.stats.planner import power_at
 from kgrag.evaluation.stats.simulate import (
     DIFFERENCES,
@@ -37,6 +30,7 @@ from kgrag.evaluation.stats.simulate import (
     power,
     type_counts,
 )
+from kgrag.evaluation.stats.spreads import difference_stats, skew_t_bounds, skewness, t_half_width, t_stats
 
 Bounds = tuple[np.ndarray, np.ndarray]
 LEVEL = 0.95

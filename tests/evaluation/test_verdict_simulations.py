@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kgrag.evaluation.stats.intervals import Bootstrap, estimates, paired, skew_t_bounds
+from kgrag.evaluation.stats.intervals import Bootstrap, estimates, paired
 from kgrag.evaluation.stats.planner import power_at
 from kgrag.evaluation.stats.simulate import (
     DIFFERENCES,
@@ -22,6 +22,7 @@ from kgrag.evaluation.stats.simulate import (
     power,
     type_counts,
 )
+from kgrag.evaluation.stats.spreads import skew_t_bounds
 
 REPS = 4000
 

@@ -2,7 +2,7 @@
 
 From a pilot run, the standard deviation of the per-question difference between two pipelines (the
 *paired* SD, which is small when the pipelines find the same questions easy; taken with the two
-pseudo-differences the verdict's test counts, :func:`.intervals.pseudo_variance`) and a difference worth
+pseudo-differences the verdict's test counts, :func:`.spreads.pseudo_variance`) and a difference worth
 finding give the smallest number of questions at which the verdict's paired test finds that difference
 with the asked power. With k pipelines compared, Holm's procedure tests the closest rival at ``alpha``
 only after the others at smaller levels; planning at ``alpha / (k − 1)`` (Bonferroni, Holm's first
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as sps
 
-from kgrag.evaluation.stats.intervals import pseudo_variance
+from kgrag.evaluation.stats.spreads import pseudo_variance
 
 MAX_QUESTIONS = 1_000_000
 

@@ -1,6 +1,6 @@
 """Simulations with known truth: how often the intervals cover, how often equal pipelines get a "best"
 and how often a real difference is found. The test suite and ``bench/bench_verdict_statistics.py`` run
-these on the production formulas (:func:`.intervals.score_bounds`, :func:`.intervals.difference_stats`,
+these on the production formulas (:func:`.spreads.score_bounds`, :func:`.spreads.difference_stats`,
 :func:`.intervals.macro_stats`, :func:`.family.holm_rejects_all`), vectorised over thousands of simulated
 question sets at once.
 
@@ -18,16 +18,8 @@ import numpy as np
 from scipy import stats as sps
 
 from kgrag.evaluation.stats.family import holm_rejects_all
-from kgrag.evaluation.stats.intervals import (
-    MIN_STRATUM,
-    difference_spread,
-    difference_stats,
-    macro_stats,
-    macro_weights,
-    score_bounds,
-    score_spread,
-    t_half_width,
-)
+from kgrag.evaluation.stats.intervals import MIN_STRATUM, macro_stats, macro_weights
+from kgrag.evaluation.stats.spreads import difference_spread, difference_stats, score_bounds, score_spread, t_half_width
 
 
 @dataclass(frozen=True)
@@ -110,7 +102,7 @@ question."""
 
 def difference_coverage(shape: DifferenceShape, n: int, reps: int, seed: int, level: float = 0.95) -> float:
     """Share of ``reps`` simulated sets of ``n`` paired differences whose interval (the production
-    :func:`.intervals.difference_stats`, largest difference 1) holds the true mean difference."""
+    :func:`.spreads.difference_stats`, largest difference 1) holds the true mean difference."""
     values = shape.draw(np.random.default_rng(seed), (reps, n))
     mean, se, df = difference_stats(values, 1.0)
     return _covered(mean, se, df, shape.mean, level)
