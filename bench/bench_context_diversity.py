@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import copy
 import functools
-import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -58,7 +57,7 @@ from kgrag.retrieval.resources.reranker import RERANKER
 from kgrag.retrieval.steps.basic import QueryState
 from kgrag.tuning.evidence_folds import evidence_folds
 from recall_cells import cell
-from row_cache import cached_rows
+from row_cache import append_rows, cached_rows
 
 GRID = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0)
 SIMILARITIES = ("both", "cosine", "adjacent")
@@ -178,12 +177,7 @@ def collect(ws_path: Path, items: list[QAItem], timed: tuple[str, float], cache:
     if todo:
         with Workspace.open(ws_path) as ws, cache.open("a", encoding="utf-8") as out:
             rerank = ws.querying.pipeline("rerank")
-            for n, item in enumerate(todo):
-                row = run_question(ws, item, rerank, timed, n)
-                out.write(json.dumps(row) + "\n")
-                have[item.id] = row
-                if (n + 1) % 100 == 0:
-                    print(f"  {n + 1}/{len(todo)} questions run", flush=True)
+            append_rows(todo, lambda n, item: run_question(ws, item, rerank, timed, n), out, have)
     return [have[i.id] for i in items]
 
 

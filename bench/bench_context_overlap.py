@@ -27,7 +27,6 @@ chunking encoding) and the budget's own count (labels included), the cuts and jo
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -45,7 +44,7 @@ from kgrag.evaluation.stats.intervals import t_estimate
 from kgrag.retrieval.pipelines import Pipeline
 from overlap_step import with_overlap
 from recall_cells import cell
-from row_cache import cached_rows
+from row_cache import append_rows, cached_rows
 
 VARIANTS = ("off", "cut", "merge")
 SCORINGS = ("items", "merged", "whole")
@@ -154,12 +153,7 @@ def collect(ws_path: Path, items: list[QAItem], names: Sequence[str], cache: Pat
                 "where": {c.id: (c.doc_id, c.ord) for c in chunks},
             }
             pipelines = {name: {v: with_overlap(ws.querying.pipeline(name), v) for v in VARIANTS} for name in names}
-            for n, item in enumerate(todo):
-                row = run_question(ws, item, pipelines, n, env)
-                out.write(json.dumps(row) + "\n")
-                have[item.id] = row
-                if (n + 1) % 100 == 0:
-                    print(f"  {n + 1}/{len(todo)} questions run", flush=True)
+            append_rows(todo, lambda n, item: run_question(ws, item, pipelines, n, env), out, have)
     return [have[i.id] for i in items]
 
 

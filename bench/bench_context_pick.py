@@ -18,7 +18,6 @@ query.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -36,7 +35,7 @@ from kgrag.evaluation.recall import evidence_recall
 from kgrag.evaluation.sampling import stratified_sample
 from kgrag.tuning.evidence_folds import evidence_folds
 from recall_cells import cell
-from row_cache import cached_rows
+from row_cache import append_rows, cached_rows
 
 PIPELINES = ("rerank", "graph-mix-rerank")
 Record = dict[str, object]
@@ -61,13 +60,13 @@ def collect(ws_path: Path, items: list[QAItem], cache: Path) -> dict[str, Record
     if todo:
         count = TokenCounter.for_encoding()
         with Workspace.open(ws_path) as ws, cache.open("a", encoding="utf-8") as out:
-            for n, item in enumerate(todo):
+
+            def measure(n: int, item: QAItem) -> Record:
                 row: Record = {"id": item.id, "type": item.question_type, "question": item.question}
                 row.update({p: run_one(ws, item, p, count) for p in PIPELINES})
-                out.write(json.dumps(row) + "\n")
-                have[item.id] = row
-                if (n + 1) % 50 == 0:
-                    print(f"  {n + 1}/{len(todo)} questions run", flush=True)
+                return row
+
+            append_rows(todo, measure, out, have, every=50)
     return {i.id: have[i.id] for i in items}
 
 

@@ -26,7 +26,6 @@ texts (what not embedding them would save, as an estimate). Rows are cached as J
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -48,7 +47,7 @@ from kgrag.graph.texts import entity_text
 from kgrag.retrieval.pipelines import Pipeline
 from kgrag.retrieval.steps.graph_local import LocalSearchParams, query_keywords
 from recall_cells import cell
-from row_cache import cached_rows
+from row_cache import append_rows, cached_rows
 
 PIPELINES = ("graph-local", "ppr", "graph-mix-rerank")
 ARMS = ("off", "filter", "vectors")
@@ -133,16 +132,16 @@ def collect(ws_path: Path, items: list[QAItem], cache: Path) -> list[Row]:
             for arm in ARMS:  # load the graph, its seed subset and the reranker outside the timing
                 for name in PIPELINES:
                     run_arm(ws, pipelines[name], arm, todo[0])
-            for n, item in enumerate(todo):
+
+            def measure(n: int, item: QAItem) -> Row:
                 ws.components.query_context.embed_query(item.question)
                 row: Row = {"id": item.id, "type": item.question_type, "barred_top10": barred_seeds(ws, item)}
                 for name in PIPELINES:
                     for arm in ARMS[n % 3 :] + ARMS[: n % 3]:
                         row[f"{name}:{arm}"] = run_arm(ws, pipelines[name], arm, item)
-                out.write(json.dumps(row) + "\n")
-                have[item.id] = row
-                if (n + 1) % 50 == 0:
-                    print(f"  {n + 1}/{len(todo)} questions run", flush=True)
+                return row
+
+            append_rows(todo, measure, out, have, every=50)
     return [have[i.id] for i in items]
 
 
