@@ -48,6 +48,7 @@ from kgrag.evaluation.stats.cells import BootstrapSettings, IntervalCell
 from kgrag.evaluation.stats.spreads import (
     difference_spread,
     difference_stats,
+    largest_possible_difference,
     pile_variance,
     pseudo_variance,
     score_bounds,
@@ -304,13 +305,12 @@ def largest_difference(
     a: Mapping[str, tuple[str, float]], b: Mapping[str, tuple[str, float]], bounds: Interval | None = None
 ) -> float:
     """The largest difference two pipelines' scores allow: the width of ``bounds`` when the range is
-    known, else the larger of the spread and the largest magnitude of the scores either side has on the
-    questions both measured (scores of both signs can differ by more than either's magnitude)."""
+    known, else :func:`largest_possible_difference` of the scores either side has on the questions both
+    measured."""
     if bounds is not None:
         return bounds[1] - bounds[0]
     shared = set(a) & set(b)
-    seen = [side[q][1] for side in (a, b) for q in shared]
-    return max(max(seen) - min(seen), max(abs(v) for v in seen)) if seen else 0.0
+    return largest_possible_difference(side[q][1] for side in (a, b) for q in shared)
 
 
 def excludes_zero(ci: Sequence[float] | None) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as sps
 
-from kgrag.evaluation.stats.spreads import pseudo_variance
+from kgrag.evaluation.stats.spreads import largest_possible_difference, pseudo_variance
 
 MAX_QUESTIONS = 1_000_000
 
@@ -92,7 +92,7 @@ def plan(
         diffs = np.asarray([pilot[pipeline][q] - pilot[baseline][q] for q in shared], dtype=np.float64)
         if len(diffs) < 2:
             continue
-        largest = max(max(abs(pilot[p][q]) for q in shared) for p in (pipeline, baseline))
+        largest = largest_possible_difference(pilot[p][q] for p in (pipeline, baseline) for q in shared)
         sd, observed = float(np.sqrt(pseudo_variance(diffs, largest))), float(diffs.mean())
         plans.append(
             Plan(

@@ -8,7 +8,7 @@ works along the last axis, so the simulations run thousands of question sets at 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 from scipy import stats as sps
@@ -109,3 +109,11 @@ def difference_stats(values: np.ndarray, largest: float) -> tuple[np.ndarray, np
     values): the standard error of :func:`pseudo_variance`, Student's n − 1 degrees of freedom."""
     n = values.shape[-1]
     return values.mean(axis=-1), np.sqrt(pseudo_variance(values, largest) / n), float(n - 1)
+
+
+def largest_possible_difference(scores: Iterable[float]) -> float:
+    """The largest difference two pipelines' ``scores`` allow when their range is not known: the larger of
+    their spread and their largest magnitude (scores of both signs can differ by more than either's
+    magnitude); 0 without scores."""
+    seen = list(scores)
+    return max(max(seen) - min(seen), max(abs(v) for v in seen)) if seen else 0.0

@@ -111,9 +111,10 @@ def robust_p(
 
 def leader_tests(
     scored: Mapping[str, QuestionValues], column: str, settings: Bootstrap, bounds: Interval | None = None
-) -> tuple[str, dict[str, Estimate], dict[str, bool]]:
-    """The leader on ``column``, its paired difference to every other pipeline and which of those Holm
-    rejects (a rejection counts only for a positive difference)."""
+) -> tuple[str, dict[str, Estimate], dict[str, float | None], dict[str, bool]]:
+    """The leader on ``column``, its paired difference to every other pipeline, the p of each
+    (:func:`robust_p`) and which of those Holm rejects (a rejection counts only for a positive
+    difference)."""
     means = {p: column_mean(values, column, settings.min_stratum) for p, values in scored.items()}
     leader = max(sorted(means), key=lambda p: means[p])
     against = {
@@ -123,7 +124,7 @@ def leader_tests(
     }
     p_values = {other: robust_p(scored[leader], scored[other], column, settings, bounds) for other in against}
     rejected = holm(p_values, settings.alpha)
-    return leader, against, {p: rejected[p] and (e.mean or 0) > 0 for p, e in against.items()}
+    return leader, against, p_values, {p: rejected[p] and (e.mean or 0) > 0 for p, e in against.items()}
 
 
 def verdict(
@@ -141,8 +142,7 @@ def verdict(
     if len(scored) == 1:
         only = next(iter(scored))
         return {"metric": metric, "column": column, "best": None, "text": f"Only {only} measured {metric}."}
-    leader, against, ahead = leader_tests(scored, column, settings, bounds)
-    p_values = {other: robust_p(scored[leader], scored[other], column, settings, bounds) for other in against}
+    leader, against, p_values, ahead = leader_tests(scored, column, settings, bounds)
     holm_p = adjusted(p_values)
     label = "type-macro mean" if column == MACRO else "question-weighted mean"
     family = f"Holm over {len(against)} paired test{'s' if len(against) > 1 else ''}"
