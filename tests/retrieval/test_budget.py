@@ -5,6 +5,7 @@ gives; other items still go by the hash of their text."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from kgrag.documents import content_hash
 from kgrag.graph.texts import entity_text, relation_text
 from kgrag.retrieval.steps import budget
 from kgrag.retrieval.steps.budget import similarities
+from kgrag.retrieval.steps.graph import entity_item, relation_item
 
 
 def test_passage_cosines_come_from_chunk_vectors(sample_ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -40,37 +42,31 @@ def test_passage_cosines_come_from_chunk_vectors(sample_ws: Workspace, monkeypat
     assert sorted(hashes_read) == sorted([content_hash(passages[0].text), content_hash("")])  # not the passages
 
 
-QUESTIONS = (
-    "Who wrote Shale and which team owns it?",
-    "Which team owns Kestrel?",
-    "What does the travel policy say about hotels?",
-    "Who leads the Platform team?",
-)
-
-
-@pytest.mark.parametrize("pipeline", ["graph-mix-rerank", "ppr", "graph-local"])
+@pytest.mark.parametrize("room", [40, 120, 400, 2000])
 def test_facts_bounded_over_the_budget_are_skipped_uncounted_with_the_same_choice(
-    graph_ws: Workspace, monkeypatch: pytest.MonkeyPatch, pipeline: str
+    graph_ws: Workspace, monkeypatch: pytest.MonkeyPatch, room: int
 ) -> None:
-    """The lower bound only spares the encoding of items the budget would pass over anyway: the same items
-    and token total as counting every one, with fewer counts where many facts compete."""
+    """The lower bound only spares the encoding of items the budget would pass over anyway. Every fact of
+    the graph competes for the room twice: as the pipelines hand them over (no stored count: the bound
+    decides what is counted), and with each fact's exact count stored (the bound is then the count, so
+    every item is weighed in full). Same items, same tokens; fewer texts encoded the first time."""
     env = graph_ws.components.query_context
+    index = env.graph_index()
+    facts = [entity_item((e, 1.0), 0) for e in index.entities.values()]
+    facts += [relation_item(r, 1.0, index) for r in index.relations.values()]
+    exact = [replace(f, metadata={**f.metadata, "n_tokens": env.count_tokens(f.text)}) for f in facts]
     counted: list[str] = []
     count = env.count_tokens
 
-    def spy(text: str) -> int:
+    def spy(text: str) -> int:  # passes every count through: it only records which texts were encoded
         counted.append(text)
         return count(text)
 
     monkeypatch.setattr(env, "count_tokens", spy)
-    bounded = [graph_ws.retrieve(q, pipeline, 3) for q in QUESTIONS]
-    with_bound = len(counted)
-    monkeypatch.setattr(budget, "token_floor", lambda env: lambda item: 0)
-    counted.clear()
-    full = [graph_ws.retrieve(q, pipeline, 3) for q in QUESTIONS]
-    assert [[(i.kind, i.id) for i in r.items] for r in bounded] == [[(i.kind, i.id) for i in r.items] for r in full]
-    assert [r.context_tokens for r in bounded] == [r.context_tokens for r in full]
-    assert with_bound < len(counted) if pipeline == "graph-mix-rerank" else with_bound <= len(counted)
+    bounded, spent, _ = budget.FitBudget(room)._fill(facts, env, 3)
+    weighed, spent_exact, _ = budget.FitBudget(room)._fill(exact, env, 3)
+    assert [(i.kind, i.id) for i in bounded] == [(i.kind, i.id) for i in weighed] and spent == spent_exact
+    assert len(counted) < len(facts) if room < 2000 else len(counted) <= len(facts)
 
 
 def test_fact_texts_are_remembered_and_fact_vectors_match_the_store(graph_ws: Workspace) -> None:
