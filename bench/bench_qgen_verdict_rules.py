@@ -25,7 +25,8 @@ from typing import Any, NamedTuple
 from bench_qgen_shapes import wilson
 from kgrag.config import KgragConfig
 from kgrag.evaluation.qgen import referents
-from kgrag.evaluation.qgen.cloze import candidate_spans, clause_of, trusted_label
+from kgrag.evaluation.qgen.answers import trusted_label
+from kgrag.evaluation.qgen.cloze import candidate_spans, clause_of
 from kgrag.evaluation.qgen.quality import trusted_shape
 from kgrag.evaluation.qgen.wording import ask_around, side_parts
 from kgrag.graph.extract.nlp import SpacyExtractor

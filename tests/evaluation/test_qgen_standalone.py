@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from tests.evaluation.qgen_spacy import answer_span, spacy_nlp
 
-from kgrag.evaluation.qgen.cloze import well_formed
+from kgrag.evaluation.qgen.answers import well_formed
 from kgrag.evaluation.qgen.defects import answer_defect, question_defect, sentence_defect
 from kgrag.evaluation.qgen.fitness import wording_defect
 from kgrag.evaluation.qgen.standalone import (

@@ -8,7 +8,7 @@ from typing import Any
 
 from tests.evaluation.qgen_spacy import spacy_nlp
 
-from kgrag.evaluation.qgen.cloze import trusted_label
+from kgrag.evaluation.qgen.answers import trusted_label
 from kgrag.evaluation.qgen.labels import NameLabels
 from kgrag.evaluation.qgen.structure import coordinated, fronted_clause, outside_referent, title_cut, unsure_word
 from kgrag.evaluation.qgen.wording import ask_around, question_word
@@ -112,7 +112,7 @@ def test_the_year_rules_share_one_pattern_and_agree_on_its_bounds() -> None:
     from pathlib import Path
 
     import kgrag.evaluation.qgen as qgen
-    from kgrag.evaluation.qgen.cloze import _DATE_FORM
+    from kgrag.evaluation.qgen.answers import _DATE_FORM
 
     sources = [path.read_text(encoding="utf-8") for path in Path(qgen.__file__).parent.glob("*.py")]
     assert sum(text.count("1[5-9]|20") for text in sources) == 1

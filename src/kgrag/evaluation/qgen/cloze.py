@@ -23,11 +23,12 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any
 
 from kgrag.documents.words import content_words
+from kgrag.evaluation.qgen.answers import NAMES, TOPICS, trusted_label, unfit_answer
 from kgrag.evaluation.qgen.defects import answer_defect, question_defect, sentence_defect
+from kgrag.evaluation.qgen.definitions import TEMPLATE, definition_signs, definition_subject
 from kgrag.evaluation.qgen.fitness import ambiguous, fragment_defect, guessable, leaning_defect, wording_defect
 from kgrag.evaluation.qgen.labels import NameLabels
 from kgrag.evaluation.qgen.paragraphs import paragraphs
@@ -51,7 +52,7 @@ from kgrag.evaluation.qgen.standalone import (
     voice_defect,
 )
 from kgrag.evaluation.qgen.structure import coordinated, fronted_clause, outside_referent, title_cut, unsure_word
-from kgrag.evaluation.qgen.wording import LABELS, YEAR, ask_around
+from kgrag.evaluation.qgen.wording import LABELS, ask_around
 
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _MARKUP = re.compile(r"`+|(?<![A-Za-z0-9])[*_]+|[*_]+(?![A-Za-z0-9])")  # not inside a name: SCHED_RR
@@ -63,21 +64,6 @@ _OPENING_PRONOUNS = frozenset(
     "it its this these they their them he she his her we our us that those here there".split()
 )
 MIN_TOKENS, MAX_TOKENS, LONG_SENTENCE = 6, 50, 28
-MAX_ANSWER_TOKENS = 6
-_CURRENCY = re.compile(r"[$€£¥]|\b(?:[A-Z]{3}|dollars?|euros?|pounds?|kron[aeo]r?|yen)\b")
-_PERCENT = re.compile(r"%|\bper ?cent\b", re.I)
-_DATE_FORM = re.compile(
-    rf"\b{YEAR}(?:s\b)?|"
-    r"\b\d{1,2}[/.-]\d{1,2}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
-    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day|\b(?:centur(?:y|ies)|decades?|years?|quarters?|months?|weeks?|days?|"
-    r"hours?|minutes?|seconds?|spring|summer|autumn|fall|winter|today|yesterday|tomorrow|daily|weekly|monthly|yearly|"
-    r"annually)\b|(?<=\d)\s?(?:ns|µs|us|ms|s|secs?|mins?|h|hrs?)\b",
-    re.I,
-)
-_CLOCK = re.compile(r"\d:\d\d|\b[ap]\.?m\b|\bnoon\b|\bmidnight\b|o'clock", re.I)
-MEASURES = frozenset({"DATE", "TIME", "CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
-NAMES = frozenset({"PERSON", "GPE", "LOC", "NORP"})
-TOPICS = frozenset({"ORG", "PRODUCT", "FAC", "EVENT", "LAW", "WORK_OF_ART"})
 
 
 @dataclass(frozen=True)
@@ -219,71 +205,6 @@ def usable_sentence(sent: Any, rarity: Rarity, strict: bool = True) -> str | Non
     )
 
 
-def well_formed(span: Any, label: str) -> bool:
-    """Whether a span reads as a whole answer: no verb inside (a tagger slip such as "Chen Wei presents
-    Riffle"), no possessive ("Chen Wei's"), not ending on a joining word ("between one and"), not a
-    modifier of the noun after it, no word repeated back to back, a date or time without proper nouns
-    and not used as a modifier ("a 30 minute call"), a name without numbers."""
-    doc, tags = span.doc, {t.pos_ for t in span}
-    following = doc[span.end] if span.end < len(doc) else None
-    if tags & {"VERB", "AUX"} or span[-1].pos_ in ("CCONJ", "ADP", "DET", "PART"):
-        return False
-    modifier = span.root.dep_ in ("nmod", "amod") and span.root.head.i >= span.end
-    if span.root.dep_ == "compound" or modifier or any(a.lower_ == b.lower_ for a, b in pairwise(span)):
-        return False  # a modifier of the next noun ("Reed-Sternberg cells"), or a heading run into its text
-    if following is not None and following.tag_ == "POS":
-        return False
-    if label in MEASURES and ("PROPN" in tags or (following is not None and following.pos_ == "NOUN")):
-        return label == "CARDINAL" and "PROPN" not in tags
-    if label == "DATE" and following is not None and following.pos_ == "PROPN":
-        return False  # a year naming something ("the 2017 Open Source Survey")
-    if label not in MEASURES and following is not None and following.tag_ in ("NN", "NNS"):
-        return False  # a name or term modifying the common noun after it ("CSS pixels", "FOSS projects")
-    if label == "PERSON" and (len(span) < 2 or tags - {"PROPN", "PUNCT"}):
-        return False
-    return not (label in NAMES and "NUM" in tags)
-
-
-def distinctive(answer: str, rarity: Rarity) -> bool:
-    """The answer's phrase occurs in few chunks, and it holds a number or a word that few chunks have."""
-    words = content_words(answer)
-    if not words or (answer.isdigit() and len(answer) < 2):
-        return False
-    df = rarity.phrase_df(answer)
-    rare_word = min(rarity.word_df[w] for w in words) <= rarity.max_df
-    return 0 < df <= rarity.max_df and (rare_word or any(ch.isdigit() for ch in answer))
-
-
-def trusted_label(span: Any, sent: Any, label: str, labels: NameLabels | None = None) -> str:
-    """The entity label when the span's shape bears it out, else a plainer one: a name must be written as
-    one (capitalised words, not a lone capitalised first word of the sentence), an amount of money needs
-    a currency, a percentage a percent sign. A small model mislabels text outside its training domain
-    ("Mucus" as a place), and a question asking "which place" for a fluid misleads more than "what". A
-    person needs two or three capitalised proper nouns with no determiner before them, and the corpus's
-    ``labels`` of the name must agree (:meth:`NameLabels.bears_out_person`), else it is asked with
-    "what"; a date or a time must look like one (a year, a month, a day, a unit of time, a clock
-    time): otherwise the label is "" and no question is asked."""
-    if label in (NAMES | TOPICS | {"LANGUAGE"}) - {"PERSON"}:
-        written_as_name = all(t.is_title or t.is_upper or t.like_num or t.is_punct for t in span)
-        lone_opener = len(span) == 1 and span.start == sent.start
-        acronym = len(span) == 1 and span[0].text.isupper() and label != "GPE"  # a test, a virus, a drug class
-        return label if written_as_name and not lone_opener and not acronym else "THING"
-    if label == "PERSON":
-        person = 2 <= len(span) <= 3 and all(t.is_title and t.pos_ == "PROPN" for t in span)
-        determined = span.start > 0 and span.doc[span.start - 1].pos_ == "DET"  # "the Prometheus UI"
-        agreed = labels is None or labels.bears_out_person(span.text)
-        return label if person and not determined and agreed else "THING"
-    if label in ("DATE", "TIME") and not (
-        _DATE_FORM.search(span.text) or (label == "TIME" and _CLOCK.search(span.text))
-    ):
-        return ""  # neither a date nor a duration by its form ("12-17ns" labelled a date): no question word fits
-    if label == "MONEY" and not _CURRENCY.search(span.text):
-        return "QUANTITY"
-    if label == "PERCENT" and not _PERCENT.search(span.text):
-        return "QUANTITY"
-    return label
-
-
 def _unfit(span: Any, clause: Any, answer: str, question: str, chunk_id: str, rarity: Rarity) -> str | None:
     """The checks of :mod:`kgrag.evaluation.qgen.fitness`, ``standalone`` and ``referents`` on a question
     that passed the others."""
@@ -307,16 +228,6 @@ def _unfit(span: Any, clause: Any, answer: str, question: str, chunk_id: str, ra
     )
 
 
-def _unfit_answer(span: Any, label: str, answer: str, rarity: Rarity) -> str | None:
-    """Why the span cannot be an answer: no question word fits its form (label ""), it is not a whole
-    answer, or it is not distinctive."""
-    if not label:
-        return "question word unsure: the label is not borne out by the span's form"
-    if len(span) > MAX_ANSWER_TOKENS or not well_formed(span, label):
-        return "span is not a whole answer"
-    return None if distinctive(answer, rarity) else "answer not distinctive"
-
-
 def _placed(span: Any, clause: Any, label: str, template: str) -> str | None:
     """The checks of :mod:`kgrag.evaluation.qgen.structure` on where the span sits."""
     return (
@@ -327,12 +238,15 @@ def _placed(span: Any, clause: Any, label: str, template: str) -> str | None:
     )
 
 
-def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarity, strict: bool = True) -> Cloze | str:
-    """The question for ``span`` masked in ``sent``, or why there is none (a rejection reason)."""
+def make_cloze(
+    passage: Passage, sent: Any, span: Any, label: str, rarity: Rarity, strict: bool = True, defined: bool = False
+) -> Cloze | str:
+    """The question for ``span`` masked in ``sent``, or why there is none (a rejection reason); ``defined``:
+    ``span`` is the term the sentence defines (:mod:`kgrag.evaluation.qgen.definitions`)."""
     label = trusted_label(span, sent, label, rarity.labels)
     answer = span.text.strip(" ,.;:()\"'")
     answer_words = content_words(answer)
-    if why := _unfit_answer(span, label, answer, rarity):
+    if why := unfit_answer(span, label, answer, rarity, defined):
         return why
     df = rarity.phrase_df(answer)
     clause = clause_of(span, sent)
@@ -363,7 +277,9 @@ def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarit
     named = [e for e in sent.ents if e.label_ in NAMES | TOPICS and e.start != span.start]
     acronyms = [t for t in sent if t.is_upper and len(t.text) >= 2 and t.is_alpha and not span.start <= t.i < span.end]
     topics = tuple(sorted({e.text.lower() for e in [*named, *acronyms] if e.text in question}))
-    shown = quality(signs(sent, span, label, answer, question, passage.text, rarity))
+    shown = signs(sent, span, label, answer, question, passage.text, rarity)
+    if defined:
+        shown = definition_signs(shown)
     return Cloze(
         passage.chunk_id,
         passage.doc_id,
@@ -371,25 +287,32 @@ def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarit
         answer,
         label,
         question,
-        template,
+        TEMPLATE if defined else template,
         topics,
         rarity.idf(df) + anchor,
         question.split()[0] in {t.text for t in sent if t.pos_ == "PROPN"},
-        shown,
+        quality(shown),
     )
 
 
 def clozes(
     passage: Passage, docs: Sequence[Any], rarity: Rarity, rejected: Counter[str], strict: bool = True
 ) -> list[Cloze]:
-    """The best question (by quality, then distinctiveness) of each usable sentence of a passage's parsed
-    prose lines."""
+    """The best question of each usable sentence of a passage's parsed prose lines: the one asked of the
+    term the sentence defines, when it passes, else the best of its spans by quality, then
+    distinctiveness."""
     best: list[Cloze] = []
     for doc in docs:
         for sent in doc.sents:
             if (why := usable_sentence(sent, rarity, strict)) is not None:
                 rejected[why] += 1
                 continue
+            if (term := definition_subject(sent)) is not None:
+                defined = make_cloze(passage, sent, term, "THING", rarity, strict, defined=True)
+                if isinstance(defined, Cloze):
+                    best.append(defined)
+                    continue
+                rejected[f"definition: {defined}"] += 1
             spans = candidate_spans(sent)
             made = [make_cloze(passage, sent, span, label, rarity, strict) for span, label in spans]
             kept = [m for m in made if isinstance(m, Cloze)]

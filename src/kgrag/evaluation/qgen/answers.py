@@ -1,0 +1,123 @@
+"""Whether a masked span can be the answer of a known-item question: its form, its label, its rarity.
+
+A span is a whole answer when it reads as one (no verb inside, not a modifier of the next noun, not cut at a
+joining word); its entity label is trusted only where the span's form bears it out (otherwise a plainer
+question word is used, or none); and it is distinctive, so the question points at one passage rather than
+at a word every passage has. The term a sentence defines is exempt from that last rule
+(:mod:`kgrag.evaluation.qgen.definitions`): a term the corpus often names is what a reader asks about, and
+the definition, not the term, makes the question specific.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from itertools import pairwise
+from typing import Any, Protocol
+
+from kgrag.documents.words import content_words
+from kgrag.evaluation.qgen.labels import NameLabels
+from kgrag.evaluation.qgen.wording import YEAR
+
+MAX_ANSWER_TOKENS = 6
+_CURRENCY = re.compile(r"[$€£¥]|\b(?:[A-Z]{3}|dollars?|euros?|pounds?|kron[aeo]r?|yen)\b")
+_PERCENT = re.compile(r"%|\bper ?cent\b", re.I)
+_DATE_FORM = re.compile(
+    rf"\b{YEAR}(?:s\b)?|"
+    r"\b\d{1,2}[/.-]\d{1,2}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day|\b(?:centur(?:y|ies)|decades?|years?|quarters?|months?|weeks?|days?|"
+    r"hours?|minutes?|seconds?|spring|summer|autumn|fall|winter|today|yesterday|tomorrow|daily|weekly|monthly|yearly|"
+    r"annually)\b|(?<=\d)\s?(?:ns|µs|us|ms|s|secs?|mins?|h|hrs?)\b",
+    re.I,
+)
+_CLOCK = re.compile(r"\d:\d\d|\b[ap]\.?m\b|\bnoon\b|\bmidnight\b|o'clock", re.I)
+MEASURES = frozenset({"DATE", "TIME", "CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
+NAMES = frozenset({"PERSON", "GPE", "LOC", "NORP"})
+TOPICS = frozenset({"ORG", "PRODUCT", "FAC", "EVENT", "LAW", "WORK_OF_ART"})
+
+
+class Frequencies(Protocol):
+    """The corpus statistics an answer check reads (:class:`kgrag.evaluation.qgen.cloze.Rarity`)."""
+
+    word_df: Counter[str]
+    max_df: int
+
+    def phrase_df(self, phrase: str) -> int: ...
+
+
+def well_formed(span: Any, label: str) -> bool:
+    """Whether a span reads as a whole answer: no verb inside (a tagger slip such as "Chen Wei presents
+    Riffle"), no possessive ("Chen Wei's"), not ending on a joining word ("between one and"), not a
+    modifier of the noun after it, no word repeated back to back, a date or time without proper nouns
+    and not used as a modifier ("a 30 minute call"), a name without numbers."""
+    doc, tags = span.doc, {t.pos_ for t in span}
+    following = doc[span.end] if span.end < len(doc) else None
+    if tags & {"VERB", "AUX"} or span[-1].pos_ in ("CCONJ", "ADP", "DET", "PART"):
+        return False
+    modifier = span.root.dep_ in ("nmod", "amod") and span.root.head.i >= span.end
+    if span.root.dep_ == "compound" or modifier or any(a.lower_ == b.lower_ for a, b in pairwise(span)):
+        return False  # a modifier of the next noun ("Reed-Sternberg cells"), or a heading run into its text
+    if following is not None and following.tag_ == "POS":
+        return False
+    if label in MEASURES and ("PROPN" in tags or (following is not None and following.pos_ == "NOUN")):
+        return label == "CARDINAL" and "PROPN" not in tags
+    if label == "DATE" and following is not None and following.pos_ == "PROPN":
+        return False  # a year naming something ("the 2017 Open Source Survey")
+    if label not in MEASURES and following is not None and following.tag_ in ("NN", "NNS"):
+        return False  # a name or term modifying the common noun after it ("CSS pixels", "FOSS projects")
+    if label == "PERSON" and (len(span) < 2 or tags - {"PROPN", "PUNCT"}):
+        return False
+    return not (label in NAMES and "NUM" in tags)
+
+
+def distinctive(answer: str, rarity: Frequencies) -> bool:
+    """The answer's phrase occurs in few chunks, and it holds a number or a word that few chunks have."""
+    words = content_words(answer)
+    if not words or (answer.isdigit() and len(answer) < 2):
+        return False
+    df = rarity.phrase_df(answer)
+    rare_word = min(rarity.word_df[w] for w in words) <= rarity.max_df
+    return 0 < df <= rarity.max_df and (rare_word or any(ch.isdigit() for ch in answer))
+
+
+def trusted_label(span: Any, sent: Any, label: str, labels: NameLabels | None = None) -> str:
+    """The entity label when the span's shape bears it out, else a plainer one: a name must be written as
+    one (capitalised words, not a lone capitalised first word of the sentence), an amount of money needs
+    a currency, a percentage a percent sign. A small model mislabels text outside its training domain
+    ("Mucus" as a place), and a question asking "which place" for a fluid misleads more than "what". A
+    person needs two or three capitalised proper nouns with no determiner before them, and the corpus's
+    ``labels`` of the name must agree (:meth:`NameLabels.bears_out_person`), else it is asked with
+    "what"; a date or a time must look like one (a year, a month, a day, a unit of time, a clock
+    time): otherwise the label is "" and no question is asked."""
+    if label in (NAMES | TOPICS | {"LANGUAGE"}) - {"PERSON"}:
+        written_as_name = all(t.is_title or t.is_upper or t.like_num or t.is_punct for t in span)
+        lone_opener = len(span) == 1 and span.start == sent.start
+        acronym = len(span) == 1 and span[0].text.isupper() and label != "GPE"  # a test, a virus, a drug class
+        return label if written_as_name and not lone_opener and not acronym else "THING"
+    if label == "PERSON":
+        person = 2 <= len(span) <= 3 and all(t.is_title and t.pos_ == "PROPN" for t in span)
+        determined = span.start > 0 and span.doc[span.start - 1].pos_ == "DET"  # "the Prometheus UI"
+        agreed = labels is None or labels.bears_out_person(span.text)
+        return label if person and not determined and agreed else "THING"
+    if label in ("DATE", "TIME") and not (
+        _DATE_FORM.search(span.text) or (label == "TIME" and _CLOCK.search(span.text))
+    ):
+        return ""  # neither a date nor a duration by its form ("12-17ns" labelled a date): no question word fits
+    if label == "MONEY" and not _CURRENCY.search(span.text):
+        return "QUANTITY"
+    if label == "PERCENT" and not _PERCENT.search(span.text):
+        return "QUANTITY"
+    return label
+
+
+def unfit_answer(span: Any, label: str, answer: str, rarity: Frequencies, defined: bool = False) -> str | None:
+    """Why the span cannot be an answer: no question word fits its form (label ""), it is not a whole
+    answer, or it is not distinctive — unless it is the term its sentence ``defined``, which only has to
+    hold a word (module docstring)."""
+    if not label:
+        return "question word unsure: the label is not borne out by the span's form"
+    if len(span) > MAX_ANSWER_TOKENS or not well_formed(span, label):
+        return "span is not a whole answer"
+    if defined:
+        return None if content_words(answer) and not answer.isdigit() else "answer not distinctive"
+    return None if distinctive(answer, rarity) else "answer not distinctive"
