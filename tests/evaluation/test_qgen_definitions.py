@@ -49,6 +49,8 @@ def test_the_term_a_sentence_defines_is_its_subject(text: str, term: str) -> Non
         "A good example is the Quillon cask, whose name is spelled out in full.",  # an example, not a term
         "When the queue is full, the Tamsin scheduler drops the oldest job from it.",  # no copula
         "Tamsin runs every night and is a scheduler for ferry crossings in the harbour.",  # verb before "is"
+        "Certain rules are single words that activate or remove a flag of the Tamsin user.",  # no term
+        "The NODE subcommand is the one with the most complex semantics of all the Tamsin commands.",  # "one"
     ],
 )
 def test_sentences_that_do_not_define_their_subject_are_left_to_the_other_templates(text: str) -> None:

@@ -75,6 +75,12 @@ def test_questions_that_lean_on_a_referent_outside_them_are_rejected() -> None:
     assert leaning_defect("In this case, your doctor may decide to perform it less often than how long?") is not None
     assert leaning_defect("Treatment with both types of radiation can be completed within how long?") is not None
     assert leaning_defect("And in February, he died in a hospital at which place?") is not None
+    assert leaning_defect("What is a compromise among the following considerations?") is not None
+    assert leaning_defect("Yes, the Quillon saving process is always forked, so every command is atomic in what?")
+    assert leaning_defect("Keep in mind that what is the add to set operation of Tamsin?") is not None
+    assert leaning_defect("The cache holds the records listed below for how long?") is not None
+    assert leaning_defect("What is the most widely used async runtime in Quillon today?") is None
+    assert leaning_defect("Water above what temperature scalds a child within seconds?") is None
     assert leaning_defect("Which person worked for Peter Bogart during his early career?") is None
     assert leaning_defect("In adults, the bladder can hold how many cups of urine?") is None
 

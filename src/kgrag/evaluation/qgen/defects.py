@@ -51,6 +51,7 @@ _SUBORDINATE = frozenset(
 ) | {"whereas", "whether", "why", "how"}
 _JOINING_END = frozenset("and or but of to the a an with by for from in on at as than".split())
 _GLUED = re.compile(r"\b[A-Z][A-Z][a-z]{2,}\b")  # "MThis", "GWell": a line break lost between two words
+_ALIKE = 4
 _STEM = 5
 _TOC_RUN = re.compile(r"[A-Za-z]\s+\d{1,3}\s+[A-Z]")
 _LEANING = frozenset("such so but also however similarly therefore thus then other another both".split())
@@ -69,13 +70,22 @@ def _words(text: str) -> set[str]:
 
 
 def _shares_stem(answer: str, question: str) -> bool:
-    """A word of the answer and one of the question with the same first five letters, or one a prefix of
-    the other ("SSTR" in "SSTRs", "treat" in "treatment")."""
-    return any(
-        a[:_STEM] == q[:_STEM] or (len(a) >= 4 and q.startswith(a)) or (len(q) >= 4 and a.startswith(q))
-        for a in _words(answer)
-        for q in _words(question)
-    )
+    """A word of the answer and one of the question with the same first five letters, or spelled alike
+    (:func:`_spelled_alike`: "SSTR" in "SSTRs", "treat" in "treatment", "ZPOPMAX" in "BZPOPMAX", "ZRANGE"
+    in "ZREVRANGE")."""
+    return any(a[:_STEM] == q[:_STEM] or _spelled_alike(a, q) for a in _words(answer) for q in _words(question))
+
+
+def _spelled_alike(a: str, b: str) -> bool:
+    """One word inside the other, or the other with one run of letters taken out, the shorter of at least
+    four letters: a command named after its variant, a term after its compound, give each other away."""
+    short, long_ = sorted((a, b), key=len)
+    if len(short) < _ALIKE:
+        return False
+    if short in long_:
+        return True
+    head = next((i for i, (x, y) in enumerate(zip(short, long_, strict=False)) if x != y), len(short))
+    return long_.endswith(short[head:]) and head > 0
 
 
 def _numbers_among_words(sent: Any) -> bool:

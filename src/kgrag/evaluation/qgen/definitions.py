@@ -21,7 +21,8 @@ A sentence defines its subject here when, read off the parse alone:
   piece of work" that many terms could be;
 - the predicate is not coordinated with a second verb ("is a string and should be non-empty" says two
   things, and the question would ask both), a plural verb does not take "a" ("Metrics are a kind of …"
-  would be asked "What are a kind of …?"), the noun is not itself "definition" or "example", and a
+  would be asked "What are a kind of …?"), the noun is not itself "definition", "example", "one" or
+  "thing" (a stand-in for a noun given before), and a
   subject after "the" names something (a capitalised word): "The result is …", "The first argument is …"
   point back at a call or a list the sentences before gave.
 
@@ -49,12 +50,13 @@ _NOT_IN_TERM = frozenset({"PRON", "ADP", "CCONJ", "SCONJ", "AUX", "PART", "DET",
 _TERM_PUNCT = frozenset({"-", ".", "+", "#"})
 _POINTING = frozenset(
     "this that these those there here it everything nothing something anything each every one what which who "
-    "below above next following such another both all some any most many none either neither example".split()
+    "below above next following such another both all some any most many none either neither example certain "
+    "other several various different similar same further additional".split()
 )
 _SETTING_PREPOSITIONS = frozenset({"in", "within", "inside", "on", "under"})
 """Prepositions of an opening phrase that sets where the definition holds ("In JavaScript, …"); others
 ("Like the exporter, …", "Unlike …", "After …") lean on something outside the sentence."""
-_META_NOUNS = frozenset({"definition", "example"})
+_META_NOUNS = frozenset({"definition", "example", "one", "thing"})
 _ANSWER_SIGNS = ("specific answer", "known topic")
 
 

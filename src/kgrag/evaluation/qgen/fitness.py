@@ -10,7 +10,8 @@ of what passed them still found questions a reader cannot use. These checks reje
   by PDF extraction ("beanshaped": a word the corpus has only once that splits into two words it has
   often; "cancerThe", "1ACancers": a capital inside a word);
 - :func:`leaning_defect`: the question leans on a referent outside it ("empty it", "In this case",
-  "these patients", "both types");
+  "these patients", "both types") or on the text around it ("the following considerations", "listed
+  below", an opening "Yes," or "Keep in mind that");
 - :func:`wording_defect`: the question word does not fit the span (an age asked "how long", a
   frequency asked without its "every", a duration asked after "during" or before "of"), the span is
   one end of a range ("what number to 30"), one of several ("like what or Silvadene", "What, Ewing
@@ -40,6 +41,11 @@ _GLUED_CASE = re.compile(
 )
 _LEANING_WORDS = frozenset("it its they them their theirs this these those such both he him his she her".split())
 _PEOPLE = frozenset("he him his she her".split())
+_POINTING_TEXT = re.compile(
+    r"(?i)\bthe following\b|\bas follows\b|\b(?:shown|listed|described|explained|see|given) (?:below|above)\b|"
+    r"\bthe (?:above|aforementioned|latter|former)\b|"
+    r"^(?:yes|no), |^(?:keep|bear) in mind\b|^(?:note|remember|notice) that\b"
+)
 _CALENDAR = frozenset(
     "monday tuesday wednesday thursday friday saturday sunday january february march april june july august "
     "september october november december".split()
@@ -119,8 +125,11 @@ def fragment_defect(sent: Any, counts: Counts) -> str | None:
 
 
 def leaning_defect(question: str) -> str | None:
-    """Why a question leans on something outside it (a pronoun or a demonstrative), or None. "He", "his"
+    """Why a question leans on something outside it (a pronoun or a demonstrative, text before or after
+    it: "the following", "listed below", an opening "Yes," or "Keep in mind that"), or None. "He", "his"
     and "her" are kept when the question names someone before them."""
+    if _POINTING_TEXT.search(question):
+        return "question points at text around it ('the following', 'below', 'Yes,')"
     words = re.findall(r"[A-Za-z]+", question)
     for i, word in enumerate(words):
         lower = word.lower()
