@@ -3,9 +3,7 @@
 A span is a whole answer when it reads as one (no verb inside, not a modifier of the next noun, not cut at a
 joining word); its entity label is trusted only where the span's form bears it out (otherwise a plainer
 question word is used, or none); and it is distinctive, so the question points at one passage rather than
-at a word every passage has. The term a sentence defines is exempt from that last rule
-(:mod:`kgrag.evaluation.qgen.definitions`): a term the corpus often names is what a reader asks about, and
-the definition, not the term, makes the question specific.
+at a word every passage has.
 """
 
 from __future__ import annotations
@@ -110,14 +108,11 @@ def trusted_label(span: Any, sent: Any, label: str, labels: NameLabels | None = 
     return label
 
 
-def unfit_answer(span: Any, label: str, answer: str, rarity: Frequencies, defined: bool = False) -> str | None:
+def unfit_answer(span: Any, label: str, answer: str, rarity: Frequencies) -> str | None:
     """Why the span cannot be an answer: no question word fits its form (label ""), it is not a whole
-    answer, or it is not distinctive — unless it is the term its sentence ``defined``, which only has to
-    hold a word (module docstring)."""
+    answer, or it is not distinctive."""
     if not label:
         return "question word unsure: the label is not borne out by the span's form"
     if len(span) > MAX_ANSWER_TOKENS or not well_formed(span, label):
         return "span is not a whole answer"
-    if defined:
-        return None if content_words(answer) and not answer.isdigit() else "answer not distinctive"
     return None if distinctive(answer, rarity) else "answer not distinctive"

@@ -28,7 +28,6 @@ from typing import Any
 from kgrag.documents.words import content_words
 from kgrag.evaluation.qgen.answers import NAMES, TOPICS, trusted_label, unfit_answer
 from kgrag.evaluation.qgen.defects import answer_defect, question_defect, sentence_defect
-from kgrag.evaluation.qgen.definitions import TEMPLATE, definition_signs, definition_subject
 from kgrag.evaluation.qgen.fitness import ambiguous, fragment_defect, guessable, leaning_defect, wording_defect
 from kgrag.evaluation.qgen.labels import NameLabels
 from kgrag.evaluation.qgen.paragraphs import paragraphs
@@ -238,15 +237,12 @@ def _placed(span: Any, clause: Any, label: str, template: str) -> str | None:
     )
 
 
-def make_cloze(
-    passage: Passage, sent: Any, span: Any, label: str, rarity: Rarity, strict: bool = True, defined: bool = False
-) -> Cloze | str:
-    """The question for ``span`` masked in ``sent``, or why there is none (a rejection reason); ``defined``:
-    ``span`` is the term the sentence defines (:mod:`kgrag.evaluation.qgen.definitions`)."""
+def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarity, strict: bool = True) -> Cloze | str:
+    """The question for ``span`` masked in ``sent``, or why there is none (a rejection reason)."""
     label = trusted_label(span, sent, label, rarity.labels)
     answer = span.text.strip(" ,.;:()\"'")
     answer_words = content_words(answer)
-    if why := unfit_answer(span, label, answer, rarity, defined):
+    if why := unfit_answer(span, label, answer, rarity):
         return why
     df = rarity.phrase_df(answer)
     clause = clause_of(span, sent)
@@ -277,9 +273,7 @@ def make_cloze(
     named = [e for e in sent.ents if e.label_ in NAMES | TOPICS and e.start != span.start]
     acronyms = [t for t in sent if t.is_upper and len(t.text) >= 2 and t.is_alpha and not span.start <= t.i < span.end]
     topics = tuple(sorted({e.text.lower() for e in [*named, *acronyms] if e.text in question}))
-    shown = signs(sent, span, label, answer, question, passage.text, rarity)
-    if defined:
-        shown = definition_signs(shown)
+    shown = quality(signs(sent, span, label, answer, question, passage.text, rarity))
     return Cloze(
         passage.chunk_id,
         passage.doc_id,
@@ -287,32 +281,25 @@ def make_cloze(
         answer,
         label,
         question,
-        TEMPLATE if defined else template,
+        template,
         topics,
         rarity.idf(df) + anchor,
         question.split()[0] in {t.text for t in sent if t.pos_ == "PROPN"},
-        quality(shown),
+        shown,
     )
 
 
 def clozes(
     passage: Passage, docs: Sequence[Any], rarity: Rarity, rejected: Counter[str], strict: bool = True
 ) -> list[Cloze]:
-    """The best question of each usable sentence of a passage's parsed prose lines: the one asked of the
-    term the sentence defines, when it passes, else the best of its spans by quality, then
-    distinctiveness."""
+    """The best question (by quality, then distinctiveness) of each usable sentence of a passage's parsed
+    prose lines."""
     best: list[Cloze] = []
     for doc in docs:
         for sent in doc.sents:
             if (why := usable_sentence(sent, rarity, strict)) is not None:
                 rejected[why] += 1
                 continue
-            if (term := definition_subject(sent)) is not None:
-                defined = make_cloze(passage, sent, term, "THING", rarity, strict, defined=True)
-                if isinstance(defined, Cloze):
-                    best.append(defined)
-                    continue
-                rejected[f"definition: {defined}"] += 1
             spans = candidate_spans(sent)
             made = [make_cloze(passage, sent, span, label, rarity, strict) for span, label in spans]
             kept = [m for m in made if isinstance(m, Cloze)]

@@ -5,10 +5,9 @@ masked span, :mod:`kgrag.evaluation.qgen.cloze`). Precision over yield: every ca
 checks is scored on positive signs of a good question (:mod:`kgrag.evaluation.qgen.quality`), those below
 a floor are dropped, and the best are kept. Two kinds are drawn from them, seeded:
 
-- ``known-item``: one sentence is the evidence, the masked span the answer. Questions asking for the term
-  a sentence defines (:mod:`kgrag.evaluation.qgen.definitions`) are taken first, then those of the trusted
+- ``known-item``: one sentence is the evidence, the masked span the answer. Candidates of the trusted
   shape (a one-word name as the answer, a question of ten words or more:
-  :func:`kgrag.evaluation.qgen.quality.trusted_shape`), then the rest; within each group
+  :func:`kgrag.evaluation.qgen.quality.trusted_shape`) are taken before any other; within each group
   the best by quality (ties in seeded order), one per document before any document gets a second, and
   near-duplicates are dropped.
 - ``two-chunk``: two known-item questions about the same named entity whose evidence lies in different
@@ -32,7 +31,6 @@ from kgrag.documents.words import content_words
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.qgen.checks import is_duplicate, jaccard
 from kgrag.evaluation.qgen.cloze import Cloze, Passage, Rarity, clozes, prose_lines
-from kgrag.evaluation.qgen.definitions import TEMPLATE as DEFINITION
 from kgrag.evaluation.qgen.generate import ItemMeta, QGenResult
 from kgrag.evaluation.qgen.quality import MIN_QUALITY, trusted_shape
 
@@ -101,17 +99,16 @@ def pick_known_items(
     trusted_first: bool = True,
 ) -> list[Cloze]:
     """The ``count`` best candidates by quality (ties in seeded order), none below ``min_quality``, spread
-    over documents (:func:`_fill`); with ``trusted_first`` those asked of a definition
-    (:mod:`kgrag.evaluation.qgen.definitions`) are all taken first, then those of the trusted shape
-    (:func:`kgrag.evaluation.qgen.quality.trusted_shape`), then the rest."""
+    over documents (:func:`_fill`); with ``trusted_first`` those of the trusted shape
+    (:func:`kgrag.evaluation.qgen.quality.trusted_shape`) are all taken before any other."""
     ordered = sorted(
         (c for c in _shuffled(candidates, rng) if c.quality >= min_quality), key=lambda c: -round(c.quality, 6)
     )
     groups: list[list[Cloze]] = [ordered]
     if trusted_first:
-        groups = [[], [], []]  # definitions, the trusted shape, the rest, each in the order above
+        groups = [[], []]  # the trusted shape, then the rest, each in the order above
         for c in ordered:
-            groups[0 if c.template == DEFINITION else 1 if trusted_shape(c.answer, c.question) else 2].append(c)
+            groups[0 if trusted_shape(c.answer, c.question) else 1].append(c)
     kept: list[Cloze] = []
     for group in groups:
         _fill(group, count, threshold, kept)
@@ -219,11 +216,7 @@ def known_item_questions(
         result.rejected[f"quality below {min_quality:.2f} (kgrag.evaluation.qgen.quality)"] += below
     good = [c for c in candidates if c.quality >= min_quality]
     trusted = sum(trusted_shape(c.answer, c.question) for c in good)
-    defined = sum(c.template == DEFINITION for c in good)
-    result.notes.append(
-        f"{defined} of {len(good)} candidates above the quality floor ask what a sentence defines, "
-        f"{trusted} have the trusted shape"
-    )
+    result.notes.append(f"{trusted} of {len(good)} candidates above the quality floor have the trusted shape")
     made: list[tuple[QAItem, ItemMeta]] = []
     if "known-item" in kinds:
         picked = pick_known_items(
