@@ -13,7 +13,8 @@ is rejected (counted in the generation report), or None:
 - :func:`answer_defect`: a span glued to a hyphen ("three-dimensional"), inside brackets (an alias or
   acronym given beside its expansion), an acronym whose expansion the question spells out (or the
   reverse), a spelled-out small number or a lone adjective, an answer sharing a word stem with the
-  question;
+  question or spelled inside one of its words ("ZPOPMAX" in "BZPOPMAX": a command named after its
+  variant gives itself away);
 - :func:`question_defect`: a question asked in place that starts a subordinate clause ("That put them
   …", "To repair …") or ends on a joining word.
 """
