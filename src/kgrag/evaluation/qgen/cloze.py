@@ -5,7 +5,8 @@ proper noun or a number) is masked and becomes the answer; the rest of the sente
 clause in a long sentence, is the question (wording in :mod:`kgrag.evaluation.qgen.wording`).
 
 A candidate is kept only when it can be found and checked: the answer is distinctive (its phrase occurs
-in few chunks, so it is not a word every passage has), the question keeps a rare word that points at the
+in few chunks, so it is not a word every passage has; the answer checks are in
+:mod:`kgrag.evaluation.qgen.answers`), the question keeps a rare word that points at the
 passage, the question does not contain the answer, and the sentence does not open with a pronoun whose
 referent lies outside it. With ``strict`` (the default) the checks of
 :mod:`kgrag.evaluation.qgen.defects` also reject lines that are not prose (tables of contents, index
