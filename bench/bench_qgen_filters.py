@@ -155,12 +155,20 @@ def cut_passages(source: str, span: str) -> list[Passage]:
 
 def dir_passages(folder: Path, limit: int) -> list[Passage]:
     """The documents of a folder (read by the indexing loaders, Markdown rendered, front matter left out),
-    in path order until ``limit`` characters, chunked as indexing would (200 tokens, overlap 24)."""
+    in path order until ``limit`` characters, chunked as indexing would (200 tokens, overlap 24). A file the
+    loaders refuse (front matter with no text after it, a JSON file without a text field) is skipped and
+    named, as indexing would."""
+    from kgrag.core.errors import KgragError
     from kgrag.documents.loaders import load_path, supported_suffixes
 
     cfg, counter, passages, total = KgragConfig().documents, TokenCounter.for_encoding(), [], 0
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in supported_suffixes()):
-        for doc in load_path(path, cfg):
+        try:
+            docs = load_path(path, cfg)
+        except KgragError as error:
+            print(f"skipped (the loaders refuse it): {error}")
+            continue
+        for doc in docs:
             doc_id = str(path.relative_to(folder))
             chunks = chunk_text(doc.text, counter, 200, 24)
             passages += [Passage(f"{doc_id}#{c.ord:05d}", doc_id, c.text) for c in chunks]
