@@ -81,7 +81,11 @@ def main() -> None:
     def idf(word: str) -> float:
         return math.log((len(chunks) + 1) / (df.get(word, 0) + 1)) + 1
 
-    rows, labels, shipped, folds, groups = [], [], [], [], []
+    rows: list[list[float]] = []
+    labels: list[int] = []
+    shipped: list[float] = []
+    folds: list[int] = []
+    groups: list[np.ndarray] = []
     for pool in pools:
         start = len(rows)
         for chunk, features, label, score in zip(
@@ -105,7 +109,8 @@ def main() -> None:
         cells = []
         for value, base in ((hit, base_hit), (share, base_share)):
             d = difference_estimate(value - base, 0.95, 1.0)
-            cells.append(f"{value.mean():.4f} ({d.mean:+.4f} [{d.ci95[0]:+.4f}, {d.ci95[1]:+.4f}])")
+            low, high = d.ci95 or (float("nan"), float("nan"))
+            cells.append(f"{value.mean():.4f} ({d.mean or 0.0:+.4f} [{low:+.4f}, {high:+.4f}])")
         print(f"{arm:32s} any in top 5 {cells[0]}   share {cells[1]}")
 
 
