@@ -85,15 +85,21 @@ def _holm(p: float | None) -> str:
 
 
 def robust_p(
-    a: QuestionValues, b: QuestionValues, column: str, settings: Bootstrap, bounds: Interval | None = None
+    a: QuestionValues,
+    b: QuestionValues,
+    column: str,
+    settings: Bootstrap,
+    bounds: Interval | None = None,
+    found: Mapping[str, Estimate] | None = None,
 ) -> float | None:
     """The p of ``a − b`` on ``column`` that a verdict uses. On ``Macro`` it is the larger of the p with
     every type and the p without the types under ``min_stratum`` questions (or, when no type reaches it,
     the p of ``All``), so a small type, even a single question, cannot make a difference significant on
     its own: its weight is small, but a pipeline pair that agrees everywhere else would otherwise turn
     that one question into a confident verdict. ``bounds``: the scores' range, as the paired table
-    was given it, so the verdict tests the differences the table shows."""
-    found = paired(a, b, settings, bounds)
+    was given it, so the verdict tests the differences the table shows; ``found``: ``paired(a, b,
+    settings, bounds)`` when the caller has it already."""
+    found = found if found is not None else paired(a, b, settings, bounds)
     p = found[column].p_value() if column in found else None
     if column != MACRO or p is None:
         return p
@@ -117,12 +123,15 @@ def leader_tests(
     difference)."""
     means = {p: column_mean(values, column, settings.min_stratum) for p, values in scored.items()}
     leader = max(sorted(means), key=lambda p: means[p])
-    against = {
-        other: paired(scored[leader], values, settings, bounds).get(column, Estimate(None, None, 0))
+    found = {
+        other: paired(scored[leader], values, settings, bounds)
         for other, values in sorted(scored.items())
         if other != leader
     }
-    p_values = {other: robust_p(scored[leader], scored[other], column, settings, bounds) for other in against}
+    against = {other: pairs.get(column, Estimate(None, None, 0)) for other, pairs in found.items()}
+    p_values = {
+        other: robust_p(scored[leader], scored[other], column, settings, bounds, found[other]) for other in against
+    }
     rejected = holm(p_values, settings.alpha)
     return leader, against, p_values, {p: rejected[p] and (e.mean or 0) > 0 for p, e in against.items()}
 
