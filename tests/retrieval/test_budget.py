@@ -4,7 +4,6 @@ gives; other items still go by the hash of their text."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -14,12 +13,13 @@ from kgrag import Workspace
 from kgrag.core.context import ContextItem
 from kgrag.documents import content_hash
 from kgrag.graph.texts import entity_text, relation_text
+from kgrag.retrieval.resources.text import TOKEN_CACHE_SIZE, TOKEN_COUNTS
 from kgrag.retrieval.steps import budget
 from kgrag.retrieval.steps.budget import similarities
 from kgrag.retrieval.steps.graph import entity_item, relation_item
 
 
-def test_passage_cosines_come_from_chunk_vectors(sample_ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_passage_cosines_come_from_chunk_vectors(sample_ws: Workspace) -> None:
     question = "Who leads the Platform team?"
     passages = sample_ws.retrieve(question, "hybrid", 5).items
     env = sample_ws.components.query_context
@@ -28,45 +28,36 @@ def test_passage_cosines_come_from_chunk_vectors(sample_ws: Workspace, monkeypat
     expected = [float(stored[content_hash(item.text)] @ query) for item in passages]
     report = ContextItem("community", "r1", passages[0].text, 0.0)  # not a passage: read by its text's hash
     unhydrated = ContextItem("chunk", passages[0].id, "", 0.0)  # no text yet: by hash, as before (no vector)
-    hashes_read: list[str] = []
-    read = env.store.vectors.get
-
-    def spy(model: str, text_hashes: Sequence[str]) -> dict[str, np.ndarray]:
-        hashes_read.extend(text_hashes)
-        return read(model, text_hashes)
-
-    monkeypatch.setattr(env.store.vectors, "get", spy)
-    found = similarities([*passages, report, unhydrated], env, question)
+    # a passage whose text no stored vector has: only a read by its chunk id finds its vector
+    edited = replace(passages[1], text=passages[1].text + " (edited)")
+    assert not env.store.vectors.get(env.model_id, [content_hash(edited.text)])
+    found = similarities([*passages, report, unhydrated, edited], env, question)
     assert found[: len(passages)] == expected  # the same numbers, bit for bit
-    assert found[-2] == expected[0] and found[-1] is None
-    assert sorted(hashes_read) == sorted([content_hash(passages[0].text), content_hash("")])  # not the passages
+    assert found[-3] == expected[0] and found[-2] is None
+    assert found[-1] == expected[1]  # by chunk id, not by the hash of its text
 
 
 @pytest.mark.parametrize("room", [40, 120, 400, 2000])
 def test_facts_bounded_over_the_budget_are_skipped_uncounted_with_the_same_choice(
-    graph_ws: Workspace, monkeypatch: pytest.MonkeyPatch, room: int
+    graph_ws: Workspace, room: int
 ) -> None:
     """The lower bound only spares the encoding of items the budget would pass over anyway. Every fact of
     the graph competes for the room twice: as the pipelines hand them over (no stored count: the bound
     decides what is counted), and with each fact's exact count stored (the bound is then the count, so
-    every item is weighed in full). Same items, same tokens; fewer texts encoded the first time."""
+    every item is weighed in full). Same items, same tokens; fewer texts encoded the first time (what
+    the context's token-count cache holds after it: every text counted is remembered there)."""
+    graph_ws.components.__dict__.pop("query_context", None)  # a fresh context: no count remembered yet
     env = graph_ws.components.query_context
     index = env.graph_index()
     facts = [entity_item((e, 1.0), 0) for e in index.entities.values()]
     facts += [relation_item(r, 1.0, index) for r in index.relations.values()]
-    exact = [replace(f, metadata={**f.metadata, "n_tokens": env.count_tokens(f.text)}) for f in facts]
-    counted: list[str] = []
-    count = env.count_tokens
-
-    def spy(text: str) -> int:  # passes every count through: it only records which texts were encoded
-        counted.append(text)
-        return count(text)
-
-    monkeypatch.setattr(env, "count_tokens", spy)
+    assert len(facts) <= TOKEN_CACHE_SIZE  # so the cache forgets no count
     bounded, spent, _ = budget.FitBudget(room)._fill(facts, env, 3)
+    counted = len(env.get(TOKEN_COUNTS))
+    exact = [replace(f, metadata={**f.metadata, "n_tokens": env.count_tokens(f.text)}) for f in facts]
     weighed, spent_exact, _ = budget.FitBudget(room)._fill(exact, env, 3)
     assert [(i.kind, i.id) for i in bounded] == [(i.kind, i.id) for i in weighed] and spent == spent_exact
-    assert len(counted) < len(facts) if room < 2000 else len(counted) <= len(facts)
+    assert counted < len(facts) if room < 2000 else counted <= len(facts)
 
 
 def test_fact_texts_are_remembered_and_fact_vectors_match_the_store(graph_ws: Workspace) -> None:
