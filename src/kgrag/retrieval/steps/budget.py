@@ -23,7 +23,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import cached_property, partial
 
 import numpy as np
 
@@ -46,24 +46,26 @@ def item_tokens(item: ContextItem, env: QueryContext) -> int:
     return (int(known) if isinstance(known, int) else env.count_tokens(item.text)) + LABEL_TOKENS
 
 
-def token_floor(env: QueryContext) -> Callable[[ContextItem], int]:
+@dataclass
+class TokenFloor:
     """A lower bound of :func:`item_tokens` told without encoding: the stored count where known, else
     :meth:`~kgrag.documents.TokenCounter.at_least` (0 from a plug-in counter that cannot bound). The
     budget passes over most graph facts once its passages are in, and encoding each only to learn that
     was most of its CPU. The counter is asked for only when an item has no stored count (a BM25 query's
     passages all have one, and it loads no tokenizer)."""
-    bound: list[Callable[[str], int] | None] = []
 
-    def floor(item: ContextItem) -> int:
+    env: QueryContext
+
+    @cached_property
+    def _at_least(self) -> Callable[[str], int] | None:
+        return getattr(self.env.get(TOKENIZER), "at_least", None)
+
+    def __call__(self, item: ContextItem) -> int:
         known = item.metadata.get("n_tokens")
         if isinstance(known, int):
             return known + LABEL_TOKENS
-        if not bound:
-            bound.append(getattr(env.get(TOKENIZER), "at_least", None))
-        at_least = bound[0]
+        at_least = self._at_least
         return (at_least(item.text) if at_least is not None else 0) + LABEL_TOKENS
-
-    return floor
 
 
 def similarities(items: Sequence[ContextItem], env: QueryContext, query: str) -> list[float | None]:
@@ -194,7 +196,7 @@ class FitBudget:
         chosen: list[ContextItem] = []
         passages: set[str] = set()
         spent = 0
-        floor = token_floor(env)
+        floor = TokenFloor(env)
         by_kind: dict[str, int] = {}
         for item in order:
             if item.kind == "chunk" and len(passages) >= k:
