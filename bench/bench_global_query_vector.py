@@ -27,7 +27,7 @@ import kgrag.retrieval.steps.lightrag as lightrag
 from kgrag import Workspace
 from kgrag.evaluation.datasets import load_dataset
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
-from kgrag.evaluation.stats.intervals import difference_estimate
+from recall_cells import cell
 
 PIPELINES = ("graph-mix-rerank", "graph-mix")
 
@@ -76,12 +76,10 @@ def main() -> None:
         for kind in ["All", *sorted({types[k[1]] for k in keys})]:
             chosen = [k for k in keys if kind == "All" or types[k[1]] == kind]
             diff = np.array([after[k] - before[k] for k in chosen])
-            d = difference_estimate(diff, 0.95, 1.0)
-            low, high = d.ci95 or (float("nan"), float("nan"))
             print(
                 f"{pipeline:18s} {kind:22s} n={len(chosen):5d} shipped {np.mean([before[k] for k in chosen]):.3f} "
                 f"question vector {np.mean([after[k] for k in chosen]):.3f} "
-                f"difference {d.mean or 0.0:+.4f} [{low:+.4f}, {high:+.4f}] changed {int((diff != 0).sum())}"
+                f"difference {cell(diff, signed=True, digits=4)} changed {int((diff != 0).sum())}"
             )
 
 

@@ -29,7 +29,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 from kgrag.documents.words import content_words, ordered_content_words
-from kgrag.evaluation.stats.intervals import difference_estimate
+from recall_cells import cell
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _TOKEN = re.compile(r"[a-z0-9]+(?:['’-][a-z0-9]+)*")
@@ -106,11 +106,10 @@ def main() -> None:
             model = LogisticRegression(C=1.0, max_iter=2000).fit(x[fold != held][:, columns], y[fold != held] > 0)
             scores[fold == held] = model.decision_function(x[fold == held][:, columns])
         hit, share = top5(scores, y, groups)
-        cells = []
-        for value, base in ((hit, base_hit), (share, base_share)):
-            d = difference_estimate(value - base, 0.95, 1.0)
-            low, high = d.ci95 or (float("nan"), float("nan"))
-            cells.append(f"{value.mean():.4f} ({d.mean or 0.0:+.4f} [{low:+.4f}, {high:+.4f}])")
+        cells = [
+            f"{value.mean():.4f} ({cell(value - base, signed=True, digits=4)})"
+            for value, base in ((hit, base_hit), (share, base_share))
+        ]
         print(f"{arm:32s} any in top 5 {cells[0]}   share {cells[1]}")
 
 

@@ -16,11 +16,11 @@ import numpy as np
 from kgrag.evaluation.stats.intervals import clipped, difference_estimate, t_estimate
 
 
-def cell(values: Sequence[float], signed: bool = False) -> str:
+def cell(values: Sequence[float] | np.ndarray, signed: bool = False, digits: int = 3) -> str:
     """``mean [low, high]``; ``signed`` marks a paired difference (a sign on each figure, bounds ±1)."""
     bounds = (-1.0, 1.0) if signed else (0.0, 1.0)
     array = np.asarray(values, dtype=float)
     est = clipped(difference_estimate(array, 0.95, 1.0) if signed else t_estimate(array, 0.95), bounds)
-    form = "+.3f" if signed else ".3f"
+    form = f"+.{digits}f" if signed else f".{digits}f"
     ci = f" [{est.ci95[0]:{form}}, {est.ci95[1]:{form}}]" if est.ci95 else ""
     return f"{est.mean:{form}}{ci}" if est.mean is not None else "–"
