@@ -191,14 +191,23 @@ def test_cli_writes_a_dataset_that_retrieval_evaluation_reads(
             "--dataset",
             str(out),
             "--pipelines",
-            "bm25",
+            "bm25,dense",
             "--out",
             str(tmp_path),
         ],
+        env={"COLUMNS": "250", "KGRAG_EMBEDDING__PROVIDER": "fake"},  # the workspace's embedder, for dense
     )
     assert report.exit_code == 0, report.output
     summary = json.loads((tmp_path / "retrieval_eval.json").read_text(encoding="utf-8"))
     assert "known-item" in json.dumps(summary)
+    # the report says the questions were generated, in its JSON, its markdown and on the terminal
+    caveats = summary["caveats"]
+    assert caveats[0].startswith(f"{len(rows)} of {len(rows)} questions were generated without an LLM")
+    markdown = (tmp_path / "retrieval_eval.md").read_text(encoding="utf-8")
+    assert "**Generated questions.** " + caveats[0] in markdown
+    assert "Generated questions." in report.output and "When generated questions can be trusted" in report.output
+    easy = [p for p in ("bm25", "dense") if summary["summary"][p]["All"] >= 0.9]
+    assert (len(caveats) == 2) == (len(easy) == 2)
 
 
 @pytest.mark.parametrize(

@@ -47,6 +47,9 @@ def test_eval_retrieval_prints_and_writes_intervals_paired_differences_and_a_ver
     verdicts = stats["recall"]["verdicts"]
     assert set(verdicts) == {"Macro", "All"} and verdicts["All"]["family"]["rule"] == "holm"
     assert "chunk_recall" in stats and "Verdict" in (out / "retrieval_eval.md").read_text()
+    # hand-written questions carry no caveat about generated ones
+    assert json.loads((out / "retrieval_eval.json").read_text())["caveats"] == []
+    assert "Generated questions" not in text
 
 
 def test_an_unknown_baseline_is_one_clear_line(tmp_path: Path) -> None:

@@ -181,6 +181,8 @@ def test_an_evaluation_run_is_shown_and_one_is_started_from_a_question_file(page
     assert "reference:" in detail.inner_text() and detail.locator(".answer").count() == 3
     page.shot("eval")
     questions = json.loads(QUESTIONS.read_text(encoding="utf-8"))[:4]
+    for q in questions[:2]:  # marked as `kgrag eval qgen --llm none` marks what it writes
+        q["question_type"] = "known-item"
     upload = tmp_path / "four.jsonl"
     upload.write_text("".join(json.dumps(q) + "\n" for q in questions), encoding="utf-8")
     view.set_input_files("#eval-file", str(upload))
@@ -191,6 +193,8 @@ def test_an_evaluation_run_is_shown_and_one_is_started_from_a_question_file(page
     view.locator("#eval-detail svg.plot .point").nth(1).wait_for()  # evidence recall against context tokens
     assert view.locator("#eval-detail svg.plot .point").count() == 2
     assert "bm25" in view.locator("details.metric", has_text="evidence-recall").first.inner_text()
+    caveat = view.locator("#eval-detail .caveat").first  # the server's caveat on generated questions, shown
+    assert caveat.inner_text().startswith("2 of 4 questions were generated without an LLM")
 
 
 def _two_runs(url: str) -> list[str]:

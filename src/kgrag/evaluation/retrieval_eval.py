@@ -19,6 +19,7 @@ from kgrag.core.context import RetrievalResult
 from kgrag.core.errors import KgragError
 from kgrag.documents import TokenCounter
 from kgrag.evaluation.datasets import QAItem
+from kgrag.evaluation.generated_caveats import generated_caveats
 from kgrag.evaluation.plots import Point, quality_vs_cost
 from kgrag.evaluation.recall import evidence_recall
 from kgrag.evaluation.retrieval_stats import RetrievalStatistics, render_statistics, retrieval_statistics
@@ -52,6 +53,7 @@ class RetrievalReportPayload(TypedDict):
     latency_ms: dict[str, dict[str, float]]
     query_embedding_ms: dict[str, float]
     counts: dict[str, int]
+    caveats: list[str]
     statistics: RetrievalStatistics
     outcomes: list[OutcomeRow]
 
@@ -230,12 +232,14 @@ def render_markdown(report: RetrievalEvalReport, dataset: str, stats: RetrievalS
     """The report as markdown: the two recall tables with costs, then for each measure its intervals,
     paired differences against the baseline and verdicts."""
     stats = stats or report.statistics()
+    caveats = generated_caveats(report.outcomes)
     lines = [
         f"# Retrieval evaluation: evidence recall@{report.k}",
         "",
         f"Dataset: `{dataset}`. An evidence sentence is recalled when ≥ {report.threshold:.0%} of its "
         "content words occur in one retrieved item.",
         "",
+        *([f"**Generated questions.** {' '.join(caveats)}", ""] if caveats else []),
         "## All context the generator sees (chunks + entity/relation/report texts)",
         "",
         *_recall_table(report, "recall", with_costs=True),
@@ -280,6 +284,7 @@ def write_report(report: RetrievalEvalReport, out_dir: Path, dataset: str) -> di
         "latency_ms": report.latency(),
         "query_embedding_ms": report.embedding_latency(),
         "counts": report.counts(),
+        "caveats": generated_caveats(report.outcomes),
         "statistics": stats,
         "outcomes": [o.row() for o in report.outcomes],
     }
