@@ -1,42 +1,57 @@
-"""A retrieval report on LLM-free generated questions says so, and says when the set is too easy to
-separate the pipelines (more than half of them find ≥ 90% of its evidence)."""
+"""A report on LLM-free generated questions says so, and says when the set is too easy to separate the
+pipelines (more than half of them find >= 90% of its evidence): the rule itself, and a stored run's
+markdown report."""
 
 from __future__ import annotations
 
-from kgrag.evaluation.generated_caveats import generated_caveats
-from kgrag.evaluation.retrieval_eval import QuestionOutcome
+from kgrag.core.eval_records import EvalRunRecord, EvalScore
+from kgrag.evaluation.generated_caveats import Row, generated_caveats
+from kgrag.evaluation.reports import render_run
+from kgrag.evaluation.session import finish
 
 
-def _outcomes(kind: str, recall: dict[str, list[float | None]]) -> list[QuestionOutcome]:
+def _rows(kind: str, recall: dict[str, list[float | None]], prefix: str = "q") -> list[Row]:
     return [
-        QuestionOutcome(f"q{i}", kind, pipeline, value, 1.0, [])
-        for pipeline, values in recall.items()
-        for i, value in enumerate(values)
+        (f"{prefix}{i}", kind, pipeline, value) for pipeline, values in recall.items() for i, value in enumerate(values)
     ]
 
 
 def test_hand_written_questions_carry_no_caveat() -> None:
-    assert generated_caveats(_outcomes("Fact Retrieval", {"bm25": [1.0, 1.0], "dense": [1.0, 1.0]})) == []
+    assert generated_caveats(_rows("Fact Retrieval", {"bm25": [1.0, 1.0], "dense": [1.0, 1.0]})) == []
 
 
 def test_generated_questions_are_named_and_counted() -> None:
-    mixed = _outcomes("known-item", {"bm25": [0.5, 1.0], "dense": [0.0, 1.0]})
-    mixed += _outcomes("Fact Retrieval", {"bm25": [1.0, 1.0, 0.0], "dense": [0.0, 1.0, 0.0]})
-    # q0 and q1 exist in both kinds here, so give the hand-written ones their own ids
-    for o in mixed[4:]:
-        o.id = "h" + o.id
+    mixed = _rows("known-item", {"bm25": [0.5, 1.0], "dense": [0.0, 1.0]})
+    mixed += _rows("Fact Retrieval", {"bm25": [1.0, 1.0, 0.0], "dense": [0.0, 1.0, 0.0]}, prefix="h")
     caveats = generated_caveats(mixed)
     assert len(caveats) == 1 and caveats[0].startswith("2 of 5 questions were generated without an LLM")
 
 
 def test_a_set_most_pipelines_nearly_exhaust_is_called_too_easy() -> None:
     easy = {"bm25": [1.0, 0.9, None], "dense": [1.0, 0.8, 1.0], "ppr": [0.2, 0.2, 0.2]}
-    caveats = generated_caveats(_outcomes("two-chunk", easy))
+    caveats = generated_caveats(_rows("two-chunk", easy))
     assert len(caveats) == 2 and caveats[1].startswith("2 of 3 pipelines (bm25, dense) find at least 90%")
 
 
 def test_half_the_pipelines_exhausting_it_is_not_enough() -> None:
-    half = {"bm25": [1.0, 1.0], "dense": [0.5, 0.5]}
-    assert len(generated_caveats(_outcomes("known-item", half))) == 1
-    one = {"bm25": [1.0, 1.0]}
-    assert len(generated_caveats(_outcomes("known-item", one))) == 1
+    assert len(generated_caveats(_rows("known-item", {"bm25": [1.0, 1.0], "dense": [0.5, 0.5]}))) == 1
+    assert len(generated_caveats(_rows("known-item", {"bm25": [1.0, 1.0]}))) == 1
+
+
+def test_a_stored_run_reads_its_caveats_from_its_scores() -> None:
+    record = EvalRunRecord(
+        "run-x", "run", 0.0, "generated.json", "", {"id": "run-x", "plan": {"pipelines": ["bm25", "dense"]}}
+    )
+    recall = {"bm25": 1.0, "dense": 0.95}
+    scores = [
+        EvalScore("run-x", r, pipeline, f"q{i}", "known-item", metric, value)
+        for r in (0, 1)
+        for pipeline in recall
+        for i in range(3)
+        for metric, value in (("evidence-recall", recall[pipeline]), ("rouge-l", 0.1), ("cost.context_tokens", 900.0))
+    ]
+    run = finish(record, scores)
+    assert len(run.caveats) == 2 and run.caveats[0].startswith("3 of 3 questions were generated")
+    assert "**Generated questions.** " + run.caveats[0] in render_run(run)
+    no_recall = finish(record, [s for s in scores if s.metric != "evidence-recall"])
+    assert len(no_recall.caveats) == 1  # nothing says how easy the set is without evidence recall

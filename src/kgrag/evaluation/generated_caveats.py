@@ -13,34 +13,28 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Iterable
 
 from kgrag.evaluation.qgen.known_item import LLM_FREE_KINDS
 
 SATURATED = 0.9
 """A pipeline finding at least this mean share of the generated questions' evidence has nothing left to show."""
 
+EVIDENCE_RECALL = "evidence-recall"
+"""The stored runs' name of the score the saturation caveat reads."""
 
-class Outcome(Protocol):
-    """What the caveats read of one question through one pipeline."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def question_type(self) -> str: ...
-    @property
-    def pipeline(self) -> str: ...
-    @property
-    def recall(self) -> float | None: ...
+Row = tuple[str, str, str, float | None]
+"""One question through one pipeline: question id, question type, pipeline, evidence recall (None when the
+row is another score or the question had no evidence)."""
 
 
-def generated_caveats(outcomes: Sequence[Outcome]) -> list[str]:
+def generated_caveats(rows: Iterable[Row]) -> list[str]:
     """One sentence per caveat (none for a set without LLM-free generated questions)."""
-    generated = {o.id for o in outcomes if o.question_type in LLM_FREE_KINDS}
+    rows = list(rows)
+    generated = {qid for qid, kind, _, _ in rows if kind in LLM_FREE_KINDS}
     if not generated:
         return []
-    total = len({o.id for o in outcomes})
+    total = len({qid for qid, _, _, _ in rows})
     caveats = [
         f"{len(generated)} of {total} questions were generated without an LLM (`kgrag eval qgen --llm none`). "
         "They keep the words of the sentence they were cut from, so pipelines that match words find their "
@@ -50,9 +44,9 @@ def generated_caveats(outcomes: Sequence[Outcome]) -> list[str]:
         "(docs/evaluation.md, 'When generated questions can be trusted')."
     ]
     recalls: dict[str, list[float]] = defaultdict(list)
-    for o in outcomes:
-        if o.id in generated and o.recall is not None:
-            recalls[o.pipeline].append(o.recall)
+    for qid, _, pipeline, recall in rows:
+        if qid in generated and recall is not None:
+            recalls[pipeline].append(recall)
     easy = sorted(p for p, values in recalls.items() if statistics.fmean(values) >= SATURATED)
     if len(recalls) >= 2 and 2 * len(easy) > len(recalls):
         caveats.append(

@@ -169,7 +169,8 @@ def render_run(run: EvalRun) -> str:
     table, verdicts and paired differences against the baseline."""
     summary, stats = run.summary, run.stats
     varies = not str(run.record.payload.get("variation", "")).startswith("nothing varies")  # else sd is 0 by design
-    lines = [*_header(run.record.payload), "", answer_line(run), "", "## Cost per question", ""]
+    caveats = [f"**Generated questions.** {' '.join(run.caveats)}", ""] if run.caveats else []
+    lines = [*_header(run.record.payload), "", *caveats, answer_line(run), "", "## Cost per question", ""]
     lines += [
         "Context = retrieved text handed to the generator; prompt/completion = the answer call; total = every "
         "LLM call the pipeline made; latency cold = run 1, warm = runs 2..N; judge = every judge call.",

@@ -107,6 +107,10 @@ class RetrievalEvalReport:
         """Intervals, paired differences against the baseline and verdicts (``retrieval_stats``)."""
         return retrieval_statistics(self, self.baseline, self.settings)
 
+    def caveats(self) -> list[str]:
+        """What the reader must know about the questions (:mod:`kgrag.evaluation.generated_caveats`)."""
+        return generated_caveats((o.id, o.question_type, o.pipeline, o.recall) for o in self.outcomes)
+
     def table(self, metric: str = "recall") -> dict[str, dict[str, float]]:
         """pipeline → question type (and "All") → mean ``metric`` (``recall`` or ``chunk_recall``) over
         questions with evidence."""
@@ -232,7 +236,7 @@ def render_markdown(report: RetrievalEvalReport, dataset: str, stats: RetrievalS
     """The report as markdown: the two recall tables with costs, then for each measure its intervals,
     paired differences against the baseline and verdicts."""
     stats = stats or report.statistics()
-    caveats = generated_caveats(report.outcomes)
+    caveats = report.caveats()
     lines = [
         f"# Retrieval evaluation: evidence recall@{report.k}",
         "",
@@ -284,7 +288,7 @@ def write_report(report: RetrievalEvalReport, out_dir: Path, dataset: str) -> di
         "latency_ms": report.latency(),
         "query_embedding_ms": report.embedding_latency(),
         "counts": report.counts(),
-        "caveats": generated_caveats(report.outcomes),
+        "caveats": report.caveats(),
         "statistics": stats,
         "outcomes": [o.row() for o in report.outcomes],
     }

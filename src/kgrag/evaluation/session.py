@@ -7,7 +7,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypedDict, TypeVar
 
 import numpy as np
@@ -19,6 +19,7 @@ from kgrag.core.errors import KgragError
 from kgrag.core.eval_records import EvalRunRecord, EvalScore, EvalTrace
 from kgrag.core.registry import Registry
 from kgrag.evaluation.aggregate import question_values, summarize
+from kgrag.evaluation.generated_caveats import EVIDENCE_RECALL, generated_caveats
 from kgrag.evaluation.intervals import Bootstrap
 from kgrag.evaluation.judges.base import AnswerJudge, JudgeDisclosure, JudgeSetup
 from kgrag.evaluation.metrics.base import Metric, MetricTools
@@ -63,12 +64,14 @@ class _StoredBootstrap(BaseModel):
 class EvalRun:
     """A finished (and stored) run: its record, every score, the summary derived from them (means with
     intervals per pipeline × metric × type) and ``stats``: bootstrap settings, baseline, paired differences
-    and verdicts (:func:`kgrag.evaluation.verdicts.compare_all`)."""
+    and verdicts (:func:`kgrag.evaluation.verdicts.compare_all`); ``caveats``: what a reader must know about
+    its questions (:mod:`kgrag.evaluation.generated_caveats`)."""
 
     record: EvalRunRecord
     scores: list[EvalScore]
     summary: Summary
     stats: StatsBlock
+    caveats: list[str] = field(default_factory=list)
 
 
 def new_eval_id(kind: str) -> str:
@@ -174,7 +177,12 @@ def finish(record: EvalRunRecord, scores: list[EvalScore], baseline: str | None 
         raise KgragError(f"baseline {chosen!r} is not a pipeline of this run (pipelines: {', '.join(summary)})")
     metrics = sorted({m for rows in summary.values() for m in rows if not m.startswith("cost.")})
     stats = compare_all(question_values(scores), metrics, chosen, settings)
-    return EvalRun(record, scores, summary, stats)
+    rows = (
+        (s.question_id, s.question_type, s.pipeline, s.value if s.metric == EVIDENCE_RECALL else None)
+        for s in scores
+        if not s.metric.startswith("cost.")
+    )
+    return EvalRun(record, scores, summary, stats, generated_caveats(rows))
 
 
 def provenance_summary(

@@ -122,10 +122,12 @@ def runs(hosted: WorkspaceDep, kind: Annotated[str | None, Query(pattern="^(run|
 )
 def report(hosted: WorkspaceDep, run_id: str) -> dict[str, Any]:
     """``stats`` holds the bootstrap settings, the baseline, the paired differences against it and the
-    verdicts (empty for a run stored without them)."""
+    verdicts (empty for a run stored without them); ``caveats`` what a reader must know about the run's
+    questions (LLM-free generated ones: :mod:`kgrag.evaluation.generated_caveats`)."""
     found = _run(hosted, run_id)
     stats = hosted.scrub(_names(found.stats)) if found.stats else {}
-    return {"record": hosted.scrub(_names(asdict(found.record))), "summary": found.summary, "stats": stats}
+    record = hosted.scrub(_names(asdict(found.record)))
+    return {"record": record, "summary": found.summary, "stats": stats, "caveats": found.caveats}
 
 
 @router.get(

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 
 from kgrag.core.eval_records import EvalRunRecord, EvalScore
 from kgrag.evaluation.datasets import QAItem
-from kgrag.evaluation.generated_caveats import generated_caveats
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
 from kgrag.evaluation.session import EvalRun, finish, new_eval_id
 from kgrag.store import Store
@@ -56,7 +55,6 @@ def store_retrieval_run(
             for i in items
         ],
         "retrieved": retrieved,
-        "caveats": generated_caveats(report.outcomes),
     }
     record = EvalRunRecord(run_id, "run", time.time(), dataset, label or RETRIEVAL_LABEL, payload)
     scores = _scores(run_id, report)

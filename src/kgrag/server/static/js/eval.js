@@ -173,7 +173,7 @@ async function openRun(runId) {
     const others = Object.keys(summary).filter((k) => !pipelines.includes(k));
     const questions = el("section", { class: "card" });
     const stats = run.stats || (record.payload && record.payload.stats) || null;
-    const caveats = (record.payload && Array.isArray(record.payload.caveats)) ? record.payload.caveats.map(String) : [];
+    const caveats = Array.isArray(run.caveats) ? run.caveats.map(String) : [];
     box.replaceChildren(...[head,
       ...caveats.map((text) => el("p", { class: "caveat", role: "note" }, text)),
       pipelines.length ? plotBlock(summary, pipelines) : null,
