@@ -14,6 +14,9 @@ from kgrag.core.errors import KgragError
 from kgrag.fileio import parse_json, read_regular_text
 
 DEFAULT_TYPE = "Unspecified"
+LLM_FREE_KINDS = ("known-item", "two-chunk")
+"""The question types the LLM-free generator writes (:mod:`kgrag.evaluation.qgen.known_item`); a set that
+holds them was generated, not written by people."""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import statistics
 from collections import defaultdict
 from collections.abc import Iterable
 
-from kgrag.evaluation.qgen.known_item import LLM_FREE_KINDS
+from kgrag.evaluation.datasets import LLM_FREE_KINDS
 
 SATURATED = 0.9
 """A pipeline finding at least this mean share of the generated questions' evidence has nothing left to show."""

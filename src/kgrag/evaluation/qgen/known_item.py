@@ -28,13 +28,12 @@ from typing import Any
 
 from kgrag.core.errors import KgragError
 from kgrag.documents.words import content_words
-from kgrag.evaluation.datasets import QAItem
+from kgrag.evaluation.datasets import LLM_FREE_KINDS, QAItem
 from kgrag.evaluation.qgen.checks import is_duplicate, jaccard
 from kgrag.evaluation.qgen.cloze import Cloze, Passage, Rarity, clozes, prose_lines
 from kgrag.evaluation.qgen.generate import ItemMeta, QGenResult
 from kgrag.evaluation.qgen.quality import MIN_QUALITY, trusted_shape
 
-LLM_FREE_KINDS = ("known-item", "two-chunk")
 PAIRS_PER_TOPIC = 2
 EVIDENCE_OVERLAP = 0.6
 """Known-item questions whose evidence sentences share this share of content words are near-duplicates
