@@ -40,7 +40,7 @@ def generated_caveats(rows: Iterable[Row]) -> list[str]:
         "They keep the words of the sentence they were cut from, so pipelines that match words find their "
         "evidence more easily than a real question's, and the ranking they give has disagreed with "
         "hand-written questions' on some corpora: use them to check that a pipeline finds passages named in "
-        "their own words, and choose between pipelines on hand-written or LLM-generated questions "
+        "their own words, and choose between pipelines on hand-written questions "
         "(docs/evaluation.md, 'When generated questions can be trusted')."
     ]
     recalls: dict[str, list[float]] = defaultdict(list)

@@ -1,0 +1,165 @@
+"""Do LLM-generated questions rank retrieval pipelines as hand-written ones do?
+
+The LLM-free known-item questions rank the Medical pipelines unlike the hand-written ones
+(``docs/results/qgen-llm-free.md``), and ``docs/evaluation.md`` sends users to hand-written or
+LLM-generated questions for the choice between pipelines. This bench measures the second: it generates
+questions with a chat model through ``kgrag eval qgen --llm config`` (kinds, count and seed as given; each
+question checked against its cited passages by the same model, the default), writes them to ``--save``,
+then runs LLM-free evidence recall@k with each pipeline on the hand-written set and the generated one
+(with no LLM configured, so no pipeline calls the model) and prints both rankings with 95% intervals and
+Kendall τ between them with a bootstrap interval (both sets resampled together, 1,000 times).
+
+    HF_HUB_OFFLINE=1 .venv/bin/python bench/bench_qgen_llm_tau.py WS QUESTIONS --kinds single-fact --per-kind 50 \\
+        --server-python .llm-venv/bin/python --gguf .llm-models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf --save gen.json
+
+``--base-url URL --model NAME`` uses a server already running; ``--generated FILE`` skips generation and
+evaluates a set written before; ``--compare FILE`` evaluates another generated set too (the LLM-free one
+of ``kgrag eval qgen --llm none``, say) and prints τ(generated) − τ(FILE) with a bootstrap interval (the
+three sets resampled together); ``--no-check`` keeps what the model wrote without its answerability check
+(the checks that need no model, a cited passage holding the answer, still apply), built here the way
+:mod:`kgrag.evaluation.service.qgen` builds it, since a small model rejects most of its own questions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+
+from bench_qgen_filters import PIPELINES, Scores, mean_ci, per_question, tau, tau_ci
+from kgrag import Workspace
+from kgrag.documents import TokenCounter
+from kgrag.evaluation.datasets import load_dataset
+from kgrag.evaluation.qgen import QGenResult, generate_questions
+from kgrag.evaluation.qgen.output import write_questions
+from kgrag.evaluation.qgen.sources import SourceSampler
+from llm_check import llama_server
+
+
+@contextmanager
+def llm_env(url: str, model: str) -> Iterator[None]:
+    """The workspace's LLM pointed at ``url`` for the generation only (``KGRAG_*`` variables, restored)."""
+    values = {
+        "KGRAG_LLM__PROVIDER": "openai",
+        "KGRAG_LLM__PROVIDERS__OPENAI__BASE_URL": url,
+        "KGRAG_LLM__MODEL": model,
+        "KGRAG_LLM__MAX_CONCURRENCY": "1",
+        "KGRAG_LLM__TIMEOUT_S": "3600",
+    }
+    before = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in before.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def unchecked(ws: Workspace, kinds: list[str], per_kind: int, seed: int) -> QGenResult:
+    config = ws.config
+    sampler = SourceSampler(
+        ws.store,
+        seed,
+        config.evaluation.qgen_min_subgraph_nodes,
+        budget=config.evaluation.qgen_source_tokens,
+        count_tokens=TokenCounter.for_encoding(config.chunking.encoding).count,
+    )
+    llm = ws.components.llm()
+    return generate_questions(sampler, llm, kinds, per_kind, config.evaluation.qgen_dedup_threshold, llm_check=False)
+
+
+def generate(args: argparse.Namespace) -> Path:
+    if args.base_url:
+        server = nullcontext(args.base_url)
+    elif args.server_python and args.gguf:
+        server = llama_server(args.server_python, args.gguf, 4096, 2, Path(tempfile.mkdtemp()) / "llama.log")
+    else:
+        raise SystemExit("give --base-url, or --server-python and --gguf, or --generated FILE")
+    cpu, wall = time.process_time(), time.monotonic()
+    with server as url, llm_env(url, args.model), Workspace.open(args.workspace) as ws:
+        kinds = args.kinds.split(",")
+        if args.no_check:
+            result = unchecked(ws, kinds, args.per_kind, args.seed)
+        else:
+            result = ws.eval.qgen(kinds, args.per_kind, seed=args.seed, llm="config")
+    print(f"kept {len(result.items)} of {result.generated} generated; rejected {dict(result.rejected.most_common())}")
+    print(f"generation: {time.monotonic() - wall:.0f} s wall, {time.process_time() - cpu:.0f} s CPU here")
+    write_questions(args.save, result, "generated")
+    return Path(args.save)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("workspace", type=Path)
+    parser.add_argument("questions", type=Path)
+    parser.add_argument("--kinds", default="single-fact")
+    parser.add_argument("--per-kind", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--pipelines", default=PIPELINES)
+    parser.add_argument("--base-url")
+    parser.add_argument("--model", default="local")
+    parser.add_argument("--server-python")
+    parser.add_argument("--gguf", type=Path)
+    parser.add_argument("--save", type=Path, default=Path("/tmp/qgen-llm.json"))
+    parser.add_argument("--no-check", action="store_true", help="keep questions the model's own check would refuse")
+    parser.add_argument("--generated", type=Path, help="a set written before: evaluate it, generate nothing")
+    parser.add_argument("--compare", type=Path, help="another generated set: τ difference with its interval")
+    args = parser.parse_args()
+    path = args.generated or generate(args)
+    sets = {"hand-written": load_dataset(args.questions), "generated": load_dataset(path)}
+    if args.compare:
+        sets["compared"] = load_dataset(args.compare)
+    if not sets["generated"]:
+        raise SystemExit(f"{path}: no generated question to evaluate")
+    pipelines = args.pipelines.split(",")
+    with Workspace.open(args.workspace) as ws:
+        scores = {name: per_question(ws.eval.retrieval(items, pipelines, args.k)) for name, items in sets.items()}
+    rng = random.Random(args.seed)
+    means = {name: {p: statistics.fmean(v) for p, v in s.items()} for name, s in scores.items()}
+    print("\n| pipeline | " + " | ".join(f"{n} (n = {len(scores[n][pipelines[0]])})" for n in sets) + " |")
+    print("| --- |" + " ---: |" * len(sets))
+    for p in sorted(pipelines, key=lambda p: -means["hand-written"][p]):
+        cells = []
+        for name in sets:
+            m, lo, hi = mean_ci(scores[name][p], rng)
+            cells.append(f"{m:.3f} [{lo:.3f}, {hi:.3f}]")
+        print(f"| {p} | " + " | ".join(cells) + " |")
+    lo, hi = tau_ci(scores["generated"], scores["hand-written"], rng)
+    agreement = tau(means["generated"], means["hand-written"])
+    print(f"\nKendall τ generated vs hand-written: {agreement:.3f} [{lo:.3f}, {hi:.3f}]")
+    if args.compare:
+        other = tau(means["compared"], means["hand-written"])
+        dlo, dhi = tau_difference(scores, rng)
+        print(f"Kendall τ {args.compare.name} vs hand-written: {other:.3f}; generated − it: {agreement - other:+.3f} "
+              f"[{dlo:+.3f}, {dhi:+.3f}]")  # fmt: skip
+
+
+def tau_difference(scores: dict[str, Scores], rng: random.Random, samples: int = 1000) -> tuple[float, float]:
+    """Percentile interval of τ(generated) − τ(compared), each against the hand-written ranking; the three
+    sets resampled together."""
+
+    def draw(s: Scores) -> dict[str, float]:
+        n = len(next(iter(s.values())))
+        rows = [rng.randrange(n) for _ in range(n)]
+        return {p: statistics.fmean(v[i] for i in rows) for p, v in s.items()}
+
+    diffs = []
+    for _ in range(samples):
+        hand = draw(scores["hand-written"])
+        diffs.append(tau(draw(scores["generated"]), hand) - tau(draw(scores["compared"]), hand))
+    diffs.sort()
+    return diffs[int(0.025 * samples)], diffs[int(0.975 * samples) - 1]
+
+
+if __name__ == "__main__":
+    main()
