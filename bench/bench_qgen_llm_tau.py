@@ -16,8 +16,8 @@ Kendall τ between them with a bootstrap interval (both sets resampled together,
 evaluates a set written before; ``--compare FILE`` evaluates another generated set too (the LLM-free one
 of ``kgrag eval qgen --llm none``, say) and prints τ(generated) − τ(FILE) with a bootstrap interval (the
 three sets resampled together); ``--no-check`` keeps what the model wrote without its answerability check
-(the checks that need no model, a cited passage holding the answer, still apply), built here the way
-:mod:`kgrag.evaluation.service.qgen` builds it, since a small model rejects most of its own questions.
+(``kgrag eval qgen --no-check``; the checks that need no model, a cited passage holding the answer, still
+apply), since a small model rejects most of its own questions.
 """
 
 from __future__ import annotations
@@ -34,11 +34,8 @@ from pathlib import Path
 
 from bench_qgen_filters import PIPELINES, Scores, mean_ci, per_question, tau, tau_ci
 from kgrag import Workspace
-from kgrag.documents import TokenCounter
 from kgrag.evaluation.datasets import load_dataset
-from kgrag.evaluation.qgen import QGenResult, generate_questions
 from kgrag.evaluation.qgen.output import write_questions
-from kgrag.evaluation.qgen.sources import SourceSampler
 from llm_check import llama_server
 
 
@@ -64,19 +61,6 @@ def llm_env(url: str, model: str) -> Iterator[None]:
                 os.environ[key] = value
 
 
-def unchecked(ws: Workspace, kinds: list[str], per_kind: int, seed: int) -> QGenResult:
-    config = ws.config
-    sampler = SourceSampler(
-        ws.store,
-        seed,
-        config.evaluation.qgen_min_subgraph_nodes,
-        budget=config.evaluation.qgen_source_tokens,
-        count_tokens=TokenCounter.for_encoding(config.chunking.encoding).count,
-    )
-    llm = ws.components.llm()
-    return generate_questions(sampler, llm, kinds, per_kind, config.evaluation.qgen_dedup_threshold, llm_check=False)
-
-
 def generate(args: argparse.Namespace) -> Path:
     if args.base_url:
         server = nullcontext(args.base_url)
@@ -87,10 +71,7 @@ def generate(args: argparse.Namespace) -> Path:
     cpu, wall = time.process_time(), time.monotonic()
     with server as url, llm_env(url, args.model), Workspace.open(args.workspace) as ws:
         kinds = args.kinds.split(",")
-        if args.no_check:
-            result = unchecked(ws, kinds, args.per_kind, args.seed)
-        else:
-            result = ws.eval.qgen(kinds, args.per_kind, seed=args.seed, llm="config")
+        result = ws.eval.qgen(kinds, args.per_kind, seed=args.seed, llm="config", llm_check=not args.no_check)
     print(f"kept {len(result.items)} of {result.generated} generated; rejected {dict(result.rejected.most_common())}")
     print(f"generation: {time.monotonic() - wall:.0f} s wall, {time.process_time() - cpu:.0f} s CPU here")
     write_questions(args.save, result, "generated")

@@ -76,3 +76,34 @@ def test_pairwise_qgen_list_report(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     expected = "duplicate: 3" if lines else "multi-fact: cites fewer than two passages: 2"
     assert expected in gen.output, gen.output
     assert re.search(r"shown to the generator: \d+/\d+ passages", gen.output), gen.output
+
+
+REFUSING = [
+    {"match": "You check generated evaluation questions", "response": '{"reasoning": "unclear", "answerable": false}'},
+    {
+        "match": "You write evaluation questions",
+        "response": json.dumps(
+            {
+                "reasoning": "r",
+                "questions": [{"question": "Which product is Shale the storage layer of?", "answer": "Kestrel"}],
+            }
+        ),
+    },
+]
+
+
+def test_no_check_keeps_what_the_models_own_check_refuses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = scripted_workspace(tmp_path, monkeypatch, REFUSING)
+    runner = CliRunner()
+    base = ["eval", "qgen", "-w", str(ws), "--kinds", "single-fact", "--per-kind", "3"]
+    checked = runner.invoke(app, [*base, "--out", str(tmp_path / "checked.json")])
+    assert checked.exit_code == 0, checked.output
+    assert json.loads((tmp_path / "checked.json").read_text()) == []
+    assert "judged unanswerable from the cited passages" in checked.output
+    unchecked = runner.invoke(app, [*base, "--no-check", "--out", str(tmp_path / "unchecked.json")])
+    assert unchecked.exit_code == 0, unchecked.output
+    kept = json.loads((tmp_path / "unchecked.json").read_text())
+    assert [q["answer"] for q in kept] == ["Kestrel"] and "judged unanswerable" not in unchecked.output
+    free = runner.invoke(app, [*base[:4], "--llm", "none", "--no-check", "--out", str(tmp_path / "free.json")])
+    assert free.exit_code != 0 and "--no-check: only LLM-generated questions" in free.output
+    assert "Traceback" not in free.output

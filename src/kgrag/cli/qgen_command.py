@@ -44,6 +44,14 @@ def eval_qgen(
     judge_model: Annotated[
         str | None, typer.Option("--judge-model", help="Model checking answerability (default: the generating one).")
     ] = None,
+    no_check: Annotated[
+        bool,
+        typer.Option(
+            "--no-check",
+            help="With an LLM: keep questions without the model's answerability check (more questions, more of "
+            "them vague or unanswerable; for a model too small to judge its own).",
+        ),
+    ] = False,
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
@@ -69,6 +77,7 @@ def eval_qgen(
             llm=llm,  # type: ignore[arg-type]  # checked above
             judge_model=judge_model,
             on_question=lambda: bar.advance(task),
+            llm_check=not no_check,
         )
     write_questions(out, result, "kgrag-qgen")
     rejected = ", ".join(f"{why}: {n}" for why, n in result.rejected.most_common()) or "none"

@@ -186,10 +186,14 @@ class EvalAPI:
         llm: GeneratorChoice = "auto",
         judge_model: str | None = None,
         on_question: Callable[[], None] | None = None,
+        llm_check: bool = True,
     ) -> QGenResult:
         """Generate questions (see :mod:`kgrag.evaluation.service.qgen`): with ``llm="none"`` (or no LLM
         configured) known-item questions from the chunks; else with the configured LLM from the graph
-        and chunks, checked against their cited passages by ``judge_model`` (default: the same model).
+        and chunks, checked against their cited passages by ``judge_model`` (default: the same model;
+        ``llm_check=False`` leaves that model check out, the checks that need no model stay).
         ``kinds`` None = the default kinds of that generator; ``per_kind`` None = 10 with an LLM, 60
         without."""
-        return self._service.qgen(kinds, per_kind, seed=seed, llm=llm, judge_model=judge_model, on_question=on_question)
+        return self._service.qgen(
+            kinds, per_kind, seed=seed, llm=llm, judge_model=judge_model, on_question=on_question, llm_check=llm_check
+        )

@@ -49,12 +49,16 @@ def generate(
     judge: Callable[[str], LLMClient],
     judge_model: str | None,
     on_question: Callable[[], None] | None,
+    llm_check: bool = True,
 ) -> QGenResult:
-    """Questions of ``kinds`` (see the module docstring); ``judge`` builds a client for a model name."""
+    """Questions of ``kinds`` (see the module docstring); ``judge`` builds a client for a model name;
+    ``llm_check=False`` keeps LLM-generated questions without the model's answerability check."""
     if parts.store.chunks.count() == 0:
         raise KgragError("the workspace has no indexed documents yet; run `kgrag index PATH` first")
     config = parts.config
     if not uses_llm(parts, llm):
+        if not llm_check:
+            raise KgragError("--no-check: only LLM-generated questions have a model's check to leave out")
         passages = [Passage(c.id, c.doc_id, c.text) for c in parts.store.chunks.iter_all()]
         nlp = SpacyExtractor(nlp_settings(config).spacy_model, allow_torch=nlp_settings(config).spacy_torch).nlp
         return known_item_questions(
@@ -83,6 +87,7 @@ def generate(
         kinds,
         per_kind,
         config.evaluation.qgen_dedup_threshold,
+        llm_check=llm_check,
         on_question=on_question,
-        judge=judge(model) if model else None,
+        judge=judge(model) if model and llm_check else None,
     )

@@ -211,9 +211,10 @@ class EvalService:
         llm: GeneratorChoice,
         judge_model: str | None,
         on_question: OnQuestion,
+        llm_check: bool = True,
     ) -> QGenResult:
         """Generate questions (:mod:`.qgen`): ``kinds`` None = the generator's defaults, ``per_kind`` None =
-        10 with an LLM, 60 without."""
+        10 with an LLM, 60 without; ``llm_check=False`` leaves out the model's answerability check."""
         chosen = list(kinds) if kinds else list(default_kinds(self._parts, llm))
         count = per_kind or (10 if uses_llm(self._parts, llm) else 60)
         judge = self.judge_factory
@@ -226,6 +227,7 @@ class EvalService:
             judge=judge,
             judge_model=judge_model,
             on_question=on_question,
+            llm_check=llm_check,
         )
 
 
