@@ -96,6 +96,20 @@ def mean_ci(values: list[float], rng: random.Random, samples: int = 2000) -> tup
     return statistics.fmean(values), means[int(0.025 * samples)], means[int(0.975 * samples) - 1]
 
 
+def print_recall_table(scores: dict[str, Scores], pipelines: list[str], rng: random.Random) -> None:
+    """Mean recall per pipeline and set with its interval, ordered by the hand-written set; n = questions
+    with evidence."""
+    means = {p: statistics.fmean(scores["hand-written"][p]) for p in pipelines}
+    print("| pipeline | " + " | ".join(f"{n} (n = {len(s[pipelines[0]])})" for n, s in scores.items()) + " |")
+    print("| --- |" + " ---: |" * len(scores))
+    for p in sorted(pipelines, key=lambda p: -means[p]):
+        cells = []
+        for s in scores.values():
+            m, lo, hi = mean_ci(s[p], rng)
+            cells.append(f"{m:.3f} [{lo:.3f}, {hi:.3f}]")
+        print(f"| {p} | " + " | ".join(cells) + " |")
+
+
 def generate(ws: Workspace, per_kind: int, strict: bool, seed: int, min_quality: float = 0.0) -> list[QAItem]:
     passages = [Passage(c.id, c.doc_id, c.text) for c in ws.store.chunks.iter_all()]
     own = nlp_settings(ws.config)
@@ -258,14 +272,7 @@ def main() -> None:
         scores = {name: per_question(ws.eval.retrieval(items, pipelines, args.k)) for name, items in sets.items()}
     means = {name: {p: statistics.fmean(v) for p, v in s.items()} for name, s in scores.items()}
     print(f"\nCPU {time.process_time() - cpu:.0f} s\n")
-    print("| pipeline | " + " | ".join(f"{n} (n = {len(sets[n])})" for n in sets) + " |")
-    print("| --- |" + " ---: |" * len(sets))
-    for p in sorted(pipelines, key=lambda p: -means["hand-written"][p]):
-        cells = []
-        for name in sets:
-            m, lo, hi = mean_ci(scores[name][p], rng)
-            cells.append(f"{m:.3f} [{lo:.3f}, {hi:.3f}]")
-        print(f"| {p} | " + " | ".join(cells) + " |")
+    print_recall_table(scores, pipelines, rng)
     out: dict[str, object] = {"means": means, "n": {k: len(v) for k, v in sets.items()}}
     print("\n| generated set | Kendall τ with hand-written [95 % CI] |\n| --- | --- |")
     for name in list(sets)[1:]:

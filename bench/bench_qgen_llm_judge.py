@@ -30,16 +30,14 @@ import argparse
 import glob
 import json
 import random
-import tempfile
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
 from openai import OpenAI
 
 from bench_qgen_shapes import read, wilson
-from llm_check import llama_server
+from llm_check import add_server_options, chat_server
 
 PROMPTS: dict[str, str] = {
     "alone": (
@@ -132,23 +130,13 @@ def score_all(rows: list[dict[str, Any]], ask: Callable[[str], float]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reads", default="docs/results/qgen-blind-read-*.md")
-    parser.add_argument("--base-url", help="an OpenAI-compatible server already running")
-    parser.add_argument("--model", default="local")
-    parser.add_argument("--server-python", help="a python with llama_cpp.server (started and stopped here)")
-    parser.add_argument("--gguf", type=Path)
+    add_server_options(parser)
     parser.add_argument("--out", type=Path, help="write every question with its scores as JSON")
     args = parser.parse_args()
     rows = read(glob.glob(args.reads))
     if not rows:
         raise SystemExit(f"no blind-read questions found in {args.reads}")
-    server: AbstractContextManager[str]
-    if args.base_url:
-        server = nullcontext(args.base_url)
-    elif args.server_python and args.gguf:
-        server = llama_server(args.server_python, args.gguf, 2048, 2, Path(tempfile.mkdtemp()) / "llama.log")
-    else:
-        raise SystemExit("give --base-url, or --server-python and --gguf")
-    with server as url:
+    with chat_server(args, 2048) as url:
         client = OpenAI(base_url=url, api_key="none", timeout=120)
         score_all(rows, lambda prompt: yes_minus_no(client, args.model, prompt))
     report(rows)

@@ -26,17 +26,16 @@ import argparse
 import os
 import random
 import statistics
-import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 
-from bench_qgen_filters import PIPELINES, Scores, mean_ci, per_question, tau, tau_ci
+from bench_qgen_filters import PIPELINES, Scores, per_question, print_recall_table, tau, tau_ci
 from kgrag import Workspace
 from kgrag.evaluation.datasets import load_dataset
 from kgrag.evaluation.qgen.output import write_questions
-from llm_check import llama_server
+from llm_check import add_server_options, chat_server
 
 
 @contextmanager
@@ -62,14 +61,8 @@ def llm_env(url: str, model: str) -> Iterator[None]:
 
 
 def generate(args: argparse.Namespace) -> Path:
-    if args.base_url:
-        server = nullcontext(args.base_url)
-    elif args.server_python and args.gguf:
-        server = llama_server(args.server_python, args.gguf, 4096, 2, Path(tempfile.mkdtemp()) / "llama.log")
-    else:
-        raise SystemExit("give --base-url, or --server-python and --gguf, or --generated FILE")
     cpu, wall = time.process_time(), time.monotonic()
-    with server as url, llm_env(url, args.model), Workspace.open(args.workspace) as ws:
+    with chat_server(args, 4096) as url, llm_env(url, args.model), Workspace.open(args.workspace) as ws:
         kinds = args.kinds.split(",")
         result = ws.eval.qgen(kinds, args.per_kind, seed=args.seed, llm="config", llm_check=not args.no_check)
     print(f"kept {len(result.items)} of {result.generated} generated; rejected {dict(result.rejected.most_common())}")
@@ -87,10 +80,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--pipelines", default=PIPELINES)
-    parser.add_argument("--base-url")
-    parser.add_argument("--model", default="local")
-    parser.add_argument("--server-python")
-    parser.add_argument("--gguf", type=Path)
+    add_server_options(parser)
     parser.add_argument("--save", type=Path, default=Path("/tmp/qgen-llm.json"))
     parser.add_argument("--no-check", action="store_true", help="keep questions the model's own check would refuse")
     parser.add_argument("--generated", type=Path, help="a set written before: evaluate it, generate nothing")
@@ -107,14 +97,8 @@ def main() -> None:
         scores = {name: per_question(ws.eval.retrieval(items, pipelines, args.k)) for name, items in sets.items()}
     rng = random.Random(args.seed)
     means = {name: {p: statistics.fmean(v) for p, v in s.items()} for name, s in scores.items()}
-    print("\n| pipeline | " + " | ".join(f"{n} (n = {len(scores[n][pipelines[0]])})" for n in sets) + " |")
-    print("| --- |" + " ---: |" * len(sets))
-    for p in sorted(pipelines, key=lambda p: -means["hand-written"][p]):
-        cells = []
-        for name in sets:
-            m, lo, hi = mean_ci(scores[name][p], rng)
-            cells.append(f"{m:.3f} [{lo:.3f}, {hi:.3f}]")
-        print(f"| {p} | " + " | ".join(cells) + " |")
+    print()
+    print_recall_table(scores, pipelines, rng)
     lo, hi = tau_ci(scores["generated"], scores["hand-written"], rng)
     agreement = tau(means["generated"], means["hand-written"])
     print(f"\nKendall τ generated vs hand-written: {agreement:.3f} [{lo:.3f}, {hi:.3f}]")

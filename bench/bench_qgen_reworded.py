@@ -25,8 +25,6 @@ import json
 import random
 import re
 import statistics
-import tempfile
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from pathlib import Path
 
@@ -37,7 +35,7 @@ from kgrag import Workspace
 from kgrag.documents.words import content_words
 from kgrag.evaluation.datasets import QAItem, load_dataset
 from kgrag.evaluation.qgen.quality import MIN_QUALITY
-from llm_check import llama_server
+from llm_check import add_server_options, chat_server
 
 SYSTEM = (
     "You reword quiz questions. Keep the meaning and the answer, but use different words and a different "
@@ -113,25 +111,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--pipelines", default=PIPELINES)
-    parser.add_argument("--base-url")
-    parser.add_argument("--model", default="local")
-    parser.add_argument("--server-python")
-    parser.add_argument("--gguf", type=Path)
+    add_server_options(parser)
     parser.add_argument("--out", type=Path, default=Path("/tmp/qgen-reworded.json"))
     args = parser.parse_args()
     pipelines = args.pipelines.split(",")
-    server: AbstractContextManager[str]
-    if args.base_url:
-        server = nullcontext(args.base_url)
-    elif args.server_python and args.gguf:
-        server = llama_server(args.server_python, args.gguf, 2048, 2, Path(tempfile.mkdtemp()) / "llama.log")
-    else:
-        raise SystemExit("give --base-url, or --server-python and --gguf")
     with Workspace.open(args.workspace) as ws:
         generated = generate(ws, args.best, True, args.seed, MIN_QUALITY)
         chunks = {c.id: c.text for c in ws.store.chunks.iter_all()}
         reworded, kept = [], 0
-        with server as url:
+        with chat_server(args, 2048) as url:
             client = OpenAI(base_url=url, api_key="none", timeout=120)
             for i, item in enumerate(generated, 1):
                 new = usable_rewording(item, reword(client, args.model, item.question))

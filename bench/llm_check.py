@@ -35,7 +35,7 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,6 +84,23 @@ def llama_server(python: str, gguf: Path, n_ctx: int, threads: int, log: Path) -
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
         print(f"llama server pid {process.pid} stopped", flush=True)
+
+
+def add_server_options(parser: argparse.ArgumentParser) -> None:
+    """``--base-url``/``--model`` for a server already running, or ``--server-python``/``--gguf`` to start one."""
+    parser.add_argument("--base-url", help="an OpenAI-compatible server already running")
+    parser.add_argument("--model", default="local")
+    parser.add_argument("--server-python", help="a python with llama_cpp.server (started and stopped here)")
+    parser.add_argument("--gguf", type=Path)
+
+
+def chat_server(args: argparse.Namespace, n_ctx: int) -> AbstractContextManager[str]:
+    """The base URL of the server :func:`add_server_options` chose, started (and stopped) here if asked."""
+    if args.base_url:
+        return nullcontext(args.base_url)
+    if args.server_python and args.gguf:
+        return llama_server(args.server_python, args.gguf, n_ctx, 2, Path(tempfile.mkdtemp()) / "llama.log")
+    raise SystemExit("give --base-url, or --server-python and --gguf")
 
 
 def _workspace(path: Path, url: str, record: Path, context_window: int | None) -> Path:
