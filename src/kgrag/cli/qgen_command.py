@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from kgrag.cli.errors import guarded
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 from kgrag.cli.ranges import MAX_SEED
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from kgrag.evaluation.qgen import QGenResult
 
 _LLM_HELP = (
     "`none`: known-item questions from the chunks with spaCy, no LLM; `config`: the configured LLM; "
@@ -20,6 +25,19 @@ _LLM_HELP = (
 def _shown(offered: dict[str, int], left_out: dict[str, int]) -> str:
     parts = [f"{offered[k] - left_out.get(k, 0)}/{offered[k]} {k}s" for k in sorted(offered)]
     return ", ".join(parts)
+
+
+def _summary(console: Console, result: QGenResult, out: Path) -> None:
+    """What was kept and written, every rejection by reason, and what the generator was shown."""
+    rejected = ", ".join(f"{why}: {n}" for why, n in result.rejected.most_common()) or "none"
+    console.print(
+        f"kept {len(result.items)} of {result.generated} generated questions → {out}; rejected: {rejected}",
+        markup=False,
+    )
+    if result.offered:
+        console.print(
+            f"shown to the generator: {_shown(result.offered, result.left_out)}", markup=False, highlight=False
+        )
 
 
 @guarded
@@ -80,12 +98,4 @@ def eval_qgen(
             llm_check=not no_check,
         )
     write_questions(out, result, "kgrag-qgen")
-    rejected = ", ".join(f"{why}: {n}" for why, n in result.rejected.most_common()) or "none"
-    console.print(
-        f"kept {len(result.items)} of {result.generated} generated questions → {out}; rejected: {rejected}",
-        markup=False,
-    )
-    if result.offered:
-        console.print(
-            f"shown to the generator: {_shown(result.offered, result.left_out)}", markup=False, highlight=False
-        )
+    _summary(console, result, out)
