@@ -23,12 +23,9 @@ apply), since a small model rejects most of its own questions.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from bench_qgen_filters import PIPELINES, Scores, per_question, print_recall_table, tau, tau_ci
@@ -38,31 +35,20 @@ from kgrag.evaluation.qgen.output import write_questions
 from llm_check import add_server_options, chat_server
 
 
-@contextmanager
-def llm_env(url: str, model: str) -> Iterator[None]:
-    """The workspace's LLM pointed at ``url`` for the generation only (``KGRAG_*`` variables, restored)."""
-    values = {
-        "KGRAG_LLM__PROVIDER": "openai",
-        "KGRAG_LLM__PROVIDERS__OPENAI__BASE_URL": url,
-        "KGRAG_LLM__MODEL": model,
-        "KGRAG_LLM__MAX_CONCURRENCY": "1",
-        "KGRAG_LLM__TIMEOUT_S": "3600",
+def llm_settings(url: str, model: str) -> dict[str, object]:
+    """The workspace's LLM pointed at ``url``, for the generation only (an override: nothing is written)."""
+    return {
+        "provider": "openai",
+        "providers": {"openai": {"base_url": url}},
+        "model": model,
+        "max_concurrency": 1,
+        "timeout_s": 3600,
     }
-    before = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for key, value in before.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 def generate(args: argparse.Namespace) -> Path:
     cpu, wall = time.process_time(), time.monotonic()
-    with chat_server(args, 4096) as url, llm_env(url, args.model), Workspace.open(args.workspace) as ws:
+    with chat_server(args, 4096) as url, Workspace.open(args.workspace, llm=llm_settings(url, args.model)) as ws:
         kinds = args.kinds.split(",")
         result = ws.eval.qgen(kinds, args.per_kind, seed=args.seed, llm="config", llm_check=not args.no_check)
     print(f"kept {len(result.items)} of {result.generated} generated; rejected {dict(result.rejected.most_common())}")

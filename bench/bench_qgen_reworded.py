@@ -30,7 +30,7 @@ from pathlib import Path
 
 from openai import OpenAI
 
-from bench_qgen_filters import PIPELINES, Scores, generate, per_question, tau
+from bench_qgen_filters import PIPELINES, Scores, generate, per_question, print_recall_table, tau
 from kgrag import Workspace
 from kgrag.documents.words import content_words
 from kgrag.evaluation.datasets import QAItem, load_dataset
@@ -133,10 +133,8 @@ def main() -> None:
     print(f"question words in the evidence: generated {overlap(generated, chunks):.2f}, "
           f"reworded {overlap(reworded, chunks):.2f}")  # fmt: skip
     means = {name: {p: statistics.fmean(v) for p, v in s.items()} for name, s in scores.items()}
-    print("\n| pipeline | " + " | ".join(f"{n} (n = {len(sets[n])})" for n in sets) + " |")
-    print("| --- |" + " ---: |" * len(sets))
-    for p in sorted(pipelines, key=lambda p: -means["hand-written"][p]):
-        print(f"| {p} | " + " | ".join(f"{means[n][p]:.3f}" for n in sets) + " |")
+    print()
+    print_recall_table(scores, pipelines, random.Random(1))
     t_gen, t_rew, lo, hi = paired_tau(scores["generated"], scores["reworded"], scores["hand-written"], random.Random(0))
     print(f"\nKendall τ with hand-written: generated {t_gen:.3f}, reworded {t_rew:.3f}; "
           f"difference {t_rew - t_gen:+.3f} [{lo:+.3f}, {hi:+.3f}]")  # fmt: skip

@@ -55,3 +55,8 @@ def generated_caveats(rows: Iterable[Row]) -> list[str]:
             "little about real questions."
         )
     return caveats
+
+
+def caveat_lines(caveats: list[str]) -> list[str]:
+    """The caveats as a report's markdown paragraph (and the blank line after it); none without caveats."""
+    return [f"**Generated questions.** {' '.join(caveats)}", ""] if caveats else []

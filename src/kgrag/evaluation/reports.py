@@ -20,6 +20,7 @@ from pydantic import JsonValue
 
 from kgrag.core.errors import KgragError
 from kgrag.evaluation.aggregate import ALL, MACRO, Cell, question_types
+from kgrag.evaluation.generated_caveats import caveat_lines
 from kgrag.evaluation.plots import Bar, Point, grouped_bars, quality_vs_cost
 from kgrag.evaluation.runner import COSTS
 from kgrag.evaluation.session import EvalRun
@@ -169,8 +170,15 @@ def render_run(run: EvalRun) -> str:
     table, verdicts and paired differences against the baseline."""
     summary, stats = run.summary, run.stats
     varies = not str(run.record.payload.get("variation", "")).startswith("nothing varies")  # else sd is 0 by design
-    caveats = [f"**Generated questions.** {' '.join(run.caveats)}", ""] if run.caveats else []
-    lines = [*_header(run.record.payload), "", *caveats, answer_line(run), "", "## Cost per question", ""]
+    lines = [
+        *_header(run.record.payload),
+        "",
+        *caveat_lines(run.caveats),
+        answer_line(run),
+        "",
+        "## Cost per question",
+        "",
+    ]
     lines += [
         "Context = retrieved text handed to the generator; prompt/completion = the answer call; total = every "
         "LLM call the pipeline made; latency cold = run 1, warm = runs 2..N; judge = every judge call.",

@@ -19,7 +19,7 @@ from kgrag.core.context import RetrievalResult
 from kgrag.core.errors import KgragError
 from kgrag.documents import TokenCounter
 from kgrag.evaluation.datasets import QAItem
-from kgrag.evaluation.generated_caveats import generated_caveats
+from kgrag.evaluation.generated_caveats import caveat_lines, generated_caveats
 from kgrag.evaluation.plots import Point, quality_vs_cost
 from kgrag.evaluation.recall import evidence_recall
 from kgrag.evaluation.retrieval_stats import RetrievalStatistics, render_statistics, retrieval_statistics
@@ -232,18 +232,24 @@ def _latency_note(report: RetrievalEvalReport) -> str:
     return note
 
 
-def render_markdown(report: RetrievalEvalReport, dataset: str, stats: RetrievalStatistics | None = None) -> str:
-    """The report as markdown: the two recall tables with costs, then for each measure its intervals,
-    paired differences against the baseline and verdicts."""
+def render_markdown(
+    report: RetrievalEvalReport,
+    dataset: str,
+    stats: RetrievalStatistics | None = None,
+    caveats: list[str] | None = None,
+) -> str:
+    """The report as markdown: the caveats on its questions, the two recall tables with costs, then for
+    each measure its intervals, paired differences against the baseline and verdicts (``stats`` and
+    ``caveats`` worked out here unless the caller has them)."""
     stats = stats or report.statistics()
-    caveats = report.caveats()
+    caveats = report.caveats() if caveats is None else caveats
     lines = [
         f"# Retrieval evaluation: evidence recall@{report.k}",
         "",
         f"Dataset: `{dataset}`. An evidence sentence is recalled when ≥ {report.threshold:.0%} of its "
         "content words occur in one retrieved item.",
         "",
-        *([f"**Generated questions.** {' '.join(caveats)}", ""] if caveats else []),
+        *caveat_lines(caveats),
         "## All context the generator sees (chunks + entity/relation/report texts)",
         "",
         *_recall_table(report, "recall", with_costs=True),
@@ -277,7 +283,7 @@ def write_report(report: RetrievalEvalReport, out_dir: Path, dataset: str) -> di
         "markdown": out_dir / "retrieval_eval.md",
         "plot": out_dir / "retrieval_eval.png",
     }
-    stats = report.statistics()
+    stats, caveats = report.statistics(), report.caveats()
     payload: RetrievalReportPayload = {
         "dataset": dataset,
         "k": report.k,
@@ -288,13 +294,13 @@ def write_report(report: RetrievalEvalReport, out_dir: Path, dataset: str) -> di
         "latency_ms": report.latency(),
         "query_embedding_ms": report.embedding_latency(),
         "counts": report.counts(),
-        "caveats": report.caveats(),
+        "caveats": caveats,
         "statistics": stats,
         "outcomes": [o.row() for o in report.outcomes],
     }
     try:
         paths["json"].write_text(json.dumps(payload, indent=2), encoding="utf-8")
-        paths["markdown"].write_text(render_markdown(report, dataset, stats), encoding="utf-8")
+        paths["markdown"].write_text(render_markdown(report, dataset, stats, caveats), encoding="utf-8")
         _plot(report, paths["plot"])
     except OSError as exc:
         raise KgragError(f"{exc.filename or out_dir}: cannot write the evaluation report ({exc.strerror})") from exc

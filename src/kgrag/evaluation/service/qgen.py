@@ -13,9 +13,10 @@ from typing import Literal
 
 from kgrag.core.errors import KgragError
 from kgrag.documents import TokenCounter
+from kgrag.evaluation.datasets import LLM_FREE_KINDS
 from kgrag.evaluation.qgen import QGenResult, generate_questions
 from kgrag.evaluation.qgen.cloze import Passage
-from kgrag.evaluation.qgen.known_item import LLM_FREE_KINDS, known_item_questions
+from kgrag.evaluation.qgen.known_item import known_item_questions
 from kgrag.evaluation.qgen.sources import SourceSampler
 from kgrag.evaluation.service.ports import EvalParts
 from kgrag.graph.extract.nlp import SpacyExtractor
