@@ -15,7 +15,8 @@ Kendall τ between them with a bootstrap interval (both sets resampled together,
 ``--base-url URL --model NAME`` uses a server already running; ``--generated FILE`` skips generation and
 evaluates a set written before; ``--compare FILE`` evaluates another generated set too (the LLM-free one
 of ``kgrag eval qgen --llm none``, say) and prints τ(generated) − τ(FILE) with a bootstrap interval (the
-three sets resampled together); ``--no-check`` keeps what the model wrote without its answerability check
+three sets resampled together), the τ of both generated sets as one, and an equal-size check of whether
+mixing or size gives it (:func:`print_mix`); ``--no-check`` keeps what the model wrote without its answerability check
 (``kgrag eval qgen --no-check``; the checks that need no model, a cited passage holding the answer, still
 apply), since a small model rejects most of its own questions.
 """
@@ -93,6 +94,39 @@ def main() -> None:
         dlo, dhi = tau_difference(scores, rng)
         print(f"Kendall τ {args.compare.name} vs hand-written: {other:.3f}; generated − it: {agreement - other:+.3f} "
               f"[{dlo:+.3f}, {dhi:+.3f}]")  # fmt: skip
+        print_mix(scores, rng)
+
+
+def _means(scores: Scores, rows: list[int] | None = None) -> dict[str, float]:
+    return {p: statistics.fmean(v if rows is None else [v[i] for i in rows]) for p, v in scores.items()}
+
+
+def print_mix(scores: dict[str, Scores], rng: random.Random, draws: int = 500) -> None:
+    """τ of the generated and compared sets as one set (what ``kgrag eval qgen`` writes when both kinds are
+    asked), with its interval; then, at equal size, half of the questions from each set against the same
+    number from one set alone (``draws`` random subsets each, median and 2.5–97.5 % of the draws), so a
+    gain from mixing is told apart from a gain from having more questions."""
+    hand = _means(scores["hand-written"])
+    gen, other = scores["generated"], scores["compared"]
+    mix = {p: v + other[p] for p, v in gen.items()}
+    lo, hi = tau_ci(mix, scores["hand-written"], rng)
+    n_gen, n_other = len(next(iter(gen.values()))), len(next(iter(other.values())))
+    print(f"Kendall τ both sets as one (n = {n_gen + n_other}): {tau(_means(mix), hand):.3f} [{lo:.3f}, {hi:.3f}]")
+    half = min(n_gen, n_other)
+
+    def halves() -> dict[str, float]:
+        rows = rng.sample(range(n_gen), half) + [n_gen + i for i in rng.sample(range(n_other), half)]
+        return _means(mix, rows)
+
+    arms = {f"{half} + {half}, half from each": halves}
+    if n_gen >= 2 * half:
+        arms[f"{2 * half} generated alone"] = lambda: _means(gen, rng.sample(range(n_gen), 2 * half))
+    if n_other >= 2 * half:
+        arms[f"{2 * half} compared alone"] = lambda: _means(other, rng.sample(range(n_other), 2 * half))
+    for label, draw in arms.items():
+        taus = sorted(tau(draw(), hand) for _ in range(draws))
+        low, high = taus[int(0.025 * draws)], taus[int(0.975 * draws) - 1]
+        print(f"  equal size, {label}: median τ {statistics.median(taus):.3f} [{low:.3f}, {high:.3f}] of {draws} draws")
 
 
 def tau_difference(scores: dict[str, Scores], rng: random.Random, samples: int = 1000) -> tuple[float, float]:

@@ -107,3 +107,49 @@ def test_no_check_keeps_what_the_models_own_check_refuses(tmp_path: Path, monkey
     free = runner.invoke(app, [*base[:4], "--llm", "none", "--no-check", "--out", str(tmp_path / "free.json")])
     assert free.exit_code != 0 and "--no-check: only LLM-generated questions" in free.output
     assert "Traceback" not in free.output
+
+
+def test_llm_and_llm_free_kinds_write_one_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With an LLM the LLM-free kinds may be named too: both generators' questions land in one file, each
+    as its generator alone writes it, and the summary counts both."""
+    ws = scripted_workspace(tmp_path, monkeypatch, REFUSING)
+    runner = CliRunner()
+    base = ["eval", "qgen", "-w", str(ws), "--per-kind", "3"]
+    paths = {name: tmp_path / f"{name}.json" for name in ("mixed", "model", "free")}
+    mixed = runner.invoke(app, [*base, "--kinds", "single-fact,known-item", "--no-check", "--out", str(paths["mixed"])])
+    assert mixed.exit_code == 0, mixed.output
+    model = runner.invoke(app, [*base, "--kinds", "single-fact", "--no-check", "--out", str(paths["model"])])
+    free = runner.invoke(app, [*base, "--kinds", "known-item", "--llm", "none", "--out", str(paths["free"])])
+    assert model.exit_code == 0 and free.exit_code == 0, model.output + free.output
+    sets = {name: json.loads(path.read_text()) for name, path in paths.items()}
+    assert [q["question_type"] for q in sets["mixed"]] == ["single-fact"] + ["known-item"] * 3
+    assert sets["mixed"] == sets["model"] + sets["free"]
+    counts = [re.search(r"kept (\d+) of (\d+) generated", out.output) for out in (mixed, model, free)]
+    assert all(counts), mixed.output
+    kept, generated = (sum(int(m.group(i)) for m in counts[1:] if m) for i in (1, 2))
+    assert counts[0] and (int(counts[0].group(1)), int(counts[0].group(2))) == (kept, generated)
+    # --no-check needs a kind the model writes; only LLM-free kinds have no model check to leave out
+    alone = runner.invoke(app, [*base, "--kinds", "known-item", "--no-check", "--out", str(tmp_path / "x.json")])
+    assert alone.exit_code != 0 and "--no-check: only LLM-generated questions" in alone.output
+    assert "Traceback" not in alone.output and not (tmp_path / "x.json").exists()
+
+
+def test_a_kind_takes_its_own_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--kinds single-fact:2,known-item``: two attempts for the model's kind, ``--per-kind`` (or the
+    default) for the other; a malformed count is one clear line and nothing is written."""
+    ws = scripted_workspace(tmp_path, monkeypatch, REFUSING)
+    runner = CliRunner()
+    base = ["eval", "qgen", "-w", str(ws), "--no-check"]
+    out = tmp_path / "own.json"
+    own = runner.invoke(app, [*base, "--kinds", "single-fact:2, known-item", "--per-kind", "4", "--out", str(out)])
+    assert own.exit_code == 0, own.output
+    kinds = [q["question_type"] for q in json.loads(out.read_text())]
+    # two attempts at the same scripted question keep it once, a duplicate the second time; four known-items
+    assert kinds == ["single-fact"] + ["known-item"] * 4 and "duplicate: 1" in own.output, own.output
+    unknown = runner.invoke(app, [*base, "--kinds", "known-item,facts", "--out", str(tmp_path / "bad.json")])
+    assert unknown.exit_code != 0 and "unknown question kind(s) facts; choose from node, " in unknown.output
+    assert "multi-fact, known-item, two-chunk" in unknown.output and not (tmp_path / "bad.json").exists()
+    for bad in ("single-fact:0", "single-fact:x", ":3", "single-fact:²"):
+        result = runner.invoke(app, [*base, "--kinds", bad, "--out", str(tmp_path / "bad.json")])
+        assert result.exit_code != 0 and "write a kind, then after ':' a whole number" in result.output
+        assert "Traceback" not in result.output and not (tmp_path / "bad.json").exists()

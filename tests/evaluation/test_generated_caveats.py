@@ -5,7 +5,9 @@ markdown report."""
 from __future__ import annotations
 
 from kgrag.core.eval_records import EvalRunRecord, EvalScore
+from kgrag.evaluation.datasets import LLM_FREE_KINDS, LLM_KINDS
 from kgrag.evaluation.generated_caveats import Row, generated_caveats
+from kgrag.evaluation.qgen.generate import PROMPTS
 from kgrag.evaluation.reports import render_run
 from kgrag.evaluation.session import finish
 
@@ -25,6 +27,25 @@ def test_generated_questions_are_named_and_counted() -> None:
     mixed += _rows("Fact Retrieval", {"bm25": [1.0, 1.0, 0.0], "dense": [0.0, 1.0, 0.0]}, prefix="h")
     caveats = generated_caveats(mixed)
     assert len(caveats) == 1 and caveats[0].startswith("2 of 5 questions were generated without an LLM")
+
+
+def test_a_mix_with_an_llms_questions_is_told_what_the_mix_is_for() -> None:
+    free = _rows("known-item", {"bm25": [1.0, 1.0], "dense": [0.95, 1.0], "ppr": [0.1, 0.2]})
+    written = _rows("single-fact", {"bm25": [0.5, 0.0, 1.0], "dense": [1.0, 0.0, 0.5], "ppr": [0.0] * 3}, "w")
+    caveats = generated_caveats(free + written)
+    assert caveats[0].startswith("2 of 5 questions were generated without an LLM and 3 written by an LLM")
+    assert "first choice" in caveats[0] and "choose between pipelines on hand-written" not in caveats[0]
+    # most pipelines exhaust the LLM-free part: the differences come from the LLM's questions
+    assert len(caveats) == 2 and caveats[1].endswith("the differences between them come from the LLM's.")
+    # a third source (hand-written questions) is not such a mix: the plain caveat
+    hand = _rows("Fact Retrieval", {"bm25": [1.0], "dense": [1.0], "ppr": [1.0]}, "h")
+    plain = generated_caveats(free + written + hand)
+    assert plain[0].startswith("2 of 6 questions were generated without an LLM (") and "too easy" in plain[1]
+    assert generated_caveats(written) == []  # only an LLM's questions: nothing LLM-free to warn about
+
+
+def test_the_llm_kinds_are_the_generators_own() -> None:
+    assert set(LLM_KINDS) == set(PROMPTS) and not set(LLM_KINDS) & set(LLM_FREE_KINDS)
 
 
 def test_a_set_most_pipelines_nearly_exhaust_is_called_too_easy() -> None:

@@ -15,7 +15,13 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from kgrag.evaluation.qgen import QGenResult
+    from kgrag.evaluation.qgen.generate import PerKind
 
+_KINDS_HELP = (
+    "With an LLM: node, edge, subgraph, answer-given, single-fact, multi-fact, and the LLM-free known-item, "
+    "two-chunk in the same set; without: known-item, two-chunk (comma-separated, each with its own count if "
+    "wanted: single-fact:150,known-item; default: node,edge,subgraph,single-fact or both LLM-free kinds)."
+)
 _LLM_HELP = (
     "`none`: known-item questions from the chunks with spaCy, no LLM; `config`: the configured LLM; "
     "`auto` (default): the LLM when one is configured, else none."
@@ -40,20 +46,38 @@ def _summary(console: Console, result: QGenResult, out: Path) -> None:
         )
 
 
+def _kinds(text: str | None, per_kind: int | None) -> tuple[list[str] | None, PerKind | None]:
+    """``--kinds`` as names and counts: ``single-fact:150,known-item`` gives single-fact its own count and
+    known-item ``--per-kind``'s (or, without it, the generator's default)."""
+    from kgrag.core.errors import KgragError
+
+    own: dict[str, int] = {}
+    for part in (text or "").split(","):
+        name, colon, count = (piece.strip() for piece in part.partition(":"))
+        if colon and not (name and count.isascii() and count.isdigit() and int(count) >= 1):
+            raise KgragError(f"--kinds {part.strip()!r}: write a kind, then after ':' a whole number, 1 or more")
+        if name:
+            own[name] = int(count) if colon else own.get(name, 0)
+    if not own:
+        return None, per_kind
+    if not any(own.values()):
+        return list(own), per_kind
+    every = per_kind or 0
+    return list(own), {name: count or every for name, count in own.items() if count or every}
+
+
 @guarded
 def eval_qgen(
     out: Annotated[Path, typer.Option("--out", help="Where to write the questions: .json (a list) or .jsonl.")],
     kinds: Annotated[
         str | None,
-        typer.Option(
-            "--kinds",
-            help="With an LLM: node, edge, subgraph, answer-given, single-fact, multi-fact; without: "
-            "known-item, two-chunk (comma-separated; default: node,edge,subgraph,single-fact or both LLM-free kinds).",
-        ),
+        typer.Option("--kinds", help=_KINDS_HELP),
     ] = None,
     per_kind: Annotated[
         int | None,
-        typer.Option("--per-kind", min=1, help="Attempts per kind with an LLM (10), questions per kind without (60)."),
+        typer.Option(
+            "--per-kind", min=1, help="Attempts per kind the LLM writes (10), questions per LLM-free kind (60)."
+        ),
     ] = None,
     seed: Annotated[
         int, typer.Option("--seed", min=0, max=MAX_SEED, help="Seed of the sampling: same seed, same questions.")
@@ -84,13 +108,13 @@ def eval_qgen(
         raise KgragError(f"--llm {llm!r}: choose auto, none or config")
     if out.suffix not in (".json", ".jsonl"):
         raise KgragError(f"--out {out}: name a .json (a list) or .jsonl (one question per line) file")
-    names = [k.strip() for k in (kinds or "").split(",") if k.strip()] or None
+    names, counts = _kinds(kinds, per_kind)
     console = new_console()
     with open_workspace(workspace) as ws, Progress(console=console, transient=True) as bar:
         task = bar.add_task("generating", total=None)
         result = ws.eval.qgen(
             names,
-            per_kind,
+            counts,
             seed=seed,
             llm=llm,  # type: ignore[arg-type]  # checked above
             judge_model=judge_model,

@@ -17,6 +17,8 @@ DEFAULT_TYPE = "Unspecified"
 LLM_FREE_KINDS = ("known-item", "two-chunk")
 """The question types the LLM-free generator writes (:mod:`kgrag.evaluation.qgen.known_item`); a set that
 holds them was generated, not written by people."""
+LLM_KINDS = ("node", "edge", "subgraph", "answer-given", "single-fact", "multi-fact")
+"""The question types an LLM writes with ``kgrag eval qgen`` (:mod:`kgrag.evaluation.qgen.generate`)."""
 
 
 @dataclass(frozen=True)

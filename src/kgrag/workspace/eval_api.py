@@ -10,6 +10,7 @@ from kgrag.core.eval_records import EvalRunRecord, EvalTrace
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.pairwise.types import PairwiseSettings
 from kgrag.evaluation.qgen import QGenResult
+from kgrag.evaluation.qgen.generate import PerKind
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
 from kgrag.evaluation.runner import RunMode, RunOptions
 from kgrag.evaluation.service import EvalRequest, EvalService, PairwiseRequest, Questions
@@ -180,7 +181,7 @@ class EvalAPI:
     def qgen(
         self,
         kinds: Sequence[str] | None,
-        per_kind: int | None = None,
+        per_kind: PerKind | None = None,
         *,
         seed: int = 0,
         llm: GeneratorChoice = "auto",
@@ -191,9 +192,10 @@ class EvalAPI:
         """Generate questions (see :mod:`kgrag.evaluation.service.qgen`): with ``llm="none"`` (or no LLM
         configured) known-item questions from the chunks; else with the configured LLM from the graph
         and chunks, checked against their cited passages by ``judge_model`` (default: the same model;
-        ``llm_check=False`` leaves that model check out, the checks that need no model stay).
-        ``kinds`` None = the default kinds of that generator; ``per_kind`` None = 10 with an LLM, 60
-        without."""
+        ``llm_check=False`` leaves that model check out, the checks that need no model stay), plus the
+        LLM-free kinds among ``kinds`` in the same set. ``kinds`` None = the default kinds of that
+        generator; ``per_kind``: one count for every kind or a count per kind name (None, or a kind left
+        out: 10 attempts per LLM kind, 60 questions per LLM-free kind)."""
         return self._service.qgen(
             kinds, per_kind, seed=seed, llm=llm, judge_model=judge_model, on_question=on_question, llm_check=llm_check
         )

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict
 
@@ -44,6 +44,15 @@ PROMPTS = {
     "single-fact": "qgen_single_fact",
     "multi-fact": "qgen_multi_fact",
 }
+
+
+PerKind = int | Mapping[str, int]
+"""How many per kind: one count for every kind, or a count per kind name (each kind asked must be in it)."""
+
+
+def count_for(per_kind: PerKind, kind: str) -> int:
+    """The count ``per_kind`` gives ``kind``."""
+    return per_kind if isinstance(per_kind, int) else per_kind[kind]
 
 
 class ItemMeta(TypedDict):
@@ -165,7 +174,7 @@ def generate_questions(
     sampler: SourceSampler,
     client: LLMClient,
     kinds: Sequence[str],
-    per_kind: int,
+    per_kind: PerKind,
     dedup_threshold: float,
     llm_check: bool = True,
     on_question: Callable[[], None] | None = None,
@@ -179,7 +188,7 @@ def generate_questions(
     checker = (judge or client) if llm_check else None
     result, kept_words = QGenResult(), list[set[str]]()
     for kind in kinds:
-        for attempt in range(per_kind):
+        for attempt in range(count_for(per_kind, kind)):
             if on_question is not None:
                 on_question()
             source = _sampler_call(sampler, kind)()

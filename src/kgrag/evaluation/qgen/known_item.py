@@ -31,7 +31,7 @@ from kgrag.documents.words import content_words
 from kgrag.evaluation.datasets import LLM_FREE_KINDS, QAItem
 from kgrag.evaluation.qgen.checks import is_duplicate, jaccard
 from kgrag.evaluation.qgen.cloze import Cloze, Passage, Rarity, clozes, prose_lines
-from kgrag.evaluation.qgen.generate import ItemMeta, QGenResult
+from kgrag.evaluation.qgen.generate import ItemMeta, PerKind, QGenResult, count_for
 from kgrag.evaluation.qgen.quality import MIN_QUALITY, trusted_shape
 
 PAIRS_PER_TOPIC = 2
@@ -188,7 +188,7 @@ def known_item_questions(
     passages: Sequence[Passage],
     nlp: Any,
     kinds: Sequence[str],
-    per_kind: int,
+    per_kind: PerKind,
     *,
     seed: int = 0,
     dedup_threshold: float = 0.8,
@@ -219,11 +219,16 @@ def known_item_questions(
     made: list[tuple[QAItem, ItemMeta]] = []
     if "known-item" in kinds:
         picked = pick_known_items(
-            candidates, per_kind, random.Random(seed), dedup_threshold, min_quality, trusted_first
+            candidates,
+            count_for(per_kind, "known-item"),
+            random.Random(seed),
+            dedup_threshold,
+            min_quality,
+            trusted_first,
         )
         made += [_single(c) for c in picked]
     if "two-chunk" in kinds:
-        pairs = pick_pairs(good, per_kind, random.Random(seed + 1), rarity)
+        pairs = pick_pairs(good, count_for(per_kind, "two-chunk"), random.Random(seed + 1), rarity)
         made += [_joined(a, b) for a, b in pairs]
     for item, meta in made:
         result.items.append(item)

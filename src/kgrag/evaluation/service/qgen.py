@@ -1,21 +1,26 @@
-"""Question generation over a workspace (``ws.eval.qgen``) over this workspace, with or without an LLM.
+"""Question generation over a workspace (``ws.eval.qgen``), with or without an LLM.
 
 ``llm="none"`` (or ``"auto"`` without a configured LLM) generates known-item questions from the chunks
 with spaCy (:mod:`kgrag.evaluation.qgen.known_item`); otherwise the configured LLM generates them from the
 graph and the chunks, and a judge (``evaluation.qgen_judge_model`` or ``judge_model``, else the same
-model) checks them against their cited passages (:mod:`kgrag.evaluation.qgen.generate`).
+model) checks them against their cited passages (:mod:`kgrag.evaluation.qgen.generate`). With an LLM the
+LLM-free kinds may be named too: both generators write into one set (:mod:`kgrag.evaluation.qgen.combine`),
+whose two kinds of question lean different ways (the LLM-free ones keep the corpus's words, a model's
+rephrase them), so that neither lean alone decides how the set ranks pipelines (``docs/evaluation.md``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
 from kgrag.core.errors import KgragError
 from kgrag.documents import TokenCounter
-from kgrag.evaluation.datasets import LLM_FREE_KINDS
+from kgrag.evaluation.datasets import LLM_FREE_KINDS, LLM_KINDS
 from kgrag.evaluation.qgen import QGenResult, generate_questions
 from kgrag.evaluation.qgen.cloze import Passage
+from kgrag.evaluation.qgen.combine import combine
+from kgrag.evaluation.qgen.generate import PerKind
 from kgrag.evaluation.qgen.known_item import known_item_questions
 from kgrag.evaluation.qgen.sources import SourceSampler
 from kgrag.evaluation.service.ports import EvalParts
@@ -25,6 +30,10 @@ from kgrag.models.llm import LLMClient
 
 GeneratorChoice = Literal["auto", "none", "config"]
 LLM_KINDS_DEFAULT = ("node", "edge", "subgraph", "single-fact")
+LLM_PER_KIND = 10
+"""Attempts per model-written kind when none is given (each attempt may write several questions)."""
+FREE_PER_KIND = 60
+"""Questions per LLM-free kind when none is given."""
 
 
 def uses_llm(parts: EvalParts, llm: GeneratorChoice) -> bool:
@@ -43,7 +52,7 @@ def default_kinds(parts: EvalParts, llm: GeneratorChoice) -> tuple[str, ...]:
 def generate(
     parts: EvalParts,
     kinds: Sequence[str],
-    per_kind: int,
+    per_kind: PerKind | None,
     *,
     seed: int,
     llm: GeneratorChoice,
@@ -52,28 +61,68 @@ def generate(
     on_question: Callable[[], None] | None,
     llm_check: bool = True,
 ) -> QGenResult:
-    """Questions of ``kinds`` (see the module docstring); ``judge`` builds a client for a model name;
+    """Questions of ``kinds`` (see the module docstring); ``per_kind``: one count for every kind or a count
+    per kind name, a kind without one getting ``LLM_PER_KIND`` attempts (a kind the model writes) or
+    ``FREE_PER_KIND`` questions (an LLM-free kind); ``judge`` builds a client for a model name;
     ``llm_check=False`` keeps LLM-generated questions without the model's answerability check."""
     if parts.store.chunks.count() == 0:
         raise KgragError("the workspace has no indexed documents yet; run `kgrag index PATH` first")
-    config = parts.config
+    model_kinds = [k for k in kinds if k not in LLM_FREE_KINDS]
+    if not llm_check and not (model_kinds and uses_llm(parts, llm)):
+        raise KgragError("--no-check: only LLM-generated questions have a model's check to leave out")
     if not uses_llm(parts, llm):
-        if not llm_check:
-            raise KgragError("--no-check: only LLM-generated questions have a model's check to leave out")
-        passages = [Passage(c.id, c.doc_id, c.text) for c in parts.store.chunks.iter_all()]
-        nlp = SpacyExtractor(nlp_settings(config).spacy_model, allow_torch=nlp_settings(config).spacy_torch).nlp
-        return known_item_questions(
-            passages,
-            nlp,
-            kinds,
-            per_kind,
-            seed=seed,
-            dedup_threshold=config.evaluation.qgen_dedup_threshold,
-            on_question=on_question,
-        )
-    unknown_free = [k for k in kinds if k in LLM_FREE_KINDS]
-    if unknown_free:
-        raise KgragError(f"{', '.join(unknown_free)}: generated without an LLM only; add --llm none")
+        return _without_llm(parts, kinds, _counts(kinds, per_kind, FREE_PER_KIND), seed, on_question)
+    unknown = [k for k in model_kinds if k not in LLM_KINDS]
+    if unknown:
+        choices = ", ".join((*LLM_KINDS, *LLM_FREE_KINDS))
+        raise KgragError(f"unknown question kind(s) {', '.join(unknown)}; choose from {choices}")
+    results = []
+    if model_kinds:
+        model = judge_model or parts.config.evaluation.qgen_judge_model
+        checker = judge(model) if model and llm_check else None
+        counts = _counts(model_kinds, per_kind, LLM_PER_KIND)
+        results.append(_with_llm(parts, counts, seed, on_question, llm_check, checker))
+    free_kinds = [k for k in kinds if k in LLM_FREE_KINDS]
+    if free_kinds:
+        results.append(_without_llm(parts, free_kinds, _counts(free_kinds, per_kind, FREE_PER_KIND), seed, on_question))
+    return combine(results, parts.config.evaluation.qgen_dedup_threshold)
+
+
+def _counts(kinds: Sequence[str], per_kind: PerKind | None, default: int) -> dict[str, int]:
+    """Each kind's count: its own in a mapping, else the one count given, else ``default``."""
+    given = per_kind if isinstance(per_kind, Mapping) else {}
+    every = per_kind if isinstance(per_kind, int) else None
+    return {kind: given.get(kind) or every or default for kind in kinds}
+
+
+def _without_llm(
+    parts: EvalParts, kinds: Sequence[str], per_kind: PerKind, seed: int, on_question: Callable[[], None] | None
+) -> QGenResult:
+    """Known-item and two-chunk questions cut from the chunks with spaCy."""
+    config = parts.config
+    passages = [Passage(c.id, c.doc_id, c.text) for c in parts.store.chunks.iter_all()]
+    nlp = SpacyExtractor(nlp_settings(config).spacy_model, allow_torch=nlp_settings(config).spacy_torch).nlp
+    return known_item_questions(
+        passages,
+        nlp,
+        kinds,
+        per_kind,
+        seed=seed,
+        dedup_threshold=config.evaluation.qgen_dedup_threshold,
+        on_question=on_question,
+    )
+
+
+def _with_llm(
+    parts: EvalParts,
+    counts: Mapping[str, int],
+    seed: int,
+    on_question: Callable[[], None] | None,
+    llm_check: bool,
+    judge: LLMClient | None,
+) -> QGenResult:
+    """Questions the configured LLM writes from sampled graph pieces and passages."""
+    config = parts.config
     sampler = SourceSampler(
         parts.store,
         seed,
@@ -81,14 +130,13 @@ def generate(
         budget=config.evaluation.qgen_source_tokens,
         count_tokens=TokenCounter.for_encoding(config.chunking.encoding).count,
     )
-    model = judge_model or config.evaluation.qgen_judge_model
     return generate_questions(
         sampler,
         parts.llm(),
-        kinds,
-        per_kind,
+        list(counts),
+        counts,
         config.evaluation.qgen_dedup_threshold,
         llm_check=llm_check,
         on_question=on_question,
-        judge=judge(model) if model and llm_check else None,
+        judge=judge,
     )

@@ -16,11 +16,12 @@ from kgrag.evaluation.judges.base import JUDGES, AnswerJudge, JudgeSetup
 from kgrag.evaluation.metrics.base import METRICS, Metric
 from kgrag.evaluation.metrics.profiles import profile_names
 from kgrag.evaluation.qgen import QGenResult
+from kgrag.evaluation.qgen.generate import PerKind
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport, evaluate_retrieval
 from kgrag.evaluation.runner import RunMode, RunParts, RunPlan, run_evaluation
 from kgrag.evaluation.sampling import stratified_sample
 from kgrag.evaluation.service.ports import EvalParts, Querying
-from kgrag.evaluation.service.qgen import GeneratorChoice, default_kinds, generate, uses_llm
+from kgrag.evaluation.service.qgen import GeneratorChoice, default_kinds, generate
 from kgrag.evaluation.service.requests import EvalRequest, PairwiseRequest, Questions, questions_of
 from kgrag.evaluation.service.stored import StoredRuns
 from kgrag.evaluation.service.stored_retrieval import store_retrieval_run
@@ -205,7 +206,7 @@ class EvalService:
     def qgen(
         self,
         kinds: Sequence[str] | None,
-        per_kind: int | None,
+        per_kind: PerKind | None,
         *,
         seed: int,
         llm: GeneratorChoice,
@@ -213,15 +214,15 @@ class EvalService:
         on_question: OnQuestion,
         llm_check: bool = True,
     ) -> QGenResult:
-        """Generate questions (:mod:`.qgen`): ``kinds`` None = the generator's defaults, ``per_kind`` None =
-        10 with an LLM, 60 without; ``llm_check=False`` leaves out the model's answerability check."""
+        """Generate questions (:mod:`.qgen`): ``kinds`` None = the generator's defaults, ``per_kind`` one
+        count or a count per kind (None, or a kind left out: 10 attempts per LLM kind, 60 questions per
+        LLM-free kind); ``llm_check=False`` leaves out the model's answerability check."""
         chosen = list(kinds) if kinds else list(default_kinds(self._parts, llm))
-        count = per_kind or (10 if uses_llm(self._parts, llm) else 60)
         judge = self.judge_factory
         return generate(
             self._parts,
             chosen,
-            count,
+            per_kind,
             seed=seed,
             llm=llm,
             judge=judge,
