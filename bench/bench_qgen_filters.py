@@ -45,8 +45,6 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from scipy.stats import kendalltau
-
 from kgrag import Workspace
 from kgrag.config import KgragConfig
 from kgrag.documents.chunking import chunk_text
@@ -57,11 +55,11 @@ from kgrag.evaluation.qgen.cloze import Passage
 from kgrag.evaluation.qgen.known_item import known_item_questions
 from kgrag.evaluation.qgen.quality import MIN_QUALITY
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
+from kgrag.evaluation.stats.rank_agreement import Scores, kendall_tau, tau_interval
 from kgrag.graph.extract.nlp import SpacyExtractor
 from kgrag.graph.extract.settings import nlp_settings
 
 PIPELINES = "dense,bm25,hybrid,graph-local,graph-hybrid,graph-mix,ppr,paths,auto"
-Scores = dict[str, list[float]]
 
 
 def per_question(report: RetrievalEvalReport) -> Scores:
@@ -73,22 +71,16 @@ def per_question(report: RetrievalEvalReport) -> Scores:
 
 
 def tau(a: dict[str, float], b: dict[str, float]) -> float:
-    names = sorted(a)
-    value = float(kendalltau([a[p] for p in names], [b[p] for p in names]).statistic)
-    return 0.0 if value != value else value  # NaN when one side is all ties
+    """Kendall τ of two rankings, 0 where undefined (one side all ties)."""
+    return kendall_tau(a, b) or 0.0
 
 
 def tau_ci(gen: Scores, hand: Scores, rng: random.Random, samples: int = 1000) -> tuple[float, float]:
-    n_gen, n_hand = len(next(iter(gen.values()))), len(next(iter(hand.values())))
-    taus = []
-    for _ in range(samples):
-        rows_g = [rng.randrange(n_gen) for _ in range(n_gen)]
-        rows_h = [rng.randrange(n_hand) for _ in range(n_hand)]
-        mg = {p: statistics.fmean(v[i] for i in rows_g) for p, v in gen.items()}
-        mh = {p: statistics.fmean(v[i] for i in rows_h) for p, v in hand.items()}
-        taus.append(tau(mg, mh))
-    taus.sort()
-    return taus[int(0.025 * samples)], taus[int(0.975 * samples) - 1]
+    """τ's bootstrap interval, both sets' questions resampled (:func:`tau_interval`)."""
+    interval = tau_interval(gen, hand, rng, samples)
+    if interval is None:
+        raise SystemExit("a question set is empty: no rank agreement to give")
+    return interval
 
 
 def mean_ci(values: list[float], rng: random.Random, samples: int = 2000) -> tuple[float, float, float]:

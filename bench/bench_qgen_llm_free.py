@@ -25,6 +25,7 @@ from kgrag import Workspace
 from kgrag.evaluation.datasets import load_dataset
 from kgrag.evaluation.qgen.output import write_questions
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
+from kgrag.evaluation.stats.rank_agreement import tau_interval
 
 PIPELINES = "dense,bm25,hybrid,rerank,graph-local,graph-hybrid,graph-mix,ppr,paths,auto"
 Scores = dict[str, list[float]]  # pipeline → recall per question, questions in one fixed order
@@ -60,17 +61,10 @@ def correlations(a: dict[str, float], b: dict[str, float]) -> tuple[float, float
 
 def tau_ci(gen: Scores, hand: Scores, rng: random.Random, samples: int = 1000) -> tuple[float, float]:
     """Percentile interval of Kendall τ with both question sets resampled (same rows for every pipeline)."""
-    n_gen, n_hand = len(next(iter(gen.values()))), len(next(iter(hand.values())))
-    taus = []
-    for _ in range(samples):
-        rows_g = [rng.randrange(n_gen) for _ in range(n_gen)]
-        rows_h = [rng.randrange(n_hand) for _ in range(n_hand)]
-        mg = {p: statistics.fmean(v[i] for i in rows_g) for p, v in gen.items()}
-        mh = {p: statistics.fmean(v[i] for i in rows_h) for p, v in hand.items()}
-        tau = correlations(mg, mh)[0]
-        taus.append(0.0 if tau != tau else tau)  # NaN when one side is all ties
-    taus.sort()
-    return taus[int(0.025 * samples)], taus[int(0.975 * samples) - 1]
+    interval = tau_interval(gen, hand, rng, samples)
+    if interval is None:
+        raise SystemExit("a question set is empty: no rank agreement to give")
+    return interval
 
 
 def table(

@@ -31,16 +31,24 @@ def test_generated_questions_are_named_and_counted() -> None:
 
 def test_a_mix_with_an_llms_questions_is_told_what_the_mix_is_for() -> None:
     free = _rows("known-item", {"bm25": [1.0, 1.0], "dense": [0.95, 1.0], "ppr": [0.1, 0.2]})
-    written = _rows("single-fact", {"bm25": [0.5, 0.0, 1.0], "dense": [1.0, 0.0, 0.5], "ppr": [0.0] * 3}, "w")
+    written = _rows("single-fact", {"bm25": [1.0, 0.5, 1.0], "dense": [0.5] * 3, "ppr": [0.0] * 3}, "w")
     caveats = generated_caveats(free + written)
     assert caveats[0].startswith("2 of 5 questions were generated without an LLM and 3 written by an LLM")
     assert "first choice" in caveats[0] and "choose between pipelines on hand-written" not in caveats[0]
     # most pipelines exhaust the LLM-free part: the differences come from the LLM's questions
-    assert len(caveats) == 2 and caveats[1].endswith("the differences between them come from the LLM's.")
+    assert len(caveats) == 3 and caveats[1].endswith("the differences between them come from the LLM's.")
+    # both kinds put the pipelines in the same order here: the rank agreement says so, with its interval
+    assert caveats[2].startswith("On this set the two kinds rank the 3 pipelines at Kendall τ 1.00 [")
+    assert "2 and 3 questions" in caveats[2]
+    disagreeing = _rows("single-fact", {"bm25": [0.0] * 3, "dense": [0.5] * 3, "ppr": [1.0] * 3}, "w")
+    assert "at Kendall τ -1.00 [" in generated_caveats(free + disagreeing)[2]
     # a third source (hand-written questions) is not such a mix: the plain caveat
     hand = _rows("Fact Retrieval", {"bm25": [1.0], "dense": [1.0], "ppr": [1.0]}, "h")
     plain = generated_caveats(free + written + hand)
     assert plain[0].startswith("2 of 6 questions were generated without an LLM (") and "too easy" in plain[1]
+    assert len(plain) == 2  # no rank agreement between kinds outside such a mix
+    two_pipelines = [row for row in free + written if row[2] != "ppr"]
+    assert len(generated_caveats(two_pipelines)) == 2  # nor with fewer than three pipelines to rank
     assert generated_caveats(written) == []  # only an LLM's questions: nothing LLM-free to warn about
 
 
