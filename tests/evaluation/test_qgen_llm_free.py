@@ -229,3 +229,31 @@ def test_cli_errors_are_one_clear_line(sample_ws: Path, tmp_path: Path, extra: l
     assert result.exit_code != 0
     assert message in result.output and "Traceback" not in result.output
     assert not list(tmp_path.iterdir())  # nothing half-written
+
+
+def test_a_mix_with_llm_written_questions_gets_its_own_caveat_and_rank_agreement(
+    sample_ws: Path, tmp_path: Path, cli_same_seed: CliRun
+) -> None:
+    """The LLM-free set plus questions typed as an LLM's (the sample set relabelled ``single-fact``) through
+    `kgrag eval retrieval`: the report's caveats describe a mix and give the two kinds' rank agreement."""
+    _, _, rows = cli_same_seed
+    written = [
+        {**q, "id": f"w-{q['id']}", "question_type": "single-fact"} for q in json.loads(SAMPLE_QUESTIONS.read_text())
+    ]
+    mixed = tmp_path / "mixed.json"
+    mixed.write_text(json.dumps(rows + written), encoding="utf-8")
+    report = CliRunner().invoke(
+        app,
+        ["eval", "retrieval", "-w", str(sample_ws), "--dataset", str(mixed), "--pipelines", "bm25,dense,hybrid",
+         "--out", str(tmp_path / "rep")],
+        env={"COLUMNS": "250", "KGRAG_EMBEDDING__PROVIDER": "fake"},
+    )  # fmt: skip
+    assert report.exit_code == 0, report.output
+    caveats = json.loads((tmp_path / "rep" / "retrieval_eval.json").read_text(encoding="utf-8"))["caveats"]
+    assert caveats[0].startswith(
+        f"{len(rows)} of {len(rows) + len(written)} questions were generated without an LLM and"
+    )
+    assert re.fullmatch(
+        r"On this set the two kinds rank the 3 pipelines at Kendall τ -?\d\.\d\d \[-?\d\.\d\d, .*", caveats[-1]
+    )
+    assert caveats[-1] in (tmp_path / "rep" / "retrieval_eval.md").read_text(encoding="utf-8")
