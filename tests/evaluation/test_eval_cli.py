@@ -124,6 +124,7 @@ def test_llm_and_llm_free_kinds_write_one_set(tmp_path: Path, monkeypatch: pytes
     sets = {name: json.loads(path.read_text()) for name, path in paths.items()}
     assert [q["question_type"] for q in sets["mixed"]] == ["single-fact"] + ["known-item"] * 3
     assert sets["mixed"] == sets["model"] + sets["free"]
+    assert "generated questions (3 known-item, 1 single-fact) →" in " ".join(mixed.output.split())
     counts = [re.search(r"kept (\d+) of (\d+) generated", out.output) for out in (mixed, model, free)]
     assert all(counts), mixed.output
     kept, generated = (sum(int(m.group(i)) for m in counts[1:] if m) for i in (1, 2))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -36,8 +37,10 @@ def _shown(offered: dict[str, int], left_out: dict[str, int]) -> str:
 def _summary(console: Console, result: QGenResult, out: Path) -> None:
     """What was kept and written, every rejection by reason, and what the generator was shown."""
     rejected = ", ".join(f"{why}: {n}" for why, n in result.rejected.most_common()) or "none"
+    kinds = Counter(item.question_type for item in result.items)
+    each = f" ({', '.join(f'{n} {kind}' for kind, n in kinds.most_common())})" if len(kinds) > 1 else ""
     console.print(
-        f"kept {len(result.items)} of {result.generated} generated questions → {out}; rejected: {rejected}",
+        f"kept {len(result.items)} of {result.generated} generated questions{each} → {out}; rejected: {rejected}",
         markup=False,
     )
     if result.offered:
