@@ -33,6 +33,7 @@ from bench_qgen_filters import PIPELINES, Scores, per_question, print_recall_tab
 from kgrag import Workspace
 from kgrag.evaluation.datasets import load_dataset
 from kgrag.evaluation.qgen.output import write_questions
+from kgrag.evaluation.stats.rank_agreement import means, resampled_rows, size
 from llm_check import add_server_options, chat_server
 
 
@@ -83,22 +84,18 @@ def main() -> None:
     with Workspace.open(args.workspace) as ws:
         scores = {name: per_question(ws.eval.retrieval(items, pipelines, args.k)) for name, items in sets.items()}
     rng = random.Random(args.seed)
-    means = {name: {p: statistics.fmean(v) for p, v in s.items()} for name, s in scores.items()}
+    averages = {name: means(s) for name, s in scores.items()}
     print()
     print_recall_table(scores, pipelines, rng)
     lo, hi = tau_ci(scores["generated"], scores["hand-written"], rng)
-    agreement = tau(means["generated"], means["hand-written"])
+    agreement = tau(averages["generated"], averages["hand-written"])
     print(f"\nKendall τ generated vs hand-written: {agreement:.3f} [{lo:.3f}, {hi:.3f}]")
     if args.compare:
-        other = tau(means["compared"], means["hand-written"])
+        other = tau(averages["compared"], averages["hand-written"])
         dlo, dhi = tau_difference(scores, rng)
         print(f"Kendall τ {args.compare.name} vs hand-written: {other:.3f}; generated − it: {agreement - other:+.3f} "
               f"[{dlo:+.3f}, {dhi:+.3f}]")  # fmt: skip
         print_mix(scores, rng)
-
-
-def _means(scores: Scores, rows: list[int] | None = None) -> dict[str, float]:
-    return {p: statistics.fmean(v if rows is None else [v[i] for i in rows]) for p, v in scores.items()}
 
 
 def print_mix(scores: dict[str, Scores], rng: random.Random, draws: int = 500) -> None:
@@ -106,23 +103,23 @@ def print_mix(scores: dict[str, Scores], rng: random.Random, draws: int = 500) -
     asked), with its interval; then, at equal size, half of the questions from each set against the same
     number from one set alone (``draws`` random subsets each, median and 2.5–97.5 % of the draws), so a
     gain from mixing is told apart from a gain from having more questions."""
-    hand = _means(scores["hand-written"])
+    hand = means(scores["hand-written"])
     gen, other = scores["generated"], scores["compared"]
     mix = {p: v + other[p] for p, v in gen.items()}
     lo, hi = tau_ci(mix, scores["hand-written"], rng)
-    n_gen, n_other = len(next(iter(gen.values()))), len(next(iter(other.values())))
-    print(f"Kendall τ both sets as one (n = {n_gen + n_other}): {tau(_means(mix), hand):.3f} [{lo:.3f}, {hi:.3f}]")
+    n_gen, n_other = size(gen), size(other)
+    print(f"Kendall τ both sets as one (n = {n_gen + n_other}): {tau(means(mix), hand):.3f} [{lo:.3f}, {hi:.3f}]")
     half = min(n_gen, n_other)
 
     def halves() -> dict[str, float]:
         rows = rng.sample(range(n_gen), half) + [n_gen + i for i in rng.sample(range(n_other), half)]
-        return _means(mix, rows)
+        return means(mix, rows)
 
     arms = {f"{half} + {half}, half from each": halves}
     if n_gen >= 2 * half:
-        arms[f"{2 * half} generated alone"] = lambda: _means(gen, rng.sample(range(n_gen), 2 * half))
+        arms[f"{2 * half} generated alone"] = lambda: means(gen, rng.sample(range(n_gen), 2 * half))
     if n_other >= 2 * half:
-        arms[f"{2 * half} compared alone"] = lambda: _means(other, rng.sample(range(n_other), 2 * half))
+        arms[f"{2 * half} compared alone"] = lambda: means(other, rng.sample(range(n_other), 2 * half))
     for label, draw in arms.items():
         taus = sorted(tau(draw(), hand) for _ in range(draws))
         low, high = taus[int(0.025 * draws)], taus[int(0.975 * draws) - 1]
@@ -134,9 +131,7 @@ def tau_difference(scores: dict[str, Scores], rng: random.Random, samples: int =
     sets resampled together."""
 
     def draw(s: Scores) -> dict[str, float]:
-        n = len(next(iter(s.values())))
-        rows = [rng.randrange(n) for _ in range(n)]
-        return {p: statistics.fmean(v[i] for i in rows) for p, v in s.items()}
+        return means(s, resampled_rows(size(s), rng))
 
     diffs = []
     for _ in range(samples):

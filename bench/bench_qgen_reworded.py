@@ -35,6 +35,7 @@ from kgrag import Workspace
 from kgrag.documents.words import content_words
 from kgrag.evaluation.datasets import QAItem, load_dataset
 from kgrag.evaluation.qgen.quality import MIN_QUALITY
+from kgrag.evaluation.stats.rank_agreement import means, resampled_rows, size
 from llm_check import add_server_options, chat_server
 
 SYSTEM = (
@@ -86,20 +87,13 @@ def overlap(items: list[QAItem], chunks: dict[str, str]) -> float:
 
 def paired_tau(gen: Scores, other: Scores, hand: Scores, rng: random.Random) -> tuple[float, float, float, float]:
     """τ of each generated set with the hand-written one, resampled together; the difference's interval."""
-    n_gen, n_hand = len(next(iter(gen.values()))), len(next(iter(hand.values())))
     diffs = []
     for _ in range(RESAMPLES):
-        rows_g = [rng.randrange(n_gen) for _ in range(n_gen)]
-        rows_h = [rng.randrange(n_hand) for _ in range(n_hand)]
-        mh = {p: statistics.fmean(v[i] for i in rows_h) for p, v in hand.items()}
-        t_gen = tau({p: statistics.fmean(v[i] for i in rows_g) for p, v in gen.items()}, mh)
-        t_other = tau({p: statistics.fmean(v[i] for i in rows_g) for p, v in other.items()}, mh)
-        diffs.append(t_other - t_gen)
+        rows_g, rows_h = resampled_rows(size(gen), rng), resampled_rows(size(hand), rng)
+        mh = means(hand, rows_h)
+        diffs.append(tau(means(other, rows_g), mh) - tau(means(gen, rows_g), mh))
     diffs.sort()
-    means = {
-        name: {p: statistics.fmean(v) for p, v in s.items()} for name, s in (("g", gen), ("o", other), ("h", hand))
-    }
-    return (tau(means["g"], means["h"]), tau(means["o"], means["h"]),
+    return (tau(means(gen), means(hand)), tau(means(other), means(hand)),
             diffs[int(0.025 * RESAMPLES)], diffs[int(0.975 * RESAMPLES) - 1])  # fmt: skip
 
 
@@ -132,7 +126,7 @@ def main() -> None:
     print(f"\n{kept} of {len(generated)} replies were usable rewordings (the rest keep their wording)")
     print(f"question words in the evidence: generated {overlap(generated, chunks):.2f}, "
           f"reworded {overlap(reworded, chunks):.2f}")  # fmt: skip
-    means = {name: {p: statistics.fmean(v) for p, v in s.items()} for name, s in scores.items()}
+    averages = {name: means(s) for name, s in scores.items()}
     print()
     print_recall_table(scores, pipelines, random.Random(1))
     t_gen, t_rew, lo, hi = paired_tau(scores["generated"], scores["reworded"], scores["hand-written"], random.Random(0))
@@ -142,7 +136,7 @@ def main() -> None:
         {"generated": g.question, "reworded": r.question, "answer": g.answer}
         for g, r in zip(generated, reworded, strict=True)
     ]
-    args.out.write_text(json.dumps({"means": means, "tau": [t_gen, t_rew, lo, hi], "questions": examples}, indent=1))
+    args.out.write_text(json.dumps({"means": averages, "tau": [t_gen, t_rew, lo, hi], "questions": examples}, indent=1))
 
 
 if __name__ == "__main__":

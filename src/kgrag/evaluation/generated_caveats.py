@@ -58,12 +58,12 @@ def generated_caveats(rows: Iterable[Row]) -> list[str]:
                 "questions."
             )
         )
-    if mixed and (agreement := kinds_agreement(rows, generated)):
+    if mixed and (agreement := _kinds_agreement(rows, generated)):
         caveats.append(agreement)
     return caveats
 
 
-def kinds_agreement(rows: list[Row], generated: set[str]) -> str | None:
+def _kinds_agreement(rows: list[Row], generated: set[str]) -> str | None:
     """How alike the LLM-free and the other questions rank the pipelines (Kendall τ with its interval,
     :mod:`kgrag.evaluation.stats.rank_agreement`); None with fewer than three pipelines or two questions of
     each kind holding every pipeline's evidence recall."""

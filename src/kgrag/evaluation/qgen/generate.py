@@ -20,7 +20,7 @@ from typing import NotRequired, TypedDict
 
 from kgrag.core.errors import KgragError
 from kgrag.documents.words import content_words
-from kgrag.evaluation.datasets import QAItem
+from kgrag.evaluation.datasets import LLM_KINDS, QAItem
 from kgrag.evaluation.judges.call import ask
 from kgrag.evaluation.judges.schemas import Answerability, GeneratedQuestion, GeneratedQuestions
 from kgrag.evaluation.qgen.checks import (
@@ -36,14 +36,8 @@ from kgrag.models.llm import LLMClient
 GRAPH_LEVELS = ("node", "edge", "subgraph")
 MULTI_KINDS = ("multi-fact", "subgraph")
 DOC_KINDS = ("answer-given", "single-fact", "multi-fact")
-PROMPTS = {
-    "node": "qgen_node",
-    "edge": "qgen_edge",
-    "subgraph": "qgen_subgraph",
-    "answer-given": "qgen_answer_given",
-    "single-fact": "qgen_single_fact",
-    "multi-fact": "qgen_multi_fact",
-}
+PROMPTS = {kind: "qgen_" + kind.replace("-", "_") for kind in LLM_KINDS}
+"""Question kind → the name of the prompt that writes it (``qgen_`` and the kind, hyphens as underscores)."""
 
 
 PerKind = int | Mapping[str, int]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import random
 import statistics
+from collections.abc import Sequence
 
 from scipy import stats as sps
 
@@ -29,22 +30,30 @@ def kendall_tau(a: dict[str, float], b: dict[str, float]) -> float | None:
     return None if math.isnan(value) else value
 
 
-def means(scores: Scores) -> dict[str, float]:
-    return {pipeline: statistics.fmean(values) for pipeline, values in scores.items()}
+def means(scores: Scores, rows: Sequence[int] | None = None) -> dict[str, float]:
+    """Each pipeline's mean score, over the questions ``rows`` names (repeats allowed) when given."""
+    return {p: statistics.fmean(v if rows is None else [v[i] for i in rows]) for p, v in scores.items()}
+
+
+def size(scores: Scores) -> int:
+    """How many questions the set holds (0 without a pipeline)."""
+    return len(next(iter(scores.values()), []))
+
+
+def resampled_rows(n: int, rng: random.Random) -> list[int]:
+    """One bootstrap draw: ``n`` question indices with replacement."""
+    return [rng.randrange(n) for _ in range(n)]
 
 
 def tau_interval(first: Scores, second: Scores, rng: random.Random, samples: int = 1000) -> tuple[float, float] | None:
     """Percentile 95% interval of τ when both sets' questions are resampled with replacement (undefined
     draws count as 0: no agreement shown); None when a set has no question."""
-    n_first, n_second = len(next(iter(first.values()), [])), len(next(iter(second.values()), []))
+    n_first, n_second = size(first), size(second)
     if not (n_first and n_second):
         return None
     taus = []
     for _ in range(samples):
-        rows_first = [rng.randrange(n_first) for _ in range(n_first)]
-        rows_second = [rng.randrange(n_second) for _ in range(n_second)]
-        drawn_first = {p: statistics.fmean(v[i] for i in rows_first) for p, v in first.items()}
-        drawn_second = {p: statistics.fmean(v[i] for i in rows_second) for p, v in second.items()}
-        taus.append(kendall_tau(drawn_first, drawn_second) or 0.0)
+        rows_first, rows_second = resampled_rows(n_first, rng), resampled_rows(n_second, rng)
+        taus.append(kendall_tau(means(first, rows_first), means(second, rows_second)) or 0.0)
     taus.sort()
     return taus[int(0.025 * samples)], taus[int(0.975 * samples) - 1]
