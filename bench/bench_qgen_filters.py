@@ -54,6 +54,7 @@ from kgrag.evaluation.datasets import QAItem, load_dataset
 from kgrag.evaluation.qgen.cloze import Passage
 from kgrag.evaluation.qgen.known_item import known_item_questions
 from kgrag.evaluation.qgen.quality import MIN_QUALITY
+from kgrag.evaluation.qgen.scope import own_title
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
 from kgrag.evaluation.stats.rank_agreement import Scores, kendall_tau, tau_interval
 from kgrag.graph.extract.nlp import SpacyExtractor
@@ -103,7 +104,9 @@ def print_recall_table(scores: dict[str, Scores], pipelines: list[str], rng: ran
 
 
 def generate(ws: Workspace, per_kind: int, strict: bool, seed: int, min_quality: float = 0.0) -> list[QAItem]:
-    passages = [Passage(c.id, c.doc_id, c.text) for c in ws.store.chunks.iter_all()]
+    titles = {d.id: own_title(d.title, d.source) for d in ws.store.documents.list()}
+    chunks = ws.store.chunks.iter_all()
+    passages = [Passage(c.id, c.doc_id, c.text, c.char_start, titles.get(c.doc_id, "")) for c in chunks]
     own = nlp_settings(ws.config)
     nlp = SpacyExtractor(own.spacy_model, allow_torch=own.spacy_torch).nlp
     kinds = ("known-item", "two-chunk")
@@ -156,7 +159,7 @@ def cut_passages(source: str, span: str) -> list[Passage]:
         novel = json.loads((SHARED / "graphrag-bench-novel/corpus.json").read_text(encoding="utf-8"))
         text = next(c["context"] for c in novel if c["corpus_name"] == "Novel-58553")
     chunks = chunk_text(text[start:end], TokenCounter.for_encoding(), 200, 24)
-    return [Passage(f"{source}-{start}-{c.ord:05d}", f"{source}-{start}", c.text) for c in chunks]
+    return [Passage(f"{source}-{start}-{c.ord:05d}", f"{source}-{start}", c.text, c.char_start) for c in chunks]
 
 
 def dir_passages(folder: Path, limit: int) -> list[Passage]:
@@ -177,17 +180,21 @@ def dir_passages(folder: Path, limit: int) -> list[Passage]:
         for doc in docs:
             doc_id = str(path.relative_to(folder))
             chunks = chunk_text(doc.text, counter, 200, 24)
-            passages += [Passage(f"{doc_id}#{c.ord:05d}", doc_id, c.text) for c in chunks]
+            title = own_title(doc.title, str(path))
+            passages += [Passage(f"{doc_id}#{c.ord:05d}", doc_id, c.text, c.char_start, title) for c in chunks]
             total += len(doc.text)
         if total >= limit:
             break
     return passages
 
 
-def write_read(passages: list[Passage], n: int, seed: int, out: Path, kinds: tuple[str, ...]) -> Counter[str]:
-    """``n`` questions per kind for a reader: JSON and a Markdown table (question, answer, evidence)."""
+def write_read(
+    passages: list[Passage], n: int, seed: int, out: Path, kinds: tuple[str, ...], scope: bool = True
+) -> Counter[str]:
+    """``n`` questions per kind for a reader: JSON and a Markdown table (question, answer, evidence);
+    ``scope=False``: the same questions without the headings above their sentences."""
     nlp = SpacyExtractor(nlp_settings(KgragConfig()).spacy_model).nlp
-    result = known_item_questions(passages, nlp, kinds, n, seed=seed)
+    result = known_item_questions(passages, nlp, kinds, n, seed=seed, scope=scope)
     rows: list[dict[str, Any]] = [
         {
             "n": i + 1,
@@ -241,12 +248,13 @@ def main() -> None:
     parser.add_argument("--best", type=int, help="Questions per kind for the set with the quality floor.")
     parser.add_argument("--no-unfiltered", action="store_true", help="Leave out the set without the filters.")
     parser.add_argument("--dir", type=Path, help="With --blind-cut or --cut 0:LIMIT: a folder of documents instead.")
+    parser.add_argument("--no-scope", action="store_true", help="With --blind-cut or --cut: questions without headings.")
     args = parser.parse_args()
     if args.blind_cut or args.cut:
         span = args.blind_cut or args.cut
         passages = dir_passages(args.dir, int(span.split(":")[1])) if args.dir else cut_passages(args.source, span)
         kinds = ("known-item",) if args.blind_cut else ("known-item", "two-chunk")
-        rejected = write_read(passages, args.n, args.seed, args.out, kinds)
+        rejected = write_read(passages, args.n, args.seed, args.out, kinds, not args.no_scope)
         if args.cut:
             print(f"{len(passages)} passages; rejected {dict(rejected.most_common())}")
         print(f"wrote {args.out} and {args.out.with_suffix('.md')}")

@@ -73,6 +73,10 @@ class Passage:
     chunk_id: str
     doc_id: str
     text: str
+    start: int = 0
+    """Where the chunk starts in its document (characters): to find the headings above it."""
+    title: str = ""
+    """The document's title, "" when it is only the file's name (:mod:`kgrag.evaluation.qgen.scope`)."""
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ construction (the question reuses the evidence sentence's words), which favours 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import random
 from collections import Counter, defaultdict
@@ -33,6 +34,7 @@ from kgrag.evaluation.qgen.checks import is_duplicate, jaccard
 from kgrag.evaluation.qgen.cloze import Cloze, Passage, Rarity, clozes, prose_lines
 from kgrag.evaluation.qgen.generate import ItemMeta, PerKind, QGenResult, count_for
 from kgrag.evaluation.qgen.quality import MIN_QUALITY, trusted_shape
+from kgrag.evaluation.qgen.scope import DocumentHeadings, scoped_question, sentence_offset
 
 PAIRS_PER_TOPIC = 2
 EVIDENCE_OVERLAP = 0.6
@@ -153,6 +155,19 @@ def pick_pairs(
     return pairs
 
 
+def scoped(candidates: Sequence[Cloze], passages: Sequence[Passage]) -> list[Cloze]:
+    """Each candidate with the headings its sentence sits under named in its question
+    (:mod:`kgrag.evaluation.qgen.scope`)."""
+    headings = DocumentHeadings(passages)
+    by_id = {p.chunk_id: p for p in passages}
+    out = []
+    for c in candidates:
+        passage = by_id[c.chunk_id]
+        above = headings.above(c.doc_id, passage.start + sentence_offset(passage.text, c.sentence))
+        out.append(dataclasses.replace(c, question=scoped_question(c.question, above, c.answer, c.name_first)))
+    return out
+
+
 def _qid(kind: str, question: str) -> str:
     return "ki-" + hashlib.sha1(f"{kind}|{question}".encode()).hexdigest()[:10]
 
@@ -196,11 +211,13 @@ def known_item_questions(
     strict: bool = True,
     min_quality: float = MIN_QUALITY,
     trusted_first: bool = True,
+    scope: bool = True,
 ) -> QGenResult:
     """Up to ``per_kind`` questions of each of ``kinds`` (``known-item``, ``two-chunk``) from
     ``passages``; the same passages, pipeline and seed give the same questions. ``strict=False`` leaves out
     the defect checks (kept to measure what they change); ``min_quality=0`` keeps candidates of any
-    quality (:mod:`kgrag.evaluation.qgen.quality`); ``trusted_first=False`` ranks by quality alone."""
+    quality (:mod:`kgrag.evaluation.qgen.quality`); ``trusted_first=False`` ranks by quality alone;
+    ``scope=False`` leaves the headings above each sentence out of its question (:func:`scoped`)."""
     unknown = [k for k in kinds if k not in LLM_FREE_KINDS]
     if unknown:
         raise KgragError(
@@ -226,9 +243,12 @@ def known_item_questions(
             min_quality,
             trusted_first,
         )
-        made += [_single(c) for c in picked]
+        made += [_single(c) for c in (scoped(picked, ordered) if scope else picked)]
     if "two-chunk" in kinds:
         pairs = pick_pairs(good, count_for(per_kind, "two-chunk"), random.Random(seed + 1), rarity)
+        if scope:
+            both = scoped([c for pair in pairs for c in pair], ordered)
+            pairs = list(zip(both[::2], both[1::2], strict=True))
         made += [_joined(a, b) for a, b in pairs]
     for item, meta in made:
         result.items.append(item)

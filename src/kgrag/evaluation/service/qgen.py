@@ -22,6 +22,7 @@ from kgrag.evaluation.qgen.cloze import Passage
 from kgrag.evaluation.qgen.combine import combine
 from kgrag.evaluation.qgen.generate import PerKind
 from kgrag.evaluation.qgen.known_item import known_item_questions
+from kgrag.evaluation.qgen.scope import own_title
 from kgrag.evaluation.qgen.sources import SourceSampler
 from kgrag.evaluation.service.ports import EvalParts
 from kgrag.graph.extract.nlp import SpacyExtractor
@@ -100,7 +101,9 @@ def _without_llm(
 ) -> QGenResult:
     """Known-item and two-chunk questions cut from the chunks with spaCy."""
     config = parts.config
-    passages = [Passage(c.id, c.doc_id, c.text) for c in parts.store.chunks.iter_all()]
+    titles = {d.id: own_title(d.title, d.source) for d in parts.store.documents.list()}
+    chunks = parts.store.chunks.iter_all()
+    passages = [Passage(c.id, c.doc_id, c.text, c.char_start, titles.get(c.doc_id, "")) for c in chunks]
     nlp = SpacyExtractor(nlp_settings(config).spacy_model, allow_torch=nlp_settings(config).spacy_torch).nlp
     return known_item_questions(
         passages,

@@ -1,0 +1,166 @@
+"""The headings a known-item question's sentence sits under, named in the question.
+
+A sentence lifted from a documentation page leans on the page for what it is about: "The session
+interface provides a simple way to replace the session implementation" is clear under the heading
+"Session Interface" of the page "API", and asked on its own it can have several answers in a corpus of
+many pages. The headings above the sentence say what the page is about in its author's words, so the
+question names them: "In the section “Sessions” of “API”, what …?".
+
+A heading is named only when it helps and gives nothing away: it is plain words (1 to
+:data:`MAX_HEADING_WORDS`, no code), shares no word with the answer and does not hold it, says something
+the question does not already say, and is not a generic label ("Overview", "Examples"). Of the headings
+left, the innermost is named, with the outermost (the page's title) when there are two or more. A
+sentence under no such heading (a book without headings, a page whose every heading holds the answer)
+keeps its question as it is.
+
+Headings are the document's title (when it is not just its file name: front matter, a first heading, an
+HTML ``<title>``) and the Markdown heading lines the loaders write (``#`` to ``######``, outside fenced
+code). A chunk may start below a heading it does not hold, so the headings in force are found on the
+document's text, which its chunks cover exactly (``ChunkRecord.char_start``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from pathlib import PurePath
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from kgrag.documents.words import content_words
+
+MAX_HEADING_WORDS = 10
+GENERIC = frozenset(
+    "introduction overview summary note notes example examples usage details background conclusion contents "
+    "index faq reference references tutorial guide more information further reading see also appendix misc "
+    "miscellaneous general basics description others other changes changelog table of glossary terminology "
+    "definitions".split()
+)
+"""Heading words that name no subject: a heading made only of them is not named."""
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_FENCE = ("```", "~~~")
+_CODE = re.compile(r"\w\.\w|_|[(){}\[\]<>=/\\|]|::|\$|@|`")
+_MARKUP = re.compile(r"[*`]+")
+
+
+@dataclass(frozen=True)
+class Heading:
+    """One heading line: its level (1 for ``#``) and its text without markup."""
+
+    level: int
+    text: str
+
+
+class Chunk(Protocol):
+    """A chunk as the headings are found on it (:class:`kgrag.evaluation.qgen.cloze.Passage`)."""
+
+    @property
+    def doc_id(self) -> str: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+
+
+class DocumentHeadings:
+    """The headings of every document, by position, found on the text its chunks cover."""
+
+    def __init__(self, chunks: Iterable[Chunk]) -> None:
+        pieces: dict[str, list[tuple[int, str]]] = defaultdict(list)
+        self._titles: dict[str, str] = {}
+        for chunk in chunks:
+            pieces[chunk.doc_id].append((chunk.start, chunk.text))
+            self._titles[chunk.doc_id] = " ".join(chunk.title.split())
+        self._offsets: dict[str, list[int]] = {}
+        self._headings: dict[str, list[Heading]] = {}
+        for doc_id, parts in pieces.items():
+            found = _heading_lines(_document_text(parts))
+            self._offsets[doc_id] = [offset for offset, _ in found]
+            self._headings[doc_id] = [heading for _, heading in found]
+
+    def above(self, doc_id: str, offset: int) -> tuple[Heading, ...]:
+        """The headings in force at ``offset`` of the document, outermost first: the title (level 0), then
+        one per level, a heading closing every deeper one before it; a heading repeating the title (the
+        page's first heading) is left out."""
+        title = self._titles.get(doc_id, "")
+        path: list[Heading] = [Heading(0, title)] if title else []
+        offsets = self._offsets.get(doc_id, [])
+        for heading in self._headings.get(doc_id, [])[: bisect.bisect_right(offsets, offset)]:
+            if heading.text != title:
+                path = [h for h in path if h.level < heading.level] + [heading]
+        return tuple(path)
+
+
+def own_title(title: str, source: str) -> str:
+    """A document's title when its author gave it one; "" when the loaders titled it by its file's name
+    (or, for a record of a JSON file, ``source`` ending ``#KEY``, by the file's name and the record's key)."""
+    path, _, key = source.replace("\\", "/").partition("#")
+    name = PurePath(path)
+    given = " ".join(title.split())
+    return "" if given in (name.stem, name.name, f"{name.stem} #{key}") else given
+
+
+def _document_text(parts: Sequence[tuple[int, str]]) -> str:
+    """A document's text from its chunks (which cover it, overlapping); a gap between chunks is spaces."""
+    end = max(start + len(text) for start, text in parts)
+    chars = [" "] * end
+    for start, text in parts:
+        chars[start : start + len(text)] = text
+    return "".join(chars)
+
+
+def _heading_lines(text: str) -> list[tuple[int, Heading]]:
+    """Every heading line of ``text`` outside fenced code, with the offset of its line."""
+    found: list[tuple[int, Heading]] = []
+    fenced, offset = False, 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped.startswith(_FENCE):
+            fenced = not fenced
+        elif not fenced and (match := _HEADING.match(stripped)):
+            words = " ".join(_MARKUP.sub("", match.group(2)).split())
+            if words:
+                found.append((offset, Heading(len(match.group(1)), words)))
+        offset += len(line)
+    return found
+
+
+def sentence_offset(text: str, sentence: str) -> int:
+    """Where ``sentence`` (as question generation cleaned it) starts in a chunk's ``text``: its first
+    words found; 0 when they are not (the chunk's own start)."""
+    words = sentence.split()[:4]
+    pattern = r"\W+".join(re.escape(re.sub(r"\W+$", "", w)) for w in words if re.sub(r"\W+$", "", w))
+    match = re.search(pattern, text) if pattern else None
+    return match.start() if match else 0
+
+
+def _names_place(heading: Heading, answer: str, question: str) -> bool:
+    """Whether a heading is named in the question (module docstring)."""
+    words = content_words(heading.text)
+    return (
+        1 <= len(heading.text.split()) <= MAX_HEADING_WORDS
+        and not _CODE.search(heading.text)
+        and bool(words - GENERIC)
+        and not words & content_words(answer)
+        and answer.lower() not in heading.text.lower()
+        and bool(words - content_words(question))
+    )
+
+
+def scoped_question(question: str, headings: Sequence[Heading], answer: str, name_first: bool) -> str:
+    """``question`` opened with the headings it sits under (module docstring); unchanged when none is
+    named. ``name_first``: the question opens with a name, which keeps its capital."""
+    named = [h for h in headings if _names_place(h, answer, question)]
+    if not named:
+        return question
+    body = question if name_first else question[0].lower() + question[1:]
+    inner = named[-1]
+    if len(named) >= 2:
+        return f"In the section “{inner.text}” of “{named[0].text}”, {body}"
+    if inner.level <= 1:
+        return f"In “{inner.text}”, {body}"
+    return f"In the section “{inner.text}”, {body}"
