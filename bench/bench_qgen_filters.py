@@ -248,7 +248,7 @@ def main() -> None:
     parser.add_argument("--best", type=int, help="Questions per kind for the set with the quality floor.")
     parser.add_argument("--no-unfiltered", action="store_true", help="Leave out the set without the filters.")
     parser.add_argument("--dir", type=Path, help="With --blind-cut or --cut 0:LIMIT: a folder of documents instead.")
-    parser.add_argument("--no-scope", action="store_true", help="With --blind-cut or --cut: questions without headings.")
+    parser.add_argument("--no-scope", action="store_true", help="With --blind-cut or --cut: no headings named.")
     args = parser.parse_args()
     if args.blind_cut or args.cut:
         span = args.blind_cut or args.cut

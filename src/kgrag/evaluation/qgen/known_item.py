@@ -163,7 +163,11 @@ def scoped(candidates: Sequence[Cloze], passages: Sequence[Passage]) -> list[Clo
     out = []
     for c in candidates:
         passage = by_id[c.chunk_id]
-        above = headings.above(c.doc_id, passage.start + sentence_offset(passage.text, c.sentence))
+        offset = sentence_offset(passage.text, c.sentence)
+        if offset is None:  # not found as written: no heading is named rather than a wrong one
+            out.append(c)
+            continue
+        above = headings.above(c.doc_id, passage.start + offset)
         out.append(dataclasses.replace(c, question=scoped_question(c.question, above, c.answer, c.name_first)))
     return out
 

@@ -7,7 +7,8 @@ many pages. The headings above the sentence say what the page is about in its au
 question names them: "In the section “Sessions” of “API”, what …?".
 
 A heading is named only when it helps and gives nothing away: it is plain words (1 to
-:data:`MAX_HEADING_WORDS`, no code), shares no word with the answer and does not hold it, says something
+:data:`MAX_HEADING_WORDS`, no code, not trailing off in "…"), shares no word with the answer (nor a form
+of one: "cultures" for "culture") and does not hold it, says something
 the question does not already say, and is not a generic label ("Overview", "Examples"). Of the headings
 left, the innermost is named, with the outermost (the page's title) when there are two or more. A
 sentence under no such heading (a book without headings, a page whose every heading holds the answer)
@@ -22,16 +23,19 @@ document's text, which its chunks cover exactly (``ChunkRecord.char_start``).
 from __future__ import annotations
 
 import bisect
+import os
 import re
-from pathlib import PurePath
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Protocol
 
 from kgrag.documents.words import content_words
 
 MAX_HEADING_WORDS = 10
+STEM_CHARS, STEM_SHARE = 5, 0.8
+LOCATE_TOKENS = 6
 GENERIC = frozenset(
     "introduction overview summary note notes example examples usage details background conclusion contents "
     "index faq reference references tutorial guide more information further reading see also appendix misc "
@@ -43,6 +47,7 @@ _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = ("```", "~~~")
 _CODE = re.compile(r"\w\.\w|_|[(){}\[\]<>=/\\|]|::|\$|@|`")
 _MARKUP = re.compile(r"[*`]+")
+_WORD = re.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True)
@@ -105,9 +110,10 @@ def own_title(title: str, source: str) -> str:
 
 
 def _document_text(parts: Sequence[tuple[int, str]]) -> str:
-    """A document's text from its chunks (which cover it, overlapping); a gap between chunks is spaces."""
+    """A document's text from its chunks (which cover it, overlapping); a gap between chunks (the blank
+    lines a chunk neither starts nor ends with) is line breaks, so the lines around it stay apart."""
     end = max(start + len(text) for start, text in parts)
-    chars = [" "] * end
+    chars = ["\n"] * end
     for start, text in parts:
         chars[start : start + len(text)] = text
     return "".join(chars)
@@ -129,23 +135,33 @@ def _heading_lines(text: str) -> list[tuple[int, Heading]]:
     return found
 
 
-def sentence_offset(text: str, sentence: str) -> int:
-    """Where ``sentence`` (as question generation cleaned it) starts in a chunk's ``text``: its first
-    words found; 0 when they are not (the chunk's own start)."""
-    words = sentence.split()[:4]
-    pattern = r"\W+".join(re.escape(re.sub(r"\W+$", "", w)) for w in words if re.sub(r"\W+$", "", w))
-    match = re.search(pattern, text) if pattern else None
-    return match.start() if match else 0
+def sentence_offset(text: str, sentence: str) -> int | None:
+    """Where ``sentence`` (as question generation cleaned it: markup gone, spaces collapsed) starts in a
+    chunk's ``text``: its first :data:`LOCATE_TOKENS` runs of letters and digits, with anything else
+    between them; None when they are not found."""
+    tokens = _WORD.findall(sentence)[:LOCATE_TOKENS]
+    match = re.search(r"[\W_]*".join(re.escape(t) for t in tokens), text) if tokens else None
+    return match.start() if match else None
+
+
+def _same_stem(a: str, b: str) -> bool:
+    """Whether two words are forms of one ("culture", "cultures"; "binary", "binaries"): equal, or sharing a
+    prefix of :data:`STEM_CHARS` characters or more that is most of the shorter word."""
+    if a == b:
+        return True
+    common = len(os.path.commonprefix([a, b]))
+    return common >= STEM_CHARS and common >= STEM_SHARE * min(len(a), len(b))
 
 
 def _names_place(heading: Heading, answer: str, question: str) -> bool:
     """Whether a heading is named in the question (module docstring)."""
-    words = content_words(heading.text)
+    words, answer_words = content_words(heading.text), content_words(answer)
     return (
         1 <= len(heading.text.split()) <= MAX_HEADING_WORDS
         and not _CODE.search(heading.text)
+        and not heading.text.endswith(("...", "…"))
         and bool(words - GENERIC)
-        and not words & content_words(answer)
+        and not any(_same_stem(w, a) for w in words for a in answer_words)
         and answer.lower() not in heading.text.lower()
         and bool(words - content_words(question))
     )
