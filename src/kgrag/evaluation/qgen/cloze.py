@@ -34,9 +34,12 @@ from kgrag.evaluation.qgen.labels import NameLabels
 from kgrag.evaluation.qgen.paragraphs import paragraphs
 from kgrag.evaluation.qgen.quality import quality, signs
 from kgrag.evaluation.qgen.referents import (
+    cut_modifier,
     markup_residue,
     name_cut,
     open_comparison,
+    pointed_span,
+    pointer_opening,
     postmodified_span,
     second_question_word,
     sequence_adverb,
@@ -225,6 +228,9 @@ def _unfit(span: Any, clause: Any, answer: str, question: str, chunk_id: str, ra
         or postmodified_span(span)
         or second_question_word(clause, span)
         or name_cut(span)
+        or pointed_span(span)
+        or cut_modifier(span)
+        or pointer_opening(span.sent)
         or participle_opening(clause, span)
         or wording_defect(span, question)
         or guessable(span, answer, rarity)

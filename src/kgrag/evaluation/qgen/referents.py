@@ -22,7 +22,13 @@ garbled. Each check below returns the reason (counted in the generation report),
   defined"), so the question asks two things or reads as one garbled clause;
 - :func:`name_cut`: the answer is a name after an article and before a lower-case noun, so it is a
   modifier cut from its noun phrase ("the Docutils doctree structure" asked as "translate from what?"),
-  including a noun the tagger read as a present-tense verb with no subject of its own.
+  including a noun the tagger read as a present-tense verb with no subject of its own;
+- :func:`pointed_span`: the answer follows a demonstrative ("outside the scope of this doc" asked as
+  "… of what?" → "doc"): the text pointing at itself or at the sentence before, not a name;
+- :func:`cut_modifier`: the answer is an amount whose modifier stays in the question ("Over 20
+  participants" asked as "Over how many participants …?");
+- :func:`pointer_opening`: the sentence opens by pointing at what follows it ("Below is the scheme used
+  by …", "Here are …").
 """
 
 from __future__ import annotations
@@ -37,6 +43,12 @@ _BESIDE = frozenset({"alternatively", "meantime", "meanwhile"})
 _OPEN_COMPARISON = re.compile(r"\bthan (?:what|which \w+|who|whom)\?$", re.I)
 _ARTICLES = frozenset({"the", "a", "an"})
 _OWN_QUESTION_WORDS = frozenset({"what", "how", "whatever"})
+_DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
+_AMOUNT_MODIFIERS = frozenset(
+    "over under about around approximately nearly almost roughly only just some exactly up more less fewer least "
+    "most".split()
+)
+_POINTER_OPENING = re.compile(r"^(?:below|above|here) (?:is|are|was|were|you)\b|^the following\b", re.I)
 
 
 def sequence_adverb(question: str) -> str | None:
@@ -102,4 +114,34 @@ def name_cut(span: Any) -> str | None:
     misread = after.pos_ == "VERB" and after.tag_ == "VBP" and not any(c.dep_ in SUBJECT_DEPS for c in after.children)
     if after.is_alpha and after.is_lower and (noun or misread):
         return "answer is a name cut from its noun phrase ('the Docutils doctree structure')"
+    return None
+
+
+def pointed_span(span: Any) -> str | None:
+    """Why the answer is the text's pointer at itself or at what came before ("this doc"), or None."""
+    doc = span.doc
+    before = doc[span.start - 1] if span.start > 0 else None
+    if before is not None and before.lower_ in _DEMONSTRATIVES and before.pos_ == "DET":
+        return "answer follows a demonstrative ('this doc'): a pointer, not a name"
+    return None
+
+
+def cut_modifier(span: Any) -> str | None:
+    """Why an amount's modifier would stay in the question without it ("Over how many …?"), or None."""
+    if not any(t.like_num for t in span):
+        return None
+    doc = span.doc
+    before = doc[span.start - 1] if span.start > 0 else None
+    own = [c for c in span.root.children if c.i < span.start and c.dep_ in ("advmod", "quantmod")]
+    if before is not None and before.dep_ in ("advmod", "quantmod", "amod", "prep"):
+        own.append(before)
+    if any(t.lower_ in _AMOUNT_MODIFIERS for t in own):
+        return "the answer's amount modifier stays in the question ('Over how many …?')"
+    return None
+
+
+def pointer_opening(sent: Any) -> str | None:
+    """Why the sentence points at the text after it ("Below is …", "Here are …"), or None."""
+    if _POINTER_OPENING.match(sent.text.strip()):
+        return "sentence points at the text after it ('Below is …', 'Here are …')"
     return None

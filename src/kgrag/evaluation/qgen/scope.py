@@ -23,7 +23,6 @@ document's text, which its chunks cover exactly (``ChunkRecord.char_start``).
 from __future__ import annotations
 
 import bisect
-import os
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -40,9 +39,12 @@ GENERIC = frozenset(
     "introduction overview summary note notes example examples usage details background conclusion contents "
     "index faq reference references tutorial guide more information further reading see also appendix misc "
     "miscellaneous general basics description others other changes changelog table of glossary terminology "
-    "definitions".split()
+    "definitions new bug bugs fix fixes fixed feature features improvement improvements improved deprecation "
+    "deprecations deprecated removal removals removed breaking release releases highlights news trivial "
+    "internal documentation".split()
 )
-"""Heading words that name no subject: a heading made only of them is not named."""
+"""Heading words that name no subject: a heading made only of them is not named (a changelog's "Bug
+Fixes" and "Improved Documentation" repeat under every release)."""
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = ("```", "~~~")
 _CODE = re.compile(r"\w\.\w|_|[(){}\[\]<>=/\\|]|::|\$|@|`")
@@ -149,7 +151,7 @@ def _same_stem(a: str, b: str) -> bool:
     prefix of :data:`STEM_CHARS` characters or more that is most of the shorter word."""
     if a == b:
         return True
-    common = len(os.path.commonprefix([a, b]))
+    common = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
     return common >= STEM_CHARS and common >= STEM_SHARE * min(len(a), len(b))
 
 
