@@ -1,13 +1,14 @@
 """How many not-usable and usable questions of the blind reads each stand-alone rule removes.
 
 ``bench/data/qgen_blind_verdicts.json`` holds every question of the blind reads in
-``docs/results/qgen-blind-read-*.md`` (question, answer, source sentence and file, verdict, the reader's
-reason, and the failure class read from the reason). For each question the source sentence is parsed
-alone, the answer's span found among the generator's candidate spans (else by its characters) and the
-question rebuilt from it (:func:`kgrag.evaluation.qgen.wording.ask_around`); each rule then runs on the
-rebuilt parse and the recorded question. The rules of :mod:`kgrag.evaluation.qgen.referents` are the
-ones kept; the others here were measured and not kept (they removed about as many usable questions as
-not usable ones).
+``docs/results/qgen-blind-read-*.md``: question, answer, source sentence and file, verdict, the reader's
+reason, and for reads 1–8 the failure class read from the reason ("(not classed)" for the later ones);
+reads 12–15 read each question with and without its headings, and the version without is the one here.
+For each question the source sentence is parsed alone, the answer's span found among the generator's
+candidate spans (else by its characters) and the question rebuilt from it
+(:func:`kgrag.evaluation.qgen.wording.ask_around`); each rule then runs on the rebuilt parse and the
+recorded question. The rules of :mod:`kgrag.evaluation.qgen.referents` are the ones kept; the others here
+were measured and not kept (they removed about as many usable questions as not usable ones).
 
     HF_HUB_OFFLINE=1 python bench/bench_qgen_verdict_rules.py [--show RULE]
 """

@@ -105,7 +105,7 @@ def test_answers_are_varied_and_distinctive(generated: QGenResult, sample_ws: Pa
     # quality, not a round robin over labels, decides what is kept; the best of the sample still vary
     labels = {generated.meta[i.id]["answer_label"] for i in singles}
     assert len(labels) >= 5  # people, dates, counts, organisations, places, ... each asked their own way
-    assert len({i.question.split()[0] for i in singles}) >= 7
+    assert len({_unscoped(i.question).split()[0].lower() for i in singles}) >= 7
     chunks = _chunk_texts(sample_ws)
 
     common = [i.answer for i in singles if sum(_holds(t, i.answer) for t in chunks.values()) > len(chunks) // 10]
@@ -122,6 +122,39 @@ _PAIRED = [
     "A new bridge over the river opened to cyclists after two years of building work.",
     "The library lends books, maps and records to anyone who lives in the county.",
 ]
+
+
+_SCOPE = re.compile(r"^In (?:the section “([^”]+)”(?: of “([^”]+)”)?|“([^”]+)”), ")
+
+
+def _unscoped(question: str) -> str:
+    """The question without the headings named before it (:mod:`kgrag.evaluation.qgen.scope`)."""
+    return _SCOPE.sub("", question)
+
+
+def test_questions_name_the_headings_of_their_source_and_the_setting_turns_it_off(
+    generated: QGenResult, sample_ws: Path
+) -> None:
+    with Workspace.open(sample_ws) as ws:
+        documents = {d.id: d for d in ws.store.documents.list()}
+        chunk_docs = {c.id: c.doc_id for c in ws.store.chunks.iter_all()}
+        texts = {d: "\n".join(c.text for c in ws.store.chunks.for_document(d)) for d in documents}
+    singles = [i for i in generated.items if i.question_type == "known-item"]
+    scoped = [(i, _SCOPE.match(i.question)) for i in singles]
+    assert sum(m is not None for _, m in scoped) >= len(singles) // 2  # the sample's pages have headings
+    for item, match in scoped:
+        if match is None:
+            continue
+        doc_id = chunk_docs[generated.meta[item.id]["chunk_ids"][0]]
+        for heading in filter(None, match.groups()):  # each named heading is its page's title or a heading on it
+            assert heading == documents[doc_id].title or f"# {heading}" in texts[doc_id], (heading, doc_id)
+            assert not content_words(heading) & content_words(item.answer)
+    with Workspace.open(sample_ws, evaluation={"qgen_headings": False}) as ws:
+        plain = ws.eval.qgen(None, None, seed=0, llm="none")
+    assert [(i.answer, i.evidence) for i in plain.items] == [(i.answer, i.evidence) for i in generated.items]
+    assert [i.question for i in plain.items if i.question_type == "known-item"] == [
+        _unscoped(i.question)[:1].upper() + _unscoped(i.question)[1:] if m else i.question for i, m in scoped
+    ]
 
 
 def test_two_questions_about_one_name_in_two_chunks_are_asked_together() -> None:

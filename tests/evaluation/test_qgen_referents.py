@@ -10,9 +10,12 @@ from tests.evaluation.qgen_spacy import answer_span, spacy_nlp
 
 from kgrag.evaluation.qgen.cloze import Passage, Rarity, candidate_spans, make_cloze
 from kgrag.evaluation.qgen.referents import (
+    cut_modifier,
     markup_residue,
     name_cut,
     open_comparison,
+    pointed_span,
+    pointer_opening,
     postmodified_span,
     second_question_word,
     sequence_adverb,
@@ -102,3 +105,43 @@ def test_a_question_word_of_the_sentence_s_own_is_refused() -> None:
     assert second_question_word(*_sent_span(text, "Brightwater"))
     text = "The Quillon guide shows that Brightwater jobs are scheduled on the Oslo cluster."
     assert second_question_word(*_sent_span(text, "Brightwater")) is None
+
+
+def test_an_answer_after_a_demonstrative_is_the_text_pointing_not_a_name() -> None:
+    assert pointed_span(answer_span("Running the Quillon broker is outside the scope of this guide.", "guide"))
+    assert pointed_span(answer_span("In fact, Tamsin creates this Brightwater instance at start-up.", "Brightwater"))
+    assert (
+        pointed_span(answer_span("Running the Quillon broker is outside the scope of the Tamsin guide.", "Tamsin"))
+        is None
+    )
+    assert pointed_span(answer_span("The Quillon broker was written in Oslo in 2019.", "Oslo")) is None
+
+
+def test_an_amount_keeps_its_own_modifier() -> None:
+    assert cut_modifier(answer_span("Over 20 participants took part in the Quillon sprint in Oslo.", "20"))
+    assert cut_modifier(answer_span("The Tamsin archive holds about 300 maps of the coast.", "300"))
+    assert cut_modifier(answer_span("The Tamsin archive holds 300 maps of the coast.", "300")) is None
+    # a preposition before a name is the question's own, not the answer's modifier
+    assert cut_modifier(answer_span("The Quillon team won over Brightwater in the final.", "Brightwater")) is None
+
+
+def test_a_sentence_pointing_at_the_text_after_it_is_refused() -> None:
+    assert pointer_opening(answer_span("Below is the schema used by Tamsin to validate the report.", "Tamsin").sent)
+    assert pointer_opening(answer_span("Here are the three settings Quillon reads at start-up.", "Quillon").sent)
+    sent = answer_span("The schema below is used by Tamsin to validate the report.", "Tamsin").sent
+    assert pointer_opening(sent) is None
+
+
+def test_the_generator_refuses_a_pointer_answer_and_keeps_a_name() -> None:
+    pointing = "Running the Quillon broker is outside the scope of this Tamsin handbook for operators."
+    named = "Running the Quillon broker is outside the scope of the Tamsin handbook for operators."
+    asked = {}
+    for text in (pointing, named):
+        passage = Passage("c1", "d1", text)
+        sent = next(iter(spacy_nlp()(text).sents))
+        rarity = Rarity([passage, Passage("c2", "d2", "The Quillon broker runs nightly jobs in Oslo.")])
+        spans = {span.text: (span, label) for span, label in candidate_spans(sent)}
+        span, label = spans.get("Tamsin handbook") or spans["Tamsin"]
+        asked[text] = make_cloze(passage, sent, span, label, rarity)
+    assert isinstance(asked[pointing], str) and "demonstrative" in asked[pointing]
+    assert "demonstrative" not in str(asked[named])

@@ -89,6 +89,13 @@ class EvaluationConfig(Section):
         description="Generated questions whose content-word Jaccard similarity reaches this "
         "are duplicates; the later one is dropped.",
     )
+    qgen_headings: bool = Field(
+        True,
+        description="LLM-free known-item questions name the headings their sentence sits under (the "
+        'document\'s own title, the innermost section: "In the section “Sessions” of “API”, what …?"), '
+        "when a heading shares no word with the answer and is not a generic label; false = the sentence's "
+        "words alone.",
+    )
     qgen_source_tokens: int = Field(
         6000,
         ge=200,

@@ -14,6 +14,9 @@ a floor are dropped, and the best are kept. Two kinds are drawn from them, seede
   chunks, asked together; kept only when neither chunk holds both answers, so no single passage answers
   it. The answer is both answers, the evidence both sentences.
 
+Each kept question names the headings its sentence sits under (:mod:`kgrag.evaluation.qgen.scope`), so a
+sentence lifted from its page keeps what the page is about; selection is unaffected.
+
 Such questions test whether a pipeline finds the passage a user is looking for; they are lexical by
 construction (the question reuses the evidence sentence's words), which favours word-matching retrieval.
 """

@@ -146,10 +146,23 @@ def sentence_offset(text: str, sentence: str) -> int | None:
     return match.start() if match else None
 
 
+def _singular(word: str) -> str:
+    """An English plural's singular by its spelling ("ferries" → "ferry", "boxes" → "box"); other words as
+    they are."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ses", "xes", "zes", "ches", "shes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
+    return word
+
+
 def _same_stem(a: str, b: str) -> bool:
-    """Whether two words are forms of one ("culture", "cultures"; "binary", "binaries"): equal, or sharing a
-    prefix of :data:`STEM_CHARS` characters or more that is most of the shorter word."""
-    if a == b:
+    """Whether two words are forms of one ("ferry", "ferries"; "binary", "binaries"; "virtualenv",
+    "virtualenvs"): the same singular, or a shared prefix of :data:`STEM_CHARS` characters or more that is
+    most of the shorter word."""
+    if _singular(a) == _singular(b):
         return True
     common = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
     return common >= STEM_CHARS and common >= STEM_SHARE * min(len(a), len(b))

@@ -113,6 +113,7 @@ def _without_llm(
         seed=seed,
         dedup_threshold=config.evaluation.qgen_dedup_threshold,
         on_question=on_question,
+        scope=config.evaluation.qgen_headings,
     )
 
 

@@ -1,0 +1,125 @@
+"""A known-item question names the headings its sentence sits under (:mod:`kgrag.evaluation.qgen.scope`):
+the headings in force are found on the document's text across its chunks, and a heading is named only
+when it gives nothing away and says something the question does not."""
+
+from __future__ import annotations
+
+from kgrag.documents.chunking import chunk_text
+from kgrag.documents.tokens import TokenCounter
+from kgrag.evaluation.qgen.cloze import Passage
+from kgrag.evaluation.qgen.scope import DocumentHeadings, Heading, own_title, scoped_question, sentence_offset
+
+_PAGE = """# Harbour Services
+
+The harbour office opens at seven.
+
+## Ferries
+
+### Timetables
+
+The Tolvey ferry leaves every hour from pier four.
+
+```bash
+# not a heading: a comment in code
+echo ferry
+```
+
+### Fares
+
+A return ticket to Tolvey costs twelve crowns.
+
+## Moorings
+
+Visiting boats moor at the east quay for two nights at most.
+"""
+
+
+def _chunks(text: str, doc_id: str = "d1", title: str = "", size: int = 40) -> list[Passage]:
+    """``text`` chunked as indexing chunks it (small chunks: several per section, overlapping)."""
+    chunks = chunk_text(text, TokenCounter.for_encoding(), size, 8)
+    assert len(chunks) >= 3
+    return [Passage(f"{doc_id}#{c.ord}", doc_id, c.text, c.char_start, title) for c in chunks]
+
+
+def _above(passages: list[Passage], sentence: str) -> list[str]:
+    headings = DocumentHeadings(passages)
+    passage = next(p for p in passages if sentence in p.text)
+    offset = sentence_offset(passage.text, sentence)
+    assert offset is not None
+    return [h.text for h in headings.above(passage.doc_id, passage.start + offset)]
+
+
+def test_the_headings_in_force_are_found_across_chunks_and_outside_code() -> None:
+    passages = _chunks(_PAGE)
+    assert _above(passages, "The harbour office opens at seven.") == ["Harbour Services"]
+    assert _above(passages, "The Tolvey ferry leaves every hour") == ["Harbour Services", "Ferries", "Timetables"]
+    # a sibling closes the heading before it; the comment inside the fenced code is no heading
+    assert _above(passages, "A return ticket to Tolvey") == ["Harbour Services", "Ferries", "Fares"]
+    assert _above(passages, "Visiting boats moor at the east quay") == ["Harbour Services", "Moorings"]
+
+
+def test_a_fence_after_a_gap_between_chunks_does_not_hide_the_headings_after_it() -> None:
+    # chunks start on no blank line, so the blank lines before a fence can fall between two chunks
+    first = "# Harbour Services\n\nThe harbour office opens at seven."
+    second = "```bash\n# a comment\n```\n\n## Moorings\n\nVisiting boats moor at the east quay."
+    text = first + "\n\n" + second
+    passages = [Passage("d1#0", "d1", first, 0), Passage("d1#1", "d1", second, len(first) + 2)]
+    assert _above(passages, "Visiting boats moor") == ["Harbour Services", "Moorings"]
+    assert text[passages[1].start :].startswith("```bash")
+
+
+def test_the_document_title_comes_first_and_a_first_heading_repeating_it_is_left_out() -> None:
+    passages = _chunks(_PAGE, title="Harbour Services")
+    assert _above(passages, "The Tolvey ferry leaves") == ["Harbour Services", "Ferries", "Timetables"]
+    titled = _chunks(_PAGE.replace("# Harbour Services\n", ""), title="Tolvey Harbour Guide")
+    assert _above(titled, "Visiting boats moor") == ["Tolvey Harbour Guide", "Moorings"]
+
+
+def test_a_sentence_is_located_through_markup_and_not_guessed_when_absent() -> None:
+    text = "Intro line.\n\nThe `android_{apilevel}` tag names the **Tolvey** ferry's berth."
+    assert sentence_offset(text, "The android_{apilevel} tag names the Tolvey ferry's berth.") == text.index("The")
+    assert sentence_offset(text, "A sentence this chunk does not hold.") is None
+
+
+_PATH = (Heading(0, "Harbour Services"), Heading(2, "Ferries"), Heading(3, "Timetables"))
+
+
+def test_the_innermost_heading_is_named_with_the_title() -> None:
+    question = scoped_question("What leaves every hour from pier four?", _PATH, "The Tolvey ferry", False)
+    assert question == "In the section “Timetables” of “Harbour Services”, what leaves every hour from pier four?"
+    only_title = scoped_question("What opens at seven?", _PATH[:1], "The Tolvey office", False)
+    assert only_title == "In “Harbour Services”, what opens at seven?"
+    section = scoped_question("What opens at seven?", (Heading(2, "Opening Hours"),), "The office", False)
+    assert section == "In the section “Opening Hours”, what opens at seven?"
+
+
+def test_a_question_opening_with_a_name_keeps_its_capital() -> None:
+    question = scoped_question("Tolvey ferries leave from which pier?", _PATH[:1], "pier four", True)
+    assert question == "In “Harbour Services”, Tolvey ferries leave from which pier?"
+
+
+def test_a_heading_that_gives_the_answer_away_is_passed_over_for_the_one_above() -> None:
+    path = (Heading(0, "Harbour Services"), Heading(2, "Ferries"))
+    # "Ferries" is a form of the answer's word: the heading above is named instead
+    question = scoped_question("What leaves every hour from pier four?", path, "The Tolvey ferry", False)
+    assert question == "In “Harbour Services”, what leaves every hour from pier four?"
+    assert scoped_question("What leaves every hour?", (Heading(2, "Ferries"),), "ferry", False) == (
+        "What leaves every hour?"
+    )
+
+
+def test_headings_that_name_nothing_or_add_nothing_are_not_named() -> None:
+    question = "What leaves every hour from pier four?"
+    for heading in ("Bug Fixes", "Overview", "Examples", "tolvey.ferry_times()", "What about...", "Pier"):
+        assert scoped_question(question, (Heading(2, heading),), "The Tolvey ferry", False) == question
+    assert scoped_question(question, (), "The Tolvey ferry", False) == question
+    long_heading = Heading(2, "A very long heading that runs on for far more than ten words in all")
+    assert scoped_question(question, (long_heading,), "The Tolvey ferry", False) == question
+
+
+def test_a_title_is_the_author_s_only_when_it_is_not_the_file_name() -> None:
+    assert own_title("Harbour Services", "/docs/harbour.md") == "Harbour Services"
+    assert own_title("harbour", "/docs/harbour.md") == ""
+    assert own_title("Novel-58553", "/data/Novel-58553.txt") == ""
+    assert own_title("records #r7", "/data/records.jsonl#r7") == ""
+    assert own_title("Tolvey ferries", "/data/records.jsonl#r7") == "Tolvey ferries"
