@@ -143,10 +143,13 @@ def test_questions_name_the_headings_of_their_source_and_the_setting_turns_it_of
     scoped = [(i, _SCOPE.match(i.question)) for i in singles]
     assert sum(m is not None for _, m in scoped) >= len(singles) // 2  # the sample's pages have headings
     for item, match in scoped:
+        named = generated.meta[item.id].get("headings", [])
+        assert bool(named) == (match is not None)  # the file says which headings the question names
         if match is None:
             continue
+        assert {g for g in match.groups() if g} == set(named)
         doc_id = chunk_docs[generated.meta[item.id]["chunk_ids"][0]]
-        for heading in filter(None, match.groups()):  # each named heading is its page's title or a heading on it
+        for heading in named:  # each is its page's title or a heading on it, and shares no word with the answer
             assert heading == documents[doc_id].title or f"# {heading}" in texts[doc_id], (heading, doc_id)
             assert not content_words(heading) & content_words(item.answer)
     with Workspace.open(sample_ws, evaluation={"qgen_headings": False}) as ws:
@@ -207,6 +210,8 @@ def test_cli_writes_a_dataset_that_retrieval_evaluation_reads(
 ) -> None:
     output, out, rows = cli_same_seed
     assert "kept" in output and "rejected" in output
+    named = sum(bool(r.get("headings")) for r in rows)
+    assert f"{named} of {len(rows)} LLM-free questions name the headings above their sentence" in output
     sample_fields = set(json.loads(SAMPLE_QUESTIONS.read_text(encoding="utf-8"))[0]) - {"evidence_relations"}
     assert all(sample_fields <= set(r) for r in rows)
     assert len(load_dataset(out)) == len(rows) >= 8

@@ -7,7 +7,14 @@ from __future__ import annotations
 from kgrag.documents.chunking import chunk_text
 from kgrag.documents.tokens import TokenCounter
 from kgrag.evaluation.qgen.cloze import Passage
-from kgrag.evaluation.qgen.scope import DocumentHeadings, Heading, own_title, scoped_question, sentence_offset
+from kgrag.evaluation.qgen.scope import (
+    DocumentHeadings,
+    Heading,
+    named_headings,
+    own_title,
+    scoped_question,
+    sentence_offset,
+)
 
 _PAGE = """# Harbour Services
 
@@ -84,37 +91,46 @@ def test_a_sentence_is_located_through_markup_and_not_guessed_when_absent() -> N
 _PATH = (Heading(0, "Harbour Services"), Heading(2, "Ferries"), Heading(3, "Timetables"))
 
 
+def _scoped(question: str, path: tuple[Heading, ...], answer: str, name_first: bool = False) -> str:
+    return scoped_question(question, named_headings(question, path, answer), name_first)
+
+
 def test_the_innermost_heading_is_named_with_the_title() -> None:
-    question = scoped_question("What leaves every hour from pier four?", _PATH, "The Tolvey ferry", False)
+    question = _scoped("What leaves every hour from pier four?", _PATH, "The Tolvey ferry", False)
     assert question == "In the section “Timetables” of “Harbour Services”, what leaves every hour from pier four?"
-    only_title = scoped_question("What opens at seven?", _PATH[:1], "The Tolvey office", False)
+    only_title = _scoped("What opens at seven?", _PATH[:1], "The Tolvey office", False)
     assert only_title == "In “Harbour Services”, what opens at seven?"
-    section = scoped_question("What opens at seven?", (Heading(2, "Opening Hours"),), "The office", False)
+    section = _scoped("What opens at seven?", (Heading(2, "Opening Hours"),), "The office", False)
     assert section == "In the section “Opening Hours”, what opens at seven?"
 
 
+def test_the_headings_named_are_the_outermost_and_the_innermost_that_may_be() -> None:
+    path = (*_PATH, Heading(4, "Examples"))  # a generic label below the innermost is passed over
+    named = named_headings("What leaves every hour from pier four?", path, "The Tolvey ferry")
+    assert [h.text for h in named] == ["Harbour Services", "Timetables"]
+    assert named_headings("What leaves every hour?", (Heading(2, "Ferries"),), "ferry") == ()
+
+
 def test_a_question_opening_with_a_name_keeps_its_capital() -> None:
-    question = scoped_question("Tolvey ferries leave from which pier?", _PATH[:1], "pier four", True)
+    question = _scoped("Tolvey ferries leave from which pier?", _PATH[:1], "pier four", True)
     assert question == "In “Harbour Services”, Tolvey ferries leave from which pier?"
 
 
 def test_a_heading_that_gives_the_answer_away_is_passed_over_for_the_one_above() -> None:
     path = (Heading(0, "Harbour Services"), Heading(2, "Ferries"))
     # "Ferries" is a form of the answer's word: the heading above is named instead
-    question = scoped_question("What leaves every hour from pier four?", path, "The Tolvey ferry", False)
+    question = _scoped("What leaves every hour from pier four?", path, "The Tolvey ferry", False)
     assert question == "In “Harbour Services”, what leaves every hour from pier four?"
-    assert scoped_question("What leaves every hour?", (Heading(2, "Ferries"),), "ferry", False) == (
-        "What leaves every hour?"
-    )
+    assert _scoped("What leaves every hour?", (Heading(2, "Ferries"),), "ferry", False) == ("What leaves every hour?")
 
 
 def test_headings_that_name_nothing_or_add_nothing_are_not_named() -> None:
     question = "What leaves every hour from pier four?"
     for heading in ("Bug Fixes", "Overview", "Examples", "tolvey.ferry_times()", "What about...", "Pier"):
-        assert scoped_question(question, (Heading(2, heading),), "The Tolvey ferry", False) == question
-    assert scoped_question(question, (), "The Tolvey ferry", False) == question
+        assert _scoped(question, (Heading(2, heading),), "The Tolvey ferry", False) == question
+    assert _scoped(question, (), "The Tolvey ferry", False) == question
     long_heading = Heading(2, "A very long heading that runs on for far more than ten words in all")
-    assert scoped_question(question, (long_heading,), "The Tolvey ferry", False) == question
+    assert _scoped(question, (long_heading,), "The Tolvey ferry", False) == question
 
 
 def test_a_title_is_the_author_s_only_when_it_is_not_the_file_name() -> None:

@@ -35,7 +35,10 @@ def _shown(offered: dict[str, int], left_out: dict[str, int]) -> str:
 
 
 def _summary(console: Console, result: QGenResult, out: Path) -> None:
-    """What was kept and written, every rejection by reason, and what the generator was shown."""
+    """What was kept and written, every rejection by reason, what the generator was shown, and how many
+    LLM-free questions name the headings above their sentence."""
+    from kgrag.evaluation.datasets import LLM_FREE_KINDS
+
     rejected = ", ".join(f"{why}: {n}" for why, n in result.rejected.most_common()) or "none"
     kinds = Counter(item.question_type for item in result.items)
     each = f" ({', '.join(f'{n} {kind}' for kind, n in kinds.most_common())})" if len(kinds) > 1 else ""
@@ -46,6 +49,16 @@ def _summary(console: Console, result: QGenResult, out: Path) -> None:
     if result.offered:
         console.print(
             f"shown to the generator: {_shown(result.offered, result.left_out)}", markup=False, highlight=False
+        )
+    free = [item for item in result.items if item.question_type in LLM_FREE_KINDS]
+    if free:
+        metas = [result.meta.get(item.id) for item in free]
+        named = sum(bool(meta and meta.get("headings")) for meta in metas)
+        console.print(
+            f"{named} of {len(free)} LLM-free questions name the headings above their sentence "
+            "(evaluation.qgen_headings)",
+            markup=False,
+            highlight=False,
         )
 
 

@@ -99,6 +99,8 @@ class Cloze:
     """Whether the question opens with a proper noun (kept capitalised when it follows other words)."""
     quality: float = 1.0
     """The mean of the positive signs of :mod:`kgrag.evaluation.qgen.quality` (1.0 for one built by hand)."""
+    headings: tuple[str, ...] = ()
+    """The headings the question names, outermost first (:mod:`kgrag.evaluation.qgen.scope`)."""
 
 
 def clean(text: str) -> str:

@@ -51,13 +51,14 @@ def count_for(per_kind: PerKind, kind: str) -> int:
 
 class ItemMeta(TypedDict):
     """What a generated question is written with besides the dataset fields: the chunks it came from
-    and, for an LLM-free question, the answer's label, the template that worded it and its quality
-    (:mod:`kgrag.evaluation.qgen.quality`)."""
+    and, for an LLM-free question, the answer's label, the template that worded it, its quality
+    (:mod:`kgrag.evaluation.qgen.quality`) and the headings it names (:mod:`kgrag.evaluation.qgen.scope`)."""
 
     chunk_ids: list[str]
     answer_label: NotRequired[str]
     template: NotRequired[str]
     quality: NotRequired[float]
+    headings: NotRequired[list[str]]
 
 
 @dataclass

@@ -37,7 +37,7 @@ from kgrag.evaluation.qgen.checks import is_duplicate, jaccard
 from kgrag.evaluation.qgen.cloze import Cloze, Passage, Rarity, clozes, prose_lines
 from kgrag.evaluation.qgen.generate import ItemMeta, PerKind, QGenResult, count_for
 from kgrag.evaluation.qgen.quality import MIN_QUALITY, trusted_shape
-from kgrag.evaluation.qgen.scope import DocumentHeadings, scoped_question, sentence_offset
+from kgrag.evaluation.qgen.scope import DocumentHeadings, named_headings, scoped_question, sentence_offset
 
 PAIRS_PER_TOPIC = 2
 EVIDENCE_OVERLAP = 0.6
@@ -170,8 +170,9 @@ def scoped(candidates: Sequence[Cloze], passages: Sequence[Passage]) -> list[Clo
         if offset is None:  # not found as written: no heading is named rather than a wrong one
             out.append(c)
             continue
-        above = headings.above(c.doc_id, passage.start + offset)
-        out.append(dataclasses.replace(c, question=scoped_question(c.question, above, c.answer, c.name_first)))
+        named = named_headings(c.question, headings.above(c.doc_id, passage.start + offset), c.answer)
+        question = scoped_question(c.question, named, c.name_first)
+        out.append(dataclasses.replace(c, question=question, headings=tuple(h.text for h in named)))
     return out
 
 
@@ -187,6 +188,8 @@ def _single(c: Cloze) -> tuple[QAItem, ItemMeta]:
         "template": c.template,
         "quality": round(c.quality, 3),
     }
+    if c.headings:
+        meta["headings"] = list(c.headings)
     return item, meta
 
 
@@ -203,6 +206,8 @@ def _joined(a: Cloze, b: Cloze) -> tuple[QAItem, ItemMeta]:
         "template": f"{a.template}+{b.template}",
         "quality": round(min(a.quality, b.quality), 3),
     }
+    if a.headings or b.headings:
+        meta["headings"] = [*a.headings, *b.headings]
     return item, meta
 
 

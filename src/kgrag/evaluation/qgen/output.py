@@ -28,6 +28,7 @@ class QuestionRecord(TypedDict):
     answer_label: NotRequired[str]
     template: NotRequired[str]
     quality: NotRequired[float]
+    headings: NotRequired[list[str]]
 
 
 def records(result: QGenResult, source: str) -> list[QuestionRecord]:

@@ -182,10 +182,18 @@ def _names_place(heading: Heading, answer: str, question: str) -> bool:
     )
 
 
-def scoped_question(question: str, headings: Sequence[Heading], answer: str, name_first: bool) -> str:
-    """``question`` opened with the headings it sits under (module docstring); unchanged when none is
-    named. ``name_first``: the question opens with a name, which keeps its capital."""
+def named_headings(question: str, headings: Sequence[Heading], answer: str) -> tuple[Heading, ...]:
+    """The headings the question names, outermost first (module docstring): the innermost of those that
+    may be named, after the outermost when there are two or more; none when no heading may be."""
     named = [h for h in headings if _names_place(h, answer, question)]
+    if len(named) >= 2:
+        return (named[0], named[-1])
+    return tuple(named)
+
+
+def scoped_question(question: str, named: Sequence[Heading], name_first: bool) -> str:
+    """``question`` opened with the headings :func:`named_headings` chose; unchanged when there are none.
+    ``name_first``: the question opens with a name, which keeps its capital."""
     if not named:
         return question
     body = question if name_first else question[0].lower() + question[1:]
