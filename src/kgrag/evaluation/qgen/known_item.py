@@ -158,10 +158,9 @@ def pick_pairs(
     return pairs
 
 
-def scoped(candidates: Sequence[Cloze], passages: Sequence[Passage]) -> list[Cloze]:
+def scoped(candidates: Sequence[Cloze], passages: Sequence[Passage], headings: DocumentHeadings) -> list[Cloze]:
     """Each candidate with the headings its sentence sits under named in its question
-    (:mod:`kgrag.evaluation.qgen.scope`)."""
-    headings = DocumentHeadings(passages)
+    (:mod:`kgrag.evaluation.qgen.scope`; ``headings``: those of ``passages``' documents)."""
     by_id = {p.chunk_id: p for p in passages}
     out = []
     for c in candidates:
@@ -246,6 +245,7 @@ def known_item_questions(
     trusted = sum(trusted_shape(c.answer, c.question) for c in good)
     result.notes.append(f"{trusted} of {len(good)} candidates above the quality floor have the trusted shape")
     made: list[tuple[QAItem, ItemMeta]] = []
+    headings = DocumentHeadings(ordered) if scope else None
     if "known-item" in kinds:
         picked = pick_known_items(
             candidates,
@@ -255,11 +255,11 @@ def known_item_questions(
             min_quality,
             trusted_first,
         )
-        made += [_single(c) for c in (scoped(picked, ordered) if scope else picked)]
+        made += [_single(c) for c in (scoped(picked, ordered, headings) if headings is not None else picked)]
     if "two-chunk" in kinds:
         pairs = pick_pairs(good, count_for(per_kind, "two-chunk"), random.Random(seed + 1), rarity)
-        if scope:
-            both = scoped([c for pair in pairs for c in pair], ordered)
+        if headings is not None:
+            both = scoped([c for pair in pairs for c in pair], ordered, headings)
             pairs = list(zip(both[::2], both[1::2], strict=True))
         made += [_joined(a, b) for a, b in pairs]
     for item, meta in made:

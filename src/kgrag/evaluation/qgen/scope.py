@@ -4,15 +4,15 @@ A sentence lifted from a documentation page leans on the page for what it is abo
 interface provides a simple way to replace the session implementation" is clear under the heading
 "Session Interface" of the page "API", and asked on its own it can have several answers in a corpus of
 many pages. The headings above the sentence say what the page is about in its author's words, so the
-question names them: "In the section “Sessions” of “API”, what …?".
+question names them: "In the section “Session Interface” of “API”, what provides a simple way to replace
+the session implementation?".
 
 A heading is named only when it helps and gives nothing away: it is plain words (1 to
 :data:`MAX_HEADING_WORDS`, no code, not trailing off in "…"), shares no word with the answer (nor a form
-of one: "cultures" for "culture") and does not hold it, says something
-the question does not already say, and is not a generic label ("Overview", "Examples"). Of the headings
-left, the innermost is named, with the outermost (the page's title) when there are two or more. A
-sentence under no such heading (a book without headings, a page whose every heading holds the answer)
-keeps its question as it is.
+of one: "cultures" for "culture") and does not hold it, says something the question does not already
+say, and is not a generic label ("Overview", "Examples"). Of the headings left, the innermost is named,
+with the outermost (the page's title) when there are two or more. A sentence under no such heading (a
+book without headings, a page whose every heading holds the answer) keeps its question as it is.
 
 Headings are the document's title (when it is not just its file name: front matter, a first heading, an
 HTML ``<title>``) and the Markdown heading lines the loaders write (``#`` to ``######``, outside fenced
@@ -114,11 +114,14 @@ def own_title(title: str, source: str) -> str:
 def _document_text(parts: Sequence[tuple[int, str]]) -> str:
     """A document's text from its chunks (which cover it, overlapping); a gap between chunks (the blank
     lines a chunk neither starts nor ends with) is line breaks, so the lines around it stay apart."""
-    end = max(start + len(text) for start, text in parts)
-    chars = ["\n"] * end
-    for start, text in parts:
-        chars[start : start + len(text)] = text
-    return "".join(chars)
+    pieces: list[str] = []
+    covered = 0
+    for start, text in sorted(parts):
+        if start > covered:
+            pieces.append("\n" * (start - covered))
+        pieces.append(text[max(0, covered - start) :])
+        covered = max(covered, start + len(text))
+    return "".join(pieces)
 
 
 def _heading_lines(text: str) -> list[tuple[int, Heading]]:
