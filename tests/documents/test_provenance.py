@@ -55,6 +55,16 @@ def test_section_is_the_last_heading_before_the_passage() -> None:
     assert section_of(chunks[1], chunks[:2]) in {"On-call handbook", "Escalation"}
 
 
+def test_a_comment_in_a_code_block_is_no_section() -> None:
+    text = "# Guide\n\nInstall it first.\n\n```bash\n# install the tool\npip install tamsin\n```\n\n" + (
+        "Tamsin then runs every night and writes a report to the shared folder. " * 10
+    )
+    chunks = build_chunk_records("d1", text, ChunkPlan(40, 4, TokenCounter.for_encoding()))
+    assert any(c.char_start > text.index("# install") for c in chunks)  # passages after the comment
+    assert {section_of(c, chunks) for c in chunks} == {"Guide"}
+    assert all("install the tool" not in source_ref(c, _doc(text), chunks).sections for c in chunks)
+
+
 def test_pdf_passages_know_their_page(tmp_path: Path) -> None:
     path = tmp_path / "manual.pdf"
     path.write_bytes(_pdf(["Osprey S3 setup guide.", "", "Firmware 7 adds power management."], title="Manual"))

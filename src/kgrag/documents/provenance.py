@@ -2,8 +2,9 @@
 around it when the document says.
 
 A chunk is an exact slice of its document's text (``char_start``/``char_end``), so the section is the
-last markdown heading at or before the chunk's start, found in the chunk itself or the chunks before it
-(a passage that runs into later sections lists those too), and the page follows from the page start
+last markdown heading at or before the chunk's start, found in the chunk itself or the chunks before it,
+outside fenced code (:mod:`kgrag.documents.headings`: a ``# comment`` in a code block is no section; a
+passage that runs into later sections lists those too), and the page follows from the page start
 offsets a loader recorded in the document's metadata (:data:`PAGE_STARTS`, comma-separated character
 offsets, e.g. PDFs). Nothing here reads a file again.
 """
@@ -11,7 +12,6 @@ offsets, e.g. PDFs). Nothing here reads a file again.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,13 +19,10 @@ from pathlib import Path
 from typing_extensions import TypedDict
 
 from kgrag.core.records import ChunkRecord, DocumentRecord
+from kgrag.documents.headings import covered_text, heading_lines
 
 PAGE_STARTS = "page_starts"
 """Document metadata key: character offsets where pages 1, 2, ... start, comma-separated."""
-
-# Requires a non-space first character, unlike loaders' title pattern (see there), so a blank "#" line
-# is never a section heading.
-_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(\S.*?)[ \t#]*$", re.MULTILINE)
 
 
 class SourceDict(TypedDict):
@@ -97,21 +94,16 @@ def display_source(source: str, cwd: Path | None = None) -> str:
 def section_of(target: ChunkRecord, chunks: Sequence[ChunkRecord]) -> str | None:
     """The last markdown heading starting at or before ``target``'s first character; ``chunks`` are the
     document's chunks (any order; only those up to ``target`` are read)."""
-    preceding = sorted((c for c in chunks if c.ord <= target.ord), key=lambda c: c.ord, reverse=True)
-    for chunk in preceding:
-        found = [
-            (chunk.char_start + m.start(), m.group(1))
-            for m in _HEADING.finditer(chunk.text)
-            if chunk.char_start + m.start() <= target.char_start
-        ]
-        if found:
-            return max(found)[1].strip()
-    return None
+    start, text = covered_text((c.char_start, c.text) for c in chunks if c.ord <= target.ord)
+    found = [line for line in heading_lines(text, start) if line.offset <= target.char_start]
+    return found[-1].text.strip() if found else None
 
 
-def headings_in(chunk: ChunkRecord) -> list[str]:
-    """The headings inside ``chunk`` after its first character, in order."""
-    return [m.group(1).strip() for m in _HEADING.finditer(chunk.text) if m.start() > 0]
+def headings_in(chunk: ChunkRecord, chunks: Sequence[ChunkRecord]) -> list[str]:
+    """The headings inside ``chunk`` after its first character, in order (``chunks``: the document's
+    chunks, read up to ``chunk`` for whether it starts inside a code block)."""
+    start, text = covered_text((c.char_start, c.text) for c in chunks if c.ord <= chunk.ord)
+    return [line.text.strip() for line in heading_lines(text, start) if chunk.char_start < line.offset < chunk.char_end]
 
 
 def page_of(document: DocumentRecord, offset: int) -> int | None:
@@ -141,7 +133,7 @@ def page_starts(pages: Sequence[str], separator: str) -> str:
 def source_ref(chunk: ChunkRecord, document: DocumentRecord, chunks: Sequence[ChunkRecord]) -> SourceRef:
     """The :class:`SourceRef` of ``chunk`` in ``document`` (``chunks``: the document's chunks, for the section)."""
     section = section_of(chunk, chunks)
-    sections = tuple(dict.fromkeys([*([section] if section else []), *headings_in(chunk)]))
+    sections = tuple(dict.fromkeys([*([section] if section else []), *headings_in(chunk, chunks)]))
     return SourceRef(
         chunk_id=chunk.id,
         doc_id=document.id,

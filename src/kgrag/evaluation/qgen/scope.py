@@ -15,9 +15,8 @@ with the outermost (the page's title) when there are two or more. A sentence und
 book without headings, a page whose every heading holds the answer) keeps its question as it is.
 
 Headings are the document's title (when it is not just its file name: front matter, a first heading, an
-HTML ``<title>``) and the Markdown heading lines the loaders write (``#`` to ``######``, outside fenced
-code). A chunk may start below a heading it does not hold, so the headings in force are found on the
-document's text, which its chunks cover exactly (``ChunkRecord.char_start``).
+HTML ``<title>``) and its heading lines outside fenced code (:mod:`kgrag.documents.headings`, found on the
+document's text rebuilt from its chunks, so a chunk that starts below its heading still gets it).
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Protocol
 
+from kgrag.documents.headings import covered_text, heading_lines
 from kgrag.documents.words import content_words
 
 MAX_HEADING_WORDS = 10
@@ -45,8 +45,6 @@ GENERIC = frozenset(
 )
 """Heading words that name no subject: a heading made only of them is not named (a changelog's "Bug
 Fixes" and "Improved Documentation" repeat under every release)."""
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
-_FENCE = ("```", "~~~")
 _CODE = re.compile(r"\w\.\w|_|[(){}\[\]<>=/\\|]|::|\$|@|`")
 _MARKUP = re.compile(r"[*`]+")
 _WORD = re.compile(r"[^\W_]+")
@@ -85,9 +83,10 @@ class DocumentHeadings:
         self._offsets: dict[str, list[int]] = {}
         self._headings: dict[str, list[Heading]] = {}
         for doc_id, parts in pieces.items():
-            found = _heading_lines(_document_text(parts))
-            self._offsets[doc_id] = [offset for offset, _ in found]
-            self._headings[doc_id] = [heading for _, heading in found]
+            start, text = covered_text(parts)
+            found = [line for line in heading_lines(text, start) if _plain(line.text)]
+            self._offsets[doc_id] = [line.offset for line in found]
+            self._headings[doc_id] = [Heading(line.level, _plain(line.text)) for line in found]
 
     def above(self, doc_id: str, offset: int) -> tuple[Heading, ...]:
         """The headings in force at ``offset`` of the document, outermost first: the title (level 0), then
@@ -111,33 +110,9 @@ def own_title(title: str, source: str) -> str:
     return "" if given in (name.stem, name.name, f"{name.stem} #{key}") else given
 
 
-def _document_text(parts: Sequence[tuple[int, str]]) -> str:
-    """A document's text from its chunks (which cover it, overlapping); a gap between chunks (the blank
-    lines a chunk neither starts nor ends with) is line breaks, so the lines around it stay apart."""
-    pieces: list[str] = []
-    covered = 0
-    for start, text in sorted(parts):
-        if start > covered:
-            pieces.append("\n" * (start - covered))
-        pieces.append(text[max(0, covered - start) :])
-        covered = max(covered, start + len(text))
-    return "".join(pieces)
-
-
-def _heading_lines(text: str) -> list[tuple[int, Heading]]:
-    """Every heading line of ``text`` outside fenced code, with the offset of its line."""
-    found: list[tuple[int, Heading]] = []
-    fenced, offset = False, 0
-    for line in text.splitlines(keepends=True):
-        stripped = line.strip()
-        if stripped.startswith(_FENCE):
-            fenced = not fenced
-        elif not fenced and (match := _HEADING.match(stripped)):
-            words = " ".join(_MARKUP.sub("", match.group(2)).split())
-            if words:
-                found.append((offset, Heading(len(match.group(1)), words)))
-        offset += len(line)
-    return found
+def _plain(text: str) -> str:
+    """A heading's words without emphasis marks and backticks."""
+    return " ".join(_MARKUP.sub("", text).split())
 
 
 def sentence_offset(text: str, sentence: str) -> int | None:
