@@ -3,7 +3,7 @@
 ``bench/data/qgen_blind_verdicts.json`` holds every question of the blind reads in
 ``docs/results/qgen-blind-read-*.md``: question, answer, source sentence and file, verdict, the reader's
 reason, and for reads 1–8 the failure class read from the reason ("(not classed)" for the later ones);
-reads 12–15 read each question with and without its headings, and the version without is the one here.
+reads 12–16 read each question with and without its headings, and the version without is the one here.
 For each question the source sentence is parsed alone, the answer's span found among the generator's
 candidate spans (else by its characters) and the question rebuilt from it
 (:func:`kgrag.evaluation.qgen.wording.ask_around`); each rule then runs on the rebuilt parse and the
