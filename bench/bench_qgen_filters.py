@@ -48,13 +48,13 @@ from typing import Any
 from kgrag import Workspace
 from kgrag.config import KgragConfig
 from kgrag.documents.chunking import chunk_text
+from kgrag.documents.provenance import authored_title
 from kgrag.documents.tokens import TokenCounter
 from kgrag.documents.words import content_words
 from kgrag.evaluation.datasets import QAItem, load_dataset
 from kgrag.evaluation.qgen.cloze import Passage
-from kgrag.evaluation.qgen.known_item import known_item_questions
+from kgrag.evaluation.qgen.known_item import known_item_questions, store_passages
 from kgrag.evaluation.qgen.quality import MIN_QUALITY
-from kgrag.evaluation.qgen.scope import own_title
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
 from kgrag.evaluation.stats.rank_agreement import Scores, kendall_tau, tau_interval
 from kgrag.graph.extract.nlp import SpacyExtractor
@@ -104,9 +104,7 @@ def print_recall_table(scores: dict[str, Scores], pipelines: list[str], rng: ran
 
 
 def generate(ws: Workspace, per_kind: int, strict: bool, seed: int, min_quality: float = 0.0) -> list[QAItem]:
-    titles = {d.id: own_title(d.title, d.source) for d in ws.store.documents.list()}
-    chunks = ws.store.chunks.iter_all()
-    passages = [Passage(c.id, c.doc_id, c.text, c.char_start, titles.get(c.doc_id, "")) for c in chunks]
+    passages = store_passages(ws.store)
     own = nlp_settings(ws.config)
     nlp = SpacyExtractor(own.spacy_model, allow_torch=own.spacy_torch).nlp
     kinds = ("known-item", "two-chunk")
@@ -180,7 +178,7 @@ def dir_passages(folder: Path, limit: int) -> list[Passage]:
         for doc in docs:
             doc_id = str(path.relative_to(folder))
             chunks = chunk_text(doc.text, counter, 200, 24)
-            title = own_title(doc.title, str(path))
+            title = authored_title(doc.title, str(path))
             passages += [Passage(f"{doc_id}#{c.ord:05d}", doc_id, c.text, c.char_start, title) for c in chunks]
             total += len(doc.text)
         if total >= limit:

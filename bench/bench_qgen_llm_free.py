@@ -21,14 +21,14 @@ from pathlib import Path
 
 from scipy.stats import kendalltau, spearmanr
 
+from bench_qgen_filters import tau_ci
 from kgrag import Workspace
 from kgrag.evaluation.datasets import load_dataset
 from kgrag.evaluation.qgen.output import write_questions
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
-from kgrag.evaluation.stats.rank_agreement import tau_interval
+from kgrag.evaluation.stats.rank_agreement import Scores
 
 PIPELINES = "dense,bm25,hybrid,rerank,graph-local,graph-hybrid,graph-mix,ppr,paths,auto"
-Scores = dict[str, list[float]]  # pipeline → recall per question, questions in one fixed order
 
 
 def per_question(report: RetrievalEvalReport, metric: str = "recall", qtype: str | None = None) -> Scores:
@@ -57,14 +57,6 @@ def correlations(a: dict[str, float], b: dict[str, float]) -> tuple[float, float
     tau = kendalltau([a[p] for p in names], [b[p] for p in names]).statistic
     rho = spearmanr([a[p] for p in names], [b[p] for p in names]).statistic
     return float(tau), float(rho)
-
-
-def tau_ci(gen: Scores, hand: Scores, rng: random.Random, samples: int = 1000) -> tuple[float, float]:
-    """Percentile interval of Kendall τ with both question sets resampled (same rows for every pipeline)."""
-    interval = tau_interval(gen, hand, rng, samples)
-    if interval is None:
-        raise SystemExit("a question set is empty: no rank agreement to give")
-    return interval
 
 
 def table(

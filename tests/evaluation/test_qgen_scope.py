@@ -5,13 +5,13 @@ when it gives nothing away and says something the question does not."""
 from __future__ import annotations
 
 from kgrag.documents.chunking import chunk_text
+from kgrag.documents.provenance import authored_title
 from kgrag.documents.tokens import TokenCounter
 from kgrag.evaluation.qgen.cloze import Passage
 from kgrag.evaluation.qgen.scope import (
     DocumentHeadings,
     Heading,
     named_headings,
-    own_title,
     scoped_question,
     sentence_offset,
 )
@@ -134,8 +134,8 @@ def test_headings_that_name_nothing_or_add_nothing_are_not_named() -> None:
 
 
 def test_a_title_is_the_author_s_only_when_it_is_not_the_file_name() -> None:
-    assert own_title("Harbour Services", "/docs/harbour.md") == "Harbour Services"
-    assert own_title("harbour", "/docs/harbour.md") == ""
-    assert own_title("Novel-58553", "/data/Novel-58553.txt") == ""
-    assert own_title("records #r7", "/data/records.jsonl#r7") == ""
-    assert own_title("Tolvey ferries", "/data/records.jsonl#r7") == "Tolvey ferries"
+    assert authored_title("Harbour Services", "/docs/harbour.md") == "Harbour Services"
+    assert authored_title("harbour", "/docs/harbour.md") == ""
+    assert authored_title("Novel-58553", "/data/Novel-58553.txt") == ""
+    assert authored_title("records #r7", "/data/records.jsonl#r7") == ""
+    assert authored_title("Tolvey ferries", "/data/records.jsonl#r7") == "Tolvey ferries"

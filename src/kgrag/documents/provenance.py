@@ -14,12 +14,12 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from typing_extensions import TypedDict
 
 from kgrag.core.records import ChunkRecord, DocumentRecord
-from kgrag.documents.headings import covered_text, heading_lines
+from kgrag.documents.headings import HeadingLine, covered_text, heading_lines
 
 PAGE_STARTS = "page_starts"
 """Document metadata key: character offsets where pages 1, 2, ... start, comma-separated."""
@@ -91,19 +91,40 @@ def display_source(source: str, cwd: Path | None = None) -> str:
     return relative + sep + record
 
 
+def _lines_through(chunk: ChunkRecord, chunks: Sequence[ChunkRecord]) -> list[HeadingLine]:
+    """The heading lines of the document's chunks up to ``chunk`` (rebuilt as one text, so fences pair)."""
+    start, text = covered_text((c.char_start, c.text) for c in chunks if c.ord <= chunk.ord)
+    return heading_lines(text, start)
+
+
+def _last_at_start(chunk: ChunkRecord, lines: Sequence[HeadingLine]) -> str | None:
+    found = [line for line in lines if line.offset <= chunk.char_start]
+    return found[-1].text.strip() if found else None
+
+
+def _inside(chunk: ChunkRecord, lines: Sequence[HeadingLine]) -> list[str]:
+    return [line.text.strip() for line in lines if chunk.char_start < line.offset < chunk.char_end]
+
+
 def section_of(target: ChunkRecord, chunks: Sequence[ChunkRecord]) -> str | None:
     """The last markdown heading starting at or before ``target``'s first character; ``chunks`` are the
     document's chunks (any order; only those up to ``target`` are read)."""
-    start, text = covered_text((c.char_start, c.text) for c in chunks if c.ord <= target.ord)
-    found = [line for line in heading_lines(text, start) if line.offset <= target.char_start]
-    return found[-1].text.strip() if found else None
+    return _last_at_start(target, _lines_through(target, chunks))
 
 
 def headings_in(chunk: ChunkRecord, chunks: Sequence[ChunkRecord]) -> list[str]:
     """The headings inside ``chunk`` after its first character, in order (``chunks``: the document's
     chunks, read up to ``chunk`` for whether it starts inside a code block)."""
-    start, text = covered_text((c.char_start, c.text) for c in chunks if c.ord <= chunk.ord)
-    return [line.text.strip() for line in heading_lines(text, start) if chunk.char_start < line.offset < chunk.char_end]
+    return _inside(chunk, _lines_through(chunk, chunks))
+
+
+def authored_title(title: str, source: str) -> str:
+    """A document's title when its author gave it one; "" when the loaders titled it by its file's name
+    (or, for a record of a JSON file, ``source`` ending ``#KEY``, by the file's name and the record's key)."""
+    path, _, key = source.replace("\\", "/").partition("#")
+    name = PurePath(path)
+    given = " ".join(title.split())
+    return "" if given in (name.stem, name.name, f"{name.stem} #{key}") else given
 
 
 def page_of(document: DocumentRecord, offset: int) -> int | None:
@@ -132,8 +153,9 @@ def page_starts(pages: Sequence[str], separator: str) -> str:
 
 def source_ref(chunk: ChunkRecord, document: DocumentRecord, chunks: Sequence[ChunkRecord]) -> SourceRef:
     """The :class:`SourceRef` of ``chunk`` in ``document`` (``chunks``: the document's chunks, for the section)."""
-    section = section_of(chunk, chunks)
-    sections = tuple(dict.fromkeys([*([section] if section else []), *headings_in(chunk, chunks)]))
+    lines = _lines_through(chunk, chunks)
+    section = _last_at_start(chunk, lines)
+    sections = tuple(dict.fromkeys([*([section] if section else []), *_inside(chunk, lines)]))
     return SourceRef(
         chunk_id=chunk.id,
         doc_id=document.id,

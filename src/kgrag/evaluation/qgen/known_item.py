@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from kgrag.core.errors import KgragError
+from kgrag.documents.provenance import authored_title
 from kgrag.documents.words import content_words
 from kgrag.evaluation.datasets import LLM_FREE_KINDS, QAItem
 from kgrag.evaluation.qgen.checks import is_duplicate, jaccard
@@ -38,6 +39,7 @@ from kgrag.evaluation.qgen.cloze import Cloze, Passage, Rarity, clozes, prose_li
 from kgrag.evaluation.qgen.generate import ItemMeta, PerKind, QGenResult, count_for
 from kgrag.evaluation.qgen.quality import MIN_QUALITY, trusted_shape
 from kgrag.evaluation.qgen.scope import DocumentHeadings, named_headings, scoped_question, sentence_offset
+from kgrag.store import Store
 
 PAIRS_PER_TOPIC = 2
 EVIDENCE_OVERLAP = 0.6
@@ -156,6 +158,13 @@ def pick_pairs(
         if len(pairs) >= count:
             break
     return pairs
+
+
+def store_passages(store: Store) -> list[Passage]:
+    """Every chunk of a workspace's store as question generation reads it, with its document's own title
+    (:func:`kgrag.documents.provenance.authored_title`)."""
+    titles = {d.id: authored_title(d.title, d.source) for d in store.documents.list()}
+    return [Passage(c.id, c.doc_id, c.text, c.char_start, titles.get(c.doc_id, "")) for c in store.chunks.iter_all()]
 
 
 def scoped(candidates: Sequence[Cloze], passages: Sequence[Passage], headings: DocumentHeadings) -> list[Cloze]:

@@ -14,9 +14,10 @@ say, and is not a generic label ("Overview", "Examples"). Of the headings left, 
 with the outermost (the page's title) when there are two or more. A sentence under no such heading (a
 book without headings, a page whose every heading holds the answer) keeps its question as it is.
 
-Headings are the document's title (when it is not just its file name: front matter, a first heading, an
-HTML ``<title>``) and its heading lines outside fenced code (:mod:`kgrag.documents.headings`, found on the
-document's text rebuilt from its chunks, so a chunk that starts below its heading still gets it).
+Headings are the document's title (front matter, a first heading, an HTML ``<title>``; not a title that
+is only the file's name: :func:`kgrag.documents.provenance.authored_title`) and its heading lines outside
+fenced code (:mod:`kgrag.documents.headings`, found on the document's text rebuilt from its chunks, so a
+chunk that starts below its heading still gets it).
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import PurePath
 from typing import Protocol
 
 from kgrag.documents.headings import covered_text, heading_lines
@@ -84,9 +84,9 @@ class DocumentHeadings:
         self._headings: dict[str, list[Heading]] = {}
         for doc_id, parts in pieces.items():
             start, text = covered_text(parts)
-            found = [line for line in heading_lines(text, start) if _plain(line.text)]
-            self._offsets[doc_id] = [line.offset for line in found]
-            self._headings[doc_id] = [Heading(line.level, _plain(line.text)) for line in found]
+            found = [(line.offset, Heading(line.level, _plain(line.text))) for line in heading_lines(text, start)]
+            self._offsets[doc_id] = [offset for offset, heading in found if heading.text]
+            self._headings[doc_id] = [heading for _, heading in found if heading.text]
 
     def above(self, doc_id: str, offset: int) -> tuple[Heading, ...]:
         """The headings in force at ``offset`` of the document, outermost first: the title (level 0), then
@@ -99,15 +99,6 @@ class DocumentHeadings:
             if heading.text != title:
                 path = [h for h in path if h.level < heading.level] + [heading]
         return tuple(path)
-
-
-def own_title(title: str, source: str) -> str:
-    """A document's title when its author gave it one; "" when the loaders titled it by its file's name
-    (or, for a record of a JSON file, ``source`` ending ``#KEY``, by the file's name and the record's key)."""
-    path, _, key = source.replace("\\", "/").partition("#")
-    name = PurePath(path)
-    given = " ".join(title.split())
-    return "" if given in (name.stem, name.name, f"{name.stem} #{key}") else given
 
 
 def _plain(text: str) -> str:

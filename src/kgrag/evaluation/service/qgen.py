@@ -18,11 +18,9 @@ from kgrag.core.errors import KgragError
 from kgrag.documents import TokenCounter
 from kgrag.evaluation.datasets import LLM_FREE_KINDS, LLM_KINDS
 from kgrag.evaluation.qgen import QGenResult, generate_questions
-from kgrag.evaluation.qgen.cloze import Passage
 from kgrag.evaluation.qgen.combine import combine
 from kgrag.evaluation.qgen.generate import PerKind
-from kgrag.evaluation.qgen.known_item import known_item_questions
-from kgrag.evaluation.qgen.scope import own_title
+from kgrag.evaluation.qgen.known_item import known_item_questions, store_passages
 from kgrag.evaluation.qgen.sources import SourceSampler
 from kgrag.evaluation.service.ports import EvalParts
 from kgrag.graph.extract.nlp import SpacyExtractor
@@ -69,9 +67,10 @@ def generate(
     if parts.store.chunks.count() == 0:
         raise KgragError("the workspace has no indexed documents yet; run `kgrag index PATH` first")
     model_kinds = [k for k in kinds if k not in LLM_FREE_KINDS]
-    if not llm_check and not (model_kinds and uses_llm(parts, llm)):
+    with_llm = uses_llm(parts, llm)
+    if not llm_check and not (model_kinds and with_llm):
         raise KgragError("--no-check: only LLM-generated questions have a model's check to leave out")
-    if not uses_llm(parts, llm):
+    if not with_llm:
         return _without_llm(parts, kinds, _counts(kinds, per_kind, FREE_PER_KIND), seed, on_question)
     unknown = [k for k in model_kinds if k not in LLM_KINDS]
     if unknown:
@@ -101,13 +100,10 @@ def _without_llm(
 ) -> QGenResult:
     """Known-item and two-chunk questions cut from the chunks with spaCy."""
     config = parts.config
-    titles = {d.id: own_title(d.title, d.source) for d in parts.store.documents.list()}
-    chunks = parts.store.chunks.iter_all()
-    passages = [Passage(c.id, c.doc_id, c.text, c.char_start, titles.get(c.doc_id, "")) for c in chunks]
-    nlp = SpacyExtractor(nlp_settings(config).spacy_model, allow_torch=nlp_settings(config).spacy_torch).nlp
+    own = nlp_settings(config)
     return known_item_questions(
-        passages,
-        nlp,
+        store_passages(parts.store),
+        SpacyExtractor(own.spacy_model, allow_torch=own.spacy_torch).nlp,
         kinds,
         per_kind,
         seed=seed,
