@@ -34,6 +34,9 @@ def _sent(text: str) -> Any:
         ("Diagram showing the weekly ferry schedule of the harbour office across three islands", "caption"),
         ("Screenshot of the Tidewright planner listing every crossing of the week", "caption"),
         ("Diagram showing a ferry route where the boat stops at each island of the harbour", "caption"),
+        ("The crossing planner no longer needs the tide tables plugin (585).", "issue or pull request"),
+        ("The night ferries crashed the planner since #2205 was merged into Tidewright.", "issue or pull request"),
+        ("Night crossings are shown in grey since the change of GH-1412 to the Tidewright planner.", "issue"),
     ],
 )
 def test_lines_that_are_not_prose_are_not_evidence(text: str, reason: str) -> None:
@@ -76,6 +79,10 @@ def test_plain_prose_is_kept() -> None:
          "Brachytherapy is typically started in how long of treatment?", "DATE", "vague date"),
         ("The cancer is larger than 5 mm but smaller than 2 cm.", "larger than 5",
          "The cancer is how many mm but smaller than 2 cm?", "CARDINAL", "comparison"),
+        ("The Tidewright ferry log is capped at 10MB before older crossings are archived.", "MB",
+         "The Tidewright ferry log is capped at 10 what before older crossings are archived?", "THING", "glued"),
+        ("The Quaymaster harbour office handled thousands of crossings last winter.", "thousands",
+         "The Quaymaster harbour office handled what number of crossings last winter?", "CARDINAL", "vague amount"),
     ],
 )  # fmt: skip
 def test_answers_a_question_gives_away_or_mangles_are_rejected(
@@ -85,6 +92,14 @@ def test_answers_a_question_gives_away_or_mangles_are_rejected(
     assert span is not None
     why = answer_defect(span, answer, question, label)
     assert why is not None and reason in why
+
+
+def test_an_amount_a_number_states_and_a_unit_apart_from_its_number_pass() -> None:
+    text = "The Quaymaster harbour office handled 3,400 crossings in 12 MB of ferry logs last winter."
+    question = "The Quaymaster harbour office handled how many crossings in 12 MB of ferry logs last winter?"
+    assert answer_defect(answer_span(text, "3,400"), "3,400", question, "CARDINAL") is None
+    asked = "The Quaymaster harbour office handled 3,400 crossings in 12 what of ferry logs last winter?"
+    assert answer_defect(answer_span(text, "MB"), "MB", asked, "THING") is None
 
 
 def test_a_plain_answer_passes_and_cut_off_clauses_do_not() -> None:

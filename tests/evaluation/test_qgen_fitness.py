@@ -165,6 +165,9 @@ def test_a_year_is_asked_which_year() -> None:
 
     assert question_word("DATE", "1767", "", True, False) == "which year"
     assert question_word("DATE", "42", "", True, False) == "what number"
+    assert question_word("CARDINAL", "2.4.0", "", True, False) == "which version"  # a release, not a number
+    assert question_word("DATE", "v3", "", False, True) == "Which version"
+    assert question_word("CARDINAL", "2.5", "", True, False) == "what number"  # a decimal stays a number
 
 
 def test_a_question_word_opening_a_cut_phrase_is_rejected() -> None:
@@ -204,3 +207,15 @@ def test_a_fronted_question_word_agrees_with_its_verb() -> None:
     doc = spacy_nlp()("Placebos are almost never used alone in cancer clinical trials.")
     question, _, _ = ask_around(next(iter(doc.sents)), doc[0:1], "THING")
     assert question.startswith("What are almost never used")
+
+
+def test_a_question_ending_in_an_aside_after_a_joining_word_is_cut() -> None:
+    text = (
+        "Crossing rules in Tidewright keep the planner simple without losing detail and, at the same time, "
+        "give the harbour office a way to override them."
+    )
+    cut = "What keep the planner simple without losing detail and, at the same time?"
+    why = wording_defect(answer_span(text, "Tidewright"), cut)
+    assert why is not None and "aside after a joining word" in why
+    whole = "Crossing rules in what keep the planner simple, and the harbour office can override them?"
+    assert wording_defect(answer_span(text, "Tidewright"), whole) is None

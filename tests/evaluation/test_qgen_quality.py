@@ -136,4 +136,17 @@ def test_the_trusted_shape_is_picked_before_better_scored_others() -> None:
     )  # a second one of d1: still before any other shape
     assert pick_known_items([best, named, second], 2, random.Random(0), 0.8) == [named, second]
     assert pick_known_items([best, named, second], 3, random.Random(0), 0.8) == [named, second, best]
-    assert pick_known_items([best, named, second], 2, random.Random(0), 0.8, trusted_first=False) == [best, named]
+    assert pick_known_items([best, named, second], 2, random.Random(0), 0.8, preferred_first=False) == [best, named]
+
+
+def test_headed_then_whole_questions_are_picked_before_better_scored_others() -> None:
+    from dataclasses import replace
+
+    best = _named("d1", "c1", 0.95, "Tidewright", "harbour")  # trusted shape, best quality, no heading
+    trimmed = replace(_cloze("d2", "c2", 0.80, "lighthouse keeper"), whole=False)
+    whole = _cloze("d3", "c3", 0.78, "mooring office")  # a number: not the trusted shape
+    pick = [best, trimmed, whole]
+    assert pick_known_items(pick, 2, random.Random(0), 0.8, headed={trimmed, whole}) == [whole, trimmed]
+    assert pick_known_items(pick, 3, random.Random(0), 0.8, headed={trimmed}) == [trimmed, best, whole]
+    assert pick_known_items(pick, 2, random.Random(0), 0.8) == [best, whole]  # whole before the trusted shape
+    assert pick_known_items(pick, 2, random.Random(0), 0.8, preferred_first=False, headed={whole}) == [best, trimmed]

@@ -139,3 +139,31 @@ def test_a_title_is_the_author_s_only_when_it_is_not_the_file_name() -> None:
     assert authored_title("Novel-58553", "/data/Novel-58553.txt") == ""
     assert authored_title("records #r7", "/data/records.jsonl#r7") == ""
     assert authored_title("Tolvey ferries", "/data/records.jsonl#r7") == "Tolvey ferries"
+
+
+def test_a_candidate_is_headed_when_its_question_would_name_a_heading() -> None:
+    from kgrag.evaluation.qgen.cloze import Cloze
+    from kgrag.evaluation.qgen.known_item import headed, scoped
+
+    passages = _chunks(_PAGE, title="")
+    sentence = "The Tolvey ferry leaves every hour from pier four."
+    chunk = next(p for p in passages if sentence in p.text)
+    question = "The Tolvey ferry leaves from what?"
+    asked = Cloze(chunk.chunk_id, "d1", sentence, "pier four", "THING", question, "t", (), 1.0)
+    lost = Cloze(chunk.chunk_id, "d1", "A sentence the passage does not hold.", "X", "THING", "What?", "t", (), 1.0)
+    found = headed([asked, lost], passages, DocumentHeadings(passages))
+    assert found == {asked}  # a sentence not found as written names no heading
+    assert scoped([asked], passages, DocumentHeadings(passages))[0].headings == ("Harbour Services", "Timetables")
+
+
+def test_a_scoped_question_asked_second_in_a_pair_reads_on_in_lower_case() -> None:
+    from kgrag.evaluation.qgen.cloze import Cloze
+    from kgrag.evaluation.qgen.known_item import _joined
+
+    first = Cloze("c1", "d1", "s1", "pier four", "THING", "What leaves from pier four?", "t", (), 1.0)
+    named = "In the section “Fares”, Tolvey tickets cost how many crowns?"
+    second = Cloze("c2", "d1", "s2", "12", "CARDINAL", named, "t", (), 1.0, True, headings=("Fares",))
+    item, _ = _joined(first, second)
+    assert item.question.endswith("Also, in the section “Fares”, Tolvey tickets cost how many crowns?")
+    unscoped = Cloze("c2", "d1", "s2", "12", "CARDINAL", "Tolvey tickets cost how many crowns?", "t", (), 1.0, True)
+    assert _joined(first, unscoped)[0].question.endswith("Also, Tolvey tickets cost how many crowns?")

@@ -101,6 +101,9 @@ class Cloze:
     """The mean of the positive signs of :mod:`kgrag.evaluation.qgen.quality` (1.0 for one built by hand)."""
     headings: tuple[str, ...] = ()
     """The headings the question names, outermost first (:mod:`kgrag.evaluation.qgen.scope`)."""
+    whole: bool = True
+    """Whether the question keeps every content word of its sentence outside the answer (no side part or
+    other clause left out: :func:`kgrag.evaluation.qgen.wording.side_parts`, :func:`clause_of`)."""
 
 
 def clean(text: str) -> str:
@@ -287,6 +290,7 @@ def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarit
     acronyms = [t for t in sent if t.is_upper and len(t.text) >= 2 and t.is_alpha and not span.start <= t.i < span.end]
     topics = tuple(sorted({e.text.lower() for e in [*named, *acronyms] if e.text in question}))
     shown = quality(signs(sent, span, label, answer, question, passage.text, rarity))
+    whole = content_words(sent.text) - answer_words <= content_words(question)
     return Cloze(
         passage.chunk_id,
         passage.doc_id,
@@ -299,6 +303,7 @@ def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarit
         rarity.idf(df) + anchor,
         question.split()[0] in {t.text for t in sent if t.pos_ == "PROPN"},
         shown,
+        whole=whole,
     )
 
 

@@ -7,14 +7,15 @@ beside its own definition ("the U.S. Food and Drug Administration (which organiz
 shares a word with the question is trivial. Each check returns the reason a sentence, or a span of it,
 is rejected (counted in the generation report), or None:
 
-- :func:`sentence_defect`: table-of-contents, index and page lines; citations and references; URLs,
-  e-mail addresses and phone numbers; cross-references ("See Part 4"); sentences that are questions;
-  headings run into the text; sentences without a verb (lists of names);
-- :func:`answer_defect`: a span glued to a hyphen ("three-dimensional"), inside brackets (an alias or
-  acronym given beside its expansion), an acronym whose expansion the question spells out (or the
-  reverse), a spelled-out small number or a lone adjective, an answer sharing a word stem with the
-  question or spelled inside one of its words ("ZPOPMAX" in "BZPOPMAX": a command named after its
-  variant gives itself away);
+- :func:`sentence_defect`: table-of-contents, index and page lines; citations and references; changelog
+  lines citing an issue or a pull request; URLs, e-mail addresses and phone numbers; cross-references
+  ("See Part 4"); sentences that are questions; headings run into the text; sentences without a verb
+  (lists of names);
+- :func:`answer_defect`: a span glued to a hyphen ("three-dimensional") or to the word beside it (the
+  unit of "10MB"), inside brackets (an alias or acronym given beside its expansion), an acronym whose
+  expansion the question spells out (or the reverse), a spelled-out small number, an amount no number
+  states ("thousands") or a lone adjective, an answer sharing a word stem with the question or spelled
+  inside one of its words ("ZPOPMAX" in "BZPOPMAX": a command named after its variant gives itself away);
 - :func:`question_defect`: a question asked in place that starts a subordinate clause ("That put them
   …", "To repair …") or ends on a joining word.
 """
@@ -36,6 +37,7 @@ _CITATION = re.compile(
 _CONTACT = re.compile(
     r"https?://|\bwww\.|\S+@\S+\.\w+|\b[\w-]+\.(?:gov|org|com|net|edu)\b|\b\d{3}[.\s-]\d{3}[.\s-]\d{4}\b"
 )
+_ISSUE = re.compile(r"\(\s*#?\d{2,}\s*\)|(?<![\w&])#\d{2,}\b|\b(?:issue|PR|pull request|bpo|GH)[- ]?#?\d+\b", re.I)
 _CROSS_REFERENCE = re.compile(
     r"\b(?:see|turn to)\s+(?:part|chapter|page|section|table|figure|appendix)\b|"
     r"^\s*(?:part|chapter|section|table|figure|appendix)\s+\d+|^\s*see\s",
@@ -47,10 +49,15 @@ _VAGUE_DATE = re.compile(r"\d|^(?:a|an|one|two|three|four|five|six|seven|eight|n
 _GLOSSARY = re.compile(r"^\s*[\w&/-]+(?:\s+[\w&/-]+){0,3}\s+[–—:-]\s+[A-Z]")
 _PAGE = re.compile(r"\bpage\s+\d+|\bp\.\s*\d+|^\s*[-–]?\s*\d{1,4}\s*[-–]?\s*$", re.I)
 _NUMBER_WORDS = frozenset("zero one two three four five six seven eight nine ten half dozen".split())
+_VAGUE_AMOUNT = frozenset(
+    "tens dozens scores hundreds thousands millions billions trillions several many few of".split()
+)
+"""Words of an amount no number states ("thousands of queues"): asked "what number", it has no one answer."""
 _SUBORDINATE = frozenset(
     "that which who whom whose to while if because although though when where since unless until".split()
 ) | {"whereas", "whether", "why", "how"}
 _JOINING_END = frozenset("and or but of to the a an with by for from in on at as than".split())
+_LIST_COMMA = re.compile(r",(?!\d{3}(?!\d))")  # a thousands separator ("3,400") is no list
 _GLUED = re.compile(r"\b[A-Z][A-Z][a-z]{2,}\b")  # "MThis", "GWell": a line break lost between two words
 _ALIKE = 4
 _STEM = 5
@@ -118,6 +125,8 @@ def _not_prose(sent: Any) -> str | None:
         return "address, link or phone number"
     if _CROSS_REFERENCE.search(text):
         return "cross-reference"
+    if _ISSUE.search(text):
+        return "changelog line citing an issue or pull request ('(585)', '#2205')"
     if _COMMAND.search(text) or (sent[0].is_lower and not text.rstrip().endswith((".", "!", ":"))):
         return "command line or list fragment (lower-case start, no full stop)"
     if _GLOSSARY.match(text):
@@ -172,6 +181,9 @@ def _shape_defect(span: Any, answer: str) -> str | None:
         before is not None and before.text in "-–/" and not before.whitespace_
     ):
         return "answer is part of a hyphenated word"
+    glued_after = after is not None and not span[-1].whitespace_ and after.text[:1].isalnum()
+    if glued_after or (before is not None and not before.whitespace_ and before.text[-1:].isalnum()):
+        return "answer is glued to a word ('10MB' asked as '10 what')"
     if before is not None and after is not None and before.text in "([—–" and after.text in ")]—–":
         return "answer is in brackets or dashes (an alias or acronym)"
     words = answer.lower().split()
@@ -179,7 +191,7 @@ def _shape_defect(span: Any, answer: str) -> str | None:
         return "answer is garbled (a bracket, a repeated word or words run together)"
     if words[0] in ("and", "or", "and/or", "but"):
         return "answer starts with a joining word"
-    if "," in answer:
+    if _LIST_COMMA.search(answer):
         return "answer is a list (a comma inside)"
     return None
 
@@ -192,6 +204,8 @@ def answer_defect(span: Any, answer: str, question: str, label: str) -> str | No
         return "acronym gives the answer away"
     if answer.lower() in _NUMBER_WORDS:
         return "answer is a spelled-out small number"
+    if set(answer.lower().split()) <= _VAGUE_AMOUNT:
+        return "answer is a vague amount ('thousands', 'hundreds')"
     if _STRUCTURE.match(answer):
         return "answer is a part of the document (chapter, table, page)"
     if label in ("DATE", "TIME") and (not _VAGUE_DATE.search(answer) or re.fullmatch(r"\d0'?s", answer)):

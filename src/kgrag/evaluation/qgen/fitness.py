@@ -15,7 +15,8 @@ of what passed them still found questions a reader cannot use. These checks reje
 - :func:`wording_defect`: the question word does not fit the span (an age asked "how long", a
   frequency asked without its "every", a duration asked after "during" or before "of"), the span is
   one end of a range ("what number to 30"), one of several ("like what or Silvadene", "What, Ewing
-  sarcoma, and …"), named after a common noun ("the protein what") or a part of the document
+  sarcoma, and …"), ends in an aside after a joining word whose clause was left out ("… and, at the
+  same time?"), named after a common noun ("the protein what") or a part of the document
   ("Chapter …"), the question word sits in brackets or opens a phrase cut from its sentence ("In what,
   …") or an opening phrase whose clause is left uninverted ("How often, a new cycle begins?"), or a comma
   is left between a subject and its verb;
@@ -62,6 +63,7 @@ _JOINING_OPENERS = frozenset("and or nor yet".split())
 _DOUBLED = re.compile(r"\bwhich (?:what|which|who|whom|how)\b")
 _DOCUMENT_PART = frozenset("chapter part section table figure appendix page listing".split())
 _FRONTED_ADVERBIAL = re.compile(r"^(?:[\w-]+ ){0,2}(?:what|which|how|who|whom)\b[^,]{0,24}, ", re.I)
+_CUT_COORDINATION = re.compile(r"\b(?:and|or|but), [^,?]*\?$")
 _SUBJECT_COMMA = re.compile(r"^[^,]+, (?:is|are|was|were|has|have|can|may|will|does|do|should|must)\b")
 GLUE_MIN_CHARS, GLUE_PART_CHARS = 8, 3
 AMBIGUITY_WORDS = 2
@@ -184,6 +186,8 @@ def _phrasing_defect(question: str) -> str | None:
         return "question word opens a phrase cut from its sentence ('In what, …')"
     if _SUBJECT_COMMA.search(question):
         return "comma between the subject and its verb (a part left out)"
+    if _CUT_COORDINATION.search(question):
+        return "question ends in an aside after a joining word (the rest of the clause left out)"
     return None
 
 

@@ -9,10 +9,10 @@ auxiliary, or a main "be", moves before the subject, otherwise "do" does (:func:
 :func:`inverted`); a fronted phrase with a verb of its own ("Created in 2012, …") is not inverted, and
 the question is refused (:mod:`kgrag.evaluation.qgen.structure`). The words are chosen by label so that
 a person is asked with "who", a year with "which year", a count with "how many", an age with "what
-age", a number with a unit of time ("12-17ns", "2 hours") with "how long", and so on. Names other than
-people and languages are asked with "what": a small model's organisation, place or product labels are
-wrong often enough ("which organization" for a performance score, "which place" for a person) that a
-plain "what" misleads less.
+age", a number with a unit of time ("12-17ns", "2 hours") with "how long", a release number ("2.4.0")
+with "which version", and so on. Names other than people and languages are asked with "what": a small
+model's organisation, place or product labels are wrong often enough ("which organization" for a
+performance score, "which place" for a person) that a plain "what" misleads less.
 """
 
 from __future__ import annotations
@@ -61,6 +61,8 @@ _FREQUENCY = re.compile(r"^(every|each|per|once|twice|daily|weekly|monthly|yearl
 YEAR = r"(?:1[5-9]|20)\d\d"
 """A year as prose writes one (1500-2099), shared by every rule that reads a year or a decade (here and
 :mod:`kgrag.evaluation.qgen.cloze`), so that they agree on what a year is."""
+_VERSION = re.compile(r"^v?\d+\.\d+(?:\.\d+)+$|^v\d+(?:\.\d+)*$")
+"""A release number ("2.4.0", "v3"), asked "which version" rather than "what number"."""
 _YEAR = re.compile(rf"^(?:in |since |by |around |about )?{YEAR}$", re.I)
 _DECADE = re.compile(rf"\b(?={YEAR})\d{{3}}0'?s\b")  # a year ending in 0, then "s": "the 1960s", "1990's"
 _DURATION = re.compile(
@@ -72,7 +74,9 @@ _DURATION = re.compile(
 
 def question_word(label: str, text: str, next_pos: str, after_preposition: bool, fronted: bool) -> str:
     """The question word or phrase that stands for a span with entity ``label`` and ``text``."""
-    if label in ("DATE", "TIME") and _FREQUENCY.match(text):
+    if _VERSION.match(text):
+        word = "which version"
+    elif label in ("DATE", "TIME") and _FREQUENCY.match(text):
         word = "how often"
     elif label in ("DATE", "TIME") and re.search(r"\bof age\b|\byears? old\b", text):
         word = "how old"
