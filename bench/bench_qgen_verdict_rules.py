@@ -3,12 +3,14 @@
 ``bench/data/qgen_blind_verdicts.json`` holds every question of the blind reads in
 ``docs/results/qgen-blind-read-*.md``: question, answer, source sentence and file, verdict, the reader's
 reason, and for reads 1–8 the failure class read from the reason ("(not classed)" for the later ones);
-reads 12–16 read each question with and without its headings, and the version without is the one here.
+reads 12–16 read each question with and without its headings (``version``: ``plain`` or ``headings``),
+and the rules run on the ``plain`` version.
 For each question the source sentence is parsed alone, the answer's span found among the generator's
 candidate spans (else by its characters) and the question rebuilt from it
 (:func:`kgrag.evaluation.qgen.wording.ask_around`); each rule then runs on the rebuilt parse and the
-recorded question. The rules of :mod:`kgrag.evaluation.qgen.referents` are the ones kept; the others here
-were measured and not kept (they removed about as many usable questions as not usable ones).
+recorded question. The rules of :mod:`kgrag.evaluation.qgen.referents` and the four defect checks named
+after them in ``KEPT`` are the ones kept; the others here were measured and not kept (they removed about
+as many usable questions as not usable ones).
 
     HF_HUB_OFFLINE=1 python bench/bench_qgen_verdict_rules.py [--show RULE]
 """
@@ -25,7 +27,7 @@ from typing import Any, NamedTuple
 
 from bench_qgen_shapes import wilson
 from kgrag.config import KgragConfig
-from kgrag.evaluation.qgen import referents
+from kgrag.evaluation.qgen import defects, fitness, referents
 from kgrag.evaluation.qgen.answers import trusted_label
 from kgrag.evaluation.qgen.cloze import candidate_spans, clause_of
 from kgrag.evaluation.qgen.quality import trusted_shape
@@ -169,6 +171,10 @@ KEPT: dict[str, Callable[[Parsed], object]] = {
     "pointed_span": lambda p: referents.pointed_span(p.span),
     "cut_modifier": lambda p: referents.cut_modifier(p.span),
     "pointer_opening": lambda p: referents.pointer_opening(p.sent),
+    "issue_line": lambda p: "issue" in (defects.sentence_defect(p.sent) or ""),
+    "vague_amount": lambda p: "vague amount" in (defects.answer_defect(p.span, p.span.text, p.question, "") or ""),
+    "glued_answer": lambda p: "glued to a word" in (defects.answer_defect(p.span, p.span.text, p.question, "") or ""),
+    "cut_coordination": lambda p: "joining word" in (fitness.wording_defect(p.span, p.question) or ""),
 }
 NOT_KEPT: dict[str, Callable[[Parsed], object]] = {
     "shorthand_answer": shorthand_answer,
@@ -197,7 +203,11 @@ def main() -> None:
     args = parser.parse_args()
     own = nlp_settings(KgragConfig())
     nlp = SpacyExtractor(own.spacy_model, allow_torch=own.spacy_torch).nlp
-    rows = [r for r in json.loads(VERDICTS.read_text(encoding="utf-8")) if r["answer"] in r["source"]]
+    rows = [
+        r
+        for r in json.loads(VERDICTS.read_text(encoding="utf-8"))
+        if r["answer"] in r["source"] and r["version"] == "plain"
+    ]
     parsed = [parse(nlp, r) for r in rows]
     print(f"{len(rows)} questions, {sum(same for _, same in parsed)} rebuilt as read from the sentence alone")
     print(f"failure classes: {dict(Counter(r['failure'] for r in rows if not r['usable']).most_common())}\n")

@@ -81,6 +81,8 @@ def test_plain_prose_is_kept() -> None:
          "The cancer is how many mm but smaller than 2 cm?", "CARDINAL", "comparison"),
         ("The Tidewright ferry log is capped at 10MB before older crossings are archived.", "MB",
          "The Tidewright ferry log is capped at 10 what before older crossings are archived?", "THING", "glued"),
+        ("The Tidewright planner has a script by @quaymaster to update the ferry timetables.", "@quaymaster",
+         "The Tidewright planner has a script by what to update the ferry timetables?", "THING", "user handle"),
         ("The Quaymaster harbour office handled thousands of crossings last winter.", "thousands",
          "The Quaymaster harbour office handled what number of crossings last winter?", "CARDINAL", "vague amount"),
     ],

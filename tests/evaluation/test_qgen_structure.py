@@ -160,3 +160,48 @@ def test_a_person_needs_most_of_the_names_mentions_labelled_one() -> None:
         labels.add(mention("Tomas Brekke", label))
     assert not labels.bears_out_person("Vestry Water") and not labels.bears_out_person("ada  quill")
     assert labels.bears_out_person("Tomas Brekke") and labels.bears_out_person("Nobody Seen")
+
+
+def _brightwater(text: str) -> tuple[Any, Any, Any, Any]:
+    """The passage of ``text``, its parsed sentence, its span "Brightwater" and a corpus it is rare in."""
+    from kgrag.evaluation.qgen.cloze import Passage, Rarity, candidate_spans
+
+    others = [
+        "The Oslo office writes reports about Norway every week for the council.",
+        "Lighthouse keepers in Bergen trim the wicks before dusk each evening.",
+    ]
+    passages = [Passage("c0", "d0", text)] + [Passage(f"c{i}", f"d{i}", t) for i, t in enumerate(others, 1)]
+    rarity, doc = Rarity(passages), spacy_nlp()(text)
+    rarity.labels.add(doc)
+    sent = next(iter(doc.sents))
+    span = next(s for s, _ in candidate_spans(sent) if s.text == "Brightwater")
+    return passages[0], sent, span, rarity
+
+
+def test_a_sentence_is_asked_whole_first_and_trimmed_only_when_long_or_refused_whole() -> None:
+    from kgrag.evaluation.qgen.cloze import WHOLE_TOKENS, make_cloze
+
+    text = "Brightwater runs the nightly jobs of the Tamsin runtime if the Oslo cluster reports no ferry crossings."
+    passage, sent, span, rarity = _brightwater(text)
+    assert ask_around(sent, span, "ORG")[0] == "What runs the nightly jobs of the Tamsin runtime?"  # trimmed
+    asked = make_cloze(passage, sent, span, "ORG", rarity)
+    assert not isinstance(asked, str) and asked.whole
+    assert (
+        asked.question
+        == "What runs the nightly jobs of the Tamsin runtime if the Oslo cluster reports no ferry crossings?"
+    )
+    long_text = (
+        "Brightwater runs the nightly jobs of the Tamsin runtime on the Oslo cluster, although the harbour office that "
+        "plans the ferry crossings of the northern fjord would rather run them on the Bergen machines in winter."
+    )
+    passage, sent, span, rarity = _brightwater(long_text)
+    assert len(sent) > WHOLE_TOKENS
+    asked = make_cloze(passage, sent, span, "ORG", rarity)
+    assert not isinstance(asked, str) and not asked.whole
+    assert asked.question == "What runs the nightly jobs of the Tamsin runtime on the Oslo cluster?"
+
+
+def test_a_fronted_answer_keeps_a_space_where_its_apposition_was_left_out() -> None:
+    text = "Brightwater, the scheduler of the harbour office, runs the nightly jobs of the Tamsin runtime."
+    _, sent, span, _ = _brightwater(text)
+    assert ask_around(sent, span, "ORG")[0] == "What runs the nightly jobs of the Tamsin runtime?"

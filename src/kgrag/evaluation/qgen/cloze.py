@@ -55,7 +55,7 @@ from kgrag.evaluation.qgen.standalone import (
     voice_defect,
 )
 from kgrag.evaluation.qgen.structure import coordinated, fronted_clause, outside_referent, title_cut, unsure_word
-from kgrag.evaluation.qgen.wording import LABELS, ask_around
+from kgrag.evaluation.qgen.wording import LABELS, ask_around, side_parts
 
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _MARKUP = re.compile(r"`+|(?<![A-Za-z0-9])[*_]+|[*_]+(?![A-Za-z0-9])")  # not inside a name: SCHED_RR
@@ -67,6 +67,11 @@ _OPENING_PRONOUNS = frozenset(
     "it its this these they their them he she his her we our us that those here there".split()
 )
 MIN_TOKENS, MAX_TOKENS, LONG_SENTENCE = 6, 50, 28
+WHOLE_TOKENS = 32
+"""A sentence of up to this many tokens is asked whole before its side parts are left out
+(:func:`make_cloze`): read blind, questions that keep every content word of their sentence were usable
+more often than trimmed ones of the same length, up to 30 words (figures in
+``docs/results/qgen-llm-free.md``)."""
 
 
 @dataclass(frozen=True)
@@ -253,17 +258,13 @@ def _placed(span: Any, clause: Any, label: str, template: str) -> str | None:
     )
 
 
-def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarity, strict: bool = True) -> Cloze | str:
-    """The question for ``span`` masked in ``sent``, or why there is none (a rejection reason)."""
-    label = trusted_label(span, sent, label, rarity.labels)
-    answer = span.text.strip(" ,.;:()\"'")
-    answer_words = content_words(answer)
-    if why := unfit_answer(span, label, answer, rarity):
-        return why
-    df = rarity.phrase_df(answer)
-    clause = clause_of(span, sent)
-    question, template, kept = ask_around(clause, span, label)
-    if answer_words & content_words(question) or answer.lower() in question.lower():
+def _asked(
+    passage: Passage, span: Any, clause: Any, label: str, answer: str, rarity: Rarity, strict: bool, whole: bool
+) -> tuple[str, str, list[str]] | str:
+    """The question asked from ``clause`` (``whole``: with its side parts), its template and its context
+    words ranked rarest first, or why it cannot be asked (a rejection reason)."""
+    question, template, kept = ask_around(clause, span, label, whole)
+    if content_words(answer) & content_words(question) or answer.lower() in question.lower():
         return "question contains the answer"
     if question.count("(") != question.count(")"):
         return "question has an unbalanced bracket"  # one opened or closed in the part left out
@@ -285,12 +286,33 @@ def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarit
         or _placed(span, clause, label, template)
     ):
         return why
+    return question, template, ranked
+
+
+def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarity, strict: bool = True) -> Cloze | str:
+    """The question for ``span`` masked in ``sent``, or why there is none (a rejection reason). A sentence
+    of up to :data:`WHOLE_TOKENS` tokens is first asked whole (every side part kept); only when that
+    wording fails a check is it asked from the span's clause with its side parts left out."""
+    label = trusted_label(span, sent, label, rarity.labels)
+    answer = span.text.strip(" ,.;:()\"'")
+    if why := unfit_answer(span, label, answer, rarity):
+        return why
+    clause = clause_of(span, sent)
+    asked: tuple[str, str, list[str]] | str = ""
+    trimmed = (clause.start, clause.end) != (sent.start, sent.end) or bool(side_parts(sent, span))
+    if trimmed and len(sent) <= WHOLE_TOKENS:
+        asked = _asked(passage, span, sent, label, answer, rarity, strict, True)
+    if isinstance(asked, str):
+        asked = _asked(passage, span, clause, label, answer, rarity, strict, False)
+    if isinstance(asked, str):
+        return asked
+    question, template, ranked = asked
     anchor = sum(rarity.idf(rarity.word_df[w]) for w in ranked[:3]) / min(3, len(ranked))
     named = [e for e in sent.ents if e.label_ in NAMES | TOPICS and e.start != span.start]
     acronyms = [t for t in sent if t.is_upper and len(t.text) >= 2 and t.is_alpha and not span.start <= t.i < span.end]
     topics = tuple(sorted({e.text.lower() for e in [*named, *acronyms] if e.text in question}))
     shown = quality(signs(sent, span, label, answer, question, passage.text, rarity))
-    whole = content_words(sent.text) - answer_words <= content_words(question)
+    whole = content_words(sent.text) - content_words(answer) <= content_words(question)
     return Cloze(
         passage.chunk_id,
         passage.doc_id,
@@ -300,7 +322,7 @@ def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarit
         question,
         template,
         topics,
-        rarity.idf(df) + anchor,
+        rarity.idf(rarity.phrase_df(answer)) + anchor,
         question.split()[0] in {t.text for t in sent if t.pos_ == "PROPN"},
         shown,
         whole=whole,

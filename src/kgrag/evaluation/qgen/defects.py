@@ -14,8 +14,9 @@ is rejected (counted in the generation report), or None:
 - :func:`answer_defect`: a span glued to a hyphen ("three-dimensional") or to the word beside it (the
   unit of "10MB"), inside brackets (an alias or acronym given beside its expansion), an acronym whose
   expansion the question spells out (or the reverse), a spelled-out small number, an amount no number
-  states ("thousands") or a lone adjective, an answer sharing a word stem with the question or spelled
-  inside one of its words ("ZPOPMAX" in "BZPOPMAX": a command named after its variant gives itself away);
+  states ("thousands"), a user handle ("@name") or a lone adjective, an answer sharing a word stem with
+  the question or spelled inside one of its words ("ZPOPMAX" in "BZPOPMAX": a command named after its
+  variant gives itself away);
 - :func:`question_defect`: a question asked in place that starts a subordinate clause ("That put them
   …", "To repair …") or ends on a joining word.
 """
@@ -196,18 +197,26 @@ def _shape_defect(span: Any, answer: str) -> str | None:
     return None
 
 
-def answer_defect(span: Any, answer: str, question: str, label: str) -> str | None:
-    """Why a masked span makes a defective or trivial question, or None."""
-    if why := _shape_defect(span, answer):
-        return why
-    if _acronym_given(answer, question):
-        return "acronym gives the answer away"
+def _kind_defect(answer: str) -> str | None:
+    """An answer of a kind no question asks well: a small number spelled out, a user handle, an amount no
+    number states, a part of the document."""
     if answer.lower() in _NUMBER_WORDS:
         return "answer is a spelled-out small number"
+    if answer.startswith("@"):
+        return "answer is a user handle ('@name': a person or an organisation, no question word fits both)"
     if set(answer.lower().split()) <= _VAGUE_AMOUNT:
         return "answer is a vague amount ('thousands', 'hundreds')"
     if _STRUCTURE.match(answer):
         return "answer is a part of the document (chapter, table, page)"
+    return None
+
+
+def answer_defect(span: Any, answer: str, question: str, label: str) -> str | None:
+    """Why a masked span makes a defective or trivial question, or None."""
+    if why := _shape_defect(span, answer) or _kind_defect(answer):
+        return why
+    if _acronym_given(answer, question):
+        return "acronym gives the answer away"
     if label in ("DATE", "TIME") and (not _VAGUE_DATE.search(answer) or re.fullmatch(r"\d0'?s", answer)):
         return "answer is a vague date (no number or amount, or a decade of life)"  # "the final week", "40s"
     if span.root.dep_ == "appos" or " than " in f" {answer.lower()} ":

@@ -255,12 +255,12 @@ def _fronted_question(clause: Any, span: Any, label: str, kept: list[Any]) -> st
     return text[0].upper() + text[1:] + "?"
 
 
-def ask_around(clause: Any, span: Any, label: str) -> tuple[str, str, str]:
-    """The question made from ``clause`` (a spaCy span, its side parts left out) with ``span`` replaced
-    by its question word, the name of the template used, and the words kept around the span. A
-    determiner right before the span goes with it ("the Platform team" → "which organization")."""
+def ask_around(clause: Any, span: Any, label: str, whole: bool = False) -> tuple[str, str, str]:
+    """The question made from ``clause`` (a spaCy span, its side parts left out unless ``whole``) with
+    ``span`` replaced by its question word, the name of the template used, and the words kept around the
+    span. A determiner right before the span goes with it ("the Platform team" → "which organization")."""
     doc = clause.doc
-    drop = side_parts(clause, span)
+    drop = set() if whole else side_parts(clause, span)
     kept = [t for t in clause if t.i not in drop and not span.start <= t.i < span.end]
     start = span.start
     if start > clause.start and doc[start - 1].pos_ == "DET":
@@ -275,7 +275,8 @@ def ask_around(clause: Any, span: Any, label: str) -> tuple[str, str, str]:
     word = question_word(label, span.text, next_pos, after_preposition, fronted)
     before = _joined([t for t in kept if t.i < start])
     after = _agreeing(_joined([t for t in kept if t.i >= span.end]), span, fronted)
-    text = f"{before}{' ' if before and before[-1] != ' ' else ''}{word}{doc[span.end - 1].whitespace_}{after}"
+    gap = doc[span.end - 1].whitespace_ or (" " if after[:1].isalnum() else "")  # "Cargo, …, makes" → "What makes"
+    text = f"{before}{' ' if before and before[-1] != ' ' else ''}{word}{gap}{after}"
     text = re.sub(r"\(\s+", "(", re.sub(r"\s+([,;:)])", r"\1", " ".join(text.split())))
     text = re.sub(r"([,;:])(\s*[,;:])+", r"\1", text)
     text = _LOOSE_START.sub("", _LOOSE_END.sub("", text))
