@@ -4,7 +4,8 @@
 ``docs/results/qgen-blind-read-*.md``: question, answer, source sentence and file, verdict, the reader's
 reason, and for reads 1–8 the failure class read from the reason ("(not classed)" for the later ones);
 reads 12–16 read each question with and without its headings (``version``: ``plain`` or ``headings``),
-and the rules run on the ``plain`` version.
+and the rules run on the ``plain`` version; reads 17 and later were read only with their headings, and
+the rules run on their questions with the headings taken off.
 For each question the source sentence is parsed alone, the answer's span found among the generator's
 candidate spans (else by its characters) and the question rebuilt from it
 (:func:`kgrag.evaluation.qgen.wording.ask_around`); each rule then runs on the rebuilt parse and the
@@ -36,6 +37,7 @@ from kgrag.graph.extract.nlp import SpacyExtractor
 from kgrag.graph.extract.settings import nlp_settings
 
 VERDICTS = Path(__file__).parent / "data" / "qgen_blind_verdicts.json"
+SCOPE = re.compile(r"^In (?:the section “[^”]*”(?: of “[^”]*”)?|“[^”]*”), ")
 
 
 class Parsed(NamedTuple):
@@ -175,7 +177,26 @@ KEPT: dict[str, Callable[[Parsed], object]] = {
     "vague_amount": lambda p: "vague amount" in (defects.answer_defect(p.span, p.span.text, p.question, "") or ""),
     "glued_answer": lambda p: "glued to a word" in (defects.answer_defect(p.span, p.span.text, p.question, "") or ""),
     "cut_coordination": lambda p: "joining word" in (fitness.wording_defect(p.span, p.question) or ""),
+    "dash_opening": lambda p: "dash" in (defects.sentence_defect(p.sent) or ""),
 }
+
+
+def user_handle(p: Parsed) -> bool:
+    """The answer is a user handle ("@name"): a person asked "what", or an organisation or a bot."""
+    return p.span.text.startswith("@")
+
+
+def pointing_that(p: Parsed) -> bool:
+    """The question keeps "that" as a determiner ("exclude that boundary"), pointing at something named
+    before; also where the question itself named it ("on macOS … on that platform")."""
+    asked = p.question.lower()
+    return any(
+        t.lower_ == "that" and t.dep_ == "det" and f"that {t.head.lower_}" in asked
+        for t in p.clause
+        if not p.span.start <= t.i < p.span.end
+    )
+
+
 NOT_KEPT: dict[str, Callable[[Parsed], object]] = {
     "shorthand_answer": shorthand_answer,
     "generic_definite": generic_definite,
@@ -186,7 +207,22 @@ NOT_KEPT: dict[str, Callable[[Parsed], object]] = {
     "negated_ask": negated_ask,
     "connective_opening": connective_opening,
     "imperative_opening": imperative_opening,
+    "user_handle": user_handle,
+    "pointing_that": pointing_that,
 }
+
+
+def plain_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per read question, without its headings: the ``plain`` version where a read has one, else
+    the question read with its headings, the headings taken off."""
+    both = {r["read"] for r in rows if r["version"] == "plain"}
+    out = []
+    for r in rows:
+        if r["answer"] not in r["source"] or (r["version"] != "plain" and r["read"] in both):
+            continue
+        question = SCOPE.sub("", r["question"])
+        out.append({**r, "question": question[:1].upper() + question[1:]})
+    return out
 
 
 def _line(name: str, hits: list[dict[str, Any]]) -> str:
@@ -203,11 +239,7 @@ def main() -> None:
     args = parser.parse_args()
     own = nlp_settings(KgragConfig())
     nlp = SpacyExtractor(own.spacy_model, allow_torch=own.spacy_torch).nlp
-    rows = [
-        r
-        for r in json.loads(VERDICTS.read_text(encoding="utf-8"))
-        if r["answer"] in r["source"] and r["version"] == "plain"
-    ]
+    rows = plain_rows(json.loads(VERDICTS.read_text(encoding="utf-8")))
     parsed = [parse(nlp, r) for r in rows]
     print(f"{len(rows)} questions, {sum(same for _, same in parsed)} rebuilt as read from the sentence alone")
     print(f"failure classes: {dict(Counter(r['failure'] for r in rows if not r['usable']).most_common())}\n")

@@ -124,6 +124,14 @@ def test_a_heading_that_gives_the_answer_away_is_passed_over_for_the_one_above()
     assert _scoped("What leaves every hour?", (Heading(2, "Ferries"),), "ferry", False) == ("What leaves every hour?")
 
 
+def test_a_heading_holding_the_answer_s_acronym_is_not_named() -> None:
+    question = "What lets a harbour office share its timetables with other ports?"
+    answer = "Cross-Port Timetable Sharing"
+    assert _scoped(question, (Heading(2, "CPTS"),), answer, False) == question
+    assert _scoped(question, (Heading(1, "Ferries, CPTS & Fares"),), answer, False) == question
+    assert _scoped(question, (Heading(2, "Ferry links"),), answer, False).startswith("In the section “Ferry links”")
+
+
 def test_headings_that_name_nothing_or_add_nothing_are_not_named() -> None:
     question = "What leaves every hour from pier four?"
     for heading in ("Bug Fixes", "Overview", "Examples", "tolvey.ferry_times()", "What about...", "Pier"):

@@ -9,12 +9,13 @@ is rejected (counted in the generation report), or None:
 
 - :func:`sentence_defect`: table-of-contents, index and page lines; citations and references; changelog
   lines citing an issue or a pull request; URLs, e-mail addresses and phone numbers; cross-references
-  ("See Part 4"); sentences that are questions; headings run into the text; sentences without a verb
+  ("See Part 4"); sentences that are questions or open with a dash (a quotation's attribution, "— Roy
+  Fielding, …"); headings run into the text; sentences without a verb
   (lists of names);
 - :func:`answer_defect`: a span glued to a hyphen ("three-dimensional") or to the word beside it (the
   unit of "10MB"), inside brackets (an alias or acronym given beside its expansion), an acronym whose
   expansion the question spells out (or the reverse), a spelled-out small number, an amount no number
-  states ("thousands"), a user handle ("@name") or a lone adjective, an answer sharing a word stem with
+  states ("thousands") or a lone adjective, an answer sharing a word stem with
   the question or spelled inside one of its words ("ZPOPMAX" in "BZPOPMAX": a command named after its
   variant gives itself away);
 - :func:`question_defect`: a question asked in place that starts a subordinate clause ("That put them
@@ -58,6 +59,7 @@ _SUBORDINATE = frozenset(
     "that which who whom whose to while if because although though when where since unless until".split()
 ) | {"whereas", "whether", "why", "how"}
 _JOINING_END = frozenset("and or but of to the a an with by for from in on at as than".split())
+_DASH_OPENING = re.compile(r"^\s*(?:[—–]|--?\s)")
 _LIST_COMMA = re.compile(r",(?!\d{3}(?!\d))")  # a thousands separator ("3,400") is no list
 _GLUED = re.compile(r"\b[A-Z][A-Z][a-z]{2,}\b")  # "MThis", "GWell": a line break lost between two words
 _ALIKE = 4
@@ -142,6 +144,8 @@ def sentence_defect(sent: Any) -> str | None:
         return why
     if text.rstrip().endswith("?"):
         return "sentence is a question"
+    if _DASH_OPENING.match(text):
+        return "sentence opens with a dash (a quotation's attribution or a list item)"
     if sent[0].lower_ in _LEANING or text.lower().startswith(("for comparison", "in addition", "for example")):
         return "sentence leans on the one before"  # "Such blood tests include …", "For comparison, …"
     if _QUOTES.search(text):
@@ -162,7 +166,7 @@ def _initials(words: list[str]) -> str:
     return "".join(w[0] for w in words if w and w[0].isalpha()).lower()
 
 
-def _acronym_given(answer: str, question: str) -> bool:
+def acronym_given(answer: str, question: str) -> bool:
     """The answer is an acronym the question spells out, or the question holds the answer's acronym."""
     answer_words = answer.replace("-", " ").split()
     question_words = question.replace("-", " ").split()
@@ -170,7 +174,8 @@ def _acronym_given(answer: str, question: str) -> bool:
         letters = answer.lower()
         return any(_initials(question_words[i : i + len(letters)]) == letters for i in range(len(question_words)))
     initials = _initials([w for w in answer_words if w[:1].isupper() or len(answer_words) > 1])
-    return len(initials) >= 2 and any(w.strip("()").lower().rstrip("s") == initials for w in question_words)
+    words = {w.strip("()[],.;:&").lower() for w in question_words}
+    return len(initials) >= 2 and any(initials in (w, w.removesuffix("s")) for w in words)
 
 
 def _shape_defect(span: Any, answer: str) -> str | None:
@@ -198,12 +203,10 @@ def _shape_defect(span: Any, answer: str) -> str | None:
 
 
 def _kind_defect(answer: str) -> str | None:
-    """An answer of a kind no question asks well: a small number spelled out, a user handle, an amount no
-    number states, a part of the document."""
+    """An answer of a kind no question asks well: a small number spelled out, an amount no number states,
+    a part of the document."""
     if answer.lower() in _NUMBER_WORDS:
         return "answer is a spelled-out small number"
-    if answer.startswith("@"):
-        return "answer is a user handle ('@name': a person or an organisation, no question word fits both)"
     if set(answer.lower().split()) <= _VAGUE_AMOUNT:
         return "answer is a vague amount ('thousands', 'hundreds')"
     if _STRUCTURE.match(answer):
@@ -215,7 +218,7 @@ def answer_defect(span: Any, answer: str, question: str, label: str) -> str | No
     """Why a masked span makes a defective or trivial question, or None."""
     if why := _shape_defect(span, answer) or _kind_defect(answer):
         return why
-    if _acronym_given(answer, question):
+    if acronym_given(answer, question):
         return "acronym gives the answer away"
     if label in ("DATE", "TIME") and (not _VAGUE_DATE.search(answer) or re.fullmatch(r"\d0'?s", answer)):
         return "answer is a vague date (no number or amount, or a decade of life)"  # "the final week", "40s"

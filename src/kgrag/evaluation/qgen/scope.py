@@ -9,10 +9,11 @@ the session implementation?".
 
 A heading is named only when it helps and gives nothing away: it is plain words (1 to
 :data:`MAX_HEADING_WORDS`, no code, not trailing off in "…"), shares no word with the answer (nor a form
-of one: "cultures" for "culture") and does not hold it, says something the question does not already
-say, and is not a generic label ("Overview", "Examples"). Of the headings left, the innermost is named,
-with the outermost (the page's title) when there are two or more. A sentence under no such heading (a
-book without headings, a page whose every heading holds the answer) keeps its question as it is.
+of one: "cultures" for "culture") and does not hold it or its acronym ("CORS" for "Cross-Origin Resource
+Sharing"), says something the question does not already say, and is not a generic label ("Overview",
+"Examples"). Of the headings left, the innermost is named, with the outermost (the page's title) when
+there are two or more. A sentence under no such heading (a book without headings, a page whose every
+heading holds the answer) keeps its question as it is.
 
 Headings are the document's title (front matter, a first heading, an HTML ``<title>``; not a title that
 is only the file's name: :func:`kgrag.documents.provenance.authored_title`) and its heading lines outside
@@ -31,6 +32,7 @@ from typing import Protocol
 
 from kgrag.documents.headings import covered_text, heading_lines
 from kgrag.documents.words import content_words
+from kgrag.evaluation.qgen.defects import acronym_given
 
 MAX_HEADING_WORDS = 10
 STEM_CHARS, STEM_SHARE = 5, 0.8
@@ -147,6 +149,7 @@ def _names_place(heading: Heading, answer: str, question: str) -> bool:
         and bool(words - GENERIC)
         and not any(_same_stem(w, a) for w in words for a in answer_words)
         and answer.lower() not in heading.text.lower()
+        and not acronym_given(answer, heading.text)
         and bool(words - content_words(question))
     )
 
