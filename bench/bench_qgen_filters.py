@@ -187,12 +187,19 @@ def dir_passages(folder: Path, limit: int) -> list[Passage]:
 
 
 def write_read(
-    passages: list[Passage], n: int, seed: int, out: Path, kinds: tuple[str, ...], scope: bool = True
+    passages: list[Passage],
+    n: int,
+    seed: int,
+    out: Path,
+    kinds: tuple[str, ...],
+    scope: bool = True,
+    trimmed: bool = False,
 ) -> Counter[str]:
     """``n`` questions per kind for a reader: JSON and a Markdown table (question, answer, evidence);
-    ``scope=False``: the same questions without the headings above their sentences."""
+    ``scope=False``: the same questions without the headings above their sentences; ``trimmed``: long
+    sentences asked with parts left out too."""
     nlp = SpacyExtractor(nlp_settings(KgragConfig()).spacy_model).nlp
-    result = known_item_questions(passages, nlp, kinds, n, seed=seed, scope=scope)
+    result = known_item_questions(passages, nlp, kinds, n, seed=seed, scope=scope, trimmed=trimmed)
     rows: list[dict[str, Any]] = [
         {
             "n": i + 1,
@@ -247,12 +254,15 @@ def main() -> None:
     parser.add_argument("--no-unfiltered", action="store_true", help="Leave out the set without the filters.")
     parser.add_argument("--dir", type=Path, help="With --blind-cut or --cut 0:LIMIT: a folder of documents instead.")
     parser.add_argument("--no-scope", action="store_true", help="With --blind-cut or --cut: no headings named.")
+    parser.add_argument(
+        "--trimmed", action="store_true", help="With --blind-cut or --cut: long sentences asked trimmed too."
+    )
     args = parser.parse_args()
     if args.blind_cut or args.cut:
         span = args.blind_cut or args.cut
         passages = dir_passages(args.dir, int(span.split(":")[1])) if args.dir else cut_passages(args.source, span)
         kinds = ("known-item",) if args.blind_cut else ("known-item", "two-chunk")
-        rejected = write_read(passages, args.n, args.seed, args.out, kinds, not args.no_scope)
+        rejected = write_read(passages, args.n, args.seed, args.out, kinds, not args.no_scope, args.trimmed)
         if args.cut:
             print(f"{len(passages)} passages; rejected {dict(rejected.most_common())}")
         print(f"wrote {args.out} and {args.out.with_suffix('.md')}")

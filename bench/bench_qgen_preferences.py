@@ -5,8 +5,9 @@ headings above its sentence, it keeps every content word of its sentence outside
 it has the trusted shape. This bench reads the verdicts of the blind reads
 (``bench/data/qgen_blind_verdicts.json``) and prints, with Wilson 95 % intervals, the usable share:
 
-- of the questions read with their headings (reads 12–16, ``version`` ``headings``) by whether the
-  question names a heading and whether it is whole;
+- of the questions read with their headings (``version`` ``headings``) by whether the question names a
+  heading and whether it is whole: reads 12–16, on which the preferences were chosen, and the reads
+  after them apart;
 - of every question read without headings (reads 1–16, ``version`` ``plain``) by whether it is whole
   and whether it has the trusted shape, overall and per read, with the number of reads in which each
   group led.
@@ -30,6 +31,8 @@ from kgrag.documents.words import content_words
 from kgrag.evaluation.qgen.quality import trusted_shape
 
 VERDICTS = Path(__file__).parent / "data" / "qgen_blind_verdicts.json"
+CHOSEN_AFTER = 16
+"""The preferences were chosen on the verdicts of reads up to this one; later reads test them."""
 SCOPE = re.compile(r"^In (?:the section “[^”]*”(?: of “[^”]*”)?|“[^”]*”), ")
 Row = dict[str, Any]
 
@@ -84,8 +87,12 @@ def main() -> None:
     rows = json.loads(VERDICTS.read_text(encoding="utf-8"))
     scoped = [r for r in rows if r["version"] == "headings"]
     plain = [r for r in rows if r["version"] == "plain"]
-    print(f"Read with their headings (reads 12-16): {share(scoped)}\n")
-    table(scoped, ("names a heading", headed), ("whole", whole))
+    before = [r for r in scoped if r["read"] <= CHOSEN_AFTER]
+    after = [r for r in scoped if r["read"] > CHOSEN_AFTER]
+    print(f"Read with their headings, reads 12-{CHOSEN_AFTER} (the preferences chosen on these): {share(before)}\n")
+    table(before, ("names a heading", headed), ("whole", whole))
+    print(f"\nRead with their headings, reads {CHOSEN_AFTER + 1} on (after the choice): {share(after)}\n")
+    table(after, ("names a heading", headed), ("whole", whole))
     print(f"\nRead without headings (reads 1-16): {share(plain)}\n")
     table(plain, ("whole", whole), ("trusted shape", trusted))
     per_read(plain, "whole", whole)

@@ -300,3 +300,15 @@ def test_a_mix_with_llm_written_questions_gets_its_own_caveat_and_rank_agreement
         r"On this set the two kinds rank the 3 pipelines at Kendall τ -?\d\.\d\d \[-?\d\.\d\d, .*", caveats[-1]
     )
     assert caveats[-1] in (tmp_path / "rep" / "retrieval_eval.md").read_text(encoding="utf-8")
+
+
+def test_sentences_too_long_to_ask_whole_give_questions_only_when_trimmed_ones_are_asked_for(
+    generated: QGenResult, sample_ws: Path
+) -> None:
+    from kgrag.evaluation.qgen.cloze import TRIMMED_REFUSED
+
+    assert generated.rejected[TRIMMED_REFUSED] > 0  # the sample has long sentences: refused by default
+    with Workspace.open(sample_ws, evaluation={"qgen_trimmed": True}) as ws:
+        trimmed = ws.eval.qgen(None, None, seed=0, llm="none")
+    assert TRIMMED_REFUSED not in trimmed.rejected
+    assert trimmed.generated > generated.generated  # more candidates, some with parts of their sentence left out

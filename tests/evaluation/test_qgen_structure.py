@@ -178,8 +178,8 @@ def _brightwater(text: str) -> tuple[Any, Any, Any, Any]:
     return passages[0], sent, span, rarity
 
 
-def test_a_sentence_is_asked_whole_first_and_trimmed_only_when_long_or_refused_whole() -> None:
-    from kgrag.evaluation.qgen.cloze import WHOLE_TOKENS, make_cloze
+def test_a_sentence_is_asked_whole_and_trimmed_only_when_asked_for() -> None:
+    from kgrag.evaluation.qgen.cloze import TRIMMED_REFUSED, WHOLE_TOKENS, make_cloze
 
     text = "Brightwater runs the nightly jobs of the Tamsin runtime if the Oslo cluster reports no ferry crossings."
     passage, sent, span, rarity = _brightwater(text)
@@ -196,7 +196,8 @@ def test_a_sentence_is_asked_whole_first_and_trimmed_only_when_long_or_refused_w
     )
     passage, sent, span, rarity = _brightwater(long_text)
     assert len(sent) > WHOLE_TOKENS
-    asked = make_cloze(passage, sent, span, "ORG", rarity)
+    assert make_cloze(passage, sent, span, "ORG", rarity) == TRIMMED_REFUSED  # whole sentences only, by default
+    asked = make_cloze(passage, sent, span, "ORG", rarity, trimmed=True)
     assert not isinstance(asked, str) and not asked.whole
     assert asked.question == "What runs the nightly jobs of the Tamsin runtime on the Oslo cluster?"
 

@@ -67,6 +67,7 @@ _OPENING_PRONOUNS = frozenset(
     "it its this these they their them he she his her we our us that those here there".split()
 )
 MIN_TOKENS, MAX_TOKENS, LONG_SENTENCE = 6, 50, 28
+TRIMMED_REFUSED = "sentence too long to ask whole (evaluation.qgen_trimmed asks it trimmed)"
 WHOLE_TOKENS = 32
 """A sentence of up to this many tokens is asked whole before its side parts are left out
 (:func:`make_cloze`): read blind, questions that keep every content word of their sentence were usable
@@ -289,19 +290,24 @@ def _asked(
     return question, template, ranked
 
 
-def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarity, strict: bool = True) -> Cloze | str:
+def make_cloze(
+    passage: Passage, sent: Any, span: Any, label: str, rarity: Rarity, strict: bool = True, trimmed: bool = False
+) -> Cloze | str:
     """The question for ``span`` masked in ``sent``, or why there is none (a rejection reason). A sentence
-    of up to :data:`WHOLE_TOKENS` tokens is first asked whole (every side part kept); only when that
-    wording fails a check is it asked from the span's clause with its side parts left out."""
+    of up to :data:`WHOLE_TOKENS` tokens is asked whole (every side part kept); with ``trimmed``, a longer
+    one, or one whose whole wording fails a check, is asked from the span's clause with its side parts
+    left out, and without it such a sentence gives no question."""
     label = trusted_label(span, sent, label, rarity.labels)
     answer = span.text.strip(" ,.;:()\"'")
     if why := unfit_answer(span, label, answer, rarity):
         return why
     clause = clause_of(span, sent)
     asked: tuple[str, str, list[str]] | str = ""
-    trimmed = (clause.start, clause.end) != (sent.start, sent.end) or bool(side_parts(sent, span))
-    if trimmed and len(sent) <= WHOLE_TOKENS:
+    trimmed_wording = (clause.start, clause.end) != (sent.start, sent.end) or bool(side_parts(sent, span))
+    if trimmed_wording and len(sent) <= WHOLE_TOKENS:
         asked = _asked(passage, span, sent, label, answer, rarity, strict, True)
+    if isinstance(asked, str) and trimmed_wording and not trimmed:
+        return asked or TRIMMED_REFUSED
     if isinstance(asked, str):
         asked = _asked(passage, span, clause, label, answer, rarity, strict, False)
     if isinstance(asked, str):
@@ -330,10 +336,15 @@ def make_cloze(passage: Passage, sent: Any, span: Any, label: str, rarity: Rarit
 
 
 def clozes(
-    passage: Passage, docs: Sequence[Any], rarity: Rarity, rejected: Counter[str], strict: bool = True
+    passage: Passage,
+    docs: Sequence[Any],
+    rarity: Rarity,
+    rejected: Counter[str],
+    strict: bool = True,
+    trimmed: bool = False,
 ) -> list[Cloze]:
     """The best question (by quality, then distinctiveness) of each usable sentence of a passage's parsed
-    prose lines."""
+    prose lines (``trimmed``: :func:`make_cloze`)."""
     best: list[Cloze] = []
     for doc in docs:
         for sent in doc.sents:
@@ -341,7 +352,7 @@ def clozes(
                 rejected[why] += 1
                 continue
             spans = candidate_spans(sent)
-            made = [make_cloze(passage, sent, span, label, rarity, strict) for span, label in spans]
+            made = [make_cloze(passage, sent, span, label, rarity, strict, trimmed) for span, label in spans]
             kept = [m for m in made if isinstance(m, Cloze)]
             rejected.update(m for m in made if isinstance(m, str))
             if kept:

@@ -52,10 +52,16 @@ EVIDENCE_OVERLAP = 0.6
 
 
 def parse_candidates(
-    passages: Sequence[Passage], nlp: Any, rarity: Rarity, rejected: Counter[str], strict: bool = True
+    passages: Sequence[Passage],
+    nlp: Any,
+    rarity: Rarity,
+    rejected: Counter[str],
+    strict: bool = True,
+    trimmed: bool = False,
 ) -> list[Cloze]:
     """Every passage's candidates, in passage order (``nlp``: a loaded spaCy pipeline; ``strict``: the
-    defect checks of :mod:`kgrag.evaluation.qgen.defects`)."""
+    defect checks of :mod:`kgrag.evaluation.qgen.defects`; ``trimmed``: sentences too long to ask whole
+    are asked with parts left out, :func:`kgrag.evaluation.qgen.cloze.make_cloze`)."""
     lines = [(p, line) for p in passages for line in prose_lines(p.text)]
     docs_by_chunk: dict[str, list[Any]] = defaultdict(list)
     for (passage, _), doc in zip(lines, nlp.pipe([line for _, line in lines], batch_size=64), strict=True):
@@ -63,7 +69,7 @@ def parse_candidates(
         rarity.labels.add(doc)  # every name's labels are counted before any is asked about
     found: list[Cloze] = []
     for passage in passages:
-        found += clozes(passage, docs_by_chunk.get(passage.chunk_id, []), rarity, rejected, strict)
+        found += clozes(passage, docs_by_chunk.get(passage.chunk_id, []), rarity, rejected, strict, trimmed)
     return found
 
 
@@ -258,13 +264,15 @@ def known_item_questions(
     min_quality: float = MIN_QUALITY,
     preferred_first: bool = True,
     scope: bool = True,
+    trimmed: bool = False,
 ) -> QGenResult:
     """Up to ``per_kind`` questions of each of ``kinds`` (``known-item``, ``two-chunk``) from
     ``passages``; the same passages, pipeline and seed give the same questions. ``strict=False`` leaves out
     the defect checks (kept to measure what they change); ``min_quality=0`` keeps candidates of any
     quality (:mod:`kgrag.evaluation.qgen.quality`); ``preferred_first=False`` ranks by quality alone
     (:func:`preference`); ``scope=False`` leaves the headings above each sentence out of its question
-    (:func:`scoped`)."""
+    (:func:`scoped`); ``trimmed=True`` also asks sentences too long to ask whole with parts left out
+    (:func:`kgrag.evaluation.qgen.cloze.make_cloze`)."""
     unknown = [k for k in kinds if k not in LLM_FREE_KINDS]
     if unknown:
         raise KgragError(
@@ -272,7 +280,7 @@ def known_item_questions(
         )
     ordered = sorted(passages, key=lambda p: p.chunk_id)
     result, rarity = QGenResult(), Rarity(ordered)
-    candidates = parse_candidates(ordered, nlp, rarity, result.rejected, strict)
+    candidates = parse_candidates(ordered, nlp, rarity, result.rejected, strict, trimmed)
     result.generated = len(candidates)
     below = sum(c.quality < min_quality for c in candidates)
     if below:

@@ -110,6 +110,7 @@ def _without_llm(
         dedup_threshold=config.evaluation.qgen_dedup_threshold,
         on_question=on_question,
         scope=config.evaluation.qgen_headings,
+        trimmed=config.evaluation.qgen_trimmed,
     )
 
 
