@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 from bench_qgen_shapes import wilson
 from kgrag.config import KgragConfig
-from kgrag.evaluation.qgen import defects, fitness, referents
+from kgrag.evaluation.qgen import defects, fitness, referents, structure
 from kgrag.evaluation.qgen.answers import trusted_label
 from kgrag.evaluation.qgen.cloze import candidate_spans, clause_of
 from kgrag.evaluation.qgen.quality import trusted_shape
@@ -178,6 +178,10 @@ KEPT: dict[str, Callable[[Parsed], object]] = {
     "glued_answer": lambda p: "glued to a word" in (defects.answer_defect(p.span, p.span.text, p.question, "") or ""),
     "cut_coordination": lambda p: "joining word" in (fitness.wording_defect(p.span, p.question) or ""),
     "dash_opening": lambda p: "dash" in (defects.sentence_defect(p.sent) or ""),
+    "cut_end": lambda p: defects.cut_end(p.question),
+    "date_range": lambda p: (
+        p.span.root.ent_type_ == "DATE" and "range" in (structure.unsure_word(p.span, "DATE") or "")
+    ),
 }
 
 

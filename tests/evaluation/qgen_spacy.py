@@ -22,3 +22,20 @@ def answer_span(text: str, answer: str) -> Any:
     boundaries."""
     start = text.index(answer)
     return spacy_nlp()(text).char_span(start, start + len(answer))
+
+
+def brightwater_case(text: str) -> tuple[Any, Any, Any, Any]:
+    """The passage of ``text`` (a sentence naming "Brightwater"), its parsed sentence, the span
+    "Brightwater" and the rarity of a small corpus it is rare in: what a question about it is made from."""
+    from kgrag.evaluation.qgen.cloze import Passage, Rarity, candidate_spans
+
+    others = [
+        "The Oslo office writes reports about Norway every week for the council.",
+        "Lighthouse keepers in Bergen trim the wicks before dusk each evening.",
+    ]
+    passages = [Passage("c0", "d0", text)] + [Passage(f"c{i}", f"d{i}", t) for i, t in enumerate(others, 1)]
+    rarity, doc = Rarity(passages), spacy_nlp()(text)
+    rarity.labels.add(doc)
+    sent = next(iter(doc.sents))
+    span = next(s for s, _ in candidate_spans(sent) if s.text == "Brightwater")
+    return passages[0], sent, span, rarity

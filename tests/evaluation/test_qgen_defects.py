@@ -9,7 +9,7 @@ import pytest
 from tests.evaluation.qgen_spacy import answer_span, spacy_nlp
 
 from kgrag.evaluation.qgen.cloze import Passage
-from kgrag.evaluation.qgen.defects import answer_defect, question_defect, sentence_defect
+from kgrag.evaluation.qgen.defects import answer_defect, cut_end, question_defect, sentence_defect
 from kgrag.evaluation.qgen.known_item import known_item_questions
 
 
@@ -36,6 +36,8 @@ def _sent(text: str) -> Any:
         ("Diagram showing a ferry route where the boat stops at each island of the harbour", "caption"),
         ("The crossing planner no longer needs the tide tables plugin (585).", "issue or pull request"),
         ("— Aisha Okafor, Harbour timetables must be planned a week ahead", "dash"),
+        ("14908 Fix typing of the crossing planner errors in Tidewright.", "issue or pull request"),
+        ("The minimum Tidewright version for the ferry planner is now 0.16. 12488", "issue or pull request"),
         ("The night ferries crashed the planner since #2205 was merged into Tidewright.", "issue or pull request"),
         ("Night crossings are shown in grey since the change of GH-1412 to the Tidewright planner.", "issue"),
     ],
@@ -47,6 +49,9 @@ def test_lines_that_are_not_prose_are_not_evidence(text: str, reason: str) -> No
 
 def test_plain_prose_is_kept() -> None:
     for text in (
+        "2019 was the first year the Tidewright planner scheduled every ferry crossing of the fjord.",
+        "4096 bytes is the size of each ferry log kept by the Tidewright planner.",
+        "The Tidewright planner signs its ferry logs as defined in RFC 5869.",
         "Cisplatin and carboplatin are platinum chemotherapies used to treat squamous cell skin cancer.",
         "After surgery, your skin will continue healing for a period of between 6 to 10 weeks.",
         "Asaph Hall worked for Peter Bogart during his early career as a carpenter.",
@@ -110,6 +115,8 @@ def test_a_plain_answer_passes_and_cut_off_clauses_do_not() -> None:
     assert question_defect("That put them at higher risk of skin cancer, such as what?") is not None
     assert question_defect("To repair damage to what caused by sunlight?") is not None
     assert question_defect("PET scans are performed how long after the tracer is injected?") is None
+    assert cut_end("What is the Tidewright planner that allows harbour offices to?")  # asked fronted, cut too
+    assert cut_end("What plans the crossings of the Tidewright ferries?") is None
 
 
 def test_strict_generation_drops_the_defective_questions_of_a_pdf_like_passage() -> None:

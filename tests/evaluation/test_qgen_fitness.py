@@ -168,6 +168,10 @@ def test_a_year_is_asked_which_year() -> None:
     assert question_word("CARDINAL", "2.4.0", "", True, False) == "which version"  # a release, not a number
     assert question_word("DATE", "v3", "", False, True) == "Which version"
     assert question_word("CARDINAL", "2.5", "", True, False) == "what number"  # a decimal stays a number
+    assert question_word("DATE", "4.0", "", True, False) == "which version"  # no date is written so
+    assert question_word("CARDINAL", "3.9", "", True, False, "since") == "which version"
+    assert question_word("CARDINAL", "4.6+", "", True, False) == "which version"
+    assert question_word("CARDINAL", "2.5", "NOUN", True, False, "since") == "how many"  # "since 2.5 hours"
 
 
 def test_a_question_word_opening_a_cut_phrase_is_rejected() -> None:
@@ -219,3 +223,20 @@ def test_a_question_ending_in_an_aside_after_a_joining_word_is_cut() -> None:
     assert why is not None and "aside after a joining word" in why
     whole = "Crossing rules in what keep the planner simple, and the harbour office can override them?"
     assert wording_defect(answer_span(text, "Tidewright"), whole) is None
+
+
+def test_the_verb_opening_an_imperative_is_no_answer() -> None:
+    from kgrag.evaluation.qgen.cloze import Passage, Rarity
+    from kgrag.evaluation.qgen.fitness import imperative_answer
+
+    corpus = [
+        Passage("c1", "d", "You can delete a ferry log once its crossing is archived by the harbour office."),
+        Passage("c2", "d", "Homebrew provides the Tidewright planner for the ferry offices of the fjord."),
+    ]
+    rarity = Rarity(corpus)
+    text = "Delete all extracted ferry logs from the Tidewright cache before the winter timetable."
+    assert imperative_answer(answer_span(text, "Delete"), rarity)
+    text = "Homebrew provides the Tidewright planner for the ferry offices of the fjord."
+    assert imperative_answer(answer_span(text, "Homebrew"), rarity) is None  # a name with its own verb
+    text = "Quaymaster keeps all extracted ferry logs in the Tidewright cache."
+    assert imperative_answer(answer_span(text, "Quaymaster"), rarity) is None  # never written in lower case

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.evaluation.qgen_spacy import answer_span, spacy_nlp
+from tests.evaluation.qgen_spacy import answer_span, brightwater_case, spacy_nlp
 
 from kgrag.evaluation.qgen.cloze import Passage, Rarity, candidate_spans, make_cloze
 from kgrag.evaluation.qgen.referents import (
@@ -77,23 +77,10 @@ def test_a_whole_name_or_an_amount_is_kept() -> None:
 
 def test_the_generator_refuses_a_question_that_leans_on_the_sentence_before() -> None:
     text = "Waiting threads of the Tamsin runtime are then handed over to Brightwater for scheduling."
-    others = [
-        "The Oslo office writes reports about Norway every week for the council.",
-        "Lighthouse keepers in Bergen trim the wicks before dusk each evening.",
-    ]
-    passages = [Passage("c0", "d0", text)] + [Passage(f"c{i}", f"d{i}", t) for i, t in enumerate(others, 1)]
-    rarity, doc = Rarity(passages), spacy_nlp()(text)
-    rarity.labels.add(doc)
-    sent = next(iter(doc.sents))
-    span = next(s for s, _ in candidate_spans(sent) if s.text == "Brightwater")
-    assert make_cloze(passages[0], sent, span, "ORG", rarity) == sequence_adverb("are then handed over to what?")
-    without_then = text.replace(" then", "")
-    doc = spacy_nlp()(without_then)
-    sent = next(iter(doc.sents))
-    span = next(s for s, _ in candidate_spans(sent) if s.text == "Brightwater")
-    kept = make_cloze(
-        Passage("c0", "d0", without_then), sent, span, "ORG", Rarity([Passage("c0", "d0", without_then), *passages[1:]])
-    )
+    passage, sent, span, rarity = brightwater_case(text)
+    assert make_cloze(passage, sent, span, "ORG", rarity) == sequence_adverb("are then handed over to what?")
+    passage, sent, span, rarity = brightwater_case(text.replace(" then", ""))
+    kept = make_cloze(passage, sent, span, "ORG", rarity)
     assert not isinstance(kept, str) and kept.answer == "Brightwater"
 
 

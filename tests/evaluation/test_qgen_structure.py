@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.evaluation.qgen_spacy import spacy_nlp
+from tests.evaluation.qgen_spacy import brightwater_case, spacy_nlp
 
 from kgrag.evaluation.qgen.answers import trusted_label
 from kgrag.evaluation.qgen.labels import NameLabels
@@ -99,6 +99,8 @@ def test_ranges_decades_listing_numbers_and_appositions() -> None:
 
     _, span = _parsed("The tuning level of Kestrel takes a range of 1 to 5 on every queue.", "1 to 5")
     assert "range" in (unsure_word(span, "CARDINAL") or "")
+    _, span = _parsed("Aisha Okafor (1933-2020) ran the Tidewright harbour office for decades.", "1933-2020")
+    assert "range" in (unsure_word(span, "DATE") or "")  # a lifespan is no date
     assert question_word("DATE", "the 1980s", "", True, False) == "which decade"
     text = "Listing 7-3 shows how to open a Kestrel queue with a timeout."
     assert "part of the document" in (wording_defect(_parsed(text, "7-3")[1], "Listing what number shows …?") or "")
@@ -162,27 +164,11 @@ def test_a_person_needs_most_of_the_names_mentions_labelled_one() -> None:
     assert labels.bears_out_person("Tomas Brekke") and labels.bears_out_person("Nobody Seen")
 
 
-def _brightwater(text: str) -> tuple[Any, Any, Any, Any]:
-    """The passage of ``text``, its parsed sentence, its span "Brightwater" and a corpus it is rare in."""
-    from kgrag.evaluation.qgen.cloze import Passage, Rarity, candidate_spans
-
-    others = [
-        "The Oslo office writes reports about Norway every week for the council.",
-        "Lighthouse keepers in Bergen trim the wicks before dusk each evening.",
-    ]
-    passages = [Passage("c0", "d0", text)] + [Passage(f"c{i}", f"d{i}", t) for i, t in enumerate(others, 1)]
-    rarity, doc = Rarity(passages), spacy_nlp()(text)
-    rarity.labels.add(doc)
-    sent = next(iter(doc.sents))
-    span = next(s for s, _ in candidate_spans(sent) if s.text == "Brightwater")
-    return passages[0], sent, span, rarity
-
-
 def test_a_sentence_is_asked_whole_and_trimmed_only_when_asked_for() -> None:
     from kgrag.evaluation.qgen.cloze import TRIMMED_REFUSED, WHOLE_TOKENS, make_cloze
 
     text = "Brightwater runs the nightly jobs of the Tamsin runtime if the Oslo cluster reports no ferry crossings."
-    passage, sent, span, rarity = _brightwater(text)
+    passage, sent, span, rarity = brightwater_case(text)
     assert ask_around(sent, span, "ORG")[0] == "What runs the nightly jobs of the Tamsin runtime?"  # trimmed
     asked = make_cloze(passage, sent, span, "ORG", rarity)
     assert not isinstance(asked, str) and asked.whole
@@ -194,7 +180,7 @@ def test_a_sentence_is_asked_whole_and_trimmed_only_when_asked_for() -> None:
         "Brightwater runs the nightly jobs of the Tamsin runtime on the Oslo cluster, although the harbour office that "
         "plans the ferry crossings of the northern fjord would rather run them on the Bergen machines in winter."
     )
-    passage, sent, span, rarity = _brightwater(long_text)
+    passage, sent, span, rarity = brightwater_case(long_text)
     assert len(sent) > WHOLE_TOKENS
     assert make_cloze(passage, sent, span, "ORG", rarity) == TRIMMED_REFUSED  # whole sentences only, by default
     asked = make_cloze(passage, sent, span, "ORG", rarity, trimmed=True)
@@ -204,5 +190,5 @@ def test_a_sentence_is_asked_whole_and_trimmed_only_when_asked_for() -> None:
 
 def test_a_fronted_answer_keeps_a_space_where_its_apposition_was_left_out() -> None:
     text = "Brightwater, the scheduler of the harbour office, runs the nightly jobs of the Tamsin runtime."
-    _, sent, span, _ = _brightwater(text)
+    _, sent, span, _ = brightwater_case(text)
     assert ask_around(sent, span, "ORG")[0] == "What runs the nightly jobs of the Tamsin runtime?"

@@ -28,8 +28,15 @@ from typing import Any
 
 from kgrag.documents.words import content_words
 from kgrag.evaluation.qgen.answers import NAMES, TOPICS, trusted_label, unfit_answer
-from kgrag.evaluation.qgen.defects import answer_defect, question_defect, sentence_defect
-from kgrag.evaluation.qgen.fitness import ambiguous, fragment_defect, guessable, leaning_defect, wording_defect
+from kgrag.evaluation.qgen.defects import answer_defect, cut_end, question_defect, sentence_defect
+from kgrag.evaluation.qgen.fitness import (
+    ambiguous,
+    fragment_defect,
+    guessable,
+    imperative_answer,
+    leaning_defect,
+    wording_defect,
+)
 from kgrag.evaluation.qgen.labels import NameLabels
 from kgrag.evaluation.qgen.paragraphs import paragraphs
 from kgrag.evaluation.qgen.quality import quality, signs
@@ -244,6 +251,7 @@ def _unfit(span: Any, clause: Any, answer: str, question: str, chunk_id: str, ra
         or pointer_opening(span.sent)
         or participle_opening(clause, span)
         or wording_defect(span, question)
+        or imperative_answer(span, rarity)
         or guessable(span, answer, rarity)
         or ambiguous(question, answer, chunk_id, rarity)
     )
@@ -271,7 +279,7 @@ def _asked(
         return "question has an unbalanced bracket"  # one opened or closed in the part left out
     if strict and (
         why := answer_defect(span, answer, question, label)
-        or (question_defect(question) if template.startswith("in-place") else None)
+        or (question_defect(question) if template.startswith("in-place") else cut_end(question))
     ):
         return why
     context = content_words(kept)

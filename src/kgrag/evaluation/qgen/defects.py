@@ -29,6 +29,7 @@ from itertools import pairwise
 from typing import Any
 
 from kgrag.documents.words import content_words
+from kgrag.evaluation.qgen.wording import YEAR
 
 _DOT_LEADER = re.compile(r"(?:\.\s*){4,}|…{2,}|_{4,}")
 _CITATION = re.compile(
@@ -60,6 +61,7 @@ _SUBORDINATE = frozenset(
 ) | {"whereas", "whether", "why", "how"}
 _JOINING_END = frozenset("and or but of to the a an with by for from in on at as than".split())
 _DASH_OPENING = re.compile(r"^\s*(?:[—–]|--?\s)")
+_YEAR_ONLY = re.compile(rf"^{YEAR}$")
 _LIST_COMMA = re.compile(r",(?!\d{3}(?!\d))")  # a thousands separator ("3,400") is no list
 _GLUED = re.compile(r"\b[A-Z][A-Z][a-z]{2,}\b")  # "MThis", "GWell": a line break lost between two words
 _ALIKE = 4
@@ -117,6 +119,23 @@ def _heading_run_in(sent: Any) -> bool:
     return False
 
 
+def _bare_number(token: Any) -> bool:
+    return token.text.isdigit() and 4 <= len(token.text) <= 6 and not _YEAR_ONLY.match(token.text)
+
+
+def _edge_number(sent: Any) -> bool:
+    """A bare number of four to six digits, not a year, opening the sentence before a capitalised word
+    ("12488 Fix …") or closing it after a full stop ("… is now 0.16. 12488"): a pull request's number left
+    from a changelog's markup. A number after its label ("RFC 5869") is not one."""
+    words = [t for t in sent if not t.is_punct]
+    if len(words) < 2:
+        return False
+    first, last = words[0], words[-1]
+    opening = _bare_number(first) and words[1].is_title
+    closing = _bare_number(last) and last.i > sent.start and sent.doc[last.i - 1].is_punct
+    return opening or closing
+
+
 def _not_prose(sent: Any) -> str | None:
     """A line of a table of contents, an index, a bibliography, a contact block or a glossary."""
     text = sent.text
@@ -128,7 +147,7 @@ def _not_prose(sent: Any) -> str | None:
         return "address, link or phone number"
     if _CROSS_REFERENCE.search(text):
         return "cross-reference"
-    if _ISSUE.search(text):
+    if _ISSUE.search(text) or _edge_number(sent):
         return "changelog line citing an issue or pull request ('(585)', '#2205')"
     if _COMMAND.search(text) or (sent[0].is_lower and not text.rstrip().endswith((".", "!", ":"))):
         return "command line or list fragment (lower-case start, no full stop)"
@@ -243,6 +262,13 @@ def question_defect(question: str) -> str | None:
         return "question breaks a unit or a pair apart"
     if words[0].lower().strip(",;:") in _SUBORDINATE:
         return "question is a subordinate clause"
-    if words[-1].lower() in _JOINING_END:
+    return cut_end(question)
+
+
+def cut_end(question: str) -> str | None:
+    """Why a question, however asked, ends cut off on a joining word ("… that allows organizations to?"),
+    or None."""
+    words = question.rstrip("?").split()
+    if words and words[-1].lower() in _JOINING_END:
         return "question ends on a joining word"
     return None

@@ -20,6 +20,8 @@ of what passed them still found questions a reader cannot use. These checks reje
   ("Chapter …"), the question word sits in brackets or opens a phrase cut from its sentence ("In what,
   …") or an opening phrase whose clause is left uninverted ("How often, a new cycle begins?"), or a comma
   is left between a subject and its verb;
+- :func:`imperative_answer`: the answer is the verb opening an imperative ("Delete all extracted
+  files"), a word the corpus also writes in lower case, not a name;
 - :func:`guessable`: the answer can be told without the text: a weekday or month name, or the word
   that nearly always follows the words before it in the corpus ("Monday through" → "Friday");
 - :func:`ambiguous`: another passage holds the question's rarest words but not the answer, so the
@@ -189,6 +191,22 @@ def _phrasing_defect(question: str) -> str | None:
     if _CUT_COORDINATION.search(question):
         return "question ends in an aside after a joining word (the rest of the clause left out)"
     return None
+
+
+def imperative_answer(span: Any, counts: Counts) -> str | None:
+    """Why the answer is the verb of an imperative ("Delete all extracted files", "Mark renamed items as
+    deprecated"): one capitalised word opening its sentence, which the corpus also writes in lower case,
+    followed by no verb of the sentence's own (a participle before a noun, "renamed items", is none).
+    Asked "what", the verb reads as a name. None when it is not."""
+    sent = span.sent
+    if len(span) != 1 or span.start != sent.start or not span[0].is_title or span.end >= sent.end:
+        return None
+    after = span.doc[span.end]
+    if after.pos_ in ("VERB", "AUX") and after.tag_ != "VBN":
+        return None
+    if counts.lower_df[span.text.lower()] == 0:
+        return None
+    return "answer is the verb of an imperative ('Delete all …'), not a name"
 
 
 def guessable(span: Any, answer: str, counts: Counts) -> str | None:

@@ -107,8 +107,8 @@ def unsure_word(span: Any, label: str) -> str | None:
     if root.dep_ == "pobj" and root.head.dep_ == "agent" and root.pos_ == "NOUN":
         return "question word unsure: a common noun as the agent of a passive (a person or a thing)"
     counted = root.head if root.dep_ == "nummod" else span.doc[span.end] if span.end < len(span.doc) else None
-    if label == "CARDINAL" and re.search(r"\d\s*(?:to|-|–)\s*\d", span.text):
-        return "question word unsure: a range of numbers ('0 to 3') asked as one number"
+    if label in ("CARDINAL", "DATE") and re.search(r"\d\s*(?:to|-|–)\s*\d", span.text):
+        return "question word unsure: a range of numbers ('0 to 3', '1933-2020') asked as one number or date"
     if label == "CARDINAL" and counted is not None and counted.pos_ in ("NOUN", "PROPN") and counted.tag_ != "NNS":
         return "question word unsure: a number before a singular or proper noun (a label or a bound, not a count)"
     return None

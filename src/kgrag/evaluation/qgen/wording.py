@@ -9,8 +9,8 @@ auxiliary, or a main "be", moves before the subject, otherwise "do" does (:func:
 :func:`inverted`); a fronted phrase with a verb of its own ("Created in 2012, …") is not inverted, and
 the question is refused (:mod:`kgrag.evaluation.qgen.structure`). The words are chosen by label so that
 a person is asked with "who", a year with "which year", a count with "how many", an age with "what
-age", a number with a unit of time ("12-17ns", "2 hours") with "how long", a release number ("2.4.0")
-with "which version", and so on. Names other than people and languages are asked with "what": a small
+age", a number with a unit of time ("12-17ns", "2 hours") with "how long", a release number ("2.4.0",
+"since 3.9") with "which version", and so on. Names other than people and languages are asked with "what": a small
 model's organisation, place or product labels are wrong often enough ("which organization" for a
 performance score, "which place" for a person) that a plain "what" misleads less.
 """
@@ -61,8 +61,11 @@ _FREQUENCY = re.compile(r"^(every|each|per|once|twice|daily|weekly|monthly|yearl
 YEAR = r"(?:1[5-9]|20)\d\d"
 """A year as prose writes one (1500-2099), shared by every rule that reads a year or a decade (here and
 :mod:`kgrag.evaluation.qgen.cloze`), so that they agree on what a year is."""
-_VERSION = re.compile(r"^v?\d+\.\d+(?:\.\d+)+$|^v\d+(?:\.\d+)*$")
-"""A release number ("2.4.0", "v3"), asked "which version" rather than "what number"."""
+_VERSION = re.compile(r"^v?\d+\.\d+(?:\.\d+)+\+?$|^v\d+(?:\.\d+)*\+?$|^\d+\.\d+\+$")
+"""A release number ("2.4.0", "v3", "4.6+"), asked "which version" rather than "what number"."""
+_DOTTED = re.compile(r"^\d+\.\d+$")
+_RELEASE_BEFORE = frozenset({"since", "until", "version", "release", "of", "before", "after"})
+"""Words before a number with one dot ("since 3.9", "as of 4.0") that make it a release, not an amount."""
 _YEAR = re.compile(rf"^(?:in |since |by |around |about )?{YEAR}$", re.I)
 _DECADE = re.compile(rf"\b(?={YEAR})\d{{3}}0'?s\b")  # a year ending in 0, then "s": "the 1960s", "1990's"
 _DURATION = re.compile(
@@ -72,9 +75,21 @@ _DURATION = re.compile(
 )
 
 
-def question_word(label: str, text: str, next_pos: str, after_preposition: bool, fronted: bool) -> str:
-    """The question word or phrase that stands for a span with entity ``label`` and ``text``."""
+def _release(label: str, text: str, next_pos: str, before: str) -> bool:
+    """Whether a span is a release number: written as one ("2.4.0"), or a number with one dot that is
+    labelled a date (no date is written so) or follows "since", "as of", "version" with no noun after it."""
     if _VERSION.match(text):
+        return True
+    dotted = _DOTTED.match(text) is not None and next_pos not in ("NOUN", "PROPN")
+    return dotted and (label == "DATE" or before in _RELEASE_BEFORE)
+
+
+def question_word(
+    label: str, text: str, next_pos: str, after_preposition: bool, fronted: bool, before: str = ""
+) -> str:
+    """The question word or phrase that stands for a span with entity ``label`` and ``text`` (``before``:
+    the word before the span, lower case)."""
+    if _release(label, text, next_pos, before):
         word = "which version"
     elif label in ("DATE", "TIME") and _FREQUENCY.match(text):
         word = "how often"
@@ -272,7 +287,8 @@ def ask_around(clause: Any, span: Any, label: str, whole: bool = False) -> tuple
     context = " ".join(t.text for t in kept if t.i != start or start == span.start)
     if (asked := _fronted_question(clause, span, label, kept)) is not None:
         return asked, f"inverted:{label.lower()}", context
-    word = question_word(label, span.text, next_pos, after_preposition, fronted)
+    before_word = doc[start - 1].lower_ if start > clause.start else ""
+    word = question_word(label, span.text, next_pos, after_preposition, fronted, before_word)
     before = _joined([t for t in kept if t.i < start])
     after = _agreeing(_joined([t for t in kept if t.i >= span.end]), span, fronted)
     gap = doc[span.end - 1].whitespace_ or (" " if after[:1].isalnum() else "")  # "Cargo, …, makes" → "What makes"
