@@ -101,6 +101,8 @@ def test_ranges_decades_listing_numbers_and_appositions() -> None:
     assert "range" in (unsure_word(span, "CARDINAL") or "")
     _, span = _parsed("Aisha Okafor (1933-2020) ran the Tidewright harbour office for decades.", "1933-2020")
     assert "range" in (unsure_word(span, "DATE") or "")  # a lifespan is no date
+    _, span = _parsed("The Tidewright planner still serves 2.7 users of the old ferry timetable.", "2.7")
+    assert "decimal" in (unsure_word(span, "CARDINAL") or "")  # a count is a whole number
     assert question_word("DATE", "the 1980s", "", True, False) == "which decade"
     text = "Listing 7-3 shows how to open a Kestrel queue with a timeout."
     assert "part of the document" in (wording_defect(_parsed(text, "7-3")[1], "Listing what number shows …?") or "")

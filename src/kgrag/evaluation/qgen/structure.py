@@ -111,4 +111,6 @@ def unsure_word(span: Any, label: str) -> str | None:
         return "question word unsure: a range of numbers ('0 to 3', '1933-2020') asked as one number or date"
     if label == "CARDINAL" and counted is not None and counted.pos_ in ("NOUN", "PROPN") and counted.tag_ != "NNS":
         return "question word unsure: a number before a singular or proper noun (a label or a bound, not a count)"
+    if label == "CARDINAL" and counted is not None and counted.pos_ == "NOUN" and re.search(r"\d\.\d", span.text):
+        return "question word unsure: a number with a decimal point before a noun ('2.7 users': a version, no count)"
     return None
