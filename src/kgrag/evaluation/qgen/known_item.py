@@ -251,6 +251,19 @@ def _joined(a: Cloze, b: Cloze) -> tuple[QAItem, ItemMeta]:
     return item, meta
 
 
+def _above_floor(candidates: Sequence[Cloze], min_quality: float, result: QGenResult) -> list[Cloze]:
+    """The candidates at or above the quality floor; ``result`` counts them all, those below among the
+    rejections, and notes how many above have the trusted shape."""
+    result.generated = len(candidates)
+    below = sum(c.quality < min_quality for c in candidates)
+    if below:
+        result.rejected[f"quality below {min_quality:.2f} (kgrag.evaluation.qgen.quality)"] += below
+    good = [c for c in candidates if c.quality >= min_quality]
+    trusted = sum(trusted_shape(c.answer, c.question) for c in good)
+    result.notes.append(f"{trusted} of {len(good)} candidates above the quality floor have the trusted shape")
+    return good
+
+
 def known_item_questions(
     passages: Sequence[Passage],
     nlp: Any,
@@ -281,13 +294,7 @@ def known_item_questions(
     ordered = sorted(passages, key=lambda p: p.chunk_id)
     result, rarity = QGenResult(), Rarity(ordered)
     candidates = parse_candidates(ordered, nlp, rarity, result.rejected, strict, trimmed)
-    result.generated = len(candidates)
-    below = sum(c.quality < min_quality for c in candidates)
-    if below:
-        result.rejected[f"quality below {min_quality:.2f} (kgrag.evaluation.qgen.quality)"] += below
-    good = [c for c in candidates if c.quality >= min_quality]
-    trusted = sum(trusted_shape(c.answer, c.question) for c in good)
-    result.notes.append(f"{trusted} of {len(good)} candidates above the quality floor have the trusted shape")
+    good = _above_floor(candidates, min_quality, result)
     made: list[tuple[QAItem, ItemMeta]] = []
     headings = DocumentHeadings(ordered) if scope else None
     if "known-item" in kinds:
