@@ -98,10 +98,11 @@ class EvaluationConfig(Section):
     )
     qgen_trimmed: bool = Field(
         False,
-        description="LLM-free known-item questions may also be cut from a sentence too long to ask whole (over "
-        "32 tokens) or whose whole wording fails a check, its side clauses, appositions or the rest of a long "
-        "sentence left out: more questions, fewer usable (read blind, such questions were usable markedly less "
-        "often than those asked whole, docs/results/qgen-llm-free.md); false = whole sentences only.",
+        description="LLM-free known-item questions may also be cut from a sentence with side clauses or "
+        "appositions, or long enough to be cut to a clause, that is too long to ask whole (over 32 tokens) or "
+        "whose whole wording fails a check, those parts left out: more questions, fewer usable (read blind, "
+        "such questions were usable markedly less often than those asked whole, docs/results/qgen-llm-free.md); "
+        "false = whole sentences only.",
     )
     qgen_source_tokens: int = Field(
         6000,

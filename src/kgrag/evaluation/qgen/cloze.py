@@ -1,8 +1,10 @@
 """Known-item question candidates from one sentence, without an LLM.
 
 A sentence of the corpus is the evidence; one of its spans (a named entity, or a noun phrase holding a
-proper noun or a number) is masked and becomes the answer; the rest of the sentence, or of the span's
-clause in a long sentence, is the question (wording in :mod:`kgrag.evaluation.qgen.wording`).
+proper noun or a number) is masked and becomes the answer; the rest of the sentence is the question
+(wording in :mod:`kgrag.evaluation.qgen.wording`). A sentence with side parts (a side clause, an
+apposition) or long enough to be cut to the span's clause is asked whole only up to :data:`WHOLE_TOKENS`,
+and gives no question beyond, unless ``trimmed`` asks for questions with those parts left out.
 
 A candidate is kept only when it can be found and checked: the answer is distinctive (its phrase occurs
 in few chunks, so it is not a word every passage has; the answer checks are in
@@ -76,10 +78,11 @@ _OPENING_PRONOUNS = frozenset(
 MIN_TOKENS, MAX_TOKENS, LONG_SENTENCE = 6, 50, 28
 TRIMMED_REFUSED = "sentence too long to ask whole (evaluation.qgen_trimmed asks it trimmed)"
 WHOLE_TOKENS = 32
-"""A sentence of up to this many tokens is asked whole before its side parts are left out
-(:func:`make_cloze`): read blind, questions that keep every content word of their sentence were usable
-more often than trimmed ones of the same length, up to 30 words (figures in
-``docs/results/qgen-llm-free.md``)."""
+"""A sentence with side parts, or one long enough to be cut to a clause, is asked whole up to this many
+tokens; a longer one gives a question only with ``trimmed`` (:func:`make_cloze`,
+``evaluation.qgen_trimmed``). Read blind, questions that keep
+every content word of their sentence were usable more often than trimmed ones of the same length, up to
+30 words (figures in ``docs/results/qgen-llm-free.md``)."""
 
 
 @dataclass(frozen=True)
@@ -302,9 +305,9 @@ def make_cloze(
     passage: Passage, sent: Any, span: Any, label: str, rarity: Rarity, strict: bool = True, trimmed: bool = False
 ) -> Cloze | str:
     """The question for ``span`` masked in ``sent``, or why there is none (a rejection reason). A sentence
-    of up to :data:`WHOLE_TOKENS` tokens is asked whole (every side part kept); with ``trimmed``, a longer
-    one, or one whose whole wording fails a check, is asked from the span's clause with its side parts
-    left out, and without it such a sentence gives no question."""
+    with side parts, or long enough to be cut to the span's clause, is asked whole (every part kept) up to
+    :data:`WHOLE_TOKENS` tokens; with ``trimmed``, a longer one, or one whose whole wording fails a check,
+    is asked from the span's clause with its side parts left out, and without it gives no question."""
     label = trusted_label(span, sent, label, rarity.labels)
     answer = span.text.strip(" ,.;:()\"'")
     if why := unfit_answer(span, label, answer, rarity):

@@ -10,16 +10,15 @@ is rejected (counted in the generation report), or None:
 - :func:`sentence_defect`: table-of-contents, index and page lines; citations and references; changelog
   lines citing an issue or a pull request; URLs, e-mail addresses and phone numbers; cross-references
   ("See Part 4"); sentences that are questions or open with a dash (a quotation's attribution, "— Roy
-  Fielding, …"); headings run into the text; sentences without a verb
-  (lists of names);
+  Fielding, …"); headings run into the text; sentences without a verb (lists of names);
 - :func:`answer_defect`: a span glued to a hyphen ("three-dimensional") or to the word beside it (the
   unit of "10MB"), inside brackets (an alias or acronym given beside its expansion), an acronym whose
   expansion the question spells out (or the reverse), a spelled-out small number, an amount no number
-  states ("thousands") or a lone adjective, an answer sharing a word stem with
-  the question or spelled inside one of its words ("ZPOPMAX" in "BZPOPMAX": a command named after its
-  variant gives itself away);
+  states ("thousands") or a lone adjective, an answer sharing a word stem with the question or spelled
+  inside one of its words ("ZPOPMAX" in "BZPOPMAX": a command named after its variant gives itself away);
 - :func:`question_defect`: a question asked in place that starts a subordinate clause ("That put them
-  …", "To repair …") or ends on a joining word.
+  …", "To repair …"), and :func:`cut_end`: any question that ends on a joining word ("… that allows
+  organizations to?").
 """
 
 from __future__ import annotations
