@@ -312,3 +312,11 @@ def test_sentences_too_long_to_ask_whole_give_questions_only_when_trimmed_ones_a
         trimmed = ws.eval.qgen(None, None, seed=0, llm="none")
     assert TRIMMED_REFUSED not in trimmed.rejected
     assert trimmed.generated > generated.generated  # more candidates, some with parts of their sentence left out
+
+
+def test_the_command_says_when_the_corpus_gives_fewer_questions_than_asked(cli_same_seed: CliRun) -> None:
+    output, _, rows = cli_same_seed
+    known = sum(row["question_type"] == "known-item" for row in rows)
+    assert known < 60  # the small sample corpus cannot give the default count
+    assert f"only {known} known-item questions of the 60 asked" in " ".join(output.split())
+    assert "evaluation.qgen_trimmed = true" in " ".join(output.split())

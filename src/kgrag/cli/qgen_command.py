@@ -35,8 +35,9 @@ def _shown(offered: dict[str, int], left_out: dict[str, int]) -> str:
 
 
 def _summary(console: Console, result: QGenResult, out: Path) -> None:
-    """What was kept and written, every rejection by reason, what the generator was shown, and how many
-    LLM-free questions name the headings above their sentence."""
+    """What was kept and written, every rejection by reason, what the generator was shown, the generators'
+    notes (fewer questions than asked, and why), and how many LLM-free questions name the headings above
+    their sentence."""
     from kgrag.evaluation.datasets import LLM_FREE_KINDS
 
     rejected = ", ".join(f"{why}: {n}" for why, n in result.rejected.most_common()) or "none"
@@ -50,6 +51,8 @@ def _summary(console: Console, result: QGenResult, out: Path) -> None:
         console.print(
             f"shown to the generator: {_shown(result.offered, result.left_out)}", markup=False, highlight=False
         )
+    for note, times in Counter(result.notes).items():  # a failure noted on every attempt is shown once
+        console.print(note if times == 1 else f"{note} (×{times})", markup=False, highlight=False)
     free = [item for item in result.items if item.question_type in LLM_FREE_KINDS]
     if free:
         metas = [result.meta.get(item.id) for item in free]

@@ -264,6 +264,19 @@ def _above_floor(candidates: Sequence[Cloze], min_quality: float, result: QGenRe
     return good
 
 
+def _shortfall(kept: int, asked: int, trimmed: bool) -> str:
+    """Why fewer known-item questions than asked were kept, and what gives more."""
+    line = (
+        f"only {kept} known-item questions of the {asked} asked: few sentences of this corpus make questions "
+        "that pass the checks and the quality floor"
+    )
+    if not trimmed:
+        line += (
+            "; evaluation.qgen_trimmed = true also asks long sentences with parts left out (more, usable less often)"
+        )
+    return line
+
+
 def known_item_questions(
     passages: Sequence[Passage],
     nlp: Any,
@@ -308,6 +321,8 @@ def known_item_questions(
             headed(good, ordered, headings) if headings is not None else (),
         )
         made += [_single(c) for c in (scoped(picked, ordered, headings) if headings is not None else picked)]
+        if len(picked) < (asked := count_for(per_kind, "known-item")):
+            result.notes.append(_shortfall(len(picked), asked, trimmed))
     if "two-chunk" in kinds:
         pairs = pick_pairs(good, count_for(per_kind, "two-chunk"), random.Random(seed + 1), rarity)
         if headings is not None:
