@@ -48,7 +48,7 @@ from typing import Any
 from kgrag import Workspace
 from kgrag.config import KgragConfig
 from kgrag.documents.chunking import chunk_text
-from kgrag.documents.provenance import authored_title
+from kgrag.documents.provenance import authored_title, changelog_source
 from kgrag.documents.tokens import TokenCounter
 from kgrag.documents.words import content_words
 from kgrag.evaluation.datasets import QAItem, load_dataset
@@ -179,7 +179,10 @@ def dir_passages(folder: Path, limit: int) -> list[Passage]:
             doc_id = str(path.relative_to(folder))
             chunks = chunk_text(doc.text, counter, 200, 24)
             title = authored_title(doc.title, str(path))
-            passages += [Passage(f"{doc_id}#{c.ord:05d}", doc_id, c.text, c.char_start, title) for c in chunks]
+            changelog = changelog_source(doc_id)
+            passages += [
+                Passage(f"{doc_id}#{c.ord:05d}", doc_id, c.text, c.char_start, title, changelog) for c in chunks
+            ]
             total += len(doc.text)
         if total >= limit:
             break
@@ -194,12 +197,15 @@ def write_read(
     kinds: tuple[str, ...],
     scope: bool = True,
     trimmed: bool = False,
+    changelogs: bool = False,
 ) -> Counter[str]:
     """``n`` questions per kind for a reader: JSON and a Markdown table (question, answer, evidence);
     ``scope=False``: the same questions without the headings above their sentences; ``trimmed``: long
     sentences asked with parts left out too."""
     nlp = SpacyExtractor(nlp_settings(KgragConfig()).spacy_model).nlp
-    result = known_item_questions(passages, nlp, kinds, n, seed=seed, scope=scope, trimmed=trimmed)
+    result = known_item_questions(
+        passages, nlp, kinds, n, seed=seed, scope=scope, trimmed=trimmed, changelogs=changelogs
+    )
     rows: list[dict[str, Any]] = [
         {
             "n": i + 1,
@@ -257,12 +263,17 @@ def main() -> None:
     parser.add_argument(
         "--trimmed", action="store_true", help="With --blind-cut or --cut: long sentences asked trimmed too."
     )
+    parser.add_argument(
+        "--changelogs", action="store_true", help="With --blind-cut or --cut: questions from changelogs too."
+    )
     args = parser.parse_args()
     if args.blind_cut or args.cut:
         span = args.blind_cut or args.cut
         passages = dir_passages(args.dir, int(span.split(":")[1])) if args.dir else cut_passages(args.source, span)
         kinds = ("known-item",) if args.blind_cut else ("known-item", "two-chunk")
-        rejected = write_read(passages, args.n, args.seed, args.out, kinds, not args.no_scope, args.trimmed)
+        rejected = write_read(
+            passages, args.n, args.seed, args.out, kinds, not args.no_scope, args.trimmed, args.changelogs
+        )
         if args.cut:
             print(f"{len(passages)} passages; rejected {dict(rejected.most_common())}")
         print(f"wrote {args.out} and {args.out.with_suffix('.md')}")

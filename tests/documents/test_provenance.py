@@ -113,3 +113,23 @@ def test_sources_read_back_only_to_the_heading(fake_ws: Workspace, tmp_path: Pat
     assert len(reads) == -(-(deep.ord + 1) // WINDOW)  # windows back to the heading, none twice
     last = chunks[-1]  # starts under "Telemetry" and runs into "Retention"
     assert fake_ws.documents.sources([last.id])[last.id].sections == ("Telemetry", "Retention")
+
+
+def test_a_changelog_or_release_notes_is_told_by_its_path() -> None:
+    from kgrag.documents.provenance import changelog_source
+
+    for path in (
+        "CHANGES.rst",
+        "docs/changelog.rst",
+        "NEWS.md",
+        "HISTORY.md",
+        "history/changelog-2.3.rst",
+        "history/whatsnew-4.0.rst",
+        "docs/changes/7.1.rst",
+        "source/whatsnew/version9.rst",
+        "about/release-notes.md",
+        "CHANGES.rst#0",
+    ):
+        assert changelog_source(path), path
+    for path in ("docs/news-and-events.md", "docs/newsletter.md", "docs/changing-python.rst", "guide/ferry-history.md"):
+        assert not changelog_source(path), path

@@ -320,3 +320,24 @@ def test_the_command_says_when_the_corpus_gives_fewer_questions_than_asked(cli_s
     assert known < 60  # the small sample corpus cannot give the default count
     assert f"only {known} known-item questions of the 60 asked" in " ".join(output.split())
     assert "evaluation.qgen_trimmed = true" in " ".join(output.split())
+
+
+def test_changelogs_count_in_the_statistics_but_give_no_question_unless_asked_for(sample_ws: Path) -> None:
+    from dataclasses import replace
+
+    from tests.evaluation.qgen_spacy import spacy_nlp
+
+    from kgrag.evaluation.qgen.known_item import known_item_questions, store_passages
+
+    with Workspace.open(sample_ws) as ws:
+        passages = store_passages(ws.store)
+    first_half = sorted({p.doc_id for p in passages})[: len({p.doc_id for p in passages}) // 2]
+    marked = [replace(p, changelog=p.doc_id in first_half) for p in passages]
+    flagged = {p.chunk_id for p in marked if p.changelog}
+    without = known_item_questions(marked, spacy_nlp(), ["known-item"], 60)
+    reason = "passage of a changelog or release notes (evaluation.qgen_changelogs)"
+    assert without.rejected[reason] == len(flagged)
+    assert not any(set(without.meta[q.id]["chunk_ids"]) & flagged for q in without.items)
+    allowed = known_item_questions(marked, spacy_nlp(), ["known-item"], 60, changelogs=True)
+    assert reason not in allowed.rejected and allowed.generated > without.generated
+    assert any(set(allowed.meta[q.id]["chunk_ids"]) & flagged for q in allowed.items)

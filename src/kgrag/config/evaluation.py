@@ -104,6 +104,13 @@ class EvaluationConfig(Section):
         "such questions were usable markedly less often than those asked whole, docs/results/qgen-llm-free.md); "
         "false = whole sentences only.",
     )
+    qgen_changelogs: bool = Field(
+        False,
+        description="LLM-free known-item questions may also be cut from changelogs and release notes (files "
+        "named CHANGES, CHANGELOG, NEWS, HISTORY, whatsnew or release-notes, or in a folder named so): their "
+        "terse lines about versions read blind as usable questions less often than the rest of a documentation "
+        "site (docs/results/qgen-llm-free.md); false = they count in the corpus's statistics but give no question.",
+    )
     qgen_source_tokens: int = Field(
         6000,
         ge=200,

@@ -12,6 +12,7 @@ offsets, e.g. PDFs). Nothing here reads a file again.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -125,6 +126,22 @@ def authored_title(title: str, source: str) -> str:
     name = PurePath(path)
     given = " ".join(title.split())
     return "" if given in (name.stem, name.name, f"{name.stem} #{key}") else given
+
+
+_CHANGELOG_NAME = re.compile(
+    r"^(?:changes?|changelog|news|history|whatsnew|what-?s-?new|release-?notes|relnotes)(?:[-_ ]?v?\d[\w.]*)?$", re.I
+)
+_CHANGELOG_FOLDER = frozenset({"changes", "changelog", "changelogs", "whatsnew", "release-notes", "releasenotes"})
+
+
+def changelog_source(source: str) -> bool:
+    """Whether a document is a changelog or release notes by its path: a file named ``CHANGES``,
+    ``CHANGELOG``, ``NEWS``, ``HISTORY``, ``whatsnew``, ``release-notes``, alone or with a version
+    (``changelog-2.3.rst``, ``whatsnew-4.0.rst``), or any file in a folder named so (``changes/7.1.rst``,
+    ``whatsnew/version9.rst``)."""
+    path = PurePath(source.replace("\\", "/").partition("#")[0])
+    folders = {part.lower() for part in path.parts[:-1]}
+    return bool(_CHANGELOG_NAME.match(path.stem)) or bool(folders & _CHANGELOG_FOLDER)
 
 
 def page_of(document: DocumentRecord, offset: int) -> int | None:

@@ -96,6 +96,9 @@ class Passage:
     """Where the chunk starts in its document (characters): to find the headings above it."""
     title: str = ""
     """The document's title, "" when it is only the file's name (:mod:`kgrag.evaluation.qgen.scope`)."""
+    changelog: bool = False
+    """Whether the document is a changelog or release notes
+    (:func:`kgrag.documents.provenance.changelog_source`): no question is cut from it by default."""
 
 
 @dataclass(frozen=True)

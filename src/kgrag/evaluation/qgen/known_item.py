@@ -35,7 +35,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 from kgrag.core.errors import KgragError
-from kgrag.documents.provenance import authored_title
+from kgrag.documents.provenance import authored_title, changelog_source
 from kgrag.documents.words import content_words
 from kgrag.evaluation.datasets import LLM_FREE_KINDS, QAItem
 from kgrag.evaluation.qgen.checks import is_duplicate, jaccard
@@ -180,9 +180,15 @@ def pick_pairs(
 
 def store_passages(store: Store) -> list[Passage]:
     """Every chunk of a workspace's store as question generation reads it, with its document's own title
-    (:func:`kgrag.documents.provenance.authored_title`)."""
-    titles = {d.id: authored_title(d.title, d.source) for d in store.documents.list()}
-    return [Passage(c.id, c.doc_id, c.text, c.char_start, titles.get(c.doc_id, "")) for c in store.chunks.iter_all()]
+    (:func:`kgrag.documents.provenance.authored_title`) and whether the document is a changelog
+    (:func:`kgrag.documents.provenance.changelog_source`)."""
+    documents = {d.id: d for d in store.documents.list()}
+    titles = {i: authored_title(d.title, d.source) for i, d in documents.items()}
+    changelogs = {i for i, d in documents.items() if changelog_source(d.source)}
+    return [
+        Passage(c.id, c.doc_id, c.text, c.char_start, titles.get(c.doc_id, ""), c.doc_id in changelogs)
+        for c in store.chunks.iter_all()
+    ]
 
 
 def _named(c: Cloze, by_id: dict[str, Passage], headings: DocumentHeadings) -> tuple[Heading, ...] | None:
@@ -291,6 +297,7 @@ def known_item_questions(
     preferred_first: bool = True,
     scope: bool = True,
     trimmed: bool = False,
+    changelogs: bool = False,
 ) -> QGenResult:
     """Up to ``per_kind`` questions of each of ``kinds`` (``known-item``, ``two-chunk``) from
     ``passages``; the same passages, pipeline and seed give the same questions. ``strict=False`` leaves out
@@ -298,7 +305,9 @@ def known_item_questions(
     quality (:mod:`kgrag.evaluation.qgen.quality`); ``preferred_first=False`` ranks by quality alone
     (:func:`preference`); ``scope=False`` leaves the headings above each sentence out of its question
     (:func:`scoped`); ``trimmed=True`` also asks sentences too long to ask whole with parts left out
-    (:func:`kgrag.evaluation.qgen.cloze.make_cloze`)."""
+    (:func:`kgrag.evaluation.qgen.cloze.make_cloze`); ``changelogs=True`` also cuts questions from
+    changelogs and release notes (``Passage.changelog``), which otherwise count in the corpus's statistics
+    but give no question."""
     unknown = [k for k in kinds if k not in LLM_FREE_KINDS]
     if unknown:
         raise KgragError(
@@ -306,7 +315,10 @@ def known_item_questions(
         )
     ordered = sorted(passages, key=lambda p: p.chunk_id)
     result, rarity = QGenResult(), Rarity(ordered)
-    candidates = parse_candidates(ordered, nlp, rarity, result.rejected, strict, trimmed)
+    asked = [p for p in ordered if changelogs or not p.changelog]
+    if skipped := len(ordered) - len(asked):
+        result.rejected["passage of a changelog or release notes (evaluation.qgen_changelogs)"] += skipped
+    candidates = parse_candidates(asked, nlp, rarity, result.rejected, strict, trimmed)
     good = _above_floor(candidates, min_quality, result)
     made: list[tuple[QAItem, ItemMeta]] = []
     headings = DocumentHeadings(ordered) if scope else None

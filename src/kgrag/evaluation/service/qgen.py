@@ -111,6 +111,7 @@ def _without_llm(
         on_question=on_question,
         scope=config.evaluation.qgen_headings,
         trimmed=config.evaluation.qgen_trimmed,
+        changelogs=config.evaluation.qgen_changelogs,
     )
 
 
