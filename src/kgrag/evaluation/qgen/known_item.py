@@ -46,6 +46,7 @@ from kgrag.evaluation.qgen.scope import DocumentHeadings, Heading, named_heading
 from kgrag.store import Store
 
 PAIRS_PER_TOPIC = 2
+CHANGELOG_SKIPPED = "passage of a changelog or release notes (evaluation.qgen_changelogs)"
 EVIDENCE_OVERLAP = 0.6
 """Known-item questions whose evidence sentences share this share of content words are near-duplicates
 (the same sentence repeated in overlapping chunks or restated a page later)."""
@@ -270,17 +271,17 @@ def _above_floor(candidates: Sequence[Cloze], min_quality: float, result: QGenRe
     return good
 
 
-def _shortfall(kept: int, asked: int, trimmed: bool) -> str:
+def _shortfall(kept: int, asked: int, trimmed: bool, changelogs_skipped: bool) -> str:
     """Why fewer known-item questions than asked were kept, and what gives more."""
-    line = (
+    more = [
+        "evaluation.qgen_trimmed = true also asks long sentences with parts left out" if not trimmed else "",
+        "evaluation.qgen_changelogs = true also asks changelogs and release notes" if changelogs_skipped else "",
+    ]
+    hint = "; ".join(m for m in more if m)
+    return (
         f"only {kept} known-item questions of the {asked} asked: few sentences of this corpus make questions "
-        "that pass the checks and the quality floor"
+        "that pass the checks and the quality floor" + (f"; {hint} (more questions, usable less often)" if hint else "")
     )
-    if not trimmed:
-        line += (
-            "; evaluation.qgen_trimmed = true also asks long sentences with parts left out (more, usable less often)"
-        )
-    return line
 
 
 def known_item_questions(
@@ -315,35 +316,36 @@ def known_item_questions(
         )
     ordered = sorted(passages, key=lambda p: p.chunk_id)
     result, rarity = QGenResult(), Rarity(ordered)
-    asked = [p for p in ordered if changelogs or not p.changelog]
-    if skipped := len(ordered) - len(asked):
-        result.rejected["passage of a changelog or release notes (evaluation.qgen_changelogs)"] += skipped
-    candidates = parse_candidates(asked, nlp, rarity, result.rejected, strict, trimmed)
+    questioned = [p for p in ordered if changelogs or not p.changelog]
+    if skipped := len(ordered) - len(questioned):
+        result.rejected[CHANGELOG_SKIPPED] += skipped
+    candidates = parse_candidates(questioned, nlp, rarity, result.rejected, strict, trimmed)
     good = _above_floor(candidates, min_quality, result)
     made: list[tuple[QAItem, ItemMeta]] = []
     headings = DocumentHeadings(ordered) if scope else None
     if "known-item" in kinds:
-        picked = pick_known_items(
-            candidates,
-            count_for(per_kind, "known-item"),
-            random.Random(seed),
-            dedup_threshold,
-            min_quality,
-            preferred_first,
-            headed(good, ordered, headings) if headings is not None else (),
-        )
+        preferred = headed(good, ordered, headings) if headings is not None else set()
+        count, rng = count_for(per_kind, "known-item"), random.Random(seed)
+        picked = pick_known_items(candidates, count, rng, dedup_threshold, min_quality, preferred_first, preferred)
         made += [_single(c) for c in (scoped(picked, ordered, headings) if headings is not None else picked)]
-        if len(picked) < (asked := count_for(per_kind, "known-item")):
-            result.notes.append(_shortfall(len(picked), asked, trimmed))
+        if len(picked) < count:
+            result.notes.append(_shortfall(len(picked), count, trimmed, skipped > 0))
     if "two-chunk" in kinds:
         pairs = pick_pairs(good, count_for(per_kind, "two-chunk"), random.Random(seed + 1), rarity)
         if headings is not None:
             both = scoped([c for pair in pairs for c in pair], ordered, headings)
             pairs = list(zip(both[::2], both[1::2], strict=True))
         made += [_joined(a, b) for a, b in pairs]
+    _record(result, made, on_question)
+    return result
+
+
+def _record(
+    result: QGenResult, made: Sequence[tuple[QAItem, ItemMeta]], on_question: Callable[[], None] | None
+) -> None:
+    """Adds the questions made to ``result``, telling ``on_question`` of each."""
     for item, meta in made:
         result.items.append(item)
         result.meta[item.id] = meta
         if on_question is not None:
             on_question()
-    return result
