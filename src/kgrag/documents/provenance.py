@@ -137,11 +137,11 @@ _CHANGELOG_FOLDER = frozenset({"changes", "changelog", "changelogs", "whatsnew",
 def changelog_source(source: str) -> bool:
     """Whether a document is a changelog or release notes by its path: a file named ``CHANGES``,
     ``CHANGELOG``, ``NEWS``, ``HISTORY``, ``whatsnew``, ``release-notes``, alone or with a version
-    (``changelog-2.3.rst``, ``whatsnew-4.0.rst``), or any file in a folder named so (``changes/7.1.rst``,
-    ``whatsnew/version9.rst``)."""
+    (``changelog-2.3.rst``, ``whatsnew-4.0.rst``), or any file whose own folder is named so
+    (``changes/7.1.rst``, ``whatsnew/version9.rst``). Folders further up are not read: they may be where
+    the user keeps the whole corpus."""
     path = PurePath(source.replace("\\", "/").partition("#")[0])
-    folders = {part.lower() for part in path.parts[:-1]}
-    return bool(_CHANGELOG_NAME.match(path.stem)) or bool(folders & _CHANGELOG_FOLDER)
+    return bool(_CHANGELOG_NAME.match(path.stem)) or path.parent.name.lower() in _CHANGELOG_FOLDER
 
 
 def page_of(document: DocumentRecord, offset: int) -> int | None:
