@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_qgen_shapes import wilson
-from kgrag.documents.words import content_words
+from kgrag.evaluation.qgen.cloze import keeps_whole
 from kgrag.evaluation.qgen.quality import trusted_shape
 
 VERDICTS = Path(__file__).parent / "data" / "qgen_blind_verdicts.json"
@@ -42,8 +42,7 @@ def headed(row: Row) -> bool:
 
 
 def whole(row: Row) -> bool:
-    question = SCOPE.sub("", row["question"])
-    return content_words(row["source"]) - content_words(row["answer"]) <= content_words(question)
+    return keeps_whole(row["source"], row["answer"], SCOPE.sub("", row["question"]))
 
 
 def trusted(row: Row) -> bool:

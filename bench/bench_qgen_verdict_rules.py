@@ -26,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from bench_qgen_preferences import SCOPE
 from bench_qgen_shapes import wilson
 from kgrag.config import KgragConfig
 from kgrag.evaluation.qgen import defects, fitness, referents, structure
@@ -37,7 +38,6 @@ from kgrag.graph.extract.nlp import SpacyExtractor
 from kgrag.graph.extract.settings import nlp_settings
 
 VERDICTS = Path(__file__).parent / "data" / "qgen_blind_verdicts.json"
-SCOPE = re.compile(r"^In (?:the section “[^”]*”(?: of “[^”]*”)?|“[^”]*”), ")
 
 
 class Parsed(NamedTuple):

@@ -113,12 +113,6 @@ def section_of(target: ChunkRecord, chunks: Sequence[ChunkRecord]) -> str | None
     return _last_at_start(target, _lines_through(target, chunks))
 
 
-def headings_in(chunk: ChunkRecord, chunks: Sequence[ChunkRecord]) -> list[str]:
-    """The headings inside ``chunk`` after its first character, in order (``chunks``: the document's
-    chunks, read up to ``chunk`` for whether it starts inside a code block)."""
-    return _inside(chunk, _lines_through(chunk, chunks))
-
-
 def authored_title(title: str, source: str) -> str:
     """A document's title when its author gave it one; "" when the loaders titled it by its file's name
     (or, for a record of a JSON file, ``source`` ending ``#KEY``, by the file's name and the record's key)."""

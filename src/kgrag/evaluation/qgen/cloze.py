@@ -304,6 +304,12 @@ def _asked(
     return question, template, ranked
 
 
+def keeps_whole(sentence: str, answer: str, question: str) -> bool:
+    """Whether ``question`` keeps every content word of ``sentence`` outside ``answer`` (``Cloze.whole``;
+    the question without the headings :mod:`kgrag.evaluation.qgen.scope` names)."""
+    return content_words(sentence) - content_words(answer) <= content_words(question)
+
+
 def make_cloze(
     passage: Passage, sent: Any, span: Any, label: str, rarity: Rarity, strict: bool = True, trimmed: bool = False
 ) -> Cloze | str:
@@ -332,7 +338,6 @@ def make_cloze(
     acronyms = [t for t in sent if t.is_upper and len(t.text) >= 2 and t.is_alpha and not span.start <= t.i < span.end]
     topics = tuple(sorted({e.text.lower() for e in [*named, *acronyms] if e.text in question}))
     shown = quality(signs(sent, span, label, answer, question, passage.text, rarity))
-    whole = content_words(sent.text) - content_words(answer) <= content_words(question)
     return Cloze(
         passage.chunk_id,
         passage.doc_id,
@@ -345,7 +350,7 @@ def make_cloze(
         rarity.idf(rarity.phrase_df(answer)) + anchor,
         question.split()[0] in {t.text for t in sent if t.pos_ == "PROPN"},
         shown,
-        whole=whole,
+        whole=keeps_whole(sent.text, answer, question),
     )
 
 

@@ -192,34 +192,45 @@ def store_passages(store: Store) -> list[Passage]:
     ]
 
 
-def _named(c: Cloze, by_id: dict[str, Passage], headings: DocumentHeadings) -> tuple[Heading, ...] | None:
-    """The headings ``c``'s question would name, or None when its sentence is not found as written in its
+def _named(c: Cloze, by_id: dict[str, Passage], headings: DocumentHeadings) -> tuple[Heading, ...]:
+    """The headings ``c``'s question would name; none when its sentence is not found as written in its
     passage (no heading is named rather than a wrong one)."""
     passage = by_id[c.chunk_id]
     offset = sentence_offset(passage.text, c.sentence)
     if offset is None:
-        return None
+        return ()
     return named_headings(c.question, headings.above(c.doc_id, passage.start + offset), c.answer)
+
+
+def names(
+    candidates: Sequence[Cloze], passages: Sequence[Passage], headings: DocumentHeadings
+) -> dict[Cloze, tuple[Heading, ...]]:
+    """The headings each candidate's question would name (:mod:`kgrag.evaluation.qgen.scope`), found once
+    for both the preference and the wording."""
+    by_id = {p.chunk_id: p for p in passages}
+    return {c: _named(c, by_id, headings) for c in candidates}
 
 
 def headed(candidates: Sequence[Cloze], passages: Sequence[Passage], headings: DocumentHeadings) -> set[Cloze]:
     """Those of ``candidates`` whose question would name at least one heading (:func:`scoped`)."""
-    by_id = {p.chunk_id: p for p in passages}
-    return {c for c in candidates if _named(c, by_id, headings)}
+    return {c for c, named in names(candidates, passages, headings).items() if named}
 
 
 def scoped(candidates: Sequence[Cloze], passages: Sequence[Passage], headings: DocumentHeadings) -> list[Cloze]:
     """Each candidate with the headings its sentence sits under named in its question
     (:mod:`kgrag.evaluation.qgen.scope`; ``headings``: those of ``passages``' documents)."""
-    by_id = {p.chunk_id: p for p in passages}
+    return _with_headings(candidates, names(candidates, passages, headings))
+
+
+def _with_headings(candidates: Sequence[Cloze], named: dict[Cloze, tuple[Heading, ...]]) -> list[Cloze]:
+    """Each candidate with the headings ``named`` for it opening its question; as it is when none."""
     out = []
     for c in candidates:
-        named = _named(c, by_id, headings)
-        if not named:
+        if not (these := named.get(c, ())):
             out.append(c)
             continue
-        question = scoped_question(c.question, named, c.name_first)
-        out.append(dataclasses.replace(c, question=question, headings=tuple(h.text for h in named)))
+        question = scoped_question(c.question, these, c.name_first)
+        out.append(dataclasses.replace(c, question=question, headings=tuple(h.text for h in these)))
     return out
 
 
@@ -273,15 +284,16 @@ def _above_floor(candidates: Sequence[Cloze], min_quality: float, result: QGenRe
 
 def _shortfall(kept: int, asked: int, trimmed: bool, changelogs_skipped: bool) -> str:
     """Why fewer known-item questions than asked were kept, and what gives more."""
-    more = [
-        "evaluation.qgen_trimmed = true also asks long sentences with parts left out" if not trimmed else "",
-        "evaluation.qgen_changelogs = true also asks changelogs and release notes" if changelogs_skipped else "",
-    ]
-    hint = "; ".join(m for m in more if m)
-    return (
+    line = (
         f"only {kept} known-item questions of the {asked} asked: few sentences of this corpus make questions "
-        "that pass the checks and the quality floor" + (f"; {hint} (more questions, usable less often)" if hint else "")
+        "that pass the checks and the quality floor"
     )
+    more = []
+    if not trimmed:
+        more.append("evaluation.qgen_trimmed = true also asks long sentences with parts left out")
+    if changelogs_skipped:
+        more.append("evaluation.qgen_changelogs = true also asks changelogs and release notes")
+    return line + (f"; {'; '.join(more)} (more questions, usable less often)" if more else "")
 
 
 def known_item_questions(
@@ -322,20 +334,18 @@ def known_item_questions(
     candidates = parse_candidates(questioned, nlp, rarity, result.rejected, strict, trimmed)
     good = _above_floor(candidates, min_quality, result)
     made: list[tuple[QAItem, ItemMeta]] = []
-    headings = DocumentHeadings(ordered) if scope else None
+    named = names(good, ordered, DocumentHeadings(ordered)) if scope else {}  # picks and pairs are all of good
     if "known-item" in kinds:
-        preferred = headed(good, ordered, headings) if headings is not None else set()
+        preferred = {c for c, these in named.items() if these}
         count, rng = count_for(per_kind, "known-item"), random.Random(seed)
         picked = pick_known_items(candidates, count, rng, dedup_threshold, min_quality, preferred_first, preferred)
-        made += [_single(c) for c in (scoped(picked, ordered, headings) if headings is not None else picked)]
+        made += [_single(c) for c in _with_headings(picked, named)]
         if len(picked) < count:
             result.notes.append(_shortfall(len(picked), count, trimmed, skipped > 0))
     if "two-chunk" in kinds:
         pairs = pick_pairs(good, count_for(per_kind, "two-chunk"), random.Random(seed + 1), rarity)
-        if headings is not None:
-            both = scoped([c for pair in pairs for c in pair], ordered, headings)
-            pairs = list(zip(both[::2], both[1::2], strict=True))
-        made += [_joined(a, b) for a, b in pairs]
+        both = _with_headings([c for pair in pairs for c in pair], named)
+        made += [_joined(a, b) for a, b in zip(both[::2], both[1::2], strict=True)]
     _record(result, made, on_question)
     return result
 
