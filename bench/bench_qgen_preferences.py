@@ -8,6 +8,8 @@ it has the trusted shape. This bench reads the verdicts of the blind reads
 - of the questions read with their headings (``version`` ``headings``) by whether the question names a
   heading and whether it is whole: reads 12–16, on which the preferences were chosen, and the reads
   after them apart;
+- of the questions naming a heading, by whether they name the page (its title, or a section "of" it) or
+  a section alone, per read too;
 - of every question read without headings (reads 1–16, ``version`` ``plain``) by whether it is whole
   and whether it has the trusted shape, overall and per read, with the number of reads in which each
   group led.
@@ -39,6 +41,13 @@ Row = dict[str, Any]
 
 def headed(row: Row) -> bool:
     return SCOPE.match(row["question"]) is not None
+
+
+def names_page(row: Row) -> bool:
+    """The question names its page: "In “Page”, …" or "In the section “X” of “Page”, …" (not a section
+    named alone)."""
+    match = SCOPE.match(row["question"])
+    return match is not None and not (match.group(0).startswith("In the section") and " of “" not in match.group(0))
 
 
 def whole(row: Row) -> bool:
@@ -92,6 +101,17 @@ def main() -> None:
     table(before, ("names a heading", headed), ("whole", whole))
     print(f"\nRead with their headings, reads {CHOSEN_AFTER + 1} on (after the choice): {share(after)}\n")
     table(after, ("names a heading", headed), ("whole", whole))
+    named = [r for r in scoped if headed(r)]
+    print("\nQuestions naming a heading: the page named, or a section alone\n")
+    for label, rows_ in (
+        (f"reads 12-{CHOSEN_AFTER}", [r for r in named if r["read"] <= CHOSEN_AFTER]),
+        (f"reads {CHOSEN_AFTER + 1} on", [r for r in named if r["read"] > CHOSEN_AFTER]),
+    ):
+        print(
+            f"- {label}: page named {share([r for r in rows_ if names_page(r)])}; "
+            f"section alone {share([r for r in rows_ if not names_page(r)])}"
+        )
+    per_read(named, "names the page", names_page)
     print(f"\nRead without headings (reads 1-16): {share(plain)}\n")
     table(plain, ("whole", whole), ("trusted shape", trusted))
     per_read(plain, "whole", whole)

@@ -179,6 +179,8 @@ KEPT: dict[str, Callable[[Parsed], object]] = {
     "cut_coordination": lambda p: "joining word" in (fitness.wording_defect(p.span, p.question) or ""),
     "dash_opening": lambda p: "dash" in (defects.sentence_defect(p.sent) or ""),
     "cut_end": lambda p: defects.cut_end(p.question),
+    "run_on": lambda p: defects.run_on(p.question),
+    "other_answer": lambda p: "named before" in (defects.answer_defect(p.span, p.span.text, p.question, "") or ""),
     "decimal_count": lambda p: "decimal" in (structure.unsure_word(p.span, "CARDINAL") or ""),
     "date_range": lambda p: (
         p.span.root.ent_type_ == "DATE" and "range" in (structure.unsure_word(p.span, "DATE") or "")

@@ -9,7 +9,7 @@ import pytest
 from tests.evaluation.qgen_spacy import answer_span, spacy_nlp
 
 from kgrag.evaluation.qgen.cloze import Passage
-from kgrag.evaluation.qgen.defects import answer_defect, cut_end, question_defect, sentence_defect
+from kgrag.evaluation.qgen.defects import answer_defect, cut_end, question_defect, run_on, sentence_defect
 from kgrag.evaluation.qgen.known_item import known_item_questions
 
 
@@ -89,6 +89,8 @@ def test_plain_prose_is_kept() -> None:
          "The Tidewright ferry log is capped at 10 what before older crossings are archived?", "THING", "glued"),
         ("The Quaymaster harbour office handled thousands of crossings last winter.", "thousands",
          "The Quaymaster harbour office handled what number of crossings last winter?", "CARDINAL", "vague amount"),
+        ("Many other Tolvey planners come with some kind of ferry support.", "Many other Tolvey planners",
+         "What come with some kind of ferry support?", "THING", "named before"),
     ],
 )  # fmt: skip
 def test_answers_a_question_gives_away_or_mangles_are_rejected(
@@ -117,6 +119,23 @@ def test_a_plain_answer_passes_and_cut_off_clauses_do_not() -> None:
     assert question_defect("PET scans are performed how long after the tracer is injected?") is None
     assert cut_end("What is the Tidewright planner that allows harbour offices to?")  # asked fronted, cut too
     assert cut_end("What plans the crossings of the Tidewright ferries?") is None
+
+
+@pytest.mark.parametrize(
+    ("question", "runs_on"),
+    [
+        ("Quality is an integer that defaults to what number. 0 gives the smallest file?", True),
+        ("An alternative is to set the Console file to a io. what?", True),
+        ("With Tolvey 0. what did the harbour use odd-numbered releases?", True),
+        ("Click Add Icons from Library.. further down, and add what?", True),
+        ("Jason R. Coombs performed the merge with which library?", False),
+        ("Functions, structs etc. accessed by what are part of the stable ABI?", False),
+        ("Ports, e.g. Tolvey and Halden, are served by which ferry line?", False),
+        ("Version 2.4 of the Tolvey planner added which timetable format?", False),
+    ],
+)
+def test_a_question_running_across_a_full_stop_is_refused(question: str, runs_on: bool) -> None:
+    assert (run_on(question) is not None) is runs_on
 
 
 def test_strict_generation_drops_the_defective_questions_of_a_pdf_like_passage() -> None:

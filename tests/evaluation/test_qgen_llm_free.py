@@ -152,8 +152,8 @@ def test_questions_name_the_headings_of_their_source_and_the_setting_turns_it_of
         for heading in named:  # each is its page's title or a heading on it, and shares no word with the answer
             assert heading == documents[doc_id].title or f"# {heading}" in texts[doc_id], (heading, doc_id)
             assert not content_words(heading) & content_words(item.answer)
-    headed = [m is not None for _, m in scoped]
-    assert headed == sorted(headed, reverse=True)  # those naming their headings are picked first
+    paged = [m is not None and (m.group(2) or m.group(3)) is not None for _, m in scoped]
+    assert paged == sorted(paged, reverse=True)  # those naming their page are picked first
     with Workspace.open(sample_ws, evaluation={"qgen_headings": False}) as ws:
         plain = ws.eval.qgen(None, None, seed=0, llm="none")
     assert not any(plain.meta[i.id].get("headings") for i in plain.items)

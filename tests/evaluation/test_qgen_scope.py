@@ -175,3 +175,12 @@ def test_a_scoped_question_asked_second_in_a_pair_reads_on_in_lower_case() -> No
     assert item.question.endswith("Also, in the section “Fares”, Tolvey tickets cost how many crowns?")
     unscoped = Cloze("c2", "d1", "s2", "12", "CARDINAL", "Tolvey tickets cost how many crowns?", "t", (), 1.0, True)
     assert _joined(first, unscoped)[0].question.endswith("Also, Tolvey tickets cost how many crowns?")
+
+
+def test_a_question_names_its_page_by_the_title_or_a_section_of_another_heading() -> None:
+    from kgrag.evaluation.qgen.scope import names_page
+
+    title, top, section = Heading(0, "Harbour Services"), Heading(1, "Ferries"), Heading(2, "Maintenance")
+    assert names_page((title,)) and names_page((top,)) and names_page((title, section))
+    assert not names_page((section,))  # "Maintenance" alone recurs on other pages
+    assert not names_page(())

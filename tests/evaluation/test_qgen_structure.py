@@ -194,3 +194,21 @@ def test_a_fronted_answer_keeps_a_space_where_its_apposition_was_left_out() -> N
     text = "Brightwater, the scheduler of the harbour office, runs the nightly jobs of the Tamsin runtime."
     _, sent, span, _ = brightwater_case(text)
     assert ask_around(sent, span, "ORG")[0] == "What runs the nightly jobs of the Tamsin runtime?"
+
+
+def test_people_named_by_their_role_or_handle_are_asked_who() -> None:
+    """A project's committer, team or BDFL, or a user handle, is people: asked "what" it reads as a
+    question about a thing. A role's object or a preposition's takes "whom"; a thing stays "what"."""
+    sent, span = _parsed("The Tolvey committer removes the backport label after the merge.", "Tolvey committer")
+    assert trusted_label(span, sent, "THING") == "PEOPLE"
+    assert ask_around(sent, span, "PEOPLE")[0] == "Who removes the backport label after the merge?"
+    sent, span = _parsed("Failing checks on the Tolvey branch are fixed by the PR author.", "PR author")
+    assert trusted_label(span, sent, "THING") == "PEOPLE"
+    assert ask_around(sent, span, "PEOPLE")[0] == "Failing checks on the Tolvey branch are fixed by whom?"
+    sent, span = _parsed("Hewlett Packard Enterprise sponsored @Lukasa during 2016 and 2017.", "@Lukasa")
+    assert trusted_label(span, sent, "THING") == "PEOPLE"
+    assert ask_around(sent, span, "PEOPLE")[0] == "Hewlett Packard Enterprise sponsored whom during 2016 and 2017?"
+    sent, span = _parsed("The Tolvey planner removes the backport label after the merge.", "Tolvey planner")
+    assert trusted_label(span, sent, "THING") == "THING"  # a tool, not a role
+    sent, span = _parsed("Mara Lindqvist wrote the first parser for the Quillon project.", "Mara Lindqvist")
+    assert trusted_label(span, sent, "PERSON") == "PERSON"  # a trusted person stays one

@@ -14,7 +14,7 @@ from itertools import pairwise
 from typing import Any, Protocol
 
 from kgrag.documents.words import content_words
-from kgrag.evaluation.qgen.labels import NameLabels
+from kgrag.evaluation.qgen.labels import PEOPLE, PERSON, NameLabels, names_people
 from kgrag.evaluation.qgen.wording import YEAR
 
 MAX_ANSWER_TOKENS = 6
@@ -79,6 +79,16 @@ def distinctive(answer: str, rarity: Frequencies) -> bool:
 
 
 def trusted_label(span: Any, sent: Any, label: str, labels: NameLabels | None = None) -> str:
+    """The entity label when the span's shape bears it out, else a plainer one (:func:`_borne_out`); a
+    name or phrase that names people by their role or handle is labelled ``PEOPLE`` and asked "who"
+    (:func:`kgrag.evaluation.qgen.labels.names_people`), unless it is already a trusted person."""
+    trusted = _borne_out(span, sent, label, labels)
+    if trusted not in MEASURES | {"", PERSON} and names_people(span):
+        return PEOPLE
+    return trusted
+
+
+def _borne_out(span: Any, sent: Any, label: str, labels: NameLabels | None) -> str:
     """The entity label when the span's shape bears it out, else a plainer one: a name must be written as
     one (capitalised words, not a lone capitalised first word of the sentence), an amount of money needs
     a currency, a percentage a percent sign. A small model mislabels text outside its training domain

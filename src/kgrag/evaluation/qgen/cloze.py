@@ -30,7 +30,7 @@ from typing import Any
 
 from kgrag.documents.words import content_words
 from kgrag.evaluation.qgen.answers import NAMES, TOPICS, trusted_label, unfit_answer
-from kgrag.evaluation.qgen.defects import answer_defect, cut_end, question_defect, sentence_defect
+from kgrag.evaluation.qgen.defects import answer_defect, cut_end, question_defect, run_on, sentence_defect
 from kgrag.evaluation.qgen.fitness import (
     ambiguous,
     fragment_defect,
@@ -286,6 +286,7 @@ def _asked(
     if strict and (
         why := answer_defect(span, answer, question, label)
         or (question_defect(question) if template.startswith("in-place") else cut_end(question))
+        or run_on(question)
     ):
         return why
     context = content_words(kept)

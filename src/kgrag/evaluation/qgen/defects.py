@@ -14,11 +14,13 @@ is rejected (counted in the generation report), or None:
 - :func:`answer_defect`: a span glued to a hyphen ("three-dimensional") or to the word beside it (the
   unit of "10MB"), inside brackets (an alias or acronym given beside its expansion), an acronym whose
   expansion the question spells out (or the reverse), a spelled-out small number, an amount no number
-  states ("thousands") or a lone adjective, an answer sharing a word stem with the question or spelled
+  states ("thousands") or a lone adjective, an answer set against something named before ("many other
+  toolkits"), an answer sharing a word stem with the question or spelled
   inside one of its words ("ZPOPMAX" in "BZPOPMAX": a command named after its variant gives itself away);
 - :func:`question_defect`: a question asked in place that starts a subordinate clause ("That put them
-  …", "To repair …"), and :func:`cut_end`: any question that ends on a joining word ("… that allows
-  organizations to?").
+  …", "To repair …"), :func:`cut_end`: any question that ends on a joining word ("… that allows
+  organizations to?"), and :func:`run_on`: any question that runs across a full stop ("… defaults to what
+  number. 0 gives …", "… to a io. what?").
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ _DASH_OPENING = re.compile(r"^\s*(?:[—–]|--?\s)")
 _YEAR_ONLY = re.compile(rf"^{YEAR}$")
 _LIST_COMMA = re.compile(r",(?!\d{3}(?!\d))")  # a thousands separator ("3,400") is no list
 _GLUED = re.compile(r"\b[A-Z][A-Z][a-z]{2,}\b")  # "MThis", "GWell": a line break lost between two words
+_FULL_STOP = re.compile(r"([\w.]+?)\.+ +(?=\S)")
+_ABBREVIATIONS = frozenset("e.g i.e etc vs cf al approx no nos fig eq inc ltd co dr mr mrs ms st jr sr prof".split())
 _ALIKE = 4
 _STEM = 5
 _TOC_RUN = re.compile(r"[A-Za-z]\s+\d{1,3}\s+[A-Z]")
@@ -242,6 +246,8 @@ def answer_defect(span: Any, answer: str, question: str, label: str) -> str | No
         return "answer is a vague date (no number or amount, or a decade of life)"  # "the final week", "40s"
     if span.root.dep_ == "appos" or " than " in f" {answer.lower()} ":
         return "answer is an apposition or a comparison"
+    if {"other", "another"} & set(answer.lower().split()):
+        return "answer leans on something named before ('many other toolkits')"
     if not any(t.pos_ in ("NOUN", "PROPN", "NUM") for t in span):
         return "answer is not a noun or a number"
     if _shares_stem(answer, question):
@@ -270,4 +276,16 @@ def cut_end(question: str) -> str | None:
     words = question.rstrip("?").split()
     if words and words[-1].lower() in _JOINING_END:
         return "question ends on a joining word"
+    return None
+
+
+def run_on(question: str) -> str | None:
+    """Why a question runs across a full stop: two sentences the splitter left joined (an option's
+    description, "defaults to 75. 0 gives …"), or a dotted name or version cut at its dot ("a io. what?",
+    "Scrapy 0. what"); an initial ("Jason R. Coombs") or an abbreviation ("etc.") is no full stop. None
+    when it does not."""
+    for match in _FULL_STOP.finditer(question):
+        word = match.group(1).lstrip("(\"'")
+        if not (len(word) == 1 and word.isupper()) and word.lower() not in _ABBREVIATIONS:
+            return "question runs across a full stop"
     return None

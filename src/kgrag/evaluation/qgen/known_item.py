@@ -6,8 +6,9 @@ checks is scored on positive signs of a good question (:mod:`kgrag.evaluation.qg
 a floor are dropped, and the best are kept. Two kinds are drawn from them, seeded:
 
 - ``known-item``: one sentence is the evidence, the masked span the answer. Candidates are taken by
-  three preferences, in this order (:func:`preference`): the question names the headings above its
-  sentence (a page's own words for what the sentence is about), it keeps every content word of its
+  three preferences, in this order (:func:`preference`): the question names the page its sentence is on
+  among the headings above it (a page's own words for what the sentence is about:
+  :func:`kgrag.evaluation.qgen.scope.names_page`), it keeps every content word of its
   sentence (nothing cut away that said which case it speaks of), and it has the trusted shape (a one-word
   name as the answer, a question of ten words or more:
   :func:`kgrag.evaluation.qgen.quality.trusted_shape`). Read blind, questions with each of the first two
@@ -42,7 +43,14 @@ from kgrag.evaluation.qgen.checks import is_duplicate, jaccard
 from kgrag.evaluation.qgen.cloze import Cloze, Passage, Rarity, clozes, prose_lines
 from kgrag.evaluation.qgen.generate import ItemMeta, PerKind, QGenResult, count_for
 from kgrag.evaluation.qgen.quality import MIN_QUALITY, trusted_shape
-from kgrag.evaluation.qgen.scope import DocumentHeadings, Heading, named_headings, scoped_question, sentence_offset
+from kgrag.evaluation.qgen.scope import (
+    DocumentHeadings,
+    Heading,
+    named_headings,
+    names_page,
+    scoped_question,
+    sentence_offset,
+)
 from kgrag.store import Store
 
 PAIRS_PER_TOPIC = 2
@@ -109,7 +117,7 @@ def _fill(group: Sequence[Cloze], count: int, threshold: float, kept: list[Cloze
 
 def preference(c: Cloze, headed: bool) -> tuple[bool, bool, bool]:
     """What a candidate is asked for first, in this order (module docstring): its question names the
-    headings above its sentence (``headed``), keeps every content word of its sentence (``Cloze.whole``),
+    page its sentence is on (``headed``), keeps every content word of its sentence (``Cloze.whole``),
     and has the trusted shape (:func:`kgrag.evaluation.qgen.quality.trusted_shape`)."""
     return headed, c.whole, trusted_shape(c.answer, c.question)
 
@@ -125,7 +133,7 @@ def pick_known_items(
 ) -> list[Cloze]:
     """The ``count`` best candidates by quality (ties in seeded order), none below ``min_quality``, spread
     over documents (:func:`_fill`); with ``preferred_first`` they are taken by :func:`preference` first
-    (``headed``: the candidates whose question names headings), each group filled before the next."""
+    (``headed``: the candidates whose question names their page), each group filled before the next."""
     ordered = sorted(
         (c for c in _shuffled(candidates, rng) if c.quality >= min_quality), key=lambda c: -round(c.quality, 6)
     )
@@ -212,8 +220,9 @@ def names(
 
 
 def headed(candidates: Sequence[Cloze], passages: Sequence[Passage], headings: DocumentHeadings) -> set[Cloze]:
-    """Those of ``candidates`` whose question would name at least one heading (:func:`scoped`)."""
-    return {c for c, named in names(candidates, passages, headings).items() if named}
+    """Those of ``candidates`` whose question would name the page their sentence is on (:func:`scoped`,
+    :func:`kgrag.evaluation.qgen.scope.names_page`), the ones taken first."""
+    return {c for c, named in names(candidates, passages, headings).items() if names_page(named)}
 
 
 def scoped(candidates: Sequence[Cloze], passages: Sequence[Passage], headings: DocumentHeadings) -> list[Cloze]:
@@ -336,7 +345,7 @@ def known_item_questions(
     made: list[tuple[QAItem, ItemMeta]] = []
     named = names(good, ordered, DocumentHeadings(ordered)) if scope else {}  # picks and pairs are all of good
     if "known-item" in kinds:
-        preferred = {c for c, these in named.items() if these}
+        preferred = {c for c, these in named.items() if names_page(these)}
         count, rng = count_for(per_kind, "known-item"), random.Random(seed)
         picked = pick_known_items(candidates, count, rng, dedup_threshold, min_quality, preferred_first, preferred)
         made += [_single(c) for c in _with_headings(picked, named)]

@@ -14,6 +14,23 @@ from collections import Counter, defaultdict
 from typing import Any
 
 PERSON = "PERSON"
+PEOPLE = "PEOPLE"
+"""The label of a span that names people by their role or handle (:func:`names_people`), asked "who"."""
+ROLE_NOUNS = frozenset(
+    "author authors bdfl committer committers contributor contributors council committee creator creators developer "
+    "developers founder founders maintainer maintainers mentor mentors moderator moderators owner owners reviewer "
+    "reviewers sponsor sponsors team teams volunteer volunteers".split()
+)
+"""Head nouns that name people by what they do in a project. Nouns that also name software ("manager",
+"editor", "reader", "writer", "member", "user") are left out: "what" misleads less there than "who"."""
+
+
+def names_people(span: Any) -> bool:
+    """Whether a span (a spaCy ``Span``) names people: its head noun is a role ("the aiohttp committer",
+    "the Rust team", "the BDFL") or it is one user handle ("@name"). Such a span asked "what" reads as a
+    question about a thing, and a reader answers with one."""
+    handle = len(span) == 1 and len(span.text) > 1 and span.text.startswith("@")
+    return handle or span.root.lower_ in ROLE_NOUNS
 
 
 def _key(text: str) -> str:

@@ -163,6 +163,14 @@ def named_headings(question: str, headings: Sequence[Heading], answer: str) -> t
     return tuple(named)
 
 
+def names_page(named: Sequence[Heading]) -> bool:
+    """Whether a question naming ``named`` (:func:`named_headings`) says which page its sentence is on: it
+    names the page's title or a top-level heading, or a section of another heading ("In the section “X”
+    of “Y”"). A section named alone ("Maintenance", "Third party packages") often recurs on other pages of
+    a site, and read blind such questions were usable no more often than those naming no heading."""
+    return len(named) >= 2 or (len(named) == 1 and named[0].level <= 1)
+
+
 def scoped_question(question: str, named: Sequence[Heading], name_first: bool) -> str:
     """``question`` opened with the headings :func:`named_headings` chose; unchanged when there are none.
     ``name_first``: the question opens with a name, which keeps its capital."""

@@ -8,11 +8,12 @@ begins") is asked with the clause after it inverted ("How often does a new cycle
 auxiliary, or a main "be", moves before the subject, otherwise "do" does (:func:`fronted_phrase`,
 :func:`inverted`); a fronted phrase with a verb of its own ("Created in 2012, …") is not inverted, and
 the question is refused (:mod:`kgrag.evaluation.qgen.structure`). The words are chosen by label so that
-a person is asked with "who", a year with "which year", a count with "how many", an age with "what
-age", a number with a unit of time ("12-17ns", "2 hours") with "how long", a release number ("2.4.0",
-"since 3.9") with "which version", and so on. Names other than people and languages are asked with "what": a small
-model's organisation, place or product labels are wrong often enough ("which organization" for a
-performance score, "which place" for a person) that a plain "what" misleads less.
+a person, or people named by their role ("the aiohttp committer"), is asked with "who", a year with
+"which year", a count with "how many", an age with "what age", a number with a unit of time ("12-17ns",
+"2 hours") with "how long", a release number ("2.4.0", "since 3.9") with "which version", and so on.
+Names other than people and languages are asked with "what": a small model's organisation, place or
+product labels are wrong often enough ("which organization" for a performance score, "which place" for a
+person) that a plain "what" misleads less.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 
 FRONTED = {
     "PERSON": "Who",
+    "PEOPLE": "Who",
     "ORG": "What",
     "GPE": "What",
     "LOC": "What",
@@ -40,6 +42,7 @@ FRONTED = {
 }
 IN_PLACE = {
     "PERSON": "which person",
+    "PEOPLE": "who",
     "ORG": "what",
     "GPE": "what",
     "LOC": "what",
@@ -105,7 +108,7 @@ def question_word(
         word = "which year" if _YEAR.search(text) else "what number" if text.isdigit() else "what date"
     elif label == "CARDINAL":
         word = "how many" if next_pos in ("NOUN", "PROPN") else "what number"
-    elif label == "PERSON" and after_preposition:
+    elif label in ("PERSON", "PEOPLE") and after_preposition:
         word = "whom"
     else:
         word = (FRONTED if fronted else IN_PLACE).get(label, "what")
@@ -283,7 +286,10 @@ def ask_around(clause: Any, span: Any, label: str, whole: bool = False) -> tuple
     first = min([t.i for t in kept] + [start])
     fronted = start == first
     next_pos = doc[span.end].pos_ if span.end < len(doc) else ""
-    after_preposition = start > first and doc[start - 1].pos_ == "ADP"
+    # "whom" after a preposition, and for people named by their role as a verb's object ("sponsored whom?")
+    after_preposition = start > first and (
+        doc[start - 1].pos_ == "ADP" or (label == "PEOPLE" and span.root.dep_ in ("dobj", "dative"))
+    )
     context = " ".join(t.text for t in kept if t.i != start or start == span.start)
     if (asked := _fronted_question(clause, span, label, kept)) is not None:
         return asked, f"inverted:{label.lower()}", context
