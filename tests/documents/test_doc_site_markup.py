@@ -164,3 +164,25 @@ def test_footnote_and_citation_references_do_not_run_into_the_sentence() -> None
     text = rst_to_text(source).text
     assert "written by Brett Cannon and reviewed later." in text
     assert "A core developer." in text and "A citation." in text  # the notes themselves are kept
+
+
+def test_an_html_block_in_markdown_reads_as_headings_and_paragraphs_not_one_line() -> None:
+    """A landing page written as HTML cards inside Markdown: each heading is a heading and each card its own
+    paragraph, so no sentence runs a heading, a tagline and a list of names together."""
+    source = (
+        "# Tolvey\n\nThe harbour planner.\n\n"
+        '<section class="why">\n  <h2>Why Tolvey?</h2>\n  <div class="pillar">\n    <h3>Lightweight</h3>\n'
+        "    <p>Minimal dependencies, simple configuration.</p>\n  </div>\n"
+        '  <div class="list"><span>Oslo</span> <span>Bergen</span></div>\n'
+        '  <nav><a href="/">Home</a></nav>\n</section>\n\n'
+        "<!-- a comment -->\n\nAfter the cards, *prose* again.\n"
+    )
+    text = markdown_to_text(source).text
+    blocks = text.split("\n\n")
+    assert "## Why Tolvey?" in blocks and "### Lightweight" in blocks
+    assert "Minimal dependencies, simple configuration." in blocks
+    assert "Oslo Bergen" in blocks
+    assert "Home" not in text and "comment" not in text  # chrome and comments left out
+    assert blocks[-1] == "After the cards, prose again."
+    inline = markdown_to_text('<img src="logo.svg" alt="logo"> Tolvey plans ferries.\n').text
+    assert inline == "Tolvey plans ferries."  # a line that only starts with a tag keeps its text

@@ -128,6 +128,8 @@ def test_a_changelog_or_release_notes_is_told_by_its_path() -> None:
         "docs/changes/7.1.rst",
         "source/whatsnew/version9.rst",
         "about/release-notes.md",
+        "docs/releases/v6.2.0.rst",
+        "docs/releases/4.1.rst",
         "CHANGES.rst#0",
     ):
         assert changelog_source(path), path
@@ -136,6 +138,8 @@ def test_a_changelog_or_release_notes_is_told_by_its_path() -> None:
         "docs/newsletter.md",
         "docs/changing-python.rst",
         "guide/ferry-history.md",
+        "docs/releases/how-we-release.md",  # a page about releasing, not a release's notes
+        "docs/releases.rst",
         "/srv/release-notes/site/docs/ferries.md",  # a folder above the file's own says nothing of it
     ):
         assert not changelog_source(path), path

@@ -71,6 +71,22 @@ def html_to_text(markup: bytes) -> HtmlText:
     return HtmlText(_title(collapse(" ".join(locator.title)), writer.first_h1), text or "")
 
 
+def fragment_to_text(markup: str) -> str:
+    """An HTML fragment (a raw HTML block of a Markdown page) as the same Markdown-like text as a page's
+    main content: headings as ``#`` lines and each block element its own paragraph, so that a landing page
+    of ``<div>`` cards reads as headings and short paragraphs rather than one run-on line ("Works With Your
+    Stack WSGI and ASGI frameworks … Django Flask FastAPI"). Chrome inside it (``nav``, forms, scripts) is
+    left out; a fragment with no element (only text, or a comment) is written as its text."""
+    if not markup.strip():
+        return ""
+    data = markup.encode("utf-8")
+    try:
+        text = etree.fromstring(data, _parser(Writer(1, DROPPED_TAGS)))
+    except (etree.LxmlError, TooDeep):
+        return ""
+    return text or ""
+
+
 def _parser(target: object) -> etree.HTMLParser:
     return etree.HTMLParser(
         target=target, huge_tree=True, remove_comments=True, remove_pis=True, no_network=True, encoding="utf-8"

@@ -9,7 +9,9 @@ blocks are unwrapped (:mod:`kgrag.documents.mkdocs_blocks`), and written back as
 * code blocks, fenced or indented, as fenced blocks with their content byte for byte (chunking keeps a
   fenced block whole),
 * list items as ``- `` lines, table rows as cells joined by `` | ``,
-* links as their text, images as their alt text, inline code without its backticks, raw HTML as its text.
+* links as their text, images as their alt text, inline code without its backticks, raw HTML as its text,
+  a raw HTML block with headings or block elements as the HTML loader writes them (headings as ``#``
+  headings, each block its own paragraph: :func:`kgrag.documents.html_text.fragment_to_text`).
 
 A reference-style link whose definition is elsewhere (MkDocs autorefs: ``[BaseModel][pydantic.BaseModel]``)
 is left unresolved by any parser; it is written as its text too. The page's title is its first level-1
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
 _UNRESOLVED_REFERENCE = re.compile(r"\[([^\[\]\n]+)\]\[[^\[\]\n]*\]")
 _TAG = re.compile(r"<!--.*?-->|<[^>\n]*>", re.DOTALL)
 _SPACES = re.compile(r"[ \t]+")
+_BLOCK_TAG = re.compile(r"<(?:h[1-6]|p|div|section|article|li|td|th|tr|dd|dt|blockquote|figure|figcaption)\b", re.I)
 _PLACEHOLDER = re.compile(r"\x00(\d+)\x00")
 
 
@@ -91,7 +94,23 @@ class _Writer:
         elif kind in ("fence", "code_block"):
             self._code(token)
         elif kind == "html_block":
-            self._paragraph(_TAG.sub(" ", token.content))
+            self._html(token.content)
+
+    def _html(self, markup: str) -> None:
+        """A raw HTML block: its headings and block elements as the HTML loader writes them
+        (:func:`kgrag.documents.html_text.fragment_to_text`), so layout ``<div>``s do not run into one line;
+        markup that is not a whole fragment (an opening ``<details>`` whose Markdown body follows) keeps
+        its text."""
+        from kgrag.documents.html_text import fragment_to_text
+
+        written = fragment_to_text(markup) if _BLOCK_TAG.search(markup) else ""
+        if not written:
+            self._paragraph(_TAG.sub(" ", markup))
+            return
+        for block in written.split("\n\n"):
+            if block.strip():
+                self.blocks.append(self.item_prefix + block)
+                self.item_prefix = ""
 
     def _list(self, token: Token) -> None:
         if token.type == "list_item_open":

@@ -126,16 +126,21 @@ _CHANGELOG_NAME = re.compile(
     r"^(?:changes?|changelog|news|history|whatsnew|what-?s-?new|release-?notes|relnotes)(?:[-_ ]?v?\d[\w.]*)?$", re.I
 )
 _CHANGELOG_FOLDER = frozenset({"changes", "changelog", "changelogs", "whatsnew", "release-notes", "releasenotes"})
+_RELEASES_FOLDER = frozenset({"releases", "release", "versions"})
+_VERSION_STEM = re.compile(r"^v?\d+(?:[._-]\d+)+[\w.-]*$", re.I)
 
 
 def changelog_source(source: str) -> bool:
     """Whether a document is a changelog or release notes by its path: a file named ``CHANGES``,
     ``CHANGELOG``, ``NEWS``, ``HISTORY``, ``whatsnew``, ``release-notes``, alone or with a version
     (``changelog-2.3.rst``, ``whatsnew-4.0.rst``), or any file whose own folder is named so
-    (``changes/7.1.rst``, ``whatsnew/version9.rst``). Folders further up are not read: they may be where
-    the user keeps the whole corpus."""
+    (``changes/7.1.rst``, ``whatsnew/version9.rst``), or a file named by a version in a folder named
+    ``releases``, ``release`` or ``versions`` (``releases/v6.2.0.rst``). Folders further up are not read:
+    they may be where the user keeps the whole corpus."""
     path = PurePath(source.replace("\\", "/").partition("#")[0])
-    return bool(_CHANGELOG_NAME.match(path.stem)) or path.parent.name.lower() in _CHANGELOG_FOLDER
+    folder = path.parent.name.lower()
+    release = folder in _RELEASES_FOLDER and bool(_VERSION_STEM.match(path.stem))
+    return bool(_CHANGELOG_NAME.match(path.stem)) or folder in _CHANGELOG_FOLDER or release
 
 
 def page_of(document: DocumentRecord, offset: int) -> int | None:
