@@ -28,6 +28,7 @@ def _sent(text: str) -> Any:
         ("See Part 4 for more information on regional squamous cell cancer.", "cross-reference"),
         ("Chapter 9: Osteosarcoma discusses osteosarcoma treatment options.", "cross-reference"),
         ("Signs and symptoms Half of those with adrenal cancer will have symptoms caused by hormones.", "heading run"),
+        ("Timetables Every crossing of the week Roadmap Where the harbour office is going next.", "heading run"),
         ("Hypodermis – The deepest tissue layer is made up of fat and connective tissue.", "glossary"),
         ("The tumor is 2 cm or smaller and not very deep h", "bullet"),
         ("What can you do to get the best care from your treatment team?", "sentence is a question"),

@@ -111,13 +111,16 @@ def _numbers_among_words(sent: Any) -> bool:
 
 
 def _heading_run_in(sent: Any) -> bool:
-    """A capitalised stop word right after a lower-case word mid-sentence ("basics Did", "symptoms
-    Half"): a heading with no full stop run into the sentence after it. Other capitalised words are left
-    alone (names a small tagger misreads: "approved by Security", "submitted in Ledgerly")."""
+    """A capitalised stop word mid-sentence right after a lower-case word ("basics Did", "symptoms Half")
+    or after a capitalised word that names nothing ("Settings All configuration options", "Roadmap Where
+    the project is going": link cards run together): a heading or a label with no full stop run into the
+    text after it. Other capitalised words are left alone (names a small tagger misreads: "approved by
+    Security", "submitted in Ledgerly")."""
     for prev, tok in pairwise(sent):
         named = tok.ent_type_ not in ("", "CARDINAL", "ORDINAL")  # "May" in "May 2024" is a month, not a verb
         run_in = (tok.is_stop or tok.lower_ in ("half", "key")) and not named
-        if tok.is_title and run_in and tok.text != "I" and prev.is_lower and prev.is_alpha:
+        after_label = prev.is_title and not prev.ent_type_ and prev.i > sent.start
+        if tok.is_title and run_in and tok.text != "I" and prev.is_alpha and (prev.is_lower or after_label):
             return True
     return False
 
