@@ -27,6 +27,7 @@ def _sent(text: str) -> Any:
         ("Patients can call the Cancer Information Service at cancer.gov/contact for help.", "address, link"),
         ("See Part 4 for more information on regional squamous cell cancer.", "cross-reference"),
         ("Chapter 9: Osteosarcoma discusses osteosarcoma treatment options.", "cross-reference"),
+        ("14 # Find the first crossing of the Tolvey ferry in the week.", "code comment"),
         ("Signs and symptoms Half of those with adrenal cancer will have symptoms caused by hormones.", "heading run"),
         ("Timetables Every crossing of the week Roadmap Where the harbour office is going next.", "heading run"),
         ("Hypodermis – The deepest tissue layer is made up of fat and connective tissue.", "glossary"),
@@ -92,6 +93,8 @@ def test_plain_prose_is_kept() -> None:
          "The Quaymaster harbour office handled what number of crossings last winter?", "CARDINAL", "vague amount"),
         ("Many other Tolvey planners come with some kind of ferry support.", "Many other Tolvey planners",
          "What come with some kind of ferry support?", "THING", "named before"),
+        ("No Tolvey plugin is required at all to plan the crossings.", "Tolvey plugin",
+         "What is required at all to plan the crossings?", "THING", "negation"),
     ],
 )  # fmt: skip
 def test_answers_a_question_gives_away_or_mangles_are_rejected(

@@ -236,3 +236,12 @@ def test_plain_sentences_are_evidence() -> None:
 
 def test_a_duration_in_quarters_is_asked_how_long() -> None:
     assert question_word("DATE", "two consecutive quarters", "", True, False) == "how long"
+
+
+def test_a_possessive_or_a_sentence_adverb_inside_the_answer_is_no_whole_answer() -> None:
+    asgi = "One notable difference is that the latter's HTTP send event defines the status as an int code."
+    assert not well_formed(_span(asgi, "latter's HTTP"), "THING")  # a possessive cut from its noun
+    logging = "Fortunately Tolvey uses the normal Python approach to logging."
+    assert not well_formed(_span(logging, "Fortunately Tolvey"), "ORG")
+    assert well_formed(_span("Tolvey uses the normal Python approach to logging.", "Tolvey"), "ORG")
+    assert well_formed(_span("The thread pool holds only 40 tokens by default.", "only 40"), "CARDINAL")

@@ -208,6 +208,13 @@ def test_people_named_by_their_role_or_handle_are_asked_who() -> None:
     sent, span = _parsed("Hewlett Packard Enterprise sponsored @Lukasa during 2016 and 2017.", "@Lukasa")
     assert trusted_label(span, sent, "THING") == "PEOPLE"
     assert ask_around(sent, span, "PEOPLE")[0] == "Hewlett Packard Enterprise sponsored whom during 2016 and 2017?"
+    sent, span = _parsed("Windows users can try the Tolvey planner on their laptops.", "Windows users")
+    assert trusted_label(span, sent, "THING") == "PEOPLE"
+    members = "Tolvey community members"
+    sent, span = _parsed(f"{members} are free to write add-ons for the planner.", members)
+    assert trusted_label(span, sent, "THING") == "PEOPLE"
+    sent, span = _parsed("Tolvey enum members are written in capitals by the planner.", "Tolvey enum members")
+    assert trusted_label(span, sent, "THING") == "THING"  # members of a type, not people
     sent, span = _parsed("The Tolvey planner removes the backport label after the merge.", "Tolvey planner")
     assert trusted_label(span, sent, "THING") == "THING"  # a tool, not a role
     sent, span = _parsed("Mara Lindqvist wrote the first parser for the Quillon project.", "Mara Lindqvist")

@@ -45,7 +45,8 @@ class Frequencies(Protocol):
 
 def well_formed(span: Any, label: str) -> bool:
     """Whether a span reads as a whole answer: no verb inside (a tagger slip such as "Chen Wei presents
-    Riffle"), no possessive ("Chen Wei's"), not ending on a joining word ("between one and"), not a
+    Riffle"), no possessive ("Chen Wei's", "the latter's HTTP"), no sentence adverb opening a name
+    ("Fortunately Pyramid"), not ending on a joining word ("between one and"), not a
     modifier of the noun after it, no word repeated back to back, a date or time without proper nouns
     and not used as a modifier ("a 30 minute call"), a name without numbers."""
     doc, tags = span.doc, {t.pos_ for t in span}
@@ -55,8 +56,10 @@ def well_formed(span: Any, label: str) -> bool:
     modifier = span.root.dep_ in ("nmod", "amod") and span.root.head.i >= span.end
     if span.root.dep_ == "compound" or modifier or any(a.lower_ == b.lower_ for a, b in pairwise(span)):
         return False  # a modifier of the next noun ("Reed-Sternberg cells"), or a heading run into its text
-    if following is not None and following.tag_ == "POS":
-        return False
+    if (following is not None and following.tag_ == "POS") or any(t.tag_ == "POS" for t in span[1:]):
+        return False  # "Chen Wei's …", or a possessive cut from its noun ("latter's HTTP", "Python's native …")
+    if label not in MEASURES and span[0].pos_ == "ADV" and span[0].lower_.endswith("ly"):
+        return False  # a sentence adverb taken into a name ("Fortunately Pyramid")
     if label in MEASURES and ("PROPN" in tags or (following is not None and following.pos_ == "NOUN")):
         return label == "CARDINAL" and "PROPN" not in tags
     if label == "DATE" and following is not None and following.pos_ == "PROPN":

@@ -8,15 +8,17 @@ shares a word with the question is trivial. Each check returns the reason a sent
 is rejected (counted in the generation report), or None:
 
 - :func:`sentence_defect`: table-of-contents, index and page lines; citations and references; changelog
-  lines citing an issue or a pull request; URLs, e-mail addresses and phone numbers; cross-references
-  ("See Part 4"); sentences that are questions or open with a dash (a quotation's attribution, "— Roy
-  Fielding, …"); headings run into the text; sentences without a verb (lists of names);
+  lines citing an issue or a pull request; code comments and listing lines ("14 # Find …"); URLs, e-mail
+  addresses and phone numbers; cross-references ("See Part 4"); sentences that are questions or open
+  with a dash (a quotation's attribution, "— Roy Fielding, …"); headings run into the text; sentences
+  without a verb (lists of names);
 - :func:`answer_defect`: a span glued to a hyphen ("three-dimensional") or to the word beside it (the
   unit of "10MB"), inside brackets (an alias or acronym given beside its expansion), an acronym whose
   expansion the question spells out (or the reverse), a spelled-out small number, an amount no number
   states ("thousands") or a lone adjective, an answer set against something named before ("many other
   toolkits"), an answer sharing a word stem with the question or spelled
-  inside one of its words ("ZPOPMAX" in "BZPOPMAX": a command named after its variant gives itself away);
+  inside one of its words ("ZPOPMAX" in "BZPOPMAX": a command named after its variant gives itself away),
+  a span after "no" (the question would drop the negation);
 - :func:`question_defect`: a question asked in place that starts a subordinate clause ("That put them
   …", "To repair …"), :func:`cut_end`: any question that ends on a joining word ("… that allows
   organizations to?"), and :func:`run_on`: any question that runs across a full stop ("… defaults to what
@@ -47,6 +49,7 @@ _CROSS_REFERENCE = re.compile(
     r"^\s*(?:part|chapter|section|table|figure|appendix)\s+\d+|^\s*see\s",
     re.I,
 )
+_COMMENT = re.compile(r"(?:^|\s)#\s")  # a comment marker: prose writes "#" only before a number or a name
 _COMMAND = re.compile(r"^\s*(?:sudo|\$)\s|(?:^|\s)[A-Z][A-Z0-9_]{2,}=\S")
 _STRUCTURE = re.compile(r"^(?:part|chapter|section|table|figure|appendix|page)\s+\d+", re.I)
 _VAGUE_DATE = re.compile(r"\d|^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|several|many)\b", re.I)
@@ -155,6 +158,8 @@ def _not_prose(sent: Any) -> str | None:
         return "cross-reference"
     if _ISSUE.search(text) or _edge_number(sent):
         return "changelog line citing an issue or pull request ('(585)', '#2205')"
+    if _COMMENT.search(text):
+        return "code comment or listing line ('14 # Find the first line')"
     if _COMMAND.search(text) or (sent[0].is_lower and not text.rstrip().endswith((".", "!", ":"))):
         return "command line or list fragment (lower-case start, no full stop)"
     if _GLOSSARY.match(text):
@@ -255,6 +260,8 @@ def answer_defect(span: Any, answer: str, question: str, label: str) -> str | No
         return "answer is not a noun or a number"
     if _shares_stem(answer, question):
         return "question contains the answer's words"
+    if span.start > 0 and span.doc[span.start - 1].lower_ == "no":
+        return "answer follows 'no' (the question would drop the negation: 'No ZCML is required')"
     return None
 
 

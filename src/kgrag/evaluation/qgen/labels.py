@@ -19,18 +19,23 @@ PEOPLE = "PEOPLE"
 ROLE_NOUNS = frozenset(
     "author authors bdfl committer committers contributor contributors council committee creator creators developer "
     "developers founder founders maintainer maintainers mentor mentors moderator moderators owner owners reviewer "
-    "reviewers sponsor sponsors team teams volunteer volunteers".split()
+    "reviewers sponsor sponsors team teams user users people persons volunteer volunteers".split()
 )
-"""Head nouns that name people by what they do in a project. Nouns that also name software ("manager",
-"editor", "reader", "writer", "member", "user") are left out: "what" misleads less there than "who"."""
+"""Head nouns that name people by what they do in a project ("Windows users" too). Nouns that also name
+software ("manager", "editor", "reader", "writer") are left out: "what" misleads less there than "who";
+"members" counts only with a group of people in the span ("Python community members", not "enum
+members")."""
+_GROUPS = frozenset("community team core staff board council committee project".split())
 
 
 def names_people(span: Any) -> bool:
     """Whether a span (a spaCy ``Span``) names people: its head noun is a role ("the aiohttp committer",
-    "the Rust team", "the BDFL") or it is one user handle ("@name"). Such a span asked "what" reads as a
+    "the Rust team", "the BDFL", "Windows users", "Python community members") or it is one user handle
+    ("@name"). Such a span asked "what" reads as a
     question about a thing, and a reader answers with one."""
     handle = len(span) == 1 and len(span.text) > 1 and span.text.startswith("@")
-    return handle or span.root.lower_ in ROLE_NOUNS
+    members = span.root.lower_ in ("member", "members") and any(t.lower_ in _GROUPS for t in span)
+    return handle or members or span.root.lower_ in ROLE_NOUNS
 
 
 def _key(text: str) -> str:
