@@ -184,6 +184,7 @@ KEPT: dict[str, Callable[[Parsed], object]] = {
     "other_answer": lambda p: "named before" in (defects.answer_defect(p.span, p.span.text, p.question, "") or ""),
     "negation_dropped": lambda p: "negation" in (defects.answer_defect(p.span, p.span.text, p.question, "") or ""),
     "code_comment": lambda p: "comment" in (defects.sentence_defect(p.sent) or ""),
+    "hedged": lambda p: "hedged" in (defects.sentence_defect(p.sent) or ""),
     "possessive_or_adverb": lambda p: (
         any(t.tag_ == "POS" for t in p.span[1:])
         or (p.span[0].pos_ == "ADV" and p.span[0].lower_.endswith("ly") and p.span.root.ent_type_ not in MEASURES)

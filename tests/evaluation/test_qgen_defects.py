@@ -27,6 +27,7 @@ def _sent(text: str) -> Any:
         ("Patients can call the Cancer Information Service at cancer.gov/contact for help.", "address, link"),
         ("See Part 4 for more information on regional squamous cell cancer.", "cross-reference"),
         ("Chapter 9: Osteosarcoma discusses osteosarcoma treatment options.", "cross-reference"),
+        ("Perhaps the Tolvey harbour office just was not planning the winter crossings.", "hedged"),
         ("14 # Find the first crossing of the Tolvey ferry in the week.", "code comment"),
         ("Signs and symptoms Half of those with adrenal cancer will have symptoms caused by hormones.", "heading run"),
         ("Timetables Every crossing of the week Roadmap Where the harbour office is going next.", "heading run"),

@@ -10,8 +10,9 @@ is rejected (counted in the generation report), or None:
 - :func:`sentence_defect`: table-of-contents, index and page lines; citations and references; changelog
   lines citing an issue or a pull request; code comments and listing lines ("14 # Find …"); URLs, e-mail
   addresses and phone numbers; cross-references ("See Part 4"); sentences that are questions or open
-  with a dash (a quotation's attribution, "— Roy Fielding, …"); headings run into the text; sentences
-  without a verb (lists of names);
+  with a dash (a quotation's attribution, "— Roy Fielding, …"); hedged statements ("Perhaps Microsoft
+  just weren't focusing on performance"); headings run into the text; sentences without a verb (lists of
+  names);
 - :func:`answer_defect`: a span glued to a hyphen ("three-dimensional") or to the word beside it (the
   unit of "10MB"), inside brackets (an alias or acronym given beside its expansion), an acronym whose
   expansion the question spells out (or the reverse), a spelled-out small number, an amount no number
@@ -49,6 +50,7 @@ _CROSS_REFERENCE = re.compile(
     r"^\s*(?:part|chapter|section|table|figure|appendix)\s+\d+|^\s*see\s",
     re.I,
 )
+_HEDGES = frozenset({"perhaps", "probably", "possibly", "presumably", "arguably", "likely"})
 _COMMENT = re.compile(r"(?:^|\s)#\s")  # a comment marker: prose writes "#" only before a number or a name
 _COMMAND = re.compile(r"^\s*(?:sudo|\$)\s|(?:^|\s)[A-Z][A-Z0-9_]{2,}=\S")
 _STRUCTURE = re.compile(r"^(?:part|chapter|section|table|figure|appendix|page)\s+\d+", re.I)
@@ -178,6 +180,8 @@ def sentence_defect(sent: Any) -> str | None:
         return "sentence opens with a dash (a quotation's attribution or a list item)"
     if sent[0].lower_ in _LEANING or text.lower().startswith(("for comparison", "in addition", "for example")):
         return "sentence leans on the one before"  # "Such blood tests include …", "For comparison, …"
+    if any(t.lower_ in _HEDGES and t.dep_ == "advmod" for t in sent):
+        return "hedged statement ('perhaps', 'probably'): no fact to ask for"
     if _QUOTES.search(text):
         return "quotation"
     if any(len(t.text) == 1 and t.is_alpha and t.text not in "aAI" for t in sent):
