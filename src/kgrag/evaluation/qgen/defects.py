@@ -169,6 +169,15 @@ def _not_prose(sent: Any) -> str | None:
     return None
 
 
+def _not_stated(sent: Any) -> str | None:
+    """A sentence that does not state a fact in the writer's own words: hedged or quoted."""
+    if any(t.lower_ in _HEDGES and t.dep_ == "advmod" for t in sent):
+        return "hedged statement ('perhaps', 'probably'): no fact to ask for"
+    if _QUOTES.search(sent.text):
+        return "quotation"
+    return None
+
+
 def sentence_defect(sent: Any) -> str | None:
     """Why a parsed sentence cannot be evidence for a question, or None."""
     text = sent.text
@@ -180,10 +189,8 @@ def sentence_defect(sent: Any) -> str | None:
         return "sentence opens with a dash (a quotation's attribution or a list item)"
     if sent[0].lower_ in _LEANING or text.lower().startswith(("for comparison", "in addition", "for example")):
         return "sentence leans on the one before"  # "Such blood tests include …", "For comparison, …"
-    if any(t.lower_ in _HEDGES and t.dep_ == "advmod" for t in sent):
-        return "hedged statement ('perhaps', 'probably'): no fact to ask for"
-    if _QUOTES.search(text):
-        return "quotation"
+    if why := _not_stated(sent):
+        return why
     if any(len(t.text) == 1 and t.is_alpha and t.text not in "aAI" for t in sent):
         return "bullet or list marker in the sentence"  # "… not very deep h", "h Thick saliva"
     if _heading_run_in(sent):
