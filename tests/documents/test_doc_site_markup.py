@@ -10,6 +10,7 @@ import pytest
 
 from kgrag.config import DocumentsConfig
 from kgrag.documents.chunking import chunk_text
+from kgrag.documents.headings import heading_lines
 from kgrag.documents.code_blocks import code_block_spans
 from kgrag.documents.loaders import load_path
 from kgrag.documents.markdown_text import markdown_to_text
@@ -186,3 +187,18 @@ def test_an_html_block_in_markdown_reads_as_headings_and_paragraphs_not_one_line
     assert blocks[-1] == "After the cards, prose again."
     inline = markdown_to_text('<img src="logo.svg" alt="logo"> Tolvey plans ferries.\n').text
     assert inline == "Tolvey plans ferries."  # a line that only starts with a tag keeps its text
+
+
+def test_a_code_directive_docutils_cannot_parse_is_still_fenced_code() -> None:
+    """``:caption:`` is a Sphinx option plain docutils refuses; the block inside a Sphinx-only directive stays
+    code, and its comment lines never read as headings."""
+    source = (
+        "Page\n====\n\n.. dropdown:: Useful commands\n\n    .. code-block:: shell\n        :caption: Commands\n\n"
+        "        # Build the ferry image\n        docker build -t ferry .\n\n"
+        ".. code-block:: yaml\n    :emphasize-lines: 2\n\n    services:\n      ferry:\n        build: .\n\nAfter the code.\n"
+    )
+    text = rst_to_text(source).text
+    assert "```shell\n# Build the ferry image\ndocker build -t ferry .\n```" in text
+    assert "```yaml\nservices:\n  ferry:\n    build: .\n```" in text
+    assert [line.text for line in heading_lines(text, 0)] == ["Page"]  # no comment line is a heading
+    assert text.rstrip().endswith("After the code.")

@@ -124,6 +124,7 @@ def test_a_plain_answer_passes_and_cut_off_clauses_do_not() -> None:
     assert question_defect("PET scans are performed how long after the tracer is injected?") is None
     assert cut_end("What is the Tidewright planner that allows harbour offices to?")  # asked fronted, cut too
     assert cut_end("What plans the crossings of the Tidewright ferries?") is None
+    assert cut_end("What is ideal for planning Tidewright crossings in scenarios where?")  # a list lead-in cut
 
 
 @pytest.mark.parametrize(

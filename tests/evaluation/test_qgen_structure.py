@@ -215,6 +215,8 @@ def test_people_named_by_their_role_or_handle_are_asked_who() -> None:
     assert trusted_label(span, sent, "THING") == "PEOPLE"
     sent, span = _parsed("Tolvey enum members are written in capitals by the planner.", "Tolvey enum members")
     assert trusted_label(span, sent, "THING") == "THING"  # members of a type, not people
+    sent, span = _parsed("In particular, Tolvey provides a decorator called @crossing for the planner.", "@crossing")
+    assert trusted_label(span, sent, "THING") == "THING"  # a decorator, not a handle
     sent, span = _parsed("The Tolvey planner removes the backport label after the merge.", "Tolvey planner")
     assert trusted_label(span, sent, "THING") == "THING"  # a tool, not a role
     sent, span = _parsed("Mara Lindqvist wrote the first parser for the Quillon project.", "Mara Lindqvist")

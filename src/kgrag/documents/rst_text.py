@@ -9,7 +9,8 @@ blocks as fenced code, tables as rows of cells joined by `` | ``.
 Sphinx's roles and directives are unknown to plain docutils, which keeps their source in the tree as an
 error: a role is written as its text (``:class:`Response <requests.Response>``` → ``Response``,
 ``:func:`~requests.get``` → ``get``); a version note as its sentence (``.. versionadded:: 2.3`` →
-"New in version 2.3."), a description directive (``.. function:: get(url)``) as its signature followed by
+"New in version 2.3."), a code directive docutils could not parse (a Sphinx option such as ``:caption:``)
+as fenced code, a description directive (``.. function:: get(url)``) as its signature followed by
 its content, parsed as rST again; directives that pull text from elsewhere (``autoclass``, ``toctree``,
 ``literalinclude``, ``module``) add nothing. The title is the first top-level section's title.
 """
@@ -38,6 +39,10 @@ SILENT = frozenset(
     "autoexception literalinclude include index highlight tabularcolumns only ifconfig sectionauthor "
     "codeauthor moduleauthor testsetup testcleanup raw".split()
 )
+CODE_DIRECTIVES = frozenset("code-block sourcecode code doctest testcode testoutput ipython".split())
+"""Directives whose body is code: written as a fenced block when docutils did not parse them itself (a
+Sphinx option such as ``:caption:`` or ``:emphasize-lines:``, or a Sphinx-only name), never parsed as rST,
+where each comment line ("# Build the container") would read as a heading."""
 MAX_NESTING = 8
 SETTINGS = {
     "report_level": 5,
@@ -163,9 +168,11 @@ class _Writer:
             self.block(child, level)
 
     def _code(self, node: nodes.Element) -> None:
-        content = node.astext()
+        self._fenced(node.astext(), next((c for c in node.get("classes", []) if c != "code"), ""))
+
+    def _fenced(self, content: str, language: str) -> None:
+        """``content`` as a fenced code block, the fence longer than any inside it."""
         content = content if content.endswith("\n") else content + "\n"
-        language = next((c for c in node.get("classes", []) if c != "code"), "")
         fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"^ {0,3}`{3,}", content, re.M)), default=0))
         self.blocks.append(f"{fence}{language}\n{content}{fence}")
 
@@ -180,6 +187,9 @@ class _Writer:
         name = match.group("name").rsplit(":", 1)[-1]
         args, body = match.group("args").strip(), _dedent(_OPTIONS.sub("", match.group("body")))
         if name in SILENT:
+            return
+        if name in CODE_DIRECTIVES:
+            self._fenced(body, args.split(" ", 1)[0] if name != "doctest" else "pycon")
             return
         if name in VERSION_NOTES:
             if body:

@@ -65,7 +65,12 @@ _VAGUE_AMOUNT = frozenset(
 _SUBORDINATE = frozenset(
     "that which who whom whose to while if because although though when where since unless until".split()
 ) | {"whereas", "whether", "why", "how"}
-_JOINING_END = frozenset("and or but of to the a an with by for from in on at as than".split())
+_JOINING_END = frozenset(
+    "and or but of to the a an with by for from in on at as than where when whose which that is are was were include "
+    "includes including".split()
+)
+"""Words no question ends on: it was cut before what they lead to (a list after a colon: "… in scenarios
+where?", "… to each block are?")."""
 _DASH_OPENING = re.compile(r"^\s*(?:[—–]|--?\s)")
 _YEAR_ONLY = re.compile(rf"^{YEAR}$")
 _LIST_COMMA = re.compile(r",(?!\d{3}(?!\d))")  # a thousands separator ("3,400") is no list
