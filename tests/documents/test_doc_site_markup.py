@@ -10,8 +10,8 @@ import pytest
 
 from kgrag.config import DocumentsConfig
 from kgrag.documents.chunking import chunk_text
-from kgrag.documents.headings import heading_lines
 from kgrag.documents.code_blocks import code_block_spans
+from kgrag.documents.headings import heading_lines
 from kgrag.documents.loaders import load_path
 from kgrag.documents.markdown_text import markdown_to_text
 from kgrag.documents.mkdocs_blocks import unwrap_mkdocs

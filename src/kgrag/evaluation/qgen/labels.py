@@ -31,8 +31,8 @@ _GROUPS = frozenset("community team core staff board council committee project".
 def names_people(span: Any) -> bool:
     """Whether a span (a spaCy ``Span``) names people: its head noun is a role ("the aiohttp committer",
     "the Rust team", "the BDFL", "Windows users", "Python community members") or it is one user handle
-    ("@name", not a dotted name and not in a sentence about decorators, where "@name" is code). Such a span asked "what" reads as a
-    question about a thing, and a reader answers with one."""
+    ("@name", not a dotted name and not in a sentence about decorators, where "@name" is code). Such a
+    span asked "what" reads as a question about a thing, and a reader answers with one."""
     handle = len(span) == 1 and len(span.text) > 1 and span.text.startswith("@") and "." not in span.text
     handle = handle and "decorat" not in span.sent.text.lower()  # "a decorator called @guvectorize"
     members = span.root.lower_ in ("member", "members") and any(t.lower_ in _GROUPS for t in span)
