@@ -195,7 +195,8 @@ def test_a_code_directive_docutils_cannot_parse_is_still_fenced_code() -> None:
     source = (
         "Page\n====\n\n.. dropdown:: Useful commands\n\n    .. code-block:: shell\n        :caption: Commands\n\n"
         "        # Build the ferry image\n        docker build -t ferry .\n\n"
-        ".. code-block:: yaml\n    :emphasize-lines: 2\n\n    services:\n      ferry:\n        build: .\n\nAfter the code.\n"
+        ".. code-block:: yaml\n    :emphasize-lines: 2\n\n"
+        "    services:\n      ferry:\n        build: .\n\nAfter the code.\n"
     )
     text = rst_to_text(source).text
     assert "```shell\n# Build the ferry image\ndocker build -t ferry .\n```" in text
