@@ -203,3 +203,10 @@ def test_a_code_directive_docutils_cannot_parse_is_still_fenced_code() -> None:
     assert "```yaml\nservices:\n  ferry:\n    build: .\n```" in text
     assert [line.text for line in heading_lines(text, 0)] == ["Page"]  # no comment line is a heading
     assert text.rstrip().endswith("After the code.")
+
+
+def test_a_table_of_contents_adds_no_heading() -> None:
+    """``.. contents:: List of hooks`` is generated navigation: its caption is no section of the page."""
+    source = "Page\n====\n\nIntro.\n\n.. contents:: List of ferry hooks\n   :local:\n\nDeparture\n---------\n\nBody.\n"
+    text = rst_to_text(source).text
+    assert [line.text for line in heading_lines(text, 0)] == ["Page", "Departure"]

@@ -12,7 +12,8 @@ error: a role is written as its text (``:class:`Response <requests.Response>``` 
 "New in version 2.3."), a code directive docutils could not parse (a Sphinx option such as ``:caption:``)
 as fenced code, a description directive (``.. function:: get(url)``) as its signature followed by
 its content, parsed as rST again; directives that pull text from elsewhere (``autoclass``, ``toctree``,
-``literalinclude``, ``module``) add nothing. The title is the first top-level section's title.
+``literalinclude``, ``module``) add nothing, nor does a table of contents (``.. contents::``, whose
+caption would otherwise read as a section heading). The title is the first top-level section's title.
 """
 
 from __future__ import annotations
@@ -127,6 +128,8 @@ class _Writer:
             self._code(node)
         elif isinstance(node, nodes.comment | nodes.target | nodes.substitution_definition | nodes.raw):
             return
+        elif isinstance(node, nodes.topic) and "contents" in node.get("classes", []):
+            return  # a table of contents (``.. contents:: List of hooks``): no section, its entries repeat the headings
         elif isinstance(node, nodes.Element):
             self._element(node, level, prefix)
 
