@@ -17,9 +17,9 @@ is rejected (counted in the generation report), or None:
   unit of "10MB"), inside brackets (an alias or acronym given beside its expansion), an acronym whose
   expansion the question spells out (or the reverse), a spelled-out small number, an amount no number
   states ("thousands") or a lone adjective, an answer set against something named before ("many other
-  toolkits"), an answer sharing a word stem with the question or spelled
-  inside one of its words ("ZPOPMAX" in "BZPOPMAX": a command named after its variant gives itself away),
-  a span after "no" (the question would drop the negation);
+  toolkits"), an answer sharing a word stem with the question or spelled inside one of its words
+  ("ZPOPMAX" in "BZPOPMAX": a command named after its variant gives itself away), a span after "no" (the
+  question would drop the negation);
 - :func:`question_defect`: a question asked in place that starts a subordinate clause ("That put them
   …", "To repair …"), :func:`cut_end`: any question that ends on a joining word ("… that allows
   organizations to?"), and :func:`run_on`: any question that runs across a full stop ("… defaults to what
