@@ -76,7 +76,13 @@ _YEAR_ONLY = re.compile(rf"^{YEAR}$")
 _LIST_COMMA = re.compile(r",(?!\d{3}(?!\d))")  # a thousands separator ("3,400") is no list
 _GLUED = re.compile(r"\b[A-Z][A-Z][a-z]{2,}\b")  # "MThis", "GWell": a line break lost between two words
 _FULL_STOP = re.compile(r"([\w.]+?)\.+ +(?=\S)")
-_ABBREVIATIONS = frozenset("e.g i.e etc vs cf al approx no nos fig eq inc ltd co dr mr mrs ms st jr sr prof".split())
+ABBREVIATIONS = frozenset(
+    "Co Corp Inc Ltd Mr Mrs Ms Dr St Jr Sr No Nos Prof Gen Capt Col Rev Gov vs etc e.g i.e cf al approx fig Fig eq "
+    "Eq".split()
+)
+"""Words whose full stop ends an abbreviation, not a sentence, as they are written (without the last dot):
+"No." is a number's label where "no." ends a sentence."""
+_LAST_WORD = re.compile(r"([\w.]+?)\.+$")
 _ALIKE = 4
 _STEM = 5
 _TOC_RUN = re.compile(r"[A-Za-z]\s+\d{1,3}\s+[A-Z]")
@@ -310,8 +316,19 @@ def run_on(question: str) -> str | None:
     description, "defaults to 75. 0 gives …"), or a dotted name or version cut at its dot ("a io. what?",
     "Scrapy 0. what"); an initial ("Jason R. Coombs") or an abbreviation ("etc.") is no full stop. None
     when it does not."""
-    for match in _FULL_STOP.finditer(question):
-        word = match.group(1).lstrip("(\"'")
-        if not (len(word) == 1 and word.isupper()) and word.lower() not in _ABBREVIATIONS:
-            return "question runs across a full stop"
+    if any(not abbreviation(match.group(1)) for match in _FULL_STOP.finditer(question)):
+        return "question runs across a full stop"
     return None
+
+
+def abbreviation(word: str) -> bool:
+    """Whether ``word`` (before its full stop) is an initial ("R" of "Jason R. Coombs") or an abbreviation
+    (:data:`ABBREVIATIONS`), so that its full stop ends no sentence."""
+    word = word.lstrip("(\"'")
+    return (len(word) == 1 and word.isupper()) or word in ABBREVIATIONS
+
+
+def ends_in_abbreviation(text: str) -> bool:
+    """Whether ``text`` ends on an abbreviation's or an initial's full stop ("… at the U.S.", "… Ltd.")."""
+    match = _LAST_WORD.search(text.rstrip())
+    return match is not None and (abbreviation(match.group(1)) or abbreviation(match.group(1).rsplit(".", 1)[-1]))

@@ -219,10 +219,15 @@ def names(
     return {c: _named(c, by_id, headings) for c in candidates}
 
 
+def paged(named: dict[Cloze, tuple[Heading, ...]]) -> set[Cloze]:
+    """The candidates whose question names the page their sentence is on, by the headings :func:`names`
+    found (:func:`kgrag.evaluation.qgen.scope.names_page`): the ones taken first."""
+    return {c for c, these in named.items() if names_page(these)}
+
+
 def headed(candidates: Sequence[Cloze], passages: Sequence[Passage], headings: DocumentHeadings) -> set[Cloze]:
-    """Those of ``candidates`` whose question would name the page their sentence is on (:func:`scoped`,
-    :func:`kgrag.evaluation.qgen.scope.names_page`), the ones taken first."""
-    return {c for c, named in names(candidates, passages, headings).items() if names_page(named)}
+    """Those of ``candidates`` whose question would name the page their sentence is on (:func:`paged`)."""
+    return paged(names(candidates, passages, headings))
 
 
 def scoped(candidates: Sequence[Cloze], passages: Sequence[Passage], headings: DocumentHeadings) -> list[Cloze]:
@@ -345,9 +350,8 @@ def known_item_questions(
     made: list[tuple[QAItem, ItemMeta]] = []
     named = names(good, ordered, DocumentHeadings(ordered)) if scope else {}  # picks and pairs are all of good
     if "known-item" in kinds:
-        preferred = {c for c, these in named.items() if names_page(these)}
         count, rng = count_for(per_kind, "known-item"), random.Random(seed)
-        picked = pick_known_items(candidates, count, rng, dedup_threshold, min_quality, preferred_first, preferred)
+        picked = pick_known_items(candidates, count, rng, dedup_threshold, min_quality, preferred_first, paged(named))
         made += [_single(c) for c in _with_headings(picked, named)]
         if len(picked) < count:
             result.notes.append(_shortfall(len(picked), count, trimmed, skipped > 0))

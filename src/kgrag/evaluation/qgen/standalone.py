@@ -18,6 +18,7 @@ import re
 from itertools import combinations
 from typing import Any
 
+from kgrag.evaluation.qgen.defects import ends_in_abbreviation
 from kgrag.evaluation.qgen.fitness import SUBJECTS
 from kgrag.evaluation.qgen.wording import side_parts
 
@@ -34,9 +35,6 @@ _BEFORE_OF_OR_MORE = re.compile(
 )
 _RELATIVE_AFTER = re.compile(r"^(?:what|which \w+|who) (?:that|which|who)\b", re.I)
 _LABEL_NUMBER = re.compile(rf"(?:\bno\.|#)\s*{_QWORD}\b", re.I)
-_ABBREVIATION_END = re.compile(
-    r"(?:\b[A-Z]\.|\b(?:Co|Corp|Inc|Ltd|Mr|Mrs|Ms|Dr|St|Jr|Sr|No|vs|etc|Prof|Gen|Capt|Col|Rev|Gov)\.)\s*$"
-)
 _FINITE = frozenset({"VBZ", "VBP", "VBD", "MD"})
 _NUMBER = re.compile(r"(?<![\w.,])\d+(?:\.\d+)?(?![\w.,]*\d)")
 
@@ -127,7 +125,7 @@ def cut_sentence(sent: Any) -> str | None:
     """Why a parsed sentence is not a whole sentence: cut at an abbreviation or inside a dotted name
     ("Intl." | "DateTimeFormat may be …"), or a subordinate clause with no main clause; None when it is
     whole."""
-    if _ABBREVIATION_END.search(sent.text.rstrip()):
+    if ends_in_abbreviation(sent.text):
         return "sentence cut at an abbreviation"
     text, start, end = sent.doc.text, sent.start_char, sent.end_char
     if (start > 0 and not text[start - 1].isspace()) or (end < len(text) and not text[end].isspace()):
