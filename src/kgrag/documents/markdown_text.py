@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
+from kgrag.documents.html_rules import BLOCKS, CELLS, HEADINGS
 from kgrag.documents.mkdocs_blocks import unwrap_mkdocs
 
 if TYPE_CHECKING:
@@ -34,8 +35,9 @@ if TYPE_CHECKING:
 _UNRESOLVED_REFERENCE = re.compile(r"\[([^\[\]\n]+)\]\[[^\[\]\n]*\]")
 _TAG = re.compile(r"<!--.*?-->|<[^>\n]*>", re.DOTALL)
 _SPACES = re.compile(r"[ \t]+")
-_BLOCK_TAG = re.compile(r"<(?:h[1-6]|p|div|section|article|li|td|th|tr|dd|dt|blockquote|figure|figcaption)\b", re.I)
 _PLACEHOLDER = re.compile(r"\x00(\d+)\x00")
+_BLOCK_TAG = re.compile(rf"<(?:{'|'.join(sorted(BLOCKS | CELLS | set(HEADINGS) | {'li'}))})\b", re.I)
+"""An opening tag the HTML loader writes as a block of its own (:mod:`kgrag.documents.html_rules`)."""
 
 
 @dataclass(frozen=True)
