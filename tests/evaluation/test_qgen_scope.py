@@ -184,3 +184,39 @@ def test_a_question_names_its_page_by_the_title_or_a_section_of_another_heading(
     assert names_page((title,)) and names_page((top,)) and names_page((title, section))
     assert not names_page((section,))  # "Maintenance" alone recurs on other pages
     assert not names_page(())
+
+
+def test_an_answer_is_its_page_s_subject_when_the_page_s_title_gives_it() -> None:
+    from kgrag.evaluation.qgen.scope import asks_page_subject
+
+    assert asks_page_subject((Heading(0, "Quillmark"), Heading(2, "Install")), "Quillmark")
+    assert asks_page_subject((Heading(1, "Scheduling with Quillmark"),), "Quillmark")
+    assert asks_page_subject((Heading(0, "Ferry timetables"),), "timetable")  # a form of the answer's word
+    assert asks_page_subject((Heading(0, "CPTS"),), "Cross-Port Timetable Sharing")  # its acronym
+    assert not asks_page_subject((Heading(0, "Harbour tools"), Heading(2, "Quillmark")), "Quillmark")  # a section
+    assert not asks_page_subject((Heading(0, "Harbour tools"),), "Quillmark")
+    assert not asks_page_subject((), "Quillmark")
+
+
+_CATALOGUE = {
+    "Quillmark": "Quillmark is a lightweight scheduler for the ferry crossings of a busy harbour. "
+    "It keeps the weekly timetable in one plain file.",
+    "Tarnview": "Tarnview is a monitoring dashboard for the berths of every pier. It refreshes every ten seconds.",
+    "Brisel": "Brisel is a billing service for the yachts that visit a marina. It sends the invoices monthly.",
+    "Harbour tools": "The harbour office in Vantry chose its tools after a long trial in the spring of 2019. "
+    "Lotte Brenner led the trial for the port authority of Selk.",
+}
+
+
+def test_a_page_s_one_line_account_of_its_subject_gives_no_question() -> None:
+    from tests.evaluation.qgen_spacy import spacy_nlp
+
+    from kgrag.evaluation.qgen.known_item import PAGE_SUBJECT, known_item_questions
+
+    # a page per tool, each opening with a line any sibling page's subject would fit as well
+    passages = [Passage(f"{t}#00000", t, f"# {t}\n\n{text}\n", 0, t) for t, text in _CATALOGUE.items()]
+    scoped = known_item_questions(passages, spacy_nlp(), ["known-item"], 20)
+    assert scoped.rejected[PAGE_SUBJECT] == 2
+    assert {q.answer for q in scoped.items} == {"Selk"}
+    unscoped = known_item_questions(passages, spacy_nlp(), ["known-item"], 20, scope=False)
+    assert {"Quillmark", "Brisel"} <= {q.answer for q in unscoped.items}  # the check reads the headings

@@ -46,6 +46,7 @@ from kgrag.evaluation.qgen.quality import MIN_QUALITY, trusted_shape
 from kgrag.evaluation.qgen.scope import (
     DocumentHeadings,
     Heading,
+    asks_page_subject,
     named_headings,
     names_page,
     scoped_question,
@@ -55,6 +56,7 @@ from kgrag.store import Store
 
 PAIRS_PER_TOPIC = 2
 CHANGELOG_SKIPPED = "passage of a changelog or release notes (evaluation.qgen_changelogs)"
+PAGE_SUBJECT = "answer is what its page is about: the page's title gives it (kgrag.evaluation.qgen.scope)"
 EVIDENCE_OVERLAP = 0.6
 """Known-item questions whose evidence sentences share this share of content words are near-duplicates
 (the same sentence repeated in overlapping chunks or restated a page later)."""
@@ -200,23 +202,45 @@ def store_passages(store: Store) -> list[Passage]:
     ]
 
 
-def _named(c: Cloze, by_id: dict[str, Passage], headings: DocumentHeadings) -> tuple[Heading, ...]:
-    """The headings ``c``'s question would name; none when its sentence is not found as written in its
+def _above(c: Cloze, by_id: dict[str, Passage], headings: DocumentHeadings) -> tuple[Heading, ...]:
+    """The headings ``c``'s sentence sits under; none when the sentence is not found as written in its
     passage (no heading is named rather than a wrong one)."""
     passage = by_id[c.chunk_id]
     offset = sentence_offset(passage.text, c.sentence)
     if offset is None:
         return ()
-    return named_headings(c.question, headings.above(c.doc_id, passage.start + offset), c.answer)
+    return headings.above(c.doc_id, passage.start + offset)
+
+
+def places(
+    candidates: Sequence[Cloze], passages: Sequence[Passage], headings: DocumentHeadings
+) -> dict[Cloze, tuple[Heading, ...]]:
+    """The headings each candidate's sentence sits under, outermost first, found once for the page check,
+    the preference and the wording."""
+    by_id = {p.chunk_id: p for p in passages}
+    return {c: _above(c, by_id, headings) for c in candidates}
 
 
 def names(
     candidates: Sequence[Cloze], passages: Sequence[Passage], headings: DocumentHeadings
 ) -> dict[Cloze, tuple[Heading, ...]]:
-    """The headings each candidate's question would name (:mod:`kgrag.evaluation.qgen.scope`), found once
-    for both the preference and the wording."""
-    by_id = {p.chunk_id: p for p in passages}
-    return {c: _named(c, by_id, headings) for c in candidates}
+    """The headings each candidate's question would name (:mod:`kgrag.evaluation.qgen.scope`)."""
+    return _named(places(candidates, passages, headings))
+
+
+def _named(above: dict[Cloze, tuple[Heading, ...]]) -> dict[Cloze, tuple[Heading, ...]]:
+    return {c: named_headings(c.question, these, c.answer) for c, these in above.items()}
+
+
+def off_page_subject(
+    candidates: Sequence[Cloze], above: dict[Cloze, tuple[Heading, ...]], result: QGenResult
+) -> list[Cloze]:
+    """``candidates`` without those asking for what their page is about
+    (:func:`kgrag.evaluation.qgen.scope.asks_page_subject`), which ``result`` counts among the rejections."""
+    kept = [c for c in candidates if not asks_page_subject(above.get(c, ()), c.answer)]
+    if dropped := len(candidates) - len(kept):
+        result.rejected[PAGE_SUBJECT] += dropped
+    return kept
 
 
 def paged(named: dict[Cloze, tuple[Heading, ...]]) -> set[Cloze]:
@@ -296,6 +320,19 @@ def _above_floor(candidates: Sequence[Cloze], min_quality: float, result: QGenRe
     return good
 
 
+def _scope(
+    candidates: list[Cloze], good: list[Cloze], passages: Sequence[Passage], result: QGenResult
+) -> tuple[list[Cloze], list[Cloze], dict[Cloze, tuple[Heading, ...]]]:
+    """The candidates and those above the floor (``good``) without the ones asking for their page's
+    subject (:func:`off_page_subject`), and the headings each of ``good`` left would name."""
+    above = places(good, passages, DocumentHeadings(passages))
+    kept = off_page_subject(good, above, result)
+    if len(kept) < len(good):  # an unchanged list keeps the seeded order of the pick
+        dropped = set(good) - set(kept)
+        candidates, good = [c for c in candidates if c not in dropped], kept
+    return candidates, good, _named({c: above[c] for c in good})  # picks and pairs are all of good
+
+
 def _shortfall(kept: int, asked: int, trimmed: bool, changelogs_skipped: bool) -> str:
     """Why fewer known-item questions than asked were kept, and what gives more."""
     line = (
@@ -348,7 +385,9 @@ def known_item_questions(
     candidates = parse_candidates(questioned, nlp, rarity, result.rejected, strict, trimmed)
     good = _above_floor(candidates, min_quality, result)
     made: list[tuple[QAItem, ItemMeta]] = []
-    named = names(good, ordered, DocumentHeadings(ordered)) if scope else {}  # picks and pairs are all of good
+    named: dict[Cloze, tuple[Heading, ...]] = {}
+    if scope:
+        candidates, good, named = _scope(candidates, good, ordered, result)
     if "known-item" in kinds:
         count, rng = count_for(per_kind, "known-item"), random.Random(seed)
         picked = pick_known_items(candidates, count, rng, dedup_threshold, min_quality, preferred_first, paged(named))

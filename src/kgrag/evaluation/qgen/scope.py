@@ -139,19 +139,39 @@ def _same_stem(a: str, b: str) -> bool:
     return common >= STEM_CHARS and common >= STEM_SHARE * min(len(a), len(b))
 
 
+def gives_answer(heading: Heading, answer: str) -> bool:
+    """Whether a heading holds the answer, a form of one of its words ("cultures" for "culture"), or its
+    acronym ("CORS" for "Cross-Origin Resource Sharing")."""
+    words, answer_words = content_words(heading.text), content_words(answer)
+    return (
+        any(_same_stem(w, a) for w in words for a in answer_words)
+        or answer.lower() in heading.text.lower()
+        or acronym_given(answer, heading.text)
+    )
+
+
 def _names_place(heading: Heading, answer: str, question: str) -> bool:
     """Whether a heading is named in the question (module docstring)."""
-    words, answer_words = content_words(heading.text), content_words(answer)
+    words = content_words(heading.text)
     return (
         1 <= len(heading.text.split()) <= MAX_HEADING_WORDS
         and not _CODE.search(heading.text)
         and not heading.text.endswith(("...", "…"))
         and bool(words - GENERIC)
-        and not any(_same_stem(w, a) for w in words for a in answer_words)
-        and answer.lower() not in heading.text.lower()
-        and not acronym_given(answer, heading.text)
+        and not gives_answer(heading, answer)
         and bool(words - content_words(question))
     )
+
+
+def asks_page_subject(headings: Sequence[Heading], answer: str) -> bool:
+    """Whether the answer is what the sentence's page is about: the page's title (its outermost heading of
+    level 0 or 1, :meth:`DocumentHeadings.above`) gives the answer (:func:`gives_answer`), as "Dagster" on
+    the page "Dagster" of a site with a page for each of several tools. Such a question cannot name its
+    page, and the sentence is mostly the page's one-line account of its subject, which reads as well of
+    the subjects of sibling pages ("a modern Python data orchestration platform"); read blind, such
+    questions were usable markedly less often than the rest (``docs/results/qgen-llm-free.md``)."""
+    page = next((h for h in headings if h.level <= 1), None)
+    return page is not None and gives_answer(page, answer)
 
 
 def named_headings(question: str, headings: Sequence[Heading], answer: str) -> tuple[Heading, ...]:
