@@ -193,6 +193,16 @@ KEPT: dict[str, Callable[[Parsed], object]] = {
     "date_range": lambda p: (
         p.span.root.ent_type_ == "DATE" and "range" in (structure.unsure_word(p.span, "DATE") or "")
     ),
+    "infinitive_fragment": lambda p: "term and what it is for" in (defects.sentence_defect(p.sent) or ""),
+    "ratio": lambda p: (
+        p.span.root.ent_type_ == "CARDINAL" and "ratio" in (structure.unsure_word(p.span, "CARDINAL") or "")
+    ),
+    "status_code": lambda p: (
+        p.span.root.ent_type_ == "CARDINAL" and "status code" in (structure.unsure_word(p.span, "CARDINAL") or "")
+    ),
+    "release_name": lambda p: (
+        p.span.root.ent_type_ == "PERSON" and "release" in (structure.unsure_word(p.span, "PERSON") or "")
+    ),
 }
 
 

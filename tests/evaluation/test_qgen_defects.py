@@ -37,6 +37,7 @@ def _sent(text: str) -> Any:
         ("Diagram showing the weekly ferry schedule of the harbour office across three islands", "caption"),
         ("Screenshot of the Tidewright planner listing every crossing of the week", "caption"),
         ("Diagram showing a ferry route where the boat stops at each island of the harbour", "caption"),
+        ("The ISO 639-1 two-letter language code to use while rendering the ferry timetable.", "what it is for"),
         ("The crossing planner no longer needs the tide tables plugin (585).", "issue or pull request"),
         ("— Aisha Okafor, Harbour timetables must be planned a week ahead", "dash"),
         ("14908 Fix typing of the crossing planner errors in Tidewright.", "issue or pull request"),

@@ -99,3 +99,30 @@ def test_a_wrapped_paragraph_gives_the_same_questions_as_the_unwrapped_one(nlp: 
     assert unwrapped  # the paragraph yields questions at all
     for width in (38, 60):
         assert _questions(nlp, textwrap.fill(_LIGHTHOUSE, width)) == unwrapped
+
+
+def _code_page() -> str:
+    """A page of prose around a JSON example longer than a chunk, with sentences inside one of its strings."""
+    pad = ",\n".join(f'  "setting_{i}": {i}' for i in range(30))
+    example = f'{{\n{pad},\n  "hint": "Read this first. {_LIGHTHOUSE} End of hint.",\n{pad.replace("setting", "option")}\n}}'
+    return f"{' '.join(_OTHERS[:2])}\n\n```json\n{example}\n```\n\n{' '.join(_OTHERS[2:])}\n"
+
+
+def test_no_line_of_a_code_block_is_read_as_prose_even_in_a_chunk_holding_no_fence(nlp: Any) -> None:
+    from kgrag.documents.chunking import chunk_text
+    from kgrag.documents.tokens import TokenCounter
+    from kgrag.evaluation.qgen.paragraphs import prose_texts
+
+    page = _code_page()
+    chunks = chunk_text(page, TokenCounter.for_encoding(), 60, 8)
+    passages = [Passage(f"d0#{c.ord:05d}", "d0", c.text, c.char_start) for c in chunks]
+    inside = [p for p in passages if "```" not in p.text and "Tromsø" in p.text]
+    assert inside  # a chunk cut from the middle of the block: no fence to tell it by
+    assert any("Tromsø" in line for p in inside for line in prose_lines(p.text))  # read alone: prose
+    texts = prose_texts(passages)
+    lines = [line for p in passages for line in prose_lines(texts[p.chunk_id])]
+    in_code = ("Tromsø", "Solheim", "acetylene", "setting_")  # words only the JSON example holds
+    assert not any(word in line for line in lines for word in in_code)
+    assert any("ferry from Bergen" in line for line in lines) and any("small school" in line for line in lines)
+    result = known_item_questions(passages, nlp, ("known-item",), 10, seed=0, min_quality=0.0)
+    assert result.items and not any(word in " ".join(q.evidence) for q in result.items for word in in_code)

@@ -122,6 +122,8 @@ def test_a_heading_that_gives_the_answer_away_is_passed_over_for_the_one_above()
     question = _scoped("What leaves every hour from pier four?", path, "The Tolvey ferry", False)
     assert question == "In “Harbour Services”, what leaves every hour from pier four?"
     assert _scoped("What leaves every hour?", (Heading(2, "Ferries"),), "ferry", False) == ("What leaves every hour?")
+    question = "What are sometimes shared by different people and change hands?"
+    assert _scoped(question, (Heading(2, "Blocking by IP"),), "IPs", False) == question  # an acronym's plural
 
 
 def test_a_heading_holding_the_answer_s_acronym_is_not_named() -> None:

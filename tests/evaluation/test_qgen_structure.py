@@ -221,3 +221,17 @@ def test_people_named_by_their_role_or_handle_are_asked_who() -> None:
     assert trusted_label(span, sent, "THING") == "THING"  # a tool, not a role
     sent, span = _parsed("Mara Lindqvist wrote the first parser for the Quillon project.", "Mara Lindqvist")
     assert trusted_label(span, sent, "PERSON") == "PERSON"  # a trusted person stays one
+
+
+def test_ratios_status_codes_and_release_names_are_not_asked_as_numbers_or_people() -> None:
+    _, span = _parsed("Thumbnails in the Tidewright planner are most commonly cropped to 16:9 for the board.", "16:9")
+    assert "ratio" in (unsure_word(span, "CARDINAL") or "")
+    _, span = _parsed("Only 308 redirects will be followed by the Kestrel client in a future release.", "308")
+    assert "status code" in (unsure_word(span, "CARDINAL") or "")  # not "how many redirects"
+    _, span = _parsed("The Kestrel client keeps 308 connections open to the harbour office.", "308")
+    assert unsure_word(span, "CARDINAL") is None  # a count of connections
+    text = "Ubuntu 24.10 Oracular Oriole has been end-of-life since 10 Jul 2025."
+    _, span = _parsed(text, "Oracular Oriole")
+    assert "release" in (unsure_word(span, "PERSON") or "")
+    _, span = _parsed("The Kestrel queue was written by Aisha Okafor in the winter of 2019.", "Aisha Okafor")
+    assert unsure_word(span, "PERSON") is None

@@ -46,9 +46,9 @@ class Frequencies(Protocol):
 def well_formed(span: Any, label: str) -> bool:
     """Whether a span reads as a whole answer: no verb inside (a tagger slip such as "Chen Wei presents
     Riffle"), no possessive ("Chen Wei's", "the latter's HTTP"), no sentence adverb opening a name
-    ("Fortunately Pyramid"), not ending on a joining word ("between one and"), not a
-    modifier of the noun after it, no word repeated back to back, a date or time without proper nouns
-    and not used as a modifier ("a 30 minute call"), a name without numbers."""
+    ("Fortunately Pyramid"), not ending on a joining word ("between one and"), not a modifier of the noun
+    after it, no word repeated back to back, a date or time without proper nouns and not used as a modifier
+    ("a 30 minute call"), a name without numbers."""
     doc, tags = span.doc, {t.pos_ for t in span}
     following = doc[span.end] if span.end < len(doc) else None
     if tags & {"VERB", "AUX"} or span[-1].pos_ in ("CCONJ", "ADP", "DET", "PART"):

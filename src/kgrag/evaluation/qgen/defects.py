@@ -12,7 +12,7 @@ is rejected (counted in the generation report), or None:
   addresses and phone numbers; cross-references ("See Part 4"); sentences that are questions or open
   with a dash (a quotation's attribution, "— Roy Fielding, …"); hedged statements ("Perhaps Microsoft
   just weren't focusing on performance"); headings run into the text; sentences without a verb (lists of
-  names);
+  names) or without a finite one (captions; a field's description: "The language code to use while …");
 - :func:`answer_defect`: a span glued to a hyphen ("three-dimensional") or to the word beside it (the
   unit of "10MB"), inside brackets (an alias or acronym given beside its expansion), an acronym whose
   expansion the question spells out (or the reverse), a spelled-out small number, an amount no number
@@ -206,11 +206,19 @@ def sentence_defect(sent: Any) -> str | None:
         return "bullet or list marker in the sentence"  # "… not very deep h", "h Thick saliva"
     if _heading_run_in(sent):
         return "heading run into the sentence"
+    return _no_finite_verb(sent)
+
+
+def _no_finite_verb(sent: Any) -> str | None:
+    """A sentence without a verb, or whose head is a noun, a participle or an infinitive with no finite
+    auxiliary of its own: a list, a title, a caption or a field's description."""
     if not any(t.pos_ in ("VERB", "AUX") for t in sent):
         return "no verb (a list or a title)"
     root = sent.root
     if root.tag_ in _CAPTION_ROOTS and not any(c.tag_ in _FINITE for c in root.children if c.dep_.startswith("aux")):
         return "no finite verb (a caption: an image's alt text, 'Diagram showing …')"
+    if root.tag_ == "VB" and any(c.tag_ == "TO" and c.dep_ == "aux" for c in root.children):
+        return "no finite verb (a term and what it is for: 'The language code to use while …', a field's description)"
     return None
 
 

@@ -42,6 +42,7 @@ from kgrag.evaluation.datasets import LLM_FREE_KINDS, QAItem
 from kgrag.evaluation.qgen.checks import is_duplicate, jaccard
 from kgrag.evaluation.qgen.cloze import Cloze, Passage, Rarity, clozes, prose_lines
 from kgrag.evaluation.qgen.generate import ItemMeta, PerKind, QGenResult, count_for
+from kgrag.evaluation.qgen.paragraphs import prose_texts
 from kgrag.evaluation.qgen.quality import MIN_QUALITY, trusted_shape
 from kgrag.evaluation.qgen.scope import (
     DocumentHeadings,
@@ -73,7 +74,8 @@ def parse_candidates(
     """Every passage's candidates, in passage order (``nlp``: a loaded spaCy pipeline; ``strict``: the
     defect checks of :mod:`kgrag.evaluation.qgen.defects`; ``trimmed``: sentences too long to ask whole
     are asked with parts left out, :func:`kgrag.evaluation.qgen.cloze.make_cloze`)."""
-    lines = [(p, line) for p in passages for line in prose_lines(p.text)]
+    texts = prose_texts(passages)  # a chunk cut from inside a long code block holds no fence to tell it by
+    lines = [(p, line) for p in passages for line in prose_lines(texts[p.chunk_id])]
     docs_by_chunk: dict[str, list[Any]] = defaultdict(list)
     for (passage, _), doc in zip(lines, nlp.pipe([line for _, line in lines], batch_size=64), strict=True):
         docs_by_chunk[passage.chunk_id].append(doc)

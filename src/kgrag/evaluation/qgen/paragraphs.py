@@ -10,7 +10,9 @@ list item starts a unit of its own, and the lines that continue it (indented or
 not) join it. Lines that are not joined stay units of their own, as they were.
 
 A chunk can begin inside a fenced code block: when its first fence line is a bare closing fence and the
-chunk's fences do not pair up, the lines before that fence are taken as code. A unit keeps its first
+chunk's fences do not pair up, the lines before that fence are taken as code. A chunk cut from the middle of
+a code block longer than a chunk holds no fence at all; :func:`prose_texts` finds the blocks on the whole
+document's text and blanks them out of every chunk before its units are read. A unit keeps its first
 line's leading whitespace, so the checks that look at indentation or a list marker still see them; joined
 lines are separated by one space.
 """
@@ -18,6 +20,12 @@ lines are separated by one space.
 from __future__ import annotations
 
 import re
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Protocol
+
+from kgrag.documents.code_blocks import code_block_spans
+from kgrag.documents.headings import covered_text
 
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 ALONE = ("#", "|", "```", "~~~", "<", "!")
@@ -63,3 +71,45 @@ def paragraphs(text: str) -> list[str]:
         units.append(raw.rstrip())
         open_unit, listed = not code, item
     return units
+
+
+class Chunk(Protocol):
+    """A chunk as its code blocks are found (:class:`kgrag.evaluation.qgen.cloze.Passage`)."""
+
+    @property
+    def chunk_id(self) -> str: ...
+    @property
+    def doc_id(self) -> str: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def text(self) -> str: ...
+
+
+def prose_texts(chunks: Iterable[Chunk]) -> dict[str, str]:
+    """Each chunk's text (by chunk id) with the fenced code blocks of its document blanked out, fences
+    included (every character but the line breaks a space), so that no line of code, however far from its
+    fences, is read as prose. The blocks are found on the text the document's chunks cover
+    (:func:`kgrag.documents.headings.covered_text`); a chunk outside every block is returned as it is."""
+    by_doc: dict[str, list[Chunk]] = defaultdict(list)
+    for chunk in chunks:
+        by_doc[chunk.doc_id].append(chunk)
+    texts: dict[str, str] = {}
+    for parts in by_doc.values():
+        first, whole = covered_text((c.start, c.text) for c in parts)
+        spans = [(first + a, first + b) for a, b in code_block_spans(whole)]
+        for chunk in parts:
+            texts[chunk.chunk_id] = _blanked(chunk.text, chunk.start, spans)
+    return texts
+
+
+def _blanked(text: str, start: int, spans: list[tuple[int, int]]) -> str:
+    """``text`` (starting at ``start`` of its document) with the parts inside ``spans`` blanked."""
+    end, pieces, at = start + len(text), [], 0
+    for a, b in spans:
+        if b <= start or a >= end:
+            continue
+        lo, hi = max(a - start, 0), min(b - start, len(text))
+        pieces += [text[at:lo], re.sub(r"[^\n]", " ", text[lo:hi])]
+        at = hi
+    return "".join(pieces) + text[at:] if pieces else text

@@ -124,8 +124,8 @@ def _singular(word: str) -> str:
         return word[:-3] + "y"
     if word.endswith(("ses", "xes", "zes", "ches", "shes")):
         return word[:-2]
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
-        return word[:-1]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) >= 3:
+        return word[:-1]  # three letters too: an acronym's plural ("IPs", "VMs")
     return word
 
 

@@ -20,7 +20,9 @@ a sentence make that question unusable however well the words are chosen, and th
 - :func:`unsure_word`: the question word cannot be told from the span's form: a common noun that is the
   agent of a passive ("addressed by the PR author": a person or a thing), or a number counting a singular
   or proper noun ("for at least one tick", "status code 400 Bad Request": a label or a bound, not a
-  count), or a range of numbers ("a range of 0 to 3").
+  count), a range of numbers ("a range of 0 to 3"), a ratio ("16:9"), an HTTP status code ("308
+  redirects"), or a "person" named right after a number (a release's name: "Ubuntu 24.10 Oracular
+  Oriole").
 
 Each returns the reason (counted in the generation report) or None.
 """
@@ -113,4 +115,23 @@ def unsure_word(span: Any, label: str) -> str | None:
         return "question word unsure: a number before a singular or proper noun (a label or a bound, not a count)"
     if label == "CARDINAL" and counted is not None and counted.pos_ == "NOUN" and re.search(r"\d\.\d", span.text):
         return "question word unsure: a number with a decimal point before a noun ('2.7 users': a version, no count)"
+    return _not_a_quantity(span, label)
+
+
+_IDENTIFYING = frozenset("code codes status redirect redirects response responses error errors".split())
+
+
+def _not_a_quantity(span: Any, label: str) -> str | None:
+    """Why a number or a name is not what its question word asks for: a ratio, an HTTP status code, or a
+    "person" named right after a number (a release's name)."""
+    before = span.doc[span.start - 1] if span.start > 0 else None
+    after = span.doc[span.end : span.end + 2]
+    if label == "PERSON" and before is not None and before.like_num:
+        return "question word unsure: a name right after a number ('Ubuntu 24.10 Oracular Oriole': a release's name)"
+    if label != "CARDINAL":
+        return None
+    if re.search(r"\d\s*[:/]\s*\d", span.text):
+        return "question word unsure: a ratio or a time ('16:9') asked as a number"
+    if any(re.fullmatch(r"[1-5]\d\d", t.text) for t in span) and any(t.lower_ in _IDENTIFYING for t in after):
+        return "question word unsure: an HTTP status code ('308 redirects') asked as a count"
     return None

@@ -78,21 +78,28 @@ _DURATION = re.compile(
 )
 
 
-def _release(label: str, text: str, next_pos: str, before: str) -> bool:
+def _release(label: str, text: str, next_pos: str, before: str, after_name: bool) -> bool:
     """Whether a span is a release number: written as one ("2.4.0"), or a number with one dot that is
-    labelled a date (no date is written so) or follows "since", "as of", "version" with no noun after it."""
+    labelled a date (no date is written so), follows "since", "as of", "version" or a proper name ("Python
+    3.12", ``after_name``) with no noun after it."""
     if _VERSION.match(text):
         return True
     dotted = _DOTTED.match(text) is not None and next_pos not in ("NOUN", "PROPN")
-    return dotted and (label == "DATE" or before in _RELEASE_BEFORE)
+    return dotted and (label == "DATE" or before in _RELEASE_BEFORE or after_name)
 
 
 def question_word(
-    label: str, text: str, next_pos: str, after_preposition: bool, fronted: bool, before: str = ""
+    label: str,
+    text: str,
+    next_pos: str,
+    after_preposition: bool,
+    fronted: bool,
+    before: str = "",
+    after_name: bool = False,
 ) -> str:
     """The question word or phrase that stands for a span with entity ``label`` and ``text`` (``before``:
-    the word before the span, lower case)."""
-    if _release(label, text, next_pos, before):
+    the word before the span, lower case; ``after_name``: that word is a proper name)."""
+    if _release(label, text, next_pos, before, after_name):
         word = "which version"
     elif label in ("DATE", "TIME") and _FREQUENCY.match(text):
         word = "how often"
@@ -294,7 +301,8 @@ def ask_around(clause: Any, span: Any, label: str, whole: bool = False) -> tuple
     if (asked := _fronted_question(clause, span, label, kept)) is not None:
         return asked, f"inverted:{label.lower()}", context
     before_word = doc[start - 1].lower_ if start > clause.start else ""
-    word = question_word(label, span.text, next_pos, after_preposition, fronted, before_word)
+    after_name = start > clause.start and doc[start - 1].pos_ in ("PROPN", "X") and not doc[start - 1].like_num
+    word = question_word(label, span.text, next_pos, after_preposition, fronted, before_word, after_name)
     before = _joined([t for t in kept if t.i < start])
     after = _agreeing(_joined([t for t in kept if t.i >= span.end]), span, fronted)
     gap = doc[span.end - 1].whitespace_ or (" " if after[:1].isalnum() else "")  # "Cargo, …, makes" → "What makes"
