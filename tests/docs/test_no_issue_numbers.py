@@ -13,7 +13,11 @@ SCANNED = [
     *(ROOT / "src").rglob("*"),
     *(ROOT / "bench").rglob("*.py"),
 ]
-INTERNAL = re.compile(r"\b[Ii]ssues? ?#\d|(?<![\w/&`])#\d{1,3}\b(?![0-9a-fA-F])|\b[Ii]ssue-\d|\bthe issue(?:'s)?\b")
+INTERNAL = re.compile(
+    r"\b[Ii]ssues? ?#\d|(?<![\w/&`])#\d{1,3}\b(?![0-9a-fA-F])|(?<![\w-])[Ii]ssue-\d|\bthe issue(?:'s)?\b"
+)
+"""An issue's number in any of its forms; "issue-12" inside a hyphenated name (a quoted file path such as
+"joke-issue-10000/README.md" of another project) is not a citation."""
 
 
 def test_no_internal_issue_numbers() -> None:

@@ -104,7 +104,8 @@ def test_a_wrapped_paragraph_gives_the_same_questions_as_the_unwrapped_one(nlp: 
 def _code_page() -> str:
     """A page of prose around a JSON example longer than a chunk, with sentences inside one of its strings."""
     pad = ",\n".join(f'  "setting_{i}": {i}' for i in range(30))
-    example = f'{{\n{pad},\n  "hint": "Read this first. {_LIGHTHOUSE} End of hint.",\n{pad.replace("setting", "option")}\n}}'
+    hint = f'  "hint": "Read this first. {_LIGHTHOUSE} End of hint."'
+    example = f"{{\n{pad},\n{hint},\n{pad.replace('setting', 'option')}\n}}"
     return f"{' '.join(_OTHERS[:2])}\n\n```json\n{example}\n```\n\n{' '.join(_OTHERS[2:])}\n"
 
 

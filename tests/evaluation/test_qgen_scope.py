@@ -153,7 +153,7 @@ def test_a_title_is_the_author_s_only_when_it_is_not_the_file_name() -> None:
 
 def test_a_candidate_is_headed_when_its_question_would_name_a_heading() -> None:
     from kgrag.evaluation.qgen.cloze import Cloze
-    from kgrag.evaluation.qgen.known_item import headed, scoped
+    from kgrag.evaluation.qgen.placing import headed, scoped
 
     passages = _chunks(_PAGE, title="")
     sentence = "The Tolvey ferry leaves every hour from pier four."
@@ -213,7 +213,8 @@ _CATALOGUE = {
 def test_a_page_s_one_line_account_of_its_subject_gives_no_question() -> None:
     from tests.evaluation.qgen_spacy import spacy_nlp
 
-    from kgrag.evaluation.qgen.known_item import PAGE_SUBJECT, known_item_questions
+    from kgrag.evaluation.qgen.known_item import known_item_questions
+    from kgrag.evaluation.qgen.placing import PAGE_SUBJECT
 
     # a page per tool, each opening with a line any sibling page's subject would fit as well
     passages = [Passage(f"{t}#00000", t, f"# {t}\n\n{text}\n", 0, t) for t, text in _CATALOGUE.items()]

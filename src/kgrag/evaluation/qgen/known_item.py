@@ -28,7 +28,6 @@ construction (the question reuses the evidence sentence's words), which favours 
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import random
 from collections import Counter, defaultdict
@@ -43,21 +42,13 @@ from kgrag.evaluation.qgen.checks import is_duplicate, jaccard
 from kgrag.evaluation.qgen.cloze import Cloze, Passage, Rarity, clozes, prose_lines
 from kgrag.evaluation.qgen.generate import ItemMeta, PerKind, QGenResult, count_for
 from kgrag.evaluation.qgen.paragraphs import prose_texts
+from kgrag.evaluation.qgen.placing import paged, scope_candidates, with_headings
 from kgrag.evaluation.qgen.quality import MIN_QUALITY, trusted_shape
-from kgrag.evaluation.qgen.scope import (
-    DocumentHeadings,
-    Heading,
-    asks_page_subject,
-    named_headings,
-    names_page,
-    scoped_question,
-    sentence_offset,
-)
+from kgrag.evaluation.qgen.scope import Heading
 from kgrag.store import Store
 
 PAIRS_PER_TOPIC = 2
 CHANGELOG_SKIPPED = "passage of a changelog or release notes (evaluation.qgen_changelogs)"
-PAGE_SUBJECT = "answer is what its page is about: the page's title gives it (kgrag.evaluation.qgen.scope)"
 EVIDENCE_OVERLAP = 0.6
 """Known-item questions whose evidence sentences share this share of content words are near-duplicates
 (the same sentence repeated in overlapping chunks or restated a page later)."""
@@ -204,76 +195,6 @@ def store_passages(store: Store) -> list[Passage]:
     ]
 
 
-def _above(c: Cloze, by_id: dict[str, Passage], headings: DocumentHeadings) -> tuple[Heading, ...]:
-    """The headings ``c``'s sentence sits under; none when the sentence is not found as written in its
-    passage (no heading is named rather than a wrong one)."""
-    passage = by_id[c.chunk_id]
-    offset = sentence_offset(passage.text, c.sentence)
-    if offset is None:
-        return ()
-    return headings.above(c.doc_id, passage.start + offset)
-
-
-def places(
-    candidates: Sequence[Cloze], passages: Sequence[Passage], headings: DocumentHeadings
-) -> dict[Cloze, tuple[Heading, ...]]:
-    """The headings each candidate's sentence sits under, outermost first, found once for the page check,
-    the preference and the wording."""
-    by_id = {p.chunk_id: p for p in passages}
-    return {c: _above(c, by_id, headings) for c in candidates}
-
-
-def names(
-    candidates: Sequence[Cloze], passages: Sequence[Passage], headings: DocumentHeadings
-) -> dict[Cloze, tuple[Heading, ...]]:
-    """The headings each candidate's question would name (:mod:`kgrag.evaluation.qgen.scope`)."""
-    return _named(places(candidates, passages, headings))
-
-
-def _named(above: dict[Cloze, tuple[Heading, ...]]) -> dict[Cloze, tuple[Heading, ...]]:
-    return {c: named_headings(c.question, these, c.answer) for c, these in above.items()}
-
-
-def off_page_subject(
-    candidates: Sequence[Cloze], above: dict[Cloze, tuple[Heading, ...]], result: QGenResult
-) -> list[Cloze]:
-    """``candidates`` without those asking for what their page is about
-    (:func:`kgrag.evaluation.qgen.scope.asks_page_subject`), which ``result`` counts among the rejections."""
-    kept = [c for c in candidates if not asks_page_subject(above.get(c, ()), c.answer)]
-    if dropped := len(candidates) - len(kept):
-        result.rejected[PAGE_SUBJECT] += dropped
-    return kept
-
-
-def paged(named: dict[Cloze, tuple[Heading, ...]]) -> set[Cloze]:
-    """The candidates whose question names the page their sentence is on, by the headings :func:`names`
-    found (:func:`kgrag.evaluation.qgen.scope.names_page`): the ones taken first."""
-    return {c for c, these in named.items() if names_page(these)}
-
-
-def headed(candidates: Sequence[Cloze], passages: Sequence[Passage], headings: DocumentHeadings) -> set[Cloze]:
-    """Those of ``candidates`` whose question would name the page their sentence is on (:func:`paged`)."""
-    return paged(names(candidates, passages, headings))
-
-
-def scoped(candidates: Sequence[Cloze], passages: Sequence[Passage], headings: DocumentHeadings) -> list[Cloze]:
-    """Each candidate with the headings its sentence sits under named in its question
-    (:mod:`kgrag.evaluation.qgen.scope`; ``headings``: those of ``passages``' documents)."""
-    return _with_headings(candidates, names(candidates, passages, headings))
-
-
-def _with_headings(candidates: Sequence[Cloze], named: dict[Cloze, tuple[Heading, ...]]) -> list[Cloze]:
-    """Each candidate with the headings ``named`` for it opening its question; as it is when none."""
-    out = []
-    for c in candidates:
-        if not (these := named.get(c, ())):
-            out.append(c)
-            continue
-        question = scoped_question(c.question, these, c.name_first)
-        out.append(dataclasses.replace(c, question=question, headings=tuple(h.text for h in these)))
-    return out
-
-
 def _qid(kind: str, question: str) -> str:
     return "ki-" + hashlib.sha1(f"{kind}|{question}".encode()).hexdigest()[:10]
 
@@ -320,19 +241,6 @@ def _above_floor(candidates: Sequence[Cloze], min_quality: float, result: QGenRe
     trusted = sum(trusted_shape(c.answer, c.question) for c in good)
     result.notes.append(f"{trusted} of {len(good)} candidates above the quality floor have the trusted shape")
     return good
-
-
-def _scope(
-    candidates: list[Cloze], good: list[Cloze], passages: Sequence[Passage], result: QGenResult
-) -> tuple[list[Cloze], list[Cloze], dict[Cloze, tuple[Heading, ...]]]:
-    """The candidates and those above the floor (``good``) without the ones asking for their page's
-    subject (:func:`off_page_subject`), and the headings each of ``good`` left would name."""
-    above = places(good, passages, DocumentHeadings(passages))
-    kept = off_page_subject(good, above, result)
-    if len(kept) < len(good):  # an unchanged list keeps the seeded order of the pick
-        dropped = set(good) - set(kept)
-        candidates, good = [c for c in candidates if c not in dropped], kept
-    return candidates, good, _named({c: above[c] for c in good})  # picks and pairs are all of good
 
 
 def _shortfall(kept: int, asked: int, trimmed: bool, changelogs_skipped: bool) -> str:
@@ -389,16 +297,16 @@ def known_item_questions(
     made: list[tuple[QAItem, ItemMeta]] = []
     named: dict[Cloze, tuple[Heading, ...]] = {}
     if scope:
-        candidates, good, named = _scope(candidates, good, ordered, result)
+        candidates, good, named = scope_candidates(candidates, good, ordered, result)
     if "known-item" in kinds:
         count, rng = count_for(per_kind, "known-item"), random.Random(seed)
         picked = pick_known_items(candidates, count, rng, dedup_threshold, min_quality, preferred_first, paged(named))
-        made += [_single(c) for c in _with_headings(picked, named)]
+        made += [_single(c) for c in with_headings(picked, named)]
         if len(picked) < count:
             result.notes.append(_shortfall(len(picked), count, trimmed, skipped > 0))
     if "two-chunk" in kinds:
         pairs = pick_pairs(good, count_for(per_kind, "two-chunk"), random.Random(seed + 1), rarity)
-        both = _with_headings([c for pair in pairs for c in pair], named)
+        both = with_headings([c for pair in pairs for c in pair], named)
         made += [_joined(a, b) for a, b in zip(both[::2], both[1::2], strict=True)]
     _record(result, made, on_question)
     return result

@@ -1,0 +1,106 @@
+"""Where each known-item candidate's sentence sits: the headings above it, those its question names
+(:mod:`kgrag.evaluation.qgen.scope`), whether it names its page, and whether it asks for what its page is
+about (:func:`kgrag.evaluation.qgen.scope.asks_page_subject`), found once per candidate for the refusal,
+the preference and the wording of :mod:`kgrag.evaluation.qgen.known_item`."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from kgrag.evaluation.qgen.cloze import Cloze, Passage
+from kgrag.evaluation.qgen.generate import QGenResult
+from kgrag.evaluation.qgen.scope import (
+    DocumentHeadings,
+    Heading,
+    asks_page_subject,
+    named_headings,
+    names_page,
+    scoped_question,
+    sentence_offset,
+)
+
+PAGE_SUBJECT = "answer is what its page is about: the page's title gives it (kgrag.evaluation.qgen.scope)"
+
+
+def _above(c: Cloze, by_id: dict[str, Passage], headings: DocumentHeadings) -> tuple[Heading, ...]:
+    """The headings ``c``'s sentence sits under; none when the sentence is not found as written in its
+    passage (no heading is named rather than a wrong one)."""
+    passage = by_id[c.chunk_id]
+    offset = sentence_offset(passage.text, c.sentence)
+    if offset is None:
+        return ()
+    return headings.above(c.doc_id, passage.start + offset)
+
+
+def places(
+    candidates: Sequence[Cloze], passages: Sequence[Passage], headings: DocumentHeadings
+) -> dict[Cloze, tuple[Heading, ...]]:
+    """The headings each candidate's sentence sits under, outermost first, found once for the page check,
+    the preference and the wording."""
+    by_id = {p.chunk_id: p for p in passages}
+    return {c: _above(c, by_id, headings) for c in candidates}
+
+
+def names(
+    candidates: Sequence[Cloze], passages: Sequence[Passage], headings: DocumentHeadings
+) -> dict[Cloze, tuple[Heading, ...]]:
+    """The headings each candidate's question would name (:mod:`kgrag.evaluation.qgen.scope`)."""
+    return _named(places(candidates, passages, headings))
+
+
+def _named(above: dict[Cloze, tuple[Heading, ...]]) -> dict[Cloze, tuple[Heading, ...]]:
+    return {c: named_headings(c.question, these, c.answer) for c, these in above.items()}
+
+
+def off_page_subject(
+    candidates: Sequence[Cloze], above: dict[Cloze, tuple[Heading, ...]], result: QGenResult
+) -> list[Cloze]:
+    """``candidates`` without those asking for what their page is about
+    (:func:`kgrag.evaluation.qgen.scope.asks_page_subject`), which ``result`` counts among the rejections."""
+    kept = [c for c in candidates if not asks_page_subject(above.get(c, ()), c.answer)]
+    if dropped := len(candidates) - len(kept):
+        result.rejected[PAGE_SUBJECT] += dropped
+    return kept
+
+
+def paged(named: dict[Cloze, tuple[Heading, ...]]) -> set[Cloze]:
+    """The candidates whose question names the page their sentence is on, by the headings :func:`names`
+    found (:func:`kgrag.evaluation.qgen.scope.names_page`): the ones taken first."""
+    return {c for c, these in named.items() if names_page(these)}
+
+
+def headed(candidates: Sequence[Cloze], passages: Sequence[Passage], headings: DocumentHeadings) -> set[Cloze]:
+    """Those of ``candidates`` whose question would name the page their sentence is on (:func:`paged`)."""
+    return paged(names(candidates, passages, headings))
+
+
+def scoped(candidates: Sequence[Cloze], passages: Sequence[Passage], headings: DocumentHeadings) -> list[Cloze]:
+    """Each candidate with the headings its sentence sits under named in its question
+    (:mod:`kgrag.evaluation.qgen.scope`; ``headings``: those of ``passages``' documents)."""
+    return with_headings(candidates, names(candidates, passages, headings))
+
+
+def with_headings(candidates: Sequence[Cloze], named: dict[Cloze, tuple[Heading, ...]]) -> list[Cloze]:
+    """Each candidate with the headings ``named`` for it opening its question; as it is when none."""
+    out = []
+    for c in candidates:
+        if not (these := named.get(c, ())):
+            out.append(c)
+            continue
+        question = scoped_question(c.question, these, c.name_first)
+        out.append(dataclasses.replace(c, question=question, headings=tuple(h.text for h in these)))
+    return out
+
+
+def scope_candidates(
+    candidates: list[Cloze], good: list[Cloze], passages: Sequence[Passage], result: QGenResult
+) -> tuple[list[Cloze], list[Cloze], dict[Cloze, tuple[Heading, ...]]]:
+    """The candidates and those above the floor (``good``) without the ones asking for their page's
+    subject (:func:`off_page_subject`), and the headings each of ``good`` left would name."""
+    above = places(good, passages, DocumentHeadings(passages))
+    kept = off_page_subject(good, above, result)
+    if len(kept) < len(good):  # an unchanged list keeps the seeded order of the pick
+        dropped = set(good) - set(kept)
+        candidates, good = [c for c in candidates if c not in dropped], kept
+    return candidates, good, _named({c: above[c] for c in good})  # picks and pairs are all of good
