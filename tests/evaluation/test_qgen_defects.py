@@ -35,6 +35,8 @@ def _sent(text: str) -> Any:
         ("The tumor is 2 cm or smaller and not very deep h", "bullet"),
         ("What can you do to get the best care from your treatment team?", "sentence is a question"),
         ("Diagram showing the weekly ferry schedule of the harbour office across three islands", "caption"),
+        ("Nullam tempus tellus non sem sollicitudin, quis rutrum leo facilisis.", "filler"),
+        ("Proin ut eros sed sapien ullamcorper consequat in the Tolvey harbour.", "filler"),
         ("Screenshot of the Tidewright planner listing every crossing of the week", "caption"),
         ("Diagram showing a ferry route where the boat stops at each island of the harbour", "caption"),
         ("The ISO 639-1 two-letter language code to use while rendering the ferry timetable.", "what it is for"),

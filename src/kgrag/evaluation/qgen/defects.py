@@ -9,10 +9,11 @@ is rejected (counted in the generation report), or None:
 
 - :func:`sentence_defect`: table-of-contents, index and page lines; citations and references; changelog
   lines citing an issue or a pull request; code comments and listing lines ("14 # Find …"); URLs, e-mail
-  addresses and phone numbers; cross-references ("See Part 4"); sentences that are questions or open
-  with a dash (a quotation's attribution, "— Roy Fielding, …"); hedged statements ("Perhaps Microsoft
-  just weren't focusing on performance"); headings run into the text; sentences without a verb (lists of
-  names) or without a finite one (captions; a field's description: "The language code to use while …");
+  addresses and phone numbers; cross-references ("See Part 4"); Latin filler ("lorem ipsum"); sentences
+  that are questions or open with a dash (a quotation's attribution, "— Roy Fielding, …"); hedged
+  statements ("Perhaps Microsoft just weren't focusing on performance"); headings run into the text;
+  sentences without a verb (lists of names) or without a finite one (captions; a field's description:
+  "The language code to use while …");
 - :func:`answer_defect`: a span glued to a hyphen ("three-dimensional") or to the word beside it (the
   unit of "10MB"), inside brackets (an alias or acronym given beside its expansion), an acronym whose
   expansion the question spells out (or the reverse), a spelled-out small number, an amount no number
@@ -55,6 +56,19 @@ _COMMENT = re.compile(r"(?:^|\s)#\s")  # a comment marker: prose writes "#" only
 _COMMAND = re.compile(r"^\s*(?:sudo|\$)\s|(?:^|\s)[A-Z][A-Z0-9_]{2,}=\S")
 _STRUCTURE = re.compile(r"^(?:part|chapter|section|table|figure|appendix|page)\s+\d+", re.I)
 _VAGUE_DATE = re.compile(r"\d|^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|several|many)\b", re.I)
+_FILLER = frozenset(
+    "lorem ipsum dolor sit amet consectetur adipiscing elit sed eiusmod tempor incididunt ut labore dolore magna "
+    "aliqua enim minim veniam quis nostrud exercitation ullamco laboris nisi aliquip ea commodo consequat duis aute "
+    "irure reprehenderit voluptate velit esse cillum eu fugiat nulla pariatur excepteur sint occaecat cupidatat "
+    "proident sunt culpa qui officia deserunt mollit anim laborum pellentesque nec sem rhoncus gravida orci mollis "
+    "proin aliquam vivamus nunc vehicula sagittis condimentum cras facilisis bibendum feugiat nullam tempus tellus "
+    "sollicitudin eros sapien ullamcorper rutrum leo vestibulum ante primis faucibus luctus ultrices posuere cubilia "
+    "curae donec neque auctor vitae mauris morbi tristique senectus netus malesuada fames turpis egestas maecenas "
+    "integer etiam phasellus fusce suspendisse aenean curabitur praesent quisque vel lacus massa purus risus odio "
+    "justo metus arcu lectus libero ligula augue diam erat felis mi urna".split()
+)
+"""Words of the Latin filler text ("lorem ipsum …") that pages demonstrating layout are written in; Latin
+words that are English too ("in", "a", "id", "est") are left out, so that English prose never counts."""
 _GLOSSARY = re.compile(r"^\s*[\w&/-]+(?:\s+[\w&/-]+){0,3}\s+[–—:-]\s+[A-Z]")
 _PAGE = re.compile(r"\bpage\s+\d+|\bp\.\s*\d+|^\s*[-–]?\s*\d{1,4}\s*[-–]?\s*$", re.I)
 _NUMBER_WORDS = frozenset("zero one two three four five six seven eight nine ten half dozen".split())
@@ -177,6 +191,9 @@ def _not_prose(sent: Any) -> str | None:
         return "command line or list fragment (lower-case start, no full stop)"
     if _GLOSSARY.match(text):
         return "glossary entry (term – definition)"
+    words = [t.lower_ for t in sent if t.is_alpha]
+    if len(words) >= 5 and sum(w in _FILLER for w in words) >= len(words) / 2:
+        return "filler text (lorem ipsum)"
     return None
 
 
