@@ -27,7 +27,7 @@ from openai import OpenAI
 from bench_qgen_page_subject import VERDICTS, share
 from kgrag.documents.words import content_words
 
-GROUPS = ((1, 23), (24, 29), (1, 29))
+GROUPS = ((1, 23), (24, 29), (30, 33), (1, 33))
 ASK = (
     "Answer the question from general knowledge in as few words as possible: a name, term or number only. "
     "If you do not know, say: unknown."
