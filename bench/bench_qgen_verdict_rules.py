@@ -193,6 +193,7 @@ KEPT: dict[str, Callable[[Parsed], object]] = {
     "date_range": lambda p: (
         p.span.root.ent_type_ == "DATE" and "range" in (structure.unsure_word(p.span, "DATE") or "")
     ),
+    "typed_field": lambda p: "parameter" in (defects.sentence_defect(p.sent) or ""),
     "lorem_ipsum": lambda p: "filler" in (defects.sentence_defect(p.sent) or ""),
     "infinitive_fragment": lambda p: "term and what it is for" in (defects.sentence_defect(p.sent) or ""),
     "ratio": lambda p: (

@@ -36,6 +36,7 @@ def _sent(text: str) -> Any:
         ("What can you do to get the best care from your treatment team?", "sentence is a question"),
         ("Diagram showing the weekly ferry schedule of the harbour office across three islands", "caption"),
         ("Nullam tempus tellus non sem sollicitudin, quis rutrum leo facilisis.", "filler"),
+        ("(map) Optional map of fares to pass to the Tolvey ferry planner.", "parameter"),
         ("Proin ut eros sed sapien ullamcorper consequat in the Tolvey harbour.", "filler"),
         ("Screenshot of the Tidewright planner listing every crossing of the week", "caption"),
         ("Diagram showing a ferry route where the boat stops at each island of the harbour", "caption"),
@@ -128,6 +129,7 @@ def test_a_plain_answer_passes_and_cut_off_clauses_do_not() -> None:
     assert cut_end("What is the Tidewright planner that allows harbour offices to?")  # asked fronted, cut too
     assert cut_end("What plans the crossings of the Tidewright ferries?") is None
     assert cut_end("What is ideal for planning Tidewright crossings in scenarios where?")  # a list lead-in cut
+    assert cut_end("All calls to what will error with a message like?")  # cut before a quoted message
 
 
 @pytest.mark.parametrize(

@@ -81,10 +81,12 @@ _SUBORDINATE = frozenset(
 ) | {"whereas", "whether", "why", "how"}
 _JOINING_END = frozenset(
     "and or but of to the a an with by for from in on at as than where when whose which that is are was were include "
-    "includes including".split()
+    "includes including like".split()
 )
 """Words no question ends on: it was cut before what they lead to (a list after a colon: "… in scenarios
-where?", "… to each block are?")."""
+where?", "… to each block are?", "… with a message like?")."""
+_TYPED_FIELD = re.compile(r"^\s*\(\s*[a-z][\w.\[\]|]*\s*\)\s")
+"""A parameter's type in brackets opening its description ("(map) Optional map to pass …")."""
 _DASH_OPENING = re.compile(r"^\s*(?:[—–]|--?\s)")
 _YEAR_ONLY = re.compile(rf"^{YEAR}$")
 _LIST_COMMA = re.compile(r",(?!\d{3}(?!\d))")  # a thousands separator ("3,400") is no list
@@ -189,8 +191,8 @@ def _not_prose(sent: Any) -> str | None:
         return "code comment or listing line ('14 # Find the first line')"
     if _COMMAND.search(text) or (sent[0].is_lower and not text.rstrip().endswith((".", "!", ":"))):
         return "command line or list fragment (lower-case start, no full stop)"
-    if _GLOSSARY.match(text):
-        return "glossary entry (term – definition)"
+    if _GLOSSARY.match(text) or _TYPED_FIELD.match(text):
+        return "glossary entry (term – definition) or a parameter's description ('(map) Optional …')"
     words = [t.lower_ for t in sent if t.is_alpha]
     if len(words) >= 5 and sum(w in _FILLER for w in words) >= len(words) / 2:
         return "filler text (lorem ipsum)"
