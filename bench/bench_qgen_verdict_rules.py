@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 from bench_qgen_preferences import SCOPE
 from bench_qgen_shapes import wilson
 from kgrag.config import KgragConfig
-from kgrag.evaluation.qgen import defects, fitness, referents, structure
+from kgrag.evaluation.qgen import answers, defects, fitness, referents, structure
 from kgrag.evaluation.qgen.answers import MEASURES, trusted_label
 from kgrag.evaluation.qgen.cloze import candidate_spans, clause_of
 from kgrag.evaluation.qgen.labels import names_people
@@ -193,6 +193,8 @@ KEPT: dict[str, Callable[[Parsed], object]] = {
     "date_range": lambda p: (
         p.span.root.ent_type_ == "DATE" and "range" in (structure.unsure_word(p.span, "DATE") or "")
     ),
+    "not_english": lambda p: "not English" in (defects.sentence_defect(p.sent) or ""),
+    "adverb_phrase": lambda p: answers._adverb_phrase(p.span),
     "typed_field": lambda p: "parameter" in (defects.sentence_defect(p.sent) or ""),
     "lorem_ipsum": lambda p: "filler" in (defects.sentence_defect(p.sent) or ""),
     "infinitive_fragment": lambda p: "term and what it is for" in (defects.sentence_defect(p.sent) or ""),

@@ -210,3 +210,14 @@ def test_a_table_of_contents_adds_no_heading() -> None:
     source = "Page\n====\n\nIntro.\n\n.. contents:: List of ferry hooks\n   :local:\n\nDeparture\n---------\n\nBody.\n"
     text = rst_to_text(source).text
     assert [line.text for line in heading_lines(text, 0)] == ["Page", "Departure"]
+
+
+def test_a_superscript_is_never_glued_to_the_word_beside_it() -> None:
+    page = markdown_to_text(
+        "Firefox<sup>3</sup> plays the ferry films; a crossing takes 10<sup>3</sup> seconds.\n\n"
+        "<sup>3</sup>MKV containers are labelled as WebM in Firefox.\n"
+    )
+    assert page.text == (
+        "Firefox^3 plays the ferry films; a crossing takes 10^3 seconds.\n\n"
+        "MKV containers are labelled as WebM in Firefox."  # a footnote's own number is left out
+    )

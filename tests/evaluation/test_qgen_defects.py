@@ -37,6 +37,8 @@ def _sent(text: str) -> Any:
         ("Diagram showing the weekly ferry schedule of the harbour office across three islands", "caption"),
         ("Nullam tempus tellus non sem sollicitudin, quis rutrum leo facilisis.", "filler"),
         ("(map) Optional map of fares to pass to the Tolvey ferry planner.", "parameter"),
+        ("Damit landen alle Anfragen sowieso bei der Fritz!Box, welche die Hostnamen zurücksenden kann.", "English"),
+        ("Les attaques coordonnées contre autrui sont interdites sur le serveur.", "not English"),
         ("Proin ut eros sed sapien ullamcorper consequat in the Tolvey harbour.", "filler"),
         ("Screenshot of the Tidewright planner listing every crossing of the week", "caption"),
         ("Diagram showing a ferry route where the boat stops at each island of the harbour", "caption"),
@@ -56,6 +58,8 @@ def test_lines_that_are_not_prose_are_not_evidence(text: str, reason: str) -> No
 
 def test_plain_prose_is_kept() -> None:
     for text in (
+        "The Tolvey ferry planner ships under the MIT license, and its du and del commands are fast.",
+        "Guido van Rossum wrote the Van der Waals solver in the ES modules of the Tidewright planner.",
         "2019 was the first year the Tidewright planner scheduled every ferry crossing of the fjord.",
         "4096 bytes is the size of each ferry log kept by the Tidewright planner.",
         "The Tidewright planner signs its ferry logs as defined in RFC 5869.",

@@ -235,3 +235,12 @@ def test_ratios_status_codes_and_release_names_are_not_asked_as_numbers_or_peopl
     assert "release" in (unsure_word(span, "PERSON") or "")
     _, span = _parsed("The Kestrel queue was written by Aisha Okafor in the winter of 2019.", "Aisha Okafor")
     assert unsure_word(span, "PERSON") is None
+
+
+def test_an_adverbial_phrase_opening_a_sentence_is_no_answer() -> None:
+    from kgrag.evaluation.qgen.answers import well_formed
+
+    _, span = _parsed("Briefly stated, if you find ferry delays scary then your timetable is wrong.", "Briefly")
+    assert not well_formed(span, "THING")
+    _, span = _parsed("Pyrefly is the type checker that the Tolvey harbour office runs on its planner.", "Pyrefly")
+    assert well_formed(span, "THING")  # a name that ends in "ly"

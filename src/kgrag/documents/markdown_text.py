@@ -162,6 +162,31 @@ class _Writer:
         self.blocks.append(f"{fence}{language}\n{content}{fence}")
 
 
+class _Superscript:
+    """Text inside ``<sup>…</sup>``: a footnote's own number opening its line is left out ("<sup>3</sup>MKV
+    containers …" reads "MKV containers …"), and a superscript after other text is marked with "^" ("10^6",
+    "Firefox^3"), so that it is never glued to the word beside it."""
+
+    def __init__(self) -> None:
+        self.state = ""
+
+    def tag(self, html: str) -> None:
+        lower = html.lower()
+        if lower.startswith("<sup"):
+            self.state = "open"
+        elif lower.startswith("</sup"):
+            self.state = ""
+
+    def text(self, text: str, before: list[str]) -> str:
+        if self.state != "open":
+            return text if self.state != "dropping" else ""
+        if not "".join(before).strip():
+            self.state = "dropping"
+            return ""
+        self.state = "marked"
+        return "^" + text
+
+
 def inline_text(children: list[Token]) -> str:
     """The reader's text of an inline run: link text, image alt text, code without backticks.
 
@@ -169,13 +194,14 @@ def inline_text(children: list[Token]) -> str:
     ``[`Model`][pkg.Model]`` becomes ``Model`` but ``a[0][1]`` inside code stays as it is."""
     prose: list[str] = []
     code: list[str] = []
+    sup = _Superscript()
     for child in children:
         kind = child.type
         if kind == "code_inline":
             prose.append(f"\x00{len(code)}\x00")
             code.append(child.content)
         elif kind == "text":
-            prose.append(child.content.replace("\x00", ""))
+            prose.append(sup.text(child.content.replace("\x00", ""), prose))
         elif kind == "image":
             prose.append(inline_text(child.children or []) or child.content)
         elif kind == "softbreak":
@@ -183,6 +209,7 @@ def inline_text(children: list[Token]) -> str:
         elif kind == "hardbreak":
             prose.append("\n")
         elif kind == "html_inline":
+            sup.tag(child.content)
             prose.append(" " if child.content.startswith("<br") else "")
     text = _UNRESOLVED_REFERENCE.sub(r"\1", "".join(prose))
     text = _PLACEHOLDER.sub(lambda m: code[int(m.group(1))], text)

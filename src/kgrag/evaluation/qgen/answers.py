@@ -60,6 +60,8 @@ def well_formed(span: Any, label: str) -> bool:
         return False  # "Chen Wei's …", or a possessive cut from its noun ("latter's HTTP", "Python's native …")
     if label not in MEASURES and span[0].pos_ == "ADV" and span[0].lower_.endswith("ly"):
         return False  # a sentence adverb taken into a name ("Fortunately Pyramid")
+    if _adverb_phrase(span):
+        return False  # "Briefly stated, …", "Simply put, …" tagged a name
     if label in MEASURES and ("PROPN" in tags or (following is not None and following.pos_ == "NOUN")):
         return label == "CARDINAL" and "PROPN" not in tags
     if label == "DATE" and following is not None and following.pos_ == "PROPN":
@@ -69,6 +71,20 @@ def well_formed(span: Any, label: str) -> bool:
     if label == "PERSON" and (len(span) < 2 or tags - {"PROPN", "PUNCT"}):
         return False
     return not (label in NAMES and "NUM" in tags)
+
+
+def _adverb_phrase(span: Any) -> bool:
+    """A one-word span opening its sentence that ends in "-ly" and is followed by a participle and a comma:
+    an adverbial phrase ("Briefly stated, …", "Simply put, …"), whatever the tagger made of it."""
+    doc, end = span.doc, span.end
+    return (
+        len(span) == 1
+        and span.start == span.sent.start
+        and span[0].lower_.endswith("ly")
+        and end + 1 < len(doc)
+        and doc[end].tag_ in ("VBN", "VBD")
+        and doc[end + 1].text == ","
+    )
 
 
 def distinctive(answer: str, rarity: Frequencies) -> bool:

@@ -69,6 +69,22 @@ _FILLER = frozenset(
 )
 """Words of the Latin filler text ("lorem ipsum …") that pages demonstrating layout are written in; Latin
 words that are English too ("in", "a", "id", "est") are left out, so that English prose never counts."""
+_FOREIGN = frozenset(
+    # German
+    "der das und ist nicht sich auch auf für ein eine einen einem einer dem den zu von wird werden wenn dass sie wir "
+    "ihr kann können muss müssen über bei oder als aus nach noch nur wie sind diese dieser dieses wurde durch zum zur "
+    "vom beim kein keine welche welcher damit dann sowie jedoch "
+    # French
+    "le la les et une dans pas que qui sur avec sont cette ces leur nous vous ils elle mais où être "
+    # Dutch
+    "het een niet voor zijn wordt worden ook naar bij uit deze maar heeft hebben geen "
+    # Spanish, Italian, Portuguese
+    "el los las una por para su sus lo como más pero esta está il della che sono uma não".split()
+)
+"""Function words of other European languages that are neither English words nor names a technical text
+writes in lower case ("die", "an", "also", "dies", "door", "van"; "mit", "du", "del", "aux", "des", "est", "es",
+"di", "dat" are left out): a sentence where they are common is not English, and the English parser makes
+nothing of it (a page translated for one country, strings of a JSON example)."""
 _GLOSSARY = re.compile(r"^\s*[\w&/-]+(?:\s+[\w&/-]+){0,3}\s+[–—:-]\s+[A-Z]")
 _PAGE = re.compile(r"\bpage\s+\d+|\bp\.\s*\d+|^\s*[-–]?\s*\d{1,4}\s*[-–]?\s*$", re.I)
 _NUMBER_WORDS = frozenset("zero one two three four five six seven eight nine ten half dozen".split())
@@ -193,9 +209,17 @@ def _not_prose(sent: Any) -> str | None:
         return "command line or list fragment (lower-case start, no full stop)"
     if _GLOSSARY.match(text) or _TYPED_FIELD.match(text):
         return "glossary entry (term – definition) or a parameter's description ('(map) Optional …')"
+    return _not_english(sent)
+
+
+def _not_english(sent: Any) -> str | None:
+    """Latin filler, or a sentence in another language."""
     words = [t.lower_ for t in sent if t.is_alpha]
     if len(words) >= 5 and sum(w in _FILLER for w in words) >= len(words) / 2:
         return "filler text (lorem ipsum)"
+    foreign = sum(w in _FOREIGN for w in words)
+    if foreign >= 2 and foreign >= len(words) / 5:
+        return "not English (another language's function words)"
     return None
 
 
