@@ -36,7 +36,7 @@ from kgrag.evaluation.qgen.cloze import Passage
 from kgrag.evaluation.qgen.scope import DocumentHeadings, Heading, asks_page_subject, sentence_offset
 
 VERDICTS = Path(__file__).parent / "data" / "qgen_blind_verdicts.json"
-GROUPS = ((1, 16), (17, 23), (24, 29), (30, 33), (1, 33))
+GROUPS = ((1, 16), (17, 23), (24, 29), (30, 37), (1, 37))
 _INDEX_PAGES = ("index", "readme", "_index")
 
 

@@ -22,10 +22,10 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Protocol
 
 from kgrag.documents.code_blocks import code_block_spans
 from kgrag.documents.headings import covered_text
+from kgrag.evaluation.qgen.located import Chunk
 
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 ALONE = ("#", "|", "```", "~~~", "<", "!")
@@ -71,19 +71,6 @@ def paragraphs(text: str) -> list[str]:
         units.append(raw.rstrip())
         open_unit, listed = not code, item
     return units
-
-
-class Chunk(Protocol):
-    """A chunk as its code blocks are found (:class:`kgrag.evaluation.qgen.cloze.Passage`)."""
-
-    @property
-    def chunk_id(self) -> str: ...
-    @property
-    def doc_id(self) -> str: ...
-    @property
-    def start(self) -> int: ...
-    @property
-    def text(self) -> str: ...
 
 
 def prose_texts(chunks: Iterable[Chunk]) -> dict[str, str]:

@@ -28,11 +28,11 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 from kgrag.documents.headings import covered_text, heading_lines
 from kgrag.documents.words import content_words
 from kgrag.evaluation.qgen.defects import acronym_given
+from kgrag.evaluation.qgen.located import Chunk
 
 MAX_HEADING_WORDS = 10
 STEM_CHARS, STEM_SHARE = 5, 0.8
@@ -58,19 +58,6 @@ class Heading:
 
     level: int
     text: str
-
-
-class Chunk(Protocol):
-    """A chunk as the headings are found on it (:class:`kgrag.evaluation.qgen.cloze.Passage`)."""
-
-    @property
-    def doc_id(self) -> str: ...
-    @property
-    def start(self) -> int: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def title(self) -> str: ...
 
 
 class DocumentHeadings:
