@@ -24,7 +24,7 @@ from typing import Any
 
 from openai import OpenAI
 
-from bench_qgen_page_subject import VERDICTS, share
+from bench_qgen_page_subject import read_questions, share
 from kgrag.documents.words import content_words
 
 GROUPS = ((1, 23), (24, 29), (30, 33), (1, 33))
@@ -75,9 +75,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, required=True, help="JSONL of replies, read and extended")
     parser.add_argument("--last-read", type=int, default=LAST_READ, help="the last read whose questions are asked")
     args = parser.parse_args()
-    every = [r for r in json.loads(VERDICTS.read_text(encoding="utf-8")) if r["read"] <= args.last_read]
-    both = {r["read"] for r in every if r.get("version") == "headings"}
-    rows = [r for r in every if not (r["read"] in both and r.get("version") == "plain")]
+    rows = [r for r in read_questions() if r["read"] <= args.last_read]
     said = replies(rows, args.base_url, args.cache)
     print("| reads | questions | refused, by verdict | usable before | usable after |")
     print("| --- | ---: | --- | --- | --- |")

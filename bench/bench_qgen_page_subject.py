@@ -40,6 +40,14 @@ GROUPS = ((1, 16), (17, 23), (24, 29), (30, 37), (1, 37))
 _INDEX_PAGES = ("index", "readme", "_index")
 
 
+def read_questions() -> list[dict[str, Any]]:
+    """Every read question once: of the reads that read each question with and without its headings
+    (12–16), the version with them, as every later read was read."""
+    every = json.loads(VERDICTS.read_text(encoding="utf-8"))
+    both = {r["read"] for r in every if r.get("version") == "headings"}
+    return [r for r in every if not (r["read"] in both and r.get("version") == "plain")]
+
+
 def file_named_after(row: dict[str, Any]) -> bool:
     """The proxy: a word of the answer in the source file's name (its folder's for an index page)."""
     parts = re.split(r"[/\\]", row["source_file"].lower())
@@ -109,9 +117,7 @@ def main() -> None:
     parser.add_argument("--corpora", type=Path, help="folder with one folder per read corpus")
     parser.add_argument("--show", action="store_true", help="list the questions the rule picks out")
     args = parser.parse_args()
-    every = json.loads(VERDICTS.read_text(encoding="utf-8"))
-    both = {r["read"] for r in every if r.get("version") == "headings"}
-    rows = [r for r in every if not (r["read"] in both and r.get("version") == "plain")]  # one version a question
+    rows = read_questions()
     report(rows, file_named_after, "proxy: a word of the answer in the source file's name")
     if args.corpora:
         rule = rule_on_disk(args.corpora)

@@ -153,7 +153,7 @@ def test_a_title_is_the_author_s_only_when_it_is_not_the_file_name() -> None:
 
 def test_a_candidate_is_headed_when_its_question_would_name_a_heading() -> None:
     from kgrag.evaluation.qgen.cloze import Cloze
-    from kgrag.evaluation.qgen.placing import headed, scoped
+    from kgrag.evaluation.qgen.placing import names, paged, with_headings
 
     passages = _chunks(_PAGE, title="")
     sentence = "The Tolvey ferry leaves every hour from pier four."
@@ -161,9 +161,10 @@ def test_a_candidate_is_headed_when_its_question_would_name_a_heading() -> None:
     question = "The Tolvey ferry leaves from what?"
     asked = Cloze(chunk.chunk_id, "d1", sentence, "pier four", "THING", question, "t", (), 1.0)
     lost = Cloze(chunk.chunk_id, "d1", "A sentence the passage does not hold.", "X", "THING", "What?", "t", (), 1.0)
-    found = headed([asked, lost], passages, DocumentHeadings(passages))
+    named = names([asked, lost], passages, DocumentHeadings(passages))
+    found = paged(named)
     assert found == {asked}  # a sentence not found as written names no heading
-    assert scoped([asked], passages, DocumentHeadings(passages))[0].headings == ("Harbour Services", "Timetables")
+    assert with_headings([asked], named)[0].headings == ("Harbour Services", "Timetables")
 
 
 def test_a_scoped_question_asked_second_in_a_pair_reads_on_in_lower_case() -> None:

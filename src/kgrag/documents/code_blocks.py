@@ -14,6 +14,16 @@ from __future__ import annotations
 import re
 
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})([^\n]*)$", re.MULTILINE)
+_BACKTICK_FENCE = re.compile(r"^ {0,3}`{3,}", re.MULTILINE)
+
+
+def fenced(content: str, language: str = "") -> str:
+    """``content`` written as a fenced code block with its info string ``language``: the fence is longer
+    than any backtick fence line inside it, so the block closes where it should."""
+    content = content if content.endswith("\n") else content + "\n"
+    longest = max((len(m.group(0)) for m in _BACKTICK_FENCE.finditer(content)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{content}{fence}"
 
 
 def code_block_spans(text: str) -> list[tuple[int, int]]:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
+from kgrag.documents.code_blocks import fenced
 from kgrag.documents.html_rules import BLOCKS, CELLS, HEADINGS
 from kgrag.documents.mkdocs_blocks import unwrap_mkdocs
 
@@ -152,14 +153,11 @@ class _Writer:
             self.item_prefix = ""
 
     def _code(self, token: Token) -> None:
-        content = token.content if token.content.endswith("\n") else token.content + "\n"
-        longest = max((len(m.group(0)) for m in re.finditer(r"^ {0,3}`{3,}", content, re.MULTILINE)), default=0)
-        fence = "`" * max(3, longest + 1)
         if self.item_prefix.strip():
             self.blocks.append(self.item_prefix.rstrip())
             self.item_prefix = ""
         language = token.info.strip().split(" ", 1)[0].split("{", 1)[0]  # not ``{hl_lines="4"}`` and the like
-        self.blocks.append(f"{fence}{language}\n{content}{fence}")
+        self.blocks.append(fenced(token.content, language))
 
 
 class _Superscript:
@@ -168,23 +166,22 @@ class _Superscript:
     "Firefox^3"), so that it is never glued to the word beside it."""
 
     def __init__(self) -> None:
-        self.state = ""
+        self.state = ""  # "drop" or "mark" inside a superscript, "" outside it or once it is marked
 
-    def tag(self, html: str) -> None:
+    def tag(self, html: str, before: list[str]) -> None:
         lower = html.lower()
         if lower.startswith("<sup"):
-            self.state = "open"
+            self.state = "mark" if "".join(before).strip() else "drop"
         elif lower.startswith("</sup"):
             self.state = ""
 
-    def text(self, text: str, before: list[str]) -> str:
-        if self.state != "open":
-            return text if self.state != "dropping" else ""
-        if not "".join(before).strip():
-            self.state = "dropping"
+    def text(self, text: str) -> str:
+        if self.state == "drop":
             return ""
-        self.state = "marked"
-        return "^" + text
+        if self.state == "mark":
+            self.state = ""
+            return "^" + text
+        return text
 
 
 def inline_text(children: list[Token]) -> str:
@@ -201,7 +198,7 @@ def inline_text(children: list[Token]) -> str:
             prose.append(f"\x00{len(code)}\x00")
             code.append(child.content)
         elif kind == "text":
-            prose.append(sup.text(child.content.replace("\x00", ""), prose))
+            prose.append(sup.text(child.content.replace("\x00", "")))
         elif kind == "image":
             prose.append(inline_text(child.children or []) or child.content)
         elif kind == "softbreak":
@@ -209,7 +206,7 @@ def inline_text(children: list[Token]) -> str:
         elif kind == "hardbreak":
             prose.append("\n")
         elif kind == "html_inline":
-            sup.tag(child.content)
+            sup.tag(child.content, prose)
             prose.append(" " if child.content.startswith("<br") else "")
     text = _UNRESOLVED_REFERENCE.sub(r"\1", "".join(prose))
     text = _PLACEHOLDER.sub(lambda m: code[int(m.group(1))], text)

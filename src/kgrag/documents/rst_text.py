@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kgrag.documents.code_blocks import fenced
+
 if TYPE_CHECKING:
     from docutils import nodes
 
@@ -171,13 +173,7 @@ class _Writer:
             self.block(child, level)
 
     def _code(self, node: nodes.Element) -> None:
-        self._fenced(node.astext(), next((c for c in node.get("classes", []) if c != "code"), ""))
-
-    def _fenced(self, content: str, language: str) -> None:
-        """``content`` as a fenced code block, the fence longer than any inside it."""
-        content = content if content.endswith("\n") else content + "\n"
-        fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"^ {0,3}`{3,}", content, re.M)), default=0))
-        self.blocks.append(f"{fence}{language}\n{content}{fence}")
+        self.blocks.append(fenced(node.astext(), next((c for c in node.get("classes", []) if c != "code"), "")))
 
     def _unknown(self, node: nodes.Element) -> None:
         """A Sphinx directive docutils does not know, written from its source kept in the error."""
@@ -192,7 +188,7 @@ class _Writer:
         if name in SILENT:
             return
         if name in CODE_DIRECTIVES:
-            self._fenced(body, args.split(" ", 1)[0] if name != "doctest" else "pycon")
+            self.blocks.append(fenced(body, args.split(" ", 1)[0] if name != "doctest" else "pycon"))
             return
         if name in VERSION_NOTES:
             if body:

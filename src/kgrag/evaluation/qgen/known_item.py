@@ -278,10 +278,10 @@ def known_item_questions(
     the defect checks (kept to measure what they change); ``min_quality=0`` keeps candidates of any
     quality (:mod:`kgrag.evaluation.qgen.quality`); ``preferred_first=False`` ranks by quality alone
     (:func:`preference`); ``scope=False`` leaves the headings above each sentence out of its question
-    (:func:`scoped`); ``trimmed=True`` also asks sentences too long to ask whole with parts left out
-    (:func:`kgrag.evaluation.qgen.cloze.make_cloze`); ``changelogs=True`` also cuts questions from
-    changelogs and release notes (``Passage.changelog``), which otherwise count in the corpus's statistics
-    but give no question."""
+    (:func:`kgrag.evaluation.qgen.placing.with_headings`); ``trimmed=True`` also asks sentences too long to
+    ask whole with parts left out (:func:`kgrag.evaluation.qgen.cloze.make_cloze`); ``changelogs=True`` also
+    cuts questions from changelogs and release notes (``Passage.changelog``), which otherwise count in the
+    corpus's statistics but give no question."""
     unknown = [k for k in kinds if k not in LLM_FREE_KINDS]
     if unknown:
         raise KgragError(

@@ -70,17 +70,6 @@ def paged(named: dict[Cloze, tuple[Heading, ...]]) -> set[Cloze]:
     return {c for c, these in named.items() if names_page(these)}
 
 
-def headed(candidates: Sequence[Cloze], passages: Sequence[Passage], headings: DocumentHeadings) -> set[Cloze]:
-    """Those of ``candidates`` whose question would name the page their sentence is on (:func:`paged`)."""
-    return paged(names(candidates, passages, headings))
-
-
-def scoped(candidates: Sequence[Cloze], passages: Sequence[Passage], headings: DocumentHeadings) -> list[Cloze]:
-    """Each candidate with the headings its sentence sits under named in its question
-    (:mod:`kgrag.evaluation.qgen.scope`; ``headings``: those of ``passages``' documents)."""
-    return with_headings(candidates, names(candidates, passages, headings))
-
-
 def with_headings(candidates: Sequence[Cloze], named: dict[Cloze, tuple[Heading, ...]]) -> list[Cloze]:
     """Each candidate with the headings ``named`` for it opening its question; as it is when none."""
     out = []
