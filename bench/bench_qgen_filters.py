@@ -198,13 +198,15 @@ def write_read(
     scope: bool = True,
     trimmed: bool = False,
     changelogs: bool = False,
+    learned: bool = True,
 ) -> Counter[str]:
     """``n`` questions per kind for a reader: JSON and a Markdown table (question, answer, evidence);
     ``scope=False``: the same questions without the headings above their sentences; ``trimmed``: long
-    sentences asked with parts left out too."""
+    sentences asked with parts left out too; ``learned=False``: picked in the order before the usability
+    model (:func:`kgrag.evaluation.qgen.known_item.pick_known_items`), to read beside it."""
     nlp = SpacyExtractor(nlp_settings(KgragConfig()).spacy_model).nlp
     result = known_item_questions(
-        passages, nlp, kinds, n, seed=seed, scope=scope, trimmed=trimmed, changelogs=changelogs
+        passages, nlp, kinds, n, seed=seed, scope=scope, trimmed=trimmed, changelogs=changelogs, learned=learned
     )
     rows: list[dict[str, Any]] = [
         {
@@ -266,13 +268,24 @@ def main() -> None:
     parser.add_argument(
         "--changelogs", action="store_true", help="With --blind-cut or --cut: questions from changelogs too."
     )
+    parser.add_argument(
+        "--before-model", action="store_true", help="With --blind-cut or --cut: picked as before the usability model."
+    )
     args = parser.parse_args()
     if args.blind_cut or args.cut:
         span = args.blind_cut or args.cut
         passages = dir_passages(args.dir, int(span.split(":")[1])) if args.dir else cut_passages(args.source, span)
         kinds = ("known-item",) if args.blind_cut else ("known-item", "two-chunk")
         rejected = write_read(
-            passages, args.n, args.seed, args.out, kinds, not args.no_scope, args.trimmed, args.changelogs
+            passages,
+            args.n,
+            args.seed,
+            args.out,
+            kinds,
+            not args.no_scope,
+            args.trimmed,
+            args.changelogs,
+            not args.before_model,
         )
         if args.cut:
             print(f"{len(passages)} passages; rejected {dict(rejected.most_common())}")

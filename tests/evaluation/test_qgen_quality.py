@@ -1,13 +1,14 @@
 """The quality signs of LLM-free known-item questions and the precision-first pick: a plain statement about
 a named subject scores above an instruction, an example or a list item; a question word that does not fit
 the answer's shape and code-like or glued words score 0; the pick keeps the best candidates, none below
-the floor, spread over documents. Sentences are parsed with the real spaCy pipeline; the bad examples are
-the generator's own output on fresh corpora."""
+the floor, spread over documents, the likeliest usable first by the model fitted on blind reads. Sentences
+are parsed with the real spaCy pipeline; the bad examples are the generator's own output on fresh corpora."""
 
 from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import replace
 
 from tests.evaluation.qgen_spacy import spacy_nlp
 
@@ -97,14 +98,16 @@ def test_the_pick_keeps_the_best_spread_over_documents_and_none_below_the_floor(
     c = _cloze("d2", "c3", 0.80, "echo foxtrot")
     low = _cloze("d3", "c4", MIN_QUALITY - 0.1, "golf hotel")
     candidates = [low, c, b, a]
-    assert pick_known_items(candidates, 2, random.Random(0), 0.8) == [a, c]  # one per document first
-    assert pick_known_items(candidates, 3, random.Random(0), 0.8) == [a, c, b]
+    by_quality = {"learned": False}
+    assert pick_known_items(candidates, 2, random.Random(0), 0.8, **by_quality) == [a, c]  # one per document first
+    assert pick_known_items(candidates, 3, random.Random(0), 0.8, **by_quality) == [a, c, b]
     assert low not in pick_known_items(candidates, 10, random.Random(0), 0.8)  # precision over yield
+    assert Counter(c.doc_id for c in pick_known_items(candidates, 2, random.Random(0), 0.8)) == Counter(d1=1, d2=1)
     assert low in pick_known_items(candidates, 10, random.Random(0), 0.8, min_quality=0.0)
 
 
 def test_ties_are_ordered_by_the_seed_and_the_same_seed_repeats() -> None:
-    tied = [_cloze(f"d{i}", f"c{i}", 0.9, w) for i, w in enumerate(["india juliet", "kilo lima", "mike november"])]
+    tied = [_cloze(f"d{i}", f"c{i}", 0.9, w) for i, w in enumerate(["india juliet", "oscar papaya", "romeo sierra"])]
     draws = {tuple(c.chunk_id for c in pick_known_items(tied, 1, random.Random(s), 0.8)) for s in range(20)}
     assert len(draws) > 1
     assert pick_known_items(tied, 2, random.Random(3), 0.8) == pick_known_items(tied, 2, random.Random(3), 0.8)
@@ -134,19 +137,32 @@ def test_the_trusted_shape_is_picked_before_better_scored_others() -> None:
     second = _named(
         "d1", "c3", 0.78, "Quaymaster", "lighthouse keeper"
     )  # a second one of d1: still before any other shape
-    assert pick_known_items([best, named, second], 2, random.Random(0), 0.8) == [named, second]
-    assert pick_known_items([best, named, second], 3, random.Random(0), 0.8) == [named, second, best]
-    assert pick_known_items([best, named, second], 2, random.Random(0), 0.8, preferred_first=False) == [best, named]
+    candidates = [best, named, second]
+    assert pick_known_items(candidates, 2, random.Random(0), 0.8, learned=False) == [named, second]
+    assert pick_known_items(candidates, 3, random.Random(0), 0.8, learned=False) == [named, second, best]
 
 
 def test_headed_then_whole_questions_are_picked_before_better_scored_others() -> None:
-    from dataclasses import replace
-
     best = _named("d1", "c1", 0.95, "Tidewright", "harbour")  # trusted shape, best quality, no heading
     trimmed = replace(_cloze("d2", "c2", 0.80, "lighthouse keeper"), whole=False)
     whole = _cloze("d3", "c3", 0.78, "mooring office")  # a number: not the trusted shape
     pick = [best, trimmed, whole]
-    assert pick_known_items(pick, 2, random.Random(0), 0.8, headed={trimmed, whole}) == [whole, trimmed]
-    assert pick_known_items(pick, 3, random.Random(0), 0.8, headed={trimmed}) == [trimmed, best, whole]
-    assert pick_known_items(pick, 2, random.Random(0), 0.8) == [best, whole]  # whole before the trusted shape
-    assert pick_known_items(pick, 2, random.Random(0), 0.8, preferred_first=False, headed={whole}) == [best, trimmed]
+    before = {"learned": False}
+    assert pick_known_items(pick, 2, random.Random(0), 0.8, **before, headed={trimmed, whole}) == [whole, trimmed]
+    assert pick_known_items(pick, 3, random.Random(0), 0.8, **before, headed={trimmed}) == [trimmed, best, whole]
+    assert pick_known_items(pick, 2, random.Random(0), 0.8, **before) == [best, whole]  # whole before the trusted shape
+
+
+def test_the_usability_model_picks_the_likeliest_usable_whatever_the_quality() -> None:
+    long_words = "harbour office of the northern ferry line"
+    number = replace(
+        _cloze("d1", "c1", 0.95, "alpine bravo"),
+        question="The alpine bravo keeps what number records?",  # 'what number': seldom usable when read
+    )
+    plain = _named("d2", "c2", 0.78, "Tidewright", long_words)
+    assert pick_known_items([number, plain], 1, random.Random(0), 0.8) == [plain]
+    # naming its page's headings raises a candidate's chance: the scoped one of two equal candidates is first
+    twin = replace(plain, chunk_id="c3", doc_id="d3", sentence=plain.sentence.replace("northern", "southern"))
+    twin = replace(twin, question=twin.question.replace("northern", "southern"))
+    assert pick_known_items([plain, twin], 1, random.Random(0), 0.0, scoped={twin}) == [twin]
+    assert pick_known_items([plain, twin], 1, random.Random(0), 0.0, scoped={plain}) == [plain]

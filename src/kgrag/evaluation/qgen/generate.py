@@ -52,13 +52,16 @@ def count_for(per_kind: PerKind, kind: str) -> int:
 class ItemMeta(TypedDict):
     """What a generated question is written with besides the dataset fields: the chunks it came from
     and, for an LLM-free question, the answer's label, the template that worded it, its quality
-    (:mod:`kgrag.evaluation.qgen.quality`) and the headings it names (:mod:`kgrag.evaluation.qgen.scope`)."""
+    (:mod:`kgrag.evaluation.qgen.quality`), the headings it names (:mod:`kgrag.evaluation.qgen.scope`)
+    and, for a known-item question, its chance of being usable as it is
+    (:mod:`kgrag.evaluation.qgen.usability`)."""
 
     chunk_ids: list[str]
     answer_label: NotRequired[str]
     template: NotRequired[str]
     quality: NotRequired[float]
     headings: NotRequired[list[str]]
+    usability: NotRequired[float]
 
 
 @dataclass

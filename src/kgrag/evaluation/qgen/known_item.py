@@ -5,16 +5,14 @@ masked span, :mod:`kgrag.evaluation.qgen.cloze`). Precision over yield: every ca
 checks is scored on positive signs of a good question (:mod:`kgrag.evaluation.qgen.quality`), those below
 a floor are dropped, and the best are kept. Two kinds are drawn from them, seeded:
 
-- ``known-item``: one sentence is the evidence, the masked span the answer. Candidates are taken by
-  three preferences, in this order (:func:`preference`): the question names the page its sentence is on
-  among the headings above it (a page's own words for what the sentence is about:
-  :func:`kgrag.evaluation.qgen.scope.names_page`), it keeps every content word of its
-  sentence (nothing cut away that said which case it speaks of), and it has the trusted shape (a one-word
-  name as the answer, a question of ten words or more:
-  :func:`kgrag.evaluation.qgen.quality.trusted_shape`). Read blind, questions with each of the first two
-  were usable markedly more often than those without, on most corpora read (figures in
-  ``docs/results/qgen-llm-free.md``). Within each group the best by quality (ties in seeded order), one
-  per document before any document gets a second, and near-duplicates are dropped.
+- ``known-item``: one sentence is the evidence, the masked span the answer. Candidates are taken by the
+  chance that a reader finds them usable as they are (:mod:`kgrag.evaluation.qgen.usability`, a model
+  fitted on the verdicts of blind reads: it weighs, among other features, whether the question names the
+  page its sentence is on, keeps every content word of its sentence and has the trusted shape, the three
+  preferences that ordered candidates before it, :func:`preference`), ties by quality; one per document
+  before any document gets a second, and near-duplicates are dropped. Held out, the model's first half
+  of a read's questions were usable more often than the whole read (figures in
+  ``docs/results/qgen-llm-free.md``).
 - ``two-chunk``: two known-item questions about the same named entity whose evidence lies in different
   chunks, asked together; kept only when neither chunk holds both answers, so no single passage answers
   it. The answer is both answers, the evidence both sentences.
@@ -45,6 +43,7 @@ from kgrag.evaluation.qgen.paragraphs import prose_texts
 from kgrag.evaluation.qgen.placing import paged, scope_candidates, with_headings
 from kgrag.evaluation.qgen.quality import MIN_QUALITY, trusted_shape
 from kgrag.evaluation.qgen.scope import Heading
+from kgrag.evaluation.qgen.usability import body, features, shipped_model
 from kgrag.store import Store
 
 PAIRS_PER_TOPIC = 2
@@ -123,21 +122,27 @@ def pick_known_items(
     rng: random.Random,
     threshold: float,
     min_quality: float = MIN_QUALITY,
-    preferred_first: bool = True,
+    learned: bool = True,
     headed: Collection[Cloze] = (),
+    scoped: Collection[Cloze] = (),
 ) -> list[Cloze]:
-    """The ``count`` best candidates by quality (ties in seeded order), none below ``min_quality``, spread
-    over documents (:func:`_fill`); with ``preferred_first`` they are taken by :func:`preference` first
-    (``headed``: the candidates whose question names their page), each group filled before the next."""
+    """The ``count`` likeliest usable candidates (:mod:`kgrag.evaluation.qgen.usability`; ``scoped``: the
+    candidates whose question will name headings), none below ``min_quality``, spread over documents
+    (:func:`_fill`); ties by quality, then in seeded order. ``learned=False`` takes them by :func:`preference`
+    instead (``headed``: the candidates whose question names their page), each group by quality and filled
+    before the next (the order before the model, kept to measure what it changes)."""
     ordered = sorted(
         (c for c in _shuffled(candidates, rng) if c.quality >= min_quality), key=lambda c: -round(c.quality, 6)
     )
-    groups: dict[tuple[bool, ...], list[Cloze]] = {(): ordered}
-    if preferred_first:
-        groups = defaultdict(list)
-        for c in ordered:
-            groups[preference(c, c in headed)].append(c)
     kept: list[Cloze] = []
+    if learned:
+        model = shipped_model()
+        chance = {c: model.probability(features(c.question, c.answer, c.sentence, headed=c in scoped)) for c in ordered}
+        _fill(sorted(ordered, key=lambda c: -round(chance[c], 9)), count, threshold, kept)
+        return kept
+    groups: dict[tuple[bool, ...], list[Cloze]] = defaultdict(list)
+    for c in ordered:
+        groups[preference(c, c in headed)].append(c)
     for key in sorted(groups, reverse=True):
         _fill(groups[key], count, threshold, kept)
     return kept
@@ -209,6 +214,8 @@ def _single(c: Cloze) -> tuple[QAItem, ItemMeta]:
     }
     if c.headings:
         meta["headings"] = list(c.headings)
+    chance = shipped_model().probability(features(body(c.question), c.answer, c.sentence, headed=bool(c.headings)))
+    meta["usability"] = round(chance, 3)
     return item, meta
 
 
@@ -268,7 +275,7 @@ def known_item_questions(
     on_question: Callable[[], None] | None = None,
     strict: bool = True,
     min_quality: float = MIN_QUALITY,
-    preferred_first: bool = True,
+    learned: bool = True,
     scope: bool = True,
     trimmed: bool = False,
     changelogs: bool = False,
@@ -276,12 +283,13 @@ def known_item_questions(
     """Up to ``per_kind`` questions of each of ``kinds`` (``known-item``, ``two-chunk``) from
     ``passages``; the same passages, pipeline and seed give the same questions. ``strict=False`` leaves out
     the defect checks (kept to measure what they change); ``min_quality=0`` keeps candidates of any
-    quality (:mod:`kgrag.evaluation.qgen.quality`); ``preferred_first=False`` ranks by quality alone
-    (:func:`preference`); ``scope=False`` leaves the headings above each sentence out of its question
-    (:func:`kgrag.evaluation.qgen.placing.with_headings`); ``trimmed=True`` also asks sentences too long to
-    ask whole with parts left out (:func:`kgrag.evaluation.qgen.cloze.make_cloze`); ``changelogs=True`` also
-    cuts questions from changelogs and release notes (``Passage.changelog``), which otherwise count in the
-    corpus's statistics but give no question."""
+    quality (:mod:`kgrag.evaluation.qgen.quality`); ``learned=False`` ranks by :func:`preference` and
+    quality instead of the usability model (:func:`pick_known_items`); ``scope=False`` leaves the headings
+    above each sentence out of its question (:func:`kgrag.evaluation.qgen.placing.with_headings`);
+    ``trimmed=True`` also asks sentences too long to ask whole with parts left out
+    (:func:`kgrag.evaluation.qgen.cloze.make_cloze`); ``changelogs=True`` also cuts questions from
+    changelogs and release notes (``Passage.changelog``), which otherwise count in the corpus's statistics
+    but give no question."""
     unknown = [k for k in kinds if k not in LLM_FREE_KINDS]
     if unknown:
         raise KgragError(
@@ -300,7 +308,8 @@ def known_item_questions(
         candidates, good, named = scope_candidates(candidates, good, ordered, result)
     if "known-item" in kinds:
         count, rng = count_for(per_kind, "known-item"), random.Random(seed)
-        picked = pick_known_items(candidates, count, rng, dedup_threshold, min_quality, preferred_first, paged(named))
+        scoped = {c for c, these in named.items() if these}
+        picked = pick_known_items(candidates, count, rng, dedup_threshold, min_quality, learned, paged(named), scoped)
         made += [_single(c) for c in with_headings(picked, named)]
         if len(picked) < count:
             result.notes.append(_shortfall(len(picked), count, trimmed, skipped > 0))

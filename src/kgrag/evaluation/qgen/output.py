@@ -29,6 +29,7 @@ class QuestionRecord(TypedDict):
     template: NotRequired[str]
     quality: NotRequired[float]
     headings: NotRequired[list[str]]
+    usability: NotRequired[float]
 
 
 def records(result: QGenResult, source: str) -> list[QuestionRecord]:
