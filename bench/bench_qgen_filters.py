@@ -103,12 +103,16 @@ def print_recall_table(scores: dict[str, Scores], pipelines: list[str], rng: ran
         print(f"| {p} | " + " | ".join(cells) + " |")
 
 
-def generate(ws: Workspace, per_kind: int, strict: bool, seed: int, min_quality: float = 0.0) -> list[QAItem]:
+def generate(
+    ws: Workspace, per_kind: int, strict: bool, seed: int, min_quality: float = 0.0, learned: bool = True
+) -> list[QAItem]:
     passages = store_passages(ws.store)
     own = nlp_settings(ws.config)
     nlp = SpacyExtractor(own.spacy_model, allow_torch=own.spacy_torch).nlp
     kinds = ("known-item", "two-chunk")
-    result = known_item_questions(passages, nlp, kinds, per_kind, seed=seed, strict=strict, min_quality=min_quality)
+    result = known_item_questions(
+        passages, nlp, kinds, per_kind, seed=seed, strict=strict, min_quality=min_quality, learned=learned
+    )
     print(f"strict={strict}, min_quality={min_quality}: {len(result.items)} of {result.generated} candidates; ", end="")
     print(f"rejected {dict(result.rejected.most_common())}")
     return result.items
@@ -240,7 +244,7 @@ def question_sets(ws: Workspace, args: argparse.Namespace) -> dict[str, list[QAI
         sets["generated, no filters"] = generate(ws, args.per_kind, False, args.seed)
     sets["generated, filters"] = generate(ws, args.per_kind, True, args.seed)
     best = args.best or args.per_kind
-    sets["generated, filters + quality floor"] = generate(ws, best, True, args.seed, MIN_QUALITY)
+    sets["generated, filters + quality floor"] = generate(ws, best, True, args.seed, MIN_QUALITY, not args.before_model)
     return sets
 
 
@@ -269,7 +273,9 @@ def main() -> None:
         "--changelogs", action="store_true", help="With --blind-cut or --cut: questions from changelogs too."
     )
     parser.add_argument(
-        "--before-model", action="store_true", help="With --blind-cut or --cut: picked as before the usability model."
+        "--before-model",
+        action="store_true",
+        help="Picked as before the usability model (the set with the floor, or --blind-cut / --cut).",
     )
     args = parser.parse_args()
     if args.blind_cut or args.cut:

@@ -37,6 +37,8 @@ def _sent(text: str) -> Any:
         ("Diagram showing the weekly ferry schedule of the harbour office across three islands", "caption"),
         ("Nullam tempus tellus non sem sollicitudin, quis rutrum leo facilisis.", "filler"),
         ("(map) Optional map of fares to pass to the Tolvey ferry planner.", "parameter"),
+        ("tideFactor number (optional) - The default tide factor of the ferry planner, 3.0 is 300%.", "parameter"),
+        ("harbourMap Object (optional) Linux - Structure holds the planes of the Tolvey harbour.", "parameter"),
         ("Damit landen alle Anfragen sowieso bei der Fritz!Box, welche die Hostnamen zurücksenden kann.", "English"),
         ("Les attaques coordonnées contre autrui sont interdites sur le serveur.", "not English"),
         ("Proin ut eros sed sapien ullamcorper consequat in the Tolvey harbour.", "filler"),
@@ -68,6 +70,7 @@ def test_plain_prose_is_kept() -> None:
         "Asaph Hall worked for Peter Bogart during his early career as a carpenter.",
         "The harbour office showing the most crossings was given a second ferry.",
         "The harbour office is showing the new crossings on its planner.",
+        "The harbour office sends the night timetable (optional) to every ferry crew each week.",
         "To plan the weekly crossings, use the Tidewright planner of the harbour office.",
     ):
         assert sentence_defect(_sent(text)) is None, text

@@ -341,3 +341,14 @@ def test_changelogs_count_in_the_statistics_but_give_no_question_unless_asked_fo
     allowed = known_item_questions(marked, spacy_nlp(), ["known-item"], 60, changelogs=True)
     assert reason not in allowed.rejected and allowed.generated > without.generated
     assert any(set(allowed.meta[q.id]["chunk_ids"]) & flagged for q in allowed.items)
+
+
+def test_the_usability_setting_picks_the_likeliest_usable_and_turns_the_model_off(sample_ws: Path) -> None:
+    with Workspace.open(sample_ws) as ws:
+        learned = ws.eval.qgen(["known-item"], 5, seed=0, llm="none")
+    with Workspace.open(sample_ws, evaluation={"qgen_usability": False}) as ws:
+        before = ws.eval.qgen(["known-item"], 5, seed=0, llm="none")
+    chances = [[r.meta[i.id]["usability"] for i in r.items] for r in (learned, before)]
+    assert len(chances[0]) == len(chances[1]) == 5
+    assert {i.id for i in learned.items} != {i.id for i in before.items}  # the sample has more than 5 to pick from
+    assert sum(chances[0]) > sum(chances[1])

@@ -244,3 +244,14 @@ def test_an_adverbial_phrase_opening_a_sentence_is_no_answer() -> None:
     assert not well_formed(span, "THING")
     _, span = _parsed("Pyrefly is the type checker that the Tolvey harbour office runs on its planner.", "Pyrefly")
     assert well_formed(span, "THING")  # a name that ends in "ly"
+
+
+def test_the_question_phrase_does_not_repeat_the_word_beside_its_span() -> None:
+    question, _ = _asked("Kestrel's cadence between major releases is 8 weeks long.", "8 weeks", "DATE")
+    assert question == "Kestrel's cadence between major releases is how long?"
+    question, _ = _asked(
+        "Tidewright has not been the default scheduler in Quayside since version 16.04, which is old.",
+        "16.04",
+        "CARDINAL",
+    )
+    assert "since which version" in question and "version which" not in question

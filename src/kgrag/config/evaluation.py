@@ -104,6 +104,14 @@ class EvaluationConfig(Section):
         "such questions were usable markedly less often than those asked whole, docs/results/qgen-llm-free.md); "
         "false = whole sentences only.",
     )
+    qgen_usability: bool = Field(
+        True,
+        description="LLM-free known-item questions are picked by their chance of being usable as they are, a "
+        "model fitted on blind reads (read blind on fresh corpora, usable more often than in the order before "
+        "it; docs/results/qgen-llm-free.md); false = by the order before it (page named, whole sentence, trusted "
+        "shape, then quality), whose sets ranked pipelines somewhat closer to hand-written questions on both shared "
+        "datasets, within the intervals.",
+    )
     qgen_changelogs: bool = Field(
         False,
         description="LLM-free known-item questions may also be cut from changelogs and release notes (files "

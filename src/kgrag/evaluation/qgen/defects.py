@@ -101,8 +101,12 @@ _JOINING_END = frozenset(
 )
 """Words no question ends on: it was cut before what they lead to (a list after a colon: "… in scenarios
 where?", "… to each block are?", "… with a message like?")."""
-_TYPED_FIELD = re.compile(r"^\s*\(\s*[a-z][\w.\[\]|]*\s*\)\s")
-"""A parameter's type in brackets opening its description ("(map) Optional map to pass …")."""
+_TYPED_FIELD = re.compile(
+    r"^\s*\(\s*[a-z][\w.\[\]|]*\s*\)\s"  # "(map) Optional map to pass …"
+    r"|^\s*(?!(?:the|a|an|this|that|each|every)\b)[a-z]\w* [\w.\[\]|<>]+ \((?:[Oo]ptional|[Rr]equired)\)"
+)
+"""A parameter's type in brackets opening its description ("(map) Optional map to pass …"), or an API
+reference's parameter line, name, type, then "(optional)" ("zoomFactor number (optional) - The default …")."""
 _DASH_OPENING = re.compile(r"^\s*(?:[—–]|--?\s)")
 _YEAR_ONLY = re.compile(rf"^{YEAR}$")
 _LIST_COMMA = re.compile(r",(?!\d{3}(?!\d))")  # a thousands separator ("3,400") is no list
@@ -208,7 +212,7 @@ def _not_prose(sent: Any) -> str | None:
     if _COMMAND.search(text) or (sent[0].is_lower and not text.rstrip().endswith((".", "!", ":"))):
         return "command line or list fragment (lower-case start, no full stop)"
     if _GLOSSARY.match(text) or _TYPED_FIELD.match(text):
-        return "glossary entry (term – definition) or a parameter's description ('(map) Optional …')"
+        return "glossary entry (term – definition) or a parameter's description ('(map) …', 'name Type (optional)')"
     return _not_english(sent)
 
 

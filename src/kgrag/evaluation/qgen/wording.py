@@ -280,6 +280,22 @@ def _fronted_question(clause: Any, span: Any, label: str, kept: list[Any]) -> st
     return text[0].upper() + text[1:] + "?"
 
 
+def _unrepeated(before: str, word: str, after: str) -> tuple[str, str]:
+    """``before`` and ``after`` without the word the question phrase already says: "since version 16.04" is
+    asked "since which version", not "since version which version" (with a determiner before the word:
+    "in the year 2019" → "in which year"), and "is 8 weeks long" "is how long", not "how long long"."""
+    if len(word.split()) < 2:
+        return before, after
+    last = word.split()[-1].lower()
+    words = before.split()
+    if words and words[-1].lower() == last:
+        words = words[:-2] if len(words) >= 2 and words[-2].lower() in ("the", "a", "an") else words[:-1]
+        before = " ".join(words) + " "
+    if (following := re.match(rf"{re.escape(last)}\b\s*", after, re.I)) is not None:
+        after = after[following.end() :]
+    return before, after
+
+
 def ask_around(clause: Any, span: Any, label: str, whole: bool = False) -> tuple[str, str, str]:
     """The question made from ``clause`` (a spaCy span, its side parts left out unless ``whole``) with
     ``span`` replaced by its question word, the name of the template used, and the words kept around the
@@ -305,6 +321,7 @@ def ask_around(clause: Any, span: Any, label: str, whole: bool = False) -> tuple
     word = question_word(label, span.text, next_pos, after_preposition, fronted, before_word, after_name)
     before = _joined([t for t in kept if t.i < start])
     after = _agreeing(_joined([t for t in kept if t.i >= span.end]), span, fronted)
+    before, after = _unrepeated(before, word, after)
     gap = doc[span.end - 1].whitespace_ or (" " if after[:1].isalnum() else "")  # "Cargo, …, makes" → "What makes"
     text = f"{before}{' ' if before and before[-1] != ' ' else ''}{word}{gap}{after}"
     text = re.sub(r"\(\s+", "(", re.sub(r"\s+([,;:)])", r"\1", " ".join(text.split())))

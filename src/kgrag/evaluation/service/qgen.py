@@ -112,6 +112,7 @@ def _without_llm(
         scope=config.evaluation.qgen_headings,
         trimmed=config.evaluation.qgen_trimmed,
         changelogs=config.evaluation.qgen_changelogs,
+        learned=config.evaluation.qgen_usability,
     )
 
 
