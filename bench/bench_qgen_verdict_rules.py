@@ -204,6 +204,8 @@ KEPT: dict[str, Callable[[Parsed], object]] = {
     "status_code": lambda p: (
         p.span.root.ent_type_ == "CARDINAL" and "status code" in (structure.unsure_word(p.span, "CARDINAL") or "")
     ),
+    "ip_address": lambda p: "IP address" in (structure.unsure_word(p.span, p.span.root.ent_type_) or ""),
+    "amount_subject": lambda p: "amount as the subject" in (structure.unsure_word(p.span, p.span.root.ent_type_) or ""),
     "release_name": lambda p: (
         p.span.root.ent_type_ == "PERSON" and "release" in (structure.unsure_word(p.span, "PERSON") or "")
     ),

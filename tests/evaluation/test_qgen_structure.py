@@ -219,6 +219,9 @@ def test_people_named_by_their_role_or_handle_are_asked_who() -> None:
     assert trusted_label(span, sent, "THING") == "THING"  # a decorator, not a handle
     sent, span = _parsed("The Tolvey planner removes the backport label after the merge.", "Tolvey planner")
     assert trusted_label(span, sent, "THING") == "THING"  # a tool, not a role
+    for role in ("Requestor", "Approver", "Tenant administrators"):  # a project's workflow roles
+        sent, span = _parsed(f"After the review, the {role} merges the Tolvey backport PR.", role)
+        assert trusted_label(span, sent, "THING") == "PEOPLE", role
     sent, span = _parsed("Mara Lindqvist wrote the first parser for the Quillon project.", "Mara Lindqvist")
     assert trusted_label(span, sent, "PERSON") == "PERSON"  # a trusted person stays one
 
@@ -255,3 +258,16 @@ def test_the_question_phrase_does_not_repeat_the_word_beside_its_span() -> None:
         "CARDINAL",
     )
     assert "since which version" in question and "version which" not in question
+
+
+def test_an_ip_address_and_a_span_of_time_as_a_verbs_subject_are_refused() -> None:
+    _sent, span = _parsed(
+        "Once you enable it, the Tidewright planner binds its servers to 0.0.0.0 automatically.", "0.0.0.0"
+    )
+    assert "IP address" in (unsure_word(span, "CARDINAL") or "")
+    _, span = _parsed("Only the past 6 hours are stored by the Tidewright planner on each ferry.", "6 hours")
+    assert "subject" in (unsure_word(span, "TIME") or "")
+    _, span = _parsed("30 seconds is the default timeout of the Tidewright ferry planner.", "30 seconds")
+    assert unsure_word(span, "TIME") is None  # a copula keeps it a question: "How long is the default timeout …?"
+    question, _ = _asked("The Tidewright planner works all the way up to version 10 of Quayside.", "10", "CARDINAL")
+    assert "up to which version of Quayside" in question

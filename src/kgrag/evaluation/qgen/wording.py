@@ -81,8 +81,8 @@ _DURATION = re.compile(
 def _release(label: str, text: str, next_pos: str, before: str, after_name: bool) -> bool:
     """Whether a span is a release number: written as one ("2.4.0"), or a number with one dot that is
     labelled a date (no date is written so), follows "since", "as of", "version" or a proper name ("Python
-    3.12", ``after_name``) with no noun after it."""
-    if _VERSION.match(text):
+    3.12", ``after_name``) with no noun after it, or a whole number right after "version" ("version 10")."""
+    if _VERSION.match(text) or (before == "version" and text.isdigit()):  # "up to version 10"
         return True
     dotted = _DOTTED.match(text) is not None and next_pos not in ("NOUN", "PROPN")
     return dotted and (label == "DATE" or before in _RELEASE_BEFORE or after_name)
