@@ -81,7 +81,7 @@ class ReadKept:
 def kept_by_read(
     data: Verdicts, train: Callable[[np.ndarray], np.ndarray], tested: np.ndarray, share: float
 ) -> list[ReadKept]:
-    """For each read in ``tested``, a model fitted on the rows ``train(read)`` selects ranks that read's
+    """For each read in ``tested``, a model fitted on the rows ``train(read)`` ranks that read's
     questions and the top ``share`` of them are kept."""
     out = []
     for read in tested:
