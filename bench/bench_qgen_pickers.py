@@ -4,8 +4,10 @@ Reads 38 and later asked each corpus's questions twice from one set of candidate
 model (:mod:`kgrag.evaluation.qgen.usability`) and in the order before it (``--before-model``), and read the
 union once, shuffled, blind to which picker chose what. Each row of ``bench/data/qgen_blind_verdicts.json``
 from such a read says which picked it (``picked_by``). This prints, per corpus and over all those reads, each
-picker's usable share (95% Wilson intervals), the difference (model minus before, per question the pickers
-asked; its 95% interval from a bootstrap of the questions only one picker chose: the shared ones cancel), and
+picker's usable share (95% Wilson intervals), the difference (model minus before, per question each picker
+asked, the two asking as many; its 95% interval from a bootstrap of the questions only one picker chose, each
+side resampled on its own and the questions taken as independent, not clustered by corpus: the shared ones
+cancel), and
 how well a model fitted only on the reads before them ranks their questions (AUC; usable share of each read's
 top half against all).
 
@@ -37,19 +39,21 @@ def share(usable: int, n: int) -> str:
 
 def difference(rows: list[dict], draws: int = 4000) -> str:
     """Model minus before per question asked, with a bootstrap interval over the one-picker questions."""
-    asked = sum("model" in r["picked_by"] for r in rows)
+    asked = {p: sum(p in r["picked_by"] for r in rows) for p in PICKERS}
+    if not all(asked.values()):
+        return "—"
+    if asked["model"] != asked["before"]:
+        return "(the pickers asked different numbers of questions)"
     only = {p: [r["usable"] for r in rows if r["picked_by"] == [p]] for p in PICKERS}
     rng = random.Random(0)
 
     def once(model: list[bool], before: list[bool]) -> float:
-        return (sum(model) - sum(before)) / asked
+        return (sum(model) - sum(before)) / asked["model"]
 
-    boot = sorted(
-        once([rng.choice(only["model"]) for _ in only["model"]], [rng.choice(only["before"]) for _ in only["before"]])
-        if only["model"] and only["before"]
-        else 0.0
-        for _ in range(draws)
-    )
+    def resampled(values: list[bool]) -> list[bool]:
+        return [rng.choice(values) for _ in values]
+
+    boot = sorted(once(resampled(only["model"]), resampled(only["before"])) for _ in range(draws))
     point = once(only["model"], only["before"])
     return f"{point:+.1%} [{boot[int(0.025 * draws)]:+.1%}, {boot[int(0.975 * draws) - 1]:+.1%}]"
 
@@ -80,7 +84,7 @@ def main() -> None:
     kept = usable = 0
     for read in sorted(set(fresh.reads.tolist())):
         here = np.where(fresh.reads == read)[0]
-        top = here[np.argsort(-chance[here], kind="stable")[: len(here) // 2]]
+        top = here[np.argsort(-chance[here], kind="stable")[: max(1, len(here) // 2)]]
         kept, usable = kept + len(top), usable + int(fresh.y[top].sum())
     print(
         f"\nfitted on reads 1–{first - 1}, on the {len(paired)} questions of reads {first}–: AUC "

@@ -205,7 +205,9 @@ KEPT: dict[str, Callable[[Parsed], object]] = {
         p.span.root.ent_type_ == "CARDINAL" and "status code" in (structure.unsure_word(p.span, "CARDINAL") or "")
     ),
     "ip_address": lambda p: "IP address" in (structure.unsure_word(p.span, p.span.root.ent_type_) or ""),
-    "amount_subject": lambda p: "amount as the subject" in (structure.unsure_word(p.span, p.span.root.ent_type_) or ""),
+    "time_subject": lambda p: (
+        "span of time as a verb's subject" in (structure.unsure_word(p.span, p.span.root.ent_type_) or "")
+    ),
     "release_name": lambda p: (
         p.span.root.ent_type_ == "PERSON" and "release" in (structure.unsure_word(p.span, "PERSON") or "")
     ),

@@ -10,7 +10,7 @@ questions and the top half (and top 70%) are kept, as a generator with a deep po
 The baseline is the same reads' questions as the generator of their time kept them, all of them (the
 reader's verdicts; 95% Wilson intervals); the gain (kept minus all) has a 95% interval from a bootstrap over
 reads. ``--write`` refits on every read and writes the weights into
-``src/kgrag/evaluation/qgen/usability.py``, which ``tests/tuning/test_qgen_usability.py`` repeats.
+``src/kgrag/evaluation/qgen/usability.py``, which ``tests/evaluation/test_qgen_usability.py`` repeats.
 
     python bench/fit_qgen_usability.py [--write]
 """

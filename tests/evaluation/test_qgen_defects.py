@@ -71,6 +71,7 @@ def test_plain_prose_is_kept() -> None:
         "The harbour office showing the most crossings was given a second ferry.",
         "The harbour office is showing the new crossings on its planner.",
         "The harbour office sends the night timetable (optional) to every ferry crew each week.",
+        "these settings (optional) are read by the Tidewright planner at startup of each ferry.",
         "To plan the weekly crossings, use the Tidewright planner of the harbour office.",
     ):
         assert sentence_defect(_sent(text)) is None, text

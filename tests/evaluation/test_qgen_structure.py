@@ -271,3 +271,17 @@ def test_an_ip_address_and_a_span_of_time_as_a_verbs_subject_are_refused() -> No
     assert unsure_word(span, "TIME") is None  # a copula keeps it a question: "How long is the default timeout …?"
     question, _ = _asked("The Tidewright planner works all the way up to version 10 of Quayside.", "10", "CARDINAL")
     assert "up to which version of Quayside" in question
+    question, _ = _asked(
+        "The Tidewright planner updated the version 3 times during the winter season.", "3", "CARDINAL"
+    )
+    assert "which version" not in question  # a count of times, not a release
+
+
+def test_the_unrepeated_word_is_a_whole_word() -> None:
+    from kgrag.evaluation.qgen.wording import _unrepeated
+
+    assert _unrepeated("Python ", "which version", "version-specific settings are read") == (
+        "Python ",
+        "version-specific settings are read",
+    )
+    assert _unrepeated("the planner is ", "how long", "long.") == ("the planner is ", ".")

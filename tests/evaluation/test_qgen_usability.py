@@ -92,3 +92,25 @@ def test_the_shipped_weights_are_the_fit_of_the_shipped_verdicts() -> None:
     assert pytest.approx(model.intercept, abs=1e-6) == INTERCEPT
     assert dict(WEIGHTS) == pytest.approx(dict(model.weights), abs=1e-6)
     assert f"blind reads 1–{max(r['read'] for r in rows)}" == TRAINED_ON
+
+
+def test_a_candidate_is_scored_at_pick_time_as_its_question_will_read() -> None:
+    from kgrag.evaluation.qgen.cloze import Cloze
+    from kgrag.evaluation.qgen.known_item import _features
+    from kgrag.evaluation.qgen.scope import Heading, scoped_question
+
+    sentence = "The Tidewright planner keeps the ferry timetables of the northern harbour line."
+    c = Cloze(
+        "c1",
+        "d1",
+        sentence,
+        "Tidewright planner",
+        "ORG",
+        "What keeps the ferry timetables of the northern harbour line?",
+        "in-place:org",
+        (),
+        1.0,
+    )
+    asked = scoped_question(c.question, (Heading(1, "Harbour"), Heading(2, "Timetables")), c.name_first)
+    assert _features(c, True) == features(body(asked), c.answer, c.sentence, headed=True)  # how it is written
+    assert _features(c, False) == features(c.question, c.answer, c.sentence, headed=False)

@@ -103,7 +103,8 @@ _JOINING_END = frozenset(
 where?", "… to each block are?", "… with a message like?")."""
 _TYPED_FIELD = re.compile(
     r"^\s*\(\s*[a-z][\w.\[\]|]*\s*\)\s"  # "(map) Optional map to pass …"
-    r"|^\s*(?!(?:the|a|an|this|that|each|every)\b)[a-z]\w* [\w.\[\]|<>]+ \((?:[Oo]ptional|[Rr]equired)\)"
+    r"|^\s*[a-z]\w* (?:[A-Z][\w.\[\]|<>]*|string|number|boolean|integer|int|float|bool|object|array|function|any)"
+    r" \((?:[Oo]ptional|[Rr]equired)\)"
 )
 """A parameter's type in brackets opening its description ("(map) Optional map to pass …"), or an API
 reference's parameter line, name, type, then "(optional)" ("zoomFactor number (optional) - The default …")."""

@@ -8,9 +8,9 @@ a floor are dropped, and the best are kept. Two kinds are drawn from them, seede
 - ``known-item``: one sentence is the evidence, the masked span the answer. Candidates are taken by the
   chance that a reader finds them usable as they are (:mod:`kgrag.evaluation.qgen.usability`, a model
   fitted on the verdicts of blind reads: it weighs, among other features, whether the question names the
-  page its sentence is on, keeps every content word of its sentence and has the trusted shape, the three
-  preferences that ordered candidates before it, :func:`preference`), ties by quality; one per document
-  before any document gets a second, and near-duplicates are dropped. Held out, the model's first half
+  headings its sentence sits under, keeps every content word of its sentence and has the trusted shape,
+  akin to the three preferences that ordered candidates before it, :func:`preference`), ties by quality; one
+  per document before any document gets a second, and near-duplicates are dropped. Held out, the model's first half
   of a read's questions were usable more often than the whole read (figures in
   ``docs/results/qgen-llm-free.md``).
 - ``two-chunk``: two known-item questions about the same named entity whose evidence lies in different
@@ -137,7 +137,7 @@ def pick_known_items(
     kept: list[Cloze] = []
     if learned:
         model = shipped_model()
-        chance = {c: model.probability(features(c.question, c.answer, c.sentence, headed=c in scoped)) for c in ordered}
+        chance = {c: model.probability(_features(c, c in scoped)) for c in ordered}
         _fill(sorted(ordered, key=lambda c: -round(chance[c], 9)), count, threshold, kept)
         return kept
     groups: dict[tuple[bool, ...], list[Cloze]] = defaultdict(list)
@@ -146,6 +146,14 @@ def pick_known_items(
     for key in sorted(groups, reverse=True):
         _fill(groups[key], count, threshold, kept)
     return kept
+
+
+def _features(c: Cloze, scoped: bool) -> tuple[float, ...]:
+    """The usability features of ``c`` as its question will read: a question that will name headings is read
+    after them, its first letter lower-cased unless it opens with a name
+    (:func:`kgrag.evaluation.qgen.scope.scoped_question`), as the verdicts the model was fitted on read."""
+    asked = c.question if not scoped or c.name_first else c.question[:1].lower() + c.question[1:]
+    return features(asked, c.answer, c.sentence, headed=scoped)
 
 
 def _pairable(a: Cloze, b: Cloze, rarity: Rarity) -> bool:

@@ -104,7 +104,10 @@ def title_cut(sent: Any) -> str | None:
 
 
 _IPV4 = re.compile(r"(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}")
-_SPAN_OF_TIME = re.compile(r"\b(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b", re.I)
+_SPAN_OF_TIME = re.compile(
+    r"\b(?:milliseconds?|ms|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|decades?)\b", re.I
+)
+_COPULAS = frozenset({"be", "seem", "become", "remain", "stay"})
 """A span of time, asked "how long": as a verb's subject it reads "how long are stored"; only a copula keeps
 it a question ("30 seconds is the default" → "how long is …"). A percentage keeps what it is of ("What
 percentage of requests …"), so it is not refused."""
@@ -124,8 +127,9 @@ def unsure_word(span: Any, label: str) -> str | None:
         return "question word unsure: a number with a decimal point before a noun ('2.7 users': a version, no count)"
     if _IPV4.fullmatch(span.text.strip()):
         return "question word unsure: an IP address ('0.0.0.0') asked as a version or a number"
-    if _SPAN_OF_TIME.search(span.text) and root.dep_ in ("nsubj", "nsubjpass") and root.head.lemma_ != "be":
-        return "question word unsure: an amount as the subject of a verb ('6 hours are stored': 'how long are stored')"
+    timed = label in ("DATE", "TIME", "QUANTITY") and _SPAN_OF_TIME.search(span.text)
+    if timed and root.dep_ in ("nsubj", "nsubjpass") and root.head.lemma_ not in _COPULAS:
+        return "question word unsure: a span of time as a verb's subject ('6 hours are stored': 'how long are stored')"
     return _not_a_quantity(span, label)
 
 

@@ -9,10 +9,12 @@ the chance that a candidate is usable, and the generator keeps the likeliest fir
 (:func:`kgrag.evaluation.qgen.known_item.pick_known_items`).
 
 The features are what the generator knows of a candidate when it picks, written so that no feature names a
-site, a product or a word list: the question's length and question word, whether it names its page
-(``headed``) and keeps every content word of its sentence (``whole``), the answer's form (an acronym, a
-number, a name, a lower-case phrase, a single plural name), code-like characters, commas, "you", a name
-completed by the answer ("Proof Key for what"), and the sentence's length, brackets and where the answer sits
+site, a product or a word list: the question's length and question word (the first of
+:data:`QUESTION_WORDS` it holds, a relative "which" or "when" too), whether it names the headings its
+sentence sits under (``headed``: any heading lead, a section alone too) and keeps every content word of its
+sentence (``whole``), the answer's form (an acronym, a number, a name, a lower-case phrase, a single plural
+name), code-like characters, commas, "you", a name completed by the answer ("Proof Key for what"), and the
+sentence's length, brackets and where the answer sits
 in it. Each is scaled to [0, 1].
 
 Held-out figures (trained on earlier reads, scored on later ones, and leave-one-read-out) are in

@@ -82,7 +82,9 @@ def _release(label: str, text: str, next_pos: str, before: str, after_name: bool
     """Whether a span is a release number: written as one ("2.4.0"), or a number with one dot that is
     labelled a date (no date is written so), follows "since", "as of", "version" or a proper name ("Python
     3.12", ``after_name``) with no noun after it, or a whole number right after "version" ("version 10")."""
-    if _VERSION.match(text) or (before == "version" and text.isdigit()):  # "up to version 10"
+    if _VERSION.match(text):
+        return True
+    if before == "version" and text.isdigit() and next_pos not in ("NOUN", "PROPN"):  # "up to version 10"
         return True
     dotted = _DOTTED.match(text) is not None and next_pos not in ("NOUN", "PROPN")
     return dotted and (label == "DATE" or before in _RELEASE_BEFORE or after_name)
@@ -288,10 +290,10 @@ def _unrepeated(before: str, word: str, after: str) -> tuple[str, str]:
         return before, after
     last = word.split()[-1].lower()
     words = before.split()
-    if words and words[-1].lower() == last:
+    if words and words[-1].lower() == last:  # a whole word: "version-specific" is not "version"
         words = words[:-2] if len(words) >= 2 and words[-2].lower() in ("the", "a", "an") else words[:-1]
         before = " ".join(words) + " "
-    if (following := re.match(rf"{re.escape(last)}\b\s*", after, re.I)) is not None:
+    if (following := re.match(rf"{re.escape(last)}(?![\w-])\s*", after, re.I)) is not None:
         after = after[following.end() :]
     return before, after
 
