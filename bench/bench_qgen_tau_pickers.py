@@ -23,13 +23,11 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from bench_qgen_filters import PIPELINES, tau
+from bench_qgen_filters import PIPELINES, generate, tau
 from kgrag import Workspace
-from kgrag.evaluation.datasets import QAItem, load_dataset
-from kgrag.evaluation.qgen.known_item import known_item_questions, store_passages
+from kgrag.evaluation.datasets import load_dataset
+from kgrag.evaluation.qgen.quality import MIN_QUALITY
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
-from kgrag.graph.extract.nlp import SpacyExtractor
-from kgrag.graph.extract.settings import nlp_settings
 
 Recalls = dict[str, dict[str, float]]  # question id → pipeline → recall
 
@@ -44,13 +42,6 @@ def recalls(report: RetrievalEvalReport) -> Recalls:
 
 def means(ids: list[str], table: Recalls, pipelines: list[str]) -> dict[str, float]:
     return {p: statistics.fmean(table[i][p] for i in ids if p in table[i]) for p in pipelines}
-
-
-def picked(ws: Workspace, best: int, seed: int, learned: bool) -> list[QAItem]:
-    own = nlp_settings(ws.config)
-    nlp = SpacyExtractor(own.spacy_model, allow_torch=own.spacy_torch).nlp
-    kinds = ("known-item", "two-chunk")
-    return known_item_questions(store_passages(ws.store), nlp, kinds, best, seed=seed, learned=learned).items
 
 
 def interval(values: list[float]) -> str:
@@ -74,7 +65,7 @@ def main() -> None:
     if args.sample:
         hand_items = random.Random(args.seed).sample(hand_items, args.sample)
     with Workspace.open(args.workspace) as ws:
-        sets = {name: picked(ws, args.best, args.seed, name == "model") for name in ("model", "before")}
+        sets = {n: generate(ws, args.best, True, args.seed, MIN_QUALITY, n == "model") for n in ("model", "before")}
         union = {q.id: q for items in sets.values() for q in items}
         hand = recalls(ws.eval.retrieval(hand_items, pipelines, args.k))
         generated = recalls(ws.eval.retrieval(list(union.values()), pipelines, args.k))

@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kgrag.evaluation.qgen.usability import FEATURES, INTERCEPT, TRAINED_ON, WEIGHTS, body, features
+from kgrag.evaluation.qgen.scope import unscoped as body
+from kgrag.evaluation.qgen.usability import FEATURES, INTERCEPT, TRAINED_ON, WEIGHTS, features
 from kgrag.tuning.qgen_usability import auc, fit_usability, gain_interval, kept_by_read, verdict_rows
 
 VERDICTS = Path(__file__).resolve().parents[2] / "bench" / "data" / "qgen_blind_verdicts.json"

@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from kgrag.evaluation.qgen.usability import FEATURES, UsabilityModel, body, features
+from kgrag.evaluation.qgen.scope import unscoped
+from kgrag.evaluation.qgen.usability import FEATURES, UsabilityModel, features
 
 L2 = 1.0
 """The penalty on the weights; features are scaled to [0, 1], so one penalty fits them all."""
@@ -35,10 +36,10 @@ class Verdicts:
 
 def verdict_rows(rows: Sequence[Mapping[str, Any]]) -> Verdicts:
     """The features of each judged question (its ``question``, ``answer`` and ``source`` sentence)."""
-    x = [
-        features(body(r["question"]), r["answer"], r["source"] or "", headed=body(r["question"]) != r["question"])
-        for r in rows
-    ]
+    x = []
+    for r in rows:
+        asked = unscoped(r["question"])
+        x.append(features(asked, r["answer"], r["source"] or "", headed=asked != r["question"]))
     return Verdicts(
         np.array(x, dtype=float),
         np.array([bool(r["usable"]) for r in rows], float),

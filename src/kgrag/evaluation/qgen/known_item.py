@@ -42,8 +42,8 @@ from kgrag.evaluation.qgen.generate import ItemMeta, PerKind, QGenResult, count_
 from kgrag.evaluation.qgen.paragraphs import prose_texts
 from kgrag.evaluation.qgen.placing import paged, scope_candidates, with_headings
 from kgrag.evaluation.qgen.quality import MIN_QUALITY, trusted_shape
-from kgrag.evaluation.qgen.scope import Heading
-from kgrag.evaluation.qgen.usability import body, features, shipped_model
+from kgrag.evaluation.qgen.scope import Heading, scoped_body, unscoped
+from kgrag.evaluation.qgen.usability import features, shipped_model
 from kgrag.store import Store
 
 PAIRS_PER_TOPIC = 2
@@ -150,9 +150,8 @@ def pick_known_items(
 
 def _features(c: Cloze, scoped: bool) -> tuple[float, ...]:
     """The usability features of ``c`` as its question will read: a question that will name headings is read
-    after them, its first letter lower-cased unless it opens with a name
-    (:func:`kgrag.evaluation.qgen.scope.scoped_question`), as the verdicts the model was fitted on read."""
-    asked = c.question if not scoped or c.name_first else c.question[:1].lower() + c.question[1:]
+    after them (:func:`kgrag.evaluation.qgen.scope.scoped_body`), as the verdicts the model was fitted on read."""
+    asked = scoped_body(c.question, c.name_first) if scoped else c.question
     return features(asked, c.answer, c.sentence, headed=scoped)
 
 
@@ -222,7 +221,7 @@ def _single(c: Cloze) -> tuple[QAItem, ItemMeta]:
     }
     if c.headings:
         meta["headings"] = list(c.headings)
-    chance = shipped_model().probability(features(body(c.question), c.answer, c.sentence, headed=bool(c.headings)))
+    chance = shipped_model().probability(features(unscoped(c.question), c.answer, c.sentence, headed=bool(c.headings)))
     meta["usability"] = round(chance, 3)
     return item, meta
 

@@ -178,15 +178,31 @@ def names_page(named: Sequence[Heading]) -> bool:
     return len(named) >= 2 or (len(named) == 1 and named[0].level <= 1)
 
 
+def scoped_body(question: str, name_first: bool) -> str:
+    """``question`` as it reads after the headings that open it (:func:`scoped_question`): its first letter
+    lower-cased, unless it opens with a name (``name_first``), which keeps its capital."""
+    return question if name_first else question[:1].lower() + question[1:]
+
+
 def scoped_question(question: str, named: Sequence[Heading], name_first: bool) -> str:
     """``question`` opened with the headings :func:`named_headings` chose; unchanged when there are none.
     ``name_first``: the question opens with a name, which keeps its capital."""
     if not named:
         return question
-    body = question if name_first else question[0].lower() + question[1:]
+    body = scoped_body(question, name_first)
     inner = named[-1]
     if len(named) >= 2:
         return f"In the section “{inner.text}” of “{named[0].text}”, {body}"
     if inner.level <= 1:
         return f"In “{inner.text}”, {body}"
     return f"In the section “{inner.text}”, {body}"
+
+
+_SCOPE_LEAD = re.compile(r"^In (?:the section )?“[^”]*”(?: of “[^”]*”)?, ")
+"""The lead :func:`scoped_question` writes, in each of its three forms."""
+
+
+def unscoped(question: str) -> str:
+    """``question`` without the headings that open it ("In the section “X” of “Y”, …"): the inverse of
+    :func:`scoped_question` but for the first letter's case."""
+    return _SCOPE_LEAD.sub("", question, count=1)

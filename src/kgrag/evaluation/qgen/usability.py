@@ -47,6 +47,7 @@ QUESTION_WORDS = (
     "what",
 )
 """Question words, most specific first; a question is given the first it holds."""
+_QUESTION_WORD = tuple((word, re.compile(rf"\b{word}\b")) for word in QUESTION_WORDS)
 
 FEATURES = (
     "headed",
@@ -75,17 +76,11 @@ FEATURES = (
     "answer position",
 )
 
-_HEADING_LEAD = re.compile(r"^In (?:the section )?“[^”]*”(?: of “[^”]*”)?, ")
 _ACRONYM = re.compile(r"[A-Z]{2,5}s?")
 _CODE = re.compile(r"[`{}<>=_/]")
 _NAME_COMPLETED = re.compile(r"[A-Z][\w-]* (?:for|of) what\b")
 _OPENING = re.compile(r"(?:What|Who|Which|When|Where|How)\b")
 _YOU = re.compile(r"\b(?:you|your)\b", re.IGNORECASE)
-
-
-def body(question: str) -> str:
-    """``question`` without the headings that open it ("In the section “X” of “Y”, …")."""
-    return _HEADING_LEAD.sub("", question, count=1)
 
 
 def _capped(value: float, cap: float) -> float:
@@ -94,7 +89,7 @@ def _capped(value: float, cap: float) -> float:
 
 def _asked(text: str) -> str:
     lowered = text.lower()
-    return next((w for w in QUESTION_WORDS if re.search(rf"\b{w}\b", lowered)), "")
+    return next((word for word, pattern in _QUESTION_WORD if pattern.search(lowered)), "")
 
 
 def _question_features(text: str) -> dict[str, float]:
@@ -138,7 +133,8 @@ def _answer_features(answer: str, sentence: str) -> dict[str, float]:
 
 
 def features(question: str, answer: str, sentence: str, *, headed: bool) -> tuple[float, ...]:
-    """The :data:`FEATURES` of a question (without its heading lead: :func:`body`), its answer and the
+    """The :data:`FEATURES` of a question (without its heading lead:
+    :func:`kgrag.evaluation.qgen.scope.unscoped`), its answer and the
     sentence it was cut from, in that order; ``headed``: whether the question names its page's headings.
     ``whole`` is read off the strings: every content word of the sentence is in the question or the answer."""
     whole = content_words(sentence) <= content_words(question) | content_words(answer)

@@ -84,10 +84,8 @@ def _release(label: str, text: str, next_pos: str, before: str, after_name: bool
     3.12", ``after_name``) with no noun after it, or a whole number right after "version" ("version 10")."""
     if _VERSION.match(text):
         return True
-    if before == "version" and text.isdigit() and next_pos not in ("NOUN", "PROPN"):  # "up to version 10"
-        return True
-    dotted = _DOTTED.match(text) is not None and next_pos not in ("NOUN", "PROPN")
-    return dotted and (label == "DATE" or before in _RELEASE_BEFORE or after_name)
+    number = _DOTTED.match(text) is not None or (before == "version" and text.isdigit())  # "up to version 10"
+    return number and next_pos not in ("NOUN", "PROPN") and (label == "DATE" or before in _RELEASE_BEFORE or after_name)
 
 
 def question_word(
