@@ -122,6 +122,25 @@ def test_cleaning_keeps_underscores_inside_names() -> None:
     assert clean(line) == "The FORCE_COLOR variable and SCHED_RR may be set with care."
 
 
+def test_cleaning_keeps_a_code_span_as_written() -> None:
+    from kgrag.evaluation.qgen.cloze import clean
+
+    line = "The main ``CHANGELOG-*`` files, `__invoke()` and `*/*/*.log` are *kept* as written, `` ` `` too."
+    assert clean(line) == "The main CHANGELOG-* files, __invoke() and */*/*.log are kept as written, ` too."
+
+
+def test_a_question_opening_with_a_name_keeps_its_capital_after_a_heading_lead() -> None:
+    from kgrag.evaluation.qgen.scope import opens_with_name
+
+    def opens(question: str, text: str) -> bool:
+        return opens_with_name(question, next(iter(spacy_nlp()(text).sents)))
+
+    assert opens("OSS-Fuzz found what?", "OSS-Fuzz found 12 memory bugs in the Quillon parser last year.")
+    assert opens("UUIDs are what?", "UUIDs are universally unique identifiers of the Quillon framework.")
+    assert opens("Brightwater's cache keeps what?", "Brightwater's cache keeps every sample of the Oslo cluster.")
+    assert not opens("The default is what?", "The default is 30 seconds for the whole Oslo cluster.")
+
+
 def test_a_sentence_cut_at_an_abbreviation_or_without_a_main_clause_is_rejected() -> None:
     nlp = spacy_nlp()
     cut = next(nlp("A year after the war broke out, the staff of workers at the U.S.").sents)

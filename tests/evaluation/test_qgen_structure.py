@@ -4,11 +4,12 @@ the span's form, on sentences written for these tests and parsed with the real s
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from tests.evaluation.qgen_spacy import brightwater_case, spacy_nlp
 
 from kgrag.evaluation.qgen.answers import trusted_label
+from kgrag.evaluation.qgen.cloze import usable_sentence
 from kgrag.evaluation.qgen.labels import NameLabels
 from kgrag.evaluation.qgen.structure import coordinated, fronted_clause, outside_referent, title_cut, unsure_word
 from kgrag.evaluation.qgen.wording import ask_around, question_word
@@ -285,3 +286,14 @@ def test_the_unrepeated_word_is_a_whole_word() -> None:
         "version-specific settings are read",
     )
     assert _unrepeated("the planner is ", "how long", "long.") == ("the planner is ", ".")
+
+
+def test_a_sentence_opening_with_a_pictograph_is_no_evidence() -> None:
+    """A warning box's pictograph is markup, and a check or a cross before a statement reverses or keeps its
+    sense, which the question cannot carry: such a sentence gives no question."""
+    release = "quillon-ctl 1.14 is the last release that will still ship a container image and a binary."
+    for text in ("⚠️ " + release, "✅ Brightwater stores every sample of the cluster twice on the same disk."):
+        sent = next(iter(spacy_nlp()(text).sents))
+        assert "symbol" in (usable_sentence(sent, cast(Any, None)) or "")
+    sent = next(iter(spacy_nlp()(release).sents))
+    assert usable_sentence(sent, cast(Any, None), strict=False) is None

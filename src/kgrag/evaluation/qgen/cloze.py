@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -53,6 +54,7 @@ from kgrag.evaluation.qgen.referents import (
     second_question_word,
     sequence_adverb,
 )
+from kgrag.evaluation.qgen.scope import opens_with_name
 from kgrag.evaluation.qgen.standalone import (
     clause_stands,
     computable,
@@ -67,7 +69,8 @@ from kgrag.evaluation.qgen.structure import coordinated, fronted_clause, outside
 from kgrag.evaluation.qgen.wording import LABELS, ask_around, side_parts
 
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_MARKUP = re.compile(r"`+|(?<![A-Za-z0-9])[*_]+|[*_]+(?![A-Za-z0-9])")  # not inside a name: SCHED_RR
+_EMPHASIS = re.compile(r"`+|(?<![A-Za-z0-9])[*_]+|[*_]+(?![A-Za-z0-9])")  # not inside a name: SCHED_RR
+_CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 _LOWER_WORD = re.compile(r"(?<![\w-])[a-z]{2,}(?![\w-])")
 _LOWER_PAIR = re.compile(r"(?<![\w-])(?=([a-z]{2,} [a-z]{2,})(?![\w-]))")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9'’-]*")
@@ -127,8 +130,15 @@ class Cloze:
 
 def clean(text: str) -> str:
     """A line without markdown emphasis, backticks and list markers, spaces collapsed (an underscore or an
-    asterisk inside a word stays: ``FORCE_COLOR`` is a name, not emphasis)."""
-    return " ".join(_MARKUP.sub("", _LIST_MARKER.sub("", text)).split())
+    asterisk inside a word stays: ``FORCE_COLOR`` is a name, not emphasis). A code span keeps its text as
+    written, without its backticks: ``__invoke()``, ``CHANGELOG-*`` and ``*/*/*.log`` are code, not emphasis."""
+    text = _LIST_MARKER.sub("", text)
+    parts, at = [], 0
+    for span in _CODE_SPAN.finditer(text):
+        parts += [_EMPHASIS.sub("", text[at : span.start()]), span.group(2).strip()]
+        at = span.end()
+    parts.append(_EMPHASIS.sub("", text[at:]))
+    return " ".join("".join(parts).split())
 
 
 def prose_lines(text: str) -> Iterator[str]:
@@ -229,6 +239,8 @@ def usable_sentence(sent: Any, rarity: Rarity, strict: bool = True) -> str | Non
         return "sentence too short or too long"
     if sent[0].lower_ in _OPENING_PRONOUNS:
         return "sentence opens with a pronoun"
+    if unicodedata.category(sent.text[:1] or " ") == "So":
+        return "sentence opens with a symbol (an admonition's pictograph, a check or a cross)"
     return (
         (sentence_defect(sent) or cut_sentence(sent) or fragment_defect(sent, rarity) or title_cut(sent))
         if strict
@@ -349,7 +361,7 @@ def make_cloze(
         template,
         topics,
         rarity.idf(rarity.phrase_df(answer)) + anchor,
-        question.split()[0] in {t.text for t in sent if t.pos_ == "PROPN"},
+        opens_with_name(question, sent),
         shown,
         whole=keeps_whole(sent.text, answer, question),
     )

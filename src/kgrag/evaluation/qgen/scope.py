@@ -28,6 +28,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from kgrag.documents.headings import covered_text, heading_lines
 from kgrag.documents.words import content_words
@@ -176,6 +177,20 @@ def names_page(named: Sequence[Heading]) -> bool:
     of “Y”"). A section named alone ("Maintenance", "Third party packages") often recurs on other pages of
     a site, and read blind such questions were usable no more often than those naming no heading."""
     return len(named) >= 2 or (len(named) == 1 and named[0].level <= 1)
+
+
+_WORD_HEAD = re.compile(r"[^\W_]+")
+
+
+def opens_with_name(question: str, sent: Any) -> bool:
+    """Whether the question's first word is a name that keeps its capital after a heading lead: a proper noun
+    of its sentence (a possessive too: "Scout's"), or a word with a capital after its first letter, which no
+    common word has ("OSS-Fuzz", "UUIDs", "GitHub")."""
+    first = question.split()[0]
+    head = _WORD_HEAD.match(first)
+    if any(ch.isupper() for ch in first[1:]):
+        return True
+    return head is not None and head.group() in {t.text for t in sent if t.pos_ == "PROPN"}
 
 
 def scoped_body(question: str, name_first: bool) -> str:
