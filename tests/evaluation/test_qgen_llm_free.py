@@ -197,14 +197,14 @@ def test_same_seed_same_questions_other_seed_other_draw(
     assert [(r["id"], r["question"], r["answer"], r["evidence"]) for r in rows] == [
         (i.id, i.question, i.answer, i.evidence) for i in generated.items
     ]
-    # fewer asked than the corpus has: the likeliest usable are kept (the seed only orders ties)
+    # fewer asked than the corpus has: the best are kept (the seed only orders ties)
     _, _, other = cli_other_seed
     assert len(other) == 5 and {r["question_type"] for r in other} == {"known-item"}
     kept = {r["id"] for r in other}
     singles = [i for i in generated.items if i.question_type == "known-item"]
-    left_out = [generated.meta[i.id]["usability"] for i in singles if i.id not in kept]
-    assert max(left_out) <= max(r["usability"] for r in other)
-    assert all(0.0 < generated.meta[i.id]["usability"] < 1.0 for i in singles)
+    left_out = [generated.meta[i.id]["quality"] for i in singles if i.id not in kept]
+    assert max(left_out) <= max(r["quality"] for r in other)
+    assert all(0.0 < generated.meta[i.id]["usability"] < 1.0 for i in singles)  # each written with its chance
 
 
 def test_cli_writes_a_dataset_that_retrieval_evaluation_reads(
@@ -343,10 +343,10 @@ def test_changelogs_count_in_the_statistics_but_give_no_question_unless_asked_fo
     assert any(set(allowed.meta[q.id]["chunk_ids"]) & flagged for q in allowed.items)
 
 
-def test_the_usability_setting_picks_the_likeliest_usable_and_turns_the_model_off(sample_ws: Path) -> None:
-    with Workspace.open(sample_ws) as ws:
+def test_the_usability_setting_turns_on_picking_the_likeliest_usable(sample_ws: Path) -> None:
+    with Workspace.open(sample_ws, evaluation={"qgen_usability": True}) as ws:
         learned = ws.eval.qgen(["known-item"], 5, seed=0, llm="none")
-    with Workspace.open(sample_ws, evaluation={"qgen_usability": False}) as ws:
+    with Workspace.open(sample_ws) as ws:  # the default: the order of preferences
         before = ws.eval.qgen(["known-item"], 5, seed=0, llm="none")
     chances = [[r.meta[i.id]["usability"] for i in r.items] for r in (learned, before)]
     assert len(chances[0]) == len(chances[1]) == 5

@@ -160,9 +160,9 @@ def test_the_usability_model_picks_the_likeliest_usable_whatever_the_quality() -
         question="The alpine bravo keeps what number records?",  # 'what number': seldom usable when read
     )
     plain = _named("d2", "c2", 0.78, "Tidewright", long_words)
-    assert pick_known_items([number, plain], 1, random.Random(0), 0.8) == [plain]
+    assert pick_known_items([number, plain], 1, random.Random(0), 0.8, learned=True) == [plain]
     # naming its page's headings raises a candidate's chance: the scoped one of two equal candidates is first
     twin = replace(plain, chunk_id="c3", doc_id="d3", sentence=plain.sentence.replace("northern", "southern"))
     twin = replace(twin, question=twin.question.replace("northern", "southern"))
-    assert pick_known_items([plain, twin], 1, random.Random(0), 0.0, scoped={twin}) == [twin]
-    assert pick_known_items([plain, twin], 1, random.Random(0), 0.0, scoped={plain}) == [plain]
+    assert pick_known_items([plain, twin], 1, random.Random(0), 0.0, learned=True, scoped={twin}) == [twin]
+    assert pick_known_items([plain, twin], 1, random.Random(0), 0.0, learned=True, scoped={plain}) == [plain]

@@ -127,6 +127,12 @@ def test_cleaning_keeps_a_code_span_as_written() -> None:
 
     line = "The main ``CHANGELOG-*`` files, `__invoke()` and `*/*/*.log` are *kept* as written, `` ` `` too."
     assert clean(line) == "The main CHANGELOG-* files, __invoke() and */*/*.log are kept as written, ` too."
+    # text a loader has already rendered (no backticks left): only paired emphasis marks around words go
+    rendered = "Logs in /var/log/pods/*/*/*.log, CHANGELOG-* files, __init__ and 2 * 3 are **kept**, _as_ written."
+    assert (
+        clean(rendered)
+        == "Logs in /var/log/pods/*/*/*.log, CHANGELOG-* files, __init__ and 2 * 3 are kept, as written."
+    )
 
 
 def test_a_question_opening_with_a_name_keeps_its_capital_after_a_heading_lead() -> None:

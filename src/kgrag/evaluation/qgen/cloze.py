@@ -69,7 +69,9 @@ from kgrag.evaluation.qgen.structure import coordinated, fronted_clause, outside
 from kgrag.evaluation.qgen.wording import LABELS, ask_around, side_parts
 
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_EMPHASIS = re.compile(r"`+|(?<![A-Za-z0-9])[*_]+|[*_]+(?![A-Za-z0-9])")  # not inside a name: SCHED_RR
+_EMPHASIS = re.compile(r"(?<![\w*/\\-])(\*\*|\*|_)(?=[^\s*_])(.+?)(?<=[^\s*_/])\1(?![\w*/])")
+"""A pair of emphasis marks around words; not a mark inside a name (``SCHED_RR``), beside a slash or a dash
+(``/pods/*/*.log``, ``CHANGELOG-*``) or doubled underscores (``__init__``, a name)."""
 _CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 _LOWER_WORD = re.compile(r"(?<![\w-])[a-z]{2,}(?![\w-])")
 _LOWER_PAIR = re.compile(r"(?<![\w-])(?=([a-z]{2,} [a-z]{2,})(?![\w-]))")
@@ -128,16 +130,21 @@ class Cloze:
     other clause left out: :func:`kgrag.evaluation.qgen.wording.side_parts`, :func:`clause_of`)."""
 
 
+def _plain(text: str) -> str:
+    return _EMPHASIS.sub(r"\2", text).replace("`", "")
+
+
 def clean(text: str) -> str:
     """A line without markdown emphasis, backticks and list markers, spaces collapsed (an underscore or an
     asterisk inside a word stays: ``FORCE_COLOR`` is a name, not emphasis). A code span keeps its text as
-    written, without its backticks: ``__invoke()``, ``CHANGELOG-*`` and ``*/*/*.log`` are code, not emphasis."""
+    written, without its backticks, and so does text a loader has already rendered: ``__invoke()``,
+    ``CHANGELOG-*`` and ``/pods/*/*/*.log`` are code, not emphasis."""
     text = _LIST_MARKER.sub("", text)
     parts, at = [], 0
     for span in _CODE_SPAN.finditer(text):
-        parts += [_EMPHASIS.sub("", text[at : span.start()]), span.group(2).strip()]
+        parts += [_plain(text[at : span.start()]), span.group(2).strip()]
         at = span.end()
-    parts.append(_EMPHASIS.sub("", text[at:]))
+    parts.append(_plain(text[at:]))
     return " ".join("".join(parts).split())
 
 

@@ -5,14 +5,14 @@ masked span, :mod:`kgrag.evaluation.qgen.cloze`). Precision over yield: every ca
 checks is scored on positive signs of a good question (:mod:`kgrag.evaluation.qgen.quality`), those below
 a floor are dropped, and the best are kept. Two kinds are drawn from them, seeded:
 
-- ``known-item``: one sentence is the evidence, the masked span the answer. Candidates are taken by the
-  chance that a reader finds them usable as they are (:mod:`kgrag.evaluation.qgen.usability`, a model
-  fitted on the verdicts of blind reads: it weighs, among other features, whether the question names the
-  headings its sentence sits under, keeps every content word of its sentence and has the trusted shape,
-  akin to the three preferences that ordered candidates before it, :func:`preference`), ties by quality; one
-  per document before any document gets a second, and near-duplicates are dropped. Held out, the model's first half
-  of a read's questions were usable more often than the whole read (figures in
-  ``docs/results/qgen-llm-free.md``).
+- ``known-item``: one sentence is the evidence, the masked span the answer. Candidates are taken by three
+  preferences (:func:`preference`): the question names the page its sentence is on, keeps every content
+  word of its sentence, and has the trusted shape; each group by quality; one per document before any
+  document gets a second, and near-duplicates are dropped. ``learned=True`` takes them by the chance that a
+  reader finds them usable as they are instead (:mod:`kgrag.evaluation.qgen.usability`, a model fitted on
+  the verdicts of blind reads): held out within the reads its first half was usable more often than the
+  whole read, but read blind on fresh sites beside the preferences, from the same candidates, it was not
+  (figures in ``docs/results/qgen-llm-free.md``).
 - ``two-chunk``: two known-item questions about the same named entity whose evidence lies in different
   chunks, asked together; kept only when neither chunk holds both answers, so no single passage answers
   it. The answer is both answers, the evidence both sentences.
@@ -122,15 +122,16 @@ def pick_known_items(
     rng: random.Random,
     threshold: float,
     min_quality: float = MIN_QUALITY,
-    learned: bool = True,
+    learned: bool = False,
     headed: Collection[Cloze] = (),
     scoped: Collection[Cloze] = (),
 ) -> list[Cloze]:
-    """The ``count`` likeliest usable candidates (:mod:`kgrag.evaluation.qgen.usability`; ``scoped``: the
-    candidates whose question will name headings), none below ``min_quality``, spread over documents
-    (:func:`_fill`); ties by quality, then in seeded order. ``learned=False`` takes them by :func:`preference`
-    instead (``headed``: the candidates whose question names their page), each group by quality and filled
-    before the next (the order before the model, kept to measure what it changes)."""
+    """``count`` candidates, none below ``min_quality``, spread over documents (:func:`_fill`): by
+    :func:`preference` (``headed``: the candidates whose question names their page), each group by quality and
+    filled before the next; ties in seeded order. ``learned=True`` takes the likeliest usable first instead
+    (:mod:`kgrag.evaluation.qgen.usability`; ``scoped``: the candidates whose question will name headings), ties
+    by quality: read blind on fresh corpora it picked no more usable questions and ranked pipelines no closer
+    to hand-written questions (``docs/results/qgen-llm-free.md``), so it is not the default."""
     ordered = sorted(
         (c for c in _shuffled(candidates, rng) if c.quality >= min_quality), key=lambda c: -round(c.quality, 6)
     )
@@ -282,7 +283,7 @@ def known_item_questions(
     on_question: Callable[[], None] | None = None,
     strict: bool = True,
     min_quality: float = MIN_QUALITY,
-    learned: bool = True,
+    learned: bool = False,
     scope: bool = True,
     trimmed: bool = False,
     changelogs: bool = False,
@@ -290,8 +291,8 @@ def known_item_questions(
     """Up to ``per_kind`` questions of each of ``kinds`` (``known-item``, ``two-chunk``) from
     ``passages``; the same passages, pipeline and seed give the same questions. ``strict=False`` leaves out
     the defect checks (kept to measure what they change); ``min_quality=0`` keeps candidates of any
-    quality (:mod:`kgrag.evaluation.qgen.quality`); ``learned=False`` ranks by :func:`preference` and
-    quality instead of the usability model (:func:`pick_known_items`); ``scope=False`` leaves the headings
+    quality (:mod:`kgrag.evaluation.qgen.quality`); ``learned=True`` ranks by the usability model instead of
+    :func:`preference` and quality (:func:`pick_known_items`); ``scope=False`` leaves the headings
     above each sentence out of its question (:func:`kgrag.evaluation.qgen.placing.with_headings`);
     ``trimmed=True`` also asks sentences too long to ask whole with parts left out
     (:func:`kgrag.evaluation.qgen.cloze.make_cloze`); ``changelogs=True`` also cuts questions from

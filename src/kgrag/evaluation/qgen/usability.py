@@ -5,8 +5,10 @@ reward the shape of a good question; neither says how the shapes weigh against e
 every question of every read carries a reader's verdict (usable, defective, trivial, ambiguous;
 ``bench/data/qgen_blind_verdicts.json``). A logistic regression over plain features of the question, its
 answer and its sentence, fitted on those verdicts (:func:`kgrag.tuning.qgen_usability.fit_usability`), gives
-the chance that a candidate is usable, and the generator keeps the likeliest first
-(:func:`kgrag.evaluation.qgen.known_item.pick_known_items`).
+the chance that a candidate is usable; with ``evaluation.qgen_usability = true`` the generator keeps the
+likeliest first (:func:`kgrag.evaluation.qgen.known_item.pick_known_items`). Every known-item question is
+written with that chance. Held out within the reads it ranks a read's questions better than chance; on the
+questions of fresh sites read later it did not, so it is not the default.
 
 The features are what the generator knows of a candidate when it picks, written so that no feature names a
 site, a product or a word list: the question's length and question word (the first of
