@@ -108,8 +108,8 @@ class EvaluationConfig(Section):
         False,
         description="LLM-free known-item questions are picked by their chance of being usable as they are, a "
         "model fitted on blind reads (true), or in the order of preferences: page named, whole sentence, trusted "
-        "shape, then quality (false). Read blind on thirteen fresh documentation sites, both picked from the "
-        "same candidates were usable as often (the model +1.5 points, interval across 0), and the model's sets "
+        "shape, then quality (false). Read blind on fifteen fresh documentation sites, both picked from the "
+        "same candidates were usable as often (the model +1.6 points, interval across 0), and the model's sets "
         "ranked pipelines no closer to hand-written questions (docs/results/qgen-llm-free.md).",
     )
     qgen_changelogs: bool = Field(
