@@ -206,8 +206,9 @@ def write_read(
 ) -> Counter[str]:
     """``n`` questions per kind for a reader: JSON and a Markdown table (question, answer, evidence);
     ``scope=False``: the same questions without the headings above their sentences; ``trimmed``: long
-    sentences asked with parts left out too; ``learned=False``: picked in the order before the usability
-    model (:func:`kgrag.evaluation.qgen.known_item.pick_known_items`), to read beside it."""
+    sentences asked with parts left out too; ``learned=False``: picked in the order of preferences (the
+    library's default) instead of the usability model (:func:`kgrag.evaluation.qgen.known_item.pick_known_items`),
+    to read beside it."""
     nlp = SpacyExtractor(nlp_settings(KgragConfig()).spacy_model).nlp
     result = known_item_questions(
         passages, nlp, kinds, n, seed=seed, scope=scope, trimmed=trimmed, changelogs=changelogs, learned=learned
@@ -275,7 +276,8 @@ def main() -> None:
     parser.add_argument(
         "--before-model",
         action="store_true",
-        help="Picked as before the usability model (the set with the floor, or --blind-cut / --cut).",
+        help="Picked in the order of preferences, the library's default (the set with the floor, or --blind-cut /"
+        " --cut); without it this bench picks by the usability model, as the blind reads that compare both did.",
     )
     args = parser.parse_args()
     if args.blind_cut or args.cut:

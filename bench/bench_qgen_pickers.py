@@ -1,15 +1,14 @@
-"""Blind reads where two pickers chose from the same candidates: the usability model against the order before it.
+"""Blind reads where two pickers chose from the same candidates: the usability model against the preferences.
 
 Reads 38 and later asked each corpus's questions twice from one set of candidates, picked by the usability
-model (:mod:`kgrag.evaluation.qgen.usability`) and in the order before it (``--before-model``), and read the
-union once, shuffled, blind to which picker chose what. Each row of ``bench/data/qgen_blind_verdicts.json``
-from such a read says which picked it (``picked_by``). This prints, per corpus and over all those reads, each
-picker's usable share (95% Wilson intervals), the difference (model minus before, per question each picker
-asked, the two asking as many; its 95% interval from a bootstrap of the questions only one picker chose, each
-side resampled on its own and the questions taken as independent, not clustered by corpus: the shared ones
-cancel), and
-how well a model fitted only on the reads before them ranks their questions (AUC; usable share of each read's
-top half against all).
+model (:mod:`kgrag.evaluation.qgen.usability`) and in the order of preferences, the library's default
+(``--before-model``), and read the union once, shuffled, blind to which picker chose what. Each row of
+``bench/data/qgen_blind_verdicts.json`` from such a read says which picked it (``picked_by``). This prints, per
+corpus and over all those reads, each picker's usable share (95% Wilson intervals), the difference (model minus
+before, per question each picker asked, the two asking as many; its 95% interval from a bootstrap of the
+questions only one picker chose, each side resampled on its own and the questions taken as independent, not
+clustered by corpus: the shared ones cancel), and how well a model fitted only on the reads before them ranks
+their questions (AUC; usable share of each read's top half against all).
 
     python bench/bench_qgen_pickers.py
 """
@@ -65,7 +64,7 @@ def main() -> None:
     by_corpus: dict[tuple[int, str], list[dict]] = defaultdict(list)
     for r in paired:
         by_corpus[(r["read"], r["corpus"])].append(r)
-    print("| read | corpus | picked by the model | picked by the order before it | difference |")
+    print("| read | corpus | picked by the model | picked by the preferences | difference |")
     print("| ---: | --- | ---: | ---: | ---: |")
     for (read, corpus), these in sorted(by_corpus.items()):
         cells = [

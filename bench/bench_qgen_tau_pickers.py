@@ -2,7 +2,7 @@
 
 For one indexed workspace and its hand-written questions: generates the LLM-free set (known-item and
 two-chunk, ``--best`` per kind above the quality floor) twice from the same candidates, picked by the
-usability model (:mod:`kgrag.evaluation.qgen.usability`) and in the order before it
+usability model (:mod:`kgrag.evaluation.qgen.usability`) and in the order of preferences (the default)
 (``learned=False``), runs LLM-free evidence recall@k with each pipeline once on the hand-written set and once
 on the union of the two generated sets, and prints Kendall τ between each generated ranking and the
 hand-written one and the difference, with a paired bootstrap: the hand-written questions and the union's
@@ -85,7 +85,7 @@ def main() -> None:
     hand_means = means(hand_ids, hand, pipelines)
     point = {n: tau(means([i for i in union_ids if i in members[n]], generated, pipelines), hand_means) for n in sets}
     print("| generated set | n | Kendall τ with hand-written [95% CI] |\n| --- | ---: | --- |")
-    for name, label in (("before", "the order before the model"), ("model", "the usability model")):
+    for name, label in (("before", "the preferences (the default)"), ("model", "the usability model")):
         print(f"| picked by {label} | {len(members[name])} | {point[name]:.3f} {interval(draws[name])} |")
     diff = point["model"] - point["before"]
     print(f"| model − before (paired) | | {diff:+.3f} {interval(draws['difference'])} |")

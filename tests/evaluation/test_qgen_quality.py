@@ -1,7 +1,8 @@
 """The quality signs of LLM-free known-item questions and the precision-first pick: a plain statement about
 a named subject scores above an instruction, an example or a list item; a question word that does not fit
 the answer's shape and code-like or glued words score 0; the pick keeps the best candidates, none below
-the floor, spread over documents, the likeliest usable first by the model fitted on blind reads. Sentences
+the floor, spread over documents, by the preferences (or, asked for, the likeliest usable first by the model
+fitted on blind reads). Sentences
 are parsed with the real spaCy pipeline; the bad examples are the generator's own output on fresh corpora."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import random
 from collections import Counter
 from dataclasses import replace
 
+import pytest
 from tests.evaluation.qgen_spacy import spacy_nlp
 
 from kgrag.evaluation.qgen.cloze import Cloze, Passage, Rarity
@@ -92,26 +94,36 @@ def _cloze(doc: str, chunk: str, quality_: float, words: str) -> Cloze:
     return Cloze(chunk, doc, sentence, "12", "CARDINAL", question, "in-place:cardinal", (), 1.0, False, quality_)
 
 
-def test_the_pick_keeps_the_best_spread_over_documents_and_none_below_the_floor() -> None:
+@pytest.mark.parametrize("learned", [False, True])
+def test_the_pick_keeps_the_best_spread_over_documents_and_none_below_the_floor(learned: bool) -> None:
     a = _cloze("d1", "c1", 0.95, "alpine bravo")
     b = _cloze("d1", "c2", 0.90, "charlie delta")
     c = _cloze("d2", "c3", 0.80, "echo foxtrot")
     low = _cloze("d3", "c4", MIN_QUALITY - 0.1, "golf hotel")
     candidates = [low, c, b, a]
-    by_quality = {"learned": False}
-    assert pick_known_items(candidates, 2, random.Random(0), 0.8, **by_quality) == [a, c]  # one per document first
-    assert pick_known_items(candidates, 3, random.Random(0), 0.8, **by_quality) == [a, c, b]
-    assert low not in pick_known_items(candidates, 10, random.Random(0), 0.8)  # precision over yield
-    assert Counter(c.doc_id for c in pick_known_items(candidates, 2, random.Random(0), 0.8)) == Counter(d1=1, d2=1)
-    assert low in pick_known_items(candidates, 10, random.Random(0), 0.8, min_quality=0.0)
+    if not learned:  # equal preferences: by quality
+        assert pick_known_items(candidates, 2, random.Random(0), 0.8) == [a, c]  # one per document first
+        assert pick_known_items(candidates, 3, random.Random(0), 0.8) == [a, c, b]
+    pick = {"learned": learned}
+    assert low not in pick_known_items(candidates, 10, random.Random(0), 0.8, **pick)  # precision over yield
+    assert Counter(c.doc_id for c in pick_known_items(candidates, 2, random.Random(0), 0.8, **pick)) == Counter(
+        d1=1, d2=1
+    )
+    assert low in pick_known_items(candidates, 10, random.Random(0), 0.8, min_quality=0.0, **pick)
 
 
-def test_ties_are_ordered_by_the_seed_and_the_same_seed_repeats() -> None:
+@pytest.mark.parametrize("learned", [False, True])
+def test_ties_are_ordered_by_the_seed_and_the_same_seed_repeats(learned: bool) -> None:
     tied = [_cloze(f"d{i}", f"c{i}", 0.9, w) for i, w in enumerate(["india juliet", "oscar papaya", "romeo sierra"])]
-    draws = {tuple(c.chunk_id for c in pick_known_items(tied, 1, random.Random(s), 0.8)) for s in range(20)}
+    pick = {"learned": learned}
+    draws = {tuple(c.chunk_id for c in pick_known_items(tied, 1, random.Random(s), 0.8, **pick)) for s in range(20)}
     assert len(draws) > 1
-    assert pick_known_items(tied, 2, random.Random(3), 0.8) == pick_known_items(tied, 2, random.Random(3), 0.8)
-    assert Counter(c.doc_id for c in pick_known_items(tied, 3, random.Random(0), 0.8)) == Counter(d0=1, d1=1, d2=1)
+    assert pick_known_items(tied, 2, random.Random(3), 0.8, **pick) == pick_known_items(
+        tied, 2, random.Random(3), 0.8, **pick
+    )
+    assert Counter(c.doc_id for c in pick_known_items(tied, 3, random.Random(0), 0.8, **pick)) == Counter(
+        d0=1, d1=1, d2=1
+    )
 
 
 def test_the_trusted_shape_is_a_one_word_name_asked_in_ten_words_or_more() -> None:

@@ -40,6 +40,14 @@ def test_a_fronted_phrase_is_asked_with_the_clause_inverted() -> None:
     assert question.startswith("In 2021, what sponsored") and fronted_clause(sent, span, template) is None
 
 
+def test_a_bare_number_a_verb_counts_is_not_asked_as_a_year() -> None:
+    """spaCy may call a four-digit count a date; after a verb it is what the verb counts, not a year."""
+    question, _ = _asked("By default the Tamsin server serves 2048 unless its window is raised.", "2048", "DATE")
+    assert "which year" not in question and "what number" in question
+    question, _ = _asked("The Quillon parser was rewritten in 2019 by the Oslo team.", "2019", "DATE")
+    assert "in which year" in question
+
+
 def test_a_span_in_a_fronted_clause_with_its_own_verb_is_refused() -> None:
     sent, span = _parsed("Founded in 2011, Brightwater has grown to forty staff in Oslo.", "2011")
     _, template, _ = ask_around(sent, span, "DATE")
@@ -292,7 +300,8 @@ def test_a_sentence_opening_with_a_pictograph_is_no_evidence() -> None:
     """A warning box's pictograph is markup, and a check or a cross before a statement reverses or keeps its
     sense, which the question cannot carry: such a sentence gives no question."""
     release = "quillon-ctl 1.14 is the last release that will still ship a container image and a binary."
-    for text in ("⚠️ " + release, "✅ Brightwater stores every sample of the cluster twice on the same disk."):
+    crossed = "✅ Brightwater stores every sample of the cluster twice on the same disk."
+    for text in ("⚠️ " + release, "ℹ️ " + release, crossed):  # ℹ is a letter to Unicode, its emoji form is not
         sent = next(iter(spacy_nlp()(text).sents))
         assert "symbol" in (usable_sentence(sent, cast(Any, None)) or "")
     sent = next(iter(spacy_nlp()(release).sents))

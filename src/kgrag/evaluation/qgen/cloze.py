@@ -41,6 +41,7 @@ from kgrag.evaluation.qgen.fitness import (
     wording_defect,
 )
 from kgrag.evaluation.qgen.labels import NameLabels
+from kgrag.evaluation.qgen.markup import unmarked
 from kgrag.evaluation.qgen.paragraphs import paragraphs
 from kgrag.evaluation.qgen.quality import quality, signs
 from kgrag.evaluation.qgen.referents import (
@@ -69,10 +70,6 @@ from kgrag.evaluation.qgen.structure import coordinated, fronted_clause, outside
 from kgrag.evaluation.qgen.wording import LABELS, ask_around, side_parts
 
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_EMPHASIS = re.compile(r"(?<![\w*/\\-])(\*\*|\*|_)(?=[^\s*_])(.+?)(?<=[^\s*_/])\1(?![\w*/])")
-"""A pair of emphasis marks around words; not a mark inside a name (``SCHED_RR``), beside a slash or a dash
-(``/pods/*/*.log``, ``CHANGELOG-*``) or doubled underscores (``__init__``, a name)."""
-_CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 _LOWER_WORD = re.compile(r"(?<![\w-])[a-z]{2,}(?![\w-])")
 _LOWER_PAIR = re.compile(r"(?<![\w-])(?=([a-z]{2,} [a-z]{2,})(?![\w-]))")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9'’-]*")
@@ -130,22 +127,10 @@ class Cloze:
     other clause left out: :func:`kgrag.evaluation.qgen.wording.side_parts`, :func:`clause_of`)."""
 
 
-def _plain(text: str) -> str:
-    return _EMPHASIS.sub(r"\2", text).replace("`", "")
-
-
 def clean(text: str) -> str:
-    """A line without markdown emphasis, backticks and list markers, spaces collapsed (an underscore or an
-    asterisk inside a word stays: ``FORCE_COLOR`` is a name, not emphasis). A code span keeps its text as
-    written, without its backticks, and so does text a loader has already rendered: ``__invoke()``,
-    ``CHANGELOG-*`` and ``/pods/*/*/*.log`` are code, not emphasis."""
-    text = _LIST_MARKER.sub("", text)
-    parts, at = [], 0
-    for span in _CODE_SPAN.finditer(text):
-        parts += [_plain(text[at : span.start()]), span.group(2).strip()]
-        at = span.end()
-    parts.append(_plain(text[at:]))
-    return " ".join("".join(parts).split())
+    """A line without list markers, markdown emphasis and backticks (:func:`kgrag.evaluation.qgen.markup.unmarked`:
+    code keeps its characters, ``FORCE_COLOR``, ``__invoke()``, ``/pods/*/*/*.log``), spaces collapsed."""
+    return " ".join(unmarked(_LIST_MARKER.sub("", text)).split())
 
 
 def prose_lines(text: str) -> Iterator[str]:
@@ -246,7 +231,7 @@ def usable_sentence(sent: Any, rarity: Rarity, strict: bool = True) -> str | Non
         return "sentence too short or too long"
     if sent[0].lower_ in _OPENING_PRONOUNS:
         return "sentence opens with a pronoun"
-    if unicodedata.category(sent.text[:1] or " ") == "So":
+    if unicodedata.category(sent.text[:1] or " ") == "So" or sent.text[1:2] == "\ufe0f":  # ℹ️ is a letter
         return "sentence opens with a symbol (an admonition's pictograph, a check or a cross)"
     return (
         (sentence_defect(sent) or cut_sentence(sent) or fragment_defect(sent, rarity) or title_cut(sent))

@@ -67,7 +67,7 @@ def off_page_subject(
 def paged(named: dict[Cloze, tuple[Heading, ...]]) -> set[Cloze]:
     """The candidates whose question names the page their sentence is on, by the headings :func:`names` or
     :func:`scope_candidates` found (:func:`kgrag.evaluation.qgen.scope.names_page`): the ones taken first in
-    the order before the usability model."""
+    the order of preferences (:func:`kgrag.evaluation.qgen.known_item.preference`)."""
     return {c for c, these in named.items() if names_page(these)}
 
 

@@ -34,6 +34,7 @@ from kgrag.documents.headings import covered_text, heading_lines
 from kgrag.documents.words import content_words
 from kgrag.evaluation.qgen.defects import acronym_given
 from kgrag.evaluation.qgen.located import Chunk
+from kgrag.evaluation.qgen.markup import unmarked
 
 MAX_HEADING_WORDS = 10
 STEM_CHARS, STEM_SHARE = 5, 0.8
@@ -49,7 +50,6 @@ GENERIC = frozenset(
 """Heading words that name no subject: a heading made only of them is not named (a changelog's "Bug
 Fixes" and "Improved Documentation" repeat under every release)."""
 _CODE = re.compile(r"\w\.\w|_|[(){}\[\]<>=/\\|]|::|\$|@|`")
-_MARKUP = re.compile(r"[*`]+")
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -92,8 +92,8 @@ class DocumentHeadings:
 
 
 def _plain(text: str) -> str:
-    """A heading's words without emphasis marks and backticks."""
-    return " ".join(_MARKUP.sub("", text).split())
+    """A heading's words without emphasis marks and backticks, its code as written (:func:`unmarked`)."""
+    return " ".join(unmarked(text).split())
 
 
 def sentence_offset(text: str, sentence: str) -> int | None:
@@ -186,11 +186,10 @@ def opens_with_name(question: str, sent: Any) -> bool:
     """Whether the question's first word is a name that keeps its capital after a heading lead: a proper noun
     of its sentence (a possessive too: "Scout's"), or a word with a capital after its first letter, which no
     common word has ("OSS-Fuzz", "UUIDs", "GitHub")."""
-    first = question.split()[0]
-    head = _WORD_HEAD.match(first)
-    if any(ch.isupper() for ch in first[1:]):
-        return True
-    return head is not None and head.group() in {t.text for t in sent if t.pos_ == "PROPN"}
+    head = _WORD_HEAD.search(question.split()[0])
+    if head is None:
+        return False
+    return any(ch.isupper() for ch in head.group()[1:]) or head.group() in {t.text for t in sent if t.pos_ == "PROPN"}
 
 
 def scoped_body(question: str, name_first: bool) -> str:

@@ -96,9 +96,11 @@ def question_word(
     fronted: bool,
     before: str = "",
     after_name: bool = False,
+    after_verb: bool = False,
 ) -> str:
     """The question word or phrase that stands for a span with entity ``label`` and ``text`` (``before``:
-    the word before the span, lower case; ``after_name``: that word is a proper name)."""
+    the word before the span, lower case; ``after_name``: that word is a proper name; ``after_verb``: it is
+    a verb, so a bare four-digit number is what the verb counts, "serves 2048", not a year)."""
     if _release(label, text, next_pos, before, after_name):
         word = "which version"
     elif label in ("DATE", "TIME") and _FREQUENCY.match(text):
@@ -112,7 +114,8 @@ def question_word(
     elif label == "DATE" and _DECADE.search(text):
         word = "which decade"
     elif label == "DATE":
-        word = "which year" if _YEAR.search(text) else "what number" if text.isdigit() else "what date"
+        year = _YEAR.search(text) and not (after_verb and text.isdigit())
+        word = "which year" if year else "what number" if text.isdigit() else "what date"
     elif label == "CARDINAL":
         word = "how many" if next_pos in ("NOUN", "PROPN") else "what number"
     elif label in ("PERSON", "PEOPLE") and after_preposition:
@@ -318,7 +321,8 @@ def ask_around(clause: Any, span: Any, label: str, whole: bool = False) -> tuple
         return asked, f"inverted:{label.lower()}", context
     before_word = doc[start - 1].lower_ if start > clause.start else ""
     after_name = start > clause.start and doc[start - 1].pos_ in ("PROPN", "X") and not doc[start - 1].like_num
-    word = question_word(label, span.text, next_pos, after_preposition, fronted, before_word, after_name)
+    after_verb = start > clause.start and doc[start - 1].pos_ == "VERB"
+    word = question_word(label, span.text, next_pos, after_preposition, fronted, before_word, after_name, after_verb)
     before = _joined([t for t in kept if t.i < start])
     after = _agreeing(_joined([t for t in kept if t.i >= span.end]), span, fronted)
     before, after = _unrepeated(before, word, after)
