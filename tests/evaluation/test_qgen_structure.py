@@ -8,7 +8,7 @@ from typing import Any, cast
 
 from tests.evaluation.qgen_spacy import brightwater_case, spacy_nlp
 
-from kgrag.evaluation.qgen.answers import trusted_label
+from kgrag.evaluation.qgen.answers import trusted_label, well_formed
 from kgrag.evaluation.qgen.cloze import usable_sentence
 from kgrag.evaluation.qgen.labels import NameLabels
 from kgrag.evaluation.qgen.structure import coordinated, fronted_clause, outside_referent, title_cut, unsure_word
@@ -154,6 +154,25 @@ def test_a_name_the_corpus_labels_otherwise_is_not_asked_who() -> None:
     labels.add(sent.doc)
     assert trusted_label(span, sent, "PERSON", labels) == "PERSON"
     assert ask_around(sent, span, "PERSON")[0].startswith("Who exposes")
+
+
+def test_a_first_name_the_corpus_names_in_full_is_asked_who() -> None:
+    """A post names its people in full once and by first name after: the lone first name is a person, and
+    a name with a particle is one too; a lone word no full name opens stays "what"."""
+    labels = NameLabels()
+    for text in ("Iris Dyrmishi is a platform engineer at Farfetch.", "The Kafka receiver reads from a topic."):
+        labels.add(spacy_nlp()(text))
+    sent, span = _parsed("Iris has played around a bit with logging, mostly reading from a topic.", "Iris")
+    labels.add(sent.doc)
+    assert [e.label_ for e in sent.ents if e.text == "Iris"] == ["PERSON"]
+    assert trusted_label(span, sent, "PERSON") == "THING"  # the sentence alone cannot tell
+    label = trusted_label(span, sent, "PERSON", labels)
+    assert label == "PERSON" and well_formed(span, label)
+    assert ask_around(sent, span, label)[0].startswith("Who has played around")
+    sent, span = _parsed("Laravel wraps the Flysystem package written by Frank de Jonge.", "Frank de Jonge")
+    assert trusted_label(span, sent, "PERSON") == "PERSON" and well_formed(span, "PERSON")
+    sent, span = _parsed("Tamsin serves the Oslo cache over a socket.", "Tamsin")
+    assert trusted_label(span, sent, "PERSON", labels) == "THING"
 
 
 def test_a_person_needs_most_of_the_names_mentions_labelled_one() -> None:

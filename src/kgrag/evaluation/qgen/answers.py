@@ -14,7 +14,7 @@ from itertools import pairwise
 from typing import Any, Protocol
 
 from kgrag.documents.words import content_words
-from kgrag.evaluation.qgen.labels import PEOPLE, PERSON, NameLabels, names_people
+from kgrag.evaluation.qgen.labels import PEOPLE, PERSON, NameLabels, names_people, person_shaped
 from kgrag.evaluation.qgen.wording import YEAR
 
 MAX_ANSWER_TOKENS = 6
@@ -68,8 +68,8 @@ def well_formed(span: Any, label: str) -> bool:
         return False  # a year naming something ("the 2017 Open Source Survey")
     if label not in MEASURES and following is not None and following.tag_ in ("NN", "NNS"):
         return False  # a name or term modifying the common noun after it ("CSS pixels", "FOSS projects")
-    if label == "PERSON" and (len(span) < 2 or tags - {"PROPN", "PUNCT"}):
-        return False
+    if label == "PERSON" and not (person_shaped(span) or (len(span) == 1 and span[0].pos_ == "PROPN")):
+        return False  # a trusted lone name is a first name (:func:`trusted_label`)
     return not (label in NAMES and "NUM" in tags)
 
 
@@ -112,20 +112,23 @@ def _borne_out(span: Any, sent: Any, label: str, labels: NameLabels | None) -> s
     one (capitalised words, not a lone capitalised first word of the sentence), an amount of money needs
     a currency, a percentage a percent sign. A small model mislabels text outside its training domain
     ("Mucus" as a place), and a question asking "which place" for a fluid misleads more than "what". A
-    person needs two or three capitalised proper nouns with no determiner before them, and the corpus's
-    ``labels`` of the name must agree (:meth:`NameLabels.bears_out_person`), else it is asked with
-    "what"; a date or a time must look like one (a year, a month, a day, a unit of time, a clock
-    time): otherwise the label is "" and no question is asked."""
+    person needs two or three capitalised proper nouns (lower-case particles inside allowed) with no
+    determiner before them, and the corpus's ``labels`` of the name must agree
+    (:meth:`NameLabels.bears_out_person`), or one capitalised word the corpus uses as the first name of a
+    person it names in full (:meth:`NameLabels.first_name`), else it is asked with "what"; a date or a
+    time must look like one (a year, a month, a day, a unit of time, a clock time): otherwise the label is
+    "" and no question is asked."""
     if label in (NAMES | TOPICS | {"LANGUAGE"}) - {"PERSON"}:
         written_as_name = all(t.is_title or t.is_upper or t.like_num or t.is_punct for t in span)
         lone_opener = len(span) == 1 and span.start == sent.start
         acronym = len(span) == 1 and span[0].text.isupper() and label != "GPE"  # a test, a virus, a drug class
         return label if written_as_name and not lone_opener and not acronym else "THING"
     if label == "PERSON":
-        person = 2 <= len(span) <= 3 and all(t.is_title and t.pos_ == "PROPN" for t in span)
         determined = span.start > 0 and span.doc[span.start - 1].pos_ == "DET"  # "the Prometheus UI"
+        if len(span) == 1 and labels is not None and span[0].is_title and not determined:
+            return label if labels.first_name(span.text) else "THING"  # "Iris", named in full elsewhere
         agreed = labels is None or labels.bears_out_person(span.text)
-        return label if person and not determined and agreed else "THING"
+        return label if person_shaped(span) and not determined and agreed else "THING"
     if label in ("DATE", "TIME") and not (
         _DATE_FORM.search(span.text) or (label == "TIME" and _CLOCK.search(span.text))
     ):
