@@ -175,6 +175,23 @@ def test_a_first_name_the_corpus_names_in_full_is_asked_who() -> None:
     assert trusted_label(span, sent, "PERSON", labels) == "THING"
 
 
+def test_a_place_after_in_is_asked_where_and_engineers_who() -> None:
+    question, _ = _asked("The Tamsin community will gather in Amsterdam on October 9.", "Amsterdam", "GPE")
+    assert question == "The Tamsin community will gather where on October 9?"
+    question, _ = _asked("A typical round trip within Norway is around 50ms.", "Norway", "GPE")
+    assert "within what" in question  # only "in" and "at" become "where"
+    sent, span = _parsed("Kernel engineers introduced debugging information for the Tamsin probes.", "Kernel engineers")
+    label = trusted_label(span, sent, "ORG")
+    assert label == "PEOPLE" and ask_around(sent, span, label)[0].startswith("Who introduced")
+
+
+def test_a_part_of_an_identifier_is_not_an_answer() -> None:
+    _, span = _parsed("This changes the mapping type from flb_type to _doc, as the Tamsin guide recommends.", "doc")
+    assert not well_formed(span, "THING")
+    _, span = _parsed("This changes the mapping type from flb_type to doc, as the Tamsin guide recommends.", "doc")
+    assert well_formed(span, "THING")
+
+
 def test_a_person_needs_most_of_the_names_mentions_labelled_one() -> None:
     from spacy.tokens import Doc, Span
 

@@ -48,10 +48,10 @@ def well_formed(span: Any, label: str) -> bool:
     Riffle"), no possessive ("Chen Wei's", "the latter's HTTP"), no sentence adverb opening a name
     ("Fortunately Pyramid"), not ending on a joining word ("between one and"), not a modifier of the noun
     after it, no word repeated back to back, a date or time without proper nouns and not used as a modifier
-    ("a 30 minute call"), a name without numbers."""
+    ("a 30 minute call"), a name without numbers, not cut from an identifier ("doc" of "_doc")."""
     doc, tags = span.doc, {t.pos_ for t in span}
     following = doc[span.end] if span.end < len(doc) else None
-    if tags & {"VERB", "AUX"} or span[-1].pos_ in ("CCONJ", "ADP", "DET", "PART"):
+    if tags & {"VERB", "AUX"} or span[-1].pos_ in ("CCONJ", "ADP", "DET", "PART") or _cut_from_word(span):
         return False
     modifier = span.root.dep_ in ("nmod", "amod") and span.root.head.i >= span.end
     if span.root.dep_ == "compound" or modifier or any(a.lower_ == b.lower_ for a, b in pairwise(span)):
@@ -71,6 +71,18 @@ def well_formed(span: Any, label: str) -> bool:
     if label == "PERSON" and not (person_shaped(span) or (len(span) == 1 and span[0].pos_ == "PROPN")):
         return False  # a trusted lone name is a first name (:func:`trusted_label`)
     return not (label in NAMES and "NUM" in tags)
+
+
+def _cut_from_word(span: Any) -> bool:
+    """Whether the span is joined without a space to an underscore or a word character beside it: a part of
+    an identifier the tokenizer split ("_doc", "flb_type"), asked as if it were the whole."""
+    doc = span.doc
+    before = doc[span.start - 1] if span.start > 0 else None
+    after = doc[span.end] if span.end < len(doc) else None
+    last = before.text[-1:] if before is not None and not before.whitespace_ else ""
+    joined_before = last == "_" or last.isalnum()
+    joined_after = after is not None and not doc[span.end - 1].whitespace_ and after.text[:1] == "_"
+    return joined_before or joined_after
 
 
 def _adverb_phrase(span: Any) -> bool:

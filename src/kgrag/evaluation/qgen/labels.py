@@ -20,9 +20,10 @@ PEOPLE = "PEOPLE"
 """The label of a span that names people by their role or handle (:func:`names_people`), asked "who"."""
 ROLE_NOUNS = frozenset(
     "administrator administrators approver approvers assignee assignees author authors bdfl committer committers "
-    "contributor contributors council committee creator creators developer developers founder founders maintainer "
-    "maintainers mentor mentors moderator moderators owner owners requester requesters requestor requestors reviewer "
-    "reviewers sponsor sponsors submitter submitters team teams user users people persons volunteer volunteers".split()
+    "contributor contributors council committee creator creators developer developers engineer engineers founder "
+    "founders maintainer maintainers mentor mentors moderator moderators owner owners requester requesters "
+    "requestor requestors reviewer reviewers sponsor sponsors submitter submitters team teams user users people "
+    "persons volunteer volunteers".split()
 )
 """Head nouns that name people by what they do in a project ("Windows users" too). Nouns that also name
 software ("manager", "editor", "reader", "writer") are left out: "what" misleads less there than "who";

@@ -302,7 +302,8 @@ def _unrepeated(before: str, word: str, after: str) -> tuple[str, str]:
 def ask_around(clause: Any, span: Any, label: str, whole: bool = False) -> tuple[str, str, str]:
     """The question made from ``clause`` (a spaCy span, its side parts left out unless ``whole``) with
     ``span`` replaced by its question word, the name of the template used, and the words kept around the
-    span. A determiner right before the span goes with it ("the Platform team" → "which organization")."""
+    span. A determiner right before the span goes with it ("the Platform team" → "which organization"), and a
+    place after "in" or "at" is asked "where" ("gather in Amsterdam" → "gather where")."""
     doc = clause.doc
     drop = set() if whole else side_parts(clause, span)
     kept = [t for t in clause if t.i not in drop and not span.start <= t.i < span.end]
@@ -323,7 +324,9 @@ def ask_around(clause: Any, span: Any, label: str, whole: bool = False) -> tuple
     after_name = start > clause.start and doc[start - 1].pos_ in ("PROPN", "X") and not doc[start - 1].like_num
     after_verb = start > clause.start and doc[start - 1].pos_ == "VERB"
     word = question_word(label, span.text, next_pos, after_preposition, fronted, before_word, after_name, after_verb)
-    before = _joined([t for t in kept if t.i < start])
+    place = label in ("GPE", "LOC") and before_word in ("in", "at") and start - 1 > first  # "gather in Amsterdam"
+    word = "where" if place else word
+    before = _joined([t for t in kept if t.i < start and not (place and t.i == start - 1)])
     after = _agreeing(_joined([t for t in kept if t.i >= span.end]), span, fronted)
     before, after = _unrepeated(before, word, after)
     gap = doc[span.end - 1].whitespace_ or (" " if after[:1].isalnum() else "")  # "Cargo, …, makes" → "What makes"
