@@ -180,6 +180,8 @@ def test_a_place_after_in_is_asked_where_and_engineers_who() -> None:
     assert question == "The Tamsin community will gather where on October 9?"
     question, _ = _asked("A typical round trip within Norway is around 50ms.", "Norway", "GPE")
     assert "within what" in question  # only "in" and "at" become "where"
+    question, _ = _asked("Frank Osei made important contributions in V1.7 to the Tamsin scanner.", "V1.7", "GPE")
+    assert "where" not in question  # a name with a number is a release, not a place
     sent, span = _parsed("Kernel engineers introduced debugging information for the Tamsin probes.", "Kernel engineers")
     label = trusted_label(span, sent, "ORG")
     assert label == "PEOPLE" and ask_around(sent, span, label)[0].startswith("Who introduced")

@@ -325,6 +325,7 @@ def ask_around(clause: Any, span: Any, label: str, whole: bool = False) -> tuple
     after_verb = start > clause.start and doc[start - 1].pos_ == "VERB"
     word = question_word(label, span.text, next_pos, after_preposition, fronted, before_word, after_name, after_verb)
     place = label in ("GPE", "LOC") and before_word in ("in", "at") and start - 1 > first  # "gather in Amsterdam"
+    place = place and not any(ch.isdigit() for ch in span.text)  # "in V1.7" is a release, not a place
     word = "where" if place else word
     before = _joined([t for t in kept if t.i < start and not (place and t.i == start - 1)])
     after = _agreeing(_joined([t for t in kept if t.i >= span.end]), span, fronted)
