@@ -224,3 +224,36 @@ def test_a_page_s_one_line_account_of_its_subject_gives_no_question() -> None:
     assert {q.answer for q in scoped.items} == {"Selk"}
     unscoped = known_item_questions(passages, spacy_nlp(), ["known-item"], 20, scope=False)
     assert {"Quillmark", "Brisel"} <= {q.answer for q in unscoped.items}  # the check reads the headings
+
+
+def test_a_question_whose_own_section_gives_the_answer_names_no_section_around_it() -> None:
+    from kgrag.evaluation.qgen.scope import names_outer_section
+
+    question = "What splits a volume's blocks over several piers?"
+    path = (Heading(0, "Harbour Storage"), Heading(2, "Access Modes"), Heading(3, "Volumes with sharding"))
+    assert [h.text for h in named_headings(question, path, "Sharding")] == ["Harbour Storage", "Access Modes"]
+    assert names_outer_section(question, path, "Sharding")  # "Access Modes" would mislead
+    assert not names_outer_section(question, (path[0], path[2]), "Sharding")  # only the page's title is named
+    assert not names_outer_section(question, path[:2], "Sharding")  # its own section does not give the answer
+    assert not names_outer_section(question, (Heading(0, "Sharding"),), "Sharding")  # the page's subject instead
+
+
+def test_a_sentence_under_a_heading_that_names_its_answer_is_not_asked_in_the_section_around_it() -> None:
+    from tests.evaluation.qgen_spacy import spacy_nlp
+
+    from kgrag.evaluation.qgen.known_item import known_item_questions
+    from kgrag.evaluation.qgen.placing import OUTER_SECTION
+
+    intro = "# Harbour Services\n\n## Night Crossings\n\nThe harbour office in Vantry chose its tools in 2019.\n\n"
+    sentence = "Lotte Brenner led the trial for the port authority of Selk.\n"
+
+    def asked(subsection: str) -> tuple[set[str], int]:
+        text = intro + subsection + sentence
+        result = known_item_questions(
+            [Passage("h#00000", "h", text, 0, "Harbour Services")], spacy_nlp(), ["known-item"], 20
+        )
+        return {q.question for q in result.items}, result.rejected[OUTER_SECTION]
+
+    assert asked("### The Selk pier\n\n") == (set(), 1)  # "Night Crossings" would be named for a Selk section
+    questions, refused = asked("### Ferries\n\n")
+    assert refused == 0 and any(q.startswith("In the section “Ferries”") for q in questions)

@@ -15,12 +15,14 @@ from kgrag.evaluation.qgen.scope import (
     Heading,
     asks_page_subject,
     named_headings,
+    names_outer_section,
     names_page,
     scoped_question,
     sentence_offset,
 )
 
 PAGE_SUBJECT = "answer is what its page is about: the page's title gives it (kgrag.evaluation.qgen.scope)"
+OUTER_SECTION = "answer is what its section is about, and the section around it would be named (qgen.scope)"
 
 
 def _above(c: Cloze, by_id: dict[str, Passage], headings: DocumentHeadings) -> tuple[Heading, ...]:
@@ -56,11 +58,17 @@ def _named(above: dict[Cloze, tuple[Heading, ...]]) -> dict[Cloze, tuple[Heading
 def off_page_subject(
     candidates: Sequence[Cloze], above: dict[Cloze, tuple[Heading, ...]], result: QGenResult
 ) -> list[Cloze]:
-    """``candidates`` without those asking for what their page is about
-    (:func:`kgrag.evaluation.qgen.scope.asks_page_subject`), which ``result`` counts among the rejections."""
-    kept = [c for c in candidates if not asks_page_subject(above.get(c, ()), c.answer)]
-    if dropped := len(candidates) - len(kept):
-        result.rejected[PAGE_SUBJECT] += dropped
+    """``candidates`` without those asking for what their page is about, or for what their own section is
+    about while naming the section around it (:func:`kgrag.evaluation.qgen.scope.asks_page_subject`,
+    :func:`~kgrag.evaluation.qgen.scope.names_outer_section`), which ``result`` counts among the rejections."""
+    kept = []
+    for c in candidates:
+        if asks_page_subject(above.get(c, ()), c.answer):
+            result.rejected[PAGE_SUBJECT] += 1
+        elif names_outer_section(c.question, above.get(c, ()), c.answer):
+            result.rejected[OUTER_SECTION] += 1
+        else:
+            kept.append(c)
     return kept
 
 

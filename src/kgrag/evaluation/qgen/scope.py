@@ -162,6 +162,18 @@ def asks_page_subject(headings: Sequence[Heading], answer: str) -> bool:
     return page is not None and gives_answer(page, answer)
 
 
+def names_outer_section(question: str, headings: Sequence[Heading], answer: str) -> bool:
+    """Whether the question would name a section around the sentence's own one because its own heading gives
+    the answer ("Sharding" under "Creating volumes with kubectl (sharding)" asked "In the section “Access
+    Modes”"): the heading right above the sentence, below the page's title, gives the answer, and a section
+    heading outside it is named instead. Read blind, such questions pointed the reader at a section about
+    something else; with the page's title alone named, or no heading, they did not."""
+    inner = headings[-1] if headings else None
+    if inner is None or inner.level <= 1 or not gives_answer(inner, answer):
+        return False
+    return any(h.level > 1 for h in named_headings(question, headings, answer))
+
+
 def named_headings(question: str, headings: Sequence[Heading], answer: str) -> tuple[Heading, ...]:
     """The headings the question names, outermost first (module docstring): the innermost of those that
     may be named, after the outermost when there are two or more; none when no heading may be."""
