@@ -235,7 +235,9 @@ def test_a_question_whose_own_section_gives_the_answer_names_no_section_around_i
     assert names_outer_section(question, path, "Sharding")  # "Access Modes" would mislead
     assert not names_outer_section(question, (path[0], path[2]), "Sharding")  # only the page's title is named
     assert not names_outer_section(question, path[:2], "Sharding")  # its own section does not give the answer
-    assert not names_outer_section(question, (Heading(0, "Sharding"),), "Sharding")  # the page's subject instead
+    # a top-level section under a front-matter title is a section too, not the page
+    nested = (Heading(0, "Harbour Storage"), Heading(1, "Access Modes"), Heading(2, "Volumes with sharding"))
+    assert names_outer_section(question, nested, "Sharding")
 
 
 def test_a_sentence_under_a_heading_that_names_its_answer_is_not_asked_in_the_section_around_it() -> None:

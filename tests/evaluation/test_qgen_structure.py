@@ -46,6 +46,12 @@ def test_a_bare_number_a_verb_counts_is_not_asked_as_a_year() -> None:
     assert "which year" not in question and "what number" in question
     question, _ = _asked("The Quillon parser was rewritten in 2019 by the Oslo team.", "2019", "DATE")
     assert "in which year" in question
+    for text, year in (
+        ("The Quillon parser was released 2019 by the Oslo team.", "2019"),  # no object
+        ("The Tamsin licence expires 2030 for every ferry office.", "2030"),
+    ):  # a verb of time
+        question, _ = _asked(text, year, "DATE")
+        assert "which year" in question, question
 
 
 def test_a_span_in_a_fronted_clause_with_its_own_verb_is_refused() -> None:
@@ -169,22 +175,38 @@ def test_a_first_name_the_corpus_names_in_full_is_asked_who() -> None:
     label = trusted_label(span, sent, "PERSON", labels)
     assert label == "PERSON" and well_formed(span, label)
     assert ask_around(sent, span, label)[0].startswith("Who has played around")
-    sent, span = _parsed("Laravel wraps the Flysystem package written by Frank de Jonge.", "Frank de Jonge")
-    assert trusted_label(span, sent, "PERSON") == "PERSON" and well_formed(span, "PERSON")
+    for text, name in (
+        ("Laravel wraps the Flysystem package written by Frank de Jonge.", "Frank de Jonge"),
+        ("The Tamsin patch was written by Conan O'Brien last year.", "Conan O'Brien"),
+        ("John F. Kennedy maintains the Tamsin ferry office.", "John F. Kennedy"),
+    ):
+        sent, span = _parsed(text, name)
+        assert trusted_label(span, sent, "PERSON") == "PERSON" and well_formed(span, "PERSON"), name
     sent, span = _parsed("Tamsin serves the Oslo cache over a socket.", "Tamsin")
     assert trusted_label(span, sent, "PERSON", labels) == "THING"
 
 
-def test_a_place_after_in_is_asked_where_and_engineers_who() -> None:
-    question, _ = _asked("The Tamsin community will gather in Amsterdam on October 9.", "Amsterdam", "GPE")
-    assert question == "The Tamsin community will gather where on October 9?"
-    question, _ = _asked("A typical round trip within Norway is around 50ms.", "Norway", "GPE")
-    assert "within what" in question  # only "in" and "at" become "where"
-    question, _ = _asked("Frank Osei made important contributions in V1.7 to the Tamsin scanner.", "V1.7", "GPE")
-    assert "where" not in question  # a name with a number is a release, not a place
+def test_a_product_spacy_calls_a_person_gives_no_first_name() -> None:
+    """ "Kafka Connect" labelled a person does not make "Kafka" a first name: the corpus writes "connect" in
+    lower case, which no surname is; nor does a full name whose first word alone is labelled otherwise."""
+    labels = NameLabels()
+    for text in ("Kafka Connect stores the events in a topic.", "You can connect the sink later."):
+        labels.add(spacy_nlp()(text))
+    assert "kafka connect" in labels.full_names["kafka"]  # the slip guarded against
+    assert not labels.first_name("Kafka")
+    labels.add(spacy_nlp()("Iris Dyrmishi is a platform engineer at Farfetch."))
+    assert labels.first_name("Iris")
+    labels.words["iris"]["ORG"] += 3  # the word alone labelled a product in most of its mentions
+    assert not labels.first_name("Iris")
+
+
+def test_engineers_are_people_asked_who_and_a_place_keeps_what() -> None:
     sent, span = _parsed("Kernel engineers introduced debugging information for the Tamsin probes.", "Kernel engineers")
     label = trusted_label(span, sent, "ORG")
     assert label == "PEOPLE" and ask_around(sent, span, label)[0].startswith("Who introduced")
+    # spaCy labels languages and products places ("written in Lua"): a place is asked "what", never "where"
+    question, _ = _asked("Tamsin plugins are written in Lua by the Oslo ferry office.", "Lua", "GPE")
+    assert "where" not in question and "in what" in question
 
 
 def test_a_part_of_an_identifier_is_not_an_answer() -> None:

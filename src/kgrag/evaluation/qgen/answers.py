@@ -74,8 +74,9 @@ def well_formed(span: Any, label: str) -> bool:
 
 
 def _cut_from_word(span: Any) -> bool:
-    """Whether the span is joined without a space to an underscore or a word character beside it: a part of
-    an identifier the tokenizer split ("_doc", "flb_type"), asked as if it were the whole."""
+    """Whether the span is joined without a space to an underscore or a word character before it, or to an
+    underscore after it: a part of an identifier the tokenizer split ("doc" of "_doc"), asked as if it were
+    the whole."""
     doc = span.doc
     before = doc[span.start - 1] if span.start > 0 else None
     after = doc[span.end] if span.end < len(doc) else None

@@ -12,6 +12,7 @@ interviews, posts and stories do after their first mention (:meth:`NameLabels.fi
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from typing import Any
 
@@ -32,6 +33,7 @@ members")."""
 _GROUPS = frozenset("community team core staff board council committee project".split())
 PARTICLES = frozenset("de da di del della der den van von la le du dos das bin ibn al".split())
 """Lower-case words inside a person's name ("Frank de Jonge", "Guido van Rossum")."""
+_INITIAL = re.compile(r"[A-Z]\.?")
 
 
 def names_people(span: Any) -> bool:
@@ -61,9 +63,11 @@ class NameLabels:
         self.names: dict[str, Counter[str]] = defaultdict(Counter)
         self.words: dict[str, Counter[str]] = defaultdict(Counter)
         self.full_names: dict[str, set[str]] = defaultdict(set)
+        self.lower_words: Counter[str] = Counter()
 
     def add(self, doc: Any) -> None:
-        """Count the entities of one parsed text (a spaCy ``Doc``)."""
+        """Count the entities of one parsed text (a spaCy ``Doc``), and its words written in lower case."""
+        self.lower_words.update(t.text for t in doc if t.is_lower and t.is_alpha)
         for ent in doc.ents:
             key = _key(ent.text)
             self.names[key][ent.label_] += 1
@@ -81,15 +85,29 @@ class NameLabels:
     def first_name(self, word: str) -> bool:
         """Whether ``word`` opens a full name the corpus labels a person ("Iris" of "Iris Dyrmishi") and is
         itself, where labelled alone, a person in most mentions ("Prometheus" of a mislabelled "Prometheus
-        Operator" is a product wherever it stands alone)."""
+        Operator" is a product wherever it stands alone). A full name whose later words the corpus also
+        writes in lower case is a product's ("Kafka Connect": "connect"), not a person's."""
         key = _key(word)
-        return any(self.bears_out_person(name) for name in self.full_names.get(key, ())) and self.bears_out_person(key)
+        full = [name for name in self.full_names.get(key, ()) if not self._common_words(name.split()[1:])]
+        return any(self.bears_out_person(name) for name in full) and self.bears_out_person(key)
+
+    def _common_words(self, words: list[str]) -> bool:
+        return any(self.lower_words[w] for w in words if w not in PARTICLES)
 
 
 def person_shaped(span: Any) -> bool:
-    """Whether a span is written as a person's name: two or three capitalised proper nouns, and lower-case
-    particles inside it ("Frank de Jonge")."""
-    inner = [t for t in span[1:-1] if t.lower_ in PARTICLES and t.is_lower]
-    named = [t for t in span if t not in inner]
-    capitalised = all(t.text[:1].isupper() and t.text[1:2].islower() and t.pos_ == "PROPN" for t in named)
-    return 2 <= len(named) <= 3 and len(span) <= 4 and capitalised  # "MacDonald" too, not "OTel"
+    """Whether a span is written as a person's name: one to three capitalised proper nouns ("O'Brien" and
+    "MacDonald" too, not "OTel"), with initials ("John F. Kennedy") or lower-case particles ("Frank de Jonge")
+    inside or before its last word, two words at least."""
+    extra = [t for t in span[:-1] if _initial(t) or (t.i > span.start and t.lower_ in PARTICLES)]
+    named = [t for t in span if t not in extra]
+    capitalised = all(_capitalised(t.text) and t.pos_ == "PROPN" for t in named)
+    return 1 <= len(named) <= 3 and len(span) >= 2 and len(span) <= 5 and capitalised and span[-1] in named
+
+
+def _initial(token: Any) -> bool:
+    return token.pos_ == "PROPN" and _INITIAL.fullmatch(token.text) is not None
+
+
+def _capitalised(word: str) -> bool:
+    return word.istitle() or (word[:1].isupper() and word[1:2].islower())

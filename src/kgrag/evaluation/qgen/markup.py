@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import re
 
-_EMPHASIS = re.compile(r"(?<![\w*/\\-])(\*\*\*|\*\*|\*|_)(?=[^\s*_])(.{1,300}?)(?<=[^\s*_/])\1(?![\w*/])")
-"""A pair of emphasis marks around at most 300 characters (bounded, so a line of unpaired marks costs linear
-time)."""
-_CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_EMPHASIS = re.compile(r"(?<![\w*/\\-])(\*\*\*|\*\*|\*|_)(?=[^\s*_])(.{1,2000}?)(?<=[^\s*_/])\1(?![\w*/])")
+"""A pair of emphasis marks around at most 2,000 characters, a long emphasised paragraph too (bounded, so a
+line of unpaired marks costs time linear in its length)."""
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+"""A code span, matched only from the first backtick of a run (a long run of unpaired backticks is tried once,
+not once per backtick)."""
+_SENTINELS = str.maketrans("", "", "\ue000\ue001")
 _HELD = re.compile("\ue000(\\d+)\ue001")
 _NESTING = 3
 """Emphasis nests at most this deep in prose (``**bold *italic* bold**``)."""
@@ -27,14 +30,10 @@ def unmarked(text: str) -> str:
         spans.append(span.group(2).strip())
         return f"\ue000{len(spans) - 1}\ue001"  # no mark or word character beside it: emphasis around it pairs
 
-    held = _CODE_SPAN.sub(hold, text)
+    held = _CODE_SPAN.sub(hold, text.translate(_SENTINELS))  # private-use marks in the text carry nothing
     for _ in range(_NESTING):
         held, found = _EMPHASIS.subn(r"\2", held)
         if not found:
             break
 
-    def put_back(mark: re.Match[str]) -> str:
-        at = int(mark.group(1))
-        return spans[at] if at < len(spans) else mark.group()  # a private-use pair already in the text stays
-
-    return _HELD.sub(put_back, held.replace("`", ""))
+    return _HELD.sub(lambda mark: spans[int(mark.group(1))], held.replace("`", ""))

@@ -165,13 +165,15 @@ def asks_page_subject(headings: Sequence[Heading], answer: str) -> bool:
 def names_outer_section(question: str, headings: Sequence[Heading], answer: str) -> bool:
     """Whether the question would name a section around the sentence's own one because its own heading gives
     the answer ("Sharding" under "Creating volumes with kubectl (sharding)" asked "In the section “Access
-    Modes”"): the heading right above the sentence, below the page's title, gives the answer, and a section
-    heading outside it is named instead. Read blind, such questions pointed the reader at a section about
-    something else; with the page's title alone named, or no heading, they did not."""
+    Modes”"): the heading right above the sentence, not the page's title (its first heading of level 0 or 1,
+    as :func:`asks_page_subject` reads it), gives the answer, and another heading than the page's title is
+    named instead: a section about something else. With the page's title alone named, or no heading, the
+    question stays."""
+    page = next((h for h in headings if h.level <= 1), None)
     inner = headings[-1] if headings else None
-    if inner is None or inner.level <= 1 or not gives_answer(inner, answer):
+    if inner is None or inner is page or not gives_answer(inner, answer):
         return False
-    return any(h.level > 1 for h in named_headings(question, headings, answer))
+    return any(h is not page for h in named_headings(question, headings, answer))
 
 
 def named_headings(question: str, headings: Sequence[Heading], answer: str) -> tuple[Heading, ...]:

@@ -66,6 +66,10 @@ YEAR = r"(?:1[5-9]|20)\d\d"
 :mod:`kgrag.evaluation.qgen.cloze`), so that they agree on what a year is."""
 _VERSION = re.compile(r"^v?\d+\.\d+(?:\.\d+)+\+?$|^v\d+(?:\.\d+)*\+?$|^\d+\.\d+\+$")
 """A release number ("2.4.0", "v3", "4.6+"), asked "which version" rather than "what number"."""
+_DATED_VERBS = frozenset(
+    "begin start end close open expire found launch release retire ship date schedule plan".split()
+)
+"""Verbs whose object may be a year ("expires 2030"); after any other verb a bare four-digit object is a count."""
 _DOTTED = re.compile(r"^\d+\.\d+$")
 _RELEASE_BEFORE = frozenset({"since", "until", "version", "release", "of", "before", "after"})
 """Words before a number with one dot ("since 3.9", "as of 4.0") that make it a release, not an amount."""
@@ -99,8 +103,9 @@ def question_word(
     after_verb: bool = False,
 ) -> str:
     """The question word or phrase that stands for a span with entity ``label`` and ``text`` (``before``:
-    the word before the span, lower case; ``after_name``: that word is a proper name; ``after_verb``: it is
-    a verb, so a bare four-digit number is what the verb counts, "serves 2048", not a year)."""
+    the word before the span, lower case; ``after_name``: that word is a proper name; ``after_verb``: the span
+    is the direct object of the verb right before it, so a bare four-digit number is what the verb counts,
+    "serves 2048", not a year; "released 2019" is no object)."""
     if _release(label, text, next_pos, before, after_name):
         word = "which version"
     elif label in ("DATE", "TIME") and _FREQUENCY.match(text):
@@ -302,8 +307,7 @@ def _unrepeated(before: str, word: str, after: str) -> tuple[str, str]:
 def ask_around(clause: Any, span: Any, label: str, whole: bool = False) -> tuple[str, str, str]:
     """The question made from ``clause`` (a spaCy span, its side parts left out unless ``whole``) with
     ``span`` replaced by its question word, the name of the template used, and the words kept around the
-    span. A determiner right before the span goes with it ("the Platform team" → "which organization"), and a
-    place after "in" or "at" is asked "where" ("gather in Amsterdam" → "gather where")."""
+    span. A determiner right before the span goes with it ("the Platform team" → "which organization")."""
     doc = clause.doc
     drop = set() if whole else side_parts(clause, span)
     kept = [t for t in clause if t.i not in drop and not span.start <= t.i < span.end]
@@ -322,12 +326,11 @@ def ask_around(clause: Any, span: Any, label: str, whole: bool = False) -> tuple
         return asked, f"inverted:{label.lower()}", context
     before_word = doc[start - 1].lower_ if start > clause.start else ""
     after_name = start > clause.start and doc[start - 1].pos_ in ("PROPN", "X") and not doc[start - 1].like_num
-    after_verb = start > clause.start and doc[start - 1].pos_ == "VERB"
-    word = question_word(label, span.text, next_pos, after_preposition, fronted, before_word, after_name, after_verb)
-    place = label in ("GPE", "LOC") and before_word in ("in", "at") and start - 1 > first  # "gather in Amsterdam"
-    place = place and not any(ch.isdigit() for ch in span.text)  # "in V1.7" is a release, not a place
-    word = "where" if place else word
-    before = _joined([t for t in kept if t.i < start and not (place and t.i == start - 1)])
+    head = span.root.head
+    counted = span.root.dep_ == "dobj" and head.pos_ == "VERB" and head.i == start - 1
+    counted = counted and head.lemma_ not in _DATED_VERBS  # "serves 2048" counts; "expires 2030" dates
+    word = question_word(label, span.text, next_pos, after_preposition, fronted, before_word, after_name, counted)
+    before = _joined([t for t in kept if t.i < start])
     after = _agreeing(_joined([t for t in kept if t.i >= span.end]), span, fronted)
     before, after = _unrepeated(before, word, after)
     gap = doc[span.end - 1].whitespace_ or (" " if after[:1].isalnum() else "")  # "Cargo, …, makes" → "What makes"
