@@ -34,6 +34,24 @@ def test_an_adverb_placing_the_question_after_the_text_before_is_refused() -> No
     assert sequence_adverb("In the meantime, what received the Brightwater job?")
 
 
+def test_a_discourse_marker_tying_the_question_to_the_text_around_it_is_refused() -> None:
+    for question in (
+        "As a result, the Tamsin cache now retains what percentage of the history records?",
+        "What for example proposes an end-to-end framework for the Quillon supply chain?",
+        "Indeed, utilizing what for forwarding Tamsin alerts saves resources?",
+        "Warning, what will apply translations to requests coming from dual-stack clients?",
+        "On the other hand, Quillon keeps resolved paths untouched in what?",
+        "What is deprecated, as explained on the Brightwater page?",
+    ):
+        assert sequence_adverb(question), question
+    for question in (
+        "What writes the Tamsin cache to disk every night?",
+        "What keeps a note of every Quillon release in the ledger?",  # "note" inside the question
+        "Which example ships with the Tamsin installer?",
+    ):
+        assert sequence_adverb(question) is None, question
+
+
 def test_then_after_the_question_s_own_condition_is_kept() -> None:
     assert sequence_adverb("If the Tamsin cache is full, then what evicts the oldest entry?") is None
     assert sequence_adverb("When a Quillon node fails, what then takes over its shards?") is None

@@ -49,16 +49,27 @@ _AMOUNT_MODIFIERS = frozenset(
     "most".split()
 )
 _POINTER_OPENING = re.compile(r"^(?:below|above|here) (?:is|are|was|were|you)\b|^the following\b", re.I)
+_DISCOURSE = re.compile(
+    r"\b(?:as a result|in short|in fact|of course|on the other hand|for example|for instance|generally speaking"
+    r"|from now on|as (?:explained|mentioned|noted|described) (?:above|below|earlier|before|on|in))\b"
+    r"|^(?:warning|note|indeed|afterwards|specifically|in particular)\b",
+    re.I,
+)
+"""Discourse markers that tie a sentence to the text around it: a consequence, a summary, an example of
+something said before, a contrast, an aside ("As a result, …", "what for example proposes …", "Warning, …")."""
 
 
 def sequence_adverb(question: str) -> str | None:
-    """Why the question places itself after or beside text outside it, or None."""
+    """Why the question places itself after or beside text outside it (a sequence adverb or a discourse
+    marker), or None."""
     words = re.findall(r"[A-Za-z]+", question.lower())
     for i, word in enumerate(words):
         if word == "then" and not _IF_THEN & set(words[:i]):
             return "question leans on the sentence before ('then', 'alternatively', 'in the meantime')"
         if word in _BESIDE:
             return "question leans on the sentence before ('then', 'alternatively', 'in the meantime')"
+    if _DISCOURSE.search(question):
+        return "question leans on the text around it ('as a result', 'for example', 'indeed', 'Warning,')"
     return None
 
 
