@@ -158,8 +158,13 @@ def asks_page_subject(headings: Sequence[Heading], answer: str) -> bool:
     page, and the sentence is mostly the page's one-line account of its subject, which reads as well of
     the subjects of sibling pages ("a modern Python data orchestration platform"); read blind, such
     questions were usable markedly less often than the rest (``docs/results/qgen-llm-free.md``)."""
-    page = next((h for h in headings if h.level <= 1), None)
+    page = _page(headings)
     return page is not None and gives_answer(page, answer)
+
+
+def _page(headings: Sequence[Heading]) -> Heading | None:
+    """The page's title among ``headings``: its first heading of level 0 or 1."""
+    return next((h for h in headings if h.level <= 1), None)
 
 
 def names_outer_section(question: str, headings: Sequence[Heading], answer: str) -> bool:
@@ -169,7 +174,7 @@ def names_outer_section(question: str, headings: Sequence[Heading], answer: str)
     as :func:`asks_page_subject` reads it), gives the answer, and another heading than the page's title is
     named instead: a section about something else. With the page's title alone named, or no heading, the
     question stays."""
-    page = next((h for h in headings if h.level <= 1), None)
+    page = _page(headings)
     inner = headings[-1] if headings else None
     if inner is None or inner is page or not gives_answer(inner, answer):
         return False
@@ -193,14 +198,11 @@ def names_page(named: Sequence[Heading]) -> bool:
     return len(named) >= 2 or (len(named) == 1 and named[0].level <= 1)
 
 
-_WORD_HEAD = re.compile(r"[^\W_]+")
-
-
 def opens_with_name(question: str, sent: Any) -> bool:
     """Whether the question's first word is a name that keeps its capital after a heading lead: a proper noun
     of its sentence (a possessive too: "Scout's"), or a word with a capital after its first letter, which no
     common word has ("OSS-Fuzz", "UUIDs", "GitHub")."""
-    head = _WORD_HEAD.search(question.split()[0])
+    head = _WORD.search(question.split()[0])
     if head is None:
         return False
     return any(ch.isupper() for ch in head.group()[1:]) or head.group() in {t.text for t in sent if t.pos_ == "PROPN"}

@@ -100,10 +100,10 @@ def question_word(
     fronted: bool,
     before: str = "",
     after_name: bool = False,
-    after_verb: bool = False,
+    counted: bool = False,
 ) -> str:
     """The question word or phrase that stands for a span with entity ``label`` and ``text`` (``before``:
-    the word before the span, lower case; ``after_name``: that word is a proper name; ``after_verb``: the span
+    the word before the span, lower case; ``after_name``: that word is a proper name; ``counted``: the span
     is the direct object of the verb right before it, so a bare four-digit number is what the verb counts,
     "serves 2048", not a year; "released 2019" is no object)."""
     if _release(label, text, next_pos, before, after_name):
@@ -119,7 +119,7 @@ def question_word(
     elif label == "DATE" and _DECADE.search(text):
         word = "which decade"
     elif label == "DATE":
-        year = _YEAR.search(text) and not (after_verb and text.isdigit())
+        year = _YEAR.search(text) and not (counted and text.isdigit())
         word = "which year" if year else "what number" if text.isdigit() else "what date"
     elif label == "CARDINAL":
         word = "how many" if next_pos in ("NOUN", "PROPN") else "what number"
