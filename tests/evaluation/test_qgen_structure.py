@@ -200,6 +200,32 @@ def test_a_product_spacy_calls_a_person_gives_no_first_name() -> None:
     assert not labels.first_name("Iris")
 
 
+def test_a_person_whose_later_word_the_corpus_writes_in_lower_case_is_asked_nothing() -> None:
+    """ "Fluent Bit" labelled a person in most mentions is still a product: the corpus writes "bit" in lower
+    case. A name is kept as a person where its first word vouches for one: a form of address, or a first
+    name labelled a person alone and never written in lower case."""
+    labels = NameLabels()
+    for text in (
+        "Fluent Bit forwards the alerts to the Tamsin cluster.",
+        "Every bit of the payload is kept, and the mother of all queues drains it.",
+        "Angelo Hall wrote the report on the ferries.",
+        "Angelo said nothing about the tides; the hall was empty.",
+        "Mother Hall kept the ferry office open.",
+        "Mara Lindqvist maintains the Oslo cache.",
+    ):
+        labels.add(spacy_nlp()(text))
+    assert labels.bears_out_person("Fluent Bit")  # the labels alone agree: the slip guarded against
+    assert labels.unsure_person("Fluent Bit")
+    sent, span = _parsed("Fluent Bit forwards the alerts to the Tamsin cluster.", "Fluent Bit")
+    assert trusted_label(span, sent, "PERSON", labels) == ""  # neither "who" nor "what"
+    assert trusted_label(span, sent, "PERSON") == "PERSON"  # without the corpus nothing tells
+    assert not labels.unsure_person("Angelo Hall")  # "Angelo" alone is a person, never lower case
+    assert not labels.unsure_person("Mother Hall")  # a form of address vouches for a person
+    assert not labels.unsure_person("Mara Lindqvist")  # no later word is a common one
+    labels.add(spacy_nlp()("Download angelo from the mirror before the tide."))
+    assert labels.unsure_person("Angelo Hall")  # a first word written in lower case vouches for no one
+
+
 def test_engineers_are_people_asked_who_and_a_place_keeps_what() -> None:
     sent, span = _parsed("Kernel engineers introduced debugging information for the Tamsin probes.", "Kernel engineers")
     label = trusted_label(span, sent, "ORG")

@@ -128,20 +128,17 @@ def _borne_out(span: Any, sent: Any, label: str, labels: NameLabels | None) -> s
     person needs two or three capitalised proper nouns (lower-case particles inside allowed) with no
     determiner before them, and the corpus's ``labels`` of the name must agree
     (:meth:`NameLabels.bears_out_person`), or one capitalised word the corpus uses as the first name of a
-    person it names in full (:meth:`NameLabels.first_name`), else it is asked with "what"; a date or a
-    time must look like one (a year, a month, a day, a unit of time, a clock time): otherwise the label is
-    "" and no question is asked."""
+    person it names in full (:meth:`NameLabels.first_name`), else it is asked with "what" (and with
+    nothing where the corpus leaves it unsure, :func:`_person_label`); a date or a time must look like one
+    (a year, a month, a day, a unit of time, a clock time): otherwise the label is "" and no question is
+    asked."""
     if label in (NAMES | TOPICS | {"LANGUAGE"}) - {"PERSON"}:
         written_as_name = all(t.is_title or t.is_upper or t.like_num or t.is_punct for t in span)
         lone_opener = len(span) == 1 and span.start == sent.start
         acronym = len(span) == 1 and span[0].text.isupper() and label != "GPE"  # a test, a virus, a drug class
         return label if written_as_name and not lone_opener and not acronym else "THING"
     if label == "PERSON":
-        determined = span.start > 0 and span.doc[span.start - 1].pos_ == "DET"  # "the Prometheus UI"
-        if len(span) == 1 and labels is not None and span[0].is_title and not determined:
-            return label if labels.first_name(span.text) else "THING"  # "Iris", named in full elsewhere
-        agreed = labels is None or labels.bears_out_person(span.text)
-        return label if person_shaped(span) and not determined and agreed else "THING"
+        return _person_label(span, labels)
     if label in ("DATE", "TIME") and not (
         _DATE_FORM.search(span.text) or (label == "TIME" and _CLOCK.search(span.text))
     ):
@@ -151,6 +148,20 @@ def _borne_out(span: Any, sent: Any, label: str, labels: NameLabels | None) -> s
     if label == "PERCENT" and not _PERCENT.search(span.text):
         return "QUANTITY"
     return label
+
+
+def _person_label(span: Any, labels: NameLabels | None) -> str:
+    """PERSON when the span is a person's name by its form and by the corpus's labels, THING ("what") when
+    it is not, "" (no question) when the labels bear it out but a later word is one the corpus writes in
+    lower case and the first word vouches for no person (:meth:`NameLabels.unsure_person`): "Fluent Bit"
+    is no one to ask "who" about, and "John Hall" no thing to ask "what" about."""
+    determined = span.start > 0 and span.doc[span.start - 1].pos_ == "DET"  # "the Prometheus UI"
+    if len(span) == 1 and labels is not None and span[0].is_title and not determined:
+        return PERSON if labels.first_name(span.text) else "THING"  # "Iris", named in full elsewhere
+    person = person_shaped(span) and not determined and (labels is None or labels.bears_out_person(span.text))
+    if person and labels is not None and labels.unsure_person(span.text):
+        return ""
+    return PERSON if person else "THING"
 
 
 def unfit_answer(span: Any, label: str, answer: str, rarity: Frequencies) -> str | None:

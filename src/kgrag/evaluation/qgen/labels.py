@@ -34,6 +34,11 @@ _GROUPS = frozenset("community team core staff board council committee project".
 PARTICLES = frozenset("de da di del della der den van von la le du dos das bin ibn al".split())
 """Lower-case words inside a person's name ("Frank de Jonge", "Guido van Rossum")."""
 _INITIAL = re.compile(r"[A-Z]\.?")
+FORMS_OF_ADDRESS = frozenset(
+    "mr mrs ms miss dr sir lady lord madam madame dame captain colonel general professor elder father mother "
+    "grandfather grandmother brother sister uncle aunt cousin saint king queen prince princess".split()
+)
+"""First words that make a name a person's whatever follows ("Mother Hall", "Captain Cook")."""
 
 
 def names_people(span: Any) -> bool:
@@ -90,6 +95,20 @@ class NameLabels:
         key = _key(word)
         full = [name for name in self.full_names.get(key, ()) if not self._common_words(name.split()[1:])]
         return any(self.bears_out_person(name) for name in full) and self.bears_out_person(key)
+
+    def unsure_person(self, name: str) -> bool:
+        """Whether a name of two words or more that the labels bear out as a person may be a product all
+        the same: a later word is one the corpus writes in lower case ("Fluent Bit": "bit"; "Docker Hub":
+        "hub"), and the first word vouches for no person: it is no form of address ("Mother Hall") and not a
+        first name, labelled a person where it stands alone and never written in lower case ("Angelo" of
+        "Angelo Hall"; "Vite", which spaCy calls a person alone too, is written "vite" in paths). Surnames
+        that are common words (Hall, Rose, Brown) make some people unsure, so such a name is asked nothing
+        rather than asked "what"."""
+        first, *later = _key(name).split()
+        if not later or not self._common_words(later) or first.rstrip(".") in FORMS_OF_ADDRESS:
+            return False
+        alone = self.words.get(first)
+        return self.lower_words[first] > 0 or alone is None or _not_a_person(alone)
 
     def _common_words(self, words: list[str]) -> bool:
         return any(self.lower_words[w] for w in words if w not in PARTICLES)
