@@ -226,6 +226,20 @@ def test_a_person_whose_later_word_the_corpus_writes_in_lower_case_is_asked_noth
     assert labels.unsure_person("Angelo Hall")  # a first word written in lower case vouches for no one
 
 
+def test_a_number_without_a_digit_or_a_number_word_gets_no_question() -> None:
+    """spaCy labels "fixed-size" written with a non-breaking hyphen a number; "what number" would mislead."""
+    word = "fixed\u2011size"
+    sent, span = _parsed(f"Tamsin generates {word} virtual blocks as the upper layers of the cache.", word)
+    assert trusted_label(span, sent, "CARDINAL") == ""
+    for text, amount in (
+        ("Tamsin keeps 666 sockets open for the ferry office.", "666"),
+        ("Tamsin keeps twenty sockets open for the ferry office.", "twenty"),
+        ("Tamsin keeps a dozen sockets open for the ferry office.", "a dozen"),
+    ):
+        sent, span = _parsed(text, amount)
+        assert trusted_label(span, sent, "CARDINAL") == "CARDINAL", amount
+
+
 def test_engineers_are_people_asked_who_and_a_place_keeps_what() -> None:
     sent, span = _parsed("Kernel engineers introduced debugging information for the Tamsin probes.", "Kernel engineers")
     label = trusted_label(span, sent, "ORG")

@@ -28,6 +28,12 @@ _DATE_FORM = re.compile(
     r"annually)\b|(?<=\d)\s?(?:ns|µs|us|ms|s|secs?|mins?|h|hrs?)\b",
     re.I,
 )
+_AMOUNT_FORM = re.compile(
+    r"\d|\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"(?:thir|four|fif|six|seven|eigh|nine)teen|(?:twen|thir|for|fif|six|seven|eigh|nine)ty|"
+    r"(?:hundred|thousand|million|billion|trillion|dozen)s?|half|twice|thrice)\b",
+    re.I,
+)
 _CLOCK = re.compile(r"\d:\d\d|\b[ap]\.?m\b|\bnoon\b|\bmidnight\b|o'clock", re.I)
 MEASURES = frozenset({"DATE", "TIME", "CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
 NAMES = frozenset({"PERSON", "GPE", "LOC", "NORP"})
@@ -130,8 +136,8 @@ def _borne_out(span: Any, sent: Any, label: str, labels: NameLabels | None) -> s
     (:meth:`NameLabels.bears_out_person`), or one capitalised word the corpus uses as the first name of a
     person it names in full (:meth:`NameLabels.first_name`), else it is asked with "what" (and with
     nothing where the corpus leaves it unsure, :func:`_person_label`); a date or a time must look like one
-    (a year, a month, a day, a unit of time, a clock time): otherwise the label is "" and no question is
-    asked."""
+    (a year, a month, a day, a unit of time, a clock time) and a number or a quantity hold a digit or a
+    number word: otherwise the label is "" and no question is asked."""
     if label in (NAMES | TOPICS | {"LANGUAGE"}) - {"PERSON"}:
         written_as_name = all(t.is_title or t.is_upper or t.like_num or t.is_punct for t in span)
         lone_opener = len(span) == 1 and span.start == sent.start
@@ -143,6 +149,8 @@ def _borne_out(span: Any, sent: Any, label: str, labels: NameLabels | None) -> s
         _DATE_FORM.search(span.text) or (label == "TIME" and _CLOCK.search(span.text))
     ):
         return ""  # neither a date nor a duration by its form ("12-17ns" labelled a date): no question word fits
+    if label in ("CARDINAL", "QUANTITY") and not _AMOUNT_FORM.search(span.text):
+        return ""  # no digit and no number word ("fixed-size" labelled a number): "what number" misleads
     if label == "MONEY" and not _CURRENCY.search(span.text):
         return "QUANTITY"
     if label == "PERCENT" and not _PERCENT.search(span.text):
