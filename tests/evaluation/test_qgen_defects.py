@@ -173,3 +173,20 @@ def test_strict_generation_drops_the_defective_questions_of_a_pdf_like_passage()
     assert {i.answer for i in loose.items} & bad  # without the checks, some of these are asked
     assert not {i.answer for i in strict.items} & bad
     assert strict.rejected["table of contents, index or page line"] >= 1
+
+
+def test_a_line_without_a_full_stop_is_no_evidence() -> None:
+    """A list item, a title or a link's text ends with no full stop ("Ticketmaster Traces 100 Million
+    Transactions per Day with Jaeger by Orate"); a sentence ending in a stop, a colon, or a stop and a closing
+    bracket is kept."""
+    for text in (
+        "Ticketmaster Traces 100 Million Transactions per Day with Tamsin by Orate",
+        "Prathamesh Mutkure combined three distinct graph views in the Tamsin UI into one",
+    ):
+        assert sentence_defect(_sent(text)) == "no full stop: a list item, a title or a link's text", text
+    for text in (
+        "The Tamsin UI combines three distinct graph views into one.",
+        "Reindex all span indices of the Tamsin cluster to new indices:",
+        "The ferry office keeps the Tamsin queue (the one the night shift drains).",
+    ):
+        assert sentence_defect(_sent(text)) is None, text

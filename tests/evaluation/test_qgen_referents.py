@@ -42,12 +42,15 @@ def test_a_discourse_marker_tying_the_question_to_the_text_around_it_is_refused(
         "Warning, what will apply translations to requests coming from dual-stack clients?",
         "On the other hand, Quillon keeps resolved paths untouched in what?",
         "What is deprecated, as explained on the Brightwater page?",
+        "In that case, Tamsin runs the job until the successful trials reach what?",
+        "If so, what restarts the Quillon workers?",
     ):
         assert sequence_adverb(question), question
     for question in (
         "What writes the Tamsin cache to disk every night?",
         "What keeps a note of every Quillon release in the ledger?",  # "note" inside the question
         "Which example ships with the Tamsin installer?",
+        "In what case does Tamsin restart the Quillon workers?",  # the question's own case
     ):
         assert sequence_adverb(question) is None, question
 

@@ -240,6 +240,17 @@ def test_a_number_without_a_digit_or_a_number_word_gets_no_question() -> None:
         assert trusted_label(span, sent, "CARDINAL") == "CARDINAL", amount
 
 
+def test_a_sentence_adverb_taken_into_a_name_is_no_answer_and_a_persona_is_asked_who() -> None:
+    text = "Overall Tamsin uses the same implementation for Quillon as for the Oslo cache."
+    _, span = _parsed(text, "Overall Tamsin")
+    assert not well_formed(span, "ORG")
+    _, span = _parsed("Tamsin uses the same implementation for Quillon as for the Oslo cache.", "Tamsin")
+    assert well_formed(span, "ORG")
+    sent, span = _parsed("The Data Scientist uses Tamsin notebooks to train several types of models.", "Data Scientist")
+    label = trusted_label(span, sent, "ORG")
+    assert label == "PEOPLE" and ask_around(sent, span, label)[0].startswith("Who uses")
+
+
 def test_engineers_are_people_asked_who_and_a_place_keeps_what() -> None:
     sent, span = _parsed("Kernel engineers introduced debugging information for the Tamsin probes.", "Kernel engineers")
     label = trusted_label(span, sent, "ORG")

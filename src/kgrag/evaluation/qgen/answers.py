@@ -34,6 +34,10 @@ _AMOUNT_FORM = re.compile(
     r"(?:hundred|thousand|million|billion|trillion|dozen)s?|half|twice|thrice)\b",
     re.I,
 )
+_SENTENCE_ADVERBS = frozenset(
+    "overall instead otherwise likewise moreover furthermore nevertheless nonetheless additionally similarly "
+    "consequently thus hence therefore also still".split()
+)
 _CLOCK = re.compile(r"\d:\d\d|\b[ap]\.?m\b|\bnoon\b|\bmidnight\b|o'clock", re.I)
 MEASURES = frozenset({"DATE", "TIME", "CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
 NAMES = frozenset({"PERSON", "GPE", "LOC", "NORP"})
@@ -93,12 +97,16 @@ def _cut_from_word(span: Any) -> bool:
 
 
 def _adverb_phrase(span: Any) -> bool:
-    """A one-word span opening its sentence that ends in "-ly" and is followed by a participle and a comma:
-    an adverbial phrase ("Briefly stated, …", "Simply put, …"), whatever the tagger made of it."""
+    """A span opening its sentence with a sentence adverb taken into a name ("Overall Jaeger uses …"), or a
+    one-word span opening its sentence that ends in "-ly" and is followed by a participle and a comma: an
+    adverbial phrase ("Briefly stated, …", "Simply put, …"), whatever the tagger made of it."""
     doc, end = span.doc, span.end
+    if span.start != span.sent.start:
+        return False
+    if len(span) > 1 and span[0].lower_ in _SENTENCE_ADVERBS:
+        return True
     return (
         len(span) == 1
-        and span.start == span.sent.start
         and span[0].lower_.endswith("ly")
         and end + 1 < len(doc)
         and doc[end].tag_ in ("VBN", "VBD")

@@ -52,6 +52,7 @@ _CROSS_REFERENCE = re.compile(
     re.I,
 )
 _HEDGES = frozenset({"perhaps", "probably", "possibly", "presumably", "arguably", "likely"})
+_TERMINAL = re.compile(r"[.!?:;][\"'”’)\]*_`]*\s*$")
 _COMMENT = re.compile(r"(?:^|\s)#\s")  # a comment marker: prose writes "#" only before a number or a name
 _COMMAND = re.compile(r"^\s*(?:sudo|\$)\s|(?:^|\s)[A-Z][A-Z0-9_]{2,}=\S")
 _STRUCTURE = re.compile(r"^(?:part|chapter|section|table|figure|appendix|page)\s+\d+", re.I)
@@ -254,7 +255,9 @@ def sentence_defect(sent: Any) -> str | None:
         return "bullet or list marker in the sentence"  # "… not very deep h", "h Thick saliva"
     if _heading_run_in(sent):
         return "heading run into the sentence"
-    return _no_finite_verb(sent)
+    if why := _no_finite_verb(sent):
+        return why
+    return None if _TERMINAL.search(text) else "no full stop: a list item, a title or a link's text"
 
 
 def _no_finite_verb(sent: Any) -> str | None:

@@ -24,7 +24,8 @@ ROLE_NOUNS = frozenset(
     "contributor contributors council committee creator creators developer developers engineer engineers founder "
     "founders maintainer maintainers mentor mentors moderator moderators owner owners requester requesters "
     "requestor requestors reviewer reviewers sponsor sponsors submitter submitters team teams user users people "
-    "persons volunteer volunteers".split()
+    "persons volunteer volunteers scientist scientists analyst analysts researcher researchers architect architects "
+    "designer designers admin admins student students customer customers".split()
 )
 """Head nouns that name people by what they do in a project ("Windows users" too). Nouns that also name
 software ("manager", "editor", "reader", "writer") are left out: "what" misleads less there than "who";

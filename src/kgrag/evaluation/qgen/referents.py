@@ -51,12 +51,14 @@ _AMOUNT_MODIFIERS = frozenset(
 _POINTER_OPENING = re.compile(r"^(?:below|above|here) (?:is|are|was|were|you)\b|^the following\b", re.I)
 _DISCOURSE = re.compile(
     r"\b(?:as a result|in short|in fact|of course|on the other hand|for example|for instance|generally speaking"
-    r"|from now on|as (?:explained|mentioned|noted|described) (?:above|below|earlier|before|on|in))\b"
+    r"|from now on|as (?:explained|mentioned|noted|described) (?:above|below|earlier|before|on|in)"
+    r"|in (?:that|this|such|either|each|both|which|those|these) cases?|if so)\b"
     r"|^(?:warning|note|indeed|afterwards|specifically|in particular)\b",
     re.I,
 )
 """Discourse markers that tie a sentence to the text around it: a consequence, a summary, an example of
-something said before, a contrast, an aside ("As a result, …", "what for example proposes …", "Warning, …")."""
+something said before, a contrast, an aside, a case set up before ("As a result, …", "what for example proposes …",
+"Warning, …", "in that case, …")."""
 
 
 def sequence_adverb(question: str) -> str | None:
