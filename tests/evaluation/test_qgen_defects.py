@@ -190,3 +190,13 @@ def test_a_line_without_a_full_stop_is_no_evidence() -> None:
         "The ferry office keeps the Tamsin queue (the one the night shift drains).",
     ):
         assert sentence_defect(_sent(text)) is None, text
+
+
+def test_a_size_in_bytes_gives_the_resource_away() -> None:
+    from kgrag.evaluation.qgen.giveaway import resource_given
+
+    assert resource_given("RAM", "Each million series in a Tamsin ingester takes 15GB of what?")
+    assert resource_given("RAM", "One Quillon pair required 30-60 gigabytes of what per instance?")
+    assert resource_given("RAM", "Tamsin uses 125% of the value of tamsin_cache_memory_limit in what?")
+    assert not resource_given("RAM", "What does the Tamsin scheduler read the ferry timetable into?")
+    assert not resource_given("Tamsin", "Each million series in an ingester takes 15GB of what?")

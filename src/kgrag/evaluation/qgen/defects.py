@@ -34,6 +34,7 @@ from itertools import pairwise
 from typing import Any
 
 from kgrag.documents.words import content_words
+from kgrag.evaluation.qgen.giveaway import acronym_given, resource_given
 from kgrag.evaluation.qgen.wording import YEAR
 
 _DOT_LEADER = re.compile(r"(?:\.\s*){4,}|…{2,}|_{4,}")
@@ -273,22 +274,6 @@ def _no_finite_verb(sent: Any) -> str | None:
     return None
 
 
-def _initials(words: list[str]) -> str:
-    return "".join(w[0] for w in words if w and w[0].isalpha()).lower()
-
-
-def acronym_given(answer: str, question: str) -> bool:
-    """The answer is an acronym the question spells out, or the question holds the answer's acronym."""
-    answer_words = answer.replace("-", " ").split()
-    question_words = question.replace("-", " ").split()
-    if answer.isupper() and 2 <= len(answer) <= 8:
-        letters = answer.lower()
-        return any(_initials(question_words[i : i + len(letters)]) == letters for i in range(len(question_words)))
-    initials = _initials([w for w in answer_words if w[:1].isupper() or len(answer_words) > 1])
-    words = {w.strip("()[],.;:&").lower() for w in question_words}
-    return len(initials) >= 2 and any(initials in (w, w.removesuffix("s")) for w in words)
-
-
 def _shape_defect(span: Any, answer: str) -> str | None:
     """A span cut badly out of its text: glued to a hyphen, bracketed, garbled or glued to a word."""
     doc = span.doc
@@ -331,6 +316,8 @@ def answer_defect(span: Any, answer: str, question: str, label: str) -> str | No
         return why
     if acronym_given(answer, question):
         return "acronym gives the answer away"
+    if resource_given(answer, question):
+        return "a size in bytes or memory in the question gives the resource away ('15GB of what?' → RAM)"
     if label in ("DATE", "TIME") and (not _VAGUE_DATE.search(answer) or re.fullmatch(r"\d0'?s", answer)):
         return "answer is a vague date (no number or amount, or a decade of life)"  # "the final week", "40s"
     if span.root.dep_ == "appos" or " than " in f" {answer.lower()} ":

@@ -32,7 +32,7 @@ from typing import Any
 
 from kgrag.documents.headings import covered_text, heading_lines
 from kgrag.documents.words import content_words
-from kgrag.evaluation.qgen.defects import acronym_given
+from kgrag.evaluation.qgen.giveaway import acronym_given
 from kgrag.evaluation.qgen.located import Chunk
 from kgrag.evaluation.qgen.markup import unmarked
 
