@@ -251,6 +251,22 @@ def test_a_sentence_adverb_taken_into_a_name_is_no_answer_and_a_persona_is_asked
     assert label == "PEOPLE" and ask_around(sent, span, label)[0].startswith("Who uses")
 
 
+def test_a_one_word_speaker_gets_no_question_and_a_numbered_week_is_asked_which_week() -> None:
+    """ "Schneppenheim estimates …" names a person by one word: "what" misleads and "who" is unsure. Software
+    that writes somewhere stays a thing. A numbered point of a schedule is no duration."""
+    for text, name in (
+        ("Schneppenheim estimates that the Tamsin reads have doubled over two months.", "Schneppenheim"),
+        ("Jacek explains how the Quillon secrets reach the Oslo cluster.", "Jacek"),
+    ):
+        sent, span = _parsed(text, name)
+        assert trusted_label(span, sent, "ORG") == "", name
+    sent, span = _parsed("By default, CliDumper writes on the standard output of the Tamsin shell.", "CliDumper")
+    assert trusted_label(span, sent, "ORG") == "THING"  # asked "what", as before
+    assert question_word("DATE", "week 11", "", True, False) == "which week"
+    assert question_word("DATE", "11 weeks", "", True, False) == "how long"
+    assert question_word("DATE", "every week", "", True, False) == "how often"
+
+
 def test_engineers_are_people_asked_who_and_a_place_keeps_what() -> None:
     sent, span = _parsed("Kernel engineers introduced debugging information for the Tamsin probes.", "Kernel engineers")
     label = trusted_label(span, sent, "ORG")

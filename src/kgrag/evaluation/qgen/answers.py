@@ -38,6 +38,12 @@ _SENTENCE_ADVERBS = frozenset(
     "overall instead otherwise likewise moreover furthermore nevertheless nonetheless additionally similarly "
     "consequently thus hence therefore also still".split()
 )
+_SPEECH_VERBS = frozenset(
+    "say estimate explain note think believe recall tell argue suggest mention state confirm admit reply answer "
+    "ask describe recount".split()
+)
+"""Verbs of saying or thinking, whose subject is a person (writing counts in the past tense only: "CliDumper
+writes on php://stdout" is software)."""
 _CLOCK = re.compile(r"\d:\d\d|\b[ap]\.?m\b|\bnoon\b|\bmidnight\b|o'clock", re.I)
 MEASURES = frozenset({"DATE", "TIME", "CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
 NAMES = frozenset({"PERSON", "GPE", "LOC", "NORP"})
@@ -131,7 +137,18 @@ def trusted_label(span: Any, sent: Any, label: str, labels: NameLabels | None = 
     trusted = _borne_out(span, sent, label, labels)
     if trusted not in MEASURES | {"", PERSON} and names_people(span):
         return PEOPLE
+    if trusted not in MEASURES | {PERSON} and _speaker(span):
+        return ""  # "Schneppenheim estimates …": a person named by one word; "what" misleads, "who" is unsure
     return trusted
+
+
+def _speaker(span: Any) -> bool:
+    """Whether the span is one proper noun that is the subject of a verb of saying or thinking ("Jacek
+    explains", "Sapphi wrote"): a person the text names by one word, whatever spaCy labelled it."""
+    root = span.root
+    verb = root.head
+    said = verb.lemma_.lower() in _SPEECH_VERBS or (verb.lemma_.lower() == "write" and verb.tag_ == "VBD")
+    return len(span) == 1 and root.pos_ == "PROPN" and root.dep_ == "nsubj" and verb.pos_ == "VERB" and said
 
 
 def _borne_out(span: Any, sent: Any, label: str, labels: NameLabels | None) -> str:

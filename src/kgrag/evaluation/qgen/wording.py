@@ -75,6 +75,8 @@ _RELEASE_BEFORE = frozenset({"since", "until", "version", "release", "of", "befo
 """Words before a number with one dot ("since 3.9", "as of 4.0") that make it a release, not an amount."""
 _YEAR = re.compile(rf"^(?:in |since |by |around |about )?{YEAR}$", re.I)
 _DECADE = re.compile(rf"\b(?={YEAR})\d{{3}}0'?s\b")  # a year ending in 0, then "s": "the 1960s", "1990's"
+_NUMBERED_POINT = re.compile(r"^(?:the\s+)?(week|day|month|quarter|sprint|phase|stage)\s+\d+$", re.I)
+"""A numbered point in a schedule ("week 11", "day 3"), asked "which week", not "how long"."""
 _DURATION = re.compile(
     r"(?<![\w-])(decades?|years?|quarters?|months?|weeks?|days?|hours?|minutes?|seconds|(?<=\d )second)(?![\w-])|"
     r"(?<![12]\d\d0)(?<=\d)\s?(?:ns|µs|us|ms|s|secs?|mins?|h|hrs?)(?![\w-])",
@@ -108,19 +110,8 @@ def question_word(
     "serves 2048", not a year; "released 2019" is no object)."""
     if _release(label, text, next_pos, before, after_name):
         word = "which version"
-    elif label in ("DATE", "TIME") and _FREQUENCY.match(text):
-        word = "how often"
-    elif label in ("DATE", "TIME") and re.search(r"\bof age\b|\byears? old\b", text):
-        word = "how old"
-    elif label in ("DATE", "TIME") and re.match(r"(?:at )?ages? \d", text, re.I):
-        word = "what age"
-    elif label in ("DATE", "TIME", "QUANTITY") and _DURATION.search(text):
-        word = "how long ago" if re.search(r"\bago$", text, re.I) else "how long"
-    elif label == "DATE" and _DECADE.search(text):
-        word = "which decade"
-    elif label == "DATE":
-        year = _YEAR.search(text) and not (counted and text.isdigit())
-        word = "which year" if year else "what number" if text.isdigit() else "what date"
+    elif when := _time_word(label, text, counted):
+        word = when
     elif label == "CARDINAL":
         word = "how many" if next_pos in ("NOUN", "PROPN") else "what number"
     elif label in ("PERSON", "PEOPLE") and after_preposition:
@@ -128,6 +119,30 @@ def question_word(
     else:
         word = (FRONTED if fronted else IN_PLACE).get(label, "what")
     return word[0].upper() + word[1:] if fronted else word
+
+
+def _time_word(label: str, text: str, counted: bool) -> str | None:
+    """The question word of a date, a time or a duration (None for any other span): a numbered point in a
+    schedule ("week 11": "which week"), a frequency, an age, a duration, a decade, a year, a date."""
+    if label not in ("DATE", "TIME", "QUANTITY"):
+        return None
+    dated = label in ("DATE", "TIME")
+    if dated and (point := _NUMBERED_POINT.match(text)):
+        return f"which {point.group(1).lower()}"
+    if dated and _FREQUENCY.match(text):
+        return "how often"
+    if dated and re.search(r"\bof age\b|\byears? old\b", text):
+        return "how old"
+    if dated and re.match(r"(?:at )?ages? \d", text, re.I):
+        return "what age"
+    if _DURATION.search(text):
+        return "how long ago" if re.search(r"\bago$", text, re.I) else "how long"
+    if label == "DATE" and _DECADE.search(text):
+        return "which decade"
+    if label == "DATE":
+        year = _YEAR.search(text) and not (counted and text.isdigit())
+        return "which year" if year else "what number" if text.isdigit() else "what date"
+    return None
 
 
 def template_name(label: str, fronted: bool) -> str:
