@@ -188,8 +188,12 @@ def test_a_line_without_a_full_stop_is_no_evidence() -> None:
         "The Tamsin UI combines three distinct graph views into one.",
         "Reindex all span indices of the Tamsin cluster to new indices:",
         "The ferry office keeps the Tamsin queue (the one the night shift drains).",
+        "The ferry office keeps the Tamsin queue until midnight…",
+        "The ferry office keeps the Tamsin queue until midnight.¹",
+        "The ferry office keeps the Tamsin queue with love. ❤️",
     ):
         assert sentence_defect(_sent(text)) is None, text
+    assert sentence_defect(_sent("The ferry office keeps the Tamsin queue on Python 3.12")) is not None
 
 
 def test_a_size_in_bytes_gives_the_resource_away() -> None:
@@ -200,3 +204,5 @@ def test_a_size_in_bytes_gives_the_resource_away() -> None:
     assert resource_given("RAM", "Tamsin uses 125% of the value of tamsin_cache_memory_limit in what?")
     assert not resource_given("RAM", "What does the Tamsin scheduler read the ferry timetable into?")
     assert not resource_given("Tamsin", "Each million series in an ingester takes 15GB of what?")
+    assert not resource_given("disk", "The Tamsin cache moves pages from memory to what?")  # memory names no disk
+    assert not resource_given("RAM", "The Quillon link needs 100 kB/s of what?")  # a rate, not a size

@@ -44,6 +44,7 @@ def test_a_discourse_marker_tying_the_question_to_the_text_around_it_is_refused(
         "What is deprecated, as explained on the Brightwater page?",
         "In that case, Tamsin runs the job until the successful trials reach what?",
         "If so, what restarts the Quillon workers?",
+        "In such a case, what restarts the Quillon workers?",
     ):
         assert sequence_adverb(question), question
     for question in (
@@ -51,6 +52,8 @@ def test_a_discourse_marker_tying_the_question_to_the_text_around_it_is_refused(
         "What keeps a note of every Quillon release in the ledger?",  # "note" inside the question
         "Which example ships with the Tamsin installer?",
         "In what case does Tamsin restart the Quillon workers?",  # the question's own case
+        "In those cases where Quillon fails, what restarts the Tamsin workers?",  # the case is stated
+        "In this case study, what restarts the Tamsin workers?",
     ):
         assert sequence_adverb(question) is None, question
 

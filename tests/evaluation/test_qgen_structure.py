@@ -226,6 +226,23 @@ def test_a_person_whose_later_word_the_corpus_writes_in_lower_case_is_asked_noth
     assert labels.unsure_person("Angelo Hall")  # a first word written in lower case vouches for no one
 
 
+def test_a_first_name_opening_two_full_names_vouches_for_a_person() -> None:
+    """ "John" is never labelled a person alone here, but it opens two people's full names: "John Hall" (whose
+    "hall" the corpus writes in lower case) stays a person; "Ernestine Rose", named once, is left unsure."""
+    labels = NameLabels()
+    for text in (
+        "John Hall walked to the ferry office in the morning.",
+        "John Brown kept the ledger of the Tamsin ferries.",
+        "Ernestine Rose spoke at the hall about the ferries.",
+        "The hall was cold, and a rose stood on the table.",
+    ):
+        labels.add(spacy_nlp()(text))
+    assert labels.bears_out_person("John Hall") and labels.bears_out_person("Ernestine Rose")
+    assert not labels.unsure_person("John Hall")
+    assert labels.unsure_person("Ernestine Rose")
+    assert not labels.unsure_person("")
+
+
 def test_a_number_without_a_digit_or_a_number_word_gets_no_question() -> None:
     """spaCy labels "fixed-size" written with a non-breaking hyphen a number; "what number" would mislead."""
     word = "fixed\u2011size"
@@ -235,34 +252,54 @@ def test_a_number_without_a_digit_or_a_number_word_gets_no_question() -> None:
         ("Tamsin keeps 666 sockets open for the ferry office.", "666"),
         ("Tamsin keeps twenty sockets open for the ferry office.", "twenty"),
         ("Tamsin keeps a dozen sockets open for the ferry office.", "a dozen"),
+        ("Tamsin ingests up to a few tens of gigabytes a day for the ferry office.", "a few tens"),
+        ("Tamsin grew tenfold in the ferry office last year.", "tenfold"),
     ):
         sent, span = _parsed(text, amount)
         assert trusted_label(span, sent, "CARDINAL") == "CARDINAL", amount
 
 
-def test_a_sentence_adverb_taken_into_a_name_is_no_answer_and_a_persona_is_asked_who() -> None:
+def test_a_sentence_adverb_taken_into_a_name_is_no_answer() -> None:
     text = "Overall Tamsin uses the same implementation for Quillon as for the Oslo cache."
     _, span = _parsed(text, "Overall Tamsin")
     assert not well_formed(span, "ORG")
     _, span = _parsed("Tamsin uses the same implementation for Quillon as for the Oslo cache.", "Tamsin")
     assert well_formed(span, "ORG")
+
+
+def test_a_persona_is_asked_who_and_software_named_like_a_role_keeps_what() -> None:
     sent, span = _parsed("The Data Scientist uses Tamsin notebooks to train several types of models.", "Data Scientist")
     label = trusted_label(span, sent, "ORG")
     assert label == "PEOPLE" and ask_around(sent, span, label)[0].startswith("Who uses")
+    sent, span = _parsed("The Tamsin Designer generates the ferry forms from a schema.", "Tamsin Designer")
+    assert trusted_label(span, sent, "ORG") != "PEOPLE"  # a designer may be software
 
 
-def test_a_one_word_speaker_gets_no_question_and_a_numbered_week_is_asked_which_week() -> None:
+def test_a_one_word_speaker_gets_no_question() -> None:
     """ "Schneppenheim estimates …" names a person by one word: "what" misleads and "who" is unsure. Software
-    that writes somewhere stays a thing. A numbered point of a schedule is no duration."""
+    that writes somewhere, or tells you something, stays a thing; so does an acronym that says something."""
     for text, name in (
         ("Schneppenheim estimates that the Tamsin reads have doubled over two months.", "Schneppenheim"),
         ("Jacek explains how the Quillon secrets reach the Oslo cluster.", "Jacek"),
+        ("Sapphi wrote a great introduction to the Tamsin environment guide.", "Sapphi"),
     ):
         sent, span = _parsed(text, name)
         assert trusted_label(span, sent, "ORG") == "", name
-    sent, span = _parsed("By default, CliDumper writes on the standard output of the Tamsin shell.", "CliDumper")
-    assert trusted_label(span, sent, "ORG") == "THING"  # asked "what", as before
-    assert question_word("DATE", "week 11", "", True, False) == "which week"
+    for text, name in (
+        ("By default, CliDumper writes on the standard output of the Tamsin shell.", "CliDumper"),
+        ("Quillon tells you which Tamsin files changed since the last ferry run.", "Quillon"),
+        ("NASA said the Tamsin probe reached the Oslo orbit.", "NASA"),
+    ):
+        sent, span = _parsed(text, name)
+        assert trusted_label(span, sent, "ORG") != "", name  # asked "what", as before
+
+
+def test_a_numbered_point_of_a_schedule_gets_no_question() -> None:
+    """ "Code Freeze starts in week 11": "how long" misleads, and "which week" would keep the answer's word."""
+    sent, span = _parsed("The Tamsin code freeze starts in week 11 of the ferry release cycle.", "week 11")
+    assert trusted_label(span, sent, "DATE") == ""
+    sent, span = _parsed("The Tamsin code freeze lasts 11 weeks in the ferry release cycle.", "11 weeks")
+    assert trusted_label(span, sent, "DATE") == "DATE"
     assert question_word("DATE", "11 weeks", "", True, False) == "how long"
     assert question_word("DATE", "every week", "", True, False) == "how often"
 

@@ -29,21 +29,21 @@ _DATE_FORM = re.compile(
     re.I,
 )
 _AMOUNT_FORM = re.compile(
-    r"\d|\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"[\d½¼¾⅓⅔]|\b(?:zero|one|two|three|four|five|six|seven|eight|nine|eleven|twelve|"
     r"(?:thir|four|fif|six|seven|eigh|nine)teen|(?:twen|thir|for|fif|six|seven|eigh|nine)ty|"
-    r"(?:hundred|thousand|million|billion|trillion|dozen)s?|half|twice|thrice)\b",
+    r"(?:ten|hundred|thousand|million|billion|trillion|dozen)s?|half|twice|thrice|\w+fold)\b",
     re.I,
 )
 _SENTENCE_ADVERBS = frozenset(
     "overall instead otherwise likewise moreover furthermore nevertheless nonetheless additionally similarly "
     "consequently thus hence therefore also still".split()
 )
-_SPEECH_VERBS = frozenset(
-    "say estimate explain note think believe recall tell argue suggest mention state confirm admit reply answer "
-    "ask describe recount".split()
-)
+_SPEECH_VERBS = frozenset("say estimate explain think believe argue mention confirm admit reply recount".split())
 """Verbs of saying or thinking, whose subject is a person (writing counts in the past tense only: "CliDumper
-writes on php://stdout" is software)."""
+writes on php://stdout" is software; "tells", "suggests", "asks", "notes", "states" are left out: "Git
+tells you …", "ESLint suggests …")."""
+_NUMBERED_POINT = re.compile(r"^(?:the\s+)?(?:week|day|month|quarter)\s+\d+$", re.I)
+"""A numbered point of a schedule ("week 11"): "how long" misleads, and "which week" keeps the answer's word."""
 _CLOCK = re.compile(r"\d:\d\d|\b[ap]\.?m\b|\bnoon\b|\bmidnight\b|o'clock", re.I)
 MEASURES = frozenset({"DATE", "TIME", "CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
 NAMES = frozenset({"PERSON", "GPE", "LOC", "NORP"})
@@ -133,11 +133,12 @@ def distinctive(answer: str, rarity: Frequencies) -> bool:
 def trusted_label(span: Any, sent: Any, label: str, labels: NameLabels | None = None) -> str:
     """The entity label when the span's shape bears it out, else a plainer one (:func:`_borne_out`); a
     name or phrase that names people by their role or handle is labelled ``PEOPLE`` and asked "who"
-    (:func:`kgrag.evaluation.qgen.labels.names_people`), unless it is already a trusted person."""
+    (:func:`kgrag.evaluation.qgen.labels.names_people`), unless it is already a trusted person; one proper
+    noun that says or thinks something (:func:`_speaker`) gets no question ("")."""
     trusted = _borne_out(span, sent, label, labels)
     if trusted not in MEASURES | {"", PERSON} and names_people(span):
         return PEOPLE
-    if trusted not in MEASURES | {PERSON} and _speaker(span):
+    if trusted not in MEASURES | {PERSON} and label not in ("GPE", "NORP", "LOC") and _speaker(span):
         return ""  # "Schneppenheim estimates …": a person named by one word; "what" misleads, "who" is unsure
     return trusted
 
@@ -148,7 +149,8 @@ def _speaker(span: Any) -> bool:
     root = span.root
     verb = root.head
     said = verb.lemma_.lower() in _SPEECH_VERBS or (verb.lemma_.lower() == "write" and verb.tag_ == "VBD")
-    return len(span) == 1 and root.pos_ == "PROPN" and root.dep_ == "nsubj" and verb.pos_ == "VERB" and said
+    one = len(span) == 1 and root.pos_ == "PROPN" and not root.text.isupper()  # "NASA said" is an organisation
+    return one and root.dep_ == "nsubj" and verb.pos_ == "VERB" and said
 
 
 def _borne_out(span: Any, sent: Any, label: str, labels: NameLabels | None) -> str:
@@ -161,8 +163,9 @@ def _borne_out(span: Any, sent: Any, label: str, labels: NameLabels | None) -> s
     (:meth:`NameLabels.bears_out_person`), or one capitalised word the corpus uses as the first name of a
     person it names in full (:meth:`NameLabels.first_name`), else it is asked with "what" (and with
     nothing where the corpus leaves it unsure, :func:`_person_label`); a date or a time must look like one
-    (a year, a month, a day, a unit of time, a clock time) and a number or a quantity hold a digit or a
-    number word: otherwise the label is "" and no question is asked."""
+    (a year, a month, a day, a unit of time, a clock time) and not be a numbered point of a schedule ("week
+    11"), and a number or a quantity hold a digit or a number word: otherwise the label is "" and no
+    question is asked."""
     if label in (NAMES | TOPICS | {"LANGUAGE"}) - {"PERSON"}:
         written_as_name = all(t.is_title or t.is_upper or t.like_num or t.is_punct for t in span)
         lone_opener = len(span) == 1 and span.start == sent.start
@@ -174,6 +177,8 @@ def _borne_out(span: Any, sent: Any, label: str, labels: NameLabels | None) -> s
         _DATE_FORM.search(span.text) or (label == "TIME" and _CLOCK.search(span.text))
     ):
         return ""  # neither a date nor a duration by its form ("12-17ns" labelled a date): no question word fits
+    if label in ("DATE", "TIME") and _NUMBERED_POINT.match(span.text):
+        return ""  # "week 11": no question word fits
     if label in ("CARDINAL", "QUANTITY") and not _AMOUNT_FORM.search(span.text):
         return ""  # no digit and no number word ("fixed-size" labelled a number): "what number" misleads
     if label == "MONEY" and not _CURRENCY.search(span.text):

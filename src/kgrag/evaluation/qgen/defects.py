@@ -13,14 +13,16 @@ is rejected (counted in the generation report), or None:
   that are questions or open with a dash (a quotation's attribution, "— Roy Fielding, …"); hedged
   statements ("Perhaps Microsoft just weren't focusing on performance"); headings run into the text;
   sentences without a verb (lists of names) or without a finite one (captions; a field's description:
-  "The language code to use while …");
+  "The language code to use while …"); lines with no full stop at their end (a list item, a title, a link's
+  text);
 - :func:`answer_defect`: a span glued to a hyphen ("three-dimensional") or to the word beside it (the
   unit of "10MB"), inside brackets (an alias or acronym given beside its expansion), an acronym whose
   expansion the question spells out (or the reverse), a spelled-out small number, an amount no number
   states ("thousands") or a lone adjective, an answer set against something named before ("many other
-  toolkits"), an answer sharing a word stem with the question or spelled inside one of its words
-  ("ZPOPMAX" in "BZPOPMAX": a command named after its variant gives itself away), a span after "no" (the
-  question would drop the negation);
+  toolkits"), RAM or disk that a size in bytes in the question gives away
+  (:mod:`kgrag.evaluation.qgen.giveaway`), an answer sharing a word stem with the question or spelled inside
+  one of its words ("ZPOPMAX" in "BZPOPMAX": a command named after its variant gives itself away), a span
+  after "no" (the question would drop the negation);
 - :func:`question_defect`: a question asked in place that starts a subordinate clause ("That put them
   …", "To repair …"), :func:`cut_end`: any question that ends on a joining word ("… that allows
   organizations to?"), and :func:`run_on`: any question that runs across a full stop ("… defaults to what
@@ -53,7 +55,7 @@ _CROSS_REFERENCE = re.compile(
     re.I,
 )
 _HEDGES = frozenset({"perhaps", "probably", "possibly", "presumably", "arguably", "likely"})
-_TERMINAL = re.compile(r"[.!?:;][\"'”’)\]*_`]*\s*$")
+_TERMINAL = re.compile(r"[.!?:;…][\"'”’»)\]*_`¹²³⁴⁵⁶⁷⁸⁹⁰]*(?:\s*[\u2600-\u27bf\U0001f300-\U0001faff\ufe0f]+)?\s*$")
 _COMMENT = re.compile(r"(?:^|\s)#\s")  # a comment marker: prose writes "#" only before a number or a name
 _COMMAND = re.compile(r"^\s*(?:sudo|\$)\s|(?:^|\s)[A-Z][A-Z0-9_]{2,}=\S")
 _STRUCTURE = re.compile(r"^(?:part|chapter|section|table|figure|appendix|page)\s+\d+", re.I)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 
 _RESOURCES = frozenset({"ram", "memory", "disk", "disk space", "storage", "heap", "swap"})
-_BYTES_OR_MEMORY = re.compile(r"\d\s?[kmgtp]i?b\b|\b(?:kilo|mega|giga|tera|peta)?bytes?\b|memory", re.I)
+_MEMORY = frozenset({"ram", "memory", "heap"})
+_BYTES = re.compile(r"\d\s?[kmgtp]i?b\b(?!/)|\b(?:kilo|mega|giga|tera|peta)?bytes?\b(?!/)", re.I)
 
 
 def _initials(words: list[str]) -> str:
@@ -26,7 +27,9 @@ def acronym_given(answer: str, question: str) -> bool:
 
 
 def resource_given(answer: str, question: str) -> bool:
-    """The answer is the resource (RAM, memory, disk) that a size in bytes or the word "memory" in the question
-    already names ("each million series takes 15GB of what?", "… mds_cache_memory_limit in what?")."""
+    """The answer is the resource that a size in bytes in the question measures (RAM, memory, disk: "each
+    million series takes 15GB of what?"; not a rate, "100 kB/s"), or memory the question names itself ("…
+    mds_cache_memory_limit in what?" → RAM)."""
     resource = re.sub(r"^(?:the|a|an)\s+", "", answer.strip().lower())
-    return resource in _RESOURCES and _BYTES_OR_MEMORY.search(question) is not None
+    named = resource in _MEMORY and "memory" in question.lower()
+    return resource in _RESOURCES and (named or _BYTES.search(question) is not None)

@@ -7,7 +7,9 @@ the name's words standing alone ("part of the Swarm" → a place), show the slip
 only when spaCy labels the name a person in more than half of its mentions, and each of its words that
 is labelled on its own as well (:meth:`NameLabels.bears_out_person`). A lone first name ("Iris has played
 around with OTel logging") is a person when the corpus also names that person in full ("Iris Dyrmishi"), as
-interviews, posts and stories do after their first mention (:meth:`NameLabels.first_name`).
+interviews, posts and stories do after their first mention (:meth:`NameLabels.first_name`). A full name whose
+later word the corpus also writes in lower case ("Fluent Bit": "bit") is a person only when its first word
+vouches for one (:meth:`NameLabels.unsure_person`).
 """
 
 from __future__ import annotations
@@ -24,13 +26,13 @@ ROLE_NOUNS = frozenset(
     "contributor contributors council committee creator creators developer developers engineer engineers founder "
     "founders maintainer maintainers mentor mentors moderator moderators owner owners requester requesters "
     "requestor requestors reviewer reviewers sponsor sponsors submitter submitters team teams user users people "
-    "persons volunteer volunteers scientist scientists analyst analysts researcher researchers architect architects "
-    "designer designers admin admins student students customer customers".split()
+    "persons volunteer volunteers scientist scientists analyst analysts researcher researchers student students "
+    "customer customers".split()
 )
 """Head nouns that name people by what they do in a project ("Windows users" too). Nouns that also name
-software ("manager", "editor", "reader", "writer") are left out: "what" misleads less there than "who";
-"members" counts only with a group of people in the span ("Python community members", not "enum
-members")."""
+software ("manager", "editor", "reader", "writer", "designer", "architect", "admin") are left out: "what"
+misleads less there than "who"; "members" counts only with a group of people in the span ("Python
+community members", not "enum members")."""
 _GROUPS = frozenset("community team core staff board council committee project".split())
 PARTICLES = frozenset("de da di del della der den van von la le du dos das bin ibn al".split())
 """Lower-case words inside a person's name ("Frank de Jonge", "Guido van Rossum")."""
@@ -101,15 +103,17 @@ class NameLabels:
         """Whether a name of two words or more that the labels bear out as a person may be a product all
         the same: a later word is one the corpus writes in lower case ("Fluent Bit": "bit"; "Docker Hub":
         "hub"), and the first word vouches for no person: it is no form of address ("Mother Hall") and not a
-        first name, labelled a person where it stands alone and never written in lower case ("Angelo" of
-        "Angelo Hall"; "Vite", which spaCy calls a person alone too, is written "vite" in paths). Surnames
-        that are common words (Hall, Rose, Brown) make some people unsure, so such a name is asked nothing
-        rather than asked "what"."""
-        first, *later = _key(name).split()
+        first name: never written in lower case, and labelled a person where it stands alone ("Angelo" of
+        "Angelo Hall") or opening two or more of the full names the corpus labels people ("John" of "John
+        Hall" and "John Brown"). "Vite", which spaCy calls a person alone too, is written "vite" in paths.
+        Surnames that are common words (Hall, Rose, Brown) make some people unsure (a person named once in
+        full, "Ernestine Rose"), so such a name is asked nothing rather than asked "what"."""
+        first, *later = _key(name).split() or [""]
         if not later or not self._common_words(later) or first.rstrip(".") in FORMS_OF_ADDRESS:
             return False
         alone = self.words.get(first)
-        return self.lower_words[first] > 0 or alone is None or _not_a_person(alone)
+        named = (alone is not None and not _not_a_person(alone)) or len(self.full_names.get(first, ())) >= 2
+        return self.lower_words[first] > 0 or not named
 
     def _common_words(self, words: list[str]) -> bool:
         return any(self.lower_words[w] for w in words if w not in PARTICLES)

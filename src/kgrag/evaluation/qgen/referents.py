@@ -52,7 +52,8 @@ _POINTER_OPENING = re.compile(r"^(?:below|above|here) (?:is|are|was|were|you)\b|
 _DISCOURSE = re.compile(
     r"\b(?:as a result|in short|in fact|of course|on the other hand|for example|for instance|generally speaking"
     r"|from now on|as (?:explained|mentioned|noted|described) (?:above|below|earlier|before|on|in)"
-    r"|in (?:that|this|such|either|each|both|which|those|these) cases?|if so)\b"
+    r"|in (?:that|this|such an?|such|either|each|both|which|those|these) (?:\w+ )?cases?(?! where| when| in which"
+    r"| study| studies)|if so)\b"
     r"|^(?:warning|note|indeed|afterwards|specifically|in particular)\b",
     re.I,
 )

@@ -75,8 +75,6 @@ _RELEASE_BEFORE = frozenset({"since", "until", "version", "release", "of", "befo
 """Words before a number with one dot ("since 3.9", "as of 4.0") that make it a release, not an amount."""
 _YEAR = re.compile(rf"^(?:in |since |by |around |about )?{YEAR}$", re.I)
 _DECADE = re.compile(rf"\b(?={YEAR})\d{{3}}0'?s\b")  # a year ending in 0, then "s": "the 1960s", "1990's"
-_NUMBERED_POINT = re.compile(r"^(?:the\s+)?(week|day|month|quarter|sprint|phase|stage)\s+\d+$", re.I)
-"""A numbered point in a schedule ("week 11", "day 3"), asked "which week", not "how long"."""
 _DURATION = re.compile(
     r"(?<![\w-])(decades?|years?|quarters?|months?|weeks?|days?|hours?|minutes?|seconds|(?<=\d )second)(?![\w-])|"
     r"(?<![12]\d\d0)(?<=\d)\s?(?:ns|µs|us|ms|s|secs?|mins?|h|hrs?)(?![\w-])",
@@ -122,13 +120,11 @@ def question_word(
 
 
 def _time_word(label: str, text: str, counted: bool) -> str | None:
-    """The question word of a date, a time or a duration (None for any other span): a numbered point in a
-    schedule ("week 11": "which week"), a frequency, an age, a duration, a decade, a year, a date."""
+    """The question word of a date, a time or a duration: a frequency, an age, a duration, a decade, a year,
+    a date; None for any other span, and for a time or a quantity none of these fits."""
     if label not in ("DATE", "TIME", "QUANTITY"):
         return None
     dated = label in ("DATE", "TIME")
-    if dated and (point := _NUMBERED_POINT.match(text)):
-        return f"which {point.group(1).lower()}"
     if dated and _FREQUENCY.match(text):
         return "how often"
     if dated and re.search(r"\bof age\b|\byears? old\b", text):
