@@ -66,7 +66,14 @@ from kgrag.evaluation.qgen.standalone import (
     placement_defect,
     voice_defect,
 )
-from kgrag.evaluation.qgen.structure import coordinated, fronted_clause, outside_referent, title_cut, unsure_word
+from kgrag.evaluation.qgen.structure import (
+    coordinated,
+    fronted_clause,
+    outside_referent,
+    second_statement,
+    title_cut,
+    unsure_word,
+)
 from kgrag.evaluation.qgen.wording import LABELS, ask_around, side_parts
 
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -273,6 +280,7 @@ def _placed(span: Any, clause: Any, label: str, template: str) -> str | None:
         fronted_clause(clause, span, template)
         or outside_referent(clause, span)
         or coordinated(span)
+        or second_statement(clause, span)
         or unsure_word(span, label)
     )
 

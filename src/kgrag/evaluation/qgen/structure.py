@@ -13,6 +13,9 @@ a sentence make that question unusable however well the words are chosen, and th
 - :func:`coordinated`: the span, or a phrase it belongs to below its verb, is one side of a coordination
   ("107 bytes on Linux and 103 bytes on macOS"): the other side shows what is asked, or the question asks
   for one of several;
+- :func:`second_statement`: the span's clause is joined by "and" to a later clause with its own subject ("HPA
+  reads metrics via …, and the Prometheus Adapter handles the Prometheus connection"): the question would
+  carry a second statement that is not part of what it asks;
 - :func:`title_cut`: a capitalised verb form, adverb or function word after a word that is not
   capitalised (lower case, or an all-capitals constant) marks a title or a table row run into the
   sentence ("Scaling and Federating Prometheus on the … blog is a good starting point", "Constant
@@ -88,6 +91,22 @@ def coordinated(span: Any) -> str | None:
         if tok.dep_ == "conj" and tok.pos_ in ("NOUN", "PROPN", "NUM"):  # "old and esoteric" gives nothing away
             return "answer is one side of a coordination ('X and Y')"
         stack += [c for c in tok.children if c.pos_ not in ("VERB", "AUX")]
+    return None
+
+
+def second_statement(clause: Any, span: Any) -> str | None:
+    """Why the question would keep a second statement, or None: the verb of the span's clause has a later
+    conjunct verb inside ``clause`` with a subject of its own, joined by "and" (not "but", whose contrast
+    often belongs to what is asked)."""
+    verb = span.root
+    while verb.head.i != verb.i and verb.pos_ not in ("VERB", "AUX"):
+        verb = verb.head
+    joined = [t.lower_ for t in verb.children if t.dep_ == "cc" and t.i >= span.end][:1] == ["and"]
+    for conj in verb.children:
+        inside = clause.start <= conj.i < clause.end and conj.i >= span.end
+        subject = any(c.dep_ in ("nsubj", "nsubjpass") for c in conj.children)
+        if joined and inside and conj.dep_ == "conj" and conj.pos_ in ("VERB", "AUX") and subject:
+            return "question keeps a second statement joined by 'and' (', and the adapter handles …')"
     return None
 
 
