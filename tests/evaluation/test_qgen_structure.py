@@ -8,17 +8,11 @@ from typing import Any, cast
 
 from tests.evaluation.qgen_spacy import brightwater_case, spacy_nlp
 
+from kgrag.evaluation.qgen import structure
 from kgrag.evaluation.qgen.answers import trusted_label, well_formed
 from kgrag.evaluation.qgen.cloze import usable_sentence
 from kgrag.evaluation.qgen.labels import NameLabels
-from kgrag.evaluation.qgen.structure import (
-    coordinated,
-    fronted_clause,
-    outside_referent,
-    second_statement,
-    title_cut,
-    unsure_word,
-)
+from kgrag.evaluation.qgen.structure import coordinated, fronted_clause, outside_referent, title_cut, unsure_word
 from kgrag.evaluation.qgen.wording import ask_around, question_word
 
 
@@ -316,13 +310,13 @@ def test_a_second_statement_joined_by_and_is_not_kept_in_the_question() -> None:
     adapter's statement along; "but" keeps its contrast, and a verb the span itself is subject of stays."""
     text = "Tamsin reads metrics via the Oslo metrics API, and the Quillon adapter handles the ferry connection."
     sent, span = _parsed(text, "Tamsin")
-    assert second_statement(sent, span) is not None
-    assert second_statement(sent[: span.end + 6], span) is None  # a clause cut before the second statement
+    assert structure.second_statement(sent, span) is not None
+    assert structure.second_statement(sent[: span.end + 6], span) is None  # a clause cut before the second statement
     text = "Tamsin reads metrics via the Oslo metrics API, but the Quillon adapter handles the ferry connection."
     sent, span = _parsed(text, "Tamsin")
-    assert second_statement(sent, span) is None
+    assert structure.second_statement(sent, span) is None
     sent, span = _parsed("Tamsin reads metrics via the Oslo metrics API and writes them to the ferry log.", "Tamsin")
-    assert second_statement(sent, span) is None
+    assert structure.second_statement(sent, span) is None
 
 
 def test_engineers_are_people_asked_who_and_a_place_keeps_what() -> None:
