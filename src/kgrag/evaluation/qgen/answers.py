@@ -138,7 +138,7 @@ def trusted_label(span: Any, sent: Any, label: str, labels: NameLabels | None = 
     trusted = _borne_out(span, sent, label, labels)
     if trusted not in MEASURES | {"", PERSON} and names_people(span):
         return PEOPLE
-    if trusted not in MEASURES | {PERSON} and label not in ("GPE", "NORP", "LOC") and _speaker(span):
+    if trusted not in MEASURES | {PERSON} and label not in NAMES - {PERSON} and _speaker(span):
         return ""  # "Schneppenheim estimates …": a person named by one word; "what" misleads, "who" is unsure
     return trusted
 
@@ -147,8 +147,8 @@ def _speaker(span: Any) -> bool:
     """Whether the span is one proper noun that is the subject of a verb of saying or thinking ("Jacek
     explains", "Sapphi wrote"): a person the text names by one word, whatever spaCy labelled it."""
     root = span.root
-    verb = root.head
-    said = verb.lemma_.lower() in _SPEECH_VERBS or (verb.lemma_.lower() == "write" and verb.tag_ == "VBD")
+    verb, lemma = root.head, root.head.lemma_.lower()
+    said = lemma in _SPEECH_VERBS or (lemma == "write" and verb.tag_ == "VBD")
     one = len(span) == 1 and root.pos_ == "PROPN" and not root.text.isupper()  # "NASA said" is an organisation
     return one and root.dep_ == "nsubj" and verb.pos_ == "VERB" and said
 

@@ -69,6 +69,7 @@ from kgrag.evaluation.qgen.standalone import (
 from kgrag.evaluation.qgen.structure import (
     coordinated,
     fronted_clause,
+    nearest_verb,
     outside_referent,
     second_statement,
     title_cut,
@@ -223,9 +224,7 @@ def clause_of(span: Any, sent: Any) -> Any:
     clause with a subject), else the sentence."""
     if len(sent) <= LONG_SENTENCE:
         return sent
-    tok = span.root
-    while tok.pos_ not in ("VERB", "AUX") and tok.head.i != tok.i:
-        tok = tok.head
+    tok = nearest_verb(span)
     clause = sent.doc[tok.left_edge.i : tok.right_edge.i + 1]
     inside = clause.start <= span.start and span.end <= clause.end
     whole = inside and len(clause) >= MIN_TOKENS and clause.start >= sent.start

@@ -15,8 +15,8 @@ from kgrag.evaluation.qgen.scope import (
     Heading,
     asks_page_subject,
     named_headings,
-    names_outer_section,
     names_page,
+    outer_section_named,
     scoped_question,
     sentence_offset,
 )
@@ -56,16 +56,20 @@ def _named(above: dict[Cloze, tuple[Heading, ...]]) -> dict[Cloze, tuple[Heading
 
 
 def off_page_subject(
-    candidates: Sequence[Cloze], above: dict[Cloze, tuple[Heading, ...]], result: QGenResult
+    candidates: Sequence[Cloze],
+    above: dict[Cloze, tuple[Heading, ...]],
+    named: dict[Cloze, tuple[Heading, ...]],
+    result: QGenResult,
 ) -> list[Cloze]:
     """``candidates`` without those asking for what their page is about, or for what their own section is
-    about while naming the section around it (:func:`kgrag.evaluation.qgen.scope.asks_page_subject`,
+    about while naming (``named``) the section around it (:func:`kgrag.evaluation.qgen.scope.asks_page_subject`,
     :func:`~kgrag.evaluation.qgen.scope.names_outer_section`), which ``result`` counts among the rejections."""
     kept = []
     for c in candidates:
-        if asks_page_subject(above.get(c, ()), c.answer):
+        these = above.get(c, ())
+        if asks_page_subject(these, c.answer):
             result.rejected[PAGE_SUBJECT] += 1
-        elif names_outer_section(c.question, above.get(c, ()), c.answer):
+        elif outer_section_named(these, named.get(c, ()), c.answer):
             result.rejected[OUTER_SECTION] += 1
         else:
             kept.append(c)
@@ -97,8 +101,9 @@ def scope_candidates(
     """The candidates and those above the floor (``good``) without the ones asking for their page's
     subject (:func:`off_page_subject`), and the headings each of ``good`` left would name."""
     above = places(good, passages, DocumentHeadings(passages))
-    kept = off_page_subject(good, above, result)
+    named = _named(above)  # once, for the outer-section check and the wording
+    kept = off_page_subject(good, above, named, result)
     if len(kept) < len(good):  # an unchanged list keeps the seeded order of the pick
         dropped = set(good) - set(kept)
         candidates, good = [c for c in candidates if c not in dropped], kept
-    return candidates, good, _named({c: above[c] for c in good})  # picks and pairs are all of good
+    return candidates, good, {c: named[c] for c in good}  # picks and pairs are all of good

@@ -174,11 +174,17 @@ def names_outer_section(question: str, headings: Sequence[Heading], answer: str)
     as :func:`asks_page_subject` reads it), gives the answer, and another heading than the page's title is
     named instead: a section about something else. With the page's title alone named, or no heading, the
     question stays."""
+    return outer_section_named(headings, named_headings(question, headings, answer), answer)
+
+
+def outer_section_named(headings: Sequence[Heading], named: Sequence[Heading], answer: str) -> bool:
+    """:func:`names_outer_section` for a question whose named headings (:func:`named_headings`) are already
+    known."""
     page = _page(headings)
     inner = headings[-1] if headings else None
     if inner is None or inner is page or not gives_answer(inner, answer):
         return False
-    return any(h is not page for h in named_headings(question, headings, answer))
+    return any(h is not page for h in named)
 
 
 def named_headings(question: str, headings: Sequence[Heading], answer: str) -> tuple[Heading, ...]:

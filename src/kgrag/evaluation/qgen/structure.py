@@ -94,18 +94,24 @@ def coordinated(span: Any) -> str | None:
     return None
 
 
+def nearest_verb(span: Any) -> Any:
+    """The span's nearest verb up the parse (its clause's head), or the sentence's root when none is above."""
+    tok = span.root
+    while tok.pos_ not in ("VERB", "AUX") and tok.head.i != tok.i:
+        tok = tok.head
+    return tok
+
+
 def second_statement(clause: Any, span: Any) -> str | None:
     """Why the question would keep a second statement, or None: the verb of the span's clause has a later
     conjunct verb inside ``clause`` with a subject of its own, joined by "and" (not "but", whose contrast
     often belongs to what is asked)."""
-    verb = span.root
-    while verb.head.i != verb.i and verb.pos_ not in ("VERB", "AUX"):
-        verb = verb.head
-    joined = [t.lower_ for t in verb.children if t.dep_ == "cc" and t.i >= span.end][:1] == ["and"]
+    verb = nearest_verb(span)
+    if [t.lower_ for t in verb.children if t.dep_ == "cc" and t.i >= span.end][:1] != ["and"]:
+        return None
     for conj in verb.children:
-        inside = clause.start <= conj.i < clause.end and conj.i >= span.end
-        subject = any(c.dep_ in ("nsubj", "nsubjpass") for c in conj.children)
-        if joined and inside and conj.dep_ == "conj" and conj.pos_ in ("VERB", "AUX") and subject:
+        later = conj.dep_ == "conj" and conj.pos_ in ("VERB", "AUX") and span.end <= conj.i < clause.end
+        if later and any(c.dep_ in ("nsubj", "nsubjpass") for c in conj.children):
             return "question keeps a second statement joined by 'and' (', and the adapter handles …')"
     return None
 
