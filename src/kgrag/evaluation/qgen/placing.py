@@ -1,7 +1,8 @@
 """Where each known-item candidate's sentence sits: the headings above it, those its question names
-(:mod:`kgrag.evaluation.qgen.scope`), whether it names its page, and whether it asks for what its page is
-about (:func:`kgrag.evaluation.qgen.scope.asks_page_subject`), found once per candidate for the refusal,
-the preference and the wording of :mod:`kgrag.evaluation.qgen.known_item`."""
+(:mod:`kgrag.evaluation.qgen.scope`, told apart from other places by :mod:`kgrag.evaluation.qgen.sections`),
+whether it names its page, and whether it asks for what its page is about
+(:func:`kgrag.evaluation.qgen.scope.asks_page_subject`), found once per candidate for the refusal, the
+preference and the wording of :mod:`kgrag.evaluation.qgen.known_item`."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from kgrag.evaluation.qgen.scope import (
     scoped_question,
     sentence_offset,
 )
+from kgrag.evaluation.qgen.sections import SectionPlaces, distinct
 
 PAGE_SUBJECT = "answer is what its page is about: the page's title gives it (kgrag.evaluation.qgen.scope)"
 OUTER_SECTION = "answer is what its section is about, and the section around it would be named (qgen.scope)"
@@ -47,12 +49,16 @@ def places(
 def names(
     candidates: Sequence[Cloze], passages: Sequence[Passage], headings: DocumentHeadings
 ) -> dict[Cloze, tuple[Heading, ...]]:
-    """The headings each candidate's question would name (:mod:`kgrag.evaluation.qgen.scope`)."""
-    return _named(places(candidates, passages, headings))
+    """The headings each candidate's question would name (:mod:`kgrag.evaluation.qgen.scope`,
+    :mod:`kgrag.evaluation.qgen.sections`)."""
+    return _named(places(candidates, passages, headings), SectionPlaces(headings))
 
 
-def _named(above: dict[Cloze, tuple[Heading, ...]]) -> dict[Cloze, tuple[Heading, ...]]:
-    return {c: named_headings(c.question, these, c.answer) for c, these in above.items()}
+def _named(above: dict[Cloze, tuple[Heading, ...]], sections: SectionPlaces) -> dict[Cloze, tuple[Heading, ...]]:
+    return {
+        c: distinct(named_headings(c.question, these, c.answer), these, c.answer, c.question, sections)
+        for c, these in above.items()
+    }
 
 
 def off_page_subject(
@@ -100,8 +106,9 @@ def scope_candidates(
 ) -> tuple[list[Cloze], list[Cloze], dict[Cloze, tuple[Heading, ...]]]:
     """The candidates and those above the floor (``good``) without the ones asking for their page's
     subject (:func:`off_page_subject`), and the headings each of ``good`` left would name."""
-    above = places(good, passages, DocumentHeadings(passages))
-    named = _named(above)  # once, for the outer-section check and the wording
+    headings = DocumentHeadings(passages)
+    above = places(good, passages, headings)
+    named = _named(above, SectionPlaces(headings))  # once, for the outer-section check and the wording
     kept = off_page_subject(good, above, named, result)
     if len(kept) < len(good):  # an unchanged list keeps the seeded order of the pick
         dropped = set(good) - set(kept)

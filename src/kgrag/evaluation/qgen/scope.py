@@ -1,24 +1,25 @@
 """The headings a known-item question's sentence sits under, named in the question.
 
-A sentence lifted from a documentation page leans on the page for what it is about: "The session
-interface provides a simple way to replace the session implementation" is clear under the heading
-"Session Interface" of the page "API", and asked on its own it can have several answers in a corpus of
-many pages. The headings above the sentence say what the page is about in its author's words, so the
-question names them: "In the section “Session Interface” of “API”, what provides a simple way to replace
-the session implementation?".
+A sentence lifted from a documentation page leans on the page for what it is about: "The session interface
+provides a simple way to replace the session implementation" is clear under the heading "Session Interface" of
+the page "API", and asked on its own it can have several answers in a corpus of many pages. The headings above
+the sentence say what the page is about in its author's words, so the question names them: "In the section
+“Session Interface” of “API”, what provides a simple way to replace the session implementation?".
 
 A heading is named only when it helps and gives nothing away: it is plain words (1 to
-:data:`MAX_HEADING_WORDS`, no code, not trailing off in "…"), shares no word with the answer (nor a form
-of one: "cultures" for "culture") and does not hold it or its acronym ("CORS" for "Cross-Origin Resource
+:data:`MAX_HEADING_WORDS`, no code, not trailing off in "…"), shares no word with the answer (nor a form of
+one: "cultures" for "culture") and does not hold it or its acronym ("CORS" for "Cross-Origin Resource
 Sharing"), says something the question does not already say, and is not a generic label ("Overview",
-"Examples"). Of the headings left, the innermost is named, with the outermost (the page's title) when
-there are two or more. A sentence under no such heading (a book without headings, a page whose every
-heading holds the answer) keeps its question as it is.
+"Examples", "Warning"). Of the headings left, the innermost is named, with the outermost (the page's title)
+when there are two or more; a section heading that many places share ("Arguments" on every component's page)
+is named with a heading that tells its place apart (:mod:`kgrag.evaluation.qgen.sections`). A sentence under
+no such heading (a book without headings, a page whose every heading holds the answer) keeps its question as
+it is.
 
-Headings are the document's title (front matter, a first heading, an HTML ``<title>``; not a title that
-is only the file's name: :func:`kgrag.documents.provenance.authored_title`) and its heading lines outside
-fenced code (:mod:`kgrag.documents.headings`, found on the document's text rebuilt from its chunks, so a
-chunk that starts below its heading still gets it).
+Headings are the document's title (front matter, a first heading, an HTML ``<title>``; not a title that is
+only the file's name: :func:`kgrag.documents.provenance.authored_title`) and its heading lines outside fenced
+code (:mod:`kgrag.documents.headings`, found on the document's text rebuilt from its chunks, so a chunk that
+starts below its heading still gets it).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,10 +46,10 @@ GENERIC = frozenset(
     "miscellaneous general basics description others other changes changelog table of glossary terminology "
     "definitions new bug bugs fix fixes fixed feature features improvement improvements improved deprecation "
     "deprecations deprecated removal removals removed breaking release releases highlights news trivial "
-    "internal documentation".split()
+    "internal documentation warning warnings caution important attention danger tip tips hint hints".split()
 )
 """Heading words that name no subject: a heading made only of them is not named (a changelog's "Bug
-Fixes" and "Improved Documentation" repeat under every release)."""
+Fixes" and "Improved Documentation" repeat under every release; a "Warning" box's heading)."""
 _CODE = re.compile(r"\w\.\w|_|[(){}\[\]<>=/\\|]|::|\$|@|`")
 _WORD = re.compile(r"[^\W_]+")
 
@@ -89,6 +90,17 @@ class DocumentHeadings:
             if heading.text != title:
                 path = [h for h in path if h.level < heading.level] + [heading]
         return tuple(path)
+
+    def paths(self) -> Iterator[tuple[Heading, ...]]:
+        """Every heading's path, as :meth:`above` gives it at the heading itself (so the heading comes last),
+        one pass per document."""
+        for doc_id, headings in self._headings.items():
+            title = self._titles.get(doc_id, "")
+            path: list[Heading] = [Heading(0, title)] if title else []
+            for heading in headings:
+                if heading.text != title:
+                    path = [h for h in path if h.level < heading.level] + [heading]
+                    yield tuple(path)
 
 
 def _plain(text: str) -> str:
@@ -138,12 +150,13 @@ def gives_answer(heading: Heading, answer: str) -> bool:
     )
 
 
-def _names_place(heading: Heading, answer: str, question: str) -> bool:
-    """Whether a heading is named in the question (module docstring)."""
+def names_place(heading: Heading, answer: str, question: str, code: bool = False) -> bool:
+    """Whether a heading is named in the question (module docstring); ``code=True`` lets a heading written
+    as code be named (:mod:`kgrag.evaluation.qgen.sections`)."""
     words = content_words(heading.text)
     return (
         1 <= len(heading.text.split()) <= MAX_HEADING_WORDS
-        and not _CODE.search(heading.text)
+        and (code or not _CODE.search(heading.text))
         and not heading.text.endswith(("...", "…"))
         and bool(words - GENERIC)
         and not gives_answer(heading, answer)
@@ -190,7 +203,7 @@ def outer_section_named(headings: Sequence[Heading], named: Sequence[Heading], a
 def named_headings(question: str, headings: Sequence[Heading], answer: str) -> tuple[Heading, ...]:
     """The headings the question names, outermost first (module docstring): the innermost of those that
     may be named, after the outermost when there are two or more; none when no heading may be."""
-    named = [h for h in headings if _names_place(h, answer, question)]
+    named = [h for h in headings if names_place(h, answer, question)]
     if len(named) >= 2:
         return (named[0], named[-1])
     return tuple(named)
