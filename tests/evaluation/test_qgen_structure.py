@@ -465,6 +465,30 @@ def test_an_ip_address_and_a_span_of_time_as_a_verbs_subject_are_refused() -> No
     assert "which version" not in question  # a count of times, not a release
 
 
+def test_a_release_after_its_name_is_asked_which_version_of_the_name() -> None:
+    question, _ = _asked(
+        "For Quayside version 1.19+, the Tidewright planner reads the ferry timetables twice.", "1.19+", "DATE"
+    )
+    assert question.startswith("For which version of Quayside does the Tidewright planner read")
+    question, _ = _asked(
+        "The Tidewright planner is tested with harbours running version 1.21 and later.", "1.21 and later", "DATE"
+    )
+    assert question.endswith("running which version?")  # a release and those after it, not "what date"
+
+
+def test_the_release_lead_moves_only_a_capitalised_name() -> None:
+    from kgrag.evaluation.qgen.wording import _release_of_name
+
+    assert _release_of_name("fixed in Ingress NGINX version", "which version") == (
+        "fixed in ",
+        "which version of Ingress NGINX",
+    )
+    assert _release_of_name("Since version", "which version") == ("Since version", "which version")
+    assert _release_of_name("clusters running", "which version") == ("clusters running", "which version")
+    assert _release_of_name("Quayside", "which version") == ("", "which version of Quayside")
+    assert _release_of_name("Quayside", "how many") == ("Quayside", "how many")
+
+
 def test_the_unrepeated_word_is_a_whole_word() -> None:
     from kgrag.evaluation.qgen.wording import _unrepeated
 

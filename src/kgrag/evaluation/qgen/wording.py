@@ -71,6 +71,8 @@ _DATED_VERBS = frozenset(
 )
 """Verbs whose object may be a year ("expires 2030"); after any other verb a bare four-digit object is a count."""
 _DOTTED = re.compile(r"^\d+\.\d+$")
+_ONWARDS = re.compile(r"^v?\d+(?:\.\d+)+ (?:and|or) (?:later|newer|above|higher)$", re.I)
+"""A release and those after it ("1.21 and later"), asked "which version" after "version" or a name."""
 _RELEASE_BEFORE = frozenset({"since", "until", "version", "release", "of", "before", "after"})
 """Words before a number with one dot ("since 3.9", "as of 4.0") that make it a release, not an amount."""
 _YEAR = re.compile(rf"^(?:in |since |by |around |about )?{YEAR}$", re.I)
@@ -87,6 +89,8 @@ def _release(label: str, text: str, next_pos: str, before: str, after_name: bool
     labelled a date (no date is written so), follows "since", "as of", "version" or a proper name ("Python
     3.12", ``after_name``) with no noun after it, or a whole number right after "version" ("version 10")."""
     if _VERSION.match(text):
+        return True
+    if _ONWARDS.match(text) and (before in _RELEASE_BEFORE or after_name):
         return True
     number = _DOTTED.match(text) is not None or (before == "version" and text.isdigit())  # "up to version 10"
     return number and next_pos not in ("NOUN", "PROPN") and (label == "DATE" or before in _RELEASE_BEFORE or after_name)
@@ -289,7 +293,7 @@ def _fronted_question(clause: Any, span: Any, label: str, kept: list[Any]) -> st
     word = question_word(label, span.text, "", bool(before), not before)
     if bare and label == "DATE" and word.lower() in ("what date", "which year", "what number"):
         word = "When"
-    start = _joined(before)
+    start, word = _release_of_name(_joined(before), word)
     lead = f"{start}{' ' if start and not start.endswith(' ') else ''}{word} {_joined(after)}".strip()
     rest = [t for t in kept if t.i > phrase[-1].i]
     main = inverted(clause, rest)
@@ -313,6 +317,28 @@ def _unrepeated(before: str, word: str, after: str) -> tuple[str, str]:
     if (following := re.match(rf"{re.escape(last)}(?![\w-])\s*", after, re.I)) is not None:
         after = after[following.end() :]
     return before, after
+
+
+def _release_of_name(before: str, word: str) -> tuple[str, str]:
+    """``before`` and the question word of a release number that follows the name it is a release of: "for
+    Kubernetes version 1.19+" is asked "for which version of Kubernetes", not "for Kubernetes version which
+    version". The name is the capitalised word right before (or before "version"), with the capitalised words
+    before it ("Ingress NGINX"); a function word ("Since") is none. A lower-case name ("to etcd v3") is not told
+    from a verb ("running 1.21") by its parse, so such a question keeps its words."""
+    from spacy.lang.en.stop_words import STOP_WORDS  # spaCy parses every question made here
+
+    if word.lower() != "which version":
+        return before, word
+    words = before.split()
+    if words and words[-1].lower() == "version":
+        words = words[:-1]
+    first = len(words)
+    while first > 0 and words[first - 1][:1].isupper() and words[first - 1].lower() not in STOP_WORDS:
+        first -= 1
+    if first == len(words):
+        return before, word
+    lead = " ".join(words[:first])
+    return (lead + " " if lead else ""), f"{word} of {' '.join(words[first:])}"
 
 
 def ask_around(clause: Any, span: Any, label: str, whole: bool = False) -> tuple[str, str, str]:
@@ -344,6 +370,7 @@ def ask_around(clause: Any, span: Any, label: str, whole: bool = False) -> tuple
     before = _joined([t for t in kept if t.i < start])
     after = _agreeing(_joined([t for t in kept if t.i >= span.end]), span, fronted)
     before, after = _unrepeated(before, word, after)
+    before, word = _release_of_name(before, word)
     gap = doc[span.end - 1].whitespace_ or (" " if after[:1].isalnum() else "")  # "Cargo, …, makes" → "What makes"
     text = f"{before}{' ' if before and before[-1] != ' ' else ''}{word}{gap}{after}"
     text = re.sub(r"\(\s+", "(", re.sub(r"\s+([,;:)])", r"\1", " ".join(text.split())))
