@@ -36,6 +36,7 @@ def _sent(text: str) -> Any:
         ("What can you do to get the best care from your treatment team?", "sentence is a question"),
         ("Diagram showing the weekly ferry schedule of the harbour office across three islands", "caption"),
         ("Nullam tempus tellus non sem sollicitudin, quis rutrum leo facilisis.", "filler"),
+        ("Respicit recurvam erat: pignora hinc reppulit nos aut, aptos, ipsa.", "not English"),  # a theme's Latin
         ("(map) Optional map of fares to pass to the Tolvey ferry planner.", "parameter"),
         ("tideFactor number (optional) - The default tide factor of the ferry planner, 3.0 is 300%.", "parameter"),
         ("harbourMap Object (optional) Linux - Structure holds the planes of the Tolvey harbour.", "parameter"),
@@ -73,6 +74,7 @@ def test_plain_prose_is_kept() -> None:
         "The harbour office sends the night timetable (optional) to every ferry crew each week.",
         "these settings (optional) are read by the Tidewright planner at startup of each ferry.",
         "To plan the weekly crossings, use the Tidewright planner of the harbour office.",
+        "The ad hoc sine table of the non-blocking ferry planner is rebuilt per crossing by a sed script.",
     ):
         assert sentence_defect(_sent(text)) is None, text
 

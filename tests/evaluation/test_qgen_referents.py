@@ -45,6 +45,9 @@ def test_a_discourse_marker_tying_the_question_to_the_text_around_it_is_refused(
         "In that case, Tamsin runs the job until the successful trials reach what?",
         "If so, what restarts the Quillon workers?",
         "In such a case, what restarts the Quillon workers?",
+        "Either way, instrumenting your code with what seems the right approach?",
+        "That said, Quillon keeps resolved paths untouched in what?",
+        "By contrast, what restarts the Quillon workers?",
     ):
         assert sequence_adverb(question), question
     for question in (
@@ -54,6 +57,7 @@ def test_a_discourse_marker_tying_the_question_to_the_text_around_it_is_refused(
         "In what case does Tamsin restart the Quillon workers?",  # the question's own case
         "In those cases where Quillon fails, what restarts the Tamsin workers?",  # the case is stated
         "In this case study, what restarts the Tamsin workers?",
+        "In contrast to Quillon, what restarts the Tamsin workers?",  # the comparison is stated
     ):
         assert sequence_adverb(question) is None, question
 

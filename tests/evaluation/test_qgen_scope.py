@@ -259,3 +259,14 @@ def test_a_sentence_under_a_heading_that_names_its_answer_is_not_asked_in_the_se
     assert asked("### The Selk pier\n\n") == (set(), 1)  # "Night Crossings" would be named for a Selk section
     questions, refused = asked("### Ferries\n\n")
     assert refused == 0 and any(q.startswith("In the section “Ferries”") for q in questions)
+
+
+def test_a_heading_holding_the_answer_s_gerund_or_its_base_gives_it_away() -> None:
+    from kgrag.evaluation.qgen.scope import gives_answer
+
+    assert gives_answer(Heading(2, "Why Pair Programming Helps Collaboration"), "Pairing")
+    assert gives_answer(Heading(2, "Log files"), "Logging")
+    assert gives_answer(Heading(2, "Running the ferry planner"), "run")
+    assert gives_answer(Heading(2, "Things to add"), "Adding")
+    assert not gives_answer(Heading(2, "Ad campaigns"), "Adding")  # "add" is not undoubled to "ad"
+    assert not gives_answer(Heading(2, "Calendar"), "Calling")  # "call" keeps its double l

@@ -448,6 +448,19 @@ def test_the_question_phrase_does_not_repeat_the_word_beside_its_span() -> None:
     assert "since which version" in question and "version which" not in question
 
 
+def test_a_span_opening_a_phrase_tacked_on_after_a_comma_is_refused() -> None:
+    from kgrag.evaluation.qgen.structure import tacked_on
+
+    _, span = _parsed("The Tolvey policy may replace up to 60% of your fare, up to $1,200 per month.", "up to $1,200")
+    assert tacked_on(span)
+    _, span = _parsed("The Tolvey pass gives no seat, only a place on deck, up to 8 weeks.", "8 weeks")
+    assert tacked_on(span)  # past the leading "up to"
+    _, span = _parsed("In 2020, the Tolvey council sponsored an audit of the ferry planner.", "the Tolvey council")
+    assert tacked_on(span) is None  # a verb follows: the span is the clause's subject
+    _, span = _parsed("Tidewright is a variant of Quillon, which is a ferry planner.", "Quillon")
+    assert tacked_on(span) is None  # no comma before it
+
+
 def test_an_ip_address_and_a_span_of_time_as_a_verbs_subject_are_refused() -> None:
     _sent, span = _parsed(
         "Once you enable it, the Tidewright planner binds its servers to 0.0.0.0 automatically.", "0.0.0.0"

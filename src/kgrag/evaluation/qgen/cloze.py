@@ -72,6 +72,7 @@ from kgrag.evaluation.qgen.structure import (
     nearest_verb,
     outside_referent,
     second_statement,
+    tacked_on,
     title_cut,
     unsure_word,
 )
@@ -280,6 +281,7 @@ def _placed(span: Any, clause: Any, label: str, template: str) -> str | None:
         or outside_referent(clause, span)
         or coordinated(span)
         or second_statement(clause, span)
+        or tacked_on(span)
         or unsure_word(span, label)
     )
 

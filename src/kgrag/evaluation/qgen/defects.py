@@ -83,12 +83,16 @@ _FOREIGN = frozenset(
     # Dutch
     "het een niet voor zijn wordt worden ook naar bij uit deze maar heeft hebben geen "
     # Spanish, Italian, Portuguese
-    "el los las una por para su sus lo como más pero esta está il della che sono uma não".split()
+    "el los las una por para su sus lo como más pero esta está il della che sono uma não "
+    # Latin (the filler some site themes write their sample posts in, beyond "lorem ipsum")
+    "aut nec neque atque hinc nos ipsa ipse quae quod quam sunt erat tibi mihi sua suo suis tamen enim nunc illa "
+    "ille haec huc ubi quoque".split()
 )
 """Function words of other European languages that are neither English words nor names a technical text
 writes in lower case ("die", "an", "also", "dies", "door", "van"; "mit", "du", "del", "aux", "des", "est", "es",
-"di", "dat" are left out): a sentence where they are common is not English, and the English parser makes
-nothing of it (a page translated for one country, strings of a JSON example)."""
+"di", "dat", and the Latin "et", "est", "non", "sed", "per", "ad", "hoc", "sine", "iam" are left out): a sentence
+where they are common is not English, and the English parser makes nothing of it (a page translated for one
+country, strings of a JSON example, a site theme's sample post)."""
 _GLOSSARY = re.compile(r"^\s*[\w&/-]+(?:\s+[\w&/-]+){0,3}\s+[–—:-]\s+[A-Z]")
 _PAGE = re.compile(r"\bpage\s+\d+|\bp\.\s*\d+|^\s*[-–]?\s*\d{1,4}\s*[-–]?\s*$", re.I)
 _NUMBER_WORDS = frozenset("zero one two three four five six seven eight nine ten half dozen".split())

@@ -129,11 +129,20 @@ def _singular(word: str) -> str:
     return word
 
 
+def _gerund_base(word: str) -> str:
+    """A word in "-ing" without it, a doubled last consonant undone ("pairing" → "pair", "logging" → "log");
+    other words, and "-ing" words of five letters or fewer ("thing", "using"), as they are."""
+    if not word.endswith("ing") or len(word) <= 5:
+        return word
+    base = word[:-3]
+    return base[:-1] if len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "aeiouls" else base
+
+
 def _same_stem(a: str, b: str) -> bool:
     """Whether two words are forms of one ("ferry", "ferries"; "binary", "binaries"; "virtualenv",
-    "virtualenvs"): the same singular, or a shared prefix of :data:`STEM_CHARS` characters or more that is
-    most of the shorter word."""
-    if _singular(a) == _singular(b):
+    "virtualenvs"; "pair", "pairing"): the same singular or "-ing" base, or a shared prefix of
+    :data:`STEM_CHARS` characters or more that is most of the shorter word."""
+    if _singular(a) == _singular(b) or _singular(_gerund_base(a)) == _singular(_gerund_base(b)):
         return True
     common = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
     return common >= STEM_CHARS and common >= STEM_SHARE * min(len(a), len(b))

@@ -16,6 +16,9 @@ a sentence make that question unusable however well the words are chosen, and th
 - :func:`second_statement`: the span's clause is joined by "and" to a later clause with its own subject ("HPA
   reads metrics via …, and the Prometheus Adapter handles the Prometheus connection"): the question would
   carry a second statement that is not part of what it asks;
+- :func:`tacked_on`: the span opens a phrase tacked on after a comma with no verb of its own at the sentence's end
+  ("… may replace up to 60% of your salary, up to $12,000 per month"): the question would end on a loose "…, what
+  amount of money per month?" that says nothing of what the amount is;
 - :func:`title_cut`: a capitalised verb form, adverb or function word after a word that is not
   capitalised (lower case, or an all-capitals constant) marks a title or a table row run into the
   sentence ("Scaling and Federating Prometheus on the … blog is a good starting point", "Constant
@@ -114,6 +117,24 @@ def second_statement(clause: Any, span: Any) -> str | None:
         if later and any(c.dep_ in ("nsubj", "nsubjpass") for c in conj.children):
             return "question keeps a second statement joined by 'and' (', and the adapter handles …')"
     return None
+
+
+_TACKED_LEADS = frozenset("up to only about over around nearly almost at least most just roughly approximately".split())
+"""Words that may stand between the comma and a tacked-on span ("…, up to 8 weeks"), when not part of it."""
+
+
+def tacked_on(span: Any) -> str | None:
+    """Why the span opens a phrase tacked on after a comma at the end of its sentence, or None: the token
+    before it (past any of :data:`_TACKED_LEADS`) is a comma, and no verb follows it in the sentence."""
+    doc, sent = span.doc, span.sent
+    i = span.start - 1
+    while i > sent.start and doc[i].lower_ in _TACKED_LEADS:
+        i -= 1
+    if i <= sent.start or doc[i].text != ",":
+        return None
+    if any(t.pos_ in ("VERB", "AUX") for t in doc[span.end : sent.end]):
+        return None
+    return "question word in a phrase tacked on after a comma ('…, up to $12,000 per month' asked '…, what amount?')"
 
 
 def title_cut(sent: Any) -> str | None:
