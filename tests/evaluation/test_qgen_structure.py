@@ -283,6 +283,7 @@ def test_a_one_word_speaker_gets_no_question() -> None:
         ("Schneppenheim estimates that the Tamsin reads have doubled over two months.", "Schneppenheim"),
         ("Jacek explains how the Quillon secrets reach the Oslo cluster.", "Jacek"),
         ("Sapphi wrote a great introduction to the Tamsin environment guide.", "Sapphi"),
+        ("Nate Hunzaker wrote about end-to-end testing with Tamsin and Quillon.", "Nate Hunzaker"),  # a full name
     ):
         sent, span = _parsed(text, name)
         assert trusted_label(span, sent, "ORG") == "", name
@@ -405,6 +406,9 @@ def test_people_named_by_their_role_or_handle_are_asked_who() -> None:
     assert trusted_label(span, sent, "THING") == "THING"  # members of a type, not people
     sent, span = _parsed("In particular, Tolvey provides a decorator called @crossing for the planner.", "@crossing")
     assert trusted_label(span, sent, "THING") == "THING"  # a decorator, not a handle
+    text = "Tolvey was adding spaces around the & character in selectors passed to @crossing, which broke it."
+    sent, span = _parsed(text, "@crossing")
+    assert trusted_label(span, sent, "THING") == "THING"  # a CSS at-rule, not a handle
     sent, span = _parsed("The Tolvey planner removes the backport label after the merge.", "Tolvey planner")
     assert trusted_label(span, sent, "THING") == "THING"  # a tool, not a role
     for role in ("Requestor", "Approver", "Tenant administrators"):  # a project's workflow roles
@@ -446,6 +450,18 @@ def test_the_question_phrase_does_not_repeat_the_word_beside_its_span() -> None:
         "CARDINAL",
     )
     assert "since which version" in question and "version which" not in question
+
+
+def test_a_name_as_the_agent_of_a_passive_and_an_amount_cut_from_its_currency_sign_are_refused() -> None:
+    from kgrag.evaluation.qgen.answers import well_formed
+
+    _, span = _parsed("The tolvey-completion plugin is a shell plugin maintained by Pig Fang on Github.", "Pig Fang")
+    assert "agent of a passive" in (unsure_word(span, "THING") or "")
+    assert unsure_word(span, "PERSON") is None  # a trusted person is asked "whom"
+    _, span = _parsed("Tolvey raised a total of $110k and redistributed $75k to the crews.", "75k")
+    assert not well_formed(span, "MONEY")
+    question, _ = _asked("The Tolvey planner shipped minimal support of ferry exports in 27.3.", "27.3", "CARDINAL")
+    assert question.endswith("in which version?")
 
 
 def test_a_span_opening_a_phrase_tacked_on_after_a_comma_is_refused() -> None:

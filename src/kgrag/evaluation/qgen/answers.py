@@ -90,14 +90,14 @@ def well_formed(span: Any, label: str) -> bool:
 
 
 def _cut_from_word(span: Any) -> bool:
-    """Whether the span is joined without a space to an underscore or a word character before it, or to an
-    underscore after it: a part of an identifier the tokenizer split ("doc" of "_doc"), asked as if it were
-    the whole."""
+    """Whether the span is joined without a space to an underscore, a word character or a currency sign before
+    it, or to an underscore after it: a part of an identifier the tokenizer split ("doc" of "_doc") or of an
+    amount ("75k" of "$75k"), asked as if it were the whole."""
     doc = span.doc
     before = doc[span.start - 1] if span.start > 0 else None
     after = doc[span.end] if span.end < len(doc) else None
     last = before.text[-1:] if before is not None and not before.whitespace_ else ""
-    joined_before = last == "_" or last.isalnum()
+    joined_before = last == "_" or last.isalnum() or last in {"$", "€", "£", "¥"}  # "$" of "$75k" left in the question
     joined_after = after is not None and not doc[span.end - 1].whitespace_ and after.text[:1] == "_"
     return joined_before or joined_after
 
@@ -138,18 +138,21 @@ def trusted_label(span: Any, sent: Any, label: str, labels: NameLabels | None = 
     trusted = _borne_out(span, sent, label, labels)
     if trusted not in MEASURES | {"", PERSON} and names_people(span):
         return PEOPLE
-    if trusted not in MEASURES | {PERSON} and label not in NAMES - {PERSON} and _speaker(span):
+    named = label not in NAMES - {PERSON} or person_shaped(span)  # "NASA said" is a firm; "Nate Hunzaker wrote" not
+    if trusted not in MEASURES | {PERSON} and named and _speaker(span):
         return ""  # "Schneppenheim estimates …": a person named by one word; "what" misleads, "who" is unsure
     return trusted
 
 
 def _speaker(span: Any) -> bool:
-    """Whether the span is one proper noun that is the subject of a verb of saying or thinking ("Jacek
-    explains", "Sapphi wrote"): a person the text names by one word, whatever spaCy labelled it."""
+    """Whether the span is one proper noun, or a name written like a person's, that is the subject of a verb of
+    saying or thinking ("Jacek explains", "Sapphi wrote", "Nate Hunzaker wrote"): a person whatever spaCy labelled
+    it, whom the corpus's labels did not bear out."""
     root = span.root
     verb, lemma = root.head, root.head.lemma_.lower()
     said = lemma in _SPEECH_VERBS or (lemma == "write" and verb.tag_ == "VBD")
     one = len(span) == 1 and root.pos_ == "PROPN" and not root.text.isupper()  # "NASA said" is an organisation
+    one = one or person_shaped(span)
     return one and root.dep_ == "nsubj" and verb.pos_ == "VERB" and said
 
 

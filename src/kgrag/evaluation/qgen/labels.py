@@ -34,6 +34,8 @@ software ("manager", "editor", "reader", "writer", "designer", "architect", "adm
 misleads less there than "who"; "members" counts only with a group of people in the span ("Python
 community members", not "enum members")."""
 _GROUPS = frozenset("community team core staff board council committee project".split())
+_CODE_AT = re.compile(r"decorat|annotat|selector|at-rule|\bcss\b|directive", re.I)
+"""Words of a sentence where "@name" is code (a decorator, an annotation, a CSS at-rule), not a person's handle."""
 PARTICLES = frozenset("de da di del della der den van von la le du dos das bin ibn al".split())
 """Lower-case words inside a person's name ("Frank de Jonge", "Guido van Rossum")."""
 _INITIAL = re.compile(r"[A-Z]\.?")
@@ -47,10 +49,11 @@ FORMS_OF_ADDRESS = frozenset(
 def names_people(span: Any) -> bool:
     """Whether a span (a spaCy ``Span``) names people: its head noun is a role ("the aiohttp committer",
     "the Rust team", "the BDFL", "Windows users", "Python community members") or it is one user handle
-    ("@name", not a dotted name and not in a sentence about decorators, where "@name" is code). Such a
+    ("@name", not a dotted name and not in a sentence about decorators, annotations or CSS selectors and at-rules,
+    where "@name" is code). Such a
     span asked "what" reads as a question about a thing, and a reader answers with one."""
     handle = len(span) == 1 and len(span.text) > 1 and span.text.startswith("@") and "." not in span.text
-    handle = handle and "decorat" not in span.sent.text.lower()  # "a decorator called @guvectorize"
+    handle = handle and not _CODE_AT.search(span.sent.text)  # "a decorator called @guvectorize", CSS's "@nest"
     members = span.root.lower_ in ("member", "members") and any(t.lower_ in _GROUPS for t in span)
     return handle or members or span.root.lower_ in ROLE_NOUNS
 

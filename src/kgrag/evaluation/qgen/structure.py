@@ -23,12 +23,12 @@ a sentence make that question unusable however well the words are chosen, and th
   capitalised (lower case, or an all-capitals constant) marks a title or a table row run into the
   sentence ("Scaling and Federating Prometheus on the … blog is a good starting point", "Constant
   Description WSAEINTR Indicates …"), which the question would cut apart;
-- :func:`unsure_word`: the question word cannot be told from the span's form: a common noun that is the
-  agent of a passive ("addressed by the PR author": a person or a thing), or a number counting a singular
-  or proper noun ("for at least one tick", "status code 400 Bad Request": a label or a bound, not a
-  count), a range of numbers ("a range of 0 to 3"), a ratio ("16:9"), an HTTP status code ("308
-  redirects"), or a "person" named right after a number (a release's name: "Ubuntu 24.10 Oracular
-  Oriole").
+- :func:`unsure_word`: the question word cannot be told from the span's form: a common noun that is the agent of a
+  passive ("addressed by the PR author": a person or a thing), a name written like a person's that the corpus does not
+  bear out as one ("maintained by Pig Fang": a person or a firm, "what" misleads either way), or a number counting a
+  singular or proper noun ("for at least one tick", "status code 400 Bad Request": a label or a bound, not a count), a
+  range of numbers ("a range of 0 to 3"), a ratio ("16:9"), an HTTP status code ("308 redirects"), or a "person" named
+  right after a number (a release's name: "Ubuntu 24.10 Oracular Oriole").
 
 Each returns the reason (counted in the generation report) or None.
 """
@@ -38,6 +38,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kgrag.evaluation.qgen.labels import person_shaped
 from kgrag.evaluation.qgen.wording import SUBJECT_DEPS, fronted_phrase, side_parts
 
 _SUBJECTS = SUBJECT_DEPS - {"expl"}  # a subject that can name something
@@ -164,6 +165,8 @@ def unsure_word(span: Any, label: str) -> str | None:
     root = span.root
     if root.dep_ == "pobj" and root.head.dep_ == "agent" and root.pos_ == "NOUN":
         return "question word unsure: a common noun as the agent of a passive (a person or a thing)"
+    if root.dep_ == "pobj" and root.head.dep_ == "agent" and label != "PERSON" and person_shaped(span):
+        return "question word unsure: a name as the agent of a passive ('maintained by Pig Fang': a person or a firm)"
     counted = root.head if root.dep_ == "nummod" else span.doc[span.end] if span.end < len(span.doc) else None
     if label in ("CARDINAL", "DATE") and re.search(r"\d\s*(?:to|-|–)\s*\d", span.text):
         return "question word unsure: a range of numbers ('0 to 3', '1933-2020') asked as one number or date"

@@ -73,8 +73,9 @@ _DATED_VERBS = frozenset(
 _DOTTED = re.compile(r"^\d+\.\d+$")
 _ONWARDS = re.compile(r"^v?\d+(?:\.\d+)+ (?:and|or) (?:later|newer|above|higher)$", re.I)
 """A release and those after it ("1.21 and later"), asked "which version" after "version" or a name."""
-_RELEASE_BEFORE = frozenset({"since", "until", "version", "release", "of", "before", "after"})
-"""Words before a number with one dot ("since 3.9", "as of 4.0") that make it a release, not an amount."""
+_RELEASE_BEFORE = frozenset({"since", "until", "version", "release", "of", "before", "after", "in"})
+"""Words before a number with one dot and no unit after it ("since 3.9", "as of 4.0", "shipped in 27.3") that make
+it a release, not an amount."""
 _YEAR = re.compile(rf"^(?:in |since |by |around |about )?{YEAR}$", re.I)
 _DECADE = re.compile(rf"\b(?={YEAR})\d{{3}}0'?s\b")  # a year ending in 0, then "s": "the 1960s", "1990's"
 _DURATION = re.compile(
