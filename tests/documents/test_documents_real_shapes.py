@@ -115,6 +115,7 @@ def test_markdown_toml_front_matter() -> None:
         ("---\nlayout: post\n---\n# Heading\nBody.\n", "Heading"),  # no title: the first heading
         ("---\ntitle: 42\n---\n# Heading\nBody.\n", "Heading"),  # a title that is not a string is not trusted
         ('+++\ntitle = "T"\n+++\nBody.\n', "T"),
+        ("---\ntitle: Upgrade\ndate:   2017-02-29 11:00:00\n---\nBody.\n", "Upgrade"),  # an impossible date
     ],
 )
 def test_front_matter_title_rules(tmp_path: Path, text: str, title: str) -> None:

@@ -200,6 +200,12 @@ def test_mkdocs_yml_with_python_tags_inherit_and_a_string_base_path(tmp_path: Pa
     assert text == "def f(self):\n    return 1\n"  # dedent_subsections
 
 
+def test_an_impossible_date_in_mkdocs_yml_does_not_stop_reading_it(tmp_path: Path) -> None:
+    (tmp_path / "mkdocs.yml").write_text("docs_dir: pages\nextra:\n  released: 2017-02-29\n", encoding="utf-8")
+    site = find_site(tmp_path / "pages")
+    assert site is not None and site.docs_dir == tmp_path / "pages"
+
+
 def test_a_broken_mkdocs_yml_still_marks_the_site_root(tmp_path: Path) -> None:
     (tmp_path / "mkdocs.yml").write_text("markdown_extensions: [unclosed\n", encoding="utf-8")
     site = find_site(tmp_path / "docs")

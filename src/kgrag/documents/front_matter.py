@@ -12,6 +12,8 @@ import re
 import tomllib
 from dataclasses import dataclass
 
+from kgrag.documents.yaml_text import text_dates_loader
+
 MAX_FRONT_MATTER_CHARS = 64 * 1024
 """A longer block is not front matter but text that happens to start with a rule; parsing stays cheap."""
 
@@ -50,7 +52,7 @@ def _parse_yaml(block: str) -> dict[object, object] | None:
     import yaml  # imported here: most files have no front matter, and queries never read one
 
     try:
-        fields = yaml.safe_load(block) if block.strip() else {}
+        fields = yaml.load(block, Loader=text_dates_loader()) if block.strip() else {}  # a SafeLoader
     except (yaml.YAMLError, RecursionError):  # not YAML, or nested deeper than the composer recurses
         return None
     return fields if isinstance(fields, dict) else None

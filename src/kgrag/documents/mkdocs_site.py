@@ -20,6 +20,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from kgrag.documents.yaml_text import text_dates_loader
+
 CONFIG_NAMES = ("mkdocs.yml", "mkdocs.yaml")
 SNIPPETS = "pymdownx.snippets"
 _MAX_CONFIG_BYTES = 1024 * 1024
@@ -119,10 +121,11 @@ def _load(config: Path, depth: int = 0) -> dict[str, Any]:
 
 @lru_cache(maxsize=1)
 def _tolerant_loader() -> type[Any]:
-    """A SafeLoader that reads any unknown tag as the plain value under it (never constructs objects)."""
+    """A SafeLoader that reads any unknown tag as the plain value under it (never constructs objects), and
+    dates as their text (:func:`kgrag.documents.yaml_text.text_dates_loader`)."""
     import yaml
 
-    class Loader(yaml.SafeLoader):
+    class Loader(text_dates_loader()):  # type: ignore[misc]
         pass
 
     def plain(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
