@@ -171,6 +171,7 @@ def test_a_year_is_asked_which_year() -> None:
     assert question_word("DATE", "4.0", "", True, False) == "which version"  # no date is written so
     assert question_word("CARDINAL", "3.9", "", True, False, "since") == "which version"
     assert question_word("CARDINAL", "4.6+", "", True, False) == "which version"
+    assert question_word("CARDINAL", "8.x", "", True, False) == "which version"  # a release line
     assert question_word("CARDINAL", "2.5", "NOUN", True, False, "since") == "how many"  # "since 2.5 hours"
     assert question_word("CARDINAL", "4.2", "", True, False, "kestrel", after_name=True) == "which version"
     assert question_word("CARDINAL", "4.2", "NOUN", True, False, "kestrel", after_name=True) == "how many"

@@ -64,8 +64,9 @@ _FREQUENCY = re.compile(r"^(every|each|per|once|twice|daily|weekly|monthly|yearl
 YEAR = r"(?:1[5-9]|20)\d\d"
 """A year as prose writes one (1500-2099), shared by every rule that reads a year or a decade (here and
 :mod:`kgrag.evaluation.qgen.cloze`), so that they agree on what a year is."""
-_VERSION = re.compile(r"^v?\d+\.\d+(?:\.\d+)+\+?$|^v\d+(?:\.\d+)*\+?$|^\d+\.\d+\+$")
-"""A release number ("2.4.0", "v3", "4.6+"), asked "which version" rather than "what number"."""
+_VERSION = re.compile(r"^v?\d+\.\d+(?:\.\d+)+\+?$|^v\d+(?:\.\d+)*\+?$|^\d+\.\d+\+$|^v?\d+(?:\.\d+)*\.x$")
+"""A release number ("2.4.0", "v3", "4.6+") or a release line ("8.x"), asked "which version" rather than "what
+number"."""
 _DATED_VERBS = frozenset(
     "begin start end close open expire found launch release retire ship date schedule plan".split()
 )
