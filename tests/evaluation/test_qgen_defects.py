@@ -37,6 +37,10 @@ def _sent(text: str) -> Any:
         ("Diagram showing the weekly ferry schedule of the harbour office across three islands", "caption"),
         ("Nullam tempus tellus non sem sollicitudin, quis rutrum leo facilisis.", "filler"),
         ("Respicit recurvam erat: pignora hinc reppulit nos aut, aptos, ipsa.", "not English"),  # a theme's Latin
+        ("Diese helfen Bezüge darauf zu finden, die an anderer Stelle bearbeitet wurden.", "not English"),
+        ("Ketika menghadapi sebuah isu, berikan komentar terhadap isu tersebut yang menandakan kamu.", "not English"),
+        ("Utilizar la correcta plantilla ayudará a otros contribuidores a responder a tu issue.", "not English"),
+        ("Questi possono avvenire per svariate ragioni, anche se gli stessi test passano localmente.", "not English"),
         ("(map) Optional map of fares to pass to the Tolvey ferry planner.", "parameter"),
         ("tideFactor number (optional) - The default tide factor of the ferry planner, 3.0 is 300%.", "parameter"),
         ("harbourMap Object (optional) Linux - Structure holds the planes of the Tolvey harbour.", "parameter"),
@@ -75,6 +79,7 @@ def test_plain_prose_is_kept() -> None:
         "these settings (optional) are read by the Tidewright planner at startup of each ferry.",
         "To plan the weekly crossings, use the Tidewright planner of the harbour office.",
         "The ad hoc sine table of the non-blocking ferry planner is rebuilt per crossing by a sed script.",
+        "Some ferry operators actively block command-line HTTP clients during winter crossings.",  # no "the", English
     ):
         assert sentence_defect(_sent(text)) is None, text
 

@@ -296,6 +296,19 @@ def test_a_one_word_speaker_gets_no_question() -> None:
         assert trusted_label(span, sent, "ORG") != "", name  # asked "what", as before
 
 
+def test_a_place_named_with_its_region_after_a_comma_is_asked_which_city() -> None:
+    for text, place, asked in (
+        ("The Tolvey harbour master Brian is based in Houston, TX.", "Houston", "based in which city, TX?"),
+        ("Karl Cheng is a ferry student hailing from Sydney, Australia.", "Sydney", "from which city, Australia?"),
+    ):
+        sent, span = _parsed(text, place)
+        label = trusted_label(span, sent, "GPE")
+        assert label == "CITY"
+        assert ask_around(sent, span, label, whole=True)[0].endswith(asked)  # as make_cloze asks it, whole
+    sent, span = _parsed("The Tolvey planner moved its crews from Oslo to the coast last winter.", "Oslo")
+    assert trusted_label(span, sent, "GPE") == "GPE"  # no region after it: asked "what", as before
+
+
 def test_a_numbered_point_of_a_schedule_gets_no_question() -> None:
     """ "Code Freeze starts in week 11": "how long" misleads, and "which week" would keep the answer's word."""
     sent, span = _parsed("The Tamsin code freeze starts in week 11 of the ferry release cycle.", "week 11")

@@ -46,7 +46,9 @@ _NUMBERED_POINT = re.compile(r"^(?:the\s+)?(?:week|day|month|quarter)\s+\d+$", r
 """A numbered point of a schedule ("week 11"): "how long" misleads, and "which week" keeps the answer's word."""
 _CLOCK = re.compile(r"\d:\d\d|\b[ap]\.?m\b|\bnoon\b|\bmidnight\b|o'clock", re.I)
 MEASURES = frozenset({"DATE", "TIME", "CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
-NAMES = frozenset({"PERSON", "GPE", "LOC", "NORP"})
+CITY = "CITY"
+"""The label of a place named with the region or country after it ("Houston, TX"), asked "which city"."""
+NAMES = frozenset({"PERSON", "GPE", "LOC", "NORP", CITY})
 TOPICS = frozenset({"ORG", "PRODUCT", "FAC", "EVENT", "LAW", "WORK_OF_ART"})
 
 
@@ -132,16 +134,32 @@ def distinctive(answer: str, rarity: Frequencies) -> bool:
 
 def trusted_label(span: Any, sent: Any, label: str, labels: NameLabels | None = None) -> str:
     """The entity label when the span's shape bears it out, else a plainer one (:func:`_borne_out`); a
+    place named with its region after a comma is labelled ``CITY`` and asked "which city" (:func:`_city`); a
     name or phrase that names people by their role or handle is labelled ``PEOPLE`` and asked "who"
     (:func:`kgrag.evaluation.qgen.labels.names_people`), unless it is already a trusted person; one proper
     noun that says or thinks something (:func:`_speaker`) gets no question ("")."""
     trusted = _borne_out(span, sent, label, labels)
+    if trusted == "GPE" and _city(span):
+        return CITY
     if trusted not in MEASURES | {"", PERSON} and names_people(span):
         return PEOPLE
     named = label not in NAMES - {PERSON} or person_shaped(span)  # "NASA said" is a firm; "Nate Hunzaker wrote" not
     if trusted not in MEASURES | {PERSON} and named and _speaker(span):
         return ""  # "Schneppenheim estimates …": a person named by one word; "what" misleads, "who" is unsure
     return trusted
+
+
+def _city(span: Any) -> bool:
+    """Whether a place is named with the region or country it lies in after a comma ("Houston, TX", "Sydney,
+    Australia"): a city, asked "which city" rather than "what"; not one place of a list ("Oslo, Bergen and …")."""
+    doc, end = span.doc, span.end
+    region = doc[end + 1] if end + 1 < len(doc) else None
+    if region is None or doc[end].text != "," or len(region.text) < 2:
+        return False
+    if region.ent_type_ != "GPE" and not (region.is_upper and len(region.text) == 2):  # "TX": a state's code
+        return False
+    after = doc[end + 2] if end + 2 < len(doc) else None
+    return after is None or (after.lower_ not in ("and", "or", ",") and after.ent_type_ != "GPE")
 
 
 def _speaker(span: Any) -> bool:

@@ -9,7 +9,8 @@ is rejected (counted in the generation report), or None:
 
 - :func:`sentence_defect`: table-of-contents, index and page lines; citations and references; changelog
   lines citing an issue or a pull request; code comments and listing lines ("14 # Find …"); URLs, e-mail
-  addresses and phone numbers; cross-references ("See Part 4"); Latin filler ("lorem ipsum"); sentences
+  addresses and phone numbers; cross-references ("See Part 4"); Latin filler ("lorem ipsum") and other languages
+  (:mod:`kgrag.evaluation.qgen.language`); sentences
   that are questions or open with a dash (a quotation's attribution, "— Roy Fielding, …"); hedged
   statements ("Perhaps Microsoft just weren't focusing on performance"); headings run into the text;
   sentences without a verb (lists of names) or without a finite one (captions; a field's description:
@@ -37,6 +38,7 @@ from typing import Any
 
 from kgrag.documents.words import content_words
 from kgrag.evaluation.qgen.giveaway import acronym_given, resource_given
+from kgrag.evaluation.qgen.language import not_english
 from kgrag.evaluation.qgen.wording import YEAR
 
 _DOT_LEADER = re.compile(r"(?:\.\s*){4,}|…{2,}|_{4,}")
@@ -60,39 +62,6 @@ _COMMENT = re.compile(r"(?:^|\s)#\s")  # a comment marker: prose writes "#" only
 _COMMAND = re.compile(r"^\s*(?:sudo|\$)\s|(?:^|\s)[A-Z][A-Z0-9_]{2,}=\S")
 _STRUCTURE = re.compile(r"^(?:part|chapter|section|table|figure|appendix|page)\s+\d+", re.I)
 _VAGUE_DATE = re.compile(r"\d|^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|several|many)\b", re.I)
-_FILLER = frozenset(
-    "lorem ipsum dolor sit amet consectetur adipiscing elit sed eiusmod tempor incididunt ut labore dolore magna "
-    "aliqua enim minim veniam quis nostrud exercitation ullamco laboris nisi aliquip ea commodo consequat duis aute "
-    "irure reprehenderit voluptate velit esse cillum eu fugiat nulla pariatur excepteur sint occaecat cupidatat "
-    "proident sunt culpa qui officia deserunt mollit anim laborum pellentesque nec sem rhoncus gravida orci mollis "
-    "proin aliquam vivamus nunc vehicula sagittis condimentum cras facilisis bibendum feugiat nullam tempus tellus "
-    "sollicitudin eros sapien ullamcorper rutrum leo vestibulum ante primis faucibus luctus ultrices posuere cubilia "
-    "curae donec neque auctor vitae mauris morbi tristique senectus netus malesuada fames turpis egestas maecenas "
-    "integer etiam phasellus fusce suspendisse aenean curabitur praesent quisque vel lacus massa purus risus odio "
-    "justo metus arcu lectus libero ligula augue diam erat felis mi urna".split()
-)
-"""Words of the Latin filler text ("lorem ipsum …") that pages demonstrating layout are written in; Latin
-words that are English too ("in", "a", "id", "est") are left out, so that English prose never counts."""
-_FOREIGN = frozenset(
-    # German
-    "der das und ist nicht sich auch auf für ein eine einen einem einer dem den zu von wird werden wenn dass sie wir "
-    "ihr kann können muss müssen über bei oder als aus nach noch nur wie sind diese dieser dieses wurde durch zum zur "
-    "vom beim kein keine welche welcher damit dann sowie jedoch "
-    # French
-    "le la les et une dans pas que qui sur avec sont cette ces leur nous vous ils elle mais où être "
-    # Dutch
-    "het een niet voor zijn wordt worden ook naar bij uit deze maar heeft hebben geen "
-    # Spanish, Italian, Portuguese
-    "el los las una por para su sus lo como más pero esta está il della che sono uma não "
-    # Latin (the filler some site themes write their sample posts in, beyond "lorem ipsum")
-    "aut nec neque atque hinc nos ipsa ipse quae quod quam sunt erat tibi mihi sua suo suis tamen enim nunc illa "
-    "ille haec huc ubi quoque".split()
-)
-"""Function words of other European languages that are neither English words nor names a technical text
-writes in lower case ("die", "an", "also", "dies", "door", "van"; "mit", "du", "del", "aux", "des", "est", "es",
-"di", "dat", and the Latin "et", "est", "non", "sed", "per", "ad", "hoc", "sine", "iam" are left out): a sentence
-where they are common is not English, and the English parser makes nothing of it (a page translated for one
-country, strings of a JSON example, a site theme's sample post)."""
 _GLOSSARY = re.compile(r"^\s*[\w&/-]+(?:\s+[\w&/-]+){0,3}\s+[–—:-]\s+[A-Z]")
 _PAGE = re.compile(r"\bpage\s+\d+|\bp\.\s*\d+|^\s*[-–]?\s*\d{1,4}\s*[-–]?\s*$", re.I)
 _NUMBER_WORDS = frozenset("zero one two three four five six seven eight nine ten half dozen".split())
@@ -222,18 +191,7 @@ def _not_prose(sent: Any) -> str | None:
         return "command line or list fragment (lower-case start, no full stop)"
     if _GLOSSARY.match(text) or _TYPED_FIELD.match(text):
         return "glossary entry (term – definition) or a parameter's description ('(map) …', 'name Type (optional)')"
-    return _not_english(sent)
-
-
-def _not_english(sent: Any) -> str | None:
-    """Latin filler, or a sentence in another language."""
-    words = [t.lower_ for t in sent if t.is_alpha]
-    if len(words) >= 5 and sum(w in _FILLER for w in words) >= len(words) / 2:
-        return "filler text (lorem ipsum)"
-    foreign = sum(w in _FOREIGN for w in words)
-    if foreign >= 2 and foreign >= len(words) / 5:
-        return "not English (another language's function words)"
-    return None
+    return not_english(sent)
 
 
 def _not_stated(sent: Any) -> str | None:
