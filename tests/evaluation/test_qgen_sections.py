@@ -100,3 +100,5 @@ def test_a_telling_heading_that_gives_the_answer_away_is_not_named() -> None:
     assert named == (above[1],)
     assert distinct(named, above, "tail.sampler", question, places) == named  # the page's name is the answer
     assert distinct(named, above, "decision_wait", question, places) == above
+    elsewhere = (Heading(2, "Arguments"),)  # a heading not among those above: nothing to tell it apart by
+    assert distinct(elsewhere, above, "decision_wait", question, places) == elsewhere

@@ -60,7 +60,7 @@ def distinct(
     if not named or named[-1].level <= 1 or places.count(named) <= 1:
         return named
     inner = named[-1]
-    outers = above[: next(i for i, h in enumerate(above) if h is inner)]
+    outers = above[: next((i for i, h in enumerate(above) if h is inner), 0)]  # none when ``inner`` is not above
     for outer in outers:
         if places.count((outer, inner)) == 1 and names_place(outer, answer, question, code=True):
             return (outer, inner)
