@@ -270,3 +270,18 @@ def test_a_heading_holding_the_answer_s_gerund_or_its_base_gives_it_away() -> No
     assert gives_answer(Heading(2, "Things to add"), "Adding")
     assert not gives_answer(Heading(2, "Ad campaigns"), "Adding")  # "add" is not undoubled to "ad"
     assert not gives_answer(Heading(2, "Calendar"), "Calling")  # "call" keeps its double l
+
+
+def test_a_later_top_heading_closes_the_title_that_the_first_one_gave() -> None:
+    """A page of several ``#`` sections is titled by its first; the second is not a section of the first."""
+    page = (
+        "# Installation\n\nInstall the ferry planner with the harbour package manager.\n\n"
+        "# Application\n\nThe planner object holds every crossing of the week.\n\n"
+        "## Listening\n\nSeveral planners can be mounted on a single harbour server.\n"
+    )
+    passages = _chunks(page, title="Installation", size=16)
+    listening = "Several planners can be mounted on a single harbour server."
+    assert _above(passages, listening) == ["Application", "Listening"]
+    assert _above(passages, "Install the ferry planner with the harbour package manager.") == ["Installation"]
+    titled = _chunks(_PAGE, title="Harbour Services")  # a title given apart from the headings stays above them all
+    assert _above(titled, "A return ticket to Tolvey costs twelve crowns.")[0] == "Harbour Services"

@@ -79,12 +79,21 @@ class DocumentHeadings:
             self._offsets[doc_id] = [offset for offset, heading in found if heading.text]
             self._headings[doc_id] = [heading for _, heading in found if heading.text]
 
-    def above(self, doc_id: str, offset: int) -> tuple[Heading, ...]:
-        """The headings in force at ``offset`` of the document, outermost first: the title (level 0), then
-        one per level, a heading closing every deeper one before it; a heading repeating the title (the
-        page's first heading) is left out."""
+    def _title(self, doc_id: str) -> tuple[str, list[Heading]]:
+        """The document's title and the path it opens: the title at level 0, or at the level of the page's first
+        heading when that heading is the title, so that a later heading of that level closes it (a page of
+        several ``#`` sections titled by its first: "Application" is not a section of "Installation")."""
         title = self._titles.get(doc_id, "")
-        path: list[Heading] = [Heading(0, title)] if title else []
+        if not title:
+            return "", []
+        first = next(iter(self._headings.get(doc_id, [])), None)
+        return title, [Heading(first.level if first is not None and first.text == title else 0, title)]
+
+    def above(self, doc_id: str, offset: int) -> tuple[Heading, ...]:
+        """The headings in force at ``offset`` of the document, outermost first: the title (:meth:`_title`),
+        then one per level, a heading closing every deeper one before it; a heading repeating the title (the
+        page's first heading) is left out."""
+        title, path = self._title(doc_id)
         offsets = self._offsets.get(doc_id, [])
         for heading in self._headings.get(doc_id, [])[: bisect.bisect_right(offsets, offset)]:
             if heading.text != title:
@@ -95,8 +104,7 @@ class DocumentHeadings:
         """Every heading's path, as :meth:`above` gives it at the heading itself (so the heading comes last),
         one pass per document."""
         for doc_id, headings in self._headings.items():
-            title = self._titles.get(doc_id, "")
-            path: list[Heading] = [Heading(0, title)] if title else []
+            title, path = self._title(doc_id)
             for heading in headings:
                 if heading.text != title:
                     path = [h for h in path if h.level < heading.level] + [heading]
