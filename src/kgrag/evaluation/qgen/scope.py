@@ -17,7 +17,8 @@ no such heading (a book without headings, a page whose every heading holds the a
 it is.
 
 Headings are the document's title (front matter, a first heading, an HTML ``<title>``; not a title that is
-only the file's name: :func:`kgrag.documents.provenance.authored_title`) and its heading lines outside fenced
+only the file's name: :func:`kgrag.documents.provenance.authored_title`; when the page's first heading gave it,
+a later heading of that level closes it) and its heading lines outside fenced
 code (:mod:`kgrag.documents.headings`, found on the document's text rebuilt from its chunks, so a chunk that
 starts below its heading still gets it).
 """
