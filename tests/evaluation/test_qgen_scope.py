@@ -227,7 +227,10 @@ def test_a_page_s_one_line_account_of_its_subject_gives_no_question() -> None:
 
 
 def test_a_question_whose_own_section_gives_the_answer_names_no_section_around_it() -> None:
-    from kgrag.evaluation.qgen.scope import names_outer_section
+    from kgrag.evaluation.qgen.scope import outer_section_named
+
+    def names_outer_section(question: str, path: tuple[Heading, ...], answer: str) -> bool:
+        return outer_section_named(path, named_headings(question, path, answer), answer)
 
     question = "What splits a volume's blocks over several piers?"
     path = (Heading(0, "Harbour Storage"), Heading(2, "Access Modes"), Heading(3, "Volumes with sharding"))

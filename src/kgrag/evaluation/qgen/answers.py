@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from kgrag.documents.words import content_words
 from kgrag.evaluation.qgen.labels import PEOPLE, PERSON, NameLabels, names_people, person_shaped
+from kgrag.evaluation.qgen.referents import LINKING_ADVERBS
 from kgrag.evaluation.qgen.wording import YEAR
 
 MAX_ANSWER_TOKENS = 6
@@ -34,10 +35,7 @@ _AMOUNT_FORM = re.compile(
     r"(?:ten|hundred|thousand|million|billion|trillion|dozen)s?|half|twice|thrice|\w+fold)\b",
     re.I,
 )
-_SENTENCE_ADVERBS = frozenset(
-    "overall instead otherwise likewise moreover furthermore nevertheless nonetheless additionally similarly "
-    "consequently thus hence therefore also still".split()
-)
+_SENTENCE_ADVERBS = LINKING_ADVERBS | frozenset("overall similarly consequently still".split())
 _SPEECH_VERBS = frozenset("say estimate explain think believe argue mention confirm admit reply recount".split())
 """Verbs of saying or thinking, whose subject is a person (writing counts in the past tense only: "CliDumper
 writes on php://stdout" is software; "tells", "suggests", "asks", "notes", "states" are left out: "Git

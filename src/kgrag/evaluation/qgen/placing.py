@@ -69,7 +69,7 @@ def off_page_subject(
 ) -> list[Cloze]:
     """``candidates`` without those asking for what their page is about, or for what their own section is
     about while naming (``named``) the section around it (:func:`kgrag.evaluation.qgen.scope.asks_page_subject`,
-    :func:`~kgrag.evaluation.qgen.scope.names_outer_section`), which ``result`` counts among the rejections."""
+    :func:`~kgrag.evaluation.qgen.scope.outer_section_named`), which ``result`` counts among the rejections."""
     kept = []
     for c in candidates:
         these = above.get(c, ())

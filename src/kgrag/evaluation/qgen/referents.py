@@ -40,6 +40,13 @@ from kgrag.evaluation.qgen.wording import SUBJECT_DEPS, side_parts
 
 _IF_THEN = frozenset({"if", "when", "once", "whenever"})
 _BESIDE = frozenset({"alternatively", "meantime", "meanwhile"})
+LINKING_ADVERBS = frozenset(
+    "also instead otherwise likewise moreover furthermore therefore thus hence nevertheless nonetheless "
+    "additionally".split()
+)
+"""Adverbs that link a sentence to the one before ("Moreover, …", "thus"): a question keeping one leans on text
+outside it (:mod:`kgrag.evaluation.qgen.standalone`), and a name a sentence opens with cannot start with one
+(:mod:`kgrag.evaluation.qgen.answers`)."""
 _OPEN_COMPARISON = re.compile(r"\bthan (?:what|which \w+|who|whom)\?$", re.I)
 _ARTICLES = frozenset({"the", "a", "an"})
 _OWN_QUESTION_WORDS = frozenset({"what", "how", "whatever"})

@@ -74,42 +74,46 @@ class DocumentHeadings:
             self._titles[chunk.doc_id] = " ".join(chunk.title.split())
         self._offsets: dict[str, list[int]] = {}
         self._headings: dict[str, list[Heading]] = {}
+        self._opening: dict[str, tuple[Heading, ...]] = {}
+        self._paths: dict[str, list[tuple[Heading, ...]]] = {}
         for doc_id, parts in pieces.items():
             start, text = covered_text(parts)
             found = [(line.offset, Heading(line.level, _plain(line.text))) for line in heading_lines(text, start)]
             self._offsets[doc_id] = [offset for offset, heading in found if heading.text]
             self._headings[doc_id] = [heading for _, heading in found if heading.text]
-
-    def _title(self, doc_id: str) -> tuple[str, list[Heading]]:
-        """The document's title and the path it opens: the title at level 0, or at the level of the page's first
-        heading when that heading is the title, so that a later heading of that level closes it (a page of
-        several ``#`` sections titled by its first: "Application" is not a section of "Installation")."""
-        title = self._titles.get(doc_id, "")
-        if not title:
-            return "", []
-        first = next(iter(self._headings.get(doc_id, [])), None)
-        return title, [Heading(first.level if first is not None and first.text == title else 0, title)]
+            self._opening[doc_id], self._paths[doc_id] = _walk(self._titles[doc_id], self._headings[doc_id])
 
     def above(self, doc_id: str, offset: int) -> tuple[Heading, ...]:
-        """The headings in force at ``offset`` of the document, outermost first: the title (:meth:`_title`),
-        then one per level, a heading closing every deeper one before it; a heading repeating the title (the
-        page's first heading) is left out."""
-        title, path = self._title(doc_id)
-        offsets = self._offsets.get(doc_id, [])
-        for heading in self._headings.get(doc_id, [])[: bisect.bisect_right(offsets, offset)]:
-            if heading.text != title:
-                path = [h for h in path if h.level < heading.level] + [heading]
-        return tuple(path)
+        """The headings in force at ``offset`` of the document, outermost first (:func:`_walk`)."""
+        found = bisect.bisect_right(self._offsets.get(doc_id, []), offset)
+        return self._paths[doc_id][found - 1] if found else self._opening.get(doc_id, ())
 
     def paths(self) -> Iterator[tuple[Heading, ...]]:
-        """Every heading's path, as :meth:`above` gives it at the heading itself (so the heading comes last),
-        one pass per document."""
+        """Every heading's path, as :meth:`above` gives it at the heading itself (so the heading comes last);
+        a heading repeating the title gives none."""
         for doc_id, headings in self._headings.items():
-            title, path = self._title(doc_id)
-            for heading in headings:
-                if heading.text != title:
-                    path = [h for h in path if h.level < heading.level] + [heading]
-                    yield tuple(path)
+            title = self._titles[doc_id]
+            yield from (
+                path for heading, path in zip(headings, self._paths[doc_id], strict=True) if heading.text != title
+            )
+
+
+def _walk(title: str, headings: Sequence[Heading]) -> tuple[tuple[Heading, ...], list[tuple[Heading, ...]]]:
+    """The path a document opens with and the path in force after each of its ``headings``, outermost first:
+    the title, then one heading per level, a heading closing every deeper one before it; a heading repeating
+    the title (the page's first heading) is left out. The title is at level 0, or at the level of the page's
+    first heading when that heading is the title, so that a later heading of that level closes it (a page of
+    several ``#`` sections titled by its first: "Application" is not a section of "Installation")."""
+    first = headings[0] if headings else None
+    opening: tuple[Heading, ...] = ()
+    if title:
+        opening = (Heading(first.level if first is not None and first.text == title else 0, title),)
+    path, after = opening, []
+    for heading in headings:
+        if heading.text != title:
+            path = (*(h for h in path if h.level < heading.level), heading)
+        after.append(path)
+    return opening, after
 
 
 def _plain(text: str) -> str:
@@ -198,19 +202,13 @@ def _page(headings: Sequence[Heading]) -> Heading | None:
     return next((h for h in headings if h.level <= 1), None)
 
 
-def names_outer_section(question: str, headings: Sequence[Heading], answer: str) -> bool:
-    """Whether the question would name a section around the sentence's own one because its own heading gives
-    the answer ("Sharding" under "Creating volumes with kubectl (sharding)" asked "In the section “Access
-    Modes”"): the heading right above the sentence, not the page's title (its first heading of level 0 or 1,
-    as :func:`asks_page_subject` reads it), gives the answer, and another heading than the page's title is
-    named instead: a section about something else. With the page's title alone named, or no heading, the
-    question stays."""
-    return outer_section_named(headings, named_headings(question, headings, answer), answer)
-
-
 def outer_section_named(headings: Sequence[Heading], named: Sequence[Heading], answer: str) -> bool:
-    """:func:`names_outer_section` for a question whose named headings (:func:`named_headings`) are already
-    known."""
+    """Whether a question naming ``named`` (:func:`named_headings`) would name a section around the sentence's
+    own one because its own heading gives the answer ("Sharding" under "Creating volumes with kubectl
+    (sharding)" asked "In the section “Access Modes”"): the heading right above the sentence, not the page's
+    title (its first heading of level 0 or 1, as :func:`asks_page_subject` reads it), gives the answer, and
+    another heading than the page's title is named instead: a section about something else. With the page's
+    title alone named, or no heading, the question stays."""
     page = _page(headings)
     inner = headings[-1] if headings else None
     if inner is None or inner is page or not gives_answer(inner, answer):

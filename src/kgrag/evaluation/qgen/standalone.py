@@ -20,13 +20,11 @@ from typing import Any
 
 from kgrag.evaluation.qgen.defects import ends_in_abbreviation
 from kgrag.evaluation.qgen.fitness import SUBJECTS
+from kgrag.evaluation.qgen.referents import LINKING_ADVERBS
 from kgrag.evaluation.qgen.wording import side_parts
 
 _FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
-_CONNECTIVES = frozenset(
-    "also however instead too likewise moreover furthermore therefore thus hence nevertheless nonetheless "
-    "meanwhile otherwise others former latter aforementioned additionally".split()
-)
+_CONNECTIVES = LINKING_ADVERBS | frozenset("however too meanwhile others former latter aforementioned".split())
 _QWORD = r"(?:what(?: \w+)?|which \w+|how \w+|who|whom)"
 _AFTER_POSSESSIVE = re.compile(rf"\b(?:your|my|our|their|his|her|its) {_QWORD}\b", re.I)
 _BEFORE_BRACKET = re.compile(rf"\b{_QWORD} ?[(—–]", re.I)

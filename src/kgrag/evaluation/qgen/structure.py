@@ -163,9 +163,10 @@ percentage of requests …"), so it is not refused."""
 def unsure_word(span: Any, label: str) -> str | None:
     """Why no question word fits the span for sure, or None."""
     root = span.root
-    if root.dep_ == "pobj" and root.head.dep_ == "agent" and root.pos_ == "NOUN":
+    agent = root.dep_ == "pobj" and root.head.dep_ == "agent"  # "… by X" of a passive
+    if agent and root.pos_ == "NOUN":
         return "question word unsure: a common noun as the agent of a passive (a person or a thing)"
-    if root.dep_ == "pobj" and root.head.dep_ == "agent" and label != "PERSON" and person_shaped(span):
+    if agent and label != "PERSON" and person_shaped(span):
         return "question word unsure: a name as the agent of a passive ('maintained by Pig Fang': a person or a firm)"
     counted = root.head if root.dep_ == "nummod" else span.doc[span.end] if span.end < len(span.doc) else None
     if label in ("CARDINAL", "DATE") and re.search(r"\d\s*(?:to|-|–)\s*\d", span.text):
