@@ -3,7 +3,7 @@
 A known-item question is trivial when anyone could answer it without the corpus ("302" for "Found",
 "Unicode" for UTF-8). A closed-book probe asks a model each question alone; a question whose answer the
 model gives would be refused. This bench asks every question of the blind reads
-(``bench/data/qgen_blind_verdicts.json``) of an OpenAI-compatible server (``make llm-check``'s llama.cpp
+(``bench/data/qgen_blind_verdicts.jsonl.gz``) of an OpenAI-compatible server (``make llm-check``'s llama.cpp
 server with Qwen2.5-Coder-0.5B, for one), caches the replies, and prints per group of reads how many
 questions of each verdict the probe would refuse and the share usable before and after.
 

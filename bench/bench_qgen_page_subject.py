@@ -2,7 +2,7 @@
 
 A known-item question whose answer the page's title gives ("Dagster" on the page "Dagster") is refused by
 :func:`kgrag.evaluation.qgen.scope.asks_page_subject`. This bench reads the verdicts of the blind reads
-(``bench/data/qgen_blind_verdicts.json``) two ways:
+(``bench/data/qgen_blind_verdicts.jsonl.gz``) two ways:
 
 - **the rule itself**, for the reads whose corpora are still on disk (``--corpora DIR``, one folder per
   corpus as the reads used them): each question's source file is loaded as indexing loads it, its
@@ -20,7 +20,6 @@ them and among the rest (95% Wilson intervals).
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -34,8 +33,9 @@ from kgrag.documents.loaders import load_path
 from kgrag.documents.provenance import authored_title
 from kgrag.evaluation.qgen.cloze import Passage
 from kgrag.evaluation.qgen.scope import DocumentHeadings, Heading, asks_page_subject, sentence_offset
+from kgrag.tuning.qgen_usability import load_verdicts
 
-VERDICTS = Path(__file__).parent / "data" / "qgen_blind_verdicts.json"
+VERDICTS = Path(__file__).parent / "data" / "qgen_blind_verdicts.jsonl.gz"
 GROUPS = ((1, 16), (17, 23), (24, 29), (30, 37), (1, 37))
 _INDEX_PAGES = ("index", "readme", "_index")
 
@@ -43,7 +43,7 @@ _INDEX_PAGES = ("index", "readme", "_index")
 def read_questions() -> list[dict[str, Any]]:
     """Every read question once: of the reads that read each question with and without its headings
     (12–16), the version with them, as every later read was read."""
-    every = json.loads(VERDICTS.read_text(encoding="utf-8"))
+    every = load_verdicts(VERDICTS)
     both = {r["read"] for r in every if r.get("version") == "headings"}
     return [r for r in every if not (r["read"] in both and r.get("version") == "plain")]
 

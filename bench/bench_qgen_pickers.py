@@ -3,7 +3,7 @@
 Reads 38 and later asked each corpus's questions twice from one set of candidates, picked by the usability
 model (:mod:`kgrag.evaluation.qgen.usability`) and in the order of preferences, the library's default
 (``--before-model``), and read the union once, shuffled, blind to which picker chose what. Each row of
-``bench/data/qgen_blind_verdicts.json`` from such a read says which picked it (``picked_by``). This prints, per
+``bench/data/qgen_blind_verdicts.jsonl.gz`` from such a read says which picked it (``picked_by``). This prints, per
 corpus and over all those reads, each picker's usable share (95% Wilson intervals), the difference (model minus
 before, per question each picker asked, the two asking as many; its 95% interval from a bootstrap of the
 questions only one picker chose, each side resampled on its own and the questions taken as independent, not
@@ -15,7 +15,6 @@ their questions (AUC; usable share of each read's top half against all).
 
 from __future__ import annotations
 
-import json
 import random
 from collections import defaultdict
 from pathlib import Path
@@ -23,9 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from bench_qgen_shapes import wilson
-from kgrag.tuning.qgen_usability import auc, fit_usability, scores, verdict_rows
+from kgrag.tuning.qgen_usability import auc, fit_usability, load_verdicts, scores, verdict_rows
 
-VERDICTS = Path(__file__).parent / "data" / "qgen_blind_verdicts.json"
+VERDICTS = Path(__file__).parent / "data" / "qgen_blind_verdicts.jsonl.gz"
 PICKERS = ("model", "before")
 
 
@@ -58,7 +57,7 @@ def difference(rows: list[dict], draws: int = 4000) -> str:
 
 
 def main() -> None:
-    rows = json.loads(VERDICTS.read_text())
+    rows = load_verdicts(VERDICTS)
     paired = [r for r in rows if r.get("picked_by")]
     first = min(r["read"] for r in paired)
     by_corpus: dict[tuple[int, str], list[dict]] = defaultdict(list)

@@ -3,7 +3,7 @@
 ``kgrag.evaluation.qgen.known_item.preference`` takes candidates in this order: the question names the
 headings above its sentence, it keeps every content word of its sentence outside the answer (``whole``),
 it has the trusted shape. This bench reads the verdicts of the blind reads
-(``bench/data/qgen_blind_verdicts.json``) and prints, with Wilson 95 % intervals, the usable share:
+(``bench/data/qgen_blind_verdicts.jsonl.gz``) and prints, with Wilson 95 % intervals, the usable share:
 
 - of the questions read with their headings (``version`` ``headings``) by whether the question names a
   heading and whether it is whole: reads 12–16, on which the preferences were chosen, and the reads
@@ -21,7 +21,6 @@ Whole is computed as the generator computes it, on the question without its head
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 from collections.abc import Callable
@@ -31,8 +30,9 @@ from typing import Any
 from bench_qgen_shapes import wilson
 from kgrag.evaluation.qgen.cloze import keeps_whole
 from kgrag.evaluation.qgen.quality import trusted_shape
+from kgrag.tuning.qgen_usability import load_verdicts
 
-VERDICTS = Path(__file__).parent / "data" / "qgen_blind_verdicts.json"
+VERDICTS = Path(__file__).parent / "data" / "qgen_blind_verdicts.jsonl.gz"
 CHOSEN_AFTER = 16
 """The preferences were chosen on the verdicts of reads up to this one; later reads test them."""
 SCOPE = re.compile(r"^In (?:the section “[^”]*”(?: of “[^”]*”)?|“[^”]*”), ")
@@ -92,7 +92,7 @@ def per_read(rows: list[Row], name: str, sign: Callable[[Row], bool]) -> None:
 
 
 def main() -> None:
-    rows = json.loads(VERDICTS.read_text(encoding="utf-8"))
+    rows = load_verdicts(VERDICTS)
     scoped = [r for r in rows if r["version"] == "headings"]
     plain = [r for r in rows if r["version"] == "plain"]
     before = [r for r in scoped if r["read"] <= CHOSEN_AFTER]

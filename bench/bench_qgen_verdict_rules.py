@@ -1,6 +1,6 @@
 """How many not-usable and usable questions of the blind reads each stand-alone rule removes.
 
-``bench/data/qgen_blind_verdicts.json`` holds every question of the blind reads in
+``bench/data/qgen_blind_verdicts.jsonl.gz`` holds every question of the blind reads in
 ``docs/results/qgen-blind-read-*.md``: question, answer, source sentence and file, verdict, the reader's
 reason, and for reads 1–8 the failure class read from the reason ("(not classed)" for the later ones);
 reads 12–16 read each question with and without its headings (``version``: ``plain`` or ``headings``),
@@ -19,7 +19,6 @@ as many usable questions as not usable ones).
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -37,8 +36,9 @@ from kgrag.evaluation.qgen.quality import trusted_shape
 from kgrag.evaluation.qgen.wording import ask_around, side_parts
 from kgrag.graph.extract.nlp import SpacyExtractor
 from kgrag.graph.extract.settings import nlp_settings
+from kgrag.tuning.qgen_usability import load_verdicts
 
-VERDICTS = Path(__file__).parent / "data" / "qgen_blind_verdicts.json"
+VERDICTS = Path(__file__).parent / "data" / "qgen_blind_verdicts.jsonl.gz"
 
 
 class Parsed(NamedTuple):
@@ -279,7 +279,7 @@ def main() -> None:
     args = parser.parse_args()
     own = nlp_settings(KgragConfig())
     nlp = SpacyExtractor(own.spacy_model, allow_torch=own.spacy_torch).nlp
-    rows = plain_rows(json.loads(VERDICTS.read_text(encoding="utf-8")))
+    rows = plain_rows(load_verdicts(VERDICTS))
     parsed = [parse(nlp, r) for r in rows]
     print(f"{len(rows)} questions, {sum(same for _, same in parsed)} rebuilt as read from the sentence alone")
     print(f"failure classes: {dict(Counter(r['failure'] for r in rows if not r['usable']).most_common())}\n")

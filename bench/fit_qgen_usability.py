@@ -1,6 +1,6 @@
 """Fit the usability model of LLM-free questions on the blind reads, and say what it gains held out.
 
-Each question of ``bench/data/qgen_blind_verdicts.json`` (every blind read, its reader's verdict) becomes a
+Each question of ``bench/data/qgen_blind_verdicts.jsonl.gz`` (every blind read, its reader's verdict) becomes a
 feature row (:mod:`kgrag.evaluation.qgen.usability`). Held out two ways, the model ranks each read's
 questions and the top half (and top 70%) are kept, as a generator with a deep pool would keep them:
 
@@ -18,7 +18,6 @@ reads. ``--write`` refits on every read and writes the weights into
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from pathlib import Path
 
@@ -26,10 +25,18 @@ import numpy as np
 
 from bench_qgen_shapes import wilson
 from kgrag.evaluation.qgen.usability import FEATURES
-from kgrag.tuning.qgen_usability import auc, fit_usability, gain_interval, kept_by_read, scores, verdict_rows
+from kgrag.tuning.qgen_usability import (
+    auc,
+    fit_usability,
+    gain_interval,
+    kept_by_read,
+    load_verdicts,
+    scores,
+    verdict_rows,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
-VERDICTS = ROOT / "bench" / "data" / "qgen_blind_verdicts.json"
+VERDICTS = ROOT / "bench" / "data" / "qgen_blind_verdicts.jsonl.gz"
 MODULE = ROOT / "src" / "kgrag" / "evaluation" / "qgen" / "usability.py"
 
 
@@ -66,7 +73,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="refit on every read and write the weights")
     args = parser.parse_args()
-    rows = json.loads(VERDICTS.read_text())
+    rows = load_verdicts(VERDICTS)
     data = verdict_rows(rows)
     print(f"{len(rows)} questions of {len(set(data.reads))} blind reads, {int(data.y.sum())} usable")
     print("| held out | tested | all, as generated | model's top 70%, gain | model's top 50%, gain | AUC |")

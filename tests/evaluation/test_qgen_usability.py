@@ -4,7 +4,6 @@ verdicts (``bench/fit_qgen_usability.py --write``), so nobody edits a weight by 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -12,9 +11,9 @@ import pytest
 
 from kgrag.evaluation.qgen.scope import unscoped as body
 from kgrag.evaluation.qgen.usability import FEATURES, INTERCEPT, TRAINED_ON, WEIGHTS, features
-from kgrag.tuning.qgen_usability import auc, fit_usability, gain_interval, kept_by_read, verdict_rows
+from kgrag.tuning.qgen_usability import auc, fit_usability, gain_interval, kept_by_read, load_verdicts, verdict_rows
 
-VERDICTS = Path(__file__).resolve().parents[2] / "bench" / "data" / "qgen_blind_verdicts.json"
+VERDICTS = Path(__file__).resolve().parents[2] / "bench" / "data" / "qgen_blind_verdicts.jsonl.gz"
 
 
 def _named(question: str, answer: str, sentence: str, headed: bool = False) -> dict[str, float]:
@@ -87,7 +86,7 @@ def test_keeping_the_top_half_of_each_held_out_read_gains_on_a_planted_signal() 
 
 
 def test_the_shipped_weights_are_the_fit_of_the_shipped_verdicts() -> None:
-    rows = json.loads(VERDICTS.read_text())
+    rows = load_verdicts(VERDICTS)
     data = verdict_rows(rows)
     model = fit_usability(data.x, data.y)
     assert pytest.approx(model.intercept, abs=1e-6) == INTERCEPT
@@ -115,3 +114,15 @@ def test_a_candidate_is_scored_at_pick_time_as_its_question_will_read() -> None:
     asked = scoped_question(c.question, (Heading(1, "Harbour"), Heading(2, "Timetables")), c.name_first)
     assert _features(c, True) == features(body(asked), c.answer, c.sentence, headed=True)  # how it is written
     assert _features(c, False) == features(c.question, c.answer, c.sentence, headed=False)
+
+
+def test_verdicts_are_saved_without_reasons_and_read_back_byte_for_byte(tmp_path: Path) -> None:
+    from kgrag.tuning.qgen_usability import save_verdicts
+
+    rows = [{"read": 1, "question": "Which ferry leaves at noon?", "usable": True, "reason": "pier four, line 3"}]
+    first, second = tmp_path / "a.jsonl.gz", tmp_path / "b.jsonl.gz"
+    save_verdicts(first, rows)
+    save_verdicts(second, rows)
+    assert load_verdicts(first) == [{"read": 1, "question": "Which ferry leaves at noon?", "usable": True}]
+    assert first.read_bytes() == second.read_bytes()  # no time stamp: the same rows, the same file
+    assert not list(tmp_path.glob("*.part"))

@@ -1,24 +1,53 @@
 """Fitting and checking the usability model of LLM-free questions on blind-read verdicts.
 
-Each row of ``bench/data/qgen_blind_verdicts.json`` is one question a blind reader judged, with the read it
-belongs to. :func:`fit_usability` fits :class:`kgrag.evaluation.qgen.usability.UsabilityModel` by
-L2-penalised logistic regression (Newton steps; the intercept is not penalised), deterministic, so a test can
-check that the shipped weights are the fit of the shipped verdicts. :func:`kept_by_read` measures what a
-generator gains from the model the way it uses it: within each read, held out from the fit, keep the share
-of its questions the model ranks highest and count how many of those the reader found usable
-(:func:`kept_by_read`, :func:`gain_interval`).
+Each row of ``bench/data/qgen_blind_verdicts.jsonl.gz`` is one question a blind reader judged, with the read it
+belongs to (:func:`load_verdicts`). :func:`fit_usability` fits
+:class:`kgrag.evaluation.qgen.usability.UsabilityModel` by L2-penalised logistic regression (Newton steps; the
+intercept is not penalised), deterministic, so a test can check that the shipped weights are the fit of the shipped
+verdicts. :func:`kept_by_read` measures what a generator gains from the model the way it uses it: within each read,
+held out from the fit, keep the share of its questions the model ranks highest and count how many of those the
+reader found usable (:func:`kept_by_read`, :func:`gain_interval`).
 """
 
 from __future__ import annotations
 
+import gzip
+import io
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from kgrag.evaluation.qgen.scope import unscoped
 from kgrag.evaluation.qgen.usability import FEATURES, UsabilityModel, features
+
+DROPPED_FIELDS = ("reason",)
+"""Fields a read's rows are saved without: each reader's reason is quoted, question by question, on the read's
+results page (``docs/results/qgen-blind-read-*.md``), and no fit or bench reads it."""
+
+
+def load_verdicts(path: Path) -> list[dict[str, Any]]:
+    """The verdict rows of every blind read: ``path`` is gzip-compressed JSON Lines, one question a line."""
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def save_verdicts(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Writes ``rows`` as :func:`load_verdicts` reads them, without :data:`DROPPED_FIELDS`, byte for byte the
+    same for the same rows (no time stamp in the gzip header), through a temporary file renamed into place."""
+    lines = "".join(
+        json.dumps({k: v for k, v in row.items() if k not in DROPPED_FIELDS}, ensure_ascii=False) + "\n" for row in rows
+    )
+    buffer = io.BytesIO()
+    with gzip.GzipFile(fileobj=buffer, mode="wb", compresslevel=9, mtime=0) as packed:
+        packed.write(lines.encode("utf-8"))
+    partial = path.with_name(path.name + ".part")
+    partial.write_bytes(buffer.getvalue())
+    partial.replace(path)
+
 
 L2 = 1.0
 """The penalty on the weights; features are scaled to [0, 1], so one penalty fits them all."""

@@ -3,7 +3,7 @@
 The checks refuse defects one shape at a time and the quality signs (:mod:`kgrag.evaluation.qgen.quality`)
 reward the shape of a good question; neither says how the shapes weigh against each other. Blind reads do:
 every question of every read carries a reader's verdict (usable, defective, trivial, ambiguous;
-``bench/data/qgen_blind_verdicts.json``). A logistic regression over plain features of the question, its
+``bench/data/qgen_blind_verdicts.jsonl.gz``). A logistic regression over plain features of the question, its
 answer and its sentence, fitted on those verdicts (:func:`kgrag.tuning.qgen_usability.fit_usability`), gives
 the chance that a candidate is usable; with ``evaluation.qgen_usability = true`` the generator keeps the
 likeliest first (:func:`kgrag.evaluation.qgen.known_item.pick_known_items`). Every known-item question is
