@@ -54,6 +54,7 @@ from kgrag.documents.words import content_words
 from kgrag.evaluation.datasets import QAItem, load_dataset
 from kgrag.evaluation.qgen.cloze import Passage
 from kgrag.evaluation.qgen.known_item import known_item_questions, store_passages
+from kgrag.evaluation.qgen.places import geonames
 from kgrag.evaluation.qgen.quality import MIN_QUALITY
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
 from kgrag.evaluation.stats.rank_agreement import Scores, kendall_tau, tau_interval
@@ -111,7 +112,15 @@ def generate(
     nlp = SpacyExtractor(own.spacy_model, allow_torch=own.spacy_torch).nlp
     kinds = ("known-item", "two-chunk")
     result = known_item_questions(
-        passages, nlp, kinds, per_kind, seed=seed, strict=strict, min_quality=min_quality, learned=learned
+        passages,
+        nlp,
+        kinds,
+        per_kind,
+        seed=seed,
+        strict=strict,
+        min_quality=min_quality,
+        learned=learned,
+        places=geonames(),
     )
     print(f"strict={strict}, min_quality={min_quality}: {len(result.items)} of {result.generated} candidates; ", end="")
     print(f"rejected {dict(result.rejected.most_common())}")
@@ -211,7 +220,16 @@ def write_read(
     to read beside it."""
     nlp = SpacyExtractor(nlp_settings(KgragConfig()).spacy_model).nlp
     result = known_item_questions(
-        passages, nlp, kinds, n, seed=seed, scope=scope, trimmed=trimmed, changelogs=changelogs, learned=learned
+        passages,
+        nlp,
+        kinds,
+        n,
+        seed=seed,
+        scope=scope,
+        trimmed=trimmed,
+        changelogs=changelogs,
+        learned=learned,
+        places=geonames(),
     )
     rows: list[dict[str, Any]] = [
         {

@@ -48,6 +48,9 @@ def test_a_discourse_marker_tying_the_question_to_the_text_around_it_is_refused(
         "Either way, instrumenting your code with what seems the right approach?",
         "That said, Quillon keeps resolved paths untouched in what?",
         "By contrast, what restarts the Quillon workers?",
+        "Luckily, what provides a serialization API for the Quillon interceptor?",
+        "Lastly, what restarts the Quillon workers?",
+        "In the Tamsin loader, most notably, what does not allow the serialization of blocks?",
     ):
         assert sequence_adverb(question), question
     for question in (
@@ -58,6 +61,7 @@ def test_a_discourse_marker_tying_the_question_to_the_text_around_it_is_refused(
         "In those cases where Quillon fails, what restarts the Tamsin workers?",  # the case is stated
         "In this case study, what restarts the Tamsin workers?",
         "In contrast to Quillon, what restarts the Tamsin workers?",  # the comparison is stated
+        "What luckily survives a Quillon restart?",  # not opening the question
     ):
         assert sequence_adverb(question) is None, question
 

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from kgrag.documents.words import content_words
 from kgrag.evaluation.qgen.labels import PEOPLE, PERSON, NameLabels, names_people, person_shaped
+from kgrag.evaluation.qgen.places import CITY, COUNTRY, PLACE_LABELS, PlaceNames
 from kgrag.evaluation.qgen.referents import LINKING_ADVERBS
 from kgrag.evaluation.qgen.wording import YEAR
 
@@ -40,13 +41,18 @@ _SPEECH_VERBS = frozenset("say estimate explain think believe argue mention conf
 """Verbs of saying or thinking, whose subject is a person (writing counts in the past tense only: "CliDumper
 writes on php://stdout" is software; "tells", "suggests", "asks", "notes", "states" are left out: "Git
 tells you …", "ESLint suggests …")."""
+_PLACE_PREPOSITIONS = frozenset("in at from to near within across throughout around outside inside".split())
+_SOFTWARE_VERBS = frozenset(
+    "run execute call write implement render compile build install deploy configure define declare import export "
+    "load save upload push send connect migrate port integrate embed support available use set enable register log "
+    "publish release".split()
+)
+"""Verbs (and "available") whose place is a program's: "runs in Concord", "written in Lua", "deployed to Phoenix"."""
 _NUMBERED_POINT = re.compile(r"^(?:the\s+)?(?:week|day|month|quarter)\s+\d+$", re.I)
 """A numbered point of a schedule ("week 11"): "how long" misleads, and "which week" keeps the answer's word."""
 _CLOCK = re.compile(r"\d:\d\d|\b[ap]\.?m\b|\bnoon\b|\bmidnight\b|o'clock", re.I)
 MEASURES = frozenset({"DATE", "TIME", "CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
-CITY = "CITY"
-"""The label of a place named with the region or country after it ("Houston, TX"), asked "which city"."""
-NAMES = frozenset({"PERSON", "GPE", "LOC", "NORP", CITY})
+NAMES = frozenset({"PERSON", "GPE", "LOC", "NORP"}) | PLACE_LABELS
 TOPICS = frozenset({"ORG", "PRODUCT", "FAC", "EVENT", "LAW", "WORK_OF_ART"})
 
 
@@ -130,15 +136,21 @@ def distinctive(answer: str, rarity: Frequencies) -> bool:
     return 0 < df <= rarity.max_df and (rare_word or any(ch.isdigit() for ch in answer))
 
 
-def trusted_label(span: Any, sent: Any, label: str, labels: NameLabels | None = None) -> str:
+def trusted_label(
+    span: Any, sent: Any, label: str, labels: NameLabels | None = None, places: PlaceNames | None = None
+) -> str:
     """The entity label when the span's shape bears it out, else a plainer one (:func:`_borne_out`); a
     place named with its region after a comma is labelled ``CITY`` and asked "which city" (:func:`_city`); a
+    place the gazetteer ``places`` and the corpus's ``labels`` agree on is asked by its kind ("which country",
+    :func:`_place_kind`); a
     name or phrase that names people by their role or handle is labelled ``PEOPLE`` and asked "who"
     (:func:`kgrag.evaluation.qgen.labels.names_people`), unless it is already a trusted person; one proper
     noun that says or thinks something (:func:`_speaker`) gets no question ("")."""
     trusted = _borne_out(span, sent, label, labels)
     if trusted == "GPE" and _city(span):
         return CITY
+    if trusted in ("GPE", "LOC") and (kind := _place_kind(span, labels, places)):
+        return kind
     if trusted not in MEASURES | {"", PERSON} and names_people(span):
         return PEOPLE
     named = label not in NAMES - {PERSON} or person_shaped(span)  # "NASA said" is a firm; "Nate Hunzaker wrote" not
@@ -160,6 +172,27 @@ def _city(span: Any) -> bool:
     return after is None or (after.lower_ not in ("and", "or", ",") and after.ent_type_ != "GPE")
 
 
+def _place_kind(span: Any, labels: NameLabels | None, places: PlaceNames | None) -> str | None:
+    """The kind of place (:mod:`kgrag.evaluation.qgen.places`) a span labelled a place is, where the gazetteer
+    holds its name, the corpus's labels bear it out as a place (:meth:`NameLabels.bears_out_place`) and the
+    sentence puts something there (:func:`_located`). An acronym is a country's ("USA") or no place ("SAN")."""
+    if places is None or labels is None or not _located(span) or not labels.bears_out_place(span.text):
+        return None
+    kind = places.kind(span.text)
+    return None if span.text.isupper() and kind != COUNTRY else kind
+
+
+def _located(span: Any) -> bool:
+    """Whether the span is the object of a preposition of place ("based in", "hailing from", "a charity in")
+    that no verb of software governs ("runs in Concord", "rendered in Jinja", "log in to Concord"): a town's
+    name called, configured or run in is a product's."""
+    preposition = span.root.head
+    if span.root.dep_ != "pobj" or preposition.lower_ not in _PLACE_PREPOSITIONS:
+        return False
+    governor = preposition.head
+    return not any(t.lemma_.lower() in _SOFTWARE_VERBS for t in (governor, governor.head) if t.pos_ in ("VERB", "ADJ"))
+
+
 def _speaker(span: Any) -> bool:
     """Whether the span is one proper noun, or a name written like a person's, that is the subject of a verb of
     saying or thinking ("Jacek explains", "Sapphi wrote", "Nate Hunzaker wrote"): a person whatever spaCy labelled
@@ -174,9 +207,10 @@ def _speaker(span: Any) -> bool:
 
 def _borne_out(span: Any, sent: Any, label: str, labels: NameLabels | None) -> str:
     """The entity label when the span's shape bears it out, else a plainer one: a name must be written as
-    one (capitalised words, not a lone capitalised first word of the sentence), an amount of money needs
-    a currency, a percentage a percent sign. A small model mislabels text outside its training domain
-    ("Mucus" as a place), and a question asking "which place" for a fluid misleads more than "what". A
+    one (capitalised words after a place's "the", not a lone capitalised first word of the sentence), an
+    amount of money needs a currency, a percentage a percent sign. A small model mislabels text outside its
+    training domain ("Mucus" as a place), and a question asking "which place" for a fluid misleads more than
+    "what". A
     person needs two or three capitalised proper nouns (lower-case particles inside allowed) with no
     determiner before them, and the corpus's ``labels`` of the name must agree
     (:meth:`NameLabels.bears_out_person`), or one capitalised word the corpus uses as the first name of a
@@ -186,7 +220,8 @@ def _borne_out(span: Any, sent: Any, label: str, labels: NameLabels | None) -> s
     11"), and a number or a quantity hold a digit or a number word: otherwise the label is "" and no
     question is asked."""
     if label in (NAMES | TOPICS | {"LANGUAGE"}) - {"PERSON"}:
-        written_as_name = all(t.is_title or t.is_upper or t.like_num or t.is_punct for t in span)
+        the_place = label in ("GPE", "LOC") and len(span) > 1 and span[0].lower_ == "the"  # "the United States"
+        written_as_name = all(t.is_title or t.is_upper or t.like_num or t.is_punct for t in span[int(the_place) :])
         lone_opener = len(span) == 1 and span.start == sent.start
         acronym = len(span) == 1 and span[0].text.isupper() and label != "GPE"  # a test, a virus, a drug class
         return label if written_as_name and not lone_opener and not acronym else "THING"

