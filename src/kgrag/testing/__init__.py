@@ -10,8 +10,8 @@ protocol, all importable from here.
 - :class:`InMemoryResponseCache` and :class:`InMemoryLedger` (the LLM cache and ledger protocols of the
   store); ``SQLiteStore(":memory:")`` is the fake of the whole store.
 - :class:`RecordingStage` (the indexing ``Stage`` protocol): records that, and on what, it ran.
-- :func:`fake_gazetteer` (the ``PlaceNames`` protocol of LLM-free question generation): a few places
-  instead of the GeoNames tables.
+- :func:`fake_gazetteer` and :func:`fake_first_names` (the ``PlaceNames`` and ``FirstNames`` protocols of
+  LLM-free question generation): a few places and first names instead of GeoNames and faker.
 
 The model fakes live beside their protocols because workspaces can pick them by name
 (``embedding.provider = "fake"``, ``llm.provider = "scripted"``); this module is where tests find them.
@@ -24,7 +24,7 @@ from kgrag.store.memory import InMemoryLedger, InMemoryResponseCache
 from kgrag.testing.fake_batch_server import BatchPlan, BatchServerStats, FakeBatchServer
 from kgrag.testing.fake_faults import ALL_FAULTS, FaultKind, FaultPlan, ServerStats
 from kgrag.testing.fake_openai_server import FakeOpenAIServer, echo_responder, fake_openai_server
-from kgrag.testing.fake_places import fake_gazetteer
+from kgrag.testing.fake_places import fake_first_names, fake_gazetteer
 from kgrag.testing.fake_stage import RecordingStage
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
     "ScriptedProvider",
     "ServerStats",
     "echo_responder",
+    "fake_first_names",
     "fake_gazetteer",
     "fake_openai_server",
 ]

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from kgrag.documents.words import content_words
 from kgrag.evaluation.qgen.labels import PEOPLE, PERSON, NameLabels, names_people, person_shaped
+from kgrag.evaluation.qgen.lookups import Lookups
 from kgrag.evaluation.qgen.places import CITY, COUNTRY, PLACE_LABELS, PlaceNames
 from kgrag.evaluation.qgen.referents import LINKING_ADVERBS
 from kgrag.evaluation.qgen.wording import YEAR
@@ -41,6 +42,8 @@ _SPEECH_VERBS = frozenset("say estimate explain think believe argue mention conf
 """Verbs of saying or thinking, whose subject is a person (writing counts in the past tense only: "CliDumper
 writes on php://stdout" is software; "tells", "suggests", "asks", "notes", "states" are left out: "Git
 tells you …", "ESLint suggests …")."""
+_NAMED_ALONE = frozenset({"THING", "PERSON", "ORG", "PRODUCT", "WORK_OF_ART", "EVENT", "FAC"})
+"""Labels spaCy gives a person named by a first name alone ("Marcelo" an organisation, "Ari" nothing)."""
 _PLACE_PREPOSITIONS = frozenset("in at from to near within across throughout around outside inside".split())
 _SOFTWARE_VERBS = frozenset(
     "run execute call write implement render compile build install deploy configure define declare import export "
@@ -137,20 +140,23 @@ def distinctive(answer: str, rarity: Frequencies) -> bool:
 
 
 def trusted_label(
-    span: Any, sent: Any, label: str, labels: NameLabels | None = None, places: PlaceNames | None = None
+    span: Any, sent: Any, label: str, labels: NameLabels | None = None, lookups: Lookups | None = None
 ) -> str:
     """The entity label when the span's shape bears it out, else a plainer one (:func:`_borne_out`); a
     place named with its region after a comma is labelled ``CITY`` and asked "which city" (:func:`_city`); a
-    place the gazetteer ``places`` and the corpus's ``labels`` agree on is asked by its kind ("which country",
-    :func:`_place_kind`); a
+    place the gazetteer of ``lookups`` and the corpus's ``labels`` agree on is asked by its kind ("which
+    country", :func:`_place_kind`); a lone first name of its list is a person (:func:`_first_name`); a
     name or phrase that names people by their role or handle is labelled ``PEOPLE`` and asked "who"
     (:func:`kgrag.evaluation.qgen.labels.names_people`), unless it is already a trusted person; one proper
     noun that says or thinks something (:func:`_speaker`) gets no question ("")."""
     trusted = _borne_out(span, sent, label, labels)
+    found = lookups or Lookups()
     if trusted == "GPE" and _city(span):
         return CITY
-    if trusted in ("GPE", "LOC") and (kind := _place_kind(span, labels, places)):
+    if trusted in ("GPE", "LOC") and (kind := _place_kind(span, labels, found.places)):
         return kind
+    if trusted in _NAMED_ALONE and _first_name(span, labels, found):
+        return PERSON
     if trusted not in MEASURES | {"", PERSON} and names_people(span):
         return PEOPLE
     named = label not in NAMES - {PERSON} or person_shaped(span)  # "NASA said" is a firm; "Nate Hunzaker wrote" not
@@ -180,6 +186,16 @@ def _place_kind(span: Any, labels: NameLabels | None, places: PlaceNames | None)
         return None
     kind = places.kind(span.text)
     return None if span.text.isupper() and kind != COUNTRY else kind
+
+
+def _first_name(span: Any, labels: NameLabels | None, lookups: Lookups) -> bool:
+    """Whether a one-word proper noun is a person named by the first name: in the list of first names, never
+    written in lower case in the corpus ("hugo server" is a program) and not labelled a place in most of its
+    mentions there ("Sydney")."""
+    word = span[0]
+    if lookups.first_names is None or labels is None or len(span) != 1 or word.pos_ != "PROPN":
+        return False
+    return word.is_title and lookups.first_names.holds(word.text) and labels.could_be_person(word.text)
 
 
 def _located(span: Any) -> bool:

@@ -41,9 +41,9 @@ from kgrag.evaluation.qgen.fitness import (
     wording_defect,
 )
 from kgrag.evaluation.qgen.labels import NameLabels
+from kgrag.evaluation.qgen.lookups import Lookups
 from kgrag.evaluation.qgen.markup import unmarked
 from kgrag.evaluation.qgen.paragraphs import paragraphs
-from kgrag.evaluation.qgen.places import PlaceNames
 from kgrag.evaluation.qgen.quality import quality, signs
 from kgrag.evaluation.qgen.referents import (
     cut_modifier,
@@ -154,10 +154,10 @@ def prose_lines(text: str) -> Iterator[str]:
 
 class Rarity:
     """Chunk frequencies of words and phrases over the whole corpus (markup removed, lower-cased), and the
-    entity labels of its names (``labels``, filled as the corpus is parsed), and the gazetteer ``places``."""
+    entity labels of its names (``labels``, filled as the corpus is parsed), and the word ``lookups``."""
 
-    def __init__(self, passages: Sequence[Passage], places: PlaceNames | None = None) -> None:
-        self.places = places
+    def __init__(self, passages: Sequence[Passage], lookups: Lookups | None = None) -> None:
+        self.lookups = lookups
         self.texts = {p.chunk_id: " " + " ".join(clean(p.text).lower().split()) + " " for p in passages}
         self.n = max(1, len(passages))
         self.chunks_with: dict[str, set[str]] = defaultdict(set)
@@ -333,7 +333,7 @@ def make_cloze(
     with side parts, or long enough to be cut to the span's clause, is asked whole (every part kept) up to
     :data:`WHOLE_TOKENS` tokens; with ``trimmed``, a longer one, or one whose whole wording fails a check,
     is asked from the span's clause with its side parts left out, and without it gives no question."""
-    label = trusted_label(span, sent, label, rarity.labels, rarity.places)
+    label = trusted_label(span, sent, label, rarity.labels, rarity.lookups)
     answer = span.text.strip(" ,.;:()\"'")
     if why := unfit_answer(span, label, answer, rarity):
         return why

@@ -39,8 +39,8 @@ from kgrag.evaluation.datasets import LLM_FREE_KINDS, QAItem
 from kgrag.evaluation.qgen.checks import is_duplicate, jaccard
 from kgrag.evaluation.qgen.cloze import Cloze, Passage, Rarity, clozes, prose_lines
 from kgrag.evaluation.qgen.generate import ItemMeta, PerKind, QGenResult, count_for
+from kgrag.evaluation.qgen.lookups import Lookups
 from kgrag.evaluation.qgen.paragraphs import prose_texts
-from kgrag.evaluation.qgen.places import PlaceNames
 from kgrag.evaluation.qgen.placing import paged, scope_candidates, with_headings
 from kgrag.evaluation.qgen.quality import MIN_QUALITY, trusted_shape
 from kgrag.evaluation.qgen.scope import Heading, scoped_body, unscoped
@@ -288,7 +288,7 @@ def known_item_questions(
     scope: bool = True,
     trimmed: bool = False,
     changelogs: bool = False,
-    places: PlaceNames | None = None,
+    lookups: Lookups | None = None,
 ) -> QGenResult:
     """Up to ``per_kind`` questions of each of ``kinds`` (``known-item``, ``two-chunk``) from
     ``passages``; the same passages, pipeline and seed give the same questions. ``strict=False`` leaves out
@@ -299,15 +299,15 @@ def known_item_questions(
     ``trimmed=True`` also asks sentences too long to ask whole with parts left out
     (:func:`kgrag.evaluation.qgen.cloze.make_cloze`); ``changelogs=True`` also cuts questions from
     changelogs and release notes (``Passage.changelog``), which otherwise count in the corpus's statistics
-    but give no question; ``places``, a gazetteer, lets a place be asked by its kind ("which city",
-    :mod:`kgrag.evaluation.qgen.places`)."""
+    but give no question; ``lookups`` (a gazetteer, first names) let a place be asked by its kind ("which city")
+    and a person named by a first name "who" (:mod:`kgrag.evaluation.qgen.lookups`)."""
     unknown = [k for k in kinds if k not in LLM_FREE_KINDS]
     if unknown:
         raise KgragError(
             f"unknown question kind(s) without an LLM: {', '.join(unknown)}; choose from {', '.join(LLM_FREE_KINDS)}"
         )
     ordered = sorted(passages, key=lambda p: p.chunk_id)
-    result, rarity = QGenResult(), Rarity(ordered, places)
+    result, rarity = QGenResult(), Rarity(ordered, lookups)
     questioned = [p for p in ordered if changelogs or not p.changelog]
     if skipped := len(ordered) - len(questioned):
         result.rejected[CHANGELOG_SKIPPED] += skipped

