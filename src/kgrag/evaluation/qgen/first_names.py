@@ -5,9 +5,10 @@ Posts, announcements and interviews name people by their first name once they ha
 ("Tyler's Getting Started guide", "StackBlitz hired Ari"), and spaCy's small English model labels such a
 word a person, an organisation or nothing at all. Asked "what", the question reads wrong. A list of first
 names decides instead: the first names of every locale of the ``faker`` package that are written in Latin
-letters (accents folded). A product can share a first name ("Hugo", "Hera", "Ruby"), so the name must also
-be one the corpus never writes in lower case ("hugo server", "pip install hera") and does not label a
-place in most of its mentions (:func:`kgrag.evaluation.qgen.answers.trusted_label`).
+letters (accents folded; romanized Japanese and Chinese names too). A product can share a first name ("Hugo",
+"Hera", "Ruby"), so the name must also be one the corpus never writes in lower case ("hugo server", "pip
+install hera") and does not label a place in most of its mentions
+(:func:`kgrag.evaluation.qgen.answers.trusted_label`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Protocol
 
-_NAME_FIELDS = ("first_names", "first_names_male", "first_names_female")
+_NAME_FIELDS = ("first_names", "first_romanized_names")
+"""Prefixes of the provider fields that list first names (by gender, region or religion too:
+``first_names_female``, ``first_names_male_hinduism``; romanized Japanese and Chinese names)."""
 
 
 class FirstNames(Protocol):
@@ -57,8 +60,8 @@ def faker_first_names() -> NameList | None:
     names: set[str] = set()
     for module in pkgutil.iter_modules(person.__path__):
         provider = getattr(importlib.import_module(f"{person.__name__}.{module.name}"), "Provider", None)
-        for field in _NAME_FIELDS:
-            listed = vars(provider).get(field) if provider is not None else None
-            if isinstance(listed, dict | tuple | list | frozenset | set):
+        fields = vars(provider) if provider is not None else {}
+        for field, listed in fields.items():
+            if field.startswith(_NAME_FIELDS) and isinstance(listed, dict | tuple | list | frozenset | set):
                 names.update(name for name in listed if isinstance(name, str) and _latin(name))
     return NameList(names)
