@@ -75,8 +75,10 @@ def test_the_question_word_must_fit_the_answer() -> None:
 
     assert word("The service counts how many workers in each region?", "21", "CARDINAL") == 1.0
     assert word("The company what number provides a fast CDN in China?", "21YunBox", "CARDINAL") == 0.0
-    assert word("Who maintains the release tooling of the project?", "Ravi", "PERSON") == 0.0
-    assert word("Who maintains the release tooling of the project?", "Ravi Shah", "PERSON") == 1.0
+    assert word("Who maintains the release tooling of the project?", "Ravi", "THING") == 0.0
+    assert word("Who maintains the release tooling of the project?", "Ravi Shah", "THING") == 1.0
+    # a lone name labelled a person was vouched for as a first name (trusted_label): "who" fits it
+    assert word("Who maintains the release tooling of the project?", "Ravi", "PERSON") == 1.0
 
 
 def test_code_like_or_glued_words_are_not_plain() -> None:

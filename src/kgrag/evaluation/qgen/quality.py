@@ -17,8 +17,9 @@ the quality is their mean:
 - ``specific answer``: the answer is a name written as one (capitalised words), a date, or a number with
   its unit; a lower-case noun phrase or a token mixing digits and letters scores lower;
 - ``question word``: the question word fits the answer's shape ("how many" and "what number" only for a
-  number, "who" and "which person" only for a name of two or more capitalised words or for people named
-  by their role or handle);
+  number, "who" and "which person" only for a name of two or more capitalised words, for people named
+  by their role or handle, or for a person named by one word the label vouches for: a first name the corpus
+  names in full or a list of first names holds, :func:`kgrag.evaluation.qgen.answers.trusted_label`);
 - ``plain words``: the question holds no code-like token (dotted or underscored names, brackets, slashes,
   ``=`` or ``<``), no words glued together ("how manyGB"), no quotation mark and no stray ``..``, and has
   8–24 words;
@@ -43,7 +44,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from kgrag.documents.words import content_words
-from kgrag.evaluation.qgen.labels import PEOPLE
+from kgrag.evaluation.qgen.labels import PEOPLE, PERSON
 from kgrag.evaluation.qgen.paragraphs import paragraphs
 
 SIGNS = (
@@ -151,7 +152,7 @@ def _question_word(question: str, answer: str, label: str) -> float:
     mixed = any(re.search(r"\d", w) and re.search(r"[A-Za-z]{2}", w) for w in answer.split())
     if any(w in lower for w in _COUNT_WORDS) and (mixed or not numeric):
         return 0.0
-    if _PERSON_WORDS.search(question) and label != PEOPLE:
+    if _PERSON_WORDS.search(question) and label not in (PEOPLE, PERSON):
         words = answer.split()
         return 1.0 if len(words) >= 2 and all(w[:1].isupper() for w in words) else 0.0
     return 1.0
