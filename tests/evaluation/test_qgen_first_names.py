@@ -14,7 +14,7 @@ from kgrag.evaluation.qgen.first_names import NameList, faker_first_names
 from kgrag.evaluation.qgen.labels import NameLabels
 from kgrag.evaluation.qgen.lookups import Lookups
 from kgrag.evaluation.qgen.wording import ask_around
-from kgrag.testing import fake_first_names
+from kgrag.testing import fake_first_names, fake_gazetteer
 
 NAMES = Lookups(first_names=fake_first_names())
 
@@ -56,6 +56,19 @@ def test_a_program_or_a_place_named_like_a_person_stays_what() -> None:
     assert trusted_label(span, sent, span.label_ or "THING", labels, NAMES) != "PERSON"
     sent, span = _parsed("Sydney wrote the Tolvey release notes last week.", "Sydney", labels)
     assert trusted_label(span, sent, span.label_ or "THING", labels, NAMES) != "PERSON"
+
+
+def test_a_place_label_the_gazetteer_does_not_bear_out_and_a_file_name_do_not_refuse_a_person() -> None:
+    """spaCy calls "Johannes" a place, and the corpus writes "johannes" in a photo's file name: neither is
+    evidence against a person when the gazetteer holds no such place and the word is prose nowhere else."""
+    labels = NameLabels()
+    labels.add(spacy_nlp()("![Johannes at the meetup](/assets/2024 helvetic-ruby johannes müller.jpg)"))
+    text = "In essence, Johannes has already been a de facto leader of the Tolvey ferry project."
+    sent, span = _parsed(text, "Johannes", labels)
+    assert span.label_ == "GPE" and labels.lower_words["johannes"] == 1  # the two signs that used to refuse him
+    both = Lookups(places=fake_gazetteer(), first_names=fake_first_names())
+    assert trusted_label(span, sent, span.label_, labels, both) == "PERSON"
+    assert trusted_label(span, sent, span.label_, labels, NAMES) != "PERSON"  # no gazetteer: the place label stands
 
 
 def test_the_list_is_read_without_case_or_accents() -> None:

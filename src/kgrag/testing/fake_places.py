@@ -19,7 +19,7 @@ def fake_gazetteer() -> Gazetteer:
     return Gazetteer(FAKE_CITIES, FAKE_COUNTRIES, FAKE_STATES)
 
 
-FAKE_FIRST_NAMES = ("Marcelo", "Ari", "Tyler", "Renee", "Nicolò", "Hugo", "Sydney")
+FAKE_FIRST_NAMES = ("Marcelo", "Ari", "Tyler", "Renee", "Nicolò", "Johannes", "Hugo", "Sydney")
 
 
 def fake_first_names() -> NameList:

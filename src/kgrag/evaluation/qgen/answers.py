@@ -42,8 +42,9 @@ _SPEECH_VERBS = frozenset("say estimate explain think believe argue mention conf
 """Verbs of saying or thinking, whose subject is a person (writing counts in the past tense only: "CliDumper
 writes on php://stdout" is software; "tells", "suggests", "asks", "notes", "states" are left out: "Git
 tells you …", "ESLint suggests …")."""
-_NAMED_ALONE = frozenset({"THING", "PERSON", "ORG", "PRODUCT", "WORK_OF_ART", "EVENT", "FAC"})
-"""Labels spaCy gives a person named by a first name alone ("Marcelo" an organisation, "Ari" nothing)."""
+_NAMED_ALONE = frozenset({"THING", "PERSON", "ORG", "PRODUCT", "WORK_OF_ART", "EVENT", "FAC", "GPE", "LOC"})
+"""Labels spaCy gives a person named by a first name alone ("Marcelo" an organisation, "Ari" nothing,
+"Johannes" a place)."""
 _PLACE_PREPOSITIONS = frozenset("in at from to near within across throughout around outside inside".split())
 _SOFTWARE_VERBS = frozenset(
     "run execute call write implement render compile build install deploy configure define declare import export "
@@ -190,12 +191,16 @@ def _place_kind(span: Any, labels: NameLabels | None, places: PlaceNames | None)
 
 def _first_name(span: Any, labels: NameLabels | None, lookups: Lookups) -> bool:
     """Whether a one-word proper noun is a person named by the first name: in the list of first names, never
-    written in lower case in the corpus ("hugo server" is a program) and not labelled a place in most of its
-    mentions there ("Sydney")."""
+    written in lower case in the corpus ("hugo server" is a program) and not a place: labelled one in most of
+    its mentions there and held by the gazetteer ("Sydney"; spaCy's place label alone is no proof, it calls
+    "Johannes" a place)."""
     word = span[0]
     if lookups.first_names is None or labels is None or len(span) != 1 or word.pos_ != "PROPN":
         return False
-    return word.is_title and lookups.first_names.holds(word.text) and labels.could_be_person(word.text)
+    if not (word.is_title and lookups.first_names.holds(word.text) and labels.never_lower_case(word.text)):
+        return False
+    places = lookups.places
+    return not (labels.labelled_place(word.text) and (places is None or places.kind(word.text) is not None))
 
 
 def _located(span: Any) -> bool:

@@ -34,6 +34,8 @@ software ("manager", "editor", "reader", "writer", "designer", "architect", "adm
 misleads less there than "who"; "members" counts only with a group of people in the span ("Python
 community members", not "enum members")."""
 _GROUPS = frozenset("community team core staff board council committee project".split())
+_LINK_TARGET = re.compile(r"\]\([^)\n]*\)")
+"""A Markdown link's or image's target ("](/assets/2024 johannes müller.jpg)"): file names and addresses, not prose."""
 _CODE_AT = re.compile(r"decorat|annotat|selector|at-rule|\bcss\b|directive", re.I)
 """Words of a sentence where "@name" is code (a decorator, an annotation, a CSS at-rule), not a person's handle."""
 PARTICLES = frozenset("de da di del della der den van von la le du dos das bin ibn al".split())
@@ -75,10 +77,15 @@ class NameLabels:
         self.words: dict[str, Counter[str]] = defaultdict(Counter)
         self.full_names: dict[str, set[str]] = defaultdict(set)
         self.lower_words: Counter[str] = Counter()
+        self.prose_lower_words: Counter[str] = Counter()
 
     def add(self, doc: Any) -> None:
-        """Count the entities of one parsed text (a spaCy ``Doc``), and its words written in lower case."""
-        self.lower_words.update(t.text for t in doc if t.is_lower and t.is_alpha)
+        """Count the entities of one parsed text (a spaCy ``Doc``), and its words written in lower case (also
+        apart, those outside a Markdown link's or image's target: ``prose_lower_words``)."""
+        targets = [m.span() for m in _LINK_TARGET.finditer(doc.text)]
+        lower = [t for t in doc if t.is_lower and t.is_alpha]
+        self.lower_words.update(t.text for t in lower)
+        self.prose_lower_words.update(t.text for t in lower if not any(a <= t.idx < b for a, b in targets))
         for ent in doc.ents:
             key = _key(ent.text)
             self.names[key][ent.label_] += 1
@@ -103,13 +110,16 @@ class NameLabels:
         placed = labels is None or (labels["GPE"] + labels["LOC"]) * 3 > labels.total() * 2
         return placed and not (" " not in key and self.lower_words[key] > 0)
 
-    def could_be_person(self, word: str) -> bool:
-        """Whether nothing in the corpus speaks against a one-word name being a person's: never written in
-        lower case ("hugo", "ruby", "nick") and not labelled a place in most of its labelled mentions."""
-        key = _key(word)
-        labels = self.names.get(key)
-        placed = labels is not None and (labels["GPE"] + labels["LOC"]) * 2 > labels.total()
-        return self.lower_words[key] == 0 and not placed
+    def never_lower_case(self, word: str) -> bool:
+        """Whether the corpus never writes ``word`` in lower case outside a link's or an image's target
+        ("hugo server", "pip install ruby", "nick" are not a person's; a photo's file name "johannes
+        müller.jpg" says nothing)."""
+        return self.prose_lower_words[_key(word)] == 0
+
+    def labelled_place(self, name: str) -> bool:
+        """Whether spaCy labels ``name`` a place (GPE, LOC) in more than half of its labelled mentions."""
+        labels = self.names.get(_key(name))
+        return labels is not None and (labels["GPE"] + labels["LOC"]) * 2 > labels.total()
 
     def first_name(self, word: str) -> bool:
         """Whether ``word`` opens a full name the corpus labels a person ("Iris" of "Iris Dyrmishi") and is
