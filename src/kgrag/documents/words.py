@@ -7,6 +7,7 @@ same everywhere it is used, which is what matters for comparing pipelines.
 from __future__ import annotations
 
 import re
+import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 
@@ -18,6 +19,12 @@ STOP_WORDS = frozenset(
     "there these they this those to under up was we were what when where which while who whom why will "
     "with would you your".split()
 )
+
+
+def folded(text: str) -> str:
+    """``text`` in lower case with its accents removed ("Montréal" → "montreal", "Nicolò" → "nicolo"), for
+    looking names up in lists that write them either way."""
+    return "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch)).lower()
 
 
 def content_words(text: str) -> set[str]:

@@ -23,8 +23,8 @@ from kgrag.models.llm.scripted import ScriptedProvider
 from kgrag.store.memory import InMemoryLedger, InMemoryResponseCache
 from kgrag.testing.fake_batch_server import BatchPlan, BatchServerStats, FakeBatchServer
 from kgrag.testing.fake_faults import ALL_FAULTS, FaultKind, FaultPlan, ServerStats
+from kgrag.testing.fake_lookups import fake_first_names, fake_gazetteer
 from kgrag.testing.fake_openai_server import FakeOpenAIServer, echo_responder, fake_openai_server
-from kgrag.testing.fake_places import fake_first_names, fake_gazetteer
 from kgrag.testing.fake_stage import RecordingStage
 
 __all__ = [

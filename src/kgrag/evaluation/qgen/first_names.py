@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-import unicodedata
 from collections.abc import Iterable
 from typing import Protocol
+
+from kgrag.documents.words import folded
 
 _NAME_FIELDS = ("first_names", "first_romanized_names")
 """Prefixes of the provider fields that list first names (by gender, region or religion too:
@@ -30,24 +31,19 @@ class FirstNames(Protocol):
     def holds(self, word: str) -> bool: ...
 
 
-def fold(word: str) -> str:
-    """Lower case with accents removed ("Nicolò" → "nicolo")."""
-    return "".join(ch for ch in unicodedata.normalize("NFKD", word) if not unicodedata.combining(ch)).lower()
-
-
 class NameList:
     """First names looked up without case or accents."""
 
     def __init__(self, names: Iterable[str]) -> None:
-        self._names = frozenset(fold(name) for name in names)
+        self._names = frozenset(folded(name) for name in names)
 
     def holds(self, word: str) -> bool:
-        return fold(word) in self._names
+        return folded(word) in self._names
 
 
 def _latin(name: str) -> bool:
-    folded = fold(name)
-    return folded.isascii() and folded.replace("-", "").replace("'", "").isalpha()
+    plain = folded(name)
+    return plain.isascii() and plain.replace("-", "").replace("'", "").isalpha()
 
 
 def faker_first_names() -> NameList | None:

