@@ -63,7 +63,9 @@ def test_registry_is_fresh_per_call(tmp_path: Path) -> None:
         ".jsonl",
         ".markdown",
         ".md",
+        ".mdx",
         ".pdf",
+        ".qmd",
         ".rst",
         ".txt",
     ]

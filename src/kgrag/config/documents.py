@@ -28,6 +28,8 @@ class DocumentsConfig(Section):
             "*.txt",
             "*.md",
             "*.markdown",
+            "*.mdx",
+            "*.qmd",
             "*.rst",
             "*.html",
             "*.htm",

@@ -200,6 +200,8 @@ KINDS: dict[str, Kind] = {
             ".txt": "kgrag.documents.loaders:load_plain",
             ".md": "kgrag.documents.loaders:load_markdown",
             ".markdown": "kgrag.documents.loaders:load_markdown",
+            ".mdx": "kgrag.documents.loaders:load_mdx",
+            ".qmd": "kgrag.documents.loaders:load_quarto",
             ".rst": "kgrag.documents.loaders:load_rst",
             ".html": "kgrag.documents.loaders:load_html",
             ".htm": "kgrag.documents.loaders:load_html",

@@ -100,6 +100,33 @@ def load_markdown(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedD
     matter's ``title``, else the first level-1 heading, else the file name: a sub-heading names a part of
     the page, not the page.
     """
+    return _load_markdown_page(path, data, cfg)
+
+
+def load_mdx(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
+    """MDX (Docusaurus, Astro Starlight, Nextra) read as Markdown without its imports, exports, expressions and
+    component tags (:func:`kgrag.documents.markdown_dialects.mdx_to_markdown`), front matter and snippet
+    includes as for Markdown."""
+    from kgrag.documents.markdown_dialects import mdx_to_markdown
+
+    return _load_markdown_page(path, data, cfg, mdx_to_markdown, indented_code=False)
+
+
+def load_quarto(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
+    """A Quarto page (``.qmd``) read as Markdown without its fenced-div lines, shortcodes and Pandoc
+    attributes (:func:`kgrag.documents.markdown_dialects.quarto_to_markdown`); code cells stay code."""
+    from kgrag.documents.markdown_dialects import quarto_to_markdown
+
+    return _load_markdown_page(path, data, cfg, quarto_to_markdown)
+
+
+def _load_markdown_page(
+    path: Path,
+    data: bytes,
+    cfg: DocumentsConfig,
+    dialect: Callable[[str], str] | None = None,
+    indented_code: bool = True,
+) -> list[LoadedDocument]:
     from kgrag.documents.markdown_text import markdown_to_text
     from kgrag.documents.snippets import expand_snippets
 
@@ -107,7 +134,8 @@ def load_markdown(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedD
     body = require_text(path, front.body, "the text after the front matter")
     expanded = expand_snippets(body, path, int(cfg.max_file_mb * 1024 * 1024))
     try:
-        page = markdown_to_text(expanded.text)
+        source = dialect(expanded.text) if dialect is not None else expanded.text
+        page = markdown_to_text(source, indented_code=indented_code)
     except Exception as exc:  # markdown-it bounds nesting itself; anything else is reported, never a crash
         raise DocumentError(f"{path}: cannot parse Markdown ({type(exc).__name__}: {exc}); exclude the file") from exc
     if not page.text.strip() and expanded.left_out:

@@ -50,17 +50,19 @@ class MarkdownPage:
 
 
 @cache
-def _parser() -> MarkdownIt:
+def _parser(indented_code: bool) -> MarkdownIt:
     from markdown_it import MarkdownIt
     from mdit_py_plugins.deflist import deflist_plugin
     from mdit_py_plugins.footnote import footnote_plugin
 
-    return MarkdownIt("commonmark").enable(["table", "strikethrough"]).use(footnote_plugin).use(deflist_plugin)
+    md = MarkdownIt("commonmark").enable(["table", "strikethrough"]).use(footnote_plugin).use(deflist_plugin)
+    return md if indented_code else md.disable("code")
 
 
-def markdown_to_text(source: str) -> MarkdownPage:
-    """``source`` (Markdown without front matter) as plain text with ``#`` headings and fenced code."""
-    tokens = _parser().parse(unwrap_mkdocs(source))
+def markdown_to_text(source: str, indented_code: bool = True) -> MarkdownPage:
+    """``source`` (Markdown without front matter) as plain text with ``#`` headings and fenced code;
+    ``indented_code=False`` reads indented lines as text, as MDX does (indentation there is JSX layout)."""
+    tokens = _parser(indented_code).parse(unwrap_mkdocs(source))
     writer = _Writer()
     for token in tokens:
         writer.take(token)
