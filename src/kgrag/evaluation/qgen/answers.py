@@ -158,6 +158,8 @@ def trusted_label(
         return kind
     if trusted in _NAMED_ALONE and _first_name(span, labels, found):
         return PERSON
+    if trusted in _NAMED_ALONE and labels is not None and person_shaped(span) and labels.named_in_full(span.text):
+        return PERSON  # "Yuito Murase" labelled a product here, a person wherever else the corpus names him
     if trusted not in MEASURES | {"", PERSON} and names_people(span):
         return PEOPLE
     named = label not in NAMES - {PERSON} or person_shaped(span)  # "NASA said" is a firm; "Nate Hunzaker wrote" not
@@ -190,14 +192,16 @@ def _place_kind(span: Any, labels: NameLabels | None, places: PlaceNames | None)
 
 
 def _first_name(span: Any, labels: NameLabels | None, lookups: Lookups) -> bool:
-    """Whether a one-word proper noun is a person named by the first name: in the list of first names, never
-    written in lower case in the corpus ("hugo server" is a program) and not a place: labelled one in most of
-    its mentions there and held by the gazetteer ("Sydney"; spaCy's place label alone is no proof, it calls
-    "Johannes" a place)."""
-    word = span[0]
-    if lookups.first_names is None or labels is None or len(span) != 1 or word.pos_ != "PROPN":
+    """Whether a one-word proper noun is a person named by the first name: in the list of first names or
+    opening a full name the corpus labels a person's (:meth:`NameLabels.opens_full_name`: "Amritpan" of
+    "Amritpan Kaur"), never written in lower case in the corpus ("hugo server" is a program) and not a place:
+    labelled one in most of its mentions there and held by the gazetteer ("Sydney"; spaCy's place label alone
+    is no proof, it calls "Johannes" a place)."""
+    word, names = span[0], lookups.first_names
+    if labels is None or len(span) != 1 or word.pos_ != "PROPN" or not word.is_title:
         return False
-    if not (word.is_title and lookups.first_names.holds(word.text) and labels.never_lower_case(word.text)):
+    listed = (names is not None and names.holds(word.text)) or labels.opens_full_name(word.text)
+    if not (listed and labels.never_lower_case(word.text)):
         return False
     places = lookups.places
     return not (labels.labelled_place(word.text) and (places is None or places.kind(word.text) is not None))
@@ -271,7 +275,8 @@ def _person_label(span: Any, labels: NameLabels | None) -> str:
     determined = span.start > 0 and span.doc[span.start - 1].pos_ == "DET"  # "the Prometheus UI"
     if len(span) == 1 and labels is not None and span[0].is_title and not determined:
         return PERSON if labels.first_name(span.text) else "THING"  # "Iris", named in full elsewhere
-    person = person_shaped(span) and not determined and (labels is None or labels.bears_out_person(span.text))
+    borne_out = labels is None or labels.bears_out_person(span.text) or labels.named_in_full(span.text)
+    person = person_shaped(span) and not determined and borne_out
     if person and labels is not None and labels.unsure_person(span.text):
         return ""
     return PERSON if person else "THING"

@@ -21,9 +21,10 @@ is rejected (counted in the generation report), or None:
   expansion the question spells out (or the reverse), a spelled-out small number, an amount no number
   states ("thousands") or a lone adjective, an answer set against something named before ("many other
   toolkits"), RAM or disk that a size in bytes in the question gives away
-  (:mod:`kgrag.evaluation.qgen.giveaway`), an answer sharing a word stem with the question or spelled inside
-  one of its words ("ZPOPMAX" in "BZPOPMAX": a command named after its variant gives itself away), a span
-  after "no" (the question would drop the negation);
+  (:mod:`kgrag.evaluation.qgen.giveaway`), a one-word answer the question writes as two ("Data Trail"), an
+  answer sharing a word stem with the question or spelled inside one of its words ("ZPOPMAX" in "BZPOPMAX":
+  a command named after its variant gives itself away), a span after "no" (the question would drop the
+  negation);
 - :func:`question_defect`: a question asked in place that starts a subordinate clause ("That put them
   …", "To repair …"), :func:`cut_end`: any question that ends on a joining word ("… that allows
   organizations to?"), and :func:`run_on`: any question that runs across a full stop ("… defaults to what
@@ -37,7 +38,7 @@ from itertools import pairwise
 from typing import Any
 
 from kgrag.documents.words import content_words
-from kgrag.evaluation.qgen.giveaway import acronym_given, resource_given
+from kgrag.evaluation.qgen.giveaway import acronym_given, joined_given, resource_given
 from kgrag.evaluation.qgen.language import not_english
 from kgrag.evaluation.qgen.wording import YEAR
 
@@ -274,14 +275,23 @@ def _kind_defect(answer: str) -> str | None:
     return None
 
 
+def _given_away(answer: str, question: str) -> str | None:
+    """Why the question's own words give the answer away (:mod:`kgrag.evaluation.qgen.giveaway`), or None."""
+    if acronym_given(answer, question):
+        return "acronym gives the answer away"
+    if joined_given(answer, question):
+        return "the question writes the answer's one word as two ('Data Trail' → DataTrail)"
+    if resource_given(answer, question):
+        return "a size in bytes or memory in the question gives the resource away ('15GB of what?' → RAM)"
+    return None
+
+
 def answer_defect(span: Any, answer: str, question: str, label: str) -> str | None:
     """Why a masked span makes a defective or trivial question, or None."""
     if why := _shape_defect(span, answer) or _kind_defect(answer):
         return why
-    if acronym_given(answer, question):
-        return "acronym gives the answer away"
-    if resource_given(answer, question):
-        return "a size in bytes or memory in the question gives the resource away ('15GB of what?' → RAM)"
+    if why := _given_away(answer, question):
+        return why
     if label in ("DATE", "TIME") and (not _VAGUE_DATE.search(answer) or re.fullmatch(r"\d0'?s", answer)):
         return "answer is a vague date (no number or amount, or a decade of life)"  # "the final week", "40s"
     if span.root.dep_ == "appos" or " than " in f" {answer.lower()} ":

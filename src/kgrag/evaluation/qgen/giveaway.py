@@ -15,12 +15,15 @@ def _initials(words: list[str]) -> str:
 
 
 def acronym_given(answer: str, question: str) -> bool:
-    """The answer is an acronym the question spells out, or the question holds the answer's acronym."""
+    """The answer is an acronym the question spells out ("GSoC": "Google Summer of Code"; "PyPI": "Python
+    Package Index", by its capitals), or the question holds the answer's acronym."""
     answer_words = answer.replace("-", " ").split()
     question_words = question.replace("-", " ").split()
-    if answer.isupper() and 2 <= len(answer) <= 8:
-        letters = answer.lower()
-        return any(_initials(question_words[i : i + len(letters)]) == letters for i in range(len(question_words)))
+    capitals = "".join(c for c in answer if c.isupper()).lower()
+    forms = {answer.lower()} if answer.isalpha() and len(capitals) >= 2 and 2 <= len(answer) <= 8 else set()
+    forms |= {capitals} if len(capitals) >= 3 and answer.isalnum() and len(answer) <= 8 else set()
+    if forms:
+        return any(_initials(question_words[i : i + len(f)]) == f for f in forms for i in range(len(question_words)))
     initials = _initials([w for w in answer_words if w[:1].isupper() or len(answer_words) > 1])
     words = {w.strip("()[],.;:&").lower() for w in question_words}
     return len(initials) >= 2 and any(initials in (w, w.removesuffix("s")) for w in words)
@@ -33,3 +36,17 @@ def resource_given(answer: str, question: str) -> bool:
     resource = re.sub(r"^(?:the|a|an)\s+", "", answer.strip().lower())
     named = resource in _MEMORY and "memory" in question.lower()
     return resource in _RESOURCES and (named or _BYTES.search(question) is not None)
+
+
+def joined_given(answer: str, text: str) -> bool:
+    """The answer is one word that the text writes as two or three ("DataTrail": "Data Trail", "FreeType":
+    "Free Type"), so the question spells it out."""
+    key = _letters(answer)
+    if " " in answer.strip() or len(key) < 6:
+        return False
+    words = [_letters(w) for w in re.split(r"[\s/-]+", text)]
+    return any("".join(words[i : i + n]) == key for n in (2, 3) for i in range(len(words) - n + 1))
+
+
+def _letters(text: str) -> str:
+    return "".join(c for c in text.lower() if c.isalnum())

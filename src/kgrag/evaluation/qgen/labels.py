@@ -27,7 +27,10 @@ ROLE_NOUNS = frozenset(
     "founders maintainer maintainers mentor mentors moderator moderators owner owners requester requesters "
     "requestor requestors reviewer reviewers sponsor sponsors submitter submitters team teams user users people "
     "persons volunteer volunteers scientist scientists analyst analysts researcher researchers student students "
-    "customer customers".split()
+    "customer customers attendee attendees participant participants organizer organizers organiser organisers "
+    "employee employees farmer farmers teacher teachers instructor instructors learner learners intern interns "
+    "recruiter recruiters interviewer interviewers doctor doctors physician physicians clinician clinicians nurse "
+    "nurses patient patients".split()
 )
 """Head nouns that name people by what they do in a project ("Windows users" too). Nouns that also name
 software ("manager", "editor", "reader", "writer", "designer", "architect", "admin") are left out: "what"
@@ -136,6 +139,26 @@ class NameLabels:
         full = [name for name in self.full_names.get(key, ()) if not self._common_words(name.split()[1:])]
         return any(self.bears_out_person(name) for name in full) and self.bears_out_person(key)
 
+    def named_in_full(self, name: str) -> bool:
+        """Whether ``name``, two words or more, is labelled a person in at least two of its mentions and in more
+        than half, and the corpus writes none of its words in lower case: a person whatever one sentence or the
+        words alone were labelled ("Yuito" alone an organisation once, "Yuito Murase" a person twice). A
+        product's name has a word the corpus writes in lower case ("docker", "bit", "connect")."""
+        key = _key(name)
+        labels, words = self.names.get(key), key.split()
+        if labels is None or len(words) < 2 or labels[PERSON] < 2 or _not_a_person(labels):
+            return False
+        return not self._common_words([p for w in words for p in re.split(r"[-']", w) if p])
+
+    def opens_full_name(self, word: str) -> bool:
+        """Whether ``word`` opens a full name the corpus bears out as a person's, none of whose later words it
+        writes in lower case ("Amritpan" of "Amritpan Kaur"), whatever the word alone was labelled."""
+        full = self.full_names.get(_key(word), ())
+        return any(
+            not self._common_words(name.split()[1:]) and (self.bears_out_person(name) or self.named_in_full(name))
+            for name in full
+        )
+
     def unsure_person(self, name: str) -> bool:
         """Whether a name of two words or more that the labels bear out as a person may be a product all
         the same: a later word is one the corpus writes in lower case ("Fluent Bit": "bit"; "Docker Hub":
@@ -158,12 +181,27 @@ class NameLabels:
 
 def person_shaped(span: Any) -> bool:
     """Whether a span is written as a person's name: one to three capitalised proper nouns ("O'Brien" and
-    "MacDonald" too, not "OTel"), with initials ("John F. Kennedy") or lower-case particles ("Frank de Jonge")
-    inside or before its last word, two words at least."""
-    extra = [t for t in span[:-1] if _initial(t) or (t.i > span.start and t.lower_ in PARTICLES)]
-    named = [t for t in span if t not in extra]
+    "MacDonald" too, not "OTel"; a double-barrelled "Richard-Foy" is one), with initials ("John F. Kennedy") or
+    lower-case particles ("Frank de Jonge") inside or before its last word, two words at least."""
+    tokens = [t for t in span if not _hyphen_inside(t, span)]
+    extra = [t for t in tokens[:-1] if _initial(t) or (t.i > span.start and t.lower_ in PARTICLES)]
+    named = [t for t in tokens if t not in extra]
     capitalised = all(_capitalised(t.text) and t.pos_ == "PROPN" for t in named)
-    return 1 <= len(named) <= 3 and len(span) >= 2 and len(span) <= 5 and capitalised and span[-1] in named
+    words = [t for t in named if t.i == span.start or not _joined(span.doc[t.i - 2 : t.i])]
+    shaped = 1 <= len(words) <= 3 and len(tokens) >= 2 and len(words) + len(extra) >= 2 and len(span) <= 7
+    return shaped and capitalised and span[-1] in named
+
+
+def _hyphen_inside(token: Any, span: Any) -> bool:
+    """A hyphen that joins two parts of one name without spaces ("Richard-Foy")."""
+    doc = token.doc
+    inside = span.start < token.i < span.end - 1
+    return inside and token.text == "-" and not token.whitespace_ and not doc[token.i - 1].whitespace_
+
+
+def _joined(pair: Any) -> bool:
+    """Whether two tokens (a name part and a hyphen) are written together, so the next part continues a name."""
+    return len(pair) == 2 and pair[1].text == "-" and not pair[0].whitespace_ and not pair[1].whitespace_
 
 
 def _initial(token: Any) -> bool:

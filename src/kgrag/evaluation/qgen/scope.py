@@ -34,7 +34,7 @@ from typing import Any
 
 from kgrag.documents.headings import covered_text, heading_lines
 from kgrag.documents.words import content_words
-from kgrag.evaluation.qgen.giveaway import acronym_given
+from kgrag.evaluation.qgen.giveaway import acronym_given, joined_given
 from kgrag.evaluation.qgen.located import Chunk
 from kgrag.evaluation.qgen.markup import unmarked
 
@@ -162,13 +162,14 @@ def _same_stem(a: str, b: str) -> bool:
 
 
 def gives_answer(heading: Heading, answer: str) -> bool:
-    """Whether a heading holds the answer, a form of one of its words ("cultures" for "culture"), or its
-    acronym ("CORS" for "Cross-Origin Resource Sharing")."""
+    """Whether a heading holds the answer, a form of one of its words ("cultures" for "culture"), its
+    acronym ("CORS" for "Cross-Origin Resource Sharing") or its one word written as two ("Data Trail")."""
     words, answer_words = content_words(heading.text), content_words(answer)
     return (
         any(_same_stem(w, a) for w in words for a in answer_words)
         or answer.lower() in heading.text.lower()
         or acronym_given(answer, heading.text)
+        or joined_given(answer, heading.text)
     )
 
 
