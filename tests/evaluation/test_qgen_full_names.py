@@ -122,3 +122,16 @@ def test_a_one_word_answer_the_question_writes_as_two_is_given_away() -> None:
     assert not joined_given("Rust", "Which language do you trust for the ferry?")  # too short to tell
     assert not joined_given("GitHub Actions", "Which git hub actions run the tests?")  # not one word
     assert not joined_given("Dataset", "Which data loader reads the Tolvey files?")
+
+
+def test_an_answer_in_braces_is_not_asked() -> None:
+    """R's writers put a package's name in braces ("maintains {RAMEN}, for …"); asked in place, the question
+    kept "{ what}"."""
+    from kgrag.evaluation.qgen.defects import answer_defect
+
+    text = "Marck Navarro maintains {RAMEN}, for identifying associations between exposures and outcomes."
+    doc = spacy_nlp()(text)
+    start = text.index("RAMEN")
+    span = doc.char_span(start, start + len("RAMEN"))
+    why = answer_defect(span, "RAMEN", "Marck Navarro maintains { what}, for identifying associations?", "ORG")
+    assert why is not None and "brackets" in why

@@ -14,7 +14,7 @@ from kgrag.evaluation.qgen.labels import NameLabels
 from kgrag.evaluation.qgen.lookups import Lookups
 from kgrag.evaluation.qgen.places import CITY, COUNTRY, PLACE, STATE, Gazetteer, geonames
 from kgrag.evaluation.qgen.wording import ask_around
-from kgrag.testing import fake_gazetteer
+from kgrag.testing import fake_first_names, fake_gazetteer
 
 
 def _parsed(text: str, answer: str, labels: NameLabels) -> tuple[Any, Any]:
@@ -60,6 +60,27 @@ def test_a_real_place_is_asked_which_city_or_which_country() -> None:
         assert kind == label, place
         assert ask_around(sent, span, kind, whole=True)[0].endswith(asked), place
         assert trusted_label(span, sent, "GPE", labels) == "GPE"  # without a gazetteer: "what", as before
+
+
+def test_a_place_named_with_its_state_is_a_city_whatever_else_its_name_is() -> None:
+    """ "Madison" is a first name too, and spaCy calls it a person here: "comes from whom, WI USA?" read wrong;
+    the state after the comma says it is a city."""
+    labels = NameLabels()
+    text = "Laura comes from Madison, WI USA, and joined the Tolvey mentors in 2023."
+    doc = spacy_nlp()(text)
+    labels.add(doc)
+    start = text.index("Madison")
+    span = next((e for e in doc.ents if e.text == "Madison"), None) or doc.char_span(start, start + len("Madison"))
+    both = Lookups(places=fake_gazetteer(), first_names=fake_first_names())
+    assert trusted_label(span, span.sent, span.label_ or "THING", labels, both) == CITY
+
+
+def test_a_place_qualifying_a_noun_is_located_whatever_verb_governs_the_noun() -> None:
+    """ "used" is a verb of software, but "in the United States" qualifies "64%", not the using."""
+    labels = NameLabels()
+    text = "In June of 2017 approximately 58% of page loads used HTTPS globally, 64% in the United States."
+    sent, span = _parsed(text, "the United States", labels)
+    assert trusted_label(span, sent, "GPE", labels, Lookups(places=fake_gazetteer())) == COUNTRY
 
 
 def test_a_product_that_shares_a_towns_name_stays_what() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from kgrag.evaluation.qgen.first_names import NameList
 from kgrag.evaluation.qgen.places import Gazetteer
 
-FAKE_CITIES = ("San Francisco", "Moscow", "Amsterdam", "Concord", "Georgetown", "Jinja")
+FAKE_CITIES = ("San Francisco", "Moscow", "Amsterdam", "Concord", "Georgetown", "Jinja", "Madison")
 FAKE_COUNTRIES = ("United States", "Italy", "Indonesia", "Georgia")
 FAKE_STATES = ("Texas", "Georgia")
 
@@ -19,9 +19,9 @@ def fake_gazetteer() -> Gazetteer:
     return Gazetteer(FAKE_CITIES, FAKE_COUNTRIES, FAKE_STATES)
 
 
-FAKE_FIRST_NAMES = ("Marcelo", "Ari", "Tyler", "Renee", "Nicolò", "Johannes", "Hugo", "Sydney")
+FAKE_FIRST_NAMES = ("Marcelo", "Ari", "Tyler", "Renee", "Nicolò", "Johannes", "Hugo", "Sydney", "Madison")
 
 
 def fake_first_names() -> NameList:
-    """The first names of :data:`FAKE_FIRST_NAMES` ("Hugo" is also a program, "Sydney" a city)."""
+    """The first names of :data:`FAKE_FIRST_NAMES` ("Hugo" is also a program, "Sydney" and "Madison" cities)."""
     return NameList(FAKE_FIRST_NAMES)

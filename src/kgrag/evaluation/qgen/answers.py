@@ -152,8 +152,8 @@ def trusted_label(
     noun that says or thinks something (:func:`_speaker`) gets no question ("")."""
     trusted = _borne_out(span, sent, label, labels)
     found = lookups or Lookups()
-    if trusted == "GPE" and _city(span):
-        return CITY
+    if _city(span) and (trusted == "GPE" or (found.places is not None and found.places.kind(span.text) is not None)):
+        return CITY  # "Madison, WI" is a city, though spaCy and the list of first names call it a person
     if trusted in ("GPE", "LOC") and (kind := _place_kind(span, labels, found.places)):
         return kind
     if trusted in _NAMED_ALONE and _first_name(span, labels, found):
@@ -210,12 +210,14 @@ def _first_name(span: Any, labels: NameLabels | None, lookups: Lookups) -> bool:
 def _located(span: Any) -> bool:
     """Whether the span is the object of a preposition of place ("based in", "hailing from", "a charity in")
     that no verb of software governs ("runs in Concord", "rendered in Jinja", "log in to Concord"): a town's
-    name called, configured or run in is a product's."""
+    name called, configured or run in is a product's. A preposition that qualifies a noun ("64% in the United
+    States", "a charity in Leeds") is the noun's, whatever verb governs the noun."""
     preposition = span.root.head
     if span.root.dep_ != "pobj" or preposition.lower_ not in _PLACE_PREPOSITIONS:
         return False
     governor = preposition.head
-    return not any(t.lemma_.lower() in _SOFTWARE_VERBS for t in (governor, governor.head) if t.pos_ in ("VERB", "ADJ"))
+    governors = (governor,) if governor.pos_ in ("NOUN", "PROPN", "NUM") else (governor, governor.head)
+    return not any(t.lemma_.lower() in _SOFTWARE_VERBS for t in governors if t.pos_ in ("VERB", "ADJ"))
 
 
 def _speaker(span: Any) -> bool:

@@ -251,7 +251,7 @@ def _shape_defect(span: Any, answer: str) -> str | None:
     glued_after = after is not None and not span[-1].whitespace_ and after.text[:1].isalnum()
     if glued_after or (before is not None and not before.whitespace_ and before.text[-1:].isalnum()):
         return "answer is glued to a word ('10MB' asked as '10 what')"
-    if before is not None and after is not None and before.text in "([—–" and after.text in ")]—–":
+    if before is not None and after is not None and before.text in "([{—–" and after.text in ")]}—–":
         return "answer is in brackets or dashes (an alias or acronym)"
     words = answer.lower().split()
     if any(ch in answer for ch in "()[]") or len(set(words)) < len(words) or _GLUED.search(answer):
