@@ -551,3 +551,39 @@ def test_a_sentence_opening_with_a_pictograph_is_no_evidence() -> None:
         assert "symbol" in (usable_sentence(sent, cast(Any, None)) or "")
     sent = next(iter(spacy_nlp()(release).sents))
     assert usable_sentence(sent, cast(Any, None), strict=False) is None
+
+
+def test_one_end_of_a_range_and_a_version_labelled_a_date_get_no_question_word() -> None:
+    """ "what number to 5x slower?" (the answer "around 3x") and "with Rust version what date?" (the answer
+    "1.95.0") read wrong; the span's own label decides nothing there."""
+    for text, answer, label in (
+        ("Tolvey builds are around 3x to 5x slower on the ferry runners.", "around 3x", "CARDINAL"),
+        ("The Tolvey ferry sails 10 to 12 times a day.", "12", "CARDINAL"),
+        ("Wheels built with Rust 1.95.0 and later need the new Tolvey linker.", "1.95.0", "DATE"),
+    ):
+        _, span = _parsed(text, answer)
+        why = unsure_word(span, label)
+        assert why is not None and ("range" in why or "version" in why), answer
+    _, span = _parsed("The Tolvey ferry sails 12 times a day to Oslo.", "12")
+    assert unsure_word(span, "CARDINAL") is None  # "to" before a place, not a number
+
+
+def test_a_first_name_after_over_or_via_is_a_channel() -> None:
+    """ "Tor" is a first name in the list, and "over Tor" a network; asked "over whom", the question misleads."""
+    from kgrag.evaluation.qgen.first_names import NameList
+    from kgrag.evaluation.qgen.lookups import Lookups
+
+    labels = NameLabels()
+    text = "F-Droid clients can fetch the Tolvey repository over Tor when the mirror is blocked."
+    doc = spacy_nlp()(text)
+    labels.add(doc)
+    start = text.index("Tor")
+    span = doc.char_span(start, start + 3)
+    names = Lookups(first_names=NameList(["Tor"]))
+    assert trusted_label(span, span.sent, span.label_ or "THING", labels, names) != "PERSON"
+    text = "On Friday, Tor merged the Tolvey patch into the ferry tree."
+    doc = spacy_nlp()(text)
+    labels.add(doc)
+    start = text.index("Tor")
+    span = doc.char_span(start, start + 3)
+    assert trusted_label(span, span.sent, span.label_ or "THING", labels, names) == "PERSON"  # a person elsewhere

@@ -52,6 +52,8 @@ _SOFTWARE_VERBS = frozenset(
     "publish release".split()
 )
 """Verbs (and "available") whose place is a program's: "runs in Concord", "written in Lua", "deployed to Phoenix"."""
+_CHANNEL_PREPOSITIONS = frozenset({"over", "via", "through"})
+"""Prepositions before a channel or a tool ("over Tor", "via Matrix"), not before a person named by a first name."""
 _NUMBERED_POINT = re.compile(r"^(?:the\s+)?(?:week|day|month|quarter)\s+\d+$", re.I)
 """A numbered point of a schedule ("week 11"): "how long" misleads, and "which week" keeps the answer's word."""
 _CLOCK = re.compile(r"\d:\d\d|\b[ap]\.?m\b|\bnoon\b|\bmidnight\b|o'clock", re.I)
@@ -196,10 +198,12 @@ def _first_name(span: Any, labels: NameLabels | None, lookups: Lookups) -> bool:
     opening a full name the corpus labels a person's (:meth:`NameLabels.opens_full_name`: "Amritpan" of
     "Amritpan Kaur"), never written in lower case in the corpus ("hugo server" is a program) and not a place:
     labelled one in most of its mentions there and held by the gazetteer ("Sydney"; spaCy's place label alone
-    is no proof, it calls "Johannes" a place)."""
+    is no proof, it calls "Johannes" a place); not after "over", "via" or "through" ("over Tor": a network)."""
     word, names = span[0], lookups.first_names
     if labels is None or len(span) != 1 or word.pos_ != "PROPN" or not word.is_title:
         return False
+    if word.dep_ == "pobj" and word.head.lower_ in _CHANNEL_PREPOSITIONS:
+        return False  # "sent over Tor", "via Matrix": a channel, not a person
     listed = (names is not None and names.holds(word.text)) or labels.opens_full_name(word.text)
     if not (listed and labels.never_lower_case(word.text)):
         return False

@@ -169,8 +169,8 @@ def unsure_word(span: Any, label: str) -> str | None:
     if agent and label != "PERSON" and person_shaped(span):
         return "question word unsure: a name as the agent of a passive ('maintained by Pig Fang': a person or a firm)"
     counted = root.head if root.dep_ == "nummod" else span.doc[span.end] if span.end < len(span.doc) else None
-    if label in ("CARDINAL", "DATE") and re.search(r"\d\s*(?:to|-|–)\s*\d", span.text):
-        return "question word unsure: a range of numbers ('0 to 3', '1933-2020') asked as one number or date"
+    if why := _range_or_version(span, label):
+        return why
     if label == "CARDINAL" and counted is not None and counted.pos_ in ("NOUN", "PROPN") and counted.tag_ != "NNS":
         return "question word unsure: a number before a singular or proper noun (a label or a bound, not a count)"
     if label == "CARDINAL" and counted is not None and counted.pos_ == "NOUN" and re.search(r"\d\.\d", span.text):
@@ -181,6 +181,29 @@ def unsure_word(span: Any, label: str) -> str | None:
     if timed and root.dep_ in ("nsubj", "nsubjpass") and root.head.lemma_ not in _COPULAS:
         return "question word unsure: a span of time as a verb's subject ('6 hours are stored': 'how long are stored')"
     return _not_a_quantity(span, label)
+
+
+_VERSION = re.compile(r"\d+\.\d+\.\d+")
+_RANGE_WORDS = frozenset({"to", "-", "–", "—"})
+
+
+def _range_or_version(span: Any, label: str) -> str | None:
+    """Why a number is not one value: a range ("0 to 3", "1933-2020"), one end of a range the span stops at or
+    starts from ("around 3x" of "around 3x to 5x slower"), or a version labelled a date ("1.95.0 and later")."""
+    if label not in ("CARDINAL", "DATE", "QUANTITY", "PERCENT", "MONEY", "TIME"):
+        return None
+    if label in ("CARDINAL", "DATE") and re.search(r"\d\s*(?:to|-|–)\s*\d", span.text):
+        return "question word unsure: a range of numbers ('0 to 3', '1933-2020') asked as one number or date"
+    doc = span.doc
+    after, before = doc[span.end : span.end + 2], doc[max(0, span.start - 2) : span.start]
+    numeric = [any(ch.isdigit() for ch in t.text) or t.like_num for t in (*after, *before)]
+    if (len(after) == 2 and after[0].text in _RANGE_WORDS and numeric[1]) or (
+        len(before) == 2 and before[1].text in _RANGE_WORDS and numeric[len(after)]
+    ):
+        return "question word unsure: one end of a range ('around 3x' of '3x to 5x') asked as the whole"
+    if label in ("DATE", "TIME") and _VERSION.search(span.text):
+        return "question word unsure: a version ('1.95.0') labelled a date"
+    return None
 
 
 _IDENTIFYING = frozenset("code codes status redirect redirects response responses error errors".split())
