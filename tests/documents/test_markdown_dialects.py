@@ -114,3 +114,17 @@ def test_a_folder_of_mdx_and_qmd_pages_is_indexed_by_default(tmp_path: Path) -> 
     (tmp_path / "a.mdx").write_text(MDX_PAGE, encoding="utf-8")
     (tmp_path / "b.qmd").write_text(QMD_PAGE, encoding="utf-8")
     assert sorted(p.name for p in discover([tmp_path], CFG.include, CFG.exclude)) == ["a.mdx", "b.qmd"]
+
+
+def test_container_fences_are_left_out_of_markdown_pages_too(tmp_path: Path) -> None:
+    """VitePress (``::: tip``) and Starlight (``:::caution[Title]``) write containers in plain ``.md`` pages;
+    MDX indents them inside components."""
+    page = "# Ferries\n\n::: tip Good to know\nFerries sail at dawn.\n:::\n\n"
+    page += ":::caution[heads up]\nCheck the tide.\n:::\n"
+    _, text = _load(tmp_path, "ferries.md", page)
+    assert ":::" not in text and "Good to know" not in text and "heads up" not in text
+    assert "Ferries sail at dawn." in text.splitlines() and "Check the tide." in text.splitlines()
+    indented = "<Tabs>\n  <TabItem>\n    :::note\n    Ferries sail at dawn.\n    :::\n  </TabItem>\n</Tabs>\n"
+    _, text = _load(tmp_path, "tabs.mdx", indented)
+    assert text == "Ferries sail at dawn."
+    assert ":::" in _load(tmp_path, "code.md", "Text.\n\n```\n::: tip\n```\n")[1]  # code is never rewritten

@@ -98,9 +98,12 @@ def load_markdown(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedD
     they include (:mod:`kgrag.documents.snippets`); the files read and the includes left out are recorded
     in the metadata, so that a change to an included file re-reads the page. The title is the front
     matter's ``title``, else the first level-1 heading, else the file name: a sub-heading names a part of
-    the page, not the page.
+    the page, not the page. Container fence lines (``::: tip``, ``:::note``) are left out, their content kept
+    (:func:`kgrag.documents.markdown_dialects.without_div_fences`).
     """
-    return _load_markdown_page(path, data, cfg)
+    from kgrag.documents.markdown_dialects import without_div_fences
+
+    return _load_markdown_page(path, data, cfg, without_div_fences)
 
 
 def load_mdx(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:

@@ -10,7 +10,8 @@ Both dialects are Markdown with extra syntax a Markdown parser would index as te
   ``{{< video … >}}``) and Pandoc attributes after headings, links and spans (``## Setup {#sec-setup}``,
   ``[text]{.smallcaps}``). Fence lines, shortcodes and attributes are left out; a div's content is kept.
   Docusaurus admonitions (``:::tip Title`` … ``:::``) are fenced divs too, so MDX pages drop their fence lines
-  the same way.
+  the same way, and so do Markdown pages (:func:`without_div_fences`: VitePress and Starlight write the same
+  containers in ``.md`` files).
 
 Fenced code blocks are kept byte for byte in both (a Quarto cell ```` ```{python} ```` is a fenced block).
 The result is then read as Markdown (:func:`kgrag.documents.markdown_text.markdown_to_text`).
@@ -22,7 +23,7 @@ import re
 from collections.abc import Callable, Iterator
 
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")  # MDX indents fences inside components
-_DIV_FENCE = re.compile(r"^ {0,3}:{3,}(?:[ \t]*\S.*)?$")
+_DIV_FENCE = re.compile(r"^[ \t]*:{3,}(?:[ \t]*[^\s:].*)?$")  # indented inside MDX components too
 _ESM = re.compile(r"^(?:import|export)\b")
 _COMPONENT_TAG = re.compile(r"</?[A-Z][\w.]*(?:\s[^<>]*?)?/?>|<>|</>", re.DOTALL)
 """A JSX component's opening, closing or self-closing tag (names start with a capital; ``<>`` fragments):
@@ -111,6 +112,13 @@ def _without_components(text: str) -> str:
         bare = line.replace("\x01", "")
         lines.append("\n" if "\x01" in line and not bare.strip() else bare)
     return "".join(lines)
+
+
+def without_div_fences(source: str) -> str:
+    """``source`` (Markdown) without the fence lines of containers outside code blocks: VitePress's ``::: tip``,
+    Docusaurus's and Starlight's ``:::note`` and ``:::caution[Title]``, Pandoc's ``::: {.class}``; their content is
+    kept."""
+    return _outside_code(source, _without_div_fences)
 
 
 def mdx_to_markdown(source: str) -> str:
