@@ -164,6 +164,15 @@ def test_a_question_running_across_a_full_stop_is_refused(question: str, runs_on
     assert (run_on(question) is not None) is runs_on
 
 
+def test_a_question_holding_a_stray_emphasis_mark_is_refused() -> None:
+    """A bold pair broken across a line stays in the text as two lone marks; copied into a question, they read
+    as markup."""
+    assert run_on("Biome formatter has now ** what percentage in terms of compatibility ** against Tolvey?")
+    assert run_on("Which file does the ferry read * before the timetable?")
+    assert run_on("Which glob matches /pods/*/*.log on the Tolvey nodes?") is None  # part of a path
+    assert run_on("What does 2 * 3 ** 2 give in the Tolvey shell?")  # arithmetic reads as a stray mark too
+
+
 def test_strict_generation_drops_the_defective_questions_of_a_pdf_like_passage() -> None:
     lines = [
         "Contents Testing 12 Test results 13 General health tests 14 Imaging tests 15 Blood tests 16",

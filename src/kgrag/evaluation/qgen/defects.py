@@ -28,7 +28,7 @@ is rejected (counted in the generation report), or None:
 - :func:`question_defect`: a question asked in place that starts a subordinate clause ("That put them
   …", "To repair …"), :func:`cut_end`: any question that ends on a joining word ("… that allows
   organizations to?"), and :func:`run_on`: any question that runs across a full stop ("… defaults to what
-  number. 0 gives …", "… to a io. what?").
+  number. 0 gives …", "… to a io. what?") or holds an emphasis mark standing alone ("** what percentage **").
 """
 
 from __future__ import annotations
@@ -65,6 +65,9 @@ _STRUCTURE = re.compile(r"^(?:part|chapter|section|table|figure|appendix|page)\s
 _VAGUE_DATE = re.compile(r"\d|^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|several|many)\b", re.I)
 _GLOSSARY = re.compile(r"^\s*[\w&/-]+(?:\s+[\w&/-]+){0,3}\s+[–—:-]\s+[A-Z]")
 _PAGE = re.compile(r"\bpage\s+\d+|\bp\.\s*\d+|^\s*[-–]?\s*\d{1,4}\s*[-–]?\s*$", re.I)
+_STRAY_MARK = re.compile(r"(?:^|\s)(?:\*\*|__|\*)(?:\s|$)")
+"""An emphasis mark standing alone between spaces: a pair the writer broke across a line, which Markdown leaves
+as it is, copied into the question."""
 _NUMBER_WORDS = frozenset("zero one two three four five six seven eight nine ten half dozen".split())
 _VAGUE_AMOUNT = frozenset(
     "tens dozens scores hundreds thousands millions billions trillions several many few of".split()
@@ -338,6 +341,8 @@ def run_on(question: str) -> str | None:
     when it does not."""
     if any(not abbreviation(match.group(1)) for match in _FULL_STOP.finditer(question)):
         return "question runs across a full stop"
+    if _STRAY_MARK.search(question):
+        return "question holds a stray emphasis mark ('has now ** what percentage **')"
     return None
 
 
