@@ -102,3 +102,29 @@ def test_a_telling_heading_that_gives_the_answer_away_is_not_named() -> None:
     assert distinct(named, above, "decision_wait", question, places) == above
     elsewhere = (Heading(2, "Arguments"),)  # a heading not among those above: nothing to tell it apart by
     assert distinct(elsewhere, above, "decision_wait", question, places) == elsewhere
+
+
+def _rfc(number: int, feature: str) -> str:
+    return f"""# F# RFC FS-{number} - Support for {feature} in computation expressions and elsewhere
+
+The design of {feature} is tracked here.
+
+# Motivation
+
+Adding {feature} to the Tolvey compiler fills a hole in the interop story of feature {number}.
+
+# Detailed design
+
+The compiler lowers {feature} early.
+"""
+
+
+def test_a_top_level_section_every_template_repeats_is_not_named_as_a_page() -> None:
+    """ "# Motivation" in every RFC: "In “Motivation”, …" reads like a page and names none of them."""
+    features = ["ValueTask", "Spans", "Ranges", "Tuples", "Records", "Unions", "Slices"]
+    passages = _passages({f"rfc-{i}.md": _rfc(1000 + i, f) for i, f in enumerate(features)})
+    sentence = "Adding Spans to the Tolvey compiler fills a hole in the interop story of feature 1001."
+    question = "Adding what to the Tolvey compiler fills a hole in the interop story of feature 1001?"
+    assert _named_for(passages, sentence, "Spans", question) == ()
+    few = _passages({f"rfc-{i}.md": _rfc(1000 + i, f) for i, f in enumerate(features[:2])})
+    assert _named_for(few, sentence, "Spans", question) == ("Motivation",)  # two documents: as before

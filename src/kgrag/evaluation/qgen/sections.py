@@ -15,7 +15,9 @@ in two versions of a site), the question keeps the headings it had: a passage th
 but another answer is caught by the distinctiveness check, and one holding the same answer is no ambiguity.
 
 A page named by its title alone is left as it is: two pages of one title are most often one page in two
-versions of a site.
+versions of a site. A top-level heading more than :data:`TEMPLATE_PLACES` documents share is a template's
+section, not a page ("# Motivation" and "# Detailed design" in every RFC of a proposals repository, whose own
+title may be too long to name): named alone it tells the reader nothing, so nothing is named.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ from collections import Counter
 from collections.abc import Sequence
 
 from kgrag.evaluation.qgen.scope import DocumentHeadings, Heading, names_place
+
+TEMPLATE_PLACES = 5
+"""More places than a site keeps versions of one page: a top-level heading shared this widely is a template's."""
 
 
 def _key(heading: Heading) -> str:
@@ -53,10 +58,13 @@ class SectionPlaces:
 def distinct(
     named: tuple[Heading, ...], above: Sequence[Heading], answer: str, question: str, places: SectionPlaces
 ) -> tuple[Heading, ...]:
-    """The headings a question names so that they fit one place (module docstring): ``named`` when it
-    names no section, a page alone, or a section that fits one place already; otherwise the innermost of
+    """The headings a question names so that they fit one place (module docstring): none for a template's
+    top-level section; ``named`` when it names no section, a page alone, or a section that fits one place
+    already; otherwise the innermost of
     ``named`` with the outermost heading ``above`` it that tells its place apart, when one may be named;
     ``named`` when none does."""
+    if len(named) == 1 and named[0].level <= 1 and places.count(named) > TEMPLATE_PLACES:
+        return ()  # a template's section at the top level ("# Motivation" in every RFC), not a page
     if not named or named[-1].level <= 1 or places.count(named) <= 1:
         return named
     inner = named[-1]
