@@ -119,12 +119,42 @@ The compiler lowers {feature} early.
 """
 
 
-def test_a_top_level_section_every_template_repeats_is_not_named_as_a_page() -> None:
-    """ "# Motivation" in every RFC: "In “Motivation”, …" reads like a page and names none of them."""
+def test_a_top_level_section_every_template_repeats_is_named_under_its_documents_number() -> None:
+    """ "# Motivation" in every RFC: "In “Motivation”, …" read like a page and named none of them. It is a
+    section of its RFC, whose title is too long to name but opens with its number."""
     features = ["ValueTask", "Spans", "Ranges", "Tuples", "Records", "Unions", "Slices"]
     passages = _passages({f"rfc-{i}.md": _rfc(1000 + i, f) for i, f in enumerate(features)})
     sentence = "Adding Spans to the Tolvey compiler fills a hole in the interop story of feature 1001."
     question = "Adding what to the Tolvey compiler fills a hole in the interop story of feature 1001?"
-    assert _named_for(passages, sentence, "Spans", question) == ()
+    assert _named_for(passages, sentence, "Spans", question) == ("F# RFC FS-1001", "Motivation")
     few = _passages({f"rfc-{i}.md": _rfc(1000 + i, f) for i, f in enumerate(features[:2])})
     assert _named_for(few, sentence, "Spans", question) == ("Motivation",)  # two documents: as before
+
+
+def test_a_template_section_whose_title_cannot_be_named_keeps_its_heading() -> None:
+    """Without a number to name a long title by, nothing tells "Motivation" apart: it stays named, as any section
+    that no heading tells apart does; with the number, the RFC is named."""
+    features = ["ValueTask", "Spans", "Ranges", "Tuples", "Records", "Unions", "Slices"]
+    pages = {
+        f"rfc-{i}.md": _rfc(1000 + i, f)
+        .replace(f"F# RFC FS-{1000 + i} - ", "")
+        .replace("elsewhere", "elsewhere in the parser, the checker and the code generator")
+        for i, f in enumerate(features)
+    }
+    sentence = "Adding Spans to the Tolvey compiler fills a hole in the interop story of feature 1001."
+    question = "Adding Spans to the what fills a hole in the interop story of feature 1001?"
+    assert _named_for(_passages(pages), sentence, "Tolvey compiler", question) == ("Motivation",)
+    numbered = _passages({f"rfc-{i}.md": _rfc(1000 + i, f) for i, f in enumerate(features)})
+    assert _named_for(numbered, sentence, "Tolvey compiler", question) == ("F# RFC FS-1001", "Motivation")
+
+
+def test_a_long_title_is_named_by_its_numbered_lead() -> None:
+    from kgrag.evaluation.qgen.scope import shortened
+
+    long = Heading(1, "F# RFC FS-1021 - Support Interop with ValueTask in Async Type and more besides")
+    assert shortened(long).text == "F# RFC FS-1021"
+    kep = Heading(1, "KEP-2104: Reworking the architecture of the proxy so that every backend shares one loop")
+    assert shortened(kep).text == "KEP-2104"
+    plain = Heading(1, "Support Interop with ValueTask in Async Type and many more words after it")
+    assert shortened(plain) is plain  # no number: too long, not named
+    assert shortened(Heading(2, long.text)).text == long.text  # only a title is shortened

@@ -11,8 +11,11 @@ A heading is named only when it helps and gives nothing away: it is plain words 
 one: "cultures" for "culture") and does not hold it or its acronym ("CORS" for "Cross-Origin Resource
 Sharing"), says something the question does not already say, and is not a generic label ("Overview",
 "Examples", "Warning"). Of the headings left, the innermost is named, with the outermost (the page's title)
-when there are two or more; a section heading that many places share ("Arguments" on every component's page)
-is named with a heading that tells its place apart (:mod:`kgrag.evaluation.qgen.sections`). A sentence under
+when there are two or more (a title too long to name by its numbered lead, "F# RFC FS-1021": :func:`shortened`);
+a section heading that many places share ("Arguments" on every component's page) is named with a heading that
+tells its place apart (:mod:`kgrag.evaluation.qgen.sections`). A top-level heading that more than
+:data:`TEMPLATE_PLACES` documents hold besides their title ("# Motivation" in every RFC) is a template's
+section of each document, not a title that closes the one before it. A sentence under
 no such heading (a book without headings, a page whose every heading holds the answer) keeps its question as
 it is.
 
@@ -27,7 +30,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +44,12 @@ from kgrag.evaluation.qgen.markup import unmarked
 MAX_HEADING_WORDS = 10
 STEM_CHARS, STEM_SHARE = 5, 0.8
 LOCATE_TOKENS = 6
+TEMPLATE_PLACES = 5
+"""More documents than a site keeps versions of one page: a top-level heading this many more documents share is
+a template's section ("# Motivation" in every RFC of a proposals repository), not a page's title."""
+_NUMBERED_LEAD = re.compile(r"^(.*?\d[^\s]*)\s+[-–—]\s+\S|^(.*?\d[^\s:]*):\s+\S")
+"""A title's lead up to its first dash or colon, ending in a number: "F# RFC FS-1021" of "F# RFC FS-1021 - Support
+Interop with ValueTask in Async Type", "KEP-2104" of "KEP-2104: Reworking kube-proxy's architecture"."""
 GENERIC = frozenset(
     "introduction overview summary note notes example examples usage details background conclusion contents "
     "index faq reference references tutorial guide more information further reading see also appendix misc "
@@ -76,9 +85,15 @@ class DocumentHeadings:
         self._headings: dict[str, list[Heading]] = {}
         self._opening: dict[str, tuple[Heading, ...]] = {}
         self._paths: dict[str, list[tuple[Heading, ...]]] = {}
+        found_by_doc = {}
         for doc_id, parts in pieces.items():
             start, text = covered_text(parts)
-            found = [(line.offset, Heading(line.level, _plain(line.text))) for line in heading_lines(text, start)]
+            found_by_doc[doc_id] = [
+                (line.offset, Heading(line.level, _plain(line.text))) for line in heading_lines(text, start)
+            ]
+        templates = _template_sections(found_by_doc, self._titles)
+        for doc_id, found in found_by_doc.items():
+            found = [(o, Heading(2, h.text) if _key(h.text) in templates else h) for o, h in found]
             self._offsets[doc_id] = [offset for offset, heading in found if heading.text]
             self._headings[doc_id] = [heading for _, heading in found if heading.text]
             self._opening[doc_id], self._paths[doc_id] = _walk(self._titles[doc_id], self._headings[doc_id])
@@ -96,6 +111,30 @@ class DocumentHeadings:
             yield from (
                 path for heading, path in zip(headings, self._paths[doc_id], strict=True) if heading.text != title
             )
+
+
+def _key(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _template_sections(found: dict[str, list[tuple[int, Heading]]], titles: dict[str, str]) -> set[str]:
+    """The top-level headings more than :data:`TEMPLATE_PLACES` documents hold besides their title: a template's
+    sections, read as sections of the document's title (level 2) rather than as titles that close it."""
+    documents: Counter[str] = Counter()
+    for doc_id, headings in found.items():
+        title = _key(titles.get(doc_id, ""))
+        documents.update({_key(h.text) for _, h in headings if h.level <= 1 and h.text and _key(h.text) != title})
+    return {text for text, count in documents.items() if count > TEMPLATE_PLACES}
+
+
+def shortened(heading: Heading) -> Heading:
+    """A title too long to name (over :data:`MAX_HEADING_WORDS` words) by its numbered lead, when it has one
+    ("F# RFC FS-1021" of "F# RFC FS-1021 - Support Interop with ValueTask in Async Type"); else as it is."""
+    if heading.level > 1 or len(heading.text.split()) <= MAX_HEADING_WORDS:
+        return heading
+    match = _NUMBERED_LEAD.match(heading.text)
+    lead = next((g for g in match.groups() if g), "") if match else ""
+    return Heading(heading.level, lead) if 1 <= len(lead.split()) <= MAX_HEADING_WORDS // 2 else heading
 
 
 def _walk(title: str, headings: Sequence[Heading]) -> tuple[tuple[Heading, ...], list[tuple[Heading, ...]]]:
@@ -220,7 +259,7 @@ def outer_section_named(headings: Sequence[Heading], named: Sequence[Heading], a
 def named_headings(question: str, headings: Sequence[Heading], answer: str) -> tuple[Heading, ...]:
     """The headings the question names, outermost first (module docstring): the innermost of those that
     may be named, after the outermost when there are two or more; none when no heading may be."""
-    named = [h for h in headings if names_place(h, answer, question)]
+    named = [short for h in headings if names_place(short := shortened(h), answer, question)]
     if len(named) >= 2:
         return (named[0], named[-1])
     return tuple(named)

@@ -15,9 +15,12 @@ in two versions of a site), the question keeps the headings it had: a passage th
 but another answer is caught by the distinctiveness check, and one holding the same answer is no ambiguity.
 
 A page named by its title alone is left as it is: two pages of one title are most often one page in two
-versions of a site. A top-level heading more than :data:`TEMPLATE_PLACES` documents share is a template's
-section, not a page ("# Motivation" and "# Detailed design" in every RFC of a proposals repository, whose own
-title may be too long to name): named alone it tells the reader nothing, so nothing is named.
+versions of a site. A top-level heading that many documents share ("# Motivation" in every RFC) is read as a
+section of its document's title in the first place (:class:`~kgrag.evaluation.qgen.scope.DocumentHeadings`), and
+a title too long to name tells its place apart by its numbered lead ("F# RFC FS-1021":
+:func:`~kgrag.evaluation.qgen.scope.shortened`). A section that no heading tells apart keeps its heading: read
+blind, "In the section “Prior art”, …" questions of one RFC among many were usable when their sentence was the
+corpus's only one to hold their words.
 """
 
 from __future__ import annotations
@@ -25,10 +28,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from kgrag.evaluation.qgen.scope import DocumentHeadings, Heading, names_place
-
-TEMPLATE_PLACES = 5
-"""More places than a site keeps versions of one page: a top-level heading shared this widely is a template's."""
+from kgrag.evaluation.qgen.scope import DocumentHeadings, Heading, names_place, shortened
 
 
 def _key(heading: Heading) -> str:
@@ -58,18 +58,16 @@ class SectionPlaces:
 def distinct(
     named: tuple[Heading, ...], above: Sequence[Heading], answer: str, question: str, places: SectionPlaces
 ) -> tuple[Heading, ...]:
-    """The headings a question names so that they fit one place (module docstring): none for a template's
-    top-level section; ``named`` when it names no section, a page alone, or a section that fits one place
-    already; otherwise the innermost of
+    """The headings a question names so that they fit one place (module docstring): ``named`` when it names no
+    section, a page alone, or a section that fits one place already; otherwise the innermost of
     ``named`` with the outermost heading ``above`` it that tells its place apart, when one may be named;
     ``named`` when none does."""
-    if len(named) == 1 and named[0].level <= 1 and places.count(named) > TEMPLATE_PLACES:
-        return ()  # a template's section at the top level ("# Motivation" in every RFC), not a page
     if not named or named[-1].level <= 1 or places.count(named) <= 1:
         return named
     inner = named[-1]
     outers = above[: next((i for i, h in enumerate(above) if h is inner), 0)]  # none when ``inner`` is not above
     for outer in outers:
-        if places.count((outer, inner)) == 1 and names_place(outer, answer, question, code=True):
-            return (outer, inner)
+        short = shortened(outer)  # "F# RFC FS-1021" of a title too long to name
+        if places.count((outer, inner)) == 1 and names_place(short, answer, question, code=True):
+            return (short, inner)
     return named
