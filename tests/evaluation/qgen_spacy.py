@@ -17,6 +17,13 @@ def spacy_nlp() -> Any:
     return SpacyExtractor(nlp.spacy_model, allow_torch=nlp.spacy_torch).nlp
 
 
+def entity_span(doc: Any, answer: str) -> Any:
+    """spaCy's entity of ``doc`` whose text is ``answer`` (with its label), else the span of the answer's first
+    occurrence (no label): what the label checks are given."""
+    start = doc.text.index(answer)
+    return next((e for e in doc.ents if e.text == answer), None) or doc.char_span(start, start + len(answer))
+
+
 def answer_span(text: str, answer: str) -> Any:
     """The span of ``answer`` (its first occurrence) in ``text`` parsed; None when it does not fall on token
     boundaries."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.evaluation.qgen_spacy import spacy_nlp
+from tests.evaluation.qgen_spacy import entity_span, spacy_nlp
 
 from kgrag.evaluation.qgen.answers import trusted_label
 from kgrag.evaluation.qgen.first_names import NameList, faker_first_names
@@ -22,8 +22,7 @@ NAMES = Lookups(first_names=fake_first_names())
 def _parsed(text: str, answer: str, labels: NameLabels) -> tuple[Any, Any]:
     doc = spacy_nlp()(text)
     labels.add(doc)
-    start = text.index(answer)
-    span = next((e for e in doc.ents if e.text == answer), None) or doc.char_span(start, start + len(answer))
+    span = entity_span(doc, answer)
     return span.sent, span
 
 

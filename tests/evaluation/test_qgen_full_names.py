@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.evaluation.qgen_spacy import spacy_nlp
+from tests.evaluation.qgen_spacy import entity_span, spacy_nlp
 
 from kgrag.evaluation.qgen.answers import trusted_label
 from kgrag.evaluation.qgen.giveaway import acronym_given, joined_given
@@ -27,9 +27,7 @@ def _labels(*texts: str) -> NameLabels:
 
 
 def _span(text: str, answer: str) -> tuple[Any, Any]:
-    doc = spacy_nlp()(text)
-    start = text.index(answer)
-    span = next((e for e in doc.ents if e.text == answer), None) or doc.char_span(start, start + len(answer))
+    span = entity_span(spacy_nlp()(text), answer)
     return span.sent, span
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.evaluation.qgen_spacy import spacy_nlp
+from tests.evaluation.qgen_spacy import entity_span, spacy_nlp
 
 from kgrag.evaluation.qgen.answers import trusted_label
 from kgrag.evaluation.qgen.labels import NameLabels
@@ -69,8 +69,7 @@ def test_a_place_named_with_its_state_is_a_city_whatever_else_its_name_is() -> N
     text = "Laura comes from Madison, WI USA, and joined the Tolvey mentors in 2023."
     doc = spacy_nlp()(text)
     labels.add(doc)
-    start = text.index("Madison")
-    span = next((e for e in doc.ents if e.text == "Madison"), None) or doc.char_span(start, start + len("Madison"))
+    span = entity_span(doc, "Madison")
     both = Lookups(places=fake_gazetteer(), first_names=fake_first_names())
     assert trusted_label(span, span.sent, span.label_ or "THING", labels, both) == CITY
 

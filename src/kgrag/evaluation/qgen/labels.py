@@ -135,9 +135,8 @@ class NameLabels:
         itself, where labelled alone, a person in most mentions ("Prometheus" of a mislabelled "Prometheus
         Operator" is a product wherever it stands alone). A full name whose later words the corpus also
         writes in lower case is a product's ("Kafka Connect": "connect"), not a person's."""
-        key = _key(word)
-        full = [name for name in self.full_names.get(key, ()) if not self._common_words(name.split()[1:])]
-        return any(self.bears_out_person(name) for name in full) and self.bears_out_person(key)
+        full = self._full_names_opened_by(word)
+        return any(self.bears_out_person(name) for name in full) and self.bears_out_person(_key(word))
 
     def named_in_full(self, name: str) -> bool:
         """Whether ``name``, two words or more, is labelled a person in at least two of its mentions and in more
@@ -153,11 +152,12 @@ class NameLabels:
     def opens_full_name(self, word: str) -> bool:
         """Whether ``word`` opens a full name the corpus bears out as a person's, none of whose later words it
         writes in lower case ("Amritpan" of "Amritpan Kaur"), whatever the word alone was labelled."""
-        full = self.full_names.get(_key(word), ())
-        return any(
-            not self._common_words(name.split()[1:]) and (self.bears_out_person(name) or self.named_in_full(name))
-            for name in full
-        )
+        return any(self.bears_out_person(name) or self.named_in_full(name) for name in self._full_names_opened_by(word))
+
+    def _full_names_opened_by(self, word: str) -> list[str]:
+        """The full names labelled a person that ``word`` opens, but for those with a later word the corpus
+        writes in lower case (a product's: "Kafka Connect")."""
+        return [name for name in self.full_names.get(_key(word), ()) if not self._common_words(name.split()[1:])]
 
     def unsure_person(self, name: str) -> bool:
         """Whether a name of two words or more that the labels bear out as a person may be a product all
@@ -187,7 +187,7 @@ def person_shaped(span: Any) -> bool:
     extra = [t for t in tokens[:-1] if _initial(t) or (t.i > span.start and t.lower_ in PARTICLES)]
     named = [t for t in tokens if t not in extra]
     capitalised = all(_capitalised(t.text) and t.pos_ == "PROPN" for t in named)
-    words = [t for t in named if t.i == span.start or not _joined(span.doc[t.i - 2 : t.i])]
+    words = [t for t in named if t.i == span.start or not _hyphen_inside(span.doc[t.i - 1], span)]
     shaped = 1 <= len(words) <= 3 and len(tokens) >= 2 and len(words) + len(extra) >= 2 and len(span) <= 7
     return shaped and capitalised and span[-1] in named
 
@@ -197,11 +197,6 @@ def _hyphen_inside(token: Any, span: Any) -> bool:
     doc = token.doc
     inside = span.start < token.i < span.end - 1
     return inside and token.text == "-" and not token.whitespace_ and not doc[token.i - 1].whitespace_
-
-
-def _joined(pair: Any) -> bool:
-    """Whether two tokens (a name part and a hyphen) are written together, so the next part continues a name."""
-    return len(pair) == 2 and pair[1].text == "-" and not pair[0].whitespace_ and not pair[1].whitespace_
 
 
 def _initial(token: Any) -> bool:

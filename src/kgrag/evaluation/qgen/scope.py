@@ -93,7 +93,7 @@ class DocumentHeadings:
             ]
         templates = _template_sections(found_by_doc, self._titles)
         for doc_id, found in found_by_doc.items():
-            found = [(o, Heading(2, h.text) if _key(h.text) in templates else h) for o, h in found]
+            found = [(o, Heading(2, h.text) if heading_key(h.text) in templates else h) for o, h in found]
             self._offsets[doc_id] = [offset for offset, heading in found if heading.text]
             self._headings[doc_id] = [heading for _, heading in found if heading.text]
             self._opening[doc_id], self._paths[doc_id] = _walk(self._titles[doc_id], self._headings[doc_id])
@@ -113,7 +113,8 @@ class DocumentHeadings:
             )
 
 
-def _key(text: str) -> str:
+def heading_key(text: str) -> str:
+    """A heading's text as headings are compared across documents: case folded, spaces collapsed."""
     return " ".join(text.casefold().split())
 
 
@@ -122,8 +123,8 @@ def _template_sections(found: dict[str, list[tuple[int, Heading]]], titles: dict
     sections, read as sections of the document's title (level 2) rather than as titles that close it."""
     documents: Counter[str] = Counter()
     for doc_id, headings in found.items():
-        title = _key(titles.get(doc_id, ""))
-        documents.update({_key(h.text) for _, h in headings if h.level <= 1 and h.text and _key(h.text) != title})
+        title = heading_key(titles.get(doc_id, ""))
+        documents.update({heading_key(h.text) for _, h in headings if h.level <= 1 and h.text} - {title})
     return {text for text, count in documents.items() if count > TEMPLATE_PLACES}
 
 

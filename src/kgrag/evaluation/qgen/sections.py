@@ -28,11 +28,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from kgrag.evaluation.qgen.scope import DocumentHeadings, Heading, names_place, shortened
-
-
-def _key(heading: Heading) -> str:
-    return " ".join(heading.text.casefold().split())
+from kgrag.evaluation.qgen.scope import DocumentHeadings, Heading, heading_key, names_place, shortened
 
 
 class SectionPlaces:
@@ -42,17 +38,17 @@ class SectionPlaces:
         self._alone: Counter[str] = Counter()
         self._under: Counter[tuple[str, str]] = Counter()
         for path in headings.paths():
-            inner = _key(path[-1])
+            inner = heading_key(path[-1].text)
             self._alone[inner] += 1
-            for outer in {_key(h) for h in path[:-1]}:
+            for outer in {heading_key(h.text) for h in path[:-1]}:
                 self._under[outer, inner] += 1
 
     def count(self, named: Sequence[Heading]) -> int:
         """How many places fit ``named``: headings with the innermost's text, under a heading with the
         outermost's text when there are two."""
         if len(named) >= 2:
-            return self._under[_key(named[0]), _key(named[-1])]
-        return self._alone[_key(named[0])] if named else 0
+            return self._under[heading_key(named[0].text), heading_key(named[-1].text)]
+        return self._alone[heading_key(named[0].text)] if named else 0
 
 
 def distinct(

@@ -196,14 +196,17 @@ def _range_or_version(span: Any, label: str) -> str | None:
         return "question word unsure: a range of numbers ('0 to 3', '1933-2020') asked as one number or date"
     doc = span.doc
     after, before = doc[span.end : span.end + 2], doc[max(0, span.start - 2) : span.start]
-    numeric = [any(ch.isdigit() for ch in t.text) or t.like_num for t in (*after, *before)]
-    if (len(after) == 2 and after[0].text in _RANGE_WORDS and numeric[1]) or (
-        len(before) == 2 and before[1].text in _RANGE_WORDS and numeric[len(after)]
-    ):
+    ends_one = len(after) == 2 and after[0].text in _RANGE_WORDS and _numeric(after[1])  # "3x" of "3x to 5x"
+    starts_one = len(before) == 2 and before[1].text in _RANGE_WORDS and _numeric(before[0])  # "5x" of it
+    if ends_one or starts_one:
         return "question word unsure: one end of a range ('around 3x' of '3x to 5x') asked as the whole"
     if label in ("DATE", "TIME") and _VERSION.search(span.text):
         return "question word unsure: a version ('1.95.0') labelled a date"
     return None
+
+
+def _numeric(token: Any) -> bool:
+    return token.like_num or any(ch.isdigit() for ch in token.text)
 
 
 _IDENTIFYING = frozenset("code codes status redirect redirects response responses error errors".split())
