@@ -115,6 +115,10 @@ def test_plain_prose_is_kept() -> None:
          "What come with some kind of ferry support?", "THING", "named before"),
         ("No Tolvey plugin is required at all to plan the crossings.", "Tolvey plugin",
          "What is required at all to plan the crossings?", "THING", "negation"),
+        ("About forty HM hooks give the data that HMs need to route each ferry.", "HMs",
+         "About forty HM hooks give the data that what need to route each ferry?", "THING", "answer's words"),
+        ("Harbour masters route each ferry through HMs at the quay.", "HMs",
+         "Harbour masters route each ferry through what at the quay?", "THING", "acronym"),
     ],
 )  # fmt: skip
 def test_answers_a_question_gives_away_or_mangles_are_rejected(

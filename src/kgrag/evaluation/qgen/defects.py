@@ -103,6 +103,7 @@ ABBREVIATIONS = frozenset(
 _LAST_WORD = re.compile(r"([\w.]+?)\.+$")
 _ALIKE = 4
 _STEM = 5
+_ACRONYM = re.compile(r"\b([A-Z]{2,})s?\b")
 _TOC_RUN = re.compile(r"[A-Za-z]\s+\d{1,3}\s+[A-Z]")
 _LEANING = frozenset("such so but also however similarly therefore thus then other another both".split())
 _QUOTES = re.compile(r"[“”\"]")
@@ -120,10 +121,14 @@ def _words(text: str) -> set[str]:
 
 
 def _shares_stem(answer: str, question: str) -> bool:
-    """A word of the answer and one of the question with the same first five letters, or spelled alike
+    """A word of the answer and one of the question with the same first five letters, spelled alike
     (:func:`_spelled_alike`: "SSTR" in "SSTRs", "treat" in "treatment", "ZPOPMAX" in "BZPOPMAX", "ZRANGE"
-    in "ZREVRANGE")."""
-    return any(a[:_STEM] == q[:_STEM] or _spelled_alike(a, q) for a in _words(answer) for q in _words(question))
+    in "ZREVRANGE"), or an acronym of one the other's plural ("LSMs" beside "LSM hooks"; of common words
+    the plural gives nothing away: "jobs" beside "HPC job schedulers")."""
+    acronyms = set(_ACRONYM.findall(answer)) & set(_ACRONYM.findall(question))
+    return bool(acronyms) or any(
+        a[:_STEM] == q[:_STEM] or _spelled_alike(a, q) for a in _words(answer) for q in _words(question)
+    )
 
 
 def _spelled_alike(a: str, b: str) -> bool:

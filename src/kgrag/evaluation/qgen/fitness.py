@@ -19,7 +19,10 @@ of what passed them still found questions a reader cannot use. These checks reje
   same time?"), named after a common noun ("the protein what") or a part of the document
   ("Chapter …"), the question word sits in brackets or opens a phrase cut from its sentence ("In what,
   …") or an opening phrase whose clause is left uninverted ("How often, a new cycle begins?"), or a comma
-  is left between a subject and its verb;
+  is left between a subject and its verb; or the span sits inside a phrase whose words stay around the
+  question word: a unit after its number ("60 what" for "60 FPS"), a modifier between a noun's other
+  modifiers and the noun ("the smaller what standardized schemes"), a number after an adjective of its own
+  ("the other what percentage"), a noun after a quantity ("a lot of what do");
 - :func:`imperative_answer`: the answer is the verb opening an imperative ("Delete all extracted
   files"), a word the corpus also writes in lower case, not a name;
 - :func:`guessable`: the answer can be told without the text: a weekday or month name, or the word
@@ -53,6 +56,13 @@ _CALENDAR = frozenset(
     "monday tuesday wednesday thursday friday saturday sunday january february march april june july august "
     "september october november december".split()
 )
+_QUANTITY_NOUNS = frozenset(
+    "lot lots most some many few all one each none plenty majority couple bunch handful dozens hundreds "
+    "thousands millions".split()
+)
+"""Words that take "of" before the thing they count ("a lot of Python programs", "most of the options"):
+asked "what" after them, a question reads "a lot of what do …"."""
+_NOUN_PHRASE_MODIFIERS = frozenset({"amod", "compound", "nummod", "poss", "nmod"})  # not "det": "what" takes its place
 _BAD_BEFORE_DURATION = frozenset("during than the over every each per".split())
 _RANGE_NEXT = frozenset({"to", "-", "–", "and", "or"})
 _ONE_OF_SEVERAL = re.compile(
@@ -168,10 +178,27 @@ def wording_defect(span: Any, question: str) -> str | None:
         before is not None and before.lower_ in _DOCUMENT_PART and span[0].like_num
     ):
         return "answer is a part of the document (a cross-reference)"
-    why = _phrasing_defect(question)
+    why = _inside_phrase(span, before) or _phrasing_defect(question)
     if why is None and _FRONTED_ADVERBIAL.match(question) and span.root.dep_ not in SUBJECTS:
         return "question word in an opening phrase, the clause after it not inverted ('How often, a cycle begins?')"
     return why
+
+
+def _inside_phrase(span: Any, before: Any) -> str | None:
+    """Why the span is cut out of a phrase whose other words stay around the question word, or None: the
+    question word would read "60 what", "the smaller what standardized schemes", "the other what
+    percentage" or "a lot of what"."""
+    if before is None:
+        return None
+    if before.like_num and before.dep_ == "nummod" and span.start <= before.head.i < span.end:
+        return "answer is the unit of the number before it ('60 FPS', '64 GB')"
+    if before.dep_ in _NOUN_PHRASE_MODIFIERS and before.head.i >= span.end and span.root.head.i >= span.end:
+        return "answer sits inside a noun phrase ('the smaller NIST standardized schemes')"
+    if span[0].like_num and before.dep_ == "amod" and span.start <= before.head.i < span.end:
+        return "answer is a number with an adjective of its own before it ('the other 10%', 'top 1%')"
+    if before.lower_ == "of" and before.head.lemma_.lower() in _QUANTITY_NOUNS and before.head.i < before.i:
+        return "answer is counted by a quantity before it ('a lot of Python programs')"
+    return None
 
 
 def _phrasing_defect(question: str) -> str | None:

@@ -16,7 +16,9 @@ def _initials(words: list[str]) -> str:
 
 def acronym_given(answer: str, question: str) -> bool:
     """The answer is an acronym the question spells out ("GSoC": "Google Summer of Code"; "PyPI": "Python
-    Package Index", by its capitals), or the question holds the answer's acronym."""
+    Package Index", by its capitals; "VMs": "virtual machines", as a plural), or the question holds the
+    answer's acronym."""
+    answer = answer.removesuffix("s") if answer.endswith("s") and answer[-2:-1].isupper() else answer
     answer_words = answer.replace("-", " ").split()
     question_words = question.replace("-", " ").split()
     capitals = "".join(c for c in answer if c.isupper()).lower()
