@@ -221,3 +221,32 @@ def test_a_superscript_is_never_glued_to_the_word_beside_it() -> None:
         "Firefox^3 plays the ferry films; a crossing takes 10^3 seconds.\n\n"
         "MKV containers are labelled as WebM in Firefox."  # a footnote's own number is left out
     )
+
+
+def test_a_superscript_linking_within_the_page_is_a_footnote_reference_and_left_out() -> None:
+    page = markdown_to_text(
+        'The ferry planner is written in Go using the tide library<sup id="a7">[7](#f7)</sup> base.\n\n'
+        "A crossing takes 10<sup>3</sup> seconds; see the [tide table<sup>2</sup>](https://example.org/t).\n"
+    )
+    assert page.text == (
+        "The ferry planner is written in Go using the tide library base.\n\n"
+        "A crossing takes 10^3 seconds; see the tide table^2."  # an exponent, and a link out, stay marked
+    )
+
+
+def test_a_callout_marker_is_dropped_and_its_title_is_a_line_of_its_own() -> None:
+    page = markdown_to_text(
+        "> [!warning] Encoding\n> Ensure that ferry names are escaped before they are sent.\n\n"
+        "> [!NOTE]\n> Night crossings need a second pilot.\n\n"
+        "> [!tip]- Folded tip\n\n"
+        "> A plain quote keeps its words.\n\n"
+        "[!x] outside a quote is text.\n"
+    )
+    assert page.text.split("\n\n") == [
+        "Encoding",
+        "Ensure that ferry names are escaped before they are sent.",
+        "Night crossings need a second pilot.",
+        "Folded tip",
+        "A plain quote keeps its words.",
+        "[!x] outside a quote is text.",
+    ]

@@ -77,6 +77,7 @@ def test_questions_that_lean_on_a_referent_outside_them_are_rejected() -> None:
     assert leaning_defect("And in February, he died in a hospital at which place?") is not None
     assert leaning_defect("What is a compromise among the following considerations?") is not None
     assert leaning_defect("Yes, the Quillon saving process is always forked, so every command is atomic in what?")
+    assert leaning_defect("No. Tamsin is what percentage free to use for every crew?") is not None  # an FAQ's answer
     assert leaning_defect("Keep in mind that what is the add to set operation of Tamsin?") is not None
     assert leaning_defect("The cache holds the records listed below for how long?") is not None
     assert leaning_defect("What is the most widely used async runtime in Quillon today?") is None

@@ -11,6 +11,7 @@ from typing import Any
 from tests.evaluation.qgen_spacy import entity_span, spacy_nlp
 
 from kgrag.evaluation.qgen.answers import trusted_label
+from kgrag.evaluation.qgen.first_names import NameList
 from kgrag.evaluation.qgen.giveaway import acronym_given, joined_given
 from kgrag.evaluation.qgen.labels import NameLabels, names_people, person_shaped
 from kgrag.evaluation.qgen.lookups import Lookups
@@ -133,3 +134,36 @@ def test_an_answer_in_braces_is_not_asked() -> None:
     span = doc.char_span(start, start + len("RAMEN"))
     why = answer_defect(span, "RAMEN", "Marck Navarro maintains { what}, for identifying associations?", "ORG")
     assert why is not None and "brackets" in why
+
+
+def test_a_name_the_corpus_describes_as_a_thing_is_asked_what() -> None:
+    """spaCy labels a research language, a build tool and a game people; the corpus says what each is ("Verona
+    is a research language"), so "who" would mislead wherever the name stands."""
+    labels = _labels(
+        "Corrin is a research language for exploring concurrent ownership.",
+        "Tolvey members want the ideas from Corrin in the ferry runtime.",
+        "Blaze was the inspiration for other build tools.",
+        "Goodboy Galaxy is an exploration-focused platform game.",
+        "Goodboy Galaxy raised its funding from backers.",
+        "Ana Silva is a Principal Software Engineer at Quansight.",
+        "Ana Silva wrote the first scheduler of the ferry planner.",
+        "Tomas has been part of the Tolvey community for years.",  # no article: no kind of thing
+        "Tomas is a wizard at planning ferries.",  # a noun of neither kind tells nothing
+        "Tomas worked elsewhere, but Ana and Corrin were at the same ferry firm.",
+    )
+    names = NameList(["Corrin", "Blaze", "Ana", "Tomas"])  # first names by the list, as "Verona" may be
+    for text, answer in (
+        ("Tolvey members want the ideas from Corrin in the ferry runtime.", "Corrin"),
+        ("Blaze originated from the challenges of managing a large monorepo.", "Blaze"),
+        ("Goodboy Galaxy raised its funding from backers.", "Goodboy Galaxy"),
+    ):
+        sent, span = _span(text, answer)
+        assert trusted_label(span, sent, "PERSON", labels, Lookups(first_names=names)) != "PERSON", answer
+    assert labels.described_as_thing("Corrin") and not labels.described_as_thing("Ana Silva")
+    assert not labels.described_as_thing("Tomas")
+    for text, answer in (
+        ("Ana Silva wrote the first scheduler of the ferry planner.", "Ana Silva"),
+        ("Tomas worked elsewhere, but Ana and Corrin were at the same ferry firm.", "Tomas"),
+    ):
+        sent, span = _span(text, answer)
+        assert trusted_label(span, sent, "PERSON", labels, Lookups(first_names=names)) == "PERSON", answer

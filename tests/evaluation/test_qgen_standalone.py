@@ -146,6 +146,7 @@ def test_a_question_opening_with_a_name_keeps_its_capital_after_a_heading_lead()
     assert opens("Brightwater's cache keeps what?", "Brightwater's cache keeps every sample of the Oslo cluster.")
     assert not opens("The default is what?", "The default is 30 seconds for the whole Oslo cluster.")
     assert opens("“Brightwater” keeps what?", "“Brightwater” keeps every sample of the Oslo cluster.")  # after a quote
+    assert opens("Mr. Kennon had been a neighbour in which city?", "Mr. Kennon had been a neighbour in Boston.")
 
 
 def test_a_sentence_cut_at_an_abbreviation_or_without_a_main_clause_is_rejected() -> None:

@@ -277,13 +277,17 @@ def test_a_persona_is_asked_who_and_software_named_like_a_role_keeps_what() -> N
 
 
 def test_a_one_word_speaker_gets_no_question() -> None:
-    """ "Schneppenheim estimates …" names a person by one word: "what" misleads and "who" is unsure. Software
-    that writes somewhere, or tells you something, stays a thing; so does an acronym that says something."""
+    """ "Schneppenheim estimates …" names a person by one word: "what" misleads and "who" is unsure; so does a
+    contributor's handle doing a contributor's work ("Xanewok removed …"). Software that writes somewhere,
+    tells you something or creates something stays a thing; so does an acronym that says something."""
     for text, name in (
         ("Schneppenheim estimates that the Tamsin reads have doubled over two months.", "Schneppenheim"),
         ("Jacek explains how the Quillon secrets reach the Oslo cluster.", "Jacek"),
         ("Sapphi wrote a great introduction to the Tamsin environment guide.", "Sapphi"),
         ("Nate Hunzaker wrote about end-to-end testing with Tamsin and Quillon.", "Nate Hunzaker"),  # a full name
+        ("Xanewok removed all traces of an unsafe API from the Tamsin bindings.", "Xanewok"),  # a contributor
+        ("MortimerGoro fixed the crash when moving Tamsin to the background.", "MortimerGoro"),
+        ("Darley continues to improve the Quillon libc with every ferry release.", "Darley"),
     ):
         sent, span = _parsed(text, name)
         assert trusted_label(span, sent, "ORG") == "", name
@@ -291,6 +295,7 @@ def test_a_one_word_speaker_gets_no_question() -> None:
         ("By default, CliDumper writes on the standard output of the Tamsin shell.", "CliDumper"),
         ("Quillon tells you which Tamsin files changed since the last ferry run.", "Quillon"),
         ("NASA said the Tamsin probe reached the Oslo orbit.", "NASA"),
+        ("Snowpack created an entirely new category of Tamsin tooling.", "Snowpack"),  # software creates things
     ):
         sent, span = _parsed(text, name)
         assert trusted_label(span, sent, "ORG") != "", name  # asked "what", as before

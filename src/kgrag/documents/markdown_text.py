@@ -37,6 +37,9 @@ _UNRESOLVED_REFERENCE = re.compile(r"\[([^\[\]\n]+)\]\[[^\[\]\n]*\]")
 _TAG = re.compile(r"<!--.*?-->|<[^>\n]*>", re.DOTALL)
 _SPACES = re.compile(r"[ \t]+")
 _PLACEHOLDER = re.compile(r"\x00(\d+)\x00")
+_CALLOUT = re.compile(r"\[![A-Za-z][\w-]*\][+-]?\s*(.*)\Z", re.DOTALL)
+"""The first line of a callout (GitHub's ``> [!NOTE]``, Obsidian's ``> [!warning] Encoding``, ``[!tip]-`` folded):
+its marker, then its title if it has one."""
 _BLOCK_TAG = re.compile(rf"<(?:{'|'.join(sorted(BLOCKS | CELLS | set(HEADINGS) | {'li'}))})\b", re.I)
 """An opening tag the HTML loader writes as a block of its own (:mod:`kgrag.documents.html_rules`)."""
 
@@ -79,6 +82,7 @@ class _Writer:
         self.item_prefix = ""
         self.heading = 0
         self.row: list[str] | None = None
+        self.quotes = 0  # open block quotes: a callout is one
 
     def text(self) -> str:
         return "\n\n".join(block for block in self.blocks if block.strip())
@@ -89,6 +93,8 @@ class _Writer:
             self._list(token)
         elif kind == "heading_open":
             self.heading = int(token.tag[1:])
+        elif kind in ("blockquote_open", "blockquote_close"):
+            self.quotes += 1 if kind == "blockquote_open" else -1
         elif kind == "tr_open":
             self.row = []
         elif kind == "tr_close" and self.row is not None:
@@ -137,7 +143,10 @@ class _Writer:
         return f"{indent}{number}. "
 
     def _inline(self, token: Token) -> None:
-        text = inline_text(token.children or [])
+        children = token.children or []
+        if self.quotes and self.row is None and not self.heading and children and children[0].content.startswith("[!"):
+            children = self._callout(children)
+        text = inline_text(children)
         if self.row is not None:
             self.row.append(text)
         elif self.heading:
@@ -154,6 +163,16 @@ class _Writer:
             self.blocks.append(self.item_prefix + text)
             self.item_prefix = ""
 
+    def _callout(self, children: list[Token]) -> list[Token]:
+        """A callout's first line (:data:`_CALLOUT`) written as its title alone, and the inline tokens of its
+        body; ``children`` as they are when the paragraph opens with no callout marker."""
+        end = next((i for i, c in enumerate(children) if c.type in ("softbreak", "hardbreak")), len(children))
+        callout = _CALLOUT.match(inline_text(children[:end]))
+        if callout is None:
+            return children
+        self._paragraph(callout.group(1))
+        return children[end + 1 :]
+
     def _code(self, token: Token) -> None:
         if self.item_prefix.strip():
             self.blocks.append(self.item_prefix.rstrip())
@@ -164,8 +183,9 @@ class _Writer:
 
 class _Superscript:
     """Text inside ``<sup>…</sup>``: a footnote's own number opening its line is left out ("<sup>3</sup>MKV
-    containers …" reads "MKV containers …"), and a superscript after other text is marked with "^" ("10^6",
-    "Firefox^3"), so that it is never glued to the word beside it."""
+    containers …" reads "MKV containers …"), and so is a superscript that links within the page (a footnote
+    reference written by hand, ``<sup>[14](#f14)</sup>``); a superscript after other text is marked with "^"
+    ("10^6", "Firefox^3"), so that it is never glued to the word beside it."""
 
     def __init__(self) -> None:
         self.state = ""  # "drop" or "mark" inside a superscript, "" outside it or once it is marked
@@ -176,6 +196,12 @@ class _Superscript:
             self.state = "mark" if "".join(before).strip() else "drop"
         elif lower.startswith("</sup"):
             self.state = ""
+
+    def link(self, token: Token) -> None:
+        """A link opening inside the superscript: one to an anchor of the page makes it a footnote reference."""
+        href = token.attrGet("href")
+        if self.state == "mark" and isinstance(href, str) and href.startswith("#"):
+            self.state = "drop"
 
     def text(self, text: str) -> str:
         if self.state == "drop":
@@ -203,6 +229,8 @@ def inline_text(children: list[Token]) -> str:
             prose.append(sup.text(child.content.replace("\x00", "")))
         elif kind == "image":
             prose.append(inline_text(child.children or []) or child.content)
+        elif kind == "link_open":
+            sup.link(child)
         elif kind == "softbreak":
             prose.append(" ")
         elif kind == "hardbreak":

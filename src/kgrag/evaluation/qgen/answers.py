@@ -42,6 +42,14 @@ _SPEECH_VERBS = frozenset("say estimate explain think believe argue mention conf
 """Verbs of saying or thinking, whose subject is a person (writing counts in the past tense only: "CliDumper
 writes on php://stdout" is software; "tells", "suggests", "asks", "notes", "states" are left out: "Git
 tells you …", "ESLint suggests …")."""
+_CONTRIBUTION_VERBS = frozenset(
+    "fix implement remove update improve replace refactor land merge port rewrite add contribute rework migrate "
+    "convert correct extend document upgrade simplify resolve investigate submit review".split()
+)
+"""Verbs of a contributor's work, whose subject in the past tense is a person as the changelogs and "this week
+in" posts of a project write them ("Xanewok removed all traces of …", "MortimerGoro fixed the crash …");
+"continues to improve" counts too. "Introduced" and "created" are left out: "PEP-660 introduced …", "Snowpack
+created …"."""
 _NAMED_ALONE = frozenset({"THING", "PERSON", "ORG", "PRODUCT", "WORK_OF_ART", "EVENT", "FAC", "GPE", "LOC"})
 """Labels spaCy gives a person named by a first name alone ("Marcelo" an organisation, "Ari" nothing,
 "Johannes" a place)."""
@@ -198,12 +206,15 @@ def _first_name(span: Any, labels: NameLabels | None, lookups: Lookups) -> bool:
     opening a full name the corpus labels a person's (:meth:`NameLabels.opens_full_name`: "Amritpan" of
     "Amritpan Kaur"), never written in lower case in the corpus ("hugo server" is a program) and not a place:
     labelled one in most of its mentions there and held by the gazetteer ("Sydney"; spaCy's place label alone
-    is no proof, it calls "Johannes" a place); not after "over", "via" or "through" ("over Tor": a network)."""
+    is no proof, it calls "Johannes" a place); not after "over", "via" or "through" ("over Tor": a network),
+    and not one the corpus describes as a thing (:meth:`NameLabels.described_as_thing`)."""
     word, names = span[0], lookups.first_names
     if labels is None or len(span) != 1 or word.pos_ != "PROPN" or not word.is_title:
         return False
     if word.dep_ == "pobj" and word.head.lower_ in _CHANNEL_PREPOSITIONS:
         return False  # "sent over Tor", "via Matrix": a channel, not a person
+    if labels.described_as_thing(word.text):
+        return False  # "Verona is a research language"
     listed = (names is not None and names.holds(word.text)) or labels.opens_full_name(word.text)
     if not (listed and labels.never_lower_case(word.text)):
         return False
@@ -226,11 +237,13 @@ def _located(span: Any) -> bool:
 
 def _speaker(span: Any) -> bool:
     """Whether the span is one proper noun, or a name written like a person's, that is the subject of a verb of
-    saying or thinking ("Jacek explains", "Sapphi wrote", "Nate Hunzaker wrote"): a person whatever spaCy labelled
-    it, whom the corpus's labels did not bear out."""
+    saying or thinking ("Jacek explains", "Sapphi wrote", "Nate Hunzaker wrote") or of a contributor's work in
+    the past tense ("Xanewok removed …", "Darley continues to improve …"): a person whatever spaCy labelled it,
+    whom the corpus's labels did not bear out."""
     root = span.root
     verb, lemma = root.head, root.head.lemma_.lower()
     said = lemma in _SPEECH_VERBS or (lemma == "write" and verb.tag_ == "VBD")
+    said = said or (lemma in _CONTRIBUTION_VERBS and verb.tag_ == "VBD") or lemma == "continue"
     one = len(span) == 1 and root.pos_ == "PROPN" and not root.text.isupper()  # "NASA said" is an organisation
     one = one or person_shaped(span)
     return one and root.dep_ == "nsubj" and verb.pos_ == "VERB" and said

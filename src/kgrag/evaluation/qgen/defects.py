@@ -62,6 +62,7 @@ _TERMINAL = re.compile(r"[.!?:;…][\"'”’»)\]*_`¹²³⁴⁵⁶⁷⁸⁹⁰
 _COMMENT = re.compile(r"(?:^|\s)#\s")  # a comment marker: prose writes "#" only before a number or a name
 _COMMAND = re.compile(r"^\s*(?:sudo|\$)\s|(?:^|\s)[A-Z][A-Z0-9_]{2,}=\S")
 _STRUCTURE = re.compile(r"^(?:part|chapter|section|table|figure|appendix|page)\s+\d+", re.I)
+_SEASON = re.compile(r"\b(?:spring|summer|autumn|fall|winter)\b", re.I)
 _VAGUE_DATE = re.compile(r"\d|^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|several|many)\b", re.I)
 _GLOSSARY = re.compile(r"^\s*[\w&/-]+(?:\s+[\w&/-]+){0,3}\s+[–—:-]\s+[A-Z]")
 _PAGE = re.compile(r"\bpage\s+\d+|\bp\.\s*\d+|^\s*[-–]?\s*\d{1,4}\s*[-–]?\s*$", re.I)
@@ -294,14 +295,24 @@ def _given_away(answer: str, question: str) -> str | None:
     return None
 
 
+def _label_defect(answer: str, label: str) -> str | None:
+    """Why no question word of the answer's label asks for it well, or None."""
+    if label in ("DATE", "TIME") and (not _VAGUE_DATE.search(answer) or re.fullmatch(r"\d0'?s", answer)):
+        return "answer is a vague date (no number or amount, or a decade of life)"  # "the final week", "40s"
+    words = answer.lower().split()
+    if label == "QUANTITY" and len(words) == 2 and words[0] in _NUMBER_WORDS and words[1] not in _VAGUE_AMOUNT:
+        return "answer is a spelled-out small number of things ('two VMs'): 'what quantity' does not ask for it"
+    if label == "DATE" and _SEASON.search(answer):
+        return "answer is a season ('the spring of 2020'): neither 'what date' nor 'which year' fits it"
+    return None
+
+
 def answer_defect(span: Any, answer: str, question: str, label: str) -> str | None:
     """Why a masked span makes a defective or trivial question, or None."""
     if why := _shape_defect(span, answer) or _kind_defect(answer):
         return why
-    if why := _given_away(answer, question):
+    if why := _given_away(answer, question) or _label_defect(answer, label):
         return why
-    if label in ("DATE", "TIME") and (not _VAGUE_DATE.search(answer) or re.fullmatch(r"\d0'?s", answer)):
-        return "answer is a vague date (no number or amount, or a decade of life)"  # "the final week", "40s"
     if span.root.dep_ == "appos" or " than " in f" {answer.lower()} ":
         return "answer is an apposition or a comparison"
     if {"other", "another"} & set(answer.lower().split()):

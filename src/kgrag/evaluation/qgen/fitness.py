@@ -11,7 +11,7 @@ of what passed them still found questions a reader cannot use. These checks reje
   often; "cancerThe", "1ACancers": a capital inside a word);
 - :func:`leaning_defect`: the question leans on a referent outside it ("empty it", "In this case",
   "these patients", "both types") or on the text around it ("the following considerations", "listed
-  below", an opening "Yes," or "Keep in mind that");
+  below", an opening "Yes," or "No." an FAQ's answer begins with, or "Keep in mind that");
 - :func:`wording_defect`: the question word does not fit the span (an age asked "how long", a
   frequency asked without its "every", a duration asked after "during" or before "of"), the span is
   one end of a range ("what number to 30"), one of several ("like what or Silvadene", "What, Ewing
@@ -50,7 +50,7 @@ _PEOPLE = frozenset("he him his she her".split())
 _POINTING_TEXT = re.compile(
     r"(?i)\bthe following\b|\bas follows\b|\b(?:shown|listed|described|explained|see|given) (?:below|above)\b|"
     r"\bthe (?:above|aforementioned|latter|former)\b|"
-    r"^(?:yes|no), |^(?:keep|bear) in mind\b|^(?:note|remember|notice) that\b"
+    r"^(?:yes|no)[,.!] |^(?:keep|bear) in mind\b|^(?:note|remember|notice) that\b"
 )
 _CALENDAR = frozenset(
     "monday tuesday wednesday thursday friday saturday sunday january february march april june july august "

@@ -9,7 +9,9 @@ is labelled on its own as well (:meth:`NameLabels.bears_out_person`). A lone fir
 around with OTel logging") is a person when the corpus also names that person in full ("Iris Dyrmishi"), as
 interviews, posts and stories do after their first mention (:meth:`NameLabels.first_name`). A full name whose
 later word the corpus also writes in lower case ("Fluent Bit": "bit") is a person only when its first word
-vouches for one (:meth:`NameLabels.unsure_person`).
+vouches for one (:meth:`NameLabels.unsure_person`). A name the corpus describes as a thing ("Verona is a
+research language", "Blaze was the inspiration for …") is no person however spaCy labels it
+(:meth:`NameLabels.described_as_thing`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,26 @@ ROLE_NOUNS = frozenset(
 software ("manager", "editor", "reader", "writer", "designer", "architect", "admin") are left out: "what"
 misleads less there than "who"; "members" counts only with a group of people in the span ("Python
 community members", not "enum members")."""
+_PERSON_NOUNS = ROLE_NOUNS | frozenset(
+    "person man woman guy girl boy child kid friend colleague member lead leader head director president chair "
+    "ceo cto cofounder co-founder professor expert fan hacker programmer coder artist illustrator writer "
+    "journalist blogger consultant advocate evangelist fellow winner recipient candidate alumnus graduate "
+    "speaker host guest engineer manager editor designer architect wizard".split()
+)
+"""Nouns that describe a person ("Ana is a Principal Engineer", "Greg was the author of …")."""
+_THING_NOUNS = frozenset(
+    "language library framework tool toolkit toolchain app application project package module plugin extension "
+    "component platform service system engine database server protocol format standard specification api sdk "
+    "program implementation wrapper client interface website site blog podcast newsletter conference event "
+    "course book paper game product company organization organisation foundation startup business firm browser "
+    "runtime compiler interpreter kernel distribution distro feature technique algorithm approach pattern "
+    "inspiration alternative replacement successor predecessor fork port collection suite pipeline workflow "
+    "backend frontend cache queue driver bot repository registry dataset benchmark template theme widget syntax "
+    "dialect superset subset container image cluster proxy gateway router scheduler allocator parser formatter "
+    "linter debugger profiler emulator simulator shell terminal device chip processor network".split()
+)
+"""Nouns that describe a thing ("Verona is a research language", "Blaze was the inspiration for …"). A
+name described by a noun on neither list ("Dominic Gannaway is a wizard") is left as spaCy labels it."""
 _GROUPS = frozenset("community team core staff board council committee project".split())
 _LINK_TARGET = re.compile(r"\]\([^)\n]*\)")
 """A Markdown link's or image's target ("](/assets/2024 johannes müller.jpg)"): file names and addresses, not prose."""
@@ -81,6 +103,7 @@ class NameLabels:
         self.full_names: dict[str, set[str]] = defaultdict(set)
         self.lower_words: Counter[str] = Counter()
         self.prose_lower_words: Counter[str] = Counter()
+        self.described: dict[str, Counter[bool]] = defaultdict(Counter)  # name → is its describing noun a thing's
 
     def add(self, doc: Any) -> None:
         """Count the entities of one parsed text (a spaCy ``Doc``), and its words written in lower case (also
@@ -96,11 +119,18 @@ class NameLabels:
                 self.words[key][ent.label_] += 1
             elif ent.label_ == PERSON and person_shaped(ent):
                 self.full_names[_key(ent[0].text)].add(key)
+        for name, noun in _descriptions(doc):
+            kind = {noun.lemma_.lower(), noun.lower_}
+            if kind & (_THING_NOUNS | _PERSON_NOUNS):
+                self.described[_key(name)][bool(kind & _THING_NOUNS)] += 1
 
     def bears_out_person(self, name: str) -> bool:
         """Whether the corpus's labels agree that ``name`` is a person: labelled one in more than half of its
-        mentions, and each of its words that is a name alone too (a word never labelled alone says nothing)."""
+        mentions, and each of its words that is a name alone too (a word never labelled alone says nothing),
+        and the corpus does not describe it as a thing (:meth:`described_as_thing`)."""
         key = _key(name)
+        if self.described_as_thing(key):
+            return False
         return not any(_not_a_person(labels) for labels in (self.names.get(key), *map(self.words.get, key.split())))
 
     def bears_out_place(self, name: str) -> bool:
@@ -147,6 +177,8 @@ class NameLabels:
         labels, words = self.names.get(key), key.split()
         if labels is None or len(words) < 2 or labels[PERSON] < 2 or _not_a_person(labels):
             return False
+        if self.described_as_thing(key):
+            return False
         return not self._common_words([p for w in words for p in re.split(r"[-']", w) if p])
 
     def opens_full_name(self, word: str) -> bool:
@@ -175,8 +207,32 @@ class NameLabels:
         named = (alone is not None and not _not_a_person(alone)) or len(self.full_names.get(first, ())) >= 2
         return self.lower_words[first] > 0 or not named
 
+    def described_as_thing(self, name: str) -> bool:
+        """Whether the corpus describes ``name`` by a noun of a thing more often than by one of a person: the
+        subject of "is a …"/"was the …" ("Verona is a research language", "Blaze was the inspiration for …";
+        not "Ana is a Principal Engineer", and nothing is told by "Dominic is a wizard")."""
+        counts = self.described.get(_key(name))
+        return counts is not None and counts[True] > counts[False]
+
     def _common_words(self, words: list[str]) -> bool:
         return any(self.lower_words[w] for w in words if w not in PARTICLES)
+
+
+def _descriptions(doc: Any) -> list[tuple[str, Any]]:
+    """Each name (a proper noun, or a capitalised noun: the tagger makes a name opening its sentence one) that is
+    the subject of a form of "be" with a common noun and its article after it, and that noun ("Verona is a
+    research language" → ("Verona", language); not "Andy has been part of the community")."""
+    found = []
+    for token in doc:
+        named = token.pos_ == "PROPN" or (token.pos_ == "NOUN" and token.text[:1].isupper())  # "Blaze was …"
+        if token.dep_ != "nsubj" or not named or token.head.lemma_ != "be":
+            continue
+        noun = next((c for c in token.head.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
+        if noun is None or not any(c.dep_ == "det" for c in noun.children):
+            continue  # "Andy has been part of the community": no article, no kind of thing
+        start = min((c.i for c in token.lefts if c.dep_ == "compound" and c.pos_ == "PROPN"), default=token.i)
+        found.append((doc[start : token.i + 1].text, noun))
+    return found
 
 
 def person_shaped(span: Any) -> bool:

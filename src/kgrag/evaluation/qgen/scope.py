@@ -276,12 +276,13 @@ def names_page(named: Sequence[Heading]) -> bool:
 
 def opens_with_name(question: str, sent: Any) -> bool:
     """Whether the question's first word is a name that keeps its capital after a heading lead: a proper noun
-    of its sentence (a possessive too: "Scout's"), or a word with a capital after its first letter, which no
-    common word has ("OSS-Fuzz", "UUIDs", "GitHub")."""
+    of its sentence (a possessive too: "Scout's"; a title with its dot, "Mr. Kennon"), or a word with a capital
+    after its first letter, which no common word has ("OSS-Fuzz", "UUIDs", "GitHub")."""
     head = _WORD.search(question.split()[0])
     if head is None:
         return False
-    return any(ch.isupper() for ch in head.group()[1:]) or head.group() in {t.text for t in sent if t.pos_ == "PROPN"}
+    names = {t.text.rstrip(".") for t in sent if t.pos_ == "PROPN"}  # "Mr." is the word "Mr" and its dot
+    return any(ch.isupper() for ch in head.group()[1:]) or head.group() in names
 
 
 def scoped_body(question: str, name_first: bool) -> str:
