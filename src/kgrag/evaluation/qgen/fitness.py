@@ -20,8 +20,8 @@ of what passed them still found questions a reader cannot use. These checks reje
   ("Chapter …"), the question word sits in brackets or opens a phrase cut from its sentence ("In what,
   …") or an opening phrase whose clause is left uninverted ("How often, a new cycle begins?"), or a comma
   is left between a subject and its verb; or the span sits inside a phrase whose words stay around the
-  question word: a unit after its number ("60 what" for "60 FPS"), a modifier between a noun's other
-  modifiers and the noun ("the smaller what standardized schemes"), a number after an adjective of its own
+  question word: a modifier between a noun's other modifiers and the noun ("the smaller what standardized
+  schemes"), a number after an adjective of its own
   ("the other what percentage"), a noun after a quantity ("a lot of what do");
 - :func:`imperative_answer`: the answer is the verb opening an imperative ("Delete all extracted
   files"), a word the corpus also writes in lower case, not a name;
@@ -186,12 +186,11 @@ def wording_defect(span: Any, question: str) -> str | None:
 
 def _inside_phrase(span: Any, before: Any) -> str | None:
     """Why the span is cut out of a phrase whose other words stay around the question word, or None: the
-    question word would read "60 what", "the smaller what standardized schemes", "the other what
-    percentage" or "a lot of what"."""
+    question word would read "the smaller what standardized schemes", "the other what percentage" or "a lot
+    of what". A unit after its number ("greater than 10 what?") is asked: read blind on fresh sites, such
+    questions were usable more often than not."""
     if before is None:
         return None
-    if before.like_num and before.dep_ == "nummod" and span.start <= before.head.i < span.end:
-        return "answer is the unit of the number before it ('60 FPS', '64 GB')"
     if before.dep_ in _NOUN_PHRASE_MODIFIERS and before.head.i >= span.end and span.root.head.i >= span.end:
         return "answer sits inside a noun phrase ('the smaller NIST standardized schemes')"
     if span[0].like_num and before.dep_ == "amod" and span.start <= before.head.i < span.end:
