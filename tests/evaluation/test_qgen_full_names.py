@@ -115,6 +115,17 @@ def test_an_acronym_with_small_letters_or_by_its_capitals_is_given_away() -> Non
     assert not acronym_given("PyPI", "Where are the Tolvey wheels uploaded?")
 
 
+def test_an_acronym_of_the_capitals_of_the_words_around_it_is_given_away() -> None:
+    """The capitals of a run of words spell the answer, also inside one word ("CodeStubAssembler") or after a
+    hyphen ("Edwards-curve"); a name with a digit is a version, not an acronym."""
+    assert acronym_given("EdDSA", "In “Edwards-curve Digital Signature Algorithm”, what signs the ferry logs?")
+    assert acronym_given("JSPI", "In “Introducing the JavaScript Promise Integration API”, what suspends a task?")
+    assert acronym_given("TSA", "In the section “Enter the TideStubAssembler”, what checks types at compile time?")
+    assert not acronym_given("RESP3", "What is a superset of RESP2 that helps Tolvey client authors?")
+    assert not acronym_given("FTS5", "In the section “FTS versions”, what is the only version with ranking?")
+    assert not acronym_given("Tolvey", "What runs on the Tolvey Engine for each ferry?")
+
+
 def test_a_one_word_answer_the_question_writes_as_two_is_given_away() -> None:
     assert joined_given("DataTrail", "In “Solutions for R4DS, 2e with Data Trail”, what is a no-cost program?")
     assert joined_given("FreeType", "FT2Font wraps a library called what, the free-type font engine?")

@@ -7,6 +7,7 @@ import re
 
 _RESOURCES = frozenset({"ram", "memory", "disk", "disk space", "storage", "heap", "swap"})
 _MEMORY = frozenset({"ram", "memory", "heap"})
+_MAX_ACRONYM, _MAX_RUN = 12, 6
 _BYTES = re.compile(r"\d\s?[kmgtp]i?b\b(?!/)|\b(?:kilo|mega|giga|tera|peta)?bytes?\b(?!/)", re.I)
 
 
@@ -16,9 +17,12 @@ def _initials(words: list[str]) -> str:
 
 def acronym_given(answer: str, question: str) -> bool:
     """The answer is an acronym the question spells out ("GSoC": "Google Summer of Code"; "PyPI": "Python
-    Package Index", by its capitals; "VMs": "virtual machines", as a plural), or the question holds the
-    answer's acronym."""
+    Package Index", by its capitals; "VMs": "virtual machines", as a plural; "JSPI": "JavaScript Promise
+    Integration" and "CSA": "CodeStubAssembler", by the capitals of the words, :func:`_capitals_given`), or
+    the question holds the answer's acronym."""
     answer = answer.removesuffix("s") if answer.endswith("s") and answer[-2:-1].isupper() else answer
+    if _capitals_given(answer, question):
+        return True
     answer_words = answer.replace("-", " ").split()
     question_words = question.replace("-", " ").split()
     capitals = "".join(c for c in answer if c.isupper()).lower()
@@ -29,6 +33,18 @@ def acronym_given(answer: str, question: str) -> bool:
     initials = _initials([w for w in answer_words if w[:1].isupper() or len(answer_words) > 1])
     words = {w.strip("()[],.;:&").lower() for w in question_words}
     return len(initials) >= 2 and any(initials in (w, w.removesuffix("s")) for w in words)
+
+
+def _capitals_given(answer: str, text: str) -> bool:
+    """A name of letters only with three capitals or more whose capitals are those of a run of up to six words
+    of ``text`` ("EdDSA": "Edwards-curve Digital Signature Algorithm"); one with a digit is a version of a
+    name, not its acronym ("RESP3" beside "RESP2")."""
+    capitals = "".join(c for c in answer if c.isupper())
+    if len(capitals) < 3 or len(answer) > _MAX_ACRONYM or not answer.replace("-", "").isalpha():
+        return False
+    word_capitals = ["".join(c for c in word if c.isupper()) for word in text.split()]
+    runs = (word_capitals[i : i + n] for n in range(1, _MAX_RUN + 1) for i in range(len(word_capitals) - n + 1))
+    return any(run[0] and run[-1] and "".join(run) == capitals for run in runs)
 
 
 def resource_given(answer: str, question: str) -> bool:
