@@ -116,14 +116,17 @@ def test_markdown_toml_front_matter() -> None:
         ("---\ntitle: 42\n---\n# Heading\nBody.\n", "Heading"),  # a title that is not a string is not trusted
         ('+++\ntitle = "T"\n+++\nBody.\n', "T"),
         ("---\ntitle: Upgrade\ndate:   2017-02-29 11:00:00\n---\nBody.\n", "Upgrade"),  # an impossible date
+        ("Title: Ferry Week 580\nNumber: 580\nDate: 2025-01-01\nCategory: Ferry Week\n\n## Jobs\nBody.\n",
+         "Ferry Week 580"),  # Pelican's and MultiMarkdown's metadata lines
     ],
-)
+)  # fmt: skip
 def test_front_matter_title_rules(tmp_path: Path, text: str, title: str) -> None:
     path = tmp_path / "page.md"
     path.write_text(text, encoding="utf-8")
     [doc] = load_path(path, CFG)
     assert doc.title == title
-    assert not doc.text.startswith(("---", "+++"))
+    assert not doc.text.startswith(("---", "+++", "Title:"))
+    assert "Category" not in doc.text
 
 
 @pytest.mark.parametrize(
@@ -132,6 +135,8 @@ def test_front_matter_title_rules(tmp_path: Path, text: str, title: str) -> None
         "---\n\nA page that opens with a rule.\n\n---\n\nMore text.\n",  # not a mapping: a thematic break
         "---\ntitle: never closed\n\nBody text.\n",  # no closing line
         "---\n[unbalanced: yaml\n---\nBody.\n",  # not YAML
+        "Note: the ferry leaves at noon.\n\nMore text.\n",  # no Title line first: prose
+        "Title: Ferries\nthe crossing is a sentence, not a key\n\nMore text.\n",  # a line that is no "Key: value"
     ],
 )
 def test_text_that_only_looks_like_front_matter_is_kept(tmp_path: Path, text: str) -> None:

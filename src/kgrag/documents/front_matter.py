@@ -1,9 +1,12 @@
-"""Markdown front matter: the YAML (``---``) or TOML (``+++``) block static-site generators put at the top.
+"""Markdown front matter: the YAML (``---``) or TOML (``+++``) block static-site generators put at the top,
+or the ``Key: value`` lines Pelican and MultiMarkdown read there.
 
 Front matter is metadata (layout, tags, dates), not prose: indexed as text it puts ``layout: post`` into
 the first chunk of every page. The block is recognised only when it opens on the first line, closes on a
 line of its own and parses as a mapping — a Markdown file that merely starts with a ``---`` rule keeps
-its text. A string ``title`` in it becomes the document's title.
+its text. A string ``title`` in it becomes the document's title. Metadata lines are recognised only when
+the first one is ``Title: …`` and every line up to the first blank one is ``Key: value`` (one word before
+the colon): a page that opens with a sentence such as "Note: …" keeps it.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ MAX_FRONT_MATTER_CHARS = 64 * 1024
 
 _YAML = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
 _TOML = re.compile(r"\A\+\+\+[ \t]*\n(.*?\n)?\+\+\+[ \t]*(?:\n|\Z)", re.DOTALL)
+_METADATA_LINES = re.compile(r"\A[Tt]itle:[ \t]*([^\n]*)\n(?:[A-Za-z][\w-]*:[^\n]*\n)*[ \t]*(?:\n|\Z)")
+"""Pelican's and MultiMarkdown's metadata: ``Title: …`` first, ``Key: value`` lines, a blank line."""
 
 
 @dataclass(frozen=True)
@@ -30,7 +35,7 @@ class FrontMatter:
 
 
 def split_front_matter(text: str) -> FrontMatter:
-    """``text`` without a leading YAML/TOML front-matter block, and that block's ``title``.
+    """``text`` without a leading YAML/TOML front-matter block or metadata lines, and their ``title``.
 
     Text without (valid) front matter comes back unchanged with an empty title.
     """
@@ -45,6 +50,9 @@ def split_front_matter(text: str) -> FrontMatter:
         title = fields.get("title")
         clean = " ".join(title.split()) if isinstance(title, str) else ""
         return FrontMatter(text[match.end() :].lstrip("\n"), clean)
+    lines = _METADATA_LINES.match(head)
+    if lines is not None:
+        return FrontMatter(text[lines.end() :].lstrip("\n"), " ".join(lines.group(1).split()))
     return FrontMatter(text, "")
 
 
