@@ -38,7 +38,7 @@ from itertools import pairwise
 from typing import Any
 
 from kgrag.documents.words import content_words
-from kgrag.evaluation.qgen.giveaway import acronym_given, joined_given, resource_given
+from kgrag.evaluation.qgen.giveaway import acronym_given, joined_given, resource_given, shared_acronym
 from kgrag.evaluation.qgen.language import not_english
 from kgrag.evaluation.qgen.wording import YEAR
 
@@ -104,7 +104,6 @@ ABBREVIATIONS = frozenset(
 _LAST_WORD = re.compile(r"([\w.]+?)\.+$")
 _ALIKE = 4
 _STEM = 5
-_ACRONYM = re.compile(r"\b([A-Z]{2,})s?\b")
 _TOC_RUN = re.compile(r"[A-Za-z]\s+\d{1,3}\s+[A-Z]")
 _LEANING = frozenset("such so but also however similarly therefore thus then other another both".split())
 _QUOTES = re.compile(r"[“”\"]")
@@ -124,10 +123,10 @@ def _words(text: str) -> set[str]:
 def _shares_stem(answer: str, question: str) -> bool:
     """A word of the answer and one of the question with the same first five letters, spelled alike
     (:func:`_spelled_alike`: "SSTR" in "SSTRs", "treat" in "treatment", "ZPOPMAX" in "BZPOPMAX", "ZRANGE"
-    in "ZREVRANGE"), or an acronym of one the other's plural ("LSMs" beside "LSM hooks"; of common words
-    the plural gives nothing away: "jobs" beside "HPC job schedulers")."""
-    acronyms = set(_ACRONYM.findall(answer)) & set(_ACRONYM.findall(question))
-    return bool(acronyms) or any(
+    in "ZREVRANGE"), or one acronym, in one of them as its plural ("LSMs" beside "LSM hooks":
+    :func:`~kgrag.evaluation.qgen.giveaway.shared_acronym`; of common words the plural gives nothing away:
+    "jobs" beside "HPC job schedulers")."""
+    return shared_acronym(answer, question) or any(
         a[:_STEM] == q[:_STEM] or _spelled_alike(a, q) for a in _words(answer) for q in _words(question)
     )
 

@@ -21,8 +21,8 @@ of what passed them still found questions a reader cannot use. These checks reje
   …") or an opening phrase whose clause is left uninverted ("How often, a new cycle begins?"), or a comma
   is left between a subject and its verb; or the span sits inside a phrase whose words stay around the
   question word: a modifier between a noun's other modifiers and the noun ("the smaller what standardized
-  schemes"), a number after an adjective of its own
-  ("the other what percentage"), a noun after a quantity ("a lot of what do");
+  schemes"), a number after an adjective of its own ("the other what percentage"), a noun after a quantity
+  ("a lot of what do");
 - :func:`imperative_answer`: the answer is the verb opening an imperative ("Delete all extracted
   files"), a word the corpus also writes in lower case, not a name;
 - :func:`guessable`: the answer can be told without the text: a weekday or month name, or the word
@@ -187,8 +187,7 @@ def wording_defect(span: Any, question: str) -> str | None:
 def _inside_phrase(span: Any, before: Any) -> str | None:
     """Why the span is cut out of a phrase whose other words stay around the question word, or None: the
     question word would read "the smaller what standardized schemes", "the other what percentage" or "a lot
-    of what". A unit after its number ("greater than 10 what?") is asked: read blind on fresh sites, such
-    questions were usable more often than not."""
+    of what". A unit after its number ("greater than 10 what?") reads as a question and is asked."""
     if before is None:
         return None
     if before.dep_ in _NOUN_PHRASE_MODIFIERS and before.head.i >= span.end and span.root.head.i >= span.end:

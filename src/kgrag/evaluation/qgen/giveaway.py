@@ -8,6 +8,8 @@ import re
 _RESOURCES = frozenset({"ram", "memory", "disk", "disk space", "storage", "heap", "swap"})
 _MEMORY = frozenset({"ram", "memory", "heap"})
 _MAX_ACRONYM, _MAX_RUN = 12, 6
+_ACRONYM = re.compile(r"\b([A-Z]{2,})s?\b")
+"""An acronym written in capitals, with or without a plural "s" ("LSM", "LSMs")."""
 _BYTES = re.compile(r"\d\s?[kmgtp]i?b\b(?!/)|\b(?:kilo|mega|giga|tera|peta)?bytes?\b(?!/)", re.I)
 
 
@@ -33,6 +35,12 @@ def acronym_given(answer: str, question: str) -> bool:
     initials = _initials([w for w in answer_words if w[:1].isupper() or len(answer_words) > 1])
     words = {w.strip("()[],.;:&").lower() for w in question_words}
     return len(initials) >= 2 and any(initials in (w, w.removesuffix("s")) for w in words)
+
+
+def shared_acronym(answer: str, question: str) -> bool:
+    """Whether the answer and the question hold one acronym, one of them as its plural ("LSMs" beside "LSM
+    hooks")."""
+    return bool(set(_ACRONYM.findall(answer)) & set(_ACRONYM.findall(question)))
 
 
 def _capitals_given(answer: str, text: str) -> bool:

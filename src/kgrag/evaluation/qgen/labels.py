@@ -58,6 +58,7 @@ _THING_NOUNS = frozenset(
 )
 """Nouns that describe a thing ("Verona is a research language", "Blaze was the inspiration for …"). A
 name described by a noun on neither list ("Dominic Gannaway is a wizard") is left as spaCy labels it."""
+_DESCRIBING_NOUNS = _THING_NOUNS | _PERSON_NOUNS
 _GROUPS = frozenset("community team core staff board council committee project".split())
 _LINK_TARGET = re.compile(r"\]\([^)\n]*\)")
 """A Markdown link's or image's target ("](/assets/2024 johannes müller.jpg)"): file names and addresses, not prose."""
@@ -121,7 +122,7 @@ class NameLabels:
                 self.full_names[_key(ent[0].text)].add(key)
         for name, noun in _descriptions(doc):
             kind = {noun.lemma_.lower(), noun.lower_}
-            if kind & (_THING_NOUNS | _PERSON_NOUNS):
+            if kind & _DESCRIBING_NOUNS:
                 self.described[_key(name)][bool(kind & _THING_NOUNS)] += 1
 
     def bears_out_person(self, name: str) -> bool:
