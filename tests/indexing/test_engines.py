@@ -3,7 +3,9 @@ and the pure parts of the Ray engine (how extraction input is split)."""
 
 from __future__ import annotations
 
+import shutil
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -55,6 +57,69 @@ def test_missing_ray_tells_how_to_install(monkeypatch: pytest.MonkeyPatch) -> No
     session = ray_session(RayEngineSettings(), SilentProgress())
     with pytest.raises(KgragError, match=r"pip install 'kgrag\[ray\]'"), session:
         pass
+
+
+class _StandInRay(types.ModuleType):
+    """Stands in for the ``ray`` module: ``init`` writes a log into the temporary directory it is given, as
+    Ray does, or fails the way Ray fails when it cannot start."""
+
+    def __init__(self, fail_init: bool = False) -> None:
+        super().__init__("ray")
+        self.data = types.ModuleType("ray.data")
+        self.fail_init = fail_init
+        self.temp_dir: Path | None = None
+        self.running = False
+
+    def is_initialized(self) -> bool:
+        return self.running
+
+    def init(self, **args: object) -> None:
+        self.temp_dir = Path(str(args["_temp_dir"]))
+        (self.temp_dir / "session_latest").mkdir()
+        (self.temp_dir / "session_latest" / "raylet.out").write_text("raylet started\n")
+        if self.fail_init:
+            raise RuntimeError("raylet exited")
+        self.running = True
+
+    def shutdown(self) -> None:
+        self.running = False
+
+
+def _stand_in(monkeypatch: pytest.MonkeyPatch, fail_init: bool = False) -> _StandInRay:
+    ray = _StandInRay(fail_init)
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    monkeypatch.setitem(sys.modules, "ray.data", ray.data)
+    return ray
+
+
+def test_a_local_ray_leaves_no_temporary_directory_behind(monkeypatch: pytest.MonkeyPatch) -> None:
+    ray = _stand_in(monkeypatch)
+    with ray_session(RayEngineSettings(num_cpus=1), SilentProgress()):
+        assert ray.running and ray.temp_dir is not None and ray.temp_dir.is_dir()
+    assert not ray.running
+    assert not ray.temp_dir.exists()
+
+
+def test_a_failed_ray_run_keeps_its_logs_and_says_where(monkeypatch: pytest.MonkeyPatch) -> None:
+    ray = _stand_in(monkeypatch)
+    progress = SilentProgress()
+    with pytest.raises(KgragError, match="worker lost"), ray_session(RayEngineSettings(num_cpus=1), progress):
+        raise KgragError("worker lost")
+    assert not ray.running and ray.temp_dir is not None
+    assert (ray.temp_dir / "session_latest" / "raylet.out").is_file()
+    assert f"the local Ray's logs are kept in {ray.temp_dir}" in progress.notes[-1]
+    shutil.rmtree(ray.temp_dir)
+
+
+def test_a_ray_that_cannot_start_keeps_its_logs(monkeypatch: pytest.MonkeyPatch) -> None:
+    ray = _stand_in(monkeypatch, fail_init=True)
+    progress = SilentProgress()
+    failure = pytest.raises(ConfigError, match=r"indexing\.engines\.ray\.num_cpus: could not start")
+    with failure, ray_session(RayEngineSettings(num_cpus=1), progress):
+        pass
+    assert ray.temp_dir is not None and (ray.temp_dir / "session_latest" / "raylet.out").is_file()
+    assert str(ray.temp_dir) in progress.notes[-1]
+    shutil.rmtree(ray.temp_dir)
 
 
 def test_local_compute_embeds_in_model_batches() -> None:

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import tempfile
 import threading
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from tests.conftest import REPO, SAMPLE_DOCS
@@ -41,15 +44,26 @@ SMALL_BATCHES = {"engines": {"ray": {"extract_batch": 4, "embed_batch": 64, "loa
 @pytest.fixture(scope="module")
 def ray_up() -> Iterator[None]:
     """A local Ray for the module, started through the engine's own session (so the tests' workers can
-    import ``tests`` too, the repository root joins PYTHONPATH first)."""
+    import ``tests`` too, the repository root joins PYTHONPATH first). When the module is done, the
+    temporary directory the session made for Ray is gone."""
     from kgrag.indexing.engines.ray_session import ray_session
     from kgrag.indexing.engines.ray_settings import RayEngineSettings
 
     previous = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), previous) if p)
+    made: list[str] = []
+
+    def recording_mkdtemp(*args: Any, **kwargs: Any) -> str:
+        made.append(real_mkdtemp(*args, **kwargs))
+        return made[-1]
+
+    real_mkdtemp = tempfile.mkdtemp
     try:
-        with ray_session(RayEngineSettings(num_cpus=2), SilentProgress()):
+        with ExitStack() as session:
+            with mock.patch.object(tempfile, "mkdtemp", recording_mkdtemp):
+                session.enter_context(ray_session(RayEngineSettings(num_cpus=2), SilentProgress()))
             yield
+        assert made and not any(Path(path).exists() for path in made), made
     finally:
         if previous is None:
             os.environ.pop("PYTHONPATH", None)

@@ -9,12 +9,14 @@ Three cases, decided when the run starts (never at import: ``ray`` is an optiona
   nothing listens fails at once, and a failed connection says why (:mod:`.ray_address`).
 * Otherwise: start a local Ray with ``indexing.engines.ray.num_cpus`` CPUs on 127.0.0.1, no dashboard, usage
   statistics off, logs in a temporary directory, and stop it afterwards. Its workers import kgrag from
-  the same directory as this process.
+  the same directory as this process. The temporary directory goes with it when the run ends well; when the
+  run fails it stays, and the progress notes say where, since its logs are what explains the failure.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -52,7 +54,7 @@ def kgrag_source_dir() -> Path:
     return Path(kgrag.__file__).resolve().parents[1]
 
 
-def _local_init_args(config: RayEngineSettings) -> dict[str, object]:
+def _local_init_args(config: RayEngineSettings, temp_dir: Path) -> dict[str, object]:
     source = str(kgrag_source_dir())
     inherited = os.environ.get("PYTHONPATH", "")
     path = os.pathsep.join([source, *[p for p in inherited.split(os.pathsep) if p and p != source]])
@@ -60,7 +62,7 @@ def _local_init_args(config: RayEngineSettings) -> dict[str, object]:
         "num_cpus": config.num_cpus,
         "include_dashboard": False,
         "_node_ip_address": "127.0.0.1",
-        "_temp_dir": tempfile.mkdtemp(prefix="kgrag-ray-"),
+        "_temp_dir": str(temp_dir),
         "log_to_driver": False,
         "logging_level": "WARNING",
         "runtime_env": {"env_vars": {"PYTHONPATH": path, USAGE_STATS: "0"}},
@@ -118,23 +120,43 @@ def ray_session(config: RayEngineSettings, progress: Progress) -> Iterator[Modul
     if ray.is_initialized():
         yield ray
         return
+    temp_dir: Path | None = None
     if config.address:
         args = _cluster_init_args(config.address)
         where = f"the Ray cluster at {config.address}"
         _check_reachable(config.address, where)
     else:
-        args = _local_init_args(config)
+        temp_dir = Path(tempfile.mkdtemp(prefix="kgrag-ray-"))
+        args = _local_init_args(config, temp_dir)
         where = f"a local Ray ({config.num_cpus} CPUs)"
     progress.note(f"indexing engine ray: starting {where}")
+    ended_well = False
     with _usage_stats_off():
         try:
-            ray.init(**args)
-        except (ConnectionError, ValueError, RuntimeError) as exc:
-            field = (
-                "indexing.engines.ray.address (--ray-address)" if config.address else "indexing.engines.ray.num_cpus"
-            )
-            raise ConfigError(f"{field}: could not start or reach {where}: {connection_failure(exc)}") from exc
-        try:
-            yield ray
+            try:
+                ray.init(**args)
+            except (ConnectionError, ValueError, RuntimeError) as exc:
+                field = (
+                    "indexing.engines.ray.address (--ray-address)"
+                    if config.address
+                    else "indexing.engines.ray.num_cpus"
+                )
+                raise ConfigError(f"{field}: could not start or reach {where}: {connection_failure(exc)}") from exc
+            try:
+                yield ray
+                ended_well = True
+            finally:
+                ray.shutdown()
         finally:
-            ray.shutdown()
+            _leave_temp_dir(temp_dir, ended_well, progress)
+
+
+def _leave_temp_dir(temp_dir: Path | None, ended_well: bool, progress: Progress) -> None:
+    """Remove a local Ray's temporary directory after a run that ended well; after a failure keep it and
+    say where it is (Ray's logs there are what explains the failure)."""
+    if temp_dir is None:
+        return
+    if ended_well:
+        shutil.rmtree(temp_dir, ignore_errors=True)
+    elif temp_dir.exists():
+        progress.note(f"indexing engine ray: the local Ray's logs are kept in {temp_dir}")
