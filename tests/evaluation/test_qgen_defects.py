@@ -46,6 +46,8 @@ def _sent(text: str) -> Any:
         ("harbourMap Object (optional) Linux - Structure holds the planes of the Tolvey harbour.", "parameter"),
         ("Damit landen alle Anfragen sowieso bei der Fritz!Box, welche die Hostnamen zurücksenden kann.", "English"),
         ("Les attaques coordonnées contre autrui sont interdites sur le serveur.", "not English"),
+        ("En nuestra guía tienes un resumen de cómo participar con nosotros.", "not English"),
+        ("Você pode ajudar muito com isso pelo fórum da comunidade.", "not English"),
         ("Proin ut eros sed sapien ullamcorper consequat in the Tolvey harbour.", "filler"),
         ("Screenshot of the Tidewright planner listing every crossing of the week", "caption"),
         ("Diagram showing a ferry route where the boat stops at each island of the harbour", "caption"),

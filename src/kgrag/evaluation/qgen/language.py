@@ -42,6 +42,9 @@ _FOREIGN = frozenset(
     # more German, French, Spanish and Italian
     "darauf anderer wurden stattdessen eines mehrere kleine cette votre vos avant esto quienes otros otras "
     "questi questa questo gli anche viene possono nel nella delle degli alla "
+    # Spanish and Portuguese pronouns and verbs a page addresses its reader with
+    "nuestra nuestro nuestros nosotros tienes puedes tiene tienen puede pueden cómo también cuando porque donde "
+    "você isso pelo pela muito "
     # Indonesian
     "yang untuk dengan itu tersebut kamu sebuah akan dari pada atau tidak bisa adalah ketika jika sudah juga "
     "dalam".split()
