@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from docutils import nodes
 
 _ROLE = re.compile(r"^:(?:[\w.+-]+:)*[\w.+-]+:`(?P<body>.*)`$", re.DOTALL)
+_INLINE_ROLE = re.compile(r":(?:[\w.+-]+:)*[\w.+-]+:`[^`]+`")
 _DIRECTIVE = re.compile(r"^\.\. (?P<name>[\w:.+-]+)::[ \t]*(?P<args>[^\n]*)\n?(?P<body>.*)$", re.DOTALL)
 _OPTIONS = re.compile(r"\A(?:[ \t]+:[\w-]+:[^\n]*(?:\n|\Z))+")  # a directive's options, before its content
 VERSION_NOTES = {
@@ -42,6 +43,9 @@ SILENT = frozenset(
     "autoexception literalinclude include index highlight tabularcolumns only ifconfig sectionauthor "
     "codeauthor moduleauthor testsetup testcleanup raw".split()
 )
+DOCUMENTED = frozenset(name for name in SILENT if name.startswith("auto"))
+"""autodoc directives: the docstring they pull in is not in the page, but what the page writes under one
+(``.. autodata:: TEMPLATE_PATH`` then "Global search path for templates.") is, after the name it documents."""
 CODE_DIRECTIVES = frozenset("code-block sourcecode code doctest testcode testoutput ipython".split())
 """Directives whose body is code: written as a fenced block when docutils did not parse them itself (a
 Sphinx option such as ``:caption:`` or ``:emphasize-lines:``, or a Sphinx-only name), never parsed as rST,
@@ -146,7 +150,9 @@ class _Writer:
         elif isinstance(node, nodes.Admonition):
             self._admonition(node, level)
         elif isinstance(node, nodes.row):
-            self.blocks.append(" | ".join(" ".join(inline_text(p) for p in entry.children) for entry in node.children))
+            self.blocks.append(" | ".join(_cell_text(entry) for entry in node.children))
+        elif isinstance(node, nodes.rubric):
+            self.blocks.append(f"{'#' * max(1, min(level, 6))} {inline_text(node)}")
         elif isinstance(node, nodes.system_message):
             self._unknown(node)
         else:
@@ -180,12 +186,16 @@ class _Writer:
         from docutils import nodes
 
         sources = [c.astext() for c in node.children if isinstance(c, nodes.literal_block)]
+        said = next((c.astext() for c in node.children if isinstance(c, nodes.paragraph)), "")
+        if sources and said.startswith("Malformed table"):
+            self.blocks.extend(malformed_table_rows(sources[0]))
+            return
         match = _DIRECTIVE.match(sources[0]) if sources else None
         if match is None:
             return
         name = match.group("name").rsplit(":", 1)[-1]
         args, body = match.group("args").strip(), _dedent(_OPTIONS.sub("", match.group("body")))
-        if name in SILENT:
+        if name in SILENT and not (name in DOCUMENTED and body.strip()):
             return
         if name in CODE_DIRECTIVES:
             self.blocks.append(fenced(body, args.split(" ", 1)[0] if name != "doctest" else "pycon"))
@@ -223,6 +233,8 @@ def inline_text(node: nodes.Node) -> str:
 
     if isinstance(node, nodes.problematic):
         return role_text(node.astext())
+    if isinstance(node, nodes.system_message):
+        return ""  # docutils' complaint about a Sphinx role in a table cell, not the page's text
     if isinstance(node, nodes.Text):
         return str(node)
     if isinstance(node, nodes.Element):
@@ -234,6 +246,26 @@ def inline_text(node: nodes.Node) -> str:
             parts.append(inline_text(child))
         return " ".join("".join(parts).split())
     return ""
+
+
+def malformed_table_rows(source: str) -> list[str]:
+    """A table docutils could not parse (a cell running into the column margin), as Sphinx shows it: its
+    source. Written as rows of cells joined by `` | `` like a parsed table, rule lines left out, roles as
+    their text: a grid table's cells are between ``|``, a simple table's between runs of two spaces."""
+    rows = []
+    for line in source.splitlines():
+        if not line.strip() or not line.strip(" =-+|:"):
+            continue
+        body = line.strip()
+        cells = body.strip("|").split("|") if body.startswith("|") else re.split(r" {2,}", body)
+        text = " | ".join(_INLINE_ROLE.sub(lambda m: role_text(m.group()), c.strip()) for c in cells if c.strip())
+        rows.append(text)
+    return rows
+
+
+def _cell_text(entry: nodes.Element) -> str:
+    """A table cell's paragraphs on one line."""
+    return " ".join(text for text in (inline_text(child) for child in entry.children) if text)
 
 
 def role_text(source: str) -> str:
