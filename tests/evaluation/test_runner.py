@@ -14,9 +14,11 @@ from kgrag import Workspace
 from kgrag.core.errors import KgragError
 from kgrag.core.eval_records import EvalScore
 from kgrag.evaluation import load_dataset
-from kgrag.evaluation.aggregate import ALL, MACRO, summarize
+from kgrag.evaluation.aggregate import ALL, MACRO, question_values, summarize
 from kgrag.evaluation.datasets import QAItem
+from kgrag.evaluation.intervals import Bootstrap
 from kgrag.evaluation.sampling import stratified_sample
+from kgrag.evaluation.verdicts import compare_all
 from kgrag.prompts import load_prompt
 
 
@@ -104,7 +106,32 @@ def test_mean_std_over_runs_and_macro_vs_micro() -> None:
     # stratum size, so they weigh 3 : 1
     assert row[MACRO]["mean"] == pytest.approx((0.75 + 0.375) / 2)
     assert row["B"]["unmeasured"] == 1 and row[ALL]["unmeasured"] == 1 and row["B"]["n"] == 1  # questions
-    assert row["A"]["n"] == 3 and row["A"]["ci95"] == [0.75, 0.75] and row["B"]["ci95"] is None
+    assert row["A"]["n"] == 3 and row["B"]["ci95"] is None
+    # three equal scores do not make the mean certain: the interval is that of scores piled at one value,
+    # inside the scores' range [0, 1]
+    low, high = row["A"]["ci95"]
+    assert 0.0 <= low < 0.75 < high <= 1.0
+
+
+def test_intervals_stay_in_the_range_scores_and_costs_can_take() -> None:
+    values = [0.0] * 7 + [0.3, 0.9, 1.0]  # piled at 0: the skew-corrected interval reached below it
+    scores = [EvalScore("r", 0, "p", f"q{i}", "A", "m", v) for i, v in enumerate(values)]
+    scores += [EvalScore("r", 0, "b", f"q{i}", "A", "m", 1.0 - v) for i, v in enumerate(values)]
+    scores += [EvalScore("r", 0, "p", f"q{i}", "A", "cost.latency_ms", v) for i, v in enumerate([1, 1, 2, 90])]
+    summary = summarize(scores)
+    for column in ("A", ALL, MACRO):
+        low, high = summary["p"]["m"][column]["ci95"]
+        assert 0.0 <= low <= high <= 1.0
+    assert summary["p"]["cost.latency_ms"][ALL]["ci95"][0] >= 0.0
+    stats = compare_all(question_values(scores), ["m"], "b", Bootstrap())
+    low, high = stats["paired"]["m"]["p"][ALL]["ci95"]
+    assert -1.0 <= low <= high <= 1.0
+
+
+def test_one_question_type_has_the_same_macro_as_all() -> None:
+    scores = [EvalScore("r", 0, "p", f"q{i}", "A", "m", v) for i, v in enumerate([0.2, 0.4, 0.4, 1.0])]
+    row = summarize(scores)["p"]["m"]
+    assert row[MACRO]["ci95"] == row[ALL]["ci95"] and row[MACRO]["mean"] == row[ALL]["mean"]
 
 
 def test_stratified_sample_keeps_the_type_mix_and_is_seeded() -> None:

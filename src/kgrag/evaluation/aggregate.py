@@ -17,6 +17,7 @@ cold) and ``cost.latency_warm_ms`` (runs 2..N), so one slow first run cannot hid
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -25,11 +26,12 @@ from dataclasses import dataclass, field, replace
 from kgrag.core.eval_records import EvalScore
 from kgrag.evaluation.intervals import ALL, MACRO, MIN_STRATUM, Bootstrap, estimates
 from kgrag.evaluation.stats.cells import IntervalCell, Summary, SummaryCell
-from kgrag.evaluation.stats.intervals import macro_weights
+from kgrag.evaluation.stats.intervals import clipped, macro_weights, score_range
 
 __all__ = ["ALL", "MACRO", "Cell", "QuestionValues", "Summary", "question_types", "question_values", "summarize"]
 
 Cell = SummaryCell
+COST = "cost."
 LATENCY, COLD, WARM = "cost.latency_ms", "cost.latency_cold_ms", "cost.latency_warm_ms"
 QuestionValues = dict[str, tuple[str, float]]  # question id → (type, value averaged over runs)
 
@@ -90,8 +92,13 @@ def _series(scores: Iterable[EvalScore]) -> dict[tuple[str, str], _Series]:
     return series
 
 
-def _row(series: _Series, settings: Bootstrap) -> dict[str, Cell]:
-    found = estimates(series.per_question(), settings)
+def _row(series: _Series, settings: Bootstrap, metric: str) -> dict[str, Cell]:
+    """A series' cells: a score's interval cut to its range (:func:`score_range`), a cost's (tokens,
+    milliseconds) to what is not negative."""
+    if metric.startswith(COST):
+        found = {c: clipped(e, (0.0, math.inf)) for c, e in estimates(series.per_question(), settings).items()}
+    else:
+        found = estimates(series.per_question(), settings, score_range(metric))
     spreads = series.run_means(settings.min_stratum)
     types = sorted((set(found) - {ALL, MACRO}) | set(series.missing))
     row: dict[str, Cell] = {}
@@ -110,7 +117,7 @@ def summarize(scores: Iterable[EvalScore], settings: Bootstrap | None = None) ->
     chosen = settings or Bootstrap()
     out: Summary = defaultdict(dict)
     for (pipeline, metric), series in sorted(_series(scores).items()):
-        out[pipeline][metric] = _row(series, chosen)
+        out[pipeline][metric] = _row(series, chosen, metric)
     return dict(out)
 
 

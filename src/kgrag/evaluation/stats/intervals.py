@@ -62,6 +62,19 @@ ALL = "All"
 MACRO = "Macro"
 MIN_STRATUM = 10
 Interval = tuple[float, float]
+SCORE_RANGE: Interval = (0.0, 1.0)
+"""The range of a metric's value (:class:`kgrag.evaluation.metrics.base.Measured`): intervals of such
+scores are cut to it and differences of two to ±1. A judge's own scores (``judge.*``: 1–5, 0–10) keep
+their scale and are not cut (:func:`score_range`)."""
+JUDGE_SCORES = "judge."
+
+
+def score_range(metric: str) -> Interval | None:
+    """The range a score series ``metric`` can take: :data:`SCORE_RANGE` for a metric, None for a judge's
+    score on its own scale."""
+    return None if metric.startswith(JUDGE_SCORES) else SCORE_RANGE
+
+
 QuestionValues = dict[str, tuple[str, float]]  # question id → (type, value averaged over runs)
 
 
@@ -268,7 +281,8 @@ def estimates(
         out = {t: difference_estimate(g, level, largest, floor) for t, g in groups.items()}
         out[ALL] = difference_estimate(np.concatenate(list(groups.values())), level, largest)
         spread = difference_spread(largest)
-    out[MACRO] = macro_estimate(list(groups.values()), level, floor, spread)
+    one_type = len(groups) == 1  # the type-macro mean of one type is the mean of all its questions
+    out[MACRO] = out[ALL] if one_type else macro_estimate(list(groups.values()), level, floor, spread)
     return {column: clipped(found, bounds) for column, found in out.items()}
 
 

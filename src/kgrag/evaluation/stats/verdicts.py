@@ -30,6 +30,7 @@ from kgrag.evaluation.stats.intervals import (
     estimates,
     largest_difference,
     paired,
+    score_range,
 )
 
 PerQuestion = dict[str, dict[str, QuestionValues]]  # pipeline → metric → question values
@@ -49,12 +50,13 @@ def _cells(found: dict[str, Estimate], baseline: str) -> dict[str, DifferenceCel
 
 def paired_table(per_question: PerQuestion, baseline: str, settings: Bootstrap) -> PairedTable:
     """metric → pipeline → column → ``{baseline, mean (of the difference), ci95, n, p}`` for every
-    pipeline other than ``baseline`` that shares the metric with it."""
+    pipeline other than ``baseline`` that shares the metric with it, in the metric's range
+    (:func:`score_range`)."""
     base = per_question.get(baseline, {})
     table: PairedTable = {}
     for metric, reference in sorted(base.items()):
         rows = {
-            pipeline: _cells(paired(metrics[metric], reference, settings), baseline)
+            pipeline: _cells(paired(metrics[metric], reference, settings, score_range(metric)), baseline)
             for pipeline, metrics in per_question.items()
             if pipeline != baseline and metric in metrics
         }
@@ -180,12 +182,15 @@ def compare_all(
     per_question: PerQuestion, metrics: Sequence[str], baseline: str | None, settings: Bootstrap
 ) -> StatsBlock:
     """The statistics block of a report: settings, baseline, paired table and one verdict per metric on
-    both the type-macro and the question-weighted mean."""
+    both the type-macro and the question-weighted mean, each in its score's range (:func:`score_range`)."""
+    verdicts = {
+        m: {col: verdict(per_question, m, settings, col, score_range(m)) for col in (MACRO, ALL)} for m in metrics
+    }
     return {
         "bootstrap": settings.describe(),
         "baseline": baseline,
         "paired": paired_table(per_question, baseline, settings) if baseline else {},
-        "verdicts": {m: {col: verdict(per_question, m, settings, col) for col in (MACRO, ALL)} for m in metrics},
+        "verdicts": verdicts,
     }
 
 
