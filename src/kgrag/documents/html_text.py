@@ -66,7 +66,9 @@ def html_to_text(markup: bytes) -> HtmlText:
     etree.fromstring(markup, _parser(locator))  # raises TooDeep, stopping the parser at once
     main = locator.main()
     top = main if main is not None else locator.body or 1  # no <body>: the whole document
-    writer = Writer(top, DROPPED_TAGS if main is not None else DROPPED_TAGS | PAGE_ONLY_DROPPED)
+    lead = locator.manual_header(main)
+    tops = frozenset({top} if lead is None else {lead, top})
+    writer = Writer(tops, DROPPED_TAGS if main is not None else DROPPED_TAGS | PAGE_ONLY_DROPPED)
     text = etree.fromstring(markup, _parser(writer))
     return HtmlText(_title(collapse(" ".join(locator.title)), writer.first_h1), text or "")
 
@@ -120,6 +122,9 @@ class _Locator:
         self._articles = 0
         self._in_title = False
         self._titles_seen = 0
+        self._header: int | None = None  # ordinal of the first <div id="header">
+        self._header_level = -1  # how many elements enclose it while it is open; -1 once it closed
+        self._header_section = False  # whether a section heading (<h2>) opened inside it
 
     def start(self, tag: str, attrib: Mapping[str, str]) -> None:
         self._count += 1
@@ -129,6 +134,7 @@ class _Locator:
             self.body = self._count
         classes = attrib.get("class", "").split()
         rule = self._rule(tag, attrib, classes)
+        self._note_header(tag, attrib)
         self._open.append((tag, tag == "div" and "bodywrapper" in classes))
         self._closes_candidate.append(rule is not None)
         if rule is not None:
@@ -152,6 +158,8 @@ class _Locator:
         if not self._open:
             return
         self._open.pop()
+        if len(self._open) == self._header_level:
+            self._header_level = -1
         if tag == "title":
             self._in_title = False
         if self._closes_candidate.pop():
@@ -168,6 +176,21 @@ class _Locator:
             if rule in self._found:
                 return self._found[rule]
         return self._found.get(_ARTICLE) if self._articles == 1 else None
+
+    def manual_header(self, main: int | None) -> int | None:
+        """Ordinal of an AsciiDoc manual page's ``<div id="header">`` to write before the main content:
+        beside the title it holds the NAME section ("git-worktree - Manage multiple working trees"), the
+        page's one-line summary, while the ``<div id="content">`` after it holds the rest."""
+        content = self._found.get(_CONTENT_ID)
+        if main is None or main != content or self._header is None or not self._header_section:
+            return None
+        return self._header if self._header < main else None
+
+    def _note_header(self, tag: str, attrib: Mapping[str, str]) -> None:
+        if tag == "div" and self._header is None and attrib.get("id", "").lower() == "header":
+            self._header, self._header_level = self._count, len(self._open)
+        elif tag == "h2" and self._header_level >= 0:
+            self._header_section = True
 
     def _rule(self, tag: str, attrib: Mapping[str, str], classes: list[str]) -> int | None:
         if tag == "main":

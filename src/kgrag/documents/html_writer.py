@@ -18,12 +18,12 @@ _LINE_BREAK = "\x00"  # stands for <br> until a block is written; decoded text n
 
 
 class Writer:
-    """Writes the subtree of the ``top``-th element (by start-tag order): headings as ``#`` lines,
-    ``<pre>`` verbatim in fences, list items as ``- `` lines, table rows as `` | ``-joined cells, other
-    blocks as paragraphs; chrome subtrees and permalink anchors are left out."""
+    """Writes the subtrees of the ``tops``-th elements (by start-tag order; none inside another), in page
+    order: headings as ``#`` lines, ``<pre>`` verbatim in fences, list items as ``- `` lines, table rows as
+    `` | ``-joined cells, other blocks as paragraphs; chrome subtrees and permalink anchors are left out."""
 
-    def __init__(self, top: int, dropped: frozenset[str]) -> None:
-        self.top = top
+    def __init__(self, tops: int | frozenset[int], dropped: frozenset[str]) -> None:
+        self.tops = frozenset({tops}) if isinstance(tops, int) else tops
         self.dropped = dropped
         self.blocks: list[str] = []
         self.first_h1 = ""
@@ -43,7 +43,7 @@ class Writer:
     def start(self, tag: str, attrib: Mapping[str, str]) -> None:
         self._count += 1
         if self._depth == 0:
-            if self._count == self.top:
+            if self._count in self.tops:
                 self._depth = 1
                 self._open(tag)
             return

@@ -27,7 +27,7 @@ from kgrag.core.registry import Registry
 from kgrag.documents.front_matter import split_front_matter
 from kgrag.documents.log_names import naming
 from kgrag.documents.provenance import PAGE_STARTS, page_starts
-from kgrag.documents.reading import decode_text, normalize_newlines, read_limited, require_text, utf8_bytes
+from kgrag.documents.reading import decode_text, normalize_newlines, read_limited, require_text
 from kgrag.documents.records import LoadedDocument
 
 if TYPE_CHECKING:
@@ -171,9 +171,10 @@ def load_html(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocum
     """The main content of an HTML page without navigation, sidebars or permalinks, headings as Markdown
     headings and ``<pre>`` blocks verbatim (:mod:`kgrag.documents.html_text`); titled by its ``<title>``
     less a site suffix, else its first ``<h1>``."""
+    from kgrag.documents.html_charset import html_utf8_bytes
     from kgrag.documents.html_text import TooDeep, html_to_text
 
-    markup = utf8_bytes(path, data)
+    markup = html_utf8_bytes(path, data)
     try:
         page = html_to_text(markup)
     except TooDeep as exc:

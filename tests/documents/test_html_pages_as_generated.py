@@ -1,0 +1,107 @@
+"""HTML pages as documentation generators write them: an AsciiDoc manual page keeps the NAME line its
+header holds, and a page that is not UTF-8 is read by the encoding it declares."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kgrag.config import DocumentsConfig
+from kgrag.core.errors import DocumentError
+from kgrag.documents.html_charset import declared_charset
+from kgrag.documents.html_text import html_to_text
+from kgrag.documents.loaders import load_path
+
+MANUAL_PAGE = """<?xml version="1.0" encoding="UTF-8"?>
+<html><head><title>tide-plan(1)</title></head>
+<body class="article">
+<div id="header">
+<h1>tide-plan(1) Manual Page</h1>
+<h2>NAME</h2>
+<div class="sectionbody"><p>tide-plan - Plan the ferry crossings of one week</p></div>
+</div>
+<div id="content">
+<div class="sect1"><h2 id="_synopsis">SYNOPSIS</h2>
+<div class="sectionbody"><pre>tide-plan [--week N] &lt;harbour&gt;</pre></div></div>
+<div class="sect1"><h2 id="_description">DESCRIPTION</h2>
+<div class="sectionbody"><p>Reads the tide tables and writes one crossing per line.</p></div></div>
+</div>
+<div id="footer"><div id="footer-text">Last updated 2031-03-01</div></div>
+</body></html>"""
+
+ARTICLE = """<html><head><title>Harbour guide</title></head><body>
+<div id="header"><h1>Harbour guide</h1><span id="author">Aisha Okafor</span></div>
+<div id="content"><p>Every crossing starts at the east pier.</p></div>
+</body></html>"""
+
+
+def test_a_manual_pages_name_line_is_kept_before_its_content() -> None:
+    page = html_to_text(MANUAL_PAGE.encode())
+    assert page.title == "tide-plan(1)"
+    assert page.text.startswith("# tide-plan(1) Manual Page\n\n## NAME\n\ntide-plan - Plan the ferry crossings")
+    assert "## SYNOPSIS" in page.text and "writes one crossing per line." in page.text
+    assert "Last updated" not in page.text
+
+
+def test_a_header_without_a_section_is_still_left_out() -> None:
+    page = html_to_text(ARTICLE.encode())
+    assert page.text == "Every crossing starts at the east pier."
+
+
+LATIN1 = (
+    '<?xml version="1.0" encoding="ISO-8859-1"?>\n<html><head>'
+    '<meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1" />'
+    "<title>Caf\u00e9 des marins</title></head>"
+    "<body><p>The caf\u00e9 serves cr\u00e8me br\u00fbl\u00e9e.</p></body></html>"
+)
+WINDOWS_1252 = (
+    '<html><head><meta charset="windows-1252"><title>Fares</title></head>'
+    "<body><p>\u201cNight fares\u201d cost \u20ac5 \u2014 \u00bd on Sundays.</p></body></html>"
+)
+
+
+def test_a_page_that_is_not_utf8_is_read_by_the_encoding_it_declares(tmp_path: Path) -> None:
+    latin1, cp1252 = tmp_path / "latin1.html", tmp_path / "cp1252.html"
+    latin1.write_bytes(LATIN1.encode("latin-1"))
+    cp1252.write_bytes(WINDOWS_1252.encode("cp1252"))
+    [doc] = load_path(latin1, DocumentsConfig())
+    assert doc.title == "Caf\u00e9 des marins" and doc.text == "The caf\u00e9 serves cr\u00e8me br\u00fbl\u00e9e."
+    [doc] = load_path(cp1252, DocumentsConfig())
+    assert doc.text == "\u201cNight fares\u201d cost \u20ac5 \u2014 \u00bd on Sundays."
+
+
+def test_a_utf8_page_under_a_latin1_declaration_is_read_as_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "page.html"
+    path.write_bytes(LATIN1.encode("utf-8"))
+    [doc] = load_path(path, DocumentsConfig())
+    assert doc.text == "The caf\u00e9 serves cr\u00e8me br\u00fbl\u00e9e."
+
+
+def test_a_page_that_is_neither_utf8_nor_what_it_declares_is_refused_with_the_reason(tmp_path: Path) -> None:
+    unknown, wrong = tmp_path / "unknown.html", tmp_path / "wrong.html"
+    unknown.write_bytes(b'<meta charset="klingon-8"><p>caf\xe9</p>')
+    wrong.write_bytes(b'<meta charset="shift_jis"><p>\x81</p>')
+    with pytest.raises(DocumentError, match=r"declares an encoding Python does not know \('klingon-8'\)"):
+        load_path(unknown, DocumentsConfig())
+    with pytest.raises(DocumentError, match=r"not valid shift_jis text, as the page declares"):
+        load_path(wrong, DocumentsConfig())
+    undeclared = tmp_path / "undeclared.html"
+    undeclared.write_bytes(b"<p>caf\xe9</p>")
+    with pytest.raises(DocumentError, match="not UTF-8 text"):
+        load_path(undeclared, DocumentsConfig())
+
+
+@pytest.mark.parametrize(
+    ("head", "label"),
+    [
+        (b'<meta charset="UTF-8">', "utf-8"),
+        (b"<meta charset=latin1>", "latin1"),
+        (b'<META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=Windows-1252">', "windows-1252"),
+        (b"<?xml version='1.0' encoding='ISO-8859-15'?>", "iso-8859-15"),
+        (b"<p>no declaration</p>", None),
+    ],
+)
+def test_declared_charsets_are_found_in_the_pages_first_bytes(head: bytes, label: str | None) -> None:
+    assert declared_charset(head + b"<p>text</p>") == label
+    assert declared_charset(b" " * 2000 + head) is None
