@@ -274,9 +274,12 @@ def test_html_with_a_byte_order_mark(tmp_path: Path, encoding: str) -> None:
     assert doc.text == "Café crème\n\n```\na\n  b\n```"
 
 
-def test_html_in_another_encoding_is_refused_not_guessed(tmp_path: Path) -> None:
+def test_html_in_another_encoding_is_read_as_declared_and_refused_when_undeclared(tmp_path: Path) -> None:
     path = tmp_path / "latin.html"
     path.write_bytes("<meta charset='iso-8859-1'><p>Café</p>".encode("latin-1"))
+    [doc] = load_path(path, CFG)
+    assert doc.text == "Café"
+    path.write_bytes("<p>Café</p>".encode("latin-1"))  # no declaration: an encoding would be a guess
     with pytest.raises(DocumentError, match="not UTF-8 text"):
         load_path(path, CFG)
 
