@@ -83,6 +83,23 @@ def _answer(question: str, *texts: str, n: int = 3) -> str:
     return answer.text
 
 
+FAQ = """## Timetables
+
+How do I undo a timetable I already published?
+
+Publish a corrected timetable; the planner keeps the old one in its history. Currently the planner supports
+four tide models:
+
+- Harmonic, the default
+"""
+
+
+def test_an_faq_question_and_a_lead_in_are_never_the_answer() -> None:
+    text = _answer("How do I undo a timetable I already published?", FAQ)
+    assert text.startswith("Publish a corrected timetable;")
+    assert "How do I undo" not in text and "four tide models:" not in text
+
+
 def test_the_stated_fact_wins_over_headings_and_title_lines() -> None:
     text = _answer("How long does the Osprey S3 battery last?", OSPREY, INCIDENT, n=1)
     assert text.startswith("The Osprey S3 lasts 7 years") and text.endswith("[c0]")
@@ -195,9 +212,11 @@ def test_a_cue_already_in_the_question_does_not_count() -> None:
         ">>> import shutil",
         "def copystat(src, dst, *, follow_symlinks=True):",
         'config = {"retries": 3, "timeout_s": 2.5};',
+        "How should I undo a pushed ferry timetable?",
+        'The planner asks: "Which crossing comes first?"',
     ],
 )
-def test_headings_signatures_and_code_state_nothing(line: str) -> None:
+def test_headings_signatures_code_and_questions_state_nothing(line: str) -> None:
     assert not states_something(line)
 
 

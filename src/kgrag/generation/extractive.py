@@ -1,8 +1,9 @@
 """The LLM-free answer: the retrieved sentences that answer the question, each with its citation, or
 "not found in the documents" when none does.
 
-Every sentence of the retrieved passages that can state a fact (not a heading, a signature or code:
-:mod:`.sentence_kinds`) is scored by
+Every sentence of the retrieved passages that can state a fact (not a heading, a signature, code or a
+question: :mod:`.sentence_kinds`; a lead-in ending in a colon only with the command it introduces) is
+scored by
 
 * **coverage**: the share of the question's content words the sentence contains, each word weighted by
   its rarity among the candidate sentences (a name the passages rarely repeat counts more than a word
@@ -120,7 +121,10 @@ def _candidates(result: RetrievalResult) -> list[_Candidate]:
                 continue
             seen.add(sentence)
             if sentence.endswith(":"):  # "To install it, run this command:" is answered by the code after it
-                sentence = f"{sentence} {_code_after(item.text, end)}".rstrip()
+                code = _code_after(item.text, end)
+                if not code:
+                    continue  # a lead-in to a list or table: quoted alone it answers nothing
+                sentence = f"{sentence} {code}"
             out.append(_Candidate(sentence, cite, rank, sentence_stems(sentence), passage, item.text))
     return out
 

@@ -4,7 +4,8 @@ Passages of real documents hold lines that name a topic without saying anything 
 (``## Deployment``, a title line), API signatures (``shutil.copystat(src, dst, *, follow_symlinks=True)``),
 code (``>>> import shutil``, ``x = f(y);``). They share the question's words more densely than any
 prose sentence, so a word-overlap ranking would pick them first; the LLM-free answer leaves them out.
-Table rows and list items stay: "| 2. Skills interview | Video call | 60 minutes |" is a fact.
+Table rows and list items stay: "| 2. Skills interview | Video call | 60 minutes |" is a fact. Nor does a
+question state anything (an FAQ's "How do I undo it?", which matches a question best of all).
 """
 
 from __future__ import annotations
@@ -48,6 +49,11 @@ def is_code(sentence: str) -> bool:
     return prose < 3 or prose < PROSE_SHARE * len(tokens)
 
 
+def is_question(sentence: str) -> bool:
+    """A question, quoted or not ("How should I undo it?")."""
+    return sentence.rstrip("\"'’”)").endswith("?")
+
+
 def states_something(sentence: str) -> bool:
     """Whether ``sentence`` (whitespace-normalised, non-empty) can be part of an extractive answer."""
-    return not (is_heading(sentence) or is_code(sentence))
+    return not (is_heading(sentence) or is_code(sentence) or is_question(sentence))
