@@ -105,3 +105,12 @@ def test_a_page_that_is_neither_utf8_nor_what_it_declares_is_refused_with_the_re
 def test_declared_charsets_are_found_in_the_pages_first_bytes(head: bytes, label: str | None) -> None:
     assert declared_charset(head + b"<p>text</p>") == label
     assert declared_charset(b" " * 2000 + head) is None
+
+
+def test_an_admonitions_label_cell_reads_as_a_label_not_a_table_row() -> None:
+    page = html_to_text(
+        b'<div id="content"><div class="admonitionblock"><table><tr><td class="icon"><div class="title">Note</div>'
+        b'</td><td class="content">The planner keeps old timetables.</td></tr></table></div>'
+        b"<table><tr><td>Oban</td><td>09:10</td></tr></table></div>"
+    )
+    assert page.text == "Note: The planner keeps old timetables.\n\nOban | 09:10"

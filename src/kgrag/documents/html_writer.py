@@ -37,6 +37,7 @@ class Writer:
         self._line: list[str] = []
         self._prefix = ""
         self._cells = 0
+        self._after_icon = False  # the row's last cell opened was an admonition's label
 
     # lxml parser-target interface -------------------------------------------------------------
 
@@ -59,7 +60,7 @@ class Writer:
         elif tag == "a":
             self._anchors.append(len(self._line))
         elif not self._heading:
-            self._open(tag)
+            self._open(tag, "icon" in attrib.get("class", "").split())
         elif tag == "br":
             self._line.append(" ")
 
@@ -101,14 +102,20 @@ class Writer:
 
     # writing ----------------------------------------------------------------------------------
 
-    def _open(self, tag: str) -> None:
+    def _open(self, tag: str, icon: bool = False) -> None:
+        """``icon``: a cell holding an admonition's label (AsciiDoc's ``<td class="icon">Note</td>`` before
+        the note's text), which reads "Note: …" rather than as a table row."""
         if self._breaks(tag):
             self._flush()
         if tag == "li":
             self._prefix = "- "
         elif tag in CELLS:
             if any(piece.strip() for piece in self._line):
-                self._line.append(" | ")
+                if self._after_icon:
+                    self._line[:] = ["".join(self._line).rstrip(), ": "]
+                else:
+                    self._line.append(" | ")
+            self._after_icon = icon
             self._cells += 1
         elif tag == "br":
             self._line.append(_LINE_BREAK)
