@@ -198,3 +198,19 @@ def test_a_sentence_of_many_windows_is_cut_within_the_size() -> None:
     chunks = chunk_text(text, COUNTER, 50, 5)
     _check_invariants(text, chunks, 50, 5)
     assert chunks[-1].text.endswith(f"gauge 11999 reads {11999 * 7 % 13} bar at bench 4")
+
+
+def test_a_chunk_never_ends_on_a_heading_when_text_follows() -> None:
+    sections = [
+        f"## Crossing {i}\n\nThe ferry leaves Oban at nine and reaches the island of Mull an hour later. "
+        f"Tickets for crossing {i} are sold at the pier office until the boat departs."
+        for i in range(12)
+    ]
+    text = "\n\n".join(sections)
+    for size in (40, 45, 60, 90):
+        chunks = chunk_text(text, COUNTER, size, size // 8)
+        assert all(not c.text.rstrip().rsplit("\n", 1)[-1].startswith("## ") for c in chunks[:-1]), size
+        assert all(c.n_tokens <= size for c in chunks)
+        assert {f"## Crossing {i}" for i in range(12)} <= {line for c in chunks for line in c.text.split("\n")}
+    [only] = chunk_text("# Timetable", COUNTER, 40, 5)
+    assert only.text == "# Timetable"

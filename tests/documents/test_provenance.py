@@ -40,7 +40,7 @@ def _doc(text: str, metadata: dict[str, str] | None = None) -> DocumentRecord:
 
 
 def test_section_is_the_last_heading_before_the_passage() -> None:
-    chunks = build_chunk_records("d1", HANDBOOK, ChunkPlan(40, 4, TokenCounter.for_encoding()))
+    chunks = build_chunk_records("d1", HANDBOOK, ChunkPlan(40, 20, TokenCounter.for_encoding()))
     assert len(chunks) > 4
     headings = [(m.start(), m.group(1)) for m in re.finditer(r"^#+ (.+)$", HANDBOOK, re.MULTILINE)]
     sections = [section_of(c, chunks) for c in chunks]
@@ -50,7 +50,7 @@ def test_section_is_the_last_heading_before_the_passage() -> None:
     spanning = next(c for c in chunks if "## Handover" in c.text and not c.text.startswith("## Handover"))
     ref = source_ref(spanning, record, chunks)
     assert ref.section == "Escalation" and ref.sections == ("Escalation", "Handover")
-    assert ref.label().endswith("· § Escalation → Handover") and ref.to_dict()["sections"] == ["Escalation", "Handover"]
+    assert ref.label().endswith("· § Escalation + Handover") and ref.to_dict()["sections"] == ["Escalation", "Handover"]
     # only the chunks up to the passage are read: its own later headings do not count
     assert section_of(chunks[1], chunks[:2]) in {"On-call handbook", "Escalation"}
 

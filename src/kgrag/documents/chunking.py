@@ -6,13 +6,15 @@ part, and whatever is past the cut can never be found. Consecutive chunks repeat
 sentences so a fact that straddles a boundary is whole in at least one chunk.
 
 Every chunk is an exact slice of the document text and has at most ``size_tokens`` tokens, counted
-on the chunk's own text; a sentence too long for one chunk is cut at token boundaries. A fenced code
+on the chunk's own text; a sentence too long for one chunk is cut at token boundaries. A chunk never ends
+on a heading line when more text follows: the heading opens the next chunk, beside what it heads. A fenced code
 block (:mod:`kgrag.documents.code_blocks`) is one unit like a sentence, so no chunk boundary falls
 inside it; a block longer than a chunk is cut between lines, keeping each line's indentation.
 """
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -31,6 +33,7 @@ FALLBACK_SIZE_TOKENS = 1200
 WINDOW_SHARE_PERCENT = 80
 OVERLAP_SHARE_PERCENT = 12
 _MIN_WINDOW_CHARS = 65_536
+_HEADING = re.compile(r"#{1,6} \S")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,12 +91,20 @@ def chunk_text(text: str, counter: TokenCounter, size_tokens: int, overlap_token
     while units.has(new_from):
         last = _pack_end(units, first, new_from, size_tokens)
         first, last, n_tokens = _fit(text, counter, units, (first, last, new_from), size_tokens)
+        if last - 1 > new_from and units.has(last) and _is_heading(text, units[last - 1]):
+            last -= 1  # a heading opens the next chunk, with the text it heads, instead of ending this one
+            n_tokens = counter.count(text[units[first].start : units[last - 1].end])
         start, end = units[first].start, units[last - 1].end
         chunks.append(Chunk(ord=len(chunks), char_start=start, char_end=end, text=text[start:end], n_tokens=n_tokens))
         new_from = last
         first = _overlap_start(text, counter, units, (first, last), overlap_tokens, size_tokens)
         units.forget_before(first)
     return chunks
+
+
+def _is_heading(text: str, unit: _Unit) -> bool:
+    """Whether ``unit`` is a Markdown heading line, as the loaders write every format's headings."""
+    return _HEADING.match(text, unit.start, unit.end) is not None
 
 
 def resolve_chunk_sizes(cfg: ChunkingConfig, embedder_window: int | None) -> tuple[int, int, list[str]]:

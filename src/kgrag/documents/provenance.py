@@ -67,13 +67,14 @@ class SourceRef:
 
     def label(self, cwd: Path | None = None) -> str:
         """One line for a terminal: ``docs/a.md · "Title" · § Section · p. 3`` (path relative to ``cwd``
-        when the file lies under it)."""
+        when the file lies under it); a passage running into later sections names them after a "+"
+        (``§ Install + Upgrade``: sections side by side, not one inside the other)."""
         parts = [display_source(self.source, cwd)]
         if self.title and self.title != Path(self.source.partition("#")[0]).stem:
             parts.append(f'"{self.title}"')
         shown = [s for s in (self.sections or ((self.section,) if self.section else ())) if s != self.title]
         if shown:
-            parts.append("§ " + " → ".join(shown[:4]) + (" → …" if len(shown) > 4 else ""))
+            parts.append("§ " + " + ".join(shown[:4]) + (" + …" if len(shown) > 4 else ""))
         if self.page is not None:
             parts.append(f"p. {self.page}")
         return " · ".join(parts)
