@@ -81,7 +81,7 @@ def status_table(info: dict[str, Any]) -> Table:
     table.add_row("workspace", str(info["workspace"]))
     table.add_row("documents", _documents(info.get("documents") or {}))
     table.add_row("chunks", f"{info.get('chunks', 0):,}")
-    table.add_row("vectors", f"{info.get('vectors', 0):,} (chunks and graph texts)")
+    table.add_row("vectors", f"{info.get('vectors', 0):,} (embedding cache: texts indexed now and earlier)")
     table.add_row("database", _size(int(info.get("database_bytes") or 0)))
     table.add_row("embedding", _embedding(info.get("embedding") or {}))
     table.add_row("graph", _graph(info.get("graph") or {}))

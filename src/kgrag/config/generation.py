@@ -19,8 +19,9 @@ class GenerationConfig(Section):
         "question's words a sentence holds, weighted by rarity, plus a bonus when it holds the kind of thing "
         "the question asks for: a name for who, a date for when, a number for how many; loads no model), "
         "`embedding` (the same plus the cosine to the question with the workspace's embedder: one "
-        "embedding per candidate sentence), or `auto` (= `lexical`). Headings, signatures and code lines "
-        "are never picked (docs/results/extractive-answer.md).",
+        "embedding per candidate sentence), or `auto` (= `lexical`). Headings, signatures, code lines and "
+        "questions (an FAQ's own question) are never picked, nor a lead-in ending in a colon unless the "
+        "command it introduces follows it (docs/results/extractive-answer.md).",
     )
     extractive_min_coverage: float = Field(
         0.25,
