@@ -93,3 +93,14 @@ def test_cli_server_and_python_compare_agree(graph_ws: Workspace) -> None:
         assert rows[name]["route"] == result["route"] == (response.route.to_dict() if response.route else None)
     assert rows["auto"]["route"] is not None and rows["bm25"]["route"] is None
     assert "no-such-pipeline" in rows["no-such-pipeline"]["error"] and outcomes["no-such-pipeline"]["error"]
+
+
+def test_the_compare_table_cuts_a_long_answer_at_a_word_and_counts_in_plurals() -> None:
+    from kgrag.cli.compare_commands import _count, shortened
+
+    answer = "The ferry leaves Oban at nine. [c1] " * 30
+    cell = shortened(answer, 100)
+    assert cell.endswith(" …") and len(cell) <= 102 and answer.startswith(cell[:-2])
+    assert cell[:-2].split()[-1] in answer.split()  # a whole word, not a cut one
+    assert shortened("Short answer. [c1]", 100) == "Short answer. [c1]"
+    assert [_count(1, "chunk"), _count(5, "chunk"), _count(7, "entity")] == ["1 chunk", "5 chunks", "7 entities"]

@@ -124,11 +124,30 @@ def _table_row(row: SummaryRow | FailedRow, sources: dict[str, SourceRef]) -> tu
         return (row["pipeline"], f"could not answer: {row['error']}", "-", "-", "-")
     cited = "\n".join(f"{c['id']}: {c['text']}…\n  ↳ {source_line(c['id'], sources)}" for c in row["citations"]) or "-"
     context = f"{row['context_tokens']} tok\n" + ", ".join(
-        f"{n} {kind}" for kind, n in row["context_items"].items() if n
+        _count(n, kind) for kind, n in row["context_items"].items() if n
     )
     route = f"\nroute: {RouteDecision(**row['route']).line()}" if row["route"] else ""
     cost_text = f"{row['retrieval_ms']:.0f} ms retrieval\n{row['cost_line'] or 'no LLM call'}"
-    return (row["pipeline"] + route, row["answer"][:400], cited, context, cost_text)
+    return (row["pipeline"] + route, shortened(row["answer"], ANSWER_CHARS), cited, context, cost_text)
+
+
+ANSWER_CHARS = 700
+"""Longest answer a table cell shows; a longer one is cut at a word and ends in "…" (``--json`` has it whole)."""
+
+
+def shortened(text: str, limit: int) -> str:
+    """``text``, or its first words up to ``limit`` characters followed by " …"."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(None, 1)[0] if " " in text[:limit] else text[:limit]
+    return cut.rstrip() + " …"
+
+
+def _count(n: int, kind: str) -> str:
+    """ "1 chunk", "5 chunks", "7 entities"."""
+    if n == 1:
+        return f"1 {kind}"
+    return f"{n} {kind[:-1]}ies" if kind.endswith("y") else f"{n} {kind}s"
 
 
 @guarded
