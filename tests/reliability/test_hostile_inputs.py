@@ -168,6 +168,40 @@ def test_a_stop_signal_ends_with_a_message(ws_path: Path, signame: str) -> None:
     record("bad inputs", tried=1, held=1)
 
 
+def test_a_server_stopped_by_sigterm_says_so_without_offering_to_resume(ws_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [
+        sys.executable,
+        "-m",
+        "kgrag.cli",
+        "serve",
+        "-w",
+        str(ws_path),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+    ]
+    process = subprocess.Popen(command, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = threading.Event()
+        for _ in range(int(TIMEOUT_S * 10)):
+            with socket.socket() as client:
+                if client.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert process.poll() is None, process.communicate()
+            deadline.wait(0.1)
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=TIMEOUT_S)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 128 + signal.SIGTERM, err
+    assert err.strip().splitlines()[-1] == "stopped by SIGTERM", err
+
+
 def test_pdf_warnings_name_the_file(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     from pypdf import PdfWriter
 

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.text import Text
 
 from kgrag.cli.answers import StreamPrinter, source_line
-from kgrag.cli.errors import guarded
+from kgrag.cli.errors import guarded_session
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 from kgrag.core.errors import KgragError
 
@@ -48,7 +48,7 @@ def _list(console: Console, ws: Workspace) -> None:
         console.print(Text.assemble((record.id, "cyan"), f"  {len(record.turns)} turns  ", record.title))
 
 
-@guarded
+@guarded_session
 def chat(
     pipeline: Annotated[str | None, typer.Option("--pipeline", "-p", help="Pipeline name.")] = None,
     k: Annotated[int | None, typer.Option("--k", help="Context items to retrieve.")] = None,

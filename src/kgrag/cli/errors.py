@@ -59,24 +59,29 @@ def install_stop_handlers() -> None:
             signal.signal(number, _terminate)
 
 
-def _stopped(exc: Terminated) -> NoReturn:
+RESUME_HINT = "; re-run the same command to resume"
+
+
+def _stopped(exc: Terminated, hint: str) -> NoReturn:
     name = signal.Signals(exc.signum).name
-    typer.echo(f"stopped by {name}; re-run the same command to resume", err=True)
+    typer.echo(f"stopped by {name}{hint}", err=True)
     raise SystemExit(128 + exc.signum)
 
 
-def run_guarded(body: Callable[[], None], debug: bool) -> None:
-    """Run a command body: user errors exit 1 with their message, bugs exit 2 with a pointer to --debug."""
+def run_guarded(body: Callable[[], None], debug: bool, resumes: bool = True) -> None:
+    """Run a command body: user errors exit 1 with their message, bugs exit 2 with a pointer to --debug.
+    ``resumes``: whether a stopped run is worth re-running to finish its work (not a server's)."""
+    hint = RESUME_HINT if resumes else ""
     try:
         body()
     except KgragError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(EXIT_USER_ERROR) from None
     except KeyboardInterrupt:
-        typer.echo("interrupted; re-run the same command to resume", err=True)
+        typer.echo(f"interrupted{hint}", err=True)
         raise typer.Exit(130) from None
     except Terminated as exc:
-        _stopped(exc)
+        _stopped(exc, hint)
     except typer.Exit:
         raise
     except Exception as exc:  # the one place that catches everything, to keep tracebacks off users
@@ -93,10 +98,19 @@ def run_guarded(body: Callable[[], None], debug: bool) -> None:
 def guarded(command: Callable[P, None]) -> Callable[P, None]:
     """Decorate a CLI command so its body runs under :func:`run_guarded` with the command's own ``--debug``
     option: the command reads as straight-line code, and typer still sees its signature (``wraps``)."""
+    return _guard(command, resumes=True)
 
+
+def guarded_session(command: Callable[P, None]) -> Callable[P, None]:
+    """:func:`guarded` for a command that runs until it is stopped (a server, a chat): a stop signal or
+    Ctrl-C is how it ends, so its one line says so without suggesting to re-run it."""
+    return _guard(command, resumes=False)
+
+
+def _guard(command: Callable[P, None], resumes: bool) -> Callable[P, None]:
     @functools.wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
-        run_guarded(lambda: command(*args, **kwargs), bool(kwargs.get("debug", False)))
+        run_guarded(lambda: command(*args, **kwargs), bool(kwargs.get("debug", False)), resumes)
 
     return wrapper
 
@@ -120,7 +134,7 @@ def run_app(app: typer.Typer, args: list[str] | None = None) -> NoReturn:
     try:
         code = app(args=args, standalone_mode=False)
     except Terminated as exc:  # before or after a command body (which reports it itself)
-        _stopped(exc)
+        _stopped(exc, "")
     except exceptions.UsageError as exc:
         _show(exc)
         raise SystemExit(EXIT_USER_ERROR) from None

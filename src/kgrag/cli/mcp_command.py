@@ -10,12 +10,12 @@ from typing import Annotated
 
 import typer
 
-from kgrag.cli.errors import guarded
+from kgrag.cli.errors import guarded_session
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, open_workspace
 from kgrag.core.errors import KgragError
 
 
-@guarded
+@guarded_session
 def mcp_command(
     workspace: WorkspaceOpt = None,
     allow_index: Annotated[

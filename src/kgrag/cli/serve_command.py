@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from kgrag.cli.errors import guarded
+from kgrag.cli.errors import guarded_session
 from kgrag.cli.options import DebugOpt, new_console
 from kgrag.core.errors import KgragError
 
@@ -81,7 +81,7 @@ def _check_listen(host: str, port: int) -> None:
         raise KgragError(f"cannot listen on {host}:{port} ({reason}); choose another --port or --host") from exc
 
 
-@guarded
+@guarded_session
 def serve(
     workspace: WorkspacesOpt = None,
     host: Annotated[str | None, typer.Option("--host", help="Bind address (default: server.host, 127.0.0.1).")] = None,
