@@ -202,24 +202,36 @@ def test_a_server_stopped_by_sigterm_says_so_without_offering_to_resume(ws_path:
     assert err.strip().splitlines()[-1] == "stopped by SIGTERM", err
 
 
-def test_pdf_warnings_name_the_file(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_pdf_warnings_name_the_file_and_a_skipped_files_are_left_to_its_one_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     from pypdf import PdfWriter
+    from tests.documents.test_documents_loaders import _pdf
 
     from kgrag.config import DocumentsConfig
     from kgrag.core.errors import DocumentError
     from kgrag.documents.loaders import load_path
 
+    def damaged(data: bytes) -> bytes:  # a wrong startxref offset: pypdf recovers and warns
+        return data[: data.rfind(b"startxref")] + b"startxref\n99999\n%%EOF\n"
+
+    recovered = tmp_path / "recovered.pdf"
+    recovered.write_bytes(damaged(_pdf(["The ferry leaves Oban at nine every morning."])))
+    with caplog.at_level(logging.WARNING):
+        [doc] = load_path(recovered, DocumentsConfig())
+    assert "ferry leaves Oban" in doc.text
+    warnings = [r.getMessage() for r in caplog.records if r.name.startswith("pypdf")]
+    assert warnings and all(line.startswith(f"{recovered}: ") for line in warnings), warnings
+    caplog.clear()
     writer = PdfWriter()
     writer.add_blank_page(200, 200)
     buffer = io.BytesIO()
     writer.write(buffer)
-    data = buffer.getvalue()
-    damaged = tmp_path / "damaged.pdf"  # a wrong startxref offset: pypdf recovers and warns
-    damaged.write_bytes(data[: data.rfind(b"startxref")] + b"startxref\n99999\n%%EOF\n")
+    blank = tmp_path / "blank.pdf"
+    blank.write_bytes(damaged(buffer.getvalue()))
     with caplog.at_level(logging.WARNING), pytest.raises(DocumentError):  # a blank page: no text, a clear error
-        load_path(damaged, DocumentsConfig())
-    warnings = [r.getMessage() for r in caplog.records if r.name.startswith("pypdf")]
-    assert warnings and all(line.startswith(f"{damaged}: ") for line in warnings), warnings
+        load_path(blank, DocumentsConfig())
+    assert not [r for r in caplog.records if r.name.startswith("pypdf")]  # the error is the file's one line
     logging.getLogger("pypdf").warning("outside any file")  # other records are left as they are
     assert caplog.records[-1].getMessage() == "outside any file"
 
