@@ -162,3 +162,15 @@ def test_a_stray_carriage_return_in_the_config_is_a_user_error(ws_path: Path) ->
     (ws_path / "kgrag.toml").write_bytes(b"[retrieval]\rk = 3\n")
     code, output = _cli("status", "-w", str(ws_path))
     assert code == 1 and "not valid TOML" in output
+
+
+def test_status_names_a_failed_file_once(ws_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "empty.md").write_text("", encoding="utf-8")
+    (docs / "ok.md").write_text("The ferry leaves Oban at nine.", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    _cli("index", "docs", "-w", str(ws_path))  # the error is written with the path as given: docs/empty.md
+    code, output = _cli("status", "-w", str(ws_path))
+    [line] = [line for line in output.splitlines() if line.startswith("failed")]
+    assert code == 0 and line.count("empty.md") == 1 and "the file is empty" in line, line

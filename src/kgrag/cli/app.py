@@ -191,6 +191,16 @@ def _document_row(doc: DocumentRecord) -> dict[str, str]:
     return row
 
 
+def without_path(error: str, source: str) -> str:
+    """A failed file's ``error`` without the path it starts with when that path is ``source``'s, written
+    as it was given to ``kgrag index`` ("bad/empty.md: the file is empty …" under "/…/bad/empty.md")."""
+    head, sep, rest = error.partition(": ")
+    given = head.removeprefix("./")
+    if sep and given and (source == head or source.endswith("/" + given)):
+        return rest
+    return error
+
+
 def _print_status(console: Console, info: dict[str, object], docs: list[dict[str, str]]) -> None:
     from kgrag.cli.render import status_table
 
@@ -198,7 +208,8 @@ def _print_status(console: Console, info: dict[str, object], docs: list[dict[str
     failed = info.get("failed") or []
     assert isinstance(failed, list)
     for entry in failed:
-        console.print(Text.assemble(("failed", "red"), f" {entry['source']}: {entry['error']}"))
+        reason = without_path(entry["error"], entry["source"])
+        console.print(Text.assemble(("failed", "red"), f" {entry['source']}: {reason}"))
     for doc in docs:
         copy = f"  (copy of {doc['duplicate_of']})" if "duplicate_of" in doc else ""
         console.print(f"{doc['id']}  {doc['status']:<8} {doc['source']}{copy}")
