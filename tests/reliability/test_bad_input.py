@@ -174,3 +174,21 @@ def test_status_names_a_failed_file_once(ws_path: Path, tmp_path: Path, monkeypa
     code, output = _cli("status", "-w", str(ws_path))
     [line] = [line for line in output.splitlines() if line.startswith("failed")]
     assert code == 0 and line.count("empty.md") == 1 and "the file is empty" in line, line
+
+
+def test_answers_from_a_half_indexed_workspace_say_so(ws_path: Path) -> None:
+    from kgrag.core.records import DocumentStatus
+
+    with Workspace.open(ws_path) as ws:
+        for i in range(3):
+            (ws_path / f"d{i}.txt").write_text(f"Ferry {i} leaves Oban at nine every morning.", encoding="utf-8")
+        ws.index([ws_path / f"d{i}.txt" for i in range(3)], pipeline="fast")  # BM25 only, on purpose
+        assert "not fully" not in _cli("query", "When does the ferry leave?", "-p", "bm25", "-w", str(ws_path))[1]
+        ws.index([ws_path / f"d{i}.txt" for i in range(3)], pipeline="no-graph")
+        assert "not fully" not in _cli("query", "When does the ferry leave?", "-p", "bm25", "-w", str(ws_path))[1]
+        first = ws.documents.list()[0]
+        ws.store.documents.set_status(first.id, DocumentStatus.CHUNKED)  # what a run stopped before embedding leaves
+    code, output = _cli("query", "When does the ferry leave?", "-p", "bm25", "-w", str(ws_path))
+    assert code == 0 and "1 of 3 documents are not fully indexed" in output and "re-run `kgrag index`" in output
+    code, output = _cli("status", "-w", str(ws_path))
+    assert code == 0 and "1 of 3 documents are not fully indexed" in output

@@ -178,10 +178,14 @@ def status(
     with open_workspace(workspace) as ws:
         info = ws.status()
         docs = [_document_row(d) for d in ws.documents.list()] if documents else []
+        unfinished = ws.querying.unfinished()
     if as_json:
         typer.echo(json.dumps({**info, "document_list": docs}, indent=2))
         return
-    _print_status(new_console(), info, docs)
+    console = new_console()
+    _print_status(console, info, docs)
+    if unfinished is not None:
+        console.print(Text(unfinished, style="yellow"))
 
 
 def _document_row(doc: DocumentRecord) -> dict[str, str]:
@@ -239,6 +243,8 @@ def query(
     printer = StreamPrinter(console) if (stream if stream is not None else console.is_terminal) else None
     with open_workspace(workspace) as ws:
         ws.querying.require_chunks()
+        if (unfinished := ws.querying.unfinished()) is not None:
+            StderrNotes().note(unfinished)
         response = ws.querying.query(question, pipeline, k, sink=None if as_json else printer)
         sources = response_sources(ws, [response])
     if as_json:

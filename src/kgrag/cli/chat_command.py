@@ -17,6 +17,7 @@ from rich.text import Text
 
 from kgrag.cli.answers import StreamPrinter, source_line
 from kgrag.cli.errors import guarded_session
+from kgrag.cli.notes import StderrNotes
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
 from kgrag.core.errors import KgragError
 
@@ -71,6 +72,8 @@ def chat(
             console.print(f"deleted conversation {delete}")
             return
         ws.querying.require_chunks()
+        if (unfinished := ws.querying.unfinished()) is not None:
+            StderrNotes().note(unfinished)
         conversation = ws.conversations.get(resume).id if resume else None
         _loop(console, ws, conversation, pipeline, k)
 

@@ -19,6 +19,8 @@ from kgrag.generation.respond import QueryResponse, respond
 from kgrag.generation.respond import context_only as context_only_response
 from kgrag.retrieval import Pipeline, build_pipeline
 from kgrag.retrieval.listing import PipelineInfo, describe_pipelines
+from kgrag.retrieval.resources.graph import GRAPH_ENTITIES
+from kgrag.retrieval.resources.stored import VECTOR_COUNT
 
 if TYPE_CHECKING:
     from kgrag.core.registries import Registries
@@ -151,6 +153,26 @@ class QueryService:
         """Queries on an empty workspace fail with what to do instead of returning nothing."""
         if self._parts.store.chunks.count() == 0:
             raise KgragError("the workspace has no indexed documents yet; run `kgrag index PATH` first")
+
+    def unfinished(self) -> str | None:
+        """A line to show beside answers when a run stopped part-way left documents without what the rest
+        have: not yet chunked, without vectors while others have theirs, or without their graph while the
+        graph has entities. A workspace indexed on purpose without vectors (``--pipeline fast``) or without
+        a graph gets no line: nothing was started there."""
+        counts = self._parts.store.documents.count_by_status()
+        ctx = self._parts.query_context
+        waiting = counts.get("pending", 0)
+        if counts.get("chunked", 0) and ctx.get(VECTOR_COUNT) > 0:
+            waiting += counts["chunked"]
+        if counts.get("embedded", 0) and ctx.get(GRAPH_ENTITIES) > 0:
+            waiting += counts["embedded"]
+        if not waiting:
+            return None
+        total = sum(counts.values())
+        return (
+            f"{waiting} of {total} documents are not fully indexed (an interrupted `kgrag index`?), so answers may "
+            "miss them; re-run `kgrag index` on the same folder to finish"
+        )
 
     def _k(self, k: int | None) -> int:
         if k is not None and k < 1:
