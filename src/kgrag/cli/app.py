@@ -37,6 +37,7 @@ from kgrag.cli.serve_command import serve
 from kgrag.cli.show_command import show_command
 from kgrag.cli.tune_commands import tune_app
 from kgrag.core.errors import KgragError
+from kgrag.core.index_state import unfinished_line
 
 if TYPE_CHECKING:  # types only: the modules are imported inside the commands that use them
     from kgrag.core.records import DocumentRecord
@@ -178,12 +179,13 @@ def status(
     with open_workspace(workspace) as ws:
         info = ws.status()
         docs = [_document_row(d) for d in ws.documents.list()] if documents else []
-        unfinished = ws.querying.unfinished()
     if as_json:
         typer.echo(json.dumps({**info, "document_list": docs}, indent=2))
         return
     console = new_console()
     _print_status(console, info, docs)
+    graph = info.get("graph") or {}
+    unfinished = unfinished_line(info["documents"], info["vectors"], graph.get("entities", 0))
     if unfinished is not None:
         console.print(Text(unfinished, style="yellow"))
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from kgrag.core.context import RetrievalResult
 from kgrag.core.errors import KgragError
+from kgrag.core.index_state import unfinished_line
 from kgrag.core.llm_types import StreamSink
 from kgrag.documents.records import unicode_text
 from kgrag.generation.conversation import ConversationParts
@@ -155,24 +156,10 @@ class QueryService:
             raise KgragError("the workspace has no indexed documents yet; run `kgrag index PATH` first")
 
     def unfinished(self) -> str | None:
-        """A line to show beside answers when a run stopped part-way left documents without what the rest
-        have: not yet chunked, without vectors while others have theirs, or without their graph while the
-        graph has entities. A workspace indexed on purpose without vectors (``--pipeline fast``) or without
-        a graph gets no line: nothing was started there."""
-        counts = self._parts.store.documents.count_by_status()
+        """One line when a stopped run left documents behind the others (:mod:`kgrag.core.index_state`)."""
         ctx = self._parts.query_context
-        waiting = counts.get("pending", 0)
-        if counts.get("chunked", 0) and ctx.get(VECTOR_COUNT) > 0:
-            waiting += counts["chunked"]
-        if counts.get("embedded", 0) and ctx.get(GRAPH_ENTITIES) > 0:
-            waiting += counts["embedded"]
-        if not waiting:
-            return None
-        total = sum(counts.values())
-        return (
-            f"{waiting} of {total} documents are not fully indexed (an interrupted `kgrag index`?), so answers may "
-            "miss them; re-run `kgrag index` on the same folder to finish"
-        )
+        by_status = self._parts.store.documents.count_by_status()
+        return unfinished_line(by_status, ctx.get(VECTOR_COUNT), ctx.get(GRAPH_ENTITIES))
 
     def _k(self, k: int | None) -> int:
         if k is not None and k < 1:
