@@ -77,3 +77,17 @@ def test_kgrag_index_names_the_fifo_and_finishes(tmp_path: Path) -> None:
     output = " ".join((done.stdout + done.stderr).split())
     assert done.returncode == 0, output
     assert f"skipped {docs / 'pipe.txt'}: not a regular file (a FIFO)" in output
+
+
+def test_files_of_types_kgrag_does_not_read_are_counted_by_type(tmp_path: Path) -> None:
+    from kgrag.documents.ignore import Ignored
+    from kgrag.indexing.stages.discover import other_types_line
+
+    for name in ("guide.md", "de.po", "fr.po", "messages.pot", "logo.SVG", "Makefile", ".gitignore", "skip.log"):
+        (tmp_path / name).write_text("x", encoding="utf-8")
+    passed = Ignored()
+    found = discover([tmp_path], ["*.md"], ["*.log"], [], passed=passed)
+    assert [p.name for p in found] == ["guide.md"]
+    assert passed.other_types == {".po": 2, ".pot": 1, ".svg": 1, "(no suffix)": 1}  # hidden and excluded: not
+    line = other_types_line(passed.other_types)
+    assert line.startswith("left out 5 files of types kgrag does not read (.po 2, (no suffix) 1, .pot 1, .svg 1)")

@@ -23,6 +23,7 @@ def print_left_out(console: Console, report: IndexReport) -> None:
         f"{found.files_ignored} by ignore files" if found.files_ignored else "",
         f"{found.files_generated} templates/generated/vendored" if found.files_generated else "",
         f"{found.files_not_pages} MkDocs snippet files (not pages)" if found.files_not_pages else "",
+        f"{found.files_other_types} of types kgrag does not read" if found.files_other_types else "",
         f"{ingested.failed_unchanged} failed before and unchanged (--retry-failed reads them again)"
         if ingested.failed_unchanged
         else "",

@@ -128,6 +128,8 @@ class _Walk:
                         yield Path(entry.path)
                     else:  # stat it to say why it is skipped (or to report a link that cannot be followed)
                         yield from _named(Path(entry.path), self.skipped)
+                elif not _matches(entry.name, self.exclude):
+                    self.passed.add_other_type(Path(entry.path))
             stack.extend(reversed(directories))  # sorted order, depth-first
 
     def _keep(self, path: Path, specs: list[Spec], is_dir: bool) -> bool:

@@ -50,6 +50,14 @@ class Ignored:
     generated: int = 0
     not_pages: int = 0  # Markdown files of a MkDocs site that MkDocs does not render (snippet sources)
     examples: list[str] = field(default_factory=list)  # the first few, for the message
+    other_types: dict[str, int] = field(default_factory=dict)  # suffix → files no include pattern matches
+
+    def add_other_type(self, path: Path) -> None:
+        """A file of a walked folder that ``documents.include`` does not match (``.po``, ``.svg``); hidden
+        files (``.gitignore``) are not counted."""
+        if not path.name.startswith("."):
+            suffix = path.suffix.lower() or "(no suffix)"
+            self.other_types[suffix] = self.other_types.get(suffix, 0) + 1
 
     def add(self, path: Path, generated: bool, not_page: bool = False) -> None:
         if not_page:

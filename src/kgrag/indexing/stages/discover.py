@@ -23,6 +23,7 @@ class DiscoverReport:
     files_ignored: int = 0
     files_generated: int = 0
     files_not_pages: int = 0  # MkDocs snippet sources (read through the pages that include them)
+    files_other_types: int = 0  # files of walked folders no documents.include pattern matches
 
 
 class DiscoverStage:
@@ -46,9 +47,12 @@ class DiscoverStage:
         own.files_seen = len(ctx.files) + len(skipped)
         own.files_ignored, own.files_generated = passed.by_ignore_file, passed.generated
         own.files_not_pages = passed.not_pages
+        own.files_other_types = sum(passed.other_types.values())
         ctx.note_problems()
         if passed.by_ignore_file or passed.generated or passed.not_pages:
             ctx.progress.note(ignored_line(passed))
+        if passed.other_types:
+            ctx.progress.note(other_types_line(passed.other_types))
 
 
 def ignored_line(passed: Ignored) -> str:
@@ -61,3 +65,14 @@ def ignored_line(passed: Ignored) -> str:
     if passed.not_pages:
         parts.append(f"{passed.not_pages} as MkDocs snippet files, not pages (read where pages include them)")
     return f"left out {' and '.join(parts)}, e.g. {', '.join(passed.examples[:2])}"
+
+
+def other_types_line(counts: dict[str, int]) -> str:
+    """One line for the files of types kgrag does not read, most common first (".po 128, .pot 16, .svg 1")."""
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    shown = ", ".join(f"{suffix} {n}" for suffix, n in ranked[:6]) + (", …" if len(ranked) > 6 else "")
+    total = sum(counts.values())
+    return (
+        f"left out {total} file{'s' if total != 1 else ''} of types kgrag does not read ({shown}); "
+        "documents.include lists the types it reads"
+    )
