@@ -20,7 +20,9 @@ _LINE_BREAK = "\x00"  # stands for <br> until a block is written; decoded text n
 class Writer:
     """Writes the subtrees of the ``tops``-th elements (by start-tag order; none inside another), in page
     order: headings as ``#`` lines, ``<pre>`` verbatim in fences, list items as ``- `` lines, table rows as
-    `` | ``-joined cells, other blocks as paragraphs; chrome subtrees and permalink anchors are left out."""
+    `` | ``-joined cells, a definition list's term with its definition's first paragraph on the next line
+    (one block, so a chunk boundary cannot part an option from what it does), other blocks as paragraphs;
+    chrome subtrees and permalink anchors are left out."""
 
     def __init__(self, tops: int | frozenset[int], dropped: frozenset[str]) -> None:
         self.tops = frozenset({tops}) if isinstance(tops, int) else tops
@@ -38,6 +40,7 @@ class Writer:
         self._prefix = ""
         self._cells = 0
         self._after_icon = False  # the row's last cell opened was an admonition's label
+        self._term = False  # a <dt> was just written: the next paragraph (its definition) joins it
 
     # lxml parser-target interface -------------------------------------------------------------
 
@@ -125,6 +128,7 @@ class Writer:
             self._cells = max(0, self._cells - 1)
         elif self._breaks(tag):
             self._flush()
+            self._term = tag == "dt" and self._cells == 0
         elif tag in BLOCKS:
             self._line.append(" ")  # a paragraph inside a table cell: keep the cell on one line
 
@@ -139,6 +143,7 @@ class Writer:
             longest = max((len(run) for run in _FENCE_RUN.findall(code)), default=2)
             fence = "`" * max(3, longest + 1)
             self.blocks.append(f"{fence}\n{code}\n{fence}")
+            self._term = False
 
     def _write_heading(self) -> None:
         level = HEADINGS[self._heading]
@@ -146,6 +151,7 @@ class Writer:
         self._line.clear()
         self._anchors.clear()
         self._heading = ""
+        self._term = False
         if words:
             self.blocks.append(f"{'#' * level} {words}")
             if level == 1 and not self.first_h1:
@@ -156,6 +162,9 @@ class Writer:
         words = "\n".join(line for line in lines if line)
         self._line.clear()
         self._anchors.clear()
-        if words:
+        if words and self._term and self.blocks:  # a definition's first paragraph, on the line after its term
+            self.blocks[-1] += "\n" + self._prefix + words
+            self._prefix, self._term = "", False
+        elif words:
             self.blocks.append(self._prefix + words)
             self._prefix = ""
