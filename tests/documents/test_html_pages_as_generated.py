@@ -119,7 +119,8 @@ def test_an_admonitions_label_cell_reads_as_a_label_not_a_table_row() -> None:
 def test_a_definition_lists_term_stays_with_its_definition() -> None:
     page = html_to_text(
         b'<div id="content"><div class="dlist"><dl>'
-        b'<dt class="hdlist1">--week &lt;n&gt;</dt><dd><p>Plan the crossings of week n.</p><p>Weeks start on Monday.</p></dd>'
+        b'<dt class="hdlist1">--week &lt;n&gt;</dt>'
+        b"<dd><p>Plan the crossings of week n.</p><p>Weeks start on Monday.</p></dd>"
         b'<dt class="hdlist1">-q</dt><dt class="hdlist1">--quiet</dt><dd><p>Print nothing.</p></dd>'
         b"<dt>--example</dt><dd><pre>tide-plan --week 3</pre></dd>"
         b"</dl></div><p>After the options.</p></div>"
