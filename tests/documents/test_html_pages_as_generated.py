@@ -129,3 +129,11 @@ def test_a_definition_lists_term_stays_with_its_definition() -> None:
         "--week <n>\nPlan the crossings of week n.\n\nWeeks start on Monday.\n\n-q\n--quiet\nPrint nothing.\n\n"
         "--example\n\n```\ntide-plan --week 3\n```\n\nAfter the options."
     )
+
+
+def test_an_api_signature_stays_a_block_of_its_own() -> None:
+    page = html_to_text(
+        b'<div role="main"><dl class="py function"><dt class="sig sig-object py" id="tide.plan">'
+        b'<span class="sig-name">tide.plan</span>(<em>week</em>)</dt><dd><p>Plan one week.</p></dd></dl></div>'
+    )
+    assert page.text == "tide.plan(week)\n\nPlan one week."

@@ -41,6 +41,7 @@ class Writer:
         self._cells = 0
         self._after_icon = False  # the row's last cell opened was an admonition's label
         self._term = False  # a <dt> was just written: the next paragraph (its definition) joins it
+        self._signature = False  # the last <dt> opened is an API signature
 
     # lxml parser-target interface -------------------------------------------------------------
 
@@ -63,7 +64,10 @@ class Writer:
         elif tag == "a":
             self._anchors.append(len(self._line))
         elif not self._heading:
-            self._open(tag, "icon" in attrib.get("class", "").split())
+            classes = attrib.get("class", "").split()
+            if tag == "dt":  # Sphinx's API signatures are <dt class="sig …">: code, kept a block of its own
+                self._signature = "sig" in classes
+            self._open(tag, "icon" in classes)
         elif tag == "br":
             self._line.append(" ")
 
@@ -128,7 +132,7 @@ class Writer:
             self._cells = max(0, self._cells - 1)
         elif self._breaks(tag):
             self._flush()
-            self._term = tag == "dt" and self._cells == 0
+            self._term = tag == "dt" and self._cells == 0 and not self._signature
         elif tag in BLOCKS:
             self._line.append(" ")  # a paragraph inside a table cell: keep the cell on one line
 
