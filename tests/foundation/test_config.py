@@ -48,6 +48,20 @@ def test_unknown_key_and_broken_toml_are_reported(tmp_path: Path) -> None:
         load_config(tmp_path)
 
 
+def test_a_misspelt_key_or_section_is_answered_with_the_name_meant(tmp_path: Path) -> None:
+    (tmp_path / "kgrag.toml").write_text('[retrieval]\ndefault_pipline = "hybrid"\n')
+    with pytest.raises(
+        ConfigError, match=r"retrieval\.default_pipline: unknown key; did you mean 'default_pipeline'\?"
+    ):
+        load_config(tmp_path)
+    (tmp_path / "kgrag.toml").write_text("[retreival]\nk = 3\n")
+    with pytest.raises(ConfigError, match=r"retreival: unknown key; did you mean 'retrieval'\?"):
+        load_config(tmp_path)
+    (tmp_path / "kgrag.toml").write_text("[retrieval]\nzzz = 3\n")
+    with pytest.raises(ConfigError, match=r"retrieval\.zzz: unknown key(?!;)"):
+        load_config(tmp_path)
+
+
 def test_overlap_must_be_smaller_than_size() -> None:
     with pytest.raises(ConfigError, match="overlap"):
         load_config(chunking={"size_tokens": 100, "overlap_tokens": 100})

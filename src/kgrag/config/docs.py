@@ -24,7 +24,9 @@ _HEADER = [
     "Generated from `kgrag.config.KgragConfig` and the registries by `python -m kgrag.config`; do not edit by hand.",
     "",
     "Values come from defaults < `kgrag.toml` in the workspace < `KGRAG_<SECTION>__<FIELD>` environment "
-    "variables < explicit overrides. Example: `KGRAG_RETRIEVAL__K=10`.",
+    "variables < explicit overrides. Example: `KGRAG_RETRIEVAL__K=10`. An unknown key or section is an error "
+    "that names it, and the name meant when one is close (`retrieval.default_pipline: unknown key; did you mean "
+    "'default_pipeline'?`).",
     "",
 ]
 

@@ -3,6 +3,8 @@ commented kgrag.toml that ``kgrag init`` creates."""
 
 from __future__ import annotations
 
+import difflib
+
 import os
 import tomllib
 from pathlib import Path
@@ -28,8 +30,24 @@ def _format_validation_error(err: ValidationError, origin: str) -> str:
             lines.append(problem["msg"])
             continue
         field = ".".join(str(part) for part in problem["loc"])
-        lines.append(f"{field}: {problem['msg']}")
+        if problem["type"] == "extra_forbidden":
+            lines.append(f"{field}: unknown key{_did_you_mean(problem['loc'])}")
+        else:
+            lines.append(f"{field}: {problem['msg']}")
     return f"invalid configuration ({origin}): " + "; ".join(lines)
+
+
+def _did_you_mean(loc: tuple[int | str, ...]) -> str:
+    """ "; did you mean 'default_pipeline'?" for a misspelt key whose section is a settings model."""
+    model: type[BaseModel] = KgragConfig
+    for part in loc[:-1]:
+        field = model.model_fields.get(str(part))
+        annotation = field.annotation if field is not None else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return ""
+        model = annotation
+    close = difflib.get_close_matches(str(loc[-1]), list(model.model_fields), n=1, cutoff=0.75)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def _check_env_sections() -> None:
