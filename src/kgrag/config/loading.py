@@ -4,7 +4,6 @@ commented kgrag.toml that ``kgrag init`` creates."""
 from __future__ import annotations
 
 import difflib
-
 import os
 import tomllib
 from pathlib import Path
