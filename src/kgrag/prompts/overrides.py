@@ -10,14 +10,13 @@ written, and each is replaced atomically.
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from kgrag.core.errors import ConfigError, KgragError
+from kgrag.fileio import write_text_atomic
 from kgrag.prompts.loader import Prompt, parse_prompt
 
 TUNED_MARKER = "# Written by `kgrag prompts tune`"
@@ -111,10 +110,7 @@ def write_overrides(
     try:
         directory.mkdir(parents=True, exist_ok=True)
         for target, _, text in planned:
-            handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{target.stem}.", suffix=".tmp")
-            with os.fdopen(handle, "w", encoding="utf-8") as sink:
-                sink.write(text)
-            os.replace(temporary, target)
+            write_text_atomic(target, text)
     except OSError as exc:
         raise KgragError(f"{exc.filename or directory}: cannot write prompt overrides ({exc.strerror})") from exc
     return [(target, version) for target, version, _ in planned]

@@ -5,14 +5,13 @@ written whole or not at all (a temporary file renamed into place)."""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import NotRequired, TypedDict
 
 from kgrag.core.errors import KgragError
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.qgen.generate import ItemMeta, QGenResult
+from kgrag.fileio import write_text_atomic
 
 
 class QuestionRecord(TypedDict):
@@ -62,13 +61,6 @@ def write_questions(path: Path, result: QGenResult, source: str) -> None:
         raise KgragError(f"{path}: the question file must end in .json (a list) or .jsonl (one per line)")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write(text)
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        write_text_atomic(path, text)
     except OSError as exc:
         raise KgragError(f"{path}: cannot write the questions ({exc.strerror or exc})") from exc

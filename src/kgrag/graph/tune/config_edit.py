@@ -9,14 +9,13 @@ of everything else are kept. The result is parsed back before it replaces the fi
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from kgrag.core.errors import ConfigError
+from kgrag.fileio import write_text_atomic
 
 _HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.\"' -]+?)\s*\]\s*(#.*)?$")
 
@@ -85,7 +84,4 @@ def set_section_values(path: Path, section: str, values: Mapping[str, str | Sequ
     ]
     if wrong:
         raise ConfigError(f"{path}: could not set {', '.join(wrong)} in [{section}]; set them by hand")
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".kgrag.", suffix=".toml.tmp")
-    with os.fdopen(handle, "w", encoding="utf-8") as sink:
-        sink.write(updated)
-    os.replace(temporary, path)
+    write_text_atomic(path, updated)
