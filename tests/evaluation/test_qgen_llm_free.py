@@ -174,6 +174,18 @@ def test_two_questions_about_one_name_in_two_chunks_are_asked_together() -> None
     assert sorted(result.meta[pairs[0].id]["chunk_ids"]) == ["c0", "c1"]
 
 
+def test_too_few_pairs_say_why() -> None:
+    own = nlp_settings(KgragConfig())
+    nlp = SpacyExtractor(own.spacy_model, allow_torch=own.spacy_torch).nlp
+    passages = [Passage(f"c{i}", "d", text) for i, text in enumerate(_PAIRED)]
+    result = known_item_questions(passages, nlp, ("two-chunk",), 3)
+    assert len(result.items) == 1
+    [note] = [n for n in result.notes if "two-chunk" in n]
+    assert note.startswith("only 1 two-chunk questions of the 3 asked: a pair needs two sentences")
+    alone = known_item_questions(passages[:1], nlp, ("two-chunk",), 3)
+    assert alone.items == [] and any("held no such pair" in n for n in alone.notes)
+
+
 def test_two_chunk_questions_need_both_chunks(generated: QGenResult, sample_ws: Path) -> None:
     # the sample corpus leaves few candidates to pair after the checks (none at present): each pair found
     # must need both chunks; that pairs are made at all is checked on a corpus made for it (above)

@@ -273,6 +273,15 @@ def _shortfall(kept: int, asked: int, trimmed: bool, changelogs_skipped: bool) -
     return line + (f"; {'; '.join(more)} (more questions, usable less often)" if more else "")
 
 
+def _pair_shortfall(kept: int, asked: int, good: int) -> str:
+    """Why fewer two-chunk questions than asked were made."""
+    return (
+        f"only {kept} two-chunk questions of the {asked} asked: a pair needs two sentences of different passages "
+        f"that pass the checks and name the same thing, a name a few passages of the corpus share, and the "
+        f"{good} sentences above the quality floor held {'no such pair' if not kept else 'no more such pairs'}"
+    )
+
+
 def known_item_questions(
     passages: Sequence[Passage],
     nlp: Any,
@@ -325,9 +334,12 @@ def known_item_questions(
         if len(picked) < count:
             result.notes.append(_shortfall(len(picked), count, trimmed, skipped > 0))
     if "two-chunk" in kinds:
-        pairs = pick_pairs(good, count_for(per_kind, "two-chunk"), random.Random(seed + 1), rarity)
+        asked = count_for(per_kind, "two-chunk")
+        pairs = pick_pairs(good, asked, random.Random(seed + 1), rarity)
         both = with_headings([c for pair in pairs for c in pair], named)
         made += [_joined(a, b) for a, b in zip(both[::2], both[1::2], strict=True)]
+        if len(pairs) < asked:
+            result.notes.append(_pair_shortfall(len(pairs), asked, len(good)))
     _record(result, made, on_question)
     return result
 
