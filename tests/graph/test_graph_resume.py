@@ -119,3 +119,26 @@ def test_rerun_after_complete_build_does_nothing(tmp_path: Path, clean_snapshot:
     assert again.chunks_extracted == 0 and again.graph_texts_embedded == 0
     assert graph_snapshot(ws.store) == clean_snapshot
     ws.close()
+
+
+def test_the_same_files_from_another_folder_give_the_same_descriptions(tmp_path: Path) -> None:
+    """Document ids are hashes of paths; the graph's descriptions must not follow their order."""
+    import shutil
+
+    from tests.helpers import index_with_word_extractor
+
+    graphs = []
+    for folder in ("a/docs", "elsewhere/copied/pages"):
+        docs = tmp_path / folder
+        shutil.copytree(SAMPLE_DOCS, docs)
+        with Workspace.init(tmp_path / folder.replace("/", "-"), embedding={"provider": "fake"}) as ws:
+            index_with_word_extractor(ws, [docs])
+            entities = {e.key: e.description for e in ws.store.graph.entities()}
+            keys = {e.id: e.key for e in ws.store.graph.entities()}
+            relations = {
+                (keys[r.source_id], keys[r.target_id], r.label): r.description for r in ws.store.graph.relations()
+            }
+        graphs.append((entities, relations))
+    (first, first_relations), (second, second_relations) = graphs
+    assert sum("\n" in d for d in first.values()) > 10  # descriptions joined from several documents
+    assert first == second and first_relations == second_relations

@@ -1,8 +1,9 @@
 """Derive merged entities and relations from their mentions.
 
-Every aggregate is a pure function of the mention list (which the store returns in document order),
-never of the order chunks were processed in: an interrupted and resumed build, an incremental one and a
-clean one all end with the same graph. Rules:
+Every aggregate is a pure function of the mention list (which the store returns in document order, the
+documents ordered by their content, not by their path), never of the order chunks were processed in: an
+interrupted and resumed build, an incremental one and a clean one all end with the same graph, and so do the
+same files indexed from another folder. Rules:
 
 * display name: the most frequent surface form; ties go to the longest, then the alphabetically first;
 * type: majority vote; ties prefer a specific type over the ``concept`` fallback, then alphabetical;

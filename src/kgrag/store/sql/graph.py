@@ -25,7 +25,9 @@ from kgrag.store.sql.database import Dialect, Row, SqlDatabase
 
 # Mentions come back in document order (then extraction order within a chunk): descriptions are
 # accumulated in that order, which keeps aggregates independent of the order chunks were processed in.
-_CHUNK_ORDER = "c.doc_id, c.ord, m.rowid"
+_CHUNK_ORDER = "d.content_hash, c.doc_id, c.ord, m.rowid"
+"""Mentions in document order: documents by their content, not by their id (a hash of their path), so the
+same files indexed from another folder or machine give the same descriptions, word for word."""
 
 
 # the column order _relation_records reads
@@ -125,7 +127,7 @@ class SqlGraph:
             rows = self._db.query(
                 "SELECT m.entity_id, e.key, m.chunk_id, m.surface, m.type, m.description FROM entity_mentions m "
                 "JOIN entities e ON e.id = m.entity_id JOIN chunks c ON c.id = m.chunk_id "
-                f"WHERE {condition} ORDER BY {_CHUNK_ORDER}",
+                f"JOIN documents d ON d.id = c.doc_id WHERE {condition} ORDER BY {_CHUNK_ORDER}",
                 params,
             )
             for r in rows:
@@ -141,7 +143,8 @@ class SqlGraph:
                 "SELECT m.relation_id, s.key, t.key, m.forward, m.chunk_id, m.label, m.description, m.keywords, "
                 "m.weight FROM relation_mentions m JOIN relations r ON r.id = m.relation_id "
                 "JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id "
-                f"JOIN chunks c ON c.id = m.chunk_id WHERE {condition} ORDER BY {_CHUNK_ORDER}",
+                f"JOIN chunks c ON c.id = m.chunk_id JOIN documents d ON d.id = c.doc_id "
+                f"WHERE {condition} ORDER BY {_CHUNK_ORDER}",
                 params,
             )
             for r in rows:
