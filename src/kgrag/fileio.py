@@ -1,5 +1,4 @@
-"""Reading user-supplied files with errors that name the file (never a bare traceback, never a hang), and
-writing files the user reads whole or not at all.
+"""Reading user-supplied files with errors that name the file (never a bare traceback, never a hang).
 
 Only regular files are read: a path that names ``/dev/zero`` (or a link to it) would be read until memory
 runs out, and a FIFO would wait for a writer forever. JSON nested deeper than Python's recursion limit
@@ -10,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import stat
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -76,21 +74,3 @@ def parse_json(text: str, origin: str) -> Any:
 def read_json(path: Path) -> Any:
     """Parse a whole JSON file; unreadable or malformed files raise :class:`KgragError` naming it."""
     return parse_json(read_regular_text(path), str(path))
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file beside it and a rename, so a reader (or a crash)
-    sees the old file or the new one, never half of one. The new file gets the mode of the file it replaces,
-    or, for a new one, what the user's umask gives any file they create (``tempfile.mkstemp`` would make it
-    readable by its owner only, and replacing a ``kgrag.toml`` with it would change the file's mode).
-    Raises ``OSError`` as writing does."""
-    temporary = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
-    try:
-        with open(temporary, "x", encoding="utf-8") as sink:
-            sink.write(text)
-        if path.exists():
-            os.chmod(temporary, stat.S_IMODE(path.stat().st_mode))
-        os.replace(temporary, path)
-    finally:
-        if temporary.exists():
-            temporary.unlink()

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from kgrag.core.atomic_write import write_text_atomic
 from kgrag.evaluation.qgen.generate import QGenResult
 from kgrag.evaluation.qgen.output import write_questions
-from kgrag.fileio import write_text_atomic
 
 
 @pytest.fixture

@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kgrag.core.atomic_write import write_text_atomic
 from kgrag.core.errors import ConfigError, KgragError
-from kgrag.fileio import write_text_atomic
 from kgrag.prompts.loader import Prompt, parse_prompt
 
 TUNED_MARKER = "# Written by `kgrag prompts tune`"

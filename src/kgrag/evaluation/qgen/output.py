@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 from typing import NotRequired, TypedDict
 
+from kgrag.core.atomic_write import write_text_atomic
 from kgrag.core.errors import KgragError
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.qgen.generate import ItemMeta, QGenResult
-from kgrag.fileio import write_text_atomic
 
 
 class QuestionRecord(TypedDict):

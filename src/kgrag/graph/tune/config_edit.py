@@ -14,8 +14,8 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from kgrag.core.atomic_write import write_text_atomic
 from kgrag.core.errors import ConfigError
-from kgrag.fileio import write_text_atomic
 
 _HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.\"' -]+?)\s*\]\s*(#.*)?$")
 
