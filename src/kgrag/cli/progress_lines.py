@@ -74,7 +74,7 @@ class LineProgress:
             now = self._clock()
             for stage, state in self._stages.items():
                 if now - state.last_line >= self._interval:
-                    self._line(stage, state, "running, ")
+                    self._line(stage, state)  # the same line as an advance's: one format while a stage runs
 
     def start(self, stage: str, total: int | None) -> None:
         with self._lock:
