@@ -130,6 +130,11 @@ def test_router_heuristics(graph_ws: Workspace) -> None:
     assert heuristic_route("What are the main themes across the incident reports?", graph)[0] == "global"
     assert heuristic_route("How does the Osprey outage affect Heron?", graph)[0] == "multi-hop"
     assert heuristic_route("What is the expense limit for hotels?", graph)[0] == "local"
+    # "linked" and "connected" that name a kind of thing are not connective wording
+    assert heuristic_route("How do I remove a linked worktree?", graph)[0] == "local"
+    assert heuristic_route("How many connected devices does a hotel allow?", graph)[0] == "local"
+    assert heuristic_route("How is the expense limit linked to hotels?", graph)[0] == "multi-hop"
+    assert heuristic_route("How are the expense limit and hotels connected?", graph)[0] == "multi-hop"
 
 
 def test_router_offers_global_only_when_it_can_run(graph_ws: Workspace) -> None:

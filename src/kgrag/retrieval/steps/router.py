@@ -55,6 +55,12 @@ _MULTI_HOP = re.compile(
     re.IGNORECASE,
 )
 
+_NAMING_PARTICIPLES = re.compile(
+    r"\b(?:linked|connected)(?=\s+(?!(?:to|with|by|through|via|in|on|and|or|together)\b)[a-z])", re.IGNORECASE
+)
+""""linked" or "connected" naming a kind of thing ("a linked worktree", "connected devices") rather than
+asking how two things connect ("linked to", "how are A and B connected?"): not connective wording."""
+
 
 class EntityLinks(Protocol):
     """What the heuristics ask of the graph (:class:`~.route_graph.RouteGraph` over the loaded index)."""
@@ -74,7 +80,7 @@ def heuristic_decision(query: str, graph: EntityLinks) -> tuple[str, str, str]:
     """(route, reason, label): the label says what the cue words and the graph showed the question to be."""
     if match := _GLOBAL.search(query):
         return "global", f"corpus-wide wording {match.group(0)!r}", "corpus-wide"
-    if match := _MULTI_HOP.search(query):
+    if match := _MULTI_HOP.search(_NAMING_PARTICIPLES.sub("", query)):
         return "multi-hop", f"connective wording {match.group(0)!r}", "multi-hop"
     named = outermost([p for p in query_keywords(query) if graph.known(p)])
     if len(named) >= 2 and (bridge := graph.bridge(named)) is not None:
