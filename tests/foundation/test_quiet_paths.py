@@ -112,6 +112,20 @@ def test_a_stage_that_does_not_advance_still_shows_it_is_alive() -> None:
     assert out.getvalue().splitlines()[1:] == ["extract: 0/10 (0%) after 6.0s"]  # the format of an advance's line
 
 
+def test_a_stage_that_counts_nothing_shows_no_count() -> None:
+    progress, out, clock = _lines()
+    progress.start("communities", None)
+    clock.now = 6.0
+    progress.tick()
+    clock.now = 6.5
+    progress.finish("communities")
+    assert out.getvalue().splitlines() == [
+        "communities: started",
+        "communities: running after 6.0s",
+        "communities: done after 6.5s",
+    ]
+
+
 def test_the_console_decides_bars_or_lines() -> None:
     assert isinstance(console_progress(Console(file=io.StringIO())), LineProgress)
     assert isinstance(console_progress(Console(file=io.StringIO(), force_terminal=True)), RichProgress)

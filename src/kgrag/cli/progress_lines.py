@@ -65,7 +65,9 @@ class LineProgress:
         now = self._clock()
         count = f"{state.done}/{state.total}" if state.total is not None else f"{state.done}"
         share = f" ({100 * state.done / state.total:.0f}%)" if state.total else ""
-        self._print(f"{stage}: {what}{count}{share} after {now - state.started:.1f}s")
+        if state.total is None and not state.done:  # a stage that counts nothing: no "0" to show
+            count, what = "", what.rstrip(", ") + " " if what else "running "
+        self._print(f"{stage}: {what}{count}{share}".rstrip() + f" after {now - state.started:.1f}s")
         state.last_line = now
 
     def tick(self) -> None:
