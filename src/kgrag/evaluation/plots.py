@@ -31,14 +31,40 @@ def _pyplot() -> Any:
     return plt
 
 
+LABEL_WIDTH = 0.15  # share of the x axis a point's label takes, about
+LABEL_HEIGHT = 0.05  # and of the y axis
+LABEL_STEP_PT = 11  # a crowded label sits this far above the one before it
+
+
+def label_rows(points: Sequence[tuple[float, float]], width: float, height: float) -> list[int]:
+    """For each point (x and y as shares of their axes), how many labels to stack below its own: one per
+    point before it, in x order, whose label would overlap its label. Pipelines that score and cost
+    alike would otherwise write their names over each other."""
+    order = sorted(range(len(points)), key=lambda i: (points[i][0], points[i][1], i))
+    rows = [0] * len(points)
+    placed: list[int] = []
+    for i in order:
+        x, y = points[i]
+        near = [j for j in placed if abs(points[j][0] - x) < width and abs(points[j][1] - y) < height]
+        taken = {rows[j] for j in near}
+        rows[i] = next(row for row in range(len(near) + 1) if row not in taken)
+        placed.append(i)
+    return rows
+
+
 def _scatter(ax: Any, points: Sequence[Point], xlabel: str, ylabel: str) -> None:
-    for label, x, y, ci in points:
-        ax.errorbar([x], [y], yerr=_yerr(y, ci), fmt="o", capsize=3)
-        ax.annotate(label, (x, y), textcoords="offset points", xytext=(5, 5), fontsize=8)
+    top = max([1.0, *[ci[1] if ci else y for _, _, y, ci in points]]) * 1.05
+    right = max([1.0, *[x for _, x, _, _ in points]]) * 1.2
+    rows = label_rows([(x / right, y / top) for _, x, y, _ in points], LABEL_WIDTH, LABEL_HEIGHT)
+    for (label, x, y, ci), row in zip(points, rows, strict=True):
+        drawn = ax.errorbar([x], [y], yerr=_yerr(y, ci), fmt="o", capsize=3)
+        color = drawn.lines[0].get_color()  # a stacked label is told from its neighbours by its point's colour
+        offset = (5, 5 + LABEL_STEP_PT * row)
+        ax.annotate(label, (x, y), textcoords="offset points", xytext=offset, fontsize=8, color=color)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_ylim(0, max([1.0, *[ci[1] if ci else y for _, _, y, ci in points]]) * 1.05)
-    ax.set_xlim(left=0, right=max([1.0, *[x for _, x, _, _ in points]]) * 1.2)
+    ax.set_ylim(0, top)
+    ax.set_xlim(left=0, right=right)
     ax.grid(alpha=0.3)
 
 
