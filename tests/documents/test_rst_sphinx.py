@@ -73,3 +73,15 @@ def test_what_a_page_writes_under_an_autodoc_directive_is_kept_after_its_name() 
     )
     text = rst_to_text(source).text
     assert text == "# API\n\nFARE_TABLE\n\nWhere the planner looks for fares.\n\nAfter."
+
+
+def test_options_and_terms_stay_with_what_they_mean() -> None:
+    source = (
+        "Usage\n=====\n\n--week N, -w N\n    Plan the crossings of week N.\n\n    Weeks start on Monday.\n\n"
+        "-q\n    Print nothing.\n\ntimeout : float\n    Seconds to wait for the ferry.\n\nharbours\n    - Oban\n"
+    )
+    text = rst_to_text(source).text
+    assert text == (
+        "# Usage\n\n--week N, -w N\nPlan the crossings of week N.\n\nWeeks start on Monday.\n\n-q\nPrint nothing.\n\n"
+        "timeout : float\nSeconds to wait for the ferry.\n\nharbours\n\n- Oban"
+    )

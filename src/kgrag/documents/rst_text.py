@@ -144,6 +144,8 @@ class _Writer:
 
         if isinstance(node, nodes.list_item):
             self._item(node, level, prefix or "- ")
+        elif isinstance(node, nodes.definition_list_item | nodes.option_list_item):
+            self._term_item(node, level)
         elif isinstance(node, nodes.field):
             name = inline_text(node.children[0])
             self.children(node.children[1], level, f"{name}: ")
@@ -167,6 +169,27 @@ class _Writer:
     def _item(self, node: nodes.Element, level: int, prefix: str) -> None:
         for n, child in enumerate(node.children):
             self.block(child, level, prefix if n == 0 else "")
+
+    def _term_item(self, node: nodes.Element, level: int) -> None:
+        """A definition or option list item: its term (``term : classifier``, or the options with their
+        arguments, ``-q, --quiet``) on the line above its first paragraph, one block, so a chunk never
+        parts an option from what it does; the rest of its definition after it."""
+        from docutils import nodes
+
+        if isinstance(node, nodes.option_list_item):
+            term = ", ".join(_option_text(o) for o in node.findall(nodes.option))
+            body = next(node.findall(nodes.description), None)
+        else:
+            names = [inline_text(c) for c in node.children if isinstance(c, nodes.term | nodes.classifier)]
+            term = " : ".join(names)
+            body = next((c for c in node.children if isinstance(c, nodes.definition)), None)
+        rest = list(body.children) if body is not None else []
+        if rest and isinstance(rest[0], nodes.paragraph):
+            self.blocks.append(f"{term}\n{inline_text(rest.pop(0))}")
+        elif term:
+            self.blocks.append(term)
+        for child in rest:
+            self.block(child, level)
 
     def _admonition(self, node: nodes.Element, level: int) -> None:
         from docutils import nodes
@@ -210,6 +233,11 @@ class _Writer:
             self.blocks.append(args)
         if body.strip() and self.depth < MAX_NESTING:
             self.blocks.append(rst_to_text(body, self.depth + 1).text)
+
+
+def _option_text(option: nodes.Element) -> str:
+    """``--week N`` (or ``--week=N``): an option's string and argument as written."""
+    return "".join(child.astext() for child in option.children)
 
 
 def _flat(body: str, depth: int) -> str:
