@@ -250,3 +250,11 @@ def test_a_callout_marker_is_dropped_and_its_title_is_a_line_of_its_own() -> Non
         "A plain quote keeps its words.",
         "[!x] outside a quote is text.",
     ]
+
+
+def test_a_markdown_definition_stays_with_its_term() -> None:
+    source = "--week N\n:   Plan the crossings of week N.\n\n    Weeks start on Monday.\n\n"
+    source += "-q\n:   - a list first\n\nAfter.\n"
+    assert markdown_to_text(source).text == (
+        "--week N\nPlan the crossings of week N.\n\nWeeks start on Monday.\n\n-q\n\n- a list first\n\nAfter."
+    )

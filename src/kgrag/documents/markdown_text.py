@@ -73,7 +73,8 @@ def markdown_to_text(source: str, indented_code: bool = True) -> MarkdownPage:
 
 
 class _Writer:
-    """Writes block tokens out as paragraphs; list nesting indents items by two spaces."""
+    """Writes block tokens out as paragraphs; list nesting indents items by two spaces; a definition list's
+    term on the line above its definition's first paragraph (one block: a chunk never parts them)."""
 
     def __init__(self) -> None:
         self.blocks: list[str] = []
@@ -83,6 +84,7 @@ class _Writer:
         self.heading = 0
         self.row: list[str] | None = None
         self.quotes = 0  # open block quotes: a callout is one
+        self.term = False  # a definition list's term was just written: its definition's paragraph joins it
 
     def text(self) -> str:
         return "\n\n".join(block for block in self.blocks if block.strip())
@@ -106,6 +108,14 @@ class _Writer:
             self._code(token)
         elif kind == "html_block":
             self._html(token.content)
+        self._track_term(kind)
+
+    def _track_term(self, kind: str) -> None:
+        """After a term (``dt_close``) only the paragraph that opens its definition joins it."""
+        if kind == "dt_close":
+            self.term = True
+        elif kind.endswith("_open") and kind not in ("dd_open", "paragraph_open"):
+            self.term = False
 
     def _html(self, markup: str) -> None:
         """A raw HTML block: its headings and block elements as the HTML loader writes them
@@ -159,7 +169,10 @@ class _Writer:
 
     def _paragraph(self, text: str) -> None:
         text = " ".join(text.split(" \n")).strip()
-        if text:
+        if text and self.term and self.blocks:  # a definition on the line after its term, one block
+            self.blocks[-1] += "\n" + text
+            self.term = False
+        elif text:
             self.blocks.append(self.item_prefix + text)
             self.item_prefix = ""
 
@@ -174,6 +187,7 @@ class _Writer:
         return children[end + 1 :]
 
     def _code(self, token: Token) -> None:
+        self.term = False
         if self.item_prefix.strip():
             self.blocks.append(self.item_prefix.rstrip())
             self.item_prefix = ""
