@@ -7,7 +7,7 @@ a context variable, so loaders running in several threads each name their own fi
 
 The records are held until the file is read: a file that loads has them logged (pypdf recovered from
 damage worth knowing about), a file that fails has them dropped, since its one "skipped" line already
-says what is wrong ("invalid pdf header", "EOF marker not found" beside it were two more lines about
+says what is wrong ("invalid pdf header" and "EOF marker not found" beside it would be two more lines about
 the same file).
 """
 
