@@ -37,7 +37,6 @@ from kgrag.cli.serve_command import serve
 from kgrag.cli.show_command import show_command
 from kgrag.cli.tune_commands import tune_app
 from kgrag.core.errors import KgragError
-from kgrag.core.index_state import unfinished_line
 
 if TYPE_CHECKING:  # types only: the modules are imported inside the commands that use them
     from kgrag.core.records import DocumentRecord
@@ -184,10 +183,8 @@ def status(
         return
     console = new_console()
     _print_status(console, info, docs)
-    graph = info.get("graph") or {}
-    unfinished = unfinished_line(info["documents"], info["vectors"], graph.get("entities", 0))
-    if unfinished is not None:
-        console.print(Text(unfinished, style="yellow"))
+    if info.get("unfinished"):
+        console.print(Text(str(info["unfinished"]), style="yellow"))
 
 
 def _document_row(doc: DocumentRecord) -> dict[str, str]:

@@ -61,13 +61,16 @@ class LineProgress:
     def _print(self, text: str) -> None:
         self._console.print(text, markup=False, highlight=False, soft_wrap=True)
 
-    def _line(self, stage: str, state: _Stage, what: str = "") -> None:
+    def _line(self, stage: str, state: _Stage, finished: bool = False) -> None:
+        """``embed: 20/80 (25%) after 5.0s``, ``embed: done, 80/80 (100%) after …``; a stage that counts
+        nothing shows no count (``communities: running after …``, ``communities: done after …``)."""
         now = self._clock()
-        count = f"{state.done}/{state.total}" if state.total is not None else f"{state.done}"
-        share = f" ({100 * state.done / state.total:.0f}%)" if state.total else ""
-        if state.total is None and not state.done:  # a stage that counts nothing: no "0" to show
-            count, what = "", what.rstrip(", ") + " " if what else "running "
-        self._print(f"{stage}: {what}{count}{share}".rstrip() + f" after {now - state.started:.1f}s")
+        if state.total is not None:
+            count = f"{state.done}/{state.total}" + (f" ({100 * state.done / state.total:.0f}%)" if state.total else "")
+        else:
+            count = f"{state.done}" if state.done else ""
+        head = "done" if finished else "" if count else "running"
+        self._print(f"{stage}: {', '.join(part for part in (head, count) if part)} after {now - state.started:.1f}s")
         state.last_line = now
 
     def tick(self) -> None:
@@ -102,4 +105,4 @@ class LineProgress:
             state = self._stages.pop(stage, None)
             if state is not None:
                 state.done = state.total if state.total is not None else state.done
-                self._line(stage, state, "done, ")
+                self._line(stage, state, finished=True)

@@ -86,7 +86,10 @@ def status_table(info: dict[str, Any]) -> Table:
     table.add_row("embedding", _embedding(info.get("embedding") or {}))
     table.add_row("graph", _graph(info.get("graph") or {}))
     table.add_row("llm", _llm(info.get("llm") or {}))
-    known = {"workspace", "documents", "chunks", "vectors", "database_bytes", "embedding", "graph", "llm", "failed"}
+    known = {
+        *("workspace", "documents", "chunks", "vectors", "database_bytes", "embedding", "graph", "llm", "failed"),
+        "unfinished",  # printed under the table
+    }
     for key, value in info.items():  # anything a newer workspace adds still shows
         if key not in known:
             table.add_row(key, str(value))

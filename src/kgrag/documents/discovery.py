@@ -121,15 +121,16 @@ class _Walk:
                 if _is_directory(entry):
                     if not _matches(entry.name, self.exclude) and self._keep(Path(entry.path), specs, True):
                         directories.append((entry.path, specs))
-                elif _matches(entry.name, self.include) and not _matches(entry.name, self.exclude):
-                    if not self._keep(Path(entry.path), specs, False):
-                        continue
-                    if _is_regular(entry):
-                        yield Path(entry.path)
-                    else:  # stat it to say why it is skipped (or to report a link that cannot be followed)
-                        yield from _named(Path(entry.path), self.skipped)
-                elif not _matches(entry.name, self.exclude):
+                elif _matches(entry.name, self.exclude):
+                    continue
+                elif not _matches(entry.name, self.include):
                     self.passed.add_other_type(Path(entry.path))
+                elif not self._keep(Path(entry.path), specs, False):
+                    continue
+                elif _is_regular(entry):
+                    yield Path(entry.path)
+                else:  # stat it to say why it is skipped (or to report a link that cannot be followed)
+                    yield from _named(Path(entry.path), self.skipped)
             stack.extend(reversed(directories))  # sorted order, depth-first
 
     def _keep(self, path: Path, specs: list[Spec], is_dir: bool) -> bool:

@@ -24,6 +24,7 @@ _DECLARATION = re.compile(
     rb"""<meta[^>]*?charset\s*=\s*["']?\s*(?P<meta>[\w.:-]+)|<\?xml[^>]*?encoding\s*=\s*["'](?P<xml>[\w.:-]+)""",
     re.IGNORECASE,
 )
+_UTF8_LABELS = ("utf-8", "utf8")
 _ESCAPED = re.compile("[\udc80-\udcff]")
 _WINDOWS_1252_LABELS = frozenset({"iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "us-ascii", "ascii"})
 
@@ -40,7 +41,7 @@ def html_utf8_bytes(path: Path, data: bytes) -> bytes:
     """``data`` as UTF-8 bytes: as :func:`utf8_bytes` reads them, or, for a page that is not UTF-8, decoded
     by the encoding it declares; a page that is neither is refused with a message that says which."""
     label = declared_charset(data)
-    if label is None or b"\x00" in data or _is_utf8(data):
+    if label in (None, *_UTF8_LABELS) or b"\x00" in data or _is_utf8(data):  # most pages: checked once
         return utf8_bytes(path, data)  # also a page with a byte-order mark, which names its encoding itself
     codec = "cp1252" if label in _WINDOWS_1252_LABELS else label
     try:

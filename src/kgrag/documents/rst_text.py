@@ -176,13 +176,12 @@ class _Writer:
         parts an option from what it does; the rest of its definition after it."""
         from docutils import nodes
 
-        if isinstance(node, nodes.option_list_item):
-            term = ", ".join(_option_text(o) for o in node.findall(nodes.option))
-            body = next(node.findall(nodes.description), None)
+        if isinstance(node, nodes.option_list_item):  # its own options only, not a list nested in its description
+            groups = [c for c in node.children if isinstance(c, nodes.option_group)]
+            term = ", ".join(_option_text(o) for group in groups for o in group.children)
         else:
-            names = [inline_text(c) for c in node.children if isinstance(c, nodes.term | nodes.classifier)]
-            term = " : ".join(names)
-            body = next((c for c in node.children if isinstance(c, nodes.definition)), None)
+            term = " : ".join(inline_text(c) for c in node.children if isinstance(c, nodes.term | nodes.classifier))
+        body = next((c for c in node.children if isinstance(c, nodes.definition | nodes.description)), None)
         rest = list(body.children) if body is not None else []
         if rest and isinstance(rest[0], nodes.paragraph):
             self.blocks.append(f"{term}\n{inline_text(rest.pop(0))}")

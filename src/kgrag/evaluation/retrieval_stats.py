@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal, TypedDict
 
 from kgrag.core.errors import KgragError
 from kgrag.evaluation.stats.cells import BootstrapSettings, DifferenceCell, IntervalCell, Tally, Verdict
-from kgrag.evaluation.stats.intervals import ALL, MACRO, Bootstrap, QuestionValues, estimates, paired
+from kgrag.evaluation.stats.intervals import ALL, MACRO, SCORE_RANGE, Bootstrap, QuestionValues, estimates, paired
 from kgrag.evaluation.stats.verdicts import PerQuestion, record, verdict
 
 if TYPE_CHECKING:
@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
 Measure = Literal["recall", "chunk_recall"]
 MEASURES: tuple[Measure, Measure] = ("recall", "chunk_recall")
-RECALL_RANGE = (0.0, 1.0)  # a recall's possible values: intervals are cut to it
 
 
 class MeasureBlock(TypedDict):
@@ -70,7 +69,7 @@ def _paired_rows(
     for pipeline, measures in values.items():
         if pipeline == baseline:
             continue
-        found = paired(measures[measure], reference, settings, RECALL_RANGE)
+        found = paired(measures[measure], reference, settings, SCORE_RANGE)
         cells: dict[str, DifferenceCell] = {column: {**e.as_cell(), "p": e.p_value()} for column, e in found.items()}
         shared = set(measures[measure]) & set(reference)
         by_type: dict[str, set[str]] = defaultdict(set)
@@ -86,11 +85,11 @@ def _paired_rows(
 def _block(values: PerQuestion, measure: Measure, baseline: str, settings: Bootstrap) -> MeasureBlock:
     return {
         "estimates": {
-            p: {c: e.as_cell() for c, e in estimates(m[measure], settings, RECALL_RANGE).items()}
+            p: {c: e.as_cell() for c, e in estimates(m[measure], settings, SCORE_RANGE).items()}
             for p, m in values.items()
         },
         "paired": _paired_rows(values, measure, baseline, settings),
-        "verdicts": {column: verdict(values, measure, settings, column, RECALL_RANGE) for column in (MACRO, ALL)},
+        "verdicts": {column: verdict(values, measure, settings, column, SCORE_RANGE) for column in (MACRO, ALL)},
     }
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgrag.config import CONFIG_FILE_NAME, default_toml, load_config
 from kgrag.core.errors import WorkspaceError
+from kgrag.core.index_state import unfinished_line
 from kgrag.core.registries import Registries
 from kgrag.models.binding import stored_verdict
 from kgrag.store import open_store
@@ -267,15 +268,19 @@ class Workspace:
         return self.usage.summary(run_id)
 
     def status(self) -> dict[str, Any]:
-        """Counts, sizes, models, LLM usage and failed documents, as plain data (CLI/JSON/server)."""
+        """Counts, sizes, models, LLM usage and failed documents, as plain data (CLI/JSON/server); ``unfinished``:
+        the line saying a stopped run left documents behind (:mod:`kgrag.core.index_state`), or None."""
         parts = self.components
         meta = parts.store.meta
+        documents, graph = self.documents.counts(), self.graph.counts()
+        vectors = parts.store.vectors.count(parts.vector_key)
         return {
             "workspace": str(parts.path.resolve()),
-            "documents": self.documents.counts(),
+            "documents": documents,
             "chunks": self.documents.chunk_count(),
-            "vectors": parts.store.vectors.count(parts.vector_key),
-            "graph": self.graph.counts(),
+            "vectors": vectors,
+            "graph": graph,
+            "unfinished": unfinished_line(documents, vectors, graph.get("entities", 0)),
             "llm": self.usage.overview().to_dict(),
             "database_bytes": parts.store.size_bytes(),
             "embedding": {
