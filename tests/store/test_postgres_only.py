@@ -103,6 +103,9 @@ def test_vector_search_uses_the_model_hnsw_index(pg_schema_url: SchemaUrl, tmp_p
         )
     assert index_name("m", 8) in plan
     assert store.vectors.search("m", vectors[7], 1)[0].id == "d-c7"
+    assert store.vectors.delete("other") == 1  # a model's last vectors go with its index
+    names = {r[0] for r in store.db.query("SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()")}
+    assert index_name("m", 8) in names and index_name("other", 3) not in names
     store.close()
 
 

@@ -72,6 +72,19 @@ def test_appends_extend_the_saved_index_and_deletes_rebuild_it(tmp_path: Path) -
     store.close()
 
 
+def test_deleting_vectors_deletes_the_saved_index(tmp_path: Path) -> None:
+    """The saved index may hold vectors of deleted chunks: deleting vectors (``kgrag prune``) removes it."""
+    store = SQLiteStore(tmp_path / "db.sqlite3", ann=ANN)
+    ids, matrix = _fill(store, "d1", 30, seed=1)
+    store.vectors.search("m", matrix[0], 1)
+    assert list((tmp_path / "db.sqlite3.ann").iterdir())
+    assert store.vectors.delete("m", ["no-such-hash"]) == 0 and _saved(tmp_path)["rows"] == 30  # nothing went
+    store.vectors.delete("m", [content_hash("d1 text 0")])
+    assert not list((tmp_path / "db.sqlite3.ann").iterdir())
+    assert store.vectors.search("m", matrix[5], 1)[0].id == ids[5]  # rebuilt for the next search
+    store.close()
+
+
 def test_below_the_threshold_or_in_memory_nothing_is_saved(tmp_path: Path) -> None:
     small = SQLiteStore(tmp_path / "db.sqlite3", ann=ANN)
     ids, matrix = _fill(small, "d1", 19, seed=3)

@@ -46,6 +46,7 @@ def _exercise_cache(cache: LLMCacheRepository) -> None:
     cache.delete("k1")
     cache.delete("missing")
     assert cache.get("k1") is None and cache.count() == 1
+    assert cache.clear() == 1 and cache.count() == 0 and cache.get("k2") is None
 
 
 def _exercise_ledger(ledger: UsageLedgerRepository) -> None:

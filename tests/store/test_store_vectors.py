@@ -91,3 +91,27 @@ def test_chunk_vectors_by_id_are_the_stored_ones(store: Store) -> None:
     assert np.array_equal(found[ids[1]], stored[content_hash(texts[1])])
     assert np.array_equal(found[ids[4]], stored[content_hash(texts[4])])
     assert store.vectors.chunk_vectors("other-model", ids) == {}
+
+
+def test_models_hashes_and_delete(store: Store) -> None:
+    """What `kgrag prune` uses: the models with vectors, one model's hashes, deleting some or all of them."""
+    _fill(store, ["a", "b", "c"], _unit(np.eye(3)))
+    store.vectors.put("old", [(content_hash("a"), np.ones(2, dtype=np.float32))])
+    assert store.vectors.models() == {"m": 3, "old": 1}
+    assert sorted(store.vectors.hashes("m")) == sorted(content_hash(t) for t in "abc")
+    assert store.vectors.delete("m", [content_hash("b"), "no-such-hash"]) == 1
+    assert sorted(store.vectors.hashes("m")) == sorted(content_hash(t) for t in "ac")
+    assert store.vectors.delete("old") == 1 and store.vectors.models() == {"m": 2}
+    assert store.vectors.delete("m", []) == 0
+    hits = store.vectors.search("m", np.array([0.0, 1.0, 0.0], dtype=np.float32), 5)
+    assert [h.score for h in hits] == [0.0, 0.0]  # b's chunk has no vector any more: it is not searched
+
+
+def test_compact_keeps_every_row(store: Store) -> None:
+    ids = _fill(store, ["a", "b"], _unit(np.eye(2)))
+    store.vectors.delete("m", [content_hash("a")])
+    assert store.compact() is True
+    assert store.vectors.models() == {"m": 1}
+    assert [h.id for h in store.vectors.search("m", np.array([0.0, 1.0], dtype=np.float32), 5)] == [ids[1]]
+    with store.transaction():
+        assert store.compact() is False  # never inside a transaction

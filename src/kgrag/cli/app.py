@@ -31,6 +31,7 @@ from kgrag.cli.mcp_command import mcp_command
 from kgrag.cli.migrate_command import migrate
 from kgrag.cli.notes import StderrNotes
 from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
+from kgrag.cli.prune_command import prune
 from kgrag.cli.qgen_command import eval_qgen
 from kgrag.cli.ranges import MAX_ITEMS, MAX_K
 from kgrag.cli.serve_command import serve
@@ -72,6 +73,7 @@ app.command("migrate")(migrate)
 app.command("show")(show_command)
 app.command("index")(index)
 app.command("chat")(chat)
+app.command("prune")(prune)
 
 
 def _print_version(value: bool) -> None:

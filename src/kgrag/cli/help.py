@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 
 PANELS: dict[str, tuple[str, ...]] = {
     "Workspace": ("init", "status", "cost", "prompts", "migrate"),
-    "Index": ("index", "remove", "reindex"),
+    "Index": ("index", "remove", "reindex", "prune"),
     "Query": ("query", "chat", "compare", "show", "pipelines"),
     "Graph": ("graph",),
     "Eval": ("eval", "tune", "tune-reranker"),

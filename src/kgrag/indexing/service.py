@@ -1,4 +1,4 @@
-"""What ``ws.indexing`` runs: index files, estimate what indexing would cost, re-embed, remove documents,
+"""What ``ws.indexing`` runs: index files, estimate what indexing would cost, re-embed, remove documents, prune caches,
 over a workspace's parts (:class:`~kgrag.indexing.parts.IndexParts`), each write under its writer lock."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from pathlib import Path
 
 from kgrag.core.progress import Progress, SilentProgress
 from kgrag.indexing.parts import IndexParts, run_with_parts
+from kgrag.indexing.prune import PruneReport, prune_caches
 from kgrag.indexing.registries import IndexRegistries
 from kgrag.indexing.remove import remove_documents
 from kgrag.indexing.report import IndexReport
@@ -126,3 +127,11 @@ class IndexingService:
         sources, refs that matched nothing). Waits (noting it to ``progress``) while another writer runs."""
         with indexing_lock(self._parts.path, self._parts.store, progress):
             return remove_documents(self._parts.store, refs, self._parts.summarizer(), self._parts.embedder)
+
+    def prune(self, *, llm_cache: bool = False, dry_run: bool = False, progress: Progress | None = None) -> PruneReport:
+        """Delete the cached vectors no part of the index can use and, with ``llm_cache``, the cached LLM
+        replies; then compact the database (see :mod:`kgrag.indexing.prune`). Waits while another writer runs."""
+        with indexing_lock(self._parts.path, self._parts.store, progress):
+            return prune_caches(
+                self._parts.store, self._parts.embedder().name, llm_cache=llm_cache, dry_run=dry_run, progress=progress
+            )

@@ -37,6 +37,12 @@ class InMemoryResponseCache:
         with self._lock:
             return len(self._items)
 
+    def clear(self) -> int:
+        with self._lock:
+            gone = len(self._items)
+            self._items.clear()
+            return gone
+
 
 class InMemoryLedger:
     """List-backed :class:`kgrag.store.base.UsageLedgerRepository`; ``records`` is public for inspection."""

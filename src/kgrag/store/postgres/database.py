@@ -213,6 +213,27 @@ class PgDatabase:
         )
         return int(total or 0)
 
+    def compact(self) -> bool:
+        """``VACUUM FULL`` of the schema's tables: each is rewritten without its dead rows (under an exclusive
+        lock, so queries wait meanwhile). False inside a transaction or while another session holds a table
+        past the lock timeout; the rows are deleted all the same."""
+        from psycopg import errors, sql
+
+        from kgrag.store.tables import TABLES
+
+        with self._lock:
+            if self._depth:
+                return False
+            try:
+                self.execute("SET lock_timeout = '10s'")
+                for table in TABLES:
+                    self.execute(sql.SQL("VACUUM FULL {table}").format(table=sql.Identifier(table.name)))
+            except errors.LockNotAvailable:
+                return False
+            finally:
+                self.execute("RESET lock_timeout")
+            return True
+
     def close(self) -> None:
         with self._lock:
             if not self._closed:

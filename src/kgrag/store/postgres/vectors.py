@@ -122,6 +122,25 @@ class PgVectors:
     def count(self, model: str) -> int:
         return int(self._db.scalar("SELECT COUNT(*) FROM embeddings WHERE model = %s", (model,)) or 0)
 
+    def models(self) -> dict[str, int]:
+        rows = self._db.query("SELECT model, COUNT(*) FROM embeddings GROUP BY model ORDER BY model")
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    def hashes(self, model: str) -> list[str]:
+        return [str(r[0]) for r in self._db.query("SELECT text_hash FROM embeddings WHERE model = %s", (model,))]
+
+    def delete(self, model: str, text_hashes: Sequence[str] | None = None) -> int:
+        """:meth:`kgrag.store.base.VectorRepository.delete`; deleting all of a model's vectors drops its
+        HNSW indexes too (``kgrag reindex --embeddings`` builds the next model's)."""
+        with self._db.transaction():
+            if text_hashes is not None:
+                return self._db.execute(
+                    "DELETE FROM embeddings WHERE model = %s AND text_hash = ANY(%s)", (model, list(text_hashes))
+                )
+            deleted = self._db.execute("DELETE FROM embeddings WHERE model = %s", (model,))
+            _drop_indexes(self._db, model)
+        return deleted
+
 
 def ensure_index(db: PgDatabase, model: str, dimension: int) -> None:
     """Create the (model, dimension) HNSW index unless it exists (in the caller's transaction)."""
@@ -142,6 +161,19 @@ def ensure_index(db: PgDatabase, model: str, dimension: int) -> None:
             model=sql.Literal(model),
         )
     )
+
+
+def _drop_indexes(db: PgDatabase, model: str) -> None:
+    """Drop the model's HNSW indexes, one per dimension it had (in the caller's transaction)."""
+    from psycopg import sql
+
+    prefix = index_name(model, 0)[:-1]  # the name without its dimension
+    names = db.query(
+        "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND starts_with(indexname, %s)",
+        (prefix,),
+    )
+    for (name,) in names:
+        db.execute(sql.SQL("DROP INDEX IF EXISTS {name}").format(name=sql.Identifier(name)))
 
 
 def as_array(value: Any) -> np.ndarray:

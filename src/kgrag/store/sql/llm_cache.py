@@ -57,3 +57,7 @@ class SqlResponseCache:
 
     def count(self) -> int:
         return int(self._db.scalar("SELECT COUNT(*) FROM llm_cache") or 0)
+
+    def clear(self) -> int:
+        with self._db.transaction(content=False):
+            return self._db.changes("DELETE FROM llm_cache")

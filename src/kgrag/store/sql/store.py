@@ -31,6 +31,8 @@ class Engine(Protocol):
 
     def size_bytes(self) -> int: ...
 
+    def compact(self) -> bool: ...
+
     def close(self) -> None: ...
 
 
@@ -69,6 +71,9 @@ class SqlStore:
 
     def size_bytes(self) -> int:
         return self._engine.size_bytes()
+
+    def compact(self) -> bool:
+        return self._engine.compact()
 
     def close(self) -> None:
         self._engine.close()

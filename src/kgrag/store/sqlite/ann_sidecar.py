@@ -100,6 +100,17 @@ class AnnSidecar:
         index.extend(ids[n:], matrix[n:])
         return index
 
+    def forget(self, model: str) -> None:
+        """Delete the index saved for ``model`` (its vectors were deleted); the next search builds anew."""
+        self._current.pop(model, None)
+        if self.directory is None:
+            return
+        manifest_path = self.directory / f"{_slug(model)}.json"
+        saved = _read_manifest(manifest_path)
+        for path in (self.directory / saved.file if saved.file else None, manifest_path):
+            if path is not None:
+                path.unlink(missing_ok=True)
+
     def _save(self, index: HnswIndex, model: str, key: str, manifest_path: Path, old: Manifest) -> None:
         assert self.directory is not None
         try:

@@ -148,3 +148,40 @@ class SQLiteVectors:
 
     def count(self, model: str) -> int:
         return int(self._db.scalar("SELECT COUNT(*) FROM embeddings WHERE model = ?", (model,)) or 0)
+
+    def models(self) -> dict[str, int]:
+        rows = self._db.query("SELECT model, COUNT(*) FROM embeddings GROUP BY model ORDER BY model")
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    def hashes(self, model: str) -> list[str]:
+        return [str(r[0]) for r in self._db.query_plain("SELECT text_hash FROM embeddings WHERE model = ?", (model,))]
+
+    def delete(self, model: str, text_hashes: Sequence[str] | None = None) -> int:
+        """:meth:`kgrag.store.base.VectorRepository.delete`; the model's saved HNSW index goes too, since it
+        may hold vectors of deleted chunks (the next search that needs one rebuilds it)."""
+        with self._db.transaction():
+            if text_hashes is None:
+                deleted = self._db.changes("DELETE FROM embeddings WHERE model = ?", (model,))
+            else:
+                deleted = sum(
+                    self._db.changes(
+                        f"DELETE FROM embeddings WHERE model = ? AND text_hash IN ({','.join('?' * len(batch))})",
+                        [model, *batch],
+                    )
+                    for batch in _batches(list(text_hashes))
+                )
+        if deleted:
+            self._forget_saved(model)
+        return deleted
+
+    def _forget_saved(self, model: str) -> None:
+        from kgrag.store.sqlite.ann_sidecar import AnnSidecar
+
+        if self._sidecar is None:
+            self._sidecar = AnnSidecar(self._ann_dir)
+        self._sidecar.forget(model)
+
+
+def _batches(items: list[str], size: int = 500) -> Iterable[list[str]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
