@@ -137,3 +137,30 @@ def test_an_api_signature_stays_a_block_of_its_own() -> None:
         b'<span class="sig-name">tide.plan</span>(<em>week</em>)</dt><dd><p>Plan one week.</p></dd></dl></div>'
     )
     assert page.text == "tide.plan(week)\n\nPlan one week."
+
+
+def test_docbook_navigation_tables_are_chrome() -> None:
+    """DocBook XSL's Prev | Up | Home | Next tables above and below every page, and Publican's list."""
+    page = html_to_text(
+        b'<html><body><div class="navheader"><table><tr><th>TIDE PLAN</th></tr><tr><td><a href="a.html">Prev</a>'
+        b'</td><td><a href="i.html">Home</a></td></tr></table></div><div class="refentry"><h2>TIDE PLAN</h2>'
+        b'<p>TIDE PLAN lists the crossings of a week.</p></div><ul class="docnav"><li class="previous">'
+        b'<a href="p.html">Prev</a></li><li class="home">Ferries Handbook</li></ul><div class="navfooter">'
+        b'<table><tr><td><a href="a.html">Prev</a></td><td>FERRY LOG | Home | SAILINGS</td></tr></table></div>'
+        b"</body></html>"
+    )
+    assert page.text == "## TIDE PLAN\n\nTIDE PLAN lists the crossings of a week."
+
+
+def test_an_admonitions_heading_labels_its_text_and_is_no_section() -> None:
+    """A heading inside a boxed note (DocBook's ``div.note > h3.title``) is the note's label: the text after
+    the note stays in the section the note is in."""
+    page = html_to_text(
+        b'<div id="content"><h2>Crossings</h2><p>Boats leave at nine.</p><div class="note"><h3 class="title">'
+        b"Note</h3><p>Winter times differ.</p><p>See the winter table.</p></div><p>Tickets are sold on board.</p>"
+        b'<div class="warning"><h3 class="title">Warning</h3></div><p>Dogs travel free.</p></div>'
+    )
+    assert page.text == (
+        "## Crossings\n\nBoats leave at nine.\n\nNote: Winter times differ.\n\nSee the winter table.\n\n"
+        "Tickets are sold on board.\n\nWarning\n\nDogs travel free."
+    )

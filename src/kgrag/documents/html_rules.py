@@ -67,8 +67,14 @@ _CHROME_NAMES = frozenset(
         "cookie-banner",
         "cookie-notice",
         "widget-area",
+        "navheader",  # DocBook XSL's Prev | Up | Home | Next tables above and below every page
+        "navfooter",
+        "docnav",  # Publican's
     }
 )
+ADMONITIONS = frozenset({"note", "warning", "tip", "caution", "important", "attention", "danger", "hint"})
+"""Class names of a boxed note (DocBook's ``div.note``): a heading inside one is its label ("Note"), not a
+section of the page."""
 PERMALINK_TEXTS = frozenset({"¶", "§", "#", "🔗", "¶#"})
 HEADINGS = {f"h{level}": level for level in range(1, 7)}
 BLOCKS = frozenset(

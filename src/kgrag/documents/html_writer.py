@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from kgrag.documents.html_rules import BLOCKS, CELLS, HEADINGS, PERMALINK_TEXTS, collapse, is_chrome
+from kgrag.documents.html_rules import ADMONITIONS, BLOCKS, CELLS, HEADINGS, PERMALINK_TEXTS, collapse, is_chrome
 
 _FENCE_RUN = re.compile(r"`{3,}")
 _LINE_BREAK = "\x00"  # stands for <br> until a block is written; decoded text never holds NUL
@@ -21,8 +21,9 @@ class Writer:
     """Writes the subtrees of the ``tops``-th elements (by start-tag order; none inside another), in page
     order: headings as ``#`` lines, ``<pre>`` verbatim in fences, list items as ``- `` lines, table rows as
     `` | ``-joined cells, a definition list's term with its definition's first paragraph on the next line
-    (one block, so a chunk boundary cannot part an option from what it does), other blocks as paragraphs;
-    chrome subtrees and permalink anchors are left out."""
+    (one block, so a chunk boundary cannot part an option from what it does), an admonition's heading as
+    the label of its first paragraph ("Note: …", so the text after the note keeps its section), other
+    blocks as paragraphs; chrome subtrees and permalink anchors are left out."""
 
     def __init__(self, tops: int | frozenset[int], dropped: frozenset[str]) -> None:
         self.tops = frozenset({tops}) if isinstance(tops, int) else tops
@@ -42,6 +43,8 @@ class Writer:
         self._after_icon = False  # the row's last cell opened was an admonition's label
         self._term = False  # a <dt> was just written: the next paragraph (its definition) joins it
         self._signature = False  # the last <dt> opened is an API signature
+        self._boxes: list[int] = []  # depth of each open admonition (a boxed note)
+        self._label = ""  # an admonition's heading, waiting for the note's first paragraph
 
     # lxml parser-target interface -------------------------------------------------------------
 
@@ -67,6 +70,8 @@ class Writer:
             classes = attrib.get("class", "").split()
             if tag == "dt":  # Sphinx's API signatures are <dt class="sig …">: code, kept a block of its own
                 self._signature = "sig" in classes
+            if ADMONITIONS.intersection(classes):
+                self._boxes.append(self._depth)
             self._open(tag, "icon" in classes)
         elif tag == "br":
             self._line.append(" ")
@@ -102,6 +107,12 @@ class Writer:
                 del self._line[mark:]
         elif not self._heading:
             self._close(tag)
+        if self._boxes and self._boxes[-1] > self._depth:  # the admonition closed
+            self._boxes.pop()
+            self._flush()
+            if self._label:
+                self.blocks.append(self._label)
+                self._label = ""
 
     def close(self) -> str:
         self._flush()
@@ -156,7 +167,9 @@ class Writer:
         self._anchors.clear()
         self._heading = ""
         self._term = False
-        if words:
+        if words and self._boxes:  # an admonition's title: "Note: " before its first paragraph
+            self._label = words
+        elif words:
             self.blocks.append(f"{'#' * level} {words}")
             if level == 1 and not self.first_h1:
                 self.first_h1 = words
@@ -166,6 +179,8 @@ class Writer:
         words = "\n".join(line for line in lines if line)
         self._line.clear()
         self._anchors.clear()
+        if words and self._label:
+            words, self._label = f"{self._label}: {words}", ""
         if words and self._term and self.blocks:  # a definition's first paragraph, on the line after its term
             self.blocks[-1] += "\n" + self._prefix + words
             self._prefix, self._term = "", False

@@ -7,7 +7,8 @@ line inside one, indented code, a rule line (``---``, ``===``), a line opening w
 skips (``<``, ``!``), or a line that reads as code (opening with a comment marker ``//``, ``/*`` or ``;``,
 or with a closing brace, or ending with a brace), as in a chunk cut from the middle of a code block; a
 list item starts a unit of its own, and the lines that continue it (indented or
-not) join it. Lines that are not joined stay units of their own, as they were.
+not) join it. Lines that are not joined stay units of their own, as they were. A definition list's term
+(:mod:`kgrag.documents.term_lines`) is a unit of its own, not the start of its definition's.
 
 A chunk can begin inside a fenced code block: when its first fence line is a bare closing fence and the
 chunk's fences do not pair up, the lines before that fence are taken as code. A chunk cut from the middle of
@@ -25,6 +26,7 @@ from collections.abc import Iterable
 
 from kgrag.documents.code_blocks import code_block_spans
 from kgrag.documents.headings import covered_text
+from kgrag.documents.term_lines import separate_terms
 from kgrag.evaluation.qgen.located import Chunk
 
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -50,7 +52,7 @@ def _starts_fenced(lines: list[str]) -> bool:
 
 def paragraphs(text: str) -> list[str]:
     """The units of ``text`` (module docstring), in order, blank lines left out."""
-    lines = text.splitlines()
+    lines = separate_terms(text).splitlines()
     units: list[str] = []
     open_unit = listed = False  # whether the last unit may take the next line; whether it is a list item
     fenced = _starts_fenced(lines)

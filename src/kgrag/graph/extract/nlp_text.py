@@ -5,7 +5,9 @@ paragraph into one "sentence", tags ``#`` and ``|`` as words and links everythin
 everything else. The regex splitter used for chunking already knows markdown structure (headings,
 bullets, table rows), so chunks are cut with it first; each segment loses its markup (heading hashes,
 bullet marks, emphasis, backticks; table pipes become semicolons so cells stay separate clauses) and is
-parsed as its own small document. Relations never cross a segment, which is what a sentence is.
+parsed as its own small document. Relations never cross a segment, which is what a sentence is. A
+definition list's term, which the loaders write on the line above its definition, is a segment of its own,
+so that "ACID" above "Atomicity, Consistency, …" does not become the entity "ACID Atomicity".
 
 Code is not prose: fenced code blocks (also one cut open by a chunk boundary) and interactive-session
 lines (``>>>``, ``...``) are left out before splitting, so that a parser trained on prose does not turn
@@ -18,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 from kgrag.documents import split_sentences
+from kgrag.documents.term_lines import separate_terms
 
 _LINE_MARKER = re.compile(r"^\s*(?:#{1,6}|[-*+•]|\d{1,3}[.)]|>)\s+")
 _EMPHASIS = re.compile(r"\*\*|__|`+|~~")
@@ -78,7 +81,8 @@ def _code_tail(before: list[str]) -> bool:
 
 
 def segments(text: str) -> list[Segment]:
-    """The cleaned, non-empty sentence segments of a chunk's prose, in order."""
-    text = prose(text)
+    """The cleaned, non-empty sentence segments of a chunk's prose, in order; a definition list's term is a
+    segment of its own (:func:`kgrag.documents.term_lines.separate_terms`)."""
+    text = separate_terms(prose(text))
     cleaned = (clean_segment(text[start:end]) for start, end in split_sentences(text))
     return [segment for segment in cleaned if segment is not None]
