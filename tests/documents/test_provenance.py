@@ -131,6 +131,8 @@ def test_a_changelog_or_release_notes_is_told_by_its_path() -> None:
         "docs/releases/v6.2.0.rst",
         "docs/releases/4.1.rst",
         "CHANGES.rst#0",
+        "html/release-15-7.html",
+        "docs/release_2.3.md",
     ):
         assert changelog_source(path), path
     for path in (
@@ -141,5 +143,24 @@ def test_a_changelog_or_release_notes_is_told_by_its_path() -> None:
         "docs/releases/how-we-release.md",  # a page about releasing, not a release's notes
         "docs/releases.rst",
         "/srv/release-notes/site/docs/ferries.md",  # a folder above the file's own says nothing of it
+        "docs/release.md",  # how to release, without a version
+        "docs/release-process.md",
     ):
         assert not changelog_source(path), path
+
+
+def test_release_notes_are_told_by_their_title() -> None:
+    from kgrag.documents.provenance import changelog_title
+
+    for title in (
+        "Release 15.7",
+        "E.14. Release 15.7",
+        "Version 2.3",
+        "Release Notes for Ferries 4",
+        "Changelog",
+        "What's New In Python 3.11",
+        "Changes in version 4.1",
+    ):
+        assert changelog_title(title), title
+    for title in ("Releasing a new version", "Versioning", "Release process", "Changes to the timetable", "News"):
+        assert not changelog_title(title), title

@@ -116,7 +116,8 @@ class EvaluationConfig(Section):
         False,
         description="LLM-free known-item questions may also be cut from changelogs and release notes (files "
         "named CHANGES, CHANGELOG, NEWS, HISTORY, whatsnew or release-notes, or in a folder named so, or named by a "
-        "version in a releases folder): their "
+        "version in a releases folder or release with a version, or titled so: Release 15.7, What's New in 3.11): "
+        "their "
         "terse lines about versions read blind as usable questions less often than the rest of a documentation "
         "site (docs/results/qgen-llm-free.md); false = they count in the corpus's statistics but give no question.",
     )

@@ -67,14 +67,16 @@ class Writer:
         elif tag == "a":
             self._anchors.append(len(self._line))
         elif not self._heading:
-            classes = attrib.get("class", "").split()
-            if tag == "dt":  # Sphinx's API signatures are <dt class="sig …">: code, kept a block of its own
-                self._signature = "sig" in classes
-            if ADMONITIONS.intersection(classes):
-                self._boxes.append(self._depth)
-            self._open(tag, "icon" in classes)
+            self._open_block(tag, attrib.get("class", "").split())
         elif tag == "br":
             self._line.append(" ")
+
+    def _open_block(self, tag: str, classes: list[str]) -> None:
+        if tag == "dt":  # Sphinx's API signatures are <dt class="sig …">: code, kept a block of its own
+            self._signature = "sig" in classes
+        if ADMONITIONS.intersection(classes):
+            self._boxes.append(self._depth)
+        self._open(tag, "icon" in classes)
 
     def _inside_skipped_or_code(self, tag: str) -> None:
         """An element inside chrome (left out) or inside a <pre> (only its text counts, <br> as a newline)."""
@@ -107,12 +109,16 @@ class Writer:
                 del self._line[mark:]
         elif not self._heading:
             self._close(tag)
-        if self._boxes and self._boxes[-1] > self._depth:  # the admonition closed
-            self._boxes.pop()
-            self._flush()
-            if self._label:
-                self.blocks.append(self._label)
-                self._label = ""
+        if self._boxes and self._boxes[-1] > self._depth:
+            self._close_box()
+
+    def _close_box(self) -> None:
+        """An admonition ended: its text is written, and so is its label if no paragraph took it."""
+        self._boxes.pop()
+        self._flush()
+        if self._label:
+            self.blocks.append(self._label)
+            self._label = ""
 
     def close(self) -> str:
         self._flush()

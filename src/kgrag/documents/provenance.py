@@ -124,7 +124,15 @@ def authored_title(title: str, source: str) -> str:
 
 
 _CHANGELOG_NAME = re.compile(
-    r"^(?:changes?|changelog|news|history|whatsnew|what-?s-?new|release-?notes|relnotes)(?:[-_ ]?v?\d[\w.]*)?$", re.I
+    r"^(?:(?:changes?|changelog|news|history|whatsnew|what-?s-?new|release-?notes|relnotes)(?:[-_ ]?v?\d[\w.-]*)?"
+    r"|release[-_ ]?v?\d[\w.-]*)$",
+    re.I,
+)
+_CHANGELOG_TITLE = re.compile(
+    r"^(?:(?:[A-Z]|\d+)(?:\.\d+)*\.?\s+)?"  # a section number ("E.14.")
+    r"(?:(?:release|version)\s+v?\d+(?:[.-]\d+)*(?:\s+release\s+notes)?|release\s+notes\b.*|change\s?log\b.*"
+    r"|what'?s\s+new\b.*|changes\s+in\s+(?:version\s+)?v?\d.*)$",
+    re.I,
 )
 _CHANGELOG_FOLDER = frozenset({"changes", "changelog", "changelogs", "whatsnew", "release-notes", "releasenotes"})
 _RELEASES_FOLDER = frozenset({"releases", "release", "versions"})
@@ -134,7 +142,8 @@ _VERSION_STEM = re.compile(r"^v?\d+(?:[._-]\d+)+[\w.-]*$", re.I)
 def changelog_source(source: str) -> bool:
     """Whether a document is a changelog or release notes by its path: a file named ``CHANGES``,
     ``CHANGELOG``, ``NEWS``, ``HISTORY``, ``whatsnew``, ``release-notes``, alone or with a version
-    (``changelog-2.3.rst``, ``whatsnew-4.0.rst``), or any file whose own folder is named so
+    (``changelog-2.3.rst``, ``whatsnew-4.0.rst``), a file named ``release`` with a version
+    (``release-15-7.html``), or any file whose own folder is named so
     (``changes/7.1.rst``, ``whatsnew/version9.rst``), or a file named by a version in a folder named
     ``releases``, ``release`` or ``versions`` (``releases/v6.2.0.rst``). Folders further up are not read:
     they may be where the user keeps the whole corpus."""
@@ -142,6 +151,12 @@ def changelog_source(source: str) -> bool:
     folder = path.parent.name.lower()
     release = folder in _RELEASES_FOLDER and bool(_VERSION_STEM.match(path.stem))
     return bool(_CHANGELOG_NAME.match(path.stem)) or folder in _CHANGELOG_FOLDER or release
+
+
+def changelog_title(title: str) -> bool:
+    """Whether a document's title names release notes: "Release 15.7" (also numbered, "E.14. Release
+    15.7"), "Version 2.3", "Release Notes …", "Changelog", "What's New in …", "Changes in version 4"."""
+    return bool(_CHANGELOG_TITLE.match(" ".join(title.split())))
 
 
 def page_of(document: DocumentRecord, offset: int) -> int | None:

@@ -26,7 +26,9 @@ TERM_LINE_CHARS = 40
 TERM_LINE_WORDS = 6
 """Most words a term line holds ("Aggregate function (routine)", "--week N, -w N"); a wrapped line has more."""
 _CLAUSE_END = re.compile(r"[.,;:!?…\-–—]$")
-_SENTENCE_OPENERS = frozenset({"The", "A", "An", "This", "That", "These", "Those", "It", "In", "On", "For", "If", "When"})
+_SENTENCE_OPENERS = frozenset(
+    {"The", "A", "An", "This", "That", "These", "Those", "It", "In", "On", "For", "If", "When"}
+)
 """First words of a sentence, which a term does not open with."""
 _MARKUP_START = ("#", "|", "```", "~~~", "<", "!", ">", "- ", "* ", "+ ")
 

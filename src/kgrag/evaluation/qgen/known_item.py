@@ -33,7 +33,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 from kgrag.core.errors import KgragError
-from kgrag.documents.provenance import authored_title, changelog_source
+from kgrag.documents.provenance import authored_title, changelog_source, changelog_title
 from kgrag.documents.words import content_words
 from kgrag.evaluation.datasets import LLM_FREE_KINDS, QAItem
 from kgrag.evaluation.qgen.checks import is_duplicate, jaccard
@@ -199,10 +199,11 @@ def pick_pairs(
 def store_passages(store: Store) -> list[Passage]:
     """Every chunk of a workspace's store as question generation reads it, with its document's own title
     (:func:`kgrag.documents.provenance.authored_title`) and whether the document is a changelog
-    (:func:`kgrag.documents.provenance.changelog_source`)."""
+    (:func:`kgrag.documents.provenance.changelog_source`, by its path, or its title,
+    :func:`kgrag.documents.provenance.changelog_title`)."""
     documents = {d.id: d for d in store.documents.list()}
     titles = {i: authored_title(d.title, d.source) for i, d in documents.items()}
-    changelogs = {i for i, d in documents.items() if changelog_source(d.source)}
+    changelogs = {i for i, d in documents.items() if changelog_source(d.source) or changelog_title(d.title)}
     return [
         Passage(c.id, c.doc_id, c.text, c.char_start, titles.get(c.doc_id, ""), c.doc_id in changelogs)
         for c in store.chunks.iter_all()
