@@ -57,3 +57,12 @@ def test_an_unknown_baseline_is_one_clear_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, [*args, "--pipelines", "dense,bm25", "--baseline", "graph"])
     assert result.exit_code != 0 and "--baseline 'graph' is not among --pipelines" in result.output
     assert "Traceback" not in result.output
+
+
+def test_questions_without_evidence_are_refused_not_scored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws, dataset = _workspace(tmp_path, monkeypatch), tmp_path / "q.json"
+    dataset.write_text(json.dumps([{"question": "Who leads the platform team?"}, {"question": "What is Kestrel?"}]))
+    args = ["eval", "retrieval", "-w", str(ws), "--dataset", str(dataset), "--pipelines", "dense,bm25"]
+    result = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "reports")], env={"COLUMNS": "250"})
+    assert result.exit_code == 1 and "none of the 2 questions has evidence to score" in result.output
+    assert not (tmp_path / "reports").exists()

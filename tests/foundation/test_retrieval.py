@@ -62,8 +62,17 @@ def test_dense_index_exact_top_k() -> None:
 
 
 def test_unknown_pipeline_is_a_user_error(sample_ws: Workspace) -> None:
-    with pytest.raises(KgragError, match="unknown pipeline"):
+    with pytest.raises(KgragError, match="unknown pipeline") as raised:
         sample_ws.retrieve("x", "nope", 3)
+    assert "did you mean" not in str(raised.value)
+    with pytest.raises(KgragError, match="unknown pipeline 'hybird'; did you mean 'hybrid'"):
+        sample_ws.retrieve("x", "hybird", 3)
+
+
+def test_an_unknown_default_pipeline_names_the_setting(sample_ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sample_ws.config.retrieval, "default_pipeline", "nosuch")
+    with pytest.raises(KgragError, match=r"'nosuch' \(retrieval.default_pipeline in kgrag.toml"):
+        sample_ws.retrieve("x", None, 3)
 
 
 def test_query_gives_extractive_answer_with_citations(sample_ws: Workspace) -> None:

@@ -69,7 +69,8 @@ _CHROME_NAMES = frozenset(
         "widget-area",
         "navheader",  # DocBook XSL's Prev | Up | Home | Next tables above and below every page
         "navfooter",
-        "docnav",  # Publican's
+        "docnav",  # Publican's navigation list, and the "Download the ebook" banner above it
+        "banner",
     }
 )
 ADMONITIONS = frozenset({"note", "warning", "tip", "caution", "important", "attention", "danger", "hint"})

@@ -197,11 +197,12 @@ def _tidy(text: str) -> str:
 
 
 def load_pdf(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
-    """Text of each page (pypdf), pages separated by a blank line, without running headers, footers and
-    page numbers (:mod:`kgrag.documents.pdf_text`)."""
+    """Text of each page (pypdf), pages separated by a blank line, without running headers, footers, page
+    numbers and dot-leader lines, hyphenated line ends joined, code comments not read as headings, the
+    outline's entries as headings (:mod:`kgrag.documents.pdf_text`)."""
     from pypdf import PdfReader
 
-    from kgrag.documents.pdf_text import strip_running_lines
+    from kgrag.documents.pdf_text import outline_by_page, strip_running_lines
 
     try:
         reader = PdfReader(io.BytesIO(data))
@@ -210,6 +211,7 @@ def load_pdf(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocume
                 f"{path}: the PDF is password-protected; remove the password (e.g. `qpdf --decrypt`) and index it again"
             )
         pages = strip_running_lines([normalize_newlines(page.extract_text() or "") for page in reader.pages])
+        outline = outline_by_page(reader)
         metadata_title = reader.metadata.title if reader.metadata is not None else None
     except DocumentError:
         raise
@@ -217,12 +219,20 @@ def load_pdf(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocume
         raise DocumentError(
             f"{path}: not a readable PDF ({type(exc).__name__}: {exc}); re-export the PDF or exclude it"
         ) from exc
-    texts = [_tidy(page).replace("\x00", "") if page.strip() else "" for page in pages]
+    texts = [_pdf_page(page, outline.get(index, [])) for index, page in enumerate(pages)]
     text = "\n\n".join(t for t in texts if t)
     require_text(path, text, "the PDF's extractable text (a scanned PDF needs OCR first)")
     title = metadata_title.strip() if isinstance(metadata_title, str) and metadata_title.strip() else ""
     metadata = {**_metadata(path), PAGE_STARTS: page_starts(texts, "\n\n")}  # passages cite their page
     return [LoadedDocument.from_text(str(path), title or path.stem, text, metadata)]
+
+
+def _pdf_page(page: str, headings: list[tuple[int, str]]) -> str:
+    """One page's text as indexed (:func:`load_pdf`), ``headings`` its outline entries."""
+    from kgrag.documents.pdf_text import code_comments_indented, dehyphenate, mark_headings, without_leaders
+
+    text = _tidy(dehyphenate(without_leaders(page))).replace("\x00", "") if page.strip() else ""
+    return mark_headings(code_comments_indented(text), headings)
 
 
 def load_docx(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:

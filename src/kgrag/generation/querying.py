@@ -58,7 +58,10 @@ class QueryService:
     def pipeline(self, name: str | None = None) -> Pipeline:
         """The named pipeline (default ``retrieval.default_pipeline``), built for this workspace's config."""
         config = self._parts.config
-        return build_pipeline(self._parts.pipelines, name or config.retrieval.default_pipeline, config)
+        if name:
+            return build_pipeline(self._parts.pipelines, name, config)
+        origin = "retrieval.default_pipeline in kgrag.toml or KGRAG_RETRIEVAL__DEFAULT_PIPELINE"
+        return build_pipeline(self._parts.pipelines, config.retrieval.default_pipeline, config, origin)
 
     def shared_preparation(self, pipelines: Sequence[str]) -> Callable[[str], float | None] | None:
         """When any of ``pipelines`` reads vectors: a function that embeds a question into the query

@@ -9,6 +9,8 @@ recipe can read its own ``[retrieval.pipelines.<name>]`` table.
 
 from __future__ import annotations
 
+import difflib
+
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -73,10 +75,16 @@ PipelineFactory = Callable[[str, KgragConfig], Pipeline]
 PIPELINES: RegistryKind[PipelineFactory] = RegistryKind("pipeline")
 
 
-def build_pipeline(registry: Registry[PipelineFactory], name: str, config: KgragConfig) -> Pipeline:
-    """The pipeline registered as ``name``, built for ``config``; the registry key is its name."""
+def build_pipeline(registry: Registry[PipelineFactory], name: str, config: KgragConfig, origin: str = "") -> Pipeline:
+    """The pipeline registered as ``name``, built for ``config``; the registry key is its name. ``origin``
+    names where an unknown name came from (a setting rather than the command line)."""
     if name not in registry:
-        raise KgragError(f"unknown pipeline {name!r}; available: {', '.join(registry.names())} (see `kgrag pipelines`)")
+        close = difflib.get_close_matches(name, registry.names(), n=1, cutoff=0.75)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        where = f" ({origin})" if origin else ""
+        raise KgragError(
+            f"unknown pipeline {name!r}{where}; {hint}available: {', '.join(registry.names())} (see `kgrag pipelines`)"
+        )
     pipeline = registry.create(name, name, config)
     if not isinstance(pipeline, Pipeline):
         raise ConfigError(

@@ -11,6 +11,7 @@ from kgrag.core.errors import KgragError
 from kgrag.core.eval_records import EvalRunRecord
 from kgrag.core.registries import Registries
 from kgrag.documents import TokenCounter
+from kgrag.documents.words import content_words
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.judges.base import JUDGES, AnswerJudge, JudgeSetup
 from kgrag.evaluation.metrics.base import METRICS, Metric
@@ -86,6 +87,12 @@ class EvalService:
         """Evidence recall@k per question type for each pipeline (see ``ws.eval.retrieval``)."""
         questions = questions_of(items)
         self.check(pipelines)
+        if questions and not any(content_words(e) for q in questions for e in q.evidence):
+            which = "the question has" if len(questions) == 1 else f"none of the {len(questions)} questions has"
+            raise KgragError(
+                f"{which} evidence to score (an 'evidence' list of sentences from the documents); evidence recall "
+                "needs it: add it, make questions with `kgrag eval qgen`, or score answers with `kgrag eval run`"
+            )
         threshold = self._parts.config.evaluation.evidence_overlap
         prepare = self._querying.shared_preparation(pipelines)
         return evaluate_retrieval(
