@@ -10,7 +10,6 @@ recipe can read its own ``[retrieval.pipelines.<name>]`` table.
 from __future__ import annotations
 
 import difflib
-
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
