@@ -107,3 +107,18 @@ def test_the_cli_summary_reads_the_stage_reports(fake_ws: Workspace, tmp_path: P
         "files 3 · new 2 · changed 0 · unchanged 0 · duplicates 1 (stored once) · removed 0 · chunks written 2" in text
     )
     assert "graph: 2 chunks extracted (0 failed, 0 gleaning calls failed) · 5 entities" in text
+
+
+def test_the_cli_summary_counts_the_files_that_failed(fake_ws: Workspace, tmp_path: Path) -> None:
+    """The counts add up to the files seen: a file that could not be read is counted, not only named."""
+    from kgrag.cli.index_command import print_index_report
+
+    corpus = tmp_path / "bad"
+    corpus.mkdir()
+    (corpus / "good.md").write_text("# Ferries\n\nBoats leave at nine every morning.\n")
+    (corpus / "broken.pdf").write_bytes(b"%PDF-1.4 this is not a PDF")
+    (corpus / "empty.md").write_text("")
+    report = _index(fake_ws, [corpus])
+    console = Console(record=True, width=400)
+    print_index_report(console, report)
+    assert "files 3 · new 1 · changed 0 · unchanged 0 · failed 2 · removed 0" in console.export_text()

@@ -20,9 +20,10 @@ if TYPE_CHECKING:  # types only: the modules are imported inside the command
 def print_index_report(console: Console, report: IndexReport) -> None:
     moved = f"moved {n} · " if (n := report.documents_moved) else ""
     copies = f"duplicates {n} (stored once) · " if (n := report.documents_duplicate) else ""
+    failed = f"failed {n} · " if (n := len({p.path for p in report.problems})) else ""
     console.print(
         f"files {report.files_seen} · new {report.documents_new} · changed {report.documents_changed} · "
-        f"unchanged {report.documents_unchanged} · {moved}{copies}removed {report.documents_removed} · "
+        f"unchanged {report.documents_unchanged} · {failed}{moved}{copies}removed {report.documents_removed} · "
         f"chunks written {report.chunks_written} · texts embedded {report.texts_embedded}"
     )
     print_left_out(console, report)
