@@ -47,6 +47,12 @@ _EXTRA_BLANK_LINES = re.compile(r"\n{3,}")
 LOADERS: RegistryKind[Loader] = RegistryKind("loader")
 
 
+READER_VERSION = "2026-12-01"
+"""Changes whenever a built-in loader reads a file differently. A document stored by another version is read
+again by the next ``kgrag index`` even though its file did not change, so that a reading fix reaches
+workspaces indexed before it; when the text comes out the same, its chunks, vectors and graph are kept."""
+
+
 def loader_registry() -> Registry[Loader]:
     """A fresh suffix → loader registry (lower-case suffixes with the dot), built-ins plus plug-ins."""
     return LOADERS.new()

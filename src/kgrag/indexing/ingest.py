@@ -20,6 +20,7 @@ from kgrag.core.registry import Registry
 from kgrag.core.stages import INGEST, timing_key
 from kgrag.documents import Loader
 from kgrag.documents.discovery import file_identity
+from kgrag.documents.loaders import READER_VERSION
 from kgrag.documents.snippets import includes_changed, left_out_of
 from kgrag.indexing.prepare import ChunkPlan, PreparedDocument, PreparedFile, build_chunk_records, load_file
 from kgrag.indexing.report import FileProblem, IndexReport
@@ -136,6 +137,7 @@ class Ingestor:
         if docs and all(
             d.status in _DONE
             and d.metadata.get("fingerprint") == fingerprint
+            and d.metadata.get("reader") == READER_VERSION
             and d.metadata.get("chunking") == self.plan.signature
             and not includes_changed(d.metadata)
             for d in docs
@@ -173,7 +175,12 @@ class Ingestor:
         doc = prepared.loaded
         existing = self.store.documents.by_source(doc.source)
         doc_id = existing.id if existing else document_id(doc.source)  # a moved document keeps its first id
-        metadata = {**doc.metadata, "fingerprint": fingerprint, "chunking": self.plan.signature}
+        metadata = {
+            **doc.metadata,
+            "fingerprint": fingerprint,
+            "chunking": self.plan.signature,
+            "reader": READER_VERSION,
+        }
         record = DocumentRecord(
             id=doc_id,
             source=doc.source,
