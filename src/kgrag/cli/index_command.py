@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # types only: the modules are imported inside the command
 def print_index_report(console: Console, report: IndexReport) -> None:
     moved = f"moved {n} · " if (n := report.documents_moved) else ""
     copies = f"duplicates {n} (stored once) · " if (n := report.documents_duplicate) else ""
-    failed = f"failed {n} · " if (n := len({p.path for p in report.problems})) else ""
+    failed = f"failed {n} · " if (n := report.files_failed) else ""
     console.print(
         f"files {report.files_seen} · new {report.documents_new} · changed {report.documents_changed} · "
         f"unchanged {report.documents_unchanged} · {failed}{moved}{copies}removed {report.documents_removed} · "
@@ -74,8 +74,8 @@ def check_index_outcome(report: IndexReport, paths: list[Path]) -> None:
     if report.files_seen == 0 and not report.documents_removed:
         shown = ", ".join(str(p) for p in paths)
         raise KgragError(f"no file to index in {shown} (check the paths and documents.include/exclude)")
-    if report.problems and len(report.problems) >= report.files_seen:
-        raise KgragError(f"every file failed ({len(report.problems)} of {report.files_seen}); nothing was indexed")
+    if report.problems and report.files_failed >= report.files_seen:
+        raise KgragError(f"every file failed ({report.files_failed} of {report.files_seen}); nothing was indexed")
     exit_if_incomplete(report.incomplete)
 
 

@@ -26,6 +26,14 @@ from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry
 from kgrag.documents.front_matter import split_front_matter
 from kgrag.documents.log_names import naming
+from kgrag.documents.pdf_text import (
+    code_comments_indented,
+    dehyphenate,
+    mark_headings,
+    outline_by_page,
+    strip_running_lines,
+    without_leaders,
+)
 from kgrag.documents.provenance import PAGE_STARTS, page_starts
 from kgrag.documents.reading import decode_text, normalize_newlines, read_limited, require_text
 from kgrag.documents.records import LoadedDocument
@@ -208,8 +216,6 @@ def load_pdf(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocume
     outline's entries as headings (:mod:`kgrag.documents.pdf_text`)."""
     from pypdf import PdfReader
 
-    from kgrag.documents.pdf_text import outline_by_page, strip_running_lines
-
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
@@ -235,8 +241,6 @@ def load_pdf(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocume
 
 def _pdf_page(page: str, headings: list[tuple[int, str]]) -> str:
     """One page's text as indexed (:func:`load_pdf`), ``headings`` its outline entries."""
-    from kgrag.documents.pdf_text import code_comments_indented, dehyphenate, mark_headings, without_leaders
-
     text = _tidy(dehyphenate(without_leaders(page))).replace("\x00", "") if page.strip() else ""
     return mark_headings(code_comments_indented(text), headings)
 

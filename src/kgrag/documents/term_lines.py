@@ -45,7 +45,8 @@ def is_term_line(line: str) -> bool:
 def _runs_on(line: str, following: str) -> bool:
     """Whether ``following`` reads as the rest of ``line``'s sentence: it opens lower-case after a line
     ending in a lower-case word ("The lighthouse at Skarvik Point was" above "built of granite")."""
-    last = line.split()[-1] if line.split() else ""
+    words = line.split()
+    last = words[-1] if words else ""
     head = following.lstrip()[:1]
     return last.isalpha() and last.islower() and head.isalpha() and head.islower()
 

@@ -20,9 +20,14 @@ def evidence_hit(evidence: str, item_words: Sequence[set[str]], threshold: float
     return any(len(words & item) / len(words) >= threshold for item in item_words)
 
 
+def usable_evidence(evidence: Sequence[str]) -> list[str]:
+    """The evidence sentences recall can be scored on: those with a content word."""
+    return [e for e in evidence if content_words(e)]
+
+
 def evidence_recall(evidence: Sequence[str], retrieved_texts: Sequence[str], threshold: float) -> float | None:
     """Share of evidence sentences recalled; None when the question has no usable evidence."""
-    usable = [e for e in evidence if content_words(e)]
+    usable = usable_evidence(evidence)
     if not usable:
         return None
     item_words = [content_words(text) for text in retrieved_texts]

@@ -39,8 +39,8 @@ class PruneReport:
     dry_run: bool = False
 
     @property
-    def total_deleted(self) -> int:
-        return sum(self.vectors_deleted.values())
+    def deleted_anything(self) -> bool:
+        return bool(self.vectors_deleted or self.llm_replies_deleted)
 
 
 def live_vector_hashes(store: Store) -> set[str]:
@@ -67,17 +67,16 @@ def prune_caches(
     progress = progress or SilentProgress()
     report = PruneReport(model=model, dry_run=dry_run, bytes_before=store.size_bytes())
     live = live_vector_hashes(store)
-    stored = store.vectors.models()
-    for name in stored:
-        dead = None if name != model else [h for h in store.vectors.hashes(name) if h not in live]
-        count = stored[name] if dead is None else len(dead)
+    for name, count in store.vectors.models().items():
+        dead = None  # another model's: all of its vectors
         if name == model:
-            report.vectors_kept = stored[name] - count
+            dead = [h for h in store.vectors.hashes(name) if h not in live]
+            report.vectors_kept, count = count - len(dead), len(dead)
         if count:
             report.vectors_deleted[name] = count if dry_run else store.vectors.delete(name, dead)
     if llm_cache:
         report.llm_replies_deleted = store.llm_cache.count() if dry_run else store.llm_cache.clear()
-    if not dry_run and (report.total_deleted or report.llm_replies_deleted):
+    if not dry_run and report.deleted_anything:
         progress.note("compacting the database (rewrites it without the deleted rows)")
         report.compacted = store.compact()
     report.bytes_after = store.size_bytes()
@@ -98,7 +97,7 @@ def prune_lines(report: PruneReport) -> Iterable[str]:
     if report.dry_run:
         return
     size = f"database {_mb(report.bytes_before)} → {_mb(report.bytes_after)}"
-    if report.total_deleted or report.llm_replies_deleted:
+    if report.deleted_anything:
         if report.compacted:
             yield f"{size} (compacted: the deleted rows are gone from its files)"
         else:

@@ -106,6 +106,11 @@ class IndexReport:
         return {**counters, **asdict(self)}
 
     @property
+    def files_failed(self) -> int:
+        """Files this run could not index (each named once in :attr:`problems`)."""
+        return len({problem.path for problem in self.problems})
+
+    @property
     def files_seen(self) -> int:
         return self.count(DISCOVER, "files_seen")
 

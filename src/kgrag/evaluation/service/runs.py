@@ -11,13 +11,13 @@ from kgrag.core.errors import KgragError
 from kgrag.core.eval_records import EvalRunRecord
 from kgrag.core.registries import Registries
 from kgrag.documents import TokenCounter
-from kgrag.documents.words import content_words
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.judges.base import JUDGES, AnswerJudge, JudgeSetup
 from kgrag.evaluation.metrics.base import METRICS, Metric
 from kgrag.evaluation.metrics.profiles import profile_names
 from kgrag.evaluation.qgen import QGenResult
 from kgrag.evaluation.qgen.generate import PerKind
+from kgrag.evaluation.recall import usable_evidence
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport, evaluate_retrieval
 from kgrag.evaluation.runner import RunMode, RunParts, RunPlan, run_evaluation
 from kgrag.evaluation.sampling import stratified_sample
@@ -87,7 +87,7 @@ class EvalService:
         """Evidence recall@k per question type for each pipeline (see ``ws.eval.retrieval``)."""
         questions = questions_of(items)
         self.check(pipelines)
-        if questions and not any(content_words(e) for q in questions for e in q.evidence):
+        if questions and not any(usable_evidence(q.evidence) for q in questions):
             which = "the question has" if len(questions) == 1 else f"none of the {len(questions)} questions has"
             raise KgragError(
                 f"{which} evidence to score (an 'evidence' list of sentences from the documents); evidence recall "

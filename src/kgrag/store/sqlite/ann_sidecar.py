@@ -107,9 +107,9 @@ class AnnSidecar:
             return
         manifest_path = self.directory / f"{_slug(model)}.json"
         saved = _read_manifest(manifest_path)
-        for path in (self.directory / saved.file if saved.file else None, manifest_path):
-            if path is not None:
-                path.unlink(missing_ok=True)
+        if saved.file:
+            (self.directory / saved.file).unlink(missing_ok=True)
+        manifest_path.unlink(missing_ok=True)
 
     def _save(self, index: HnswIndex, model: str, key: str, manifest_path: Path, old: Manifest) -> None:
         assert self.directory is not None

@@ -139,12 +139,16 @@ class SQLiteVectors:
             return hot.get()
 
     def _load(self, model: str) -> VectorIndex:
+        ids, matrix = self.chunk_matrix(model)
+        return self._saved_indexes().index(model, ids, matrix, self._ann)
+
+    def _saved_indexes(self) -> AnnSidecar:
+        """The saved-index keeper, built on first use (it imports NumPy and faiss glue)."""
         from kgrag.store.sqlite.ann_sidecar import AnnSidecar
 
-        ids, matrix = self.chunk_matrix(model)
         if self._sidecar is None:
             self._sidecar = AnnSidecar(self._ann_dir)
-        return self._sidecar.index(model, ids, matrix, self._ann)
+        return self._sidecar
 
     def count(self, model: str) -> int:
         return int(self._db.scalar("SELECT COUNT(*) FROM embeddings WHERE model = ?", (model,)) or 0)
@@ -171,15 +175,8 @@ class SQLiteVectors:
                     for batch in _batches(list(text_hashes))
                 )
         if deleted:
-            self._forget_saved(model)
+            self._saved_indexes().forget(model)
         return deleted
-
-    def _forget_saved(self, model: str) -> None:
-        from kgrag.store.sqlite.ann_sidecar import AnnSidecar
-
-        if self._sidecar is None:
-            self._sidecar = AnnSidecar(self._ann_dir)
-        self._sidecar.forget(model)
 
 
 def _batches(items: list[str], size: int = 500) -> Iterable[list[str]]:
