@@ -21,12 +21,17 @@ workspace for all of them, 5 passages) and judged:
 * context tokens: the tokens of every item handed to the answer (the pipeline's context budget count when
   it has one), per query.
 
+``--corpus DIR --questions FILE`` asks a question set of your own of any folder instead (a JSON list of
+``{"site", "text", "fact": [...], "evidence": [...]}``; empty ``evidence`` marks an off-topic question), the
+folder indexed as it is.
+
 Strings are compared lower-cased with markup characters (`` ` ``, ``*``, "¶") removed and white space
 collapsed, so that an index holding raw markup is not penalised for the markup itself.
 
     HF_HUB_OFFLINE=1 .venv/bin/python bench/bench_doc_site_answers.py --pydantic ../pydantic \
         --requests ../requests [--before /path/to/tree] [--workdir DIR] [--ask-only] [--json out.json] \
         [--index-pipeline standard --pipelines bm25,hybrid,auto]
+    HF_HUB_OFFLINE=1 .venv/bin/python bench/bench_doc_site_answers.py --corpus DIR --questions FILE [...]
 
 ``--workdir`` keeps each tree's workspace (one per tree and indexing pipeline) and reuses one that is
 already indexed.
@@ -122,6 +127,16 @@ QUESTIONS = (
 )  # fmt: skip
 
 
+def load_questions(path: Path | None) -> tuple[Question, ...]:
+    """The questions of ``path`` (see the module docstring), or the built-in set."""
+    if path is None:
+        return QUESTIONS
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    return tuple(
+        Question(row["site"], row["text"], tuple(row.get("fact", ())), tuple(row.get("evidence", ()))) for row in rows
+    )
+
+
 def normalize(text: str) -> str:
     """Lower case, markup characters removed, typographic quotes made plain, white space collapsed."""
     for mark in ("¶", "`", "*"):
@@ -157,7 +172,8 @@ def copy_site(checkout: Path, pages: tuple[str, ...], target: Path, rst_as_txt: 
 
 
 def index(workspace: Path, sites: dict[str, Path], index_pipeline: str) -> dict[str, Any]:
-    """A fresh default workspace over copies of both sites; reused when already indexed."""
+    """A fresh default workspace over copies of both sites (or over ``sites["corpus"]`` as it is); reused
+    when already indexed."""
     from kgrag import Workspace
     from kgrag.documents.loaders import supported_suffixes
 
@@ -166,8 +182,11 @@ def index(workspace: Path, sites: dict[str, Path], index_pipeline: str) -> dict[
             return {"reused": True, "chunks": ws.status()["chunks"]}
     docs = workspace.parent / f"{workspace.name}-docs"
     rst_as_txt = ".rst" not in supported_suffixes()
-    pages = copy_site(sites["pydantic"], PYDANTIC_PAGES, docs / "pydantic", False)
-    pages += copy_site(sites["requests"], REQUESTS_PAGES, docs / "requests", rst_as_txt)
+    if "corpus" in sites:
+        docs, pages = sites["corpus"], sum(1 for path in sites["corpus"].rglob("*") if path.is_file())
+    else:
+        pages = copy_site(sites["pydantic"], PYDANTIC_PAGES, docs / "pydantic", False)
+        pages += copy_site(sites["requests"], REQUESTS_PAGES, docs / "requests", rst_as_txt)
     cpu, wall = cpu_s(), time.perf_counter()
     with Workspace.init(workspace) as ws:
         ws.index([docs], pipeline=index_pipeline)
@@ -178,7 +197,7 @@ def index(workspace: Path, sites: dict[str, Path], index_pipeline: str) -> dict[
     }  # fmt: skip
 
 
-def ask(workspace: Path, pipelines: list[str]) -> dict[str, Any]:
+def ask(workspace: Path, pipelines: list[str], questions: tuple[Question, ...]) -> dict[str, Any]:
     """Every question with every pipeline; answers, the judgements, context tokens and CPU time per query."""
     from kgrag import Workspace
     from kgrag.documents import TokenCounter
@@ -189,8 +208,8 @@ def ask(workspace: Path, pipelines: list[str]) -> dict[str, Any]:
         for pipeline in pipelines:
             ws.query("warm-up: load the models", pipeline, K)
             started = time.process_time()
-            rows = [ask_one(ws, question, pipeline, counter) for question in QUESTIONS]
-            cpu_ms = 1000 * (time.process_time() - started) / len(QUESTIONS)
+            rows = [ask_one(ws, question, pipeline, counter) for question in questions]
+            cpu_ms = 1000 * (time.process_time() - started) / len(questions)
             out[pipeline] = {"rows": rows, "query_cpu_ms": cpu_ms}
     return out
 
@@ -215,13 +234,13 @@ def ask_one(ws: Any, question: Question, pipeline: str, counter: Any) -> dict[st
 
 
 def measure(workspace: Path, sites: dict[str, Path], ask_only: bool, index_pipeline: str,
-            pipelines: list[str]) -> dict[str, Any]:  # fmt: skip
+            pipelines: list[str], questions: tuple[Question, ...]) -> dict[str, Any]:  # fmt: skip
     import kgrag
 
     result: dict[str, Any] = {"kgrag": kgrag.__file__, "load_before": os.getloadavg()}
     if not ask_only:
         result.update(index(workspace, sites, index_pipeline))
-    result["pipelines"] = ask(workspace, pipelines)
+    result["pipelines"] = ask(workspace, pipelines, questions)
     result["load_after"] = os.getloadavg()
     return result
 
@@ -229,9 +248,10 @@ def measure(workspace: Path, sites: dict[str, Path], ask_only: bool, index_pipel
 def run_tree(tree: Path, workspace: Path, sites: dict[str, Path], args: argparse.Namespace) -> dict[str, Any]:
     """:func:`measure` with ``tree/src`` first on the path, in a subprocess."""
     env = {**os.environ, "PYTHONPATH": str(tree / "src"), "HF_HUB_OFFLINE": os.environ.get("HF_HUB_OFFLINE", "1")}
-    command = [sys.executable, __file__, "--measure-only", str(workspace), "--pydantic", str(sites["pydantic"]),
-               "--requests", str(sites["requests"]), "--index-pipeline", args.index_pipeline,
+    command = [sys.executable, __file__, "--measure-only", str(workspace), "--index-pipeline", args.index_pipeline,
                "--pipelines", args.pipelines] + (["--ask-only"] if args.ask_only else [])  # fmt: skip
+    command += [arg for name, path in sites.items() for arg in (f"--{name}", str(path))]
+    command += ["--questions", str(args.questions.resolve())] if args.questions else []
     done = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True, env=env)
     out = dict(json.loads(done.stdout.strip().splitlines()[-1]))
     out["tree"] = str(tree)
@@ -244,8 +264,8 @@ def short(text: str, width: int = 100) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def totals(rows: list[dict[str, Any]]) -> dict[str, int]:
-    answerable = [(q, r) for q, r in zip(QUESTIONS, rows, strict=True) if q.evidence]
+def totals(rows: list[dict[str, Any]], questions: tuple[Question, ...]) -> dict[str, int]:
+    answerable = [(q, r) for q, r in zip(questions, rows, strict=True) if q.evidence]
     held = [r for _, r in answerable if r["evidence"]]
     return {
         "questions": len(answerable),
@@ -254,26 +274,26 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, int]:
         "fact_held": sum(r["fact"] for r in held),
         "wrong": sum(r["wrong"] for _, r in answerable),
         "refused_held": sum(r["refused"] for r in held),
-        "off_topic": sum(1 for q in QUESTIONS if not q.evidence),
-        "off_topic_not_found": sum(r["refused"] for q, r in zip(QUESTIONS, rows, strict=True) if not q.evidence),
+        "off_topic": sum(1 for q in questions if not q.evidence),
+        "off_topic_not_found": sum(r["refused"] for q, r in zip(questions, rows, strict=True) if not q.evidence),
     }
 
 
-def print_table(results: dict[str, dict[str, Any]]) -> None:
+def print_table(results: dict[str, dict[str, Any]], questions: tuple[Question, ...]) -> None:
     runs = {f"{tree} {pipeline}" if len(results) > 1 else pipeline: asked
             for tree, result in results.items() for pipeline, asked in result["pipelines"].items()}  # fmt: skip
     print("| run | evidence in top 5 | states the fact (of those) | states a wrong fact | not found, evidence "
           "held | off-topic \"not found\" | context tokens / query | CPU ms / query |")  # fmt: skip
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for label, asked in runs.items():
-        t = totals(asked["rows"])
+        t = totals(asked["rows"], questions)
         tokens = sum(r["context_tokens"] for r in asked["rows"]) / len(asked["rows"])
         print(f"| {label} | {t['evidence']}/{t['questions']} | {t['fact_held']}/{t['evidence']} | {t['wrong']} | "
               f"{t['refused_held']} | {t['off_topic_not_found']}/{t['off_topic']} | {tokens:.0f} | "
               f"{asked['query_cpu_ms']:.0f} |")  # fmt: skip
     head = " | ".join(f"{label}: ev. | {label}: fact | {label}: answer" for label in runs)
     print(f"\n| # | site | question | {head} |\n| --- | --- | --- |" + " :-: | :-: | --- |" * len(runs))
-    for i, question in enumerate(QUESTIONS):
+    for i, question in enumerate(questions):
         cells = []
         for asked in runs.values():
             row = asked["rows"][i]
@@ -290,8 +310,10 @@ def print_table(results: dict[str, dict[str, Any]]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--pydantic", type=Path, required=True, help="a checkout of pydantic/pydantic")
-    parser.add_argument("--requests", type=Path, required=True, help="a checkout of psf/requests")
+    parser.add_argument("--pydantic", type=Path, help="a checkout of pydantic/pydantic")
+    parser.add_argument("--requests", type=Path, help="a checkout of psf/requests")
+    parser.add_argument("--corpus", type=Path, help="a folder to index as it is (with --questions)")
+    parser.add_argument("--questions", type=Path, help="a JSON question set (default: the built-in one)")
     parser.add_argument("--before", type=Path, help="a source tree (with src/) to run first")
     parser.add_argument("--workdir", type=Path, help="keep (and reuse) the workspaces here")
     parser.add_argument("--ask-only", action="store_true", help="reuse the workspaces in --workdir as they are")
@@ -301,10 +323,14 @@ def main() -> int:
     parser.add_argument("--pipelines", default="bm25", help="query pipelines, comma-separated (bm25,hybrid,auto)")
     parser.add_argument("--measure-only", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    sites = {"pydantic": args.pydantic.resolve(), "requests": args.requests.resolve()}
+    if args.corpus is None and (args.pydantic is None or args.requests is None):
+        parser.error("give --pydantic and --requests, or --corpus (with --questions)")
+    named = {"corpus": args.corpus} if args.corpus else {"pydantic": args.pydantic, "requests": args.requests}
+    sites = {name: path.resolve() for name, path in named.items() if path is not None}
+    questions = load_questions(args.questions)
     if args.measure_only:
         pipelines = [p.strip() for p in args.pipelines.split(",") if p.strip()]
-        print(json.dumps(measure(args.measure_only, sites, args.ask_only, args.index_pipeline, pipelines)))
+        print(json.dumps(measure(args.measure_only, sites, args.ask_only, args.index_pipeline, pipelines, questions)))
         return 0
     trees = ([("before", args.before.resolve())] if args.before else []) + [("after", REPO)]
     trees = [(label, tree) for label, tree in trees if args.only in (None, label)]
@@ -315,7 +341,7 @@ def main() -> int:
             label: run_tree(tree, workdir.resolve() / f"{label}-{args.index_pipeline}", sites, args)
             for label, tree in trees
         }
-    print_table(results)
+    print_table(results, questions)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     return 0

@@ -245,8 +245,8 @@ def test_off_topic_questions_on_the_sample_corpus_end_to_end(sample_ws: Workspac
 
 
 def test_the_corpus_sample_is_stemmed_once_per_store_generation(sample_ws: Workspace) -> None:
+    from kgrag.generation.answer_sentences import sentence_stems
     from kgrag.generation.corpus_sample import CORPUS_SAMPLE, SAMPLE_STEMS, null_coverage
-    from kgrag.generation.extractive import sentence_stems
 
     ctx = sample_ws.components.query_context
     sample_ws.query("What is the boiling point of mercury at sea level?", pipeline="bm25")

@@ -53,8 +53,8 @@ _KIND_NOUNS = (
     "module|function|method|class|parameter|argument|attribute|option|setting|field|package|library|flag|"
     "keyword|decorator|type|exception|command|variable"
 )
-_NAMED_BY_KIND = re.compile(rf"\b(?:the\s+)?([a-z_][\w]*)\s+({_KIND_NOUNS})s?\b")
-_SINGLED_OUT = re.compile(rf"\bthe\s+([a-z_][\w]*)\s+(?:{_KIND_NOUNS})\b(?!s)")
+_NAMED_BY_KIND = re.compile(rf"(?<![\w-])(?:the\s+)?([a-z_][\w]*)\s+({_KIND_NOUNS})s?\b")  # not "server-wide setting"
+_SINGLED_OUT = re.compile(rf"\bthe\s+([a-z_][\w]*)\s+({_KIND_NOUNS})\b(?!s)")
 # "Since which version …", "In what Python version …", "When was X added?": a version is what is asked for
 # (not "Which headers are removed when …", nor "When will X be removed?", which a release name answers).
 _ASKS_VERSION = re.compile(
@@ -101,14 +101,17 @@ def identifiers_held(question: str, passage: str) -> bool:
 def kind_named(question: str, passage: str) -> bool:
     """Whether ``passage`` names each thing the question singles out by its kind ("the json parameter", "the
     secrets module": *the*, one word, a kind noun in the singular) as such a thing: the word followed, at
-    most one word on, by any kind noun ("json parameter", "json keyword argument"). A class of things
+    most one word on, by any kind noun ("json parameter", "json keyword argument"), or opening an item of a
+    list of that kind ("accepts the following options:" … "- matchsynonyms controls …"). A class of things
     ("environment variables", "proxy settings") is not singled out, so it is not checked."""
     lowered = passage.lower()
     for match in _SINGLED_OUT.finditer(question.lower()):
-        word = match.group(1)
+        word, kind = match.group(1), match.group(2)
         if word in _NOT_SUBJECTS or _IDENTIFIER.search(word):
             continue
-        if re.search(rf"\b{re.escape(word)}\b(?:\s+\S+)?\s+(?:{_KIND_NOUNS})s?\b", lowered) is None:
+        named = rf"\b{re.escape(word)}\b(?:\s+\S+)?\s+(?:{_KIND_NOUNS})s?\b"
+        listed = rf"\b{kind}s\b[^\n]*:\s*$[\s\S]*^\s*(?:[-*+]|\d+\.)?\s*`?{re.escape(word)}\b"
+        if re.search(named, lowered) is None and re.search(listed, lowered, re.MULTILINE) is None:
             return False
     return True
 

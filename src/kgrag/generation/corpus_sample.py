@@ -16,7 +16,8 @@ import numpy as np
 from kgrag.config import KgragConfig
 from kgrag.documents import split_sentences
 from kgrag.generation.abstain import NULL_QUANTILE, SAMPLE_SIZE, calibrated_threshold
-from kgrag.generation.extractive import question_terms, sentence_stems, term_weights
+from kgrag.generation.answer_sentences import sentence_stems
+from kgrag.generation.extractive import question_terms, term_weights
 from kgrag.generation.sentence_kinds import states_something
 from kgrag.retrieval.query_context import QueryContext, QueryResource
 

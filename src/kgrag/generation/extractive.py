@@ -41,7 +41,6 @@ from typing import Literal
 import numpy as np
 
 from kgrag.core.context import RetrievalResult
-from kgrag.documents import split_sentences
 from kgrag.documents.words import ordered_content_words
 from kgrag.generation.abstain import (
     MISSING_SHARE,
@@ -58,12 +57,12 @@ from kgrag.generation.abstain import (
     subject_terms,
 )
 from kgrag.generation.answer_cues import answer_types, cue_share
-from kgrag.generation.sentence_kinds import states_something
+from kgrag.generation.answer_sentences import Candidate
+from kgrag.generation.answer_sentences import candidates as quotable
 from kgrag.generation.stemming import stem
 from kgrag.generation.types import Answer, Evidence
 from kgrag.models.embeddings import Embedder
 
-MIN_SENTENCE_CHARS = 20
 CUE_WEIGHT = 0.25
 RANK_WEIGHT = 0.05
 NEAR_SHARE = 0.7  # sentences scoring this close to the best join it (bench/bench_extractive_answer.py)
@@ -74,73 +73,14 @@ DEFAULT_MIN_COVERAGE = 0.25  # generation.extractive_min_coverage; calibration: 
 Ranking = Literal["embedding", "lexical"]
 NO_CONTEXT = "I don't know: nothing relevant was retrieved for this question."
 NOT_FOUND = "Not found in the documents: no retrieved passage states an answer to this question."
-_FENCED = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?^ {0,3}\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _COMPOUND = re.compile(r"[A-Za-z0-9]+(?:[-_./:][A-Za-z0-9]+)+")
 # Capitalised words inside a question that are not names (an "I", a second question's lead word).
 QUESTION_LEAD = frozenset("i who what when where which why how is are does do did can could should and or".split())
 # Words that say how the question is asked, not what it is about.
 QUESTION_WORDS = frozenset(
     "many much long often far old big large kind sort name named happen happened happens tell describe "
-    "explain list give mean means exactly".split()
+    "explain list give mean means exactly difference differences between compare comparison versus vs".split()
 )
-
-
-@dataclass(frozen=True)
-class _Candidate:
-    text: str
-    chunk_id: str
-    rank: int
-    words: frozenset[str]
-    passage: frozenset[str]
-    source: str = ""  # the passage's text
-
-
-def sentence_stems(text: str) -> frozenset[str]:
-    """The stems of ``text``'s content words: what a sentence is matched against a question's terms with."""
-    return frozenset(stem(w) for w in ordered_content_words(text))
-
-
-def _candidates(result: RetrievalResult) -> list[_Candidate]:
-    """Fact-stating sentences of the retrieved passages, each once, with the words of their passage.
-    Entity/relation/report texts are derived from passages (and prefixed with names), so they are used
-    only when no passage was retrieved; otherwise the same sentence would come back once per item."""
-    passages = [item for item in result.items if item.kind == "chunk"]
-    out: list[_Candidate] = []
-    seen: set[str] = set()
-    for rank, item in enumerate(passages or result.items):
-        if not item.text:
-            continue
-        cite = item.chunk_ids[0] if item.chunk_ids else item.id
-        passage = sentence_stems(item.text)
-        prose = _FENCED.sub(lambda m: "\n" * m.group(0).count("\n"), item.text)  # code states no fact
-        for start, end in split_sentences(prose):
-            sentence = " ".join(prose[start:end].split())
-            if "```" in sentence or len(sentence) < MIN_SENTENCE_CHARS or sentence in seen:  # "```": a cut block
-                continue
-            if not states_something(sentence):
-                continue
-            seen.add(sentence)
-            if sentence.endswith(":"):  # "To install it, run this command:" is answered by the code after it
-                code = _code_after(item.text, end)
-                if not code:
-                    continue  # a lead-in to a list or table: quoted alone it answers nothing
-                sentence = f"{sentence} {code}"
-            out.append(_Candidate(sentence, cite, rank, sentence_stems(sentence), passage, item.text))
-    return out
-
-
-def _code_after(text: str, end: int) -> str:
-    """The first command or code line of the fenced block right after ``end`` (a sentence introducing it),
-    past a content tab's label ("pip", "uv") and the block's comment lines; "" when no block follows."""
-    rest = text[end:].lstrip()
-    label, _, after = rest.partition("\n")
-    if not rest.startswith(("```", "~~~")) and len(label.split()) <= 2 and after.lstrip().startswith(("```", "~~~")):
-        rest = after.lstrip()  # a tab label above the block
-    if not rest.startswith(("```", "~~~")):
-        return ""
-    lines = [line.strip() for line in rest.split("\n")[1:8]]
-    code = (line for line in lines if line and not line.startswith(("```", "~~~", "# ", "// ")))
-    return next(code, "")[:160]
 
 
 _CAPITALISED = re.compile(r"\b[A-ZÀ-Ö][\w'-]*")
@@ -155,7 +95,7 @@ def question_names(question: str) -> list[str]:
     return list(dict.fromkeys(w for w in words if w.lower() not in QUESTION_LEAD and not any(c.isdigit() for c in w)))
 
 
-def unmentioned_name(question: str, candidates: Sequence[_Candidate]) -> str | None:
+def unmentioned_name(question: str, candidates: Sequence[Candidate]) -> str | None:
     """A name of the question whose words no retrieved passage holds (then no sentence is about it)."""
     passages = {id(c.passage): c.passage for c in candidates}  # the sentences of one passage share its set
     present: set[str] = set().union(*passages.values())
@@ -179,7 +119,7 @@ def question_terms(question: str) -> dict[str, float]:
     return {term: shares.get(term, 1.0) for term in dict.fromkeys(terms)}
 
 
-def _held(terms: Sequence[str], candidates: Sequence[_Candidate]) -> np.ndarray:
+def _held(terms: Sequence[str], candidates: Sequence[Candidate]) -> np.ndarray:
     """(candidates x terms): 1 where the sentence holds the term, ``PASSAGE_CREDIT`` where only its
     passage does (a heading or signature above it names the subject), else 0."""
     return np.array(
@@ -214,7 +154,7 @@ class _Scored:
         return np.asarray((fresh + REPEAT_CREDIT * again) @ self.weights) + self.bonus
 
 
-def _score(question: str, candidates: Sequence[_Candidate], embedder: Embedder | None, ranking: Ranking) -> _Scored:
+def _score(question: str, candidates: Sequence[Candidate], embedder: Embedder | None, ranking: Ranking) -> _Scored:
     terms = question_terms(question)
     held = _held(list(terms), candidates)
     weights = term_weights(terms, held)
@@ -235,8 +175,8 @@ def _choose(scored: _Scored, n_sentences: int) -> list[int]:
     """Up to ``n_sentences``: the best sentence and those scoring at least ``NEAR_SHARE`` of it on their own
     (the passages often state a fact in a sentence that matches fewer question words than its neighbour),
     then, while room is left, the sentence adding most of what is still uncovered, kept only when it
-    scores at least ``SECOND_SHARE`` of the best and adds a term (a two-part question gets a sentence per
-    part)."""
+    scores at least ``SECOND_SHARE`` of the best and holds a term none of them holds (a two-part question
+    gets a sentence per part; a passage's heading naming the term adds nothing to the answer)."""
     alone = scored.gains(np.zeros(scored.held.shape[1]))
     order = [int(i) for i in np.argsort(-alone, kind="stable")]
     first = float(alone[order[0]])
@@ -246,7 +186,7 @@ def _choose(scored: _Scored, n_sentences: int) -> list[int]:
         gains = scored.gains(covered)
         gains[chosen] = -np.inf
         best = int(np.argmax(gains))
-        adds = float(np.clip(scored.held[best] - covered, 0, None) @ scored.weights)
+        adds = float(np.clip((scored.held[best] == 1.0) - covered, 0, None) @ scored.weights)
         if gains[best] < SECOND_SHARE * first or adds <= 0:
             break
         chosen.append(best)
@@ -266,7 +206,7 @@ def extractive_answer(
     citing their chunks; :data:`NOT_FOUND`, with the reason, when no sentence answers it
     (:mod:`kgrag.generation.abstain`: the best covers less than ``min_coverage`` of the question, the
     question names something no passage holds, or the passages are not about its subject)."""
-    candidates = _candidates(result)
+    candidates = quotable(result)
     if not candidates:
         return Answer(text=NO_CONTEXT, citations=[], mode="extractive", idk=True)
     scored = _score(question, candidates, embedder, ranking)
@@ -277,6 +217,7 @@ def extractive_answer(
     if reason:
         text = f"{NOT_FOUND.removesuffix('.')} ({reason})."
         return Answer(text=text, citations=[], mode="extractive", idk=True, evidence=evidence[:1])
+    chosen = _without_repeats(chosen, candidates)
     text = " ".join(f"{candidates[i].text} [{candidates[i].chunk_id}]" for i in chosen)
     return Answer(
         text=text,
@@ -286,8 +227,21 @@ def extractive_answer(
     )
 
 
+def _without_repeats(chosen: list[int], candidates: Sequence[Candidate]) -> list[int]:
+    """``chosen`` without a sentence another chosen one already quotes whole (overlapping passages cut the
+    same text in different places)."""
+    texts = [candidates[i].text.casefold() for i in chosen]
+
+    def quoted(n: int) -> bool:
+        return any(
+            texts[n] in other and (len(other) > len(texts[n]) or m < n) for m, other in enumerate(texts) if m != n
+        )
+
+    return [i for n, i in enumerate(chosen) if not quoted(n)]
+
+
 def _check(
-    question: str, candidates: Sequence[_Candidate], scored: _Scored, chosen: list[int], min_coverage: float
+    question: str, candidates: Sequence[Candidate], scored: _Scored, chosen: list[int], min_coverage: float
 ) -> tuple[list[int], str]:
     """The sentences to state, or why none is stated: a name or subject no passage holds, a question
     mostly off the passages, no sentence of the asked-for kind, too little coverage. Sentences that are not
@@ -323,7 +277,7 @@ def _check(
     return chosen, ""
 
 
-def _off_passages(question: str, candidates: Sequence[_Candidate], scored: _Scored) -> str:
+def _off_passages(question: str, candidates: Sequence[Candidate], scored: _Scored) -> str:
     """Why the passages are not about the question at all (a name none holds, most words in none), or ""."""
     name = unmentioned_name(question, candidates)
     if name is not None:
@@ -335,7 +289,7 @@ def _off_passages(question: str, candidates: Sequence[_Candidate], scored: _Scor
     return ""
 
 
-def _about(question: str, candidates: Sequence[_Candidate]) -> Callable[[int], bool]:
+def _about(question: str, candidates: Sequence[Candidate]) -> Callable[[int], bool]:
     """Whether a sentence's passage holds every identifier the question names (as written; a subject named by
     its kind named as such), and its names (most of them, when it names more than two: a long question
     names people its answer need not repeat), and the sentence is not about another thing of the subject's
@@ -361,7 +315,7 @@ def _about(question: str, candidates: Sequence[_Candidate]) -> Callable[[int], b
 
 def _why_none(
     question: str,
-    candidates: Sequence[_Candidate],
+    candidates: Sequence[Candidate],
     about: Callable[[int], bool],
     required: Sequence[str],
     predicate: Sequence[str],
@@ -383,5 +337,5 @@ def _why_none(
     return f"no retrieved sentence about it says whether it does what the question asks ({' '.join(predicate)})"
 
 
-def _evidence(candidate: _Candidate, coverage: float) -> Evidence:
+def _evidence(candidate: Candidate, coverage: float) -> Evidence:
     return {"sentence": candidate.text, "chunk_id": candidate.chunk_id, "coverage": round(coverage, 4)}
