@@ -42,6 +42,7 @@ def test_passage_has_full_text_provenance_and_sentence_offsets(client: TestClien
     body = client.get(f"{WS}/passages/{chunk_id}").json()
     assert body["id"] == chunk_id and body["text"] and body["source_name"].endswith(".md")
     assert "/" not in body["source_name"] and body["title"]
+    assert body["page"] is None and body["page_label"] is None  # Markdown has no pages
     spans = [(s["start"], s["end"]) for s in body["sentences"]]
     assert spans and all(0 <= a < b <= len(body["text"]) for a, b in spans)
     assert all(b1 <= a2 for (_, b1), (a2, _) in itertools.pairwise(spans))  # in order, no overlap

@@ -15,6 +15,7 @@ evaluation) should not pay.
 from __future__ import annotations
 
 import io
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -26,15 +27,18 @@ from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry
 from kgrag.documents.front_matter import split_front_matter
 from kgrag.documents.log_names import naming
+from kgrag.documents.pdf_accents import recompose_accents
 from kgrag.documents.pdf_text import (
     code_comments_indented,
     dehyphenate,
     mark_headings,
     outline_by_page,
+    page_labels,
     strip_running_lines,
     without_leaders,
 )
-from kgrag.documents.provenance import PAGE_STARTS, page_starts
+from kgrag.documents.pdf_title import first_page_title, usable_metadata_title
+from kgrag.documents.provenance import PAGE_LABELS, PAGE_STARTS, page_starts
 from kgrag.documents.reading import decode_text, normalize_newlines, read_limited, require_text
 from kgrag.documents.records import LoadedDocument
 
@@ -55,7 +59,7 @@ _EXTRA_BLANK_LINES = re.compile(r"\n{3,}")
 LOADERS: RegistryKind[Loader] = RegistryKind("loader")
 
 
-READER_VERSION = "2026-12-01"
+READER_VERSION = "2026-12-02"
 """Changes whenever a built-in loader reads a file differently. A document stored by another version is read
 again by the next ``kgrag index`` even though its file did not change, so that a reading fix reaches
 workspaces indexed before it; when the text comes out the same, its chunks, vectors and graph are kept."""
@@ -212,8 +216,12 @@ def _tidy(text: str) -> str:
 
 def load_pdf(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
     """Text of each page (pypdf), pages separated by a blank line, without running headers, footers, page
-    numbers and dot-leader lines, hyphenated line ends joined, code comments not read as headings, the
-    outline's entries as headings (:mod:`kgrag.documents.pdf_text`)."""
+    numbers and dot-leader lines, hyphenated line ends joined, accents TeX sets apart put back on their
+    letters, code comments not read as headings, the outline's entries as headings
+    (:mod:`kgrag.documents.pdf_text`, :mod:`kgrag.documents.pdf_accents`). Titled by the metadata's title,
+    else by the title the first page shows, else the file name (:mod:`kgrag.documents.pdf_title`). The
+    metadata records where each page starts and, where the PDF numbers its pages otherwise ("i", "ii",
+    then "1"), each page's printed label, for citations (:mod:`kgrag.documents.provenance`)."""
     from pypdf import PdfReader
 
     try:
@@ -222,8 +230,9 @@ def load_pdf(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocume
             raise DocumentError(
                 f"{path}: the PDF is password-protected; remove the password (e.g. `qpdf --decrypt`) and index it again"
             )
-        pages = strip_running_lines([normalize_newlines(page.extract_text() or "") for page in reader.pages])
+        extracted = [recompose_accents(normalize_newlines(page.extract_text() or "")) for page in reader.pages]
         outline = outline_by_page(reader)
+        labels = page_labels(reader)
         metadata_title = reader.metadata.title if reader.metadata is not None else None
     except DocumentError:
         raise
@@ -231,12 +240,15 @@ def load_pdf(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocume
         raise DocumentError(
             f"{path}: not a readable PDF ({type(exc).__name__}: {exc}); re-export the PDF or exclude it"
         ) from exc
+    pages = strip_running_lines(extracted)
     texts = [_pdf_page(page, outline.get(index, [])) for index, page in enumerate(pages)]
     text = "\n\n".join(t for t in texts if t)
     require_text(path, text, "the PDF's extractable text (a scanned PDF needs OCR first)")
-    title = metadata_title.strip() if isinstance(metadata_title, str) and metadata_title.strip() else ""
+    title = usable_metadata_title(metadata_title, path) or first_page_title(extracted[0], pages[0]) or path.stem
     metadata = {**_metadata(path), PAGE_STARTS: page_starts(texts, "\n\n")}  # passages cite their page
-    return [LoadedDocument.from_text(str(path), title or path.stem, text, metadata)]
+    if labels:
+        metadata[PAGE_LABELS] = json.dumps(labels, ensure_ascii=False)
+    return [LoadedDocument.from_text(str(path), title, text, metadata)]
 
 
 def _pdf_page(page: str, headings: list[tuple[int, str]]) -> str:

@@ -18,7 +18,9 @@ a code example, never a heading: :func:`code_comments_indented` indents it four 
 code rather than as a Markdown heading the passages after it would fall under. The headings a PDF has
 are its outline's (its bookmarks): :func:`outline_by_page` reads them, and :func:`mark_headings` makes the
 line of the page that an entry points to and names ("2.1 Variations on read.table") a Markdown heading of
-the entry's depth, so passages carry their section like those of every other format.
+the entry's depth, so passages carry their section like those of every other format. A book numbers its
+front matter apart ("i", "ii", then "1" where the first chapter starts); :func:`page_labels` reads the
+labels the PDF gives its pages, so that a citation names the page as printed.
 """
 
 from __future__ import annotations
@@ -38,11 +40,12 @@ _LINE_END_HYPHEN = re.compile(r"\b([^\W\d_]+)-\n([^\W\d_A-Z]+)\b([ \t]?)")
 _HYPHENATED = re.compile(r"\b[^\W\d_]+-[^\W\d_]+\b")
 _COMMENT_LINE = re.compile(r"^#", re.MULTILINE)
 _SPACES = re.compile(r"\s+")
-_PAGE_NUMBER = re.compile(
+PAGE_NUMBER = re.compile(
     r"(?:(?:page|p\.|seite)\s*)?[-–—]?\s*(?:\d{1,4}|(?=[ivx])x{0,3}(?:ix|iv|v?i{0,3}))\s*[-–—]?"
     r"(?:\s*(?:of|/)\s*\d{1,4})?",
     re.IGNORECASE,
 )
+"""A page-number line: "7", "- 7 -", "Page 7 of 12", "vii"."""
 
 
 def strip_running_lines(pages: list[str]) -> list[str]:
@@ -73,7 +76,7 @@ def _clean(lines: list[str], edge_keys: dict[int, str], running: set[str]) -> li
     return [
         line
         for index, line in enumerate(lines)
-        if index not in edge_keys or (edge_keys[index] not in running and not _PAGE_NUMBER.fullmatch(line.strip()))
+        if index not in edge_keys or (edge_keys[index] not in running and not PAGE_NUMBER.fullmatch(line.strip()))
     ]
 
 
@@ -125,6 +128,18 @@ def outline_by_page(reader: Any) -> dict[int, list[tuple[int, str]]]:
     except Exception:  # a damaged outline: pypdf raises many types; the text is still good
         return {}
     return dict(found)
+
+
+def page_labels(reader: Any) -> list[str]:
+    """The label each page of a pypdf reader's PDF prints ("i", "ii", "1", "2", …), one per page; empty
+    when the labels are the page numbers themselves or cannot be read (a citation then gives the number)."""
+    try:
+        labels = [str(label) for label in reader.page_labels]
+    except Exception:  # a damaged /PageLabels tree: pypdf raises many types; the numbers still serve
+        return []
+    if len(labels) != len(reader.pages) or labels == [str(number) for number in range(1, len(labels) + 1)]:
+        return []
+    return labels
 
 
 _SECTION_NUMBER = re.compile(r"^(?:[A-Z]|\d+)(?:\.\d+)*\.?\s+")

@@ -6,11 +6,15 @@ last markdown heading at or before the chunk's start, found in the chunk itself 
 outside fenced code (:mod:`kgrag.documents.headings`: a ``# comment`` in a code block is no section; a
 passage that runs into later sections lists those too), and the page follows from the page start
 offsets a loader recorded in the document's metadata (:data:`PAGE_STARTS`, comma-separated character
-offsets, e.g. PDFs). Nothing here reads a file again.
+offsets, e.g. PDFs). A page is cited as printed when the loader recorded the pages' labels
+(:data:`PAGE_LABELS`: a manual's front matter "i", "ii", then "1" where the first chapter starts), which is
+how a reader finds it in the printed book and in a PDF viewer; its number in the file stays alongside.
+Nothing here reads a file again.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Sequence
@@ -24,6 +28,9 @@ from kgrag.documents.headings import HeadingLine, covered_text, heading_lines
 
 PAGE_STARTS = "page_starts"
 """Document metadata key: character offsets where pages 1, 2, ... start, comma-separated."""
+PAGE_LABELS = "page_labels"
+"""Document metadata key: the label each page prints ("i", "ii", "1", ...), one per page of the file in its
+order, empty pages included, as a JSON list; only where the labels are not the page numbers."""
 
 
 class SourceDict(TypedDict):
@@ -35,6 +42,7 @@ class SourceDict(TypedDict):
     title: str
     section: str | None
     page: int | None
+    page_label: str | None
     span: list[int] | None
     sections: list[str]
 
@@ -49,9 +57,12 @@ class SourceRef:
     title: str
     section: str | None = None
     page: int | None = None
+    """The page's number in the file, 1 for the first."""
     span: tuple[int, int] | None = None
     sections: tuple[str, ...] = ()
     """Every section the passage touches, in order: ``section`` and the headings inside the passage."""
+    page_label: str | None = None
+    """The page as printed ("iii", "12"), :func:`page_label`; where None, :attr:`shown_page` gives the number."""
 
     def to_dict(self) -> SourceDict:
         return SourceDict(
@@ -61,6 +72,7 @@ class SourceRef:
             title=self.title,
             section=self.section,
             page=self.page,
+            page_label=self.shown_page,
             span=list(self.span) if self.span else None,
             sections=list(self.sections),
         )
@@ -75,9 +87,14 @@ class SourceRef:
         shown = [s for s in (self.sections or ((self.section,) if self.section else ())) if s != self.title]
         if shown:
             parts.append("§ " + " + ".join(shown[:4]) + (" + …" if len(shown) > 4 else ""))
-        if self.page is not None:
-            parts.append(f"p. {self.page}")
+        if self.shown_page is not None:
+            parts.append(f"p. {self.shown_page}")
         return " · ".join(parts)
+
+    @property
+    def shown_page(self) -> str | None:
+        """The page as a citation names it: its printed label, else its number; None when unknown."""
+        return self.page_label or (str(self.page) if self.page is not None else None)
 
 
 def display_source(source: str, cwd: Path | None = None) -> str:
@@ -160,7 +177,8 @@ def changelog_title(title: str) -> bool:
 
 
 def page_of(document: DocumentRecord, offset: int) -> int | None:
-    """The 1-based page holding character ``offset``, when the loader recorded page starts."""
+    """The page holding character ``offset``, by its number in the file (1 for the first), when the loader
+    recorded page starts."""
     raw = document.metadata.get(PAGE_STARTS)
     if not raw:
         return None
@@ -170,6 +188,19 @@ def page_of(document: DocumentRecord, offset: int) -> int | None:
         return None
     page = sum(1 for start in starts if start <= offset)
     return page or None
+
+
+def page_label(document: DocumentRecord, page: int | None) -> str | None:
+    """The label ``page`` (its number in the file, :func:`page_of`) prints, from :data:`PAGE_LABELS`; the
+    number itself where the document records no labels or none for that page, None for no page."""
+    if page is None:
+        return None
+    try:
+        labels = json.loads(document.metadata.get(PAGE_LABELS) or "[]")
+    except ValueError:
+        labels = []
+    label = labels[page - 1] if isinstance(labels, list) and 0 < page <= len(labels) else None
+    return label.strip() if isinstance(label, str) and label.strip() else str(page)
 
 
 def page_starts(pages: Sequence[str], separator: str) -> str:
@@ -188,13 +219,15 @@ def source_ref(chunk: ChunkRecord, document: DocumentRecord, chunks: Sequence[Ch
     lines = _lines_through(chunk, chunks)
     section = _last_at_start(chunk, lines)
     sections = tuple(dict.fromkeys([*([section] if section else []), *_inside(chunk, lines)]))
+    page = page_of(document, chunk.char_start)
     return SourceRef(
         chunk_id=chunk.id,
         doc_id=document.id,
         source=document.source,
         title=document.title,
         section=section,
-        page=page_of(document, chunk.char_start),
+        page=page,
         span=(chunk.char_start, chunk.char_end),
         sections=sections,
+        page_label=page_label(document, page),
     )

@@ -30,7 +30,12 @@ class PassageOut(BaseModel):
     title: str
     section: str | None = Field(description="The last heading at or before the passage.")
     sections: list[str] = Field(description="Every section the passage touches, in order.")
-    page: int | None
+    page: int | None = Field(
+        description="The page's number in the file (1 for the first), where the document has pages."
+    )
+    page_label: str | None = Field(
+        description='The page as printed ("iii", "12"): the PDF\'s label for it, else its number as text.'
+    )
     span: list[int] = Field(description="[start, end) of the passage in its document's text.")
     ord: int = Field(description="Position of the passage in its document (0 = first).")
     sentences: list[SentenceSpan]
@@ -57,6 +62,7 @@ def passage(hosted: WorkspaceDep, chunk_id: str) -> PassageOut:
         section=ref.section,
         sections=list(ref.sections),
         page=ref.page,
+        page_label=ref.shown_page,
         span=[chunk.char_start, chunk.char_end],
         ord=chunk.ord,
         sentences=[SentenceSpan(start=a, end=b) for a, b in split_sentences(chunk.text)],

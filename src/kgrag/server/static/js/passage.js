@@ -51,8 +51,8 @@ async function load(chunkId, fallback) {
 }
 
 function header(passage) {
-  const where = [passage.title, passage.source_name, passage.section, passage.page ? `page ${passage.page}` : ""]
-    .filter(Boolean);
+  const page = passage.page ? `page ${passage.page_label || passage.page}` : "";  // as printed ("iii", "12")
+  const where = [passage.title, passage.source_name, passage.section, page].filter(Boolean);
   return el("div", { class: "passage-meta" },
     el("strong", {}, where[0] || passage.id),
     where.length > 1 ? el("span", { class: "muted" }, " · " + where.slice(1).join(" · ")) : null,
