@@ -124,3 +124,11 @@ def test_a_lead_in_after_an_earlier_code_block_still_finds_its_own_command() -> 
     )
     text = _answer("How do I install the package system-wide?", passage, n=1)
     assert text == "Then install the package system-wide with this command: make install PREFIX=/usr [c0]"
+
+
+def test_an_abstention_names_what_no_passage_holds_together() -> None:
+    language = "Quillscript is a scripting language for print spools, with a module for each printer family."
+    calls = "Calling spool.fetch returns every row at once; spool.stream returns them in batches of 100 rows."
+    question = "In Quillscript, how does spool.fetch differ from spool.stream for large results?"
+    answer = extractive_answer(question, _result(language, calls), None, 3)
+    assert answer.idk and "about spool.fetch, spool.stream and Quillscript together" in answer.text

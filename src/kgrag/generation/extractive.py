@@ -324,9 +324,7 @@ def _why_none(
     none says what a yes/no question asks."""
     on_subject = [i for i in range(len(candidates)) if about(i)]
     if not on_subject:
-        subjects = subject_terms(question, stem)
-        subject = missing_subject(subjects, frozenset()) if subjects else question_names(question)[0]
-        return f"no retrieved passage is about {subject}"
+        return f"no retrieved passage is about {_unheld(question, candidates)}"
     condition = condition_words(question) if required else ()
     if not any(
         holds_kinds(required, candidates[i].text, question)  # type: ignore[arg-type]
@@ -335,6 +333,25 @@ def _why_none(
     ):
         return f"no retrieved sentence states the {' or '.join(required)} asked for"
     return f"no retrieved sentence about it says whether it does what the question asks ({' '.join(predicate)})"
+
+
+def _unheld(question: str, candidates: Sequence[Candidate]) -> str:
+    """What to name as missing: the first subject or name of the question no retrieved passage holds; when
+    each is held by some passage but none holds them all ("plpy.execute" in one, "PL/Python" in another),
+    all of them, "together"; else the first subject or name."""
+    passages = list({id(c.passage): c.passage for c in candidates}.values())
+    names = ((name, frozenset(stem(w) for w in ordered_content_words(name))) for name in question_names(question))
+    things = [*subject_terms(question, stem), *((name, stems) for name, stems in names if stems)]
+    if not things:
+        return "what the question names"
+    unheld = next((name for name, stems in things if not any(stems <= passage for passage in passages)), None)
+    if unheld is not None:
+        return unheld
+    every = frozenset().union(*(stems for _, stems in things))
+    if len(things) > 1 and not any(every <= passage for passage in passages):
+        listed = [name for name, _ in things]
+        return f"{', '.join(listed[:-1])} and {listed[-1]} together"
+    return things[0][0]
 
 
 def _evidence(candidate: Candidate, coverage: float) -> Evidence:
