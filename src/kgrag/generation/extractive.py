@@ -97,13 +97,19 @@ def question_names(question: str) -> list[str]:
 
 def unmentioned_name(question: str, candidates: Sequence[Candidate]) -> str | None:
     """A name of the question whose words no retrieved passage holds (then no sentence is about it)."""
-    passages = {id(c.passage): c.passage for c in candidates}  # the sentences of one passage share its set
-    present: set[str] = set().union(*passages.values())
-    for name in question_names(question):
-        stems = [stem(w) for w in ordered_content_words(name)]
-        if stems and not all(s in present for s in stems):
-            return name
-    return None
+    present: frozenset[str] = frozenset().union(*_passages(candidates))
+    return next((name for name, stems in _name_stems(question) if not stems <= present), None)
+
+
+def _passages(candidates: Sequence[Candidate]) -> list[frozenset[str]]:
+    """The word sets of the candidates' passages, each once (the sentences of one passage share its set)."""
+    return list({id(c.passage): c.passage for c in candidates}.values())
+
+
+def _name_stems(question: str) -> list[tuple[str, frozenset[str]]]:
+    """The question's names (:func:`question_names`), each with the stems a passage must hold to name it."""
+    named = ((name, frozenset(stem(w) for w in ordered_content_words(name))) for name in question_names(question))
+    return [(name, stems) for name, stems in named if stems]
 
 
 def question_terms(question: str) -> dict[str, float]:
@@ -282,7 +288,7 @@ def _off_passages(question: str, candidates: Sequence[Candidate], scored: _Score
     name = unmentioned_name(question, candidates)
     if name is not None:
         return f"no retrieved passage mentions {name}"
-    passages = list({id(c.passage): c.passage for c in candidates}.values())
+    passages = _passages(candidates)
     off = missing_share(scored.terms, np.array(list(question_terms(question).values())), passages)
     if not subject_terms(question, stem) and off > MISSING_SHARE:  # a named identifier keeps it on them
         return f"{off:.0%} of the question's words are in no retrieved passage"
@@ -295,8 +301,7 @@ def _about(question: str, candidates: Sequence[Candidate]) -> Callable[[int], bo
     names people its answer need not repeat), and the sentence is not about another thing of the subject's
     kind (:func:`names_another`)."""
     subjects = subject_terms(question, stem)
-    names = [frozenset(stem(w) for w in ordered_content_words(name)) for name in question_names(question)]
-    names = [n for n in names if n]
+    names = [stems for _, stems in _name_stems(question)]
 
     def about(i: int) -> bool:
         passage, candidate = candidates[i].passage, candidates[i]
@@ -339,9 +344,8 @@ def _unheld(question: str, candidates: Sequence[Candidate]) -> str:
     """What to name as missing: the first subject or name of the question no retrieved passage holds; when
     each is held by some passage but none holds them all ("plpy.execute" in one, "PL/Python" in another),
     all of them, "together"; else the first subject or name."""
-    passages = list({id(c.passage): c.passage for c in candidates}.values())
-    names = ((name, frozenset(stem(w) for w in ordered_content_words(name))) for name in question_names(question))
-    things = [*subject_terms(question, stem), *((name, stems) for name, stems in names if stems)]
+    passages = _passages(candidates)
+    things = [*subject_terms(question, stem), *_name_stems(question)]
     if not things:
         return "what the question names"
     unheld = next((name for name, stems in things if not any(stems <= passage for passage in passages)), None)
