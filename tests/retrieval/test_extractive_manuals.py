@@ -77,6 +77,17 @@ def test_a_sentence_quoted_whole_by_another_chosen_one_is_not_repeated() -> None
     assert text.count("asks a few questions") == 1
 
 
+def test_the_evidence_lists_exactly_the_sentences_the_answer_states() -> None:
+    block = "as follows:\n\n```\n# cd /opt/importer\n# ./load_all.sh --online --batch-size 500\n```\n\n"
+    overlapping = IMPORT.replace(block, "as follows. ")
+    cut = "the load_all.sh script asks a few questions about the target directory."
+    answer = extractive_answer(
+        "What does the load_all.sh script ask about the target directory?", _result(overlapping, cut), None, 3
+    )
+    stated = [f"{e['sentence']} [{e['chunk_id']}]" for e in answer.evidence]
+    assert " ".join(stated) == answer.text
+
+
 def test_a_sidebar_label_line_is_a_title_not_an_answer() -> None:
     assert is_heading("HINT Keeping the same set of windows on several workstations")
     assert not is_heading("HINT: keep the same set of windows on several workstations.")

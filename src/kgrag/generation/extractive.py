@@ -219,11 +219,12 @@ def extractive_answer(
     chosen = _choose(scored, n_sentences)
     coverage = scored.coverage
     chosen, reason = _check(question, candidates, scored, chosen, min_coverage)
-    evidence = [_evidence(candidates[i], float(coverage[i])) for i in chosen]
     if reason:
+        best = [_evidence(candidates[i], float(coverage[i])) for i in chosen[:1]]
         text = f"{NOT_FOUND.removesuffix('.')} ({reason})."
-        return Answer(text=text, citations=[], mode="extractive", idk=True, evidence=evidence[:1])
+        return Answer(text=text, citations=[], mode="extractive", idk=True, evidence=best)
     chosen = _without_repeats(chosen, candidates)
+    evidence = [_evidence(candidates[i], float(coverage[i])) for i in chosen]
     text = " ".join(f"{candidates[i].text} [{candidates[i].chunk_id}]" for i in chosen)
     return Answer(
         text=text,
