@@ -226,6 +226,14 @@ class _Superscript:
         return text
 
 
+def markdown_line_text(source: str) -> str:
+    """One line of Markdown as a reader sees it, as :func:`markdown_to_text` writes it inside a paragraph:
+    links as their text, no emphasis marks, code without backticks. For text copied from a page's Markdown
+    source and compared with the indexed page (an evaluation question's evidence)."""
+    tokens = _parser(True).parseInline(source)
+    return inline_text(tokens[0].children or []) if tokens else source
+
+
 def inline_text(children: list[Token]) -> str:
     """The reader's text of an inline run: link text, image alt text, code without backticks.
 

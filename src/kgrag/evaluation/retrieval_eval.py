@@ -19,6 +19,7 @@ from kgrag.core.context import RetrievalResult
 from kgrag.core.errors import KgragError
 from kgrag.documents import TokenCounter
 from kgrag.evaluation.datasets import QAItem
+from kgrag.evaluation.evidence_check import EvidenceCheck, EvidenceCheckPayload
 from kgrag.evaluation.generated_caveats import caveat_lines, generated_caveats
 from kgrag.evaluation.plots import Point, quality_vs_cost
 from kgrag.evaluation.recall import evidence_recall
@@ -54,6 +55,7 @@ class RetrievalReportPayload(TypedDict):
     query_embedding_ms: dict[str, float]
     counts: dict[str, int]
     caveats: list[str]
+    evidence_check: EvidenceCheckPayload | None
     statistics: RetrievalStatistics
     outcomes: list[OutcomeRow]
 
@@ -102,6 +104,8 @@ class RetrievalEvalReport:
     baseline: str | None = None
     settings: Bootstrap = field(default_factory=Bootstrap)
     query_embedding_ms: list[float] = field(default_factory=list)
+    evidence: EvidenceCheck | None = None
+    """What the questions' evidence lets the report measure (:mod:`kgrag.evaluation.evidence_check`)."""
 
     def statistics(self) -> RetrievalStatistics:
         """Intervals, paired differences against the baseline and verdicts (``retrieval_stats``)."""
@@ -250,6 +254,7 @@ def render_markdown(
         "content words occur in one retrieved item.",
         "",
         *caveat_lines(caveats),
+        *(report.evidence.lines() if report.evidence else []),
         "## All context the generator sees (chunks + entity/relation/report texts)",
         "",
         *_recall_table(report, "recall", with_costs=True),
@@ -295,6 +300,7 @@ def write_report(report: RetrievalEvalReport, out_dir: Path, dataset: str) -> di
         "query_embedding_ms": report.embedding_latency(),
         "counts": report.counts(),
         "caveats": caveats,
+        "evidence_check": report.evidence.payload() if report.evidence else None,
         "statistics": stats,
         "outcomes": [o.row() for o in report.outcomes],
     }

@@ -12,6 +12,7 @@ from kgrag.core.eval_records import EvalRunRecord
 from kgrag.core.registries import Registries
 from kgrag.documents import TokenCounter
 from kgrag.evaluation.datasets import QAItem
+from kgrag.evaluation.evidence_check import check_evidence
 from kgrag.evaluation.judges.base import JUDGES, AnswerJudge, JudgeSetup
 from kgrag.evaluation.metrics.base import METRICS, Metric
 from kgrag.evaluation.metrics.profiles import profile_names
@@ -95,9 +96,11 @@ class EvalService:
             )
         threshold = self._parts.config.evaluation.evidence_overlap
         prepare = self._querying.shared_preparation(pipelines)
-        return evaluate_retrieval(
+        report = evaluate_retrieval(
             questions, list(pipelines), k, threshold, self._querying.retrieve, on_question, prepare
         )
+        report.evidence = check_evidence(questions, (c.text for c in self._parts.store.chunks.iter_all()), threshold)
+        return report
 
     def retrieval_run(
         self, items: Questions, pipelines: Sequence[str], k: int, dataset: str, label: str, on_question: OnQuestion
