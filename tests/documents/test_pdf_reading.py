@@ -1,5 +1,6 @@
 """A PDF as a manual made by TeX is read: titled by its first page when its metadata names none, passages
-citing the page as printed ("i", "ii", then "1"), accents TeX sets apart from their letter put back."""
+citing the page as printed ("i", "ii", then "1"), accents and copyright signs TeX sets apart put back
+together, footnote marks taken out of the words they are set after."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from kgrag.config import DocumentsConfig
 from kgrag.core.records import DocumentRecord, DocumentStatus
 from kgrag.documents import TokenCounter, load_path
 from kgrag.documents.loaders import LoadedDocument
-from kgrag.documents.pdf_accents import recompose_accents
+from kgrag.documents.pdf_accents import copyright_signs, recompose_accents
 from kgrag.documents.provenance import PAGE_LABELS, page_label, page_of, source_ref
 from kgrag.indexing.prepare import ChunkPlan, build_chunk_records
 
@@ -137,3 +138,79 @@ def test_accents_tex_sets_apart_are_put_back_on_their_letters(tmp_path: Path) ->
 )
 def test_only_a_diacritic_inside_a_word_composing_to_one_letter_is_recomposed(extracted: str, read: str) -> None:
     assert recompose_accents(extracted) == read
+
+
+def test_the_copyright_sign_tex_draws_as_c_in_a_circle_is_one_sign(tmp_path: Path) -> None:
+    lines = ["Copyright c\u00a9 2001\u20132022 R Core Team", "Acme Inc\u00a9 and abc\u00a9 keep their letters."]
+    text = _load(tmp_path, _pdf([lines], title="R Installation")).text
+    assert "Copyright \u00a9 2001\u20132022 R Core Team" in text and lines[1] in text
+
+
+@pytest.mark.parametrize(
+    ("extracted", "read"),
+    [
+        ("Copyright c\u00a9 1998\u20132020 Kurt Hornik", "Copyright \u00a9 1998\u20132020 Kurt Hornik"),
+        ("(c\u00a9 2021)", "(\u00a9 2021)"),
+        ("Inc\u00a9 Etc\u00a9 1c\u00a9 c \u00a9 (c) 2020", "Inc\u00a9 Etc\u00a9 1c\u00a9 c \u00a9 (c) 2020"),
+    ],
+)
+def test_only_a_lone_c_before_the_copyright_sign_is_taken_into_it(extracted: str, read: str) -> None:
+    assert copyright_signs(extracted) == read
+
+
+def _typeset(runs: list[tuple[float, float, float, str]], *more: bytes) -> bytes:
+    """A PDF whose first page shows each run (size, x, y, text) in Helvetica where TeX would put it (a
+    superscript in a smaller size, raised above the line, right where the word before it ends), and whose
+    further pages have the content streams ``more``."""
+    first = b"\n".join(b"BT /F1 %g Tf %g %g Td (%s) Tj ET" % (size, x, y, text.encode()) for size, x, y, text in runs)
+    streams = [first, *more]
+    kids = " ".join(f"{5 + 2 * i} 0 R" for i in range(len(streams)))
+    bodies = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        f"<< /Type /Pages /Kids [{kids}] /Count {len(streams)} >>".encode(),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+        b"<< /Title (R Installation) >>",
+    ]
+    for number, stream in enumerate(streams):
+        bodies.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> "
+            b"/Contents %d 0 R >>" % (6 + 2 * number)
+        )
+        bodies.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
+    return serialize_pdf(bodies)
+
+
+def test_a_footnote_mark_is_taken_out_of_the_word_it_follows_and_an_exponent_is_not(tmp_path: Path) -> None:
+    runs = [
+        (11, 72, 700, "Unpack it where a suitable"),
+        (7, 201, 704, "1"),
+        (11, 205, 700, " tar is installed, as utf8, base64 and R2 are."),
+        (11, 72, 680, "A vector holds up to 2"),
+        (7, 178.4, 684, "31"),
+        (11, 186.2, 680, " elements."),
+        (7, 74, 94, "1"),  # the footnote: its number raised above its own line, at the page's foot
+        (9, 80, 90, " e.g. GNU tar 1.15 or later."),
+    ]
+    text = _load(tmp_path, _typeset(runs)).text
+    assert "Unpack it where a suitable tar is installed, as utf8, base64 and R2 are." in text
+    assert "A vector holds up to 231 elements." in text  # 2 to the 31st: no footnote is numbered 31
+    assert "1 e.g. GNU tar 1.15 or later." in text  # the footnote keeps its number
+
+
+def test_a_raised_number_without_its_footnote_or_not_set_smaller_stays(tmp_path: Path) -> None:
+    runs = [
+        (11, 72, 700, "The usual R"),
+        (7, 131.3, 704, "3"),  # set as a mark, but no footnote 3 is on the page
+        (11, 135.2, 700, " of a model and the spaces"),
+        (11, 267.3, 704, "2"),  # raised above the line, but as large as the text: no superscript
+        (11, 273.4, 700, " between."),
+        (7, 74, 94, "2"),
+        (9, 80, 90, " A footnote whose mark is on another page."),
+    ]
+    text = _load(tmp_path, _typeset(runs)).text
+    assert "The usual R3 of a model and the spaces2 between." in text and "2 A footnote whose" in text
+
+
+def test_a_page_whose_figure_content_is_damaged_still_reads(tmp_path: Path) -> None:
+    figure = b"0 0 m 100 100 l S ) ( >> ]"  # shows no text, and is no valid content either
+    assert _load(tmp_path, _typeset([(11, 72, 700, "The first page reads.")], figure)).text == "The first page reads."

@@ -27,7 +27,8 @@ from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry
 from kgrag.documents.front_matter import split_front_matter
 from kgrag.documents.log_names import naming
-from kgrag.documents.pdf_accents import recompose_accents
+from kgrag.documents.pdf_accents import copyright_signs, recompose_accents
+from kgrag.documents.pdf_footnotes import page_text
 from kgrag.documents.pdf_text import (
     code_comments_indented,
     dehyphenate,
@@ -59,7 +60,7 @@ _EXTRA_BLANK_LINES = re.compile(r"\n{3,}")
 LOADERS: RegistryKind[Loader] = RegistryKind("loader")
 
 
-READER_VERSION = "2026-12-02"
+READER_VERSION = "2026-12-03"
 """Changes whenever a built-in loader reads a file differently. A document stored by another version is read
 again by the next ``kgrag index`` even though its file did not change, so that a reading fix reaches
 workspaces indexed before it; when the text comes out the same, its chunks, vectors and graph are kept."""
@@ -216,12 +217,13 @@ def _tidy(text: str) -> str:
 
 def load_pdf(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
     """Text of each page (pypdf), pages separated by a blank line, without running headers, footers, page
-    numbers and dot-leader lines, hyphenated line ends joined, accents TeX sets apart put back on their
-    letters, code comments not read as headings, the outline's entries as headings
-    (:mod:`kgrag.documents.pdf_text`, :mod:`kgrag.documents.pdf_accents`). Titled by the metadata's title,
-    else by the title the first page shows, else the file name (:mod:`kgrag.documents.pdf_title`). The
-    metadata records where each page starts and, where the PDF numbers its pages otherwise ("i", "ii",
-    then "1"), each page's printed label, for citations (:mod:`kgrag.documents.provenance`)."""
+    numbers, dot-leader lines and the footnote marks of body text, hyphenated line ends joined, accents and
+    copyright signs TeX sets apart put back together, code comments not read as headings, the outline's
+    entries as headings (:mod:`kgrag.documents.pdf_text`, :mod:`kgrag.documents.pdf_footnotes`,
+    :mod:`kgrag.documents.pdf_accents`). Titled by the metadata's title, else by the title the first page
+    shows, else the file name (:mod:`kgrag.documents.pdf_title`). The metadata records where each page
+    starts and, where the PDF numbers its pages otherwise ("i", "ii", then "1"), each page's printed label,
+    for citations (:mod:`kgrag.documents.provenance`)."""
     from pypdf import PdfReader
 
     try:
@@ -230,7 +232,7 @@ def load_pdf(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocume
             raise DocumentError(
                 f"{path}: the PDF is password-protected; remove the password (e.g. `qpdf --decrypt`) and index it again"
             )
-        extracted = [recompose_accents(normalize_newlines(page.extract_text() or "")) for page in reader.pages]
+        extracted = [copyright_signs(recompose_accents(normalize_newlines(page_text(page)))) for page in reader.pages]
         outline = outline_by_page(reader)
         labels = page_labels(reader)
         metadata_title = reader.metadata.title if reader.metadata is not None else None

@@ -1,4 +1,4 @@
-"""Accented letters that a PDF's text layer splits in two, put back together.
+"""Accented letters, and the copyright sign, that a PDF's text layer splits in two, put back together.
 
 TeX (pdfTeX, texinfo) sets an accented letter as two glyphs, the accent over the base letter, so the
 extracted text holds a spacing diacritic before the letter: "Wirtschaftsuniversit¨at", "Fran¸cois",
@@ -11,6 +11,11 @@ where it sits inside a word, between two letters ("Andr´e"), or opens a word be
 lower-case letter follows ("¨Uber"), and only when the diacritic and the letter compose to one letter:
 "20˚C", "x¯" and "/˜user" are left alone. The acute accent doubles as a typed apostrophe ("it´s",
 "l´amore"), so it is recomposed only onto a vowel and never after a one-letter word.
+
+TeX draws the copyright sign the same way, a "c" set inside a large circle; the circle's glyph is named
+"circlecopyrt", so the text layer gives the letter and then "©" ("Copyright c© 2001").
+:func:`copyright_signs` leaves the "©" alone, only where the "c" stands by itself before it: a word
+ending in c ("Inc©") keeps its letter.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ COMBINING = {
 
 _SPLIT = re.compile("[" + "".join(COMBINING) + r"](?=[^\W\d_])")
 _ACUTE = "\u00b4"
+_TEX_COPYRIGHT = re.compile(r"\bc\u00a9")
 _DOTLESS = {"\u0131": "i", "\u0237": "j"}  # TeX puts accents on a dotless i or j
 
 
@@ -68,3 +74,8 @@ def _composed(text: str, at: int) -> str:
         return ""
     letter = unicodedata.normalize("NFC", _DOTLESS.get(base, base) + COMBINING[mark])
     return letter if len(letter) == 1 and letter.isalpha() else ""
+
+
+def copyright_signs(text: str) -> str:
+    """``text`` with each TeX copyright sign, a lone "c" before "©", read as the "©" alone."""
+    return _TEX_COPYRIGHT.sub("\u00a9", text)
