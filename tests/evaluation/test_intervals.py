@@ -180,3 +180,39 @@ def test_a_recall_interval_stays_within_what_a_recall_can_be() -> None:
     ones = {q: ("Fact", 1.0 - v) for q, (_, v) in values.items()}
     diff = paired(ones, values, FAST, (0.0, 1.0))[ALL]
     assert diff.ci95 is not None and diff.ci95[0] >= -1.0 and diff.ci95[1] <= 1.0
+
+
+BM25 = [1, 0.67, 1, 1, 1, 1, 0.5, 0, 1, 1]
+RERANK = [1, 0.67, 1, 1, 1, 1, 0.5, 0, 0.67, 1]  # the same but one question lower
+
+
+def test_a_higher_score_does_not_move_the_far_side_of_its_interval_down() -> None:
+    """Ten recalls piled at 1 with one 0: one question scoring higher raises the skewness, and Hall's
+    inverse transform, read near where its slope vanishes, had sent the lower bound from 0.36 to −0.14."""
+    from kgrag.evaluation.stats.spreads import score_bounds, skew_t_bounds
+
+    higher, lower = np.asarray(BM25, dtype=float), np.asarray(RERANK, dtype=float)
+    assert higher.mean() > lower.mean()
+    assert skew_t_bounds(higher, 0.95)[0] >= skew_t_bounds(lower, 0.95)[0] - 0.02
+    assert score_bounds(higher, 0.95, 1.0)[0] >= score_bounds(lower, 0.95, 1.0)[0] - 0.02
+    reported = [estimates(_values(np.asarray(v)), FAST, (0.0, 1.0))[ALL].ci95 for v in (BM25, RERANK)]
+    assert reported[0] is not None and reported[1] is not None and reported[0][0] >= reported[1][0] - 0.02
+
+
+@pytest.mark.parametrize("n", [5, 10, 16, 30, 100])
+def test_hall_s_interval_stays_within_twice_student_s_half_width(n: int) -> None:
+    """Every shape of skew, down to one odd value among n equal ones: the skewness-corrected side reaches
+    further than Student's, never past twice its half-width (the transform is read where it is steep)."""
+    from scipy import stats as sps
+
+    from kgrag.evaluation.stats.spreads import skew_t_bounds, t_stats
+
+    rng = np.random.default_rng(n)
+    piled = np.where(rng.random((3000, n)) < rng.uniform(0.0, 0.95, (3000, 1)), 1.0, rng.beta(0.5, 2, (3000, n)))
+    odd_one = np.ones((n, n)) - np.eye(n) * np.linspace(0.05, 1.0, n)[:, None]
+    for values in (piled, 1 - piled, odd_one, 1 - odd_one):
+        low, high = skew_t_bounds(values, 0.95)
+        mean, se, df = t_stats(values)
+        half = float(sps.t.ppf(0.975, df)) * se
+        assert np.all(low >= mean - 2 * half - 1e-12) and np.all(high <= mean + 2 * half + 1e-12)
+        assert np.all(low <= mean + 1e-12) and np.all(high >= mean - 1e-12)
