@@ -118,13 +118,19 @@ def pseudo_variance(values: np.ndarray, largest: float) -> np.ndarray:
     more do (one tiny difference cannot collapse it). Only the spread uses the pseudo pair; the mean of
     the differences is left as it is."""
     n = values.shape[-1]
-    differing = np.count_nonzero(values, axis=-1)
     squares = (values**2).sum(axis=-1)
-    prior = 1 if largest > 0 else 0
-    typical = np.sqrt((squares + largest**2) / np.maximum(differing + prior, 1))
+    typical = pseudo_size(values, largest)
     augmented_mean = values.sum(axis=-1) / (n + 2)
     spread = squares + 2 * typical**2 - (n + 2) * augmented_mean**2
     return np.asarray(np.maximum(spread, 0.0) / (n + 1), dtype=np.float64)
+
+
+def pseudo_size(values: np.ndarray, largest: float) -> np.ndarray:
+    """The size ``m`` of :func:`pseudo_variance`'s two pseudo-differences along the last axis: the root
+    mean square of the non-zero differences with ``largest`` counted as one more of them."""
+    differing = np.count_nonzero(values, axis=-1)
+    prior = 1 if largest > 0 else 0
+    return np.asarray(np.sqrt(((values**2).sum(axis=-1) + largest**2) / np.maximum(differing + prior, 1)))
 
 
 def difference_stats(values: np.ndarray, largest: float) -> tuple[np.ndarray, np.ndarray, float]:
