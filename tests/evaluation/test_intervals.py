@@ -50,18 +50,71 @@ def test_equal_distributions_get_no_verdict_at_most_seeds() -> None:
     assert named <= 4  # the test's level is 2.5 % per seed (one-sided): about 1 of 40 expected
 
 
-def test_the_verdict_line_gives_each_pairs_holm_adjusted_p() -> None:
-    """Each pair's interval is its own; with several comparisons it can exclude 0 while Holm leaves the
-    difference undecided, so the line says the adjusted p next to it (the figure the verdict used)."""
+def test_the_verdict_line_counts_the_comparisons_that_decide_nothing() -> None:
+    """Four equal pipelines: no comparison is significant, so the line names the group and counts the
+    comparisons instead of listing each; every one stays in the JSON with its Holm-adjusted p."""
     rng = np.random.default_rng(11)
     scores = {name: {"m": _pair(rng, 40, shift=0.0)[0]} for name in ("a", "b", "c", "d")}
     found = verdict(scores, "m", Bootstrap(resamples=500, seed=1))
     against = found["against"]
-    assert len(against) == 3
-    for name, cell in against.items():
-        assert cell["p_holm"] is not None
-        assert f"{name}: " in found["text"] or f"vs {name}: " in found["text"]
-        assert f"Holm-adjusted p = {cell['p_holm']:.3f}" in found["text"]
+    assert len(against) == 3 and all(cell["p_holm"] is not None for cell in against.values())
+    assert "(3 comparisons, each in the JSON)." in found["text"] and "Holm-adjusted p" not in found["text"]
+    assert sorted(found["leading"]) == ["a", "b", "c", "d"]
+
+
+def _table(rows: dict[str, list[float]]) -> dict[str, dict[str, QuestionValues]]:
+    return {name: {"m": {f"q{i:02d}": ("Fact", v) for i, v in enumerate(values)}} for name, values in rows.items()}
+
+
+def test_a_verdict_names_no_leader_among_pipelines_tied_at_the_top() -> None:
+    """Three pipelines score the same on every question, one is a little lower on two questions, one
+    misses eight questions they find: the verdict names the three as tied at the top, no one of them as
+    leader, the slightly lower one in their group, and the one below them with its interval and p."""
+    found_all = [1.0] * 20
+    low = [0.0 if i < 8 else 1.0 for i in range(20)]
+    slightly = [0.5 if i < 2 else 1.0 for i in range(20)]
+    table = _table({"rerank": found_all, "bm25": found_all, "auto": found_all, "dense": low, "hybrid": slightly})
+    found = verdict(table, "m", FAST, ALL, (0.0, 1.0))
+    text = found["text"]
+    assert found["best"] is None and found["top"] == ["auto", "bm25", "rerank"]
+    assert found["leading"] == ["auto", "bm25", "rerank", "hybrid"]
+    head = "No significant difference on m (question-weighted mean, Holm over 4 paired tests) among "
+    assert text.startswith(head + "auto, bm25, rerank (tied at 1.000), hybrid (3 comparisons, each in the JSON).")
+    dense = found["against"]["dense"]
+    assert dense["p_holm"] is not None and dense["p_holm"] < 0.05
+    low_end, high_end = dense["ci95"]
+    shown = f"Significantly below them: dense (top − dense: +0.400, 95% CI [{low_end:+.3f}, {high_end:+.3f}], n = 20"
+    assert shown in text and f"Holm-adjusted p = {dense['p_holm']:.3f})." in text
+    assert "auto −" not in text and "**" not in text
+
+
+def test_a_verdict_states_the_significant_comparisons_and_counts_the_rest() -> None:
+    """A clear leader, two pipelines not distinguishable from it and two significantly below: the line
+    names the leading group, then each pipeline below it (closest first) with its difference, interval
+    and Holm-adjusted p, and counts the two comparisons that are not significant."""
+    rng = np.random.default_rng(5)
+    base = rng.uniform(0.3, 0.7, 40)
+    table = _table(
+        {
+            "a": list(base + 0.2),
+            "b": list(base + 0.2 - np.where(np.arange(40) < 2, 0.1, 0.0)),
+            "c": list(base + 0.2 - np.where(np.arange(40) < 3, 0.1, 0.0)),
+            "d": list(base + 0.05 + rng.normal(0, 0.02, 40)),
+            "e": list(base - 0.1 + rng.normal(0, 0.02, 40)),
+        }
+    )
+    found = verdict(table, "m", FAST, ALL, (0.0, 1.0))
+    text, against = found["text"], found["against"]
+    assert found["best"] is None and found["top"] == ["a"] and found["leading"] == ["a", "b", "c"]
+    assert text.startswith("No significant difference on m (question-weighted mean, Holm over 4 paired tests) ")
+    assert "among a, b, c (2 comparisons, each in the JSON). Significantly below them: d (a − d: " in text
+    assert text.index("d (a − d: ") < text.index("; e (a − e: ")
+    for name in ("d", "e"):
+        cell = against[name]
+        assert cell["p_holm"] is not None and cell["p_holm"] < 0.05
+        assert f"{name} (a − {name}: {cell['mean']:+.3f}, 95% CI [{cell['ci95'][0]:+.3f}" in text
+        assert f"Holm-adjusted p = {cell['p_holm']:.3f})" in text
+    assert all(against[name]["p_holm"] > 0.05 for name in ("b", "c"))
 
 
 def test_no_best_without_an_interval_excluding_zero_against_every_other_pipeline() -> None:
@@ -72,8 +125,9 @@ def test_no_best_without_an_interval_excluding_zero_against_every_other_pipeline
     for column in (ALL, MACRO):
         found = verdict(per_question, "m", FAST, column)
         assert found["best"] is None, found["text"]
-        tied = found["text"].split("between ")[1].split(" (")[0].split(", ")
+        tied = found["leading"]
         assert set(tied) == {"a", "c"}  # b is clearly behind, so it is not among the tied
+        assert "Significantly below them: b (" in found["text"]
         other = "c" if tied[0] == "a" else "a"
         assert not excludes_zero(found["against"][other]["ci95"])
         assert excludes_zero(found["against"]["b"]["ci95"])  # the leader's real lead over b is still shown
