@@ -9,10 +9,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.conftest import SAMPLE_DOCS, SAMPLE_QUESTIONS
 from typer.testing import CliRunner
 
 from kgrag.cli.app import app
+from kgrag.evaluation import load_dataset
 from kgrag.evaluation.stats.planner import plan, power_at, questions_needed
+from kgrag.workspace import Workspace
 
 
 def test_questions_needed_matches_the_textbook_formula_and_grows_as_the_difference_shrinks() -> None:
@@ -51,7 +54,7 @@ def test_plan_uses_the_paired_sd_and_a_holm_safe_level() -> None:
     assert plans["b"].paired_sd < plans["c"].paired_sd  # b tracks the baseline question by question
     b_needed, c_needed = plans["b"].questions, plans["c"].questions
     assert b_needed is not None and c_needed is not None and b_needed < c_needed
-    assert b_needed == questions_needed(0.05, plans["b"].paired_sd, 0.8, 0.025)  # alpha / (k − 1)
+    assert b_needed == questions_needed(0.05, plans["b"].paired_sd, 0.8, 0.025, plans["b"].pseudo_difference)
 
 
 def _pilot(tmp_path: Path) -> Path:
@@ -76,6 +79,67 @@ def test_eval_plan_prints_the_questions_needed(tmp_path: Path) -> None:
     data = json.loads(runner.invoke(app, ["eval", "plan", str(pilot), "--json"]).output)
     (row,) = data["plans"]
     assert row["baseline"] == "dense" and row["pilot_questions"] == 30 and row["questions"] > 2
-    assert row["questions"] == questions_needed(0.05, row["paired_sd"], 0.8, 0.05)
+    assert row["questions"] == questions_needed(0.05, row["paired_sd"], 0.8, 0.05, row["pseudo_difference"])
     bad = runner.invoke(app, ["eval", "plan", str(pilot), "--metric", "rouge-l"])
     assert bad.exit_code != 0 and "--metric 'rouge-l' is not in the pilot" in bad.output
+
+
+def test_the_paired_sd_is_the_sd_of_the_per_question_differences(tmp_path: Path) -> None:
+    """The column and the JSON field say the paired SD: the plain SD of the per-question differences, as
+    the docs define it (the verdict's pseudo pair enters the power, not this figure); the power column
+    says which difference it is the power for."""
+    pilot = _pilot(tmp_path)
+    outcomes = json.loads(pilot.read_text())["outcomes"]
+    scores = {(o["pipeline"], o["id"]): o["recall"] for o in outcomes}
+    diffs = [scores["bm25", q] - scores["dense", q] for p, q in scores if p == "dense"]
+    runner = CliRunner()
+    (row,) = json.loads(runner.invoke(app, ["eval", "plan", str(pilot), "--json"]).output)["plans"]
+    assert row["paired_sd"] == pytest.approx(float(np.std(diffs, ddof=1)))
+    assert row["power_now"] == pytest.approx(power_at(30, 0.05, row["paired_sd"], 0.05, row["pseudo_difference"]))
+    shown = runner.invoke(app, ["eval", "plan", str(pilot), "--difference", "0.04"], env={"COLUMNS": "200"})
+    assert f"{row['paired_sd']:.3f}" in shown.output and "power at Δ=0.04 now" in shown.output
+
+
+def test_the_plan_delivers_its_power_for_the_verdicts_own_test_where_few_questions_differ() -> None:
+    """One question in five differs (the shape of two pipelines that mostly agree): at the planned size
+    the verdict's test, two pseudo-differences in its spread, finds the difference about as often as
+    asked. Planning with the pilot's pseudo spread as the questions' own would ask for more."""
+    from kgrag.evaluation.stats.simulate import DifferenceShape
+    from kgrag.evaluation.stats.spreads import difference_stats, pseudo_size, pseudo_variance
+
+    shape = DifferenceShape(0.2, 0.2)
+    rng = np.random.default_rng(9)
+    pilot = shape.draw(rng, (60,))
+    sd, pseudo = float(pilot.std(ddof=1)), float(pseudo_size(pilot, 1.0))
+    n = questions_needed(shape.mean, sd, 0.8, 0.05, pseudo)
+    assert n is not None
+    values = shape.draw(rng, (4000, n))
+    mean, se, df = difference_stats(values, 1.0)
+    found = np.mean((2 * stats_t_sf(np.abs(mean) / se, df) <= 0.05) & (mean > 0))
+    assert found == pytest.approx(0.8, abs=0.05), (n, found)
+    inflated = questions_needed(shape.mean, float(np.sqrt(pseudo_variance(pilot, 1.0))), 0.8, 0.05)
+    assert inflated is not None and inflated > n
+
+
+def stats_t_sf(t: np.ndarray, df: float) -> np.ndarray:
+    from scipy import stats
+
+    return np.asarray(stats.t.sf(t, df))
+
+
+def test_a_stored_run_is_planned_on_its_headline_metric(tmp_path: Path) -> None:
+    """A stored `eval run` has no plain ``recall``: without ``--metric`` the plan is on the run's headline
+    metric, evidence recall (the one its verdict line is on), not on the first name alphabetically."""
+    path = tmp_path / "ws"
+    with Workspace.init(path, embedding={"provider": "fake"}, graph={"extractor": "none"}) as ws:
+        ws.index([SAMPLE_DOCS])
+        ws.eval.run(load_dataset(SAMPLE_QUESTIONS)[:8], ["dense", "bm25"], runs=1, dataset="sample")
+    runner = CliRunner()
+    found = runner.invoke(app, ["eval", "plan", "latest", "-w", str(path), "--json"])
+    assert found.exit_code == 0, found.output
+    data = json.loads(found.output)
+    assert data["metric"] == "evidence-recall" and data["plans"][0]["baseline"] == "dense"
+    chosen = runner.invoke(app, ["eval", "plan", "latest", "-w", str(path), "--json", "--metric", "rouge-l"])
+    assert json.loads(chosen.output)["metric"] == "rouge-l"
+    shown = runner.invoke(app, ["eval", "plan", "--help"], env={"COLUMNS": "300"}).output
+    assert "default: recall; for a stored run, its headline metric" in shown

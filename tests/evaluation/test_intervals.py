@@ -50,18 +50,71 @@ def test_equal_distributions_get_no_verdict_at_most_seeds() -> None:
     assert named <= 4  # the test's level is 2.5 % per seed (one-sided): about 1 of 40 expected
 
 
-def test_the_verdict_line_gives_each_pairs_holm_adjusted_p() -> None:
-    """Each pair's interval is its own; with several comparisons it can exclude 0 while Holm leaves the
-    difference undecided, so the line says the adjusted p next to it (the figure the verdict used)."""
+def test_the_verdict_line_counts_the_comparisons_that_decide_nothing() -> None:
+    """Four equal pipelines: no comparison is significant, so the line names the group and counts the
+    comparisons instead of listing each; every one stays in the JSON with its Holm-adjusted p."""
     rng = np.random.default_rng(11)
     scores = {name: {"m": _pair(rng, 40, shift=0.0)[0]} for name in ("a", "b", "c", "d")}
     found = verdict(scores, "m", Bootstrap(resamples=500, seed=1))
     against = found["against"]
-    assert len(against) == 3
-    for name, cell in against.items():
-        assert cell["p_holm"] is not None
-        assert f"{name}: " in found["text"] or f"vs {name}: " in found["text"]
-        assert f"Holm-adjusted p = {cell['p_holm']:.3f}" in found["text"]
+    assert len(against) == 3 and all(cell["p_holm"] is not None for cell in against.values())
+    assert "(3 comparisons, each in the JSON)." in found["text"] and "Holm-adjusted p" not in found["text"]
+    assert sorted(found["leading"]) == ["a", "b", "c", "d"]
+
+
+def _table(rows: dict[str, list[float]]) -> dict[str, dict[str, QuestionValues]]:
+    return {name: {"m": {f"q{i:02d}": ("Fact", v) for i, v in enumerate(values)}} for name, values in rows.items()}
+
+
+def test_a_verdict_names_no_leader_among_pipelines_tied_at_the_top() -> None:
+    """Three pipelines score the same on every question, one is a little lower on two questions, one
+    misses eight questions they find: the verdict names the three as tied at the top, no one of them as
+    leader, the slightly lower one in their group, and the one below them with its interval and p."""
+    found_all = [1.0] * 20
+    low = [0.0 if i < 8 else 1.0 for i in range(20)]
+    slightly = [0.5 if i < 2 else 1.0 for i in range(20)]
+    table = _table({"rerank": found_all, "bm25": found_all, "auto": found_all, "dense": low, "hybrid": slightly})
+    found = verdict(table, "m", FAST, ALL, (0.0, 1.0))
+    text = found["text"]
+    assert found["best"] is None and found["top"] == ["auto", "bm25", "rerank"]
+    assert found["leading"] == ["auto", "bm25", "rerank", "hybrid"]
+    head = "No significant difference on m (question-weighted mean, Holm over 4 paired tests) among "
+    assert text.startswith(head + "auto, bm25, rerank (tied at 1.000), hybrid (3 comparisons, each in the JSON).")
+    dense = found["against"]["dense"]
+    assert dense["p_holm"] is not None and dense["p_holm"] < 0.05
+    low_end, high_end = dense["ci95"]
+    shown = f"Significantly below them: dense (top − dense: +0.400, 95% CI [{low_end:+.3f}, {high_end:+.3f}], n = 20"
+    assert shown in text and f"Holm-adjusted p = {dense['p_holm']:.3f})." in text
+    assert "auto −" not in text and "**" not in text
+
+
+def test_a_verdict_states_the_significant_comparisons_and_counts_the_rest() -> None:
+    """A clear leader, two pipelines not distinguishable from it and two significantly below: the line
+    names the leading group, then each pipeline below it (closest first) with its difference, interval
+    and Holm-adjusted p, and counts the two comparisons that are not significant."""
+    rng = np.random.default_rng(5)
+    base = rng.uniform(0.3, 0.7, 40)
+    table = _table(
+        {
+            "a": list(base + 0.2),
+            "b": list(base + 0.2 - np.where(np.arange(40) < 2, 0.1, 0.0)),
+            "c": list(base + 0.2 - np.where(np.arange(40) < 3, 0.1, 0.0)),
+            "d": list(base + 0.05 + rng.normal(0, 0.02, 40)),
+            "e": list(base - 0.1 + rng.normal(0, 0.02, 40)),
+        }
+    )
+    found = verdict(table, "m", FAST, ALL, (0.0, 1.0))
+    text, against = found["text"], found["against"]
+    assert found["best"] is None and found["top"] == ["a"] and found["leading"] == ["a", "b", "c"]
+    assert text.startswith("No significant difference on m (question-weighted mean, Holm over 4 paired tests) ")
+    assert "among a, b, c (2 comparisons, each in the JSON). Significantly below them: d (a − d: " in text
+    assert text.index("d (a − d: ") < text.index("; e (a − e: ")
+    for name in ("d", "e"):
+        cell = against[name]
+        assert cell["p_holm"] is not None and cell["p_holm"] < 0.05
+        assert f"{name} (a − {name}: {cell['mean']:+.3f}, 95% CI [{cell['ci95'][0]:+.3f}" in text
+        assert f"Holm-adjusted p = {cell['p_holm']:.3f})" in text
+    assert all(against[name]["p_holm"] > 0.05 for name in ("b", "c"))
 
 
 def test_no_best_without_an_interval_excluding_zero_against_every_other_pipeline() -> None:
@@ -72,8 +125,9 @@ def test_no_best_without_an_interval_excluding_zero_against_every_other_pipeline
     for column in (ALL, MACRO):
         found = verdict(per_question, "m", FAST, column)
         assert found["best"] is None, found["text"]
-        tied = found["text"].split("between ")[1].split(" (")[0].split(", ")
+        tied = found["leading"]
         assert set(tied) == {"a", "c"}  # b is clearly behind, so it is not among the tied
+        assert "Significantly below them: b (" in found["text"]
         other = "c" if tied[0] == "a" else "a"
         assert not excludes_zero(found["against"][other]["ci95"])
         assert excludes_zero(found["against"]["b"]["ci95"])  # the leader's real lead over b is still shown
@@ -180,3 +234,39 @@ def test_a_recall_interval_stays_within_what_a_recall_can_be() -> None:
     ones = {q: ("Fact", 1.0 - v) for q, (_, v) in values.items()}
     diff = paired(ones, values, FAST, (0.0, 1.0))[ALL]
     assert diff.ci95 is not None and diff.ci95[0] >= -1.0 and diff.ci95[1] <= 1.0
+
+
+BM25 = [1, 0.67, 1, 1, 1, 1, 0.5, 0, 1, 1]
+RERANK = [1, 0.67, 1, 1, 1, 1, 0.5, 0, 0.67, 1]  # the same but one question lower
+
+
+def test_a_higher_score_does_not_move_the_far_side_of_its_interval_down() -> None:
+    """Ten recalls piled at 1 with one 0: one question scoring higher raises the skewness, and Hall's
+    inverse transform, read near where its slope vanishes, had sent the lower bound from 0.36 to −0.14."""
+    from kgrag.evaluation.stats.spreads import score_bounds, skew_t_bounds
+
+    higher, lower = np.asarray(BM25, dtype=float), np.asarray(RERANK, dtype=float)
+    assert higher.mean() > lower.mean()
+    assert skew_t_bounds(higher, 0.95)[0] >= skew_t_bounds(lower, 0.95)[0] - 0.02
+    assert score_bounds(higher, 0.95, 1.0)[0] >= score_bounds(lower, 0.95, 1.0)[0] - 0.02
+    reported = [estimates(_values(np.asarray(v)), FAST, (0.0, 1.0))[ALL].ci95 for v in (BM25, RERANK)]
+    assert reported[0] is not None and reported[1] is not None and reported[0][0] >= reported[1][0] - 0.02
+
+
+@pytest.mark.parametrize("n", [5, 10, 16, 30, 100])
+def test_hall_s_interval_stays_within_twice_student_s_half_width(n: int) -> None:
+    """Every shape of skew, down to one odd value among n equal ones: the skewness-corrected side reaches
+    further than Student's, never past twice its half-width (the transform is read where it is steep)."""
+    from scipy import stats as sps
+
+    from kgrag.evaluation.stats.spreads import skew_t_bounds, t_stats
+
+    rng = np.random.default_rng(n)
+    piled = np.where(rng.random((3000, n)) < rng.uniform(0.0, 0.95, (3000, 1)), 1.0, rng.beta(0.5, 2, (3000, n)))
+    odd_one = np.ones((n, n)) - np.eye(n) * np.linspace(0.05, 1.0, n)[:, None]
+    for values in (piled, 1 - piled, odd_one, 1 - odd_one):
+        low, high = skew_t_bounds(values, 0.95)
+        mean, se, df = t_stats(values)
+        half = float(sps.t.ppf(0.975, df)) * se
+        assert np.all(low >= mean - 2 * half - 1e-12) and np.all(high <= mean + 2 * half + 1e-12)
+        assert np.all(low <= mean + 1e-12) and np.all(high >= mean - 1e-12)

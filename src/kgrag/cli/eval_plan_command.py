@@ -33,18 +33,23 @@ def _from_retrieval_json(path: Path) -> Pilot:
     return pilot
 
 
-def _from_run(run_id: str, workspace: Path | None) -> Pilot:
+def _from_run(run_id: str, workspace: Path | None) -> tuple[Pilot, str | None]:
+    """A stored run's per-question scores and its headline metric (the metric its verdict line is on:
+    evidence recall when measured)."""
     from kgrag.evaluation.aggregate import question_values
+    from kgrag.evaluation.reports import headline_metric
 
     with open_workspace(workspace) as ws:
         run = ws.eval.get_run(run_id)
     values = question_values(run.scores)
-    return {p: {m: {q: v for q, (_, v) in qs.items()} for m, qs in ms.items()} for p, ms in values.items()}
+    pilot = {p: {m: {q: v for q, (_, v) in qs.items()} for m, qs in ms.items()} for p, ms in values.items()}
+    return pilot, headline_metric(run.summary)
 
 
-def _scores(pilot: Pilot, metric: str | None) -> tuple[str, dict[str, dict[str, float]]]:
+def _scores(pilot: Pilot, metric: str | None, default: str | None) -> tuple[str, dict[str, dict[str, float]]]:
+    """The scores of ``metric``; without one, of ``default`` (the pilot's headline), else the first."""
     metrics = sorted({m for ms in pilot.values() for m in ms})
-    chosen = metric or ("recall" if "recall" in metrics else metrics[0] if metrics else "")
+    chosen = metric or (default if default in metrics else metrics[0] if metrics else "")
     if chosen not in metrics:
         raise KgragError(f"--metric {chosen!r} is not in the pilot; it has: {', '.join(metrics) or 'no scores'}")
     return chosen, {p: ms[chosen] for p, ms in pilot.items() if chosen in ms}
@@ -54,7 +59,7 @@ def _print(rows: list[dict[str, Any]], metric: str, difference: float, power: fl
     from rich.table import Table
 
     table = Table("pipeline − baseline", "pilot n", "observed Δ", "paired SD", f"n for Δ={difference}",
-                  "power now", "n for observed Δ")  # fmt: skip
+                  f"power at Δ={difference} now", "n for observed Δ")  # fmt: skip
     for r in rows:
         table.add_row(
             f"{r['pipeline']} − {r['baseline']}",
@@ -77,7 +82,10 @@ def eval_plan(
         float, typer.Option("--difference", min=0.001, help="Smallest difference worth finding (score units).")
     ] = 0.05,
     baseline: Annotated[str | None, typer.Option("--baseline", help="Pipeline to compare against.")] = None,
-    metric: Annotated[str | None, typer.Option("--metric", help="Score to plan for (default: recall).")] = None,
+    metric: Annotated[
+        str | None,
+        typer.Option("--metric", help="Score to plan for (default: recall; for a stored run, its headline metric)."),
+    ] = None,
     power: Annotated[float, typer.Option("--power", min=0.5, max=0.99, help="Chance of finding it.")] = 0.8,
     alpha: Annotated[float, typer.Option("--alpha", min=0.001, max=0.2, help="Family-wise level.")] = 0.05,
     as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
@@ -89,8 +97,9 @@ def eval_plan(
     from kgrag.evaluation.stats.planner import plan
 
     path = Path(pilot)
-    loaded = _from_retrieval_json(path) if path.suffix == ".json" or path.is_file() else _from_run(pilot, workspace)
-    chosen, scores = _scores(loaded, metric)
+    from_file = path.suffix == ".json" or path.is_file()
+    loaded, default = (_from_retrieval_json(path), "recall") if from_file else _from_run(pilot, workspace)
+    chosen, scores = _scores(loaded, metric, default)
     names = list(scores)
     base = baseline or names[0]
     if base not in scores:

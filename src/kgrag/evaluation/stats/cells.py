@@ -80,6 +80,8 @@ class Verdict(TypedDict):
     metric: str
     column: str
     leader: NotRequired[str]
+    top: NotRequired[list[str]]
+    leading: NotRequired[list[str]]
     family: NotRequired[Family]
     against: NotRequired[dict[str, AgainstCell]]
     best: str | None

@@ -40,11 +40,19 @@ def skew_t_bounds(values: np.ndarray, level: float) -> tuple[np.ndarray, np.ndar
     The studentized mean ``T`` of a skewed score is itself skewed. With ``a = γ / (3√n)`` (γ the sample
     skewness), ``g(T) = T + a T² + a² T³ / 3 + a / 2`` is close to symmetric, and ``g`` is monotone with
     the closed-form inverse ``((1 + 3a(x − a/2))^(1/3) − 1) / a``; the interval takes ``g⁻¹`` of Student's
-    quantiles. Scores piled at 0 or at 1 make this matter: the plain t interval covers 0.83–0.92 on
-    strata of 10–26 such questions."""
+    quantiles. Scores piled at 0 or at 1 make this matter: the plain t interval covers less than it claims
+    on strata of 10–26 such questions.
+
+    ``g``'s slope is ``(1 + aT)²``, which vanishes at ``T = −1/a``: near there ``g⁻¹`` runs to many
+    standard errors for a small change in ``a``, so one more high score could move the far side of a
+    stratum of ten past 0 (a mean that rises gets a lower bound that falls). ``|a|`` is therefore held to
+    :func:`hall_limit`, the size at which ``g⁻¹`` of the quantile reaches ``|aT| = 1/2``: inside that
+    region the slope stays at least 1/4 and each term of ``g`` at most half the one before, and the far
+    side stays within twice Student's half-width of the mean."""
     mean, se, df = t_stats(values)
     q = float(sps.t.ppf(1 - (1 - level) / 2, df))
-    a = skewness(values) / (3 * np.sqrt(values.shape[-1]))
+    limit = hall_limit(q)
+    a = np.clip(skewness(values) / (3 * np.sqrt(values.shape[-1])), -limit, limit)
     safe = np.where(np.abs(a) > 1e-12, a, 1.0)
 
     def inverse(x: float) -> np.ndarray:
@@ -52,6 +60,21 @@ def skew_t_bounds(values: np.ndarray, level: float) -> tuple[np.ndarray, np.ndar
         return np.where(np.abs(a) > 1e-12, exact, x - a / 2)
 
     return mean - inverse(q) * se, mean - inverse(-q) * se
+
+
+HALL_REACH = 0.5
+"""The largest ``|aT|`` at which :func:`skew_t_bounds` reads Hall's transformation: the slope
+``(1 + aT)²`` stays at least ``(1 − HALL_REACH)²``."""
+
+
+def hall_limit(q: float, reach: float = HALL_REACH) -> float:
+    """The largest ``|a|`` for which ``g⁻¹(q)`` of :func:`skew_t_bounds` stays where ``|aT| ≤ reach``.
+
+    On the long side ``T = reach / |a|`` gives ``g(T) = c / |a| − |a| / 2`` with
+    ``c = reach (1 − reach + reach² / 3)``; setting it to ``q`` and solving the quadratic in ``|a|``
+    gives ``√(q² + 2c) − q``. ``g⁻¹(q)`` grows with ``|a|`` there, so a smaller ``|a|`` stays inside."""
+    c = reach * (1 - reach + reach * reach / 3)
+    return float(np.sqrt(q * q + 2 * c) - q)
 
 
 def pile_variance(values: np.ndarray, largest: float | None) -> np.ndarray:
@@ -95,13 +118,19 @@ def pseudo_variance(values: np.ndarray, largest: float) -> np.ndarray:
     more do (one tiny difference cannot collapse it). Only the spread uses the pseudo pair; the mean of
     the differences is left as it is."""
     n = values.shape[-1]
-    differing = np.count_nonzero(values, axis=-1)
     squares = (values**2).sum(axis=-1)
-    prior = 1 if largest > 0 else 0
-    typical = np.sqrt((squares + largest**2) / np.maximum(differing + prior, 1))
+    typical = pseudo_size(values, largest)
     augmented_mean = values.sum(axis=-1) / (n + 2)
     spread = squares + 2 * typical**2 - (n + 2) * augmented_mean**2
     return np.asarray(np.maximum(spread, 0.0) / (n + 1), dtype=np.float64)
+
+
+def pseudo_size(values: np.ndarray, largest: float) -> np.ndarray:
+    """The size ``m`` of :func:`pseudo_variance`'s two pseudo-differences along the last axis: the root
+    mean square of the non-zero differences with ``largest`` counted as one more of them."""
+    differing = np.count_nonzero(values, axis=-1)
+    prior = 1 if largest > 0 else 0
+    return np.asarray(np.sqrt(((values**2).sum(axis=-1) + largest**2) / np.maximum(differing + prior, 1)))
 
 
 def difference_stats(values: np.ndarray, largest: float) -> tuple[np.ndarray, np.ndarray, float]:

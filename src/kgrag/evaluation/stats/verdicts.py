@@ -7,13 +7,18 @@ metric and a column (``Macro`` or ``All``), the pipeline with the highest mean i
 named *best* only when the paired t-tests of the leader against **every** other pipeline are all rejected
 under Holm's family-wise control (:mod:`kgrag.evaluation.stats.family`), so the chance of naming a best
 among equal pipelines stays at or below ``1 − level`` however many are compared. Otherwise the verdict
-says which pipelines are not distinguishable from the leader, with the interval that says so. Question
+names the leading group: the pipelines at the top score (several when they share it exactly, and then
+none is singled out) and every pipeline not significantly below; then each pipeline that is
+significantly below, with its difference, interval and Holm-adjusted p. The comparisons that decide
+nothing are counted, not listed, so the line stays readable with many pipelines; each is in the
+verdict's ``against``. Question
 types below ``min_stratum`` questions weigh less in ``Macro`` and are never given a verdict of their own.
 Higher is better for every quality metric and judge score.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 from kgrag.evaluation.stats.cells import DifferenceCell, PairedTable, StatsBlock, Tally, Verdict
@@ -120,11 +125,11 @@ def robust_p(
 def leader_tests(
     scored: Mapping[str, QuestionValues], column: str, settings: Bootstrap, bounds: Interval | None = None
 ) -> tuple[str, dict[str, Estimate], dict[str, float | None], dict[str, bool]]:
-    """The leader on ``column``, its paired difference to every other pipeline, the p of each
-    (:func:`robust_p`) and which of those Holm rejects (a rejection counts only for a positive
-    difference)."""
+    """The leader on ``column`` (among pipelines sharing the highest mean, the first by name), its paired
+    difference to every other pipeline, the p of each (:func:`robust_p`) and which of those Holm rejects
+    (a rejection counts only for a positive difference)."""
     means = {p: column_mean(values, column, settings.min_stratum) for p, values in scored.items()}
-    leader = max(sorted(means), key=lambda p: means[p])
+    leader = top_group(means)[0]
     found = {
         other: paired(scored[leader], values, settings, bounds)
         for other, values in sorted(scored.items())
@@ -138,6 +143,54 @@ def leader_tests(
     return leader, against, p_values, {p: rejected[p] and (e.mean or 0) > 0 for p, e in against.items()}
 
 
+def top_group(means: Mapping[str, float]) -> list[str]:
+    """The pipelines sharing the highest mean, by name (a tie up to rounding in the last digits)."""
+    top = max(means.values())
+    return sorted(p for p, m in means.items() if math.isclose(m, top, rel_tol=1e-12, abs_tol=1e-12))
+
+
+def _group_text(top: list[str], tied: list[str], score: float) -> str:
+    """The leading group's names: the top score's holders first (with the score when several share it),
+    then the pipelines not significantly below them."""
+    shared = f"{', '.join(top)} (tied at {score:.3f})" if len(top) > 1 else top[0]
+    return ", ".join([shared, *tied])
+
+
+def _comparison(top: list[str], other: str, found: Estimate, holm_p: float | None) -> str:
+    """``top − other: difference, interval, n, Holm-adjusted p``; the top pipeline is named only when it
+    is alone at the top or ``other`` shares the top score (the tests are taken from the first by name)."""
+    name = top[0] if len(top) == 1 or other in top else "top"
+    return f"{name} − {other}: {fmt_ci(found)}{_holm(holm_p)}"
+
+
+def _undecided_text(
+    top: list[str],
+    score: float,
+    against: Mapping[str, Estimate],
+    ahead: Mapping[str, bool],
+    holm_p: Mapping[str, float | None],
+) -> tuple[str, list[str]]:
+    """The verdict when no best is named: the leading group (the top pipelines and every pipeline not
+    significantly below them, closest to the top first), then each pipeline significantly below it with
+    its difference, interval and Holm-adjusted p, closest first; the comparisons that are not significant
+    are counted (each is in ``against``), or given in full when there is only one. Returns (text after
+    the family, group)."""
+    closest_first = sorted(against, key=lambda p: (against[p].mean or 0.0, p))
+    below = [p for p in closest_first if ahead[p]]
+    rest = [p for p in closest_first if not ahead[p]]
+    group = [*top, *(p for p in rest if p not in top)]
+    names = _group_text(top, group[len(top) :], score)
+    text = f"{'between' if len(group) == 2 else 'among'} {names}"
+    if len(rest) == 1:
+        text += f". {_comparison(top, rest[0], against[rest[0]], holm_p[rest[0]])}."
+    else:
+        text += f" ({len(rest)} comparisons, each in the JSON)."
+    if below:
+        details = "; ".join(f"{p} ({_comparison(top, p, against[p], holm_p[p])})" for p in below)
+        text += f" Significantly below them: {details}."
+    return text, group
+
+
 def verdict(
     per_question: PerQuestion,
     metric: str,
@@ -145,8 +198,11 @@ def verdict(
     column: str = MACRO,
     bounds: Interval | None = None,
 ) -> Verdict:
-    """``{"metric", "column", "best" (a pipeline or None), "text", "against": {pipeline: difference}}``;
-    ``bounds``: the scores' range when known (recall: [0, 1]), as the paired table had it."""
+    """``{"metric", "column", "best" (a pipeline or None), "text", "top", "leading", "against":
+    {pipeline: difference}}``; ``bounds``: the scores' range when known (recall: [0, 1]), as the paired
+    table had it. ``top``: the pipelines sharing the highest mean (several: none is singled out);
+    ``leading``: those and every pipeline not significantly below them; ``leader``: the one the paired
+    tests are taken from (the first of ``top`` by name)."""
     scored = {p: rows[metric] for p, rows in per_question.items() if rows.get(metric)}
     if not scored:
         return {"metric": metric, "column": column, "best": None, "text": f"No pipeline measured {metric}."}
@@ -154,23 +210,25 @@ def verdict(
         only = next(iter(scored))
         return {"metric": metric, "column": column, "best": None, "text": f"Only {only} measured {metric}."}
     leader, against, p_values, ahead = leader_tests(scored, column, settings, bounds)
+    means = {p: column_mean(values, column, settings.min_stratum) for p, values in scored.items()}
+    top = top_group(means)
     holm_p = adjusted(p_values)
     label = "type-macro mean" if column == MACRO else "question-weighted mean"
     family = f"Holm over {len(against)} paired test{'s' if len(against) > 1 else ''}"
+    best: str | None = None
     if all(ahead.values()):
-        best: str | None = leader
+        best, leading = leader, [leader]
         details = "; ".join(f"vs {p}: {fmt_ci(e)}{_holm(holm_p[p])}" for p, e in against.items())
         text = f"Best on {metric} ({label}): **{leader}**, ahead of every other pipeline ({family}; {details})."
     else:
-        lower = {p: e for p, e in against.items() if not ahead[p]}
-        best = None
-        details = "; ".join(f"{leader} − {p}: {fmt_ci(e)}{_holm(holm_p[p])}" for p, e in lower.items())
-        names = ", ".join([leader, *lower])
-        text = f"No significant difference on {metric} ({label}, {family}) between {names} ({details})."
+        rest, leading = _undecided_text(top, means[leader], against, ahead, holm_p)
+        text = f"No significant difference on {metric} ({label}, {family}) {rest}"
     return {
         "metric": metric,
         "column": column,
         "leader": leader,
+        "top": top,
+        "leading": leading,
         "family": {"rule": "holm", "alpha": settings.alpha, "comparisons": len(against)},
         "against": {p: {**e.as_cell(), "p": p_values[p], "p_holm": holm_p[p]} for p, e in against.items()},
         "best": best,
