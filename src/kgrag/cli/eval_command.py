@@ -10,7 +10,7 @@ from rich.progress import Progress
 from kgrag.cli.options import open_workspace
 from kgrag.core.errors import KgragError
 from kgrag.evaluation import load_dataset, write_report
-from kgrag.evaluation.retrieval_eval import render_markdown
+from kgrag.evaluation.retrieval_report import render_markdown
 
 
 def run_retrieval_eval(

@@ -93,10 +93,12 @@ class EvalService:
                 f"{which} evidence to score (an 'evidence' list of sentences from the documents); evidence recall "
                 "needs it: add it, make questions with `kgrag eval qgen`, or score answers with `kgrag eval run`"
             )
-        threshold = self._parts.config.evaluation.evidence_overlap
+        config = self._parts.config
         prepare = self._querying.shared_preparation(pipelines)
+        budgets = {p: config.retrieval.context_tokens_for(p) for p in pipelines}
+        threshold = config.evaluation.evidence_overlap
         return evaluate_retrieval(
-            questions, list(pipelines), k, threshold, self._querying.retrieve, on_question, prepare
+            questions, list(pipelines), k, threshold, self._querying.retrieve, on_question, prepare, budgets
         )
 
     def retrieval_run(
