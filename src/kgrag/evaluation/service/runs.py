@@ -84,8 +84,8 @@ class EvalService:
     def retrieval(
         self, items: Questions, pipelines: Sequence[str], k: int, on_question: OnQuestion = None
     ) -> RetrievalEvalReport:
-        """Evidence recall@k per question type for each pipeline (see ``ws.eval.retrieval``)."""
-        questions = questions_of(items)
+        """Evidence recall per question type for each pipeline, each named once (see ``ws.eval.retrieval``)."""
+        questions, pipelines = questions_of(items), once(pipelines)
         self.check(pipelines)
         if questions and not any(usable_evidence(q.evidence) for q in questions):
             which = "the question has" if len(questions) == 1 else f"none of the {len(questions)} questions has"
@@ -123,7 +123,8 @@ class EvalService:
         return list(self._parts.config.evaluation.default_metrics) or self._registries.get(METRICS).default_names()
 
     def run(self, request: EvalRequest, on_question: OnQuestion = None) -> EvalRun:
-        """Answer, score, store and summarise one metric run (see :class:`EvalRequest`)."""
+        """Answer, score, store and summarise one metric run (see :class:`EvalRequest`), each pipeline once."""
+        request = replace(request, pipelines=once(request.pipelines))
         questions = self._check_run(request)
         plan = self._plan(request)
         metrics = pick(self._registries.get(METRICS), plan.metrics, "metric")
@@ -239,6 +240,11 @@ class EvalService:
             on_question=on_question,
             llm_check=llm_check,
         )
+
+
+def once(names: Sequence[str]) -> list[str]:
+    """``names`` in order, each once: a pipeline named twice would count every question twice."""
+    return list(dict.fromkeys(names))
 
 
 def _tokens(llm: LLMClient) -> int:
