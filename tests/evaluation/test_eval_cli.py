@@ -105,6 +105,9 @@ def test_no_check_keeps_what_the_models_own_check_refuses(tmp_path: Path, monkey
     assert unchecked.exit_code == 0, unchecked.output
     kept = json.loads((tmp_path / "unchecked.json").read_text())
     assert [q["answer"] for q in kept] == ["Kestrel"] and "judged unanswerable" not in unchecked.output
+    # a model's question names the document of the passage it cites, and its generator apart
+    assert kept[0]["source"].endswith(".md") and Path(kept[0]["source"]).is_file()
+    assert kept[0]["generator"] == "kgrag-qgen" and kept[0]["chunk_ids"]
     free = runner.invoke(app, [*base[:4], "--llm", "none", "--no-check", "--out", str(tmp_path / "free.json")])
     assert free.exit_code != 0 and "--no-check: only LLM-generated questions" in free.output
     assert "Traceback" not in free.output

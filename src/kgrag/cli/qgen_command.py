@@ -121,7 +121,7 @@ def eval_qgen(
     from rich.progress import Progress
 
     from kgrag.core.errors import KgragError
-    from kgrag.evaluation.qgen.output import write_questions
+    from kgrag.evaluation.qgen.output import cited_chunks, write_questions
 
     if llm not in ("auto", "none", "config"):
         raise KgragError(f"--llm {llm!r}: choose auto, none or config")
@@ -140,5 +140,6 @@ def eval_qgen(
             on_question=lambda: bar.advance(task),
             llm_check=not no_check,
         )
-    write_questions(out, result, "kgrag-qgen")
+        documents = {cid: ref.source for cid, ref in ws.documents.sources(cited_chunks(result)).items()}
+    write_questions(out, result, documents)
     _summary(console, result, out)
