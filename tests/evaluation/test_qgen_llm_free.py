@@ -238,6 +238,22 @@ def test_each_written_question_names_the_document_it_came_from(sample_ws: Path, 
     assert len(load_dataset(out)) == len(rows)  # still a dataset `--dataset` reads
 
 
+def test_cli_shows_progress_while_it_parses_and_a_summary_of_short_lines(cli_same_seed: CliRun) -> None:
+    """Not on a terminal, progress comes as plain lines, as `kgrag index` gives it: each stage when it
+    starts and ends (and every few seconds between); the summary lists the most frequent rejections one a
+    line, counts the rest and wraps the notes."""
+    output, _, _ = cli_same_seed
+    lines = output.splitlines()
+    parsed = next(line for line in lines if line.startswith("parse lines: started, "))
+    total = int(parsed.split(", ")[1].split()[0])
+    assert total > 100 and f"parse lines: done, {total}/{total} (100%)" in output
+    assert re.search(r"find answers: done, (\d+)/\1 \(100%\)", output)
+    assert lines.index(parsed) < next(i for i, line in enumerate(lines) if line.startswith("kept "))
+    reasons = [line for line in lines if re.match(r"  \S.*: \d+$", line)]
+    assert 1 < len(reasons) <= 10 and re.search(r"^  … \d+ more reasons: [\d,]+ in all$", output, re.M)
+    assert all(len(line) <= 100 for line in lines if not line.startswith("kept "))
+
+
 def test_cli_writes_a_dataset_that_retrieval_evaluation_reads(
     sample_ws: Path,
     tmp_path: Path,

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from kgrag.core.errors import KgragError
 from kgrag.core.eval_records import EvalRunRecord
+from kgrag.core.progress import Progress
 from kgrag.core.registries import Registries
 from kgrag.documents import TokenCounter
 from kgrag.evaluation.datasets import QAItem
@@ -223,10 +224,12 @@ class EvalService:
         judge_model: str | None,
         on_question: OnQuestion,
         llm_check: bool = True,
+        progress: Progress | None = None,
     ) -> QGenResult:
         """Generate questions (:mod:`.qgen`): ``kinds`` None = the generator's defaults, ``per_kind`` one
         count or a count per kind (None, or a kind left out: 10 attempts per LLM kind, 60 questions per
-        LLM-free kind); ``llm_check=False`` leaves out the model's answerability check."""
+        LLM-free kind); ``llm_check=False`` leaves out the model's answerability check; ``progress`` is told
+        how the generation goes."""
         chosen = list(kinds) if kinds else list(default_kinds(self._parts, llm))
         judge = self.judge_factory
         return generate(
@@ -239,6 +242,7 @@ class EvalService:
             judge_model=judge_model,
             on_question=on_question,
             llm_check=llm_check,
+            progress=progress,
         )
 
 
