@@ -1,4 +1,4 @@
-"""Body of `kgrag tune --router`: collect outcomes with progress, print the cross-validated table and the
+"""Body of `kgrag tune router`: collect outcomes with progress, print the cross-validated table and the
 policy's rules, store the policy (unless ``--dry-run``)."""
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ reason are the first trace step, with a label saying what the decider found the 
 fact", "multi-hop", "linked via a third entity", "corpus-wide"); the chosen pipeline's steps then run on
 the same state.
 
-A policy fitted by ``kgrag tune --router`` and stored in the workspace (:mod:`.router_policy`) replaces
+A policy fitted by ``kgrag tune router`` and stored in the workspace (:mod:`.router_policy`) replaces
 both the LLM and the heuristics: its decision tree picks the pipeline from the question's features, and
 the trace's reason is ``rule: <conditions> → <pipeline>``. A chosen pipeline that cannot run here falls
 back to the policy's default, then to the local route.
