@@ -24,7 +24,7 @@ from scipy.stats import kendalltau, spearmanr
 from bench_qgen_filters import tau_ci
 from kgrag import Workspace
 from kgrag.evaluation.datasets import load_dataset
-from kgrag.evaluation.qgen.output import write_questions
+from kgrag.evaluation.qgen.output import cited_chunks, write_questions
 from kgrag.evaluation.retrieval_eval import RetrievalEvalReport
 from kgrag.evaluation.stats.rank_agreement import Scores
 
@@ -96,7 +96,8 @@ def main() -> None:
         generated = ws.eval.qgen(None, args.per_kind, seed=args.seed, llm="none")
         qgen_s = time.perf_counter() - started
         again = ws.eval.qgen(None, args.per_kind, seed=args.seed, llm="none")
-        write_questions(args.out, generated, "kgrag-qgen")
+        documents = {cid: ref.source for cid, ref in ws.documents.sources(cited_chunks(generated)).items()}
+        write_questions(args.out, generated, documents)
         gen_report = ws.eval.retrieval(generated.items, pipelines, args.k)
         hand_report = ws.eval.retrieval(load_dataset(args.questions), pipelines, args.k)
         second = ws.eval.qgen(None, args.per_kind, seed=args.second_seed, llm="none")

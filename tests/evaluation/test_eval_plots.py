@@ -30,11 +30,11 @@ def test_boxes_at_zero_and_one_stay_inside_the_axes(tmp_path: Path) -> None:
     assert path.stat().st_size > 1000
 
 
-def test_labels_of_pipelines_that_score_and_cost_alike_are_stacked_not_overwritten() -> None:
-    from kgrag.evaluation.plots import label_rows
+def test_points_of_pipelines_that_score_and_cost_alike_are_drawn_apart_not_over_each_other() -> None:
+    from kgrag.evaluation.plots import crowd_rows
 
     same = (0.8, 0.9)
     points = [same, (0.81, 0.9), (0.79, 0.91), (0.2, 0.9), (0.8, 0.5)]
-    rows = label_rows(points, 0.15, 0.05)
-    assert sorted(rows[:3]) == [0, 1, 2]  # three labels on one spot: three lines
-    assert rows[3] == 0 and rows[4] == 0  # far to the left, far below: their own line
+    rows = crowd_rows(points, 0.15, 0.05)
+    assert sorted(rows[:3]) == [0, 1, 2]  # three points on one spot: three slots
+    assert rows[3] == 0 and rows[4] == 0  # far to the left, far below: where they are

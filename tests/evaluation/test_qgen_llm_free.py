@@ -221,6 +221,39 @@ def test_same_seed_same_questions_other_seed_other_draw(
     assert all(0.0 < generated.meta[i.id]["usability"] < 1.0 for i in singles)  # each written with its chance
 
 
+def test_each_written_question_names_the_document_it_came_from(sample_ws: Path, cli_same_seed: CliRun) -> None:
+    """``source`` is the path of the document of the question's first passage, as ``kgrag show`` prints it
+    (every document when its passages come from several), and the generator is named apart."""
+    _, out, rows = cli_same_seed
+    with Workspace.open(sample_ws) as ws:
+        chunk_docs = {c.id: c.doc_id for c in ws.store.chunks.iter_all()}
+        paths = {d.id: d.source for d in ws.store.documents.list()}
+    for row in rows:
+        documents = list(dict.fromkeys(paths[chunk_docs[cid]] for cid in row["chunk_ids"]))
+        assert row["source"] == documents[0] and Path(row["source"]).is_file()
+        assert row.get("sources", documents[:1]) == documents and row["generator"] == "kgrag-qgen"
+    assert any("sources" in row for row in rows if row["question_type"] == "two-chunk")
+    shown = CliRunner().invoke(app, ["show", rows[0]["source"], "-w", str(sample_ws)])
+    assert shown.exit_code == 0 and f"source: {rows[0]['source']}" in shown.output
+    assert len(load_dataset(out)) == len(rows)  # still a dataset `--dataset` reads
+
+
+def test_cli_shows_progress_while_it_parses_and_a_summary_of_short_lines(cli_same_seed: CliRun) -> None:
+    """Not on a terminal, progress comes as plain lines, as `kgrag index` gives it: each stage when it
+    starts and ends (and every few seconds between); the summary lists the most frequent rejections one a
+    line, counts the rest and wraps the notes."""
+    output, _, _ = cli_same_seed
+    lines = output.splitlines()
+    parsed = next(line for line in lines if line.startswith("parse lines: started, "))
+    total = int(parsed.split(", ")[1].split()[0])
+    assert total > 100 and f"parse lines: done, {total}/{total} (100%)" in output
+    assert re.search(r"find answers: done, (\d+)/\1 \(100%\)", output)
+    assert lines.index(parsed) < next(i for i, line in enumerate(lines) if line.startswith("kept "))
+    reasons = [line for line in lines if re.match(r"  \S.*: \d+$", line)]
+    assert 1 < len(reasons) <= 10 and re.search(r"^  … \d+ more reasons: [\d,]+ in all$", output, re.M)
+    assert all(len(line) <= 100 for line in lines if not line.startswith("kept "))
+
+
 def test_cli_writes_a_dataset_that_retrieval_evaluation_reads(
     sample_ws: Path,
     tmp_path: Path,

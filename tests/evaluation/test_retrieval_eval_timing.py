@@ -9,7 +9,8 @@ from kgrag import Workspace
 from kgrag.core.context import RetrievalResult
 from kgrag.evaluation import load_dataset
 from kgrag.evaluation.datasets import QAItem
-from kgrag.evaluation.retrieval_eval import evaluate_retrieval, render_markdown
+from kgrag.evaluation.retrieval_eval import evaluate_retrieval
+from kgrag.evaluation.retrieval_report import render_markdown
 
 
 def _items(n: int) -> list[QAItem]:

@@ -1,5 +1,6 @@
-"""`kgrag tune --router` end to end on the sample corpus and its questions: the cross-validated table, the
-stored policy ``auto`` then routes by, the resumable cache, --dry-run, and one-line errors."""
+"""`kgrag tune --router` (the older spelling of `kgrag tune router`) end to end on the sample corpus and its
+questions: the cross-validated table, the stored policy ``auto`` then routes by, the resumable cache,
+--dry-run, and one-line errors."""
 
 from __future__ import annotations
 

@@ -12,7 +12,8 @@ import pytest
 import kgrag.workspace
 from kgrag.config import StoreConfig
 from kgrag.core.errors import KgragError, WorkspaceError
-from kgrag.evaluation.retrieval_eval import QuestionOutcome, RetrievalEvalReport, write_report
+from kgrag.evaluation.retrieval_eval import QuestionOutcome, RetrievalEvalReport
+from kgrag.evaluation.retrieval_report import write_report
 from kgrag.prompts import export_prompts
 from kgrag.store import Store
 from kgrag.workspace import Workspace

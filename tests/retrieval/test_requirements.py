@@ -81,3 +81,17 @@ def test_kgrag_pipelines_prints_the_checks(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "graph (missing)" in result.output and "embeddings (missing)" in result.output
     assert "graph-local: needs a non-empty knowledge graph" in result.output
+
+
+def test_auto_names_the_command_that_fits_its_policy_as_docs_cli_spells_it(tmp_path: Path) -> None:
+    """`kgrag pipelines` describes `auto` with `kgrag tune router`, the spelling docs/cli.md documents."""
+    ws = tmp_path / "ws"
+    runner = CliRunner()
+    assert runner.invoke(app, ["init", str(ws)]).exit_code == 0
+    (ws / "kgrag.toml").write_text('[embedding]\nprovider = "fake"\n[graph]\nextractor = "none"\n')
+    result = runner.invoke(app, ["pipelines", "-w", str(ws)], env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    auto = next(line for line in result.output.splitlines() if "│ auto " in line)
+    assert "a policy stored by `kgrag tune router`" in auto and "--router" not in result.output
+    documented = (Path(__file__).parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert "kgrag tune router -w my-ws" in documented

@@ -66,3 +66,45 @@ def test_a_one_fact_question_naming_two_graph_entities_goes_to_the_local_route(g
     assert cli.exit_code == 0, cli.output
     route_line = next(line for line in cli.output.splitlines() if line.startswith("Route: "))
     assert route_line.startswith("Route: single fact → rerank")
+
+
+class NoGraph:
+    """A graph that knows none of the question's phrases: only the wording can route."""
+
+    def known(self, phrase: str) -> bool:
+        return False
+
+    def bridge(self, named: Sequence[str]) -> Bridge | None:
+        return None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What link-local IP address do the cloud instance metadata endpoints use?",  # a kind of address
+        "What are the common sites and age-related risk factors of Hodgkin lymphoma?",
+        "Which evidence shows that the astronomer was socially well-connected?",
+        "Which docker run option stops a container from gaining privileges through setuid programs?",  # by what means
+        "If a tumor spreads through all layers of the bile duct, which structures could it invade next?",
+    ],
+)
+def test_a_cue_word_in_a_hyphenated_compound_or_through_alone_is_no_connective_wording(question: str) -> None:
+    assert heuristic_decision(question, NoGraph()) == (
+        "local",
+        "one subject, no connective or corpus-wide wording",
+        "single fact",
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "cue"),
+    [
+        ("How is the link between Osprey and Heron documented?", "link"),
+        ("What connections exist between Hall's wife and Moses Stickney through education?", "between"),
+        ("How does the Osprey outage affect Heron through Kestrel?", "affect"),
+        ("Is the cross-team budget compared with last year's?", "compared"),  # a hyphen elsewhere counts nothing
+        ("Osprey versus Heron: which sends alerts first?", "versus"),
+    ],
+)
+def test_connective_wording_still_routes_multi_hop(question: str, cue: str) -> None:
+    assert heuristic_decision(question, NoGraph())[:2] == ("multi-hop", f"connective wording {cue!r}")

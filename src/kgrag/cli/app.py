@@ -279,7 +279,15 @@ def eval_retrieval(
     pipelines: Annotated[
         str, typer.Option("--pipelines", help="Comma-separated pipeline names.")
     ] = "dense,bm25,hybrid",
-    k: Annotated[int, typer.Option("--k", min=1, max=MAX_K, help="Context items per question.")] = 5,
+    k: Annotated[
+        int,
+        typer.Option(
+            "--k",
+            min=1,
+            max=MAX_K,
+            help="Passages per question, at most; graph pipelines add graph items in the budget.",
+        ),
+    ] = 5,
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, max=MAX_ITEMS, help="Only the first N questions.")
     ] = None,
@@ -290,8 +298,9 @@ def eval_retrieval(
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Evidence recall@k per question type with 95% intervals, paired differences against a baseline
-    (wins/losses/ties) and a verdict, LLM-free; writes JSON, markdown and a plot."""
+    """Evidence recall per question type at one context budget (with the items each pipeline handed over),
+    95% intervals, paired differences against a baseline (wins/losses/ties) and a verdict, LLM-free;
+    writes JSON, markdown and a plot."""
     from kgrag.cli.eval_command import run_retrieval_eval
 
     run_retrieval_eval(workspace, dataset, pipelines, k, limit, out, new_console(), baseline)

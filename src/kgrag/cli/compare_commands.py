@@ -12,7 +12,7 @@ import typer
 from rich.table import Table
 
 from kgrag.cli.errors import guarded
-from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
+from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace, pipeline_names
 from kgrag.cli.ranges import MAX_BINS, MAX_ITEMS, MAX_K, MAX_SEED
 from kgrag.core.context import RouteDecision
 from kgrag.core.errors import KgragError
@@ -165,7 +165,7 @@ def compare(
     from kgrag.cli.answers import response_sources
 
     with open_workspace(workspace) as ws:
-        outcomes = ws.querying.compare(question, pipelines.split(","), k)
+        outcomes = ws.querying.compare(question, pipeline_names(pipelines), k)
         sources = response_sources(ws, [o.response for o in outcomes if o.response is not None])
     rows = [outcome_row(o, sources) for o in outcomes]
     if as_json:

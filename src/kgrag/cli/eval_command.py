@@ -7,10 +7,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import Progress
 
-from kgrag.cli.options import open_workspace
+from kgrag.cli.options import open_workspace, pipeline_names
 from kgrag.core.errors import KgragError
 from kgrag.evaluation import load_dataset, write_report
-from kgrag.evaluation.retrieval_eval import render_markdown
+from kgrag.evaluation.retrieval_report import render_markdown
 
 
 def run_retrieval_eval(
@@ -23,7 +23,7 @@ def run_retrieval_eval(
     console: Console,
     baseline: str | None = None,
 ) -> None:
-    names = [p.strip() for p in pipelines.split(",") if p.strip()]
+    names = pipeline_names(pipelines)
     if not names:
         raise KgragError("--pipelines is empty; name at least one pipeline (see `kgrag pipelines`)")
     if baseline is not None and baseline not in names:

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from kgrag.cli.errors import guarded
-from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace
+from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace, pipeline_names
 from kgrag.cli.ranges import MAX_ITEMS, MAX_K, MAX_REPEATS, MAX_SEED
 from kgrag.core.registries import builtin_defaults
 
@@ -61,7 +61,7 @@ def _run_body(a: _RunArgs) -> None:
         task = bar.add_task("questions", total=len(items) * (a.runs or ws.config.evaluation.runs))
         run = ws.eval.run(
             items,
-            _names(a.pipelines),
+            pipeline_names(a.pipelines),
             metrics=_names(a.metrics) if a.metrics else None,
             runs=a.runs,
             mode=a.mode,  # type: ignore[arg-type]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -43,3 +44,15 @@ def open_workspace(path: Path | None, **options: Any) -> Workspace:
     from kgrag.workspace import Workspace
 
     return Workspace.open(path, **options)
+
+
+def pipeline_names(text: str, option: str = "--pipelines") -> list[str]:
+    """The comma-separated names of ``option`` in order, each once. A name given twice would run the
+    pipeline twice and count every question twice, so the repeat is dropped, as ``kgrag compare`` and the
+    server drop it, with a note on stderr naming it (the report on stdout stays clean)."""
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    unique = list(dict.fromkeys(names))
+    if repeated := [name for name in unique if names.count(name) > 1]:
+        which = ", ".join(repeated)
+        print(f"! {option} names {which} more than once; each pipeline runs once", file=sys.stderr, flush=True)
+    return unique

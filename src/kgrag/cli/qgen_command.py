@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -34,25 +35,42 @@ def _shown(offered: dict[str, int], left_out: dict[str, int]) -> str:
     return ", ".join(parts)
 
 
+REASONS_SHOWN = 10
+"""Rejection reasons listed one a line, the most frequent first; the rest are counted in one line."""
+WRAP = 100
+"""Notes are wrapped at this width (or the terminal's, when narrower)."""
+
+
+def _rejections(rejected: Counter[str]) -> list[str]:
+    """One line per reason, the most frequent first, the rarer ones summed up in a last line."""
+    if not rejected:
+        return ["rejected: none"]
+    ranked = rejected.most_common()
+    lines = [f"rejected {sum(rejected.values()):,}, by reason:"]
+    lines += [f"  {why}: {n}" for why, n in ranked[:REASONS_SHOWN]]
+    if rest := ranked[REASONS_SHOWN:]:
+        lines.append(f"  … {len(rest)} more reasons: {sum(n for _, n in rest):,} in all")
+    return lines
+
+
 def _summary(console: Console, result: QGenResult, out: Path) -> None:
-    """What was kept and written, every rejection by reason, what the generator was shown, the generators'
+    """What was kept and written, the rejections by reason, what the generator was shown, the generators'
     notes (fewer questions than asked, and why), and how many LLM-free questions name the headings above
-    their sentence."""
+    their sentence: short lines, a long list counted rather than run on."""
     from kgrag.evaluation.datasets import LLM_FREE_KINDS
 
-    rejected = ", ".join(f"{why}: {n}" for why, n in result.rejected.most_common()) or "none"
+    width = min(console.width, WRAP)
     kinds = Counter(item.question_type for item in result.items)
     each = f" ({', '.join(f'{n} {kind}' for kind, n in kinds.most_common())})" if len(kinds) > 1 else ""
-    console.print(
-        f"kept {len(result.items)} of {result.generated} generated questions{each} → {out}; rejected: {rejected}",
-        markup=False,
-    )
+    lines = [f"kept {len(result.items)} of {result.generated} generated questions{each} → {out}"]
+    lines += _rejections(result.rejected)
     if result.offered:
-        console.print(
-            f"shown to the generator: {_shown(result.offered, result.left_out)}", markup=False, highlight=False
-        )
+        lines.append(f"shown to the generator: {_shown(result.offered, result.left_out)}")
     for note, times in Counter(result.notes).items():  # a failure noted on every attempt is shown once
-        console.print(note if times == 1 else f"{note} (×{times})", markup=False, highlight=False)
+        text = note if times == 1 else f"{note} (×{times})"
+        lines += textwrap.wrap(text, width, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
+    for line in lines:
+        console.print(line, markup=False, highlight=False)
     free = [item for item in result.items if item.question_type in LLM_FREE_KINDS]
     if free:
         metas = [result.meta.get(item.id) for item in free]
@@ -118,10 +136,9 @@ def eval_qgen(
 ) -> None:
     """Generate a QA dataset from this workspace's documents (and graph, with an LLM): de-duplicated, each
     question checked against the passages it came from."""
-    from rich.progress import Progress
-
+    from kgrag.cli.progress import console_progress
     from kgrag.core.errors import KgragError
-    from kgrag.evaluation.qgen.output import write_questions
+    from kgrag.evaluation.qgen.output import cited_chunks, write_questions
 
     if llm not in ("auto", "none", "config"):
         raise KgragError(f"--llm {llm!r}: choose auto, none or config")
@@ -129,16 +146,16 @@ def eval_qgen(
         raise KgragError(f"--out {out}: name a .json (a list) or .jsonl (one question per line) file")
     names, counts = _kinds(kinds, per_kind)
     console = new_console()
-    with open_workspace(workspace) as ws, Progress(console=console, transient=True) as bar:
-        task = bar.add_task("generating", total=None)
+    with open_workspace(workspace) as ws, console_progress(console) as progress:
         result = ws.eval.qgen(
             names,
             counts,
             seed=seed,
             llm=llm,  # type: ignore[arg-type]  # checked above
             judge_model=judge_model,
-            on_question=lambda: bar.advance(task),
             llm_check=not no_check,
+            progress=progress,
         )
-    write_questions(out, result, "kgrag-qgen")
+        documents = {cid: ref.source for cid, ref in ws.documents.sources(cited_chunks(result)).items()}
+    write_questions(out, result, documents)
     _summary(console, result, out)

@@ -1,4 +1,4 @@
-"""Body of `kgrag tune --router`: collect outcomes with progress, print the cross-validated table and the
+"""Body of `kgrag tune router`: collect outcomes with progress, print the cross-validated table and the
 policy's rules, store the policy (unless ``--dry-run``)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from kgrag.cli.options import open_workspace
+from kgrag.cli.options import open_workspace, pipeline_names
 from kgrag.cli.progress import console_progress
 from kgrag.core.errors import KgragError
 from kgrag.evaluation.datasets import QAItem
@@ -25,7 +25,7 @@ def run_router_tuning(
     cache: Path | None,
     console: Console,
 ) -> None:
-    names = [p.strip() for p in pipelines.split(",") if p.strip()] if pipelines is not None else None
+    names = pipeline_names(pipelines) if pipelines is not None else None
     if names is not None and not names:
         raise KgragError("--pipelines is empty; name the pipelines the router may choose (see `kgrag pipelines`)")
     labelled = sum(1 for item in items if item.evidence)

@@ -10,9 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-Point = tuple[str, float, float, tuple[float, float] | None]  # label, x, y, 95 % interval of y
+
+class Point(NamedTuple):
+    """One pipeline's estimate on one panel: ``name`` (the legend's key: one marker and colour per name
+    in every panel), cost ``x``, quality ``y``, the 95 % interval of ``y`` (None: none known) and
+    ``hollow`` for the second measure of the same pipeline (drawn with an open marker)."""
+
+    name: str
+    x: float
+    y: float
+    ci: tuple[float, float] | None = None
+    hollow: bool = False
 
 
 def _yerr(y: float, ci: tuple[float, float] | None) -> list[list[float]]:
@@ -31,15 +41,16 @@ def _pyplot() -> Any:
     return plt
 
 
-LABEL_WIDTH = 0.15  # share of the x axis a point's label takes, about
-LABEL_HEIGHT = 0.05  # and of the y axis
-LABEL_STEP_PT = 11  # a crowded label sits this far above the one before it
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*")
+CROWD_WIDTH = 0.02  # share of the x axis within which two markers hide each other, about
+CROWD_HEIGHT = 0.03  # and of the y axis
+NUDGE_PT = 4  # a crowded point is drawn this far right of the one before it, in points
 
 
-def label_rows(points: Sequence[tuple[float, float]], width: float, height: float) -> list[int]:
-    """For each point (x and y as shares of their axes), how many labels to stack below its own: one per
-    point before it, in x order, whose label would overlap its label. Pipelines that score and cost
-    alike would otherwise write their names over each other."""
+def crowd_rows(points: Sequence[tuple[float, float]], width: float, height: float) -> list[int]:
+    """For each point (x and y as shares of their axes), how many points before it, in x order, its
+    marker would sit on (within ``width`` and ``height``), as a slot number: the point is drawn that
+    many nudges to the right, so pipelines that score and cost alike do not hide each other."""
     order = sorted(range(len(points)), key=lambda i: (points[i][0], points[i][1], i))
     rows = [0] * len(points)
     placed: list[int] = []
@@ -52,32 +63,153 @@ def label_rows(points: Sequence[tuple[float, float]], width: float, height: floa
     return rows
 
 
-def _scatter(ax: Any, points: Sequence[Point], xlabel: str, ylabel: str) -> None:
-    top = max([1.0, *[ci[1] if ci else y for _, _, y, ci in points]]) * 1.05
-    right = max([1.0, *[x for _, x, _, _ in points]]) * 1.2
-    rows = label_rows([(x / right, y / top) for _, x, y, _ in points], LABEL_WIDTH, LABEL_HEIGHT)
-    for (label, x, y, ci), row in zip(points, rows, strict=True):
-        drawn = ax.errorbar([x], [y], yerr=_yerr(y, ci), fmt="o", capsize=3)
-        color = drawn.lines[0].get_color()  # a stacked label is told from its neighbours by its point's colour
-        offset = (5, 5 + LABEL_STEP_PT * row)
-        ax.annotate(label, (x, y), textcoords="offset points", xytext=offset, fontsize=8, color=color)
+def styles(names: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """A (colour, marker) pair per name, in order, no two alike: the legend tells the points apart by
+    both, so no label has to sit next to its point."""
+    unique = list(dict.fromkeys(names))
+    return {name: (f"C{i % 10}", MARKERS[i % len(MARKERS)]) for i, name in enumerate(unique)}
+
+
+def _scatter(ax: Any, points: Sequence[Point], looks: dict[str, tuple[str, str]], xlabel: str, ylabel: str) -> bool:
+    """Each point with its interval as an error bar; returns whether any was nudged aside."""
+    from matplotlib.transforms import offset_copy
+
+    top = max([1.0, *[p.ci[1] if p.ci else p.y for p in points]]) * 1.05
+    right = max([1.0, *[p.x for p in points]]) * 1.2
+    rows = crowd_rows([(p.x / right, p.y / top) for p in points], CROWD_WIDTH, CROWD_HEIGHT)
+    for point, row in zip(points, rows, strict=True):
+        colour, marker = looks[point.name]
+        shift = offset_copy(ax.transData, fig=ax.figure, x=NUDGE_PT * row, y=0, units="points")
+        face = "white" if point.hollow else colour
+        ax.errorbar(
+            [point.x],
+            [point.y],
+            yerr=_yerr(point.y, point.ci),
+            fmt=marker,
+            color=colour,
+            mfc=face,
+            capsize=3,
+            label=point.name,
+            elinewidth=1,
+            alpha=0.9,
+            transform=shift,
+        )
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_ylim(0, top)
     ax.set_xlim(left=0, right=right)
     ax.grid(alpha=0.3)
+    return any(rows)
 
 
-def quality_vs_cost(panels: Sequence[tuple[str, Sequence[Point]]], ylabel: str, title: str, path: Path) -> None:
-    """One scatter per cost axis (e.g. context tokens, latency): each pipeline a point, quality on y."""
+def _legend(fig: Any, looks: dict[str, tuple[str, str]], variants: tuple[str, str] | None) -> None:
+    """One entry per name (its colour and marker), then, when two measures share a panel, what a filled
+    and an open marker stand for; beside the panels, so no entry covers a point."""
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], ls="", marker=m, color=c, label=name) for name, (c, m) in looks.items()]
+    if variants:
+        handles += [
+            Line2D([], [], ls="", marker="o", color="grey", label=f"filled: {variants[0]}"),
+            Line2D([], [], ls="", marker="o", color="grey", mfc="white", label=f"open: {variants[1]}"),
+        ]
+    fig.legend(handles=handles, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, frameon=False)
+
+
+def quality_vs_cost(
+    panels: Sequence[tuple[str, Sequence[Point]]],
+    ylabel: str,
+    title: str,
+    path: Path,
+    variants: tuple[str, str] | None = None,
+) -> None:
+    """One scatter per cost axis (e.g. context tokens, latency): each pipeline a point with its 95 %
+    interval, quality on y, told apart by a legend of colours and markers; ``variants`` names what
+    filled and open markers stand for when a panel holds two measures per pipeline."""
     plt = _pyplot()
+    looks = styles([p.name for _, points in panels for p in points])
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4), squeeze=False)
+    nudged = False
     for ax, (xlabel, points) in zip(axes[0], panels, strict=True):
-        _scatter(ax, points, xlabel, ylabel)
-    fig.suptitle(title, fontsize=10)
+        nudged = _scatter(ax, points, looks, xlabel, ylabel) or nudged
+    _legend(fig, looks, variants)
+    note = f"\n(points that would cover each other are drawn {NUDGE_PT} pt apart sideways)" if nudged else ""
+    fig.suptitle(title + note, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
+
+
+class Row(NamedTuple):
+    """One pipeline's row of a forest panel: ``name`` (the legend's key), ``label`` (written beside the
+    row, e.g. the pipeline and what it cost) and its ``estimates`` as points whose ``x`` is unused."""
+
+    name: str
+    label: str
+    estimates: Sequence[Point]
+
+
+ROW_SPREAD = 0.16  # two estimates of one row sit this far above and below its line (rows are 1 apart)
+
+
+def _forest(ax: Any, rows: Sequence[Row], looks: dict[str, tuple[str, str]], xlabel: str) -> None:
+    """Each row a line, top to bottom, its estimates with their intervals as horizontal error bars and
+    its label as the tick beside it: a label cannot be read as another row's."""
+    top = max([1.0, *[p.ci[1] if p.ci else p.y for row in rows for p in row.estimates]]) * 1.05
+    for line, row in enumerate(rows):
+        colour, marker = looks[row.name]
+        level = len(rows) - 1 - line
+        spread = [0.0] if len(row.estimates) < 2 else [ROW_SPREAD, -ROW_SPREAD]
+        for point, shift in zip(row.estimates, spread, strict=False):
+            face = "white" if point.hollow else colour
+            ax.errorbar(
+                [point.y],
+                [level + shift],
+                xerr=_yerr(point.y, point.ci),
+                fmt=marker,
+                color=colour,
+                mfc=face,
+                capsize=3,
+                label=point.name,
+                elinewidth=1,
+            )
+    ax.set_yticks(range(len(rows)), [row.label for row in reversed(rows)], fontsize=8)
+    ax.set_ylim(-0.6, len(rows) - 0.4)
+    ax.set_xlim(0, top)
+    ax.set_xlabel(xlabel)
+    ax.grid(axis="x", alpha=0.3)
+
+
+def forest_and_cost(
+    rows: Sequence[Row],
+    cost: tuple[str, Sequence[Point]],
+    quality: str,
+    title: str,
+    variants: tuple[str, str] | None = None,
+) -> Any:
+    """The figure (saved by :func:`save_figure`). Left: every pipeline's quality with its 95 % interval on
+    a row of its own, labelled with the pipeline and what it handed over; right: quality against
+    ``cost`` (its axis label and points), one marker and colour per pipeline in both panels and in the
+    legend. For pipelines that spend about the same context, where a scatter against context tokens
+    would pile them onto one spot."""
+    plt = _pyplot()
+    looks = styles([row.name for row in rows])
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, max(4.0, 0.42 * len(rows) + 1.6)))
+    _forest(left, rows, looks, quality)
+    nudged = _scatter(right, cost[1], looks, cost[0], quality)
+    _legend(fig, looks, variants)
+    note = f"\n(points that would cover each other are drawn {NUDGE_PT} pt apart sideways)" if nudged else ""
+    fig.suptitle(title + note, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def save_figure(fig: Any, path: Path) -> None:
+    """Write ``fig`` as a PNG with its legend (beside the panels) inside the picture, and free it."""
+    plt = _pyplot()
+    try:
+        fig.savefig(path, dpi=110, bbox_inches="tight")
+    finally:
+        plt.close(fig)
 
 
 Bar = tuple[float, tuple[float, float] | None]  # mean, 95 % interval

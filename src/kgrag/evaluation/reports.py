@@ -201,7 +201,7 @@ def _points(summary: Summary, metric: str, cost: str) -> list[Point]:
         if quality and spend and quality.get("mean") is not None and spend.get("mean") is not None:
             ci = quality.get("ci95")
             points.append(
-                (pipeline, float(spend["mean"] or 0), float(quality["mean"] or 0), (ci[0], ci[1]) if ci else None)
+                Point(pipeline, float(spend["mean"] or 0), float(quality["mean"] or 0), (ci[0], ci[1]) if ci else None)
             )
     return points
 

@@ -118,6 +118,17 @@ def _cell(cell: IntervalCell | None, signed: bool = False) -> str:
     return text
 
 
+def column_head(column: str, n: int, small: bool) -> str:
+    """A table's column head: ``Fact Retrieval (n=15)``, ``Contextual Summarize (n=5, small)``; every
+    table of the report heads its columns this way."""
+    return f"{column} (n={n}{', small' if small else ''})"
+
+
+def small_columns(block: MeasureBlock) -> set[str]:
+    """The columns marked *small* in ``block``'s estimates (types under ``min_stratum`` questions)."""
+    return _columns(block)[2]
+
+
 def _columns(block: MeasureBlock) -> tuple[list[str], dict[str, int], set[str]]:
     sizes: dict[str, int] = {}
     small: set[str] = set()
@@ -134,7 +145,7 @@ def render_statistics(stats: RetrievalStatistics, measure: Measure, pipelines: l
     """Markdown: the interval table, the paired-difference table and the verdict lines of ``measure``."""
     block = stats[measure]
     columns, sizes, small = _columns(block)
-    heads = [f"{c} (n={sizes[c]}{', small' if c in small else ''})" for c in columns]
+    heads = [column_head(c, sizes[c], c in small) for c in columns]
     lines = [
         "Mean [95% CI] per question type; *small* types (under "
         f"{stats['settings']['min_stratum']} questions) weigh less in Macro and decide nothing alone.",

@@ -2,8 +2,8 @@
 
 Metric and pairwise evaluations are started with ``kgrag eval run`` / ``kgrag eval pairwise`` (they take
 minutes to hours); the server lists the stored runs, shows one with its scores summary and drills down
-to one question (:mod:`kgrag.server.eval_detail`), and runs a retrieval evaluation (evidence recall@k,
-no LLM) as a job whose result names the stored run.
+to one question (:mod:`kgrag.server.eval_detail`), and runs a retrieval evaluation (evidence recall at the
+context budget, no LLM) as a job whose result names the stored run.
 """
 
 from __future__ import annotations
@@ -189,7 +189,7 @@ def _pipelines(hosted: HostedWorkspace, text: str, limit: int) -> list[str]:
     "/eval/retrieval",
     response_model=JobStarted,
     status_code=202,
-    summary="Run a retrieval evaluation (evidence recall@k per pipeline) as a job; its result names the run",
+    summary="Run a retrieval evaluation (evidence recall at the context budget) as a job; its result names the run",
     responses={
         400: {"description": "Unreadable questions or an unknown pipeline."},
         409: {"description": "A job runs."},

@@ -8,7 +8,7 @@ interrupted run resumes where it stopped. A record is reused only when its quest
 workspace fingerprint (model, chunks, vectors, graph size, retrieval and rerank settings) match, so a
 re-indexed workspace, a changed setting or an edited dataset is scored again.
 
-Fitting is then offline and cheap: ``folds``-fold cross-validation; ``kgrag tune --router`` keeps the
+Fitting is then offline and cheap: ``folds``-fold cross-validation; ``kgrag tune router`` keeps the
 questions that share a main evidence passage in one fold (:mod:`kgrag.tuning.evidence_folds`), so a rule
 is not tested on siblings of the questions it was fitted on (without a chunk index, folds are drawn per
 question type from ``seed``); a policy tree (:mod:`.router_tree`) is fitted on all folds but one and

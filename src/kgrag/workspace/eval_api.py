@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from kgrag.core.eval_records import EvalRunRecord, EvalTrace
+from kgrag.core.progress import Progress
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.pairwise.types import PairwiseSettings
 from kgrag.evaluation.qgen import QGenResult
@@ -188,6 +189,7 @@ class EvalAPI:
         judge_model: str | None = None,
         on_question: Callable[[], None] | None = None,
         llm_check: bool = True,
+        progress: Progress | None = None,
     ) -> QGenResult:
         """Generate questions (see :mod:`kgrag.evaluation.service.qgen`): with ``llm="none"`` (or no LLM
         configured) known-item questions from the chunks; else with the configured LLM from the graph
@@ -195,7 +197,16 @@ class EvalAPI:
         ``llm_check=False`` leaves that model check out, the checks that need no model stay), plus the
         LLM-free kinds among ``kinds`` in the same set. ``kinds`` None = the default kinds of that
         generator; ``per_kind``: one count for every kind or a count per kind name (None, or a kind left
-        out: 10 attempts per LLM kind, 60 questions per LLM-free kind)."""
+        out: 10 attempts per LLM kind, 60 questions per LLM-free kind). ``progress`` (e.g. the CLI's bars or
+        lines, :mod:`kgrag.core.progress`) is told how the generation goes: the model's attempts, or the
+        parsing and search of the documents, which take most of an LLM-free run."""
         return self._service.qgen(
-            kinds, per_kind, seed=seed, llm=llm, judge_model=judge_model, on_question=on_question, llm_check=llm_check
+            kinds,
+            per_kind,
+            seed=seed,
+            llm=llm,
+            judge_model=judge_model,
+            on_question=on_question,
+            llm_check=llm_check,
+            progress=progress,
         )

@@ -33,6 +33,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 from kgrag.core.errors import KgragError
+from kgrag.core.progress import Progress, SilentProgress
 from kgrag.documents.provenance import authored_title, changelog_source, changelog_title
 from kgrag.documents.words import content_words
 from kgrag.evaluation.datasets import LLM_FREE_KINDS, QAItem
@@ -48,6 +49,10 @@ from kgrag.evaluation.qgen.usability import features, shipped_model
 from kgrag.store import Store
 
 PAIRS_PER_TOPIC = 2
+PARSE = "parse lines"
+"""The progress stage of parsing the corpus's prose lines with spaCy."""
+SEARCH = "find answers"
+"""The progress stage of searching each passage's sentences for a span to ask about."""
 CHANGELOG_SKIPPED = "passage of a changelog or release notes (evaluation.qgen_changelogs)"
 EVIDENCE_OVERLAP = 0.6
 """Known-item questions whose evidence sentences share this share of content words are near-duplicates
@@ -61,19 +66,29 @@ def parse_candidates(
     rejected: Counter[str],
     strict: bool = True,
     trimmed: bool = False,
+    progress: Progress | None = None,
 ) -> list[Cloze]:
     """Every passage's candidates, in passage order (``nlp``: a loaded spaCy pipeline; ``strict``: the
     defect checks of :mod:`kgrag.evaluation.qgen.defects`; ``trimmed``: sentences too long to ask whole
-    are asked with parts left out, :func:`kgrag.evaluation.qgen.cloze.make_cloze`)."""
+    are asked with parts left out, :func:`kgrag.evaluation.qgen.cloze.make_cloze`). Parsing every line,
+    then searching every passage, is nearly all of the generation's time: ``progress`` counts both
+    (stages :data:`PARSE` and :data:`SEARCH`)."""
+    shown = progress or SilentProgress()
     texts = prose_texts(passages)  # a chunk cut from inside a long code block holds no fence to tell it by
     lines = [(p, line) for p in passages for line in prose_lines(texts[p.chunk_id])]
     docs_by_chunk: dict[str, list[Any]] = defaultdict(list)
+    shown.start(PARSE, len(lines))
     for (passage, _), doc in zip(lines, nlp.pipe([line for _, line in lines], batch_size=64), strict=True):
         docs_by_chunk[passage.chunk_id].append(doc)
         rarity.labels.add(doc)  # every name's labels are counted before any is asked about
+        shown.advance(PARSE)
+    shown.finish(PARSE)
     found: list[Cloze] = []
+    shown.start(SEARCH, len(passages))
     for passage in passages:
         found += clozes(passage, docs_by_chunk.get(passage.chunk_id, []), rarity, rejected, strict, trimmed)
+        shown.advance(SEARCH)
+    shown.finish(SEARCH)
     return found
 
 
@@ -283,6 +298,14 @@ def _pair_shortfall(kept: int, asked: int, good: int) -> str:
     )
 
 
+def _check_kinds(kinds: Sequence[str]) -> None:
+    """A kind this generator does not make is one clear error naming it, before anything is parsed."""
+    if unknown := [k for k in kinds if k not in LLM_FREE_KINDS]:
+        raise KgragError(
+            f"unknown question kind(s) without an LLM: {', '.join(unknown)}; choose from {', '.join(LLM_FREE_KINDS)}"
+        )
+
+
 def known_item_questions(
     passages: Sequence[Passage],
     nlp: Any,
@@ -299,6 +322,7 @@ def known_item_questions(
     trimmed: bool = False,
     changelogs: bool = False,
     lookups: Lookups | None = None,
+    progress: Progress | None = None,
 ) -> QGenResult:
     """Up to ``per_kind`` questions of each of ``kinds`` (``known-item``, ``two-chunk``) from
     ``passages``; the same passages, pipeline and seed give the same questions. ``strict=False`` leaves out
@@ -310,18 +334,15 @@ def known_item_questions(
     (:func:`kgrag.evaluation.qgen.cloze.make_cloze`); ``changelogs=True`` also cuts questions from
     changelogs and release notes (``Passage.changelog``), which otherwise count in the corpus's statistics
     but give no question; ``lookups`` (a gazetteer, first names) let a place be asked by its kind ("which city")
-    and a person named by a first name "who" (:mod:`kgrag.evaluation.qgen.lookups`)."""
-    unknown = [k for k in kinds if k not in LLM_FREE_KINDS]
-    if unknown:
-        raise KgragError(
-            f"unknown question kind(s) without an LLM: {', '.join(unknown)}; choose from {', '.join(LLM_FREE_KINDS)}"
-        )
+    and a person named by a first name "who" (:mod:`kgrag.evaluation.qgen.lookups`); ``progress`` is told how
+    the parsing and the search go (:func:`parse_candidates`)."""
+    _check_kinds(kinds)
     ordered = sorted(passages, key=lambda p: p.chunk_id)
     result, rarity = QGenResult(), Rarity(ordered, lookups)
     questioned = [p for p in ordered if changelogs or not p.changelog]
     if skipped := len(ordered) - len(questioned):
         result.rejected[CHANGELOG_SKIPPED] += skipped
-    candidates = parse_candidates(questioned, nlp, rarity, result.rejected, strict, trimmed)
+    candidates = parse_candidates(questioned, nlp, rarity, result.rejected, strict, trimmed, progress)
     good = _above_floor(candidates, min_quality, result)
     made: list[tuple[QAItem, ItemMeta]] = []
     named: dict[Cloze, tuple[Heading, ...]] = {}

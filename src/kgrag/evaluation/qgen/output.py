@@ -5,6 +5,7 @@ written whole or not at all (a temporary file renamed into place)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import NotRequired, TypedDict
 
@@ -13,9 +14,16 @@ from kgrag.core.errors import KgragError
 from kgrag.evaluation.datasets import QAItem
 from kgrag.evaluation.qgen.generate import ItemMeta, QGenResult
 
+GENERATOR = "kgrag-qgen"
+"""What every written question names as its ``generator``."""
+
 
 class QuestionRecord(TypedDict):
-    """One written question: the GraphRAG-Bench fields, then how it was made (:class:`ItemMeta`)."""
+    """One written question: the GraphRAG-Bench fields, then how it was made (:class:`ItemMeta`) and by
+    which generator. ``source`` is the path of the document the question's first passage comes from, as
+    the workspace stores it (what ``kgrag show`` prints; empty when that document is no longer indexed),
+    so a reader can check the question against its page; ``sources`` lists every document, in passage
+    order, when the passages come from more than one."""
 
     id: str
     source: str
@@ -29,30 +37,43 @@ class QuestionRecord(TypedDict):
     quality: NotRequired[float]
     headings: NotRequired[list[str]]
     usability: NotRequired[float]
+    generator: str
+    sources: NotRequired[list[str]]
 
 
-def records(result: QGenResult, source: str) -> list[QuestionRecord]:
-    """One dataset record per kept question: the GraphRAG-Bench fields, then how it was made."""
-    return [_record(item, source, result.meta.get(item.id)) for item in result.items]
+def cited_chunks(result: QGenResult) -> list[str]:
+    """Every passage the kept questions came from, in order, each once: what to look the documents up by."""
+    ids = (cid for item in result.items if (meta := result.meta.get(item.id)) for cid in meta["chunk_ids"])
+    return list(dict.fromkeys(ids))
 
 
-def _record(item: QAItem, source: str, meta: ItemMeta | None) -> QuestionRecord:
+def records(result: QGenResult, documents: Mapping[str, str]) -> list[QuestionRecord]:
+    """One dataset record per kept question (``documents``: chunk id → its document's path)."""
+    return [_record(item, result.meta.get(item.id), documents) for item in result.items]
+
+
+def _record(item: QAItem, meta: ItemMeta | None, documents: Mapping[str, str]) -> QuestionRecord:
+    paths = list(dict.fromkeys(documents.get(cid, "") for cid in (meta["chunk_ids"] if meta else [])))
     record: QuestionRecord = {
         "id": item.id,
-        "source": source,
+        "source": paths[0] if paths else "",
         "question": item.question,
         "answer": item.answer,
         "question_type": item.question_type,
         "evidence": item.evidence,
+        "generator": GENERATOR,
     }
+    if len(paths) > 1:
+        record["sources"] = paths
     if meta:
         record.update(meta)
     return record
 
 
-def write_questions(path: Path, result: QGenResult, source: str) -> None:
-    """Write ``result``'s questions to ``path`` (``.json`` list or ``.jsonl`` lines)."""
-    rows = records(result, source)
+def write_questions(path: Path, result: QGenResult, documents: Mapping[str, str]) -> None:
+    """Write ``result``'s questions to ``path`` (``.json`` list or ``.jsonl`` lines); ``documents`` maps
+    each of :func:`cited_chunks` to its document's path (``ws.documents.sources``)."""
+    rows = records(result, documents)
     if path.suffix == ".json":
         text = json.dumps(rows, indent=1, ensure_ascii=False) + "\n"
     elif path.suffix == ".jsonl":

@@ -11,10 +11,12 @@ rephrase them), so that neither lean alone decides how the set ranks pipelines (
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Literal
 
 from kgrag.core.errors import KgragError
+from kgrag.core.progress import Progress, SilentProgress
 from kgrag.documents import TokenCounter
 from kgrag.evaluation.datasets import LLM_FREE_KINDS, LLM_KINDS
 from kgrag.evaluation.qgen import QGenResult, generate_questions
@@ -34,6 +36,8 @@ LLM_PER_KIND = 10
 """Attempts per model-written kind when none is given (each attempt may write several questions)."""
 FREE_PER_KIND = 60
 """Questions per LLM-free kind when none is given."""
+ATTEMPTS = "model tries"
+"""The progress stage of the model's attempts (each one sampled source, one generation call)."""
 
 
 def uses_llm(parts: EvalParts, llm: GeneratorChoice) -> bool:
@@ -60,11 +64,14 @@ def generate(
     judge_model: str | None,
     on_question: Callable[[], None] | None,
     llm_check: bool = True,
+    progress: Progress | None = None,
 ) -> QGenResult:
     """Questions of ``kinds`` (see the module docstring); ``per_kind``: one count for every kind or a count
     per kind name, a kind without one getting ``LLM_PER_KIND`` attempts (a kind the model writes) or
     ``FREE_PER_KIND`` questions (an LLM-free kind); ``judge`` builds a client for a model name;
-    ``llm_check=False`` keeps LLM-generated questions without the model's answerability check."""
+    ``llm_check=False`` keeps LLM-generated questions without the model's answerability check;
+    ``progress`` is told how the work goes: the model's attempts (:data:`ATTEMPTS`), the parsing and the
+    search of the LLM-free generator (:func:`kgrag.evaluation.qgen.known_item.parse_candidates`)."""
     if parts.store.chunks.count() == 0:
         raise KgragError("the workspace has no indexed documents yet; run `kgrag index PATH` first")
     model_kinds = [k for k in kinds if k not in LLM_FREE_KINDS]
@@ -72,7 +79,7 @@ def generate(
     if not llm_check and not (model_kinds and with_llm):
         raise KgragError("--no-check: only LLM-generated questions have a model's check to leave out")
     if not with_llm:
-        return _without_llm(parts, kinds, _counts(kinds, per_kind, FREE_PER_KIND), seed, on_question)
+        return _without_llm(parts, kinds, _counts(kinds, per_kind, FREE_PER_KIND), seed, on_question, progress)
     unknown = [k for k in model_kinds if k not in LLM_KINDS]
     if unknown:
         choices = ", ".join((*LLM_KINDS, *LLM_FREE_KINDS))
@@ -82,10 +89,12 @@ def generate(
         model = judge_model or parts.config.evaluation.qgen_judge_model
         checker = judge(model) if model and llm_check else None
         counts = _counts(model_kinds, per_kind, LLM_PER_KIND)
-        results.append(_with_llm(parts, counts, seed, on_question, llm_check, checker))
+        with _attempts(progress, sum(counts.values()), on_question) as tick:
+            results.append(_with_llm(parts, counts, seed, tick, llm_check, checker))
     free_kinds = [k for k in kinds if k in LLM_FREE_KINDS]
     if free_kinds:
-        results.append(_without_llm(parts, free_kinds, _counts(free_kinds, per_kind, FREE_PER_KIND), seed, on_question))
+        free_counts = _counts(free_kinds, per_kind, FREE_PER_KIND)
+        results.append(_without_llm(parts, free_kinds, free_counts, seed, on_question, progress))
     return combine(results, parts.config.evaluation.qgen_dedup_threshold)
 
 
@@ -96,8 +105,33 @@ def _counts(kinds: Sequence[str], per_kind: PerKind | None, default: int) -> dic
     return {kind: given.get(kind) or every or default for kind in kinds}
 
 
+@contextmanager
+def _attempts(
+    progress: Progress | None, total: int, on_question: Callable[[], None] | None
+) -> Iterator[Callable[[], None]]:
+    """What the model generator calls before each attempt: it advances ``progress``'s :data:`ATTEMPTS`
+    stage (of ``total``) and tells ``on_question``."""
+    shown = progress or SilentProgress()
+    shown.start(ATTEMPTS, total)
+
+    def tick() -> None:
+        shown.advance(ATTEMPTS)
+        if on_question is not None:
+            on_question()
+
+    try:
+        yield tick
+    finally:
+        shown.finish(ATTEMPTS)
+
+
 def _without_llm(
-    parts: EvalParts, kinds: Sequence[str], per_kind: PerKind, seed: int, on_question: Callable[[], None] | None
+    parts: EvalParts,
+    kinds: Sequence[str],
+    per_kind: PerKind,
+    seed: int,
+    on_question: Callable[[], None] | None,
+    progress: Progress | None,
 ) -> QGenResult:
     """Known-item and two-chunk questions cut from the chunks with spaCy."""
     config = parts.config
@@ -116,6 +150,7 @@ def _without_llm(
         changelogs=config.evaluation.qgen_changelogs,
         learned=config.evaluation.qgen_usability,
         lookups=lookups,
+        progress=progress,
     )
     if config.evaluation.qgen_gazetteers and (missing := lookups.missing()):
         result.notes.append(

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from kgrag.core.errors import KgragError
 from kgrag.core.eval_records import EvalRunRecord
+from kgrag.core.progress import Progress
 from kgrag.core.registries import Registries
 from kgrag.documents import TokenCounter
 from kgrag.evaluation.datasets import QAItem
@@ -85,8 +86,8 @@ class EvalService:
     def retrieval(
         self, items: Questions, pipelines: Sequence[str], k: int, on_question: OnQuestion = None
     ) -> RetrievalEvalReport:
-        """Evidence recall@k per question type for each pipeline (see ``ws.eval.retrieval``)."""
-        questions = questions_of(items)
+        """Evidence recall per question type for each pipeline, each named once (see ``ws.eval.retrieval``)."""
+        questions, pipelines = questions_of(items), once(pipelines)
         self.check(pipelines)
         if questions and not any(usable_evidence(q.evidence) for q in questions):
             which = "the question has" if len(questions) == 1 else f"none of the {len(questions)} questions has"
@@ -94,10 +95,12 @@ class EvalService:
                 f"{which} evidence to score (an 'evidence' list of sentences from the documents); evidence recall "
                 "needs it: add it, make questions with `kgrag eval qgen`, or score answers with `kgrag eval run`"
             )
-        threshold = self._parts.config.evaluation.evidence_overlap
+        config = self._parts.config
         prepare = self._querying.shared_preparation(pipelines)
+        budgets = {p: config.retrieval.context_tokens_for(p) for p in pipelines}
+        threshold = config.evaluation.evidence_overlap
         report = evaluate_retrieval(
-            questions, list(pipelines), k, threshold, self._querying.retrieve, on_question, prepare
+            questions, list(pipelines), k, threshold, self._querying.retrieve, on_question, prepare, budgets
         )
         report.evidence = check_evidence(questions, (c.text for c in self._parts.store.chunks.iter_all()), threshold)
         return report
@@ -124,7 +127,8 @@ class EvalService:
         return list(self._parts.config.evaluation.default_metrics) or self._registries.get(METRICS).default_names()
 
     def run(self, request: EvalRequest, on_question: OnQuestion = None) -> EvalRun:
-        """Answer, score, store and summarise one metric run (see :class:`EvalRequest`)."""
+        """Answer, score, store and summarise one metric run (see :class:`EvalRequest`), each pipeline once."""
+        request = replace(request, pipelines=once(request.pipelines))
         questions = self._check_run(request)
         plan = self._plan(request)
         metrics = pick(self._registries.get(METRICS), plan.metrics, "metric")
@@ -223,10 +227,12 @@ class EvalService:
         judge_model: str | None,
         on_question: OnQuestion,
         llm_check: bool = True,
+        progress: Progress | None = None,
     ) -> QGenResult:
         """Generate questions (:mod:`.qgen`): ``kinds`` None = the generator's defaults, ``per_kind`` one
         count or a count per kind (None, or a kind left out: 10 attempts per LLM kind, 60 questions per
-        LLM-free kind); ``llm_check=False`` leaves out the model's answerability check."""
+        LLM-free kind); ``llm_check=False`` leaves out the model's answerability check; ``progress`` is told
+        how the generation goes."""
         chosen = list(kinds) if kinds else list(default_kinds(self._parts, llm))
         judge = self.judge_factory
         return generate(
@@ -239,7 +245,13 @@ class EvalService:
             judge_model=judge_model,
             on_question=on_question,
             llm_check=llm_check,
+            progress=progress,
         )
+
+
+def once(names: Sequence[str]) -> list[str]:
+    """``names`` in order, each once: a pipeline named twice would count every question twice."""
+    return list(dict.fromkeys(names))
 
 
 def _tokens(llm: LLMClient) -> int:

@@ -14,7 +14,7 @@ def auto_pipeline(name: str, config: KgragConfig) -> Pipeline:
     return Pipeline(
         name,
         f"Router: local → {routes['local']}, multi-hop → {routes['multi-hop']}, global → {routes['global']} "
-        "when registered (LLM decision when configured, else heuristics; a policy stored by `kgrag tune --router` "
+        "when registered (LLM decision when configured, else heuristics; a policy stored by `kgrag tune router` "
         "replaces both).",
         (Route(routes),),
         requires=frozenset({"embeddings"}),

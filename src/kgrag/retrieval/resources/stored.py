@@ -30,4 +30,4 @@ VECTOR_COUNT: QueryResource[int] = QueryResource(
 COMMUNITIES: QueryResource[CommunityIndex] = QueryResource("communities", _communities, per_generation=True)
 """Community reports with vectors for the workspace's model (possibly empty)."""
 ROUTER_POLICY: QueryResource[RouterPolicy | None] = QueryResource("router_policy", _router_policy, per_generation=True)
-"""The routing policy ``kgrag tune --router`` stored (None: none), read and validated once per write."""
+"""The routing policy ``kgrag tune router`` stored (None: none), read and validated once per write."""

@@ -2,7 +2,8 @@
 
 With an LLM configured the ``route_query`` prompt decides; otherwise (or on an invalid reply) cue-word
 heuristics do: corpus-wide wording ("main themes", "overall", "summarise") → global; wording about
-connections ("relationship between", "compare", "affect", "lead to", "why"), or two entities named in the
+connections ("relationship between", "compare", "affect", "lead to", "why"; whole words, none inside a
+hyphenated compound such as "link-local"), or two entities named in the
 question that the graph links only through a third one (:mod:`.route_graph`: not named together in any
 passage, not related directly, but sharing a neighbour) → multi-hop; anything else → local. Naming two
 things is not enough: a one-fact question often names its subject and what it asks about ("the default
@@ -14,7 +15,7 @@ reason are the first trace step, with a label saying what the decider found the 
 fact", "multi-hop", "linked via a third entity", "corpus-wide"); the chosen pipeline's steps then run on
 the same state.
 
-A policy fitted by ``kgrag tune --router`` and stored in the workspace (:mod:`.router_policy`) replaces
+A policy fitted by ``kgrag tune router`` and stored in the workspace (:mod:`.router_policy`) replaces
 both the LLM and the heuristics: its decision tree picks the pipeline from the question's features, and
 the trace's reason is ``rule: <conditions> → <pipeline>``. A chosen pipeline that cannot run here falls
 back to the policy's default, then to the local route.
@@ -43,17 +44,28 @@ from kgrag.retrieval.steps.router_policy import RouterPolicy, question_features
 DEFAULT_ROUTES = {"local": "rerank", "multi-hop": "graph-mix-rerank", "global": "global"}
 """Multi-hop goes to ``graph-mix-rerank``: routed there, ``auto`` recalled more of the evidence than with
 ``ppr`` on GraphRAG-Bench Medical (the figures: docs/results/design-measurements.md)."""
-_GLOBAL = re.compile(
-    r"\b(main|overall|common|recurring|key|major) (themes?|topics?|trends?|ideas|patterns)\b|\bsummari[sz]e\b|"
-    r"\bsummary of\b|\bacross (the|all)\b|\bin general\b|\boverview\b",
-    re.IGNORECASE,
+
+
+def _cue_words(alternatives: str) -> re.Pattern[str]:
+    """The cue words ``alternatives`` as whole words: not inside a longer word, nor a part of a hyphenated
+    compound, which names a thing rather than asking about a link ("a link-local address", "age-related
+    risk factors", "well-connected")."""
+    return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.IGNORECASE)
+
+
+_GLOBAL = _cue_words(
+    r"(main|overall|common|recurring|key|major) (themes?|topics?|trends?|ideas|patterns)|summari[sz]e|"
+    r"summary of|across (the|all)|in general|overview"
 )
-_MULTI_HOP = re.compile(
-    r"\b(relationship|relate[sd]?|connect(ed|ion)?|link(ed)?|between|compare[sd]?|comparison|differ(s|ence)?|"
+_MULTI_HOP = _cue_words(
+    r"relationship|relate[sd]?|connect(ed|ion)?|link(ed)?|between|compare[sd]?|comparison|differ(s|ence)?|"
     r"versus|vs\.?|affect(s|ed)?|impact(s|ed)?|influence[sd]?|lead(s)? to|result(s)? in|cause[sd]?|why|"
-    r"mechanism|through|contribute[sd]?)\b",
-    re.IGNORECASE,
+    r"mechanism|contribute[sd]?"
 )
+"""Wording about connections. Not "through": in a question it says by what means or along what path
+("privileges gained through setuid programs", "a tumour spreading through the layers"), and a question
+that asks how two things connect through a third names the connection too ("connections between A and
+B through C")."""
 
 _NAMING_PARTICIPLES = re.compile(
     r"\b(?:linked|connected)(?=\s+(?!(?:to|with|by|through|via|in|on|and|or|together)\b)[a-z])", re.IGNORECASE

@@ -1,6 +1,6 @@
 """A learned routing policy for ``auto``: question features → pipeline, as a small decision tree stored as data.
 
-``kgrag tune --router`` fits the tree on labelled questions (:mod:`kgrag.tuning.router_fit`) and
+``kgrag tune router`` fits the tree on labelled questions (:mod:`kgrag.tuning.router_fit`) and
 stores it as JSON in the workspace's meta table under :data:`POLICY_KEY`; ``auto`` then routes by it
 instead of its cue-word heuristics, and its trace names the rule that fired. Nothing here is pickled or
 evaluated: a node is either a split (``feature``, ``threshold``, ``le``/``gt`` children) or a leaf
@@ -72,7 +72,7 @@ FEATURES: dict[str, str] = {
     "top_agree": "1 when dense and BM25 rank the same passage first",
     "dense_top": "cosine-like score of the best dense passage",
 }
-"""Every feature a policy may split on, with what it measures (``kgrag tune --router`` prints the rules
+"""Every feature a policy may split on, with what it measures (``kgrag tune router`` prints the rules
 with these names)."""
 
 
@@ -159,7 +159,7 @@ class Node:
 @dataclass(frozen=True)
 class RouterPolicy:
     """The fitted tree, the pipelines it may choose and the one it falls back to (the best single pipeline
-    on the fitting questions), plus how it was fitted (shown by ``kgrag tune --router``)."""
+    on the fitting questions), plus how it was fitted (shown by ``kgrag tune router``)."""
 
     root: Node
     default: str
@@ -213,9 +213,9 @@ class RouterPolicy:
         try:
             data = json.loads(text)
         except ValueError as exc:
-            raise KgragError(f"{where}: not valid JSON ({exc}); rerun `kgrag tune --router`") from exc
+            raise KgragError(f"{where}: not valid JSON ({exc}); rerun `kgrag tune router`") from exc
         if not isinstance(data, dict) or data.get("version") != POLICY_VERSION:
-            raise KgragError(f"{where}: not a version-{POLICY_VERSION} router policy; rerun `kgrag tune --router`")
+            raise KgragError(f"{where}: not a version-{POLICY_VERSION} router policy; rerun `kgrag tune router`")
         pipelines = data.get("pipelines")
         default = data.get("default")
         if not isinstance(pipelines, list) or not all(isinstance(p, str) for p in pipelines) or not pipelines:
