@@ -270,3 +270,16 @@ def test_hall_s_interval_stays_within_twice_student_s_half_width(n: int) -> None
         half = float(sps.t.ppf(0.975, df)) * se
         assert np.all(low >= mean - 2 * half - 1e-12) and np.all(high <= mean + 2 * half + 1e-12)
         assert np.all(low <= mean + 1e-12) and np.all(high >= mean - 1e-12)
+
+
+def test_a_best_among_many_gives_its_closest_comparison_and_counts_the_others() -> None:
+    rng = np.random.default_rng(5)
+    difficulty = rng.uniform(0.2, 0.6, 80)
+    scores = {"lead": _values(np.clip(difficulty + 0.35, 0, 1))}
+    for i, gap in enumerate((0.3, 0.25, 0.2, 0.15)):
+        scores[f"p{i}"] = _values(np.clip(difficulty + 0.35 - gap + rng.normal(0, 0.02, 80), 0, 1))
+    found = verdict({p: {"m": v} for p, v in scores.items()}, "m", FAST)
+    assert found["best"] == "lead"
+    text = found["text"]
+    assert "closest, vs p3: " in text and "the other 3 comparisons further apart, each in the JSON" in text
+    assert "vs p0" not in text and set(found["against"]) == {"p0", "p1", "p2", "p3"}

@@ -218,7 +218,7 @@ def verdict(
     best: str | None = None
     if all(ahead.values()):
         best, leading = leader, [leader]
-        details = "; ".join(f"vs {p}: {fmt_ci(e)}{_holm(holm_p[p])}" for p, e in against.items())
+        details = _best_details(against, holm_p)
         text = f"Best on {metric} ({label}): **{leader}**, ahead of every other pipeline ({family}; {details})."
     else:
         rest, leading = _undecided_text(top, means[leader], against, ahead, holm_p)
@@ -234,6 +234,23 @@ def verdict(
         "best": best,
         "text": text,
     }
+
+
+SPELLED_OUT = 2
+"""Comparisons a "Best" line gives in full; with more, it gives the closest (the largest Holm-adjusted p) and counts
+the others, which stay in the JSON."""
+
+
+def _best_details(against: Mapping[str, Estimate], holm_p: Mapping[str, float | None]) -> str:
+    """The comparisons behind a "Best": all of them up to :data:`SPELLED_OUT`, else the closest and a count."""
+    if len(against) <= SPELLED_OUT:
+        return "; ".join(f"vs {p}: {fmt_ci(e)}{_holm(holm_p[p])}" for p, e in against.items())
+    closest = max(against, key=lambda p: (holm_p[p] or 0.0, -(against[p].mean or 0.0)))
+    rest = len(against) - 1
+    return (
+        f"closest, vs {closest}: {fmt_ci(against[closest])}{_holm(holm_p[closest])}; "
+        f"the other {rest} comparison{'s' if rest > 1 else ''} further apart, each in the JSON"
+    )
 
 
 def compare_all(
