@@ -141,3 +141,14 @@ def test_eval_retrieval_reports_what_its_evidence_cannot_measure(
     assert "1 of 3 questions have no evidence" in result.output and "none" in result.output
     check = json.loads((out / "retrieval_eval.json").read_text())["evidence_check"]
     assert check["unscored"] == ["none"] and check["unheld"] == {"elsewhere": ["Zanzibar quokkas juggle tangerines."]}
+
+
+def test_a_stored_run_prints_the_evidence_check_its_report_printed() -> None:
+    from kgrag.evaluation.evidence_check import EvidenceCheck
+    from kgrag.evaluation.reports import _evidence_lines
+
+    check = check_evidence([_item("h1"), _item("h2", "Bcrypt has a maximum input length of 72 bytes.")], [INDEXED], 0.7)
+    stored = json.loads(json.dumps({"threshold": 0.7, "evidence_check": check.payload()}))
+    assert EvidenceCheck.from_payload(stored["evidence_check"], 0.7) == check
+    assert _evidence_lines(stored) == check.lines() and "h1" in check.lines()[0]
+    assert _evidence_lines({"threshold": 0.7}) == []

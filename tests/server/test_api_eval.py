@@ -68,6 +68,8 @@ def test_retrieval_evaluation_runs_as_a_job_and_drills_down_per_question(ev: tup
     dense = detail["pipelines"]["dense"]
     assert 0.0 <= dense["scores"]["evidence-recall"] <= 1.0 and dense["runs"] == 1
     assert len(dense["context"]) == 5 and all(i["text"] and i["kind"] == "chunk" for i in dense["context"])
+    check = c.get(f"{WS}/eval/runs/{run_id}").json()["record"]["payload"]["evidence_check"]
+    assert check["questions"] == 4 and check["sentences"] >= 4 and check["unscored"] == []
     assert dense["answer"] is None  # a retrieval evaluation answers nothing
     assert c.get(f"{WS}/eval/runs/{run_id}").json()["record"]["label"] == "retrieval"
 

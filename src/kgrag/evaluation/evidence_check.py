@@ -53,6 +53,20 @@ class EvidenceCheck:
             "unheld": self.unheld,
         }
 
+    @classmethod
+    def from_payload(cls, payload: object, threshold: float) -> EvidenceCheck | None:
+        """The check as a stored run's payload keeps it; None when the run has none."""
+        if not isinstance(payload, dict):
+            return None
+        unheld = payload.get("unheld") or {}
+        return cls(
+            questions=int(payload.get("questions", 0)),
+            sentences=int(payload.get("sentences", 0)),
+            threshold=threshold,
+            unscored=[str(q) for q in payload.get("unscored") or []],
+            unheld={str(q): [str(s) for s in v] for q, v in unheld.items()} if isinstance(unheld, dict) else {},
+        )
+
     def lines(self) -> list[str]:
         """The report's "Evidence" paragraph (and the blank line after it); none when there is nothing to say."""
         notes = []

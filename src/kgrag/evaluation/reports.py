@@ -20,6 +20,7 @@ from pydantic import JsonValue
 
 from kgrag.core.errors import KgragError
 from kgrag.evaluation.aggregate import ALL, MACRO, Cell, question_types
+from kgrag.evaluation.evidence_check import EvidenceCheck
 from kgrag.evaluation.generated_caveats import caveat_lines
 from kgrag.evaluation.plots import Bar, Point, grouped_bars, quality_vs_cost
 from kgrag.evaluation.runner import COSTS
@@ -165,6 +166,15 @@ def _header(payload: dict[str, JsonValue]) -> list[str]:
     ]
 
 
+def _evidence_lines(payload: dict[str, object]) -> list[str]:
+    """A stored retrieval evaluation's evidence check (:mod:`kgrag.evaluation.evidence_check`), as its report
+    printed it; none for other runs."""
+    stored = payload.get("threshold")
+    threshold = float(stored) if isinstance(stored, int | float) else 0.0
+    check = EvidenceCheck.from_payload(payload.get("evidence_check"), threshold)
+    return check.lines() if check is not None else []
+
+
 def render_run(run: EvalRun) -> str:
     """One stored run as markdown: settings and judge disclosure, verdict, cost table, then per metric its
     table, verdicts and paired differences against the baseline."""
@@ -174,6 +184,7 @@ def render_run(run: EvalRun) -> str:
         *_header(run.record.payload),
         "",
         *caveat_lines(run.caveats),
+        *_evidence_lines(run.record.payload),
         answer_line(run),
         "",
         "## Cost per question",

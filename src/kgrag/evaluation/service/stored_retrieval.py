@@ -55,6 +55,7 @@ def store_retrieval_run(
             for i in items
         ],
         "retrieved": retrieved,
+        "evidence_check": report.evidence.payload() if report.evidence else None,
     }
     record = EvalRunRecord(run_id, "run", time.time(), dataset, label or RETRIEVAL_LABEL, payload)
     scores = _scores(run_id, report)
