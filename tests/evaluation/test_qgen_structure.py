@@ -592,3 +592,11 @@ def test_a_first_name_after_over_or_via_is_a_channel() -> None:
     start = text.index("Tor")
     span = doc.char_span(start, start + 3)
     assert trusted_label(span, span.sent, span.label_ or "THING", labels, names) == "PERSON"  # a person elsewhere
+
+
+def test_a_name_cut_from_a_wildcard_family_is_no_answer() -> None:
+    """The header family "Sec-Fetch-*": spaCy's entity "Sec-Fetch-" leaves the star in the question ("what*")."""
+    _, span = _parsed("Sec-Fetch-* is supported in all major browsers since March 2023.", "Sec-Fetch-")
+    assert not well_formed(span, "ORG")
+    _, span = _parsed("Quillon is supported in all major browsers since March 2023.", "Quillon")
+    assert well_formed(span, "ORG")

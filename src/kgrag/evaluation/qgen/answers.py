@@ -111,14 +111,15 @@ def well_formed(span: Any, label: str) -> bool:
 
 def _cut_from_word(span: Any) -> bool:
     """Whether the span is joined without a space to an underscore, a word character or a currency sign before
-    it, or to an underscore after it: a part of an identifier the tokenizer split ("doc" of "_doc") or of an
-    amount ("75k" of "$75k"), asked as if it were the whole."""
+    it, or to an underscore or a wildcard star after it: a part of an identifier the tokenizer split ("doc" of
+    "_doc", "Sec-Fetch-" of the header family "Sec-Fetch-*") or of an amount ("75k" of "$75k"), asked as if it
+    were the whole."""
     doc = span.doc
     before = doc[span.start - 1] if span.start > 0 else None
     after = doc[span.end] if span.end < len(doc) else None
     last = before.text[-1:] if before is not None and not before.whitespace_ else ""
     joined_before = last == "_" or last.isalnum() or last in {"$", "€", "£", "¥"}  # "$" of "$75k" left in the question
-    joined_after = after is not None and not doc[span.end - 1].whitespace_ and after.text[:1] == "_"
+    joined_after = after is not None and not doc[span.end - 1].whitespace_ and after.text[:1] in ("_", "*")
     return joined_before or joined_after
 
 
