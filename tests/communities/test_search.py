@@ -180,3 +180,20 @@ def test_global_hands_over_exactly_the_reports_its_map_calls_read(make_ws: Works
     response = ws.query(question, pipeline="global", k=total)
     assert "map-reduce over" in response.answer.cost_line
     assert f"over {planned} reports" in response.answer.cost_line
+
+
+def test_global_without_an_llm_quotes_what_reports_say_not_their_outline_nor_twice() -> None:
+    """Nested reports repeat their children's sentences and open with their member lists; a finding line holds
+    the sentence it comes from. The answer quotes each sentence once, and never a title or a member list."""
+    from kgrag.core.context import ContextItem
+    from kgrag.generation.global_answer import _extractive
+    from kgrag.models.embeddings import FakeEmbedder
+
+    said = "The ferry timetable is published by the Quillon office every spring."
+    child = f"# Quillon, ferry timetable\n\n12 entities centred on Quillon (organization); ferry (concept). {said}"
+    parent = (
+        f"# Quillon / Tamsin\n\n2 sub-groups: Quillon; Tamsin. {said}\n- Quillon — publish — ferry timetable {said}"
+    )
+    items = [ContextItem("community", f"c{i}", text, 1.0, []) for i, text in enumerate((parent, child))]
+    answer = _extractive("Who publishes the ferry timetable?", items, FakeEmbedder(), 5)
+    assert answer.text == f"{said} [R1]"

@@ -157,14 +157,31 @@ def _trace(step: str, spend: Spend, started: float, n_out: int) -> TraceStep:
     return TraceStep(step=step, params=params, n_out=n_out, ms=round((time.perf_counter() - started) * 1000, 3))
 
 
+_OUTLINE = re.compile(r"^(?:#|\d+ entities centred on |\d+ sub-groups: )")
+"""A report's outline rather than what it says: its title, and the member and sub-group lists an extractive
+report opens with (:mod:`kgrag.communities.extractive`)."""
+
+
+def _report_sentences(items: list[ContextItem]) -> list[tuple[int, str]]:
+    """The sentences of the reports worth quoting, each once, with the index of the first report that holds it:
+    nested reports repeat their children's sentences, and a finding line ("- A — label — B" and the sentence
+    it comes from) repeats a sentence quoted on its own, so a sentence holding another one is left out."""
+    found: dict[str, int] = {}
+    for index, item in enumerate(items):
+        for s, e in split_sentences(item.text):
+            sentence = " ".join(item.text[s:e].split())
+            if len(sentence.split()) >= 4 and not _OUTLINE.match(sentence):
+                found.setdefault(sentence, index)
+    return [
+        (index, sentence)
+        for sentence, index in found.items()
+        if not any(other != sentence and other in sentence for other in found)
+    ]
+
+
 def _extractive(question: str, items: list[ContextItem], embedder: Embedder, n: int) -> Answer:
     """No LLM: the report sentences closest to the question, each tagged with its report label."""
-    sentences = [
-        (index, " ".join(item.text[s:e].split()))
-        for index, item in enumerate(items)
-        for s, e in split_sentences(item.text)
-        if len(item.text[s:e].split()) >= 4
-    ]
+    sentences = _report_sentences(items)
     if not sentences:
         return Answer(NO_POINTS, [], "extractive", idk=True)
     vectors = embedder.embed([question] + [s for _, s in sentences])
