@@ -4,7 +4,8 @@ Pairs are merged best first until the target share of entities is gone or the si
 the threshold. Union-find alone chains: A≈B, B≈C, C≈D can fold "diabetes" into "insulin pump". Two
 guards (``[denoise.groupers.greedy]``) stop that: a group never exceeds ``max_group`` entities, and every
 member of a merged group must match the group's *anchor* (its most-mentioned entity) at least at
-``anchor_floor``.
+``anchor_floor``. A third guard keeps contrasting names ("correct password", "incorrect password") out
+of one group.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from kgrag.config.denoise import DenoiseConfig
+from kgrag.denoise.contrasts import contrasting_names
 from kgrag.denoise.settings import BothMergerSettings, GreedyGrouperSettings
 from kgrag.denoise.strings import StringSimilarity
 from kgrag.denoise.types import Group, Grouper, Merger, Pair, ResolutionGraph
@@ -81,18 +83,40 @@ class _Groups:
             self.weakest.pop(r, None)
 
 
+def _refusal(
+    graph: ResolutionGraph, vectors: np.ndarray, groups: _Groups, roots: tuple[int, int], own: GreedyGrouperSettings
+) -> str:
+    """The guard that refuses joining the groups rooted at ``roots`` ("" when none does)."""
+    ra, rb = roots
+    left, right = groups.members_of(ra), groups.members_of(rb)
+    union = left + right
+    if len(union) > own.max_group:
+        return "max_group"
+    anchor_a, anchor_b = groups.anchor.get(ra, ra), groups.anchor.get(rb, rb)
+    if own.same_type and graph.types[anchor_a] != graph.types[anchor_b]:
+        return "type"
+    anchor = groups.better(anchor_a, anchor_b)
+    if len(union) > 2 and float(np.min(vectors[union] @ vectors[anchor])) < own.anchor_floor:
+        return "anchor_floor"
+    if any(contrasting_names(graph.names[i], graph.names[j]) for i in left for j in right):
+        return "contrast"
+    return ""
+
+
 def group_pairs(
     graph: ResolutionGraph, vectors: np.ndarray, pairs: list[Pair], config: DenoiseConfig
 ) -> tuple[list[Group], dict[str, int]]:
     """Greedy union-find over ``pairs`` (best first) under the target, threshold and chain guards.
 
-    ``vectors`` are the matcher's vectors: the anchor check uses the same similarity as the pairs.
+    ``vectors`` are the matcher's vectors: the anchor check uses the same similarity as the pairs. A union
+    that would put two contrasting names (:mod:`kgrag.denoise.contrasts`) in one group is refused, so a
+    third name cannot join opposites: the weaker link is the one left out, since pairs come best first.
     Returns the groups (canonical = anchor) and how many unions each guard refused.
     """
     target = int(config.target_reduction * graph.size)
     own = config.entry_settings("groupers", "greedy", GreedyGrouperSettings)
     groups = _Groups(graph)
-    refused = {"max_group": 0, "anchor_floor": 0, "type": 0}
+    refused = {"max_group": 0, "anchor_floor": 0, "type": 0, "contrast": 0}
     merged = 0
     for pair in sorted(pairs, key=lambda p: (-p.score, p.a, p.b)):
         if merged >= target or pair.score < config.threshold:
@@ -100,17 +124,11 @@ def group_pairs(
         ra, rb = groups.find(pair.a), groups.find(pair.b)
         if ra == rb:
             continue
-        union = groups.members_of(ra) + groups.members_of(rb)
-        if len(union) > own.max_group:
-            refused["max_group"] += 1
+        guard = _refusal(graph, vectors, groups, (ra, rb), own)
+        if guard:
+            refused[guard] += 1
             continue
         anchor = groups.better(groups.anchor.get(ra, ra), groups.anchor.get(rb, rb))
-        if own.same_type and graph.types[groups.anchor.get(ra, ra)] != graph.types[groups.anchor.get(rb, rb)]:
-            refused["type"] += 1
-            continue
-        if len(union) > 2 and float(np.min(vectors[union] @ vectors[anchor])) < own.anchor_floor:
-            refused["anchor_floor"] += 1
-            continue
         groups.union(ra, rb, anchor, pair.score)
         merged += 1
     out = [

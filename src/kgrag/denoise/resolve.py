@@ -16,6 +16,7 @@ from kgrag.config.denoise import DenoiseConfig
 from kgrag.core.errors import ConfigError
 from kgrag.core.graph_records import EntityRecord, RelationRecord
 from kgrag.core.registries import Registries, RegistryKind
+from kgrag.denoise.contrasts import contrasting_names
 from kgrag.denoise.grouping import block_pairs, filter_names
 from kgrag.denoise.identifiers import distinct_identifiers
 from kgrag.denoise.strings import string_similarity
@@ -115,9 +116,13 @@ def plan_resolution(graph: ResolutionGraph, config: DenoiseConfig, strategy: Str
     named = len(pairs)
     pairs = [p for p in pairs if not distinct_identifiers(graph.names[p.a], graph.names[p.b])]
     identifiers = named - len(pairs)
+    distinct = len(pairs)
+    pairs = [p for p in pairs if not contrasting_names(graph.names[p.a], graph.names[p.b])]
+    contrasts = distinct - len(pairs)
     pairs = [p for p in matcher.rescore(graph, pairs) if p.score >= config.threshold]
     groups, refused = grouper(graph, vectors, pairs, config)
     groups, split = keep_identifiers_apart(graph, groups)
+    groups, opposed = keep_apart(graph, groups, contrasting_names)
     for group in groups:
         group.canonical = _canonical(graph, group, config.canonical)
         group.mode = merger(group, config)
@@ -132,6 +137,7 @@ def plan_resolution(graph: ResolutionGraph, config: DenoiseConfig, strategy: Str
         "groups": len(groups),
         "refused_identifier": identifiers + split,
         **refused,
+        "refused_contrast": contrasts + refused.get("refused_contrast", 0) + opposed,
     }
     plan = ResolutionPlan(groups, counts)
     plan.counts["merged_away"] = plan.merged_away
@@ -141,16 +147,24 @@ def plan_resolution(graph: ResolutionGraph, config: DenoiseConfig, strategy: Str
 
 def keep_identifiers_apart(graph: ResolutionGraph, groups: list[Group]) -> tuple[list[Group], int]:
     """Groups without two distinct identifiers (a chain ``copystat`` ≈ "file metadata" ≈ ``copymode``
-    would join them even though no pair of them was merged directly): members are kept anchor first,
-    then by mentions, each only when it clashes with no member kept; groups left with one member go.
-    Returns the groups and how many members were dropped. Any grouper's output passes through here."""
+    would join them even though no pair of them was merged directly): see :func:`keep_apart`."""
+    return keep_apart(graph, groups, distinct_identifiers)
+
+
+def keep_apart(
+    graph: ResolutionGraph, groups: list[Group], clash: Callable[[str, str], bool]
+) -> tuple[list[Group], int]:
+    """Groups without two members whose names ``clash``: members are kept anchor first, then by mentions,
+    each only when it clashes with no member kept; groups left with one member go. Returns the groups and
+    how many members were dropped. Any grouper's output passes through here (distinct identifiers and
+    contrasting names), so a chain through a third name never joins two names kept apart pairwise."""
     out: list[Group] = []
     dropped = 0
     for group in groups:
         order = sorted(group.members, key=lambda i: (i != group.canonical, -int(graph.mentions[i]), i))
         kept: list[int] = []
         for member in order:
-            if any(distinct_identifiers(graph.names[member], graph.names[k]) for k in kept):
+            if any(clash(graph.names[member], graph.names[k]) for k in kept):
                 dropped += 1
             else:
                 kept.append(member)
