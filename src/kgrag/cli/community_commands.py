@@ -45,6 +45,12 @@ def _levels_table(overview: CommunityOverview) -> Table:
 
 
 def _print_overview(console: Console, overview: CommunityOverview, built: dict[str, int]) -> None:
+    if not overview.levels and overview.entities:
+        console.print(
+            f"no communities built yet for the {overview.entities:,} entities of the graph; "
+            "run `kgrag graph communities` to build them"
+        )
+        return
     if not overview.levels:
         console.print("no communities: the graph is empty; build it with `kgrag index` first")
         return
