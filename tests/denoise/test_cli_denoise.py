@@ -66,3 +66,17 @@ def test_an_unknown_only_step_is_one_user_error_line(make_ws: MakeWs, capsys: py
     assert stopped.value.code == EXIT_USER_ERROR and len(lines) == 1, lines
     assert lines[0].startswith("error: Invalid value for '--only'") and "internal error" not in lines[0]
     assert all(step in lines[0] for step in ("resolve", "reflect", "both"))
+
+
+def test_the_dry_run_prints_and_writes_the_before_statistics(make_ws: MakeWs, tmp_path: Path) -> None:
+    ws = make_ws()
+    path = str(ws.path)
+    ws.close()
+    plan = tmp_path / "plan.json"
+    code, output = _invoke("graph", "denoise", "--dry-run", "--out", str(plan), "-w", path)
+    assert code == 0, output
+    assert "| measure | before |" in output and "| nodes | 6 |" in output  # the graph as it is: 6 entities
+    written = json.loads(plan.read_text(encoding="utf-8"))
+    assert written["before"]["nodes"] == 6 and written["after"] is None
+    code, output = _invoke("graph", "denoise", "--dry-run", "--json", "--out", str(plan), "-w", path)
+    assert code == 0 and json.loads(output)["before"]["edges"] == written["before"]["edges"] > 0
