@@ -30,6 +30,7 @@ def test_communities_command_builds_shows_and_plots(ws_path: Path, tmp_path: Pat
     built = runner.invoke(app, ["graph", "communities", "-w", str(ws_path), "--plot", str(tmp_path / "plots")])
     assert built.exit_code == 0, built.output
     assert "modularity" in built.output and "reports: 3 (3 extractive)" in built.output
+    assert "this run: " in built.output and "naive_calls" not in built.output  # no LLM: no count of LLM calls
     assert (tmp_path / "plots" / "community_sizes.png").stat().st_size > 1000
     as_json = runner.invoke(app, ["graph", "communities", "-w", str(ws_path), "--json"])
     payload = json.loads(as_json.output)
@@ -61,6 +62,7 @@ def test_reports_that_fell_back_make_the_command_exit_incomplete(
     result = CliRunner().invoke(app, ["graph", "communities", "-w", str(ws_path)])
     assert result.exit_code == 3, result.output
     assert "incomplete: " in result.output and "community reports fell back to extractive" in result.output
+    assert "reports_naive_calls" in result.output  # LLM calls were made: the naive count is their yardstick
 
 
 def test_show_on_an_empty_graph_says_the_graph_is_empty(make_ws: WorkspaceMaker, tmp_path: Path) -> None:
