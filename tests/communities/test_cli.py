@@ -25,10 +25,12 @@ def ws_path(make_ws: WorkspaceMaker, tmp_path: Path, monkeypatch: pytest.MonkeyP
 def test_communities_command_builds_shows_and_plots(ws_path: Path, tmp_path: Path) -> None:
     runner = CliRunner()
     shown = runner.invoke(app, ["graph", "communities", "-w", str(ws_path), "--show"])
-    assert shown.exit_code == 0 and "no communities" in shown.output  # --show builds nothing
+    assert shown.exit_code == 0 and "no communities built yet" in shown.output  # --show builds nothing
+    assert "run `kgrag graph communities`" in shown.output and "graph is empty" not in shown.output
     built = runner.invoke(app, ["graph", "communities", "-w", str(ws_path), "--plot", str(tmp_path / "plots")])
     assert built.exit_code == 0, built.output
     assert "modularity" in built.output and "reports: 3 (3 extractive)" in built.output
+    assert "this run: " in built.output and "naive_calls" not in built.output  # no LLM: no count of LLM calls
     assert (tmp_path / "plots" / "community_sizes.png").stat().st_size > 1000
     as_json = runner.invoke(app, ["graph", "communities", "-w", str(ws_path), "--json"])
     payload = json.loads(as_json.output)
@@ -60,3 +62,10 @@ def test_reports_that_fell_back_make_the_command_exit_incomplete(
     result = CliRunner().invoke(app, ["graph", "communities", "-w", str(ws_path)])
     assert result.exit_code == 3, result.output
     assert "incomplete: " in result.output and "community reports fell back to extractive" in result.output
+    assert "reports_naive_calls" in result.output  # LLM calls were made: the naive count is their yardstick
+
+
+def test_show_on_an_empty_graph_says_the_graph_is_empty(make_ws: WorkspaceMaker, tmp_path: Path) -> None:
+    make_ws().close()
+    shown = CliRunner().invoke(app, ["graph", "communities", "-w", str(tmp_path / "ws"), "--show"])
+    assert shown.exit_code == 0 and "the graph is empty" in shown.output and "built yet" not in shown.output

@@ -66,6 +66,9 @@ def test_user_errors_exit_1(ws: Path, tmp_path: Path) -> None:
     assert code == 1 and "one output path" in output
     code, output = _invoke("graph", "stats", "-w", str(tmp_path / "not-a-workspace"))
     assert code == 1 and "not a kgrag workspace" in output
+    code, output = _invoke("graph", "export", "--format", "neo4j", "--out", str(tmp_path / "x.graphml"), "-w", str(ws))
+    assert code == 1 and "x.graphml" in output and "give a directory" in output
+    assert not (tmp_path / "x.graphml").exists()  # no directory named like a file
     code, _ = _invoke("graph", "export", "--format", "pdf", "--out", str(tmp_path), "-w", str(ws))
     assert code == 2  # click's usage error for an invalid choice
 

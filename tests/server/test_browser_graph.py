@@ -270,3 +270,25 @@ def test_an_entity_is_renamed_described_and_merged_and_a_relation_deleted_from_t
     view.locator("#graph-panel", has_text="relation deleted").wait_for()
     log = httpx.get(f"{page.url}{G}/edits", timeout=30).json()
     assert [e["op"] for e in log] == ["rename", "describe", "merge", "delete_relation"]
+
+
+def test_find_says_in_the_singular_that_the_one_undrawn_match_was_added(page: Page) -> None:
+    view = _drawn(page, 300)
+    drawn = set(view.evaluate("window.kgragGraph.ids()"))
+    drawn_names = [
+        n["name"].lower()
+        for n in httpx.get(f"{page.url}{G}/overview", params={"max_nodes": 300}, timeout=60).json()["nodes"]
+    ]
+    candidates = httpx.get(f"{page.url}{G}/entities", params={"q": "e", "limit": 200}, timeout=30).json()
+    for entity in (e for e in candidates if e["id"] not in drawn):
+        name = entity["name"]
+        if any(name.lower() in other for other in drawn_names):
+            continue  # Find would select the drawn match instead
+        if len(httpx.get(f"{page.url}{G}/entities", params={"q": name, "limit": 10}, timeout=30).json()) == 1:
+            break
+    else:
+        raise AssertionError("no undrawn entity has a name that only it matches")
+    view.fill("#graph-search", name)
+    view.press("#graph-search", "Enter")
+    view.locator("#graph-info", has_text="not drawn").wait_for()
+    assert view.inner_text("#graph-info") == f"1 entity matching “{name}” was not drawn: added it"

@@ -109,3 +109,33 @@ def test_the_cli_edits_lists_and_undoes(built: Path) -> None:
     with Workspace.open(built / "ws") as ws:
         found = ws.graph.entity(hub.id)
         assert found is not None and found.entity.name == hub.name
+
+
+def _two_entities(path: Path) -> tuple[Any, Any]:
+    with Workspace.open(path) as ws:
+        first, second = sorted(ws.graph.search_entities("a", 200), key=lambda e: -e.degree)[:2]
+    return first, second
+
+
+def test_the_cli_refuses_a_rename_to_a_name_another_entity_has(built: Path) -> None:
+    first, second = _two_entities(built / "ws")
+    path = str(built / "ws")
+    runner = CliRunner()
+    for taken in (second.name, second.name.upper()):  # names match as entity keys do: case folded
+        refused = runner.invoke(cli_app, ["graph", "edit", "rename", first.id, taken, "-w", path])
+        lines = refused.output.strip().splitlines()
+        assert refused.exit_code == 1 and len(lines) == 1, refused.output
+        assert second.id in lines[0] and "kgrag graph edit merge" in lines[0]
+    with Workspace.open(built / "ws") as ws:
+        kept = ws.graph.entity(first.id)
+        assert kept is not None and kept.entity.name == first.name and ws.graph.edits() == []
+
+
+def test_the_api_refuses_a_rename_to_a_name_another_entity_has(built: Path) -> None:
+    first, second = _two_entities(built / "ws")
+    with Workspace.open(built / "ws") as ws, TestClient(base_url="http://127.0.0.1", app=create_app({"w": ws})) as c:
+        refused = c.post(f"{G}/edits", json={"op": "rename", "target": first.id, "value": second.name})
+        assert refused.status_code == 400, refused.text
+        message = refused.json()["error"]["message"]
+        assert second.id in message and "kgrag graph edit merge" in message
+        assert c.get(f"{G}/edits").json() == []

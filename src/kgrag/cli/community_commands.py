@@ -44,7 +44,18 @@ def _levels_table(overview: CommunityOverview) -> Table:
     return table
 
 
-def _print_overview(console: Console, overview: CommunityOverview, built: dict[str, int]) -> None:
+NAIVE_CALLS = "reports_naive_calls"  # what writing every report by LLM would cost: shown beside real calls only
+
+
+def _print_overview(
+    console: Console, overview: CommunityOverview, built: dict[str, int], llm_used: bool = False
+) -> None:
+    if not overview.levels and overview.entities:
+        console.print(
+            f"no communities built yet for the {overview.entities:,} entities of the graph; "
+            "run `kgrag graph communities` to build them"
+        )
+        return
     if not overview.levels:
         console.print("no communities: the graph is empty; build it with `kgrag index` first")
         return
@@ -59,8 +70,9 @@ def _print_overview(console: Console, overview: CommunityOverview, built: dict[s
         for rank, (cid, level, size, title) in enumerate(overview.largest, start=1):
             largest.add_row(str(rank), cid, str(level), f"{size:,}", title)
         console.print(largest)
-    if built:
-        console.print("this run: " + ", ".join(f"{k} {v:,}" for k, v in built.items()))
+    shown = {k: v for k, v in built.items() if llm_used or k != NAIVE_CALLS}
+    if shown:
+        console.print("this run: " + ", ".join(f"{k} {v:,}" for k, v in shown.items()))
 
 
 @guarded
@@ -99,7 +111,7 @@ def communities_command(
         payload = {**overview.to_dict(), "run": built, "llm": llm_lines, "plot": str(plotted) if plotted else None}
         typer.echo(json.dumps(payload, indent=2))
     else:
-        _print_overview(console, overview, built)
+        _print_overview(console, overview, built, llm_used=bool(llm_lines))
         for line in llm_lines:
             console.print(f"llm {line}")
         if plotted is not None:

@@ -7,6 +7,7 @@ heavy imports: igraph, NumPy, the embedder) happens inside ``ws.denoise``.
 from __future__ import annotations
 
 import json
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -21,7 +22,17 @@ OutOpt = Annotated[
     Path | None, typer.Option("--out", help="Dry run: write the plan here (default <workspace>/denoise-plan.json).")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
-StepOpt = Annotated[str, typer.Option("--only", help="`resolve`, `reflect` or `both` (default).")]
+
+
+class DenoiseStep(StrEnum):
+    """The steps ``--only`` can pick: an enum, so typer refuses any other value as a usage error."""
+
+    RESOLVE = "resolve"
+    REFLECT = "reflect"
+    BOTH = "both"
+
+
+StepOpt = Annotated[DenoiseStep, typer.Option("--only", help="`resolve`, `reflect` or `both` (default).")]
 TargetOpt = Annotated[
     float | None,
     typer.Option("--target", min=0.0, max=0.99, help="Entity reduction target (denoise.target_reduction)."),
@@ -51,7 +62,7 @@ def _overrides(target: float | None, threshold: float | None, reflection: str | 
 def denoise_command(
     dry_run: DryRunOpt = False,
     out: OutOpt = None,
-    only: StepOpt = "both",
+    only: StepOpt = DenoiseStep.BOTH,
     target: TargetOpt = None,
     threshold: ThresholdOpt = None,
     reflection: ReflectionOpt = None,
@@ -60,9 +71,7 @@ def denoise_command(
     debug: DebugOpt = False,
 ) -> None:
     """Merge duplicate entities and drop unsupported relations ([denoise] settings); undoable."""
-    if only not in ("resolve", "reflect", "both"):
-        raise typer.BadParameter("--only must be resolve, reflect or both")
-    steps = {"resolve": only != "reflect", "reflect": only != "resolve"}
+    steps = {"resolve": only is not DenoiseStep.REFLECT, "reflect": only is not DenoiseStep.RESOLVE}
     with open_workspace(workspace, **_overrides(target, threshold, reflection)) as ws:
         if dry_run:
             report, path = ws.denoise.plan(**steps, out=out)

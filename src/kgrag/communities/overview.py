@@ -32,6 +32,7 @@ class CommunityOverview:
     reports: dict[str, int] = field(default_factory=dict)  # by method
     report_count: int = 0
     largest: list[tuple[str, int, int, str]] = field(default_factory=list)  # id, level, size, report title
+    entities: int = 0  # in the graph: tells "no communities built yet" from "nothing to build them from"
 
     def to_dict(self) -> dict[str, object]:
         largest = [{"id": i, "level": lv, "size": n, "title": t} for i, lv, n, t in self.largest]
@@ -66,4 +67,5 @@ def community_overview(store: Store, min_size: int, top: int = 10) -> CommunityO
         (c for c in communities if c.id in reports and c.children != 1), key=lambda c: (-c.size, c.level, c.id)
     )
     largest = [(c.id, c.level, c.size, reports[c.id].title) for c in ranked[:top]]
-    return CommunityOverview(levels, sizes, dict(sorted(methods.items())), sum(methods.values()), largest)
+    entities = store.graph.counts()["entities"]
+    return CommunityOverview(levels, sizes, dict(sorted(methods.items())), sum(methods.values()), largest, entities)

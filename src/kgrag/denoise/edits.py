@@ -50,6 +50,21 @@ def _entity(store: Store, ident: str) -> EntityRecord:
     return by_name
 
 
+def _refuse_taken_name(store: Store, entity: EntityRecord, name: str) -> None:
+    """Refuse to give ``entity`` a name another entity answers to: names match by their identity key (case
+    and a plural folded, as mentions and ``kgrag graph edit`` match them), so two entities with one name
+    would leave a later edit by that name to pick one of them."""
+    key = entity_key(name)
+    if not key:
+        return
+    for ident, other_key, other_name in store.graph.entity_names():
+        if ident != entity.id and key in (other_key, entity_key(other_name)):
+            raise KgragError(
+                f"an entity already has the name {name!r}: {ident} ({other_name!r}); to make one entity of the "
+                f"two, use `kgrag graph edit merge {ident} {entity.id}` instead of renaming"
+            )
+
+
 def _start(store: Store) -> DenoiseRun:
     return DenoiseRun(new_run_id(store), datetime.now(UTC).isoformat(timespec="seconds"), APPLYING, "")
 
@@ -75,6 +90,8 @@ def set_field(store: Store, entity_id: str, field: str, value: str) -> EditResul
             f"the new {field} is too long (at most {MAX_NAME if field == 'name' else MAX_DESCRIPTION} characters)"
         )
     entity = _entity(store, entity_id)
+    if field == "name":
+        _refuse_taken_name(store, entity, value)
     before = str(getattr(entity, field))
     run = _start(store)
     entry = _entry(

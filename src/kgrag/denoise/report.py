@@ -14,7 +14,7 @@ from typing_extensions import TypedDict
 
 from kgrag.core.denoise_records import RelationScore
 from kgrag.denoise.types import ResolutionGraph, ResolutionPlan
-from kgrag.graph.analysis.render import comparison_markdown
+from kgrag.graph.analysis.render import comparison_markdown, headline_markdown
 from kgrag.graph.analysis.stats import GraphStats, GraphStatsDict
 
 
@@ -76,6 +76,8 @@ class DenoiseReport:
         lines = [f"## {title}", ""]
         if self.before and self.after:
             lines += [comparison_markdown(self.before, self.after), ""]
+        elif self.before:  # a plan: the graph as it is, which the planned merges and drops start from
+            lines += [headline_markdown(self.before), ""]
         for stage, numbers in self.counts.items():
             lines.append(f"**{stage}**: " + ", ".join(f"{k} {v:,}" for k, v in numbers.items()))
         lines += [

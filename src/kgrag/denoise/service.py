@@ -106,12 +106,13 @@ class DenoiseService:
         if plan.reflection:
             counts["reflect"] = plan.reflection.counts
 
+        before = graph_stats(inputs.store)  # what apply prints as "before", in the printed and written plan
+
         def report(n: int) -> DenoiseReport:
             merges = merge_samples(plan.resolution, plan.graph, n)
-            return DenoiseReport(False, "", counts, merges, drop_samples(scores, n))
+            return DenoiseReport(False, "", counts, merges, drop_samples(scores, n), before=before)
 
         shown = report(inputs.config.sample)
-        shown.before = graph_stats(inputs.store)
         path = out or self._parts.path / PLAN_FILE_NAME
         _write_json(path, report(10**9).to_dict())
         return shown, path

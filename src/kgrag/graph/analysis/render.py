@@ -60,6 +60,13 @@ def comparison_markdown(before: GraphStats, after: GraphStats, labels: tuple[str
     return "\n".join(lines) + "\n"
 
 
+def headline_markdown(stats: GraphStats, label: str = "before") -> str:
+    """The headline numbers alone in one column, e.g. before a planned denoising run that has no after."""
+    lines = [f"| measure | {label} |", "|---|---:|"]
+    lines += [f"| {name} | {_fmt(value)} |" for name, value in stats.headline().items()]
+    return "\n".join(lines) + "\n"
+
+
 def _cell(text: str) -> str:
     """Keep markdown tables intact whatever an entity is called."""
     return " ".join(text.replace("|", "\\|").split())

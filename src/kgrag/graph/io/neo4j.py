@@ -133,8 +133,17 @@ For very large graphs wrap the `LOAD CSV` statements in `CALL {{ ... }} IN TRANS
 """
 
 
+FILE_SUFFIXES = frozenset({".graphml", ".xml", ".csv", ".json", ".cypher", ".txt", ".zip", ".gz", ".tar"})
+
+
 def export_neo4j(store: Store, directory: Path) -> dict[str, int]:
-    """Write the Neo4j files into ``directory`` (created if needed); returns the row counts."""
+    """Write the Neo4j files into ``directory`` (created if needed); returns the row counts. A new path
+    named like a file (``x.graphml``) is refused rather than made a directory of that name."""
+    if directory.suffix.lower() in FILE_SUFFIXES and not directory.is_dir():
+        raise KgragError(
+            f"{directory}: the Neo4j export is a directory of CSV files and load scripts, and this names a "
+            f"{directory.suffix} file; give a directory, e.g. {directory.with_suffix('')}/"
+        )
     entities = store.graph.entities()
     relations = store.graph.relations()
     try:

@@ -282,6 +282,10 @@ class SqlGraph:
         found = self.entities([str(entity_id)])
         return found[0] if found else None
 
+    def entity_names(self) -> list[tuple[str, str, str]]:
+        """(id, key, name) of every entity, without descriptions or provenance: for checks over all names."""
+        return [(r[0], r[1], r[2]) for r in self._db.query("SELECT id, key, name FROM entities ORDER BY rowid")]
+
     def entity_ids(self) -> list[str]:
         """Every entity id in creation order, without descriptions or provenance: what a caller pages
         through with :meth:`entities` so that memory follows the page, not the graph."""

@@ -353,7 +353,8 @@ async function search() {
   await expand(found[0].id);
   focusOn(found.map((e) => e.id));
   await openEntity(found[0].id);
-  $("#graph-info").textContent = `${found.length} entit${found.length === 1 ? "y" : "ies"} matching “${text}” were not drawn: added`;
+  const one = found.length === 1;
+  $("#graph-info").textContent = `${found.length} entit${one ? "y" : "ies"} matching “${text}” ${one ? "was" : "were"} not drawn: added ${one ? "it" : "them"}`;
 }
 
 export function initGraph() {
