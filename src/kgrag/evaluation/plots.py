@@ -70,6 +70,14 @@ def styles(names: Sequence[str]) -> dict[str, tuple[str, str]]:
     return {name: (f"C{i % 10}", MARKERS[i % len(MARKERS)]) for i, name in enumerate(unique)}
 
 
+def _estimate(ax: Any, point: Point, look: tuple[str, str], at: tuple[float, float], **bar: Any) -> None:
+    """One estimate at ``at`` with its interval (``xerr`` or ``yerr`` in ``bar``), in its name's colour and
+    marker, hollow for a passages-only estimate."""
+    colour, marker = look
+    face = "white" if point.hollow else colour
+    ax.errorbar([at[0]], [at[1]], fmt=marker, color=colour, mfc=face, capsize=3, label=point.name, elinewidth=1, **bar)
+
+
 def _scatter(ax: Any, points: Sequence[Point], looks: dict[str, tuple[str, str]], xlabel: str, ylabel: str) -> bool:
     """Each point with its interval as an error bar; returns whether any was nudged aside."""
     from matplotlib.transforms import offset_copy
@@ -80,19 +88,8 @@ def _scatter(ax: Any, points: Sequence[Point], looks: dict[str, tuple[str, str]]
     for point, row in zip(points, rows, strict=True):
         colour, marker = looks[point.name]
         shift = offset_copy(ax.transData, fig=ax.figure, x=NUDGE_PT * row, y=0, units="points")
-        face = "white" if point.hollow else colour
-        ax.errorbar(
-            [point.x],
-            [point.y],
-            yerr=_yerr(point.y, point.ci),
-            fmt=marker,
-            color=colour,
-            mfc=face,
-            capsize=3,
-            label=point.name,
-            elinewidth=1,
-            alpha=0.9,
-            transform=shift,
+        _estimate(
+            ax, point, (colour, marker), (point.x, point.y), yerr=_yerr(point.y, point.ci), alpha=0.9, transform=shift
         )
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -160,18 +157,7 @@ def _forest(ax: Any, rows: Sequence[Row], looks: dict[str, tuple[str, str]], xla
         level = len(rows) - 1 - line
         spread = [0.0] if len(row.estimates) < 2 else [ROW_SPREAD, -ROW_SPREAD]
         for point, shift in zip(row.estimates, spread, strict=False):
-            face = "white" if point.hollow else colour
-            ax.errorbar(
-                [point.y],
-                [level + shift],
-                xerr=_yerr(point.y, point.ci),
-                fmt=marker,
-                color=colour,
-                mfc=face,
-                capsize=3,
-                label=point.name,
-                elinewidth=1,
-            )
+            _estimate(ax, point, (colour, marker), (point.y, level + shift), xerr=_yerr(point.y, point.ci))
     ax.set_yticks(range(len(rows)), [row.label for row in reversed(rows)], fontsize=8)
     ax.set_ylim(-0.6, len(rows) - 0.4)
     ax.set_xlim(0, top)
