@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from kgrag.cli.errors import guarded
-from kgrag.cli.options import DebugOpt, WorkspaceOpt, new_console, open_workspace, pipeline_names
+from kgrag.cli.options import DebugOpt, WorkspaceOpt, comma_list, new_console, open_workspace, pipeline_names
 from kgrag.cli.ranges import MAX_ITEMS, MAX_K, MAX_REPEATS, MAX_SEED
 from kgrag.core.registries import builtin_defaults
 
@@ -23,10 +23,6 @@ SampleOpt = Annotated[
     typer.Option("--sample", min=1, max=MAX_ITEMS, help="Stratified sample of N questions (same type mix, seeded)."),
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="Seed of the stratified sample.")]
-
-
-def _names(text: str) -> list[str]:
-    return [part.strip() for part in text.split(",") if part.strip()]
 
 
 @dataclass(frozen=True)
@@ -62,10 +58,10 @@ def _run_body(a: _RunArgs) -> None:
         run = ws.eval.run(
             items,
             pipeline_names(a.pipelines),
-            metrics=_names(a.metrics) if a.metrics else None,
+            metrics=comma_list(a.metrics) if a.metrics else None,
             runs=a.runs,
             mode=a.mode,  # type: ignore[arg-type]
-            judges=_names(a.judge),
+            judges=comma_list(a.judge),
             k=a.k,
             dataset=str(a.dataset),
             label=a.label,

@@ -46,11 +46,16 @@ def open_workspace(path: Path | None, **options: Any) -> Workspace:
     return Workspace.open(path, **options)
 
 
+def comma_list(text: str) -> list[str]:
+    """The comma-separated names of an option's value, stripped, empty ones left out."""
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
 def pipeline_names(text: str, option: str = "--pipelines") -> list[str]:
     """The comma-separated names of ``option`` in order, each once. A name given twice would run the
     pipeline twice and count every question twice, so the repeat is dropped, as ``kgrag compare`` and the
     server drop it, with a note on stderr naming it (the report on stdout stays clean)."""
-    names = [part.strip() for part in text.split(",") if part.strip()]
+    names = comma_list(text)
     unique = list(dict.fromkeys(names))
     if repeated := [name for name in unique if names.count(name) > 1]:
         which = ", ".join(repeated)

@@ -121,14 +121,15 @@ def _unique_ids(items: list[QAItem], origin: str) -> list[QAItem]:
 _TYPE_SPELLING = re.compile(r"[\s_-]+")
 
 
+def _type_key(kind: str) -> str:
+    """A question type as spellings of it compare: case-folded, runs of spaces, hyphens and underscores one space."""
+    return _TYPE_SPELLING.sub(" ", kind).strip().casefold()
+
+
 def _one_spelling_per_type(items: list[QAItem]) -> list[QAItem]:
     """Question types that differ only in case, spaces, hyphens or underscores, under their commonest
     spelling (the first seen among equals)."""
-    counts = Counter(item.question_type for item in items)
     spelling: dict[str, str] = {}
-    for kind, _ in counts.most_common():
-        spelling.setdefault(_TYPE_SPELLING.sub(" ", kind).strip().casefold(), kind)
-    return [
-        replace(item, question_type=spelling[_TYPE_SPELLING.sub(" ", item.question_type).strip().casefold()])
-        for item in items
-    ]
+    for kind, _ in Counter(item.question_type for item in items).most_common():
+        spelling.setdefault(_type_key(kind), kind)
+    return [replace(item, question_type=spelling[_type_key(item.question_type)]) for item in items]

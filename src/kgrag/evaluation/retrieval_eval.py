@@ -116,24 +116,25 @@ class RetrievalEvalReport:
                 sums[o.pipeline]["All"].append(value)
         return {p: {t: statistics.fmean(v) for t, v in sorted(types.items())} for p, types in sums.items()}
 
-    def mean_context_tokens(self) -> dict[str, float]:
-        by_pipeline: dict[str, list[int]] = defaultdict(list)
+    def _per_pipeline(self, value: Callable[[QuestionOutcome], float]) -> dict[str, list[float]]:
+        """pipeline → ``value`` of each of its outcomes, in question order."""
+        by_pipeline: dict[str, list[float]] = defaultdict(list)
         for o in self.outcomes:
-            by_pipeline[o.pipeline].append(o.context_tokens)
-        return {p: statistics.fmean(v) for p, v in by_pipeline.items()}
+            by_pipeline[o.pipeline].append(value(o))
+        return by_pipeline
+
+    def mean_context_tokens(self) -> dict[str, float]:
+        return {p: statistics.fmean(v) for p, v in self._per_pipeline(lambda o: o.context_tokens).items()}
 
     def handed_over(self, what: Handed = "items") -> dict[str, dict[str, float]]:
         """pipeline → ``mean``, ``min`` and ``max`` of the items (or of the passages among them) it handed
         over per question: the same budget holds more, shorter items from a graph pipeline."""
-        by_pipeline: dict[str, list[int]] = defaultdict(list)
-        for o in self.outcomes:
-            by_pipeline[o.pipeline].append(len(o.retrieved) if what == "items" else o.passages)
+        count = (lambda o: len(o.retrieved)) if what == "items" else (lambda o: o.passages)
+        by_pipeline = self._per_pipeline(count)
         return {p: {"mean": statistics.fmean(v), "min": min(v), "max": max(v)} for p, v in by_pipeline.items()}
 
     def latency(self) -> dict[str, dict[str, float]]:
-        by_pipeline: dict[str, list[float]] = defaultdict(list)
-        for o in self.outcomes:
-            by_pipeline[o.pipeline].append(o.latency_ms)
+        by_pipeline = self._per_pipeline(lambda o: o.latency_ms)
         return {p: {"p50": percentile(v, 50), "p95": percentile(v, 95)} for p, v in by_pipeline.items()}
 
     def embedding_latency(self) -> dict[str, float]:

@@ -215,19 +215,26 @@ def _interval(stats: RetrievalStatistics, measure: Measure, pipeline: str) -> tu
     return (float(ci[0]), float(ci[1])) if ci else None
 
 
-def _row(report: RetrievalEvalReport, stats: RetrievalStatistics, pipeline: str) -> Row | None:
-    """``pipeline``'s forest row: all-context recall (filled), passages-only recall (open) when it differs,
-    labelled with the tokens and items the pipeline handed over on average."""
-    recall = report.table().get(pipeline, {}).get(ALL)
-    if recall is None:
-        return None
-    estimates = [Point(pipeline, 0.0, recall, _interval(stats, "recall", pipeline))]
-    passages = report.table("chunk_recall").get(pipeline, {}).get(ALL)
-    if passages is not None and passages != recall:
-        estimates.append(Point(pipeline, 0.0, passages, _interval(stats, "chunk_recall", pipeline), True))
-    tokens = report.mean_context_tokens().get(pipeline, 0.0)
-    items = report.handed_over("items").get(pipeline, {}).get("mean", 0.0)
-    return Row(pipeline, f"{pipeline}\n{tokens:.0f} tokens, {items:.1f} items", estimates)
+def _rows(report: RetrievalEvalReport, stats: RetrievalStatistics) -> list[Row]:
+    """Each pipeline's forest row: all-context recall (filled), passages-only recall (open) when it differs,
+    labelled with the tokens and items the pipeline handed over on average; none for a pipeline without a
+    recall."""
+    everything, passages_only = report.table(), report.table("chunk_recall")
+    tokens, items = report.mean_context_tokens(), report.handed_over("items")
+    rows = []
+    for pipeline in report.pipelines:
+        recall = everything.get(pipeline, {}).get(ALL)
+        if recall is None:
+            continue
+        estimates = [Point(pipeline, 0.0, recall, _interval(stats, "recall", pipeline))]
+        passages = passages_only.get(pipeline, {}).get(ALL)
+        if passages is not None and passages != recall:
+            estimates.append(Point(pipeline, 0.0, passages, _interval(stats, "chunk_recall", pipeline), True))
+        label = (
+            f"{pipeline}\n{tokens.get(pipeline, 0.0):.0f} tokens, {items.get(pipeline, {}).get('mean', 0.0):.1f} items"
+        )
+        rows.append(Row(pipeline, label, estimates))
+    return rows
 
 
 def figure(report: RetrievalEvalReport, stats: RetrievalStatistics) -> Any:
@@ -236,7 +243,7 @@ def figure(report: RetrievalEvalReport, stats: RetrievalStatistics) -> Any:
     labelled with the context tokens and items it handed over (the pipelines fill one budget, so a
     scatter against tokens would stack them on one spot); right: all-context recall against latency, the
     cost that does differ. One colour and marker per pipeline in both panels and the legend."""
-    rows = [row for p in report.pipelines if (row := _row(report, stats, p)) is not None]
+    rows = _rows(report, stats)
     latency = report.latency()
     points = [
         Point(row.name, latency.get(row.name, {}).get("p50", 0.0), row.estimates[0].y, row.estimates[0].ci)

@@ -123,13 +123,15 @@ def robust_p(
 
 
 def leader_tests(
-    scored: Mapping[str, QuestionValues], column: str, settings: Bootstrap, bounds: Interval | None = None
-) -> tuple[str, dict[str, Estimate], dict[str, float | None], dict[str, bool]]:
-    """The leader on ``column`` (among pipelines sharing the highest mean, the first by name), its paired
-    difference to every other pipeline, the p of each (:func:`robust_p`) and which of those Holm rejects
-    (a rejection counts only for a positive difference)."""
-    means = {p: column_mean(values, column, settings.min_stratum) for p, values in scored.items()}
-    leader = top_group(means)[0]
+    scored: Mapping[str, QuestionValues],
+    leader: str,
+    column: str,
+    settings: Bootstrap,
+    bounds: Interval | None = None,
+) -> tuple[dict[str, Estimate], dict[str, float | None], dict[str, bool]]:
+    """The ``leader``'s paired difference on ``column`` to every other pipeline, the p of each
+    (:func:`robust_p`) and which of those Holm rejects (a rejection counts only for a positive
+    difference)."""
     found = {
         other: paired(scored[leader], values, settings, bounds)
         for other, values in sorted(scored.items())
@@ -140,7 +142,7 @@ def leader_tests(
         other: robust_p(scored[leader], scored[other], column, settings, bounds, found[other]) for other in against
     }
     rejected = holm(p_values, settings.alpha)
-    return leader, against, p_values, {p: rejected[p] and (e.mean or 0) > 0 for p, e in against.items()}
+    return against, p_values, {p: rejected[p] and (e.mean or 0) > 0 for p, e in against.items()}
 
 
 def top_group(means: Mapping[str, float]) -> list[str]:
@@ -209,9 +211,10 @@ def verdict(
     if len(scored) == 1:
         only = next(iter(scored))
         return {"metric": metric, "column": column, "best": None, "text": f"Only {only} measured {metric}."}
-    leader, against, p_values, ahead = leader_tests(scored, column, settings, bounds)
     means = {p: column_mean(values, column, settings.min_stratum) for p, values in scored.items()}
     top = top_group(means)
+    leader = top[0]  # the tests are taken from the first of the top pipelines by name
+    against, p_values, ahead = leader_tests(scored, leader, column, settings, bounds)
     holm_p = adjusted(p_values)
     label = "type-macro mean" if column == MACRO else "question-weighted mean"
     family = f"Holm over {len(against)} paired test{'s' if len(against) > 1 else ''}"
