@@ -81,7 +81,11 @@ def test_the_grouper_refuses_joining_opposites_through_a_third_name() -> None:
 
 def test_a_group_from_any_grouper_is_split() -> None:
     graph = _graph(["side encryption", "client-side encryption", "server-side encryption", "side-encryption"])
-    groups, dropped = keep_apart(graph, [Group(canonical=0, members=[0, 1, 2, 3], score=0.9)], contrasting_names)
+    groups, dropped = keep_apart(
+        graph,
+        [Group(canonical=0, members=[0, 1, 2, 3], score=0.9)],
+        lambda a, b: contrasting_names(graph.names[a], graph.names[b]),
+    )
     assert [g.members for g in groups] == [[0, 1, 3]] and dropped == 1
 
 

@@ -235,7 +235,7 @@ def test_zoom_buttons_full_window_a_view_from_one_entity_and_pruning(page: Page)
     page.shot("graph-start-from")
 
 
-def test_an_entity_is_renamed_described_and_merged_and_a_relation_deleted_from_the_panel(page: Page) -> None:
+def test_an_entity_is_renamed_described_merged_split_and_a_relation_deleted_from_the_panel(page: Page) -> None:
     view = _drawn(page, 300)
     hub = _hub(page, 300)
     hood = httpx.get(f"{page.url}{G}/entities/{hub['id']}/neighbourhood", params={"limit": 8}, timeout=30).json()
@@ -268,8 +268,19 @@ def test_an_entity_is_renamed_described_and_merged_and_a_relation_deleted_from_t
     view.locator("#graph-panel h2.relation-name").wait_for()
     view.click("#graph-panel button.delete-relation")
     view.locator("#graph-panel", has_text="relation deleted").wait_for()
+    # the merge taken back: the merged name is an entity again, drawn with its neighbours
+    at = _screen(view, hub["id"])
+    view.mouse.click(at["x"], at["y"])
+    view.locator("#graph-panel h2.entity-name", has_text="Renamed In The Browser").wait_for()
+    view.click("#graph-panel details.edit summary")
+    view.select_option("#graph-panel select.edit-split", other["name"])
+    view.click("#graph-panel button:text('Split')")
+    wait_until(view, f"window.kgragGraph.screen({other['id']!r}) !== null")
+    assert httpx.get(f"{page.url}{G}/entities/{other['id']}", timeout=30).status_code == 200
+    assert other["name"] not in httpx.get(f"{page.url}{G}/entities/{hub['id']}", timeout=30).json()["merged"]
+    page.shot("graph-split")
     log = httpx.get(f"{page.url}{G}/edits", timeout=30).json()
-    assert [e["op"] for e in log] == ["rename", "describe", "merge", "delete_relation"]
+    assert [e["op"] for e in log] == ["rename", "describe", "merge", "delete_relation", "split"]
 
 
 def test_find_says_in_the_singular_that_the_one_undrawn_match_was_added(page: Page) -> None:

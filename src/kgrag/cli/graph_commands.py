@@ -136,22 +136,31 @@ class EditOp(StrEnum):
     RENAME = "rename"
     DESCRIBE = "describe"
     MERGE = "merge"
+    SPLIT = "split"
     DELETE_RELATION = "delete-relation"
 
 
 @graph_app.command("edit")
 @guarded
 def edit_command(
-    op: Annotated[EditOp, typer.Argument(help="rename, describe, merge or delete-relation.")],
+    op: Annotated[EditOp, typer.Argument(help="rename, describe, merge, split or delete-relation.")],
     target: Annotated[str, typer.Argument(help="The entity (id or name) to change or keep; or the relation id.")],
-    value: Annotated[str, typer.Argument(help="New name or description; merge: the entity folded in.")] = "",
+    value: Annotated[
+        str,
+        typer.Argument(
+            help="New name or description; merge: the entity folded in; split: the merged name to take back out."
+        ),
+    ] = "",
     workspace: WorkspaceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Edit the graph by hand: each edit is logged (`kgrag graph edits`), undone by `kgrag graph undo-denoise`,
     and kept when documents are re-indexed."""
     if op is not EditOp.DELETE_RELATION and not value:
-        raise KgragError(f"`kgrag graph edit {op.value}` needs a value: the new text, or the entity to merge in")
+        raise KgragError(
+            f"`kgrag graph edit {op.value}` needs a value: the new text, the entity to merge in, "
+            "or the merged name to split out"
+        )
     with open_workspace(workspace) as ws:
         entry = ws.graph.edit(op.value, target, value, progress=StderrNotes())
     after = f" → {entry['after']}" if entry["after"] else ""

@@ -58,3 +58,13 @@ class MergeCounts:
     entity_mentions: int = 0
     relations_moved: int = 0
     self_loops: int = 0
+
+
+@dataclass(frozen=True)
+class SplitCounts:
+    """What splitting a merged name out of its entity moved: entity mentions, relation mentions, and
+    mentions of relations between the two that the merge had dropped as self-loops and the split restored."""
+
+    entity_mentions: int = 0
+    relation_mentions: int = 0
+    restored_loops: int = 0

@@ -1,10 +1,12 @@
-"""Hand edits of the graph: rename an entity, rewrite its description, merge two entities, delete a
-relation. Each edit is one denoising run (snapshot first, so ``kgrag graph undo-denoise`` restores the graph
-as it was) and one line of the edit log (who changed what from what to what, when).
+"""Hand edits of the graph: rename an entity, rewrite its description, merge two entities, split a merged
+name back out, delete a relation. Each edit is one denoising run (snapshot first, so ``kgrag graph
+undo-denoise`` restores the graph as it was) and one line of the edit log (who changed what from what to what, when).
 
 Edits outlive re-indexing the way denoising decisions do: a merge leaves an alias (new mentions of the
 merged name land on the kept entity), a deleted relation is remembered as dropped (re-extraction skips
-it), and a name or description is laid over the entity whenever it is rebuilt from its mentions
+it), a split keeps the two names apart in later denoising runs
+(:func:`kgrag.graph.build.overrides.held_apart`), and a name or
+description is laid over the entity whenever it is rebuilt from its mentions
 (:mod:`kgrag.graph.build.overrides`).
 """
 
@@ -16,6 +18,7 @@ from typing import Any
 
 from kgrag.core.denoise_records import DenoiseRun, MergeEntry
 from kgrag.core.errors import KgragError
+from kgrag.core.graph_ids import entity_id_for_key
 from kgrag.core.graph_records import EntityRecord
 from kgrag.denoise.apply import APPLYING, finish_run
 from kgrag.denoise.runner import new_run_id
@@ -127,6 +130,39 @@ def merge(
         append_edit(store, entry)
         recompute_stale(store, summarizer, counter)
     return _finish(store, run, entry)
+
+
+def split(
+    store: Store, entity_id: str, merged: str, summarizer: Summarizer, counter: TokenCounter | None = None
+) -> EditResult:
+    """Take the name ``merged`` (or the id its entity had) back out of entity ``entity_id``: its mentions and
+    relations become an entity again (:mod:`kgrag.store.sql.denoise_split`), new mentions of it no longer
+    land on ``entity_id``, and later denoising runs keep the two apart."""
+    entity = _entity(store, entity_id)
+    aliases = store.denoise.merged_names(entity.id)
+    wanted = merged.strip()
+    named = (
+        k
+        for k, name in aliases.items()
+        if wanted in (k, entity_id_for_key(k), name) or wanted.casefold() == name.casefold()
+    )
+    alias_key = next(named, entity_key(wanted))
+    if alias_key not in aliases:
+        held = ", ".join(repr(n) for n in sorted(set(aliases.values()), key=str.casefold)) or "none"
+        raise KgragError(f"{entity.name!r} ({entity.id}) has no merged name {merged!r}; its merged names: {held}")
+    run = _start(store)
+    entry = _entry(
+        run, "split", entity.id, entity.name, aliases[alias_key], key=entity.key, split_key=alias_key,
+        split_id=entity_id_for_key(alias_key),
+    )  # fmt: skip
+    with store.transaction():
+        store.denoise.snapshot(run.id)
+        store.denoise.save_run(run)
+        counts = store.denoise.split_alias(alias_key, entity_key)
+        append_edit(store, entry)
+        recompute_stale(store, summarizer, counter)
+    moved = counts.entity_mentions if counts else 0
+    return _finish(store, run, {**entry, "mentions_moved": moved})
 
 
 def delete_relation(store: Store, relation_id: str) -> EditResult:

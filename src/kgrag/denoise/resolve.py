@@ -119,10 +119,13 @@ def plan_resolution(graph: ResolutionGraph, config: DenoiseConfig, strategy: Str
     distinct = len(pairs)
     pairs = [p for p in pairs if not contrasting_names(graph.names[p.a], graph.names[p.b])]
     contrasts = distinct - len(pairs)
+    pairs = [p for p in pairs if not _held(graph, p.a, p.b)]
+    held = distinct - contrasts - len(pairs)
     pairs = [p for p in matcher.rescore(graph, pairs) if p.score >= config.threshold]
     groups, refused = grouper(graph, vectors, pairs, config)
     groups, split = keep_identifiers_apart(graph, groups)
-    groups, opposed = keep_apart(graph, groups, contrasting_names)
+    groups, opposed = keep_apart(graph, groups, lambda a, b: contrasting_names(graph.names[a], graph.names[b]))
+    groups, split_apart = keep_apart(graph, groups, lambda a, b: _held(graph, a, b))
     for group in groups:
         group.canonical = _canonical(graph, group, config.canonical)
         group.mode = merger(group, config)
@@ -138,6 +141,7 @@ def plan_resolution(graph: ResolutionGraph, config: DenoiseConfig, strategy: Str
         "refused_identifier": identifiers + split,
         **refused,
         "refused_contrast": contrasts + refused.get("refused_contrast", 0) + opposed,
+        "refused_split": held + split_apart,
     }
     plan = ResolutionPlan(groups, counts)
     plan.counts["merged_away"] = plan.merged_away
@@ -148,23 +152,29 @@ def plan_resolution(graph: ResolutionGraph, config: DenoiseConfig, strategy: Str
 def keep_identifiers_apart(graph: ResolutionGraph, groups: list[Group]) -> tuple[list[Group], int]:
     """Groups without two distinct identifiers (a chain ``copystat`` ≈ "file metadata" ≈ ``copymode``
     would join them even though no pair of them was merged directly): see :func:`keep_apart`."""
-    return keep_apart(graph, groups, distinct_identifiers)
+    return keep_apart(graph, groups, lambda a, b: distinct_identifiers(graph.names[a], graph.names[b]))
+
+
+def _held(graph: ResolutionGraph, a: int, b: int) -> bool:
+    """Whether a hand split keeps entities ``a`` and ``b`` apart."""
+    return bool(graph.held_apart) and frozenset((graph.keys[a], graph.keys[b])) in graph.held_apart
 
 
 def keep_apart(
-    graph: ResolutionGraph, groups: list[Group], clash: Callable[[str, str], bool]
+    graph: ResolutionGraph, groups: list[Group], clash: Callable[[int, int], bool]
 ) -> tuple[list[Group], int]:
-    """Groups without two members whose names ``clash``: members are kept anchor first, then by mentions,
-    each only when it clashes with no member kept; groups left with one member go. Returns the groups and
-    how many members were dropped. Any grouper's output passes through here (distinct identifiers and
-    contrasting names), so a chain through a third name never joins two names kept apart pairwise."""
+    """Groups without two members that ``clash`` (a test on two entity indices): members are kept anchor
+    first, then by mentions, each only when it clashes with no member kept; groups left with one member go.
+    Returns the groups and how many members were dropped. Any grouper's output passes through here
+    (distinct identifiers, contrasting names, hand splits), so a chain through a third name never joins two
+    names kept apart pairwise."""
     out: list[Group] = []
     dropped = 0
     for group in groups:
         order = sorted(group.members, key=lambda i: (i != group.canonical, -int(graph.mentions[i]), i))
         kept: list[int] = []
         for member in order:
-            if any(clash(graph.names[member], graph.names[k]) for k in kept):
+            if any(clash(member, k) for k in kept):
                 dropped += 1
             else:
                 kept.append(member)

@@ -7,7 +7,7 @@ already merged away (``entity_aliases``), so after new documents only the new sh
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from kgrag.config.denoise import DenoiseConfig
@@ -21,6 +21,7 @@ from kgrag.denoise.reflect import ReflectContext, ReflectionPlan, ReflectorFacto
 from kgrag.denoise.resolve import load_resolution_graph, plan_resolution, strategies
 from kgrag.denoise.types import ResolutionGraph, ResolutionPlan
 from kgrag.documents import TokenCounter
+from kgrag.graph.build.overrides import held_apart
 from kgrag.graph.build.summarize import Summarizer
 from kgrag.models.embeddings import Embedder
 from kgrag.models.llm.client import LLMClient
@@ -78,6 +79,7 @@ def plan_entities(inputs: DenoiseInputs) -> tuple[ResolutionGraph, ResolutionPla
     """Resolution plan over the stored graph (LLM-confirmed when ``llm_confirm``)."""
     config = inputs.config
     graph = load_resolution_graph(inputs.store, inputs.embedder, config, keep_vectors=not inputs.dry_run)
+    graph = replace(graph, held_apart=held_apart(inputs.store))
     merged_before = len(inputs.store.denoise.aliases())
     plan = plan_resolution(graph, _effective(config, graph.size, merged_before), strategies(config, inputs.registries))
     plan.counts["merged_before"] = merged_before

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 PLAN_FILE_NAME = "denoise-plan.json"
 LOG_DIR_NAME = "denoise"
-EDITS = ("rename", "describe", "merge", "delete-relation")
+EDITS = ("rename", "describe", "merge", "split", "delete-relation")
 
 
 class CountingPlan(Protocol):
@@ -163,16 +163,19 @@ class DenoiseService:
     def edit(self, op: str, target: str, value: str = "", progress: Progress | None = None) -> dict[str, Any]:
         """One hand edit of the graph, under the writer lock (it waits for a running ``kgrag index``):
         ``rename`` or ``describe`` an entity (``value``: the new text), ``merge`` entity ``value`` into
-        entity ``target``, or ``delete-relation`` ``target``. Each is an undoable denoising run and a line of
+        entity ``target``, ``split`` the merged name ``value`` back out of entity ``target``, or
+        ``delete-relation`` ``target``. Each is an undoable denoising run and a line of
         :meth:`edits`; see :mod:`kgrag.denoise.edits`. Returns that line."""
         from kgrag.denoise import edits
 
         if op not in EDITS:
-            raise KgragError(f"unknown graph edit {op!r}: rename, describe, merge or delete-relation")
+            raise KgragError(f"unknown graph edit {op!r}: rename, describe, merge, split or delete-relation")
         parts = self._parts
         with indexing_lock(parts.path, parts.store, progress):
             if op == "merge":
                 done = edits.merge(parts.store, target, value, parts.summarizer(), parts.chunk_plan()[0].counter)
+            elif op == "split":
+                done = edits.split(parts.store, target, value, parts.summarizer(), parts.chunk_plan()[0].counter)
             elif op == "delete-relation":
                 done = edits.delete_relation(parts.store, target)
             else:

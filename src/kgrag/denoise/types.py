@@ -27,6 +27,8 @@ class ResolutionGraph:
     mentions: np.ndarray
     vectors: np.ndarray
     neighbours: list[np.ndarray]
+    held_apart: frozenset[frozenset[str]] = frozenset()
+    """Entity-key pairs never to be merged (split apart by hand)."""
 
     @property
     def size(self) -> int:

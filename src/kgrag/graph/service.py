@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -21,7 +21,6 @@ from kgrag.store.index_lock import indexing_lock
 
 if TYPE_CHECKING:
     from kgrag.core.community_records import CommunityRecord, CommunityReport
-    from kgrag.core.denoise_records import MergeEntry
     from kgrag.graph.analysis.stats import GraphStats
     from kgrag.graph.browse import EntityView, Neighbourhood
     from kgrag.graph.index import GraphIndex
@@ -47,11 +46,13 @@ class ExportResult:
 @dataclass(frozen=True)
 class EntityDetail:
     """One entity with what a reader asks next: other names it goes by (aliases denoising merged into it
-    or linked to it), the passages it comes from, and the communities it belongs to with their reports."""
+    or linked to it), the passages it comes from, and the communities it belongs to with their reports.
+    ``merged`` are the names merged into it that ``kgrag graph edit split`` can take back out."""
 
     entity: EntityView
     aliases: list[str]
     communities: list[tuple[CommunityRecord, CommunityReport | None]]
+    merged: list[str] = field(default_factory=list)
 
 
 class GraphService:
@@ -110,13 +111,14 @@ class GraphService:
         if record is None:
             return None
         names = [index.entities[i].name for i in self._linked(entity_id) if i in index.entities]
-        names += [m.alias_name for m in self._merged_into(entity_id)]
-        aliases = sorted({n for n in names if n and n != record.name}, key=str.casefold)
+        merged = sorted(set(self._store.denoise.merged_names(entity_id).values()), key=str.casefold)
+        aliases = sorted({n for n in [*names, *merged] if n and n != record.name}, key=str.casefold)
         store = self._store
         groups = [c for c in store.communities.communities() if entity_id in c.entity_ids]
         groups.sort(key=lambda c: (c.level, c.id))
         reports = {r.community_id: r for r in store.communities.reports([c.id for c in groups])} if groups else {}
-        return EntityDetail(entity_view(index, record), aliases, [(c, reports.get(c.id)) for c in groups])
+        found = [(c, reports.get(c.id)) for c in groups]
+        return EntityDetail(entity_view(index, record), aliases, found, merged)
 
     def _linked(self, entity_id: str) -> list[str]:
         """Entities denoising linked to ``entity_id`` as the same thing (``same_as`` relations)."""
@@ -125,11 +127,6 @@ class GraphService:
             for r in self._store.graph.relations_of([entity_id])
             if r.label == SYNONYM_LABEL
         ]
-
-    def _merged_into(self, entity_id: str) -> list[MergeEntry]:
-        """The merge-log lines of every denoising run that folded another entity into ``entity_id``."""
-        denoise = self._store.denoise
-        return [m for run in denoise.runs() for m in denoise.merges(run.id) if m.canonical_id == entity_id]
 
     def stats(self, top: int = 10) -> GraphStats:
         """Nodes, edges, degrees, clustering, components, hubs and entity types."""

@@ -46,6 +46,9 @@ class EntityDetailOut(BaseModel):
     type: str
     description: str
     aliases: list[str] = Field(description="Other names: aliases denoising merged into this entity or linked to it.")
+    merged: list[str] = Field(
+        default_factory=list, description="Names merged into this entity (a `split` edit takes one back out)."
+    )
     degree: int
     passages: list[EntityPassage]
     passages_total: int = Field(description="Passages the entity comes from in all (``passages`` lists the first).")
@@ -105,6 +108,7 @@ def entity(
         type=view.type,
         description=view.description,
         aliases=detail.aliases,
+        merged=detail.merged,
         degree=view.degree,
         passages=_passages(hosted, view.chunk_ids[:passages], view.name),
         passages_total=len(view.chunk_ids),

@@ -22,10 +22,10 @@ router = APIRouter(tags=["graph"])
 
 class GraphEdit(BaseModel):
     """``rename``/``describe``: ``target`` is the entity, ``value`` its new name or description;
-    ``merge``: ``value`` (an entity id) is folded into ``target``; ``delete-relation``: ``target`` is the
-    relation."""
+    ``merge``: ``value`` (an entity id) is folded into ``target``; ``split``: ``value`` (a name merged into
+    ``target``, or the id its entity had) is taken back out; ``delete-relation``: ``target`` is the relation."""
 
-    op: Literal["rename", "describe", "merge", "delete-relation"]
+    op: Literal["rename", "describe", "merge", "split", "delete-relation"]
     target: str = Field(min_length=1, max_length=200)
     value: str = Field("", max_length=20_000)
 
@@ -41,12 +41,13 @@ class EditEntry(BaseModel):
     after: str
     status: str = Field(description="applied, or undone")
     merged_id: str | None = Field(None, description="merge: the entity folded into ``target`` (gone now).")
+    split_id: str | None = Field(None, description="split: the entity taken back out of ``target``.")
 
 
 @router.post(
     "/graph/edits",
     response_model=EditEntry,
-    summary="Edit the graph: rename, describe, merge or delete a relation (logged, undoable)",
+    summary="Edit the graph: rename, describe, merge, split or delete a relation (logged, undoable)",
     responses={404: {"description": "No such entity or relation."}, 409: {"description": "A job runs."}},
 )
 def edit(hosted: WorkspaceDep, body: GraphEdit) -> dict[str, Any]:

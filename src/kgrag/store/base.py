@@ -9,13 +9,13 @@ second backend is one new package that implements these protocols, and the contr
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from kgrag.core.community_records import CommunityRecord, CommunityReport, LevelStats
 from kgrag.core.conversation_records import ConversationRecord
-from kgrag.core.denoise_records import DenoiseRun, MergeCounts, MergeEntry, RelationScore
+from kgrag.core.denoise_records import DenoiseRun, MergeCounts, MergeEntry, RelationScore, SplitCounts
 from kgrag.core.eval_records import EvalRunRecord, EvalScore, EvalTrace
 from kgrag.core.graph_records import EntityMention, EntityRecord, RelationMention, RelationRecord
 from kgrag.core.llm_types import ChatRequest, Prices
@@ -166,6 +166,8 @@ class DenoiseRepository(Protocol):
 
     def merge_entities(self, mapping: Mapping[str, str], run_id: str) -> MergeCounts: ...
     def aliases(self) -> dict[str, str]: ...
+    def merged_names(self, entity_id: str) -> dict[str, str]: ...
+    def split_alias(self, alias_key: str, surface_key: Callable[[str], str]) -> SplitCounts | None: ...
     def drop_relations(self, relation_ids: Sequence[str], run_id: str) -> int: ...
     def snapshot(self, run_id: str) -> None: ...
     def restore(self, run_id: str) -> None: ...

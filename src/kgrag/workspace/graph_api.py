@@ -20,7 +20,8 @@ class GraphAPI(GraphService):
         self._parts = parts
 
     def edit(self, op: str, target: str, value: str = "", progress: Progress | None = None) -> dict[str, Any]:
-        """One undoable hand edit (``rename``, ``describe``, ``merge``, ``delete-relation``); its log line."""
+        """One undoable hand edit (``rename``, ``describe``, ``merge``, ``split``, ``delete-relation``); its log
+        line."""
         from kgrag.denoise.service import DenoiseService
 
         return DenoiseService(self._parts).edit(op, target, value, progress)

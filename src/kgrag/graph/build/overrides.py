@@ -51,6 +51,17 @@ def overrides(store: Store) -> dict[str, dict[str, str]]:
     return found
 
 
+def held_apart(store: Store) -> frozenset[frozenset[str]]:
+    """Entity-key pairs a split still in force keeps apart (``kgrag graph edit split``): denoising never
+    merges them again."""
+    undone = {r.id for r in store.denoise.runs() if r.status == UNDONE}
+    return frozenset(
+        frozenset((str(e["key"]), str(e["split_key"])))
+        for e in edit_log(store)
+        if e.get("op") == "split" and e.get("run_id") not in undone and e.get("key") and e.get("split_key")
+    )
+
+
 def apply_overrides(records: Sequence[EntityRecord], edits: dict[str, dict[str, str]]) -> list[EntityRecord]:
     """``records`` with the edited names and descriptions laid over what aggregation produced."""
     if not edits:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from kgrag.core.denoise_records import DenoiseRun, MergeCounts, MergeEntry, RelationScore
+from kgrag.core.denoise_records import DenoiseRun, MergeCounts, MergeEntry, RelationScore, SplitCounts
 from kgrag.core.graph_ids import relation_id_for_pair
 from kgrag.store.sql.database import Dialect, SqlDatabase
+from kgrag.store.sql.denoise_split import split_alias
 from kgrag.store.sql.graph import relations_touching
 
 _STALE_TABLES = ("entities", "relations")  # insert triggers flip their stale flags; restore puts them back
@@ -121,6 +122,26 @@ class SqlDenoise:
         """alias key → canonical entity id, for every merge still in force."""
         rows = self._db.query("SELECT alias_key, canonical_id FROM entity_aliases ORDER BY alias_key")
         return {r[0]: r[1] for r in rows}
+
+    def merged_names(self, entity_id: str) -> dict[str, str]:
+        """Alias key → the name it had when merged (the key when no merge log names it), for every alias
+        of ``entity_id`` in force."""
+        rows = self._db.query(
+            "SELECT a.alias_key, m.alias_name FROM entity_aliases a LEFT JOIN denoise_merges m "
+            "ON m.alias_key = a.alias_key WHERE a.canonical_id = ? ORDER BY a.alias_key, m.rowid",
+            (entity_id,),
+        )
+        names: dict[str, str] = {}
+        for row in rows:
+            key = str(row[0])
+            names[key] = str(row[1]) if row[1] else names.get(key, key)
+        return names
+
+    def split_alias(self, alias_key: str, surface_key: Callable[[str], str]) -> SplitCounts | None:
+        """Take one merged name back out of its canonical entity (see :mod:`kgrag.store.sql.denoise_split`);
+        None when ``alias_key`` is no alias in force."""
+        with self._db.transaction():
+            return split_alias(self._db, alias_key, surface_key)
 
     def drop_relations(self, relation_ids: Sequence[str], run_id: str) -> int:
         """Delete relations (their mentions cascade) and remember them, so re-extraction skips them."""

@@ -213,13 +213,15 @@ async function openEntity(id) {
   });
 }
 
-// After a hand edit: the drawn node takes its new name, a merged-away node goes, the panel reloads.
-async function edited(id, { name = null, removed = null } = {}) {
+// After a hand edit: the drawn node takes its new name, a merged-away node goes, a split-out one is drawn
+// with its neighbours, the panel reloads.
+async function edited(id, { name = null, removed = null, added = null } = {}) {
   if (name && nodes.get(id)) {
     const entity = { ...nodes.get(id).entity, name };
     nodes.update({ id, entity, label: name, title: `${name} (${entity.type}) · ${entity.degree} relations` });
   }
   if (removed && nodes.get(removed)) nodes.remove(removed);
+  if (added && nodes.get(id)) await drawBeside(added, id);
   await openEntity(id);
 }
 
@@ -262,6 +264,17 @@ function addEntities(entities, near) {
       x: origin.x + radius * Math.cos(angle), y: origin.y + radius * Math.sin(angle) });
   }));
   return fresh.length;
+}
+
+// An entity that was not drawn (split out of `near`), with its strongest neighbours, placed around `near`.
+async function drawBeside(id, near) {
+  try {
+    const hood = await api(ws(`/graph/entities/${encodeURIComponent(id)}/neighbourhood?limit=12`));
+    addEntities(hood.entities, near);
+    addRelations(hood.relations);
+  } catch (err) {
+    status(err.message, "error");
+  }
 }
 
 function addRelations(relations) {

@@ -1,5 +1,5 @@
 // Hand edits from the explorer's panel: rename an entity, rewrite its description, merge another entity
-// into it, delete a relation. Each is POST /graph/edits: logged, undoable (`kgrag graph undo-denoise`) and
+// into it, split a merged name back out, delete a relation. Each is POST /graph/edits: logged, undoable (`kgrag graph undo-denoise`) and
 // kept when documents are indexed again. A refusal (no such entity, a running job) shows in the panel.
 
 import { api, el, ws } from "./api.js";
@@ -38,7 +38,19 @@ export function editEntity(entity, { edited }) {
       const entry = await send("merge", entity.id, other.value.trim(), result);
       if (entry) await edited({ removed: entry.merged_id || null });
     }),
+    splitForm(entity, result, edited),
     result);
+}
+
+// Names merged into the entity (by denoising or by hand), each of which a split makes an entity again.
+function splitForm(entity, result, edited) {
+  const merged = entity.merged || [];
+  if (!merged.length) return null;
+  const choice = el("select", { class: "edit-split" }, merged.map((name) => el("option", { value: name }, name)));
+  return form("take back out ", choice, "Split", async () => {
+    const entry = await send("split", entity.id, choice.value, result);
+    if (entry) await edited({ added: entry.split_id || null });
+  });
 }
 
 export function relationActions(relation, { deleted }) {
