@@ -137,6 +137,7 @@ def test_mcp_over_http_on_kgrag_serve_with_the_sdk_client(served: str, mcp_ws: t
     out = asyncio.run(run())
     _check_session(out, mcp_ws[1], mcp_ws[2])
     assert "/" not in out["cited"]["citations"][0]["source"]["source"]  # a file name, never a server path
+    assert "/" not in out["shown"]["heading"].split(" · ")[0]  # nor a path relative to the server's directory
 
 
 def test_mcp_over_http_follows_the_servers_key_and_host_rules(served: str) -> None:

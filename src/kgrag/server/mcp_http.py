@@ -74,7 +74,7 @@ def _manager(hosted: Any) -> StreamableHTTPSessionManager:
 
     from kgrag.server.mcp_tools import build_mcp_server
 
-    server = build_mcp_server(hosted.ws, present=hosted.scrub)
+    server = build_mcp_server(hosted.ws, present=hosted.scrub, name_source=hosted.source_name)
     # Host and Origin are checked by the app's own guard (server.allowed_hosts), for this path as for /v1.
     server.streamable_http_app(
         stateless_http=True,

@@ -19,7 +19,7 @@ The tools only read. ``allow_index`` adds ``index`` (index files or folders of t
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -105,6 +105,7 @@ INSTRUCTIONS = (
     "'unsupported' are backed by no passage."
 )
 Present = Callable[[Any], Any]
+NameSource = Callable[[str], str]
 
 
 def _identity(value: Any) -> Any:
@@ -114,9 +115,11 @@ def _identity(value: Any) -> Any:
 class WorkspaceTools:
     """The tools' bodies over one workspace; each returns JSON-like data or raises :class:`KgragError`."""
 
-    def __init__(self, ws: Workspace, present: Present = _identity) -> None:
+    def __init__(self, ws: Workspace, present: Present = _identity, name_source: NameSource | None = None) -> None:
         self.ws = ws
         self.present = present
+        self.name_source = name_source
+        """How a document's source is named in a reply's text (a server's clients see file names only)."""
 
     def _sources(self, chunk_ids: list[str]) -> dict[str, SourceDict]:
         return {cid: ref.to_dict() for cid, ref in self.ws.documents.sources(chunk_ids).items()}
@@ -145,6 +148,9 @@ class WorkspaceTools:
                 f"no passage, document, entity or relation has the id {ident!r} (passage ids come from `search` "
                 "and `ask`, document ids and paths from `list_documents`)"
             )
+        if self.name_source is not None and shown.kind == "chunk" and shown.sources:
+            ref = shown.sources[0]  # the heading names the file relative to the process's directory
+            shown = replace(shown, heading=replace(ref, source=self.name_source(ref.source)).label())
         return self.present(shown.to_dict())
 
     def list_documents(self, limit: int = 100, offset: int = 0) -> DocumentsReply:
@@ -223,12 +229,15 @@ def _call(body: Callable[..., R], **kwargs: Any) -> R:
         raise ToolError(str(exc)) from exc
 
 
-def build_mcp_server(ws: Workspace, *, allow_index: bool = False, present: Present = _identity) -> MCPServer:
-    """An MCP server exposing ``ws`` (read-only unless ``allow_index``)."""
+def build_mcp_server(
+    ws: Workspace, *, allow_index: bool = False, present: Present = _identity, name_source: NameSource | None = None
+) -> MCPServer:
+    """An MCP server exposing ``ws`` (read-only unless ``allow_index``); ``present`` rewrites every reply and
+    ``name_source`` names documents in reply texts (both given by ``kgrag serve``, which shows no paths)."""
     from mcp.server import MCPServer
     from mcp_types import ToolAnnotations
 
-    tools = WorkspaceTools(ws, present)
+    tools = WorkspaceTools(ws, present, name_source)
     server: MCPServer = MCPServer("kgrag", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
