@@ -158,6 +158,10 @@ def test_non_retryable_errors_stop_at_once(fast_cfg: Callable[..., Any], square_
 
 def test_connection_refused_is_retried_then_reported(fast_cfg: Callable[..., Any]) -> None:
     client = create_llm_client(fast_cfg("http://127.0.0.1:9/v1", max_retries=1))
-    with pytest.raises(LLMUnavailableError, match="connection"):
+    with pytest.raises(LLMUnavailableError, match="connection") as refused:
         client.chat([{"role": "user", "content": "hello"}], stage="test")
     assert client.summary().total.attempts == 2
+    # the URL tried and what to check, not advice to wait longer for a server nobody reached
+    message = str(refused.value)
+    assert "nothing answers at http://127.0.0.1:9/v1" in message and "base_url" in message
+    assert "max_retries" not in message and "overloaded" not in message

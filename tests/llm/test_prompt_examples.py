@@ -159,6 +159,24 @@ def test_structured_client_sends_the_example_and_never_keeps_a_copy_of_it(prompt
         assert len(provider.requests) == 2  # one re-ask, then given up
 
 
+def test_a_reply_that_adds_the_examples_items_to_its_own_keeps_its_own() -> None:
+    """A 0.5B model answered about a code-review guide with one entity of its own plus the example's
+    entities and relations: the copies are dropped and the rest kept, with no re-ask (rejecting the whole
+    reply cost a re-ask that came back as the example verbatim)."""
+    from kgrag.prompts import load_prompt
+
+    prompt = load_prompt("extract_graph")
+    example = json.loads(prompt.example_reply)
+    own = {"name": "Emergency CL", "type": "concept", "description": "A small change that fixes an emergency."}
+    mixed = {"entities": [own, *example["entities"]], "relations": example["relations"]}
+    provider = ScriptedProvider([ScriptRule(".", json.dumps(mixed))])
+    client = create_llm_client(LLMConfig(provider="scripted", model="m"), provider=provider)
+    result = client.structured(prompt.name, _real_variables(prompt), stage="test")
+    assert result.ok and not result.reasked and len(provider.requests) == 1
+    assert result.value is not None
+    assert [e["name"] for e in result.value.entities] == ["Emergency CL"] and result.value.relations == []
+
+
 def test_a_prompt_exported_before_examples_still_loads_and_gets_the_schema(tmp_path: Path) -> None:
     """A user's edited copy from before worked examples existed (no [example] table) keeps working: the
     structured call then shows the JSON schema, as it did."""

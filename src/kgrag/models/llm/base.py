@@ -24,12 +24,21 @@ class ProviderError(ModelError):
     bodies) are retried with backoff; the others (bad key, unknown model, bad request) stop at once."""
 
     def __init__(
-        self, message: str, *, retryable: bool, status: int | None = None, retry_after_s: float | None = None
+        self,
+        message: str,
+        *,
+        retryable: bool,
+        status: int | None = None,
+        retry_after_s: float | None = None,
+        unreachable: bool = False,
     ) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.status = status
         self.retry_after_s = retry_after_s
+        self.unreachable = unreachable
+        """No connection could be opened (refused, unknown host): a wrong URL or a server not running, not
+        an overloaded one. Still retried, since a server that is starting opens its port a moment later."""
 
     @property
     def short(self) -> str:

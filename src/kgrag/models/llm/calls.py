@@ -356,11 +356,7 @@ class CallRunner:
                     delay = self.retry.delay(retry_index, exc.retry_after_s, self.rng)
                     announce_wait(delay, exc.retry_after_s, exc.short)
                     self.sleep(delay)
-        raise LLMUnavailableError(
-            f"LLM call failed after {attempts.count} attempts (last error: {last}); the endpoint looks down "
-            "or overloaded. Finished calls are cached, so rerunning resumes where this stopped; raise "
-            "llm.max_retries or lower llm.max_concurrency if this repeats."
-        ) from last
+        raise LLMUnavailableError(unavailable(attempts.count, last)) from last
 
     def _record(
         self,
@@ -396,3 +392,17 @@ class CallRunner:
                 call_role=link.role if link else None,
             )
         )
+
+
+def unavailable(attempts: int, last: ProviderError | None) -> str:
+    """Why the call gave up, with the advice that fits: a server nobody reached is checked, not waited for."""
+    resume = "Finished calls are cached, so rerunning resumes where this stopped"
+    if last is not None and last.unreachable:
+        return (
+            f"LLM call failed after {attempts} attempts (last error: {last}); no server answered there. Check that "
+            f"it is running and that the provider's base_url names it (llm.providers.<provider>.base_url). {resume}."
+        )
+    return (
+        f"LLM call failed after {attempts} attempts (last error: {last}); the endpoint looks down or overloaded. "
+        f"{resume}; raise llm.max_retries or lower llm.max_concurrency if this repeats."
+    )

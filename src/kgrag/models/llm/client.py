@@ -43,12 +43,12 @@ from kgrag.models.llm.calls import CallRunner, Outcome
 from kgrag.models.llm.estimate import Estimate, EstimatingProvider
 from kgrag.models.llm.request_fit import CUT_REPLY, RequestTooLargeError, is_size_failure
 from kgrag.models.llm.structured import (
-    check_not_copied,
     compact_schema,
     parse_reply,
     reask_messages,
     response_format,
     with_instruction,
+    without_copied_items,
 )
 
 if TYPE_CHECKING:
@@ -294,8 +294,7 @@ class LLMClient:
 
         def parse(text: str, finish: str | None) -> tuple[Any, bool]:
             value, repaired = parse_reply(text, finish, model)
-            check_not_copied(value, example, given)
-            return value, repaired
+            return without_copied_items(value, example, given), repaired
 
         try:
             first = self.runner.run(request, stage, parse, loop_guard=loop_guard, link=link)

@@ -227,7 +227,9 @@ class OpenAICompatibleProvider:
         except httpx.TimeoutException as exc:
             raise ProviderError(f"timeout: {type(exc).__name__}", retryable=True) from exc
         except httpx.TransportError as exc:
-            raise ProviderError(f"connection: {type(exc).__name__}: {exc}", retryable=True) from exc
+            from kgrag.models.llm.streaming import transport_error
+
+            raise transport_error(exc, self.base_url) from exc
 
     def _adapt_format(self, params: dict[str, JsonValue]) -> None:
         """In ``auto`` mode, send the strongest JSON mode this server has not rejected."""

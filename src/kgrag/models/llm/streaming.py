@@ -122,7 +122,17 @@ def read_stream(
     except httpx.TimeoutException as exc:
         raise ProviderError(f"timeout: {type(exc).__name__}", retryable=True) from exc
     except httpx.TransportError as exc:
-        raise ProviderError(f"connection: {type(exc).__name__}: {exc}", retryable=True) from exc
+        raise transport_error(exc, str(client.base_url)) from exc
+
+
+def transport_error(exc: Exception, base_url: str) -> ProviderError:
+    """One attempt that failed below HTTP; one that could not connect at all names the URL it tried."""
+    import httpx
+
+    if isinstance(exc, httpx.ConnectError):
+        where = base_url.rstrip("/")
+        return ProviderError(f"connection: nothing answers at {where} ({exc})", retryable=True, unreachable=True)
+    return ProviderError(f"connection: {type(exc).__name__}: {exc}", retryable=True)
 
 
 def read_body(

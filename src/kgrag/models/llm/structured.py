@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, JsonValue, ValidationError
@@ -86,6 +87,7 @@ def parse_reply(text: str, finish_reason: str | None, model: type[BaseModel] | N
 
 
 COPY_MIN_WORDS = 5  # a sentence this long found verbatim in the worked example was copied, not written
+COPY_MIN_PHRASE_WORDS = 3  # a list item this long equal to one of the example's items was copied
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -125,6 +127,54 @@ def check_not_copied(value: Any, example_reply: str, request: str = "") -> None:
             f"it copies the example reply ({copied[:80]!r}); the example only shows the format: answer about the "
             "input you were given"
         )
+
+
+def without_copied_items(value: Any, example_reply: str, request: str = "") -> Any:
+    """``value`` with the list items that copy the worked example dropped: an item holding a sentence of it
+    (:func:`copied_from_example`) or equal to one of its items. Small models often add the example's
+    entities and relations to their own; the rest of such a reply is still an answer about the input.
+    Raises :class:`ReplyInvalid` (re-asked) when a copy sits outside a list, or when every item of the reply
+    was a copy and nothing of its own is left."""
+    if not example_reply or not isinstance(value, BaseModel):
+        check_not_copied(value, example_reply, request)
+        return value
+    shown = _example_items(type(value), example_reply)
+    kept: dict[str, list[Any]] = {}
+    for name, items in value:
+        if isinstance(items, list) and items:
+            own = [i for i in items if not _copied_item(i, shown.get(name, ()), example_reply, request)]
+            if len(own) < len(items):
+                kept[name] = own
+    if kept:
+        value = value.model_copy(update=kept)
+        if not any(isinstance(items, list) and items for _, items in value):
+            raise ReplyInvalid(
+                "every item of it copies the example reply; the example only shows the format: answer about the "
+                "input you were given"
+            )
+    check_not_copied(value, example_reply, request)
+    return value
+
+
+def _example_items(model: type[BaseModel], example_reply: str) -> dict[str, list[Any]]:
+    """The worked example's list items per field, dumped (nothing when the example does not parse)."""
+    try:
+        example = model.model_validate_json(example_reply)
+    except ValidationError:
+        return {}
+    return {name: [_dumped(i) for i in items] for name, items in example if isinstance(items, list)}
+
+
+def _dumped(item: Any) -> Any:
+    return item.model_dump() if isinstance(item, BaseModel) else item
+
+
+def _copied_item(item: Any, shown: Sequence[Any], example_reply: str, request: str) -> bool:
+    """An object or a phrase of three words or more equal to one of the example's, or any item holding one
+    of its sentences (a word or a number equal to the example's, such as a ranking's ``1``, is no copy)."""
+    phrase = isinstance(item, str) and len(item.split()) >= COPY_MIN_PHRASE_WORDS
+    whole = (isinstance(item, dict | BaseModel) or phrase) and _dumped(item) in shown
+    return whole or copied_from_example(item, example_reply, request) is not None
 
 
 def reask_messages(messages: list[Message], bad_reply: str, reask_text: str) -> list[Message]:
