@@ -39,6 +39,19 @@ def test_bad_value_names_field_and_allowed_values(tmp_path: Path) -> None:
     assert "sentence-transformers" in message and "kgrag.toml" in message
 
 
+def test_a_shorthand_above_the_generated_table_of_the_same_name_names_both_lines(tmp_path: Path) -> None:
+    Workspace.init(tmp_path / "ws").close()
+    toml = tmp_path / "ws" / "kgrag.toml"
+    generated = toml.read_text(encoding="utf-8")
+    toml.write_text('store = "postgresql://kgrag@127.0.0.1:5432/rag"\n' + generated, encoding="utf-8")
+    table = 1 + next(i for i, line in enumerate(generated.splitlines(), 1) if line.strip() == "[store]")
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path / "ws")
+    message = str(info.value)
+    assert f"`store` is set twice: as `store = …` on line 1 and as the [store] table on line {table}" in message
+    assert "not valid TOML" not in message
+
+
 def test_unknown_key_and_broken_toml_are_reported(tmp_path: Path) -> None:
     (tmp_path / "kgrag.toml").write_text("[retrieval]\nkk = 3\n")
     with pytest.raises(ConfigError, match=r"retrieval\.kk"):

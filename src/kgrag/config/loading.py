@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -85,7 +86,8 @@ def load_config(
             # a regular file of bounded size: a link to /dev/zero or a FIFO would otherwise be read forever
             tomllib.loads(read_regular_bytes(toml_path, max_bytes=MAX_CONFIG_BYTES).decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
-            raise ConfigError(f"{toml_path}: not valid TOML ({exc}); fix the file or delete it") from exc
+            hint = key_and_table_clash(toml_path) if isinstance(exc, tomllib.TOMLDecodeError) else None
+            raise ConfigError(f"{toml_path}: {hint or f'not valid TOML ({exc}); fix the file or delete it'}") from exc
         except KgragError as exc:
             cause = exc.__cause__
             if isinstance(cause, OSError):  # a directory of that name, no read permission, a dangling link, ...
@@ -139,3 +141,33 @@ def toml_value(value: Any) -> str:
     if isinstance(value, dict):
         return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }"
     return str(value)
+
+
+_HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_-]+)\s*[.\]]")
+_TOP_KEY = re.compile(r"^\s*([A-Za-z0-9_-]+)\s*=")
+
+
+def key_and_table_clash(path: Path) -> str | None:
+    """The message for a file that sets a name both as a top-level key and as a table, which TOML refuses
+    (``store = "postgresql://…"`` above the ``[store]`` table a generated kgrag.toml holds); None for any
+    other error. Names both lines, so the fix is plain."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    first_table = next((i for i, line in enumerate(lines) if line.lstrip().startswith("[")), len(lines))
+    keys: dict[str, int] = {}
+    for number, line in enumerate(lines[:first_table], 1):
+        found = _TOP_KEY.match(line)
+        if found:
+            keys.setdefault(found.group(1), number)
+    for number, line in enumerate(lines[first_table:], first_table + 1):
+        header = _HEADER.match(line)
+        if header and header.group(1) in keys:
+            name = header.group(1)
+            return (
+                f"`{name}` is set twice: as `{name} = …` on line {keys[name]} and as the [{name}] table on line "
+                f"{number}; keep one (put the settings in the table, e.g. `url = …` under [{name}], or delete "
+                "that table's header)"
+            )
+    return None
