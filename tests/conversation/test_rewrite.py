@@ -37,6 +37,17 @@ def test_names_are_carried_only_into_a_question_that_refers_back() -> None:
     assert follow.standalone == "Who leads it? (Kestrel)"  # a chain of follow-ups keeps its subject
 
 
+def test_a_subject_without_names_is_carried_in_its_content_words() -> None:
+    asked = [Turn("How many days of annual leave do new employees earn?", "13 days a year. [c:c1]")]
+    carried = carry_names("and how do I request it?", asked)
+    assert carried.method == "words"
+    assert carried.standalone == "and how do I request it? (days annual leave new employees earn)"
+    about = carry_names("What about contractors?", asked)
+    assert about.standalone == "What about contractors? (days annual leave new employees earn)"
+    new = carry_names("How do I book a travel card?", asked)  # a new subject in its own words
+    assert (new.method, new.standalone) == ("none", "How do I book a travel card?")
+
+
 def _client(reply: str | None) -> LLMClient:
     def answer(request: ChatRequest) -> str:
         if reply is None:

@@ -90,3 +90,28 @@ def test_workspace_extractor_is_the_llm_extractor(tmp_path: Path, scripted_file:
         assert isinstance(ws.components.extractor(), LLMExtractor)
     finally:
         ws.close()
+
+
+def test_the_extract_lines_count_the_llm_calls_answered(scripted_file: Path, tmp_path: Path) -> None:
+    """A stage's count moves only when a whole unit is done, minutes apart with a small model on a CPU; its
+    progress lines also say how many LLM calls were answered, so a slow run is told from a stuck one."""
+    import io
+
+    from rich.console import Console
+
+    from kgrag.cli.progress_lines import LineProgress
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Shale\n\nShale stores telemetry for Kestrel.\n", encoding="utf-8")
+    out = io.StringIO()
+    ws = Workspace.init(
+        tmp_path / "ws",
+        embedding={"provider": "fake"},
+        llm={"provider": "scripted", "providers": {"scripted": {"file": str(scripted_file)}}},
+        graph={"extractor": "llm", "extractors": {"llm": {"gleaning": False}}},
+    )
+    with ws:
+        ws.index([docs], progress=LineProgress(Console(file=out, width=200), interval_s=0.0))
+    extract = [line for line in out.getvalue().splitlines() if line.startswith("extract:")]
+    assert any(line.endswith("· 1 LLM call answered") for line in extract), extract

@@ -5,10 +5,32 @@ from __future__ import annotations
 from types import TracebackType
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+)
 from rich.text import Text
 
 from kgrag.cli.progress_lines import LineProgress
+from kgrag.core.progress import Detail
+
+
+class _DetailColumn(ProgressColumn):
+    """A stage's detail (:func:`kgrag.core.progress.show_detail`), read each time the bars redraw."""
+
+    def __init__(self, details: dict[str, Detail]) -> None:
+        super().__init__()
+        self._details = details
+
+    def render(self, task: Task) -> Text:
+        shown = self._details.get(task.description)
+        return Text(shown() if shown is not None else "", style="dim")
 
 
 class RichProgress:
@@ -16,11 +38,13 @@ class RichProgress:
 
     def __init__(self, console: Console) -> None:
         self._console = console
+        self._details: dict[str, Detail] = {}
         self._bars = Progress(
             TextColumn("{task.description:<12}", style="bold", markup=False),
             BarColumn(),
             MofNCompleteColumn(),
             TimeRemainingColumn(),
+            _DetailColumn(self._details),
             console=console,
             transient=False,
         )
@@ -44,6 +68,13 @@ class RichProgress:
 
     def note(self, message: str) -> None:
         self._console.print(Text.assemble(("!", "yellow"), " ", message), highlight=False)
+
+    def detail(self, stage: str, detail: Detail | None) -> None:
+        """Show ``detail()`` after ``stage``'s bar (:func:`kgrag.core.progress.show_detail`)."""
+        if detail is None:
+            self._details.pop(stage, None)
+        else:
+            self._details[stage] = detail
 
     def finish(self, stage: str) -> None:
         task = self._tasks.get(stage)

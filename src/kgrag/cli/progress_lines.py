@@ -16,6 +16,8 @@ from types import TracebackType
 
 from rich.console import Console
 
+from kgrag.core.progress import Detail
+
 LINE_INTERVAL_S = 5.0
 
 
@@ -38,6 +40,7 @@ class LineProgress:
         self._interval = interval_s
         self._clock = clock
         self._stages: dict[str, _Stage] = {}
+        self._details: dict[str, Detail] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._timer: threading.Thread | None = None
@@ -70,7 +73,10 @@ class LineProgress:
         else:
             count = f"{state.done}" if state.done else ""
         head = "done" if finished else "" if count else "running"
-        self._print(f"{stage}: {', '.join(part for part in (head, count) if part)} after {now - state.started:.1f}s")
+        shown = self._details.get(stage)
+        extra = shown() if shown is not None else ""
+        parts = ", ".join(part for part in (head, count) if part)
+        self._print(f"{stage}: {parts} after {now - state.started:.1f}s" + (f" · {extra}" if extra else ""))
         state.last_line = now
 
     def tick(self) -> None:
@@ -99,6 +105,14 @@ class LineProgress:
     def note(self, message: str) -> None:
         with self._lock:
             self._print(f"! {message}")
+
+    def detail(self, stage: str, detail: Detail | None) -> None:
+        """Show ``detail()`` at the end of ``stage``'s lines (:func:`kgrag.core.progress.show_detail`)."""
+        with self._lock:
+            if detail is None:
+                self._details.pop(stage, None)
+            else:
+                self._details[stage] = detail
 
     def finish(self, stage: str) -> None:
         with self._lock:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
+
+Detail = Callable[[], str]
+"""A short status read each time a display draws a stage (``"3 LLM calls answered"``)."""
 
 
 class Progress(Protocol):
@@ -31,3 +35,12 @@ class SilentProgress:
 
     def finish(self, stage: str) -> None:
         return None
+
+
+def show_detail(progress: Progress, stage: str, detail: Detail | None) -> None:
+    """Attach ``detail`` to ``stage`` (None detaches it): displays that offer ``detail(stage, fn)`` show its
+    text beside the stage's count, so a stage whose count moves only when a slow unit finishes (an LLM
+    extracting on a CPU) still shows work going on; the others ignore it."""
+    attach = getattr(progress, "detail", None)
+    if callable(attach):
+        attach(stage, detail)

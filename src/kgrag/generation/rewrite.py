@@ -7,7 +7,10 @@ Platform team?". The rewrite reads the most recent turns that fit the history bu
 * with an LLM: asks the ``rewrite_question`` prompt for the standalone question;
 * without one (or when its reply is unusable): carries the names of the previous question (its own
   rewrite, so a chain of follow-ups keeps its subject) into a question that names nothing itself or
-  refers back with a pronoun: ``and who leads it? (Kestrel)``.
+  refers back with a pronoun: ``and who leads it? (Kestrel)``; when the previous question names nothing
+  (``How many days of annual leave do new employees earn?``: a handbook's subjects are common nouns), its
+  content words are carried instead into a question that refers back or starts as a continuation
+  (``and how do I request it? (days annual leave new employees earn)``).
 
 The rewrite, how it was made and how many turns it read go into the trace, so a reader sees what was
 searched for.
@@ -23,11 +26,12 @@ from typing import Literal
 
 from kgrag.core.context import TraceStep
 from kgrag.core.errors import KgragError
+from kgrag.documents.words import ordered_content_words
 from kgrag.models.llm.client import LLMClient
 from kgrag.prompts.schemas import StandaloneQuestion
 
 REWRITE_PROMPT = "rewrite_question"
-RewriteMethod = Literal["none", "llm", "names"]
+RewriteMethod = Literal["none", "llm", "names", "words"]
 
 _NAME = re.compile(r"[A-Z][\w'&]*(?:[-.]\w+)*(?:[ \t]+(?:[A-Z][\w'&]*(?:[-.]\w+)*|\d+(?:\.\d+)*))*")
 # capitalised only because they start a sentence or a question: not names
@@ -41,6 +45,10 @@ _REFERRING = frozenset(
     "same former latter".split()
 )
 _WORD = re.compile(r"[\w']+")
+# how a question goes on from the previous one without naming its subject again ("and …?", "what about …?")
+_CONTINUES = re.compile(r"^\s*(?:and|also|so|then|what about|how about|same for|but)\b", re.IGNORECASE)
+# content words that only shape a question, not its subject
+_ASKING = frozenset("many much long often get tell know need want please".split())
 
 
 @dataclass(frozen=True)
@@ -116,7 +124,9 @@ def names_in(text: str) -> list[str]:
 
 def carry_names(question: str, turns: Sequence[Turn]) -> Rewrite:
     """The LLM-free rewrite: the previous question's names added to a question that refers back (a
-    pronoun) or names nothing itself; a question with names of its own and no pronoun is kept."""
+    pronoun) or names nothing itself; a question with names of its own and no pronoun is kept. When the
+    previous question has no names, its content words go into a question that refers back or continues
+    it ("and …", "what about …"); a question that asks about something new in its own words is kept."""
     if not turns:
         return Rewrite(question, question, "none")
     words = {w.lower() for w in _WORD.findall(question)}
@@ -125,10 +135,14 @@ def carry_names(question: str, turns: Sequence[Turn]) -> Rewrite:
         return Rewrite(question, question, "none", len(turns), "names its own subject: kept as asked")
     lowered = question.lower()
     carried = [name for name in names_in(turns[-1].meant) if name.lower() not in lowered]
-    if not carried:
-        return Rewrite(question, question, "none", len(turns), "no names in the previous question to carry")
-    standalone = f"{question.rstrip()} ({', '.join(carried)})"
-    return Rewrite(question, standalone, "names", len(turns))
+    if carried:
+        return Rewrite(question, f"{question.rstrip()} ({', '.join(carried)})", "names", len(turns))
+    if words & _REFERRING or _CONTINUES.match(question):
+        own_words = set(ordered_content_words(question))
+        topic = [w for w in ordered_content_words(turns[-1].meant) if w not in own_words and w not in _ASKING]
+        if topic:
+            return Rewrite(question, f"{question.rstrip()} ({' '.join(topic)})", "words", len(turns))
+    return Rewrite(question, question, "none", len(turns), "nothing in the previous question to carry")
 
 
 def rewrite_question(question: str, history: Sequence[Turn], llm: LLMClient, budget_tokens: int) -> Rewrite:

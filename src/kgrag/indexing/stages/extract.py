@@ -18,11 +18,13 @@ import ctypes.util
 import gc
 from dataclasses import dataclass
 
+from kgrag.core.progress import Detail, show_detail
 from kgrag.core.stages import EXTRACT, progress_label, timing_key
 from kgrag.graph.build.builder import GraphBuildStats, build_graph
 from kgrag.indexing.context import IndexContext
 from kgrag.indexing.report import IndexReport
 from kgrag.indexing.stages.refresh import refresh_only
+from kgrag.models.llm.client import LLMClient
 
 
 @dataclass
@@ -94,17 +96,36 @@ class ExtractStage:
             refresh_only(ctx)
             return
         _release(ctx.embedder)
-        stats = build_graph(
-            ctx.store,
-            ctx.compute.extractor(ctx.extractor),
-            ctx.description_summarizer(),
-            ctx.progress,
-            counter=ctx.plan.counter,
-            label=progress_label(self.name),
-        )
+        label = progress_label(self.name)
+        show_detail(ctx.progress, label, _calls_answered(ctx.extractor))
+        try:
+            stats = build_graph(
+                ctx.store,
+                ctx.compute.extractor(ctx.extractor),
+                ctx.description_summarizer(),
+                ctx.progress,
+                counter=ctx.plan.counter,
+                label=label,
+            )
+        finally:
+            show_detail(ctx.progress, label, None)
         _release(ctx.extractor)
         account(ctx.report, stats, self.name)
         account_llm(ctx.report, ctx.extractor)
+
+
+def _calls_answered(extractor: object) -> Detail | None:
+    """For an LLM extractor: the run's LLM calls answered so far, since the stage's count moves only when a
+    whole unit is done (minutes apart with a small model on a CPU); None for other extractors."""
+    client = getattr(extractor, "client", None)
+    if not isinstance(client, LLMClient):
+        return None
+
+    def answered() -> str:
+        calls = client.summary().total.calls
+        return f"{calls} LLM call{'' if calls == 1 else 's'} answered" if calls else ""
+
+    return answered
 
 
 def _release(model: object) -> None:
