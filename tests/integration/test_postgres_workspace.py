@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from kgrag import Workspace
 from kgrag.cli.app import app
+from kgrag.config import load_config
 
 SETTINGS = {"embedding": {"provider": "fake"}, "llm": {"provider": "none"}}
 QUESTIONS = (
@@ -104,6 +105,14 @@ def test_migrate_round_trip_keeps_counts_and_dense_results(
     back = tmp_path / "back.sqlite3"
     result = CliRunner().invoke(app, ["migrate", "-w", str(lite.path), "--from", target, "--to", f"sqlite:///{back}"])
     assert result.exit_code == 0, result.output
+    # the printed settings go into the [store] table kgrag.toml already has, and name the new store
+    printed = result.output[result.output.index("\n[store]\n") :].strip()
+    toml = (lite.path / "kgrag.toml").read_text(encoding="utf-8")
+    assert "\n[store]\n" in toml
+    (tmp_path / "switched").mkdir()
+    switched = toml.replace("\n[store]\n", f"\n{printed}\n", 1)
+    (tmp_path / "switched" / "kgrag.toml").write_text(switched, encoding="utf-8")
+    assert load_config(tmp_path / "switched").store.url == str(back)
     with Workspace.open(lite.path, store={"backend": "sqlite", "url": str(back)}, **SETTINGS) as returned:
         assert returned.store.denoise.fingerprint() == lite.store.denoise.fingerprint()
         assert _top(returned, QUESTIONS[0], "bm25") == _top(lite, QUESTIONS[0], "bm25")

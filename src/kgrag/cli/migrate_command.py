@@ -49,6 +49,8 @@ def migrate(
     console.print(table)
     console.print(
         f"{done.report.rows} rows copied in {done.report.seconds:.1f} s; row counts and graph fingerprint "
-        "equal. The workspace still uses its old store; to switch, put this in kgrag.toml (or set "
-        f"KGRAG_STORE):\n  {done.switch_hint}"
+        "equal. The workspace still uses its old store; to switch, put these settings in the [store] table "
+        "of kgrag.toml (or set KGRAG_STORE to the URL):\n",
+        markup=False,
     )
+    console.print(done.switch_hint, markup=False, highlight=False, soft_wrap=True)  # pasted as printed

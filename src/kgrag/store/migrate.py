@@ -10,6 +10,7 @@ half copied. Afterwards the workspace still uses its old store until ``[store]``
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,8 @@ from kgrag.store.index_lock import indexing_lock
 from kgrag.store.postgres.url import redact
 from kgrag.store.transfer import CopyReport, copy_store
 
+PASSWORD_NOTE = "# the password is not shown: write the one of --to, or leave it out and use ~/.pgpass or PGPASSWORD"
+
 
 @dataclass(frozen=True)
 class Migration:
@@ -31,10 +34,17 @@ class Migration:
 
     @property
     def switch_hint(self) -> str:
-        """The kgrag.toml line that makes the workspace use the target store (password masked)."""
+        """The ``[store]`` table of kgrag.toml that makes the workspace use the target store. A generated
+        kgrag.toml already has an (empty) ``[store]`` table, so the settings go there rather than as a
+        top-level ``store = …`` line, which TOML would refuse next to it. A password in the URL is masked
+        (it would stay on screen and in logs), and the hint says so."""
         if self.target.backend == "sqlite":
-            return f'store = "sqlite:///{self.target.url}"' if self.target.url else 'store = "sqlite:///kgrag.sqlite3"'
-        return f'store = "{redact(self.target.url or "")}"'
+            return '[store]\nbackend = "sqlite"' + (f"\nurl = {json.dumps(self.target.url)}" if self.target.url else "")
+        shown = redact(self.target.url or "")
+        table = f'[store]\nbackend = "postgresql"\nurl = {json.dumps(shown)}'
+        if shown != (self.target.url or ""):
+            table += f"\n{PASSWORD_NOTE}"
+        return table
 
 
 def resolve_store(spec: str | None, current: StoreConfig, flag: str) -> StoreConfig:
