@@ -75,8 +75,9 @@ async def _session(client: Client, cited_chunk: str) -> dict[str, Any]:
     docs = _data(await client.call_tool("list_documents", {"limit": 5}))
     graph = _data(await client.call_tool("graph_neighbours", {"entity": "Heron"}))
     missing = await client.call_tool("show", {"id": "c-no-such-id"})
+    long = await client.call_tool("ask", {"question": "x" * 4001})
     return {"tools": tools, "cited": cited, "uncited": uncited, "shown": shown, "found": found,
-            "docs": docs, "graph": graph, "missing": missing}  # fmt: skip
+            "docs": docs, "graph": graph, "missing": missing, "long": long}  # fmt: skip
 
 
 def _check_session(out: dict[str, Any], cited_chunk: str, cited_text: str) -> None:
@@ -138,6 +139,7 @@ def test_mcp_over_http_on_kgrag_serve_with_the_sdk_client(served: str, mcp_ws: t
     _check_session(out, mcp_ws[1], mcp_ws[2])
     assert "/" not in out["cited"]["citations"][0]["source"]["source"]  # a file name, never a server path
     assert "/" not in out["shown"]["heading"].split(" · ")[0]  # nor a path relative to the server's directory
+    assert out["long"].is_error and "question longer than 4000 characters" in out["long"].content[0].text
 
 
 def test_mcp_over_http_follows_the_servers_key_and_host_rules(served: str) -> None:

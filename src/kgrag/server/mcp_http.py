@@ -69,12 +69,14 @@ class McpEndpoint:
         await manager.handle_request(scope, receive, send)
 
 
-def _manager(hosted: Any) -> StreamableHTTPSessionManager:
+def _manager(hosted: Any, max_question: int) -> StreamableHTTPSessionManager:
     from mcp.server.transport_security import TransportSecuritySettings
 
     from kgrag.server.mcp_tools import build_mcp_server
 
-    server = build_mcp_server(hosted.ws, present=hosted.scrub, name_source=hosted.source_name)
+    server = build_mcp_server(
+        hosted.ws, present=hosted.scrub, name_source=hosted.source_name, max_question=max_question
+    )
     # Host and Origin are checked by the app's own guard (server.allowed_hosts), for this path as for /v1.
     server.streamable_http_app(
         stateless_http=True,
@@ -87,7 +89,8 @@ def _manager(hosted: Any) -> StreamableHTTPSessionManager:
 def mcp_endpoint(state: ServerState) -> McpEndpoint | None:
     """The endpoint over ``state``'s workspaces; None when the ``mcp`` SDK is not installed."""
     try:
-        managers = {name: _manager(hosted) for name, hosted in state.workspaces.items()}
+        limit = state.limits.max_question_chars
+        managers = {name: _manager(hosted, limit) for name, hosted in state.workspaces.items()}
     except ImportError:
         return None
     return McpEndpoint(state, managers)

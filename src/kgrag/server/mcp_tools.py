@@ -115,17 +115,30 @@ def _identity(value: Any) -> Any:
 class WorkspaceTools:
     """The tools' bodies over one workspace; each returns JSON-like data or raises :class:`KgragError`."""
 
-    def __init__(self, ws: Workspace, present: Present = _identity, name_source: NameSource | None = None) -> None:
+    def __init__(
+        self,
+        ws: Workspace,
+        present: Present = _identity,
+        name_source: NameSource | None = None,
+        max_question: int | None = None,
+    ) -> None:
         self.ws = ws
         self.present = present
         self.name_source = name_source
         """How a document's source is named in a reply's text (a server's clients see file names only)."""
+        self.max_question = max_question
+        """The longest question or query taken (``server.max_question_chars`` on a server); None: any."""
+
+    def _check_length(self, text: str) -> None:
+        if self.max_question is not None and len(text) > self.max_question:
+            raise KgragError(f"question longer than {self.max_question} characters")
 
     def _sources(self, chunk_ids: list[str]) -> dict[str, SourceDict]:
         return {cid: ref.to_dict() for cid, ref in self.ws.documents.sources(chunk_ids).items()}
 
     def search(self, query: str, k: int = 5, pipeline: str | None = None) -> SearchReply:
         _check_k(k)
+        self._check_length(query)
         result = self.ws.querying.retrieve(query, pipeline, k)
         chunks = [item for item in result.items if item.kind == "chunk"]
         sources = self._sources([item.id for item in chunks])
@@ -138,6 +151,7 @@ class WorkspaceTools:
     def ask(self, question: str, pipeline: str | None = None, k: int | None = None) -> AskReply:
         if k is not None:
             _check_k(k)
+        self._check_length(question)
         response = self.ws.querying.query(question, pipeline, k)
         return self.present(answer_payload(response, self._sources(response.answer.citations)))
 
@@ -230,14 +244,20 @@ def _call(body: Callable[..., R], **kwargs: Any) -> R:
 
 
 def build_mcp_server(
-    ws: Workspace, *, allow_index: bool = False, present: Present = _identity, name_source: NameSource | None = None
+    ws: Workspace,
+    *,
+    allow_index: bool = False,
+    present: Present = _identity,
+    name_source: NameSource | None = None,
+    max_question: int | None = None,
 ) -> MCPServer:
-    """An MCP server exposing ``ws`` (read-only unless ``allow_index``); ``present`` rewrites every reply and
-    ``name_source`` names documents in reply texts (both given by ``kgrag serve``, which shows no paths)."""
+    """An MCP server exposing ``ws`` (read-only unless ``allow_index``); ``present`` rewrites every reply,
+    ``name_source`` names documents in reply texts and ``max_question`` caps questions (all three given by
+    ``kgrag serve``: it shows no paths and takes no question longer than ``server.max_question_chars``)."""
     from mcp.server import MCPServer
     from mcp_types import ToolAnnotations
 
-    tools = WorkspaceTools(ws, present, name_source)
+    tools = WorkspaceTools(ws, present, name_source, max_question)
     server: MCPServer = MCPServer("kgrag", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
