@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -134,7 +136,8 @@ def ray_session(config: RayEngineSettings, progress: Progress) -> Iterator[Modul
     with _usage_stats_off():
         try:
             try:
-                ray.init(**args)
+                with _own_signal_handlers():
+                    ray.init(**args)
             except (ConnectionError, ValueError, RuntimeError) as exc:
                 field = (
                     "indexing.engines.ray.address (--ray-address)"
@@ -149,6 +152,25 @@ def ray_session(config: RayEngineSettings, progress: Progress) -> Iterator[Modul
                 ray.shutdown()
         finally:
             _leave_temp_dir(temp_dir, ended_well, progress)
+
+
+_KEPT_SIGNALS = ("SIGTERM", "SIGHUP", "SIGINT")
+
+
+@contextmanager
+def _own_signal_handlers() -> Iterator[None]:
+    """Put back the caller's handlers of SIGTERM, SIGHUP and SIGINT after the block. ``ray.init`` installs a
+    SIGTERM handler of its own in the driver, which aborts the process with a native stack dump (exit 134)
+    where the command's own handler ends it with one line and 128 + the signal number, its work resumable."""
+    numbers = [getattr(signal, name) for name in _KEPT_SIGNALS if hasattr(signal, name)]
+    main = threading.current_thread() is threading.main_thread()  # only the main thread may set handlers
+    saved = {number: signal.getsignal(number) for number in numbers} if main else {}
+    try:
+        yield
+    finally:
+        for number, handler in saved.items():
+            if handler is not None and signal.getsignal(number) is not handler:
+                signal.signal(number, handler)
 
 
 def _leave_temp_dir(temp_dir: Path | None, ended_well: bool, progress: Progress) -> None:
