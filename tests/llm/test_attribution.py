@@ -89,6 +89,29 @@ def test_a_claim_no_passage_holds_is_unsupported(embedder: Embedder) -> None:
     assert sentence.score is not None and sentence.score < DEFAULTS.attribution_threshold
 
 
+def test_a_sentence_citing_a_passage_that_does_not_support_it_is_miscited(embedder: Embedder) -> None:
+    """A small model asked what the context cannot answer wrote the question back with a marker ("The
+    on-call rotation for the … team in Zurich is [c:…]"); kgrag kept it as a cited answer."""
+    record = RECORDED[0]
+    passages = _passages(record)
+    attributor = Attributor(embedder, DEFAULTS.attribution_threshold, DEFAULTS.attribution_embedding_weight)
+    text = f"The on-call rotation for the storage team in Zurich is [c:{passages[0].id}]."
+    (sentence,) = attributor.support(text, passages)
+    assert sentence.status == "miscited" and sentence.passages == [passages[0].id]
+    assert sentence.score is not None and sentence.score < DEFAULTS.attribution_threshold
+
+
+def test_the_recorded_correct_answers_cited_by_the_model_stay_cited(embedder: Embedder) -> None:
+    """The same correct answers with the markers of the passages kgrag attributes: every sentence is cited,
+    none miscited (the check does not second-guess a model that cites what backs its sentence)."""
+    attributor = Attributor(embedder, DEFAULTS.attribution_threshold, DEFAULTS.attribution_embedding_weight)
+    for record in RECORDED:
+        passages = _passages(record)
+        found = attributor.support(record["response"], passages)
+        cited = " ".join(f"{s.text.rstrip('.')} [c:{s.passages[0]}]." for s in found)
+        assert [s.status for s in attributor.support(cited, passages)] == ["cited"] * len(found)
+
+
 def test_markers_after_the_full_stop_belong_to_the_sentence_before() -> None:
     text = "Heron is a dashboard. [c:a1] It is owned by the Apps team [c:b2][c:a1]. Nothing else."
     sentences = answer_sentences(text)

@@ -109,7 +109,7 @@ def print_response(
             console.print(Text.assemble("- ", (cid, "cyan"), f": {source_line(cid, sources)}"))
 
 
-SUPPORT_STYLE = {"cited": "green", "attributed": "yellow", "unsupported": "red"}
+SUPPORT_STYLE = {"cited": "green", "miscited": "red", "attributed": "yellow", "unsupported": "red"}
 
 
 def print_support(console: Console, response: QueryResponse) -> None:
@@ -118,7 +118,7 @@ def print_support(console: Console, response: QueryResponse) -> None:
     sentences = response.answer.sentences
     if all(s.status == "cited" for s in sentences):
         return
-    legend = " (per sentence: cited by the model, attributed by kgrag, unsupported):"
+    legend = " (per sentence: cited by the model, miscited, attributed by kgrag, unsupported):"
     console.print(Text.assemble("\n", ("Support", "bold"), legend))
     for sentence in sentences:
         where = f" → {', '.join(sentence.passages)}" if sentence.passages else ""

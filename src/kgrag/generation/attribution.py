@@ -14,8 +14,13 @@ Their weighted sum is the sentence's support by that passage. The best passage a
 (``generation.attribution_threshold``, calibrated on the sample corpus by
 ``bench/bench_citation_attribution.py``), and any other within :data:`MARGIN` of it, are *attributed*; a
 sentence no passage reaches is *unsupported*;
-a sentence that carries the model's own marker stays *cited*. Attribution never changes the answer text:
-it adds :class:`~kgrag.generation.types.SentenceSupport` records beside it.
+a sentence that carries the model's own marker stays *cited*, unless the passages it cites do not support
+it: a small model asked what the context cannot answer writes the question back as a statement with any
+marker ("The on-call rotation for the team in Zurich is [c:…]"). Such a sentence is checked lexically
+first (no cost: a sentence sharing a fair part of its content words with a cited passage stays cited),
+and only when that check fails it is scored as attribution scores; under the threshold it is *miscited*.
+Attribution never changes the answer text: it adds :class:`~kgrag.generation.types.SentenceSupport` records
+beside it.
 """
 
 from __future__ import annotations
@@ -131,6 +136,10 @@ def support_scores(
     return weight * embedding_support(claims, passages, embedder) + (1 - weight) * lexical
 
 
+LEXICAL_OK = 0.15
+"""A cited sentence whose content words a cited passage holds at least this share of (weighted as in
+:func:`lexical_support`) stays *cited* without being embedded; below it, the full support score decides."""
+
 MARGIN = 0.05
 """Passages within this much of the best one (and over the threshold) are attributed too: a sentence that
 joins two facts is backed by both of their passages."""
@@ -158,9 +167,21 @@ class Attributor:
         chosen = [int(i) for i in np.argsort(-row, kind="stable") if row[i] >= max(self.threshold, best - self.margin)]
         return chosen
 
+    def _checked(self, sentence: _Sentence, passages: Sequence[SupportPassage]) -> SentenceSupport:
+        """A sentence the model cited: *cited*, or *miscited* when none of the passages it cites (among
+        ``passages``; a graph item it cites is not checked) supports it."""
+        cited = [p for p in passages if p.id in sentence.cited]
+        record = SentenceSupport(sentence.claim, sentence.start, sentence.end, "cited", list(sentence.cited))
+        if not cited or float(lexical_support([sentence.claim], cited).max()) >= LEXICAL_OK:
+            return record
+        score = round(float(self.scores([sentence.claim], cited).max()), 4)
+        status: SupportStatus = "miscited" if score < self.threshold else "cited"
+        return SentenceSupport(sentence.claim, sentence.start, sentence.end, status, list(sentence.cited), score)
+
     def support(self, text: str, passages: Sequence[SupportPassage]) -> list[SentenceSupport]:
-        """One record per sentence of ``text``: *cited* where the model put a marker, else *attributed*
-        to the passages :meth:`pick` chooses, else *unsupported*."""
+        """One record per sentence of ``text``: *cited* where the model put a marker (*miscited* when the
+        passages it cites do not support it), else *attributed* to the passages :meth:`pick` chooses, else
+        *unsupported*."""
         sentences = answer_sentences(text)
         open_rows = [i for i, s in enumerate(sentences) if not s.cited]
         scores = self.scores([sentences[i].claim for i in open_rows], passages) if open_rows and passages else None
@@ -168,7 +189,7 @@ class Attributor:
         out = []
         for index, sentence in enumerate(sentences):
             if sentence.cited:
-                out.append(SentenceSupport(sentence.claim, sentence.start, sentence.end, "cited", list(sentence.cited)))
+                out.append(self._checked(sentence, passages))
                 continue
             row = np.zeros(0) if scores is None else scores[row_of[index]]
             score = round(float(row.max()), 4) if row.size else 0.0

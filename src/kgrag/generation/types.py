@@ -9,7 +9,7 @@ from typing import Literal
 
 from typing_extensions import TypedDict
 
-SupportStatus = Literal["cited", "attributed", "unsupported"]
+SupportStatus = Literal["cited", "miscited", "attributed", "unsupported"]
 AnswerMode = Literal["llm", "extractive", "context"]
 
 
@@ -140,6 +140,12 @@ class Answer:
         if self.unsupported:
             n = len(self.unsupported)
             out.append(f"{n} sentence{'s' if n != 1 else ''} of this answer no passage supports (marked 'unsupported')")
+        miscited = sum(s.status == "miscited" for s in self.sentences)
+        if miscited:
+            out.append(
+                f"{miscited} sentence{'s' if miscited != 1 else ''} of this answer cite{'' if miscited != 1 else 's'} "
+                "a passage that does not support it (marked 'miscited'): check it before relying on it"
+            )
         return out
 
     def to_dict(self) -> AnswerDict:

@@ -137,8 +137,9 @@ class QueryResult(BaseModel):
     )
     sentences: list[SentenceDict] = Field(
         default_factory=list,
-        description="Each answer sentence with its support: `status` `cited` (by the model), `attributed` (by "
-        "kgrag, `passages` and `score`) or `unsupported` (no passage reaches the threshold).",
+        description="Each answer sentence with its support: `status` `cited` (by the model), `miscited` (by the "
+        "model, with passages that do not support it; `score`), `attributed` (by kgrag, `passages` and `score`) "
+        "or `unsupported` (no passage reaches the threshold).",
     )
     warnings: list[str] = Field(default_factory=list, description="What a reader should know before trusting it.")
     passages: list[Passage]

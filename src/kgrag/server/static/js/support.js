@@ -1,10 +1,11 @@
-// What backs each sentence of an answer (the `sentences` of a query result): cited by the model, attributed
-// by kgrag to a passage (the model cited none for it), or unsupported by any passage. Shown only when some
-// sentence was not cited by the model; every text is set as text, never parsed as markup.
+// What backs each sentence of an answer (the `sentences` of a query result): cited by the model, cited by
+// it with a passage that does not support it (miscited), attributed by kgrag to a passage (the model cited
+// none for it), or unsupported by any passage. Shown unless every sentence is cited and supported; every
+// text is set as text, never parsed as markup.
 
 import { el } from "./api.js";
 
-const LABEL = { cited: "cited", attributed: "attributed", unsupported: "unsupported" };
+const LABEL = { cited: "cited", miscited: "cited, not supported", attributed: "attributed", unsupported: "unsupported" };
 
 export function supportNode(result, openPassage) {
   const sentences = result.sentences || [];
@@ -15,5 +16,6 @@ export function supportNode(result, openPassage) {
     ...(s.passages || []).map((id) => el("button", { type: "button", class: "link", "data-chunk": id,
       onclick: () => openPassage(id, { hint: s.text }) }, id))));
   return el("details", { class: "support-list", open: true },
-    el("summary", {}, "support per sentence (the model cited only some of them)"), el("ul", {}, rows));
+    el("summary", {}, "support per sentence (the model cited only some of them, or cited a passage that does not support one)"),
+    el("ul", {}, rows));
 }
