@@ -258,15 +258,19 @@ def query(
 @guarded
 def pipelines(workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
     """List the retrieval pipelines (built-in, plug-in, local) with what each needs and whether this
-    workspace has it."""
+    workspace has it, and the keyword ranking of its store."""
+    from kgrag.retrieval.recipes.bm25 import lexical_ranking
+
     with open_workspace(workspace) as ws:
         infos = ws.querying.pipelines()
+        ranking = lexical_ranking(ws.config)
     table = Table("pipeline", "needs", "origin", "description")
     for info in infos:
         needs = ", ".join(f"{r.name} ({'ok' if r.met else 'missing'})" for r in info.requirements) or "-"
         table.add_row(info.name, needs, info.origin, info.description or info.error)
     console = new_console()
     console.print(table)
+    console.print(f"Keyword search (`bm25` and every pipeline that fuses BM25) on this workspace's store: {ranking}.")
     for info in infos:
         for problem in [info.error] if info.error else [r.message for r in info.requirements if not r.met]:
             console.print(Text.assemble((info.name, "yellow"), f": {problem}"))
@@ -300,7 +304,7 @@ def eval_retrieval(
 ) -> None:
     """Evidence recall per question type at one context budget (with the items each pipeline handed over),
     95% intervals, paired differences against a baseline (wins/losses/ties) and a verdict, LLM-free;
-    writes JSON, markdown and a plot."""
+    stores the run (`kgrag eval list`) and writes JSON, markdown and a plot."""
     from kgrag.cli.eval_command import run_retrieval_eval
 
     run_retrieval_eval(workspace, dataset, pipelines, k, limit, out, new_console(), baseline)

@@ -1,4 +1,5 @@
-"""Body of `kgrag eval retrieval`, kept apart so the CLI module stays a thin list of commands."""
+"""Body of `kgrag eval retrieval`, kept apart so the CLI module stays a thin list of commands: it evaluates,
+stores the run as a server's job does, writes the report and prints it with the run's id."""
 
 from __future__ import annotations
 
@@ -29,11 +30,17 @@ def run_retrieval_eval(
     if baseline is not None and baseline not in names:
         raise KgragError(f"--baseline {baseline!r} is not among --pipelines ({', '.join(names)})")
     items = load_dataset(dataset)[:limit] if limit else load_dataset(dataset)
-    with open_workspace(workspace) as ws, Progress(console=console, transient=True) as bar:
-        task = bar.add_task("questions", total=len(items))
-        report = ws.eval.retrieval(items, names, k, on_question=lambda: bar.advance(task))
+    with open_workspace(workspace) as ws:
+        with Progress(console=console, transient=True) as bar:
+            task = bar.add_task("questions", total=len(items))
+            report = ws.eval.retrieval(items, names, k, on_question=lambda: bar.advance(task))
+        report.baseline = baseline
+        run = ws.eval.store_retrieval(items, report, dataset=str(dataset))
         out_dir = out or ws.path / "reports"
-    report.baseline = baseline
     paths = write_report(report, out_dir, str(dataset))
     console.print(render_markdown(report, str(dataset)))
     console.print("written: " + ", ".join(str(p) for p in paths.values()))
+    console.print(
+        f"stored as run {run.record.id} (`kgrag eval list`; `kgrag eval report {run.record.id}`; the web app's "
+        "Evaluation view)"
+    )

@@ -142,7 +142,9 @@ def eval_list(workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
     with open_workspace(workspace) as ws:
         records = ws.eval.runs()
     if not records:
-        console.print("no evaluation runs stored yet; run `kgrag eval run` or `kgrag eval pairwise`")
+        console.print(
+            "no evaluation runs stored yet; run `kgrag eval retrieval`, `kgrag eval run` or `kgrag eval pairwise`"
+        )
     for r in records:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at))
         console.print(f"{r.id}  {r.kind:<8} {when}  {r.dataset}  {r.label}")

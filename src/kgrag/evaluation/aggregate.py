@@ -26,12 +26,11 @@ from dataclasses import dataclass, field, replace
 from kgrag.core.eval_records import EvalScore
 from kgrag.evaluation.intervals import ALL, MACRO, MIN_STRATUM, Bootstrap, estimates
 from kgrag.evaluation.stats.cells import IntervalCell, Summary, SummaryCell
-from kgrag.evaluation.stats.intervals import clipped, macro_weights, score_range
+from kgrag.evaluation.stats.intervals import clipped, is_unbounded, macro_weights, score_range
 
 __all__ = ["ALL", "MACRO", "Cell", "QuestionValues", "Summary", "question_types", "question_values", "summarize"]
 
 Cell = SummaryCell
-COST = "cost."
 LATENCY, COLD, WARM = "cost.latency_ms", "cost.latency_cold_ms", "cost.latency_warm_ms"
 QuestionValues = dict[str, tuple[str, float]]  # question id → (type, value averaged over runs)
 
@@ -95,7 +94,7 @@ def _series(scores: Iterable[EvalScore]) -> dict[tuple[str, str], _Series]:
 def _row(series: _Series, settings: Bootstrap, metric: str) -> dict[str, Cell]:
     """A series' cells: a score's interval cut to its range (:func:`score_range`), a cost's (tokens,
     milliseconds) to what is not negative."""
-    if metric.startswith(COST):
+    if is_unbounded(metric):
         found = {c: clipped(e, (0.0, math.inf)) for c, e in estimates(series.per_question(), settings).items()}
     else:
         found = estimates(series.per_question(), settings, score_range(metric))

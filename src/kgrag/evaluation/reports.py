@@ -23,6 +23,7 @@ from kgrag.evaluation.aggregate import ALL, MACRO, Cell, question_types
 from kgrag.evaluation.evidence_check import EvidenceCheck
 from kgrag.evaluation.generated_caveats import caveat_lines
 from kgrag.evaluation.plots import Bar, Point, grouped_bars, quality_vs_cost
+from kgrag.evaluation.retrieval_report import handed_over_lines
 from kgrag.evaluation.runner import COSTS
 from kgrag.evaluation.session import EvalRun
 from kgrag.evaluation.stats.cells import DifferenceCell, StatsBlock, Summary, Verdict
@@ -185,6 +186,7 @@ def render_run(run: EvalRun) -> str:
         "",
         *caveat_lines(run.caveats),
         *_evidence_lines(run.record.payload),
+        *handed_over_lines(run.record.payload.get("handed_over")),
         answer_line(run),
         "",
         "## Cost per question",

@@ -81,6 +81,31 @@ def _spread(cell: dict[str, float] | None) -> str:
     return f"{cell['mean']:.1f} ({cell['min']:.0f}–{cell['max']:.0f})"
 
 
+def handed_over_lines(stored: object) -> list[str]:
+    """A stored retrieval run's ``handed_over`` payload (:mod:`kgrag.evaluation.service.stored_retrieval`)
+    as a table with the figures the printed report gives: items and passages per question (mean and
+    range), mean context tokens and latency percentiles; none for other runs."""
+    if not isinstance(stored, dict) or not isinstance(stored.get("items"), dict):
+        return []
+    items, passages = stored["items"], stored.get("passages") or {}
+    tokens, latency = stored.get("context_tokens") or {}, stored.get("latency_ms") or {}
+    budgets = stored.get("context_budget") or {}
+    lines = [
+        "## What each pipeline handed over per question",
+        "",
+        "| pipeline | context budget | items | passages | context tokens | p50 ms | p95 ms |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for pipeline, cell in items.items():
+        lat = latency.get(pipeline) or {"p50": 0.0, "p95": 0.0}
+        budget = f"{budgets[pipeline]:,}" if pipeline in budgets else "–"
+        lines.append(
+            f"| {pipeline} | {budget} | {_spread(cell)} | {_spread(passages.get(pipeline))} | "
+            f"{float(tokens.get(pipeline, 0)):.0f} | {float(lat['p50']):.1f} | {float(lat['p95']):.1f} |"
+        )
+    return [*lines, ""]
+
+
 def _recall_table(report: RetrievalEvalReport, measure: Measure, stats: RetrievalStatistics) -> list[str]:
     """The mean recall per type, then what was handed over (items with the costs, or passages)."""
     table = report.table(measure)

@@ -67,6 +67,13 @@ class EvalAPI:
         """:meth:`retrieval`, stored as an evaluation run (listed and read like ``kgrag eval run``'s)."""
         return self._service.retrieval_run(items, pipelines, k, dataset, label, on_question)
 
+    def store_retrieval(
+        self, items: Questions, report: RetrievalEvalReport, *, dataset: str = "", label: str = ""
+    ) -> EvalRun:
+        """Store ``report`` (:meth:`retrieval` over ``items``, its ``baseline`` kept) as an evaluation run,
+        the way :meth:`retrieval_run` does, so a caller that also writes the report lists it with the rest."""
+        return self._service.store_retrieval(items, report, dataset, label)
+
     @staticmethod
     def sample(items: Questions, n: int | None, seed: int = 0) -> tuple[list[QAItem], str]:
         """A stratified, seeded sample of ``n`` questions (same type mix) and the note a run records; all

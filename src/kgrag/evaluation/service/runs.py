@@ -111,7 +111,11 @@ class EvalService:
         """:meth:`retrieval`, stored as an evaluation run."""
         questions = questions_of(items)
         report = self.retrieval(questions, pipelines, k, on_question)
-        return store_retrieval_run(self._parts.store, questions, report, dataset, label)
+        return self.store_retrieval(questions, report, dataset, label)
+
+    def store_retrieval(self, items: Questions, report: RetrievalEvalReport, dataset: str, label: str = "") -> EvalRun:
+        """Store ``report`` (of :meth:`retrieval` over ``items``) as an evaluation run, as a server's job does."""
+        return store_retrieval_run(self._parts.store, questions_of(items), report, dataset, label)
 
     @staticmethod
     def sample(items: Questions, n: int | None, seed: int = 0) -> tuple[list[QAItem], str]:

@@ -33,6 +33,13 @@ the scores allow counted as one more), in the spirit of adding two successes and
 :meth:`Estimate.p_value` inverts that same interval, so a difference is significant exactly when its
 interval excludes 0. Its coverage on sparse, mixed and dense difference shapes, and its width against
 Student's t, are measured in docs/results/verdict-statistics.md.
+
+A paired difference of an *unbounded* measure (:func:`is_unbounded`: tokens, milliseconds, counts) has no
+largest size for pseudo-differences to take and is rarely exactly 0, but it has long tails: each side of
+its interval is the farther of Hall's and Student's (:func:`.spreads.heavy_tail_bounds`), on the
+measure's own scale and never cut; ``Macro`` is Welch's t with each type's sample variance. Its p is
+Student's, whose interval lies inside the one shown, so an interval that excludes 0 always has a
+significant p.
 """
 
 from __future__ import annotations
@@ -48,6 +55,7 @@ from kgrag.evaluation.stats.cells import BootstrapSettings, IntervalCell
 from kgrag.evaluation.stats.spreads import (
     difference_spread,
     difference_stats,
+    heavy_tail_bounds,
     largest_possible_difference,
     pile_variance,
     pseudo_variance,
@@ -65,14 +73,22 @@ Interval = tuple[float, float]
 SCORE_RANGE: Interval = (0.0, 1.0)
 """The range of a metric's value (:class:`kgrag.evaluation.metrics.base.Measured`): intervals of such
 scores are cut to it and differences of two to ±1. A judge's own scores (``judge.*``: 1–5, 0–10) keep
-their scale and are not cut (:func:`score_range`)."""
+their scale and are not cut; costs (``cost.*``) have no upper end (:func:`score_range`)."""
 JUDGE_SCORES = "judge."
+UNBOUNDED_SCORES = "cost."
+"""The prefix of the score series that have no upper end: tokens, milliseconds and counts per question."""
+
+
+def is_unbounded(metric: str) -> bool:
+    """Whether the score series ``metric`` has no upper end (a cost: tokens, latency), so its intervals
+    and those of its differences stay on its own scale (:func:`unbounded_estimate`)."""
+    return metric.startswith(UNBOUNDED_SCORES)
 
 
 def score_range(metric: str) -> Interval | None:
     """The range a score series ``metric`` can take: :data:`SCORE_RANGE` for a metric, None for a judge's
-    score on its own scale."""
-    return None if metric.startswith(JUDGE_SCORES) else SCORE_RANGE
+    score on its own scale and for an unbounded cost (:func:`is_unbounded`)."""
+    return None if metric.startswith(JUDGE_SCORES) or is_unbounded(metric) else SCORE_RANGE
 
 
 QuestionValues = dict[str, tuple[str, float]]  # question id → (type, value averaged over runs)
@@ -101,7 +117,8 @@ class Bootstrap:
             "level": self.level,
             "min_stratum": self.min_stratum,
             "method": "t interval over questions with Hall's skewness correction; a paired difference: "
-            "Student's t with two pseudo-differences of the typical observed size in its standard error; "
+            "Student's t with two pseudo-differences of the typical observed size in its standard error "
+            "(a cost's: each side the farther of Hall's and Student's t, on its own scale); "
             "Macro: Welch t, a type weighs min(n, min_stratum)",
             "verdict": "Holm over the leader's paired t-tests against every other pipeline",
         }
@@ -141,6 +158,17 @@ def difference_estimate(values: np.ndarray, level: float, largest: float, min_st
         return t_estimate(values, level, min_stratum)
     mean, se, df = difference_stats(values, largest)
     return _estimate(float(mean), float(se), df, n, level, n < min_stratum)
+
+
+def unbounded_estimate(values: np.ndarray, level: float, min_stratum: int = 0) -> Estimate:
+    """The mean paired difference of an unbounded measure with the interval of
+    :func:`.spreads.heavy_tail_bounds` (none below two)."""
+    n = len(values)
+    if n < 2:
+        return t_estimate(values, level, min_stratum)
+    mean, se, df = t_stats(values)
+    low, high = heavy_tail_bounds(values, level)
+    return Estimate(float(mean), (float(low), float(high)), n, float(se), df, n < min_stratum)
 
 
 def macro_stats(
@@ -268,22 +296,36 @@ def estimates(
     are cut to ``bounds`` when the values' possible range is known. ``largest`` (the largest difference
     the scores allow) marks the values as paired differences: their intervals are those of
     :func:`difference_stats`."""
+    level = settings.level
+    if largest is None:
+        width = None if bounds is None else bounds[1] - bounds[0]
+        out = _columns(values, settings, lambda g, floor: t_estimate(g, level, floor, width), score_spread(width))
+    else:
+        spread = difference_spread(largest)
+        out = _columns(values, settings, lambda g, floor: difference_estimate(g, level, largest, floor), spread)
+    return {column: clipped(found, bounds) for column, found in out.items()}
+
+
+OneColumn = Callable[[np.ndarray, int], Estimate]
+"""One column's estimate from its values and the ``min_stratum`` below which it is flagged small."""
+
+
+def _columns(
+    values: Mapping[str, tuple[str, float]],
+    settings: Bootstrap,
+    one: OneColumn,
+    spread: Callable[[np.ndarray], np.ndarray] | None,
+) -> dict[str, Estimate]:
+    """An estimate per type and ``All`` by ``one`` and ``Macro`` by :func:`macro_estimate` with ``spread``."""
     groups = by_type(values)
     if not groups:
         return {}
-    level, floor = settings.level, settings.min_stratum
-    if largest is None:
-        width = None if bounds is None else bounds[1] - bounds[0]
-        out = {t: t_estimate(g, level, floor, width) for t, g in groups.items()}
-        out[ALL] = t_estimate(np.concatenate(list(groups.values())), level, largest=width)
-        spread = score_spread(width)
-    else:
-        out = {t: difference_estimate(g, level, largest, floor) for t, g in groups.items()}
-        out[ALL] = difference_estimate(np.concatenate(list(groups.values())), level, largest)
-        spread = difference_spread(largest)
+    out = {t: one(g, settings.min_stratum) for t, g in groups.items()}
+    out[ALL] = one(np.concatenate(list(groups.values())), 0)
     one_type = len(groups) == 1  # the type-macro mean of one type is the mean of all its questions
+    level, floor = settings.level, settings.min_stratum
     out[MACRO] = out[ALL] if one_type else macro_estimate(list(groups.values()), level, floor, spread)
-    return {column: clipped(found, bounds) for column, found in out.items()}
+    return out
 
 
 def column_mean(values: Mapping[str, tuple[str, float]], column: str, min_stratum: int = MIN_STRATUM) -> float:
@@ -304,12 +346,19 @@ def paired(
     b: Mapping[str, tuple[str, float]],
     settings: Bootstrap,
     bounds: Interval | None = None,
+    *,
+    unbounded: bool = False,
 ) -> dict[str, Estimate]:
     """Estimates of ``a − b`` over the questions both measured (per type, ``All``, ``Macro``), with the
     intervals of :func:`difference_stats`; with the values' ``bounds`` a difference's interval is cut to
     the range a difference can take. The largest possible difference (the pseudo-differences' size when
-    no question differs) is :func:`largest_difference`."""
+    no question differs) is :func:`largest_difference`. ``unbounded`` (a cost, :func:`is_unbounded`):
+    the intervals of :func:`unbounded_estimate` on the values' own scale instead."""
     shared = sorted(set(a) & set(b))
+    if unbounded:
+        level = settings.level
+        diffs = {q: (a[q][0], a[q][1] - b[q][1]) for q in shared}
+        return _columns(diffs, settings, lambda g, floor: unbounded_estimate(g, level, floor), None)
     spread = None if bounds is None else (bounds[0] - bounds[1], bounds[1] - bounds[0])
     largest = largest_difference(a, b, bounds)
     return estimates({q: (a[q][0], a[q][1] - b[q][1]) for q in shared}, settings, spread, largest)

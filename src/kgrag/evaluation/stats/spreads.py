@@ -77,6 +77,19 @@ def hall_limit(q: float, reach: float = HALL_REACH) -> float:
     return float(np.sqrt(q * q + 2 * c) - q)
 
 
+def heavy_tail_bounds(values: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each side the farther of Hall's interval (:func:`skew_t_bounds`) and Student's t, along the last axis:
+    the interval of a paired difference of an unbounded measure (tokens, milliseconds). Such differences
+    have no largest size and rarely tie, so the pseudo-differences of :func:`pseudo_variance` have no scale
+    to take; their tails are long. Hall's correction follows a skewed difference but, on a symmetric
+    heavy-tailed one, moves with the noise of the sample skewness and covers less than it claims; Student's
+    t holds there and falls short on skewed ones. The farther side of the two keeps the better of both."""
+    low, high = skew_t_bounds(values, level)
+    mean, se, df = t_stats(values)
+    half = t_half_width(se, df, level)
+    return np.minimum(low, mean - half), np.maximum(high, mean + half)
+
+
 def pile_variance(values: np.ndarray, largest: float | None) -> np.ndarray:
     """Where at least half the scores sit at the sample's lowest or highest value (a type where nearly
     every recall is 0), the :func:`pseudo_variance` of the scores' distances from that pile; else 0.

@@ -33,6 +33,7 @@ from kgrag.evaluation.stats.intervals import (
     by_type,
     column_mean,
     estimates,
+    is_unbounded,
     largest_difference,
     paired,
     score_range,
@@ -56,12 +57,13 @@ def _cells(found: dict[str, Estimate], baseline: str) -> dict[str, DifferenceCel
 def paired_table(per_question: PerQuestion, baseline: str, settings: Bootstrap) -> PairedTable:
     """metric → pipeline → column → ``{baseline, mean (of the difference), ci95, n, p}`` for every
     pipeline other than ``baseline`` that shares the metric with it, in the metric's range
-    (:func:`score_range`)."""
+    (:func:`score_range`); a cost's on its own scale (:func:`is_unbounded`)."""
     base = per_question.get(baseline, {})
     table: PairedTable = {}
     for metric, reference in sorted(base.items()):
+        bounds, unbounded = score_range(metric), is_unbounded(metric)
         rows = {
-            pipeline: _cells(paired(metrics[metric], reference, settings, score_range(metric)), baseline)
+            pipeline: _cells(paired(metrics[metric], reference, settings, bounds, unbounded=unbounded), baseline)
             for pipeline, metrics in per_question.items()
             if pipeline != baseline and metric in metrics
         }
