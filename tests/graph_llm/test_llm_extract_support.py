@@ -176,3 +176,26 @@ def test_descriptions_taken_from_the_text_are_counted_in_the_index_report(kit: A
     sink = io.StringIO()
     print_index_report(Console(file=sink, width=400), report)
     assert f"descriptions taken from the text: {own.descriptions_filled} empty" in sink.getvalue()
+
+
+def test_a_description_is_never_taken_from_a_heading_line() -> None:
+    """A 0.5B model's entities on a code-review guide got "# Navigating a CL in review" as description:
+    the heading was the first line naming them."""
+    text = "# Navigating a CL in review\n\nA CL that is hard to review should be split. Send comments early."
+    items = ParsedItems(
+        [ExtractedEntity("CL", "concept", ""), ExtractedEntity("Navigating a CL in review", "concept", "")], []
+    )
+    kept, counts = check_support(text, items)
+    assert kept.entities[0].description == "A CL that is hard to review should be split."
+    assert kept.entities[1].description == "" and counts.descriptions_filled == 1
+
+
+def test_a_name_keeps_no_markdown_of_the_line_it_was_copied_with() -> None:
+    from kgrag.graph.extract.parse import clean_name
+
+    assert clean_name("## Emergencies") == "Emergencies"
+    assert clean_name("> **Small CLs**") == "Small CLs"
+    assert clean_name("- 3. Code health") == "Code health"
+    assert (
+        clean_name("C#") == "C#" and clean_name("#hashtag") == "#hashtag" and clean_name("2024 budget") == "2024 budget"
+    )

@@ -44,6 +44,8 @@ MIN_STRENGTH = 1.0
 MAX_STRENGTH = 10.0
 _SPACES = re.compile(r"\s+")
 _NAME_STRIP = " \t\r\n\"'`*_.,;:"
+# Markdown a model copies with a line: a heading's #s, a quote's >, a list item's bullet or number
+_MARKUP_LEAD = re.compile(r"^(?:#{1,6}|>|[-+*]|\d{1,3}[.)])\s+")
 
 Strength = Annotated[float, Field(allow_inf_nan=False)]
 
@@ -225,8 +227,12 @@ class ParsedItems:
 
 
 def clean_name(raw: str) -> str:
-    """Collapse whitespace and strip decoration models add (quotes, bold markers, a final period)."""
-    return _SPACES.sub(" ", raw).strip(_NAME_STRIP)
+    """Collapse whitespace and strip decoration models add (quotes, bold markers, a final period) and the
+    Markdown a name copied with its line keeps (``## Emergencies`` is the entity ``Emergencies``)."""
+    name = _SPACES.sub(" ", raw).strip(_NAME_STRIP)
+    while (bare := _MARKUP_LEAD.sub("", name, count=1)) != name:
+        name = bare.strip(_NAME_STRIP)
+    return name
 
 
 def name_key(name: str) -> str:

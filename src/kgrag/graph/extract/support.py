@@ -187,10 +187,12 @@ class UnitEvidence:
         return any(w[0].isupper() and w.casefold() not in self._text for w in inner)
 
     def sentence(self, indices: Sequence[int]) -> str:
-        """The first of ``indices``' sentences, cut to :data:`MAX_FILLED_WORDS` words ("" when none)."""
-        if not indices:
+        """The first of ``indices``' sentences that is not a Markdown heading line (a title says what a
+        section is about, not what the item is), cut to :data:`MAX_FILLED_WORDS` words ("" when none)."""
+        prose = [i for i in indices if not self.sentences[i].lstrip().startswith("#")]
+        if not prose:
             return ""
-        words = self.sentences[indices[0]].split()
+        words = self.sentences[prose[0]].split()
         return " ".join(words[:MAX_FILLED_WORDS]) + (" …" if len(words) > MAX_FILLED_WORDS else "")
 
 
