@@ -115,3 +115,37 @@ def test_the_extract_lines_count_the_llm_calls_answered(scripted_file: Path, tmp
         ws.index([docs], progress=LineProgress(Console(file=out, width=200), interval_s=0.0))
     extract = [line for line in out.getvalue().splitlines() if line.startswith("extract:")]
     assert any(line.endswith("· 1 LLM call answered") for line in extract), extract
+
+
+def test_a_graph_without_relations_is_said_so_by_index_and_pipelines(tmp_path: Path) -> None:
+    """A 0.5B model's graph of a code-review guide had 10 entities and no relation; `kgrag pipelines` said
+    "graph (ok)" and the graph pipelines then lost to hybrid without a word."""
+    from typer.testing import CliRunner
+
+    from kgrag.cli.app import app
+    from kgrag.testing.workspace_toml import write_workspace_toml
+
+    replies = tmp_path / "replies.jsonl"
+    only_entities = {"entities": [{"name": "Shale", "type": "product", "description": "Shale stores telemetry."}]}
+    replies.write_text(json.dumps({"default": json.dumps({**only_entities, "relations": []})}) + "\n", "utf-8")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Shale\n\nShale stores telemetry for Kestrel.\n", encoding="utf-8")
+    Workspace.init(tmp_path / "ws").close()
+    write_workspace_toml(
+        tmp_path / "ws",
+        {
+            "embedding.provider": '"fake"',
+            "graph.extractor": '"llm"',
+            "llm.provider": '"scripted"',
+            "llm.providers": f'{{ scripted = {{ file = "{replies.as_posix()}" }} }}',
+        },
+    )
+    runner = CliRunner()
+    indexed = runner.invoke(app, ["index", str(docs), "-w", str(tmp_path / "ws")])
+    assert indexed.exit_code == 0, indexed.output
+    assert "the graph has 1 entity and no relation" in indexed.output
+    listed = runner.invoke(app, ["pipelines", "-w", str(tmp_path / "ws")])
+    assert listed.exit_code == 0, listed.output
+    assert "graph (ok, but see below)" in listed.output
+    assert listed.output.count("the graph has 1 entity and no relation") == 1

@@ -41,6 +41,7 @@ from kgrag.core.errors import KgragError
 
 if TYPE_CHECKING:  # types only: the modules are imported inside the commands that use them
     from kgrag.core.records import DocumentRecord
+    from kgrag.retrieval.requirements import RequirementStatus
 
 app = typer.Typer(
     cls=KgragGroup,
@@ -266,7 +267,7 @@ def pipelines(workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
         ranking = lexical_ranking(ws.config)
     table = Table("pipeline", "needs", "origin", "description")
     for info in infos:
-        needs = ", ".join(f"{r.name} ({'ok' if r.met else 'missing'})" for r in info.requirements) or "-"
+        needs = ", ".join(f"{r.name} ({_shown(r)})" for r in info.requirements) or "-"
         table.add_row(info.name, needs, info.origin, info.description or info.error)
     console = new_console()
     console.print(table)
@@ -274,6 +275,15 @@ def pipelines(workspace: WorkspaceOpt = None, debug: DebugOpt = False) -> None:
     for info in infos:
         for problem in [info.error] if info.error else [r.message for r in info.requirements if not r.met]:
             console.print(Text.assemble((info.name, "yellow"), f": {problem}"))
+    cautions = {r.name: r.message for info in infos for r in info.requirements if r.met and r.message}
+    for name, caution in cautions.items():  # once per requirement, not once per pipeline needing it
+        console.print(Text.assemble((name, "yellow"), f": {caution}"))
+
+
+def _shown(status: RequirementStatus) -> str:
+    if not status.met:
+        return "missing"
+    return "ok, but see below" if status.message else "ok"
 
 
 @eval_app.command("retrieval")

@@ -58,6 +58,9 @@ def print_index_report(console: Console, report: IndexReport) -> None:
         )
         if line := own.llm_line():
             console.print(line, markup=False)
+        if report.entities and not report.relations:
+            named = f"{report.entities} entit{'y' if report.entities == 1 else 'ies'}"
+            console.print(f"! {NO_RELATIONS.format(entities=named)}", markup=False)
     for line in report.llm_lines:
         console.print(f"llm {line}")
     if report.extraction_prompt_ratio is not None:
@@ -65,6 +68,13 @@ def print_index_report(console: Console, report: IndexReport) -> None:
     if report.seconds:
         console.print("time: " + ", ".join(f"{k} {v:.2f}s" for k, v in report.seconds.items()))
     # Skipped files were already named once each, as they happened (the finalize stage's notes).
+
+
+NO_RELATIONS = (
+    "the graph has {entities} and no relation: graph pipelines can only match entities to their "
+    "passages, with no relation to follow (`kgrag eval retrieval` tells whether they still pay off; an LLM "
+    "extractor that finds none may do better after `kgrag prompts tune`, or use graph.extractor = nlp)"
+)
 
 
 def check_index_outcome(report: IndexReport, paths: list[Path]) -> None:

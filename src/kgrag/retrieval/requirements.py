@@ -13,7 +13,7 @@ from types import MappingProxyType
 
 from kgrag.core.errors import KgragError
 from kgrag.retrieval.query_context import QueryContext
-from kgrag.retrieval.resources.graph import GRAPH_ENTITIES
+from kgrag.retrieval.resources.graph import GRAPH_ENTITIES, GRAPH_RELATIONS
 from kgrag.retrieval.resources.stored import COMMUNITIES, VECTOR_COUNT
 
 EMPTY_GRAPH_MESSAGE = (
@@ -30,6 +30,8 @@ class Requirement:
     what: str
     met: Callable[[QueryContext], bool]
     fix: Callable[[QueryContext], str]
+    caution: Callable[[QueryContext], str] = lambda _: ""
+    """What a reader should know when it is met but poorly ("" when nothing)."""
 
 
 def _no_llm(ctx: QueryContext) -> str:
@@ -53,6 +55,16 @@ def _no_communities(ctx: QueryContext) -> str:
     )
 
 
+def _graph_caution(ctx: QueryContext) -> str:
+    if ctx.get(GRAPH_RELATIONS):
+        return ""
+    entities = ctx.get(GRAPH_ENTITIES)
+    return (
+        f"the graph has {entities} entit{'y' if entities == 1 else 'ies'} and no relation: graph pipelines can "
+        "only match entities to their passages, with no relation to follow"
+    )
+
+
 REQUIREMENTS: Mapping[str, Requirement] = MappingProxyType(
     {
         "graph": Requirement(
@@ -60,6 +72,7 @@ REQUIREMENTS: Mapping[str, Requirement] = MappingProxyType(
             "a non-empty knowledge graph",
             lambda ctx: ctx.get(GRAPH_ENTITIES) > 0,
             lambda _: EMPTY_GRAPH_MESSAGE,
+            _graph_caution,
         ),
         "llm": Requirement(
             "llm", "an LLM provider other than `none`", lambda ctx: ctx.config.llm.provider != "none", _no_llm
@@ -84,6 +97,7 @@ class RequirementStatus:
     name: str
     met: bool
     message: str = ""
+    """Unmet: what is missing and the fix. Met: a caution, when it is met poorly ("" when not)."""
 
 
 def requirement_status(requires: Iterable[str], ctx: QueryContext) -> list[RequirementStatus]:
@@ -95,7 +109,7 @@ def requirement_status(requires: Iterable[str], ctx: QueryContext) -> list[Requi
             known = ", ".join(REQUIREMENTS)
             out.append(RequirementStatus(name, False, f"unknown requirement {name!r} (known: {known})"))
         elif requirement.met(ctx):
-            out.append(RequirementStatus(name, True))
+            out.append(RequirementStatus(name, True, requirement.caution(ctx)))
         else:
             out.append(RequirementStatus(name, False, f"needs {requirement.what}: {requirement.fix(ctx)}"))
     return out

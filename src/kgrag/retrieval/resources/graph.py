@@ -22,3 +22,6 @@ GRAPH: QueryResource[GraphSnapshot] = QueryResource("graph", _snapshot, per_gene
 GRAPH_ENTITIES: QueryResource[int] = QueryResource(
     "graph_entities", lambda ctx: ctx.store.graph.counts()["entities"], per_generation=True
 )
+GRAPH_RELATIONS: QueryResource[int] = QueryResource(
+    "graph_relations", lambda ctx: ctx.store.graph.counts()["relations"], per_generation=True
+)
