@@ -149,3 +149,29 @@ def test_a_graph_without_relations_is_said_so_by_index_and_pipelines(tmp_path: P
     assert listed.exit_code == 0, listed.output
     assert "graph (ok, but see below)" in listed.output
     assert listed.output.count("the graph has 1 entity and no relation") == 1
+
+
+def test_a_chunk_that_fails_again_is_said_to_need_more_than_a_rerun(tmp_path: Path) -> None:
+    """A 0.5B model answered one unit with the worked example, run after run: "run the same command again
+    to finish" never finished. The second failure says that re-running alone may not help, and what can."""
+    from kgrag.core.progress import SilentProgress
+
+    replies = tmp_path / "replies.jsonl"
+    replies.write_text(json.dumps({"default": "I cannot help with that."}) + "\n", encoding="utf-8")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Shale\n\nShale stores telemetry for Kestrel.\n", encoding="utf-8")
+    ws = Workspace.init(
+        tmp_path / "ws",
+        embedding={"provider": "fake"},
+        llm={"provider": "scripted", "providers": {"scripted": {"file": str(replies)}}},
+        graph={"extractor": "llm", "extractors": {"llm": {"gleaning": False}}},
+    )
+    with ws:
+        first, second = SilentProgress(), SilentProgress()
+        ws.index([docs], progress=first)
+        ws.index([docs], progress=second)
+    failed = [n for n in first.notes if "failed graph extraction" in n]
+    assert failed and "previous run too" not in failed[0]
+    again = next(n for n in second.notes if "failed graph extraction" in n)
+    assert "1 of them had failed on the previous run too" in again and "kgrag prompts tune" in again

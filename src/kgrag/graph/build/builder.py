@@ -52,6 +52,7 @@ class GraphBuildStats:
 
     chunks_extracted: int = 0
     chunks_extraction_failed: int = 0
+    chunks_failed_again: int = 0  # of those, chunks whose extraction had failed on the run before too
     extracted_corpus_tokens: int = 0
     graph_texts_embedded: int = 0
     aggregates_pending: int = 0  # entities/relations whose summary fell back; rebuilt on the next run
@@ -160,6 +161,7 @@ def build_graph(
     ``label`` names the progress bar: the name of the stage running the build."""
     stats = GraphBuildStats()
     pending = store.graph.chunks_needing_extraction(extractor.name)
+    failed_before = {c for c, _ in store.graph.extraction_errors(extractor.name, limit=max(len(pending), 1))}
     started = time.perf_counter()
     deleted = store.graph.delete_orphans()  # deletions since the last run; aggregates are rebuilt at the end
     stats.add_time(PART_REFRESH, time.perf_counter() - started)
@@ -187,10 +189,21 @@ def build_graph(
     counts = store.graph.counts()
     stats.entities, stats.relations = counts["entities"], counts["relations"]
     if stats.chunks_extraction_failed:
-        errors = store.graph.extraction_errors(extractor.name, limit=1)
-        first = f"; first: {errors[0][1]}" if errors else ""
-        progress.note(
-            f"{stats.chunks_extraction_failed} chunks failed graph extraction and will be retried "
-            f"on the next run{first}"
-        )
+        progress.note(_failure_note(store, extractor.name, stats, failed_before))
     return stats
+
+
+def _failure_note(store: Store, extractor: str, stats: GraphBuildStats, failed_before: set[str]) -> str:
+    """The chunks that failed, the first reason, and how many had failed on the run before too: the same
+    request to the same model at temperature 0 gets the same reply, so re-running alone seldom helps them."""
+    errors = store.graph.extraction_errors(extractor, limit=max(stats.chunks_extraction_failed, 1))
+    stats.chunks_failed_again = sum(chunk in failed_before for chunk, _ in errors)
+    first = f"; first: {errors[0][1]}" if errors else ""
+    note = f"{stats.chunks_extraction_failed} chunks failed graph extraction and will be retried on the next run{first}"
+    if stats.chunks_failed_again:
+        note += (
+            f". {stats.chunks_failed_again} of them had failed on the previous run too: the same requests to the "
+            "same model get the same replies, so re-running alone may not finish them; `kgrag prompts tune`, "
+            "another model or a smaller graph.extractors.llm.unit_tokens can"
+        )
+    return note
