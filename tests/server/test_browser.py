@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 from collections.abc import Iterator
@@ -179,6 +180,8 @@ def test_an_evaluation_run_is_shown_and_one_is_started_from_a_question_file(page
     detail = view.locator("#eval-detail .question-detail")
     detail.locator(".answer[data-pipeline='hybrid']").wait_for()
     assert "reference:" in detail.inner_text() and detail.locator(".answer").count() == 3
+    scores = detail.locator(".scores").first.inner_text()  # token counts are whole numbers, shown as such
+    assert re.search(r"cost\.context_tokens \d+(?: ·|$)", scores), scores
     page.shot("eval")
     questions = json.loads(QUESTIONS.read_text(encoding="utf-8"))[:4]
     for q in questions[:2]:  # marked as `kgrag eval qgen --llm none` marks what it writes

@@ -144,7 +144,7 @@ async function showQuestion(runId, qid, detail) {
       (q.evidence || []).length ? el("details", {}, el("summary", {}, "evidence"), el("ul", {}, q.evidence.map((e) => el("li", {}, e)))) : null,
       el("div", { class: "answers" }, Object.entries(q.pipelines || {}).map(([name, p]) => el("article", { class: "answer", "data-pipeline": name },
         el("h3", {}, name), el("p", {}, p.answer || "(retrieval only: no answer)"),
-        el("p", { class: "muted scores" }, Object.entries(p.scores || {}).map(([k, v]) => `${k} ${formatNumber(v)}`).join(" · ")),
+        el("p", { class: "muted scores" }, Object.entries(p.scores || {}).map(([k, v]) => `${k} ${Number.isInteger(v) ? v : formatNumber(v)}`).join(" · ")),
         el("p", { class: "muted" }, Object.entries(p.unmeasured || {}).map(([k, why]) => `${k}: ${why}`).join(" · ")),
         el("details", {}, el("summary", {}, `context (${(p.context || []).length})`),
           el("ol", { class: "passages" }, (p.context || []).map((c) => el("li", { class: "passage" },
