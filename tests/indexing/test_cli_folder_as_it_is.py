@@ -133,3 +133,20 @@ def test_show_path_marks_chunk_boundaries(tmp_path: Path) -> None:
     assert out.count("── chunk ") >= 3
     assert "```\n" in out or out.rstrip().endswith("```")  # the fence closes on its own line
     assert "is here.Sentence" not in out and "is here.\n\nSentence number" in out
+
+
+def test_redirect_stubs_are_not_pages_and_a_failed_page_keeps_its_front_matter_title(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text(PAGE.format("index"))
+    (docs / "fares.md").write_text("---\ntitle: Ferry fares\nredirect_to: /tickets/\n---\n")
+    (docs / "empty.md").write_text("---\ntitle: Harbour rules\nlayout: rules\n---\n\n")
+    ws = tmp_path / "ws"
+    _cli("init", str(ws))
+    (ws / "kgrag.toml").write_text(FAKE_TOML)
+    out = _cli("index", str(docs), "-w", str(ws))
+    assert "not read: 1 redirect stubs (not pages)" in out and "fares.md" in out  # the example named
+    assert "failed 1" in out
+    with Workspace.open(ws) as opened:
+        failed = [d for d in opened.store.documents.list() if d.status.value == "failed"]
+    assert [(Path(d.source).name, d.title) for d in failed] == [("empty.md", "Harbour rules")]

@@ -12,8 +12,8 @@ if TYPE_CHECKING:
 
 
 def print_left_out(console: Console, report: IndexReport) -> None:
-    """Files not read on purpose: ignored, templates/generated/vendored, MkDocs snippet files (not pages),
-    failed before and unchanged."""
+    """Files not read on purpose: ignored, templates/generated/vendored, MkDocs snippet files and redirect stubs
+    (not pages), failed before and unchanged."""
     from kgrag.core.stages import DISCOVER, INGEST
     from kgrag.indexing.ingest import IngestReport
     from kgrag.indexing.stages.discover import DiscoverReport
@@ -23,6 +23,7 @@ def print_left_out(console: Console, report: IndexReport) -> None:
         f"{found.files_ignored} by ignore files" if found.files_ignored else "",
         f"{found.files_generated} templates/generated/vendored" if found.files_generated else "",
         f"{found.files_not_pages} MkDocs snippet files (not pages)" if found.files_not_pages else "",
+        f"{found.files_redirects} redirect stubs (not pages)" if found.files_redirects else "",
         f"{found.files_other_types} of types kgrag does not read" if found.files_other_types else "",
         f"{ingested.failed_unchanged} failed before and unchanged (--retry-failed reads them again)"
         if ingested.failed_unchanged

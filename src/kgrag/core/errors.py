@@ -21,7 +21,12 @@ class WorkspaceError(KgragError):
 
 
 class DocumentError(KgragError):
-    """A single document cannot be read; indexing reports it and skips the file."""
+    """A single document cannot be read; indexing reports it and skips the file. ``title`` is the title the
+    file gives itself (its front matter's) when reading got that far, so that the failure is listed by it."""
+
+    def __init__(self, message: str, title: str = "") -> None:
+        super().__init__(message)
+        self.title = title
 
 
 class ModelError(KgragError):

@@ -22,7 +22,16 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from kgrag.core.errors import DocumentError
-from kgrag.documents.ignore import Ignored, IgnoreRules, Spec, folder_specs, generated_dir, generated_file, ignored
+from kgrag.documents.ignore import (
+    Ignored,
+    IgnoreRules,
+    Spec,
+    folder_specs,
+    generated_dir,
+    generated_file,
+    ignored,
+    redirect_stub,
+)
 from kgrag.documents.mkdocs_site import MARKDOWN_SUFFIXES, MkDocsSite, find_site
 
 Skipped = list[tuple[Path, str]]
@@ -134,12 +143,16 @@ class _Walk:
             stack.extend(reversed(directories))  # sorted order, depth-first
 
     def _keep(self, path: Path, specs: list[Spec], is_dir: bool) -> bool:
-        """False (and counted) for a path an ignore file, or the generated/vendored/template rules, leave out."""
+        """False (and counted) for a path an ignore file, or the generated/vendored/template rules, leave out, and
+        for a redirect stub."""
         if ignored(path, is_dir, specs):
             self.passed.add(path, generated=False)
             return False
         if generated_dir(path.name, self.rules) if is_dir else generated_file(path, self.rules):
             self.passed.add(path, generated=True)
+            return False
+        if not is_dir and redirect_stub(path):
+            self.passed.add(path, generated=False, redirect=True)
             return False
         if not is_dir and path.suffix.lower() in MARKDOWN_SUFFIXES and not self._page(path):
             self.passed.add(path, generated=False, not_page=True)

@@ -8,8 +8,14 @@ is not a page), its output (``_build/``, ``site/``), bundled third-party code (`
   are read in gitignore syntax (``pathspec``), each matching paths relative to the folder it lies in;
 * with ``documents.skip_generated`` (the default), folders named like generated or vendored output or
   like templates (:data:`GENERATED_DIRS`), minified files and source maps (:data:`GENERATED_FILES`), and
-  HTML files that are templates (Jinja/Liquid ``{% extends %}``/``{% block %}``…, Handlebars ``{{#if}}``/
-  ``{{> partial}}`` outside ``<pre>``/``<code>``) are skipped.
+  HTML files that are templates are skipped: they hold Jinja/Liquid tags (``{% extends %}``, ``{% block %}``,
+  a site's own ``{% page … %}``), outputs (``{{ page.title }}``, ``{{ x | upcase }}``) or Handlebars blocks
+  (``{{#if}}``, ``{{> partial}}``) outside ``<pre>``/``<code>``/``<script>``, in the text or in attributes
+  (``href="{{ url }}"``) alike; a rendered page shows template syntax only as code.
+
+* Redirect stubs (Markdown or HTML that is front matter sending readers elsewhere, ``redirect_to: …``, and
+  nothing else: :func:`kgrag.documents.front_matter.is_redirect_stub`) are skipped: the site generator makes
+  them redirects, not pages, and they hold no text to index.
 
 * Markdown files of a MkDocs site that MkDocs would not render as pages (:meth:`kgrag.documents.mkdocs_site.
   MkDocsSite.is_page`: excluded by ``exclude_docs``, or kept in a snippet ``base_path`` folder outside
@@ -35,9 +41,13 @@ GENERATED_DIRS = frozenset(
 )
 GENERATED_FILES = ("*.min.js", "*.min.css", "*.min.html", "*.map", "*.bundle.js")
 SNIFF_BYTES = 65_536
+STUB_SUFFIXES = (".md", ".markdown", ".mdx", ".html", ".htm")
+_BOM = b"\xef\xbb\xbf"
+_REDIRECT_KEY = re.compile(rb"^[ \t]*[\"']?redirect", re.MULTILINE | re.IGNORECASE)
 _TEMPLATE_TAG = re.compile(
-    rb"\{%-?\s*(?:extends|block|endblock|include|import|from|macro|if|for|endif|endfor|set|raw|comment|assign|"
-    rb"capture|render|unless|case)\b|\{\{[#>/^]\s*[\w.-]+",
+    rb"\{%-?\s*[A-Za-z_][\w-]*\b[^{}]{0,500}?%\}"  # any tag, closed: Liquid sites define tags of their own
+    rb"|\{\{-?\s*[A-Za-z_$][\w.$]*(?:\[[^\]{}]*\])*\s*(?:\|[^{}]{0,200}?)?-?\}\}"  # an output: a variable, filters
+    rb"|\{\{[#>/^]\s*[\w.-]+",  # a Handlebars block or partial
 )
 _VERBATIM = re.compile(rb"<(pre|code|script|textarea)\b.*?</\1\s*>", re.DOTALL | re.IGNORECASE)
 
@@ -49,6 +59,7 @@ class Ignored:
     by_ignore_file: int = 0
     generated: int = 0
     not_pages: int = 0  # Markdown files of a MkDocs site that MkDocs does not render (snippet sources)
+    redirects: int = 0  # redirect stubs: front matter that sends readers elsewhere, and no text
     examples: list[str] = field(default_factory=list)  # the first few, for the message
     other_types: dict[str, int] = field(default_factory=dict)  # suffix → files no include pattern matches
 
@@ -59,8 +70,10 @@ class Ignored:
             suffix = path.suffix.lower() or "(no suffix)"
             self.other_types[suffix] = self.other_types.get(suffix, 0) + 1
 
-    def add(self, path: Path, generated: bool, not_page: bool = False) -> None:
-        if not_page:
+    def add(self, path: Path, generated: bool, not_page: bool = False, redirect: bool = False) -> None:
+        if redirect:
+            self.redirects += 1
+        elif not_page:
             self.not_pages += 1
         elif generated:
             self.generated += 1
@@ -127,12 +140,37 @@ def generated_file(path: Path, rules: IgnoreRules) -> bool:
         return True
     if path.suffix.lower() not in (".html", ".htm"):
         return False
+    head = _head(path)
+    return head is not None and is_template(head)
+
+
+def redirect_stub(path: Path) -> bool:
+    """A Markdown or HTML file that is front matter sending readers elsewhere and nothing else (module
+    docstring); past its first bytes, only a file that opens with a front-matter fence is read, and a stub fits
+    in :data:`SNIFF_BYTES`."""
+    if path.suffix.lower() not in STUB_SUFFIXES:
+        return False
+    head = _head(path, _BOM, (b"---", b"+++"))
+    if head is None or len(head) > SNIFF_BYTES or not _REDIRECT_KEY.search(head):
+        return False  # most pages: no front matter, or none that names a redirect, so none is parsed
+    from kgrag.documents.front_matter import is_redirect_stub, split_front_matter
+    from kgrag.documents.reading import normalize_newlines
+
+    text = normalize_newlines(head.removeprefix(_BOM).decode("utf-8", "replace"))
+    return is_redirect_stub(split_front_matter(text))
+
+
+def _head(path: Path, bom: bytes = b"", opening: tuple[bytes, ...] = (b"",)) -> bytes | None:
+    """The first :data:`SNIFF_BYTES` bytes of ``path`` and one more, when the file opens with one of ``opening``
+    (after ``bom``); None otherwise, or when it cannot be read (the loader reports why)."""
     try:
         with path.open("rb") as handle:
-            head = handle.read(SNIFF_BYTES)
+            start = handle.read(len(bom) + max(len(o) for o in opening))
+            if not start.removeprefix(bom).startswith(opening):
+                return None
+            return start + handle.read(SNIFF_BYTES + 1 - len(start))
     except OSError:
-        return False  # the loader reports why it cannot be read
-    return is_template(head)
+        return None
 
 
 def is_template(markup: bytes) -> bool:

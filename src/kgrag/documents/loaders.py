@@ -25,7 +25,7 @@ from kgrag.config import DocumentsConfig
 from kgrag.core.errors import DocumentError
 from kgrag.core.registries import RegistryKind
 from kgrag.core.registry import Registry
-from kgrag.documents.front_matter import split_front_matter
+from kgrag.documents.front_matter import FrontMatter, is_redirect_stub, split_front_matter
 from kgrag.documents.log_names import naming
 from kgrag.documents.pdf_accents import copyright_signs, recompose_accents
 from kgrag.documents.pdf_footnotes import page_text
@@ -60,7 +60,7 @@ _EXTRA_BLANK_LINES = re.compile(r"\n{3,}")
 LOADERS: RegistryKind[Loader] = RegistryKind("loader")
 
 
-READER_VERSION = "2026-12-03"
+READER_VERSION = "2026-12-04"
 """Changes whenever a built-in loader reads a file differently. A document stored by another version is read
 again by the next ``kgrag index`` even though its file did not change, so that a reading fix reaches
 workspaces indexed before it; when the text comes out the same, its chunks, vectors and graph are kept."""
@@ -118,7 +118,9 @@ def load_markdown(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedD
     in the metadata, so that a change to an included file re-reads the page. The title is the front
     matter's ``title``, else the first level-1 heading, else the file name: a sub-heading names a part of
     the page, not the page. Container fence lines (``::: tip``, ``:::note``) are left out, their content kept
-    (:func:`kgrag.documents.markdown_dialects.without_div_fences`).
+    (:func:`kgrag.documents.markdown_dialects.without_div_fences`). Liquid and Jinja tags and outputs
+    outside code (Jekyll, Eleventy, mkdocs-macros) are read as the rendered page reads
+    (:mod:`kgrag.documents.liquid`).
     """
     from kgrag.documents.markdown_dialects import without_div_fences
 
@@ -149,11 +151,21 @@ def _load_markdown_page(
     dialect: Callable[[str], str] | None = None,
     indented_code: bool = True,
 ) -> list[LoadedDocument]:
+    front = split_front_matter(require_text(path, decode_text(path, data)))
+    try:
+        return _markdown_page(path, front, cfg, dialect, indented_code)
+    except DocumentError as exc:  # a failure is listed under the title the page gives itself
+        exc.title = exc.title or front.title
+        raise
+
+
+def _markdown_page(
+    path: Path, front: FrontMatter, cfg: DocumentsConfig, dialect: Callable[[str], str] | None, indented_code: bool
+) -> list[LoadedDocument]:
     from kgrag.documents.markdown_text import markdown_to_text
     from kgrag.documents.snippets import expand_snippets
 
-    front = split_front_matter(require_text(path, decode_text(path, data)))
-    body = require_text(path, front.body, "the text after the front matter")
+    body = _require_page(path, front)
     expanded = expand_snippets(body, path, int(cfg.max_file_mb * 1024 * 1024))
     try:
         source = dialect(expanded.text) if dialect is not None else expanded.text
@@ -168,6 +180,16 @@ def _load_markdown_page(
     text = require_text(path, page.text, "the page's text")
     metadata = {**_metadata(path), **expanded.metadata()}
     return [LoadedDocument.from_text(str(path), front.title or page.h1 or path.stem, text, metadata)]
+
+
+def _require_page(path: Path, front: FrontMatter) -> str:
+    """The text after ``front``, or a `DocumentError` for a redirect stub or a page of front matter alone (a
+    walk passes over redirect stubs: :mod:`kgrag.documents.ignore`; a file named on the command line gets here)."""
+    if is_redirect_stub(front):
+        raise DocumentError(
+            f"{path}: a redirect stub (its front matter sends readers to another page), not a page; nothing to index"
+        )
+    return require_text(path, front.body, "the text after the front matter")
 
 
 def load_rst(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
@@ -189,11 +211,27 @@ def load_rst(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocume
 def load_html(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocument]:
     """The main content of an HTML page without navigation, sidebars or permalinks, headings as Markdown
     headings and ``<pre>`` blocks verbatim (:mod:`kgrag.documents.html_text`); titled by its ``<title>``
-    less a site suffix, else its first ``<h1>``."""
+    less a site suffix, else its first ``<h1>``. A page of a Jekyll or Eleventy site opens with front matter
+    (:mod:`kgrag.documents.front_matter`), which is left out and whose ``title`` titles the page."""
     from kgrag.documents.html_charset import html_utf8_bytes
-    from kgrag.documents.html_text import TooDeep, html_to_text
 
     markup = html_utf8_bytes(path, data)
+    front = None
+    if markup.startswith((b"---", b"+++")):
+        front = split_front_matter(markup.decode("utf-8", "surrogateescape"))
+        markup = front.body.encode("utf-8", "surrogateescape")
+    try:
+        if front is not None:
+            _require_page(path, front)
+        return _html_page(path, markup, front.title if front else "")
+    except DocumentError as exc:  # a failure is listed under the title the page gives itself
+        exc.title = exc.title or (front.title if front else "")
+        raise
+
+
+def _html_page(path: Path, markup: bytes, title: str) -> list[LoadedDocument]:
+    from kgrag.documents.html_text import TooDeep, html_to_text
+
     try:
         page = html_to_text(markup)
     except TooDeep as exc:
@@ -206,7 +244,7 @@ def load_html(path: Path, data: bytes, cfg: DocumentsConfig) -> list[LoadedDocum
             f"{path}: cannot parse HTML ({type(exc).__name__}: {exc}); fix the markup or exclude the file"
         ) from exc
     text = require_text(path, normalize_newlines(page.text), "the page's visible text")
-    return [LoadedDocument.from_text(str(path), page.title or path.stem, text, _metadata(path))]
+    return [LoadedDocument.from_text(str(path), title or page.title or path.stem, text, _metadata(path))]
 
 
 def _tidy(text: str) -> str:

@@ -3,7 +3,8 @@
 Indexed verbatim, Markdown puts its syntax into passages and answers: link targets, ``[text][ref]``
 cross-references, emphasis stars, table rules, HTML comments. The page is parsed with markdown-it-py
 (CommonMark, tables, strikethrough, footnotes and definition lists from mdit-py-plugins) after MkDocs
-blocks are unwrapped (:mod:`kgrag.documents.mkdocs_blocks`), and written back as plain paragraphs, with
+blocks are unwrapped (:mod:`kgrag.documents.mkdocs_blocks`) and Liquid/Jinja tags outside code are read as
+the site renders them (:mod:`kgrag.documents.liquid`), and written back as plain paragraphs, with
 
 * headings as ``#`` headings (the passage's section is the last heading before it),
 * code blocks, fenced or indented, as fenced blocks with their content byte for byte (chunking keeps a
@@ -53,23 +54,38 @@ class MarkdownPage:
 
 
 @cache
-def _parser(indented_code: bool) -> MarkdownIt:
+def _parser(indented_code: bool, inline: bool = True) -> MarkdownIt:
+    """The page's parser; without ``inline``, its block rules alone (where code blocks lie is known without
+    reading inline text)."""
     from markdown_it import MarkdownIt
     from mdit_py_plugins.deflist import deflist_plugin
     from mdit_py_plugins.footnote import footnote_plugin
 
     md = MarkdownIt("commonmark").enable(["table", "strikethrough"]).use(footnote_plugin).use(deflist_plugin)
+    md = md if inline else md.disable(["inline", "text_join", "footnote_tail"])
     return md if indented_code else md.disable("code")
 
 
 def markdown_to_text(source: str, indented_code: bool = True) -> MarkdownPage:
     """``source`` (Markdown without front matter) as plain text with ``#`` headings and fenced code;
-    ``indented_code=False`` reads indented lines as text, as MDX does (indentation there is JSX layout)."""
-    tokens = _parser(indented_code).parse(unwrap_mkdocs(source))
+    ``indented_code=False`` reads indented lines as text, as MDX does (indentation there is JSX layout).
+    Liquid and Jinja tags outside code are read as the page renders (:mod:`kgrag.documents.liquid`), once
+    MkDocs blocks are unwrapped, so that the body of an admonition is not mistaken for indented code."""
+    from kgrag.documents.liquid import without_liquid
+
+    tokens = _parser(indented_code).parse(without_liquid(unwrap_mkdocs(source), indented_code))
     writer = _Writer()
     for token in tokens:
         writer.take(token)
     return MarkdownPage(writer.text(), writer.h1)
+
+
+def code_line_ranges(source: str, indented_code: bool = True) -> list[tuple[int, int]]:
+    """``(first, end)`` line numbers (from 0, ``end`` not included) of the code blocks, fenced or indented, that
+    :func:`markdown_to_text` reads in ``source``, those inside lists and block quotes included: for rewriting
+    a page's text outside its code before it is parsed."""
+    tokens = _parser(indented_code, inline=False).parse(source)
+    return [(token.map[0], token.map[1]) for token in tokens if token.type in ("fence", "code_block") and token.map]
 
 
 class _Writer:

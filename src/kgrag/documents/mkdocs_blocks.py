@@ -13,9 +13,9 @@ version and the fact it dates stay in one sentence.
 
 Also removed, as they are directives to the site generator and not text: attribute lists (``{ .annotate }``,
 ``{ #anchor }``), annotation markers in code comments (``# (1)!``), snippet includes (``--8<-- "file"``,
-whose content lives in another file), macro calls alone on a line (``{{ conversion_table }}``) and
-abbreviation definitions (``*[HTML]: …``). Lines inside fenced code are left alone, except for the
-annotation markers.
+whose content lives in another file) and abbreviation definitions (``*[HTML]: …``). Lines inside fenced code
+are left alone, except for the annotation markers. Macro calls (``{{ conversion_table }}``) are Jinja, left
+out with Liquid's tags once the blocks are unwrapped (:mod:`kgrag.documents.liquid`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ _ATTR_LIST = re.compile(r"[ \t]*\{:?[ \t]*[.#:][^{}\n]*\}[ \t]*$")
 _ANNOTATION = re.compile(r"[ \t]*(?:#|//|--|/\*)[ \t]*\(\d+\)!?[ \t]*(?:\*/)?[ \t]*$")
 _SNIPPET = re.compile(r"^[ \t]*;?-{1,3}8<-{1,3}")
 _ABBREVIATION = re.compile(r"^\*\[[^\]]+\]:")
-_MACRO = re.compile(r"^[ \t]*(?:\{\{.*\}\}|\{%.*%\})[ \t]*$")  # a mkdocs-macros call alone on its line
 _QUOTED = re.compile(r"""^(?P<type>[\w-]*)(?:[ \t]+[\w -]*?)?[ \t]*(?:"(?P<title>[^"]*)")?[ \t]*$""")
 TAB = 4
 
@@ -77,7 +76,7 @@ def _unwrap(lines: list[str], depth: int) -> list[str]:
         marker = _MARKER.match(line) if depth < 32 else None
         if marker is not None and _is_block(marker):
             i = _indented_block(lines, i, marker, depth, out)
-        elif not (_SNIPPET.match(line) or _ABBREVIATION.match(line) or _MACRO.match(line)):
+        elif not (_SNIPPET.match(line) or _ABBREVIATION.match(line)):
             out.append(_ATTR_LIST.sub("", line))
     return out
 

@@ -157,7 +157,7 @@ class Ingestor:
         report.add_time(LOAD_TIME, prepared.load_seconds)
         report.add_time(CHUNK_TIME, prepared.chunk_seconds)
         if prepared.error is not None:
-            self._record_failure(work.path, prepared.error, report, work.docs, work.fingerprint)
+            self._record_failure(work.path, prepared.error, report, work.docs, work.fingerprint, prepared.error_title)
             return
         keep = {doc.loaded.source for doc in prepared.documents}
         for stored in work.docs:
@@ -283,10 +283,12 @@ class Ingestor:
         self.stale_hashes.clear()
 
     def _record_failure(
-        self, path: Path, reason: str, report: IndexReport, docs: list[DocumentRecord], fingerprint: str = ""
-    ) -> None:
+        self, path: Path, reason: str, report: IndexReport, docs: list[DocumentRecord], fingerprint: str = "",
+        title: str = "",
+    ) -> None:  # fmt: skip
         """Report the file; record it as failed (with its fingerprint, so that it is read again only once it
-        changes) unless an earlier good version of it is stored."""
+        changes, and under ``title``, the title the file gives itself, else its name) unless an earlier good
+        version of it is stored."""
         report.problems.append(FileProblem(path=str(path), reason=reason))
         source = str(file_identity(path))
         if docs:
@@ -295,7 +297,7 @@ class Ingestor:
             DocumentRecord(
                 id=document_id(source),
                 source=source,
-                title=path.name,
+                title=title or path.name,
                 content_hash="",
                 status=DocumentStatus.FAILED,
                 error=reason,

@@ -61,10 +61,12 @@ class PreparedDocument:
 
 @dataclass(frozen=True)
 class PreparedFile:
-    """What reading one file gave: its documents, or the loader's error (the file is then reported)."""
+    """What reading one file gave: its documents, or the loader's error (the file is then reported) and the
+    title the file gives itself ("" when unknown)."""
 
     documents: tuple[PreparedDocument, ...] = ()
     error: str | None = None
+    error_title: str = ""
     load_seconds: float = 0.0
     chunk_seconds: float = 0.0
 
@@ -100,7 +102,7 @@ def load_file(path: Path, cfg: DocumentsConfig, loaders: Registry[Loader] | None
     try:
         loaded = load_path(path, cfg, loaders)
     except DocumentError as exc:
-        return PreparedFile(error=str(exc), load_seconds=time.perf_counter() - started)
+        return PreparedFile(error=str(exc), error_title=exc.title, load_seconds=time.perf_counter() - started)
     documents = tuple(PreparedDocument(doc) for doc in loaded)
     return PreparedFile(documents, load_seconds=time.perf_counter() - started)
 

@@ -17,12 +17,14 @@ from kgrag.indexing.report import FileProblem
 @dataclass
 class DiscoverReport:
     """The ``discover`` stage's counts: files found, skipped ones (special files, unlistable folders)
-    included; files and folders left out by an ignore file, and as templates, generated or vendored."""
+    included; files and folders left out by an ignore file, as templates, generated or vendored, and as files
+    that are not pages (MkDocs snippet sources, redirect stubs)."""
 
     files_seen: int = 0
     files_ignored: int = 0
     files_generated: int = 0
     files_not_pages: int = 0  # MkDocs snippet sources (read through the pages that include them)
+    files_redirects: int = 0  # redirect stubs: front matter that sends readers elsewhere, and no text
     files_other_types: int = 0  # files of walked folders no documents.include pattern matches
 
 
@@ -46,10 +48,10 @@ class DiscoverStage:
         own = ctx.report.stage(self.name, DiscoverReport)
         own.files_seen = len(ctx.files) + len(skipped)
         own.files_ignored, own.files_generated = passed.by_ignore_file, passed.generated
-        own.files_not_pages = passed.not_pages
+        own.files_not_pages, own.files_redirects = passed.not_pages, passed.redirects
         own.files_other_types = sum(passed.other_types.values())
         ctx.note_problems()
-        if passed.by_ignore_file or passed.generated or passed.not_pages:
+        if passed.by_ignore_file or passed.generated or passed.not_pages or passed.redirects:
             ctx.progress.note(ignored_line(passed))
         if passed.other_types:
             ctx.progress.note(other_types_line(passed.other_types))
@@ -64,6 +66,8 @@ def ignored_line(passed: Ignored) -> str:
         parts.append(f"{passed.generated} as templates, generated or vendored (documents.skip_generated)")
     if passed.not_pages:
         parts.append(f"{passed.not_pages} as MkDocs snippet files, not pages (read where pages include them)")
+    if passed.redirects:
+        parts.append(f"{passed.redirects} as redirect stubs, not pages (front matter that sends readers elsewhere)")
     return f"left out {' and '.join(parts)}, e.g. {', '.join(passed.examples[:2])}"
 
 
