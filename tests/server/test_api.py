@@ -61,6 +61,15 @@ def test_query_budget_limits_the_context(client: TestClient) -> None:
     assert bad.status_code == 422 and "context_tokens" in bad.json()["error"]["message"]
 
 
+def test_a_body_that_is_not_json_is_named_as_such(client: TestClient) -> None:
+    cut = client.post(
+        "/v1/workspaces/sample/query", content=b'{"question": "x",', headers={"Content-Type": "application/json"}
+    )
+    assert cut.status_code == 422
+    message = cut.json()["error"]["message"]
+    assert message.startswith("request body: not valid JSON at character 17 (") and message.endswith(")")
+
+
 def test_compare_answers_side_by_side_and_reports_per_pipeline_errors(client: TestClient) -> None:
     body = client.post(
         "/v1/workspaces/sample/compare",

@@ -42,6 +42,14 @@ def pg_server() -> Iterator[PgServer]:
     server.stop()
 
 
+@pytest.fixture(scope="module")
+def pg_restartable(pg_server: PgServer) -> Iterator[PgServer]:
+    """A cluster of the module's own, for tests that stop and start it (:meth:`PgServer.halt`); it depends
+    on ``pg_server`` for the skip (or CI failure) when no server can be started here."""
+    with PgServer.start() as server:
+        yield server
+
+
 @pytest.fixture(scope="session")
 def pg_schema_url(pg_server: PgServer) -> SchemaUrl:
     """``directory → postgresql://…?schema=…``: the ``url`` of the ``postgresql`` store backend."""

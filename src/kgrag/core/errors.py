@@ -20,6 +20,11 @@ class WorkspaceError(KgragError):
     """The workspace is missing, locked, or was built with different models."""
 
 
+class StoreUnavailableError(WorkspaceError):
+    """The workspace's database server cannot be reached now (down, restarting, a lost connection): nothing
+    is wrong with the request, and the same request succeeds once the server is back."""
+
+
 class DocumentError(KgragError):
     """A single document cannot be read; indexing reports it and skips the file. ``title`` is the title the
     file gives itself (its front matter's) when reading got that far, so that the failure is listed by it."""

@@ -98,7 +98,7 @@ def create_app(
         app.add_route(MCP_PATH, cast(Any, mcp), methods=MCP_METHODS, include_in_schema=False)
     mount_page(app)
     mount_docs(app)
-    app.add_middleware(ScrubMiddleware, scrubber=state.scrubber)
+    app.add_middleware(ScrubMiddleware, scrubber=state.scrubber, exempt=frozenset({"/v1/health"}))
     app.add_middleware(BodyLimitMiddleware, limit=state.limits.max_request_bytes)
     app.add_middleware(RequestGuardMiddleware, hosts=allowed_hosts(state.limits.host, state.limits.allowed_hosts))
     app.add_middleware(MetricsMiddleware, metrics=state.metrics)

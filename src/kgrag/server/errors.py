@@ -1,20 +1,23 @@
 """Every error leaves the server as JSON with a message: ``{"error": {"status", "code", "message"}}``.
 
 User errors (:class:`KgragError`) are 4xx with kgrag's own one-line message, exactly what the CLI would
-print; validation errors name the field; anything unexpected is a 500 whose body says only that and the
-request id to look up in the server log, never a traceback (tracebacks leak paths and code to clients).
+print; a workspace whose database server cannot be reached is a 503 with the store's message (the
+request is fine and succeeds once the server is back); validation errors name the field; anything
+unexpected is a 500 whose body says only that and the request id to look up in the server log, never a
+traceback (tracebacks leak paths and code to clients).
 """
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from kgrag.core.errors import BudgetExceededError, KgragError, ModelError
+from kgrag.core.errors import BudgetExceededError, KgragError, ModelError, StoreUnavailableError
 from kgrag.server.jobs import JobConflict
 
 log = logging.getLogger("kgrag.server")
@@ -42,12 +45,25 @@ def _kgrag_status(exc: KgragError) -> tuple[int, str]:
         return 402, "budget_exceeded"
     if isinstance(exc, ModelError):
         return 502, "model_error"
+    if isinstance(exc, StoreUnavailableError):
+        return 503, "store_unavailable"
     return 400, "bad_request"
+
+
+def _invalid_json(err: dict[str, Any]) -> str:
+    """A body that is not JSON: where parsing stopped and why (its ``loc`` is ``("body", offset)``)."""
+    loc = err.get("loc", ())
+    where = f" at character {loc[-1]}" if len(loc) > 1 else ""
+    reason = str(err.get("ctx", {}).get("error", "")).strip()
+    return f"request body: not valid JSON{where}" + (f" ({reason})" if reason else "")
 
 
 def _validation_message(exc: RequestValidationError) -> str:
     parts = []
     for err in exc.errors()[:5]:
+        if err.get("type") == "json_invalid":
+            parts.append(_invalid_json(err))
+            continue
         where = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "request"
         parts.append(f"{where}: {err.get('msg', 'invalid')}")
     return "; ".join(parts) or "invalid request"

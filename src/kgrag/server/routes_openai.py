@@ -23,6 +23,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from typing_extensions import TypedDict
 
+from kgrag.core.errors import StoreUnavailableError
 from kgrag.generation.conversation import ConversationReply
 from kgrag.generation.respond import CostDict
 from kgrag.generation.rewrite import Turn
@@ -166,7 +167,10 @@ def list_models(request: Request, who: CallerDep) -> ModelList:
     for name, hosted in server_state(request).workspaces.items():
         if not who.may_use(name):
             continue
-        ready = [info.name for info in hosted.ws.querying.pipelines() if info.ready]
+        try:
+            ready = [info.name for info in hosted.ws.querying.pipelines() if info.ready]
+        except StoreUnavailableError:  # the workspace is listed; asking it says why it cannot answer now
+            ready = []
         for model in [f"{PREFIX}/{name}", *(f"{PREFIX}/{name}/{pipeline}" for pipeline in ready)]:
             data.append({"id": model, "object": "model", "created": 0, "owned_by": "kgrag"})
     return {"object": "list", "data": data}

@@ -9,8 +9,9 @@ from fastapi.responses import PlainTextResponse
 from typing_extensions import TypedDict
 
 from kgrag import __version__
+from kgrag.core.errors import StoreUnavailableError
 from kgrag.server.deps import CallerDep, WorkspaceDep
-from kgrag.server.state import server_state
+from kgrag.server.state import HostedWorkspace, server_state
 
 
 class Health(TypedDict):
@@ -20,11 +21,13 @@ class Health(TypedDict):
 
 
 class WorkspaceRow(TypedDict):
-    """A workspace this key may use: documents per status and chunks."""
+    """A workspace this key may use: documents per status and chunks; ``error`` says why they are missing
+    (its database server cannot be reached) and is empty otherwise."""
 
     name: str
     documents: dict[str, int]
     chunks: int
+    error: str
 
 
 class RequirementRow(TypedDict):
@@ -56,25 +59,38 @@ def health(request: Request) -> Health:
 
 @router.get("/metrics", response_class=PlainTextResponse, summary="Prometheus metrics")
 def metrics(request: Request, who: CallerDep) -> str:
+    """Per workspace: documents, chunks, whether a job runs and whether its store answers (``kgrag_store_up``;
+    the counts of a store that does not are left out rather than failing every workspace's metrics)."""
     state = server_state(request)
     gauges: dict[str, float] = {}
     for name, hosted in state.workspaces.items():
         if not who.may_use(name):
             continue
-        gauges[f'kgrag_documents{{workspace="{name}"}}'] = sum(hosted.ws.documents.counts().values())
-        gauges[f'kgrag_chunks{{workspace="{name}"}}'] = hosted.ws.documents.chunk_count()
-        gauges[f'kgrag_jobs_running{{workspace="{name}"}}'] = int(hosted.jobs.active() is not None)
+        label = f'{{workspace="{name}"}}'
+        gauges[f"kgrag_jobs_running{label}"] = int(hosted.jobs.active() is not None)
+        try:
+            documents, chunks = sum(hosted.ws.documents.counts().values()), hosted.ws.documents.chunk_count()
+        except StoreUnavailableError:
+            gauges[f"kgrag_store_up{label}"] = 0
+            continue
+        gauges[f"kgrag_store_up{label}"] = 1
+        gauges[f"kgrag_documents{label}"] = documents
+        gauges[f"kgrag_chunks{label}"] = chunks
     return state.metrics.render(gauges)
+
+
+def _workspace_row(hosted: HostedWorkspace) -> WorkspaceRow:
+    try:
+        documents, chunks = hosted.ws.documents.counts(), hosted.ws.documents.chunk_count()
+    except StoreUnavailableError as exc:  # one workspace's database being down leaves the others listed
+        return WorkspaceRow(name=hosted.name, documents={}, chunks=0, error=str(exc))
+    return WorkspaceRow(name=hosted.name, documents=documents, chunks=chunks, error="")
 
 
 @router.get("/workspaces", summary="Workspaces this key may use")
 def workspaces(request: Request, who: CallerDep) -> list[WorkspaceRow]:
     state = server_state(request)
-    return [
-        WorkspaceRow(name=name, documents=h.ws.documents.counts(), chunks=h.ws.documents.chunk_count())
-        for name, h in state.workspaces.items()
-        if who.may_use(name)
-    ]
+    return [_workspace_row(h) for name, h in state.workspaces.items() if who.may_use(name)]
 
 
 @router.get("/workspaces/{workspace}", summary="Counts, models, LLM usage and failed documents")

@@ -91,15 +91,19 @@ class ScrubMiddleware:
 
     Routes scrub what they build; this catches whatever slips through (a library's exception text in a
     message, a field added later). Only JSON is touched (the page's files and the docs assets are not),
-    and the body is rewritten as text, so JSON escaping of ``/`` is the only form it has to know.
+    and the body is rewritten as text, so JSON escaping of ``/`` is the only form it has to know. Paths in
+    ``exempt`` answer fixed texts (health) and pass untouched, so they never wait for a scrubber.
     """
 
-    def __init__(self, app: ASGIApp, scrubber: Callable[[], PathScrubber]) -> None:
+    def __init__(
+        self, app: ASGIApp, scrubber: Callable[[], PathScrubber], exempt: frozenset[str] = frozenset()
+    ) -> None:
         self.app = app
         self.scrubber = scrubber
+        self.exempt = exempt
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or scope.get("path") in self.exempt:
             await self.app(scope, receive, send)
             return
         start: Message | None = None

@@ -7,7 +7,9 @@ object that holds data (each has its own :class:`~kgrag.workspace.Workspace`, st
 
 from __future__ import annotations
 
+import logging
 import re
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
@@ -32,17 +34,29 @@ WORKSPACE_NAME = r"^[A-Za-z0-9_-]{1,64}$"
 ROOTS_REFRESH_S = 10.0
 """How old the set of document directories a scrubber hides may get (the CLI may index beside the server)."""
 
+log = logging.getLogger("kgrag.server")
+
 
 @dataclass
 class HostedWorkspace:
-    """A workspace as the server hosts it: the workspace, its job manager and its upload area."""
+    """A workspace as the server hosts it: the workspace, its job manager and its upload area.
+
+    Its scrubber hides the directories its documents were indexed from, read from the store when it is
+    hosted, by the thread that changes documents here, and periodically by a background thread. Responses
+    (scrubbed on the event loop) never read a store: the last known directories serve, and a store that
+    cannot be read (a database server that is down) keeps them, so one workspace's database never fails or
+    delays another workspace's responses and a failed read never forgets a directory.
+    """
 
     name: str
     ws: Workspace
     jobs: JobManager
     uploads: Uploads
     _scrubber: PathScrubber | None = field(default=None, repr=False)
-    _built_at: float = 0.0
+    _sources: list[tuple[Path, str]] = field(default_factory=list, repr=False)
+    _read_at: float = 0.0
+    _reading: threading.Lock = field(default_factory=threading.Lock, repr=False)  # one background read
+    _merging: threading.Lock = field(default_factory=threading.Lock, repr=False)
     version: int = 0
     _sizes: tuple[tuple[Any, ...], dict[str, DocumentSize]] | None = field(default=None, repr=False)
 
@@ -51,8 +65,13 @@ class HostedWorkspace:
 
     def roots(self) -> list[tuple[Path, str]]:
         """What no response may name: the workspace's directory (shown as its name), its uploads, the
-        directories its documents were indexed from (shown by their own names), the home and temporary
-        directories."""
+        directories its documents were indexed from (shown by their own names; as last read), the home and
+        temporary directories."""
+        fixed = [(self.ws.path, self.name), (uploads_dir(self.ws.path), UPLOADS_DIR)]
+        return [*fixed, *self._sources, *default_roots()]
+
+    def _document_directories(self) -> list[tuple[Path, str]]:
+        """The outermost absolute directories of the workspace's document sources, read from the store."""
         directories = sorted({PurePath(d.source.partition("#")[0]).parent for d in self.ws.documents.list()})
         kept: list[PurePath] = []
         for directory in directories:  # sorted: a parent comes before what lies under it
@@ -62,8 +81,39 @@ class HostedWorkspace:
                 and not any(directory.is_relative_to(k) for k in kept)
             ):
                 kept.append(directory)
-        sources = [(Path(d), d.name) for d in kept]
-        return [(self.ws.path, self.name), (uploads_dir(self.ws.path), UPLOADS_DIR), *sources, *default_roots()]
+        return [(Path(d), d.name) for d in kept]
+
+    def _read_sources(self) -> PathScrubber:
+        """Read the document directories again and rebuild the scrubber when they grew; when the store
+        cannot be read, the directories known so far stay hidden (and the next refresh tries again)."""
+        self._read_at = time.monotonic()
+        try:
+            found = self._document_directories()
+        except Exception as exc:  # a store that cannot be read must not fail what is being scrubbed
+            log.warning("workspace %s: document directories not read again (%s); the last known stay hidden",
+                        self.name, exc)  # fmt: skip
+            found = []
+        with self._merging:  # a directory once hidden stays hidden: its paths may sit in a job's notes
+            sources = [*self._sources, *(s for s in found if s not in self._sources)]
+            scrubber = self._scrubber
+            if scrubber is None or sources != self._sources:
+                self._sources = sources
+                scrubber = self._scrubber = PathScrubber(self.roots(), self.uploads.shown_name)
+                self.version += 1
+            return scrubber
+
+    def _refresh_in_background(self) -> None:
+        if not self._reading.acquire(blocking=False):
+            return  # one refresh at a time
+        self._read_at = time.monotonic()
+
+        def read() -> None:
+            try:
+                self._read_sources()
+            finally:
+                self._reading.release()
+
+        threading.Thread(target=read, name=f"kgrag-roots-{self.name}", daemon=True).start()
 
     def sizes(self) -> dict[str, DocumentSize]:
         """Passages and entities per document (``ws.documents.sizes``), computed again only when the counts
@@ -78,17 +128,21 @@ class HostedWorkspace:
         return self._sizes[1]
 
     def forget_roots(self) -> None:
-        """Documents were added, changed or removed: the next scrub reads their directories again, and the
+        """Documents were added, changed or removed: their directories are read now, by the thread that
+        changed them (so the response about them hides them, and no response waits for the store), and the
         next listing counts their sizes again."""
-        self._scrubber = None
         self._sizes = None
+        self._read_sources()
 
     def scrubber(self) -> PathScrubber:
-        if self._scrubber is None or time.monotonic() - self._built_at > ROOTS_REFRESH_S:
-            self._scrubber = PathScrubber(self.roots(), self.uploads.shown_name)
-            self._built_at = time.monotonic()
-            self.version += 1
-        return self._scrubber
+        """The scrubber for this workspace's paths as last read (read now only on first use), refreshed in
+        the background once it is older than the refresh period."""
+        scrubber = self._scrubber
+        if scrubber is None:
+            return self._read_sources()
+        if time.monotonic() - self._read_at > ROOTS_REFRESH_S:
+            self._refresh_in_background()
+        return scrubber
 
     def source_name(self, source: str) -> str:
         """A document's source as a client sees it: the file name (as uploaded, for the server's uploads),
@@ -128,6 +182,7 @@ class ServerState:
         suffixes = sorted(ws.registries.get(LOADERS).names())  # what this workspace can index
         uploads = Uploads(uploads_dir(ws.path), self.limits, suffixes)
         hosted = HostedWorkspace(name, ws, JobManager(name), uploads)
+        hosted.scrubber()  # the document directories are read while the store is known to answer
         self.workspaces[name] = hosted
         self._scrubber = None
         return hosted
@@ -140,7 +195,7 @@ class ServerState:
             h.scrubber()
         versions = tuple(h.version for h in hosted)
         if self._scrubber is None or versions != self._versions:
-            roots = [root for h in hosted for root in h.roots()]
+            roots = [root for h in hosted for root in h.roots()]  # as last read: no store is read here
 
             def rename(stored: str) -> str:
                 return next((shown for h in hosted if (shown := h.uploads.shown_name(stored)) != stored), stored)

@@ -24,7 +24,7 @@ from fastapi import Request
 from fastapi.responses import StreamingResponse
 from typing_extensions import TypedDict
 
-from kgrag.core.errors import BudgetExceededError, KgragError, ModelError, StreamCancelled
+from kgrag.core.errors import BudgetExceededError, KgragError, ModelError, StoreUnavailableError, StreamCancelled
 from kgrag.core.llm_types import StreamSink
 
 T = TypeVar("T")
@@ -58,6 +58,8 @@ def _error_payload(exc: BaseException) -> ErrorPayload:
         status, code = 429, "budget_exceeded"
     elif isinstance(exc, ModelError):
         status, code = 502, "model_error"
+    elif isinstance(exc, StoreUnavailableError):
+        status, code = 503, "store_unavailable"
     elif isinstance(exc, KgragError):
         status, code = 400, "invalid_request"
     else:

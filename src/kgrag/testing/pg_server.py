@@ -181,7 +181,7 @@ class PgServer:
             for attempt in range(attempts):
                 server = cls(root, free_port(), password, prefix, _bin=binaries)
                 try:
-                    server._pg_ctl("start", "-w", "-t", "60", "-l", str(root / "log"), "-o", server._options())
+                    server.resume()
                     server._watchdog = server._watch(os.getpid())
                     return server
                 except PgServerUnavailable:
@@ -216,6 +216,15 @@ class PgServer:
 
     def _pg_ctl(self, *args: str) -> None:
         _run(self._prefix, self._bin / "pg_ctl", "-D", str(self.root / "data"), *args, log=self.root / "log")
+
+    def halt(self) -> None:
+        """Stop the server as an administrator would (a fast shutdown ends every session) and keep its data:
+        what a client sees when its database goes away; :meth:`resume` brings it back."""
+        self._pg_ctl("stop", "-m", "fast", "-w")
+
+    def resume(self) -> None:
+        """Start a halted server again, on the same port with the same data."""
+        self._pg_ctl("start", "-w", "-t", "60", "-l", str(self.root / "log"), "-o", self._options())
 
     def stop(self) -> None:
         """Stop the server (immediately: the data is thrown away) and remove its directory."""

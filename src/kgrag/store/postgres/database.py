@@ -10,16 +10,22 @@ PostgreSQL has no ``data_version``, so the write generation lives in the databas
 content transaction increments ``kgrag_generation.n`` in the same transaction, which makes a commit by
 another process (a CLI ``kgrag index`` while ``kgrag serve`` runs) visible to this one. LLM cache,
 ledger and evaluation writes are bookkeeping and leave it alone (``content=False``).
+
+A lost connection (the server stopped or restarted) fails the statement that meets it with a
+:class:`StoreUnavailableError`; the next statement outside a transaction opens a new connection with the
+same session settings, so a long-running process recovers once the server is back. Only a statement that
+is safe to send twice (``BEGIN``, a ``SELECT``) is repeated on the new connection at once; a write or
+anything inside a transaction fails its request, since it may have been applied before the loss.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from kgrag.core.errors import WorkspaceError
+from kgrag.core.errors import StoreUnavailableError, WorkspaceError
 from kgrag.store.postgres.migrations import apply_migrations
 from kgrag.store.postgres.url import PgTarget
 from kgrag.store.sql.generation_pin import GenerationPin
@@ -32,6 +38,8 @@ _UNREACHABLE = (
     "database in store.url are right (or set store.url / KGRAG_STORE to another server)"
 )
 _CONNECT_TIMEOUT_S = 10
+_REPEATABLE = ("SELECT", "BEGIN")  # statements that change nothing when sent twice
+T = TypeVar("T")
 
 
 def _psycopg() -> Any:
@@ -46,17 +54,16 @@ def _psycopg() -> Any:
 
 
 def connect(target: PgTarget) -> psycopg.Connection[Any]:
-    """An autocommit connection to ``target``'s server; failing to connect is a :class:`WorkspaceError`
-    naming ``store.url`` (password masked) and what to check."""
+    """An autocommit connection to ``target``'s server; failing to connect is a
+    :class:`StoreUnavailableError` naming ``store.url`` (password masked) and what to check."""
     driver = _psycopg()
     try:
         conn: psycopg.Connection[Any] = driver.connect(
             target.conninfo, autocommit=True, connect_timeout=_CONNECT_TIMEOUT_S
         )
     except driver.Error as exc:
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise WorkspaceError(
-            f"store.url {target.display}: cannot connect to PostgreSQL ({reason}); {_UNREACHABLE}"
+        raise StoreUnavailableError(
+            f"store.url {target.display}: cannot connect to PostgreSQL ({_first_line(exc)}); {_UNREACHABLE}"
         ) from exc
     return conn
 
@@ -73,13 +80,11 @@ class PgDatabase:
         self._local = 0  # savepoint releases and dry-run ends: changes only this process sees
         self._closed = False
         self._conn = self._connect()
+        self._search_path = ""
         try:
             apply_migrations(self, target.schema, migrate_upto)
-            from pgvector.psycopg import register_vector
-
-            register_vector(self._conn)
-            self.execute("SELECT '[1]'::vector")  # loads pgvector, so its settings below are known
-            self.execute("SET hnsw.iterative_scan = relaxed_order")
+            self._search_path = str(self.scalar("SELECT current_setting('search_path')"))
+            _vector_session(self._conn)
         except BaseException:
             self._conn.close()
             raise
@@ -88,6 +93,23 @@ class PgDatabase:
         conn = connect(self.target)
         _drop_nul_characters(conn)
         return conn
+
+    def _lost(self) -> bool:
+        return bool(self._conn.closed or self._conn.broken)
+
+    def _reconnect(self) -> None:
+        """A new connection in place of a lost one, with the schema's search path and pgvector's settings."""
+        conn = self._connect()
+        try:
+            conn.execute("SELECT set_config('search_path', %s, false)", (self._search_path,))
+            _vector_session(conn)
+        except _psycopg().Error as exc:
+            conn.close()
+            raise StoreUnavailableError(
+                f"store.url {self.target.display}: cannot set up a new connection ({_first_line(exc)}); {_UNREACHABLE}"
+            ) from exc
+        self._conn.close()
+        self._conn = conn
 
     # -- transactions ----------------------------------------------------------------------------
     @contextmanager
@@ -103,22 +125,27 @@ class PgDatabase:
             self._depth += 1
             try:
                 yield
+                self._finish(depth, name, content)
             except BaseException:
-                self._depth -= 1
                 self._undo(depth, name)
                 raise
-            self._depth -= 1
-            if depth == 0:
-                if content:
-                    self.execute("UPDATE kgrag_generation SET n = n + 1")
-                self.execute("COMMIT")
-            else:
-                self.execute(f"RELEASE SAVEPOINT {name}")
-                self._local += int(content)
+            finally:
+                self._depth = depth
+
+    def _finish(self, depth: int, name: str, content: bool) -> None:
+        """Commit the outer block (advancing the generation for content) or release a savepoint. The depth
+        still counts the block meanwhile, so a connection lost before ``COMMIT`` is never replaced under it."""
+        if depth == 0:
+            if content:
+                self.execute("UPDATE kgrag_generation SET n = n + 1")
+            self.execute("COMMIT")
+        else:
+            self.execute(f"RELEASE SAVEPOINT {name}")
+            self._local += int(content)
 
     def _undo(self, depth: int, name: str) -> None:
         """Roll back the failed block; a connection that died meanwhile has nothing left to roll back."""
-        if self._conn.closed or self._conn.broken:
+        if self._lost():
             return
         if depth == 0:
             self.execute("ROLLBACK")
@@ -139,7 +166,7 @@ class PgDatabase:
         finally:
             with self._lock:
                 self._depth = 0
-                if not (self._conn.closed or self._conn.broken):
+                if not self._lost():
                     self.execute("ROLLBACK")
                 self._local += 1
 
@@ -155,24 +182,42 @@ class PgDatabase:
     # -- statements ------------------------------------------------------------------------------
     @contextmanager
     def _guard(self) -> Iterator[psycopg.Connection[Any]]:
-        """Hold the lock; a lost connection becomes a :class:`WorkspaceError` saying what to do."""
+        """Hold the lock, reconnect a lost connection between transactions, and turn losing it during the
+        block into a :class:`StoreUnavailableError` saying what to do."""
         driver = _psycopg()
         with self._lock:
+            if self._closed:
+                raise WorkspaceError(f"store.url {self.target.display}: the store is closed")
+            if self._lost() and self._depth == 0:
+                self._reconnect()
             try:
                 yield self._conn
             except driver.OperationalError as exc:
-                if not (self._conn.closed or self._conn.broken):
+                if not self._lost():
                     raise
-                raise WorkspaceError(
-                    f"store.url {self.target.display}: lost the connection to PostgreSQL ({exc}); nothing "
-                    "uncommitted was kept — check the server and re-run"
+                raise StoreUnavailableError(
+                    f"store.url {self.target.display}: lost the connection to PostgreSQL ({_first_line(exc)}); "
+                    "nothing uncommitted was kept — check the server and re-run"
                 ) from exc
+
+    def _run(self, sql: Any, work: Callable[[psycopg.Connection[Any]], T]) -> T:
+        """``work`` on the connection; once more on a new connection when the first was found lost and the
+        statement is safe to repeat outside a transaction (a connection dropped while idle is only noticed
+        when the next statement is sent)."""
+        with self._lock:
+            seemed_open = not self._lost()
+            try:
+                with self._guard() as conn:
+                    return work(conn)
+            except StoreUnavailableError:
+                if not seemed_open or self._depth or not _repeatable(sql):
+                    raise
+            with self._guard() as conn:
+                return work(conn)
 
     def execute(self, sql: Any, params: Sequence[Any] | dict[str, Any] | None = None) -> int:
         """Run one statement (or a parameterless script); returns the number of rows it changed."""
-        with self._guard() as conn:
-            cursor = conn.execute(sql, params)
-            return int(cursor.rowcount)
+        return self._run(sql, lambda conn: int(conn.execute(sql, params).rowcount))
 
     def executemany(self, sql: Any, rows: Sequence[Sequence[Any]]) -> None:
         if not rows:
@@ -182,8 +227,7 @@ class PgDatabase:
 
     def query(self, sql: Any, params: Sequence[Any] | dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
         """Run a read and return all rows (materialised, so the lock is not held by an open cursor)."""
-        with self._guard() as conn:
-            return list(conn.execute(sql, params).fetchall())
+        return self._run(sql, lambda conn: list(conn.execute(sql, params).fetchall()))
 
     def scalar(self, sql: Any, params: Sequence[Any] | dict[str, Any] | None = None) -> Any:
         rows = self.query(sql, params)
@@ -239,6 +283,25 @@ class PgDatabase:
             if not self._closed:
                 self._closed = True
                 self._conn.close()
+
+
+def _repeatable(sql: Any) -> bool:
+    """Whether ``sql`` changes nothing when sent twice: ``BEGIN`` or a ``SELECT`` given as text."""
+    return isinstance(sql, str) and sql.lstrip()[:6].upper().startswith(_REPEATABLE)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _vector_session(conn: psycopg.Connection[Any]) -> None:
+    """pgvector's adapters and settings on ``conn`` (the schema's search path, holding the extension, is set)."""
+    from pgvector.psycopg import register_vector
+
+    register_vector(conn)
+    conn.execute("SELECT '[1]'::vector")  # loads pgvector, so its settings below are known
+    conn.execute("SET hnsw.iterative_scan = relaxed_order")
 
 
 def _drop_nul_characters(conn: psycopg.Connection[Any]) -> None:

@@ -142,11 +142,22 @@ function stageNode(stage) {
   return el("div", { class: "stage" }, el("span", {}, `${stage.stage} ${stage.done}/${stage.total ?? "?"}`), bar);
 }
 
+// One line about a finished job: an index job's own summary; an evaluation's run and its size (its
+// `summary` is the run's scores, an object, not a line).
+function jobSummary(result) {
+  if (!result) return "";
+  if (typeof result.summary === "string") return result.summary;
+  if (!result.run_id) return "";
+  const questions = result.questions === undefined ? "" : ` · ${result.questions} question${result.questions === 1 ? "" : "s"}`;
+  return `run ${result.run_id}${questions}`;
+}
+
 function jobNode(job) {
   const running = job.state === "running" || job.state === "queued";
   const outcome = job.result && job.result.outcome; // a job that indexed some files and not others is partial
   const shown = job.state === "succeeded" && outcome === "partial" ? "partial" : job.state;
-  const summary = job.result && job.result.summary ? el("span", { class: shown === "partial" ? "error" : "muted" }, ` · ${job.result.summary}`) : null;
+  const said = jobSummary(job.result);
+  const summary = said ? el("span", { class: shown === "partial" ? "error" : "muted" }, ` · ${said}`) : null;
   const node = el("div", { class: "job", "data-state": shown, "data-job": job.id },
     el("div", {}, el("strong", {}, job.kind), " ", el("span", { class: `badge ${shown === "succeeded" ? "ok" : shown === "running" || shown === "queued" ? "wait" : "bad"}` }, shown),
       summary, job.error ? el("span", { class: "error" }, ` · ${job.error}`) : null),

@@ -83,7 +83,18 @@ async function selectWorkspace(name) {
   showDefaults();
 }
 
+// A keyed server is asked for its key before anything else: /v1/health (no key needed) says whether keys
+// are on, so the page never sends a keyless request that the server must refuse.
+async function askKeyIfNeeded() {
+  if (sessionStorage.getItem("kgrag-key")) return;
+  const health = await api("/v1/health");
+  if (!health.auth) return;
+  const entered = prompt("This server needs an API key (kept in this tab only):");
+  if (entered) sessionStorage.setItem("kgrag-key", entered);
+}
+
 async function loadWorkspaces() {
+  await askKeyIfNeeded();
   const list = await api("/v1/workspaces");
   const select = $("#workspace");
   select.replaceChildren(...list.map((w) => new Option(w.name, w.name)));
