@@ -66,3 +66,16 @@ def test_the_llm_rewrite_and_its_fallbacks() -> None:
     failing = rewrite_question("and who leads it?", HISTORY, _client(None), 500)
     assert failing.method == "names" and "failed" in failing.note
     assert rewrite_question("and who leads it?", [], _client(None), 500).method == "none"
+
+
+def test_an_llm_rewrite_that_dropped_the_subject_is_not_searched() -> None:
+    """A 0.5B model rewrote "and what is not one?" after "What counts as an emergency CL?" as "What is not
+    one?": the subject was gone, so the LLM-free rewrite carries it instead."""
+    history = [Turn("What counts as an emergency CL?", "A small change that lets a launch go on. [c:c1]")]
+    lost = rewrite_question("and what is not one?", history, _client('{"question": "What is not one?"}'), 500)
+    assert (lost.method, lost.standalone) == ("names", "and what is not one? (CL)")
+    assert "names nothing of the last question" in lost.note
+    kept = rewrite_question(
+        "and what is not one?", history, _client('{"question": "What is not an emergency CL?"}'), 500
+    )
+    assert (kept.method, kept.standalone) == ("llm", "What is not an emergency CL?")

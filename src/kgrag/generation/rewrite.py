@@ -160,11 +160,21 @@ def rewrite_question(question: str, history: Sequence[Turn], llm: LLMClient, bud
         fallback = carry_names(question, turns)
         return Rewrite(question, fallback.standalone, fallback.method, len(turns), f"LLM rewrite failed ({exc})")
     standalone = result.value.question.strip() if result.value is not None else ""
-    if result.ok and standalone:
+    if result.ok and standalone and not lost_subject(standalone, turns[-1].meant):
         return Rewrite(question, standalone, "llm", len(turns))
     fallback = carry_names(question, turns)
-    note = f"LLM rewrite unusable ({result.error or 'empty'}); {fallback.note or 'carried names'}"
+    why = f"it still refers back but names nothing of the last question: {standalone!r}" if result.ok else ""
+    note = f"LLM rewrite unusable ({why or result.error or 'empty'}); {fallback.note or 'carried the subject'}"
     return Rewrite(question, fallback.standalone, fallback.method, len(turns), note)
+
+
+def lost_subject(standalone: str, previous: str) -> bool:
+    """Whether a rewrite still refers back (a pronoun: "What is not one?") without a word of the previous
+    question: a small model dropped the subject it was asked to spell out."""
+    words = {w.lower() for w in _WORD.findall(standalone)}
+    return bool(words & _REFERRING) and not set(ordered_content_words(standalone)) & set(
+        ordered_content_words(previous)
+    )
 
 
 def timed_rewrite(question: str, history: Sequence[Turn], llm: LLMClient, budget_tokens: int) -> tuple[Rewrite, float]:
