@@ -175,3 +175,29 @@ def test_a_chunk_that_fails_again_is_said_to_need_more_than_a_rerun(tmp_path: Pa
     assert failed and "previous run too" not in failed[0]
     again = next(n for n in second.notes if "failed graph extraction" in n)
     assert "1 of them had failed on the previous run too" in again and "kgrag prompts tune" in again
+
+
+def test_a_model_that_copies_the_example_run_after_run_is_pointed_to_prompt_examples(tmp_path: Path) -> None:
+    """The 0.5B model copied the worked example for the same units on every run; without examples it
+    extracted them. The second failure names llm.prompt_examples."""
+    from kgrag.core.progress import SilentProgress
+    from kgrag.prompts import load_prompt
+
+    replies = tmp_path / "replies.jsonl"
+    replies.write_text(json.dumps({"default": load_prompt("extract_graph").example_reply}) + "\n", encoding="utf-8")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Shale\n\nShale stores telemetry for Kestrel.\n", encoding="utf-8")
+    ws = Workspace.init(
+        tmp_path / "ws",
+        embedding={"provider": "fake"},
+        llm={"provider": "scripted", "providers": {"scripted": {"file": str(replies)}}},
+        graph={"extractor": "llm", "extractors": {"llm": {"gleaning": False}}},
+    )
+    with ws:
+        first, second = SilentProgress(), SilentProgress()
+        ws.index([docs], progress=first)
+        ws.index([docs], progress=second)
+    assert not any("prompt_examples" in n for n in first.notes)
+    again = next(n for n in second.notes if "failed graph extraction" in n)
+    assert 'llm.prompt_examples = "auto"' in again

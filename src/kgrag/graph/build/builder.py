@@ -193,6 +193,9 @@ def build_graph(
     return stats
 
 
+COPIED_EXAMPLE = "copies the example reply"  # how the LLM layer refuses a reply that copies the worked example
+
+
 def _failure_note(store: Store, extractor: str, stats: GraphBuildStats, failed_before: set[str]) -> str:
     """The chunks that failed, the first reason, and how many had failed on the run before too: the same
     request to the same model at temperature 0 gets the same reply, so re-running alone seldom helps them."""
@@ -206,4 +209,9 @@ def _failure_note(store: Store, extractor: str, stats: GraphBuildStats, failed_b
             "same model get the same replies, so re-running alone may not finish them; `kgrag prompts tune`, "
             "another model or a smaller graph.extractors.llm.unit_tokens can"
         )
+        if any(COPIED_EXAMPLE in error for _, error in errors):
+            note += (
+                '; this model copies the prompts\' worked example: llm.prompt_examples = "auto" lets kgrag try it '
+                'without examples, "never" leaves them out'
+            )
     return note
