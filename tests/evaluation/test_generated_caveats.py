@@ -84,3 +84,23 @@ def test_a_stored_run_reads_its_caveats_from_its_scores() -> None:
     assert "**Generated questions.** " + run.caveats[0] in render_run(run)
     no_recall = finish(record, [s for s in scores if s.metric != "evidence-recall"])
     assert len(no_recall.caveats) == 1  # nothing says how easy the set is without evidence recall
+
+
+def test_a_report_says_why_a_metric_went_unmeasured() -> None:
+    """A 0.5B judge copied its worked example for every faithfulness reply: the table said `–` and
+    `unmeasured`, and only an export said why."""
+    record = EvalRunRecord("run-y", "run", 0.0, "q.json", "", {"id": "run-y", "plan": {"pipelines": ["bm25", "dense"]}})
+    copied = "judge reply unusable: invalid reply after one re-ask: it copies the example reply ('The context …')"
+    scores = [
+        EvalScore("run-y", 0, pipeline, f"q{i}", "Fact Retrieval", metric, value, note)
+        for pipeline in ("bm25", "dense")
+        for i in range(2)
+        for metric, value, note in (
+            ("faithfulness:llm", None, copied),
+            ("rouge-l", 0.2, ""),
+            ("cost.context_tokens", 900.0, ""),
+        )
+    ]
+    report = render_run(finish(record, scores))
+    assert f"- Unmeasured: 4 of 4 scores: 4 × {copied}" in report
+    assert report.count("- Unmeasured") == 1  # rouge-l, measured everywhere, has no such line

@@ -14,11 +14,14 @@ better score bought with more context is visible as such.
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import JsonValue
 
 from kgrag.core.errors import KgragError
+from kgrag.core.eval_records import EvalScore
 from kgrag.evaluation.aggregate import ALL, MACRO, Cell, question_types
 from kgrag.evaluation.evidence_check import EvidenceCheck
 from kgrag.evaluation.generated_caveats import caveat_lines
@@ -200,11 +203,30 @@ def render_run(run: EvalRun) -> str:
     lines += cost_table(summary)
     for metric in quality_metrics(summary):
         lines += ["", f"## {metric}", "", *metric_table(summary, metric, varies), ""]
+        lines += unmeasured_lines(run.scores, metric)
         verdicts = (stats.get("verdicts") or {}).get(metric) or {}
         lines += [f"- {verdicts[c]['text']}" for c in (MACRO, ALL) if c in verdicts]
         paired = paired_lines(stats, metric)
         lines += ["", *paired] if paired else []
     return "\n".join(lines) + "\n"
+
+
+UNMEASURED_REASONS = 3
+"""How many distinct reasons for unmeasured scores a metric's section names (the most frequent)."""
+
+
+def unmeasured_lines(scores: Sequence[EvalScore], metric: str) -> list[str]:
+    """Why scores of ``metric`` are unmeasured, the most frequent reasons with their counts: a table that
+    says ``–`` and ``unmeasured 4`` tells a reader nothing about a judge model that cannot do the job (a
+    small one copying its worked example)."""
+    own = [s for s in scores if s.metric == metric]
+    reasons = Counter(" ".join(s.note.split())[:200] or "no reason recorded" for s in own if s.value is None)
+    if not reasons:
+        return []
+    shown = "; ".join(f"{count} × {why}" for why, count in reasons.most_common(UNMEASURED_REASONS))
+    more = len(reasons) - UNMEASURED_REASONS
+    tail = f"; and {more} other reason{'s' if more != 1 else ''}" if more > 0 else ""
+    return [f"- Unmeasured: {sum(reasons.values())} of {len(own)} scores: {shown}{tail}"]
 
 
 def _points(summary: Summary, metric: str, cost: str) -> list[Point]:
