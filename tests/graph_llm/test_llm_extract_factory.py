@@ -201,3 +201,35 @@ def test_a_model_that_copies_the_example_run_after_run_is_pointed_to_prompt_exam
     assert not any("prompt_examples" in n for n in first.notes)
     again = next(n for n in second.notes if "failed graph extraction" in n)
     assert 'llm.prompt_examples = "auto"' in again
+
+
+def test_status_names_the_failed_chunks_of_a_graph_left_empty(tmp_path: Path) -> None:
+    """The LLM server stopped during the first extraction: `kgrag status` said "graph empty" and nothing
+    about the failed chunks or the documents left short of indexed."""
+    from typer.testing import CliRunner
+
+    from kgrag.cli.app import app
+    from kgrag.testing.workspace_toml import write_workspace_toml
+
+    replies = tmp_path / "replies.jsonl"
+    replies.write_text(json.dumps({"default": "I cannot help with that."}) + "\n", encoding="utf-8")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Shale\n\nShale stores telemetry for Kestrel.\n", encoding="utf-8")
+    Workspace.init(tmp_path / "ws").close()
+    write_workspace_toml(
+        tmp_path / "ws",
+        {
+            "embedding.provider": '"fake"',
+            "graph.extractor": '"llm"',
+            "llm.provider": '"scripted"',
+            "llm.providers": f'{{ scripted = {{ file = "{replies.as_posix()}" }} }}',
+        },
+    )
+    runner = CliRunner()
+    indexed = runner.invoke(app, ["index", str(docs), "-w", str(tmp_path / "ws")])
+    assert indexed.exit_code == 3, indexed.output
+    shown = runner.invoke(app, ["status", "-w", str(tmp_path / "ws")])
+    assert shown.exit_code == 0, shown.output
+    assert "empty · 1 chunk failed extraction" in shown.output
+    assert "1 of 1 documents are not fully indexed (graph extraction failed for 1 of their chunks)" in shown.output

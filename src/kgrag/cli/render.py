@@ -49,7 +49,10 @@ def _embedding(info: dict[str, Any]) -> str:
 
 def _graph(info: dict[str, int]) -> str:
     if not info.get("entities"):
-        return "empty"
+        failed = info.get("chunks_failed", 0)
+        if not failed:
+            return "empty"
+        return f"empty · {failed:,} chunk{'s' if failed != 1 else ''} failed extraction (`kgrag index` retries them)"
     line = f"{_count(info['entities'], 'entities')} · {_count(info.get('relations', 0), 'relations')}"
     if "chunks_extracted" in info:
         line += f" · {info['chunks_extracted']:,} chunks extracted ({info.get('chunks_failed', 0):,} failed)"

@@ -162,7 +162,8 @@ class QueryService:
         """One line when a stopped run left documents behind the others (:mod:`kgrag.core.index_state`)."""
         ctx = self._parts.query_context
         by_status = self._parts.store.documents.count_by_status()
-        return unfinished_line(by_status, ctx.get(VECTOR_COUNT), ctx.get(GRAPH_ENTITIES))
+        failed = self._parts.store.graph.counts().get("chunks_failed", 0)
+        return unfinished_line(by_status, ctx.get(VECTOR_COUNT), ctx.get(GRAPH_ENTITIES), failed)
 
     def _k(self, k: int | None) -> int:
         if k is not None and k < 1:

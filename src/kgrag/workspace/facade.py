@@ -280,7 +280,7 @@ class Workspace:
             "chunks": self.documents.chunk_count(),
             "vectors": vectors,
             "graph": graph,
-            "unfinished": unfinished_line(documents, vectors, graph.get("entities", 0)),
+            "unfinished": unfinished_line(documents, vectors, graph.get("entities", 0), graph.get("chunks_failed", 0)),
             "llm": self.usage.overview().to_dict(),
             "database_bytes": parts.store.size_bytes(),
             "embedding": {
