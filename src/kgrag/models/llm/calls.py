@@ -42,7 +42,7 @@ from kgrag.models.llm.reasoning import answer_only, answer_sink
 from kgrag.models.llm.reply_ceiling import CEILING_FINISH, ReplyCeiling, ReplyPastCeiling, reply_ceiling_tokens
 from kgrag.models.llm.reply_loop import LOOP_FINISH, LoopGuard, ReplyLooped, stop_at_loop
 from kgrag.models.llm.request_fit import cut_short, fit_request
-from kgrag.models.llm.retry import RetryPolicy, announce_wait
+from kgrag.models.llm.retry import RetryPolicy, announce_wait, unavailable_message
 from kgrag.models.llm.structured import ReplyInvalid
 from kgrag.models.llm.thinking_room import ThinkingRoom, sent_room
 from kgrag.models.llm.tokens import TextTokenCounter, count_message_tokens
@@ -356,7 +356,7 @@ class CallRunner:
                     delay = self.retry.delay(retry_index, exc.retry_after_s, self.rng)
                     announce_wait(delay, exc.retry_after_s, exc.short)
                     self.sleep(delay)
-        raise LLMUnavailableError(unavailable(attempts.count, last)) from last
+        raise LLMUnavailableError(unavailable_message(attempts.count, last)) from last
 
     def _record(
         self,
@@ -392,17 +392,3 @@ class CallRunner:
                 call_role=link.role if link else None,
             )
         )
-
-
-def unavailable(attempts: int, last: ProviderError | None) -> str:
-    """Why the call gave up, with the advice that fits: a server nobody reached is checked, not waited for."""
-    resume = "Finished calls are cached, so rerunning resumes where this stopped"
-    if last is not None and last.unreachable:
-        return (
-            f"LLM call failed after {attempts} attempts (last error: {last}); no server answered there. Check that "
-            f"it is running and that the provider's base_url names it (llm.providers.<provider>.base_url). {resume}."
-        )
-    return (
-        f"LLM call failed after {attempts} attempts (last error: {last}); the endpoint looks down or overloaded. "
-        f"{resume}; raise llm.max_retries or lower llm.max_concurrency if this repeats."
-    )

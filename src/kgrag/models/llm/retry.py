@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Protocol
 
+from kgrag.models.llm.base import ProviderError
+
 MAX_RETRY_AFTER_S = 60.0
 ANNOUNCE_WAIT_S = 5.0  # waits at least this long are said before they start
 
@@ -78,3 +80,17 @@ def parse_retry_after(headers: Headers, now_epoch: float) -> float | None:
         return max(0.0, parsedate_to_datetime(value).timestamp() - now_epoch)
     except (TypeError, ValueError, IndexError):
         return None
+
+
+def unavailable_message(attempts: int, last: ProviderError | None) -> str:
+    """Why the call gave up, with the advice that fits: a server nobody reached is checked, not waited for."""
+    resume = "Finished calls are cached, so rerunning resumes where this stopped"
+    if last is not None and last.unreachable:
+        return (
+            f"LLM call failed after {attempts} attempts (last error: {last}); no server answered there. Check that "
+            f"it is running and that the provider's base_url names it (llm.providers.<provider>.base_url). {resume}."
+        )
+    return (
+        f"LLM call failed after {attempts} attempts (last error: {last}); the endpoint looks down or overloaded. "
+        f"{resume}; raise llm.max_retries or lower llm.max_concurrency if this repeats."
+    )
