@@ -106,18 +106,23 @@ PLAN_NAMES = [
 ]
 
 
+def add_plan_names(ws: Workspace) -> None:
+    """One passage and one entity (its own key) per name of :data:`PLAN_NAMES`, aggregated."""
+    chunks = add_document(ws.store, "owasp", [f"About {n}." for n in PLAN_NAMES], DocumentStatus.EMBEDDED)
+    mentions = [
+        EntityMention(n.casefold() + f"#{i}", c, n, "concept", "")
+        for i, (n, c) in enumerate(zip(PLAN_NAMES, chunks, strict=True))
+    ]
+    ws.store.graph.add_entity_mentions(mentions)
+    recompute_stale(ws.store, ExtractiveSummarizer(max_tokens=60))
+
+
 def test_the_plan_merges_no_opposites_and_keeps_the_variants(tmp_path: Path) -> None:
     loose = {"ego_text": "name_type", "blocker": "none", "threshold": 0.7, "target_reduction": 0.9}
     loose |= {"reflection": "none", "candidates": 10, "groupers": {"greedy": {"anchor_floor": -1.0}}}
     ws = Workspace.init(tmp_path / "ws", embedding={"provider": "fake"}, graph={"extractor": "none"}, denoise=loose)
     with ws:
-        chunks = add_document(ws.store, "owasp", [f"About {n}." for n in PLAN_NAMES], DocumentStatus.EMBEDDED)
-        mentions = [
-            EntityMention(n.casefold() + f"#{i}", c, n, "concept", "")
-            for i, (n, c) in enumerate(zip(PLAN_NAMES, chunks, strict=True))
-        ]
-        ws.store.graph.add_entity_mentions(mentions)
-        recompute_stale(ws.store, ExtractiveSummarizer(max_tokens=60))
+        add_plan_names(ws)
         report, _ = ws.denoise.plan(reflect=False)
     merged = [{sample.canonical, *sample.aliases} for sample in report.merges]
     for group in merged:

@@ -6,16 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.denoise.test_contrasts import PLAN_NAMES
-from tests.helpers import add_document
+from tests.denoise.test_contrasts import add_plan_names
 from typer.testing import CliRunner
 
 from kgrag import Workspace
 from kgrag.cli.app import app as cli_app
-from kgrag.core.graph_records import EntityMention
-from kgrag.core.records import DocumentStatus
-from kgrag.graph.build.aggregate import recompute_stale
-from kgrag.graph.build.summarize import ExtractiveSummarizer
 
 CONFIG = """
 [embedding]
@@ -40,13 +35,7 @@ def _denoised(path: Path) -> tuple[str, str, str]:
     Workspace.init(path).close()
     (path / "kgrag.toml").write_text(CONFIG, encoding="utf-8")
     with Workspace.open(path) as ws:
-        chunks = add_document(ws.store, "owasp", [f"About {n}." for n in PLAN_NAMES], DocumentStatus.EMBEDDED)
-        mentions = [
-            EntityMention(n.casefold() + f"#{i}", c, n, "concept", "")
-            for i, (n, c) in enumerate(zip(PLAN_NAMES, chunks, strict=True))
-        ]
-        ws.store.graph.add_entity_mentions(mentions)
-        recompute_stale(ws.store, ExtractiveSummarizer(max_tokens=60))
+        add_plan_names(ws)
         report, _ = ws.denoise.plan(reflect=False)
         assert {"HTTP session cookie", "HTTP session cookies"} in [{s.canonical, *s.aliases} for s in report.merges]
         ids = {e.name: e.id for e in ws.store.graph.entities()}
