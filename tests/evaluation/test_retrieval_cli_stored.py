@@ -9,21 +9,13 @@ import re
 from pathlib import Path
 
 import pytest
-from tests.conftest import SAMPLE_DOCS, SAMPLE_QUESTIONS
+from tests.conftest import SAMPLE_QUESTIONS
+from tests.evaluation.test_retrieval_verdict_cli import _workspace
 from typer.testing import CliRunner
 
 from kgrag.cli.app import app
-from kgrag.workspace import Workspace
 
 WIDE = {"COLUMNS": "300"}
-
-
-def _workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("KGRAG_EMBEDDING__PROVIDER", "fake")
-    path = tmp_path / "ws"
-    with Workspace.init(path, graph={"extractor": "none"}) as ws:
-        ws.index([SAMPLE_DOCS])
-    return path
 
 
 def test_a_cli_retrieval_run_is_stored_listed_and_reported_with_the_same_figures(
