@@ -5,9 +5,12 @@ matter is front matter; redirect stubs are passed over as not pages. Pages writt
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from tests.services import scaled
 
 from kgrag.config import DocumentsConfig
 from kgrag.core.errors import DocumentError
@@ -177,3 +180,15 @@ def test_a_page_that_fails_is_titled_by_its_front_matter(tmp_path: Path) -> None
     assert prepared.error is not None and "contains no text" in prepared.error
     assert prepared.error_title == "Ferry fares"
     assert load_file(_page(tmp_path, "\n", "blank.md"), CFG).error_title == ""
+
+
+def test_a_page_of_unclosed_tags_with_long_names_is_read_at_once() -> None:
+    """``{%`` followed by 1,998 letters, over and over, cost each character some 1,000 regex steps (the name
+    handed letters back to the arguments): 8 MB took minutes. A bound on the wait, not a timing."""
+    script = (
+        "from kgrag.documents.liquid import without_liquid\n"
+        "page = ('{%' + 'a' * 1998) * 4000\n"
+        "assert without_liquid(page) == page\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=scaled(60.0))
+    assert done.returncode == 0, done.stderr

@@ -195,7 +195,8 @@ def test_a_name_keeps_no_markdown_of_the_line_it_was_copied_with() -> None:
 
     assert clean_name("## Emergencies") == "Emergencies"
     assert clean_name("> **Small CLs**") == "Small CLs"
-    assert clean_name("- 3. Code health") == "Code health"
+    assert clean_name("- Code health") == "Code health"
+    assert clean_name("# of users") == "# of users" and clean_name("1. FC Köln") == "1. FC Köln"
     assert (
         clean_name("C#") == "C#" and clean_name("#hashtag") == "#hashtag" and clean_name("2024 budget") == "2024 budget"
     )

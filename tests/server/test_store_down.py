@@ -131,3 +131,23 @@ def test_a_failed_refresh_keeps_every_directory_hidden(pg_restartable: PgServer,
             assert state.workspaces["pg"].scrub({"error": leaked}) == {"error": "cannot read q3.md nor reports"}
         finally:
             pg_restartable.resume()
+
+
+def test_a_directory_indexed_beside_the_server_is_hidden_in_the_first_response_after_the_refresh_period(
+    tmp_path: Path,
+) -> None:
+    """The CLI indexed a new folder while the server was idle: the first response once the directories were
+    older than the refresh period still used the old ones, and named the new folder's path."""
+    path = tmp_path / "lite"
+    path.mkdir()
+    (path / CONFIG_FILE_NAME).write_text(SERVED_TOML, encoding="utf-8")
+    with Workspace.open(path) as ws:
+        state = create_app({"lite": ws}).state.kgrag
+        hosted = state.workspaces["lite"]
+        leaked = f"cannot read {OUTSIDE / 'q3.md'}"
+        assert hosted.scrub(leaked) == leaked  # not indexed from there yet
+        record = DocumentRecord("d", str(OUTSIDE / "q3.md"), "q3.md", "h", DocumentStatus.FAILED, "unreadable")
+        with ws.store.transaction():  # what a `kgrag index` in another process writes
+            ws.store.documents.upsert(record)
+        hosted._read_at -= ROOTS_REFRESH_S + 1
+        assert hosted.scrub(leaked) == "cannot read q3.md"

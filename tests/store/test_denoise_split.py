@@ -118,3 +118,18 @@ def test_a_split_keeps_relations_dropped_on_purpose_dropped(store: Store) -> Non
     _rebuild(store)
     assert counts is not None and (counts.relation_mentions, counts.restored_loops) == (0, 1)
     assert [(r.source_id, r.target_id) for r in store.graph.relations_of([llms])] == [tuple(sorted((llm, llms)))]
+
+
+def test_a_row_id_used_again_after_a_reindex_is_not_taken_for_the_merged_name(store: Store) -> None:
+    """SQLite gives a new row the id of the highest deleted one: after the merged name's passage was
+    extracted again, the kept entity's new mention can carry the id the snapshot recorded for the alias."""
+    chunks = _graph(store)
+    llm, llms, _gpu = _ids("llm", "llms", "gpu")
+    _merge(store, llms, llm)
+    store.graph.clear_chunk_mentions(chunks[1:])  # re-extraction of the alias's passage and the last one
+    store.graph.add_entity_mentions([EntityMention("llm", chunks[2], "LLM", "technology", "")])
+    _rebuild(store)
+    store.denoise.split_alias("llms", str.lower)
+    _rebuild(store)
+    kept = store.graph.entities([llm])[0]
+    assert chunks[2] in kept.chunk_ids  # the kept entity's own mention stays with it

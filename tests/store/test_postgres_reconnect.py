@@ -85,3 +85,40 @@ def test_a_write_outside_a_transaction_is_not_sent_twice(pg_restartable: PgServe
         store.db.execute(INSERT, ("autocommit",))  # it may have been applied before the loss: not repeated
     store.db.execute(INSERT, ("autocommit",))  # the next statement reconnects
     assert _ids(store) == ["autocommit", "before"]
+
+
+def test_a_run_holding_the_indexing_lock_does_not_reconnect(pg_restartable: PgServer, store: PostgresStore) -> None:
+    """The lock is a session lock on its own connection: a restart ends it, and a run that went on on a new
+    connection would index beside another one. It stops instead; after the block the store reconnects."""
+    from kgrag.core.progress import SilentProgress
+
+    with store.indexing_lock(SilentProgress()):
+        pg_restartable.halt()
+        pg_restartable.resume()
+        with pytest.raises(StoreUnavailableError, match="held the schema's indexing lock"):
+            store.documents.list()
+    assert _ids(store) == ["before"]
+
+
+def test_a_slow_failed_reconnect_is_not_tried_again_at_once(
+    pg_restartable: PgServer, store: PostgresStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A host that drops packets makes a connect wait its timeout; every request would wait it in turn."""
+    from kgrag.store.postgres import database
+
+    tries: list[int] = []
+
+    def unreachable() -> None:
+        tries.append(1)
+        raise StoreUnavailableError("store.url …: cannot connect to PostgreSQL (timeout expired)")
+
+    monkeypatch.setattr(database, "RECONNECT_SLOW_S", -1.0)  # every failure counts as slow here
+    monkeypatch.setattr(store.db, "_reconnect", unreachable)
+    pg_restartable.halt()
+    try:
+        for _ in range(3):
+            with pytest.raises(StoreUnavailableError, match="timeout expired"):
+                store.documents.list()
+    finally:
+        pg_restartable.resume()
+    assert len(tries) == 1  # the later calls answered with the first failure, without a new connect

@@ -50,3 +50,9 @@ def test_schema_defaults_to_the_workspace_name_and_libpq_never_sees_it(tmp_path:
     assert target.schema == "s1" and target.conninfo == "postgresql://u:pw@h/db?sslmode=require"
     assert parse_target("postgresql://u@h/db", workspace).schema == "kgrag_my_team_ws"
     assert redact("postgresql://u:pw@h/db") == "postgresql://u:***@h/db"
+    # libpq also takes the password as a parameter; it is masked there too
+    assert (
+        redact("postgresql://u@h/db?sslmode=require&password=s3cret")
+        == "postgresql://u@h/db?sslmode=require&password=***"
+    )
+    assert redact("postgresql://u@h/db?PASSWORD=s3cret&schema=a") == "postgresql://u@h/db?PASSWORD=***&schema=a"

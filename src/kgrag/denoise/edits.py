@@ -141,12 +141,9 @@ def split(
     entity = _entity(store, entity_id)
     aliases = store.denoise.merged_names(entity.id)
     wanted = merged.strip()
-    named = (
-        k
-        for k, name in aliases.items()
-        if wanted in (k, entity_id_for_key(k), name) or wanted.casefold() == name.casefold()
-    )
-    alias_key = next(named, entity_key(wanted))
+    exact = [k for k, name in aliases.items() if wanted in (k, entity_id_for_key(k), name)]
+    folded = [k for k, name in aliases.items() if wanted.casefold() == name.casefold()]
+    alias_key = (exact or folded or [entity_key(wanted)])[0]
     if alias_key not in aliases:
         held = ", ".join(repr(n) for n in sorted(set(aliases.values()), key=str.casefold)) or "none"
         raise KgragError(f"{entity.name!r} ({entity.id}) has no merged name {merged!r}; its merged names: {held}")

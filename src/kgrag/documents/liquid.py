@@ -32,13 +32,14 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 
 _CONSTRUCT = re.compile(
-    r"\{%-?\s*(?P<name>[A-Za-z_][\w-]*)?(?P<args>(?:(?!\{%|%\}).){0,2000}?)-?%\}"
+    r"\{%-?\s*+(?P<name>[A-Za-z_][\w-]*+)?(?P<args>(?:(?!\{%|%\}).){0,2000}?)-?%\}"
     r"|\{\{(?:(?!\{\{|\}\}).){0,2000}?\}\}"
     r"|\{#[\s-](?:(?!\{#|#\}).){0,2000}?#\}",
     re.DOTALL,
 )
 """A tag (its name and arguments), an output, or a Jinja comment, at most 2,000 characters long. None holds
-another of its kind's opening, so each is looked for up to the next one at most: linear in the page."""
+another of its kind's opening, so each is looked for up to the next one at most; the spaces and the name
+after ``{%`` are taken whole (possessive), so a failed match is not tried again with a shorter name."""
 _MARKERS = ("{%", "{{", "{#")
 _BACKTICKS = re.compile(r"`+")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")

@@ -31,6 +31,8 @@ from kgrag.workspace.documents_api import DocumentSize
 WORKSPACE_NAME = r"^[A-Za-z0-9_-]{1,64}$"
 
 
+REFRESH_WAIT_S = 0.5
+"""How long a response waits for the directories to be read again (a store that answers takes milliseconds)."""
 ROOTS_REFRESH_S = 10.0
 """How old the set of document directories a scrubber hides may get (the CLI may index beside the server)."""
 
@@ -42,10 +44,10 @@ class HostedWorkspace:
     """A workspace as the server hosts it: the workspace, its job manager and its upload area.
 
     Its scrubber hides the directories its documents were indexed from, read from the store when it is
-    hosted, by the thread that changes documents here, and periodically by a background thread. Responses
-    (scrubbed on the event loop) never read a store: the last known directories serve, and a store that
-    cannot be read (a database server that is down) keeps them, so one workspace's database never fails or
-    delays another workspace's responses and a failed read never forgets a directory.
+    hosted, by the thread that changes documents here, and again in a thread of its own when a response finds
+    them older than the refresh period (the response waits for that read at most briefly). A store that
+    cannot be read (a database server that is down) keeps the last known directories, so one workspace's
+    database never fails another workspace's responses and a failed read never forgets a directory.
     """
 
     name: str
@@ -102,9 +104,10 @@ class HostedWorkspace:
                 self.version += 1
             return scrubber
 
-    def _refresh_in_background(self) -> None:
+    def _refresh_in_background(self) -> threading.Thread | None:
+        """Read the directories again in a thread of its own (None when a read is already running)."""
         if not self._reading.acquire(blocking=False):
-            return  # one refresh at a time
+            return None  # one refresh at a time
         self._read_at = time.monotonic()
 
         def read() -> None:
@@ -113,7 +116,9 @@ class HostedWorkspace:
             finally:
                 self._reading.release()
 
-        threading.Thread(target=read, name=f"kgrag-roots-{self.name}", daemon=True).start()
+        reading = threading.Thread(target=read, name=f"kgrag-roots-{self.name}", daemon=True)
+        reading.start()
+        return reading
 
     def sizes(self) -> dict[str, DocumentSize]:
         """Passages and entities per document (``ws.documents.sizes``), computed again only when the counts
@@ -135,14 +140,18 @@ class HostedWorkspace:
         self._read_sources()
 
     def scrubber(self) -> PathScrubber:
-        """The scrubber for this workspace's paths as last read (read now only on first use), refreshed in
-        the background once it is older than the refresh period."""
+        """The scrubber for this workspace's paths as last read (read now only on first use). Once older than
+        the refresh period they are read again in a thread this waits for up to :data:`REFRESH_WAIT_S`: a
+        store that answers is read before the response (a directory the CLI just indexed is hidden in it),
+        one that does not delays it no longer."""
         scrubber = self._scrubber
         if scrubber is None:
             return self._read_sources()
         if time.monotonic() - self._read_at > ROOTS_REFRESH_S:
-            self._refresh_in_background()
-        return scrubber
+            reading = self._refresh_in_background()
+            if reading is not None:
+                reading.join(REFRESH_WAIT_S)
+        return self._scrubber or scrubber
 
     def source_name(self, source: str) -> str:
         """A document's source as a client sees it: the file name (as uploaded, for the server's uploads),

@@ -44,8 +44,9 @@ MIN_STRENGTH = 1.0
 MAX_STRENGTH = 10.0
 _SPACES = re.compile(r"\s+")
 _NAME_STRIP = " \t\r\n\"'`*_.,;:"
-# Markdown a model copies with a line: a heading's #s, a quote's >, a list item's bullet or number
-_MARKUP_LEAD = re.compile(r"^(?:#{1,6}|>|[-+*]|\d{1,3}[.)])\s+")
+# Markdown a model copies with a line: a heading's #s (before a capital or a digit: "# of users" is a name), a
+# quote's >, a list item's bullet (not a number: "1. FC Köln")
+_MARKUP_LEAD = re.compile(r"^(?:#{1,6}\s+(?=[A-Z0-9])|>\s+|[-+*]\s+)")
 
 Strength = Annotated[float, Field(allow_inf_nan=False)]
 

@@ -21,6 +21,7 @@ anything inside a transaction fails its request, since it may have been applied 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -38,6 +39,11 @@ _UNREACHABLE = (
     "database in store.url are right (or set store.url / KGRAG_STORE to another server)"
 )
 _CONNECT_TIMEOUT_S = 10
+RECONNECT_BACKOFF_S = 5.0
+"""After a slow failed reconnect, how long the store answers with that failure at once instead of trying again
+(a host that drops packets would make every request wait the connect timeout, one behind the other)."""
+RECONNECT_SLOW_S = 1.0
+"""A failed reconnect that took longer than this starts the back-off (a refused one takes milliseconds)."""
 _REPEATABLE = ("SELECT", "BEGIN")  # statements that change nothing when sent twice
 T = TypeVar("T")
 
@@ -79,6 +85,9 @@ class PgDatabase:
         self._pin = GenerationPin()
         self._local = 0  # savepoint releases and dry-run ends: changes only this process sees
         self._closed = False
+        self._pinned = 0  # blocks under no_reconnect()
+        self._failed_until = 0.0  # a failed reconnect is not tried again before this (monotonic seconds)
+        self._failure: StoreUnavailableError | None = None
         self._conn = self._connect()
         self._search_path = ""
         try:
@@ -96,6 +105,35 @@ class PgDatabase:
 
     def _lost(self) -> bool:
         return bool(self._conn.closed or self._conn.broken)
+
+    @contextmanager
+    def no_reconnect(self) -> Iterator[None]:
+        """For the block, a lost connection is not replaced: what holds a session lock on another connection
+        of the same server (the indexing lock) must stop when the server restarts, since the lock ended."""
+        with self._lock:
+            self._pinned += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._pinned -= 1
+
+    def _reconnect_unless_pinned(self) -> None:
+        if self._pinned:
+            raise StoreUnavailableError(
+                f"store.url {self.target.display}: lost the connection to PostgreSQL while this run held the "
+                "schema's indexing lock, which ended with it; re-run the command once the server answers"
+            )
+        now = time.monotonic()
+        if now < self._failed_until and self._failure is not None:
+            raise StoreUnavailableError(str(self._failure))  # a slow try a moment ago: answer at once
+        try:
+            self._reconnect()
+        except StoreUnavailableError as exc:
+            if time.monotonic() - now > RECONNECT_SLOW_S:  # a refused connect fails at once: no need to wait
+                self._failed_until, self._failure = time.monotonic() + RECONNECT_BACKOFF_S, exc
+            raise
+        self._failed_until, self._failure = 0.0, None
 
     def _reconnect(self) -> None:
         """A new connection in place of a lost one, with the schema's search path and pgvector's settings."""
@@ -189,7 +227,7 @@ class PgDatabase:
             if self._closed:
                 raise WorkspaceError(f"store.url {self.target.display}: the store is closed")
             if self._lost() and self._depth == 0:
-                self._reconnect()
+                self._reconnect_unless_pinned()
             try:
                 yield self._conn
             except driver.OperationalError as exc:
@@ -197,7 +235,8 @@ class PgDatabase:
                     raise
                 raise StoreUnavailableError(
                     f"store.url {self.target.display}: lost the connection to PostgreSQL ({_first_line(exc)}); "
-                    "nothing uncommitted was kept — check the server and re-run"
+                    "a transaction it was in was rolled back (one lost at its COMMIT may have been committed) — "
+                    "check the server and re-run"
                 ) from exc
 
     def _run(self, sql: Any, work: Callable[[psycopg.Connection[Any]], T]) -> T:

@@ -40,7 +40,7 @@ class PostgresStore(SqlStore):
     def indexing_lock(self, progress: Progress) -> Iterator[None]:
         """:meth:`kgrag.store.base.IndexLocking.indexing_lock`: the schema's advisory lock on the server,
         so indexers in different workspace directories (or machines) sharing this schema take turns."""
-        with advisory_lock(self.target, progress):
+        with advisory_lock(self.target, progress), self.db.no_reconnect():
             yield
 
 

@@ -36,13 +36,18 @@ class PgTarget:
         return redact(self.conninfo)
 
 
+_QUERY_PASSWORD = re.compile(r"(?i)((?:^|&)password=)[^&]*")
+
+
 def redact(url: str) -> str:
-    """``url`` with any password replaced by ``***``."""
+    """``url`` with any password replaced by ``***``: the one in the user part, and a ``password=``
+    parameter (libpq takes either)."""
     parts = urlsplit(url)
-    if parts.password is None:
+    query = _QUERY_PASSWORD.sub(r"\1***", parts.query)
+    netloc = parts.netloc if parts.password is None else parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    if netloc == parts.netloc and query == parts.query:
         return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
+    return urlunsplit(parts._replace(netloc=netloc, query=query))
 
 
 def default_schema(workspace: Path) -> str:

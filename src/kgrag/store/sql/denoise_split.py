@@ -44,9 +44,11 @@ def split_alias(db: SqlDatabase, alias_key: str, surface_key: Callable[[str], st
         return None
     canonical, merged_in = str(found[0][0]), str(found[0][1])
     alias = entity_id_for_key(alias_key)
-    rows = db.query("SELECT rowid, chunk_id, surface, type FROM entity_mentions WHERE entity_id = ?", (canonical,))
-    snapped = _snapshot_rows(db, "entity_mentions", "entity_id", merged_in, alias)
-    moving = [r for r in rows if surface_key(str(r[2])) == alias_key or int(r[0]) in snapped]
+    rows = db.query(
+        "SELECT rowid, chunk_id, surface, type FROM entity_mentions WHERE entity_id = ? ORDER BY rowid", (canonical,)
+    )
+    snapped = _snapshot_mentions(db, merged_in, alias)
+    moving = [r for r in rows if surface_key(str(r[2])) == alias_key or (int(r[0]), str(r[1]), str(r[2])) in snapped]
     db.execute("DELETE FROM entity_aliases WHERE alias_key = ?", (alias_key,))
     if not moving:
         return SplitCounts()
@@ -64,9 +66,14 @@ def split_alias(db: SqlDatabase, alias_key: str, surface_key: Callable[[str], st
     return SplitCounts(len(moving), moved, restored)
 
 
-def _snapshot_rows(db: SqlDatabase, table: str, column: str, run_id: str, entity_id: str) -> set[int]:
-    rows = db.query(f"SELECT row_id FROM denoise_snap_{table} WHERE snap_run = ? AND {column} = ?", (run_id, entity_id))
-    return {int(r[0]) for r in rows}
+def _snapshot_mentions(db: SqlDatabase, run_id: str, entity_id: str) -> set[tuple[int, str, str]]:
+    """The entity's mentions in the snapshot, by row id *and* content: SQLite reuses the row ids of deleted
+    rows, so an id alone may name another mention written since."""
+    rows = db.query(
+        "SELECT row_id, chunk_id, surface FROM denoise_snap_entity_mentions WHERE snap_run = ? AND entity_id = ?",
+        (run_id, entity_id),
+    )
+    return {(int(r[0]), str(r[1]), str(r[2])) for r in rows}
 
 
 def _move_relation_mentions(
@@ -84,7 +91,7 @@ def _move_relation_mentions(
     emptied: set[str] = set()
     for raw in rows:
         m = _Mention(int(raw[0]), str(raw[1]), str(raw[2]), str(raw[3]), str(raw[4]), int(raw[5]))
-        if m.chunk not in alias_chunks or (m.chunk in kept_chunks and m.row not in snapped):
+        if m.chunk not in alias_chunks or (m.chunk in kept_chunks and (m.row, m.chunk) not in snapped):
             continue
         _rekey(db, m, canonical, alias, dropped)
         emptied.add(m.relation)
@@ -93,14 +100,15 @@ def _move_relation_mentions(
     return moved
 
 
-def _snapshot_relation_rows(db: SqlDatabase, run_id: str, entity_id: str) -> set[int]:
+def _snapshot_relation_rows(db: SqlDatabase, run_id: str, entity_id: str) -> set[tuple[int, str]]:
+    """The snapshot's relation mentions on the entity, by row id and passage (see :func:`_snapshot_mentions`)."""
     rows = db.query(
-        "SELECT m.row_id FROM denoise_snap_relation_mentions m JOIN denoise_snap_relations r "
+        "SELECT m.row_id, m.chunk_id FROM denoise_snap_relation_mentions m JOIN denoise_snap_relations r "
         "ON r.snap_run = m.snap_run AND r.id = m.relation_id "
         "WHERE m.snap_run = ? AND (r.source_id = ? OR r.target_id = ?)",
         (run_id, entity_id, entity_id),
     )
-    return {int(r[0]) for r in rows}
+    return {(int(r[0]), str(r[1])) for r in rows}
 
 
 def _rekey(db: SqlDatabase, m: _Mention, canonical: str, alias: str, dropped: set[str]) -> None:
