@@ -86,6 +86,8 @@ def test_default_settings_index_against_a_llama_cpp_python_like_server(
         profile = ServerProfile.from_json(opened.store.meta.get(profile_key(standin.base_url, "qwen2.5-0.5b")))
     assert names and INVENTED not in names
     assert profile is not None and profile.server == "llama-cpp-python" and profile.rejected == ["json_schema"]
+    shown = CliRunner().invoke(app, ["status", "-w", str(ws)])  # what was learnt is shown, not only stored
+    assert "llm server: llama-cpp-python · JSON mode json_object_schema (refused: json_schema) · window" in shown.output
 
     # the next command reads the verdict from the workspace: json_schema is not tried again
     second = CliRunner().invoke(app, ["index", str(_docs(tmp_path, DOCS)), "-w", str(ws)])

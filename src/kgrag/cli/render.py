@@ -70,6 +70,10 @@ def _llm(info: dict[str, Any]) -> str:
         )
     if info.get("cache_entries"):
         line += f" · {info['cache_entries']:,} cached replies"
+    if server := info.get("server"):
+        window = f"window {server['context_window']:,}" if server.get("context_window") else "window not announced"
+        refused = f" (refused: {', '.join(server['rejected'])})" if server.get("rejected") else ""
+        line += f"\nllm server: {server['kind']} · JSON mode {server['json_mode']}{refused} · {window}"
     if info.get("pending_batches"):
         count = len(info["pending_batches"])
         line += f" · {count} batch{'es' if count > 1 else ''} pending (`kgrag index --batch` resumes)"

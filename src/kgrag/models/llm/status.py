@@ -65,6 +65,9 @@ class LLMOverview:
     completion_tokens: int
     cost_usd: float
     pending_batches: list[str] = field(default_factory=list)  # Batch API batches a killed run left unfinished
+    server: dict[str, Any] | None = None
+    """What kgrag learnt about the configured endpoint and model (its kind, the JSON mode it takes, the ones
+    it refused, its context window), as kept in the workspace; None before any call to it."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -85,4 +88,24 @@ def llm_overview(store: Store, config: LLMConfig, prices: Prices) -> LLMOverview
         completion_tokens=status.completion_tokens,
         cost_usd=round(status.cost_usd, 6),
         pending_batches=[r.batch_id or r.id for r in BatchBook(store.meta).unfinished()],
+        server=learnt_server(store, config),
     )
+
+
+def learnt_server(store: Store, config: LLMConfig) -> dict[str, Any] | None:
+    """The stored profile of the configured OpenAI-compatible endpoint and model, as plain data."""
+    if config.provider != "openai" or not config.model:
+        return None
+    from kgrag.models.llm.capabilities import ServerProfile, profile_key
+    from kgrag.models.llm.provider_settings import OpenAIProviderSettings
+
+    own = config.entry_settings("providers", "openai", OpenAIProviderSettings)
+    profile = ServerProfile.from_json(store.meta.get(profile_key(own.base_url, config.model)))
+    if profile is None:
+        return None
+    return {
+        "kind": profile.server,
+        "json_mode": profile.json_mode(config.json_mode),
+        "rejected": list(profile.rejected),
+        "context_window": profile.context_window,
+    }
