@@ -71,6 +71,7 @@ QUERY_KINDS: dict[str, Kind] = {
             "token_counts": "kgrag.retrieval.resources.text:TOKEN_COUNTS",
             "passage_sentences": "kgrag.retrieval.resources.text:PASSAGE_SENTENCES",
             "graph": "kgrag.retrieval.resources.graph:GRAPH",
+            "graph_counts": "kgrag.retrieval.resources.graph:GRAPH_COUNTS",
             "graph_entities": "kgrag.retrieval.resources.graph:GRAPH_ENTITIES",
             "vector_count": "kgrag.retrieval.resources.stored:VECTOR_COUNT",
             "communities": "kgrag.retrieval.resources.stored:COMMUNITIES",

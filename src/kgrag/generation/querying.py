@@ -20,7 +20,7 @@ from kgrag.generation.respond import QueryResponse, respond
 from kgrag.generation.respond import context_only as context_only_response
 from kgrag.retrieval import Pipeline, build_pipeline
 from kgrag.retrieval.listing import PipelineInfo, describe_pipelines
-from kgrag.retrieval.resources.graph import GRAPH_ENTITIES
+from kgrag.retrieval.resources.graph import GRAPH_COUNTS
 from kgrag.retrieval.resources.stored import VECTOR_COUNT
 
 if TYPE_CHECKING:
@@ -162,8 +162,8 @@ class QueryService:
         """One line when a stopped run left documents behind the others (:mod:`kgrag.core.index_state`)."""
         ctx = self._parts.query_context
         by_status = self._parts.store.documents.count_by_status()
-        failed = self._parts.store.graph.counts().get("chunks_failed", 0)
-        return unfinished_line(by_status, ctx.get(VECTOR_COUNT), ctx.get(GRAPH_ENTITIES), failed)
+        counts = ctx.get(GRAPH_COUNTS)  # once per store generation, not per query
+        return unfinished_line(by_status, ctx.get(VECTOR_COUNT), counts["entities"], counts.get("chunks_failed", 0))
 
     def _k(self, k: int | None) -> int:
         if k is not None and k < 1:

@@ -13,7 +13,7 @@ from types import MappingProxyType
 
 from kgrag.core.errors import KgragError
 from kgrag.retrieval.query_context import QueryContext
-from kgrag.retrieval.resources.graph import GRAPH_ENTITIES, GRAPH_RELATIONS
+from kgrag.retrieval.resources.graph import GRAPH_COUNTS, GRAPH_ENTITIES
 from kgrag.retrieval.resources.stored import COMMUNITIES, VECTOR_COUNT
 
 EMPTY_GRAPH_MESSAGE = (
@@ -56,7 +56,7 @@ def _no_communities(ctx: QueryContext) -> str:
 
 
 def _graph_caution(ctx: QueryContext) -> str:
-    if ctx.get(GRAPH_RELATIONS):
+    if ctx.get(GRAPH_COUNTS)["relations"]:
         return ""
     entities = ctx.get(GRAPH_ENTITIES)
     return (

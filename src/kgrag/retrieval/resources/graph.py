@@ -19,9 +19,10 @@ def _snapshot(ctx: QueryContext) -> GraphSnapshot:
 
 
 GRAPH: QueryResource[GraphSnapshot] = QueryResource("graph", _snapshot, per_generation=True)
-GRAPH_ENTITIES: QueryResource[int] = QueryResource(
-    "graph_entities", lambda ctx: ctx.store.graph.counts()["entities"], per_generation=True
+GRAPH_COUNTS: QueryResource[dict[str, int]] = QueryResource(
+    "graph_counts", lambda ctx: ctx.store.graph.counts(), per_generation=True
 )
-GRAPH_RELATIONS: QueryResource[int] = QueryResource(
-    "graph_relations", lambda ctx: ctx.store.graph.counts()["relations"], per_generation=True
+"""Entities, relations, their mentions and the chunks extracted or failed: counted once per generation."""
+GRAPH_ENTITIES: QueryResource[int] = QueryResource(
+    "graph_entities", lambda ctx: ctx.get(GRAPH_COUNTS)["entities"], per_generation=True
 )
