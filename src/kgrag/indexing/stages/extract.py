@@ -16,6 +16,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import gc
+import time
 from dataclasses import dataclass
 
 from kgrag.core.progress import Detail, show_detail
@@ -114,6 +115,9 @@ class ExtractStage:
         account_llm(ctx.report, ctx.extractor)
 
 
+DETAIL_EVERY_S = 1.0
+
+
 def _calls_answered(extractor: object) -> Detail | None:
     """For an LLM extractor: the run's LLM calls answered so far, since the stage's count moves only when a
     whole unit is done (minutes apart with a small model on a CPU); None for other extractors."""
@@ -121,9 +125,16 @@ def _calls_answered(extractor: object) -> Detail | None:
     if not isinstance(client, LLMClient):
         return None
 
+    read: list[float | str] = [float("-inf"), ""]  # when the ledger was last read, and what it said
+
     def answered() -> str:
-        calls = client.summary().total.calls
-        return f"{calls} LLM call{'' if calls == 1 else 's'} answered" if calls else ""
+        """Read from the ledger at most once every :data:`DETAIL_EVERY_S` (a terminal's bars redraw ten
+        times a second, and each read is a query)."""
+        now = time.monotonic()
+        if now - float(read[0]) >= DETAIL_EVERY_S:
+            calls = client.summary().total.calls
+            read[:] = [now, f"{calls} LLM call{'' if calls == 1 else 's'} answered" if calls else ""]
+        return str(read[1])
 
     return answered
 
